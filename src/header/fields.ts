@@ -1,0 +1,76 @@
+/**
+ * The block header's fields in RLP order, Frontier to Prague. The later fields are
+ * appended by forks and present exactly from their fork on, so a header's field
+ * count tells its fork (sources: Yellow Paper section 4.3; EIP-1559, EIP-4895,
+ * EIP-4844, EIP-4788, EIP-7685).
+ */
+
+/** How a field is encoded: fixed-size byte strings, canonical integers, or free bytes. */
+export type HeaderFieldKind = 'hash' | 'address' | 'bloom' | 'nonce' | 'quantity' | 'bytes';
+
+export const FIXED_SIZES: Readonly<Record<'hash' | 'address' | 'bloom' | 'nonce', number>> = {
+  hash: 32,
+  address: 20,
+  bloom: 256,
+  nonce: 8,
+};
+
+export interface HeaderFieldSpec {
+  /** JSON-RPC name. */
+  name: keyof BlockHeader;
+  kind: HeaderFieldKind;
+  /** Fork that appended the field; absent for the 15 Frontier fields. */
+  fork?: 'London' | 'Shanghai' | 'Cancun' | 'Prague';
+}
+
+export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
+  { name: 'parentHash', kind: 'hash' },
+  { name: 'sha3Uncles', kind: 'hash' },
+  { name: 'miner', kind: 'address' },
+  { name: 'stateRoot', kind: 'hash' },
+  { name: 'transactionsRoot', kind: 'hash' },
+  { name: 'receiptsRoot', kind: 'hash' },
+  { name: 'logsBloom', kind: 'bloom' },
+  { name: 'difficulty', kind: 'quantity' },
+  { name: 'number', kind: 'quantity' },
+  { name: 'gasLimit', kind: 'quantity' },
+  { name: 'gasUsed', kind: 'quantity' },
+  { name: 'timestamp', kind: 'quantity' },
+  { name: 'extraData', kind: 'bytes' },
+  { name: 'mixHash', kind: 'hash' },
+  { name: 'nonce', kind: 'nonce' },
+  { name: 'baseFeePerGas', kind: 'quantity', fork: 'London' },
+  { name: 'withdrawalsRoot', kind: 'hash', fork: 'Shanghai' },
+  { name: 'blobGasUsed', kind: 'quantity', fork: 'Cancun' },
+  { name: 'excessBlobGas', kind: 'quantity', fork: 'Cancun' },
+  { name: 'parentBeaconBlockRoot', kind: 'hash', fork: 'Cancun' },
+  { name: 'requestsHash', kind: 'hash', fork: 'Prague' },
+];
+
+/** Number of fields every header has (Frontier). */
+export const FRONTIER_FIELD_COUNT = 15;
+
+/** A block header's consensus fields; fork fields are present from their fork on. */
+export interface BlockHeader {
+  parentHash: Uint8Array;
+  sha3Uncles: Uint8Array;
+  miner: Uint8Array;
+  stateRoot: Uint8Array;
+  transactionsRoot: Uint8Array;
+  receiptsRoot: Uint8Array;
+  logsBloom: Uint8Array;
+  difficulty: bigint;
+  number: bigint;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  timestamp: bigint;
+  extraData: Uint8Array;
+  mixHash: Uint8Array;
+  nonce: Uint8Array;
+  baseFeePerGas?: bigint;
+  withdrawalsRoot?: Uint8Array;
+  blobGasUsed?: bigint;
+  excessBlobGas?: bigint;
+  parentBeaconBlockRoot?: Uint8Array;
+  requestsHash?: Uint8Array;
+}

@@ -1,0 +1,159 @@
+import { parseHex, strip0x } from '../bytes/hex.js';
+import type { Problems } from './problems.js';
+
+/**
+ * Readers for untrusted JSON fields. Each returns the value, or `undefined` after
+ * recording exactly one problem at `path`, so a body yields all its problems at once.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+export const MAX_UINT64 = (1n << 64n) - 1n;
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+export function readObject(value: unknown, path: string, problems: Problems, what = 'an object'): JsonObject | undefined {
+  if (isObject(value)) return value;
+  problems.add(path, value === undefined ? 'missing' : 'invalid_format', `${what}, got ${describe(value)}`);
+  return undefined;
+}
+
+export function readArray(value: unknown, path: string, problems: Problems, what: string): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  problems.add(path, value === undefined ? 'missing' : 'invalid_format', `${what}, got ${describe(value)}`);
+  return undefined;
+}
+
+/**
+ * Hex with or without `0x`, in any case; `size` is the exact byte length when given.
+ * @example readHex('0xABCD', 'data', problems) // Uint8Array [0xab, 0xcd]
+ */
+export function readHex(value: unknown, path: string, problems: Problems, size?: number, what?: string): Uint8Array | undefined {
+  const expected = what ?? (size === undefined ? 'even-length hex string' : `${size}-byte hex string (${size * 2} hex characters)`);
+  if (value === undefined) {
+    problems.add(path, 'missing', expected);
+    return undefined;
+  }
+  if (typeof value !== 'string') {
+    problems.add(path, 'invalid_format', `${expected}, got ${describe(value)}`);
+    return undefined;
+  }
+  const bytes = parseHex(value);
+  if (bytes === null) {
+    const digits = strip0x(value);
+    const why = /^[0-9a-fA-F]*$/.test(digits) ? `odd length (${digits.length} hex characters)` : 'non-hex characters';
+    problems.add(path, 'invalid_format', `${expected}, got ${why}`);
+    return undefined;
+  }
+  if (size !== undefined && bytes.length !== size) {
+    problems.add(path, 'invalid_format', `${expected}, got ${bytes.length} bytes`);
+    return undefined;
+  }
+  return bytes;
+}
+
+/** A JSON integer in [min, max]. */
+export function readInteger(value: unknown, path: string, problems: Problems, min: number, max: number, what: string): number | undefined {
+  if (value === undefined) {
+    problems.add(path, 'missing', what);
+    return undefined;
+  }
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    problems.add(path, 'invalid_format', `${what}, got ${describe(value)}`);
+    return undefined;
+  }
+  if (value < min || value > max) {
+    problems.add(path, 'out_of_range', `${what}, got ${value}`);
+    return undefined;
+  }
+  return value;
+}
+
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+const HEX_QUANTITY = /^0[xX][0-9a-fA-F]+$/;
+
+/**
+ * A quantity (DECISIONS.md "Inputs"): a JSON integer up to 2^53-1, a decimal
+ * string, or a `0x` hex string for anything larger; at most `max`.
+ */
+export function readQuantity(value: unknown, path: string, problems: Problems, max = MAX_UINT64): bigint | undefined {
+  const expected = `non-negative integer up to ${max === MAX_UINT64 ? '2^64-1' : max}: a JSON integer, a decimal string or a 0x hex string`;
+  let quantity: bigint;
+  if (value === undefined) {
+    problems.add(path, 'missing', expected);
+    return undefined;
+  } else if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0) {
+      problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
+      return undefined;
+    }
+    if (value > MAX_SAFE) {
+      problems.add(path, 'out_of_range', `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`);
+      return undefined;
+    }
+    quantity = BigInt(value);
+  } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
+    quantity = BigInt(value);
+  } else {
+    problems.add(path, 'invalid_format', `${expected}, got ${describe(value)}`);
+    return undefined;
+  }
+  if (quantity > max) {
+    problems.add(path, 'out_of_range', `${expected}, got ${value}`);
+    return undefined;
+  }
+  return quantity;
+}
+
+/** Member names compared loosely: case, `_` and `-` ignored (`receiptRoot` ~ `receipt_root`). */
+function loose(name: string): string {
+  return name.toLowerCase().replace(/[_-]/g, '');
+}
+
+/** Edit distance with adjacent transpositions (optimal string alignment), capped for speed. */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Unknown members are ignored (forward compatibility), but one that looks like a
+ * misspelling of a known member that is absent is reported rather than guessed at:
+ * silently ignoring `typ: 2` would hash the receipt as legacy.
+ */
+export function checkMisspelledMembers(obj: JsonObject, path: string, known: readonly string[], problems: Problems): void {
+  for (const member of Object.keys(obj)) {
+    if (known.includes(member)) continue;
+    const l = loose(member);
+    const near = known.find((k) => !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))));
+    if (near !== undefined) {
+      problems.add(join(path, member), 'invalid_format', `a known member name; "${member}" is not one: did you mean "${near}"?`);
+    }
+  }
+}
+
+/** `path.member`, or `member` at the root. */
+export function join(path: string, member: string): string {
+  return path === '' ? member : `${path}.${member}`;
+}

@@ -1,0 +1,174 @@
+import { FIXED_SIZES, FRONTIER_FIELD_COUNT, HEADER_FIELDS, type BlockHeader } from '../header/fields.js';
+import type { Log, Receipt } from '../receipts/types.js';
+import { join, readArray, readHex, readObject, readQuantity } from './fields.js';
+import type { Problems } from './problems.js';
+
+/**
+ * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
+ * 0x quantities, camelCase, `root` instead of `status` before Byzantium, and a
+ * missing `type` meaning legacy. Unknown members (blockHash, gasUsed, …) are ignored.
+ */
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+
+function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
+  const log = readObject(value, path, problems, 'a log object with address, topics and data');
+  if (log === undefined) return undefined;
+  const address = readHex(log.address, join(path, 'address'), problems, 20);
+  const topicList = readArray(log.topics, join(path, 'topics'), problems, 'an array of 32-byte topics');
+  if (topicList !== undefined && topicList.length > 4) problems.add(join(path, 'topics'), 'out_of_range', `0 to 4 topics, got ${topicList.length}`);
+  const topics = (topicList ?? []).slice(0, 4).map((t, i) => readHex(t, `${path}.topics[${i}]`, problems, 32));
+  const data = readHex(log.data, join(path, 'data'), problems, undefined, 'even-length hex data, 0x when empty');
+  if (address === undefined || data === undefined || topicList === undefined || topics.some((t) => t === undefined)) return undefined;
+  return { address, topics: topics as Uint8Array[], data };
+}
+
+/** One JSON-RPC receipt (its `transactionIndex` is read by {@link readRpcReceipts}). */
+export function readRpcReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
+  const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
+  if (rpc === undefined) return undefined;
+  const before = problems.count;
+  const type = rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
+  const hasStatus = rpc.status !== undefined && rpc.status !== null;
+  const hasRoot = rpc.root !== undefined && rpc.root !== null;
+  let outcome: Pick<Receipt, 'status' | 'root'> = {};
+  if (hasStatus && hasRoot) {
+    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
+  } else if (hasRoot) {
+    const root = readHex(rpc.root, join(path, 'root'), problems, 32);
+    if (root !== undefined) outcome = { root };
+  } else {
+    const status = readQuantity(rpc.status, join(path, 'status'), problems, 1n);
+    if (status !== undefined) outcome = { status: Number(status) as 0 | 1 };
+  }
+  const cumulativeGasUsed = readQuantity(rpc.cumulativeGasUsed, join(path, 'cumulativeGasUsed'), problems);
+  const logList = readArray(rpc.logs ?? [], join(path, 'logs'), problems, 'an array of logs');
+  const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems));
+  const optional = (member: 'depositNonce' | 'depositReceiptVersion') =>
+    rpc[member] === undefined || rpc[member] === null ? undefined : readQuantity(rpc[member], join(path, member), problems);
+  const depositNonce = optional('depositNonce');
+  const depositReceiptVersion = optional('depositReceiptVersion');
+  if (problems.count !== before) return undefined;
+  return {
+    type: Number(type),
+    ...outcome,
+    cumulativeGasUsed: cumulativeGasUsed!,
+    logs: logs as Log[],
+    ...(depositNonce !== undefined && { depositNonce }),
+    ...(depositReceiptVersion !== undefined && { depositReceiptVersion }),
+  };
+}
+
+/**
+ * A block's JSON-RPC receipts, in transaction order. Sources do not always list
+ * them in order (ethereum-etl exports do not), so when every receipt has a
+ * `transactionIndex` they are placed by it, which must be exactly 0..n-1;
+ * without one, list position is the index.
+ */
+export function readRpcReceipts(value: unknown, path: string, problems: Problems): Receipt[] | undefined {
+  const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
+  if (list === undefined) return undefined;
+  const before = problems.count;
+  const receipts = list.map((r, i) => readRpcReceipt(r, `${path}[${i}]`, problems));
+  const indexes = list.map((r, i) => {
+    const raw = (r as { transactionIndex?: unknown } | null)?.transactionIndex;
+    if (raw === undefined || raw === null) return undefined;
+    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(list.length - 1));
+    return index === undefined ? undefined : Number(index);
+  });
+  if (problems.count !== before) return undefined;
+  const withIndex = indexes.filter((i) => i !== undefined).length;
+  if (withIndex === 0) return receipts as Receipt[];
+  if (withIndex !== list.length) {
+    problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
+    return undefined;
+  }
+  const ordered = new Array<Receipt>(list.length);
+  const seenAt = new Map<number, number>();
+  indexes.forEach((index, position) => {
+    const first = seenAt.get(index!);
+    if (first !== undefined) problems.add(`${path}[${position}].transactionIndex`, 'duplicate', `each index once; ${index} is also the index of ${path}[${first}]`);
+    seenAt.set(index!, position);
+    ordered[index!] = receipts[position]!;
+  });
+  return problems.count === before ? ordered : undefined;
+}
+
+/** A JSON-RPC header: the fields it has, and the complete header when it has every field up to its fork. */
+export interface RpcHeader {
+  fields: Partial<BlockHeader>;
+  /** `hash` as the source gave it. */
+  hash?: Uint8Array;
+  /** Present when every Frontier field is there, so the header can be hashed. */
+  complete?: BlockHeader;
+  /** Frontier fields that are absent (why `complete` is missing). */
+  missing: string[];
+}
+
+/**
+ * Reads a JSON-RPC header object. Absent fields are not problems (some sources
+ * give only `receiptsRoot` and `logsBloom`); malformed ones are.
+ */
+export function readRpcHeader(value: unknown, path: string, problems: Problems): RpcHeader | undefined {
+  const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
+  if (rpc === undefined) return undefined;
+  const before = problems.count;
+  const fields: Record<string, Uint8Array | bigint> = {};
+  const missing: string[] = [];
+  HEADER_FIELDS.forEach((field, i) => {
+    const raw = rpc[field.name];
+    if (raw === undefined || raw === null) {
+      if (i < FRONTIER_FIELD_COUNT) missing.push(field.name);
+      return;
+    }
+    const fieldPath = join(path, field.name);
+    const parsed =
+      field.kind === 'quantity'
+        ? readQuantity(raw, fieldPath, problems, MAX_UINT256)
+        : readHex(raw, fieldPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
+    if (parsed !== undefined) fields[field.name] = parsed;
+  });
+  const hash = rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
+  if (problems.count !== before) return undefined;
+  const header: RpcHeader = { fields: fields as Partial<BlockHeader>, missing };
+  if (hash !== undefined) header.hash = hash;
+  if (missing.length === 0) header.complete = fields as unknown as BlockHeader;
+  return header;
+}
+
+/** A block in the fixtures' format (and a lineage bundle's `blocks[]`): JSON-RPC header and receipts. */
+export interface RpcBlock {
+  id?: string;
+  chainId: number | null;
+  header: RpcHeader;
+  receipts: Receipt[];
+  /** Consensus encodings as the source gave them, when it did. */
+  rawReceipts?: Uint8Array[];
+}
+
+export function readRpcBlock(value: unknown, problems: Problems): RpcBlock | undefined {
+  const block = readObject(value, '', problems, 'a block object with header and receipts');
+  if (block === undefined) return undefined;
+  const before = problems.count;
+  let chainId: number | null = null;
+  if (block.chain_id !== undefined && block.chain_id !== null) {
+    const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
+    if (id !== undefined) chainId = Number(id);
+  }
+  const header = readRpcHeader(block.header, 'header', problems);
+  const receipts = readRpcReceipts(block.receipts, 'receipts', problems);
+  let rawReceipts: Uint8Array[] | undefined;
+  if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
+    const list = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
+    const raw = (list ?? []).map((r, i) => readHex(r, `raw_receipts[${i}]`, problems));
+    if (raw.every((r) => r !== undefined)) rawReceipts = raw as Uint8Array[];
+  }
+  if (problems.count !== before || header === undefined || receipts === undefined) return undefined;
+  return {
+    ...(typeof block.id === 'string' && { id: block.id }),
+    chainId,
+    header,
+    receipts,
+    ...(rawReceipts !== undefined && { rawReceipts }),
+  };
+}

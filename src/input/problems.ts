@@ -1,0 +1,41 @@
+/**
+ * Validation problems, reported as the spec's `invalid_parameters[]`:
+ * a path into the body, a reason, and what was expected.
+ */
+
+export type ProblemReason = 'missing' | 'invalid_format' | 'out_of_range' | 'duplicate' | 'conflict' | 'unknown_type';
+
+export interface Problem {
+  /** Path into the body, e.g. `transactions[3].logs[0].topics[1]`. */
+  name: string;
+  location: 'body';
+  reason: ProblemReason;
+  expected: string;
+}
+
+/** At most this many problems are listed. */
+export const MAX_PROBLEMS = 100;
+
+/** Collects problems up to {@link MAX_PROBLEMS}; `count` keeps the true total. */
+export class Problems {
+  readonly list: Problem[] = [];
+  count = 0;
+
+  add(name: string, reason: ProblemReason, expected: string): void {
+    this.count++;
+    if (this.list.length < MAX_PROBLEMS) this.list.push({ name, location: 'body', reason, expected });
+  }
+
+  get empty(): boolean {
+    return this.count === 0;
+  }
+}
+
+/** Result of parsing untrusted input: the value, or every problem found. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: Problem[]; count: number };
+
+/** The single problem of a body that is not a JSON object. */
+export function bodyNotAnObject(body: unknown): { ok: false; problems: Problem[]; count: number } {
+  const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
+  return { ok: false, problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }], count: 1 };
+}

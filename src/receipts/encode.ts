@@ -1,0 +1,131 @@
+import { listLength, quantityBytes, stringLength, writeListHeader, writeString } from '../bytes/rlp-writer.js';
+import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
+import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
+import type { HashOptions } from '../keccak/keccak.js';
+import { describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
+import type { Receipt } from './types.js';
+
+const STATUS_SUCCESS = Uint8Array.of(1);
+const STATUS_FAILURE = new Uint8Array(0);
+
+/** The layout of `receipt` under `rules`, or a typed error for a type the chain does not know. */
+export function receiptLayout(receipt: Receipt, rules: RuleSet): ReceiptLayout {
+  const layout = rules.layouts.get(receipt.type);
+  if (layout === undefined) {
+    const known = describeTypes(rules);
+    throw new UnknownReceiptTypeError(
+      `Receipt type ${receipt.type} is not known to the ${rules.name} rule set (known: ${known}).`,
+      { type: receipt.type, rules: rules.name, known },
+    );
+  }
+  return layout;
+}
+
+/** First field of the receipt body: the pre-Byzantium state root, or the EIP-658 status (0 is the empty string). */
+function outcomeBytes(receipt: Receipt): Uint8Array {
+  if (receipt.root !== undefined) {
+    if (receipt.status !== undefined) {
+      throw new InvalidReceiptError('A receipt has either a status or a post-state root, not both.', {
+        field: 'status',
+        expected: 'exactly one of status and root',
+      });
+    }
+    if (receipt.root.length !== 32) {
+      throw new InvalidReceiptError(`A post-state root is 32 bytes, got ${receipt.root.length}.`, {
+        field: 'root',
+        expected: '32 bytes',
+      });
+    }
+    return receipt.root;
+  }
+  if (receipt.status === 1) return STATUS_SUCCESS;
+  if (receipt.status === 0) return STATUS_FAILURE;
+  throw new InvalidReceiptError('A receipt needs a status (0 or 1) or a post-state root.', {
+    field: 'status',
+    expected: '0 or 1, or a 32-byte root',
+  });
+}
+
+/**
+ * Writes the consensus encoding of one receipt given its logs bloom.
+ * Two passes over the logs: the first measures every list, the second writes
+ * into a single buffer of the exact size.
+ */
+export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, bloom: Uint8Array): Uint8Array {
+  const outcome = outcomeBytes(receipt);
+  const gas = quantityBytes(receipt.cumulativeGasUsed);
+  const hashDepositFields = layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined;
+  const nonce = hashDepositFields ? quantityBytes(receipt.depositNonce ?? 0n) : undefined;
+  const version = hashDepositFields ? quantityBytes(receipt.depositReceiptVersion!) : undefined;
+
+  const logs = receipt.logs;
+  const logLengths = new Array<number>(logs.length);
+  const topicLengths = new Array<number>(logs.length);
+  let logsPayload = 0;
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    const topicsPayload = 33 * log.topics.length;
+    const logPayload = 21 + listLength(topicsPayload) + stringLength(log.data);
+    topicLengths[i] = topicsPayload;
+    logLengths[i] = logPayload;
+    logsPayload += listLength(logPayload);
+  }
+  let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
+  if (nonce !== undefined && version !== undefined) payload += stringLength(nonce) + stringLength(version);
+
+  const typed = layout !== 'untyped';
+  const out = new Uint8Array((typed ? 1 : 0) + listLength(payload));
+  let o = 0;
+  if (typed) out[o++] = receipt.type;
+  o = writeListHeader(out, o, payload);
+  o = writeString(out, o, outcome);
+  o = writeString(out, o, gas);
+  o = writeString(out, o, bloom);
+  o = writeListHeader(out, o, logsPayload);
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i]!;
+    if (log.address.length !== 20) throw invalidLog(i, 'address', '20 bytes', log.address.length);
+    o = writeListHeader(out, o, logLengths[i]!);
+    out[o++] = 0x94;
+    out.set(log.address, o);
+    o += 20;
+    o = writeListHeader(out, o, topicLengths[i]!);
+    for (const topic of log.topics) {
+      if (topic.length !== 32) throw invalidLog(i, 'topics', '32 bytes each', topic.length);
+      out[o++] = 0xa0;
+      out.set(topic, o);
+      o += 32;
+    }
+    o = writeString(out, o, log.data);
+  }
+  if (nonce !== undefined && version !== undefined) {
+    o = writeString(out, o, nonce);
+    o = writeString(out, o, version);
+  }
+  return out;
+}
+
+function invalidLog(index: number, field: string, expected: string, got: number): InvalidReceiptError {
+  return new InvalidReceiptError(`logs[${index}].${field}: expected ${expected}, got ${got} bytes.`, {
+    field: `logs[${index}].${field}`,
+    expected,
+  });
+}
+
+export interface EncodeReceiptOptions extends HashOptions {
+  /** Rule set of the receipt's chain; Ethereum's when absent. */
+  rules?: RuleSet;
+}
+
+/**
+ * Consensus encoding of a receipt: `rlp([...])` for legacy receipts,
+ * `type || rlp([...])` for typed ones, as hashed into the receipts trie.
+ *
+ * @example
+ * encodeReceipt({ type: 2, status: 1, cumulativeGasUsed: 21000n, logs: [] })
+ * // Uint8Array [0x02, 0xf9, 0x01, 0x09, 0x01, 0x82, 0x52, 0x08, 0xb9, 0x01, 0x00, …]
+ */
+export function encodeReceipt(receipt: Receipt, options: EncodeReceiptOptions = {}): Uint8Array {
+  const layout = receiptLayout(receipt, options.rules ?? RULE_SETS.ethereum);
+  return encodeReceiptWithBloom(receipt, layout, logsBloom(receipt.logs, options));
+}

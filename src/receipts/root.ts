@@ -1,0 +1,45 @@
+import { BLOOM_BYTES, BloomHasher, orBloom } from '../bloom/bloom.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
+import { orderedTrieRoot } from '../trie/ordered-trie.js';
+import { encodeReceiptWithBloom, receiptLayout, type EncodeReceiptOptions } from './encode.js';
+import { RULE_SETS } from './rules.js';
+import type { Receipt } from './types.js';
+
+/** What a block commits to about its receipts. */
+export interface ReceiptsCommitment {
+  /** Root of the trie keyed by rlp(index). */
+  receiptsRoot: Uint8Array;
+  /** Block bloom: OR of every receipt's bloom. */
+  logsBloom: Uint8Array;
+  /** Consensus encoding of each receipt, in order. */
+  encodedReceipts: Uint8Array[];
+}
+
+/**
+ * Receipts root and block bloom of a block's complete receipt list (position i is
+ * transaction i). Each address and topic is hashed once for the whole block, and
+ * feeds both its receipt's bloom and the block bloom.
+ *
+ * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ * @example
+ * const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules: RULE_SETS.optimism })
+ */
+export function receiptsCommitment(receipts: readonly Receipt[], options: EncodeReceiptOptions = {}): ReceiptsCommitment {
+  const rules = options.rules ?? RULE_SETS.ethereum;
+  const keccak = options.keccak ?? defaultKeccak256;
+  const hasher = new BloomHasher(keccak);
+  const block = new Uint8Array(BLOOM_BYTES);
+  const encodedReceipts = receipts.map((receipt) => {
+    const layout = receiptLayout(receipt, rules);
+    const bloom = new Uint8Array(BLOOM_BYTES);
+    for (const log of receipt.logs) hasher.addLog(bloom, log);
+    orBloom(block, bloom);
+    return encodeReceiptWithBloom(receipt, layout, bloom);
+  });
+  return { receiptsRoot: orderedTrieRoot(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
+}
+
+/** Receipts root of a block's complete receipt list (position i is transaction i). */
+export function receiptsRoot(receipts: readonly Receipt[], options: EncodeReceiptOptions = {}): Uint8Array {
+  return receiptsCommitment(receipts, options).receiptsRoot;
+}

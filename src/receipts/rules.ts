@@ -1,0 +1,59 @@
+/**
+ * Receipt rule sets: which transaction types a chain family knows, and how each
+ * type's receipt is laid out in consensus.
+ *
+ * Sources: EIP-2718, EIP-2930, EIP-1559, EIP-4844, EIP-7702 (types 1-4); op-geth
+ * `core/types/receipt.go` (deposit receipts, Regolith nonce, Canyon version);
+ * Arbitrum Nitro's go-ethereum fork `core/types/receipt.go` (0x64-0x6a typed like
+ * EIP-2718, 0x78 ArbitrumLegacy hashed as an untyped receipt); Scroll's l2geth
+ * (0x7e L1 message with a plain body); bor (0x7f state-sync transaction).
+ */
+
+/** Receipt body layouts. */
+export type ReceiptLayout =
+  /** rlp([statusOrRoot, cumulativeGas, bloom, logs]) with no type byte. */
+  | 'untyped'
+  /** type || rlp([status, cumulativeGas, bloom, logs]). */
+  | 'typed'
+  /** 0x7e || rlp([status, cumulativeGas, bloom, logs, (depositNonce, depositReceiptVersion)?]). */
+  | 'op-deposit';
+
+export type RuleSetName = 'ethereum' | 'optimism' | 'arbitrum' | 'scroll' | 'polygon';
+
+export interface RuleSet {
+  name: RuleSetName;
+  /** Known types and their layout; anything else is an unknown type. */
+  layouts: ReadonlyMap<number, ReceiptLayout>;
+}
+
+const ETHEREUM_TYPES: Array<[number, ReceiptLayout]> = [
+  [0, 'untyped'],
+  [1, 'typed'],
+  [2, 'typed'],
+  [3, 'typed'],
+  [4, 'typed'],
+];
+/** L2s that have no blob transactions (type 3). */
+const NO_BLOBS = ETHEREUM_TYPES.filter(([type]) => type !== 3);
+
+const ARBITRUM_TYPES: Array<[number, ReceiptLayout]> = [
+  ...NO_BLOBS,
+  // Nitro defines 0x64-0x66 and 0x68-0x6a; 0x67 is unassigned.
+  ...[0x64, 0x65, 0x66, 0x68, 0x69, 0x6a].map((type): [number, ReceiptLayout] => [type, 'typed']),
+  [0x78, 'untyped'],
+];
+
+export const RULE_SETS: Readonly<Record<RuleSetName, RuleSet>> = {
+  ethereum: { name: 'ethereum', layouts: new Map(ETHEREUM_TYPES) },
+  optimism: { name: 'optimism', layouts: new Map([...NO_BLOBS, [0x7e, 'op-deposit']]) },
+  arbitrum: { name: 'arbitrum', layouts: new Map(ARBITRUM_TYPES) },
+  scroll: { name: 'scroll', layouts: new Map([...NO_BLOBS, [0x7e, 'typed']]) },
+  polygon: { name: 'polygon', layouts: new Map([...NO_BLOBS, [0x7f, 'typed']]) },
+};
+
+export const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+
+/** Human list of a rule set's types, for error messages: "0, 1, 2, 4, 0x7e". */
+export function describeTypes(rules: RuleSet): string {
+  return [...rules.layouts.keys()].map((t) => (t < 16 ? String(t) : `0x${t.toString(16)}`)).join(', ');
+}

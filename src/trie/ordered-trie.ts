@@ -1,0 +1,150 @@
+import { listLength, stringLength, writeListHeader, writeString } from '../bytes/rlp-writer.js';
+import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
+
+/** Root of the empty trie: keccak(rlp("")). */
+export const EMPTY_TRIE_ROOT = Uint8Array.from(
+  '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'.match(/../g)!.map((h) => parseInt(h, 16)),
+);
+
+/** RLP of a non-negative integer, as the trie key of list position `index`. */
+export function indexKey(index: number): Uint8Array {
+  if (index === 0) return Uint8Array.of(0x80);
+  if (index < 0x80) return Uint8Array.of(index);
+  const bytes: number[] = [];
+  for (let n = index; n > 0; n = Math.floor(n / 256)) bytes.unshift(n & 0xff);
+  return Uint8Array.from([0x80 + bytes.length, ...bytes]);
+}
+
+/**
+ * Positions 0..count-1 in the byte order of their keys: 1..127, then 0 (key 0x80),
+ * then 128 and up (keys 0x81.., 0x82.. sort by length first, then value).
+ */
+export function indexKeyOrder(count: number): number[] {
+  const order: number[] = [];
+  for (let i = 1; i < Math.min(count, 0x80); i++) order.push(i);
+  if (count > 0) order.push(0);
+  for (let i = 0x80; i < count; i++) order.push(i);
+  return order;
+}
+
+function toNibbles(key: Uint8Array): Uint8Array {
+  const nibbles = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    nibbles[2 * i] = key[i]! >> 4;
+    nibbles[2 * i + 1] = key[i]! & 15;
+  }
+  return nibbles;
+}
+
+/** Hex-prefix encoding (Yellow Paper, appendix C) of `nibbles[from..]`. */
+function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
+  const length = to - from;
+  const odd = length & 1;
+  const out = new Uint8Array((length >> 1) + 1);
+  const flag = (leaf ? 2 : 0) + odd;
+  let n = from;
+  if (odd) out[0] = (flag << 4) | nibbles[n++]!;
+  else out[0] = flag << 4;
+  for (let i = 1; i < out.length; i++, n += 2) out[i] = (nibbles[n]! << 4) | nibbles[n + 1]!;
+  return out;
+}
+
+/**
+ * A child reference: the node's own encoding when it is shorter than 32 bytes
+ * (embedded in its parent), else its 32-byte hash. The length tells them apart.
+ */
+type NodeRef = Uint8Array;
+
+function refSize(ref: NodeRef): number {
+  return ref.length === 32 ? 33 : ref.length;
+}
+
+function writeRef(out: Uint8Array, offset: number, ref: NodeRef): number {
+  if (ref.length === 32) out[offset++] = 0xa0;
+  out.set(ref, offset);
+  return offset + ref.length;
+}
+
+/**
+ * Builds the trie over keys already in byte order, bottom-up in one pass: each
+ * subtree is encoded and hashed exactly once, when it is complete. No database,
+ * no intermediate nodes kept, no promises.
+ */
+class OrderedTrieBuilder {
+  constructor(
+    private readonly keys: Uint8Array[],
+    private readonly values: Uint8Array[],
+    private readonly keccak: Keccak256,
+  ) {}
+
+  private ref(encoding: Uint8Array): NodeRef {
+    return encoding.length < 32 ? encoding : this.keccak(encoding);
+  }
+
+  /** Encoding of the node holding keys[lo..hi), which share their first `depth` nibbles. */
+  node(lo: number, hi: number, depth: number): Uint8Array {
+    const first = this.keys[lo]!;
+    if (hi - lo === 1) return this.leaf(first, depth, this.values[lo]!);
+    const last = this.keys[hi - 1]!;
+    let shared = depth;
+    while (shared < first.length && first[shared] === last[shared]) shared++;
+    if (shared > depth) return this.extension(first, depth, shared, this.ref(this.node(lo, hi, shared)));
+    return this.branch(lo, hi, depth);
+  }
+
+  private leaf(key: Uint8Array, depth: number, value: Uint8Array): Uint8Array {
+    const path = hexPrefix(key, depth, key.length, true);
+    const payload = stringLength(path) + stringLength(value);
+    const out = new Uint8Array(listLength(payload));
+    writeString(out, writeString(out, writeListHeader(out, 0, payload), path), value);
+    return out;
+  }
+
+  private extension(key: Uint8Array, depth: number, shared: number, child: NodeRef): Uint8Array {
+    const path = hexPrefix(key, depth, shared, false);
+    const payload = stringLength(path) + refSize(child);
+    const out = new Uint8Array(listLength(payload));
+    writeRef(out, writeString(out, writeListHeader(out, 0, payload), path), child);
+    return out;
+  }
+
+  private branch(lo: number, hi: number, depth: number): Uint8Array {
+    const children: Array<NodeRef | undefined> = new Array(16);
+    let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
+    for (let start = lo; start < hi; ) {
+      const nibble = this.keys[start]![depth]!;
+      let end = start + 1;
+      while (end < hi && this.keys[end]![depth] === nibble) end++;
+      const child = this.ref(this.node(start, end, depth + 1));
+      children[nibble] = child;
+      payload += refSize(child);
+      start = end;
+    }
+    for (let i = 0; i < 16; i++) if (children[i] === undefined) payload += 1;
+    const out = new Uint8Array(listLength(payload));
+    let o = writeListHeader(out, 0, payload);
+    for (let i = 0; i < 16; i++) {
+      const child = children[i];
+      if (child === undefined) out[o++] = 0x80;
+      else o = writeRef(out, o, child);
+    }
+    out[o] = 0x80;
+    return out;
+  }
+}
+
+/**
+ * Root of the Merkle Patricia trie that maps rlp(i) to `values[i]`: the
+ * receipts root, transactions root and withdrawals root of a block.
+ *
+ * @example
+ * bytesToHex(orderedTrieRoot([])) // '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'
+ */
+export function orderedTrieRoot(values: readonly Uint8Array[], options: HashOptions = {}): Uint8Array {
+  if (values.length === 0) return EMPTY_TRIE_ROOT.slice();
+  const keccak = options.keccak ?? defaultKeccak256;
+  const order = indexKeyOrder(values.length);
+  const keys = order.map((i) => toNibbles(indexKey(i)));
+  const sortedValues = order.map((i) => values[i]!);
+  return keccak(new OrderedTrieBuilder(keys, sortedValues, keccak).node(0, keys.length, 0));
+}

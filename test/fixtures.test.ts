@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/main.js';
+import {
+  bytesToHex,
+  ChainRegistry,
+  decodeHeader,
+  encodeHeader,
+  headerHash,
+  parseHex,
+  Problems,
+  readRpcBlock,
+  receiptRootBody,
+  receiptsCommitment,
+  RULE_SETS,
+  verifyBlock,
+  type RpcBlock,
+} from '../src/index.js';
+import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
+
+const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
+
+function readBlock(name: string): RpcBlock {
+  const problems = new Problems();
+  const block = readRpcBlock(loadFixture(name), problems);
+  expect(problems.list).toEqual([]);
+  return block!;
+}
+
+/** Chain id to send for a fixture: t8n outputs name none and follow Ethereum's rules. */
+const requestChainId = (block: RpcBlock) => block.chainId ?? 1;
+const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', rules: 'ethereum', verifiable: true }]);
+
+/** Runs the CLI in-process on a body, as `evm-integrity verify <what> -` would. */
+function cli(args: string[], body: unknown): { code: number; json: any } {
+  let out = '';
+  const code = runCli(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) });
+  return { code, json: JSON.parse(out) };
+}
+
+describe('every fixture block reproduces its header', () => {
+  it('has all 102 fixture files', () => {
+    expect(fixtureNames).toHaveLength(102);
+  });
+
+  describe.each(fixtureNames)('%s', (name) => {
+    const fixture = loadFixture(name);
+    const block = readBlock(name);
+    const rules = block.chainId === 137 ? RULE_SETS.polygon : block.chainId === 420 ? RULE_SETS.optimism : RULE_SETS.ethereum;
+    const { receiptsRoot, logsBloom, encodedReceipts } = receiptsCommitment(block.receipts, { rules });
+
+    it('receipts root and block bloom equal the header', () => {
+      expect(bytesToHex(receiptsRoot)).toBe(strip(fixture.header.receiptsRoot!));
+      expect(bytesToHex(logsBloom)).toBe(strip(fixture.header.logsBloom!));
+    });
+
+    it('each receipt encodes to the raw consensus receipt, byte for byte', () => {
+      if (fixture.raw_receipts === undefined) return;
+      expect(encodedReceipts.map(bytesToHex)).toEqual(fixture.raw_receipts.map(strip));
+    });
+
+    it('the header hashes to the block hash, and its RLP decodes back', () => {
+      if (!fixture.header_hash_recomputable) return;
+      const header = block.header.complete!;
+      expect(bytesToHex(headerHash(header))).toBe(strip(fixture.header.hash!));
+      expect(decodeHeader(encodeHeader(header))).toEqual(header);
+    });
+
+    it('as a receipt-root request body, the CLI code path answers is_identical: true', () => {
+      const header = block.header.complete;
+      const body = receiptRootBody({
+        chainId: requestChainId(block),
+        receiptRoot: block.header.fields.receiptsRoot!,
+        receipts: block.receipts,
+        ...(header !== undefined && { blockNumber: Number(header.number), blockHash: block.header.hash!, headerRlp: encodeHeader(header) }),
+      });
+      const args = ['verify', 'receipt-root', '-', ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : [])];
+      const { code, json } = cli(args, body);
+      expect(code).toBe(0);
+      expect(json.count).toBe(1);
+      expect(json.data[0]).toMatchObject({
+        is_identical: true,
+        computed_receipt_root: strip(fixture.header.receiptsRoot!),
+        computed_logs_bloom: strip(fixture.header.logsBloom!),
+        transaction_count: block.receipts.length,
+        header_verified: header === undefined ? null : true,
+        logs_bloom_matches_header: header === undefined ? null : true,
+      });
+      if (header !== undefined) expect(json.data[0].parent_block_hash).toBe(strip(fixture.header.parentHash!));
+    });
+
+    it('verify block reports every commitment as matching', () => {
+      const result = verifyBlock(fixture, block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {});
+      expect(result.verdict).toBe('identical');
+      const report = result.body as any;
+      expect(report.receipts_root.matches).toBe(true);
+      expect(report.logs_bloom.matches).toBe(true);
+      expect(report.block_hash.matches).toBe(fixture.header_hash_recomputable ? true : null);
+      expect(report.raw_receipts?.matches ?? null).toBe(fixture.raw_receipts ? true : null);
+    });
+  });
+});
+
+describe('fixtures altered by one byte are caught', () => {
+  it('a changed receipts root is reported as not identical (exit 1)', () => {
+    const block = readBlock('mainnet-22869878');
+    const root = block.header.fields.receiptsRoot!.slice();
+    root[31]! ^= 1;
+    const { code, json } = cli(['verify', 'receipt-root'], receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }));
+    expect(code).toBe(1);
+    expect(json.data[0].is_identical).toBe(false);
+    expect(json.data[0].computed_receipt_root).toBe(bytesToHex(block.header.fields.receiptsRoot!));
+  });
+
+  it('a changed log byte in a block changes the root and the verdict', () => {
+    const fixture = loadFixture('mainnet-15040641');
+    const receipt = fixture.receipts.find((r) => (r.logs as unknown[]).length > 0)!;
+    const log = (receipt.logs as Array<{ data: string }>)[0]!;
+    log.data = log.data === '0x' ? '0x00' : `0x${(parseHex(log.data)![0]! ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}`;
+    const result = verifyBlock(fixture);
+    expect(result.verdict).toBe('different');
+    expect((result.body as any).receipts_root.matches).toBe(false);
+  });
+});
