@@ -1,3 +1,4 @@
+import { bytesEqual } from '../bytes/hex.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/types.js';
 
@@ -27,14 +28,29 @@ function setBits(bloom: Uint8Array, packed: number): void {
   setBit(bloom, packed & 2047);
 }
 
+/** FNV-1a over the item's bytes: the cache's bucket key. */
+function itemHash(item: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < item.length; i++) h = Math.imul(h ^ item[i]!, 0x01000193);
+  return h;
+}
+
+interface CacheEntry {
+  item: Uint8Array;
+  packed: number;
+  next: CacheEntry | undefined;
+}
+
 /**
  * Computes bloom bits of addresses and topics, remembering each distinct item.
  * Blocks repeat a few contracts and event signatures thousands of times (a token
  * `Transfer` topic, a router address), so a block-wide cache saves most hashes.
+ * Keyed by a cheap numeric hash with byte comparison: building a string key per
+ * item costs more than the lookup saves.
  */
 export class BloomHasher {
   readonly #keccak: Keccak256;
-  readonly #cache = new Map<string, number>();
+  readonly #cache = new Map<number, CacheEntry>();
 
   constructor(keccak: Keccak256 = defaultKeccak256) {
     this.#keccak = keccak;
@@ -42,13 +58,13 @@ export class BloomHasher {
 
   /** Packed bit indexes of `item`. */
   bits(item: Uint8Array): number {
-    // latin1 key: one char per byte, far cheaper to build than hex.
-    const key = String.fromCharCode.apply(null, item as unknown as number[]);
-    let packed = this.#cache.get(key);
-    if (packed === undefined) {
-      packed = bloomBits(this.#keccak(item));
-      this.#cache.set(key, packed);
+    const key = itemHash(item);
+    const head = this.#cache.get(key);
+    for (let entry = head; entry !== undefined; entry = entry.next) {
+      if (bytesEqual(entry.item, item)) return entry.packed;
     }
+    const packed = bloomBits(this.#keccak(item));
+    this.#cache.set(key, { item, packed, next: head });
     return packed;
   }
 

@@ -40,27 +40,22 @@ export function readArray(value: unknown, path: string, problems: Problems, what
  * @example readHex('0xABCD', 'data', problems) // Uint8Array [0xab, 0xcd]
  */
 export function readHex(value: unknown, path: string, problems: Problems, size?: number, what?: string): Uint8Array | undefined {
+  const bytes = typeof value === 'string' ? parseHex(value) : null;
+  if (bytes !== null && (size === undefined || bytes.length === size)) return bytes;
+  // The problem path: only now is the message worth building.
   const expected = what ?? (size === undefined ? 'even-length hex string' : `${size}-byte hex string (${size * 2} hex characters)`);
   if (value === undefined) {
     problems.add(path, 'missing', expected);
-    return undefined;
-  }
-  if (typeof value !== 'string') {
+  } else if (typeof value !== 'string') {
     problems.add(path, 'invalid_format', `${expected}, got ${describe(value)}`);
-    return undefined;
-  }
-  const bytes = parseHex(value);
-  if (bytes === null) {
+  } else if (bytes === null) {
     const digits = strip0x(value);
     const why = /^[0-9a-fA-F]*$/.test(digits) ? `odd length (${digits.length} hex characters)` : 'non-hex characters';
     problems.add(path, 'invalid_format', `${expected}, got ${why}`);
-    return undefined;
-  }
-  if (size !== undefined && bytes.length !== size) {
+  } else {
     problems.add(path, 'invalid_format', `${expected}, got ${bytes.length} bytes`);
-    return undefined;
   }
-  return bytes;
+  return undefined;
 }
 
 /** A JSON integer in [min, max]. */

@@ -1,0 +1,104 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+/** Runs the built CLI (npm test builds it first) as an operator would. */
+function run(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const fixture = loadFixture('mainnet-22869878');
+const block = readRpcBlock(fixture, new Problems())!;
+const goodBody = receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+
+describe('the evm-integrity binary', () => {
+  it('is built', () => expect(existsSync(BIN)).toBe(true));
+
+  it('verify receipt-root from standard input: exit 0 and the endpoint JSON on stdout', () => {
+    const { code, stdout } = run(['verify', 'receipt-root', '-'], JSON.stringify(goodBody));
+    expect(code).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json).toMatchObject({ chain_id: 1, cursor: null, count: 1, data: [{ is_identical: true, transaction_count: 301 }] });
+  });
+
+  it('a different root: exit 1', () => {
+    const { code, stdout } = run(['verify', 'receipt-root'], JSON.stringify({ ...goodBody, receipt_root: 'ab'.repeat(32) }));
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout).data[0].is_identical).toBe(false);
+  });
+
+  it('malformed JSON: exit 2 and a 400 envelope naming the body', () => {
+    const { code, stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
+    expect(code).toBe(2);
+    const error = JSON.parse(stdout).error;
+    expect(error).toMatchObject({ code: 'BAD_REQUEST', http_status: 400 });
+    expect(error.details.invalid_parameters[0]).toMatchObject({ name: 'body', reason: 'invalid_format' });
+  });
+
+  it('an unsupported chain: exit 2 and a 422 envelope', () => {
+    const { code, stdout } = run(['verify', 'receipt-root'], JSON.stringify({ ...goodBody, chain_id: 324 }));
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout).error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422 });
+  });
+
+  it('verify logs-bloom from a file, pretty-printed', () => {
+    const { code, stdout } = run(['verify', 'logs-bloom', 'test/data/empty-bloom.json', '--pretty']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('\n  "data": [');
+    expect(JSON.parse(stdout).data[0].is_identical).toBe(true);
+  });
+
+  it('verify block FILE on a fixture: every commitment matches', () => {
+    const { code, stdout } = run(['verify', 'block', 'fixtures/blocks/mainnet-22869878.json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      chain_id: 1,
+      rules: 'ethereum',
+      receipts_root: { matches: true },
+      logs_bloom: { matches: true },
+      block_hash: { matches: true, computed: fixture.header.hash!.slice(2) },
+      is_identical: true,
+    });
+  });
+
+  it('verify block on a devnet needs its rule set: 422 without, exit 0 with --chain', () => {
+    expect(run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json']).code).toBe(2);
+    const { code, stdout } = run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json', '--chain', '3503995874084926:ethereum']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).raw_receipts).toEqual({ count: 3, matches: true, first_mismatch: null });
+  });
+
+  it('verify block on a block without chain id: --rules names the rule set', () => {
+    expect(run(['verify', 'block', 'fixtures/blocks/t8n-generated-geth-t8n-33-exp.json']).code).toBe(2);
+    expect(run(['verify', 'block', 'fixtures/blocks/t8n-generated-geth-t8n-33-exp.json', '--rules', 'ethereum']).code).toBe(0);
+  });
+
+  it.each([
+    [['verify', 'receipt-root', 'no/such/file.json'], /cannot read no\/such\/file.json: no such file/],
+    [['verify', 'everything'], /cannot verify "everything"/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['verify', 'block'], /verify block needs a FILE/],
+    [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
+    [['verify', 'receipt-root', '--chain', 'abc'], /--chain expects ID:RULES/],
+    [['verify', 'receipt-root', '--bogus'], /Unknown option '--bogus'/],
+  ])('%j: exit 2 with a message on stderr', (args, message) => {
+    const { code, stderr, stdout } = run(args, '');
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(stdout).toBe('');
+  });
+
+  it('--help prints usage and exits 0', () => {
+    const { code, stdout } = run(['--help']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/verify receipt-root/);
+  });
+});

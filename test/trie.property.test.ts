@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bytesEqual, bytesToHex, encodeReceipt, EMPTY_TRIE_ROOT, orderedTrieRoot, receiptsCommitment, type Receipt, type RuleSet } from '../src/index.js';
+import { blockArb, listLength } from './helpers/arbitraries.js';
+import { oracleEncode, oracleRoot } from './helpers/oracle.js';
+
+/** Property-test case counts; the closing note of issue 2 quotes them. */
+export const RUNS = { oracle: 120, values: 200, mutation: 150 } as const;
+
+describe('receipts root against the @ethereumjs/mpt oracle', () => {
+  it('an empty list has the empty trie root', () => {
+    expect(bytesToHex(orderedTrieRoot([]))).toBe('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
+    expect(EMPTY_TRIE_ROOT).toEqual(orderedTrieRoot([]));
+  });
+
+  it(`random receipt lists of 0..600 receipts, every type, give the oracle's encoding and root (${RUNS.oracle} runs)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(blockArb, async ({ rules, receipts }) => {
+        const { receiptsRoot, encodedReceipts } = receiptsCommitment(receipts, { rules });
+        const expected = receipts.map((r) => oracleEncode(r, rules.layouts.get(r.type)!));
+        expect(encodedReceipts).toEqual(expected);
+        expect(bytesToHex(receiptsRoot)).toBe(bytesToHex(await oracleRoot(expected)));
+      }),
+      { numRuns: RUNS.oracle },
+    );
+  }, 300_000);
+
+  // Non-empty values: an empty value is a deletion to @ethereumjs/mpt, and no receipt is empty.
+  it(`arbitrary values, including ones under 32 bytes that are embedded in their parent (${RUNS.values} runs)`, async () => {
+    const values = listLength.chain((n) =>
+      fc.array(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 3 }), fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.uint8Array({ minLength: 1, maxLength: 300 })), { minLength: n, maxLength: n }),
+    );
+    await fc.assert(
+      fc.asyncProperty(values, async (list) => {
+        expect(bytesToHex(orderedTrieRoot(list))).toBe(bytesToHex(await oracleRoot(list)));
+      }),
+      { numRuns: RUNS.values },
+    );
+  }, 300_000);
+});
+
+type Mutation = (r: Receipt, rules: RuleSet) => Receipt | undefined;
+const flip = (b: Uint8Array, at: number) => {
+  const c = b.slice();
+  c[at % c.length]! ^= 1 << at % 8;
+  return c;
+};
+
+/** Every way of changing one consensus field of a receipt. Each returns undefined where it does not apply. */
+const MUTATIONS: Record<string, Mutation> = {
+  status: (r) => (r.status === undefined ? undefined : { ...r, status: r.status === 1 ? 0 : 1 }),
+  root: (r) => (r.root === undefined ? undefined : { ...r, root: flip(r.root, 7) }),
+  cumulativeGasUsed: (r) => ({ ...r, cumulativeGasUsed: r.cumulativeGasUsed === 0n ? 1n : r.cumulativeGasUsed - 1n }),
+  type: (r, rules) => {
+    if (r.root !== undefined) return undefined;
+    const other = [...rules.layouts.keys()].find((t) => t !== r.type && rules.layouts.get(t) !== 'op-deposit');
+    return other === undefined ? undefined : { type: other, status: r.status!, cumulativeGasUsed: r.cumulativeGasUsed, logs: r.logs };
+  },
+  address: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: [{ ...r.logs[0]!, address: flip(r.logs[0]!.address, 3) }, ...r.logs.slice(1)] }),
+  topic: (r) => {
+    const i = r.logs.findIndex((l) => l.topics.length > 0);
+    if (i < 0) return undefined;
+    const logs = r.logs.slice();
+    logs[i] = { ...logs[i]!, topics: [flip(logs[i]!.topics[0]!, 11), ...logs[i]!.topics.slice(1)] };
+    return { ...r, logs };
+  },
+  data: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: [{ ...r.logs[0]!, data: Uint8Array.from([...r.logs[0]!.data, 0]) }, ...r.logs.slice(1)] }),
+  dropLog: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: r.logs.slice(1) }),
+  depositVersion: (r) => (r.depositReceiptVersion === undefined ? undefined : { ...r, depositReceiptVersion: r.depositReceiptVersion + 1n }),
+  depositNonce: (r) => (r.depositReceiptVersion === undefined ? undefined : { ...r, depositNonce: (r.depositNonce ?? 0n) ^ 1n }),
+};
+
+describe('changing any single field changes the root', () => {
+  it(`one mutated field of one receipt (${RUNS.mutation} runs)`, () => {
+    const cases = blockArb
+      .filter(({ receipts }) => receipts.length > 0)
+      .chain((block) => fc.record({ block: fc.constant(block), at: fc.nat(), kind: fc.constantFrom(...Object.keys(MUTATIONS)) }));
+    let applied = 0;
+    fc.assert(
+      fc.property(cases, ({ block: { rules, receipts }, at, kind }) => {
+        const i = at % receipts.length;
+        const mutated = MUTATIONS[kind]!(receipts[i]!, rules);
+        fc.pre(mutated !== undefined);
+        applied++;
+        const changed = receipts.slice();
+        changed[i] = mutated!;
+        expect(bytesEqual(encodeReceipt(mutated!, { rules }), encodeReceipt(receipts[i]!, { rules }))).toBe(false);
+        expect(bytesEqual(receiptsCommitment(changed, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
+      }),
+      { numRuns: RUNS.mutation },
+    );
+    expect(applied).toBe(RUNS.mutation);
+  }, 300_000);
+
+  it('swapping two different receipts changes the root', () => {
+    fc.assert(
+      fc.property(blockArb.filter(({ receipts }) => receipts.length >= 2), ({ rules, receipts }) => {
+        const encoded = receipts.map((r) => encodeReceipt(r, { rules }));
+        fc.pre(!bytesEqual(encoded[0]!, encoded[1]!));
+        const swapped = [receipts[1]!, receipts[0]!, ...receipts.slice(2)];
+        expect(bytesEqual(receiptsCommitment(swapped, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
+      }),
+      { numRuns: 50 },
+    );
+  }, 300_000);
+});

@@ -1,0 +1,375 @@
+import { describe, expect, it } from 'vitest';
+import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyLogsBloom, verifyReceiptRoot, type OperationResult } from '../src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const EMPTY_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+const ADDRESS = 'aa'.repeat(20);
+const TOPIC = 'bb'.repeat(32);
+
+const tx = (over: Record<string, unknown> = {}) => ({ index: 0, status: 1, cumulative_gas_used: 21000, logs: [], ...over });
+const body = (over: Record<string, unknown> = {}) => ({ chain_id: 1, receipt_root: EMPTY_ROOT, transactions: [], ...over });
+
+function problems(result: OperationResult) {
+  expect(result.status).toBe(400);
+  expect(result.verdict).toBe('invalid');
+  const error = (result.body as any).error;
+  expect(error).toMatchObject({ code: 'BAD_REQUEST', http_status: 400, retryable: false, severity: 'error' });
+  expect(error.docs_url).toMatch(/^http.*\/docs#error-bad_request$/);
+  return error.details.invalid_parameters as Array<{ name: string; location: string; reason: string; expected: string }>;
+}
+
+/** The single problem a body yields. */
+function only(result: OperationResult) {
+  const list = problems(result);
+  expect(list).toHaveLength(1);
+  expect(list[0]!.location).toBe('body');
+  return list[0]!;
+}
+
+describe('receipt-root body: the body itself', () => {
+  it.each([[[]], [null], ['text'], [42]])('%j is not an object', (value) => {
+    expect(only(verifyReceiptRoot(value))).toMatchObject({ name: 'body', reason: 'invalid_format' });
+  });
+
+  it('an empty block verifies against the empty trie root', () => {
+    const result = verifyReceiptRoot(body());
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({
+      chain_id: 1,
+      data: [
+        {
+          block_number: null,
+          block_hash: null,
+          parent_block_hash: null,
+          receipt_root: EMPTY_ROOT,
+          computed_receipt_root: EMPTY_ROOT,
+          is_identical: true,
+          header_verified: null,
+          computed_logs_bloom: '00'.repeat(256),
+          logs_bloom_matches_header: null,
+          transaction_count: 0,
+        },
+      ],
+      cursor: null,
+      count: 1,
+    });
+  });
+
+  it('unknown members are ignored; limit and cursor are accepted', () => {
+    expect(verifyReceiptRoot(body({ foo: 1, limit: 10, cursor: null })).status).toBe(200);
+  });
+
+  it('a misspelt known member is reported, not guessed at', () => {
+    const { receipt_root: _root, ...rest } = body();
+    const list = problems(verifyReceiptRoot({ ...rest, recipt_root: EMPTY_ROOT }));
+    expect(list).toContainEqual(expect.objectContaining({ name: 'recipt_root', reason: 'invalid_format', expected: expect.stringContaining('did you mean "receipt_root"') }));
+    expect(list).toContainEqual(expect.objectContaining({ name: 'receipt_root', reason: 'missing' }));
+  });
+
+  it('camelCase from JSON-RPC habits is caught too', () => {
+    const list = problems(verifyReceiptRoot(body({ transactions: [{ index: 0, status: 1, cumulativeGasUsed: 1, logs: [] }] })));
+    expect(list).toContainEqual(expect.objectContaining({ name: 'transactions[0].cumulativeGasUsed', expected: expect.stringContaining('cumulative_gas_used') }));
+  });
+});
+
+describe('receipt-root body: chain_id', () => {
+  it('missing', () => {
+    const { chain_id: _c, ...rest } = body();
+    expect(only(verifyReceiptRoot(rest))).toMatchObject({ name: 'chain_id', reason: 'missing' });
+  });
+  it('a string', () => expect(only(verifyReceiptRoot(body({ chain_id: '1' })))).toMatchObject({ name: 'chain_id', reason: 'invalid_format' }));
+  it('negative', () => expect(only(verifyReceiptRoot(body({ chain_id: -1 })))).toMatchObject({ name: 'chain_id', reason: 'out_of_range' }));
+
+  it('outside the registry: 422 CHAIN_NOT_SUPPORTED', () => {
+    const result = verifyReceiptRoot(body({ chain_id: 999999 }));
+    expect(result.status).toBe(422);
+    expect((result.body as any).error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, details: null });
+  });
+
+  it('zkSync Era is known but not verifiable: 422 saying why', () => {
+    const result = verifyReceiptRoot(body({ chain_id: 324 }));
+    expect(result.status).toBe(422);
+    expect((result.body as any).error.message).toMatch(/zkSync Era.*Patricia/);
+  });
+});
+
+describe('receipt-root body: roots and hashes', () => {
+  it.each([
+    [undefined, 'missing'],
+    ['abc', 'invalid_format'],
+    ['zz'.repeat(32), 'invalid_format'],
+    ['00'.repeat(31), 'invalid_format'],
+    [32, 'invalid_format'],
+  ])('receipt_root %j → %s', (value, reason) => {
+    const problem = only(verifyReceiptRoot(body({ receipt_root: value })));
+    expect(problem).toMatchObject({ name: 'receipt_root', reason });
+    expect(problem.expected).toMatch(/32-byte hex string/);
+  });
+
+  it('hex with 0x, in any case, is accepted; outputs are lowercase without 0x', () => {
+    const result = verifyReceiptRoot(body({ receipt_root: `0x${EMPTY_ROOT.toUpperCase()}`, block_hash: `0X${'AB'.repeat(32)}` }));
+    expect((result.body as any).data[0]).toMatchObject({ receipt_root: EMPTY_ROOT, block_hash: 'ab'.repeat(32), is_identical: true });
+  });
+
+  it('block_hash and block_number are checked for shape', () => {
+    const list = problems(verifyReceiptRoot(body({ block_hash: '12', block_number: 1.5 })));
+    expect(list.map((p) => [p.name, p.reason])).toEqual([
+      ['block_number', 'invalid_format'],
+      ['block_hash', 'invalid_format'],
+    ]);
+  });
+});
+
+describe('receipt-root body: transactions', () => {
+  it('missing, or not an array', () => {
+    const { transactions: _t, ...rest } = body();
+    expect(only(verifyReceiptRoot(rest))).toMatchObject({ name: 'transactions', reason: 'missing' });
+    expect(only(verifyReceiptRoot(body({ transactions: {} })))).toMatchObject({ name: 'transactions', reason: 'invalid_format' });
+  });
+
+  it('an index is required', () => {
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ index: undefined })] })))).toMatchObject({ name: 'transactions[0].index', reason: 'missing' });
+  });
+
+  it('indexes must be 0..n-1 each once: a duplicate names both places and the missing index', () => {
+    const list = problems(verifyReceiptRoot(body({ transactions: [tx(), tx()] })));
+    expect(list).toEqual([
+      expect.objectContaining({ name: 'transactions[1].index', reason: 'duplicate', expected: expect.stringContaining('transactions[0]') }),
+      expect.objectContaining({ name: 'transactions', reason: 'missing', expected: expect.stringContaining('index 1') }),
+    ]);
+  });
+
+  it('an index past the end is out of range', () => {
+    const list = problems(verifyReceiptRoot(body({ transactions: [tx({ index: 5 })] })));
+    expect(list[0]).toMatchObject({ name: 'transactions[0].index', reason: 'out_of_range' });
+  });
+
+  it('order does not matter', () => {
+    const a = tx({ index: 0, cumulative_gas_used: 1 });
+    const b = tx({ index: 1, cumulative_gas_used: 2 });
+    const inOrder = verifyReceiptRoot(body({ transactions: [a, b] })).body as any;
+    const reversed = verifyReceiptRoot(body({ transactions: [b, a] })).body as any;
+    expect(reversed.data[0].computed_receipt_root).toBe(inOrder.data[0].computed_receipt_root);
+  });
+
+  it('status and root together conflict; neither is missing', () => {
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ root: 'cc'.repeat(32) })] })))).toMatchObject({ name: 'transactions[0].root', reason: 'conflict' });
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: undefined })] })))).toMatchObject({ name: 'transactions[0].status', reason: 'missing' });
+  });
+
+  it('a null root is absent, as on modern receipts', () => {
+    expect(verifyReceiptRoot(body({ transactions: [tx({ root: null })], receipt_root: '00'.repeat(32) })).status).toBe(200);
+  });
+
+  it('status must be 0 or 1, as a number', () => {
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: 2 })] })))).toMatchObject({ name: 'transactions[0].status', reason: 'out_of_range' });
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: '1' })] })))).toMatchObject({ name: 'transactions[0].status', reason: 'invalid_format' });
+  });
+
+  it('a post-state root belongs only to legacy receipts', () => {
+    const problem = only(verifyReceiptRoot(body({ transactions: [tx({ status: undefined, root: 'cc'.repeat(32), type: 2 })] })));
+    expect(problem).toMatchObject({ name: 'transactions[0].root', reason: 'conflict' });
+  });
+
+  it.each([
+    [undefined, 'missing'],
+    [-1, 'out_of_range'],
+    [1.5, 'invalid_format'],
+    ['12abc', 'invalid_format'],
+    [2 ** 53, 'out_of_range'],
+    ['0x10000000000000000', 'out_of_range'],
+  ])('cumulative_gas_used %j → %s', (value, reason) => {
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })))).toMatchObject({ name: 'transactions[0].cumulative_gas_used', reason });
+  });
+
+  it('cumulative_gas_used as a number, a decimal string or a hex string means the same', () => {
+    const root = (value: unknown) => (verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })).body as any).data[0].computed_receipt_root;
+    expect(root('21000')).toBe(root(21000));
+    expect(root('0x5208')).toBe(root(21000));
+    expect(root('0xffffffffffffffff')).not.toBe(root(21000));
+  });
+
+  it.each([
+    [1, 126, 'unknown_type'],
+    [10, 3, 'unknown_type'],
+    [42161, 0x67, 'unknown_type'],
+    [1, 256, 'out_of_range'],
+    [1, '0x2', 'invalid_format'],
+  ])('on chain %i, type %j → %s', (chain, type, reason) => {
+    const problem = only(verifyReceiptRoot(body({ chain_id: chain, transactions: [tx({ type })] })));
+    expect(problem).toMatchObject({ name: 'transactions[0].type', reason });
+  });
+
+  it('the types a chain knows are accepted', () => {
+    for (const [chain, type] of [[1, 4], [10, 0x7e], [42161, 0x6a], [534352, 0x7e], [137, 0x7f]] as const) {
+      expect(verifyReceiptRoot(body({ chain_id: chain, transactions: [tx({ type })] })).status).toBe(200);
+    }
+  });
+});
+
+describe('receipt-root body: OP-stack deposit fields', () => {
+  const deposit = (over: Record<string, unknown>) => body({ chain_id: 10, transactions: [tx({ type: 126, ...over })] });
+  const root = (b: unknown) => (verifyReceiptRoot(b).body as any).data[0].computed_receipt_root;
+
+  it('on a non-deposit receipt they conflict', () => {
+    expect(only(verifyReceiptRoot(body({ chain_id: 10, transactions: [tx({ type: 2, deposit_nonce: 1 })] })))).toMatchObject({ name: 'transactions[0].deposit_nonce', reason: 'conflict' });
+    expect(only(verifyReceiptRoot(body({ chain_id: 534352, transactions: [tx({ type: 126, deposit_nonce: 1 })] })))).toMatchObject({ reason: 'conflict' });
+  });
+
+  it('a version needs the nonce', () => {
+    expect(only(verifyReceiptRoot(deposit({ deposit_receipt_version: 1 })))).toMatchObject({ name: 'transactions[0].deposit_nonce', reason: 'missing' });
+  });
+
+  it('a nonce alone is accepted and not hashed; with a version both are', () => {
+    expect(root(deposit({ deposit_nonce: 5 }))).toBe(root(deposit({})));
+    expect(root(deposit({ deposit_nonce: 5, deposit_receipt_version: 1 }))).not.toBe(root(deposit({})));
+  });
+});
+
+describe('receipt-root body: logs', () => {
+  const withLog = (log: Record<string, unknown>) => body({ transactions: [tx({ logs: [{ contract_address: ADDRESS, topics: [TOPIC], data: '0x', ...log }] })] });
+
+  it('reports the full path of a bad topic', () => {
+    const problem = only(verifyReceiptRoot(body({ transactions: [tx(), tx({ index: 1 }), tx({ index: 2 }), tx({ index: 3, logs: [{ contract_address: ADDRESS, topics: [TOPIC, 'bb'], data: '0x' }] })] })));
+    expect(problem).toMatchObject({ name: 'transactions[3].logs[0].topics[1]', reason: 'invalid_format' });
+    expect(problem.expected).toMatch(/32-byte hex string.*got 1 bytes/);
+  });
+
+  it.each([
+    [{ topics: [TOPIC, TOPIC, TOPIC, TOPIC, TOPIC] }, 'transactions[0].logs[0].topics', 'out_of_range'],
+    [{ topics: 'x' }, 'transactions[0].logs[0].topics', 'invalid_format'],
+    [{ contract_address: 'aa'.repeat(19) }, 'transactions[0].logs[0].contract_address', 'invalid_format'],
+    [{ contract_address: undefined }, 'transactions[0].logs[0].contract_address', 'missing'],
+    [{ data: '0xabc' }, 'transactions[0].logs[0].data', 'invalid_format'],
+    [{ data: undefined }, 'transactions[0].logs[0].data', 'missing'],
+  ])('%j → %s %s', (log, name, reason) => {
+    expect(only(verifyReceiptRoot(withLog(log)))).toMatchObject({ name, reason });
+  });
+
+  it('empty data may be "0x" or ""', () => {
+    const a = verifyReceiptRoot(withLog({ data: '0x' })).body as any;
+    const b = verifyReceiptRoot(withLog({ data: '' })).body as any;
+    expect(a.data[0].computed_receipt_root).toBe(b.data[0].computed_receipt_root);
+  });
+
+  it('lists every problem, up to 100, and says how many there were', () => {
+    const logs = Array.from({ length: 150 }, () => ({ contract_address: 'x', topics: [], data: '0x' }));
+    const result = verifyReceiptRoot(body({ transactions: [tx({ logs })] }));
+    expect(problems(result)).toHaveLength(100);
+    expect((result.body as any).error.message).toBe('150 invalid parameters (the first 100 are listed).');
+  });
+});
+
+describe('receipt-root body: header_rlp binds the root to a block', () => {
+  const fixture = loadFixture('mainnet-22431084');
+  const block = readRpcBlock(fixture, new Problems())!;
+  const header = block.header.complete!;
+  const request = (over: Record<string, unknown> = {}) => ({
+    ...receiptRootBody({ chainId: 1, receiptRoot: header.receiptsRoot, receipts: block.receipts, blockNumber: Number(header.number), blockHash: headerHash(header), headerRlp: encodeHeader(header) }),
+    ...over,
+  });
+  const result = (over?: Record<string, unknown>) => (verifyReceiptRoot(request(over)).body as any).data[0];
+
+  it('a consistent header is verified and gives the parent hash', () => {
+    expect(result()).toMatchObject({ header_verified: true, logs_bloom_matches_header: true, is_identical: true, parent_block_hash: bytesToHex(header.parentHash) });
+  });
+
+  it('a block_hash that is not the header hash fails header_verified', () => {
+    expect(result({ block_hash: 'ab'.repeat(32) }).header_verified).toBe(false);
+  });
+
+  it('a block_number that is not the header number fails header_verified', () => {
+    expect(result({ block_number: 1 }).header_verified).toBe(false);
+  });
+
+  it('a receipt_root that is not the header root fails both checks', () => {
+    expect(result({ receipt_root: 'ab'.repeat(32) })).toMatchObject({ header_verified: false, is_identical: false });
+  });
+
+  it('without block_hash, the header hash is reported as the block hash', () => {
+    expect(result({ block_hash: undefined }).block_hash).toBe(fixture.header.hash!.slice(2));
+  });
+
+  it('bytes that are not a header are 400 on header_rlp', () => {
+    const problem = only(verifyReceiptRoot(request({ header_rlp: 'c0' })));
+    expect(problem).toMatchObject({ name: 'header_rlp', reason: 'invalid_format' });
+    expect(problem.expected).toMatch(/15 to 21 fields/);
+  });
+});
+
+describe('logs-bloom body', () => {
+  const fixture = loadFixture('mainnet-19426587');
+  const logs = fixture.receipts.flatMap((r) => (r.logs as Array<{ address: string; topics: string[]; data: string }>).map((l) => ({ contract_address: l.address, topics: l.topics, data: l.data })));
+  const expected = fixture.header.logsBloom!;
+
+  it('a block’s logs reproduce its bloom; chain_id and block_number are echoed', () => {
+    const result = verifyLogsBloom({ chain_id: 1, block_number: 19426587, expected_bloom: expected, logs });
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ chain_id: 1, block_number: 19426587, count: 1, data: [{ is_identical: true, computed_bloom: expected.slice(2) }] });
+  });
+
+  it('order is irrelevant; one dropped log is not identical', () => {
+    expect(verifyLogsBloom({ expected_bloom: expected, logs: [...logs].reverse() }).verdict).toBe('identical');
+    const dropped = verifyLogsBloom({ expected_bloom: expected, logs: logs.slice(1) });
+    expect(dropped.verdict).toBe('different');
+    expect((dropped.body as any).chain_id).toBeNull();
+  });
+
+  it('data is accepted and ignored, even when it is not hex', () => {
+    expect(verifyLogsBloom({ expected_bloom: '00'.repeat(256), logs: [{ contract_address: ADDRESS, topics: [], data: 'not hex' }] }).status).toBe(200);
+  });
+
+  it.each([
+    [{ expected_bloom: undefined }, 'expected_bloom', 'missing'],
+    [{ expected_bloom: '00'.repeat(255) }, 'expected_bloom', 'invalid_format'],
+    [{ logs: undefined }, 'logs', 'missing'],
+    [{ logs: [{ contract_address: ADDRESS, topics: ['1'] }] }, 'logs[0].topics[0]', 'invalid_format'],
+    [{ logs: [{ topics: [] }] }, 'logs[0].contract_address', 'missing'],
+    [{ chain_id: 'one' }, 'chain_id', 'invalid_format'],
+    [{ block_number: -3 }, 'block_number', 'out_of_range'],
+  ])('%j → %s %s', (over, name, reason) => {
+    expect(only(verifyLogsBloom({ expected_bloom: '00'.repeat(256), logs: [], ...over }))).toMatchObject({ name, reason });
+  });
+});
+
+describe('verify block input (JSON-RPC header + receipts)', () => {
+  const fixture = () => structuredClone(loadFixture('mainnet-19426587')) as any;
+
+  it('a bad topic is reported with its JSON-RPC path', () => {
+    const block = fixture();
+    const r = block.receipts.findIndex((x: any) => x.logs.length > 0);
+    block.receipts[r].logs[0].topics[0] = '0x1234';
+    expect(only(verifyBlock(block))).toMatchObject({ name: `receipts[${r}].logs[0].topics[0]`, reason: 'invalid_format' });
+  });
+
+  it('receipts are placed by transactionIndex; a duplicate is reported', () => {
+    const block = fixture();
+    block.receipts[1].transactionIndex = '0x0';
+    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts[1].transactionIndex', reason: 'duplicate' });
+  });
+
+  it('shuffled receipts still verify, since each carries its transactionIndex', () => {
+    const block = fixture();
+    block.receipts.reverse();
+    expect(verifyBlock(block).verdict).toBe('identical');
+  });
+
+  it('transactionIndex on some receipts only is a conflict', () => {
+    const block = fixture();
+    delete block.receipts[0].transactionIndex;
+    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts', reason: 'conflict' });
+  });
+
+  it('a type the rule set does not know is unknown_type at its receipt', () => {
+    const block = fixture();
+    block.receipts[2].type = '0x7e';
+    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts[2].type', reason: 'unknown_type' });
+  });
+
+  it('a changed header field breaks only the block hash', () => {
+    const block = fixture();
+    block.header.gasUsed = '0x1';
+    const report = verifyBlock(block).body as any;
+    expect(report).toMatchObject({ receipts_root: { matches: true }, logs_bloom: { matches: true }, block_hash: { matches: false }, is_identical: false });
+  });
+});
