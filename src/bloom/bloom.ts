@@ -5,39 +5,56 @@ import type { Log, Receipt } from '../receipts/types.js';
 /** Size of a logs bloom: 2048 bits. */
 export const BLOOM_BYTES = 256;
 
+/** Where an item's three bits go: bit i of the 2048-bit big-endian bloom is in byte 255 - (i >> 3). */
+interface BloomBits {
+  byte0: number;
+  mask0: number;
+  byte1: number;
+  mask1: number;
+  byte2: number;
+  mask2: number;
+}
+
 /**
- * The three bloom bit indexes of an item (address or topic), as in the Yellow Paper:
+ * The three bloom bits of an item (address or topic), as in the Yellow Paper:
  * the low 11 bits of each of the first three byte pairs of keccak(item).
- * Packed into one number (3 x 11 bits) so a cache entry costs no allocation.
  */
-function bloomBits(hash: Uint8Array): number {
-  const b0 = ((hash[0]! << 8) | hash[1]!) & 2047;
-  const b1 = ((hash[2]! << 8) | hash[3]!) & 2047;
-  const b2 = ((hash[4]! << 8) | hash[5]!) & 2047;
-  return b0 * 4194304 + b1 * 2048 + b2;
+function bloomBits(hash: Uint8Array): BloomBits {
+  const bit0 = ((hash[0]! << 8) | hash[1]!) & 2047;
+  const bit1 = ((hash[2]! << 8) | hash[3]!) & 2047;
+  const bit2 = ((hash[4]! << 8) | hash[5]!) & 2047;
+  return {
+    byte0: BLOOM_BYTES - 1 - (bit0 >> 3),
+    mask0: 1 << (bit0 & 7),
+    byte1: BLOOM_BYTES - 1 - (bit1 >> 3),
+    mask1: 1 << (bit1 & 7),
+    byte2: BLOOM_BYTES - 1 - (bit2 >> 3),
+    mask2: 1 << (bit2 & 7),
+  };
 }
 
-function setBit(bloom: Uint8Array, bit: number): void {
-  // Bit i of the 2048-bit big-endian integer lives in byte 255 - (i >> 3).
-  bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
+function setBits(bloom: Uint8Array, bits: BloomBits): void {
+  bloom[bits.byte0]! |= bits.mask0;
+  bloom[bits.byte1]! |= bits.mask1;
+  bloom[bits.byte2]! |= bits.mask2;
 }
 
-function setBits(bloom: Uint8Array, packed: number): void {
-  setBit(bloom, Math.floor(packed / 4194304));
-  setBit(bloom, Math.floor(packed / 2048) & 2047);
-  setBit(bloom, packed & 2047);
-}
-
-/** FNV-1a over the item's bytes: the cache's bucket key. */
-function itemHash(item: Uint8Array): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < item.length; i++) h = Math.imul(h ^ item[i]!, 0x01000193);
-  return h;
+/**
+ * Bucket key of an item: its first, middle and last four bytes mixed, kept
+ * within V8's small-integer range so the Map key needs no allocation. Collisions
+ * only cost a byte comparison.
+ */
+function itemKey(item: Uint8Array): number {
+  const n = item.length;
+  if (n < 4) return n;
+  const word = (i: number) => (item[i]! << 24) | (item[i + 1]! << 16) | (item[i + 2]! << 8) | item[i + 3]!;
+  const h = Math.imul(word(n - 4), 0x9e3779b1) ^ Math.imul(word((n >> 1) - 2), 0x85ebca6b) ^ word(0) ^ n;
+  return h & 0x3fffffff;
 }
 
 interface CacheEntry {
   item: Uint8Array;
-  packed: number;
+  bits: BloomBits;
   next: CacheEntry | undefined;
 }
 
@@ -45,8 +62,6 @@ interface CacheEntry {
  * Computes bloom bits of addresses and topics, remembering each distinct item.
  * Blocks repeat a few contracts and event signatures thousands of times (a token
  * `Transfer` topic, a router address), so a block-wide cache saves most hashes.
- * Keyed by a cheap numeric hash with byte comparison: building a string key per
- * item costs more than the lookup saves.
  */
 export class BloomHasher {
   readonly #keccak: Keccak256;
@@ -56,16 +71,16 @@ export class BloomHasher {
     this.#keccak = keccak;
   }
 
-  /** Packed bit indexes of `item`. */
-  bits(item: Uint8Array): number {
-    const key = itemHash(item);
+  /** The bloom bits of `item`. */
+  bits(item: Uint8Array): BloomBits {
+    const key = itemKey(item);
     const head = this.#cache.get(key);
     for (let entry = head; entry !== undefined; entry = entry.next) {
-      if (bytesEqual(entry.item, item)) return entry.packed;
+      if (bytesEqual(entry.item, item)) return entry.bits;
     }
-    const packed = bloomBits(this.#keccak(item));
-    this.#cache.set(key, { item, packed, next: head });
-    return packed;
+    const bits = bloomBits(this.#keccak(item));
+    this.#cache.set(key, { item, bits, next: head });
+    return bits;
   }
 
   /** ORs the bits of `log`'s address and topics into `bloom`. */
@@ -105,9 +120,6 @@ export function blockBloom(receipts: readonly Receipt[], options: HashOptions = 
  */
 export function bloomContains(bloom: Uint8Array, item: Uint8Array, options: HashOptions = {}): boolean {
   if (bloom.length !== BLOOM_BYTES) throw new RangeError(`bloom must be ${BLOOM_BYTES} bytes, got ${bloom.length}`);
-  const packed = bloomBits((options.keccak ?? defaultKeccak256)(item));
-  const probe = new Uint8Array(BLOOM_BYTES);
-  setBits(probe, packed);
-  for (let i = 0; i < BLOOM_BYTES; i++) if ((bloom[i]! & probe[i]!) !== probe[i]) return false;
-  return true;
+  const bits = bloomBits((options.keccak ?? defaultKeccak256)(item));
+  return (bloom[bits.byte0]! & bits.mask0) !== 0 && (bloom[bits.byte1]! & bits.mask1) !== 0 && (bloom[bits.byte2]! & bits.mask2) !== 0;
 }

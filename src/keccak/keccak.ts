@@ -1,5 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
-const fastKeccak256 = (d: Uint8Array) => keccak_256(d);
+import { fastKeccak256 } from './fast-keccak.js';
 
 /**
  * The one hashing interface of the core: Keccak-256 of a byte string, 32 bytes out.

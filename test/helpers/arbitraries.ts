@@ -7,7 +7,7 @@ const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
 const data = fc.oneof(
   { weight: 4, arbitrary: fc.uint8Array({ maxLength: 40 }) },
   { weight: 1, arbitrary: fc.constant(new Uint8Array(0)) },
-  { weight: 1, arbitrary: fc.uint8Array({ minLength: 50, maxLength: 2000 }) },
+  { weight: 1, arbitrary: fc.uint8Array({ minLength: 50, maxLength: 2000, size: 'max' }) },
 );
 
 export const logArb: fc.Arbitrary<Log> = fc.record({
