@@ -1,80 +1,74 @@
 /**
- * Micro-benchmark: @noble/hashes keccak_256 vs fastKeccak256.
- *
- *   npx tsc -p tsconfig.json --outDir /tmp/kbench && node /tmp/kbench/bench/keccak.bench.js
- *
- * For each input size, both functions are warmed up, then timed over several
- * rounds (interleaved, so machine noise hits both alike); the best round is
- * reported as us/op and MB/s (1 MB = 1e6 bytes), plus the speed-up ratio.
+ * Keccak-256 implementations on 32-byte (a bloom item or trie key), 600-byte (a
+ * receipt or trie node) and 1 MiB inputs: @noble/hashes (the reference), our
+ * unrolled JavaScript, and our WebAssembly. Median of interleaved samples after
+ * warm-up; us per call, MB/s (1 MB = 1e6 bytes) and speed-up over the reference.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { fastKeccak256 } from '../src/keccak/fast-keccak.js';
+import { fastKeccak256, nobleKeccak256, wasmKeccak256, bytesToHex, type Keccak256 } from '../src/index.js';
 
-type Hash = (data: Uint8Array) => Uint8Array;
+type Loop = (data: Uint8Array, n: number) => number;
 
-const CASES: ReadonlyArray<{ label: string; size: number }> = [
-  { label: '32 B', size: 32 },
-  { label: '600 B', size: 600 },
-  { label: '1 MiB', size: 1 << 20 },
+/** One loop per implementation, so that each call site stays monomorphic. */
+function loopOf(hash: Keccak256): Loop {
+  return (data, n) => {
+    let sink = 0;
+    for (let i = 0; i < n; i++) sink ^= hash(data)[0]!;
+    return sink;
+  };
+}
+
+const implementations: Array<[string, Keccak256]> = [
+  ['noble', nobleKeccak256],
+  ['js', fastKeccak256],
+  ...(wasmKeccak256 === undefined ? [] : [['wasm', wasmKeccak256] as [string, Keccak256]]),
 ];
-const ROUNDS = 15;
-const ROUND_MS = 150;
+const loops = implementations.map(([name, hash]) => [name, loopOf(hash)] as const);
 
-let sink = 0;
-
-function makeInput(size: number): Uint8Array {
+function input(size: number): Uint8Array {
   const data = new Uint8Array(size);
   for (let i = 0; i < size; i++) data[i] = (i * 131 + 7) & 0xff;
   return data;
 }
 
-/** Iterations that take roughly `ms` milliseconds. */
-function calibrate(fn: Hash, data: Uint8Array, ms: number): number {
-  let iters = 1;
-  for (;;) {
-    const t0 = performance.now();
-    for (let i = 0; i < iters; i++) sink ^= fn(data)[0]!;
-    const dt = performance.now() - t0;
-    if (dt >= ms / 4) return Math.max(1, Math.round((iters * ms) / dt));
-    iters *= 2;
+/** Calls per sample so that one sample takes about `ms`. */
+function calibrate(loop: Loop, data: Uint8Array, ms: number): number {
+  for (let n = 1; ; n *= 4) {
+    const start = performance.now();
+    loop(data, n);
+    const took = performance.now() - start;
+    if (took > ms / 4) return Math.max(1, Math.round((n * ms) / took));
   }
 }
 
-/** Microseconds per call for one timed round. */
-function timeRound(fn: Hash, data: Uint8Array, iters: number): number {
-  const t0 = performance.now();
-  for (let i = 0; i < iters; i++) sink ^= fn(data)[0]!;
-  return ((performance.now() - t0) * 1000) / iters;
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function main(): void {
-  const data0 = makeInput(1000);
-  if (Buffer.from(keccak_256(data0)).toString('hex') !== Buffer.from(fastKeccak256(data0)).toString('hex')) {
-    throw new Error('fastKeccak256 disagrees with @noble/hashes');
-  }
-  console.log(`node ${process.version}, ${ROUNDS} rounds of ~${ROUND_MS} ms each, best round reported\n`);
-  console.log('input   | noble us/op | noble MB/s | fast us/op | fast MB/s | speed-up');
-  console.log('--------|-------------|------------|------------|-----------|---------');
-  for (const { label, size } of CASES) {
-    const data = makeInput(size);
-    const fns: Hash[] = [keccak_256, fastKeccak256];
-    // Warm-up (lets both functions reach optimised code) and calibration.
-    const iters = fns.map((fn) => {
-      calibrate(fn, data, ROUND_MS);
-      return calibrate(fn, data, ROUND_MS);
+const check = input(1000);
+for (const [name, hash] of implementations) {
+  if (bytesToHex(hash(check)) !== bytesToHex(nobleKeccak256(check))) throw new Error(`${name} disagrees with @noble/hashes`);
+}
+
+console.log(`Node ${process.version}; Keccak-256, median us per call (MB/s), speed-up over noble\n`);
+console.log(`| input | ${implementations.map(([name]) => name).join(' | ')} |`);
+console.log(`|---|${implementations.map(() => '---:').join('|')}|`);
+for (const [label, size] of [['32 B', 32], ['600 B', 600], ['1 MiB', 1 << 20]] as const) {
+  const data = input(size);
+  const counts = loops.map(([, loop]) => {
+    const warmUntil = performance.now() + 300; // lets V8 tier both JS and WebAssembly up
+    while (performance.now() < warmUntil) loop(data, 4);
+    return calibrate(loop, data, 100);
+  });
+  const samples = loops.map((): number[] => []);
+  for (let round = 0; round < 11; round++) {
+    loops.forEach(([, loop], k) => {
+      const start = performance.now();
+      loop(data, counts[k]!);
+      samples[k]!.push(((performance.now() - start) * 1000) / counts[k]!);
     });
-    const best = [Infinity, Infinity];
-    for (let r = 0; r < ROUNDS; r++) {
-      for (let k = 0; k < fns.length; k++) best[k] = Math.min(best[k]!, timeRound(fns[k]!, data, iters[k]!));
-    }
-    const [noble, fast] = best as [number, number];
-    const mbps = (us: number): string => (size / us).toFixed(1);
-    console.log(
-      `${label.padEnd(7)} | ${noble.toFixed(3).padStart(11)} | ${mbps(noble).padStart(10)} | ` +
-        `${fast.toFixed(3).padStart(10)} | ${mbps(fast).padStart(9)} | ${(noble / fast).toFixed(2).padStart(7)}x`,
-    );
   }
-  if (sink === 0.5) console.log(sink); // keep results observable
+  const us = samples.map(median);
+  const cells = us.map((t) => `${t < 10 ? t.toFixed(2) : t.toFixed(0)} (${(size / t).toFixed(0)} MB/s) ${(us[0]! / t).toFixed(1)}x`);
+  console.log(`| ${label} | ${cells.join(' | ')} |`);
 }
-
-main();

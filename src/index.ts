@@ -5,6 +5,7 @@
 export { bytesEqual, bytesToHex, hexToBytes, parseHex } from './bytes/hex.js';
 export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } from './keccak/keccak.js';
 export { fastKeccak256 } from './keccak/fast-keccak.js';
+export { wasmKeccak256 } from './keccak/wasm-keccak.js';
 
 export { EvmIntegrityError, InvalidHeaderError, InvalidReceiptError, UnknownReceiptTypeError } from './errors.js';
 

@@ -53,7 +53,9 @@ const MUTATIONS: Record<string, Mutation> = {
   cumulativeGasUsed: (r) => ({ ...r, cumulativeGasUsed: r.cumulativeGasUsed === 0n ? 1n : r.cumulativeGasUsed - 1n }),
   type: (r, rules) => {
     if (r.root !== undefined) return undefined;
-    const other = [...rules.layouts.keys()].find((t) => t !== r.type && rules.layouts.get(t) !== 'op-deposit');
+    // Another type with a different encoding: two untyped layouts (Arbitrum's 0x78 and 0) hash alike.
+    const untyped = (t: number) => rules.layouts.get(t) === 'untyped';
+    const other = [...rules.layouts.keys()].find((t) => t !== r.type && rules.layouts.get(t) !== 'op-deposit' && !(untyped(t) && untyped(r.type)));
     return other === undefined ? undefined : { type: other, status: r.status!, cumulativeGasUsed: r.cumulativeGasUsed, logs: r.logs };
   },
   address: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: [{ ...r.logs[0]!, address: flip(r.logs[0]!.address, 3) }, ...r.logs.slice(1)] }),

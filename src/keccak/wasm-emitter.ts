@@ -1,0 +1,154 @@
+/**
+ * A minimal WebAssembly binary writer, written from the WebAssembly core
+ * specification (binary format, chapter 5): LEB128 integers, the handful of
+ * sections a single-function module needs, and only the opcodes our Keccak
+ * module uses. It exists so that the WASM Keccak-256 is generated from readable
+ * TypeScript at load time: no assembler, no toolchain, no binary blob.
+ */
+
+/** Value types (spec 5.3.1). */
+export const I32 = 0x7f;
+export const I64 = 0x7e;
+export type ValType = typeof I32 | typeof I64;
+
+/** Unsigned LEB128 of a non-negative integer below 2^53. */
+export function uleb(value: number): number[] {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`uleb: ${value}`);
+  const out: number[] = [];
+  do {
+    let byte = value % 128;
+    value = Math.floor(value / 128);
+    if (value !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (value !== 0);
+  return out;
+}
+
+/** Signed LEB128 of an integer (a bigint for i64 constants, a number for i32). */
+export function sleb(value: number | bigint): number[] {
+  let v = BigInt(value);
+  const out: number[] = [];
+  for (;;) {
+    const byte = Number(v & 0x7fn);
+    v >>= 7n; // arithmetic shift: keeps the sign
+    const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
+/** A name (spec 5.2.4): length-prefixed UTF-8. */
+function name(s: string): number[] {
+  const bytes = [...new TextEncoder().encode(s)];
+  return [...uleb(bytes.length), ...bytes];
+}
+
+/** A vector (spec 5.1.3): element count, then the already-encoded elements. */
+function vec(items: number[][]): number[] {
+  return [...uleb(items.length), ...items.flat()];
+}
+
+/** A section (spec 5.5.2): id, byte size, contents. */
+function section(id: number, contents: number[]): number[] {
+  return [id, ...uleb(contents.length), ...contents];
+}
+
+/**
+ * Builder for one function body's instructions. Every method appends one
+ * instruction and returns `this`, so code reads as a stack-machine listing.
+ */
+export class Code {
+  readonly bytes: number[] = [];
+
+  private op(...b: number[]): this {
+    for (const x of b) this.bytes.push(x);
+    return this;
+  }
+  /** memarg (spec 5.4.6): alignment exponent, then a constant offset. */
+  private mem(opcode: number, offset: number, alignLog2: number): this {
+    return this.op(opcode, ...uleb(alignLog2), ...uleb(offset));
+  }
+
+  // Control (spec 5.4.1); the block type is always empty (0x40).
+  loop(): this { return this.op(0x03, 0x40); }
+  end(): this { return this.op(0x0b); }
+  brIf(depth: number): this { return this.op(0x0d, ...uleb(depth)); }
+
+  // Variables (spec 5.4.4).
+  get(local: number): this { return this.op(0x20, ...uleb(local)); }
+  set(local: number): this { return this.op(0x21, ...uleb(local)); }
+  tee(local: number): this { return this.op(0x22, ...uleb(local)); }
+
+  // Memory (spec 5.4.6).
+  i64Load(offset = 0, alignLog2 = 3): this { return this.mem(0x29, offset, alignLog2); }
+  i32Load8U(offset = 0): this { return this.mem(0x2d, offset, 0); }
+  i64Store(offset = 0, alignLog2 = 3): this { return this.mem(0x37, offset, alignLog2); }
+  i32Store8(offset = 0): this { return this.mem(0x3a, offset, 0); }
+  /** memory.fill, from the bulk memory proposal (standard since 2.0, in all engines since 2021): [dest, byte, length] -> []. */
+  memoryFill(): this { return this.op(0xfc, ...uleb(11), 0x00); }
+
+  // Numeric (spec 5.4.7).
+  i32Const(v: number): this { return this.op(0x41, ...sleb(v | 0)); }
+  i64Const(v: bigint): this { return this.op(0x42, ...sleb(BigInt.asIntN(64, v))); }
+  i32Ne(): this { return this.op(0x47); }
+  i32Add(): this { return this.op(0x6a); }
+  i32Sub(): this { return this.op(0x6b); }
+  i32RemU(): this { return this.op(0x70); }
+  i32Or(): this { return this.op(0x72); }
+  i64And(): this { return this.op(0x83); }
+  i64Or(): this { return this.op(0x84); }
+  i64Xor(): this { return this.op(0x85); }
+  i64Rotl(): this { return this.op(0x89); }
+}
+
+export interface FuncDef {
+  params: ValType[];
+  results: ValType[];
+  /** Declared locals beyond the parameters, in order. */
+  locals: ValType[];
+  code: Code;
+  /** Export name, if exported. */
+  export?: string;
+}
+
+export interface ModuleDef {
+  funcs: FuncDef[];
+  /** A memory defined by the module: minimum pages, and its export name. */
+  memory: { minPages: number; export?: string };
+}
+
+/** Run-length groups of local types, as the code section wants them (spec 5.5.13). */
+function localDecls(locals: ValType[]): number[][] {
+  const groups: number[][] = [];
+  let i = 0;
+  while (i < locals.length) {
+    let j = i;
+    while (j < locals.length && locals[j] === locals[i]) j++;
+    groups.push([...uleb(j - i), locals[i]!]);
+    i = j;
+  }
+  return groups;
+}
+
+/** The bytes of a module: one type per function, a memory, exports, code. */
+export function emitModule(def: ModuleDef): Uint8Array {
+  const types = def.funcs.map((f) => [0x60, ...vec(f.params.map((t) => [t])), ...vec(f.results.map((t) => [t]))]);
+  const exports: number[][] = [];
+  def.funcs.forEach((f, i) => {
+    if (f.export !== undefined) exports.push([...name(f.export), 0x00, ...uleb(i)]);
+  });
+  if (def.memory.export !== undefined) exports.push([...name(def.memory.export), 0x02, 0x00]);
+  const bodies = def.funcs.map((f) => {
+    const body = [...vec(localDecls(f.locals)), ...f.code.bytes, 0x0b];
+    return [...uleb(body.length), ...body];
+  });
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, // magic "\0asm"
+    0x01, 0x00, 0x00, 0x00, // version 1
+    ...section(1, vec(types)),
+    ...section(3, vec(def.funcs.map((_, i) => uleb(i)))),
+    ...section(5, vec([[0x00, ...uleb(def.memory.minPages)]])), // limits: min only
+    ...section(7, vec(exports)),
+    ...section(10, vec(bodies)),
+  ]);
+}
