@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
@@ -94,6 +96,36 @@ describe('the evm-integrity binary', () => {
     expect(stderr).toMatch(message);
     expect(stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(stdout).toBe('');
+  });
+
+  it('accounts and keys work on the data directory the server uses', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+    try {
+      expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
+      const created = run(['keys', 'create', 'acme', '--label', 'ci', '--data-dir', dataDir]);
+      expect(created.code).toBe(0);
+      const key = /evmi_[\w-]+/.exec(created.stdout)![0];
+      expect(created.stdout).toMatch(/will not be shown again/);
+      const listed = run(['keys', 'list', 'acme', '--json', '--data-dir', dataDir]);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).not.toContain(key);
+      expect(JSON.parse(listed.stdout)).toHaveLength(1);
+      expect(run(['accounts', 'add-cu', 'nobody', '10', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/nobody/) });
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['serve', '--config', 'no/such/config.json'], /cannot read the configuration no\/such\/config.json/],
+    [['serve', '--port', 'eighty'], /port: expected a port number/],
+    [['serve', '--store', 'postgres'], /store: expected "sqlite" or "memory"/],
+    [['accounts', 'list', '--store', 'memory'], /need a persistent store/],
+  ])('%j: exit 2 with a clear message', (args, message) => {
+    const { code, stderr } = run(args);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it('--help prints usage and exits 0', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
 import {
@@ -119,5 +120,15 @@ describe('fixtures altered by one byte are caught', () => {
     const result = verifyBlock(fixture);
     expect(result.verdict).toBe('different');
     expect((result.body as any).receipts_root.matches).toBe(false);
+  });
+});
+
+describe('the README example request', () => {
+  it('fixtures/requests/receipt-root-mainnet-19426587.json is the block as a request body, with its header', () => {
+    const block = readBlock('mainnet-19426587');
+    const header = block.header.complete!;
+    const expected = receiptRootBody({ chainId: 1, receiptRoot: header.receiptsRoot, receipts: block.receipts, blockNumber: Number(header.number), blockHash: block.header.hash!, headerRlp: encodeHeader(header) });
+    const committed = JSON.parse(readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 });

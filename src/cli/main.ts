@@ -10,6 +10,8 @@ import { ChainRegistry, type ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
 import { verifyBlock } from '../verify/block.js';
 import { readInput, UsageError } from './io.js';
+import { StoreError } from '../server/store/types.js';
+import { ConfigError, runAdminCommand, runServe, SERVER_USAGE } from './serve.js';
 
 const USAGE = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
@@ -17,6 +19,8 @@ Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
   evm-integrity verify block FILE [--rules R]  JSON-RPC header + receipts of one block
+
+${SERVER_USAGE}
 
 Options:
   --pretty      indent the JSON output
@@ -131,4 +135,18 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) process.exitCode = runCli(process.argv.slice(2));
+/** Runs a command that needs more than the pure core: the server, or its store. */
+async function main(argv: string[]): Promise<number> {
+  const [command] = argv;
+  try {
+    if (command === 'serve') return await runServe(argv.slice(1));
+    if (command === 'accounts' || command === 'keys') return runAdminCommand(argv, processIo);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof ConfigError || error instanceof StoreError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
+    processIo.stderr(`evm-integrity: ${(error as Error).message}\n`);
+    return EXIT.invalid;
+  }
+  return runCli(argv);
+}
+
+if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));

@@ -1,8 +1,9 @@
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import type { Log } from '../receipts/types.js';
-import { checkMisspelledMembers, isObject, MAX_SAFE, readArray, readHex, readInteger } from './fields.js';
+import { isObject } from './fields.js';
 import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
-import { readVerifyLog } from './receipt-root-request.js';
+import { BLOOM_LOG } from './receipt-root-request.js';
+import { arrayOf, hex, ignored, integer, object } from './schema.js';
 
 /** A validated `POST /v1/evm/verify/logs-bloom` body. */
 export interface LogsBloomRequest {
@@ -12,23 +13,35 @@ export interface LogsBloomRequest {
   logs: Log[];
 }
 
-const BODY_MEMBERS = ['chain_id', 'block_number', 'expected_bloom', 'logs', 'limit', 'cursor'];
+/** The logs-bloom request body: `chain_id` and `block_number` are optional context, echoed. */
+export const LOGS_BLOOM_BODY = object(
+  {
+    chain_id: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'chain id as a JSON integer' }), nullable: true },
+    block_number: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'block number as a JSON integer' }), nullable: true },
+    expected_bloom: {
+      spec: hex({ bytes: BLOOM_BYTES, description: 'The 2048-bit bloom to compare with, 512 hex characters.', expected: '2048-bit bloom as 512 hex characters' }),
+      required: true,
+    },
+    logs: { spec: arrayOf(BLOOM_LOG, { description: 'The logs, in any order (may be empty).', expected: 'an array of logs (may be empty)' }), required: true },
+    limit: { spec: ignored('Accepted; one result per request.') },
+    cursor: { spec: ignored('Accepted; reserved for future pagination.') },
+  },
+  { description: 'POST /v1/evm/verify/logs-bloom', expected: 'a JSON object' },
+);
 
-/**
- * Validates a logs-bloom body. `chain_id` and `block_number` are optional context;
- * `logs[].data` is accepted and ignored, since a bloom covers addresses and topics only.
- */
+/** Validates a logs-bloom body; `logs[].data` is accepted and ignored. */
 export function parseLogsBloomRequest(body: unknown): Parsed<LogsBloomRequest> {
   if (!isObject(body)) return bodyNotAnObject(body);
   const problems = new Problems();
-  checkMisspelledMembers(body, '', BODY_MEMBERS, problems);
-  const optionalInteger = (member: 'chain_id' | 'block_number', what: string): number | null | undefined =>
-    body[member] === undefined || body[member] === null ? null : readInteger(body[member], member, problems, 0, MAX_SAFE, what);
-  const chainId = optionalInteger('chain_id', 'chain id as a JSON integer');
-  const blockNumber = optionalInteger('block_number', 'block number as a JSON integer');
-  const expectedBloom = readHex(body.expected_bloom, 'expected_bloom', problems, BLOOM_BYTES, '2048-bit bloom as 512 hex characters');
-  const list = readArray(body.logs, 'logs', problems, 'an array of logs (may be empty)');
-  const logs = (list ?? []).map((log, i) => readVerifyLog(log, `logs[${i}]`, problems, false));
+  const values = LOGS_BLOOM_BODY.read(body, '', problems)!;
   if (!problems.empty) return { ok: false, problems: problems.list, count: problems.count };
-  return { ok: true, value: { chainId: chainId!, blockNumber: blockNumber!, expectedBloom: expectedBloom!, logs: logs as Log[] } };
+  return {
+    ok: true,
+    value: {
+      chainId: values.chain_id ?? null,
+      blockNumber: values.block_number ?? null,
+      expectedBloom: values.expected_bloom!,
+      logs: values.logs!.map((log) => ({ address: log.contract_address!, topics: log.topics!, data: new Uint8Array(0) })),
+    },
+  };
 }

@@ -1,19 +1,9 @@
 import type { ChainInfo, ChainRegistry } from '../chains/registry.js';
 import { describeTypes, type RuleSet } from '../receipts/rules.js';
 import type { Log, Receipt } from '../receipts/types.js';
-import {
-  checkMisspelledMembers,
-  isObject,
-  join,
-  MAX_SAFE,
-  readArray,
-  readHex,
-  readInteger,
-  readObject,
-  readQuantity,
-  type JsonObject,
-} from './fields.js';
+import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
+import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
 export interface ReceiptRootRequest {
@@ -33,118 +23,140 @@ export interface UnsupportedChain {
   chain?: ChainInfo;
 }
 
-const BODY_MEMBERS = ['chain_id', 'receipt_root', 'transactions', 'block_number', 'block_hash', 'header_rlp', 'limit', 'cursor'];
-const RECEIPT_MEMBERS = ['index', 'status', 'root', 'cumulative_gas_used', 'logs', 'type', 'deposit_nonce', 'deposit_receipt_version'];
-const LOG_MEMBERS = ['contract_address', 'topics', 'data'];
-
 /** The deposit type of the OP stack. */
 const OP_DEPOSIT = 0x7e;
 
+const address = hex({ bytes: 20, description: 'Emitting contract, 20 bytes.' });
+const topics = arrayOf(hex({ bytes: 32, description: 'A topic, 32 bytes.' }), {
+  maxItems: 4,
+  description: '0 to 4 topics in emission order, topic 0 first; empty for a topic-less log.',
+  expected: 'an array of 0 to 4 topics (32-byte hex each)',
+});
+
+/** A log of the verify endpoints (spec: `transactions[].logs[]`). */
+export const VERIFY_LOG = object(
+  {
+    contract_address: { spec: address, required: true },
+    topics: { spec: topics, required: true },
+    data: { spec: hex({ description: 'Even-length hex; `0x` (or empty) when empty.', expected: 'even-length hex data, 0x when empty' }), required: true },
+  },
+  { description: 'A log.', expected: 'a log object with contract_address, topics and data' },
+);
+
+/** A log of the logs-bloom endpoint: `data` does not enter a bloom. */
+export const BLOOM_LOG = object(
+  {
+    contract_address: { spec: address, required: true },
+    topics: { spec: topics, required: true },
+    data: { spec: ignored('Accepted and ignored: a bloom covers addresses and topics only.') },
+  },
+  { description: 'A log.', expected: 'a log object with contract_address and topics' },
+);
+
+const RECEIPT_MEMBERS = {
+    index: { spec: integer({ min: 0, description: 'Zero-based transaction index.', expected: 'zero-based transaction index (JSON integer)' }), required: true },
+    type: {
+      spec: integer({ min: 0, max: 255, description: 'Extension: EIP-2718 transaction type (default 0); one the chain knows.', expected: 'EIP-2718 transaction type as a JSON integer 0-255 (126 for 0x7e)' }),
+    },
+    status: { spec: integer({ min: 0, max: 1, description: '1 success, 0 revert (Byzantium and later); exclusive with root.', expected: '1 for success or 0 for revert' }), nullable: true },
+    root: { spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }), nullable: true },
+    cumulative_gas_used: { spec: quantity('Gas used in the block up to and including this transaction.'), required: true },
+    logs: { spec: arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }) },
+    deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
+    deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
+};
+const RECEIPT = object(RECEIPT_MEMBERS, { description: 'A receipt of the block.', expected: 'a receipt object' });
+type ReceiptValues = ReadMembers<typeof RECEIPT_MEMBERS>;
+
+/** One `transactions[]` entry as read: its valid members, and the raw object for the rules that join them. */
+interface ReceiptEntry {
+  values: ReceiptValues | undefined;
+  raw: Record<string, unknown>;
+  path: string;
+}
+
+const receiptList = arrayOf(RECEIPT, {
+  description: 'The complete receipt list of the block, in any order; indexes exactly 0..n-1.',
+  expected: 'the complete receipt list of the block (may be empty)',
+});
+
 /**
- * Parses a verify log object (`contract_address`, `topics`, and `data` unless `withData` is false).
- * Shared by the receipt-root and logs-bloom bodies.
+ * `transactions`: documented as an array of receipts, read entry by entry so that
+ * an entry with a bad member still contributes its index to the 0..n-1 check.
  */
-export function readVerifyLog(value: unknown, path: string, problems: Problems, withData: boolean): Log | undefined {
-  const log = readObject(value, path, problems, 'a log object with contract_address, topics and data');
-  if (log === undefined) return undefined;
-  checkMisspelledMembers(log, path, LOG_MEMBERS, problems);
-  const address = readHex(log.contract_address, join(path, 'contract_address'), problems, 20);
-  const topics = readTopics(log.topics, join(path, 'topics'), problems);
-  const data = withData ? readHex(log.data, join(path, 'data'), problems, undefined, 'even-length hex data, 0x when empty') : new Uint8Array(0);
-  if (address === undefined || topics === undefined || data === undefined) return undefined;
-  return { address, topics, data };
-}
+const TRANSACTIONS: Spec<ReceiptEntry[]> = {
+  schema: receiptList.schema,
+  read: (value, path, problems) =>
+    readArray(value, path, problems, 'the complete receipt list of the block (may be empty)')?.map((raw, i) => ({
+      values: RECEIPT.read(raw, `${path}[${i}]`, problems),
+      raw: isObject(raw) ? raw : {},
+      path: `${path}[${i}]`,
+    })),
+};
 
-function readTopics(value: unknown, path: string, problems: Problems): Uint8Array[] | undefined {
-  const list = readArray(value, path, problems, 'an array of 0 to 4 topics (32-byte hex each)');
-  if (list === undefined) return undefined;
-  if (list.length > 4) {
-    problems.add(path, 'out_of_range', `0 to 4 topics, got ${list.length}`);
-    return undefined;
-  }
-  const topics = list.map((topic, i) => readHex(topic, `${path}[${i}]`, problems, 32));
-  return topics.every((t) => t !== undefined) ? (topics as Uint8Array[]) : undefined;
-}
+/** The receipt-root request body: the spec's members and DECISIONS.md's extensions. */
+export const RECEIPT_ROOT_BODY = object(
+  {
+    chain_id: { spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }), required: true },
+    receipt_root: { spec: hex({ bytes: 32, description: 'Root reported by your source, compared with the recomputed one.' }), required: true },
+    block_number: { spec: integer({ min: 0, description: 'Height of the block being verified.', expected: 'block number as a JSON integer' }), nullable: true },
+    block_hash: { spec: hex({ bytes: 32, description: 'Guard hash of the intended block.' }), nullable: true },
+    header_rlp: {
+      spec: hex({ description: "Extension: the block header's RLP; binds the root to block_hash and block_number.", expected: 'the block header RLP as hex' }),
+      nullable: true,
+    },
+    transactions: { spec: TRANSACTIONS, required: true },
+    limit: { spec: ignored('Accepted; one result per request.') },
+    cursor: { spec: ignored('Accepted; reserved for future pagination.') },
+  },
+  { description: 'POST /v1/evm/verify/receipt-root', expected: 'a JSON object' },
+);
 
-interface IndexedReceipt {
-  index: number;
-  receipt: Receipt;
-}
-
-function readReceipt(value: unknown, path: string, problems: Problems, rules: RuleSet | undefined): Partial<IndexedReceipt> {
-  const tx = readObject(value, path, problems, 'a receipt object');
-  if (tx === undefined) return {};
-  checkMisspelledMembers(tx, path, RECEIPT_MEMBERS, problems);
+/** The consensus receipt of one validated `transactions[]` entry, checking the rules that join its members. */
+function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, rules: RuleSet | undefined): Receipt | undefined {
+  if (tx === undefined) return undefined;
   const before = problems.count;
-  const index = readInteger(tx.index, join(path, 'index'), problems, 0, MAX_SAFE, 'zero-based transaction index (JSON integer)');
-  const type = tx.type === undefined ? 0 : readInteger(tx.type, join(path, 'type'), problems, 0, 255, 'EIP-2718 transaction type as a JSON integer 0-255 (126 for 0x7e)');
+  const type = tx.type ?? (raw.type === undefined ? 0 : undefined);
   if (type !== undefined && rules !== undefined && !rules.layouts.has(type)) {
     problems.add(join(path, 'type'), 'unknown_type', `a receipt type of the ${rules.name} rule set: ${describeTypes(rules)}; got ${type}`);
   }
-  const outcome = readOutcome(tx, path, problems, type);
-  const cumulativeGasUsed = readQuantity(tx.cumulative_gas_used, join(path, 'cumulative_gas_used'), problems);
-  const deposit = readDepositFields(tx, path, problems, type, rules);
-  const logsValue = tx.logs ?? [];
-  const logList = readArray(logsValue, join(path, 'logs'), problems, 'an array of logs');
-  const logs = (logList ?? []).map((log, i) => readVerifyLog(log, `${path}.logs[${i}]`, problems, true));
-  if (problems.count !== before || type === undefined || cumulativeGasUsed === undefined) return { index };
-  const receipt: Receipt = { type, ...outcome, cumulativeGasUsed, logs: logs as Log[], ...deposit };
-  return { index, receipt };
-}
-
-function readOutcome(tx: JsonObject, path: string, problems: Problems, type: number | undefined): Pick<Receipt, 'status' | 'root'> {
-  const hasStatus = tx.status !== undefined && tx.status !== null;
-  const hasRoot = tx.root !== undefined && tx.root !== null;
-  if (hasStatus && hasRoot) {
-    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-    return {};
+  const hasStatus = raw.status !== undefined && raw.status !== null;
+  const hasRoot = raw.root !== undefined && raw.root !== null;
+  if (hasStatus && hasRoot) problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
+  else if (!hasStatus && !hasRoot) problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
+  else if (hasRoot && type !== undefined && type !== 0) {
+    problems.add(join(path, 'root'), 'conflict', `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`);
   }
-  if (hasRoot) {
-    if (type !== undefined && type !== 0) {
-      problems.add(join(path, 'root'), 'conflict', `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`);
-      return {};
+  const hasNonce = raw.deposit_nonce !== undefined;
+  const hasVersion = raw.deposit_receipt_version !== undefined;
+  if (hasNonce || hasVersion) {
+    const isDeposit = type === OP_DEPOSIT && (rules === undefined || rules.layouts.get(OP_DEPOSIT) === 'op-deposit');
+    if (!isDeposit) {
+      problems.add(join(path, hasNonce ? 'deposit_nonce' : 'deposit_receipt_version'), 'conflict', 'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)');
+    } else if (hasVersion && !hasNonce) {
+      problems.add(join(path, 'deposit_nonce'), 'missing', 'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)');
     }
-    const root = readHex(tx.root, join(path, 'root'), problems, 32);
-    return root === undefined ? {} : { root };
   }
-  if (!hasStatus) {
-    problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
-    return {};
-  }
-  const status = readInteger(tx.status, join(path, 'status'), problems, 0, 1, '1 for success or 0 for revert');
-  return status === undefined ? {} : { status: status as 0 | 1 };
-}
-
-function readDepositFields(
-  tx: JsonObject,
-  path: string,
-  problems: Problems,
-  type: number | undefined,
-  rules: RuleSet | undefined,
-): Pick<Receipt, 'depositNonce' | 'depositReceiptVersion'> {
-  if (tx.deposit_nonce === undefined && tx.deposit_receipt_version === undefined) return {};
-  const isDeposit = type === OP_DEPOSIT && (rules === undefined || rules.layouts.get(OP_DEPOSIT) === 'op-deposit');
-  if (!isDeposit) {
-    const member = tx.deposit_nonce !== undefined ? 'deposit_nonce' : 'deposit_receipt_version';
-    problems.add(join(path, member), 'conflict', 'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)');
-    return {};
-  }
-  const depositNonce = tx.deposit_nonce === undefined ? undefined : readQuantity(tx.deposit_nonce, join(path, 'deposit_nonce'), problems);
-  if (tx.deposit_receipt_version === undefined) return depositNonce === undefined ? {} : { depositNonce };
-  const depositReceiptVersion = readQuantity(tx.deposit_receipt_version, join(path, 'deposit_receipt_version'), problems);
-  if (tx.deposit_nonce === undefined) {
-    problems.add(join(path, 'deposit_nonce'), 'missing', 'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)');
-  }
-  if (depositNonce === undefined || depositReceiptVersion === undefined) return {};
-  return { depositNonce, depositReceiptVersion };
+  if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
+  if (hasStatus ? tx.status === undefined : tx.root === undefined) return undefined;
+  if ((raw.logs !== undefined && tx.logs === undefined) || (hasNonce && tx.deposit_nonce === undefined) || (hasVersion && tx.deposit_receipt_version === undefined)) return undefined;
+  return {
+    type,
+    ...(hasStatus ? { status: tx.status as 0 | 1 } : { root: tx.root! }),
+    cumulativeGasUsed: tx.cumulative_gas_used,
+    logs: (tx.logs ?? []).map((log): Log => ({ address: log.contract_address!, topics: log.topics!, data: log.data! })),
+    ...(tx.deposit_nonce !== undefined && { depositNonce: tx.deposit_nonce }),
+    ...(tx.deposit_receipt_version !== undefined && { depositReceiptVersion: tx.deposit_receipt_version }),
+  };
 }
 
 /** Checks that the indexes are exactly 0..n-1, each once; returns receipts in index order. */
-function orderByIndex(entries: Array<Partial<IndexedReceipt>>, problems: Problems): Receipt[] {
+function orderByIndex(entries: ReceiptEntry[], receipts: Array<Receipt | undefined>, problems: Problems): Receipt[] {
   const n = entries.length;
-  const byIndex = new Array<Receipt | undefined>(n);
+  const byIndex = new Array<Receipt>(n);
   const seenAt = new Map<number, number>();
-  entries.forEach(({ index, receipt }, position) => {
+  entries.forEach(({ values }, position) => {
+    const index = values?.index;
     if (index === undefined) return;
     const path = `transactions[${position}].index`;
     if (index >= n) {
@@ -157,52 +169,47 @@ function orderByIndex(entries: Array<Partial<IndexedReceipt>>, problems: Problem
       return;
     }
     seenAt.set(index, position);
-    byIndex[index] = receipt;
+    byIndex[index] = receipts[position]!;
   });
-  const unreadable = entries.some((e) => e.index === undefined);
-  if (!unreadable) {
+  if (entries.every((e) => e.values?.index !== undefined)) {
     for (let i = 0; i < n; i++) {
       if (!seenAt.has(i)) problems.add('transactions', 'missing', `a transaction with index ${i}: indexes must be exactly 0..${n - 1}`);
     }
   }
-  return byIndex as Receipt[];
+  return byIndex;
 }
 
 /**
- * Validates a receipt-root body against DECISIONS.md. Returns the request, or every
- * problem (400), or the unsupported chain (422) when the body is otherwise valid.
+ * Validates a receipt-root body against the spec and DECISIONS.md. Returns the
+ * request, or every problem (400), or the unsupported chain (422) when the body is
+ * otherwise valid.
  */
 export function parseReceiptRootRequest(
   body: unknown,
   registry: ChainRegistry,
 ): Parsed<ReceiptRootRequest> | { ok: false; unsupported: UnsupportedChain } {
   if (!isObject(body)) return bodyNotAnObject(body);
-  const obj = body;
   const problems = new Problems();
-  checkMisspelledMembers(obj, '', BODY_MEMBERS, problems);
-  const chainId = readInteger(obj.chain_id, 'chain_id', problems, 0, MAX_SAFE, 'chain id as a JSON integer');
-  const chain = chainId === undefined ? undefined : registry.get(chainId);
+  const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
+  const chain = values.chain_id === undefined ? undefined : registry.get(values.chain_id);
   const rules = chain?.verifiable ? registry.rulesOf(chain) : undefined;
-  const receiptRoot = readHex(obj.receipt_root, 'receipt_root', problems, 32);
-  const blockNumber = obj.block_number === undefined || obj.block_number === null ? undefined : readInteger(obj.block_number, 'block_number', problems, 0, MAX_SAFE, 'block number as a JSON integer');
-  const blockHash = obj.block_hash === undefined || obj.block_hash === null ? undefined : readHex(obj.block_hash, 'block_hash', problems, 32);
-  const headerRlp = obj.header_rlp === undefined || obj.header_rlp === null ? undefined : readHex(obj.header_rlp, 'header_rlp', problems, undefined, 'the block header RLP as hex');
-  const list = readArray(obj.transactions, 'transactions', problems, 'the complete receipt list of the block (may be empty)');
-  const entries = (list ?? []).map((tx, i) => readReceipt(tx, `transactions[${i}]`, problems, rules));
-  const receipts = orderByIndex(entries, problems);
+  const entries = values.transactions ?? [];
+  const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
+  const ordered = orderByIndex(entries, receipts, problems);
 
   if (!problems.empty) return { ok: false, problems: problems.list, count: problems.count };
-  if (chain === undefined || !chain.verifiable) return { ok: false, unsupported: chain === undefined ? { chainId: chainId! } : { chainId: chainId!, chain } };
+  const chainId = values.chain_id!;
+  if (chain === undefined || !chain.verifiable) return { ok: false, unsupported: chain === undefined ? { chainId } : { chainId, chain } };
   return {
     ok: true,
     value: {
-      chainId: chainId!,
+      chainId,
       chain,
-      receiptRoot: receiptRoot!,
-      receipts,
-      ...(blockNumber !== undefined && { blockNumber }),
-      ...(blockHash !== undefined && { blockHash }),
-      ...(headerRlp !== undefined && { headerRlp }),
+      receiptRoot: values.receipt_root!,
+      receipts: ordered,
+      ...(values.block_number !== undefined && { blockNumber: values.block_number }),
+      ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
+      ...(values.header_rlp !== undefined && { headerRlp: values.header_rlp }),
     },
   };
 }

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
+import { openStore, startServer } from '../server/serve.js';
+import type { Store } from '../server/store/types.js';
+import { runAdmin } from './admin.js';
+import { UsageError } from './io.js';
+
+export const SERVER_USAGE = `  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
+  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
+  evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
+
+/** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
+export function loadConfig(values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string }, env: NodeJS.ProcessEnv): ServerConfig {
+  const file = values.config ?? env.EVM_INTEGRITY_CONFIG;
+  let config = DEFAULT_CONFIG;
+  if (file !== undefined && file !== '') {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read the configuration ${file}: ${(error as Error).message}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
+    }
+    config = parseConfig(json);
+  }
+  config = applyEnvironment(config, env);
+  const flags: Record<string, unknown> = {};
+  if (values.host !== undefined) flags.host = values.host;
+  if (values.port !== undefined) flags.port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
+  if (values.store !== undefined) flags.store = values.store;
+  if (values['data-dir'] !== undefined) flags.data_dir = values['data-dir'];
+  return Object.keys(flags).length === 0 ? config : parseConfig(flags, config);
+}
+
+const OPTIONS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  store: { type: 'string' },
+  'data-dir': { type: 'string' },
+} as const;
+
+/** `serve`: runs until SIGINT or SIGTERM, then shuts down gracefully. */
+export async function runServe(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
+  const config = loadConfig(values, process.env);
+  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const server = await startServer(config, { logger });
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down: finishing requests in progress');
+      void server.close().then(resolve, (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  logger.info('stopped');
+  return 0;
+}
+
+/** `accounts …` and `keys …` on the store the server uses (same --config / --data-dir). */
+export function runAdminCommand(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }): number {
+  const storeArgs: string[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const name = arg.replace(/^--/, '').split('=')[0]!;
+    if (arg.startsWith('--') && name in OPTIONS) {
+      storeArgs.push(arg);
+      if (!arg.includes('=')) storeArgs.push(argv[++i] ?? '');
+    } else rest.push(arg);
+  }
+  const { values } = parseArgs({ args: storeArgs, options: OPTIONS, allowPositionals: false });
+  const config = loadConfig(values, process.env);
+  if (config.store === 'memory') throw new UsageError('accounts and keys need a persistent store: the memory store lives only inside a running server');
+  let store: Store | undefined;
+  try {
+    store = openStore(config);
+    return runAdmin(rest, io, store);
+  } finally {
+    store?.close();
+  }
+}
+
+export { ConfigError };

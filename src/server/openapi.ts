@@ -1,0 +1,147 @@
+import type { JsonSchema } from '../input/schema.js';
+import type { Endpoint } from './app.js';
+
+const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+
+/** `data[0]` of a receipt-root answer. */
+export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['block_number', 'block_hash', 'parent_block_hash', 'receipt_root', 'computed_receipt_root', 'is_identical', 'header_verified', 'computed_logs_bloom', 'logs_bloom_matches_header', 'transaction_count'],
+  properties: {
+    block_number: nullable({ type: 'integer' }),
+    block_hash: nullable(hex(32, 'From the request, else the hash of header_rlp.')),
+    parent_block_hash: nullable(hex(32, 'From header_rlp.')),
+    receipt_root: hex(32, 'As sent.'),
+    computed_receipt_root: hex(32, 'Recomputed from the receipts.'),
+    is_identical: { type: 'boolean', description: 'computed_receipt_root equals receipt_root.' },
+    header_verified: nullable({ type: 'boolean', description: 'With header_rlp: its hash is block_hash, its number block_number, its receipts root receipt_root.' }),
+    computed_logs_bloom: hex(256, 'Block bloom of all the receipts.'),
+    logs_bloom_matches_header: nullable({ type: 'boolean' }),
+    transaction_count: { type: 'integer' },
+  },
+};
+
+/** `data[0]` of a logs-bloom answer. */
+export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['expected_bloom', 'computed_bloom', 'is_identical'],
+  properties: { expected_bloom: hex(256, 'As sent.'), computed_bloom: hex(256, 'Folded from the logs.'), is_identical: { type: 'boolean' } },
+};
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'http_status', 'message', 'hint', 'docs_url'],
+      properties: {
+        code: { type: 'string', enum: ['BAD_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'CHAIN_NOT_SUPPORTED', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_SERVER_ERROR', 'SERVICE_UNAVAILABLE'] },
+        http_status: { type: 'integer' },
+        message: { type: 'string' },
+        hint: { type: 'string' },
+        severity: { type: 'string', enum: ['error', 'warning', 'critical'] },
+        retryable: { type: 'boolean' },
+        details: nullable({ type: 'object' }),
+        docs_url: { type: 'string' },
+      },
+    },
+  },
+};
+
+/** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
+export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [
+  { status: 400, code: 'BAD_REQUEST', when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON or a Content-Type other than application/json.' },
+  { status: 401, code: 'UNAUTHORIZED', when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).' },
+  { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
+  { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
+  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'The request body is over the server\'s limit (details.max_allowed_bytes).' },
+  { status: 422, code: 'CHAIN_NOT_SUPPORTED', when: 'chain_id is not in the registry (GET /v1/chains), or its receipts root is not a Patricia root.' },
+  { status: 429, code: 'RATE_LIMIT_EXCEEDED', when: 'Over the account\'s requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.' },
+  { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
+  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'Too many requests in progress; retry after Retry-After seconds.' },
+];
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+/**
+ * The OpenAPI 3.1 document of the service. Request bodies are the very schemas
+ * that validate requests (src/input/schema.ts), so the document cannot drift.
+ */
+export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin: string; endpoints: readonly Endpoint[]; bodyLimitBytes: number }): JsonSchema {
+  const paths: Record<string, unknown> = {};
+  for (const endpoint of endpoints) {
+    const id = endpoint.name.replace(/\W+(\w)/g, (_, ch: string) => ch.toUpperCase());
+    paths[endpoint.path] = {
+      post: {
+        operationId: id,
+        summary: endpoint.summary,
+        description: `Costs ${endpoint.cu} CU when answered 2xx. Body limit ${bodyLimitBytes} bytes.`,
+        security: [{ bearer: [] }],
+        requestBody: { required: true, content: { 'application/json': { schema: endpoint.requestSchema } } },
+        responses: {
+          '200': {
+            description: 'The verification result.',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['chain_id', 'data', 'count'],
+                  properties: { chain_id: nullable({ type: 'integer' }), data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 }, cursor: { type: 'null' }, count: { const: 1 } },
+                },
+              },
+            },
+          },
+          ...Object.fromEntries(ERROR_CODES.filter((e) => e.status !== 404).map((e) => [String(e.status), errorResponse(e.when)])),
+        },
+      },
+    };
+  }
+  paths['/health'] = { get: { operationId: 'health', summary: 'Liveness; no key.', security: [], responses: { '200': { description: 'Healthy.', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } } }, '503': errorResponse('Degraded.') } } };
+  paths['/usage'] = {
+    get: {
+      operationId: 'usage',
+      summary: "The account's plan, CU and rate limit; costs nothing.",
+      security: [{ bearer: [] }],
+      responses: {
+        '200': {
+          description: 'Usage of the current billing period.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  plan: { type: 'string' },
+                  cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
+                  cu_used: { type: 'integer' },
+                  cu_remaining: { type: 'integer' },
+                  cu_reset_at: { type: 'string', format: 'date-time' },
+                  rate_limit_rps: { type: 'integer' },
+                  cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' } },
+                  billing_period: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } } },
+                },
+              },
+            },
+          },
+        },
+        '401': errorResponse('No valid key.'),
+      },
+    },
+  };
+  paths['/chains'] = {
+    get: {
+      operationId: 'chains',
+      summary: 'Extension: the chain registry; costs nothing.',
+      security: [{ bearer: [] }],
+      responses: { '200': { description: 'Chains: chain_id, name, rules, verifiable (and why not).' }, '401': errorResponse('No valid key.') },
+    },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'evm-integrity verifier', version: '1', description: 'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix.' },
+    servers: [{ url: `${origin}/v1` }],
+    paths,
+    components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } } },
+  };
+}

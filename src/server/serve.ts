@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { ANONYMOUS_ACCOUNT, createApp } from './app.js';
+import { publicUrlOf, type ServerConfig } from './config.js';
+import { MemoryStore } from './store/memory-store.js';
+import { SqliteStore } from './store/sqlite-store.js';
+import type { Store } from './store/types.js';
+
+/** The SQLite file of a data directory. */
+export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
+
+/** Opens the configured store. */
+export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
+  if (config.store === 'memory') return new MemoryStore();
+  mkdirSync(config.dataDir, { recursive: true });
+  return new SqliteStore(storeFile(config.dataDir));
+}
+
+/**
+ * Brings the store in line with the configuration: its accounts and keys, the
+ * anonymous account when auth is off, and on a first start with no account at
+ * all, one local account whose key is returned to be printed once.
+ */
+export function provision(store: Store, config: ServerConfig, now: Date): { bootstrapKey?: string } {
+  for (const account of config.accounts) {
+    store.upsertAccount({ id: account.id, name: account.name, plan: account.plan, cuLimit: account.cuLimit, rateLimitRps: account.rateLimitRps, entitlements: account.entitlements }, now);
+    for (const key of account.keys) store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
+  }
+  if (!config.auth) {
+    if (store.getAccount(ANONYMOUS_ACCOUNT) === undefined) {
+      store.createAccount({ id: ANONYMOUS_ACCOUNT, name: 'anonymous (auth off)', plan: 'self-hosted', cuLimit: Number.MAX_SAFE_INTEGER, rateLimitRps: 1_000_000 }, now);
+    }
+    return {};
+  }
+  if (store.listAccounts().length > 0) return {};
+  const account = store.createAccount({ id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 }, now);
+  return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting, lets requests in progress finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+/** Starts the service on `config.host:config.port` (port 0: any free port). */
+export async function startServer(config: ServerConfig, options: { logger: Logger; store?: Store; print?: (text: string) => void }): Promise<RunningServer> {
+  const store = options.store ?? openStore(config);
+  const { bootstrapKey } = provision(store, config, new Date());
+  // The app is made once the port is known (port 0 picks one), so docs_url and the
+  // OpenAPI servers name the real origin; no request can arrive before that.
+  let fetchHandler: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: (request) => fetchHandler(request), hostname: config.host, port: config.port }, (info) => {
+      fetchHandler = createApp({ config: { ...config, port: info.port }, store, logger: options.logger }).fetch;
+      resolve(s);
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = publicUrlOf({ ...config, port });
+  options.logger.info({ url, store: config.store, auth: config.auth }, 'listening');
+  if (bootstrapKey !== undefined) {
+    (options.print ?? ((t) => process.stderr.write(t)))(
+      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry: curl -s ${url}/v1/usage -H "Authorization: Bearer ${bootstrapKey}"\n\n`,
+    );
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    close: () =>
+      (closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => {
+          store.close();
+          if (error) reject(error);
+          else resolve();
+        });
+        // Idle keep-alive sockets would hold close() open; requests in progress still finish.
+        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      })),
+  };
+}

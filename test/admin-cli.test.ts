@@ -1,0 +1,297 @@
+import { createHash } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runAdmin } from '../src/cli/admin.js';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import type { Store } from '../src/server/store/types.js';
+
+const NOW = new Date('2024-01-31T10:00:00.000Z');
+
+function run(store: Store, args: string[], now: Date = NOW) {
+  let stdout = '';
+  let stderr = '';
+  const code = runAdmin(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, store, () => now);
+  return { code, stdout, stderr };
+}
+
+/** An error: exit 2, nothing on stdout, exactly this one line on stderr. */
+function expectError(result: ReturnType<typeof run>, message: string) {
+  expect(result).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${message}\n` });
+}
+
+let store: MemoryStore;
+beforeEach(() => {
+  store = new MemoryStore();
+});
+
+const createAcme = () => run(store, ['accounts', 'create', '--name', 'Acme', '--id', 'acme']);
+
+describe('accounts create', () => {
+  it('creates with the defaults and describes the account', () => {
+    const result = createAcme();
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe(
+      [
+        'Created account acme (Acme)',
+        '  plan            self-hosted',
+        '  CU per period   1000000',
+        '  requests/s      25 (shared by all keys of the account)',
+        '  endpoints       all',
+        '  chains          all',
+        '  billing period  2024-01-31T10:00:00.000Z to 2024-02-29T10:00:00.000Z (a calendar month)',
+        'Next: evm-integrity keys create acme',
+        '',
+      ].join('\n'),
+    );
+    expect(store.getAccount('acme')).toMatchObject({ name: 'Acme', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25, entitlements: null });
+  });
+
+  it('takes every option, and prints JSON with --json', () => {
+    const result = run(store, [
+      'accounts', 'create', '--name', 'Beta Labs', '--plan', 'team', '--cu-limit', '5_000', '--rps', '7',
+      '--endpoints', '/v1/evm/verify/receipt-root, verify/logs-bloom', '--chains', '1,10', '--json',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      id: 'beta-labs',
+      name: 'Beta Labs',
+      plan: 'team',
+      cu_limit: 5000,
+      rate_limit_rps: 7,
+      entitlements: { endpoints: ['verify/receipt-root', 'verify/logs-bloom'], chains: [1, 10] },
+      period_anchor: NOW.toISOString(),
+      created_at: NOW.toISOString(),
+      usage: {
+        cu_limit: 5000,
+        cu_extra: 0,
+        cu_allowance: 5000,
+        cu_used: 0,
+        cu_remaining: 5000,
+        cu_reset_at: '2024-02-29T10:00:00.000Z',
+        billing_period: { start: NOW.toISOString(), end: '2024-02-29T10:00:00.000Z' },
+        cu_by_endpoint: {},
+      },
+    });
+    expect(run(store, ['accounts', 'create', '--name', 'C', '--chains', '137']).stdout).toContain('  endpoints       all\n  chains          137\n');
+  });
+
+  it('reports each bad input on one line with exit 2', () => {
+    createAcme();
+    const cases: [string[], string][] = [
+      [[], 'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [['--name', ''], 'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [['--name'], '--name needs a value'],
+      [['--name', '--id', 'x'], '--name needs a value'],
+      [['--name', 'X', '--cu-limit', 'lots'], '--cu-limit must be a non-negative integer, got "lots"'],
+      [['--name', 'X', '--cu-limit', '1e6'], '--cu-limit must be a non-negative integer, got "1e6"'],
+      [['--name', 'X', '--rps', '0'], '--rps must be a positive integer, got "0"'],
+      [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
+      [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
+      [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
+      [['--name', 'X', '--id', 'a b'], 'id must be 1-64 characters of letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit, got "a b"'],
+      [['--name', 'X', '--plan', ' '], 'plan must be a non-empty string'],
+      [['--name', 'X', '--colour', 'red'], 'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [['--name', 'X', 'extra'], 'unexpected argument "extra" (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [['--name', 'X', '--json=yes'], '--json takes no value'],
+    ];
+    for (const [args, message] of cases) expectError(run(store, ['accounts', 'create', ...args]), message);
+    expect(store.listAccounts().map((a) => a.id)).toEqual(['acme']);
+  });
+});
+
+describe('accounts list', () => {
+  it('says when there are none', () => {
+    expect(run(store, ['accounts', 'list'])).toEqual({ code: 0, stdout: 'No accounts yet. Create one: evm-integrity accounts create --name NAME\n', stderr: '' });
+    expect(run(store, ['accounts', 'list', '--json']).stdout).toBe('[]\n');
+  });
+
+  it('lists accounts with their usage and active keys', () => {
+    createAcme();
+    run(store, ['accounts', 'create', '--name', 'Beta', '--endpoints', 'verify/logs-bloom', '--rps', '5']);
+    store.createKey('acme', 'a', NOW);
+    store.charge('acme', 3, { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 }, NOW);
+    store.addCu('acme', 100, NOW);
+    const text = run(store, ['accounts', 'list']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n')).toEqual([
+      'ID    NAME  PLAN         CU USED  CU ALLOWANCE             RPS  KEYS  ENDPOINTS          CHAINS  PERIOD ENDS',
+      'acme  Acme  self-hosted  3        1000100 (1000000 + 100)  25   1     all                all     2024-02-29T10:00:00.000Z',
+      'beta  Beta  self-hosted  0        1000000                  5    0     verify/logs-bloom  all     2024-02-29T10:00:00.000Z',
+      '',
+    ]);
+    const json = JSON.parse(run(store, ['accounts', 'list', '--json']).stdout);
+    expect(json).toHaveLength(2);
+    expect(json[0]).toMatchObject({ id: 'acme', active_keys: 1, usage: { cu_used: 3, cu_extra: 100, cu_allowance: 1_000_100, cu_remaining: 1_000_097, cu_by_endpoint: { 'verify/receipt-root': 3 } } });
+    expect(json[1]).toMatchObject({ id: 'beta', rate_limit_rps: 5, entitlements: { endpoints: ['verify/logs-bloom'] } });
+  });
+
+  it('takes no argument', () => {
+    expectError(run(store, ['accounts', 'list', 'acme']), 'unexpected argument "acme" (usage: evm-integrity accounts list)');
+  });
+});
+
+describe('accounts add-cu', () => {
+  beforeEach(createAcme);
+
+  it('raises the allowance of the current period', () => {
+    const result = run(store, ['accounts', 'add-cu', 'acme', '5000']);
+    expect(result).toEqual({
+      code: 0,
+      stdout: 'Added 5000 CU to acme until 2024-02-29T10:00:00.000Z: allowance 1005000 CU (limit 1000000 + packages 5000), used 0, remaining 1005000\n',
+      stderr: '',
+    });
+    const json = JSON.parse(run(store, ['accounts', 'add-cu', 'acme', '1', '--json']).stdout);
+    expect(json).toMatchObject({ account_id: 'acme', added_cu: 1, usage: { cu_extra: 5001, cu_allowance: 1_005_001 } });
+    expect(store.usage('acme', NOW).cuExtra).toBe(5001);
+  });
+
+  it('reports bad input', () => {
+    expectError(run(store, ['accounts', 'add-cu']), 'accounts add-cu needs an account ID (usage: evm-integrity accounts add-cu ID CU)');
+    expectError(run(store, ['accounts', 'add-cu', 'acme']), 'accounts add-cu needs the number of CU to add (usage: evm-integrity accounts add-cu ID CU)');
+    expectError(run(store, ['accounts', 'add-cu', 'acme', '0']), 'CU must be a positive integer, got "0"');
+    expectError(run(store, ['accounts', 'add-cu', 'acme', 'many']), 'CU must be a positive integer, got "many"');
+    expectError(run(store, ['accounts', 'add-cu', 'acme', '-5']), 'numbers must be non-negative integers, got -5');
+    expectError(run(store, ['accounts', 'add-cu', 'acme', '5', '6']), 'unexpected argument "6" (usage: evm-integrity accounts add-cu ID CU)');
+    expectError(run(store, ['accounts', 'add-cu', 'nobody', '5']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expect(store.usage('acme', NOW).cuExtra).toBe(0);
+  });
+});
+
+describe('keys create', () => {
+  beforeEach(createAcme);
+
+  it('prints the key once, with a warning that it will not be shown again', () => {
+    const result = run(store, ['keys', 'create', 'acme', '--label', 'ci']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const key = /^ {2}(evmi_[A-Za-z0-9_-]{43})$/m.exec(result.stdout)?.[1];
+    expect(key).toBeDefined();
+    const record = store.listKeys('acme')[0]!;
+    expect(result.stdout).toBe(
+      `Created key ${record.id} for account acme (label "ci"):\n\n  ${key}\n\n` +
+        'This key will not be shown again: store it now (an environment variable or a secret manager).\nUse it as: Authorization: Bearer <key>\n',
+    );
+    expect(store.authenticate(key!)).toMatchObject({ status: 'active', key: { label: 'ci' } });
+  });
+
+  it('with --json: the key in the JSON, the warning on stderr; label defaults to "default"', () => {
+    const result = run(store, ['keys', 'create', 'acme', '--json']);
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json).toEqual({ id: json.id, account_id: 'acme', label: 'default', hint: json.key.slice(0, 8), status: 'active', created_at: NOW.toISOString(), revoked_at: null, key: json.key });
+    expect(result.stderr).toBe('This key will not be shown again: store it now (an environment variable or a secret manager).\n');
+    expect(store.authenticate(json.key).status).toBe('active');
+  });
+
+  it('reports bad input and refusals', () => {
+    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    expectError(run(store, ['keys', 'create', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), 'label must be a non-empty string');
+    expectError(run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
+    expectError(run(store, ['keys', 'create', 'acme', 'other']), 'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    for (let i = 0; i < 5; i++) expect(run(store, ['keys', 'create', 'acme']).code).toBe(0);
+    expectError(run(store, ['keys', 'create', 'acme']), 'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
+    expect(store.listKeys('acme')).toHaveLength(5);
+  });
+});
+
+describe('keys list', () => {
+  beforeEach(createAcme);
+
+  it('says when there are none', () => {
+    expect(run(store, ['keys', 'list']).stdout).toBe('No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n');
+    expect(run(store, ['keys', 'list', 'acme']).stdout).toBe('No keys for account acme. Create one: evm-integrity keys create acme\n');
+  });
+
+  it('shows hint, label and status, never the key or its hash', () => {
+    run(store, ['accounts', 'create', '--name', 'Beta']);
+    const a = store.createKey('acme', 'ci', NOW);
+    const b = store.createKey('acme', 'laptop', NOW);
+    const c = store.createKey('beta', 'prod', NOW);
+    const hashed = store.importKey('beta', 'vault', { sha256: createHash('sha256').update('from-vault').digest('hex') }, NOW);
+    store.revokeKey(b.record.id, new Date('2024-02-01T00:00:00.000Z'));
+    const all = run(store, ['keys', 'list']);
+    expect(all.code).toBe(0);
+    expect(all.stdout.split('\n')).toEqual([
+      `ID${' '.repeat(14)}  ACCOUNT  HINT                LABEL   STATUS                            CREATED`,
+      `${a.record.id}  acme     ${a.record.hint}…           ci      active                            ${NOW.toISOString()}`,
+      `${b.record.id}  acme     ${b.record.hint}…           laptop  revoked 2024-02-01T00:00:00.000Z  ${NOW.toISOString()}`,
+      `${c.record.id}  beta     ${c.record.hint}…           prod    active                            ${NOW.toISOString()}`,
+      `${hashed.id}  beta     (imported by hash)  vault   active                            ${NOW.toISOString()}`,
+      '',
+    ]);
+    const json = JSON.parse(run(store, ['keys', 'list', 'acme', '--json']).stdout);
+    expect(json).toEqual([
+      { id: a.record.id, account_id: 'acme', label: 'ci', hint: a.record.hint, status: 'active', created_at: NOW.toISOString(), revoked_at: null },
+      { id: b.record.id, account_id: 'acme', label: 'laptop', hint: b.record.hint, status: 'revoked', created_at: NOW.toISOString(), revoked_at: '2024-02-01T00:00:00.000Z' },
+    ]);
+    const everything = all.stdout + run(store, ['keys', 'list', '--json']).stdout;
+    for (const { key, record } of [a, b, c]) {
+      expect(everything).not.toContain(key);
+      expect(everything).not.toContain(record.hash);
+    }
+    expect(everything).not.toContain(hashed.hash);
+  });
+
+  it('reports an unknown account', () => {
+    expectError(run(store, ['keys', 'list', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(run(store, ['keys', 'list', 'acme', 'x']), 'unexpected argument "x" (usage: evm-integrity keys list [ACCOUNT_ID])');
+  });
+});
+
+describe('keys revoke', () => {
+  beforeEach(createAcme);
+
+  it('revokes by id or by hint; a second revocation says so', () => {
+    const a = store.createKey('acme', 'ci', NOW);
+    expect(run(store, ['keys', 'revoke', a.record.id])).toEqual({
+      code: 0,
+      stdout: `Revoked key ${a.record.id} (${a.record.hint}…, label "ci") of account acme: requests with it now get 401\n`,
+      stderr: '',
+    });
+    expect(store.authenticate(a.key).status).toBe('revoked');
+    const later = new Date('2024-02-01T00:00:00.000Z');
+    expect(run(store, ['keys', 'revoke', a.record.hint], later).stdout).toBe(`Key ${a.record.id} (${a.record.hint}…) of account acme was already revoked at ${NOW.toISOString()}\n`);
+    const b = store.createKey('acme', 'laptop', NOW);
+    const json = JSON.parse(run(store, ['keys', 'revoke', b.record.hint, '--json'], later).stdout);
+    expect(json).toEqual({ id: b.record.id, account_id: 'acme', label: 'laptop', hint: b.record.hint, status: 'revoked', created_at: NOW.toISOString(), revoked_at: later.toISOString(), already_revoked: false });
+    expect(JSON.parse(run(store, ['keys', 'revoke', b.record.id, '--json'], later).stdout).already_revoked).toBe(true);
+  });
+
+  it('reports bad input', () => {
+    expectError(run(store, ['keys', 'revoke']), 'keys revoke needs a key ID or hint (usage: evm-integrity keys revoke ID_OR_HINT)');
+    expectError(run(store, ['keys', 'revoke', 'key_nope']), 'no key with id or hint "key_nope" (evm-integrity keys list shows them)');
+    expectError(run(store, ['keys', 'revoke', 'a', 'b']), 'unexpected argument "b" (usage: evm-integrity keys revoke ID_OR_HINT)');
+    const x = store.importKey('acme', 'x', { plain: 'same-hint-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }, NOW);
+    const y = store.importKey('acme', 'y', { plain: 'same-hint-yyyyyyyyyyyyyyyyyyyyyyyyyyyyy' }, NOW);
+    expectError(run(store, ['keys', 'revoke', 'same-hin']), `hint same-hin matches 2 keys (${x.id}, ${y.id}); revoke by key id`);
+  });
+});
+
+describe('commands and help', () => {
+  it('reports unknown or missing commands', () => {
+    expectError(run(store, []), 'say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)');
+    expectError(run(store, ['users', 'list']), 'unknown command "users"; expected accounts or keys');
+    expectError(run(store, ['accounts']), 'accounts needs a command: create, list, add-cu');
+    expectError(run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
+    expectError(run(store, ['keys', 'rotate']), 'unknown command "keys rotate"; expected one of create, list, revoke');
+  });
+
+  it('prints help on stdout with exit 0', () => {
+    for (const args of [['--help'], ['help'], ['accounts', '--help'], ['keys', 'help']]) {
+      const result = run(store, args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('evm-integrity keys revoke ID_OR_HINT');
+      expect(result.stderr).toBe('');
+    }
+    expect(run(store, ['keys', 'create', '--help']).stdout).toMatch(/^usage: evm-integrity keys create ACCOUNT_ID \[--label L\]\n/);
+  });
+
+  it('turns an unexpected fault into one line, exit 1, no stack trace', () => {
+    const broken = new MemoryStore();
+    broken.listAccounts = () => {
+      throw new Error('disk I/O error\n    at somewhere (file.js:1:1)');
+    };
+    expect(run(broken, ['accounts', 'list'])).toEqual({ code: 1, stdout: '', stderr: 'evm-integrity: accounts list failed: disk I/O error\n' });
+  });
+});

@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/cli/serve.js';
+import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, publicUrlOf } from '../src/server/config.js';
+
+describe('server configuration', () => {
+  it('embedded defaults: loopback:8080, SQLite in ./data, 32 MiB bodies, auth on', () => {
+    expect(DEFAULT_CONFIG).toMatchObject({ host: '127.0.0.1', port: 8080, store: 'sqlite', dataDir: './data', bodyLimitBytes: 33554432, auth: true });
+    expect(publicUrlOf(DEFAULT_CONFIG)).toBe('http://127.0.0.1:8080');
+  });
+
+  it('reads the README example', () => {
+    const config = parseConfig({
+      host: '0.0.0.0',
+      port: 9000,
+      public_url: 'https://verify.example.com',
+      accounts: [{ id: 'acme', name: 'Acme', plan: 'pro', cu_limit: 5, rate_limit_rps: 2, entitlements: { endpoints: ['verify/receipt-root'], chains: [1] }, keys: [{ label: 'ci', sha256: 'AB'.repeat(32) }, { label: 'b', key: 'plain-key' }] }],
+      chains: [{ chain_id: 31337, name: 'devnet', rules: 'ethereum' }],
+    });
+    expect(config.accounts[0]).toEqual({
+      id: 'acme',
+      name: 'Acme',
+      plan: 'pro',
+      cuLimit: 5,
+      rateLimitRps: 2,
+      entitlements: { endpoints: ['verify/receipt-root'], chains: [1] },
+      keys: [{ label: 'ci', sha256: 'ab'.repeat(32) }, { label: 'b', key: 'plain-key' }],
+    });
+    expect(config.chains).toEqual([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]);
+    expect(publicUrlOf(config)).toBe('https://verify.example.com');
+  });
+
+  it.each([
+    [{ prot: 1 }, /unknown configuration member "prot"/],
+    [{ port: 70000 }, /port: expected a port number/],
+    [{ store: 'postgres' }, /store: expected "sqlite" or "memory"/],
+    [{ auth: 'no' }, /auth: expected true or false/],
+    [{ accounts: [{ id: 'a b' }] }, /accounts\[0\]\.id/],
+    [{ accounts: [{ id: 'a', rate_limit_rps: 0 }] }, /accounts\[0\]\.rate_limit_rps: expected a positive integer/],
+    [{ accounts: [{ id: 'a', keys: [{ label: 'x', sha256: 'zz' }] }] }, /accounts\[0\]\.keys\[0\]\.sha256/],
+    [{ chains: [{ chain_id: 5, rules: 'solana' }] }, /chains\[0\]\.rules: expected one of ethereum/],
+    [[], /must be a JSON object/],
+  ])('%j is refused with a message naming the member', (json, message) => {
+    expect(() => parseConfig(json)).toThrow(ConfigError);
+    expect(() => parseConfig(json)).toThrow(message);
+  });
+
+  it('PORT and HOST override the file; flags override both', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-config-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, host: '0.0.0.0', data_dir: '/srv/data' }));
+    expect(loadConfig({ config: file }, {})).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/data' });
+    expect(loadConfig({}, { EVM_INTEGRITY_CONFIG: file, PORT: '9100', HOST: '::1' })).toMatchObject({ port: 9100, host: '::1' });
+    expect(loadConfig({ config: file, port: '9200', store: 'memory' }, { PORT: '9100' })).toMatchObject({ port: 9200, store: 'memory', dataDir: '/srv/data' });
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { PORT: 'eighty' })).toThrow(/PORT: expected a port number/);
+    expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
+    writeFileSync(file, '{ nope');
+    expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * End to end: the real server on a random loopback port, a SQLite store in a
+ * temporary data directory, and fetch, as a client of the hosted service would.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../src/cli/serve.js';
+import { encodeHeader, Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { startServer, type RunningServer } from '../src/server/serve.js';
+import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-e2e-'));
+const KEY = 'evmi_e2e-test-key-0123456789abcdefghijklmnopqrstu';
+const config = testConfig({
+  store: 'sqlite',
+  dataDir,
+  host: '127.0.0.1',
+  port: 0,
+  bodyLimitBytes: 4 * 1024 * 1024,
+  chains: [{ chainId: HIVE_CHAIN_ID, name: 'hive devnet', rules: 'ethereum', verifiable: true }],
+  accounts: [
+    { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'e2e', key: KEY }] },
+    { id: 'small', name: 'Small', plan: 'free', cuLimit: 100_000, rateLimitRps: 3, entitlements: null, keys: [{ label: 'burst', key: `${KEY}-small` }] },
+  ],
+});
+
+let server: RunningServer;
+const start = async () => (server = await startServer({ ...config, port: 0 }, { logger: capturingLogger().logger }));
+const call = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) =>
+  fetch(`${server.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${init.key ?? KEY}`, ...init.headers },
+    ...(init.body !== undefined && { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
+  });
+const usage = async (key = KEY) => (await (await call('/v1/usage', { key })).json()) as any;
+
+beforeAll(start);
+afterAll(async () => {
+  await server?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('every fixture block verified over HTTP', () => {
+  it.each(fixtureNames)('%s: is_identical, and not once its root is altered', async (name) => {
+    const block = readRpcBlock(loadFixture(name), new Problems())!;
+    const header = block.header.complete;
+    const body = receiptRootBody({
+      chainId: block.chainId ?? 1,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+      ...(header !== undefined && { headerRlp: encodeHeader(header), blockHash: block.header.hash! }),
+    });
+    const res = await call('/v1/evm/verify/receipt-root', { body });
+    expect(res.status).toBe(200);
+    const result = ((await res.json()) as any).data[0];
+    expect(result.is_identical).toBe(true);
+    if (header !== undefined) expect(result.header_verified).toBe(true);
+
+    const altered = { ...body, receipt_root: body.receipt_root.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
+    const bad = ((await (await call('/v1/evm/verify/receipt-root', { body: altered })).json()) as any).data[0];
+    expect(bad.is_identical).toBe(false);
+  });
+});
+
+describe('the service as a client sees it', () => {
+  it('GET /v1/usage moves by exactly one CU per verification', async () => {
+    const before = (await usage()).cu_used;
+    const res = await call('/v1/evm/verify/logs-bloom', { body: { expected_bloom: '00'.repeat(256), logs: [] } });
+    expect(res.status).toBe(200);
+    expect((await usage()).cu_used).toBe(before + 1);
+  });
+
+  it('a burst over the account RPS gets 429 with Retry-After and X-RateLimit headers', async () => {
+    const body = { expected_bloom: '00'.repeat(256), logs: [] };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call('/v1/evm/verify/logs-bloom', { body, key: `${KEY}-small` })));
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(6); // at most 3 per second, over at most 2 seconds
+    const res = limited[0]!;
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('3');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(((await res.json()) as any).error.details.limit_scope).toBe('account');
+  });
+
+  it('a body over the limit gets 413', async () => {
+    const res = await call('/v1/evm/verify/receipt-root', { body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('/v1/docs and /v1/openapi.json are served', async () => {
+    const docs = await fetch(`${server.url}/v1/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('<h1>');
+    const spec = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as any;
+    expect(spec.openapi).toBe('3.1.0');
+    expect(spec.servers[0].url).toBe(`${server.url}/v1`);
+  });
+
+  it('a key revoked through the CLI gets 401 on its next request, with no restart', async () => {
+    let out = '';
+    const io = { stdout: (t: string) => (out += t), stderr: () => undefined };
+    expect(runAdminCommand(['keys', 'create', 'auditor', '--label', 'temp', '--json', '--data-dir', dataDir], io)).toBe(0);
+    const created = JSON.parse(out) as { key: string; id: string };
+    const body = { expected_bloom: '00'.repeat(256), logs: [] };
+    expect((await call('/v1/evm/verify/logs-bloom', { body, key: created.key })).status).toBe(200);
+    out = '';
+    expect(runAdminCommand(['keys', 'revoke', created.id, '--data-dir', dataDir], io)).toBe(0);
+    const res = await call('/v1/evm/verify/logs-bloom', { body, key: created.key });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.details.token_status).toBe('revoked');
+  });
+
+  it('usage survives a restart of the server', async () => {
+    const before = await usage();
+    expect(before.cu_used).toBeGreaterThan(0);
+    await server.close();
+    await start();
+    const after = await usage();
+    expect(after.cu_used).toBe(before.cu_used);
+    expect(after.cu_by_endpoint).toEqual(before.cu_by_endpoint);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('close() lets a request in progress finish, then refuses new connections', async () => {
+    const own = await startServer(testConfig({ store: 'memory', auth: false, bodyLimitBytes: 64 * 1024 * 1024 }), { logger: capturingLogger().logger });
+    const block = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
+    const body = JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }));
+    const inFlight = fetch(`${own.url}/v1/evm/verify/receipt-root`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the request is on the wire
+    const closed = own.close();
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data[0].is_identical).toBe(true);
+    await closed;
+    await expect(fetch(`${own.url}/v1/health`)).rejects.toThrow();
+  });
+});

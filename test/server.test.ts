@@ -1,0 +1,252 @@
+import { describe, expect, it } from 'vitest';
+import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { createApp } from '../src/server/app.js';
+import type { ServerConfig } from '../src/server/config.js';
+import { provision } from '../src/server/serve.js';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import { RECEIPT_ROOT_BODY } from '../src/input/receipt-root-request.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const T0 = new Date('2026-03-31T12:00:00.000Z');
+const block = readRpcBlock(loadFixture('mainnet-19426587'), new Problems())!;
+const goodBody = receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+
+/** An app over a memory store with one account `acme` and its key. */
+function setup(configOver: Partial<ServerConfig> = {}, account: { cuLimit?: number; rateLimitRps?: number; entitlements?: { endpoints?: string[]; chains?: number[] } } = {}) {
+  const store = new MemoryStore();
+  let clock = T0;
+  const config = testConfig(configOver);
+  provision(store, config, clock);
+  store.createAccount({ id: 'acme', name: 'Acme', plan: 'pro', cuLimit: account.cuLimit ?? 1000, rateLimitRps: account.rateLimitRps ?? 100, entitlements: account.entitlements ?? null }, clock);
+  const { key } = store.createKey('acme', 'test', clock);
+  const log = capturingLogger();
+  const app = createApp({ config, store, logger: log.logger, now: () => clock });
+  const auth = { Authorization: `Bearer ${key}` };
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...auth, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const get = (path: string, headers: Record<string, string> = auth) => app.request(path, { headers });
+  return { app, store, key, auth, post, get, log, setClock: (d: Date) => (clock = d) };
+}
+
+const usageOf = async (s: ReturnType<typeof setup>) => (await (await s.get('/v1/usage')).json()) as any;
+
+describe('health, docs, chains', () => {
+  it('GET /v1/health and /health need no key', async () => {
+    const s = setup();
+    for (const path of ['/v1/health', '/health']) {
+      const res = await s.get(path, {});
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ status: 'ok' });
+    }
+  });
+
+  it('GET /v1/openapi.json is OpenAPI 3.1 whose request bodies are the validating schemas', async () => {
+    const res = await setup().get('/v1/openapi.json', {});
+    const doc = (await res.json()) as any;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema).toEqual(RECEIPT_ROOT_BODY.schema);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/evm/verify/logs-bloom', '/health', '/usage', '/chains']));
+  });
+
+  it('GET /v1/docs is an HTML reference with an anchor per error code', async () => {
+    const res = await setup().get('/v1/docs', {});
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await res.text();
+    for (const code of ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'chain_not_supported', 'rate_limit_exceeded', 'internal_server_error', 'service_unavailable']) {
+      expect(html).toContain(`id="error-${code}"`);
+    }
+    expect(html).toContain('transactions[].logs[].topics');
+  });
+
+  it('GET /v1/chains lists the registry, including why a chain is not verifiable, and costs nothing', async () => {
+    const s = setup({ chains: [{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }] });
+    const body = (await (await s.get('/v1/chains')).json()) as any;
+    expect(body.data).toContainEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
+    expect(body.data).toContainEqual({ chain_id: 31337, name: 'devnet', rules: 'ethereum', verifiable: true });
+    expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({ verifiable: false, reason: expect.stringContaining('Patricia') });
+    expect((await usageOf(s)).cu_used).toBe(0);
+  });
+});
+
+describe('authentication (401)', () => {
+  const cases: Array<[string, Record<string, string>, string]> = [
+    ['no header', {}, 'missing'],
+    ['not Bearer', { Authorization: 'Basic abc' }, 'malformed'],
+    ['an unknown key', { Authorization: 'Bearer evmi_unknownkeyunknownkeyunknownkey00000000' }, 'unknown'],
+  ];
+  it.each(cases)('%s → token_status %s', async (_name, headers, status) => {
+    const s = setup();
+    const res = await s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(goodBody) });
+    expect(res.status).toBe(401);
+    const error = ((await res.json()) as any).error;
+    expect(error).toMatchObject({ code: 'UNAUTHORIZED', http_status: 401, retryable: false, details: { token_status: status, auth_scheme: 'Bearer' } });
+    expect(error.docs_url).toMatch(/\/v1\/docs#error-unauthorized$/);
+  });
+
+  it('a revoked key gets 401 revoked on its next request, and the header is redacted', async () => {
+    const s = setup();
+    expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
+    s.store.revokeKey(s.store.listKeys('acme')[0]!.id, T0);
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(401);
+    const text = await res.text();
+    expect(JSON.parse(text).error.details.token_status).toBe('revoked');
+    expect(text).not.toContain(s.key);
+  });
+
+  it('GET /v1/usage needs a key', async () => {
+    expect((await setup().get('/v1/usage', {})).status).toBe(401);
+  });
+
+  it('with auth explicitly off, requests need no key', async () => {
+    const s = setup({ auth: false });
+    const res = await s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(goodBody) });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('verify endpoints and compute units', () => {
+  it('a verified block answers 200 with the core result and costs 1 CU', async () => {
+    const s = setup();
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as any).data[0].is_identical).toBe(true);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('100');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('99');
+    const usage = await usageOf(s);
+    expect(usage).toMatchObject({ plan: 'pro', cu_limit: 1000, cu_used: 1, cu_remaining: 999, rate_limit_rps: 100, cu_by_endpoint: { 'verify/receipt-root': 1 } });
+    expect(usage.cu_reset_at).toBe(usage.billing_period.end);
+  });
+
+  it('the same paths without /v1 are served, and logs-bloom is metered too', async () => {
+    const s = setup();
+    expect((await s.post('/evm/verify/receipt-root', goodBody)).status).toBe(200);
+    const bloom = await s.post('/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] });
+    expect(bloom.status).toBe(200);
+    expect((await usageOf(s)).cu_by_endpoint).toEqual({ 'verify/receipt-root': 1, 'verify/logs-bloom': 1 });
+  });
+
+  it('4xx answers cost nothing: 400 with every problem, 422 for an unsupported chain', async () => {
+    const s = setup();
+    const bad = await s.post('/v1/evm/verify/receipt-root', { ...goodBody, receipt_root: 'xyz', chain_id: 'one' });
+    expect(bad.status).toBe(400);
+    const problems = ((await bad.json()) as any).error.details.invalid_parameters.map((p: any) => p.name);
+    expect(problems).toEqual(['chain_id', 'receipt_root']);
+    const chain = await s.post('/v1/evm/verify/receipt-root', { ...goodBody, chain_id: 324 });
+    expect(chain.status).toBe(422);
+    expect(((await chain.json()) as any).error.code).toBe('CHAIN_NOT_SUPPORTED');
+    expect((await usageOf(s)).cu_used).toBe(0);
+  });
+
+  it('malformed JSON and a wrong Content-Type are 400', async () => {
+    const s = setup();
+    const json = await s.post('/v1/evm/verify/receipt-root', '{"chain_id":');
+    expect(json.status).toBe(400);
+    expect(((await json.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'body', reason: 'invalid_format' });
+    const type = await s.post('/v1/evm/verify/receipt-root', JSON.stringify(goodBody), { 'Content-Type': 'text/plain' });
+    expect(type.status).toBe(400);
+    expect(((await type.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'Content-Type' });
+  });
+
+  it('unknown paths and methods are 404 in the envelope', async () => {
+    const s = setup();
+    for (const res of [await s.get('/v1/evm/nothing'), await s.get('/v1/evm/verify/receipt-root'), await s.post('/v1/usage', {})]) {
+      expect(res.status).toBe(404);
+      expect(((await res.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404 });
+    }
+  });
+
+  it('a body over the limit is 413 with the spec details', async () => {
+    const s = setup({ bodyLimitBytes: 2000 });
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(413);
+    const error = ((await res.json()) as any).error;
+    expect(error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { max_allowed_bytes: 2000 } });
+    expect(error.details.estimated_response_bytes).toBeGreaterThan(2000);
+    expect(error.details.recommended_actions.length).toBeGreaterThan(0);
+  });
+});
+
+describe('entitlements (403)', () => {
+  it('an endpoint outside the account entitlements', async () => {
+    const s = setup({}, { entitlements: { endpoints: ['verify/logs-bloom'] } });
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'FORBIDDEN', severity: 'warning', details: { your_plan: 'pro' } });
+  });
+
+  it('a chain outside the account entitlements', async () => {
+    const s = setup({}, { entitlements: { chains: [10] } });
+    expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(403);
+    expect((await usageOf(s)).cu_used).toBe(0);
+  });
+});
+
+describe('limits (429)', () => {
+  it('the RPS ceiling: over it, 429 with Retry-After and the rate-limit headers; the next second is free again', async () => {
+    const s = setup({}, { rateLimitRps: 2 });
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
+    const res = await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('2');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(((await res.json()) as any).error.details).toMatchObject({ limit_rps: 2, limit_scope: 'account', retry_after_seconds: 1, limit_window_seconds: 1 });
+    s.setClock(new Date(T0.getTime() + 1000));
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
+  });
+
+  it('an exhausted CU allowance: 429 until cu_reset_at or a CU package', async () => {
+    const s = setup({}, { cuLimit: 1 });
+    expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(429);
+    const usage = await usageOf(s);
+    const expected = Math.ceil((Date.parse(usage.cu_reset_at) - T0.getTime()) / 1000);
+    expect(res.headers.get('retry-after')).toBe(String(expected));
+    expect(((await res.json()) as any).error.details).toMatchObject({ limit_scope: 'cu_allowance', retry_after_seconds: expected });
+    s.store.addCu('acme', 5, T0);
+    expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
+    s.setClock(new Date(Date.parse(usage.cu_reset_at)));
+    expect(await usageOf(s)).toMatchObject({ cu_used: 0, cu_limit: 1 });
+  });
+});
+
+describe('faults (500, 503) and logs', () => {
+  it('an unexpected fault is 500 with an incident id that is in the log, and nothing internal', async () => {
+    const s = setup();
+    s.store.charge = () => {
+      throw new Error('disk on fire at /var/secret/path');
+    };
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toMatch(/disk on fire|secret|at .*\.ts/);
+    const error = JSON.parse(text).error;
+    expect(error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', retryable: true });
+    expect(s.log.text()).toContain(error.details.incident_id);
+  });
+
+  it('over the in-flight limit: 503 retryable with Retry-After', async () => {
+    const s = setup({ maxInFlight: 0 });
+    const res = await s.get('/v1/health', {});
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, details: null });
+  });
+
+  it('logs one JSON line per request with request id, method, path, status, duration and account, never the key or body', async () => {
+    const s = setup();
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody, { 'X-Request-Id': 'req-42' });
+    expect(res.headers.get('x-request-id')).toBe('req-42');
+    const line = s.log.lines.find((l) => l.request_id === 'req-42')!;
+    expect(line).toMatchObject({ method: 'POST', path: '/v1/evm/verify/receipt-root', status: 200, account_id: 'acme' });
+    expect(typeof line.duration_ms).toBe('number');
+    expect(s.log.text()).not.toContain(s.key);
+    expect(s.log.text()).not.toContain(goodBody.receipt_root);
+    const generated = await s.get('/v1/health', {});
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

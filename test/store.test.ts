@@ -1,0 +1,591 @@
+import { spawn } from 'node:child_process';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import ts from 'typescript';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import { addCalendarMonths, billingPeriodAt, periodIndexAt } from '../src/server/store/periods.js';
+import { SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
+import { type AccountInput, type Store, StoreError } from '../src/server/store/types.js';
+
+// Count the digest comparisons authentication makes (the real function still runs).
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const at = (iso: string) => new Date(iso);
+const T0 = at('2024-01-31T10:00:00.000Z');
+const ACME: AccountInput = { id: 'acme', name: 'Acme', plan: 'self-hosted', cuLimit: 1000, rateLimitRps: 3 };
+const request = (endpoint: string, cu: number, requestId = 'req') => ({ requestId, endpoint, status: 200, cu });
+
+/** Runs `fn` and returns the StoreError it throws. */
+function storeError(fn: () => unknown): StoreError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof StoreError) return error;
+    throw error;
+  }
+  throw new Error('expected a StoreError');
+}
+
+/** The calendar step after `start` for an anchor on day `anchorDay`, computed independently. */
+function nextStep(start: Date, anchorDay: number): Date {
+  const year = start.getUTCFullYear() + (start.getUTCMonth() === 11 ? 1 : 0);
+  const month = (start.getUTCMonth() + 1) % 12;
+  const monthLength = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return new Date(Date.UTC(year, month, Math.min(anchorDay, monthLength), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()));
+}
+
+interface Harness {
+  /** The store under test (fresh for each test). */
+  store: Store;
+  /** Closes and opens the store again; the same data for SQLite. */
+  reopen?: () => Store;
+  file?: string;
+  cleanup: () => void;
+}
+
+const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
+  {
+    name: 'MemoryStore',
+    open: () => ({ store: new MemoryStore(), cleanup: () => {} }),
+  },
+  {
+    name: 'SqliteStore',
+    open: () => {
+      const dir = mkdtempSync(join(tmpdir(), 'evmi-store-'));
+      const file = join(dir, 'nested', 'evm-integrity.sqlite');
+      const opened: Store[] = [];
+      const open = () => {
+        const store = new SqliteStore(file);
+        opened.push(store);
+        return store;
+      };
+      const harness: Harness = {
+        store: open(),
+        file,
+        reopen: () => {
+          harness.store.close();
+          harness.store = open();
+          return harness.store;
+        },
+        cleanup: () => {
+          for (const store of opened) store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+      return harness;
+    },
+  },
+];
+
+describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
+  let h: Harness;
+  let store: Store;
+  beforeEach(() => {
+    h = open();
+    store = h.store;
+  });
+  afterEach(() => h.cleanup());
+
+  describe('accounts', () => {
+    it('creates an account whose first period starts at creation', () => {
+      const account = store.createAccount({ ...ACME, entitlements: { endpoints: ['verify/receipt-root'], chains: [1, 10] } }, T0);
+      expect(account).toEqual({
+        id: 'acme',
+        name: 'Acme',
+        plan: 'self-hosted',
+        cuLimit: 1000,
+        rateLimitRps: 3,
+        entitlements: { endpoints: ['verify/receipt-root'], chains: [1, 10] },
+        periodAnchor: T0.toISOString(),
+        createdAt: T0.toISOString(),
+      });
+      expect(store.getAccount('acme')).toEqual(account);
+      expect(store.getAccount('nobody')).toBeUndefined();
+      expect(store.usage('acme', T0)).toMatchObject({ periodStart: '2024-01-31T10:00:00.000Z', periodEnd: '2024-02-29T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuLimit: 1000 });
+    });
+
+    it('derives an id from the name when none is given, and refuses a taken id', () => {
+      const input = { name: 'Acme Corp.', plan: 'p', cuLimit: 1, rateLimitRps: 1 };
+      expect(store.createAccount(input, T0).id).toBe('acme-corp');
+      expect(store.createAccount(input, T0).id).toBe('acme-corp-2');
+      expect(store.createAccount({ ...input, name: '!!!' }, T0).id).toBe('account');
+      const error = storeError(() => store.createAccount({ ...input, id: 'acme-corp' }, T0));
+      expect(error.code).toBe('CONFLICT');
+      expect(error.message).toBe('account acme-corp already exists');
+      expect(store.listAccounts().map((a) => a.id)).toEqual(['acme-corp', 'acme-corp-2', 'account']);
+    });
+
+    it('validates every field, naming it', () => {
+      const cases: [Partial<AccountInput>, string][] = [
+        [{ name: '' }, 'name'],
+        [{ name: '   ' }, 'name'],
+        [{ plan: '' }, 'plan'],
+        [{ cuLimit: -1 }, 'cuLimit'],
+        [{ cuLimit: 1.5 }, 'cuLimit'],
+        [{ cuLimit: Number.NaN }, 'cuLimit'],
+        [{ rateLimitRps: 0 }, 'rateLimitRps'],
+        [{ rateLimitRps: 2.5 }, 'rateLimitRps'],
+        [{ id: 'has space' }, 'id'],
+        [{ id: '' }, 'id'],
+        [{ entitlements: { chains: [0] } }, 'entitlements.chains[0]'],
+        [{ entitlements: { endpoints: [''] } }, 'entitlements.endpoints[0]'],
+      ];
+      for (const [change, field] of cases) {
+        const error = storeError(() => store.createAccount({ ...ACME, ...change }, T0));
+        expect(error.code, field).toBe('INVALID');
+        expect(error.field).toBe(field);
+        expect(error.message.startsWith(`${field} must be`), error.message).toBe(true);
+      }
+      expect(store.listAccounts()).toEqual([]);
+    });
+
+    it('upserts: creates, then updates limits but keeps the period anchor', () => {
+      const created = store.upsertAccount({ ...ACME, id: 'acme' }, T0);
+      const later = at('2024-03-05T00:00:00.000Z');
+      const updated = store.upsertAccount({ ...ACME, id: 'acme', name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } }, later);
+      expect(updated).toEqual({ ...created, name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } });
+      expect(store.upsertAccount({ ...ACME, id: 'acme' }, later).entitlements).toBeNull();
+      expect(store.listAccounts()).toHaveLength(1);
+    });
+  });
+
+  describe('keys', () => {
+    beforeEach(() => {
+      store.createAccount(ACME, T0);
+    });
+
+    it('creates a key shown once, stored as its SHA-256 with an 8-character hint', () => {
+      const { key, record } = store.createKey('acme', 'ci', T0);
+      expect(key).toMatch(/^evmi_[A-Za-z0-9_-]{43}$/);
+      expect(record).toEqual({ id: record.id, accountId: 'acme', label: 'ci', hash: sha256(key), hint: key.slice(0, 8), createdAt: T0.toISOString(), revokedAt: null });
+      expect(store.listKeys()).toEqual([record]);
+      expect(store.listKeys('acme')).toEqual([record]);
+      expect(JSON.stringify(store.listKeys())).not.toContain(key);
+      expect(store.createKey('acme', 'ci', T0).key).not.toBe(key);
+    });
+
+    it('authenticates an active key, then reports it revoked', () => {
+      const { key, record } = store.createKey('acme', 'ci', T0);
+      const result = store.authenticate(key);
+      expect(result).toEqual({ status: 'active', key: record, account: store.getAccount('acme') });
+      const revokedAt = at('2024-02-01T00:00:00.000Z');
+      expect(store.revokeKey(record.id, revokedAt)).toEqual({ ...record, revokedAt: revokedAt.toISOString() });
+      expect(store.authenticate(key)).toEqual({ status: 'revoked', key: { ...record, revokedAt: revokedAt.toISOString() } });
+      // Revoking again changes nothing.
+      expect(store.revokeKey(record.id, at('2024-03-01T00:00:00.000Z')).revokedAt).toBe(revokedAt.toISOString());
+    });
+
+    it('revokes by hint, and asks for the id when a hint is ambiguous', () => {
+      const { key, record } = store.createKey('acme', 'ci', T0);
+      expect(store.revokeKey(record.hint, T0).id).toBe(record.id);
+      expect(store.authenticate(key).status).toBe('revoked');
+      const a = store.importKey('acme', 'a', { plain: 'shared-prefix-AAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, T0);
+      const b = store.importKey('acme', 'b', { plain: 'shared-prefix-BBBBBBBBBBBBBBBBBBBBBBBBBBBB' }, T0);
+      expect(a.hint).toBe('shared-p');
+      const error = storeError(() => store.revokeKey('shared-p', T0));
+      expect(error.code).toBe('CONFLICT');
+      expect(error.message).toBe(`hint shared-p matches 2 keys (${a.id}, ${b.id}); revoke by key id`);
+      store.revokeKey(a.id, T0);
+      expect(store.revokeKey('shared-p', T0).id).toBe(b.id); // the one still active
+      const missing = storeError(() => store.revokeKey('evmi_nope', T0));
+      expect(missing.code).toBe('NOT_FOUND');
+      expect(missing.message).toBe('no key with id or hint "evmi_nope" (evm-integrity keys list shows them)');
+      expect(storeError(() => store.revokeKey('', T0)).code).toBe('INVALID');
+    });
+
+    it('refuses a 6th active key, and allows one again after a revocation', () => {
+      const records = Array.from({ length: 5 }, (_, i) => store.createKey('acme', `k${i}`, T0).record);
+      const error = storeError(() => store.createKey('acme', 'sixth', T0));
+      expect(error.code).toBe('KEY_LIMIT');
+      expect(error.message).toBe('account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
+      expect(storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code).toBe('KEY_LIMIT');
+      store.revokeKey(records[0]!.id, T0);
+      expect(store.createKey('acme', 'sixth', T0).record.label).toBe('sixth');
+      expect(store.listKeys('acme')).toHaveLength(6);
+      expect(storeError(() => store.createKey('acme', 'seventh', T0)).code).toBe('KEY_LIMIT');
+      // Another account has its own five.
+      store.createAccount({ ...ACME, id: 'other' }, T0);
+      expect(store.createKey('other', 'x', T0).record.accountId).toBe('other');
+    });
+
+    it('validates the account and the label', () => {
+      const error = storeError(() => store.createKey('nobody', 'x', T0));
+      expect(error.code).toBe('NOT_FOUND');
+      expect(error.message).toBe('no account "nobody" (evm-integrity accounts list shows the accounts)');
+      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({ code: 'INVALID', field: 'label' });
+      expect(storeError(() => store.listKeys('nobody')).code).toBe('NOT_FOUND');
+    });
+
+    it('imports keys by plain value or hash, idempotently', () => {
+      const plain = 'config-key-0123456789abcdefghijklmnop';
+      const first = store.importKey('acme', 'from config', { plain }, T0);
+      expect(first).toMatchObject({ hash: sha256(plain), hint: 'config-k', label: 'from config', revokedAt: null });
+      expect(store.importKey('acme', 'again', { plain }, T0)).toEqual(first);
+      expect(store.importKey('acme', 'by hash', { sha256: sha256(plain).toUpperCase() }, T0)).toEqual(first);
+      const hashed = store.importKey('acme', 'hash only', { sha256: sha256('secret-from-a-vault') }, T0);
+      expect(hashed.hint).toBe('');
+      expect(store.authenticate('secret-from-a-vault')).toMatchObject({ status: 'active', key: { id: hashed.id } });
+      expect(store.authenticate(plain)).toMatchObject({ status: 'active', key: { id: first.id } });
+      expect(store.importKey('acme', 'short', { plain: 'dev' }, T0).hint).toBe(''); // 8 characters would give too much away
+      store.createAccount({ ...ACME, id: 'other' }, T0);
+      const conflict = storeError(() => store.importKey('other', 'x', { plain }, T0));
+      expect(conflict.code).toBe('CONFLICT');
+      expect(conflict.message).toBe(`that key is already registered to account acme (as ${first.id})`);
+      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({ code: 'INVALID', field: 'sha256' });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({ code: 'INVALID', field: 'key' });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({ code: 'INVALID', field: 'key' });
+    });
+
+    it('answers every unknown key alike, after one digest comparison as for a known key', () => {
+      const { key, record } = store.createKey('acme', 'ci', T0);
+      const compare = vi.mocked(timingSafeEqual);
+      const unknown = ['', 'evmi_', key.slice(0, -1), `${key}x`, key.toUpperCase(), record.hash, 'x'.repeat(10_000), 'evmi_' + 'A'.repeat(43)];
+      for (const candidate of unknown) {
+        compare.mockClear();
+        expect(store.authenticate(candidate)).toEqual({ status: 'unknown' });
+        expect(compare).toHaveBeenCalledTimes(1);
+      }
+      compare.mockClear();
+      expect(store.authenticate(key).status).toBe('active');
+      expect(compare).toHaveBeenCalledTimes(1);
+    });
+  });
+
+  describe('usage and charges', () => {
+    beforeEach(() => {
+      store.createAccount(ACME, T0);
+    });
+
+    it('adds each charge to the period and to its endpoint', () => {
+      const t = at('2024-02-10T00:00:00.000Z');
+      store.charge('acme', 1, request('verify/receipt-root', 1, 'r1'), t);
+      store.charge('acme', 1, request('verify/receipt-root', 1, 'r2'), t);
+      const usage = store.charge('acme', 3, request('verify/logs-bloom', 3, 'r3'), t);
+      expect(usage).toEqual({
+        accountId: 'acme',
+        periodStart: '2024-01-31T10:00:00.000Z',
+        periodEnd: '2024-02-29T10:00:00.000Z',
+        cuLimit: 1000,
+        cuExtra: 0,
+        cuUsed: 5,
+        cuByEndpoint: { 'verify/logs-bloom': 3, 'verify/receipt-root': 2 },
+      });
+      expect(store.usage('acme', t)).toEqual(usage);
+      expect(store.charge('acme', 0, request('verify/logs-bloom', 0), t).cuUsed).toBe(5);
+    });
+
+    it('validates charges', () => {
+      expect(storeError(() => store.charge('acme', -1, request('e', -1), T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.charge('acme', 1.5, request('e', 1.5), T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.charge('acme', 1, request('', 1), T0))).toMatchObject({ code: 'INVALID', field: 'request.endpoint' });
+      expect(storeError(() => store.charge('acme', 1, request('e', 2), T0))).toMatchObject({ code: 'INVALID', field: 'request.cu' });
+      expect(storeError(() => store.charge('acme', 1, { ...request('e', 1), status: 42 }, T0))).toMatchObject({ code: 'INVALID', field: 'request.status' });
+      expect(storeError(() => store.charge('nobody', 1, request('e', 1), T0)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.usage('nobody', T0)).code).toBe('NOT_FOUND');
+      expect(store.usage('acme', T0).cuUsed).toBe(0);
+    });
+
+    it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', () => {
+      store.charge('acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
+      store.addCu('acme', 100, at('2024-02-29T09:59:59.999Z'));
+      expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({ cuUsed: 7, cuExtra: 100, periodEnd: '2024-02-29T10:00:00.000Z' });
+      const next = store.usage('acme', at('2024-02-29T10:00:00.000Z'));
+      expect(next).toMatchObject({ periodStart: '2024-02-29T10:00:00.000Z', periodEnd: '2024-03-31T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuByEndpoint: {} });
+      expect(store.charge('acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-03-31T10:00:00.000Z', periodEnd: '2024-04-30T10:00:00.000Z', cuUsed: 2 });
+      // Several months at once, and the day does not drift to the 29th or 30th.
+      expect(store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-06-30T10:00:00.000Z', periodEnd: '2024-07-31T10:00:00.000Z', cuUsed: 0 });
+      expect(store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({ periodStart: '2025-02-28T10:00:00.000Z', periodEnd: '2025-03-31T10:00:00.000Z' });
+    });
+
+    it('property: periodStart <= now < periodEnd, one calendar month step from the anchor', () => {
+      let n = 0;
+      fc.assert(
+        fc.property(
+          fc.date({ min: at('2000-01-01T00:00:00.000Z'), max: at('2100-01-01T00:00:00.000Z'), noInvalidDate: true }),
+          fc.array(fc.integer({ min: 0, max: 200 * 24 * 3600 * 1000 }), { minLength: 1, maxLength: 8 }),
+          (anchor, steps) => {
+            const id = `p${n++}`;
+            store.createAccount({ ...ACME, id }, anchor);
+            let now = anchor.getTime();
+            let previous: string | undefined;
+            for (const step of steps) {
+              now += step;
+              const usage = store.charge(id, 1, request('e', 1), new Date(now));
+              const start = new Date(usage.periodStart);
+              const end = new Date(usage.periodEnd);
+              expect(start.getTime()).toBeLessThanOrEqual(now);
+              expect(end.getTime()).toBeGreaterThan(now);
+              expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
+              expect(start.getUTCDate()).toBe(Math.min(anchor.getUTCDate(), new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate()));
+              expect(start.getTime() % 1000).toBe(anchor.getTime() % 1000);
+              // A charge in a new period starts counting again.
+              if (usage.periodStart !== previous) expect(usage.cuUsed).toBe(1);
+              previous = usage.periodStart;
+            }
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('adds CU packages to the current period only', () => {
+      const usage = store.addCu('acme', 500, at('2024-02-01T00:00:00.000Z'));
+      expect(usage).toMatchObject({ cuLimit: 1000, cuExtra: 500, cuUsed: 0 });
+      expect(store.addCu('acme', 1, at('2024-02-01T00:00:00.000Z')).cuExtra).toBe(501);
+      expect(store.usage('acme', at('2024-03-01T00:00:00.000Z')).cuExtra).toBe(0);
+      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('rate tokens', () => {
+    beforeEach(() => {
+      store.createAccount(ACME, T0);
+      store.createAccount({ ...ACME, id: 'other' }, T0);
+    });
+
+    it('allows N per second, then denies with Retry-After 1 until the next second', () => {
+      const second = 1_700_000_000_000;
+      expect([0, 100, 200].map((ms) => store.takeRateToken('acme', 3, second + ms))).toEqual([
+        { allowed: true, limit: 3, remaining: 2, retryAfterSeconds: 0 },
+        { allowed: true, limit: 3, remaining: 1, retryAfterSeconds: 0 },
+        { allowed: true, limit: 3, remaining: 0, retryAfterSeconds: 0 },
+      ]);
+      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
+      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
+      // Another account has its own window.
+      expect(store.takeRateToken('other', 3, second + 999).allowed).toBe(true);
+      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({ allowed: true, limit: 3, remaining: 2, retryAfterSeconds: 0 });
+      // A request stamped a little late by a slower clock counts in the current window.
+      expect(store.takeRateToken('acme', 3, second + 999).remaining).toBe(1);
+    });
+
+    it('validates its arguments', () => {
+      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({ code: 'INVALID', field: 'limitRps' });
+      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({ code: 'INVALID', field: 'nowMs' });
+      expect(storeError(() => store.takeRateToken('nobody', 1, 0)).code).toBe('NOT_FOUND');
+    });
+  });
+});
+
+describe('SqliteStore on a file', () => {
+  let dir: string;
+  let file: string;
+  const stores: SqliteStore[] = [];
+  const openStore = () => {
+    const store = new SqliteStore(file);
+    stores.push(store);
+    return store;
+  };
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evmi-sqlite-'));
+    file = join(dir, 'data', 'evm-integrity.sqlite');
+  });
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates its directory and a WAL-mode file at the current schema version', () => {
+    openStore().close();
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+    openStore(); // opening again does not migrate twice
+  });
+
+  it('refuses a file written by a newer version', () => {
+    openStore().close();
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const error = storeError(() => openStore());
+    expect(error.message).toBe(`the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`);
+  });
+
+  it('refuses a file that is not a database, saying which', () => {
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(file, 'not an SQLite database\n'.repeat(100));
+    expect(storeError(() => openStore()).message).toMatch(new RegExp(`^cannot open the store ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+  });
+
+  it('stores keys only as hashes: the key is nowhere in the file', () => {
+    const store = openStore();
+    store.createAccount(ACME, T0);
+    const { key, record } = store.createKey('acme', 'ci', T0);
+    store.close();
+    const bytes = readFileSync(file).toString('latin1');
+    expect(bytes).toContain(record.hash);
+    expect(bytes).not.toContain(key);
+    expect(bytes).not.toContain(key.slice(8));
+    expect(openStore().authenticate(key).status).toBe('active');
+  });
+
+  it('keeps accounts, keys and usage across close and reopen', () => {
+    let store = openStore();
+    store.createAccount(ACME, T0);
+    const { key } = store.createKey('acme', 'ci', T0);
+    store.charge('acme', 4, request('verify/receipt-root', 4), at('2024-02-01T00:00:00.000Z'));
+    store.addCu('acme', 10, at('2024-02-01T00:00:00.000Z'));
+    store.close();
+    store = openStore();
+    expect(store.authenticate(key).status).toBe('active');
+    expect(store.usage('acme', at('2024-02-02T00:00:00.000Z'))).toMatchObject({ cuUsed: 4, cuExtra: 10, cuByEndpoint: { 'verify/receipt-root': 4 } });
+    expect(store.usage('acme', at('2024-03-01T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuExtra: 0 });
+    store.close();
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.prepare('SELECT request_id, account_id, endpoint, status, cu FROM requests').all()).toEqual([
+        { request_id: 'req', account_id: 'acme', endpoint: 'verify/receipt-root', status: 200, cu: 4 },
+      ]);
+      expect(db.prepare('SELECT period_start, cu_used FROM usage_periods ORDER BY period_start').all()).toEqual([
+        { period_start: '2024-01-31T10:00:00.000Z', cu_used: 4 },
+        { period_start: '2024-02-29T10:00:00.000Z', cu_used: 0 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('two stores on one file share the rate window, the CU count and the keys', () => {
+    const a = openStore();
+    const b = openStore();
+    a.createAccount(ACME, T0);
+    const second = 1_700_000_000_000;
+    expect(a.takeRateToken('acme', 3, second).remaining).toBe(2);
+    expect(b.takeRateToken('acme', 3, second + 1).remaining).toBe(1);
+    expect(a.takeRateToken('acme', 3, second + 2).remaining).toBe(0);
+    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
+    const t = at('2024-02-01T00:00:00.000Z');
+    for (let i = 0; i < 50; i++) (i % 2 === 0 ? a : b).charge('acme', 1, request('e', 1, `r${i}`), t);
+    expect(a.usage('acme', t).cuUsed).toBe(50);
+    expect(b.usage('acme', t).cuUsed).toBe(50);
+    const { key, record } = a.createKey('acme', 'ci', T0);
+    expect(b.authenticate(key).status).toBe('active');
+    b.revokeKey(record.id, t);
+    expect(a.authenticate(key).status).toBe('revoked');
+  });
+});
+
+/**
+ * The store's sources compiled to JavaScript in `dir` (with the project's node_modules linked), so
+ * that separate Node processes can run SqliteStore on one file.
+ */
+function compileStoreInto(dir: string): void {
+  const source = fileURLToPath(new URL('../src/server/store/', import.meta.url));
+  for (const name of readdirSync(source).filter((f) => f.endsWith('.ts'))) {
+    const { outputText } = ts.transpileModule(readFileSync(join(source, name), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    });
+    writeFileSync(join(dir, name.replace(/\.ts$/, '.js')), outputText);
+  }
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+  symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'), 'dir');
+  writeFileSync(
+    join(dir, 'worker.js'),
+    `import { SqliteStore } from './sqlite-store.js';
+const [file, count, limit, nowMs, startAt] = process.argv.slice(2);
+const store = new SqliteStore(file);
+while (Date.now() < Number(startAt)); // start together, to contend for the file
+let allowed = 0;
+for (let i = 0; i < Number(count); i++) {
+  store.charge('acme', 1, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
+  if (store.takeRateToken('acme', Number(limit), Number(nowMs)).allowed) allowed++;
+}
+store.close();
+process.stdout.write(JSON.stringify({ allowed }));
+`,
+  );
+}
+
+function runNode(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited ${code}: ${err}`))));
+  });
+}
+
+describe('SqliteStore across processes', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evmi-processes-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('charges and rate tokens are atomic when four processes share the file', async () => {
+    compileStoreInto(dir);
+    const file = join(dir, 'data', 'store.sqlite');
+    const setup = new SqliteStore(file);
+    const t = at('2024-02-01T00:00:00.000Z');
+    setup.createAccount(ACME, T0);
+    setup.close();
+    const processes = 4;
+    const perProcess = 150;
+    const limit = 100;
+    const startAt = Date.now() + 1500;
+    const outputs = await Promise.all(
+      Array.from({ length: processes }, () => runNode([join(dir, 'worker.js'), file, String(perProcess), String(limit), String(t.getTime()), String(startAt)])),
+    );
+    const allowed = outputs.map((o) => (JSON.parse(o) as { allowed: number }).allowed);
+    expect(allowed.reduce((a, b) => a + b, 0)).toBe(limit); // exactly `limit` in the shared window
+    const store = new SqliteStore(file);
+    try {
+      expect(store.usage('acme', t)).toMatchObject({ cuUsed: processes * perProcess, cuByEndpoint: { 'verify/receipt-root': processes * perProcess } });
+      expect(store.takeRateToken('acme', limit, t.getTime())).toMatchObject({ allowed: false, remaining: 0 });
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+});
+
+describe('period arithmetic', () => {
+  it('steps calendar months from the anchor with the day clamped', () => {
+    const anchor = at('2023-01-31T23:59:59.999Z');
+    expect([0, 1, 2, 3, 13, -1, -11].map((k) => addCalendarMonths(anchor, k).toISOString())).toEqual([
+      '2023-01-31T23:59:59.999Z',
+      '2023-02-28T23:59:59.999Z',
+      '2023-03-31T23:59:59.999Z',
+      '2023-04-30T23:59:59.999Z',
+      '2024-02-29T23:59:59.999Z',
+      '2022-12-31T23:59:59.999Z',
+      '2022-02-28T23:59:59.999Z',
+    ]);
+  });
+
+  it('property: any instant lies in the period of its index, before or after the anchor', () => {
+    const date = fc.date({ min: at('1970-01-01T00:00:00.000Z'), max: at('2200-01-01T00:00:00.000Z'), noInvalidDate: true });
+    fc.assert(
+      fc.property(date, date, (anchor, now) => {
+        const k = periodIndexAt(anchor, now);
+        const start = addCalendarMonths(anchor, k);
+        const end = addCalendarMonths(anchor, k + 1);
+        expect(start.getTime()).toBeLessThanOrEqual(now.getTime());
+        expect(end.getTime()).toBeGreaterThan(now.getTime());
+        expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
+        if (now >= anchor) expect(billingPeriodAt(anchor.toISOString(), now)).toEqual({ periodStart: start.toISOString(), periodEnd: end.toISOString() });
+        else expect(billingPeriodAt(anchor.toISOString(), now).periodStart).toBe(anchor.toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
