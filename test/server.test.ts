@@ -193,7 +193,7 @@ describe('limits (429)', () => {
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.headers.get('x-ratelimit-limit')).toBe('2');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(((await res.json()) as any).error.details).toMatchObject({ limit_rps: 2, limit_scope: 'account', retry_after_seconds: 1, limit_window_seconds: 1 });
+    expect(((await res.json()) as any).error.details).toMatchObject({ limit_rps: 2, current_estimated_rps: 3, limit_scope: 'account', retry_after_seconds: 1, limit_window_seconds: 1 });
     s.setClock(new Date(T0.getTime() + 1000));
     expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
   });

@@ -358,15 +358,15 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('allows N per second, then denies with Retry-After 1 until the next second', () => {
       const second = 1_700_000_000_000;
       expect([0, 100, 200].map((ms) => store.takeRateToken('acme', 3, second + ms))).toEqual([
-        { allowed: true, limit: 3, remaining: 2, retryAfterSeconds: 0 },
-        { allowed: true, limit: 3, remaining: 1, retryAfterSeconds: 0 },
-        { allowed: true, limit: 3, remaining: 0, retryAfterSeconds: 0 },
+        { allowed: true, limit: 3, remaining: 2, count: 1, retryAfterSeconds: 0 },
+        { allowed: true, limit: 3, remaining: 1, count: 2, retryAfterSeconds: 0 },
+        { allowed: true, limit: 3, remaining: 0, count: 3, retryAfterSeconds: 0 },
       ]);
-      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
-      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
+      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 4, retryAfterSeconds: 1 });
+      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 5, retryAfterSeconds: 1 });
       // Another account has its own window.
       expect(store.takeRateToken('other', 3, second + 999).allowed).toBe(true);
-      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({ allowed: true, limit: 3, remaining: 2, retryAfterSeconds: 0 });
+      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({ allowed: true, limit: 3, remaining: 2, count: 1, retryAfterSeconds: 0 });
       // A request stamped a little late by a slower clock counts in the current window.
       expect(store.takeRateToken('acme', 3, second + 999).remaining).toBe(1);
     });
@@ -470,7 +470,7 @@ describe('SqliteStore on a file', () => {
     expect(a.takeRateToken('acme', 3, second).remaining).toBe(2);
     expect(b.takeRateToken('acme', 3, second + 1).remaining).toBe(1);
     expect(a.takeRateToken('acme', 3, second + 2).remaining).toBe(0);
-    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({ allowed: false, limit: 3, remaining: 0, retryAfterSeconds: 1 });
+    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 4, retryAfterSeconds: 1 });
     const t = at('2024-02-01T00:00:00.000Z');
     for (let i = 0; i < 50; i++) (i % 2 === 0 ? a : b).charge('acme', 1, request('e', 1, `r${i}`), t);
     expect(a.usage('acme', t).cuUsed).toBe(50);

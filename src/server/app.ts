@@ -184,7 +184,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
         hint: 'Wait Retry-After seconds, then back off exponentially. The limit is shared by all keys of the account.',
         severity: 'warning',
         retryable: true,
-        details: { limit_rps: token.limit, current_estimated_rps: token.limit + 1, retry_after_seconds: token.retryAfterSeconds, limit_scope: 'account', limit_window_seconds: 1 },
+        details: { limit_rps: token.limit, current_estimated_rps: token.count, retry_after_seconds: token.retryAfterSeconds, limit_scope: 'account', limit_window_seconds: 1 },
       },
       { ...headers, 'Retry-After': String(token.retryAfterSeconds) },
     );
@@ -302,8 +302,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
             }
           }
           if (result.status >= 200 && result.status < 300) {
-            const usage = store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
-            c.header('X-CU-Used', String(usage.cuUsed));
+            store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
           }
           return c.json(result.body as object, result.status as 200);
         },

@@ -86,5 +86,5 @@ export function countRequest(stored: RateWindow | undefined, nowMs: number): Rat
 export function rateDecision(window: RateWindow, limit: number, nowMs: number): RateToken {
   const allowed = window.count <= limit;
   const untilNext = Math.max(1, Math.ceil((window.windowStart + RATE_WINDOW_MS - nowMs) / 1000));
-  return { allowed, limit, remaining: Math.max(0, limit - window.count), retryAfterSeconds: allowed ? 0 : untilNext };
+  return { allowed, limit, remaining: Math.max(0, limit - window.count), count: window.count, retryAfterSeconds: allowed ? 0 : untilNext };
 }

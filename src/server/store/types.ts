@@ -77,6 +77,8 @@ export interface RateToken {
   limit: number;
   /** Requests still allowed in the current one-second window. */
   remaining: number;
+  /** Requests seen in the current window, this one and refused ones included: the current rate. */
+  count: number;
   /** 0 when allowed; otherwise whole seconds until the next window (1). */
   retryAfterSeconds: number;
 }
