@@ -6,6 +6,7 @@ import { provision } from '../src/server/serve.js';
 import { MemoryStore } from '../src/server/store/memory-store.js';
 import { RECEIPT_ROOT_BODY } from '../src/input/receipt-root-request.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const T0 = new Date('2026-03-31T12:00:00.000Z');
@@ -248,5 +249,22 @@ describe('faults (500, 503) and logs', () => {
     expect(s.log.text()).not.toContain(goodBody.receipt_root);
     const generated = await s.get('/v1/health', {});
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('POST /v1/evm/verify/lineage (extension, L1)', () => {
+  it('answers the report for a bundle and costs 1 CU', async () => {
+    const s = setup();
+    const res = await s.post('/v1/evm/verify/lineage', { chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass' }] });
+    expect((await usageOf(s)).cu_by_endpoint).toEqual({ 'verify/lineage': 1 });
+  });
+
+  it('a bad body is 400 and costs nothing', async () => {
+    const s = setup();
+    const res = await s.post('/v1/evm/verify/lineage', { chain_id: 1, tracing_id: 'nope' });
+    expect(res.status).toBe(400);
+    expect((await usageOf(s)).cu_used).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
 import { verifyBlock } from '../verify/block.js';
 import { readInput, UsageError } from './io.js';
 import { StoreError } from '../server/store/types.js';
+import { LINEAGE_USAGE, runLineage } from './lineage.js';
 import { ConfigError, runAdminCommand, runServe, SERVER_USAGE } from './serve.js';
 
 const USAGE = `evm-integrity: offline proofs that EVM chain data is what it claims to be
@@ -21,6 +22,7 @@ Usage:
   evm-integrity verify block FILE [--rules R]  JSON-RPC header + receipts of one block
 
 ${SERVER_USAGE}
+${LINEAGE_USAGE}
 
 Options:
   --pretty      indent the JSON output
@@ -141,6 +143,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (command === 'serve') return await runServe(argv.slice(1));
     if (command === 'accounts' || command === 'keys') return runAdminCommand(argv, processIo);
+    if (command === 'lineage') return await runLineage(argv.slice(1), processIo);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof ConfigError || error instanceof StoreError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
     processIo.stderr(`evm-integrity: ${(error as Error).message}\n`);

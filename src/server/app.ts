@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
 import { parseJsonBody } from '../api/json-body.js';
+import { LINEAGE_BODY, verifyLineage } from '../api/lineage.js';
 import { verifyLogsBloom } from '../api/logs-bloom.js';
 import { verifyReceiptRoot } from '../api/receipt-root.js';
 import { ChainRegistry } from '../chains/registry.js';
@@ -12,7 +13,7 @@ import { RECEIPT_ROOT_BODY } from '../input/receipt-root-request.js';
 import type { JsonSchema } from '../input/schema.js';
 import { publicUrlOf, type ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
-import { LOGS_BLOOM_RESULT_SCHEMA, openApiDocument, RECEIPT_ROOT_RESULT_SCHEMA } from './openapi.js';
+import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, openApiDocument, RECEIPT_ROOT_RESULT_SCHEMA } from './openapi.js';
 import { notFound, sendError } from './responses.js';
 import type { Account, Store } from './store/types.js';
 
@@ -26,7 +27,7 @@ export interface Endpoint {
   requestSchema: JsonSchema;
   /** JSON Schema of `data[0]` of a 200 answer. */
   resultSchema: JsonSchema;
-  operation: (body: unknown, context: OperationContext & { registry: ChainRegistry }) => OperationResult;
+  operation: (body: unknown, context: OperationContext & { registry: ChainRegistry }) => OperationResult | Promise<OperationResult>;
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
@@ -47,6 +48,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     requestSchema: LOGS_BLOOM_BODY.schema,
     resultSchema: LOGS_BLOOM_RESULT_SCHEMA,
     operation: verifyLogsBloom,
+  },
+  {
+    name: 'verify/lineage',
+    path: '/evm/verify/lineage',
+    cu: 1,
+    summary: "Extension: audit a derived record's lineage against a bundle of the hosted service's answers and blocks.",
+    requestSchema: LINEAGE_BODY.schema,
+    resultSchema: LINEAGE_RESULT_SCHEMA,
+    operation: verifyLineage,
   },
 ];
 
@@ -298,7 +308,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
               // so concurrent requests of one process cannot overdraw the allowance.
               const exhausted = allowanceExceeded(c, account, endpoint);
               if (exhausted !== undefined) return exhausted;
-              result = endpoint.operation(parsed.value, { registry, docsUrl });
+              result = await endpoint.operation(parsed.value, { registry, docsUrl });
             }
           }
           if (result.status >= 200 && result.status < 300) {

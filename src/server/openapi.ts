@@ -29,6 +29,31 @@ export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
   properties: { expected_bloom: hex(256, 'As sent.'), computed_bloom: hex(256, 'Folded from the logs.'), is_identical: { type: 'boolean' } },
 };
 
+/** `data[0]` of a lineage answer: the walker's report. */
+export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['chain_id', 'tracing_id', 'verdict', 'summary', 'warnings', 'records'],
+  properties: {
+    chain_id: { type: 'integer' },
+    tracing_id: { type: 'string' },
+    verdict: { enum: ['pass', 'fail'], description: 'fail when any check failed; skipped checks neither fail nor pass.' },
+    summary: { type: 'object', properties: { pass: { type: 'integer' }, fail: { type: 'integer' }, skipped: { type: 'integer' } } },
+    warnings: { type: 'array', items: { type: 'string' } },
+    records: {
+      type: 'array',
+      description: 'The record asked for, then its parents, each with its checks.',
+      items: {
+        type: 'object',
+        properties: {
+          tracing_id: { type: 'string' },
+          dataset: { type: ['string', 'null'] },
+          checks: { type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, status: { enum: ['pass', 'fail', 'skipped'] }, subject: { type: 'string' }, reason: { type: 'string' } } } },
+        },
+      },
+    },
+  },
+};
+
 const ERROR_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['error'],

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { BundleSource, parseBundle } from '../lineage/bundle-source.js';
+import type { LineageReport } from '../lineage/report.js';
+import { RpcBlockSource } from '../lineage/rpc-source.js';
+import { BundleRecorder, ServiceSource, writeBundle } from '../lineage/service-source.js';
+import { SourceError, type BlockSource, type LineageSource } from '../lineage/source.js';
+import { walkLineage } from '../lineage/walker.js';
+import { UsageError } from './io.js';
+
+export const LINEAGE_USAGE = `  evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL) [--rpc URL] [--record FILE] [--json]
+                the live service's API key comes from EVM_DATA_SERVICE_API_KEY`;
+
+/** A bundle file, plain or gzip-compressed (`.gz`). */
+export function readBundleFile(file: string) {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+    return parseBundle(JSON.parse(text));
+  } catch (error) {
+    if (error instanceof SourceError) throw new UsageError(`${file}: ${error.message}`);
+    throw new UsageError(`${file} is not a JSON lineage bundle: ${(error as Error).message}`);
+  }
+}
+
+const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
+
+/** The report as a readable table: one line a check, grouped by record. */
+export function formatReport(report: LineageReport): string {
+  const { pass, fail, skipped } = report.summary;
+  const lines = [`lineage ${report.tracing_id} on chain ${report.chain_id}: ${report.verdict.toUpperCase()} (${pass} passed, ${fail} failed, ${skipped} skipped)`];
+  for (const record of report.records) {
+    lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
+    const width = Math.max(...record.checks.map((c) => c.check.length), 10);
+    const subjectWidth = Math.max(...record.checks.map((c) => c.subject.length), 10);
+    for (const c of record.checks) lines.push(`  ${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
+  }
+  for (const warning of report.warnings) lines.push(`warning: ${warning}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `lineage …`: exit 0 when every check passes, 1 when one fails, 2 for bad input or an unreachable source. */
+export async function runLineage(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'chain-id': { type: 'string' }, bundle: { type: 'string' }, service: { type: 'string' }, rpc: { type: 'string' }, record: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const [tracingId, ...extra] = positionals;
+  if (tracingId === undefined) throw new UsageError('lineage needs a TRACING_ID');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (!/^[0-9a-fA-F]{36}$/.test(tracingId)) throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
+  const chainId = Number(values['chain-id']);
+  if (values['chain-id'] === undefined || !Number.isSafeInteger(chainId) || chainId < 1) throw new UsageError('--chain-id N is required (a positive integer)');
+  if ((values.bundle === undefined) === (values.service === undefined)) throw new UsageError('give exactly one of --bundle FILE and --service URL');
+
+  let report: LineageReport;
+  try {
+    let source: LineageSource;
+    let blocks: BlockSource | undefined;
+    let recorder: BundleRecorder | undefined;
+    let service: ServiceSource | undefined;
+    if (values.bundle !== undefined) {
+      const bundleSource = new BundleSource(readBundleFile(values.bundle));
+      source = bundleSource;
+      blocks = bundleSource;
+    } else {
+      const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+      if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+      recorder = values.record === undefined ? undefined : new BundleRecorder();
+      service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
+      source = service;
+    }
+    if (values.rpc !== undefined) blocks = new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
+    report = await walkLineage({ chainId, tracingId, source, ...(blocks && { blocks }) });
+    if (recorder !== undefined && service !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    io.stderr(`evm-integrity: ${error.message}\n`);
+    return 2;
+  }
+  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.verdict === 'pass' ? 0 : 1;
+}

@@ -1,0 +1,380 @@
+/**
+ * A small, strict ABI codec for the return data of the few functions whose results the data
+ * service publishes as genesis artifacts (spec "Genesis artifacts": `function_results[]`), and
+ * the check that each result is self-consistent: its selector is its function's and its
+ * `decoded_output` is what its `output` decodes to.
+ *
+ * Strict on purpose: an auditor's decoder must never guess. Anything a Solidity or Vyper
+ * contract would not have returned (dirty high bits, a wrong length, an offset other than the
+ * canonical one, nonzero padding, invalid UTF-8) is a decode failure with a reason.
+ */
+import { bytesToHex, parseHex } from '../bytes/hex.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
+import type { CheckStatus } from './report.js';
+
+// One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
+export type { CheckStatus } from './report.js';
+
+/** What each known function's output decodes to (the service's `decoded_output` members). */
+export interface DecodedOutputs {
+  getReserves: { reserve0: string; reserve1: string; block_timestamp_last: number };
+  token0: { address: string };
+  token1: { address: string };
+  name: { value: string };
+  symbol: { value: string };
+  decimals: { value: number };
+  totalSupply: { value: string };
+  balanceOf: { value: string };
+}
+export type KnownFunction = keyof DecodedOutputs;
+export type DecodedOutput = DecodedOutputs[KnownFunction];
+export type DecodeResult = { ok: true; value: DecodedOutput } | { ok: false; reason: string };
+
+type Kind = 'reserves' | 'address' | 'string' | 'uint8' | 'uint256';
+const TABLE: Record<KnownFunction, { signature: string; returns: string; kind: Kind }> = {
+  getReserves: { signature: 'getReserves()', returns: '(uint112,uint112,uint32)', kind: 'reserves' },
+  token0: { signature: 'token0()', returns: 'address', kind: 'address' },
+  token1: { signature: 'token1()', returns: 'address', kind: 'address' },
+  name: { signature: 'name()', returns: 'string', kind: 'string' },
+  symbol: { signature: 'symbol()', returns: 'string', kind: 'string' },
+  decimals: { signature: 'decimals()', returns: 'uint8', kind: 'uint8' },
+  totalSupply: { signature: 'totalSupply()', returns: 'uint256', kind: 'uint256' },
+  balanceOf: { signature: 'balanceOf(address)', returns: 'uint256', kind: 'uint256' },
+};
+
+const utf8 = new TextEncoder();
+/**
+ * The known functions: signature, return type and selector (lowercase hex, no `0x`). Selectors
+ * are computed from the signatures at load, so a typo in a signature cannot hide behind a
+ * hard-coded constant (the tests pin the well-known values).
+ */
+export const KNOWN_FUNCTIONS: Readonly<Record<KnownFunction, { signature: string; returns: string; selector: string }>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(TABLE).map(([name, { signature, returns }]) => [
+      name,
+      Object.freeze({ signature, returns, selector: bytesToHex(defaultKeccak256(utf8.encode(signature)).subarray(0, 4)) }),
+    ]),
+  ) as Record<KnownFunction, { signature: string; returns: string; selector: string }>,
+);
+
+/** Whether `name` is one we decode (own keys only: `constructor` or `__proto__` are not functions of ours). */
+export function isKnownFunction(name: string): name is KnownFunction {
+  return Object.hasOwn(TABLE, name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+type Result<T> = { ok: true; value: T } | { ok: false; reason: string };
+const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
+
+const WORD = 32;
+const wordHex = (out: Uint8Array, i: number): string => bytesToHex(out.subarray(i * WORD, (i + 1) * WORD));
+const wordValue = (out: Uint8Array, i: number): bigint => BigInt(`0x${wordHex(out, i)}`);
+
+/** The output must be exactly `words` words: static return types have exactly one encoding length. */
+function exactWords(out: Uint8Array, words: number, name: KnownFunction): string | null {
+  const { signature, returns } = TABLE[name];
+  return out.length === words * WORD ? null : `${signature} returns ${returns}: expected ${words * WORD} bytes, got ${out.length}`;
+}
+
+/** Word `i` as a uintN; high bits set means it is not a uintN (ABI coder v2 reverts on it too). */
+function uintWord(out: Uint8Array, i: number, bits: number, what: string): Result<bigint> {
+  const value = wordValue(out, i);
+  return value >> BigInt(bits) === 0n ? ok(value) : fail(`${what} (word ${i}) does not fit uint${bits}: 0x${wordHex(out, i)}`);
+}
+
+// `ignoreBOM` keeps a leading U+FEFF as part of the value instead of silently dropping it.
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function decodeUtf8(bytes: Uint8Array, what: string): Result<string> {
+  try {
+    return ok(utf8Strict.decode(bytes));
+  } catch {
+    return fail(`${what} is not valid UTF-8: 0x${bytesToHex(bytes.subarray(0, 64))}${bytes.length > 64 ? '…' : ''}`);
+  }
+}
+
+/**
+ * A returned string in either form tokens use: 32 bytes is the legacy `bytes32` (MKR, SAI:
+ * zero-padded UTF-8), anything else must be the canonical dynamic `string` encoding
+ * (offset 32, length, bytes, zero padding to a word, nothing after).
+ */
+function decodeString(out: Uint8Array): Result<string> {
+  if (out.length === WORD) {
+    const end = out.indexOf(0);
+    const n = end === -1 ? WORD : end;
+    if (out.subarray(n).some((b) => b !== 0)) return fail(`bytes32 string has nonzero bytes after its terminating zero (byte ${n}): 0x${bytesToHex(out)}`);
+    return decodeUtf8(out.subarray(0, n), 'bytes32 string');
+  }
+  if (out.length < 2 * WORD) return fail(`string: expected 32 bytes (legacy bytes32) or at least 64 (offset, length), got ${out.length}`);
+  const offset = wordValue(out, 0);
+  if (offset !== 32n) {
+    return fail(
+      offset > BigInt(out.length - WORD)
+        ? `string offset ${offset} points outside the ${out.length}-byte output`
+        : `string offset ${offset} is not 32, the offset of a single returned string`,
+    );
+  }
+  const length = wordValue(out, 1);
+  const room = out.length - 2 * WORD;
+  if (length > BigInt(room)) return fail(`string length ${length} runs past the end of the output (${room} bytes after the length word)`);
+  const n = Number(length);
+  const padded = Math.ceil(n / WORD) * WORD;
+  if (room !== padded) return fail(`string of ${n} bytes: expected ${2 * WORD + padded} bytes of output, got ${out.length} (${room - padded} trailing bytes)`);
+  if (out.subarray(2 * WORD + n).some((b) => b !== 0)) return fail(`string of ${n} bytes has nonzero padding`);
+  return decodeUtf8(out.subarray(2 * WORD, 2 * WORD + n), 'string');
+}
+
+/**
+ * Decodes the return data of a known function, strictly.
+ * @returns `{ ok: true, value }` with the value in the service's `decoded_output` form, or
+ *   `{ ok: false, reason }`; never a best guess.
+ * @example
+ * decodeFunctionOutput('decimals', parseHex('00'.repeat(31) + '12')!) // { ok: true, value: { value: 18 } }
+ */
+export function decodeFunctionOutput(name: string, output: Uint8Array): DecodeResult {
+  if (!isKnownFunction(name)) return fail(`unknown function ${JSON.stringify(name)}`);
+  const kind = TABLE[name].kind;
+  const length = exactWords(output, kind === 'reserves' ? 3 : 1, name);
+  switch (kind) {
+    case 'reserves': {
+      if (length !== null) return fail(length);
+      const r0 = uintWord(output, 0, 112, 'reserve0');
+      if (!r0.ok) return r0;
+      const r1 = uintWord(output, 1, 112, 'reserve1');
+      if (!r1.ok) return r1;
+      const ts = uintWord(output, 2, 32, 'blockTimestampLast');
+      if (!ts.ok) return ts;
+      return ok({ reserve0: r0.value.toString(), reserve1: r1.value.toString(), block_timestamp_last: Number(ts.value) });
+    }
+    case 'address': {
+      if (length !== null) return fail(length);
+      if (output.subarray(0, 12).some((b) => b !== 0)) return fail(`address word has nonzero high 12 bytes: 0x${wordHex(output, 0)}`);
+      return ok({ address: bytesToHex(output.subarray(12)) });
+    }
+    case 'uint8': {
+      if (length !== null) return fail(length);
+      const v = uintWord(output, 0, 8, 'value');
+      return v.ok ? ok({ value: Number(v.value) }) : v;
+    }
+    case 'uint256':
+      return length !== null ? fail(length) : ok({ value: wordValue(output, 0).toString() });
+    case 'string': {
+      const s = decodeString(output);
+      return s.ok ? ok({ value: s.value }) : s;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding (for tests and fixture builders)
+
+type Uint = bigint | number | string;
+/** What {@link encodeFunctionOutput} takes: the decoded form, a bare value, or bigints. */
+export interface EncodeInputs {
+  getReserves: { reserve0: Uint; reserve1: Uint; block_timestamp_last: Uint };
+  token0: { address: string } | string;
+  token1: { address: string } | string;
+  name: { value: string } | string;
+  symbol: { value: string } | string;
+  decimals: { value: Uint } | Uint;
+  totalSupply: { value: Uint } | Uint;
+  balanceOf: { value: Uint } | Uint;
+}
+
+function toUint(v: unknown, bits: number, what: string): bigint {
+  const n =
+    typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : null;
+  if (n === null || n < 0n || n >> BigInt(bits) !== 0n) throw new RangeError(`${what}: expected a uint${bits}, got ${show(v)}`);
+  return n;
+}
+const uintBytes = (n: bigint): Uint8Array => parseHex(n.toString(16).padStart(64, '0'))!;
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * ABI-encodes the return data of a known function (strings in the dynamic `string` form, or the
+ * legacy `bytes32` form with `{ bytes32: true }`). Throws a RangeError for a value the type cannot
+ * hold, including a string that is not well-formed Unicode or does not fit bytes32.
+ * @example
+ * bytesToHex(encodeFunctionOutput('symbol', 'MKR', { bytes32: true })) // '4d4b52' + '00'.repeat(29)
+ * encodeFunctionOutput('getReserves', { reserve0: 1n, reserve1: 2n, block_timestamp_last: 3 }) // 96 bytes
+ */
+export function encodeFunctionOutput<N extends KnownFunction>(name: N, value: EncodeInputs[N], options?: { bytes32?: boolean }): Uint8Array;
+/** A name only known at run time (a fixture table): an unknown one throws a RangeError. */
+export function encodeFunctionOutput(name: string, value: unknown, options?: { bytes32?: boolean }): Uint8Array;
+export function encodeFunctionOutput(name: string, value: unknown, options: { bytes32?: boolean } = {}): Uint8Array {
+  if (!isKnownFunction(name)) throw new RangeError(`unknown function ${JSON.stringify(name)}`);
+  const kind = TABLE[name].kind;
+  if (options.bytes32 && kind !== 'string') throw new RangeError(`bytes32 applies to string returns only, not ${TABLE[name].signature}`);
+  const v: unknown = value;
+  const member = (key: string): unknown => (typeof v === 'object' && v !== null && typeof v !== 'bigint' ? (v as Record<string, unknown>)[key] : v);
+  switch (kind) {
+    case 'reserves':
+      return concat([
+        uintBytes(toUint(member('reserve0'), 112, 'reserve0')),
+        uintBytes(toUint(member('reserve1'), 112, 'reserve1')),
+        uintBytes(toUint(member('block_timestamp_last'), 32, 'block_timestamp_last')),
+      ]);
+    case 'address': {
+      const a = member('address');
+      const bytes = typeof a === 'string' ? parseHex(a) : null;
+      if (bytes === null || bytes.length !== 20) throw new RangeError(`address: expected 20-byte hex, got ${show(a)}`);
+      return concat([new Uint8Array(12), bytes]);
+    }
+    case 'uint8':
+      return uintBytes(toUint(member('value'), 8, 'value'));
+    case 'uint256':
+      return uintBytes(toUint(member('value'), 256, 'value'));
+    case 'string': {
+      const s = member('value');
+      // TextEncoder would silently turn a lone surrogate into U+FFFD: refuse instead.
+      if (typeof s !== 'string' || /\p{Cs}/u.test(s)) throw new RangeError(`value: expected a well-formed string, got ${show(s)}`);
+      const bytes = utf8.encode(s);
+      if (options.bytes32) {
+        if (bytes.length > WORD || bytes.includes(0)) throw new RangeError(`value: ${show(s)} does not fit bytes32 (at most 32 UTF-8 bytes, no NUL)`);
+        return concat([bytes, new Uint8Array(WORD - bytes.length)]);
+      }
+      const padded = Math.ceil(bytes.length / WORD) * WORD;
+      return concat([uintBytes(32n), uintBytes(BigInt(bytes.length)), bytes, new Uint8Array(padded - bytes.length)]);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The check
+
+export interface FunctionResultCheck {
+  check: string;
+  status: CheckStatus;
+  reason: string;
+  path: string;
+}
+
+/** A value for a reason: JSON, shortened (an output can be kilobytes). */
+function show(v: unknown): string {
+  let s: string;
+  try {
+    s = typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
+  } catch {
+    s = String(v);
+  }
+  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
+}
+const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no exponent). */
+function exactInteger(v: unknown): bigint | null {
+  if (typeof v === 'string') return /^[0-9]+$/.test(v) ? BigInt(v) : null;
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
+  return null;
+}
+
+/** Null when `claimed` denotes `actual` exactly; else a reason naming `label` and both values. */
+function compareInteger(label: string, claimed: unknown, actual: bigint, form: 'string' | 'number'): string | null {
+  const shown = form === 'string' ? JSON.stringify(actual.toString()) : actual.toString();
+  if (claimed === undefined) return `${label} is missing (output decodes to ${shown})`;
+  const n = exactInteger(claimed);
+  if (n === null) return `${label} is ${show(claimed)}, not an exact non-negative integer (output decodes to ${shown})`;
+  return n === actual ? null : `${label} is ${show(claimed)} but output decodes to ${shown}`;
+}
+
+/** First difference between the service's `decoded_output` and our decoding, or null. */
+function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOutput): string | null {
+  const kind = TABLE[name].kind;
+  if (kind === 'reserves') {
+    if (!isObject(claimed)) return `decoded_output is ${typeName(claimed)}, expected an object with reserve0, reserve1, block_timestamp_last`;
+    const a = actual as DecodedOutputs['getReserves'];
+    return (
+      compareInteger('decoded_output.reserve0', claimed.reserve0, BigInt(a.reserve0), 'string') ??
+      compareInteger('decoded_output.reserve1', claimed.reserve1, BigInt(a.reserve1), 'string') ??
+      compareInteger('decoded_output.block_timestamp_last', claimed.block_timestamp_last, BigInt(a.block_timestamp_last), 'number')
+    );
+  }
+  // The other functions return one value: `{ member: v }` or, as some producers write it, bare `v`.
+  const key = kind === 'address' ? 'address' : 'value';
+  const label = isObject(claimed) ? `decoded_output.${key}` : 'decoded_output';
+  const c = isObject(claimed) ? claimed[key] : claimed;
+  const expected = kind === 'address' ? (actual as { address: string }).address : (actual as { value: string | number }).value;
+  if (kind === 'uint8') return compareInteger(label, c, BigInt(expected), 'number');
+  if (kind === 'uint256') return compareInteger(label, c, BigInt(expected), 'string');
+  if (c === undefined) return `${label} is missing (output decodes to ${show(expected)})`;
+  if (kind === 'address') {
+    const bytes = typeof c === 'string' ? parseHex(c) : null;
+    if (bytes === null || bytes.length !== 20) return `${label} is ${show(c)}, not a 20-byte hex address (output decodes to ${show(expected)})`;
+    return bytesToHex(bytes) === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
+  }
+  return c === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
+}
+
+/** Reason the member is absent or of the wrong type, or null. */
+function stringMember(entry: Record<string, unknown>, key: string): string | null {
+  const v = entry[key];
+  return v === undefined ? `${key} is missing` : typeof v === 'string' ? null : `${key} is ${typeName(v)}, expected a string`;
+}
+
+/**
+ * Checks one genesis function result (spec "Genesis artifacts") for self-consistency.
+ * Two checks, always in this order:
+ * - `function_result.selector`: `contract` is an address and `selector` is `decoded_name`'s.
+ * - `function_result.decoded_output`: `decoded_output` equals `output` decoded by `decoded_name`'s
+ *   return type (integers compared exactly, as bigints).
+ * A function we do not know is `skipped` on both, never passed; a malformed entry fails, naming the member.
+ * @example
+ * checkFunctionResult({ contract: 'c02a…6cc2', selector: '313ce567', decoded_name: 'decimals',
+ *   output: '00…12', decoded_output: { value: 18 } }, 'genesis.function_results[0]')
+ * // [{ check: 'function_result.selector', status: 'pass', … }, { check: 'function_result.decoded_output', status: 'pass', … }]
+ */
+export function checkFunctionResult(result: unknown, path: string): FunctionResultCheck[] {
+  const make = (check: string) => (status: CheckStatus, reason: string): FunctionResultCheck => ({ check, status, reason, path });
+  const selectorCheck = make('function_result.selector');
+  const outputCheck = make('function_result.decoded_output');
+  if (!isObject(result)) {
+    const reason = `function result is ${typeName(result)}, expected an object`;
+    return [selectorCheck('fail', reason), outputCheck('fail', reason)];
+  }
+  return [checkSelector(result, selectorCheck), checkOutput(result, outputCheck)];
+}
+
+type Make = (status: CheckStatus, reason: string) => FunctionResultCheck;
+
+function checkSelector(entry: Record<string, unknown>, make: Make): FunctionResultCheck {
+  const shape = stringMember(entry, 'contract') ?? stringMember(entry, 'selector') ?? stringMember(entry, 'decoded_name');
+  if (shape !== null) return make('fail', shape);
+  const contract = parseHex(entry.contract as string);
+  if (contract === null || contract.length !== 20) return make('fail', `contract is ${show(entry.contract)}, expected a 20-byte hex address`);
+  const selectorBytes = parseHex(entry.selector as string);
+  if (selectorBytes === null || selectorBytes.length !== 4) return make('fail', `selector is ${show(entry.selector)}, expected 4-byte hex`);
+  const name = entry.decoded_name as string;
+  if (!isKnownFunction(name)) return make('skipped', `unknown function ${show(name)}: not decoded`);
+  const selector = bytesToHex(selectorBytes);
+  const { signature, selector: expected } = KNOWN_FUNCTIONS[name];
+  if (selector === expected) return make('pass', `selector ${selector} is ${signature}`);
+  const other = Object.values(KNOWN_FUNCTIONS).find((f) => f.selector === selector);
+  return make('fail', `selector ${selector} is not ${signature} (${expected})${other ? `: it is ${other.signature}` : ''}`);
+}
+
+function checkOutput(entry: Record<string, unknown>, make: Make): FunctionResultCheck {
+  const shape = stringMember(entry, 'decoded_name') ?? stringMember(entry, 'output');
+  if (shape !== null) return make('fail', shape);
+  const output = parseHex(entry.output as string);
+  if (output === null) return make('fail', `output is ${show(entry.output)}, expected even-length hex`);
+  if (!('decoded_output' in entry) || entry.decoded_output === undefined) return make('fail', 'decoded_output is missing');
+  const name = entry.decoded_name as string;
+  if (!isKnownFunction(name)) return make('skipped', `unknown function ${show(name)}: not decoded`);
+  const decoded = decodeFunctionOutput(name, output);
+  if (!decoded.ok) return make('fail', `output does not decode as ${TABLE[name].signature} returns ${TABLE[name].returns}: ${decoded.reason}`);
+  const difference = compareDecoded(name, entry.decoded_output, decoded.value);
+  if (difference !== null) return make('fail', difference);
+  return make('pass', `decoded_output equals output decoded as ${TABLE[name].signature} returns ${TABLE[name].returns}`);
+}

@@ -1,0 +1,232 @@
+import type { BundleRecorder } from './service-source.js';
+import type { BlockJson, BlockSource } from './source.js';
+import { SourceError } from './source.js';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export interface RpcBlockSourceOptions {
+  /** The node's JSON-RPC endpoint (http or https). */
+  url: string;
+  fetch?: typeof fetch;
+  /** Receives every block fetched, for `--record`. */
+  recorder?: BundleRecorder;
+  /** Check once, with `eth_chainId`, that the node serves the chain asked for (default true). */
+  checkChainId?: boolean;
+  /** Retries of one call on HTTP 429, 5xx and network errors (default 3), with exponential backoff from 0.5 s. */
+  maxRetries?: number;
+  sleep?: (ms: number) => Promise<void>;
+  /** `eth_getTransactionReceipt` calls in flight at once when `eth_getBlockReceipts` is unsupported (default 8). */
+  concurrency?: number;
+  /** One call's time limit, default 60 000 ms. */
+  timeoutMs?: number;
+}
+
+/** A JSON-RPC error object's code and message. */
+class JsonRpcError extends SourceError {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+    readonly rpcMessage: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A node that does not have the method: -32601, or a message saying so (providers differ). */
+const UNSUPPORTED = /method not found|not supported|unsupported|does not exist|not available|not implemented|unknown method/i;
+const isUnsupported = (error: unknown) => error instanceof JsonRpcError && (error.code === -32601 || UNSUPPORTED.test(error.rpcMessage));
+
+const toQuantity = (n: number) => `0x${n.toString(16)}`;
+function quantity(v: unknown): bigint | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
+  if (typeof v !== 'string' || !/^(0x[0-9a-fA-F]+|\d+)$/.test(v)) return undefined;
+  return BigInt(v);
+}
+const sameHash = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Blocks from a JSON-RPC node, in the fixtures' format: `eth_getBlockByNumber`
+ * (hashes only) for the header, `eth_getBlockReceipts` for the receipts, or,
+ * when the node does not have that method, `eth_getTransactionReceipt` for
+ * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
+ * extra members such as `blockHash` included). The receipts must belong to the
+ * block fetched (their `blockHash`, when they carry one, is the block's hash;
+ * one per transaction), so a reorg between the calls is an error, not a
+ * wrong block. Error messages name the node by origin only: a provider URL's
+ * path often holds an API key.
+ */
+export class RpcBlockSource implements BlockSource {
+  private readonly url: string;
+  /** The URL without path or query, for messages. */
+  private readonly where: string;
+  private readonly fetch: typeof fetch;
+  private readonly recorder: BundleRecorder | undefined;
+  private readonly checkChainId: boolean;
+  private readonly maxRetries: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private nextId = 1;
+  private chainIdOfNode: Promise<bigint> | undefined;
+  /** False once the node has said it has no eth_getBlockReceipts. */
+  private blockReceipts = true;
+
+  constructor(options: RpcBlockSourceOptions) {
+    let parsed: URL;
+    try {
+      parsed = new URL(options.url);
+    } catch {
+      throw new SourceError('the JSON-RPC URL is not a URL');
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SourceError(`the JSON-RPC URL must be http(s), got "${parsed.protocol}"`);
+    this.url = options.url;
+    this.where = `the JSON-RPC node at ${parsed.origin}`;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.recorder = options.recorder;
+    this.checkChainId = options.checkChainId ?? true;
+    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
+    this.sleep = options.sleep ?? realSleep;
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+  }
+
+  /** One JSON-RPC call: its result, or a SourceError (JsonRpcError for an error object). */
+  private async call(method: string, params: unknown[]): Promise<unknown> {
+    const id = this.nextId++;
+    const text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+    for (let retries = 0; ; retries++) {
+      let failure: string;
+      let retryAfterMs = 0;
+      try {
+        const response = await this.fetch(this.url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+          body: text,
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        const body = await response.text();
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch {
+          json = undefined;
+        }
+        const header = response.headers.get('retry-after');
+        if (header !== null && /^\d+(\.\d+)?$/.test(header.trim())) retryAfterMs = Number(header.trim()) * 1000;
+        if (isObject(json) && isObject(json.error)) {
+          const code = typeof json.error.code === 'number' ? json.error.code : undefined;
+          const message = typeof json.error.message === 'string' ? json.error.message : JSON.stringify(json.error);
+          failure = `error ${code ?? '(no code)'}: ${message}`;
+          // -32005: the usual "limit exceeded" of rate-limited providers; retried like a 429.
+          if (response.status !== 429 && code !== -32005) throw new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
+        } else if (response.ok) {
+          if (!isObject(json) || !('result' in json)) throw new SourceError(`${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}`);
+          return json.result;
+        } else {
+          failure = `HTTP ${response.status}`;
+          if (response.status !== 429 && response.status < 500) throw new SourceError(`${this.where} answered ${method} with ${failure}`);
+        }
+      } catch (error) {
+        if (error instanceof SourceError) throw error;
+        const cause = (error as { cause?: unknown }).cause;
+        const code = isObject(cause) && typeof cause.code === 'string' ? ` (${cause.code})` : '';
+        failure = `a network error: ${(error as Error).message}${code}`;
+      }
+      if (retries >= this.maxRetries) throw new SourceError(`${this.where} answered ${method} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
+      await this.sleep(Math.max(500 * 2 ** retries, retryAfterMs));
+    }
+  }
+
+  private async ensureChain(chainId: number): Promise<void> {
+    if (!this.checkChainId) return;
+    this.chainIdOfNode ??= this.call('eth_chainId', []).then((result) => {
+      const id = quantity(result);
+      if (id === undefined) throw new SourceError(`${this.where} answered eth_chainId with ${JSON.stringify(result)}, not a quantity`);
+      return id;
+    });
+    let id: bigint;
+    try {
+      id = await this.chainIdOfNode;
+    } catch (error) {
+      this.chainIdOfNode = undefined;
+      throw error;
+    }
+    if (id !== BigInt(chainId)) throw new SourceError(`${this.where} serves chain ${id}, not chain ${chainId}`);
+  }
+
+  /** A receipt list's checks: an array of objects, one per transaction, of this block. */
+  private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
+    if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r))) throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
+    if (hashes !== undefined && receipts.length !== hashes.length) {
+      throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`);
+    }
+    receipts.forEach((r: Json, i) => {
+      if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
+        throw new SourceError(`${this.where} gave receipts of block ${String(r.blockHash)} for block ${n} (${String(block.hash)}): the chain reorganised between the calls, try again`);
+      }
+      if (hashes !== undefined && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
+        throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${String(r.transactionHash)}, not ${hashes[i]}`);
+      }
+    });
+    return receipts;
+  }
+
+  /** One receipt per transaction hash, in order, at most `concurrency` calls at once. */
+  private async receiptsByTransaction(hashes: string[], n: number): Promise<unknown[]> {
+    const receipts = new Array<unknown>(hashes.length);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (next < hashes.length && !failed) {
+        const i = next++;
+        try {
+          const receipt = await this.call('eth_getTransactionReceipt', [hashes[i]]);
+          if (receipt === null) throw new SourceError(`${this.where} has no receipt for transaction ${hashes[i]} of block ${n}`);
+          receipts[i] = receipt;
+        } catch (error) {
+          failed = true; // the other workers stop after their call in flight
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, hashes.length) }, worker));
+    return receipts;
+  }
+
+  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+    if (!Number.isSafeInteger(blockNumber) || blockNumber < 0) throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
+    await this.ensureChain(chainId);
+    const tag = toQuantity(blockNumber);
+    const block = await this.call('eth_getBlockByNumber', [tag, false]);
+    if (block === null) return null;
+    if (!isObject(block)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`);
+    if (quantity(block.number) !== BigInt(blockNumber)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${String(block.number)}`);
+    let hashes: string[] | undefined;
+    if (Array.isArray(block.transactions)) {
+      hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);
+      if (hashes.some((h) => typeof h !== 'string')) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`);
+    }
+
+    let receipts: unknown[] | undefined;
+    if (this.blockReceipts) {
+      try {
+        const result = await this.call('eth_getBlockReceipts', [tag]);
+        if (result === null) throw new SourceError(`${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`);
+        receipts = this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
+      } catch (error) {
+        if (!isUnsupported(error)) throw error;
+        this.blockReceipts = false;
+      }
+    }
+    if (receipts === undefined) {
+      if (hashes === undefined) throw new SourceError(`${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`);
+      receipts = this.checkReceipts(await this.receiptsByTransaction(hashes, blockNumber), 'eth_getTransactionReceipt', block, hashes, blockNumber);
+    }
+
+    const result: BlockJson = { chain_id: chainId, header: block, receipts };
+    this.recorder?.addBlock(result);
+    return result;
+  }
+}

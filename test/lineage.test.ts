@@ -1,0 +1,190 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { runLineage } from '../src/cli/lineage.js';
+import { verifyLineage } from '../src/api/lineage.js';
+import { BundleSource, type Bundle } from '../src/lineage/bundle-source.js';
+import type { LineageReport } from '../src/lineage/report.js';
+import { walkLineage } from '../src/lineage/walker.js';
+import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
+
+async function walk(bundle: Bundle, tracingId = PAIR_RECORD): Promise<LineageReport> {
+  const source = new BundleSource(bundle);
+  return walkLineage({ chainId: 1, tracingId, source, blocks: source });
+}
+
+const failed = (report: LineageReport) => [...new Set(report.records.flatMap((r) => r.checks.filter((c) => c.status === 'fail').map((c) => c.check)))];
+const statusOf = (report: LineageReport, name: string) => report.records.flatMap((r) => r.checks).filter((c) => c.check === name).map((c) => c.status);
+
+/** The exchange answering `path` for `tracingId` (first page for genesis). */
+function answer(bundle: Bundle, path: string, tracingId: string): any {
+  return bundle.exchanges.find((e) => e.path === path && (e.body.tracing_id ?? e.body._tracing_id) === tracingId && (e.body.cursor ?? null) === null)!.response;
+}
+
+describe('lineage walker on bundles built from a real block', () => {
+  it('the untampered reserve snapshot and its parent pass every check', async () => {
+    const report = await walk(buildBundle());
+    expect(failed(report)).toEqual([]);
+    expect(report.verdict).toBe('pass');
+    expect(report.records.map((r) => [r.tracing_id, r.dataset])).toEqual([
+      [PAIR_RECORD, '0301'],
+      [WETH_RECORD, '0201'],
+    ]);
+    for (const name of ['shape.tracing_id', 'shape.id_lists', 'shape.dataset', 'block.header_hash', 'block.receipts_root', 'log.position', 'log.bloom', 'log.block_time', 'function_result.selector', 'function_result.decoded_output', 'record.reserves', 'record.erc20', 'record.not_older']) {
+      expect(statusOf(report, name), name).toContain('pass');
+      expect(statusOf(report, name), name).not.toContain('fail');
+    }
+    // The genesis of the pair came in two pages, one counted with page_count.
+    expect(report.records[0]!.checks.filter((c) => c.subject.startsWith('genesis.function_results'))).toHaveLength(2);
+  });
+
+  const tampered: Array<[string, (b: Bundle) => void, string]> = [
+    ['a reserve changed', (b) => (answer(b, '/evm/lineage/record', PAIR_RECORD).data.record.reserves[0] = '1'), 'record.reserves'],
+    ['a log moved to another index', (b) => (answer(b, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].log_index = 1), 'log.position'],
+    ['a receipt dropped from the block', (b) => b.blocks[0]!.receipts.pop(), 'block.receipts_root'],
+    ['a topic altered', (b) => (answer(b, '/evm/lineage/genesis', WETH_RECORD).data.genesis.logs[0].topics[1] = 'ff'.repeat(32)), 'log.position'],
+    [
+      'a decoded output that disagrees with its bytes',
+      (b) => (b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis.function_results[0].decoded_output.reserve0 = '12345',
+      'function_result.decoded_output',
+    ],
+    ['a header field changed', (b) => ((b.blocks[0]!.header as Record<string, unknown>).gasUsed = '0x1'), 'block.header_hash'],
+    ['a parent cycle', (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.parent_tracing_ids = [PAIR_RECORD]), 'parents.cycle'],
+  ];
+
+  it.each(tampered)('%s fails exactly %s and no other check', async (_name, tamper, expected) => {
+    const bundle = buildBundle();
+    tamper(bundle);
+    const report = await walk(bundle);
+    expect(report.verdict).toBe('fail');
+    expect(failed(report)).toEqual([expected]);
+  });
+
+  it('a missing parent is reported', async () => {
+    const bundle = buildBundle();
+    bundle.exchanges = bundle.exchanges.filter((e) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD));
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual(['record.exists']);
+  });
+
+  it('an unknown dataset gets the generic checks only, reported as not cross-checked, never passed', async () => {
+    const bundle = buildBundle();
+    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.dataset = '9999';
+    const report = await walk(bundle);
+    expect(statusOf(report, 'shape.dataset')[0]).toBe('skipped');
+    const cross = report.records[0]!.checks.find((c) => c.check === 'record.cross_check')!;
+    expect(cross).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/not cross-checked/) });
+    expect(statusOf(report, 'record.reserves')).toEqual([]);
+  });
+
+  it('without blocks, log checks are skipped, never passed', async () => {
+    const bundle = buildBundle();
+    bundle.blocks = [];
+    const report = await walk(bundle);
+    expect(statusOf(report, 'log.position').every((s) => s === 'skipped')).toBe(true);
+    expect(statusOf(report, 'block.available')).toContain('skipped');
+  });
+
+  it('a block-wide log_index is located, with a warning', async () => {
+    const bundle = buildBundle();
+    const log = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];
+    const blockWide = (bundle.blocks[0]!.receipts as Array<{ transactionIndex: string; logs: unknown[] }>)
+      .filter((r) => Number(r.transactionIndex) < 9)
+      .reduce((n, r) => n + r.logs.length, 0);
+    log.log_index = blockWide + 4;
+    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record.log_index = blockWide + 4;
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual([]);
+    expect(report.warnings.join()).toMatch(/block-wide/);
+  });
+
+  it('a malformed tracing id in the id lists fails shape.id_lists', async () => {
+    const bundle = buildBundle();
+    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._genesis_tracing_ids = ['xyz'];
+    expect(failed(await walk(bundle))).toEqual(['shape.id_lists']);
+  });
+});
+
+describe('POST /v1/evm/verify/lineage operation', () => {
+  it('answers the report in the envelope {chain_id, data:[report], count:1}', async () => {
+    const result = await verifyLineage({ chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() });
+    expect(result.status).toBe(200);
+    expect(result.verdict).toBe('identical');
+    expect(result.body).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
+  });
+
+  it('accepts the legacy _tracing_id and reports a failing lineage as 200 with verdict fail', async () => {
+    const bundle = buildBundle();
+    bundle.blocks[0]!.receipts.pop();
+    const result = await verifyLineage({ chain_id: 1, _tracing_id: PAIR_RECORD, bundle });
+    expect(result.status).toBe(200);
+    expect(result.verdict).toBe('different');
+  });
+
+  it.each([
+    [{ tracing_id: PAIR_RECORD, bundle: {} }, 'chain_id', 'missing'],
+    [{ chain_id: 1, bundle: {} }, 'tracing_id', 'missing'],
+    [{ chain_id: 1, tracing_id: 'abc', bundle: {} }, 'tracing_id', 'invalid_format'],
+    [{ chain_id: 1, tracing_id: PAIR_RECORD }, 'bundle', 'missing'],
+    [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: { exchanges: 'no' } }, 'bundle', 'invalid_format'],
+  ])('%j → 400 on %s (%s)', async (body, name, reason) => {
+    const result = await verifyLineage(body);
+    expect(result.status).toBe(400);
+    expect((result.body as any).error.details.invalid_parameters).toContainEqual(expect.objectContaining({ name, reason }));
+  });
+});
+
+describe('the committed example bundle', () => {
+  it('fixtures/lineage/pair-reserves-19426587.bundle.json is what the builder makes from the real block', () => {
+    const committed = JSON.parse(readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(buildBundle())));
+  });
+});
+
+describe('evm-integrity lineage (CLI)', () => {
+  const io = () => {
+    const out = { stdout: '', stderr: '' };
+    return { out, io: { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) } };
+  };
+  const bundleFile = fileURLToPath(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url));
+
+  it('prints a table and exits 0 when every check passes', async () => {
+    const { out, io: streams } = io();
+    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], streams)).toBe(0);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(28 passed, 0 failed, 0 skipped\)/);
+    expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
+  });
+
+  it('--json prints the report; a tampered gzip bundle exits 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-'));
+    const bundle = buildBundle();
+    bundle.blocks[0]!.receipts.pop();
+    const file = join(dir, 'tampered.json.gz');
+    writeFileSync(file, gzipSync(JSON.stringify(bundle)));
+    const { out, io: streams } = io();
+    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', file, '--json'], streams)).toBe(1);
+    expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'fail', summary: { fail: 2 } });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    [[PAIR_RECORD, '--bundle', 'x.json'], /--chain-id N is required/],
+    [['abc', '--chain-id', '1', '--bundle', 'x.json'], /36 hex characters/],
+    [[PAIR_RECORD, '--chain-id', '1'], /exactly one of --bundle FILE and --service URL/],
+    [[PAIR_RECORD, '--chain-id', '1', '--bundle', 'no/such.json'], /cannot read the bundle no\/such.json: no such file/],
+    [[PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
+  ])('%j is bad input (UsageError → exit 2)', async (args, message) => {
+    const { io: streams } = io();
+    await expect(runLineage(args, streams, {})).rejects.toThrow(message);
+  });
+
+  it('a service URL that is not http(s) is exit 2 with a message', async () => {
+    const { out, io: streams } = io();
+    const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', 'ftp://example.invalid/v1'], streams, { EVM_DATA_SERVICE_API_KEY: 'k' });
+    expect(code).toBe(2);
+    expect(out.stderr).toMatch(/^evm-integrity: /);
+  });
+});
