@@ -33,3 +33,11 @@ export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } fr
 export { verifyLogsBloom, type LogsBloomResult } from './api/logs-bloom.js';
 export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './api/request-body.js';
 export { verifyBlock, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';
+
+export { walkLineage, type WalkOptions } from './lineage/walker.js';
+export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage/report.js';
+export { BundleSource, parseBundle, type Bundle } from './lineage/bundle-source.js';
+export { SourceError, type BlockJson, type BlockSource, type Exchange, type GenesisAnswer, type LineageSource, type RecordAnswer } from './lineage/source.js';
+export { checkFunctionResult, decodeFunctionOutput, encodeFunctionOutput, KNOWN_FUNCTIONS } from './lineage/abi.js';
+export { datasetId, DATASETS } from './lineage/datasets.js';
+export { verifyLineage } from './api/lineage.js';
