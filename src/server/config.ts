@@ -1,17 +1,12 @@
 import type { ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
-import type { Entitlements } from './store/types.js';
+import type { Account, Entitlements } from './store/types.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
 export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };
 
-export interface ConfiguredAccount {
-  id: string;
-  name: string;
-  plan: string;
-  cuLimit: number;
-  rateLimitRps: number;
-  entitlements: Entitlements | null;
+/** An account of the configuration: the store's account fields, and its keys. */
+export interface ConfiguredAccount extends Omit<Account, 'periodAnchor' | 'createdAt'> {
   keys: ConfiguredKey[];
 }
 
