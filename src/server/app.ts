@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
 import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
@@ -14,6 +14,7 @@ import type { JsonSchema } from '../input/schema.js';
 import { publicUrlOf, type ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
 import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, openApiDocument, RECEIPT_ROOT_RESULT_SCHEMA } from './openapi.js';
+import { createGuards } from './guards.js';
 import { notFound, sendError } from './responses.js';
 import type { Account, Store } from './store/types.js';
 
@@ -68,20 +69,7 @@ export interface AppOptions {
   now?: () => Date;
 }
 
-type Env = { Variables: { requestId: string; account?: Account; docsUrl: string } };
-
-/** The account that serves requests when auth is explicitly off. */
-export const ANONYMOUS_ACCOUNT = 'anonymous';
-
-const AUTH_DETAILS = {
-  auth_scheme: 'Bearer',
-  expected_header: 'Authorization: Bearer <API_KEY>',
-};
-
-/** `Bear…` with the rest hidden: enough to recognise a header, never enough to use it. */
-function redact(header: string): string {
-  return header.length <= 12 ? `${header.slice(0, 4)}…` : `${header.slice(0, 12)}…(${header.length} chars)`;
-}
+export type Env = { Variables: { requestId: string; account?: Account; docsUrl: string } };
 
 /**
  * The verifier service: the spec's verify endpoints, health, usage and chains,
@@ -135,93 +123,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
   });
   app.notFound((c) => notFound(c, docsUrl));
 
-  /** Resolves the bearer key to an account, or answers 401. */
-  const authenticate = (c: Context<Env>): Account | Response => {
-    if (!config.auth) {
-      const account = store.getAccount(ANONYMOUS_ACCOUNT);
-      if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
-      return account;
-    }
-    const header = c.req.header('authorization');
-    const fail = (status: 'missing' | 'malformed' | 'unknown' | 'revoked', message: string) =>
-      sendError(c, docsUrl, {
-        code: 'UNAUTHORIZED',
-        http_status: 401,
-        message,
-        hint: 'Send the API key from `evm-integrity keys create` as Authorization: Bearer <API_KEY>.',
-        retryable: false,
-        details: {
-          ...AUTH_DETAILS,
-          provided_header: header === undefined ? null : redact(header),
-          token_status: status,
-          recommendation: status === 'revoked' ? 'This key was revoked; use another active key of the account.' : 'Check the key and the header format.',
-        },
-      });
-    if (header === undefined || header.trim() === '') return fail('missing', 'No API key: the Authorization header is missing.');
-    const match = /^Bearer +(\S+)$/i.exec(header.trim());
-    if (match === null) return fail('malformed', 'The Authorization header is not "Bearer <API_KEY>".');
-    const result = store.authenticate(match[1]!);
-    if (result.status === 'unknown') return fail('unknown', 'The API key is not known to this server.');
-    if (result.status === 'revoked') return fail('revoked', 'The API key was revoked.');
-    return result.account;
-  };
-
-  const forbidden = (c: Context<Env>, account: Account, what: string) =>
-    sendError(c, docsUrl, {
-      code: 'FORBIDDEN',
-      http_status: 403,
-      message: `This account's entitlements do not include ${what}.`,
-      hint: 'Ask the operator to extend the account\'s entitlements.',
-      severity: 'warning',
-      retryable: false,
-      details: { required_plan: 'an account entitled to it', your_plan: account.plan, contact: 'the operator of this server', recommendation: `Use a key of an account entitled to ${what}.` },
-    });
-
-  const rateHeaders = (limit: number, remaining: number) => ({ 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': String(Math.max(0, remaining)) });
-
-  /** Per-account requests per second; 429 beyond. Returns the headers for a successful answer. */
-  const throttle = (c: Context<Env>, account: Account): Record<string, string> | Response => {
-    const token = store.takeRateToken(account.id, account.rateLimitRps, now().getTime());
-    const headers = rateHeaders(token.limit, token.remaining);
-    if (token.allowed) return headers;
-    return sendError(
-      c,
-      docsUrl,
-      {
-        code: 'RATE_LIMIT_EXCEEDED',
-        http_status: 429,
-        message: `More than ${token.limit} requests per second for this account.`,
-        hint: 'Wait Retry-After seconds, then back off exponentially. The limit is shared by all keys of the account.',
-        severity: 'warning',
-        retryable: true,
-        details: { limit_rps: token.limit, current_estimated_rps: token.count, retry_after_seconds: token.retryAfterSeconds, limit_scope: 'account', limit_window_seconds: 1 },
-      },
-      { ...headers, 'Retry-After': String(token.retryAfterSeconds) },
-    );
-  };
-
-  /** 429 when the account's CU allowance cannot pay for `endpoint`; undefined when it can. */
-  const allowanceExceeded = (c: Context<Env>, account: Account, endpoint: Endpoint): Response | undefined => {
-    const usage = store.usage(account.id, now());
-    if (usage.cuUsed + endpoint.cu > usage.cuLimit + usage.cuExtra) {
-      const retryAfter = Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
-      return sendError(
-        c,
-        docsUrl,
-        {
-          code: 'RATE_LIMIT_EXCEEDED',
-          http_status: 429,
-          message: `The account's compute-unit allowance (${usage.cuLimit + usage.cuExtra} CU) is used up until ${usage.periodEnd}.`,
-          hint: 'Wait for cu_reset_at, or have the operator add a CU package (evm-integrity accounts add-cu).',
-          severity: 'warning',
-          retryable: true,
-          details: { limit_rps: account.rateLimitRps, current_estimated_rps: null, retry_after_seconds: retryAfter, limit_scope: 'cu_allowance', limit_window_seconds: retryAfter },
-        },
-        { 'Retry-After': String(retryAfter) },
-      );
-    }
-    return undefined;
-  };
+  const { authenticate, forbidden, throttle, allowanceExceeded } = createGuards({ config, store, docsUrl, now });
 
   for (const prefix of ['/v1', '']) {
     app.get(`${prefix}/health`, (c) => c.json({ status: 'ok' }));
