@@ -11,6 +11,7 @@
 import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './report.js';
+import { isObject } from '../input/fields.js';
 
 // One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
 export type { CheckStatus } from './report.js';
@@ -271,7 +272,6 @@ function show(v: unknown): string {
   return s.length > 120 ? `${s.slice(0, 117)}...` : s;
 }
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no exponent). */
 function exactInteger(v: unknown): bigint | null {

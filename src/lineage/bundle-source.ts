@@ -1,5 +1,6 @@
 import type { BlockJson, BlockSource, Exchange, GenesisAnswer, LineageSource, RecordAnswer } from './source.js';
 import { SourceError } from './source.js';
+import { isObject, type JsonObject } from '../input/fields.js';
 
 /** A lineage bundle (DECISIONS.md "Lineage"): what the hosted service answered, plus blocks. */
 export interface Bundle {
@@ -8,8 +9,7 @@ export interface Bundle {
   blocks: BlockJson[];
 }
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Json = JsonObject;
 
 /** Checks a parsed bundle's shape; the message names what is wrong. */
 export function parseBundle(json: unknown): Bundle {

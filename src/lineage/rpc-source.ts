@@ -1,9 +1,9 @@
 import type { BundleRecorder } from './service-source.js';
 import type { BlockJson, BlockSource } from './source.js';
 import { SourceError } from './source.js';
+import { isObject, type JsonObject } from '../input/fields.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Json = JsonObject;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface RpcBlockSourceOptions {

@@ -3,9 +3,9 @@ import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import type { BlockJson, Exchange, GenesisAnswer, LineageSource, RecordAnswer } from './source.js';
 import { SourceError } from './source.js';
+import { isObject, type JsonObject } from '../input/fields.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Json = JsonObject;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A lineage bundle as {@link BundleRecorder.toBundle} writes it (DECISIONS.md "Lineage"). */
@@ -22,6 +22,15 @@ export interface RecordedBundle {
  * such as a 429 followed by a 200, are not kept: a replay must find the answer
  * the audit used), and every block a block source fetched.
  */
+/** Puts `value` at `key`'s place in `list`, or appends it: a later answer replaces an earlier one. */
+function upsert<T>(list: T[], at: Map<string, number>, key: string, value: T): void {
+  const index = at.get(key);
+  if (index === undefined) {
+    at.set(key, list.length);
+    list.push(value);
+  } else list[index] = value;
+}
+
 export class BundleRecorder {
   private readonly exchanges: Exchange[] = [];
   private readonly exchangeAt = new Map<string, number>();
@@ -32,22 +41,14 @@ export class BundleRecorder {
   addExchange(exchange: Exchange): void {
     const copy = structuredClone(exchange);
     const key = `${copy.method} ${copy.path} ${JSON.stringify(copy.body)}`;
-    const at = this.exchangeAt.get(key);
-    if (at === undefined) {
-      this.exchangeAt.set(key, this.exchanges.length);
-      this.exchanges.push(copy);
-    } else this.exchanges[at] = copy;
+    upsert(this.exchanges, this.exchangeAt, key, copy);
   }
 
   /** Records a block in the fixtures' JSON-RPC format; the same block (chain, number, hash) twice is kept once. */
   addBlock(block: BlockJson): void {
     const copy = structuredClone(block);
     const key = `${copy.chain_id} ${String(copy.header.number)} ${String(copy.header.hash)}`;
-    const at = this.blockAt.get(key);
-    if (at === undefined) {
-      this.blockAt.set(key, this.blocks.length);
-      this.blocks.push(copy);
-    } else this.blocks[at] = copy;
+    upsert(this.blocks, this.blockAt, key, copy);
   }
 
   /** The bundle: `{base_url, exchanges, blocks}` (copies; recording may go on). */

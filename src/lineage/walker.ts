@@ -1,4 +1,4 @@
-import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
+import { bytesEqual, bytesToHex, parseHex, strip0x } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { encodeHeader } from '../header/encode.js';
@@ -11,9 +11,9 @@ import { checkFunctionResult, decodeFunctionOutput } from './abi.js';
 import { DATASETS, datasetId } from './datasets.js';
 import { check, type Check, type LineageReport, type RecordReport } from './report.js';
 import { SourceError, type BlockSource, type GenesisAnswer, type LineageSource } from './source.js';
+import { isObject, type JsonObject } from '../input/fields.js';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type Json = JsonObject;
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 /** keccak("Sync(uint112,uint112)"): the reserves event of Uniswap-V2-style pairs. */
 const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(uint112,uint112)')));
@@ -45,6 +45,9 @@ interface BlockFacts {
 }
 
 const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null);
+/** Hex text compared as the service may spell it: with or without 0x, any case. */
+const normHex = (v: unknown) => strip0x(String(v ?? '')).toLowerCase();
+const sameHex = (a: unknown, b: unknown) => normHex(a) === normHex(b);
 const tracingIdOf = (record: Json) => (record.tracing_id ?? record._tracing_id) as unknown;
 const idList = (record: Json, name: string) => (record[name] ?? record[`_${name}`] ?? []) as unknown;
 const position = (block: number, tx: number, log: number) => [block, tx, log] as const;
@@ -218,7 +221,7 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
     // The record against its artifacts.
     const results = (genesis?.functionResults ?? []).filter(isObject);
     const decoded = (name: string) => {
-      const result = results.find((r) => r.decoded_name === name && (record.address === undefined || String(r.contract).toLowerCase().replace(/^0x/, '') === String(record.address).toLowerCase().replace(/^0x/, '')));
+      const result = results.find((r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)));
       const bytes = result === undefined ? null : hexOf(result.output);
       if (bytes === null) return undefined;
       const out = decodeFunctionOutput(name, bytes);
@@ -280,9 +283,9 @@ function erc20Check(record: Json, decoded: Decoded, subject: string): Check {
 function reservesCheck(record: Json, logs: Array<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
-  const pool = String(record.address ?? '').toLowerCase().replace(/^0x/, '');
+  const pool = normHex(record.address);
   const at = position(Number(record.block_number), Number(record.tx_index ?? Infinity), Number(record.log_index ?? Infinity));
-  const syncs = logs.filter(({ log }) => log.topics[0]?.toLowerCase().replace(/^0x/, '') === SYNC_TOPIC && log.contract_address.toLowerCase().replace(/^0x/, '') === pool && notAfter(position(log.block_number, log.tx_index, log.log_index), at));
+  const syncs = logs.filter(({ log }) => normHex(log.topics[0]) === SYNC_TOPIC && normHex(log.contract_address) === pool && notAfter(position(log.block_number, log.tx_index, log.log_index), at));
   const last = syncs.sort((a, b) => (notAfter(position(a.log.block_number, a.log.tx_index, a.log.log_index), position(b.log.block_number, b.log.tx_index, b.log.log_index)) ? -1 : 1)).at(-1);
   const sources: Array<[string, [bigint, bigint]]> = [];
   if (last !== undefined) {

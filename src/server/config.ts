@@ -1,6 +1,7 @@
 import type { ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
 import type { Account, Entitlements } from './store/types.js';
+import { isObject, type JsonObject } from '../input/fields.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
 export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };
@@ -46,7 +47,7 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-type Json = Record<string, unknown>;
+type Json = JsonObject;
 
 function member<T>(obj: Json, name: string, path: string, check: (v: unknown) => boolean, expected: string, fallback: T): T {
   const value = obj[name];
@@ -59,7 +60,6 @@ const isString = (v: unknown) => typeof v === 'string' && v.length > 0;
 const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function readEntitlements(value: unknown, path: string): Entitlements | null {
   if (value === undefined || value === null) return null;
