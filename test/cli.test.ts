@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,7 +89,7 @@ describe('the evm-integrity binary', () => {
     [['verify', 'block'], /verify block needs a FILE/],
     [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
     [['verify', 'receipt-root', '--chain', 'abc'], /--chain expects ID:RULES/],
-    [['verify', 'receipt-root', '--bogus'], /Unknown option '--bogus'/],
+    [['verify', 'receipt-root', '--bogus'], /unknown option '--bogus'/],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
     expect(code).toBe(2);
@@ -132,5 +132,92 @@ describe('the evm-integrity binary', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/verify receipt-root/);
+  });
+});
+
+describe('command-line conventions', () => {
+  const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+
+  it.each([['--version'], ['-V'], ['version']])('%s prints the package version, exit 0', (flag) => {
+    expect(run([flag])).toEqual({ code: 0, stdout: `evm-integrity ${PKG.version}\n`, stderr: '' });
+  });
+
+  it.each([
+    [['help'], /Commands: verify, lineage, serve, accounts, keys/],
+    [['help', 'verify'], /verify block FILE/],
+    [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
+    [['help', 'lineage'], /--chain-id N/],
+    [['help', 'keys'], /keys revoke ID_OR_HINT/],
+    [['verify', '--help'], /verify logs-bloom/],
+    [['verify', 'receipt-root', '--help'], /verify receipt-root/],
+    [['verify', 'block', '-h'], /verify block FILE/],
+    [['serve', '--help'], /evm-integrity serve \[--config FILE\]/],
+    [['serve', '--port', '1', '--help'], /evm-integrity serve/],
+    [['lineage', '--help'], /TRACING_ID --chain-id N/],
+    [['accounts', '--help'], /accounts add-cu ID CU/],
+    [['accounts', 'create', '--help'], /^usage: evm-integrity accounts create --name N/],
+    [['keys', 'revoke', '--help'], /^usage: evm-integrity keys revoke ID_OR_HINT/],
+  ])('%j prints its usage on stdout, exit 0, and touches no store', (args, text) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'evm-integrity-help-'));
+    try {
+      const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
+      expect(result.status).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(text);
+      expect(readdirSync(cwd)).toEqual([]); // help created no ./data
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['verify', 'everything'], 'cannot verify "everything": expected receipt-root, logs-bloom or block', /verify logs-bloom/],
+    [['verify', 'receipt-root', '--bogus'], "unknown option '--bogus'", /verify logs-bloom/],
+    [['serve', '--bogus'], "unknown option '--bogus'", /evm-integrity serve \[--config FILE\]/],
+    [['lineage', 'abc'], 'a tracing id is 36 hex characters, got "abc"', /TRACING_ID --chain-id N/],
+  ])('%j: a usage error is one line, then that command\'s usage only', (args, message, usage) => {
+    const { code, stdout, stderr } = run(args, '');
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const [first, blank, ...rest] = stderr.split('\n');
+    expect(first).toBe(`evm-integrity: ${message}`);
+    expect(blank).toBe('');
+    expect(rest.join('\n')).toMatch(usage);
+    expect(stderr).not.toMatch(/Commands:|evm-integrity keys create|evm-integrity accounts create/);
+  });
+
+  it('an unknown command is one line naming the commands', () => {
+    expect(run(['frobnicate'])).toEqual({ code: 2, stdout: '', stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, serve, accounts, keys (evm-integrity --help)\n' });
+    expect(run(['help', 'frobnicate'])).toMatchObject({ code: 2, stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, serve, accounts, keys\n' });
+  });
+
+  it('no message says "got undefined": a missing member is reported as missing', () => {
+    const { code, stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1}');
+    expect(code).toBe(2);
+    const problems = JSON.parse(stdout).error.details.invalid_parameters;
+    expect(problems.map((p: { name: string; reason: string }) => [p.name, p.reason])).toEqual([['receipt_root', 'missing'], ['transactions', 'missing']]);
+    expect(stdout).not.toMatch(/undefined/);
+  });
+
+  it("an error's docs_url is a file that exists and has the code's section", () => {
+    const { stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
+    const url = new URL(JSON.parse(stdout).error.docs_url);
+    expect(url.protocol).toBe('file:');
+    expect(url.hash).toBe('#error-bad_request');
+    const page = readFileSync(fileURLToPath(url), 'utf8');
+    expect(page).toContain('<a id="error-bad_request"></a>');
+  });
+
+  it('a body saved with a UTF-8 byte order mark is read as the server reads it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-bom-'));
+    try {
+      const file = join(dir, 'body.json');
+      writeFileSync(file, `\uFEFF${JSON.stringify(goodBody)}`);
+      const { code, stdout } = run(['verify', 'receipt-root', file]);
+      expect(code).toBe(0);
+      expect(JSON.parse(stdout).data[0].is_identical).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.js';
+import { runVerify } from '../src/cli/verify.js';
 import {
   bytesToHex,
   ChainRegistry,
@@ -34,7 +34,7 @@ const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', 
 /** Runs the CLI in-process on a body, as `evm-integrity verify <what> -` would. */
 function cli(args: string[], body: unknown): { code: number; json: any } {
   let out = '';
-  const code = runCli(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) });
+  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) });
   return { code, json: JSON.parse(out) };
 }
 
@@ -74,7 +74,7 @@ describe('every fixture block reproduces its header', () => {
         receipts: block.receipts,
         ...(header !== undefined && { blockNumber: Number(header.number), blockHash: block.header.hash!, headerRlp: encodeHeader(header) }),
       });
-      const args = ['verify', 'receipt-root', '-', ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : [])];
+      const args = ['receipt-root', '-', ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : [])];
       const { code, json } = cli(args, body);
       expect(code).toBe(0);
       expect(json.count).toBe(1);
@@ -106,7 +106,7 @@ describe('fixtures altered by one byte are caught', () => {
     const block = readBlock('mainnet-22869878');
     const root = block.header.fields.receiptsRoot!.slice();
     root[31]! ^= 1;
-    const { code, json } = cli(['verify', 'receipt-root'], receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }));
+    const { code, json } = cli(['receipt-root'], receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }));
     expect(code).toBe(1);
     expect(json.data[0].is_identical).toBe(false);
     expect(json.data[0].computed_receipt_root).toBe(bytesToHex(block.header.fields.receiptsRoot!));

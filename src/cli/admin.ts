@@ -31,7 +31,7 @@ const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'def
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
 
-const COMMON: OptionSpec = { json: { type: 'boolean' }, help: { type: 'boolean' } };
+const COMMON: OptionSpec = { json: { type: 'boolean' } };
 
 const COMMANDS: Record<string, Record<string, { options: OptionSpec; synopsis: string }>> = {
   accounts: {
@@ -140,30 +140,48 @@ function describeAccount(a: Account, u: Usage): string {
   ].join('\n');
 }
 
+const HELP = ['help', '--help', '-h'];
+
+/** A command's spec; own keys only, so `keys constructor` is an unknown command, not Object's. */
+function commandSpec(group: string, command: string): { options: OptionSpec; synopsis: string } | undefined {
+  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group]! : {};
+  return Object.hasOwn(commands, command) ? commands[command] : undefined;
+}
+
+/**
+ * The help that `argv` (starting with the group) asks for, or null: the overview for
+ * `accounts --help` or `keys help`, a command's synopsis for `keys create --help`. Needs no store.
+ */
+export function adminHelp(argv: readonly string[]): string | null {
+  const [group, command, ...rest] = argv;
+  if (group === undefined) return null;
+  if (HELP.includes(group) || (command !== undefined && HELP.includes(command))) return ADMIN_USAGE;
+  const spec = command === undefined ? undefined : commandSpec(group, command);
+  if (spec !== undefined && rest.some((arg) => arg === '--help' || arg === '-h')) return `usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}`;
+  return null;
+}
+
 /**
  * Runs `accounts …` or `keys …` (argv starts with the group) against `store`.
  * Returns 0 on success, 2 for bad input or a refusal (one line on stderr), 1 for an unexpected fault.
  */
 export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => Date = () => new Date()): number {
-  const [group, command, ...rest] = argv;
-  if (group === undefined || group === 'help' || group === '--help' || group === '-h') {
-    if (group === undefined) {
-      io.stderr('evm-integrity: say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)\n');
-      return 2;
-    }
-    io.stdout(`${ADMIN_USAGE}\n`);
+  const help = adminHelp(argv);
+  if (help !== null) {
+    io.stdout(`${help}\n`);
     return 0;
   }
-  const commands = COMMANDS[group];
+  const [group, command, ...rest] = argv;
+  if (group === undefined) {
+    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)\n');
+    return 2;
+  }
+  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
   try {
     if (commands === undefined) throw new AdminUsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
-    if (command === '--help' || command === '-h' || command === 'help') {
-      io.stdout(`${ADMIN_USAGE}\n`);
-      return 0;
-    }
     const names = Object.keys(commands).join(', ');
     if (command === undefined || command.startsWith('-')) throw new AdminUsageError(`${group} needs a command: ${names}`);
-    const spec = commands[command];
+    const spec = commandSpec(group, command);
     if (spec === undefined) throw new AdminUsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
     let parsed;
     try {
@@ -172,10 +190,6 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
       throw parseOptionError(error, spec.synopsis);
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
-    if (values.help === true) {
-      io.stdout(`usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}\n`);
-      return 0;
-    }
     const json = values.json === true;
     const positionals = parsed.positionals;
     const text = (name: string) => values[name] as string | undefined;

@@ -23,16 +23,19 @@ function describe(value: unknown): string {
   return `${typeof value} ${String(value)}`;
 }
 
-export function readObject(value: unknown, path: string, problems: Problems, what = 'an object'): JsonObject | undefined {
-  if (isObject(value)) return value;
-  problems.add(path, value === undefined ? 'missing' : 'invalid_format', `${what}, got ${describe(value)}`);
+/** A missing value is reported as `missing` with what was expected; a wrong one also says what it was. */
+function wrongValue(path: string, problems: Problems, value: unknown, what: string): undefined {
+  if (value === undefined) problems.add(path, 'missing', what);
+  else problems.add(path, 'invalid_format', `${what}, got ${describe(value)}`);
   return undefined;
 }
 
+export function readObject(value: unknown, path: string, problems: Problems, what = 'an object'): JsonObject | undefined {
+  return isObject(value) ? value : wrongValue(path, problems, value, what);
+}
+
 export function readArray(value: unknown, path: string, problems: Problems, what: string): unknown[] | undefined {
-  if (Array.isArray(value)) return value;
-  problems.add(path, value === undefined ? 'missing' : 'invalid_format', `${what}, got ${describe(value)}`);
-  return undefined;
+  return Array.isArray(value) ? value : wrongValue(path, problems, value, what);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { checkMisspelledMembers, isObject, join, MAX_SAFE, MAX_UINT64, readArray, readHex, readInteger, readQuantity } from './fields.js';
+import { checkMisspelledMembers, isObject, join, MAX_SAFE, MAX_UINT64, readArray, readHex, readInteger, readObject, readQuantity } from './fields.js';
 import type { Problems } from './problems.js';
 
 /**
@@ -104,10 +104,7 @@ export function object<M extends Members>(members: M, options: { description: st
   return {
     schema: { type: 'object', description: options.description, properties, required },
     read: (value, path, problems) => {
-      if (!isObject(value)) {
-        problems.add(path || 'body', value === undefined ? 'missing' : 'invalid_format', `${options.expected}, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
-        return undefined;
-      }
+      if (!isObject(value)) return void readObject(value, path || 'body', problems, options.expected);
       checkMisspelledMembers(value, path, names, problems);
       const result: Record<string, unknown> = {};
       for (const name of names) {
