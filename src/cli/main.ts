@@ -35,7 +35,7 @@ Rule sets: ${RULE_SET_NAMES.join(', ')}
 Prints the JSON the HTTP endpoint would answer. Exit status: 0 identical,
 1 not identical, 2 bad input.`;
 
-export const EXIT = { identical: 0, different: 1, invalid: 2 } as const;
+export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
 
 /** Streams the CLI writes to, so tests can run it in-process. */
 export interface CliIo {
