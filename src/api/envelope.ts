@@ -67,6 +67,9 @@ export function badRequest(problems: Problem[], count: number, context: Operatio
 export interface OperationResult {
   status: number;
   body: unknown;
-  /** For exit codes: whether the verified data matched, or the input was rejected. */
-  verdict: 'identical' | 'different' | 'invalid';
+  /**
+   * For exit codes: whether every claim the input made held, did not, the input was
+   * rejected, or its chain or era cannot be verified.
+   */
+  verdict: 'identical' | 'different' | 'invalid' | 'not_verifiable';
 }

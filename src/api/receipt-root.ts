@@ -1,16 +1,22 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { InvalidHeaderError } from '../errors.js';
-import { decodeHeader } from '../header/decode.js';
-import type { BlockHeader } from '../header/fields.js';
-import { parseReceiptRootRequest, type UnsupportedChain } from '../input/receipt-root-request.js';
-import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
+import type { ExcludedReceipt } from '../chains/state-sync.js';
+import { parseReceiptRootRequest } from '../input/receipt-root-request.js';
+import type { HashOptions } from '../keccak/keccak.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import { badRequest, errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
+import { chainNotSupported } from './chain-not-supported.js';
+import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
 export interface ReceiptRootContext extends OperationContext, HashOptions {
   /** Chains the caller may verify; the built-in registry when absent. */
   registry?: ChainRegistry;
+}
+
+/** A receipt left out of the root, as answered. */
+export interface ExcludedReceiptResult {
+  index: number;
+  tx_hash: string;
+  reason: string;
 }
 
 /** `data[0]` of a receipt-root answer (spec "Verification results" plus DECISIONS.md extensions). */
@@ -24,29 +30,22 @@ export interface ReceiptRootResult {
   header_verified: boolean | null;
   computed_logs_bloom: string;
   logs_bloom_matches_header: boolean | null;
+  /** Receipts hashed into the root; `excluded_receipts` are not counted. */
   transaction_count: number;
+  excluded_receipts: ExcludedReceiptResult[];
 }
 
-function unsupportedChain({ chainId, chain }: UnsupportedChain, context: OperationContext): OperationResult {
-  const message =
-    chain === undefined
-      ? `Chain ${chainId} is not in this server's chain registry.`
-      : `Chain ${chainId} (${chain.name}) cannot be verified: ${chain.reason ?? 'its receipts root is not a Patricia root of its receipts.'}`;
-  const hint =
-    chain === undefined
-      ? 'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.'
-      : 'Verify this chain with the proofs its own protocol provides.';
-  return {
-    status: 422,
-    verdict: 'invalid',
-    body: errorEnvelope({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, message, hint, details: null }, context),
-  };
+/** An excluded receipt as the results show it. */
+export function excludedReceiptResult(receipt: ExcludedReceipt): ExcludedReceiptResult {
+  return { index: receipt.index, tx_hash: bytesToHex(receipt.txHash), reason: receipt.reason };
 }
 
 /**
  * `POST /v1/evm/verify/receipt-root`: recomputes the receipts root (and block bloom)
  * of a complete receipt list and compares it with `receipt_root`; with `header_rlp`,
- * also binds that root to the block hash. Pure: body in, status and body out.
+ * also binds that root to the block hash. The verdict is 'identical' only when every
+ * claim holds: the root, and with `header_rlp` the header and its bloom. A chain or era
+ * that cannot be verified is 422. Pure: body in, status and body out.
  *
  * @example
  * verifyReceiptRoot({ chain_id: 1, receipt_root: '56e8…b421', transactions: [] })
@@ -54,45 +53,32 @@ function unsupportedChain({ chainId, chain }: UnsupportedChain, context: Operati
  */
 export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {}): OperationResult {
   const registry = context.registry ?? defaultRegistry;
-  const parsed = parseReceiptRootRequest(body, registry);
+  const parsed = parseReceiptRootRequest(body, registry, context);
   if (!parsed.ok) {
-    if ('unsupported' in parsed) return unsupportedChain(parsed.unsupported, context);
+    if ('unsupported' in parsed) {
+      const { verifiability, blockNumber } = parsed.unsupported;
+      return chainNotSupported(verifiability, context, blockNumber === undefined ? {} : { blockNumber });
+    }
     return { status: 400, verdict: 'invalid', body: badRequest(parsed.problems, parsed.count, context) };
   }
   const request = parsed.value;
-  const keccak = context.keccak ?? defaultKeccak256;
-
-  let header: BlockHeader | undefined;
-  if (request.headerRlp !== undefined) {
-    try {
-      header = decodeHeader(request.headerRlp);
-    } catch (error) {
-      if (!(error instanceof InvalidHeaderError)) throw error;
-      const problem = { name: 'header_rlp', location: 'body' as const, reason: 'invalid_format' as const, expected: `an RLP block header: ${error.message}` };
-      return { status: 400, verdict: 'invalid', body: badRequest([problem], 1, context) };
-    }
-  }
-
-  const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, { rules: registry.rulesOf(request.chain), keccak });
+  const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, { rules: request.rules, keccak: context.keccak });
   const isIdentical = bytesEqual(receiptsRoot, request.receiptRoot);
 
-  let headerVerified: boolean | null = null;
-  let bloomMatches: boolean | null = null;
-  let headerHash: Uint8Array | undefined;
-  if (header !== undefined) {
-    headerHash = keccak(request.headerRlp!);
-    headerVerified =
-      (request.blockHash === undefined || bytesEqual(headerHash, request.blockHash)) &&
-      (request.blockNumber === undefined || header.number === BigInt(request.blockNumber)) &&
-      bytesEqual(header.receiptsRoot, request.receiptRoot);
-    bloomMatches = bytesEqual(header.logsBloom, logsBloom);
-  }
+  const header = request.header;
+  const headerVerified =
+    header === undefined
+      ? null
+      : (request.blockHash === undefined || bytesEqual(header.hash, request.blockHash)) &&
+        (request.blockNumber === undefined || header.fields.number === BigInt(request.blockNumber)) &&
+        bytesEqual(header.fields.receiptsRoot, request.receiptRoot);
+  const bloomMatches = header === undefined ? null : bytesEqual(header.fields.logsBloom, logsBloom);
 
-  const blockHash = request.blockHash ?? headerHash;
+  const blockHash = request.blockHash ?? header?.hash;
   const result: ReceiptRootResult = {
-    block_number: request.blockNumber ?? (header === undefined ? null : Number(header.number)),
+    block_number: request.blockNumber ?? (header === undefined ? null : Number(header.fields.number)),
     block_hash: blockHash === undefined ? null : bytesToHex(blockHash),
-    parent_block_hash: header === undefined ? null : bytesToHex(header.parentHash),
+    parent_block_hash: header === undefined ? null : bytesToHex(header.fields.parentHash),
     receipt_root: bytesToHex(request.receiptRoot),
     computed_receipt_root: bytesToHex(receiptsRoot),
     is_identical: isIdentical,
@@ -100,10 +86,13 @@ export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {
     computed_logs_bloom: bytesToHex(logsBloom),
     logs_bloom_matches_header: bloomMatches,
     transaction_count: request.receipts.length,
+    excluded_receipts: request.excluded.map(excludedReceiptResult),
   };
+  // is_identical compares the root only (the spec); the verdict covers every claim the body made.
+  const everyClaimHolds = isIdentical && headerVerified !== false && bloomMatches !== false;
   return {
     status: 200,
-    verdict: isIdentical ? 'identical' : 'different',
+    verdict: everyClaimHolds ? 'identical' : 'different',
     body: { chain_id: request.chainId, data: [result], cursor: null, count: 1 },
   };
 }

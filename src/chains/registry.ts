@@ -1,4 +1,25 @@
-import { RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
+import { POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS, RULE_SETS, STATE_SYNC_TX_TYPE, type RuleSet, type RuleSetName } from '../receipts/rules.js';
+import { BUILTIN_CHAINS } from './builtin.js';
+
+export { BUILTIN_CHAINS };
+
+/** How a Polygon PoS era brings Bor's state sync into a block. */
+export type StateSyncRule =
+  /** Nodes return an extra receipt for it, which is in neither the receipts root nor the logs bloom. */
+  | 'receipt-outside-root'
+  /** A 0x7f transaction whose receipt is in the root. */
+  | 'transaction';
+
+/** A block range of a chain with rules of its own; it runs from `from` to the block before the next era. */
+export interface Era {
+  name: string;
+  /** First block of the era. */
+  from: number;
+  /** Why its blocks cannot be verified; absent when they can. */
+  notVerifiable?: string;
+  /** Polygon PoS: how state sync enters the block. */
+  stateSync?: StateSyncRule;
+}
 
 /** A chain the verifier knows. */
 export interface ChainInfo {
@@ -6,47 +27,91 @@ export interface ChainInfo {
   name: string;
   /** Receipt rule set its receipts follow. */
   rules: RuleSetName;
-  /** Whether its receipts root is a Patricia root of its receipts. */
+  /** Whether any of its receipts roots is a Patricia root of its receipts (see `eras` for which). */
   verifiable: boolean;
   /** Why not, when it is not verifiable. */
   reason?: string;
+  /** Its eras in block order, the first from block 0; absent when all its blocks follow the same rules. */
+  eras?: readonly Era[];
 }
 
-/** Chains from DECISIONS.md "Chains". */
-export const BUILTIN_CHAINS: readonly ChainInfo[] = [
-  { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true },
-  { chainId: 11155111, name: 'Sepolia', rules: 'ethereum', verifiable: true },
-  { chainId: 17000, name: 'Holesky', rules: 'ethereum', verifiable: true },
-  { chainId: 560048, name: 'Hoodi', rules: 'ethereum', verifiable: true },
-  { chainId: 100, name: 'Gnosis', rules: 'ethereum', verifiable: true },
-  { chainId: 56, name: 'BNB Smart Chain', rules: 'ethereum', verifiable: true },
-  { chainId: 137, name: 'Polygon PoS', rules: 'polygon', verifiable: true },
-  { chainId: 43114, name: 'Avalanche C-Chain', rules: 'ethereum', verifiable: true },
-  { chainId: 59144, name: 'Linea', rules: 'ethereum', verifiable: true },
-  { chainId: 10, name: 'OP Mainnet', rules: 'optimism', verifiable: true },
-  { chainId: 8453, name: 'Base', rules: 'optimism', verifiable: true },
-  { chainId: 7777777, name: 'Zora', rules: 'optimism', verifiable: true },
-  { chainId: 11155420, name: 'OP Sepolia', rules: 'optimism', verifiable: true },
-  { chainId: 84532, name: 'Base Sepolia', rules: 'optimism', verifiable: true },
-  { chainId: 420, name: 'OP Goerli', rules: 'optimism', verifiable: true },
-  { chainId: 42161, name: 'Arbitrum One', rules: 'arbitrum', verifiable: true },
-  { chainId: 42170, name: 'Arbitrum Nova', rules: 'arbitrum', verifiable: true },
-  { chainId: 534352, name: 'Scroll', rules: 'scroll', verifiable: true },
-  {
-    chainId: 324,
-    name: 'zkSync Era',
-    rules: 'ethereum',
-    verifiable: false,
-    reason: 'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.',
-  },
-  {
-    chainId: 295,
-    name: 'Hedera',
-    rules: 'ethereum',
-    verifiable: false,
-    reason: "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts.",
-  },
-];
+/** An era with its block range spelled out. */
+export interface EraSpan {
+  name: string;
+  firstBlock: number;
+  /** null for the era the chain is in now. */
+  lastBlock: number | null;
+}
+
+/** What the registry says about verifying one block of a chain. */
+export type Verifiability =
+  | { status: 'verifiable'; chain: ChainInfo; rules: RuleSet; era: EraSpan | null; stateSync: StateSyncRule | null }
+  | {
+      status: 'not_verifiable';
+      chainId: number;
+      /** Absent for a chain outside the registry. */
+      chain?: ChainInfo;
+      reason: string;
+      /** The era the block is in, when only that era of the chain cannot be verified. */
+      era: EraSpan | null;
+      /** The first block after the era that can be verified, if any. */
+      firstVerifiableBlock: number | null;
+    }
+  | {
+      /** The chain has eras and no block number was given. */
+      status: 'era_unknown';
+      chain: ChainInfo;
+      /** The chain's own rule set, whatever the era. */
+      rules: RuleSet;
+      /** Why the block number is needed, for a problem's `expected`. */
+      why: string;
+      /** Whether the era decides if the block can be verified at all (not only how state sync is treated). */
+      decidesVerifiability: boolean;
+    };
+
+/** A chain, or a block of one, that cannot be verified, and why. */
+export type NotVerifiable = Extract<Verifiability, { status: 'not_verifiable' }>;
+
+/**
+ * Whether a block of a chain with eras needs its number to be verified: when the era
+ * decides whether it can be verified at all, or when it has receipts the eras treat
+ * differently (one naming its transaction, which may be Bor's state-sync receipt, or
+ * one of type 0x7f). Otherwise every era gives the same answer and none is guessed.
+ */
+export function eraMatters(verifiability: Extract<Verifiability, { status: 'era_unknown' }>, receipts: { namesTransactions: boolean; types: readonly number[] }): boolean {
+  return verifiability.decidesVerifiability || receipts.namesTransactions || receipts.types.includes(STATE_SYNC_TX_TYPE);
+}
+
+/** Block numbers as people write them: 22,207,817. */
+export function formatBlock(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function spanOf(eras: readonly Era[], i: number): EraSpan {
+  const next = eras[i + 1];
+  return { name: eras[i]!.name, firstBlock: eras[i]!.from, lastBlock: next === undefined ? null : next.from - 1 };
+}
+
+/** "blocks 0-22,207,816" or "blocks from 105,235,063". */
+export function describeSpan(span: EraSpan): string {
+  return span.lastBlock === null ? `blocks from ${formatBlock(span.firstBlock)}` : `blocks ${formatBlock(span.firstBlock)}-${formatBlock(span.lastBlock)}`;
+}
+
+/** The rule set of an era: before Madhugiri, Polygon knows no 0x7f type. */
+function eraRules(chain: ChainInfo, era: Era): RuleSet {
+  return era.stateSync === 'receipt-outside-root' ? POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS : RULE_SETS[chain.rules];
+}
+
+function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; decidesVerifiability: boolean } {
+  const spans = eras.map((_, i) => spanOf(eras, i));
+  const closed = spans.filter((_, i) => eras[i]!.notVerifiable !== undefined);
+  if (closed.length > 0) {
+    const list = closed.map((span) => `${describeSpan(span)} (${span.name})`).join(' and ');
+    return { why: `${chain.name} ${list} cannot be verified, later blocks can`, decidesVerifiability: true };
+  }
+  const list = spans.map((span) => `${describeSpan(span)} (${span.name})`).join(', ');
+  return { why: `${chain.name} treats Bor's state sync differently in ${list}`, decidesVerifiability: false };
+}
 
 /** Chain id → chain, with the rule set resolved. */
 export class ChainRegistry {
@@ -66,9 +131,66 @@ export class ChainRegistry {
     return RULE_SETS[chain.rules];
   }
 
+  /**
+   * Whether block `blockNumber` of chain `chainId` can be verified, under which rules,
+   * and in which era; without a block number, a chain with eras answers `era_unknown`.
+   *
+   * @example
+   * defaultRegistry.verifiability(42161, 1_000).status // 'not_verifiable' (Arbitrum classic)
+   * defaultRegistry.verifiability(42161, 22_207_817).status // 'verifiable'
+   */
+  verifiability(chainId: number, blockNumber?: number | bigint): Verifiability {
+    const chain = this.get(chainId);
+    if (chain === undefined) {
+      return { status: 'not_verifiable', chainId, reason: `chain ${chainId} is not in the chain registry`, era: null, firstVerifiableBlock: null };
+    }
+    if (!chain.verifiable) {
+      const reason = chain.reason ?? 'its receipts root is not a Patricia root of its receipts';
+      return { status: 'not_verifiable', chainId, chain, reason, era: null, firstVerifiableBlock: null };
+    }
+    const eras = chain.eras;
+    if (eras === undefined) return { status: 'verifiable', chain, rules: RULE_SETS[chain.rules], era: null, stateSync: null };
+    if (blockNumber === undefined) return { status: 'era_unknown', chain, rules: RULE_SETS[chain.rules], ...whyEraMatters(chain, eras) };
+
+    const n = BigInt(blockNumber);
+    let i = eras.length - 1;
+    while (i > 0 && BigInt(eras[i]!.from) > n) i--;
+    const era = eras[i]!;
+    const span = spanOf(eras, i);
+    if (era.notVerifiable !== undefined) {
+      const firstVerifiableBlock = eras.slice(i + 1).find((later) => later.notVerifiable === undefined)?.from ?? null;
+      return { status: 'not_verifiable', chainId, chain, reason: era.notVerifiable, era: span, firstVerifiableBlock };
+    }
+    return { status: 'verifiable', chain, rules: eraRules(chain, era), era: span, stateSync: era.stateSync ?? null };
+  }
+
   list(): ChainInfo[] {
     return [...this.#chains.values()].sort((a, b) => a.chainId - b.chainId);
   }
+}
+
+/** A chain as `GET /v1/chains` lists it; `eras` only for chains that have them. */
+export function describeChain(chain: ChainInfo) {
+  return {
+    chain_id: chain.chainId,
+    name: chain.name,
+    rules: chain.rules,
+    verifiable: chain.verifiable,
+    ...(chain.reason !== undefined && { reason: chain.reason }),
+    ...(chain.eras !== undefined && {
+      eras: chain.eras.map((era, i, eras) => {
+        const span = spanOf(eras, i);
+        return {
+          name: era.name,
+          first_block: span.firstBlock,
+          last_block: span.lastBlock,
+          verifiable: era.notVerifiable === undefined,
+          ...(era.notVerifiable !== undefined && { reason: era.notVerifiable }),
+          ...(era.stateSync !== undefined && { state_sync: era.stateSync }),
+        };
+      }),
+    }),
+  };
 }
 
 /** The registry of built-in chains only. */

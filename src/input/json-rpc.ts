@@ -1,4 +1,8 @@
+import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
+import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
+import { encodeHeader } from '../header/encode.js';
 import { FIXED_SIZES, FRONTIER_FIELD_COUNT, HEADER_FIELDS, type BlockHeader } from '../header/fields.js';
+import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/types.js';
 import { join, readArray, readHex, readObject, readQuantity } from './fields.js';
 import type { Problems } from './problems.js';
@@ -59,6 +63,50 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   };
 }
 
+/** A block's JSON-RPC receipts in transaction order, with what else the block reader needs of them. */
+interface RpcReceiptList {
+  receipts: Receipt[];
+  /** `transactionHash` of each receipt, where the source gave it. */
+  txHashes: Array<Uint8Array | undefined>;
+  /** Position in the source's list of each receipt. */
+  positions: number[];
+}
+
+function readRpcReceiptList(value: unknown, path: string, problems: Problems): RpcReceiptList | undefined {
+  const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
+  if (list === undefined) return undefined;
+  const before = problems.count;
+  const receipts = list.map((r, i) => readRpcReceipt(r, `${path}[${i}]`, problems));
+  const member = (r: unknown, name: string) => (r as Record<string, unknown> | null)?.[name] ?? undefined;
+  const txHashes = list.map((r, i) => {
+    const raw = member(r, 'transactionHash');
+    return raw === undefined || raw === null ? undefined : readHex(raw, `${path}[${i}].transactionHash`, problems, 32);
+  });
+  const indexes = list.map((r, i) => {
+    const raw = member(r, 'transactionIndex');
+    if (raw === undefined || raw === null) return undefined;
+    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(list.length - 1));
+    return index === undefined ? undefined : Number(index);
+  });
+  if (problems.count !== before) return undefined;
+  const withIndex = indexes.filter((i) => i !== undefined).length;
+  if (withIndex === 0) return { receipts: receipts as Receipt[], txHashes, positions: list.map((_, i) => i) };
+  if (withIndex !== list.length) {
+    problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
+    return undefined;
+  }
+  const positions = new Array<number>(list.length);
+  const seenAt = new Map<number, number>();
+  indexes.forEach((index, position) => {
+    const first = seenAt.get(index!);
+    if (first !== undefined) problems.add(`${path}[${position}].transactionIndex`, 'duplicate', `each index once; ${index} is also the index of ${path}[${first}]`);
+    seenAt.set(index!, position);
+    positions[index!] = position;
+  });
+  if (problems.count !== before) return undefined;
+  return { receipts: positions.map((p) => receipts[p]!), txHashes: positions.map((p) => txHashes[p]), positions };
+}
+
 /**
  * A block's JSON-RPC receipts, in transaction order. Sources do not always list
  * them in order (ethereum-etl exports do not), so when every receipt has a
@@ -66,32 +114,7 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
  * without one, list position is the index.
  */
 export function readRpcReceipts(value: unknown, path: string, problems: Problems): Receipt[] | undefined {
-  const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
-  if (list === undefined) return undefined;
-  const before = problems.count;
-  const receipts = list.map((r, i) => readRpcReceipt(r, `${path}[${i}]`, problems));
-  const indexes = list.map((r, i) => {
-    const raw = (r as { transactionIndex?: unknown } | null)?.transactionIndex;
-    if (raw === undefined || raw === null) return undefined;
-    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(list.length - 1));
-    return index === undefined ? undefined : Number(index);
-  });
-  if (problems.count !== before) return undefined;
-  const withIndex = indexes.filter((i) => i !== undefined).length;
-  if (withIndex === 0) return receipts as Receipt[];
-  if (withIndex !== list.length) {
-    problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
-    return undefined;
-  }
-  const ordered = new Array<Receipt>(list.length);
-  const seenAt = new Map<number, number>();
-  indexes.forEach((index, position) => {
-    const first = seenAt.get(index!);
-    if (first !== undefined) problems.add(`${path}[${position}].transactionIndex`, 'duplicate', `each index once; ${index} is also the index of ${path}[${first}]`);
-    seenAt.set(index!, position);
-    ordered[index!] = receipts[position]!;
-  });
-  return problems.count === before ? ordered : undefined;
+  return readRpcReceiptList(value, path, problems)?.receipts;
 }
 
 /** A JSON-RPC header: the fields it has, and the complete header when it has every field up to its fork. */
@@ -141,12 +164,44 @@ export interface RpcBlock {
   id?: string;
   chainId: number | null;
   header: RpcHeader;
+  /** The receipts that are part of the block's commitments, in transaction order. */
   receipts: Receipt[];
+  /** Receipts the source returned that its chain leaves out of the root (Bor's state-sync receipt). */
+  excludedReceipts: ExcludedReceipt[];
   /** Consensus encodings as the source gave them, when it did. */
   rawReceipts?: Uint8Array[];
 }
 
-export function readRpcBlock(value: unknown, problems: Problems): RpcBlock | undefined {
+export interface ReadRpcBlockOptions extends HashOptions {
+  /** Chains whose rules say which receipts a block leaves out; the built-in registry when absent. */
+  registry?: ChainRegistry;
+}
+
+/**
+ * On Polygon PoS before Madhugiri, the receipt whose transactionHash is Bor's
+ * state-sync hash of this block: it is not part of the root and is left out.
+ */
+function stateSyncReceipt(chainId: number | null, header: RpcHeader, list: RpcReceiptList, problems: Problems, options: ReadRpcBlockOptions): ExcludedReceipt | undefined {
+  if (chainId === null || list.txHashes.every((hash) => hash === undefined)) return undefined;
+  const verifiability = (options.registry ?? defaultRegistry).verifiability(chainId, header.fields.number);
+  // Receipts that name their transactions may hold the state-sync receipt, which only the era tells apart.
+  if (verifiability.status === 'era_unknown') {
+    problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
+    return undefined;
+  }
+  const hash = header.hash ?? (header.complete === undefined ? undefined : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete)));
+  const outcome = stateSyncOutcome(verifiability, { number: header.fields.number, hash }, list.txHashes, options);
+  if (outcome.kind === 'needs_block_hash') problems.add('header.hash', 'missing', outcome.expected);
+  if (outcome.kind === 'misplaced') problems.add(`receipts[${list.positions[outcome.index]}].transactionHash`, 'conflict', outcome.expected);
+  return outcome.kind === 'excluded' ? outcome.excluded : undefined;
+}
+
+/**
+ * Reads a block in the fixtures' format. On a chain whose rules leave a returned
+ * receipt out of the root (Bor's state-sync receipt before Madhugiri), `receipts`
+ * holds the others and `excludedReceipts` that one.
+ */
+export function readRpcBlock(value: unknown, problems: Problems, options: ReadRpcBlockOptions = {}): RpcBlock | undefined {
   const block = readObject(value, '', problems, 'a block object with header and receipts');
   if (block === undefined) return undefined;
   const before = problems.count;
@@ -156,19 +211,22 @@ export function readRpcBlock(value: unknown, problems: Problems): RpcBlock | und
     if (id !== undefined) chainId = Number(id);
   }
   const header = readRpcHeader(block.header, 'header', problems);
-  const receipts = readRpcReceipts(block.receipts, 'receipts', problems);
+  const list = readRpcReceiptList(block.receipts, 'receipts', problems);
   let rawReceipts: Uint8Array[] | undefined;
   if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
-    const list = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
-    const raw = (list ?? []).map((r, i) => readHex(r, `raw_receipts[${i}]`, problems));
+    const rawList = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
+    const raw = (rawList ?? []).map((r, i) => readHex(r, `raw_receipts[${i}]`, problems));
     if (raw.every((r) => r !== undefined)) rawReceipts = raw as Uint8Array[];
   }
-  if (problems.count !== before || header === undefined || receipts === undefined) return undefined;
+  if (problems.count !== before || header === undefined || list === undefined) return undefined;
+  const excluded = stateSyncReceipt(chainId, header, list, problems, options);
+  if (problems.count !== before) return undefined;
   return {
     ...(typeof block.id === 'string' && { id: block.id }),
     chainId,
     header,
-    receipts,
+    receipts: list.receipts.filter((_, index) => index !== excluded?.index),
+    excludedReceipts: excluded === undefined ? [] : [excluded],
     ...(rawReceipts !== undefined && { rawReceipts }),
   };
 }

@@ -1,5 +1,10 @@
-import type { ChainInfo, ChainRegistry } from '../chains/registry.js';
-import { describeTypes, type RuleSet } from '../receipts/rules.js';
+import { eraMatters, type ChainInfo, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
+import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
+import { InvalidHeaderError } from '../errors.js';
+import { decodeHeader } from '../header/decode.js';
+import type { BlockHeader } from '../header/fields.js';
+import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
+import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
 import type { Log, Receipt } from '../receipts/types.js';
 import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
@@ -9,18 +14,23 @@ import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, typ
 export interface ReceiptRootRequest {
   chainId: number;
   chain: ChainInfo;
+  /** The rule set of the block's era. */
+  rules: RuleSet;
   receiptRoot: Uint8Array;
   blockNumber?: number;
   blockHash?: Uint8Array;
-  headerRlp?: Uint8Array;
-  /** Receipts ordered by `index`. */
+  /** `header_rlp` decoded, and its hash. */
+  header?: { fields: BlockHeader; hash: Uint8Array };
+  /** The receipts hashed into the root, ordered by `index`. */
   receipts: Receipt[];
+  /** Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt). */
+  excluded: ExcludedReceipt[];
 }
 
-/** Why a body names a chain that cannot be verified (422, not 400). */
+/** A body for a chain, or an era of one, that cannot be verified (422, not 400). */
 export interface UnsupportedChain {
-  chainId: number;
-  chain?: ChainInfo;
+  verifiability: NotVerifiable;
+  blockNumber?: bigint;
 }
 
 /** The deposit type of the OP stack. */
@@ -64,6 +74,7 @@ const RECEIPT_MEMBERS = {
     logs: { spec: arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }) },
     deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
     deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
+    tx_hash: { spec: hex({ bytes: 32, description: "Extension: the receipt's transaction hash; lets Polygon PoS recognise Bor's state-sync receipt, which is outside the root before Madhugiri." }), nullable: true },
 };
 const RECEIPT = object(RECEIPT_MEMBERS, { description: 'A receipt of the block.', expected: 'a receipt object' });
 type ReceiptValues = ReadMembers<typeof RECEIPT_MEMBERS>;
@@ -118,7 +129,7 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
   const before = problems.count;
   const type = tx.type ?? (raw.type === undefined ? 0 : undefined);
   if (type !== undefined && rules !== undefined && !rules.layouts.has(type)) {
-    problems.add(join(path, 'type'), 'unknown_type', `a receipt type of the ${rules.name} rule set: ${describeTypes(rules)}; got ${type}`);
+    problems.add(join(path, 'type'), 'unknown_type', expectedReceiptType(rules, type));
   }
   const hasStatus = raw.status !== undefined && raw.status !== null;
   const hasRoot = raw.root !== undefined && raw.root !== null;
@@ -150,10 +161,10 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
   };
 }
 
-/** Checks that the indexes are exactly 0..n-1, each once; returns receipts in index order. */
-function orderByIndex(entries: ReceiptEntry[], receipts: Array<Receipt | undefined>, problems: Problems): Receipt[] {
+/** Checks that the indexes are exactly 0..n-1, each once; returns the position of each index's entry. */
+function orderByIndex(entries: ReceiptEntry[], problems: Problems): number[] {
   const n = entries.length;
-  const byIndex = new Array<Receipt>(n);
+  const byIndex = new Array<number>(n);
   const seenAt = new Map<number, number>();
   entries.forEach(({ values }, position) => {
     const index = values?.index;
@@ -169,7 +180,7 @@ function orderByIndex(entries: ReceiptEntry[], receipts: Array<Receipt | undefin
       return;
     }
     seenAt.set(index, position);
-    byIndex[index] = receipts[position]!;
+    byIndex[index] = position;
   });
   if (entries.every((e) => e.values?.index !== undefined)) {
     for (let i = 0; i < n; i++) {
@@ -179,37 +190,69 @@ function orderByIndex(entries: ReceiptEntry[], receipts: Array<Receipt | undefin
   return byIndex;
 }
 
+/** `header_rlp` decoded and hashed, or a problem. */
+function readHeader(rlp: Uint8Array | undefined, problems: Problems, options: HashOptions): ReceiptRootRequest['header'] {
+  if (rlp === undefined) return undefined;
+  try {
+    return { fields: decodeHeader(rlp), hash: (options.keccak ?? defaultKeccak256)(rlp) };
+  } catch (error) {
+    if (!(error instanceof InvalidHeaderError)) throw error;
+    problems.add('header_rlp', 'invalid_format', `an RLP block header: ${error.message}`);
+    return undefined;
+  }
+}
+
 /**
- * Validates a receipt-root body against the spec and DECISIONS.md. Returns the
- * request, or every problem (400), or the unsupported chain (422) when the body is
- * otherwise valid.
+ * Validates a receipt-root body against the spec and DECISIONS.md. The block's era
+ * (from header_rlp's number, else block_number) picks the rules; Bor's state-sync
+ * receipt is recognised by its tx_hash and left out. Returns the request, or every
+ * problem (400), or why the chain or its era cannot be verified (422) when the body
+ * is otherwise valid.
  */
 export function parseReceiptRootRequest(
   body: unknown,
   registry: ChainRegistry,
+  options: HashOptions = {},
 ): Parsed<ReceiptRootRequest> | { ok: false; unsupported: UnsupportedChain } {
   if (!isObject(body)) return bodyNotAnObject(body);
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
-  const chain = values.chain_id === undefined ? undefined : registry.get(values.chain_id);
-  const rules = chain?.verifiable ? registry.rulesOf(chain) : undefined;
+  const header = readHeader(values.header_rlp, problems, options);
+  const blockNumber = header?.fields.number ?? (values.block_number === undefined ? undefined : BigInt(values.block_number));
   const entries = values.transactions ?? [];
+  const verifiability = values.chain_id === undefined ? undefined : registry.verifiability(values.chain_id, blockNumber);
+
+  if (verifiability?.status === 'era_unknown' && values.header_rlp === undefined) {
+    const namesTransactions = entries.some((entry) => entry.values?.tx_hash !== undefined);
+    const types = entries.map((entry) => entry.values?.type ?? 0);
+    if (eraMatters(verifiability, { namesTransactions, types })) problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
+  }
+  const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
-  const ordered = orderByIndex(entries, receipts, problems);
+  const positions = orderByIndex(entries, problems);
+
+  const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
+  const stateSync = stateSyncOutcome(verifiability, { number: blockNumber, hash: header?.hash ?? values.block_hash }, txHashes, options);
+  if (stateSync.kind === 'needs_block_hash') problems.add('block_hash', 'missing', stateSync.expected);
+  if (stateSync.kind === 'misplaced') problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
+  const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
 
   if (!problems.empty) return { ok: false, problems: problems.list, count: problems.count };
-  const chainId = values.chain_id!;
-  if (chain === undefined || !chain.verifiable) return { ok: false, unsupported: chain === undefined ? { chainId } : { chainId, chain } };
+  const known = verifiability!;
+  if (known.status === 'not_verifiable') return { ok: false, unsupported: { verifiability: known, ...(blockNumber !== undefined && { blockNumber }) } };
+  const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
   return {
     ok: true,
     value: {
-      chainId,
-      chain,
+      chainId: values.chain_id!,
+      chain: known.chain,
+      rules: rules!,
       receiptRoot: values.receipt_root!,
-      receipts: ordered,
+      receipts: hashed,
+      excluded: excluded === undefined ? [] : [excluded],
       ...(values.block_number !== undefined && { blockNumber: values.block_number }),
       ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
-      ...(values.header_rlp !== undefined && { headerRlp: values.header_rlp }),
+      ...(header !== undefined && { header }),
     },
   };
 }

@@ -2,7 +2,7 @@ import { listLength, quantityBytes, stringLength, writeListHeader, writeString }
 import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
 import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
-import { describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
+import { describeRuleSet, describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
 import type { Receipt } from './types.js';
 
 const STATUS_SUCCESS = Uint8Array.of(1);
@@ -14,7 +14,7 @@ export function receiptLayout(receipt: Receipt, rules: RuleSet): ReceiptLayout {
   if (layout === undefined) {
     const known = describeTypes(rules);
     throw new UnknownReceiptTypeError(
-      `Receipt type ${receipt.type} is not known to the ${rules.name} rule set (known: ${known}).`,
+      `Receipt type ${receipt.type} is not known to ${describeRuleSet(rules)} (known: ${known}).`,
       { type: receipt.type, rules: rules.name, known },
     );
   }

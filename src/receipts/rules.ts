@@ -22,6 +22,8 @@ export type RuleSetName = 'ethereum' | 'optimism' | 'arbitrum' | 'scroll' | 'pol
 
 export interface RuleSet {
   name: RuleSetName;
+  /** The era of the chain this variant applies to, for messages; absent for the rule set itself. */
+  era?: string;
   /** Known types and their layout; anything else is an unknown type. */
   layouts: ReadonlyMap<number, ReceiptLayout>;
 }
@@ -43,15 +45,39 @@ const ARBITRUM_TYPES: Array<[number, ReceiptLayout]> = [
   [0x78, 'untyped'],
 ];
 
+/** Polygon PoS's state-sync transaction type, from Madhugiri on (PIP-74). */
+export const STATE_SYNC_TX_TYPE = 0x7f;
+
 export const RULE_SETS: Readonly<Record<RuleSetName, RuleSet>> = {
   ethereum: { name: 'ethereum', layouts: new Map(ETHEREUM_TYPES) },
   optimism: { name: 'optimism', layouts: new Map([...NO_BLOBS, [0x7e, 'op-deposit']]) },
   arbitrum: { name: 'arbitrum', layouts: new Map(ARBITRUM_TYPES) },
   scroll: { name: 'scroll', layouts: new Map([...NO_BLOBS, [0x7e, 'typed']]) },
-  polygon: { name: 'polygon', layouts: new Map([...NO_BLOBS, [0x7f, 'typed']]) },
+  polygon: { name: 'polygon', layouts: new Map([...NO_BLOBS, [STATE_SYNC_TX_TYPE, 'typed']]) },
 };
 
 export const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+
+/**
+ * Polygon PoS before its Madhugiri fork: Bor's state sync was not yet a 0x7f
+ * transaction (its receipt stood outside the receipts root), so 0x7f is no type of
+ * that era (bor PR #1726, PIP-74).
+ */
+export const POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS: RuleSet = {
+  name: 'polygon',
+  era: 'before state sync became a 0x7f transaction (Madhugiri)',
+  layouts: new Map(NO_BLOBS),
+};
+
+/** What a receipt's type must be, for a problem's `expected`. */
+export function expectedReceiptType(rules: RuleSet, got: number): string {
+  return `a receipt type of ${describeRuleSet(rules)}: ${describeTypes(rules)}; got ${got}`;
+}
+
+/** "the polygon rule set", with its era when it is an era's variant. */
+export function describeRuleSet(rules: RuleSet): string {
+  return `the ${rules.name} rule set${rules.era === undefined ? '' : ` ${rules.era}`}`;
+}
 
 /** Human list of a rule set's types, for error messages: "0, 1, 2, 4, 0x7e". */
 export function describeTypes(rules: RuleSet): string {

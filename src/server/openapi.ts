@@ -7,7 +7,7 @@ const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 
 /** `data[0]` of a receipt-root answer. */
 export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['block_number', 'block_hash', 'parent_block_hash', 'receipt_root', 'computed_receipt_root', 'is_identical', 'header_verified', 'computed_logs_bloom', 'logs_bloom_matches_header', 'transaction_count'],
+  required: ['block_number', 'block_hash', 'parent_block_hash', 'receipt_root', 'computed_receipt_root', 'is_identical', 'header_verified', 'computed_logs_bloom', 'logs_bloom_matches_header', 'transaction_count', 'excluded_receipts'],
   properties: {
     block_number: nullable({ type: 'integer' }),
     block_hash: nullable(hex(32, 'From the request, else the hash of header_rlp.')),
@@ -18,7 +18,16 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
     header_verified: nullable({ type: 'boolean', description: 'With header_rlp: its hash is block_hash, its number block_number, its receipts root receipt_root.' }),
     computed_logs_bloom: hex(256, 'Block bloom of all the receipts.'),
     logs_bloom_matches_header: nullable({ type: 'boolean' }),
-    transaction_count: { type: 'integer' },
+    transaction_count: { type: 'integer', description: 'Receipts hashed into the root; excluded_receipts are not counted.' },
+    excluded_receipts: {
+      type: 'array',
+      description: "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
+      items: {
+        type: 'object',
+        required: ['index', 'tx_hash', 'reason'],
+        properties: { index: { type: 'integer' }, tx_hash: hex(32, 'Its transaction hash.'), reason: { type: 'string' } },
+      },
+    },
   },
 };
 
@@ -82,7 +91,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
   { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
   { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'The request body is over the server\'s limit (details.max_allowed_bytes).' },
-  { status: 422, code: 'CHAIN_NOT_SUPPORTED', when: 'chain_id is not in the registry (GET /v1/chains), or its receipts root is not a Patricia root.' },
+  { status: 422, code: 'CHAIN_NOT_SUPPORTED', when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block).' },
   { status: 429, code: 'RATE_LIMIT_EXCEEDED', when: 'Over the account\'s requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.' },
   { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
   { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'Too many requests in progress; retry after Retry-After seconds.' },

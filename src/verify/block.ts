@@ -1,12 +1,14 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
+import { defaultRegistry, eraMatters, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
 import { encodeHeader } from '../header/encode.js';
-import { readRpcBlock } from '../input/json-rpc.js';
+import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import { describeTypes, RULE_SETS, type RuleSetName } from '../receipts/rules.js';
+import { expectedReceiptType, RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import { badRequest, errorEnvelope, type OperationContext, type OperationResult } from '../api/envelope.js';
+import { chainNotSupported, describeNotVerifiable } from '../api/chain-not-supported.js';
+import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
+import { excludedReceiptResult, type ExcludedReceiptResult } from '../api/receipt-root.js';
 
 export interface BlockVerifyContext extends OperationContext, HashOptions {
   registry?: ChainRegistry;
@@ -28,57 +30,92 @@ export interface BlockReport {
   chain_id: number | null;
   rules: RuleSetName;
   block_number: number | null;
+  /** Receipts hashed into the root; `excluded_receipts` are not counted. */
   transaction_count: number;
   receipts_root: Comparison;
   logs_bloom: Comparison;
   block_hash: Comparison;
   /** Our encoding of each receipt against the source's raw consensus receipts, when it had them. */
   raw_receipts: { count: number; matches: boolean; first_mismatch: number | null } | null;
+  /** Receipts the source returned that the chain leaves out of the root (Bor's state-sync receipt). */
+  excluded_receipts: ExcludedReceiptResult[];
   /** Every available comparison matched. */
   is_identical: boolean;
+  /** identical, different (a comparison failed), or not_verifiable (the chain or its era cannot be verified). */
+  verdict: 'identical' | 'different' | 'not_verifiable';
+  /** Why the verdict is not identical; null when it is. */
+  reason: string | null;
 }
 
+const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
+
 function compare(expected: Uint8Array | undefined, computed: Uint8Array | undefined, reason: string): Comparison {
-  const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
   if (expected === undefined || computed === undefined) return { expected: hex(expected), computed: hex(computed), matches: null, reason };
   return { expected: hex(expected), computed: hex(computed), matches: bytesEqual(expected, computed) };
+}
+
+/** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
+function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): OperationResult {
+  const { fields } = block.header;
+  const reason = describeNotVerifiable(subject, fields.number);
+  const skipped = (expected: Uint8Array | undefined): Comparison => ({ expected: hex(expected), computed: null, matches: null, reason: 'not computed: the block cannot be verified' });
+  const report: BlockReport = {
+    id: block.id ?? null,
+    chain_id: block.chainId,
+    rules: subject.chain!.rules,
+    block_number: fields.number === undefined ? null : Number(fields.number),
+    transaction_count: block.receipts.length,
+    receipts_root: skipped(fields.receiptsRoot),
+    logs_bloom: skipped(fields.logsBloom),
+    block_hash: skipped(block.header.hash),
+    raw_receipts: null,
+    excluded_receipts: [],
+    is_identical: false,
+    verdict: 'not_verifiable',
+    reason,
+  };
+  return { status: 200, verdict: 'not_verifiable', body: report };
 }
 
 /**
  * Verifies a block given as JSON-RPC header + complete receipts (the fixtures'
  * format): receipts root and block bloom against the header, the header against
- * its hash, and each receipt's encoding against the source's raw receipts.
+ * its hash, and each receipt's encoding against the source's raw receipts. A block
+ * of a chain, or an era, that cannot be verified gets the verdict not_verifiable.
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): OperationResult {
   const problems = new Problems();
-  const block = readRpcBlock(input, problems);
+  const registry = context.registry ?? defaultRegistry;
+  const block = readRpcBlock(input, problems, { registry, keccak: context.keccak });
   if (block === undefined) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
 
-  const chain = block.chainId === null ? undefined : (context.registry ?? defaultRegistry).get(block.chainId);
-  const rulesName = context.rules ?? (chain?.verifiable ? chain.rules : undefined);
-  if (rulesName === undefined) {
-    const message =
-      block.chainId === null
-        ? 'The block names no chain_id, so its receipt rules are unknown.'
-        : `Chain ${block.chainId} ${chain === undefined ? 'is not in the chain registry' : `(${chain.name}) cannot be verified: ${chain.reason}`}.`;
-    return {
-      status: 422,
-      verdict: 'invalid',
-      body: errorEnvelope({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, message, hint: 'Name the rule set the chain follows with --rules (ethereum, optimism, arbitrum, scroll, polygon).', details: null }, context),
-    };
+  const { fields, complete } = block.header;
+  const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
+  let rules: RuleSet;
+  if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
+    if (context.rules === undefined) {
+      const unknownChainHint = `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).`;
+      return chainNotSupported(verifiability ?? null, context, { unknownChainHint });
+    }
+    rules = RULE_SETS[context.rules];
+  } else if (verifiability.status === 'not_verifiable') {
+    return notVerifiableReport(block, verifiability);
+  } else {
+    // The reader already required the era of receipts that name their transactions.
+    const types = block.receipts.map((receipt) => receipt.type);
+    if (verifiability.status === 'era_unknown' && eraMatters(verifiability, { namesTransactions: false, types })) {
+      problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
+    }
+    rules = context.rules === undefined ? verifiability.rules : RULE_SETS[context.rules];
   }
 
-  const rules = RULE_SETS[rulesName];
   block.receipts.forEach((receipt, i) => {
-    if (!rules.layouts.has(receipt.type)) {
-      problems.add(`receipts[${i}].type`, 'unknown_type', `a receipt type of the ${rulesName} rule set: ${describeTypes(rules)}; got ${receipt.type}`);
-    }
+    if (!rules.layouts.has(receipt.type)) problems.add(`receipts[${i}].type`, 'unknown_type', expectedReceiptType(rules, receipt.type));
   });
   if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
   const keccak = context.keccak ?? defaultKeccak256;
   const commitment = receiptsCommitment(block.receipts, { rules, keccak });
 
-  const { fields, complete } = block.header;
   const computedHash = complete === undefined ? undefined : keccak(encodeHeader(complete));
   const hashReason = complete === undefined ? `the header lacks ${block.header.missing.join(', ')}` : 'the source gave no hash';
   let raw: BlockReport['raw_receipts'] = null;
@@ -88,19 +125,27 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): O
     raw = { count: block.rawReceipts.length, matches: countOk && mismatch === -1, first_mismatch: mismatch === -1 ? null : mismatch };
   }
 
+  const receiptsRoot = compare(fields.receiptsRoot, commitment.receiptsRoot, 'the header has no receiptsRoot');
+  const logsBloom = compare(fields.logsBloom, commitment.logsBloom, 'the header has no logsBloom');
+  const blockHash = compare(block.header.hash, computedHash, hashReason);
+  const failed = Object.entries({ receipts_root: receiptsRoot.matches, logs_bloom: logsBloom.matches, block_hash: blockHash.matches, raw_receipts: raw?.matches ?? null })
+    .filter(([, matches]) => matches === false)
+    .map(([name]) => name);
+  const isIdentical = failed.length === 0 && receiptsRoot.matches === true;
   const report: BlockReport = {
     id: block.id ?? null,
     chain_id: block.chainId,
-    rules: rulesName,
+    rules: rules.name,
     block_number: fields.number === undefined ? null : Number(fields.number),
     transaction_count: block.receipts.length,
-    receipts_root: compare(fields.receiptsRoot, commitment.receiptsRoot, 'the header has no receiptsRoot'),
-    logs_bloom: compare(fields.logsBloom, commitment.logsBloom, 'the header has no logsBloom'),
-    block_hash: compare(block.header.hash, computedHash, hashReason),
+    receipts_root: receiptsRoot,
+    logs_bloom: logsBloom,
+    block_hash: blockHash,
     raw_receipts: raw,
-    is_identical: false,
+    excluded_receipts: block.excludedReceipts.map(excludedReceiptResult),
+    is_identical: isIdentical,
+    verdict: isIdentical ? 'identical' : 'different',
+    reason: isIdentical ? null : failed.length > 0 ? `does not match: ${failed.join(', ')}` : receiptsRoot.reason!,
   };
-  const verdicts = [report.receipts_root.matches, report.logs_bloom.matches, report.block_hash.matches, raw?.matches ?? null];
-  report.is_identical = verdicts.every((v) => v !== false) && report.receipts_root.matches === true;
-  return { status: 200, verdict: report.is_identical ? 'identical' : 'different', body: report };
+  return { status: 200, verdict: report.verdict, body: report };
 }

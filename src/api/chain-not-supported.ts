@@ -1,0 +1,63 @@
+import { describeSpan, formatBlock, type NotVerifiable } from '../chains/registry.js';
+import { errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
+
+const REGISTRY_HINT = 'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
+const OWN_PROOFS = "use the proofs the chain's own protocol provides";
+
+/** Why a block of a chain cannot be verified, in one sentence or two. */
+export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
+  const { chainId, chain, era, reason } = subject;
+  if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
+  if (era === null) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
+  const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
+  return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
+}
+
+/**
+ * The 422 CHAIN_NOT_SUPPORTED answer, for every way a block cannot be verified: its
+ * input names no chain (`null`), a chain outside the registry, a chain none of whose
+ * blocks can be verified, or a block in an era that cannot be. For an era, `details`
+ * names the chain, the era and its blocks, and the first block that can be verified.
+ *
+ * @example
+ * chainNotSupported(defaultRegistry.verifiability(42161, 1000) as NotVerifiable, {}, { blockNumber: 1000n }).body
+ * // { error: { code: 'CHAIN_NOT_SUPPORTED', details: { era: 'Arbitrum classic', first_verifiable_block: 22207817, … } } }
+ */
+export function chainNotSupported(
+  subject: NotVerifiable | null,
+  context: OperationContext = {},
+  options: { blockNumber?: bigint; unknownChainHint?: string } = {},
+): OperationResult {
+  let message: string;
+  let hint: string;
+  let details: Record<string, unknown> | null = null;
+  if (subject === null || subject.chain === undefined) {
+    message = subject === null ? 'The input names no chain_id, so its receipt rules are unknown.' : describeNotVerifiable(subject);
+    hint = options.unknownChainHint ?? REGISTRY_HINT;
+  } else if (subject.era === null) {
+    message = describeNotVerifiable(subject);
+    hint = 'Verify this chain with the proofs its own protocol provides.';
+  } else {
+    const { chainId, chain, era, reason, firstVerifiableBlock } = subject;
+    message = describeNotVerifiable(subject, options.blockNumber);
+    hint =
+      firstVerifiableBlock === null
+        ? `No later block of ${chain.name} can be verified either; ${OWN_PROOFS}.`
+        : `${chain.name} blocks from ${formatBlock(firstVerifiableBlock)} on can be verified; for this era, ${OWN_PROOFS}.`;
+    details = {
+      chain_id: chainId,
+      chain: chain.name,
+      block_number: options.blockNumber === undefined ? null : Number(options.blockNumber),
+      era: era.name,
+      era_first_block: era.firstBlock,
+      era_last_block: era.lastBlock,
+      first_verifiable_block: firstVerifiableBlock,
+      reason,
+    };
+  }
+  return {
+    status: 422,
+    verdict: 'not_verifiable',
+    body: errorEnvelope({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, message, hint, details }, context),
+  };
+}

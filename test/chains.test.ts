@@ -1,0 +1,266 @@
+/**
+ * Chains and eras: a block the verifier cannot recompute is answered "not
+ * verifiable" with the reason, never reported as a mismatch.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/main.js';
+import { describeChain, defaultRegistry } from '../src/chains/registry.js';
+import { encodeHeader, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyReceiptRoot } from '../src/index.js';
+import { createApp } from '../src/server/app.js';
+import { provision, startServer, type RunningServer } from '../src/server/serve.js';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NITRO_GENESIS = 22_207_817;
+
+/** A real block (Byzantium, 38 legacy receipts) whose receipts encode alike on Ethereum and Arbitrum Nitro. */
+const fixture = loadFixture('mainnet-7000000');
+const block = readRpcBlock(fixture, new Problems())!;
+const header = block.header.complete!;
+const receiptRoot = header.receiptsRoot;
+
+/** The block's receipts as a body of `chainId` at `blockNumber`. */
+const bodyAt = (chainId: number, blockNumber: number | undefined, over: Record<string, unknown> = {}) => ({
+  ...receiptRootBody({ chainId, receiptRoot, receipts: block.receipts, ...(blockNumber !== undefined && { blockNumber }) }),
+  ...over,
+});
+
+/** The fixture as a block of `chainId` numbered `number`, without its (now wrong) hash. */
+function blockFileAt(chainId: number, number: number) {
+  const { hash: _hash, ...rest } = fixture.header;
+  return { ...fixture, chain_id: chainId, header: { ...rest, number: `0x${number.toString(16)}` } };
+}
+
+function runBinary(args: string[], input?: string) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8' });
+  return { code: result.status, json: JSON.parse(result.stdout) };
+}
+
+const CLASSIC_DETAILS = {
+  chain_id: 42161,
+  chain: 'Arbitrum One',
+  block_number: 1_000_000,
+  era: 'Arbitrum classic',
+  era_first_block: 0,
+  era_last_block: NITRO_GENESIS - 1,
+  first_verifiable_block: NITRO_GENESIS,
+  reason: expect.stringContaining('classic'),
+};
+
+describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
+  it('a receipt-root body of a classic block: 422 CHAIN_NOT_SUPPORTED naming the era and the first verifiable block', () => {
+    const result = verifyReceiptRoot(bodyAt(42161, 1_000_000, { receipt_root: 'ab'.repeat(32) }));
+    expect(result.status).toBe(422);
+    expect(result.verdict).toBe('not_verifiable');
+    const error = (result.body as any).error;
+    expect(error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, details: CLASSIC_DETAILS });
+    expect(error.message).toBe(
+      'Block 1,000,000 of Arbitrum One (chain 42161) is in its Arbitrum classic era (blocks 0-22,207,816), which cannot be verified: ' +
+        'Arbitrum classic blocks carry receipts roots that no encoding of their JSON-RPC receipts reproduces; the classic chain committed to its receipts in its own way.',
+    );
+    expect(error.hint).toMatch(/from 22,207,817 on can be verified/);
+  });
+
+  it('the era is taken from header_rlp when the body gives no block_number', () => {
+    const classicHeader = encodeHeader({ ...header, number: 1_000_000n });
+    const result = verifyReceiptRoot({ ...bodyAt(42161, undefined), header_rlp: Buffer.from(classicHeader).toString('hex') });
+    expect(result.status).toBe(422);
+    expect((result.body as any).error.details).toMatchObject(CLASSIC_DETAILS);
+  });
+
+  it('from the Nitro genesis on, the same receipts verify normally', () => {
+    for (const n of [NITRO_GENESIS, 300_000_000]) {
+      const result = verifyReceiptRoot(bodyAt(42161, n));
+      expect(result.verdict).toBe('identical');
+      expect((result.body as any).data[0]).toMatchObject({ is_identical: true, block_number: n, transaction_count: 38 });
+    }
+  });
+
+  it('without block_number or header_rlp the era cannot be told: 400 naming block_number and why', () => {
+    const result = verifyReceiptRoot(bodyAt(42161, undefined));
+    expect(result.status).toBe(400);
+    const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
+    expect(more).toEqual([]);
+    expect(problem).toMatchObject({ name: 'block_number', reason: 'missing' });
+    expect(problem.expected).toBe('the block number (or header_rlp): Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, later blocks can');
+  });
+
+  it('verify block: a classic block gets the verdict not_verifiable, with nothing computed; a Nitro one is verified', () => {
+    const classic = verifyBlock(blockFileAt(42161, 1_000_000));
+    expect(classic.verdict).toBe('not_verifiable');
+    expect(classic.body).toMatchObject({
+      chain_id: 42161,
+      block_number: 1_000_000,
+      verdict: 'not_verifiable',
+      is_identical: false,
+      reason: expect.stringMatching(/^Block 1,000,000 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/),
+      receipts_root: { computed: null, matches: null },
+      logs_bloom: { computed: null, matches: null },
+    });
+    // --rules names rules for chains outside the registry; it does not make an era verifiable.
+    expect(verifyBlock(blockFileAt(42161, 1_000_000), { rules: 'arbitrum' }).verdict).toBe('not_verifiable');
+
+    const nitro = verifyBlock(blockFileAt(42161, NITRO_GENESIS));
+    expect(nitro.verdict).toBe('identical');
+    expect(nitro.body).toMatchObject({ verdict: 'identical', reason: null, receipts_root: { matches: true }, logs_bloom: { matches: true } });
+  });
+
+  it('verify block: a chain none of whose blocks can be verified gets not_verifiable with its reason', () => {
+    const result = verifyBlock(blockFileAt(324, 1));
+    expect(result.verdict).toBe('not_verifiable');
+    expect((result.body as any).reason).toMatch(/zkSync Era.*Patricia/);
+  });
+});
+
+describe('OP-stack legacy eras are refused, not guessed at', () => {
+  it.each([
+    [10, 105_235_062, 105_235_063],
+    [420, 4_061_223, 4_061_224],
+  ])('chain %i: block %i is legacy (422), block %i is Bedrock (verified)', (chainId, legacy, bedrock) => {
+    const refused = verifyReceiptRoot(bodyAt(chainId, legacy));
+    expect(refused.status).toBe(422);
+    expect((refused.body as any).error.details).toMatchObject({ era: 'legacy (pre-Bedrock)', era_last_block: legacy, first_verifiable_block: bedrock });
+    expect(verifyReceiptRoot(bodyAt(chainId, bedrock)).verdict).toBe('identical');
+  });
+});
+
+describe('the registry', () => {
+  it.each([
+    [421614, 'Arbitrum Sepolia', 'arbitrum'],
+    [421613, 'Arbitrum Goerli', 'arbitrum'],
+    [84531, 'Base Goerli', 'optimism'],
+    [534351, 'Scroll Sepolia', 'scroll'],
+    [59141, 'Linea Sepolia', 'ethereum'],
+    [80002, 'Polygon Amoy', 'polygon'],
+    [10200, 'Gnosis Chiado', 'ethereum'],
+    [97, 'BNB Smart Chain Testnet', 'ethereum'],
+    [43113, 'Avalanche Fuji C-Chain', 'ethereum'],
+  ])('knows chain %i (%s) with the %s rule set, verifiable from genesis on', (chainId, name, rules) => {
+    expect(defaultRegistry.get(chainId)).toMatchObject({ chainId, name, rules, verifiable: true });
+    if (chainId !== 80002) expect(defaultRegistry.verifiability(chainId, 0)).toMatchObject({ status: 'verifiable', era: null });
+    expect(verifyReceiptRoot(bodyAt(chainId, 1)).verdict).toBe('identical');
+  });
+
+  it('verifiability(chainId, blockNumber): the era, its range and the first verifiable block', () => {
+    expect(defaultRegistry.verifiability(42161, NITRO_GENESIS - 1)).toMatchObject({
+      status: 'not_verifiable',
+      era: { name: 'Arbitrum classic', firstBlock: 0, lastBlock: NITRO_GENESIS - 1 },
+      firstVerifiableBlock: NITRO_GENESIS,
+    });
+    expect(defaultRegistry.verifiability(42161, BigInt(NITRO_GENESIS))).toMatchObject({ status: 'verifiable', era: { name: 'Nitro', firstBlock: NITRO_GENESIS, lastBlock: null } });
+    expect(defaultRegistry.verifiability(42161)).toMatchObject({ status: 'era_unknown', decidesVerifiability: true });
+    expect(defaultRegistry.verifiability(1, 5)).toMatchObject({ status: 'verifiable', era: null, stateSync: null });
+    expect(defaultRegistry.verifiability(324, 5)).toMatchObject({ status: 'not_verifiable', era: null, firstVerifiableBlock: null });
+    const unknown = defaultRegistry.verifiability(999_999, 5);
+    expect(unknown.status === 'not_verifiable' && unknown.chain).toBe(undefined);
+  });
+
+  it('describeChain lists the eras of chains that have them, in GET /v1/chains form', () => {
+    expect(describeChain(defaultRegistry.get(42161)!)).toEqual({
+      chain_id: 42161,
+      name: 'Arbitrum One',
+      rules: 'arbitrum',
+      verifiable: true,
+      eras: [
+        { name: 'Arbitrum classic', first_block: 0, last_block: NITRO_GENESIS - 1, verifiable: false, reason: expect.stringContaining('classic') },
+        { name: 'Nitro', first_block: NITRO_GENESIS, last_block: null, verifiable: true },
+      ],
+    });
+    expect(describeChain(defaultRegistry.get(1)!)).toEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
+  });
+});
+
+describe('the verdict covers every claim the body made', () => {
+  const flipped = (bytes: Uint8Array) => Uint8Array.from(bytes, (b, i) => (i === 0 ? b ^ 1 : b));
+  const withHeader = (over: Partial<typeof header>, blockHash?: Uint8Array) =>
+    receiptRootBody({ chainId: 1, receiptRoot, receipts: block.receipts, ...(blockHash !== undefined && { blockHash }), headerRlp: encodeHeader({ ...header, ...over }) });
+
+  it('logs_bloom_matches_header false: is_identical stays true, the verdict is different (exit 1)', () => {
+    const result = verifyReceiptRoot(withHeader({ logsBloom: flipped(header.logsBloom) }));
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: true, logs_bloom_matches_header: false });
+    expect(result.verdict).toBe('different');
+  });
+
+  it('header_verified false: is_identical stays true, the verdict is different (exit 1)', () => {
+    const result = verifyReceiptRoot(withHeader({}, flipped(block.header.hash!)));
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: false, logs_bloom_matches_header: true });
+    expect(result.verdict).toBe('different');
+    let out = '';
+    expect(runCli(['verify', 'receipt-root', '-'], { stdout: (t) => (out += t), stderr: () => undefined, read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))) })).toBe(1);
+    expect(JSON.parse(out).data[0].is_identical).toBe(true);
+  });
+
+  it('every claim true: identical (exit 0)', () => {
+    expect(verifyReceiptRoot(withHeader({}, block.header.hash!)).verdict).toBe('identical');
+  });
+});
+
+describe('the evm-integrity binary on eras and claims', () => {
+  let dir: string;
+  beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'evm-integrity-chains-'))));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('verify receipt-root of a classic block: exit 2 and the 422 envelope with the era', () => {
+    const { code, json } = runBinary(['verify', 'receipt-root', '-'], JSON.stringify(bodyAt(42161, 1_000_000)));
+    expect(code).toBe(2);
+    expect(json.error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', details: CLASSIC_DETAILS });
+  });
+
+  it('verify block of a classic block: exit 2, verdict not_verifiable; of a Nitro block: exit 0', () => {
+    const classic = join(dir, 'classic.json');
+    writeFileSync(classic, JSON.stringify(blockFileAt(42161, 1_000_000)));
+    const refused = runBinary(['verify', 'block', classic]);
+    expect(refused.code).toBe(2);
+    expect(refused.json).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringContaining('22,207,816') });
+    const nitro = join(dir, 'nitro.json');
+    writeFileSync(nitro, JSON.stringify(blockFileAt(42161, NITRO_GENESIS)));
+    expect(runBinary(['verify', 'block', nitro])).toMatchObject({ code: 0, json: { verdict: 'identical' } });
+  });
+
+  it('a body whose header bloom is not the receipts bloom: exit 1 although is_identical is true', () => {
+    const body = receiptRootBody({ chainId: 1, receiptRoot, receipts: block.receipts, headerRlp: encodeHeader({ ...header, logsBloom: new Uint8Array(256) }) });
+    const { code, json } = runBinary(['verify', 'receipt-root', '-'], JSON.stringify(body));
+    expect(code).toBe(1);
+    expect(json.data[0]).toMatchObject({ is_identical: true, logs_bloom_matches_header: false });
+  });
+});
+
+describe('the service answers a classic block 422 with the era', () => {
+  const KEY = 'evmi_chains-test-key-0123456789abcdefghijklmnopq';
+  const config = testConfig({
+    host: '127.0.0.1',
+    accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 1000, rateLimitRps: 1000, entitlements: null, keys: [{ label: 't', key: KEY }] }],
+  });
+  const request = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` }, body: JSON.stringify(bodyAt(42161, 1_000_000)) };
+
+  it('via app.request', async () => {
+    const store = new MemoryStore();
+    provision(store, config, new Date());
+    const app = createApp({ config, store, logger: capturingLogger().logger });
+    const res = await app.request('/v1/evm/verify/receipt-root', request);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as any).error.details).toMatchObject(CLASSIC_DETAILS);
+  });
+
+  it('over HTTP on loopback', async () => {
+    let server: RunningServer | undefined;
+    try {
+      server = await startServer({ ...config, port: 0 }, { logger: capturingLogger().logger });
+      const res = await fetch(`${server.url}/v1/evm/verify/receipt-root`, request);
+      expect(res.status).toBe(422);
+      const error = ((await res.json()) as any).error;
+      expect(error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', details: CLASSIC_DETAILS });
+      expect(error.docs_url).toMatch(/#error-chain_not_supported$/);
+    } finally {
+      await server?.close();
+    }
+  });
+});

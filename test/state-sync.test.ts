@@ -1,0 +1,189 @@
+/**
+ * Polygon PoS state sync. Before Madhugiri, nodes return Bor's state-sync receipt
+ * from eth_getBlockReceipts, but it is in neither the receipts root nor the logs
+ * bloom; it is recognised by its derived transaction hash and left out. From
+ * Madhugiri on it is a 0x7f transaction whose receipt is in the root.
+ *
+ * The fixture blocks hold no state-sync receipt, so one is added to a real block
+ * (polygon-pos-9013760, a sprint start, when Bor commits state syncs): its
+ * transaction hash derived from the block's own number and hash, its logs those of
+ * a deposit (the child token's Transfer, then the StateReceiver's StateCommitted).
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { describe, expect, it } from 'vitest';
+import { ChainRegistry, defaultRegistry } from '../src/chains/registry.js';
+import { borStateSyncTxHash } from '../src/chains/state-sync.js';
+import { bytesToHex, encodeHeader, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyReceiptRoot, type OperationResult } from '../src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const fixture = loadFixture('polygon-pos-9013760');
+const block = readRpcBlock(fixture, new Problems())!;
+const number = block.header.fields.number!;
+const hash = block.header.hash!;
+const MADHUGIRI = 80_084_800;
+
+const derived = `0x${bytesToHex(borStateSyncTxHash(number, hash))}`;
+const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
+/** keccak256 of an event signature, as topic 0. */
+const topic0 = (signature: string) => `0x${bytesToHex(keccak_256(new TextEncoder().encode(signature)))}`;
+
+/** A deposit's state sync: the child token mints to the user, then the StateReceiver (0x…1001) reports the state id committed. */
+const STATE_SYNC_LOGS = [
+  {
+    address: '0x7ceb23fd6bc0add59e62ac25578270cff1b9f619',
+    topics: [topic0('Transfer(address,address,uint256)'), `0x${word('0')}`, `0x${word('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678')}`],
+    data: `0x${word('de0b6b3a7640000')}`,
+  },
+  { address: '0x0000000000000000000000000000000000001001', topics: [topic0('StateCommitted(uint256,bool)'), `0x${word('1d4c1')}`], data: `0x${word('1')}` },
+];
+
+/** The state-sync receipt as bor's eth_getBlockReceipts returns it: last, type 0, status 1, no gas. */
+const stateSyncRpc = (transactionHash: string, transactionIndex = fixture.receipts.length) => ({
+  transactionIndex: `0x${transactionIndex.toString(16)}`,
+  transactionHash,
+  type: '0x0',
+  status: '0x1',
+  cumulativeGasUsed: '0x0',
+  logs: STATE_SYNC_LOGS,
+});
+const withStateSync = (transactionHash = derived) => ({ ...fixture, receipts: [...fixture.receipts, stateSyncRpc(transactionHash)] });
+
+const expectedExclusion = [{ index: 4, tx_hash: derived.slice(2), reason: expect.stringMatching(/^Bor's state-sync receipt: in blocks 0-80,084,799 \(Bor before Madhugiri\)/) }];
+
+describe("Bor's state-sync tx hash", () => {
+  it('is keccak256("matic-bor-receipt-" ‖ number as 8-byte big-endian ‖ block hash)', () => {
+    const key = `${Buffer.from('matic-bor-receipt-').toString('hex')}${number.toString(16).padStart(16, '0')}${bytesToHex(hash)}`;
+    expect(derived.slice(2)).toBe(bytesToHex(keccak_256(Buffer.from(key, 'hex'))));
+  });
+});
+
+describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
+  it('a block with its state-sync receipt verifies: the receipt is left out of root and bloom, and listed', () => {
+    const result = verifyBlock(withStateSync());
+    expect(result.verdict).toBe('identical');
+    expect(result.body).toMatchObject({ transaction_count: 4, receipts_root: { matches: true }, logs_bloom: { matches: true }, excluded_receipts: expectedExclusion });
+  });
+
+  it('the same receipt under another transaction hash is part of the root, which then differs', () => {
+    const result = verifyBlock(withStateSync(`0x${'ab'.repeat(32)}`));
+    expect(result.verdict).toBe('different');
+    expect(result.body).toMatchObject({ transaction_count: 5, receipts_root: { matches: false }, logs_bloom: { matches: false }, excluded_receipts: [] });
+  });
+
+  it('readRpcBlock, as the lineage walker calls it, leaves it out too', () => {
+    const read = readRpcBlock(withStateSync(), new Problems())!;
+    expect(read.receipts).toHaveLength(4);
+    expect(read.excludedReceipts.map((r) => r.index)).toEqual([4]);
+  });
+
+  it('a state-sync receipt that is not last is a conflict, not a guess', () => {
+    const receipts = [stateSyncRpc(derived, 0), ...fixture.receipts.map((r, i) => ({ ...r, transactionIndex: `0x${(i + 1).toString(16)}` }))];
+    const result = verifyBlock({ ...fixture, receipts });
+    expect(result.status).toBe(400);
+    expect((result.body as any).error.details.invalid_parameters).toEqual([
+      { name: 'receipts[0].transactionHash', location: 'body', reason: 'conflict', expected: "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0" },
+    ]);
+  });
+
+  it('without the hash member the block hash is recomputed from the header; without a number the era cannot be told', () => {
+    const { hash: _hash, ...headerWithoutHash } = fixture.header;
+    expect(verifyBlock({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({ verdict: 'identical', body: { excluded_receipts: expectedExclusion } });
+    const { number: _number, ...headerWithoutNumber } = fixture.header;
+    const [problem] = (verifyBlock({ ...withStateSync(), header: headerWithoutNumber }).body as any).error.details.invalid_parameters;
+    expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining("treats Bor's state sync differently") });
+  });
+
+  it('from Madhugiri on nothing is left out: the same receipt is hashed', () => {
+    const polygon = defaultRegistry.get(137)!;
+    const registry = new ChainRegistry([{ ...polygon, eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }] }]);
+    expect(verifyBlock(withStateSync(), { registry })).toMatchObject({ verdict: 'different', body: { transaction_count: 5, excluded_receipts: [] } });
+  });
+});
+
+describe('receipt-root bodies: transactions[].tx_hash', () => {
+  const stateSyncEntry = (over: Record<string, unknown> = {}) => ({
+    index: 4,
+    status: 1,
+    cumulative_gas_used: 0,
+    logs: STATE_SYNC_LOGS.map((l) => ({ contract_address: l.address, topics: l.topics, data: l.data })),
+    tx_hash: derived,
+    ...over,
+  });
+  const body = (over: Record<string, unknown> = {}, entry = stateSyncEntry()) => {
+    const base = receiptRootBody({ chainId: 137, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts, blockNumber: Number(number), blockHash: hash });
+    return { ...base, transactions: [...base.transactions, entry], ...over };
+  };
+  const problemsOf = (result: OperationResult) => {
+    expect(result.status).toBe(400);
+    return (result.body as any).error.details.invalid_parameters;
+  };
+
+  it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others', () => {
+    const result = verifyReceiptRoot(body());
+    expect(result.verdict).toBe('identical');
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, transaction_count: 4, excluded_receipts: expectedExclusion });
+  });
+
+  it('the block hash may come from header_rlp', () => {
+    const result = verifyReceiptRoot(body({ block_number: undefined, block_hash: undefined, header_rlp: bytesToHex(encodeHeader(block.header.complete!)) }));
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: true, logs_bloom_matches_header: true, excluded_receipts: expectedExclusion });
+  });
+
+  it('another tx_hash, or none: the receipt is hashed and the root differs', () => {
+    for (const entry of [stateSyncEntry({ tx_hash: 'ab'.repeat(32) }), stateSyncEntry({ tx_hash: undefined })]) {
+      const result = verifyReceiptRoot(body({}, entry));
+      expect(result.verdict).toBe('different');
+      expect((result.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
+    }
+  });
+
+  it('tx_hash without a block hash: 400 naming block_hash', () => {
+    expect(problemsOf(verifyReceiptRoot(body({ block_hash: undefined })))).toEqual([
+      {
+        name: 'block_hash',
+        location: 'body',
+        reason: 'missing',
+        expected: "the block hash: in Polygon PoS blocks 0-80,084,799 (Bor before Madhugiri) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root",
+      },
+    ]);
+  });
+
+  it('tx_hash without a block number: 400 naming block_number', () => {
+    const [problem] = problemsOf(verifyReceiptRoot(body({ block_number: undefined })));
+    expect(problem).toMatchObject({ name: 'block_number', reason: 'missing', expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)') });
+  });
+
+  it('without tx_hash nor type 0x7f a Polygon body needs no block number: every era gives the same root', () => {
+    const base = receiptRootBody({ chainId: 137, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+    expect(verifyReceiptRoot(base).verdict).toBe('identical');
+  });
+
+  it('a state-sync receipt that is not last is a conflict', () => {
+    const base = body();
+    const transactions = base.transactions.map((t: any) => (t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 }));
+    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }))).toEqual([expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' })]);
+  });
+
+  it('type 0x7f exists from Madhugiri on: before, it is an unknown type', () => {
+    const typed = stateSyncEntry({ type: 0x7f, tx_hash: undefined });
+    const [problem] = problemsOf(verifyReceiptRoot(body({}, typed)));
+    expect(problem).toMatchObject({ name: 'transactions[4].type', reason: 'unknown_type', expected: expect.stringContaining('Madhugiri') });
+    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI }, typed));
+    expect(atMadhugiri.status).toBe(200);
+  });
+
+  it('from Madhugiri on, a receipt carrying the derived hash is hashed like any other', () => {
+    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI, block_hash: bytesToHex(hash) }, stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) })));
+    expect((atMadhugiri.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
+  });
+});
+
+describe('Polygon eras', () => {
+  it.each([
+    [137, 80_084_800],
+    [80002, 28_899_616],
+  ])('chain %i: state sync stands outside the root before block %i, and is a 0x7f transaction from it', (chainId, madhugiri) => {
+    expect(defaultRegistry.verifiability(chainId, madhugiri - 1)).toMatchObject({ status: 'verifiable', stateSync: 'receipt-outside-root' });
+    expect(defaultRegistry.verifiability(chainId, madhugiri)).toMatchObject({ status: 'verifiable', stateSync: 'transaction' });
+  });
+});
