@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/main.js';
+import { runVerify } from '../src/cli/verify.js';
 import { describeChain, defaultRegistry } from '../src/chains/registry.js';
 import { encodeHeader, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyReceiptRoot } from '../src/index.js';
 import { createApp } from '../src/server/app.js';
@@ -84,13 +84,21 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     }
   });
 
-  it('without block_number or header_rlp the era cannot be told: 400 naming block_number and why', () => {
+  it('without block_number or header_rlp, a matching root is proof in any era', () => {
     const result = verifyReceiptRoot(bodyAt(42161, undefined));
+    expect(result.verdict).toBe('identical');
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, block_number: null });
+  });
+
+  it('without block_number or header_rlp, a mismatch cannot be told from a classic block: 400 naming block_number and why', () => {
+    const result = verifyReceiptRoot(bodyAt(42161, undefined, { receipt_root: 'ab'.repeat(32) }));
     expect(result.status).toBe(400);
     const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
     expect(more).toEqual([]);
     expect(problem).toMatchObject({ name: 'block_number', reason: 'missing' });
-    expect(problem.expected).toBe('the block number (or header_rlp): Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, later blocks can');
+    expect(problem.expected).toBe(
+      'the block number (or header_rlp): the receipts do not reproduce receipt_root, and Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, later blocks can; the era tells a real mismatch from a block that cannot be verified',
+    );
   });
 
   it('verify block: a classic block gets the verdict not_verifiable, with nothing computed; a Nitro one is verified', () => {
@@ -194,7 +202,7 @@ describe('the verdict covers every claim the body made', () => {
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: false, logs_bloom_matches_header: true });
     expect(result.verdict).toBe('different');
     let out = '';
-    expect(runCli(['verify', 'receipt-root', '-'], { stdout: (t) => (out += t), stderr: () => undefined, read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))) })).toBe(1);
+    expect(runVerify(['receipt-root', '-'], { stdout: (t) => (out += t), stderr: () => undefined, read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))) })).toBe(1);
     expect(JSON.parse(out).data[0].is_identical).toBe(true);
   });
 

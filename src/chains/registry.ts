@@ -73,13 +73,21 @@ export type Verifiability =
 export type NotVerifiable = Extract<Verifiability, { status: 'not_verifiable' }>;
 
 /**
+ * Whether receipts hash differently from one era of a chain to another: one naming its
+ * transaction may be Bor's state-sync receipt (left out before Madhugiri), and type 0x7f
+ * exists only from Madhugiri on. Other receipts hash alike in every era.
+ */
+export function eraChangesHashing(receipts: { namesTransactions: boolean; types: readonly number[] }): boolean {
+  return receipts.namesTransactions || receipts.types.includes(STATE_SYNC_TX_TYPE);
+}
+
+/**
  * Whether a block of a chain with eras needs its number to be verified: when the era
- * decides whether it can be verified at all, or when it has receipts the eras treat
- * differently (one naming its transaction, which may be Bor's state-sync receipt, or
- * one of type 0x7f). Otherwise every era gives the same answer and none is guessed.
+ * decides whether it can be verified at all, or changes how its receipts hash.
+ * Otherwise every era gives the same answer and none is guessed.
  */
 export function eraMatters(verifiability: Extract<Verifiability, { status: 'era_unknown' }>, receipts: { namesTransactions: boolean; types: readonly number[] }): boolean {
-  return verifiability.decidesVerifiability || receipts.namesTransactions || receipts.types.includes(STATE_SYNC_TX_TYPE);
+  return verifiability.decidesVerifiability || eraChangesHashing(receipts);
 }
 
 /** Block numbers as people write them: 22,207,817. */

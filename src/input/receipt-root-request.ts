@@ -1,4 +1,4 @@
-import { eraMatters, type ChainInfo, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
+import { eraChangesHashing, type ChainInfo, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader } from '../header/decode.js';
@@ -25,6 +25,11 @@ export interface ReceiptRootRequest {
   receipts: Receipt[];
   /** Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt). */
   excluded: ExcludedReceipt[];
+  /**
+   * Set when the body names no block on a chain some of whose eras cannot be verified: why the
+   * era matters. A matching root is proof in any era; a mismatch is answered only once the era is known.
+   */
+  eraUnknown?: string;
 }
 
 /** A body for a chain, or an era of one, that cannot be verified (422, not 400). */
@@ -222,10 +227,16 @@ export function parseReceiptRootRequest(
   const entries = values.transactions ?? [];
   const verifiability = values.chain_id === undefined ? undefined : registry.verifiability(values.chain_id, blockNumber);
 
+  // Without a block number the era is unknown. Where the eras hash receipts alike and only
+  // differ in whether they can be verified, a root that matches proves the receipts whatever
+  // the era; only a mismatch needs the era told (see verifyReceiptRoot). Where they hash them
+  // differently (state sync), nothing can be computed without it.
+  let eraUnknown: string | undefined;
   if (verifiability?.status === 'era_unknown' && values.header_rlp === undefined) {
     const namesTransactions = entries.some((entry) => entry.values?.tx_hash !== undefined);
     const types = entries.map((entry) => entry.values?.type ?? 0);
-    if (eraMatters(verifiability, { namesTransactions, types })) problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
+    if (eraChangesHashing({ namesTransactions, types })) problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
+    else if (verifiability.decidesVerifiability) eraUnknown = verifiability.why;
   }
   const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
@@ -250,6 +261,7 @@ export function parseReceiptRootRequest(
       receiptRoot: values.receipt_root!,
       receipts: hashed,
       excluded: excluded === undefined ? [] : [excluded],
+      ...(eraUnknown !== undefined && { eraUnknown }),
       ...(values.block_number !== undefined && { blockNumber: values.block_number }),
       ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
       ...(header !== undefined && { header }),
