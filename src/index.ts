@@ -20,7 +20,19 @@ export type { BlockHeader } from './header/fields.js';
 export { encodeHeader, headerHash } from './header/encode.js';
 export { decodeHeader } from './header/decode.js';
 
-export { BUILTIN_CHAINS, ChainRegistry, defaultRegistry, type ChainInfo } from './chains/registry.js';
+export {
+  BUILTIN_CHAINS,
+  ChainRegistry,
+  defaultRegistry,
+  describeChain,
+  type ChainInfo,
+  type Era,
+  type EraSpan,
+  type NotVerifiable,
+  type StateSyncRule,
+  type Verifiability,
+} from './chains/registry.js';
+export { borStateSyncTxHash, type ExcludedReceipt } from './chains/state-sync.js';
 
 export { Problems, type Problem, type ProblemReason } from './input/problems.js';
 export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
