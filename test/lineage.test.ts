@@ -101,6 +101,21 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.warnings.join()).toMatch(/block-wide/);
   });
 
+  it('decoded_output members named after the function or its ABI return pass the audit; a different value fails it', async () => {
+    const bundle = buildBundle();
+    const results = answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results;
+    results[0].decoded_output = { name: 'Wrapped Ether' };
+    results[1].decoded_output = { _symbol: 'WETH' };
+    results[2].decoded_output = { decimals: 18 };
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual([]);
+    expect(report.verdict).toBe('pass');
+    results[0].decoded_output = { name: 'Wrapped Ether 2' };
+    expect(failed(await walk(bundle))).toEqual(['function_result.decoded_output']);
+    results[0].decoded_output = { name: 'Wrapped Ether', value: 'Wrapped Ether' };
+    expect(failed(await walk(bundle))).toEqual(['function_result.decoded_output']);
+  });
+
   it('a malformed tracing id in the id lists fails shape.id_lists', async () => {
     const bundle = buildBundle();
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._genesis_tracing_ids = ['xyz'];

@@ -7,7 +7,7 @@ import { Problems } from '../input/problems.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { RULE_SETS } from '../receipts/rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import { checkFunctionResult, decodeFunctionOutput } from './abi.js';
+import { checkFunctionResult, decodeFunctionOutput, oneValue } from './abi.js';
 import { DATASETS, datasetId } from './datasets.js';
 import { check, type Check, type LineageReport, type RecordReport } from './report.js';
 import { SourceError, type BlockSource, type GenesisAnswer, type LineageSource } from './source.js';
@@ -270,7 +270,11 @@ function erc20Check(record: Json, decoded: Decoded, subject: string): Check {
   ] as const;
   const present = members.filter(([, v]) => v !== undefined);
   if (present.length === 0) return check('record.erc20', 'skipped', subject, 'no decodable name, symbol or decimals result among the artifacts');
-  const valueOf = (v: unknown) => (isObject(v) && 'value' in v ? v.value : v);
+  // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
+  const valueOf = (v: unknown) => {
+    const one = oneValue(v);
+    return one.ok ? one.value : undefined;
+  };
   const wrong = present.find(([member, v]) => String(valueOf(v)) !== String(record[member]));
   if (wrong !== undefined) return check('record.erc20', 'fail', subject, `${wrong[0]} is ${JSON.stringify(record[wrong[0]])} but the function result decodes to ${JSON.stringify(valueOf(wrong[1]))}`);
   return check('record.erc20', 'pass', subject, `${present.map(([m]) => m).join(', ')} equal the decoded function results`);
