@@ -23,3 +23,18 @@ function render(value: unknown, depth: number): string {
   const members = entries.slice(0, 10).map(([key, item]) => `${JSON.stringify(key)}:${render(item, depth - 1)}`);
   return `{${members.join(',')}${entries.length > 10 ? ',…' : ''}}`;
 }
+
+/** What a value is, for "expected …, got …": `an array`, `the number 42`, `a string`, `null`, … (`nothing` when absent). */
+export function kindOf(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** As {@link show}, but a string as it is (shortened), for ids and hashes in running text. */
+export function plain(value: unknown, max = 120): string {
+  if (typeof value !== 'string') return show(value, max);
+  return value.length > max ? `${value.slice(0, max - 3)}...` : value;
+}
