@@ -49,7 +49,8 @@ export { verifyBlock, type BlockReport, type BlockVerifyContext, type Comparison
 export { walkLineage, type WalkOptions } from './lineage/walker.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage/report.js';
 export { BundleSource, parseBundle, type Bundle } from './lineage/bundle-source.js';
-export { SourceError, type BlockJson, type BlockSource, type Exchange, type GenesisAnswer, type LineageSource, type RecordAnswer } from './lineage/source.js';
+export { SourceError, type BlockJson, type BlockSource, type Exchange, type GenesisAnswer, type InputProblem, type LineageSource, type RecordAnswer } from './lineage/source.js';
 export { checkFunctionResult, decodeFunctionOutput, encodeFunctionOutput, KNOWN_FUNCTIONS } from './lineage/abi.js';
 export { datasetId, DATASETS } from './lineage/datasets.js';
-export { verifyLineage } from './api/lineage.js';
+export { auditBundle, verifyLineage, type BundleAudit } from './api/lineage.js';
+export { LINEAGE_LIMITS, type LineageLimit } from './lineage/limits.js';

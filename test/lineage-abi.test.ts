@@ -252,7 +252,6 @@ describe('failures: each reported as fail with a reason', () => {
     expectFail(entry('symbol', MKR_SYMBOL_OUTPUT, 'mkr'), 'decoded_output', /decoded_output is "mkr" but output decodes to "MKR"/);
     expectFail(entry('decimals', DECIMALS_18_OUTPUT, { value: 6 }), 'decoded_output', /decoded_output\.value is 6 but output decodes to 18/);
     expectFail(entry('token0', `000000000000000000000000${USDC}`, { address: WETH }), 'decoded_output', /decoded_output\.address is "c02a.*" but output decodes to "a0b8/);
-    expectFail(entry('token0', `000000000000000000000000${USDC}`, { value: USDC }), 'decoded_output', /decoded_output\.address is missing/);
     expectFail(entry('totalSupply', word(10n ** 27n), { value: '1e27' }), 'decoded_output', /not an exact non-negative integer/);
     expectFail(entry('totalSupply', word(10n ** 27n), { value: 1e27 }), 'decoded_output', /not an exact/); // a float cannot be exact
   });
@@ -341,6 +340,43 @@ describe('failures: each reported as fail with a reason', () => {
     expectFail(entry('getReserves', GET_RESERVES_OUTPUT, [1, 2, 3]), 'decoded_output', /decoded_output is an array, expected an object/);
     // A malformed entry fails even when its function is unknown: the shape does not depend on the function.
     expectFail({ ...entry('allowance', DECIMALS_18_OUTPUT, 1), output: 'nothex' }, 'decoded_output', /output is "nothex"/);
+  });
+});
+
+describe('decoded_output of a one-value function: one member, whatever its name', () => {
+  // The spec leaves the member's name open; seen: the function's name, `value`, and the ABI's return name.
+  const ONE_VALUE: Array<[KnownFunction, string, unknown, unknown]> = [
+    ['name', WRAPPED_ETHER_OUTPUT, 'Wrapped Ether', 'Wrapped Ethers'],
+    ['symbol', MKR_SYMBOL_OUTPUT, 'MKR', 'MKR2'],
+    ['decimals', DECIMALS_18_OUTPUT, 18, 6],
+    ['totalSupply', word(10n ** 27n), '1000000000000000000000000000', '1000000000000000000000000001'],
+    ['balanceOf', word(12345n), '12345', '12346'],
+    ['token0', `000000000000000000000000${USDC}`, USDC, WETH],
+    ['token1', `000000000000000000000000${WETH}`, `0x${WETH.toUpperCase()}`, USDC],
+  ];
+  const spellings = (name: string) => [name, 'value', `_${name}`];
+
+  it.each(ONE_VALUE)('%s: the member named after the function, "value" or "_" + the function name all pass', (name, output, value) => {
+    for (const member of spellings(name)) expect(statuses(entry(name, output, { [member]: value })), member).toEqual(['pass', 'pass']);
+  });
+
+  it.each(ONE_VALUE)('%s: a different value fails whatever the member is called, naming it', (name, output, _value, other) => {
+    for (const member of spellings(name)) {
+      const c = byCheck(entry(name, output, { [member]: other }), 'decoded_output');
+      expect(c.status, member).toBe('fail');
+      expect(c.reason).toMatch(new RegExp(`^decoded_output\\.${member} is .* but output decodes to`));
+    }
+  });
+
+  it.each(ONE_VALUE)('%s: an object of no member or of two members fails, saying so', (name, output, value) => {
+    const none = byCheck(entry(name, output, {}), 'decoded_output');
+    expect(none).toMatchObject({ status: 'fail', reason: expect.stringMatching(/decoded_output has no member, expected exactly one/) });
+    const two = byCheck(entry(name, output, { value, [name]: value }), 'decoded_output');
+    expect(two).toMatchObject({ status: 'fail', reason: expect.stringMatching(/decoded_output has 2 members \(value, \w+\), expected exactly one/) });
+  });
+
+  it('a bare value is still accepted', () => {
+    for (const [name, output, value] of ONE_VALUE) expect(statuses(entry(name, output, value)), name).toEqual(['pass', 'pass']);
   });
 });
 

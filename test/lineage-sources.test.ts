@@ -15,6 +15,7 @@ import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } fro
 import { BundleSource } from '../src/lineage/bundle-source.js';
 import { RpcBlockSource } from '../src/lineage/rpc-source.js';
 import { BundleRecorder, ServiceSource, writeBundle } from '../src/lineage/service-source.js';
+import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
 import { SourceError, type Exchange } from '../src/lineage/source.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -197,7 +198,7 @@ describe('ServiceSource against a fake hosted service', () => {
   it('refuses a genesis whose cursor repeats', async () => {
     const error = await rejection(source().source.genesis(1, LOOPING));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/repeat the cursor "again"/);
+    expect(error.message).toMatch(/repeats the cursor "again"/);
     expect(service.received.map((r) => r.body.cursor)).toEqual([undefined, 'again']);
   });
 
@@ -356,7 +357,7 @@ describe('ServiceSource against a fake hosted service', () => {
 
   it('refuses a 200 without a data object', async () => {
     service.faults.set(1, { status: 200, body: { chain_id: 1 } });
-    await expect(source().source.record(1, TRACING)).rejects.toThrow(/lineage\/record .* has no data object/);
+    await expect(source().source.record(1, TRACING)).rejects.toThrow(/lineage\/record .* is unusable: data: expected an object/);
   });
 
   describe('recording', () => {
@@ -426,6 +427,57 @@ describe('ServiceSource against a fake hosted service', () => {
       await writeBundle(plain, bundle);
       expect(JSON.parse(readFileSync(plain, 'utf8'))).toEqual(bundle);
     });
+  });
+});
+
+describe('ServiceSource: the limits and shapes of every source', () => {
+  /** A fetch that answers each request with `answer(body, n)` (1-based), as JSON text; counts the requests. */
+  const scripted = (answer: (body: Json, n: number) => string) => {
+    const requests: Json[] = [];
+    const fetchFn: typeof fetch = async (_url, init) => {
+      const body = JSON.parse(String(init!.body)) as Json;
+      requests.push(body);
+      return new Response(answer(body, requests.length), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    };
+    return { requests, source: (options: { recorder?: BundleRecorder } = {}) => new ServiceSource({ baseUrl: 'http://service.invalid/v1', apiKey: KEY, fetch: fetchFn, sleep: async () => {}, ...options }) };
+  };
+  const page = (logs: unknown[], cursor: string | null) => JSON.stringify(genesisPage(TRACING, logs, [], cursor, 'count'));
+  const nested = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
+
+  it('a genesis that never ends stops after LINEAGE_LIMITS.genesisPages pages, with a SourceError naming the limit', async () => {
+    const { requests, source: s } = scripted((_body, n) => page([genesisLog(0)], `page-${n + 1}`));
+    const error = await rejection(s().genesis(1, TRACING));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toBe(`the genesis of ${TRACING} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record`);
+    expect(requests).toHaveLength(LINEAGE_LIMITS.genesisPages);
+  });
+
+  it('a genesis beyond LINEAGE_LIMITS.recordArtifacts is a SourceError naming the limit', async () => {
+    const { source: s } = scripted(() => page(Array.from({ length: LINEAGE_LIMITS.recordArtifacts + 1 }, () => genesisLog(0)), null));
+    await expect(s().genesis(1, TRACING)).rejects.toThrow(/has more than the limit of 10000 genesis artifacts \(logs and function results\) per record/);
+    const { source: atLimit } = scripted(() => page(Array.from({ length: LINEAGE_LIMITS.recordArtifacts }, () => genesisLog(0)), null));
+    expect((await atLimit().genesis(1, TRACING))!.logs).toHaveLength(LINEAGE_LIMITS.recordArtifacts);
+  });
+
+  it('a cursor nested 100k deep is a SourceError, not a stack overflow', async () => {
+    const { source: s } = scripted(() => page([genesisLog(0)], 'NEXT').replace('"NEXT"', nested(100_000)));
+    const error = await rejection(s().genesis(1, TRACING));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toMatch(/JSON nested deeper than the limit of 64 levels, at cursor\[0\]/);
+  });
+
+  it('a cursor that is not a string is a SourceError naming it', async () => {
+    const { source: s } = scripted(() => page([genesisLog(0)], 'NEXT').replace('"NEXT"', '{"page": 2}'));
+    await expect(s().genesis(1, TRACING)).rejects.toThrow(/lineage\/genesis .* is unusable: cursor: expected the next page's cursor \(a string\) or null, got an object/);
+  });
+
+  it('an answer nested 100k deep is refused before it is recorded (recording clones it)', async () => {
+    const { source: s } = scripted(() => JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, details: 'DEEP' } } }).replace('"DEEP"', nested(100_000)));
+    const recorder = new BundleRecorder();
+    const error = await rejection(s({ recorder }).record(1, TRACING));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toMatch(/POST \/evm\/lineage\/record with HTTP 200 and JSON nested deeper than the limit of 64 levels, at data\.record\.details/);
+    expect(recorder.toBundle('x').exchanges).toEqual([]);
   });
 });
 
@@ -604,6 +656,21 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const error = await rejection(other.source.block(1, 19426587));
     expect(error.message).toMatch(/eth_chainId with HTTP 502, still after 3 retries/);
     expect(other.delays).toEqual([500, 1000, 2000]);
+  });
+
+  it('a block nested 100k deep is a SourceError before it is recorded', async () => {
+    node.tamper = (r) => ({ ...r, extra: 'DEEP' });
+    const recorder = new BundleRecorder();
+    const deep = `${'['.repeat(100_000)}"x"${']'.repeat(100_000)}`;
+    const deepFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      return new Response((await response.text()).replace('"DEEP"', deep), { status: response.status, headers: response.headers });
+    };
+    const s = new RpcBlockSource({ url: `${node.origin}/v3/secret-project-key`, sleep: async () => {}, recorder, fetch: deepFetch });
+    const error = await rejection(s.block(1, 19426587));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toMatch(/answered eth_getBlockReceipts with JSON nested deeper than the limit of 64 levels, at result\[0\]\.extra/);
+    expect(recorder.toBundle('x').blocks).toEqual([]);
   });
 
   it('does not retry an HTTP 401', async () => {

@@ -63,11 +63,14 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(failed(report)).toEqual([expected]);
   });
 
-  it('a missing parent is reported', async () => {
+  it('a missing parent (the service answered 404) is reported', async () => {
     const bundle = buildBundle();
-    bundle.exchanges = bundle.exchanges.filter((e) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD));
+    const exchange = bundle.exchanges.find((e) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD)!;
+    exchange.status = 404;
+    exchange.response = { error: { code: 'NOT_FOUND', http_status: 404, message: 'No record with this tracing id' } };
     const report = await walk(bundle);
     expect(failed(report)).toEqual(['record.exists']);
+    expect(report.records[1]!.checks[0]!.reason).toBe(`parent of ${PAIR_RECORD} is missing`);
   });
 
   it('an unknown dataset gets the generic checks only, reported as not cross-checked, never passed', async () => {
@@ -101,6 +104,21 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.warnings.join()).toMatch(/block-wide/);
   });
 
+  it('decoded_output members named after the function or its ABI return pass the audit; a different value fails it', async () => {
+    const bundle = buildBundle();
+    const results = answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results;
+    results[0].decoded_output = { name: 'Wrapped Ether' };
+    results[1].decoded_output = { _symbol: 'WETH' };
+    results[2].decoded_output = { decimals: 18 };
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual([]);
+    expect(report.verdict).toBe('pass');
+    results[0].decoded_output = { name: 'Wrapped Ether 2' };
+    expect(failed(await walk(bundle))).toEqual(['function_result.decoded_output']);
+    results[0].decoded_output = { name: 'Wrapped Ether', value: 'Wrapped Ether' };
+    expect(failed(await walk(bundle))).toEqual(['function_result.decoded_output']);
+  });
+
   it('a malformed tracing id in the id lists fails shape.id_lists', async () => {
     const bundle = buildBundle();
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._genesis_tracing_ids = ['xyz'];
@@ -129,7 +147,8 @@ describe('POST /v1/evm/verify/lineage operation', () => {
     [{ chain_id: 1, bundle: {} }, 'tracing_id', 'missing'],
     [{ chain_id: 1, tracing_id: 'abc', bundle: {} }, 'tracing_id', 'invalid_format'],
     [{ chain_id: 1, tracing_id: PAIR_RECORD }, 'bundle', 'missing'],
-    [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: { exchanges: 'no' } }, 'bundle', 'invalid_format'],
+    [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: { exchanges: 'no' } }, 'bundle.exchanges', 'invalid_format'],
+    [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: {} }, 'bundle.exchanges', 'missing'],
   ])('%j → 400 on %s (%s)', async (body, name, reason) => {
     const result = await verifyLineage(body);
     expect(result.status).toBe(400);

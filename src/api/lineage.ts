@@ -1,9 +1,10 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { isObject } from '../input/fields.js';
-import { bodyNotAnObject, Problems } from '../input/problems.js';
+import { bodyNotAnObject, Problems, type Problem } from '../input/problems.js';
 import { ignored, integer, object, type Spec } from '../input/schema.js';
-import { BundleSource, parseBundle } from '../lineage/bundle-source.js';
-import { SourceError } from '../lineage/source.js';
+import { BundleSource } from '../lineage/bundle-source.js';
+import type { LineageReport } from '../lineage/report.js';
+import { SourceError, type BlockSource } from '../lineage/source.js';
 import { walkLineage } from '../lineage/walker.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
@@ -17,7 +18,11 @@ const tracingId: Spec<string> = {
 };
 
 const bundle: Spec<Record<string, unknown>> = {
-  schema: { type: 'object', description: 'A lineage bundle (DECISIONS.md "Lineage"): {base_url, exchanges, blocks}.', required: ['exchanges'] },
+  schema: {
+    type: 'object',
+    description: "A lineage bundle: {base_url, exchanges, blocks}, the hosted service's recorded request/response pairs and blocks in the JSON-RPC format.",
+    required: ['exchanges'],
+  },
   read: (value, path, problems) => {
     if (isObject(value)) return value;
     problems.add(path, value === undefined ? 'missing' : 'invalid_format', 'a lineage bundle object with exchanges and blocks');
@@ -37,9 +42,34 @@ export const LINEAGE_BODY = object(
   { description: 'POST /v1/evm/verify/lineage', expected: 'a JSON object' },
 );
 
+/** A lineage audit of a bundle: the report, or why the input cannot be audited (bad input, never a verdict). */
+export type BundleAudit = { ok: true; report: LineageReport } | { ok: false; error: SourceError };
+
+/**
+ * Audits a lineage against a bundle (JSON as parsed, checked here): the one code path of the
+ * HTTP endpoint and of `lineage --bundle`. `blocks` replaces the bundle's blocks (`--rpc`).
+ */
+export async function auditBundle(input: { chainId: number; tracingId: string; bundle: unknown; blocks?: BlockSource; registry?: ChainRegistry }): Promise<BundleAudit> {
+  try {
+    const source = new BundleSource(input.bundle);
+    const report = await walkLineage({ chainId: input.chainId, tracingId: input.tracingId, source, blocks: input.blocks ?? source, registry: input.registry ?? defaultRegistry });
+    return { ok: true, report };
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    return { ok: false, error };
+  }
+}
+
+/** The invalid parameter of the request body that a bundle's fault is. */
+export function bundleParameter(error: SourceError): Problem {
+  const problem = error.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
+  return { name: problem.path === '' ? 'bundle' : `bundle.${problem.path}`, location: 'body', reason: problem.reason, expected: problem.expected };
+}
+
 /**
  * Audits a derived record's lineage against a bundle, offline: the report in the
- * spec's envelope `{chain_id, data: [report], count: 1}`.
+ * spec's envelope `{chain_id, data: [report], count: 1}`; a bundle that cannot be
+ * audited (malformed, beyond the limits) is a 400 naming the member or limit.
  */
 export async function verifyLineage(body: unknown, context: OperationContext & { registry?: ChainRegistry } = {}): Promise<OperationResult> {
   if (!isObject(body)) return { status: 400, verdict: 'invalid', body: badRequest(bodyNotAnObject(body).problems, 1, context) };
@@ -47,22 +77,8 @@ export async function verifyLineage(body: unknown, context: OperationContext & {
   const values = LINEAGE_BODY.read(body, '', problems)!;
   const id = values.tracing_id ?? values._tracing_id;
   if (id === undefined && body.tracing_id === undefined && body._tracing_id === undefined) problems.add('tracing_id', 'missing', 'a tracing id of 36 hex characters');
-  let source: BundleSource | undefined;
-  if (values.bundle !== undefined) {
-    try {
-      source = new BundleSource(parseBundle(values.bundle));
-    } catch (error) {
-      if (!(error instanceof SourceError)) throw error;
-      problems.add('bundle', 'invalid_format', error.message);
-    }
-  }
   if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
-  let report;
-  try {
-    report = await walkLineage({ chainId: values.chain_id!, tracingId: id!, source: source!, blocks: source!, registry: context.registry ?? defaultRegistry });
-  } catch (error) {
-    if (!(error instanceof SourceError)) throw error;
-    return { status: 400, verdict: 'invalid', body: badRequest([{ name: 'bundle', location: 'body', reason: 'invalid_format', expected: error.message }], 1, context) };
-  }
-  return { status: 200, verdict: report.verdict === 'pass' ? 'identical' : 'different', body: { chain_id: values.chain_id, data: [report], count: 1 } };
+  const audit = await auditBundle({ chainId: values.chain_id!, tracingId: id!, bundle: values.bundle, registry: context.registry ?? defaultRegistry });
+  if (!audit.ok) return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
+  return { status: 200, verdict: audit.report.verdict === 'pass' ? 'identical' : 'different', body: { chain_id: values.chain_id, data: [audit.report], count: 1 } };
 }

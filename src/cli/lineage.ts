@@ -1,19 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { BundleSource, parseBundle } from '../lineage/bundle-source.js';
+import { auditBundle } from '../api/lineage.js';
 import type { LineageReport } from '../lineage/report.js';
 import { RpcBlockSource } from '../lineage/rpc-source.js';
 import { BundleRecorder, ServiceSource, writeBundle } from '../lineage/service-source.js';
-import { SourceError, type BlockSource, type LineageSource } from '../lineage/source.js';
+import { SourceError } from '../lineage/source.js';
 import { walkLineage } from '../lineage/walker.js';
 import { UsageError } from './io.js';
 
 export const LINEAGE_USAGE = `  evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL) [--rpc URL] [--record FILE] [--json]
                 the live service's API key comes from EVM_DATA_SERVICE_API_KEY`;
 
-/** A bundle file, plain or gzip-compressed (`.gz`). */
-export function readBundleFile(file: string) {
+/** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by the audit. */
+export function readBundleFile(file: string): unknown {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -21,10 +21,8 @@ export function readBundleFile(file: string) {
     throw new UsageError(`cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
   }
   try {
-    const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-    return parseBundle(JSON.parse(text));
+    return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
   } catch (error) {
-    if (error instanceof SourceError) throw new UsageError(`${file}: ${error.message}`);
     throw new UsageError(`${file} is not a JSON lineage bundle: ${(error as Error).message}`);
   }
 }
@@ -62,24 +60,27 @@ export async function runLineage(argv: string[], io: { stdout(t: string): void; 
 
   let report: LineageReport;
   try {
-    let source: LineageSource;
-    let blocks: BlockSource | undefined;
-    let recorder: BundleRecorder | undefined;
-    let service: ServiceSource | undefined;
     if (values.bundle !== undefined) {
-      const bundleSource = new BundleSource(readBundleFile(values.bundle));
-      source = bundleSource;
-      blocks = bundleSource;
+      // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
+      const json = readBundleFile(values.bundle);
+      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc });
+      const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }) });
+      if (!audit.ok) {
+        // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
+        const problem = audit.error.problem;
+        if (problem === undefined) throw audit.error;
+        throw new SourceError(`${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`);
+      }
+      report = audit.report;
     } else {
       const apiKey = env.EVM_DATA_SERVICE_API_KEY;
       if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
-      recorder = values.record === undefined ? undefined : new BundleRecorder();
-      service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
-      source = service;
+      const recorder = values.record === undefined ? undefined : new BundleRecorder();
+      const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
+      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
+      report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }) });
+      if (recorder !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
     }
-    if (values.rpc !== undefined) blocks = new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
-    report = await walkLineage({ chainId, tracingId, source, ...(blocks && { blocks }) });
-    if (recorder !== undefined && service !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     io.stderr(`evm-integrity: ${error.message}\n`);

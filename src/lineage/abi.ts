@@ -12,6 +12,7 @@ import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './report.js';
 import { isObject } from '../input/fields.js';
+import { show } from './show.js';
 
 // One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
 export type { CheckStatus } from './report.js';
@@ -261,16 +262,6 @@ export interface FunctionResultCheck {
   path: string;
 }
 
-/** A value for a reason: JSON, shortened (an output can be kilobytes). */
-function show(v: unknown): string {
-  let s: string;
-  try {
-    s = typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
-  } catch {
-    s = String(v);
-  }
-  return s.length > 120 ? `${s.slice(0, 117)}...` : s;
-}
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
 /** Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no exponent). */
@@ -301,10 +292,9 @@ function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOu
       compareInteger('decoded_output.block_timestamp_last', claimed.block_timestamp_last, BigInt(a.block_timestamp_last), 'number')
     );
   }
-  // The other functions return one value: `{ member: v }` or, as some producers write it, bare `v`.
-  const key = kind === 'address' ? 'address' : 'value';
-  const label = isObject(claimed) ? `decoded_output.${key}` : 'decoded_output';
-  const c = isObject(claimed) ? claimed[key] : claimed;
+  const one = oneValue(claimed);
+  if (!one.ok) return one.reason;
+  const { label, value: c } = one;
   const expected = kind === 'address' ? (actual as { address: string }).address : (actual as { value: string | number }).value;
   if (kind === 'uint8') return compareInteger(label, c, BigInt(expected), 'number');
   if (kind === 'uint256') return compareInteger(label, c, BigInt(expected), 'string');
@@ -315,6 +305,23 @@ function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOu
     return bytesToHex(bytes) === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
   }
   return c === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
+}
+
+/**
+ * The value a one-value function's `decoded_output` holds, and how to name it in a reason. The
+ * spec leaves the member's name open (seen: the function's name, `value`, the ABI's return
+ * name such as `_name`), so an object must have exactly one member, whatever its name; some
+ * producers write the bare value, which is taken as is.
+ * @example
+ * oneValue({ name: 'Wrapped Ether' }) // { ok: true, value: 'Wrapped Ether', label: 'decoded_output.name' }
+ * oneValue({}) // { ok: false, reason: 'decoded_output has no member, expected exactly one: the function returns one value' }
+ */
+export function oneValue(decoded: unknown): { ok: true; value: unknown; label: string } | { ok: false; reason: string } {
+  if (!isObject(decoded)) return { ok: true, value: decoded, label: 'decoded_output' };
+  const names = Object.keys(decoded);
+  if (names.length === 1) return { ok: true, value: decoded[names[0]!], label: `decoded_output.${names[0]}` };
+  const count = names.length === 0 ? 'no member' : `${names.length} members (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`;
+  return { ok: false, reason: `decoded_output has ${count}, expected exactly one: the function returns one value` };
 }
 
 /** Reason the member is absent or of the wrong type, or null. */

@@ -2,6 +2,9 @@ import type { BundleRecorder } from './service-source.js';
 import type { BlockJson, BlockSource } from './source.js';
 import { SourceError } from './source.js';
 import { isObject, type JsonObject } from '../input/fields.js';
+import { LINEAGE_LIMITS } from './limits.js';
+import { tooDeep } from './nesting.js';
+import { plain, show } from './show.js';
 
 type Json = JsonObject;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -113,11 +116,14 @@ export class RpcBlockSource implements BlockSource {
         } catch {
           json = undefined;
         }
+        // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
+        const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
+        if (deep !== null) throw new SourceError(`${this.where} answered ${method} with JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`);
         const header = response.headers.get('retry-after');
         if (header !== null && /^\d+(\.\d+)?$/.test(header.trim())) retryAfterMs = Number(header.trim()) * 1000;
         if (isObject(json) && isObject(json.error)) {
           const code = typeof json.error.code === 'number' ? json.error.code : undefined;
-          const message = typeof json.error.message === 'string' ? json.error.message : JSON.stringify(json.error);
+          const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
           failure = `error ${code ?? '(no code)'}: ${message}`;
           // -32005: the usual "limit exceeded" of rate-limited providers; retried like a 429.
           if (response.status !== 429 && code !== -32005) throw new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
@@ -143,7 +149,7 @@ export class RpcBlockSource implements BlockSource {
     if (!this.checkChainId) return;
     this.chainIdOfNode ??= this.call('eth_chainId', []).then((result) => {
       const id = quantity(result);
-      if (id === undefined) throw new SourceError(`${this.where} answered eth_chainId with ${JSON.stringify(result)}, not a quantity`);
+      if (id === undefined) throw new SourceError(`${this.where} answered eth_chainId with ${show(result)}, not a quantity`);
       return id;
     });
     let id: bigint;
@@ -164,10 +170,10 @@ export class RpcBlockSource implements BlockSource {
     }
     receipts.forEach((r: Json, i) => {
       if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
-        throw new SourceError(`${this.where} gave receipts of block ${String(r.blockHash)} for block ${n} (${String(block.hash)}): the chain reorganised between the calls, try again`);
+        throw new SourceError(`${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`);
       }
       if (hashes !== undefined && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
-        throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${String(r.transactionHash)}, not ${hashes[i]}`);
+        throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`);
       }
     });
     return receipts;
@@ -202,7 +208,7 @@ export class RpcBlockSource implements BlockSource {
     const block = await this.call('eth_getBlockByNumber', [tag, false]);
     if (block === null) return null;
     if (!isObject(block)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`);
-    if (quantity(block.number) !== BigInt(blockNumber)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${String(block.number)}`);
+    if (quantity(block.number) !== BigInt(blockNumber)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`);
     let hashes: string[] | undefined;
     if (Array.isArray(block.transactions)) {
       hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);

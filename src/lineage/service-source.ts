@@ -1,14 +1,19 @@
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { isObject, type JsonObject } from '../input/fields.js';
+import { readGenesisPage, readRecordAnswer, type Read } from './answers.js';
+import { collectGenesis } from './genesis.js';
+import { LINEAGE_LIMITS } from './limits.js';
+import { tooDeep } from './nesting.js';
+import { plain } from './show.js';
 import type { BlockJson, Exchange, GenesisAnswer, LineageSource, RecordAnswer } from './source.js';
 import { SourceError } from './source.js';
-import { isObject, type JsonObject } from '../input/fields.js';
 
 type Json = JsonObject;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A lineage bundle as {@link BundleRecorder.toBundle} writes it (DECISIONS.md "Lineage"). */
+/** A lineage bundle as {@link BundleRecorder.toBundle} writes it (README "Lineage bundles"). */
 export interface RecordedBundle {
   base_url: string;
   exchanges: Exchange[];
@@ -101,7 +106,6 @@ interface Answer {
 
 const FIRST_5XX_DELAY_MS = 500;
 const MAX_BACKOFF_MS = 60_000;
-const MAX_GENESIS_PAGES = 10_000;
 
 /** Seconds from a `Retry-After` header: delta-seconds or an HTTP date. */
 function retryAfterSeconds(header: string | null, now: number): number | undefined {
@@ -219,6 +223,9 @@ export class ServiceSource implements LineageSource {
       } else {
         const { answer, retryAfter } = outcome;
         const { status, json } = answer;
+        // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
+        const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
+        if (deep !== null) throw new SourceError(`the service answered ${what} with HTTP ${status} and JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`);
         const final = (status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer);
         if (final) {
           if (json === undefined) throw new SourceError(`the service answered ${what} with HTTP ${status} and a body that is not JSON`);
@@ -253,49 +260,26 @@ export class ServiceSource implements LineageSource {
     }
   }
 
-  /** `data` of a 200 answer; a SourceError when there is none. */
-  private dataOf(answer: Answer, what: string): Json {
-    const json = answer.json;
-    if (!isObject(json) || !isObject(json.data)) throw new SourceError(`the service's answer to ${what} has no data object`);
-    return json.data;
+  /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */
+  private contentOf<T>(answer: Answer, what: string, read: (response: unknown) => Read<T>): T {
+    const result = read(answer.json);
+    if (!result.ok) throw new SourceError(`the service's answer to ${what} is unusable: ${result.path || 'the body'}: expected ${result.expected}`);
+    return result.value;
   }
 
   async record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
     const answer = await this.request('/evm/lineage/record', { chain_id: chainId, tracing_id: tracingId }, true);
-    if (answer.status === 404) return null;
-    const data = this.dataOf(answer, `lineage/record ${tracingId}`);
-    return { dataset: String(data.dataset ?? ''), record: isObject(data.record) ? data.record : {} };
+    return answer.status === 404 ? null : this.contentOf(answer, `lineage/record ${plain(tracingId)}`, readRecordAnswer);
   }
 
   async genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null> {
-    const merged: GenesisAnswer = { dataset: '', logs: [], functionResults: [] };
-    const seen = new Set<string>();
-    let cursor: unknown = null;
-    for (let page = 0; ; page++) {
-      if (page >= MAX_GENESIS_PAGES) throw new SourceError(`lineage/genesis for ${tracingId} did not end after ${MAX_GENESIS_PAGES} pages`);
+    return collectGenesis(tracingId, async (cursor, pageIndex) => {
       const body: Json = { chain_id: chainId, tracing_id: tracingId, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
       const answer = await this.request('/evm/lineage/genesis', body, true);
-      if (answer.status === 404) {
-        if (page === 0) return null;
-        throw new SourceError(`the service answered lineage/genesis for ${tracingId} with 404 at cursor ${JSON.stringify(cursor)}, after ${page} pages`);
-      }
-      const what = `lineage/genesis ${tracingId}${page === 0 ? '' : ` (page ${page + 1})`}`;
-      const data = this.dataOf(answer, what);
-      const response = answer.json as Json;
-      const genesis = isObject(data.genesis) ? data.genesis : {};
-      merged.dataset ||= String(data.dataset ?? '');
-      const logs = Array.isArray(genesis.logs) ? genesis.logs : [];
-      const results = Array.isArray(genesis.function_results) ? genesis.function_results : [];
-      merged.logs.push(...(logs as unknown[]));
-      merged.functionResults.push(...(results as unknown[]));
-      const count = response.count ?? response.page_count ?? logs.length + results.length;
-      const next = response.cursor ?? null;
-      if (next === null || count === 0) return merged;
-      const key = JSON.stringify(next);
-      if (seen.has(key)) throw new SourceError(`the service's lineage/genesis pages for ${tracingId} repeat the cursor ${key}`);
-      seen.add(key);
-      cursor = next;
-    }
+      if (answer.status === 404) return null;
+      const what = `lineage/genesis ${plain(tracingId)}${pageIndex === 0 ? '' : ` (page ${pageIndex + 1})`}`;
+      return { page: this.contentOf(answer, what, readGenesisPage), where: `the service's answer to ${what}` };
+    });
   }
 
   async rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {

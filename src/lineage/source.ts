@@ -4,10 +4,11 @@
  * JSON-RPC node). Answers are kept as the service sent them (JSON), so that the
  * walker's shape checks see exactly what a client would.
  */
+import type { ProblemReason } from '../input/problems.js';
 
 /** `POST /evm/lineage/record` → `data`: `{dataset, record}`. */
 export interface RecordAnswer {
-  /** A dataset id (`0301`) or a full table name (`svc_evm.b0301_…`), as the service sent it. */
+  /** A dataset id (`0301`) or a full table name (`svc_evm.b0301_…`), as the service sent it; empty when it sent none. */
   dataset: string;
   record: Record<string, unknown>;
 }
@@ -19,7 +20,7 @@ export interface GenesisAnswer {
   functionResults: unknown[];
 }
 
-/** One request/response pair of the hosted API, as a bundle records it (DECISIONS.md "Lineage"). */
+/** One request/response pair of the hosted API, as a bundle records it (README "Lineage bundles"). */
 export interface Exchange {
   method: 'POST' | 'GET';
   /** Relative to the base URL, e.g. `/evm/lineage/genesis`. */
@@ -46,7 +47,28 @@ export interface BlockSource {
   block(chainId: number, blockNumber: number): Promise<BlockJson | null>;
 }
 
-/** A source that cannot be reached or answered something unusable (the CLI's exit 2). */
+/**
+ * What makes the input unusable, as a request's invalid parameter: the path in the bundle
+ * (`exchanges[3].body.cursor`; empty for the bundle as a whole), the reason and what was expected.
+ */
+export interface InputProblem {
+  path: string;
+  reason: ProblemReason;
+  expected: string;
+}
+
+/**
+ * A source that cannot be reached or answered something unusable, or input beyond a limit:
+ * never an audit verdict (the CLI's exit 2, the endpoint's 400). `problem` is set when the
+ * fault is in the input (a bundle's member, a limit), so that it can be named as a parameter.
+ */
 export class SourceError extends Error {
   override name = 'SourceError';
+
+  constructor(
+    message: string,
+    readonly problem?: InputProblem,
+  ) {
+    super(message);
+  }
 }

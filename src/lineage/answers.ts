@@ -1,0 +1,63 @@
+/**
+ * The shapes of the hosted service's lineage answers that a walk relies on, read once for
+ * every source (a bundle's recorded answers, the live service): the envelope and the members
+ * that steer the walk. What the record and the artifacts say is the walker's to check.
+ */
+import { isObject } from '../input/fields.js';
+import { kindOf } from './show.js';
+import type { RecordAnswer } from './source.js';
+
+/** The answer, or the member (a path relative to the response) that is not what the spec says. */
+export type Read<T> = { ok: true; value: T } | { ok: false; path: string; expected: string };
+
+/** One page of `POST /evm/lineage/genesis`. */
+export interface GenesisPage {
+  dataset: string;
+  logs: unknown[];
+  functionResults: unknown[];
+  /** The next page's cursor; null on the last page. */
+  cursor: string | null;
+  /** Artifacts on this page: `count` (or `page_count`) as sent, else the lists' lengths. */
+  count: number;
+}
+
+const bad = (path: string, expected: string, got: unknown): { ok: false; path: string; expected: string } => ({ ok: false, path, expected: `${expected}, got ${kindOf(got)}` });
+
+/** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
+function datasetOf(data: Record<string, unknown>): string | undefined {
+  const dataset = data.dataset ?? '';
+  return typeof dataset === 'string' ? dataset : undefined;
+}
+
+/** `{chain_id, data: {dataset, record}}`. */
+export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
+  if (!isObject(response)) return bad('', 'a JSON object {chain_id, data}', response);
+  const data = response.data;
+  if (!isObject(data)) return bad('data', 'an object {dataset, record}', data);
+  const dataset = datasetOf(data);
+  if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
+  if (!isObject(data.record)) return bad('data.record', 'the record (an object)', data.record);
+  return { ok: true, value: { dataset, record: data.record } };
+}
+
+/** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
+export function readGenesisPage(response: unknown): Read<GenesisPage> {
+  if (!isObject(response)) return bad('', 'a JSON object {chain_id, data, cursor, count}', response);
+  const data = response.data;
+  if (!isObject(data)) return bad('data', 'an object {dataset, genesis}', data);
+  const dataset = datasetOf(data);
+  if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
+  const genesis = data.genesis;
+  if (!isObject(genesis)) return bad('data.genesis', 'an object {logs, function_results}', genesis);
+  // An empty list may be left out.
+  const logs = genesis.logs ?? [];
+  if (!Array.isArray(logs)) return bad('data.genesis.logs', 'an array of logs', logs);
+  const functionResults = genesis.function_results ?? [];
+  if (!Array.isArray(functionResults)) return bad('data.genesis.function_results', 'an array of function results', functionResults);
+  const cursor = response.cursor ?? null;
+  if (cursor !== null && typeof cursor !== 'string') return bad('cursor', 'the next page\'s cursor (a string) or null', cursor);
+  const countName = response.count !== undefined ? 'count' : 'page_count';
+  const count = response[countName] ?? logs.length + functionResults.length;
+  if (!Number.isSafeInteger(count) || (count as number) < 0) return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
+  return { ok: true, value: { dataset, logs, functionResults, cursor, count: count as number } };
+}

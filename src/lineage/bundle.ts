@@ -1,0 +1,161 @@
+/**
+ * A lineage bundle (README "Lineage bundles"): what the hosted service answered, plus blocks,
+ * for an offline audit. Read once: every member the walk relies on is checked up front (a
+ * SourceError names the first faulty member by its path in the bundle) and every answer is
+ * indexed by what identifies its request, so that each lookup of the walk is O(1).
+ */
+import { isObject, type JsonObject } from '../input/fields.js';
+import { readGenesisPage, readRecordAnswer, type GenesisPage, type Read } from './answers.js';
+import { LINEAGE_LIMITS, limitExceeded } from './limits.js';
+import { tooDeep } from './nesting.js';
+import { kindOf } from './show.js';
+import { SourceError, type BlockJson, type Exchange, type RecordAnswer } from './source.js';
+
+type Json = JsonObject;
+
+export interface Bundle {
+  base_url?: string;
+  exchanges: Exchange[];
+  blocks: BlockJson[];
+}
+
+/** A recorded answer the walk may ask for: where it is, its status, and its content when the status is 200. */
+export interface Recorded<T> {
+  path: string;
+  status: number;
+  answer: T | null;
+}
+
+/** The bundle's answers by request. The first exchange for a request answers it. */
+export interface BundleIndex {
+  records: Map<string, Recorded<RecordAnswer>>;
+  genesisPages: Map<string, Recorded<GenesisPage>>;
+  /** The raw block record (dataset 0101) of a block; null when the exchange that lists the block has none. */
+  rawBlocks: Map<string, Json | null>;
+  blocks: Map<string, BlockJson>;
+}
+
+/** The key of a lineage request: chain, tracing id (any case), and for genesis the cursor (absent = null). */
+export const lineageKey = (chainId: number, tracingId: string, cursor?: string | null): string => JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
+export const blockKey = (chainId: number, blockNumber: number): string => `${chainId}:${blockNumber}`;
+
+const RECORD = '/evm/lineage/record';
+const GENESIS = '/evm/lineage/genesis';
+const RAW_BLOCKS = '/evm/raw/blocks';
+
+/** The error for a bundle's member: its path, what was expected there and what it was instead. */
+export function bundleProblem(path: string, expected: string, got: unknown): SourceError {
+  const full = `${expected}, got ${kindOf(got)}`;
+  return new SourceError(`${path === '' ? 'the bundle' : path}: expected ${full}`, { path, reason: got === undefined ? 'missing' : 'invalid_format', expected: full });
+}
+
+const isChainId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
+const isBlockNumber = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** A header's `number`: a JSON-RPC quantity (`0x…`), a decimal string or an integer. */
+function blockNumberOf(value: unknown): number | undefined {
+  if (isBlockNumber(value)) return value;
+  if (typeof value !== 'string' || !/^(0x[0-9a-fA-F]{1,13}|[0-9]{1,15})$/.test(value)) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** A recorded answer's content when its status is 200, else null; a malformed 200 is the bundle's fault. */
+function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown) => Read<T>): T | null {
+  if (exchange.status !== 200) return null;
+  const result = read(exchange.response);
+  if (result.ok) return result.value;
+  const at = result.path === '' ? `${path}.response` : `${path}.response.${result.path}`;
+  throw new SourceError(`${at}: expected ${result.expected}`, { path: at, reason: 'invalid_format', expected: result.expected });
+}
+
+/** Checks one exchange's shape and indexes it when the walk may ask for it. */
+function readExchange(value: unknown, path: string, index: BundleIndex): void {
+  if (!isObject(value)) throw bundleProblem(path, 'an exchange {method, path, body, status, response}', value);
+  if (value.method !== 'POST' && value.method !== 'GET') throw bundleProblem(`${path}.method`, '"POST" or "GET"', value.method);
+  if (typeof value.path !== 'string' || !value.path.startsWith('/')) throw bundleProblem(`${path}.path`, 'the request path relative to the base URL, such as "/evm/lineage/record"', value.path);
+  if (!isObject(value.body)) throw bundleProblem(`${path}.body`, 'the request body as sent (an object)', value.body);
+  if (!Number.isSafeInteger(value.status) || (value.status as number) < 100 || (value.status as number) > 599) throw bundleProblem(`${path}.status`, 'the HTTP status answered (an integer 100-599)', value.status);
+  if (!('response' in value)) throw bundleProblem(`${path}.response`, 'the JSON the service answered', undefined);
+  const exchange = value as unknown as Exchange;
+  const body = exchange.body;
+  const endpoint = exchange.path.replace(/^\/v1(?=\/)/, '');
+  if (endpoint !== RECORD && endpoint !== GENESIS && endpoint !== RAW_BLOCKS) return; // not asked for by a walk
+  if (!isChainId(body.chain_id)) throw bundleProblem(`${path}.body.chain_id`, 'the chain id sent (a positive integer)', body.chain_id);
+  const chainId = body.chain_id;
+
+  if (endpoint === RAW_BLOCKS) {
+    const numbers = body.block_numbers;
+    if (!Array.isArray(numbers) || !numbers.every(isBlockNumber)) throw bundleProblem(`${path}.body.block_numbers`, 'the block numbers sent (an array of non-negative integers)', numbers);
+    const rows = new Map<number, Json>();
+    if (exchange.status === 200) {
+      const data = isObject(exchange.response) ? exchange.response.data : undefined;
+      if (!Array.isArray(data)) throw bundleProblem(`${path}.response.data`, 'the raw block records (an array)', data);
+      for (const row of data) if (isObject(row) && isBlockNumber(row.block_number) && !rows.has(row.block_number)) rows.set(row.block_number, row);
+    }
+    for (const n of numbers) {
+      const key = blockKey(chainId, n);
+      if (!index.rawBlocks.has(key)) index.rawBlocks.set(key, rows.get(n) ?? null);
+    }
+    return;
+  }
+
+  const tracingMember = body.tracing_id !== undefined ? 'tracing_id' : '_tracing_id';
+  const tracingId = body[tracingMember];
+  if (typeof tracingId !== 'string') throw bundleProblem(`${path}.body.${tracingMember}`, 'the tracing id sent (a string, as tracing_id or _tracing_id)', tracingId);
+  if (endpoint === RECORD) {
+    const key = lineageKey(chainId, tracingId);
+    const answer = contentOf(exchange, path, readRecordAnswer);
+    if (!index.records.has(key)) index.records.set(key, { path, status: exchange.status, answer });
+    return;
+  }
+  const cursor = body.cursor ?? null;
+  if (cursor !== null && typeof cursor !== 'string') throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
+  const key = lineageKey(chainId, tracingId, cursor);
+  const answer = contentOf(exchange, path, readGenesisPage);
+  if (!index.genesisPages.has(key)) index.genesisPages.set(key, { path, status: exchange.status, answer });
+}
+
+/** Checks one block's shape (its full reading is the walker's) and indexes it by chain and number. */
+function readBlock(value: unknown, path: string, index: BundleIndex): void {
+  if (!isObject(value)) throw bundleProblem(path, 'a block {chain_id, header, receipts} in the JSON-RPC format', value);
+  if (!isChainId(value.chain_id)) throw bundleProblem(`${path}.chain_id`, 'the block\'s chain id (a positive integer)', value.chain_id);
+  if (!isObject(value.header)) throw bundleProblem(`${path}.header`, 'the block header (an object, as eth_getBlockByNumber answers it)', value.header);
+  const n = blockNumberOf(value.header.number);
+  if (n === undefined) throw bundleProblem(`${path}.header.number`, 'the block number (a 0x quantity or an integer)', value.header.number);
+  if (!Array.isArray(value.receipts)) throw bundleProblem(`${path}.receipts`, 'the block\'s complete receipts (an array)', value.receipts);
+  const key = blockKey(value.chain_id, n);
+  if (!index.blocks.has(key)) index.blocks.set(key, value as BlockJson);
+}
+
+/**
+ * Checks a parsed bundle and indexes its answers, in one linear pass. Throws a SourceError
+ * naming the first faulty member (`exchanges[3].body.cursor`), or the limit the bundle is
+ * beyond (LINEAGE_LIMITS: exchanges, blocks, JSON nesting).
+ */
+export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex } {
+  if (!isObject(json)) throw bundleProblem('', 'a lineage bundle: a JSON object {base_url, exchanges, blocks}', json);
+  const { exchanges, blocks = [] } = json;
+  if (!Array.isArray(exchanges)) {
+    const what = isObject(json.header) && Array.isArray(json.receipts) ? ' (this is a block, not a lineage bundle)' : '';
+    throw bundleProblem('exchanges', `the hosted service's recorded request/response pairs (an array)${what}`, exchanges);
+  }
+  if (!Array.isArray(blocks)) throw bundleProblem('blocks', 'blocks in the JSON-RPC format (an array), or nothing', blocks);
+  if (json.base_url !== undefined && typeof json.base_url !== 'string') throw bundleProblem('base_url', 'the base URL of the service (a string), or nothing', json.base_url);
+  if (exchanges.length > LINEAGE_LIMITS.bundleExchanges) throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
+  if (blocks.length > LINEAGE_LIMITS.bundleBlocks) throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
+
+  const index: BundleIndex = { records: new Map(), genesisPages: new Map(), rawBlocks: new Map(), blocks: new Map() };
+  exchanges.forEach((exchange, i) => readExchange(exchange, `exchanges[${i}]`, index));
+  blocks.forEach((block, i) => readBlock(block, `blocks[${i}]`, index));
+  // Last, so that a faulty member is named as such before the nesting below it is.
+  const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
+  if (deep !== null) throw limitExceeded('jsonDepth', 'the bundle', deep);
+  const bundle: Bundle = { ...(typeof json.base_url === 'string' && { base_url: json.base_url }), exchanges: exchanges as Exchange[], blocks: blocks as BlockJson[] };
+  return { bundle, index };
+}
+
+/** Checks a parsed bundle's shape (see {@link readBundle}) and returns it typed. */
+export function parseBundle(json: unknown): Bundle {
+  return readBundle(json).bundle;
+}

@@ -1,0 +1,85 @@
+/**
+ * A record against its genesis artifacts, for the datasets whose derivation is known:
+ * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
+ */
+import { bytesToHex, strip0x } from '../bytes/hex.js';
+import { isObject, type JsonObject } from '../input/fields.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
+import { oneValue } from './abi.js';
+import { hexOf, type GenesisLog } from './onchain.js';
+import { check, type Check } from './report.js';
+import { show } from './show.js';
+
+type Json = JsonObject;
+
+/** Our decoding of the record's own function result of that name, or undefined when there is none that decodes. */
+export type Decoded = (name: string) => unknown;
+
+/** keccak("Sync(uint112,uint112)"): the reserves event of Uniswap-V2-style pairs. */
+const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(uint112,uint112)')));
+
+/** Hex text compared as the service may spell it: with or without 0x, any case; null when it is not text. */
+export const normHex = (v: unknown) => (typeof v === 'string' ? strip0x(v).toLowerCase() : null);
+export const sameHex = (a: unknown, b: unknown) => normHex(a) !== null && normHex(a) === normHex(b);
+
+type Position = readonly [number, number, number];
+const notAfter = (a: Position, b: Position) => a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
+const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_index, log.log_index];
+/** A record's optional position member: its integer, Infinity when absent (after every log of the block), null when malformed. */
+const positionMember = (v: unknown) => (v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null);
+
+/** ERC-20 (0201): name, symbol and decimals equal the decoded function results. */
+export function erc20Check(record: Json, decoded: Decoded, subject: string): Check {
+  const members = [
+    ['name', decoded('name')],
+    ['symbol', decoded('symbol')],
+    ['decimals', decoded('decimals')],
+  ] as const;
+  const present = members.filter(([, v]) => v !== undefined);
+  if (present.length === 0) return check('record.erc20', 'skipped', subject, 'no decodable name, symbol or decimals result among the artifacts');
+  // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
+  const valueOf = (v: unknown) => {
+    const one = oneValue(v);
+    return one.ok ? one.value : undefined;
+  };
+  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+  const wrong = present.find(([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]));
+  if (wrong !== undefined) return check('record.erc20', 'fail', subject, `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`);
+  return check('record.erc20', 'pass', subject, `${present.map(([m]) => m).join(', ')} equal the decoded function results`);
+}
+
+/**
+ * Uniswap-V2-style reserves (0301): the reserves of the last Sync event of the
+ * record's own pool at or before its position, and of getReserves where present.
+ */
+export function reservesCheck(record: Json, logs: Array<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
+  const reserves = record.reserves;
+  if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
+  const pool = normHex(record.address);
+  // Without an integer position the record cannot be placed among the Sync logs; getReserves still counts.
+  const [block, tx, log] = [Number.isSafeInteger(record.block_number) ? (record.block_number as number) : null, positionMember(record.tx_index), positionMember(record.log_index)];
+  const at: Position | null = block === null || tx === null || log === null ? null : [block, tx, log];
+  let last: { log: GenesisLog; subject: string } | undefined;
+  for (const entry of at === null ? [] : logs) {
+    const p = positionOf(entry.log);
+    if (normHex(entry.log.topics[0]) === SYNC_TOPIC && normHex(entry.log.contract_address) === pool && notAfter(p, at!) && (last === undefined || notAfter(positionOf(last.log), p))) last = entry;
+  }
+  const sources: Array<[string, [bigint, bigint]]> = [];
+  if (last !== undefined) {
+    const data = hexOf(last.log.data)!;
+    if (data.length === 64) sources.push([`the Sync at ${last.subject}`, [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)]]);
+  }
+  const get = decoded('getReserves');
+  if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
+  if (sources.length === 0) return check('record.reserves', 'skipped', subject, `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`);
+  let claimed: [bigint, bigint];
+  try {
+    if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
+    claimed = [BigInt(String(reserves[0])), BigInt(String(reserves[1]))];
+  } catch {
+    return check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`);
+  }
+  const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
+  if (wrong !== undefined) return check('record.reserves', 'fail', subject, `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`);
+  return check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`);
+}

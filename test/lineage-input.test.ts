@@ -1,0 +1,356 @@
+/**
+ * Lineage input that cannot be audited is bad input, through every door: the endpoint's
+ * operation, the app, real HTTP on loopback, `lineage --bundle` in-process and as a real
+ * process. A file or body that is not a bundle, a hostile bundle (values nested 100k deep,
+ * 200k genesis logs) and a bundle beyond LINEAGE_LIMITS get a 400 / exit 2 naming the member
+ * or limit: never an audit verdict, a 500, a stack trace or a crash.
+ */
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLineage } from '../src/api/lineage.js';
+import { runLineage } from '../src/cli/lineage.js';
+import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
+import { createApp } from '../src/server/app.js';
+import { startServer, type RunningServer } from '../src/server/serve.js';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+type Json = Record<string, any>;
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const T = 'aa'.repeat(18);
+const id = (n: number) => n.toString(16).padStart(36, '0');
+const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// ---------------------------------------------------------------------------
+// Bundles
+
+const recordExchange = (tracingId: string, record: Json = {}, status = 200): Json => ({
+  method: 'POST',
+  path: '/evm/lineage/record',
+  body: { chain_id: 1, tracing_id: tracingId },
+  status,
+  response: status === 200 ? { chain_id: 1, data: { dataset: '0103', record: { tracing_id: tracingId, parent_tracing_ids: [], genesis_tracing_ids: [], ...record } } } : { error: { code: 'NOT_FOUND' } },
+});
+const genesisExchange = (tracingId: string, logs: unknown[], cursor: string | null = null, next: string | null = null, results: unknown[] = []): Json => ({
+  method: 'POST',
+  path: '/evm/lineage/genesis',
+  body: { chain_id: 1, tracing_id: tracingId, ...(cursor !== null && { cursor }) },
+  status: 200,
+  response: { chain_id: 1, data: { dataset: '0103', genesis: { logs, function_results: results } }, cursor: next, count: logs.length + results.length },
+});
+/** A genesis of `pages` pages of `perPage` placeholder logs (not real: each fails log.shape, which is cheap). */
+const pagedGenesis = (tracingId: string, pages: number, perPage = 1) =>
+  Array.from({ length: pages }, (_, p) => genesisExchange(tracingId, Array.from({ length: perPage }, () => ({})), p === 0 ? null : `page-${p}`, p + 1 < pages ? `page-${p + 1}` : null));
+
+/** JSON text of `levels` nested arrays; built as text, since JSON.stringify itself overflows on it. */
+const nestedText = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
+/** A bundle's JSON text with the value at the placeholder "DEEP" replaced by `levels` nested arrays. */
+const withDeep = (bundle: Json, levels = 100_000) => JSON.stringify(bundle).replace('"DEEP"', nestedText(levels));
+
+/** A bad bundle: its JSON text, and the invalid parameter the endpoint must name. */
+interface BadCase {
+  text: string;
+  name: string | RegExp;
+  reason: 'missing' | 'invalid_format' | 'out_of_range';
+  /** What the message must say. */
+  says: RegExp;
+}
+const bad = (bundle: unknown, name: string | RegExp, reason: BadCase['reason'], says: RegExp): BadCase => ({ text: typeof bundle === 'string' ? bundle : JSON.stringify(bundle), name, reason, says });
+
+const fixture = loadFixture('mainnet-19426587');
+const good = () => buildBundle() as unknown as Json;
+
+const NOT_BUNDLES: Array<[string, BadCase]> = [
+  ['{}', bad({}, 'bundle.exchanges', 'missing', /the hosted service's recorded request\/response pairs \(an array\)/)],
+  ['a block fixture', bad(fixture, 'bundle.exchanges', 'missing', /this is a block, not a lineage bundle/)],
+  ['a receipt-root request body', bad({ chain_id: 1, receipt_root: 'ab'.repeat(32), transactions: [] }, 'bundle.exchanges', 'missing', /recorded request\/response pairs/)],
+  ['exchanges that are not exchanges', bad({ exchanges: [{}] }, 'bundle.exchanges[0].method', 'missing', /"POST" or "GET"/)],
+  ['an exchange body that is not an object', bad({ exchanges: [{ ...recordExchange(T), body: 'x' }] }, 'bundle.exchanges[0].body', 'invalid_format', /got a string/)],
+  ['a status that is not an integer', bad({ exchanges: [{ ...recordExchange(T), status: '200' }] }, 'bundle.exchanges[0].status', 'invalid_format', /an integer 100-599/)],
+  ['an exchange without response', bad({ exchanges: [{ ...recordExchange(T), response: undefined }] }, 'bundle.exchanges[0].response', 'missing', /the JSON the service answered/)],
+  ['a tracing id that is not a string', bad({ exchanges: [{ ...recordExchange(T), body: { chain_id: 1, tracing_id: 7 } }] }, 'bundle.exchanges[0].body.tracing_id', 'invalid_format', /got the number 7/)],
+  ['a cursor that is not a string', bad({ exchanges: [recordExchange(T), { ...genesisExchange(T, []), body: { chain_id: 1, tracing_id: T, cursor: 42 } }] }, 'bundle.exchanges[1].body.cursor', 'invalid_format', /a string\), or null/)],
+  ['a 200 record answer without a record', bad({ exchanges: [{ ...recordExchange(T), response: { chain_id: 1, data: { dataset: '0103' } } }] }, 'bundle.exchanges[0].response.data.record', 'invalid_format', /the record \(an object\)/)],
+  ['a genesis page whose logs are not a list', bad({ exchanges: [recordExchange(T), { ...genesisExchange(T, []), response: { data: { genesis: { logs: {} } }, cursor: null } }] }, 'bundle.exchanges[1].response.data.genesis.logs', 'invalid_format', /an array of logs/)],
+  ['a block without chain_id', bad({ ...good(), blocks: [{ header: fixture.header, receipts: fixture.receipts }] }, 'bundle.blocks[0].chain_id', 'missing', /chain id/)],
+  ['a block without a number', bad({ ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, number: 'latest' }, receipts: [] }] }, 'bundle.blocks[0].header.number', 'invalid_format', /block number/)],
+  ['a bundle that does not answer the record asked for', bad({ exchanges: [], blocks: [] }, 'bundle.exchanges', 'missing', /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/)],
+  ['a recorded 500 where the record is needed', bad({ exchanges: [recordExchange(PAIR_RECORD, {}, 500)] }, 'bundle.exchanges[0].status', 'invalid_format', /200 or 404.*got the number 500/)],
+  ['a genesis cursor that leads nowhere', bad({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'gone')] }, 'bundle.exchanges[1].response.cursor', 'invalid_format', /the cursor of a lineage\/genesis page in the bundle, or null; there is no page at "gone"/)],
+];
+
+/** A bundle whose parent is not answered at all (a recorded 404 would be a missing record). */
+const parentNotAnswered = good();
+parentNotAnswered.exchanges = parentNotAnswered.exchanges.filter((e: Json) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD));
+NOT_BUNDLES.push(['a bundle that does not answer a parent', bad(parentNotAnswered, 'bundle.exchanges', 'missing', new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`))]);
+
+const deepRecord = (member: string) => ({ exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])] });
+const HOSTILE: Array<[string, BadCase]> = [
+  [
+    'a request cursor nested 100k deep',
+    bad(withDeep({ exchanges: [recordExchange(PAIR_RECORD), { ...genesisExchange(PAIR_RECORD, []), body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'DEEP' } }] }), 'bundle.exchanges[1].body.cursor', 'invalid_format', /got an array/),
+  ],
+  ['a genesis answer\'s cursor nested 100k deep', bad(withDeep({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'DEEP')] }), 'bundle.exchanges[1].response.cursor', 'invalid_format', /got an array/)],
+  ['a request tracing id nested 100k deep', bad(withDeep({ exchanges: [{ ...recordExchange(PAIR_RECORD), body: { chain_id: 1, tracing_id: 'DEEP' } }] }), 'bundle.exchanges[0].body.tracing_id', 'invalid_format', /got an array/)],
+  ['a record\'s tracing_id nested 100k deep', bad(withDeep(deepRecord('tracing_id')), /^bundle\.exchanges\[0\]\.response\.data\.record\.tracing_id\[0\]/, 'out_of_range', /64 levels of JSON nesting/)],
+  ['a record\'s parent list nested 100k deep', bad(withDeep(deepRecord('parent_tracing_ids')), /^bundle\.exchanges\[0\]\.response\.data\.record\.parent_tracing_ids/, 'out_of_range', /levels of JSON nesting/)],
+  ['a record\'s reserves nested 100k deep', bad(withDeep(deepRecord('reserves')), /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/, 'out_of_range', /levels of JSON nesting/)],
+  ['a block header member nested 100k deep', bad(withDeep({ ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, extra: 'DEEP' }, receipts: [] }] }), /^bundle\.blocks\[0\]\.header\.extra/, 'out_of_range', /levels of JSON nesting/)],
+  [
+    '200k genesis logs',
+    bad({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: 200_000 }, () => ({})))] }, 'bundle.exchanges[1].response.data.genesis', 'out_of_range', /10000 genesis artifacts \(logs and function results\) per record/),
+  ],
+];
+
+// ---------------------------------------------------------------------------
+// Doors
+
+/** The endpoint's operation; the bundle parsed from its text, as the server does. */
+async function viaOperation(text: string, tracingId = PAIR_RECORD) {
+  return verifyLineage(JSON.parse(`{"chain_id":1,"tracing_id":"${tracingId}","bundle":${text}}`));
+}
+
+/** `lineage --bundle FILE` in-process: exit code and what it printed. */
+async function viaCli(text: string, args: string[] = []) {
+  const file = join(dir, `bundle-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, text);
+  const out = { stdout: '', stderr: '' };
+  const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', file, ...args], { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) }, {});
+  return { code, ...out, file };
+}
+
+/** The first invalid parameter of a 400 body. */
+const parameterOf = (body: unknown) => (body as Json).error.details.invalid_parameters[0] as { name: string; reason: string; expected: string };
+
+function expectNamed(parameter: { name: string; reason: string; expected: string }, c: BadCase) {
+  if (typeof c.name === 'string') expect(parameter.name).toBe(c.name);
+  else expect(parameter.name).toMatch(c.name);
+  expect(parameter.reason).toBe(c.reason);
+  expect(parameter.expected).toMatch(c.says);
+}
+
+async function expectBadInput(c: BadCase) {
+  const result = await viaOperation(c.text);
+  expect(result.status).toBe(400);
+  expect(result.verdict).toBe('invalid');
+  const parameter = parameterOf(result.body);
+  expectNamed(parameter, c);
+  // The bundle array case is refused by the body's own schema (bundle: an object), the rest by the bundle's reader.
+  const cli = await viaCli(c.text);
+  expect(cli.code).toBe(2);
+  expect(cli.stdout).toBe('');
+  expect(cli.stderr).toMatch(new RegExp(`^evm-integrity: ${cli.file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+  expect(cli.stderr).toMatch(c.says);
+  expect(cli.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+}
+
+describe('a file or body that is not a lineage bundle is bad input: 400 naming the member, exit 2', () => {
+  it.each(NOT_BUNDLES)('%s', async (_name, c) => expectBadInput(c));
+
+  it('an array is not a bundle', async () => {
+    const result = await viaOperation('[]');
+    expect(parameterOf(result.body)).toMatchObject({ name: 'bundle', reason: 'invalid_format' });
+    const cli = await viaCli('[]');
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toMatch(/\.json: expected a lineage bundle: a JSON object \{base_url, exchanges, blocks\}, got an array/);
+  });
+
+  it('a recorded 404 for a parent is a missing record (a failed audit), not bad input', async () => {
+    const bundle = good();
+    const exchange = bundle.exchanges.find((e: Json) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD);
+    Object.assign(exchange, { status: 404, response: { error: { code: 'NOT_FOUND' } } });
+    const result = await viaOperation(JSON.stringify(bundle));
+    expect(result.status).toBe(200);
+    expect(result.verdict).toBe('different');
+    expect((await viaCli(JSON.stringify(bundle))).code).toBe(1);
+  });
+});
+
+describe('hostile bundles are bad input, never a stack overflow, a 500 or a crash', () => {
+  it.each(HOSTILE)('%s', async (_name, c) => expectBadInput(c));
+
+  it('nesting up to the limit is audited', async () => {
+    // bundle (1) > exchanges (2) > exchange (3) > response (4) > data (5) > record (6) > 58 arrays: level 64.
+    const text = withDeep(deepRecord('details'), LINEAGE_LIMITS.jsonDepth - 6);
+    const result = await viaOperation(text);
+    expect(result.status).toBe(200);
+    const deeper = await viaOperation(withDeep(deepRecord('details'), LINEAGE_LIMITS.jsonDepth - 5));
+    expect(parameterOf(deeper.body)).toMatchObject({ reason: 'out_of_range', name: expect.stringMatching(/^bundle\.exchanges\[0\]\.response\.data\.record\.details\[0\]/) });
+  });
+});
+
+describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit', () => {
+  const genesisOf = (pages: number) => ({ exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, pages)] });
+  /** A record whose parents are `parents` records, each with `artifacts` placeholder logs. */
+  const family = (parents: number, artifacts = 0) => ({
+    exchanges: [
+      recordExchange(PAIR_RECORD, { parent_tracing_ids: Array.from({ length: parents }, (_, i) => id(i + 1)) }),
+      ...Array.from({ length: parents }, (_, i) => [recordExchange(id(i + 1)), ...(artifacts > 0 ? [genesisExchange(id(i + 1), Array.from({ length: artifacts }, () => ({})))] : [])]).flat(),
+    ],
+  });
+  /** A chain of `depth` parents below the record. */
+  const chain = (depth: number) => ({
+    exchanges: Array.from({ length: depth + 1 }, (_, i) => recordExchange(i === 0 ? PAIR_RECORD : id(i), { parent_tracing_ids: i < depth ? [id(i + 1)] : [] })),
+  });
+  const expectLimit = async (bundle: unknown, name: string | RegExp, says: RegExp) => expectBadInput(bad(bundle, name, 'out_of_range', says));
+  const expectAudited = async (bundle: unknown) => expect((await viaOperation(JSON.stringify(bundle))).status).toBe(200);
+
+  it('genesis pages per record: the issue\'s 20,000 pages are refused', async () => {
+    await expectLimit(genesisOf(20_000), `bundle.exchanges[${LINEAGE_LIMITS.genesisPages}].response.cursor`, /the genesis of 6de2\w+ has more than the limit of 1000 lineage\/genesis pages per record|at most 1000 lineage\/genesis pages per record; the genesis of 6de2\w+ has more/);
+  });
+
+  it('genesis pages per record: exactly the limit is audited, one more page is refused', async () => {
+    await expectAudited(genesisOf(LINEAGE_LIMITS.genesisPages));
+    await expectLimit(genesisOf(LINEAGE_LIMITS.genesisPages + 1), /^bundle\.exchanges\[\d+\]\.response\.cursor$/, /1000 lineage\/genesis pages per record/);
+  });
+
+  it('artifacts per record: exactly the limit is audited, one more is refused', async () => {
+    const artifacts = (n: number) => ({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: n - 1 }, () => ({})), null, null, [{}])] });
+    await expectAudited(artifacts(LINEAGE_LIMITS.recordArtifacts));
+    await expectLimit(artifacts(LINEAGE_LIMITS.recordArtifacts + 1), 'bundle.exchanges[1].response.data.genesis', /10000 genesis artifacts/);
+  });
+
+  it('artifacts in one lineage: 10 parents of 10,000 are audited, 11 are refused', async () => {
+    await expectAudited(family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts, LINEAGE_LIMITS.recordArtifacts));
+    await expectLimit(family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts + 1, LINEAGE_LIMITS.recordArtifacts), 'bundle', /100000 genesis artifacts in one lineage/);
+  });
+
+  it('records in one lineage: the record and 9,999 parents are audited, 10,000 parents are refused', async () => {
+    await expectAudited(family(LINEAGE_LIMITS.records - 1));
+    await expectLimit(family(LINEAGE_LIMITS.records), 'bundle', /10000 records in one lineage/);
+  });
+
+  it('levels of parents: 256 below the record are audited, 257 are refused', async () => {
+    await expectAudited(chain(LINEAGE_LIMITS.parentDepth));
+    await expectLimit(chain(LINEAGE_LIMITS.parentDepth + 1), 'bundle', /256 levels of parents/);
+  });
+
+  it('exchanges and blocks in a bundle', async () => {
+    const exchanges = Array.from({ length: LINEAGE_LIMITS.bundleExchanges + 1 }, () => ({ method: 'POST', path: '/evm/raw/logs', body: {}, status: 200, response: null }));
+    await expectLimit({ exchanges }, 'bundle.exchanges', /the bundle \(100001 exchanges\) has more|100000 exchanges in a bundle/);
+    const blocks = Array.from({ length: LINEAGE_LIMITS.bundleBlocks + 1 }, (_, i) => ({ chain_id: 1, header: { number: i }, receipts: [] }));
+    await expectLimit({ exchanges: [], blocks }, 'bundle.blocks', /10000 blocks in a bundle/);
+  });
+});
+
+describe('a long audit does not hold the event loop', () => {
+  it('timers (a server\'s other requests, such as health) run while a large lineage is walked', async () => {
+    const text = JSON.stringify({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: 5_000 }, () => ({})))] });
+    const order: string[] = [];
+    const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 0));
+    const audit = viaOperation(text).then((result) => void order.push(`audit ${result.status}`));
+    await Promise.all([timer, audit]);
+    expect(order).toEqual(['timer', 'audit 200']);
+  });
+});
+
+describe('the endpoint and lineage --bundle give the same answer for the same bundle', () => {
+  const tampered = good();
+  tampered.blocks[0].receipts.pop();
+  const cases: Array<[string, string]> = [
+    ['a good bundle', JSON.stringify(good())],
+    ['a tampered bundle', JSON.stringify(tampered)],
+    ['not a bundle', '{}'],
+    ['a hostile bundle', HOSTILE[1]![1].text],
+    ['a bundle beyond a limit', JSON.stringify({ exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, LINEAGE_LIMITS.genesisPages + 1)] })],
+  ];
+  it.each(cases)('%s', async (_name, text) => {
+    const result = await viaOperation(text);
+    const cli = await viaCli(text, ['--json']);
+    if (result.status === 200) {
+      expect(cli.code).toBe(result.verdict === 'identical' ? 0 : 1);
+      expect(JSON.parse(cli.stdout)).toEqual((result.body as Json).data[0]);
+    } else {
+      expect(result.status).toBe(400);
+      expect(cli.code).toBe(2);
+      const parameter = parameterOf(result.body);
+      expect(cli.stderr).toContain(parameter.name.replace(/^bundle\.?/, ''));
+      expect(cli.stderr).toContain(parameter.expected.split(';')[0]);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// Over HTTP and as a real process
+
+describe('over HTTP: the app, and the real server on loopback', () => {
+  const KEY = 'evmi_lineage-input-test-key-0123456789abcdef';
+  const config = testConfig({ host: '127.0.0.1', port: 0, accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'test', key: KEY }] }] });
+  let server: RunningServer;
+  beforeAll(async () => void (server = await startServer(config, { logger: capturingLogger().logger })));
+  afterAll(() => server?.close());
+  const body = (text: string) => `{"chain_id":1,"tracing_id":"${PAIR_RECORD}","bundle":${text}}`;
+  const request = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` } };
+  const cases: Array<[string, BadCase]> = [NOT_BUNDLES[0]!, HOSTILE[0]!, HOSTILE[1]!, HOSTILE[3]!, HOSTILE[7]!];
+
+  it.each(cases)('%s: 400 from the app', async (_name, c) => {
+    const store = new MemoryStore();
+    const app = createApp({ config, store, logger: capturingLogger().logger });
+    store.createAccount({ id: 'a', name: 'A', plan: 'pro', cuLimit: 10, rateLimitRps: 100, entitlements: null }, new Date());
+    const { key } = store.createKey('a', 'k', new Date());
+    const res = await app.request('/v1/evm/verify/lineage', { ...request, headers: { ...request.headers, Authorization: `Bearer ${key}` }, body: body(c.text) });
+    expect(res.status).toBe(400);
+    expectNamed(parameterOf(await res.json()), c);
+  });
+
+  it.each(cases)('%s: 400 over loopback, and the server still answers', async (_name, c) => {
+    const res = await fetch(`${server.url}/v1/evm/verify/lineage`, { ...request, body: body(c.text) });
+    expect(res.status).toBe(400);
+    expectNamed(parameterOf(await res.json()), c);
+    expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+  });
+
+  it('a good bundle is still audited over loopback', async () => {
+    const res = await fetch(`${server.url}/v1/evm/verify/lineage`, { ...request, body: body(JSON.stringify(good())) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ data: [{ verdict: 'pass' }] });
+  });
+});
+
+describe('evm-integrity lineage --bundle as a real process', () => {
+  const cases: Array<[string, BadCase]> = [NOT_BUNDLES[0]!, NOT_BUNDLES[1]!, HOSTILE[1]!, HOSTILE[3]!, HOSTILE[7]!];
+  it.each(cases)('%s: exit 2, one line naming what is wrong, no stack trace', (_name, c) => {
+    const file = join(dir, 'process.json');
+    writeFileSync(file, c.text);
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], { cwd: ROOT, encoding: 'utf8' });
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(c.says);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('lineage --service: the live service gets the same limits', () => {
+  it('a genesis that never ends: exit 2 naming the page limit, after exactly that many pages', async () => {
+    let pages = 0;
+    const service = createServer(async (req, res) => {
+      let text = '';
+      for await (const chunk of req) text += chunk;
+      const sent = JSON.parse(text) as Json;
+      const answer = req.url === '/v1/evm/lineage/record' ? recordExchange(sent.tracing_id).response : genesisExchange(sent.tracing_id, [{}], null, `page-${++pages}`).response;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    try {
+      const out = { stdout: '', stderr: '' };
+      const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1`;
+      const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', url], { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) }, { EVM_DATA_SERVICE_API_KEY: 'k' });
+      expect(code).toBe(2);
+      expect(out.stderr).toBe(`evm-integrity: the genesis of ${PAIR_RECORD} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record\n`);
+      expect(pages).toBe(LINEAGE_LIMITS.genesisPages);
+    } finally {
+      await new Promise((resolve) => service.close(resolve));
+    }
+  });
+});
