@@ -91,6 +91,27 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'block.available')).toContain('skipped');
   });
 
+  it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {
+    // The same lineage, as if on Arbitrum One: block 19,426,587 is in its classic era.
+    const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":42161,')) as Bundle;
+    const source = new BundleSource(bundle);
+    const report = await walkLineage({ chainId: 42161, tracingId: PAIR_RECORD, source, blocks: source });
+    const checks = report.records.flatMap((r) => r.checks);
+    const rootCheck = checks.find((c) => c.check === 'block.receipts_root')!;
+    expect(rootCheck).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^not verifiable: Block 19,426,587 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/) });
+    expect(statusOf(report, 'log.position')).toEqual(['skipped', 'skipped']);
+    expect(checks.find((c) => c.check === 'log.position')!.reason).toMatch(/cannot be verified/);
+    expect(failed(report)).toEqual([]);
+  });
+
+  it('a chain outside the registry is not verified under a guessed rule set', async () => {
+    const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":999999,')) as Bundle;
+    const source = new BundleSource(bundle);
+    const report = await walkLineage({ chainId: 999999, tracingId: PAIR_RECORD, source, blocks: source });
+    expect(statusOf(report, 'block.receipts_root')).toEqual(['skipped', 'skipped']);
+    expect(report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!.reason).toMatch(/Chain 999999 is not in/);
+  });
+
   it('a block-wide log_index is located, with a warning', async () => {
     const bundle = buildBundle();
     const log = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];

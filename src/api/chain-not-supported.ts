@@ -1,17 +1,8 @@
-import { describeSpan, formatBlock, type NotVerifiable } from '../chains/registry.js';
+import { describeNotVerifiable, formatBlock, type NotVerifiable } from '../chains/registry.js';
 import { errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
 
 const REGISTRY_HINT = 'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
 const OWN_PROOFS = "use the proofs the chain's own protocol provides";
-
-/** Why a block of a chain cannot be verified, in one sentence or two. */
-export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
-  const { chainId, chain, era, reason } = subject;
-  if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
-  if (era === null) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
-  const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
-  return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
-}
 
 /**
  * The 422 CHAIN_NOT_SUPPORTED answer, for every way a block cannot be verified: its

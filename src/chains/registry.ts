@@ -105,6 +105,15 @@ export function describeSpan(span: EraSpan): string {
   return span.lastBlock === null ? `blocks from ${formatBlock(span.firstBlock)}` : `blocks ${formatBlock(span.firstBlock)}-${formatBlock(span.lastBlock)}`;
 }
 
+/** Why a block of a chain cannot be verified, in one sentence or two. */
+export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
+  const { chainId, chain, era, reason } = subject;
+  if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
+  if (era === null) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
+  const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
+  return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
+}
+
 /** The rule set of an era: before Madhugiri, Polygon knows no 0x7f type. */
 function eraRules(chain: ChainInfo, era: Era): RuleSet {
   return era.stateSync === 'receipt-outside-root' ? POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS : RULE_SETS[chain.rules];

@@ -9,7 +9,7 @@ import { isObject } from '../input/fields.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
-import type { RuleSet } from '../receipts/rules.js';
+import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import type { Log } from '../receipts/types.js';
 import { check, type Check } from './report.js';
@@ -45,13 +45,16 @@ export function readGenesisLog(value: unknown): GenesisLog | string {
 export interface BlockFacts {
   block: RpcBlock;
   rootsMatch: boolean;
+  /** Why the block's receipts cannot be verified (an era or a chain that cannot be), when they cannot. */
+  notVerifiable?: string;
   /** Every log of the block in order, with its transaction: for a block-wide `log_index`; built on first need. */
   blockWide?: Array<{ log: Log; tx: number }>;
 }
 
 export interface BlockContext {
   chainId: number;
-  rules: RuleSet;
+  /** Which blocks of the chain can be verified, and under which rules. */
+  registry: ChainRegistry;
   source: LineageSource;
   blocks?: BlockSource;
 }
@@ -62,7 +65,8 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
   const json = context.blocks === undefined ? null : await context.blocks.block(context.chainId, n);
   if (json === null) return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
   const problems = new Problems();
-  const block = readRpcBlock(json, problems);
+  // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
+  const block = readRpcBlock(json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json, problems, { registry: context.registry });
   if (block === undefined) return { facts: null, checks: [check('block.available', 'fail', subject, `the block does not parse: ${problems.list[0]?.name}: ${problems.list[0]?.expected}`)] };
   const checks: Check[] = [];
   const { complete, hash, fields } = block.header;
@@ -71,7 +75,13 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
     const computed = defaultKeccak256(encodeHeader(complete));
     checks.push(bytesEqual(computed, hash) ? check('block.header_hash', 'pass', subject, 'the header hashes to the block hash') : check('block.header_hash', 'fail', subject, `the header hashes to ${bytesToHex(computed)}, not ${bytesToHex(hash)}`));
   }
-  const computedRoot = receiptsCommitment(block.receipts, { rules: context.rules }).receiptsRoot;
+  const verifiability = context.registry.verifiability(context.chainId, fields.number ?? n);
+  if (verifiability.status !== 'verifiable') {
+    const why = verifiability.status === 'not_verifiable' ? describeNotVerifiable(verifiability, fields.number ?? BigInt(n)) : verifiability.why;
+    checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
+    return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
+  }
+  const computedRoot = receiptsCommitment(block.receipts, { rules: verifiability.rules }).receiptsRoot;
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;
@@ -99,7 +109,8 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
   const same = (l: Log | undefined) =>
     l !== undefined && bytesEqual(l.address, address) && l.topics.length === topics.length && l.topics.every((t, i) => bytesEqual(t, topics[i]!)) && bytesEqual(l.data, data);
   let found = false;
-  if (!rootsMatch) checks.push(check('log.position', 'skipped', subject, 'the block\'s receipts do not reproduce its root, so positions in them prove nothing'));
+  if (facts.notVerifiable !== undefined) checks.push(check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`));
+  else if (!rootsMatch) checks.push(check('log.position', 'skipped', subject, 'the block\'s receipts do not reproduce its root, so positions in them prove nothing'));
   else {
     const receipt = block.receipts[log.tx_index];
     if (same(receipt?.logs[log.log_index])) {

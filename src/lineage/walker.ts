@@ -1,6 +1,5 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { isObject, type JsonObject } from '../input/fields.js';
-import { RULE_SETS } from '../receipts/rules.js';
 import { checkFunctionResult, decodeFunctionOutput } from './abi.js';
 import { erc20Check, reservesCheck, sameHex } from './cross-checks.js';
 import { DATASETS, datasetId } from './datasets.js';
@@ -60,9 +59,7 @@ interface Frame {
  */
 export async function walkLineage(options: WalkOptions): Promise<LineageReport> {
   const registry = options.registry ?? defaultRegistry;
-  const chain = registry.get(options.chainId);
-  const rules = chain?.verifiable ? registry.rulesOf(chain) : RULE_SETS.ethereum;
-  const context: BlockContext = { chainId: options.chainId, rules, source: options.source, ...(options.blocks && { blocks: options.blocks }) };
+  const context: BlockContext = { chainId: options.chainId, registry, source: options.source, ...(options.blocks && { blocks: options.blocks }) };
   const warnings: string[] = [];
   const records: RecordReport[] = [];
   const blockCache = new Map<number, Promise<{ facts: BlockFacts | null; checks: Check[] }>>();

@@ -1,12 +1,12 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { defaultRegistry, eraMatters, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
+import { defaultRegistry, describeNotVerifiable, eraMatters, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
 import { encodeHeader } from '../header/encode.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { expectedReceiptType, RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import { chainNotSupported, describeNotVerifiable } from '../api/chain-not-supported.js';
+import { chainNotSupported } from '../api/chain-not-supported.js';
 import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../api/receipt-root.js';
 
