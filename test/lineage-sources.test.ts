@@ -643,6 +643,16 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     await expect(rpc().source.block(1, 19433903)).rejects.toThrow(/receipt 0 of block 19433903 for transaction 0x3434/);
   });
 
+  it('reads Retry-After as an HTTP date too, as the service source does (one retry rule)', async () => {
+    const at = new Date(Date.now() + 8_000).toUTCString();
+    node.faults.set(1, { status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } }, headers: { 'Retry-After': at } });
+    const { source: s, delays } = rpc();
+    expect(await s.block(1, 19426587)).not.toBeNull();
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThan(5_000); // second precision of the date, and the time the call took
+    expect(delays[0]).toBeLessThanOrEqual(8_000);
+  });
+
   it('retries HTTP 429 and 5xx, and gives up with a SourceError', async () => {
     node.faults.set(1, { status: 503, body: 'busy' });
     node.faults.set(2, { status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } }, headers: { 'Retry-After': '3' } });
@@ -669,7 +679,7 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const s = new RpcBlockSource({ url: `${node.origin}/v3/secret-project-key`, sleep: async () => {}, recorder, fetch: deepFetch });
     const error = await rejection(s.block(1, 19426587));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/answered eth_getBlockReceipts with JSON nested deeper than the limit of 64 levels, at result\[0\]\.extra/);
+    expect(error.message).toMatch(/answered eth_getBlockReceipts with HTTP 200 and JSON nested deeper than the limit of 64 levels, at result\[0\]\.extra/);
     expect(recorder.toBundle('x').blocks).toEqual([]);
   });
 

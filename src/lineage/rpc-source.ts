@@ -2,12 +2,10 @@ import type { BundleRecorder } from './service-source.js';
 import type { BlockJson, BlockSource } from './source.js';
 import { SourceError } from './source.js';
 import { isObject, type JsonObject } from '../input/fields.js';
-import { LINEAGE_LIMITS } from './limits.js';
-import { tooDeep } from './nesting.js';
+import { HttpClient, type AnswerVerdict } from './http-client.js';
 import { plain, show } from './show.js';
 
 type Json = JsonObject;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface RpcBlockSourceOptions {
   /** The node's JSON-RPC endpoint (http or https). */
@@ -17,7 +15,7 @@ export interface RpcBlockSourceOptions {
   recorder?: BundleRecorder;
   /** Check once, with `eth_chainId`, that the node serves the chain asked for (default true). */
   checkChainId?: boolean;
-  /** Retries of one call on HTTP 429, 5xx and network errors (default 3), with exponential backoff from 0.5 s. */
+  /** Retries of one call on HTTP 429, 5xx and network errors (default 3), by the rules of the shared HttpClient. */
   maxRetries?: number;
   sleep?: (ms: number) => Promise<void>;
   /** `eth_getTransactionReceipt` calls in flight at once when `eth_getBlockReceipts` is unsupported (default 8). */
@@ -64,13 +62,10 @@ export class RpcBlockSource implements BlockSource {
   private readonly url: string;
   /** The URL without path or query, for messages. */
   private readonly where: string;
-  private readonly fetch: typeof fetch;
+  private readonly client: HttpClient;
   private readonly recorder: BundleRecorder | undefined;
   private readonly checkChainId: boolean;
-  private readonly maxRetries: number;
-  private readonly sleep: (ms: number) => Promise<void>;
   private readonly concurrency: number;
-  private readonly timeoutMs: number;
   private nextId = 1;
   private chainIdOfNode: Promise<bigint> | undefined;
   /** False once the node has said it has no eth_getBlockReceipts. */
@@ -86,63 +81,37 @@ export class RpcBlockSource implements BlockSource {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SourceError(`the JSON-RPC URL must be http(s), got "${parsed.protocol}"`);
     this.url = options.url;
     this.where = `the JSON-RPC node at ${parsed.origin}`;
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.client = new HttpClient({ ...options, maxRetries: options.maxRetries ?? 3 });
     this.recorder = options.recorder;
     this.checkChainId = options.checkChainId ?? true;
-    this.maxRetries = Math.max(0, options.maxRetries ?? 3);
-    this.sleep = options.sleep ?? realSleep;
     this.concurrency = Math.max(1, options.concurrency ?? 8);
-    this.timeoutMs = options.timeoutMs ?? 60_000;
   }
 
   /** One JSON-RPC call: its result, or a SourceError (JsonRpcError for an error object). */
   private async call(method: string, params: unknown[]): Promise<unknown> {
-    const id = this.nextId++;
-    const text = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-    for (let retries = 0; ; retries++) {
-      let failure: string;
-      let retryAfterMs = 0;
-      try {
-        const response = await this.fetch(this.url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-          body: text,
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-        const body = await response.text();
-        let json: unknown;
-        try {
-          json = JSON.parse(body);
-        } catch {
-          json = undefined;
-        }
-        // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
-        const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
-        if (deep !== null) throw new SourceError(`${this.where} answered ${method} with JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`);
-        const header = response.headers.get('retry-after');
-        if (header !== null && /^\d+(\.\d+)?$/.test(header.trim())) retryAfterMs = Number(header.trim()) * 1000;
-        if (isObject(json) && isObject(json.error)) {
-          const code = typeof json.error.code === 'number' ? json.error.code : undefined;
-          const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
-          failure = `error ${code ?? '(no code)'}: ${message}`;
-          // -32005: the usual "limit exceeded" of rate-limited providers; retried like a 429.
-          if (response.status !== 429 && code !== -32005) throw new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
-        } else if (response.ok) {
-          if (!isObject(json) || !('result' in json)) throw new SourceError(`${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}`);
-          return json.result;
-        } else {
-          failure = `HTTP ${response.status}`;
-          if (response.status !== 429 && response.status < 500) throw new SourceError(`${this.where} answered ${method} with ${failure}`);
-        }
-      } catch (error) {
-        if (error instanceof SourceError) throw error;
-        const cause = (error as { cause?: unknown }).cause;
-        const code = isObject(cause) && typeof cause.code === 'string' ? ` (${cause.code})` : '';
-        failure = `a network error: ${(error as Error).message}${code}`;
+    const text = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
+    let rpcError: JsonRpcError | undefined;
+    const answer = await this.client.post(this.url, text, {}, { who: this.where, what: method }, ({ status, json }): AnswerVerdict => {
+      if (isObject(json) && isObject(json.error)) {
+        const code = typeof json.error.code === 'number' ? json.error.code : undefined;
+        const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
+        const failure = `error ${code ?? '(no code)'}: ${message}`;
+        // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429.
+        if (status === 429 || code === -32005) return { kind: 'rate_limited', failure };
+        rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
+        return { kind: 'final' };
       }
-      if (retries >= this.maxRetries) throw new SourceError(`${this.where} answered ${method} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
-      await this.sleep(Math.max(500 * 2 ** retries, retryAfterMs));
-    }
+      if (status >= 200 && status < 300) {
+        if (!isObject(json) || !('result' in json)) return { kind: 'refuse', message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}` };
+        return { kind: 'final' };
+      }
+      const failure = `HTTP ${status}`;
+      if (status === 429) return { kind: 'rate_limited', failure };
+      if (status >= 500) return { kind: 'retry', failure };
+      return { kind: 'refuse', message: `${this.where} answered ${method} with ${failure}` };
+    });
+    if (rpcError !== undefined) throw rpcError;
+    return (answer.json as Json).result;
   }
 
   private async ensureChain(chainId: number): Promise<void> {

@@ -4,14 +4,12 @@ import { gzip } from 'node:zlib';
 import { isObject, type JsonObject } from '../input/fields.js';
 import { readGenesisPage, readRecordAnswer, type Read } from './answers.js';
 import { collectGenesis } from './genesis.js';
-import { LINEAGE_LIMITS } from './limits.js';
-import { tooDeep } from './nesting.js';
+import { HttpClient, type AnswerVerdict, type HttpAnswer } from './http-client.js';
 import { plain } from './show.js';
 import type { BlockJson, Exchange, GenesisAnswer, LineageSource, RecordAnswer } from './source.js';
 import { SourceError } from './source.js';
 
 type Json = JsonObject;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A lineage bundle as {@link BundleRecorder.toBundle} writes it (README "Lineage bundles"). */
 export interface RecordedBundle {
@@ -98,43 +96,16 @@ export interface ServiceSourceOptions {
   timeoutMs?: number;
 }
 
-/** The answer a request ended with: the JSON body (or undefined when it was not JSON) and its status. */
-interface Answer {
-  status: number;
-  json: unknown;
-}
-
-const FIRST_5XX_DELAY_MS = 500;
-const MAX_BACKOFF_MS = 60_000;
-
-/** Seconds from a `Retry-After` header: delta-seconds or an HTTP date. */
-function retryAfterSeconds(header: string | null, now: number): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
-}
-
 const errorOf = (json: unknown): Json | undefined => (isObject(json) && isObject(json.error) ? json.error : undefined);
 
 /** `HTTP 400 BAD_REQUEST: message (hint: …)` from an error envelope, or the bare status. */
-function describeAnswer(answer: Answer): string {
+function describeAnswer(answer: HttpAnswer): string {
   const error = errorOf(answer.json);
   if (error === undefined) return `HTTP ${answer.status}${answer.json === undefined ? ' (the body is not JSON)' : ''}`;
   const code = typeof error.code === 'string' ? ` ${error.code}` : '';
   const message = typeof error.message === 'string' ? `: ${error.message}` : '';
   const hint = typeof error.hint === 'string' && error.hint !== '' ? ` (hint: ${error.hint})` : '';
   return `HTTP ${answer.status}${code}${message}${hint}`;
-}
-
-/** Text of a network failure, with the cause's code (ECONNREFUSED, …) when there is one. */
-function describeNetworkError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer in time (${error.message})`;
-  const cause = (error as { cause?: unknown }).cause;
-  const code = isObject(cause) && typeof cause.code === 'string' ? cause.code : cause instanceof Error ? cause.message : undefined;
-  return code === undefined ? error.message : `${error.message} (${code})`;
 }
 
 /**
@@ -150,13 +121,9 @@ function describeNetworkError(error: unknown): string {
 export class ServiceSource implements LineageSource {
   readonly baseUrl: string;
   private readonly apiKey: string;
-  private readonly fetch: typeof fetch;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly maxRetries: number;
+  private readonly client: HttpClient;
   private readonly pageLimit: number;
   private readonly recorder: BundleRecorder | undefined;
-  private readonly maxRetryAfterMs: number;
-  private readonly timeoutMs: number;
 
   constructor(options: ServiceSourceOptions) {
     let base = options.baseUrl.trim().replace(/\/+$/, '');
@@ -171,97 +138,44 @@ export class ServiceSource implements LineageSource {
     if (!/\/v1$/.test(url.pathname)) base = `${base}/v1`;
     this.baseUrl = base;
     this.apiKey = options.apiKey;
-    this.fetch = options.fetch ?? globalThis.fetch;
-    this.sleep = options.sleep ?? realSleep;
-    this.maxRetries = Math.max(0, options.maxRetries ?? 5);
+    this.client = new HttpClient({ ...options, maxRetries: options.maxRetries ?? 5 });
     this.pageLimit = options.pageLimit ?? 250;
     this.recorder = options.recorder;
-    this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
-    this.timeoutMs = options.timeoutMs ?? 60_000;
-  }
-
-  /** One attempt: the status and the parsed body, or the network error. */
-  private async attempt(path: string, text: string): Promise<{ answer: Answer; retryAfter: string | null } | { networkError: unknown }> {
-    try {
-      const response = await this.fetch(`${this.baseUrl}${path}`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${this.apiKey}`, 'Content-Type': 'application/json', Accept: 'application/json' },
-        body: text,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const body = await response.text();
-      let json: unknown;
-      try {
-        json = body === '' ? undefined : JSON.parse(body);
-      } catch {
-        json = undefined;
-      }
-      return { answer: { status: response.status, json }, retryAfter: response.headers.get('retry-after') };
-    } catch (error) {
-      return { networkError: error };
-    }
   }
 
   /**
-   * POSTs a body and returns the final answer: a 2xx with a JSON body, or a
-   * 404 when `notFoundIsAnswer` (the caller turns it into null). Everything
-   * else ends in a SourceError after the retries the rules allow.
+   * POSTs a body and returns the final answer: a 2xx with a JSON body, or a 404 when
+   * `notFoundIsAnswer` (the caller turns it into null). A 429 and a 5xx whose envelope's
+   * `retryable` is not false are retried; anything else is a SourceError naming the path,
+   * status, code and message.
    */
-  private async request(path: string, body: Json, notFoundIsAnswer: boolean): Promise<Answer> {
+  private async request(path: string, body: Json, notFoundIsAnswer: boolean): Promise<HttpAnswer> {
     const text = JSON.stringify(body);
     const what = `POST ${path}`;
-    let retries = 0;
-    let last429DelayMs = 0;
-    let serverErrors = 0;
-    for (;;) {
-      const outcome = await this.attempt(path, text);
-      let delayMs: number;
-      let failure: string;
-      if ('networkError' in outcome) {
-        failure = `network error: ${describeNetworkError(outcome.networkError)}`;
-        delayMs = Math.min(FIRST_5XX_DELAY_MS * 2 ** serverErrors++, MAX_BACKOFF_MS);
-      } else {
-        const { answer, retryAfter } = outcome;
-        const { status, json } = answer;
-        // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
-        const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
-        if (deep !== null) throw new SourceError(`the service answered ${what} with HTTP ${status} and JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`);
-        const final = (status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer);
-        if (final) {
-          if (json === undefined) throw new SourceError(`the service answered ${what} with HTTP ${status} and a body that is not JSON`);
-          this.recorder?.addExchange({ method: 'POST', path, body: JSON.parse(text) as Json, status, response: json });
-          return answer;
-        }
-        failure = describeAnswer(answer);
-        const error = errorOf(json);
-        const headerSeconds = retryAfterSeconds(retryAfter, Date.now());
-        if (status === 429) {
-          const details = error?.details;
-          const detailSeconds = isObject(details) && typeof details.retry_after_seconds === 'number' ? details.retry_after_seconds : undefined;
-          const waitMs = (headerSeconds ?? detailSeconds ?? 1) * 1000;
-          if (waitMs > this.maxRetryAfterMs) {
-            throw new SourceError(`the service answered ${what} with ${failure}; it asks to wait ${Math.ceil(waitMs / 1000)} s (the CU allowance may be exhausted), more than the ${this.maxRetryAfterMs / 1000} s this client waits`);
-          }
-          delayMs = Math.max(waitMs, Math.min(last429DelayMs * 2, MAX_BACKOFF_MS));
-          last429DelayMs = delayMs;
-        } else if (status >= 500 && error?.retryable !== false) {
-          delayMs = Math.max(Math.min(FIRST_5XX_DELAY_MS * 2 ** serverErrors++, MAX_BACKOFF_MS), (headerSeconds ?? 0) * 1000);
-        } else {
-          if (json !== undefined) this.recorder?.addExchange({ method: 'POST', path, body: JSON.parse(text) as Json, status, response: json });
-          const refused = status === 401 ? ' (the API key was refused)' : status === 403 ? ' (the API key is not entitled to this endpoint or chain)' : '';
-          throw new SourceError(`the service answered ${what} with ${failure}${refused}; not retried`);
-        }
+    const record = (answer: HttpAnswer) => this.recorder?.addExchange({ method: 'POST', path, body: JSON.parse(text) as Json, status: answer.status, response: answer.json });
+    return this.client.post(`${this.baseUrl}${path}`, text, { Authorization: `Bearer ${this.apiKey}` }, { who: 'the service', what }, (answer): AnswerVerdict => {
+      const { status, json } = answer;
+      if ((status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer)) {
+        if (json === undefined) return { kind: 'refuse', message: `the service answered ${what} with HTTP ${status} and a body that is not JSON` };
+        record(answer);
+        return { kind: 'final' };
       }
-      if (retries >= this.maxRetries) {
-        throw new SourceError(`the service answered ${what} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
+      const failure = describeAnswer(answer);
+      const error = errorOf(json);
+      if (status === 429) {
+        const details = error?.details;
+        const detailSeconds = isObject(details) && typeof details.retry_after_seconds === 'number' ? details.retry_after_seconds : undefined;
+        return { kind: 'rate_limited', failure, ...(detailSeconds !== undefined && { waitSeconds: detailSeconds }) };
       }
-      retries++;
-      await this.sleep(delayMs);
-    }
+      if (status >= 500 && error?.retryable !== false) return { kind: 'retry', failure };
+      if (json !== undefined) record(answer);
+      const refused = status === 401 ? ' (the API key was refused)' : status === 403 ? ' (the API key is not entitled to this endpoint or chain)' : '';
+      return { kind: 'refuse', message: `the service answered ${what} with ${failure}${refused}; not retried` };
+    });
   }
 
   /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */
-  private contentOf<T>(answer: Answer, what: string, read: (response: unknown) => Read<T>): T {
+  private contentOf<T>(answer: HttpAnswer, what: string, read: (response: unknown) => Read<T>): T {
     const result = read(answer.json);
     if (!result.ok) throw new SourceError(`the service's answer to ${what} is unusable: ${result.path || 'the body'}: expected ${result.expected}`);
     return result.value;
