@@ -104,6 +104,15 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(failed(report)).toEqual([]);
   });
 
+  it('a receipt type the rule set does not know makes the block not verifiable, not a crash', async () => {
+    const bundle = buildBundle();
+    (bundle.blocks[0]!.receipts as Array<Record<string, unknown>>)[0]!.type = '0x9';
+    const report = await walk(bundle);
+    const rootCheck = report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!;
+    expect(rootCheck).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^not verifiable: receipt 0 has type 9, which the ethereum rule set does not know/) });
+    expect(failed(report)).toEqual([]);
+  });
+
   it('a chain outside the registry is not verified under a guessed rule set', async () => {
     const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":999999,')) as Bundle;
     const source = new BundleSource(bundle);

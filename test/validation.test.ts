@@ -345,10 +345,29 @@ describe('verify block input (JSON-RPC header + receipts)', () => {
     expect(only(verifyBlock(block))).toMatchObject({ name: `receipts[${r}].logs[0].topics[0]`, reason: 'invalid_format' });
   });
 
-  it('receipts are placed by transactionIndex; a duplicate is reported', () => {
+  it('receipts are placed by transactionIndex; a duplicate is reported, and the index it leaves out', () => {
     const block = fixture();
     block.receipts[1].transactionIndex = '0x0';
-    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts[1].transactionIndex', reason: 'duplicate' });
+    expect(problems(verifyBlock(block))).toEqual([
+      expect.objectContaining({ name: 'receipts[1].transactionIndex', reason: 'duplicate', expected: 'each index once; 0 is also the index of receipts[0]' }),
+      expect.objectContaining({ name: 'receipts', reason: 'missing', expected: `a receipt with index 1: indexes must be exactly 0..${block.receipts.length - 1}` }),
+    ]);
+  });
+
+  it('the index rule and the status/root rule read alike in a request body and in JSON-RPC receipts', () => {
+    const strip = (result: OperationResult) => problems(result).map(({ reason, expected }) => [reason, expected.replace(/receipts\[|transactions\[/g, 'list[')]);
+    const duplicate = fixture();
+    duplicate.receipts[1].transactionIndex = '0x0';
+    const rootOnTyped = fixture();
+    const typed = rootOnTyped.receipts.findIndex((r: any) => r.type === '0x2');
+    rootOnTyped.receipts[typed].root = `0x${'cc'.repeat(32)}`;
+    delete rootOnTyped.receipts[typed].status;
+    const request = (transactions: unknown[]) => verifyReceiptRoot({ chain_id: 1, receipt_root: '00'.repeat(32), transactions });
+    expect(strip(verifyBlock(duplicate))).toContainEqual(['duplicate', 'each index once; 0 is also the index of list[0]']);
+    expect(strip(request([tx({ index: 0 }), tx({ index: 0 })]))).toContainEqual(['duplicate', 'each index once; 0 is also the index of list[0]']);
+    const rootConflict = ['conflict', 'status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type 2'];
+    expect(strip(verifyBlock(rootOnTyped))).toEqual([rootConflict]);
+    expect(strip(request([tx({ index: 0, type: 2, status: undefined, root: 'cc'.repeat(32) })]))).toEqual([rootConflict]);
   });
 
   it('shuffled receipts still verify, since each carries its transactionIndex', () => {

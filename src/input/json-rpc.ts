@@ -6,6 +6,7 @@ import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/types.js';
 import { join, readArray, readHex, readObject, readQuantity } from './fields.js';
 import type { Problems } from './problems.js';
+import { checkOutcome, orderByIndex } from './receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -35,13 +36,12 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   const type = rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = rpc.status !== undefined && rpc.status !== null;
   const hasRoot = rpc.root !== undefined && rpc.root !== null;
+  checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
-  if (hasStatus && hasRoot) {
-    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-  } else if (hasRoot) {
+  if (hasRoot && !hasStatus) {
     const root = readHex(rpc.root, join(path, 'root'), problems, 32);
     if (root !== undefined) outcome = { root };
-  } else {
+  } else if (hasStatus && !hasRoot) {
     const status = readQuantity(rpc.status, join(path, 'status'), problems, 1n);
     if (status !== undefined) outcome = { status: Number(status) as 0 | 1 };
   }
@@ -85,7 +85,7 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems): R
   const indexes = list.map((r, i) => {
     const raw = member(r, 'transactionIndex');
     if (raw === undefined || raw === null) return undefined;
-    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(list.length - 1));
+    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(Number.MAX_SAFE_INTEGER));
     return index === undefined ? undefined : Number(index);
   });
   if (problems.count !== before) return undefined;
@@ -95,14 +95,7 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems): R
     problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
     return undefined;
   }
-  const positions = new Array<number>(list.length);
-  const seenAt = new Map<number, number>();
-  indexes.forEach((index, position) => {
-    const first = seenAt.get(index!);
-    if (first !== undefined) problems.add(`${path}[${position}].transactionIndex`, 'duplicate', `each index once; ${index} is also the index of ${path}[${first}]`);
-    seenAt.set(index!, position);
-    positions[index!] = position;
-  });
+  const positions = orderByIndex(indexes, (position) => `${path}[${position}].transactionIndex`, path, problems);
   if (problems.count !== before) return undefined;
   return { receipts: positions.map((p) => receipts[p]!), txHashes: positions.map((p) => txHashes[p]), positions };
 }

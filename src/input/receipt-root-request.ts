@@ -4,10 +4,11 @@ import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader } from '../header/decode.js';
 import type { BlockHeader } from '../header/fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
+import type { RuleSet } from '../receipts/rules.js';
 import type { Log, Receipt } from '../receipts/types.js';
 import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
+import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
@@ -133,16 +134,10 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
   if (tx === undefined) return undefined;
   const before = problems.count;
   const type = tx.type ?? (raw.type === undefined ? 0 : undefined);
-  if (type !== undefined && rules !== undefined && !rules.layouts.has(type)) {
-    problems.add(join(path, 'type'), 'unknown_type', expectedReceiptType(rules, type));
-  }
+  if (type !== undefined && rules !== undefined) checkType(type, rules, join(path, 'type'), problems);
   const hasStatus = raw.status !== undefined && raw.status !== null;
   const hasRoot = raw.root !== undefined && raw.root !== null;
-  if (hasStatus && hasRoot) problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-  else if (!hasStatus && !hasRoot) problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
-  else if (hasRoot && type !== undefined && type !== 0) {
-    problems.add(join(path, 'root'), 'conflict', `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`);
-  }
+  checkOutcome({ type, hasStatus, hasRoot }, path, problems);
   const hasNonce = raw.deposit_nonce !== undefined;
   const hasVersion = raw.deposit_receipt_version !== undefined;
   if (hasNonce || hasVersion) {
@@ -164,35 +159,6 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
     ...(tx.deposit_nonce !== undefined && { depositNonce: tx.deposit_nonce }),
     ...(tx.deposit_receipt_version !== undefined && { depositReceiptVersion: tx.deposit_receipt_version }),
   };
-}
-
-/** Checks that the indexes are exactly 0..n-1, each once; returns the position of each index's entry. */
-function orderByIndex(entries: ReceiptEntry[], problems: Problems): number[] {
-  const n = entries.length;
-  const byIndex = new Array<number>(n);
-  const seenAt = new Map<number, number>();
-  entries.forEach(({ values }, position) => {
-    const index = values?.index;
-    if (index === undefined) return;
-    const path = `transactions[${position}].index`;
-    if (index >= n) {
-      problems.add(path, 'out_of_range', `an index in 0..${n - 1} (the body has ${n} transactions), got ${index}`);
-      return;
-    }
-    const first = seenAt.get(index);
-    if (first !== undefined) {
-      problems.add(path, 'duplicate', `each index once; ${index} is also the index of transactions[${first}]`);
-      return;
-    }
-    seenAt.set(index, position);
-    byIndex[index] = position;
-  });
-  if (entries.every((e) => e.values?.index !== undefined)) {
-    for (let i = 0; i < n; i++) {
-      if (!seenAt.has(i)) problems.add('transactions', 'missing', `a transaction with index ${i}: indexes must be exactly 0..${n - 1}`);
-    }
-  }
-  return byIndex;
 }
 
 /** `header_rlp` decoded and hashed, or a problem. */
@@ -240,7 +206,7 @@ export function parseReceiptRootRequest(
   }
   const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
-  const positions = orderByIndex(entries, problems);
+  const positions = orderByIndex(entries.map((entry) => entry.values?.index), (position) => `transactions[${position}].index`, 'transactions', problems);
 
   const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
   const stateSync = stateSyncOutcome(verifiability, { number: blockNumber, hash: header?.hash ?? values.block_hash }, txHashes, options);

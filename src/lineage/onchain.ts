@@ -8,6 +8,7 @@ import { encodeHeader } from '../header/encode.js';
 import { isObject } from '../input/fields.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
+import { describeRuleSet, describeTypes } from '../receipts/rules.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import { receiptsCommitment } from '../receipts/root.js';
@@ -78,6 +79,13 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
   const verifiability = context.registry.verifiability(context.chainId, fields.number ?? n);
   if (verifiability.status !== 'verifiable') {
     const why = verifiability.status === 'not_verifiable' ? describeNotVerifiable(verifiability, fields.number ?? BigInt(n)) : verifiability.why;
+    checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
+    return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
+  }
+  const unknownType = block.receipts.findIndex((receipt) => !verifiability.rules.layouts.has(receipt.type));
+  if (unknownType !== -1) {
+    const { rules } = verifiability;
+    const why = `receipt ${unknownType} has type ${block.receipts[unknownType]!.type}, which ${describeRuleSet(rules)} does not know (it knows ${describeTypes(rules)})`;
     checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
     return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
   }

@@ -4,7 +4,8 @@ import { encodeHeader } from '../header/encode.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import { expectedReceiptType, RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
+import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
+import { checkType } from '../input/receipt-rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { chainNotSupported } from '../api/chain-not-supported.js';
 import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
@@ -109,9 +110,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): O
     rules = context.rules === undefined ? verifiability.rules : RULE_SETS[context.rules];
   }
 
-  block.receipts.forEach((receipt, i) => {
-    if (!rules.layouts.has(receipt.type)) problems.add(`receipts[${i}].type`, 'unknown_type', expectedReceiptType(rules, receipt.type));
-  });
+  block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
   if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
   const keccak = context.keccak ?? defaultKeccak256;
   const commitment = receiptsCommitment(block.receipts, { rules, keccak });

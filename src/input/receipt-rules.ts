@@ -1,0 +1,70 @@
+/**
+ * The rules that join a receipt's members and a block's receipts, the same whether they come
+ * from a request body (`transactions[]`: `status`, `root`, `index`) or from a JSON-RPC node
+ * (`receipts[]`: `status`, `root`, `transactionIndex`). Each reader spells the members its
+ * own way; the rules and their messages are these.
+ */
+import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
+import { join } from './fields.js';
+import type { Problems } from './problems.js';
+
+/** What the outcome rule needs of one receipt: its type (when valid), and which of status and root it carries. */
+export interface ReceiptOutcome {
+  type: number | undefined;
+  hasStatus: boolean;
+  hasRoot: boolean;
+}
+
+/**
+ * Exactly one of status and root, and a root only on a legacy (type 0) receipt: a post-state
+ * root predates Byzantium, typed receipts came with Berlin. `status` names the member to
+ * report a missing outcome at (`status`, or a reader's spelling).
+ */
+export function checkOutcome({ type, hasStatus, hasRoot }: ReceiptOutcome, path: string, problems: Problems): void {
+  if (hasStatus && hasRoot) problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
+  else if (!hasStatus && !hasRoot) problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
+  else if (hasRoot && type !== undefined && type !== 0) {
+    problems.add(join(path, 'root'), 'conflict', `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`);
+  }
+}
+
+/** A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`). */
+export function checkType(type: number, rules: RuleSet, path: string, problems: Problems): boolean {
+  if (rules.layouts.has(type)) return true;
+  problems.add(path, 'unknown_type', expectedReceiptType(rules, type));
+  return false;
+}
+
+/**
+ * Indexes must be exactly 0..n-1, each once. `indexes[position]` is the index an entry
+ * claims (undefined where it had none valid); `pathOf(position)` names its index member.
+ * Returns, for each index, the position of its entry (holes where the rule failed).
+ *
+ * @example
+ * orderByIndex([1, 0], (p) => `transactions[${p}].index`, 'transactions', problems) // [1, 0]
+ */
+export function orderByIndex(indexes: ReadonlyArray<number | undefined>, pathOf: (position: number) => string, listPath: string, problems: Problems): number[] {
+  const n = indexes.length;
+  const positions = new Array<number>(n);
+  const seenAt = new Map<number, number>();
+  indexes.forEach((index, position) => {
+    if (index === undefined) return;
+    if (index >= n) {
+      problems.add(pathOf(position), 'out_of_range', `an index in 0..${n - 1} (the list has ${n} receipts), got ${index}`);
+      return;
+    }
+    const first = seenAt.get(index);
+    if (first !== undefined) {
+      problems.add(pathOf(position), 'duplicate', `each index once; ${index} is also the index of ${listPath}[${first}]`);
+      return;
+    }
+    seenAt.set(index, position);
+    positions[index] = position;
+  });
+  if (indexes.every((index) => index !== undefined)) {
+    for (let i = 0; i < n; i++) {
+      if (!seenAt.has(i)) problems.add(listPath, 'missing', `a receipt with index ${i}: indexes must be exactly 0..${n - 1}`);
+    }
+  }
+  return positions;
+}
