@@ -5,7 +5,7 @@
  * keccak-f[1600] works on 64-bit lanes. JavaScript has to split each lane into
  * two 32-bit halves, so every XOR, AND and rotation costs two or more operations;
  * WebAssembly has native i64.xor / i64.and / i64.rotl, which makes the
- * permutation an order of magnitude cheaper (see bench/keccak-wasm.bench.ts).
+ * permutation an order of magnitude cheaper (see bench/keccak.bench.ts).
  *
  * The module is not a binary asset: it is generated here at load time, from the
  * Keccak specification (FIPS 202), by our own small emitter (./wasm-emitter.ts),
@@ -27,59 +27,15 @@
  * without theta's column sums accumulated in chi), the state kept in linear
  * memory, and NOTs shared between chi lanes.
  */
+import { bComplements, COMPLEMENTED, lane, PI_SRC, RATE, RC, ROT } from './keccak-tables.js';
 import { Code, emitModule, I32, I64, type ValType } from './wasm-emitter.js';
 
-const RATE = 136;
 const RATE_LANES = RATE / 8;
 /** Memory layout: round constants, the digest, then the input (plus padding room). */
 const RC_OFF = 0;
 const OUT_OFF = 24 * 8;
 const IN_OFF = 256;
 const PAGE = 65536;
-
-/** Lane index of (x, y). */
-const lane = (x: number, y: number): number => (x % 5) + 5 * (y % 5);
-
-/** Rotation offsets of rho, per lane (FIPS 202 algorithm 2). */
-const ROT: number[] = new Array<number>(25).fill(0);
-for (let t = 0, x = 1, y = 0; t < 24; t++) {
-  ROT[lane(x, y)] = (((t + 1) * (t + 2)) / 2) % 64;
-  [x, y] = [y, (2 * x + 3 * y) % 5];
-}
-
-/** Round constants of iota, from the rc(t) LFSR (FIPS 202 algorithms 5 and 6). */
-const RC: bigint[] = [];
-{
-  let r = 1;
-  const bits: number[] = [];
-  for (let t = 0; t < 7 * 24; t++) {
-    bits.push(r & 1);
-    r <<= 1;
-    if (r & 0x100) r ^= 0x171;
-  }
-  for (let i = 0; i < 24; i++) {
-    let rc = 0n;
-    for (let j = 0; j < 7; j++) if (bits[7 * i + j]) rc |= 1n << BigInt(2 ** j - 1);
-    RC.push(rc);
-  }
-}
-
-/**
- * Lanes stored complemented (Keccak implementation overview, 2.2). The chi
- * formulas below are derived from whatever set this is, so any set is correct;
- * with this one, chi needs 8 NOTs per round instead of 25 (an exhaustive search
- * over all 2^25 sets found none better; sharing NOTs between lanes would bring
- * it to 5, but measured slower, see chiForm).
- */
-const COMPLEMENTED = new Set([lane(1, 0), lane(2, 0), lane(3, 1), lane(2, 2), lane(2, 3), lane(0, 4)]);
-
-/** The column parities of the complemented set: which C[x] (and so D) come out complemented. */
-const complementedColumn = (comp: (i: number) => boolean): boolean[] =>
-  [0, 1, 2, 3, 4].map((x) => [0, 1, 2, 3, 4].filter((y) => comp(lane(x, y))).length % 2 === 1);
-
-/** For each B lane b, the A lane it comes from: B[y, 2x+3y] = rotl(A[x, y] ^ D[x], ROT[x, y]). */
-const PI_SRC: number[] = new Array<number>(25).fill(0);
-for (let y = 0; y < 5; y++) for (let x = 0; x < 5; x++) PI_SRC[lane(y, 2 * x + 3 * y)] = lane(x, y);
 
 /**
  * How chi computes an output lane from the stored (possibly complemented)
@@ -111,7 +67,8 @@ export interface KeccakModuleOptions {
 export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array {
   const unroll = options.roundsPerIteration ?? 1;
   if (24 % unroll !== 0) throw new RangeError('roundsPerIteration must divide 24');
-  const comp = (i: number): boolean => (options.complement ?? true) && COMPLEMENTED.has(i);
+  const complemented = (options.complement ?? true) ? COMPLEMENTED : new Set<number>();
+  const comp = (i: number): boolean => complemented.has(i);
 
   // Locals: params ptr, len; then i32 p, limit, r; then i64 A[25], B[25], C[5], D[5].
   const PTR = 0, LEN = 1, P = 2, LIMIT = 3, R = 4;
@@ -134,10 +91,7 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
   // The state starts at zero: complemented lanes at all-ones.
   for (let i = 0; i < 25; i++) if (comp(i)) c.i64Const(-1n).set(A(i));
 
-  // Complement flags of B (= rotl(A[a] ^ D[x]): D[x] is complemented when one of
-  // C[x-1], C[x+1] is, C[x] when its column holds an odd number of complemented lanes).
-  const colComp = complementedColumn(comp);
-  const bComp = PI_SRC.map((a) => comp(a) !== colComp[(a + 4) % 5] !== colComp[(a + 1) % 5]);
+  const bComp = bComplements(complemented);
 
   // One absorb + permutation per block, from ptr up to limit.
   c.get(PTR).set(P);
