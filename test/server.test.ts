@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
 import { createApp } from '../src/server/app.js';
 import type { ServerConfig } from '../src/server/config.js';
+import { ERROR_CODES } from '../src/server/openapi.js';
 import { provision } from '../src/server/serve.js';
 import { MemoryStore } from '../src/server/store/memory-store.js';
 import { RECEIPT_ROOT_BODY } from '../src/input/receipt-root-request.js';
@@ -54,8 +56,11 @@ describe('health, docs, chains', () => {
     const res = await setup().get('/v1/docs', {});
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const html = await res.text();
-    for (const code of ['bad_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'chain_not_supported', 'rate_limit_exceeded', 'internal_server_error', 'service_unavailable']) {
-      expect(html).toContain(`id="error-${code}"`);
+    const reference = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+    expect(ERROR_CODES.map((e) => e.code)).toEqual(expect.arrayContaining(['BAD_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE']));
+    for (const { code, status } of ERROR_CODES) {
+      expect(html).toContain(`id="error-${code.toLowerCase()}"`);
+      expect(reference).toContain(`<a id="error-${code.toLowerCase()}"></a>\n## ${status} ${code}`);
     }
     expect(html).toContain('transactions[].logs[].topics');
   });
@@ -66,6 +71,7 @@ describe('health, docs, chains', () => {
     expect(body.data).toContainEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
     expect(body.data).toContainEqual({ chain_id: 31337, name: 'devnet', rules: 'ethereum', verifiable: true });
     expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({ verifiable: false, reason: expect.stringContaining('Patricia') });
+    expect(body.data.find((c: any) => c.chain_id === 42161).eras).toContainEqual(expect.objectContaining({ first_block: 0, last_block: 22_207_816, verifiable: false }));
     expect((await usageOf(s)).cu_used).toBe(0);
   });
 });
@@ -230,12 +236,32 @@ describe('faults (500, 503) and logs', () => {
     expect(s.log.text()).toContain(error.details.incident_id);
   });
 
-  it('over the in-flight limit: 503 retryable with Retry-After', async () => {
+  it('over the in-flight limit: 503 retryable with Retry-After, nothing charged; /health is never refused', async () => {
     const s = setup({ maxInFlight: 0 });
-    const res = await s.get('/v1/health', {});
+    expect((await s.get('/v1/health', {})).status).toBe(200);
+    const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(((await res.json()) as any).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, details: null });
+    expect((await usageOf(s)).cu_used).toBe(0);
+  });
+
+  it('a request counts against max_in_flight only once its body is read: slow uploads hold no slot', async () => {
+    const s = setup({ maxInFlight: 1 });
+    const uploads = Array.from({ length: 3 }, () => {
+      let push!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (controller) => void (push = controller) });
+      push.enqueue(new TextEncoder().encode('{"chain_id": 1, '));
+      const answer = s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json', ...s.auth }, body, duplex: 'half' } as RequestInit);
+      return { push, answer };
+    });
+    // The uploads are stalled mid-body; a complete request and health are served meanwhile.
+    expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
+    expect((await s.get('/v1/health', {})).status).toBe(200);
+    for (const { push, answer } of uploads) {
+      push.close();
+      expect((await answer).status).toBe(400);
+    }
   });
 
   it('logs one JSON line per request with request id, method, path, status, duration and account, never the key or body', async () => {

@@ -7,7 +7,7 @@ import { parseJsonBody } from '../api/json-body.js';
 import { LINEAGE_BODY, verifyLineage } from '../api/lineage.js';
 import { verifyLogsBloom } from '../api/logs-bloom.js';
 import { verifyReceiptRoot } from '../api/receipt-root.js';
-import { ChainRegistry } from '../chains/registry.js';
+import { ChainRegistry, describeChain } from '../chains/registry.js';
 import { LOGS_BLOOM_BODY } from '../input/logs-bloom-request.js';
 import { RECEIPT_ROOT_BODY } from '../input/receipt-root-request.js';
 import type { JsonSchema } from '../input/schema.js';
@@ -15,8 +15,19 @@ import { publicUrlOf, type ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
 import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, openApiDocument, RECEIPT_ROOT_RESULT_SCHEMA } from './openapi.js';
 import { createGuards } from './guards.js';
-import { notFound, sendError } from './responses.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, notFound, overloaded, sendError, unsupportedEncoding } from './responses.js';
 import type { Account, Store } from './store/types.js';
+
+/**
+ * Lets the event loop poll the sockets once: a client that hung up while an operation held the
+ * loop is seen only then. The continuation runs in the poll phase, so the first check phase comes
+ * before the next poll; the second one comes after it.
+ */
+const readPendingCloses = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+const hasBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
 export interface Endpoint {
@@ -69,7 +80,7 @@ export interface AppOptions {
   now?: () => Date;
 }
 
-export type Env = { Variables: { requestId: string; account?: Account; docsUrl: string } };
+export type Env = { Variables: { requestId: string; account?: Account; docsUrl: string; bodyRead?: boolean } };
 
 /**
  * The verifier service: the spec's verify endpoints, health, usage and chains,
@@ -82,6 +93,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
   const docsUrl = `${origin}/v1/docs`;
   const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
   const docs = docsPage(openapi);
+  /** Operations running now: counted once a body is read, so slow uploads cannot hold the slots. */
   let inFlight = 0;
 
   const app = new Hono<Env>();
@@ -93,22 +105,21 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
     c.set('docsUrl', docsUrl);
     c.header('X-Request-Id', requestId);
     const started = performance.now();
-    inFlight++;
     try {
-      if (inFlight > config.maxInFlight) {
-        return void (c.res = sendError(c, docsUrl, { code: 'SERVICE_UNAVAILABLE', http_status: 503, message: 'The server is at its limit of requests in progress.', hint: 'Retry after the number of seconds in Retry-After.', retryable: true, details: null }, { 'Retry-After': '1' }));
-      }
       await next();
+      // An answer given without reading the body (401, 413, 415…) closes the connection: the
+      // rest of the body would otherwise be read as the next request, or the socket cut under it.
+      if (hasBody(c.req.raw) && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
     } finally {
-      inFlight--;
-      logger.info(
-        { request_id: requestId, method: c.req.method, path: c.req.path, status: c.res.status, duration_ms: Math.round((performance.now() - started) * 100) / 100, account_id: c.get('account')?.id ?? null },
-        'request',
-      );
+      const line = { request_id: requestId, method: c.req.method, path: c.req.path, duration_ms: Math.round((performance.now() - started) * 100) / 100, account_id: c.get('account')?.id ?? null };
+      // A client that left is not an incident of the server: nothing was answered or charged.
+      if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
+      else logger.info({ ...line, status: c.res.status }, 'request');
     }
   });
 
   app.onError((error, c) => {
+    if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     const incidentId = randomUUID();
     logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');
     return sendError(c, docsUrl, {
@@ -152,10 +163,8 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
       const account = authenticate(c);
       if (account instanceof Response) return account;
       c.set('account', account);
-      return c.json({
-        data: registry.list().map((chain) => ({ chain_id: chain.chainId, name: chain.name, rules: chain.rules, verifiable: chain.verifiable, ...(chain.reason && { reason: chain.reason }) })),
-        count: registry.list().length,
-      });
+      const chains = registry.list();
+      return c.json({ data: chains.map(describeChain), count: chains.length });
     });
 
     for (const endpoint of ENDPOINTS) {
@@ -193,26 +202,34 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
         }),
         async (c) => {
           const account = c.get('account')!;
+          const encoding = c.req.header('content-encoding');
+          if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) return unsupportedEncoding(c, docsUrl, encoding);
           const contentType = c.req.header('content-type') ?? '';
-          let result: OperationResult;
           if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
             const problem = { name: 'Content-Type', location: 'body' as const, reason: 'invalid_format' as const, expected: `application/json, got ${contentType === '' ? 'none' : JSON.stringify(contentType)}` };
-            result = { status: 400, verdict: 'invalid', body: badRequest([problem], 1, { docsUrl }) };
-          } else {
-            const parsed = parseJsonBody(await c.req.text());
-            if (!parsed.ok) {
-              result = { status: 400, verdict: 'invalid', body: badRequest([parsed.problem], 1, { docsUrl }) };
-            } else {
-              const chainId = (parsed.value as { chain_id?: unknown } | null)?.chain_id;
-              const chains = account.entitlements?.chains;
-              if (chains !== undefined && typeof chainId === 'number' && !chains.includes(chainId)) return forbidden(c, account, `chain ${chainId}`);
-              // Checked again now that the body is in: from here to the charge nothing awaits,
-              // so concurrent requests of one process cannot overdraw the allowance.
-              const exhausted = allowanceExceeded(c, account, endpoint);
-              if (exhausted !== undefined) return exhausted;
-              result = await endpoint.operation(parsed.value, { registry, docsUrl });
-            }
+            return c.json(badRequest([problem], 1, { docsUrl }), 400);
           }
+          const text = await c.req.text();
+          c.set('bodyRead', true);
+          const parsed = parseJsonBody(text);
+          if (!parsed.ok) return c.json(badRequest([parsed.problem], 1, { docsUrl }), 400);
+          const chainId = (parsed.value as { chain_id?: unknown } | null)?.chain_id;
+          const chains = account.entitlements?.chains;
+          if (chains !== undefined && typeof chainId === 'number' && !chains.includes(chainId)) return forbidden(c, account, `chain ${chainId}`);
+          if (inFlight >= config.maxInFlight) return overloaded(c, docsUrl);
+          // Checked again now that the body is in: from here to the charge nothing awaits,
+          // so concurrent requests of one process cannot overdraw the allowance.
+          const exhausted = allowanceExceeded(c, account, endpoint);
+          if (exhausted !== undefined) return exhausted;
+          inFlight++;
+          let result: OperationResult;
+          try {
+            result = await endpoint.operation(parsed.value, { registry, docsUrl });
+          } finally {
+            inFlight--;
+          }
+          await readPendingCloses();
+          if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
           if (result.status >= 200 && result.status < 300) {
             store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
           }

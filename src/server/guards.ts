@@ -12,9 +12,21 @@ const AUTH_DETAILS = {
   expected_header: 'Authorization: Bearer <API_KEY>',
 };
 
-/** `Bear…` with the rest hidden: enough to recognise a header, never enough to use it. */
+/**
+ * What the 401 says of the Authorization header it got: the scheme when it is a known one,
+ * and the length; never a character of the credential, which may belong to another service.
+ */
 function redact(header: string): string {
-  return header.length <= 12 ? `${header.slice(0, 4)}…` : `${header.slice(0, 12)}…(${header.length} chars)`;
+  const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header)?.[1];
+  const hidden = `[redacted, ${header.length} characters]`;
+  return scheme === undefined ? hidden : `${scheme} ${hidden}`;
+}
+
+/** The RFC 6750 challenge: no error code when no credential was sent, as section 3.1 asks. */
+function challenge(status: 'missing' | 'malformed' | 'unknown' | 'revoked'): string {
+  const realm = 'Bearer realm="evm-integrity"';
+  if (status === 'missing') return realm;
+  return `${realm}, error="${status === 'malformed' ? 'invalid_request' : 'invalid_token'}"`;
 }
 
 /**
@@ -44,7 +56,7 @@ export function createGuards({ config, store, docsUrl, now }: { config: ServerCo
           token_status: status,
           recommendation: status === 'revoked' ? 'This key was revoked; use another active key of the account.' : 'Check the key and the header format.',
         },
-      });
+      }, { 'WWW-Authenticate': challenge(status) });
     if (header === undefined || header.trim() === '') return fail('missing', 'No API key: the Authorization header is missing.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (match === null) return fail('malformed', 'The Authorization header is not "Bearer <API_KEY>".');

@@ -91,10 +91,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
   { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
   { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'The request body is over the server\'s limit (details.max_allowed_bytes).' },
+  { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.' },
   { status: 422, code: 'CHAIN_NOT_SUPPORTED', when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block).' },
   { status: 429, code: 'RATE_LIMIT_EXCEEDED', when: 'Over the account\'s requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.' },
   { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
-  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'Too many requests in progress; retry after Retry-After seconds.' },
+  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'Too many verify operations in progress (counted once a body is read; /health is never refused); retry after Retry-After seconds.' },
 ];
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { serve, type HttpBindings, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './guards.js';
@@ -54,9 +54,9 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   const { bootstrapKey } = provision(store, config, new Date());
   // The app is made once the port is known (port 0 picks one), so docs_url and the
   // OpenAPI servers name the real origin; no request can arrive before that.
-  let fetchHandler: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response(null, { status: 503 });
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: (request) => fetchHandler(request), hostname: config.host, port: config.port }, (info) => {
+    const s = serve({ fetch: (request, env) => fetchHandler(request, env as HttpBindings), hostname: config.host, port: config.port }, (info) => {
       fetchHandler = createApp({ config: { ...config, port: info.port }, store, logger: options.logger }).fetch;
       resolve(s);
     });

@@ -1,0 +1,140 @@
+/**
+ * The server under clients that misbehave, over real HTTP on loopback: oversized and
+ * compressed bodies on keep-alive connections, clients that leave before the answer,
+ * foreign credentials, and operations that hold every slot.
+ */
+import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { startServer, type RunningServer } from '../src/server/serve.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const KEY = 'evmi_hostile-test-key-0123456789abcdefghijklmnopq';
+const log = capturingLogger();
+let server: RunningServer;
+
+const bigBlock = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
+const bigBody = JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: bigBlock.header.fields.receiptsRoot!, receipts: bigBlock.receipts }));
+const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+
+beforeAll(async () => {
+  server = await startServer(
+    testConfig({
+      host: '127.0.0.1',
+      bodyLimitBytes: 64 * 1024,
+      accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] }],
+    }),
+    { logger: log.logger },
+  );
+});
+afterAll(() => server?.close());
+
+const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers }, body });
+const cuUsed = async () => ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number }).cu_used;
+
+/** Sends raw bytes on a new connection and collects what comes back until the server closes it. */
+function rawExchange(bytes: string): Promise<{ text: string; ended: 'end' | 'reset' }> {
+  return new Promise((resolve) => {
+    const socket: Socket = connect(server.port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('end', () => resolve({ text, ended: 'end' }));
+    socket.on('error', () => resolve({ text, ended: 'reset' }));
+    socket.write(bytes);
+  });
+}
+
+describe('answers given before the body is read close the connection cleanly', () => {
+  it('413 says Connection: close, and a keep-alive client loses no request after it', async () => {
+    const oversized = JSON.stringify({ pad: 'x'.repeat(200 * 1024) });
+    for (let i = 0; i < 8; i++) {
+      const tooBig = await post('/v1/evm/verify/logs-bloom', oversized);
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.headers.get('connection')).toBe('close');
+      await tooBig.arrayBuffer();
+      const next = await post('/v1/evm/verify/logs-bloom', smallBody);
+      expect(next.status).toBe(200);
+    }
+  });
+
+  it('a raw client sees the whole 413 and then an orderly close, not a reset', async () => {
+    const body = 'x'.repeat(100 * 1024);
+    const { text, ended } = await rawExchange(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(text).toContain('"PAYLOAD_TOO_LARGE"');
+    expect(ended).toBe('end');
+  });
+
+  it('a compressed body gets 415 UNSUPPORTED_MEDIA_TYPE, not 400 "not JSON", and costs nothing', async () => {
+    const before = await cuUsed();
+    const res = await post('/v1/evm/verify/logs-bloom', gzipSync(smallBody), { 'Content-Encoding': 'gzip' });
+    expect(res.status).toBe(415);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(((await res.json()) as any).error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', http_status: 415, retryable: false, details: { content_encoding: 'gzip' } });
+    expect(await cuUsed()).toBe(before);
+    expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity' })).status).toBe(200);
+  });
+});
+
+describe('401 to a foreign credential', () => {
+  it.each([
+    ['a key of another service', 'Bearer sk_live_51HxQ2eKJ8sZ7yTtQpLmN0vWc'],
+    ['basic credentials', 'Basic YWxpY2U6czNjcjN0LXBhc3N3b3Jk'],
+    ['a bare token', 'ghp_R4nd0mT0k3nV4lu3Th4tIsL0ng'],
+  ])('%s: nothing of it is echoed, and WWW-Authenticate names Bearer', async (_, header) => {
+    const res = await post('/v1/evm/verify/logs-bloom', smallBody, { Authorization: header });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="evm-integrity"/);
+    const text = await res.text();
+    const credential = header.replace(/^(Bearer|Basic) /, '');
+    for (let i = 0; i + 4 <= credential.length; i++) expect(text).not.toContain(credential.slice(i, i + 4));
+    expect(JSON.parse(text).error.details.provided_header).toMatch(/\[redacted, \d+ characters\]$/);
+  });
+
+  it('no key at all: a challenge without an error code (RFC 6750 section 3.1)', async () => {
+    const res = await fetch(`${server.url}/v1/usage`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="evm-integrity"');
+  });
+});
+
+describe('a client that leaves before the answer', () => {
+  it('is neither charged nor logged as an incident', async () => {
+    await server.close();
+    server = await startServer(
+      testConfig({
+        host: '127.0.0.1',
+        bodyLimitBytes: 64 * 1024 * 1024,
+        accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] }],
+      }),
+      { logger: log.logger },
+    );
+    const before = await cuUsed();
+    const sockets = Array.from({ length: 5 }, () => {
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      // The whole body goes out, then the client hangs up while the server verifies it.
+      socket.write(`POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(bigBody)}\r\n\r\n`);
+      socket.end(bigBody);
+      socket.on('drain', () => undefined);
+      return socket;
+    });
+    await Promise.all(sockets.map((s) => new Promise((resolve) => s.on('finish', resolve))));
+    for (const s of sockets) s.destroy();
+    await expect.poll(() => log.lines.filter((l) => l.msg === 'request aborted by the client').length, { timeout: 20_000 }).toBe(5);
+    expect(await cuUsed()).toBe(before);
+    const aborted = log.lines.filter((l) => l.msg === 'request aborted by the client');
+    expect(aborted.every((l) => l.status === 499 && l.level === 30)).toBe(true);
+    expect(log.lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    // The server still answers, and charges, a client that stays.
+    const res = await post('/v1/evm/verify/receipt-root', bigBody);
+    expect(((await res.json()) as any).data[0].is_identical).toBe(true);
+    expect(await cuUsed()).toBe(before + 1);
+  });
+});
