@@ -1,4 +1,4 @@
-import type { ChainInfo } from './registry.js';
+import type { ChainInfo } from './chain-info.js';
 
 /**
  * The chains the verifier knows, with their receipt rule sets and eras.

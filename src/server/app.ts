@@ -1,76 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Logger } from 'pino';
-import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
-import { parseJsonBody } from '../api/json-body.js';
-import { LINEAGE_BODY, verifyLineage } from '../api/lineage.js';
-import { verifyLogsBloom } from '../api/logs-bloom.js';
-import { verifyReceiptRoot } from '../api/receipt-root.js';
-import { ChainRegistry, describeChain } from '../chains/registry.js';
-import { LOGS_BLOOM_BODY } from '../input/logs-bloom-request.js';
-import { RECEIPT_ROOT_BODY } from '../input/receipt-root-request.js';
-import type { JsonSchema } from '../input/schema.js';
+import { ChainRegistry } from '../chains/registry.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft } from './client.js';
 import { publicUrlOf, type ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
-import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, openApiDocument, RECEIPT_ROOT_RESULT_SCHEMA } from './openapi.js';
-import { createGuards } from './guards.js';
-import { CLIENT_CLOSED_REQUEST, clientLeft, notFound, overloaded, sendError, unsupportedEncoding } from './responses.js';
-import type { Account, Store } from './store/types.js';
-
-/**
- * Lets the event loop poll the sockets once: a client that hung up while an operation held the
- * loop is seen only then. The continuation runs in the poll phase, so the first check phase comes
- * before the next poll; the second one comes after it.
- */
-const readPendingCloses = async () => {
-  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
-};
-
-const hasBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
-
-/** A metered endpoint: its name (for entitlements and usage), cost and operation. */
-export interface Endpoint {
-  name: string;
-  path: string;
-  cu: number;
-  summary: string;
-  /** JSON Schema of the request body: the same declaration that validates it. */
-  requestSchema: JsonSchema;
-  /** JSON Schema of `data[0]` of a 200 answer. */
-  resultSchema: JsonSchema;
-  operation: (body: unknown, context: OperationContext & { registry: ChainRegistry }) => OperationResult | Promise<OperationResult>;
-}
-
-export const ENDPOINTS: readonly Endpoint[] = [
-  {
-    name: 'verify/receipt-root',
-    path: '/evm/verify/receipt-root',
-    cu: 1,
-    summary: 'Recompute the receipts root of a complete receipt list and compare it with receipt_root.',
-    requestSchema: RECEIPT_ROOT_BODY.schema,
-    resultSchema: RECEIPT_ROOT_RESULT_SCHEMA,
-    operation: verifyReceiptRoot,
-  },
-  {
-    name: 'verify/logs-bloom',
-    path: '/evm/verify/logs-bloom',
-    cu: 1,
-    summary: 'Fold logs into the 2048-bit bloom and compare it with expected_bloom.',
-    requestSchema: LOGS_BLOOM_BODY.schema,
-    resultSchema: LOGS_BLOOM_RESULT_SCHEMA,
-    operation: verifyLogsBloom,
-  },
-  {
-    name: 'verify/lineage',
-    path: '/evm/verify/lineage',
-    cu: 1,
-    summary: "Extension: audit a derived record's lineage against a bundle of the hosted service's answers and blocks.",
-    requestSchema: LINEAGE_BODY.schema,
-    resultSchema: LINEAGE_RESULT_SCHEMA,
-    operation: verifyLineage,
-  },
-];
+import { ENDPOINTS } from './endpoints.js';
+import type { AppDeps, Env } from './env.js';
+import { createGuards } from './middleware/guards.js';
+import { requestLog } from './middleware/request-log.js';
+import { openApiDocument } from './openapi.js';
+import { ApiProblem, internalError, notFound, sendError } from './responses.js';
+import { infoRoutes } from './routes/info.js';
+import { verifyRoutes } from './routes/verify.js';
+import type { Store } from './store/types.js';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -80,163 +23,38 @@ export interface AppOptions {
   now?: () => Date;
 }
 
-export type Env = { Variables: { requestId: string; account?: Account; docsUrl: string; bodyRead?: boolean } };
-
 /**
  * The verifier service: the spec's verify endpoints, health, usage and chains,
  * with bearer keys, compute units, per-account rate limits and the error envelope.
  * Every route is served with and without the `/v1` prefix.
+ *
+ * @example
+ * const app = createApp({ config: DEFAULT_CONFIG, store: new MemoryStore(), logger: pino() });
+ * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
  */
 export function createApp({ config, store, logger, now = () => new Date() }: AppOptions): Hono<Env> {
-  const registry = new ChainRegistry(config.chains);
   const origin = publicUrlOf(config);
-  const docsUrl = `${origin}/v1/docs`;
+  const deps: AppDeps = { config, store, logger, now, registry: new ChainRegistry(config.chains), docsUrl: `${origin}/v1/docs` };
   const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
-  const docs = docsPage(openapi);
-  /** Operations running now: counted once a body is read, so slow uploads cannot hold the slots. */
-  let inFlight = 0;
+  const guards = createGuards(deps);
 
   const app = new Hono<Env>();
-
-  app.use('*', async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const requestId = given !== undefined && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-    c.set('requestId', requestId);
-    c.set('docsUrl', docsUrl);
-    c.header('X-Request-Id', requestId);
-    const started = performance.now();
-    try {
-      await next();
-      // An answer given without reading the body (401, 413, 415…) closes the connection: the
-      // rest of the body would otherwise be read as the next request, or the socket cut under it.
-      if (hasBody(c.req.raw) && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
-    } finally {
-      const line = { request_id: requestId, method: c.req.method, path: c.req.path, duration_ms: Math.round((performance.now() - started) * 100) / 100, account_id: c.get('account')?.id ?? null };
-      // A client that left is not an incident of the server: nothing was answered or charged.
-      if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
-      else logger.info({ ...line, status: c.res.status }, 'request');
-    }
-  });
-
+  app.use('*', requestLog(logger));
   app.onError((error, c) => {
+    if (error instanceof ApiProblem) return sendError(c, deps.docsUrl, error.fields, error.headers);
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     const incidentId = randomUUID();
     logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');
-    return sendError(c, docsUrl, {
-      code: 'INTERNAL_SERVER_ERROR',
-      http_status: 500,
-      message: 'The server failed to answer this request.',
-      hint: `Retry later; if it persists, report incident ${incidentId} to the operator.`,
-      severity: 'critical',
-      retryable: true,
-      details: { incident_id: incidentId, temporary_issue: true, expected_recovery_seconds: 60 },
-    });
+    const problem = internalError(incidentId);
+    return sendError(c, deps.docsUrl, problem.fields);
   });
-  app.notFound((c) => notFound(c, docsUrl));
+  app.notFound((c) => {
+    const problem = notFound(c.req.method, c.req.path);
+    return sendError(c, deps.docsUrl, problem.fields);
+  });
 
-  const { authenticate, forbidden, throttle, allowanceExceeded } = createGuards({ config, store, docsUrl, now });
-
-  for (const prefix of ['/v1', '']) {
-    app.get(`${prefix}/health`, (c) => c.json({ status: 'ok' }));
-    app.get(`${prefix}/openapi.json`, (c) => c.json(openapi));
-    app.get(`${prefix}/docs`, (c) => c.html(docs));
-
-    app.get(`${prefix}/usage`, (c) => {
-      const account = authenticate(c);
-      if (account instanceof Response) return account;
-      c.set('account', account);
-      const usage = store.usage(account.id, now());
-      const allowance = usage.cuLimit + usage.cuExtra;
-      return c.json({
-        plan: account.plan,
-        cu_limit: allowance,
-        cu_used: usage.cuUsed,
-        cu_remaining: Math.max(0, allowance - usage.cuUsed),
-        cu_reset_at: usage.periodEnd,
-        rate_limit_rps: account.rateLimitRps,
-        cu_by_endpoint: usage.cuByEndpoint,
-        billing_period: { start: usage.periodStart, end: usage.periodEnd },
-      });
-    });
-
-    app.get(`${prefix}/chains`, (c) => {
-      const account = authenticate(c);
-      if (account instanceof Response) return account;
-      c.set('account', account);
-      const chains = registry.list();
-      return c.json({ data: chains.map(describeChain), count: chains.length });
-    });
-
-    for (const endpoint of ENDPOINTS) {
-      app.post(
-        `${prefix}${endpoint.path}`,
-        async (c, next) => {
-          const account = authenticate(c);
-          if (account instanceof Response) return account;
-          c.set('account', account);
-          if (account.entitlements?.endpoints !== undefined && !account.entitlements.endpoints.includes(endpoint.name)) {
-            return forbidden(c, account, `the endpoint ${endpoint.name}`);
-          }
-          const throttled = throttle(c, account);
-          if (throttled instanceof Response) return throttled;
-          for (const [name, value] of Object.entries(throttled)) c.header(name, value);
-          const exhausted = allowanceExceeded(c, account, endpoint);
-          if (exhausted !== undefined) return exhausted;
-          await next();
-        },
-        bodyLimit({
-          maxSize: config.bodyLimitBytes,
-          onError: (c) =>
-            sendError(c, docsUrl, {
-              code: 'PAYLOAD_TOO_LARGE',
-              http_status: 413,
-              message: `The request body is over the limit of ${config.bodyLimitBytes} bytes.`,
-              hint: 'Split the work into smaller requests.',
-              retryable: false,
-              details: {
-                max_allowed_bytes: config.bodyLimitBytes,
-                estimated_response_bytes: Number(c.req.header('content-length') ?? config.bodyLimitBytes + 1),
-                recommended_actions: ['Send fewer transactions per request.', 'Verify one block per request.'],
-              },
-            }),
-        }),
-        async (c) => {
-          const account = c.get('account')!;
-          const encoding = c.req.header('content-encoding');
-          if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) return unsupportedEncoding(c, docsUrl, encoding);
-          const contentType = c.req.header('content-type') ?? '';
-          if (!/^application\/(.+\+)?json\b/i.test(contentType)) {
-            const problem = { name: 'Content-Type', location: 'body' as const, reason: 'invalid_format' as const, expected: `application/json, got ${contentType === '' ? 'none' : JSON.stringify(contentType)}` };
-            return c.json(badRequest([problem], 1, { docsUrl }), 400);
-          }
-          const text = await c.req.text();
-          c.set('bodyRead', true);
-          const parsed = parseJsonBody(text);
-          if (!parsed.ok) return c.json(badRequest([parsed.problem], 1, { docsUrl }), 400);
-          const chainId = (parsed.value as { chain_id?: unknown } | null)?.chain_id;
-          const chains = account.entitlements?.chains;
-          if (chains !== undefined && typeof chainId === 'number' && !chains.includes(chainId)) return forbidden(c, account, `chain ${chainId}`);
-          if (inFlight >= config.maxInFlight) return overloaded(c, docsUrl);
-          // Checked again now that the body is in: from here to the charge nothing awaits,
-          // so concurrent requests of one process cannot overdraw the allowance.
-          const exhausted = allowanceExceeded(c, account, endpoint);
-          if (exhausted !== undefined) return exhausted;
-          inFlight++;
-          let result: OperationResult;
-          try {
-            result = await endpoint.operation(parsed.value, { registry, docsUrl });
-          } finally {
-            inFlight--;
-          }
-          await readPendingCloses();
-          if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
-          if (result.status >= 200 && result.status < 300) {
-            store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
-          }
-          return c.json(result.body as object, result.status as 200);
-        },
-      );
-    }
-  }
+  const routes = new Hono<Env>().route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) })).route('/', verifyRoutes(deps, guards, ENDPOINTS));
+  app.route('/v1', routes);
+  app.route('/', routes);
   return app;
 }

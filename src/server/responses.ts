@@ -1,44 +1,41 @@
-import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { errorEnvelope, type ApiError } from '../api/envelope.js';
 
-/** Builds the spec's error envelope for a status and sends it; `docsUrl` is the server's reference page. */
-export function sendError(
-  c: Context,
-  docsUrl: string,
-  fields: Omit<ApiError, 'docs_url' | 'severity' | 'retryable'> & Partial<Pick<ApiError, 'severity' | 'retryable'>>,
-  headers: Record<string, string> = {},
-): Response {
+/** The members of an error envelope a route chooses; `docs_url` is the server's, the rest defaulted. */
+export type ProblemFields = Omit<ApiError, 'docs_url' | 'severity' | 'retryable'> & Partial<Pick<ApiError, 'severity' | 'retryable'>>;
+
+/**
+ * An answer that ends a request with the spec's error envelope. Middleware and routes throw it;
+ * the app's error handler sends it (with the headers the request gathered, such as X-Request-Id).
+ */
+export class ApiProblem extends HTTPException {
+  constructor(
+    readonly fields: ProblemFields,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(fields.http_status as 400, { message: fields.message });
+  }
+}
+
+/** Sends the error envelope of `fields`; `docsUrl` is the server's reference page. */
+export function sendError(c: Context, docsUrl: string, fields: ProblemFields, headers: Readonly<Record<string, string>> = {}): Response {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return c.json(errorEnvelope(fields, { docsUrl }), fields.http_status as 400);
 }
 
-export const notFound = (c: Context, docsUrl: string) =>
-  sendError(c, docsUrl, {
+export const notFound = (method: string, path: string) =>
+  new ApiProblem({
     code: 'NOT_FOUND',
     http_status: 404,
-    message: `No endpoint ${c.req.method} ${c.req.path}.`,
+    message: `No endpoint ${method} ${path}.`,
     hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
     details: null,
   });
 
-/** The status logged for a request whose client closed the connection before the answer (nginx's 499). */
-export const CLIENT_CLOSED_REQUEST = 499;
-
-/**
- * Whether the client of this request has gone. The abort signal fires a few turns of the event
- * loop after the connection drops; the socket's own state (closed, or ended by the client, which
- * Node's server answers by closing) is known as soon as the loop has read the close.
- */
-export function clientLeft(c: Context): boolean {
-  if (c.req.raw.signal.aborted) return true;
-  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
-  return socket !== undefined && (socket.destroyed || socket.readableEnded);
-}
-
 /** 415: a compressed body; the service reads plain JSON only, so it says so rather than "not valid JSON". */
-export const unsupportedEncoding = (c: Context, docsUrl: string, encoding: string) =>
-  sendError(c, docsUrl, {
+export const unsupportedEncoding = (encoding: string) =>
+  new ApiProblem({
     code: 'UNSUPPORTED_MEDIA_TYPE',
     http_status: 415,
     message: `The request body is sent with Content-Encoding ${JSON.stringify(encoding)}; this server reads uncompressed JSON only.`,
@@ -47,6 +44,35 @@ export const unsupportedEncoding = (c: Context, docsUrl: string, encoding: strin
     details: { content_encoding: encoding, accepted_encodings: ['identity'] },
   });
 
+export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined) =>
+  new ApiProblem({
+    code: 'PAYLOAD_TOO_LARGE',
+    http_status: 413,
+    message: `The request body is over the limit of ${limitBytes} bytes.`,
+    hint: 'Split the work into smaller requests.',
+    retryable: false,
+    details: {
+      max_allowed_bytes: limitBytes,
+      estimated_response_bytes: Number(contentLength ?? limitBytes + 1),
+      recommended_actions: ['Send fewer transactions per request.', 'Verify one block per request.'],
+    },
+  });
+
 /** 503: every operation slot is busy. */
-export const overloaded = (c: Context, docsUrl: string) =>
-  sendError(c, docsUrl, { code: 'SERVICE_UNAVAILABLE', http_status: 503, message: 'The server is at its limit of requests in progress.', hint: 'Retry after the number of seconds in Retry-After.', retryable: true, details: null }, { 'Retry-After': '1' });
+export const overloaded = () =>
+  new ApiProblem(
+    { code: 'SERVICE_UNAVAILABLE', http_status: 503, message: 'The server is at its limit of requests in progress.', hint: 'Retry after the number of seconds in Retry-After.', retryable: true, details: null },
+    { 'Retry-After': '1' },
+  );
+
+/** 500: a fault of the server, told by an incident id that is in the log and nothing else. */
+export const internalError = (incidentId: string) =>
+  new ApiProblem({
+    code: 'INTERNAL_SERVER_ERROR',
+    http_status: 500,
+    message: 'The server failed to answer this request.',
+    hint: `Retry later; if it persists, report incident ${incidentId} to the operator.`,
+    severity: 'critical',
+    retryable: true,
+    details: { incident_id: incidentId, temporary_issue: true, expected_recovery_seconds: 60 },
+  });

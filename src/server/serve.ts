@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { serve, type HttpBindings, type ServerType } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
-import { ANONYMOUS_ACCOUNT } from './guards.js';
+import { ANONYMOUS_ACCOUNT } from './env.js';
 import { publicUrlOf, type ServerConfig } from './config.js';
 import { MemoryStore } from './store/memory-store.js';
 import { SqliteStore } from './store/sqlite-store.js';

@@ -1,0 +1,154 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Endpoint } from '../endpoints.js';
+import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
+import { ApiProblem } from '../responses.js';
+import type { Account } from '../store/types.js';
+
+const AUTH_DETAILS = {
+  auth_scheme: 'Bearer',
+  expected_header: 'Authorization: Bearer <API_KEY>',
+};
+
+type TokenStatus = 'missing' | 'malformed' | 'unknown' | 'revoked';
+
+/**
+ * What the 401 says of the Authorization header it got: the scheme when it is a known one,
+ * and the length; never a character of the credential, which may belong to another service.
+ */
+function redact(header: string): string {
+  const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header)?.[1];
+  const hidden = `[redacted, ${header.length} characters]`;
+  return scheme === undefined ? hidden : `${scheme} ${hidden}`;
+}
+
+/** The RFC 6750 challenge: no error code when no credential was sent, as section 3.1 asks. */
+function challenge(status: TokenStatus): string {
+  const realm = 'Bearer realm="evm-integrity"';
+  if (status === 'missing') return realm;
+  return `${realm}, error="${status === 'malformed' ? 'invalid_request' : 'invalid_token'}"`;
+}
+
+/** 403: the account's entitlements exclude `what` (an endpoint or a chain). */
+export const forbidden = (account: Account, what: string) =>
+  new ApiProblem({
+    code: 'FORBIDDEN',
+    http_status: 403,
+    message: `This account's entitlements do not include ${what}.`,
+    hint: "Ask the operator to extend the account's entitlements.",
+    severity: 'warning',
+    retryable: false,
+    details: { required_plan: 'an account entitled to it', your_plan: account.plan, contact: 'the operator of this server', recommendation: `Use a key of an account entitled to ${what}.` },
+  });
+
+function unauthorized(header: string | undefined, status: TokenStatus, message: string): ApiProblem {
+  return new ApiProblem(
+    {
+      code: 'UNAUTHORIZED',
+      http_status: 401,
+      message,
+      hint: 'Send the API key from `evm-integrity keys create` as Authorization: Bearer <API_KEY>.',
+      retryable: false,
+      details: {
+        ...AUTH_DETAILS,
+        provided_header: header === undefined ? null : redact(header),
+        token_status: status,
+        recommendation: status === 'revoked' ? 'This key was revoked; use another active key of the account.' : 'Check the key and the header format.',
+      },
+    },
+    { 'WWW-Authenticate': challenge(status) },
+  );
+}
+
+/**
+ * The checks a request passes before its work: the key (401), the entitlements (403), the
+ * account's requests per second and its CU allowance (429). Each is a middleware that lets the
+ * request through or throws the answer; `authenticate` sets the account on the context.
+ *
+ * @example
+ * app.post('/evm/verify/logs-bloom', guards.authenticate, guards.entitled(endpoint), guards.throttle, handler)
+ */
+export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 'store' | 'now'>) {
+  const accountOf = (header: string | undefined): Account => {
+    if (!config.auth) {
+      const account = store.getAccount(ANONYMOUS_ACCOUNT);
+      if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
+      return account;
+    }
+    if (header === undefined || header.trim() === '') throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
+    const match = /^Bearer +(\S+)$/i.exec(header.trim());
+    if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
+    const result = store.authenticate(match[1]!);
+    if (result.status === 'unknown') throw unauthorized(header, 'unknown', 'The API key is not known to this server.');
+    if (result.status === 'revoked') throw unauthorized(header, 'revoked', 'The API key was revoked.');
+    return result.account;
+  };
+
+  /** Resolves the bearer key to the account it belongs to. */
+  const authenticate: MiddlewareHandler<Env> = async (c, next) => {
+    c.set('account', accountOf(c.req.header('authorization')));
+    await next();
+  };
+
+  /** The account may use `endpoint`. */
+  const entitled =
+    (endpoint: Endpoint): MiddlewareHandler<Env> =>
+    async (c, next) => {
+      const account = c.get('account')!;
+      const endpoints = account.entitlements?.endpoints;
+      if (endpoints !== undefined && !endpoints.includes(endpoint.name)) throw forbidden(account, `the endpoint ${endpoint.name}`);
+      await next();
+    };
+
+  /** Per-account requests per second, shared by its keys; every answer says what is left. */
+  const throttle: MiddlewareHandler<Env> = async (c, next) => {
+    const account = c.get('account')!;
+    const token = store.takeRateToken(account.id, account.rateLimitRps, now().getTime());
+    const headers = { 'X-RateLimit-Limit': String(token.limit), 'X-RateLimit-Remaining': String(Math.max(0, token.remaining)) };
+    if (!token.allowed) {
+      throw new ApiProblem(
+        {
+          code: 'RATE_LIMIT_EXCEEDED',
+          http_status: 429,
+          message: `More than ${token.limit} requests per second for this account.`,
+          hint: 'Wait Retry-After seconds, then back off exponentially. The limit is shared by all keys of the account.',
+          severity: 'warning',
+          retryable: true,
+          details: { limit_rps: token.limit, current_estimated_rps: token.count, retry_after_seconds: token.retryAfterSeconds, limit_scope: 'account', limit_window_seconds: 1 },
+        },
+        { ...headers, 'Retry-After': String(token.retryAfterSeconds) },
+      );
+    }
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    await next();
+  };
+
+  /** The 429 of an account whose CU allowance cannot pay for `endpoint`; undefined when it can. */
+  const allowanceProblem = (account: Account, endpoint: Endpoint): ApiProblem | undefined => {
+    const usage = store.usage(account.id, now());
+    if (usage.cuUsed + endpoint.cu <= usage.cuLimit + usage.cuExtra) return undefined;
+    const retryAfter = Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
+    return new ApiProblem(
+      {
+        code: 'RATE_LIMIT_EXCEEDED',
+        http_status: 429,
+        message: `The account's compute-unit allowance (${usage.cuLimit + usage.cuExtra} CU) is used up until ${usage.periodEnd}.`,
+        hint: 'Wait for cu_reset_at, or have the operator add a CU package (evm-integrity accounts add-cu).',
+        severity: 'warning',
+        retryable: true,
+        details: { limit_rps: account.rateLimitRps, current_estimated_rps: null, retry_after_seconds: retryAfter, limit_scope: 'cu_allowance', limit_window_seconds: retryAfter },
+      },
+      { 'Retry-After': String(retryAfter) },
+    );
+  };
+
+  /** Refuses, before its body is read, a request that the account's allowance cannot pay for. */
+  const affordable =
+    (endpoint: Endpoint): MiddlewareHandler<Env> =>
+    async (c, next) => {
+      const problem = allowanceProblem(c.get('account')!, endpoint);
+      if (problem !== undefined) throw problem;
+      await next();
+    };
+
+  return { authenticate, entitled, throttle, affordable, allowanceProblem };
+}
