@@ -1,6 +1,8 @@
 /**
  * evm-integrity: offline proofs that EVM chain data is what it claims to be.
- * Pure, synchronous and free of I/O: usable in Node and in browsers.
+ * The EVM core: pure, synchronous and free of I/O, usable in Node and in browsers. The
+ * endpoint operations are `evm-integrity/api`, the lineage walker `evm-integrity/lineage`,
+ * the Node pieces (network sources, the service) `evm-integrity/node`.
  */
 export { bytesEqual, bytesToHex, hexToBytes, parseHex } from './bytes/hex.js';
 export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } from './keccak/keccak.js';
@@ -32,25 +34,10 @@ export {
   type StateSyncRule,
   type Verifiability,
 } from './chains/registry.js';
-export { borStateSyncTxHash, type ExcludedReceipt } from './chains/state-sync.js';
+export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
 export { Problems, type Problem, type ProblemReason } from './input/problems.js';
 export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
-export { parseReceiptRootRequest, type ReceiptRootRequest } from './input/receipt-root-request.js';
-export { parseLogsBloomRequest, type LogsBloomRequest } from './input/logs-bloom-request.js';
 
-export { badRequest, DEFAULT_DOCS_URL, errorEnvelope, type ApiError, type ErrorEnvelope, type OperationContext, type OperationResult } from './api/envelope.js';
-export { parseJsonBody } from './api/json-body.js';
-export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './api/receipt-root.js';
-export { verifyLogsBloom, type LogsBloomResult } from './api/logs-bloom.js';
-export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './api/request-body.js';
-export { verifyBlock, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';
-
-export { walkLineage, type WalkOptions } from './lineage/walker.js';
-export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage/report.js';
-export { BundleSource, parseBundle, type Bundle } from './lineage/bundle-source.js';
-export { SourceError, type BlockJson, type BlockSource, type Exchange, type GenesisAnswer, type InputProblem, type LineageSource, type RecordAnswer } from './lineage/source.js';
-export { checkFunctionResult, decodeFunctionOutput, encodeFunctionOutput, KNOWN_FUNCTIONS } from './lineage/abi.js';
-export { datasetId, DATASETS } from './lineage/datasets.js';
-export { auditBundle, verifyLineage, type BundleAudit } from './api/lineage.js';
-export { LINEAGE_LIMITS, type LineageLimit } from './lineage/limits.js';
+export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';
+export { err, ok, type Result } from './result.js';

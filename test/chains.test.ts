@@ -2,6 +2,7 @@
  * Chains and eras: a block the verifier cannot recompute is answered "not
  * verifiable" with the reason, never reported as a mismatch.
  */
+import { verifyBlockOperation } from '../src/api/index.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify } from '../src/cli/verify.js';
 import { describeChain, defaultRegistry } from '../src/chains/registry.js';
-import { encodeHeader, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyReceiptRoot } from '../src/index.js';
+import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../src/index.js';
+import { receiptRootBody, verifyReceiptRoot } from '../src/api/index.js';
 import { createApp } from '../src/server/app.js';
 import { provision, startServer, type RunningServer } from '../src/server/serve.js';
 import { MemoryStore } from '../src/server/store/memory-store.js';
@@ -102,7 +104,7 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
   });
 
   it('verify block: a classic block gets the verdict not_verifiable, with nothing computed; a Nitro one is verified', () => {
-    const classic = verifyBlock(blockFileAt(42161, 1_000_000));
+    const classic = verifyBlockOperation(blockFileAt(42161, 1_000_000));
     expect(classic.verdict).toBe('not_verifiable');
     expect(classic.body).toMatchObject({
       chain_id: 42161,
@@ -114,15 +116,24 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
       logs_bloom: { computed: null, matches: null },
     });
     // --rules names rules for chains outside the registry; it does not make an era verifiable.
-    expect(verifyBlock(blockFileAt(42161, 1_000_000), { rules: 'arbitrum' }).verdict).toBe('not_verifiable');
+    expect(verifyBlockOperation(blockFileAt(42161, 1_000_000), { rules: 'arbitrum' }).verdict).toBe('not_verifiable');
 
-    const nitro = verifyBlock(blockFileAt(42161, NITRO_GENESIS));
+    const nitro = verifyBlockOperation(blockFileAt(42161, NITRO_GENESIS));
     expect(nitro.verdict).toBe('identical');
     expect(nitro.body).toMatchObject({ verdict: 'identical', reason: null, receipts_root: { matches: true }, logs_bloom: { matches: true } });
   });
 
+  it('the core verifyBlock returns the report or the refusal; only the operation builds answers', () => {
+    const report = verifyBlock(blockFileAt(42161, 1_000_000));
+    expect(report.ok && report.value.verdict).toBe('not_verifiable');
+    const { chain_id: _, ...unnamed } = blockFileAt(42161, NITRO_GENESIS) as Record<string, unknown>;
+    const refused = verifyBlock(unnamed);
+    expect(refused).toMatchObject({ ok: false, error: { kind: 'chain_not_supported', subject: null, hint: expect.stringContaining('--rules') } });
+    expect(verifyBlockOperation(unnamed).status).toBe(422);
+  });
+
   it('verify block: a chain none of whose blocks can be verified gets not_verifiable with its reason', () => {
-    const result = verifyBlock(blockFileAt(324, 1));
+    const result = verifyBlockOperation(blockFileAt(324, 1));
     expect(result.verdict).toBe('not_verifiable');
     expect((result.body as any).reason).toMatch(/zkSync Era.*Patricia/);
   });

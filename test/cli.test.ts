@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { Problems, readRpcBlock } from '../src/index.js';
+import { receiptRootBody } from '../src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,21 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runVerify } from '../src/cli/verify.js';
-import {
-  bytesToHex,
-  ChainRegistry,
-  decodeHeader,
-  encodeHeader,
-  headerHash,
-  parseHex,
-  Problems,
-  readRpcBlock,
-  receiptRootBody,
-  receiptsCommitment,
-  RULE_SETS,
-  verifyBlock,
-  type RpcBlock,
-} from '../src/index.js';
+import { bytesToHex, ChainRegistry, decodeHeader, encodeHeader, headerHash, parseHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS, type RpcBlock } from '../src/index.js';
+import { receiptRootBody, verifyBlockOperation } from '../src/api/index.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
@@ -90,7 +77,7 @@ describe('every fixture block reproduces its header', () => {
     });
 
     it('verify block reports every commitment as matching', () => {
-      const result = verifyBlock(fixture, block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {});
+      const result = verifyBlockOperation(fixture, block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {});
       expect(result.verdict).toBe('identical');
       const report = result.body as any;
       expect(report.receipts_root.matches).toBe(true);
@@ -117,7 +104,7 @@ describe('fixtures altered by one byte are caught', () => {
     const receipt = fixture.receipts.find((r) => (r.logs as unknown[]).length > 0)!;
     const log = (receipt.logs as Array<{ data: string }>)[0]!;
     log.data = log.data === '0x' ? '0x00' : `0x${(parseHex(log.data)![0]! ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}`;
-    const result = verifyBlock(fixture);
+    const result = verifyBlockOperation(fixture);
     expect(result.verdict).toBe('different');
     expect((result.body as any).receipts_root.matches).toBe(false);
   });

@@ -4,11 +4,11 @@ import { bytesToHex, parseHex } from '../src/bytes/hex.js';
 import {
   checkFunctionResult,
   decodeFunctionOutput,
-  encodeFunctionOutput,
   isKnownFunction,
   KNOWN_FUNCTIONS,
   type KnownFunction,
 } from '../src/lineage/abi.js';
+import { encodeFunctionOutput } from './helpers/abi-encode.js';
 
 const PATH = 'genesis.function_results[0]';
 const WETH = 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';

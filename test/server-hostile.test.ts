@@ -6,7 +6,8 @@
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { Problems, readRpcBlock } from '../src/index.js';
+import { receiptRootBody } from '../src/api/index.js';
 import { startServer, type RunningServer } from '../src/server/serve.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';

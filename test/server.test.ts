@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock, receiptRootBody } from '../src/index.js';
+import { Problems, readRpcBlock } from '../src/index.js';
+import { receiptRootBody } from '../src/api/index.js';
 import { createApp } from '../src/server/app.js';
 import type { ServerConfig } from '../src/server/config.js';
 import { ERROR_CODES } from '../src/server/openapi.js';

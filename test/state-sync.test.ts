@@ -9,11 +9,13 @@
  * transaction hash derived from the block's own number and hash, its logs those of
  * a deposit (the child token's Transfer, then the StateReceiver's StateCommitted).
  */
+import { verifyBlockOperation } from '../src/api/index.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { ChainRegistry, defaultRegistry } from '../src/chains/registry.js';
 import { borStateSyncTxHash } from '../src/chains/state-sync.js';
-import { bytesToHex, encodeHeader, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyReceiptRoot, type OperationResult } from '../src/index.js';
+import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../src/index.js';
+import { receiptRootBody, verifyReceiptRoot, type OperationResult } from '../src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const fixture = loadFixture('polygon-pos-9013760');
@@ -59,13 +61,13 @@ describe("Bor's state-sync tx hash", () => {
 
 describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   it('a block with its state-sync receipt verifies: the receipt is left out of root and bloom, and listed', () => {
-    const result = verifyBlock(withStateSync());
+    const result = verifyBlockOperation(withStateSync());
     expect(result.verdict).toBe('identical');
     expect(result.body).toMatchObject({ transaction_count: 4, receipts_root: { matches: true }, logs_bloom: { matches: true }, excluded_receipts: expectedExclusion });
   });
 
   it('the same receipt under another transaction hash is part of the root, which then differs', () => {
-    const result = verifyBlock(withStateSync(`0x${'ab'.repeat(32)}`));
+    const result = verifyBlockOperation(withStateSync(`0x${'ab'.repeat(32)}`));
     expect(result.verdict).toBe('different');
     expect(result.body).toMatchObject({ transaction_count: 5, receipts_root: { matches: false }, logs_bloom: { matches: false }, excluded_receipts: [] });
   });
@@ -78,7 +80,7 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
 
   it('a state-sync receipt that is not last is a conflict, not a guess', () => {
     const receipts = [stateSyncRpc(derived, 0), ...fixture.receipts.map((r, i) => ({ ...r, transactionIndex: `0x${(i + 1).toString(16)}` }))];
-    const result = verifyBlock({ ...fixture, receipts });
+    const result = verifyBlockOperation({ ...fixture, receipts });
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
       { name: 'receipts[0].transactionHash', location: 'body', reason: 'conflict', expected: "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0" },
@@ -87,16 +89,16 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
 
   it('without the hash member the block hash is recomputed from the header; without a number the era cannot be told', () => {
     const { hash: _hash, ...headerWithoutHash } = fixture.header;
-    expect(verifyBlock({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({ verdict: 'identical', body: { excluded_receipts: expectedExclusion } });
+    expect(verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({ verdict: 'identical', body: { excluded_receipts: expectedExclusion } });
     const { number: _number, ...headerWithoutNumber } = fixture.header;
-    const [problem] = (verifyBlock({ ...withStateSync(), header: headerWithoutNumber }).body as any).error.details.invalid_parameters;
+    const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }).body as any).error.details.invalid_parameters;
     expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining("treats Bor's state sync differently") });
   });
 
   it('from Madhugiri on nothing is left out: the same receipt is hashed', () => {
     const polygon = defaultRegistry.get(137)!;
     const registry = new ChainRegistry([{ ...polygon, eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }] }]);
-    expect(verifyBlock(withStateSync(), { registry })).toMatchObject({ verdict: 'different', body: { transaction_count: 5, excluded_receipts: [] } });
+    expect(verifyBlockOperation(withStateSync(), { registry })).toMatchObject({ verdict: 'different', body: { transaction_count: 5, excluded_receipts: [] } });
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock, receiptRootBody, verifyBlock, verifyLogsBloom, verifyReceiptRoot, type OperationResult } from '../src/index.js';
+import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock } from '../src/index.js';
+import { receiptRootBody, verifyLogsBloom, verifyReceiptRoot, type OperationResult, verifyBlockOperation } from '../src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const EMPTY_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
@@ -342,13 +343,13 @@ describe('verify block input (JSON-RPC header + receipts)', () => {
     const block = fixture();
     const r = block.receipts.findIndex((x: any) => x.logs.length > 0);
     block.receipts[r].logs[0].topics[0] = '0x1234';
-    expect(only(verifyBlock(block))).toMatchObject({ name: `receipts[${r}].logs[0].topics[0]`, reason: 'invalid_format' });
+    expect(only(verifyBlockOperation(block))).toMatchObject({ name: `receipts[${r}].logs[0].topics[0]`, reason: 'invalid_format' });
   });
 
   it('receipts are placed by transactionIndex; a duplicate is reported, and the index it leaves out', () => {
     const block = fixture();
     block.receipts[1].transactionIndex = '0x0';
-    expect(problems(verifyBlock(block))).toEqual([
+    expect(problems(verifyBlockOperation(block))).toEqual([
       expect.objectContaining({ name: 'receipts[1].transactionIndex', reason: 'duplicate', expected: 'each index once; 0 is also the index of receipts[0]' }),
       expect.objectContaining({ name: 'receipts', reason: 'missing', expected: `a receipt with index 1: indexes must be exactly 0..${block.receipts.length - 1}` }),
     ]);
@@ -363,35 +364,35 @@ describe('verify block input (JSON-RPC header + receipts)', () => {
     rootOnTyped.receipts[typed].root = `0x${'cc'.repeat(32)}`;
     delete rootOnTyped.receipts[typed].status;
     const request = (transactions: unknown[]) => verifyReceiptRoot({ chain_id: 1, receipt_root: '00'.repeat(32), transactions });
-    expect(strip(verifyBlock(duplicate))).toContainEqual(['duplicate', 'each index once; 0 is also the index of list[0]']);
+    expect(strip(verifyBlockOperation(duplicate))).toContainEqual(['duplicate', 'each index once; 0 is also the index of list[0]']);
     expect(strip(request([tx({ index: 0 }), tx({ index: 0 })]))).toContainEqual(['duplicate', 'each index once; 0 is also the index of list[0]']);
     const rootConflict = ['conflict', 'status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type 2'];
-    expect(strip(verifyBlock(rootOnTyped))).toEqual([rootConflict]);
+    expect(strip(verifyBlockOperation(rootOnTyped))).toEqual([rootConflict]);
     expect(strip(request([tx({ index: 0, type: 2, status: undefined, root: 'cc'.repeat(32) })]))).toEqual([rootConflict]);
   });
 
   it('shuffled receipts still verify, since each carries its transactionIndex', () => {
     const block = fixture();
     block.receipts.reverse();
-    expect(verifyBlock(block).verdict).toBe('identical');
+    expect(verifyBlockOperation(block).verdict).toBe('identical');
   });
 
   it('transactionIndex on some receipts only is a conflict', () => {
     const block = fixture();
     delete block.receipts[0].transactionIndex;
-    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts', reason: 'conflict' });
+    expect(only(verifyBlockOperation(block))).toMatchObject({ name: 'receipts', reason: 'conflict' });
   });
 
   it('a type the rule set does not know is unknown_type at its receipt', () => {
     const block = fixture();
     block.receipts[2].type = '0x7e';
-    expect(only(verifyBlock(block))).toMatchObject({ name: 'receipts[2].type', reason: 'unknown_type' });
+    expect(only(verifyBlockOperation(block))).toMatchObject({ name: 'receipts[2].type', reason: 'unknown_type' });
   });
 
   it('a changed header field breaks only the block hash', () => {
     const block = fixture();
     block.header.gasUsed = '0x1';
-    const report = verifyBlock(block).body as any;
+    const report = verifyBlockOperation(block).body as any;
     expect(report).toMatchObject({ receipts_root: { matches: true }, logs_bloom: { matches: true }, block_hash: { matches: false }, is_identical: false });
   });
 });

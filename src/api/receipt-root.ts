@@ -1,6 +1,6 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import type { ExcludedReceipt } from '../chains/state-sync.js';
+import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { parseReceiptRootRequest } from '../input/receipt-root-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { receiptsCommitment } from '../receipts/root.js';
@@ -10,13 +10,6 @@ import { badRequest, type OperationContext, type OperationResult } from './envel
 export interface ReceiptRootContext extends OperationContext, HashOptions {
   /** Chains the caller may verify; the built-in registry when absent. */
   registry?: ChainRegistry;
-}
-
-/** A receipt left out of the root, as answered. */
-export interface ExcludedReceiptResult {
-  index: number;
-  tx_hash: string;
-  reason: string;
 }
 
 /** `data[0]` of a receipt-root answer (spec "Verification results" plus DECISIONS.md extensions). */
@@ -33,11 +26,6 @@ export interface ReceiptRootResult {
   /** Receipts hashed into the root; `excluded_receipts` are not counted. */
   transaction_count: number;
   excluded_receipts: ExcludedReceiptResult[];
-}
-
-/** An excluded receipt as the results show it. */
-export function excludedReceiptResult(receipt: ExcludedReceipt): ExcludedReceiptResult {
-  return { index: receipt.index, tx_hash: bytesToHex(receipt.txHash), reason: receipt.reason };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { bytesEqual } from '../bytes/hex.js';
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { describeSpan, type Verifiability } from './registry.js';
 
@@ -68,4 +68,16 @@ export function stateSyncOutcome(
   }
   const reason = `Bor's state-sync receipt: in ${describeSpan(era)} (${era.name}) it is in neither the receipts root nor the logs bloom.`;
   return { kind: 'excluded', excluded: { index, txHash: derived, reason } };
+}
+
+/** A receipt left out of the root, as answered. */
+export interface ExcludedReceiptResult {
+  index: number;
+  tx_hash: string;
+  reason: string;
+}
+
+/** An excluded receipt as the results show it. */
+export function excludedReceiptResult(receipt: ExcludedReceipt): ExcludedReceiptResult {
+  return { index: receipt.index, tx_hash: bytesToHex(receipt.txHash), reason: receipt.reason };
 }

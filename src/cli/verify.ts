@@ -5,7 +5,7 @@ import { verifyLogsBloom } from '../api/logs-bloom.js';
 import { verifyReceiptRoot } from '../api/receipt-root.js';
 import { ChainRegistry, type ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
-import { verifyBlock } from '../verify/block.js';
+import { verifyBlockOperation } from '../api/block.js';
 import { LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
@@ -61,7 +61,7 @@ export function runVerify(argv: string[], io: CliIo): number {
       break;
     case 'block':
       if (file === undefined) throw new UsageError('verify block needs a FILE');
-      result = runOperation(read(file), context, (body) => verifyBlock(body, { ...context, registry, ...(rules && { rules }) }));
+      result = runOperation(read(file), context, (body) => verifyBlockOperation(body, { ...context, registry, ...(rules && { rules }) }));
       break;
     case undefined:
       throw new UsageError('verify needs what to verify: receipt-root, logs-bloom or block');

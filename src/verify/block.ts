@@ -7,11 +7,11 @@ import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/receipt-rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import { chainNotSupported } from '../api/chain-not-supported.js';
-import { badRequest, type OperationContext, type OperationResult } from '../api/envelope.js';
-import { excludedReceiptResult, type ExcludedReceiptResult } from '../api/receipt-root.js';
+import type { Problem } from '../input/problems.js';
+import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
+import { err, ok, type Result } from '../result.js';
 
-export interface BlockVerifyContext extends OperationContext, HashOptions {
+export interface BlockVerifyContext extends HashOptions {
   registry?: ChainRegistry;
   /** Rule set to use, for blocks of chains outside the registry or without a chain id. */
   rules?: RuleSetName;
@@ -26,6 +26,12 @@ export interface Comparison {
   reason?: string;
 }
 
+/** Why a block was not verified at all: its input is invalid, or its chain cannot be named or verified. */
+export type BlockRefusal =
+  | { kind: 'invalid'; problems: Problem[]; count: number }
+  | { kind: 'chain_not_supported'; subject: NotVerifiable | null; hint: string };
+
+/** The verification of one block: every commitment it carries compared with its data. */
 export interface BlockReport {
   id: string | null;
   chain_id: number | null;
@@ -56,11 +62,11 @@ function compare(expected: Uint8Array | undefined, computed: Uint8Array | undefi
 }
 
 /** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
-function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): OperationResult {
+function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockReport {
   const { fields } = block.header;
   const reason = describeNotVerifiable(subject, fields.number);
   const skipped = (expected: Uint8Array | undefined): Comparison => ({ expected: hex(expected), computed: null, matches: null, reason: 'not computed: the block cannot be verified' });
-  const report: BlockReport = {
+  return {
     id: block.id ?? null,
     chain_id: block.chainId,
     rules: subject.chain!.rules,
@@ -75,7 +81,6 @@ function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): Operation
     verdict: 'not_verifiable',
     reason,
   };
-  return { status: 200, verdict: 'not_verifiable', body: report };
 }
 
 /**
@@ -84,23 +89,22 @@ function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): Operation
  * its hash, and each receipt's encoding against the source's raw receipts. A block
  * of a chain, or an era, that cannot be verified gets the verdict not_verifiable.
  */
-export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): OperationResult {
+export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
   const block = readRpcBlock(input, problems, { registry, keccak: context.keccak });
-  if (block === undefined) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
+  if (block === undefined) return err({ kind: 'invalid', problems: problems.list, count: problems.count });
 
   const { fields, complete } = block.header;
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
   let rules: RuleSet;
   if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
     if (context.rules === undefined) {
-      const unknownChainHint = `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).`;
-      return chainNotSupported(verifiability ?? null, context, { unknownChainHint });
+      return err({ kind: 'chain_not_supported', subject: verifiability ?? null, hint: `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).` });
     }
     rules = RULE_SETS[context.rules];
   } else if (verifiability.status === 'not_verifiable') {
-    return notVerifiableReport(block, verifiability);
+    return ok(notVerifiableReport(block, verifiability));
   } else {
     // The reader already required the era of receipts that name their transactions.
     const types = block.receipts.map((receipt) => receipt.type);
@@ -111,7 +115,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): O
   }
 
   block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
-  if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
+  if (!problems.empty) return err({ kind: 'invalid', problems: problems.list, count: problems.count });
   const keccak = context.keccak ?? defaultKeccak256;
   const commitment = receiptsCommitment(block.receipts, { rules, keccak });
 
@@ -131,7 +135,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): O
     .filter(([, matches]) => matches === false)
     .map(([name]) => name);
   const isIdentical = failed.length === 0 && receiptsRoot.matches === true;
-  const report: BlockReport = {
+  return ok({
     id: block.id ?? null,
     chain_id: block.chainId,
     rules: rules.name,
@@ -145,6 +149,5 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): O
     is_identical: isIdentical,
     verdict: isIdentical ? 'identical' : 'different',
     reason: isIdentical ? null : failed.length > 0 ? `does not match: ${failed.join(', ')}` : receiptsRoot.reason!,
-  };
-  return { status: 200, verdict: report.verdict, body: report };
+  });
 }

@@ -7,7 +7,7 @@
  */
 import { bytesToHex, defaultKeccak256 } from '../../src/index.js';
 import type { Bundle } from '../../src/lineage/bundle-source.js';
-import { encodeFunctionOutput } from '../../src/lineage/abi.js';
+import { encodeFunctionOutput } from './abi-encode.js';
 import { loadFixture } from './fixtures.js';
 
 const id = (label: string) => bytesToHex(defaultKeccak256(new TextEncoder().encode(label))).slice(0, 36);
