@@ -214,7 +214,7 @@ export function createApp({ config, store, logger, now = () => new Date() }: App
             }
           }
           if (result.status >= 200 && result.status < 300) {
-            store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
+            const r = store.reserve(account.id, endpoint.name, endpoint.cu, now()); if (r.ok) store.settle(r.reservation, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
           }
           return c.json(result.body as object, result.status as 200);
         },
