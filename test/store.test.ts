@@ -10,8 +10,8 @@ import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LoggedRequest, MemoryStore } from '../src/server/store/memory-store.js';
 import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../src/server/store/periods.js';
-import { SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
-import { type AccountInput, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../src/server/store/types.js';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
+import { type AccountInput, DEFAULT_REQUEST_RETENTION_DAYS, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../src/server/store/types.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -22,6 +22,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const at = (iso: string) => new Date(iso);
 const T0 = at('2024-01-31T10:00:00.000Z');
+const DAY_MS = 86_400_000;
 const ACME: AccountInput = { id: 'acme', name: 'Acme', plan: 'self-hosted', cuLimit: 1000, rateLimitRps: 3 };
 const request = (endpoint: string, cu: number, requestId = 'req', status = 200): RequestRecord => ({ requestId, endpoint, status, cu });
 
@@ -61,7 +62,7 @@ type Step =
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('reserve' as const), by: fc.integer({ min: 0, max: 1 }), endpoint: fc.constantFrom('e', 'f'), cu: fc.integer({ min: 1, max: 8 }) }),
   fc.record({ kind: fc.constantFrom('settle' as const, 'release' as const), by: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * 86_400_000 }) }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
 );
 
 /** CU of `reservations` summed by `key`. */
@@ -532,6 +533,25 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
   });
 
+  describe('request-log retention', () => {
+    it('prunes only the entries logged before the cutoff, and the usage figures stay as they were', () => {
+      store.createAccount(ACME, T0);
+      const times = ['2024-02-01T00:00:00.000Z', '2024-02-15T00:00:00.000Z', '2024-03-01T00:00:00.000Z', '2024-03-02T00:00:00.000Z'].map(at);
+      for (const [i, t] of times.entries()) charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
+      store.release(hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!), request('verify/logs-bloom', 0, 'failed', 500), times[1]!);
+      const now = at('2024-03-03T00:00:00.000Z');
+      const usage = store.usage('acme', now);
+      const cutoff = at('2024-03-01T00:00:00.000Z');
+      const kept = h.logged().filter((r) => r.at >= cutoff.toISOString());
+      expect(kept.map((r) => r.requestId)).toEqual(['r2', 'r3']);
+      expect(store.pruneRequests(cutoff)).toBe(3);
+      expect(h.logged()).toEqual(kept);
+      expect(store.usage('acme', now)).toEqual(usage);
+      expect(store.pruneRequests(cutoff)).toBe(0);
+      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({ code: 'INVALID', field: 'before' });
+    });
+  });
+
   describe('rate tokens', () => {
     beforeEach(() => {
       store.createAccount(ACME, T0);
@@ -662,6 +682,48 @@ describe('SqliteStore on a file', () => {
     expect(b.authenticate(key).status).toBe('active');
     b.revokeKey(record.id, t);
     expect(a.authenticate(key).status).toBe('revoked');
+  });
+
+  it('migrates a version-1 file (before the requests(at) index), keeping its data', () => {
+    mkdirSync(join(dir, 'data'));
+    const old = new Database(file);
+    old.exec(MIGRATIONS[0]!);
+    old.pragma('user_version = 1');
+    old.prepare("INSERT INTO accounts VALUES ('acme', 'Acme', 'p', 20, 3, NULL, ?, ?)").run(T0.toISOString(), T0.toISOString());
+    old.prepare("INSERT INTO usage_periods VALUES ('acme', ?, '2024-02-29T10:00:00.000Z', 5, 2)").run(T0.toISOString());
+    old.prepare("INSERT INTO endpoint_usage VALUES ('acme', ?, 'e', 5)").run(T0.toISOString());
+    old.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES ('r', 'acme', 'e', 200, 5, ?, '2024-02-01T00:00:00.000Z')").run(T0.toISOString());
+    old.close();
+    const store = openStore();
+    const t = at('2024-02-10T00:00:00.000Z');
+    expect(store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
+    expect(loggedInFile(file)).toEqual([{ requestId: 'r', accountId: 'acme', endpoint: 'e', status: 200, cu: 5, periodStart: T0.toISOString(), at: '2024-02-01T00:00:00.000Z' }]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') })]);
+    } finally {
+      db.close();
+    }
+    expect(store.reserve('acme', 'e', 18, t).ok).toBe(false); // 5 used of 22
+    expect(store.pruneRequests(t)).toBe(1);
+  });
+
+  it('prunes a large request log in several transactions, and only the old entries', () => {
+    const store = openStore();
+    store.createAccount(ACME, T0);
+    const db = new Database(file);
+    const insert = db.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, 'acme', 'e', 200, 1, ?, ?)");
+    const old = 12_345; // more than two batches
+    db.transaction(() => {
+      for (let i = 0; i < old; i++) insert.run(`old-${i}`, T0.toISOString(), new Date(T0.getTime() + i).toISOString());
+      for (let i = 0; i < 10; i++) insert.run(`new-${i}`, T0.toISOString(), new Date(T0.getTime() + DAY_MS + i).toISOString());
+    })();
+    db.close();
+    const usage = store.usage('acme', T0);
+    expect(store.pruneRequests(new Date(T0.getTime() + DAY_MS))).toBe(old);
+    expect(loggedInFile(file).map((r) => r.requestId)).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`));
+    expect(store.usage('acme', T0)).toEqual(usage);
   });
 
   it('two stores on one file racing reserve() never overdraw: exactly cu_limit CU are granted', () => {
@@ -843,6 +905,8 @@ describe('period arithmetic', () => {
         expect(start.getTime()).toBeLessThanOrEqual(now.getTime());
         expect(end.getTime()).toBeGreaterThan(now.getTime());
         expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
+        // The default request-log retention outlasts any whole period by a 14-day margin.
+        expect(end.getTime() - start.getTime() + 14 * DAY_MS).toBeLessThanOrEqual(DEFAULT_REQUEST_RETENTION_DAYS * DAY_MS);
         if (now >= anchor) expect(billingPeriodAt(anchor.toISOString(), now)).toEqual({ periodStart: start.toISOString(), periodEnd: end.toISOString() });
         else expect(billingPeriodAt(anchor.toISOString(), now).periodStart).toBe(anchor.toISOString());
       }),

@@ -190,6 +190,15 @@ export class MemoryStore implements Store {
     this.logRequest(account, held, record, now);
   }
 
+  pruneRequests(before: Date): number {
+    requireDate('before', before);
+    const cutoff = before.toISOString();
+    const kept = this.log.filter((r) => r.at >= cutoff);
+    const pruned = this.log.length - kept.length;
+    this.log.splice(0, this.log.length, ...kept);
+    return pruned;
+  }
+
   addCu(accountId: string, cu: number, now: Date): Usage {
     requireDate('now', now);
     const account = this.account(accountId);

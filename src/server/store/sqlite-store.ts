@@ -37,8 +37,8 @@ import {
   type Usage,
 } from './types.js';
 
-/** Migrations by version: MIGRATIONS[n] brings a file from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [
+/** Migrations by version: MIGRATIONS[n] brings a file from version n to n + 1. Append only. */
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE accounts (
     id TEXT PRIMARY KEY,
@@ -94,6 +94,10 @@ const MIGRATIONS: readonly string[] = [
     count INTEGER NOT NULL
   ) STRICT;
   `,
+  // Retention deletes the request log by age.
+  `
+  CREATE INDEX requests_at ON requests (at);
+  `,
 ];
 
 /** The schema version this program writes. */
@@ -101,6 +105,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** How long a process waits for another one's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Request-log rows deleted per transaction when pruning: a first prune of a large log then holds
+ * the write lock for short spells, not past the other processes' busy timeout.
+ */
+const PRUNE_BATCH_ROWS = 5000;
 
 interface AccountRow {
   id: string;
@@ -180,6 +190,7 @@ function statements(db: Database.Database) {
     giveBackEndpointUsage: s('UPDATE endpoint_usage SET cu = max(0, cu - ?) WHERE account_id = ? AND period_start = ? AND endpoint = ?'),
     dropUnusedEndpoint: s('DELETE FROM endpoint_usage WHERE account_id = ? AND period_start = ? AND endpoint = ? AND cu = 0'),
     insertRequest: s('INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    pruneRequests: s('DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE at < ? ORDER BY at LIMIT ?)'),
     rateWindow: s<{ windowStart: number; count: number }>('SELECT window_start AS windowStart, count FROM rate_windows WHERE account_id = ?'),
     saveRateWindow: s(
       'INSERT INTO rate_windows (account_id, window_start, count) VALUES (?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
@@ -353,6 +364,17 @@ export class SqliteStore implements Store {
       this.sql.dropUnusedEndpoint.run(account.id, held.periodStart, held.endpoint);
       this.logRequest(account, held, record, now);
     });
+  }
+
+  pruneRequests(before: Date): number {
+    requireDate('before', before);
+    const cutoff = before.toISOString();
+    let pruned = 0;
+    for (;;) {
+      const { changes } = this.write(() => this.sql.pruneRequests.run(cutoff, PRUNE_BATCH_ROWS));
+      pruned += changes;
+      if (changes < PRUNE_BATCH_ROWS) return pruned;
+    }
   }
 
   addCu(accountId: string, cu: number, now: Date): Usage {

@@ -72,6 +72,12 @@ export interface Reservation {
 
 export type ReserveResult = { ok: true; reservation: Reservation; usage: Usage } | { ok: false; usage: Usage };
 
+/**
+ * How long the request log is kept by default: a 31-day period plus a 14-day margin, so the
+ * requests of the current and the previous period can be looked at. Usage figures do not depend on it.
+ */
+export const DEFAULT_REQUEST_RETENTION_DAYS = 45;
+
 export interface AccountInput {
   id?: string;
   name: string;
@@ -127,6 +133,8 @@ export interface Store {
    * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
    */
   release(reservation: Reservation, request: RequestRecord, now: Date): void;
+  /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
+  pruneRequests(before: Date): number;
   /** A CU package: raises this period's allowance. */
   addCu(accountId: string, cu: number, now: Date): Usage;
   /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
