@@ -217,7 +217,7 @@ export class MemoryStore implements Store {
     return rateDecision(window, limitRps, nowMs);
   }
 
-  /** The most recent charged requests (at least the last 10,000), oldest first. */
+  /** The most recent logged requests, settled and released (at least the last 10,000), oldest first. */
   requests(accountId?: string): LoggedRequest[] {
     return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
   }

@@ -73,8 +73,8 @@ export interface Reservation {
 export type ReserveResult = { ok: true; reservation: Reservation; usage: Usage } | { ok: false; usage: Usage };
 
 /**
- * How long the request log is kept by default: a 31-day period plus a 14-day margin, so the
- * requests of the current and the previous period can be looked at. Usage figures do not depend on it.
+ * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
+ * so a period's requests stay at least 14 days after it ends. Usage figures do not depend on it.
  */
 export const DEFAULT_REQUEST_RETENTION_DAYS = 45;
 
