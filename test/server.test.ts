@@ -225,7 +225,7 @@ describe('limits (429)', () => {
 describe('faults (500, 503) and logs', () => {
   it('an unexpected fault is 500 with an incident id that is in the log, and nothing internal', async () => {
     const s = setup();
-    s.store.charge = () => {
+    s.store.settle = () => {
       throw new Error('disk on fire at /var/secret/path');
     };
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);

@@ -8,10 +8,10 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryStore } from '../src/server/store/memory-store.js';
-import { addCalendarMonths, billingPeriodAt, periodIndexAt } from '../src/server/store/periods.js';
-import { SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
-import { type AccountInput, type Store, StoreError } from '../src/server/store/types.js';
+import { type LoggedRequest, MemoryStore } from '../src/server/store/memory-store.js';
+import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../src/server/store/periods.js';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
+import { type AccountInput, DEFAULT_REQUEST_RETENTION_DAYS, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../src/server/store/types.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -22,8 +22,110 @@ vi.mock('node:crypto', async (importOriginal) => {
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const at = (iso: string) => new Date(iso);
 const T0 = at('2024-01-31T10:00:00.000Z');
+const DAY_MS = 86_400_000;
 const ACME: AccountInput = { id: 'acme', name: 'Acme', plan: 'self-hosted', cuLimit: 1000, rateLimitRps: 3 };
-const request = (endpoint: string, cu: number, requestId = 'req') => ({ requestId, endpoint, status: 200, cu });
+const request = (endpoint: string, cu: number, requestId = 'req', status = 200): RequestRecord => ({ requestId, endpoint, status, cu });
+
+/** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
+function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Usage {
+  const held = store.reserve(accountId, record.endpoint, cu, now);
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
+  store.settle(held.reservation, record, now);
+  return held.usage;
+}
+
+/** Reserves and expects the CU to be granted. */
+function hold(store: Store, accountId: string, endpoint: string, cu: number, now: Date): Reservation {
+  const held = store.reserve(accountId, endpoint, cu, now);
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
+  return held.reservation;
+}
+
+/** The request log of an SQLite file, oldest first, as MemoryStore.requests() lists it. */
+function loggedInFile(file: string): LoggedRequest[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db
+      .prepare<[], LoggedRequest>('SELECT request_id AS requestId, account_id AS accountId, endpoint, status, cu, period_start AS periodStart, at FROM requests ORDER BY seq')
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+/** One move of a request against a store: take CU, end a request in progress, or let time pass. */
+type Step =
+  | { kind: 'reserve'; by: number; endpoint: string; cu: number }
+  | { kind: 'settle' | 'release'; by: number; pick: number }
+  | { kind: 'wait'; ms: number };
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('reserve' as const), by: fc.integer({ min: 0, max: 1 }), endpoint: fc.constantFrom('e', 'f'), cu: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({ kind: fc.constantFrom('settle' as const, 'release' as const), by: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
+);
+
+/** CU of `reservations` summed by `key`. */
+function sumBy(reservations: Reservation[], key: (r: Reservation) => string): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const r of reservations) sums[key(r)] = (sums[key(r)] ?? 0) + r.cu;
+  return sums;
+}
+
+/**
+ * Property: random interleavings of reserve/settle/release on two handles of one store (cu_limit
+ * 20, periods rolling in between). After every step the current period holds exactly the CU
+ * settled or held in it and never more than its allowance, and a reserve is refused exactly when
+ * it would exceed the allowance. When all requests have ended, `totalsInStore` (if given: CU used
+ * and logged per period, as stored) equals what was settled, period by period.
+ */
+function checkInterleavings(stores: [Store, Store], totalsInStore?: (accountId: string) => { used: Record<string, number>; logged: Record<string, number> }): void {
+  let run = 0;
+  fc.assert(
+    fc.property(fc.array(stepArbitrary, { maxLength: 40 }), (steps) => {
+      const id = `race-${run++}`;
+      stores[0].createAccount({ ...ACME, id, cuLimit: 20 }, T0);
+      let now = T0;
+      const held: Reservation[] = [];
+      const settled: Reservation[] = [];
+      const expectUsage = () => {
+        const usage = stores[0].usage(id, now);
+        const expected = sumBy([...settled, ...held].filter((r) => r.periodStart === usage.periodStart), (r) => r.endpoint);
+        expect(usage.cuByEndpoint).toEqual(expected);
+        expect(usage.cuUsed).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
+        expect(usage.cuUsed).toBeLessThanOrEqual(cuAllowance(usage));
+        return usage;
+      };
+      const end = (by: number, kind: 'settle' | 'release', reservation: Reservation) => {
+        const requestId = `${id}-${settled.length}-${held.length}`;
+        if (kind === 'settle') {
+          stores[by]!.settle(reservation, request(reservation.endpoint, reservation.cu, requestId), now);
+          settled.push(reservation);
+        } else {
+          stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 500), now);
+        }
+      };
+      for (const step of steps) {
+        if (step.kind === 'wait') {
+          now = new Date(now.getTime() + step.ms);
+        } else if (step.kind === 'reserve') {
+          const before = expectUsage();
+          const result = stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
+          expect(result.ok).toBe(before.cuUsed + step.cu <= cuAllowance(before));
+          if (result.ok) held.push(result.reservation);
+        } else if (held.length > 0) {
+          end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
+        }
+        expectUsage();
+      }
+      for (const [i, reservation] of held.splice(0).entries()) end(i % 2, i % 2 === 0 ? 'settle' : 'release', reservation);
+      expectUsage();
+      const byPeriod = sumBy(settled, (r) => r.periodStart);
+      if (totalsInStore !== undefined) expect(totalsInStore(id)).toEqual({ used: byPeriod, logged: byPeriod });
+    }),
+    { numRuns: 100 },
+  );
+}
 
 /** Runs `fn` and returns the StoreError it throws. */
 function storeError(fn: () => unknown): StoreError {
@@ -50,13 +152,18 @@ interface Harness {
   /** Closes and opens the store again; the same data for SQLite. */
   reopen?: () => Store;
   file?: string;
+  /** The request log, oldest first. */
+  logged: () => LoggedRequest[];
   cleanup: () => void;
 }
 
 const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
   {
     name: 'MemoryStore',
-    open: () => ({ store: new MemoryStore(), cleanup: () => {} }),
+    open: () => {
+      const store = new MemoryStore();
+      return { store, logged: () => store.requests(), cleanup: () => {} };
+    },
   },
   {
     name: 'SqliteStore',
@@ -77,6 +184,7 @@ const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
           harness.store = open();
           return harness.store;
         },
+        logged: () => loggedInFile(file),
         cleanup: () => {
           for (const store of opened) store.close();
           rmSync(dir, { recursive: true, force: true });
@@ -261,16 +369,16 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
   });
 
-  describe('usage and charges', () => {
+  describe('usage, reservations and charges', () => {
     beforeEach(() => {
       store.createAccount(ACME, T0);
     });
 
-    it('adds each charge to the period and to its endpoint', () => {
+    it('adds each settled charge to the period and to its endpoint', () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      store.charge('acme', 1, request('verify/receipt-root', 1, 'r1'), t);
-      store.charge('acme', 1, request('verify/receipt-root', 1, 'r2'), t);
-      const usage = store.charge('acme', 3, request('verify/logs-bloom', 3, 'r3'), t);
+      charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r1'), t);
+      charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r2'), t);
+      const usage = charge(store, 'acme', 3, request('verify/logs-bloom', 3, 'r3'), t);
       expect(usage).toEqual({
         accountId: 'acme',
         periodStart: '2024-01-31T10:00:00.000Z',
@@ -281,27 +389,99 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         cuByEndpoint: { 'verify/logs-bloom': 3, 'verify/receipt-root': 2 },
       });
       expect(store.usage('acme', t)).toEqual(usage);
-      expect(store.charge('acme', 0, request('verify/logs-bloom', 0), t).cuUsed).toBe(5);
+      expect(charge(store, 'acme', 0, request('verify/logs-bloom', 0), t).cuUsed).toBe(5);
+      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu, r.periodStart, r.at])).toEqual([
+        ['r1', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
+        ['r2', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
+        ['r3', 'verify/logs-bloom', 200, 3, usage.periodStart, t.toISOString()],
+        ['req', 'verify/logs-bloom', 200, 0, usage.periodStart, t.toISOString()],
+      ]);
     });
 
-    it('validates charges', () => {
-      expect(storeError(() => store.charge('acme', -1, request('e', -1), T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.charge('acme', 1.5, request('e', 1.5), T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.charge('acme', 1, request('', 1), T0))).toMatchObject({ code: 'INVALID', field: 'request.endpoint' });
-      expect(storeError(() => store.charge('acme', 1, request('e', 2), T0))).toMatchObject({ code: 'INVALID', field: 'request.cu' });
-      expect(storeError(() => store.charge('acme', 1, { ...request('e', 1), status: 42 }, T0))).toMatchObject({ code: 'INVALID', field: 'request.status' });
-      expect(storeError(() => store.charge('nobody', 1, request('e', 1), T0)).code).toBe('NOT_FOUND');
-      expect(storeError(() => store.usage('nobody', T0)).code).toBe('NOT_FOUND');
-      expect(store.usage('acme', T0).cuUsed).toBe(0);
+    it('refuses a reservation over the allowance, counting the CU held by requests in progress', () => {
+      store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+      const t = at('2024-02-10T00:00:00.000Z');
+      const first = store.reserve('acme', 'e', 15, t);
+      expect(first).toMatchObject({ ok: true, reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } });
+      // Held, not yet settled: already counted.
+      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, usage: store.usage('acme', t) });
+      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
+      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, usage: { cuUsed: 20 } }); // exactly the allowance
+      expect(store.reserve('acme', 'e', 0, t).ok).toBe(true);
+      expect(store.reserve('acme', 'e', 1, t).ok).toBe(false);
+      store.addCu('acme', 1, t);
+      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, usage: { cuUsed: 21, cuExtra: 1 } });
+      expect(h.logged()).toEqual([]); // a reservation alone logs nothing
+    });
+
+    it('release gives the held CU back (total and per endpoint) and logs the request with cu 0', () => {
+      const t = at('2024-02-10T00:00:00.000Z');
+      charge(store, 'acme', 5, request('verify/receipt-root', 5, 'ok'), t);
+      const before = store.usage('acme', t);
+      const failed = hold(store, 'acme', 'verify/receipt-root', 3, t);
+      const left = hold(store, 'acme', 'verify/logs-bloom', 2, t);
+      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 10, cuByEndpoint: { 'verify/logs-bloom': 2, 'verify/receipt-root': 8 } });
+      store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
+      store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
+      expect(store.usage('acme', t)).toEqual(before);
+      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu])).toEqual([
+        ['ok', 'verify/receipt-root', 200, 5],
+        ['bad', 'verify/receipt-root', 400, 0],
+        ['gone', 'verify/logs-bloom', 499, 0],
+      ]);
+    });
+
+    it('a period roll between reserve and the end of the request: the CU stay with, or go back to, the period they were taken from', () => {
+      store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+      const late = at('2024-02-29T09:59:59.000Z');
+      const next = at('2024-02-29T10:00:01.000Z');
+      const failed = hold(store, 'acme', 'e', 20, late);
+      const served = hold(store, 'acme', 'f', 0, late);
+      const fresh = hold(store, 'acme', 'e', 12, next); // the new period starts with all 20
+      expect(fresh.periodStart).toBe('2024-02-29T10:00:00.000Z');
+      store.release(failed, request('e', 0, 'failed', 500), next);
+      store.settle(served, request('f', 0, 'served'), next);
+      expect(store.usage('acme', next)).toMatchObject({ periodStart: fresh.periodStart, cuUsed: 12, cuByEndpoint: { e: 12 } });
+      expect(store.reserve('acme', 'e', 9, next).ok).toBe(false); // not credited with the old period's CU
+      store.release(fresh, request('e', 0, 'fresh', 502), next);
+      expect(store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+      expect(h.logged().map((r) => [r.requestId, r.periodStart])).toEqual([
+        ['failed', '2024-01-31T10:00:00.000Z'],
+        ['served', '2024-01-31T10:00:00.000Z'],
+        ['fresh', '2024-02-29T10:00:00.000Z'],
+      ]);
+    });
+
+    it('validates reservations and the requests that end them, naming the field', () => {
+      const t = at('2024-02-10T00:00:00.000Z');
+      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({ code: 'INVALID', field: 'cu' });
+      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({ code: 'INVALID', field: 'endpoint' });
+      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({ code: 'INVALID', field: 'now' });
+      expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.usage('nobody', t)).code).toBe('NOT_FOUND');
+      const held = hold(store, 'acme', 'e', 2, t);
+      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({ code: 'INVALID', field: 'request.cu', message: 'request.cu must equal the cu charged (2), got 1' });
+      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({ code: 'INVALID', field: 'request.cu', message: 'request.cu must equal the cu charged (0), got 2' });
+      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({ code: 'INVALID', field: 'request.endpoint', message: "request.endpoint must equal the reservation's endpoint (e), got f" });
+      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({ code: 'INVALID', field: 'request.status' });
+      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({ code: 'INVALID', field: 'request.requestId' });
+      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({ code: 'INVALID', field: 'reservation.periodStart' });
+      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({ code: 'INVALID', field: 'reservation.cu' });
+      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({ code: 'INVALID', field: 'reservation' });
+      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe('NOT_FOUND');
+      // Nothing above changed the usage or the log.
+      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
+      expect(h.logged()).toEqual([]);
     });
 
     it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', () => {
-      store.charge('acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
+      charge(store, 'acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
       store.addCu('acme', 100, at('2024-02-29T09:59:59.999Z'));
       expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({ cuUsed: 7, cuExtra: 100, periodEnd: '2024-02-29T10:00:00.000Z' });
       const next = store.usage('acme', at('2024-02-29T10:00:00.000Z'));
       expect(next).toMatchObject({ periodStart: '2024-02-29T10:00:00.000Z', periodEnd: '2024-03-31T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuByEndpoint: {} });
-      expect(store.charge('acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-03-31T10:00:00.000Z', periodEnd: '2024-04-30T10:00:00.000Z', cuUsed: 2 });
+      expect(charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-03-31T10:00:00.000Z', periodEnd: '2024-04-30T10:00:00.000Z', cuUsed: 2 });
       // Several months at once, and the day does not drift to the 29th or 30th.
       expect(store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-06-30T10:00:00.000Z', periodEnd: '2024-07-31T10:00:00.000Z', cuUsed: 0 });
       expect(store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({ periodStart: '2025-02-28T10:00:00.000Z', periodEnd: '2025-03-31T10:00:00.000Z' });
@@ -320,7 +500,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
             let previous: string | undefined;
             for (const step of steps) {
               now += step;
-              const usage = store.charge(id, 1, request('e', 1), new Date(now));
+              const usage = charge(store, id, 1, request('e', 1), new Date(now));
               const start = new Date(usage.periodStart);
               const end = new Date(usage.periodEnd);
               expect(start.getTime()).toBeLessThanOrEqual(now);
@@ -338,6 +518,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       );
     });
 
+    it('property: any interleaving of reserve/settle/release stays within the allowance and charges exactly what was settled', () => {
+      checkInterleavings([store, store]);
+    });
+
     it('adds CU packages to the current period only', () => {
       const usage = store.addCu('acme', 500, at('2024-02-01T00:00:00.000Z'));
       expect(usage).toMatchObject({ cuLimit: 1000, cuExtra: 500, cuUsed: 0 });
@@ -346,6 +530,25 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
       expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
       expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('NOT_FOUND');
+    });
+  });
+
+  describe('request-log retention', () => {
+    it('prunes only the entries logged before the cutoff, and the usage figures stay as they were', () => {
+      store.createAccount(ACME, T0);
+      const times = ['2024-02-01T00:00:00.000Z', '2024-02-15T00:00:00.000Z', '2024-03-01T00:00:00.000Z', '2024-03-02T00:00:00.000Z'].map(at);
+      for (const [i, t] of times.entries()) charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
+      store.release(hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!), request('verify/logs-bloom', 0, 'failed', 500), times[1]!);
+      const now = at('2024-03-03T00:00:00.000Z');
+      const usage = store.usage('acme', now);
+      const cutoff = at('2024-03-01T00:00:00.000Z');
+      const kept = h.logged().filter((r) => r.at >= cutoff.toISOString());
+      expect(kept.map((r) => r.requestId)).toEqual(['r2', 'r3']);
+      expect(store.pruneRequests(cutoff)).toBe(3);
+      expect(h.logged()).toEqual(kept);
+      expect(store.usage('acme', now)).toEqual(usage);
+      expect(store.pruneRequests(cutoff)).toBe(0);
+      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({ code: 'INVALID', field: 'before' });
     });
   });
 
@@ -440,7 +643,7 @@ describe('SqliteStore on a file', () => {
     let store = openStore();
     store.createAccount(ACME, T0);
     const { key } = store.createKey('acme', 'ci', T0);
-    store.charge('acme', 4, request('verify/receipt-root', 4), at('2024-02-01T00:00:00.000Z'));
+    charge(store, 'acme', 4, request('verify/receipt-root', 4), at('2024-02-01T00:00:00.000Z'));
     store.addCu('acme', 10, at('2024-02-01T00:00:00.000Z'));
     store.close();
     store = openStore();
@@ -472,13 +675,86 @@ describe('SqliteStore on a file', () => {
     expect(a.takeRateToken('acme', 3, second + 2).remaining).toBe(0);
     expect(b.takeRateToken('acme', 3, second + 3)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 4, retryAfterSeconds: 1 });
     const t = at('2024-02-01T00:00:00.000Z');
-    for (let i = 0; i < 50; i++) (i % 2 === 0 ? a : b).charge('acme', 1, request('e', 1, `r${i}`), t);
+    for (let i = 0; i < 50; i++) charge(i % 2 === 0 ? a : b, 'acme', 1, request('e', 1, `r${i}`), t);
     expect(a.usage('acme', t).cuUsed).toBe(50);
     expect(b.usage('acme', t).cuUsed).toBe(50);
     const { key, record } = a.createKey('acme', 'ci', T0);
     expect(b.authenticate(key).status).toBe('active');
     b.revokeKey(record.id, t);
     expect(a.authenticate(key).status).toBe('revoked');
+  });
+
+  it('migrates a version-1 file (before the requests(at) index), keeping its data', () => {
+    mkdirSync(join(dir, 'data'));
+    const old = new Database(file);
+    old.exec(MIGRATIONS[0]!);
+    old.pragma('user_version = 1');
+    old.prepare("INSERT INTO accounts VALUES ('acme', 'Acme', 'p', 20, 3, NULL, ?, ?)").run(T0.toISOString(), T0.toISOString());
+    old.prepare("INSERT INTO usage_periods VALUES ('acme', ?, '2024-02-29T10:00:00.000Z', 5, 2)").run(T0.toISOString());
+    old.prepare("INSERT INTO endpoint_usage VALUES ('acme', ?, 'e', 5)").run(T0.toISOString());
+    old.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES ('r', 'acme', 'e', 200, 5, ?, '2024-02-01T00:00:00.000Z')").run(T0.toISOString());
+    old.close();
+    const store = openStore();
+    const t = at('2024-02-10T00:00:00.000Z');
+    expect(store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
+    expect(loggedInFile(file)).toEqual([{ requestId: 'r', accountId: 'acme', endpoint: 'e', status: 200, cu: 5, periodStart: T0.toISOString(), at: '2024-02-01T00:00:00.000Z' }]);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') })]);
+    } finally {
+      db.close();
+    }
+    expect(store.reserve('acme', 'e', 18, t).ok).toBe(false); // 5 used of 22
+    expect(store.pruneRequests(t)).toBe(1);
+  });
+
+  it('prunes a large request log in several transactions, and only the old entries', () => {
+    const store = openStore();
+    store.createAccount(ACME, T0);
+    const db = new Database(file);
+    const insert = db.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, 'acme', 'e', 200, 1, ?, ?)");
+    const old = 12_345; // more than two batches
+    db.transaction(() => {
+      for (let i = 0; i < old; i++) insert.run(`old-${i}`, T0.toISOString(), new Date(T0.getTime() + i).toISOString());
+      for (let i = 0; i < 10; i++) insert.run(`new-${i}`, T0.toISOString(), new Date(T0.getTime() + DAY_MS + i).toISOString());
+    })();
+    db.close();
+    const usage = store.usage('acme', T0);
+    expect(store.pruneRequests(new Date(T0.getTime() + DAY_MS))).toBe(old);
+    expect(loggedInFile(file).map((r) => r.requestId)).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`));
+    expect(store.usage('acme', T0)).toEqual(usage);
+  });
+
+  it('two stores on one file racing reserve() never overdraw: exactly cu_limit CU are granted', () => {
+    const a = openStore();
+    const b = openStore();
+    a.createAccount({ ...ACME, cuLimit: 20 }, T0);
+    const t = at('2024-02-01T00:00:00.000Z');
+    const granted: Reservation[] = [];
+    for (let i = 0; i < 30; i++) {
+      const held = (i % 2 === 0 ? a : b).reserve('acme', 'e', 1, t);
+      if (held.ok) granted.push(held.reservation);
+    }
+    expect(granted).toHaveLength(20);
+    expect(a.usage('acme', t).cuUsed).toBe(20);
+    // b gives back one that a reserved: a can take it again, once.
+    b.release(granted.pop()!, request('e', 0, 'failed', 500), t);
+    expect(a.reserve('acme', 'e', 1, t).ok).toBe(true);
+    expect(b.reserve('acme', 'e', 1, t).ok).toBe(false);
+  });
+
+  it('property: any interleaving of reserve/settle/release on two stores stays within the allowance and charges exactly what was settled', () => {
+    checkInterleavings([openStore(), openStore()], (accountId) => {
+      const db = new Database(file, { readonly: true });
+      try {
+        const used = db.prepare<[string], { period: string; cu: number }>('SELECT period_start AS period, cu_used AS cu FROM usage_periods WHERE account_id = ? AND cu_used > 0').all(accountId);
+        const logged = db.prepare<[string], { period: string; cu: number }>('SELECT period_start AS period, sum(cu) AS cu FROM requests WHERE account_id = ? GROUP BY period_start HAVING sum(cu) > 0').all(accountId);
+        return { used: Object.fromEntries(used.map((r) => [r.period, r.cu])), logged: Object.fromEntries(logged.map((r) => [r.period, r.cu])) };
+      } finally {
+        db.close();
+      }
+    });
   });
 });
 
@@ -504,11 +780,29 @@ const store = new SqliteStore(file);
 while (Date.now() < Number(startAt)); // start together, to contend for the file
 let allowed = 0;
 for (let i = 0; i < Number(count); i++) {
-  store.charge('acme', 1, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
+  const held = store.reserve('acme', 'verify/receipt-root', 1, new Date(Number(nowMs)));
+  if (held.ok) store.settle(held.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
   if (store.takeRateToken('acme', Number(limit), Number(nowMs)).allowed) allowed++;
 }
 store.close();
 process.stdout.write(JSON.stringify({ allowed }));
+`,
+  );
+  writeFileSync(
+    join(dir, 'reserve-worker.js'),
+    `import { SqliteStore } from './sqlite-store.js';
+const [file, attempts, nowMs, startAt] = process.argv.slice(2);
+const store = new SqliteStore(file);
+const now = new Date(Number(nowMs));
+while (Date.now() < Number(startAt)); // start together, to contend for the allowance
+const held = [];
+for (let i = 0; i < Number(attempts); i++) {
+  const result = store.reserve('acme', 'verify/receipt-root', 1, now);
+  if (result.ok) held.push(result.reservation);
+}
+for (const [i, reservation] of held.entries()) store.settle(reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, now);
+store.close();
+process.stdout.write(JSON.stringify({ reserved: held.length }));
 `,
   );
 }
@@ -558,6 +852,35 @@ describe('SqliteStore across processes', () => {
   }, 60_000);
 });
 
+describe('SqliteStore reservations across processes', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evmi-reserve-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('four processes racing reserve() on one file with cu_limit 20 get exactly 20 CU between them', async () => {
+    compileStoreInto(dir);
+    const file = join(dir, 'data', 'store.sqlite');
+    const setup = new SqliteStore(file);
+    setup.createAccount({ ...ACME, cuLimit: 20 }, T0);
+    setup.close();
+    const t = at('2024-02-01T00:00:00.000Z');
+    const startAt = Date.now() + 1500;
+    const outputs = await Promise.all(Array.from({ length: 4 }, () => runNode([join(dir, 'reserve-worker.js'), file, '15', String(t.getTime()), String(startAt)])));
+    const reserved = outputs.map((o) => (JSON.parse(o) as { reserved: number }).reserved);
+    expect(reserved.reduce((a, b) => a + b, 0)).toBe(20);
+    const store = new SqliteStore(file);
+    try {
+      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 20, cuByEndpoint: { 'verify/receipt-root': 20 } });
+      expect(store.reserve('acme', 'verify/receipt-root', 1, t).ok).toBe(false);
+    } finally {
+      store.close();
+    }
+    expect(loggedInFile(file)).toHaveLength(20);
+  }, 60_000);
+});
+
 describe('period arithmetic', () => {
   it('steps calendar months from the anchor with the day clamped', () => {
     const anchor = at('2023-01-31T23:59:59.999Z');
@@ -582,6 +905,8 @@ describe('period arithmetic', () => {
         expect(start.getTime()).toBeLessThanOrEqual(now.getTime());
         expect(end.getTime()).toBeGreaterThan(now.getTime());
         expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
+        // The default request-log retention outlasts any whole period by a 14-day margin.
+        expect(end.getTime() - start.getTime() + 14 * DAY_MS).toBeLessThanOrEqual(DEFAULT_REQUEST_RETENTION_DAYS * DAY_MS);
         if (now >= anchor) expect(billingPeriodAt(anchor.toISOString(), now)).toEqual({ periodStart: start.toISOString(), periodEnd: end.toISOString() });
         else expect(billingPeriodAt(anchor.toISOString(), now).periodStart).toBe(anchor.toISOString());
       }),

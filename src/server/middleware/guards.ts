@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Endpoint } from '../endpoints.js';
 import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
 import { ApiProblem } from '../responses.js';
-import type { Account } from '../store/types.js';
+import type { Account, Usage } from '../store/types.js';
 
 const AUTH_DETAILS = {
   auth_scheme: 'Bearer',
@@ -122,10 +122,8 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     await next();
   };
 
-  /** The 429 of an account whose CU allowance cannot pay for `endpoint`; undefined when it can. */
-  const allowanceProblem = (account: Account, endpoint: Endpoint): ApiProblem | undefined => {
-    const usage = store.usage(account.id, now());
-    if (usage.cuUsed + endpoint.cu <= usage.cuLimit + usage.cuExtra) return undefined;
+  /** The 429 of an account whose CU allowance is used up, from its usage. */
+  const allowanceProblem = (account: Account, usage: Usage): ApiProblem => {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
     return new ApiProblem(
       {
@@ -141,12 +139,16 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     );
   };
 
-  /** Refuses, before its body is read, a request that the account's allowance cannot pay for. */
+  /**
+   * Refuses, before its body is read, a request that the account's allowance cannot pay for. The
+   * reservation after the read is what counts; this spares reading a body that would be refused.
+   */
   const affordable =
     (endpoint: Endpoint): MiddlewareHandler<Env> =>
     async (c, next) => {
-      const problem = allowanceProblem(c.get('account')!, endpoint);
-      if (problem !== undefined) throw problem;
+      const account = c.get('account')!;
+      const usage = store.usage(account.id, now());
+      if (usage.cuUsed + endpoint.cu > usage.cuLimit + usage.cuExtra) throw allowanceProblem(account, usage);
       await next();
     };
 

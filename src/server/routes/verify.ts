@@ -12,8 +12,9 @@ const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
 
 /**
  * The metered verify endpoints. Each request passes the guards, then its body is read; only then
- * does it take an operation slot (`max_in_flight`), so a slow upload holds none. A 2xx answer is
- * charged; anything else, or a client gone before the answer, costs nothing.
+ * does it take an operation slot (`max_in_flight`) and reserve its CU, so a slow upload holds
+ * neither. A 2xx answer keeps the CU; anything else, or a client gone before the answer, gives
+ * them back.
  */
 export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuards>, endpoints: readonly Endpoint[]): Hono<Env> {
   const { config, store, registry, docsUrl, now } = deps;
@@ -45,22 +46,27 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
       const chains = account.entitlements?.chains;
       if (chains !== undefined && typeof chainId === 'number' && !chains.includes(chainId)) throw forbidden(account, `chain ${chainId}`);
       if (inFlight >= config.maxInFlight) throw overloaded();
-      // Checked again now that the body is in: from here to the charge nothing awaits,
-      // so concurrent requests of one process cannot overdraw the allowance.
-      const exhausted = guards.allowanceProblem(account, endpoint);
-      if (exhausted !== undefined) throw exhausted;
+      // The CU are taken before the work, atomically across every process on the store.
+      const held = store.reserve(account.id, endpoint.name, endpoint.cu, now());
+      if (!held.ok) throw guards.allowanceProblem(account, held.usage);
+      const record = (status: number, cu: number) => ({ requestId: c.get('requestId'), endpoint: endpoint.name, status, cu });
       inFlight++;
       let result: OperationResult;
       try {
         result = await endpoint.operation(parsed.value, { registry, docsUrl });
+      } catch (error) {
+        store.release(held.reservation, record(500, 0), now());
+        throw error;
       } finally {
         inFlight--;
       }
       await readPendingCloses();
-      if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
-      if (result.status >= 200 && result.status < 300) {
-        store.charge(account.id, endpoint.cu, { requestId: c.get('requestId'), endpoint: endpoint.name, status: result.status, cu: endpoint.cu }, now());
+      if (clientLeft(c)) {
+        store.release(held.reservation, record(CLIENT_CLOSED_REQUEST, 0), now());
+        return new Response(null, { status: CLIENT_CLOSED_REQUEST });
       }
+      if (result.status >= 200 && result.status < 300) store.settle(held.reservation, record(result.status, endpoint.cu), now());
+      else store.release(held.reservation, record(result.status, 0), now());
       return c.json(result.body as object, result.status as 200);
     });
   }

@@ -13,9 +13,13 @@ import {
   makeUsage,
   newAccountId,
   normalizeAccountInput,
-  normalizeCharge,
+  normalizeRequest,
+  normalizeReservation,
+  normalizeReserve,
   type RateToken,
   type RequestRecord,
+  type Reservation,
+  type ReserveResult,
   requireCount,
   requireDate,
   requireId,
@@ -47,6 +51,13 @@ const copyAccount = (a: Account): Account => ({
       : { ...(a.entitlements.endpoints && { endpoints: [...a.entitlements.endpoints] }), ...(a.entitlements.chains && { chains: [...a.entitlements.chains] }) },
 });
 const copyKey = (k: KeyRecord): KeyRecord => ({ ...k });
+
+/** Gives `cu` back to an endpoint's count; an endpoint back at 0 is dropped, as if never used. */
+function giveBack(byEndpoint: Map<string, number>, endpoint: string, cu: number): void {
+  const left = (byEndpoint.get(endpoint) ?? 0) - cu;
+  if (left > 0) byEndpoint.set(endpoint, left);
+  else byEndpoint.delete(endpoint);
+}
 
 export class MemoryStore implements Store {
   private readonly accounts = new Map<string, Account>();
@@ -146,16 +157,46 @@ export class MemoryStore implements Store {
     return this.usageOf(account, this.currentPeriod(account, now));
   }
 
-  charge(accountId: string, cu: number, request: RequestRecord, now: Date): Usage {
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
     requireDate('now', now);
+    const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
-    const record = normalizeCharge(cu, request);
     const period = this.currentPeriod(account, now);
-    period.cuUsed += cu;
-    period.cuByEndpoint.set(record.endpoint, (period.cuByEndpoint.get(record.endpoint) ?? 0) + cu);
-    this.log.push({ ...record, accountId: account.id, periodStart: period.periodStart, at: now.toISOString() });
-    if (this.log.length >= 2 * REQUEST_LOG_SIZE) this.log.splice(0, this.log.length - REQUEST_LOG_SIZE);
-    return this.usageOf(account, period);
+    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra) return { ok: false, usage: this.usageOf(account, period) };
+    period.cuUsed += wanted.cu;
+    period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
+    const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };
+    return { ok: true, reservation, usage: this.usageOf(account, period) };
+  }
+
+  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, held.cu);
+    this.logRequest(this.account(held.accountId), held, record, now);
+  }
+
+  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, 0);
+    const account = this.account(held.accountId);
+    const period = this.periods.get(account.id);
+    // Only the latest period is kept in memory: CU held in an earlier one went with it.
+    if (period !== undefined && period.periodStart === held.periodStart) {
+      period.cuUsed = Math.max(0, period.cuUsed - held.cu);
+      giveBack(period.cuByEndpoint, held.endpoint, held.cu);
+    }
+    this.logRequest(account, held, record, now);
+  }
+
+  pruneRequests(before: Date): number {
+    requireDate('before', before);
+    const cutoff = before.toISOString();
+    const kept = this.log.filter((r) => r.at >= cutoff);
+    const pruned = this.log.length - kept.length;
+    this.log.splice(0, this.log.length, ...kept);
+    return pruned;
   }
 
   addCu(accountId: string, cu: number, now: Date): Usage {
@@ -176,7 +217,7 @@ export class MemoryStore implements Store {
     return rateDecision(window, limitRps, nowMs);
   }
 
-  /** The most recent charged requests (at least the last 10,000), oldest first. */
+  /** The most recent logged requests, settled and released (at least the last 10,000), oldest first. */
   requests(accountId?: string): LoggedRequest[] {
     return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
   }
@@ -189,6 +230,11 @@ export class MemoryStore implements Store {
     const account = typeof id === 'string' ? this.accounts.get(id) : undefined;
     if (account === undefined) throw accountNotFound(id);
     return account;
+  }
+
+  private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
+    this.log.push({ ...record, accountId: account.id, periodStart: held.periodStart, at: now.toISOString() });
+    if (this.log.length >= 2 * REQUEST_LOG_SIZE) this.log.splice(0, this.log.length - REQUEST_LOG_SIZE);
   }
 
   private activeKeys(accountId: string): number {

@@ -2,7 +2,8 @@
  * The store in an SQLite file (better-sqlite3): what a self-hosted server and its operator CLI
  * share. WAL mode and a busy timeout let several processes use one file; every operation that
  * writes runs in one IMMEDIATE transaction (write lock taken up front, so concurrent processes
- * queue instead of failing), which makes `charge` and `takeRateToken` atomic across processes.
+ * queue instead of failing), which makes `reserve` (check and take CU) and `takeRateToken` atomic
+ * across processes.
  * The schema version is `PRAGMA user_version`.
  */
 import { mkdirSync } from 'node:fs';
@@ -20,9 +21,13 @@ import {
   makeUsage,
   newAccountId,
   normalizeAccountInput,
-  normalizeCharge,
+  normalizeRequest,
+  normalizeReservation,
+  normalizeReserve,
   type RateToken,
   type RequestRecord,
+  type Reservation,
+  type ReserveResult,
   requireCount,
   requireDate,
   requireId,
@@ -32,8 +37,8 @@ import {
   type Usage,
 } from './types.js';
 
-/** Migrations by version: MIGRATIONS[n] brings a file from version n to n + 1. */
-const MIGRATIONS: readonly string[] = [
+/** Migrations by version: MIGRATIONS[n] brings a file from version n to n + 1. Append only. */
+export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE accounts (
     id TEXT PRIMARY KEY,
@@ -89,6 +94,10 @@ const MIGRATIONS: readonly string[] = [
     count INTEGER NOT NULL
   ) STRICT;
   `,
+  // Retention deletes the request log by age.
+  `
+  CREATE INDEX requests_at ON requests (at);
+  `,
 ];
 
 /** The schema version this program writes. */
@@ -96,6 +105,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** How long a process waits for another one's write lock before giving up. */
 const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Request-log rows deleted per transaction when pruning: a first prune of a large log then holds
+ * the write lock for short spells, not past the other processes' busy timeout.
+ */
+const PRUNE_BATCH_ROWS = 5000;
 
 interface AccountRow {
   id: string;
@@ -166,12 +181,16 @@ function statements(db: Database.Database) {
     period: s<PeriodRow>('SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1'),
     insertPeriod: s('INSERT INTO usage_periods (account_id, period_start, period_end) VALUES (?, ?, ?)'),
     addUsed: s('UPDATE usage_periods SET cu_used = cu_used + ? WHERE account_id = ? AND period_start = ?'),
+    giveBackUsed: s('UPDATE usage_periods SET cu_used = max(0, cu_used - ?) WHERE account_id = ? AND period_start = ?'),
     addExtra: s('UPDATE usage_periods SET cu_extra = cu_extra + ? WHERE account_id = ? AND period_start = ?'),
     endpointUsage: s<{ endpoint: string; cu: number }>('SELECT endpoint, cu FROM endpoint_usage WHERE account_id = ? AND period_start = ?'),
     addEndpointUsage: s(
       'INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = cu + excluded.cu',
     ),
+    giveBackEndpointUsage: s('UPDATE endpoint_usage SET cu = max(0, cu - ?) WHERE account_id = ? AND period_start = ? AND endpoint = ?'),
+    dropUnusedEndpoint: s('DELETE FROM endpoint_usage WHERE account_id = ? AND period_start = ? AND endpoint = ? AND cu = 0'),
     insertRequest: s('INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    pruneRequests: s('DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE at < ? ORDER BY at LIMIT ?)'),
     rateWindow: s<{ windowStart: number; count: number }>('SELECT window_start AS windowStart, count FROM rate_windows WHERE account_id = ?'),
     saveRateWindow: s(
       'INSERT INTO rate_windows (account_id, window_start, count) VALUES (?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
@@ -313,17 +332,49 @@ export class SqliteStore implements Store {
     });
   }
 
-  charge(accountId: string, cu: number, request: RequestRecord, now: Date): Usage {
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
     requireDate('now', now);
-    const record = normalizeCharge(cu, request);
-    return this.write(() => {
+    const wanted = normalizeReserve(endpoint, cu);
+    return this.write((): ReserveResult => {
       const account = this.account(accountId);
       const period = this.currentPeriod(account, now);
-      this.sql.addUsed.run(cu, account.id, period.period_start);
-      this.sql.addEndpointUsage.run(account.id, period.period_start, record.endpoint, cu);
-      this.sql.insertRequest.run(record.requestId, account.id, record.endpoint, record.status, cu, period.period_start, now.toISOString());
-      return this.usageOf(account, this.sql.period.get(account.id)!);
+      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return { ok: false, usage: this.usageOf(account, period) };
+      this.sql.addUsed.run(wanted.cu, account.id, period.period_start);
+      this.sql.addEndpointUsage.run(account.id, period.period_start, wanted.endpoint, wanted.cu);
+      const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.period_start };
+      return { ok: true, reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) };
     });
+  }
+
+  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, held.cu);
+    this.write(() => this.logRequest(this.account(held.accountId), held, record, now));
+  }
+
+  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, 0);
+    this.write(() => {
+      const account = this.account(held.accountId);
+      this.sql.giveBackUsed.run(held.cu, account.id, held.periodStart);
+      this.sql.giveBackEndpointUsage.run(held.cu, account.id, held.periodStart, held.endpoint);
+      this.sql.dropUnusedEndpoint.run(account.id, held.periodStart, held.endpoint);
+      this.logRequest(account, held, record, now);
+    });
+  }
+
+  pruneRequests(before: Date): number {
+    requireDate('before', before);
+    const cutoff = before.toISOString();
+    let pruned = 0;
+    for (;;) {
+      const { changes } = this.write(() => this.sql.pruneRequests.run(cutoff, PRUNE_BATCH_ROWS));
+      pruned += changes;
+      if (changes < PRUNE_BATCH_ROWS) return pruned;
+    }
   }
 
   addCu(accountId: string, cu: number, now: Date): Usage {
@@ -388,6 +439,10 @@ export class SqliteStore implements Store {
     const account = this.account(id);
     this.currentPeriod(account, now);
     return account;
+  }
+
+  private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
+    this.sql.insertRequest.run(record.requestId, account.id, record.endpoint, record.status, record.cu, held.periodStart, now.toISOString());
   }
 
   private insertKey(accountId: string, label: string, hash: string, hint: string, now: Date): KeyRecord {

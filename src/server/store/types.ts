@@ -51,12 +51,32 @@ export interface Usage {
   cuByEndpoint: Record<string, number>;
 }
 
+/** One line of the request log. */
 export interface RequestRecord {
   requestId: string;
   endpoint: string;
+  /** The HTTP status answered; 499 ("client closed request") when the client left before the answer. */
   status: number;
+  /** The CU charged: the reservation's for a settled request, 0 for a released one. */
   cu: number;
 }
+
+/** CU held for one request in progress; settle or release it exactly once. */
+export interface Reservation {
+  readonly accountId: string;
+  readonly endpoint: string;
+  readonly cu: number;
+  /** The period the CU were taken from: a release gives them back there, even after a roll. */
+  readonly periodStart: string;
+}
+
+export type ReserveResult = { ok: true; reservation: Reservation; usage: Usage } | { ok: false; usage: Usage };
+
+/**
+ * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
+ * so a period's requests stay at least 14 days after it ends. Usage figures do not depend on it.
+ */
+export const DEFAULT_REQUEST_RETENTION_DAYS = 45;
 
 export interface AccountInput {
   id?: string;
@@ -100,8 +120,21 @@ export interface Store {
   authenticate(key: string): AuthResult;
   /** This period's usage; rolls the period forward when now >= periodEnd. */
   usage(accountId: string, now: Date): Usage;
-  /** One transaction: roll the period if due, add `cu` (total and per endpoint), log the request. */
-  charge(accountId: string, cu: number, request: RequestRecord, now: Date): Usage;
+  /**
+   * Before the work, atomically (across processes for SQLite): roll the period if due; refuse when
+   * cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the period (total and per endpoint) and
+   * hold it. Checking and taking in one step is what keeps concurrent servers from overdrawing.
+   */
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult;
+  /** The work answered 2xx: the held CU stay charged; logs the request (`request.cu` = the reservation's cu). */
+  settle(reservation: Reservation, request: RequestRecord, now: Date): void;
+  /**
+   * The work failed (4xx/5xx) or the client left: gives the held CU back to the period they were
+   * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
+   */
+  release(reservation: Reservation, request: RequestRecord, now: Date): void;
+  /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
+  pruneRequests(before: Date): number;
   /** A CU package: raises this period's allowance. */
   addCu(accountId: string, cu: number, now: Date): Usage;
   /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
@@ -224,14 +257,33 @@ export function accountNotFound(id: string): StoreError {
   return new StoreError('NOT_FOUND', `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`);
 }
 
-/** Validates a charge: `cu` and the request record that goes with it. */
-export function normalizeCharge(cu: number, request: RequestRecord): RequestRecord {
-  requireCount('cu', cu);
+/** Validates what a reservation is asked for. */
+export function normalizeReserve(endpoint: string, cu: number): { endpoint: string; cu: number } {
+  return { endpoint: requireText('endpoint', endpoint), cu: requireCount('cu', cu) };
+}
+
+/** Validates a reservation handed back to settle or release. */
+export function normalizeReservation(reservation: Reservation): Reservation {
+  if (typeof reservation !== 'object' || reservation === null) invalid('reservation', 'must be the reservation reserve() returned');
+  const periodStart = reservation.periodStart;
+  if (typeof periodStart !== 'string' || Number.isNaN(Date.parse(periodStart))) invalid('reservation.periodStart', `must be an ISO instant, got ${JSON.stringify(periodStart)}`);
+  return {
+    accountId: requireText('reservation.accountId', reservation.accountId),
+    endpoint: requireText('reservation.endpoint', reservation.endpoint),
+    cu: requireCount('reservation.cu', reservation.cu),
+    periodStart,
+  };
+}
+
+/** Validates the request logged when a reservation ends: same endpoint, and `cu` the CU it keeps charged. */
+export function normalizeRequest(request: RequestRecord, reservation: Reservation, cu: number): RequestRecord {
   if (typeof request !== 'object' || request === null) invalid('request', 'must be an object');
   const status = request.status;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) invalid('request.status', `must be an HTTP status (100-599), got ${String(status)}`);
   if (request.cu !== cu) invalid('request.cu', `must equal the cu charged (${cu}), got ${String(request.cu)}`);
-  return { requestId: requireText('request.requestId', request.requestId), endpoint: requireText('request.endpoint', request.endpoint), status, cu };
+  const endpoint = requireText('request.endpoint', request.endpoint);
+  if (endpoint !== reservation.endpoint) invalid('request.endpoint', `must equal the reservation's endpoint (${reservation.endpoint}), got ${endpoint}`);
+  return { requestId: requireText('request.requestId', request.requestId), endpoint, status, cu };
 }
 
 /** A Usage from its parts, `cuByEndpoint` sorted by endpoint so both stores answer alike. */
