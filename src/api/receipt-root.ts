@@ -12,7 +12,7 @@ export interface ReceiptRootContext extends OperationContext, HashOptions {
   registry?: ChainRegistry;
 }
 
-/** `data[0]` of a receipt-root answer (spec "Verification results" plus DECISIONS.md extensions). */
+/** `data[0]` of a receipt-root answer (spec "Verification results" plus the extensions of docs/api.md). */
 export interface ReceiptRootResult {
   block_number: number | null;
   block_hash: string | null;

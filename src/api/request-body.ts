@@ -1,7 +1,7 @@
 import { bytesToHex } from '../bytes/hex.js';
 import type { Log, Receipt } from '../receipts/types.js';
 
-/** A `POST /v1/evm/verify/receipt-root` body as the spec and DECISIONS.md define it. */
+/** A `POST /v1/evm/verify/receipt-root` body as the spec and docs/api.md define it. */
 export interface ReceiptRootBody {
   chain_id: number;
   receipt_root: string;

@@ -82,7 +82,7 @@ const DECIMAL = /^(0|[1-9][0-9]*)$/;
 const HEX_QUANTITY = /^0[xX][0-9a-fA-F]+$/;
 
 /**
- * A quantity (DECISIONS.md "Inputs"): a JSON integer up to 2^53-1, a decimal
+ * A quantity (docs/api.md "Input conventions"): a JSON integer up to 2^53-1, a decimal
  * string, or a `0x` hex string for anything larger; at most `max`.
  */
 export function readQuantity(value: unknown, path: string, problems: Problems, max = MAX_UINT64): bigint | undefined {

@@ -111,7 +111,7 @@ const TRANSACTIONS: Spec<ReceiptEntry[]> = {
     })),
 };
 
-/** The receipt-root request body: the spec's members and DECISIONS.md's extensions. */
+/** The receipt-root request body: the spec's members and our extensions (docs/api.md). */
 export const RECEIPT_ROOT_BODY = object(
   {
     chain_id: { spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }), required: true },
@@ -174,7 +174,7 @@ function readHeader(rlp: Uint8Array | undefined, problems: Problems, options: Ha
 }
 
 /**
- * Validates a receipt-root body against the spec and DECISIONS.md. The block's era
+ * Validates a receipt-root body against the spec and docs/api.md. The block's era
  * (from header_rlp's number, else block_number) picks the rules; Bor's state-sync
  * receipt is recognised by its tx_hash and left out. Returns the request, or every
  * problem (400), or why the chain or its era cannot be verified (422) when the body

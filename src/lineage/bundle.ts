@@ -1,5 +1,5 @@
 /**
- * A lineage bundle (README "Lineage bundles"): what the hosted service answered, plus blocks,
+ * A lineage bundle (docs/lineage.md "The bundle format"): what the hosted service answered, plus blocks,
  * for an offline audit. Read once: every member the walk relies on is checked up front (a
  * SourceError names the first faulty member by its path in the bundle) and every answer is
  * indexed by what identifies its request, so that each lookup of the walk is O(1).

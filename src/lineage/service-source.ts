@@ -11,7 +11,7 @@ import { SourceError } from './source.js';
 
 type Json = JsonObject;
 
-/** A lineage bundle as {@link BundleRecorder.toBundle} writes it (README "Lineage bundles"). */
+/** A lineage bundle as {@link BundleRecorder.toBundle} writes it (docs/lineage.md "The bundle format"). */
 export interface RecordedBundle {
   base_url: string;
   exchanges: Exchange[];

@@ -20,7 +20,7 @@ export interface GenesisAnswer {
   functionResults: unknown[];
 }
 
-/** One request/response pair of the hosted API, as a bundle records it (README "Lineage bundles"). */
+/** One request/response pair of the hosted API, as a bundle records it (docs/lineage.md "The bundle format"). */
 export interface Exchange {
   method: 'POST' | 'GET';
   /** Relative to the base URL, e.g. `/evm/lineage/genesis`. */

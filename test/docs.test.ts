@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { defaultRegistry, describeChain, formatBlock } from '../src/chains/registry.js';
+import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
+
+/**
+ * The repository documents itself: nothing points at files users never get, every relative
+ * link of the README and docs/ leads somewhere, and the reference tables that restate code
+ * facts (the chain registry, the lineage limits) say what the code says.
+ */
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+
+/** Files of the repository: tracked, plus new ones not ignored (so a mention is caught before it is committed). */
+function repositoryFiles(): string[] {
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
+  return [...new Set(out.split('\0'))].filter((path) => path !== '' && !path.startsWith('node_modules/') && existsSync(join(ROOT, path)));
+}
+
+/** Pieced together so that this file does not mention them itself. */
+const FORBIDDEN = [['DECISIONS', 'md'].join('.'), ['..', 'shared'].join('/')];
+
+const MARKDOWN = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+/** Markdown without fenced code blocks and inline code, where `[a](b)` is not a link. */
+const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+
+/** The anchors a Markdown file has: explicit `<a id>` and GitHub's heading slugs (`-1`, `-2` for repeats). */
+function anchorsOf(text: string): Set<string> {
+  const anchors = new Set([...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]!));
+  const seen = new Map<string, number>();
+  for (const [, heading] of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
+    const slug = heading!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const n = seen.get(slug) ?? 0;
+    seen.set(slug, n + 1);
+    anchors.add(n === 0 ? slug : `${slug}-${n}`);
+  }
+  return anchors;
+}
+
+/** Rows of the Markdown table that follows `heading`, as trimmed cells. */
+function tableAfter(text: string, heading: string): string[][] {
+  const start = text.indexOf(`\n${heading}\n`);
+  expect(start, `${heading} is in the page`).toBeGreaterThan(-1);
+  const lines = text.slice(start).split('\n');
+  const first = lines.findIndex((line) => line.startsWith('|'));
+  const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
+  return lines
+    .slice(first + 2, end)
+    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+}
+
+describe('the repository documents itself', () => {
+  it('no file mentions documents that are not in the repository', () => {
+    const files = repositoryFiles();
+    expect(files.length).toBeGreaterThan(100);
+    const mentions = files.flatMap((path) => {
+      const text = readFileSync(join(ROOT, path), 'utf8');
+      return FORBIDDEN.filter((word) => text.includes(word)).map((word) => `${path}: ${word}`);
+    });
+    expect(mentions).toEqual([]);
+  });
+
+  it('every relative link of README.md and docs/*.md leads to a file, and every #anchor to a heading or <a id>', () => {
+    const broken: string[] = [];
+    for (const page of MARKDOWN) {
+      for (const [, target] of prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z][a-z+.-]*:/i.test(target!)) continue; // https:, mailto:
+        const [path, anchor] = target!.split('#') as [string, string | undefined];
+        const file = path === '' ? page : relative(ROOT, join(ROOT, dirname(page), path));
+        if (!existsSync(join(ROOT, file))) broken.push(`${page}: ${target} (no file ${file})`);
+        else if (anchor !== undefined && !(file.endsWith('.md') && anchorsOf(read(file)).has(anchor))) broken.push(`${page}: ${target} (no anchor #${anchor} in ${file})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('links from README.md into docs/ reach every reference page', () => {
+    const linked = new Set([...prose(read('README.md')).matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]));
+    expect([...MARKDOWN.filter((page) => page.startsWith('docs/'))].filter((page) => !linked.has(page))).toEqual([]);
+  });
+
+  it('docs/chains.md lists the chain registry as the code holds it', () => {
+    const page = read('docs/chains.md');
+    const chains = defaultRegistry.list().map(describeChain);
+    expect(tableAfter(page, '## Built-in chains')).toEqual(
+      chains.map((c) => [String(c.chain_id), c.name, `\`${c.rules}\``, c.verifiable ? (c.eras === undefined ? 'yes' : 'by era') : 'no']),
+    );
+    expect(tableAfter(page, '## Eras')).toEqual(
+      chains.flatMap((c) =>
+        (c.eras ?? []).map((era) => [
+          String(c.chain_id),
+          c.name,
+          era.name,
+          formatBlock(era.first_block),
+          era.last_block === null ? '' : formatBlock(era.last_block),
+          era.verifiable ? 'yes' : 'no',
+          era.state_sync ?? '',
+        ]),
+      ),
+    );
+  });
+
+  it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
+    const rows = tableAfter(read('docs/lineage.md'), '## Limits');
+    expect(rows.map(([, name, value]) => [name, value])).toEqual(Object.entries(LINEAGE_LIMITS).map(([name, value]) => [`\`${name}\``, formatBlock(value)]));
+  });
+});
