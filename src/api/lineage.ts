@@ -62,7 +62,7 @@ export async function auditBundle(input: { chainId: number; tracingId: string; b
 
 /** The invalid parameter of the request body that a bundle's fault is. */
 export function bundleParameter(error: SourceError): Problem {
-  const problem = error.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
+  const problem = error.details.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
   return { name: problem.path === '' ? 'bundle' : `bundle.${problem.path}`, location: 'body', reason: problem.reason, expected: problem.expected };
 }
 

@@ -211,7 +211,7 @@ export class SqliteStore implements Store {
       if (file !== ':memory:' && file !== '') mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
     } catch (error) {
-      throw new StoreError('INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
+      throw new StoreError('STORE_INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
     }
     try {
       this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -224,7 +224,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       this.db.close();
       if (error instanceof StoreError) throw error;
-      throw new StoreError('INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
+      throw new StoreError('STORE_INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
     }
   }
 
@@ -414,7 +414,7 @@ export class SqliteStore implements Store {
     const version = () => this.db.pragma('user_version', { simple: true }) as number;
     const check = (found: number) => {
       if (found > SCHEMA_VERSION) {
-        throw new StoreError('INVALID', `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`, 'file');
+        throw new StoreError('STORE_INVALID', `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`, 'file');
       }
     };
     check(version());
