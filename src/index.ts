@@ -36,7 +36,7 @@ export {
 } from './chains/registry.js';
 export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
-export { Problems, type Problem, type ProblemReason } from './input/problems.js';
+export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
 export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
 
 export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';

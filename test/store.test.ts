@@ -29,16 +29,16 @@ const request = (endpoint: string, cu: number, requestId = 'req', status = 200):
 /** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
 function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Usage {
   const held = store.reserve(accountId, record.endpoint, cu, now);
-  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
-  store.settle(held.reservation, record, now);
-  return held.usage;
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
+  store.settle(held.value.reservation, record, now);
+  return held.value.usage;
 }
 
 /** Reserves and expects the CU to be granted. */
 function hold(store: Store, accountId: string, endpoint: string, cu: number, now: Date): Reservation {
   const held = store.reserve(accountId, endpoint, cu, now);
-  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
-  return held.reservation;
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
+  return held.value.reservation;
 }
 
 /** The request log of an SQLite file, oldest first, as MemoryStore.requests() lists it. */
@@ -112,7 +112,7 @@ function checkInterleavings(stores: [Store, Store], totalsInStore?: (accountId: 
           const before = expectUsage();
           const result = stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
           expect(result.ok).toBe(before.cuUsed + step.cu <= cuAllowance(before));
-          if (result.ok) held.push(result.reservation);
+          if (result.ok) held.push(result.value.reservation);
         } else if (held.length > 0) {
           end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
         }
@@ -402,15 +402,15 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
       const t = at('2024-02-10T00:00:00.000Z');
       const first = store.reserve('acme', 'e', 15, t);
-      expect(first).toMatchObject({ ok: true, reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } });
+      expect(first).toMatchObject({ ok: true, value: { reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } } });
       // Held, not yet settled: already counted.
-      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, usage: store.usage('acme', t) });
+      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, error: { usage: store.usage('acme', t) } });
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
-      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, usage: { cuUsed: 20 } }); // exactly the allowance
+      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 20 } } }); // exactly the allowance
       expect(store.reserve('acme', 'e', 0, t).ok).toBe(true);
       expect(store.reserve('acme', 'e', 1, t).ok).toBe(false);
       store.addCu('acme', 1, t);
-      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, usage: { cuUsed: 21, cuExtra: 1 } });
+      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 21, cuExtra: 1 } } });
       expect(h.logged()).toEqual([]); // a reservation alone logs nothing
     });
 
@@ -734,7 +734,7 @@ describe('SqliteStore on a file', () => {
     const granted: Reservation[] = [];
     for (let i = 0; i < 30; i++) {
       const held = (i % 2 === 0 ? a : b).reserve('acme', 'e', 1, t);
-      if (held.ok) granted.push(held.reservation);
+      if (held.ok) granted.push(held.value.reservation);
     }
     expect(granted).toHaveLength(20);
     expect(a.usage('acme', t).cuUsed).toBe(20);
@@ -782,7 +782,7 @@ while (Date.now() < Number(startAt)); // start together, to contend for the file
 let allowed = 0;
 for (let i = 0; i < Number(count); i++) {
   const held = store.reserve('acme', 'verify/receipt-root', 1, new Date(Number(nowMs)));
-  if (held.ok) store.settle(held.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
+  if (held.ok) store.settle(held.value.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
   if (store.takeRateToken('acme', Number(limit), Number(nowMs)).allowed) allowed++;
 }
 store.close();
@@ -799,7 +799,7 @@ while (Date.now() < Number(startAt)); // start together, to contend for the allo
 const held = [];
 for (let i = 0; i < Number(attempts); i++) {
   const result = store.reserve('acme', 'verify/receipt-root', 1, now);
-  if (result.ok) held.push(result.reservation);
+  if (result.ok) held.push(result.value.reservation);
 }
 for (const [i, reservation] of held.entries()) store.settle(reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, now);
 store.close();

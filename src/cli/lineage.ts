@@ -71,7 +71,7 @@ export async function runLineage(argv: string[], io: { stdout(t: string): void; 
         if (problem === undefined) throw audit.error;
         throw new SourceError(`${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`);
       }
-      report = audit.report;
+      report = audit.value;
     } else {
       const apiKey = env.EVM_DATA_SERVICE_API_KEY;
       if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');

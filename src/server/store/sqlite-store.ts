@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { err, ok } from '../../result.js';
 import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
 import { countRequest, nextPeriod, type Period, rateDecision } from './periods.js';
 import {
@@ -338,11 +339,11 @@ export class SqliteStore implements Store {
     return this.write((): ReserveResult => {
       const account = this.account(accountId);
       const period = this.currentPeriod(account, now);
-      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return { ok: false, usage: this.usageOf(account, period) };
+      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return err({ usage: this.usageOf(account, period) });
       this.sql.addUsed.run(wanted.cu, account.id, period.period_start);
       this.sql.addEndpointUsage.run(account.id, period.period_start, wanted.endpoint, wanted.cu);
       const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.period_start };
-      return { ok: true, reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) };
+      return ok({ reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) });
     });
   }
 

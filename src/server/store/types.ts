@@ -6,6 +6,7 @@
  * (validation, periods, key handling) through the helpers of this folder.
  */
 import { EvmIntegrityError, type EvmIntegrityErrorCode } from '../../errors.js';
+import type { Result } from '../../result.js';
 
 /** What an account may use. An absent member means "all"; an empty list means "none". */
 export interface Entitlements {
@@ -71,7 +72,8 @@ export interface Reservation {
   readonly periodStart: string;
 }
 
-export type ReserveResult = { ok: true; reservation: Reservation; usage: Usage } | { ok: false; usage: Usage };
+/** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
+export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
 
 /**
  * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
