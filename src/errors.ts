@@ -1,9 +1,29 @@
 /**
- * Typed errors of the core, in the style of viem: a short message plus
- * machine-readable details, so callers can branch on the class and show the text.
+ * Every code an {@link EvmIntegrityError} can carry, one per situation a caller may want to
+ * tell apart. The codes of every layer are listed here, at the bottom of the import graph,
+ * so that one type names them all; each class narrows `code` to its own.
  */
-export class EvmIntegrityError<Details extends object = object> extends Error {
+export type EvmIntegrityErrorCode =
+  | 'RECEIPT_TYPE_UNKNOWN'
+  | 'RECEIPT_INVALID'
+  | 'HEADER_INVALID'
+  | 'SOURCE_FAILED'
+  | 'SOURCE_INPUT_INVALID'
+  | 'STORE_NOT_FOUND'
+  | 'STORE_KEY_LIMIT'
+  | 'STORE_CONFLICT'
+  | 'STORE_INVALID'
+  | 'CLI_USAGE'
+  | 'CONFIG_INVALID';
+
+/**
+ * The root of the library's errors, in the style of viem: a one-line message plus a typed
+ * `code` and machine-readable `details`, so callers branch on the code and show the text.
+ * Abstract: each situation is a subclass that fixes its code.
+ */
+export abstract class EvmIntegrityError<Details extends object = object> extends Error {
   override name = 'EvmIntegrityError';
+  abstract readonly code: EvmIntegrityErrorCode;
   readonly details: Details;
 
   constructor(message: string, details: Details) {
@@ -15,14 +35,17 @@ export class EvmIntegrityError<Details extends object = object> extends Error {
 /** A receipt's type is not one its chain's rule set knows. */
 export class UnknownReceiptTypeError extends EvmIntegrityError<{ type: number; rules: string; known: string }> {
   override name = 'UnknownReceiptTypeError';
+  override readonly code = 'RECEIPT_TYPE_UNKNOWN';
 }
 
 /** A receipt or log whose fields cannot be consensus-encoded (for example both `status` and `root`). */
 export class InvalidReceiptError extends EvmIntegrityError<{ field: string; expected: string }> {
   override name = 'InvalidReceiptError';
+  override readonly code = 'RECEIPT_INVALID';
 }
 
 /** A block header that cannot be encoded or decoded. */
 export class InvalidHeaderError extends EvmIntegrityError<{ field: string; expected: string }> {
   override name = 'InvalidHeaderError';
+  override readonly code = 'HEADER_INVALID';
 }

@@ -9,7 +9,7 @@ export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } fr
 export { fastKeccak256 } from './keccak/fast-keccak.js';
 export { wasmKeccak256 } from './keccak/wasm-keccak.js';
 
-export { EvmIntegrityError, InvalidHeaderError, InvalidReceiptError, UnknownReceiptTypeError } from './errors.js';
+export { EvmIntegrityError, InvalidHeaderError, InvalidReceiptError, UnknownReceiptTypeError, type EvmIntegrityErrorCode } from './errors.js';
 
 export type { Log, Receipt } from './receipts/types.js';
 export { RULE_SETS, RULE_SET_NAMES, type ReceiptLayout, type RuleSet, type RuleSetName } from './receipts/rules.js';
@@ -36,7 +36,7 @@ export {
 } from './chains/registry.js';
 export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
-export { Problems, type Problem, type ProblemReason } from './input/problems.js';
+export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
 export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
 
 export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';

@@ -11,4 +11,4 @@ export { DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.
 export { openStore, startServer, type RunningServer } from './server/serve.js';
 export { MemoryStore } from './server/store/memory-store.js';
 export { SqliteStore } from './server/store/sqlite-store.js';
-export type { Store } from './server/store/types.js';
+export { StoreError, type Store, type StoreErrorCode } from './server/store/types.js';

@@ -110,7 +110,7 @@ describe('accounts list', () => {
     run(store, ['accounts', 'create', '--name', 'Beta', '--endpoints', 'verify/logs-bloom', '--rps', '5']);
     store.createKey('acme', 'a', NOW);
     const held = store.reserve('acme', 'verify/receipt-root', 3, NOW);
-    if (held.ok) store.settle(held.reservation, { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 }, NOW);
+    if (held.ok) store.settle(held.value.reservation, { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 }, NOW);
     store.addCu('acme', 100, NOW);
     const text = run(store, ['accounts', 'list']);
     expect(text.code).toBe(0);

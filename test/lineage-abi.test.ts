@@ -197,7 +197,7 @@ describe('round trips (fast-check)', () => {
       fc.property(altered, ({ c, out }) => {
         const decoded = decodeFunctionOutput(c.name, out);
         if (!decoded.ok) {
-          expect(decoded.reason).toMatch(/\S/);
+          expect(decoded.error).toMatch(/\S/);
           return;
         }
         const bytes32 = (c.name === 'name' || c.name === 'symbol') && out.length === 32;
@@ -316,7 +316,7 @@ describe('failures: each reported as fail with a reason', () => {
       expect(checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
       for (const c of checks) expect(c.reason).toBe(`unknown function ${JSON.stringify(name)}: not decoded`);
     }
-    expect(decodeFunctionOutput('allowance', bytes(DECIMALS_18_OUTPUT))).toEqual({ ok: false, reason: 'unknown function "allowance"' });
+    expect(decodeFunctionOutput('allowance', bytes(DECIMALS_18_OUTPUT))).toEqual({ ok: false, error: 'unknown function "allowance"' });
   });
 
   it('malformed entries fail, naming the member', () => {

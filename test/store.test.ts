@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -29,16 +29,16 @@ const request = (endpoint: string, cu: number, requestId = 'req', status = 200):
 /** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
 function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Usage {
   const held = store.reserve(accountId, record.endpoint, cu, now);
-  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
-  store.settle(held.reservation, record, now);
-  return held.usage;
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
+  store.settle(held.value.reservation, record, now);
+  return held.value.usage;
 }
 
 /** Reserves and expects the CU to be granted. */
 function hold(store: Store, accountId: string, endpoint: string, cu: number, now: Date): Reservation {
   const held = store.reserve(accountId, endpoint, cu, now);
-  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.usage.cuUsed} CU used`);
-  return held.reservation;
+  if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
+  return held.value.reservation;
 }
 
 /** The request log of an SQLite file, oldest first, as MemoryStore.requests() lists it. */
@@ -112,7 +112,7 @@ function checkInterleavings(stores: [Store, Store], totalsInStore?: (accountId: 
           const before = expectUsage();
           const result = stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
           expect(result.ok).toBe(before.cuUsed + step.cu <= cuAllowance(before));
-          if (result.ok) held.push(result.reservation);
+          if (result.ok) held.push(result.value.reservation);
         } else if (held.length > 0) {
           end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
         }
@@ -228,7 +228,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.createAccount(input, T0).id).toBe('acme-corp-2');
       expect(store.createAccount({ ...input, name: '!!!' }, T0).id).toBe('account');
       const error = storeError(() => store.createAccount({ ...input, id: 'acme-corp' }, T0));
-      expect(error.code).toBe('CONFLICT');
+      expect(error.code).toBe('STORE_CONFLICT');
       expect(error.message).toBe('account acme-corp already exists');
       expect(store.listAccounts().map((a) => a.id)).toEqual(['acme-corp', 'acme-corp-2', 'account']);
     });
@@ -250,8 +250,8 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       ];
       for (const [change, field] of cases) {
         const error = storeError(() => store.createAccount({ ...ACME, ...change }, T0));
-        expect(error.code, field).toBe('INVALID');
-        expect(error.field).toBe(field);
+        expect(error.code, field).toBe('STORE_INVALID');
+        expect(error.details.field).toBe(field);
         expect(error.message.startsWith(`${field} must be`), error.message).toBe(true);
       }
       expect(store.listAccounts()).toEqual([]);
@@ -301,26 +301,26 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const b = store.importKey('acme', 'b', { plain: 'shared-prefix-BBBBBBBBBBBBBBBBBBBBBBBBBBBB' }, T0);
       expect(a.hint).toBe('shared-p');
       const error = storeError(() => store.revokeKey('shared-p', T0));
-      expect(error.code).toBe('CONFLICT');
+      expect(error.code).toBe('STORE_CONFLICT');
       expect(error.message).toBe(`hint shared-p matches 2 keys (${a.id}, ${b.id}); revoke by key id`);
       store.revokeKey(a.id, T0);
       expect(store.revokeKey('shared-p', T0).id).toBe(b.id); // the one still active
       const missing = storeError(() => store.revokeKey('evmi_nope', T0));
-      expect(missing.code).toBe('NOT_FOUND');
+      expect(missing.code).toBe('STORE_NOT_FOUND');
       expect(missing.message).toBe('no key with id or hint "evmi_nope" (evm-integrity keys list shows them)');
-      expect(storeError(() => store.revokeKey('', T0)).code).toBe('INVALID');
+      expect(storeError(() => store.revokeKey('', T0)).code).toBe('STORE_INVALID');
     });
 
     it('refuses a 6th active key, and allows one again after a revocation', () => {
       const records = Array.from({ length: 5 }, (_, i) => store.createKey('acme', `k${i}`, T0).record);
       const error = storeError(() => store.createKey('acme', 'sixth', T0));
-      expect(error.code).toBe('KEY_LIMIT');
+      expect(error.code).toBe('STORE_KEY_LIMIT');
       expect(error.message).toBe('account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
-      expect(storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code).toBe('KEY_LIMIT');
+      expect(storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code).toBe('STORE_KEY_LIMIT');
       store.revokeKey(records[0]!.id, T0);
       expect(store.createKey('acme', 'sixth', T0).record.label).toBe('sixth');
       expect(store.listKeys('acme')).toHaveLength(6);
-      expect(storeError(() => store.createKey('acme', 'seventh', T0)).code).toBe('KEY_LIMIT');
+      expect(storeError(() => store.createKey('acme', 'seventh', T0)).code).toBe('STORE_KEY_LIMIT');
       // Another account has its own five.
       store.createAccount({ ...ACME, id: 'other' }, T0);
       expect(store.createKey('other', 'x', T0).record.accountId).toBe('other');
@@ -328,10 +328,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
     it('validates the account and the label', () => {
       const error = storeError(() => store.createKey('nobody', 'x', T0));
-      expect(error.code).toBe('NOT_FOUND');
+      expect(error.code).toBe('STORE_NOT_FOUND');
       expect(error.message).toBe('no account "nobody" (evm-integrity accounts list shows the accounts)');
-      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({ code: 'INVALID', field: 'label' });
-      expect(storeError(() => store.listKeys('nobody')).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'label' } });
+      expect(storeError(() => store.listKeys('nobody')).code).toBe('STORE_NOT_FOUND');
     });
 
     it('imports keys by plain value or hash, idempotently', () => {
@@ -347,11 +347,11 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.importKey('acme', 'short', { plain: 'dev' }, T0).hint).toBe(''); // 8 characters would give too much away
       store.createAccount({ ...ACME, id: 'other' }, T0);
       const conflict = storeError(() => store.importKey('other', 'x', { plain }, T0));
-      expect(conflict.code).toBe('CONFLICT');
+      expect(conflict.code).toBe('STORE_CONFLICT');
       expect(conflict.message).toBe(`that key is already registered to account acme (as ${first.id})`);
-      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({ code: 'INVALID', field: 'sha256' });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({ code: 'INVALID', field: 'key' });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({ code: 'INVALID', field: 'key' });
+      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'sha256' } });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'key' } });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'key' } });
     });
 
     it('answers every unknown key alike, after one digest comparison as for a known key', () => {
@@ -402,15 +402,15 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
       const t = at('2024-02-10T00:00:00.000Z');
       const first = store.reserve('acme', 'e', 15, t);
-      expect(first).toMatchObject({ ok: true, reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } });
+      expect(first).toMatchObject({ ok: true, value: { reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } } });
       // Held, not yet settled: already counted.
-      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, usage: store.usage('acme', t) });
+      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, error: { usage: store.usage('acme', t) } });
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
-      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, usage: { cuUsed: 20 } }); // exactly the allowance
+      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 20 } } }); // exactly the allowance
       expect(store.reserve('acme', 'e', 0, t).ok).toBe(true);
       expect(store.reserve('acme', 'e', 1, t).ok).toBe(false);
       store.addCu('acme', 1, t);
-      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, usage: { cuUsed: 21, cuExtra: 1 } });
+      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 21, cuExtra: 1 } } });
       expect(h.logged()).toEqual([]); // a reservation alone logs nothing
     });
 
@@ -454,22 +454,22 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
     it('validates reservations and the requests that end them, naming the field', () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({ code: 'INVALID', field: 'endpoint' });
-      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({ code: 'INVALID', field: 'now' });
-      expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('NOT_FOUND');
-      expect(storeError(() => store.usage('nobody', t)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
+      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
+      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'endpoint' } });
+      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'now' } });
+      expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('STORE_NOT_FOUND');
+      expect(storeError(() => store.usage('nobody', t)).code).toBe('STORE_NOT_FOUND');
       const held = hold(store, 'acme', 'e', 2, t);
-      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({ code: 'INVALID', field: 'request.cu', message: 'request.cu must equal the cu charged (2), got 1' });
-      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({ code: 'INVALID', field: 'request.cu', message: 'request.cu must equal the cu charged (0), got 2' });
-      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({ code: 'INVALID', field: 'request.endpoint', message: "request.endpoint must equal the reservation's endpoint (e), got f" });
-      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({ code: 'INVALID', field: 'request.status' });
-      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({ code: 'INVALID', field: 'request.requestId' });
-      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({ code: 'INVALID', field: 'reservation.periodStart' });
-      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({ code: 'INVALID', field: 'reservation.cu' });
-      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({ code: 'INVALID', field: 'reservation' });
-      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.cu' }, message: 'request.cu must equal the cu charged (2), got 1' });
+      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.cu' }, message: 'request.cu must equal the cu charged (0), got 2' });
+      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.endpoint' }, message: "request.endpoint must equal the reservation's endpoint (e), got f" });
+      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.status' } });
+      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.requestId' } });
+      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation.periodStart' } });
+      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation.cu' } });
+      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation' } });
+      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe('STORE_NOT_FOUND');
       // Nothing above changed the usage or the log.
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
       expect(h.logged()).toEqual([]);
@@ -527,9 +527,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(usage).toMatchObject({ cuLimit: 1000, cuExtra: 500, cuUsed: 0 });
       expect(store.addCu('acme', 1, at('2024-02-01T00:00:00.000Z')).cuExtra).toBe(501);
       expect(store.usage('acme', at('2024-03-01T00:00:00.000Z')).cuExtra).toBe(0);
-      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({ code: 'INVALID', field: 'cu' });
-      expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
+      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
+      expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('STORE_NOT_FOUND');
     });
   });
 
@@ -548,7 +548,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(h.logged()).toEqual(kept);
       expect(store.usage('acme', now)).toEqual(usage);
       expect(store.pruneRequests(cutoff)).toBe(0);
-      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({ code: 'INVALID', field: 'before' });
+      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'before' } });
     });
   });
 
@@ -575,9 +575,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
 
     it('validates its arguments', () => {
-      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({ code: 'INVALID', field: 'limitRps' });
-      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({ code: 'INVALID', field: 'nowMs' });
-      expect(storeError(() => store.takeRateToken('nobody', 1, 0)).code).toBe('NOT_FOUND');
+      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'limitRps' } });
+      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'nowMs' } });
+      expect(storeError(() => store.takeRateToken('nobody', 1, 0)).code).toBe('STORE_NOT_FOUND');
     });
   });
 });
@@ -734,7 +734,7 @@ describe('SqliteStore on a file', () => {
     const granted: Reservation[] = [];
     for (let i = 0; i < 30; i++) {
       const held = (i % 2 === 0 ? a : b).reserve('acme', 'e', 1, t);
-      if (held.ok) granted.push(held.reservation);
+      if (held.ok) granted.push(held.value.reservation);
     }
     expect(granted).toHaveLength(20);
     expect(a.usage('acme', t).cuUsed).toBe(20);
@@ -759,29 +759,30 @@ describe('SqliteStore on a file', () => {
 });
 
 /**
- * The store's sources compiled to JavaScript in `dir` (with the project's node_modules linked), so
- * that separate Node processes can run SqliteStore on one file.
+ * The sources compiled to JavaScript in `dir` (the tree of src/, with the project's node_modules
+ * linked), so that separate Node processes can run SqliteStore on one file.
  */
 function compileStoreInto(dir: string): void {
-  const source = fileURLToPath(new URL('../src/server/store/', import.meta.url));
-  for (const name of readdirSync(source).filter((f) => f.endsWith('.ts'))) {
+  const source = fileURLToPath(new URL('../src/', import.meta.url));
+  for (const name of readdirSync(source, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const { outputText } = ts.transpileModule(readFileSync(join(source, name), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
     });
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name.replace(/\.ts$/, '.js')), outputText);
   }
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
   symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'), 'dir');
   writeFileSync(
     join(dir, 'worker.js'),
-    `import { SqliteStore } from './sqlite-store.js';
+    `import { SqliteStore } from './server/store/sqlite-store.js';
 const [file, count, limit, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 while (Date.now() < Number(startAt)); // start together, to contend for the file
 let allowed = 0;
 for (let i = 0; i < Number(count); i++) {
   const held = store.reserve('acme', 'verify/receipt-root', 1, new Date(Number(nowMs)));
-  if (held.ok) store.settle(held.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
+  if (held.ok) store.settle(held.value.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
   if (store.takeRateToken('acme', Number(limit), Number(nowMs)).allowed) allowed++;
 }
 store.close();
@@ -790,7 +791,7 @@ process.stdout.write(JSON.stringify({ allowed }));
   );
   writeFileSync(
     join(dir, 'reserve-worker.js'),
-    `import { SqliteStore } from './sqlite-store.js';
+    `import { SqliteStore } from './server/store/sqlite-store.js';
 const [file, attempts, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 const now = new Date(Number(nowMs));
@@ -798,7 +799,7 @@ while (Date.now() < Number(startAt)); // start together, to contend for the allo
 const held = [];
 for (let i = 0; i < Number(attempts); i++) {
   const result = store.reserve('acme', 'verify/receipt-root', 1, now);
-  if (result.ok) held.push(result.reservation);
+  if (result.ok) held.push(result.value.reservation);
 }
 for (const [i, reservation] of held.entries()) store.settle(reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, now);
 store.close();

@@ -6,6 +6,7 @@ import { BundleSource } from '../lineage/bundle-source.js';
 import type { LineageReport } from '../lineage/report.js';
 import { SourceError, type BlockSource } from '../lineage/source.js';
 import { walkLineage } from '../lineage/walker.js';
+import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
 const tracingId: Spec<string> = {
@@ -43,7 +44,7 @@ export const LINEAGE_BODY = object(
 );
 
 /** A lineage audit of a bundle: the report, or why the input cannot be audited (bad input, never a verdict). */
-export type BundleAudit = { ok: true; report: LineageReport } | { ok: false; error: SourceError };
+export type BundleAudit = Result<LineageReport, SourceError>;
 
 /**
  * Audits a lineage against a bundle (JSON as parsed, checked here): the one code path of the
@@ -53,16 +54,16 @@ export async function auditBundle(input: { chainId: number; tracingId: string; b
   try {
     const source = new BundleSource(input.bundle);
     const report = await walkLineage({ chainId: input.chainId, tracingId: input.tracingId, source, blocks: input.blocks ?? source, registry: input.registry ?? defaultRegistry });
-    return { ok: true, report };
+    return ok(report);
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    return { ok: false, error };
+    return err(error);
   }
 }
 
 /** The invalid parameter of the request body that a bundle's fault is. */
 export function bundleParameter(error: SourceError): Problem {
-  const problem = error.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
+  const problem = error.details.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
   return { name: problem.path === '' ? 'bundle' : `bundle.${problem.path}`, location: 'body', reason: problem.reason, expected: problem.expected };
 }
 
@@ -80,5 +81,5 @@ export async function verifyLineage(body: unknown, context: OperationContext & {
   if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
   const audit = await auditBundle({ chainId: values.chain_id!, tracingId: id!, bundle: values.bundle, registry: context.registry ?? defaultRegistry });
   if (!audit.ok) return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
-  return { status: 200, verdict: audit.report.verdict === 'pass' ? 'identical' : 'different', body: { chain_id: values.chain_id, data: [audit.report], count: 1 } };
+  return { status: 200, verdict: audit.value.verdict === 'pass' ? 'identical' : 'different', body: { chain_id: values.chain_id, data: [audit.value], count: 1 } };
 }

@@ -21,7 +21,7 @@ export interface LogsBloomResult {
  */
 export function verifyLogsBloom(body: unknown, context: OperationContext & HashOptions = {}): OperationResult {
   const parsed = parseLogsBloomRequest(body);
-  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest(parsed.problems, parsed.count, context) };
+  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
   const { chainId, blockNumber, expectedBloom, logs } = parsed.value;
   const computed = logsBloom(logs, context);
   const isIdentical = bytesEqual(computed, expectedBloom);

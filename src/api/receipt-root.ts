@@ -43,11 +43,9 @@ export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {
   const registry = context.registry ?? defaultRegistry;
   const parsed = parseReceiptRootRequest(body, registry, context);
   if (!parsed.ok) {
-    if ('unsupported' in parsed) {
-      const { verifiability, blockNumber } = parsed.unsupported;
-      return chainNotSupported(verifiability, context, blockNumber === undefined ? {} : { blockNumber });
-    }
-    return { status: 400, verdict: 'invalid', body: badRequest(parsed.problems, parsed.count, context) };
+    const refusal = parsed.error;
+    if (refusal.kind === 'invalid') return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
+    return chainNotSupported(refusal.verifiability, context, refusal.blockNumber === undefined ? {} : { blockNumber: refusal.blockNumber });
   }
   const request = parsed.value;
   const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, { rules: request.rules, keccak: context.keccak });

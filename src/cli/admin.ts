@@ -4,7 +4,9 @@
  */
 import { parseArgs } from 'node:util';
 import { cuAllowance, cuRemaining } from '../server/store/periods.js';
-import { type Account, type KeyRecord, StoreError, type Usage, type Store } from '../server/store/types.js';
+import { EvmIntegrityError } from '../errors.js';
+import { type Account, type KeyRecord, type Usage, type Store } from '../server/store/types.js';
+import { UsageError } from './io.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
   evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N]
@@ -23,9 +25,6 @@ export interface AdminIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
-
-/** A mistake in the command line: exit 2 with this one-line message. */
-class AdminUsageError extends Error {}
 
 const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
 
@@ -54,14 +53,14 @@ function parseInteger(what: string, text: string, min: number): number {
   const digits = text.replace(/_/g, '');
   const value = /^\d+$/.test(digits) ? Number(digits) : NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new AdminUsageError(`${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`);
+    throw new UsageError(`${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`);
   }
   return value;
 }
 
 function parseList(option: string, text: string): string[] {
   const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (items.length === 0) throw new AdminUsageError(`${option} needs at least one value (leave it out to allow all)`);
+  if (items.length === 0) throw new UsageError(`${option} needs at least one value (leave it out to allow all)`);
   return items;
 }
 
@@ -70,17 +69,17 @@ function endpointName(text: string): string {
   return text.replace(/^\/+/, '').replace(/^v1\//, '').replace(/^evm\//, '');
 }
 
-function parseOptionError(error: unknown, synopsis: string): AdminUsageError {
+function parseOptionError(error: unknown, synopsis: string): UsageError {
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^' ]*)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
-    if (/^-\d/.test(option)) return new AdminUsageError(`numbers must be non-negative integers, got ${option}`);
-    return new AdminUsageError(`unknown option ${option} (usage: evm-integrity ${synopsis})`);
+    if (/^-\d/.test(option)) return new UsageError(`numbers must be non-negative integers, got ${option}`);
+    return new UsageError(`unknown option ${option} (usage: evm-integrity ${synopsis})`);
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    return new AdminUsageError(/argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`);
+    return new UsageError(/argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`);
   }
-  return new AdminUsageError(message.split('\n')[0]!);
+  return new UsageError(message.split('\n')[0]!);
 }
 
 const accountJson = (a: Account) => ({
@@ -178,11 +177,11 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
   }
   const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
   try {
-    if (commands === undefined) throw new AdminUsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
+    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
     const names = Object.keys(commands).join(', ');
-    if (command === undefined || command.startsWith('-')) throw new AdminUsageError(`${group} needs a command: ${names}`);
+    if (command === undefined || command.startsWith('-')) throw new UsageError(`${group} needs a command: ${names}`);
     const spec = commandSpec(group, command);
-    if (spec === undefined) throw new AdminUsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
+    if (spec === undefined) throw new UsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
     let parsed;
     try {
       parsed = parseArgs({ args: rest, options: { ...COMMON, ...spec.options }, allowPositionals: true, strict: true });
@@ -195,11 +194,11 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     const text = (name: string) => values[name] as string | undefined;
     const argument = (index: number, name: string): string => {
       const value = positionals[index];
-      if (value === undefined || value === '') throw new AdminUsageError(`${group} ${command} needs ${name} (usage: evm-integrity ${spec.synopsis})`);
+      if (value === undefined || value === '') throw new UsageError(`${group} ${command} needs ${name} (usage: evm-integrity ${spec.synopsis})`);
       return value;
     };
     const maxArguments = (n: number) => {
-      if (positionals.length > n) throw new AdminUsageError(`unexpected argument ${JSON.stringify(positionals[n])} (usage: evm-integrity ${spec.synopsis})`);
+      if (positionals.length > n) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[n])} (usage: evm-integrity ${spec.synopsis})`);
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -207,7 +206,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
       case 'accounts create': {
         maxArguments(0);
         const name = text('name');
-        if (name === undefined || name.trim() === '') throw new AdminUsageError(`accounts create needs --name (usage: evm-integrity ${spec.synopsis})`);
+        if (name === undefined || name.trim() === '') throw new UsageError(`accounts create needs --name (usage: evm-integrity ${spec.synopsis})`);
         const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
         const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
         const endpoints = text('endpoints') === undefined ? undefined : [...new Set(parseList('--endpoints', text('endpoints')!).map(endpointName))];
@@ -311,10 +310,10 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
         return 0;
       }
       default:
-        throw new AdminUsageError(`unknown command "${group} ${command}"`);
+        throw new UsageError(`unknown command "${group} ${command}"`);
     }
   } catch (error) {
-    if (error instanceof AdminUsageError || error instanceof StoreError) {
+    if (error instanceof EvmIntegrityError) {
       io.stderr(`evm-integrity: ${error.message}\n`);
       return 2;
     }

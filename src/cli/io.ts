@@ -1,8 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { EvmIntegrityError } from '../errors.js';
 
-/** Thrown for a mistake in the command line or its files (exit 2; the command's usage follows the message). */
-export class UsageError extends Error {
+/** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
+export class UsageError extends EvmIntegrityError<Record<string, never>> {
   override name = 'UsageError';
+  override readonly code = 'CLI_USAGE';
+
+  constructor(message: string) {
+    super(message, {});
+  }
 }
 
 /** Streams the CLI writes to, so tests can run it in-process. */

@@ -67,11 +67,11 @@ export async function runLineage(argv: string[], io: { stdout(t: string): void; 
       const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }) });
       if (!audit.ok) {
         // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
-        const problem = audit.error.problem;
+        const problem = audit.error.details.problem;
         if (problem === undefined) throw audit.error;
         throw new SourceError(`${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`);
       }
-      report = audit.report;
+      report = audit.value;
     } else {
       const apiKey = env.EVM_DATA_SERVICE_API_KEY;
       if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');

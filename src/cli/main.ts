@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EvmIntegrityError } from '../errors.js';
 import { processIo, UsageError, type CliIo } from './io.js';
 import { LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
 import { runVerify } from './verify.js';
@@ -53,8 +54,11 @@ function parseArgsMessage(error: Error): string {
   return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
 }
 
-/** Errors that are the operator's to fix: one line, exit 2. Identified by name so their modules load lazily. */
-const OPERATOR_ERRORS = new Set(['ConfigError', 'StoreError', 'SourceError']);
+/**
+ * Errors that are the operator's to fix (one line, exit 2): every error of the library.
+ * ConfigError does not extend EvmIntegrityError yet, so it is told by name until it does.
+ */
+const isOperatorError = (error: unknown): error is Error => error instanceof EvmIntegrityError || (error instanceof Error && error.name === 'ConfigError');
 
 /**
  * Runs the CLI with `argv` (without node and script); returns the exit status.
@@ -103,7 +107,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
       return 2;
     }
-    if (OPERATOR_ERRORS.has(err.name)) {
+    if (isOperatorError(error)) {
       io.stderr(`evm-integrity: ${err.message}\n`);
       return 2;
     }

@@ -29,7 +29,7 @@ function parseChainOption(value: string): ChainInfo {
 /** The endpoint operation on a body's JSON text: the same parse, the same answer as the server's. */
 function runOperation(text: string, context: OperationContext, operation: (body: unknown) => OperationResult): OperationResult {
   const parsed = parseJsonBody(text);
-  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest([parsed.problem], 1, context) };
+  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest([parsed.error], 1, context) };
   return operation(parsed.value);
 }
 

@@ -1,7 +1,8 @@
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import type { Log } from '../receipts/types.js';
 import { isObject } from './fields.js';
-import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
+import { err, ok, type Result } from '../result.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
 import { BLOOM_LOG } from './receipt-root-request.js';
 import { arrayOf, hex, ignored, integer, object } from './schema.js';
 
@@ -30,18 +31,15 @@ export const LOGS_BLOOM_BODY = object(
 );
 
 /** Validates a logs-bloom body; `logs[].data` is accepted and ignored. */
-export function parseLogsBloomRequest(body: unknown): Parsed<LogsBloomRequest> {
-  if (!isObject(body)) return bodyNotAnObject(body);
+export function parseLogsBloomRequest(body: unknown): Result<LogsBloomRequest, InvalidInput> {
+  if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = LOGS_BLOOM_BODY.read(body, '', problems)!;
-  if (!problems.empty) return { ok: false, problems: problems.list, count: problems.count };
-  return {
-    ok: true,
-    value: {
-      chainId: values.chain_id ?? null,
-      blockNumber: values.block_number ?? null,
-      expectedBloom: values.expected_bloom!,
-      logs: values.logs!.map((log) => ({ address: log.contract_address!, topics: log.topics!, data: new Uint8Array(0) })),
-    },
-  };
+  if (!problems.empty) return err(problems.invalidInput());
+  return ok({
+    chainId: values.chain_id ?? null,
+    blockNumber: values.block_number ?? null,
+    expectedBloom: values.expected_bloom!,
+    logs: values.logs!.map((log) => ({ address: log.contract_address!, topics: log.topics!, data: new Uint8Array(0) })),
+  });
 }

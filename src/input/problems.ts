@@ -29,13 +29,25 @@ export class Problems {
   get empty(): boolean {
     return this.count === 0;
   }
+
+  /** The problems found, as the refusal of the input. */
+  invalidInput(): InvalidInput {
+    return { kind: 'invalid', problems: this.list, count: this.count };
+  }
 }
 
-/** Result of parsing untrusted input: the value, or every problem found. */
-export type Parsed<T> = { ok: true; value: T } | { ok: false; problems: Problem[]; count: number };
+/**
+ * Why untrusted input was refused (the error of a parser's Result): the problems listed and
+ * their true count. `kind` tells it from the other refusals an operation may add.
+ */
+export interface InvalidInput {
+  kind: 'invalid';
+  problems: Problem[];
+  count: number;
+}
 
 /** The single problem of a body that is not a JSON object. */
-export function bodyNotAnObject(body: unknown): { ok: false; problems: Problem[]; count: number } {
+export function bodyNotAnObject(body: unknown): InvalidInput {
   const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
-  return { ok: false, problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }], count: 1 };
+  return { kind: 'invalid', problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }], count: 1 };
 }

@@ -6,8 +6,9 @@ import type { BlockHeader } from '../header/fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
 import type { Log, Receipt } from '../receipts/types.js';
+import { err, ok, type Result } from '../result.js';
 import { isObject, join, readArray } from './fields.js';
-import { bodyNotAnObject, Problems, type Parsed } from './problems.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
 import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
@@ -35,9 +36,13 @@ export interface ReceiptRootRequest {
 
 /** A body for a chain, or an era of one, that cannot be verified (422, not 400). */
 export interface UnsupportedChain {
+  kind: 'chain_not_supported';
   verifiability: NotVerifiable;
   blockNumber?: bigint;
 }
+
+/** Why a receipt-root body is refused: invalid (400), or valid for a chain or era that cannot be verified (422). */
+export type ReceiptRootRefusal = InvalidInput | UnsupportedChain;
 
 /** The deposit type of the OP stack. */
 const OP_DEPOSIT = 0x7e;
@@ -184,8 +189,8 @@ export function parseReceiptRootRequest(
   body: unknown,
   registry: ChainRegistry,
   options: HashOptions = {},
-): Parsed<ReceiptRootRequest> | { ok: false; unsupported: UnsupportedChain } {
-  if (!isObject(body)) return bodyNotAnObject(body);
+): Result<ReceiptRootRequest, ReceiptRootRefusal> {
+  if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
   const header = readHeader(values.header_rlp, problems, options);
@@ -214,23 +219,20 @@ export function parseReceiptRootRequest(
   if (stateSync.kind === 'misplaced') problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
 
-  if (!problems.empty) return { ok: false, problems: problems.list, count: problems.count };
+  if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;
-  if (known.status === 'not_verifiable') return { ok: false, unsupported: { verifiability: known, ...(blockNumber !== undefined && { blockNumber }) } };
+  if (known.status === 'not_verifiable') return err({ kind: 'chain_not_supported', verifiability: known, ...(blockNumber !== undefined && { blockNumber }) });
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
-  return {
-    ok: true,
-    value: {
-      chainId: values.chain_id!,
-      chain: known.chain,
-      rules: rules!,
-      receiptRoot: values.receipt_root!,
-      receipts: hashed,
-      excluded: excluded === undefined ? [] : [excluded],
-      ...(eraUnknown !== undefined && { eraUnknown }),
-      ...(values.block_number !== undefined && { blockNumber: values.block_number }),
-      ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
-      ...(header !== undefined && { header }),
-    },
-  };
+  return ok({
+    chainId: values.chain_id!,
+    chain: known.chain,
+    rules: rules!,
+    receiptRoot: values.receipt_root!,
+    receipts: hashed,
+    excluded: excluded === undefined ? [] : [excluded],
+    ...(eraUnknown !== undefined && { eraUnknown }),
+    ...(values.block_number !== undefined && { blockNumber: values.block_number }),
+    ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
+    ...(header !== undefined && { header }),
+  });
 }

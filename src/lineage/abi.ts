@@ -12,6 +12,7 @@ import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './report.js';
 import { isObject } from '../input/fields.js';
+import { err, ok, type Result } from '../result.js';
 import { show } from './show.js';
 
 // One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
@@ -30,7 +31,8 @@ export interface DecodedOutputs {
 }
 export type KnownFunction = keyof DecodedOutputs;
 export type DecodedOutput = DecodedOutputs[KnownFunction];
-export type DecodeResult = { ok: true; value: DecodedOutput } | { ok: false; reason: string };
+/** A decoded output, or the reason the bytes are not one. */
+export type DecodeResult = Result<DecodedOutput, string>;
 
 type Kind = 'reserves' | 'address' | 'string' | 'uint8' | 'uint256';
 const TABLE: Record<KnownFunction, { signature: string; returns: string; kind: Kind }> = {
@@ -67,10 +69,6 @@ export function isKnownFunction(name: string): name is KnownFunction {
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-type Result<T> = { ok: true; value: T } | { ok: false; reason: string };
-const ok = <T>(value: T): Result<T> => ({ ok: true, value });
-const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
-
 const WORD = 32;
 const wordHex = (out: Uint8Array, i: number): string => bytesToHex(out.subarray(i * WORD, (i + 1) * WORD));
 const wordValue = (out: Uint8Array, i: number): bigint => BigInt(`0x${wordHex(out, i)}`);
@@ -82,18 +80,18 @@ function exactWords(out: Uint8Array, words: number, name: KnownFunction): string
 }
 
 /** Word `i` as a uintN; high bits set means it is not a uintN (ABI coder v2 reverts on it too). */
-function uintWord(out: Uint8Array, i: number, bits: number, what: string): Result<bigint> {
+function uintWord(out: Uint8Array, i: number, bits: number, what: string): Result<bigint, string> {
   const value = wordValue(out, i);
-  return value >> BigInt(bits) === 0n ? ok(value) : fail(`${what} (word ${i}) does not fit uint${bits}: 0x${wordHex(out, i)}`);
+  return value >> BigInt(bits) === 0n ? ok(value) : err(`${what} (word ${i}) does not fit uint${bits}: 0x${wordHex(out, i)}`);
 }
 
 // `ignoreBOM` keeps a leading U+FEFF as part of the value instead of silently dropping it.
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-function decodeUtf8(bytes: Uint8Array, what: string): Result<string> {
+function decodeUtf8(bytes: Uint8Array, what: string): Result<string, string> {
   try {
     return ok(utf8Strict.decode(bytes));
   } catch {
-    return fail(`${what} is not valid UTF-8: 0x${bytesToHex(bytes.subarray(0, 64))}${bytes.length > 64 ? '…' : ''}`);
+    return err(`${what} is not valid UTF-8: 0x${bytesToHex(bytes.subarray(0, 64))}${bytes.length > 64 ? '…' : ''}`);
   }
 }
 
@@ -102,17 +100,17 @@ function decodeUtf8(bytes: Uint8Array, what: string): Result<string> {
  * zero-padded UTF-8), anything else must be the canonical dynamic `string` encoding
  * (offset 32, length, bytes, zero padding to a word, nothing after).
  */
-function decodeString(out: Uint8Array): Result<string> {
+function decodeString(out: Uint8Array): Result<string, string> {
   if (out.length === WORD) {
     const end = out.indexOf(0);
     const n = end === -1 ? WORD : end;
-    if (out.subarray(n).some((b) => b !== 0)) return fail(`bytes32 string has nonzero bytes after its terminating zero (byte ${n}): 0x${bytesToHex(out)}`);
+    if (out.subarray(n).some((b) => b !== 0)) return err(`bytes32 string has nonzero bytes after its terminating zero (byte ${n}): 0x${bytesToHex(out)}`);
     return decodeUtf8(out.subarray(0, n), 'bytes32 string');
   }
-  if (out.length < 2 * WORD) return fail(`string: expected 32 bytes (legacy bytes32) or at least 64 (offset, length), got ${out.length}`);
+  if (out.length < 2 * WORD) return err(`string: expected 32 bytes (legacy bytes32) or at least 64 (offset, length), got ${out.length}`);
   const offset = wordValue(out, 0);
   if (offset !== 32n) {
-    return fail(
+    return err(
       offset > BigInt(out.length - WORD)
         ? `string offset ${offset} points outside the ${out.length}-byte output`
         : `string offset ${offset} is not 32, the offset of a single returned string`,
@@ -120,28 +118,28 @@ function decodeString(out: Uint8Array): Result<string> {
   }
   const length = wordValue(out, 1);
   const room = out.length - 2 * WORD;
-  if (length > BigInt(room)) return fail(`string length ${length} runs past the end of the output (${room} bytes after the length word)`);
+  if (length > BigInt(room)) return err(`string length ${length} runs past the end of the output (${room} bytes after the length word)`);
   const n = Number(length);
   const padded = Math.ceil(n / WORD) * WORD;
-  if (room !== padded) return fail(`string of ${n} bytes: expected ${2 * WORD + padded} bytes of output, got ${out.length} (${room - padded} trailing bytes)`);
-  if (out.subarray(2 * WORD + n).some((b) => b !== 0)) return fail(`string of ${n} bytes has nonzero padding`);
+  if (room !== padded) return err(`string of ${n} bytes: expected ${2 * WORD + padded} bytes of output, got ${out.length} (${room - padded} trailing bytes)`);
+  if (out.subarray(2 * WORD + n).some((b) => b !== 0)) return err(`string of ${n} bytes has nonzero padding`);
   return decodeUtf8(out.subarray(2 * WORD, 2 * WORD + n), 'string');
 }
 
 /**
  * Decodes the return data of a known function, strictly.
  * @returns `{ ok: true, value }` with the value in the service's `decoded_output` form, or
- *   `{ ok: false, reason }`; never a best guess.
+ *   `{ ok: false, error }` with the reason; never a best guess.
  * @example
  * decodeFunctionOutput('decimals', parseHex('00'.repeat(31) + '12')!) // { ok: true, value: { value: 18 } }
  */
 export function decodeFunctionOutput(name: string, output: Uint8Array): DecodeResult {
-  if (!isKnownFunction(name)) return fail(`unknown function ${JSON.stringify(name)}`);
+  if (!isKnownFunction(name)) return err(`unknown function ${JSON.stringify(name)}`);
   const kind = TABLE[name].kind;
   const length = exactWords(output, kind === 'reserves' ? 3 : 1, name);
   switch (kind) {
     case 'reserves': {
-      if (length !== null) return fail(length);
+      if (length !== null) return err(length);
       const r0 = uintWord(output, 0, 112, 'reserve0');
       if (!r0.ok) return r0;
       const r1 = uintWord(output, 1, 112, 'reserve1');
@@ -151,17 +149,17 @@ export function decodeFunctionOutput(name: string, output: Uint8Array): DecodeRe
       return ok({ reserve0: r0.value.toString(), reserve1: r1.value.toString(), block_timestamp_last: Number(ts.value) });
     }
     case 'address': {
-      if (length !== null) return fail(length);
-      if (output.subarray(0, 12).some((b) => b !== 0)) return fail(`address word has nonzero high 12 bytes: 0x${wordHex(output, 0)}`);
+      if (length !== null) return err(length);
+      if (output.subarray(0, 12).some((b) => b !== 0)) return err(`address word has nonzero high 12 bytes: 0x${wordHex(output, 0)}`);
       return ok({ address: bytesToHex(output.subarray(12)) });
     }
     case 'uint8': {
-      if (length !== null) return fail(length);
+      if (length !== null) return err(length);
       const v = uintWord(output, 0, 8, 'value');
       return v.ok ? ok({ value: Number(v.value) }) : v;
     }
     case 'uint256':
-      return length !== null ? fail(length) : ok({ value: wordValue(output, 0).toString() });
+      return length !== null ? err(length) : ok({ value: wordValue(output, 0).toString() });
     case 'string': {
       const s = decodeString(output);
       return s.ok ? ok({ value: s.value }) : s;
@@ -210,8 +208,8 @@ function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOu
     );
   }
   const one = oneValue(claimed);
-  if (!one.ok) return one.reason;
-  const { label, value: c } = one;
+  if (!one.ok) return one.error;
+  const { label, value: c } = one.value;
   const expected = kind === 'address' ? (actual as { address: string }).address : (actual as { value: string | number }).value;
   if (kind === 'uint8') return compareInteger(label, c, BigInt(expected), 'number');
   if (kind === 'uint256') return compareInteger(label, c, BigInt(expected), 'string');
@@ -230,15 +228,15 @@ function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOu
  * name such as `_name`), so an object must have exactly one member, whatever its name; some
  * producers write the bare value, which is taken as is.
  * @example
- * oneValue({ name: 'Wrapped Ether' }) // { ok: true, value: 'Wrapped Ether', label: 'decoded_output.name' }
- * oneValue({}) // { ok: false, reason: 'decoded_output has no member, expected exactly one: the function returns one value' }
+ * oneValue({ name: 'Wrapped Ether' }) // { ok: true, value: { value: 'Wrapped Ether', label: 'decoded_output.name' } }
+ * oneValue({}) // { ok: false, error: 'decoded_output has no member, expected exactly one: the function returns one value' }
  */
-export function oneValue(decoded: unknown): { ok: true; value: unknown; label: string } | { ok: false; reason: string } {
-  if (!isObject(decoded)) return { ok: true, value: decoded, label: 'decoded_output' };
+export function oneValue(decoded: unknown): Result<{ value: unknown; label: string }, string> {
+  if (!isObject(decoded)) return ok({ value: decoded, label: 'decoded_output' });
   const names = Object.keys(decoded);
-  if (names.length === 1) return { ok: true, value: decoded[names[0]!], label: `decoded_output.${names[0]}` };
+  if (names.length === 1) return ok({ value: decoded[names[0]!], label: `decoded_output.${names[0]}` });
   const count = names.length === 0 ? 'no member' : `${names.length} members (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`;
-  return { ok: false, reason: `decoded_output has ${count}, expected exactly one: the function returns one value` };
+  return err(`decoded_output has ${count}, expected exactly one: the function returns one value`);
 }
 
 /** Reason the member is absent or of the wrong type, or null. */
@@ -297,7 +295,7 @@ function checkOutput(entry: Record<string, unknown>, make: Make): FunctionResult
   const name = entry.decoded_name as string;
   if (!isKnownFunction(name)) return make('skipped', `unknown function ${show(name)}: not decoded`);
   const decoded = decodeFunctionOutput(name, output);
-  if (!decoded.ok) return make('fail', `output does not decode as ${TABLE[name].signature} returns ${TABLE[name].returns}: ${decoded.reason}`);
+  if (!decoded.ok) return make('fail', `output does not decode as ${TABLE[name].signature} returns ${TABLE[name].returns}: ${decoded.error}`);
   const difference = compareDecoded(name, entry.decoded_output, decoded.value);
   if (difference !== null) return make('fail', difference);
   return make('pass', `decoded_output equals output decoded as ${TABLE[name].signature} returns ${TABLE[name].returns}`);

@@ -5,10 +5,11 @@
  */
 import { isObject } from '../input/fields.js';
 import { kindOf } from './show.js';
+import { err, ok, type Result } from '../result.js';
 import type { RecordAnswer } from './source.js';
 
 /** The answer, or the member (a path relative to the response) that is not what the spec says. */
-export type Read<T> = { ok: true; value: T } | { ok: false; path: string; expected: string };
+export type Read<T> = Result<T, { path: string; expected: string }>;
 
 /** One page of `POST /evm/lineage/genesis`. */
 export interface GenesisPage {
@@ -21,7 +22,7 @@ export interface GenesisPage {
   count: number;
 }
 
-const bad = (path: string, expected: string, got: unknown): { ok: false; path: string; expected: string } => ({ ok: false, path, expected: `${expected}, got ${kindOf(got)}` });
+const bad = (path: string, expected: string, got: unknown) => err({ path, expected: `${expected}, got ${kindOf(got)}` });
 
 /** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
 function datasetOf(data: Record<string, unknown>): string | undefined {
@@ -37,7 +38,7 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
   const dataset = datasetOf(data);
   if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
   if (!isObject(data.record)) return bad('data.record', 'the record (an object)', data.record);
-  return { ok: true, value: { dataset, record: data.record } };
+  return ok({ dataset, record: data.record });
 }
 
 /** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
@@ -59,5 +60,5 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const countName = response.count !== undefined ? 'count' : 'page_count';
   const count = response[countName] ?? logs.length + functionResults.length;
   if (!Number.isSafeInteger(count) || (count as number) < 0) return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
-  return { ok: true, value: { dataset, logs, functionResults, cursor, count: count as number } };
+  return ok({ dataset, logs, functionResults, cursor, count: count as number });
 }

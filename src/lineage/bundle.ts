@@ -65,8 +65,9 @@ function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown
   if (exchange.status !== 200) return null;
   const result = read(exchange.response);
   if (result.ok) return result.value;
-  const at = result.path === '' ? `${path}.response` : `${path}.response.${result.path}`;
-  throw new SourceError(`${at}: expected ${result.expected}`, { path: at, reason: 'invalid_format', expected: result.expected });
+  const { path: member, expected } = result.error;
+  const at = member === '' ? `${path}.response` : `${path}.response.${member}`;
+  throw new SourceError(`${at}: expected ${expected}`, { path: at, reason: 'invalid_format', expected });
 }
 
 /** Checks one exchange's shape and indexes it when the walk may ask for it. */

@@ -40,7 +40,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
   // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
   const valueOf = (v: unknown) => {
     const one = oneValue(v);
-    return one.ok ? one.value : undefined;
+    return one.ok ? one.value.value : undefined;
   };
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
   const wrong = present.find(([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]));

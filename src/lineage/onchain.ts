@@ -13,6 +13,7 @@ import { defaultKeccak256 } from '../keccak/keccak.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import type { Log } from '../receipts/types.js';
+import { err, ok, type Result } from '../result.js';
 import { check, type Check } from './report.js';
 import { show } from './show.js';
 import { SourceError, type BlockSource, type LineageSource } from './source.js';
@@ -30,16 +31,16 @@ export interface GenesisLog {
 
 export const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null);
 
-/** Reads a genesis log's members; the problem names the member. */
-export function readGenesisLog(value: unknown): GenesisLog | string {
-  if (!isObject(value)) return 'not an object';
+/** Reads a genesis log's members: the log, or the problem, naming the member. */
+export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
+  if (!isObject(value)) return err('not an object');
   for (const member of ['block_number', 'tx_index', 'log_index'] as const) {
-    if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0) return `${member} is not a non-negative integer`;
+    if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0) return err(`${member} is not a non-negative integer`);
   }
-  if (hexOf(value.contract_address)?.length !== 20) return 'contract_address is not a 20-byte hex address';
-  if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32)) return 'topics is not an array of 32-byte hex topics';
-  if (typeof value.data !== 'string' || hexOf(value.data) === null) return 'data is not hex';
-  return value as unknown as GenesisLog;
+  if (hexOf(value.contract_address)?.length !== 20) return err('contract_address is not a 20-byte hex address');
+  if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32)) return err('topics is not an array of 32-byte hex topics');
+  if (typeof value.data !== 'string' || hexOf(value.data) === null) return err('data is not hex');
+  return ok(value as unknown as GenesisLog);
 }
 
 /** Verified facts about one block, computed once however many logs point into it. */

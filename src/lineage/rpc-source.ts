@@ -28,7 +28,7 @@ export interface RpcBlockSourceOptions {
 class JsonRpcError extends SourceError {
   constructor(
     message: string,
-    readonly code: number | undefined,
+    readonly rpcCode: number | undefined,
     readonly rpcMessage: string,
   ) {
     super(message);
@@ -37,7 +37,7 @@ class JsonRpcError extends SourceError {
 
 /** A node that does not have the method: -32601, or a message saying so (providers differ). */
 const UNSUPPORTED = /method not found|not supported|unsupported|does not exist|not available|not implemented|unknown method/i;
-const isUnsupported = (error: unknown) => error instanceof JsonRpcError && (error.code === -32601 || UNSUPPORTED.test(error.rpcMessage));
+const isUnsupported = (error: unknown) => error instanceof JsonRpcError && (error.rpcCode === -32601 || UNSUPPORTED.test(error.rpcMessage));
 
 const toQuantity = (n: number) => `0x${n.toString(16)}`;
 function quantity(v: unknown): bigint | undefined {

@@ -177,7 +177,7 @@ export class ServiceSource implements LineageSource {
   /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */
   private contentOf<T>(answer: HttpAnswer, what: string, read: (response: unknown) => Read<T>): T {
     const result = read(answer.json);
-    if (!result.ok) throw new SourceError(`the service's answer to ${what} is unusable: ${result.path || 'the body'}: expected ${result.expected}`);
+    if (!result.ok) throw new SourceError(`the service's answer to ${what} is unusable: ${result.error.path || 'the body'}: expected ${result.error.expected}`);
     return result.value;
   }
 

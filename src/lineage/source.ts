@@ -4,6 +4,7 @@
  * JSON-RPC node). Answers are kept as the service sent them (JSON), so that the
  * walker's shape checks see exactly what a client would.
  */
+import { EvmIntegrityError } from '../errors.js';
 import type { ProblemReason } from '../input/problems.js';
 
 /** `POST /evm/lineage/record` → `data`: `{dataset, record}`. */
@@ -58,17 +59,17 @@ export interface InputProblem {
 }
 
 /**
- * A source that cannot be reached or answered something unusable, or input beyond a limit:
- * never an audit verdict (the CLI's exit 2, the endpoint's 400). `problem` is set when the
- * fault is in the input (a bundle's member, a limit), so that it can be named as a parameter.
+ * A source that cannot be reached or answered something unusable (`SOURCE_FAILED`), or input
+ * beyond a limit or malformed (`SOURCE_INPUT_INVALID`): never an audit verdict (the CLI's exit 2,
+ * the endpoint's 400). `details.problem` is set when the fault is in the input (a bundle's
+ * member, a limit), so that it can be named as a parameter.
  */
-export class SourceError extends Error {
+export class SourceError extends EvmIntegrityError<{ problem?: InputProblem }> {
   override name = 'SourceError';
+  override readonly code: 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID';
 
-  constructor(
-    message: string,
-    readonly problem?: InputProblem,
-  ) {
-    super(message);
+  constructor(message: string, problem?: InputProblem) {
+    super(message, problem === undefined ? {} : { problem });
+    this.code = problem === undefined ? 'SOURCE_FAILED' : 'SOURCE_INPUT_INVALID';
   }
 }

@@ -117,11 +117,12 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
       for (const [i, value] of genesis.logs.entries()) {
         await worked();
         const subject = `genesis.logs[${i}]`;
-        const log = readGenesisLog(value);
-        if (typeof log === 'string') {
-          add(check('log.shape', 'fail', subject, log));
+        const read = readGenesisLog(value);
+        if (!read.ok) {
+          add(check('log.shape', 'fail', subject, read.error));
           continue;
         }
+        const log = read.value;
         logs.push({ log, subject });
         const { facts, checks } = await blockFacts(log.block_number);
         if (!blocksReported.has(log.block_number)) {

@@ -2,12 +2,11 @@ import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, describeNotVerifiable, eraMatters, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
 import { encodeHeader } from '../header/encode.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
-import { Problems } from '../input/problems.js';
+import { Problems, type InvalidInput } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/receipt-rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
-import type { Problem } from '../input/problems.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -27,9 +26,7 @@ export interface Comparison {
 }
 
 /** Why a block was not verified at all: its input is invalid, or its chain cannot be named or verified. */
-export type BlockRefusal =
-  | { kind: 'invalid'; problems: Problem[]; count: number }
-  | { kind: 'chain_not_supported'; subject: NotVerifiable | null; hint: string };
+export type BlockRefusal = InvalidInput | { kind: 'chain_not_supported'; subject: NotVerifiable | null; hint: string };
 
 /** The verification of one block: every commitment it carries compared with its data. */
 export interface BlockReport {
@@ -93,7 +90,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
   const block = readRpcBlock(input, problems, { registry, keccak: context.keccak });
-  if (block === undefined) return err({ kind: 'invalid', problems: problems.list, count: problems.count });
+  if (block === undefined) return err(problems.invalidInput());
 
   const { fields, complete } = block.header;
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
@@ -115,7 +112,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   }
 
   block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
-  if (!problems.empty) return err({ kind: 'invalid', problems: problems.list, count: problems.count });
+  if (!problems.empty) return err(problems.invalidInput());
   const keccak = context.keccak ?? defaultKeccak256;
   const commitment = receiptsCommitment(block.receipts, { rules, keccak });
 

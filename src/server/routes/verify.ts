@@ -41,32 +41,33 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
       const text = await c.req.text();
       c.set('bodyRead', true);
       const parsed = parseJsonBody(text);
-      if (!parsed.ok) return c.json(badRequest([parsed.problem], 1, { docsUrl }), 400);
+      if (!parsed.ok) return c.json(badRequest([parsed.error], 1, { docsUrl }), 400);
       const chainId = (parsed.value as { chain_id?: unknown } | null)?.chain_id;
       const chains = account.entitlements?.chains;
       if (chains !== undefined && typeof chainId === 'number' && !chains.includes(chainId)) throw forbidden(account, `chain ${chainId}`);
       if (inFlight >= config.maxInFlight) throw overloaded();
       // The CU are taken before the work, atomically across every process on the store.
       const held = store.reserve(account.id, endpoint.name, endpoint.cu, now());
-      if (!held.ok) throw guards.allowanceProblem(account, held.usage);
+      if (!held.ok) throw guards.allowanceProblem(account, held.error.usage);
+      const { reservation } = held.value;
       const record = (status: number, cu: number) => ({ requestId: c.get('requestId'), endpoint: endpoint.name, status, cu });
       inFlight++;
       let result: OperationResult;
       try {
         result = await endpoint.operation(parsed.value, { registry, docsUrl });
       } catch (error) {
-        store.release(held.reservation, record(500, 0), now());
+        store.release(reservation, record(500, 0), now());
         throw error;
       } finally {
         inFlight--;
       }
       await readPendingCloses();
       if (clientLeft(c)) {
-        store.release(held.reservation, record(CLIENT_CLOSED_REQUEST, 0), now());
+        store.release(reservation, record(CLIENT_CLOSED_REQUEST, 0), now());
         return new Response(null, { status: CLIENT_CLOSED_REQUEST });
       }
-      if (result.status >= 200 && result.status < 300) store.settle(held.reservation, record(result.status, endpoint.cu), now());
-      else store.release(held.reservation, record(result.status, 0), now());
+      if (result.status >= 200 && result.status < 300) store.settle(reservation, record(result.status, endpoint.cu), now());
+      else store.release(reservation, record(result.status, 0), now());
       return c.json(result.body as object, result.status as 200);
     });
   }

@@ -2,6 +2,7 @@
  * The store in process memory: for tests and `--store memory`. Same rules as SqliteStore (shared
  * helpers); nothing survives the process. Returned objects are copies.
  */
+import { err, ok } from '../../result.js';
 import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
 import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
 import {
@@ -162,11 +163,11 @@ export class MemoryStore implements Store {
     const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
     const period = this.currentPeriod(account, now);
-    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra) return { ok: false, usage: this.usageOf(account, period) };
+    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra) return err({ usage: this.usageOf(account, period) });
     period.cuUsed += wanted.cu;
     period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
     const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };
-    return { ok: true, reservation, usage: this.usageOf(account, period) };
+    return ok({ reservation, usage: this.usageOf(account, period) });
   }
 
   settle(reservation: Reservation, request: RequestRecord, now: Date): void {

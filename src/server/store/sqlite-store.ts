@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { err, ok } from '../../result.js';
 import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
 import { countRequest, nextPeriod, type Period, rateDecision } from './periods.js';
 import {
@@ -211,7 +212,7 @@ export class SqliteStore implements Store {
       if (file !== ':memory:' && file !== '') mkdirSync(dirname(file), { recursive: true });
       this.db = new Database(file);
     } catch (error) {
-      throw new StoreError('INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
+      throw new StoreError('STORE_INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
     }
     try {
       this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -224,7 +225,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       this.db.close();
       if (error instanceof StoreError) throw error;
-      throw new StoreError('INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
+      throw new StoreError('STORE_INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
     }
   }
 
@@ -338,11 +339,11 @@ export class SqliteStore implements Store {
     return this.write((): ReserveResult => {
       const account = this.account(accountId);
       const period = this.currentPeriod(account, now);
-      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return { ok: false, usage: this.usageOf(account, period) };
+      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return err({ usage: this.usageOf(account, period) });
       this.sql.addUsed.run(wanted.cu, account.id, period.period_start);
       this.sql.addEndpointUsage.run(account.id, period.period_start, wanted.endpoint, wanted.cu);
       const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.period_start };
-      return { ok: true, reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) };
+      return ok({ reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) });
     });
   }
 
@@ -414,7 +415,7 @@ export class SqliteStore implements Store {
     const version = () => this.db.pragma('user_version', { simple: true }) as number;
     const check = (found: number) => {
       if (found > SCHEMA_VERSION) {
-        throw new StoreError('INVALID', `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`, 'file');
+        throw new StoreError('STORE_INVALID', `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`, 'file');
       }
     };
     check(version());

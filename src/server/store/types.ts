@@ -5,6 +5,8 @@
  * Both implementations (MemoryStore, SqliteStore) are synchronous and share their rules
  * (validation, periods, key handling) through the helpers of this folder.
  */
+import { EvmIntegrityError, type EvmIntegrityErrorCode } from '../../errors.js';
+import type { Result } from '../../result.js';
 
 /** What an account may use. An absent member means "all"; an empty list means "none". */
 export interface Entitlements {
@@ -70,7 +72,8 @@ export interface Reservation {
   readonly periodStart: string;
 }
 
-export type ReserveResult = { ok: true; reservation: Reservation; usage: Usage } | { ok: false; usage: Usage };
+/** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
+export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
 
 /**
  * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
@@ -142,19 +145,17 @@ export interface Store {
   close(): void;
 }
 
-export type StoreErrorCode = 'NOT_FOUND' | 'KEY_LIMIT' | 'CONFLICT' | 'INVALID';
+export type StoreErrorCode = Extract<EvmIntegrityErrorCode, `STORE_${string}`>;
 
 /** A rule of the store was not met; `message` is one line meant for the operator. */
-export class StoreError extends Error {
+export class StoreError extends EvmIntegrityError<{ field?: string }> {
   override name = 'StoreError';
-  readonly code: StoreErrorCode;
-  /** For INVALID: the input field at fault. */
-  readonly field: string | undefined;
+  override readonly code: StoreErrorCode;
 
+  /** @param field for STORE_INVALID: the input field at fault. */
   constructor(code: StoreErrorCode, message: string, field?: string) {
-    super(message);
+    super(message, field === undefined ? {} : { field });
     this.code = code;
-    this.field = field;
   }
 }
 
@@ -164,7 +165,7 @@ export const MAX_ACTIVE_KEYS = 5;
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function invalid(field: string, message: string): never {
-  throw new StoreError('INVALID', `${field} ${message}`, field);
+  throw new StoreError('STORE_INVALID', `${field} ${message}`, field);
 }
 
 export function requireText(field: string, value: unknown, max = 200): string {
@@ -242,7 +243,7 @@ export function slugFromName(name: string): string {
 export function newAccountId(input: AccountInput, name: string, exists: (id: string) => boolean): string {
   if (input.id !== undefined) {
     const id = requireId('id', input.id);
-    if (exists(id)) throw new StoreError('CONFLICT', `account ${id} already exists`);
+    if (exists(id)) throw new StoreError('STORE_CONFLICT', `account ${id} already exists`);
     return id;
   }
   const base = slugFromName(name);
@@ -254,7 +255,7 @@ export function newAccountId(input: AccountInput, name: string, exists: (id: str
 }
 
 export function accountNotFound(id: string): StoreError {
-  return new StoreError('NOT_FOUND', `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`);
+  return new StoreError('STORE_NOT_FOUND', `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`);
 }
 
 /** Validates what a reservation is asked for. */

@@ -1,0 +1,75 @@
+/**
+ * One error family: every error class the package exports is an EvmIntegrityError whose `code`
+ * names the situation, thrown here by the real code paths that raise it.
+ */
+import { describe, expect, it } from 'vitest';
+import * as root from '../src/index.js';
+import * as api from '../src/api/index.js';
+import * as lineage from '../src/lineage/index.js';
+import * as node from '../src/node.js';
+import { UsageError } from '../src/cli/io.js';
+
+/** What `attempt` throws; fails the test when it returns. */
+function thrown(attempt: () => unknown): unknown {
+  try {
+    attempt();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
+const receipt: root.Receipt = { type: 0, status: 1, cumulativeGasUsed: 1n, logs: [] };
+
+/** One real throw of each exported error class (the root is abstract), and the code it must carry. */
+const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErrorCode }> = {
+  UnknownReceiptTypeError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, type: 0x99 })), code: 'RECEIPT_TYPE_UNKNOWN' },
+  InvalidReceiptError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })), code: 'RECEIPT_INVALID' },
+  InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
+  SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
+  StoreError: { error: () => thrown(() => new node.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
+};
+
+const isErrorClass = (value: unknown): value is abstract new (...args: never[]) => Error =>
+  typeof value === 'function' && (value === Error || value.prototype instanceof Error);
+
+describe('the error family', () => {
+  const entries = { 'evm-integrity': root, 'evm-integrity/api': api, 'evm-integrity/lineage': lineage, 'evm-integrity/node': node };
+  const exported = Object.entries(entries).flatMap(([entry, members]) =>
+    Object.entries(members)
+      .filter(([, value]) => isErrorClass(value))
+      .map(([name, value]) => ({ entry, name, value: value as abstract new (...args: never[]) => Error })),
+  );
+
+  it('every exported error class extends EvmIntegrityError', () => {
+    const strays = exported.filter(({ value }) => value !== root.EvmIntegrityError && !(value.prototype instanceof root.EvmIntegrityError));
+    expect(strays.map(({ entry, name }) => `${entry}: ${name}`)).toEqual([]);
+  });
+
+  it('each one, raised by the code that raises it, carries its typed code', () => {
+    const names = [...new Set(exported.map(({ name }) => name))].filter((name) => name !== 'EvmIntegrityError');
+    expect(names.sort()).toEqual(Object.keys(RAISED).sort());
+    for (const [name, { error, code }] of Object.entries(RAISED)) {
+      const raised = error();
+      expect(raised, name).toBeInstanceOf(root.EvmIntegrityError);
+      expect(raised, name).toMatchObject({ name, code });
+    }
+  });
+
+  it("a source's fault without an input member is SOURCE_FAILED, one with a member SOURCE_INPUT_INVALID", () => {
+    expect(new lineage.SourceError('the service is down').code).toBe('SOURCE_FAILED');
+    const problem = { path: 'exchanges', reason: 'missing', expected: 'an array' } as const;
+    expect(new lineage.SourceError('exchanges: expected an array', problem)).toMatchObject({ code: 'SOURCE_INPUT_INVALID', details: { problem } });
+  });
+
+  it("the CLI's usage error is one too", () => {
+    expect(new UsageError('lineage needs a TRACING_ID')).toMatchObject({ code: 'CLI_USAGE', message: 'lineage needs a TRACING_ID' });
+    expect(new UsageError('x')).toBeInstanceOf(root.EvmIntegrityError);
+  });
+
+  it('each class narrows the code to its own (compile-time)', () => {
+    const code: 'HEADER_INVALID' = (RAISED.InvalidHeaderError!.error() as root.InvalidHeaderError).code;
+    const store: node.StoreErrorCode = (RAISED.StoreError!.error() as node.StoreError).code;
+    expect([code, store]).toEqual(['HEADER_INVALID', 'STORE_NOT_FOUND']);
+  });
+});
