@@ -52,7 +52,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
  * Uniswap-V2-style reserves (0301): the reserves of the last Sync event of the
  * record's own pool at or before its position, and of getReserves where present.
  */
-export function reservesCheck(record: Json, logs: Array<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
+export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
   const pool = normHex(record.address);
