@@ -288,11 +288,11 @@ describe('commands and help', () => {
     expect(run(store, ['keys', 'create', '--help']).stdout).toMatch(/^usage: evm-integrity keys create ACCOUNT_ID \[--label L\]\n/);
   });
 
-  it('turns an unexpected fault into one line, exit 1, no stack trace', () => {
+  it('turns an unexpected fault into one line, exit 3 as every command of the CLI, no stack trace', () => {
     const broken = new MemoryStore();
     broken.listAccounts = () => {
       throw new Error('disk I/O error\n    at somewhere (file.js:1:1)');
     };
-    expect(run(broken, ['accounts', 'list'])).toEqual({ code: 1, stdout: '', stderr: 'evm-integrity: accounts list failed: disk I/O error\n' });
+    expect(run(broken, ['accounts', 'list'])).toEqual({ code: 3, stdout: '', stderr: 'evm-integrity: accounts list failed: disk I/O error\n' });
   });
 });

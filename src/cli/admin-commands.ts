@@ -1,0 +1,162 @@
+/**
+ * The operator's commands, one function each: what `accounts …` and `keys …` do once their
+ * arguments are parsed (src/cli/admin.ts parses and dispatches).
+ */
+import { cuAllowance, cuRemaining } from '../server/store/periods.js';
+import type { Store } from '../server/store/types.js';
+import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
+import { UsageError } from './io.js';
+
+const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
+
+/** A parsed command line, and what a command needs to answer it. */
+export interface CommandInput {
+  store: Store;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  now: () => Date;
+  json: boolean;
+  synopsis: string;
+  positionals: readonly string[];
+  /** The value of a string option, if given. */
+  text(name: string): string | undefined;
+  /** The positional argument at `index`; a usage error naming `name` when missing. */
+  argument(index: number, name: string): string;
+  /** A usage error when more than `n` positional arguments were given. */
+  maxArguments(n: number): void;
+  /** Prints `value` as indented JSON. */
+  print(value: unknown): void;
+}
+
+/** A whole number written in decimal (underscores allowed as separators), at least `min`. */
+function parseInteger(what: string, text: string, min: number): number {
+  const digits = text.replace(/_/g, '');
+  const value = /^\d+$/.test(digits) ? Number(digits) : NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`);
+  }
+  return value;
+}
+
+function parseList(option: string, text: string): string[] {
+  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (items.length === 0) throw new UsageError(`${option} needs at least one value (leave it out to allow all)`);
+  return items;
+}
+
+/** `/v1/evm/verify/receipt-root`, `evm/verify/receipt-root` → `verify/receipt-root`, the server's endpoint name. */
+function endpointName(text: string): string {
+  return text.replace(/^\/+/, '').replace(/^v1\//, '').replace(/^evm\//, '');
+}
+
+/** `accounts create`: a new account, with its first billing period from now. */
+export function createAccount({ store, stdout, now, json, synopsis, text, maxArguments, print }: CommandInput): void {
+  maxArguments(0);
+  const name = text('name');
+  if (name === undefined || name.trim() === '') throw new UsageError(`accounts create needs --name (usage: evm-integrity ${synopsis})`);
+  const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
+  const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
+  const endpoints = text('endpoints') === undefined ? undefined : [...new Set(parseList('--endpoints', text('endpoints')!).map(endpointName))];
+  const chains = text('chains') === undefined ? undefined : parseList('--chains', text('chains')!).map((c) => parseInteger('--chains', c, 1));
+  const entitlements = endpoints === undefined && chains === undefined ? null : { ...(endpoints && { endpoints }), ...(chains && { chains }) };
+  const at = now();
+  const account = store.createAccount(
+    { ...(text('id') !== undefined && { id: text('id')! }), name, plan: text('plan') ?? DEFAULTS.plan, cuLimit, rateLimitRps: rps, entitlements },
+    at,
+  );
+  const usage = store.usage(account.id, at);
+  if (json) print({ ...accountJson(account), usage: usageJson(usage) });
+  else stdout(`Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: evm-integrity keys create ${account.id}\n`);
+}
+
+/** `accounts list`: every account with its usage this period and its active keys. */
+export function listAccounts({ store, stdout, now, json, maxArguments, print }: CommandInput): void {
+  maxArguments(0);
+  const at = now();
+  const accounts = store.listAccounts().map((account) => ({
+    account,
+    usage: store.usage(account.id, at),
+    activeKeys: store.listKeys(account.id).filter((k) => k.revokedAt === null).length,
+  }));
+  if (json) {
+    print(accounts.map(({ account, usage, activeKeys }) => ({ ...accountJson(account), active_keys: activeKeys, usage: usageJson(usage) })));
+  } else if (accounts.length === 0) {
+    stdout('No accounts yet. Create one: evm-integrity accounts create --name NAME\n');
+  } else {
+    stdout(
+      table(
+        ['ID', 'NAME', 'PLAN', 'CU USED', 'CU ALLOWANCE', 'RPS', 'KEYS', 'ENDPOINTS', 'CHAINS', 'PERIOD ENDS'],
+        accounts.map(({ account: a, usage: u, activeKeys }) => [
+          a.id,
+          a.name,
+          a.plan,
+          String(u.cuUsed),
+          u.cuExtra > 0 ? `${cuAllowance(u)} (${u.cuLimit} + ${u.cuExtra})` : String(cuAllowance(u)),
+          String(a.rateLimitRps),
+          String(activeKeys),
+          entitlementText(a.entitlements?.endpoints),
+          entitlementText(a.entitlements?.chains),
+          u.periodEnd,
+        ]),
+      ),
+    );
+  }
+}
+
+/** `accounts add-cu ID CU`: a CU package that raises this period's allowance. */
+export function addCu({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+  const id = argument(0, 'an account ID');
+  const cu = parseInteger('CU', argument(1, 'the number of CU to add'), 1);
+  maxArguments(2);
+  const usage = store.addCu(id, cu, now());
+  if (json) print({ account_id: id, added_cu: cu, usage: usageJson(usage) });
+  else {
+    stdout(
+      `Added ${cu} CU to ${id} until ${usage.periodEnd}: allowance ${cuAllowance(usage)} CU (limit ${usage.cuLimit} + packages ${usage.cuExtra}), used ${usage.cuUsed}, remaining ${cuRemaining(usage)}\n`,
+    );
+  }
+}
+
+/** `keys create ACCOUNT_ID`: a new key, shown once; only its SHA-256 is stored. */
+export function createKey({ store, stdout, stderr, now, json, text, argument, maxArguments, print }: CommandInput): void {
+  const accountId = argument(0, 'an ACCOUNT_ID');
+  maxArguments(1);
+  const { key, record } = store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
+  const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
+  if (json) {
+    print({ ...keyJson(record), key });
+    stderr(`${warning}\n`);
+  } else {
+    stdout(`Created key ${record.id} for account ${record.accountId} (label ${JSON.stringify(record.label)}):\n\n  ${key}\n\n${warning}\nUse it as: Authorization: Bearer <key>\n`);
+  }
+}
+
+/** `keys list [ACCOUNT_ID]`: keys by hint and label, never the key or its hash. */
+export function listKeys({ store, stdout, json, positionals, maxArguments, print }: CommandInput): void {
+  maxArguments(1);
+  const accountId = positionals[0];
+  const keys = store.listKeys(accountId);
+  if (json) print(keys.map(keyJson));
+  else if (keys.length === 0) {
+    stdout(accountId === undefined ? 'No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n' : `No keys for account ${accountId}. Create one: evm-integrity keys create ${accountId}\n`);
+  } else {
+    stdout(
+      table(
+        ['ID', 'ACCOUNT', 'HINT', 'LABEL', 'STATUS', 'CREATED'],
+        keys.map((k) => [k.id, k.accountId, hintText(k), k.label, k.revokedAt === null ? 'active' : `revoked ${k.revokedAt}`, k.createdAt]),
+      ),
+    );
+  }
+}
+
+/** `keys revoke ID_OR_HINT`: the key gets 401 from its next request on. */
+export function revokeKey({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+  const idOrHint = argument(0, 'a key ID or hint');
+  maxArguments(1);
+  const revokedBefore = new Map(store.listKeys().map((k) => [k.id, k.revokedAt !== null]));
+  const key = store.revokeKey(idOrHint, now());
+  const already = revokedBefore.get(key.id) === true;
+  if (json) print({ ...keyJson(key), already_revoked: already });
+  else if (already) stdout(`Key ${key.id} (${hintText(key)}) of account ${key.accountId} was already revoked at ${key.revokedAt}\n`);
+  else stdout(`Revoked key ${key.id} (${hintText(key)}, label ${JSON.stringify(key.label)}) of account ${key.accountId}: requests with it now get 401\n`);
+}
