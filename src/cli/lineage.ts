@@ -9,9 +9,6 @@ import { SourceError } from '../lineage/source.js';
 import { walkLineage } from '../lineage/walker.js';
 import { UsageError } from './io.js';
 
-export const LINEAGE_USAGE = `  evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL) [--rpc URL] [--record FILE] [--json]
-                the live service's API key comes from EVM_DATA_SERVICE_API_KEY`;
-
 /** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by the audit. */
 export function readBundleFile(file: string): unknown {
   let bytes: Buffer;
