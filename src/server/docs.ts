@@ -48,7 +48,7 @@ function withoutBundle(): string {
 export function docsPage(openapi: JsonSchema, bundle = SCALAR_BUNDLE): string {
   const title = escape((openapi.info as { title: string }).title);
   const version = bundleVersion(bundle);
-  const ui = version === undefined ? withoutBundle() : '<div id="app"></div>';
+  const ui = version === undefined ? withoutBundle() : '<div id="app"></div><noscript><p id="no-ui">The reference needs JavaScript; the API is described by <a href="openapi.json">openapi.json</a>.</p></noscript>';
   const scripts =
     version === undefined ? '' : `<script src="docs/scalar.js?v=${encodeURIComponent(version)}"></script>\n<script>Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_OPTIONS)})</script>`;
   return `<!doctype html>
