@@ -23,6 +23,11 @@ const bundle: Spec<Record<string, unknown>> = {
     type: 'object',
     description: "A lineage bundle: {base_url, exchanges, blocks}, the hosted service's recorded request/response pairs and blocks in the JSON-RPC format.",
     required: ['exchanges'],
+    properties: {
+      base_url: { type: 'string', description: 'The service the answers came from.' },
+      exchanges: { type: 'array', description: 'Request/response pairs of the hosted API: method, path, body, status, response.' },
+      blocks: { type: 'array', description: 'Blocks in the JSON-RPC format: chain_id, header (with number), receipts.' },
+    },
   },
   read: (value, path, problems) => {
     if (isObject(value)) return value;

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../input/schema.js';
 import type { Endpoint } from './endpoints.js';
-import { nullable } from './result-schemas.js';
+import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
+import { CHAINS_SCHEMA, HEALTH_SCHEMA, nullable, USAGE_SCHEMA } from './result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [
@@ -37,84 +38,98 @@ const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const errorResponse = (description: string, examples?: Examples) => ({ description, content: { 'application/json': { schema: ERROR_REF, ...(examples && { examples }) } } });
+const jsonResponse = (description: string, schema: JsonSchema, example: unknown) => ({ description, content: { 'application/json': { schema, example } } });
+const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.');
+
+/** The groups of operations, in the order the reference shows them. */
+const TAGS = [
+  { name: 'verify', description: 'Recompute a commitment from the data sent and compare it with the one claimed. Each costs compute units (CU) when answered 2xx.' },
+  { name: 'account', description: 'What the key in use may still spend.' },
+  { name: 'service', description: 'Liveness and the chains this server knows; free.' },
+];
+
+/** `POST` of a verify endpoint: its body schema is the one that validates requests. */
+function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: string) {
+  const examples = VERIFY_EXAMPLES[endpoint.path];
+  return {
+    operationId: endpoint.name.replace(/\W+(\w)/g, (_, ch: string) => ch.toUpperCase()),
+    tags: ['verify'],
+    summary: endpoint.summary,
+    description: `Costs ${endpoint.cu} CU when answered 2xx; any other answer costs nothing. Body limit ${bodyLimitBytes} bytes, uncompressed JSON.`,
+    security: [{ bearer: [] }],
+    requestBody: { required: true, content: { 'application/json': { schema: endpoint.requestSchema, ...(examples && { examples: examples.request }) } } },
+    responses: {
+      '200': {
+        description: 'The verification result.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['chain_id', 'data', 'count'],
+              properties: { chain_id: nullable({ type: 'integer' }), block_number: nullable({ type: 'integer', description: 'logs-bloom: echoed from the request.' }), data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 }, cursor: { type: 'null' }, count: { const: 1 } },
+            },
+            ...(examples && { examples: examples.response }),
+          },
+        },
+      },
+      ...Object.fromEntries(ERROR_CODES.filter((e) => e.status !== 404).map((e) => [String(e.status), errorResponse(e.when, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined)])),
+    },
+  };
+}
 
 /**
  * The OpenAPI 3.1 document of the service. Request bodies are the very schemas
  * that validate requests (src/input/schema.ts), so the document cannot drift.
+ * It passes Redocly's `recommended` rules (test/openapi-lint.test.ts).
  */
 export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin: string; endpoints: readonly Endpoint[]; bodyLimitBytes: number }): JsonSchema {
-  const paths: Record<string, unknown> = {};
-  for (const endpoint of endpoints) {
-    const id = endpoint.name.replace(/\W+(\w)/g, (_, ch: string) => ch.toUpperCase());
-    paths[endpoint.path] = {
-      post: {
-        operationId: id,
-        summary: endpoint.summary,
-        description: `Costs ${endpoint.cu} CU when answered 2xx. Body limit ${bodyLimitBytes} bytes.`,
-        security: [{ bearer: [] }],
-        requestBody: { required: true, content: { 'application/json': { schema: endpoint.requestSchema } } },
-        responses: {
-          '200': {
-            description: 'The verification result.',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['chain_id', 'data', 'count'],
-                  properties: { chain_id: nullable({ type: 'integer' }), data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 }, cursor: { type: 'null' }, count: { const: 1 } },
-                },
-              },
-            },
-          },
-          ...Object.fromEntries(ERROR_CODES.filter((e) => e.status !== 404).map((e) => [String(e.status), errorResponse(e.when)])),
-        },
-      },
-    };
-  }
-  paths['/health'] = { get: { operationId: 'health', summary: 'Liveness; no key.', security: [], responses: { '200': { description: 'Healthy.', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } } } } } }, '503': errorResponse('Degraded.') } } };
+  const docsUrl = `${origin}/v1/docs`;
+  const paths: Record<string, unknown> = Object.fromEntries(endpoints.map((endpoint) => [endpoint.path, { post: verifyOperation(endpoint, bodyLimitBytes, docsUrl) }]));
   paths['/usage'] = {
     get: {
       operationId: 'usage',
-      summary: "The account's plan, CU and rate limit; costs nothing.",
+      tags: ['account'],
+      summary: "The account's plan, CU and rate limit",
+      description: 'Usage of the current billing period of the account the key belongs to. Costs nothing and is not rate limited.',
       security: [{ bearer: [] }],
-      responses: {
-        '200': {
-          description: 'Usage of the current billing period.',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  plan: { type: 'string' },
-                  cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
-                  cu_used: { type: 'integer' },
-                  cu_remaining: { type: 'integer' },
-                  cu_reset_at: { type: 'string', format: 'date-time' },
-                  rate_limit_rps: { type: 'integer' },
-                  cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' } },
-                  billing_period: { type: 'object', properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } } },
-                },
-              },
-            },
-          },
-        },
-        '401': errorResponse('No valid key.'),
-      },
+      responses: { '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage), '401': NO_KEY },
     },
   };
   paths['/chains'] = {
     get: {
       operationId: 'chains',
-      summary: 'Extension: the chain registry; costs nothing.',
+      tags: ['service'],
+      summary: 'The chain registry',
+      description: 'Extension: every chain this server knows, its receipt rules, whether its blocks can be verified and, by era, why not. Costs nothing. The example is shortened.',
       security: [{ bearer: [] }],
-      responses: { '200': { description: 'Chains: chain_id, name, rules, verifiable (and why not).' }, '401': errorResponse('No valid key.') },
+      responses: { '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains), '401': NO_KEY },
+    },
+  };
+  paths['/health'] = {
+    get: {
+      operationId: 'health',
+      tags: ['service'],
+      summary: 'Liveness',
+      description: 'No key needed, never refused, never rate limited: a 200 means the process answers.',
+      security: [],
+      responses: {
+        '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health),
+        '4XX': errorResponse('Never sent by this operation: a probe that gets a 4xx asked for another path or method (404 NOT_FOUND).'),
+      },
     },
   };
   return {
     openapi: '3.1.0',
-    info: { title: 'evm-integrity verifier', version: '1', description: 'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix.' },
-    servers: [{ url: `${origin}/v1` }],
+    info: {
+      title: 'evm-integrity verifier',
+      version: '1',
+      description: 'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix. Errors share one envelope; each code is explained in the Errors section below the reference.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: `${origin}/v1`, description: 'This server.' }],
+    tags: TAGS,
     paths,
     components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } } },
   };

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../input/schema.js';
 
-/** JSON Schemas of `data[0]` of each verify answer, for the OpenAPI document. */
+/** JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies. */
 
 const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
@@ -61,5 +61,65 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
         },
       },
     },
+  },
+};
+
+/** `GET /health`. */
+export const HEALTH_SCHEMA: JsonSchema = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+
+/** `GET /usage`: the account's current billing period. */
+export const USAGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['plan', 'cu_limit', 'cu_used', 'cu_remaining', 'cu_reset_at', 'rate_limit_rps', 'cu_by_endpoint', 'billing_period'],
+  properties: {
+    plan: { type: 'string' },
+    cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
+    cu_used: { type: 'integer' },
+    cu_remaining: { type: 'integer' },
+    cu_reset_at: { type: 'string', format: 'date-time' },
+    rate_limit_rps: { type: 'integer' },
+    cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' }, description: 'CU used this period, by endpoint name.' },
+    billing_period: { type: 'object', required: ['start', 'end'], properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } } },
+  },
+};
+
+const verifiable = (what: string): JsonSchema => ({ type: 'boolean', description: `Whether the receipts roots of ${what} are Patricia roots of its receipts.` });
+
+/** `GET /chains`: the chain registry (`describeChain`). */
+export const CHAINS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['data', 'count'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['chain_id', 'name', 'rules', 'verifiable'],
+        properties: {
+          chain_id: { type: 'integer' },
+          name: { type: 'string' },
+          rules: { type: 'string', description: 'The receipt rule set its receipts follow.' },
+          verifiable: verifiable('any of its blocks'),
+          reason: { type: 'string', description: 'Why not, when it is not verifiable.' },
+          eras: {
+            type: 'array',
+            description: 'Its eras in block order, when its blocks do not all follow the same rules.',
+            items: {
+              type: 'object',
+              required: ['name', 'first_block', 'last_block', 'verifiable'],
+              properties: {
+                name: { type: 'string' },
+                first_block: { type: 'integer' },
+                last_block: nullable({ type: 'integer', description: 'null for the current era.' }),
+                verifiable: verifiable('the era'),
+                reason: { type: 'string' },
+                state_sync: { type: 'string', description: 'Polygon PoS: how state sync enters the block.' },
+              },
+            },
+          },
+        },
+      },
+    },
+    count: { type: 'integer' },
   },
 };

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/server/app.js';
+import { docsPage, readBundle, SCALAR_BUNDLE } from '../src/server/docs.js';
+import { ERROR_CODES } from '../src/server/openapi.js';
+import { MemoryStore } from '../src/server/store/memory-store.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const app = () => createApp({ config: testConfig(), store: new MemoryStore(), logger: capturingLogger().logger });
+
+describe('the reference page and its script', () => {
+  it('serves Scalar\'s bundle, built into dist/assets, with and without /v1, cached for good, no key needed', async () => {
+    const built = await readBundle();
+    expect(built, `${SCALAR_BUNDLE} is missing: npm run build copies it`).toBeDefined();
+    for (const path of ['/v1/docs/scalar.js', '/docs/scalar.js']) {
+      const res = await app().request(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(Buffer.from(await res.arrayBuffer()).equals(built!)).toBe(true);
+    }
+  });
+
+  it('names the script relative to the page, with a version, and nothing on another origin', async () => {
+    const html = await (await app().request('/v1/docs')).text();
+    expect(html).toMatch(/<script src="docs\/scalar\.js\?v=[\w-]+"><\/script>/);
+    expect(html).toContain('<div id="app"></div>');
+    expect(html.match(/\b(https?:)?\/\/[\w.-]+/g)).toBeNull();
+  });
+
+  it('without the bundle, a plain page that says how to build it, still with the error anchors and no script', async () => {
+    const openapi = (await (await app().request('/v1/openapi.json')).json()) as Record<string, unknown>;
+    const html = docsPage(openapi, '/nonexistent/scalar-standalone.js');
+    expect(html).toContain('npm run build');
+    expect(html).toContain('<a href="openapi.json">');
+    expect(html).not.toContain('<script');
+    for (const { code } of ERROR_CODES) expect(html).toContain(`id="error-${code.toLowerCase()}"`);
+    expect(await readBundle('/nonexistent/scalar-standalone.js')).toBeUndefined();
+  });
+});
