@@ -72,6 +72,9 @@ function readEntitlements(value: unknown, path: string): Entitlements | null {
 function readKey(value: unknown, path: string): ConfiguredKey {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {label, sha256} or {label, key}`);
   const label = member(value, 'label', `${path}.`, isString, 'a non-empty string', 'configured');
+  if ((value.key === undefined) === (value.sha256 === undefined)) {
+    throw new ConfigError(`${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`);
+  }
   if (value.sha256 !== undefined) {
     const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'the key\'s SHA-256 as 64 hex characters', '');
     return { label, sha256: sha256.toLowerCase() };
@@ -106,8 +109,9 @@ function readChain(value: unknown, path: string): ChainInfo {
 
 /**
  * The configuration from a parsed JSON file (members in snake_case, as in the
- * README), over the defaults. Unknown members are errors: a typo in a security
- * setting must not pass silently.
+ * README) over `base`: a member not given keeps base's value, so flags parsed
+ * over a file override only what they name. Unknown members are errors: a typo
+ * in a security setting must not pass silently.
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
@@ -125,8 +129,8 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
     publicUrl: member<string | null>(json, 'public_url', '', (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v), 'an http(s) origin such as https://verify.example.com', base.publicUrl),
     maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
-    accounts: member<unknown[]>(json, 'accounts', '', Array.isArray, 'an array of accounts', []).map((a, i) => readAccount(a, `accounts[${i}]`)),
-    chains: member<unknown[]>(json, 'chains', '', Array.isArray, 'an array of chains', []).map((c, i) => readChain(c, `chains[${i}]`)),
+    accounts: member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ?? base.accounts,
+    chains: member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ?? base.chains,
   };
 }
 
