@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
@@ -36,6 +37,8 @@ interface Served {
   exited: Promise<number | null>;
   /** The URL of the 'listening' log line; rejects when the process ends first. */
   listening: Promise<string>;
+  /** Resolves once stderr matches `pattern`. */
+  stderrMatching: (pattern: RegExp) => Promise<void>;
 }
 
 /** Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG from this environment). */
@@ -46,7 +49,17 @@ function serve(args: string[]): Served {
   children.push(child);
   let out = '';
   let err = '';
-  child.stderr!.on('data', (chunk) => (err += String(chunk)));
+  const stderrChecks: Array<() => void> = [];
+  child.stderr!.on('data', (chunk) => {
+    err += String(chunk);
+    for (const check of stderrChecks) check();
+  });
+  const stderrMatching = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const check = () => pattern.test(err) && resolve();
+      stderrChecks.push(check);
+      check();
+    });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -57,7 +70,7 @@ function serve(args: string[]): Served {
     void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${err}`)));
   });
   listening.catch(() => undefined); // awaited by the tests that expect a start
-  return { child, stdout: () => out, stderr: () => err, exited, listening };
+  return { child, stdout: () => out, stderr: () => err, exited, listening, stderrMatching };
 }
 
 /** The exit status of a start that must fail; throws if the server comes up instead. */
@@ -100,5 +113,42 @@ describe('serve: configuration as the operator gives it', () => {
     expect(await refused(served)).toBe(2);
     expect(served.stderr()).toBe('evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n');
     expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('serve: a start that cannot work says why in one line and exits 2', () => {
+  it.each([
+    ['a --data-dir under a regular file', (dir: string) => ['--data-dir', join(dir, 'file', 'data')], /^evm-integrity: data_dir: cannot create ".*\/file\/data": ENOTDIR: not a directory, mkdir .*\n$/],
+    ['a --host that is no host name', () => ['--host', 'bad host!'], /^evm-integrity: host "bad host!": no such host name or address \((ENOTFOUND|EAI_AGAIN)\)\n$/],
+    ['a --host that is not this machine\'s', () => ['--host', '203.0.113.7'], /^evm-integrity: host "203.0.113.7": not an address of this machine \(EADDRNOTAVAIL\)\n$/],
+  ])('%s', async (_case, flags, message) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    const served = serve(['--data-dir', join(dir, 'data'), '--port', '0', ...flags(dir)]);
+    expect(await refused(served)).toBe(2);
+    expect(served.stderr()).toMatch(message);
+  });
+});
+
+describe('serve: the first start\'s API key', () => {
+  it('on a busy port: exit 2 and no key made; the next start on a free port makes the key and prints it once', async () => {
+    const dataDir = tempDir();
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    const busy = (occupant.address() as AddressInfo).port;
+    try {
+      const first = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(busy)]);
+      expect(await refused(first)).toBe(2);
+      expect(first.stderr()).toBe(`evm-integrity: port ${busy} on 127.0.0.1 is in use\n`);
+    } finally {
+      occupant.close();
+    }
+
+    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    const url = await second.listening;
+    await second.stderrMatching(/Try, with KEY/);
+    const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
+    expect(keys).toHaveLength(1);
+    expect((await usage(url, keys[0]!)).status).toBe(200);
   });
 });

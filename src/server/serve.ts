@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './guards.js';
-import { publicUrlOf, type ServerConfig } from './config.js';
+import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
+import { listen } from './listen.js';
 import { MemoryStore } from './store/memory-store.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/types.js';
@@ -13,10 +14,14 @@ import type { Store } from './store/types.js';
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
-/** Opens the configured store. */
+/** Opens the configured store; a data directory that cannot be made is a ConfigError. */
 export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
   if (config.store === 'memory') return new MemoryStore();
-  mkdirSync(config.dataDir, { recursive: true });
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
+  }
   return new SqliteStore(storeFile(config.dataDir));
 }
 
@@ -51,22 +56,32 @@ export interface RunningServer {
 /** Starts the service on `config.host:config.port` (port 0: any free port). */
 export async function startServer(config: ServerConfig, options: { logger: Logger; store?: Store; print?: (text: string) => void }): Promise<RunningServer> {
   const store = options.store ?? openStore(config);
-  const { bootstrapKey } = provision(store, config, new Date());
   // The app is made once the port is known (port 0 picks one), so docs_url and the
-  // OpenAPI servers name the real origin; no request can arrive before that.
+  // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: (request) => fetchHandler(request), hostname: config.host, port: config.port }, (info) => {
-      fetchHandler = createApp({ config: { ...config, port: info.port }, store, logger: options.logger }).fetch;
-      resolve(s);
-    });
-  });
+  const server = createAdaptorServer({ fetch: (request) => fetchHandler(request) });
+  try {
+    await listen(server, config.host, config.port);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = publicUrlOf({ ...config, port });
+  let bootstrapKey: string | undefined;
+  try {
+    // Only once bound: a start that cannot bind must not create a key it never shows.
+    ({ bootstrapKey } = provision(store, config, new Date()));
+    fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger }).fetch;
+  } catch (error) {
+    server.close();
+    store.close();
+    throw error;
+  }
   options.logger.info({ url, store: config.store, auth: config.auth }, 'listening');
   if (bootstrapKey !== undefined) {
     (options.print ?? ((t) => process.stderr.write(t)))(
-      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry: curl -s ${url}/v1/usage -H "Authorization: Bearer ${bootstrapKey}"\n\n`,
+      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${url}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
     );
   }
   let closing: Promise<void> | undefined;
