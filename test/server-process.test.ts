@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
@@ -151,4 +151,70 @@ describe('serve: the first start\'s API key', () => {
     expect(keys).toHaveLength(1);
     expect((await usage(url, keys[0]!)).status).toBe(200);
   });
+});
+
+/** What a raw client saw: everything received, and when the server closed the connection. */
+interface Closed {
+  received: string;
+  /** Milliseconds from before the connection to its close. */
+  ms: number;
+  /** Milliseconds from the first byte received to the close. */
+  msAfterFirstByte: number;
+}
+
+/**
+ * A raw connection that writes `head`, then (when `drip` is true) one more byte
+ * every 50 ms and never finishes; `closed` resolves once the server closes it.
+ */
+function rawClient(url: string, head: string, drip: boolean): { closed: Promise<Closed>; isOpen: () => boolean } {
+  const started = performance.now();
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+  let received = '';
+  let firstByte: number | undefined;
+  socket.on('data', (chunk) => {
+    firstByte ??= performance.now();
+    received += String(chunk);
+  });
+  const timer = drip ? setInterval(() => socket.write(' '), 50) : undefined;
+  const closed = new Promise<Closed>((resolve) =>
+    socket.on('close', () => {
+      clearInterval(timer);
+      const now = performance.now();
+      resolve({ received, ms: now - started, msAfterFirstByte: now - (firstByte ?? now) });
+    }),
+  );
+  socket.on('error', () => undefined); // the server may reset a socket it cuts off; `closed` still resolves
+  return { closed, isOpen: () => !socket.closed };
+}
+
+describe('serve: slow and idle clients are cut off, and do not stall the others', () => {
+  // The header deadline far below the body one, so a cut before the body deadline is the header timeout's.
+  const timeouts = { header_timeout_ms: 300, body_timeout_ms: 3000, idle_timeout_ms: 500 };
+  const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+  it('a trickled body at body_timeout_ms, unfinished headers at header_timeout_ms (408), an idle keep-alive socket after idle_timeout_ms; /v1/health answers meanwhile', async () => {
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, ...timeouts })]);
+    const url = await served.listening;
+    const trickledBody = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', true);
+    const unfinishedHeaders = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nX-Slow: ', true);
+    const idle = rawClient(url, 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n', false);
+
+    const health = await fetch(`${url}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(trickledBody.isOpen()).toBe(true);
+
+    const body = await trickledBody.closed;
+    expect(body.received).toBe(REQUEST_TIMEOUT);
+    expect(body.ms).toBeGreaterThanOrEqual(timeouts.body_timeout_ms);
+
+    const headers = await unfinishedHeaders.closed;
+    expect(headers.received).toBe(REQUEST_TIMEOUT);
+    expect(headers.ms).toBeGreaterThanOrEqual(timeouts.header_timeout_ms);
+    expect(headers.ms).toBeLessThan(timeouts.body_timeout_ms);
+
+    const kept = await idle.closed;
+    expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n[^]*\{"status":"ok"\}$/);
+    expect(kept.msAfterFirstByte).toBeGreaterThanOrEqual(timeouts.idle_timeout_ms);
+  }, 20_000);
 });

@@ -27,6 +27,14 @@ export interface ServerConfig {
   maxInFlight: number;
   accounts: ConfiguredAccount[];
   chains: ChainInfo[];
+  /** Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the connection). */
+  headerTimeoutMs: number;
+  /** Milliseconds a client has to send the whole request, headers and body, from the same start; not less than `headerTimeoutMs`. */
+  bodyTimeoutMs: number;
+  /** Milliseconds a keep-alive connection may sit idle between requests before it is closed. */
+  idleTimeoutMs: number;
+  /** Milliseconds shutdown waits for requests in progress before it closes their connections. */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -40,6 +48,15 @@ export const DEFAULT_CONFIG: ServerConfig = {
   maxInFlight: 64,
   accounts: [],
   chains: [],
+  // Tens of seconds: a body of the default 32 MiB limit arrives in 30 s at about
+  // 9 Mbit/s, while a client that trickles bytes holds its socket no longer.
+  headerTimeoutMs: 20_000,
+  bodyTimeoutMs: 30_000,
+  // Longer than the 60 s idle timeout of common proxies (nginx upstream keep-alive,
+  // cloud load balancers), so a proxy never reuses a connection the service just closed.
+  idleTimeoutMs: 65_000,
+  // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
+  shutdownTimeoutMs: 10_000,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -115,11 +132,14 @@ function readChain(value: unknown, path: string): ChainInfo {
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains'];
+  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms'];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
+  const headerTimeoutMs = member(json, 'header_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.headerTimeoutMs);
+  const bodyTimeoutMs = member(json, 'body_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.bodyTimeoutMs);
+  if (bodyTimeoutMs < headerTimeoutMs) throw new ConfigError(`body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`);
   return {
     host,
     port,
@@ -131,6 +151,10 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
     accounts: member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ?? base.accounts,
     chains: member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ?? base.chains,
+    headerTimeoutMs,
+    bodyTimeoutMs,
+    idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
+    shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
   };
 }
 

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -46,6 +47,21 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
   return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
 }
 
+/**
+ * Node's HTTP deadlines from the configuration, so a slow or stalled client
+ * cannot hold a socket (and the memory of its request) indefinitely.
+ */
+function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeoutMs' | 'idleTimeoutMs'>): ServerOptions {
+  return {
+    headersTimeout: config.headerTimeoutMs,
+    requestTimeout: config.bodyTimeoutMs,
+    keepAliveTimeout: config.idleTimeoutMs,
+    // Node enforces the two request deadlines on this period (30 s by default, a
+    // client would overstay by up to that); at most 1 s late, or a quarter of the deadline.
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headerTimeoutMs / 4)),
+  };
+}
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -59,7 +75,7 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   // The app is made once the port is known (port 0 picks one), so docs_url and the
   // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
-  const server = createAdaptorServer({ fetch: (request) => fetchHandler(request) });
+  const server = createAdaptorServer({ fetch: (request) => fetchHandler(request), serverOptions: httpOptions(config) });
   try {
     await listen(server, config.host, config.port);
   } catch (error) {
