@@ -37,8 +37,8 @@ interface Served {
   exited: Promise<number | null>;
   /** The URL of the 'listening' log line; rejects when the process ends first. */
   listening: Promise<string>;
-  /** Resolves once stderr matches `pattern`. */
-  stderrMatching: (pattern: RegExp) => Promise<void>;
+  /** Resolves once stdout or stderr matches `pattern`. */
+  printed: (pattern: RegExp) => Promise<void>;
 }
 
 /** Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG from this environment). */
@@ -49,28 +49,31 @@ function serve(args: string[]): Served {
   children.push(child);
   let out = '';
   let err = '';
-  const stderrChecks: Array<() => void> = [];
-  child.stderr!.on('data', (chunk) => {
-    err += String(chunk);
-    for (const check of stderrChecks) check();
-  });
-  const stderrMatching = (pattern: RegExp) =>
+  const checks: Array<() => void> = [];
+  const printed = (pattern: RegExp) =>
     new Promise<void>((resolve) => {
-      const check = () => pattern.test(err) && resolve();
-      stderrChecks.push(check);
+      const check = () => (pattern.test(out) || pattern.test(err)) && resolve();
+      checks.push(check);
       check();
     });
+  child.stderr!.on('data', (chunk) => {
+    err += String(chunk);
+    for (const check of checks) check();
+  });
+  child.stdout!.on('data', (chunk) => {
+    out += String(chunk);
+    for (const check of checks) check();
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
+    child.stdout!.on('data', () => {
       const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
       if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
     });
     void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${err}`)));
   });
   listening.catch(() => undefined); // awaited by the tests that expect a start
-  return { child, stdout: () => out, stderr: () => err, exited, listening, stderrMatching };
+  return { child, stdout: () => out, stderr: () => err, exited, listening, printed };
 }
 
 /** The exit status of a start that must fail; throws if the server comes up instead. */
@@ -146,7 +149,7 @@ describe('serve: the first start\'s API key', () => {
 
     const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
     const url = await second.listening;
-    await second.stderrMatching(/Try, with KEY/);
+    await second.printed(/Try, with KEY/);
     const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
     expect(keys).toHaveLength(1);
     expect((await usage(url, keys[0]!)).status).toBe(200);
@@ -216,5 +219,38 @@ describe('serve: slow and idle clients are cut off, and do not stall the others'
     const kept = await idle.closed;
     expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n[^]*\{"status":"ok"\}$/);
     expect(kept.msAfterFirstByte).toBeGreaterThanOrEqual(timeouts.idle_timeout_ms);
+  }, 20_000);
+});
+
+describe('serve: shutdown', () => {
+  it('on SIGTERM: stops accepting, answers the request that finishes in time, cuts the one still open at shutdown_timeout_ms, exits 0', async () => {
+    const shutdownTimeoutMs = 1000;
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, shutdown_timeout_ms: shutdownTimeoutMs })]);
+    const url = await served.listening;
+    const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+    const head = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const stuck = rawClient(url, `${head}${body.slice(0, 10)}`, false);
+    const inTime = connect(Number(new URL(url).port), '127.0.0.1');
+    await new Promise((resolve) => inTime.write(`${head}${body.slice(0, 10)}`, resolve));
+    let answer = '';
+    inTime.on('data', (chunk) => (answer += String(chunk)));
+    const answered = new Promise((resolve) => inTime.on('close', resolve));
+
+    // A request on a later connection is answered only after the server has read both requests' headers.
+    await fetch(`${url}/v1/health`);
+    const signalled = performance.now();
+    served.child.kill('SIGTERM');
+    await served.printed(/shutting down/);
+    await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
+    inTime.write(body.slice(10));
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*"is_identical":true/);
+
+    expect(await served.exited).toBe(0);
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(shutdownTimeoutMs);
+    expect((await stuck.closed).received).toBe('');
+    const cut = served.stdout().split('\n').find((line) => line.includes('shutdown deadline'));
+    expect(JSON.parse(cut!)).toMatchObject({ level: 40, connections: 1, shutdown_timeout_ms: shutdownTimeoutMs });
+    expect(served.stdout()).toMatch(/"msg":"stopped"/);
   }, 20_000);
 });

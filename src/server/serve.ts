@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ServerOptions } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './guards.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { listen } from './listen.js';
+import { drainable } from './shutdown.js';
 import { MemoryStore } from './store/memory-store.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/types.js';
@@ -65,7 +66,10 @@ function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeout
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stops accepting, lets requests in progress finish, then closes the store. */
+  /**
+   * Stops accepting, lets requests in progress finish for up to
+   * `shutdownTimeoutMs`, closes the connections still open then, and closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -75,7 +79,9 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   // The app is made once the port is known (port 0 picks one), so docs_url and the
   // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
-  const server = createAdaptorServer({ fetch: (request) => fetchHandler(request), serverOptions: httpOptions(config) });
+  // An http.Server: no createServer option is given, so the adaptor uses node:http's.
+  const server = createAdaptorServer({ fetch: (request) => fetchHandler(request), serverOptions: httpOptions(config) }) as Server;
+  const shutDown = drainable(server);
   try {
     await listen(server, config.host, config.port);
   } catch (error) {
@@ -101,18 +107,13 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
     );
   }
   let closing: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    close: () =>
-      (closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => {
-          store.close();
-          if (error) reject(error);
-          else resolve();
-        });
-        // Idle keep-alive sockets would hold close() open; requests in progress still finish.
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      })),
+  const close = async () => {
+    try {
+      const cut = await shutDown(config.shutdownTimeoutMs);
+      if (cut > 0) options.logger.warn({ connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutdown deadline: closed connections with requests still in progress');
+    } finally {
+      store.close();
+    }
   };
+  return { url, port, close: () => (closing ??= close()) };
 }
