@@ -7,7 +7,7 @@ export { BundleRecorder, ServiceSource, writeBundle, type ServiceSourceOptions }
 export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';
 export { createApp, type AppOptions } from './server/app.js';
 export { ENDPOINTS, type Endpoint } from './server/endpoints.js';
-export { DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
+export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
 export { openStore, startServer, type RunningServer } from './server/serve.js';
 export { MemoryStore } from './server/store/memory-store.js';
 export { SqliteStore } from './server/store/sqlite-store.js';

@@ -11,6 +11,11 @@ describe('server configuration', () => {
     expect(publicUrlOf(DEFAULT_CONFIG)).toBe('http://127.0.0.1:8080');
   });
 
+  it('transport timeouts: defaults in the tens of seconds, each configurable', () => {
+    expect(DEFAULT_CONFIG).toMatchObject({ headerTimeoutMs: 20_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 65_000, shutdownTimeoutMs: 10_000 });
+    expect(parseConfig({ header_timeout_ms: 1, body_timeout_ms: 2, idle_timeout_ms: 3, shutdown_timeout_ms: 0 })).toMatchObject({ headerTimeoutMs: 1, bodyTimeoutMs: 2, idleTimeoutMs: 3, shutdownTimeoutMs: 0 });
+  });
+
   it('reads the README example', () => {
     const config = parseConfig({
       host: '0.0.0.0',
@@ -40,7 +45,13 @@ describe('server configuration', () => {
     [{ accounts: [{ id: 'a b' }] }, /accounts\[0\]\.id/],
     [{ accounts: [{ id: 'a', rate_limit_rps: 0 }] }, /accounts\[0\]\.rate_limit_rps: expected a positive integer/],
     [{ accounts: [{ id: 'a', keys: [{ label: 'x', sha256: 'zz' }] }] }, /accounts\[0\]\.keys\[0\]\.sha256/],
+    [{ accounts: [{ id: 'a', keys: [{ key: 'k' }, { label: 'x' }] }] }, /^accounts\[0\]\.keys\[1\]: expected "key" \(the key itself\) or "sha256" \(its SHA-256\), got neither$/],
+    [{ accounts: [{ id: 'a', keys: [{ key: 'k', sha256: 'ab'.repeat(32) }] }] }, /^accounts\[0\]\.keys\[0\]: expected "key" .* or "sha256" .*, not both$/],
     [{ chains: [{ chain_id: 5, rules: 'solana' }] }, /chains\[0\]\.rules: expected one of ethereum/],
+    [{ header_timeout_ms: 0 }, /^header_timeout_ms: expected a positive number of milliseconds, got 0$/],
+    [{ idle_timeout_ms: '30s' }, /^idle_timeout_ms: expected a positive number of milliseconds/],
+    [{ shutdown_timeout_ms: -1 }, /^shutdown_timeout_ms: expected a non-negative number of milliseconds/],
+    [{ header_timeout_ms: 5000, body_timeout_ms: 4000 }, /^body_timeout_ms: expected at least header_timeout_ms \(5000\), got 4000/],
     [[], /must be a JSON object/],
   ])('%j is refused with a message naming the member', (json, message) => {
     expect(() => parseConfig(json)).toThrow(ConfigError);
@@ -58,5 +69,15 @@ describe('server configuration', () => {
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
     expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
+  });
+
+  it('a flag overrides only the member it names: the file\'s accounts and chains stay', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
+    const fromFile = { accounts: [{ id: 'acme', keys: [{ label: 'ci', key: 'plain-key' }] }], chains: [{ chain_id: 31337, rules: 'ethereum' }] };
+    writeFileSync(file, JSON.stringify(fromFile));
+    const config = loadConfig({ config: file, host: '::1', port: '0', store: 'memory', 'data-dir': '/srv/data' }, {});
+    expect(config).toEqual({ ...parseConfig(fromFile), host: '::1', port: 0, store: 'memory', dataDir: '/srv/data' });
+    expect(config.accounts.map((a) => a.id)).toEqual(['acme']);
+    expect(config.chains.map((c) => c.chainId)).toEqual([31337]);
   });
 });

@@ -28,6 +28,7 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
   InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
   SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
   StoreError: { error: () => thrown(() => new node.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
+  ConfigError: { error: () => thrown(() => node.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
 };
 
 const isErrorClass = (value: unknown): value is abstract new (...args: never[]) => Error =>

@@ -55,12 +55,6 @@ function parseArgsMessage(error: Error): string {
 }
 
 /**
- * Errors that are the operator's to fix (one line, exit 2): every error of the library.
- * ConfigError does not extend EvmIntegrityError yet, so it is told by name until it does.
- */
-const isOperatorError = (error: unknown): error is Error => error instanceof EvmIntegrityError || (error instanceof Error && error.name === 'ConfigError');
-
-/**
  * Runs the CLI with `argv` (without node and script); returns the exit status.
  * @example await main(['verify', 'receipt-root', 'body.json']) // 0 when every claim holds
  */
@@ -107,7 +101,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
       return 2;
     }
-    if (isOperatorError(error)) {
+    // Every error of the library is the operator's to fix: one line, exit 2.
+    if (error instanceof EvmIntegrityError) {
       io.stderr(`evm-integrity: ${err.message}\n`);
       return 2;
     }

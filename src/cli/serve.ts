@@ -7,10 +7,6 @@ import type { Store } from '../server/store/types.js';
 import { runAdmin } from './admin.js';
 import { UsageError } from './io.js';
 
-export const SERVER_USAGE = `  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
-  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
-  evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
-
 /** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
 export function loadConfig(values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string }, env: NodeJS.ProcessEnv): ServerConfig {
   const file = values.config ?? env.EVM_INTEGRITY_CONFIG;
@@ -47,7 +43,7 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
 } as const;
 
-/** `serve`: runs until SIGINT or SIGTERM, then shuts down gracefully. */
+/** `serve`: runs until SIGINT or SIGTERM, then shuts down, waiting at most shutdown_timeout_ms for requests in progress. */
 export async function runServe(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
@@ -55,7 +51,7 @@ export async function runServe(argv: string[]): Promise<number> {
   const server = await startServer(config, { logger });
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
-      logger.info({ signal }, 'shutting down: finishing requests in progress');
+      logger.info({ signal, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutting down: finishing requests in progress');
       void server.close().then(resolve, (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         resolve();

@@ -1,3 +1,4 @@
+import { EvmIntegrityError } from '../errors.js';
 import type { ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
 import type { Account, Entitlements } from './store/types.js';
@@ -27,6 +28,14 @@ export interface ServerConfig {
   maxInFlight: number;
   accounts: ConfiguredAccount[];
   chains: ChainInfo[];
+  /** Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the connection). */
+  headerTimeoutMs: number;
+  /** Milliseconds a client has to send the whole request, headers and body, from the same start; not less than `headerTimeoutMs`. */
+  bodyTimeoutMs: number;
+  /** Milliseconds a keep-alive connection may sit idle between requests before it is closed. */
+  idleTimeoutMs: number;
+  /** Milliseconds shutdown waits for requests in progress before it closes their connections. */
+  shutdownTimeoutMs: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -40,11 +49,25 @@ export const DEFAULT_CONFIG: ServerConfig = {
   maxInFlight: 64,
   accounts: [],
   chains: [],
+  // Tens of seconds: a body of the default 32 MiB limit arrives in 30 s at about
+  // 9 Mbit/s, while a client that trickles bytes holds its socket no longer.
+  headerTimeoutMs: 20_000,
+  bodyTimeoutMs: 30_000,
+  // Longer than the 60 s idle timeout of common proxies (nginx upstream keep-alive,
+  // cloud load balancers), so a proxy never reuses a connection the service just closed.
+  idleTimeoutMs: 65_000,
+  // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
+  shutdownTimeoutMs: 10_000,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
-export class ConfigError extends Error {
+export class ConfigError extends EvmIntegrityError<Record<string, never>> {
   override name = 'ConfigError';
+  override readonly code = 'CONFIG_INVALID';
+
+  constructor(message: string) {
+    super(message, {});
+  }
 }
 
 type Json = JsonObject;
@@ -72,6 +95,9 @@ function readEntitlements(value: unknown, path: string): Entitlements | null {
 function readKey(value: unknown, path: string): ConfiguredKey {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {label, sha256} or {label, key}`);
   const label = member(value, 'label', `${path}.`, isString, 'a non-empty string', 'configured');
+  if ((value.key === undefined) === (value.sha256 === undefined)) {
+    throw new ConfigError(`${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`);
+  }
   if (value.sha256 !== undefined) {
     const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'the key\'s SHA-256 as 64 hex characters', '');
     return { label, sha256: sha256.toLowerCase() };
@@ -106,16 +132,20 @@ function readChain(value: unknown, path: string): ChainInfo {
 
 /**
  * The configuration from a parsed JSON file (members in snake_case, as in the
- * README), over the defaults. Unknown members are errors: a typo in a security
- * setting must not pass silently.
+ * README) over `base`: a member not given keeps base's value, so flags parsed
+ * over a file override only what they name. Unknown members are errors: a typo
+ * in a security setting must not pass silently.
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains'];
+  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms'];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
+  const headerTimeoutMs = member(json, 'header_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.headerTimeoutMs);
+  const bodyTimeoutMs = member(json, 'body_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.bodyTimeoutMs);
+  if (bodyTimeoutMs < headerTimeoutMs) throw new ConfigError(`body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`);
   return {
     host,
     port,
@@ -125,8 +155,12 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
     publicUrl: member<string | null>(json, 'public_url', '', (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v), 'an http(s) origin such as https://verify.example.com', base.publicUrl),
     maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
-    accounts: member<unknown[]>(json, 'accounts', '', Array.isArray, 'an array of accounts', []).map((a, i) => readAccount(a, `accounts[${i}]`)),
-    chains: member<unknown[]>(json, 'chains', '', Array.isArray, 'an array of chains', []).map((c, i) => readChain(c, `chains[${i}]`)),
+    accounts: member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ?? base.accounts,
+    chains: member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ?? base.chains,
+    headerTimeoutMs,
+    bodyTimeoutMs,
+    idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
+    shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
   };
 }
 

@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve, type HttpBindings, type ServerType } from '@hono/node-server';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
-import { publicUrlOf, type ServerConfig } from './config.js';
+import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
+import { listen } from './listen.js';
+import { drainable } from './shutdown.js';
 import { MemoryStore } from './store/memory-store.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { Store } from './store/types.js';
@@ -13,10 +16,14 @@ import type { Store } from './store/types.js';
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
-/** Opens the configured store. */
+/** Opens the configured store; a data directory that cannot be made is a ConfigError. */
 export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
   if (config.store === 'memory') return new MemoryStore();
-  mkdirSync(config.dataDir, { recursive: true });
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+  } catch (error) {
+    throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
+  }
   return new SqliteStore(storeFile(config.dataDir));
 }
 
@@ -41,47 +48,72 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
   return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
 }
 
+/**
+ * Node's HTTP deadlines from the configuration, so a slow or stalled client
+ * cannot hold a socket (and the memory of its request) indefinitely.
+ */
+function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeoutMs' | 'idleTimeoutMs'>): ServerOptions {
+  return {
+    headersTimeout: config.headerTimeoutMs,
+    requestTimeout: config.bodyTimeoutMs,
+    keepAliveTimeout: config.idleTimeoutMs,
+    // Node enforces the two request deadlines on this period (30 s by default, a
+    // client would overstay by up to that); at most 1 s late, or a quarter of the deadline.
+    connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headerTimeoutMs / 4)),
+  };
+}
+
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stops accepting, lets requests in progress finish, then closes the store. */
+  /**
+   * Stops accepting, lets requests in progress finish for up to
+   * `shutdownTimeoutMs`, closes the connections still open then, and closes the store.
+   */
   close(): Promise<void>;
 }
 
 /** Starts the service on `config.host:config.port` (port 0: any free port). */
 export async function startServer(config: ServerConfig, options: { logger: Logger; store?: Store; print?: (text: string) => void }): Promise<RunningServer> {
   const store = options.store ?? openStore(config);
-  const { bootstrapKey } = provision(store, config, new Date());
   // The app is made once the port is known (port 0 picks one), so docs_url and the
-  // OpenAPI servers name the real origin; no request can arrive before that.
+  // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response(null, { status: 503 });
-  const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: (request, env) => fetchHandler(request, env as HttpBindings), hostname: config.host, port: config.port }, (info) => {
-      fetchHandler = createApp({ config: { ...config, port: info.port }, store, logger: options.logger }).fetch;
-      resolve(s);
-    });
-  });
+  // An http.Server: no createServer option is given, so the adaptor uses node:http's.
+  const server = createAdaptorServer({ fetch: (request, env) => fetchHandler(request, env as HttpBindings), serverOptions: httpOptions(config) }) as Server;
+  const shutDown = drainable(server);
+  try {
+    await listen(server, config.host, config.port);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = publicUrlOf({ ...config, port });
+  let bootstrapKey: string | undefined;
+  try {
+    // Only once bound: a start that cannot bind must not create a key it never shows.
+    ({ bootstrapKey } = provision(store, config, new Date()));
+    fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger }).fetch;
+  } catch (error) {
+    server.close();
+    store.close();
+    throw error;
+  }
   options.logger.info({ url, store: config.store, auth: config.auth }, 'listening');
   if (bootstrapKey !== undefined) {
     (options.print ?? ((t) => process.stderr.write(t)))(
-      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry: curl -s ${url}/v1/usage -H "Authorization: Bearer ${bootstrapKey}"\n\n`,
+      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${url}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
     );
   }
   let closing: Promise<void> | undefined;
-  return {
-    url,
-    port,
-    close: () =>
-      (closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => {
-          store.close();
-          if (error) reject(error);
-          else resolve();
-        });
-        // Idle keep-alive sockets would hold close() open; requests in progress still finish.
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-      })),
+  const close = async () => {
+    try {
+      const cut = await shutDown(config.shutdownTimeoutMs);
+      if (cut > 0) options.logger.warn({ connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutdown deadline: closed connections with requests still in progress');
+    } finally {
+      store.close();
+    }
   };
+  return { url, port, close: () => (closing ??= close()) };
 }

@@ -1,0 +1,256 @@
+/**
+ * The service as an operator starts it: `evm-integrity serve …` in a child
+ * process (the built dist/, as `npm start` runs it), its stdout and stderr, its
+ * exit status, and clients on loopback.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const KEY = 'evmi_process-test-key-0123456789abcdefghijklmnop';
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-process-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A configuration file in a fresh directory; its path. */
+function configFile(json: unknown): string {
+  const file = join(tempDir(), 'config.json');
+  writeFileSync(file, JSON.stringify(json));
+  return file;
+}
+
+interface Served {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** The exit status once the process has ended. */
+  exited: Promise<number | null>;
+  /** The URL of the 'listening' log line; rejects when the process ends first. */
+  listening: Promise<string>;
+  /** Resolves once stdout or stderr matches `pattern`. */
+  printed: (pattern: RegExp) => Promise<void>;
+}
+
+/** Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG from this environment). */
+function serve(args: string[]): Served {
+  const env = { ...process.env };
+  for (const name of ['PORT', 'HOST', 'EVM_INTEGRITY_CONFIG']) delete env[name];
+  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  let err = '';
+  const checks: Array<() => void> = [];
+  const printed = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const check = () => (pattern.test(out) || pattern.test(err)) && resolve();
+      checks.push(check);
+      check();
+    });
+  child.stderr!.on('data', (chunk) => {
+    err += String(chunk);
+    for (const check of checks) check();
+  });
+  child.stdout!.on('data', (chunk) => {
+    out += String(chunk);
+    for (const check of checks) check();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+    });
+    void exited.then((code) => reject(new Error(`serve exited with ${code} before listening: ${err}`)));
+  });
+  listening.catch(() => undefined); // awaited by the tests that expect a start
+  return { child, stdout: () => out, stderr: () => err, exited, listening, printed };
+}
+
+/** The exit status of a start that must fail; throws if the server comes up instead. */
+const refused = (served: Served) =>
+  Promise.race([
+    served.exited,
+    served.listening.then((url) => {
+      throw new Error(`serve started at ${url} instead of refusing`);
+    }),
+  ]);
+
+const usage = (url: string, key: string) => fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('serve: configuration as the operator gives it', () => {
+  it('--config with --host and --port keeps the file\'s accounts: the configured key is accepted, no bootstrap key is made', async () => {
+    const dataDir = tempDir();
+    const file = configFile({ data_dir: dataDir, accounts: [{ id: 'acme', plan: 'pro', cu_limit: 5, keys: [{ label: 'ci', key: KEY }] }] });
+    const served = serve(['--config', file, '--host', '127.0.0.1', '--port', '0']);
+    const url = await served.listening;
+    const res = await usage(url, KEY);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ plan: 'pro', cu_limit: 5 });
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(served.stderr()).not.toMatch(/First start|evmi_/);
+    expect(served.stdout()).not.toMatch(/evmi_/);
+  });
+
+  it('a configured key with neither "key" nor "sha256": one line naming its path, exit 2, no store written', async () => {
+    const dataDir = join(tempDir(), 'data');
+    const file = configFile({ data_dir: dataDir, accounts: [{ id: 'acme', keys: [{ label: 'ci', key: KEY }, { label: 'typo', sah256: 'ab'.repeat(32) }] }] });
+    const served = serve(['--config', file, '--port', '0']);
+    expect(await refused(served)).toBe(2);
+    expect(served.stderr()).toBe('evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n');
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
+
+describe('serve: a start that cannot work says why in one line and exits 2', () => {
+  it.each([
+    ['a --data-dir under a regular file', (dir: string) => ['--data-dir', join(dir, 'file', 'data')], /^evm-integrity: data_dir: cannot create ".*\/file\/data": ENOTDIR: not a directory, mkdir .*\n$/],
+    ['a --host that is no host name', () => ['--host', 'bad host!'], /^evm-integrity: host "bad host!": no such host name or address \((ENOTFOUND|EAI_AGAIN)\)\n$/],
+    ['a --host that is not this machine\'s', () => ['--host', '203.0.113.7'], /^evm-integrity: host "203.0.113.7": not an address of this machine \(EADDRNOTAVAIL\)\n$/],
+  ])('%s', async (_case, flags, message) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), '');
+    const served = serve(['--data-dir', join(dir, 'data'), '--port', '0', ...flags(dir)]);
+    expect(await refused(served)).toBe(2);
+    expect(served.stderr()).toMatch(message);
+  });
+});
+
+describe('serve: the first start\'s API key', () => {
+  it('on a busy port: exit 2 and no key made; the next start on a free port makes the key and prints it once', async () => {
+    const dataDir = tempDir();
+    const occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    const busy = (occupant.address() as AddressInfo).port;
+    try {
+      const first = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(busy)]);
+      expect(await refused(first)).toBe(2);
+      expect(first.stderr()).toBe(`evm-integrity: port ${busy} on 127.0.0.1 is in use\n`);
+    } finally {
+      occupant.close();
+    }
+
+    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    const url = await second.listening;
+    await second.printed(/Try, with KEY/);
+    const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
+    expect(keys).toHaveLength(1);
+    expect((await usage(url, keys[0]!)).status).toBe(200);
+  });
+});
+
+/** What a raw client saw: everything received, and when the server closed the connection. */
+interface Closed {
+  received: string;
+  /** Milliseconds from before the connection to its close. */
+  ms: number;
+  /** Milliseconds from the first byte received to the close. */
+  msAfterFirstByte: number;
+}
+
+/**
+ * A raw connection that writes `head`, then (when `drip` is true) one more byte
+ * every 50 ms and never finishes; `closed` resolves once the server closes it.
+ */
+function rawClient(url: string, head: string, drip: boolean): { closed: Promise<Closed>; isOpen: () => boolean } {
+  const started = performance.now();
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+  let received = '';
+  let firstByte: number | undefined;
+  socket.on('data', (chunk) => {
+    firstByte ??= performance.now();
+    received += String(chunk);
+  });
+  const timer = drip ? setInterval(() => socket.write(' '), 50) : undefined;
+  const closed = new Promise<Closed>((resolve) =>
+    socket.on('close', () => {
+      clearInterval(timer);
+      const now = performance.now();
+      resolve({ received, ms: now - started, msAfterFirstByte: now - (firstByte ?? now) });
+    }),
+  );
+  socket.on('error', () => undefined); // the server may reset a socket it cuts off; `closed` still resolves
+  return { closed, isOpen: () => !socket.closed };
+}
+
+describe('serve: slow and idle clients are cut off, and do not stall the others', () => {
+  // The header deadline far below the body one, so a cut before the body deadline is the header timeout's.
+  const timeouts = { header_timeout_ms: 300, body_timeout_ms: 3000, idle_timeout_ms: 500 };
+  const REQUEST_TIMEOUT = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
+
+  it('a trickled body at body_timeout_ms, unfinished headers at header_timeout_ms (408), an idle keep-alive socket after idle_timeout_ms; /v1/health answers meanwhile', async () => {
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, ...timeouts })]);
+    const url = await served.listening;
+    const trickledBody = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', true);
+    const unfinishedHeaders = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nX-Slow: ', true);
+    const idle = rawClient(url, 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n', false);
+
+    const health = await fetch(`${url}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(trickledBody.isOpen()).toBe(true);
+
+    const body = await trickledBody.closed;
+    expect(body.received).toBe(REQUEST_TIMEOUT);
+    expect(body.ms).toBeGreaterThanOrEqual(timeouts.body_timeout_ms);
+
+    const headers = await unfinishedHeaders.closed;
+    expect(headers.received).toBe(REQUEST_TIMEOUT);
+    expect(headers.ms).toBeGreaterThanOrEqual(timeouts.header_timeout_ms);
+    expect(headers.ms).toBeLessThan(timeouts.body_timeout_ms);
+
+    const kept = await idle.closed;
+    expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n[^]*\{"status":"ok"\}$/);
+    expect(kept.msAfterFirstByte).toBeGreaterThanOrEqual(timeouts.idle_timeout_ms);
+  }, 20_000);
+});
+
+describe('serve: shutdown', () => {
+  it('on SIGTERM: stops accepting, answers the request that finishes in time, cuts the one still open at shutdown_timeout_ms, exits 0', async () => {
+    const shutdownTimeoutMs = 1000;
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, shutdown_timeout_ms: shutdownTimeoutMs })]);
+    const url = await served.listening;
+    const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+    const head = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const stuck = rawClient(url, `${head}${body.slice(0, 10)}`, false);
+    const inTime = connect(Number(new URL(url).port), '127.0.0.1');
+    await new Promise((resolve) => inTime.write(`${head}${body.slice(0, 10)}`, resolve));
+    let answer = '';
+    inTime.on('data', (chunk) => (answer += String(chunk)));
+    const answered = new Promise((resolve) => inTime.on('close', resolve));
+
+    // A request on a later connection is answered only after the server has read both requests' headers.
+    await fetch(`${url}/v1/health`);
+    const signalled = performance.now();
+    served.child.kill('SIGTERM');
+    await served.printed(/shutting down/);
+    await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
+    inTime.write(body.slice(10));
+    await answered;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*"is_identical":true/);
+
+    expect(await served.exited).toBe(0);
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(shutdownTimeoutMs);
+    expect((await stuck.closed).received).toBe('');
+    const cut = served.stdout().split('\n').find((line) => line.includes('shutdown deadline'));
+    expect(JSON.parse(cut!)).toMatchObject({ level: 40, connections: 1, shutdown_timeout_ms: shutdownTimeoutMs });
+    expect(served.stdout()).toMatch(/"msg":"stopped"/);
+  }, 20_000);
+});
