@@ -219,6 +219,9 @@ describe('serve: slow and idle clients are cut off, and do not stall the others'
     const kept = await idle.closed;
     expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n[^]*\{"status":"ok"\}$/);
     expect(kept.msAfterFirstByte).toBeGreaterThanOrEqual(timeouts.idle_timeout_ms);
+    // The cut body is the client's failure: logged as an abort, never as an incident of the server.
+    await served.printed(/request aborted by the client/);
+    expect(served.stdout()).not.toMatch(/"level":50/);
   }, 20_000);
 });
 
@@ -252,5 +255,25 @@ describe('serve: shutdown', () => {
     const cut = served.stdout().split('\n').find((line) => line.includes('shutdown deadline'));
     expect(JSON.parse(cut!)).toMatchObject({ level: 40, connections: 1, shutdown_timeout_ms: shutdownTimeoutMs });
     expect(served.stdout()).toMatch(/"msg":"stopped"/);
+    expect(served.stdout()).not.toMatch(/"level":50/);
+  }, 20_000);
+});
+
+describe('serve: compute units across processes', () => {
+  it('two servers on one store, cu_limit 20: 40 requests at once are answered 20 times and refused 20 times, never overdrawn', async () => {
+    const dataDir = tempDir();
+    const file = configFile({ data_dir: dataDir, port: 0, accounts: [{ id: 'acme', cu_limit: 20, rate_limit_rps: 1000, keys: [{ label: 'ci', key: KEY }] }] });
+    const [a, b] = [serve(['--config', file]), serve(['--config', file])];
+    const urls = await Promise.all([a.listening, b.listening]);
+    const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(`${urls[i % 2]}/v1/evm/verify/logs-bloom`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body }).then((r) => r.status),
+      ),
+    );
+    expect(answers.filter((s) => s === 200)).toHaveLength(20);
+    expect(answers.filter((s) => s === 429)).toHaveLength(20);
+    const usage = (await (await fetch(`${urls[0]}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number; cu_remaining: number };
+    expect(usage).toMatchObject({ cu_used: 20, cu_remaining: 0 });
   }, 20_000);
 });

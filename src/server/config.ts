@@ -1,7 +1,7 @@
 import { EvmIntegrityError } from '../errors.js';
 import type { ChainInfo } from '../chains/registry.js';
 import { RULE_SET_NAMES, type RuleSetName } from '../receipts/rules.js';
-import type { Account, Entitlements } from './store/types.js';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from './store/types.js';
 import { isObject, type JsonObject } from '../input/fields.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
@@ -36,6 +36,8 @@ export interface ServerConfig {
   idleTimeoutMs: number;
   /** Milliseconds shutdown waits for requests in progress before it closes their connections. */
   shutdownTimeoutMs: number;
+  /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
+  requestRetentionDays: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -58,6 +60,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   idleTimeoutMs: 65_000,
   // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
   shutdownTimeoutMs: 10_000,
+  requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -138,7 +141,7 @@ function readChain(value: unknown, path: string): ChainInfo {
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms'];
+  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms', 'request_retention_days'];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
@@ -161,6 +164,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     bodyTimeoutMs,
     idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
     shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
+    requestRetentionDays: member(json, 'request_retention_days', '', isPositive, 'a positive number of days', base.requestRetentionDays),
   };
 }
 

@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { listen } from './listen.js';
+import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from './store/memory-store.js';
 import { SqliteStore } from './store/sqlite-store.js';
@@ -91,11 +92,14 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   const port = (server.address() as AddressInfo).port;
   const url = publicUrlOf({ ...config, port });
   let bootstrapKey: string | undefined;
+  let stopPruning = () => {};
   try {
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey } = provision(store, config, new Date()));
+    stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
     fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger }).fetch;
   } catch (error) {
+    stopPruning();
     server.close();
     store.close();
     throw error;
@@ -112,6 +116,7 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
       const cut = await shutDown(config.shutdownTimeoutMs);
       if (cut > 0) options.logger.warn({ connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutdown deadline: closed connections with requests still in progress');
     } finally {
+      stopPruning();
       store.close();
     }
   };

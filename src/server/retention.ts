@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import type { Store } from './store/types.js';
+
+const DAY_MS = 86_400_000;
+/** Pruning is cheap and the log grows by the request; once an hour keeps it near its bound. */
+const PRUNE_EVERY_MS = 3_600_000;
+
+/**
+ * Keeps the request log to its last `retentionDays`: prunes at once and then every hour until
+ * stopped. Usage figures live apart from the log, so they are never touched.
+ *
+ * @example
+ * const stop = keepRequestLog(store, 45, logger); // … at shutdown: stop()
+ */
+export function keepRequestLog(store: Store, retentionDays: number, logger: Logger, now: () => Date = () => new Date()): () => void {
+  const prune = () => {
+    const before = new Date(now().getTime() - retentionDays * DAY_MS);
+    const removed = store.pruneRequests(before);
+    if (removed > 0) logger.info({ removed, before: before.toISOString(), request_retention_days: retentionDays }, 'request log pruned');
+  };
+  prune();
+  const timer = setInterval(prune, PRUNE_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
