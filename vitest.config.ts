@@ -1,6 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const core = (path: string) => fileURLToPath(new URL(`./packages/core/src/${path}`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // The service imports the core by its package name; tests run both from their sources, so
+    // there is one copy of every module (and `instanceof` holds across the two packages).
+    alias: [
+      { find: /^evm-integrity$/, replacement: core('index.ts') },
+      { find: /^evm-integrity\/api$/, replacement: core('api/index.ts') },
+      { find: /^evm-integrity\/lineage$/, replacement: core('lineage/index.ts') },
+      { find: /^evm-integrity\/node$/, replacement: core('node.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Property tests against the @ethereumjs/mpt oracle build tries of up to 600 receipts.

@@ -4,7 +4,7 @@
  * unrolled JavaScript, and our WebAssembly. Median of interleaved samples after
  * warm-up; us per call, MB/s (1 MB = 1e6 bytes) and speed-up over the reference.
  */
-import { fastKeccak256, nobleKeccak256, wasmKeccak256, bytesToHex, type Keccak256 } from '../src/index.js';
+import { fastKeccak256, nobleKeccak256, wasmKeccak256, bytesToHex, type Keccak256 } from '../packages/core/src/index.js';
 
 type Loop = (data: Uint8Array, n: number) => number;
 

@@ -6,8 +6,8 @@
  * passes). Milliseconds of one audit (median of 3), bundle size, checks.
  */
 import { readFileSync } from 'node:fs';
-import { verifyLineage } from '../src/api/lineage.js';
-import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
+import { verifyLineage } from '../packages/core/src/api/lineage.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
 
 const BLOCK = JSON.parse(readFileSync('fixtures/blocks/mainnet-19426587.json', 'utf8'));
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();

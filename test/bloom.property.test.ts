@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockBloom, bloomContains, logsBloom, receiptsCommitment, RULE_SETS } from '../src/index.js';
+import { blockBloom, bloomContains, logsBloom, receiptsCommitment, RULE_SETS } from '../packages/core/src/index.js';
 import { logArb, receiptArb } from './helpers/arbitraries.js';
 import { oracleBloom } from './helpers/oracle.js';
 

@@ -2,24 +2,24 @@
  * Chains and eras: a block the verifier cannot recompute is answered "not
  * verifiable" with the reason, never reported as a mismatch.
  */
-import { verifyBlockOperation } from '../src/api/index.js';
+import { verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVerify } from '../src/cli/verify.js';
-import { describeChain, defaultRegistry } from '../src/chains/registry.js';
-import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../src/index.js';
-import { receiptRootBody, verifyReceiptRoot } from '../src/api/index.js';
-import { createApp } from '../src/server/app.js';
-import { provision, startServer, type RunningServer } from '../src/server/serve.js';
-import { MemoryStore } from '../src/server/store/memory-store.js';
+import { runVerify } from '../packages/service/src/cli/verify.js';
+import { describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
+import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { createApp } from '../packages/service/src/server/app.js';
+import { provision, startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NITRO_GENESIS = 22_207_817;
 

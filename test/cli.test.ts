@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock } from '../src/index.js';
-import { receiptRootBody } from '../src/api/index.js';
+import { Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
 
 /** Runs the built CLI (npm test builds it first) as an operator would. */
 function run(args: string[], input?: string) {

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/cli/serve.js';
-import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, publicUrlOf } from '../src/server/config.js';
+import { loadConfig } from '../packages/service/src/cli/serve.js';
+import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, publicUrlOf } from '../packages/service/src/server/config.js';
 
 describe('server configuration', () => {
   it('embedded defaults: loopback:8080, SQLite in ./data, 32 MiB bodies, auth on', () => {

@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry, describeChain, formatBlock } from '../src/chains/registry.js';
-import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
+import { defaultRegistry, describeChain, formatBlock } from '../packages/core/src/chains/registry.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
 
 /**
  * The repository documents itself: nothing points at files users never get, every relative

@@ -3,11 +3,12 @@
  * names the situation, thrown here by the real code paths that raise it.
  */
 import { describe, expect, it } from 'vitest';
-import * as root from '../src/index.js';
-import * as api from '../src/api/index.js';
-import * as lineage from '../src/lineage/index.js';
-import * as node from '../src/node.js';
-import { UsageError } from '../src/cli/io.js';
+import * as root from '../packages/core/src/index.js';
+import * as api from '../packages/core/src/api/index.js';
+import * as lineage from '../packages/core/src/lineage/index.js';
+import * as node from '../packages/core/src/node.js';
+import * as service from '../packages/service/src/index.js';
+import { UsageError } from '../packages/service/src/cli/io.js';
 
 /** What `attempt` throws; fails the test when it returns. */
 function thrown(attempt: () => unknown): unknown {
@@ -27,15 +28,15 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
   InvalidReceiptError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })), code: 'RECEIPT_INVALID' },
   InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
   SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
-  StoreError: { error: () => thrown(() => new node.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
-  ConfigError: { error: () => thrown(() => node.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
+  StoreError: { error: () => thrown(() => new service.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
+  ConfigError: { error: () => thrown(() => service.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
 };
 
 const isErrorClass = (value: unknown): value is abstract new (...args: never[]) => Error =>
   typeof value === 'function' && (value === Error || value.prototype instanceof Error);
 
 describe('the error family', () => {
-  const entries = { 'evm-integrity': root, 'evm-integrity/api': api, 'evm-integrity/lineage': lineage, 'evm-integrity/node': node };
+  const entries = { 'evm-integrity': root, 'evm-integrity/api': api, 'evm-integrity/lineage': lineage, 'evm-integrity/node': node, '@evm-integrity/service': service };
   const exported = Object.entries(entries).flatMap(([entry, members]) =>
     Object.entries(members)
       .filter(([, value]) => isErrorClass(value))
@@ -70,7 +71,7 @@ describe('the error family', () => {
 
   it('each class narrows the code to its own (compile-time)', () => {
     const code: 'HEADER_INVALID' = (RAISED.InvalidHeaderError!.error() as root.InvalidHeaderError).code;
-    const store: node.StoreErrorCode = (RAISED.StoreError!.error() as node.StoreError).code;
+    const store: service.StoreErrorCode = (RAISED.StoreError!.error() as service.StoreError).code;
     expect([code, store]).toEqual(['HEADER_INVALID', 'STORE_NOT_FOUND']);
   });
 });

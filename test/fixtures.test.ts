@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runVerify } from '../src/cli/verify.js';
-import { bytesToHex, ChainRegistry, decodeHeader, encodeHeader, headerHash, parseHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS, type RpcBlock } from '../src/index.js';
-import { receiptRootBody, verifyBlockOperation } from '../src/api/index.js';
+import { runVerify } from '../packages/service/src/cli/verify.js';
+import { bytesToHex, ChainRegistry, decodeHeader, encodeHeader, headerHash, parseHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS, type RpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody, verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { generateFastKeccak } from '../scripts/gen-keccak.js';
-import { interleave, PI_SRC, RC, RC_INTERLEAVED, ROT } from '../src/keccak/keccak-tables.js';
+import { interleave, PI_SRC, RC, RC_INTERLEAVED, ROT } from '../packages/core/src/keccak/keccak-tables.js';
 
 const hex64 = (v: bigint): string => v.toString(16).padStart(16, '0');
 
-describe('src/keccak/fast-keccak.ts is generated', () => {
+describe('packages/core/src/keccak/fast-keccak.ts is generated', () => {
   it('is byte for byte what scripts/gen-keccak.ts emits (run `npm run gen:keccak` after changing the generator)', () => {
-    const committed = readFileSync(new URL('../src/keccak/fast-keccak.ts', import.meta.url), 'utf8');
+    const committed = readFileSync(new URL('../packages/core/src/keccak/fast-keccak.ts', import.meta.url), 'utf8');
     const generated = generateFastKeccak();
-    expect(committed, 'src/keccak/fast-keccak.ts differs from the generator output: run `npm run gen:keccak`').toBe(generated);
+    expect(committed, 'packages/core/src/keccak/fast-keccak.ts differs from the generator output: run `npm run gen:keccak`').toBe(generated);
   });
 
   it('says so in its first line, naming the generator and the command', () => {

@@ -1,8 +1,8 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
-import { sleb, uleb } from '../src/keccak/wasm-emitter.js';
+import { sleb, uleb } from '../packages/core/src/keccak/wasm-emitter.js';
 import { pseudoRandomBytes as bytes } from './helpers/bytes.js';
-import { createWasmKeccak256, keccakModuleBytes, wasmKeccak256 } from '../src/keccak/wasm-keccak.js';
+import { createWasmKeccak256, keccakModuleBytes, wasmKeccak256 } from '../packages/core/src/keccak/wasm-keccak.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 describe('wasm emitter LEB128', () => {

@@ -1,8 +1,8 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastKeccak256 } from '../src/keccak/fast-keccak.js';
-import { wasmKeccak256 } from '../src/keccak/wasm-keccak.js';
+import { fastKeccak256 } from '../packages/core/src/keccak/fast-keccak.js';
+import { wasmKeccak256 } from '../packages/core/src/keccak/wasm-keccak.js';
 import { pseudoRandomBytes } from './helpers/bytes.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, parseHex } from '../src/bytes/hex.js';
+import { bytesToHex, parseHex } from '../packages/core/src/bytes/hex.js';
 import {
   checkFunctionResult,
   decodeFunctionOutput,
   isKnownFunction,
   KNOWN_FUNCTIONS,
   type KnownFunction,
-} from '../src/lineage/abi.js';
+} from '../packages/core/src/lineage/abi.js';
 import { encodeFunctionOutput } from './helpers/abi-encode.js';
 
 const PATH = 'genesis.function_results[0]';

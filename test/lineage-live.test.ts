@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runLineage } from '../src/cli/lineage.js';
+import { runLineage } from '../packages/service/src/cli/lineage.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
 

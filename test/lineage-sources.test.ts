@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } from '../src/index.js';
-import { BundleSource } from '../src/lineage/bundle-source.js';
-import { RpcBlockSource } from '../src/lineage/rpc-source.js';
-import { BundleRecorder, ServiceSource, writeBundle } from '../src/lineage/service-source.js';
-import { LINEAGE_LIMITS } from '../src/lineage/limits.js';
-import { SourceError, type Exchange } from '../src/lineage/source.js';
+import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } from '../packages/core/src/index.js';
+import { BundleSource } from '../packages/core/src/lineage/bundle-source.js';
+import { RpcBlockSource } from '../packages/core/src/lineage/rpc-source.js';
+import { BundleRecorder, ServiceSource, writeBundle } from '../packages/core/src/lineage/service-source.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
+import { SourceError, type Exchange } from '../packages/core/src/lineage/source.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 type Json = Record<string, any>;

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { runLineage } from '../src/cli/lineage.js';
-import { verifyLineage } from '../src/api/lineage.js';
-import { BundleSource, type Bundle } from '../src/lineage/bundle-source.js';
-import type { LineageReport } from '../src/lineage/report.js';
-import { walkLineage } from '../src/lineage/walker.js';
+import { runLineage } from '../packages/service/src/cli/lineage.js';
+import { verifyLineage } from '../packages/core/src/api/lineage.js';
+import { BundleSource, type Bundle } from '../packages/core/src/lineage/bundle-source.js';
+import type { LineageReport } from '../packages/core/src/lineage/report.js';
+import { walkLineage } from '../packages/core/src/lineage/walker.js';
 import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
 
 async function walk(bundle: Bundle, tracingId = PAIR_RECORD): Promise<LineageReport> {

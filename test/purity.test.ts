@@ -1,21 +1,31 @@
 /**
- * The architecture, enforced over the import graph of src/: each entry point reaches only what it
- * may, and every module imports only from its own layer or the layers below it.
+ * The architecture, enforced over the import graph of both packages: each entry point reaches only
+ * what it may, every module imports only from its own layer or the layers below it, and the service
+ * reaches the core only through the core's published entry points.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const CORE = fileURLToPath(new URL('../packages/core/src/', import.meta.url));
+const SERVICE = fileURLToPath(new URL('../packages/service/src/', import.meta.url));
+/** The core's entry points, by the specifier the service imports them with. */
+const CORE_ENTRIES: Record<string, string> = {
+  'evm-integrity': resolve(CORE, 'index.ts'),
+  'evm-integrity/api': resolve(CORE, 'api/index.ts'),
+  'evm-integrity/lineage': resolve(CORE, 'lineage/index.ts'),
+  'evm-integrity/node': resolve(CORE, 'node.ts'),
+};
 
-/** The modules each module of src/ imports (relative imports) and the packages it uses. */
+/** The modules a module imports (relative imports, and the core's entries by name) and the packages it uses. */
 function importsOf(file: string): { local: string[]; external: string[] } {
   const text = readFileSync(file, 'utf8');
   const local: string[] = [];
   const external: string[] = [];
   for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)) {
     if (spec!.startsWith('.')) local.push(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
+    else if (CORE_ENTRIES[spec!] !== undefined) local.push(CORE_ENTRIES[spec!]!);
     else external.push(spec!);
   }
   return { local, external };
@@ -32,7 +42,7 @@ function reachable(entry: string): { files: Set<string>; external: Set<string> }
     for (const p of packages) external.add(p);
     for (const l of local) visit(l);
   };
-  visit(resolve(SRC, entry));
+  visit(entry);
   return { files, external };
 }
 
@@ -48,27 +58,33 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['verify', /^verify\//],
   ['lineage', /^lineage\//],
   ['api', /^api\//],
+  ['core entry points', /^(index|node)\.ts$/],
   ['server', /^server\//],
   ['cli', /^cli\//],
-  ['entry points', /^(index|node)\.ts$/],
+  ['service entry point', /^service\.ts$/],
 ];
 
+/** A module's path as the layers name it: within the core, or `server/…`, `cli/…`, `service.ts` in the service. */
+const pathOf = (file: string) => (file.startsWith(SERVICE) ? relative(SERVICE, file).replace(/^index\.ts$/, 'service.ts') : relative(CORE, file));
+
 const layerOf = (file: string): number => {
-  const path = relative(SRC, file);
+  const path = pathOf(file);
   const index = LAYERS.findIndex(([, pattern]) => pattern.test(path));
   if (index === -1) throw new Error(`${path} is in no layer: add it to LAYERS`);
   return index;
 };
 
-const allModules = (dir = SRC): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? allModules(resolve(dir, entry.name)) : entry.name.endsWith('.ts') ? [resolve(dir, entry.name)] : []));
+const modulesIn = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? modulesIn(resolve(dir, entry.name)) : entry.name.endsWith('.ts') ? [resolve(dir, entry.name)] : []));
+
+const allModules = () => [...modulesIn(CORE), ...modulesIn(SERVICE)];
 
 describe('the layers', () => {
   it('every module imports only from its own layer or below', () => {
     const upward: string[] = [];
     for (const file of allModules()) {
       for (const target of importsOf(file).local) {
-        if (layerOf(target) > layerOf(file)) upward.push(`${relative(SRC, file)} (${LAYERS[layerOf(file)]![0]}) imports ${relative(SRC, target)} (${LAYERS[layerOf(target)]![0]})`);
+        if (layerOf(target) > layerOf(file)) upward.push(`${pathOf(file)} (${LAYERS[layerOf(file)]![0]}) imports ${pathOf(target)} (${LAYERS[layerOf(target)]![0]})`);
       }
     }
     expect(upward).toEqual([]);
@@ -79,7 +95,7 @@ describe('the layers', () => {
     const cycles: string[] = [];
     const visit = (file: string, path: string[]) => {
       if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') return void cycles.push([...path.slice(path.indexOf(file)), file].map((f) => relative(SRC, f)).join(' -> '));
+      if (state.get(file) === 'open') return void cycles.push([...path.slice(path.indexOf(file)), file].map(pathOf).join(' -> '));
       state.set(file, 'open');
       for (const target of importsOf(file).local) visit(target, [...path, file]);
       state.set(file, 'done');
@@ -89,25 +105,49 @@ describe('the layers', () => {
   });
 
   it('the layer rule can fail: a module of the core importing the server would be caught', () => {
-    expect(layerOf(resolve(SRC, 'server/app.ts'))).toBeGreaterThan(layerOf(resolve(SRC, 'receipts/root.ts')));
-    expect(() => layerOf(resolve(SRC, 'stray.ts'))).toThrow(/in no layer/);
+    expect(layerOf(resolve(SERVICE, 'server/app.ts'))).toBeGreaterThan(layerOf(resolve(CORE, 'receipts/root.ts')));
+    expect(() => layerOf(resolve(CORE, 'stray.ts'))).toThrow(/in no layer/);
+  });
+
+  it('the service reaches the core only through its entry points, never a relative path into it', () => {
+    const reaching = modulesIn(SERVICE).flatMap((file) =>
+      importsOf(file)
+        .local.filter((target) => !target.startsWith(SERVICE) && !Object.values(CORE_ENTRIES).includes(target))
+        .map((target) => `${pathOf(file)} imports ${relative(CORE, target)}`),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it('the core never imports the service, nor a package the core does not depend on', () => {
+    const core = JSON.parse(readFileSync(new URL('../packages/core/package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    for (const file of modulesIn(CORE)) {
+      expect(importsOf(file).local.filter((target) => target.startsWith(SERVICE)), pathOf(file)).toEqual([]);
+      const packages = importsOf(file).external.filter((p) => !p.startsWith('node:')).map((p) => p.split('/').slice(0, p.startsWith('@') ? 2 : 1).join('/'));
+      expect(packages.filter((p) => core.dependencies[p] === undefined), pathOf(file)).toEqual([]);
+    }
   });
 });
 
 describe('the entry points', () => {
-  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts'])('%s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp', (entry) => {
-    const { files, external } = reachable(entry);
+  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts'])('evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp', (entry) => {
+    const { files, external } = reachable(resolve(CORE, entry));
     expect(files.size).toBeGreaterThan(5);
     expect([...external].filter((p) => !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
   });
 
   it('the root is the EVM core: it reaches neither the endpoint operations nor lineage', () => {
-    const paths = [...reachable('index.ts').files].map((f) => relative(SRC, f));
+    const paths = [...reachable(resolve(CORE, 'index.ts')).files].map(pathOf);
     expect(paths.filter((p) => /^(api|lineage|server|cli)\//.test(p))).toEqual([]);
   });
 
-  it('the Node entry is where servers, stores and network sources live', () => {
-    const { external } = reachable('node.ts');
-    expect([...external]).toEqual(expect.arrayContaining(['hono', '@hono/node-server', 'better-sqlite3', 'node:fs/promises']));
+  it('evm-integrity/node holds the network sources: Node built-ins only, no server package', () => {
+    const { external } = reachable(resolve(CORE, 'node.ts'));
+    expect([...external]).toEqual(expect.arrayContaining(['node:fs/promises']));
+    expect([...external].filter((p) => !p.startsWith('node:') && !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
+  });
+
+  it('@evm-integrity/service is where the server, its stores and their packages live', () => {
+    const { external } = reachable(resolve(SERVICE, 'index.ts'));
+    expect([...external]).toEqual(expect.arrayContaining(['hono', '@hono/node-server', 'better-sqlite3']));
   });
 });

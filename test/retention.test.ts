@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, parseConfig } from '../src/server/config.js';
-import { keepRequestLog } from '../src/server/retention.js';
-import { startServer, storeFile } from '../src/server/serve.js';
-import { MemoryStore } from '../src/server/store/memory-store.js';
-import { SqliteStore } from '../src/server/store/sqlite-store.js';
-import { DEFAULT_REQUEST_RETENTION_DAYS, type Store } from '../src/server/store/types.js';
+import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
+import { keepRequestLog } from '../packages/service/src/server/retention.js';
+import { startServer, storeFile } from '../packages/service/src/server/serve.js';
+import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
+import { SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Store } from '../packages/service/src/server/store/types.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');

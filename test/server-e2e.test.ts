@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../src/cli/serve.js';
-import { encodeHeader, Problems, readRpcBlock } from '../src/index.js';
-import { receiptRootBody } from '../src/api/index.js';
-import { startServer, type RunningServer } from '../src/server/serve.js';
+import { runAdminCommand } from '../packages/service/src/cli/serve.js';
+import { encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

@@ -9,13 +9,13 @@
  * transaction hash derived from the block's own number and hash, its logs those of
  * a deposit (the child token's Transfer, then the StateReceiver's StateCommitted).
  */
-import { verifyBlockOperation } from '../src/api/index.js';
+import { verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
-import { ChainRegistry, defaultRegistry } from '../src/chains/registry.js';
-import { borStateSyncTxHash } from '../src/chains/state-sync.js';
-import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../src/index.js';
-import { receiptRootBody, verifyReceiptRoot, type OperationResult } from '../src/api/index.js';
+import { ChainRegistry, defaultRegistry } from '../packages/core/src/chains/registry.js';
+import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
+import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody, verifyReceiptRoot, type OperationResult } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const fixture = loadFixture('polygon-pos-9013760');

@@ -8,10 +8,10 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type LoggedRequest, MemoryStore } from '../src/server/store/memory-store.js';
-import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../src/server/store/periods.js';
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../src/server/store/sqlite-store.js';
-import { type AccountInput, DEFAULT_REQUEST_RETENTION_DAYS, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../src/server/store/types.js';
+import { type LoggedRequest, MemoryStore } from '../packages/service/src/server/store/memory-store.js';
+import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../packages/service/src/server/store/periods.js';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
+import { type AccountInput, DEFAULT_REQUEST_RETENTION_DAYS, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../packages/service/src/server/store/types.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -759,11 +759,12 @@ describe('SqliteStore on a file', () => {
 });
 
 /**
- * The sources compiled to JavaScript in `dir` (the tree of src/, with the project's node_modules
- * linked), so that separate Node processes can run SqliteStore on one file.
+ * The service's sources compiled to JavaScript in `dir`, with the project's node_modules linked
+ * (the core is its build, through the workspace link), so that separate Node processes can run
+ * SqliteStore on one file.
  */
 function compileStoreInto(dir: string): void {
-  const source = fileURLToPath(new URL('../src/', import.meta.url));
+  const source = fileURLToPath(new URL('../packages/service/src/', import.meta.url));
   for (const name of readdirSync(source, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
     const { outputText } = ts.transpileModule(readFileSync(join(source, name), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

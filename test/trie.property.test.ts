@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesEqual, bytesToHex, encodeReceipt, EMPTY_TRIE_ROOT, orderedTrieRoot, receiptsCommitment, type Receipt, type RuleSet } from '../src/index.js';
+import { bytesEqual, bytesToHex, encodeReceipt, EMPTY_TRIE_ROOT, orderedTrieRoot, receiptsCommitment, type Receipt, type RuleSet } from '../packages/core/src/index.js';
 import { blockArb, listLength } from './helpers/arbitraries.js';
 import { oracleEncode, oracleRoot } from './helpers/oracle.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock } from '../src/index.js';
-import { receiptRootBody, verifyLogsBloom, verifyReceiptRoot, type OperationResult, verifyBlockOperation } from '../src/api/index.js';
+import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody, verifyLogsBloom, verifyReceiptRoot, type OperationResult, verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const EMPTY_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';

@@ -2,9 +2,9 @@
  * The ABI encoder of the functions whose results the lineage checks decode: test data only. It is
  * written apart from the decoder (src/lineage/abi.ts) so that round trips test one against the other.
  */
-import { parseHex } from '../../src/bytes/hex.js';
-import { isKnownFunction, KNOWN_FUNCTIONS, type KnownFunction } from '../../src/lineage/abi.js';
-import { show } from '../../src/lineage/show.js';
+import { parseHex } from '../../packages/core/src/bytes/hex.js';
+import { isKnownFunction, KNOWN_FUNCTIONS, type KnownFunction } from '../../packages/core/src/lineage/abi.js';
+import { show } from '../../packages/core/src/lineage/show.js';
 
 const WORD = 32;
 const utf8 = new TextEncoder();

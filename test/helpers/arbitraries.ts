@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { RULE_SETS, type Log, type Receipt, type RuleSet } from '../../src/index.js';
+import { RULE_SETS, type Log, type Receipt, type RuleSet } from '../../packages/core/src/index.js';
 
 const bytes = (n: number) => fc.uint8Array({ minLength: n, maxLength: n });
 

@@ -5,8 +5,8 @@
  * (0301) whose genesis holds the pair's real Sync log of that block and a
  * consistent getReserves result; the WETH record is its parent.
  */
-import { bytesToHex, defaultKeccak256 } from '../../src/index.js';
-import type { Bundle } from '../../src/lineage/bundle-source.js';
+import { bytesToHex, defaultKeccak256 } from '../../packages/core/src/index.js';
+import type { Bundle } from '../../packages/core/src/lineage/bundle-source.js';
 import { encodeFunctionOutput } from './abi-encode.js';
 import { loadFixture } from './fixtures.js';
 

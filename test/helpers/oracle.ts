@@ -6,7 +6,7 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { encode } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { Log, Receipt } from '../../src/index.js';
+import type { Log, Receipt } from '../../packages/core/src/index.js';
 
 export function oracleBloom(logs: readonly Log[]): Uint8Array {
   const bloom = new Uint8Array(256);

@@ -1,0 +1,16 @@
+/**
+ * `evm-integrity/api`: the verify endpoints as operations, request body in, status and body out
+ * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure.
+ */
+export { badRequest, DEFAULT_DOCS_URL, errorEnvelope, type ApiError, type ErrorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
+export { chainNotSupported } from './chain-not-supported.js';
+export { parseJsonBody } from './json-body.js';
+export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root.js';
+export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom.js';
+export { verifyBlockOperation } from './block.js';
+export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage.js';
+export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-body.js';
+export { parseReceiptRootRequest, RECEIPT_ROOT_BODY, type ReceiptRootRefusal, type ReceiptRootRequest, type UnsupportedChain } from '../input/receipt-root-request.js';
+export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
+export type { JsonSchema } from '../input/schema.js';
+export { isObject, type JsonObject } from '../input/fields.js';

@@ -1,0 +1,7 @@
+/**
+ * `evm-integrity/node`: the lineage sources that reach the network (the hosted data service,
+ * a JSON-RPC node) and the recording of what they answered into a bundle. Node 20 or newer
+ * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
+ */
+export { BundleRecorder, ServiceSource, writeBundle, type ServiceSourceOptions } from './lineage/service-source.js';
+export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';

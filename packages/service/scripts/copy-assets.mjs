@@ -1,0 +1,19 @@
+// What the service serves or links besides its code, copied into the package at build time:
+// - Scalar's self-contained browser bundle (a devDependency) into dist/assets, with its license,
+//   so the server serves the API reference UI itself and the page fetches nothing else;
+// - the repository's reference pages (docs/) into docs/, which the CLI's docs_url points at.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+
+const bundle = new URL(import.meta.resolve('@scalar/api-reference/browser/standalone.js'));
+const { name, version } = JSON.parse(readFileSync(new URL('../../package.json', bundle), 'utf8'));
+// The package ships no LICENSE file; @scalar/types, its dependency from the same repository, does.
+const license = readFileSync(new URL('../LICENSE', import.meta.resolve('@scalar/types')), 'utf8');
+const assets = new URL('../dist/assets/', import.meta.url);
+mkdirSync(assets, { recursive: true });
+copyFileSync(bundle, new URL('scalar-standalone.js', assets));
+writeFileSync(new URL('scalar-standalone.LICENSE.txt', assets), `${name} ${version} (dist/browser/standalone.js), https://github.com/scalar/scalar\n\n${license}`);
+
+const reference = new URL('../../../docs/', import.meta.url);
+const docs = new URL('../docs/', import.meta.url);
+mkdirSync(docs, { recursive: true });
+for (const page of readdirSync(reference).filter((file) => file.endsWith('.md'))) copyFileSync(new URL(page, reference), new URL(page, docs));

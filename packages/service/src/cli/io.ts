@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { EvmIntegrityError } from 'evm-integrity';
+
+/** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
+export class UsageError extends EvmIntegrityError<Record<string, never>> {
+  override name = 'UsageError';
+  override readonly code = 'CLI_USAGE';
+
+  constructor(message: string) {
+    super(message, {});
+  }
+}
+
+/** Streams the CLI writes to, so tests can run it in-process. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Reads FILE or standard input. */
+  read?: (file: string | undefined) => string;
+}
+
+export const processIo: CliIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/**
+ * Where the CLI's error envelopes point (`docs_url`): the error reference shipped in the
+ * package, which exists wherever the CLI runs, unlike a server that may not be running.
+ */
+export const LOCAL_DOCS_URL = new URL('../../docs/errors.md', import.meta.url).href;
+
+/** Text of FILE, or of standard input for `-` or no file. */
+export function readInput(file: string | undefined): string {
+  const source = file === undefined || file === '-' ? 0 : file;
+  try {
+    return readFileSync(source, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new UsageError(`cannot read ${source === 0 ? 'standard input' : file}: ${why}`);
+  }
+}

@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import { auditBundle } from 'evm-integrity/api';
+import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
+import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
+import { UsageError } from './io.js';
+
+/** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by the audit. */
+export function readBundleFile(file: string): unknown {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  try {
+    return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
+  } catch (error) {
+    throw new UsageError(`${file} is not a JSON lineage bundle: ${(error as Error).message}`);
+  }
+}
+
+const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
+
+/** The report as a readable table: one line a check, grouped by record. */
+export function formatReport(report: LineageReport): string {
+  const { pass, fail, skipped } = report.summary;
+  const lines = [`lineage ${report.tracing_id} on chain ${report.chain_id}: ${report.verdict.toUpperCase()} (${pass} passed, ${fail} failed, ${skipped} skipped)`];
+  for (const record of report.records) {
+    lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
+    const width = Math.max(...record.checks.map((c) => c.check.length), 10);
+    const subjectWidth = Math.max(...record.checks.map((c) => c.subject.length), 10);
+    for (const c of record.checks) lines.push(`  ${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
+  }
+  for (const warning of report.warnings) lines.push(`warning: ${warning}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `lineage …`: exit 0 when every check passes, 1 when one fails, 2 for bad input or an unreachable source. */
+export async function runLineage(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'chain-id': { type: 'string' }, bundle: { type: 'string' }, service: { type: 'string' }, rpc: { type: 'string' }, record: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const [tracingId, ...extra] = positionals;
+  if (tracingId === undefined) throw new UsageError('lineage needs a TRACING_ID');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (!/^[0-9a-fA-F]{36}$/.test(tracingId)) throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
+  const chainId = Number(values['chain-id']);
+  if (values['chain-id'] === undefined || !Number.isSafeInteger(chainId) || chainId < 1) throw new UsageError('--chain-id N is required (a positive integer)');
+  if ((values.bundle === undefined) === (values.service === undefined)) throw new UsageError('give exactly one of --bundle FILE and --service URL');
+
+  let report: LineageReport;
+  try {
+    if (values.bundle !== undefined) {
+      // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
+      const json = readBundleFile(values.bundle);
+      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc });
+      const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }) });
+      if (!audit.ok) {
+        // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
+        const problem = audit.error.details.problem;
+        if (problem === undefined) throw audit.error;
+        throw new SourceError(`${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`);
+      }
+      report = audit.value;
+    } else {
+      const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+      if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+      const recorder = values.record === undefined ? undefined : new BundleRecorder();
+      const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
+      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
+      report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }) });
+      if (recorder !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
+    }
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    io.stderr(`evm-integrity: ${error.message}\n`);
+    return 2;
+  }
+  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+  return report.verdict === 'pass' ? 0 : 1;
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { EvmIntegrityError } from 'evm-integrity';
+import { processIo, UsageError, type CliIo } from './io.js';
+import { LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
+import { runVerify } from './verify.js';
+
+/** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
+const EXIT_FAULT = 3;
+
+interface Command {
+  /** Printed for `COMMAND --help`, and after a usage error. */
+  usage: () => string | Promise<string>;
+  run: (argv: string[], io: CliIo) => number | Promise<number>;
+}
+
+// Server and lineage code is imported only by the commands that use it, so that
+// `verify` starts without loading the HTTP stack or the store.
+const COMMANDS: Record<string, Command> = {
+  verify: { usage: () => VERIFY_USAGE, run: runVerify },
+  lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
+  serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
+  accounts: { usage: adminUsage, run: runAdmin },
+  keys: { usage: adminUsage, run: runAdmin },
+};
+
+async function adminUsage(): Promise<string> {
+  return (await import('./admin.js')).ADMIN_USAGE;
+}
+
+/** `accounts …` and `keys …` (argv starts with the group); help opens no store. */
+async function runAdmin(argv: string[], io: CliIo): Promise<number> {
+  const help = (await import('./admin.js')).adminHelp(argv);
+  if (help !== null) {
+    io.stdout(`${help}\n`);
+    return 0;
+  }
+  return (await import('./serve.js')).runAdminCommand(argv, io);
+}
+
+const wantsHelp = (argv: readonly string[]) => {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((arg) => arg === '--help' || arg === '-h');
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** Node's parseArgs messages run on with advice about `--`; the first sentence is the message. */
+function parseArgsMessage(error: Error): string {
+  return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script); returns the exit status.
+ * @example await main(['verify', 'receipt-root', 'body.json']) // 0 when every claim holds
+ */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === '--version' || first === '-V' || first === 'version') {
+    io.stdout(`evm-integrity ${version()}\n`);
+    return 0;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined;
+    if (topic === undefined) {
+      io.stdout(`${OVERVIEW}\n`);
+      return 0;
+    }
+    const command = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+    if (command === undefined) {
+      io.stderr(`evm-integrity: no command "${topic}"; expected one of ${Object.keys(COMMANDS).join(', ')}\n`);
+      return 2;
+    }
+    io.stdout(`${await command.usage()}\n`);
+    return 0;
+  }
+  if (first === undefined) {
+    io.stderr(`${OVERVIEW}\n`);
+    return 2;
+  }
+  const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first]! : undefined;
+  if (command === undefined) {
+    io.stderr(`evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')} (evm-integrity --help)\n`);
+    return 2;
+  }
+  const isAdmin = first === 'accounts' || first === 'keys';
+  if (!isAdmin && wantsHelp(rest)) {
+    io.stdout(`${await command.usage()}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(isAdmin ? argv : rest, io);
+  } catch (error) {
+    const err = error as Error & { code?: string };
+    if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
+      const message = error instanceof UsageError ? err.message : parseArgsMessage(err);
+      io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
+      return 2;
+    }
+    // Every error of the library is the operator's to fix: one line, exit 2.
+    if (error instanceof EvmIntegrityError) {
+      io.stderr(`evm-integrity: ${err.message}\n`);
+      return 2;
+    }
+    io.stderr(`evm-integrity: ${first} failed unexpectedly: ${String(err.message).split('\n')[0]} (this is a bug; please report it)\n`);
+    return EXIT_FAULT;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));
+

@@ -1,0 +1,55 @@
+/**
+ * What each command of the CLI prints for `--help`, and after a usage error. Kept apart from
+ * the commands themselves so that `evm-integrity help serve` loads no server code.
+ */
+import { RULE_SET_NAMES } from 'evm-integrity';
+
+export const VERIFY_USAGE = `Usage:
+  evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
+  evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
+  evm-integrity verify block FILE              JSON-RPC header + complete receipts of one block
+
+Options:
+  --pretty      indent the JSON output
+  --chain ID:R  add chain ID, following rule set R, to the registry for this run
+                (a devnet); repeatable
+  --rules R     verify a block with rule set R (for blocks that name no chain)
+                rule sets: ${RULE_SET_NAMES.join(', ')}
+
+Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
+no FILE). Exit status: 0 verified, 1 a claim of the input is false (a root, a
+header or a bloom), 2 bad input or not verifiable.`;
+
+export const SERVE_USAGE = `Usage:
+  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
+
+Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data).
+The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; PORT and HOST override it,
+and each flag overrides only the member it names. The first start with no account
+creates one and prints its API key once. SIGINT/SIGTERM stop it: requests in progress
+get shutdown_timeout_ms (10 s by default) to finish. Every setting: the README, Configuration.`;
+
+export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
+  evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
+
+export const LINEAGE_USAGE = `Usage:
+  evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL)
+                        [--rpc URL] [--record FILE] [--json]
+
+Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
+from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
+--rpc; --record writes what was fetched as a bundle. Exit status: 0 every check
+passes, 1 a check fails, 2 bad input or an unreachable source.`;
+
+export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
+
+Usage:
+  evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
+  evm-integrity verify block FILE                        verify a whole block
+  evm-integrity lineage TRACING_ID …                     audit a derived record
+  evm-integrity serve […]                                run the verifier service
+${ADMIN_SYNOPSIS}
+  evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
+  evm-integrity --version
+
+Commands: verify, lineage, serve, accounts, keys.`;

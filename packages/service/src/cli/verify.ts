@@ -1,0 +1,68 @@
+import { parseArgs } from 'node:util';
+import { badRequest, type OperationContext, type OperationResult, parseJsonBody, verifyBlockOperation, verifyLogsBloom, verifyReceiptRoot } from 'evm-integrity/api';
+import { type ChainInfo, ChainRegistry, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import { LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
+
+/** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
+export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
+
+function ruleSetName(value: string, option: string): RuleSetName {
+  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
+    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
+  }
+  return value as RuleSetName;
+}
+
+/** `--chain 31337:ethereum` → a verifiable chain for this run. */
+function parseChainOption(value: string): ChainInfo {
+  const match = /^(\d+):(.+)$/.exec(value);
+  const chainId = match === null ? NaN : Number(match[1]);
+  if (match === null || !Number.isSafeInteger(chainId)) throw new UsageError(`--chain expects ID:RULES such as 31337:ethereum, got "${value}"`);
+  return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
+}
+
+/** The endpoint operation on a body's JSON text: the same parse, the same answer as the server's. */
+function runOperation(text: string, context: OperationContext, operation: (body: unknown) => OperationResult): OperationResult {
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest([parsed.error], 1, context) };
+  return operation(parsed.value);
+}
+
+/**
+ * `verify receipt-root|logs-bloom|block …` (argv after `verify`): prints the JSON the
+ * endpoint would answer and returns the exit status. Throws UsageError for a mistake in
+ * the command line.
+ * @example runVerify(['receipt-root', 'body.json'], io) // 0 when every claim of the body holds
+ */
+export function runVerify(argv: string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { pretty: { type: 'boolean' }, rules: { type: 'string' }, chain: { type: 'string', multiple: true } },
+  });
+  const [what, file, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
+  const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
+  const read = io.read ?? readInput;
+  let result: OperationResult;
+  switch (what) {
+    case 'receipt-root':
+      result = runOperation(read(file), context, (body) => verifyReceiptRoot(body, { ...context, registry }));
+      break;
+    case 'logs-bloom':
+      result = runOperation(read(file), context, (body) => verifyLogsBloom(body, context));
+      break;
+    case 'block':
+      if (file === undefined) throw new UsageError('verify block needs a FILE');
+      result = runOperation(read(file), context, (body) => verifyBlockOperation(body, { ...context, registry, ...(rules && { rules }) }));
+      break;
+    case undefined:
+      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom or block');
+    default:
+      throw new UsageError(`cannot verify "${what}": expected receipt-root, logs-bloom or block`);
+  }
+  io.stdout(`${JSON.stringify(result.body, null, values.pretty ? 2 : undefined)}\n`);
+  return EXIT[result.verdict];
+}

@@ -1,0 +1,12 @@
+/**
+ * `@evm-integrity/service`: the verifier service (a Hono app over the core's endpoint operations,
+ * with API keys, compute units, rate limits and the error envelope), its stores, and the
+ * `evm-integrity` command line. The checks themselves are the `evm-integrity` package.
+ */
+export { createApp, type AppOptions } from './server/app.js';
+export { ENDPOINTS, type Endpoint } from './server/endpoints.js';
+export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
+export { openStore, startServer, type RunningServer } from './server/serve.js';
+export { MemoryStore } from './server/store/memory-store.js';
+export { SqliteStore } from './server/store/sqlite-store.js';
+export { StoreError, type Store, type StoreErrorCode } from './server/store/types.js';

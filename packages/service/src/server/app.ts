@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { ChainRegistry } from 'evm-integrity';
+import { CLIENT_CLOSED_REQUEST, clientLeft } from './client.js';
+import { publicUrlOf, type ServerConfig } from './config.js';
+import { docsPage } from './docs.js';
+import { ENDPOINTS } from './endpoints.js';
+import type { AppDeps, Env } from './env.js';
+import { createGuards } from './middleware/guards.js';
+import { requestLog } from './middleware/request-log.js';
+import { openApiDocument } from './openapi.js';
+import { ApiProblem, internalError, notFound, sendError } from './responses.js';
+import { infoRoutes } from './routes/info.js';
+import { verifyRoutes } from './routes/verify.js';
+import type { Store } from './store/types.js';
+
+export interface AppOptions {
+  config: ServerConfig;
+  store: Store;
+  logger: Logger;
+  /** Clock, for tests of periods and rate windows. */
+  now?: () => Date;
+}
+
+/**
+ * The verifier service: the spec's verify endpoints, health, usage and chains,
+ * with bearer keys, compute units, per-account rate limits and the error envelope.
+ * Every route is served with and without the `/v1` prefix.
+ *
+ * @example
+ * const app = createApp({ config: DEFAULT_CONFIG, store: new MemoryStore(), logger: pino() });
+ * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
+ */
+export function createApp({ config, store, logger, now = () => new Date() }: AppOptions): Hono<Env> {
+  const origin = publicUrlOf(config);
+  const deps: AppDeps = { config, store, logger, now, registry: new ChainRegistry(config.chains), docsUrl: `${origin}/v1/docs` };
+  const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
+  const guards = createGuards(deps);
+
+  const app = new Hono<Env>();
+  app.use('*', requestLog(logger));
+  app.onError((error, c) => {
+    if (error instanceof ApiProblem) return sendError(c, deps.docsUrl, error.fields, error.headers);
+    if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+    const incidentId = randomUUID();
+    logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');
+    const problem = internalError(incidentId);
+    return sendError(c, deps.docsUrl, problem.fields);
+  });
+  app.notFound((c) => {
+    const problem = notFound(c.req.method, c.req.path);
+    return sendError(c, deps.docsUrl, problem.fields);
+  });
+
+  const routes = new Hono<Env>().route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) })).route('/', verifyRoutes(deps, guards, ENDPOINTS));
+  app.route('/v1', routes);
+  app.route('/', routes);
+  return app;
+}

@@ -1,0 +1,184 @@
+import { type ChainInfo, EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from './store/types.js';
+import { isObject, type JsonObject } from 'evm-integrity/api';
+
+/** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
+export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };
+
+/** An account of the configuration: the store's account fields, and its keys. */
+export interface ConfiguredAccount extends Omit<Account, 'periodAnchor' | 'createdAt'> {
+  keys: ConfiguredKey[];
+}
+
+/** The server's configuration, after defaults and environment overrides. */
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** `sqlite` (a file in `dataDir`) or `memory` (tests; nothing survives a restart). */
+  store: 'sqlite' | 'memory';
+  dataDir: string;
+  bodyLimitBytes: number;
+  /** Turning auth off is explicit; then every request is the `anonymous` account's. */
+  auth: boolean;
+  /** Base URL that `docs_url` and the OpenAPI `servers` point at; `http://host:port` when null. */
+  publicUrl: string | null;
+  /** Requests handled at once before answering 503. */
+  maxInFlight: number;
+  accounts: ConfiguredAccount[];
+  chains: ChainInfo[];
+  /** Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the connection). */
+  headerTimeoutMs: number;
+  /** Milliseconds a client has to send the whole request, headers and body, from the same start; not less than `headerTimeoutMs`. */
+  bodyTimeoutMs: number;
+  /** Milliseconds a keep-alive connection may sit idle between requests before it is closed. */
+  idleTimeoutMs: number;
+  /** Milliseconds shutdown waits for requests in progress before it closes their connections. */
+  shutdownTimeoutMs: number;
+  /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
+  requestRetentionDays: number;
+}
+
+export const DEFAULT_CONFIG: ServerConfig = {
+  host: '127.0.0.1',
+  port: 8080,
+  store: 'sqlite',
+  dataDir: './data',
+  bodyLimitBytes: 32 * 1024 * 1024,
+  auth: true,
+  publicUrl: null,
+  maxInFlight: 64,
+  accounts: [],
+  chains: [],
+  // Tens of seconds: a body of the default 32 MiB limit arrives in 30 s at about
+  // 9 Mbit/s, while a client that trickles bytes holds its socket no longer.
+  headerTimeoutMs: 20_000,
+  bodyTimeoutMs: 30_000,
+  // Longer than the 60 s idle timeout of common proxies (nginx upstream keep-alive,
+  // cloud load balancers), so a proxy never reuses a connection the service just closed.
+  idleTimeoutMs: 65_000,
+  // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
+  shutdownTimeoutMs: 10_000,
+  requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
+};
+
+/** A configuration that cannot be used; the message names the member and what was expected. */
+export class ConfigError extends EvmIntegrityError<Record<string, never>> {
+  override name = 'ConfigError';
+  override readonly code = 'CONFIG_INVALID';
+
+  constructor(message: string) {
+    super(message, {});
+  }
+}
+
+type Json = JsonObject;
+
+function member<T>(obj: Json, name: string, path: string, check: (v: unknown) => boolean, expected: string, fallback: T): T {
+  const value = obj[name];
+  if (value === undefined) return fallback;
+  if (!check(value)) throw new ConfigError(`${path}${name}: expected ${expected}, got ${JSON.stringify(value)}`);
+  return value as T;
+}
+
+const isString = (v: unknown) => typeof v === 'string' && v.length > 0;
+const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
+
+function readEntitlements(value: unknown, path: string): Entitlements | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw new ConfigError(`${path}: expected an object with endpoints and/or chains`);
+  const endpoints = member<string[] | undefined>(value, 'endpoints', `${path}.`, (v) => Array.isArray(v) && v.every(isString), 'an array of endpoint names such as "verify/receipt-root"', undefined);
+  const chains = member<number[] | undefined>(value, 'chains', `${path}.`, (v) => Array.isArray(v) && v.every(isPositive), 'an array of chain ids (positive integers)', undefined);
+  return { ...(endpoints && { endpoints }), ...(chains && { chains }) };
+}
+
+function readKey(value: unknown, path: string): ConfiguredKey {
+  if (!isObject(value)) throw new ConfigError(`${path}: expected {label, sha256} or {label, key}`);
+  const label = member(value, 'label', `${path}.`, isString, 'a non-empty string', 'configured');
+  if ((value.key === undefined) === (value.sha256 === undefined)) {
+    throw new ConfigError(`${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`);
+  }
+  if (value.sha256 !== undefined) {
+    const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'the key\'s SHA-256 as 64 hex characters', '');
+    return { label, sha256: sha256.toLowerCase() };
+  }
+  return { label, key: member(value, 'key', `${path}.`, isString, 'the key (or give sha256 instead)', '') };
+}
+
+function readAccount(value: unknown, path: string): ConfiguredAccount {
+  if (!isObject(value)) throw new ConfigError(`${path}: expected an account object`);
+  const id = member(value, 'id', `${path}.`, (v) => typeof v === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(v), 'an id of letters, digits, _ . -', '');
+  if (id === '') throw new ConfigError(`${path}.id: required`);
+  const keys = member<unknown[]>(value, 'keys', `${path}.`, Array.isArray, 'an array of keys', []);
+  return {
+    id,
+    name: member(value, 'name', `${path}.`, isString, 'a non-empty string', id),
+    plan: member(value, 'plan', `${path}.`, isString, 'a non-empty string', 'self-hosted'),
+    cuLimit: member(value, 'cu_limit', `${path}.`, isCount, 'a non-negative integer', 1_000_000),
+    rateLimitRps: member(value, 'rate_limit_rps', `${path}.`, isPositive, 'a positive integer', 25),
+    entitlements: readEntitlements(value.entitlements, `${path}.entitlements`),
+    keys: keys.map((k, i) => readKey(k, `${path}.keys[${i}]`)),
+  };
+}
+
+function readChain(value: unknown, path: string): ChainInfo {
+  if (!isObject(value)) throw new ConfigError(`${path}: expected {chain_id, name, rules}`);
+  const chainId = member(value, 'chain_id', `${path}.`, isPositive, 'a chain id (a positive integer)', -1);
+  if (chainId < 0) throw new ConfigError(`${path}.chain_id: required`);
+  const rules = member<string>(value, 'rules', `${path}.`, (v) => RULE_SET_NAMES.includes(v as RuleSetName), `one of ${RULE_SET_NAMES.join(', ')}`, '');
+  if (rules === '') throw new ConfigError(`${path}.rules: required (one of ${RULE_SET_NAMES.join(', ')})`);
+  return { chainId, name: member(value, 'name', `${path}.`, isString, 'a non-empty string', `chain ${chainId}`), rules: rules as RuleSetName, verifiable: true };
+}
+
+/**
+ * The configuration from a parsed JSON file (members in snake_case, as in the
+ * README) over `base`: a member not given keeps base's value, so flags parsed
+ * over a file override only what they name. Unknown members are errors: a typo
+ * in a security setting must not pass silently.
+ */
+export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
+  if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
+  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms', 'request_retention_days'];
+  const unknown = Object.keys(json).filter((k) => !known.includes(k));
+  if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+  const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
+  const host = member(json, 'host', '', isString, 'a host name or address', base.host);
+  const headerTimeoutMs = member(json, 'header_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.headerTimeoutMs);
+  const bodyTimeoutMs = member(json, 'body_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.bodyTimeoutMs);
+  if (bodyTimeoutMs < headerTimeoutMs) throw new ConfigError(`body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`);
+  return {
+    host,
+    port,
+    store: member(json, 'store', '', (v) => v === 'sqlite' || v === 'memory', '"sqlite" or "memory"', base.store),
+    dataDir: member(json, 'data_dir', '', isString, 'a directory path', base.dataDir),
+    bodyLimitBytes: member(json, 'body_limit_bytes', '', isPositive, 'a positive number of bytes', base.bodyLimitBytes),
+    auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
+    publicUrl: member<string | null>(json, 'public_url', '', (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v), 'an http(s) origin such as https://verify.example.com', base.publicUrl),
+    maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
+    accounts: member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ?? base.accounts,
+    chains: member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ?? base.chains,
+    headerTimeoutMs,
+    bodyTimeoutMs,
+    idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
+    shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
+    requestRetentionDays: member(json, 'request_retention_days', '', isPositive, 'a positive number of days', base.requestRetentionDays),
+  };
+}
+
+/** `PORT` and `HOST` override the file, as platforms that assign them expect. */
+export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
+  const next = { ...config };
+  if (env.PORT !== undefined) {
+    const port = Number(env.PORT);
+    if (!isPort(port)) throw new ConfigError(`PORT: expected a port number 0-65535, got ${JSON.stringify(env.PORT)}`);
+    next.port = port;
+  }
+  if (env.HOST !== undefined && env.HOST !== '') next.host = env.HOST;
+  return next;
+}
+
+/** The origin clients reach the server at. */
+export function publicUrlOf(config: ServerConfig): string {
+  return config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+}

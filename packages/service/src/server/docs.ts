@@ -1,0 +1,62 @@
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { JsonSchema } from 'evm-integrity/api';
+import { ERROR_CODES } from './openapi.js';
+
+/**
+ * The API reference page: Scalar's UI over `openapi.json`, its script served by this server
+ * (`docs/scalar.js`), so the page works on an offline host and sends nothing elsewhere. Below
+ * it, rendered here, the error codes with the anchors (`#error-bad_request`) that error
+ * envelopes' `docs_url` names: they exist before any script runs.
+ */
+
+/** Where the build (scripts/copy-scalar.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server alike. */
+export const SCALAR_BUNDLE = fileURLToPath(new URL('../../dist/assets/scalar-standalone.js', import.meta.url));
+
+/** Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar. */
+const SCALAR_OPTIONS = { url: 'openapi.json', withDefaultFonts: false, telemetry: false, agent: { disabled: true }, showDeveloperTools: 'never', documentDownloadType: 'json' };
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** Changes whenever the bundle is rebuilt, so it can be cached for good under `?v=`; undefined when it was not built. */
+function bundleVersion(file: string): string | undefined {
+  const stat = statSync(file, { throwIfNoEntry: false });
+  return stat === undefined ? undefined : `${stat.size}-${Math.trunc(stat.mtimeMs)}`;
+}
+
+/** The bundle's bytes, or undefined when it was not built. */
+export async function readBundle(file = SCALAR_BUNDLE): Promise<Buffer | undefined> {
+  return readFile(file).catch(() => undefined);
+}
+
+function errorsSection(): string {
+  const rows = ERROR_CODES.map((e) => `<tr id="error-${e.code.toLowerCase()}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${escape(e.when)}</td></tr>`);
+  return `<section id="errors"><h2>Errors</h2>
+<p>Every error is <code>{"error": {code, http_status, message, hint, severity, retryable, details, docs_url}}</code>; <code>docs_url</code> links to its row here.</p>
+<table><tr><th>status</th><th>code</th><th>when</th></tr>
+${rows.join('\n')}
+</table></section>`;
+}
+
+/** Without the bundle (the server was compiled but not built), a plain page that says how to get the UI. */
+function withoutBundle(): string {
+  return `<section id="no-ui"><p>The interactive reference is not built on this server: run <code>npm run build</code> in its package (it copies Scalar's bundle to <code>dist/assets/</code>) and restart it. Meanwhile the API is described by <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).</p></section>`;
+}
+
+/** The page with Scalar's UI, or a plain page when its bundle was not built. */
+export function docsPage(openapi: JsonSchema, bundle = SCALAR_BUNDLE): string {
+  const title = escape((openapi.info as { title: string }).title);
+  const version = bundleVersion(bundle);
+  const ui = version === undefined ? withoutBundle() : '<div id="app"></div><noscript><p id="no-ui">The reference needs JavaScript; the API is described by <a href="openapi.json">openapi.json</a>.</p></noscript>';
+  const scripts =
+    version === undefined ? '' : `<script src="docs/scalar.js?v=${encodeURIComponent(version)}"></script>\n<script>Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_OPTIONS)})</script>`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}: API reference</title>
+<style>#errors,#no-ui{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}#errors code,#no-ui code{background:rgba(127,127,127,.15);padding:0 .2em}#errors table{border-collapse:collapse;width:100%}#errors td,#errors th{border:1px solid rgba(127,127,127,.3);padding:.3rem .5rem;text-align:left;vertical-align:top}#errors tr:target{background:rgba(255,200,0,.25)}</style>
+</head><body>
+${ui}
+${errorsSection()}
+${scripts}
+</body></html>`;
+}

@@ -1,0 +1,21 @@
+import type { Logger } from 'pino';
+import type { ChainRegistry } from 'evm-integrity';
+import type { ServerConfig } from './config.js';
+import type { Account, Store } from './store/types.js';
+
+/** The account that serves requests when auth is explicitly off. */
+export const ANONYMOUS_ACCOUNT = 'anonymous';
+
+/** What a request carries through the middleware: its id, and its account once authenticated. */
+export type Env = { Variables: { requestId: string; account?: Account; bodyRead?: boolean } };
+
+/** What the routes and middleware of one app share. */
+export interface AppDeps {
+  config: ServerConfig;
+  store: Store;
+  logger: Logger;
+  registry: ChainRegistry;
+  /** The reference page that error envelopes link to. */
+  docsUrl: string;
+  now: () => Date;
+}

@@ -1,0 +1,125 @@
+import type { JsonSchema } from 'evm-integrity/api';
+
+/** JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies. */
+
+const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
+export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+
+/** `data[0]` of a receipt-root answer. */
+export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['block_number', 'block_hash', 'parent_block_hash', 'receipt_root', 'computed_receipt_root', 'is_identical', 'header_verified', 'computed_logs_bloom', 'logs_bloom_matches_header', 'transaction_count', 'excluded_receipts'],
+  properties: {
+    block_number: nullable({ type: 'integer' }),
+    block_hash: nullable(hex(32, 'From the request, else the hash of header_rlp.')),
+    parent_block_hash: nullable(hex(32, 'From header_rlp.')),
+    receipt_root: hex(32, 'As sent.'),
+    computed_receipt_root: hex(32, 'Recomputed from the receipts.'),
+    is_identical: { type: 'boolean', description: 'computed_receipt_root equals receipt_root.' },
+    header_verified: nullable({ type: 'boolean', description: 'With header_rlp: its hash is block_hash, its number block_number, its receipts root receipt_root.' }),
+    computed_logs_bloom: hex(256, 'Block bloom of all the receipts.'),
+    logs_bloom_matches_header: nullable({ type: 'boolean' }),
+    transaction_count: { type: 'integer', description: 'Receipts hashed into the root; excluded_receipts are not counted.' },
+    excluded_receipts: {
+      type: 'array',
+      description: "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
+      items: {
+        type: 'object',
+        required: ['index', 'tx_hash', 'reason'],
+        properties: { index: { type: 'integer' }, tx_hash: hex(32, 'Its transaction hash.'), reason: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** `data[0]` of a logs-bloom answer. */
+export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['expected_bloom', 'computed_bloom', 'is_identical'],
+  properties: { expected_bloom: hex(256, 'As sent.'), computed_bloom: hex(256, 'Folded from the logs.'), is_identical: { type: 'boolean' } },
+};
+
+/** `data[0]` of a lineage answer: the walker's report. */
+export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['chain_id', 'tracing_id', 'verdict', 'summary', 'warnings', 'records'],
+  properties: {
+    chain_id: { type: 'integer' },
+    tracing_id: { type: 'string' },
+    verdict: { enum: ['pass', 'fail'], description: 'fail when any check failed; skipped checks neither fail nor pass.' },
+    summary: { type: 'object', properties: { pass: { type: 'integer' }, fail: { type: 'integer' }, skipped: { type: 'integer' } } },
+    warnings: { type: 'array', items: { type: 'string' } },
+    records: {
+      type: 'array',
+      description: 'The record asked for, then its parents, each with its checks.',
+      items: {
+        type: 'object',
+        properties: {
+          tracing_id: { type: 'string' },
+          dataset: { type: ['string', 'null'] },
+          checks: { type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, status: { enum: ['pass', 'fail', 'skipped'] }, subject: { type: 'string' }, reason: { type: 'string' } } } },
+        },
+      },
+    },
+  },
+};
+
+/** `GET /health`. */
+export const HEALTH_SCHEMA: JsonSchema = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+
+/** `GET /usage`: the account's current billing period. */
+export const USAGE_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['plan', 'cu_limit', 'cu_used', 'cu_remaining', 'cu_reset_at', 'rate_limit_rps', 'cu_by_endpoint', 'billing_period'],
+  properties: {
+    plan: { type: 'string' },
+    cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
+    cu_used: { type: 'integer' },
+    cu_remaining: { type: 'integer' },
+    cu_reset_at: { type: 'string', format: 'date-time' },
+    rate_limit_rps: { type: 'integer' },
+    cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' }, description: 'CU used this period, by endpoint name.' },
+    billing_period: { type: 'object', required: ['start', 'end'], properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } } },
+  },
+};
+
+const verifiable = (what: string): JsonSchema => ({ type: 'boolean', description: `Whether the receipts roots of ${what} are Patricia roots of its receipts.` });
+
+/** `GET /chains`: the chain registry (`describeChain`). */
+export const CHAINS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['data', 'count'],
+  properties: {
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['chain_id', 'name', 'rules', 'verifiable'],
+        properties: {
+          chain_id: { type: 'integer' },
+          name: { type: 'string' },
+          rules: { type: 'string', description: 'The receipt rule set its receipts follow.' },
+          verifiable: verifiable('any of its blocks'),
+          reason: { type: 'string', description: 'Why not, when it is not verifiable.' },
+          eras: {
+            type: 'array',
+            description: 'Its eras in block order, when its blocks do not all follow the same rules.',
+            items: {
+              type: 'object',
+              required: ['name', 'first_block', 'last_block', 'verifiable'],
+              properties: {
+                name: { type: 'string' },
+                first_block: { type: 'integer' },
+                last_block: nullable({ type: 'integer', description: 'null for the current era.' }),
+                verifiable: verifiable('the era'),
+                reason: { type: 'string' },
+                state_sync: { type: 'string', description: 'Polygon PoS: how state sync enters the block.' },
+              },
+            },
+          },
+        },
+      },
+    },
+    count: { type: 'integer' },
+  },
+};

@@ -1,0 +1,45 @@
+import { Hono } from 'hono';
+import { describeChain } from 'evm-integrity';
+import type { JsonSchema } from 'evm-integrity/api';
+import { readBundle } from '../docs.js';
+import type { AppDeps, Env } from '../env.js';
+import type { createGuards } from '../middleware/guards.js';
+
+/**
+ * The routes that cost nothing: health (no key, never refused), the OpenAPI document, the
+ * reference page and its script (no key), and with a key, the account's usage and the chain registry.
+ */
+export function infoRoutes({ store, registry, now }: AppDeps, { authenticate }: ReturnType<typeof createGuards>, reference: { openapi: JsonSchema; docs: string }): Hono<Env> {
+  const routes = new Hono<Env>();
+  routes.get('/health', (c) => c.json({ status: 'ok' }));
+  routes.get('/openapi.json', (c) => c.json(reference.openapi));
+  routes.get('/docs', (c) => c.html(reference.docs));
+  // The page names it with its version (`?v=`), so it can be cached for good.
+  routes.get('/docs/scalar.js', async (c) => {
+    const bundle = await readBundle();
+    if (bundle === undefined) return c.notFound();
+    return c.body(new Uint8Array(bundle), 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' });
+  });
+
+  routes.get('/usage', authenticate, (c) => {
+    const account = c.get('account')!;
+    const usage = store.usage(account.id, now());
+    const allowance = usage.cuLimit + usage.cuExtra;
+    return c.json({
+      plan: account.plan,
+      cu_limit: allowance,
+      cu_used: usage.cuUsed,
+      cu_remaining: Math.max(0, allowance - usage.cuUsed),
+      cu_reset_at: usage.periodEnd,
+      rate_limit_rps: account.rateLimitRps,
+      cu_by_endpoint: usage.cuByEndpoint,
+      billing_period: { start: usage.periodStart, end: usage.periodEnd },
+    });
+  });
+
+  routes.get('/chains', authenticate, (c) => {
+    const chains = registry.list();
+    return c.json({ data: chains.map(describeChain), count: chains.length });
+  });
+  return routes;
+}

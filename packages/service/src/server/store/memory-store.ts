@@ -1,0 +1,269 @@
+/**
+ * The store in process memory: for tests and `--store memory`. Same rules as SqliteStore (shared
+ * helpers); nothing survives the process. Returned objects are copies.
+ */
+import { err, ok } from 'evm-integrity';
+import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
+import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
+import {
+  type Account,
+  accountNotFound,
+  type AccountInput,
+  type AuthResult,
+  type KeyRecord,
+  makeUsage,
+  newAccountId,
+  normalizeAccountInput,
+  normalizeRequest,
+  normalizeReservation,
+  normalizeReserve,
+  type RateToken,
+  type RequestRecord,
+  type Reservation,
+  type ReserveResult,
+  requireCount,
+  requireDate,
+  requireId,
+  requireTimeMs,
+  type Store,
+  type Usage,
+} from './types.js';
+
+interface PeriodUsage extends Period {
+  cuUsed: number;
+  cuExtra: number;
+  cuByEndpoint: Map<string, number>;
+}
+
+export interface LoggedRequest extends RequestRecord {
+  accountId: string;
+  periodStart: string;
+  at: string;
+}
+
+/** The request log keeps only the most recent 10,000-20,000 entries, so a long-running server stays small. */
+const REQUEST_LOG_SIZE = 10_000;
+
+const copyAccount = (a: Account): Account => ({
+  ...a,
+  entitlements:
+    a.entitlements === null
+      ? null
+      : { ...(a.entitlements.endpoints && { endpoints: [...a.entitlements.endpoints] }), ...(a.entitlements.chains && { chains: [...a.entitlements.chains] }) },
+});
+const copyKey = (k: KeyRecord): KeyRecord => ({ ...k });
+
+/** Gives `cu` back to an endpoint's count; an endpoint back at 0 is dropped, as if never used. */
+function giveBack(byEndpoint: Map<string, number>, endpoint: string, cu: number): void {
+  const left = (byEndpoint.get(endpoint) ?? 0) - cu;
+  if (left > 0) byEndpoint.set(endpoint, left);
+  else byEndpoint.delete(endpoint);
+}
+
+export class MemoryStore implements Store {
+  private readonly accounts = new Map<string, Account>();
+  /** By key id, in creation order. */
+  private readonly keys = new Map<string, KeyRecord>();
+  private readonly keyIdByHash = new Map<string, string>();
+  private readonly periods = new Map<string, PeriodUsage>();
+  private readonly rateWindows = new Map<string, RateWindow>();
+  private readonly log: LoggedRequest[] = [];
+
+  createAccount(input: AccountInput, now: Date): Account {
+    requireDate('now', now);
+    const fields = normalizeAccountInput(input);
+    const id = newAccountId(input, fields.name, (candidate) => this.accounts.has(candidate));
+    const at = now.toISOString();
+    const account: Account = { id, ...fields, periodAnchor: at, createdAt: at };
+    this.accounts.set(id, account);
+    this.currentPeriod(account, now);
+    return copyAccount(account);
+  }
+
+  upsertAccount(input: AccountInput & { id: string }, now: Date): Account {
+    requireDate('now', now);
+    const id = requireId('id', input.id);
+    const existing = this.accounts.get(id);
+    if (existing === undefined) return this.createAccount(input, now);
+    const updated: Account = { ...existing, ...normalizeAccountInput(input) };
+    this.accounts.set(id, updated);
+    return copyAccount(updated);
+  }
+
+  getAccount(id: string): Account | undefined {
+    const account = this.accounts.get(id);
+    return account === undefined ? undefined : copyAccount(account);
+  }
+
+  listAccounts(): Account[] {
+    return [...this.accounts.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).map(copyAccount);
+  }
+
+  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
+    requireDate('now', now);
+    const account = this.account(accountId);
+    const validated = validLabel(label);
+    assertKeyLimit(account.id, this.activeKeys(account.id));
+    const key = generateKey();
+    const record = this.insertKey(account.id, validated, hashKey(key), keyHint(key), now);
+    return { key, record: copyKey(record) };
+  }
+
+  importKey(accountId: string, label: string, hashOrPlain: { sha256: string } | { plain: string }, now: Date): KeyRecord {
+    requireDate('now', now);
+    const account = this.account(accountId);
+    const validated = validLabel(label);
+    const { hash, hint } = importedKey(hashOrPlain);
+    const existingId = this.keyIdByHash.get(hash);
+    if (existingId !== undefined) {
+      const existing = this.keys.get(existingId)!;
+      assertSameAccount(existing, account.id);
+      return copyKey(existing);
+    }
+    assertKeyLimit(account.id, this.activeKeys(account.id));
+    return copyKey(this.insertKey(account.id, validated, hash, hint, now));
+  }
+
+  listKeys(accountId?: string): KeyRecord[] {
+    if (accountId !== undefined) this.account(accountId);
+    return [...this.keys.values()].filter((k) => accountId === undefined || k.accountId === accountId).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).map(copyKey);
+  }
+
+  revokeKey(idOrHint: string, now: Date): KeyRecord {
+    requireDate('now', now);
+    const wanted = validIdOrHint(idOrHint);
+    const byHint = [...this.keys.values()].filter((k) => k.hint !== '' && k.hint === wanted);
+    const key = keyToRevoke(wanted, this.keys.get(wanted), byHint);
+    if (isActive(key)) key.revokedAt = now.toISOString();
+    return copyKey(key);
+  }
+
+  authenticate(key: string): AuthResult {
+    const result = authenticateKey(
+      key,
+      (hash) => {
+        const id = this.keyIdByHash.get(hash);
+        return id === undefined ? undefined : this.keys.get(id);
+      },
+      (id) => this.accounts.get(id),
+    );
+    if (result.status === 'active') return { status: 'active', key: copyKey(result.key), account: copyAccount(result.account) };
+    if (result.status === 'revoked') return { status: 'revoked', key: copyKey(result.key) };
+    return result;
+  }
+
+  usage(accountId: string, now: Date): Usage {
+    requireDate('now', now);
+    const account = this.account(accountId);
+    return this.usageOf(account, this.currentPeriod(account, now));
+  }
+
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
+    requireDate('now', now);
+    const wanted = normalizeReserve(endpoint, cu);
+    const account = this.account(accountId);
+    const period = this.currentPeriod(account, now);
+    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra) return err({ usage: this.usageOf(account, period) });
+    period.cuUsed += wanted.cu;
+    period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
+    const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };
+    return ok({ reservation, usage: this.usageOf(account, period) });
+  }
+
+  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, held.cu);
+    this.logRequest(this.account(held.accountId), held, record, now);
+  }
+
+  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+    requireDate('now', now);
+    const held = normalizeReservation(reservation);
+    const record = normalizeRequest(request, held, 0);
+    const account = this.account(held.accountId);
+    const period = this.periods.get(account.id);
+    // Only the latest period is kept in memory: CU held in an earlier one went with it.
+    if (period !== undefined && period.periodStart === held.periodStart) {
+      period.cuUsed = Math.max(0, period.cuUsed - held.cu);
+      giveBack(period.cuByEndpoint, held.endpoint, held.cu);
+    }
+    this.logRequest(account, held, record, now);
+  }
+
+  pruneRequests(before: Date): number {
+    requireDate('before', before);
+    const cutoff = before.toISOString();
+    const kept = this.log.filter((r) => r.at >= cutoff);
+    const pruned = this.log.length - kept.length;
+    this.log.splice(0, this.log.length, ...kept);
+    return pruned;
+  }
+
+  addCu(accountId: string, cu: number, now: Date): Usage {
+    requireDate('now', now);
+    const account = this.account(accountId);
+    requireCount('cu', cu, 1);
+    const period = this.currentPeriod(account, now);
+    period.cuExtra += cu;
+    return this.usageOf(account, period);
+  }
+
+  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken {
+    requireCount('limitRps', limitRps, 1);
+    requireTimeMs('nowMs', nowMs);
+    const account = this.account(accountId);
+    const window = countRequest(this.rateWindows.get(account.id), nowMs);
+    this.rateWindows.set(account.id, window);
+    return rateDecision(window, limitRps, nowMs);
+  }
+
+  /** The most recent logged requests, settled and released (at least the last 10,000), oldest first. */
+  requests(accountId?: string): LoggedRequest[] {
+    return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
+  }
+
+  close(): void {
+    // Nothing to release.
+  }
+
+  private account(id: string): Account {
+    const account = typeof id === 'string' ? this.accounts.get(id) : undefined;
+    if (account === undefined) throw accountNotFound(id);
+    return account;
+  }
+
+  private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
+    this.log.push({ ...record, accountId: account.id, periodStart: held.periodStart, at: now.toISOString() });
+    if (this.log.length >= 2 * REQUEST_LOG_SIZE) this.log.splice(0, this.log.length - REQUEST_LOG_SIZE);
+  }
+
+  private activeKeys(accountId: string): number {
+    let count = 0;
+    for (const key of this.keys.values()) if (key.accountId === accountId && isActive(key)) count++;
+    return count;
+  }
+
+  private insertKey(accountId: string, label: string, hash: string, hint: string, now: Date): KeyRecord {
+    let id = newKeyId();
+    while (this.keys.has(id)) id = newKeyId();
+    const record: KeyRecord = { id, accountId, label, hash, hint, createdAt: now.toISOString(), revokedAt: null };
+    this.keys.set(id, record);
+    this.keyIdByHash.set(hash, id);
+    return record;
+  }
+
+  /** The account's period at `now`, started afresh when the stored one is over. */
+  private currentPeriod(account: Account, now: Date): PeriodUsage {
+    const current = this.periods.get(account.id);
+    const next = nextPeriod(account.periodAnchor, current, now);
+    if (next === null) return current!;
+    const fresh: PeriodUsage = { ...next, cuUsed: 0, cuExtra: 0, cuByEndpoint: new Map() };
+    this.periods.set(account.id, fresh);
+    return fresh;
+  }
+
+  private usageOf(account: Account, period: PeriodUsage): Usage {
+    return makeUsage(account.id, period, account.cuLimit, period.cuExtra, period.cuUsed, period.cuByEndpoint);
+  }
+}
