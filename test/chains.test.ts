@@ -19,7 +19,7 @@ import { MemoryStore } from '../packages/service/src/server/store/memory-store.j
 import { loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
-const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NITRO_GENESIS = 22_207_817;
 

@@ -9,7 +9,7 @@ import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 
 /** Runs the built CLI (npm test builds it first) as an operator would. */
 function run(args: string[], input?: string) {

@@ -25,7 +25,7 @@ import { capturingLogger, testConfig } from './helpers/server.js';
 
 type Json = Record<string, any>;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const T = 'aa'.repeat(18);
 const id = (n: number) => n.toString(16).padStart(36, '0');
 const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-input-'));

@@ -11,7 +11,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../packages/service/dist/cli/main.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const KEY = 'evmi_process-test-key-0123456789abcdefghijklmnop';
 const dirs: string[] = [];
 const children: ChildProcess[] = [];

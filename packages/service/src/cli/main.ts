@@ -1,6 +1,4 @@
-#!/usr/bin/env node
-import { readFileSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
 import { processIo, UsageError, type CliIo } from './io.js';
 import { LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
@@ -110,16 +108,3 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return EXIT_FAULT;
   }
 }
-
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return realpathSync(script) === fileURLToPath(import.meta.url);
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));
-
