@@ -53,7 +53,11 @@ for (const [name, hash] of implementations) {
 console.log(`Node ${process.version}; Keccak-256, median us per call (MB/s), speed-up over noble\n`);
 console.log(`| input | ${implementations.map(([name]) => name).join(' | ')} |`);
 console.log(`|---|${implementations.map(() => '---:').join('|')}|`);
-for (const [label, size] of [['32 B', 32], ['600 B', 600], ['1 MiB', 1 << 20]] as const) {
+for (const [label, size] of [
+  ['32 B', 32],
+  ['600 B', 600],
+  ['1 MiB', 1 << 20],
+] as const) {
   const data = input(size);
   const counts = loops.map(([, loop]) => {
     const warmUntil = performance.now() + 300; // lets V8 tier both JS and WebAssembly up

@@ -14,7 +14,15 @@ const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
 const blockTime = new Date(Number(BLOCK.header.timestamp) * 1000).toISOString();
 /** Every log of the block as a genesis log, position within its transaction. */
 const REAL_LOGS = (BLOCK.receipts as Array<{ logs: Array<{ address: string; topics: string[]; data: string }> }>).flatMap((receipt, tx) =>
-  receipt.logs.map((log, i) => ({ block_number: Number(BLOCK.header.number), tx_index: tx, log_index: i, contract_address: strip(log.address), topics: log.topics.map(strip), data: strip(log.data), block_time: blockTime })),
+  receipt.logs.map((log, i) => ({
+    block_number: Number(BLOCK.header.number),
+    tx_index: tx,
+    log_index: i,
+    contract_address: strip(log.address),
+    topics: log.topics.map(strip),
+    data: strip(log.data),
+    block_time: blockTime,
+  })),
 );
 const realLog = (n: number) => REAL_LOGS[n % REAL_LOGS.length]!;
 const id = (n: number) => n.toString(16).padStart(36, '0');
@@ -25,11 +33,28 @@ function bundle(records: number, pages: number, perPage: number) {
   for (let r = 0; r < records; r++) {
     const parents = r === 0 ? Array.from({ length: records - 1 }, (_, p) => id(p + 1)) : [];
     const record = { tracing_id: id(r), genesis_tracing_ids: [], parent_tracing_ids: parents, block_number: Number(BLOCK.header.number) };
-    exchanges.push({ method: 'POST', path: '/evm/lineage/record', body: { chain_id: 1, tracing_id: id(r) }, status: 200, response: { chain_id: 1, data: { dataset: '0103', record } } });
+    exchanges.push({
+      method: 'POST',
+      path: '/evm/lineage/record',
+      body: { chain_id: 1, tracing_id: id(r) },
+      status: 200,
+      response: { chain_id: 1, data: { dataset: '0103', record } },
+    });
     for (let p = 0; p < pages; p++) {
       const logs = Array.from({ length: perPage }, (_, i) => realLog(p * perPage + i));
-      const response = { chain_id: 1, data: { dataset: '0103', genesis: { logs, function_results: [] } }, cursor: p + 1 < pages ? `page-${p + 1}` : null, count: perPage };
-      exchanges.push({ method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: id(r), ...(p > 0 && { cursor: `page-${p}` }) }, status: 200, response });
+      const response = {
+        chain_id: 1,
+        data: { dataset: '0103', genesis: { logs, function_results: [] } },
+        cursor: p + 1 < pages ? `page-${p + 1}` : null,
+        count: perPage,
+      };
+      exchanges.push({
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: id(r), ...(p > 0 && { cursor: `page-${p}` }) },
+        status: 200,
+        response,
+      });
     }
   }
   return { exchanges, blocks: [{ chain_id: 1, header: BLOCK.header, receipts: BLOCK.receipts }] };

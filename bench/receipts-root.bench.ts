@@ -7,7 +7,16 @@ import { readFileSync } from 'node:fs';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { encode, utils } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, fastKeccak256, nobleKeccak256, Problems, readRpcReceipts, receiptsCommitment, type Keccak256, type Receipt } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  fastKeccak256,
+  nobleKeccak256,
+  Problems,
+  readRpcReceipts,
+  receiptsCommitment,
+  type Keccak256,
+  type Receipt,
+} from '../packages/core/src/index.js';
 
 const BLOCKS = ['mainnet-15040641', 'mainnet-22869878', 'mainnet-15537394'];
 const TARGET_RATIO = 10;

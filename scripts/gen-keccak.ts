@@ -367,13 +367,7 @@ ${squeezeUncomplement()}    const w0 = mergeWord((e & 0xffff) | (o << 16));
 
 function squeezeUncomplement(): string {
   if (complementedDigestLanes.length === 0) return '';
-  return [
-    `    if (${complementedDigestLanes.map((l) => `j === ${l}`).join(' || ')}) {`,
-    '      e = ~e;',
-    '      o = ~o;',
-    '    }',
-    '',
-  ].join('\n');
+  return [`    if (${complementedDigestLanes.map((l) => `j === ${l}`).join(' || ')}) {`, '      e = ~e;', '      o = ~o;', '    }', ''].join('\n');
 }
 
 /** `node dist-scripts/scripts/gen-keccak.js <output path>` writes the file (see `npm run gen:keccak`). */

@@ -48,8 +48,21 @@ describe('accounts create', () => {
 
   it('takes every option, and prints JSON with --json', () => {
     const result = run(store, [
-      'accounts', 'create', '--name', 'Beta Labs', '--plan', 'team', '--cu-limit', '5_000', '--rps', '7',
-      '--endpoints', '/v1/evm/verify/receipt-root, verify/logs-bloom', '--chains', '1,10', '--json',
+      'accounts',
+      'create',
+      '--name',
+      'Beta Labs',
+      '--plan',
+      'team',
+      '--cu-limit',
+      '5_000',
+      '--rps',
+      '7',
+      '--endpoints',
+      '/v1/evm/verify/receipt-root, verify/logs-bloom',
+      '--chains',
+      '1,10',
+      '--json',
     ]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({
@@ -78,8 +91,14 @@ describe('accounts create', () => {
   it('reports each bad input on one line with exit 2', () => {
     createAcme();
     const cases: [string[], string][] = [
-      [[], 'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
-      [['--name', ''], 'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [
+        [],
+        'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+      ],
+      [
+        ['--name', ''],
+        'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+      ],
       [['--name'], '--name needs a value'],
       [['--name', '--id', 'x'], '--name needs a value'],
       [['--name', 'X', '--cu-limit', 'lots'], '--cu-limit must be a non-negative integer, got "lots"'],
@@ -88,10 +107,16 @@ describe('accounts create', () => {
       [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
       [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
-      [['--name', 'X', '--id', 'a b'], 'id must be 1-64 characters of letters, digits, \'.\', \'_\' or \'-\', starting with a letter or digit, got "a b"'],
+      [['--name', 'X', '--id', 'a b'], "id must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
       [['--name', 'X', '--plan', ' '], 'plan must be a non-empty string'],
-      [['--name', 'X', '--colour', 'red'], 'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
-      [['--name', 'X', 'extra'], 'unexpected argument "extra" (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])'],
+      [
+        ['--name', 'X', '--colour', 'red'],
+        'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+      ],
+      [
+        ['--name', 'X', 'extra'],
+        'unexpected argument "extra" (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+      ],
       [['--name', 'X', '--json=yes'], '--json takes no value'],
     ];
     for (const [args, message] of cases) expectError(run(store, ['accounts', 'create', ...args]), message);
@@ -101,7 +126,11 @@ describe('accounts create', () => {
 
 describe('accounts list', () => {
   it('says when there are none', () => {
-    expect(run(store, ['accounts', 'list'])).toEqual({ code: 0, stdout: 'No accounts yet. Create one: evm-integrity accounts create --name NAME\n', stderr: '' });
+    expect(run(store, ['accounts', 'list'])).toEqual({
+      code: 0,
+      stdout: 'No accounts yet. Create one: evm-integrity accounts create --name NAME\n',
+      stderr: '',
+    });
     expect(run(store, ['accounts', 'list', '--json']).stdout).toBe('[]\n');
   });
 
@@ -122,7 +151,11 @@ describe('accounts list', () => {
     ]);
     const json = JSON.parse(run(store, ['accounts', 'list', '--json']).stdout);
     expect(json).toHaveLength(2);
-    expect(json[0]).toMatchObject({ id: 'acme', active_keys: 1, usage: { cu_used: 3, cu_extra: 100, cu_allowance: 1_000_100, cu_remaining: 1_000_097, cu_by_endpoint: { 'verify/receipt-root': 3 } } });
+    expect(json[0]).toMatchObject({
+      id: 'acme',
+      active_keys: 1,
+      usage: { cu_used: 3, cu_extra: 100, cu_allowance: 1_000_100, cu_remaining: 1_000_097, cu_by_endpoint: { 'verify/receipt-root': 3 } },
+    });
     expect(json[1]).toMatchObject({ id: 'beta', rate_limit_rps: 5, entitlements: { endpoints: ['verify/logs-bloom'] } });
   });
 
@@ -179,7 +212,16 @@ describe('keys create', () => {
     const result = run(store, ['keys', 'create', 'acme', '--json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json).toEqual({ id: json.id, account_id: 'acme', label: 'default', hint: json.key.slice(0, 8), status: 'active', created_at: NOW.toISOString(), revoked_at: null, key: json.key });
+    expect(json).toEqual({
+      id: json.id,
+      account_id: 'acme',
+      label: 'default',
+      hint: json.key.slice(0, 8),
+      status: 'active',
+      created_at: NOW.toISOString(),
+      revoked_at: null,
+      key: json.key,
+    });
     expect(result.stderr).toBe('This key will not be shown again: store it now (an environment variable or a secret manager).\n');
     expect(store.authenticate(json.key).status).toBe('active');
   });
@@ -224,7 +266,15 @@ describe('keys list', () => {
     const json = JSON.parse(run(store, ['keys', 'list', 'acme', '--json']).stdout);
     expect(json).toEqual([
       { id: a.record.id, account_id: 'acme', label: 'ci', hint: a.record.hint, status: 'active', created_at: NOW.toISOString(), revoked_at: null },
-      { id: b.record.id, account_id: 'acme', label: 'laptop', hint: b.record.hint, status: 'revoked', created_at: NOW.toISOString(), revoked_at: '2024-02-01T00:00:00.000Z' },
+      {
+        id: b.record.id,
+        account_id: 'acme',
+        label: 'laptop',
+        hint: b.record.hint,
+        status: 'revoked',
+        created_at: NOW.toISOString(),
+        revoked_at: '2024-02-01T00:00:00.000Z',
+      },
     ]);
     const everything = all.stdout + run(store, ['keys', 'list', '--json']).stdout;
     for (const { key, record } of [a, b, c]) {
@@ -252,10 +302,21 @@ describe('keys revoke', () => {
     });
     expect(store.authenticate(a.key).status).toBe('revoked');
     const later = new Date('2024-02-01T00:00:00.000Z');
-    expect(run(store, ['keys', 'revoke', a.record.hint], later).stdout).toBe(`Key ${a.record.id} (${a.record.hint}…) of account acme was already revoked at ${NOW.toISOString()}\n`);
+    expect(run(store, ['keys', 'revoke', a.record.hint], later).stdout).toBe(
+      `Key ${a.record.id} (${a.record.hint}…) of account acme was already revoked at ${NOW.toISOString()}\n`,
+    );
     const b = store.createKey('acme', 'laptop', NOW);
     const json = JSON.parse(run(store, ['keys', 'revoke', b.record.hint, '--json'], later).stdout);
-    expect(json).toEqual({ id: b.record.id, account_id: 'acme', label: 'laptop', hint: b.record.hint, status: 'revoked', created_at: NOW.toISOString(), revoked_at: later.toISOString(), already_revoked: false });
+    expect(json).toEqual({
+      id: b.record.id,
+      account_id: 'acme',
+      label: 'laptop',
+      hint: b.record.hint,
+      status: 'revoked',
+      created_at: NOW.toISOString(),
+      revoked_at: later.toISOString(),
+      already_revoked: false,
+    });
     expect(JSON.parse(run(store, ['keys', 'revoke', b.record.id, '--json'], later).stdout).already_revoked).toBe(true);
   });
 

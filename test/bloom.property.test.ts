@@ -8,7 +8,9 @@ export const BLOOM_RUNS = 300;
 
 describe('logs bloom properties', () => {
   it(`does not depend on log order, contains every address and topic, and equals the oracle (${BLOOM_RUNS} runs)`, () => {
-    const cases = fc.array(logArb, { maxLength: 40 }).chain((logs) => fc.record({ logs: fc.constant(logs), shuffled: fc.shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length }) }));
+    const cases = fc
+      .array(logArb, { maxLength: 40 })
+      .chain((logs) => fc.record({ logs: fc.constant(logs), shuffled: fc.shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length }) }));
     fc.assert(
       fc.property(cases, ({ logs, shuffled }) => {
         const bloom = logsBloom(logs);

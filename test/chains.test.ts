@@ -174,7 +174,10 @@ describe('the registry', () => {
       era: { name: 'Arbitrum classic', firstBlock: 0, lastBlock: NITRO_GENESIS - 1 },
       firstVerifiableBlock: NITRO_GENESIS,
     });
-    expect(defaultRegistry.verifiability(42161, BigInt(NITRO_GENESIS))).toMatchObject({ status: 'verifiable', era: { name: 'Nitro', firstBlock: NITRO_GENESIS, lastBlock: null } });
+    expect(defaultRegistry.verifiability(42161, BigInt(NITRO_GENESIS))).toMatchObject({
+      status: 'verifiable',
+      era: { name: 'Nitro', firstBlock: NITRO_GENESIS, lastBlock: null },
+    });
     expect(defaultRegistry.verifiability(42161)).toMatchObject({ status: 'era_unknown', decidesVerifiability: true });
     expect(defaultRegistry.verifiability(1, 5)).toMatchObject({ status: 'verifiable', era: null, stateSync: null });
     expect(defaultRegistry.verifiability(324, 5)).toMatchObject({ status: 'not_verifiable', era: null, firstVerifiableBlock: null });
@@ -200,7 +203,13 @@ describe('the registry', () => {
 describe('the verdict covers every claim the body made', () => {
   const flipped = (bytes: Uint8Array) => Uint8Array.from(bytes, (b, i) => (i === 0 ? b ^ 1 : b));
   const withHeader = (over: Partial<typeof header>, blockHash?: Uint8Array) =>
-    receiptRootBody({ chainId: 1, receiptRoot, receipts: block.receipts, ...(blockHash !== undefined && { blockHash }), headerRlp: encodeHeader({ ...header, ...over }) });
+    receiptRootBody({
+      chainId: 1,
+      receiptRoot,
+      receipts: block.receipts,
+      ...(blockHash !== undefined && { blockHash }),
+      headerRlp: encodeHeader({ ...header, ...over }),
+    });
 
   it('logs_bloom_matches_header false: is_identical stays true, the verdict is different (exit 1)', () => {
     const result = verifyReceiptRoot(withHeader({ logsBloom: flipped(header.logsBloom) }));
@@ -213,7 +222,13 @@ describe('the verdict covers every claim the body made', () => {
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: false, logs_bloom_matches_header: true });
     expect(result.verdict).toBe('different');
     let out = '';
-    expect(runVerify(['receipt-root', '-'], { stdout: (t) => (out += t), stderr: () => undefined, read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))) })).toBe(1);
+    expect(
+      runVerify(['receipt-root', '-'], {
+        stdout: (t) => (out += t),
+        stderr: () => undefined,
+        read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))),
+      }),
+    ).toBe(1);
     expect(JSON.parse(out).data[0].is_identical).toBe(true);
   });
 
@@ -258,7 +273,11 @@ describe('the service answers a classic block 422 with the era', () => {
     host: '127.0.0.1',
     accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 1000, rateLimitRps: 1000, entitlements: null, keys: [{ label: 't', key: KEY }] }],
   });
-  const request = { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` }, body: JSON.stringify(bodyAt(42161, 1_000_000)) };
+  const request = {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    body: JSON.stringify(bodyAt(42161, 1_000_000)),
+  };
 
   it('via app.request', async () => {
     const store = new MemoryStore();

@@ -176,7 +176,7 @@ describe('command-line conventions', () => {
     [['verify', 'receipt-root', '--bogus'], "unknown option '--bogus'", /verify logs-bloom/],
     [['serve', '--bogus'], "unknown option '--bogus'", /evm-integrity serve \[--config FILE\]/],
     [['lineage', 'abc'], 'a tracing id is 36 hex characters, got "abc"', /TRACING_ID --chain-id N/],
-  ])('%j: a usage error is one line, then that command\'s usage only', (args, message, usage) => {
+  ])("%j: a usage error is one line, then that command's usage only", (args, message, usage) => {
     const { code, stdout, stderr } = run(args, '');
     expect(code).toBe(2);
     expect(stdout).toBe('');
@@ -188,15 +188,25 @@ describe('command-line conventions', () => {
   });
 
   it('an unknown command is one line naming the commands', () => {
-    expect(run(['frobnicate'])).toEqual({ code: 2, stdout: '', stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, serve, accounts, keys (evm-integrity --help)\n' });
-    expect(run(['help', 'frobnicate'])).toMatchObject({ code: 2, stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, serve, accounts, keys\n' });
+    expect(run(['frobnicate'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, serve, accounts, keys (evm-integrity --help)\n',
+    });
+    expect(run(['help', 'frobnicate'])).toMatchObject({
+      code: 2,
+      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, serve, accounts, keys\n',
+    });
   });
 
   it('no message says "got undefined": a missing member is reported as missing', () => {
     const { code, stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1}');
     expect(code).toBe(2);
     const problems = JSON.parse(stdout).error.details.invalid_parameters;
-    expect(problems.map((p: { name: string; reason: string }) => [p.name, p.reason])).toEqual([['receipt_root', 'missing'], ['transactions', 'missing']]);
+    expect(problems.map((p: { name: string; reason: string }) => [p.name, p.reason])).toEqual([
+      ['receipt_root', 'missing'],
+      ['transactions', 'missing'],
+    ]);
     expect(stdout).not.toMatch(/undefined/);
   });
 

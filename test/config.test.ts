@@ -13,7 +13,12 @@ describe('server configuration', () => {
 
   it('transport timeouts: defaults in the tens of seconds, each configurable', () => {
     expect(DEFAULT_CONFIG).toMatchObject({ headerTimeoutMs: 20_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 65_000, shutdownTimeoutMs: 10_000 });
-    expect(parseConfig({ header_timeout_ms: 1, body_timeout_ms: 2, idle_timeout_ms: 3, shutdown_timeout_ms: 0 })).toMatchObject({ headerTimeoutMs: 1, bodyTimeoutMs: 2, idleTimeoutMs: 3, shutdownTimeoutMs: 0 });
+    expect(parseConfig({ header_timeout_ms: 1, body_timeout_ms: 2, idle_timeout_ms: 3, shutdown_timeout_ms: 0 })).toMatchObject({
+      headerTimeoutMs: 1,
+      bodyTimeoutMs: 2,
+      idleTimeoutMs: 3,
+      shutdownTimeoutMs: 0,
+    });
   });
 
   it('reads the README example', () => {
@@ -21,7 +26,20 @@ describe('server configuration', () => {
       host: '0.0.0.0',
       port: 9000,
       public_url: 'https://verify.example.com',
-      accounts: [{ id: 'acme', name: 'Acme', plan: 'pro', cu_limit: 5, rate_limit_rps: 2, entitlements: { endpoints: ['verify/receipt-root'], chains: [1] }, keys: [{ label: 'ci', sha256: 'AB'.repeat(32) }, { label: 'b', key: 'plain-key' }] }],
+      accounts: [
+        {
+          id: 'acme',
+          name: 'Acme',
+          plan: 'pro',
+          cu_limit: 5,
+          rate_limit_rps: 2,
+          entitlements: { endpoints: ['verify/receipt-root'], chains: [1] },
+          keys: [
+            { label: 'ci', sha256: 'AB'.repeat(32) },
+            { label: 'b', key: 'plain-key' },
+          ],
+        },
+      ],
       chains: [{ chain_id: 31337, name: 'devnet', rules: 'ethereum' }],
     });
     expect(config.accounts[0]).toEqual({
@@ -31,7 +49,10 @@ describe('server configuration', () => {
       cuLimit: 5,
       rateLimitRps: 2,
       entitlements: { endpoints: ['verify/receipt-root'], chains: [1] },
-      keys: [{ label: 'ci', sha256: 'ab'.repeat(32) }, { label: 'b', key: 'plain-key' }],
+      keys: [
+        { label: 'ci', sha256: 'ab'.repeat(32) },
+        { label: 'b', key: 'plain-key' },
+      ],
     });
     expect(config.chains).toEqual([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]);
     expect(publicUrlOf(config)).toBe('https://verify.example.com');
@@ -45,7 +66,10 @@ describe('server configuration', () => {
     [{ accounts: [{ id: 'a b' }] }, /accounts\[0\]\.id/],
     [{ accounts: [{ id: 'a', rate_limit_rps: 0 }] }, /accounts\[0\]\.rate_limit_rps: expected a positive integer/],
     [{ accounts: [{ id: 'a', keys: [{ label: 'x', sha256: 'zz' }] }] }, /accounts\[0\]\.keys\[0\]\.sha256/],
-    [{ accounts: [{ id: 'a', keys: [{ key: 'k' }, { label: 'x' }] }] }, /^accounts\[0\]\.keys\[1\]: expected "key" \(the key itself\) or "sha256" \(its SHA-256\), got neither$/],
+    [
+      { accounts: [{ id: 'a', keys: [{ key: 'k' }, { label: 'x' }] }] },
+      /^accounts\[0\]\.keys\[1\]: expected "key" \(the key itself\) or "sha256" \(its SHA-256\), got neither$/,
+    ],
     [{ accounts: [{ id: 'a', keys: [{ key: 'k', sha256: 'ab'.repeat(32) }] }] }, /^accounts\[0\]\.keys\[0\]: expected "key" .* or "sha256" .*, not both$/],
     [{ chains: [{ chain_id: 5, rules: 'solana' }] }, /chains\[0\]\.rules: expected one of ethereum/],
     [{ header_timeout_ms: 0 }, /^header_timeout_ms: expected a positive number of milliseconds, got 0$/],
@@ -71,7 +95,7 @@ describe('server configuration', () => {
     expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
   });
 
-  it('a flag overrides only the member it names: the file\'s accounts and chains stay', () => {
+  it("a flag overrides only the member it names: the file's accounts and chains stay", () => {
     const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
     const fromFile = { accounts: [{ id: 'acme', keys: [{ label: 'ci', key: 'plain-key' }] }], chains: [{ chain_id: 31337, rules: 'ethereum' }] };
     writeFileSync(file, JSON.stringify(fromFile));

@@ -18,11 +18,21 @@ interface Visit {
 function visit(url: string, origin: string): Promise<Visit> {
   const dir = mkdtempSync(join(tmpdir(), 'docs-browser-'));
   const netLog = join(dir, 'net.json');
-  const args = ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${dir}`, '--virtual-time-budget=10000', `--log-net-log=${netLog}`, '--dump-dom', url];
+  const args = [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    `--user-data-dir=${dir}`,
+    '--virtual-time-budget=10000',
+    `--log-net-log=${netLog}`,
+    '--dump-dom',
+    url,
+  ];
   return new Promise((resolve, reject) => {
     execFile('chromium', args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       try {
-        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT') throw new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)');
+        if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT')
+          throw new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)');
         if (error) throw error;
         resolve({ dom: stdout, pageRequests: requestsFrom(netLog, origin) });
       } catch (failure) {
@@ -36,7 +46,10 @@ function visit(url: string, origin: string): Promise<Visit> {
 
 /** URLs requested by the page (initiator: its origin), not by the browser's own services. */
 function requestsFrom(netLog: string, origin: string): string[] {
-  const log = JSON.parse(readFileSync(netLog, 'utf8')) as { constants: { logEventTypes: Record<string, number> }; events: Array<{ type: number; params?: { url?: string; initiator?: string } }> };
+  const log = JSON.parse(readFileSync(netLog, 'utf8')) as {
+    constants: { logEventTypes: Record<string, number> };
+    events: Array<{ type: number; params?: { url?: string; initiator?: string } }>;
+  };
   const start = log.constants.logEventTypes.URL_REQUEST_START_JOB;
   return log.events.filter((e) => e.type === start && e.params?.initiator === origin).map((e) => e.params!.url!);
 }

@@ -8,7 +8,7 @@ import { capturingLogger, testConfig } from './helpers/server.js';
 const app = () => createApp({ config: testConfig(), store: new MemoryStore(), logger: capturingLogger().logger });
 
 describe('the reference page and its script', () => {
-  it('serves Scalar\'s bundle, built into dist/assets, with and without /v1, cached for good, no key needed', async () => {
+  it("serves Scalar's bundle, built into dist/assets, with and without /v1, cached for good, no key needed", async () => {
     const built = await readBundle();
     expect(built, `${SCALAR_BUNDLE} is missing: npm run build copies it`).toBeDefined();
     for (const path of ['/v1/docs/scalar.js', '/docs/scalar.js']) {

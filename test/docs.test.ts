@@ -24,7 +24,12 @@ function repositoryFiles(): string[] {
 /** Pieced together so that this file does not mention them itself. */
 const FORBIDDEN = [['DECISIONS', 'md'].join('.'), ['..', 'shared'].join('/')];
 
-const MARKDOWN = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const MARKDOWN = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** Markdown without fenced code blocks and inline code, where `[a](b)` is not a link. */
 const prose = (text: string) => text.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
@@ -34,7 +39,10 @@ function anchorsOf(text: string): Set<string> {
   const anchors = new Set([...text.matchAll(/<a id="([^"]+)"/g)].map((m) => m[1]!));
   const seen = new Map<string, number>();
   for (const [, heading] of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} +(.+?) *#*$/gm)) {
-    const slug = heading!.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const slug = heading!
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} _-]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);
@@ -49,9 +57,12 @@ function tableAfter(text: string, heading: string): string[][] {
   const lines = text.slice(start).split('\n');
   const first = lines.findIndex((line) => line.startsWith('|'));
   const end = lines.findIndex((line, i) => i > first && !line.startsWith('|'));
-  return lines
-    .slice(first + 2, end)
-    .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+  return lines.slice(first + 2, end).map((line) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
 }
 
 describe('the repository documents itself', () => {
@@ -73,7 +84,8 @@ describe('the repository documents itself', () => {
         const [path, anchor] = target!.split('#') as [string, string | undefined];
         const file = path === '' ? page : relative(ROOT, join(ROOT, dirname(page), path));
         if (!existsSync(join(ROOT, file))) broken.push(`${page}: ${target} (no file ${file})`);
-        else if (anchor !== undefined && !(file.endsWith('.md') && anchorsOf(read(file)).has(anchor))) broken.push(`${page}: ${target} (no anchor #${anchor} in ${file})`);
+        else if (anchor !== undefined && !(file.endsWith('.md') && anchorsOf(read(file)).has(anchor)))
+          broken.push(`${page}: ${target} (no anchor #${anchor} in ${file})`);
       }
     }
     expect(broken).toEqual([]);

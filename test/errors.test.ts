@@ -36,7 +36,13 @@ const isErrorClass = (value: unknown): value is abstract new (...args: never[]) 
   typeof value === 'function' && (value === Error || value.prototype instanceof Error);
 
 describe('the error family', () => {
-  const entries = { 'evm-integrity': root, 'evm-integrity/api': api, 'evm-integrity/lineage': lineage, 'evm-integrity/node': node, '@evm-integrity/service': service };
+  const entries = {
+    'evm-integrity': root,
+    'evm-integrity/api': api,
+    'evm-integrity/lineage': lineage,
+    'evm-integrity/node': node,
+    '@evm-integrity/service': service,
+  };
   const exported = Object.entries(entries).flatMap(([entry, members]) =>
     Object.entries(members)
       .filter(([, value]) => isErrorClass(value))

@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runVerify } from '../packages/service/src/cli/verify.js';
-import { bytesToHex, ChainRegistry, decodeHeader, encodeHeader, headerHash, parseHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS, type RpcBlock } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  ChainRegistry,
+  decodeHeader,
+  encodeHeader,
+  headerHash,
+  parseHex,
+  Problems,
+  readRpcBlock,
+  receiptsCommitment,
+  RULE_SETS,
+  type RpcBlock,
+} from '../packages/core/src/index.js';
 import { receiptRootBody, verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 
@@ -77,7 +89,10 @@ describe('every fixture block reproduces its header', () => {
     });
 
     it('verify block reports every commitment as matching', () => {
-      const result = verifyBlockOperation(fixture, block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {});
+      const result = verifyBlockOperation(
+        fixture,
+        block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {},
+      );
       expect(result.verdict).toBe('identical');
       const report = result.body as any;
       expect(report.receipts_root.matches).toBe(true);
@@ -114,7 +129,14 @@ describe('the README example request', () => {
   it('fixtures/requests/receipt-root-mainnet-19426587.json is the block as a request body, with its header', () => {
     const block = readBlock('mainnet-19426587');
     const header = block.header.complete!;
-    const expected = receiptRootBody({ chainId: 1, receiptRoot: header.receiptsRoot, receipts: block.receipts, blockNumber: Number(header.number), blockHash: block.header.hash!, headerRlp: encodeHeader(header) });
+    const expected = receiptRootBody({
+      chainId: 1,
+      receiptRoot: header.receiptsRoot,
+      receipts: block.receipts,
+      blockNumber: Number(header.number),
+      blockHash: block.header.hash!,
+      headerRlp: encodeHeader(header),
+    });
     const committed = JSON.parse(readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url), 'utf8'));
     expect(committed).toEqual(JSON.parse(JSON.stringify(expected)));
   });

@@ -1,6 +1,15 @@
 import { decode, encode } from '@ethereumjs/rlp';
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, decodeHeader, encodeHeader, headerHash, InvalidHeaderError, Problems, readRpcHeader, type BlockHeader } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  decodeHeader,
+  encodeHeader,
+  headerHash,
+  InvalidHeaderError,
+  Problems,
+  readRpcHeader,
+  type BlockHeader,
+} from '../packages/core/src/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 function header(name: string): BlockHeader {

@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, parseHex } from '../packages/core/src/bytes/hex.js';
-import {
-  checkFunctionResult,
-  decodeFunctionOutput,
-  isKnownFunction,
-  KNOWN_FUNCTIONS,
-  type KnownFunction,
-} from '../packages/core/src/lineage/abi.js';
+import { checkFunctionResult, decodeFunctionOutput, isKnownFunction, KNOWN_FUNCTIONS, type KnownFunction } from '../packages/core/src/lineage/abi.js';
 import { encodeFunctionOutput } from './helpers/abi-encode.js';
 
 const PATH = 'genesis.function_results[0]';
@@ -244,29 +238,69 @@ describe('failures: each reported as fail with a reason', () => {
   });
 
   it('tampered decoded_output: other members and functions', () => {
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, block_timestamp_last: 1718000001 }), 'decoded_output', /block_timestamp_last is 1718000001 but output decodes to 1718000000/);
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, block_timestamp_last: '1718000000.0' }), 'decoded_output', /not an exact non-negative integer/);
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, reserve0: 38123456789012.5 }), 'decoded_output', /reserve0 is 38123456789012\.5, not an exact/);
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT, { reserve0: GET_RESERVES_DECODED.reserve0, reserve1: GET_RESERVES_DECODED.reserve1 }), 'decoded_output', /block_timestamp_last is missing/);
-    expectFail(entry('name', WRAPPED_ETHER_OUTPUT, { value: 'Wrapped Ether ' }), 'decoded_output', /decoded_output\.value is "Wrapped Ether " but output decodes to "Wrapped Ether"/);
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, block_timestamp_last: 1718000001 }),
+      'decoded_output',
+      /block_timestamp_last is 1718000001 but output decodes to 1718000000/,
+    );
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, block_timestamp_last: '1718000000.0' }),
+      'decoded_output',
+      /not an exact non-negative integer/,
+    );
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, reserve0: 38123456789012.5 }),
+      'decoded_output',
+      /reserve0 is 38123456789012\.5, not an exact/,
+    );
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, { reserve0: GET_RESERVES_DECODED.reserve0, reserve1: GET_RESERVES_DECODED.reserve1 }),
+      'decoded_output',
+      /block_timestamp_last is missing/,
+    );
+    expectFail(
+      entry('name', WRAPPED_ETHER_OUTPUT, { value: 'Wrapped Ether ' }),
+      'decoded_output',
+      /decoded_output\.value is "Wrapped Ether " but output decodes to "Wrapped Ether"/,
+    );
     expectFail(entry('symbol', MKR_SYMBOL_OUTPUT, 'mkr'), 'decoded_output', /decoded_output is "mkr" but output decodes to "MKR"/);
     expectFail(entry('decimals', DECIMALS_18_OUTPUT, { value: 6 }), 'decoded_output', /decoded_output\.value is 6 but output decodes to 18/);
-    expectFail(entry('token0', `000000000000000000000000${USDC}`, { address: WETH }), 'decoded_output', /decoded_output\.address is "c02a.*" but output decodes to "a0b8/);
+    expectFail(
+      entry('token0', `000000000000000000000000${USDC}`, { address: WETH }),
+      'decoded_output',
+      /decoded_output\.address is "c02a.*" but output decodes to "a0b8/,
+    );
     expectFail(entry('totalSupply', word(10n ** 27n), { value: '1e27' }), 'decoded_output', /not an exact non-negative integer/);
     expectFail(entry('totalSupply', word(10n ** 27n), { value: 1e27 }), 'decoded_output', /not an exact/); // a float cannot be exact
   });
 
   it('truncated output', () => {
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT.slice(0, -2), GET_RESERVES_DECODED), 'decoded_output', /getReserves\(\) returns \(uint112,uint112,uint32\): expected 96 bytes, got 95/);
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT.slice(0, -2), GET_RESERVES_DECODED),
+      'decoded_output',
+      /getReserves\(\) returns \(uint112,uint112,uint32\): expected 96 bytes, got 95/,
+    );
     expectFail(entry('getReserves', GET_RESERVES_OUTPUT.slice(0, 128), GET_RESERVES_DECODED), 'decoded_output', /expected 96 bytes, got 64/);
     expectFail(entry('decimals', '', 18), 'decoded_output', /expected 32 bytes, got 0/); // a reverted call or an EOA
-    expectFail(entry('name', WRAPPED_ETHER_OUTPUT.slice(0, 128), 'Wrapped Ether'), 'decoded_output', /string length 13 runs past the end of the output \(0 bytes after the length word\)/);
-    expectFail(entry('name', WRAPPED_ETHER_OUTPUT.slice(0, 100), 'Wrapped Ether'), 'decoded_output', /string: expected 32 bytes \(legacy bytes32\) or at least 64/);
+    expectFail(
+      entry('name', WRAPPED_ETHER_OUTPUT.slice(0, 128), 'Wrapped Ether'),
+      'decoded_output',
+      /string length 13 runs past the end of the output \(0 bytes after the length word\)/,
+    );
+    expectFail(
+      entry('name', WRAPPED_ETHER_OUTPUT.slice(0, 100), 'Wrapped Ether'),
+      'decoded_output',
+      /string: expected 32 bytes \(legacy bytes32\) or at least 64/,
+    );
   });
 
   it('trailing bytes (not the one encoding)', () => {
     expectFail(entry('decimals', DECIMALS_18_OUTPUT + '00'.repeat(32), 18), 'decoded_output', /expected 32 bytes, got 64/);
-    expectFail(entry('name', WRAPPED_ETHER_OUTPUT + '00'.repeat(32), 'Wrapped Ether'), 'decoded_output', /expected 96 bytes of output, got 128 \(32 trailing bytes\)/);
+    expectFail(
+      entry('name', WRAPPED_ETHER_OUTPUT + '00'.repeat(32), 'Wrapped Ether'),
+      'decoded_output',
+      /expected 96 bytes of output, got 128 \(32 trailing bytes\)/,
+    );
   });
 
   it('high bits set', () => {
@@ -293,7 +327,11 @@ describe('failures: each reported as fail with a reason', () => {
 
   it('nonzero padding', () => {
     expectFail(entry('name', `${WRAPPED_ETHER_OUTPUT.slice(0, -2)}01`, 'Wrapped Ether'), 'decoded_output', /string of 13 bytes has nonzero padding/);
-    expectFail(entry('symbol', `4d4b5200${'00'.repeat(27)}01`, 'MKR'), 'decoded_output', /bytes32 string has nonzero bytes after its terminating zero \(byte 3\)/);
+    expectFail(
+      entry('symbol', `4d4b5200${'00'.repeat(27)}01`, 'MKR'),
+      'decoded_output',
+      /bytes32 string has nonzero bytes after its terminating zero \(byte 3\)/,
+    );
   });
 
   it('invalid UTF-8', () => {

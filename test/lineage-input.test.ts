@@ -39,7 +39,10 @@ const recordExchange = (tracingId: string, record: Json = {}, status = 200): Jso
   path: '/evm/lineage/record',
   body: { chain_id: 1, tracing_id: tracingId },
   status,
-  response: status === 200 ? { chain_id: 1, data: { dataset: '0103', record: { tracing_id: tracingId, parent_tracing_ids: [], genesis_tracing_ids: [], ...record } } } : { error: { code: 'NOT_FOUND' } },
+  response:
+    status === 200
+      ? { chain_id: 1, data: { dataset: '0103', record: { tracing_id: tracingId, parent_tracing_ids: [], genesis_tracing_ids: [], ...record } } }
+      : { error: { code: 'NOT_FOUND' } },
 });
 const genesisExchange = (tracingId: string, logs: unknown[], cursor: string | null = null, next: string | null = null, results: unknown[] = []): Json => ({
   method: 'POST',
@@ -50,7 +53,14 @@ const genesisExchange = (tracingId: string, logs: unknown[], cursor: string | nu
 });
 /** A genesis of `pages` pages of `perPage` placeholder logs (not real: each fails log.shape, which is cheap). */
 const pagedGenesis = (tracingId: string, pages: number, perPage = 1) =>
-  Array.from({ length: pages }, (_, p) => genesisExchange(tracingId, Array.from({ length: perPage }, () => ({})), p === 0 ? null : `page-${p}`, p + 1 < pages ? `page-${p + 1}` : null));
+  Array.from({ length: pages }, (_, p) =>
+    genesisExchange(
+      tracingId,
+      Array.from({ length: perPage }, () => ({})),
+      p === 0 ? null : `page-${p}`,
+      p + 1 < pages ? `page-${p + 1}` : null,
+    ),
+  );
 
 /** JSON text of `levels` nested arrays; built as text, since JSON.stringify itself overflows on it. */
 const nestedText = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
@@ -65,7 +75,12 @@ interface BadCase {
   /** What the message must say. */
   says: RegExp;
 }
-const bad = (bundle: unknown, name: string | RegExp, reason: BadCase['reason'], says: RegExp): BadCase => ({ text: typeof bundle === 'string' ? bundle : JSON.stringify(bundle), name, reason, says });
+const bad = (bundle: unknown, name: string | RegExp, reason: BadCase['reason'], says: RegExp): BadCase => ({
+  text: typeof bundle === 'string' ? bundle : JSON.stringify(bundle),
+  name,
+  reason,
+  says,
+});
 
 const fixture = loadFixture('mainnet-19426587');
 const good = () => buildBundle() as unknown as Json;
@@ -73,42 +88,172 @@ const good = () => buildBundle() as unknown as Json;
 const NOT_BUNDLES: Array<[string, BadCase]> = [
   ['{}', bad({}, 'bundle.exchanges', 'missing', /the hosted service's recorded request\/response pairs \(an array\)/)],
   ['a block fixture', bad(fixture, 'bundle.exchanges', 'missing', /this is a block, not a lineage bundle/)],
-  ['a receipt-root request body', bad({ chain_id: 1, receipt_root: 'ab'.repeat(32), transactions: [] }, 'bundle.exchanges', 'missing', /recorded request\/response pairs/)],
+  [
+    'a receipt-root request body',
+    bad({ chain_id: 1, receipt_root: 'ab'.repeat(32), transactions: [] }, 'bundle.exchanges', 'missing', /recorded request\/response pairs/),
+  ],
   ['exchanges that are not exchanges', bad({ exchanges: [{}] }, 'bundle.exchanges[0].method', 'missing', /"POST" or "GET"/)],
-  ['an exchange body that is not an object', bad({ exchanges: [{ ...recordExchange(T), body: 'x' }] }, 'bundle.exchanges[0].body', 'invalid_format', /got a string/)],
-  ['a status that is not an integer', bad({ exchanges: [{ ...recordExchange(T), status: '200' }] }, 'bundle.exchanges[0].status', 'invalid_format', /an integer 100-599/)],
-  ['an exchange without response', bad({ exchanges: [{ ...recordExchange(T), response: undefined }] }, 'bundle.exchanges[0].response', 'missing', /the JSON the service answered/)],
-  ['a tracing id that is not a string', bad({ exchanges: [{ ...recordExchange(T), body: { chain_id: 1, tracing_id: 7 } }] }, 'bundle.exchanges[0].body.tracing_id', 'invalid_format', /got the number 7/)],
-  ['a cursor that is not a string', bad({ exchanges: [recordExchange(T), { ...genesisExchange(T, []), body: { chain_id: 1, tracing_id: T, cursor: 42 } }] }, 'bundle.exchanges[1].body.cursor', 'invalid_format', /a string\), or null/)],
-  ['a 200 record answer without a record', bad({ exchanges: [{ ...recordExchange(T), response: { chain_id: 1, data: { dataset: '0103' } } }] }, 'bundle.exchanges[0].response.data.record', 'invalid_format', /the record \(an object\)/)],
-  ['a genesis page whose logs are not a list', bad({ exchanges: [recordExchange(T), { ...genesisExchange(T, []), response: { data: { genesis: { logs: {} } }, cursor: null } }] }, 'bundle.exchanges[1].response.data.genesis.logs', 'invalid_format', /an array of logs/)],
-  ['a block without chain_id', bad({ ...good(), blocks: [{ header: fixture.header, receipts: fixture.receipts }] }, 'bundle.blocks[0].chain_id', 'missing', /chain id/)],
-  ['a block without a number', bad({ ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, number: 'latest' }, receipts: [] }] }, 'bundle.blocks[0].header.number', 'invalid_format', /block number/)],
-  ['a bundle that does not answer the record asked for', bad({ exchanges: [], blocks: [] }, 'bundle.exchanges', 'missing', /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/)],
-  ['a recorded 500 where the record is needed', bad({ exchanges: [recordExchange(PAIR_RECORD, {}, 500)] }, 'bundle.exchanges[0].status', 'invalid_format', /200 or 404.*got the number 500/)],
-  ['a genesis cursor that leads nowhere', bad({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'gone')] }, 'bundle.exchanges[1].response.cursor', 'invalid_format', /the cursor of a lineage\/genesis page in the bundle, or null; there is no page at "gone"/)],
+  [
+    'an exchange body that is not an object',
+    bad({ exchanges: [{ ...recordExchange(T), body: 'x' }] }, 'bundle.exchanges[0].body', 'invalid_format', /got a string/),
+  ],
+  [
+    'a status that is not an integer',
+    bad({ exchanges: [{ ...recordExchange(T), status: '200' }] }, 'bundle.exchanges[0].status', 'invalid_format', /an integer 100-599/),
+  ],
+  [
+    'an exchange without response',
+    bad({ exchanges: [{ ...recordExchange(T), response: undefined }] }, 'bundle.exchanges[0].response', 'missing', /the JSON the service answered/),
+  ],
+  [
+    'a tracing id that is not a string',
+    bad(
+      { exchanges: [{ ...recordExchange(T), body: { chain_id: 1, tracing_id: 7 } }] },
+      'bundle.exchanges[0].body.tracing_id',
+      'invalid_format',
+      /got the number 7/,
+    ),
+  ],
+  [
+    'a cursor that is not a string',
+    bad(
+      { exchanges: [recordExchange(T), { ...genesisExchange(T, []), body: { chain_id: 1, tracing_id: T, cursor: 42 } }] },
+      'bundle.exchanges[1].body.cursor',
+      'invalid_format',
+      /a string\), or null/,
+    ),
+  ],
+  [
+    'a 200 record answer without a record',
+    bad(
+      { exchanges: [{ ...recordExchange(T), response: { chain_id: 1, data: { dataset: '0103' } } }] },
+      'bundle.exchanges[0].response.data.record',
+      'invalid_format',
+      /the record \(an object\)/,
+    ),
+  ],
+  [
+    'a genesis page whose logs are not a list',
+    bad(
+      { exchanges: [recordExchange(T), { ...genesisExchange(T, []), response: { data: { genesis: { logs: {} } }, cursor: null } }] },
+      'bundle.exchanges[1].response.data.genesis.logs',
+      'invalid_format',
+      /an array of logs/,
+    ),
+  ],
+  [
+    'a block without chain_id',
+    bad({ ...good(), blocks: [{ header: fixture.header, receipts: fixture.receipts }] }, 'bundle.blocks[0].chain_id', 'missing', /chain id/),
+  ],
+  [
+    'a block without a number',
+    bad(
+      { ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, number: 'latest' }, receipts: [] }] },
+      'bundle.blocks[0].header.number',
+      'invalid_format',
+      /block number/,
+    ),
+  ],
+  [
+    'a bundle that does not answer the record asked for',
+    bad({ exchanges: [], blocks: [] }, 'bundle.exchanges', 'missing', /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/),
+  ],
+  [
+    'a recorded 500 where the record is needed',
+    bad({ exchanges: [recordExchange(PAIR_RECORD, {}, 500)] }, 'bundle.exchanges[0].status', 'invalid_format', /200 or 404.*got the number 500/),
+  ],
+  [
+    'a genesis cursor that leads nowhere',
+    bad(
+      { exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'gone')] },
+      'bundle.exchanges[1].response.cursor',
+      'invalid_format',
+      /the cursor of a lineage\/genesis page in the bundle, or null; there is no page at "gone"/,
+    ),
+  ],
 ];
 
 /** A bundle whose parent is not answered at all (a recorded 404 would be a missing record). */
 const parentNotAnswered = good();
 parentNotAnswered.exchanges = parentNotAnswered.exchanges.filter((e: Json) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD));
-NOT_BUNDLES.push(['a bundle that does not answer a parent', bad(parentNotAnswered, 'bundle.exchanges', 'missing', new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`))]);
+NOT_BUNDLES.push([
+  'a bundle that does not answer a parent',
+  bad(parentNotAnswered, 'bundle.exchanges', 'missing', new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`)),
+]);
 
 const deepRecord = (member: string) => ({ exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])] });
 const HOSTILE: Array<[string, BadCase]> = [
   [
     'a request cursor nested 100k deep',
-    bad(withDeep({ exchanges: [recordExchange(PAIR_RECORD), { ...genesisExchange(PAIR_RECORD, []), body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'DEEP' } }] }), 'bundle.exchanges[1].body.cursor', 'invalid_format', /got an array/),
+    bad(
+      withDeep({
+        exchanges: [recordExchange(PAIR_RECORD), { ...genesisExchange(PAIR_RECORD, []), body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'DEEP' } }],
+      }),
+      'bundle.exchanges[1].body.cursor',
+      'invalid_format',
+      /got an array/,
+    ),
   ],
-  ['a genesis answer\'s cursor nested 100k deep', bad(withDeep({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'DEEP')] }), 'bundle.exchanges[1].response.cursor', 'invalid_format', /got an array/)],
-  ['a request tracing id nested 100k deep', bad(withDeep({ exchanges: [{ ...recordExchange(PAIR_RECORD), body: { chain_id: 1, tracing_id: 'DEEP' } }] }), 'bundle.exchanges[0].body.tracing_id', 'invalid_format', /got an array/)],
-  ['a record\'s tracing_id nested 100k deep', bad(withDeep(deepRecord('tracing_id')), /^bundle\.exchanges\[0\]\.response\.data\.record\.tracing_id\[0\]/, 'out_of_range', /64 levels of JSON nesting/)],
-  ['a record\'s parent list nested 100k deep', bad(withDeep(deepRecord('parent_tracing_ids')), /^bundle\.exchanges\[0\]\.response\.data\.record\.parent_tracing_ids/, 'out_of_range', /levels of JSON nesting/)],
-  ['a record\'s reserves nested 100k deep', bad(withDeep(deepRecord('reserves')), /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/, 'out_of_range', /levels of JSON nesting/)],
-  ['a block header member nested 100k deep', bad(withDeep({ ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, extra: 'DEEP' }, receipts: [] }] }), /^bundle\.blocks\[0\]\.header\.extra/, 'out_of_range', /levels of JSON nesting/)],
+  [
+    "a genesis answer's cursor nested 100k deep",
+    bad(
+      withDeep({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, [{}], null, 'DEEP')] }),
+      'bundle.exchanges[1].response.cursor',
+      'invalid_format',
+      /got an array/,
+    ),
+  ],
+  [
+    'a request tracing id nested 100k deep',
+    bad(
+      withDeep({ exchanges: [{ ...recordExchange(PAIR_RECORD), body: { chain_id: 1, tracing_id: 'DEEP' } }] }),
+      'bundle.exchanges[0].body.tracing_id',
+      'invalid_format',
+      /got an array/,
+    ),
+  ],
+  [
+    "a record's tracing_id nested 100k deep",
+    bad(withDeep(deepRecord('tracing_id')), /^bundle\.exchanges\[0\]\.response\.data\.record\.tracing_id\[0\]/, 'out_of_range', /64 levels of JSON nesting/),
+  ],
+  [
+    "a record's parent list nested 100k deep",
+    bad(
+      withDeep(deepRecord('parent_tracing_ids')),
+      /^bundle\.exchanges\[0\]\.response\.data\.record\.parent_tracing_ids/,
+      'out_of_range',
+      /levels of JSON nesting/,
+    ),
+  ],
+  [
+    "a record's reserves nested 100k deep",
+    bad(withDeep(deepRecord('reserves')), /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/, 'out_of_range', /levels of JSON nesting/),
+  ],
+  [
+    'a block header member nested 100k deep',
+    bad(
+      withDeep({ ...good(), blocks: [{ chain_id: 1, header: { ...fixture.header, extra: 'DEEP' }, receipts: [] }] }),
+      /^bundle\.blocks\[0\]\.header\.extra/,
+      'out_of_range',
+      /levels of JSON nesting/,
+    ),
+  ],
   [
     '200k genesis logs',
-    bad({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: 200_000 }, () => ({})))] }, 'bundle.exchanges[1].response.data.genesis', 'out_of_range', /10000 genesis artifacts \(logs and function results\) per record/),
+    bad(
+      {
+        exchanges: [
+          recordExchange(PAIR_RECORD),
+          genesisExchange(
+            PAIR_RECORD,
+            Array.from({ length: 200_000 }, () => ({})),
+          ),
+        ],
+      },
+      'bundle.exchanges[1].response.data.genesis',
+      'out_of_range',
+      /10000 genesis artifacts \(logs and function results\) per record/,
+    ),
   ],
 ];
 
@@ -125,7 +270,11 @@ async function viaCli(text: string, args: string[] = []) {
   const file = join(dir, `bundle-${Math.random().toString(36).slice(2)}.json`);
   writeFileSync(file, text);
   const out = { stdout: '', stderr: '' };
-  const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', file, ...args], { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) }, {});
+  const code = await runLineage(
+    [PAIR_RECORD, '--chain-id', '1', '--bundle', file, ...args],
+    { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+    {},
+  );
   return { code, ...out, file };
 }
 
@@ -185,7 +334,10 @@ describe('hostile bundles are bad input, never a stack overflow, a 500 or a cras
     const result = await viaOperation(text);
     expect(result.status).toBe(200);
     const deeper = await viaOperation(withDeep(deepRecord('details'), LINEAGE_LIMITS.jsonDepth - 5));
-    expect(parameterOf(deeper.body)).toMatchObject({ reason: 'out_of_range', name: expect.stringMatching(/^bundle\.exchanges\[0\]\.response\.data\.record\.details\[0\]/) });
+    expect(parameterOf(deeper.body)).toMatchObject({
+      reason: 'out_of_range',
+      name: expect.stringMatching(/^bundle\.exchanges\[0\]\.response\.data\.record\.details\[0\]/),
+    });
   });
 });
 
@@ -195,7 +347,17 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
   const family = (parents: number, artifacts = 0) => ({
     exchanges: [
       recordExchange(PAIR_RECORD, { parent_tracing_ids: Array.from({ length: parents }, (_, i) => id(i + 1)) }),
-      ...Array.from({ length: parents }, (_, i) => [recordExchange(id(i + 1)), ...(artifacts > 0 ? [genesisExchange(id(i + 1), Array.from({ length: artifacts }, () => ({})))] : [])]).flat(),
+      ...Array.from({ length: parents }, (_, i) => [
+        recordExchange(id(i + 1)),
+        ...(artifacts > 0
+          ? [
+              genesisExchange(
+                id(i + 1),
+                Array.from({ length: artifacts }, () => ({})),
+              ),
+            ]
+          : []),
+      ]).flat(),
     ],
   });
   /** A chain of `depth` parents below the record. */
@@ -205,8 +367,12 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
   const expectLimit = async (bundle: unknown, name: string | RegExp, says: RegExp) => expectBadInput(bad(bundle, name, 'out_of_range', says));
   const expectAudited = async (bundle: unknown) => expect((await viaOperation(JSON.stringify(bundle))).status).toBe(200);
 
-  it('genesis pages per record: the issue\'s 20,000 pages are refused', async () => {
-    await expectLimit(genesisOf(20_000), `bundle.exchanges[${LINEAGE_LIMITS.genesisPages}].response.cursor`, /the genesis of 6de2\w+ has more than the limit of 1000 lineage\/genesis pages per record|at most 1000 lineage\/genesis pages per record; the genesis of 6de2\w+ has more/);
+  it("genesis pages per record: the issue's 20,000 pages are refused", async () => {
+    await expectLimit(
+      genesisOf(20_000),
+      `bundle.exchanges[${LINEAGE_LIMITS.genesisPages}].response.cursor`,
+      /the genesis of 6de2\w+ has more than the limit of 1000 lineage\/genesis pages per record|at most 1000 lineage\/genesis pages per record; the genesis of 6de2\w+ has more/,
+    );
   });
 
   it('genesis pages per record: exactly the limit is audited, one more page is refused', async () => {
@@ -215,14 +381,29 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
   });
 
   it('artifacts per record: exactly the limit is audited, one more is refused', async () => {
-    const artifacts = (n: number) => ({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: n - 1 }, () => ({})), null, null, [{}])] });
+    const artifacts = (n: number) => ({
+      exchanges: [
+        recordExchange(PAIR_RECORD),
+        genesisExchange(
+          PAIR_RECORD,
+          Array.from({ length: n - 1 }, () => ({})),
+          null,
+          null,
+          [{}],
+        ),
+      ],
+    });
     await expectAudited(artifacts(LINEAGE_LIMITS.recordArtifacts));
     await expectLimit(artifacts(LINEAGE_LIMITS.recordArtifacts + 1), 'bundle.exchanges[1].response.data.genesis', /10000 genesis artifacts/);
   });
 
   it('artifacts in one lineage: 10 parents of 10,000 are audited, 11 are refused', async () => {
     await expectAudited(family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts, LINEAGE_LIMITS.recordArtifacts));
-    await expectLimit(family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts + 1, LINEAGE_LIMITS.recordArtifacts), 'bundle', /100000 genesis artifacts in one lineage/);
+    await expectLimit(
+      family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts + 1, LINEAGE_LIMITS.recordArtifacts),
+      'bundle',
+      /100000 genesis artifacts in one lineage/,
+    );
   });
 
   it('records in one lineage: the record and 9,999 parents are audited, 10,000 parents are refused', async () => {
@@ -236,7 +417,13 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
   });
 
   it('exchanges and blocks in a bundle', async () => {
-    const exchanges = Array.from({ length: LINEAGE_LIMITS.bundleExchanges + 1 }, () => ({ method: 'POST', path: '/evm/raw/logs', body: {}, status: 200, response: null }));
+    const exchanges = Array.from({ length: LINEAGE_LIMITS.bundleExchanges + 1 }, () => ({
+      method: 'POST',
+      path: '/evm/raw/logs',
+      body: {},
+      status: 200,
+      response: null,
+    }));
     await expectLimit({ exchanges }, 'bundle.exchanges', /the bundle \(100001 exchanges\) has more|100000 exchanges in a bundle/);
     const blocks = Array.from({ length: LINEAGE_LIMITS.bundleBlocks + 1 }, (_, i) => ({ chain_id: 1, header: { number: i }, receipts: [] }));
     await expectLimit({ exchanges: [], blocks }, 'bundle.blocks', /10000 blocks in a bundle/);
@@ -244,8 +431,16 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
 });
 
 describe('a long audit does not hold the event loop', () => {
-  it('timers (a server\'s other requests, such as health) run while a large lineage is walked', async () => {
-    const text = JSON.stringify({ exchanges: [recordExchange(PAIR_RECORD), genesisExchange(PAIR_RECORD, Array.from({ length: 5_000 }, () => ({})))] });
+  it("timers (a server's other requests, such as health) run while a large lineage is walked", async () => {
+    const text = JSON.stringify({
+      exchanges: [
+        recordExchange(PAIR_RECORD),
+        genesisExchange(
+          PAIR_RECORD,
+          Array.from({ length: 5_000 }, () => ({})),
+        ),
+      ],
+    });
     const order: string[] = [];
     const timer = new Promise<void>((resolve) => setTimeout(() => resolve(void order.push('timer')), 0));
     const audit = viaOperation(text).then((result) => void order.push(`audit ${result.status}`));
@@ -285,7 +480,13 @@ describe('the endpoint and lineage --bundle give the same answer for the same bu
 
 describe('over HTTP: the app, and the real server on loopback', () => {
   const KEY = 'evmi_lineage-input-test-key-0123456789abcdef';
-  const config = testConfig({ host: '127.0.0.1', port: 0, accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'test', key: KEY }] }] });
+  const config = testConfig({
+    host: '127.0.0.1',
+    port: 0,
+    accounts: [
+      { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'test', key: KEY }] },
+    ],
+  });
   let server: RunningServer;
   beforeAll(async () => void (server = await startServer(config, { logger: capturingLogger().logger })));
   afterAll(() => server?.close());
@@ -298,7 +499,11 @@ describe('over HTTP: the app, and the real server on loopback', () => {
     const app = createApp({ config, store, logger: capturingLogger().logger });
     store.createAccount({ id: 'a', name: 'A', plan: 'pro', cuLimit: 10, rateLimitRps: 100, entitlements: null }, new Date());
     const { key } = store.createKey('a', 'k', new Date());
-    const res = await app.request('/v1/evm/verify/lineage', { ...request, headers: { ...request.headers, Authorization: `Bearer ${key}` }, body: body(c.text) });
+    const res = await app.request('/v1/evm/verify/lineage', {
+      ...request,
+      headers: { ...request.headers, Authorization: `Bearer ${key}` },
+      body: body(c.text),
+    });
     expect(res.status).toBe(400);
     expectNamed(parameterOf(await res.json()), c);
   });
@@ -338,16 +543,25 @@ describe('lineage --service: the live service gets the same limits', () => {
       let text = '';
       for await (const chunk of req) text += chunk;
       const sent = JSON.parse(text) as Json;
-      const answer = req.url === '/v1/evm/lineage/record' ? recordExchange(sent.tracing_id).response : genesisExchange(sent.tracing_id, [{}], null, `page-${++pages}`).response;
+      const answer =
+        req.url === '/v1/evm/lineage/record'
+          ? recordExchange(sent.tracing_id).response
+          : genesisExchange(sent.tracing_id, [{}], null, `page-${++pages}`).response;
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer));
     });
     await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
     try {
       const out = { stdout: '', stderr: '' };
       const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1`;
-      const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', url], { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) }, { EVM_DATA_SERVICE_API_KEY: 'k' });
+      const code = await runLineage(
+        [PAIR_RECORD, '--chain-id', '1', '--service', url],
+        { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
+        { EVM_DATA_SERVICE_API_KEY: 'k' },
+      );
       expect(code).toBe(2);
-      expect(out.stderr).toBe(`evm-integrity: the genesis of ${PAIR_RECORD} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record\n`);
+      expect(out.stderr).toBe(
+        `evm-integrity: the genesis of ${PAIR_RECORD} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record\n`,
+      );
       expect(pages).toBe(LINEAGE_LIMITS.genesisPages);
     } finally {
       await new Promise((resolve) => service.close(resolve));

@@ -32,7 +32,12 @@ const service = createServer(async (req, res) => {
   requests.push({ path, auth: req.headers.authorization });
   const id = sent.tracing_id ?? sent._tracing_id;
   const match = bundle.exchanges.find(
-    (e) => e.path === path && path !== '/evm/raw/blocks' && e.body.chain_id === sent.chain_id && (e.body.tracing_id ?? e.body._tracing_id) === id && (e.body.cursor ?? null) === (sent.cursor ?? null),
+    (e) =>
+      e.path === path &&
+      path !== '/evm/raw/blocks' &&
+      e.body.chain_id === sent.chain_id &&
+      (e.body.tracing_id ?? e.body._tracing_id) === id &&
+      (e.body.cursor ?? null) === (sent.cursor ?? null),
   );
   if (match === undefined) return send(res, 404, { error: { code: 'NOT_FOUND', http_status: 404, message: 'no such record', hint: '', docs_url: '' } });
   send(res, match.status, match.response);
@@ -57,7 +62,11 @@ const node = createServer(async (req, res) => {
         return undefined;
     }
   })();
-  send(res, 200, result === undefined ? { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } } : { jsonrpc: '2.0', id: call.id, result });
+  send(
+    res,
+    200,
+    result === undefined ? { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } } : { jsonrpc: '2.0', id: call.id, result },
+  );
 });
 
 const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -80,7 +89,11 @@ describe('lineage against a live service and node, recorded and replayed', () =>
   it('passes live, and the --record bundle replays offline to the same report', async () => {
     const recorded = join(dir, 'audit.json.gz');
     const live = capture();
-    const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', `${urlOf(service)}/v1`, '--rpc', urlOf(node), '--record', recorded, '--json'], live.io, { EVM_DATA_SERVICE_API_KEY: 'secret-key' });
+    const code = await runLineage(
+      [PAIR_RECORD, '--chain-id', '1', '--service', `${urlOf(service)}/v1`, '--rpc', urlOf(node), '--record', recorded, '--json'],
+      live.io,
+      { EVM_DATA_SERVICE_API_KEY: 'secret-key' },
+    );
     expect(live.out.stderr).toBe('');
     expect(code).toBe(0);
     expect(requests.every((r) => r.auth === 'Bearer secret-key')).toBe(true);

@@ -62,28 +62,99 @@ const TABLE = 'svc_evm.b0301_liquidity_pools_reserves_v1';
 const BLOCK = 19426587;
 
 const genesisLog = (logIndex: number) => ({
-  block_number: BLOCK, tx_hash: 'ab'.repeat(32), tx_index: 9, log_index: logIndex, contract_address: '51'.repeat(20),
-  topics: ['1c'.repeat(32)], data: '00'.repeat(64), block_time: '2024-03-13T13:58:47.000Z', extra_member: 'kept',
+  block_number: BLOCK,
+  tx_hash: 'ab'.repeat(32),
+  tx_index: 9,
+  log_index: logIndex,
+  contract_address: '51'.repeat(20),
+  topics: ['1c'.repeat(32)],
+  data: '00'.repeat(64),
+  block_time: '2024-03-13T13:58:47.000Z',
+  extra_member: 'kept',
 });
-const functionResult = (name: string) => ({ contract: '51'.repeat(20), selector: '0902f1ac', decoded_name: name, output: '00', decoded_output: { reserve0: '1', reserve1: '2', block_timestamp_last: 3 } });
+const functionResult = (name: string) => ({
+  contract: '51'.repeat(20),
+  selector: '0902f1ac',
+  decoded_name: name,
+  output: '00',
+  decoded_output: { reserve0: '1', reserve1: '2', block_timestamp_last: 3 },
+});
 const RECORD = {
-  chain_id: 1, address: '51'.repeat(20), block_number: BLOCK, tx_index: 9, log_index: 4, reserves: ['1', '2'],
-  _tracing_id: TRACING, _genesis_tracing_ids: ['dd'.repeat(18)], _parent_tracing_ids: [], unknown_member: { nested: true },
+  chain_id: 1,
+  address: '51'.repeat(20),
+  block_number: BLOCK,
+  tx_index: 9,
+  log_index: 4,
+  reserves: ['1', '2'],
+  _tracing_id: TRACING,
+  _genesis_tracing_ids: ['dd'.repeat(18)],
+  _parent_tracing_ids: [],
+  unknown_member: { nested: true },
 };
-const RAW_BLOCK = { block_number: BLOCK, block_hash: 'f8e2f40d98fe5862bc947c8c83d34799c50fb344d7445d020a8a946d891b62ee', receipt_root: '59c3691e83e0ddeafeedd07f5e30850cc6c963e85327aa1201fbe1f731ff3dbc', _tracing_id: 'ee'.repeat(18) };
+const RAW_BLOCK = {
+  block_number: BLOCK,
+  block_hash: 'f8e2f40d98fe5862bc947c8c83d34799c50fb344d7445d020a8a946d891b62ee',
+  receipt_root: '59c3691e83e0ddeafeedd07f5e30850cc6c963e85327aa1201fbe1f731ff3dbc',
+  _tracing_id: 'ee'.repeat(18),
+};
 const genesisPage = (tracingId: string, logs: unknown[], results: unknown[], cursor: string | null, countName: 'count' | 'page_count') => ({
-  chain_id: 1, data: { dataset: '0301', _tracing_id: tracingId, genesis: { logs, function_results: results } }, cursor, [countName]: logs.length + results.length,
+  chain_id: 1,
+  data: { dataset: '0301', _tracing_id: tracingId, genesis: { logs, function_results: results } },
+  cursor,
+  [countName]: logs.length + results.length,
 });
 
 /** What the fake service replays: a record, a genesis of 3 pages, a raw block, and a genesis whose cursor repeats. */
 const SERVED: Exchange[] = [
-  { method: 'POST', path: '/evm/lineage/record', body: { chain_id: 1, tracing_id: TRACING }, status: 200, response: { chain_id: 1, data: { dataset: TABLE, record: RECORD } } },
-  { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: TRACING }, status: 200, response: genesisPage(TRACING, [genesisLog(0)], [], 'page-2', 'count') },
-  { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: TRACING, cursor: 'page-2' }, status: 200, response: genesisPage(TRACING, [genesisLog(1)], [functionResult('getReserves')], 'page-3', 'page_count') },
-  { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: TRACING, cursor: 'page-3' }, status: 200, response: genesisPage(TRACING, [], [functionResult('token0')], null, 'count') },
-  { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: LOOPING }, status: 200, response: genesisPage(LOOPING, [genesisLog(0)], [], 'again', 'count') },
-  { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: LOOPING, cursor: 'again' }, status: 200, response: genesisPage(LOOPING, [genesisLog(1)], [], 'again', 'count') },
-  { method: 'POST', path: '/evm/raw/blocks', body: { chain_id: 1, block_numbers: [BLOCK] }, status: 200, response: { chain_id: 1, meta: {}, data: [RAW_BLOCK], cursor: null, count: 1 } },
+  {
+    method: 'POST',
+    path: '/evm/lineage/record',
+    body: { chain_id: 1, tracing_id: TRACING },
+    status: 200,
+    response: { chain_id: 1, data: { dataset: TABLE, record: RECORD } },
+  },
+  {
+    method: 'POST',
+    path: '/evm/lineage/genesis',
+    body: { chain_id: 1, tracing_id: TRACING },
+    status: 200,
+    response: genesisPage(TRACING, [genesisLog(0)], [], 'page-2', 'count'),
+  },
+  {
+    method: 'POST',
+    path: '/evm/lineage/genesis',
+    body: { chain_id: 1, tracing_id: TRACING, cursor: 'page-2' },
+    status: 200,
+    response: genesisPage(TRACING, [genesisLog(1)], [functionResult('getReserves')], 'page-3', 'page_count'),
+  },
+  {
+    method: 'POST',
+    path: '/evm/lineage/genesis',
+    body: { chain_id: 1, tracing_id: TRACING, cursor: 'page-3' },
+    status: 200,
+    response: genesisPage(TRACING, [], [functionResult('token0')], null, 'count'),
+  },
+  {
+    method: 'POST',
+    path: '/evm/lineage/genesis',
+    body: { chain_id: 1, tracing_id: LOOPING },
+    status: 200,
+    response: genesisPage(LOOPING, [genesisLog(0)], [], 'again', 'count'),
+  },
+  {
+    method: 'POST',
+    path: '/evm/lineage/genesis',
+    body: { chain_id: 1, tracing_id: LOOPING, cursor: 'again' },
+    status: 200,
+    response: genesisPage(LOOPING, [genesisLog(1)], [], 'again', 'count'),
+  },
+  {
+    method: 'POST',
+    path: '/evm/raw/blocks',
+    body: { chain_id: 1, block_numbers: [BLOCK] },
+    status: 200,
+    response: { chain_id: 1, meta: {}, data: [RAW_BLOCK], cursor: null, count: 1 },
+  },
 ];
 
 /** A fault the fake answers instead of the replay: status, body, headers. */
@@ -111,7 +182,10 @@ function replay(path: string, body: Json): Exchange | undefined {
   const tracing = (b: Json) => b.tracing_id ?? b._tracing_id;
   return SERVED.find(
     (e) =>
-      e.path === path && e.body.chain_id === body.chain_id && tracing(e.body) === tracing(body) && (e.body.cursor ?? null) === (body.cursor ?? null) &&
+      e.path === path &&
+      e.body.chain_id === body.chain_id &&
+      tracing(e.body) === tracing(body) &&
+      (e.body.cursor ?? null) === (body.cursor ?? null) &&
       JSON.stringify(e.body.block_numbers) === JSON.stringify(body.block_numbers),
   );
 }
@@ -174,7 +248,11 @@ describe('ServiceSource against a fake hosted service', () => {
     const { delays, sleep } = fakeSleep();
     const s = new ServiceSource({ baseUrl: service.url, apiKey: KEY, sleep, pageLimit: 2 });
     const answer = await s.genesis(1, TRACING);
-    expect(answer).toEqual({ dataset: '0301', logs: [genesisLog(0), genesisLog(1)], functionResults: [functionResult('getReserves'), functionResult('token0')] });
+    expect(answer).toEqual({
+      dataset: '0301',
+      logs: [genesisLog(0), genesisLog(1)],
+      functionResults: [functionResult('getReserves'), functionResult('token0')],
+    });
     expect(service.received.map((r) => r.body)).toEqual([
       { chain_id: 1, tracing_id: TRACING, limit: 2 },
       { chain_id: 1, tracing_id: TRACING, limit: 2, cursor: 'page-2' },
@@ -220,7 +298,11 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('on 429 waits at least Retry-After, then backs off exponentially', async () => {
-    const tooMany = { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests', { details: { retry_after_seconds: 9 } }), headers: { 'Retry-After': '2' } };
+    const tooMany = {
+      status: 429,
+      body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests', { details: { retry_after_seconds: 9 } }),
+      headers: { 'Retry-After': '2' },
+    };
     service.faults.set(1, tooMany);
     service.faults.set(2, tooMany);
     const { source: s, delays } = source();
@@ -247,7 +329,8 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('gives up after 5 retries of 429 with a SourceError', async () => {
-    for (let n = 1; n <= 6; n++) service.faults.set(n, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'), headers: { 'Retry-After': '2' } });
+    for (let n = 1; n <= 6; n++)
+      service.faults.set(n, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'), headers: { 'Retry-After': '2' } });
     const { source: s, delays } = source();
     const error = await rejection(s.record(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
@@ -291,7 +374,10 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('does not retry a 500 with retryable false', async () => {
-    service.faults.set(1, { status: 500, body: errorEnvelope(500, 'INTERNAL_SERVER_ERROR', 'Unexpected fault', { retryable: false, details: { incident_id: 'inc-1' } }) });
+    service.faults.set(1, {
+      status: 500,
+      body: errorEnvelope(500, 'INTERNAL_SERVER_ERROR', 'Unexpected fault', { retryable: false, details: { incident_id: 'inc-1' } }),
+    });
     const { source: s, delays } = source();
     const error = await rejection(s.record(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
@@ -303,11 +389,18 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('does not retry a 400', async () => {
-    service.faults.set(1, { status: 400, body: errorEnvelope(400, 'BAD_REQUEST', 'Invalid parameter tracing_id', { details: { invalid_parameters: [{ name: 'tracing_id', location: 'body', reason: 'invalid_format', expected: '36 hex' }] } }) });
+    service.faults.set(1, {
+      status: 400,
+      body: errorEnvelope(400, 'BAD_REQUEST', 'Invalid parameter tracing_id', {
+        details: { invalid_parameters: [{ name: 'tracing_id', location: 'body', reason: 'invalid_format', expected: '36 hex' }] },
+      }),
+    });
     const { source: s, delays } = source();
     const error = await rejection(s.genesis(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/POST \/evm\/lineage\/genesis with HTTP 400 BAD_REQUEST: Invalid parameter tracing_id \(hint: how to fix BAD_REQUEST\); not retried/);
+    expect(error.message).toMatch(
+      /POST \/evm\/lineage\/genesis with HTTP 400 BAD_REQUEST: Invalid parameter tracing_id \(hint: how to fix BAD_REQUEST\); not retried/,
+    );
     expect(service.received).toHaveLength(1);
     expect(delays).toEqual([]);
   });
@@ -371,7 +464,12 @@ describe('ServiceSource against a fake hosted service', () => {
       service.faults.set(4, { status: 503, body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }) });
       const recorder = new BundleRecorder();
       const { source: s } = source({ recorder });
-      const answers = { record: await s.record(1, TRACING), genesis: await s.genesis(1, TRACING), raw: await s.rawBlock(1, BLOCK), missing: await s.record(1, MISSING) };
+      const answers = {
+        record: await s.record(1, TRACING),
+        genesis: await s.genesis(1, TRACING),
+        raw: await s.rawBlock(1, BLOCK),
+        missing: await s.record(1, MISSING),
+      };
       return { recorder, answers, bundle: recorder.toBundle(service.url) };
     }
 
@@ -439,7 +537,11 @@ describe('ServiceSource: the limits and shapes of every source', () => {
       requests.push(body);
       return new Response(answer(body, requests.length), { status: 200, headers: { 'Content-Type': 'application/json' } });
     };
-    return { requests, source: (options: { recorder?: BundleRecorder } = {}) => new ServiceSource({ baseUrl: 'http://service.invalid/v1', apiKey: KEY, fetch: fetchFn, sleep: async () => {}, ...options }) };
+    return {
+      requests,
+      source: (options: { recorder?: BundleRecorder } = {}) =>
+        new ServiceSource({ baseUrl: 'http://service.invalid/v1', apiKey: KEY, fetch: fetchFn, sleep: async () => {}, ...options }),
+    };
   };
   const page = (logs: unknown[], cursor: string | null) => JSON.stringify(genesisPage(TRACING, logs, [], cursor, 'count'));
   const nested = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
@@ -453,9 +555,19 @@ describe('ServiceSource: the limits and shapes of every source', () => {
   });
 
   it('a genesis beyond LINEAGE_LIMITS.recordArtifacts is a SourceError naming the limit', async () => {
-    const { source: s } = scripted(() => page(Array.from({ length: LINEAGE_LIMITS.recordArtifacts + 1 }, () => genesisLog(0)), null));
+    const { source: s } = scripted(() =>
+      page(
+        Array.from({ length: LINEAGE_LIMITS.recordArtifacts + 1 }, () => genesisLog(0)),
+        null,
+      ),
+    );
     await expect(s().genesis(1, TRACING)).rejects.toThrow(/has more than the limit of 10000 genesis artifacts \(logs and function results\) per record/);
-    const { source: atLimit } = scripted(() => page(Array.from({ length: LINEAGE_LIMITS.recordArtifacts }, () => genesisLog(0)), null));
+    const { source: atLimit } = scripted(() =>
+      page(
+        Array.from({ length: LINEAGE_LIMITS.recordArtifacts }, () => genesisLog(0)),
+        null,
+      ),
+    );
     expect((await atLimit().genesis(1, TRACING))!.logs).toHaveLength(LINEAGE_LIMITS.recordArtifacts);
   });
 
@@ -468,11 +580,15 @@ describe('ServiceSource: the limits and shapes of every source', () => {
 
   it('a cursor that is not a string is a SourceError naming it', async () => {
     const { source: s } = scripted(() => page([genesisLog(0)], 'NEXT').replace('"NEXT"', '{"page": 2}'));
-    await expect(s().genesis(1, TRACING)).rejects.toThrow(/lineage\/genesis .* is unusable: cursor: expected the next page's cursor \(a string\) or null, got an object/);
+    await expect(s().genesis(1, TRACING)).rejects.toThrow(
+      /lineage\/genesis .* is unusable: cursor: expected the next page's cursor \(a string\) or null, got an object/,
+    );
   });
 
   it('an answer nested 100k deep is refused before it is recorded (recording clones it)', async () => {
-    const { source: s } = scripted(() => JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, details: 'DEEP' } } }).replace('"DEEP"', nested(100_000)));
+    const { source: s } = scripted(() =>
+      JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, details: 'DEEP' } } }).replace('"DEEP"', nested(100_000)),
+    );
     const recorder = new BundleRecorder();
     const error = await rejection(s({ recorder }).record(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
@@ -571,7 +687,12 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     expect(block).not.toBeNull();
     expect(block!.chain_id).toBe(1);
     expect(block!.receipts).toEqual(fixture.receipts);
-    expect(block!.header).toMatchObject({ receiptsRoot: fixture.header.receiptsRoot, logsBloom: fixture.header.logsBloom, hash: fixture.header.hash, number: fixture.header.number });
+    expect(block!.header).toMatchObject({
+      receiptsRoot: fixture.header.receiptsRoot,
+      logsBloom: fixture.header.logsBloom,
+      hash: fixture.header.hash,
+      number: fixture.header.number,
+    });
     expect(node.calls.map((c) => [c.method, c.params])).toEqual([
       ['eth_chainId', []],
       ['eth_getBlockByNumber', ['0x1286d1b', false]],

@@ -17,7 +17,11 @@ async function walk(bundle: Bundle, tracingId = PAIR_RECORD): Promise<LineageRep
 }
 
 const failed = (report: LineageReport) => [...new Set(report.records.flatMap((r) => r.checks.filter((c) => c.status === 'fail').map((c) => c.check)))];
-const statusOf = (report: LineageReport, name: string) => report.records.flatMap((r) => r.checks).filter((c) => c.check === name).map((c) => c.status);
+const statusOf = (report: LineageReport, name: string) =>
+  report.records
+    .flatMap((r) => r.checks)
+    .filter((c) => c.check === name)
+    .map((c) => c.status);
 
 /** The exchange answering `path` for `tracingId` (first page for genesis). */
 function answer(bundle: Bundle, path: string, tracingId: string): any {
@@ -33,7 +37,21 @@ describe('lineage walker on bundles built from a real block', () => {
       [PAIR_RECORD, '0301'],
       [WETH_RECORD, '0201'],
     ]);
-    for (const name of ['shape.tracing_id', 'shape.id_lists', 'shape.dataset', 'block.header_hash', 'block.receipts_root', 'log.position', 'log.bloom', 'log.block_time', 'function_result.selector', 'function_result.decoded_output', 'record.reserves', 'record.erc20', 'record.not_older']) {
+    for (const name of [
+      'shape.tracing_id',
+      'shape.id_lists',
+      'shape.dataset',
+      'block.header_hash',
+      'block.receipts_root',
+      'log.position',
+      'log.bloom',
+      'log.block_time',
+      'function_result.selector',
+      'function_result.decoded_output',
+      'record.reserves',
+      'record.erc20',
+      'record.not_older',
+    ]) {
       expect(statusOf(report, name), name).toContain('pass');
       expect(statusOf(report, name), name).not.toContain('fail');
     }
@@ -48,7 +66,7 @@ describe('lineage walker on bundles built from a real block', () => {
     ['a topic altered', (b) => (answer(b, '/evm/lineage/genesis', WETH_RECORD).data.genesis.logs[0].topics[1] = 'ff'.repeat(32)), 'log.position'],
     [
       'a decoded output that disagrees with its bytes',
-      (b) => (b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis.function_results[0].decoded_output.reserve0 = '12345',
+      (b) => ((b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis.function_results[0].decoded_output.reserve0 = '12345'),
       'function_result.decoded_output',
     ],
     ['a header field changed', (b) => ((b.blocks[0]!.header as Record<string, unknown>).gasUsed = '0x1'), 'block.header_hash'],
@@ -98,7 +116,10 @@ describe('lineage walker on bundles built from a real block', () => {
     const report = await walkLineage({ chainId: 42161, tracingId: PAIR_RECORD, source, blocks: source });
     const checks = report.records.flatMap((r) => r.checks);
     const rootCheck = checks.find((c) => c.check === 'block.receipts_root')!;
-    expect(rootCheck).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^not verifiable: Block 19,426,587 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/) });
+    expect(rootCheck).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/^not verifiable: Block 19,426,587 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/),
+    });
     expect(statusOf(report, 'log.position')).toEqual(['skipped', 'skipped']);
     expect(checks.find((c) => c.check === 'log.position')!.reason).toMatch(/cannot be verified/);
     expect(failed(report)).toEqual([]);
@@ -109,7 +130,10 @@ describe('lineage walker on bundles built from a real block', () => {
     (bundle.blocks[0]!.receipts as Array<Record<string, unknown>>)[0]!.type = '0x9';
     const report = await walk(bundle);
     const rootCheck = report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!;
-    expect(rootCheck).toMatchObject({ status: 'skipped', reason: expect.stringMatching(/^not verifiable: receipt 0 has type 9, which the ethereum rule set does not know/) });
+    expect(rootCheck).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringMatching(/^not verifiable: receipt 0 has type 9, which the ethereum rule set does not know/),
+    });
     expect(failed(report)).toEqual([]);
   });
 

@@ -75,7 +75,9 @@ const layerOf = (file: string): number => {
 };
 
 const modulesIn = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? modulesIn(resolve(dir, entry.name)) : entry.name.endsWith('.ts') ? [resolve(dir, entry.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? modulesIn(resolve(dir, entry.name)) : entry.name.endsWith('.ts') ? [resolve(dir, entry.name)] : [],
+  );
 
 const allModules = () => [...modulesIn(CORE), ...modulesIn(SERVICE)];
 
@@ -84,7 +86,8 @@ describe('the layers', () => {
     const upward: string[] = [];
     for (const file of allModules()) {
       for (const target of importsOf(file).local) {
-        if (layerOf(target) > layerOf(file)) upward.push(`${pathOf(file)} (${LAYERS[layerOf(file)]![0]}) imports ${pathOf(target)} (${LAYERS[layerOf(target)]![0]})`);
+        if (layerOf(target) > layerOf(file))
+          upward.push(`${pathOf(file)} (${LAYERS[layerOf(file)]![0]}) imports ${pathOf(target)} (${LAYERS[layerOf(target)]![0]})`);
       }
     }
     expect(upward).toEqual([]);
@@ -121,19 +124,35 @@ describe('the layers', () => {
   it('the core never imports the service, nor a package the core does not depend on', () => {
     const core = JSON.parse(readFileSync(new URL('../packages/core/package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
     for (const file of modulesIn(CORE)) {
-      expect(importsOf(file).local.filter((target) => target.startsWith(SERVICE)), pathOf(file)).toEqual([]);
-      const packages = importsOf(file).external.filter((p) => !p.startsWith('node:')).map((p) => p.split('/').slice(0, p.startsWith('@') ? 2 : 1).join('/'));
-      expect(packages.filter((p) => core.dependencies[p] === undefined), pathOf(file)).toEqual([]);
+      expect(
+        importsOf(file).local.filter((target) => target.startsWith(SERVICE)),
+        pathOf(file),
+      ).toEqual([]);
+      const packages = importsOf(file)
+        .external.filter((p) => !p.startsWith('node:'))
+        .map((p) =>
+          p
+            .split('/')
+            .slice(0, p.startsWith('@') ? 2 : 1)
+            .join('/'),
+        );
+      expect(
+        packages.filter((p) => core.dependencies[p] === undefined),
+        pathOf(file),
+      ).toEqual([]);
     }
   });
 });
 
 describe('the entry points', () => {
-  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts'])('evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp', (entry) => {
-    const { files, external } = reachable(resolve(CORE, entry));
-    expect(files.size).toBeGreaterThan(5);
-    expect([...external].filter((p) => !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
-  });
+  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts'])(
+    'evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp',
+    (entry) => {
+      const { files, external } = reachable(resolve(CORE, entry));
+      expect(files.size).toBeGreaterThan(5);
+      expect([...external].filter((p) => !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
+    },
+  );
 
   it('the root is the EVM core: it reaches neither the endpoint operations nor lineage', () => {
     const paths = [...reachable(resolve(CORE, 'index.ts')).files].map(pathOf);

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { bloomContains, bytesToHex, encodeReceipt, hexToBytes, InvalidReceiptError, receiptsRoot, RULE_SETS, UnknownReceiptTypeError, type Log, type Receipt } from '../packages/core/src/index.js';
+import {
+  bloomContains,
+  bytesToHex,
+  encodeReceipt,
+  hexToBytes,
+  InvalidReceiptError,
+  receiptsRoot,
+  RULE_SETS,
+  UnknownReceiptTypeError,
+  type Log,
+  type Receipt,
+} from '../packages/core/src/index.js';
 import { oracleEncode } from './helpers/oracle.js';
 
 const ZERO_BLOOM = '00'.repeat(256);

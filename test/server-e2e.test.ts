@@ -132,7 +132,11 @@ describe('graceful shutdown', () => {
     const own = await startServer(testConfig({ store: 'memory', auth: false, bodyLimitBytes: 64 * 1024 * 1024 }), { logger: capturingLogger().logger });
     const block = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
     const body = JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }));
-    const inFlight = fetch(`${own.url}/v1/evm/verify/receipt-root`, { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' }, body });
+    const inFlight = fetch(`${own.url}/v1/evm/verify/receipt-root`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Connection: 'close' },
+      body,
+    });
     await new Promise((resolve) => setTimeout(resolve, 20)); // the request is on the wire
     const closed = own.close();
     const res = await inFlight;

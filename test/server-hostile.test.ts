@@ -25,7 +25,9 @@ beforeAll(async () => {
     testConfig({
       host: '127.0.0.1',
       bodyLimitBytes: 64 * 1024,
-      accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] }],
+      accounts: [
+        { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] },
+      ],
     }),
     { logger: log.logger },
   );
@@ -34,7 +36,8 @@ afterAll(() => server?.close());
 
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers }, body });
-const cuUsed = async () => ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number }).cu_used;
+const cuUsed = async () =>
+  ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number }).cu_used;
 
 /** Sends raw bytes on a new connection and collects what comes back until the server closes it. */
 function rawExchange(bytes: string): Promise<{ text: string; ended: 'end' | 'reset' }> {
@@ -77,7 +80,12 @@ describe('answers given before the body is read close the connection cleanly', (
     const res = await post('/v1/evm/verify/logs-bloom', gzipSync(smallBody), { 'Content-Encoding': 'gzip' });
     expect(res.status).toBe(415);
     expect(res.headers.get('connection')).toBe('close');
-    expect(((await res.json()) as any).error).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', http_status: 415, retryable: false, details: { content_encoding: 'gzip' } });
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      http_status: 415,
+      retryable: false,
+      details: { content_encoding: 'gzip' },
+    });
     expect(await cuUsed()).toBe(before);
     expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity' })).status).toBe(200);
   });
@@ -112,7 +120,9 @@ describe('a client that leaves before the answer', () => {
       testConfig({
         host: '127.0.0.1',
         bodyLimitBytes: 64 * 1024 * 1024,
-        accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] }],
+        accounts: [
+          { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] },
+        ],
       }),
       { logger: log.logger },
     );
@@ -121,7 +131,9 @@ describe('a client that leaves before the answer', () => {
       const socket = connect(server.port, '127.0.0.1');
       socket.on('error', () => undefined);
       // The whole body goes out, then the client hangs up while the server verifies it.
-      socket.write(`POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(bigBody)}\r\n\r\n`);
+      socket.write(
+        `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(bigBody)}\r\n\r\n`,
+      );
       socket.end(bigBody);
       socket.on('drain', () => undefined);
       return socket;

@@ -95,7 +95,7 @@ afterAll(() => {
 });
 
 describe('serve: configuration as the operator gives it', () => {
-  it('--config with --host and --port keeps the file\'s accounts: the configured key is accepted, no bootstrap key is made', async () => {
+  it("--config with --host and --port keeps the file's accounts: the configured key is accepted, no bootstrap key is made", async () => {
     const dataDir = tempDir();
     const file = configFile({ data_dir: dataDir, accounts: [{ id: 'acme', plan: 'pro', cu_limit: 5, keys: [{ label: 'ci', key: KEY }] }] });
     const served = serve(['--config', file, '--host', '127.0.0.1', '--port', '0']);
@@ -111,7 +111,18 @@ describe('serve: configuration as the operator gives it', () => {
 
   it('a configured key with neither "key" nor "sha256": one line naming its path, exit 2, no store written', async () => {
     const dataDir = join(tempDir(), 'data');
-    const file = configFile({ data_dir: dataDir, accounts: [{ id: 'acme', keys: [{ label: 'ci', key: KEY }, { label: 'typo', sah256: 'ab'.repeat(32) }] }] });
+    const file = configFile({
+      data_dir: dataDir,
+      accounts: [
+        {
+          id: 'acme',
+          keys: [
+            { label: 'ci', key: KEY },
+            { label: 'typo', sah256: 'ab'.repeat(32) },
+          ],
+        },
+      ],
+    });
     const served = serve(['--config', file, '--port', '0']);
     expect(await refused(served)).toBe(2);
     expect(served.stderr()).toBe('evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n');
@@ -121,9 +132,21 @@ describe('serve: configuration as the operator gives it', () => {
 
 describe('serve: a start that cannot work says why in one line and exits 2', () => {
   it.each([
-    ['a --data-dir under a regular file', (dir: string) => ['--data-dir', join(dir, 'file', 'data')], /^evm-integrity: data_dir: cannot create ".*\/file\/data": ENOTDIR: not a directory, mkdir .*\n$/],
-    ['a --host that is no host name', () => ['--host', 'bad host!'], /^evm-integrity: host "bad host!": no such host name or address \((ENOTFOUND|EAI_AGAIN)\)\n$/],
-    ['a --host that is not this machine\'s', () => ['--host', '203.0.113.7'], /^evm-integrity: host "203.0.113.7": not an address of this machine \(EADDRNOTAVAIL\)\n$/],
+    [
+      'a --data-dir under a regular file',
+      (dir: string) => ['--data-dir', join(dir, 'file', 'data')],
+      /^evm-integrity: data_dir: cannot create ".*\/file\/data": ENOTDIR: not a directory, mkdir .*\n$/,
+    ],
+    [
+      'a --host that is no host name',
+      () => ['--host', 'bad host!'],
+      /^evm-integrity: host "bad host!": no such host name or address \((ENOTFOUND|EAI_AGAIN)\)\n$/,
+    ],
+    [
+      "a --host that is not this machine's",
+      () => ['--host', '203.0.113.7'],
+      /^evm-integrity: host "203.0.113.7": not an address of this machine \(EADDRNOTAVAIL\)\n$/,
+    ],
   ])('%s', async (_case, flags, message) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'file'), '');
@@ -133,7 +156,7 @@ describe('serve: a start that cannot work says why in one line and exits 2', () 
   });
 });
 
-describe('serve: the first start\'s API key', () => {
+describe("serve: the first start's API key", () => {
   it('on a busy port: exit 2 and no key made; the next start on a free port makes the key and prints it once', async () => {
     const dataDir = tempDir();
     const occupant = createServer();
@@ -199,7 +222,11 @@ describe('serve: slow and idle clients are cut off, and do not stall the others'
   it('a trickled body at body_timeout_ms, unfinished headers at header_timeout_ms (408), an idle keep-alive socket after idle_timeout_ms; /v1/health answers meanwhile', async () => {
     const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, ...timeouts })]);
     const url = await served.listening;
-    const trickledBody = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n', true);
+    const trickledBody = rawClient(
+      url,
+      'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n',
+      true,
+    );
     const unfinishedHeaders = rawClient(url, 'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nX-Slow: ', true);
     const idle = rawClient(url, 'GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n', false);
 
@@ -252,7 +279,10 @@ describe('serve: shutdown', () => {
     expect(await served.exited).toBe(0);
     expect(performance.now() - signalled).toBeGreaterThanOrEqual(shutdownTimeoutMs);
     expect((await stuck.closed).received).toBe('');
-    const cut = served.stdout().split('\n').find((line) => line.includes('shutdown deadline'));
+    const cut = served
+      .stdout()
+      .split('\n')
+      .find((line) => line.includes('shutdown deadline'));
     expect(JSON.parse(cut!)).toMatchObject({ level: 40, connections: 1, shutdown_timeout_ms: shutdownTimeoutMs });
     expect(served.stdout()).toMatch(/"msg":"stopped"/);
     expect(served.stdout()).not.toMatch(/"level":50/);
@@ -268,12 +298,19 @@ describe('serve: compute units across processes', () => {
     const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        fetch(`${urls[i % 2]}/v1/evm/verify/logs-bloom`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body }).then((r) => r.status),
+        fetch(`${urls[i % 2]}/v1/evm/verify/logs-bloom`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+          body,
+        }).then((r) => r.status),
       ),
     );
     expect(answers.filter((s) => s === 200)).toHaveLength(20);
     expect(answers.filter((s) => s === 429)).toHaveLength(20);
-    const usage = (await (await fetch(`${urls[0]}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number; cu_remaining: number };
+    const usage = (await (await fetch(`${urls[0]}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+      cu_used: number;
+      cu_remaining: number;
+    };
     expect(usage).toMatchObject({ cu_used: 20, cu_remaining: 0 });
   }, 20_000);
 });

@@ -17,18 +17,35 @@ const block = readRpcBlock(loadFixture('mainnet-19426587'), new Problems())!;
 const goodBody = receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
 
 /** An app over a memory store with one account `acme` and its key. */
-function setup(configOver: Partial<ServerConfig> = {}, account: { cuLimit?: number; rateLimitRps?: number; entitlements?: { endpoints?: string[]; chains?: number[] } } = {}) {
+function setup(
+  configOver: Partial<ServerConfig> = {},
+  account: { cuLimit?: number; rateLimitRps?: number; entitlements?: { endpoints?: string[]; chains?: number[] } } = {},
+) {
   const store = new MemoryStore();
   let clock = T0;
   const config = testConfig(configOver);
   provision(store, config, clock);
-  store.createAccount({ id: 'acme', name: 'Acme', plan: 'pro', cuLimit: account.cuLimit ?? 1000, rateLimitRps: account.rateLimitRps ?? 100, entitlements: account.entitlements ?? null }, clock);
+  store.createAccount(
+    {
+      id: 'acme',
+      name: 'Acme',
+      plan: 'pro',
+      cuLimit: account.cuLimit ?? 1000,
+      rateLimitRps: account.rateLimitRps ?? 100,
+      entitlements: account.entitlements ?? null,
+    },
+    clock,
+  );
   const { key } = store.createKey('acme', 'test', clock);
   const log = capturingLogger();
   const app = createApp({ config, store, logger: log.logger, now: () => clock });
   const auth = { Authorization: `Bearer ${key}` };
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/json', ...auth, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    app.request(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...auth, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
   const get = (path: string, headers: Record<string, string> = auth) => app.request(path, { headers });
   return { app, store, key, auth, post, get, log, setClock: (d: Date) => (clock = d) };
 }
@@ -58,7 +75,9 @@ describe('health, docs, chains', () => {
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const html = await res.text();
     const reference = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
-    expect(ERROR_CODES.map((e) => e.code)).toEqual(expect.arrayContaining(['BAD_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE']));
+    expect(ERROR_CODES.map((e) => e.code)).toEqual(
+      expect.arrayContaining(['BAD_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE']),
+    );
     for (const { code, status } of ERROR_CODES) {
       expect(html).toContain(`id="error-${code.toLowerCase()}"`);
       expect(reference).toContain(`<a id="error-${code.toLowerCase()}"></a>\n## ${status} ${code}`);
@@ -73,7 +92,9 @@ describe('health, docs, chains', () => {
     expect(body.data).toContainEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
     expect(body.data).toContainEqual({ chain_id: 31337, name: 'devnet', rules: 'ethereum', verifiable: true });
     expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({ verifiable: false, reason: expect.stringContaining('Patricia') });
-    expect(body.data.find((c: any) => c.chain_id === 42161).eras).toContainEqual(expect.objectContaining({ first_block: 0, last_block: 22_207_816, verifiable: false }));
+    expect(body.data.find((c: any) => c.chain_id === 42161).eras).toContainEqual(
+      expect.objectContaining({ first_block: 0, last_block: 22_207_816, verifiable: false }),
+    );
     expect((await usageOf(s)).cu_used).toBe(0);
   });
 });
@@ -86,7 +107,11 @@ describe('authentication (401)', () => {
   ];
   it.each(cases)('%s → token_status %s', async (_name, headers, status) => {
     const s = setup();
-    const res = await s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(goodBody) });
+    const res = await s.app.request('/v1/evm/verify/receipt-root', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(goodBody),
+    });
     expect(res.status).toBe(401);
     const error = ((await res.json()) as any).error;
     expect(error).toMatchObject({ code: 'UNAUTHORIZED', http_status: 401, retryable: false, details: { token_status: status, auth_scheme: 'Bearer' } });
@@ -110,7 +135,11 @@ describe('authentication (401)', () => {
 
   it('with auth explicitly off, requests need no key', async () => {
     const s = setup({ auth: false });
-    const res = await s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(goodBody) });
+    const res = await s.app.request('/v1/evm/verify/receipt-root', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(goodBody),
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -124,7 +153,14 @@ describe('verify endpoints and compute units', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('100');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('99');
     const usage = await usageOf(s);
-    expect(usage).toMatchObject({ plan: 'pro', cu_limit: 1000, cu_used: 1, cu_remaining: 999, rate_limit_rps: 100, cu_by_endpoint: { 'verify/receipt-root': 1 } });
+    expect(usage).toMatchObject({
+      plan: 'pro',
+      cu_limit: 1000,
+      cu_used: 1,
+      cu_remaining: 999,
+      rate_limit_rps: 100,
+      cu_by_endpoint: { 'verify/receipt-root': 1 },
+    });
     expect(usage.cu_reset_at).toBe(usage.billing_period.end);
   });
 
@@ -202,7 +238,13 @@ describe('limits (429)', () => {
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.headers.get('x-ratelimit-limit')).toBe('2');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(((await res.json()) as any).error.details).toMatchObject({ limit_rps: 2, current_estimated_rps: 3, limit_scope: 'account', retry_after_seconds: 1, limit_window_seconds: 1 });
+    expect(((await res.json()) as any).error.details).toMatchObject({
+      limit_rps: 2,
+      current_estimated_rps: 3,
+      limit_scope: 'account',
+      retry_after_seconds: 1,
+      limit_window_seconds: 1,
+    });
     s.setClock(new Date(T0.getTime() + 1000));
     expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
   });
@@ -254,7 +296,12 @@ describe('faults (500, 503) and logs', () => {
       let push!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({ start: (controller) => void (push = controller) });
       push.enqueue(new TextEncoder().encode('{"chain_id": 1, '));
-      const answer = s.app.request('/v1/evm/verify/receipt-root', { method: 'POST', headers: { 'Content-Type': 'application/json', ...s.auth }, body, duplex: 'half' } as RequestInit);
+      const answer = s.app.request('/v1/evm/verify/receipt-root', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...s.auth },
+        body,
+        duplex: 'half',
+      } as RequestInit);
       return { push, answer };
     });
     // The uploads are stalled mid-body; a complete request and health are served meanwhile.

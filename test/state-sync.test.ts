@@ -50,7 +50,9 @@ const stateSyncRpc = (transactionHash: string, transactionIndex = fixture.receip
 });
 const withStateSync = (transactionHash = derived) => ({ ...fixture, receipts: [...fixture.receipts, stateSyncRpc(transactionHash)] });
 
-const expectedExclusion = [{ index: 4, tx_hash: derived.slice(2), reason: expect.stringMatching(/^Bor's state-sync receipt: in blocks 0-80,084,799 \(Bor before Madhugiri\)/) }];
+const expectedExclusion = [
+  { index: 4, tx_hash: derived.slice(2), reason: expect.stringMatching(/^Bor's state-sync receipt: in blocks 0-80,084,799 \(Bor before Madhugiri\)/) },
+];
 
 describe("Bor's state-sync tx hash", () => {
   it('is keccak256("matic-bor-receipt-" ‖ number as 8-byte big-endian ‖ block hash)', () => {
@@ -63,7 +65,12 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   it('a block with its state-sync receipt verifies: the receipt is left out of root and bloom, and listed', () => {
     const result = verifyBlockOperation(withStateSync());
     expect(result.verdict).toBe('identical');
-    expect(result.body).toMatchObject({ transaction_count: 4, receipts_root: { matches: true }, logs_bloom: { matches: true }, excluded_receipts: expectedExclusion });
+    expect(result.body).toMatchObject({
+      transaction_count: 4,
+      receipts_root: { matches: true },
+      logs_bloom: { matches: true },
+      excluded_receipts: expectedExclusion,
+    });
   });
 
   it('the same receipt under another transaction hash is part of the root, which then differs', () => {
@@ -83,13 +90,21 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
     const result = verifyBlockOperation({ ...fixture, receipts });
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
-      { name: 'receipts[0].transactionHash', location: 'body', reason: 'conflict', expected: "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0" },
+      {
+        name: 'receipts[0].transactionHash',
+        location: 'body',
+        reason: 'conflict',
+        expected: "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0",
+      },
     ]);
   });
 
   it('without the hash member the block hash is recomputed from the header; without a number the era cannot be told', () => {
     const { hash: _hash, ...headerWithoutHash } = fixture.header;
-    expect(verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({ verdict: 'identical', body: { excluded_receipts: expectedExclusion } });
+    expect(verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({
+      verdict: 'identical',
+      body: { excluded_receipts: expectedExclusion },
+    });
     const { number: _number, ...headerWithoutNumber } = fixture.header;
     const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }).body as any).error.details.invalid_parameters;
     expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining("treats Bor's state sync differently") });
@@ -112,7 +127,13 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
     ...over,
   });
   const body = (over: Record<string, unknown> = {}, entry = stateSyncEntry()) => {
-    const base = receiptRootBody({ chainId: 137, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts, blockNumber: Number(number), blockHash: hash });
+    const base = receiptRootBody({
+      chainId: 137,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+      blockNumber: Number(number),
+      blockHash: hash,
+    });
     return { ...base, transactions: [...base.transactions, entry], ...over };
   };
   const problemsOf = (result: OperationResult) => {
@@ -128,7 +149,12 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
 
   it('the block hash may come from header_rlp', () => {
     const result = verifyReceiptRoot(body({ block_number: undefined, block_hash: undefined, header_rlp: bytesToHex(encodeHeader(block.header.complete!)) }));
-    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: true, logs_bloom_matches_header: true, excluded_receipts: expectedExclusion });
+    expect((result.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      header_verified: true,
+      logs_bloom_matches_header: true,
+      excluded_receipts: expectedExclusion,
+    });
   });
 
   it('another tx_hash, or none: the receipt is hashed and the root differs', () => {
@@ -145,7 +171,8 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
         name: 'block_hash',
         location: 'body',
         reason: 'missing',
-        expected: "the block hash: in Polygon PoS blocks 0-80,084,799 (Bor before Madhugiri) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root",
+        expected:
+          "the block hash: in Polygon PoS blocks 0-80,084,799 (Bor before Madhugiri) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root",
       },
     ]);
   });
@@ -163,7 +190,9 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   it('a state-sync receipt that is not last is a conflict', () => {
     const base = body();
     const transactions = base.transactions.map((t: any) => (t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 }));
-    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }))).toEqual([expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' })]);
+    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }))).toEqual([
+      expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' }),
+    ]);
   });
 
   it('type 0x7f exists from Madhugiri on: before, it is an unknown type', () => {
@@ -175,7 +204,9 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   });
 
   it('from Madhugiri on, a receipt carrying the derived hash is hashed like any other', () => {
-    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI, block_hash: bytesToHex(hash) }, stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) })));
+    const atMadhugiri = verifyReceiptRoot(
+      body({ block_number: MADHUGIRI, block_hash: bytesToHex(hash) }, stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) })),
+    );
     expect((atMadhugiri.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
   });
 });

@@ -11,7 +11,15 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LoggedRequest, MemoryStore } from '../packages/service/src/server/store/memory-store.js';
 import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../packages/service/src/server/store/periods.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
-import { type AccountInput, DEFAULT_REQUEST_RETENTION_DAYS, type RequestRecord, type Reservation, type Store, StoreError, type Usage } from '../packages/service/src/server/store/types.js';
+import {
+  type AccountInput,
+  DEFAULT_REQUEST_RETENTION_DAYS,
+  type RequestRecord,
+  type Reservation,
+  type Store,
+  StoreError,
+  type Usage,
+} from '../packages/service/src/server/store/types.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -46,7 +54,9 @@ function loggedInFile(file: string): LoggedRequest[] {
   const db = new Database(file, { readonly: true });
   try {
     return db
-      .prepare<[], LoggedRequest>('SELECT request_id AS requestId, account_id AS accountId, endpoint, status, cu, period_start AS periodStart, at FROM requests ORDER BY seq')
+      .prepare<[], LoggedRequest>(
+        'SELECT request_id AS requestId, account_id AS accountId, endpoint, status, cu, period_start AS periodStart, at FROM requests ORDER BY seq',
+      )
       .all();
   } finally {
     db.close();
@@ -60,7 +70,12 @@ type Step =
   | { kind: 'wait'; ms: number };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('reserve' as const), by: fc.integer({ min: 0, max: 1 }), endpoint: fc.constantFrom('e', 'f'), cu: fc.integer({ min: 1, max: 8 }) }),
+  fc.record({
+    kind: fc.constant('reserve' as const),
+    by: fc.integer({ min: 0, max: 1 }),
+    endpoint: fc.constantFrom('e', 'f'),
+    cu: fc.integer({ min: 1, max: 8 }),
+  }),
   fc.record({ kind: fc.constantFrom('settle' as const, 'release' as const), by: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
 );
@@ -79,7 +94,10 @@ function sumBy(reservations: Reservation[], key: (r: Reservation) => string): Re
  * it would exceed the allowance. When all requests have ended, `totalsInStore` (if given: CU used
  * and logged per period, as stored) equals what was settled, period by period.
  */
-function checkInterleavings(stores: [Store, Store], totalsInStore?: (accountId: string) => { used: Record<string, number>; logged: Record<string, number> }): void {
+function checkInterleavings(
+  stores: [Store, Store],
+  totalsInStore?: (accountId: string) => { used: Record<string, number>; logged: Record<string, number> },
+): void {
   let run = 0;
   fc.assert(
     fc.property(fc.array(stepArbitrary, { maxLength: 40 }), (steps) => {
@@ -90,7 +108,10 @@ function checkInterleavings(stores: [Store, Store], totalsInStore?: (accountId: 
       const settled: Reservation[] = [];
       const expectUsage = () => {
         const usage = stores[0].usage(id, now);
-        const expected = sumBy([...settled, ...held].filter((r) => r.periodStart === usage.periodStart), (r) => r.endpoint);
+        const expected = sumBy(
+          [...settled, ...held].filter((r) => r.periodStart === usage.periodStart),
+          (r) => r.endpoint,
+        );
         expect(usage.cuByEndpoint).toEqual(expected);
         expect(usage.cuUsed).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
         expect(usage.cuUsed).toBeLessThanOrEqual(cuAllowance(usage));
@@ -143,7 +164,9 @@ function nextStep(start: Date, anchorDay: number): Date {
   const year = start.getUTCFullYear() + (start.getUTCMonth() === 11 ? 1 : 0);
   const month = (start.getUTCMonth() + 1) % 12;
   const monthLength = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(year, month, Math.min(anchorDay, monthLength), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(year, month, Math.min(anchorDay, monthLength), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()),
+  );
 }
 
 interface Harness {
@@ -219,7 +242,13 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       });
       expect(store.getAccount('acme')).toEqual(account);
       expect(store.getAccount('nobody')).toBeUndefined();
-      expect(store.usage('acme', T0)).toMatchObject({ periodStart: '2024-01-31T10:00:00.000Z', periodEnd: '2024-02-29T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuLimit: 1000 });
+      expect(store.usage('acme', T0)).toMatchObject({
+        periodStart: '2024-01-31T10:00:00.000Z',
+        periodEnd: '2024-02-29T10:00:00.000Z',
+        cuUsed: 0,
+        cuExtra: 0,
+        cuLimit: 1000,
+      });
     });
 
     it('derives an id from the name when none is given, and refuses a taken id', () => {
@@ -275,7 +304,15 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('creates a key shown once, stored as its SHA-256 with an 8-character hint', () => {
       const { key, record } = store.createKey('acme', 'ci', T0);
       expect(key).toMatch(/^evmi_[A-Za-z0-9_-]{43}$/);
-      expect(record).toEqual({ id: record.id, accountId: 'acme', label: 'ci', hash: sha256(key), hint: key.slice(0, 8), createdAt: T0.toISOString(), revokedAt: null });
+      expect(record).toEqual({
+        id: record.id,
+        accountId: 'acme',
+        label: 'ci',
+        hash: sha256(key),
+        hint: key.slice(0, 8),
+        createdAt: T0.toISOString(),
+        revokedAt: null,
+      });
       expect(store.listKeys()).toEqual([record]);
       expect(store.listKeys('acme')).toEqual([record]);
       expect(JSON.stringify(store.listKeys())).not.toContain(key);
@@ -402,7 +439,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
       const t = at('2024-02-10T00:00:00.000Z');
       const first = store.reserve('acme', 'e', 15, t);
-      expect(first).toMatchObject({ ok: true, value: { reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } } });
+      expect(first).toMatchObject({
+        ok: true,
+        value: { reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } },
+      });
       // Held, not yet settled: already counted.
       expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, error: { usage: store.usage('acme', t) } });
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
@@ -461,14 +501,35 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('STORE_NOT_FOUND');
       expect(storeError(() => store.usage('nobody', t)).code).toBe('STORE_NOT_FOUND');
       const held = hold(store, 'acme', 'e', 2, t);
-      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.cu' }, message: 'request.cu must equal the cu charged (2), got 1' });
-      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.cu' }, message: 'request.cu must equal the cu charged (0), got 2' });
-      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.endpoint' }, message: "request.endpoint must equal the reservation's endpoint (e), got f" });
+      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'request.cu' },
+        message: 'request.cu must equal the cu charged (2), got 1',
+      });
+      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'request.cu' },
+        message: 'request.cu must equal the cu charged (0), got 2',
+      });
+      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'request.endpoint' },
+        message: "request.endpoint must equal the reservation's endpoint (e), got f",
+      });
       expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.status' } });
       expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.requestId' } });
-      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation.periodStart' } });
-      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation.cu' } });
-      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'reservation' } });
+      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'reservation.periodStart' },
+      });
+      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'reservation.cu' },
+      });
+      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'reservation' },
+      });
       expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe('STORE_NOT_FOUND');
       // Nothing above changed the usage or the log.
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
@@ -481,10 +542,21 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({ cuUsed: 7, cuExtra: 100, periodEnd: '2024-02-29T10:00:00.000Z' });
       const next = store.usage('acme', at('2024-02-29T10:00:00.000Z'));
       expect(next).toMatchObject({ periodStart: '2024-02-29T10:00:00.000Z', periodEnd: '2024-03-31T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuByEndpoint: {} });
-      expect(charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-03-31T10:00:00.000Z', periodEnd: '2024-04-30T10:00:00.000Z', cuUsed: 2 });
+      expect(charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({
+        periodStart: '2024-03-31T10:00:00.000Z',
+        periodEnd: '2024-04-30T10:00:00.000Z',
+        cuUsed: 2,
+      });
       // Several months at once, and the day does not drift to the 29th or 30th.
-      expect(store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({ periodStart: '2024-06-30T10:00:00.000Z', periodEnd: '2024-07-31T10:00:00.000Z', cuUsed: 0 });
-      expect(store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({ periodStart: '2025-02-28T10:00:00.000Z', periodEnd: '2025-03-31T10:00:00.000Z' });
+      expect(store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({
+        periodStart: '2024-06-30T10:00:00.000Z',
+        periodEnd: '2024-07-31T10:00:00.000Z',
+        cuUsed: 0,
+      });
+      expect(store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({
+        periodStart: '2025-02-28T10:00:00.000Z',
+        periodEnd: '2025-03-31T10:00:00.000Z',
+      });
     });
 
     it('property: periodStart <= now < periodEnd, one calendar month step from the anchor', () => {
@@ -506,7 +578,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
               expect(start.getTime()).toBeLessThanOrEqual(now);
               expect(end.getTime()).toBeGreaterThan(now);
               expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
-              expect(start.getUTCDate()).toBe(Math.min(anchor.getUTCDate(), new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate()));
+              expect(start.getUTCDate()).toBe(
+                Math.min(anchor.getUTCDate(), new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate()),
+              );
               expect(start.getTime() % 1000).toBe(anchor.getTime() % 1000);
               // A charge in a new period starts counting again.
               if (usage.periodStart !== previous) expect(usage.cuUsed).toBe(1);
@@ -618,7 +692,9 @@ describe('SqliteStore on a file', () => {
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const error = storeError(() => openStore());
-    expect(error.message).toBe(`the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`);
+    expect(error.message).toBe(
+      `the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`,
+    );
   });
 
   it('refuses a file that is not a database, saying which', () => {
@@ -692,16 +768,24 @@ describe('SqliteStore on a file', () => {
     old.prepare("INSERT INTO accounts VALUES ('acme', 'Acme', 'p', 20, 3, NULL, ?, ?)").run(T0.toISOString(), T0.toISOString());
     old.prepare("INSERT INTO usage_periods VALUES ('acme', ?, '2024-02-29T10:00:00.000Z', 5, 2)").run(T0.toISOString());
     old.prepare("INSERT INTO endpoint_usage VALUES ('acme', ?, 'e', 5)").run(T0.toISOString());
-    old.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES ('r', 'acme', 'e', 200, 5, ?, '2024-02-01T00:00:00.000Z')").run(T0.toISOString());
+    old
+      .prepare(
+        "INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES ('r', 'acme', 'e', 200, 5, ?, '2024-02-01T00:00:00.000Z')",
+      )
+      .run(T0.toISOString());
     old.close();
     const store = openStore();
     const t = at('2024-02-10T00:00:00.000Z');
     expect(store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
-    expect(loggedInFile(file)).toEqual([{ requestId: 'r', accountId: 'acme', endpoint: 'e', status: 200, cu: 5, periodStart: T0.toISOString(), at: '2024-02-01T00:00:00.000Z' }]);
+    expect(loggedInFile(file)).toEqual([
+      { requestId: 'r', accountId: 'acme', endpoint: 'e', status: 200, cu: 5, periodStart: T0.toISOString(), at: '2024-02-01T00:00:00.000Z' },
+    ]);
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(2);
-      expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') })]);
+      expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([
+        expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') }),
+      ]);
     } finally {
       db.close();
     }
@@ -748,8 +832,16 @@ describe('SqliteStore on a file', () => {
     checkInterleavings([openStore(), openStore()], (accountId) => {
       const db = new Database(file, { readonly: true });
       try {
-        const used = db.prepare<[string], { period: string; cu: number }>('SELECT period_start AS period, cu_used AS cu FROM usage_periods WHERE account_id = ? AND cu_used > 0').all(accountId);
-        const logged = db.prepare<[string], { period: string; cu: number }>('SELECT period_start AS period, sum(cu) AS cu FROM requests WHERE account_id = ? GROUP BY period_start HAVING sum(cu) > 0').all(accountId);
+        const used = db
+          .prepare<[string], { period: string; cu: number }>(
+            'SELECT period_start AS period, cu_used AS cu FROM usage_periods WHERE account_id = ? AND cu_used > 0',
+          )
+          .all(accountId);
+        const logged = db
+          .prepare<[string], { period: string; cu: number }>(
+            'SELECT period_start AS period, sum(cu) AS cu FROM requests WHERE account_id = ? GROUP BY period_start HAVING sum(cu) > 0',
+          )
+          .all(accountId);
         return { used: Object.fromEntries(used.map((r) => [r.period, r.cu])), logged: Object.fromEntries(logged.map((r) => [r.period, r.cu])) };
       } finally {
         db.close();
@@ -869,7 +961,9 @@ describe('SqliteStore reservations across processes', () => {
     setup.close();
     const t = at('2024-02-01T00:00:00.000Z');
     const startAt = Date.now() + 1500;
-    const outputs = await Promise.all(Array.from({ length: 4 }, () => runNode([join(dir, 'reserve-worker.js'), file, '15', String(t.getTime()), String(startAt)])));
+    const outputs = await Promise.all(
+      Array.from({ length: 4 }, () => runNode([join(dir, 'reserve-worker.js'), file, '15', String(t.getTime()), String(startAt)])),
+    );
     const reserved = outputs.map((o) => (JSON.parse(o) as { reserved: number }).reserved);
     expect(reserved.reduce((a, b) => a + b, 0)).toBe(20);
     const store = new SqliteStore(file);

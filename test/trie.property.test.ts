@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesEqual, bytesToHex, encodeReceipt, EMPTY_TRIE_ROOT, orderedTrieRoot, receiptsCommitment, type Receipt, type RuleSet } from '../packages/core/src/index.js';
+import {
+  bytesEqual,
+  bytesToHex,
+  encodeReceipt,
+  EMPTY_TRIE_ROOT,
+  orderedTrieRoot,
+  receiptsCommitment,
+  type Receipt,
+  type RuleSet,
+} from '../packages/core/src/index.js';
 import { blockArb, listLength } from './helpers/arbitraries.js';
 import { oracleEncode, oracleRoot } from './helpers/oracle.js';
 
@@ -28,7 +37,14 @@ describe('receipts root against the @ethereumjs/mpt oracle', () => {
   // Non-empty values: an empty value is a deletion to @ethereumjs/mpt, and no receipt is empty.
   it(`arbitrary values, including ones under 32 bytes that are embedded in their parent (${RUNS.values} runs)`, async () => {
     const values = listLength.chain((n) =>
-      fc.array(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 3 }), fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.uint8Array({ minLength: 1, maxLength: 300 })), { minLength: n, maxLength: n }),
+      fc.array(
+        fc.oneof(
+          fc.uint8Array({ minLength: 1, maxLength: 3 }),
+          fc.uint8Array({ minLength: 1, maxLength: 40 }),
+          fc.uint8Array({ minLength: 1, maxLength: 300 }),
+        ),
+        { minLength: n, maxLength: n },
+      ),
     );
     await fc.assert(
       fc.asyncProperty(values, async (list) => {
@@ -42,7 +58,7 @@ describe('receipts root against the @ethereumjs/mpt oracle', () => {
 type Mutation = (r: Receipt, rules: RuleSet) => Receipt | undefined;
 const flip = (b: Uint8Array, at: number) => {
   const c = b.slice();
-  c[at % c.length]! ^= 1 << at % 8;
+  c[at % c.length]! ^= 1 << (at % 8);
   return c;
 };
 
@@ -96,12 +112,15 @@ describe('changing any single field changes the root', () => {
 
   it('swapping two different receipts changes the root', () => {
     fc.assert(
-      fc.property(blockArb.filter(({ receipts }) => receipts.length >= 2), ({ rules, receipts }) => {
-        const encoded = receipts.map((r) => encodeReceipt(r, { rules }));
-        fc.pre(!bytesEqual(encoded[0]!, encoded[1]!));
-        const swapped = [receipts[1]!, receipts[0]!, ...receipts.slice(2)];
-        expect(bytesEqual(receiptsCommitment(swapped, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
-      }),
+      fc.property(
+        blockArb.filter(({ receipts }) => receipts.length >= 2),
+        ({ rules, receipts }) => {
+          const encoded = receipts.map((r) => encodeReceipt(r, { rules }));
+          fc.pre(!bytesEqual(encoded[0]!, encoded[1]!));
+          const swapped = [receipts[1]!, receipts[0]!, ...receipts.slice(2)];
+          expect(bytesEqual(receiptsCommitment(swapped, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
+        },
+      ),
       { numRuns: 50 },
     );
   }, 300_000);

@@ -66,13 +66,17 @@ describe('receipt-root body: the body itself', () => {
   it('a misspelt known member is reported, not guessed at', () => {
     const { receipt_root: _root, ...rest } = body();
     const list = problems(verifyReceiptRoot({ ...rest, recipt_root: EMPTY_ROOT }));
-    expect(list).toContainEqual(expect.objectContaining({ name: 'recipt_root', reason: 'invalid_format', expected: expect.stringContaining('did you mean "receipt_root"') }));
+    expect(list).toContainEqual(
+      expect.objectContaining({ name: 'recipt_root', reason: 'invalid_format', expected: expect.stringContaining('did you mean "receipt_root"') }),
+    );
     expect(list).toContainEqual(expect.objectContaining({ name: 'receipt_root', reason: 'missing' }));
   });
 
   it('camelCase from JSON-RPC habits is caught too', () => {
     const list = problems(verifyReceiptRoot(body({ transactions: [{ index: 0, status: 1, cumulativeGasUsed: 1, logs: [] }] })));
-    expect(list).toContainEqual(expect.objectContaining({ name: 'transactions[0].cumulativeGasUsed', expected: expect.stringContaining('cumulative_gas_used') }));
+    expect(list).toContainEqual(
+      expect.objectContaining({ name: 'transactions[0].cumulativeGasUsed', expected: expect.stringContaining('cumulative_gas_used') }),
+    );
   });
 });
 
@@ -157,7 +161,10 @@ describe('receipt-root body: transactions', () => {
   });
 
   it('status and root together conflict; neither is missing', () => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ root: 'cc'.repeat(32) })] })))).toMatchObject({ name: 'transactions[0].root', reason: 'conflict' });
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ root: 'cc'.repeat(32) })] })))).toMatchObject({
+      name: 'transactions[0].root',
+      reason: 'conflict',
+    });
     expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: undefined })] })))).toMatchObject({ name: 'transactions[0].status', reason: 'missing' });
   });
 
@@ -183,11 +190,15 @@ describe('receipt-root body: transactions', () => {
     [2 ** 53, 'out_of_range'],
     ['0x10000000000000000', 'out_of_range'],
   ])('cumulative_gas_used %j → %s', (value, reason) => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })))).toMatchObject({ name: 'transactions[0].cumulative_gas_used', reason });
+    expect(only(verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })))).toMatchObject({
+      name: 'transactions[0].cumulative_gas_used',
+      reason,
+    });
   });
 
   it('cumulative_gas_used as a number, a decimal string or a hex string means the same', () => {
-    const root = (value: unknown) => (verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })).body as any).data[0].computed_receipt_root;
+    const root = (value: unknown) =>
+      (verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })).body as any).data[0].computed_receipt_root;
     expect(root('21000')).toBe(root(21000));
     expect(root('0x5208')).toBe(root(21000));
     expect(root('0xffffffffffffffff')).not.toBe(root(21000));
@@ -205,7 +216,13 @@ describe('receipt-root body: transactions', () => {
   });
 
   it('the types a chain knows are accepted', () => {
-    for (const [chain, type] of [[1, 4], [10, 0x7e], [42161, 0x6a], [534352, 0x7e], [137, 0x7f]] as const) {
+    for (const [chain, type] of [
+      [1, 4],
+      [10, 0x7e],
+      [42161, 0x6a],
+      [534352, 0x7e],
+      [137, 0x7f],
+    ] as const) {
       expect(verifyReceiptRoot(body({ chain_id: chain, ...CURRENT_ERA, transactions: [tx({ type })] })).status).toBe(200);
     }
   });
@@ -216,7 +233,10 @@ describe('receipt-root body: OP-stack deposit fields', () => {
   const root = (b: unknown) => (verifyReceiptRoot(b).body as any).data[0].computed_receipt_root;
 
   it('on a non-deposit receipt they conflict', () => {
-    expect(only(verifyReceiptRoot(body({ chain_id: 10, ...CURRENT_ERA, transactions: [tx({ type: 2, deposit_nonce: 1 })] })))).toMatchObject({ name: 'transactions[0].deposit_nonce', reason: 'conflict' });
+    expect(only(verifyReceiptRoot(body({ chain_id: 10, ...CURRENT_ERA, transactions: [tx({ type: 2, deposit_nonce: 1 })] })))).toMatchObject({
+      name: 'transactions[0].deposit_nonce',
+      reason: 'conflict',
+    });
     expect(only(verifyReceiptRoot(body({ chain_id: 534352, transactions: [tx({ type: 126, deposit_nonce: 1 })] })))).toMatchObject({ reason: 'conflict' });
   });
 
@@ -231,10 +251,17 @@ describe('receipt-root body: OP-stack deposit fields', () => {
 });
 
 describe('receipt-root body: logs', () => {
-  const withLog = (log: Record<string, unknown>) => body({ transactions: [tx({ logs: [{ contract_address: ADDRESS, topics: [TOPIC], data: '0x', ...log }] })] });
+  const withLog = (log: Record<string, unknown>) =>
+    body({ transactions: [tx({ logs: [{ contract_address: ADDRESS, topics: [TOPIC], data: '0x', ...log }] })] });
 
   it('reports the full path of a bad topic', () => {
-    const problem = only(verifyReceiptRoot(body({ transactions: [tx(), tx({ index: 1 }), tx({ index: 2 }), tx({ index: 3, logs: [{ contract_address: ADDRESS, topics: [TOPIC, 'bb'], data: '0x' }] })] })));
+    const problem = only(
+      verifyReceiptRoot(
+        body({
+          transactions: [tx(), tx({ index: 1 }), tx({ index: 2 }), tx({ index: 3, logs: [{ contract_address: ADDRESS, topics: [TOPIC, 'bb'], data: '0x' }] })],
+        }),
+      ),
+    );
     expect(problem).toMatchObject({ name: 'transactions[3].logs[0].topics[1]', reason: 'invalid_format' });
     expect(problem.expected).toMatch(/32-byte hex string.*got 1 bytes/);
   });
@@ -269,13 +296,25 @@ describe('receipt-root body: header_rlp binds the root to a block', () => {
   const block = readRpcBlock(fixture, new Problems())!;
   const header = block.header.complete!;
   const request = (over: Record<string, unknown> = {}) => ({
-    ...receiptRootBody({ chainId: 1, receiptRoot: header.receiptsRoot, receipts: block.receipts, blockNumber: Number(header.number), blockHash: headerHash(header), headerRlp: encodeHeader(header) }),
+    ...receiptRootBody({
+      chainId: 1,
+      receiptRoot: header.receiptsRoot,
+      receipts: block.receipts,
+      blockNumber: Number(header.number),
+      blockHash: headerHash(header),
+      headerRlp: encodeHeader(header),
+    }),
     ...over,
   });
   const result = (over?: Record<string, unknown>) => (verifyReceiptRoot(request(over)).body as any).data[0];
 
   it('a consistent header is verified and gives the parent hash', () => {
-    expect(result()).toMatchObject({ header_verified: true, logs_bloom_matches_header: true, is_identical: true, parent_block_hash: bytesToHex(header.parentHash) });
+    expect(result()).toMatchObject({
+      header_verified: true,
+      logs_bloom_matches_header: true,
+      is_identical: true,
+      parent_block_hash: bytesToHex(header.parentHash),
+    });
   });
 
   it('a block_hash that is not the header hash fails header_verified', () => {
@@ -303,7 +342,9 @@ describe('receipt-root body: header_rlp binds the root to a block', () => {
 
 describe('logs-bloom body', () => {
   const fixture = loadFixture('mainnet-19426587');
-  const logs = fixture.receipts.flatMap((r) => (r.logs as Array<{ address: string; topics: string[]; data: string }>).map((l) => ({ contract_address: l.address, topics: l.topics, data: l.data })));
+  const logs = fixture.receipts.flatMap((r) =>
+    (r.logs as Array<{ address: string; topics: string[]; data: string }>).map((l) => ({ contract_address: l.address, topics: l.topics, data: l.data })),
+  );
   const expected = fixture.header.logsBloom!;
 
   it('a block’s logs reproduce its bloom; chain_id and block_number are echoed', () => {
@@ -351,12 +392,17 @@ describe('verify block input (JSON-RPC header + receipts)', () => {
     block.receipts[1].transactionIndex = '0x0';
     expect(problems(verifyBlockOperation(block))).toEqual([
       expect.objectContaining({ name: 'receipts[1].transactionIndex', reason: 'duplicate', expected: 'each index once; 0 is also the index of receipts[0]' }),
-      expect.objectContaining({ name: 'receipts', reason: 'missing', expected: `a receipt with index 1: indexes must be exactly 0..${block.receipts.length - 1}` }),
+      expect.objectContaining({
+        name: 'receipts',
+        reason: 'missing',
+        expected: `a receipt with index 1: indexes must be exactly 0..${block.receipts.length - 1}`,
+      }),
     ]);
   });
 
   it('the index rule and the status/root rule read alike in a request body and in JSON-RPC receipts', () => {
-    const strip = (result: OperationResult) => problems(result).map(({ reason, expected }) => [reason, expected.replace(/receipts\[|transactions\[/g, 'list[')]);
+    const strip = (result: OperationResult) =>
+      problems(result).map(({ reason, expected }) => [reason, expected.replace(/receipts\[|transactions\[/g, 'list[')]);
     const duplicate = fixture();
     duplicate.receipts[1].transactionIndex = '0x0';
     const rootOnTyped = fixture();

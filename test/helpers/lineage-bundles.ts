@@ -31,7 +31,16 @@ export function buildBundle(): Bundle {
   const blockTime = new Date(Number(fixture.header.timestamp) * 1000).toISOString();
   const genesisLog = (logIndex: number) => {
     const log = tx9.logs[logIndex]!;
-    return { block_number: BLOCK, tx_hash: 'ab'.repeat(32), tx_index: 9, log_index: logIndex, contract_address: strip(log.address), topics: log.topics.map(strip), data: strip(log.data), block_time: blockTime };
+    return {
+      block_number: BLOCK,
+      tx_hash: 'ab'.repeat(32),
+      tx_index: 9,
+      log_index: logIndex,
+      contract_address: strip(log.address),
+      topics: log.topics.map(strip),
+      data: strip(log.data),
+      block_time: blockTime,
+    };
   };
   const sync = genesisLog(4);
   const reserve0 = BigInt(`0x${sync.data.slice(0, 64)}`).toString();
@@ -39,33 +48,109 @@ export function buildBundle(): Bundle {
   const timestampLast = Number(fixture.header.timestamp) % 2 ** 32;
 
   const wethRecord = {
-    chain_id: 1, address: WETH, block_number: BLOCK, block_time: blockTime, tx_index: 9, log_index: 3,
-    name: 'Wrapped Ether', symbol: 'WETH', decimals: 18,
-    tracing_id: WETH_RECORD, genesis_tracing_ids: [id('weth transfer log'), id('weth name'), id('weth symbol'), id('weth decimals')], parent_tracing_ids: [],
+    chain_id: 1,
+    address: WETH,
+    block_number: BLOCK,
+    block_time: blockTime,
+    tx_index: 9,
+    log_index: 3,
+    name: 'Wrapped Ether',
+    symbol: 'WETH',
+    decimals: 18,
+    tracing_id: WETH_RECORD,
+    genesis_tracing_ids: [id('weth transfer log'), id('weth name'), id('weth symbol'), id('weth decimals')],
+    parent_tracing_ids: [],
   };
   const pairRecord = {
-    chain_id: 1, address: PAIR, pool_uid: PAIR.padStart(64, '0'), exchange_id: 1, block_number: BLOCK, block_time: blockTime, tx_index: 9, log_index: 4,
-    reserves: [reserve0, reserve1], current_tick: null, current_sqrt_price: null, current_bin: null,
-    _tracing_id: PAIR_RECORD, _genesis_tracing_ids: [id('pair sync log'), id('pair getReserves')], _parent_tracing_ids: [WETH_RECORD],
+    chain_id: 1,
+    address: PAIR,
+    pool_uid: PAIR.padStart(64, '0'),
+    exchange_id: 1,
+    block_number: BLOCK,
+    block_time: blockTime,
+    tx_index: 9,
+    log_index: 4,
+    reserves: [reserve0, reserve1],
+    current_tick: null,
+    current_sqrt_price: null,
+    current_bin: null,
+    _tracing_id: PAIR_RECORD,
+    _genesis_tracing_ids: [id('pair sync log'), id('pair getReserves')],
+    _parent_tracing_ids: [WETH_RECORD],
   };
-  const result = (contract: string, name: keyof typeof SELECTOR, value: unknown, decoded: unknown) => ({ contract, selector: SELECTOR[name], decoded_name: name, output: hexOut(name, value), decoded_output: decoded });
+  const result = (contract: string, name: keyof typeof SELECTOR, value: unknown, decoded: unknown) => ({
+    contract,
+    selector: SELECTOR[name],
+    decoded_name: name,
+    output: hexOut(name, value),
+    decoded_output: decoded,
+  });
 
   return {
     base_url: 'https://example.invalid/v1',
     exchanges: [
-      { method: 'POST', path: '/evm/lineage/record', body: { chain_id: 1, tracing_id: PAIR_RECORD }, status: 200, response: { chain_id: 1, data: { dataset: 'svc_evm.b0301_liquidity_pools_reserves_v1', record: pairRecord } } },
-      { method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, _tracing_id: PAIR_RECORD, limit: 1 }, status: 200, response: { chain_id: 1, data: { dataset: '0301', _tracing_id: PAIR_RECORD, genesis: { logs: [sync], function_results: [] } }, cursor: 'page-2', count: 1 } },
       {
-        method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'page-2', limit: 1 }, status: 200,
-        response: { chain_id: 1, data: { dataset: '0301', _tracing_id: PAIR_RECORD, genesis: { logs: [], function_results: [result(PAIR, 'getReserves', { reserve0, reserve1, block_timestamp_last: timestampLast }, { reserve0, reserve1, block_timestamp_last: timestampLast })] } }, cursor: null, page_count: 1 },
+        method: 'POST',
+        path: '/evm/lineage/record',
+        body: { chain_id: 1, tracing_id: PAIR_RECORD },
+        status: 200,
+        response: { chain_id: 1, data: { dataset: 'svc_evm.b0301_liquidity_pools_reserves_v1', record: pairRecord } },
       },
-      { method: 'POST', path: '/evm/lineage/record', body: { chain_id: 1, tracing_id: WETH_RECORD }, status: 200, response: { chain_id: 1, data: { dataset: '0201', record: wethRecord } } },
       {
-        method: 'POST', path: '/evm/lineage/genesis', body: { chain_id: 1, tracing_id: WETH_RECORD }, status: 200,
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, _tracing_id: PAIR_RECORD, limit: 1 },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: { dataset: '0301', _tracing_id: PAIR_RECORD, genesis: { logs: [sync], function_results: [] } },
+          cursor: 'page-2',
+          count: 1,
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'page-2', limit: 1 },
+        status: 200,
         response: {
           chain_id: 1,
           data: {
-            dataset: '0201', _tracing_id: WETH_RECORD,
+            dataset: '0301',
+            _tracing_id: PAIR_RECORD,
+            genesis: {
+              logs: [],
+              function_results: [
+                result(
+                  PAIR,
+                  'getReserves',
+                  { reserve0, reserve1, block_timestamp_last: timestampLast },
+                  { reserve0, reserve1, block_timestamp_last: timestampLast },
+                ),
+              ],
+            },
+          },
+          cursor: null,
+          page_count: 1,
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/record',
+        body: { chain_id: 1, tracing_id: WETH_RECORD },
+        status: 200,
+        response: { chain_id: 1, data: { dataset: '0201', record: wethRecord } },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: WETH_RECORD },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: '0201',
+            _tracing_id: WETH_RECORD,
             genesis: {
               logs: [genesisLog(3)],
               function_results: [
@@ -75,10 +160,22 @@ export function buildBundle(): Bundle {
               ],
             },
           },
-          cursor: null, count: 4,
+          cursor: null,
+          count: 4,
         },
       },
-      { method: 'POST', path: '/evm/raw/blocks', body: { chain_id: 1, block_numbers: [BLOCK] }, status: 200, response: { chain_id: 1, data: [{ block_number: BLOCK, block_hash: strip(fixture.header.hash!), receipt_root: strip(fixture.header.receiptsRoot!) }], cursor: null, count: 1 } },
+      {
+        method: 'POST',
+        path: '/evm/raw/blocks',
+        body: { chain_id: 1, block_numbers: [BLOCK] },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: [{ block_number: BLOCK, block_hash: strip(fixture.header.hash!), receipt_root: strip(fixture.header.receiptsRoot!) }],
+          cursor: null,
+          count: 1,
+        },
+      },
     ],
     blocks: [{ chain_id: 1, header: fixture.header, receipts: fixture.receipts }],
   } as Bundle;

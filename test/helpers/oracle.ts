@@ -14,7 +14,7 @@ export function oracleBloom(logs: readonly Log[]): Uint8Array {
     const h = keccak_256(item);
     for (let i = 0; i < 6; i += 2) {
       const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-      bloom[255 - Math.floor(bit / 8)]! |= 1 << bit % 8;
+      bloom[255 - Math.floor(bit / 8)]! |= 1 << (bit % 8);
     }
   }
   return bloom;

@@ -15,7 +15,11 @@ export function capturingLogger(): { logger: Logger; lines: Array<Record<string,
   return {
     logger,
     get lines() {
-      return raw.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      return raw
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     },
     text: () => raw.join(''),
   };

@@ -11,7 +11,10 @@ const license = readFileSync(new URL('../LICENSE', import.meta.resolve('@scalar/
 const assets = new URL('../dist/assets/', import.meta.url);
 mkdirSync(assets, { recursive: true });
 copyFileSync(bundle, new URL('scalar-standalone.js', assets));
-writeFileSync(new URL('scalar-standalone.LICENSE.txt', assets), `${name} ${version} (dist/browser/standalone.js), https://github.com/scalar/scalar\n\n${license}`);
+writeFileSync(
+  new URL('scalar-standalone.LICENSE.txt', assets),
+  `${name} ${version} (dist/browser/standalone.js), https://github.com/scalar/scalar\n\n${license}`,
+);
 
 const reference = new URL('../../../docs/', import.meta.url);
 const docs = new URL('../docs/', import.meta.url);

@@ -10,7 +10,13 @@ export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom.js';
 export { verifyBlockOperation } from './block.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage.js';
 export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-body.js';
-export { parseReceiptRootRequest, RECEIPT_ROOT_BODY, type ReceiptRootRefusal, type ReceiptRootRequest, type UnsupportedChain } from '../input/receipt-root-request.js';
+export {
+  parseReceiptRootRequest,
+  RECEIPT_ROOT_BODY,
+  type ReceiptRootRefusal,
+  type ReceiptRootRequest,
+  type UnsupportedChain,
+} from '../input/receipt-root-request.js';
 export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
 export type { JsonSchema } from '../input/schema.js';
 export { isObject, type JsonObject } from '../input/fields.js';

@@ -10,7 +10,11 @@ import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
 const tracingId: Spec<string> = {
-  schema: { type: 'string', pattern: '^[0-9a-fA-F]{36}$', description: 'The record to audit: 18 bytes, 36 hex characters (legacy spelling _tracing_id accepted).' },
+  schema: {
+    type: 'string',
+    pattern: '^[0-9a-fA-F]{36}$',
+    description: 'The record to audit: 18 bytes, 36 hex characters (legacy spelling _tracing_id accepted).',
+  },
   read: (value, path, problems) => {
     if (typeof value === 'string' && /^[0-9a-fA-F]{36}$/.test(value)) return value;
     problems.add(path, value === undefined ? 'missing' : 'invalid_format', 'a tracing id of 36 hex characters');
@@ -55,10 +59,22 @@ export type BundleAudit = Result<LineageReport, SourceError>;
  * Audits a lineage against a bundle (JSON as parsed, checked here): the one code path of the
  * HTTP endpoint and of `lineage --bundle`. `blocks` replaces the bundle's blocks (`--rpc`).
  */
-export async function auditBundle(input: { chainId: number; tracingId: string; bundle: unknown; blocks?: BlockSource; registry?: ChainRegistry }): Promise<BundleAudit> {
+export async function auditBundle(input: {
+  chainId: number;
+  tracingId: string;
+  bundle: unknown;
+  blocks?: BlockSource;
+  registry?: ChainRegistry;
+}): Promise<BundleAudit> {
   try {
     const source = new BundleSource(input.bundle);
-    const report = await walkLineage({ chainId: input.chainId, tracingId: input.tracingId, source, blocks: input.blocks ?? source, registry: input.registry ?? defaultRegistry });
+    const report = await walkLineage({
+      chainId: input.chainId,
+      tracingId: input.tracingId,
+      source,
+      blocks: input.blocks ?? source,
+      registry: input.registry ?? defaultRegistry,
+    });
     return ok(report);
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
@@ -82,9 +98,14 @@ export async function verifyLineage(body: unknown, context: OperationContext & {
   const problems = new Problems();
   const values = LINEAGE_BODY.read(body, '', problems)!;
   const id = values.tracing_id ?? values._tracing_id;
-  if (id === undefined && body.tracing_id === undefined && body._tracing_id === undefined) problems.add('tracing_id', 'missing', 'a tracing id of 36 hex characters');
+  if (id === undefined && body.tracing_id === undefined && body._tracing_id === undefined)
+    problems.add('tracing_id', 'missing', 'a tracing id of 36 hex characters');
   if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
   const audit = await auditBundle({ chainId: values.chain_id!, tracingId: id!, bundle: values.bundle, registry: context.registry ?? defaultRegistry });
   if (!audit.ok) return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
-  return { status: 200, verdict: audit.value.verdict === 'pass' ? 'identical' : 'different', body: { chain_id: values.chain_id, data: [audit.value], count: 1 } };
+  return {
+    status: 200,
+    verdict: audit.value.verdict === 'pass' ? 'identical' : 'different',
+    body: { chain_id: values.chain_id, data: [audit.value], count: 1 },
+  };
 }

@@ -56,7 +56,10 @@ export function eraChangesHashing(receipts: { namesTransactions: boolean; types:
  * decides whether it can be verified at all, or changes how its receipts hash.
  * Otherwise every era gives the same answer and none is guessed.
  */
-export function eraMatters(verifiability: Extract<Verifiability, { status: 'era_unknown' }>, receipts: { namesTransactions: boolean; types: readonly number[] }): boolean {
+export function eraMatters(
+  verifiability: Extract<Verifiability, { status: 'era_unknown' }>,
+  receipts: { namesTransactions: boolean; types: readonly number[] },
+): boolean {
   return verifiability.decidesVerifiability || eraChangesHashing(receipts);
 }
 

@@ -64,7 +64,11 @@ export function stateSyncOutcome(
   if (index === -1) return { kind: 'none' };
   const last = txHashes.length - 1;
   if (index !== last) {
-    return { kind: 'misplaced', index, expected: `Bor's state-sync receipt after every transaction of the block, at index ${last}; its transaction hash is on index ${index}` };
+    return {
+      kind: 'misplaced',
+      index,
+      expected: `Bor's state-sync receipt after every transaction of the block, at index ${last}; its transaction hash is on index ${index}`,
+    };
   }
   const reason = `Bor's state-sync receipt: in ${describeSpan(era)} (${era.name}) it is in neither the receipts root nor the logs bloom.`;
   return { kind: 'excluded', excluded: { index, txHash: derived, reason } };

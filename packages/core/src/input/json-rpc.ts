@@ -174,7 +174,13 @@ export interface ReadRpcBlockOptions extends HashOptions {
  * On Polygon PoS before Madhugiri, the receipt whose transactionHash is Bor's
  * state-sync hash of this block: it is not part of the root and is left out.
  */
-function stateSyncReceipt(chainId: number | null, header: RpcHeader, list: RpcReceiptList, problems: Problems, options: ReadRpcBlockOptions): ExcludedReceipt | undefined {
+function stateSyncReceipt(
+  chainId: number | null,
+  header: RpcHeader,
+  list: RpcReceiptList,
+  problems: Problems,
+  options: ReadRpcBlockOptions,
+): ExcludedReceipt | undefined {
   if (chainId === null || list.txHashes.every((hash) => hash === undefined)) return undefined;
   const verifiability = (options.registry ?? defaultRegistry).verifiability(chainId, header.fields.number);
   // Receipts that name their transactions may hold the state-sync receipt, which only the era tells apart.

@@ -20,7 +20,11 @@ export const LOGS_BLOOM_BODY = object(
     chain_id: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'chain id as a JSON integer' }), nullable: true },
     block_number: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'block number as a JSON integer' }), nullable: true },
     expected_bloom: {
-      spec: hex({ bytes: BLOOM_BYTES, description: 'The 2048-bit bloom to compare with, 512 hex characters.', expected: '2048-bit bloom as 512 hex characters' }),
+      spec: hex({
+        bytes: BLOOM_BYTES,
+        description: 'The 2048-bit bloom to compare with, 512 hex characters.',
+        expected: '2048-bit bloom as 512 hex characters',
+      }),
       required: true,
     },
     logs: { spec: arrayOf(BLOOM_LOG, { description: 'The logs, in any order (may be empty).', expected: 'an array of logs (may be empty)' }), required: true },

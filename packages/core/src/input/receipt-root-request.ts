@@ -75,17 +75,37 @@ export const BLOOM_LOG = object(
 );
 
 const RECEIPT_MEMBERS = {
-    index: { spec: integer({ min: 0, description: 'Zero-based transaction index.', expected: 'zero-based transaction index (JSON integer)' }), required: true },
-    type: {
-      spec: integer({ min: 0, max: 255, description: 'Extension: EIP-2718 transaction type (default 0); one the chain knows.', expected: 'EIP-2718 transaction type as a JSON integer 0-255 (126 for 0x7e)' }),
-    },
-    status: { spec: integer({ min: 0, max: 1, description: '1 success, 0 revert (Byzantium and later); exclusive with root.', expected: '1 for success or 0 for revert' }), nullable: true },
-    root: { spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }), nullable: true },
-    cumulative_gas_used: { spec: quantity('Gas used in the block up to and including this transaction.'), required: true },
-    logs: { spec: arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }) },
-    deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
-    deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
-    tx_hash: { spec: hex({ bytes: 32, description: "Extension: the receipt's transaction hash; lets Polygon PoS recognise Bor's state-sync receipt, which is outside the root before Madhugiri." }), nullable: true },
+  index: { spec: integer({ min: 0, description: 'Zero-based transaction index.', expected: 'zero-based transaction index (JSON integer)' }), required: true },
+  type: {
+    spec: integer({
+      min: 0,
+      max: 255,
+      description: 'Extension: EIP-2718 transaction type (default 0); one the chain knows.',
+      expected: 'EIP-2718 transaction type as a JSON integer 0-255 (126 for 0x7e)',
+    }),
+  },
+  status: {
+    spec: integer({
+      min: 0,
+      max: 1,
+      description: '1 success, 0 revert (Byzantium and later); exclusive with root.',
+      expected: '1 for success or 0 for revert',
+    }),
+    nullable: true,
+  },
+  root: { spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }), nullable: true },
+  cumulative_gas_used: { spec: quantity('Gas used in the block up to and including this transaction.'), required: true },
+  logs: { spec: arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }) },
+  deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
+  deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
+  tx_hash: {
+    spec: hex({
+      bytes: 32,
+      description:
+        "Extension: the receipt's transaction hash; lets Polygon PoS recognise Bor's state-sync receipt, which is outside the root before Madhugiri.",
+    }),
+    nullable: true,
+  },
 };
 const RECEIPT = object(RECEIPT_MEMBERS, { description: 'A receipt of the block.', expected: 'a receipt object' });
 type ReceiptValues = ReadMembers<typeof RECEIPT_MEMBERS>;
@@ -148,14 +168,23 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
   if (hasNonce || hasVersion) {
     const isDeposit = type === OP_DEPOSIT && (rules === undefined || rules.layouts.get(OP_DEPOSIT) === 'op-deposit');
     if (!isDeposit) {
-      problems.add(join(path, hasNonce ? 'deposit_nonce' : 'deposit_receipt_version'), 'conflict', 'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)');
+      problems.add(
+        join(path, hasNonce ? 'deposit_nonce' : 'deposit_receipt_version'),
+        'conflict',
+        'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)',
+      );
     } else if (hasVersion && !hasNonce) {
       problems.add(join(path, 'deposit_nonce'), 'missing', 'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)');
     }
   }
   if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
   if (hasStatus ? tx.status === undefined : tx.root === undefined) return undefined;
-  if ((raw.logs !== undefined && tx.logs === undefined) || (hasNonce && tx.deposit_nonce === undefined) || (hasVersion && tx.deposit_receipt_version === undefined)) return undefined;
+  if (
+    (raw.logs !== undefined && tx.logs === undefined) ||
+    (hasNonce && tx.deposit_nonce === undefined) ||
+    (hasVersion && tx.deposit_receipt_version === undefined)
+  )
+    return undefined;
   return {
     type,
     ...(hasStatus ? { status: tx.status as 0 | 1 } : { root: tx.root! }),
@@ -185,11 +214,7 @@ function readHeader(rlp: Uint8Array | undefined, problems: Problems, options: Ha
  * problem (400), or why the chain or its era cannot be verified (422) when the body
  * is otherwise valid.
  */
-export function parseReceiptRootRequest(
-  body: unknown,
-  registry: ChainRegistry,
-  options: HashOptions = {},
-): Result<ReceiptRootRequest, ReceiptRootRefusal> {
+export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, options: HashOptions = {}): Result<ReceiptRootRequest, ReceiptRootRefusal> {
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
@@ -211,7 +236,12 @@ export function parseReceiptRootRequest(
   }
   const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
-  const positions = orderByIndex(entries.map((entry) => entry.values?.index), (position) => `transactions[${position}].index`, 'transactions', problems);
+  const positions = orderByIndex(
+    entries.map((entry) => entry.values?.index),
+    (position) => `transactions[${position}].index`,
+    'transactions',
+    problems,
+  );
 
   const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
   const stateSync = stateSyncOutcome(verifiability, { number: blockNumber, hash: header?.hash ?? values.block_hash }, txHashes, options);

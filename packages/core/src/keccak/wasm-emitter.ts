@@ -70,35 +70,79 @@ export class Code {
   }
 
   // Control (spec 5.4.1); the block type is always empty (0x40).
-  loop(): this { return this.op(0x03, 0x40); }
-  end(): this { return this.op(0x0b); }
-  brIf(depth: number): this { return this.op(0x0d, ...uleb(depth)); }
+  loop(): this {
+    return this.op(0x03, 0x40);
+  }
+  end(): this {
+    return this.op(0x0b);
+  }
+  brIf(depth: number): this {
+    return this.op(0x0d, ...uleb(depth));
+  }
 
   // Variables (spec 5.4.4).
-  get(local: number): this { return this.op(0x20, ...uleb(local)); }
-  set(local: number): this { return this.op(0x21, ...uleb(local)); }
-  tee(local: number): this { return this.op(0x22, ...uleb(local)); }
+  get(local: number): this {
+    return this.op(0x20, ...uleb(local));
+  }
+  set(local: number): this {
+    return this.op(0x21, ...uleb(local));
+  }
+  tee(local: number): this {
+    return this.op(0x22, ...uleb(local));
+  }
 
   // Memory (spec 5.4.6).
-  i64Load(offset = 0, alignLog2 = 3): this { return this.mem(0x29, offset, alignLog2); }
-  i32Load8U(offset = 0): this { return this.mem(0x2d, offset, 0); }
-  i64Store(offset = 0, alignLog2 = 3): this { return this.mem(0x37, offset, alignLog2); }
-  i32Store8(offset = 0): this { return this.mem(0x3a, offset, 0); }
+  i64Load(offset = 0, alignLog2 = 3): this {
+    return this.mem(0x29, offset, alignLog2);
+  }
+  i32Load8U(offset = 0): this {
+    return this.mem(0x2d, offset, 0);
+  }
+  i64Store(offset = 0, alignLog2 = 3): this {
+    return this.mem(0x37, offset, alignLog2);
+  }
+  i32Store8(offset = 0): this {
+    return this.mem(0x3a, offset, 0);
+  }
   /** memory.fill, from the bulk memory proposal (standard since 2.0, in all engines since 2021): [dest, byte, length] -> []. */
-  memoryFill(): this { return this.op(0xfc, ...uleb(11), 0x00); }
+  memoryFill(): this {
+    return this.op(0xfc, ...uleb(11), 0x00);
+  }
 
   // Numeric (spec 5.4.7).
-  i32Const(v: number): this { return this.op(0x41, ...sleb(v | 0)); }
-  i64Const(v: bigint): this { return this.op(0x42, ...sleb(BigInt.asIntN(64, v))); }
-  i32Ne(): this { return this.op(0x47); }
-  i32Add(): this { return this.op(0x6a); }
-  i32Sub(): this { return this.op(0x6b); }
-  i32RemU(): this { return this.op(0x70); }
-  i32Or(): this { return this.op(0x72); }
-  i64And(): this { return this.op(0x83); }
-  i64Or(): this { return this.op(0x84); }
-  i64Xor(): this { return this.op(0x85); }
-  i64Rotl(): this { return this.op(0x89); }
+  i32Const(v: number): this {
+    return this.op(0x41, ...sleb(v | 0));
+  }
+  i64Const(v: bigint): this {
+    return this.op(0x42, ...sleb(BigInt.asIntN(64, v)));
+  }
+  i32Ne(): this {
+    return this.op(0x47);
+  }
+  i32Add(): this {
+    return this.op(0x6a);
+  }
+  i32Sub(): this {
+    return this.op(0x6b);
+  }
+  i32RemU(): this {
+    return this.op(0x70);
+  }
+  i32Or(): this {
+    return this.op(0x72);
+  }
+  i64And(): this {
+    return this.op(0x83);
+  }
+  i64Or(): this {
+    return this.op(0x84);
+  }
+  i64Xor(): this {
+    return this.op(0x85);
+  }
+  i64Rotl(): this {
+    return this.op(0x89);
+  }
 }
 
 export interface FuncDef {
@@ -143,8 +187,14 @@ export function emitModule(def: ModuleDef): Uint8Array {
     return [...uleb(body.length), ...body];
   });
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, // magic "\0asm"
-    0x01, 0x00, 0x00, 0x00, // version 1
+    0x00,
+    0x61,
+    0x73,
+    0x6d, // magic "\0asm"
+    0x01,
+    0x00,
+    0x00,
+    0x00, // version 1
     ...section(1, vec(types)),
     ...section(3, vec(def.funcs.map((_, i) => uleb(i)))),
     ...section(5, vec([[0x00, ...uleb(def.memory.minPages)]])), // limits: min only

@@ -71,7 +71,11 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
   const comp = (i: number): boolean => complemented.has(i);
 
   // Locals: params ptr, len; then i32 p, limit, r; then i64 A[25], B[25], C[5], D[5].
-  const PTR = 0, LEN = 1, P = 2, LIMIT = 3, R = 4;
+  const PTR = 0,
+    LEN = 1,
+    P = 2,
+    LIMIT = 3,
+    R = 4;
   const A = (i: number) => 5 + i;
   const B = (i: number) => 30 + i;
   const C = (x: number) => 55 + x;
@@ -96,26 +100,50 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
   // One absorb + permutation per block, from ptr up to limit.
   c.get(PTR).set(P);
   c.loop();
-  for (let i = 0; i < RATE_LANES; i++) c.get(A(i)).get(P).i64Load(8 * i).i64Xor().set(A(i));
+  for (let i = 0; i < RATE_LANES; i++)
+    c.get(A(i))
+      .get(P)
+      .i64Load(8 * i)
+      .i64Xor()
+      .set(A(i));
   c.i32Const(0).set(R);
   c.loop();
   for (let k = 0; k < unroll; k++) {
     // theta: C[x] = xor of column x; D[x] = C[x-1] ^ rotl(C[x+1], 1)
     for (let x = 0; x < 5; x++) {
-      c.get(A(x)).get(A(x + 5)).i64Xor().get(A(x + 10)).i64Xor().get(A(x + 15)).i64Xor().get(A(x + 20)).i64Xor().set(C(x));
+      c.get(A(x))
+        .get(A(x + 5))
+        .i64Xor()
+        .get(A(x + 10))
+        .i64Xor()
+        .get(A(x + 15))
+        .i64Xor()
+        .get(A(x + 20))
+        .i64Xor()
+        .set(C(x));
     }
-    for (let x = 0; x < 5; x++) c.get(C((x + 4) % 5)).get(C((x + 1) % 5)).i64Const(1n).i64Rotl().i64Xor().set(D(x));
+    for (let x = 0; x < 5; x++)
+      c.get(C((x + 4) % 5))
+        .get(C((x + 1) % 5))
+        .i64Const(1n)
+        .i64Rotl()
+        .i64Xor()
+        .set(D(x));
     // rho and pi (with theta's D applied): B[b] = rotl(A[a] ^ D[a.x], ROT[a])
     for (let b = 0; b < 25; b++) {
       const a = PI_SRC[b]!;
-      c.get(A(a)).get(D(a % 5)).i64Xor();
+      c.get(A(a))
+        .get(D(a % 5))
+        .i64Xor();
       if (ROT[a] !== 0) c.i64Const(BigInt(ROT[a]!)).i64Rotl();
       c.set(B(b));
     }
     // chi: A[x, y] = B[x, y] ^ (~B[x+1, y] & B[x+2, y]), on stored values
     for (let y = 0; y < 5; y++) {
       for (let x = 0; x < 5; x++) {
-        const b0 = lane(x, y), b1 = lane(x + 1, y), b2 = lane(x + 2, y);
+        const b0 = lane(x, y),
+          b1 = lane(x + 1, y),
+          b2 = lane(x + 2, y);
         const f = chiForm(bComp[b0]!, bComp[b1]!, bComp[b2]!, comp(b0));
         c.get(B(b0)).get(B(b1));
         if (f.not1) not();
@@ -129,9 +157,19 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
       }
     }
     // iota
-    c.get(A(0)).get(R).i64Load(RC_OFF + 8 * k).i64Xor().set(A(0));
+    c.get(A(0))
+      .get(R)
+      .i64Load(RC_OFF + 8 * k)
+      .i64Xor()
+      .set(A(0));
   }
-  c.get(R).i32Const(8 * unroll).i32Add().tee(R).i32Const(8 * 24).i32Ne().brIf(0);
+  c.get(R)
+    .i32Const(8 * unroll)
+    .i32Add()
+    .tee(R)
+    .i32Const(8 * 24)
+    .i32Ne()
+    .brIf(0);
   c.end();
   c.get(P).i32Const(RATE).i32Add().tee(P).get(LIMIT).i32Ne().brIf(0);
   c.end();

@@ -258,7 +258,9 @@ function stringMember(entry: Record<string, unknown>, key: string): string | nul
  * // [{ check: 'function_result.selector', status: 'pass', … }, { check: 'function_result.decoded_output', status: 'pass', … }]
  */
 export function checkFunctionResult(result: unknown, path: string): FunctionResultCheck[] {
-  const make = (check: string) => (status: CheckStatus, reason: string): FunctionResultCheck => ({ check, status, reason, path });
+  const make =
+    (check: string) =>
+    (status: CheckStatus, reason: string): FunctionResultCheck => ({ check, status, reason, path });
   const selectorCheck = make('function_result.selector');
   const outputCheck = make('function_result.decoded_output');
   if (!isObject(result)) {

@@ -56,7 +56,7 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const functionResults = genesis.function_results ?? [];
   if (!Array.isArray(functionResults)) return bad('data.genesis.function_results', 'an array of function results', functionResults);
   const cursor = response.cursor ?? null;
-  if (cursor !== null && typeof cursor !== 'string') return bad('cursor', 'the next page\'s cursor (a string) or null', cursor);
+  if (cursor !== null && typeof cursor !== 'string') return bad('cursor', "the next page's cursor (a string) or null", cursor);
   const countName = response.count !== undefined ? 'count' : 'page_count';
   const count = response[countName] ?? logs.length + functionResults.length;
   if (!Number.isSafeInteger(count) || (count as number) < 0) return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);

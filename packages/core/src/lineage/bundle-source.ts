@@ -30,7 +30,8 @@ export class BundleSource implements LineageSource, BlockSource {
   async record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
     const recorded = this.index.records.get(lineageKey(chainId, tracingId));
     const what = `lineage/record for tracing id ${plain(tracingId)} on chain ${chainId}`;
-    if (recorded === undefined) throw new SourceError(`the bundle has no answer to ${what}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
+    if (recorded === undefined)
+      throw new SourceError(`the bundle has no answer to ${what}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
     return this.contentOf(recorded, what);
   }
 

@@ -36,7 +36,8 @@ export interface BundleIndex {
 }
 
 /** The key of a lineage request: chain, tracing id (any case), and for genesis the cursor (absent = null). */
-export const lineageKey = (chainId: number, tracingId: string, cursor?: string | null): string => JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
+export const lineageKey = (chainId: number, tracingId: string, cursor?: string | null): string =>
+  JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
 export const blockKey = (chainId: number, blockNumber: number): string => `${chainId}:${blockNumber}`;
 
 const RECORD = '/evm/lineage/record';
@@ -46,7 +47,11 @@ const RAW_BLOCKS = '/evm/raw/blocks';
 /** The error for a bundle's member: its path, what was expected there and what it was instead. */
 export function bundleProblem(path: string, expected: string, got: unknown): SourceError {
   const full = `${expected}, got ${kindOf(got)}`;
-  return new SourceError(`${path === '' ? 'the bundle' : path}: expected ${full}`, { path, reason: got === undefined ? 'missing' : 'invalid_format', expected: full });
+  return new SourceError(`${path === '' ? 'the bundle' : path}: expected ${full}`, {
+    path,
+    reason: got === undefined ? 'missing' : 'invalid_format',
+    expected: full,
+  });
 }
 
 const isChainId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1;
@@ -74,9 +79,11 @@ function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown
 function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'an exchange {method, path, body, status, response}', value);
   if (value.method !== 'POST' && value.method !== 'GET') throw bundleProblem(`${path}.method`, '"POST" or "GET"', value.method);
-  if (typeof value.path !== 'string' || !value.path.startsWith('/')) throw bundleProblem(`${path}.path`, 'the request path relative to the base URL, such as "/evm/lineage/record"', value.path);
+  if (typeof value.path !== 'string' || !value.path.startsWith('/'))
+    throw bundleProblem(`${path}.path`, 'the request path relative to the base URL, such as "/evm/lineage/record"', value.path);
   if (!isObject(value.body)) throw bundleProblem(`${path}.body`, 'the request body as sent (an object)', value.body);
-  if (!Number.isSafeInteger(value.status) || (value.status as number) < 100 || (value.status as number) > 599) throw bundleProblem(`${path}.status`, 'the HTTP status answered (an integer 100-599)', value.status);
+  if (!Number.isSafeInteger(value.status) || (value.status as number) < 100 || (value.status as number) > 599)
+    throw bundleProblem(`${path}.status`, 'the HTTP status answered (an integer 100-599)', value.status);
   if (!('response' in value)) throw bundleProblem(`${path}.response`, 'the JSON the service answered', undefined);
   const exchange = value as unknown as Exchange;
   const body = exchange.body;
@@ -87,7 +94,8 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
 
   if (endpoint === RAW_BLOCKS) {
     const numbers = body.block_numbers;
-    if (!Array.isArray(numbers) || !numbers.every(isBlockNumber)) throw bundleProblem(`${path}.body.block_numbers`, 'the block numbers sent (an array of non-negative integers)', numbers);
+    if (!Array.isArray(numbers) || !numbers.every(isBlockNumber))
+      throw bundleProblem(`${path}.body.block_numbers`, 'the block numbers sent (an array of non-negative integers)', numbers);
     const rows = new Map<number, Json>();
     if (exchange.status === 200) {
       const data = isObject(exchange.response) ? exchange.response.data : undefined;
@@ -103,7 +111,8 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
 
   const tracingMember = body.tracing_id !== undefined ? 'tracing_id' : '_tracing_id';
   const tracingId = body[tracingMember];
-  if (typeof tracingId !== 'string') throw bundleProblem(`${path}.body.${tracingMember}`, 'the tracing id sent (a string, as tracing_id or _tracing_id)', tracingId);
+  if (typeof tracingId !== 'string')
+    throw bundleProblem(`${path}.body.${tracingMember}`, 'the tracing id sent (a string, as tracing_id or _tracing_id)', tracingId);
   if (endpoint === RECORD) {
     const key = lineageKey(chainId, tracingId);
     const answer = contentOf(exchange, path, readRecordAnswer);
@@ -111,7 +120,8 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
     return;
   }
   const cursor = body.cursor ?? null;
-  if (cursor !== null && typeof cursor !== 'string') throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
+  if (cursor !== null && typeof cursor !== 'string')
+    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
   const key = lineageKey(chainId, tracingId, cursor);
   const answer = contentOf(exchange, path, readGenesisPage);
   if (!index.genesisPages.has(key)) index.genesisPages.set(key, { path, status: exchange.status, answer });
@@ -120,11 +130,11 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
 /** Checks one block's shape (its full reading is the walker's) and indexes it by chain and number. */
 function readBlock(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'a block {chain_id, header, receipts} in the JSON-RPC format', value);
-  if (!isChainId(value.chain_id)) throw bundleProblem(`${path}.chain_id`, 'the block\'s chain id (a positive integer)', value.chain_id);
+  if (!isChainId(value.chain_id)) throw bundleProblem(`${path}.chain_id`, "the block's chain id (a positive integer)", value.chain_id);
   if (!isObject(value.header)) throw bundleProblem(`${path}.header`, 'the block header (an object, as eth_getBlockByNumber answers it)', value.header);
   const n = blockNumberOf(value.header.number);
   if (n === undefined) throw bundleProblem(`${path}.header.number`, 'the block number (a 0x quantity or an integer)', value.header.number);
-  if (!Array.isArray(value.receipts)) throw bundleProblem(`${path}.receipts`, 'the block\'s complete receipts (an array)', value.receipts);
+  if (!Array.isArray(value.receipts)) throw bundleProblem(`${path}.receipts`, "the block's complete receipts (an array)", value.receipts);
   const key = blockKey(value.chain_id, n);
   if (!index.blocks.has(key)) index.blocks.set(key, value as BlockJson);
 }
@@ -142,7 +152,8 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
     throw bundleProblem('exchanges', `the hosted service's recorded request/response pairs (an array)${what}`, exchanges);
   }
   if (!Array.isArray(blocks)) throw bundleProblem('blocks', 'blocks in the JSON-RPC format (an array), or nothing', blocks);
-  if (json.base_url !== undefined && typeof json.base_url !== 'string') throw bundleProblem('base_url', 'the base URL of the service (a string), or nothing', json.base_url);
+  if (json.base_url !== undefined && typeof json.base_url !== 'string')
+    throw bundleProblem('base_url', 'the base URL of the service (a string), or nothing', json.base_url);
   if (exchanges.length > LINEAGE_LIMITS.bundleExchanges) throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
   if (blocks.length > LINEAGE_LIMITS.bundleBlocks) throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
 
@@ -152,7 +163,11 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
   // Last, so that a faulty member is named as such before the nesting below it is.
   const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
   if (deep !== null) throw limitExceeded('jsonDepth', 'the bundle', deep);
-  const bundle: Bundle = { ...(typeof json.base_url === 'string' && { base_url: json.base_url }), exchanges: exchanges as Exchange[], blocks: blocks as BlockJson[] };
+  const bundle: Bundle = {
+    ...(typeof json.base_url === 'string' && { base_url: json.base_url }),
+    exchanges: exchanges as Exchange[],
+    blocks: blocks as BlockJson[],
+  };
   return { bundle, index };
 }
 

@@ -44,7 +44,8 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
   };
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
   const wrong = present.find(([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]));
-  if (wrong !== undefined) return check('record.erc20', 'fail', subject, `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`);
+  if (wrong !== undefined)
+    return check('record.erc20', 'fail', subject, `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`);
   return check('record.erc20', 'pass', subject, `${present.map(([m]) => m).join(', ')} equal the decoded function results`);
 }
 
@@ -57,21 +58,33 @@ export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLo
   if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
   const pool = normHex(record.address);
   // Without an integer position the record cannot be placed among the Sync logs; getReserves still counts.
-  const [block, tx, log] = [Number.isSafeInteger(record.block_number) ? (record.block_number as number) : null, positionMember(record.tx_index), positionMember(record.log_index)];
+  const [block, tx, log] = [
+    Number.isSafeInteger(record.block_number) ? (record.block_number as number) : null,
+    positionMember(record.tx_index),
+    positionMember(record.log_index),
+  ];
   const at: Position | null = block === null || tx === null || log === null ? null : [block, tx, log];
   let last: { log: GenesisLog; subject: string } | undefined;
   for (const entry of at === null ? [] : logs) {
     const p = positionOf(entry.log);
-    if (normHex(entry.log.topics[0]) === SYNC_TOPIC && normHex(entry.log.contract_address) === pool && notAfter(p, at!) && (last === undefined || notAfter(positionOf(last.log), p))) last = entry;
+    if (
+      normHex(entry.log.topics[0]) === SYNC_TOPIC &&
+      normHex(entry.log.contract_address) === pool &&
+      notAfter(p, at!) &&
+      (last === undefined || notAfter(positionOf(last.log), p))
+    )
+      last = entry;
   }
   const sources: Array<[string, [bigint, bigint]]> = [];
   if (last !== undefined) {
     const data = hexOf(last.log.data)!;
-    if (data.length === 64) sources.push([`the Sync at ${last.subject}`, [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)]]);
+    if (data.length === 64)
+      sources.push([`the Sync at ${last.subject}`, [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)]]);
   }
   const get = decoded('getReserves');
   if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
-  if (sources.length === 0) return check('record.reserves', 'skipped', subject, `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`);
+  if (sources.length === 0)
+    return check('record.reserves', 'skipped', subject, `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`);
   let claimed: [bigint, bigint];
   try {
     if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
@@ -80,6 +93,7 @@ export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLo
     return check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`);
   }
   const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
-  if (wrong !== undefined) return check('record.reserves', 'fail', subject, `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`);
+  if (wrong !== undefined)
+    return check('record.reserves', 'fail', subject, `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`);
   return check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`);
 }

@@ -30,12 +30,17 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
   const seen = new Set<string>();
   let previous: PageAt | null = null;
   for (let pageIndex = 0; ; pageIndex++) {
-    if (pageIndex === LINEAGE_LIMITS.genesisPages) throw limitExceeded('genesisPages', subject, previous?.bundlePath === undefined ? '' : `${previous.bundlePath}.cursor`);
+    if (pageIndex === LINEAGE_LIMITS.genesisPages)
+      throw limitExceeded('genesisPages', subject, previous?.bundlePath === undefined ? '' : `${previous.bundlePath}.cursor`);
     const cursor: string | null = previous?.page.cursor ?? null;
     const at = await fetchPage(cursor, pageIndex);
     if (at === null) {
       if (previous === null) return null;
-      throw cursorError(previous, `has the cursor ${show(cursor)}, but there is no lineage/genesis page at it`, `the cursor of a lineage/genesis page in the bundle, or null; there is no page at ${show(cursor)}`);
+      throw cursorError(
+        previous,
+        `has the cursor ${show(cursor)}, but there is no lineage/genesis page at it`,
+        `the cursor of a lineage/genesis page in the bundle, or null; there is no page at ${show(cursor)}`,
+      );
     }
     const { page } = at;
     if (merged.logs.length + merged.functionResults.length + page.logs.length + page.functionResults.length > LINEAGE_LIMITS.recordArtifacts) {
@@ -45,7 +50,12 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
     for (const log of page.logs) merged.logs.push(log);
     for (const result of page.functionResults) merged.functionResults.push(result);
     if (page.cursor === null || page.count === 0) return merged;
-    if (seen.has(page.cursor)) throw cursorError(at, `repeats the cursor ${show(page.cursor)} of an earlier page of ${subject}`, `a cursor not given before in this genesis, or null; ${show(page.cursor)} repeats an earlier page's`);
+    if (seen.has(page.cursor))
+      throw cursorError(
+        at,
+        `repeats the cursor ${show(page.cursor)} of an earlier page of ${subject}`,
+        `a cursor not given before in this genesis, or null; ${show(page.cursor)} repeats an earlier page's`,
+      );
     seen.add(page.cursor);
     previous = at;
   }

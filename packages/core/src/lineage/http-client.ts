@@ -130,7 +130,10 @@ export class HttpClient {
       } else {
         // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
         const deep = tooDeep(outcome.json, LINEAGE_LIMITS.jsonDepth);
-        if (deep !== null) throw new SourceError(`${who} answered ${what} with HTTP ${outcome.status} and JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`);
+        if (deep !== null)
+          throw new SourceError(
+            `${who} answered ${what} with HTTP ${outcome.status} and JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`,
+          );
         const verdict = judge(outcome);
         if (verdict.kind === 'final') return outcome;
         if (verdict.kind === 'refuse') throw new SourceError(verdict.message);
@@ -138,7 +141,9 @@ export class HttpClient {
         if (verdict.kind === 'rate_limited') {
           const waitMs = (outcome.retryAfterSeconds ?? verdict.waitSeconds ?? 1) * 1000;
           if (waitMs > this.maxRetryAfterMs) {
-            throw new SourceError(`${who} answered ${what} with ${failure}; it asks to wait ${Math.ceil(waitMs / 1000)} s (an allowance may be exhausted), more than the ${this.maxRetryAfterMs / 1000} s this client waits`);
+            throw new SourceError(
+              `${who} answered ${what} with ${failure}; it asks to wait ${Math.ceil(waitMs / 1000)} s (an allowance may be exhausted), more than the ${this.maxRetryAfterMs / 1000} s this client waits`,
+            );
           }
           delayMs = Math.max(waitMs, Math.min(last429DelayMs * 2, MAX_BACKOFF_MS));
           last429DelayMs = delayMs;
@@ -146,7 +151,8 @@ export class HttpClient {
           delayMs = Math.max(Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS), (outcome.retryAfterSeconds ?? 0) * 1000);
         }
       }
-      if (retries >= this.maxRetries) throw new SourceError(`${who} answered ${what} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
+      if (retries >= this.maxRetries)
+        throw new SourceError(`${who} answered ${what} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
       await this.sleep(delayMs);
     }
   }

@@ -7,7 +7,16 @@
 export { walkLineage, type WalkOptions } from './walker.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './report.js';
 export { BundleSource, parseBundle, type Bundle } from './bundle-source.js';
-export { SourceError, type BlockJson, type BlockSource, type Exchange, type GenesisAnswer, type InputProblem, type LineageSource, type RecordAnswer } from './source.js';
+export {
+  SourceError,
+  type BlockJson,
+  type BlockSource,
+  type Exchange,
+  type GenesisAnswer,
+  type InputProblem,
+  type LineageSource,
+  type RecordAnswer,
+} from './source.js';
 export { checkFunctionResult, decodeFunctionOutput, KNOWN_FUNCTIONS, type DecodedOutput, type DecodeResult, type KnownFunction } from './abi.js';
 export { datasetId, DATASETS } from './datasets.js';
 export { LINEAGE_LIMITS, type LineageLimit } from './limits.js';

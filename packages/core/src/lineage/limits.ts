@@ -46,5 +46,9 @@ const WHAT: Record<LineageLimit, string> = {
  */
 export function limitExceeded(limit: LineageLimit, subject: string, path = ''): SourceError {
   const what = `${LINEAGE_LIMITS[limit]} ${WHAT[limit]}`;
-  return new SourceError(`${subject} has more than the limit of ${what}${path === '' ? '' : ` (at ${path})`}`, { path, reason: 'out_of_range', expected: `at most ${what}; ${subject} has more` });
+  return new SourceError(`${subject} has more than the limit of ${what}${path === '' ? '' : ` (at ${path})`}`, {
+    path,
+    reason: 'out_of_range',
+    expected: `at most ${what}; ${subject} has more`,
+  });
 }

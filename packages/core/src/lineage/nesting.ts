@@ -38,6 +38,8 @@ function pathOf(frame: Frame): string {
   keys.reverse();
   const spelled = keys
     .slice(0, PATH_MEMBERS)
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${i === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key.slice(0, 40))}]`));
+    .map((key, i) =>
+      typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${i === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key.slice(0, 40))}]`,
+    );
   return `${spelled.join('')}${keys.length > PATH_MEMBERS ? '…' : ''}`;
 }

@@ -65,17 +65,27 @@ export interface BlockContext {
 export async function checkBlock(n: number, context: BlockContext): Promise<{ facts: BlockFacts | null; checks: Check[] }> {
   const subject = `block ${n}`;
   const json = context.blocks === undefined ? null : await context.blocks.block(context.chainId, n);
-  if (json === null) return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
+  if (json === null)
+    return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
   const problems = new Problems();
   // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
   const block = readRpcBlock(json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json, problems, { registry: context.registry });
-  if (block === undefined) return { facts: null, checks: [check('block.available', 'fail', subject, `the block does not parse: ${problems.list[0]?.name}: ${problems.list[0]?.expected}`)] };
+  if (block === undefined)
+    return {
+      facts: null,
+      checks: [check('block.available', 'fail', subject, `the block does not parse: ${problems.list[0]?.name}: ${problems.list[0]?.expected}`)],
+    };
   const checks: Check[] = [];
   const { complete, hash, fields } = block.header;
-  if (complete === undefined || hash === undefined) checks.push(check('block.header_hash', 'skipped', subject, `the header lacks ${complete === undefined ? block.header.missing.join(', ') : 'its hash'}`));
+  if (complete === undefined || hash === undefined)
+    checks.push(check('block.header_hash', 'skipped', subject, `the header lacks ${complete === undefined ? block.header.missing.join(', ') : 'its hash'}`));
   else {
     const computed = defaultKeccak256(encodeHeader(complete));
-    checks.push(bytesEqual(computed, hash) ? check('block.header_hash', 'pass', subject, 'the header hashes to the block hash') : check('block.header_hash', 'fail', subject, `the header hashes to ${bytesToHex(computed)}, not ${bytesToHex(hash)}`));
+    checks.push(
+      bytesEqual(computed, hash)
+        ? check('block.header_hash', 'pass', subject, 'the header hashes to the block hash')
+        : check('block.header_hash', 'fail', subject, `the header hashes to ${bytesToHex(computed)}, not ${bytesToHex(hash)}`),
+    );
   }
   const verifiability = context.registry.verifiability(context.chainId, fields.number ?? n);
   if (verifiability.status !== 'verifiable') {
@@ -103,7 +113,12 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
   checks.push(
     rootsMatch
       ? check('block.receipts_root', 'pass', subject, `${block.receipts.length} receipts reproduce the ${claimed.map(([what]) => what).join(' and the ')}`)
-      : check('block.receipts_root', 'fail', subject, `the ${block.receipts.length} receipts give ${bytesToHex(computedRoot)}, not the ${wrong.map(([what]) => what).join(' nor the ')}`),
+      : check(
+          'block.receipts_root',
+          'fail',
+          subject,
+          `the ${block.receipts.length} receipts give ${bytesToHex(computedRoot)}, not the ${wrong.map(([what]) => what).join(' nor the ')}`,
+        ),
   );
   return { facts: { block, rootsMatch }, checks };
 }
@@ -116,10 +131,18 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
   const topics = log.topics.map((t) => hexOf(t)!);
   const data = hexOf(log.data)!;
   const same = (l: Log | undefined) =>
-    l !== undefined && bytesEqual(l.address, address) && l.topics.length === topics.length && l.topics.every((t, i) => bytesEqual(t, topics[i]!)) && bytesEqual(l.data, data);
+    l !== undefined &&
+    bytesEqual(l.address, address) &&
+    l.topics.length === topics.length &&
+    l.topics.every((t, i) => bytesEqual(t, topics[i]!)) &&
+    bytesEqual(l.data, data);
   let found = false;
-  if (facts.notVerifiable !== undefined) checks.push(check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`));
-  else if (!rootsMatch) checks.push(check('log.position', 'skipped', subject, 'the block\'s receipts do not reproduce its root, so positions in them prove nothing'));
+  if (facts.notVerifiable !== undefined)
+    checks.push(
+      check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`),
+    );
+  else if (!rootsMatch)
+    checks.push(check('log.position', 'skipped', subject, "the block's receipts do not reproduce its root, so positions in them prove nothing"));
   else {
     const receipt = block.receipts[log.tx_index];
     if (same(receipt?.logs[log.log_index])) {
@@ -133,22 +156,48 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
         warn(`${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`);
         checks.push(check('log.position', 'pass', subject, `transaction ${log.tx_index} has this log at block-wide index ${log.log_index}`));
       } else {
-        checks.push(check('log.position', 'fail', subject, receipt === undefined ? `the block has no transaction ${log.tx_index}` : `transaction ${log.tx_index} has no log ${log.log_index} with this address, topics and data`));
+        checks.push(
+          check(
+            'log.position',
+            'fail',
+            subject,
+            receipt === undefined
+              ? `the block has no transaction ${log.tx_index}`
+              : `transaction ${log.tx_index} has no log ${log.log_index} with this address, topics and data`,
+          ),
+        );
       }
     }
   }
   const bloom = block.header.fields.logsBloom;
-  if (!found || bloom === undefined) checks.push(check('log.bloom', 'skipped', subject, bloom === undefined ? 'the header has no logsBloom' : 'the log is not the chain\'s, so its bloom bits prove nothing'));
+  if (!found || bloom === undefined)
+    checks.push(
+      check(
+        'log.bloom',
+        'skipped',
+        subject,
+        bloom === undefined ? 'the header has no logsBloom' : "the log is not the chain's, so its bloom bits prove nothing",
+      ),
+    );
   else {
     const missing = [address, ...topics].findIndex((item) => !bloomContains(bloom, item));
-    checks.push(missing === -1 ? check('log.bloom', 'pass', subject, 'its address and topics are in the block bloom') : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`));
+    checks.push(
+      missing === -1
+        ? check('log.bloom', 'pass', subject, 'its address and topics are in the block bloom')
+        : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`),
+    );
   }
   const timestamp = block.header.fields.timestamp;
-  if (log.block_time === undefined || timestamp === undefined) checks.push(check('log.block_time', 'skipped', subject, 'no block_time, or no header timestamp'));
+  if (log.block_time === undefined || timestamp === undefined)
+    checks.push(check('log.block_time', 'skipped', subject, 'no block_time, or no header timestamp'));
   else {
     const expected = new Date(Number(timestamp) * 1000).toISOString();
     const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;
-    checks.push(seconds === Number(timestamp) ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`) : check('log.block_time', 'fail', subject, `block_time ${show(log.block_time)} is not the header timestamp ${expected}`));
+    checks.push(
+      seconds === Number(timestamp)
+        ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
+        : check('log.block_time', 'fail', subject, `block_time ${show(log.block_time)} is not the header timestamp ${expected}`),
+    );
   }
   return checks;
 }

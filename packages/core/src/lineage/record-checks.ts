@@ -33,8 +33,12 @@ export function shapeChecks(tracingId: string, record: JsonObject, dataset: { id
   const own = tracingIdOf(record);
   if (!TRACING_ID.test(tracingId)) checks.push(check('shape.tracing_id', 'fail', tracingId, 'a tracing id is 36 hex characters (18 bytes)'));
   else if (own === undefined) checks.push(check('shape.tracing_id', 'skipped', tracingId, 'the record carries no tracing_id'));
-  else if (typeof own !== 'string' || own.toLowerCase() !== tracingId.toLowerCase()) checks.push(check('shape.tracing_id', 'fail', tracingId, `the record's tracing id is ${show(own)}`));
-  else checks.push(check('shape.tracing_id', 'pass', tracingId, `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`));
+  else if (typeof own !== 'string' || own.toLowerCase() !== tracingId.toLowerCase())
+    checks.push(check('shape.tracing_id', 'fail', tracingId, `the record's tracing id is ${show(own)}`));
+  else
+    checks.push(
+      check('shape.tracing_id', 'pass', tracingId, `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`),
+    );
 
   const lists = ['genesis_tracing_ids', 'parent_tracing_ids'].map((name) => [name, idList(record, name)] as const);
   const badList = lists.find(([, list]) => !Array.isArray(list) || list.some((v) => typeof v !== 'string' || !TRACING_ID.test(v)));
@@ -54,7 +58,13 @@ export function shapeChecks(tracingId: string, record: JsonObject, dataset: { id
  * The record against its artifacts: the values its dataset derives from function results and
  * logs (ERC-20 metadata, pool reserves), and its block not older than any artifact's.
  */
-export function artifactAgreementChecks(tracingId: string, record: JsonObject, dataset: { id: string | null; shown: unknown }, functionResults: readonly unknown[], logs: readonly ArtifactLog[]): Check[] {
+export function artifactAgreementChecks(
+  tracingId: string,
+  record: JsonObject,
+  dataset: { id: string | null; shown: unknown },
+  functionResults: readonly unknown[],
+  logs: readonly ArtifactLog[],
+): Check[] {
   const results = functionResults.filter(isObject);
   const decoded = (name: string) => {
     const result = results.find((r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)));

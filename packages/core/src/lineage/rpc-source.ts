@@ -102,7 +102,8 @@ export class RpcBlockSource implements BlockSource {
         return { kind: 'final' };
       }
       if (status >= 200 && status < 300) {
-        if (!isObject(json) || !('result' in json)) return { kind: 'refuse', message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}` };
+        if (!isObject(json) || !('result' in json))
+          return { kind: 'refuse', message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}` };
         return { kind: 'final' };
       }
       const failure = `HTTP ${status}`;
@@ -133,13 +134,16 @@ export class RpcBlockSource implements BlockSource {
 
   /** A receipt list's checks: an array of objects, one per transaction, of this block. */
   private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
-    if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r))) throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
+    if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r)))
+      throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
     if (hashes !== undefined && receipts.length !== hashes.length) {
       throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`);
     }
     receipts.forEach((r: Json, i) => {
       if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
-        throw new SourceError(`${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`);
+        throw new SourceError(
+          `${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`,
+        );
       }
       if (hashes !== undefined && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
         throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`);
@@ -177,11 +181,13 @@ export class RpcBlockSource implements BlockSource {
     const block = await this.call('eth_getBlockByNumber', [tag, false]);
     if (block === null) return null;
     if (!isObject(block)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`);
-    if (quantity(block.number) !== BigInt(blockNumber)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`);
+    if (quantity(block.number) !== BigInt(blockNumber))
+      throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`);
     let hashes: string[] | undefined;
     if (Array.isArray(block.transactions)) {
       hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);
-      if (hashes.some((h) => typeof h !== 'string')) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`);
+      if (hashes.some((h) => typeof h !== 'string'))
+        throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`);
     }
 
     let receipts: unknown[] | undefined;

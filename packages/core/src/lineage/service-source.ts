@@ -152,26 +152,33 @@ export class ServiceSource implements LineageSource {
   private async request(path: string, body: Json, notFoundIsAnswer: boolean): Promise<HttpAnswer> {
     const text = JSON.stringify(body);
     const what = `POST ${path}`;
-    const record = (answer: HttpAnswer) => this.recorder?.addExchange({ method: 'POST', path, body: JSON.parse(text) as Json, status: answer.status, response: answer.json });
-    return this.client.post(`${this.baseUrl}${path}`, text, { Authorization: `Bearer ${this.apiKey}` }, { who: 'the service', what }, (answer): AnswerVerdict => {
-      const { status, json } = answer;
-      if ((status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer)) {
-        if (json === undefined) return { kind: 'refuse', message: `the service answered ${what} with HTTP ${status} and a body that is not JSON` };
-        record(answer);
-        return { kind: 'final' };
-      }
-      const failure = describeAnswer(answer);
-      const error = errorOf(json);
-      if (status === 429) {
-        const details = error?.details;
-        const detailSeconds = isObject(details) && typeof details.retry_after_seconds === 'number' ? details.retry_after_seconds : undefined;
-        return { kind: 'rate_limited', failure, ...(detailSeconds !== undefined && { waitSeconds: detailSeconds }) };
-      }
-      if (status >= 500 && error?.retryable !== false) return { kind: 'retry', failure };
-      if (json !== undefined) record(answer);
-      const refused = status === 401 ? ' (the API key was refused)' : status === 403 ? ' (the API key is not entitled to this endpoint or chain)' : '';
-      return { kind: 'refuse', message: `the service answered ${what} with ${failure}${refused}; not retried` };
-    });
+    const record = (answer: HttpAnswer) =>
+      this.recorder?.addExchange({ method: 'POST', path, body: JSON.parse(text) as Json, status: answer.status, response: answer.json });
+    return this.client.post(
+      `${this.baseUrl}${path}`,
+      text,
+      { Authorization: `Bearer ${this.apiKey}` },
+      { who: 'the service', what },
+      (answer): AnswerVerdict => {
+        const { status, json } = answer;
+        if ((status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer)) {
+          if (json === undefined) return { kind: 'refuse', message: `the service answered ${what} with HTTP ${status} and a body that is not JSON` };
+          record(answer);
+          return { kind: 'final' };
+        }
+        const failure = describeAnswer(answer);
+        const error = errorOf(json);
+        if (status === 429) {
+          const details = error?.details;
+          const detailSeconds = isObject(details) && typeof details.retry_after_seconds === 'number' ? details.retry_after_seconds : undefined;
+          return { kind: 'rate_limited', failure, ...(detailSeconds !== undefined && { waitSeconds: detailSeconds }) };
+        }
+        if (status >= 500 && error?.retryable !== false) return { kind: 'retry', failure };
+        if (json !== undefined) record(answer);
+        const refused = status === 401 ? ' (the API key was refused)' : status === 403 ? ' (the API key is not entitled to this endpoint or chain)' : '';
+        return { kind: 'refuse', message: `the service answered ${what} with ${failure}${refused}; not retried` };
+      },
+    );
   }
 
   /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */

@@ -52,7 +52,14 @@ class LineageWalk {
     const report: RecordReport = { tracing_id: tracingId, dataset: null, checks: [] };
     this.records.push(report);
     if (answer === null) {
-      report.checks.push(check('record.exists', 'fail', tracingId, child === undefined ? 'the source has no record with this tracing id' : `parent of ${child.tracing_id} is missing`));
+      report.checks.push(
+        check(
+          'record.exists',
+          'fail',
+          tracingId,
+          child === undefined ? 'the source has no record with this tracing id' : `parent of ${child.tracing_id} is missing`,
+        ),
+      );
       return { node: report, children: [] };
     }
     const { record } = answer;

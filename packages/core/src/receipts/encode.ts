@@ -13,10 +13,11 @@ export function receiptLayout(receipt: Receipt, rules: RuleSet): ReceiptLayout {
   const layout = rules.layouts.get(receipt.type);
   if (layout === undefined) {
     const known = describeTypes(rules);
-    throw new UnknownReceiptTypeError(
-      `Receipt type ${receipt.type} is not known to ${describeRuleSet(rules)} (known: ${known}).`,
-      { type: receipt.type, rules: rules.name, known },
-    );
+    throw new UnknownReceiptTypeError(`Receipt type ${receipt.type} is not known to ${describeRuleSet(rules)} (known: ${known}).`, {
+      type: receipt.type,
+      rules: rules.name,
+      known,
+    });
   }
   return layout;
 }

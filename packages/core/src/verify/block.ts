@@ -62,7 +62,12 @@ function compare(expected: Uint8Array | undefined, computed: Uint8Array | undefi
 function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockReport {
   const { fields } = block.header;
   const reason = describeNotVerifiable(subject, fields.number);
-  const skipped = (expected: Uint8Array | undefined): Comparison => ({ expected: hex(expected), computed: null, matches: null, reason: 'not computed: the block cannot be verified' });
+  const skipped = (expected: Uint8Array | undefined): Comparison => ({
+    expected: hex(expected),
+    computed: null,
+    matches: null,
+    reason: 'not computed: the block cannot be verified',
+  });
   return {
     id: block.id ?? null,
     chain_id: block.chainId,
@@ -97,7 +102,11 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   let rules: RuleSet;
   if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
     if (context.rules === undefined) {
-      return err({ kind: 'chain_not_supported', subject: verifiability ?? null, hint: `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).` });
+      return err({
+        kind: 'chain_not_supported',
+        subject: verifiability ?? null,
+        hint: `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).`,
+      });
     }
     rules = RULE_SETS[context.rules];
   } else if (verifiability.status === 'not_verifiable') {
@@ -128,7 +137,12 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const receiptsRoot = compare(fields.receiptsRoot, commitment.receiptsRoot, 'the header has no receiptsRoot');
   const logsBloom = compare(fields.logsBloom, commitment.logsBloom, 'the header has no logsBloom');
   const blockHash = compare(block.header.hash, computedHash, hashReason);
-  const failed = Object.entries({ receipts_root: receiptsRoot.matches, logs_bloom: logsBloom.matches, block_hash: blockHash.matches, raw_receipts: raw?.matches ?? null })
+  const failed = Object.entries({
+    receipts_root: receiptsRoot.matches,
+    logs_bloom: logsBloom.matches,
+    block_hash: blockHash.matches,
+    raw_receipts: raw?.matches ?? null,
+  })
     .filter(([, matches]) => matches === false)
     .map(([name]) => name);
   const isIdentical = failed.length === 0 && receiptsRoot.matches === true;

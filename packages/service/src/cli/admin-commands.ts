@@ -39,14 +39,20 @@ function parseInteger(what: string, text: string, min: number): number {
 }
 
 function parseList(option: string, text: string): string[] {
-  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (items.length === 0) throw new UsageError(`${option} needs at least one value (leave it out to allow all)`);
   return items;
 }
 
 /** `/v1/evm/verify/receipt-root`, `evm/verify/receipt-root` → `verify/receipt-root`, the server's endpoint name. */
 function endpointName(text: string): string {
-  return text.replace(/^\/+/, '').replace(/^v1\//, '').replace(/^evm\//, '');
+  return text
+    .replace(/^\/+/, '')
+    .replace(/^v1\//, '')
+    .replace(/^evm\//, '');
 }
 
 /** `accounts create`: a new account, with its first billing period from now. */
@@ -127,7 +133,9 @@ export function createKey({ store, stdout, stderr, now, json, text, argument, ma
     print({ ...keyJson(record), key });
     stderr(`${warning}\n`);
   } else {
-    stdout(`Created key ${record.id} for account ${record.accountId} (label ${JSON.stringify(record.label)}):\n\n  ${key}\n\n${warning}\nUse it as: Authorization: Bearer <key>\n`);
+    stdout(
+      `Created key ${record.id} for account ${record.accountId} (label ${JSON.stringify(record.label)}):\n\n  ${key}\n\n${warning}\nUse it as: Authorization: Bearer <key>\n`,
+    );
   }
 }
 
@@ -138,7 +146,11 @@ export function listKeys({ store, stdout, json, positionals, maxArguments, print
   const keys = store.listKeys(accountId);
   if (json) print(keys.map(keyJson));
   else if (keys.length === 0) {
-    stdout(accountId === undefined ? 'No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n' : `No keys for account ${accountId}. Create one: evm-integrity keys create ${accountId}\n`);
+    stdout(
+      accountId === undefined
+        ? 'No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n'
+        : `No keys for account ${accountId}. Create one: evm-integrity keys create ${accountId}\n`,
+    );
   } else {
     stdout(
       table(

@@ -41,7 +41,15 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
   accounts: {
     create: {
       synopsis: 'accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10]',
-      options: { name: { type: 'string' }, id: { type: 'string' }, plan: { type: 'string' }, 'cu-limit': { type: 'string' }, rps: { type: 'string' }, endpoints: { type: 'string' }, chains: { type: 'string' } },
+      options: {
+        name: { type: 'string' },
+        id: { type: 'string' },
+        plan: { type: 'string' },
+        'cu-limit': { type: 'string' },
+        rps: { type: 'string' },
+        endpoints: { type: 'string' },
+        chains: { type: 'string' },
+      },
       run: createAccount,
     },
     list: { synopsis: 'accounts list', options: {}, run: listAccounts },
@@ -53,7 +61,6 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     revoke: { synopsis: 'keys revoke ID_OR_HINT', options: {}, run: revokeKey },
   },
 };
-
 
 function parseOptionError(error: unknown, synopsis: string): UsageError {
   const { code, message } = error as { code?: string; message: string };
@@ -132,7 +139,19 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
-    spec.run({ store, stdout: (t) => io.stdout(t), stderr: (t) => io.stderr(t), now, json, synopsis: spec.synopsis, positionals, text, argument, maxArguments, print });
+    spec.run({
+      store,
+      stdout: (t) => io.stdout(t),
+      stderr: (t) => io.stderr(t),
+      now,
+      json,
+      synopsis: spec.synopsis,
+      positionals,
+      text,
+      argument,
+      maxArguments,
+      print,
+    });
     return 0;
   } catch (error) {
     if (error instanceof EvmIntegrityError) {

@@ -26,7 +26,9 @@ const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 /** The report as a readable table: one line a check, grouped by record. */
 export function formatReport(report: LineageReport): string {
   const { pass, fail, skipped } = report.summary;
-  const lines = [`lineage ${report.tracing_id} on chain ${report.chain_id}: ${report.verdict.toUpperCase()} (${pass} passed, ${fail} failed, ${skipped} skipped)`];
+  const lines = [
+    `lineage ${report.tracing_id} on chain ${report.chain_id}: ${report.verdict.toUpperCase()} (${pass} passed, ${fail} failed, ${skipped} skipped)`,
+  ];
   for (const record of report.records) {
     lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
     const width = Math.max(...record.checks.map((c) => c.check.length), 10);
@@ -38,11 +40,22 @@ export function formatReport(report: LineageReport): string {
 }
 
 /** `lineage …`: exit 0 when every check passes, 1 when one fails, 2 for bad input or an unreachable source. */
-export async function runLineage(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runLineage(
+  argv: string[],
+  io: { stdout(t: string): void; stderr(t: string): void },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { 'chain-id': { type: 'string' }, bundle: { type: 'string' }, service: { type: 'string' }, rpc: { type: 'string' }, record: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      'chain-id': { type: 'string' },
+      bundle: { type: 'string' },
+      service: { type: 'string' },
+      rpc: { type: 'string' },
+      record: { type: 'string' },
+      json: { type: 'boolean' },
+    },
   });
   const [tracingId, ...extra] = positionals;
   if (tracingId === undefined) throw new UsageError('lineage needs a TRACING_ID');

@@ -8,7 +8,10 @@ import { runAdmin } from './admin.js';
 import { UsageError } from './io.js';
 
 /** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
-export function loadConfig(values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string }, env: NodeJS.ProcessEnv): ServerConfig {
+export function loadConfig(
+  values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string },
+  env: NodeJS.ProcessEnv,
+): ServerConfig {
   const file = values.config ?? env.EVM_INTEGRITY_CONFIG;
   let config = DEFAULT_CONFIG;
   if (file !== undefined && file !== '') {

@@ -1,5 +1,13 @@
 import { parseArgs } from 'node:util';
-import { badRequest, type OperationContext, type OperationResult, parseJsonBody, verifyBlockOperation, verifyLogsBloom, verifyReceiptRoot } from 'evm-integrity/api';
+import {
+  badRequest,
+  type OperationContext,
+  type OperationResult,
+  parseJsonBody,
+  verifyBlockOperation,
+  verifyLogsBloom,
+  verifyReceiptRoot,
+} from 'evm-integrity/api';
 import { type ChainInfo, ChainRegistry, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 import { LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 

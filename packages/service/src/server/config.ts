@@ -88,8 +88,22 @@ const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
 function readEntitlements(value: unknown, path: string): Entitlements | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw new ConfigError(`${path}: expected an object with endpoints and/or chains`);
-  const endpoints = member<string[] | undefined>(value, 'endpoints', `${path}.`, (v) => Array.isArray(v) && v.every(isString), 'an array of endpoint names such as "verify/receipt-root"', undefined);
-  const chains = member<number[] | undefined>(value, 'chains', `${path}.`, (v) => Array.isArray(v) && v.every(isPositive), 'an array of chain ids (positive integers)', undefined);
+  const endpoints = member<string[] | undefined>(
+    value,
+    'endpoints',
+    `${path}.`,
+    (v) => Array.isArray(v) && v.every(isString),
+    'an array of endpoint names such as "verify/receipt-root"',
+    undefined,
+  );
+  const chains = member<number[] | undefined>(
+    value,
+    'chains',
+    `${path}.`,
+    (v) => Array.isArray(v) && v.every(isPositive),
+    'an array of chain ids (positive integers)',
+    undefined,
+  );
   return { ...(endpoints && { endpoints }), ...(chains && { chains }) };
 }
 
@@ -100,7 +114,7 @@ function readKey(value: unknown, path: string): ConfiguredKey {
     throw new ConfigError(`${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`);
   }
   if (value.sha256 !== undefined) {
-    const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), 'the key\'s SHA-256 as 64 hex characters', '');
+    const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), "the key's SHA-256 as 64 hex characters", '');
     return { label, sha256: sha256.toLowerCase() };
   }
   return { label, key: member(value, 'key', `${path}.`, isString, 'the key (or give sha256 instead)', '') };
@@ -128,7 +142,12 @@ function readChain(value: unknown, path: string): ChainInfo {
   if (chainId < 0) throw new ConfigError(`${path}.chain_id: required`);
   const rules = member<string>(value, 'rules', `${path}.`, (v) => RULE_SET_NAMES.includes(v as RuleSetName), `one of ${RULE_SET_NAMES.join(', ')}`, '');
   if (rules === '') throw new ConfigError(`${path}.rules: required (one of ${RULE_SET_NAMES.join(', ')})`);
-  return { chainId, name: member(value, 'name', `${path}.`, isString, 'a non-empty string', `chain ${chainId}`), rules: rules as RuleSetName, verifiable: true };
+  return {
+    chainId,
+    name: member(value, 'name', `${path}.`, isString, 'a non-empty string', `chain ${chainId}`),
+    rules: rules as RuleSetName,
+    verifiable: true,
+  };
 }
 
 /**
@@ -139,14 +158,33 @@ function readChain(value: unknown, path: string): ChainInfo {
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const known = ['host', 'port', 'store', 'data_dir', 'body_limit_bytes', 'auth', 'public_url', 'max_in_flight', 'accounts', 'chains', 'header_timeout_ms', 'body_timeout_ms', 'idle_timeout_ms', 'shutdown_timeout_ms', 'request_retention_days'];
+  const known = [
+    'host',
+    'port',
+    'store',
+    'data_dir',
+    'body_limit_bytes',
+    'auth',
+    'public_url',
+    'max_in_flight',
+    'accounts',
+    'chains',
+    'header_timeout_ms',
+    'body_timeout_ms',
+    'idle_timeout_ms',
+    'shutdown_timeout_ms',
+    'request_retention_days',
+  ];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
   const headerTimeoutMs = member(json, 'header_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.headerTimeoutMs);
   const bodyTimeoutMs = member(json, 'body_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.bodyTimeoutMs);
-  if (bodyTimeoutMs < headerTimeoutMs) throw new ConfigError(`body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`);
+  if (bodyTimeoutMs < headerTimeoutMs)
+    throw new ConfigError(
+      `body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`,
+    );
   return {
     host,
     port,
@@ -154,10 +192,21 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     dataDir: member(json, 'data_dir', '', isString, 'a directory path', base.dataDir),
     bodyLimitBytes: member(json, 'body_limit_bytes', '', isPositive, 'a positive number of bytes', base.bodyLimitBytes),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
-    publicUrl: member<string | null>(json, 'public_url', '', (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v), 'an http(s) origin such as https://verify.example.com', base.publicUrl),
+    publicUrl: member<string | null>(
+      json,
+      'public_url',
+      '',
+      (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v),
+      'an http(s) origin such as https://verify.example.com',
+      base.publicUrl,
+    ),
     maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
-    accounts: member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ?? base.accounts,
-    chains: member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ?? base.chains,
+    accounts:
+      member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ??
+      base.accounts,
+    chains:
+      member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ??
+      base.chains,
     headerTimeoutMs,
     bodyTimeoutMs,
     idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),

@@ -15,7 +15,14 @@ import { ERROR_CODES } from './openapi.js';
 export const SCALAR_BUNDLE = fileURLToPath(new URL('../../dist/assets/scalar-standalone.js', import.meta.url));
 
 /** Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar. */
-const SCALAR_OPTIONS = { url: 'openapi.json', withDefaultFonts: false, telemetry: false, agent: { disabled: true }, showDeveloperTools: 'never', documentDownloadType: 'json' };
+const SCALAR_OPTIONS = {
+  url: 'openapi.json',
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  showDeveloperTools: 'never',
+  documentDownloadType: 'json',
+};
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
@@ -31,7 +38,9 @@ export async function readBundle(file = SCALAR_BUNDLE): Promise<Buffer | undefin
 }
 
 function errorsSection(): string {
-  const rows = ERROR_CODES.map((e) => `<tr id="error-${e.code.toLowerCase()}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${escape(e.when)}</td></tr>`);
+  const rows = ERROR_CODES.map(
+    (e) => `<tr id="error-${e.code.toLowerCase()}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${escape(e.when)}</td></tr>`,
+  );
   return `<section id="errors"><h2>Errors</h2>
 <p>Every error is <code>{"error": {code, http_status, message, hint, severity, retryable, details, docs_url}}</code>; <code>docs_url</code> links to its row here.</p>
 <table><tr><th>status</th><th>code</th><th>when</th></tr>
@@ -48,9 +57,14 @@ function withoutBundle(): string {
 export function docsPage(openapi: JsonSchema, bundle = SCALAR_BUNDLE): string {
   const title = escape((openapi.info as { title: string }).title);
   const version = bundleVersion(bundle);
-  const ui = version === undefined ? withoutBundle() : '<div id="app"></div><noscript><p id="no-ui">The reference needs JavaScript; the API is described by <a href="openapi.json">openapi.json</a>.</p></noscript>';
+  const ui =
+    version === undefined
+      ? withoutBundle()
+      : '<div id="app"></div><noscript><p id="no-ui">The reference needs JavaScript; the API is described by <a href="openapi.json">openapi.json</a>.</p></noscript>';
   const scripts =
-    version === undefined ? '' : `<script src="docs/scalar.js?v=${encodeURIComponent(version)}"></script>\n<script>Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_OPTIONS)})</script>`;
+    version === undefined
+      ? ''
+      : `<script src="docs/scalar.js?v=${encodeURIComponent(version)}"></script>\n<script>Scalar.createApiReference('#app', ${JSON.stringify(SCALAR_OPTIONS)})</script>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}: API reference</title>
 <style>#errors,#no-ui{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}#errors code,#no-ui code{background:rgba(127,127,127,.15);padding:0 .2em}#errors table{border-collapse:collapse;width:100%}#errors td,#errors th{border:1px solid rgba(127,127,127,.3);padding:.3rem .5rem;text-align:left;vertical-align:top}#errors tr:target{background:rgba(255,200,0,.25)}</style>

@@ -1,4 +1,14 @@
-import { type JsonSchema, LINEAGE_BODY, LOGS_BLOOM_BODY, type OperationContext, type OperationResult, RECEIPT_ROOT_BODY, verifyLineage, verifyLogsBloom, verifyReceiptRoot } from 'evm-integrity/api';
+import {
+  type JsonSchema,
+  LINEAGE_BODY,
+  LOGS_BLOOM_BODY,
+  type OperationContext,
+  type OperationResult,
+  RECEIPT_ROOT_BODY,
+  verifyLineage,
+  verifyLogsBloom,
+  verifyReceiptRoot,
+} from 'evm-integrity/api';
 import type { ChainRegistry } from 'evm-integrity';
 import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, RECEIPT_ROOT_RESULT_SCHEMA } from './result-schemas.js';
 

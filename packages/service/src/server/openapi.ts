@@ -5,16 +5,32 @@ import { CHAINS_SCHEMA, HEALTH_SCHEMA, nullable, USAGE_SCHEMA } from './result-s
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [
-  { status: 400, code: 'BAD_REQUEST', when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON or a Content-Type other than application/json.' },
+  {
+    status: 400,
+    code: 'BAD_REQUEST',
+    when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON or a Content-Type other than application/json.',
+  },
   { status: 401, code: 'UNAUTHORIZED', when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).' },
   { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
   { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
-  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: 'The request body is over the server\'s limit (details.max_allowed_bytes).' },
+  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body is over the server's limit (details.max_allowed_bytes)." },
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.' },
-  { status: 422, code: 'CHAIN_NOT_SUPPORTED', when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block).' },
-  { status: 429, code: 'RATE_LIMIT_EXCEEDED', when: 'Over the account\'s requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.' },
+  {
+    status: 422,
+    code: 'CHAIN_NOT_SUPPORTED',
+    when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block).',
+  },
+  {
+    status: 429,
+    code: 'RATE_LIMIT_EXCEEDED',
+    when: "Over the account's requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.",
+  },
   { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
-  { status: 503, code: 'SERVICE_UNAVAILABLE', when: 'Too many verify operations in progress (counted once a body is read; /health is never refused); retry after Retry-After seconds.' },
+  {
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused); retry after Retry-After seconds.',
+  },
 ];
 
 const ERROR_SCHEMA: JsonSchema = {
@@ -39,13 +55,19 @@ const ERROR_SCHEMA: JsonSchema = {
 };
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-const errorResponse = (description: string, examples?: Examples) => ({ description, content: { 'application/json': { schema: ERROR_REF, ...(examples && { examples }) } } });
+const errorResponse = (description: string, examples?: Examples) => ({
+  description,
+  content: { 'application/json': { schema: ERROR_REF, ...(examples && { examples }) } },
+});
 const jsonResponse = (description: string, schema: JsonSchema, example: unknown) => ({ description, content: { 'application/json': { schema, example } } });
 const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.');
 
 /** The groups of operations, in the order the reference shows them. */
 const TAGS = [
-  { name: 'verify', description: 'Recompute a commitment from the data sent and compare it with the one claimed. Each costs compute units (CU) when answered 2xx.' },
+  {
+    name: 'verify',
+    description: 'Recompute a commitment from the data sent and compare it with the one claimed. Each costs compute units (CU) when answered 2xx.',
+  },
   { name: 'account', description: 'What the key in use may still spend.' },
   { name: 'service', description: 'Liveness and the chains this server knows; free.' },
 ];
@@ -68,13 +90,24 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
             schema: {
               type: 'object',
               required: ['chain_id', 'data', 'count'],
-              properties: { chain_id: nullable({ type: 'integer' }), block_number: nullable({ type: 'integer', description: 'logs-bloom: echoed from the request.' }), data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 }, cursor: { type: 'null' }, count: { const: 1 } },
+              properties: {
+                chain_id: nullable({ type: 'integer' }),
+                block_number: nullable({ type: 'integer', description: 'logs-bloom: echoed from the request.' }),
+                data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 },
+                cursor: { type: 'null' },
+                count: { const: 1 },
+              },
             },
             ...(examples && { examples: examples.response }),
           },
         },
       },
-      ...Object.fromEntries(ERROR_CODES.filter((e) => e.status !== 404).map((e) => [String(e.status), errorResponse(e.when, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined)])),
+      ...Object.fromEntries(
+        ERROR_CODES.filter((e) => e.status !== 404).map((e) => [
+          String(e.status),
+          errorResponse(e.when, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined),
+        ]),
+      ),
     },
   };
 }
@@ -86,7 +119,9 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
  */
 export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin: string; endpoints: readonly Endpoint[]; bodyLimitBytes: number }): JsonSchema {
   const docsUrl = `${origin}/v1/docs`;
-  const paths: Record<string, unknown> = Object.fromEntries(endpoints.map((endpoint) => [endpoint.path, { post: verifyOperation(endpoint, bodyLimitBytes, docsUrl) }]));
+  const paths: Record<string, unknown> = Object.fromEntries(
+    endpoints.map((endpoint) => [endpoint.path, { post: verifyOperation(endpoint, bodyLimitBytes, docsUrl) }]),
+  );
   paths['/usage'] = {
     get: {
       operationId: 'usage',
@@ -102,7 +137,8 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
       operationId: 'chains',
       tags: ['service'],
       summary: 'The chain registry',
-      description: 'Extension: every chain this server knows, its receipt rules, whether its blocks can be verified and, by era, why not. Costs nothing. The example is shortened.',
+      description:
+        'Extension: every chain this server knows, its receipt rules, whether its blocks can be verified and, by era, why not. Costs nothing. The example is shortened.',
       security: [{ bearer: [] }],
       responses: { '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains), '401': NO_KEY },
     },
@@ -125,12 +161,16 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
     info: {
       title: 'evm-integrity verifier',
       version: '1',
-      description: 'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix. Errors share one envelope; each code is explained in the Errors section below the reference.',
+      description:
+        'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix. Errors share one envelope; each code is explained in the Errors section below the reference.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: `${origin}/v1`, description: 'This server.' }],
     tags: TAGS,
     paths,
-    components: { schemas: { Error: ERROR_SCHEMA }, securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } } },
+    components: {
+      schemas: { Error: ERROR_SCHEMA },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } },
+    },
   };
 }

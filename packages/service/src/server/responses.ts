@@ -61,7 +61,14 @@ export const payloadTooLarge = (limitBytes: number, contentLength: string | unde
 /** 503: every operation slot is busy. */
 export const overloaded = () =>
   new ApiProblem(
-    { code: 'SERVICE_UNAVAILABLE', http_status: 503, message: 'The server is at its limit of requests in progress.', hint: 'Retry after the number of seconds in Retry-After.', retryable: true, details: null },
+    {
+      code: 'SERVICE_UNAVAILABLE',
+      http_status: 503,
+      message: 'The server is at its limit of requests in progress.',
+      hint: 'Retry after the number of seconds in Retry-After.',
+      retryable: true,
+      details: null,
+    },
     { 'Retry-After': '1' },
   );
 

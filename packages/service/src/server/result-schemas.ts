@@ -8,7 +8,19 @@ export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, {
 /** `data[0]` of a receipt-root answer. */
 export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['block_number', 'block_hash', 'parent_block_hash', 'receipt_root', 'computed_receipt_root', 'is_identical', 'header_verified', 'computed_logs_bloom', 'logs_bloom_matches_header', 'transaction_count', 'excluded_receipts'],
+  required: [
+    'block_number',
+    'block_hash',
+    'parent_block_hash',
+    'receipt_root',
+    'computed_receipt_root',
+    'is_identical',
+    'header_verified',
+    'computed_logs_bloom',
+    'logs_bloom_matches_header',
+    'transaction_count',
+    'excluded_receipts',
+  ],
   properties: {
     block_number: nullable({ type: 'integer' }),
     block_hash: nullable(hex(32, 'From the request, else the hash of header_rlp.')),
@@ -16,13 +28,17 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
     receipt_root: hex(32, 'As sent.'),
     computed_receipt_root: hex(32, 'Recomputed from the receipts.'),
     is_identical: { type: 'boolean', description: 'computed_receipt_root equals receipt_root.' },
-    header_verified: nullable({ type: 'boolean', description: 'With header_rlp: its hash is block_hash, its number block_number, its receipts root receipt_root.' }),
+    header_verified: nullable({
+      type: 'boolean',
+      description: 'With header_rlp: its hash is block_hash, its number block_number, its receipts root receipt_root.',
+    }),
     computed_logs_bloom: hex(256, 'Block bloom of all the receipts.'),
     logs_bloom_matches_header: nullable({ type: 'boolean' }),
     transaction_count: { type: 'integer', description: 'Receipts hashed into the root; excluded_receipts are not counted.' },
     excluded_receipts: {
       type: 'array',
-      description: "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
+      description:
+        "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
       items: {
         type: 'object',
         required: ['index', 'tx_hash', 'reason'],
@@ -57,7 +73,13 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
         properties: {
           tracing_id: { type: 'string' },
           dataset: { type: ['string', 'null'] },
-          checks: { type: 'array', items: { type: 'object', properties: { check: { type: 'string' }, status: { enum: ['pass', 'fail', 'skipped'] }, subject: { type: 'string' }, reason: { type: 'string' } } } },
+          checks: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { check: { type: 'string' }, status: { enum: ['pass', 'fail', 'skipped'] }, subject: { type: 'string' }, reason: { type: 'string' } },
+            },
+          },
         },
       },
     },
@@ -79,11 +101,18 @@ export const USAGE_SCHEMA: JsonSchema = {
     cu_reset_at: { type: 'string', format: 'date-time' },
     rate_limit_rps: { type: 'integer' },
     cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' }, description: 'CU used this period, by endpoint name.' },
-    billing_period: { type: 'object', required: ['start', 'end'], properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } } },
+    billing_period: {
+      type: 'object',
+      required: ['start', 'end'],
+      properties: { start: { type: 'string', format: 'date-time' }, end: { type: 'string', format: 'date-time' } },
+    },
   },
 };
 
-const verifiable = (what: string): JsonSchema => ({ type: 'boolean', description: `Whether the receipts roots of ${what} are Patricia roots of its receipts.` });
+const verifiable = (what: string): JsonSchema => ({
+  type: 'boolean',
+  description: `Whether the receipts roots of ${what} are Patricia roots of its receipts.`,
+});
 
 /** `GET /chains`: the chain registry (`describeChain`). */
 export const CHAINS_SCHEMA: JsonSchema = {

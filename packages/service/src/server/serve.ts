@@ -35,12 +35,25 @@ export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Stor
  */
 export function provision(store: Store, config: ServerConfig, now: Date): { bootstrapKey?: string } {
   for (const account of config.accounts) {
-    store.upsertAccount({ id: account.id, name: account.name, plan: account.plan, cuLimit: account.cuLimit, rateLimitRps: account.rateLimitRps, entitlements: account.entitlements }, now);
+    store.upsertAccount(
+      {
+        id: account.id,
+        name: account.name,
+        plan: account.plan,
+        cuLimit: account.cuLimit,
+        rateLimitRps: account.rateLimitRps,
+        entitlements: account.entitlements,
+      },
+      now,
+    );
     for (const key of account.keys) store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
   }
   if (!config.auth) {
     if (store.getAccount(ANONYMOUS_ACCOUNT) === undefined) {
-      store.createAccount({ id: ANONYMOUS_ACCOUNT, name: 'anonymous (auth off)', plan: 'self-hosted', cuLimit: Number.MAX_SAFE_INTEGER, rateLimitRps: 1_000_000 }, now);
+      store.createAccount(
+        { id: ANONYMOUS_ACCOUNT, name: 'anonymous (auth off)', plan: 'self-hosted', cuLimit: Number.MAX_SAFE_INTEGER, rateLimitRps: 1_000_000 },
+        now,
+      );
     }
     return {};
   }
@@ -114,7 +127,11 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   const close = async () => {
     try {
       const cut = await shutDown(config.shutdownTimeoutMs);
-      if (cut > 0) options.logger.warn({ connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutdown deadline: closed connections with requests still in progress');
+      if (cut > 0)
+        options.logger.warn(
+          { connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs },
+          'shutdown deadline: closed connections with requests still in progress',
+        );
     } finally {
       stopPruning();
       store.close();

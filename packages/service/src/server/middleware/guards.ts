@@ -37,7 +37,12 @@ export const forbidden = (account: Account, what: string) =>
     hint: "Ask the operator to extend the account's entitlements.",
     severity: 'warning',
     retryable: false,
-    details: { required_plan: 'an account entitled to it', your_plan: account.plan, contact: 'the operator of this server', recommendation: `Use a key of an account entitled to ${what}.` },
+    details: {
+      required_plan: 'an account entitled to it',
+      your_plan: account.plan,
+      contact: 'the operator of this server',
+      recommendation: `Use a key of an account entitled to ${what}.`,
+    },
   });
 
 function unauthorized(header: string | undefined, status: TokenStatus, message: string): ApiProblem {
@@ -113,7 +118,13 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
           hint: 'Wait Retry-After seconds, then back off exponentially. The limit is shared by all keys of the account.',
           severity: 'warning',
           retryable: true,
-          details: { limit_rps: token.limit, current_estimated_rps: token.count, retry_after_seconds: token.retryAfterSeconds, limit_scope: 'account', limit_window_seconds: 1 },
+          details: {
+            limit_rps: token.limit,
+            current_estimated_rps: token.count,
+            retry_after_seconds: token.retryAfterSeconds,
+            limit_scope: 'account',
+            limit_window_seconds: 1,
+          },
         },
         { ...headers, 'Retry-After': String(token.retryAfterSeconds) },
       );
@@ -133,7 +144,13 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
         hint: 'Wait for cu_reset_at, or have the operator add a CU package (evm-integrity accounts add-cu).',
         severity: 'warning',
         retryable: true,
-        details: { limit_rps: account.rateLimitRps, current_estimated_rps: null, retry_after_seconds: retryAfter, limit_scope: 'cu_allowance', limit_window_seconds: retryAfter },
+        details: {
+          limit_rps: account.rateLimitRps,
+          current_estimated_rps: null,
+          retry_after_seconds: retryAfter,
+          limit_scope: 'cu_allowance',
+          limit_window_seconds: retryAfter,
+        },
       },
       { 'Retry-After': String(retryAfter) },
     );

@@ -23,7 +23,13 @@ export function requestLog(logger: Logger): MiddlewareHandler<Env> {
       // rest of the body would otherwise be read as the next request, or the socket cut under it.
       if (hasBody(c.req.raw) && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
     } finally {
-      const line = { request_id: requestId, method: c.req.method, path: c.req.path, duration_ms: Math.round((performance.now() - started) * 100) / 100, account_id: c.get('account')?.id ?? null };
+      const line = {
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        account_id: c.get('account')?.id ?? null,
+      };
       // A client that left is not an incident of the server: nothing was answered or charged.
       if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
       else logger.info({ ...line, status: c.res.status }, 'request');

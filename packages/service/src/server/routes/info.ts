@@ -9,7 +9,11 @@ import type { createGuards } from '../middleware/guards.js';
  * The routes that cost nothing: health (no key, never refused), the OpenAPI document, the
  * reference page and its script (no key), and with a key, the account's usage and the chain registry.
  */
-export function infoRoutes({ store, registry, now }: AppDeps, { authenticate }: ReturnType<typeof createGuards>, reference: { openapi: JsonSchema; docs: string }): Hono<Env> {
+export function infoRoutes(
+  { store, registry, now }: AppDeps,
+  { authenticate }: ReturnType<typeof createGuards>,
+  reference: { openapi: JsonSchema; docs: string },
+): Hono<Env> {
   const routes = new Hono<Env>();
   routes.get('/health', (c) => c.json({ status: 'ok' }));
   routes.get('/openapi.json', (c) => c.json(reference.openapi));

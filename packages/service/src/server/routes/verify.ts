@@ -34,7 +34,12 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
       if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
       const contentType = c.req.header('content-type') ?? '';
       if (!JSON_MEDIA_TYPE.test(contentType)) {
-        const problem = { name: 'Content-Type', location: 'body' as const, reason: 'invalid_format' as const, expected: `application/json, got ${contentType === '' ? 'none' : JSON.stringify(contentType)}` };
+        const problem = {
+          name: 'Content-Type',
+          location: 'body' as const,
+          reason: 'invalid_format' as const,
+          expected: `application/json, got ${contentType === '' ? 'none' : JSON.stringify(contentType)}`,
+        };
         return c.json(badRequest([problem], 1, { docsUrl }), 400);
       }
       const text = await c.req.text();

@@ -104,7 +104,8 @@ export function keyToRevoke(idOrHint: string, byId: KeyRecord | undefined, byHin
   const active = byHint.filter(isActive);
   const candidates = active.length > 0 ? active : byHint;
   if (candidates.length === 1) return candidates[0]!;
-  if (candidates.length === 0) throw new StoreError('STORE_NOT_FOUND', `no key with id or hint ${JSON.stringify(idOrHint)} (evm-integrity keys list shows them)`);
+  if (candidates.length === 0)
+    throw new StoreError('STORE_NOT_FOUND', `no key with id or hint ${JSON.stringify(idOrHint)} (evm-integrity keys list shows them)`);
   throw new StoreError('STORE_CONFLICT', `hint ${idOrHint} matches ${candidates.length} keys (${candidates.map((k) => k.id).join(', ')}); revoke by key id`);
 }
 

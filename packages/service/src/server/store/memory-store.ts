@@ -3,7 +3,20 @@
  * helpers); nothing survives the process. Returned objects are copies.
  */
 import { err, ok } from 'evm-integrity';
-import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
+import {
+  assertKeyLimit,
+  assertSameAccount,
+  authenticateKey,
+  generateKey,
+  hashKey,
+  importedKey,
+  isActive,
+  keyHint,
+  keyToRevoke,
+  newKeyId,
+  validIdOrHint,
+  validLabel,
+} from './keys.js';
 import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
 import {
   type Account,
@@ -126,7 +139,10 @@ export class MemoryStore implements Store {
 
   listKeys(accountId?: string): KeyRecord[] {
     if (accountId !== undefined) this.account(accountId);
-    return [...this.keys.values()].filter((k) => accountId === undefined || k.accountId === accountId).sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).map(copyKey);
+    return [...this.keys.values()]
+      .filter((k) => accountId === undefined || k.accountId === accountId)
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+      .map(copyKey);
   }
 
   revokeKey(idOrHint: string, now: Date): KeyRecord {

@@ -10,7 +10,20 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { err, ok } from 'evm-integrity';
-import { assertKeyLimit, assertSameAccount, authenticateKey, generateKey, hashKey, importedKey, isActive, keyHint, keyToRevoke, newKeyId, validIdOrHint, validLabel } from './keys.js';
+import {
+  assertKeyLimit,
+  assertSameAccount,
+  authenticateKey,
+  generateKey,
+  hashKey,
+  importedKey,
+  isActive,
+  keyHint,
+  keyToRevoke,
+  newKeyId,
+  validIdOrHint,
+  validLabel,
+} from './keys.js';
 import { countRequest, nextPeriod, type Period, rateDecision } from './periods.js';
 import {
   type Account,
@@ -170,14 +183,18 @@ function statements(db: Database.Database) {
     insertAccount: s(
       'INSERT INTO accounts (id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at) VALUES (@id, @name, @plan, @cuLimit, @rateLimitRps, @entitlements, @periodAnchor, @createdAt)',
     ),
-    updateAccount: s('UPDATE accounts SET name = @name, plan = @plan, cu_limit = @cuLimit, rate_limit_rps = @rateLimitRps, entitlements = @entitlements WHERE id = @id'),
+    updateAccount: s(
+      'UPDATE accounts SET name = @name, plan = @plan, cu_limit = @cuLimit, rate_limit_rps = @rateLimitRps, entitlements = @entitlements WHERE id = @id',
+    ),
     key: s<KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
     keyByHash: s<KeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
     keysByHint: s<KeyRow>("SELECT * FROM api_keys WHERE hint = ? AND hint <> '' ORDER BY created_at, rowid"),
     keys: s<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, rowid'),
     keysOf: s<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid'),
     activeKeys: s<{ n: number }>('SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
-    insertKey: s('INSERT INTO api_keys (id, account_id, label, hash, hint, created_at, revoked_at) VALUES (@id, @accountId, @label, @hash, @hint, @createdAt, NULL)'),
+    insertKey: s(
+      'INSERT INTO api_keys (id, account_id, label, hash, hint, created_at, revoked_at) VALUES (@id, @accountId, @label, @hash, @hint, @createdAt, NULL)',
+    ),
     revokeKey: s('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
     period: s<PeriodRow>('SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1'),
     insertPeriod: s('INSERT INTO usage_periods (account_id, period_start, period_end) VALUES (?, ?, ?)'),
@@ -325,12 +342,17 @@ export class SqliteStore implements Store {
     const current = this.runner.deferred(() => {
       const account = this.account(accountId);
       const row = this.sql.period.get(account.id);
-      return nextPeriod(account.periodAnchor, row && { periodStart: row.period_start, periodEnd: row.period_end }, now) === null ? this.usageOf(account, row!) : undefined;
+      return nextPeriod(account.periodAnchor, row && { periodStart: row.period_start, periodEnd: row.period_end }, now) === null
+        ? this.usageOf(account, row!)
+        : undefined;
     }) as Usage | undefined;
-    return current ?? this.write(() => {
-      const account = this.account(accountId);
-      return this.usageOf(account, this.currentPeriod(account, now));
-    });
+    return (
+      current ??
+      this.write(() => {
+        const account = this.account(accountId);
+        return this.usageOf(account, this.currentPeriod(account, now));
+      })
+    );
   }
 
   reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
@@ -415,7 +437,11 @@ export class SqliteStore implements Store {
     const version = () => this.db.pragma('user_version', { simple: true }) as number;
     const check = (found: number) => {
       if (found > SCHEMA_VERSION) {
-        throw new StoreError('STORE_INVALID', `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`, 'file');
+        throw new StoreError(
+          'STORE_INVALID',
+          `the store ${this.file} has schema version ${found}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`,
+          'file',
+        );
       }
     };
     check(version());
@@ -436,7 +462,13 @@ export class SqliteStore implements Store {
 
   private insertAccount(id: string, fields: ReturnType<typeof normalizeAccountInput>, now: Date): Account {
     const at = now.toISOString();
-    this.sql.insertAccount.run({ id, ...fields, entitlements: fields.entitlements === null ? null : JSON.stringify(fields.entitlements), periodAnchor: at, createdAt: at });
+    this.sql.insertAccount.run({
+      id,
+      ...fields,
+      entitlements: fields.entitlements === null ? null : JSON.stringify(fields.entitlements),
+      periodAnchor: at,
+      createdAt: at,
+    });
     const account = this.account(id);
     this.currentPeriod(account, now);
     return account;

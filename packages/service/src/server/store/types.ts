@@ -89,10 +89,7 @@ export interface AccountInput {
   entitlements?: Entitlements | null;
 }
 
-export type AuthResult =
-  | { status: 'active'; key: KeyRecord; account: Account }
-  | { status: 'unknown' }
-  | { status: 'revoked'; key: KeyRecord };
+export type AuthResult = { status: 'active'; key: KeyRecord; account: Account } | { status: 'unknown' } | { status: 'revoked'; key: KeyRecord };
 
 export interface RateToken {
   allowed: boolean;
@@ -266,7 +263,8 @@ export function normalizeReserve(endpoint: string, cu: number): { endpoint: stri
 export function normalizeReservation(reservation: Reservation): Reservation {
   if (typeof reservation !== 'object' || reservation === null) invalid('reservation', 'must be the reservation reserve() returned');
   const periodStart = reservation.periodStart;
-  if (typeof periodStart !== 'string' || Number.isNaN(Date.parse(periodStart))) invalid('reservation.periodStart', `must be an ISO instant, got ${JSON.stringify(periodStart)}`);
+  if (typeof periodStart !== 'string' || Number.isNaN(Date.parse(periodStart)))
+    invalid('reservation.periodStart', `must be an ISO instant, got ${JSON.stringify(periodStart)}`);
   return {
     accountId: requireText('reservation.accountId', reservation.accountId),
     endpoint: requireText('reservation.endpoint', reservation.endpoint),
@@ -279,7 +277,8 @@ export function normalizeReservation(reservation: Reservation): Reservation {
 export function normalizeRequest(request: RequestRecord, reservation: Reservation, cu: number): RequestRecord {
   if (typeof request !== 'object' || request === null) invalid('request', 'must be an object');
   const status = request.status;
-  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) invalid('request.status', `must be an HTTP status (100-599), got ${String(status)}`);
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599)
+    invalid('request.status', `must be an HTTP status (100-599), got ${String(status)}`);
   if (request.cu !== cu) invalid('request.cu', `must equal the cu charged (${cu}), got ${String(request.cu)}`);
   const endpoint = requireText('request.endpoint', request.endpoint);
   if (endpoint !== reservation.endpoint) invalid('request.endpoint', `must equal the reservation's endpoint (${reservation.endpoint}), got ${endpoint}`);
