@@ -3,5 +3,5 @@
  * a JSON-RPC node) and the recording of what they answered into a bundle. Node 20 or newer
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
-export { BundleRecorder, ServiceSource, writeBundle, type ServiceSourceOptions } from './lineage/service-source.js';
+export { BundleRecorder, ServiceSource, writeBundle, type RecordedBundle, type ServiceSourceOptions } from './lineage/service-source.js';
 export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';

@@ -4,9 +4,24 @@
  * `evm-integrity` command line. The checks themselves are the `evm-integrity` package.
  */
 export { createApp, type AppOptions } from './server/app.js';
+export type { Env } from './server/env.js';
 export { ENDPOINTS, type Endpoint } from './server/endpoints.js';
 export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
 export { openStore, startServer, type RunningServer } from './server/serve.js';
-export { MemoryStore } from './server/store/memory-store.js';
+export { MemoryStore, type LoggedRequest } from './server/store/memory-store.js';
 export { SqliteStore } from './server/store/sqlite-store.js';
-export { StoreError, type Store, type StoreErrorCode } from './server/store/types.js';
+export {
+  StoreError,
+  type Account,
+  type AccountInput,
+  type AuthResult,
+  type Entitlements,
+  type KeyRecord,
+  type RateToken,
+  type RequestRecord,
+  type Reservation,
+  type ReserveResult,
+  type Store,
+  type StoreErrorCode,
+  type Usage,
+} from './server/store/types.js';

@@ -17,6 +17,14 @@ export {
   type LineageSource,
   type RecordAnswer,
 } from './source.js';
-export { checkFunctionResult, decodeFunctionOutput, KNOWN_FUNCTIONS, type DecodedOutput, type DecodeResult, type KnownFunction } from './abi.js';
+export {
+  checkFunctionResult,
+  decodeFunctionOutput,
+  KNOWN_FUNCTIONS,
+  type DecodedOutput,
+  type DecodeResult,
+  type FunctionResultCheck,
+  type KnownFunction,
+} from './abi.js';
 export { datasetId, DATASETS } from './datasets.js';
 export { LINEAGE_LIMITS, type LineageLimit } from './limits.js';
