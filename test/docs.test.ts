@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { defaultRegistry, describeChain, formatBlock } from '../packages/core/src/chains/registry.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
+import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
 
 /**
  * The repository documents itself: nothing points at files users never get, every relative
@@ -120,5 +121,25 @@ describe('the repository documents itself', () => {
   it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
     const rows = tableAfter(read('docs/lineage.md'), '## Limits');
     expect(rows.map(([, name, value]) => [name, value])).toEqual(Object.entries(LINEAGE_LIMITS).map(([name, value]) => [`\`${name}\``, formatBlock(value)]));
+  });
+
+  it('docs/service.md lists every configuration member with its default', () => {
+    const refusal = (() => {
+      try {
+        parseConfig({ not_a_member: 1 });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    const known = refusal.split('known: ')[1]!.split(', ');
+    const rows = tableAfter(read('docs/service.md'), '## Members');
+    expect(rows.map(([member]) => member!.replace(/`/g, '')).sort()).toEqual([...known].sort());
+    for (const [member, documented] of rows) {
+      const name = member!.replace(/`/g, '');
+      const value = (DEFAULT_CONFIG as unknown as Record<string, unknown>)[name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())];
+      const shown = Array.isArray(value) ? '[]' : String(value);
+      expect(documented!.replace(/`/g, '').split(' ')[0], name).toBe(shown);
+    }
   });
 });

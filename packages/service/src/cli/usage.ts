@@ -27,7 +27,7 @@ Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data
 The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; PORT and HOST override it,
 and each flag overrides only the member it names. The first start with no account
 creates one and prints its API key once. SIGINT/SIGTERM stop it: requests in progress
-get shutdown_timeout_ms (10 s by default) to finish. Every setting: the README, Configuration.`;
+get shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.`;
 
 export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
   evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
