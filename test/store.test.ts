@@ -65,9 +65,7 @@ function loggedInFile(file: string): LoggedRequest[] {
 
 /** One move of a request against a store: take CU, end a request in progress, or let time pass. */
 type Step =
-  | { kind: 'reserve'; by: number; endpoint: string; cu: number }
-  | { kind: 'settle' | 'release'; by: number; pick: number }
-  | { kind: 'wait'; ms: number };
+  { kind: 'reserve'; by: number; endpoint: string; cu: number } | { kind: 'settle' | 'release'; by: number; pick: number } | { kind: 'wait'; ms: number };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
