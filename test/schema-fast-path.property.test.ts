@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Problems } from '../packages/core/src/index.js';
 import { quantityValue, readQuantity } from '../packages/core/src/input/fields.js';
+import { logList } from '../packages/core/src/input/log-list.js';
 import { VERIFY_LOG } from '../packages/core/src/input/receipt-root-request.js';
 import { arrayOf, type Spec } from '../packages/core/src/input/schema.js';
 
@@ -15,16 +16,25 @@ const hexOf = (minLength: number, maxLength: number) =>
   fc
     .tuple(fc.uint8Array({ minLength, maxLength }), fc.constantFrom('0x', '0X', ''), fc.boolean())
     .map(([bytes, prefix, upper]) => prefix + Buffer.from(bytes).toString('hex')[upper ? 'toUpperCase' : 'toLowerCase']());
+/** Right length, one character that is no hex digit. */
+const notHex = (bytes: number) => hexOf(bytes, bytes).map((hex) => `${hex.slice(0, -1)}g`);
 const wrong = fc.constantFrom<unknown>(null, 7, 'zz', '0x123', 'abc', [], {}, true, '');
-const address = fc.oneof(hexOf(20, 20), hexOf(19, 21), wrong);
-const topic = fc.oneof({ weight: 4, arbitrary: hexOf(32, 32) }, { weight: 1, arbitrary: fc.oneof(hexOf(31, 33), wrong) });
-const topics = fc.oneof({ weight: 6, arbitrary: fc.array(topic, { maxLength: 5 }) }, { weight: 1, arbitrary: wrong });
-const data = fc.oneof({ weight: 4, arbitrary: hexOf(0, 80) }, { weight: 1, arbitrary: wrong });
-const extra = fc.constantFrom<Record<string, unknown>>({}, {}, { removed: 1 }, { contract_adress: 'aa' }, { Data: '0x' });
-const log = fc
-  .record({ contract_address: address, topics, data, extra }, { requiredKeys: ['extra'] })
-  .map(({ extra: members, ...rest }) => ({ ...rest, ...members }) as unknown);
+const mostlyValid = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 12, arbitrary: valid }, { weight: 1, arbitrary: invalid });
+const address = mostlyValid(hexOf(20, 20), fc.oneof(hexOf(19, 21), notHex(20), wrong));
+const topic = mostlyValid(hexOf(32, 32), fc.oneof(hexOf(31, 33), notHex(32), wrong));
+const topics = mostlyValid(fc.array(topic, { maxLength: 5 }), wrong);
+const data = mostlyValid(hexOf(0, 80), fc.oneof(notHex(3), wrong));
+const extra = mostlyValid(fc.constant({}), fc.constantFrom<Record<string, unknown>>({ removed: 1 }, { contract_adress: 'aa' }, { Data: '0x' }));
+const dropped = mostlyValid(fc.constant(''), fc.constantFrom('contract_address', 'topics', 'data'));
+const log = fc.record({ contract_address: address, topics, data, extra, dropped }).map(({ extra: members, dropped: name, ...rest }) => {
+  const value: Record<string, unknown> = { ...rest, ...(members as object) };
+  delete value[name as string];
+  return value as unknown;
+});
 const LOGS = arrayOf(VERIFY_LOG, { description: 'logs', expected: 'an array of logs' });
+/** A receipt's logs decoded into one buffer. */
+const LOG_LIST = logList(LOGS);
 
 /** The rules of a log, written out independently of the readers. */
 const isHex = (value: unknown, bytes?: number) =>
@@ -53,11 +63,12 @@ const unknownMember = (value: unknown) =>
   typeof value === 'object' && value !== null && Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
 
 describe('request readers: the fast path agrees with the slow path', () => {
-  it('on logs and lists of logs, valid and not (1000 runs)', () => {
+  it('on logs and lists of logs (one buffer per list), valid and not (1000 runs)', () => {
     fc.assert(
       fc.property(fc.array(log, { maxLength: 6 }), (logs) => {
         for (const one of logs) agrees(VERIFY_LOG, one, isValidLog(one), unknownMember(one));
         agrees(LOGS, logs, logs.every(isValidLog), logs.some(unknownMember));
+        agrees(LOG_LIST, logs, logs.every(isValidLog), logs.some(unknownMember));
       }),
       { numRuns: 1000 },
     );
