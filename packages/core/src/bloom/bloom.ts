@@ -5,44 +5,22 @@ import type { Log, Receipt } from '../receipts/types.js';
 /** Size of a logs bloom: 2048 bits. */
 export const BLOOM_BYTES = 256;
 
-/** Where an item's three bits go: bit i of the 2048-bit big-endian bloom is in byte 255 - (i >> 3). */
-interface BloomBits {
-  byte0: number;
-  mask0: number;
-  byte1: number;
-  mask1: number;
-  byte2: number;
-  mask2: number;
+/** Bloom bit i (0-2047) of the big-endian 2048-bit bloom is in byte 255 - (i >> 3). */
+function setBit(bloom: Uint8Array, bit: number): void {
+  bloom[BLOOM_BYTES - 1 - (bit >> 3)]! |= 1 << (bit & 7);
 }
 
 /**
- * The three bloom bits of an item (address or topic), as in the Yellow Paper:
- * the low 11 bits of each of the first three byte pairs of keccak(item).
+ * Bloom bit number `pair` (0, 1 or 2) of an item (address or topic), as in the Yellow
+ * Paper: the low 11 bits of byte pair `pair` of the item's keccak `hash`.
  */
-function bloomBits(hash: Uint8Array): BloomBits {
-  const bit0 = ((hash[0]! << 8) | hash[1]!) & 2047;
-  const bit1 = ((hash[2]! << 8) | hash[3]!) & 2047;
-  const bit2 = ((hash[4]! << 8) | hash[5]!) & 2047;
-  return {
-    byte0: BLOOM_BYTES - 1 - (bit0 >> 3),
-    mask0: 1 << (bit0 & 7),
-    byte1: BLOOM_BYTES - 1 - (bit1 >> 3),
-    mask1: 1 << (bit1 & 7),
-    byte2: BLOOM_BYTES - 1 - (bit2 >> 3),
-    mask2: 1 << (bit2 & 7),
-  };
-}
-
-function setBits(bloom: Uint8Array, bits: BloomBits): void {
-  bloom[bits.byte0]! |= bits.mask0;
-  bloom[bits.byte1]! |= bits.mask1;
-  bloom[bits.byte2]! |= bits.mask2;
+function bloomBit(hash: Uint8Array, pair: number): number {
+  return ((hash[2 * pair]! << 8) | hash[2 * pair + 1]!) & 2047;
 }
 
 /**
- * Bucket key of an item: its first, middle and last four bytes mixed, kept
- * within V8's small-integer range so the Map key needs no allocation. Collisions
- * only cost a byte comparison.
+ * Hash-table key of an item: its first, middle and last four bytes mixed into
+ * 30 bits. Collisions only cost a byte comparison.
  */
 function itemKey(item: Uint8Array): number {
   const n = item.length;
@@ -52,41 +30,89 @@ function itemKey(item: Uint8Array): number {
   return h & 0x3fffffff;
 }
 
-interface CacheEntry {
-  item: Uint8Array;
-  bits: BloomBits;
-  next: CacheEntry | undefined;
-}
+const INITIAL_SLOTS = 1024;
 
 /**
  * Computes bloom bits of addresses and topics, remembering each distinct item.
  * Blocks repeat a few contracts and event signatures thousands of times (a token
  * `Transfer` topic, a router address), so a block-wide cache saves most hashes.
+ *
+ * The cache is an open-addressing table in typed arrays (linear probing, at most
+ * half full): a lookup or an insertion allocates nothing, where a Map of entry
+ * objects cost a measured 14-28% of the bloom step in allocation and collection.
  */
 export class BloomHasher {
   readonly #keccak: Keccak256;
-  readonly #cache = new Map<number, CacheEntry>();
+  /** Slot → itemKey + 1 of the entry there, 0 when empty. */
+  #slotKeys = new Int32Array(INITIAL_SLOTS);
+  /** Slot → index of the entry there. */
+  #slotEntries = new Int32Array(INITIAL_SLOTS);
+  /** Entry → the item (kept to tell items with the same key apart). */
+  readonly #items: Uint8Array[] = [];
+  /** Entry e → its three bloom bits at 3e, 3e + 1, 3e + 2. */
+  #bits = new Uint16Array(3 * (INITIAL_SLOTS >> 1));
 
   constructor(keccak: Keccak256 = defaultKeccak256) {
     this.#keccak = keccak;
   }
 
-  /** The bloom bits of `item`. */
-  bits(item: Uint8Array): BloomBits {
-    const key = itemKey(item);
-    const head = this.#cache.get(key);
-    for (let entry = head; entry !== undefined; entry = entry.next) {
-      if (bytesEqual(entry.item, item)) return entry.bits;
-    }
-    const bits = bloomBits(this.#keccak(item));
-    this.#cache.set(key, { item, bits, next: head });
-    return bits;
+  /** ORs the three bloom bits of `item` into `bloom`. */
+  add(bloom: Uint8Array, item: Uint8Array): void {
+    const entry = this.#entry(item);
+    const bits = this.#bits;
+    setBit(bloom, bits[3 * entry]!);
+    setBit(bloom, bits[3 * entry + 1]!);
+    setBit(bloom, bits[3 * entry + 2]!);
   }
 
   /** ORs the bits of `log`'s address and topics into `bloom`. */
   addLog(bloom: Uint8Array, log: Log): void {
-    setBits(bloom, this.bits(log.address));
-    for (const topic of log.topics) setBits(bloom, this.bits(topic));
+    this.add(bloom, log.address);
+    const topics = log.topics;
+    for (let i = 0; i < topics.length; i++) this.add(bloom, topics[i]!);
+  }
+
+  /** The entry of `item`, hashing it the first time it is seen. */
+  #entry(item: Uint8Array): number {
+    const key = itemKey(item) + 1;
+    const mask = this.#slotKeys.length - 1;
+    let slot = key & mask;
+    for (let k = this.#slotKeys[slot]!; k !== 0; k = this.#slotKeys[slot]!) {
+      if (k === key) {
+        const entry = this.#slotEntries[slot]!;
+        if (bytesEqual(this.#items[entry]!, item)) return entry;
+      }
+      slot = (slot + 1) & mask;
+    }
+    const entry = this.#items.length;
+    const hash = this.#keccak(item);
+    if (3 * entry + 3 > this.#bits.length) this.#grow();
+    this.#bits[3 * entry] = bloomBit(hash, 0);
+    this.#bits[3 * entry + 1] = bloomBit(hash, 1);
+    this.#bits[3 * entry + 2] = bloomBit(hash, 2);
+    this.#items.push(item);
+    this.#place(key, entry);
+    return entry;
+  }
+
+  #place(key: number, entry: number): void {
+    const mask = this.#slotKeys.length - 1;
+    let slot = key & mask;
+    while (this.#slotKeys[slot] !== 0) slot = (slot + 1) & mask;
+    this.#slotKeys[slot] = key;
+    this.#slotEntries[slot] = entry;
+  }
+
+  /** Doubles the table (rehashing every entry) and the bits store, keeping the table at most half full. */
+  #grow(): void {
+    const keys = this.#slotKeys;
+    const entries = this.#slotEntries;
+    this.#slotKeys = new Int32Array(keys.length * 2);
+    this.#slotEntries = new Int32Array(keys.length * 2);
+    for (let slot = 0; slot < keys.length; slot++) if (keys[slot] !== 0) this.#place(keys[slot]!, entries[slot]!);
+    const bits = new Uint16Array(this.#bits.length * 2);
+    bits.set(this.#bits);
+    this.#bits = bits;
   }
 }
 
@@ -120,6 +146,10 @@ export function blockBloom(receipts: readonly Receipt[], options: HashOptions = 
  */
 export function bloomContains(bloom: Uint8Array, item: Uint8Array, options: HashOptions = {}): boolean {
   if (bloom.length !== BLOOM_BYTES) throw new RangeError(`bloom must be ${BLOOM_BYTES} bytes, got ${bloom.length}`);
-  const bits = bloomBits((options.keccak ?? defaultKeccak256)(item));
-  return (bloom[bits.byte0]! & bits.mask0) !== 0 && (bloom[bits.byte1]! & bits.mask1) !== 0 && (bloom[bits.byte2]! & bits.mask2) !== 0;
+  const hash = (options.keccak ?? defaultKeccak256)(item);
+  for (let pair = 0; pair < 3; pair++) {
+    const bit = bloomBit(hash, pair);
+    if ((bloom[BLOOM_BYTES - 1 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
 }

@@ -24,7 +24,36 @@ export function bytesToHex(bytes: Uint8Array): string {
 
 /** Strips one leading `0x`/`0X`. */
 export function strip0x(hex: string): string {
-  return hex.length >= 2 && hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? hex.slice(2) : hex;
+  return prefixLength(hex) === 2 ? hex.slice(2) : hex;
+}
+
+/** Length of the `0x`/`0X` prefix of `hex`: 2 or 0. */
+function prefixLength(hex: string): number {
+  return hex.length >= 2 && hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? 2 : 0;
+}
+
+/** Bytes that `hex` (with or without `0x`) stands for when its digits are even in number, else -1; the digits are not checked. */
+export function hexByteLength(hex: string): number {
+  const digits = hex.length - prefixLength(hex);
+  return digits & 1 ? -1 : digits >> 1;
+}
+
+/**
+ * Parses `hex` (with or without `0x`, of {@link hexByteLength} bytes) into `out` at `offset`,
+ * so that many fields can share one buffer.
+ * @returns false when a character is not a hex digit (`out` is then partly written).
+ */
+export function parseHexInto(hex: string, out: Uint8Array, offset: number): boolean {
+  const end = offset + hexByteLength(hex);
+  for (let i = offset, j = prefixLength(hex); i < end; i++, j += 2) {
+    const hiCode = hex.charCodeAt(j);
+    const loCode = hex.charCodeAt(j + 1);
+    const hi = hiCode < 128 ? NIBBLE[hiCode]! : -1;
+    const lo = loCode < 128 ? NIBBLE[loCode]! : -1;
+    if ((hi | lo) < 0) return false;
+    out[i] = (hi << 4) | lo;
+  }
+  return true;
 }
 
 /**
@@ -33,19 +62,10 @@ export function strip0x(hex: string): string {
  * @example parseHex('0xCAFE') // Uint8Array [0xca, 0xfe]
  */
 export function parseHex(hex: string): Uint8Array | null {
-  const start = hex.length >= 2 && hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? 2 : 0;
-  const digits = hex.length - start;
-  if (digits & 1) return null;
-  const out = new Uint8Array(digits >> 1);
-  for (let i = 0, j = start; i < out.length; i++, j += 2) {
-    const hiCode = hex.charCodeAt(j);
-    const loCode = hex.charCodeAt(j + 1);
-    const hi = hiCode < 128 ? NIBBLE[hiCode]! : -1;
-    const lo = loCode < 128 ? NIBBLE[loCode]! : -1;
-    if ((hi | lo) < 0) return null;
-    out[i] = (hi << 4) | lo;
-  }
-  return out;
+  const length = hexByteLength(hex);
+  if (length < 0) return null;
+  const out = new Uint8Array(length);
+  return parseHexInto(hex, out, 0) ? out : null;
 }
 
 /** Parses hex that must be valid; throws a plain error naming `what` otherwise. */

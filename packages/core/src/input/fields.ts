@@ -81,37 +81,41 @@ export function readInteger(value: unknown, path: string, problems: Problems, mi
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
 const HEX_QUANTITY = /^0[xX][0-9a-fA-F]+$/;
 
+/** The quantity `value` stands for when it is a valid one up to `max` (see {@link readQuantity}), else undefined. */
+export function quantityValue(value: unknown, max = MAX_UINT64): bigint | undefined {
+  let quantity: bigint;
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value) || value < 0 || value > MAX_SAFE) return undefined;
+    quantity = BigInt(value);
+  } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
+    quantity = BigInt(value);
+  } else {
+    return undefined;
+  }
+  return quantity > max ? undefined : quantity;
+}
+
 /**
  * A quantity (docs/api.md "Input conventions"): a JSON integer up to 2^53-1, a decimal
  * string, or a `0x` hex string for anything larger; at most `max`.
  */
 export function readQuantity(value: unknown, path: string, problems: Problems, max = MAX_UINT64): bigint | undefined {
+  const quantity = quantityValue(value, max);
+  if (quantity !== undefined) return quantity;
+  // The problem path: only now is the message worth building.
   const expected = `non-negative integer up to ${max === MAX_UINT64 ? '2^64-1' : max}: a JSON integer, a decimal string or a 0x hex string`;
-  let quantity: bigint;
   if (value === undefined) {
     problems.add(path, 'missing', expected);
-    return undefined;
   } else if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) {
-      problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
-      return undefined;
-    }
-    if (value > MAX_SAFE) {
-      problems.add(path, 'out_of_range', `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`);
-      return undefined;
-    }
-    quantity = BigInt(value);
+    if (!Number.isInteger(value) || value < 0) problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
+    else if (value > MAX_SAFE) problems.add(path, 'out_of_range', `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`);
+    else problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
-    quantity = BigInt(value);
+    problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else {
     problems.add(path, 'invalid_format', `${expected}, got ${describe(value)}`);
-    return undefined;
   }
-  if (quantity > max) {
-    problems.add(path, 'out_of_range', `${expected}, got ${value}`);
-    return undefined;
-  }
-  return quantity;
+  return undefined;
 }
 
 /** Member names compared loosely: case, `_` and `-` ignored (`receiptRoot` ~ `receipt_root`). */

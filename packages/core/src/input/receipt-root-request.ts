@@ -9,6 +9,7 @@ import type { Log, Receipt } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
 import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
+import { logList } from './log-list.js';
 import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
@@ -95,7 +96,7 @@ const RECEIPT_MEMBERS = {
   },
   root: { spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }), nullable: true },
   cumulative_gas_used: { spec: quantity('Gas used in the block up to and including this transaction.'), required: true },
-  logs: { spec: arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }) },
+  logs: { spec: logList(arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' })) },
   deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
   deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
   tx_hash: {

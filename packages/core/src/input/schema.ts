@@ -1,4 +1,17 @@
-import { checkMisspelledMembers, isObject, join, MAX_SAFE, MAX_UINT64, readArray, readHex, readInteger, readObject, readQuantity } from './fields.js';
+import { parseHex } from '../bytes/hex.js';
+import {
+  checkMisspelledMembers,
+  isObject,
+  join,
+  MAX_SAFE,
+  MAX_UINT64,
+  readArray,
+  readHex,
+  readInteger,
+  quantityValue,
+  readObject,
+  readQuantity,
+} from './fields.js';
 import type { Problems } from './problems.js';
 
 /**
@@ -14,6 +27,19 @@ export interface Spec<T> {
   schema: JsonSchema;
   /** The value, or undefined after recording the problems at `path`. */
   read(value: unknown, path: string, problems: Problems): T | undefined;
+  /**
+   * The common case, cheaply: the value when it is valid (what `read` gives without a problem),
+   * else undefined, and then `read` finds and names the problems. No path is built here, so a
+   * valid body costs no path strings. Absent where there is no shortcut: `read` is used.
+   */
+  valid?(value: unknown): T | undefined;
+}
+
+/** `spec`'s value of `value`; the path, given as a parent and a member or index, is built only when `value` is not valid. */
+function readChild<T>(spec: Spec<T>, value: unknown, parent: string, key: string | number, problems: Problems): T | undefined {
+  const fast = spec.valid?.(value);
+  if (fast !== undefined) return fast;
+  return spec.read(value, typeof key === 'number' ? `${parent}[${key}]` : join(parent, key), problems);
 }
 
 export type ValueOf<S> = S extends Spec<infer T> ? T : never;
@@ -24,6 +50,10 @@ export function hex(options: { bytes?: number; description: string; expected?: s
   return {
     schema: { type: 'string', pattern: `^(0[xX])?${digits}$`, description: options.description },
     read: (value, path, problems) => readHex(value, path, problems, options.bytes, options.expected),
+    valid: (value) => {
+      const bytes = typeof value === 'string' ? parseHex(value) : null;
+      return bytes !== null && (options.bytes === undefined || bytes.length === options.bytes) ? bytes : undefined;
+    },
   };
 }
 
@@ -33,6 +63,7 @@ export function integer(options: { min: number; max?: number; description: strin
   return {
     schema: { type: 'integer', minimum: options.min, maximum: max, description: options.description },
     read: (value, path, problems) => readInteger(value, path, problems, options.min, max, options.expected),
+    valid: (value) => (typeof value === 'number' && Number.isInteger(value) && value >= options.min && value <= max ? value : undefined),
   };
 }
 
@@ -48,6 +79,7 @@ export function quantity(description: string): Spec<bigint> {
       ],
     },
     read: (value, path, problems) => readQuantity(value, path, problems, MAX_UINT64),
+    valid: (value) => quantityValue(value, MAX_UINT64),
   };
 }
 
@@ -68,8 +100,19 @@ export function arrayOf<T>(item: Spec<T>, options: { maxItems?: number; descript
         return undefined;
       }
       const before = problems.count;
-      const items = list.map((element, i) => item.read(element, `${path}[${i}]`, problems));
+      const items = new Array<T | undefined>(list.length);
+      for (let i = 0; i < list.length; i++) items[i] = readChild(item, list[i], path, i, problems);
       return problems.count === before ? (items as T[]) : undefined;
+    },
+    valid: (value) => {
+      if (!Array.isArray(value) || (options.maxItems !== undefined && value.length > options.maxItems) || item.valid === undefined) return undefined;
+      const items = new Array<T>(value.length);
+      for (let i = 0; i < value.length; i++) {
+        const read = item.valid(value[i]);
+        if (read === undefined) return undefined;
+        items[i] = read;
+      }
+      return items;
     },
   };
 }
@@ -114,8 +157,26 @@ export function object<M extends Members>(members: M, options: { description: st
           if (isRequired) spec.read(undefined, join(path, name), problems);
           continue;
         }
-        const read = spec.read(raw, join(path, name), problems);
+        const read = readChild(spec, raw, path, name, problems);
         if (read !== undefined) result[name] = read;
+      }
+      return result as ReadMembers<M>;
+    },
+    valid: (value) => {
+      if (!isObject(value)) return undefined;
+      // An unknown member may be a misspelling to report: `read` decides.
+      for (const member in value) if (!Object.hasOwn(members, member)) return undefined;
+      const result: Record<string, unknown> = {};
+      for (const name of names) {
+        const { spec, required: isRequired, nullable } = members[name]!;
+        const raw = value[name];
+        if (raw === undefined || (nullable && raw === null)) {
+          if (isRequired) return undefined;
+          continue;
+        }
+        const read = spec.valid?.(raw);
+        if (read === undefined) return undefined;
+        result[name] = read;
       }
       return result as ReadMembers<M>;
     },

@@ -3,7 +3,7 @@ import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
 import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { describeRuleSet, describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
-import type { Receipt } from './types.js';
+import type { Log, Receipt } from './types.js';
 
 const STATUS_SUCCESS = Uint8Array.of(1);
 const STATUS_FAILURE = new Uint8Array(0);
@@ -47,6 +47,11 @@ function outcomeBytes(receipt: Receipt): Uint8Array {
   });
 }
 
+/** Payload bytes of `rlp([address, topics, data])`: cheap enough to compute in each pass rather than keep. */
+function logPayload(log: Log): number {
+  return 21 + listLength(33 * log.topics.length) + stringLength(log.data);
+}
+
 /**
  * Writes the consensus encoding of one receipt given its logs bloom.
  * Two passes over the logs: the first measures every list, the second writes
@@ -60,17 +65,8 @@ export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, 
   const version = hashDepositFields ? quantityBytes(receipt.depositReceiptVersion!) : undefined;
 
   const logs = receipt.logs;
-  const logLengths = new Array<number>(logs.length);
-  const topicLengths = new Array<number>(logs.length);
   let logsPayload = 0;
-  for (let i = 0; i < logs.length; i++) {
-    const log = logs[i]!;
-    const topicsPayload = 33 * log.topics.length;
-    const logPayload = 21 + listLength(topicsPayload) + stringLength(log.data);
-    topicLengths[i] = topicsPayload;
-    logLengths[i] = logPayload;
-    logsPayload += listLength(logPayload);
-  }
+  for (let i = 0; i < logs.length; i++) logsPayload += listLength(logPayload(logs[i]!));
   let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
   if (nonce !== undefined && version !== undefined) payload += stringLength(nonce) + stringLength(version);
 
@@ -86,11 +82,11 @@ export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, 
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
     if (log.address.length !== 20) throw invalidLog(i, 'address', '20 bytes', log.address.length);
-    o = writeListHeader(out, o, logLengths[i]!);
+    o = writeListHeader(out, o, logPayload(log));
     out[o++] = 0x94;
     out.set(log.address, o);
     o += 20;
-    o = writeListHeader(out, o, topicLengths[i]!);
+    o = writeListHeader(out, o, 33 * log.topics.length);
     for (const topic of log.topics) {
       if (topic.length !== 32) throw invalidLog(i, 'topics', '32 bytes each', topic.length);
       out[o++] = 0xa0;

@@ -29,9 +29,11 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Encode
   const keccak = options.keccak ?? defaultKeccak256;
   const hasher = new BloomHasher(keccak);
   const block = new Uint8Array(BLOOM_BYTES);
+  // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
+  const bloom = new Uint8Array(BLOOM_BYTES);
   const encodedReceipts = receipts.map((receipt) => {
     const layout = receiptLayout(receipt, rules);
-    const bloom = new Uint8Array(BLOOM_BYTES);
+    bloom.fill(0);
     for (const log of receipt.logs) hasher.addLog(bloom, log);
     orBloom(block, bloom);
     return encodeReceiptWithBloom(receipt, layout, bloom);

@@ -8,9 +8,12 @@ export const EMPTY_TRIE_ROOT = Uint8Array.from('56e81f171bcc55a6ff8345e692c0f86e
 export function indexKey(index: number): Uint8Array {
   if (index === 0) return Uint8Array.of(0x80);
   if (index < 0x80) return Uint8Array.of(index);
-  const bytes: number[] = [];
-  for (let n = index; n > 0; n = Math.floor(n / 256)) bytes.unshift(n & 0xff);
-  return Uint8Array.from([0x80 + bytes.length, ...bytes]);
+  let length = 0;
+  for (let n = index; n > 0; n = Math.floor(n / 256)) length++;
+  const key = new Uint8Array(1 + length);
+  key[0] = 0x80 + length;
+  for (let i = length, n = index; i > 0; i--, n = Math.floor(n / 256)) key[i] = n & 0xff;
+  return key;
 }
 
 /**

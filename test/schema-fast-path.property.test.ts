@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Problems } from '../packages/core/src/index.js';
+import { quantityValue, readQuantity } from '../packages/core/src/input/fields.js';
+import { logList } from '../packages/core/src/input/log-list.js';
+import { VERIFY_LOG } from '../packages/core/src/input/receipt-root-request.js';
+import { arrayOf, type Spec } from '../packages/core/src/input/schema.js';
+
+/**
+ * The readers' fast path (`valid`, no paths built) against their slow path (`read`, which names
+ * every problem): the fast path may only give what `read` gives without a problem, and must give
+ * it for every valid value it has a shortcut for.
+ */
+
+const hexOf = (minLength: number, maxLength: number) =>
+  fc
+    .tuple(fc.uint8Array({ minLength, maxLength }), fc.constantFrom('0x', '0X', ''), fc.boolean())
+    .map(([bytes, prefix, upper]) => prefix + Buffer.from(bytes).toString('hex')[upper ? 'toUpperCase' : 'toLowerCase']());
+/** Right length, one character that is no hex digit. */
+const notHex = (bytes: number) => hexOf(bytes, bytes).map((hex) => `${hex.slice(0, -1)}g`);
+const wrong = fc.constantFrom<unknown>(null, 7, 'zz', '0x123', 'abc', [], {}, true, '');
+const mostlyValid = (valid: fc.Arbitrary<unknown>, invalid: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 12, arbitrary: valid }, { weight: 1, arbitrary: invalid });
+const address = mostlyValid(hexOf(20, 20), fc.oneof(hexOf(19, 21), notHex(20), wrong));
+const topic = mostlyValid(hexOf(32, 32), fc.oneof(hexOf(31, 33), notHex(32), wrong));
+const topics = mostlyValid(fc.array(topic, { maxLength: 5 }), wrong);
+const data = mostlyValid(hexOf(0, 80), fc.oneof(notHex(3), wrong));
+const extra = mostlyValid(fc.constant({}), fc.constantFrom<Record<string, unknown>>({ removed: 1 }, { contract_adress: 'aa' }, { Data: '0x' }));
+const dropped = mostlyValid(fc.constant(''), fc.constantFrom('contract_address', 'topics', 'data'));
+const log = fc.record({ contract_address: address, topics, data, extra, dropped }).map(({ extra: members, dropped: name, ...rest }) => {
+  const value: Record<string, unknown> = { ...rest, ...(members as object) };
+  delete value[name as string];
+  return value as unknown;
+});
+const LOGS = arrayOf(VERIFY_LOG, { description: 'logs', expected: 'an array of logs' });
+/** A receipt's logs decoded into one buffer. */
+const LOG_LIST = logList(LOGS);
+
+/** The rules of a log, written out independently of the readers. */
+const isHex = (value: unknown, bytes?: number) =>
+  typeof value === 'string' && /^(0[xX])?([0-9a-fA-F]{2})*$/.test(value) && (bytes === undefined || value.replace(/^0[xX]/, '').length === 2 * bytes);
+const isValidLog = (value: unknown): boolean => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { contract_address, topics, data } = value as Record<string, unknown>;
+  return isHex(contract_address, 20) && Array.isArray(topics) && topics.length <= 4 && topics.every((t) => isHex(t, 32)) && isHex(data);
+};
+
+/** `read` follows the rules; `valid` gives only what `read` gives without a problem, and gives it whenever it has a shortcut. */
+function agrees<T>(spec: Spec<T>, value: unknown, isValid: boolean, hasUnknownMember: boolean): void {
+  const problems = new Problems();
+  const slow = spec.read(value, 'p', problems);
+  expect(problems.count === 0).toBe(isValid);
+  const fast = spec.valid!(value);
+  if (fast !== undefined) {
+    expect(isValid).toBe(true);
+    expect(fast).toEqual(slow);
+  } else if (isValid && !hasUnknownMember) {
+    throw new Error(`the fast path refused a valid value: ${JSON.stringify(value)}`);
+  }
+}
+
+const unknownMember = (value: unknown) =>
+  typeof value === 'object' && value !== null && Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
+
+describe('request readers: the fast path agrees with the slow path', () => {
+  it('on logs and lists of logs (one buffer per list), valid and not (1000 runs)', () => {
+    fc.assert(
+      fc.property(fc.array(log, { maxLength: 6 }), (logs) => {
+        for (const one of logs) agrees(VERIFY_LOG, one, isValidLog(one), unknownMember(one));
+        agrees(LOGS, logs, logs.every(isValidLog), logs.some(unknownMember));
+        agrees(LOG_LIST, logs, logs.every(isValidLog), logs.some(unknownMember));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('on quantities: quantityValue gives a value exactly when readQuantity records no problem, and the same one (1000 runs)', () => {
+    const quantity = fc.oneof(
+      fc.integer({ min: -5, max: 1000 }),
+      fc.double({ noNaN: true }),
+      fc.constantFrom(
+        2 ** 53 - 1,
+        2 ** 53,
+        2 ** 64,
+        '18446744073709551615',
+        '18446744073709551616',
+        '0x',
+        '0xffffffffffffffff',
+        '0x10000000000000000',
+        '01',
+        '',
+      ),
+      fc.bigInt({ min: 0n, max: 1n << 70n }).map((n) => n.toString()),
+      fc.bigInt({ min: 0n, max: 1n << 70n }).map((n) => `0x${n.toString(16)}`),
+      wrong,
+    );
+    fc.assert(
+      fc.property(quantity, fc.constantFrom(1n, 255n, (1n << 64n) - 1n), (value, max) => {
+        const problems = new Problems();
+        const slow = readQuantity(value, 'q', problems, max);
+        expect(quantityValue(value, max)).toBe(slow);
+        expect(slow === undefined).toBe(problems.count === 1);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
