@@ -81,6 +81,8 @@ function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeout
 export interface RunningServer {
   url: string;
   port: number;
+  /** The worker pool that verifies large bodies; absent when `poolWorkers` is 0. */
+  pool?: VerifyPool;
   /**
    * Stops accepting, lets requests in progress finish for up to
    * `shutdownTimeoutMs`, closes the connections still open then, ends the pool's workers and
@@ -144,5 +146,5 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
       store.close();
     }
   };
-  return { url, port, close: () => (closing ??= close()) };
+  return { url, port, ...(pool && { pool }), close: () => (closing ??= close()) };
 }

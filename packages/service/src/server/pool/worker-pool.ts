@@ -22,6 +22,8 @@ export class WorkerPool<In, Out> {
   readonly #idle: Worker[] = [];
   readonly #running = new Map<Worker, Task<In, Out>>();
   readonly #waiting: Task<In, Out>[] = [];
+  /** Workers whose thread has not exited yet. */
+  readonly #alive = new Set<Worker>();
   #terminated = false;
 
   constructor(
@@ -32,9 +34,9 @@ export class WorkerPool<In, Out> {
     for (let i = 0; i < size; i++) this.#idle.push(this.#spawn());
   }
 
-  /** Workers alive now (for tests of shutdown). */
+  /** Threads not exited yet: `size` while the pool runs, 0 once `terminate` has resolved. */
   get threads(): number {
-    return this.#idle.length + this.#running.size;
+    return this.#alive.size;
   }
 
   /** Jobs waiting for a worker. */
@@ -71,6 +73,7 @@ export class WorkerPool<In, Out> {
   #spawn(): Worker {
     const worker = new Worker(this.script, { workerData: this.workerData });
     worker.unref();
+    this.#alive.add(worker);
     worker.on('message', (reply: Reply<Out>) => {
       const task = this.#running.get(worker);
       if (task === undefined) return;
@@ -80,7 +83,10 @@ export class WorkerPool<In, Out> {
       this.#dispatch();
     });
     worker.on('error', (error) => this.#lose(worker, error));
-    worker.on('exit', (code) => this.#lose(worker, new Error(`a pool worker exited with code ${code}`)));
+    worker.on('exit', (code) => {
+      this.#alive.delete(worker);
+      this.#lose(worker, new Error(`a pool worker exited with code ${code}`));
+    });
     return worker;
   }
 
