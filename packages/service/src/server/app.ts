@@ -10,6 +10,7 @@ import type { AppDeps, Env } from './env.js';
 import { createGuards } from './middleware/guards.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
+import type { VerifyPool } from './pool/verify-pool.js';
 import { ApiProblem, internalError, notFound, sendError } from './responses.js';
 import { infoRoutes } from './routes/info.js';
 import { verifyRoutes } from './routes/verify.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   logger: Logger;
   /** Clock, for tests of periods and rate windows. */
   now?: () => Date;
+  /** The worker pool for large bodies (startServer makes it); absent, every body is verified inline. */
+  pool?: VerifyPool;
 }
 
 /**
@@ -32,9 +35,9 @@ export interface AppOptions {
  * const app = createApp({ config: DEFAULT_CONFIG, store: new MemoryStore(), logger: pino() });
  * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
  */
-export function createApp({ config, store, logger, now = () => new Date() }: AppOptions): Hono<Env> {
+export function createApp({ config, store, logger, now = () => new Date(), pool }: AppOptions): Hono<Env> {
   const origin = publicUrlOf(config);
-  const deps: AppDeps = { config, store, logger, now, registry: new ChainRegistry(config.chains), docsUrl: `${origin}/v1/docs` };
+  const deps: AppDeps = { config, store, logger, now, registry: new ChainRegistry(config.chains), docsUrl: `${origin}/v1/docs`, ...(pool && { pool }) };
   const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
   const guards = createGuards(deps);
 

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
 import type { ServerConfig } from './config.js';
+import type { VerifyPool } from './pool/verify-pool.js';
 import type { Account, Store } from './store/types.js';
 
 /** The account that serves requests when auth is explicitly off. */
@@ -18,4 +19,6 @@ export interface AppDeps {
   /** The reference page that error envelopes link to. */
   docsUrl: string;
   now: () => Date;
+  /** Verifies bodies of `poolThresholdBytes` and more off the event loop; absent, every body is verified inline. */
+  pool?: VerifyPool;
 }

@@ -58,13 +58,13 @@ export const payloadTooLarge = (limitBytes: number, contentLength: string | unde
     },
   });
 
-/** 503: every operation slot is busy. */
+/** 503: the places for verify operations (`max_in_flight` in all, `max_in_flight_per_account` for one account) are taken. */
 export const overloaded = () =>
   new ApiProblem(
     {
       code: 'SERVICE_UNAVAILABLE',
       http_status: 503,
-      message: 'The server is at its limit of requests in progress.',
+      message: 'The server, or this account, is at its limit of verify requests in progress.',
       hint: 'Retry after the number of seconds in Retry-After.',
       retryable: true,
       details: null,

@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { listen } from './listen.js';
+import { createVerifyPool, type VerifyPool } from './pool/verify-pool.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from './store/memory-store.js';
@@ -80,9 +81,12 @@ function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeout
 export interface RunningServer {
   url: string;
   port: number;
+  /** The worker pool that verifies large bodies; absent when `poolWorkers` is 0. */
+  pool?: VerifyPool;
   /**
    * Stops accepting, lets requests in progress finish for up to
-   * `shutdownTimeoutMs`, closes the connections still open then, and closes the store.
+   * `shutdownTimeoutMs`, closes the connections still open then, ends the pool's workers and
+   * closes the store.
    */
   close(): Promise<void>;
 }
@@ -106,18 +110,21 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
   const url = publicUrlOf({ ...config, port });
   let bootstrapKey: string | undefined;
   let stopPruning = () => {};
+  let pool: VerifyPool | undefined;
   try {
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey } = provision(store, config, new Date()));
     stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
-    fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger }).fetch;
+    if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
+    fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger, ...(pool && { pool }) }).fetch;
   } catch (error) {
     stopPruning();
+    await pool?.terminate();
     server.close();
     store.close();
     throw error;
   }
-  options.logger.info({ url, store: config.store, auth: config.auth }, 'listening');
+  options.logger.info({ url, store: config.store, auth: config.auth, pool_workers: pool?.size ?? 0 }, 'listening');
   if (bootstrapKey !== undefined) {
     (options.print ?? ((t) => process.stderr.write(t)))(
       `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${url}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
@@ -133,9 +140,11 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
           'shutdown deadline: closed connections with requests still in progress',
         );
     } finally {
+      // After the drain: no request is left to hand a job to the workers.
+      await pool?.terminate();
       stopPruning();
       store.close();
     }
   };
-  return { url, port, close: () => (closing ??= close()) };
+  return { url, port, ...(pool && { pool }), close: () => (closing ??= close()) };
 }

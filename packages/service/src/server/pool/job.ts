@@ -1,0 +1,32 @@
+import type { ChainRegistry } from 'evm-integrity';
+import { ENDPOINTS } from '../endpoints.js';
+import { readRequestBody } from '../request-body.js';
+
+/** A verify request handed to a worker: the body's bytes (transferred, not copied) and what the route knows of it. */
+export interface VerifyJob {
+  /** The endpoint's name, such as `verify/receipt-root`. */
+  endpoint: string;
+  bytes: Uint8Array;
+  /** The chains the account is entitled to; null: all. */
+  chains: readonly number[] | null;
+  docsUrl: string;
+}
+
+/** A worker's answer: the status and JSON text of the response, or the chain the account may not use (the route answers 403). */
+export type VerifyOutcome = { kind: 'answer'; status: number; json: string } | { kind: 'forbidden'; chainId: number };
+
+const decoder = new TextDecoder();
+
+/**
+ * What a worker does with a job: the route's own body reading, then the endpoint's operation,
+ * and the answer serialised to JSON there too, so the event loop only writes it.
+ */
+export async function runVerifyJob(job: VerifyJob, registry: ChainRegistry): Promise<VerifyOutcome> {
+  const endpoint = ENDPOINTS.find((e) => e.name === job.endpoint);
+  if (endpoint === undefined) throw new Error(`no endpoint ${JSON.stringify(job.endpoint)}`);
+  const body = readRequestBody(decoder.decode(job.bytes), job.chains, job.docsUrl);
+  if (body.kind === 'forbidden') return body;
+  if (body.kind === 'invalid') return { kind: 'answer', status: 400, json: JSON.stringify(body.envelope) };
+  const result = await endpoint.operation(body.value, { registry, docsUrl: job.docsUrl });
+  return { kind: 'answer', status: result.status, json: JSON.stringify(result.body) };
+}

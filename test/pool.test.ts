@@ -1,0 +1,187 @@
+/**
+ * The worker pool over real HTTP on loopback: large bodies verified on a worker answer exactly
+ * as inline, admission bounds each account, /v1/health answers while the pool is busy, a client
+ * that leaves while its job waits is not charged, and shutdown ends the workers. The workers run
+ * the built service (dist/), as `npm test` builds it first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { Admission } from '../packages/service/src/server/admission.js';
+import { ApiProblem } from '../packages/service/src/server/responses.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
+import type { Reservation, RequestRecord } from '../packages/service/src/server/store/types.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const bigBlock = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
+const big = receiptRootBody({ chainId: 1, receiptRoot: bigBlock.header.fields.receiptsRoot!, receipts: bigBlock.receipts });
+const bigBody = JSON.stringify(big);
+const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+
+const ACCOUNTS = ['a', 'b', 'c'] as const;
+const keyOf = (account: string) => `evmi_pool-test-key-${account}-0123456789abcdefghijklmnopq`;
+
+/** A memory store that tells which account each reservation was for, and what was settled and released. */
+class WatchedStore extends MemoryStore {
+  readonly owners = new Map<Reservation, string>();
+  readonly reserved: string[] = [];
+  readonly settled: Array<RequestRecord & { account: string }> = [];
+  readonly released: Array<RequestRecord & { account: string; settledBefore: number }> = [];
+
+  override reserve(...args: Parameters<MemoryStore['reserve']>) {
+    const held = super.reserve(...args);
+    if (held.ok) this.owners.set(held.value.reservation, args[0]);
+    this.reserved.push(args[0]);
+    return held;
+  }
+  override settle(reservation: Reservation, request: RequestRecord, now: Date) {
+    this.settled.push({ ...request, account: this.owners.get(reservation)! });
+    super.settle(reservation, request, now);
+  }
+  override release(reservation: Reservation, request: RequestRecord, now: Date) {
+    this.released.push({ ...request, account: this.owners.get(reservation)!, settledBefore: this.settled.length });
+    super.release(reservation, request, now);
+  }
+}
+
+const serverConfig = (poolWorkers: number) =>
+  testConfig({
+    auth: true,
+    poolWorkers,
+    // fetch opens a connection in place of the one a test aborts and sends nothing on it; Node
+    // counts such a connection as in progress, so close() ends it at this deadline.
+    shutdownTimeoutMs: 500,
+    // Every body goes to the pool, so one worker and a queue are easy to set up.
+    poolThresholdBytes: 0,
+    maxInFlightPerAccount: 3,
+    accounts: ACCOUNTS.map((id) => ({
+      id,
+      name: id,
+      plan: 'pro',
+      cuLimit: 100_000,
+      rateLimitRps: 10_000,
+      entitlements: id === 'a' ? { chains: [1] } : null,
+      keys: [{ label: 'test', key: keyOf(id) }],
+    })),
+  });
+
+let pooled: RunningServer;
+let inline: RunningServer;
+let store: WatchedStore;
+
+beforeAll(async () => {
+  store = new WatchedStore();
+  pooled = await startServer(serverConfig(1), { logger: capturingLogger().logger, store });
+  inline = await startServer(serverConfig(0), { logger: capturingLogger().logger });
+});
+afterAll(async () => {
+  await pooled?.close();
+  await inline?.close();
+});
+
+const post = (server: RunningServer, account: string, path: string, body: string, signal?: AbortSignal) =>
+  fetch(`${server.url}/v1/evm/verify/${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${keyOf(account)}` },
+    body,
+    ...(signal && { signal }),
+  });
+
+/** Status, media type and body, with the server's origin (in docs_url) taken out. */
+async function answer(server: RunningServer, account: string, path: string, body: string) {
+  const res = await post(server, account, path, body);
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.text()).replaceAll(server.url, 'ORIGIN') };
+}
+
+describe('a body verified on a worker', () => {
+  const mismatching = JSON.stringify({ ...big, receipt_root: `0x${'ab'.repeat(32)}` });
+  const txs = big.transactions.map((tx, i) => (i === 5 ? { ...tx, cumulative_gas_used: 'lots' } : i === 7 ? { ...tx, status: 7 } : tx));
+  const invalid = JSON.stringify({ ...big, transactions: txs });
+  const cases: Array<[string, string, string, number]> = [
+    ['a block that matches', 'b', bigBody, 200],
+    ['a root that does not match', 'b', mismatching, 200],
+    ['invalid receipts (400 problems)', 'b', invalid, 400],
+    ['a body that is not JSON', 'b', `${bigBody.slice(0, -1)},}`, 400],
+    ['a chain the account is not entitled to (403)', 'a', JSON.stringify({ ...big, chain_id: 10 }), 403],
+  ];
+
+  it.each(cases)('%s: the same answer as inline', async (_, account, body, status) => {
+    const settled = store.settled.length + store.released.length;
+    const viaPool = await answer(pooled, account, 'receipt-root', body);
+    expect(viaPool).toEqual(await answer(inline, account, 'receipt-root', body));
+    expect(viaPool.status).toBe(status);
+    // It went the whole way through the route: reserved, then settled (2xx) or released.
+    expect(store.settled.length + store.released.length).toBe(settled + 1);
+  });
+
+  it('the mismatch and the problems are really there', async () => {
+    expect(JSON.parse((await answer(pooled, 'b', 'receipt-root', mismatching)).body).data[0].is_identical).toBe(false);
+    const problems = JSON.parse((await answer(pooled, 'b', 'receipt-root', invalid)).body).error.details.invalid_parameters;
+    expect(problems.map((p: { name: string }) => p.name)).toEqual(['transactions[5].cumulative_gas_used', 'transactions[7].status']);
+  });
+});
+
+describe('admission and a busy pool', () => {
+  it("beyond an account's places: 503 with Retry-After; another account is still admitted; /v1/health answers meanwhile", async () => {
+    const reservedBefore = store.reserved.length;
+    const held = Array.from({ length: 3 }, () => post(pooled, 'b', 'receipt-root', bigBody));
+    // Three places taken by b, one job on the single worker and two waiting behind it.
+    await expect.poll(() => store.reserved.length - reservedBefore, { interval: 1 }).toBe(3);
+    expect(pooled.pool!.waiting).toBeGreaterThan(0);
+    const refused = await post(pooled, 'b', 'logs-bloom', smallBody);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+    const health = await fetch(`${pooled.url}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(pooled.pool!.waiting).toBeGreaterThan(0);
+    const other = post(pooled, 'c', 'logs-bloom', smallBody);
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await other).status).toBe(200);
+  });
+
+  it('the bound in all and the bound per account', () => {
+    const admission = new Admission(3, 2);
+    admission.enter('x');
+    admission.enter('x');
+    expect(() => admission.enter('x')).toThrow(ApiProblem);
+    admission.enter('y');
+    expect(() => admission.enter('z')).toThrow(expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }));
+    admission.leave('x');
+    admission.enter('z');
+  });
+
+  it('a client that leaves while its job waits for a worker: the job is dropped and it is not charged', async () => {
+    const before = { settled: store.settled.length, reserved: store.reserved.length, used: store.usage('c', new Date()).cuUsed };
+    const ahead = [
+      ...Array.from({ length: 3 }, () => post(pooled, 'a', 'receipt-root', bigBody)),
+      ...Array.from({ length: 3 }, () => post(pooled, 'b', 'receipt-root', bigBody)),
+    ];
+    await expect.poll(() => store.reserved.length - before.reserved, { interval: 1 }).toBe(6);
+    const leaving = new AbortController();
+    const left = post(pooled, 'c', 'logs-bloom', smallBody, leaving.signal).catch((error: Error) => error.name);
+    await expect.poll(() => store.reserved.slice(before.reserved).includes('c'), { interval: 1 }).toBe(true);
+    leaving.abort();
+    expect(await left).toBe('AbortError');
+    await expect.poll(() => store.released.find((r) => r.account === 'c' && r.endpoint === 'verify/logs-bloom')).toBeDefined();
+    const release = store.released.find((r) => r.account === 'c')!;
+    expect(release).toMatchObject({ status: 499, cu: 0 });
+    // Released while the six jobs ahead of it were still to be answered: it never ran.
+    expect(release.settledBefore - before.settled).toBeLessThan(6);
+    expect((await Promise.all(ahead)).every((r) => r.status === 200)).toBe(true);
+    expect(store.usage('c', new Date()).cuUsed).toBe(before.used);
+  });
+});
+
+describe('shutdown', () => {
+  it('ends the workers once requests are drained', async () => {
+    const server = await startServer(serverConfig(2), { logger: capturingLogger().logger });
+    expect(server.pool!.threads).toBe(2);
+    const res = await post(server, 'b', 'receipt-root', bigBody);
+    expect(res.status).toBe(200);
+    await server.close();
+    expect(server.pool!.threads).toBe(0);
+  });
+});
