@@ -4,7 +4,7 @@
  * exit status, and clients on loopback.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, createServer, type AddressInfo } from 'node:net';
@@ -312,5 +312,19 @@ describe('serve: compute units across processes', () => {
       cu_remaining: number;
     };
     expect(usage).toMatchObject({ cu_used: 20, cu_remaining: 0 });
+  }, 20_000);
+});
+
+describe('serve: the worker pool in the installed command', () => {
+  it('a body over pool_threshold_bytes is verified on a worker thread of the bundled CLI, with the inline answer', async () => {
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, pool_workers: 1, pool_threshold_bytes: 1 })]);
+    const url = await served.listening;
+    const body = readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url));
+    const res = await fetch(`${url}/v1/evm/verify/receipt-root`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: Array<{ is_identical: boolean }> }).data[0]!.is_identical).toBe(true);
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    expect(served.stdout()).not.toMatch(/"level":50/);
   }, 20_000);
 });

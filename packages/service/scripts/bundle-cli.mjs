@@ -2,13 +2,22 @@
 // dist/cli-bundle/: a `verify` process then loads a few files instead of about a hundred modules,
 // which is most of its start-up time. The commands that need the server (serve, accounts, keys,
 // lineage) stay in chunks of their own, loaded only when run; the packages the server uses are
-// left to node_modules.
+// left to node_modules. The worker pool's script is a second entry, so that it lands beside the
+// chunk that starts the workers, where that chunk looks for it.
+import { rmSync } from 'node:fs';
 import { build } from 'rolldown';
 
+const dir = new URL('../dist/cli-bundle/', import.meta.url).pathname;
+// A fresh directory: chunk names carry hashes, so older chunks would otherwise pile up.
+rmSync(dir, { recursive: true, force: true });
+
 await build({
-  input: new URL('../dist/cli/main.js', import.meta.url).pathname,
+  input: {
+    main: new URL('../dist/cli/main.js', import.meta.url).pathname,
+    worker: new URL('../dist/server/pool/worker.js', import.meta.url).pathname,
+  },
   platform: 'node',
   external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino'],
-  output: { dir: new URL('../dist/cli-bundle/', import.meta.url).pathname, format: 'esm' },
+  output: { dir, format: 'esm', entryFileNames: '[name].js' },
   logLevel: 'warn',
 });

@@ -7,8 +7,10 @@ import { WorkerPool } from './worker-pool.js';
 export type VerifyPool = WorkerPool<VerifyJob, VerifyOutcome>;
 
 /**
- * The worker's script: beside this module once built. Run from the TypeScript sources (the
- * tests do), it is the built one in dist/, since a worker thread loads JavaScript only.
+ * The worker's script: beside this module once built (dist/server/pool/, or dist/cli-bundle/,
+ * where the CLI's bundle puts its own `worker.js` beside the chunk that holds this code). Run
+ * from the TypeScript sources (the tests do), it is the built one in dist/, since a worker thread
+ * loads JavaScript only.
  */
 function workerScript(): URL {
   const here = import.meta.url;
