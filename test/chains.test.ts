@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify } from '../packages/service/src/cli/verify.js';
-import { describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
+import { ChainRegistry, describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import { createApp } from '../packages/service/src/server/app.js';
+import { parseConfig } from '../packages/service/src/server/config.js';
 import { provision, startServer, type RunningServer } from '../packages/service/src/server/serve.js';
 import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -300,5 +301,26 @@ describe('the service answers a classic block 422 with the era', () => {
     } finally {
       await server?.close();
     }
+  });
+});
+
+describe('added chains never replace a built-in one', () => {
+  it('the registry refuses a built-in id (its eras would be lost) and an id given twice', () => {
+    expect(() => new ChainRegistry([{ chainId: 42161, name: 'mine', rules: 'arbitrum', verifiable: true }])).toThrow(
+      'chain 42161 is built in (Arbitrum One, rules arbitrum, with its eras): an added chain needs an id of its own',
+    );
+    const devnet = { chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true } as const;
+    expect(() => new ChainRegistry([devnet, devnet])).toThrow('chain 31337 is given twice');
+    expect(new ChainRegistry([devnet]).get(31337)).toEqual(devnet);
+  });
+
+  it('so does the configuration (one line, nothing started) and the CLI (exit 2)', () => {
+    expect(() => parseConfig({ chains: [{ chain_id: 137, rules: 'ethereum' }] })).toThrow(/^chains: chain 137 is built in \(Polygon PoS/);
+    const { status, stderr } = spawnSync(process.execPath, [BIN, 'verify', 'block', 'fixtures/blocks/mainnet-19426587.json', '--chain', '1:ethereum'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum\): an added chain needs an id of its own\n$/);
   });
 });

@@ -29,6 +29,10 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
   InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
   SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
   StoreError: { error: () => thrown(() => new service.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
+  ChainConflictError: {
+    error: () => thrown(() => new root.ChainRegistry([{ chainId: 137, name: 'mine', rules: 'polygon', verifiable: true }])),
+    code: 'CHAIN_CONFLICT',
+  },
   ConfigError: { error: () => thrown(() => service.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
 };
 

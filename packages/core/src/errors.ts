@@ -7,6 +7,7 @@ export type EvmIntegrityErrorCode =
   | 'RECEIPT_TYPE_UNKNOWN'
   | 'RECEIPT_INVALID'
   | 'HEADER_INVALID'
+  | 'CHAIN_CONFLICT'
   | 'SOURCE_FAILED'
   | 'SOURCE_INPUT_INVALID'
   | 'STORE_NOT_FOUND'
@@ -48,4 +49,13 @@ export class InvalidReceiptError extends EvmIntegrityError<{ field: string; expe
 export class InvalidHeaderError extends EvmIntegrityError<{ field: string; expected: string }> {
   override name = 'InvalidHeaderError';
   override readonly code = 'HEADER_INVALID';
+}
+
+/**
+ * A chain added to a registry that would replace a built-in one or another added one: the built-in
+ * chain's eras (what can be verified, and how) would be lost without a word.
+ */
+export class ChainConflictError extends EvmIntegrityError<{ chainId: number }> {
+  override name = 'ChainConflictError';
+  override readonly code = 'CHAIN_CONFLICT';
 }

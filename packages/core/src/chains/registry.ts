@@ -1,4 +1,5 @@
 import { POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS, RULE_SETS, STATE_SYNC_TX_TYPE, type RuleSet } from '../receipts/rules.js';
+import { ChainConflictError } from '../errors.js';
 import { BUILTIN_CHAINS } from './builtin.js';
 import type { ChainInfo, Era, StateSyncRule } from './chain-info.js';
 
@@ -107,9 +108,23 @@ function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; d
 export class ChainRegistry {
   readonly #chains = new Map<number, ChainInfo>();
 
-  /** The built-in chains plus `extra` (an operator's devnets); an extra entry replaces a built-in one. */
+  /**
+   * The built-in chains plus `extra` (an operator's devnets). An extra chain with a built-in
+   * chain's id, or given twice, is refused (ChainConflictError): replacing a built-in chain would
+   * drop its eras, and with them what can be verified and how.
+   */
   constructor(extra: readonly ChainInfo[] = []) {
-    for (const chain of [...BUILTIN_CHAINS, ...extra]) this.#chains.set(chain.chainId, chain);
+    for (const chain of BUILTIN_CHAINS) this.#chains.set(chain.chainId, chain);
+    for (const chain of extra) {
+      const known = this.#chains.get(chain.chainId);
+      if (known !== undefined) {
+        const what = BUILTIN_CHAINS.includes(known)
+          ? `is built in (${known.name}, rules ${known.rules}${known.eras ? ', with its eras' : ''})`
+          : 'is given twice';
+        throw new ChainConflictError(`chain ${chain.chainId} ${what}: an added chain needs an id of its own`, { chainId: chain.chainId });
+      }
+      this.#chains.set(chain.chainId, chain);
+    }
   }
 
   get(chainId: number): ChainInfo | undefined {

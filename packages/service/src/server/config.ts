@@ -1,4 +1,4 @@
-import { type ChainInfo, EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import { ChainConflictError, type ChainInfo, ChainRegistry, EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from './store/types.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
 
@@ -162,6 +162,20 @@ function readChain(value: unknown, path: string): ChainInfo {
   };
 }
 
+/** The `chains` member, or `fallback`; refused when a chain would replace a built-in one (its eras would be lost). */
+function readChains(json: JsonObject, fallback: ChainInfo[]): ChainInfo[] {
+  const given = member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined);
+  if (given === undefined) return fallback;
+  const chains = given.map((c, i) => readChain(c, `chains[${i}]`));
+  try {
+    new ChainRegistry(chains);
+  } catch (error) {
+    if (error instanceof ChainConflictError) throw new ConfigError(`chains: ${error.message}`);
+    throw error;
+  }
+  return chains;
+}
+
 /**
  * The configuration from a parsed JSON file (members in snake_case, as in the
  * README) over `base`: a member not given keeps base's value, so flags parsed
@@ -229,9 +243,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     accounts:
       member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ??
       base.accounts,
-    chains:
-      member<unknown[] | undefined>(json, 'chains', '', Array.isArray, 'an array of chains', undefined)?.map((c, i) => readChain(c, `chains[${i}]`)) ??
-      base.chains,
+    chains: readChains(json, base.chains),
     headerTimeoutMs,
     bodyTimeoutMs,
     idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
