@@ -9,7 +9,14 @@ export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } fr
 export { fastKeccak256 } from './keccak/fast-keccak.js';
 export { wasmKeccak256 } from './keccak/wasm-keccak.js';
 
-export { ChainConflictError, EvmIntegrityError, InvalidHeaderError, InvalidReceiptError, UnknownReceiptTypeError, type EvmIntegrityErrorCode } from './errors.js';
+export {
+  ChainConflictError,
+  EvmIntegrityError,
+  InvalidHeaderError,
+  InvalidReceiptError,
+  UnknownReceiptTypeError,
+  type EvmIntegrityErrorCode,
+} from './errors.js';
 
 export type { Log, Receipt } from './receipts/types.js';
 export { RULE_SETS, RULE_SET_NAMES, type ReceiptLayout, type RuleSet, type RuleSetName } from './receipts/rules.js';
