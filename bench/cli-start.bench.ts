@@ -4,6 +4,7 @@
  * `node` start and the same CLI from its unbundled module tree. Median of 25 runs, milliseconds.
  */
 import { spawnSync } from 'node:child_process';
+import { median } from './timing.js';
 
 const BLOCK = 'fixtures/blocks/mainnet-19426587.json';
 const RUNS = 25;
@@ -16,7 +17,7 @@ function medianMs(args: string[]): number {
     times.push(performance.now() - started);
     if (status !== 0 && args[0] !== '-e') throw new Error(`${args.join(' ')} exited with ${status}`);
   }
-  return times.sort((a, b) => a - b)[RUNS >> 1]!;
+  return median(times);
 }
 
 const bare = medianMs(['-e', '0']);

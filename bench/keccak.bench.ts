@@ -5,6 +5,7 @@
  * warm-up; us per call, MB/s (1 MB = 1e6 bytes) and speed-up over the reference.
  */
 import { fastKeccak256, nobleKeccak256, wasmKeccak256, bytesToHex, type Keccak256 } from '../packages/core/src/index.js';
+import { median } from './timing.js';
 
 type Loop = (data: Uint8Array, n: number) => number;
 
@@ -38,11 +39,6 @@ function calibrate(loop: Loop, data: Uint8Array, ms: number): number {
     const took = performance.now() - start;
     if (took > ms / 4) return Math.max(1, Math.round((n * ms) / took));
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const check = input(1000);

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { verifyLineage } from '../packages/core/src/api/lineage.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
+import { timeMsAsync } from './timing.js';
 
 const BLOCK = JSON.parse(readFileSync('fixtures/blocks/mainnet-19426587.json', 'utf8'));
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
@@ -60,16 +61,6 @@ function bundle(records: number, pages: number, perPage: number) {
   return { exchanges, blocks: [{ chain_id: 1, header: BLOCK.header, receipts: BLOCK.receipts }] };
 }
 
-async function time(fn: () => Promise<unknown>, runs = 3): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return samples.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
-}
-
 const cases: Array<[string, ReturnType<typeof bundle>]> = [
   ['1 record, 20,000 genesis pages of 1 log (beyond the page limit: refused)', bundle(1, 20_000, 1)],
   ['20 records x 1,000 pages of 1 log (20,000 pages)', bundle(20, LINEAGE_LIMITS.genesisPages, 1)],
@@ -83,7 +74,7 @@ for (const [name, b] of cases) {
   const body = { chain_id: 1, tracing_id: id(0), bundle: b };
   const mb = (JSON.stringify(b).length / 1e6).toFixed(1);
   let result = await verifyLineage(body);
-  const ms = await time(async () => (result = await verifyLineage(body)));
+  const ms = await timeMsAsync(async () => (result = await verifyLineage(body)), 3);
   const data = (result.body as { data?: Array<{ verdict: string; summary: { pass: number; fail: number; skipped: number } }> }).data?.[0];
   const checks = data === undefined ? '-' : `${data.summary.pass + data.summary.fail + data.summary.skipped} (${data.verdict})`;
   console.log(`| ${name} | ${mb} | ${result.status} | ${checks} | ${ms.toFixed(0)} |`);

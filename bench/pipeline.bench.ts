@@ -9,28 +9,15 @@
  * and whether the core is linear: its cost per receipt on 100,000 receipts against 100.
  * Run with `npm run bench`; it reports the targets, the 10x gate is receipts-root.bench.ts's.
  */
-import { readFileSync } from 'node:fs';
 import { parseJsonBody, receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
-import { defaultKeccak256, hexToBytes, Problems, readRpcReceipts, receiptsCommitment, type Receipt } from '../packages/core/src/index.js';
+import { defaultKeccak256, hexToBytes, receiptsCommitment, type Receipt } from '../packages/core/src/index.js';
+import { fixtureBlock, timeMs } from './timing.js';
 
 const BLOCKS = ['mainnet-15040641', 'mainnet-22869878', 'mainnet-15537394'];
 const FLOOR_TARGET = 1.5;
 const TEXT_TARGET = 1.4;
 const TEXT_TARGET_BLOCK = 'mainnet-15537394';
 const LINEAR_TARGET = 1.3;
-
-/** Median milliseconds of `runs` calls after `warmup` calls. */
-function time(fn: () => unknown, runs: number, warmup: number): number {
-  for (let i = 0; i < warmup; i++) fn();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    samples.push(performance.now() - start);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
-}
 
 /** Every input the core hashes for `receipts`, in order, copied. */
 function recordKeccakInputs(receipts: readonly Receipt[]): Uint8Array[] {
@@ -56,8 +43,7 @@ let floorMet = true;
 let textRatio = NaN;
 let sample: Receipt[] = [];
 for (const name of BLOCKS) {
-  const block = JSON.parse(readFileSync(`fixtures/blocks/${name}.json`, 'utf8'));
-  const receipts = readRpcReceipts(block.receipts, 'receipts', new Problems())!;
+  const { block, receipts } = fixtureBlock(name);
   if (name === 'mainnet-22869878') sample = receipts;
   const logCount = receipts.reduce((n, r) => n + r.logs.length, 0);
   const text = JSON.stringify(
@@ -73,9 +59,9 @@ for (const name of BLOCKS) {
   const hashedBytes = inputs.reduce((n, input) => n + input.length, 0);
 
   const runs = logCount > 5000 ? 30 : 100;
-  const tFloor = time(() => hashAll(inputs), runs, 10);
-  const tCore = time(() => core(receipts), runs, 10);
-  const tText = time(operation, runs, 10);
+  const tFloor = timeMs(() => hashAll(inputs), runs, 10);
+  const tCore = timeMs(() => core(receipts), runs, 10);
+  const tText = timeMs(operation, runs, 10);
   const floorRatio = tCore / tFloor;
   floorMet &&= floorRatio <= FLOOR_TARGET;
   if (name === TEXT_TARGET_BLOCK) textRatio = tText / tCore;
@@ -88,8 +74,8 @@ for (const name of BLOCKS) {
 const cycled = (count: number) => Array.from({ length: count }, (_, i) => sample[i % sample.length]!);
 const small = cycled(100);
 const large = cycled(100_000);
-const perSmall = time(() => core(small), 200, 20) / small.length;
-const perLarge = time(() => core(large), 5, 1) / large.length;
+const perSmall = timeMs(() => core(small), 200, 20) / small.length;
+const perLarge = timeMs(() => core(large), 5, 1) / large.length;
 const linearRatio = perLarge / perSmall;
 
 console.log(`Node ${process.version}; median ms per block\n`);

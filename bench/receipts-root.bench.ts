@@ -3,20 +3,11 @@
  * JavaScript approach, measured in the same run from the same decoded receipts.
  * Run with `npm run bench`; exits 1 when the target speed-up is not met.
  */
-import { readFileSync } from 'node:fs';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { encode, utils } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import {
-  bytesToHex,
-  fastKeccak256,
-  nobleKeccak256,
-  Problems,
-  readRpcReceipts,
-  receiptsCommitment,
-  type Keccak256,
-  type Receipt,
-} from '../packages/core/src/index.js';
+import { bytesToHex, fastKeccak256, nobleKeccak256, receiptsCommitment, type Keccak256, type Receipt } from '../packages/core/src/index.js';
+import { fixtureBlock, timeMsAsync } from './timing.js';
 
 const BLOCKS = ['mainnet-15040641', 'mainnet-22869878', 'mainnet-15537394'];
 const TARGET_RATIO = 10;
@@ -51,25 +42,11 @@ async function baseline(receipts: readonly Receipt[]): Promise<{ root: Uint8Arra
 
 const ours = (receipts: readonly Receipt[], keccak?: Keccak256) => receiptsCommitment(receipts, keccak === undefined ? {} : { keccak });
 
-/** Median milliseconds of `runs` calls after `warmup` calls. */
-async function time(fn: () => unknown, runs: number, warmup: number): Promise<number> {
-  for (let i = 0; i < warmup; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)]!;
-}
-
 const rows: string[] = [];
 let allMet = true;
 for (const name of BLOCKS) {
-  const block = JSON.parse(readFileSync(`fixtures/blocks/${name}.json`, 'utf8'));
   // Both start from the same decoded receipts (bytes and bigints), as a block builder holds them.
-  const receipts = readRpcReceipts(block.receipts, 'receipts', new Problems())!;
+  const { block, receipts } = fixtureBlock(name);
   const logCount = receipts.reduce((n, r) => n + r.logs.length, 0);
   const expected = block.header.receiptsRoot.slice(2);
   const bloom = block.header.logsBloom.slice(2);
@@ -81,10 +58,10 @@ for (const name of BLOCKS) {
   check({ root: mine.receiptsRoot, bloom: mine.logsBloom }, 'evm-integrity');
 
   const runs = logCount > 5000 ? 15 : 30;
-  const tBase = await time(() => baseline(receipts), runs, 5);
-  const tOurs = await time(() => ours(receipts), runs * 4, 20);
-  const tJs = await time(() => ours(receipts, fastKeccak256), runs * 2, 10);
-  const tNoble = await time(() => ours(receipts, nobleKeccak256), runs, 5);
+  const tBase = await timeMsAsync(() => baseline(receipts), runs, 5);
+  const tOurs = await timeMsAsync(() => ours(receipts), runs * 4, 20);
+  const tJs = await timeMsAsync(() => ours(receipts, fastKeccak256), runs * 2, 10);
+  const tNoble = await timeMsAsync(() => ours(receipts, nobleKeccak256), runs, 5);
   const ratio = tBase / tOurs;
   allMet &&= ratio >= TARGET_RATIO;
   rows.push(
