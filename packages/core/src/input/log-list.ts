@@ -9,9 +9,10 @@ export interface LogValues {
   data: Uint8Array;
 }
 
-const ADDRESS_BYTES = 20;
-const TOPIC_BYTES = 32;
-const MAX_TOPICS = 4;
+/** The shape of a log, for the request schemas and the fast path alike. */
+export const ADDRESS_BYTES = 20;
+export const TOPIC_BYTES = 32;
+export const MAX_TOPICS = 4;
 
 /** Bytes of `value` as hex, or -1 when it is not a string of an even number of digits. */
 function byteLength(value: unknown): number {

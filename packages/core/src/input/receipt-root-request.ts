@@ -9,7 +9,7 @@ import type { Log, Receipt } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
 import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
-import { logList } from './log-list.js';
+import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
 import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
@@ -48,9 +48,9 @@ export type ReceiptRootRefusal = InvalidInput | UnsupportedChain;
 /** The deposit type of the OP stack. */
 const OP_DEPOSIT = 0x7e;
 
-const address = hex({ bytes: 20, description: 'Emitting contract, 20 bytes.' });
-const topics = arrayOf(hex({ bytes: 32, description: 'A topic, 32 bytes.' }), {
-  maxItems: 4,
+const address = hex({ bytes: ADDRESS_BYTES, description: 'Emitting contract, 20 bytes.' });
+const topics = arrayOf(hex({ bytes: TOPIC_BYTES, description: 'A topic, 32 bytes.' }), {
+  maxItems: MAX_TOPICS,
   description: '0 to 4 topics in emission order, topic 0 first; empty for a topic-less log.',
   expected: 'an array of 0 to 4 topics (32-byte hex each)',
 });
