@@ -1,4 +1,5 @@
 import type { ChainRegistry } from 'evm-integrity';
+import type { OperationResult } from 'evm-integrity/api';
 import { ENDPOINTS } from '../endpoints.js';
 import { readRequestBody } from '../request-body.js';
 
@@ -17,6 +18,9 @@ export type VerifyOutcome = { kind: 'answer'; status: number; json: string } | {
 
 const decoder = new TextDecoder();
 
+/** An operation's result as the answer the route sends, serialised where it was computed. */
+export const answerOf = (result: OperationResult): VerifyOutcome => ({ kind: 'answer', status: result.status, json: JSON.stringify(result.body) });
+
 /**
  * What a worker does with a job: the route's own body reading, then the endpoint's operation,
  * and the answer serialised to JSON there too, so the event loop only writes it.
@@ -27,6 +31,5 @@ export async function runVerifyJob(job: VerifyJob, registry: ChainRegistry): Pro
   const body = readRequestBody(decoder.decode(job.bytes), job.chains, job.docsUrl);
   if (body.kind === 'forbidden') return body;
   if (body.kind === 'invalid') return { kind: 'answer', status: 400, json: JSON.stringify(body.envelope) };
-  const result = await endpoint.operation(body.value, { registry, docsUrl: job.docsUrl });
-  return { kind: 'answer', status: result.status, json: JSON.stringify(result.body) };
+  return answerOf(await endpoint.operation(body.value, { registry, docsUrl: job.docsUrl }));
 }

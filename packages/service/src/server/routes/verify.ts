@@ -1,21 +1,18 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { badRequest, type OperationResult } from 'evm-integrity/api';
+import { badRequest } from 'evm-integrity/api';
 import { Admission } from '../admission.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
 import type { Endpoint } from '../endpoints.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
-import type { VerifyOutcome } from '../pool/job.js';
+import { answerOf, type VerifyOutcome } from '../pool/job.js';
 import { readRequestBody } from '../request-body.js';
 import { payloadTooLarge, unsupportedEncoding } from '../responses.js';
 import type { Reservation } from '../store/types.js';
 
 const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
 const decoder = new TextDecoder();
-
-/** An operation's result as the answer the route sends. */
-const answer = (result: OperationResult): VerifyOutcome => ({ kind: 'answer', status: result.status, json: JSON.stringify(result.body) });
 
 /**
  * The metered verify endpoints. Each request passes the guards, then its body is read; only then
@@ -75,7 +72,7 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
         try {
           outcome = offload
             ? await pool.run({ endpoint: endpoint.name, bytes, chains, docsUrl }, [bytes.buffer], c.req.raw.signal)
-            : answer(await endpoint.operation(body, { registry, docsUrl }));
+            : answerOf(await endpoint.operation(body, { registry, docsUrl }));
         } catch (error) {
           // A client gone while its job waited for a worker: the job was dropped.
           const left = clientLeft(c);
