@@ -881,6 +881,16 @@ process.stdout.write(JSON.stringify({ allowed }));
 `,
   );
   writeFileSync(
+    join(dir, 'open-worker.js'),
+    `import { SqliteStore } from './server/store/sqlite-store.js';
+const [startAt, ...files] = process.argv.slice(2);
+for (const [i, file] of files.entries()) {
+  while (Date.now() < Number(startAt) + i * 200); // every process opens each new file at the same instant
+  new SqliteStore(file).close();
+}
+`,
+  );
+  writeFileSync(
     join(dir, 'reserve-worker.js'),
     `import { SqliteStore } from './server/store/sqlite-store.js';
 const [file, attempts, nowMs, startAt] = process.argv.slice(2);
@@ -940,6 +950,26 @@ describe('SqliteStore across processes', () => {
       expect(store.takeRateToken('acme', limit, t.getTime())).toMatchObject({ allowed: false, remaining: 0 });
     } finally {
       store.close();
+    }
+  }, 60_000);
+});
+
+describe('SqliteStore opened by several processes at once', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'evmi-open-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('four processes opening the same new file at the same instant all open it (the switch to WAL is retried while busy)', async () => {
+    compileStoreInto(dir);
+    const files = Array.from({ length: 8 }, (_, i) => join(dir, `data-${i}`, 'store.sqlite'));
+    const startAt = Date.now() + 1500;
+    await Promise.all(Array.from({ length: 4 }, () => runNode([join(dir, 'open-worker.js'), String(startAt), ...files])));
+    for (const file of files) {
+      const db = new Database(file, { readonly: true });
+      expect([db.pragma('journal_mode', { simple: true }), db.pragma('user_version', { simple: true })]).toEqual(['wal', SCHEMA_VERSION]);
+      db.close();
     }
   }, 60_000);
 });

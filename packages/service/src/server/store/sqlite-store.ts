@@ -126,6 +126,25 @@ const BUSY_TIMEOUT_MS = 5000;
  */
 const PRUNE_BATCH_ROWS = 5000;
 
+/**
+ * Runs `step` again while SQLite answers SQLITE_BUSY, for up to BUSY_TIMEOUT_MS. Switching a new
+ * file to WAL needs an exclusive lock, and when several processes open the same new store at once
+ * SQLite refuses some of them at once, without calling the busy handler (it would deadlock): seen
+ * as "database is locked" by the second of two servers started together.
+ */
+function retryWhileBusy<T>(step: () => T): T {
+  const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return step();
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= giveUpAt) throw error;
+      Atomics.wait(PAUSE, 0, 0, 5 + Math.random() * 20); // a synchronous pause: the constructor is synchronous
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 interface AccountRow {
   id: string;
   name: string;
@@ -233,7 +252,7 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      this.db.pragma('journal_mode = WAL');
+      retryWhileBusy(() => this.db.pragma('journal_mode = WAL'));
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
       this.runner = this.db.transaction((fn: () => unknown) => fn());
