@@ -1,0 +1,48 @@
+/**
+ * The vocabulary of a range audit (`auditRange`, `evm-integrity audit`): what one block's audit
+ * reports, and the hook through which another copy of the chain's data (the hosted service's
+ * raw datasets) is checked against the chain's truth. Shared by the range engine, its sources and
+ * the cross-checks, so that each names its checks the same way.
+ */
+import type { BlockJson } from '../lineage/source.js';
+import type { BlockReport } from '../verify/block.js';
+
+/**
+ * The name of a check. The chain's own: `header_hash`, `parent_link`, `receipts_root`,
+ * `logs_bloom`, `transaction_count`. The hosted service's block record (dataset 0101):
+ * `service_block.<field>` (`service_block.block_hash`, `service_block.receipt_root`,
+ * `service_block._computed_receipt_root`, …, and `service_block.present`); its log records
+ * (dataset 0103): `service_logs.missing`, `service_logs.extra`, `service_logs.altered`.
+ */
+export type AuditCheckName = string;
+
+/** One failed check, with what shows it (expected and found values, the record, the log's position). */
+export interface AuditFailure {
+  check: AuditCheckName;
+  message: string;
+  evidence: Record<string, unknown>;
+}
+
+/** What a block's audit found: `pass`, `fail` (with its failures), `not_verifiable` (the era or chain, with why), `unreachable` (the source gave up, with why). */
+export type AuditVerdict = 'pass' | 'fail' | 'not_verifiable' | 'unreachable';
+
+/** The chain's truth about one block, as a cross-check receives it: the block as fetched and its verification. */
+export interface BlockTruth {
+  chainId: number;
+  number: number;
+  block: BlockJson;
+  /** null when the block could not be verified at all (not verifiable, or refused as input). */
+  report: BlockReport | null;
+}
+
+/**
+ * Checks another copy of a chunk of blocks against the chain's truth (the hosted service's
+ * datasets). Called once per chunk, in block order; returns the failures of each block by number
+ * (blocks without failures may be left out). Throws SourceError when its own source is unreachable
+ * past its retries.
+ */
+export interface CrossCheck {
+  /** The checks it may report, for the summary and the docs. */
+  readonly checks: readonly AuditCheckName[];
+  checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, AuditFailure[]>>;
+}
