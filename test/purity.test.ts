@@ -57,6 +57,7 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['input', /^input\//],
   ['verify', /^verify\//],
   ['lineage', /^lineage\//],
+  ['audit', /^audit\//],
   ['api', /^api\//],
   ['core entry points', /^(index|node)\.ts$/],
   ['server', /^server\//],
