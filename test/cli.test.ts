@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -71,6 +71,39 @@ describe('the evm-integrity binary', () => {
     });
   });
 
+  describe('verify block FILE FILE…: many blocks, on the worker pool', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-blocks-'));
+    const different = join(dir, 'different.json');
+    const tampered = loadFixture('mainnet-1000003');
+    writeFileSync(different, JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }));
+    const files = ['mainnet-1000001', 'mainnet-22869878', 'mainnet-19426587'].map((n) => `fixtures/blocks/${n}.json`);
+    files.splice(2, 0, different);
+    /** What `verify block FILE` prints for each file alone, in order. */
+    const oneByOne = () => files.map((file) => run(['verify', 'block', file]).stdout).join('');
+
+    it('--workers 2: one line a block, byte for byte what each file alone gives, worked on worker threads; exit 1 for the block that differs', () => {
+      const { code, stdout, stderr } = run(['verify', 'block', ...files, '--workers', '2', '--verbose']);
+      expect(stdout).toBe(oneByOne());
+      expect(
+        stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line).verdict),
+      ).toEqual(['identical', 'identical', 'different', 'identical']);
+      expect(code).toBe(1);
+      // Four jobs on two idle workers: each worker took one at once, so both threads did work.
+      expect(stderr).toBe('evm-integrity: 0 blocks verified inline, 4 on 2 worker threads\n');
+    });
+
+    it('by default, blocks that do not pay for starting the workers stay on the main thread', () => {
+      const { code, stdout, stderr } = run(['verify', 'block', ...files, '--verbose']);
+      expect(stdout).toBe(oneByOne());
+      expect(code).toBe(1);
+      expect(stderr).toBe('evm-integrity: 4 blocks verified inline, 0 on 0 worker threads\n');
+    });
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  });
+
   it('verify block on a devnet needs its rule set: 422 without, exit 0 with --chain', () => {
     expect(run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json']).code).toBe(2);
     const { code, stdout } = run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json', '--chain', '3503995874084926:ethereum']);
@@ -91,6 +124,9 @@ describe('the evm-integrity binary', () => {
     [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
     [['verify', 'receipt-root', '--chain', 'abc'], /--chain expects ID:RULES/],
     [['verify', 'receipt-root', '--bogus'], /unknown option '--bogus'/],
+    [['verify', 'receipt-root', 'a.json', 'b.json'], /unexpected argument "b.json"/],
+    [['verify', 'block', 'a.json', '-'], /verify block reads standard input \(-\) only as its one FILE/],
+    [['verify', 'block', 'a.json', 'b.json', '--workers', 'two'], /--workers expects a number of worker threads \(0 or more\), got "two"/],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
     expect(code).toBe(2);

@@ -33,7 +33,8 @@ const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', 
 /** Runs the CLI in-process on a body, as `evm-integrity verify <what> -` would. */
 function cli(args: string[], body: unknown): { code: number; json: any } {
   let out = '';
-  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) });
+  // One body: answered synchronously, a number.
+  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) }) as number;
   return { code, json: JSON.parse(out) };
 }
 

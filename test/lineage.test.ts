@@ -231,6 +231,14 @@ describe('evm-integrity lineage (CLI)', () => {
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
 
+  it('--workers 1: the block checks on a worker thread, the same table', async () => {
+    const inline = io();
+    const pooled = io();
+    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], inline.io)).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io)).toBe(0);
+    expect(pooled.out).toEqual(inline.out);
+  });
+
   it('--json prints the report; a tampered gzip bundle exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-'));
     const bundle = buildBundle();

@@ -2,17 +2,22 @@
  * The worker pool over real HTTP on loopback: large bodies verified on a worker answer exactly
  * as inline, admission bounds each account, /v1/health answers while the pool is busy, a client
  * that leaves while its job waits is not charged, and shutdown ends the workers. The workers run
- * the built service (dist/), as `npm test` builds it first.
+ * the built service (dist/), as `npm test` builds it first. Blocks verified on the pool (the CLI's
+ * many blocks, the lineage walk's block checks) give what they give inline.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock } from '../packages/core/src/index.js';
-import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { auditBundle, receiptRootBody } from '../packages/core/src/api/index.js';
+import type { BlockJson, BlockVerifier } from '../packages/core/src/lineage/index.js';
+import { poolBlockVerifier } from '../packages/service/src/server/pool/block-verifier.js';
+import { createVerifyPool, type VerifyPool } from '../packages/service/src/server/pool/verify-pool.js';
 import { Admission } from '../packages/service/src/server/admission.js';
 import { ApiProblem } from '../packages/service/src/server/responses.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
 import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
 import type { Reservation, RequestRecord } from '../packages/service/src/server/store/types.js';
-import { loadFixture } from './helpers/fixtures.js';
+import { fixtureNames, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const bigBlock = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
@@ -183,5 +188,50 @@ describe('shutdown', () => {
     expect(res.status).toBe(200);
     await server.close();
     expect(server.pool!.threads).toBe(0);
+  });
+});
+
+describe('blocks verified on the pool', () => {
+  let pool: VerifyPool;
+  beforeAll(() => {
+    pool = createVerifyPool(2, []);
+  });
+  afterAll(async () => {
+    await pool?.terminate();
+  });
+
+  it.each(fixtureNames)('%s: poolBlockVerifier gives what verifyBlock gives inline', async (name) => {
+    const block = loadFixture(name) as unknown as BlockJson;
+    expect(await poolBlockVerifier(pool)(block)).toEqual(verifyBlock(block));
+  });
+
+  it('--rules reaches the worker: a block that names no chain is verified with it, refused without it', async () => {
+    const block = loadFixture('t8n-generated-geth-t8n-33-exp') as unknown as BlockJson;
+    expect((await poolBlockVerifier(pool)(block)).ok).toBe(false);
+    const ruled = await poolBlockVerifier(pool, 'ethereum')(block);
+    expect(ruled).toEqual(verifyBlock(block, { rules: 'ethereum' }));
+    expect(ruled.ok && ruled.value.verdict).toBe('identical');
+  });
+
+  describe("the lineage walk's block checks on the pool", () => {
+    const bundle = JSON.parse(readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'));
+    const tampered = structuredClone(bundle);
+    tampered.blocks[0].receipts.pop();
+    const PAIR_RECORD = bundle.exchanges[0].body.tracing_id as string;
+
+    it.each([
+      ['the recorded bundle (every check passes)', bundle, 'pass'],
+      ['a receipt taken out (the root check fails)', tampered, 'fail'],
+    ])('%s: the same report as inline', async (_, json, verdict) => {
+      let calls = 0;
+      const onPool = poolBlockVerifier(pool);
+      const counted: BlockVerifier = (block) => (calls++, onPool(block));
+      const inline = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle: json });
+      const pooled = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle: json, verify: counted });
+      expect(pooled).toEqual(inline);
+      expect(pooled.ok && pooled.value.verdict).toBe(verdict);
+      // The receipts root came from the pool: once per block of the bundle.
+      expect(calls).toBe(bundle.blocks.length);
+    });
   });
 });

@@ -7,7 +7,7 @@ export { chainNotSupported } from './chain-not-supported.js';
 export { parseJsonBody } from './json-body.js';
 export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root.js';
 export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom.js';
-export { verifyBlockOperation } from './block.js';
+export { blockAnswer, verifyBlockOperation, verifyBlockText } from './block.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage.js';
 export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-body.js';
 export {

@@ -6,6 +6,7 @@ import { BundleSource } from '../lineage/bundle-source.js';
 import type { LineageReport } from '../lineage/report.js';
 import { SourceError, type BlockSource } from '../lineage/source.js';
 import { walkLineage } from '../lineage/walker.js';
+import type { BlockVerifier } from '../lineage/verifier.js';
 import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
@@ -65,6 +66,8 @@ export async function auditBundle(input: {
   bundle: unknown;
   blocks?: BlockSource;
   registry?: ChainRegistry;
+  /** Verifies the blocks' receipts elsewhere (a pool of worker threads); absent, on this thread. */
+  verify?: BlockVerifier;
 }): Promise<BundleAudit> {
   try {
     const source = new BundleSource(input.bundle);
@@ -74,6 +77,7 @@ export async function auditBundle(input: {
       source,
       blocks: input.blocks ?? source,
       registry: input.registry ?? defaultRegistry,
+      ...(input.verify && { verify: input.verify }),
     });
     return ok(report);
   } catch (error) {

@@ -5,6 +5,7 @@
  * `evm-integrity/node`.
  */
 export { walkLineage, type WalkOptions } from './walker.js';
+export { inlineBlockVerifier, type BlockVerifier } from './verifier.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './report.js';
 export { BundleSource, parseBundle, type Bundle } from './bundle-source.js';
 export {

@@ -2,13 +2,13 @@
  * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots), once
  * per block, and the log itself in that block (position and content, bloom, block time).
  */
-import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
+import { bytesEqual, bytesToHex, hexToBytes, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
 import { encodeHeader } from '../header/encode.js';
 import { isObject } from '../input/fields.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems } from '../input/problems.js';
-import { describeRuleSet, describeTypes } from '../receipts/rules.js';
+import { describeRuleSet, describeTypes, type RuleSet } from '../receipts/rules.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import { receiptsCommitment } from '../receipts/root.js';
@@ -16,7 +16,8 @@ import type { Log } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
 import { check, type Check } from './report.js';
 import { show } from './show.js';
-import { SourceError, type BlockSource, type LineageSource } from './source.js';
+import { SourceError, type BlockJson, type BlockSource, type LineageSource } from './source.js';
+import type { BlockVerifier } from './verifier.js';
 
 /** A genesis log as the service sends it (spec "Genesis artifacts"). */
 export interface GenesisLog {
@@ -59,6 +60,19 @@ export interface BlockContext {
   registry: ChainRegistry;
   source: LineageSource;
   blocks?: BlockSource;
+  /** Computes the receipts root elsewhere (a pool of worker threads); absent, it is computed here. */
+  verify?: BlockVerifier;
+}
+
+/**
+ * The root the receipts give under `rules`: from the context's verifier when it has one and its
+ * report was computed under the same rules (a verifier with another registry, or a header without
+ * its number, may see another era or none), else computed here.
+ */
+async function computedReceiptsRoot(json: BlockJson, block: RpcBlock, rules: RuleSet, context: BlockContext): Promise<Uint8Array> {
+  const report = context.verify === undefined ? null : await context.verify(json);
+  const computed = report?.ok && report.value.rules === rules.name ? report.value.receipts_root.computed : null;
+  return computed === null ? receiptsCommitment(block.receipts, { rules }).receiptsRoot : hexToBytes(computed);
 }
 
 /** Block-level checks: the header hashes to its hash, the receipts reproduce the claimed roots. */
@@ -69,7 +83,8 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
     return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
   const problems = new Problems();
   // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
-  const block = readRpcBlock(json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json, problems, { registry: context.registry });
+  const named = json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json;
+  const block = readRpcBlock(named, problems, { registry: context.registry });
   if (block === undefined)
     return {
       facts: null,
@@ -100,7 +115,7 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
     checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
     return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
   }
-  const computedRoot = receiptsCommitment(block.receipts, { rules: verifiability.rules }).receiptsRoot;
+  const computedRoot = await computedReceiptsRoot(named, block, verifiability.rules, context);
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;

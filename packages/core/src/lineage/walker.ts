@@ -8,6 +8,7 @@ import { check, type Check, type LineageReport, type RecordReport } from './repo
 import { plain } from './show.js';
 import type { BlockSource, GenesisAnswer, LineageSource } from './source.js';
 import { depthFirst } from './traversal.js';
+import type { BlockVerifier } from './verifier.js';
 
 export interface WalkOptions {
   chainId: number;
@@ -16,6 +17,8 @@ export interface WalkOptions {
   /** Blocks of the genesis logs; the walk skips (never passes) log checks without them. */
   blocks?: BlockSource;
   registry?: ChainRegistry;
+  /** Verifies the blocks' receipts elsewhere (a pool of worker threads); absent, on this thread. */
+  verify?: BlockVerifier;
 }
 
 /**
@@ -38,7 +41,8 @@ class LineageWalk {
 
   constructor(private readonly options: WalkOptions) {
     const registry = options.registry ?? defaultRegistry;
-    this.context = { chainId: options.chainId, registry, source: options.source, ...(options.blocks && { blocks: options.blocks }) };
+    const { chainId, source, blocks, verify } = options;
+    this.context = { chainId, registry, source, ...(blocks && { blocks }), ...(verify && { verify }) };
     this.lineage = `the lineage of ${plain(options.tracingId)}`;
   }
 

@@ -41,3 +41,10 @@ export function readInput(file: string | undefined): string {
     throw new UsageError(`cannot read ${source === 0 ? 'standard input' : file}: ${why}`);
   }
 }
+
+/** `--workers N`: a count of worker threads (0 for none); null when the flag is not given. */
+export function workersOption(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  if (!/^\d{1,3}$/.test(value)) throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
+  return Number(value);
+}

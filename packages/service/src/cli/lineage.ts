@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
-import { UsageError } from './io.js';
+import { UsageError, workersOption } from './io.js';
 
 /** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by the audit. */
 export function readBundleFile(file: string): unknown {
@@ -55,6 +55,7 @@ export async function runLineage(
       rpc: { type: 'string' },
       record: { type: 'string' },
       json: { type: 'boolean' },
+      workers: { type: 'string' },
     },
   });
   const [tracingId, ...extra] = positionals;
@@ -65,13 +66,17 @@ export async function runLineage(
   if (values['chain-id'] === undefined || !Number.isSafeInteger(chainId) || chainId < 1) throw new UsageError('--chain-id N is required (a positive integer)');
   if ((values.bundle === undefined) === (values.service === undefined)) throw new UsageError('give exactly one of --bundle FILE and --service URL');
 
+  const workers = workersOption(values.workers) ?? 0;
+  // The block checks on worker threads when asked (--workers N); inline by default.
+  const pool = workers === 0 ? undefined : (await import('../server/pool/verify-pool.js')).createVerifyPool(workers, []);
+  const verify = pool && (await import('../server/pool/block-verifier.js')).poolBlockVerifier(pool);
   let report: LineageReport;
   try {
     if (values.bundle !== undefined) {
       // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
       const json = readBundleFile(values.bundle);
       const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc });
-      const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }) });
+      const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
       if (!audit.ok) {
         // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
         const problem = audit.error.details.problem;
@@ -85,13 +90,15 @@ export async function runLineage(
       const recorder = values.record === undefined ? undefined : new BundleRecorder();
       const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
       const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
-      report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }) });
+      report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
       if (recorder !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
     }
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     io.stderr(`evm-integrity: ${error.message}\n`);
     return 2;
+  } finally {
+    await pool?.terminate();
   }
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.verdict === 'pass' ? 0 : 1;

@@ -7,7 +7,7 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
-  evm-integrity verify block FILE              JSON-RPC header + complete receipts of one block
+  evm-integrity verify block FILE…             JSON-RPC header + complete receipts of each block
 
 Options:
   --pretty      indent the JSON output
@@ -15,10 +15,14 @@ Options:
                 (a devnet); repeatable
   --rules R     verify a block with rule set R (for blocks that name no chain)
                 rule sets: ${RULE_SET_NAMES.join(', ')}
+  --workers N   verify blocks on N worker threads (0: none; default: one per
+                core once 8 MB of blocks are read)
+  --verbose     say on stderr where the blocks were verified
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
-no FILE). Exit status: 0 verified, 1 a claim of the input is false (a root, a
-header or a bloom), 2 bad input or not verifiable.`;
+no FILE), one line a block in argument order. Exit status (the highest of the
+blocks'): 0 verified, 1 a claim of the input is false (a root, a header or a
+bloom), 2 bad input or not verifiable.`;
 
 export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
@@ -34,18 +38,19 @@ export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu …  
 
 export const LINEAGE_USAGE = `Usage:
   evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL)
-                        [--rpc URL] [--record FILE] [--json]
+                        [--rpc URL] [--record FILE] [--json] [--workers N]
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
 from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
---rpc; --record writes what was fetched as a bundle. Exit status: 0 every check
+--rpc; --record writes what was fetched as a bundle; --workers N computes the
+blocks' receipts roots on N worker threads. Exit status: 0 every check
 passes, 1 a check fails, 2 bad input or an unreachable source.`;
 
 export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
-  evm-integrity verify block FILE                        verify a whole block
+  evm-integrity verify block FILE…                       verify whole blocks
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity serve […]                                run the verifier service
 ${ADMIN_SYNOPSIS}

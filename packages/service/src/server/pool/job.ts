@@ -5,9 +5,10 @@ import { readRequestBody } from '../request-body.js';
 
 /** A verify request handed to a worker: the body's bytes (transferred, not copied) and what the route knows of it. */
 export interface VerifyJob {
+  kind: 'endpoint';
   /** The endpoint's name, such as `verify/receipt-root`. */
   endpoint: string;
-  bytes: Uint8Array;
+  bytes: Uint8Array<ArrayBuffer>;
   /** The chains the account is entitled to; null: all. */
   chains: readonly number[] | null;
   docsUrl: string;

@@ -1,10 +1,31 @@
 import { availableParallelism } from 'node:os';
 import type { ChainInfo } from 'evm-integrity';
+import type { BlockJob, BlockOutcome } from './block-job.js';
 import type { VerifyJob, VerifyOutcome } from './job.js';
 import { WorkerPool } from './worker-pool.js';
 
-/** The pool that verifies large bodies off the event loop. */
-export type VerifyPool = WorkerPool<VerifyJob, VerifyOutcome>;
+/** What the pool's workers do: verify a request body for an endpoint (the server), or a block (the CLI, lineage). */
+export type PoolJob = VerifyJob | BlockJob;
+
+/** What each kind of job answers: the worker runs each kind with its own function (worker.ts). */
+interface Outcomes {
+  endpoint: VerifyOutcome;
+  block: BlockOutcome;
+}
+
+export type PoolOutcome = Outcomes[PoolJob['kind']];
+
+/** The pool that verifies large bodies, and many blocks, off the event loop. */
+export type VerifyPool = WorkerPool<PoolJob, PoolOutcome>;
+
+/**
+ * Runs `job` on a worker, its bytes transferred: the answer of its kind. An abort of `signal`
+ * while it waits drops it.
+ */
+export function runOnPool<J extends PoolJob>(pool: VerifyPool, job: J, signal?: AbortSignal): Promise<Outcomes[J['kind']]> {
+  // The worker answers a job of each kind with that kind's outcome.
+  return pool.run(job, [job.bytes.buffer], signal) as Promise<Outcomes[J['kind']]>;
+}
 
 /**
  * The worker's script: beside this module once built (dist/server/pool/, or dist/cli-bundle/,

@@ -1,15 +1,19 @@
 /**
- * A worker of the verify pool: it runs one job at a time and posts back
- * `{ ok: true, value }` or `{ ok: false, message }`.
+ * A worker of the verify pool: it runs one job at a time (a request body for an endpoint, or a
+ * block) and posts back `{ ok: true, value }` or `{ ok: false, message }`.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { type ChainInfo, ChainRegistry } from 'evm-integrity';
-import { runVerifyJob, type VerifyJob } from './job.js';
+import { runBlockJob } from './block-job.js';
+import { runVerifyJob } from './job.js';
+import type { PoolJob, PoolOutcome } from './verify-pool.js';
 
 const registry = new ChainRegistry((workerData as { chains: ChainInfo[] }).chains);
 
-parentPort!.on('message', (job: VerifyJob) => {
-  runVerifyJob(job, registry).then(
+const run = async (job: PoolJob): Promise<PoolOutcome> => (job.kind === 'block' ? runBlockJob(job, registry, threadId) : runVerifyJob(job, registry));
+
+parentPort!.on('message', (job: PoolJob) => {
+  run(job).then(
     (value) => parentPort!.postMessage({ ok: true, value }),
     (error: unknown) => parentPort!.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
   );

@@ -7,6 +7,7 @@ import type { Endpoint } from '../endpoints.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../pool/job.js';
+import { runOnPool } from '../pool/verify-pool.js';
 import { readRequestBody } from '../request-body.js';
 import { payloadTooLarge, unsupportedEncoding } from '../responses.js';
 import type { Reservation } from '../store/types.js';
@@ -71,7 +72,7 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
         reservation = held.value.reservation;
         try {
           outcome = offload
-            ? await pool.run({ endpoint: endpoint.name, bytes, chains, docsUrl }, [bytes.buffer], c.req.raw.signal)
+            ? await runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, c.req.raw.signal)
             : answerOf(await endpoint.operation(body, { registry, docsUrl }));
         } catch (error) {
           // A client gone while its job waited for a worker: the job was dropped.
