@@ -144,7 +144,7 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['help'], /Commands: verify, lineage, serve, accounts, keys/],
+    [['help'], /Commands: verify, lineage, audit, serve, accounts, keys/],
     [['help', 'verify'], /verify block FILE/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
