@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange, isReorg, type AuditEvent, type BlockAudit, type CrossCheck } from '../packages/core/src/audit/index.js';
-import type { BlockJson, BlockSource } from '../packages/core/src/lineage/source.js';
+import { SourceError, type BlockJson, type BlockSource } from '../packages/core/src/lineage/source.js';
 import { RpcBlockSource } from '../packages/core/src/lineage/rpc-source.js';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
@@ -228,6 +228,21 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     expect(notPassing(events)).toEqual([{ block: FROM + 11, verdict: 'fail', checks: ['service_block.present'] }]);
   });
 
+  it('a cross-check whose source is unreachable makes its chunk unreachable and stops the audit there', async () => {
+    const crossCheck: CrossCheck = {
+      checks: [],
+      async checkChunk(truths) {
+        if (truths[0]!.number >= FROM + 9) throw new SourceError('the service answered HTTP 503, still after 5 retries');
+        return new Map();
+      },
+    };
+    const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, chunkSize: 10, crossCheck });
+    const events = blocksOf(await collect(audit));
+    expect(events.map((e) => e.verdict)).toEqual([...Array(9).fill('pass'), ...Array(10).fill('unreachable')]);
+    expect(events[9]!.reason).toBe('the service answered HTTP 503, still after 5 retries');
+    expect(audit.summary()).toMatchObject({ complete: false, next_block: FROM + 9 });
+  });
+
   it('verifies with the injected verifier, once per block', async () => {
     const verified: number[] = [];
     const verify = async (block: BlockJson) => {
@@ -249,5 +264,18 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     }
     expect(events).toHaveLength(5);
     expect(audit.summary()).toMatchObject({ blocks: 5, complete: false, next_block: FROM + 5 });
+  });
+});
+
+describe('RpcBlockSource and the transaction count', () => {
+  it('gives the count with the block; refuses a miscounted block by default (lineage), keeps it when asked (audit)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 6);
+    const block = blocks.get(FROM + 6)!;
+    blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(0, 4), transactions: 5 });
+    const n = await start(blocks);
+    expect((await new RpcBlockSource({ url: n.url }).block(1, FROM + 1))?.transaction_count).toBe(3);
+    await expect(new RpcBlockSource({ url: n.url }).block(1, FROM + 6)).rejects.toThrow(/gave 4 receipts for block 1000007, which has 5 transactions/);
+    const kept = await rpc(n).block(1, FROM + 6);
+    expect([kept?.transaction_count, kept?.receipts.length]).toEqual([5, 4]);
   });
 });

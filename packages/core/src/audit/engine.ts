@@ -138,22 +138,25 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const prefetcher = new Prefetcher(source, chainId, from, to, Math.max(1, this.options.concurrency ?? 4));
     let parent = this.options.anchor?.toLowerCase();
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
-    const flush = async function* (this: RangeAudit): AsyncGenerator<AuditEvent> {
-      if (crossCheck !== undefined && chunk.length > 0) await this.crossCheckChunk(crossCheck, chunk);
+    let crossCheckReached = true;
+    /** The chunk's lines, cross-checked first when there is a cross-check. */
+    const flush = async (): Promise<AuditEvent[]> => {
+      if (crossCheck !== undefined && chunk.length > 0) crossCheckReached = await this.crossCheckChunk(crossCheck, chunk);
       const events = chunk.map((c) => c.event);
       chunk = [];
-      yield* events;
-    }.bind(this);
-    const emit = async function* (this: RangeAudit, event: AuditEvent, truth?: BlockTruth): AsyncGenerator<AuditEvent> {
+      return events;
+    };
+    /** Adds a line to the chunk; without a cross-check, the line is final at once. */
+    const emit = async (event: AuditEvent, truth?: BlockTruth): Promise<AuditEvent[]> => {
       chunk.push({ event, ...(truth && { truth }) });
-      if (crossCheck === undefined) yield* flush();
-    }.bind(this);
+      return crossCheck === undefined ? flush() : [];
+    };
 
     for (let number = from; number <= to; number++) {
-      if (signal?.aborted) break;
+      if (signal?.aborted || !crossCheckReached) break;
       const fetched = await this.timed('fetching_ms', () => prefetcher.take(number));
       let reason = unreachableReason(fetched, number);
-      let block = fetched.ok ? fetched.block : null;
+      const block = fetched.ok ? fetched.block : null;
       let replacements: BlockJson[] = [];
       if (reason === null && parent !== undefined && number > from && parentHashOf(block!) !== parent) {
         try {
@@ -163,54 +166,55 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         }
       }
       if (reason !== null) {
-        yield* flush();
-        yield* emit({ block_number: number, block_hash: null, verdict: 'unreachable', failures: [], reason });
+        yield* await flush();
+        yield* await emit({ block_number: number, block_hash: null, verdict: 'unreachable', failures: [], reason });
         break;
       }
       if (replacements.length > 0) {
         const first = number - replacements.length;
         const replaced: ReplacedBlock[] = replacements.map((b, i) => ({ block_number: first + i, old_hash: this.recent.get(first + i)!, new_hash: hashOf(b) }));
-        yield* emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
+        yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
         parent = first === from ? this.options.anchor?.toLowerCase() : this.recent.get(first - 1);
         for (const [i, replacement] of replacements.entries()) {
           const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
           parent = audit.block_hash ?? undefined;
-          yield* emit(audit, truth);
+          yield* await emit(audit, truth);
         }
       }
       const { audit, truth } = await this.auditBlock(number, block!, parent);
       parent = audit.block_hash ?? undefined;
-      yield* emit(audit, truth);
-      block = null;
-      if (number === to || (number + 1) % this.chunkSize === 0) yield* flush();
+      yield* await emit(audit, truth);
+      if (number === to || (number + 1) % this.chunkSize === 0) yield* await flush();
     }
-    yield* flush();
+    yield* await flush();
   }
 
-  /** Runs the cross-check over the chunk's latest audit of each block and adds its failures; an unreachable cross-check source makes them unreachable. */
-  private async crossCheckChunk(crossCheck: CrossCheck, chunk: Array<{ event: AuditEvent; truth?: BlockTruth }>): Promise<void> {
+  /**
+   * Runs the cross-check over the chunk's latest audit of each block and adds its failures. When
+   * its source is unreachable, the chunk's blocks are unreachable and the audit stops (false), as
+   * for an unreachable block source, so that a resume starts again at this chunk.
+   */
+  private async crossCheckChunk(crossCheck: CrossCheck, chunk: Array<{ event: AuditEvent; truth?: BlockTruth }>): Promise<boolean> {
     const latest = new Map<number, { event: BlockAudit; truth: BlockTruth }>();
     for (const { event, truth } of chunk) if (truth !== undefined) latest.set(truth.number, { event: event as BlockAudit, truth });
     const truths = [...latest.values()].map((l) => l.truth);
-    if (truths.length === 0) return;
+    if (truths.length === 0) return true;
     let found: Map<number, BlockAudit['failures']>;
     try {
       found = await this.timed('cross_checking_ms', () => crossCheck.checkChunk(truths, this.options.signal));
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
       for (const { event } of latest.values()) Object.assign(event, { verdict: 'unreachable', reason: error.message, failures: [] });
-      return;
+      return false;
     }
     for (const [number, failures] of found) {
       const entry = latest.get(number);
       if (entry === undefined || failures.length === 0) continue;
       entry.event.failures.push(...failures);
-      if (entry.event.verdict === 'pass') entry.event.verdict = 'fail';
-      if (entry.event.verdict === 'not_verifiable') {
-        entry.event.verdict = 'fail';
-        delete entry.event.reason;
-      }
+      entry.event.verdict = 'fail';
+      delete entry.event.reason;
     }
+    return true;
   }
 }
 
