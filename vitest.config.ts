@@ -10,6 +10,7 @@ export default defineConfig({
     alias: [
       { find: /^evm-integrity$/, replacement: core('index.ts') },
       { find: /^evm-integrity\/api$/, replacement: core('api/index.ts') },
+      { find: /^evm-integrity\/audit$/, replacement: core('audit/index.ts') },
       { find: /^evm-integrity\/lineage$/, replacement: core('lineage/index.ts') },
       { find: /^evm-integrity\/node$/, replacement: core('node.ts') },
     ],

@@ -180,7 +180,7 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['help'], /Commands: verify, lineage, serve, accounts, keys/],
+    [['help'], /Commands: verify, lineage, audit, serve, accounts, keys/],
     [['help', 'verify'], /verify block FILE/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
@@ -227,11 +227,11 @@ describe('command-line conventions', () => {
     expect(run(['frobnicate'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, serve, accounts, keys (evm-integrity --help)\n',
+      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
-      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, serve, accounts, keys\n',
+      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys\n',
     });
   });
 

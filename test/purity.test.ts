@@ -15,6 +15,7 @@ const CORE_ENTRIES: Record<string, string> = {
   'evm-integrity': resolve(CORE, 'index.ts'),
   'evm-integrity/api': resolve(CORE, 'api/index.ts'),
   'evm-integrity/lineage': resolve(CORE, 'lineage/index.ts'),
+  'evm-integrity/audit': resolve(CORE, 'audit/index.ts'),
   'evm-integrity/node': resolve(CORE, 'node.ts'),
 };
 
@@ -146,7 +147,7 @@ describe('the layers', () => {
 });
 
 describe('the entry points', () => {
-  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts'])(
+  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts', 'audit/index.ts'])(
     'evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp',
     (entry) => {
       const { files, external } = reachable(resolve(CORE, entry));

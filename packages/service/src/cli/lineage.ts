@@ -1,25 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { gunzipSync } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
+import { readBundleFile } from './bundle-file.js';
 import { UsageError, workersOption } from './io.js';
-
-/** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by the audit. */
-export function readBundleFile(file: string): unknown {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    throw new UsageError(`cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  try {
-    return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
-  } catch (error) {
-    throw new UsageError(`${file} is not a JSON lineage bundle: ${(error as Error).message}`);
-  }
-}
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
 import { processIo, UsageError, type CliIo } from './io.js';
-import { LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
+import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
 import { runVerify } from './verify.js';
 
 /** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
@@ -18,6 +18,10 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
+  audit: {
+    usage: () => AUDIT_USAGE,
+    run: async (argv, io) => (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
+  },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },

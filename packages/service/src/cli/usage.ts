@@ -46,15 +46,32 @@ from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks f
 blocks' receipts roots on N worker threads. Exit status: 0 every check
 passes, 1 a check fails, 2 bad input or an unreachable source.`;
 
+export const AUDIT_USAGE = `Usage:
+  evm-integrity audit --chain ID --from N --to M (--rpc URL | --bundle FILE)
+                      [--head-hash H] [--concurrency K] [--out FILE] [--resume]
+                      [--quiet] [--record FILE]
+
+Audits every block of N..M: its header hashes to its hash, it links to its parent
+(block N to --head-hash when given), its receipts reproduce receiptsRoot and
+logsBloom, and it has one receipt per transaction. From a JSON-RPC node (--rpc) or
+a bundle written by --record (--bundle, offline). Prints one JSON line per block,
+a line per reorg seen, and a summary line, to stdout or --out FILE; --resume
+continues the audit in FILE where it stopped. --concurrency: blocks fetched ahead
+(default 4). Progress on stderr when it is a terminal, unless --quiet.
+Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
+fails, 2 bad input or a source unreachable past its retries, 130 interrupted
+(Ctrl-C; the message says how to resume). Details: docs/audit.md.`;
+
 export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
   evm-integrity verify block FILE…                       verify whole blocks
   evm-integrity lineage TRACING_ID …                     audit a derived record
+  evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
   evm-integrity serve […]                                run the verifier service
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
 
-Commands: verify, lineage, serve, accounts, keys.`;
+Commands: verify, lineage, audit, serve, accounts, keys.`;

@@ -1,0 +1,93 @@
+/**
+ * The chain's own checks of one block, from its verification and its neighbours: `header_hash`,
+ * `receipts_root`, `logs_bloom`, `raw_receipts` (from `verifyBlock`), `parent_link` and
+ * `transaction_count`; and the verdict they make.
+ */
+import type { BlockJson } from '../lineage/source.js';
+import type { Result } from '../result.js';
+import type { BlockRefusal, BlockReport, Comparison } from '../verify/block.js';
+import type { BlockAudit } from './report.js';
+import type { AuditFailure } from './types.js';
+
+/** The claimed hash of a block as the source gave it, lower case; null when it gave none. */
+export function hashOf(block: BlockJson): string | null {
+  return typeof block.header.hash === 'string' ? block.header.hash.toLowerCase() : null;
+}
+
+/** The claimed parent hash of a block, lower case; null when it gave none. */
+export function parentHashOf(block: BlockJson): string | null {
+  return typeof block.header.parentHash === 'string' ? block.header.parentHash.toLowerCase() : null;
+}
+
+/** A comparison of the report that failed, as an audit failure. */
+function comparisonFailure(check: string, what: string, comparison: Comparison): AuditFailure[] {
+  if (comparison.matches !== false) return [];
+  return [{ check, message: `${what} does not match`, evidence: { expected: comparison.expected, computed: comparison.computed } }];
+}
+
+/** The receipt count against the transaction count, when the source gave the latter. */
+function transactionCountFailure(block: BlockJson): AuditFailure[] {
+  const transactions = block.transaction_count;
+  if (typeof transactions !== 'number' || transactions === block.receipts.length) return [];
+  return [
+    {
+      check: 'transaction_count',
+      message: `the block has ${transactions} transactions but the source gave ${block.receipts.length} receipts (receipts_root and logs_bloom not judged: the receipts are incomplete)`,
+      evidence: { transactions, receipts: block.receipts.length },
+    },
+  ];
+}
+
+/** The parent link: the block's parentHash against the hash audited before it (or the anchor). */
+export function parentLinkFailure(block: BlockJson, expectedParent: string | undefined): AuditFailure[] {
+  if (expectedParent === undefined) return [];
+  const found = parentHashOf(block);
+  if (found === expectedParent.toLowerCase()) return [];
+  return [
+    {
+      check: 'parent_link',
+      message: 'the parentHash is not the hash of the block audited before it',
+      evidence: { expected: expectedParent.toLowerCase(), found },
+    },
+  ];
+}
+
+/**
+ * Judges one block. A block whose verification says `not_verifiable` (its chain or era) is
+ * `not_verifiable`, never `fail`, unless a check that does not depend on the era (`parent_link`,
+ * `transaction_count`) fails. A block the verifier refuses as input fails `block_input`.
+ */
+export function judgeBlock(number: number, block: BlockJson, verified: Result<BlockReport, BlockRefusal>, expectedParent: string | undefined): BlockAudit {
+  const countFailures = transactionCountFailure(block);
+  const failures = [...parentLinkFailure(block, expectedParent), ...countFailures];
+  const base = { block_number: number, block_hash: hashOf(block) };
+  if (!verified.ok) {
+    const refusal = verified.error;
+    if (refusal.kind === 'chain_not_supported') {
+      if (failures.length > 0) return { ...base, verdict: 'fail', failures };
+      return { ...base, verdict: 'not_verifiable', failures, reason: `the chain is not in the registry: ${refusal.hint}` };
+    }
+    const problems = refusal.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`);
+    failures.push({
+      check: 'block_input',
+      message: `the source gave a block that cannot be read: ${problems.join('; ')}`,
+      evidence: { problems: refusal.problems },
+    });
+    return { ...base, verdict: 'fail', failures };
+  }
+  const report = verified.value;
+  if (report.verdict === 'not_verifiable') {
+    if (failures.length > 0) return { ...base, verdict: 'fail', failures };
+    return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
+  }
+  failures.push(...comparisonFailure('header_hash', 'the hash of the header', report.block_hash));
+  // Incomplete receipts cannot reproduce the commitments: transaction_count alone says what is wrong.
+  if (countFailures.length === 0) {
+    failures.push(...comparisonFailure('receipts_root', 'the receipts root', report.receipts_root));
+    failures.push(...comparisonFailure('logs_bloom', 'the logs bloom', report.logs_bloom));
+    if (report.raw_receipts !== null && !report.raw_receipts.matches) {
+      failures.push({ check: 'raw_receipts', message: "the source's consensus receipts differ from their encoding", evidence: { ...report.raw_receipts } });
+    }
+  }
+  return { ...base, verdict: failures.length > 0 ? 'fail' : 'pass', failures };
+}

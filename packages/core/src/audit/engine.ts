@@ -1,0 +1,231 @@
+/**
+ * `auditRange`: audits every block of a range from a block source, in block order, and sums it up.
+ * Fetching runs ahead of verification within a bounded window; the range is cut into chunks (the
+ * unit a cross-check sees, and the unit a job queue would hand out); a parent hash that no longer
+ * links is told apart as a reorg or a broken link by asking the source again.
+ */
+import { SourceError, type BlockJson, type BlockSource } from '../lineage/source.js';
+import type { Result } from '../result.js';
+import { verifyBlock, type BlockRefusal, type BlockReport } from '../verify/block.js';
+import { hashOf, judgeBlock, parentHashOf } from './block-checks.js';
+import { Prefetcher, settle, type Fetched } from './prefetch.js';
+import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
+import type { BlockTruth, CrossCheck } from './types.js';
+
+/** Verifies one block; the default is `verifyBlock` inline, a worker pool can take its place. */
+export type BlockVerifier = (block: BlockJson) => Promise<Result<BlockReport, BlockRefusal>>;
+
+export interface AuditRangeOptions {
+  source: BlockSource;
+  chainId: number;
+  /** First and last block of the range, inclusive. */
+  from: number;
+  to: number;
+  /** Blocks fetched at once and held ahead of the audit (default 4). */
+  concurrency?: number;
+  /** Stops the audit between blocks; the events so far are complete, the summary says where it stopped. */
+  signal?: AbortSignal;
+  /** The hash block `from` must link to (`--head-hash`, or the last hash of a checkpoint). */
+  anchor?: string;
+  /** Another copy of the chain's data, checked once per chunk. */
+  crossCheck?: CrossCheck;
+  verify?: BlockVerifier;
+  /** Blocks of a chunk (default 100); chunks are aligned to multiples of it, so their ids do not depend on `from`. */
+  chunkSize?: number;
+  /** How many blocks back a reorg is followed (default 64); deeper, the first block that still does not link fails parent_link. */
+  maxReorgDepth?: number;
+  /** A clock in milliseconds (default `performance.now`). */
+  now?: () => number;
+}
+
+const inlineVerify: BlockVerifier = async (block) => verifyBlock(block);
+
+/** Why a fetch gave no block, for an `unreachable` verdict. */
+function unreachableReason(fetched: Fetched, number: number): string | null {
+  if (!fetched.ok) return fetched.error instanceof Error ? fetched.error.message : String(fetched.error);
+  return fetched.block === null ? `the source does not have block ${number}` : null;
+}
+
+/** A run of {@link auditRange}: iterate it for the lines; `summary()` once it is done (or at any point, for progress). */
+export class RangeAudit implements AsyncIterable<AuditEvent> {
+  private readonly tally: AuditTally;
+  private readonly timings: AuditTimings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+  private readonly now: () => number;
+  private readonly verify: BlockVerifier;
+  private readonly chunkSize: number;
+  private readonly maxReorgDepth: number;
+  /** Hashes of the blocks audited lately, for following a reorg back. */
+  private readonly recent = new Map<number, string>();
+  private audited = 0;
+  private started = false;
+
+  constructor(private readonly options: AuditRangeOptions) {
+    const { chainId, from, to } = options;
+    if (!Number.isSafeInteger(from) || from < 0) throw new SourceError(`from must be a block number (a non-negative integer), got ${from}`);
+    if (!Number.isSafeInteger(to) || to < from) throw new SourceError(`to must be a block number at or after from (${from}), got ${to}`);
+    this.tally = new AuditTally(chainId, from, to);
+    this.now = options.now ?? (() => performance.now());
+    this.verify = options.verify ?? inlineVerify;
+    this.chunkSize = Math.max(1, options.chunkSize ?? 100);
+    this.maxReorgDepth = Math.max(1, options.maxReorgDepth ?? 64);
+  }
+
+  /** The summary of the lines so far and of this run's time. */
+  summary(): AuditSummary {
+    return this.tally.summary({ ...this.timings }, this.audited);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<AuditEvent, AuditSummary, undefined> {
+    if (this.started) throw new SourceError('a range audit runs once; call auditRange again');
+    this.started = true;
+    const start = this.now();
+    try {
+      for await (const event of this.events()) {
+        this.tally.add(event);
+        yield event;
+      }
+    } finally {
+      this.timings.elapsed_ms = this.now() - start;
+    }
+    return this.summary();
+  }
+
+  private async timed<T>(what: 'fetching_ms' | 'verifying_ms' | 'cross_checking_ms', work: () => Promise<T>): Promise<T> {
+    const t0 = this.now();
+    try {
+      return await work();
+    } finally {
+      this.timings[what] += this.now() - t0;
+    }
+  }
+
+  /** Verifies and judges one block linked to `parent`, and remembers its hash. */
+  private async auditBlock(number: number, block: BlockJson, parent: string | undefined): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
+    const verified = await this.timed('verifying_ms', () => this.verify(block));
+    const audit = judgeBlock(number, block, verified, parent);
+    const hash = hashOf(block);
+    if (hash !== null) this.recent.set(number, hash);
+    this.recent.delete(number - this.maxReorgDepth - 1);
+    this.audited++;
+    return { audit, truth: { chainId: this.options.chainId, number, block, report: verified.ok ? verified.value : null } };
+  }
+
+  /**
+   * Block `number` does not link to the block audited before it. Asks the source for that block
+   * again: the same hash is a broken link (null); another is a reorg, followed back while the new
+   * blocks do not link to the ones audited, at most maxReorgDepth blocks and never before `from`.
+   */
+  private async followReorg(number: number, block: BlockJson): Promise<BlockJson[] | null> {
+    const replacements: BlockJson[] = [];
+    let child = block;
+    for (let n = number - 1; n >= this.options.from && replacements.length < this.maxReorgDepth; n--) {
+      const audited = this.recent.get(n);
+      if (audited === undefined || parentHashOf(child) === audited) break;
+      const fetched = await this.timed('fetching_ms', () => settle(this.options.source, this.options.chainId, n));
+      const reason = unreachableReason(fetched, n);
+      if (reason !== null) throw new SourceError(reason);
+      const now = (fetched as { block: BlockJson }).block;
+      if (n === number - 1 && hashOf(now) === audited) return null;
+      replacements.unshift(now);
+      child = now;
+    }
+    return replacements;
+  }
+
+  /** The lines of the audit; buffered per chunk when a cross-check must see the chunk first. */
+  private async *events(): AsyncGenerator<AuditEvent> {
+    const { source, chainId, from, to, signal, crossCheck } = this.options;
+    const prefetcher = new Prefetcher(source, chainId, from, to, Math.max(1, this.options.concurrency ?? 4));
+    let parent = this.options.anchor?.toLowerCase();
+    let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
+    let crossCheckReached = true;
+    /** The chunk's lines, cross-checked first when there is a cross-check. */
+    const flush = async (): Promise<AuditEvent[]> => {
+      if (crossCheck !== undefined && chunk.length > 0) crossCheckReached = await this.crossCheckChunk(crossCheck, chunk);
+      const events = chunk.map((c) => c.event);
+      chunk = [];
+      return events;
+    };
+    /** Adds a line to the chunk; without a cross-check, the line is final at once. */
+    const emit = async (event: AuditEvent, truth?: BlockTruth): Promise<AuditEvent[]> => {
+      chunk.push({ event, ...(truth && { truth }) });
+      return crossCheck === undefined ? flush() : [];
+    };
+
+    for (let number = from; number <= to; number++) {
+      if (signal?.aborted || !crossCheckReached) break;
+      const fetched = await this.timed('fetching_ms', () => prefetcher.take(number));
+      let reason = unreachableReason(fetched, number);
+      const block = fetched.ok ? fetched.block : null;
+      let replacements: BlockJson[] = [];
+      if (reason === null && parent !== undefined && number > from && parentHashOf(block!) !== parent) {
+        try {
+          replacements = (await this.followReorg(number, block!)) ?? [];
+        } catch (error) {
+          reason = (error as Error).message;
+        }
+      }
+      if (reason !== null) {
+        yield* await flush();
+        yield* await emit({ block_number: number, block_hash: null, verdict: 'unreachable', failures: [], reason });
+        break;
+      }
+      if (replacements.length > 0) {
+        const first = number - replacements.length;
+        const replaced: ReplacedBlock[] = replacements.map((b, i) => ({ block_number: first + i, old_hash: this.recent.get(first + i)!, new_hash: hashOf(b) }));
+        yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
+        parent = first === from ? this.options.anchor?.toLowerCase() : this.recent.get(first - 1);
+        for (const [i, replacement] of replacements.entries()) {
+          const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
+          parent = audit.block_hash ?? undefined;
+          yield* await emit(audit, truth);
+        }
+      }
+      const { audit, truth } = await this.auditBlock(number, block!, parent);
+      parent = audit.block_hash ?? undefined;
+      yield* await emit(audit, truth);
+      if (number === to || (number + 1) % this.chunkSize === 0) yield* await flush();
+    }
+    yield* await flush();
+  }
+
+  /**
+   * Runs the cross-check over the chunk's latest audit of each block and adds its failures. When
+   * its source is unreachable, the chunk's blocks are unreachable and the audit stops (false), as
+   * for an unreachable block source, so that a resume starts again at this chunk.
+   */
+  private async crossCheckChunk(crossCheck: CrossCheck, chunk: Array<{ event: AuditEvent; truth?: BlockTruth }>): Promise<boolean> {
+    const latest = new Map<number, { event: BlockAudit; truth: BlockTruth }>();
+    for (const { event, truth } of chunk) if (truth !== undefined) latest.set(truth.number, { event: event as BlockAudit, truth });
+    const truths = [...latest.values()].map((l) => l.truth);
+    if (truths.length === 0) return true;
+    let found: Map<number, BlockAudit['failures']>;
+    try {
+      found = await this.timed('cross_checking_ms', () => crossCheck.checkChunk(truths, this.options.signal));
+    } catch (error) {
+      if (!(error instanceof SourceError)) throw error;
+      for (const { event } of latest.values()) Object.assign(event, { verdict: 'unreachable', reason: error.message, failures: [] });
+      return false;
+    }
+    for (const [number, failures] of found) {
+      const entry = latest.get(number);
+      if (entry === undefined || failures.length === 0) continue;
+      entry.event.failures.push(...failures);
+      entry.event.verdict = 'fail';
+      delete entry.event.reason;
+    }
+    return true;
+  }
+}
+
+/**
+ * Audits blocks `from`..`to` of a chain from `source`.
+ *
+ * @example
+ * const audit = auditRange({ source: new RpcBlockSource({ url, keepMiscountedReceipts: true }), chainId: 1, from: 1_000_001, to: 1_000_030 })
+ * for await (const line of audit) console.log(JSON.stringify(line))
+ * console.log(audit.summary())
+ */
+export function auditRange(options: AuditRangeOptions): RangeAudit {
+  return new RangeAudit(options);
+}

@@ -1,0 +1,9 @@
+/**
+ * `evm-integrity/audit`: range audits. `auditRange` audits every block of a range from a block
+ * source (a JSON-RPC node, a recorded bundle) and yields one line per block, a line per reorg,
+ * and a summary; a `CrossCheck` checks another copy of the data (the hosted service's datasets)
+ * chunk by chunk. Pure; the network sources are in `evm-integrity/node`.
+ */
+export { auditRange, RangeAudit, type AuditRangeOptions, type BlockVerifier } from './engine.js';
+export { AuditTally, isReorg, type AuditEvent, type AuditReorg, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
+export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './types.js';

@@ -1,0 +1,143 @@
+/**
+ * What a range audit yields and sums up: one line per block (`BlockAudit`), a line per reorg seen
+ * (`AuditReorg`), and the summary. The summary is a tally of the lines, so that a resumed audit
+ * (whose earlier lines are in a file) sums up exactly as an uninterrupted one.
+ */
+import type { AuditCheckName, AuditFailure, AuditVerdict } from './types.js';
+
+/** One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or unreachable. */
+export interface BlockAudit {
+  block_number: number;
+  /** The hash the source gave for the block (null when it gave none). */
+  block_hash: string | null;
+  verdict: AuditVerdict;
+  failures: AuditFailure[];
+  /** Why the verdict is not_verifiable or unreachable. */
+  reason?: string;
+}
+
+/** A block the node replaced during the audit: the hash audited first, and the node's hash now. */
+export interface ReplacedBlock {
+  block_number: number;
+  old_hash: string;
+  new_hash: string | null;
+}
+
+/**
+ * A reorg seen mid-audit: block `detected_at` no longer linked to the block audited before it, and
+ * the node now serves other blocks in its place. The replaced blocks are audited again on the new
+ * chain right after this line (their new lines supersede the old ones); `depth` is how many.
+ */
+export interface AuditReorg {
+  reorg: { detected_at: number; depth: number; replaced: ReplacedBlock[] };
+}
+
+/** A line of the audit, in the order it happened. */
+export type AuditEvent = BlockAudit | AuditReorg;
+
+export const isReorg = (event: AuditEvent): event is AuditReorg => 'reorg' in event;
+
+/** Wall time of the run, and where it went (the rest is the engine itself and the consumer). */
+export interface AuditTimings {
+  elapsed_ms: number;
+  /** Waiting for the source (fetches overlap; this is the time the audit waited for them). */
+  fetching_ms: number;
+  /** Decoding and verifying blocks (`verify`). */
+  verifying_ms: number;
+  /** The cross-check of each chunk. */
+  cross_checking_ms: number;
+}
+
+/** The summary of an audit, the last line of its output as `{"summary": …}`. */
+export interface AuditSummary {
+  chain_id: number;
+  from: number;
+  to: number;
+  /** Distinct blocks with a verdict (a block audited again after a reorg counts once, by its last verdict). */
+  blocks: number;
+  verdicts: Record<AuditVerdict, number>;
+  /** Blocks failing each check, by their last verdict. */
+  failed_checks: Record<AuditCheckName, number>;
+  reorgs: number;
+  /** Every block of [from, to] has a verdict other than unreachable. */
+  complete: boolean;
+  /** The first block without a verdict (null when complete). */
+  next_block: number | null;
+  /** Blocks audited by this run per second of its wall time. */
+  blocks_per_second: number;
+  /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1). */
+  time_share: { fetching: number; verifying: number; cross_checking: number };
+  timings: AuditTimings;
+}
+
+/** How far back a reorg may supersede a block's verdict; older verdicts are final and kept only as counts. */
+const SUPERSEDE_WINDOW = 1024;
+
+/**
+ * Sums audit lines into a summary. Only the last verdict of each block counts: a verdict that a
+ * reorg supersedes is taken back. Keeps the counts and the last {@link SUPERSEDE_WINDOW} blocks.
+ */
+export class AuditTally {
+  private readonly verdicts: Record<AuditVerdict, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
+  private readonly failedChecks: Record<AuditCheckName, number> = {};
+  private readonly recent = new Map<number, BlockAudit>();
+  private reorgs = 0;
+  private highest: number;
+
+  constructor(
+    readonly chainId: number,
+    readonly from: number,
+    readonly to: number,
+  ) {
+    this.highest = from - 1;
+  }
+
+  private count(audit: BlockAudit, sign: 1 | -1): void {
+    this.verdicts[audit.verdict] += sign;
+    for (const check of new Set(audit.failures.map((f) => f.check))) this.failedChecks[check] = (this.failedChecks[check] ?? 0) + sign;
+  }
+
+  add(event: AuditEvent): void {
+    if (isReorg(event)) {
+      this.reorgs++;
+      return;
+    }
+    const earlier = this.recent.get(event.block_number);
+    if (earlier !== undefined) this.count(earlier, -1);
+    this.count(event, 1);
+    this.recent.set(event.block_number, event);
+    this.highest = Math.max(this.highest, event.block_number);
+    this.recent.delete(this.highest - SUPERSEDE_WINDOW);
+  }
+
+  /** The blocks whose last verdict is fail. */
+  get failed(): number {
+    return this.verdicts.fail;
+  }
+
+  /** The blocks with a verdict, unreachable ones included. */
+  get blocks(): number {
+    return this.verdicts.pass + this.verdicts.fail + this.verdicts.not_verifiable + this.verdicts.unreachable;
+  }
+
+  summary(timings: AuditTimings, auditedThisRun: number): AuditSummary {
+    const audited = this.blocks - this.verdicts.unreachable;
+    const complete = audited === this.to - this.from + 1 && this.verdicts.unreachable === 0;
+    const share = (ms: number) => (timings.elapsed_ms > 0 ? Math.min(1, ms / timings.elapsed_ms) : 0);
+    const failedChecks = Object.fromEntries(Object.entries(this.failedChecks).filter(([, n]) => n > 0));
+    return {
+      chain_id: this.chainId,
+      from: this.from,
+      to: this.to,
+      blocks: this.blocks,
+      verdicts: { ...this.verdicts },
+      failed_checks: failedChecks,
+      reorgs: this.reorgs,
+      complete,
+      next_block: complete ? null : this.from + audited,
+      blocks_per_second: timings.elapsed_ms > 0 ? auditedThisRun / (timings.elapsed_ms / 1000) : 0,
+      time_share: { fetching: share(timings.fetching_ms), verifying: share(timings.verifying_ms), cross_checking: share(timings.cross_checking_ms) },
+      timings,
+    };
+  }
+}

@@ -1,0 +1,171 @@
+import { openSync, statSync, writeSync, closeSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { auditRange, AuditTally, type AuditSummary } from 'evm-integrity/audit';
+import { BundleSource, SourceError, type BlockSource } from 'evm-integrity/lineage';
+import { BundleRecorder, RpcBlockSource, writeBundle } from 'evm-integrity/node';
+import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
+import { readBundleFile } from './bundle-file.js';
+import { UsageError } from './io.js';
+
+/** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
+const EXIT_INTERRUPTED = 130;
+
+interface AuditIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Whether progress may be drawn on stderr (a TTY). */
+  stderrIsTty?: boolean;
+}
+
+function blockNumber(value: string | undefined, flag: string): number {
+  const n = Number(value);
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(n))
+    throw new UsageError(`${flag} N is required (a block number, a non-negative integer)`);
+  return n;
+}
+
+function positive(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function parse(argv: string[]) {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      chain: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      rpc: { type: 'string' },
+      bundle: { type: 'string' },
+      'head-hash': { type: 'string' },
+      concurrency: { type: 'string' },
+      out: { type: 'string' },
+      resume: { type: 'boolean' },
+      quiet: { type: 'boolean' },
+      record: { type: 'string' },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  const chainId = Number(values.chain);
+  if (values.chain === undefined || !/^\d+$/.test(values.chain) || !Number.isSafeInteger(chainId) || chainId < 1)
+    throw new UsageError('--chain ID is required (a positive integer)');
+  const from = blockNumber(values.from, '--from');
+  const to = blockNumber(values.to, '--to');
+  if (to < from) throw new UsageError(`--to (${to}) must not be before --from (${from})`);
+  if ((values.rpc === undefined) === (values.bundle === undefined)) throw new UsageError('give exactly one of --rpc URL and --bundle FILE');
+  const headHash = values['head-hash'];
+  if (headHash !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
+  if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  if (values.record !== undefined && values.rpc === undefined) throw new UsageError('--record needs --rpc URL (a bundle is already a recording)');
+  return { ...values, chainId, from, to, headHash, concurrency: positive(values.concurrency, '--concurrency', 4) };
+}
+
+/** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
+function openOutput(file: string | undefined, resume: boolean, io: AuditIo): { write(line: string): void; close(): void } {
+  if (file === undefined) return { write: (line) => io.stdout(line), close: () => undefined };
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    size = 0;
+  }
+  if (!resume && size > 0) throw new UsageError(`${file} exists: add --resume to continue that audit, or remove it`);
+  const fd = openSync(file, 'a');
+  return { write: (line) => void writeSync(fd, line), close: () => closeSync(fd) };
+}
+
+/** One line on stderr, redrawn every second: blocks done, blocks/s, ETA, failures. Returns what stops it. */
+function progress(tally: AuditTally, total: number, io: AuditIo): () => void {
+  const started = performance.now();
+  const before = tally.blocks;
+  const draw = () => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? (tally.blocks - before) / seconds : 0;
+    const eta = rate > 0 ? `${Math.ceil((total - tally.blocks) / rate)} s` : '?';
+    io.stderr(`\r${tally.blocks}/${total} blocks, ${rate.toFixed(1)} blocks/s, ETA ${eta}, ${tally.failed} failed `);
+  };
+  const timer = setInterval(draw, 1000);
+  return () => {
+    clearInterval(timer);
+    io.stderr('\n');
+  };
+}
+
+/** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
+export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
+  const options = parse(argv);
+  const header: AuditHeader = { audit: { chain_id: options.chainId, from: options.from, to: options.to } };
+  const tally = new AuditTally(options.chainId, options.from, options.to);
+  let next = options.from;
+  let anchor = options.headHash;
+  if (options.resume) {
+    const checkpoint = resumeFrom(options.out!, header);
+    for (const event of checkpoint.events) tally.add(event);
+    next = checkpoint.next;
+    anchor = checkpoint.anchor ?? anchor;
+  }
+  const output = openOutput(options.out, options.resume === true, io);
+  const recorder = options.record === undefined ? undefined : new BundleRecorder();
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  process.once('SIGINT', interrupt);
+  let stopProgress: (() => void) | undefined;
+  try {
+    const source: BlockSource =
+      options.rpc !== undefined
+        ? new RpcBlockSource({ url: options.rpc, keepMiscountedReceipts: true, ...(recorder && { recorder }) })
+        : new BundleSource(readBundleFile(options.bundle!));
+    if (next === options.from) output.write(`${JSON.stringify(header)}\n`);
+    let summary: AuditSummary | undefined;
+    if (next <= options.to) {
+      const audit = auditRange({
+        source,
+        chainId: options.chainId,
+        from: next,
+        to: options.to,
+        concurrency: options.concurrency,
+        signal: controller.signal,
+        ...(anchor && { anchor }),
+      });
+      if (io.stderrIsTty && !options.quiet) stopProgress = progress(tally, options.to - options.from + 1, io);
+      for await (const event of audit) {
+        tally.add(event);
+        output.write(`${JSON.stringify(event)}\n`);
+      }
+      summary = audit.summary();
+    }
+    const total = tally.summary(
+      summary?.timings ?? { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 },
+      summary === undefined ? 0 : summary.blocks,
+    );
+    if (controller.signal.aborted) {
+      const resume = options.out === undefined ? `--from ${total.next_block} --head-hash <the last block's hash>` : `--out ${options.out} --resume`;
+      io.stderr(`evm-integrity: interrupted before block ${total.next_block}; continue with the same command and ${resume}\n`);
+      return EXIT_INTERRUPTED;
+    }
+    output.write(`${JSON.stringify({ summary: total })}\n`);
+    if (total.verdicts.unreachable > 0) {
+      io.stderr(
+        `evm-integrity: the source is unreachable at block ${total.next_block}; continue later with the same command${options.out === undefined ? '' : ' and --resume'}\n`,
+      );
+      return 2;
+    }
+    return total.verdicts.fail > 0 ? 1 : 0;
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    io.stderr(`evm-integrity: ${error.message}\n`);
+    return 2;
+  } finally {
+    stopProgress?.();
+    process.removeListener('SIGINT', interrupt);
+    output.close();
+    if (recorder !== undefined) {
+      const { exchanges, blocks } = recorder.toBundle('');
+      await writeBundle(options.record!, { exchanges, blocks });
+    }
+  }
+}

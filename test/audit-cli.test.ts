@@ -1,0 +1,216 @@
+/**
+ * `evm-integrity audit`: the CLI over the range engine, run as a real process against a loopback
+ * JSON-RPC node: NDJSON out, exit statuses, SIGKILL then --resume, Ctrl-C, record then replay.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../packages/service/src/cli/main.js';
+import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
+const FROM = 1_000_001;
+const TO = 1_000_030;
+const RANGE = ['--chain', '1', '--from', String(FROM), '--to', String(TO)];
+
+let node: LoopbackNode | undefined;
+afterEach(async () => {
+  await node?.close();
+  node = undefined;
+});
+async function start(blocks = fixtureChain(FROM, TO)): Promise<LoopbackNode> {
+  node = await startLoopbackNode(1, blocks);
+  return node;
+}
+const tempFile = (name: string) => join(mkdtempSync(join(tmpdir(), 'audit-cli-')), name);
+
+interface Run {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI as a process (asynchronously: the node answering it lives in this process); `onStart` may signal it. */
+function run(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'audit', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
+    onStart?.(child);
+  });
+}
+
+/** Calls `then` once FILE holds at least `lines` lines. */
+function whenLines(file: string, lines: number, then: () => void): void {
+  const timer = setInterval(() => {
+    if (existsSync(file) && readFileSync(file, 'utf8').split('\n').length > lines) {
+      clearInterval(timer);
+      then();
+    }
+  }, 5);
+}
+
+const parseLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>);
+/** The lines without the run's own timing (which differs from run to run). */
+const comparable = (text: string) =>
+  parseLines(text).map((line) => (line.summary === undefined ? line : { summary: { ...line.summary, blocks_per_second: 0, time_share: 0, timings: 0 } }));
+
+describe('evm-integrity audit (a process against a loopback node)', () => {
+  it('prints a header, one line per block and a summary; exit 0 when every block passes', async () => {
+    const n = await start();
+    const result = await run([...RANGE, '--rpc', n.url]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
+    expect(lines.slice(1, -1).map((l) => [l.block_number, l.verdict])).toEqual(Array.from({ length: 30 }, (_, i) => [FROM + i, 'pass']));
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 }, complete: true });
+  });
+
+  it('exit 1 when a block fails, naming the check', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    blocks.set(TO, { ...blocks.get(TO)!, header: rehash({ ...blocks.get(TO)!.header, parentHash: `0x${'44'.repeat(32)}` }) });
+    const n = await start(blocks);
+    const result = await run([...RANGE, '--rpc', n.url]);
+    expect(result.status).toBe(1);
+    expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({ verdicts: { pass: 29, fail: 1 }, failed_checks: { parent_link: 1 } });
+  });
+
+  it('SIGKILL mid-audit, then --resume: the file equals an uninterrupted run, no block twice, none lost', async () => {
+    const n = await start();
+    const whole = tempFile('whole.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', whole])).status).toBe(0);
+
+    n.delayMs = 15; // slow enough to be killed mid-way
+    const out = tempFile('killed.ndjson');
+    const killed = await run([...RANGE, '--rpc', n.url, '--out', out, '--concurrency', '2'], (child) => whenLines(out, 10, () => child.kill('SIGKILL')));
+    expect(killed.signal).toBe('SIGKILL');
+    const before = readFileSync(out, 'utf8');
+    expect(before).not.toContain('summary');
+    expect(before.split('\n').length).toBeLessThan(31); // killed before its last block
+    n.delayMs = 0;
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
+    expect(resumed.status).toBe(0);
+    const lines = comparable(readFileSync(out, 'utf8'));
+    expect(lines).toEqual(comparable(readFileSync(whole, 'utf8')));
+    const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+
+  it('Ctrl-C stops cleanly: exit 130, a line saying how to resume, and --resume completes the audit', async () => {
+    const n = await start();
+    n.delayMs = 15;
+    const out = tempFile('interrupted.ndjson');
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) => whenLines(out, 5, () => child.kill('SIGINT')));
+    expect(stopped.status).toBe(130);
+    expect(stopped.stderr).toMatch(/^evm-integrity: interrupted before block \d+; continue with the same command and --out .* --resume\n$/);
+    n.delayMs = 0;
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
+    expect(resumed.status).toBe(0);
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, complete: true });
+  });
+
+  it('--record then --bundle replays the audit offline with the same lines', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const block = blocks.get(FROM + 6)!;
+    blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(1), transactions: block.receipts.length }); // one failure to replay too
+    const n = await start(blocks);
+    const bundle = tempFile('audit.json.gz');
+    const live = await run([...RANGE, '--rpc', n.url, '--record', bundle]);
+    expect(live.status).toBe(1);
+    await node!.close();
+    node = undefined;
+    const replay = await run([...RANGE, '--bundle', bundle]);
+    expect(replay.status).toBe(1);
+    expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
+  });
+
+  it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
+    const n = await start();
+    const url = n.url;
+    await n.close();
+    node = undefined;
+    const result = await run(['--chain', '1', '--from', String(FROM), '--to', String(FROM + 2), '--rpc', url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/the source is unreachable at block 1000001/);
+    const lines = parseLines(result.stdout);
+    expect(lines[1]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: FROM });
+  }, 30_000);
+});
+
+describe('evm-integrity audit (in process)', () => {
+  const io = () => {
+    const out = { stdout: '', stderr: '' };
+    return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t) } };
+  };
+
+  it.each([
+    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain ID is required/],
+    [['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--to \(2\) must not be before --from \(5\)/],
+    [['--chain', '1', '--from', '1', '--to', '2'], /exactly one of --rpc URL and --bundle FILE/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'], /--resume needs --out FILE/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'], /--head-hash must be a 32-byte 0x hash/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'], /--concurrency must be a positive integer/],
+  ])('bad input %j: exit 2 with one line and the usage', async (args, message) => {
+    const { out, io: cli } = io();
+    expect(await main(['audit', ...args], cli)).toBe(2);
+    expect(out.stderr).toMatch(message);
+    expect(out.stderr).toContain('Usage:\n  evm-integrity audit');
+  });
+
+  it('refuses to write over an existing --out without --resume', async () => {
+    const file = tempFile('exists.ndjson');
+    writeFileSync(file, '{"audit":{}}\n');
+    const { out, io: cli } = io();
+    expect(await main(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--out', file], cli)).toBe(2);
+    expect(out.stderr).toMatch(/exists: add --resume to continue that audit, or remove it/);
+  });
+
+  it('--resume drops a torn last line and goes on from the last complete block, linked to its hash', async () => {
+    const n = await start();
+    const whole = tempFile('whole.ndjson');
+    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', whole], io().io)).toBe(0);
+    const lines = readFileSync(whole, 'utf8').split('\n');
+    const file = tempFile('torn.ndjson');
+    writeFileSync(file, `${lines.slice(0, 13).join('\n')}\n${lines[13]!.slice(0, 20)}`); // header, 12 blocks, a torn 13th
+    n.calls.length = 0;
+    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(0);
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(readFileSync(whole, 'utf8')));
+    const fetched = n.calls.filter((c) => c.method === 'eth_getBlockByNumber').map((c) => Number(c.params[0]));
+    expect(Math.min(...fetched)).toBe(FROM + 12);
+  });
+
+  it('--resume keeps the parent link: the first block resumed is checked against the hash of the last one in the file', async () => {
+    const n = await start();
+    const whole = tempFile('whole.ndjson');
+    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', whole], io().io)).toBe(0);
+    const lines = readFileSync(whole, 'utf8').split('\n').slice(0, 6); // header, 5 blocks
+    const last = JSON.parse(lines[5]!) as Record<string, unknown>;
+    lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
+    const file = tempFile('relinked.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(1);
+    const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([[FROM + 5, ['parent_link']]]);
+  });
+
+  it('--resume refuses the output of another audit', async () => {
+    const file = tempFile('other.ndjson');
+    writeFileSync(file, '{"audit":{"chain_id":10,"from":1,"to":2}}\n');
+    const { out, io: cli } = io();
+    expect(await main(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--out', file, '--resume'], cli)).toBe(2);
+    expect(out.stderr).toMatch(/is the output of another audit/);
+  });
+});

@@ -1,0 +1,281 @@
+/**
+ * The range-audit engine over a loopback JSON-RPC node serving the consecutive mainnet fixture
+ * blocks, with one fault injected at a time: each is found, and reported as the check that catches
+ * it and no other.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { auditRange, isReorg, type AuditEvent, type BlockAudit, type CrossCheck } from '../packages/core/src/audit/index.js';
+import { SourceError, type BlockJson, type BlockSource } from '../packages/core/src/lineage/source.js';
+import { RpcBlockSource } from '../packages/core/src/lineage/rpc-source.js';
+import { verifyBlock } from '../packages/core/src/index.js';
+import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
+
+const FROM = 1_000_001;
+const TO = 1_000_030;
+let node: LoopbackNode | undefined;
+afterEach(async () => {
+  await node?.close();
+  node = undefined;
+});
+
+const instant = async () => undefined;
+async function start(blocks = fixtureChain(FROM, TO)): Promise<LoopbackNode> {
+  node = await startLoopbackNode(1, blocks);
+  return node;
+}
+const rpc = (n: LoopbackNode, options: { timeoutMs?: number; maxRetries?: number } = {}) =>
+  new RpcBlockSource({ url: n.url, keepMiscountedReceipts: true, sleep: instant, ...options });
+
+async function collect(audit: AsyncIterable<AuditEvent>): Promise<AuditEvent[]> {
+  const events: AuditEvent[] = [];
+  for await (const event of audit) events.push(event);
+  return events;
+}
+const blocksOf = (events: AuditEvent[]) => events.filter((e): e is BlockAudit => !isReorg(e));
+/** Every block's number with the checks it failed, for the blocks that did not pass. */
+const notPassing = (events: AuditEvent[]) =>
+  blocksOf(events)
+    .filter((e) => e.verdict !== 'pass')
+    .map((e) => ({ block: e.block_number, verdict: e.verdict, checks: e.failures.map((f) => f.check) }));
+
+describe('auditRange over a JSON-RPC node', () => {
+  it('passes every block of a real chain, in block order, and sums it up', async () => {
+    const n = await start();
+    const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: TO, concurrency: 4 });
+    const events = await collect(audit);
+    expect(blocksOf(events).map((e) => e.block_number)).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
+    expect(notPassing(events)).toEqual([]);
+    const summary = audit.summary();
+    expect(summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 30, fail: 0, not_verifiable: 0, unreachable: 0 },
+      failed_checks: {},
+      reorgs: 0,
+      complete: true,
+      next_block: null,
+    });
+    expect(summary.time_share.fetching + summary.time_share.verifying).toBeLessThanOrEqual(1);
+  });
+
+  it('links the first block to the anchor: the right hash passes, another fails parent_link on that block only', async () => {
+    const n = await start();
+    const parentOfFirst = String(n.blocks.get(FROM)!.header.parentHash);
+    const right = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: parentOfFirst }));
+    expect(notPassing(right)).toEqual([]);
+    const wrong = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: `0x${'11'.repeat(32)}` }));
+    expect(notPassing(wrong)).toEqual([{ block: FROM, verdict: 'fail', checks: ['parent_link'] }]);
+    expect(blocksOf(wrong)[0]!.failures[0]!.evidence).toEqual({ expected: `0x${'11'.repeat(32)}`, found: parentOfFirst.toLowerCase() });
+  });
+
+  it('a broken parent link (a self-consistent header whose parent is not the block before) fails parent_link only', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const last = blocks.get(FROM + 9)!;
+    blocks.set(FROM + 9, { ...last, header: rehash({ ...last.header, parentHash: `0x${'22'.repeat(32)}` }) });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 9, verdict: 'fail', checks: ['parent_link'] }]);
+    expect(events.some(isReorg)).toBe(false);
+  });
+
+  it('a reorg mid-audit is reported with the blocks replaced, which are audited again on the new chain, never mixed', async () => {
+    const blocks = fixtureChain(FROM, FROM + 11);
+    // Chain B forks at FROM+4: another FROM+4 (other extraData) and every block after it re-linked and re-hashed.
+    const fork = new Map<number, NodeBlock>();
+    let parent = String(blocks.get(FROM + 3)!.header.hash);
+    for (let b = FROM + 4; b <= FROM + 11; b++) {
+      const old = blocks.get(b)!;
+      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
+      fork.set(b, { ...old, header });
+      parent = String(header.hash);
+    }
+    const oldHashes = new Map([...blocks].map(([b, block]) => [b, String(block.header.hash).toLowerCase()]));
+    const n = await start(blocks);
+    // The node switches to chain B when the audit asks for FROM+6: FROM+4 and FROM+5 were audited on chain A.
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6) for (const [b, block] of fork) n.blocks.set(b, block);
+      return undefined;
+    };
+    const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 11, concurrency: 1 });
+    const events = await collect(audit);
+    const oldHash = (b: number) => oldHashes.get(b)!;
+    const newHash = (b: number) => String(fork.get(b)!.header.hash).toLowerCase();
+    const reorgs = events.filter(isReorg);
+    expect(reorgs).toEqual([
+      {
+        reorg: {
+          detected_at: FROM + 6,
+          depth: 2,
+          replaced: [
+            { block_number: FROM + 4, old_hash: oldHash(FROM + 4), new_hash: newHash(FROM + 4) },
+            { block_number: FROM + 5, old_hash: oldHash(FROM + 5), new_hash: newHash(FROM + 5) },
+          ],
+        },
+      },
+    ]);
+    // After the reorg line: the replaced blocks again, then the rest, all on chain B.
+    const after = blocksOf(events.slice(events.indexOf(reorgs[0]!) + 1));
+    expect(after.map((e) => [e.block_number, e.block_hash])).toEqual(Array.from({ length: 8 }, (_, i) => [FROM + 4 + i, newHash(FROM + 4 + i)]));
+    expect(notPassing(events)).toEqual([]);
+    expect(audit.summary()).toMatchObject({ blocks: 12, verdicts: { pass: 12 }, reorgs: 1, complete: true });
+  });
+
+  it('an altered receipt (a log of another address) fails receipts_root and logs_bloom, nothing else', async () => {
+    const blocks = fixtureChain(1_000_021, 1_000_025);
+    const block = blocks.get(1_000_023)!;
+    const receipts = structuredClone(block.receipts) as Array<{ logs: Array<Record<string, unknown>> }>;
+    receipts[1]!.logs[0]!.address = `0x${'33'.repeat(20)}`;
+    blocks.set(1_000_023, { ...block, receipts: receipts as unknown as NodeBlock['receipts'] });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
+    expect(notPassing(events)).toEqual([{ block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom'] }]);
+  });
+
+  it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const block = blocks.get(FROM + 6)!; // 5 transactions
+    blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(0, 4), transactions: 5 });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 6, verdict: 'fail', checks: ['transaction_count'] }]);
+    expect(blocksOf(events)[6]!.failures[0]!.evidence).toEqual({ transactions: 5, receipts: 4 });
+  });
+
+  it('waits out 429s with Retry-After and gives the same lines as without them', async () => {
+    const n = await start();
+    const clean = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    let limited = 0;
+    n.fault = (call) =>
+      call.method === 'eth_getBlockReceipts' && limited++ < 3 ? { status: 429, headers: { 'Retry-After': '0' }, body: { error: 'slow down' } } : undefined;
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    expect(limited).toBeGreaterThan(3);
+    expect(events).toEqual(clean);
+  });
+
+  it('retries a call that times out, and gives the same lines', async () => {
+    const n = await start();
+    const clean = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 5 }));
+    let hung = 0;
+    n.fault = (call) => (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 2 && hung++ === 0 ? { hang: true } : undefined);
+    const events = await collect(auditRange({ source: rpc(n, { timeoutMs: 200 }), chainId: 1, from: FROM, to: FROM + 5 }));
+    expect(hung).toBe(2);
+    expect(events).toEqual(clean);
+  });
+
+  it('a block still unreachable after the retries is unreachable, and the audit stops there', async () => {
+    const n = await start();
+    n.fault = (call) => (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 3 ? { hang: true } : undefined);
+    const audit = auditRange({ source: rpc(n, { timeoutMs: 150, maxRetries: 1 }), chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 });
+    const events = await collect(audit);
+    expect(blocksOf(events).map((e) => [e.block_number, e.verdict])).toEqual([
+      [FROM, 'pass'],
+      [FROM + 1, 'pass'],
+      [FROM + 2, 'pass'],
+      [FROM + 3, 'unreachable'],
+    ]);
+    expect((events[3] as BlockAudit).reason).toMatch(/eth_getBlockByNumber .*no answer in time.*after 1 retry/);
+    expect(audit.summary()).toMatchObject({ complete: false, next_block: FROM + 3, verdicts: { pass: 3, unreachable: 1 } });
+  });
+});
+
+/** Blocks from memory, counting the fetches started. */
+function memorySource(blocks: Map<number, NodeBlock>): BlockSource & { started: number } {
+  const source = {
+    started: 0,
+    async block(chainId: number, number: number): Promise<BlockJson | null> {
+      source.started++;
+      const b = blocks.get(number);
+      return b === undefined ? null : { chain_id: chainId, header: b.header, receipts: b.receipts };
+    },
+  };
+  return source;
+}
+
+describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
+  it('never fetches more than `concurrency` blocks ahead of the consumer, and does fetch ahead', async () => {
+    const source = memorySource(fixtureChain(FROM, TO));
+    let consumed = 0;
+    let mostAhead = 0;
+    for await (const event of auditRange({ source, chainId: 1, from: FROM, to: TO, concurrency: 3 })) {
+      expect(event).toBeDefined();
+      mostAhead = Math.max(mostAhead, source.started - consumed);
+      consumed++;
+      await new Promise((resolve) => setTimeout(resolve, 2)); // a slow consumer
+    }
+    expect(mostAhead).toBe(3);
+    expect(source.started).toBe(30);
+  });
+
+  it('calls the cross-check once per chunk (aligned to the chunk size), in order, and adds its failures to the block', async () => {
+    const seen: number[][] = [];
+    const crossCheck: CrossCheck = {
+      checks: ['service_block.present'],
+      async checkChunk(truths) {
+        seen.push(truths.map((t) => t.number));
+        expect(truths.every((t) => t.report?.verdict === 'identical')).toBe(true);
+        const failures = new Map();
+        if (truths.some((t) => t.number === FROM + 11)) failures.set(FROM + 11, [{ check: 'service_block.present', message: 'no record', evidence: {} }]);
+        return failures;
+      },
+    };
+    const events = await collect(
+      auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM + 4, to: FROM + 23, chunkSize: 10, crossCheck }),
+    );
+    expect(seen).toEqual([
+      Array.from({ length: 5 }, (_, i) => FROM + 4 + i), // 1000005..1000009
+      Array.from({ length: 10 }, (_, i) => FROM + 9 + i), // 1000010..1000019
+      Array.from({ length: 5 }, (_, i) => FROM + 19 + i), // 1000020..1000024
+    ]);
+    expect(notPassing(events)).toEqual([{ block: FROM + 11, verdict: 'fail', checks: ['service_block.present'] }]);
+  });
+
+  it('a cross-check whose source is unreachable makes its chunk unreachable and stops the audit there', async () => {
+    const crossCheck: CrossCheck = {
+      checks: [],
+      async checkChunk(truths) {
+        if (truths[0]!.number >= FROM + 9) throw new SourceError('the service answered HTTP 503, still after 5 retries');
+        return new Map();
+      },
+    };
+    const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, chunkSize: 10, crossCheck });
+    const events = blocksOf(await collect(audit));
+    expect(events.map((e) => e.verdict)).toEqual([...Array(9).fill('pass'), ...Array(10).fill('unreachable')]);
+    expect(events[9]!.reason).toBe('the service answered HTTP 503, still after 5 retries');
+    expect(audit.summary()).toMatchObject({ complete: false, next_block: FROM + 9 });
+  });
+
+  it('verifies with the injected verifier, once per block', async () => {
+    const verified: number[] = [];
+    const verify = async (block: BlockJson) => {
+      verified.push(Number(block.header.number));
+      return verifyBlock(block);
+    };
+    const events = await collect(auditRange({ source: memorySource(fixtureChain(FROM, FROM + 4)), chainId: 1, from: FROM, to: FROM + 4, verify }));
+    expect(verified).toEqual([FROM, FROM + 1, FROM + 2, FROM + 3, FROM + 4]);
+    expect(notPassing(events)).toEqual([]);
+  });
+
+  it('stops between blocks when its signal aborts, and says where to go on', async () => {
+    const controller = new AbortController();
+    const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, signal: controller.signal });
+    const events: AuditEvent[] = [];
+    for await (const event of audit) {
+      events.push(event);
+      if (events.length === 5) controller.abort();
+    }
+    expect(events).toHaveLength(5);
+    expect(audit.summary()).toMatchObject({ blocks: 5, complete: false, next_block: FROM + 5 });
+  });
+});
+
+describe('RpcBlockSource and the transaction count', () => {
+  it('gives the count with the block; refuses a miscounted block by default (lineage), keeps it when asked (audit)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 6);
+    const block = blocks.get(FROM + 6)!;
+    blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(0, 4), transactions: 5 });
+    const n = await start(blocks);
+    expect((await new RpcBlockSource({ url: n.url }).block(1, FROM + 1))?.transaction_count).toBe(3);
+    await expect(new RpcBlockSource({ url: n.url }).block(1, FROM + 6)).rejects.toThrow(/gave 4 receipts for block 1000007, which has 5 transactions/);
+    const kept = await rpc(n).block(1, FROM + 6);
+    expect([kept?.transaction_count, kept?.receipts.length]).toEqual([5, 4]);
+  });
+});

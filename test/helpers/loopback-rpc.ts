@@ -1,0 +1,111 @@
+/**
+ * A JSON-RPC node on loopback (127.0.0.1, a free port) serving blocks in the fixtures' format:
+ * `eth_chainId`, `eth_getBlockByNumber` (with synthesized transaction hashes, one per
+ * transaction) and `eth_getBlockReceipts`. Tests change its chain while it runs (a reorg) and
+ * inject faults per call (a status, a hang past the client's time limit), and read every call.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
+import { loadFixture } from './fixtures.js';
+
+/** A block as the node serves it; `transactions` defaults to the receipt count (a missing receipt keeps it). */
+export interface NodeBlock {
+  header: Record<string, unknown>;
+  receipts: Array<Record<string, unknown>>;
+  transactions?: number;
+}
+
+/** What a fault makes of one call: an HTTP answer, or no answer at all (the client times out). */
+export type NodeFault = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true };
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+export interface LoopbackNode {
+  url: string;
+  /** The chain served, by block number; tests may replace blocks at any time. */
+  blocks: Map<number, NodeBlock>;
+  calls: RpcCall[];
+  /** Decides a fault for a call (after it is recorded), or lets it through. */
+  fault: ((call: RpcCall, index: number) => NodeFault | undefined) | undefined;
+  /** Waits this long before each answer (a slow node). */
+  delayMs: number;
+  close(): Promise<void>;
+}
+
+/** The mainnet fixture blocks `from`..`to` (a consecutive run), as a node serves them. */
+export function fixtureChain(from: number, to: number): Map<number, NodeBlock> {
+  const blocks = new Map<number, NodeBlock>();
+  for (let n = from; n <= to; n++) {
+    const fixture = loadFixture(`mainnet-${n}`);
+    blocks.set(n, { header: { ...fixture.header }, receipts: fixture.receipts });
+  }
+  return blocks;
+}
+
+/** A header with its `hash` recomputed from its fields: a block a node could really serve. */
+export function rehash(header: Record<string, unknown>): Record<string, unknown> {
+  const problems = new Problems();
+  const read = readRpcHeader({ ...header, hash: undefined }, 'header', problems);
+  if (read?.complete === undefined) throw new Error('rehash: the header cannot be encoded');
+  return { ...header, hash: `0x${bytesToHex(headerHash(read.complete))}` };
+}
+
+const quantity = (n: number) => `0x${n.toString(16)}`;
+const transactionHash = (n: number, i: number) => `0x${n.toString(16).padStart(32, '0')}${i.toString(16).padStart(32, '0')}`;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
+  if (call.method === 'eth_chainId') return quantity(chainId);
+  const n = Number(call.params[0]);
+  const block = node.blocks.get(n);
+  if (call.method === 'eth_getBlockByNumber') {
+    if (block === undefined) return null;
+    const count = block.transactions ?? block.receipts.length;
+    return { ...block.header, transactions: Array.from({ length: count }, (_, i) => transactionHash(n, i)) };
+  }
+  if (call.method === 'eth_getBlockReceipts') return block === undefined ? null : block.receipts;
+  throw new Error(`the loopback node has no method ${call.method}`);
+}
+
+/** Starts a node serving `blocks` of chain `chainId`. */
+export async function startLoopbackNode(chainId: number, blocks: Map<number, NodeBlock>): Promise<LoopbackNode> {
+  const hanging = new Set<() => void>();
+  const node: LoopbackNode = { url: '', blocks, calls: [], fault: undefined, delayMs: 0, close: async () => undefined };
+  const server: Server = createServer(async (req, res) => {
+    const body = JSON.parse(await readBody(req)) as { id: number; method: string; params?: unknown[] };
+    const call = { method: body.method, params: body.params ?? [] };
+    const index = node.calls.push(call) - 1;
+    if (node.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, node.delayMs));
+    const fault = node.fault?.(call, index);
+    if (fault !== undefined && 'hang' in fault) {
+      const end = () => res.destroy();
+      hanging.add(end);
+      res.on('close', () => hanging.delete(end));
+      return;
+    }
+    if (fault !== undefined) {
+      res.writeHead(fault.status, { 'Content-Type': 'application/json', ...fault.headers });
+      return void res.end(JSON.stringify(fault.body ?? {}));
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: answer(node, chainId, call) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  node.close = () =>
+    new Promise<void>((resolve) => {
+      for (const end of hanging) end();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return node;
+}
