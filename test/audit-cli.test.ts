@@ -114,7 +114,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const out = tempFile('interrupted.ndjson');
     const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) => whenLines(out, 5, () => child.kill('SIGINT')));
     expect(stopped.status).toBe(130);
-    expect(stopped.stderr).toMatch(/^evm-integrity: interrupted before block \d+; continue with the same command and --out .* --resume\n$/);
+    expect(stopped.stderr).toMatch(/^evm-integrity: interrupted before block \d+; continue later with the same command and --resume\n$/);
     n.delayMs = 0;
     const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
     expect(resumed.status).toBe(0);

@@ -65,6 +65,12 @@ function parse(argv: string[]) {
 }
 
 /** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
+/** How to go on from `next`: --resume when the lines are in a file, else where to start and what to link to. */
+function howToContinue(out: string | undefined, next: number | null): string {
+  if (out !== undefined) return 'continue later with the same command and --resume';
+  return `continue later with --from ${next} and, to keep the parent link, --head-hash set to the block_hash of the last block line`;
+}
+
 function openOutput(file: string | undefined, resume: boolean, io: AuditIo): { write(line: string): void; close(): void } {
   if (file === undefined) return { write: (line) => io.stdout(line), close: () => undefined };
   let size = 0;
@@ -143,15 +149,12 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
       summary === undefined ? 0 : summary.blocks,
     );
     if (controller.signal.aborted) {
-      const resume = options.out === undefined ? `--from ${total.next_block} --head-hash <the last block's hash>` : `--out ${options.out} --resume`;
-      io.stderr(`evm-integrity: interrupted before block ${total.next_block}; continue with the same command and ${resume}\n`);
+      io.stderr(`evm-integrity: interrupted before block ${total.next_block}; ${howToContinue(options.out, total.next_block)}\n`);
       return EXIT_INTERRUPTED;
     }
     output.write(`${JSON.stringify({ summary: total })}\n`);
     if (total.verdicts.unreachable > 0) {
-      io.stderr(
-        `evm-integrity: the source is unreachable at block ${total.next_block}; continue later with the same command${options.out === undefined ? '' : ' and --resume'}\n`,
-      );
+      io.stderr(`evm-integrity: the source is unreachable at block ${total.next_block}; ${howToContinue(options.out, total.next_block)}\n`);
       return 2;
     }
     return total.verdicts.fail > 0 ? 1 : 0;
