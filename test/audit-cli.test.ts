@@ -136,6 +136,17 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
   });
 
+  it('--workers 2 verifies on worker threads and writes the lines an inline audit writes', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const block = blocks.get(FROM + 3)!;
+    blocks.set(FROM + 3, { ...block, receipts: block.receipts.slice(1), transactions: block.receipts.length });
+    const n = await start(blocks);
+    const inline = await run([...RANGE, '--rpc', n.url]);
+    const pooled = await run([...RANGE, '--rpc', n.url, '--workers', '2']);
+    expect([inline.status, pooled.status]).toEqual([1, 1]);
+    expect(comparable(pooled.stdout)).toEqual(comparable(inline.stdout));
+  });
+
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
     const n = await start();
     const url = n.url;

@@ -254,6 +254,21 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     expect(notPassing(events)).toEqual([]);
   });
 
+  it('starts an injected verifier on each block as it arrives, so that the fetch window verifies at once (a pool runs them in parallel)', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const verify = async (block: BlockJson) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      return verifyBlock(block);
+    };
+    const events = await collect(auditRange({ source: memorySource(fixtureChain(FROM, FROM + 9)), chainId: 1, from: FROM, to: FROM + 9, concurrency: 3, verify }));
+    expect(most).toBe(3);
+    expect(blocksOf(events).map((e) => e.block_number)).toEqual(Array.from({ length: 10 }, (_, i) => FROM + i));
+    expect(notPassing(events)).toEqual([]);
+  });
+
   it('stops between blocks when its signal aborts, and says where to go on', async () => {
     const controller = new AbortController();
     const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, signal: controller.signal });

@@ -6,14 +6,12 @@
  */
 import { SourceError, type BlockJson, type BlockSource } from '../lineage/source.js';
 import type { Result } from '../result.js';
-import { verifyBlock, type BlockRefusal, type BlockReport } from '../verify/block.js';
+import { inlineBlockVerifier, type BlockVerifier } from '../lineage/verifier.js';
+import type { BlockRefusal, BlockReport } from '../verify/block.js';
 import { hashOf, judgeBlock, parentHashOf } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';
 import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
 import type { BlockTruth, CrossCheck } from './types.js';
-
-/** Verifies one block; the default is `verifyBlock` inline, a worker pool can take its place. */
-export type BlockVerifier = (block: BlockJson) => Promise<Result<BlockReport, BlockRefusal>>;
 
 export interface AuditRangeOptions {
   source: BlockSource;
@@ -38,7 +36,7 @@ export interface AuditRangeOptions {
   now?: () => number;
 }
 
-const inlineVerify: BlockVerifier = async (block) => verifyBlock(block);
+const inlineVerify = inlineBlockVerifier();
 
 /** Why a fetch gave no block, for an `unreachable` verdict. */
 function unreachableReason(fetched: Fetched, number: number): string | null {
@@ -58,6 +56,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   private readonly recent = new Map<number, string>();
   private audited = 0;
   private started = false;
+  /**
+   * With an injected verifier (a worker pool), each block's verification is started as soon as the
+   * block arrives, so that the blocks of the fetch window verify in parallel while the audit judges
+   * them in order. Inline verification stays lazy: started early it would only run sooner on the
+   * same thread.
+   */
+  private readonly verifying = new WeakMap<BlockJson, Promise<Result<BlockReport, BlockRefusal>>>();
 
   constructor(private readonly options: AuditRangeOptions) {
     const { chainId, from, to } = options;
@@ -101,7 +106,9 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
 
   /** Verifies and judges one block linked to `parent`, and remembers its hash. */
   private async auditBlock(number: number, block: BlockJson, parent: string | undefined): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
-    const verified = await this.timed('verifying_ms', () => this.verify(block));
+    const started = this.verifying.get(block);
+    this.verifying.delete(block);
+    const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
     const audit = judgeBlock(number, block, verified, parent);
     const hash = hashOf(block);
     if (hash !== null) this.recent.set(number, hash);
@@ -132,10 +139,31 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     return replacements;
   }
 
+  /** The source, with each block's verification started when it arrives. */
+  private verifiedOnArrival(source: BlockSource): BlockSource {
+    return {
+      block: async (chainId, number) => {
+        const block = await source.block(chainId, number);
+        if (block !== null) {
+          const verified = this.verify(block);
+          verified.catch(() => undefined); // awaited, and its failure seen, when the block is audited
+          this.verifying.set(block, verified);
+        }
+        return block;
+      },
+    };
+  }
+
   /** The lines of the audit; buffered per chunk when a cross-check must see the chunk first. */
   private async *events(): AsyncGenerator<AuditEvent> {
     const { source, chainId, from, to, signal, crossCheck } = this.options;
-    const prefetcher = new Prefetcher(source, chainId, from, to, Math.max(1, this.options.concurrency ?? 4));
+    const prefetcher = new Prefetcher(
+      this.options.verify === undefined ? source : this.verifiedOnArrival(source),
+      chainId,
+      from,
+      to,
+      Math.max(1, this.options.concurrency ?? 4),
+    );
     let parent = this.options.anchor?.toLowerCase();
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
     let crossCheckReached = true;

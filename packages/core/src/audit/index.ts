@@ -4,6 +4,7 @@
  * and a summary; a `CrossCheck` checks another copy of the data (the hosted service's datasets)
  * chunk by chunk. Pure; the network sources are in `evm-integrity/node`.
  */
-export { auditRange, RangeAudit, type AuditRangeOptions, type BlockVerifier } from './engine.js';
+export { auditRange, RangeAudit, type AuditRangeOptions } from './engine.js';
+export type { BlockVerifier } from '../lineage/verifier.js';
 export { AuditTally, isReorg, type AuditEvent, type AuditReorg, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
 export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './types.js';

@@ -5,7 +5,7 @@ import { BundleSource, SourceError, type BlockSource } from 'evm-integrity/linea
 import { BundleRecorder, RpcBlockSource, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
-import { UsageError } from './io.js';
+import { UsageError, workersOption } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -47,6 +47,7 @@ function parse(argv: string[]) {
       resume: { type: 'boolean' },
       quiet: { type: 'boolean' },
       record: { type: 'string' },
+      workers: { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
@@ -61,7 +62,8 @@ function parse(argv: string[]) {
   if (headHash !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
   if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   if (values.record !== undefined && values.rpc === undefined) throw new UsageError('--record needs --rpc URL (a bundle is already a recording)');
-  return { ...values, chainId, from, to, headHash, concurrency: positive(values.concurrency, '--concurrency', 4) };
+  const concurrency = positive(values.concurrency, '--concurrency', 4);
+  return { ...values, chainId, from, to, headHash, concurrency, workers: workersOption(values.workers) ?? 0 };
 }
 
 /** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
@@ -101,6 +103,16 @@ function progress(tally: AuditTally, total: number, io: AuditIo): () => void {
   };
 }
 
+/** Worker threads that verify the blocks (`--workers N`); the pool's code loads only then. */
+async function verifyPool(workers: number) {
+  const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
+    import('../server/pool/verify-pool.js'),
+    import('../server/pool/block-verifier.js'),
+  ]);
+  const pool = createVerifyPool(workers, []);
+  return { verify: poolBlockVerifier(pool), terminate: () => pool.terminate() };
+}
+
 /** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const options = parse(argv);
@@ -120,6 +132,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   let stopProgress: (() => void) | undefined;
+  const pool = options.workers > 0 ? await verifyPool(options.workers) : undefined;
   try {
     const source: BlockSource =
       options.rpc !== undefined
@@ -136,6 +149,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
         concurrency: options.concurrency,
         signal: controller.signal,
         ...(anchor && { anchor }),
+        ...(pool && { verify: pool.verify }),
       });
       if (io.stderrIsTty && !options.quiet) stopProgress = progress(tally, options.to - options.from + 1, io);
       for await (const event of audit) {
@@ -166,6 +180,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     stopProgress?.();
     process.removeListener('SIGINT', interrupt);
     output.close();
+    await pool?.terminate();
     if (recorder !== undefined) {
       const { exchanges, blocks } = recorder.toBundle('');
       await writeBundle(options.record!, { exchanges, blocks });
