@@ -3,7 +3,6 @@
  * field (`service_block.<field>`), and `service_block.present` when the service has no record
  * for the block, or more than one. Pure: the records are fetched elsewhere.
  */
-import type { JsonObject } from '../input/fields.js';
 import { show } from '../lineage/show.js';
 import type { AuditFailure, BlockTruth } from './types.js';
 import { failure, isoOfTimestamp, jsonQuantity, sameHex, sameInstant, sameQuantity, type FieldRule } from './service-values.js';
@@ -36,7 +35,7 @@ export const SERVICE_BLOCK_CHECKS: readonly string[] = ['service_block.present',
  * chain gives no value for (a header without `extraData`, a block not verified) is skipped;
  * a field the record lacks differs.
  */
-export function checkServiceBlock(truth: BlockTruth, records: readonly JsonObject[]): AuditFailure[] {
+export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
   if (records.length !== 1) {
     const message =
       records.length === 0

@@ -55,7 +55,7 @@ export class ServiceDatasets {
   }
 
   /** Every record of `dataset` for blocks `from` to `to` (inclusive), in the service's order. */
-  async records(dataset: RawDataset, chainId: number, from: number, to: number, signal?: AbortSignal): Promise<JsonObject[]> {
+  async records(dataset: RawDataset, chainId: number, from: number, to: number, signal?: AbortSignal): Promise<Array<Record<string, unknown>>> {
     const path = `/evm/raw/${dataset}`;
     const records: JsonObject[] = [];
     const seen = new Set<string>();

@@ -94,7 +94,7 @@ const at = (record: JsonObject) => `(tx ${show(record.tx_index, 20)}, log ${show
  * check only: a log still without a record is missing, a record still without a log is extra, a
  * matched record that differs is altered (the fields, expected and found).
  */
-export function checkServiceLogs(truth: BlockTruth, records: readonly JsonObject[]): AuditFailure[] {
+export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
   const byPlace = new Map<string, JsonObject[]>();
   const leftOver: JsonObject[] = [];
   for (const record of records) {
