@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from '../packages/core/src/audit/service-block.js';
-import { serviceCrossCheck } from '../packages/core/src/audit/service-datasets.js';
+import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/service-datasets.js';
 import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
 import { instantOf } from '../packages/core/src/audit/service-values.js';
 import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/types.js';
@@ -358,5 +358,53 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
     expect(await crossCheck().checkChunk([])).toEqual(new Map());
     expect(service.requests).toEqual([]);
     expect(crossCheck().checks).toEqual([...SERVICE_BLOCK_CHECKS, 'service_logs.missing', 'service_logs.extra', 'service_logs.altered']);
+  });
+});
+
+describe('ServiceDatasets: reading the pages', () => {
+  /** A service that answers each request with the next of `pages` (as JSON), and keeps the bodies it was sent. */
+  function scripted(pages: unknown[]) {
+    const bodies: Json[] = [];
+    const fetch = (async (_url: string, init: RequestInit) => {
+      bodies.push(JSON.parse(String(init.body)) as Json);
+      return new Response(JSON.stringify(pages[bodies.length - 1]), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    }) as typeof globalThis.fetch;
+    return { bodies, datasets: new ServiceDatasets({ url: 'http://127.0.0.1:9/v1', apiKey: KEY, fetch, pageLimit: 2 }) };
+  }
+  const record = (n: number) => ({ block_number: n });
+
+  it('stops at an empty page even when it carries a cursor, and sends each cursor back', async () => {
+    const { bodies, datasets } = scripted([
+      { data: [record(1), record(2)], cursor: 'c1', count: 2 },
+      { data: [], cursor: 'c2', page_count: 0 },
+    ]);
+    expect(await datasets.records('blocks', 1, 1, 5)).toEqual([record(1), record(2)]);
+    expect(bodies).toEqual([
+      { chain_id: 1, from_block: 1, to_block: 5, limit: 2 },
+      { chain_id: 1, from_block: 1, to_block: 5, limit: 2, cursor: 'c1' },
+    ]);
+  });
+
+  it('refuses pages that loop (a cursor given twice)', async () => {
+    const { datasets } = scripted([
+      { data: [record(1)], cursor: 'again', count: 1 },
+      { data: [record(2)], cursor: 'again', count: 1 },
+    ]);
+    await expect(datasets.records('logs', 1, 1, 5)).rejects.toThrow(new SourceError('the service gave cursor "again" twice for raw/logs 1-5: its pages loop'));
+  });
+
+  it('refuses an answer without its records, or a record without its block number, naming the member', async () => {
+    await expect(scripted([{ cursor: null }]).datasets.records('blocks', 1, 1, 5)).rejects.toThrow(
+      "the service's answer to raw/blocks 1-5 (page 1) is unusable: data: expected an array of records, got undefined",
+    );
+    await expect(scripted([{ data: [record(1), { block: 2 }], cursor: null }]).datasets.records('logs', 1, 1, 5)).rejects.toThrow(
+      /^the service's answer to raw\/logs 1-5 \(page 1\) is unusable: data\[1\]: expected a record with its block_number/,
+    );
+  });
+
+  it('stops before the next page once the audit is aborted', async () => {
+    const { bodies, datasets } = scripted([{ data: [record(1)], cursor: null, count: 1 }]);
+    await expect(datasets.records('blocks', 1, 1, 5, AbortSignal.abort())).rejects.toThrow(/abort/i);
+    expect(bodies).toEqual([]);
   });
 });
