@@ -80,7 +80,9 @@ function byBlock(records: readonly JsonObject[]): Map<number, JsonObject[]> {
   const grouped = new Map<number, JsonObject[]>();
   for (const record of records) {
     const n = integerOf(record.block_number)!;
-    grouped.set(n, [...(grouped.get(n) ?? []), record]);
+    const list = grouped.get(n);
+    if (list === undefined) grouped.set(n, [record]);
+    else list.push(record);
   }
   return grouped;
 }

@@ -100,7 +100,8 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
   for (const record of records) {
     const place = placeOf(record);
     if (place === null) leftOver.push(record);
-    else byPlace.set(place, [...(byPlace.get(place) ?? []), record]);
+    else if (byPlace.has(place)) byPlace.get(place)!.push(record);
+    else byPlace.set(place, [record]);
   }
 
   const altered: Array<{ tx_index: number; log_index: number; fields: Record<string, FieldDifference> }> = [];
