@@ -5,7 +5,7 @@
  */
 import { show } from '../lineage/show.js';
 import type { AuditFailure, BlockTruth } from './types.js';
-import { failure, isoOfTimestamp, jsonQuantity, sameHex, sameInstant, sameQuantity, type FieldRule } from './service-values.js';
+import { failure, hexText, instantText, integerText, isoOfTimestamp, jsonQuantity, same, type FieldRule } from './service-values.js';
 
 /** A field of the block record, where the chain's value comes from, and how the two are compared. */
 interface BlockField extends FieldRule {
@@ -15,15 +15,15 @@ interface BlockField extends FieldRule {
 const header = (name: string) => (truth: BlockTruth) => truth.block.header[name] ?? undefined;
 
 const BLOCK_FIELDS: readonly BlockField[] = [
-  { field: 'block_hash', truth: header('hash'), same: sameHex },
-  { field: 'parent_block_hash', truth: header('parentHash'), same: sameHex },
-  { field: 'receipt_root', truth: header('receiptsRoot'), same: sameHex },
-  { field: 'miner', truth: header('miner'), same: sameHex },
-  { field: 'gas_limit', truth: (t) => jsonQuantity(t.block.header.gasLimit), same: sameQuantity },
-  { field: 'extra_data', truth: header('extraData'), same: sameHex },
-  { field: 'timestamp_utc', truth: (t) => isoOfTimestamp(t.block.header.timestamp), same: sameInstant },
+  { field: 'block_hash', truth: header('hash'), canonical: hexText },
+  { field: 'parent_block_hash', truth: header('parentHash'), canonical: hexText },
+  { field: 'receipt_root', truth: header('receiptsRoot'), canonical: hexText },
+  { field: 'miner', truth: header('miner'), canonical: hexText },
+  { field: 'gas_limit', truth: (t) => jsonQuantity(t.block.header.gasLimit), canonical: integerText },
+  { field: 'extra_data', truth: header('extraData'), canonical: hexText },
+  { field: 'timestamp_utc', truth: (t) => isoOfTimestamp(t.block.header.timestamp), canonical: instantText },
   // The root our verification recomputed from the receipts; none when the block could not be verified.
-  { field: '_computed_receipt_root', truth: (t) => t.report?.receipts_root.computed ?? undefined, same: sameHex },
+  { field: '_computed_receipt_root', truth: (t) => t.report?.receipts_root.computed ?? undefined, canonical: hexText },
 ];
 
 /** The checks {@link checkServiceBlock} may report. */
@@ -45,9 +45,10 @@ export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Reco
   }
   const record = records[0]!;
   const failures: AuditFailure[] = [];
-  for (const { field, truth: expectedOf, same } of BLOCK_FIELDS) {
-    const expected = expectedOf(truth);
-    if (expected === undefined || same(record[field], expected)) continue;
+  for (const rule of BLOCK_FIELDS) {
+    const { field } = rule;
+    const expected = rule.truth(truth);
+    if (expected === undefined || same(rule, record[field], expected)) continue;
     const found = record[field] ?? null;
     failures.push(
       failure(`service_block.${field}`, `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`, {

@@ -10,12 +10,13 @@ import type { AuditFailure, BlockTruth } from './types.js';
 import {
   differences,
   failure,
+  hexListText,
+  hexOrNoneText,
+  hexText,
+  instantText,
   integerOf,
+  integerText,
   isoOfTimestamp,
-  sameHex,
-  sameHexList,
-  sameHexOrNull,
-  sameInstant,
   type FieldDifference,
   type FieldRule,
 } from './service-values.js';
@@ -25,17 +26,17 @@ export const SERVICE_LOGS_CHECKS: readonly string[] = ['service_logs.missing', '
 
 /** What a log record says besides its place, and how each field is compared. */
 const CONTENT: readonly FieldRule[] = [
-  { field: 'tx_hash', same: sameHex },
-  { field: 'contract_address', same: sameHex },
-  { field: 'topic_zero', same: sameHexOrNull },
-  { field: 'data_topics', same: sameHexList },
-  { field: 'data', same: sameHex },
-  { field: 'block_hash', same: sameHex },
-  { field: 'block_time', same: sameInstant },
+  { field: 'tx_hash', canonical: hexText },
+  { field: 'contract_address', canonical: hexText },
+  { field: 'topic_zero', canonical: hexOrNoneText },
+  { field: 'data_topics', canonical: hexListText },
+  { field: 'data', canonical: hexText },
+  { field: 'block_hash', canonical: hexText },
+  { field: 'block_time', canonical: instantText },
 ];
 const PLACE: readonly FieldRule[] = [
-  { field: 'tx_index', same: (found, expected) => integerOf(found) === expected },
-  { field: 'log_index', same: (found, expected) => integerOf(found) === expected },
+  { field: 'tx_index', canonical: integerText },
+  { field: 'log_index', canonical: integerText },
 ];
 
 /** A log of the chain: its place and the record the service should hold for it. */
@@ -86,6 +87,53 @@ const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
 const listed = <T>(items: readonly T[], render: (item: T) => string) => `${items.slice(0, 5).map(render).join(', ')}${items.length > 5 ? ', …' : ''}`;
 const at = (record: JsonObject) => `(tx ${show(record.tx_index, 20)}, log ${show(record.log_index, 20)})`;
 
+/** The content of a record or log as one text, over the fields the chain has a value for; null when a field's value is of the wrong kind. */
+function contentKey(value: JsonObject, fields: readonly FieldRule[]): string | null {
+  const texts = fields.map((rule) => rule.canonical(value[rule.field]));
+  return texts.includes(null) ? null : JSON.stringify(texts);
+}
+
+/**
+ * Left-over records, looked up by content: a log without a record at its place takes the first
+ * one with its content (a record whose place was altered). Indexed, so that a block whose records
+ * are all wrong costs a lookup per log, not a scan.
+ */
+class MovedRecords {
+  private readonly byKey = new Map<string, Map<string, JsonObject[]>>();
+  private readonly taken = new Set<JsonObject>();
+
+  constructor(private readonly records: readonly JsonObject[]) {}
+
+  /** The first record not yet taken whose content is the log's, taken; undefined when none. */
+  take(expected: JsonObject): JsonObject | undefined {
+    const fields = CONTENT.filter((rule) => expected[rule.field] !== undefined);
+    const signature = fields.map((rule) => rule.field).join(',');
+    let index = this.byKey.get(signature);
+    if (index === undefined) {
+      index = new Map();
+      for (const record of this.records) {
+        const key = contentKey(record, fields);
+        if (key === null) continue;
+        const list = index.get(key);
+        if (list === undefined) index.set(key, [record]);
+        else list.push(record);
+      }
+      this.byKey.set(signature, index);
+    }
+    const key = contentKey(expected, fields);
+    const list = key === null ? undefined : index.get(key);
+    while (list !== undefined && list.length > 0 && this.taken.has(list[0]!)) list.shift();
+    const record = list?.shift();
+    if (record !== undefined) this.taken.add(record);
+    return record;
+  }
+
+  /** The records no log took, in their order. */
+  rest(): JsonObject[] {
+    return this.records.filter((record) => !this.taken.has(record));
+  }
+}
+
 /**
  * The failures of a block's log records (those of its number) against its receipts' logs, at most
  * one per check. Records are matched to logs by place; of several records at one place, the one
@@ -115,25 +163,24 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
     }
     const ranked = candidates.map((record) => ({ record, fields: differences(record, log.expected, CONTENT) }));
     const best = ranked.reduce((a, b) => (Object.keys(b.fields).length < Object.keys(a.fields).length ? b : a));
-    leftOver.push(...candidates.filter((record) => record !== best.record));
+    for (const record of candidates) if (record !== best.record) leftOver.push(record);
     if (Object.keys(best.fields).length > 0) altered.push({ tx_index: log.tx_index, log_index: log.log_index, fields: best.fields });
   }
-  for (const rest of byPlace.values()) leftOver.push(...rest);
+  for (const rest of byPlace.values()) for (const record of rest) leftOver.push(record);
 
   const missing: ChainLog[] = [];
+  const moved = new MovedRecords(leftOver);
   for (const log of unmatched) {
-    const moved = leftOver.findIndex((record) => Object.keys(differences(record, log.expected, CONTENT)).length === 0);
-    if (moved === -1) {
-      missing.push(log);
-      continue;
-    }
-    const [record] = leftOver.splice(moved, 1);
-    altered.push({
-      tx_index: log.tx_index,
-      log_index: log.log_index,
-      fields: differences(record!, { tx_index: log.tx_index, log_index: log.log_index }, PLACE),
-    });
+    const record = moved.take(log.expected);
+    if (record === undefined) missing.push(log);
+    else
+      altered.push({
+        tx_index: log.tx_index,
+        log_index: log.log_index,
+        fields: differences(record, { tx_index: log.tx_index, log_index: log.log_index }, PLACE),
+      });
   }
+  const extra = moved.rest();
 
   const block = truth.number;
   const failures: AuditFailure[] = [];
@@ -148,11 +195,11 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
         },
       ),
     );
-  if (leftOver.length > 0)
+  if (extra.length > 0)
     failures.push(
-      failure('service_logs.extra', `block ${block}: ${countOf(leftOver.length, 'record')} of no log of the block: ${listed(leftOver, at)}`, {
+      failure('service_logs.extra', `block ${block}: ${countOf(extra.length, 'record')} of no log of the block: ${listed(extra, at)}`, {
         block_number: block,
-        records: leftOver,
+        records: extra,
       }),
     );
   if (altered.length > 0)

@@ -4,10 +4,8 @@
  * instants as ISO 8601 text, with or without fractions and zone (no zone is UTC).
  */
 import { quantityValue, type JsonObject } from '../input/fields.js';
-import { sameHex } from '../lineage/cross-checks.js';
+import { normHex } from '../lineage/cross-checks.js';
 import type { AuditFailure } from './types.js';
-
-export { sameHex };
 
 /** One field of a record that differs from the chain: what the chain says and what the record holds. */
 export interface FieldDifference {
@@ -15,10 +13,20 @@ export interface FieldDifference {
   found: unknown;
 }
 
-/** A field the chain gives a value for, and how a record's value is held equal to it. */
+/**
+ * A field, and its value's canonical text: two values are equal when their texts are, and a
+ * value with none (null: not of the field's kind) equals nothing. One text per value, so that
+ * records can be looked up by content.
+ */
 export interface FieldRule {
   field: string;
-  same: (found: unknown, expected: unknown) => boolean;
+  canonical: (value: unknown) => string | null;
+}
+
+/** Whether a record's value equals the chain's under `rule`. */
+export function same(rule: FieldRule, found: unknown, expected: unknown): boolean {
+  const text = rule.canonical(found);
+  return text !== null && text === rule.canonical(expected);
 }
 
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
@@ -37,14 +45,20 @@ export function instantOf(value: unknown): bigint | null {
   return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
 }
 
-export const sameInstant = (found: unknown, expected: unknown) => {
-  const instant = instantOf(found);
-  return instant !== null && instant === instantOf(expected);
-};
-
-export const sameQuantity = (found: unknown, expected: unknown) => {
-  const quantity = quantityValue(found);
-  return quantity !== undefined && quantity === quantityValue(expected);
+/** Hex in any case, with or without `0x`. */
+export const hexText = (value: unknown) => normHex(value);
+/** An integer: a JSON number, decimal or `0x` text. */
+export const integerText = (value: unknown) => quantityValue(value)?.toString() ?? null;
+/** An instant, to the nanosecond. */
+export const instantText = (value: unknown) => instantOf(value)?.toString() ?? null;
+/** Hex, where null or absent stands for "none" (an anonymous log's `topic_zero`). */
+export const hexOrNoneText = (value: unknown) => (value === null || value === undefined ? 'none' : normHex(value));
+/** A list of hex, item by item; null or absent is the empty list. */
+export const hexListText = (value: unknown) => {
+  const list = value ?? [];
+  if (!Array.isArray(list)) return null;
+  const items = list.map(normHex);
+  return items.includes(null) ? null : JSON.stringify(items);
 };
 
 /** A header's `timestamp` (a quantity of seconds) as the ISO instant the service writes; undefined when it has none. */
@@ -63,9 +77,9 @@ export function jsonQuantity(value: unknown): number | string | undefined {
 /** The differences of `record` from the chain's `expected` values, field by field; a field the chain has no value for is skipped. */
 export function differences(record: JsonObject, expected: JsonObject, rules: readonly FieldRule[]): Record<string, FieldDifference> {
   const found: Record<string, FieldDifference> = {};
-  for (const { field, same } of rules) {
-    const truth = expected[field];
-    if (truth !== undefined && !same(record[field], truth)) found[field] = { expected: truth, found: record[field] ?? null };
+  for (const rule of rules) {
+    const truth = expected[rule.field];
+    if (truth !== undefined && !same(rule, record[rule.field], truth)) found[rule.field] = { expected: truth, found: record[rule.field] ?? null };
   }
   return found;
 }
@@ -78,12 +92,3 @@ export function integerOf(value: unknown): number | null {
   const quantity = quantityValue(value);
   return quantity === undefined || quantity > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(quantity);
 }
-
-/** Hex compared as above, where null stands for "none" on both sides (an anonymous log's `topic_zero`). */
-export const sameHexOrNull = (found: unknown, expected: unknown) => (expected === null ? found === null || found === undefined : sameHex(found, expected));
-
-/** Lists of hex compared item by item; a record's null or absent list is the empty list. */
-export const sameHexList = (found: unknown, expected: unknown) => {
-  const list = found === null || found === undefined ? [] : found;
-  return Array.isArray(list) && Array.isArray(expected) && list.length === expected.length && list.every((item, i) => sameHex(item, expected[i]));
-};
