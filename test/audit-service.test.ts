@@ -135,6 +135,21 @@ describe('the log records (0103) against the receipts', () => {
     ]);
   });
 
+  it('holds an anonymous log (no topics) equal to a record whose topic_zero is null or absent, and to no text', () => {
+    const receipts = truth.block.receipts.map((r, i) => (i === 1 ? { ...(r as Json), logs: [{ ...((r as Json).logs as Json[])[0]!, topics: [] }] } : r));
+    const anonymous = { ...truth, block: { ...truth.block, receipts } };
+    const all = logRecords(anonymous.block);
+    const record = all.find((r) => r.tx_index === 1)!;
+    const others = all.filter((r) => r !== record);
+    expect(record.topic_zero).toBeNull();
+    for (const topic_zero of [null, undefined]) expect(checkServiceLogs(anonymous, [...others, { ...record, topic_zero }])).toEqual([]);
+    for (const topic_zero of ['none', '', '0x'])
+      expect(
+        checkServiceLogs(anonymous, [...others, { ...record, topic_zero }]).map((f) => f.check),
+        topic_zero,
+      ).toEqual(['service_logs.altered']);
+  });
+
   it('skips tx_hash when the block gives no transaction hashes (the fixtures as published), never failing on it', () => {
     const bare = loadFixture('mainnet-1000023');
     const truthWithout = truthOf({ chain_id: 1, header: bare.header, receipts: bare.receipts });

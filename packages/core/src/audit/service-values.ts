@@ -46,13 +46,17 @@ export function instantOf(value: unknown): bigint | null {
 }
 
 /** Hex in any case, with or without `0x`. */
-export const hexText = (value: unknown) => normHex(value);
+export const hexText = normHex;
 /** An integer: a JSON number, decimal or `0x` text. */
 export const integerText = (value: unknown) => quantityValue(value)?.toString() ?? null;
 /** An instant, to the nanosecond. */
 export const instantText = (value: unknown) => instantOf(value)?.toString() ?? null;
-/** Hex, where null or absent stands for "none" (an anonymous log's `topic_zero`). */
-export const hexOrNoneText = (value: unknown) => (value === null || value === undefined ? 'none' : normHex(value));
+/** Hex, where null or absent stands for "none" (an anonymous log's `topic_zero`); no hex text is taken for none. */
+export const hexOrNoneText = (value: unknown) => {
+  if (value === null || value === undefined) return 'none';
+  const hex = normHex(value);
+  return hex === null ? null : `0x${hex}`;
+};
 /** A list of hex, item by item; null or absent is the empty list. */
 export const hexListText = (value: unknown) => {
   const list = value ?? [];
