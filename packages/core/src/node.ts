@@ -5,3 +5,8 @@
  */
 export { BundleRecorder, ServiceSource, writeBundle, type RecordedBundle, type ServiceSourceOptions } from './lineage/service-source.js';
 export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';
+export { serviceCrossCheck, ServiceDatasets, type RawDataset, type ServiceDatasetsOptions } from './audit/service-datasets.js';
+// The hosted service's raw-dataset checks are pure; they are here with the cross-check that fetches their records.
+export { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './audit/service-block.js';
+export { checkServiceLogs, SERVICE_LOGS_CHECKS } from './audit/service-logs.js';
+export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './audit/types.js';

@@ -1,0 +1,63 @@
+/**
+ * The hosted service's block record (dataset 0101) against the chain's header: one check per
+ * field (`service_block.<field>`), and `service_block.present` when the service has no record
+ * for the block, or more than one. Pure: the records are fetched elsewhere.
+ */
+import { show } from '../lineage/show.js';
+import type { AuditFailure, BlockTruth } from './types.js';
+import { failure, hexText, instantText, integerText, isoOfTimestamp, jsonQuantity, same, type FieldRule } from './service-values.js';
+
+/** A field of the block record, where the chain's value comes from, and how the two are compared. */
+interface BlockField extends FieldRule {
+  truth: (truth: BlockTruth) => unknown;
+}
+
+const header = (name: string) => (truth: BlockTruth) => truth.block.header[name] ?? undefined;
+
+const BLOCK_FIELDS: readonly BlockField[] = [
+  { field: 'block_hash', truth: header('hash'), canonical: hexText },
+  { field: 'parent_block_hash', truth: header('parentHash'), canonical: hexText },
+  { field: 'receipt_root', truth: header('receiptsRoot'), canonical: hexText },
+  { field: 'miner', truth: header('miner'), canonical: hexText },
+  { field: 'gas_limit', truth: (t) => jsonQuantity(t.block.header.gasLimit), canonical: integerText },
+  { field: 'extra_data', truth: header('extraData'), canonical: hexText },
+  { field: 'timestamp_utc', truth: (t) => isoOfTimestamp(t.block.header.timestamp), canonical: instantText },
+  // The root our verification recomputed from the receipts; none when the block could not be verified.
+  { field: '_computed_receipt_root', truth: (t) => t.report?.receipts_root.computed ?? undefined, canonical: hexText },
+];
+
+/** The checks {@link checkServiceBlock} may report. */
+export const SERVICE_BLOCK_CHECKS: readonly string[] = ['service_block.present', ...BLOCK_FIELDS.map(({ field }) => `service_block.${field}`)];
+
+/**
+ * The failures of a block's records (those of its number) against its truth: `present` alone
+ * when there is not exactly one record, else one failure per field that differs. A field the
+ * chain gives no value for (a header without `extraData`, a block not verified) is skipped;
+ * a field the record lacks differs.
+ */
+export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
+  if (records.length !== 1) {
+    const message =
+      records.length === 0
+        ? `the service has no block record for block ${truth.number}`
+        : `the service has ${records.length} block records for block ${truth.number}`;
+    return [failure('service_block.present', message, { block_number: truth.number, records: records.length })];
+  }
+  const record = records[0]!;
+  const failures: AuditFailure[] = [];
+  for (const rule of BLOCK_FIELDS) {
+    const { field } = rule;
+    const expected = rule.truth(truth);
+    if (expected === undefined || same(rule, record[field], expected)) continue;
+    const found = record[field] ?? null;
+    failures.push(
+      failure(`service_block.${field}`, `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`, {
+        block_number: truth.number,
+        field,
+        expected,
+        found,
+      }),
+    );
+  }
+  return failures;
+}

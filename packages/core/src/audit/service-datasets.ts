@@ -1,0 +1,120 @@
+/**
+ * The hosted service's raw datasets of a chunk of blocks, checked against the chain: its block
+ * records (0101, `POST /evm/raw/blocks`) and log records (0103, `POST /evm/raw/logs`), fetched a
+ * page at a time for the whole chunk (a few requests per chunk, never one per block) through
+ * the service's client rules, then checked block by block.
+ */
+import { isObject, type JsonObject } from '../input/fields.js';
+import { ServiceClient, type ServiceClientOptions } from '../lineage/service-client.js';
+import { show } from '../lineage/show.js';
+import { SourceError } from '../lineage/source.js';
+import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
+import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
+import { integerOf } from './service-values.js';
+import type { AuditFailure, BlockTruth, CrossCheck } from './types.js';
+
+/** The raw datasets the audit reads: block records (0101) and log records (0103). */
+export type RawDataset = 'blocks' | 'logs';
+
+export interface ServiceDatasetsOptions extends Omit<ServiceClientOptions, 'baseUrl'> {
+  /** The service's base URL, ending with `/v1` (added when missing). */
+  url: string;
+  /** `limit` of each page, default 1000 (the service's maximum). */
+  pageLimit?: number;
+}
+
+/** One page of a raw dataset: `{chain_id, data: [records], cursor, count | page_count}`. */
+function readPage(json: unknown, what: string): { records: JsonObject[]; cursor: string | null; count: number } {
+  const unusable = (member: string, expected: string, value: unknown) =>
+    new SourceError(`the service's answer to ${what} is unusable: ${member}: expected ${expected}, got ${show(value, 60)}`);
+  if (!isObject(json)) throw unusable('the body', 'a JSON object {chain_id, data, cursor, count}', json);
+  const { data } = json;
+  if (!Array.isArray(data)) throw unusable('data', 'an array of records', data);
+  const bad = data.findIndex((record) => !isObject(record) || integerOf(record.block_number) === null);
+  if (bad !== -1) throw unusable(`data[${bad}]`, 'a record with its block_number', data[bad]);
+  const cursor = json.cursor ?? null;
+  if (cursor !== null && typeof cursor !== 'string') throw unusable('cursor', "the next page's cursor (a string) or null", cursor);
+  const countName = json.count !== undefined ? 'count' : 'page_count';
+  const count = json[countName] ?? data.length;
+  if (!Number.isSafeInteger(count) || (count as number) < 0) throw unusable(countName, 'the number of records on the page (a non-negative integer)', count);
+  return { records: data as JsonObject[], cursor, count: count as number };
+}
+
+/**
+ * Reads the raw datasets of a block range from the live service: every page, until the cursor is
+ * null or a page is empty. A cursor the service gave before is a SourceError (a loop), as is a
+ * 4xx other than 429 (a 401 names the API key), or a failure still there after the retries.
+ */
+export class ServiceDatasets {
+  private readonly client: ServiceClient;
+  private readonly pageLimit: number;
+
+  constructor(options: ServiceDatasetsOptions) {
+    this.client = new ServiceClient({ ...options, baseUrl: options.url });
+    this.pageLimit = options.pageLimit ?? 1000;
+  }
+
+  /** Every record of `dataset` for blocks `from` to `to` (inclusive), in the service's order. */
+  async records(dataset: RawDataset, chainId: number, from: number, to: number, signal?: AbortSignal): Promise<Array<Record<string, unknown>>> {
+    const path = `/evm/raw/${dataset}`;
+    const records: JsonObject[] = [];
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    for (let page = 1; ; page++) {
+      signal?.throwIfAborted();
+      const body = { chain_id: chainId, from_block: from, to_block: to, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
+      const answer = await this.client.post(path, body, false);
+      const read = readPage(answer.json, `raw/${dataset} ${from}-${to} (page ${page})`);
+      records.push(...read.records);
+      if (read.cursor === null || read.count === 0) return records;
+      if (seen.has(read.cursor))
+        throw new SourceError(`the service gave cursor ${show(read.cursor, 60)} twice for raw/${dataset} ${from}-${to}: its pages loop`);
+      seen.add(read.cursor);
+      cursor = read.cursor;
+    }
+  }
+}
+
+/** Records by their block number. */
+function byBlock(records: readonly JsonObject[]): Map<number, JsonObject[]> {
+  const grouped = new Map<number, JsonObject[]>();
+  for (const record of records) {
+    const n = integerOf(record.block_number)!;
+    const list = grouped.get(n);
+    if (list === undefined) grouped.set(n, [record]);
+    else list.push(record);
+  }
+  return grouped;
+}
+
+/**
+ * The hosted service's raw datasets as a range audit's cross-check: for each chunk, its block
+ * and log records (two paged requests for the whole chunk), then per block
+ * {@link checkServiceBlock} and {@link checkServiceLogs}. Records of blocks outside the chunk
+ * are not looked at (the service was asked for the chunk's range only).
+ *
+ * @example
+ * const crossCheck = serviceCrossCheck({ url: 'https://service.example/v1', apiKey: process.env.EVM_DATA_SERVICE_API_KEY! })
+ */
+export function serviceCrossCheck(options: ServiceDatasetsOptions): CrossCheck {
+  const datasets = new ServiceDatasets(options);
+  return {
+    checks: [...SERVICE_BLOCK_CHECKS, ...SERVICE_LOGS_CHECKS],
+    async checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, AuditFailure[]>> {
+      const failures = new Map<number, AuditFailure[]>();
+      if (truths.length === 0) return failures;
+      const from = truths.reduce((least, t) => Math.min(least, t.number), Infinity);
+      const to = truths.reduce((most, t) => Math.max(most, t.number), -Infinity);
+      const chainId = truths[0]!.chainId;
+      const [blocks, logs] = await Promise.all([
+        datasets.records('blocks', chainId, from, to, signal).then(byBlock),
+        datasets.records('logs', chainId, from, to, signal).then(byBlock),
+      ]);
+      for (const truth of truths) {
+        const found = [...checkServiceBlock(truth, blocks.get(truth.number) ?? []), ...checkServiceLogs(truth, logs.get(truth.number) ?? [])];
+        if (found.length > 0) failures.set(truth.number, found);
+      }
+      return failures;
+    },
+  };
+}

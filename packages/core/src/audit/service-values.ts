@@ -1,0 +1,98 @@
+/**
+ * How a value of the hosted service's raw datasets is compared with the chain's: hex in any case,
+ * with or without `0x` (the spec's samples vary); integers as numbers, decimal or hex text;
+ * instants as ISO 8601 text, with or without fractions and zone (no zone is UTC).
+ */
+import { quantityValue, type JsonObject } from '../input/fields.js';
+import { normHex } from '../lineage/cross-checks.js';
+import type { AuditFailure } from './types.js';
+
+/** One field of a record that differs from the chain: what the chain says and what the record holds. */
+export interface FieldDifference {
+  expected: unknown;
+  found: unknown;
+}
+
+/**
+ * A field, and its value's canonical text: two values are equal when their texts are, and a
+ * value with none (null: not of the field's kind) equals nothing. One text per value, so that
+ * records can be looked up by content.
+ */
+export interface FieldRule {
+  field: string;
+  canonical: (value: unknown) => string | null;
+}
+
+/** Whether a record's value equals the chain's under `rule`. */
+export function same(rule: FieldRule, found: unknown, expected: unknown): boolean {
+  const text = rule.canonical(found);
+  return text !== null && text === rule.canonical(expected);
+}
+
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Nanoseconds since the epoch of an ISO 8601 instant, or null when `value` is not one. Exact to
+ * the nanosecond, so that a fraction of a second is never rounded away.
+ */
+export function instantOf(value: unknown): bigint | null {
+  if (typeof value !== 'string') return null;
+  const match = ISO_INSTANT.exec(value.trim());
+  if (match === null) return null;
+  const [, date, time, fraction = '', zone = 'Z'] = match;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const ms = Date.parse(`${date}T${time}${offset}`);
+  return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
+}
+
+/** Hex in any case, with or without `0x`. */
+export const hexText = normHex;
+/** An integer: a JSON number, decimal or `0x` text. */
+export const integerText = (value: unknown) => quantityValue(value)?.toString() ?? null;
+/** An instant, to the nanosecond. */
+export const instantText = (value: unknown) => instantOf(value)?.toString() ?? null;
+/** Hex, where null or absent stands for "none" (an anonymous log's `topic_zero`); no hex text is taken for none. */
+export const hexOrNoneText = (value: unknown) => {
+  if (value === null || value === undefined) return 'none';
+  const hex = normHex(value);
+  return hex === null ? null : `0x${hex}`;
+};
+/** A list of hex, item by item; null or absent is the empty list. */
+export const hexListText = (value: unknown) => {
+  const list = value ?? [];
+  if (!Array.isArray(list)) return null;
+  const items = list.map(normHex);
+  return items.includes(null) ? null : JSON.stringify(items);
+};
+
+/** A header's `timestamp` (a quantity of seconds) as the ISO instant the service writes; undefined when it has none. */
+export function isoOfTimestamp(timestamp: unknown): string | undefined {
+  const seconds = quantityValue(timestamp, BigInt(8.64e12));
+  return seconds === undefined ? undefined : new Date(Number(seconds) * 1000).toISOString();
+}
+
+/** A quantity as JSON can hold it: a number when safe, else decimal text; undefined when it is not one. */
+export function jsonQuantity(value: unknown): number | string | undefined {
+  const quantity = quantityValue(value);
+  if (quantity === undefined) return undefined;
+  return quantity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(quantity) : quantity.toString();
+}
+
+/** The differences of `record` from the chain's `expected` values, field by field; a field the chain has no value for is skipped. */
+export function differences(record: JsonObject, expected: JsonObject, rules: readonly FieldRule[]): Record<string, FieldDifference> {
+  const found: Record<string, FieldDifference> = {};
+  for (const rule of rules) {
+    const truth = expected[rule.field];
+    if (truth !== undefined && !same(rule, record[rule.field], truth)) found[rule.field] = { expected: truth, found: record[rule.field] ?? null };
+  }
+  return found;
+}
+
+/** The failure of a check, with its evidence. */
+export const failure = (check: string, message: string, evidence: Record<string, unknown>): AuditFailure => ({ check, message, evidence });
+
+/** A record's integer member (a JSON integer or decimal/hex text) as a number, or null when it is not a safe one. */
+export function integerOf(value: unknown): number | null {
+  const quantity = quantityValue(value);
+  return quantity === undefined || quantity > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(quantity);
+}
