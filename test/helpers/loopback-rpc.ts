@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
+import { syntheticTxHash } from './synthetic-tx-hash.js';
 import { loadFixture } from './fixtures.js';
 
 /** A block as the node serves it; `transactions` defaults to the receipt count (a missing receipt keeps it). */
@@ -55,7 +56,6 @@ export function rehash(header: Record<string, unknown>): Record<string, unknown>
 }
 
 const quantity = (n: number) => `0x${n.toString(16)}`;
-const transactionHash = (n: number, i: number) => `0x${n.toString(16).padStart(32, '0')}${i.toString(16).padStart(32, '0')}`;
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -70,7 +70,7 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
   if (call.method === 'eth_getBlockByNumber') {
     if (block === undefined) return null;
     const count = block.transactions ?? block.receipts.length;
-    return { ...block.header, transactions: Array.from({ length: count }, (_, i) => transactionHash(n, i)) };
+    return { ...block.header, transactions: Array.from({ length: count }, (_, i) => syntheticTxHash(chainId, n, i)) };
   }
   if (call.method === 'eth_getBlockReceipts') return block === undefined ? null : block.receipts;
   throw new Error(`the loopback node has no method ${call.method}`);

@@ -5,7 +5,9 @@
  * the service's client rules, then checked block by block.
  */
 import { isObject, type JsonObject } from '../input/fields.js';
+import type { BundleSource } from '../lineage/bundle-source.js';
 import { ServiceClient, type ServiceClientOptions } from '../lineage/service-client.js';
+import type { BundleRecorder } from '../lineage/service-source.js';
 import { show } from '../lineage/show.js';
 import { SourceError } from '../lineage/source.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
@@ -21,6 +23,24 @@ export interface ServiceDatasetsOptions extends Omit<ServiceClientOptions, 'base
   url: string;
   /** `limit` of each page, default 1000 (the service's maximum). */
   pageLimit?: number;
+  /** Receives every page as answered, so that the audit can be replayed from a bundle. */
+  recorder?: BundleRecorder;
+}
+
+/** Where the pages of a raw dataset come from: the live service, or the pages a bundle recorded. */
+export type RawPages = (path: string, body: JsonObject) => Promise<unknown>;
+
+/** Pages from the live service, through its client rules; each one recorded when there is a recorder. */
+function livePages(options: ServiceDatasetsOptions): RawPages {
+  const client = new ServiceClient({ ...options, baseUrl: options.url });
+  const { recorder } = options;
+  return async (path, body) => (await client.post(path, body, false, recorder && ((exchange) => recorder.addExchange(exchange)))).json;
+}
+
+/** Pages from a bundle that recorded a live audit's `--service` checks. */
+function recordedPages(bundle: BundleSource): RawPages {
+  return (path, body) =>
+    bundle.rawPage(path, body.chain_id as number, body.from_block as number, body.to_block as number, typeof body.cursor === 'string' ? body.cursor : null);
 }
 
 /** One page of a raw dataset: `{chain_id, data: [records], cursor, count | page_count}`. */
@@ -46,12 +66,13 @@ function readPage(json: unknown, what: string): { records: JsonObject[]; cursor:
  * 4xx other than 429 (a 401 names the API key), or a failure still there after the retries.
  */
 export class ServiceDatasets {
-  private readonly client: ServiceClient;
+  private readonly pages: RawPages;
   private readonly pageLimit: number;
 
-  constructor(options: ServiceDatasetsOptions) {
-    this.client = new ServiceClient({ ...options, baseUrl: options.url });
-    this.pageLimit = options.pageLimit ?? 1000;
+  /** @param from the live service's options, or the pages a bundle recorded */
+  constructor(from: ServiceDatasetsOptions | RawPages, pageLimit = typeof from === 'function' ? 1000 : (from.pageLimit ?? 1000)) {
+    this.pages = typeof from === 'function' ? from : livePages(from);
+    this.pageLimit = pageLimit;
   }
 
   /** Every record of `dataset` for blocks `from` to `to` (inclusive), in the service's order. */
@@ -63,8 +84,7 @@ export class ServiceDatasets {
     for (let page = 1; ; page++) {
       signal?.throwIfAborted();
       const body = { chain_id: chainId, from_block: from, to_block: to, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
-      const answer = await this.client.post(path, body, false);
-      const read = readPage(answer.json, `raw/${dataset} ${from}-${to} (page ${page})`);
+      const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`);
       records.push(...read.records);
       if (read.cursor === null || read.count === 0) return records;
       if (seen.has(read.cursor))
@@ -97,7 +117,18 @@ function byBlock(records: readonly JsonObject[]): Map<number, JsonObject[]> {
  * const crossCheck = serviceCrossCheck({ url: 'https://service.example/v1', apiKey: process.env.EVM_DATA_SERVICE_API_KEY! })
  */
 export function serviceCrossCheck(options: ServiceDatasetsOptions): CrossCheck {
-  const datasets = new ServiceDatasets(options);
+  return datasetsCrossCheck(new ServiceDatasets(options));
+}
+
+/**
+ * The same cross-check over the pages a bundle recorded (`audit --service … --record F`), so that
+ * `audit --bundle F` replays the dataset checks offline with the same lines.
+ */
+export function recordedServiceCrossCheck(bundle: BundleSource): CrossCheck {
+  return datasetsCrossCheck(new ServiceDatasets(recordedPages(bundle)));
+}
+
+function datasetsCrossCheck(datasets: ServiceDatasets): CrossCheck {
   return {
     checks: [...SERVICE_BLOCK_CHECKS, ...SERVICE_LOGS_CHECKS],
     async checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, AuditFailure[]>> {

@@ -1,4 +1,4 @@
-import { blockKey, bundleProblem, lineageKey, readBundle, type BundleIndex, type Recorded } from './bundle.js';
+import { blockKey, bundleProblem, lineageKey, rawPageKey, readBundle, type BundleIndex, type Recorded } from './bundle.js';
 import { collectGenesis } from './genesis.js';
 import { plain } from './show.js';
 import { SourceError, type BlockJson, type BlockSource, type GenesisAnswer, type LineageSource, type RecordAnswer } from './source.js';
@@ -46,6 +46,24 @@ export class BundleSource implements LineageSource, BlockSource {
 
   async rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {
     return this.index.rawBlocks.get(blockKey(chainId, blockNumber)) ?? null;
+  }
+
+  /**
+   * A recorded page of a raw dataset asked for by range (`path` such as `/evm/raw/logs`), as a range
+   * audit's `--service` cross-check recorded it. A page the bundle lacks, or one recorded as refused,
+   * is a SourceError: the replay cannot check what the live audit did not see.
+   */
+  async rawPage(path: string, chainId: number, from: number, to: number, cursor: string | null): Promise<unknown> {
+    const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
+    const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
+    if (recorded === undefined)
+      throw new SourceError(`the bundle has no answer to ${what} (record the audit with --service to replay its dataset checks)`, {
+        path: 'exchanges',
+        reason: 'missing',
+        expected: `an answer to ${what}`,
+      });
+    if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
+    return recorded.answer;
   }
 
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {

@@ -32,6 +32,8 @@ export interface BundleIndex {
   genesisPages: Map<string, Recorded<GenesisPage>>;
   /** The raw block record (dataset 0101) of a block; null when the exchange that lists the block has none. */
   rawBlocks: Map<string, Json | null>;
+  /** Pages of a raw dataset asked for by block range (a range audit's `--service`), by {@link rawPageKey}. */
+  rawPages: Map<string, Recorded<unknown>>;
   blocks: Map<string, BlockJson>;
 }
 
@@ -39,10 +41,14 @@ export interface BundleIndex {
 export const lineageKey = (chainId: number, tracingId: string, cursor?: string | null): string =>
   JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
 export const blockKey = (chainId: number, blockNumber: number): string => `${chainId}:${blockNumber}`;
+/** The key of a raw-dataset page asked for by range: the path (`/evm/raw/logs`), chain, range and cursor (absent = null). */
+export const rawPageKey = (path: string, chainId: number, from: number, to: number, cursor?: string | null): string =>
+  JSON.stringify([path, chainId, from, to, cursor ?? null]);
 
 const RECORD = '/evm/lineage/record';
 const GENESIS = '/evm/lineage/genesis';
 const RAW_BLOCKS = '/evm/raw/blocks';
+const RAW_LOGS = '/evm/raw/logs';
 
 /** The error for a bundle's member: its path, what was expected there and what it was instead. */
 export function bundleProblem(path: string, expected: string, got: unknown): SourceError {
@@ -88,9 +94,14 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   const exchange = value as unknown as Exchange;
   const body = exchange.body;
   const endpoint = exchange.path.replace(/^\/v1(?=\/)/, '');
-  if (endpoint !== RECORD && endpoint !== GENESIS && endpoint !== RAW_BLOCKS) return; // not asked for by a walk
+  if (endpoint !== RECORD && endpoint !== GENESIS && endpoint !== RAW_BLOCKS && endpoint !== RAW_LOGS) return; // asked for by neither a walk nor an audit
   if (!isChainId(body.chain_id)) throw bundleProblem(`${path}.body.chain_id`, 'the chain id sent (a positive integer)', body.chain_id);
   const chainId = body.chain_id;
+
+  if ((endpoint === RAW_BLOCKS || endpoint === RAW_LOGS) && body.block_numbers === undefined) {
+    readRangePage(exchange, endpoint, chainId, path, index);
+    return;
+  }
 
   if (endpoint === RAW_BLOCKS) {
     const numbers = body.block_numbers;
@@ -127,6 +138,18 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (!index.genesisPages.has(key)) index.genesisPages.set(key, { path, status: exchange.status, answer });
 }
 
+/** Indexes a page of a raw dataset asked for by block range, as a range audit's cross-check records it. */
+function readRangePage(exchange: Exchange, endpoint: string, chainId: number, path: string, index: BundleIndex): void {
+  const { from_block: from, to_block: to, cursor = null } = exchange.body;
+  if (!isBlockNumber(from))
+    throw bundleProblem(`${path}.body.from_block`, 'the first block of the range sent (a non-negative integer), or block_numbers', from);
+  if (!isBlockNumber(to)) throw bundleProblem(`${path}.body.to_block`, 'the last block of the range sent (a non-negative integer)', to);
+  if (cursor !== null && typeof cursor !== 'string')
+    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
+  const key = rawPageKey(endpoint, chainId, from, to, cursor);
+  if (!index.rawPages.has(key)) index.rawPages.set(key, { path, status: exchange.status, answer: exchange.status === 200 ? exchange.response : null });
+}
+
 /** Checks one block's shape (its full reading is the walker's) and indexes it by chain and number. */
 function readBlock(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'a block {chain_id, header, receipts} in the JSON-RPC format', value);
@@ -157,7 +180,7 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
   if (exchanges.length > LINEAGE_LIMITS.bundleExchanges) throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
   if (blocks.length > LINEAGE_LIMITS.bundleBlocks) throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
 
-  const index: BundleIndex = { records: new Map(), genesisPages: new Map(), rawBlocks: new Map(), blocks: new Map() };
+  const index: BundleIndex = { records: new Map(), genesisPages: new Map(), rawBlocks: new Map(), rawPages: new Map(), blocks: new Map() };
   exchanges.forEach((exchange, i) => readExchange(exchange, `exchanges[${i}]`, index));
   blocks.forEach((block, i) => readBlock(block, `blocks[${i}]`, index));
   // Last, so that a faulty member is named as such before the nesting below it is.

@@ -28,6 +28,8 @@ export interface RpcBlockSourceOptions {
    * `transaction_count` check, from the block's `transaction_count`.
    */
   keepMiscountedReceipts?: boolean;
+  /** Headers sent with every call, e.g. the bearer key of the hosted service's `/evm/rpc` proxy. */
+  headers?: Record<string, string>;
 }
 
 /** A JSON-RPC error object's code and message. */
@@ -73,6 +75,7 @@ export class RpcBlockSource implements BlockSource {
   private readonly checkChainId: boolean;
   private readonly concurrency: number;
   private readonly keepMiscountedReceipts: boolean;
+  private readonly headers: Record<string, string>;
   private nextId = 1;
   private chainIdOfNode: Promise<bigint> | undefined;
   /** False once the node has said it has no eth_getBlockReceipts. */
@@ -93,13 +96,14 @@ export class RpcBlockSource implements BlockSource {
     this.checkChainId = options.checkChainId ?? true;
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.keepMiscountedReceipts = options.keepMiscountedReceipts ?? false;
+    this.headers = { ...options.headers };
   }
 
   /** One JSON-RPC call: its result, or a SourceError (JsonRpcError for an error object). */
   private async call(method: string, params: unknown[]): Promise<unknown> {
     const text = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
     let rpcError: JsonRpcError | undefined;
-    const answer = await this.client.post(this.url, text, {}, { who: this.where, what: method }, ({ status, json }): AnswerVerdict => {
+    const answer = await this.client.post(this.url, text, this.headers, { who: this.where, what: method }, ({ status, json }): AnswerVerdict => {
       if (isObject(json) && isObject(json.error)) {
         const code = typeof json.error.code === 'number' ? json.error.code : undefined;
         const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
