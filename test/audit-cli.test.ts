@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../packages/service/src/cli/main.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
+import { withTxHashes } from './helpers/synthetic-tx-hash.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const FROM = 1_000_001;
@@ -35,9 +37,9 @@ interface Run {
 }
 
 /** Runs the CLI as a process (asynchronously: the node answering it lives in this process); `onStart` may signal it. */
-function run(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
+function run(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'audit', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'audit', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -170,7 +172,12 @@ describe('evm-integrity audit (in process)', () => {
   it.each([
     [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain ID is required/],
     [['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--to \(2\) must not be before --from \(5\)/],
-    [['--chain', '1', '--from', '1', '--to', '2'], /exactly one of --rpc URL and --bundle FILE/],
+    [['--chain', '1', '--from', '1', '--to', '2'], /give where the blocks come from: --rpc URL, --service URL \(its \/evm\/rpc\) or --bundle FILE/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--rpc', 'http://127.0.0.1:1'],
+      /--bundle FILE replays a recorded audit: give it without --rpc and --service/,
+    ],
+    [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--record', 'c.json'], /--record needs a live source, --rpc or --service/],
     [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'], /--resume needs --out FILE/],
     [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'], /--head-hash must be a 32-byte 0x hash/],
     [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'], /--concurrency must be a positive integer/],
@@ -223,5 +230,79 @@ describe('evm-integrity audit (in process)', () => {
     const { out, io: cli } = io();
     expect(await main(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--out', file, '--resume'], cli)).toBe(2);
     expect(out.stderr).toMatch(/is the output of another audit/);
+  });
+});
+
+describe("evm-integrity audit --service (the hosted service's raw datasets, against a loopback service)", () => {
+  const KEY = 'svc-test-key';
+  const withKey = { ...process.env, EVM_DATA_SERVICE_API_KEY: KEY };
+  let service: LoopbackService | undefined;
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+  /** A node and a service over the same blocks; the service proxies /evm/rpc to the node. */
+  async function both(): Promise<{ node: LoopbackNode; service: LoopbackService }> {
+    const blocks = fixtureChain(FROM, TO);
+    const n = await start(blocks);
+    const served = [...blocks.values()].map((b) => withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts as Array<Record<string, unknown>> }));
+    service = await startLoopbackService({ blocks: served, apiKey: KEY, rpcUrl: n.url });
+    return { node: n, service };
+  }
+  const failedLines = (text: string) =>
+    parseLines(text)
+      .filter((l) => l.verdict === 'fail')
+      .map((l) => ({ block: l.block_number, checks: (l.failures as Array<{ check: string }>).map((f) => f.check) }));
+
+  it('passes a faithful service; a dropped log record fails that block with service_logs.missing and nothing else (exit 1)', async () => {
+    const { node: n, service: s } = await both();
+    const clean = await run([...RANGE, '--rpc', n.url, '--service', s.url], undefined, withKey);
+    expect(clean.stderr).toBe('');
+    expect(clean.status).toBe(0);
+    s.faults.push({ kind: 'drop_log', block: 1000023, txIndex: 2, logIndex: 1 });
+    const faulty = await run([...RANGE, '--rpc', n.url, '--service', s.url], undefined, withKey);
+    expect(faulty.status).toBe(1);
+    expect(failedLines(faulty.stdout)).toEqual([{ block: 1000023, checks: ['service_logs.missing'] }]);
+    expect(parseLines(faulty.stdout).at(-1)!.summary).toMatchObject({ failed_checks: { 'service_logs.missing': 1 }, verdicts: { fail: 1, pass: 29 } });
+  });
+
+  it("without --rpc, the chain comes from the service's /evm/rpc proxy, with the key: the same lines", async () => {
+    const { node: n, service: s } = await both();
+    s.faults.push({ kind: 'alter_block', block: 1000005, field: 'receipt_root', value: '00'.repeat(32) });
+    const direct = await run([...RANGE, '--rpc', n.url, '--service', s.url], undefined, withKey);
+    const proxied = await run([...RANGE, '--service', s.url], undefined, withKey);
+    expect(proxied.status).toBe(1);
+    expect(comparable(proxied.stdout)).toEqual(comparable(direct.stdout));
+    expect(failedLines(proxied.stdout)).toEqual([{ block: 1000005, checks: ['service_block.receipt_root'] }]);
+    const rpcCalls = s.requests.filter((r) => r.path === '/v1/evm/rpc');
+    expect(rpcCalls.length).toBeGreaterThan(0);
+    expect(rpcCalls.every((r) => r.authorization === `Bearer ${KEY}`)).toBe(true);
+  });
+
+  it('--record with --service keeps the dataset pages: --bundle replays the same lines offline', async () => {
+    const { node: n, service: s } = await both();
+    s.faults.push({ kind: 'alter_log', block: 1000023, txIndex: 2, logIndex: 1, field: 'data', value: 'ff' });
+    const bundle = tempFile('service-audit.json.gz');
+    const live = await run([...RANGE, '--rpc', n.url, '--service', s.url, '--record', bundle], undefined, withKey);
+    expect(live.status).toBe(1);
+    await s.close();
+    service = undefined;
+    await node!.close();
+    node = undefined;
+    const replay = await run([...RANGE, '--bundle', bundle]);
+    expect(replay.status).toBe(1);
+    expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
+    expect(failedLines(replay.stdout)).toEqual([{ block: 1000023, checks: ['service_logs.altered'] }]);
+  });
+
+  it('--service without EVM_DATA_SERVICE_API_KEY: exit 2 naming the variable, and no --out file', async () => {
+    const { service: s } = await both();
+    const out = tempFile('never.ndjson');
+    const env = { ...process.env };
+    delete env.EVM_DATA_SERVICE_API_KEY;
+    const result = await run([...RANGE, '--service', s.url, '--out', out], undefined, env);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^evm-integrity: --service needs the API key in EVM_DATA_SERVICE_API_KEY\n/);
+    expect(existsSync(out)).toBe(false);
   });
 });

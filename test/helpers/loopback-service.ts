@@ -127,7 +127,13 @@ function takeCounted(faults: ServiceFault[], kind: Counted['kind']): Counted | u
  * request's `limit` says so; the cursor is opaque. The blocks dataset answers with `count`,
  * the logs dataset with `page_count`, as the spec's samples vary.
  */
-export async function startLoopbackService(options: { blocks: readonly BlockJson[]; apiKey: string; pageSize?: number }): Promise<LoopbackService> {
+export async function startLoopbackService(options: {
+  blocks: readonly BlockJson[];
+  apiKey: string;
+  pageSize?: number;
+  /** A JSON-RPC node that `/evm/rpc` proxies to, as the hosted service's proxy does. */
+  rpcUrl?: string;
+}): Promise<LoopbackService> {
   const pageSize = options.pageSize ?? 7;
   const datasets = {
     blocks: options.blocks.map(blockRecord),
@@ -143,6 +149,10 @@ export async function startLoopbackService(options: { blocks: readonly BlockJson
     if (limited?.kind === 'rate_limit')
       return send(res, 429, envelope(429, 'RATE_LIMITED', 'too many requests'), { 'Retry-After': String(limited.retryAfterSeconds) });
     if (req.headers.authorization !== `Bearer ${options.apiKey}`) return send(res, 401, envelope(401, 'UNAUTHORIZED', 'invalid API key'));
+    if (path === '/v1/evm/rpc' && options.rpcUrl !== undefined) {
+      const proxied = await fetch(options.rpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      return send(res, proxied.status, await proxied.json());
+    }
     const dataset = path === '/v1/evm/raw/blocks' ? 'blocks' : path === '/v1/evm/raw/logs' ? 'logs' : undefined;
     if (dataset === undefined) return send(res, 404, envelope(404, 'NOT_FOUND', `no route ${path}`));
     const all = dataset === 'blocks' ? faultyBlocks(datasets.blocks, service.faults) : faultyLogs(datasets.logs, service.faults);

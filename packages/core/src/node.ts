@@ -6,6 +6,7 @@
  */
 export { BundleRecorder, ServiceSource, writeBundle, type RecordedBundle, type ServiceSourceOptions } from './lineage/service-source.js';
 export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';
+export { serviceBaseUrl } from './lineage/service-client.js';
 export {
   recordedServiceCrossCheck,
   serviceCrossCheck,

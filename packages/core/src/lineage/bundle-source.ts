@@ -48,6 +48,11 @@ export class BundleSource implements LineageSource, BlockSource {
     return this.index.rawBlocks.get(blockKey(chainId, blockNumber)) ?? null;
   }
 
+  /** Whether the bundle recorded pages of raw datasets by range (a live audit with `--service`). */
+  get hasRawPages(): boolean {
+    return this.index.rawPages.size > 0;
+  }
+
   /**
    * A recorded page of a raw dataset asked for by range (`path` such as `/evm/raw/logs`), as a range
    * audit's `--service` cross-check recorded it. A page the bundle lacks, or one recorded as refused,

@@ -34,8 +34,8 @@ function describeAnswer(answer: HttpAnswer): string {
   return `HTTP ${answer.status}${code}${message}${hint}`;
 }
 
-/** The base URL as requests use it: validated, without a trailing `/`, ending with `/v1`. */
-function serviceBase(given: string): string {
+/** The base URL as requests use it: validated, without a trailing `/`, ending with `/v1`; a SourceError names what is wrong. */
+export function serviceBaseUrl(given: string): string {
   const base = given.trim().replace(/\/+$/, '');
   let url: URL;
   try {
@@ -63,7 +63,7 @@ export class ServiceClient {
   private readonly client: HttpClient;
 
   constructor(options: ServiceClientOptions) {
-    this.baseUrl = serviceBase(options.baseUrl);
+    this.baseUrl = serviceBaseUrl(options.baseUrl);
     this.apiKey = options.apiKey;
     this.client = new HttpClient({ ...options, maxRetries: options.maxRetries ?? 5 });
   }

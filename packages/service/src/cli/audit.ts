@@ -1,8 +1,8 @@
 import { openSync, statSync, writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { auditRange, AuditTally, type AuditSummary } from 'evm-integrity/audit';
-import { BundleSource, SourceError, type BlockSource } from 'evm-integrity/lineage';
-import { BundleRecorder, RpcBlockSource, writeBundle } from 'evm-integrity/node';
+import { BundleSource, SourceError } from 'evm-integrity/lineage';
+import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseUrl, serviceCrossCheck, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
 import { UsageError, workersOption } from './io.js';
@@ -15,6 +15,8 @@ interface AuditIo {
   stderr(text: string): void;
   /** Whether progress may be drawn on stderr (a TTY). */
   stderrIsTty?: boolean;
+  /** Where EVM_DATA_SERVICE_API_KEY is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 function blockNumber(value: string | undefined, flag: string): number {
@@ -41,6 +43,7 @@ function parse(argv: string[]) {
       to: { type: 'string' },
       rpc: { type: 'string' },
       bundle: { type: 'string' },
+      service: { type: 'string' },
       'head-hash': { type: 'string' },
       concurrency: { type: 'string' },
       out: { type: 'string' },
@@ -57,11 +60,15 @@ function parse(argv: string[]) {
   const from = blockNumber(values.from, '--from');
   const to = blockNumber(values.to, '--to');
   if (to < from) throw new UsageError(`--to (${to}) must not be before --from (${from})`);
-  if ((values.rpc === undefined) === (values.bundle === undefined)) throw new UsageError('give exactly one of --rpc URL and --bundle FILE');
+  if (values.bundle !== undefined && (values.rpc !== undefined || values.service !== undefined))
+    throw new UsageError('--bundle FILE replays a recorded audit: give it without --rpc and --service');
+  if (values.bundle === undefined && values.rpc === undefined && values.service === undefined)
+    throw new UsageError('give where the blocks come from: --rpc URL, --service URL (its /evm/rpc) or --bundle FILE');
   const headHash = values['head-hash'];
   if (headHash !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
   if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
-  if (values.record !== undefined && values.rpc === undefined) throw new UsageError('--record needs --rpc URL (a bundle is already a recording)');
+  if (values.record !== undefined && values.bundle !== undefined)
+    throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
   const concurrency = positive(values.concurrency, '--concurrency', 4);
   return { ...values, chainId, from, to, headHash, concurrency, workers: workersOption(values.workers) ?? 0 };
 }
@@ -113,6 +120,24 @@ async function verifyPool(workers: number) {
   return { verify: poolBlockVerifier(pool), terminate: () => pool.terminate() };
 }
 
+/** The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is given. */
+function liveSources(options: ReturnType<typeof parse>, env: NodeJS.ProcessEnv, recorder: BundleRecorder | undefined) {
+  const recording = recorder && { recorder };
+  if (options.service === undefined) return { source: new RpcBlockSource({ url: options.rpc!, keepMiscountedReceipts: true, ...recording }) };
+  const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+  if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording });
+  const rpc =
+    options.rpc === undefined ? { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } } : { url: options.rpc };
+  return { source: new RpcBlockSource({ ...rpc, keepMiscountedReceipts: true, ...recording }), crossCheck };
+}
+
+/** A bundle's blocks, and its recorded dataset pages when the live audit had --service. */
+function recordedSources(file: string) {
+  const bundle = new BundleSource(readBundleFile(file));
+  return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
+}
+
 /** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const options = parse(argv);
@@ -126,18 +151,16 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     next = checkpoint.next;
     anchor = checkpoint.anchor ?? anchor;
   }
-  const output = openOutput(options.out, options.resume === true, io);
   const recorder = options.record === undefined ? undefined : new BundleRecorder();
+  // Before the output is opened: a missing key or a bad URL leaves no file behind.
+  const { source, crossCheck } = options.bundle === undefined ? liveSources(options, io.env ?? process.env, recorder) : recordedSources(options.bundle);
+  const output = openOutput(options.out, options.resume === true, io);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   let stopProgress: (() => void) | undefined;
   const pool = options.workers > 0 ? await verifyPool(options.workers) : undefined;
   try {
-    const source: BlockSource =
-      options.rpc !== undefined
-        ? new RpcBlockSource({ url: options.rpc, keepMiscountedReceipts: true, ...(recorder && { recorder }) })
-        : new BundleSource(readBundleFile(options.bundle!));
     if (next === options.from) output.write(`${JSON.stringify(header)}\n`);
     let summary: AuditSummary | undefined;
     if (next <= options.to) {
@@ -150,6 +173,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
         signal: controller.signal,
         ...(anchor && { anchor }),
         ...(pool && { verify: pool.verify }),
+        ...(crossCheck && { crossCheck }),
       });
       if (io.stderrIsTty && !options.quiet) stopProgress = progress(tally, options.to - options.from + 1, io);
       for await (const event of audit) {
@@ -182,7 +206,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     output.close();
     await pool?.terminate();
     if (recorder !== undefined) {
-      const { exchanges, blocks } = recorder.toBundle('');
+      const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
       await writeBundle(options.record!, { exchanges, blocks });
     }
   }

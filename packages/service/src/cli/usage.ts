@@ -47,19 +47,23 @@ blocks' receipts roots on N worker threads. Exit status: 0 every check
 passes, 1 a check fails, 2 bad input or an unreachable source.`;
 
 export const AUDIT_USAGE = `Usage:
-  evm-integrity audit --chain ID --from N --to M (--rpc URL | --bundle FILE)
+  evm-integrity audit --chain ID --from N --to M
+                      (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
                       [--head-hash H] [--concurrency K] [--out FILE] [--resume]
                       [--quiet] [--record FILE] [--workers N]
 
 Audits every block of N..M: its header hashes to its hash, it links to its parent
 (block N to --head-hash when given), its receipts reproduce receiptsRoot and
-logsBloom, and it has one receipt per transaction. From a JSON-RPC node (--rpc) or
-a bundle written by --record (--bundle, offline). Prints one JSON line per block,
-a line per reorg seen, and a summary line, to stdout or --out FILE; --resume
-continues the audit in FILE where it stopped. --concurrency: blocks fetched ahead
-(default 4). --workers N: the blocks are verified on N worker threads, up to
---concurrency at once (default: on this thread). Progress on stderr when it is a
-terminal, unless --quiet.
+logsBloom, and it has one receipt per transaction. Blocks come from a JSON-RPC
+node (--rpc), from the hosted service's /evm/rpc proxy (--service alone), or from
+a bundle written by --record (--bundle, offline). With --service URL (the key in
+EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
+0103) are checked against the chain too; --bundle replays those checks when the
+recording had them. Prints one JSON line per block, a line per reorg seen, and a
+summary line, to stdout or --out FILE; --resume continues the audit in FILE where
+it stopped. --concurrency: blocks fetched ahead (default 4). --workers N: the
+blocks are verified on N worker threads, up to --concurrency at once (default:
+on this thread). Progress on stderr when it is a terminal, unless --quiet.
 Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
 fails, 2 bad input or a source unreachable past its retries, 130 interrupted
 (Ctrl-C; the message says how to resume). Details: docs/audit.md.`;
