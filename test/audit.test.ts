@@ -263,7 +263,9 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
       inFlight--;
       return verifyBlock(block);
     };
-    const events = await collect(auditRange({ source: memorySource(fixtureChain(FROM, FROM + 9)), chainId: 1, from: FROM, to: FROM + 9, concurrency: 3, verify }));
+    const events = await collect(
+      auditRange({ source: memorySource(fixtureChain(FROM, FROM + 9)), chainId: 1, from: FROM, to: FROM + 9, concurrency: 3, verify }),
+    );
     expect(most).toBe(3);
     expect(blocksOf(events).map((e) => e.block_number)).toEqual(Array.from({ length: 10 }, (_, i) => FROM + i));
     expect(notPassing(events)).toEqual([]);
