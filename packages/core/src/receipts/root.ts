@@ -1,7 +1,7 @@
 import { BLOOM_BYTES, BloomHasher, orBloom } from '../bloom/bloom.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
-import { orderedTrieRoot } from '../trie/ordered-trie.js';
-import { encodeReceiptWithBloom, receiptLayout, type EncodeReceiptOptions } from './encode.js';
+import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../trie/ordered-trie.js';
+import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './encode.js';
 import { RULE_SETS } from './rules.js';
 import type { Receipt } from './types.js';
 
@@ -29,16 +29,22 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Encode
   const keccak = options.keccak ?? defaultKeccak256;
   const hasher = new BloomHasher(keccak);
   const block = new Uint8Array(BLOOM_BYTES);
+  // Every encoding is written into one buffer, each with room in front for its trie leaf's
+  // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
+  const plans = receipts.map((receipt) => planReceipt(receipt, receiptLayout(receipt, rules)));
+  const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
   const bloom = new Uint8Array(BLOOM_BYTES);
-  const encodedReceipts = receipts.map((receipt) => {
-    const layout = receiptLayout(receipt, rules);
+  let offset = 0;
+  const encodedReceipts = receipts.map((receipt, i) => {
     bloom.fill(0);
     for (const log of receipt.logs) hasher.addLog(bloom, log);
     orBloom(block, bloom);
-    return encodeReceiptWithBloom(receipt, layout, bloom);
+    const start = offset + LEAF_HEADROOM;
+    offset = writeReceipt(buffer, start, receipt, plans[i]!, bloom);
+    return buffer.subarray(start, offset);
   });
-  return { receiptsRoot: orderedTrieRoot(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
+  return { receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
 }
 
 /** Receipts root of a block's complete receipt list (position i is transaction i). */
