@@ -158,11 +158,6 @@ function grown<T extends Int32Array | Uint16Array>(array: T, length: number): T 
   return copy;
 }
 
-/** ORs `source` into `target`. */
-export function orBloom(target: Uint8Array, source: Uint8Array): void {
-  for (let i = 0; i < BLOOM_BYTES; i++) target[i]! |= source[i]!;
-}
-
 /**
  * Bloom of a list of logs, as a receipt carries it.
  * @example logsBloom([]) // 256 zero bytes

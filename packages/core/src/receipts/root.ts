@@ -1,4 +1,4 @@
-import { BLOOM_BYTES, BloomHasher, orBloom } from '../bloom/bloom.js';
+import { BLOOM_BYTES, BloomHasher } from '../bloom/bloom.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../trie/ordered-trie.js';
 import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './encode.js';
@@ -28,18 +28,21 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Encode
   const rules = options.rules ?? RULE_SETS.ethereum;
   const keccak = options.keccak ?? defaultKeccak256;
   const hasher = new BloomHasher(keccak);
-  const block = new Uint8Array(BLOOM_BYTES);
+  // The block bloom and the scratch bloom in 32-bit words too: OR-ing 64 words per receipt, not 256 bytes.
+  const blockWords = new Int32Array(BLOOM_BYTES / 4);
+  const block = new Uint8Array(blockWords.buffer);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
   // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
   const plans = receipts.map((receipt) => planReceipt(receipt, receiptLayout(receipt, rules)));
   const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
-  const bloom = new Uint8Array(BLOOM_BYTES);
+  const bloomWords = new Int32Array(BLOOM_BYTES / 4);
+  const bloom = new Uint8Array(bloomWords.buffer);
   let offset = 0;
   const encodedReceipts = receipts.map((receipt, i) => {
     bloom.fill(0);
     for (const log of receipt.logs) hasher.addLog(bloom, log);
-    orBloom(block, bloom);
+    for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
     const start = offset + LEAF_HEADROOM;
     offset = writeReceipt(buffer, start, receipt, plans[i]!, bloom);
     return buffer.subarray(start, offset);
