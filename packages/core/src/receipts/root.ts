@@ -11,7 +11,7 @@ export interface ReceiptsCommitment {
   receiptsRoot: Uint8Array;
   /** Block bloom: OR of every receipt's bloom. */
   logsBloom: Uint8Array;
-  /** Consensus encoding of each receipt, in order. */
+  /** Consensus encoding of each receipt, in order: views into one buffer shared by them all. */
   encodedReceipts: Uint8Array[];
 }
 
