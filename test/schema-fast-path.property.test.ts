@@ -74,6 +74,31 @@ describe('request readers: the fast path agrees with the slow path', () => {
     );
   });
 
+  it('on lists of logs that repeat addresses and topics (shared with the log before), valid and not (300 runs)', () => {
+    // Few distinct values, so that logs repeat them, in either case and with or without 0x.
+    const pick = <T>(values: T[]) => fc.nat().map((i) => values[i % values.length]!);
+    const repeating = fc
+      .record({ addresses: fc.array(address, { minLength: 1, maxLength: 2 }), topics: fc.array(topic, { minLength: 1, maxLength: 3 }) })
+      .chain(({ addresses, topics: pool }) =>
+        fc.array(fc.record({ contract_address: pick(addresses), topics: fc.array(pick(pool), { maxLength: 4 }), data }), { maxLength: 12 }),
+      );
+    fc.assert(
+      fc.property(repeating, (logs) => {
+        agrees(LOG_LIST, logs, logs.every(isValidLog), false);
+        const decoded = LOG_LIST.valid!(logs);
+        if (decoded === undefined) return;
+        // A log that writes the address, or a topic at the same place, as the log before it shares its bytes: decoded once.
+        for (let i = 1; i < logs.length; i++) {
+          if (logs[i]!.contract_address === logs[i - 1]!.contract_address) expect(decoded[i]!.address).toBe(decoded[i - 1]!.address);
+          logs[i]!.topics.forEach((topic, t) => {
+            if (topic === logs[i - 1]!.topics[t]) expect(decoded[i]!.topics[t]).toBe(decoded[i - 1]!.topics[t]);
+          });
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('on quantities: quantityValue gives a value exactly when readQuantity records no problem, and the same one (1000 runs)', () => {
     const quantity = fc.oneof(
       fc.integer({ min: -5, max: 1000 }),

@@ -10,6 +10,7 @@ import {
   type Receipt,
   type RuleSet,
 } from '../packages/core/src/index.js';
+import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../packages/core/src/trie/ordered-trie.js';
 import { blockArb, listLength } from './helpers/arbitraries.js';
 import { oracleEncode, oracleRoot } from './helpers/oracle.js';
 
@@ -53,6 +54,43 @@ describe('receipts root against the @ethereumjs/mpt oracle', () => {
       { numRuns: RUNS.values },
     );
   }, 300_000);
+});
+
+describe('leaves written in front of their values', () => {
+  /** `list` laid out in one buffer, each value after LEAF_HEADROOM bytes of `filler`; the views. */
+  function withHeadroom(list: Uint8Array[], filler: number): Uint8Array[] {
+    const buffer = new Uint8Array(list.reduce((n, v) => n + LEAF_HEADROOM + v.length, 0)).fill(filler);
+    let offset = 0;
+    return list.map((value) => {
+      buffer.set(value, offset + LEAF_HEADROOM);
+      offset += LEAF_HEADROOM + value.length;
+      return buffer.subarray(offset - value.length, offset);
+    });
+  }
+
+  it(`give orderedTrieRoot's root and leave the values intact, long or short (${RUNS.values} runs)`, () => {
+    const values = listLength.chain((n) =>
+      fc.array(
+        fc.oneof(
+          fc.uint8Array({ minLength: 1, maxLength: 3 }),
+          fc.uint8Array({ minLength: 1, maxLength: 80 }),
+          fc.uint8Array({ minLength: 250, maxLength: 700 }),
+        ),
+        {
+          minLength: n,
+          maxLength: n,
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(values, fc.integer({ min: 0, max: 255 }), (list, filler) => {
+        const laidOut = withHeadroom(list, filler);
+        expect(bytesToHex(orderedTrieRootInPlace(laidOut))).toBe(bytesToHex(orderedTrieRoot(list)));
+        expect(laidOut).toEqual(list);
+      }),
+      { numRuns: RUNS.values },
+    );
+  });
 });
 
 type Mutation = (r: Receipt, rules: RuleSet) => Receipt | undefined;

@@ -40,13 +40,18 @@ export function writeListHeader(buf: Uint8Array, offset: number, payloadLength: 
   return writeHeader(buf, offset, payloadLength, 0xc0);
 }
 
+/** Writes the header of a string of `length` bytes (not a single byte below 0x80, which has none); returns the offset after it. */
+export function writeStringHeader(buf: Uint8Array, offset: number, length: number): number {
+  return writeHeader(buf, offset, length, 0x80);
+}
+
 /** Writes `bytes` as an RLP string; returns the offset after it. */
 export function writeString(buf: Uint8Array, offset: number, bytes: Uint8Array): number {
   if (bytes.length === 1 && bytes[0]! < 0x80) {
     buf[offset] = bytes[0]!;
     return offset + 1;
   }
-  const start = writeHeader(buf, offset, bytes.length, 0x80);
+  const start = writeStringHeader(buf, offset, bytes.length);
   buf.set(bytes, start);
   return start + bytes.length;
 }

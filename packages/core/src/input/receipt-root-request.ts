@@ -5,7 +5,7 @@ import { decodeHeader } from '../header/decode.js';
 import type { BlockHeader } from '../header/fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
-import type { Log, Receipt } from '../receipts/types.js';
+import type { Receipt } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
 import { isObject, join, readArray } from './fields.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
@@ -190,7 +190,7 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
     type,
     ...(hasStatus ? { status: tx.status as 0 | 1 } : { root: tx.root! }),
     cumulativeGasUsed: tx.cumulative_gas_used,
-    logs: (tx.logs ?? []).map((log): Log => ({ address: log.contract_address!, topics: log.topics!, data: log.data! })),
+    logs: tx.logs ?? [],
     ...(tx.deposit_nonce !== undefined && { depositNonce: tx.deposit_nonce }),
     ...(tx.deposit_receipt_version !== undefined && { depositReceiptVersion: tx.deposit_receipt_version }),
   };

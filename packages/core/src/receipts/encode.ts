@@ -52,33 +52,52 @@ function logPayload(log: Log): number {
   return 21 + listLength(33 * log.topics.length) + stringLength(log.data);
 }
 
+/** A receipt's encoding measured before it is written: the fields computed once, the list payloads, the size. */
+export interface ReceiptPlan {
+  typed: boolean;
+  outcome: Uint8Array;
+  gas: Uint8Array;
+  /** The deposit nonce and version, when they are hashed. */
+  deposit: { nonce: Uint8Array; version: Uint8Array } | undefined;
+  logsPayload: number;
+  payload: number;
+  /** Bytes of the whole encoding. */
+  size: number;
+}
+
 /**
- * Writes the consensus encoding of one receipt given its logs bloom.
- * Two passes over the logs: the first measures every list, the second writes
- * into a single buffer of the exact size.
+ * Measures the consensus encoding of `receipt`, so that it can be written straight into a
+ * buffer shared with others (see receiptsCommitment). Throws for a receipt that has no encoding.
  */
-export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, bloom: Uint8Array): Uint8Array {
+export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPlan {
   const outcome = outcomeBytes(receipt);
   const gas = quantityBytes(receipt.cumulativeGasUsed);
-  const hashDepositFields = layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined;
-  const nonce = hashDepositFields ? quantityBytes(receipt.depositNonce ?? 0n) : undefined;
-  const version = hashDepositFields ? quantityBytes(receipt.depositReceiptVersion!) : undefined;
-
+  const deposit =
+    layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined
+      ? { nonce: quantityBytes(receipt.depositNonce ?? 0n), version: quantityBytes(receipt.depositReceiptVersion) }
+      : undefined;
   const logs = receipt.logs;
   let logsPayload = 0;
   for (let i = 0; i < logs.length; i++) logsPayload += listLength(logPayload(logs[i]!));
   let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
-  if (nonce !== undefined && version !== undefined) payload += stringLength(nonce) + stringLength(version);
-
+  if (deposit !== undefined) payload += stringLength(deposit.nonce) + stringLength(deposit.version);
   const typed = layout !== 'untyped';
-  const out = new Uint8Array((typed ? 1 : 0) + listLength(payload));
-  let o = 0;
-  if (typed) out[o++] = receipt.type;
-  o = writeListHeader(out, o, payload);
-  o = writeString(out, o, outcome);
-  o = writeString(out, o, gas);
+  return { typed, outcome, gas, deposit, logsPayload, payload, size: (typed ? 1 : 0) + listLength(payload) };
+}
+
+/**
+ * Writes the encoding that `plan` measured, given the receipt's logs bloom, into `out` at
+ * `offset` (`plan.size` bytes); returns the offset after it.
+ */
+export function writeReceipt(out: Uint8Array, offset: number, receipt: Receipt, plan: ReceiptPlan, bloom: Uint8Array): number {
+  let o = offset;
+  if (plan.typed) out[o++] = receipt.type;
+  o = writeListHeader(out, o, plan.payload);
+  o = writeString(out, o, plan.outcome);
+  o = writeString(out, o, plan.gas);
   o = writeString(out, o, bloom);
-  o = writeListHeader(out, o, logsPayload);
+  o = writeListHeader(out, o, plan.logsPayload);
+  const logs = receipt.logs;
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
     if (log.address.length !== 20) throw invalidLog(i, 'address', '20 bytes', log.address.length);
@@ -95,10 +114,18 @@ export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, 
     }
     o = writeString(out, o, log.data);
   }
-  if (nonce !== undefined && version !== undefined) {
-    o = writeString(out, o, nonce);
-    o = writeString(out, o, version);
+  if (plan.deposit !== undefined) {
+    o = writeString(out, o, plan.deposit.nonce);
+    o = writeString(out, o, plan.deposit.version);
   }
+  return o;
+}
+
+/** The consensus encoding of one receipt given its logs bloom, in a buffer of its own. */
+export function encodeReceiptWithBloom(receipt: Receipt, layout: ReceiptLayout, bloom: Uint8Array): Uint8Array {
+  const plan = planReceipt(receipt, layout);
+  const out = new Uint8Array(plan.size);
+  writeReceipt(out, 0, receipt, plan, bloom);
   return out;
 }
 

@@ -1,7 +1,7 @@
-import { BLOOM_BYTES, BloomHasher, orBloom } from '../bloom/bloom.js';
+import { BLOOM_BYTES, BloomHasher } from '../bloom/bloom.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
-import { orderedTrieRoot } from '../trie/ordered-trie.js';
-import { encodeReceiptWithBloom, receiptLayout, type EncodeReceiptOptions } from './encode.js';
+import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../trie/ordered-trie.js';
+import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './encode.js';
 import { RULE_SETS } from './rules.js';
 import type { Receipt } from './types.js';
 
@@ -11,7 +11,7 @@ export interface ReceiptsCommitment {
   receiptsRoot: Uint8Array;
   /** Block bloom: OR of every receipt's bloom. */
   logsBloom: Uint8Array;
-  /** Consensus encoding of each receipt, in order. */
+  /** Consensus encoding of each receipt, in order: views into one buffer shared by them all. */
   encodedReceipts: Uint8Array[];
 }
 
@@ -28,17 +28,26 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Encode
   const rules = options.rules ?? RULE_SETS.ethereum;
   const keccak = options.keccak ?? defaultKeccak256;
   const hasher = new BloomHasher(keccak);
-  const block = new Uint8Array(BLOOM_BYTES);
+  // The block bloom and the scratch bloom in 32-bit words too: OR-ing 64 words per receipt, not 256 bytes.
+  const blockWords = new Int32Array(BLOOM_BYTES / 4);
+  const block = new Uint8Array(blockWords.buffer);
+  // Every encoding is written into one buffer, each with room in front for its trie leaf's
+  // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
+  const plans = receipts.map((receipt) => planReceipt(receipt, receiptLayout(receipt, rules)));
+  const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
-  const bloom = new Uint8Array(BLOOM_BYTES);
-  const encodedReceipts = receipts.map((receipt) => {
-    const layout = receiptLayout(receipt, rules);
+  const bloomWords = new Int32Array(BLOOM_BYTES / 4);
+  const bloom = new Uint8Array(bloomWords.buffer);
+  let offset = 0;
+  const encodedReceipts = receipts.map((receipt, i) => {
     bloom.fill(0);
     for (const log of receipt.logs) hasher.addLog(bloom, log);
-    orBloom(block, bloom);
-    return encodeReceiptWithBloom(receipt, layout, bloom);
+    for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
+    const start = offset + LEAF_HEADROOM;
+    offset = writeReceipt(buffer, start, receipt, plans[i]!, bloom);
+    return buffer.subarray(start, offset);
   });
-  return { receiptsRoot: orderedTrieRoot(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
+  return { receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
 }
 
 /** Receipts root of a block's complete receipt list (position i is transaction i). */

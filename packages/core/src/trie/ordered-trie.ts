@@ -1,4 +1,4 @@
-import { listLength, stringLength, writeListHeader, writeString } from '../bytes/rlp-writer.js';
+import { listLength, stringLength, writeListHeader, writeString, writeStringHeader } from '../bytes/rlp-writer.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 
 /** Root of the empty trie: keccak(rlp("")). */
@@ -76,6 +76,8 @@ class OrderedTrieBuilder {
     private readonly keys: Uint8Array[],
     private readonly values: Uint8Array[],
     private readonly keccak: Keccak256,
+    /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
+    private readonly inPlace: boolean,
   ) {}
 
   private ref(encoding: Uint8Array): NodeRef {
@@ -96,6 +98,13 @@ class OrderedTrieBuilder {
   private leaf(key: Uint8Array, depth: number, value: Uint8Array): Uint8Array {
     const path = hexPrefix(key, depth, key.length, true);
     const payload = stringLength(path) + stringLength(value);
+    // A value with a string header (every receipt) gets its leaf's headers written in front of it: no copy.
+    if (this.inPlace && stringLength(value) > value.length) {
+      const size = listLength(payload);
+      const out = new Uint8Array(value.buffer, value.byteOffset + value.length - size, size);
+      writeStringHeader(out, writeString(out, writeListHeader(out, 0, payload), path), value.length);
+      return out;
+    }
     const out = new Uint8Array(listLength(payload));
     writeString(out, writeString(out, writeListHeader(out, 0, payload), path), value);
     return out;
@@ -142,10 +151,29 @@ class OrderedTrieBuilder {
  * bytesToHex(orderedTrieRoot([])) // '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'
  */
 export function orderedTrieRoot(values: readonly Uint8Array[], options: HashOptions = {}): Uint8Array {
+  return trieRoot(values, options.keccak ?? defaultKeccak256, false);
+}
+
+/**
+ * Bytes a leaf adds in front of its value at most: a list header and a value string header
+ * (5 bytes each for values under 4 GiB), and the key path (a 1-byte header, and a hex prefix
+ * of at most 6 bytes for keys rlp(i) of indexes under 2^32).
+ */
+export const LEAF_HEADROOM = 17;
+
+/**
+ * {@link orderedTrieRoot} for values that each have {@link LEAF_HEADROOM} free bytes before
+ * them in their buffer (views into one buffer, laid out so): each leaf is written there, in
+ * front of its value, and hashed without a copy. The bytes in front are overwritten.
+ */
+export function orderedTrieRootInPlace(values: readonly Uint8Array[], options: HashOptions = {}): Uint8Array {
+  return trieRoot(values, options.keccak ?? defaultKeccak256, true);
+}
+
+function trieRoot(values: readonly Uint8Array[], keccak: Keccak256, inPlace: boolean): Uint8Array {
   if (values.length === 0) return EMPTY_TRIE_ROOT.slice();
-  const keccak = options.keccak ?? defaultKeccak256;
   const order = indexKeyOrder(values.length);
   const keys = order.map((i) => toNibbles(indexKey(i)));
   const sortedValues = order.map((i) => values[i]!);
-  return keccak(new OrderedTrieBuilder(keys, sortedValues, keccak).node(0, keys.length, 0));
+  return keccak(new OrderedTrieBuilder(keys, sortedValues, keccak, inPlace).node(0, keys.length, 0));
 }
