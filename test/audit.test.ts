@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange, isReorg, type AuditEvent, type BlockAudit, type CrossCheck } from '../packages/core/src/audit/index.js';
 import { SourceError, type BlockJson, type BlockSource } from '../packages/core/src/lineage/source.js';
 import { RpcBlockSource } from '../packages/core/src/lineage/rpc-source.js';
-import { verifyBlock } from '../packages/core/src/index.js';
+import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
+import { bytesToHex, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
 
 const FROM = 1_000_001;
@@ -281,6 +283,41 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     }
     expect(events).toHaveLength(5);
     expect(audit.summary()).toMatchObject({ blocks: 5, complete: false, next_block: FROM + 5 });
+  });
+});
+
+describe('Polygon PoS: the unlisted state-sync receipt', () => {
+  it("a node that returns Bor's state-sync receipt without listing its transaction: no transaction_count failure, the block passes", async () => {
+    const polygon = loadFixture('polygon-pos-9013760');
+    const read = readRpcBlock(polygon, new Problems())!;
+    const derived = `0x${bytesToHex(borStateSyncTxHash(read.header.fields.number!, read.header.hash!))}`;
+    const stateSync = {
+      transactionIndex: `0x${polygon.receipts.length.toString(16)}`,
+      transactionHash: derived,
+      type: '0x0',
+      status: '0x1',
+      cumulativeGasUsed: '0x0',
+      logs: [],
+    };
+    const number = Number(read.header.fields.number);
+    node = await startLoopbackNode(
+      137,
+      new Map([
+        [
+          number,
+          {
+            header: polygon.header,
+            receipts: [...polygon.receipts.map(({ transactionHash: _, ...receipt }) => receipt), stateSync],
+            transactions: polygon.receipts.length,
+          },
+        ],
+      ]),
+    );
+    for (const keepMiscountedReceipts of [true, false]) {
+      const source = new RpcBlockSource({ url: node.url, sleep: instant, keepMiscountedReceipts });
+      const events = await collect(auditRange({ source, chainId: 137, from: number, to: number }));
+      expect(blocksOf(events)).toMatchObject([{ block_number: number, verdict: 'pass', failures: [] }]);
+    }
   });
 });
 

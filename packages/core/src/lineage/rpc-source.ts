@@ -1,6 +1,8 @@
 import type { BundleRecorder } from './service-source.js';
 import type { BlockJson, BlockSource } from './source.js';
 import { SourceError } from './source.js';
+import { bytesToHex, hexToBytes } from '../bytes/hex.js';
+import { borStateSyncTxHash } from '../chains/state-sync.js';
 import { isObject, type JsonObject } from '../input/fields.js';
 import { HttpClient, type AnswerVerdict } from './http-client.js';
 import { plain, show } from './show.js';
@@ -66,6 +68,21 @@ const sameHash = (a: unknown, b: unknown) => typeof a === 'string' && typeof b =
  * wrong block. Error messages name the node by origin only: a provider URL's
  * path often holds an API key.
  */
+/**
+ * One receipt more than the block lists transactions, and that receipt is Bor's state-sync
+ * receipt (its transaction hash is keccak("matic-bor-receipt-" ‖ number ‖ hash)): nodes return it
+ * from eth_getBlockReceipts without listing its transaction. Not a miscount; whether it belongs in
+ * the root is the era's to say (verifyBlock).
+ */
+function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): boolean {
+  if (receipts.length !== hashes.length + 1) return false;
+  const number = quantity(block.number);
+  const blockHash = typeof block.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? hexToBytes(block.hash) : undefined;
+  const last = receipts[receipts.length - 1]!.transactionHash;
+  if (number === undefined || blockHash === undefined || typeof last !== 'string') return false;
+  return sameHash(last, `0x${bytesToHex(borStateSyncTxHash(number, blockHash))}`);
+}
+
 export class RpcBlockSource implements BlockSource {
   private readonly url: string;
   /** The URL without path or query, for messages. */
@@ -148,7 +165,7 @@ export class RpcBlockSource implements BlockSource {
   private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
     if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r)))
       throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
-    const miscounted = hashes !== undefined && receipts.length !== hashes.length;
+    const miscounted = hashes !== undefined && receipts.length !== hashes.length && !isUnlistedStateSync(receipts, hashes, block);
     if (miscounted && !this.keepMiscountedReceipts) {
       throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes!.length} transactions`);
     }
@@ -158,7 +175,9 @@ export class RpcBlockSource implements BlockSource {
           `${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`,
         );
       }
-      if (hashes !== undefined && !miscounted && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
+      // The unlisted state-sync receipt, last, has no listed hash to match.
+      const listed = hashes !== undefined && !miscounted && i < hashes.length;
+      if (listed && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
         throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`);
       }
     });
