@@ -77,6 +77,23 @@ describe('the block record (0101) against the header', () => {
     ]);
   });
 
+  it("extra_data of a header longer than the dataset's 32 bytes (a Bor seal): the whole value or its first 32 bytes pass, nothing else", () => {
+    const polygon = truthOf(loadFixture('polygon-pos-9013760'));
+    const extra = String(polygon.block.header.extraData);
+    expect((extra.length - 2) / 2).toBeGreaterThan(32);
+    const polygonRecord = blockRecord(polygon.block);
+    const check = (value: unknown) => checkServiceBlock(polygon, [{ ...polygonRecord, extra_data: value }]).map((f) => f.check);
+    expect(check(extra)).toEqual([]);
+    expect(check(extra.slice(0, 66))).toEqual([]);
+    expect(check(extra.slice(2, 66))).toEqual([]);
+    for (const wrong of [extra.slice(0, 64), extra.slice(0, 68), `${extra.slice(0, 65)}${extra[65] === 'f' ? 'e' : 'f'}`, ''])
+      expect(check(wrong), wrong).toEqual(['service_block.extra_data']);
+    // A header of at most 32 bytes must be matched whole.
+    const short = String(truth.block.header.extraData);
+    if (short.length > 4)
+      expect(checkServiceBlock(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual(['service_block.extra_data']);
+  });
+
   it('skips _computed_receipt_root when the block was not verified (no recomputed root)', () => {
     const wrong = { ...record, _computed_receipt_root: '00'.repeat(32) };
     expect(checkServiceBlock(truth, [wrong]).map((f) => f.check)).toEqual(['service_block._computed_receipt_root']);
