@@ -12,6 +12,7 @@ import { main } from '../packages/service/src/cli/main.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
+import { loadFixture } from './helpers/fixtures.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const FROM = 1_000_001;
@@ -147,6 +148,26 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const pooled = await run([...RANGE, '--rpc', n.url, '--workers', '2']);
     expect([inline.status, pooled.status]).toEqual([1, 1]);
     expect(comparable(pooled.stdout)).toEqual(comparable(inline.stdout));
+  });
+
+  it('a chain outside the registry is not verifiable, naming --rules; with --rules its blocks are verified (inline and on workers)', async () => {
+    const hive = loadFixture('hive-generated-1');
+    const chain = String(hive.chain_id);
+    const number = String(Number(hive.header.number));
+    node = await startLoopbackNode(hive.chain_id!, new Map([[Number(hive.header.number), { header: hive.header, receipts: hive.receipts }]]));
+    const range = ['--chain', chain, '--from', number, '--to', number, '--rpc', node.url];
+    const unnamed = await run(range);
+    expect(unnamed.stderr).toBe('');
+    expect(unnamed.status).toBe(0);
+    expect(parseLines(unnamed.stdout)[1]).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringContaining('--rules') });
+    for (const extra of [[], ['--workers', '1']]) {
+      const named = await run([...range, '--rules', 'ethereum', ...extra]);
+      expect(named.status).toBe(0);
+      expect(parseLines(named.stdout)[1]).toMatchObject({ verdict: 'pass', failures: [] });
+    }
+    const wrong = await run([...range, '--rules', 'bitcoin']);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toMatch(/^evm-integrity: --rules names rule set "bitcoin"; expected one of ethereum/);
   });
 
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {

@@ -70,7 +70,10 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
   if (call.method === 'eth_getBlockByNumber') {
     if (block === undefined) return null;
     const count = block.transactions ?? block.receipts.length;
-    return { ...block.header, transactions: Array.from({ length: count }, (_, i) => syntheticTxHash(chainId, n, i)) };
+    return {
+      ...block.header,
+      transactions: Array.from({ length: count }, (_, i) => (block.receipts[i]?.transactionHash as string | undefined) ?? syntheticTxHash(chainId, n, i)),
+    };
   }
   if (call.method === 'eth_getBlockReceipts') return block === undefined ? null : block.receipts;
   throw new Error(`the loopback node has no method ${call.method}`);

@@ -1,11 +1,12 @@
 import { openSync, statSync, writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { auditRange, AuditTally, type AuditSummary } from 'evm-integrity/audit';
-import { BundleSource, SourceError } from 'evm-integrity/lineage';
+import type { RuleSetName } from 'evm-integrity';
+import { BundleSource, inlineBlockVerifier, SourceError } from 'evm-integrity/lineage';
 import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseUrl, serviceCrossCheck, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
-import { UsageError, workersOption } from './io.js';
+import { ruleSetName, UsageError, workersOption } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -51,6 +52,7 @@ function parse(argv: string[]) {
       quiet: { type: 'boolean' },
       record: { type: 'string' },
       workers: { type: 'string' },
+      rules: { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
@@ -70,7 +72,8 @@ function parse(argv: string[]) {
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
   const concurrency = positive(values.concurrency, '--concurrency', 4);
-  return { ...values, chainId, from, to, headHash, concurrency, workers: workersOption(values.workers) ?? 0 };
+  const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  return { ...values, chainId, from, to, headHash, concurrency, rules, workers: workersOption(values.workers) ?? 0 };
 }
 
 /** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
@@ -111,13 +114,13 @@ function progress(tally: AuditTally, total: number, io: AuditIo): () => void {
 }
 
 /** Worker threads that verify the blocks (`--workers N`); the pool's code loads only then. */
-async function verifyPool(workers: number) {
+async function verifyPool(workers: number, rules: RuleSetName | undefined) {
   const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
     import('../server/pool/verify-pool.js'),
     import('../server/pool/block-verifier.js'),
   ]);
   const pool = createVerifyPool(workers, []);
-  return { verify: poolBlockVerifier(pool), terminate: () => pool.terminate() };
+  return { verify: poolBlockVerifier(pool, rules), terminate: () => pool.terminate() };
 }
 
 /** The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is given. */
@@ -159,7 +162,9 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   let stopProgress: (() => void) | undefined;
-  const pool = options.workers > 0 ? await verifyPool(options.workers) : undefined;
+  const pool = options.workers > 0 ? await verifyPool(options.workers, options.rules) : undefined;
+  // The blocks of a chain outside the registry are verified by the rule set --rules names.
+  const verify = pool?.verify ?? (options.rules === undefined ? undefined : inlineBlockVerifier({ rules: options.rules }));
   try {
     if (next === options.from) output.write(`${JSON.stringify(header)}\n`);
     let summary: AuditSummary | undefined;
@@ -172,7 +177,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
         concurrency: options.concurrency,
         signal: controller.signal,
         ...(anchor && { anchor }),
-        ...(pool && { verify: pool.verify }),
+        ...(verify && { verify }),
         ...(crossCheck && { crossCheck }),
       });
       if (io.stderrIsTty && !options.quiet) stopProgress = progress(tally, options.to - options.from + 1, io);

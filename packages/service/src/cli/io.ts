@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EvmIntegrityError } from 'evm-integrity';
+import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 
 /** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
 export class UsageError extends EvmIntegrityError<Record<string, never>> {
@@ -47,4 +47,12 @@ export function workersOption(value: string | undefined): number | null {
   if (value === undefined) return null;
   if (!/^\d{1,3}$/.test(value)) throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
   return Number(value);
+}
+
+/** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */
+export function ruleSetName(value: string, option: string): RuleSetName {
+  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
+    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
+  }
+  return value as RuleSetName;
 }

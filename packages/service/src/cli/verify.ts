@@ -8,19 +8,12 @@ import {
   verifyLogsBloom,
   verifyReceiptRoot,
 } from 'evm-integrity/api';
-import { type ChainInfo, ChainRegistry, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
-import { LOCAL_DOCS_URL, readInput, UsageError, workersOption, type CliIo } from './io.js';
+import { type ChainInfo, ChainRegistry } from 'evm-integrity';
+import { LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
 import { verifyBlockFiles, type BlockFiles } from './verify-blocks.js';
 
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
 export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
-
-function ruleSetName(value: string, option: string): RuleSetName {
-  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
-    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
-  }
-  return value as RuleSetName;
-}
 
 /** `--chain 31337:ethereum` → a verifiable chain for this run. */
 function parseChainOption(value: string): ChainInfo {
