@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../packages/service/src/cli/main.js';
+import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
@@ -325,5 +326,41 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/^evm-integrity: --service needs the API key in EVM_DATA_SERVICE_API_KEY\n/);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('the --resume checkpoint read in chunks', () => {
+  it('a file of 20,000 lines (several read chunks, multi-byte text across their edges): every line handed on once, the torn line and the trailing reorg cut off', () => {
+    const file = tempFile('long.ndjson');
+    const header = { audit: { chain_id: 1, from: 100, to: 50_000 } };
+    const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+    const lines = [JSON.stringify(header)];
+    for (let n = 100; n < 20_100; n++)
+      lines.push(
+        JSON.stringify({
+          block_number: n,
+          block_hash: hash(n),
+          verdict: n % 7 === 0 ? 'not_verifiable' : 'pass',
+          failures: [],
+          ...(n % 7 === 0 && { reason: 'era … not verifiable ✓' }),
+        }),
+      );
+    const kept = `${lines.join('\n')}\n`;
+    const trailing = `${JSON.stringify({ reorg: { detected_at: 20_100, depth: 1, replaced: [] } })}\n{"block_number":20100,"block_ha`;
+    writeFileSync(file, kept + trailing);
+    const events: unknown[] = [];
+    const checkpoint = resumeFrom(file, header, (event) => events.push(event));
+    expect(checkpoint).toEqual({ next: 20_100, anchor: hash(20_099) });
+    expect(events).toHaveLength(20_000);
+    expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(Array.from({ length: 20_000 }, (_, i) => 100 + i));
+    expect(readFileSync(file, 'utf8')).toBe(kept);
+  });
+
+  it('a file of another audit is refused, and left as it was', () => {
+    const file = tempFile('other.ndjson');
+    const text = `${JSON.stringify({ audit: { chain_id: 1, from: 1, to: 2 } })}\n`;
+    writeFileSync(file, text);
+    expect(() => resumeFrom(file, { audit: { chain_id: 1, from: 1, to: 3 } }, () => undefined)).toThrow(/is the output of another audit/);
+    expect(readFileSync(file, 'utf8')).toBe(text);
   });
 });

@@ -4,8 +4,11 @@
  * audited, in order, and at most one torn line. Resuming cuts the file after its last audited
  * block line (dropping a torn line, a summary, unreachable blocks and a reorg line whose blocks
  * were not re-audited yet) and continues at the next block, linked to that block's hash.
+ *
+ * The file is read a chunk at a time and its lines handed on one by one, never held whole: the
+ * output of a chain's history (millions of lines, gigabytes) resumes in constant memory.
  */
-import { readFileSync, truncateSync } from 'node:fs';
+import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { AuditEvent, BlockAudit } from 'evm-integrity/audit';
 import { UsageError } from './io.js';
 
@@ -15,46 +18,80 @@ export interface AuditHeader {
 }
 
 export interface Checkpoint {
-  /** The lines kept, header excluded, for the summary. */
-  events: AuditEvent[];
   /** The next block to audit and the hash it must link to (undefined: the range's own anchor). */
   next: number;
   anchor: string | undefined;
 }
 
+const CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
 const isBlockLine = (line: unknown): line is BlockAudit => typeof line === 'object' && line !== null && 'block_number' in line && 'verdict' in line;
 
-/** Reads `file` as the output of the audit `header` describes, cuts it after its last audited block, and says where to go on. */
-export function resumeFrom(file: string, header: AuditHeader): Checkpoint {
-  let text: string;
+/** Each complete line of `fd` (without its newline) and the byte offset just after it; a last line without a newline is left out. */
+function* linesOf(fd: number): Generator<{ text: string; end: number }> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carry = Buffer.alloc(0);
+  let offset = 0; // of carry's first byte in the file
+  for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+    const bytes = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
+    let start = 0;
+    for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
+      yield { text: bytes.toString('utf8', start, newline), end: offset + newline + 1 };
+      start = newline + 1;
+    }
+    carry = Buffer.from(bytes.subarray(start)); // a copy: the chunk is reused
+    offset += start;
+  }
+}
+
+/**
+ * Reads `file` as the output of the audit `header` describes, hands each line kept to `onEvent`
+ * (header excluded), cuts the file after its last audited block, and says where to go on.
+ */
+export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: AuditEvent) => void): Checkpoint {
+  let fd: number;
   try {
-    text = readFileSync(file, 'utf8');
+    fd = openSync(file, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], next: header.audit.from, anchor: undefined };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { next: header.audit.from, anchor: undefined };
     throw new UsageError(`--resume cannot read ${file}: ${(error as Error).message}`);
   }
-  const lines: Array<{ value: unknown; end: number }> = [];
-  let at = 0;
-  for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', at)) {
-    try {
-      lines.push({ value: JSON.parse(text.slice(at, newline)), end: newline + 1 });
-    } catch {
-      throw new UsageError(`--resume: line ${lines.length + 1} of ${file} is not JSON; is it the output of an audit?`);
-    }
-    at = newline + 1;
-  }
-  const first = lines[0]?.value as Partial<AuditHeader> | undefined;
   const expected = JSON.stringify(header.audit);
-  if (first !== undefined && JSON.stringify(first.audit) !== expected)
-    throw new UsageError(`--resume: ${file} is the output of another audit (${JSON.stringify(first.audit ?? first)}), not of ${expected}`);
-  let last = -1;
-  lines.forEach(({ value }, i) => {
-    if (isBlockLine(value) && value.verdict !== 'unreachable') last = i;
-  });
-  const kept = lines.slice(1, last + 1).map((l) => l.value as AuditEvent);
-  const cut = last === -1 ? (lines[0]?.end ?? 0) : lines[last]!.end;
-  truncateSync(file, Buffer.byteLength(text.slice(0, cut), 'utf8'));
-  if (last === -1) return { events: [], next: header.audit.from, anchor: undefined };
-  const block = lines[last]!.value as BlockAudit;
-  return { events: kept, next: block.block_number + 1, anchor: block.block_hash ?? undefined };
+  let cut = 0;
+  let last: BlockAudit | undefined;
+  // Lines after the last audited block (a reorg line, an unreachable block): kept only if an audited block follows.
+  let pending: AuditEvent[] = [];
+  try {
+    let n = 0;
+    for (const { text, end } of linesOf(fd)) {
+      n++;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        throw new UsageError(`--resume: line ${n} of ${file} is not JSON; is it the output of an audit?`);
+      }
+      if (n === 1) {
+        const found = (value as Partial<AuditHeader>).audit;
+        if (JSON.stringify(found) !== expected)
+          throw new UsageError(`--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`);
+        cut = end;
+        continue;
+      }
+      if ((value as { summary?: unknown }).summary !== undefined) continue;
+      if (isBlockLine(value) && value.verdict !== 'unreachable') {
+        for (const event of pending) onEvent(event);
+        pending = [];
+        onEvent(value);
+        last = value;
+        cut = end;
+      } else pending.push(value as AuditEvent);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  truncateSync(file, cut);
+  if (last === undefined) return { next: header.audit.from, anchor: undefined };
+  return { next: last.block_number + 1, anchor: last.block_hash ?? undefined };
 }

@@ -149,8 +149,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   let next = options.from;
   let anchor = options.headHash;
   if (options.resume) {
-    const checkpoint = resumeFrom(options.out!, header);
-    for (const event of checkpoint.events) tally.add(event);
+    const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
     next = checkpoint.next;
     anchor = checkpoint.anchor ?? anchor;
   }
