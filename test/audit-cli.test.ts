@@ -171,6 +171,18 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(wrong.stderr).toMatch(/^evm-integrity: --rules names rule set "bitcoin"; expected one of ethereum/);
   });
 
+  it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {
+    const n = await start();
+    const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'audit', ...RANGE, '--rpc', n.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(result).toEqual({ status: 141, stderr: '' });
+  });
+
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
     const n = await start();
     const url = n.url;

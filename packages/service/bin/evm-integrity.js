@@ -4,4 +4,11 @@
 // (scripts/bundle-cli.mjs), which starts in a fraction of the time the module tree takes.
 import { main } from '../dist/cli-bundle/main.js';
 
+// A reader that stops early (`… | head`) closes the pipe: end as a command killed by SIGPIPE does
+// (status 141, nothing more printed), not with a stack trace.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(141);
+  throw error;
+});
+
 process.exitCode = await main(process.argv.slice(2));
