@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../packages/service/src/cli/main.js';
 import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
+import { runAudit } from '../packages/service/src/cli/audit.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
@@ -375,4 +376,24 @@ describe('the --resume checkpoint read in chunks', () => {
     expect(() => resumeFrom(file, { audit: { chain_id: 1, from: 1, to: 3 } }, () => undefined)).toThrow(/is the output of another audit/);
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
+});
+
+describe('progress on a terminal', () => {
+  it('redraws one line on stderr (blocks done, blocks/s, ETA, failures) when stderr is a terminal; nothing with --quiet', async () => {
+    const n = await start();
+    n.delayMs = 25; // 60 calls, one at a time: past the first redraw at 1 s
+    const drawn = async (extra: string[]) => {
+      let stderr = '';
+      const status = await runAudit([...RANGE, '--rpc', n.url, '--concurrency', '1', ...extra], {
+        stdout: () => undefined,
+        stderr: (text) => void (stderr += text),
+        stderrIsTty: true,
+      });
+      return { status, stderr };
+    };
+    const shown = await drawn([]);
+    expect(shown.status).toBe(0);
+    expect(shown.stderr).toMatch(/^(\r\d+\/30 blocks, \d+\.\d blocks\/s, ETA (\d+ s|\?), 0 failed )+\n$/);
+    expect(await drawn(['--quiet'])).toEqual({ status: 0, stderr: '' });
+  }, 20_000);
 });
