@@ -191,7 +191,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     node = undefined;
     const result = await run(['--chain', '1', '--from', String(FROM), '--to', String(FROM + 2), '--rpc', url]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/the source is unreachable at block 1000001/);
+    expect(result.stderr).toMatch(/^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered eth_chainId with a network error.*; continue later with --from 1000001/);
     const lines = parseLines(result.stdout);
     expect(lines[1]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });
     expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: FROM });
@@ -328,6 +328,20 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     expect(replay.status).toBe(1);
     expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
     expect(failedLines(replay.stdout)).toEqual([{ block: 1000023, checks: ['service_logs.altered'] }]);
+  });
+
+  it("--chunk-size N: the datasets are asked for N blocks at a time; a replay needs the recording's chunk size", async () => {
+    const { node: n, service: s } = await both();
+    const bundle = tempFile('chunked.json');
+    const live = await run([...RANGE, '--rpc', n.url, '--service', s.url, '--chunk-size', '7', '--record', bundle], undefined, withKey);
+    expect(live.status).toBe(0);
+    const ranges = s.requests.filter((r) => r.path === '/v1/evm/raw/blocks' && r.body.cursor === undefined).map((r) => [r.body.from_block, r.body.to_block]);
+    expect(ranges[0]).toEqual([FROM, 1_000_005]); // chunks are aligned to multiples of 7
+    expect(ranges.every(([from, to]) => (to as number) - (from as number) < 7)).toBe(true);
+    expect(comparable((await run([...RANGE, '--bundle', bundle, '--chunk-size', '7'])).stdout)).toEqual(comparable(live.stdout));
+    const mismatched = await run([...RANGE, '--bundle', bundle]);
+    expect(mismatched.status).toBe(2);
+    expect(mismatched.stderr).toMatch(/a replay needs the recording's --chunk-size/);
   });
 
   it('--service without EVM_DATA_SERVICE_API_KEY: exit 2 naming the variable, and no --out file', async () => {

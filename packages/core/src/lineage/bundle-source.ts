@@ -62,7 +62,7 @@ export class BundleSource implements LineageSource, BlockSource {
     const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
     const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
     if (recorded === undefined)
-      throw new SourceError(`the bundle has no answer to ${what} (record the audit with --service to replay its dataset checks)`, {
+      throw new SourceError(`the bundle has no answer to ${what} (a replay needs the recording's --chunk-size, and a recording made with --service)`, {
         path: 'exchanges',
         reason: 'missing',
         expected: `an answer to ${what}`,

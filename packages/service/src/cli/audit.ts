@@ -1,6 +1,6 @@
 import { openSync, statSync, writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { auditRange, AuditTally, type AuditSummary } from 'evm-integrity/audit';
+import { auditRange, AuditTally, isReorg, type AuditSummary } from 'evm-integrity/audit';
 import type { RuleSetName } from 'evm-integrity';
 import { BundleSource, inlineBlockVerifier, SourceError } from 'evm-integrity/lineage';
 import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseUrl, serviceCrossCheck, writeBundle } from 'evm-integrity/node';
@@ -53,6 +53,7 @@ function parse(argv: string[]) {
       record: { type: 'string' },
       workers: { type: 'string' },
       rules: { type: 'string' },
+      'chunk-size': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
@@ -73,7 +74,8 @@ function parse(argv: string[]) {
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
   const concurrency = positive(values.concurrency, '--concurrency', 4);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
-  return { ...values, chainId, from, to, headHash, concurrency, rules, workers: workersOption(values.workers) ?? 0 };
+  const chunkSize = positive(values['chunk-size'], '--chunk-size', 100);
+  return { ...values, chainId, from, to, headHash, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
 }
 
 /** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
@@ -167,6 +169,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   try {
     if (next === options.from) output.write(`${JSON.stringify(header)}\n`);
     let summary: AuditSummary | undefined;
+    let unreachable: string | undefined;
     if (next <= options.to) {
       const audit = auditRange({
         source,
@@ -174,6 +177,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
         from: next,
         to: options.to,
         concurrency: options.concurrency,
+        chunkSize: options.chunkSize,
         signal: controller.signal,
         ...(anchor && { anchor }),
         ...(verify && { verify }),
@@ -183,6 +187,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
       for await (const event of audit) {
         tally.add(event);
         output.write(`${JSON.stringify(event)}\n`);
+        if (!isReorg(event) && event.verdict === 'unreachable') unreachable = event.reason;
       }
       summary = audit.summary();
     }
@@ -196,7 +201,9 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     }
     output.write(`${JSON.stringify({ summary: total })}\n`);
     if (total.verdicts.unreachable > 0) {
-      io.stderr(`evm-integrity: the source is unreachable at block ${total.next_block}; ${howToContinue(options.out, total.next_block)}\n`);
+      io.stderr(
+        `evm-integrity: stopped at block ${total.next_block}: ${unreachable ?? 'the source is unreachable'}; ${howToContinue(options.out, total.next_block)}\n`,
+      );
       return 2;
     }
     return total.verdicts.fail > 0 ? 1 : 0;

@@ -51,6 +51,7 @@ export const AUDIT_USAGE = `Usage:
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
                       [--head-hash H] [--concurrency K] [--out FILE] [--resume]
                       [--quiet] [--record FILE] [--workers N] [--rules NAME]
+                      [--chunk-size N]
 
 Audits every block of N..M: its header hashes to its hash, it links to its parent
 (block N to --head-hash when given), its receipts reproduce receiptsRoot and
@@ -65,7 +66,9 @@ it stopped. --concurrency: blocks fetched ahead (default 4). --workers N: the
 blocks are verified on N worker threads, up to --concurrency at once (default:
 on this thread). --rules NAME: the rule set of a chain outside the registry
 (ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
-are not verifiable. Progress on stderr when it is a terminal, unless --quiet.
+are not verifiable. --chunk-size N: blocks per request of the service's datasets
+(default 100; smaller for blocks with many logs; a replay needs the recording's).
+Progress on stderr when it is a terminal, unless --quiet.
 Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
 fails, 2 bad input or a source unreachable past its retries, 130 interrupted
 (Ctrl-C; the message says how to resume). Details: docs/audit.md.`;
