@@ -191,7 +191,9 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     node = undefined;
     const result = await run(['--chain', '1', '--from', String(FROM), '--to', String(FROM + 2), '--rpc', url]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered eth_chainId with a network error.*; continue later with --from 1000001/);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered eth_chainId with a network error.*; continue later with --from 1000001/,
+    );
     const lines = parseLines(result.stdout);
     expect(lines[1]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });
     expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: FROM });
