@@ -439,6 +439,15 @@ describe('ServiceDatasets: reading the pages', () => {
     await expect(datasets.records('logs', 1, 1, 5)).rejects.toThrow(new SourceError('the service gave cursor "again" twice for raw/logs 1-5: its pages loop'));
   });
 
+  it('refuses pages that never end (a new cursor every time) after 10,000 pages', async () => {
+    let asked = 0;
+    const endless = new ServiceDatasets(async () => ({ data: [record(1)], cursor: `c${++asked}`, count: 1 }));
+    await expect(endless.records('logs', 1, 1, 5)).rejects.toThrow(
+      /^the service gave more than 10000 pages of raw\/logs for blocks 1-5 and its cursor does not end/,
+    );
+    expect(asked).toBe(10_000);
+  });
+
   it('refuses an answer without its records, or a record without its block number, naming the member', async () => {
     await expect(scripted([{ cursor: null }]).datasets.records('blocks', 1, 1, 5)).rejects.toThrow(
       "the service's answer to raw/blocks 1-5 (page 1) is unusable: data: expected an array of records, got undefined",

@@ -83,6 +83,10 @@ export class ServiceDatasets {
     let cursor: string | null = null;
     for (let page = 1; ; page++) {
       signal?.throwIfAborted();
+      if (page > MAX_PAGES)
+        throw new SourceError(
+          `the service gave more than ${MAX_PAGES} pages of raw/${dataset} for blocks ${from}-${to} and its cursor does not end (if the blocks truly hold that many records, lower --chunk-size)`,
+        );
       const body = { chain_id: chainId, from_block: from, to_block: to, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
       const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`);
       records.push(...read.records);
@@ -94,6 +98,13 @@ export class ServiceDatasets {
     }
   }
 }
+
+/**
+ * Pages of one request at most: a cursor that never ends (distinct cursors, pages that never
+ * empty) would otherwise hold the audit and its memory forever. At the page limit of 1000 records,
+ * ten million records: 100 blocks of the busiest mainnet blocks hold a fifth of that.
+ */
+const MAX_PAGES = 10_000;
 
 /** Records by their block number. */
 function byBlock(records: readonly JsonObject[]): Map<number, JsonObject[]> {
