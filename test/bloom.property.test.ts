@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockBloom, bloomContains, logsBloom, receiptsCommitment, RULE_SETS } from '../packages/core/src/index.js';
+import { blockBloom, bloomContains, logsBloom, receiptsCommitment, RULE_SETS, type Log } from '../packages/core/src/index.js';
 import { logArb, receiptArb } from './helpers/arbitraries.js';
 import { oracleBloom } from './helpers/oracle.js';
 
@@ -58,6 +58,43 @@ describe('logs bloom properties', () => {
       fc.property(fc.array(log, { minLength: 100, maxLength: 400 }), (logs) => {
         const repeated = [...logs, ...logs.slice(0, 50)];
         expect(blockBloom([{ type: 0, status: 1, cumulativeGasUsed: 0n, logs: repeated }])).toEqual(oracleBloom(repeated));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("an item that is the same object as the previous log's at its place (as the request decoder shares them) gives the bits of a copy, across receipts and table growth (100 runs)", () => {
+    // Each log's items are fresh, or the very objects of the log before: at the same place
+    // (the fast path), or at another place (which must not take the other place's bits).
+    const topic = fc.uint8Array({ minLength: 32, maxLength: 32 });
+    const choice = fc.record({
+      fresh: fc.record({
+        address: logArb.map((log) => log.address),
+        topics: fc.array(topic, { minLength: 4, maxLength: 4 }),
+        data: fc.constant(new Uint8Array(0)),
+      }),
+      shareAddress: fc.boolean(),
+      topicFrom: fc.array(fc.integer({ min: -1, max: 3 }), { maxLength: 4 }),
+    });
+    const shared = (choices: Array<{ fresh: Log; shareAddress: boolean; topicFrom: number[] }>): Log[] => {
+      const logs: Log[] = [];
+      for (const { fresh, shareAddress, topicFrom } of choices) {
+        const before = logs.at(-1);
+        const topics = topicFrom.map((from, i) => (before !== undefined && from >= 0 && from < before.topics.length ? before.topics[from]! : fresh.topics[i]!));
+        logs.push({ address: before !== undefined && shareAddress ? before.address : fresh.address, topics, data: fresh.data });
+      }
+      return logs;
+    };
+    const copied = (logs: Log[]): Log[] => logs.map((log) => ({ address: log.address.slice(), topics: log.topics.map((t) => t.slice()), data: log.data }));
+    fc.assert(
+      fc.property(fc.array(choice, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 5 }), (choices, receiptCount) => {
+        const logs = shared(choices);
+        const per = Math.ceil(logs.length / receiptCount);
+        const receipts = (list: Log[]) =>
+          Array.from({ length: receiptCount }, (_, r) => ({ type: 0, status: 1 as const, cumulativeGasUsed: 0n, logs: list.slice(r * per, (r + 1) * per) }));
+        const expected = receiptsCommitment(receipts(copied(logs)));
+        expect(receiptsCommitment(receipts(logs))).toEqual(expected);
+        expect(expected.logsBloom).toEqual(oracleBloom(logs));
       }),
       { numRuns: 100 },
     );
