@@ -5,13 +5,11 @@
  */
 import { show } from '../lineage/show.js';
 import type { AuditFailure, BlockTruth } from './types.js';
-import { failure, hexText, instantText, integerText, isoOfTimestamp, jsonQuantity, same, type FieldRule } from './service-values.js';
+import { differences, failure, hexText, instantText, integerText, isoOfTimestamp, jsonQuantity, type FieldRule } from './service-values.js';
 
 /** A field of the block record, where the chain's value comes from, and how the two are compared. */
 interface BlockField extends FieldRule {
   truth: (truth: BlockTruth) => unknown;
-  /** Another form of the chain's value the dataset may hold instead, by its definition. */
-  alsoAccepted?: (expected: unknown) => unknown;
 }
 
 /**
@@ -52,23 +50,13 @@ export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Reco
         : `the service has ${records.length} block records for block ${truth.number}`;
     return [failure('service_block.present', message, { block_number: truth.number, records: records.length })];
   }
-  const record = records[0]!;
-  const failures: AuditFailure[] = [];
-  for (const rule of BLOCK_FIELDS) {
-    const { field } = rule;
-    const expected = rule.truth(truth);
-    if (expected === undefined || same(rule, record[field], expected)) continue;
-    const other = rule.alsoAccepted?.(expected);
-    if (other !== undefined && same(rule, record[field], other)) continue;
-    const found = record[field] ?? null;
-    failures.push(
-      failure(`service_block.${field}`, `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`, {
-        block_number: truth.number,
-        field,
-        expected,
-        found,
-      }),
-    );
-  }
-  return failures;
+  const chain = Object.fromEntries(BLOCK_FIELDS.map((rule) => [rule.field, rule.truth(truth)]));
+  return Object.entries(differences(records[0]!, chain, BLOCK_FIELDS)).map(([field, { expected, found }]) =>
+    failure(`service_block.${field}`, `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`, {
+      block_number: truth.number,
+      field,
+      expected,
+      found,
+    }),
+  );
 }

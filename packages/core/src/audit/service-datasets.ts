@@ -12,7 +12,7 @@ import { show } from '../lineage/show.js';
 import { SourceError } from '../lineage/source.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
-import { integerOf } from './service-values.js';
+import { groupBy, integerOf } from './service-values.js';
 import type { AuditFailure, BlockTruth, CrossCheck } from './types.js';
 
 /** The raw datasets the audit reads: block records (0101) and log records (0103). */
@@ -106,17 +106,8 @@ export class ServiceDatasets {
  */
 const MAX_PAGES = 10_000;
 
-/** Records by their block number. */
-function byBlock(records: readonly JsonObject[]): Map<number, JsonObject[]> {
-  const grouped = new Map<number, JsonObject[]>();
-  for (const record of records) {
-    const n = integerOf(record.block_number)!;
-    const list = grouped.get(n);
-    if (list === undefined) grouped.set(n, [record]);
-    else list.push(record);
-  }
-  return grouped;
-}
+/** Records by their block number (readPage has checked that each has one). */
+const byBlock = (records: readonly JsonObject[]) => groupBy(records, (record) => integerOf(record.block_number)!);
 
 /**
  * The hosted service's raw datasets as a range audit's cross-check: for each chunk, its block

@@ -10,6 +10,7 @@ import type { AuditFailure, BlockTruth } from './types.js';
 import {
   differences,
   failure,
+  groupBy,
   hexListText,
   hexOrNoneText,
   hexText,
@@ -99,7 +100,7 @@ function contentKey(value: JsonObject, fields: readonly FieldRule[]): string | n
  * are all wrong costs a lookup per log, not a scan.
  */
 class MovedRecords {
-  private readonly byKey = new Map<string, Map<string, JsonObject[]>>();
+  private readonly byKey = new Map<string, Map<string | null, JsonObject[]>>();
   private readonly taken = new Set<JsonObject>();
 
   constructor(private readonly records: readonly JsonObject[]) {}
@@ -110,14 +111,8 @@ class MovedRecords {
     const signature = fields.map((rule) => rule.field).join(',');
     let index = this.byKey.get(signature);
     if (index === undefined) {
-      index = new Map();
-      for (const record of this.records) {
-        const key = contentKey(record, fields);
-        if (key === null) continue;
-        const list = index.get(key);
-        if (list === undefined) index.set(key, [record]);
-        else list.push(record);
-      }
+      index = groupBy(this.records, (record) => contentKey(record, fields));
+      index.delete(null); // a record with a value of the wrong kind has no content to match
       this.byKey.set(signature, index);
     }
     const key = contentKey(expected, fields);
@@ -143,14 +138,10 @@ class MovedRecords {
  * matched record that differs is altered (the fields, expected and found).
  */
 export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
-  const byPlace = new Map<string, JsonObject[]>();
-  const leftOver: JsonObject[] = [];
-  for (const record of records) {
-    const place = placeOf(record);
-    if (place === null) leftOver.push(record);
-    else if (byPlace.has(place)) byPlace.get(place)!.push(record);
-    else byPlace.set(place, [record]);
-  }
+  const byPlace = groupBy(records, placeOf);
+  // A record without a usable place can only be matched by its content.
+  const leftOver: JsonObject[] = byPlace.get(null) ?? [];
+  byPlace.delete(null);
 
   const altered: Array<{ tx_index: number; log_index: number; fields: Record<string, FieldDifference> }> = [];
   const unmatched: ChainLog[] = [];

@@ -21,12 +21,29 @@ export interface FieldDifference {
 export interface FieldRule {
   field: string;
   canonical: (value: unknown) => string | null;
+  /** Another form of the chain's value that the dataset may hold instead, by the dataset's definition (undefined: none). */
+  alsoAccepted?: (expected: unknown) => unknown;
 }
 
-/** Whether a record's value equals the chain's under `rule`. */
+/** Whether a record's value equals the chain's under `rule` (or the other form the rule accepts). */
 export function same(rule: FieldRule, found: unknown, expected: unknown): boolean {
   const text = rule.canonical(found);
-  return text !== null && text === rule.canonical(expected);
+  if (text === null) return false;
+  if (text === rule.canonical(expected)) return true;
+  const other = rule.alsoAccepted?.(expected);
+  return other !== undefined && text === rule.canonical(other);
+}
+
+/** `items` grouped by `keyOf`, each group in the items' order. */
+export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [item]);
+    else group.push(item);
+  }
+  return groups;
 }
 
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
