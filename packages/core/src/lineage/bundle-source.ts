@@ -5,6 +5,10 @@ import { SourceError, type BlockJson, type BlockSource, type GenesisAnswer, type
 
 export { parseBundle, type Bundle } from './bundle.js';
 
+/** The bundle lacks the answer to a request, so it cannot support the audit: the input's fault. */
+const noAnswer = (what: string, hint = '') =>
+  new SourceError(`the bundle has no answer to ${what}${hint}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
+
 /**
  * Answers lineage requests and block lookups from a bundle, fully offline. A request is
  * answered by the first recorded exchange of its path whose identifying members are equal
@@ -30,8 +34,7 @@ export class BundleSource implements LineageSource, BlockSource {
   async record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
     const recorded = this.index.records.get(lineageKey(chainId, tracingId));
     const what = `lineage/record for tracing id ${plain(tracingId)} on chain ${chainId}`;
-    if (recorded === undefined)
-      throw new SourceError(`the bundle has no answer to ${what}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
+    if (recorded === undefined) throw noAnswer(what);
     return this.contentOf(recorded, what);
   }
 
@@ -61,12 +64,7 @@ export class BundleSource implements LineageSource, BlockSource {
   async rawPage(path: string, chainId: number, from: number, to: number, cursor: string | null): Promise<unknown> {
     const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
     const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
-    if (recorded === undefined)
-      throw new SourceError(`the bundle has no answer to ${what} (a replay needs the recording's --chunk-size, and a recording made with --service)`, {
-        path: 'exchanges',
-        reason: 'missing',
-        expected: `an answer to ${what}`,
-      });
+    if (recorded === undefined) throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
     if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
     return recorded.answer;
   }

@@ -81,6 +81,14 @@ function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown
   throw new SourceError(`${at}: expected ${expected}`, { path: at, reason: 'invalid_format', expected });
 }
 
+/** The cursor a paged request sent: null for the first page (absent or null). */
+function cursorOf(exchange: Exchange, path: string): string | null {
+  const cursor = exchange.body.cursor ?? null;
+  if (cursor !== null && typeof cursor !== 'string')
+    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
+  return cursor;
+}
+
 /** Checks one exchange's shape and indexes it when the walk may ask for it. */
 function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'an exchange {method, path, body, status, response}', value);
@@ -130,23 +138,18 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
     if (!index.records.has(key)) index.records.set(key, { path, status: exchange.status, answer });
     return;
   }
-  const cursor = body.cursor ?? null;
-  if (cursor !== null && typeof cursor !== 'string')
-    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
-  const key = lineageKey(chainId, tracingId, cursor);
+  const key = lineageKey(chainId, tracingId, cursorOf(exchange, path));
   const answer = contentOf(exchange, path, readGenesisPage);
   if (!index.genesisPages.has(key)) index.genesisPages.set(key, { path, status: exchange.status, answer });
 }
 
 /** Indexes a page of a raw dataset asked for by block range, as a range audit's cross-check records it. */
 function readRangePage(exchange: Exchange, endpoint: string, chainId: number, path: string, index: BundleIndex): void {
-  const { from_block: from, to_block: to, cursor = null } = exchange.body;
+  const { from_block: from, to_block: to } = exchange.body;
   if (!isBlockNumber(from))
     throw bundleProblem(`${path}.body.from_block`, 'the first block of the range sent (a non-negative integer), or block_numbers', from);
   if (!isBlockNumber(to)) throw bundleProblem(`${path}.body.to_block`, 'the last block of the range sent (a non-negative integer)', to);
-  if (cursor !== null && typeof cursor !== 'string')
-    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
-  const key = rawPageKey(endpoint, chainId, from, to, cursor);
+  const key = rawPageKey(endpoint, chainId, from, to, cursorOf(exchange, path));
   if (!index.rawPages.has(key)) index.rawPages.set(key, { path, status: exchange.status, answer: exchange.status === 200 ? exchange.response : null });
 }
 
