@@ -1,12 +1,12 @@
 import { openSync, statSync, writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { auditRange, AuditTally, isReorg, type AuditSummary } from 'evm-integrity/audit';
-import type { RuleSetName } from 'evm-integrity';
 import { BundleSource, inlineBlockVerifier, SourceError } from 'evm-integrity/lineage';
 import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseUrl, serviceCrossCheck, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
-import { ruleSetName, UsageError, workersOption } from './io.js';
+import { startBlockPool } from './block-pool.js';
+import { ruleSetName, serviceApiKey, UsageError, workersOption } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -115,22 +115,11 @@ function progress(tally: AuditTally, total: number, io: AuditIo): () => void {
   };
 }
 
-/** Worker threads that verify the blocks (`--workers N`); the pool's code loads only then. */
-async function verifyPool(workers: number, rules: RuleSetName | undefined) {
-  const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
-    import('../server/pool/verify-pool.js'),
-    import('../server/pool/block-verifier.js'),
-  ]);
-  const pool = createVerifyPool(workers, []);
-  return { verify: poolBlockVerifier(pool, rules), terminate: () => pool.terminate() };
-}
-
 /** The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is given. */
 function liveSources(options: ReturnType<typeof parse>, env: NodeJS.ProcessEnv, recorder: BundleRecorder | undefined) {
   const recording = recorder && { recorder };
   if (options.service === undefined) return { source: new RpcBlockSource({ url: options.rpc!, keepMiscountedReceipts: true, ...recording }) };
-  const apiKey = env.EVM_DATA_SERVICE_API_KEY;
-  if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  const apiKey = serviceApiKey(env);
   const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording });
   const rpc =
     options.rpc === undefined ? { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } } : { url: options.rpc };
@@ -163,7 +152,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   let stopProgress: (() => void) | undefined;
-  const pool = options.workers > 0 ? await verifyPool(options.workers, options.rules) : undefined;
+  const pool = options.workers > 0 ? await startBlockPool(options.workers, options.rules) : undefined;
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const verify = pool?.verify ?? (options.rules === undefined ? undefined : inlineBlockVerifier({ rules: options.rules }));
   try {

@@ -56,3 +56,10 @@ export function ruleSetName(value: string, option: string): RuleSetName {
   }
   return value as RuleSetName;
 }
+
+/** The hosted service's API key, from EVM_DATA_SERVICE_API_KEY: a command with `--service` needs it. */
+export function serviceApiKey(env: NodeJS.ProcessEnv): string {
+  const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+  if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  return apiKey;
+}

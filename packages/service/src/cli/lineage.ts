@@ -3,7 +3,8 @@ import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { readBundleFile } from './bundle-file.js';
-import { UsageError, workersOption } from './io.js';
+import { startBlockPool } from './block-pool.js';
+import { serviceApiKey, UsageError, workersOption } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 
@@ -52,8 +53,8 @@ export async function runLineage(
 
   const workers = workersOption(values.workers) ?? 0;
   // The block checks on worker threads when asked (--workers N); inline by default.
-  const pool = workers === 0 ? undefined : (await import('../server/pool/verify-pool.js')).createVerifyPool(workers, []);
-  const verify = pool && (await import('../server/pool/block-verifier.js')).poolBlockVerifier(pool);
+  const pool = workers === 0 ? undefined : await startBlockPool(workers);
+  const verify = pool?.verify;
   let report: LineageReport;
   try {
     if (values.bundle !== undefined) {
@@ -69,8 +70,7 @@ export async function runLineage(
       }
       report = audit.value;
     } else {
-      const apiKey = env.EVM_DATA_SERVICE_API_KEY;
-      if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+      const apiKey = serviceApiKey(env);
       const recorder = values.record === undefined ? undefined : new BundleRecorder();
       const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
       const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });

@@ -1,0 +1,21 @@
+/**
+ * Worker threads that verify blocks for a command (`lineage --workers N`, `audit --workers N`).
+ * The pool's code is loaded only when a command asks for one, so that the others start as fast.
+ */
+import type { RuleSetName } from 'evm-integrity';
+import type { BlockVerifier } from 'evm-integrity/lineage';
+
+export interface BlockPool {
+  verify: BlockVerifier;
+  terminate(): Promise<void>;
+}
+
+/** A pool of `workers` threads verifying blocks of the built-in chains, under `rules` when named (`--rules`). */
+export async function startBlockPool(workers: number, rules?: RuleSetName): Promise<BlockPool> {
+  const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
+    import('../server/pool/verify-pool.js'),
+    import('../server/pool/block-verifier.js'),
+  ]);
+  const pool = createVerifyPool(workers, []);
+  return { verify: poolBlockVerifier(pool, rules), terminate: () => pool.terminate() };
+}
