@@ -379,7 +379,7 @@ describe('the --resume checkpoint read in chunks', () => {
     writeFileSync(file, kept + trailing);
     const events: unknown[] = [];
     const checkpoint = resumeFrom(file, header, (event) => events.push(event));
-    expect(checkpoint).toEqual({ next: 20_100, anchor: hash(20_099) });
+    expect(checkpoint).toEqual({ next: 20_100, lastHash: hash(20_099), headerKept: true });
     expect(events).toHaveLength(20_000);
     expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(Array.from({ length: 20_000 }, (_, i) => 100 + i));
     expect(readFileSync(file, 'utf8')).toBe(kept);

@@ -112,8 +112,13 @@ describe('the evm-integrity binary', () => {
   });
 
   it('verify block on a block without chain id: --rules names the rule set', () => {
-    expect(run(['verify', 'block', 'fixtures/blocks/t8n-generated-geth-t8n-33-exp.json']).code).toBe(2);
-    expect(run(['verify', 'block', 'fixtures/blocks/t8n-generated-geth-t8n-33-exp.json', '--rules', 'ethereum']).code).toBe(0);
+    const { chain_id: _named, ...unnamed } = loadFixture('mainnet-22869878');
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-unnamed-')), 'block.json');
+    writeFileSync(file, JSON.stringify(unnamed));
+    expect(run(['verify', 'block', file]).code).toBe(2);
+    const ruled = run(['verify', 'block', file, '--rules', 'ethereum']);
+    expect(ruled.code).toBe(0);
+    expect(JSON.parse(ruled.stdout)).toMatchObject({ chain_id: null, rules: 'ethereum', verdict: 'identical' });
   });
 
   it.each([

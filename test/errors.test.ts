@@ -9,6 +9,7 @@ import * as lineage from '../packages/core/src/lineage/index.js';
 import * as node from '../packages/core/src/node.js';
 import * as service from '../packages/service/src/index.js';
 import { UsageError } from '../packages/service/src/cli/io.js';
+import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
 
 /** What `attempt` throws; fails the test when it returns. */
 function thrown(attempt: () => unknown): unknown {
@@ -22,8 +23,29 @@ function thrown(attempt: () => unknown): unknown {
 
 const receipt: root.Receipt = { type: 0, status: 1, cumulativeGasUsed: 1n, logs: [] };
 
+/** What a promise rejects with; fails the test when it resolves. */
+async function rejected(attempt: () => Promise<unknown>): Promise<unknown> {
+  return attempt().then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
+/** A node of chain 1 on loopback, asked whether it serves chain 5. */
+async function askedForAnotherChain(): Promise<unknown> {
+  const node1 = await startLoopbackNode(1, fixtureChain(1_000_001, 1_000_001));
+  try {
+    return await rejected(() => new node.RpcBlockSource({ url: node1.url }).checkChain(5));
+  } finally {
+    await node1.close();
+  }
+}
+
 /** One real throw of each exported error class (the root is abstract), and the code it must carry. */
 const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErrorCode }> = {
+  ChainMismatchError: { error: askedForAnotherChain, code: 'SOURCE_CHAIN_MISMATCH' },
   UnknownReceiptTypeError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, type: 0x99 })), code: 'RECEIPT_TYPE_UNKNOWN' },
   InvalidReceiptError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })), code: 'RECEIPT_INVALID' },
   InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
@@ -58,11 +80,11 @@ describe('the error family', () => {
     expect(strays.map(({ entry, name }) => `${entry}: ${name}`)).toEqual([]);
   });
 
-  it('each one, raised by the code that raises it, carries its typed code', () => {
+  it('each one, raised by the code that raises it, carries its typed code', async () => {
     const names = [...new Set(exported.map(({ name }) => name))].filter((name) => name !== 'EvmIntegrityError');
     expect(names.sort()).toEqual(Object.keys(RAISED).sort());
     for (const [name, { error, code }] of Object.entries(RAISED)) {
-      const raised = error();
+      const raised = await error();
       expect(raised, name).toBeInstanceOf(root.EvmIntegrityError);
       expect(raised, name).toMatchObject({ name, code });
     }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
-import { verifyLineage } from '../packages/core/src/api/lineage.js';
+import { auditBundle, bundleParameter, verifyLineage } from '../packages/core/src/api/lineage.js';
 import { BundleSource, type Bundle } from '../packages/core/src/lineage/bundle-source.js';
 import type { LineageReport } from '../packages/core/src/lineage/report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
@@ -59,10 +59,9 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.records[0]!.checks.filter((c) => c.subject.startsWith('genesis.function_results'))).toHaveLength(2);
   });
 
-  const tampered: Array<[string, (b: Bundle) => void, string]> = [
+  const tampered: Array<[string, (b: Bundle) => void, string | string[]]> = [
     ['a reserve changed', (b) => (answer(b, '/evm/lineage/record', PAIR_RECORD).data.record.reserves[0] = '1'), 'record.reserves'],
     ['a log moved to another index', (b) => (answer(b, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].log_index = 1), 'log.position'],
-    ['a receipt dropped from the block', (b) => b.blocks[0]!.receipts.pop(), 'block.receipts_root'],
     ['a topic altered', (b) => (answer(b, '/evm/lineage/genesis', WETH_RECORD).data.genesis.logs[0].topics[1] = 'ff'.repeat(32)), 'log.position'],
     [
       'a decoded output that disagrees with its bytes',
@@ -70,6 +69,7 @@ describe('lineage walker on bundles built from a real block', () => {
       'function_result.decoded_output',
     ],
     ['a header field changed', (b) => ((b.blocks[0]!.header as Record<string, unknown>).gasUsed = '0x1'), 'block.header_hash'],
+    ['a receipt dropped from the block', (b) => b.blocks[0]!.receipts.pop(), ['block.receipts_root', 'block.logs_bloom']],
     ['a parent cycle', (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.parent_tracing_ids = [PAIR_RECORD]), 'parents.cycle'],
   ];
 
@@ -78,7 +78,7 @@ describe('lineage walker on bundles built from a real block', () => {
     tamper(bundle);
     const report = await walk(bundle);
     expect(report.verdict).toBe('fail');
-    expect(failed(report)).toEqual([expected]);
+    expect(failed(report)).toEqual([expected].flat());
   });
 
   it('a missing parent (the service answered 404) is reported', async () => {
@@ -101,12 +101,28 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'record.reserves')).toEqual([]);
   });
 
-  it('without blocks, log checks are skipped, never passed', async () => {
+  it('without blocks, log checks are skipped, never passed, and the lineage is not verifiable', async () => {
     const bundle = buildBundle();
     bundle.blocks = [];
     const report = await walk(bundle);
     expect(statusOf(report, 'log.position').every((s) => s === 'skipped')).toBe(true);
     expect(statusOf(report, 'block.available')).toContain('skipped');
+    expect(report).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringMatching(/^block.available \(block 19426587\): the source has no such block/),
+    });
+  });
+
+  it('a lineage with no genesis log has no block checked on chain: not verifiable, never a pass', async () => {
+    const bundle = buildBundle();
+    for (const tracingId of [PAIR_RECORD, WETH_RECORD])
+      for (const exchange of bundle.exchanges.filter((e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId))
+        (exchange.response as any).data.genesis.logs = [];
+    // The records' block_number stays; no log holds any of it to the chain.
+    const report = await walk(bundle);
+    expect(statusOf(report, 'block.header_hash')).toEqual([]);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.reason).toMatch(/no block was checked on chain/);
   });
 
   it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {
@@ -123,18 +139,15 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'log.position')).toEqual(['skipped', 'skipped']);
     expect(checks.find((c) => c.check === 'log.position')!.reason).toMatch(/cannot be verified/);
     expect(failed(report)).toEqual([]);
+    expect(report.verdict).toBe('not_verifiable');
   });
 
-  it('a receipt type the rule set does not know makes the block not verifiable, not a crash', async () => {
+  it('a receipt type the rule set does not know is bad input naming the member (the endpoint 400), not a crash', async () => {
     const bundle = buildBundle();
     (bundle.blocks[0]!.receipts as Array<Record<string, unknown>>)[0]!.type = '0x9';
-    const report = await walk(bundle);
-    const rootCheck = report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!;
-    expect(rootCheck).toMatchObject({
-      status: 'skipped',
-      reason: expect.stringMatching(/^not verifiable: receipt 0 has type 9, which the ethereum rule set does not know/),
-    });
-    expect(failed(report)).toEqual([]);
+    const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+    expect(audit.ok).toBe(false);
+    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({ name: 'bundle.blocks[0].receipts[0].type', reason: 'unknown_type' });
   });
 
   it('a chain outside the registry is not verified under a guessed rule set', async () => {
@@ -227,7 +240,7 @@ describe('evm-integrity lineage (CLI)', () => {
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], streams)).toBe(0);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(28 passed, 0 failed, 0 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(30 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
 
@@ -247,7 +260,8 @@ describe('evm-integrity lineage (CLI)', () => {
     writeFileSync(file, gzipSync(JSON.stringify(bundle)));
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', file, '--json'], streams)).toBe(1);
-    expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'fail', summary: { fail: 2 } });
+    // The block's root and bloom, once for each of the two records whose logs are in it.
+    expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'fail', summary: { fail: 4 } });
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -10,6 +10,7 @@ export type EvmIntegrityErrorCode =
   | 'CHAIN_CONFLICT'
   | 'SOURCE_FAILED'
   | 'SOURCE_INPUT_INVALID'
+  | 'SOURCE_CHAIN_MISMATCH'
   | 'STORE_NOT_FOUND'
   | 'STORE_KEY_LIMIT'
   | 'STORE_CONFLICT'

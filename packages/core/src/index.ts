@@ -25,7 +25,8 @@ export { receiptsCommitment, receiptsRoot, type ReceiptsCommitment } from './rec
 export { EMPTY_TRIE_ROOT, orderedTrieRoot } from './trie/ordered-trie.js';
 export { BLOOM_BYTES, blockBloom, bloomContains, logsBloom } from './bloom/bloom.js';
 
-export type { BlockHeader } from './header/fields.js';
+export type { BlockHeader, HeaderFieldKind, HeaderFieldSpec } from './header/fields.js';
+export { AURA_HEADER, ETHEREUM_HEADER, HEADER_LAYOUTS, headerShape, type HeaderLayout, type HeaderLayoutName, type HeaderShape } from './header/layouts.js';
 export { encodeHeader, headerHash } from './header/encode.js';
 export { decodeHeader } from './header/decode.js';
 
@@ -34,7 +35,16 @@ export {
   ChainRegistry,
   defaultRegistry,
   describeChain,
+  uncheckable,
+  CHECK_NAMES,
+  type ChainDescription,
   type ChainInfo,
+  type CheckClaim,
+  type CheckName,
+  type ClaimDescription,
+  type EraDescription,
+  type EraEvidence,
+  type EvidenceBlock,
   type Era,
   type EraSpan,
   type NotVerifiable,

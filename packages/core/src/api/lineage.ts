@@ -86,6 +86,9 @@ export async function auditBundle(input: {
   }
 }
 
+/** A lineage's verdict as the operation's: a pass is identical, a failure different; not_verifiable as it is. */
+const LINEAGE_VERDICTS = { pass: 'identical', fail: 'different', not_verifiable: 'not_verifiable' } as const;
+
 /** The invalid parameter of the request body that a bundle's fault is. */
 export function bundleParameter(error: SourceError): Problem {
   const problem = error.details.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
@@ -109,7 +112,7 @@ export async function verifyLineage(body: unknown, context: OperationContext & {
   if (!audit.ok) return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
   return {
     status: 200,
-    verdict: audit.value.verdict === 'pass' ? 'identical' : 'different',
+    verdict: LINEAGE_VERDICTS[audit.value.verdict],
     body: { chain_id: values.chain_id, data: [audit.value], count: 1 },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The chain's own checks of one block, from its verification and its neighbours: `header_hash`,
- * `receipts_root`, `logs_bloom`, `raw_receipts` (from `verifyBlock`), `parent_link` and
- * `transaction_count`; and the verdict they make.
+ * `receipts_root`, `logs_bloom`, `raw_receipts` (from `verifyBlock`), `parent_link`, `anchor`
+ * and `transaction_count`; and the verdict they make. A block passes only when every one of them
+ * ran and passed.
  */
 import type { BlockJson } from '../lineage/source.js';
 import type { Result } from '../result.js';
@@ -43,9 +44,16 @@ function transactionCountFailure(block: BlockJson, excluded: number): AuditFailu
   ];
 }
 
+/**
+ * What a block's parentHash must be: the hash of the block audited before it (or the head anchor),
+ * `undefined` when nothing comes before it (the range's first block without `--head-hash`), or
+ * `null` when the block before it gave no hash, so that the link cannot be checked.
+ */
+export type ExpectedParent = string | null | undefined;
+
 /** The parent link: the block's parentHash against the hash audited before it (or the anchor). */
-export function parentLinkFailure(block: BlockJson, expectedParent: string | undefined): AuditFailure[] {
-  if (expectedParent === undefined) return [];
+export function parentLinkFailure(block: BlockJson, expectedParent: ExpectedParent): AuditFailure[] {
+  if (expectedParent === undefined || expectedParent === null) return [];
   const found = parentHashOf(block);
   if (found === expectedParent.toLowerCase()) return [];
   return [
@@ -57,14 +65,31 @@ export function parentLinkFailure(block: BlockJson, expectedParent: string | und
   ];
 }
 
+/** An anchor of the range (`--anchor N:HASH`, `--tail-hash`): the block's hash must be the one given. */
+function anchorFailure(block: BlockJson, anchor: string | undefined): AuditFailure[] {
+  if (anchor === undefined || hashOf(block) === anchor.toLowerCase()) return [];
+  return [
+    { check: 'anchor', message: 'the block hash is not the anchor given for this block', evidence: { expected: anchor.toLowerCase(), found: hashOf(block) } },
+  ];
+}
+
+/** What a block is judged against besides its own data. */
+export interface BlockLinks {
+  expectedParent: ExpectedParent;
+  /** The hash this block must have, when the range is anchored at it. */
+  anchor?: string;
+}
+
 /**
- * Judges one block. A block whose verification says `not_verifiable` (its chain or era) is
- * `not_verifiable`, never `fail`, unless a check that does not depend on the era (`parent_link`,
- * `transaction_count`) fails. A block the verifier refuses as input fails `block_input`.
+ * Judges one block. It passes only when every check ran and passed: its verification is
+ * `identical` and its parent link was checked. A block whose verification is `not_verifiable`
+ * (its chain, era, or a check without evidence), or whose parent link cannot be checked, is
+ * `not_verifiable` unless a check that ran fails. A block the verifier refuses as input fails
+ * `block_input`.
  */
-export function judgeBlock(number: number, block: BlockJson, verified: Result<BlockReport, BlockRefusal>, expectedParent: string | undefined): BlockAudit {
+export function judgeBlock(number: number, block: BlockJson, verified: Result<BlockReport, BlockRefusal>, links: BlockLinks): BlockAudit {
   const countFailures = transactionCountFailure(block, verified.ok ? verified.value.excluded_receipts.length : 0);
-  const failures = [...parentLinkFailure(block, expectedParent), ...countFailures];
+  const failures = [...parentLinkFailure(block, links.expectedParent), ...anchorFailure(block, links.anchor), ...countFailures];
   const base = { block_number: number, block_hash: hashOf(block) };
   if (!verified.ok) {
     const refusal = verified.error;
@@ -81,10 +106,6 @@ export function judgeBlock(number: number, block: BlockJson, verified: Result<Bl
     return { ...base, verdict: 'fail', failures };
   }
   const report = verified.value;
-  if (report.verdict === 'not_verifiable') {
-    if (failures.length > 0) return { ...base, verdict: 'fail', failures };
-    return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
-  }
   failures.push(...comparisonFailure('header_hash', 'the hash of the header', report.block_hash));
   // Incomplete receipts cannot reproduce the commitments: transaction_count alone says what is wrong.
   if (countFailures.length === 0) {
@@ -94,5 +115,9 @@ export function judgeBlock(number: number, block: BlockJson, verified: Result<Bl
       failures.push({ check: 'raw_receipts', message: "the source's consensus receipts differ from their encoding", evidence: { ...report.raw_receipts } });
     }
   }
-  return { ...base, verdict: failures.length > 0 ? 'fail' : 'pass', failures };
+  if (failures.length > 0) return { ...base, verdict: 'fail', failures };
+  if (report.verdict !== 'identical') return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
+  if (links.expectedParent === null)
+    return { ...base, verdict: 'not_verifiable', failures, reason: 'parent_link: the block before it gave no hash, so its parent link cannot be checked' };
+  return { ...base, verdict: 'pass', failures };
 }

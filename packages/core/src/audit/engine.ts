@@ -4,11 +4,11 @@
  * unit a cross-check sees, and the unit a job queue would hand out); a parent hash that no longer
  * links is told apart as a reorg or a broken link by asking the source again.
  */
-import { SourceError, type BlockJson, type BlockSource } from '../lineage/source.js';
+import { ChainMismatchError, SourceError, type BlockJson, type BlockSource } from '../lineage/source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../lineage/verifier.js';
 import type { BlockRefusal, BlockReport } from '../verify/block.js';
-import { hashOf, judgeBlock, parentHashOf } from './block-checks.js';
+import { hashOf, judgeBlock, parentHashOf, type ExpectedParent } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';
 import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
 import type { BlockTruth, CrossCheck } from './types.js';
@@ -23,8 +23,13 @@ export interface AuditRangeOptions {
   concurrency?: number;
   /** Stops the audit between blocks; the events so far are complete, the summary says where it stopped. */
   signal?: AbortSignal;
-  /** The hash block `from` must link to (`--head-hash`, or the last hash of a checkpoint). */
-  anchor?: string;
+  /**
+   * The hash block `from` must link to (`--head-hash`, or the last hash of a checkpoint); null when
+   * the block before `from` gave no hash, so that the link cannot be checked.
+   */
+  anchor?: string | null;
+  /** Hashes blocks of the range must have (`--anchor N:HASH`, `--tail-hash`): a hash proves its block and, linked, those before it. */
+  anchors?: ReadonlyMap<number, string>;
   /** Another copy of the chain's data, checked once per chunk. */
   crossCheck?: CrossCheck;
   verify?: BlockVerifier;
@@ -38,8 +43,9 @@ export interface AuditRangeOptions {
 
 const inlineVerify = inlineBlockVerifier();
 
-/** Why a fetch gave no block, for an `unreachable` verdict. */
+/** Why a fetch gave no block, for an `unreachable` verdict; a source of another chain stops the audit (a mistake, not an outage). */
 function unreachableReason(fetched: Fetched, number: number): string | null {
+  if (!fetched.ok && fetched.error instanceof ChainMismatchError) throw fetched.error;
   if (!fetched.ok) return fetched.error instanceof Error ? fetched.error.message : String(fetched.error);
   return fetched.block === null ? `the source does not have block ${number}` : null;
 }
@@ -68,7 +74,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const { chainId, from, to } = options;
     if (!Number.isSafeInteger(from) || from < 0) throw new SourceError(`from must be a block number (a non-negative integer), got ${from}`);
     if (!Number.isSafeInteger(to) || to < from) throw new SourceError(`to must be a block number at or after from (${from}), got ${to}`);
-    this.tally = new AuditTally(chainId, from, to);
+    this.tally = new AuditTally(chainId, from, to, { head: options.anchor ?? null, ...(options.anchors && { anchors: options.anchors }) });
     this.now = options.now ?? (() => performance.now());
     this.verify = options.verify ?? inlineVerify;
     this.chunkSize = Math.max(1, options.chunkSize ?? 100);
@@ -105,11 +111,12 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   }
 
   /** Verifies and judges one block linked to `parent`, and remembers its hash. */
-  private async auditBlock(number: number, block: BlockJson, parent: string | undefined): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
+  private async auditBlock(number: number, block: BlockJson, parent: ExpectedParent): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
     const started = this.verifying.get(block);
     this.verifying.delete(block);
     const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
-    const audit = judgeBlock(number, block, verified, parent);
+    const anchor = this.options.anchors?.get(number);
+    const audit = judgeBlock(number, block, verified, { expectedParent: parent, ...(anchor !== undefined && { anchor }) });
     const hash = hashOf(block);
     if (hash !== null) this.recent.set(number, hash);
     this.recent.delete(number - this.maxReorgDepth - 1);
@@ -164,7 +171,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       to,
       Math.max(1, this.options.concurrency ?? 4),
     );
-    let parent = this.options.anchor?.toLowerCase();
+    let parent: ExpectedParent = this.options.anchor?.toLowerCase() ?? this.options.anchor;
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
     let crossCheckReached = true;
     /** The chunk's lines, cross-checked first when there is a cross-check. */
@@ -186,7 +193,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       let reason = unreachableReason(fetched, number);
       const block = fetched.ok ? fetched.block : null;
       let replacements: BlockJson[] = [];
-      if (reason === null && parent !== undefined && number > from && parentHashOf(block!) !== parent) {
+      if (reason === null && typeof parent === 'string' && number > from && parentHashOf(block!) !== parent) {
         try {
           replacements = (await this.followReorg(number, block!)) ?? [];
         } catch (error) {
@@ -202,15 +209,15 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         const first = number - replacements.length;
         const replaced: ReplacedBlock[] = replacements.map((b, i) => ({ block_number: first + i, old_hash: this.recent.get(first + i)!, new_hash: hashOf(b) }));
         yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
-        parent = first === from ? this.options.anchor?.toLowerCase() : this.recent.get(first - 1);
+        parent = first === from ? (this.options.anchor?.toLowerCase() ?? this.options.anchor) : (this.recent.get(first - 1) ?? null);
         for (const [i, replacement] of replacements.entries()) {
           const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
-          parent = audit.block_hash ?? undefined;
+          parent = audit.block_hash;
           yield* await emit(audit, truth);
         }
       }
       const { audit, truth } = await this.auditBlock(number, block!, parent);
-      parent = audit.block_hash ?? undefined;
+      parent = audit.block_hash;
       yield* await emit(audit, truth);
       if (number === to || (number + 1) % this.chunkSize === 0) yield* await flush();
     }

@@ -5,6 +5,7 @@
  * chunk by chunk. Pure; the network sources are in `evm-integrity/node`.
  */
 export { auditRange, RangeAudit, type AuditRangeOptions } from './engine.js';
+export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
 export type { BlockVerifier } from '../lineage/verifier.js';
 export { AuditTally, isReorg, type AuditEvent, type AuditReorg, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
 export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './types.js';

@@ -3,6 +3,7 @@
  * (`AuditReorg`), and the summary. The summary is a tally of the lines, so that a resumed audit
  * (whose earlier lines are in a file) sums up exactly as an uninterrupted one.
  */
+import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
 import type { AuditCheckName, AuditFailure, AuditVerdict } from './types.js';
 
 /** One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or unreachable. */
@@ -68,6 +69,8 @@ export interface AuditSummary {
   /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1). */
   time_share: { fetching: number; verifying: number; cross_checking: number };
   timings: AuditTimings;
+  /** The range's anchors and the blocks they prove: without one, passing blocks are consistent, not authentic. */
+  anchoring: AnchoringSummary;
 }
 
 /** How far back a reorg may supersede a block's verdict; older verdicts are final and kept only as counts. */
@@ -83,13 +86,16 @@ export class AuditTally {
   private readonly recent = new Map<number, BlockAudit>();
   private reorgs = 0;
   private highest: number;
+  private readonly anchors: AnchorTally;
 
   constructor(
     readonly chainId: number,
     readonly from: number,
     readonly to: number,
+    anchoring: Anchoring = {},
   ) {
     this.highest = from - 1;
+    this.anchors = new AnchorTally(from, to, anchoring);
   }
 
   private count(audit: BlockAudit, sign: 1 | -1): void {
@@ -98,6 +104,7 @@ export class AuditTally {
   }
 
   add(event: AuditEvent): void {
+    this.anchors.add(event);
     if (isReorg(event)) {
       this.reorgs++;
       return;
@@ -138,6 +145,7 @@ export class AuditTally {
       blocks_per_second: timings.elapsed_ms > 0 ? auditedThisRun / (timings.elapsed_ms / 1000) : 0,
       time_share: { fetching: share(timings.fetching_ms), verifying: share(timings.verifying_ms), cross_checking: share(timings.cross_checking_ms) },
       timings,
+      anchoring: this.anchors.summary(),
     };
   }
 }

@@ -1,10 +1,17 @@
 import { POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS, RULE_SETS, STATE_SYNC_TX_TYPE, type RuleSet } from '../receipts/rules.js';
 import { ChainConflictError } from '../errors.js';
+import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { BUILTIN_CHAINS } from './builtin.js';
-import type { ChainInfo, Era, StateSyncRule } from './chain-info.js';
+import { CHECK_NAMES, type ChainInfo, type CheckName, type Era, type EvidenceBlock, type StateSyncRule } from './chain-info.js';
 
-export { BUILTIN_CHAINS };
-export type { ChainInfo, Era, StateSyncRule } from './chain-info.js';
+export { BUILTIN_CHAINS, CHECK_NAMES };
+export type { ChainInfo, CheckName, Era, EraEvidence, EvidenceBlock, StateSyncRule } from './chain-info.js';
+
+/**
+ * Whether a check of a block is claimed: on the real blocks that show it, on the operator's word
+ * (a chain added in the configuration), or not, and why.
+ */
+export type CheckClaim = { verified: true; evidence: readonly EvidenceBlock[] | 'configured' } | { verified: false; reason: string };
 
 /** An era with its block range spelled out. */
 export interface EraSpan {
@@ -16,7 +23,17 @@ export interface EraSpan {
 
 /** What the registry says about verifying one block of a chain. */
 export type Verifiability =
-  | { status: 'verifiable'; chain: ChainInfo; rules: RuleSet; era: EraSpan | null; stateSync: StateSyncRule | null }
+  | {
+      status: 'verifiable';
+      chain: ChainInfo;
+      rules: RuleSet;
+      /** The layout the era's headers hash in. */
+      header: HeaderLayout;
+      era: EraSpan | null;
+      stateSync: StateSyncRule | null;
+      /** Which of the block's checks are claimed, on what evidence. */
+      checks: Readonly<Record<CheckName, CheckClaim>>;
+    }
   | {
       status: 'not_verifiable';
       chainId: number;
@@ -83,25 +100,58 @@ export function describeSpan(span: EraSpan): string {
 export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
   const { chainId, chain, era, reason } = subject;
   if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
-  if (era === null) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
+  if (era === null || (era.firstBlock === 0 && era.lastBlock === null)) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
   const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
   return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
 }
 
-/** The rule set of an era: before Madhugiri, Polygon knows no 0x7f type. */
+/** The rule set of an era: its own, else (before Madhugiri, Polygon knows no 0x7f type) the chain's. */
 function eraRules(chain: ChainInfo, era: Era): RuleSet {
+  if (era.rules !== undefined) return RULE_SETS[era.rules];
   return era.stateSync === 'receipt-outside-root' ? POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS : RULE_SETS[chain.rules];
 }
 
+/** Why a check of an era is not claimed, when no real block has shown it and the era says nothing more. */
+const NO_EVIDENCE = "no real block of this era in the project's fixtures has shown it yet";
+
+/** Each check of an era: claimed on its evidence, or not and why; an era without evidence is an operator's, taken on its word. */
+function eraChecks(era: Era | undefined): Record<CheckName, CheckClaim> {
+  const claim = (check: CheckName): CheckClaim => {
+    const evidence = era?.evidence?.[check];
+    if (era?.evidence === undefined) return { verified: true, evidence: 'configured' };
+    if (typeof evidence === 'string') return { verified: false, reason: evidence };
+    return evidence === undefined || evidence.length === 0 ? { verified: false, reason: NO_EVIDENCE } : { verified: true, evidence };
+  };
+  return Object.fromEntries(CHECK_NAMES.map((check) => [check, claim(check)])) as Record<CheckName, CheckClaim>;
+}
+
+/** Whether the receipts of an era can be verified at all: it is open, and its receipts root is claimed. */
+const receiptsVerifiable = (era: Era) => era.notVerifiable === undefined && eraChecks(era).receipts_root.verified;
+
 function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; decidesVerifiability: boolean } {
   const spans = eras.map((_, i) => spanOf(eras, i));
-  const closed = spans.filter((_, i) => eras[i]!.notVerifiable !== undefined);
+  const closed = spans.filter((_, i) => !receiptsVerifiable(eras[i]!));
   if (closed.length > 0) {
     const list = closed.map((span) => `${describeSpan(span)} (${span.name})`).join(' and ');
-    return { why: `${chain.name} ${list} cannot be verified, later blocks can`, decidesVerifiability: true };
+    return { why: `the receipts of ${chain.name} ${list} cannot be verified, of other blocks they can`, decidesVerifiability: true };
   }
   const list = spans.map((span) => `${describeSpan(span)} (${span.name})`).join(', ');
-  return { why: `${chain.name} treats Bor's state sync differently in ${list}`, decidesVerifiability: false };
+  return { why: `${chain.name} has eras with rules of their own: ${list}`, decidesVerifiability: false };
+}
+
+/**
+ * A block whose check is not claimed, as a refusal of that check (the receipt-root endpoint's
+ * 422): why, and the first later block whose era claims it. Null when the check is claimed.
+ */
+export function uncheckable(verifiability: Extract<Verifiability, { status: 'verifiable' }>, check: CheckName): NotVerifiable | null {
+  const claim = verifiability.checks[check];
+  if (claim.verified) return null;
+  const { chain, era } = verifiability;
+  const eras = chain.eras ?? [];
+  const at = eras.findIndex((e) => e.from === era?.firstBlock);
+  const later = eras.slice(at + 1).find((e) => e.notVerifiable === undefined && eraChecks(e)[check].verified);
+  const reason = `its ${check.replace('_', ' ')} rule is unproven: ${claim.reason}`;
+  return { status: 'not_verifiable', chainId: chain.chainId, chain, reason, era, firstVerifiableBlock: later?.from ?? null };
 }
 
 /** Chain id → chain, with the rule set resolved. */
@@ -154,19 +204,36 @@ export class ChainRegistry {
       return { status: 'not_verifiable', chainId, chain, reason, era: null, firstVerifiableBlock: null };
     }
     const eras = chain.eras;
-    if (eras === undefined) return { status: 'verifiable', chain, rules: RULE_SETS[chain.rules], era: null, stateSync: null };
-    if (blockNumber === undefined) return { status: 'era_unknown', chain, rules: RULE_SETS[chain.rules], ...whyEraMatters(chain, eras) };
+    if (eras === undefined) {
+      return {
+        status: 'verifiable',
+        chain,
+        rules: RULE_SETS[chain.rules],
+        header: HEADER_LAYOUTS.ethereum,
+        era: null,
+        stateSync: null,
+        checks: eraChecks(undefined),
+      };
+    }
+    if (blockNumber === undefined && eras.length > 1) return { status: 'era_unknown', chain, rules: RULE_SETS[chain.rules], ...whyEraMatters(chain, eras) };
 
-    const n = BigInt(blockNumber);
     let i = eras.length - 1;
-    while (i > 0 && BigInt(eras[i]!.from) > n) i--;
+    if (blockNumber !== undefined) while (i > 0 && BigInt(eras[i]!.from) > BigInt(blockNumber)) i--;
     const era = eras[i]!;
     const span = spanOf(eras, i);
     if (era.notVerifiable !== undefined) {
       const firstVerifiableBlock = eras.slice(i + 1).find((later) => later.notVerifiable === undefined)?.from ?? null;
       return { status: 'not_verifiable', chainId, chain, reason: era.notVerifiable, era: span, firstVerifiableBlock };
     }
-    return { status: 'verifiable', chain, rules: eraRules(chain, era), era: span, stateSync: era.stateSync ?? null };
+    return {
+      status: 'verifiable',
+      chain,
+      rules: eraRules(chain, era),
+      header: HEADER_LAYOUTS[era.header ?? 'ethereum'],
+      era: span,
+      stateSync: era.stateSync ?? null,
+      checks: eraChecks(era),
+    };
   }
 
   list(): ChainInfo[] {
@@ -174,28 +241,70 @@ export class ChainRegistry {
   }
 }
 
-/** A chain as `GET /v1/chains` lists it; `eras` only for chains that have them. */
-export function describeChain(chain: ChainInfo) {
-  return {
-    chain_id: chain.chainId,
-    name: chain.name,
-    rules: chain.rules,
-    verifiable: chain.verifiable,
-    ...(chain.reason !== undefined && { reason: chain.reason }),
-    ...(chain.eras !== undefined && {
-      eras: chain.eras.map((era, i, eras) => {
-        const span = spanOf(eras, i);
-        return {
-          name: era.name,
-          first_block: span.firstBlock,
-          last_block: span.lastBlock,
-          verifiable: era.notVerifiable === undefined,
-          ...(era.notVerifiable !== undefined && { reason: era.notVerifiable }),
-          ...(era.stateSync !== undefined && { state_sync: era.stateSync }),
-        };
-      }),
-    }),
-  };
+/** A check's claim as `GET /v1/chains` shows it: verified on its evidence, or not and why. */
+export type ClaimDescription = { verified: true; evidence: Array<{ fixture: string; block: number }> | 'configured' } | { verified: false; reason: string };
+
+/** An era as `GET /v1/chains` lists it. */
+export interface EraDescription {
+  name: string;
+  first_block: number;
+  last_block: number | null;
+  verifiable: boolean;
+  reason?: string;
+  rules: string;
+  header: string;
+  state_sync?: StateSyncRule;
+  /** Each check's claim; absent for an era that cannot be verified at all. */
+  checks?: Record<CheckName, ClaimDescription>;
+}
+
+/** A chain as `GET /v1/chains` lists it. */
+export interface ChainDescription {
+  chain_id: number;
+  name: string;
+  rules: string;
+  verifiable: boolean;
+  reason?: string;
+  /** The chain's eras (built-in chains). */
+  eras?: EraDescription[];
+  /** The checks of a chain an operator added: every one `configured`. */
+  checks?: Record<CheckName, ClaimDescription>;
+}
+
+function describeClaim(claim: CheckClaim): ClaimDescription {
+  if (!claim.verified) return { verified: false, reason: claim.reason };
+  return { verified: true, evidence: claim.evidence === 'configured' ? 'configured' : claim.evidence.map((e) => ({ fixture: e.fixture, block: e.block })) };
+}
+
+const describeChecks = (era: Era | undefined) =>
+  Object.fromEntries(Object.entries(eraChecks(era)).map(([check, claim]) => [check, describeClaim(claim)])) as Record<CheckName, ClaimDescription>;
+
+/**
+ * A chain as `GET /v1/chains` lists it: per era, its rules, header layout and which checks are
+ * verified on what evidence. A chain an operator added has no eras: its checks are `configured`.
+ */
+export function describeChain(chain: ChainInfo): ChainDescription {
+  const description: ChainDescription = { chain_id: chain.chainId, name: chain.name, rules: chain.rules, verifiable: chain.verifiable };
+  if (chain.reason !== undefined) description.reason = chain.reason;
+  if (chain.eras === undefined) {
+    if (chain.verifiable) description.checks = describeChecks(undefined);
+    return description;
+  }
+  description.eras = chain.eras.map((era, i, eras) => {
+    const span = spanOf(eras, i);
+    return {
+      name: era.name,
+      first_block: span.firstBlock,
+      last_block: span.lastBlock,
+      verifiable: era.notVerifiable === undefined,
+      ...(era.notVerifiable !== undefined && { reason: era.notVerifiable }),
+      rules: era.rules ?? chain.rules,
+      header: era.header ?? 'ethereum',
+      ...(era.stateSync !== undefined && { state_sync: era.stateSync }),
+      ...(era.notVerifiable === undefined && { checks: describeChecks(era) }),
+    };
+  });
+  return description;
 }
 
 /** The registry of built-in chains only. */

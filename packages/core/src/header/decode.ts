@@ -1,6 +1,7 @@
 import { decode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { InvalidHeaderError } from '../errors.js';
-import { FIXED_SIZES, FRONTIER_FIELD_COUNT, HEADER_FIELDS, type BlockHeader } from './fields.js';
+import { FIXED_SIZES, type BlockHeader } from './fields.js';
+import { ETHEREUM_HEADER, type HeaderLayout } from './layouts.js';
 
 function toQuantity(bytes: Uint8Array, name: string): bigint {
   if (bytes.length > 0 && bytes[0] === 0) {
@@ -11,29 +12,34 @@ function toQuantity(bytes: Uint8Array, name: string): bigint {
   return value;
 }
 
-/**
- * Decodes a header's RLP (any fork, Frontier to Prague).
- * @throws InvalidHeaderError when the bytes are not a header.
- */
-export function decodeHeader(rlp: Uint8Array): BlockHeader {
+/** The items of a header's RLP list. */
+function decodeList(rlp: Uint8Array): Array<Uint8Array | NestedUint8Array> {
   let decoded: Uint8Array | NestedUint8Array;
   try {
     decoded = decode(rlp);
   } catch (error) {
     throw new InvalidHeaderError(`Header RLP does not decode: ${(error as Error).message}`, { field: 'header', expected: 'RLP list' });
   }
-  if (!Array.isArray(decoded)) {
-    throw new InvalidHeaderError('Header RLP is a string, not a list.', { field: 'header', expected: 'RLP list' });
-  }
-  if (decoded.length < FRONTIER_FIELD_COUNT || decoded.length > HEADER_FIELDS.length) {
-    throw new InvalidHeaderError(`A header has ${FRONTIER_FIELD_COUNT} to ${HEADER_FIELDS.length} fields, got ${decoded.length}.`, {
+  if (!Array.isArray(decoded)) throw new InvalidHeaderError('Header RLP is a string, not a list.', { field: 'header', expected: 'RLP list' });
+  return decoded;
+}
+
+/**
+ * Decodes a header's RLP in its layout (Ethereum's by default: any fork, Frontier to Prague).
+ * @throws InvalidHeaderError when the bytes are not a header.
+ */
+export function decodeHeader(rlp: Uint8Array, layout: HeaderLayout = ETHEREUM_HEADER): BlockHeader {
+  const decoded = decodeList(rlp);
+  const { required, fields } = layout;
+  if (decoded.length < required || decoded.length > fields.length) {
+    throw new InvalidHeaderError(`A header has ${required} to ${fields.length} fields, got ${decoded.length}.`, {
       field: 'header',
-      expected: `${FRONTIER_FIELD_COUNT}-${HEADER_FIELDS.length} fields`,
+      expected: `${required}-${fields.length} fields`,
     });
   }
   const header: Record<string, Uint8Array | bigint> = {};
   decoded.forEach((item, i) => {
-    const field = HEADER_FIELDS[i]!;
+    const field = fields[i]!;
     if (!(item instanceof Uint8Array)) {
       throw new InvalidHeaderError(`Header field ${field.name} is a list.`, { field: field.name, expected: field.kind });
     }
@@ -51,4 +57,16 @@ export function decodeHeader(rlp: Uint8Array): BlockHeader {
     header[field.name] = item;
   });
   return header as unknown as BlockHeader;
+}
+
+/**
+ * The block number of a header's RLP, at position 8 in every layout, to find the era whose layout
+ * decodes the rest.
+ * @throws InvalidHeaderError when the bytes are not a header.
+ */
+export function headerNumber(rlp: Uint8Array): bigint {
+  const decoded = decodeList(rlp);
+  const item = decoded[8];
+  if (!(item instanceof Uint8Array)) throw new InvalidHeaderError('Header RLP has no block number at position 8.', { field: 'number', expected: 'quantity' });
+  return toQuantity(item, 'number');
 }

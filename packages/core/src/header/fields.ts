@@ -1,8 +1,9 @@
 /**
- * The block header's fields in RLP order, Frontier to Prague. The later fields are
- * appended by forks and present exactly from their fork on, so a header's field
- * count tells its fork (sources: Yellow Paper section 4.3; EIP-1559, EIP-4895,
- * EIP-4844, EIP-4788, EIP-7685).
+ * The block header's fields in RLP order, per header layout. Ethereum's layout has the 15
+ * Frontier fields, then the fields forks appended, each present exactly from its fork on, so a
+ * header's field count tells its fork (sources: Yellow Paper section 4.3; EIP-1559, EIP-4895,
+ * EIP-4844, EIP-4788, EIP-7685). Chains whose headers differ have layouts of their own
+ * (header/layouts.ts).
  */
 
 /** How a field is encoded: fixed-size byte strings, canonical integers, or free bytes. */
@@ -19,8 +20,8 @@ export interface HeaderFieldSpec {
   /** JSON-RPC name. */
   name: keyof BlockHeader;
   kind: HeaderFieldKind;
-  /** Fork that appended the field; absent for the 15 Frontier fields. */
-  fork?: 'London' | 'Shanghai' | 'Cancun' | 'Prague';
+  /** Fork that appended the field; absent for the fields every header of the layout has. */
+  fork?: string;
 }
 
 export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
@@ -47,10 +48,14 @@ export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
   { name: 'requestsHash', kind: 'hash', fork: 'Prague' },
 ];
 
-/** Number of fields every header has (Frontier). */
+/** Number of fields every Ethereum header has (Frontier). */
 export const FRONTIER_FIELD_COUNT = 15;
 
-/** A block header's consensus fields; fork fields are present from their fork on. */
+/**
+ * A block header's consensus fields. Which of them a header has, and in which order they are
+ * hashed, is its layout's (header/layouts.ts); Ethereum's fork fields are present from their
+ * fork on.
+ */
 export interface BlockHeader {
   parentHash: Uint8Array;
   sha3Uncles: Uint8Array;
@@ -65,12 +70,16 @@ export interface BlockHeader {
   gasUsed: bigint;
   timestamp: bigint;
   extraData: Uint8Array;
-  mixHash: Uint8Array;
-  nonce: Uint8Array;
+  /** Absent in an AuRa header, which has `auraStep` and `auraSeal` in its place. */
+  mixHash?: Uint8Array;
+  nonce?: Uint8Array;
   baseFeePerGas?: bigint;
   withdrawalsRoot?: Uint8Array;
   blobGasUsed?: bigint;
   excessBlobGas?: bigint;
   parentBeaconBlockRoot?: Uint8Array;
   requestsHash?: Uint8Array;
+  /** AuRa's seal: the step of the authority that sealed the block, and its signature. */
+  auraStep?: bigint;
+  auraSeal?: Uint8Array;
 }

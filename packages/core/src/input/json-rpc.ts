@@ -1,11 +1,12 @@
-import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
+import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { encodeHeader } from '../header/encode.js';
-import { FIXED_SIZES, FRONTIER_FIELD_COUNT, HEADER_FIELDS, type BlockHeader } from '../header/fields.js';
+import { FIXED_SIZES, type BlockHeader } from '../header/fields.js';
+import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/types.js';
 import { join, readArray, readHex, readObject, readQuantity } from './fields.js';
-import type { Problems } from './problems.js';
+import { Problems } from './problems.js';
 import { checkOutcome, orderByIndex } from './receipt-rules.js';
 
 /**
@@ -15,6 +16,8 @@ import { checkOutcome, orderByIndex } from './receipt-rules.js';
  */
 
 const MAX_UINT256 = (1n << 256n) - 1n;
+
+const isEmptyHex = (value: unknown) => value === '0x' || value === '0X' || value === '';
 
 function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
   const log = readObject(value, path, problems, 'a log object with address, topics and data');
@@ -35,7 +38,8 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   const before = problems.count;
   const type = rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = rpc.status !== undefined && rpc.status !== null;
-  const hasRoot = rpc.root !== undefined && rpc.root !== null;
+  // go-ethereum marshals types.Receipt with `"root": "0x"` beside `status`: an empty root is no post-state root.
+  const hasRoot = rpc.root !== undefined && rpc.root !== null && !isEmptyHex(rpc.root);
   checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
   if (hasRoot && !hasStatus) {
@@ -110,43 +114,52 @@ export function readRpcReceipts(value: unknown, path: string, problems: Problems
   return readRpcReceiptList(value, path, problems)?.receipts;
 }
 
-/** A JSON-RPC header: the fields it has, and the complete header when it has every field up to its fork. */
+/** A JSON-RPC header: the fields it has, and the complete header when it has every field its layout needs. */
 export interface RpcHeader {
+  /** The layout it was read in (its chain's and era's). */
+  layout: HeaderLayout;
   fields: Partial<BlockHeader>;
   /** `hash` as the source gave it. */
   hash?: Uint8Array;
-  /** Present when every Frontier field is there, so the header can be hashed. */
+  /** Present when every field the layout requires is there, so the header can be hashed. */
   complete?: BlockHeader;
-  /** Frontier fields that are absent (why `complete` is missing). */
+  /** Required fields that are absent (why `complete` is missing). */
   missing: string[];
 }
 
 /**
- * Reads a JSON-RPC header object. Absent fields are not problems (some sources
- * give only `receiptsRoot` and `logsBloom`); malformed ones are.
+ * Reads a JSON-RPC header object in a layout (Ethereum's by default). Absent fields are not
+ * problems here (some sources give only `receiptsRoot` and `logsBloom`: what a check needs is
+ * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
+ * field present, an earlier one's absent), which no fork's header has.
  */
-export function readRpcHeader(value: unknown, path: string, problems: Problems): RpcHeader | undefined {
+export function readRpcHeader(value: unknown, path: string, problems: Problems, layout: HeaderLayout = ETHEREUM_HEADER): RpcHeader | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
   const fields: Record<string, Uint8Array | bigint> = {};
-  const missing: string[] = [];
-  HEADER_FIELDS.forEach((field, i) => {
+  for (const field of layout.fields) {
     const raw = rpc[field.name];
-    if (raw === undefined || raw === null) {
-      if (i < FRONTIER_FIELD_COUNT) missing.push(field.name);
-      return;
-    }
+    if (raw === undefined || raw === null) continue;
     const fieldPath = join(path, field.name);
     const parsed =
       field.kind === 'quantity'
         ? readQuantity(raw, fieldPath, problems, MAX_UINT256)
         : readHex(raw, fieldPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
     if (parsed !== undefined) fields[field.name] = parsed;
-  });
+  }
   const hash = rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   if (problems.count !== before) return undefined;
-  const header: RpcHeader = { fields: fields as Partial<BlockHeader>, missing };
+  const { missing, gap } = headerShape(fields, layout);
+  if (gap !== undefined) {
+    problems.add(
+      join(path, gap.field),
+      'missing',
+      `${gap.field}, since ${gap.presentAfter} is: no fork has a header with ${gap.presentAfter} and without ${gap.field}`,
+    );
+    return undefined;
+  }
+  const header: RpcHeader = { layout, fields: fields as Partial<BlockHeader>, missing };
   if (hash !== undefined) header.hash = hash;
   if (missing.length === 0) header.complete = fields as unknown as BlockHeader;
   return header;
@@ -175,28 +188,33 @@ export interface ReadRpcBlockOptions extends HashOptions {
  * state-sync hash of this block: it is not part of the root and is left out.
  */
 function stateSyncReceipt(
-  chainId: number | null,
+  verifiability: Verifiability | undefined,
   header: RpcHeader,
   list: RpcReceiptList,
   problems: Problems,
   options: ReadRpcBlockOptions,
 ): ExcludedReceipt | undefined {
-  if (chainId === null || list.txHashes.every((hash) => hash === undefined)) return undefined;
-  const verifiability = (options.registry ?? defaultRegistry).verifiability(chainId, header.fields.number);
+  if (verifiability === undefined || list.txHashes.every((hash) => hash === undefined)) return undefined;
   // Receipts that name their transactions may hold the state-sync receipt, which only the era tells apart.
   if (verifiability.status === 'era_unknown') {
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return undefined;
   }
-  const hash = header.hash ?? (header.complete === undefined ? undefined : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete)));
+  const hash = header.hash ?? (header.complete === undefined ? undefined : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
   const outcome = stateSyncOutcome(verifiability, { number: header.fields.number, hash }, list.txHashes, options);
   if (outcome.kind === 'needs_block_hash') problems.add('header.hash', 'missing', outcome.expected);
   if (outcome.kind === 'misplaced') problems.add(`receipts[${list.positions[outcome.index]}].transactionHash`, 'conflict', outcome.expected);
   return outcome.kind === 'excluded' ? outcome.excluded : undefined;
 }
 
+/** The block number of a header as it stands, to find its era (the header's reader reports a faulty one). */
+function numberOf(header: unknown): bigint | undefined {
+  const raw = (header as Record<string, unknown> | null)?.number;
+  return raw === undefined || raw === null ? undefined : readQuantity(raw, 'header.number', new Problems(), MAX_UINT256);
+}
+
 /**
- * Reads a block in the fixtures' format. On a chain whose rules leave a returned
+ * Reads a block in the fixtures' format, its header in the layout of its chain's era. On a chain whose rules leave a returned
  * receipt out of the root (Bor's state-sync receipt before Madhugiri), `receipts`
  * holds the others and `excludedReceipts` that one.
  */
@@ -209,7 +227,9 @@ export function readRpcBlock(value: unknown, problems: Problems, options: ReadRp
     const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
     if (id !== undefined) chainId = Number(id);
   }
-  const header = readRpcHeader(block.header, 'header', problems);
+  const verifiability = chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
+  const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
+  const header = readRpcHeader(block.header, 'header', problems, layout);
   const list = readRpcReceiptList(block.receipts, 'receipts', problems);
   let rawReceipts: Uint8Array[] | undefined;
   if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
@@ -218,7 +238,7 @@ export function readRpcBlock(value: unknown, problems: Problems, options: ReadRp
     if (raw.every((r) => r !== undefined)) rawReceipts = raw as Uint8Array[];
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
-  const excluded = stateSyncReceipt(chainId, header, list, problems, options);
+  const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
   if (problems.count !== before) return undefined;
   return {
     ...(typeof block.id === 'string' && { id: block.id }),

@@ -1,7 +1,16 @@
-import { eraChangesHashing, type ChainInfo, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
+import {
+  eraChangesHashing,
+  uncheckable,
+  type ChainInfo,
+  type ChainRegistry,
+  type CheckName,
+  type NotVerifiable,
+  type Verifiability,
+} from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
-import { decodeHeader } from '../header/decode.js';
+import { decodeHeader, headerNumber } from '../header/decode.js';
+import { ETHEREUM_HEADER } from '../header/layouts.js';
 import type { BlockHeader } from '../header/fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
@@ -28,11 +37,6 @@ export interface ReceiptRootRequest {
   receipts: Receipt[];
   /** Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt). */
   excluded: ExcludedReceipt[];
-  /**
-   * Set when the body names no block on a chain some of whose eras cannot be verified: why the
-   * era matters. A matching root is proof in any era; a mismatch is answered only once the era is known.
-   */
-  eraUnknown?: string;
 }
 
 /** A body for a chain, or an era of one, that cannot be verified (422, not 400). */
@@ -197,15 +201,41 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
 }
 
 /** `header_rlp` decoded and hashed, or a problem. */
-function readHeader(rlp: Uint8Array | undefined, problems: Problems, options: HashOptions): ReceiptRootRequest['header'] {
+/**
+ * `header_rlp` decoded in the layout of its chain's era (the era from its number, which every
+ * layout keeps at position 8), and its hash.
+ */
+function readHeader(
+  rlp: Uint8Array | undefined,
+  chainId: number | undefined,
+  registry: ChainRegistry,
+  problems: Problems,
+  options: HashOptions,
+): ReceiptRootRequest['header'] {
   if (rlp === undefined) return undefined;
   try {
-    return { fields: decodeHeader(rlp), hash: (options.keccak ?? defaultKeccak256)(rlp) };
+    const era = chainId === undefined ? undefined : registry.verifiability(chainId, headerNumber(rlp));
+    const layout = era?.status === 'verifiable' ? era.header : ETHEREUM_HEADER;
+    return { fields: decodeHeader(rlp, layout), hash: (options.keccak ?? defaultKeccak256)(rlp) };
   } catch (error) {
     if (!(error instanceof InvalidHeaderError)) throw error;
     problems.add('header_rlp', 'invalid_format', `an RLP block header: ${error.message}`);
     return undefined;
   }
+}
+
+/**
+ * The first check the body asks for that its era does not claim: the receipts root always, and
+ * with `header_rlp` the block hash and the bloom too (the answer's header_verified and
+ * logs_bloom_matches_header). Null when every one is claimed.
+ */
+function uncheckedClaim(verifiability: Extract<Verifiability, { status: 'verifiable' }>, withHeader: boolean): NotVerifiable | null {
+  const checks: CheckName[] = withHeader ? ['receipts_root', 'block_hash', 'logs_bloom'] : ['receipts_root'];
+  for (const check of checks) {
+    const refusal = uncheckable(verifiability, check);
+    if (refusal !== null) return refusal;
+  }
+  return null;
 }
 
 /**
@@ -219,21 +249,19 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
-  const header = readHeader(values.header_rlp, problems, options);
+  const header = readHeader(values.header_rlp, values.chain_id, registry, problems, options);
   const blockNumber = header?.fields.number ?? (values.block_number === undefined ? undefined : BigInt(values.block_number));
   const entries = values.transactions ?? [];
   const verifiability = values.chain_id === undefined ? undefined : registry.verifiability(values.chain_id, blockNumber);
 
-  // Without a block number the era is unknown. Where the eras hash receipts alike and only
-  // differ in whether they can be verified, a root that matches proves the receipts whatever
-  // the era; only a mismatch needs the era told (see verifyReceiptRoot). Where they hash them
-  // differently (state sync), nothing can be computed without it.
-  let eraUnknown: string | undefined;
+  // Without a block number the era is unknown. Where an era's receipts cannot be verified, or
+  // the eras hash receipts differently (state sync), the era must be told; where the eras differ
+  // only in what else they verify (the header), the receipts hash alike in every one.
   if (verifiability?.status === 'era_unknown' && values.header_rlp === undefined) {
     const namesTransactions = entries.some((entry) => entry.values?.tx_hash !== undefined);
     const types = entries.map((entry) => entry.values?.type ?? 0);
-    if (eraChangesHashing({ namesTransactions, types })) problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
-    else if (verifiability.decidesVerifiability) eraUnknown = verifiability.why;
+    if (verifiability.decidesVerifiability || eraChangesHashing({ namesTransactions, types }))
+      problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
   }
   const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
@@ -252,7 +280,11 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;
-  if (known.status === 'not_verifiable') return err({ kind: 'chain_not_supported', verifiability: known, ...(blockNumber !== undefined && { blockNumber }) });
+  const refuse = (subject: NotVerifiable) =>
+    err({ kind: 'chain_not_supported', verifiability: subject, ...(blockNumber !== undefined && { blockNumber }) } as const);
+  if (known.status === 'not_verifiable') return refuse(known);
+  const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined) : null;
+  if (unverified !== null) return refuse(unverified);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
   return ok({
     chainId: values.chain_id!,
@@ -261,7 +293,6 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
     receiptRoot: values.receipt_root!,
     receipts: hashed,
     excluded: excluded === undefined ? [] : [excluded],
-    ...(eraUnknown !== undefined && { eraUnknown }),
     ...(values.block_number !== undefined && { blockNumber: values.block_number }),
     ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
     ...(header !== undefined && { header }),

@@ -72,4 +72,8 @@ export class BundleSource implements LineageSource, BlockSource {
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
     return this.index.blocks.get(blockKey(chainId, blockNumber)) ?? null;
   }
+
+  pathOf(chainId: number, blockNumber: number): string | undefined {
+    return this.index.blockPaths.get(blockKey(chainId, blockNumber));
+  }
 }

@@ -35,6 +35,8 @@ export interface BundleIndex {
   /** Pages of a raw dataset asked for by block range (a range audit's `--service`), by {@link rawPageKey}. */
   rawPages: Map<string, Recorded<unknown>>;
   blocks: Map<string, BlockJson>;
+  /** Where each block stands in the bundle (`blocks[3]`), to name a faulty member. */
+  blockPaths: Map<string, string>;
 }
 
 /** The key of a lineage request: chain, tracing id (any case), and for genesis the cursor (absent = null). */
@@ -162,7 +164,10 @@ function readBlock(value: unknown, path: string, index: BundleIndex): void {
   if (n === undefined) throw bundleProblem(`${path}.header.number`, 'the block number (a 0x quantity or an integer)', value.header.number);
   if (!Array.isArray(value.receipts)) throw bundleProblem(`${path}.receipts`, "the block's complete receipts (an array)", value.receipts);
   const key = blockKey(value.chain_id, n);
-  if (!index.blocks.has(key)) index.blocks.set(key, value as BlockJson);
+  if (!index.blocks.has(key)) {
+    index.blocks.set(key, value as BlockJson);
+    index.blockPaths.set(key, path);
+  }
 }
 
 /**
@@ -183,7 +188,14 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
   if (exchanges.length > LINEAGE_LIMITS.bundleExchanges) throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
   if (blocks.length > LINEAGE_LIMITS.bundleBlocks) throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
 
-  const index: BundleIndex = { records: new Map(), genesisPages: new Map(), rawBlocks: new Map(), rawPages: new Map(), blocks: new Map() };
+  const index: BundleIndex = {
+    records: new Map(),
+    genesisPages: new Map(),
+    rawBlocks: new Map(),
+    rawPages: new Map(),
+    blocks: new Map(),
+    blockPaths: new Map(),
+  };
   exchanges.forEach((exchange, i) => readExchange(exchange, `exchanges[${i}]`, index));
   blocks.forEach((block, i) => readBlock(block, `blocks[${i}]`, index));
   // Last, so that a faulty member is named as such before the nesting below it is.

@@ -9,6 +9,7 @@ export { inlineBlockVerifier, type BlockVerifier } from './verifier.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './report.js';
 export { BundleSource, parseBundle, type Bundle } from './bundle-source.js';
 export {
+  ChainMismatchError,
   SourceError,
   type BlockJson,
   type BlockSource,

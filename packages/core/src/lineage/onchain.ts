@@ -1,22 +1,19 @@
 /**
- * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots), once
- * per block, and the log itself in that block (position and content, bloom, block time).
+ * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots, bloom),
+ * once per block, and the log itself in that block (position and content, bloom, block time).
  */
-import { bytesEqual, bytesToHex, hexToBytes, parseHex } from '../bytes/hex.js';
+import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { encodeHeader } from '../header/encode.js';
 import { isObject } from '../input/fields.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
-import { Problems } from '../input/problems.js';
-import { describeRuleSet, describeTypes, type RuleSet } from '../receipts/rules.js';
-import { defaultKeccak256 } from '../keccak/keccak.js';
+import { Problems, type InvalidInput } from '../input/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
-import { receiptsCommitment } from '../receipts/root.js';
 import type { Log } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
+import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/block.js';
 import { check, type Check } from './report.js';
 import { show } from './show.js';
-import { SourceError, type BlockJson, type BlockSource, type LineageSource } from './source.js';
+import { SourceError, type BlockSource, type LineageSource } from './source.js';
 import type { BlockVerifier } from './verifier.js';
 
 /** A genesis log as the service sends it (spec "Genesis artifacts"). */
@@ -47,8 +44,9 @@ export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
 /** Verified facts about one block, computed once however many logs point into it. */
 export interface BlockFacts {
   block: RpcBlock;
-  rootsMatch: boolean;
-  /** Why the block's receipts cannot be verified (an era or a chain that cannot be), when they cannot. */
+  /** The block is proven: its header hashes to its hash, its receipts reproduce its roots. */
+  proven: boolean;
+  /** Why the block cannot be proven (a chain, era or check that cannot be verified), when it cannot. */
   notVerifiable?: string;
   /** Every log of the block in order, with its transaction: for a block-wide `log_index`; built on first need. */
   blockWide?: Array<{ log: Log; tx: number }>;
@@ -60,87 +58,85 @@ export interface BlockContext {
   registry: ChainRegistry;
   source: LineageSource;
   blocks?: BlockSource;
-  /** Computes the receipts root elsewhere (a pool of worker threads); absent, it is computed here. */
+  /** Verifies the block elsewhere (a pool of worker threads); absent, it is verified here. */
   verify?: BlockVerifier;
 }
 
 /**
- * The root the receipts give under `rules`: from the context's verifier when it has one and its
- * report was computed under the same rules (a verifier with another registry, or a header without
- * its number, may see another era or none), else computed here.
+ * A block the source gave that cannot be read is bad input, never a check's failure: a
+ * SourceError naming the member (in a bundle, `blocks[i].header.baseFeePerGas`), the endpoint's 400.
  */
-async function computedReceiptsRoot(json: BlockJson, block: RpcBlock, rules: RuleSet, context: BlockContext): Promise<Uint8Array> {
-  const report = context.verify === undefined ? null : await context.verify(json);
-  const computed = report?.ok && report.value.rules === rules.name ? report.value.receipts_root.computed : null;
-  return computed === null ? receiptsCommitment(block.receipts, { rules }).receiptsRoot : hexToBytes(computed);
+function unreadableBlock(n: number, refusal: InvalidInput, where: string | undefined): SourceError {
+  const first = refusal.problems[0]!;
+  const path = where === undefined ? undefined : first.name === '' ? where : `${where}.${first.name}`;
+  const listed = refusal.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`).join('; ');
+  const message = `block ${n} cannot be read: ${listed}`;
+  return path === undefined ? new SourceError(message) : new SourceError(message, { path, reason: first.reason, expected: first.expected });
 }
 
-/** Block-level checks: the header hashes to its hash, the receipts reproduce the claimed roots. */
-export async function checkBlock(n: number, context: BlockContext): Promise<{ facts: BlockFacts | null; checks: Check[] }> {
-  const subject = `block ${n}`;
-  const json = context.blocks === undefined ? null : await context.blocks.block(context.chainId, n);
-  if (json === null)
-    return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
-  const problems = new Problems();
-  // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
-  const named = json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json;
-  const block = readRpcBlock(named, problems, { registry: context.registry });
-  if (block === undefined)
-    return {
-      facts: null,
-      checks: [check('block.available', 'fail', subject, `the block does not parse: ${problems.list[0]?.name}: ${problems.list[0]?.expected}`)],
-    };
-  const checks: Check[] = [];
-  const { complete, hash, fields } = block.header;
-  if (complete === undefined || hash === undefined)
-    checks.push(check('block.header_hash', 'skipped', subject, `the header lacks ${complete === undefined ? block.header.missing.join(', ') : 'its hash'}`));
-  else {
-    const computed = defaultKeccak256(encodeHeader(complete));
-    checks.push(
-      bytesEqual(computed, hash)
-        ? check('block.header_hash', 'pass', subject, 'the header hashes to the block hash')
-        : check('block.header_hash', 'fail', subject, `the header hashes to ${bytesToHex(computed)}, not ${bytesToHex(hash)}`),
-    );
-  }
-  const verifiability = context.registry.verifiability(context.chainId, fields.number ?? n);
-  if (verifiability.status !== 'verifiable') {
-    const why = verifiability.status === 'not_verifiable' ? describeNotVerifiable(verifiability, fields.number ?? BigInt(n)) : verifiability.why;
-    checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
-    return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
-  }
-  const unknownType = block.receipts.findIndex((receipt) => !verifiability.rules.layouts.has(receipt.type));
-  if (unknownType !== -1) {
-    const { rules } = verifiability;
-    const why = `receipt ${unknownType} has type ${block.receipts[unknownType]!.type}, which ${describeRuleSet(rules)} does not know (it knows ${describeTypes(rules)})`;
-    checks.push(check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`));
-    return { facts: { block, rootsMatch: false, notVerifiable: why }, checks };
-  }
-  const computedRoot = await computedReceiptsRoot(named, block, verifiability.rules, context);
+/** A comparison of the block's report as a lineage check. */
+function comparisonCheck(name: string, subject: string, comparison: Comparison, pass: string, what: string): Check {
+  if (comparison.matches === null) return check(name, 'skipped', subject, comparison.reason ?? 'not computed');
+  if (comparison.matches) return check(name, 'pass', subject, pass);
+  return check(name, 'fail', subject, `${what} gives ${comparison.computed}, not ${comparison.expected}`);
+}
+
+/** The receipts root against the raw block record's `receipt_root` too, when the source has the record. */
+async function receiptsRootCheck(n: number, subject: string, report: BlockReport, context: BlockContext): Promise<Check> {
+  const computed = report.receipts_root;
+  if (computed.matches !== true) return comparisonCheck('block.receipts_root', subject, computed, '', `the ${report.transaction_count} receipts`);
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;
     throw error;
   });
-  const claimed: Array<[string, Uint8Array | null]> = [['header receiptsRoot', fields.receiptsRoot ?? null]];
-  if (raw !== null) claimed.push(['raw block record receipt_root', hexOf(raw.receipt_root)]);
-  const wrong = claimed.filter(([, root]) => root === null || !bytesEqual(root, computedRoot));
-  const rootsMatch = wrong.length === 0;
-  checks.push(
-    rootsMatch
-      ? check('block.receipts_root', 'pass', subject, `${block.receipts.length} receipts reproduce the ${claimed.map(([what]) => what).join(' and the ')}`)
-      : check(
-          'block.receipts_root',
-          'fail',
-          subject,
-          `the ${block.receipts.length} receipts give ${bytesToHex(computedRoot)}, not the ${wrong.map(([what]) => what).join(' nor the ')}`,
-        ),
-  );
-  return { facts: { block, rootsMatch }, checks };
+  const recorded = raw === null ? null : hexOf(raw.receipt_root);
+  if (raw !== null && (recorded === null || bytesToHex(recorded) !== computed.computed))
+    return check(
+      'block.receipts_root',
+      'fail',
+      subject,
+      `the ${report.transaction_count} receipts give ${computed.computed}, not the raw block record receipt_root`,
+    );
+  const what = raw === null ? 'the header receiptsRoot' : 'the header receiptsRoot and the raw block record receipt_root';
+  return check('block.receipts_root', 'pass', subject, `${report.transaction_count} receipts reproduce ${what}`);
+}
+
+/**
+ * Block-level checks, from the block's verification (`verifyBlock`, here or on the context's
+ * verifier): the header hashes to its hash, the receipts reproduce the claimed root and bloom.
+ */
+export async function checkBlock(n: number, context: BlockContext): Promise<{ facts: BlockFacts | null; checks: Check[] }> {
+  const subject = `block ${n}`;
+  const json = context.blocks === undefined ? null : await context.blocks.block(context.chainId, n);
+  if (json === null)
+    return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
+  // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
+  const named = json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json;
+  const problems = new Problems();
+  const block = readRpcBlock(named, problems, { registry: context.registry });
+  const where = () => context.blocks?.pathOf?.(context.chainId, n);
+  if (block === undefined) throw unreadableBlock(n, problems.invalidInput(), where());
+  const verified = context.verify === undefined ? verifyRpcBlock(block, { registry: context.registry }) : await context.verify(named);
+  if (!verified.ok) {
+    const refusal = verified.error;
+    if (refusal.kind === 'invalid') throw unreadableBlock(n, refusal, where());
+    const why = refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject, block.header.fields.number);
+    return { facts: { block, proven: false, notVerifiable: why }, checks: [check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`)] };
+  }
+  const report = verified.value;
+  const checks = [
+    comparisonCheck('block.header_hash', subject, report.block_hash, 'the header hashes to the block hash', 'the header'),
+    await receiptsRootCheck(n, subject, report, context),
+    comparisonCheck('block.logs_bloom', subject, report.logs_bloom, "the receipts' logs give the header's logsBloom", "the receipts' logs"),
+  ];
+  const proven = checks.every((c) => c.status === 'pass') && report.verdict === 'identical';
+  return { facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) }, checks };
 }
 
 /** Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning. */
 export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, warn: (warning: string) => void): Check[] {
-  const { block, rootsMatch } = facts;
+  const { block, proven } = facts;
   const checks: Check[] = [];
   const address = hexOf(log.contract_address)!;
   const topics = log.topics.map((t) => hexOf(t)!);
@@ -156,8 +152,7 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
     checks.push(
       check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`),
     );
-  else if (!rootsMatch)
-    checks.push(check('log.position', 'skipped', subject, "the block's receipts do not reproduce its root, so positions in them prove nothing"));
+  else if (!proven) checks.push(check('log.position', 'skipped', subject, 'the block is not proven (a block check failed), so positions in it prove nothing'));
   else {
     const receipt = block.receipts[log.tx_index];
     if (same(receipt?.logs[log.log_index])) {
@@ -184,16 +179,9 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
       }
     }
   }
-  const bloom = block.header.fields.logsBloom;
-  if (!found || bloom === undefined)
-    checks.push(
-      check(
-        'log.bloom',
-        'skipped',
-        subject,
-        bloom === undefined ? 'the header has no logsBloom' : "the log is not the chain's, so its bloom bits prove nothing",
-      ),
-    );
+  // A proven block has its logsBloom: the block's report required it.
+  const bloom = block.header.fields.logsBloom!;
+  if (!found) checks.push(check('log.bloom', 'skipped', subject, "the log is not the chain's, so its bloom bits prove nothing"));
   else {
     const missing = [address, ...topics].findIndex((item) => !bloomContains(bloom, item));
     checks.push(
@@ -202,9 +190,10 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
         : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`),
     );
   }
+  // A log that gives no block_time claims none: nothing to check.
   const timestamp = block.header.fields.timestamp;
-  if (log.block_time === undefined || timestamp === undefined)
-    checks.push(check('log.block_time', 'skipped', subject, 'no block_time, or no header timestamp'));
+  if (log.block_time === undefined) return checks;
+  if (timestamp === undefined) checks.push(check('log.block_time', 'skipped', subject, 'the header has no timestamp'));
   else {
     const expected = new Date(Number(timestamp) * 1000).toISOString();
     const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;

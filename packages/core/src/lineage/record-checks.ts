@@ -78,8 +78,11 @@ export function artifactAgreementChecks(
   else if (dataset.id === '0301') checks.push(reservesCheck(record, logs, decoded, tracingId));
   else checks.push(check('record.cross_check', 'skipped', tracingId, `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`));
 
+  // A record without a block_number claims no block: nothing to hold against its artifacts.
   const recordBlock = record.block_number;
-  if (!Number.isSafeInteger(recordBlock)) checks.push(check('record.not_older', 'skipped', tracingId, 'the record has no block_number'));
+  if (recordBlock === undefined) return checks;
+  if (!Number.isSafeInteger(recordBlock) || (recordBlock as number) < 0)
+    checks.push(check('record.not_older', 'fail', tracingId, `block_number ${show(recordBlock)} is not a block number`));
   else {
     const newer = logs.find(({ log }) => log.block_number > (recordBlock as number));
     checks.push(

@@ -1,6 +1,6 @@
 import type { BundleRecorder } from './service-source.js';
 import type { BlockJson, BlockSource } from './source.js';
-import { SourceError } from './source.js';
+import { ChainMismatchError, SourceError } from './source.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
 import { isObject, type JsonObject } from '../input/fields.js';
@@ -144,7 +144,8 @@ export class RpcBlockSource implements BlockSource {
     return (answer.json as Json).result;
   }
 
-  private async ensureChain(chainId: number): Promise<void> {
+  /** Checks once, with `eth_chainId`, that the node serves `chainId`: ChainMismatchError when it serves another. */
+  async checkChain(chainId: number): Promise<void> {
     if (!this.checkChainId) return;
     this.chainIdOfNode ??= this.call('eth_chainId', []).then((result) => {
       const id = quantity(result);
@@ -158,7 +159,7 @@ export class RpcBlockSource implements BlockSource {
       this.chainIdOfNode = undefined;
       throw error;
     }
-    if (id !== BigInt(chainId)) throw new SourceError(`${this.where} serves chain ${id}, not chain ${chainId}`);
+    if (id !== BigInt(chainId)) throw new ChainMismatchError(this.where, id, chainId);
   }
 
   /** A receipt list's checks: an array of objects, one per transaction, of this block. */
@@ -208,7 +209,7 @@ export class RpcBlockSource implements BlockSource {
 
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
     if (!Number.isSafeInteger(blockNumber) || blockNumber < 0) throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
-    await this.ensureChain(chainId);
+    await this.checkChain(chainId);
     const tag = toQuantity(blockNumber);
     const block = await this.call('eth_getBlockByNumber', [tag, false]);
     if (block === null) return null;

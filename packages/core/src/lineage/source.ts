@@ -46,6 +46,10 @@ export type BlockJson = { chain_id: number; header: Record<string, unknown>; rec
 export interface BlockSource {
   /** Header and complete receipts of a block, or null when the source does not have it. */
   block(chainId: number, blockNumber: number): Promise<BlockJson | null>;
+  /** Where a block it gave stands in the input (a bundle's `blocks[3]`), to name a faulty member; absent for a live source. */
+  pathOf?(chainId: number, blockNumber: number): string | undefined;
+  /** Checks that the source serves chain `chainId` (a node's `eth_chainId`): ChainMismatchError when it serves another. */
+  checkChain?(chainId: number): Promise<void>;
 }
 
 /**
@@ -66,10 +70,27 @@ export interface InputProblem {
  */
 export class SourceError extends EvmIntegrityError<{ problem?: InputProblem }> {
   override name = 'SourceError';
-  override readonly code: 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID';
+  override readonly code: 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID' | 'SOURCE_CHAIN_MISMATCH';
 
   constructor(message: string, problem?: InputProblem) {
     super(message, problem === undefined ? {} : { problem });
     this.code = problem === undefined ? 'SOURCE_FAILED' : 'SOURCE_INPUT_INVALID';
+  }
+}
+
+/**
+ * The source serves another chain than the one asked for: a mistake in the command or the
+ * configuration, not an outage, so it is never retried nor reported as unreachable.
+ */
+export class ChainMismatchError extends SourceError {
+  override name = 'ChainMismatchError';
+  override readonly code = 'SOURCE_CHAIN_MISMATCH';
+
+  constructor(
+    where: string,
+    readonly served: bigint,
+    readonly asked: number,
+  ) {
+    super(`${where} serves chain ${served}, not chain ${asked}: give the chain id it serves, or a node of chain ${asked}`);
   }
 }

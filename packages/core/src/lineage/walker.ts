@@ -4,7 +4,7 @@ import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './limits.js';
 import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
-import { check, type Check, type LineageReport, type RecordReport } from './report.js';
+import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './report.js';
 import { plain } from './show.js';
 import type { BlockSource, GenesisAnswer, LineageSource } from './source.js';
 import { depthFirst } from './traversal.js';
@@ -138,7 +138,7 @@ class LineageWalk {
  * @example
  * const source = new BundleSource(bundle)
  * const report = await walkLineage({ chainId: 1, tracingId, source, blocks: source })
- * report.verdict // 'pass' | 'fail'
+ * report.verdict // 'pass' | 'fail' | 'not_verifiable'
  */
 export async function walkLineage(options: WalkOptions): Promise<LineageReport> {
   const walk = new LineageWalk(options);
@@ -151,7 +151,7 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
   return {
     chain_id: options.chainId,
     tracing_id: options.tracingId,
-    verdict: count('fail') > 0 ? 'fail' : 'pass',
+    ...lineageVerdict(all),
     summary: { pass: count('pass'), fail: count('fail'), skipped: count('skipped') },
     warnings: walk.warnings,
     records: walk.records,

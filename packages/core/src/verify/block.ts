@@ -1,12 +1,22 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { defaultRegistry, describeNotVerifiable, eraMatters, type ChainRegistry, type NotVerifiable } from '../chains/registry.js';
+import {
+  CHECK_NAMES,
+  defaultRegistry,
+  describeNotVerifiable,
+  type ChainRegistry,
+  type CheckClaim,
+  type CheckName,
+  type NotVerifiable,
+  type Verifiability,
+} from '../chains/registry.js';
 import { encodeHeader } from '../header/encode.js';
+import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/receipt-rules.js';
-import { receiptsCommitment } from '../receipts/root.js';
+import { receiptsCommitment, type ReceiptsCommitment } from '../receipts/root.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -20,7 +30,7 @@ export interface BlockVerifyContext extends HashOptions {
 export interface Comparison {
   expected: string | null;
   computed: string | null;
-  /** null when either side is unavailable, with the reason. */
+  /** null when the check did not run (its rule is not verified for the block's chain and era), with the reason. */
   matches: boolean | null;
   reason?: string;
 }
@@ -32,7 +42,11 @@ export type BlockRefusal = InvalidInput | { kind: 'chain_not_supported'; subject
 export interface BlockReport {
   id: string | null;
   chain_id: number | null;
+  /** The era of the chain the block is in; null for a chain without eras. */
+  era: string | null;
   rules: RuleSetName;
+  /** The layout its header hashes in. */
+  header_layout: HeaderLayoutName;
   block_number: number | null;
   /** Receipts hashed into the root; `excluded_receipts` are not counted. */
   transaction_count: number;
@@ -43,9 +57,13 @@ export interface BlockReport {
   raw_receipts: { count: number; matches: boolean; first_mismatch: number | null } | null;
   /** Receipts the source returned that the chain leaves out of the root (Bor's state-sync receipt). */
   excluded_receipts: ExcludedReceiptResult[];
-  /** Every available comparison matched. */
+  /** The verdict is identical. */
   is_identical: boolean;
-  /** identical, different (a comparison failed), or not_verifiable (the chain or its era cannot be verified). */
+  /**
+   * identical: every check ran and matched. different: a check that ran does not match.
+   * not_verifiable: no check failed, but one did not run (its rule is not verified for the
+   * block's chain or era), so the block is not proven.
+   */
   verdict: 'identical' | 'different' | 'not_verifiable';
   /** Why the verdict is not identical; null when it is. */
   reason: string | null;
@@ -53,9 +71,11 @@ export interface BlockReport {
 
 const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
 
-function compare(expected: Uint8Array | undefined, computed: Uint8Array | undefined, reason: string): Comparison {
-  if (expected === undefined || computed === undefined) return { expected: hex(expected), computed: hex(computed), matches: null, reason };
-  return { expected: hex(expected), computed: hex(computed), matches: bytesEqual(expected, computed) };
+/** A claimed check's comparison; an unclaimed one's says why it did not run. */
+function compare(claim: CheckClaim, expected: Uint8Array | undefined, computed: () => Uint8Array): Comparison {
+  if (!claim.verified) return { expected: hex(expected), computed: null, matches: null, reason: `not verifiable: ${claim.reason}` };
+  const value = computed();
+  return { expected: hex(expected), computed: hex(value), matches: expected !== undefined && bytesEqual(expected, value) };
 }
 
 /** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
@@ -66,12 +86,14 @@ function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockRepo
     expected: hex(expected),
     computed: null,
     matches: null,
-    reason: 'not computed: the block cannot be verified',
+    reason: `not verifiable: ${reason}`,
   });
   return {
     id: block.id ?? null,
     chain_id: block.chainId,
+    era: subject.era?.name ?? null,
     rules: subject.chain!.rules,
+    header_layout: block.header.layout.name,
     block_number: fields.number === undefined ? null : Number(fields.number),
     transaction_count: block.receipts.length,
     receipts_root: skipped(fields.receiptsRoot),
@@ -85,21 +107,27 @@ function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockRepo
   };
 }
 
-/**
- * Verifies a block given as JSON-RPC header + complete receipts (the fixtures'
- * format): receipts root and block bloom against the header, the header against
- * its hash, and each receipt's encoding against the source's raw receipts. A block
- * of a chain, or an era, that cannot be verified gets the verdict not_verifiable.
- */
-export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
-  const problems = new Problems();
-  const registry = context.registry ?? defaultRegistry;
-  const block = readRpcBlock(input, problems, { registry, keccak: context.keccak });
-  if (block === undefined) return err(problems.invalidInput());
+/** How a block is verified: its rules, header layout and claims, once its chain and era are known. */
+interface Plan {
+  rules: RuleSet;
+  layout: HeaderLayout;
+  era: string | null;
+  checks: Readonly<Record<CheckName, CheckClaim>>;
+}
 
-  const { fields, complete } = block.header;
-  const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
-  let rules: RuleSet;
+const NAMED: CheckClaim = { verified: true, evidence: 'configured' };
+
+/**
+ * The plan for a block, or why it is refused: a chain outside the registry needs `--rules` (its
+ * checks then stand on that word), a chain or era that cannot be verified gets its report, and a
+ * chain with eras needs the block number.
+ */
+function planFor(
+  block: RpcBlock,
+  verifiability: Verifiability | undefined,
+  context: BlockVerifyContext,
+  problems: Problems,
+): Result<Plan, BlockRefusal | NotVerifiable> {
   if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
     if (context.rules === undefined) {
       return err({
@@ -108,57 +136,108 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         hint: `Name the rule set the chain follows with --rules (${RULE_SET_NAMES.join(', ')}).`,
       });
     }
-    rules = RULE_SETS[context.rules];
-  } else if (verifiability.status === 'not_verifiable') {
-    return ok(notVerifiableReport(block, verifiability));
-  } else {
-    // The reader already required the era of receipts that name their transactions.
-    const types = block.receipts.map((receipt) => receipt.type);
-    if (verifiability.status === 'era_unknown' && eraMatters(verifiability, { namesTransactions: false, types })) {
-      problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
-    }
-    rules = context.rules === undefined ? verifiability.rules : RULE_SETS[context.rules];
+    const checks = { block_hash: NAMED, receipts_root: NAMED, logs_bloom: NAMED };
+    return ok({ rules: RULE_SETS[context.rules], layout: block.header.layout, era: null, checks });
   }
+  if (verifiability.status === 'not_verifiable') return err(verifiability);
+  if (verifiability.status === 'era_unknown') {
+    problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
+    return err(problems.invalidInput());
+  }
+  return ok({ rules: verifiability.rules, layout: verifiability.header, era: verifiability.era?.name ?? null, checks: verifiability.checks });
+}
 
+/**
+ * What the claimed checks need of the header, as problems: each of the three commitments, and for
+ * the block hash every field of the header's layout. Nothing claimed is missing from a report.
+ */
+function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: Problems): void {
+  const { fields, hash, missing, layout } = block.header;
+  const commitment = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
+  for (const [name, value] of Object.entries(commitment)) {
+    if (value === undefined) problems.add(`header.${name}`, 'missing', `${name}: the block's commitment that the report checks`);
+  }
+  if (!checks.block_hash.verified) return;
+  const layoutName = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
+  for (const field of missing) {
+    if (field === 'receiptsRoot' || field === 'logsBloom') continue;
+    problems.add(`header.${field}`, 'missing', `${field}: ${layoutName} hashes it into the block hash`);
+  }
+}
+
+/** The source's raw consensus receipts against our encodings of them. */
+function rawReceiptsComparison(block: RpcBlock, commitment: ReceiptsCommitment): BlockReport['raw_receipts'] {
+  if (block.rawReceipts === undefined) return null;
+  const mismatch = block.rawReceipts.findIndex((r, i) => !bytesEqual(r, commitment.encodedReceipts[i] ?? new Uint8Array(0)));
+  const countOk = block.rawReceipts.length === commitment.encodedReceipts.length;
+  return { count: block.rawReceipts.length, matches: countOk && mismatch === -1, first_mismatch: mismatch === -1 ? null : mismatch };
+}
+
+/** The verdict of the comparisons: a failed one is different; else one that did not run is not verifiable. */
+function verdictOf(comparisons: Record<CheckName, Comparison>, raw: BlockReport['raw_receipts']): Pick<BlockReport, 'verdict' | 'reason'> {
+  const failed = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
+  if (raw?.matches === false) failed.push('raw_receipts' as CheckName);
+  if (failed.length > 0) return { verdict: 'different', reason: `does not match: ${failed.join(', ')}` };
+  const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null);
+  if (skipped.length > 0) return { verdict: 'not_verifiable', reason: skipped.map((name) => `${name}: ${comparisons[name].reason}`).join('; ') };
+  return { verdict: 'identical', reason: null };
+}
+
+/**
+ * Verifies a block given as JSON-RPC header + complete receipts (the fixtures' format): receipts
+ * root and block bloom against the header, the header against its hash, and each receipt's
+ * encoding against the source's raw receipts. Each check runs only where its rule is verified
+ * for the block's chain and era (the registry's evidence); the verdict is `identical` only when
+ * every check ran and matched. A header that lacks what a check needs is refused as input,
+ * naming the field; a chain, or an era, that cannot be verified gets the verdict not_verifiable.
+ *
+ * @example
+ * const result = verifyBlock(JSON.parse(text))
+ * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
+ */
+export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const problems = new Problems();
+  const block = readRpcBlock(input, problems, { registry: context.registry ?? defaultRegistry, keccak: context.keccak });
+  return block === undefined ? err(problems.invalidInput()) : verifyRpcBlock(block, context);
+}
+
+/** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
+export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const problems = new Problems();
+  const registry = context.registry ?? defaultRegistry;
+  const { fields } = block.header;
+  const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
+  const plan = planFor(block, verifiability, context, problems);
+  if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, plan.error));
+  const { rules, layout, checks, era } = plan.value;
+
+  requireCommitments(block, checks, problems);
   block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
+
   const keccak = context.keccak ?? defaultKeccak256;
-  const commitment = receiptsCommitment(block.receipts, { rules, keccak });
-
-  const computedHash = complete === undefined ? undefined : keccak(encodeHeader(complete));
-  const hashReason = complete === undefined ? `the header lacks ${block.header.missing.join(', ')}` : 'the source gave no hash';
-  let raw: BlockReport['raw_receipts'] = null;
-  if (block.rawReceipts !== undefined) {
-    const mismatch = block.rawReceipts.findIndex((r, i) => !bytesEqual(r, commitment.encodedReceipts[i] ?? new Uint8Array(0)));
-    const countOk = block.rawReceipts.length === commitment.encodedReceipts.length;
-    raw = { count: block.rawReceipts.length, matches: countOk && mismatch === -1, first_mismatch: mismatch === -1 ? null : mismatch };
-  }
-
-  const receiptsRoot = compare(fields.receiptsRoot, commitment.receiptsRoot, 'the header has no receiptsRoot');
-  const logsBloom = compare(fields.logsBloom, commitment.logsBloom, 'the header has no logsBloom');
-  const blockHash = compare(block.header.hash, computedHash, hashReason);
-  const failed = Object.entries({
-    receipts_root: receiptsRoot.matches,
-    logs_bloom: logsBloom.matches,
-    block_hash: blockHash.matches,
-    raw_receipts: raw?.matches ?? null,
-  })
-    .filter(([, matches]) => matches === false)
-    .map(([name]) => name);
-  const isIdentical = failed.length === 0 && receiptsRoot.matches === true;
+  let commitment: ReceiptsCommitment | undefined;
+  const receipts = () => (commitment ??= receiptsCommitment(block.receipts, { rules, keccak }));
+  const comparisons: Record<CheckName, Comparison> = {
+    receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => receipts().receiptsRoot),
+    logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => receipts().logsBloom),
+    block_hash: compare(checks.block_hash, block.header.hash, () => keccak(encodeHeader(block.header.complete!, layout))),
+  };
+  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, receipts()) : null;
+  const { verdict, reason } = verdictOf(comparisons, raw);
   return ok({
     id: block.id ?? null,
     chain_id: block.chainId,
+    era,
     rules: rules.name,
+    header_layout: layout.name,
     block_number: fields.number === undefined ? null : Number(fields.number),
     transaction_count: block.receipts.length,
-    receipts_root: receiptsRoot,
-    logs_bloom: logsBloom,
-    block_hash: blockHash,
+    ...comparisons,
     raw_receipts: raw,
     excluded_receipts: block.excludedReceipts.map(excludedReceiptResult),
-    is_identical: isIdentical,
-    verdict: isIdentical ? 'identical' : 'different',
-    reason: isIdentical ? null : failed.length > 0 ? `does not match: ${failed.join(', ')}` : receiptsRoot.reason!,
+    is_identical: verdict === 'identical',
+    verdict,
+    reason,
   });
 }

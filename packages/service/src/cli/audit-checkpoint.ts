@@ -12,15 +12,18 @@ import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { AuditEvent, BlockAudit } from 'evm-integrity/audit';
 import { UsageError } from './io.js';
 
-/** The first line of an audit's output: which audit the lines belong to. */
+/** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
 export interface AuditHeader {
-  audit: { chain_id: number; from: number; to: number };
+  audit: { chain_id: number; from: number; to: number; head_hash?: string; anchors?: Record<string, string> };
 }
 
 export interface Checkpoint {
-  /** The next block to audit and the hash it must link to (undefined: the range's own anchor). */
+  /** The next block to audit. */
   next: number;
-  anchor: string | undefined;
+  /** The hash of the last block audited, which block `next` must link to (null: it gave none); unset when no block was audited. */
+  lastHash?: string | null;
+  /** The file holds the header line, which the resumed audit must not write again. */
+  headerKept: boolean;
 }
 
 const CHUNK_BYTES = 1 << 20;
@@ -54,7 +57,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
   try {
     fd = openSync(file, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { next: header.audit.from, anchor: undefined };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { next: header.audit.from, headerKept: false };
     throw new UsageError(`--resume cannot read ${file}: ${(error as Error).message}`);
   }
   const expected = JSON.stringify(header.audit);
@@ -92,6 +95,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
     closeSync(fd);
   }
   truncateSync(file, cut);
-  if (last === undefined) return { next: header.audit.from, anchor: undefined };
-  return { next: last.block_number + 1, anchor: last.block_hash ?? undefined };
+  const headerKept = cut > 0;
+  if (last === undefined) return { next: header.audit.from, headerKept };
+  return { next: last.block_number + 1, lastHash: last.block_hash, headerKept };
 }

@@ -1,7 +1,7 @@
 import { openSync, statSync, writeSync, closeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { auditRange, AuditTally, isReorg, type AuditSummary } from 'evm-integrity/audit';
-import { BundleSource, inlineBlockVerifier, SourceError } from 'evm-integrity/lineage';
+import { BundleSource, ChainMismatchError, inlineBlockVerifier, SourceError, type BlockSource } from 'evm-integrity/lineage';
 import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseUrl, serviceCrossCheck, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
@@ -19,6 +19,8 @@ interface AuditIo {
   /** Where EVM_DATA_SERVICE_API_KEY is read (default process.env). */
   env?: NodeJS.ProcessEnv;
 }
+
+const HASH = /^0x[0-9a-fA-F]{64}$/;
 
 function blockNumber(value: string | undefined, flag: string): number {
   const n = Number(value);
@@ -46,6 +48,8 @@ function parse(argv: string[]) {
       bundle: { type: 'string' },
       service: { type: 'string' },
       'head-hash': { type: 'string' },
+      'tail-hash': { type: 'string' },
+      anchor: { type: 'string', multiple: true },
       concurrency: { type: 'string' },
       out: { type: 'string' },
       resume: { type: 'boolean' },
@@ -68,14 +72,36 @@ function parse(argv: string[]) {
   if (values.bundle === undefined && values.rpc === undefined && values.service === undefined)
     throw new UsageError('give where the blocks come from: --rpc URL, --service URL (its /evm/rpc) or --bundle FILE');
   const headHash = values['head-hash'];
-  if (headHash !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
+  if (headHash !== undefined && !HASH.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
+  const anchors = anchorsOf(values.anchor ?? [], values['tail-hash'], from, to);
   if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
   const concurrency = positive(values.concurrency, '--concurrency', 4);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const chunkSize = positive(values['chunk-size'], '--chunk-size', 100);
-  return { ...values, chainId, from, to, headHash, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
+  return { ...values, chainId, from, to, headHash, anchors, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
+}
+
+/** `--anchor N:HASH` (repeatable) and `--tail-hash H` (an anchor at `--to`): block → hash, each block once, inside the range. */
+function anchorsOf(given: readonly string[], tailHash: string | undefined, from: number, to: number): Map<number, string> {
+  const anchors = new Map<number, string>();
+  const add = (n: number, hash: string, flag: string) => {
+    if (n < from || n > to) throw new UsageError(`${flag}: block ${n} is outside the range ${from}-${to}`);
+    if (anchors.has(n) && anchors.get(n) !== hash.toLowerCase()) throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
+    anchors.set(n, hash.toLowerCase());
+  };
+  for (const anchor of given) {
+    const match = /^(\d+):(0x[0-9a-fA-F]{64})$/.exec(anchor);
+    if (match === null || !Number.isSafeInteger(Number(match[1])))
+      throw new UsageError(`--anchor must be N:HASH (a block number and its 32-byte 0x hash), got "${anchor}"`);
+    add(Number(match[1]), match[2]!, '--anchor');
+  }
+  if (tailHash !== undefined) {
+    if (!HASH.test(tailHash)) throw new UsageError(`--tail-hash must be a 32-byte 0x hash, got "${tailHash}"`);
+    add(to, tailHash, '--tail-hash');
+  }
+  return anchors;
 }
 
 /** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
@@ -132,21 +158,42 @@ function recordedSources(file: string) {
   return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
 }
 
+/** The first line of the output: the audit's chain, range and anchors, which a resume must match. */
+function auditHeader(options: ReturnType<typeof parse>): AuditHeader {
+  const { chainId, from, to, headHash, anchors } = options;
+  return {
+    audit: {
+      chain_id: chainId,
+      from,
+      to,
+      ...(headHash !== undefined && { head_hash: headHash.toLowerCase() }),
+      ...(anchors.size > 0 && { anchors: Object.fromEntries([...anchors].sort(([a], [b]) => a - b)) }),
+    },
+  };
+}
+
 /** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const options = parse(argv);
-  const header: AuditHeader = { audit: { chain_id: options.chainId, from: options.from, to: options.to } };
-  const tally = new AuditTally(options.chainId, options.from, options.to);
+  const header = auditHeader(options);
+  const anchors = options.anchors.size > 0 ? options.anchors : undefined;
+  const tally = new AuditTally(options.chainId, options.from, options.to, { head: options.headHash ?? null, ...(anchors && { anchors }) });
   let next = options.from;
-  let anchor = options.headHash;
+  let anchor: string | null | undefined = options.headHash;
+  let headerWritten = false;
   if (options.resume) {
     const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
     next = checkpoint.next;
-    anchor = checkpoint.anchor ?? anchor;
+    headerWritten = checkpoint.headerKept;
+    if (checkpoint.next > options.from) anchor = checkpoint.lastHash;
   }
   const recorder = options.record === undefined ? undefined : new BundleRecorder();
-  // Before the output is opened: a missing key or a bad URL leaves no file behind.
+  // Before the output is opened: a missing key, a bad URL or a node of another chain leaves no file behind.
   const { source, crossCheck } = options.bundle === undefined ? liveSources(options, io.env ?? process.env, recorder) : recordedSources(options.bundle);
+  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to report.
+  await (source as BlockSource).checkChain?.(options.chainId).catch((error: unknown) => {
+    if (error instanceof ChainMismatchError) throw error;
+  });
   const output = openOutput(options.out, options.resume === true, io);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
@@ -156,7 +203,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const verify = pool?.verify ?? (options.rules === undefined ? undefined : inlineBlockVerifier({ rules: options.rules }));
   try {
-    if (next === options.from) output.write(`${JSON.stringify(header)}\n`);
+    if (!headerWritten) output.write(`${JSON.stringify(header)}\n`);
     let summary: AuditSummary | undefined;
     let unreachable: string | undefined;
     if (next <= options.to) {
@@ -168,7 +215,8 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
         concurrency: options.concurrency,
         chunkSize: options.chunkSize,
         signal: controller.signal,
-        ...(anchor && { anchor }),
+        ...(anchor !== undefined && { anchor }),
+        ...(anchors && { anchors }),
         ...(verify && { verify }),
         ...(crossCheck && { crossCheck }),
       });

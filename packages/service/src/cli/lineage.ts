@@ -7,13 +7,15 @@ import { startBlockPool } from './block-pool.js';
 import { serviceApiKey, UsageError, workersOption } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
+const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
+/** A pass is 0, a failure 1; not verifiable is no verdict (2), as for `verify block`. */
+const EXIT = { pass: 0, fail: 1, not_verifiable: 2 } as const;
 
 /** The report as a readable table: one line a check, grouped by record. */
 export function formatReport(report: LineageReport): string {
   const { pass, fail, skipped } = report.summary;
-  const lines = [
-    `lineage ${report.tracing_id} on chain ${report.chain_id}: ${report.verdict.toUpperCase()} (${pass} passed, ${fail} failed, ${skipped} skipped)`,
-  ];
+  const lines = [`lineage ${report.tracing_id} on chain ${report.chain_id}: ${VERDICT[report.verdict]} (${pass} passed, ${fail} failed, ${skipped} skipped)`];
+  if (report.reason !== null) lines.push(`${report.verdict === 'fail' ? 'first failure' : 'why'}: ${report.reason}`);
   for (const record of report.records) {
     lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
     const width = Math.max(...record.checks.map((c) => c.check.length), 10);
@@ -24,7 +26,7 @@ export function formatReport(report: LineageReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `lineage …`: exit 0 when every check passes, 1 when one fails, 2 for bad input or an unreachable source. */
+/** `lineage …`: exit 0 when every check ran and passed, 1 when one fails, 2 when not verifiable, for bad input or an unreachable source. */
 export async function runLineage(
   argv: string[],
   io: { stdout(t: string): void; stderr(t: string): void },
@@ -85,5 +87,5 @@ export async function runLineage(
     await pool?.terminate();
   }
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  return report.verdict === 'pass' ? 0 : 1;
+  return EXIT[report.verdict];
 }

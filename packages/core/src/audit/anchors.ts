@@ -1,0 +1,105 @@
+/**
+ * What the anchors of a range audit prove. A block's hash commits to its parent's hash, and so to
+ * every block before it, never to one after. An anchor (`--anchor N:HASH`, `--tail-hash`: a hash
+ * the user holds for block N from elsewhere) therefore proves block N and, through the unbroken
+ * parent links of passing blocks, the blocks before it back to the first break. The head hash
+ * (`--head-hash`) ties block `from` to a known block before the range: continuity, which proves
+ * nothing about the range itself, since a forged block can name any parent.
+ *
+ * Without an anchor, passing blocks are consistent (each hashes to its hash, reproduces its
+ * commitments, and links to the one before), not authentic: a node could serve a whole forged
+ * chain that is consistent in itself.
+ */
+import type { AuditVerdict } from './types.js';
+
+/** What the tally reads of an audit's line: a block's number, hash and verdict, or the blocks a reorg replaced. */
+type Line = { block_number: number; block_hash: string | null; verdict: AuditVerdict } | { reorg: { replaced: ReadonlyArray<{ block_number: number }> } };
+
+/** How much of the range its anchors prove. */
+export type Assurance = 'authentic' | 'partly_authentic' | 'consistent';
+
+/** The anchors of an audit and what they prove, in the summary. */
+export interface AnchoringSummary {
+  /** The hash block `from` must link to (`--head-hash`), or null. */
+  head_hash: string | null;
+  /** Each anchor: its hash, and whether the block's hash is it (null: the audit has not reached it). */
+  anchors: Array<{ block_number: number; hash: string; matches: boolean | null }>;
+  /** The block ranges an anchor proves, inclusive, in order. */
+  authenticated: Array<[number, number]>;
+  authenticated_blocks: number;
+  /** authentic: every block of the range is proven by an anchor; partly_authentic: some are; consistent: none is. */
+  assurance: Assurance;
+}
+
+/** The anchors of a range: the head hash, and the hashes of blocks within it. */
+export interface Anchoring {
+  head?: string | null;
+  anchors?: ReadonlyMap<number, string>;
+}
+
+/** Follows the audit's lines, in the order written, to tell which blocks an anchor proves. */
+export class AnchorTally {
+  private readonly anchors: ReadonlyMap<number, string>;
+  /** First block of the current run of passing, linked blocks; null when the last block did not pass. */
+  private runStart: number | null = null;
+  private last: number | null = null;
+  private readonly reached = new Map<number, boolean>();
+  private proven: Array<[number, number]> = [];
+
+  constructor(
+    private readonly from: number,
+    private readonly to: number,
+    private readonly anchoring: Anchoring = {},
+  ) {
+    this.anchors = anchoring.anchors ?? new Map();
+  }
+
+  add(event: Line): void {
+    if ('reorg' in event) {
+      this.takeBack(Math.min(...event.reorg.replaced.map((r) => r.block_number)));
+      return;
+    }
+    this.addBlock(event);
+  }
+
+  private addBlock(audit: Extract<Line, { verdict: AuditVerdict }>): void {
+    const n = audit.block_number;
+    const anchor = this.anchors.get(n);
+    if (anchor !== undefined) this.reached.set(n, audit.block_hash === anchor.toLowerCase());
+    if (audit.verdict !== 'pass') {
+      this.runStart = null;
+      this.last = n;
+      return;
+    }
+    if (this.runStart === null || this.last !== n - 1) this.runStart = n;
+    this.last = n;
+    if (anchor !== undefined) this.prove(this.runStart, n);
+  }
+
+  private prove(first: number, last: number): void {
+    const previous = this.proven.at(-1);
+    if (previous !== undefined && first <= previous[1] + 1) previous[1] = Math.max(previous[1], last);
+    else this.proven.push([first, last]);
+  }
+
+  /** A reorg from block `first` on: what was proven from there is taken back; the blocks before it stay linked. */
+  private takeBack(first: number): void {
+    this.proven = this.proven.filter(([a]) => a < first).map(([a, b]) => [a, Math.min(b, first - 1)]);
+    for (const n of this.reached.keys()) if (n >= first) this.reached.delete(n);
+    if (this.runStart !== null && this.runStart >= first) this.runStart = null;
+    this.last = first - 1;
+  }
+
+  summary(): AnchoringSummary {
+    const authenticated = this.proven.map(([a, b]) => [a, b] as [number, number]);
+    const count = authenticated.reduce((sum, [a, b]) => sum + b - a + 1, 0);
+    const anchors = [...this.anchors].sort(([a], [b]) => a - b);
+    return {
+      head_hash: this.anchoring.head?.toLowerCase() ?? null,
+      anchors: anchors.map(([n, hash]) => ({ block_number: n, hash: hash.toLowerCase(), matches: this.reached.get(n) ?? null })),
+      authenticated,
+      authenticated_blocks: count,
+      assurance: count === this.to - this.from + 1 ? 'authentic' : count > 0 ? 'partly_authentic' : 'consistent',
+    };
+  }
+}
