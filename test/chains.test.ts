@@ -23,6 +23,7 @@ import { capturingLogger, testConfig } from './helpers/server.js';
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NITRO_GENESIS = 22_207_817;
+const EMPTY_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 
 /** A real block (Byzantium, 38 legacy receipts) whose receipts encode alike on Ethereum and Arbitrum Nitro. */
 const fixture = loadFixture('mainnet-7000000');
@@ -87,20 +88,17 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     }
   });
 
-  it('without block_number or header_rlp, a matching root is proof in any era', () => {
-    const result = verifyReceiptRoot(bodyAt(42161, undefined));
-    expect(result.verdict).toBe('identical');
-    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, block_number: null });
-  });
-
-  it('without block_number or header_rlp, a mismatch cannot be told from a classic block: 400 naming block_number and why', () => {
-    const result = verifyReceiptRoot(bodyAt(42161, undefined, { receipt_root: 'ab'.repeat(32) }));
+  it.each([
+    ['matching', {}],
+    ['not matching', { receipt_root: 'ab'.repeat(32) }],
+  ])('without block_number or header_rlp, a root %s: 400 naming block_number and why (only the era tells what is claimed)', (_name, over) => {
+    const result = verifyReceiptRoot(bodyAt(42161, undefined, over));
     expect(result.status).toBe(400);
     const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
     expect(more).toEqual([]);
     expect(problem).toMatchObject({ name: 'block_number', reason: 'missing' });
     expect(problem.expected).toBe(
-      'the block number (or header_rlp): the receipts do not reproduce receipt_root, and Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, later blocks can; the era tells a real mismatch from a block that cannot be verified',
+      'the block number (or header_rlp): the receipts of Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, those of other blocks can',
     );
   });
 
@@ -119,9 +117,9 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     // --rules names rules for chains outside the registry; it does not make an era verifiable.
     expect(verifyBlockOperation(blockFileAt(42161, 1_000_000), { rules: 'arbitrum' }).verdict).toBe('not_verifiable');
 
-    const nitro = verifyBlockOperation(blockFileAt(42161, NITRO_GENESIS));
+    const nitro = verifyBlockOperation(loadFixture('arbitrum-one-150000000'));
     expect(nitro.verdict).toBe('identical');
-    expect(nitro.body).toMatchObject({ verdict: 'identical', reason: null, receipts_root: { matches: true }, logs_bloom: { matches: true } });
+    expect(nitro.body).toMatchObject({ verdict: 'identical', era: 'Nitro', reason: null, receipts_root: { matches: true }, logs_bloom: { matches: true } });
   });
 
   it('the core verifyBlock returns the report or the refusal; only the operation builds answers', () => {
@@ -140,15 +138,22 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
   });
 });
 
-describe('OP-stack legacy eras are refused, not guessed at', () => {
+describe('OP-stack legacy eras: what no real block has shown is refused, not guessed at', () => {
   it.each([
     [10, 105_235_062, 105_235_063],
     [420, 4_061_223, 4_061_224],
-  ])('chain %i: block %i is legacy (422), block %i is Bedrock (verified)', (chainId, legacy, bedrock) => {
+  ])('chain %i: the receipts of legacy block %i are 422, naming Bedrock block %i as the first whose receipts are verified', (chainId, legacy, bedrock) => {
     const refused = verifyReceiptRoot(bodyAt(chainId, legacy));
     expect(refused.status).toBe(422);
     expect((refused.body as any).error.details).toMatchObject({ era: 'legacy (pre-Bedrock)', era_last_block: legacy, first_verifiable_block: bedrock });
-    expect(verifyReceiptRoot(bodyAt(chainId, bedrock)).verdict).toBe('identical');
+  });
+
+  it("OP Mainnet's Bedrock receipts are verified (a real block shows them); OP Goerli's only for blocks without receipts, as its one real block", () => {
+    expect(verifyReceiptRoot(bodyAt(10, 105_235_063)).verdict).toBe('identical');
+    const goerli = verifyReceiptRoot(bodyAt(420, 4_061_224));
+    expect(goerli.status).toBe(422);
+    expect((goerli.body as any).error.message).toMatch(/has shown receipts of Ethereum's types yet/);
+    expect(verifyReceiptRoot({ chain_id: 420, block_number: 4_061_224, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe('identical');
   });
 });
 
@@ -163,10 +168,12 @@ describe('the registry', () => {
     [10200, 'Gnosis Chiado', 'ethereum'],
     [97, 'BNB Smart Chain Testnet', 'ethereum'],
     [43113, 'Avalanche Fuji C-Chain', 'ethereum'],
-  ])('knows chain %i (%s) with the %s rule set, verifiable from genesis on', (chainId, name, rules) => {
+  ])('knows chain %i (%s) with the %s rule set; what no real block of it has shown is 422 with the reason', (chainId, name, rules) => {
     expect(defaultRegistry.get(chainId)).toMatchObject({ chainId, name, rules, verifiable: true });
-    if (chainId !== 80002) expect(defaultRegistry.verifiability(chainId, 0)).toMatchObject({ status: 'verifiable', era: null });
-    expect(verifyReceiptRoot(bodyAt(chainId, 1)).verdict).toBe('identical');
+    expect(defaultRegistry.verifiability(chainId, 0)).toMatchObject({ status: 'verifiable', checks: { receipts_root: { verified: false } } });
+    const refused = verifyReceiptRoot(bodyAt(chainId, 1));
+    expect(refused.status).toBe(422);
+    expect((refused.body as any).error.message).toMatch(/its receipts root rule is unproven: /);
   });
 
   it('verifiability(chainId, blockNumber): the era, its range and the first verifiable block', () => {
@@ -180,24 +187,63 @@ describe('the registry', () => {
       era: { name: 'Nitro', firstBlock: NITRO_GENESIS, lastBlock: null },
     });
     expect(defaultRegistry.verifiability(42161)).toMatchObject({ status: 'era_unknown', decidesVerifiability: true });
-    expect(defaultRegistry.verifiability(1, 5)).toMatchObject({ status: 'verifiable', era: null, stateSync: null });
+    expect(defaultRegistry.verifiability(1, 5)).toMatchObject({
+      status: 'verifiable',
+      era: { name: 'all blocks', firstBlock: 0, lastBlock: null },
+      stateSync: null,
+    });
     expect(defaultRegistry.verifiability(324, 5)).toMatchObject({ status: 'not_verifiable', era: null, firstVerifiableBlock: null });
     const unknown = defaultRegistry.verifiability(999_999, 5);
     expect(unknown.status === 'not_verifiable' && unknown.chain).toBe(undefined);
   });
 
-  it('describeChain lists the eras of chains that have them, in GET /v1/chains form', () => {
+  it('describeChain lists the eras, their layouts and what shows each check, in GET /v1/chains form', () => {
+    const nitroEvidence = [{ fixture: 'arbitrum-one-150000000', block: 150_000_000 }];
     expect(describeChain(defaultRegistry.get(42161)!)).toEqual({
       chain_id: 42161,
       name: 'Arbitrum One',
       rules: 'arbitrum',
       verifiable: true,
       eras: [
-        { name: 'Arbitrum classic', first_block: 0, last_block: NITRO_GENESIS - 1, verifiable: false, reason: expect.stringContaining('classic') },
-        { name: 'Nitro', first_block: NITRO_GENESIS, last_block: null, verifiable: true },
+        {
+          name: 'Arbitrum classic',
+          first_block: 0,
+          last_block: NITRO_GENESIS - 1,
+          verifiable: false,
+          reason: expect.stringContaining('classic'),
+          rules: 'arbitrum',
+          header: 'ethereum',
+        },
+        {
+          name: 'Nitro',
+          first_block: NITRO_GENESIS,
+          last_block: null,
+          verifiable: true,
+          rules: 'arbitrum',
+          header: 'ethereum',
+          checks: {
+            block_hash: { verified: true, evidence: nitroEvidence },
+            receipts_root: { verified: true, evidence: [{ ...nitroEvidence[0], receipts: [0x6a, 'ethereum'] }] },
+            logs_bloom: { verified: true, evidence: [{ ...nitroEvidence[0], logs: true }] },
+          },
+        },
       ],
     });
-    expect(describeChain(defaultRegistry.get(1)!)).toEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
+    expect(describeChain(defaultRegistry.get(100)!).eras!.map((era) => [era.name, era.header, era.first_block])).toEqual([
+      ['AuRa', 'aura', 0],
+      ['proof of stake', 'ethereum', 25_349_537],
+    ]);
+    expect(describeChain(new ChainRegistry([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]).get(31337)!)).toEqual({
+      chain_id: 31337,
+      name: 'devnet',
+      rules: 'ethereum',
+      verifiable: true,
+      checks: {
+        block_hash: { verified: true, evidence: 'configured' },
+        receipts_root: { verified: true, evidence: 'configured' },
+        logs_bloom: { verified: true, evidence: 'configured' },
+      },
+    });
   });
 });
 
@@ -256,7 +302,7 @@ describe('the evm-integrity binary on eras and claims', () => {
     expect(refused.code).toBe(2);
     expect(refused.json).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringContaining('22,207,816') });
     const nitro = join(dir, 'nitro.json');
-    writeFileSync(nitro, JSON.stringify(blockFileAt(42161, NITRO_GENESIS)));
+    writeFileSync(nitro, JSON.stringify(loadFixture('arbitrum-one-150000000')));
     expect(runBinary(['verify', 'block', nitro])).toMatchObject({ code: 0, json: { verdict: 'identical' } });
   });
 
@@ -321,6 +367,6 @@ describe('added chains never replace a built-in one', () => {
       encoding: 'utf8',
     });
     expect(status).toBe(2);
-    expect(stderr).toMatch(/^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum\): an added chain needs an id of its own\n$/);
+    expect(stderr).toMatch(/^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum, with its eras\): an added chain needs an id of its own\n$/);
   });
 });

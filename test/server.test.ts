@@ -89,8 +89,30 @@ describe('health, docs, chains', () => {
   it('GET /v1/chains lists the registry, including why a chain is not verifiable, and costs nothing', async () => {
     const s = setup({ chains: [{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }] });
     const body = (await (await s.get('/v1/chains')).json()) as any;
-    expect(body.data).toContainEqual({ chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true });
-    expect(body.data).toContainEqual({ chain_id: 31337, name: 'devnet', rules: 'ethereum', verifiable: true });
+    const configured = { verified: true, evidence: 'configured' };
+    expect(body.data.find((c: any) => c.chain_id === 1)).toMatchObject({
+      name: 'Ethereum Mainnet',
+      rules: 'ethereum',
+      verifiable: true,
+      eras: [
+        {
+          name: 'all blocks',
+          header: 'ethereum',
+          checks: { block_hash: { verified: true, evidence: expect.arrayContaining([{ fixture: 'mainnet-22431084', block: 22_431_084 }]) } },
+        },
+      ],
+    });
+    expect(body.data).toContainEqual({
+      chain_id: 31337,
+      name: 'devnet',
+      rules: 'ethereum',
+      verifiable: true,
+      checks: { block_hash: configured, receipts_root: configured, logs_bloom: configured },
+    });
+    expect(body.data.find((c: any) => c.chain_id === 56).eras[0].checks.receipts_root).toEqual({
+      verified: false,
+      reason: expect.stringContaining('no real block'),
+    });
     expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({ verifiable: false, reason: expect.stringContaining('Patricia') });
     expect(body.data.find((c: any) => c.chain_id === 42161).eras).toContainEqual(
       expect.objectContaining({ first_block: 0, last_block: 22_207_816, verifiable: false }),

@@ -4,10 +4,12 @@
  * bloom; it is recognised by its derived transaction hash and left out. From
  * Madhugiri on it is a 0x7f transaction whose receipt is in the root.
  *
- * The fixture blocks hold no state-sync receipt, so one is added to a real block
- * (polygon-pos-9013760, a sprint start, when Bor commits state syncs): its
- * transaction hash derived from the block's own number and hash, its logs those of
- * a deposit (the child token's Transfer, then the StateReceiver's StateCommitted).
+ * No real block with its state-sync receipt is in the fixtures, so the built-in Polygon PoS does
+ * not claim a block that holds one (last describe). The rule itself is tested on a chain with
+ * Polygon's rules and eras added as an operator adds one, with a state-sync receipt added to a
+ * real block (polygon-pos-9013760, a sprint start, when Bor commits state syncs): its
+ * transaction hash derived from the block's own number and hash, its logs those of a deposit
+ * (the child token's Transfer, then the StateReceiver's StateCommitted).
  */
 import { verifyBlockOperation } from '../packages/core/src/api/index.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -17,12 +19,17 @@ import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
 import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRoot, type OperationResult } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { TEST_CHAINS, TEST_MADHUGIRI, testRegistry } from './helpers/test-chains.js';
 
-const fixture = loadFixture('polygon-pos-9013760');
-const block = readRpcBlock(fixture, new Problems())!;
+const CHAIN = TEST_CHAINS.polygon;
+const real = loadFixture('polygon-pos-9013760');
+/** The real block on the test chain (its header, and so its hash, unchanged). */
+const fixture = { ...real, chain_id: CHAIN };
+const context = { registry: testRegistry };
+const block = readRpcBlock(fixture, new Problems(), context)!;
 const number = block.header.fields.number!;
 const hash = block.header.hash!;
-const MADHUGIRI = 80_084_800;
+const MADHUGIRI = TEST_MADHUGIRI;
 
 const derived = `0x${bytesToHex(borStateSyncTxHash(number, hash))}`;
 const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
@@ -63,7 +70,7 @@ describe("Bor's state-sync tx hash", () => {
 
 describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   it('a block with its state-sync receipt verifies: the receipt is left out of root and bloom, and listed', () => {
-    const result = verifyBlockOperation(withStateSync());
+    const result = verifyBlockOperation(withStateSync(), context);
     expect(result.verdict).toBe('identical');
     expect(result.body).toMatchObject({
       transaction_count: 4,
@@ -74,20 +81,20 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   });
 
   it('the same receipt under another transaction hash is part of the root, which then differs', () => {
-    const result = verifyBlockOperation(withStateSync(`0x${'ab'.repeat(32)}`));
+    const result = verifyBlockOperation(withStateSync(`0x${'ab'.repeat(32)}`), context);
     expect(result.verdict).toBe('different');
     expect(result.body).toMatchObject({ transaction_count: 5, receipts_root: { matches: false }, logs_bloom: { matches: false }, excluded_receipts: [] });
   });
 
   it('readRpcBlock, as the lineage walker calls it, leaves it out too', () => {
-    const read = readRpcBlock(withStateSync(), new Problems())!;
+    const read = readRpcBlock(withStateSync(), new Problems(), context)!;
     expect(read.receipts).toHaveLength(4);
     expect(read.excludedReceipts.map((r) => r.index)).toEqual([4]);
   });
 
   it('a state-sync receipt that is not last is a conflict, not a guess', () => {
     const receipts = [stateSyncRpc(derived, 0), ...fixture.receipts.map((r, i) => ({ ...r, transactionIndex: `0x${(i + 1).toString(16)}` }))];
-    const result = verifyBlockOperation({ ...fixture, receipts });
+    const result = verifyBlockOperation({ ...fixture, receipts }, context);
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
       {
@@ -99,21 +106,20 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
     ]);
   });
 
-  it('without the hash member the block hash is recomputed from the header; without a number the era cannot be told', () => {
+  it('without the hash member, or without a number, the block is refused naming it: the hash derives the receipt, the number tells the era', () => {
     const { hash: _hash, ...headerWithoutHash } = fixture.header;
-    expect(verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash })).toMatchObject({
-      verdict: 'identical',
-      body: { excluded_receipts: expectedExclusion },
-    });
+    const [withoutHash] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash }, context).body as any).error.details.invalid_parameters;
+    expect(withoutHash).toMatchObject({ name: 'header.hash', reason: 'missing' });
     const { number: _number, ...headerWithoutNumber } = fixture.header;
-    const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }).body as any).error.details.invalid_parameters;
-    expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining("treats Bor's state sync differently") });
+    const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }, context).body as any).error.details.invalid_parameters;
+    expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)') });
   });
 
   it('from Madhugiri on nothing is left out: the same receipt is hashed', () => {
-    // Polygon's rules with only the Madhugiri era, under an id of its own (a built-in chain cannot be replaced).
-    const polygon = defaultRegistry.get(137)!;
-    const registry = new ChainRegistry([{ ...polygon, chainId: 80_084_137, eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }] }]);
+    // Polygon's rules with only the Madhugiri era, under an id of its own.
+    const registry = new ChainRegistry([
+      { chainId: 80_084_137, name: 'test Madhugiri', rules: 'polygon', verifiable: true, eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }] },
+    ]);
     expect(verifyBlockOperation({ ...withStateSync(), chain_id: 80_084_137 }, { registry })).toMatchObject({
       verdict: 'different',
       body: { transaction_count: 5, excluded_receipts: [] },
@@ -132,7 +138,7 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   });
   const body = (over: Record<string, unknown> = {}, entry = stateSyncEntry()) => {
     const base = receiptRootBody({
-      chainId: 137,
+      chainId: CHAIN,
       receiptRoot: block.header.fields.receiptsRoot!,
       receipts: block.receipts,
       blockNumber: Number(number),
@@ -146,13 +152,16 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   };
 
   it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others', () => {
-    const result = verifyReceiptRoot(body());
+    const result = verifyReceiptRoot(body(), context);
     expect(result.verdict).toBe('identical');
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, transaction_count: 4, excluded_receipts: expectedExclusion });
   });
 
   it('the block hash may come from header_rlp', () => {
-    const result = verifyReceiptRoot(body({ block_number: undefined, block_hash: undefined, header_rlp: bytesToHex(encodeHeader(block.header.complete!)) }));
+    const result = verifyReceiptRoot(
+      body({ block_number: undefined, block_hash: undefined, header_rlp: bytesToHex(encodeHeader(block.header.complete!)) }),
+      context,
+    );
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
       header_verified: true,
@@ -163,55 +172,80 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
 
   it('another tx_hash, or none: the receipt is hashed and the root differs', () => {
     for (const entry of [stateSyncEntry({ tx_hash: 'ab'.repeat(32) }), stateSyncEntry({ tx_hash: undefined })]) {
-      const result = verifyReceiptRoot(body({}, entry));
+      const result = verifyReceiptRoot(body({}, entry), context);
       expect(result.verdict).toBe('different');
       expect((result.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
     }
   });
 
   it('tx_hash without a block hash: 400 naming block_hash', () => {
-    expect(problemsOf(verifyReceiptRoot(body({ block_hash: undefined })))).toEqual([
+    expect(problemsOf(verifyReceiptRoot(body({ block_hash: undefined }), context))).toEqual([
       {
         name: 'block_hash',
         location: 'body',
         reason: 'missing',
         expected:
-          "the block hash: in Polygon PoS blocks 0-80,084,799 (Bor before Madhugiri) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root",
+          "the block hash: in test polygon blocks 0-80,084,799 (Bor before Madhugiri) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root",
       },
     ]);
   });
 
   it('tx_hash without a block number: 400 naming block_number', () => {
-    const [problem] = problemsOf(verifyReceiptRoot(body({ block_number: undefined })));
+    const [problem] = problemsOf(verifyReceiptRoot(body({ block_number: undefined }), context));
     expect(problem).toMatchObject({ name: 'block_number', reason: 'missing', expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)') });
   });
 
   it('without tx_hash nor type 0x7f a Polygon body needs no block number: every era gives the same root', () => {
-    const base = receiptRootBody({ chainId: 137, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
-    expect(verifyReceiptRoot(base).verdict).toBe('identical');
+    const base = receiptRootBody({ chainId: CHAIN, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+    expect(verifyReceiptRoot(base, context).verdict).toBe('identical');
   });
 
   it('a state-sync receipt that is not last is a conflict', () => {
     const base = body();
     const transactions = base.transactions.map((t: any) => (t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 }));
-    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }))).toEqual([
+    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }, context))).toEqual([
       expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' }),
     ]);
   });
 
   it('type 0x7f exists from Madhugiri on: before, it is an unknown type', () => {
     const typed = stateSyncEntry({ type: 0x7f, tx_hash: undefined });
-    const [problem] = problemsOf(verifyReceiptRoot(body({}, typed)));
+    const [problem] = problemsOf(verifyReceiptRoot(body({}, typed), context));
     expect(problem).toMatchObject({ name: 'transactions[4].type', reason: 'unknown_type', expected: expect.stringContaining('Madhugiri') });
-    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI }, typed));
+    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI }, typed), context);
     expect(atMadhugiri.status).toBe(200);
   });
 
   it('from Madhugiri on, a receipt carrying the derived hash is hashed like any other', () => {
     const atMadhugiri = verifyReceiptRoot(
       body({ block_number: MADHUGIRI, block_hash: bytesToHex(hash) }, stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) })),
+      context,
     );
     expect((atMadhugiri.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
+  });
+});
+
+describe('the built-in Polygon PoS: no real block has shown the state-sync receipt left out yet', () => {
+  it('verify block: not verifiable, saying so; the block without the receipt is identical', () => {
+    const result = verifyBlockOperation({ ...real, receipts: [...real.receipts, stateSyncRpc(derived)] });
+    expect(result.verdict).toBe('not_verifiable');
+    expect((result.body as any).receipts_root).toMatchObject({ matches: null, reason: expect.stringMatching(/has shown Bor's state-sync receipt yet/) });
+    expect((result.body as any).excluded_receipts).toEqual(expectedExclusion.map((e) => ({ ...e, reason: expect.stringContaining('Bor before Madhugiri') })));
+    expect(verifyBlockOperation(real).verdict).toBe('identical');
+  });
+
+  it('a receipt-root body holding it: 422 naming why', () => {
+    const base = receiptRootBody({
+      chainId: 137,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+      blockNumber: Number(number),
+      blockHash: hash,
+    });
+    const entry = { index: 4, status: 1, cumulative_gas_used: 0, logs: [], tx_hash: derived };
+    const result = verifyReceiptRoot({ ...base, transactions: [...base.transactions, entry] });
+    expect(result.status).toBe(422);
+    expect((result.body as any).error.message).toMatch(/has shown Bor's state-sync receipt yet/);
   });
 });
 

@@ -3,25 +3,39 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/blocks/', import.meta.url));
+/** Real headers without their receipts: evidence of a chain's block hash alone. */
+export const HEADERS_DIR = fileURLToPath(new URL('../../fixtures/headers/', import.meta.url));
 
 /** A fixture file as published in fixtures/README.md. */
 export interface FixtureBlock {
   id: string;
   chain: string;
   chain_id: number | null;
+  real: boolean;
+  /** Where the data was published (fixtures/SOURCES.md). */
+  source: { repository: string; license?: string; commit?: string; files: string };
   header_hash_recomputable: boolean;
   header: Record<string, string>;
+  /** Absent in fixtures/headers/. */
   receipts: Array<Record<string, unknown>>;
   raw_receipts?: string[];
 }
 
-export const fixtureNames: string[] = readdirSync(FIXTURES_DIR)
-  .filter((f) => f.endsWith('.json'))
-  .sort();
+const jsonFiles = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 
+/** The blocks with their complete receipts. */
+export const fixtureNames: string[] = jsonFiles(FIXTURES_DIR);
+/** The headers alone. */
+export const headerNames: string[] = jsonFiles(HEADERS_DIR);
+
+/** A fixture of fixtures/blocks/, or of fixtures/headers/ when no block has that name. */
 export function loadFixture(name: string): FixtureBlock {
   const file = name.endsWith('.json') ? name : `${name}.json`;
-  return JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as FixtureBlock;
+  const dir = fixtureNames.includes(file) ? FIXTURES_DIR : HEADERS_DIR;
+  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as FixtureBlock;
 }
 
 /** Chain id of the generated hive chain, which no registry knows (a devnet). */

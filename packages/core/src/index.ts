@@ -26,7 +26,16 @@ export { EMPTY_TRIE_ROOT, orderedTrieRoot } from './trie/ordered-trie.js';
 export { BLOOM_BYTES, blockBloom, bloomContains, logsBloom } from './bloom/bloom.js';
 
 export type { BlockHeader, HeaderFieldKind, HeaderFieldSpec } from './header/fields.js';
-export { AURA_HEADER, ETHEREUM_HEADER, HEADER_LAYOUTS, headerShape, type HeaderLayout, type HeaderLayoutName, type HeaderShape } from './header/layouts.js';
+export {
+  AURA_HEADER,
+  AVALANCHE_HEADER,
+  ETHEREUM_HEADER,
+  HEADER_LAYOUTS,
+  headerShape,
+  type HeaderLayout,
+  type HeaderLayoutName,
+  type HeaderShape,
+} from './header/layouts.js';
 export { encodeHeader, headerHash } from './header/encode.js';
 export { decodeHeader } from './header/decode.js';
 

@@ -1,33 +1,49 @@
-import type { ChainInfo, Era, EraEvidence, EvidenceBlock } from './chain-info.js';
+import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ReceiptKind } from './chain-info.js';
 
 /**
  * The chains the verifier knows, their eras, and for each era what shows each check: the real
- * blocks of fixtures/blocks/ that reproduce it (a test holds every claim to its blocks), or why
- * it is not claimed. docs/chains.md cites the sources of the eras' bounds and rules.
+ * blocks of fixtures/ that reproduce it (a test holds every claim to its blocks), or why it is
+ * not claimed. docs/chains.md cites the sources of the eras' bounds, the layouts and the blocks.
  *
  * Sources for the eras:
- * - Arbitrum: only Arbitrum One produced classic (pre-Nitro) blocks; every other
- *   Arbitrum chain (Nova, Goerli, Sepolia) started as a Nitro chain
- *   (docs.arbitrum.io/migration/state-migration). Nitro genesis of Arbitrum One: 22,207,817.
+ * - Arbitrum: only Arbitrum One produced classic (pre-Nitro) blocks; every other Arbitrum chain
+ *   (Nova, Goerli, Sepolia) started as a Nitro chain (docs.arbitrum.io/migration/state-migration).
+ *   Nitro genesis of Arbitrum One: 22,207,817.
  * - OP stack: the L2 genesis of each chain in ethereum-optimism/superchain-registry
- *   (superchain/configs/<network>/<chain>.yaml, genesis.l2.number): OP Mainnet
- *   105,235,063 and OP Goerli 4,061,224 (their Bedrock blocks; before them, the legacy
- *   l2geth chain), Base Goerli 0 (Bedrock from genesis), likewise Base, Zora and the
- *   Sepolia chains.
- * - Polygon PoS: bor's chain configuration (params/config.go): Madhugiri at
- *   80,084,800 on mainnet and 28,899,616 on Amoy (0xPolygon/bor PR #1851, "update
- *   madhugiri block number for amoy"). From Madhugiri on, state sync is a 0x7f
- *   transaction (PIP-74); before, bor returns it as an extra receipt outside the root
+ *   (superchain/configs/<network>/<chain>.toml, genesis.l2.number): OP Mainnet 105,235,063 and
+ *   OP Goerli 4,061,224 (their Bedrock blocks; before them, the legacy l2geth chain), Bedrock
+ *   from genesis on the others. Celo became an OP-stack L2 at block 31,056,500
+ *   (celo-org/celo-blockchain params/config.go, superchain-registry celo.toml).
+ * - Polygon PoS: bor's chain configuration (params/config.go): Madhugiri at 80,084,800 on
+ *   mainnet and 28,899,616 on Amoy (0xPolygon/bor PR #1851). From Madhugiri on, state sync is a
+ *   0x7f transaction (PIP-74); before, bor returns it as an extra receipt outside the root
  *   (core/types/bor_receipt.go).
+ * - Gnosis and Chiado: their first proof-of-stake blocks, 25,349,537 and 680,930
+ *   (gnosischain/reth_gnosis src/spec/gnosis_spec.rs); before, AuRa headers.
  */
 
-const block = (fixture: string): EvidenceBlock => ({ fixture, block: Number(fixture.slice(fixture.lastIndexOf('-') + 1)) });
-const blocks = (...fixtures: string[]) => fixtures.map(block);
+/** A block that shows the block hash. */
+const header = (fixture: string): EvidenceBlock => ({ fixture, block: Number(fixture.slice(fixture.lastIndexOf('-') + 1)) });
+/** A block that shows the receipts root, holding receipts of these kinds ([] for none). */
+const receipts = (fixture: string, ...kinds: ReceiptKind[]): EvidenceBlock => ({ ...header(fixture), receipts: kinds });
+/** A block that shows the logs bloom, with logs or without. */
+const bloom = (fixture: string, logs: boolean): EvidenceBlock => ({ ...header(fixture), logs });
 
 /** Every check of an era unclaimed, for one reason. */
 const unshown = (reason: string): EraEvidence => ({ block_hash: reason, receipts_root: reason, logs_bloom: reason });
 
+/** The receipts root and bloom unclaimed, for one reason. */
+const noReceipts = (reason: string) => ({ receipts_root: reason, logs_bloom: reason });
+
+/** The checks of an empty block: its hash, the empty receipts root and the zero bloom. */
+const emptyBlock = (fixture: string): EraEvidence => ({
+  block_hash: [header(fixture)],
+  receipts_root: [receipts(fixture)],
+  logs_bloom: [bloom(fixture, false)],
+});
+
 const NO_REAL_BLOCK = "no real block of this chain in the project's fixtures has shown its rules yet";
+const NO_RECEIPTS = "no real block of this chain with its receipts is in the project's fixtures yet";
 
 /** One era from genesis, for a chain whose blocks all follow the same rules. */
 const allBlocks = (evidence: EraEvidence, more: Partial<Era> = {}): readonly Era[] => [{ name: 'all blocks', from: 0, evidence, ...more }];
@@ -35,20 +51,34 @@ const allBlocks = (evidence: EraEvidence, more: Partial<Era> = {}): readonly Era
 const ARBITRUM_CLASSIC =
   'Arbitrum classic blocks carry receipts roots that no encoding of their JSON-RPC receipts reproduces; the classic chain committed to its receipts in its own way.';
 
-/** Why a legacy (pre-Bedrock) OP-stack era is not verified. */
-const OP_LEGACY =
-  'Legacy (pre-Bedrock) blocks were produced by l2geth and migrated into the Bedrock chain; that their JSON-RPC receipts reproduce these receipts roots is not established, so they are not verified.';
+const OP_GOERLI_LEGACY =
+  "Legacy (pre-Bedrock) blocks were produced by l2geth and migrated into the Bedrock chain; no real block of OP Goerli's legacy era is in the project's fixtures.";
+
+const CELO_L1 =
+  'Celo before it became an L2 was an Istanbul BFT chain: its header has 10 fields (no uncles, difficulty, gas limit, mixHash or nonce before Gingerbread) and its hash is of a header whose extraData has the aggregated seal removed, and its blocks add a receipt for block-level logs; these rules are not implemented here.';
+
+const HELICON =
+  "from Avalanche's Helicon upgrade (ACP-194) on, a header commits to the receipts of the blocks it settles, not to its own (shown by Fuji block 58,119,344: one transaction, the empty receipts root); before it, no real block with its receipts is in the project's fixtures";
+
+const MANTLE =
+  "Mantle's OP-stack fork hashes deposit receipts without the deposit nonce and version, and adds fee fields of its own; no real Mantle block is in the project's fixtures";
 
 const MAINNET: EraEvidence = {
-  block_hash: blocks('mainnet-1', 'mainnet-7000000', 'mainnet-14764013', 'mainnet-17034870', 'mainnet-19426587', 'mainnet-22431084'),
-  receipts_root: blocks('mainnet-1000023', 'mainnet-7000000', 'mainnet-15537394', 'mainnet-15573637', 'mainnet-19433903', 'mainnet-22869878'),
-  logs_bloom: blocks('mainnet-1000023', 'mainnet-7000000', 'mainnet-15537394', 'mainnet-19433903', 'mainnet-22869878'),
+  block_hash: ['mainnet-1', 'mainnet-7000000', 'mainnet-14764013', 'mainnet-17034870', 'mainnet-19426587', 'mainnet-22431084'].map(header),
+  receipts_root: [
+    receipts('mainnet-1000023', 'ethereum'),
+    receipts('mainnet-7000000', 'ethereum'),
+    receipts('mainnet-15537394', 'ethereum'),
+    receipts('mainnet-19433903', 'ethereum'),
+    receipts('mainnet-22869878', 'ethereum'),
+  ],
+  logs_bloom: [bloom('mainnet-1000023', true), bloom('mainnet-15537394', true), bloom('mainnet-22869878', true)],
 };
 
 const POLYGON_BOR: EraEvidence = {
-  block_hash: blocks('polygon-pos-0', 'polygon-pos-9013760', 'polygon-pos-23887160'),
-  receipts_root: blocks('polygon-pos-2233682', 'polygon-pos-9013760', 'polygon-pos-23887160'),
-  logs_bloom: blocks('polygon-pos-2233682', 'polygon-pos-9013760', 'polygon-pos-23887160'),
+  block_hash: ['polygon-pos-0', 'polygon-pos-9013760', 'polygon-pos-23887160'].map(header),
+  receipts_root: [receipts('polygon-pos-2233682', 'ethereum'), receipts('polygon-pos-23887160', 'ethereum')],
+  logs_bloom: [bloom('polygon-pos-2233682', true), bloom('polygon-pos-23887160', true)],
 };
 
 function polygonEras(madhugiri: number, bor: EraEvidence): readonly Era[] {
@@ -58,19 +88,97 @@ function polygonEras(madhugiri: number, bor: EraEvidence): readonly Era[] {
   ];
 }
 
+/** Gnosis and Chiado: AuRa headers until their merge, Ethereum's after. */
+function gnosisEras(merge: number, aura: EraEvidence, merged: EraEvidence): readonly Era[] {
+  return [
+    { name: 'AuRa', from: 0, header: 'aura', evidence: aura },
+    { name: 'proof of stake', from: merge, evidence: merged },
+  ];
+}
+
+/** An OP-stack chain whose blocks follow Bedrock's rules from genesis, with what shows them. */
+const opStack = (chainId: number, name: string, evidence: EraEvidence): ChainInfo => ({
+  chainId,
+  name,
+  rules: 'optimism',
+  verifiable: true,
+  eras: allBlocks(evidence),
+});
+
+/** A chain whose blocks cannot be verified, and why. */
+const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo => ({ chainId, name, rules: 'ethereum', verifiable: false, reason });
+
 export const BUILTIN_CHAINS: readonly ChainInfo[] = [
   { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true, eras: allBlocks(MAINNET) },
-  { chainId: 11155111, name: 'Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 17000, name: 'Holesky', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 560048, name: 'Hoodi', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 100, name: 'Gnosis', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 10200, name: 'Gnosis Chiado', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 56, name: 'BNB Smart Chain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 97, name: 'BNB Smart Chain Testnet', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 11155111,
+    name: 'Sepolia',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({
+      block_hash: [header('sepolia-11875839')],
+      receipts_root: [receipts('sepolia-11875839', 'ethereum')],
+      logs_bloom: [bloom('sepolia-11875839', true)],
+    }),
+  },
+  {
+    chainId: 17000,
+    name: 'Holesky',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({ ...emptyBlock('holesky-1'), block_hash: [header('holesky-1'), header('holesky-2')] }),
+  },
+  {
+    chainId: 560048,
+    name: 'Hoodi',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({
+      block_hash: [header('hoodi-411443')],
+      receipts_root: [receipts('hoodi-411443', 'ethereum')],
+      logs_bloom: [bloom('hoodi-411443', false)],
+    }),
+  },
+  {
+    chainId: 100,
+    name: 'Gnosis',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: gnosisEras(
+      25_349_537,
+      {
+        block_hash: ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218', 'gnosis-25233552'].map(header),
+        receipts_root: [receipts('gnosis-0'), receipts('gnosis-10000000'), receipts('gnosis-10226218')],
+        logs_bloom: [bloom('gnosis-10000000', false), bloom('gnosis-10226218', false)],
+      },
+      { ...emptyBlock('gnosis-30000000'), block_hash: [header('gnosis-25349537'), header('gnosis-30000000')] },
+    ),
+  },
+  { chainId: 10200, name: 'Gnosis Chiado', rules: 'ethereum', verifiable: true, eras: gnosisEras(680_930, unshown(NO_REAL_BLOCK), unshown(NO_REAL_BLOCK)) },
+  { chainId: 56, name: 'BNB Smart Chain', rules: 'ethereum', verifiable: true, eras: allBlocks(emptyBlock('bsc-26803')) },
+  {
+    chainId: 97,
+    name: 'BNB Smart Chain Testnet',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({ block_hash: [header('bsc-testnet-45944645')], ...noReceipts(NO_RECEIPTS) }),
+  },
   { chainId: 137, name: 'Polygon PoS', rules: 'polygon', verifiable: true, eras: polygonEras(80_084_800, POLYGON_BOR) },
   { chainId: 80002, name: 'Polygon Amoy', rules: 'polygon', verifiable: true, eras: polygonEras(28_899_616, unshown(NO_REAL_BLOCK)) },
-  { chainId: 43114, name: 'Avalanche C-Chain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 43113, name: 'Avalanche Fuji C-Chain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 43114,
+    name: 'Avalanche C-Chain',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({ block_hash: NO_REAL_BLOCK, ...noReceipts(HELICON) }, { header: 'avalanche' }),
+  },
+  {
+    chainId: 43113,
+    name: 'Avalanche Fuji C-Chain',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({ block_hash: [header('avalanche-fuji-58119344')], ...noReceipts(HELICON) }, { header: 'avalanche' }),
+  },
   { chainId: 59144, name: 'Linea', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 59141, name: 'Linea Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   {
@@ -79,29 +187,60 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     rules: 'optimism',
     verifiable: true,
     eras: [
-      { name: 'legacy (pre-Bedrock)', from: 0, notVerifiable: OP_LEGACY },
-      { name: 'Bedrock', from: 105_235_063, evidence: unshown(NO_REAL_BLOCK) },
+      {
+        name: 'legacy (pre-Bedrock)',
+        from: 0,
+        rules: 'ethereum',
+        evidence: { block_hash: [header('op-mainnet-103110422')], ...noReceipts("no real legacy block with its receipts is in the project's fixtures yet") },
+      },
+      {
+        name: 'Bedrock',
+        from: 105_235_063,
+        evidence: {
+          block_hash: [header('op-mainnet-105235063'), header('op-mainnet-154497277')],
+          receipts_root: [receipts('op-mainnet-105235063'), receipts('op-mainnet-154497277', 0x7e, 'ethereum')],
+          logs_bloom: [bloom('op-mainnet-154497277', true)],
+        },
+      },
     ],
   },
-  { chainId: 8453, name: 'Base', rules: 'optimism', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 84531, name: 'Base Goerli', rules: 'optimism', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 7777777, name: 'Zora', rules: 'optimism', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 11155420, name: 'OP Sepolia', rules: 'optimism', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 84532, name: 'Base Sepolia', rules: 'optimism', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  opStack(8453, 'Base', { block_hash: [header('base-11723284'), header('base-49835559')], ...noReceipts(NO_RECEIPTS) }),
+  opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),
+  opStack(7777777, 'Zora', unshown(NO_REAL_BLOCK)),
+  opStack(11155420, 'OP Sepolia', unshown(NO_REAL_BLOCK)),
+  opStack(84532, 'Base Sepolia', { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) }),
+  opStack(130, 'Unichain', unshown(NO_REAL_BLOCK)),
+  opStack(480, 'World Chain', unshown(NO_REAL_BLOCK)),
+  opStack(57073, 'Ink', unshown(NO_REAL_BLOCK)),
+  opStack(34443, 'Mode', unshown(NO_REAL_BLOCK)),
+  opStack(1868, 'Soneium', unshown(NO_REAL_BLOCK)),
+  opStack(81457, 'Blast', unshown(NO_REAL_BLOCK)),
+  opStack(5000, 'Mantle', { block_hash: NO_REAL_BLOCK, ...noReceipts(MANTLE) }),
   {
     chainId: 420,
     name: 'OP Goerli',
     rules: 'optimism',
     verifiable: true,
     eras: [
-      { name: 'legacy (pre-Bedrock)', from: 0, notVerifiable: OP_LEGACY },
+      { name: 'legacy (pre-Bedrock)', from: 0, notVerifiable: OP_GOERLI_LEGACY },
+      { name: 'Bedrock', from: 4_061_224, evidence: emptyBlock('op-goerli-4061224') },
+    ],
+  },
+  {
+    chainId: 42220,
+    name: 'Celo',
+    rules: 'optimism',
+    verifiable: true,
+    eras: [
+      { name: 'L1 (Istanbul BFT)', from: 0, notVerifiable: CELO_L1 },
       {
-        name: 'Bedrock',
-        from: 4_061_224,
+        name: 'L2 (OP stack)',
+        from: 31_056_500,
         evidence: {
-          block_hash: blocks('op-goerli-4061224'),
-          receipts_root: "the only real block of this era in the project's fixtures is empty, which shows no receipt rule",
-          logs_bloom: "the only real block of this era in the project's fixtures is empty, which shows no log",
+          block_hash: [header('celo-31056500')],
+          ...noReceipts(
+            "Celo's fee-currency transactions (CIP-64, type 0x7b) have receipts of their own, with the base fee in them; no real Celo block with its receipts is in the project's fixtures",
+          ),
         },
       },
     ],
@@ -113,27 +252,68 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     verifiable: true,
     eras: [
       { name: 'Arbitrum classic', from: 0, notVerifiable: ARBITRUM_CLASSIC },
-      { name: 'Nitro', from: 22_207_817, evidence: unshown(NO_REAL_BLOCK) },
+      {
+        name: 'Nitro',
+        from: 22_207_817,
+        evidence: {
+          block_hash: [header('arbitrum-one-150000000')],
+          receipts_root: [receipts('arbitrum-one-150000000', 0x6a, 'ethereum')],
+          logs_bloom: [bloom('arbitrum-one-150000000', true)],
+        },
+      },
     ],
   },
   // Nitro from genesis: one era each.
   { chainId: 42170, name: 'Arbitrum Nova', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 421613, name: 'Arbitrum Goerli', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 421614, name: 'Arbitrum Sepolia', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 534352, name: 'Scroll', rules: 'scroll', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 534352,
+    name: 'Scroll',
+    rules: 'scroll',
+    verifiable: true,
+    eras: allBlocks({ ...emptyBlock('scroll-0'), block_hash: ['scroll-0', 'scroll-5224657', 'scroll-8708232'].map(header) }),
+  },
   { chainId: 534351, name: 'Scroll Sepolia', rules: 'scroll', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   {
-    chainId: 324,
-    name: 'zkSync Era',
+    chainId: 999,
+    name: 'HyperEVM',
     rules: 'ethereum',
-    verifiable: false,
-    reason: 'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.',
+    verifiable: true,
+    eras: allBlocks({
+      block_hash: [header('hyperevm-50000')],
+      receipts_root: [receipts('hyperevm-50000', 'ethereum')],
+      logs_bloom: [bloom('hyperevm-50000', false)],
+    }),
   },
-  {
-    chainId: 295,
-    name: 'Hedera',
-    rules: 'ethereum',
-    verifiable: false,
-    reason: "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts.",
-  },
+  { chainId: 80094, name: 'Berachain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  { chainId: 146, name: 'Sonic', rules: 'ethereum', verifiable: true, eras: allBlocks({ block_hash: [header('sonic-18701401')], ...noReceipts(NO_RECEIPTS) }) },
+  { chainId: 57054, name: 'Sonic Blaze Testnet', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  notVerifiable(324, 'zkSync Era', 'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.'),
+  notVerifiable(295, 'Hedera', "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts."),
+  notVerifiable(
+    250,
+    'Fantom Opera',
+    "Opera's block hash is the id of the event (Atropos) that decided the block, not keccak of an RLP header (Fantom-foundation/go-opera evmcore/dummy_block.go).",
+  ),
+  notVerifiable(
+    25,
+    'Cronos',
+    "Cronos (Ethermint) answers with the CometBFT block hash, not keccak of an RLP header, and a receiptsRoot that is the empty trie's whatever the block's receipts (crypto-org-chain/ethermint rpc/types/utils.go; real blocks 6,542 and 10,000 in the project's fixtures show both).",
+  ),
+  notVerifiable(
+    1284,
+    'Moonbeam',
+    'Moonbeam (Frontier) hashes an Ethereum header its JSON-RPC answer does not give back: the timestamp it answers is the hashed one divided by 1,000, and baseFeePerGas is not hashed (polkadot-evm/frontier client/rpc/src/eth/mod.rs).',
+  ),
+  notVerifiable(
+    4217,
+    'Tempo',
+    "Tempo's block hash is keccak of its own header, an RLP list that wraps Ethereum's with fields of its own (tempoxyz/tempo crates/primitives/src/header.rs; real block 20,660,166 in the project's fixtures).",
+  ),
+  notVerifiable(
+    964,
+    'Bittensor EVM',
+    "Bittensor's EVM (Frontier, in opentensor/subtensor) answers headers without mixHash (real testnet block 6,646,068 in the project's fixtures), so the hashed header cannot be rebuilt from them.",
+  ),
 ];

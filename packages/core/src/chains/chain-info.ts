@@ -13,16 +13,30 @@ export type CheckName = 'block_hash' | 'receipts_root' | 'logs_bloom';
 
 export const CHECK_NAMES: readonly CheckName[] = ['block_hash', 'receipts_root', 'logs_bloom'];
 
-/** A real block, kept in the repository's fixtures/blocks/ with its source, that reproduces a check. */
+/**
+ * What a block's receipts ask to have been shown before its receipts root is claimed: receipts
+ * of Ethereum's types (0-4, encoded as mainnet encodes them), each type of the chain's own
+ * (`0x7e`, `0x6a`, … as a number), Bor's state-sync receipt left out of the root, and an untyped
+ * receipt that used no gas (which no Ethereum transaction can: HyperEVM's system transactions).
+ */
+export type ReceiptKind = 'ethereum' | 'state-sync-outside-root' | 'untyped-without-gas' | number;
+
+/** A real block, kept in the repository's fixtures with its source, that reproduces a check. */
 export interface EvidenceBlock {
-  /** Its fixture, `fixtures/blocks/<fixture>.json`. */
+  /** Its fixture: `fixtures/blocks/<fixture>.json`, or `fixtures/headers/<fixture>.json` for a header alone (block hash). */
   fixture: string;
   block: number;
+  /** Receipts root evidence: the kinds of receipts the block holds ([] for a block without receipts). */
+  receipts?: readonly ReceiptKind[];
+  /** Logs bloom evidence: whether the block holds a log. */
+  logs?: boolean;
 }
 
 /**
  * What shows each check of an era: the real blocks that reproduce it, or, for a check no real
- * block has shown, why it is not verified. A check is claimed only on evidence.
+ * block has shown, why it is not verified. A check is claimed only on evidence, and the receipts
+ * root and bloom only for blocks like the ones shown: a block holding a kind of receipt (or a log)
+ * that no evidence block of its era holds is not claimed.
  */
 export type EraEvidence = Readonly<Record<CheckName, readonly EvidenceBlock[] | string>>;
 

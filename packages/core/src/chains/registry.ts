@@ -2,10 +2,10 @@ import { POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS, RULE_SETS, STATE_SYNC_TX_TYPE, 
 import { ChainConflictError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { BUILTIN_CHAINS } from './builtin.js';
-import { CHECK_NAMES, type ChainInfo, type CheckName, type Era, type EvidenceBlock, type StateSyncRule } from './chain-info.js';
+import { CHECK_NAMES, type ChainInfo, type CheckName, type Era, type EvidenceBlock, type ReceiptKind, type StateSyncRule } from './chain-info.js';
 
 export { BUILTIN_CHAINS, CHECK_NAMES };
-export type { ChainInfo, CheckName, Era, EraEvidence, EvidenceBlock, StateSyncRule } from './chain-info.js';
+export type { ChainInfo, CheckName, Era, EraEvidence, EvidenceBlock, ReceiptKind, StateSyncRule } from './chain-info.js';
 
 /**
  * Whether a check of a block is claimed: on the real blocks that show it, on the operator's word
@@ -133,18 +133,22 @@ function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; d
   const closed = spans.filter((_, i) => !receiptsVerifiable(eras[i]!));
   if (closed.length > 0) {
     const list = closed.map((span) => `${describeSpan(span)} (${span.name})`).join(' and ');
-    return { why: `the receipts of ${chain.name} ${list} cannot be verified, of other blocks they can`, decidesVerifiability: true };
+    return { why: `the receipts of ${chain.name} ${list} cannot be verified, those of other blocks can`, decidesVerifiability: true };
   }
   const list = spans.map((span) => `${describeSpan(span)} (${span.name})`).join(', ');
   return { why: `${chain.name} has eras with rules of their own: ${list}`, decidesVerifiability: false };
 }
 
 /**
- * A block whose check is not claimed, as a refusal of that check (the receipt-root endpoint's
- * 422): why, and the first later block whose era claims it. Null when the check is claimed.
+ * A block whose check is not claimed (by its era, or as `claim` narrows it to the block), as a
+ * refusal of that check (the receipt-root endpoint's 422): why, and the first later block whose
+ * era claims it. Null when the check is claimed.
  */
-export function uncheckable(verifiability: Extract<Verifiability, { status: 'verifiable' }>, check: CheckName): NotVerifiable | null {
-  const claim = verifiability.checks[check];
+export function uncheckable(
+  verifiability: Extract<Verifiability, { status: 'verifiable' }>,
+  check: CheckName,
+  claim: CheckClaim = verifiability.checks[check],
+): NotVerifiable | null {
   if (claim.verified) return null;
   const { chain, era } = verifiability;
   const eras = chain.eras ?? [];
@@ -242,7 +246,9 @@ export class ChainRegistry {
 }
 
 /** A check's claim as `GET /v1/chains` shows it: verified on its evidence, or not and why. */
-export type ClaimDescription = { verified: true; evidence: Array<{ fixture: string; block: number }> | 'configured' } | { verified: false; reason: string };
+export type ClaimDescription =
+  | { verified: true; evidence: Array<{ fixture: string; block: number; receipts?: ReceiptKind[]; logs?: boolean }> | 'configured' }
+  | { verified: false; reason: string };
 
 /** An era as `GET /v1/chains` lists it. */
 export interface EraDescription {
@@ -273,7 +279,14 @@ export interface ChainDescription {
 
 function describeClaim(claim: CheckClaim): ClaimDescription {
   if (!claim.verified) return { verified: false, reason: claim.reason };
-  return { verified: true, evidence: claim.evidence === 'configured' ? 'configured' : claim.evidence.map((e) => ({ fixture: e.fixture, block: e.block })) };
+  if (claim.evidence === 'configured') return { verified: true, evidence: 'configured' };
+  const evidence = claim.evidence.map((e) => ({
+    fixture: e.fixture,
+    block: e.block,
+    ...(e.receipts !== undefined && { receipts: [...e.receipts] }),
+    ...(e.logs !== undefined && { logs: e.logs }),
+  }));
+  return { verified: true, evidence };
 }
 
 const describeChecks = (era: Era | undefined) =>

@@ -19,6 +19,8 @@ export const FIXED_SIZES: Readonly<Record<'hash' | 'address' | 'bloom' | 'nonce'
 export interface HeaderFieldSpec {
   /** JSON-RPC name. */
   name: keyof BlockHeader;
+  /** Other JSON-RPC names clients give it (Nethermind's `step` for erigon's `auraStep`). */
+  aliases?: readonly string[];
   kind: HeaderFieldKind;
   /** Fork that appended the field; absent for the fields every header of the layout has. */
   fork?: string;
@@ -82,4 +84,16 @@ export interface BlockHeader {
   /** AuRa's seal: the step of the authority that sealed the block, and its signature. */
   auraStep?: bigint;
   auraSeal?: Uint8Array;
+  /** Avalanche C-Chain (coreth): the hash of the block's atomic transactions, and the fields its upgrades appended. */
+  extDataHash?: Uint8Array;
+  extDataGasUsed?: bigint;
+  blockGasCost?: bigint;
+  timestampMilliseconds?: bigint;
+  minDelayExcess?: bigint;
+  targetExponent?: bigint;
+  minPriceExponent?: bigint;
+  settledHeight?: bigint;
+  settledGasUnix?: bigint;
+  settledGasNumerator?: bigint;
+  settledExcess?: bigint;
 }

@@ -1,7 +1,7 @@
 import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type HeaderFieldSpec } from './fields.js';
 
 /** The header layouts the verifier knows. */
-export type HeaderLayoutName = 'ethereum' | 'aura';
+export type HeaderLayoutName = 'ethereum' | 'aura' | 'avalanche';
 
 /**
  * Which fields a chain's header hashes, in RLP order: `required` leading fields every header of
@@ -20,25 +20,52 @@ export const ETHEREUM_HEADER: HeaderLayout = { name: 'ethereum', fields: HEADER_
 /**
  * An AuRa header (Gnosis and Chiado before their merge): the seal fields `auraStep` and
  * `auraSeal` stand where Ethereum has `mixHash` and `nonce`, and London's `baseFeePerGas`
- * follows them (Nethermind's HeaderDecoder, Open Ethereum's AuRa seal of two fields).
+ * follows them (Nethermind's HeaderDecoder, erigon's AuRa header encoding). Erigon names them
+ * `auraStep` and `auraSeal` (and gives zero `mixHash` and `nonce`, which are not hashed);
+ * Nethermind and OpenEthereum `step` and `signature`.
  */
 export const AURA_HEADER: HeaderLayout = {
   name: 'aura',
   fields: [
     ...HEADER_FIELDS.slice(0, 13),
-    { name: 'auraStep', kind: 'quantity' },
-    { name: 'auraSeal', kind: 'bytes' },
+    { name: 'auraStep', kind: 'quantity', aliases: ['step'] },
+    { name: 'auraSeal', kind: 'bytes', aliases: ['signature'] },
     { name: 'baseFeePerGas', kind: 'quantity', fork: 'London' },
   ],
   required: 15,
 };
 
-export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = { ethereum: ETHEREUM_HEADER, aura: AURA_HEADER };
+/** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */
+const avalanche = (name: HeaderFieldSpec['name'], fork: string, kind: HeaderFieldSpec['kind'] = 'quantity'): HeaderFieldSpec => ({ name, kind, fork });
 
-/** Every field any layout has, each once, for readers that do not know the layout yet. */
-export const ALL_HEADER_FIELDS: readonly HeaderFieldSpec[] = [
-  ...new Map(Object.values(HEADER_LAYOUTS).flatMap((layout) => layout.fields.map((field) => [field.name, field] as const))).values(),
-];
+/**
+ * The Avalanche C-Chain's header (coreth, avalanchego's graft/coreth): Ethereum's 15 fields,
+ * then `extDataHash` (the block's atomic transactions), then the fields its upgrades appended in
+ * an order of its own: Apricot Phase 3 `baseFeePerGas`, Phase 4 `extDataGasUsed` and
+ * `blockGasCost`, Etna the Cancun fields, Granite `timestampMilliseconds` and `minDelayExcess`,
+ * Helicon (ACP-194) the settlement fields.
+ */
+export const AVALANCHE_HEADER: HeaderLayout = {
+  name: 'avalanche',
+  fields: [
+    ...HEADER_FIELDS.slice(0, 15),
+    { name: 'extDataHash', kind: 'hash' },
+    avalanche('baseFeePerGas', 'Apricot Phase 3'),
+    avalanche('extDataGasUsed', 'Apricot Phase 4'),
+    avalanche('blockGasCost', 'Apricot Phase 4'),
+    avalanche('blobGasUsed', 'Etna'),
+    avalanche('excessBlobGas', 'Etna'),
+    avalanche('parentBeaconBlockRoot', 'Etna', 'hash'),
+    avalanche('timestampMilliseconds', 'Granite'),
+    avalanche('minDelayExcess', 'Granite'),
+    ...(['targetExponent', 'minPriceExponent', 'settledHeight', 'settledGasUnix', 'settledGasNumerator', 'settledExcess'] as const).map((name) =>
+      avalanche(name, 'Helicon'),
+    ),
+  ],
+  required: 16,
+};
+
+export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = { ethereum: ETHEREUM_HEADER, aura: AURA_HEADER, avalanche: AVALANCHE_HEADER };
 
 /** What keeps some fields from being a header of a layout. */
 export interface HeaderShape {

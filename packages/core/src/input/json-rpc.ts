@@ -139,9 +139,10 @@ export function readRpcHeader(value: unknown, path: string, problems: Problems, 
   const before = problems.count;
   const fields: Record<string, Uint8Array | bigint> = {};
   for (const field of layout.fields) {
-    const raw = rpc[field.name];
-    if (raw === undefined || raw === null) continue;
-    const fieldPath = join(path, field.name);
+    const member = [field.name, ...(field.aliases ?? [])].find((name) => rpc[name] !== undefined && rpc[name] !== null);
+    if (member === undefined) continue;
+    const raw = rpc[member];
+    const fieldPath = join(path, member);
     const parsed =
       field.kind === 'quantity'
         ? readQuantity(raw, fieldPath, problems, MAX_UINT256)

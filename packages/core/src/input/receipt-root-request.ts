@@ -7,6 +7,7 @@ import {
   type NotVerifiable,
   type Verifiability,
 } from '../chains/registry.js';
+import { claimFor, receiptKinds, type BlockShape } from '../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader, headerNumber } from '../header/decode.js';
@@ -201,6 +202,16 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
 }
 
 /** `header_rlp` decoded and hashed, or a problem. */
+/** The block number of a header's RLP, or undefined when it has none (its decoding then says what is wrong). */
+function numberOf(rlp: Uint8Array): bigint | undefined {
+  try {
+    return headerNumber(rlp);
+  } catch (error) {
+    if (error instanceof InvalidHeaderError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * `header_rlp` decoded in the layout of its chain's era (the era from its number, which every
  * layout keeps at position 8), and its hash.
@@ -214,7 +225,7 @@ function readHeader(
 ): ReceiptRootRequest['header'] {
   if (rlp === undefined) return undefined;
   try {
-    const era = chainId === undefined ? undefined : registry.verifiability(chainId, headerNumber(rlp));
+    const era = chainId === undefined ? undefined : registry.verifiability(chainId, numberOf(rlp));
     const layout = era?.status === 'verifiable' ? era.header : ETHEREUM_HEADER;
     return { fields: decodeHeader(rlp, layout), hash: (options.keccak ?? defaultKeccak256)(rlp) };
   } catch (error) {
@@ -225,14 +236,14 @@ function readHeader(
 }
 
 /**
- * The first check the body asks for that its era does not claim: the receipts root always, and
- * with `header_rlp` the block hash and the bloom too (the answer's header_verified and
- * logs_bloom_matches_header). Null when every one is claimed.
+ * The first check the body asks for that its era does not claim for receipts like its own: the
+ * receipts root always, and with `header_rlp` the block hash and the bloom too (the answer's
+ * header_verified and logs_bloom_matches_header). Null when every one is claimed.
  */
-function uncheckedClaim(verifiability: Extract<Verifiability, { status: 'verifiable' }>, withHeader: boolean): NotVerifiable | null {
+function uncheckedClaim(verifiability: Extract<Verifiability, { status: 'verifiable' }>, withHeader: boolean, block: BlockShape): NotVerifiable | null {
   const checks: CheckName[] = withHeader ? ['receipts_root', 'block_hash', 'logs_bloom'] : ['receipts_root'];
   for (const check of checks) {
-    const refusal = uncheckable(verifiability, check);
+    const refusal = uncheckable(verifiability, check, claimFor(check, verifiability.checks[check], block));
     if (refusal !== null) return refusal;
   }
   return null;
@@ -283,9 +294,10 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
   const refuse = (subject: NotVerifiable) =>
     err({ kind: 'chain_not_supported', verifiability: subject, ...(blockNumber !== undefined && { blockNumber }) } as const);
   if (known.status === 'not_verifiable') return refuse(known);
-  const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined) : null;
-  if (unverified !== null) return refuse(unverified);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
+  const shape = { kinds: receiptKinds(hashed, excluded !== undefined), hasLogs: hashed.some((r) => r.logs.length > 0) };
+  const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
+  if (unverified !== null) return refuse(unverified);
   return ok({
     chainId: values.chain_id!,
     chain: known.chain,

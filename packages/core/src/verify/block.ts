@@ -9,6 +9,7 @@ import {
   type NotVerifiable,
   type Verifiability,
 } from '../chains/registry.js';
+import { claimFor, receiptKinds } from '../chains/claims.js';
 import { encodeHeader } from '../header/encode.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
@@ -209,11 +210,13 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
   const plan = planFor(block, verifiability, context, problems);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, plan.error));
-  const { rules, layout, checks, era } = plan.value;
-
-  requireCommitments(block, checks, problems);
-  block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
+  const { rules, layout, era } = plan.value;
+  requireCommitments(block, plan.value.checks, problems);
+  // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is guessed.
+  if (plan.value.checks.receipts_root.verified) block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
+  const shape = { kinds: receiptKinds(block.receipts, block.excludedReceipts.length > 0), hasLogs: block.receipts.some((r) => r.logs.length > 0) };
+  const checks = Object.fromEntries(CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)])) as Plan['checks'];
 
   const keccak = context.keccak ?? defaultKeccak256;
   let commitment: ReceiptsCommitment | undefined;
