@@ -2,8 +2,9 @@
  * Lineage audits of large bundles through the endpoint's operation (the CLI's path too): a
  * genesis paged 20k times (the issue's case, now refused at the page limit), 20k pages spread
  * over records within the limits, and the largest lineages the limits admit, by artifacts and
- * by records, every genesis log a real log of mainnet block 19426587 (so every check runs and
- * passes). Milliseconds of one audit (median of 3), bundle size, checks.
+ * by records, every genesis log a real log of mainnet block 19426587 (so every on-chain check runs
+ * and passes; the verdict is not_verifiable, since a raw-log record's dataset, 0103, is not
+ * cross-checked). Milliseconds of one audit (median of 3), bundle size, checks.
  */
 import { readFileSync } from 'node:fs';
 import { verifyLineage } from '../packages/core/src/api/lineage.js';

@@ -3,7 +3,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry, describeChain, formatBlock } from '../packages/core/src/chains/registry.js';
+import {
+  CHECK_NAMES,
+  defaultRegistry,
+  describeChain,
+  formatBlock,
+  type ChainDescription,
+  type CheckName,
+  type ClaimDescription,
+} from '../packages/core/src/chains/registry.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/lineage/limits.js';
 import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
 
@@ -97,11 +105,19 @@ describe('the repository documents itself', () => {
     expect([...MARKDOWN.filter((page) => page.startsWith('docs/'))].filter((page) => !linked.has(page))).toEqual([]);
   });
 
-  it('docs/chains.md lists the chain registry as the code holds it', () => {
+  it('docs/chains.md lists the chain registry, its eras and their evidence as the code holds them', () => {
     const page = read('docs/chains.md');
     const chains = defaultRegistry.list().map(describeChain);
+    /** A check's cell: the real blocks that show it, or no. */
+    const cell = (claim: ClaimDescription | undefined) =>
+      claim?.verified === true && claim.evidence !== 'configured' ? claim.evidence.map((e) => e.fixture).join(', ') : 'no';
+    /** Over a chain's eras: yes when every era claims the check, no when none does, else by era. */
+    const coverage = (chain: ChainDescription, check: CheckName) => {
+      const claimed = (chain.eras ?? []).map((era) => era.checks?.[check].verified === true);
+      return claimed.length > 0 && claimed.every(Boolean) ? 'yes' : claimed.some(Boolean) ? 'by era' : 'no';
+    };
     expect(tableAfter(page, '## Built-in chains')).toEqual(
-      chains.map((c) => [String(c.chain_id), c.name, `\`${c.rules}\``, c.verifiable ? (c.eras === undefined ? 'yes' : 'by era') : 'no']),
+      chains.map((c) => [String(c.chain_id), c.name, `\`${c.rules}\``, ...CHECK_NAMES.map((check) => coverage(c, check))]),
     );
     expect(tableAfter(page, '## Eras')).toEqual(
       chains.flatMap((c) =>
@@ -111,7 +127,9 @@ describe('the repository documents itself', () => {
           era.name,
           formatBlock(era.first_block),
           era.last_block === null ? '' : formatBlock(era.last_block),
-          era.verifiable ? 'yes' : 'no',
+          `\`${era.header}\``,
+          `\`${era.rules}\``,
+          ...CHECK_NAMES.map((check) => cell(era.checks?.[check])),
           era.state_sync ?? '',
         ]),
       ),

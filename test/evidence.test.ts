@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { BUILTIN_CHAINS, CHECK_NAMES, defaultRegistry, type CheckName, type EvidenceBlock } from '../packages/core/src/chains/registry.js';
 import { receiptKinds } from '../packages/core/src/chains/claims.js';
-import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
-import { fixtureNames, headerNames, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
+import { ChainRegistry, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { fixtureNames, headerNames, loadFixture, unverifiableNames, type FixtureBlock } from './helpers/fixtures.js';
 
 const withoutJson = (name: string) => name.replace(/\.json$/, '');
 const blocks = fixtureNames.map(withoutJson);
@@ -84,5 +84,21 @@ describe('every real block against the claims of its chain and era', () => {
     if (blocks.includes(name)) expect(report.verdict).not.toBe('different');
     // The era's block hash claim reaches every block of it.
     expect(report.block_hash.matches).toBe(verifiability.checks.block_hash.verified ? true : null);
+  });
+});
+
+describe('the chains registered as not verifiable: their real blocks show why', () => {
+  it.each(unverifiableNames.map(withoutJson))("%s: its chain is not verifiable, and Ethereum's rules do not reproduce it", (name) => {
+    const fixture = loadFixture(name);
+    expect(fixture.real).toBe(true);
+    const chain = defaultRegistry.get(fixture.chain_id!);
+    // A testnet outside the registry is named by its mainnet's entry (Bittensor's testnet, 945, by Bittensor EVM, 964).
+    expect(chain?.verifiable ?? false).toBe(false);
+    const registry = new ChainRegistry([{ chainId: 31_337_001, name: 'as Ethereum', rules: 'ethereum', verifiable: true }]);
+    const asEthereum = verifyBlock({ ...fixture, chain_id: 31_337_001 }, { registry });
+    // Either the header cannot be rebuilt at all, or a check that Ethereum's rules would make fails.
+    if (asEthereum.ok) expect(asEthereum.value.verdict).toBe('different');
+    else expect(asEthereum.error.kind).toBe('invalid');
+    if (chain !== undefined) expect(verifyBlock(fixture)).toMatchObject({ ok: true, value: { verdict: 'not_verifiable' } });
   });
 });

@@ -40,8 +40,8 @@ function cli(args: string[], body: unknown): { code: number; json: any } {
 }
 
 describe('every fixture block reproduces its header', () => {
-  it('has all 116 fixture blocks', () => {
-    expect(fixtureNames).toHaveLength(116);
+  it('has all 115 fixture blocks', () => {
+    expect(fixtureNames).toHaveLength(115);
   });
 
   describe.each(fixtureNames)('%s', (name) => {

@@ -109,7 +109,7 @@ describe('health, docs, chains', () => {
       verifiable: true,
       checks: { block_hash: configured, receipts_root: configured, logs_bloom: configured },
     });
-    expect(body.data.find((c: any) => c.chain_id === 56).eras[0].checks.receipts_root).toEqual({
+    expect(body.data.find((c: any) => c.chain_id === 59144).eras[0].checks.receipts_root).toEqual({
       verified: false,
       reason: expect.stringContaining('no real block'),
     });

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/blocks/', import.meta.url));
 /** Real headers without their receipts: evidence of a chain's block hash alone. */
 export const HEADERS_DIR = fileURLToPath(new URL('../../fixtures/headers/', import.meta.url));
+/** Real blocks of chains registered as not verifiable, which Ethereum's rules do not reproduce. */
+export const UNVERIFIABLE_DIR = fileURLToPath(new URL('../../fixtures/unverifiable/', import.meta.url));
 
 /** A fixture file as published in fixtures/README.md. */
 export interface FixtureBlock {
@@ -30,11 +32,13 @@ const jsonFiles = (dir: string) =>
 export const fixtureNames: string[] = jsonFiles(FIXTURES_DIR);
 /** The headers alone. */
 export const headerNames: string[] = jsonFiles(HEADERS_DIR);
+/** The blocks of chains that cannot be verified. */
+export const unverifiableNames: string[] = jsonFiles(UNVERIFIABLE_DIR);
 
-/** A fixture of fixtures/blocks/, or of fixtures/headers/ when no block has that name. */
+/** A fixture of fixtures/blocks/, fixtures/headers/ or fixtures/unverifiable/, by its name. */
 export function loadFixture(name: string): FixtureBlock {
   const file = name.endsWith('.json') ? name : `${name}.json`;
-  const dir = fixtureNames.includes(file) ? FIXTURES_DIR : HEADERS_DIR;
+  const dir = fixtureNames.includes(file) ? FIXTURES_DIR : headerNames.includes(file) ? HEADERS_DIR : UNVERIFIABLE_DIR;
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as FixtureBlock;
 }
 

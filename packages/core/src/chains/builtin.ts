@@ -110,17 +110,7 @@ const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo
 
 export const BUILTIN_CHAINS: readonly ChainInfo[] = [
   { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true, eras: allBlocks(MAINNET) },
-  {
-    chainId: 11155111,
-    name: 'Sepolia',
-    rules: 'ethereum',
-    verifiable: true,
-    eras: allBlocks({
-      block_hash: [header('sepolia-11875839')],
-      receipts_root: [receipts('sepolia-11875839', 'ethereum')],
-      logs_bloom: [bloom('sepolia-11875839', true)],
-    }),
-  },
+  { chainId: 11155111, name: 'Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   {
     chainId: 17000,
     name: 'Holesky',
@@ -204,7 +194,7 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
       },
     ],
   },
-  opStack(8453, 'Base', { block_hash: [header('base-11723284'), header('base-49835559')], ...noReceipts(NO_RECEIPTS) }),
+  opStack(8453, 'Base', { block_hash: [header('base-11723284')], ...noReceipts(NO_RECEIPTS) }),
   opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),
   opStack(7777777, 'Zora', unshown(NO_REAL_BLOCK)),
   opStack(11155420, 'OP Sepolia', unshown(NO_REAL_BLOCK)),
@@ -275,17 +265,7 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     eras: allBlocks({ ...emptyBlock('scroll-0'), block_hash: ['scroll-0', 'scroll-5224657', 'scroll-8708232'].map(header) }),
   },
   { chainId: 534351, name: 'Scroll Sepolia', rules: 'scroll', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  {
-    chainId: 999,
-    name: 'HyperEVM',
-    rules: 'ethereum',
-    verifiable: true,
-    eras: allBlocks({
-      block_hash: [header('hyperevm-50000')],
-      receipts_root: [receipts('hyperevm-50000', 'ethereum')],
-      logs_bloom: [bloom('hyperevm-50000', false)],
-    }),
-  },
+  { chainId: 999, name: 'HyperEVM', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 80094, name: 'Berachain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 146, name: 'Sonic', rules: 'ethereum', verifiable: true, eras: allBlocks({ block_hash: [header('sonic-18701401')], ...noReceipts(NO_RECEIPTS) }) },
   { chainId: 57054, name: 'Sonic Blaze Testnet', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },

@@ -69,18 +69,6 @@ export function eraChangesHashing(receipts: { namesTransactions: boolean; types:
   return receipts.namesTransactions || receipts.types.includes(STATE_SYNC_TX_TYPE);
 }
 
-/**
- * Whether a block of a chain with eras needs its number to be verified: when the era
- * decides whether it can be verified at all, or changes how its receipts hash.
- * Otherwise every era gives the same answer and none is guessed.
- */
-export function eraMatters(
-  verifiability: Extract<Verifiability, { status: 'era_unknown' }>,
-  receipts: { namesTransactions: boolean; types: readonly number[] },
-): boolean {
-  return verifiability.decidesVerifiability || eraChangesHashing(receipts);
-}
-
 /** Block numbers as people write them: 22,207,817. */
 export function formatBlock(n: number): string {
   return n.toLocaleString('en-US');

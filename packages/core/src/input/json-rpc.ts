@@ -156,7 +156,7 @@ export function readRpcHeader(value: unknown, path: string, problems: Problems, 
     problems.add(
       join(path, gap.field),
       'missing',
-      `${gap.field}, since ${gap.presentAfter} is: no fork has a header with ${gap.presentAfter} and without ${gap.field}`,
+      `present, since ${gap.presentAfter} is: no fork has a header with ${gap.presentAfter} and without ${gap.field}`,
     );
     return undefined;
   }

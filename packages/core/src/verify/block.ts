@@ -154,15 +154,15 @@ function planFor(
  */
 function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: Problems): void {
   const { fields, hash, missing, layout } = block.header;
-  const commitment = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
-  for (const [name, value] of Object.entries(commitment)) {
-    if (value === undefined) problems.add(`header.${name}`, 'missing', `${name}: the block's commitment that the report checks`);
+  const commitments = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
+  for (const [name, value] of Object.entries(commitments)) {
+    if (value === undefined) problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
   }
   if (!checks.block_hash.verified) return;
-  const layoutName = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
+  const header = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
   for (const field of missing) {
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
-    problems.add(`header.${field}`, 'missing', `${field}: ${layoutName} hashes it into the block hash`);
+    problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);
   }
 }
 

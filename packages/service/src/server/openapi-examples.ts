@@ -1,3 +1,4 @@
+import { defaultRegistry, describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
 
 /**
@@ -104,21 +105,7 @@ export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health', JsonSchema> = 
     cu_by_endpoint: { 'verify/logs-bloom': 1, 'verify/receipt-root': 2 },
     billing_period: { start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' },
   },
-  chains: {
-    data: [
-      { chain_id: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true },
-      {
-        chain_id: 137,
-        name: 'Polygon PoS',
-        rules: 'polygon',
-        verifiable: true,
-        eras: [
-          { name: 'Bor before Madhugiri', first_block: 0, last_block: 80084799, verifiable: true, state_sync: 'receipt-outside-root' },
-          { name: 'Madhugiri', first_block: 80084800, last_block: null, verifiable: true, state_sync: 'transaction' },
-        ],
-      },
-    ],
-    count: 2,
-  },
+  // What the registry answers for two of its chains, so that the example cannot drift from it.
+  chains: { data: [describeChain(defaultRegistry.get(100)!), describeChain(defaultRegistry.get(324)!)], count: 2 } as unknown as JsonSchema,
   health: { status: 'ok' },
 };

@@ -58,11 +58,15 @@ export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
 /** `data[0]` of a lineage answer: the walker's report. */
 export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['chain_id', 'tracing_id', 'verdict', 'summary', 'warnings', 'records'],
+  required: ['chain_id', 'tracing_id', 'verdict', 'reason', 'summary', 'warnings', 'records'],
   properties: {
     chain_id: { type: 'integer' },
     tracing_id: { type: 'string' },
-    verdict: { enum: ['pass', 'fail'], description: 'fail when any check failed; skipped checks neither fail nor pass.' },
+    verdict: {
+      enum: ['pass', 'fail', 'not_verifiable'],
+      description: 'fail when any check failed; else not_verifiable when a check was skipped or no block was checked on chain; else pass.',
+    },
+    reason: nullable({ type: 'string', description: 'Why the verdict is not pass: the first failed or skipped check; null for a pass.' }),
     summary: { type: 'object', properties: { pass: { type: 'integer' }, fail: { type: 'integer' }, skipped: { type: 'integer' } } },
     warnings: { type: 'array', items: { type: 'string' } },
     records: {
@@ -111,8 +115,44 @@ export const USAGE_SCHEMA: JsonSchema = {
 
 const verifiable = (what: string): JsonSchema => ({
   type: 'boolean',
-  description: `Whether the receipts roots of ${what} are Patricia roots of its receipts.`,
+  description: `Whether any block of ${what} can be verified (its checks: \`checks\`).`,
 });
+
+/** A check's claim: verified on real blocks (or on the configuration's word), or not and why. */
+const CLAIM_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['verified'],
+  properties: {
+    verified: { type: 'boolean' },
+    evidence: {
+      description: 'The real blocks that show it (fixtures/blocks/<fixture>.json in the repository), or "configured" for a chain the configuration adds.',
+      oneOf: [
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['fixture', 'block'],
+            properties: {
+              fixture: { type: 'string' },
+              block: { type: 'integer' },
+              receipts: { type: 'array', description: 'The kinds of receipts it holds: "ethereum", a type of the chain\'s own, …', items: {} },
+              logs: { type: 'boolean', description: 'Whether it holds a log.' },
+            },
+          },
+        },
+        { enum: ['configured'] },
+      ],
+    },
+    reason: { type: 'string', description: 'Why it is not verified.' },
+  },
+};
+
+const CHECKS_SCHEMA: JsonSchema = {
+  type: 'object',
+  description: 'Each check (block_hash, receipts_root, logs_bloom) and whether it is verified, on what evidence.',
+  required: ['block_hash', 'receipts_root', 'logs_bloom'],
+  properties: { block_hash: CLAIM_SCHEMA, receipts_root: CLAIM_SCHEMA, logs_bloom: CLAIM_SCHEMA },
+};
 
 /** `GET /chains`: the chain registry (`describeChain`). */
 export const CHAINS_SCHEMA: JsonSchema = {
@@ -132,20 +172,24 @@ export const CHAINS_SCHEMA: JsonSchema = {
           reason: { type: 'string', description: 'Why not, when it is not verifiable.' },
           eras: {
             type: 'array',
-            description: 'Its eras in block order, when its blocks do not all follow the same rules.',
+            description: "A built-in chain's eras in block order: each with its rules, header layout and what shows each check.",
             items: {
               type: 'object',
-              required: ['name', 'first_block', 'last_block', 'verifiable'],
+              required: ['name', 'first_block', 'last_block', 'verifiable', 'rules', 'header'],
               properties: {
                 name: { type: 'string' },
                 first_block: { type: 'integer' },
                 last_block: nullable({ type: 'integer', description: 'null for the current era.' }),
                 verifiable: verifiable('the era'),
                 reason: { type: 'string' },
+                rules: { type: 'string', description: "The era's receipt rule set." },
+                header: { enum: ['ethereum', 'aura', 'avalanche'], description: 'The layout its headers hash in.' },
                 state_sync: { type: 'string', description: 'Polygon PoS: how state sync enters the block.' },
+                checks: CHECKS_SCHEMA,
               },
             },
           },
+          checks: { ...CHECKS_SCHEMA, description: 'For a chain the configuration adds: every check "configured".' },
         },
       },
     },
