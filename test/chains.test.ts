@@ -157,6 +157,49 @@ describe('OP-stack legacy eras: what no real block has shown is refused, not gue
   });
 });
 
+describe('a body that names no block is claimed only as far as every era of its chain claims it', () => {
+  const receipt = { index: 0, status: 1, cumulative_gas_used: 21000, type: 2 };
+  it('Gnosis: an empty block in any era is identical; receipts no era has shown are 422 for the chain, not for an era guessed at', () => {
+    expect(verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe('identical');
+    const refused = verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [receipt] });
+    expect(refused.status).toBe(422);
+    expect((refused.body as any).error.message).toMatch(/^Chain 100 \(Gnosis\) cannot be verified: its receipts root rule is unproven: /);
+  });
+
+  it('a chain one of whose eras has shown receipts like these and another not: 400 naming block_number', () => {
+    const shown = (receipts: Array<'ethereum'>) => ({ block_hash: 'none', receipts_root: [{ fixture: 'x', block: 1, receipts }], logs_bloom: 'none' });
+    const registry = new ChainRegistry([
+      {
+        chainId: 31_337_002,
+        name: 'two eras',
+        rules: 'ethereum',
+        verifiable: true,
+        eras: [
+          { name: 'old', from: 0, evidence: shown(['ethereum']) },
+          { name: 'new', from: 100, evidence: shown([]) },
+        ],
+      },
+    ]);
+    expect(verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [] }, { registry }).verdict).toBe('identical');
+    const result = verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [receipt] }, { registry });
+    expect(result.status).toBe(400);
+    expect((result.body as any).error.details.invalid_parameters[0].expected).toBe(
+      'the block number (or header_rlp): receipts like these are verified in some eras of two eras, not in new',
+    );
+    expect(verifyReceiptRoot({ chain_id: 31_337_002, block_number: 5, receipt_root: EMPTY_ROOT, transactions: [receipt] }, { registry }).verdict).toBe(
+      'different',
+    );
+  });
+
+  it('Polygon PoS: receipts its Bor era has shown but its Madhugiri era has not: 400 naming block_number', () => {
+    const result = verifyReceiptRoot({ chain_id: 137, receipt_root: EMPTY_ROOT, transactions: [receipt] });
+    expect(result.status).toBe(400);
+    expect((result.body as any).error.details.invalid_parameters).toEqual([
+      expect.objectContaining({ name: 'block_number', reason: 'missing', expected: expect.stringContaining('(Madhugiri) cannot be verified') }),
+    ]);
+  });
+});
+
 describe('the registry', () => {
   it.each([
     [421614, 'Arbitrum Sepolia', 'arbitrum'],

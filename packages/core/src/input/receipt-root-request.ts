@@ -296,6 +296,21 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
   if (known.status === 'not_verifiable') return refuse(known);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
   const shape = { kinds: receiptKinds(hashed, excluded !== undefined), hasLogs: hashed.some((r) => r.logs.length > 0) };
+  if (known.status === 'era_unknown') {
+    // Without the era, the receipts are claimed only if every era claims receipts like them.
+    const refusals = (known.chain.eras ?? []).map((era) => {
+      const at = registry.verifiability(known.chain.chainId, era.from);
+      return { era, refusal: at.status === 'verifiable' ? uncheckedClaim(at, false, shape) : at.status === 'not_verifiable' ? at : null };
+    });
+    const unclaimed = refusals.filter((r) => r.refusal !== null);
+    // No era claims them: the chain's answer, whatever the block.
+    if (unclaimed.length === refusals.length) return refuse({ ...unclaimed[0]!.refusal!, era: null, firstVerifiableBlock: null });
+    if (unclaimed.length > 0) {
+      const eras = unclaimed.map((r) => r.era.name).join(', ');
+      const expected = `the block number (or header_rlp): receipts like these are verified in some eras of ${known.chain.name}, not in ${eras}`;
+      return err({ kind: 'invalid', problems: [{ name: 'block_number', location: 'body', reason: 'missing', expected }], count: 1 });
+    }
+  }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
   if (unverified !== null) return refuse(unverified);
   return ok({
