@@ -25,7 +25,7 @@ export function chainNotSupported(
   if (subject === null || subject.chain === undefined) {
     message = subject === null ? 'The input names no chain_id, so its receipt rules are unknown.' : describeNotVerifiable(subject);
     hint = options.unknownChainHint ?? REGISTRY_HINT;
-  } else if (subject.era === null) {
+  } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);
     hint = 'Verify this chain with the proofs its own protocol provides.';
   } else {
