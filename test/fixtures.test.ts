@@ -128,6 +128,26 @@ describe('every fixture block reproduces its header', () => {
   });
 });
 
+describe("receipts in go-ethereum's own JSON (types.Receipt marshalled directly)", () => {
+  it('an empty root ("0x") beside status is no post-state root, a missing type is 0: the real block stays identical', () => {
+    const fixture = loadFixture('mainnet-22869878');
+    const receipts = fixture.receipts.map((r) => {
+      const { type, ...rest } = r;
+      return { ...rest, root: '0x', ...(type === '0x0' ? {} : { type }) };
+    });
+    expect(receipts.filter((r) => !('type' in r)).length).toBeGreaterThan(0);
+    const result = verifyBlockOperation({ ...fixture, receipts, raw_receipts: undefined });
+    expect(result.verdict).toBe('identical');
+    // A root that is not empty, beside status, is still a conflict, not a guess.
+    const both = verifyBlockOperation({
+      ...fixture,
+      receipts: receipts.map((r, i) => (i === 0 ? { ...r, root: `0x${'11'.repeat(32)}` } : r)),
+      raw_receipts: undefined,
+    });
+    expect(both.status).toBe(400);
+  });
+});
+
 describe('fixtures altered by one byte are caught', () => {
   it('a changed receipts root is reported as not identical (exit 1)', () => {
     const block = readBlock('mainnet-22869878');
