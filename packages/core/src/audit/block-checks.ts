@@ -4,6 +4,7 @@
  * and `transaction_count`; and the verdict they make. A block passes only when every one of them
  * ran and passed.
  */
+import { describeProblems } from '../input/problems.js';
 import type { BlockJson } from '../lineage/source.js';
 import type { Result } from '../result.js';
 import type { BlockRefusal, BlockReport, Comparison } from '../verify/block.js';
@@ -97,10 +98,9 @@ export function judgeBlock(number: number, block: BlockJson, verified: Result<Bl
       if (failures.length > 0) return { ...base, verdict: 'fail', failures };
       return { ...base, verdict: 'not_verifiable', failures, reason: `the chain is not in the registry: ${refusal.hint}` };
     }
-    const problems = refusal.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`);
     failures.push({
       check: 'block_input',
-      message: `the source gave a block that cannot be read: ${problems.join('; ')}`,
+      message: `the source gave a block that cannot be read: ${describeProblems(refusal)}`,
       evidence: { problems: refusal.problems },
     });
     return { ...base, verdict: 'fail', failures };

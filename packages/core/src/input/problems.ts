@@ -51,3 +51,8 @@ export function bodyNotAnObject(body: unknown): InvalidInput {
   const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
   return { kind: 'invalid', problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }], count: 1 };
 }
+
+/** The problems of a refused block, in one line: `header.nonce: present: …; receipts[0].type: …`. */
+export function describeProblems(input: InvalidInput): string {
+  return input.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`).join('; ');
+}

@@ -201,7 +201,6 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
   };
 }
 
-/** `header_rlp` decoded and hashed, or a problem. */
 /** The block number of a header's RLP, or undefined when it has none (its decoding then says what is wrong). */
 function numberOf(rlp: Uint8Array): bigint | undefined {
   try {

@@ -6,7 +6,7 @@ import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
 import { isObject } from '../input/fields.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
-import { Problems, type InvalidInput } from '../input/problems.js';
+import { describeProblems, Problems, type InvalidInput } from '../input/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import type { Log } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
@@ -69,8 +69,7 @@ export interface BlockContext {
 function unreadableBlock(n: number, refusal: InvalidInput, where: string | undefined): SourceError {
   const first = refusal.problems[0]!;
   const path = where === undefined ? undefined : first.name === '' ? where : `${where}.${first.name}`;
-  const listed = refusal.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`).join('; ');
-  const message = `block ${n} cannot be read: ${listed}`;
+  const message = `block ${n} cannot be read: ${describeProblems(refusal)}`;
   return path === undefined ? new SourceError(message) : new SourceError(message, { path, reason: first.reason, expected: first.expected });
 }
 

@@ -92,10 +92,10 @@ function anchorsOf(given: readonly string[], tailHash: string | undefined, from:
     anchors.set(n, hash.toLowerCase());
   };
   for (const anchor of given) {
-    const match = /^(\d+):(0x[0-9a-fA-F]{64})$/.exec(anchor);
-    if (match === null || !Number.isSafeInteger(Number(match[1])))
+    const [block = '', hash = '', ...rest] = anchor.split(':');
+    if (rest.length > 0 || !/^\d+$/.test(block) || !Number.isSafeInteger(Number(block)) || !HASH.test(hash))
       throw new UsageError(`--anchor must be N:HASH (a block number and its 32-byte 0x hash), got "${anchor}"`);
-    add(Number(match[1]), match[2]!, '--anchor');
+    add(Number(block), hash, '--anchor');
   }
   if (tailHash !== undefined) {
     if (!HASH.test(tailHash)) throw new UsageError(`--tail-hash must be a 32-byte 0x hash, got "${tailHash}"`);
