@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditRange } from '../packages/core/src/audit/index.js';
-import { BundleSource } from '../packages/core/src/lineage/bundle-source.js';
-import { writeBundle } from '../packages/core/src/lineage/service-source.js';
-import type { BlockJson } from '../packages/core/src/lineage/source.js';
+import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
+import { writeBundle } from '../packages/core/src/bundle/write-bundle.js';
+import type { BlockJson } from '../packages/core/src/sources/block-source.js';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 
 const FROM = 1_000_001;

@@ -12,7 +12,8 @@ import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/s
 import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
 import { instantOf } from '../packages/core/src/audit/service-values.js';
 import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/types.js';
-import { SourceError, type BlockJson } from '../packages/core/src/lineage/source.js';
+import { SourceError } from '../packages/core/src/sources/source-error.js';
+import { type BlockJson } from '../packages/core/src/sources/block-source.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { blockRecord, logRecords, startLoopbackService, type LoopbackService, type ServiceFault } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';

@@ -5,11 +5,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange, isReorg, type AuditEvent, type BlockAudit, type CrossCheck } from '../packages/core/src/audit/index.js';
-import { SourceError, type BlockJson, type BlockSource } from '../packages/core/src/lineage/source.js';
-import { RpcBlockSource } from '../packages/core/src/lineage/rpc-source.js';
+import { SourceError } from '../packages/core/src/sources/source-error.js';
+import { type BlockJson, type BlockSource } from '../packages/core/src/sources/block-source.js';
+import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
 import { bytesToHex, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
-import { inlineBlockVerifier } from '../packages/core/src/lineage/verifier.js';
+import { inlineBlockVerifier } from '../packages/core/src/verify/block-verifier.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';

@@ -44,7 +44,7 @@ async function askedForAnotherChain(): Promise<unknown> {
 }
 
 /** One real throw of each exported error class (the root is abstract), and the code it must carry. */
-const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErrorCode }> = {
+const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErrorCode | service.ServiceErrorCode }> = {
   ChainMismatchError: { error: askedForAnotherChain, code: 'SOURCE_CHAIN_MISMATCH' },
   UnknownReceiptTypeError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, type: 0x99 })), code: 'RECEIPT_TYPE_UNKNOWN' },
   InvalidReceiptError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })), code: 'RECEIPT_INVALID' },
@@ -99,6 +99,14 @@ describe('the error family', () => {
   it("the CLI's usage error is one too", () => {
     expect(new UsageError('lineage needs a TRACING_ID')).toMatchObject({ code: 'CLI_USAGE', message: 'lineage needs a TRACING_ID' });
     expect(new UsageError('x')).toBeInstanceOf(root.EvmIntegrityError);
+  });
+
+  it("the service's errors carry codes the library does not list: the family is extended, not edited", () => {
+    const serviceCodes: service.ServiceErrorCode[] = ['STORE_NOT_FOUND', 'STORE_KEY_LIMIT', 'STORE_CONFLICT', 'STORE_INVALID', 'CLI_USAGE', 'CONFIG_INVALID'];
+    // @ts-expect-error a service code is not one of the library's
+    const asLibraryCode: root.EvmIntegrityErrorCode = serviceCodes[0]!;
+    expect(asLibraryCode).toBe('STORE_NOT_FOUND');
+    expect(new service.StoreError('STORE_CONFLICT', 'taken')).toBeInstanceOf(root.EvmIntegrityError);
   });
 
   it('each class narrows the code to its own (compile-time)', () => {

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { auditBundle, bundleParameter } from '../packages/core/src/api/lineage.js';
 import { judgeBlock } from '../packages/core/src/audit/block-checks.js';
-import type { BlockJson } from '../packages/core/src/lineage/source.js';
+import type { BlockJson } from '../packages/core/src/sources/block-source.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';

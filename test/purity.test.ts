@@ -49,14 +49,17 @@ function reachable(entry: string): { files: Set<string>; external: Set<string> }
 
 /** The layers, bottom first: a module may import from its own layer and those below, never above. */
 const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
-  ['foundation', /^(bytes\/|errors\.ts$|result\.ts$)/],
+  ['foundation', /^(bytes\/|json\/|errors\.ts$|result\.ts$)/],
   ['keccak', /^keccak\//],
   ['receipt types', /^receipts\/types\.ts$/],
   ['trie, bloom, header', /^(trie|bloom|header)\//],
   ['receipts', /^receipts\//],
   ['chains', /^chains\//],
   ['input', /^input\//],
+  ['sources', /^sources\//],
   ['verify', /^verify\//],
+  ['bundle', /^bundle\//],
+  ['live sources', /^live\//],
   ['lineage', /^lineage\//],
   ['audit', /^audit\//],
   ['api', /^api\//],

@@ -4,7 +4,7 @@
  */
 import { parseHex } from '../../packages/core/src/bytes/hex.js';
 import { isKnownFunction, KNOWN_FUNCTIONS, type KnownFunction } from '../../packages/core/src/lineage/abi.js';
-import { show } from '../../packages/core/src/lineage/show.js';
+import { show } from '../../packages/core/src/json/show.js';
 
 const WORD = 32;
 const utf8 = new TextEncoder();

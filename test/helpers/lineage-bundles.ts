@@ -6,7 +6,7 @@
  * consistent getReserves result; the WETH record is its parent.
  */
 import { bytesToHex, defaultKeccak256 } from '../../packages/core/src/index.js';
-import type { Bundle } from '../../packages/core/src/lineage/bundle-source.js';
+import type { Bundle } from '../../packages/core/src/bundle/bundle-source.js';
 import { encodeFunctionOutput } from './abi-encode.js';
 import { loadFixture } from './fixtures.js';
 

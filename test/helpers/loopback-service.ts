@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BlockJson } from '../../packages/core/src/lineage/source.js';
+import type { BlockJson } from '../../packages/core/src/sources/block-source.js';
 
 type Json = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * hosted service's log records), so that the audit's `tx_hash` comparison has a truth to use.
  */
 import { bytesToHex, defaultKeccak256 } from '../../packages/core/src/index.js';
-import type { BlockJson } from '../../packages/core/src/lineage/source.js';
+import type { BlockJson } from '../../packages/core/src/sources/block-source.js';
 
 /** `0x` + keccak256 of `"{chainId}/{blockNumber}/{index}"`: deterministic, distinct per transaction. */
 export function syntheticTxHash(chainId: number, blockNumber: number, index: number): string {

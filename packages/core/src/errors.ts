@@ -1,31 +1,24 @@
 /**
- * Every code an {@link EvmIntegrityError} can carry, one per situation a caller may want to
- * tell apart. The codes of every layer are listed here, at the bottom of the import graph,
- * so that one type names them all; each class narrows `code` to its own.
+ * Every code the library's own errors carry, one per situation a caller may want to tell apart;
+ * each class narrows `code` to its own. A package built on the library extends the family with
+ * codes of its own (the service's `STORE_*`), through the second type parameter of
+ * {@link EvmIntegrityError}, without a new release of the library.
  */
 export type EvmIntegrityErrorCode =
-  | 'RECEIPT_TYPE_UNKNOWN'
-  | 'RECEIPT_INVALID'
-  | 'HEADER_INVALID'
-  | 'CHAIN_CONFLICT'
-  | 'SOURCE_FAILED'
-  | 'SOURCE_INPUT_INVALID'
-  | 'SOURCE_CHAIN_MISMATCH'
-  | 'STORE_NOT_FOUND'
-  | 'STORE_KEY_LIMIT'
-  | 'STORE_CONFLICT'
-  | 'STORE_INVALID'
-  | 'CLI_USAGE'
-  | 'CONFIG_INVALID';
+  'RECEIPT_TYPE_UNKNOWN' | 'RECEIPT_INVALID' | 'HEADER_INVALID' | 'CHAIN_CONFLICT' | 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID' | 'SOURCE_CHAIN_MISMATCH';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
  * `code` and machine-readable `details`, so callers branch on the code and show the text.
  * Abstract: each situation is a subclass that fixes its code.
+ * @example
+ * class QuotaError extends EvmIntegrityError<{ limit: number }, 'QUOTA_EXCEEDED'> {
+ *   override readonly code = 'QUOTA_EXCEEDED';
+ * }
  */
-export abstract class EvmIntegrityError<Details extends object = object> extends Error {
+export abstract class EvmIntegrityError<Details extends object = object, Code extends string = EvmIntegrityErrorCode> extends Error {
   override name = 'EvmIntegrityError';
-  abstract readonly code: EvmIntegrityErrorCode;
+  abstract readonly code: Code;
   readonly details: Details;
 
   constructor(message: string, details: Details) {

@@ -4,9 +4,12 @@
  * cross-check of the hosted service's raw datasets (`serviceCrossCheck`). Node 20 or newer
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
-export { BundleRecorder, ServiceSource, writeBundle, type RecordedBundle, type ServiceSourceOptions } from './lineage/service-source.js';
-export { RpcBlockSource, type RpcBlockSourceOptions } from './lineage/rpc-source.js';
-export { serviceBaseUrl } from './lineage/service-client.js';
+export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';
+export { RpcBlockSource, type RpcBlockSourceOptions } from './live/rpc-block-source.js';
+export { serviceBaseUrl } from './live/service-client.js';
+export { BundleRecorder, type RecordedBundle } from './bundle/recorder.js';
+export { writeBundle } from './bundle/write-bundle.js';
+export type { ExchangeRecorder } from './sources/exchange.js';
 export {
   recordedServiceCrossCheck,
   serviceCrossCheck,

@@ -22,6 +22,6 @@ export {
   type Reservation,
   type ReserveResult,
   type Store,
-  type StoreErrorCode,
   type Usage,
 } from './server/store/types.js';
+export type { ServiceErrorCode, StoreErrorCode } from './errors.js';

@@ -2,11 +2,12 @@ import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { isObject } from '../input/fields.js';
 import { bodyNotAnObject, Problems, type Problem } from '../input/problems.js';
 import { ignored, integer, object, type Spec } from '../input/schema.js';
-import { BundleSource } from '../lineage/bundle-source.js';
+import { BundleSource } from '../bundle/bundle-source.js';
 import type { LineageReport } from '../lineage/report.js';
-import { SourceError, type BlockSource } from '../lineage/source.js';
+import { SourceError } from '../sources/source-error.js';
+import { type BlockSource } from '../sources/block-source.js';
 import { walkLineage } from '../lineage/walker.js';
-import type { BlockVerifier } from '../lineage/verifier.js';
+import type { BlockVerifier } from '../verify/block-verifier.js';
 import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 

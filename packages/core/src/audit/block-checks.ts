@@ -5,7 +5,7 @@
  * ran and passed.
  */
 import { describeProblems } from '../input/problems.js';
-import type { BlockJson } from '../lineage/source.js';
+import type { BlockJson } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import type { BlockRefusal, BlockReport, Comparison } from '../verify/block.js';
 import type { BlockAudit } from './report.js';

@@ -4,9 +4,10 @@
  * unit a cross-check sees, and the unit a job queue would hand out); a parent hash that no longer
  * links is told apart as a reorg or a broken link by asking the source again.
  */
-import { ChainMismatchError, SourceError, type BlockJson, type BlockSource } from '../lineage/source.js';
+import { ChainMismatchError, SourceError } from '../sources/source-error.js';
+import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
-import { inlineBlockVerifier, type BlockVerifier } from '../lineage/verifier.js';
+import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 import type { BlockRefusal, BlockReport } from '../verify/block.js';
 import { hashOf, judgeBlock, parentHashOf, type ExpectedParent } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';

@@ -6,7 +6,7 @@
  */
 export { auditRange, RangeAudit, type AuditRangeOptions } from './engine.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
-export type { BlockVerifier } from '../lineage/verifier.js';
+export type { BlockVerifier } from '../verify/block-verifier.js';
 export { AuditTally, isReorg, type AuditEvent, type AuditReorg, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
 export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './types.js';
 // The hosted service's raw-dataset checks of one block (pure); `serviceCrossCheck` in `evm-integrity/node` fetches their records.

@@ -3,7 +3,7 @@
  * audited and those after it. A block is fetched only when the consumer asks for one within the
  * window of it, so a slow consumer holds back the fetching (backpressure) and memory stays bounded.
  */
-import type { BlockJson, BlockSource } from '../lineage/source.js';
+import type { BlockJson, BlockSource } from '../sources/block-source.js';
 
 /** A fetch's outcome, held without rejecting so that a failure ahead of the consumer is not an unhandled rejection. */
 export type Fetched = { ok: true; block: BlockJson | null } | { ok: false; error: unknown };

@@ -3,9 +3,10 @@
  * field (`service_block.<field>`), and `service_block.present` when the service has no record
  * for the block, or more than one. Pure: the records are fetched elsewhere.
  */
-import { show } from '../lineage/show.js';
+import { show } from '../json/show.js';
 import type { AuditFailure, BlockTruth } from './types.js';
-import { differences, failure, hexText, instantText, integerText, isoOfTimestamp, jsonQuantity, type FieldRule } from './service-values.js';
+import { hexText } from '../bytes/hex.js';
+import { differences, failure, instantText, integerText, isoOfTimestamp, jsonQuantity, type FieldRule } from './service-values.js';
 
 /** A field of the block record, where the chain's value comes from, and how the two are compared. */
 interface BlockField extends FieldRule {

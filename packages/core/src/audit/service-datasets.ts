@@ -5,11 +5,11 @@
  * the service's client rules, then checked block by block.
  */
 import { isObject, type JsonObject } from '../input/fields.js';
-import type { BundleSource } from '../lineage/bundle-source.js';
-import { ServiceClient, type ServiceClientOptions } from '../lineage/service-client.js';
-import type { BundleRecorder } from '../lineage/service-source.js';
-import { show } from '../lineage/show.js';
-import { SourceError } from '../lineage/source.js';
+import type { BundleSource } from '../bundle/bundle-source.js';
+import { ServiceClient, type ServiceClientOptions } from '../live/service-client.js';
+import type { ExchangeRecorder } from '../sources/exchange.js';
+import { show } from '../json/show.js';
+import { SourceError } from '../sources/source-error.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';
@@ -24,7 +24,7 @@ export interface ServiceDatasetsOptions extends Omit<ServiceClientOptions, 'base
   /** `limit` of each page, default 1000 (the service's maximum). */
   pageLimit?: number;
   /** Receives every page as answered, so that the audit can be replayed from a bundle. */
-  recorder?: BundleRecorder;
+  recorder?: ExchangeRecorder;
 }
 
 /** Where the pages of a raw dataset come from: the live service, or the pages a bundle recorded. */

@@ -4,8 +4,9 @@
  * (`service_logs.altered`). A log's place is its transaction's index (`tx_index`) and its index
  * within that transaction's logs (`log_index`). Pure: the records are fetched elsewhere.
  */
+import { hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/fields.js';
-import { show } from '../lineage/show.js';
+import { show } from '../json/show.js';
 import type { AuditFailure, BlockTruth } from './types.js';
 import {
   differences,
@@ -13,7 +14,6 @@ import {
   groupBy,
   hexListText,
   hexOrNoneText,
-  hexText,
   instantText,
   integerOf,
   integerText,

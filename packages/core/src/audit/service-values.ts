@@ -3,8 +3,8 @@
  * with or without `0x` (the spec's samples vary); integers as numbers, decimal or hex text;
  * instants as ISO 8601 text, with or without fractions and zone (no zone is UTC).
  */
+import { hexText } from '../bytes/hex.js';
 import { quantityValue, type JsonObject } from '../input/fields.js';
-import { normHex } from '../lineage/cross-checks.js';
 import type { AuditFailure } from './types.js';
 
 /** One field of a record that differs from the chain: what the chain says and what the record holds. */
@@ -62,8 +62,6 @@ export function instantOf(value: unknown): bigint | null {
   return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
 }
 
-/** Hex in any case, with or without `0x`. */
-export const hexText = normHex;
 /** An integer: a JSON number, decimal or `0x` text. */
 export const integerText = (value: unknown) => quantityValue(value)?.toString() ?? null;
 /** An instant, to the nanosecond. */
@@ -71,14 +69,14 @@ export const instantText = (value: unknown) => instantOf(value)?.toString() ?? n
 /** Hex, where null or absent stands for "none" (an anonymous log's `topic_zero`); no hex text is taken for none. */
 export const hexOrNoneText = (value: unknown) => {
   if (value === null || value === undefined) return 'none';
-  const hex = normHex(value);
+  const hex = hexText(value);
   return hex === null ? null : `0x${hex}`;
 };
 /** A list of hex, item by item; null or absent is the empty list. */
 export const hexListText = (value: unknown) => {
   const list = value ?? [];
   if (!Array.isArray(list)) return null;
-  const items = list.map(normHex);
+  const items = list.map(hexText);
   return items.includes(null) ? null : JSON.stringify(items);
 };
 

@@ -4,7 +4,7 @@
  * raw datasets) is checked against the chain's truth. Shared by the range engine, its sources and
  * the cross-checks, so that each names its checks the same way.
  */
-import type { BlockJson } from '../lineage/source.js';
+import type { BlockJson } from '../sources/block-source.js';
 import type { BlockReport } from '../verify/block.js';
 
 /**

@@ -27,6 +27,21 @@ export function strip0x(hex: string): string {
   return prefixLength(hex) === 2 ? hex.slice(2) : hex;
 }
 
+/**
+ * Hex text as the hosted service may spell it, for comparison: without `0x`, lower case; null when
+ * the value is not text.
+ * @example hexText('0xAB') // 'ab'
+ */
+export function hexText(value: unknown): string | null {
+  return typeof value === 'string' ? strip0x(value).toLowerCase() : null;
+}
+
+/** Whether two values are the same hex text (see {@link hexText}); false when either is not text. */
+export function sameHex(a: unknown, b: unknown): boolean {
+  const left = hexText(a);
+  return left !== null && left === hexText(b);
+}
+
 /** Length of the `0x`/`0X` prefix of `hex`: 2 or 0. */
 function prefixLength(hex: string): number {
   return hex.length >= 2 && hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? 2 : 0;

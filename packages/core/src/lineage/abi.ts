@@ -13,7 +13,7 @@ import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './report.js';
 import { isObject } from '../input/fields.js';
 import { err, ok, type Result } from '../result.js';
-import { show } from './show.js';
+import { show } from '../json/show.js';
 
 // One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
 export type { CheckStatus } from './report.js';

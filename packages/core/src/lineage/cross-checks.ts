@@ -2,13 +2,13 @@
  * A record against its genesis artifacts, for the datasets whose derivation is known:
  * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
  */
-import { bytesToHex, strip0x } from '../bytes/hex.js';
+import { bytesToHex, hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/fields.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './report.js';
-import { show } from './show.js';
+import { show } from '../json/show.js';
 
 type Json = JsonObject;
 
@@ -17,10 +17,6 @@ export type Decoded = (name: string) => unknown;
 
 /** keccak("Sync(uint112,uint112)"): the reserves event of Uniswap-V2-style pairs. */
 const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(uint112,uint112)')));
-
-/** Hex text compared as the service may spell it: with or without 0x, any case; null when it is not text. */
-export const normHex = (v: unknown) => (typeof v === 'string' ? strip0x(v).toLowerCase() : null);
-export const sameHex = (a: unknown, b: unknown) => normHex(a) !== null && normHex(a) === normHex(b);
 
 type Position = readonly [number, number, number];
 const notAfter = (a: Position, b: Position) => a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
@@ -56,7 +52,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
 export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
-  const pool = normHex(record.address);
+  const pool = hexText(record.address);
   // Without an integer position the record cannot be placed among the Sync logs; getReserves still counts.
   const [block, tx, log] = [
     Number.isSafeInteger(record.block_number) ? (record.block_number as number) : null,
@@ -68,8 +64,8 @@ export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLo
   for (const entry of at === null ? [] : logs) {
     const p = positionOf(entry.log);
     if (
-      normHex(entry.log.topics[0]) === SYNC_TOPIC &&
-      normHex(entry.log.contract_address) === pool &&
+      hexText(entry.log.topics[0]) === SYNC_TOPIC &&
+      hexText(entry.log.contract_address) === pool &&
       notAfter(p, at!) &&
       (last === undefined || notAfter(positionOf(last.log), p))
     )

@@ -5,20 +5,13 @@
  * `evm-integrity/node`.
  */
 export { walkLineage, type WalkOptions } from './walker.js';
-export { inlineBlockVerifier, type BlockVerifier } from './verifier.js';
+export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './report.js';
-export { BundleSource, parseBundle, type Bundle } from './bundle-source.js';
-export {
-  ChainMismatchError,
-  SourceError,
-  type BlockJson,
-  type BlockSource,
-  type Exchange,
-  type GenesisAnswer,
-  type InputProblem,
-  type LineageSource,
-  type RecordAnswer,
-} from './source.js';
+export { BundleSource, parseBundle, type Bundle } from '../bundle/bundle-source.js';
+export { ChainMismatchError, SourceError, type InputProblem } from '../sources/source-error.js';
+export { type BlockJson, type BlockSource } from '../sources/block-source.js';
+export { type Exchange } from '../sources/exchange.js';
+export { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../sources/lineage-source.js';
 export {
   checkFunctionResult,
   decodeFunctionOutput,
@@ -29,4 +22,4 @@ export {
   type KnownFunction,
 } from './abi.js';
 export { datasetId, DATASETS } from './datasets.js';
-export { LINEAGE_LIMITS, type LineageLimit } from './limits.js';
+export { LINEAGE_LIMITS, type LineageLimit } from '../sources/input-limits.js';

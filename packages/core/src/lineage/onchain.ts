@@ -12,9 +12,11 @@ import type { Log } from '../receipts/types.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/block.js';
 import { check, type Check } from './report.js';
-import { show } from './show.js';
-import { SourceError, type BlockSource, type LineageSource } from './source.js';
-import type { BlockVerifier } from './verifier.js';
+import { show } from '../json/show.js';
+import { SourceError } from '../sources/source-error.js';
+import { type BlockSource } from '../sources/block-source.js';
+import { type LineageSource } from '../sources/lineage-source.js';
+import type { BlockVerifier } from '../verify/block-verifier.js';
 
 /** A genesis log as the service sends it (spec "Genesis artifacts"). */
 export interface GenesisLog {

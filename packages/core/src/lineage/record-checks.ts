@@ -4,11 +4,12 @@
  */
 import { isObject, type JsonObject } from '../input/fields.js';
 import { decodeFunctionOutput } from './abi.js';
-import { erc20Check, reservesCheck, sameHex } from './cross-checks.js';
+import { sameHex } from '../bytes/hex.js';
+import { erc20Check, reservesCheck } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './report.js';
-import { plain, show } from './show.js';
+import { plain, show } from '../json/show.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 

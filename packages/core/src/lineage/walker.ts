@@ -1,14 +1,15 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
-import { LINEAGE_LIMITS, limitExceeded } from './limits.js';
+import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
 import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './report.js';
-import { plain } from './show.js';
-import type { BlockSource, GenesisAnswer, LineageSource } from './source.js';
+import { plain } from '../json/show.js';
+import type { BlockSource } from '../sources/block-source.js';
+import type { GenesisAnswer, LineageSource } from '../sources/lineage-source.js';
 import { depthFirst } from './traversal.js';
-import type { BlockVerifier } from './verifier.js';
+import type { BlockVerifier } from '../verify/block-verifier.js';
 
 export interface WalkOptions {
   chainId: number;

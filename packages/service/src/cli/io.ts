@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 
 /** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
-export class UsageError extends EvmIntegrityError<Record<string, never>> {
+export class UsageError extends EvmIntegrityError<Record<string, never>, 'CLI_USAGE'> {
   override name = 'UsageError';
   override readonly code = 'CLI_USAGE';
 

@@ -74,7 +74,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
-export class ConfigError extends EvmIntegrityError<Record<string, never>> {
+export class ConfigError extends EvmIntegrityError<Record<string, never>, 'CONFIG_INVALID'> {
   override name = 'ConfigError';
   override readonly code = 'CONFIG_INVALID';
 

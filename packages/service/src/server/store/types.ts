@@ -5,7 +5,8 @@
  * Both implementations (MemoryStore, SqliteStore) are synchronous and share their rules
  * (validation, periods, key handling) through the helpers of this folder.
  */
-import { EvmIntegrityError, type EvmIntegrityErrorCode, type Result } from 'evm-integrity';
+import { EvmIntegrityError, type Result } from 'evm-integrity';
+import type { StoreErrorCode } from '../../errors.js';
 
 /** What an account may use. An absent member means "all"; an empty list means "none". */
 export interface Entitlements {
@@ -141,10 +142,8 @@ export interface Store {
   close(): void;
 }
 
-export type StoreErrorCode = Extract<EvmIntegrityErrorCode, `STORE_${string}`>;
-
 /** A rule of the store was not met; `message` is one line meant for the operator. */
-export class StoreError extends EvmIntegrityError<{ field?: string }> {
+export class StoreError extends EvmIntegrityError<{ field?: string }, StoreErrorCode> {
   override name = 'StoreError';
   override readonly code: StoreErrorCode;
 

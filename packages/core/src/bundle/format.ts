@@ -5,11 +5,14 @@
  * indexed by what identifies its request, so that each lookup of the walk is O(1).
  */
 import { isObject, type JsonObject } from '../input/fields.js';
-import { readGenesisPage, readRecordAnswer, type GenesisPage, type Read } from './answers.js';
-import { LINEAGE_LIMITS, limitExceeded } from './limits.js';
-import { tooDeep } from './nesting.js';
-import { kindOf } from './show.js';
-import { SourceError, type BlockJson, type Exchange, type RecordAnswer } from './source.js';
+import { readGenesisPage, readRecordAnswer, type GenesisPage, type Read } from '../sources/service-answers.js';
+import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
+import { tooDeep } from '../json/depth.js';
+import { kindOf } from '../json/show.js';
+import { SourceError } from '../sources/source-error.js';
+import { type BlockJson } from '../sources/block-source.js';
+import { type Exchange } from '../sources/exchange.js';
+import { type RecordAnswer } from '../sources/lineage-source.js';
 
 type Json = JsonObject;
 

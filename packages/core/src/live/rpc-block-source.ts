@@ -1,11 +1,11 @@
-import type { BundleRecorder } from './service-source.js';
-import type { BlockJson, BlockSource } from './source.js';
-import { ChainMismatchError, SourceError } from './source.js';
+import type { ExchangeRecorder } from '../sources/exchange.js';
+import type { BlockJson, BlockSource } from '../sources/block-source.js';
+import { ChainMismatchError, SourceError } from '../sources/source-error.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
 import { isObject, type JsonObject } from '../input/fields.js';
 import { HttpClient, type AnswerVerdict } from './http-client.js';
-import { plain, show } from './show.js';
+import { plain, show } from '../json/show.js';
 
 type Json = JsonObject;
 
@@ -14,7 +14,7 @@ export interface RpcBlockSourceOptions {
   url: string;
   fetch?: typeof fetch;
   /** Receives every block fetched, for `--record`. */
-  recorder?: BundleRecorder;
+  recorder?: ExchangeRecorder;
   /** Check once, with `eth_chainId`, that the node serves the chain asked for (default true). */
   checkChainId?: boolean;
   /** Retries of one call on HTTP 429, 5xx and network errors (default 3), by the rules of the shared HttpClient. */
@@ -88,7 +88,7 @@ export class RpcBlockSource implements BlockSource {
   /** The URL without path or query, for messages. */
   private readonly where: string;
   private readonly client: HttpClient;
-  private readonly recorder: BundleRecorder | undefined;
+  private readonly recorder: ExchangeRecorder | undefined;
   private readonly checkChainId: boolean;
   private readonly concurrency: number;
   private readonly keepMiscountedReceipts: boolean;

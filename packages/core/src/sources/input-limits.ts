@@ -1,4 +1,5 @@
-import { SourceError } from './source.js';
+import { MAX_JSON_DEPTH } from '../json/depth.js';
+import { SourceError } from './source-error.js';
 
 /**
  * What one lineage audit may take: beyond any of these the input is refused (400, exit 2),
@@ -12,7 +13,7 @@ export const LINEAGE_LIMITS = Object.freeze({
   /** Blocks in one bundle. */
   bundleBlocks: 10_000,
   /** Levels of JSON nesting (arrays and objects) in a bundle or an answer; the bundle itself is level 1. */
-  jsonDepth: 64,
+  jsonDepth: MAX_JSON_DEPTH,
   /** Records in one lineage: the record asked for and every parent followed. */
   records: 10_000,
   /** Levels of parents below the record asked for. */

@@ -1,3 +1,11 @@
+/**
+ * How deep any JSON the library reads may nest (arrays and objects; the value itself is level 1):
+ * a bundle, a lineage answer, a node's answer. Real answers nest a few levels; the bound keeps
+ * the recursive built-ins (JSON.stringify, structuredClone) that later see a value off the
+ * stack's limit.
+ */
+export const MAX_JSON_DEPTH = 64;
+
 /** An array or object met on the way down, with how it was reached. */
 interface Frame {
   value: object;

@@ -4,9 +4,9 @@
  * that steer the walk. What the record and the artifacts say is the walker's to check.
  */
 import { isObject } from '../input/fields.js';
-import { kindOf } from './show.js';
+import { kindOf } from '../json/show.js';
 import { err, ok, type Result } from '../result.js';
-import type { RecordAnswer } from './source.js';
+import type { RecordAnswer } from './lineage-source.js';
 
 /** The answer, or the member (a path relative to the response) that is not what the spec says. */
 export type Read<T> = Result<T, { path: string; expected: string }>;

@@ -3,9 +3,9 @@
  * such as a pool of worker threads (the service's `poolBlockVerifier`). The lineage walk's block
  * checks and a range audit take one, so that the core stays free of worker code.
  */
-import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from '../verify/block.js';
+import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from './block.js';
 import type { Result } from '../result.js';
-import type { BlockJson } from './source.js';
+import type { BlockJson } from '../sources/block-source.js';
 
 /** Verifies one block in the fixtures' JSON-RPC format, as `verifyBlock` does. */
 export type BlockVerifier = (block: BlockJson) => Promise<Result<BlockReport, BlockRefusal>>;

@@ -3,10 +3,11 @@
  * is null or a page counts 0 artifacts, refuse a cursor that repeats or leads nowhere, and stop
  * at the limits on pages and artifacts per record.
  */
-import type { GenesisPage } from './answers.js';
-import { LINEAGE_LIMITS, limitExceeded } from './limits.js';
-import { plain, show } from './show.js';
-import { SourceError, type GenesisAnswer } from './source.js';
+import type { GenesisPage } from './service-answers.js';
+import { LINEAGE_LIMITS, limitExceeded } from './input-limits.js';
+import { plain, show } from '../json/show.js';
+import { SourceError } from './source-error.js';
+import { type GenesisAnswer } from './lineage-source.js';
 
 /** A page as a source found it, with how messages name it (`exchanges[3].response`, `the service's page 2 of …`). */
 export interface PageAt {

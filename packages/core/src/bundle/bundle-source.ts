@@ -1,9 +1,11 @@
-import { blockKey, bundleProblem, lineageKey, rawPageKey, readBundle, type BundleIndex, type Recorded } from './bundle.js';
-import { collectGenesis } from './genesis.js';
-import { plain } from './show.js';
-import { SourceError, type BlockJson, type BlockSource, type GenesisAnswer, type LineageSource, type RecordAnswer } from './source.js';
+import { blockKey, bundleProblem, lineageKey, rawPageKey, readBundle, type BundleIndex, type Recorded } from './format.js';
+import { collectGenesis } from '../sources/genesis-pages.js';
+import { plain } from '../json/show.js';
+import { SourceError } from '../sources/source-error.js';
+import { type BlockJson, type BlockSource } from '../sources/block-source.js';
+import { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../sources/lineage-source.js';
 
-export { parseBundle, type Bundle } from './bundle.js';
+export { parseBundle, type Bundle } from './format.js';
 
 /** The bundle lacks the answer to a request, so it cannot support the audit: the input's fault. */
 const noAnswer = (what: string, hint = '') =>

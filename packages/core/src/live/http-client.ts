@@ -7,9 +7,8 @@
  * only says which answers are final, which are retried, and which are refused.
  */
 import { isObject } from '../input/fields.js';
-import { LINEAGE_LIMITS } from './limits.js';
-import { tooDeep } from './nesting.js';
-import { SourceError } from './source.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
+import { SourceError } from '../sources/source-error.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
 export interface HttpAnswer {
@@ -129,10 +128,10 @@ export class HttpClient {
         delayMs = Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS);
       } else {
         // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
-        const deep = tooDeep(outcome.json, LINEAGE_LIMITS.jsonDepth);
+        const deep = tooDeep(outcome.json, MAX_JSON_DEPTH);
         if (deep !== null)
           throw new SourceError(
-            `${who} answered ${what} with HTTP ${outcome.status} and JSON nested deeper than the limit of ${LINEAGE_LIMITS.jsonDepth} levels, at ${deep}`,
+            `${who} answered ${what} with HTTP ${outcome.status} and JSON nested deeper than the limit of ${MAX_JSON_DEPTH} levels, at ${deep}`,
           );
         const verdict = judge(outcome);
         if (verdict.kind === 'final') return outcome;

@@ -5,7 +5,8 @@
  */
 import { isObject, type JsonObject } from '../input/fields.js';
 import { HttpClient, type AnswerVerdict, type HttpAnswer } from './http-client.js';
-import { SourceError, type Exchange } from './source.js';
+import { SourceError } from '../sources/source-error.js';
+import { type Exchange } from '../sources/exchange.js';
 
 export interface ServiceClientOptions {
   /** The service's base URL, ending with `/v1` (added when missing; a trailing `/` is dropped). */
