@@ -135,74 +135,73 @@ export async function checkBlock(n: number, context: BlockContext): Promise<{ fa
   return { facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) }, checks };
 }
 
+/** A log's bytes as the block holds them: its address, topics and data. */
+interface LogBytes {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+}
+
+const sameLog = (l: Log | undefined, want: LogBytes) =>
+  l !== undefined &&
+  bytesEqual(l.address, want.address) &&
+  l.topics.length === want.topics.length &&
+  l.topics.every((t, i) => bytesEqual(t, want.topics[i]!)) &&
+  bytesEqual(l.data, want.data);
+
 /** Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning. */
 export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, warn: (warning: string) => void): Check[] {
-  const { block, proven } = facts;
-  const checks: Check[] = [];
-  const address = hexOf(log.contract_address)!;
-  const topics = log.topics.map((t) => hexOf(t)!);
-  const data = hexOf(log.data)!;
-  const same = (l: Log | undefined) =>
-    l !== undefined &&
-    bytesEqual(l.address, address) &&
-    l.topics.length === topics.length &&
-    l.topics.every((t, i) => bytesEqual(t, topics[i]!)) &&
-    bytesEqual(l.data, data);
-  let found = false;
+  const bytes: LogBytes = { address: hexOf(log.contract_address)!, topics: log.topics.map((t) => hexOf(t)!), data: hexOf(log.data)! };
+  const position = positionCheck(log, bytes, subject, facts, warn);
+  const checks = [position, bloomCheck(bytes, subject, facts, position.status === 'pass')];
+  const time = blockTimeCheck(log, subject, facts);
+  return time === null ? checks : [...checks, time];
+}
+
+/**
+ * Whether the block holds this log where it says: at `log_index` within transaction `tx_index`,
+ * or, with a warning, at that block-wide index (JSON-RPC's `logIndex`) in the same transaction.
+ * Only a proven block's positions prove anything.
+ */
+function positionCheck(log: GenesisLog, bytes: LogBytes, subject: string, facts: BlockFacts, warn: (warning: string) => void): Check {
   if (facts.notVerifiable !== undefined)
-    checks.push(
-      check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`),
-    );
-  else if (!proven) checks.push(check('log.position', 'skipped', subject, 'the block is not proven (a block check failed), so positions in it prove nothing'));
-  else {
-    const receipt = block.receipts[log.tx_index];
-    if (same(receipt?.logs[log.log_index])) {
-      found = true;
-      checks.push(check('log.position', 'pass', subject, `transaction ${log.tx_index}, log ${log.log_index} has this address, topics and data`));
-    } else {
-      facts.blockWide ??= block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
-      const blockWide = facts.blockWide[log.log_index];
-      if (blockWide !== undefined && blockWide.tx === log.tx_index && same(blockWide.log)) {
-        found = true;
-        warn(`${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`);
-        checks.push(check('log.position', 'pass', subject, `transaction ${log.tx_index} has this log at block-wide index ${log.log_index}`));
-      } else {
-        checks.push(
-          check(
-            'log.position',
-            'fail',
-            subject,
-            receipt === undefined
-              ? `the block has no transaction ${log.tx_index}`
-              : `transaction ${log.tx_index} has no log ${log.log_index} with this address, topics and data`,
-          ),
-        );
-      }
-    }
+    return check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`);
+  if (!facts.proven) return check('log.position', 'skipped', subject, 'the block is not proven (a block check failed), so positions in it prove nothing');
+  const receipt = facts.block.receipts[log.tx_index];
+  if (sameLog(receipt?.logs[log.log_index], bytes))
+    return check('log.position', 'pass', subject, `transaction ${log.tx_index}, log ${log.log_index} has this address, topics and data`);
+  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
+  const blockWide = facts.blockWide[log.log_index];
+  if (blockWide !== undefined && blockWide.tx === log.tx_index && sameLog(blockWide.log, bytes)) {
+    warn(`${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`);
+    return check('log.position', 'pass', subject, `transaction ${log.tx_index} has this log at block-wide index ${log.log_index}`);
   }
+  const why =
+    receipt === undefined
+      ? `the block has no transaction ${log.tx_index}`
+      : `transaction ${log.tx_index} has no log ${log.log_index} with this address, topics and data`;
+  return check('log.position', 'fail', subject, why);
+}
+
+/** Whether the log's address and topics are in the block bloom; only for a log the block was shown to hold. */
+function bloomCheck(bytes: LogBytes, subject: string, facts: BlockFacts, found: boolean): Check {
+  if (!found) return check('log.bloom', 'skipped', subject, "the log is not the chain's, so its bloom bits prove nothing");
   // A proven block has its logsBloom: the block's report required it.
-  const bloom = block.header.fields.logsBloom!;
-  if (!found) checks.push(check('log.bloom', 'skipped', subject, "the log is not the chain's, so its bloom bits prove nothing"));
-  else {
-    const missing = [address, ...topics].findIndex((item) => !bloomContains(bloom, item));
-    checks.push(
-      missing === -1
-        ? check('log.bloom', 'pass', subject, 'its address and topics are in the block bloom')
-        : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`),
-    );
-  }
-  // A log that gives no block_time claims none: nothing to check.
-  const timestamp = block.header.fields.timestamp;
-  if (log.block_time === undefined) return checks;
-  if (timestamp === undefined) checks.push(check('log.block_time', 'skipped', subject, 'the header has no timestamp'));
-  else {
-    const expected = new Date(Number(timestamp) * 1000).toISOString();
-    const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;
-    checks.push(
-      seconds === Number(timestamp)
-        ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
-        : check('log.block_time', 'fail', subject, `block_time ${show(log.block_time)} is not the header timestamp ${expected}`),
-    );
-  }
-  return checks;
+  const bloom = facts.block.header.fields.logsBloom!;
+  const missing = [bytes.address, ...bytes.topics].findIndex((item) => !bloomContains(bloom, item));
+  return missing === -1
+    ? check('log.bloom', 'pass', subject, 'its address and topics are in the block bloom')
+    : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`);
+}
+
+/** Whether the log's `block_time` is the header's timestamp; null when the log gives none (it claims nothing). */
+function blockTimeCheck(log: GenesisLog, subject: string, facts: BlockFacts): Check | null {
+  if (log.block_time === undefined) return null;
+  const timestamp = facts.block.header.fields.timestamp;
+  if (timestamp === undefined) return check('log.block_time', 'skipped', subject, 'the header has no timestamp');
+  const expected = new Date(Number(timestamp) * 1000).toISOString();
+  const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;
+  return seconds === Number(timestamp)
+    ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
+    : check('log.block_time', 'fail', subject, `block_time ${show(log.block_time)} is not the header timestamp ${expected}`);
 }
