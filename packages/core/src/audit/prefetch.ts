@@ -16,6 +16,13 @@ export function settle(source: BlockSource, chainId: number, number: number): Pr
   );
 }
 
+/**
+ * The block fetcher of one range audit, within a window (see above): `take(n)` gives block n's
+ * outcome and starts the fetches of the window that begins at it.
+ * @example
+ * const ahead = new Prefetcher(source, 1, 100, 199, 8);
+ * const fetched = await ahead.take(100); // {ok: true, block} or {ok: false, error}
+ */
 export class Prefetcher {
   private readonly pending = new Map<number, Promise<Fetched>>();
   private next: number;

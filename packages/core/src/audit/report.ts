@@ -36,6 +36,7 @@ export interface AuditReorg {
 /** A line of the audit, in the order it happened. */
 export type AuditEvent = BlockAudit | AuditReorg;
 
+/** Whether a line of the audit is a reorg (else it is a block's line). */
 export const isReorg = (event: AuditEvent): event is AuditReorg => 'reorg' in event;
 
 /** Wall time of the run, and where it went (the rest is the engine itself and the consumer). */

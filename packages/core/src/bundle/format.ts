@@ -45,6 +45,7 @@ export interface BundleIndex {
 /** The key of a lineage request: chain, tracing id (any case), and for genesis the cursor (absent = null). */
 export const lineageKey = (chainId: number, tracingId: string, cursor?: string | null): string =>
   JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
+/** The key of a block: chain and number. */
 export const blockKey = (chainId: number, blockNumber: number): string => `${chainId}:${blockNumber}`;
 /** The key of a raw-dataset page asked for by range: the path (`/evm/raw/logs`), chain, range and cursor (absent = null). */
 export const rawPageKey = (path: string, chainId: number, from: number, to: number, cursor?: string | null): string =>

@@ -8,6 +8,7 @@ import type { Problems } from './problems.js';
 
 export type JsonObject = Record<string, unknown>;
 
+/** Whether a value is a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -30,10 +31,12 @@ function wrongValue(path: string, problems: Problems, value: unknown, what: stri
   return undefined;
 }
 
+/** The value when it is a JSON object; else a problem at `path` (`missing` when absent) and undefined. */
 export function readObject(value: unknown, path: string, problems: Problems, what = 'an object'): JsonObject | undefined {
   return isObject(value) ? value : wrongValue(path, problems, value, what);
 }
 
+/** The value when it is an array; else a problem at `path` (`missing` when absent) and undefined. */
 export function readArray(value: unknown, path: string, problems: Problems, what: string): unknown[] | undefined {
   return Array.isArray(value) ? value : wrongValue(path, problems, value, what);
 }

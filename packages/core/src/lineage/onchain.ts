@@ -29,6 +29,7 @@ export interface GenesisLog {
   block_time?: unknown;
 }
 
+/** The bytes of hex text (with or without `0x`); null when it is not hex text. */
 export const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null);
 
 /** Reads a genesis log's members: the log, or the problem, naming the member. */

@@ -34,6 +34,7 @@ export interface LineageReport {
   records: RecordReport[];
 }
 
+/** One check of a lineage report: its name, status, what it is about and why. */
 export const check = (name: string, status: CheckStatus, subject: string, reason: string): Check => ({ check: name, status, subject, reason });
 
 /** The verdict of a lineage's checks: a failure fails it; a skip, or no block checked on chain, leaves it not verifiable. */

@@ -58,17 +58,6 @@ function quantity(v: unknown): bigint | undefined {
 const sameHash = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 
 /**
- * Blocks from a JSON-RPC node, in the fixtures' format: `eth_getBlockByNumber`
- * (hashes only) for the header, `eth_getBlockReceipts` for the receipts, or,
- * when the node does not have that method, `eth_getTransactionReceipt` for
- * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
- * extra members such as `blockHash` included). The receipts must belong to the
- * block fetched (their `blockHash`, when they carry one, is the block's hash;
- * one per transaction), so a reorg between the calls is an error, not a
- * wrong block. Error messages name the node by origin only: a provider URL's
- * path often holds an API key.
- */
-/**
  * One receipt more than the block lists transactions, and that receipt is Bor's state-sync
  * receipt (its transaction hash is keccak("matic-bor-receipt-" ‖ number ‖ hash)): nodes return it
  * from eth_getBlockReceipts without listing its transaction. Not a miscount; whether it belongs in
@@ -83,6 +72,20 @@ function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): b
   return sameHash(last, `0x${bytesToHex(borStateSyncTxHash(number, blockHash))}`);
 }
 
+/**
+ * Blocks from a JSON-RPC node, in the fixtures' format: `eth_getBlockByNumber`
+ * (hashes only) for the header, `eth_getBlockReceipts` for the receipts, or,
+ * when the node does not have that method, `eth_getTransactionReceipt` for
+ * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
+ * extra members such as `blockHash` included). The receipts must belong to the
+ * block fetched (their `blockHash`, when they carry one, is the block's hash;
+ * one per transaction), so a reorg between the calls is an error, not a
+ * wrong block. Error messages name the node by origin only: a provider URL's
+ * path often holds an API key.
+ * @example
+ * const node = new RpcBlockSource({ url: 'http://127.0.0.1:8545' });
+ * const block = await node.block(1, 19_000_000); // {chain_id, header, receipts} or null
+ */
 export class RpcBlockSource implements BlockSource {
   private readonly url: string;
   /** The URL without path or query, for messages. */
