@@ -11,6 +11,11 @@ export { parseBundle, type Bundle } from './format.js';
 const noAnswer = (what: string, hint = '') =>
   new SourceError(`the bundle has no answer to ${what}${hint}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
 
+/** A lookup as a promise, as a live source answers: what it throws becomes the rejection. */
+function settled<T>(lookup: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(lookup()));
+}
+
 /**
  * Answers lineage requests and block lookups from a bundle, fully offline. A request is
  * answered by the first recorded exchange of its path whose identifying members are equal
@@ -33,24 +38,28 @@ export class BundleSource implements LineageSource, BlockSource {
     return recorded.answer;
   }
 
-  async record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
-    const recorded = this.index.records.get(lineageKey(chainId, tracingId));
-    const what = `lineage/record for tracing id ${plain(tracingId)} on chain ${chainId}`;
-    if (recorded === undefined) throw noAnswer(what);
-    return this.contentOf(recorded, what);
-  }
-
-  async genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null> {
-    return collectGenesis(tracingId, async (cursor) => {
-      const recorded = this.index.genesisPages.get(lineageKey(chainId, tracingId, cursor));
-      if (recorded === undefined) return null;
-      const page = this.contentOf(recorded, `lineage/genesis for tracing id ${plain(tracingId)}`);
-      return page === null ? null : { page, where: `${recorded.path}.response`, bundlePath: `${recorded.path}.response` };
+  record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
+    return settled(() => {
+      const recorded = this.index.records.get(lineageKey(chainId, tracingId));
+      const what = `lineage/record for tracing id ${plain(tracingId)} on chain ${chainId}`;
+      if (recorded === undefined) throw noAnswer(what);
+      return this.contentOf(recorded, what);
     });
   }
 
-  async rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {
-    return this.index.rawBlocks.get(blockKey(chainId, blockNumber)) ?? null;
+  genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null> {
+    return collectGenesis(tracingId, (cursor) =>
+      settled(() => {
+        const recorded = this.index.genesisPages.get(lineageKey(chainId, tracingId, cursor));
+        if (recorded === undefined) return null;
+        const page = this.contentOf(recorded, `lineage/genesis for tracing id ${plain(tracingId)}`);
+        return page === null ? null : { page, where: `${recorded.path}.response`, bundlePath: `${recorded.path}.response` };
+      }),
+    );
+  }
+
+  rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {
+    return Promise.resolve(this.index.rawBlocks.get(blockKey(chainId, blockNumber)) ?? null);
   }
 
   /** Whether the bundle recorded pages of raw datasets by range (a live audit with `--service`). */
@@ -63,16 +72,18 @@ export class BundleSource implements LineageSource, BlockSource {
    * audit's `--service` cross-check recorded it. A page the bundle lacks, or one recorded as refused,
    * is a SourceError: the replay cannot check what the live audit did not see.
    */
-  async rawPage(path: string, chainId: number, from: number, to: number, cursor: string | null): Promise<unknown> {
-    const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
-    const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
-    if (recorded === undefined) throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
-    if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
-    return recorded.answer;
+  rawPage(path: string, chainId: number, from: number, to: number, cursor: string | null): Promise<unknown> {
+    return settled(() => {
+      const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
+      const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
+      if (recorded === undefined) throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
+      if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
+      return recorded.answer;
+    });
   }
 
-  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
-    return this.index.blocks.get(blockKey(chainId, blockNumber)) ?? null;
+  block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+    return Promise.resolve(this.index.blocks.get(blockKey(chainId, blockNumber)) ?? null);
   }
 
   pathOf(chainId: number, blockNumber: number): string | undefined {

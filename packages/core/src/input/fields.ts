@@ -21,6 +21,7 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
   return `${typeof value} ${String(value)}`;
 }
 

@@ -160,7 +160,7 @@ export function readRpcHeader(value: unknown, path: string, problems: Problems, 
     );
     return undefined;
   }
-  const header: RpcHeader = { layout, fields: fields as Partial<BlockHeader>, missing };
+  const header: RpcHeader = { layout, fields: fields, missing };
   if (hash !== undefined) header.hash = hash;
   if (missing.length === 0) header.complete = fields as unknown as BlockHeader;
   return header;
@@ -236,7 +236,7 @@ export function readRpcBlock(value: unknown, problems: Problems, options: ReadRp
   if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
     const rawList = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
     const raw = (rawList ?? []).map((r, i) => readHex(r, `raw_receipts[${i}]`, problems));
-    if (raw.every((r) => r !== undefined)) rawReceipts = raw as Uint8Array[];
+    if (raw.every((r) => r !== undefined)) rawReceipts = raw;
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);

@@ -13,7 +13,7 @@ import { plain, show } from '../json/show.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 
-const tracingIdOf = (record: JsonObject) => (record.tracing_id ?? record._tracing_id) as unknown;
+const tracingIdOf = (record: JsonObject) => record.tracing_id ?? record._tracing_id;
 const idList = (record: JsonObject, name: string) => (record[name] ?? record[`_${name}`] ?? []) as unknown;
 
 /** A genesis log that was read, and where it stands in the artifacts. */
@@ -74,23 +74,23 @@ export function artifactAgreementChecks(
     const out = decodeFunctionOutput(name, bytes);
     return out.ok ? out.value : undefined;
   };
-  const checks: Check[] = [];
-  if (dataset.id === '0201') checks.push(erc20Check(record, decoded, tracingId));
-  else if (dataset.id === '0301') checks.push(reservesCheck(record, logs, decoded, tracingId));
-  else checks.push(check('record.cross_check', 'skipped', tracingId, `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`));
+  const agreement =
+    dataset.id === '0201'
+      ? erc20Check(record, decoded, tracingId)
+      : dataset.id === '0301'
+        ? reservesCheck(record, logs, decoded, tracingId)
+        : check('record.cross_check', 'skipped', tracingId, `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`);
+  const notOlder = notOlderCheck(tracingId, record.block_number, logs);
+  return notOlder === null ? [agreement] : [agreement, notOlder];
+}
 
-  // A record without a block_number claims no block: nothing to hold against its artifacts.
-  const recordBlock = record.block_number;
-  if (recordBlock === undefined) return checks;
-  if (!Number.isSafeInteger(recordBlock) || (recordBlock as number) < 0)
-    checks.push(check('record.not_older', 'fail', tracingId, `block_number ${show(recordBlock)} is not a block number`));
-  else {
-    const newer = logs.find(({ log }) => log.block_number > (recordBlock as number));
-    checks.push(
-      newer === undefined
-        ? check('record.not_older', 'pass', tracingId, `block ${recordBlock} is at or after every artifact's block`)
-        : check('record.not_older', 'fail', tracingId, `block ${recordBlock} is older than ${newer.subject} (block ${newer.log.block_number})`),
-    );
-  }
-  return checks;
+/** The record's block is not older than any artifact's; null when the record gives no `block_number` (it claims no block). */
+function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
+  if (recordBlock === undefined) return null;
+  if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
+    return check('record.not_older', 'fail', tracingId, `block_number ${show(recordBlock)} is not a block number`);
+  const newer = logs.find(({ log }) => log.block_number > recordBlock);
+  return newer === undefined
+    ? check('record.not_older', 'pass', tracingId, `block ${recordBlock} is at or after every artifact's block`)
+    : check('record.not_older', 'fail', tracingId, `block ${recordBlock} is older than ${newer.subject} (block ${newer.log.block_number})`);
 }

@@ -169,9 +169,9 @@ export class RpcBlockSource implements BlockSource {
   private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
     if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r)))
       throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
-    const miscounted = hashes !== undefined && receipts.length !== hashes.length && !isUnlistedStateSync(receipts, hashes, block);
+    const miscounted = hashes !== undefined && receipts.length !== hashes.length && !isUnlistedStateSync(receipts as Json[], hashes, block);
     if (miscounted && !this.keepMiscountedReceipts) {
-      throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes!.length} transactions`);
+      throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`);
     }
     receipts.forEach((r: Json, i) => {
       if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {

@@ -119,7 +119,7 @@ class OrderedTrieBuilder {
   }
 
   private branch(lo: number, hi: number, depth: number): Uint8Array {
-    const children: Array<NodeRef | undefined> = new Array(16);
+    const children = new Array<NodeRef | undefined>(16);
     let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
     for (let start = lo; start < hi;) {
       const nibble = this.keys[start]![depth]!;
