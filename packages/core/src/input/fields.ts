@@ -22,7 +22,8 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'function') return 'a function';
-  return `${typeof value} ${String(value)}`;
+  const primitive = value as number | boolean | bigint | symbol | undefined;
+  return `${typeof value} ${String(primitive)}`;
 }
 
 /** A missing value is reported as `missing` with what was expected; a wrong one also says what it was. */
