@@ -105,6 +105,16 @@ describe('the repository documents itself', () => {
     expect([...MARKDOWN.filter((page) => page.startsWith('docs/'))].filter((page) => !linked.has(page))).toEqual([]);
   });
 
+  it.each(['packages/core', 'packages/service'])('%s: its README names every entry point, its package.json says where the project lives', (dir) => {
+    const manifest = JSON.parse(read(`${dir}/package.json`)) as { name: string; exports: Record<string, unknown>; repository?: { url?: string }; homepage?: string; keywords?: string[] };
+    const readme = read(`${dir}/README.md`);
+    const entries = Object.keys(manifest.exports).map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
+    expect(entries.filter((entry) => !readme.includes(`\`${entry}\``))).toEqual([]);
+    expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.keywords?.length).toBeGreaterThan(3);
+  });
+
   it('docs/chains.md lists the chain registry, its eras and their evidence as the code holds them', () => {
     const page = read('docs/chains.md');
     const chains = defaultRegistry.list().map(describeChain);
