@@ -282,7 +282,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
   async function both(): Promise<{ node: LoopbackNode; service: LoopbackService }> {
     const blocks = fixtureChain(FROM, TO);
     const n = await start(blocks);
-    const served = [...blocks.values()].map((b) => withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts as Array<Record<string, unknown>> }));
+    const served = [...blocks.values()].map((b) => withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }));
     service = await startLoopbackService({ blocks: served, apiKey: KEY, rpcUrl: n.url });
     return { node: n, service };
   }

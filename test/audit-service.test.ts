@@ -214,7 +214,7 @@ function mutateValue(field: string, value: unknown, pick: number, by: number): u
       if (pick % 4 === 0) return null;
       return pick % 4 === 1 && (value as number) >= by ? (value as number) - by : (value as number) + by;
     case 'topic_zero':
-      return value === null ? 'ab'.repeat(32) : pick % 3 === 0 ? null : flipHex(String(value), pick, by);
+      return value === null ? 'ab'.repeat(32) : pick % 3 === 0 ? null : flipHex(value as string, pick, by);
     case 'data_topics': {
       const topics = value as string[];
       if (topics.length === 0 || pick % 3 === 0) return [...topics, 'cd'.repeat(32)];
@@ -413,7 +413,7 @@ describe('ServiceDatasets: reading the pages', () => {
   function scripted(pages: unknown[]) {
     const bodies: Json[] = [];
     const fetch = (async (_url: string, init: RequestInit) => {
-      bodies.push(JSON.parse(String(init.body)) as Json);
+      bodies.push(JSON.parse(init.body as string) as Json);
       return new Response(JSON.stringify(pages[bodies.length - 1]), { status: 200, headers: { 'Content-Type': 'application/json' } });
     }) as typeof globalThis.fetch;
     return { bodies, datasets: new ServiceDatasets({ url: 'http://127.0.0.1:9/v1', apiKey: KEY, fetch, pageLimit: 2 }) };

@@ -129,7 +129,7 @@ describe('auditRange over a JSON-RPC node', () => {
     const block = blocks.get(1_000_023)!;
     const receipts = structuredClone(block.receipts) as Array<{ logs: Array<Record<string, unknown>> }>;
     receipts[1]!.logs[0]!.address = `0x${'33'.repeat(20)}`;
-    blocks.set(1_000_023, { ...block, receipts: receipts as unknown as NodeBlock['receipts'] });
+    blocks.set(1_000_023, { ...block, receipts: receipts });
     const n = await start(blocks);
     const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
     expect(notPassing(events)).toEqual([{ block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom'] }]);

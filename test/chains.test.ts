@@ -323,7 +323,7 @@ describe('the verdict covers every claim the body made', () => {
   });
 
   it('every claim true: identical (exit 0)', () => {
-    expect(verifyReceiptRoot(withHeader({}, block.header.hash!)).verdict).toBe('identical');
+    expect(verifyReceiptRoot(withHeader({}, block.header.hash)).verdict).toBe('identical');
   });
 });
 

@@ -33,7 +33,7 @@ function visit(url: string, origin: string): Promise<Visit> {
       try {
         if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT')
           throw new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)');
-        if (error) throw error;
+        if (error) throw error as Error;
         resolve({ dom: stdout, pageRequests: requestsFrom(netLog, origin) });
       } catch (failure) {
         reject(failure instanceof Error ? failure : new Error(String(failure)));

@@ -106,7 +106,13 @@ describe('the repository documents itself', () => {
   });
 
   it.each(['packages/core', 'packages/service'])('%s: its README names every entry point, its package.json says where the project lives', (dir) => {
-    const manifest = JSON.parse(read(`${dir}/package.json`)) as { name: string; exports: Record<string, unknown>; repository?: { url?: string }; homepage?: string; keywords?: string[] };
+    const manifest = JSON.parse(read(`${dir}/package.json`)) as {
+      name: string;
+      exports: Record<string, unknown>;
+      repository?: { url?: string };
+      homepage?: string;
+      keywords?: string[];
+    };
     const readme = read(`${dir}/README.md`);
     const entries = Object.keys(manifest.exports).map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
     expect(entries.filter((entry) => !readme.includes(`\`${entry}\``))).toEqual([]);

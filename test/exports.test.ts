@@ -17,7 +17,7 @@ const ENTRIES = [
 ].map((entry) => `${ROOT}${entry}`);
 
 function program(): ts.Program {
-  const config = ts.readConfigFile(`${ROOT}tsconfig.json`, ts.sys.readFile);
+  const config = ts.readConfigFile(`${ROOT}tsconfig.json`, (path) => ts.sys.readFile(path));
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   return ts.createProgram(ENTRIES, { ...options, noEmit: true });
 }

@@ -136,7 +136,7 @@ describe('over HTTP: POST /v1/evm/verify/lineage on a real server', () => {
 
   it('a header with a gap in its fork fields (withdrawalsRoot present, baseFeePerGas missing): 400, not 500', async () => {
     const bundle = buildBundle();
-    delete (bundle.blocks[0]!.header as Record<string, unknown>).baseFeePerGas;
+    delete bundle.blocks[0]!.header.baseFeePerGas;
     const res = await post(bundle);
     expect(res.status).toBe(400);
     expect((await res.json()).error.details.invalid_parameters[0]).toMatchObject({
@@ -230,7 +230,7 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
   /** A node serving the real run with block `n` replaced. */
   async function serving(replace: Record<number, FixtureBlock> = {}) {
     const blocks = fixtureChain(FROM, TO);
-    for (const [n, block] of Object.entries(replace)) blocks.set(Number(n), { header: block.header, receipts: block.receipts as never });
+    for (const [n, block] of Object.entries(replace)) blocks.set(Number(n), { header: block.header, receipts: block.receipts });
     node = await startLoopbackNode(1, blocks);
     return node.url;
   }

@@ -536,7 +536,7 @@ describe('ServiceSource: the limits and shapes of every source', () => {
   const scripted = (answer: (body: Json, n: number) => string) => {
     const requests: Json[] = [];
     const fetchFn: typeof fetch = async (_url, init) => {
-      const body = JSON.parse(String(init!.body)) as Json;
+      const body = JSON.parse(init!.body as string) as Json;
       requests.push(body);
       return new Response(answer(body, requests.length), { status: 200, headers: { 'Content-Type': 'application/json' } });
     };

@@ -68,7 +68,7 @@ describe('lineage walker on bundles built from a real block', () => {
       (b) => ((b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis.function_results[0].decoded_output.reserve0 = '12345'),
       'function_result.decoded_output',
     ],
-    ['a header field changed', (b) => ((b.blocks[0]!.header as Record<string, unknown>).gasUsed = '0x1'), 'block.header_hash'],
+    ['a header field changed', (b) => (b.blocks[0]!.header.gasUsed = '0x1'), 'block.header_hash'],
     ['a receipt dropped from the block', (b) => b.blocks[0]!.receipts.pop(), ['block.receipts_root', 'block.logs_bloom']],
     ['a parent cycle', (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.parent_tracing_ids = [PAIR_RECORD]), 'parents.cycle'],
   ];

@@ -30,7 +30,7 @@ const dropped = mostlyValid(fc.constant(''), fc.constantFrom('contract_address',
 const log = fc.record({ contract_address: address, topics, data, extra, dropped }).map(({ extra: members, dropped: name, ...rest }) => {
   const value: Record<string, unknown> = { ...rest, ...(members as object) };
   delete value[name as string];
-  return value as unknown;
+  return value;
 });
 const LOGS = arrayOf(VERIFY_LOG, { description: 'logs', expected: 'an array of logs' });
 /** A receipt's logs decoded into one buffer. */

@@ -56,17 +56,17 @@ function serve(args: string[]): Served {
       checks.push(check);
       check();
     });
-  child.stderr!.on('data', (chunk) => {
+  child.stderr.on('data', (chunk) => {
     err += String(chunk);
     for (const check of checks) check();
   });
-  child.stdout!.on('data', (chunk) => {
+  child.stdout.on('data', (chunk) => {
     out += String(chunk);
     for (const check of checks) check();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', () => {
+    child.stdout.on('data', () => {
       const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
       if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
     });

@@ -323,7 +323,7 @@ describe('faults (500, 503) and logs', () => {
         headers: { 'Content-Type': 'application/json', ...s.auth },
         body,
         duplex: 'half',
-      } as RequestInit);
+      });
       return { push, answer };
     });
     // The uploads are stalled mid-body; a complete request and health are served meanwhile.

@@ -32,7 +32,7 @@ function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
  * Ethereum's rules); with `rehash`, its `hash` recomputed too: a forgery no single block can tell.
  */
 export function forge(fixture: FixtureBlock, alteration: Alteration, options: { rehash?: boolean } = {}): FixtureBlock {
-  const receipts = alter(fixture.receipts as RpcReceipt[], alteration);
+  const receipts = alter(fixture.receipts, alteration);
   const problems = new Problems();
   const block = readRpcBlock({ ...fixture, receipts, raw_receipts: undefined }, problems);
   if (block === undefined) throw new Error(`forge: ${JSON.stringify(problems.list)}`);

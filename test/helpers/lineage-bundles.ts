@@ -21,7 +21,7 @@ const SELECTOR = { name: '06fdde03', symbol: '95d89b41', decimals: '313ce567', g
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
 const hexOut = (name: string, value: unknown) => {
   const out = encodeFunctionOutput(name, value as never);
-  return typeof out === 'string' ? strip(out) : bytesToHex(out as Uint8Array);
+  return typeof out === 'string' ? strip(out) : bytesToHex(out);
 };
 
 export function buildBundle(): Bundle {
@@ -178,5 +178,5 @@ export function buildBundle(): Bundle {
       },
     ],
     blocks: [{ chain_id: 1, header: fixture.header, receipts: fixture.receipts }],
-  } as Bundle;
+  };
 }
