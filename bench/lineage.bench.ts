@@ -7,7 +7,7 @@
  * cross-checked). Milliseconds of one audit (median of 3), bundle size, checks.
  */
 import { readFileSync } from 'node:fs';
-import { verifyLineage } from '../packages/core/src/api/lineage.js';
+import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
 import { timeMsAsync } from './timing.js';
 

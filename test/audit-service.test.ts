@@ -11,7 +11,7 @@ import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from '../packages/core/src/au
 import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/service-datasets.js';
 import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
 import { instantOf } from '../packages/core/src/audit/service-values.js';
-import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/types.js';
+import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/vocabulary.js';
 import { SourceError } from '../packages/core/src/sources/source-error.js';
 import { type BlockJson } from '../packages/core/src/sources/block-source.js';
 import { loadFixture } from './helpers/fixtures.js';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
-import { auditBundle, bundleParameter } from '../packages/core/src/api/lineage.js';
+import { auditBundle, bundleParameter } from '../packages/core/src/api/lineage-operation.js';
 import { judgeBlock } from '../packages/core/src/audit/block-checks.js';
 import type { BlockJson } from '../packages/core/src/sources/block-source.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';

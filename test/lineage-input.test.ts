@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLineage } from '../packages/core/src/api/lineage.js';
+import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
 import { createApp } from '../packages/service/src/server/app.js';

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
-import { auditBundle, bundleParameter, verifyLineage } from '../packages/core/src/api/lineage.js';
+import { auditBundle, bundleParameter, verifyLineage } from '../packages/core/src/api/lineage-operation.js';
 import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-source.js';
-import type { LineageReport } from '../packages/core/src/lineage/report.js';
+import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
 import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
 

@@ -51,7 +51,7 @@ function reachable(entry: string): { files: Set<string>; external: Set<string> }
 const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['foundation', /^(bytes\/|json\/|errors\.ts$|result\.ts$)/],
   ['keccak', /^keccak\//],
-  ['receipt types', /^receipts\/types\.ts$/],
+  ['receipt types', /^receipts\/receipt\.ts$/],
   ['trie, bloom, header', /^(trie|bloom|header)\//],
   ['receipts', /^receipts\//],
   ['chains', /^chains\//],
@@ -64,6 +64,7 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['audit', /^audit\//],
   ['api', /^api\//],
   ['core entry points', /^(index|node)\.ts$/],
+  ['service error codes', /^error-codes\.ts$/],
   ['server', /^server\//],
   ['cli', /^cli\//],
   ['service entry point', /^service\.ts$/],

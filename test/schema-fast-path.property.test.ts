@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Problems } from '../packages/core/src/index.js';
-import { quantityValue, readQuantity } from '../packages/core/src/input/fields.js';
+import { quantityValue, readQuantity } from '../packages/core/src/input/json-values.js';
 import { logList } from '../packages/core/src/input/log-list.js';
 import { VERIFY_LOG } from '../packages/core/src/input/receipt-root-request.js';
 import { arrayOf, type Spec } from '../packages/core/src/input/schema.js';

@@ -18,14 +18,14 @@ export {
   type EvmIntegrityErrorCode,
 } from './errors.js';
 
-export type { Log, Receipt } from './receipts/types.js';
+export type { Log, Receipt } from './receipts/receipt.js';
 export { RULE_SETS, RULE_SET_NAMES, type ReceiptLayout, type RuleSet, type RuleSetName } from './receipts/rules.js';
-export { encodeReceipt, type EncodeReceiptOptions } from './receipts/encode.js';
+export { encodeReceipt, type EncodeReceiptOptions } from './receipts/receipt-encoding.js';
 export { receiptsCommitment, receiptsRoot, type ReceiptsCommitment } from './receipts/root.js';
 export { EMPTY_TRIE_ROOT, orderedTrieRoot } from './trie/ordered-trie.js';
 export { BLOOM_BYTES, blockBloom, bloomContains, logsBloom } from './bloom/bloom.js';
 
-export type { BlockHeader, HeaderFieldKind, HeaderFieldSpec } from './header/fields.js';
+export type { BlockHeader, HeaderFieldKind, HeaderFieldSpec } from './header/header-fields.js';
 export {
   AURA_HEADER,
   AVALANCHE_HEADER,
@@ -36,8 +36,8 @@ export {
   type HeaderLayoutName,
   type HeaderShape,
 } from './header/layouts.js';
-export { encodeHeader, headerHash } from './header/encode.js';
-export { decodeHeader } from './header/decode.js';
+export { encodeHeader, headerHash } from './header/header-encoding.js';
+export { decodeHeader } from './header/header-decoding.js';
 
 export {
   BUILTIN_CHAINS,
@@ -65,5 +65,5 @@ export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } 
 export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
 export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type ReadRpcBlockOptions, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
 
-export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/block.js';
+export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/verify-block.js';
 export { err, ok, type Result } from './result.js';

@@ -24,4 +24,4 @@ export {
   type Store,
   type Usage,
 } from './server/store/types.js';
-export type { ServiceErrorCode, StoreErrorCode } from './errors.js';
+export type { ServiceErrorCode, StoreErrorCode } from './error-codes.js';

@@ -5,11 +5,11 @@
 export { badRequest, DEFAULT_DOCS_URL, errorEnvelope, type ApiError, type ErrorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
 export { chainNotSupported } from './chain-not-supported.js';
 export { parseJsonBody } from './json-body.js';
-export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root.js';
-export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom.js';
-export { blockAnswer, verifyBlockOperation, verifyBlockText } from './block.js';
-export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage.js';
-export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-body.js';
+export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
+export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
+export { blockAnswer, verifyBlockOperation, verifyBlockText } from './block-operation.js';
+export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
+export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-builders.js';
 export {
   parseReceiptRootRequest,
   RECEIPT_ROOT_BODY,
@@ -19,4 +19,4 @@ export {
 } from '../input/receipt-root-request.js';
 export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
 export type { JsonSchema } from '../input/schema.js';
-export { isObject, type JsonObject } from '../input/fields.js';
+export { isObject, type JsonObject } from '../input/json-values.js';

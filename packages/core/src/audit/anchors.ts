@@ -10,7 +10,7 @@
  * commitments, and links to the one before), not authentic: a node could serve a whole forged
  * chain that is consistent in itself.
  */
-import type { AuditVerdict } from './types.js';
+import type { AuditVerdict } from './vocabulary.js';
 
 /** What the tally reads of an audit's line: a block's number, hash and verdict, or the blocks a reorg replaced. */
 type Line = { block_number: number; block_hash: string | null; verdict: AuditVerdict } | { reorg: { replaced: ReadonlyArray<{ block_number: number }> } };

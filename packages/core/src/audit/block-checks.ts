@@ -7,9 +7,9 @@
 import { describeProblems } from '../input/problems.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Result } from '../result.js';
-import type { BlockRefusal, BlockReport, Comparison } from '../verify/block.js';
-import type { BlockAudit } from './report.js';
-import type { AuditFailure } from './types.js';
+import type { BlockRefusal, BlockReport, Comparison } from '../verify/verify-block.js';
+import type { BlockAudit } from './audit-report.js';
+import type { AuditFailure } from './vocabulary.js';
 
 /** The claimed hash of a block as the source gave it, lower case; null when it gave none. */
 export function hashOf(block: BlockJson): string | null {

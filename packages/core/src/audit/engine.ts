@@ -8,11 +8,11 @@ import { ChainMismatchError, SourceError } from '../sources/source-error.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
-import type { BlockRefusal, BlockReport } from '../verify/block.js';
+import type { BlockRefusal, BlockReport } from '../verify/verify-block.js';
 import { hashOf, judgeBlock, parentHashOf, type ExpectedParent } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';
-import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
-import type { BlockTruth, CrossCheck } from './types.js';
+import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './audit-report.js';
+import type { BlockTruth, CrossCheck } from './vocabulary.js';
 
 export interface AuditRangeOptions {
   source: BlockSource;

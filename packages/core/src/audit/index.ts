@@ -7,8 +7,17 @@
 export { auditRange, RangeAudit, type AuditRangeOptions } from './engine.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
 export type { BlockVerifier } from '../verify/block-verifier.js';
-export { AuditTally, isReorg, type AuditEvent, type AuditReorg, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './report.js';
-export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './types.js';
+export {
+  AuditTally,
+  isReorg,
+  type AuditEvent,
+  type AuditReorg,
+  type AuditSummary,
+  type AuditTimings,
+  type BlockAudit,
+  type ReplacedBlock,
+} from './audit-report.js';
+export type { AuditCheckName, AuditFailure, AuditVerdict, BlockTruth, CrossCheck } from './vocabulary.js';
 // The hosted service's raw-dataset checks of one block (pure); `serviceCrossCheck` in `evm-integrity/node` fetches their records.
 export { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 export { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';

@@ -4,7 +4,7 @@
  * for the block, or more than one. Pure: the records are fetched elsewhere.
  */
 import { show } from '../json/show.js';
-import type { AuditFailure, BlockTruth } from './types.js';
+import type { AuditFailure, BlockTruth } from './vocabulary.js';
 import { hexText } from '../bytes/hex.js';
 import { differences, failure, instantText, integerText, isoOfTimestamp, jsonQuantity, type FieldRule } from './service-values.js';
 

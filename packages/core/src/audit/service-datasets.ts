@@ -4,7 +4,7 @@
  * page at a time for the whole chunk (a few requests per chunk, never one per block) through
  * the service's client rules, then checked block by block.
  */
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import type { BundleSource } from '../bundle/bundle-source.js';
 import { ServiceClient, type ServiceClientOptions } from '../live/service-client.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';
@@ -13,7 +13,7 @@ import { SourceError } from '../sources/source-error.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';
-import type { AuditFailure, BlockTruth, CrossCheck } from './types.js';
+import type { AuditFailure, BlockTruth, CrossCheck } from './vocabulary.js';
 
 /** The raw datasets the audit reads: block records (0101) and log records (0103). */
 export type RawDataset = 'blocks' | 'logs';

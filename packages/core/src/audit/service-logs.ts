@@ -5,9 +5,9 @@
  * within that transaction's logs (`log_index`). Pure: the records are fetched elsewhere.
  */
 import { hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { show } from '../json/show.js';
-import type { AuditFailure, BlockTruth } from './types.js';
+import type { AuditFailure, BlockTruth } from './vocabulary.js';
 import {
   differences,
   failure,

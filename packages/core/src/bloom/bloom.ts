@@ -1,5 +1,5 @@
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
-import type { Log, Receipt } from '../receipts/types.js';
+import type { Log, Receipt } from '../receipts/receipt.js';
 
 /** Size of a logs bloom: 2048 bits. */
 export const BLOOM_BYTES = 256;

@@ -4,7 +4,7 @@
  * SourceError names the first faulty member by its path in the bundle) and every answer is
  * indexed by what identifies its request, so that each lookup of the walk is O(1).
  */
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { readGenesisPage, readRecordAnswer, type GenesisPage, type Read } from '../sources/service-answers.js';
 import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
 import { tooDeep } from '../json/depth.js';

@@ -7,7 +7,7 @@
  * is encoded, the era's that its chain encodes them so. A logs bloom is claimed for a block with
  * logs only where an evidence block has logs.
  */
-import type { Receipt } from '../receipts/types.js';
+import type { Receipt } from '../receipts/receipt.js';
 import type { CheckName, EvidenceBlock, ReceiptKind } from './chain-info.js';
 import type { CheckClaim } from './registry.js';
 

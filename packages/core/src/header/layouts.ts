@@ -1,4 +1,4 @@
-import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type HeaderFieldSpec } from './fields.js';
+import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type HeaderFieldSpec } from './header-fields.js';
 
 /** The header layouts the verifier knows. */
 export type HeaderLayoutName = 'ethereum' | 'aura' | 'avalanche';

@@ -1,11 +1,11 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
-import { encodeHeader } from '../header/encode.js';
-import { FIXED_SIZES, type BlockHeader } from '../header/fields.js';
+import { encodeHeader } from '../header/header-encoding.js';
+import { FIXED_SIZES, type BlockHeader } from '../header/header-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import type { Log, Receipt } from '../receipts/types.js';
-import { join, readArray, readHex, readObject, readQuantity } from './fields.js';
+import type { Log, Receipt } from '../receipts/receipt.js';
+import { join, readArray, readHex, readObject, readQuantity } from './json-values.js';
 import { Problems } from './problems.js';
 import { checkOutcome, orderByIndex } from './receipt-rules.js';
 

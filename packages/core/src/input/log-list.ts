@@ -1,6 +1,6 @@
 import { hexByteLength, parseHexInto } from '../bytes/hex.js';
-import type { Log } from '../receipts/types.js';
-import { isObject } from './fields.js';
+import type { Log } from '../receipts/receipt.js';
+import { isObject } from './json-values.js';
 import type { Spec } from './schema.js';
 
 /** A log of the verify endpoints as read: its members decoded. */

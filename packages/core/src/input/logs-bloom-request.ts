@@ -1,6 +1,6 @@
 import { BLOOM_BYTES } from '../bloom/bloom.js';
-import type { Log } from '../receipts/types.js';
-import { isObject } from './fields.js';
+import type { Log } from '../receipts/receipt.js';
+import { isObject } from './json-values.js';
 import { err, ok, type Result } from '../result.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
 import { BLOOM_LOG } from './receipt-root-request.js';

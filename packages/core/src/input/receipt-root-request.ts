@@ -10,14 +10,14 @@ import {
 import { claimFor, receiptKinds, type BlockShape } from '../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
-import { decodeHeader, headerNumber } from '../header/decode.js';
+import { decodeHeader, headerNumber } from '../header/header-decoding.js';
 import { ETHEREUM_HEADER } from '../header/layouts.js';
-import type { BlockHeader } from '../header/fields.js';
+import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
-import type { Receipt } from '../receipts/types.js';
+import type { Receipt } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
-import { isObject, join, readArray } from './fields.js';
+import { isObject, join, readArray } from './json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
 import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
 import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';

@@ -5,7 +5,7 @@
  * own way; the rules and their messages are these.
  */
 import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
-import { join } from './fields.js';
+import { join } from './json-values.js';
 import type { Problems } from './problems.js';
 
 /** What the outcome rule needs of one receipt: its type (when valid), and which of status and root it carries. */

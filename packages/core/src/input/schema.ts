@@ -11,7 +11,7 @@ import {
   quantityValue,
   readObject,
   readQuantity,
-} from './fields.js';
+} from './json-values.js';
 import type { Problems } from './problems.js';
 
 /**

@@ -10,13 +10,13 @@
  */
 import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
-import type { CheckStatus } from './report.js';
-import { isObject } from '../input/fields.js';
+import type { CheckStatus } from './lineage-report.js';
+import { isObject } from '../input/json-values.js';
 import { err, ok, type Result } from '../result.js';
 import { show } from '../json/show.js';
 
 // One definition of the status for the whole lineage report (report.ts); re-exported for callers of this module.
-export type { CheckStatus } from './report.js';
+export type { CheckStatus } from './lineage-report.js';
 
 /** What each known function's output decodes to (the service's `decoded_output` members). */
 export interface DecodedOutputs {

@@ -3,11 +3,11 @@
  * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
  */
 import { bytesToHex, hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
 import { hexOf, type GenesisLog } from './onchain.js';
-import { check, type Check } from './report.js';
+import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 
 type Json = JsonObject;

@@ -4,14 +4,14 @@
  */
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject } from '../input/fields.js';
+import { isObject } from '../input/json-values.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { describeProblems, Problems, type InvalidInput } from '../input/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
-import type { Log } from '../receipts/types.js';
+import type { Log } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/block.js';
-import { check, type Check } from './report.js';
+import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
+import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 import { SourceError } from '../sources/source-error.js';
 import { type BlockSource } from '../sources/block-source.js';

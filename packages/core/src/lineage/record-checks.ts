@@ -2,13 +2,13 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
-import { check, type Check } from './report.js';
+import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;

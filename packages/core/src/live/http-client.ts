@@ -6,7 +6,7 @@
  * exponentially from 0.5 s, and at least `Retry-After` when the server sent one. Each source
  * only says which answers are final, which are retried, and which are refused.
  */
-import { isObject } from '../input/fields.js';
+import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { SourceError } from '../sources/source-error.js';
 

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../input/fields.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { readGenesisPage, readRecordAnswer, type Read } from '../sources/service-answers.js';
 import { collectGenesis } from '../sources/genesis-pages.js';
 import type { HttpAnswer } from './http-client.js';

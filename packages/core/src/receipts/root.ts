@@ -1,9 +1,9 @@
 import { BLOOM_BYTES, BloomHasher } from '../bloom/bloom.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../trie/ordered-trie.js';
-import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './encode.js';
+import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './receipt-encoding.js';
 import { RULE_SETS } from './rules.js';
-import type { Receipt } from './types.js';
+import type { Receipt } from './receipt.js';
 
 /** What a block commits to about its receipts. */
 export interface ReceiptsCommitment {

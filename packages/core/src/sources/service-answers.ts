@@ -3,7 +3,7 @@
  * every source (a bundle's recorded answers, the live service): the envelope and the members
  * that steer the walk. What the record and the artifacts say is the walker's to check.
  */
-import { isObject } from '../input/fields.js';
+import { isObject } from '../input/json-values.js';
 import { kindOf } from '../json/show.js';
 import { err, ok, type Result } from '../result.js';
 import type { RecordAnswer } from './lineage-source.js';

@@ -3,7 +3,7 @@
  * such as a pool of worker threads (the service's `poolBlockVerifier`). The lineage walk's block
  * checks and a range audit take one, so that the core stays free of worker code.
  */
-import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from './block.js';
+import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from './verify-block.js';
 import type { Result } from '../result.js';
 import type { BlockJson } from '../sources/block-source.js';
 

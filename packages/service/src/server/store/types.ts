@@ -6,7 +6,7 @@
  * (validation, periods, key handling) through the helpers of this folder.
  */
 import { EvmIntegrityError, type Result } from 'evm-integrity';
-import type { StoreErrorCode } from '../../errors.js';
+import type { StoreErrorCode } from '../../error-codes.js';
 
 /** What an account may use. An absent member means "all"; an empty list means "none". */
 export interface Entitlements {

@@ -10,7 +10,7 @@ import {
   type Verifiability,
 } from '../chains/registry.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
-import { encodeHeader } from '../header/encode.js';
+import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/problems.js';

@@ -1,5 +1,5 @@
 import { bytesToHex } from '../bytes/hex.js';
-import type { Log, Receipt } from '../receipts/types.js';
+import type { Log, Receipt } from '../receipts/receipt.js';
 
 /** A `POST /v1/evm/verify/receipt-root` body as the spec and docs/api.md define it. */
 export interface ReceiptRootBody {

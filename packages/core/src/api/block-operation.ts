@@ -1,5 +1,5 @@
 import { err, type Result } from '../result.js';
-import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from '../verify/block.js';
+import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from '../verify/verify-block.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 import { parseJsonBody } from './json-body.js';

@@ -5,7 +5,7 @@
  * the cross-checks, so that each names its checks the same way.
  */
 import type { BlockJson } from '../sources/block-source.js';
-import type { BlockReport } from '../verify/block.js';
+import type { BlockReport } from '../verify/verify-block.js';
 
 /**
  * The name of a check. The chain's own: `header_hash`, `parent_link`, `receipts_root`,

@@ -3,7 +3,7 @@ import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
 import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { describeRuleSet, describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
-import type { Log, Receipt } from './types.js';
+import type { Log, Receipt } from './receipt.js';
 
 const STATUS_SUCCESS = Uint8Array.of(1);
 const STATUS_FAILURE = new Uint8Array(0);

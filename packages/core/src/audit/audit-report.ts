@@ -4,7 +4,7 @@
  * (whose earlier lines are in a file) sums up exactly as an uninterrupted one.
  */
 import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
-import type { AuditCheckName, AuditFailure, AuditVerdict } from './types.js';
+import type { AuditCheckName, AuditFailure, AuditVerdict } from './vocabulary.js';
 
 /** One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or unreachable. */
 export interface BlockAudit {

@@ -2,7 +2,7 @@ import { encode } from '@ethereumjs/rlp';
 import { quantityBytes } from '../bytes/rlp-writer.js';
 import { InvalidHeaderError } from '../errors.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import { FIXED_SIZES, type BlockHeader } from './fields.js';
+import { FIXED_SIZES, type BlockHeader } from './header-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from './layouts.js';
 
 /**

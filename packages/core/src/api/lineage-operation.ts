@@ -1,9 +1,9 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { isObject } from '../input/fields.js';
+import { isObject } from '../input/json-values.js';
 import { bodyNotAnObject, Problems, type Problem } from '../input/problems.js';
 import { ignored, integer, object, type Spec } from '../input/schema.js';
 import { BundleSource } from '../bundle/bundle-source.js';
-import type { LineageReport } from '../lineage/report.js';
+import type { LineageReport } from '../lineage/lineage-report.js';
 import { SourceError } from '../sources/source-error.js';
 import { type BlockSource } from '../sources/block-source.js';
 import { walkLineage } from '../lineage/walker.js';

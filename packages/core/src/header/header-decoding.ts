@@ -1,6 +1,6 @@
 import { decode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { InvalidHeaderError } from '../errors.js';
-import { FIXED_SIZES, type BlockHeader } from './fields.js';
+import { FIXED_SIZES, type BlockHeader } from './header-fields.js';
 import { ETHEREUM_HEADER, type HeaderLayout } from './layouts.js';
 
 function toQuantity(bytes: Uint8Array, name: string): bigint {
