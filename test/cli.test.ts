@@ -37,12 +37,12 @@ describe('the evm-integrity binary', () => {
     expect(JSON.parse(stdout).data[0].is_identical).toBe(false);
   });
 
-  it('malformed JSON: exit 2 and a 400 envelope naming the body', () => {
-    const { code, stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
-    expect(code).toBe(2);
-    const error = JSON.parse(stdout).error;
-    expect(error).toMatchObject({ code: 'BAD_REQUEST', http_status: 400 });
-    expect(error.details.invalid_parameters[0]).toMatchObject({ name: 'body', reason: 'invalid_format' });
+  it("malformed JSON: exit 2 and one line on stderr in the CLI's words, nothing on stdout", () => {
+    expect(run(['verify', 'receipt-root'], '{"chain_id": 1,\n  "receipt_root": "ab",\n}')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'evm-integrity: standard input: not JSON (Expected double-quoted property name at line 3 column 1)\n',
+    });
   });
 
   it('an unsupported chain: exit 2 and a 422 envelope', () => {
@@ -122,15 +122,15 @@ describe('the evm-integrity binary', () => {
   });
 
   it.each([
-    [['verify', 'receipt-root', 'no/such/file.json'], /cannot read no\/such\/file.json: no such file/],
+    [['verify', 'receipt-root', 'no/such/file.json'], /^evm-integrity: no\/such\/file.json: cannot read it: no such file\n$/],
     [['verify', 'everything'], /cannot verify "everything"/],
     [['frobnicate'], /unknown command "frobnicate"/],
-    [['verify', 'block'], /verify block needs a FILE/],
+    [['verify', 'block'], /^evm-integrity: standard input: not JSON \(it is empty\)\n$/],
     [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
-    [['verify', 'receipt-root', '--chain', 'abc'], /--chain expects ID:RULES/],
+    [['verify', 'receipt-root', '--chain', 'abc'], /--chain: "abc" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum/],
     [['verify', 'receipt-root', '--bogus'], /unknown option '--bogus'/],
     [['verify', 'receipt-root', 'a.json', 'b.json'], /unexpected argument "b.json"/],
-    [['verify', 'block', 'a.json', '-'], /verify block reads standard input \(-\) only as its one FILE/],
+    [['verify', 'block', '-', 'a.json', '-'], /verify block reads standard input \(-\) once: give - at most once/],
     [['verify', 'block', 'a.json', 'b.json', '--workers', 'two'], /--workers expects a number of worker threads \(0 or more\), got "two"/],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
@@ -252,7 +252,7 @@ describe('command-line conventions', () => {
   });
 
   it("an error's docs_url is a file that exists and has the code's section", () => {
-    const { stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
+    const { stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1}');
     const url = new URL(JSON.parse(stdout).error.docs_url);
     expect(url.protocol).toBe('file:');
     expect(url.hash).toBe('#error-bad_request');

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { processIo, UsageError, type CliIo } from './io.js';
+import { InputError, processIo, UsageError, type CliIo } from './io.js';
 import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
 import { runVerify } from './verify.js';
 
@@ -98,6 +98,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return await command.run(isAdmin ? argv : rest, io);
   } catch (error) {
     const err = error as Error & { code?: string };
+    // A file that cannot be read or is not JSON: the command line was right, so no usage text.
+    if (error instanceof InputError) {
+      io.stderr(`evm-integrity: ${err.message}\n`);
+      return 2;
+    }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
       const message = error instanceof UsageError ? err.message : parseArgsMessage(err);
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);

@@ -5,7 +5,7 @@ import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, type Server
 import { openStore, startServer } from '../server/serve.js';
 import type { Store } from '../server/store/types.js';
 import { runAdmin } from './admin.js';
-import { UsageError } from './io.js';
+import { InputError, readFailure, UsageError } from './io.js';
 
 /** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
 export function loadConfig(
@@ -19,13 +19,13 @@ export function loadConfig(
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read the configuration ${file}: ${(error as Error).message}`);
+      throw new InputError(`cannot read the configuration ${file}: ${readFailure(error)}`);
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
+      throw new InputError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
     }
     config = parseConfig(json);
   }
