@@ -200,6 +200,76 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   }, 30_000);
 });
 
+describe('evm-integrity audit: blocks as cast users write them', () => {
+  const first = loadFixture(`mainnet-${FROM}`);
+  const last = loadFixture(`mainnet-${TO}`);
+  /** A hash as `verify` prints it: no 0x. */
+  const bare = (hash: unknown) => String(hash).slice(2);
+
+  it('--from in 0x hex, --to latest (resolved once from the node), hashes without 0x: the header names the numbers', async () => {
+    const n = await start();
+    const result = await run([
+      '--chain',
+      '0x1',
+      '--from',
+      `0x${FROM.toString(16)}`,
+      '--to',
+      'latest',
+      '--rpc',
+      n.url,
+      '--head-hash',
+      bare(first.header.parentHash).toUpperCase(),
+      '--anchor',
+      `latest:${bare(last.header.hash)}`,
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toEqual({
+      audit: { chain_id: 1, from: FROM, to: TO, head_hash: String(first.header.parentHash), anchors: { [TO]: String(last.header.hash) } },
+    });
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 } });
+    const tagCalls = n.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'latest');
+    expect(tagCalls).toEqual([{ method: 'eth_getBlockByNumber', params: ['latest', false] }]);
+  });
+
+  it("--to finalized and --from safe are the node's blocks of those tags", async () => {
+    const n = await start();
+    n.tags.set('finalized', FROM + 4).set('safe', FROM + 2);
+    const result = await run(['--chain', '1', '--from', 'safe', '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(0);
+    expect(parseLines(result.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM + 2, to: FROM + 4 } });
+  });
+
+  it('--rpc-url and ETH_RPC_URL name the node as --rpc does; a flag wins over the environment', async () => {
+    const n = await start();
+    const range = ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 1)];
+    expect((await run([...range, '--rpc-url', n.url])).status).toBe(0);
+    expect((await run(range, undefined, { ...process.env, ETH_RPC_URL: n.url })).status).toBe(0);
+    const flagWins = await run([...range, '--rpc', n.url], undefined, { ...process.env, ETH_RPC_URL: 'http://127.0.0.1:1' });
+    expect(flagWins.status).toBe(0);
+    expect(parseLines(flagWins.stdout).at(-1)!.summary).toMatchObject({ blocks: 2 });
+  });
+
+  it('a tag after --to resolves before --from: told with both numbers', async () => {
+    const n = await start();
+    n.tags.set('finalized', FROM + 1);
+    const result = await run(['--chain', '1', '--from', String(FROM + 5), '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^evm-integrity: --to \(finalized: block 1000002\) must not be before --from \(1000006\)\n/);
+  });
+
+  it('a node with no such tagged block: one line, exit 2', async () => {
+    const n = await start();
+    n.fault = (call) => (call.params[0] === 'finalized' ? { status: 200, body: { jsonrpc: '2.0', id: 1, result: null } } : undefined);
+    const result = await run(['--chain', '1', '--from', String(FROM), '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ has no "finalized" block \(eth_getBlockByNumber "finalized" answered null\)\n$/,
+    );
+  });
+});
+
 describe('evm-integrity audit (in process)', () => {
   const io = () => {
     const out = { stdout: '', stderr: '' };
@@ -207,17 +277,26 @@ describe('evm-integrity audit (in process)', () => {
   };
 
   it.each([
-    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain ID is required/],
+    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain is required: the chain id, a number \(1 for Ethereum mainnet\)/],
     [['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--to \(2\) must not be before --from \(5\)/],
-    [['--chain', '1', '--from', '1', '--to', '2'], /give where the blocks come from: --rpc URL, --service URL \(its \/evm\/rpc\) or --bundle FILE/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2'],
+      /give where the blocks come from: --rpc URL \(or ETH_RPC_URL\), --service URL \(its \/evm\/rpc\) or --bundle FILE/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--rpc', 'http://127.0.0.1:1'],
       /--bundle FILE replays a recorded audit: give it without --rpc and --service/,
     ],
     [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--record', 'c.json'], /--record needs a live source, --rpc or --service/],
     [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'], /--resume needs --out FILE/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'], /--head-hash must be a 32-byte 0x hash/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'], /--concurrency must be a positive integer/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'],
+      /--head-hash: "0x12" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'],
+      /--concurrency: "0" is not a positive whole number; use 1 or more/,
+    ],
   ])('bad input %j: exit 2 with one line and the usage', async (args, message) => {
     const { out, io: cli } = io();
     expect(await main(['audit', ...args], cli)).toBe(2);

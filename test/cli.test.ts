@@ -160,7 +160,14 @@ describe('the evm-integrity binary', () => {
 
   it.each([
     [['serve', '--config', 'no/such/config.json'], /cannot read the configuration no\/such\/config.json/],
-    [['serve', '--port', 'eighty'], /port: expected a port number/],
+    [['serve', '--port', 'eighty'], /^evm-integrity: --port: expected a port number 0-65535, got "eighty"\n/],
+    [['serve', '--host'], /^evm-integrity: --host needs a value\n/],
+    [['serve', 'now'], /^evm-integrity: unexpected argument "now": serve takes only flags\n/],
+    [['verify', 'block', '--pretty=yes'], /^evm-integrity: --pretty takes no value\n/],
+    [
+      ['lineage', '0'.repeat(36), '--chain-id', 'mainnet', '--bundle', 'x.json'],
+      /^evm-integrity: --chain-id: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
+    ],
     [['serve', '--store', 'postgres'], /store: expected "sqlite" or "memory"/],
     [['accounts', 'list', '--store', 'memory'], /need a persistent store/],
   ])('%j: exit 2 with a clear message', (args, message) => {

@@ -51,8 +51,13 @@ function version(): string {
   return pkg.version;
 }
 
-/** Node's parseArgs messages run on with advice about `--`; the first sentence is the message. */
-function parseArgsMessage(error: Error): string {
+/** Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice about `--`. */
+function parseArgsMessage(error: Error & { code?: string }, command: string): string {
+  const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined)
+    return /does not take an argument/.test(error.message) ? `${option} takes no value` : `${option} needs a value`;
+  const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(error.message);
+  if (positional !== null) return `unexpected argument "${positional[1]}": ${command} takes only flags`;
   return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
 }
 
@@ -104,7 +109,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 2;
     }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
-      const message = error instanceof UsageError ? err.message : parseArgsMessage(err);
+      const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first);
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
       return 2;
     }

@@ -35,7 +35,23 @@ export function loadConfig(
   if (values.port !== undefined) flags.port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
   if (values.store !== undefined) flags.store = values.store;
   if (values['data-dir'] !== undefined) flags.data_dir = values['data-dir'];
-  return Object.keys(flags).length === 0 ? config : parseConfig(flags, config);
+  if (Object.keys(flags).length === 0) return config;
+  try {
+    return parseConfig(flags, config);
+  } catch (error) {
+    throw flagError(error);
+  }
+}
+
+/** The configuration member each flag sets. */
+const FLAG_OF: Record<string, string> = { host: '--host', port: '--port', store: '--store', data_dir: '--data-dir' };
+
+/** A configuration error about a member a flag set, told as the flag's: `--port: expected a port number 0-65535, got "eighty"`. */
+function flagError(error: unknown): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const member = /^(\w+): (.*)$/s.exec(error.message);
+  const flag = member === null ? undefined : FLAG_OF[member[1]!];
+  return flag === undefined ? error : new UsageError(`${flag}: ${member![2]}`);
 }
 
 const OPTIONS = {

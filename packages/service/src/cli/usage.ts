@@ -42,16 +42,24 @@ export const LINEAGE_USAGE = `Usage:
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
 from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
---rpc; --record writes what was fetched as a bundle; --workers N computes the
-blocks' receipts roots on N worker threads. Exit status: 0 every check
-passes, 1 a check fails, 2 bad input or an unreachable source.`;
+--rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is given);
+--record writes what was fetched as a bundle; --workers N computes the blocks'
+receipts roots on N worker threads. --chain-id: a number, decimal or 0x hex.
+Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
+or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 
 export const AUDIT_USAGE = `Usage:
   evm-integrity audit --chain ID --from N --to M
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
-                      [--head-hash H] [--concurrency K] [--out FILE] [--resume]
+                      [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
+                      [--concurrency K] [--out FILE] [--resume]
                       [--quiet] [--record FILE] [--workers N] [--rules NAME]
                       [--chunk-size N]
+
+N and M: block numbers (decimal or 0x hex) or latest, finalized, safe (asked of
+the node once, at start; not with --bundle). Hashes (--head-hash, --tail-hash,
+--anchor N:HASH) with or without 0x. --rpc-url is --rpc; without either,
+ETH_RPC_URL names the node (not with --bundle).
 
 Audits every block of N..M: its header hashes to its hash, it links to its parent
 (block N to --head-hash when given), its receipts reproduce receiptsRoot and
@@ -70,8 +78,9 @@ are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
 Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
-fails, 2 bad input or a source unreachable past its retries, 130 interrupted
-(Ctrl-C; the message says how to resume). Details: docs/audit.md.`;
+fails, 2 bad input or a source unreachable past its retries, 3 a bug, 130
+interrupted (Ctrl-C; the message says how to resume), 141 stdout closed early
+(… | head). Details: docs/audit.md.`;
 
 export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
