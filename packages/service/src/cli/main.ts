@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, processIo, UsageError, type CliIo } from './io.js';
-import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
+import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, REQUEST_USAGE, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
 import { runVerify } from './verify.js';
 
 /** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
@@ -17,6 +17,7 @@ interface Command {
 // `verify` starts without loading the HTTP stack or the store.
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
+  request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,

@@ -24,6 +24,22 @@ no FILE), one line a block in argument order. Exit status (the highest of the
 blocks'): 0 verified, 1 a claim of the input is false (a root, a header or a
 bloom), 2 bad input or not verifiable.`;
 
+export const REQUEST_USAGE = `Usage:
+  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
+  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
+
+Prints the body of POST /v1/evm/verify/receipt-root (or logs-bloom) for a block in
+the JSON-RPC format verify block reads (chain_id, header, complete receipts), from
+FILE or standard input (- or no FILE). The receipt-root body carries the block's
+number, hash and header RLP when the header has them, so the server checks the
+header too. --chain-id N: the chain of a block that names none. --chain ID:R
+reads a devnet's block as verify does.
+  evm-integrity request receipt-root block.json | curl -s --json @- \\
+    -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/evm/verify/receipt-root
+Exit status: 0 the body is printed, 2 a file that cannot be read, is not JSON or
+is not a block (one line naming it and the member at fault), 3 a bug, 141 stdout
+closed early (… | head).`;
+
 export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
 
@@ -87,6 +103,7 @@ export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is wh
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
   evm-integrity verify block FILE…                       verify whole blocks
+  evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
   evm-integrity serve […]                                run the verifier service
@@ -94,4 +111,4 @@ ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
 
-Commands: verify, lineage, audit, serve, accounts, keys.`;
+Commands: verify, request, lineage, audit, serve, accounts, keys.`;

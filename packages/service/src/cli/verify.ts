@@ -8,8 +8,8 @@ import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blo
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
 export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
 
-/** `--chain 31337:ethereum` → a verifiable chain for this run. */
-function parseChainOption(value: string): ChainInfo {
+/** `--chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
+export function parseChainOption(value: string): ChainInfo {
   const match = /^(\d+):(.+)$/.exec(value);
   const chainId = match === null ? NaN : Number(match[1]);
   if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
