@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -142,6 +143,7 @@ describe('the evm-integrity binary', () => {
 
   it('accounts and keys work on the data directory the server uses', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+    new SqliteStore(join(dataDir, 'evm-integrity.sqlite')).close(); // the store the server makes at its first start
     try {
       expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
       const created = run(['keys', 'create', 'acme', '--label', 'ci', '--data-dir', dataDir]);
@@ -153,8 +155,43 @@ describe('the evm-integrity binary', () => {
       expect(listed.stdout).not.toContain(key);
       expect(JSON.parse(listed.stdout)).toHaveLength(1);
       expect(run(['accounts', 'add-cu', 'nobody', '10', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/nobody/) });
+      expect(run(['accounts', 'update', 'acme', '--rps', '9', '--chains', '1,10', '--json', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      const store = new SqliteStore(join(dataDir, 'evm-integrity.sqlite'));
+      expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 9, entitlements: { chains: [1, 10] } });
+      store.close();
+      expect(run(['accounts', 'disable', 'acme', '--data-dir', dataDir]).stdout).toMatch(/^Disabled account acme: revoked 1 key/);
+      expect(run(['accounts', 'delete', 'acme', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/add --yes to confirm/) });
+      expect(run(['accounts', 'delete', 'acme', '--yes', '--data-dir', dataDir])).toMatchObject({
+        code: 0,
+        stdout: 'Deleted account acme with its 1 key and 0 logged requests\n',
+      });
+      expect(JSON.parse(run(['accounts', 'list', '--json', '--data-dir', dataDir]).stdout)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['accounts', 'list'], 'flag'],
+    [['keys', 'create', 'local'], 'flag'],
+    [['accounts', 'create', '--name', 'Acme'], 'flag'],
+    [['keys', 'list'], 'config'],
+  ])('%j on a data directory that holds no store: one line naming it, exit 2, nothing created', (args, from) => {
+    const parent = mkdtempSync(join(tmpdir(), 'evm-integrity-nostore-'));
+    const dataDir = join(parent, 'dta');
+    try {
+      const config = join(parent, 'config.json');
+      writeFileSync(config, JSON.stringify({ data_dir: dataDir }));
+      const where = from === 'flag' ? ['--data-dir', dataDir] : ['--config', config];
+      const named = from === 'flag' ? `--data-dir ${dataDir}` : `data_dir ${dataDir} (of the configuration)`;
+      expect(run([...args, ...where])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${named} holds no store (no evm-integrity.sqlite in it); the server makes one at its first start: evm-integrity serve --data-dir ${dataDir}\n`,
+      });
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 
@@ -192,7 +229,7 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['help'], /Commands: verify, lineage, audit, serve, accounts, keys/],
+    [['help'], /Commands: verify, request, lineage, audit, serve, accounts, keys/],
     [['help', 'verify'], /verify block FILE/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
@@ -239,11 +276,11 @@ describe('command-line conventions', () => {
     expect(run(['frobnicate'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
+      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
-      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys\n',
+      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys\n',
     });
   });
 

@@ -5,7 +5,18 @@
 import { parseArgs } from 'node:util';
 import { EvmIntegrityError } from 'evm-integrity';
 import type { Store } from '../server/store/types.js';
-import { addCu, createAccount, createKey, listAccounts, listKeys, revokeKey, type CommandInput } from './admin-commands.js';
+import {
+  addCu,
+  createAccount,
+  createKey,
+  deleteAccount,
+  disableAccount,
+  listAccounts,
+  listKeys,
+  revokeKey,
+  updateAccount,
+  type CommandInput,
+} from './admin-commands.js';
 import { UsageError } from './io.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
@@ -15,11 +26,20 @@ export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same
       every endpoint (names such as verify/receipt-root) and every chain
   evm-integrity accounts list
   evm-integrity accounts add-cu ID CU        add a CU package to the current period
+  evm-integrity accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N]
+                                [--endpoints a,b|all] [--chains 1,10|all]
+      changes only what is given; the server applies it from the next request
+  evm-integrity accounts disable ID          revoke every key of the account (401 from
+                                             the next request); keys create enables it
+  evm-integrity accounts delete ID --yes     the account, its keys and usage, for good
   evm-integrity keys create ACCOUNT_ID [--label L]   prints the new key once
   evm-integrity keys list [ACCOUNT_ID]
   evm-integrity keys revoke ID_OR_HINT
   --json   print JSON instead of text
-Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a fault of the program.`;
+Each command works on an existing store: a --data-dir (or configuration) that holds
+none is refused, naming the directory; the server creates the store at its first start.
+Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a
+fault of the program, 141 stdout closed early (… | head).`;
 
 export interface AdminIo {
   stdout(text: string): void;
@@ -54,6 +74,20 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     },
     list: { synopsis: 'accounts list', options: {}, run: listAccounts },
     'add-cu': { synopsis: 'accounts add-cu ID CU', options: {}, run: addCu },
+    update: {
+      synopsis: 'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]',
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        'cu-limit': { type: 'string' },
+        rps: { type: 'string' },
+        endpoints: { type: 'string' },
+        chains: { type: 'string' },
+      },
+      run: updateAccount,
+    },
+    disable: { synopsis: 'accounts disable ID', options: {}, run: disableAccount },
+    delete: { synopsis: 'accounts delete ID --yes', options: { yes: { type: 'boolean' } }, run: deleteAccount },
   },
   keys: {
     create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' } }, run: createKey },
@@ -109,7 +143,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
   }
   const [group, command, ...rest] = argv;
   if (group === undefined) {
-    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)\n');
+    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n');
     return 2;
   }
   const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
@@ -148,6 +182,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
       synopsis: spec.synopsis,
       positionals,
       text,
+      flag: (name) => values[name] === true,
       argument,
       maxArguments,
       print,

@@ -49,7 +49,8 @@ and each flag overrides only the member it names. The first start with no accoun
 creates one and prints its API key once. SIGINT/SIGTERM stop it: requests in progress
 get shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.`;
 
-export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
+export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
+                                                [--config FILE] [--data-dir DIR]
   evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
 
 export const LINEAGE_USAGE = `Usage:
