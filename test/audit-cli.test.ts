@@ -126,6 +126,28 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, complete: true });
   });
 
+  it('Ctrl-C with the lines on stdout: exit 130, and the message says where to start again and what to link to', async () => {
+    const n = await start();
+    n.delayMs = 15;
+    let seen = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url], (child) =>
+      child.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString().split('\n').length - 1;
+        if (seen >= 4 && seen < 1000) {
+          seen = 1000;
+          child.kill('SIGINT');
+        }
+      }),
+    );
+    expect(stopped.status).toBe(130);
+    const lines = parseLines(stopped.stdout);
+    const last = lines.at(-1)!;
+    expect(last.summary).toBeUndefined(); // no summary for an audit cut short
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${last.block_number + 1}; continue later with --from ${last.block_number + 1} and, to keep the parent link, --head-hash set to the block_hash of the last block line\n`,
+    );
+  });
+
   it('--record then --bundle replays the audit offline with the same lines', async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(FROM + 6)!;

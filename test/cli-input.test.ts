@@ -4,7 +4,7 @@
  * others still verified), standard input with `-` or no FILE, and text that is not JSON told in
  * the CLI's words for every `verify` command.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +122,19 @@ describe('standard input', () => {
     const piped = run(['verify', 'logs-bloom'], body);
     expect(piped.code).toBe(0);
     expect(piped.stdout).toBe(run(['verify', 'logs-bloom', 'test/data/empty-bloom.json']).stdout);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('verify block FILE… | head -1: status 141, nothing on stderr, no stack trace', async () => {
+    const files = Array.from({ length: 40 }, () => GOOD[1]!);
+    const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'verify', 'block', ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(result).toEqual({ status: 141, stderr: '' });
   });
 });

@@ -230,13 +230,13 @@ describe('command-line conventions', () => {
 
   it.each([
     [['help'], /Commands: verify, request, lineage, audit, serve, accounts, keys/],
-    [['help', 'verify'], /verify block FILE/],
+    [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
     [['help', 'keys'], /keys revoke ID_OR_HINT/],
     [['verify', '--help'], /verify logs-bloom/],
     [['verify', 'receipt-root', '--help'], /verify receipt-root/],
-    [['verify', 'block', '-h'], /verify block FILE/],
+    [['verify', 'block', '-h'], /verify block \[FILE\|-\]…/],
     [['serve', '--help'], /evm-integrity serve \[--config FILE\]/],
     [['serve', '--port', '1', '--help'], /evm-integrity serve/],
     [['lineage', '--help'], /TRACING_ID --chain-id N/],

@@ -7,7 +7,7 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
-  evm-integrity verify block FILE…             JSON-RPC header + complete receipts of each block
+  evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
 
 Options:
   --pretty      indent the JSON output
@@ -20,9 +20,11 @@ Options:
   --verbose     say on stderr where the blocks were verified
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
-no FILE), one line a block in argument order. Exit status (the highest of the
-blocks'): 0 verified, 1 a claim of the input is false (a root, a header or a
-bloom), 2 bad input or not verifiable.`;
+no FILE), one line a block in argument order. A file that cannot be read or is
+not JSON, and a block refused, get a line on stderr naming the file; the other
+files are still verified. Exit status (the highest of the blocks'): 0 verified,
+1 a claim of the input is false (a root, a header or a bloom), 2 bad input or
+not verifiable, 3 a bug, 141 stdout closed early (… | head).`;
 
 export const REQUEST_USAGE = `Usage:
   evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
@@ -46,8 +48,11 @@ export const SERVE_USAGE = `Usage:
 Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data).
 The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; PORT and HOST override it,
 and each flag overrides only the member it names. The first start with no account
-creates one and prints its API key once. SIGINT/SIGTERM stop it: requests in progress
-get shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.`;
+creates one and prints its API key once; a later start on a store with accounts
+says how to make a key for a lost one. SIGINT/SIGTERM stop it: requests in
+progress get shutdown_timeout_ms (10 s by default) to finish. Every setting:
+docs/service.md. Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration,
+flag or store, or a port in use, 3 a bug.`;
 
 export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
                                                 [--config FILE] [--data-dir DIR]
@@ -103,7 +108,7 @@ export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is wh
 
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
-  evm-integrity verify block FILE…                       verify whole blocks
+  evm-integrity verify block [FILE|-]…                   verify whole blocks
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
@@ -111,5 +116,8 @@ Usage:
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
+
+Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
+verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
 Commands: verify, request, lineage, audit, serve, accounts, keys.`;
