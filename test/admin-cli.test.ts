@@ -107,8 +107,8 @@ describe('accounts create', () => {
       [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
       [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
-      [['--name', 'X', '--id', 'a b'], "id must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
-      [['--name', 'X', '--plan', ' '], 'plan must be a non-empty string'],
+      [['--name', 'X', '--id', 'a b'], "--id: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
+      [['--name', 'X', '--plan', ' '], '--plan: must be a non-empty string'],
       [
         ['--name', 'X', '--colour', 'red'],
         'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
@@ -321,14 +321,25 @@ describe('keys create', () => {
   });
 
   it('reports bad input and refusals', () => {
-    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
     expectError(run(store, ['keys', 'create', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
-    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), 'label must be a non-empty string');
+    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
     expectError(run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
     expectError(run(store, ['keys', 'create', 'acme', 'other']), 'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
     for (let i = 0; i < 5; i++) expect(run(store, ['keys', 'create', 'acme']).code).toBe(0);
     expectError(run(store, ['keys', 'create', 'acme']), 'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
     expect(store.listKeys('acme')).toHaveLength(5);
+  });
+});
+
+describe('keys create --account ID', () => {
+  it('names the account as ACCOUNT_ID does; both given must agree', () => {
+    createAcme();
+    expect(run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci']).stdout).toMatch(/^Created key key_\w+ for account acme \(label "ci"\)/);
+    expect(run(store, ['keys', 'create', 'acme', '--account', 'acme']).code).toBe(0);
+    expect(JSON.parse(run(store, ['keys', 'list', '--account', 'acme', '--json']).stdout)).toHaveLength(2);
+    expectError(run(store, ['keys', 'create', 'acme', '--account', 'beta']), 'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one');
+    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
   });
 });
 

@@ -205,10 +205,20 @@ export function addCu({ store, stdout, now, json, argument, maxArguments, print 
   }
 }
 
-/** `keys create ACCOUNT_ID`: a new key, shown once; only its SHA-256 is stored. */
-export function createKey({ store, stdout, stderr, now, json, text, argument, maxArguments, print }: CommandInput): void {
-  const accountId = argument(0, 'an ACCOUNT_ID');
+/** The account a `keys` command names: ACCOUNT_ID, or `--account ID` (one of them; both must agree). */
+function accountArgument({ text, positionals, argument, maxArguments }: CommandInput, required: boolean): string | undefined {
+  const flag = text('account');
   maxArguments(1);
+  if (flag !== undefined && positionals[0] !== undefined && positionals[0] !== flag)
+    throw new UsageError(`ACCOUNT_ID "${positionals[0]}" and --account "${flag}" name different accounts; give one`);
+  if (flag !== undefined) return flag;
+  return required ? argument(0, 'an ACCOUNT_ID (or --account ID)') : positionals[0];
+}
+
+/** `keys create ACCOUNT_ID` (or `--account ID`): a new key, shown once; only its SHA-256 is stored. */
+export function createKey(input: CommandInput): void {
+  const { store, stdout, stderr, now, json, text, print } = input;
+  const accountId = accountArgument(input, true)!;
   const { key, record } = store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
   const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
   if (json) {
@@ -221,10 +231,10 @@ export function createKey({ store, stdout, stderr, now, json, text, argument, ma
   }
 }
 
-/** `keys list [ACCOUNT_ID]`: keys by hint and label, never the key or its hash. */
-export function listKeys({ store, stdout, json, positionals, maxArguments, print }: CommandInput): void {
-  maxArguments(1);
-  const accountId = positionals[0];
+/** `keys list [ACCOUNT_ID]` (or `--account ID`): keys by hint and label, never the key or its hash. */
+export function listKeys(input: CommandInput): void {
+  const { store, stdout, json, print } = input;
+  const accountId = accountArgument(input, false);
   const keys = store.listKeys(accountId);
   if (json) print(keys.map(keyJson));
   else if (keys.length === 0) {

@@ -33,6 +33,7 @@ export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same
                                              the next request); keys create enables it
   evm-integrity accounts delete ID --yes     the account, its keys and usage, for good
   evm-integrity keys create ACCOUNT_ID [--label L]   prints the new key once
+                                    (--account ID may name the account, here and in keys list)
   evm-integrity keys list [ACCOUNT_ID]
   evm-integrity keys revoke ID_OR_HINT
   --json   print JSON instead of text
@@ -90,8 +91,8 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     delete: { synopsis: 'accounts delete ID --yes', options: { yes: { type: 'boolean' } }, run: deleteAccount },
   },
   keys: {
-    create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' } }, run: createKey },
-    list: { synopsis: 'keys list [ACCOUNT_ID]', options: {}, run: listKeys },
+    create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' }, account: { type: 'string' } }, run: createKey },
+    list: { synopsis: 'keys list [ACCOUNT_ID]', options: { account: { type: 'string' } }, run: listKeys },
     revoke: { synopsis: 'keys revoke ID_OR_HINT', options: {}, run: revokeKey },
   },
 };
@@ -110,6 +111,18 @@ function parseOptionError(error: unknown, synopsis: string): UsageError {
 }
 
 const HELP = ['help', '--help', '-h'];
+
+/** The flag that gives each field the store validates. */
+const FLAG_OF_FIELD: Record<string, string> = { id: '--id', name: '--name', plan: '--plan', label: '--label' };
+
+/** A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`). */
+function refusalMessage(error: EvmIntegrityError): string {
+  const field = (error.details as { field?: unknown }).field;
+  const flag = typeof field === 'string' ? FLAG_OF_FIELD[field] : undefined;
+  return flag === undefined || !error.message.startsWith(`${field as string} `)
+    ? error.message
+    : `${flag}: ${error.message.slice((field as string).length + 1)}`;
+}
 
 /** A command's spec; own keys only, so `keys constructor` is an unknown command, not Object's. */
 function commandSpec(group: string, command: string): CommandSpec | undefined {
@@ -190,7 +203,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     return 0;
   } catch (error) {
     if (error instanceof EvmIntegrityError) {
-      io.stderr(`evm-integrity: ${error.message}\n`);
+      io.stderr(`evm-integrity: ${refusalMessage(error)}\n`);
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);

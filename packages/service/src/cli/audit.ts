@@ -94,6 +94,11 @@ function parse(argv: string[], env: NodeJS.ProcessEnv) {
   return { ...values, rpc, chainId, from, to, headHash, anchorRefs, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
 }
 
+/** Whether a block of the range or its anchors is given as a tag. */
+function hasTags(options: ReturnType<typeof parse>): boolean {
+  return [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].some((block) => typeof block === 'string');
+}
+
 /** Each tag of the range and its anchors, asked of the node once (at start) and read as a number from then on. */
 async function resolveTags(options: ReturnType<typeof parse>, source: BlockSource): Promise<(block: BlockRef) => number> {
   const tags = new Set([options.from, options.to, ...options.anchorRefs.map((a) => a.block)].filter((b): b is BlockTag => typeof b === 'string'));
@@ -200,6 +205,8 @@ function auditHeader(options: AuditOptions): AuditHeader {
 /** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const given = parse(argv, io.env ?? process.env);
+  // A range given in numbers is checked before any source is asked anything.
+  const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();
   // Before the output is opened: a missing key, a bad URL or a node of another chain leaves no file behind.
   const { source, crossCheck } = given.bundle === undefined ? liveSources(given, io.env ?? process.env, recorder) : recordedSources(given.bundle);
@@ -208,7 +215,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     if (error instanceof ChainMismatchError) throw error;
   });
   // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
-  const options: AuditOptions = { ...given, ...rangeOf(given, await resolveTags(given, source)) };
+  const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
   const header = auditHeader(options);
   const anchors = options.anchors.size > 0 ? options.anchors : undefined;
   const tally = new AuditTally(options.chainId, options.from, options.to, { head: options.headHash ?? null, ...(anchors && { anchors }) });
