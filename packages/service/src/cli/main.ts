@@ -53,10 +53,16 @@ function version(): string {
 }
 
 /** Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice about `--`. */
-function parseArgsMessage(error: Error & { code?: string }, command: string): string {
+function parseArgsMessage(error: Error & { code?: string }, command: string, argv: readonly string[]): string {
   const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
-  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined)
-    return /does not take an argument/.test(error.message) ? `${option} takes no value` : `${option} needs a value`;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
+    // "ambiguous": the next argument starts with - (a negative number, a flag): say which, and how to give it.
+    const next = /ambiguous/.test(error.message) ? argv[argv.indexOf(option) + 1] : undefined;
+    return next === undefined
+      ? `${option} needs a value`
+      : `${option} needs a value, and "${next}" reads as a flag (to give it as the value: ${option}=${next})`;
+  }
   const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(error.message);
   if (positional !== null) return `unexpected argument "${positional[1]}": ${command} takes only flags`;
   return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
@@ -110,7 +116,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 2;
     }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
-      const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first);
+      const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first, rest);
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
       return 2;
     }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { type OperationContext, type OperationResult, verifyLogsBloom, verifyReceiptRoot } from 'evm-integrity/api';
 import { type ChainInfo, ChainRegistry } from 'evm-integrity';
-import { LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
+import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 
@@ -22,7 +22,7 @@ function refusalLine(answer: FileAnswer): string | undefined {
   if ('error' in answer) return answer.error;
   if (answer.result.status === 200) return undefined;
   const { error } = answer.result.body as { error: { message: string } };
-  return `${answer.file === '-' ? 'standard input' : answer.file}: ${error.message}`;
+  return `${inputName(answer.file)}: ${error.message}`;
 }
 
 /**
