@@ -319,6 +319,35 @@ describe('evm-integrity audit (in process)', () => {
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'],
       /--concurrency: "0" is not a positive whole number; use 1 or more/,
     ],
+    [
+      ['--chain', 'mainnet', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --chain: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
+    ],
+    [
+      ['--chain', '1', '--from', 'yesterday', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /--from: "yesterday" is not a block; use a block number \(decimal or 0x hex\) or latest, finalized, safe/,
+    ],
+    [
+      ['--chain', '1', '--from', '-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --from needs a value, and "-1" reads as a flag \(to give it as the value: --from=-1\)\n/,
+    ],
+    [['--chain', '1', '--from=-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /^evm-integrity: --from: "-1" is not a block;/],
+    [['--chain', '1', '--from', '1', '--rpc', 'http://127.0.0.1:1'], /--to is required: use a block number \(decimal or 0x hex\) or latest, finalized, safe/],
+    [
+      ['--chain', '1', '--from', '1', '--to', 'latest', '--bundle', 'b.json'],
+      /--to: "latest" needs a node to resolve it, and --bundle has none; give the block number/,
+    ],
+    [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--anchor', `finalized:${'ab'.repeat(32)}`], /--anchor: "finalized" needs a node/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', '2'], /--anchor: "2" is not N:HASH; use a block and its hash/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', `x:${'ab'.repeat(32)}`], /--anchor: "x" is not a block/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--tail-hash', 'zz'], /--tail-hash: "zz" is not a block hash \(not hex\)/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'ftp://x'], /--rpc: "ftp:\/\/x" is not a node's URL; use http:\/\/… or https:\/\/…/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://a', '--rpc-url', 'http://b'], /--rpc and --rpc-url name different nodes/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--chunk-size', 'many'],
+      /--chunk-size: "many" is not a positive whole number/,
+    ],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'], /^evm-integrity: unknown option '--bogus'\n/],
   ])('bad input %j: exit 2 with one line and the usage', async (args, message) => {
     const { out, io: cli } = io();
     expect(await main(['audit', ...args], cli)).toBe(2);
