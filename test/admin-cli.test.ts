@@ -107,8 +107,8 @@ describe('accounts create', () => {
       [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
       [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
-      [['--name', 'X', '--id', 'a b'], "id must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
-      [['--name', 'X', '--plan', ' '], 'plan must be a non-empty string'],
+      [['--name', 'X', '--id', 'a b'], "--id: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
+      [['--name', 'X', '--plan', ' '], '--plan: must be a non-empty string'],
       [
         ['--name', 'X', '--colour', 'red'],
         'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
@@ -191,6 +191,100 @@ describe('accounts add-cu', () => {
   });
 });
 
+describe('accounts update', () => {
+  it('changes only what is given; all puts an entitlement back to every endpoint or chain', () => {
+    createAcme();
+    const later = new Date('2024-02-10T00:00:00.000Z');
+    const result = run(
+      store,
+      ['accounts', 'update', 'acme', '--rps', '9', '--cu-limit', '2_000', '--chains', '1,10', '--endpoints', '/v1/evm/verify/logs-bloom'],
+      later,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('Updated account acme (Acme); the server applies it from the next request');
+    expect(store.getAccount('acme')).toMatchObject({
+      name: 'Acme',
+      plan: 'self-hosted',
+      cuLimit: 2000,
+      rateLimitRps: 9,
+      entitlements: { endpoints: ['verify/logs-bloom'], chains: [1, 10] },
+      periodAnchor: NOW.toISOString(),
+    });
+    expect(run(store, ['accounts', 'update', 'acme', '--name', 'Acme 2', '--plan', 'pro', '--chains', 'all']).code).toBe(0);
+    expect(store.getAccount('acme')).toMatchObject({ name: 'Acme 2', plan: 'pro', rateLimitRps: 9, entitlements: { endpoints: ['verify/logs-bloom'] } });
+    expect(run(store, ['accounts', 'update', 'acme', '--endpoints', 'all']).code).toBe(0);
+    expect(store.getAccount('acme')!.entitlements).toBeNull();
+    const json = run(store, ['accounts', 'update', 'acme', '--rps', '4', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id: 'acme', rate_limit_rps: 4, usage: { cu_limit: 2000 } });
+  });
+
+  it('reports each bad input on one line with exit 2, naming the flag and the value', () => {
+    createAcme();
+    const synopsis = 'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]';
+    expectError(run(store, ['accounts', 'update']), `accounts update needs an account ID (usage: evm-integrity ${synopsis})`);
+    expectError(
+      run(store, ['accounts', 'update', 'acme']),
+      `accounts update needs something to change: --name, --plan, --cu-limit, --rps, --endpoints, --chains (usage: evm-integrity ${synopsis})`,
+    );
+    expectError(run(store, ['accounts', 'update', 'nobody', '--rps', '1']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(run(store, ['accounts', 'update', 'acme', '--rps', '0']), '--rps must be a positive integer, got "0"');
+    expectError(run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']), '--chains must be a positive integer, got "mainnet"');
+    expectError(run(store, ['accounts', 'update', 'acme', '--id', 'x']), `unknown option --id (usage: evm-integrity ${synopsis})`);
+    expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 25, entitlements: null });
+  });
+});
+
+describe('accounts disable', () => {
+  it('revokes every active key of the account: each gets 401 (revoked) from the next request; settings and usage stay', () => {
+    createAcme();
+    const keys = [run(store, ['keys', 'create', 'acme']), run(store, ['keys', 'create', 'acme'])].map((r) => /evmi_[\w-]+/.exec(r.stdout)![0]);
+    const result = run(store, ['accounts', 'disable', 'acme']);
+    const ids = store.listKeys('acme').map((k) => k.id);
+    expect(result).toEqual({
+      code: 0,
+      stdout: `Disabled account acme: revoked 2 keys (${ids.join(', ')}); requests with its keys now get 401.\nIts settings and usage are kept. To enable it again: evm-integrity keys create acme\n`,
+      stderr: '',
+    });
+    for (const key of keys) expect(store.authenticate(key).status).toBe('revoked');
+    expect(store.getAccount('acme')).toMatchObject({ cuLimit: 1_000_000 });
+    expect(run(store, ['accounts', 'disable', 'acme']).stdout).toMatch(/^Disabled account acme: it had no active key;/);
+    expect(JSON.parse(run(store, ['accounts', 'disable', 'acme', '--json']).stdout)).toEqual({ account_id: 'acme', revoked_keys: [] });
+    expectError(run(store, ['accounts', 'disable', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+  });
+});
+
+describe('accounts delete', () => {
+  it('asks for --yes, naming what would go; with it, the account and its keys are gone', () => {
+    createAcme();
+    const key = /evmi_[\w-]+/.exec(run(store, ['keys', 'create', 'acme']).stdout)![0];
+    expectError(
+      run(store, ['accounts', 'delete', 'acme']),
+      'accounts delete removes account acme, its 1 key, its usage and its request log for good; add --yes to confirm',
+    );
+    expect(store.getAccount('acme')).toBeDefined();
+    expect(run(store, ['accounts', 'delete', 'acme', '--yes'])).toEqual({
+      code: 0,
+      stdout: 'Deleted account acme with its 1 key and 0 logged requests\n',
+      stderr: '',
+    });
+    expect(store.getAccount('acme')).toBeUndefined();
+    expect(store.authenticate(key).status).toBe('unknown');
+    expectError(run(store, ['accounts', 'delete', 'acme', '--yes']), 'no account "acme" (evm-integrity accounts list shows the accounts)');
+    expectError(run(store, ['accounts', 'delete', 'acme']), 'no account "acme" (evm-integrity accounts list shows the accounts)');
+    expectError(run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value');
+  });
+
+  it('with --json: what went', () => {
+    createAcme();
+    expect(JSON.parse(run(store, ['accounts', 'delete', 'acme', '--yes', '--json']).stdout)).toEqual({
+      account_id: 'acme',
+      deleted: true,
+      keys: 0,
+      requests: 0,
+    });
+  });
+});
+
 describe('keys create', () => {
   beforeEach(createAcme);
 
@@ -227,14 +321,25 @@ describe('keys create', () => {
   });
 
   it('reports bad input and refusals', () => {
-    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
     expectError(run(store, ['keys', 'create', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
-    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), 'label must be a non-empty string');
+    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
     expectError(run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
     expectError(run(store, ['keys', 'create', 'acme', 'other']), 'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
     for (let i = 0; i < 5; i++) expect(run(store, ['keys', 'create', 'acme']).code).toBe(0);
     expectError(run(store, ['keys', 'create', 'acme']), 'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
     expect(store.listKeys('acme')).toHaveLength(5);
+  });
+});
+
+describe('keys create --account ID', () => {
+  it('names the account as ACCOUNT_ID does; both given must agree', () => {
+    createAcme();
+    expect(run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci']).stdout).toMatch(/^Created key key_\w+ for account acme \(label "ci"\)/);
+    expect(run(store, ['keys', 'create', 'acme', '--account', 'acme']).code).toBe(0);
+    expect(JSON.parse(run(store, ['keys', 'list', '--account', 'acme', '--json']).stdout)).toHaveLength(2);
+    expectError(run(store, ['keys', 'create', 'acme', '--account', 'beta']), 'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one');
+    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
   });
 });
 
@@ -332,9 +437,9 @@ describe('keys revoke', () => {
 
 describe('commands and help', () => {
   it('reports unknown or missing commands', () => {
-    expectError(run(store, []), 'say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)');
+    expectError(run(store, []), 'say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)');
     expectError(run(store, ['users', 'list']), 'unknown command "users"; expected accounts or keys');
-    expectError(run(store, ['accounts']), 'accounts needs a command: create, list, add-cu');
+    expectError(run(store, ['accounts']), 'accounts needs a command: create, list, add-cu, update, disable, delete');
     expectError(run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
     expectError(run(store, ['keys', 'rotate']), 'unknown command "keys rotate"; expected one of create, list, revoke');
   });

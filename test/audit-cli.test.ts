@@ -126,6 +126,28 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, complete: true });
   });
 
+  it('Ctrl-C with the lines on stdout: exit 130, and the message says where to start again and what to link to', async () => {
+    const n = await start();
+    n.delayMs = 15;
+    let seen = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url], (child) =>
+      child.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString().split('\n').length - 1;
+        if (seen >= 4 && seen < 1000) {
+          seen = 1000;
+          child.kill('SIGINT');
+        }
+      }),
+    );
+    expect(stopped.status).toBe(130);
+    const lines = parseLines(stopped.stdout);
+    const last = lines.at(-1)!;
+    expect(last.summary).toBeUndefined(); // no summary for an audit cut short
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${last.block_number + 1}; continue later with --from ${last.block_number + 1} and, to keep the parent link, --head-hash set to the block_hash of the last block line\n`,
+    );
+  });
+
   it('--record then --bundle replays the audit offline with the same lines', async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(FROM + 6)!;
@@ -200,6 +222,76 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   }, 30_000);
 });
 
+describe('evm-integrity audit: blocks as cast users write them', () => {
+  const first = loadFixture(`mainnet-${FROM}`);
+  const last = loadFixture(`mainnet-${TO}`);
+  /** A hash as `verify` prints it: no 0x. */
+  const bare = (hash: unknown) => String(hash).slice(2);
+
+  it('--from in 0x hex, --to latest (resolved once from the node), hashes without 0x: the header names the numbers', async () => {
+    const n = await start();
+    const result = await run([
+      '--chain',
+      '0x1',
+      '--from',
+      `0x${FROM.toString(16)}`,
+      '--to',
+      'latest',
+      '--rpc',
+      n.url,
+      '--head-hash',
+      bare(first.header.parentHash).toUpperCase(),
+      '--anchor',
+      `latest:${bare(last.header.hash)}`,
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    const lines = parseLines(result.stdout);
+    expect(lines[0]).toEqual({
+      audit: { chain_id: 1, from: FROM, to: TO, head_hash: String(first.header.parentHash), anchors: { [TO]: String(last.header.hash) } },
+    });
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 } });
+    const tagCalls = n.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'latest');
+    expect(tagCalls).toEqual([{ method: 'eth_getBlockByNumber', params: ['latest', false] }]);
+  });
+
+  it("--to finalized and --from safe are the node's blocks of those tags", async () => {
+    const n = await start();
+    n.tags.set('finalized', FROM + 4).set('safe', FROM + 2);
+    const result = await run(['--chain', '1', '--from', 'safe', '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(0);
+    expect(parseLines(result.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM + 2, to: FROM + 4 } });
+  });
+
+  it('--rpc-url and ETH_RPC_URL name the node as --rpc does; a flag wins over the environment', async () => {
+    const n = await start();
+    const range = ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 1)];
+    expect((await run([...range, '--rpc-url', n.url])).status).toBe(0);
+    expect((await run(range, undefined, { ...process.env, ETH_RPC_URL: n.url })).status).toBe(0);
+    const flagWins = await run([...range, '--rpc', n.url], undefined, { ...process.env, ETH_RPC_URL: 'http://127.0.0.1:1' });
+    expect(flagWins.status).toBe(0);
+    expect(parseLines(flagWins.stdout).at(-1)!.summary).toMatchObject({ blocks: 2 });
+  });
+
+  it('a tag after --to resolves before --from: told with both numbers', async () => {
+    const n = await start();
+    n.tags.set('finalized', FROM + 1);
+    const result = await run(['--chain', '1', '--from', String(FROM + 5), '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/^evm-integrity: --to \(finalized: block 1000002\) must not be before --from \(1000006\)\n/);
+  });
+
+  it('a node with no such tagged block: one line, exit 2', async () => {
+    const n = await start();
+    n.fault = (call) => (call.params[0] === 'finalized' ? { status: 200, body: { jsonrpc: '2.0', id: 1, result: null } } : undefined);
+    const result = await run(['--chain', '1', '--from', String(FROM), '--to', 'finalized', '--rpc', n.url]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ has no "finalized" block \(eth_getBlockByNumber "finalized" answered null\)\n$/,
+    );
+  });
+});
+
 describe('evm-integrity audit (in process)', () => {
   const io = () => {
     const out = { stdout: '', stderr: '' };
@@ -207,17 +299,55 @@ describe('evm-integrity audit (in process)', () => {
   };
 
   it.each([
-    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain ID is required/],
+    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain is required: the chain id, a number \(1 for Ethereum mainnet\)/],
     [['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--to \(2\) must not be before --from \(5\)/],
-    [['--chain', '1', '--from', '1', '--to', '2'], /give where the blocks come from: --rpc URL, --service URL \(its \/evm\/rpc\) or --bundle FILE/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2'],
+      /give where the blocks come from: --rpc URL \(or ETH_RPC_URL\), --service URL \(its \/evm\/rpc\) or --bundle FILE/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--rpc', 'http://127.0.0.1:1'],
       /--bundle FILE replays a recorded audit: give it without --rpc and --service/,
     ],
     [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--record', 'c.json'], /--record needs a live source, --rpc or --service/],
     [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'], /--resume needs --out FILE/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'], /--head-hash must be a 32-byte 0x hash/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'], /--concurrency must be a positive integer/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'],
+      /--head-hash: "0x12" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'],
+      /--concurrency: "0" is not a positive whole number; use 1 or more/,
+    ],
+    [
+      ['--chain', 'mainnet', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --chain: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
+    ],
+    [
+      ['--chain', '1', '--from', 'yesterday', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /--from: "yesterday" is not a block; use a block number \(decimal or 0x hex\) or latest, finalized, safe/,
+    ],
+    [
+      ['--chain', '1', '--from', '-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --from needs a value, and "-1" reads as a flag \(to give it as the value: --from=-1\)\n/,
+    ],
+    [['--chain', '1', '--from=-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /^evm-integrity: --from: "-1" is not a block;/],
+    [['--chain', '1', '--from', '1', '--rpc', 'http://127.0.0.1:1'], /--to is required: use a block number \(decimal or 0x hex\) or latest, finalized, safe/],
+    [
+      ['--chain', '1', '--from', '1', '--to', 'latest', '--bundle', 'b.json'],
+      /--to: "latest" needs a node to resolve it, and --bundle has none; give the block number/,
+    ],
+    [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--anchor', `finalized:${'ab'.repeat(32)}`], /--anchor: "finalized" needs a node/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', '2'], /--anchor: "2" is not N:HASH; use a block and its hash/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', `x:${'ab'.repeat(32)}`], /--anchor: "x" is not a block/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--tail-hash', 'zz'], /--tail-hash: "zz" is not a block hash \(not hex\)/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'ftp://x'], /--rpc: "ftp:\/\/x" is not a node's URL; use http:\/\/… or https:\/\/…/],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://a', '--rpc-url', 'http://b'], /--rpc and --rpc-url name different nodes/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--chunk-size', 'many'],
+      /--chunk-size: "many" is not a positive whole number/,
+    ],
+    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'], /^evm-integrity: unknown option '--bogus'\n/],
   ])('bad input %j: exit 2 with one line and the usage', async (args, message) => {
     const { out, io: cli } = io();
     expect(await main(['audit', ...args], cli)).toBe(2);

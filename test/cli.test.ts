@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,12 +38,12 @@ describe('the evm-integrity binary', () => {
     expect(JSON.parse(stdout).data[0].is_identical).toBe(false);
   });
 
-  it('malformed JSON: exit 2 and a 400 envelope naming the body', () => {
-    const { code, stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
-    expect(code).toBe(2);
-    const error = JSON.parse(stdout).error;
-    expect(error).toMatchObject({ code: 'BAD_REQUEST', http_status: 400 });
-    expect(error.details.invalid_parameters[0]).toMatchObject({ name: 'body', reason: 'invalid_format' });
+  it("malformed JSON: exit 2 and one line on stderr in the CLI's words, nothing on stdout", () => {
+    expect(run(['verify', 'receipt-root'], '{"chain_id": 1,\n  "receipt_root": "ab",\n}')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'evm-integrity: standard input: not JSON (Expected double-quoted property name at line 3 column 1)\n',
+    });
   });
 
   it('an unsupported chain: exit 2 and a 422 envelope', () => {
@@ -122,15 +123,15 @@ describe('the evm-integrity binary', () => {
   });
 
   it.each([
-    [['verify', 'receipt-root', 'no/such/file.json'], /cannot read no\/such\/file.json: no such file/],
+    [['verify', 'receipt-root', 'no/such/file.json'], /^evm-integrity: no\/such\/file.json: cannot read it: no such file\n$/],
     [['verify', 'everything'], /cannot verify "everything"/],
     [['frobnicate'], /unknown command "frobnicate"/],
-    [['verify', 'block'], /verify block needs a FILE/],
+    [['verify', 'block'], /^evm-integrity: standard input: not JSON \(it is empty\)\n$/],
     [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
-    [['verify', 'receipt-root', '--chain', 'abc'], /--chain expects ID:RULES/],
+    [['verify', 'receipt-root', '--chain', 'abc'], /--chain: "abc" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum/],
     [['verify', 'receipt-root', '--bogus'], /unknown option '--bogus'/],
     [['verify', 'receipt-root', 'a.json', 'b.json'], /unexpected argument "b.json"/],
-    [['verify', 'block', 'a.json', '-'], /verify block reads standard input \(-\) only as its one FILE/],
+    [['verify', 'block', '-', 'a.json', '-'], /verify block reads standard input \(-\) once: give - at most once/],
     [['verify', 'block', 'a.json', 'b.json', '--workers', 'two'], /--workers expects a number of worker threads \(0 or more\), got "two"/],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
@@ -142,6 +143,7 @@ describe('the evm-integrity binary', () => {
 
   it('accounts and keys work on the data directory the server uses', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+    new SqliteStore(join(dataDir, 'evm-integrity.sqlite')).close(); // the store the server makes at its first start
     try {
       expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
       const created = run(['keys', 'create', 'acme', '--label', 'ci', '--data-dir', dataDir]);
@@ -153,14 +155,56 @@ describe('the evm-integrity binary', () => {
       expect(listed.stdout).not.toContain(key);
       expect(JSON.parse(listed.stdout)).toHaveLength(1);
       expect(run(['accounts', 'add-cu', 'nobody', '10', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/nobody/) });
+      expect(run(['accounts', 'update', 'acme', '--rps', '9', '--chains', '1,10', '--json', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      const store = new SqliteStore(join(dataDir, 'evm-integrity.sqlite'));
+      expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 9, entitlements: { chains: [1, 10] } });
+      store.close();
+      expect(run(['accounts', 'disable', 'acme', '--data-dir', dataDir]).stdout).toMatch(/^Disabled account acme: revoked 1 key/);
+      expect(run(['accounts', 'delete', 'acme', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/add --yes to confirm/) });
+      expect(run(['accounts', 'delete', 'acme', '--yes', '--data-dir', dataDir])).toMatchObject({
+        code: 0,
+        stdout: 'Deleted account acme with its 1 key and 0 logged requests\n',
+      });
+      expect(JSON.parse(run(['accounts', 'list', '--json', '--data-dir', dataDir]).stdout)).toEqual([]);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
   it.each([
+    [['accounts', 'list'], 'flag'],
+    [['keys', 'create', 'local'], 'flag'],
+    [['accounts', 'create', '--name', 'Acme'], 'flag'],
+    [['keys', 'list'], 'config'],
+  ])('%j on a data directory that holds no store: one line naming it, exit 2, nothing created', (args, from) => {
+    const parent = mkdtempSync(join(tmpdir(), 'evm-integrity-nostore-'));
+    const dataDir = join(parent, 'dta');
+    try {
+      const config = join(parent, 'config.json');
+      writeFileSync(config, JSON.stringify({ data_dir: dataDir }));
+      const where = from === 'flag' ? ['--data-dir', dataDir] : ['--config', config];
+      const named = from === 'flag' ? `--data-dir ${dataDir}` : `data_dir ${dataDir} (of the configuration)`;
+      expect(run([...args, ...where])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${named} holds no store (no evm-integrity.sqlite in it); the server makes one at its first start: evm-integrity serve --data-dir ${dataDir}\n`,
+      });
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
     [['serve', '--config', 'no/such/config.json'], /cannot read the configuration no\/such\/config.json/],
-    [['serve', '--port', 'eighty'], /port: expected a port number/],
+    [['serve', '--port', 'eighty'], /^evm-integrity: --port: expected a port number 0-65535, got "eighty"\n/],
+    [['serve', '--host'], /^evm-integrity: --host needs a value\n/],
+    [['serve', 'now'], /^evm-integrity: unexpected argument "now": serve takes only flags\n/],
+    [['verify', 'block', '--pretty=yes'], /^evm-integrity: --pretty takes no value\n/],
+    [
+      ['lineage', '0'.repeat(36), '--chain-id', 'mainnet', '--bundle', 'x.json'],
+      /^evm-integrity: --chain-id: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
+    ],
     [['serve', '--store', 'postgres'], /store: expected "sqlite" or "memory"/],
     [['accounts', 'list', '--store', 'memory'], /need a persistent store/],
   ])('%j: exit 2 with a clear message', (args, message) => {
@@ -185,14 +229,14 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['help'], /Commands: verify, lineage, audit, serve, accounts, keys/],
-    [['help', 'verify'], /verify block FILE/],
+    [['help'], /Commands: verify, request, lineage, audit, serve, accounts, keys/],
+    [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
     [['help', 'keys'], /keys revoke ID_OR_HINT/],
     [['verify', '--help'], /verify logs-bloom/],
     [['verify', 'receipt-root', '--help'], /verify receipt-root/],
-    [['verify', 'block', '-h'], /verify block FILE/],
+    [['verify', 'block', '-h'], /verify block \[FILE\|-\]…/],
     [['serve', '--help'], /evm-integrity serve \[--config FILE\]/],
     [['serve', '--port', '1', '--help'], /evm-integrity serve/],
     [['lineage', '--help'], /TRACING_ID --chain-id N/],
@@ -232,11 +276,11 @@ describe('command-line conventions', () => {
     expect(run(['frobnicate'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
+      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
-      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, lineage, audit, serve, accounts, keys\n',
+      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys\n',
     });
   });
 
@@ -252,7 +296,7 @@ describe('command-line conventions', () => {
   });
 
   it("an error's docs_url is a file that exists and has the code's section", () => {
-    const { stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1,');
+    const { stdout } = run(['verify', 'receipt-root'], '{"chain_id": 1}');
     const url = new URL(JSON.parse(stdout).error.docs_url);
     expect(url.protocol).toBe('file:');
     expect(url.hash).toBe('#error-bad_request');

@@ -299,9 +299,9 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
   });
 
   it.each([
-    [['--anchor', '5:0x00'], /--anchor must be N:HASH/],
+    [['--anchor', '5:0x00'], /--anchor: "0x00" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/],
     [['--anchor', `999:${'0x'.padEnd(66, '1')}`], /block 999 is outside the range/],
-    [['--tail-hash', 'abc'], /--tail-hash must be a 32-byte 0x hash/],
+    [['--tail-hash', 'abc'], /--tail-hash: "abc" is not a block hash \(3 hex digits\); use 64 hex digits, with or without 0x/],
   ])('%j is a usage error (exit 2)', async (flags, message) => {
     const run = await audit([...RANGE, '--rpc', 'http://127.0.0.1:1', ...flags]);
     expect(run.status).toBe(2);

@@ -266,7 +266,7 @@ describe('evm-integrity lineage (CLI)', () => {
   });
 
   it.each([
-    [[PAIR_RECORD, '--bundle', 'x.json'], /--chain-id N is required/],
+    [[PAIR_RECORD, '--bundle', 'x.json'], /--chain-id is required: the chain id, a number \(1 for Ethereum mainnet\)/],
     [['abc', '--chain-id', '1', '--bundle', 'x.json'], /36 hex characters/],
     [[PAIR_RECORD, '--chain-id', '1'], /exactly one of --bundle FILE and --service URL/],
     [[PAIR_RECORD, '--chain-id', '1', '--bundle', 'no/such.json'], /cannot read the bundle no\/such.json: no such file/],

@@ -3,7 +3,7 @@
  * process (the built dist/, as `npm start` runs it), its stdout and stderr, its
  * exit status, and clients on loopback.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +176,34 @@ describe("serve: the first start's API key", () => {
     const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
     expect(keys).toHaveLength(1);
     expect((await usage(url, keys[0]!)).status).toBe(200);
+  });
+});
+
+describe('serve: a key lost after the first start', () => {
+  it('a start on a store that has an account says once, on stderr, the command that makes another key for it; that command works', async () => {
+    const dataDir = join(tempDir(), 'data dir');
+    const first = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    await first.listening;
+    await first.printed(/Try, with KEY/);
+    expect(first.stderr()).not.toMatch(/Lost one\?/);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    const url = await second.listening;
+    await second.printed(/Lost one\?/);
+    const quoted = `'${dataDir}'`;
+    const hint =
+      `This store already has account "local"; its API keys were shown once, when made. ` +
+      `Lost one? Make another: evm-integrity keys create local --data-dir ${quoted} (keys list and keys revoke take the same --data-dir ${quoted})\n`;
+    expect(second.stderr()).toBe(hint);
+    expect(second.stdout()).not.toMatch(/evmi_/);
+
+    // The command of the hint, as a shell would split it.
+    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', 'local', '--data-dir', dataDir], { encoding: 'utf8' });
+    expect(made.status).toBe(0);
+    const key = /evmi_[\w-]+/.exec(made.stdout)![0];
+    expect((await usage(url, key)).status).toBe(200);
   });
 });
 

@@ -404,6 +404,52 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
   });
 
+  describe('disabling and deleting an account', () => {
+    beforeEach(() => {
+      store.createAccount(ACME, T0);
+      store.createAccount({ ...ACME, id: 'other', name: 'Other' }, T0);
+    });
+
+    it('revokeAccountKeys revokes every active key of the account at once, none of another; a second call revokes none', () => {
+      const first = store.createKey('acme', 'a', T0);
+      const second = store.createKey('acme', 'b', T0);
+      const already = store.revokeKey(store.createKey('acme', 'c', T0).record.id, T0);
+      const other = store.createKey('other', 'o', T0);
+      const later = at('2024-02-01T00:00:00.000Z');
+      const revoked = store.revokeAccountKeys('acme', later);
+      expect(revoked.map((k) => k.id).sort()).toEqual([first.record.id, second.record.id].sort());
+      expect(revoked.every((k) => k.revokedAt === later.toISOString())).toBe(true);
+      expect(store.authenticate(first.key)).toMatchObject({ status: 'revoked' });
+      expect(store.authenticate(second.key)).toMatchObject({ status: 'revoked' });
+      expect(store.listKeys('acme').find((k) => k.id === already.id)!.revokedAt).toBe(T0.toISOString());
+      expect(store.authenticate(other.key)).toMatchObject({ status: 'active' });
+      expect(store.revokeAccountKeys('acme', later)).toEqual([]);
+      expect(storeError(() => store.revokeAccountKeys('nobody', later)).code).toBe('STORE_NOT_FOUND');
+    });
+
+    it('deleteAccount removes the account, its keys, usage and request log; other accounts keep theirs', () => {
+      const key = store.createKey('acme', 'a', T0);
+      store.createKey('acme', 'b', T0);
+      const otherKey = store.createKey('other', 'o', T0);
+      charge(store, 'acme', 5, request('verify/receipt-root', 5, 'r1'), T0);
+      charge(store, 'other', 7, request('verify/receipt-root', 7, 'r2'), T0);
+      store.takeRateToken('acme', 3, T0.getTime());
+      expect(store.deleteAccount('acme')).toEqual({ keys: 2, requests: 1 });
+      expect(store.getAccount('acme')).toBeUndefined();
+      expect(store.listAccounts().map((a) => a.id)).toEqual(['other']);
+      expect(store.authenticate(key.key)).toEqual({ status: 'unknown' });
+      expect(store.listKeys().map((k) => k.accountId)).toEqual(['other']);
+      expect(store.authenticate(otherKey.key)).toMatchObject({ status: 'active' });
+      expect(store.usage('other', T0).cuUsed).toBe(7);
+      expect(storeError(() => store.usage('acme', T0)).code).toBe('STORE_NOT_FOUND');
+      expect(storeError(() => store.deleteAccount('acme')).code).toBe('STORE_NOT_FOUND');
+      // The id is free again: a new account under it starts afresh.
+      store.createAccount(ACME, at('2024-02-10T00:00:00.000Z'));
+      expect(store.usage('acme', at('2024-02-10T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+      expect(store.listKeys('acme')).toEqual([]);
+    });
+  });
+
   describe('usage, reservations and charges', () => {
     beforeEach(() => {
       store.createAccount(ACME, T0);

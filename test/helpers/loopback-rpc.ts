@@ -34,6 +34,8 @@ export interface LoopbackNode {
   fault: ((call: RpcCall, index: number) => NodeFault | undefined) | undefined;
   /** Waits this long before each answer (a slow node). */
   delayMs: number;
+  /** The blocks the tags name (`latest`, `finalized`, `safe`); a tag not set names the highest block served. */
+  tags: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -63,9 +65,15 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The number a call's block parameter names: a quantity, or a tag (`latest`, …). */
+function blockNumberOf(node: LoopbackNode, param: unknown): number {
+  if (param === 'latest' || param === 'finalized' || param === 'safe') return node.tags.get(param) ?? Math.max(...node.blocks.keys());
+  return Number(param);
+}
+
 function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
   if (call.method === 'eth_chainId') return quantity(chainId);
-  const n = Number(call.params[0]);
+  const n = blockNumberOf(node, call.params[0]);
   const block = node.blocks.get(n);
   if (call.method === 'eth_getBlockByNumber') {
     if (block === undefined) return null;
@@ -82,7 +90,7 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
 /** Starts a node serving `blocks` of chain `chainId`. */
 export async function startLoopbackNode(chainId: number, blocks: Map<number, NodeBlock>): Promise<LoopbackNode> {
   const hanging = new Set<() => void>();
-  const node: LoopbackNode = { url: '', blocks, calls: [], fault: undefined, delayMs: 0, close: async () => undefined };
+  const node: LoopbackNode = { url: '', blocks, calls: [], fault: undefined, delayMs: 0, tags: new Map(), close: async () => undefined };
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as { id: number; method: string; params?: unknown[] };
     const call = { method: body.method, params: body.params ?? [] };

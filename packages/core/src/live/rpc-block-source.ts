@@ -165,6 +165,22 @@ export class RpcBlockSource implements BlockSource {
     if (id !== BigInt(chainId)) throw new ChainMismatchError(this.where, id, chainId);
   }
 
+  /**
+   * The number of the block a tag names on the node now (`latest`, `finalized`, `safe`), from
+   * `eth_getBlockByNumber(tag, false)`: a SourceError when the node has no such block or answers
+   * something that is not a block.
+   */
+  async blockNumberOf(tag: 'latest' | 'finalized' | 'safe'): Promise<number> {
+    const block = await this.call('eth_getBlockByNumber', [tag, false]);
+    if (block === null) throw new SourceError(`${this.where} has no "${tag}" block (eth_getBlockByNumber "${tag}" answered null)`);
+    const n = isObject(block) ? quantity(block.number) : undefined;
+    if (n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new SourceError(
+        `${this.where} answered eth_getBlockByNumber "${tag}" with ${isObject(block) ? `number ${plain(block.number)}` : show(block)}, not a block`,
+      );
+    return Number(n);
+  }
+
   /** A receipt list's checks: an array of objects, one per transaction, of this block. */
   private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
     if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r)))

@@ -3,7 +3,7 @@
  * arguments are parsed (src/cli/admin.ts parses and dispatches).
  */
 import { cuAllowance, cuRemaining } from '../server/store/periods.js';
-import type { Store } from '../server/store/types.js';
+import { accountNotFound, type Entitlements, type Store } from '../server/store/types.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
 import { UsageError } from './io.js';
 
@@ -20,6 +20,8 @@ export interface CommandInput {
   positionals: readonly string[];
   /** The value of a string option, if given. */
   text(name: string): string | undefined;
+  /** Whether a boolean option was given. */
+  flag(name: string): boolean;
   /** The positional argument at `index`; a usage error naming `name` when missing. */
   argument(index: number, name: string): string;
   /** A usage error when more than `n` positional arguments were given. */
@@ -55,6 +57,21 @@ function endpointName(text: string): string {
     .replace(/^evm\//, '');
 }
 
+/** `--endpoints a,b`: endpoint names; `all` (absent from the entitlements) as undefined. */
+function endpointsOption(text: string): string[] | undefined {
+  return text.trim() === 'all' ? undefined : [...new Set(parseList('--endpoints', text).map(endpointName))];
+}
+
+/** `--chains 1,10`: chain ids; `all` (absent from the entitlements) as undefined. */
+function chainsOption(text: string): number[] | undefined {
+  return text.trim() === 'all' ? undefined : parseList('--chains', text).map((c) => parseInteger('--chains', c, 1));
+}
+
+/** Entitlements from their two lists; null when both allow all. */
+function entitlementsOf(endpoints: string[] | undefined, chains: number[] | undefined): Entitlements | null {
+  return endpoints === undefined && chains === undefined ? null : { ...(endpoints && { endpoints }), ...(chains && { chains }) };
+}
+
 /** `accounts create`: a new account, with its first billing period from now. */
 export function createAccount({ store, stdout, now, json, synopsis, text, maxArguments, print }: CommandInput): void {
   maxArguments(0);
@@ -62,9 +79,9 @@ export function createAccount({ store, stdout, now, json, synopsis, text, maxArg
   if (name === undefined || name.trim() === '') throw new UsageError(`accounts create needs --name (usage: evm-integrity ${synopsis})`);
   const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
   const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
-  const endpoints = text('endpoints') === undefined ? undefined : [...new Set(parseList('--endpoints', text('endpoints')!).map(endpointName))];
-  const chains = text('chains') === undefined ? undefined : parseList('--chains', text('chains')!).map((c) => parseInteger('--chains', c, 1));
-  const entitlements = endpoints === undefined && chains === undefined ? null : { ...(endpoints && { endpoints }), ...(chains && { chains }) };
+  const endpoints = text('endpoints') === undefined ? undefined : endpointsOption(text('endpoints')!);
+  const chains = text('chains') === undefined ? undefined : chainsOption(text('chains')!);
+  const entitlements = entitlementsOf(endpoints, chains);
   const at = now();
   const account = store.createAccount(
     { ...(text('id') !== undefined && { id: text('id')! }), name, plan: text('plan') ?? DEFAULTS.plan, cuLimit, rateLimitRps: rps, entitlements },
@@ -73,6 +90,71 @@ export function createAccount({ store, stdout, now, json, synopsis, text, maxArg
   const usage = store.usage(account.id, at);
   if (json) print({ ...accountJson(account), usage: usageJson(usage) });
   else stdout(`Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: evm-integrity keys create ${account.id}\n`);
+}
+
+/** The options `accounts update` changes, each only when given. */
+const UPDATABLE = ['name', 'plan', 'cu-limit', 'rps', 'endpoints', 'chains'] as const;
+
+/** `accounts update ID --name N --plan P --cu-limit N --rps N --endpoints a,b|all --chains 1,10|all`: changes only what is given. */
+export function updateAccount({ store, stdout, now, json, synopsis, text, argument, maxArguments, print }: CommandInput): void {
+  const id = argument(0, 'an account ID');
+  maxArguments(1);
+  if (UPDATABLE.every((option) => text(option) === undefined))
+    throw new UsageError(`accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')} (usage: evm-integrity ${synopsis})`);
+  const account = store.getAccount(id);
+  if (account === undefined) throw accountNotFound(id);
+  const given = (option: (typeof UPDATABLE)[number]) => text(option);
+  const endpoints = given('endpoints') === undefined ? account.entitlements?.endpoints : endpointsOption(given('endpoints')!);
+  const chains = given('chains') === undefined ? account.entitlements?.chains : chainsOption(given('chains')!);
+  const updated = store.upsertAccount(
+    {
+      id: account.id,
+      name: given('name') ?? account.name,
+      plan: given('plan') ?? account.plan,
+      cuLimit: given('cu-limit') === undefined ? account.cuLimit : parseInteger('--cu-limit', given('cu-limit')!, 0),
+      rateLimitRps: given('rps') === undefined ? account.rateLimitRps : parseInteger('--rps', given('rps')!, 1),
+      entitlements: entitlementsOf(endpoints, chains),
+    },
+    now(),
+  );
+  const usage = store.usage(updated.id, now());
+  if (json) print({ ...accountJson(updated), usage: usageJson(usage) });
+  else stdout(`Updated account ${updated.id} (${updated.name}); the server applies it from the next request\n${describeAccount(updated, usage)}\n`);
+}
+
+/** `accounts disable ID`: revokes every active key of the account, so its requests get 401; settings and usage are kept. */
+export function disableAccount({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+  const id = argument(0, 'an account ID');
+  maxArguments(1);
+  const revoked = store.revokeAccountKeys(id, now());
+  if (json) print({ account_id: id, revoked_keys: revoked.map(keyJson) });
+  else {
+    const which =
+      revoked.length === 0
+        ? 'it had no active key'
+        : `revoked ${revoked.length} key${revoked.length === 1 ? '' : 's'} (${revoked.map((k) => k.id).join(', ')})`;
+    stdout(
+      `Disabled account ${id}: ${which}; requests with its keys now get 401.\nIts settings and usage are kept. To enable it again: evm-integrity keys create ${id}\n`,
+    );
+  }
+}
+
+/** `accounts delete ID --yes`: the account, its keys, usage and request log, for good; without --yes, says what would go. */
+export function deleteAccount({ store, stdout, json, flag, argument, maxArguments, print }: CommandInput): void {
+  const id = argument(0, 'an account ID');
+  maxArguments(1);
+  if (!flag('yes')) {
+    const keys = store.listKeys(id).length; // STORE_NOT_FOUND for an unknown account, before asking
+    throw new UsageError(
+      `accounts delete removes account ${id}, its ${keys} key${keys === 1 ? '' : 's'}, its usage and its request log for good; add --yes to confirm`,
+    );
+  }
+  const gone = store.deleteAccount(id);
+  if (json) print({ account_id: id, deleted: true, keys: gone.keys, requests: gone.requests });
+  else
+    stdout(
+      `Deleted account ${id} with its ${gone.keys} key${gone.keys === 1 ? '' : 's'} and ${gone.requests} logged request${gone.requests === 1 ? '' : 's'}\n`,
+    );
 }
 
 /** `accounts list`: every account with its usage this period and its active keys. */
@@ -123,10 +205,20 @@ export function addCu({ store, stdout, now, json, argument, maxArguments, print 
   }
 }
 
-/** `keys create ACCOUNT_ID`: a new key, shown once; only its SHA-256 is stored. */
-export function createKey({ store, stdout, stderr, now, json, text, argument, maxArguments, print }: CommandInput): void {
-  const accountId = argument(0, 'an ACCOUNT_ID');
+/** The account a `keys` command names: ACCOUNT_ID, or `--account ID` (one of them; both must agree). */
+function accountArgument({ text, positionals, argument, maxArguments }: CommandInput, required: boolean): string | undefined {
+  const flag = text('account');
   maxArguments(1);
+  if (flag !== undefined && positionals[0] !== undefined && positionals[0] !== flag)
+    throw new UsageError(`ACCOUNT_ID "${positionals[0]}" and --account "${flag}" name different accounts; give one`);
+  if (flag !== undefined) return flag;
+  return required ? argument(0, 'an ACCOUNT_ID (or --account ID)') : positionals[0];
+}
+
+/** `keys create ACCOUNT_ID` (or `--account ID`): a new key, shown once; only its SHA-256 is stored. */
+export function createKey(input: CommandInput): void {
+  const { store, stdout, stderr, now, json, text, print } = input;
+  const accountId = accountArgument(input, true)!;
   const { key, record } = store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
   const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
   if (json) {
@@ -139,10 +231,10 @@ export function createKey({ store, stdout, stderr, now, json, text, argument, ma
   }
 }
 
-/** `keys list [ACCOUNT_ID]`: keys by hint and label, never the key or its hash. */
-export function listKeys({ store, stdout, json, positionals, maxArguments, print }: CommandInput): void {
-  maxArguments(1);
-  const accountId = positionals[0];
+/** `keys list [ACCOUNT_ID]` (or `--account ID`): keys by hint and label, never the key or its hash. */
+export function listKeys(input: CommandInput): void {
+  const { store, stdout, json, print } = input;
+  const accountId = accountArgument(input, false);
   const keys = store.listKeys(accountId);
   if (json) print(keys.map(keyJson));
   else if (keys.length === 0) {

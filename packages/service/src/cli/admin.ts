@@ -5,7 +5,18 @@
 import { parseArgs } from 'node:util';
 import { EvmIntegrityError } from 'evm-integrity';
 import type { Store } from '../server/store/types.js';
-import { addCu, createAccount, createKey, listAccounts, listKeys, revokeKey, type CommandInput } from './admin-commands.js';
+import {
+  addCu,
+  createAccount,
+  createKey,
+  deleteAccount,
+  disableAccount,
+  listAccounts,
+  listKeys,
+  revokeKey,
+  updateAccount,
+  type CommandInput,
+} from './admin-commands.js';
 import { UsageError } from './io.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
@@ -15,11 +26,21 @@ export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same
       every endpoint (names such as verify/receipt-root) and every chain
   evm-integrity accounts list
   evm-integrity accounts add-cu ID CU        add a CU package to the current period
+  evm-integrity accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N]
+                                [--endpoints a,b|all] [--chains 1,10|all]
+      changes only what is given; the server applies it from the next request
+  evm-integrity accounts disable ID          revoke every key of the account (401 from
+                                             the next request); keys create enables it
+  evm-integrity accounts delete ID --yes     the account, its keys and usage, for good
   evm-integrity keys create ACCOUNT_ID [--label L]   prints the new key once
+                                    (--account ID may name the account, here and in keys list)
   evm-integrity keys list [ACCOUNT_ID]
   evm-integrity keys revoke ID_OR_HINT
   --json   print JSON instead of text
-Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a fault of the program.`;
+Each command works on an existing store: a --data-dir (or configuration) that holds
+none is refused, naming the directory; the server creates the store at its first start.
+Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a
+fault of the program, 141 stdout closed early (… | head).`;
 
 export interface AdminIo {
   stdout(text: string): void;
@@ -54,10 +75,24 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     },
     list: { synopsis: 'accounts list', options: {}, run: listAccounts },
     'add-cu': { synopsis: 'accounts add-cu ID CU', options: {}, run: addCu },
+    update: {
+      synopsis: 'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]',
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        'cu-limit': { type: 'string' },
+        rps: { type: 'string' },
+        endpoints: { type: 'string' },
+        chains: { type: 'string' },
+      },
+      run: updateAccount,
+    },
+    disable: { synopsis: 'accounts disable ID', options: {}, run: disableAccount },
+    delete: { synopsis: 'accounts delete ID --yes', options: { yes: { type: 'boolean' } }, run: deleteAccount },
   },
   keys: {
-    create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' } }, run: createKey },
-    list: { synopsis: 'keys list [ACCOUNT_ID]', options: {}, run: listKeys },
+    create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' }, account: { type: 'string' } }, run: createKey },
+    list: { synopsis: 'keys list [ACCOUNT_ID]', options: { account: { type: 'string' } }, run: listKeys },
     revoke: { synopsis: 'keys revoke ID_OR_HINT', options: {}, run: revokeKey },
   },
 };
@@ -76,6 +111,18 @@ function parseOptionError(error: unknown, synopsis: string): UsageError {
 }
 
 const HELP = ['help', '--help', '-h'];
+
+/** The flag that gives each field the store validates. */
+const FLAG_OF_FIELD: Record<string, string> = { id: '--id', name: '--name', plan: '--plan', label: '--label' };
+
+/** A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`). */
+function refusalMessage(error: EvmIntegrityError): string {
+  const field = (error.details as { field?: unknown }).field;
+  const flag = typeof field === 'string' ? FLAG_OF_FIELD[field] : undefined;
+  return flag === undefined || !error.message.startsWith(`${field as string} `)
+    ? error.message
+    : `${flag}: ${error.message.slice((field as string).length + 1)}`;
+}
 
 /** A command's spec; own keys only, so `keys constructor` is an unknown command, not Object's. */
 function commandSpec(group: string, command: string): CommandSpec | undefined {
@@ -109,7 +156,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
   }
   const [group, command, ...rest] = argv;
   if (group === undefined) {
-    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu or keys create|list|revoke (evm-integrity accounts --help)\n');
+    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n');
     return 2;
   }
   const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
@@ -148,6 +195,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
       synopsis: spec.synopsis,
       positionals,
       text,
+      flag: (name) => values[name] === true,
       argument,
       maxArguments,
       print,
@@ -155,7 +203,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     return 0;
   } catch (error) {
     if (error instanceof EvmIntegrityError) {
-      io.stderr(`evm-integrity: ${error.message}\n`);
+      io.stderr(`evm-integrity: ${refusalMessage(error)}\n`);
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -6,6 +6,7 @@ import { BundleRecorder, recordedServiceCrossCheck, RpcBlockSource, serviceBaseU
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
+import { blockRef, chainIdValue, hashValue, positiveValue, requiredBlockRef, rpcUrlOf, type BlockRef, type BlockTag } from './flags.js';
 import { ruleSetName, serviceApiKey, UsageError, workersOption } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
@@ -20,86 +21,112 @@ interface AuditIo {
   env?: NodeJS.ProcessEnv;
 }
 
-const HASH = /^0x[0-9a-fA-F]{64}$/;
+/** The options of `audit`, as parseArgs reads them. */
+const OPTIONS = {
+  chain: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  rpc: { type: 'string' },
+  'rpc-url': { type: 'string' },
+  bundle: { type: 'string' },
+  service: { type: 'string' },
+  'head-hash': { type: 'string' },
+  'tail-hash': { type: 'string' },
+  anchor: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  record: { type: 'string' },
+  workers: { type: 'string' },
+  rules: { type: 'string' },
+  'chunk-size': { type: 'string' },
+} as const;
 
-function blockNumber(value: string | undefined, flag: string): number {
-  const n = Number(value);
-  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(n))
-    throw new UsageError(`${flag} N is required (a block number, a non-negative integer)`);
-  return n;
+/** An anchor as given: the block (a number or a tag), its hash, and the flag that gave it. */
+interface AnchorRef {
+  block: BlockRef;
+  hash: string;
+  flag: string;
 }
 
-function positive(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
+/** `--anchor N:HASH`: N a block (number or tag), HASH with or without 0x. */
+function anchorRef(value: string): AnchorRef {
+  const colon = value.lastIndexOf(':');
+  if (colon === -1) throw new UsageError(`--anchor: "${value}" is not N:HASH; use a block and its hash, such as 1000030:0x3f…`);
+  return { block: blockRef('--anchor', value.slice(0, colon)), hash: hashValue('--anchor', value.slice(colon + 1)), flag: '--anchor' };
 }
 
-function parse(argv: string[]) {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      chain: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      rpc: { type: 'string' },
-      bundle: { type: 'string' },
-      service: { type: 'string' },
-      'head-hash': { type: 'string' },
-      'tail-hash': { type: 'string' },
-      anchor: { type: 'string', multiple: true },
-      concurrency: { type: 'string' },
-      out: { type: 'string' },
-      resume: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-      record: { type: 'string' },
-      workers: { type: 'string' },
-      rules: { type: 'string' },
-      'chunk-size': { type: 'string' },
-    },
-  });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-  const chainId = Number(values.chain);
-  if (values.chain === undefined || !/^\d+$/.test(values.chain) || !Number.isSafeInteger(chainId) || chainId < 1)
-    throw new UsageError('--chain ID is required (a positive integer)');
-  const from = blockNumber(values.from, '--from');
-  const to = blockNumber(values.to, '--to');
-  if (to < from) throw new UsageError(`--to (${to}) must not be before --from (${from})`);
-  if (values.bundle !== undefined && (values.rpc !== undefined || values.service !== undefined))
+/** Where the blocks come from: exactly a bundle, or a node and/or the service. */
+function checkSources(values: { bundle?: string; service?: string; record?: string }, rpc: string | undefined): void {
+  if (values.bundle !== undefined && (rpc !== undefined || values.service !== undefined))
     throw new UsageError('--bundle FILE replays a recorded audit: give it without --rpc and --service');
-  if (values.bundle === undefined && values.rpc === undefined && values.service === undefined)
-    throw new UsageError('give where the blocks come from: --rpc URL, --service URL (its /evm/rpc) or --bundle FILE');
-  const headHash = values['head-hash'];
-  if (headHash !== undefined && !HASH.test(headHash)) throw new UsageError(`--head-hash must be a 32-byte 0x hash, got "${headHash}"`);
-  const anchors = anchorsOf(values.anchor ?? [], values['tail-hash'], from, to);
-  if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  if (values.bundle === undefined && rpc === undefined && values.service === undefined)
+    throw new UsageError('give where the blocks come from: --rpc URL (or ETH_RPC_URL), --service URL (its /evm/rpc) or --bundle FILE');
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
-  const concurrency = positive(values.concurrency, '--concurrency', 4);
+}
+
+/** A bundle has no node to resolve a tag: each block must be given by number. */
+function refuseTagsOffline(blocks: ReadonlyArray<{ block: BlockRef; flag: string }>): void {
+  const tagged = blocks.find(({ block }) => typeof block === 'string');
+  if (tagged !== undefined)
+    throw new UsageError(`${tagged.flag}: "${String(tagged.block)}" needs a node to resolve it, and --bundle has none; give the block number`);
+}
+
+function parse(argv: string[], env: NodeJS.ProcessEnv) {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}": audit takes only flags`);
+  const chainId = chainIdValue('--chain', values.chain);
+  // ETH_RPC_URL names the node only where one is wanted: never for a replay (--bundle).
+  const rpc = rpcUrlOf(values, values.bundle === undefined ? env : {});
+  checkSources(values, rpc);
+  const from = requiredBlockRef('--from', values.from);
+  const to = requiredBlockRef('--to', values.to);
+  const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
+  const anchorRefs = (values.anchor ?? []).map(anchorRef);
+  if (values['tail-hash'] !== undefined) anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
+  if (values.bundle !== undefined) refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
+  if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  const concurrency = positiveValue('--concurrency', values.concurrency, 4);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
-  const chunkSize = positive(values['chunk-size'], '--chunk-size', 100);
-  return { ...values, chainId, from, to, headHash, anchors, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
+  const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
+  return { ...values, rpc, chainId, from, to, headHash, anchorRefs, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
+}
+
+/** Whether a block of the range or its anchors is given as a tag. */
+function hasTags(options: ReturnType<typeof parse>): boolean {
+  return [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].some((block) => typeof block === 'string');
+}
+
+/** Each tag of the range and its anchors, asked of the node once (at start) and read as a number from then on. */
+async function resolveTags(options: ReturnType<typeof parse>, source: BlockSource): Promise<(block: BlockRef) => number> {
+  const tags = new Set([options.from, options.to, ...options.anchorRefs.map((a) => a.block)].filter((b): b is BlockTag => typeof b === 'string'));
+  const numbers = new Map<BlockTag, number>();
+  for (const tag of tags) {
+    if (!(source instanceof RpcBlockSource)) throw new UsageError(`"${tag}" needs a node to resolve it; give the block number`);
+    numbers.set(tag, await source.blockNumberOf(tag));
+  }
+  return (block) => (typeof block === 'number' ? block : numbers.get(block)!);
+}
+
+/** The range and anchors in block numbers, checked: --to not before --from, each anchor inside the range and given once. */
+function rangeOf(options: ReturnType<typeof parse>, number: (block: BlockRef) => number) {
+  const from = number(options.from);
+  const to = number(options.to);
+  const named = (flag: string, block: BlockRef) => (typeof block === 'string' ? `${flag} (${block}: block ${number(block)})` : `${flag} (${block})`);
+  if (to < from) throw new UsageError(`${named('--to', options.to)} must not be before ${named('--from', options.from)}`);
+  return { from, to, anchors: anchorsOf(options.anchorRefs, number, from, to) };
 }
 
 /** `--anchor N:HASH` (repeatable) and `--tail-hash H` (an anchor at `--to`): block → hash, each block once, inside the range. */
-function anchorsOf(given: readonly string[], tailHash: string | undefined, from: number, to: number): Map<number, string> {
+function anchorsOf(given: readonly AnchorRef[], number: (block: BlockRef) => number, from: number, to: number): Map<number, string> {
   const anchors = new Map<number, string>();
-  const add = (n: number, hash: string, flag: string) => {
+  for (const { block, hash, flag } of given) {
+    const n = number(block);
     if (n < from || n > to) throw new UsageError(`${flag}: block ${n} is outside the range ${from}-${to}`);
-    if (anchors.has(n) && anchors.get(n) !== hash.toLowerCase()) throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
-    anchors.set(n, hash.toLowerCase());
-  };
-  for (const anchor of given) {
-    const [block = '', hash = '', ...rest] = anchor.split(':');
-    if (rest.length > 0 || !/^\d+$/.test(block) || !Number.isSafeInteger(Number(block)) || !HASH.test(hash))
-      throw new UsageError(`--anchor must be N:HASH (a block number and its 32-byte 0x hash), got "${anchor}"`);
-    add(Number(block), hash, '--anchor');
-  }
-  if (tailHash !== undefined) {
-    if (!HASH.test(tailHash)) throw new UsageError(`--tail-hash must be a 32-byte 0x hash, got "${tailHash}"`);
-    add(to, tailHash, '--tail-hash');
+    if (anchors.has(n) && anchors.get(n) !== hash) throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
+    anchors.set(n, hash);
   }
   return anchors;
 }
@@ -158,8 +185,11 @@ function recordedSources(file: string) {
   return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
 }
 
+/** The audit's options with its range and anchors in block numbers (tags resolved). */
+type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & ReturnType<typeof rangeOf>;
+
 /** The first line of the output: the audit's chain, range and anchors, which a resume must match. */
-function auditHeader(options: ReturnType<typeof parse>): AuditHeader {
+function auditHeader(options: AuditOptions): AuditHeader {
   const { chainId, from, to, headHash, anchors } = options;
   return {
     audit: {
@@ -174,7 +204,18 @@ function auditHeader(options: ReturnType<typeof parse>): AuditHeader {
 
 /** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
-  const options = parse(argv);
+  const given = parse(argv, io.env ?? process.env);
+  // A range given in numbers is checked before any source is asked anything.
+  const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
+  const recorder = given.record === undefined ? undefined : new BundleRecorder();
+  // Before the output is opened: a missing key, a bad URL or a node of another chain leaves no file behind.
+  const { source, crossCheck } = given.bundle === undefined ? liveSources(given, io.env ?? process.env, recorder) : recordedSources(given.bundle);
+  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to report.
+  await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
+    if (error instanceof ChainMismatchError) throw error;
+  });
+  // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
+  const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
   const header = auditHeader(options);
   const anchors = options.anchors.size > 0 ? options.anchors : undefined;
   const tally = new AuditTally(options.chainId, options.from, options.to, { head: options.headHash ?? null, ...(anchors && { anchors }) });
@@ -187,13 +228,6 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     headerWritten = checkpoint.headerKept;
     if (checkpoint.next > options.from) anchor = checkpoint.lastHash;
   }
-  const recorder = options.record === undefined ? undefined : new BundleRecorder();
-  // Before the output is opened: a missing key, a bad URL or a node of another chain leaves no file behind.
-  const { source, crossCheck } = options.bundle === undefined ? liveSources(options, io.env ?? process.env, recorder) : recordedSources(options.bundle);
-  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to report.
-  await (source as BlockSource).checkChain?.(options.chainId).catch((error: unknown) => {
-    if (error instanceof ChainMismatchError) throw error;
-  });
   const output = openOutput(options.out, options.resume === true, io);
   const controller = new AbortController();
   const interrupt = () => controller.abort();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { UsageError } from './io.js';
+import { InputError, readFailure } from './io.js';
 
 /** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by whoever reads it. */
 export function readBundleFile(file: string): unknown {
@@ -8,11 +8,11 @@ export function readBundleFile(file: string): unknown {
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    throw new UsageError(`cannot read the bundle ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new InputError(`cannot read the bundle ${file}: ${readFailure(error)}`);
   }
   try {
     return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'));
   } catch (error) {
-    throw new UsageError(`${file} is not a JSON bundle: ${(error as Error).message}`);
+    throw new InputError(`${file} is not a JSON bundle: ${(error as Error).message}`);
   }
 }

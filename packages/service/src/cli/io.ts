@@ -11,6 +11,14 @@ export class UsageError extends EvmIntegrityError<Record<string, never>, 'CLI_US
   }
 }
 
+/**
+ * A file of the command line that cannot be read or is not what was expected: exit 2 with one line
+ * naming the file (no usage text: the command line itself was right).
+ */
+export class InputError extends UsageError {
+  override name = 'InputError';
+}
+
 /** Streams the CLI writes to, so tests can run it in-process. */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -30,15 +38,27 @@ export const processIo: CliIo = {
  */
 export const LOCAL_DOCS_URL = new URL('../../docs/errors.md', import.meta.url).href;
 
-/** Text of FILE, or of standard input for `-` or no file. */
+/** How messages name an input: its path, or `standard input` for `-` or no file. */
+export function inputName(file: string | undefined): string {
+  return file === undefined || file === '-' ? 'standard input' : file;
+}
+
+/** Why a file could not be read, in a few words (`no such file`, `it is a directory`…). */
+export function readFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EACCES') return 'permission denied';
+  return (error as Error).message;
+}
+
+/** Text of FILE, or of standard input for `-` or no file; an InputError naming the file when it cannot be read. */
 export function readInput(file: string | undefined): string {
   const source = file === undefined || file === '-' ? 0 : file;
   try {
     return readFileSync(source, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new UsageError(`cannot read ${source === 0 ? 'standard input' : file}: ${why}`);
+    throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
   }
 }
 

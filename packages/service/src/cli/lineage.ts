@@ -4,6 +4,7 @@ import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/line
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
+import { chainIdValue, rpcUrlOf } from './flags.js';
 import { serviceApiKey, UsageError, workersOption } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
@@ -40,6 +41,7 @@ export async function runLineage(
       bundle: { type: 'string' },
       service: { type: 'string' },
       rpc: { type: 'string' },
+      'rpc-url': { type: 'string' },
       record: { type: 'string' },
       json: { type: 'boolean' },
       workers: { type: 'string' },
@@ -47,11 +49,13 @@ export async function runLineage(
   });
   const [tracingId, ...extra] = positionals;
   if (tracingId === undefined) throw new UsageError('lineage needs a TRACING_ID');
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}": lineage takes one TRACING_ID`);
   if (!/^[0-9a-fA-F]{36}$/.test(tracingId)) throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
-  const chainId = Number(values['chain-id']);
-  if (values['chain-id'] === undefined || !Number.isSafeInteger(chainId) || chainId < 1) throw new UsageError('--chain-id N is required (a positive integer)');
+  const chainId = chainIdValue('--chain-id', values['chain-id']);
   if ((values.bundle === undefined) === (values.service === undefined)) throw new UsageError('give exactly one of --bundle FILE and --service URL');
+  if (values.record !== undefined && values.bundle !== undefined) throw new UsageError('--record needs --service (a bundle is already a recording)');
+  // ETH_RPC_URL names the node only for a live audit: a bundle's own blocks are not replaced unasked.
+  const rpcUrl = rpcUrlOf(values, values.service === undefined ? {} : env);
 
   const workers = workersOption(values.workers) ?? 0;
   // The block checks on worker threads when asked (--workers N); inline by default.
@@ -62,7 +66,7 @@ export async function runLineage(
     if (values.bundle !== undefined) {
       // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
       const json = readBundleFile(values.bundle);
-      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc });
+      const rpc = rpcUrl === undefined ? undefined : new RpcBlockSource({ url: rpcUrl });
       const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
       if (!audit.ok) {
         // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
@@ -75,7 +79,7 @@ export async function runLineage(
       const apiKey = serviceApiKey(env);
       const recorder = values.record === undefined ? undefined : new BundleRecorder();
       const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
-      const rpc = values.rpc === undefined ? undefined : new RpcBlockSource({ url: values.rpc, ...(recorder && { recorder }) });
+      const rpc = rpcUrl === undefined ? undefined : new RpcBlockSource({ url: rpcUrl, ...(recorder && { recorder }) });
       report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
       if (recorder !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
     }

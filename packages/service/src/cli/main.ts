@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { processIo, UsageError, type CliIo } from './io.js';
-import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
+import { InputError, processIo, UsageError, type CliIo } from './io.js';
+import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, REQUEST_USAGE, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
 import { runVerify } from './verify.js';
 
 /** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
@@ -17,6 +17,7 @@ interface Command {
 // `verify` starts without loading the HTTP stack or the store.
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
+  request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,
@@ -51,8 +52,19 @@ function version(): string {
   return pkg.version;
 }
 
-/** Node's parseArgs messages run on with advice about `--`; the first sentence is the message. */
-function parseArgsMessage(error: Error): string {
+/** Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice about `--`. */
+function parseArgsMessage(error: Error & { code?: string }, command: string, argv: readonly string[]): string {
+  const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
+    // "ambiguous": the next argument starts with - (a negative number, a flag): say which, and how to give it.
+    const next = /ambiguous/.test(error.message) ? argv[argv.indexOf(option) + 1] : undefined;
+    return next === undefined
+      ? `${option} needs a value`
+      : `${option} needs a value, and "${next}" reads as a flag (to give it as the value: ${option}=${next})`;
+  }
+  const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(error.message);
+  if (positional !== null) return `unexpected argument "${positional[1]}": ${command} takes only flags`;
   return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
 }
 
@@ -98,8 +110,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return await command.run(isAdmin ? argv : rest, io);
   } catch (error) {
     const err = error as Error & { code?: string };
+    // A file that cannot be read or is not JSON: the command line was right, so no usage text.
+    if (error instanceof InputError) {
+      io.stderr(`evm-integrity: ${err.message}\n`);
+      return 2;
+    }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
-      const message = error instanceof UsageError ? err.message : parseArgsMessage(err);
+      const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first, rest);
       io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
       return 2;
     }

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
-import { openStore, startServer } from '../server/serve.js';
+import { ANONYMOUS_ACCOUNT } from '../server/env.js';
+import { openStore, startServer, storeFile } from '../server/serve.js';
 import type { Store } from '../server/store/types.js';
 import { runAdmin } from './admin.js';
-import { UsageError } from './io.js';
+import { InputError, readFailure, UsageError } from './io.js';
 
 /** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
 export function loadConfig(
@@ -19,13 +20,13 @@ export function loadConfig(
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read the configuration ${file}: ${(error as Error).message}`);
+      throw new InputError(`cannot read the configuration ${file}: ${readFailure(error)}`);
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
+      throw new InputError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
     }
     config = parseConfig(json);
   }
@@ -35,7 +36,23 @@ export function loadConfig(
   if (values.port !== undefined) flags.port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
   if (values.store !== undefined) flags.store = values.store;
   if (values['data-dir'] !== undefined) flags.data_dir = values['data-dir'];
-  return Object.keys(flags).length === 0 ? config : parseConfig(flags, config);
+  if (Object.keys(flags).length === 0) return config;
+  try {
+    return parseConfig(flags, config);
+  } catch (error) {
+    throw flagError(error);
+  }
+}
+
+/** The configuration member each flag sets. */
+const FLAG_OF: Record<string, string> = { host: '--host', port: '--port', store: '--store', data_dir: '--data-dir' };
+
+/** A configuration error about a member a flag set, told as the flag's: `--port: expected a port number 0-65535, got "eighty"`. */
+function flagError(error: unknown): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const member = /^(\w+): (.*)$/s.exec(error.message);
+  const flag = member === null ? undefined : FLAG_OF[member[1]!];
+  return flag === undefined ? error : new UsageError(`${flag}: ${member![2]}`);
 }
 
 const OPTIONS = {
@@ -46,12 +63,43 @@ const OPTIONS = {
   'data-dir': { type: 'string' },
 } as const;
 
+/** A word of a shell command, quoted when the shell would split or expand it. */
+function shellWord(word: string): string {
+  return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What `serve` says once when it starts on a store that already has accounts: no key is printed
+ * then (a key is shown only when it is made), so it tells how to make another for a lost one,
+ * with the command for this very store.
+ */
+export function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
+  const account = accountIds.length === 1 ? accountIds[0]! : 'ACCOUNT_ID';
+  const where = `--data-dir ${shellWord(dataDir)}`;
+  return (
+    `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; its API keys were shown once, when made. ` +
+    `Lost one? Make another: evm-integrity keys create ${shellWord(account)} ${where} (keys list and keys revoke take the same ${where})\n`
+  );
+}
+
+/** The accounts of a store a key can belong to (not the anonymous account of auth off). */
+function keyedAccounts(store: Store): string[] {
+  return store
+    .listAccounts()
+    .map((a) => a.id)
+    .filter((id) => id !== ANONYMOUS_ACCOUNT);
+}
+
 /** `serve`: runs until SIGINT or SIGTERM, then shuts down, waiting at most shutdown_timeout_ms for requests in progress. */
 export async function runServe(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
-  const server = await startServer(config, { logger });
+  const store = openStore(config);
+  // Accounts before this start: then no key is printed, and a lost one needs the hint.
+  const before = config.store === 'sqlite' && config.auth ? keyedAccounts(store) : [];
+  const server = await startServer(config, { logger, store });
+  if (before.length > 0) process.stderr.write(lostKeyHint(keyedAccounts(store), config.dataDir));
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutting down: finishing requests in progress');
@@ -65,6 +113,19 @@ export async function runServe(argv: string[]): Promise<number> {
   });
   logger.info('stopped');
   return 0;
+}
+
+/**
+ * An admin command works on a store that exists: a data directory without one is a mistake (a
+ * typo, another directory), told in one line naming it, never a new empty store.
+ */
+function requireStore(dataDir: string, from: 'flag' | 'config' | 'default'): void {
+  if (existsSync(storeFile(dataDir))) return;
+  const named =
+    from === 'flag' ? `--data-dir ${dataDir}` : from === 'config' ? `data_dir ${dataDir} (of the configuration)` : `${dataDir} (the default data directory)`;
+  throw new InputError(
+    `${named} holds no store (no ${storeFile('').replace(/^[\\/]/, '')} in it); the server makes one at its first start: evm-integrity serve --data-dir ${shellWord(dataDir)}`,
+  );
 }
 
 /** `accounts …` and `keys …` on the store the server uses (same --config / --data-dir). */
@@ -82,6 +143,10 @@ export function runAdminCommand(argv: string[], io: { stdout(t: string): void; s
   const { values } = parseArgs({ args: storeArgs, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
   if (config.store === 'memory') throw new UsageError('accounts and keys need a persistent store: the memory store lives only inside a running server');
+  requireStore(
+    config.dataDir,
+    values['data-dir'] !== undefined ? 'flag' : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== '' ? 'config' : 'default',
+  );
   let store: Store | undefined;
   try {
     store = openStore(config);

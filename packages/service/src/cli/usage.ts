@@ -7,7 +7,7 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
-  evm-integrity verify block FILE…             JSON-RPC header + complete receipts of each block
+  evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
 
 Options:
   --pretty      indent the JSON output
@@ -20,9 +20,27 @@ Options:
   --verbose     say on stderr where the blocks were verified
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
-no FILE), one line a block in argument order. Exit status (the highest of the
-blocks'): 0 verified, 1 a claim of the input is false (a root, a header or a
-bloom), 2 bad input or not verifiable.`;
+no FILE), one line a block in argument order. A file that cannot be read or is
+not JSON, and a block refused, get a line on stderr naming the file; the other
+files are still verified. Exit status (the highest of the blocks'): 0 verified,
+1 a claim of the input is false (a root, a header or a bloom), 2 bad input or
+not verifiable, 3 a bug, 141 stdout closed early (… | head).`;
+
+export const REQUEST_USAGE = `Usage:
+  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
+  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
+
+Prints the body of POST /v1/evm/verify/receipt-root (or logs-bloom) for a block in
+the JSON-RPC format verify block reads (chain_id, header, complete receipts), from
+FILE or standard input (- or no FILE). The receipt-root body carries the block's
+number, hash and header RLP when the header has them, so the server checks the
+header too. --chain-id N: the chain of a block that names none. --chain ID:R
+reads a devnet's block as verify does.
+  evm-integrity request receipt-root block.json | curl -s --json @- \\
+    -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/evm/verify/receipt-root
+Exit status: 0 the body is printed, 2 a file that cannot be read, is not JSON or
+is not a block (one line naming it and the member at fault), 3 a bug, 141 stdout
+closed early (… | head).`;
 
 export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
@@ -30,10 +48,14 @@ export const SERVE_USAGE = `Usage:
 Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data).
 The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; PORT and HOST override it,
 and each flag overrides only the member it names. The first start with no account
-creates one and prints its API key once. SIGINT/SIGTERM stop it: requests in progress
-get shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.`;
+creates one and prints its API key once; a later start on a store with accounts
+says how to make a key for a lost one. SIGINT/SIGTERM stop it: requests in
+progress get shutdown_timeout_ms (10 s by default) to finish. Every setting:
+docs/service.md. Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration,
+flag or store, or a port in use, 3 a bug.`;
 
-export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu …   [--config FILE] [--data-dir DIR]
+export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
+                                                [--config FILE] [--data-dir DIR]
   evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
 
 export const LINEAGE_USAGE = `Usage:
@@ -42,16 +64,24 @@ export const LINEAGE_USAGE = `Usage:
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
 from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
---rpc; --record writes what was fetched as a bundle; --workers N computes the
-blocks' receipts roots on N worker threads. Exit status: 0 every check
-passes, 1 a check fails, 2 bad input or an unreachable source.`;
+--rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is given);
+--record writes what was fetched as a bundle; --workers N computes the blocks'
+receipts roots on N worker threads. --chain-id: a number, decimal or 0x hex.
+Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
+or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 
 export const AUDIT_USAGE = `Usage:
   evm-integrity audit --chain ID --from N --to M
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
-                      [--head-hash H] [--concurrency K] [--out FILE] [--resume]
+                      [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
+                      [--concurrency K] [--out FILE] [--resume]
                       [--quiet] [--record FILE] [--workers N] [--rules NAME]
                       [--chunk-size N]
+
+N and M: block numbers (decimal or 0x hex) or latest, finalized, safe (asked of
+the node once, at start; not with --bundle). Hashes (--head-hash, --tail-hash,
+--anchor N:HASH) with or without 0x. --rpc-url is --rpc; without either,
+ETH_RPC_URL names the node (not with --bundle).
 
 Audits every block of N..M: its header hashes to its hash, it links to its parent
 (block N to --head-hash when given), its receipts reproduce receiptsRoot and
@@ -70,14 +100,16 @@ are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
 Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
-fails, 2 bad input or a source unreachable past its retries, 130 interrupted
-(Ctrl-C; the message says how to resume). Details: docs/audit.md.`;
+fails, 2 bad input or a source unreachable past its retries, 3 a bug, 130
+interrupted (Ctrl-C; the message says how to resume), 141 stdout closed early
+(… | head). Details: docs/audit.md.`;
 
 export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
-  evm-integrity verify block FILE…                       verify whole blocks
+  evm-integrity verify block [FILE|-]…                   verify whole blocks
+  evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
   evm-integrity serve […]                                run the verifier service
@@ -85,4 +117,7 @@ ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
 
-Commands: verify, lineage, audit, serve, accounts, keys.`;
+Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
+verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
+
+Commands: verify, request, lineage, audit, serve, accounts, keys.`;

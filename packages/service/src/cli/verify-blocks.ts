@@ -2,12 +2,15 @@
  * `verify block FILE FILE…`: many blocks, each answered as `verify block FILE` answers it, in
  * argument order. The blocks beyond the first POOL_FROM_BYTES go to a pool of worker threads, one
  * per core, so that a long list uses every core; a short list stays on this thread, where it
- * does not pay for starting the workers.
+ * does not pay for starting the workers. A file that cannot be read or is not JSON is answered by
+ * one line naming it, and the others are still verified.
  */
 import { availableParallelism } from 'node:os';
-import { ChainRegistry, type ChainInfo, type RuleSetName } from 'evm-integrity';
+import { ChainRegistry, type BlockRefusal, type BlockReport, type ChainInfo, type Result, type RuleSetName } from 'evm-integrity';
 import { blockAnswer, verifyBlockText, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../server/pool/block-job.js';
+import { InputError } from './io.js';
+import { notJsonLine, notJsonReason } from './json-input.js';
 
 /**
  * Bytes of blocks verified inline before the pool is started for the rest. Measured on 2 cores
@@ -24,8 +27,12 @@ export interface BlockFiles {
   context: OperationContext;
   /** Worker threads: null, one per core once POOL_FROM_BYTES are read; 0, none; N, N from the first block. */
   workers: number | null;
+  /** The text of a file (`-`: standard input); throws an InputError naming it when it cannot be read. */
   read: (file: string) => string;
 }
+
+/** What a file gave: the endpoint's answer for its block, or the one line that says why it gave none. */
+export type FileAnswer = { file: string; result: OperationResult } | { file: string; error: string };
 
 /** Where the blocks were verified: how many on this thread, and the worker threads that did the rest. */
 export interface BlockFilesRun {
@@ -36,40 +43,69 @@ export interface BlockFilesRun {
 
 const encoder = new TextEncoder();
 
+/** A file's text, or the line that says why it cannot be read. */
+function readBlockFile(file: string, read: (file: string) => string): { text: string } | { error: string } {
+  try {
+    return { text: read(file) };
+  } catch (error) {
+    if (error instanceof InputError) return { error: error.message };
+    throw error;
+  }
+}
+
+/** A block's verification as the command answers it; a text that is not JSON is told in the CLI's words, naming the file. */
+function fileAnswer(file: string, text: string, result: Result<BlockReport, BlockRefusal>, context: OperationContext): FileAnswer {
+  const parserMessage = !result.ok && result.error.kind === 'invalid' ? notJsonReason(result.error.problems[0]) : undefined;
+  if (parserMessage !== undefined) return { file, error: notJsonLine(file, text, parserMessage) };
+  return { file, result: blockAnswer(result, context) };
+}
+
 /** Verifies every file's block, calling `emit` with each answer in argument order. */
-export async function verifyBlockFiles(run: BlockFiles, emit: (result: OperationResult) => void): Promise<BlockFilesRun> {
+export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswer) => void): Promise<BlockFilesRun> {
   const { files, chains, rules, context, workers, read } = run;
   const where: BlockFilesRun = { inline: 0, pooled: 0, threads: new Set() };
   const verifyContext = { registry: new ChainRegistry(chains), ...(rules && { rules }) };
   // Inline while the workers would not pay for their start (or none are wanted); the rest on the pool.
   const stayInline = (bytesRead: number) => (workers === null ? bytesRead < POOL_FROM_BYTES : workers === 0);
   let next = 0;
-  for (let bytes = 0; next < files.length && stayInline(bytes); next++, where.inline++) {
-    const text = read(files[next]!);
-    bytes += text.length;
-    emit(blockAnswer(verifyBlockText(text, verifyContext), context));
+  for (let bytes = 0; next < files.length && stayInline(bytes); next++) {
+    const file = files[next]!;
+    const input = readBlockFile(file, read);
+    if ('error' in input) {
+      emit({ file, error: input.error });
+      continue;
+    }
+    bytes += input.text.length;
+    where.inline++;
+    emit(fileAnswer(file, input.text, verifyBlockText(input.text, verifyContext), context));
   }
   if (next === files.length) return where;
 
   const { createVerifyPool, runOnPool } = await import('../server/pool/verify-pool.js');
   const pool = createVerifyPool(Math.min(workers ?? availableParallelism(), files.length - next), chains);
   // Blocks read and sent, in order: at most two per worker, so that a long list is not all in memory.
-  const inFlight: Promise<BlockOutcome>[] = [];
+  // A file that cannot be read waits in line as an answer already made, so the order is kept.
+  const inFlight: Array<{ file: string; text: string; job: Promise<BlockOutcome> } | FileAnswer> = [];
   const settleFirst = async () => {
-    const outcome = await inFlight.shift()!;
+    const first = inFlight.shift()!;
+    if (!('job' in first)) return emit(first);
+    const outcome = await first.job;
     where.pooled++;
     where.threads.add(outcome.threadId);
-    emit(blockAnswer(outcome.result, context));
+    emit(fileAnswer(first.file, first.text, outcome.result, context));
   };
   try {
     for (; next < files.length; next++) {
-      inFlight.push(runOnPool(pool, { kind: 'block', bytes: encoder.encode(read(files[next]!)), ...(rules && { rules }) }));
+      const file = files[next]!;
+      const input = readBlockFile(file, read);
+      if ('error' in input) inFlight.push({ file, error: input.error });
+      else inFlight.push({ file, text: input.text, job: runOnPool(pool, { kind: 'block', bytes: encoder.encode(input.text), ...(rules && { rules }) }) });
       if (inFlight.length >= 2 * pool.size) await settleFirst();
     }
     while (inFlight.length > 0) await settleFirst();
   } finally {
-    // A file that cannot be read stops the run: the jobs still in flight are abandoned with the pool.
-    for (const job of inFlight) job.catch(() => undefined);
+    // On a fault, the jobs still in flight are abandoned with the pool.
+    for (const entry of inFlight) if ('job' in entry) entry.job.catch(() => undefined);
     await pool.terminate();
   }
   return where;

@@ -1,41 +1,42 @@
 import { parseArgs } from 'node:util';
-import {
-  badRequest,
-  type OperationContext,
-  type OperationResult,
-  parseJsonBody,
-  verifyBlockOperation,
-  verifyLogsBloom,
-  verifyReceiptRoot,
-} from 'evm-integrity/api';
+import { type OperationContext, type OperationResult, verifyLogsBloom, verifyReceiptRoot } from 'evm-integrity/api';
 import { type ChainInfo, ChainRegistry } from 'evm-integrity';
-import { LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
-import { verifyBlockFiles, type BlockFiles } from './verify-blocks.js';
+import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
+import { parseInputJson } from './json-input.js';
+import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
 export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
 
-/** `--chain 31337:ethereum` → a verifiable chain for this run. */
-function parseChainOption(value: string): ChainInfo {
+/** `--chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
+export function parseChainOption(value: string): ChainInfo {
   const match = /^(\d+):(.+)$/.exec(value);
   const chainId = match === null ? NaN : Number(match[1]);
-  if (match === null || !Number.isSafeInteger(chainId)) throw new UsageError(`--chain expects ID:RULES such as 31337:ethereum, got "${value}"`);
+  if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
+    throw new UsageError(`--chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`);
   return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
 }
 
-/** The endpoint operation on a body's JSON text: the same parse, the same answer as the server's. */
-function runOperation(text: string, context: OperationContext, operation: (body: unknown) => OperationResult): OperationResult {
-  const parsed = parseJsonBody(text);
-  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest([parsed.error], 1, context) };
-  return operation(parsed.value);
+/** The one line on stderr for a block refused (400, 422): the file and the envelope's message. */
+function refusalLine(answer: FileAnswer): string | undefined {
+  if ('error' in answer) return answer.error;
+  if (answer.result.status === 200) return undefined;
+  const { error } = answer.result.body as { error: { message: string } };
+  return `${inputName(answer.file)}: ${error.message}`;
 }
 
-/** `verify block FILE FILE…` (or one FILE with --workers or --verbose): one answer a block, the highest exit status of them. */
+/**
+ * `verify block FILE…`: one answer a block on stdout, in argument order; a file that cannot be read
+ * or is not JSON, and a block refused, also get one line on stderr naming the file. The exit status
+ * is the highest of them.
+ */
 async function runVerifyBlocks(run: BlockFiles, io: CliIo, options: { pretty: boolean; verbose: boolean }): Promise<number> {
   let status: number = EXIT.identical;
-  const where = await verifyBlockFiles(run, (result) => {
-    io.stdout(`${JSON.stringify(result.body, null, options.pretty ? 2 : undefined)}\n`);
-    status = Math.max(status, EXIT[result.verdict]);
+  const where = await verifyBlockFiles(run, (answer) => {
+    if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
+    const refusal = refusalLine(answer);
+    if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
+    status = Math.max(status, 'result' in answer ? EXIT[answer.result.verdict] : EXIT.invalid);
   });
   if (options.verbose) {
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -64,29 +65,30 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
   });
   const [what, ...files] = positionals;
   const [file] = files;
-  if (files.length > 1 && what !== 'block') throw new UsageError(`unexpected argument "${files[1]}"`);
+  if (files.length > 1 && what !== 'block') throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const workers = workersOption(values.workers);
   const chains = (values.chain ?? []).map(parseChainOption);
   const registry = new ChainRegistry(chains);
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
-  if (what === 'block' && (files.length > 1 || workers !== null || values.verbose)) {
-    if (files.length > 1 && files.includes('-')) throw new UsageError('verify block reads standard input (-) only as its one FILE');
-    return runVerifyBlocks({ files, chains, rules, context, workers, read }, io, { pretty: values.pretty ?? false, verbose: values.verbose ?? false });
-  }
+  const body = () => parseInputJson(read(file), file);
   let result: OperationResult;
   switch (what) {
     case 'receipt-root':
-      result = runOperation(read(file), context, (body) => verifyReceiptRoot(body, { ...context, registry }));
+      result = verifyReceiptRoot(body(), { ...context, registry });
       break;
     case 'logs-bloom':
-      result = runOperation(read(file), context, (body) => verifyLogsBloom(body, context));
+      result = verifyLogsBloom(body(), context);
       break;
-    case 'block':
-      if (file === undefined) throw new UsageError('verify block needs a FILE');
-      result = runOperation(read(file), context, (body) => verifyBlockOperation(body, { ...context, registry, ...(rules && { rules }) }));
-      break;
+    case 'block': {
+      const blockFiles = files.length === 0 ? ['-'] : files;
+      if (blockFiles.filter((f) => f === '-').length > 1) throw new UsageError('verify block reads standard input (-) once: give - at most once');
+      return runVerifyBlocks({ files: blockFiles, chains, rules, context, workers, read }, io, {
+        pretty: values.pretty ?? false,
+        verbose: values.verbose ?? false,
+      });
+    }
     case undefined:
       throw new UsageError('verify needs what to verify: receipt-root, logs-bloom or block');
     default:

@@ -154,6 +154,36 @@ export class MemoryStore implements Store {
     return copyKey(key);
   }
 
+  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+    requireDate('now', now);
+    const account = this.account(accountId);
+    const revoked: KeyRecord[] = [];
+    for (const key of this.keys.values()) {
+      if (key.accountId !== account.id || !isActive(key)) continue;
+      key.revokedAt = now.toISOString();
+      revoked.push(copyKey(key));
+    }
+    return revoked;
+  }
+
+  deleteAccount(accountId: string): { keys: number; requests: number } {
+    const account = this.account(accountId);
+    let keys = 0;
+    for (const [id, key] of this.keys) {
+      if (key.accountId !== account.id) continue;
+      this.keys.delete(id);
+      this.keyIdByHash.delete(key.hash);
+      keys++;
+    }
+    const kept = this.log.filter((r) => r.accountId !== account.id);
+    const requests = this.log.length - kept.length;
+    this.log.splice(0, this.log.length, ...kept);
+    this.periods.delete(account.id);
+    this.rateWindows.delete(account.id);
+    this.accounts.delete(account.id);
+    return { keys, requests };
+  }
+
   authenticate(key: string): AuthResult {
     const result = authenticateKey(
       key,

@@ -215,6 +215,16 @@ function statements(db: Database.Database) {
       'INSERT INTO api_keys (id, account_id, label, hash, hint, created_at, revoked_at) VALUES (@id, @accountId, @label, @hash, @hint, @createdAt, NULL)',
     ),
     revokeKey: s('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    activeKeysOf: s<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid'),
+    // An account's rows, children first (foreign keys): what deleteAccount removes.
+    deleteAccountRows: [
+      'DELETE FROM api_keys WHERE account_id = ?',
+      'DELETE FROM requests WHERE account_id = ?',
+      'DELETE FROM endpoint_usage WHERE account_id = ?',
+      'DELETE FROM usage_periods WHERE account_id = ?',
+      'DELETE FROM rate_windows WHERE account_id = ?',
+      'DELETE FROM accounts WHERE id = ?',
+    ].map((sql) => s(sql)),
     period: s<PeriodRow>('SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1'),
     insertPeriod: s('INSERT INTO usage_periods (account_id, period_start, period_end) VALUES (?, ?, ?)'),
     addUsed: s('UPDATE usage_periods SET cu_used = cu_used + ? WHERE account_id = ? AND period_start = ?'),
@@ -339,6 +349,24 @@ export class SqliteStore implements Store {
       if (!isActive(key)) return key;
       this.sql.revokeKey.run(now.toISOString(), key.id);
       return toKey(this.sql.key.get(key.id)!);
+    });
+  }
+
+  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+    requireDate('now', now);
+    return this.write(() => {
+      const account = this.account(accountId);
+      const active = this.sql.activeKeysOf.all(account.id);
+      for (const row of active) this.sql.revokeKey.run(now.toISOString(), row.id);
+      return active.map((row) => toKey(this.sql.key.get(row.id)!));
+    });
+  }
+
+  deleteAccount(accountId: string): { keys: number; requests: number } {
+    return this.write(() => {
+      const account = this.account(accountId);
+      const [keys, requests] = this.sql.deleteAccountRows.map((statement) => statement.run(account.id).changes);
+      return { keys: keys!, requests: requests! };
     });
   }
 

@@ -117,6 +117,13 @@ export interface Store {
   listKeys(accountId?: string): KeyRecord[];
   /** Revokes by key id or hint; a key already revoked is returned unchanged. */
   revokeKey(idOrHint: string, now: Date): KeyRecord;
+  /** Revokes every active key of an account at once (its keys get 401 from then on); returns the keys it revoked. */
+  revokeAccountKeys(accountId: string, now: Date): KeyRecord[];
+  /**
+   * Deletes an account with everything of it: its keys, usage periods, request log and rate
+   * window. Returns how many keys and logged requests went with it. STORE_NOT_FOUND if unknown.
+   */
+  deleteAccount(accountId: string): { keys: number; requests: number };
   authenticate(key: string): AuthResult;
   /** This period's usage; rolls the period forward when now >= periodEnd. */
   usage(accountId: string, now: Date): Usage;

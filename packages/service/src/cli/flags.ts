@@ -1,0 +1,91 @@
+/**
+ * The values of the command line's flags, read as users of `cast` and `curl` write them: block
+ * numbers in decimal or 0x hex or as a tag (`latest`, `finalized`, `safe`), hashes with or without
+ * 0x. Each bad value is refused with a message naming the flag, the value and what was expected.
+ */
+import { UsageError } from './io.js';
+
+/** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
+export const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
+
+/** A block tag of {@link BLOCK_TAGS}. */
+export type BlockTag = (typeof BLOCK_TAGS)[number];
+
+/** A block as the command line names it: its number, or a tag the node resolves. */
+export type BlockRef = number | BlockTag;
+
+const BLOCK_EXPECTED = 'use a block number (decimal or 0x hex) or latest, finalized, safe';
+
+/** A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, or not a safe integer. */
+export function wholeNumber(text: string): number | undefined {
+  const digits = text.replace(/(?<=[0-9a-fA-F])_(?=[0-9a-fA-F])/g, '');
+  if (!/^(0[xX][0-9a-fA-F]+|\d+)$/.test(digits)) return undefined;
+  const n = Number(digits.toLowerCase());
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+/** Whether `text` is a block tag. */
+function isBlockTag(text: string): text is BlockTag {
+  return (BLOCK_TAGS as readonly string[]).includes(text);
+}
+
+/** A block given to `flag`: a number (decimal or 0x hex) or a tag; a UsageError naming the flag and the value otherwise. */
+export function blockRef(flag: string, value: string): BlockRef {
+  const tag = value.toLowerCase();
+  if (isBlockTag(tag)) return tag;
+  const n = wholeNumber(value);
+  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a block; ${BLOCK_EXPECTED}`);
+  return n;
+}
+
+/** A block flag the command cannot do without: missing is a UsageError saying what to give. */
+export function requiredBlockRef(flag: string, value: string | undefined): BlockRef {
+  if (value === undefined) throw new UsageError(`${flag} is required: ${BLOCK_EXPECTED}`);
+  return blockRef(flag, value);
+}
+
+/**
+ * A 32-byte hash given to `flag`, with or without 0x, in either case (as `verify` prints it, as a
+ * node answers it): returned as the node writes it, 0x and lower case.
+ */
+export function hashValue(flag: string, value: string): string {
+  const hex = value.replace(/^0[xX]/, '');
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+    const why = /^[0-9a-fA-F]*$/.test(hex) ? `${hex.length} hex digits` : 'not hex';
+    throw new UsageError(`${flag}: "${value}" is not a block hash (${why}); use 64 hex digits, with or without 0x`);
+  }
+  return `0x${hex.toLowerCase()}`;
+}
+
+/** A chain id given to `flag`: a positive whole number, decimal or 0x hex. */
+export function chainIdValue(flag: string, value: string | undefined): number {
+  if (value === undefined) throw new UsageError(`${flag} is required: the chain id, a number (1 for Ethereum mainnet)`);
+  const n = wholeNumber(value);
+  if (n === undefined || n < 1) throw new UsageError(`${flag}: "${value}" is not a chain id; use a number (1 for Ethereum mainnet)`);
+  return n;
+}
+
+/** A count given to `flag` that must be at least 1; `fallback` when the flag is not given. */
+export function positiveValue(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = wholeNumber(value);
+  if (n === undefined || n < 1) throw new UsageError(`${flag}: "${value}" is not a positive whole number; use 1 or more`);
+  return n;
+}
+
+/**
+ * The JSON-RPC node's URL: `--rpc`, or its alias `--rpc-url` (as `cast` names it), else the
+ * `ETH_RPC_URL` environment variable; a flag wins over the environment. Both flags with
+ * different URLs is a UsageError.
+ */
+export function rpcUrlOf(values: { rpc?: string; 'rpc-url'?: string }, env: NodeJS.ProcessEnv): string | undefined {
+  const { rpc, 'rpc-url': rpcUrl } = values;
+  if (rpc !== undefined && rpcUrl !== undefined && rpc !== rpcUrl)
+    throw new UsageError(`--rpc and --rpc-url name different nodes ("${rpc}", "${rpcUrl}"); give one`);
+  const url = rpc ?? rpcUrl ?? (env.ETH_RPC_URL === '' ? undefined : env.ETH_RPC_URL);
+  if (url !== undefined && !/^https?:\/\/./i.test(url)) {
+    const from = rpc !== undefined ? '--rpc' : rpcUrl !== undefined ? '--rpc-url' : 'ETH_RPC_URL';
+    throw new UsageError(`${from}: "${url}" is not a node's URL; use http://… or https://…`);
+  }
+  return url;
+}

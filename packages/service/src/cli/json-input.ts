@@ -1,0 +1,46 @@
+/**
+ * Request bodies and blocks read from the command line: parsed as the server parses a body (the
+ * same function, so a byte order mark is read alike), and a text that is not JSON told in the
+ * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
+ */
+import type { Problem } from 'evm-integrity';
+import { parseJsonBody } from 'evm-integrity/api';
+import { InputError, inputName } from './io.js';
+
+const NOT_JSON = /^valid JSON \((.*)\)$/s;
+
+/** The JSON parser's message when `problem` is the one that says a body is not JSON; undefined for any other problem. */
+export function notJsonReason(problem: Problem | undefined): string | undefined {
+  if (problem === undefined || problem.name !== 'body' || problem.reason !== 'invalid_format') return undefined;
+  return NOT_JSON.exec(problem.expected)?.[1];
+}
+
+/** Line and column (1-based) of a character offset in `text`. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before.at(-1)!.length + 1 };
+}
+
+/**
+ * Why a text is not JSON: the parser's message with the line and column of the fault in place of
+ * its character offset, e.g. `not JSON (Expected double-quoted property name at line 3 column 1)`.
+ */
+export function notJsonMessage(text: string, parserMessage: string): string {
+  if (text.trim() === '') return 'not JSON (it is empty)';
+  const at = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s.exec(parserMessage);
+  if (at === null) return `not JSON (${parserMessage.replace(/ in JSON$/, '')})`;
+  const { line, column } = lineAndColumn(text, Number(at[2]));
+  return `not JSON (${at[1]} at line ${line} column ${column})`;
+}
+
+/** The line that says `file` (or standard input) is not JSON. */
+export function notJsonLine(file: string | undefined, text: string, parserMessage: string): string {
+  return `${inputName(file)}: ${notJsonMessage(text, parserMessage)}`;
+}
+
+/** A body's JSON value, parsed as the server parses it; an InputError naming the input when it is not JSON. */
+export function parseInputJson(text: string, file: string | undefined): unknown {
+  const parsed = parseJsonBody(text);
+  if (parsed.ok) return parsed.value;
+  throw new InputError(notJsonLine(file, text, notJsonReason(parsed.error) ?? parsed.error.expected));
+}

@@ -1,0 +1,104 @@
+/**
+ * `request receipt-root|logs-bloom [FILE|-]`: the body of POST /v1/evm/verify/receipt-root (or
+ * logs-bloom) for a block in the JSON-RPC format `verify block` reads (`chain_id`, `header`, the
+ * complete `receipts`). The block is read by the reader `verify block` uses and the body built by
+ * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule.
+ */
+import { parseArgs } from 'node:util';
+import { ChainRegistry, encodeHeader, Problems, readRpcBlock, type InvalidInput, type RpcBlock } from 'evm-integrity';
+import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
+import { chainIdValue } from './flags.js';
+import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
+import { parseInputJson } from './json-input.js';
+import { parseChainOption } from './verify.js';
+
+/** The bodies this command builds, by the name of their endpoint. */
+const BUILDERS = {
+  'receipt-root': receiptRootRequest,
+  'logs-bloom': logsBloomRequest,
+} as const;
+
+type BodyName = keyof typeof BUILDERS;
+
+/** A header member the body cannot do without, or an InputError naming it in the file. */
+function required<T>(value: T | undefined, file: string | undefined, member: string, why: string): T {
+  if (value === undefined) throw new InputError(`${inputName(file)}: ${member} is missing; ${why}`);
+  return value;
+}
+
+/**
+ * The receipt-root body of a block: its chain, root and receipts, with its number, hash and
+ * header RLP when it has them (so the server checks the header too, as `verify block` does).
+ */
+function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown {
+  const { fields, hash, complete, layout } = block.header;
+  return receiptRootBody({
+    chainId: required(block.chainId ?? undefined, file, 'chain_id', 'the body names its chain (add "chain_id" to the block, or give --chain-id N)'),
+    receiptRoot: required(fields.receiptsRoot, file, 'header.receiptsRoot', 'it is the root the receipts are checked against'),
+    receipts: block.receipts,
+    ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
+    ...(hash !== undefined && { blockHash: hash }),
+    ...(complete !== undefined && { headerRlp: encodeHeader(complete, layout) }),
+  });
+}
+
+/** The logs-bloom body of a block: its header's bloom and the logs of the receipts its bloom covers, in order. */
+function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
+  const { fields } = block.header;
+  return logsBloomBody({
+    expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
+    logs: block.receipts.flatMap((receipt) => receipt.logs),
+    ...(block.chainId !== null && { chainId: block.chainId }),
+    ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
+  });
+}
+
+/** The one line that says why a file is not a block: its first problem's path and what was expected there. */
+function notABlock(file: string | undefined, invalid: InvalidInput): InputError {
+  const first = invalid.problems[0]!;
+  const more = invalid.count > 1 ? ` (and ${invalid.count - 1} more)` : '';
+  return new InputError(`${inputName(file)}: not a block: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`);
+}
+
+/**
+ * The block's JSON with the chain `--chain-id` names: added when the block names none; a block
+ * that names another chain is refused, naming both.
+ */
+function withChainId(json: unknown, chainId: number | undefined, file: string | undefined): unknown {
+  if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const named = (json as { chain_id?: unknown }).chain_id;
+  if (named === undefined || named === null) return { ...json, chain_id: chainId };
+  if (Number(named) !== chainId) throw new InputError(`${inputName(file)}: the block names chain_id ${String(named)}, not the --chain-id ${chainId} given`);
+  return json;
+}
+
+/** The block of FILE (standard input for `-` or none), read as `verify block` reads it. */
+function readBlock(text: string, file: string | undefined, registry: ChainRegistry, chainId: number | undefined): RpcBlock {
+  const problems = new Problems();
+  const block = readRpcBlock(withChainId(parseInputJson(text, file), chainId, file), problems, { registry });
+  if (block === undefined) throw notABlock(file, problems.invalidInput());
+  return block;
+}
+
+/**
+ * `request receipt-root|logs-bloom [FILE|-]` (argv after `request`): prints the request body
+ * for the block in FILE and returns 0; a file that cannot be read or is not a block is one line, exit 2.
+ * @example runRequest(['receipt-root', 'fixtures/blocks/mainnet-22869878.json'], io) // 0, the body on stdout
+ */
+export function runRequest(argv: string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { pretty: { type: 'boolean' }, chain: { type: 'string', multiple: true }, 'chain-id': { type: 'string' } },
+  });
+  const [what, file, extra] = positionals;
+  if (what === undefined) throw new UsageError('request needs which body to build: receipt-root or logs-bloom');
+  if (!Object.hasOwn(BUILDERS, what)) throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": request ${what} reads one FILE`);
+  const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
+  const chainId = values['chain-id'] === undefined ? undefined : chainIdValue('--chain-id', values['chain-id']);
+  const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
+  const body = BUILDERS[what as BodyName](block, file);
+  io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
+  return 0;
+}

@@ -1,0 +1,140 @@
+/**
+ * How the CLI reads its files, run as a real process: `verify block` over many files (one
+ * answer a block, a file that cannot be read or is not JSON told on one line naming it, the
+ * others still verified), standard input with `-` or no FILE, and text that is not JSON told in
+ * the CLI's words for every `verify` command.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
+
+/** Runs the built CLI (npm test builds it first) as an operator would. */
+function run(args: string[], input = '') {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, input, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const GOOD = ['mainnet-1000001', 'mainnet-22869878'].map((n) => `fixtures/blocks/${n}.json`);
+const dir = mkdtempSync(join(tmpdir(), 'cli-input-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const notJson = join(dir, 'blocks.json');
+writeFileSync(notJson, '{\n  "chain_id": 1,\n  }\n');
+const missing = join(dir, 'missing.json');
+const notABlock = join(dir, 'array.json');
+writeFileSync(notABlock, '[]');
+
+/** What `verify block FILE` prints on stdout for a good file alone. */
+const alone = (file: string) => run(['verify', 'block', file]).stdout;
+
+describe('verify block over many files', () => {
+  it('a missing file and a file that is not JSON get one line each on stderr naming them; the other blocks are still verified; exit 2', () => {
+    const { code, stdout, stderr } = run(['verify', 'block', GOOD[0]!, missing, notJson, GOOD[1]!]);
+    expect(code).toBe(2);
+    expect(stdout).toBe(alone(GOOD[0]!) + alone(GOOD[1]!));
+    expect(stderr).toBe(
+      [
+        `evm-integrity: ${missing}: cannot read it: no such file`,
+        `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 3 column 3)`,
+        '',
+      ].join('\n'),
+    );
+    expect(stderr).not.toMatch(/Usage:/);
+  });
+
+  it('the same on worker threads (--workers 2): lines in argument order, the errors named', () => {
+    const { code, stdout, stderr } = run(['verify', 'block', missing, GOOD[0]!, notJson, GOOD[1]!, '--workers', '2']);
+    expect(code).toBe(2);
+    expect(stdout).toBe(alone(GOOD[0]!) + alone(GOOD[1]!));
+    expect(stderr).toMatch(new RegExp(`^evm-integrity: ${missing}: cannot read it: no such file\nevm-integrity: ${notJson}: not JSON \\(`));
+  });
+
+  it('a directory and an unreadable file are named too', () => {
+    const locked = join(dir, 'locked.json');
+    writeFileSync(locked, '{}');
+    chmodSync(locked, 0);
+    const { code, stderr } = run(['verify', 'block', dir, GOOD[0]!]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`evm-integrity: ${dir}: cannot read it: it is a directory\n`);
+    // root reads any file: the permission check only holds for other users.
+    if (process.getuid?.() !== 0) expect(run(['verify', 'block', locked]).stderr).toBe(`evm-integrity: ${locked}: cannot read it: permission denied\n`);
+  });
+
+  it('a block refused as invalid: its envelope on stdout (as alone) and a line naming the file on stderr', () => {
+    const { code, stdout, stderr } = run(['verify', 'block', notABlock, GOOD[0]!]);
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout.split('\n')[0]!).error).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(stderr).toMatch(new RegExp(`^evm-integrity: ${notABlock}: Invalid parameter`));
+  });
+
+  it('the exit status is the highest: a different block (1) beside good ones', () => {
+    const tampered = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));
+    const different = join(dir, 'different.json');
+    writeFileSync(different, JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }));
+    expect(run(['verify', 'block', GOOD[1]!, different]).code).toBe(1);
+    expect(run(['verify', 'block', GOOD[1]!, different, missing]).code).toBe(2);
+  });
+});
+
+describe('standard input', () => {
+  const block = readFileSync(GOOD[0]!, 'utf8');
+
+  it.each([[[]], [['-']]])('verify block %j reads the block from standard input', (files) => {
+    const { code, stdout, stderr } = run(['verify', 'block', ...files], block);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(stdout).toBe(alone(GOOD[0]!));
+  });
+
+  it('- among files is standard input, in its place', () => {
+    const { code, stdout } = run(['verify', 'block', GOOD[1]!, '-'], block);
+    expect(code).toBe(0);
+    expect(stdout).toBe(alone(GOOD[1]!) + alone(GOOD[0]!));
+  });
+
+  it.each([['receipt-root'], ['logs-bloom'], ['block']])(
+    'verify %s: text that is not JSON is one line naming standard input, exit 2, nothing on stdout',
+    (what) => {
+      expect(run(['verify', what, '-'], '{"a": 1\n,}')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'evm-integrity: standard input: not JSON (Expected double-quoted property name at line 2 column 2)\n',
+      });
+      expect(run(['verify', what], '')).toEqual({ code: 2, stdout: '', stderr: 'evm-integrity: standard input: not JSON (it is empty)\n' });
+    },
+  );
+
+  it.each([['receipt-root'], ['logs-bloom']])('verify %s FILE: a file that is not JSON or missing is named, without the usage', (what) => {
+    expect(run(['verify', what, notJson])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 3 column 3)\n`,
+    });
+    expect(run(['verify', what, missing])).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${missing}: cannot read it: no such file\n` });
+  });
+
+  it('verify logs-bloom from standard input and from a file answer alike', () => {
+    const body = readFileSync('test/data/empty-bloom.json', 'utf8');
+    const piped = run(['verify', 'logs-bloom'], body);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toBe(run(['verify', 'logs-bloom', 'test/data/empty-bloom.json']).stdout);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('verify block FILE… | head -1: status 141, nothing on stderr, no stack trace', async () => {
+    const files = Array.from({ length: 40 }, () => GOOD[1]!);
+    const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'verify', 'block', ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdout.once('data', () => child.stdout.destroy());
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+    expect(result).toEqual({ status: 141, stderr: '' });
+  });
+});

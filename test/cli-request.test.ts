@@ -1,0 +1,145 @@
+/**
+ * `evm-integrity request receipt-root|logs-bloom FILE`: a JSON-RPC block turned into the body of
+ * the endpoint, by the built CLI, then POSTed to the real server on loopback. For every fixture
+ * block that `verify block` finds identical, both bodies verify identical over HTTP; for every
+ * fixture, the server answers the body exactly as the library's operation does.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChainRegistry, verifyBlock } from '../packages/core/src/index.js';
+import { verifyLogsBloom, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { FIXTURES_DIR, fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
+const DEVNET = { chainId: HIVE_CHAIN_ID, name: 'hive devnet', rules: 'ethereum' as const, verifiable: true };
+const registry = new ChainRegistry([DEVNET]);
+
+/** Runs the built CLI as a process, with standard input when given. */
+function run(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startServer(testConfig({ store: 'memory', auth: false, host: '127.0.0.1', chains: [DEVNET], bodyLimitBytes: 64 * 1024 * 1024 }), {
+    logger: capturingLogger().logger,
+  });
+});
+afterAll(() => server?.close());
+
+/** POSTs a body to an endpoint of the real server: its status and JSON. */
+async function post(endpoint: string, body: string): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${server.url}/v1/evm/verify/${endpoint}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  return { status: res.status, json: await res.json() };
+}
+
+const devnet = ['--chain', `${HIVE_CHAIN_ID}:ethereum`];
+
+describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
+  it.each(fixtureNames)('%s: the bodies verify identical where verify block does, and the server answers as the library', async (name) => {
+    const file = join(FIXTURES_DIR, name);
+    const fixture = loadFixture(name);
+    const report = verifyBlock(fixture, { registry });
+    const identical = report.ok && report.value.verdict === 'identical';
+    const context = { docsUrl: `${server.url}/v1/docs` };
+    for (const [endpoint, operation] of [
+      ['receipt-root', (body: unknown) => verifyReceiptRoot(body, { ...context, registry })],
+      ['logs-bloom', (body: unknown) => verifyLogsBloom(body, context)],
+    ] as const) {
+      // A block that names no chain (geth's t8n output) gets it from --chain-id: mainnet's rules.
+      const made = await run(['request', endpoint, file, ...devnet, ...(fixture.chain_id === null ? ['--chain-id', '1'] : [])]);
+      expect(made.stderr).toBe('');
+      expect(made.code).toBe(0);
+      const answer = await post(endpoint, made.stdout);
+      const expected = operation(JSON.parse(made.stdout));
+      expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
+      if (!identical) continue;
+      expect(answer.status).toBe(200);
+      expect(answer.json.data[0].is_identical).toBe(true);
+      if (endpoint === 'receipt-root') expect(answer.json.data[0].header_verified).toBe(true);
+    }
+  });
+});
+
+describe('request: inputs and mistakes', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-request-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const mainnet = join(FIXTURES_DIR, 'mainnet-22869878.json');
+
+  it('reads standard input (- or no FILE) as it reads the file; --pretty indents', async () => {
+    const fromFile = await run(['request', 'receipt-root', mainnet]);
+    const text = JSON.stringify(loadFixture('mainnet-22869878'));
+    expect((await run(['request', 'receipt-root', '-'], text)).stdout).toBe(fromFile.stdout);
+    expect((await run(['request', 'receipt-root'], text)).stdout).toBe(fromFile.stdout);
+    const pretty = await run(['request', 'logs-bloom', mainnet, '--pretty']);
+    expect(pretty.stdout).toContain('\n  "expected_bloom": "');
+  });
+
+  it('the body verify receipt-root takes: piped from request, exit 0', async () => {
+    const body = (await run(['request', 'receipt-root', mainnet])).stdout;
+    const verified = await run(['verify', 'receipt-root'], body);
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout).data[0]).toMatchObject({ is_identical: true, header_verified: true });
+  });
+
+  it('a block without chain_id: one line naming the member, exit 2', async () => {
+    const { chain_id: _chain, ...unnamed } = loadFixture('mainnet-22869878');
+    const file = join(dir, 'unnamed.json');
+    writeFileSync(file, JSON.stringify(unnamed));
+    expect(await run(['request', 'receipt-root', file])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${file}: chain_id is missing; the body names its chain (add "chain_id" to the block, or give --chain-id N)\n`,
+    });
+    const named = await run(['request', 'receipt-root', file, '--chain-id', '1']);
+    expect(named.code).toBe(0);
+    expect(named.stdout).toBe((await run(['request', 'receipt-root', mainnet])).stdout);
+    expect((await run(['request', 'receipt-root', mainnet, '--chain-id', '10'])).stderr).toBe(
+      `evm-integrity: ${mainnet}: the block names chain_id 1, not the --chain-id 10 given\n`,
+    );
+  });
+
+  it('a file that is not a block, not JSON, or missing: one line naming it, exit 2', async () => {
+    const notBlock = join(dir, 'not-block.json');
+    writeFileSync(notBlock, JSON.stringify({ chain_id: 1, header: { receiptsRoot: '0x12' }, receipts: [] }));
+    const notJson = join(dir, 'not-json.json');
+    writeFileSync(notJson, '{"chain_id": 1,}');
+    expect(await run(['request', 'receipt-root', notBlock])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(new RegExp(`^evm-integrity: ${notBlock}: not a block: header\\.receiptsRoot: expected .+\n$`)),
+    });
+    expect((await run(['request', 'logs-bloom', notJson])).stderr).toBe(
+      `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 1 column 16)\n`,
+    );
+    expect((await run(['request', 'logs-bloom', join(dir, 'nope.json')])).stderr).toBe(
+      `evm-integrity: ${join(dir, 'nope.json')}: cannot read it: no such file\n`,
+    );
+  });
+
+  it.each([
+    [['request'], 'request needs which body to build: receipt-root or logs-bloom'],
+    [['request', 'block'], 'cannot build a "block" body: expected receipt-root or logs-bloom'],
+    [['request', 'receipt-root', 'a.json', 'b.json'], 'unexpected argument "b.json": request receipt-root reads one FILE'],
+  ])('%j: a usage error, exit 2', async (args, message) => {
+    const { code, stdout, stderr } = await run(args);
+    expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+    expect(stderr.split('\n')[0]).toBe(`evm-integrity: ${message}`);
+    expect(stderr).toContain('evm-integrity request receipt-root [FILE|-]');
+  });
+});
