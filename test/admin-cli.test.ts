@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '../packages/service/src/cli/admin.js';
-import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
-import type { Store } from '../packages/service/src/server/store/types.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import type { Store } from '../packages/service/src/store/store.js';
 
 const NOW = new Date('2024-01-31T10:00:00.000Z');
 

@@ -15,8 +15,8 @@ import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/c
 import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import { createApp } from '../packages/service/src/server/app.js';
 import { parseConfig } from '../packages/service/src/server/config.js';
-import { provision, startServer, type RunningServer } from '../packages/service/src/server/serve.js';
-import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
+import { provision, startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

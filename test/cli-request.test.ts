@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainRegistry, verifyBlock } from '../packages/core/src/index.js';
 import { verifyLogsBloom, verifyReceiptRoot } from '../packages/core/src/api/index.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { FIXTURES_DIR, fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

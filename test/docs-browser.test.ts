@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINTS } from '../packages/service/src/server/endpoints.js';
+import { ENDPOINTS } from '../packages/service/src/endpoints/endpoints.js';
 import { ERROR_CODES } from '../packages/service/src/server/openapi.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 /** What headless Chromium saw of a page: its DOM once scripts ran, and the URLs the page itself requested. */

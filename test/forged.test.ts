@@ -15,7 +15,7 @@ import { verifyBlock } from '../packages/core/src/index.js';
 import { auditBundle, bundleParameter } from '../packages/core/src/api/lineage-operation.js';
 import { judgeBlock } from '../packages/core/src/audit/block-checks.js';
 import type { BlockJson } from '../packages/core/src/sources/block-source.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';

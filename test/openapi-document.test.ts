@@ -1,8 +1,8 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../packages/service/src/server/app.js';
-import { provision } from '../packages/service/src/server/serve.js';
-import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
+import { provision } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 /** An app with auth off, and the OpenAPI document as a client gets it. */

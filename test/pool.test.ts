@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { auditBundle, receiptRootBody } from '../packages/core/src/api/index.js';
 import type { BlockJson, BlockVerifier } from '../packages/core/src/lineage/index.js';
-import { poolBlockVerifier } from '../packages/service/src/server/pool/block-verifier.js';
-import { createVerifyPool, type VerifyPool } from '../packages/service/src/server/pool/verify-pool.js';
+import { poolBlockVerifier } from '../packages/service/src/workers/pool-block-verifier.js';
+import { createVerifyPool, type VerifyPool } from '../packages/service/src/workers/verify-pool.js';
 import { Admission } from '../packages/service/src/server/admission.js';
 import { ApiProblem } from '../packages/service/src/server/responses.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
-import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
-import type { Reservation, RequestRecord } from '../packages/service/src/server/store/types.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import type { Reservation, RequestRecord } from '../packages/service/src/store/store.js';
 import { fixtureNames, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

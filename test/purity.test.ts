@@ -65,12 +65,15 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['api', /^api\//],
   ['core entry points', /^(index|node)\.ts$/],
   ['service error codes', /^error-codes\.ts$/],
+  ['store', /^store\//],
+  ['endpoints', /^endpoints\//],
+  ['workers', /^workers\//],
   ['server', /^server\//],
   ['cli', /^cli\//],
   ['service entry point', /^service\.ts$/],
 ];
 
-/** A module's path as the layers name it: within the core, or `server/…`, `cli/…`, `service.ts` in the service. */
+/** A module's path as the layers name it: within the core, or `store/…`, `server/…`, `cli/…`, `service.ts` … in the service. */
 const pathOf = (file: string) => (file.startsWith(SERVICE) ? relative(SERVICE, file).replace(/^index\.ts$/, 'service.ts') : relative(CORE, file));
 
 const layerOf = (file: string): number => {

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
 import { keepRequestLog } from '../packages/service/src/server/retention.js';
-import { startServer, storeFile } from '../packages/service/src/server/serve.js';
-import { MemoryStore } from '../packages/service/src/server/store/memory-store.js';
-import { SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
-import { DEFAULT_REQUEST_RETENTION_DAYS, type Store } from '../packages/service/src/server/store/types.js';
+import { startServer, storeFile } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import { SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Store } from '../packages/service/src/store/store.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const NOW = new Date('2026-06-15T12:00:00.000Z');

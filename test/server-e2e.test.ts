@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../packages/service/src/cli/serve.js';
 import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

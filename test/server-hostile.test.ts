@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/serve.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

@@ -8,18 +8,18 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type LoggedRequest, MemoryStore } from '../packages/service/src/server/store/memory-store.js';
-import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../packages/service/src/server/store/periods.js';
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/server/store/sqlite-store.js';
+import { type LoggedRequest, MemoryStore } from '../packages/service/src/store/memory-store.js';
+import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../packages/service/src/store/periods.js';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
 import {
   type AccountInput,
   DEFAULT_REQUEST_RETENTION_DAYS,
   type RequestRecord,
   type Reservation,
   type Store,
-  StoreError,
   type Usage,
-} from '../packages/service/src/server/store/types.js';
+} from '../packages/service/src/store/store.js';
+import { StoreError } from '../packages/service/src/store/store-error.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -912,7 +912,7 @@ function compileStoreInto(dir: string): void {
   symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'), 'dir');
   writeFileSync(
     join(dir, 'worker.js'),
-    `import { SqliteStore } from './server/store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite-store.js';
 const [file, count, limit, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 while (Date.now() < Number(startAt)); // start together, to contend for the file
@@ -928,7 +928,7 @@ process.stdout.write(JSON.stringify({ allowed }));
   );
   writeFileSync(
     join(dir, 'open-worker.js'),
-    `import { SqliteStore } from './server/store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite-store.js';
 const [startAt, ...files] = process.argv.slice(2);
 for (const [i, file] of files.entries()) {
   while (Date.now() < Number(startAt) + i * 200); // every process opens each new file at the same instant
@@ -938,7 +938,7 @@ for (const [i, file] of files.entries()) {
   );
   writeFileSync(
     join(dir, 'reserve-worker.js'),
-    `import { SqliteStore } from './server/store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite-store.js';
 const [file, attempts, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 const now = new Date(Number(nowMs));

@@ -14,7 +14,7 @@ rmSync(dir, { recursive: true, force: true });
 await build({
   input: {
     main: new URL('../dist/cli/main.js', import.meta.url).pathname,
-    worker: new URL('../dist/server/pool/worker.js', import.meta.url).pathname,
+    worker: new URL('../dist/workers/worker.js', import.meta.url).pathname,
   },
   platform: 'node',
   external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino'],

@@ -5,13 +5,13 @@
  */
 export { createApp, type AppOptions } from './server/app.js';
 export type { Env } from './server/env.js';
-export { ENDPOINTS, type Endpoint } from './server/endpoints.js';
+export { ENDPOINTS, type Endpoint } from './endpoints/endpoints.js';
 export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
-export { openStore, startServer, type RunningServer } from './server/serve.js';
-export { MemoryStore, type LoggedRequest } from './server/store/memory-store.js';
-export { SqliteStore } from './server/store/sqlite-store.js';
+export { openStore, startServer, type RunningServer } from './server/start-server.js';
+export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
+export { SqliteStore } from './store/sqlite-store.js';
+export { StoreError } from './store/store-error.js';
 export {
-  StoreError,
   type Account,
   type AccountInput,
   type AuthResult,
@@ -23,5 +23,5 @@ export {
   type ReserveResult,
   type Store,
   type Usage,
-} from './server/store/types.js';
+} from './store/store.js';
 export type { ServiceErrorCode, StoreErrorCode } from './error-codes.js';

@@ -2,8 +2,9 @@
  * The operator's commands, one function each: what `accounts …` and `keys …` do once their
  * arguments are parsed (src/cli/admin.ts parses and dispatches).
  */
-import { cuAllowance, cuRemaining } from '../server/store/periods.js';
-import { accountNotFound, type Entitlements, type Store } from '../server/store/types.js';
+import { cuAllowance, cuRemaining } from '../store/periods.js';
+import { accountNotFound } from '../store/store-error.js';
+import { type Entitlements, type Store } from '../store/store.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
 import { UsageError } from './io.js';
 

@@ -1,7 +1,8 @@
 /** How `accounts` and `keys` show what they did: JSON members as the API names them, or text tables. */
-import { cuAllowance, cuRemaining } from '../server/store/periods.js';
-import type { Account, KeyRecord, Usage } from '../server/store/types.js';
+import { cuAllowance, cuRemaining } from '../store/periods.js';
+import type { Account, KeyRecord, Usage } from '../store/store.js';
 
+/** An account as `accounts list|show --json` print it: the API's member names. */
 export const accountJson = (a: Account) => ({
   id: a.id,
   name: a.name,
@@ -13,6 +14,7 @@ export const accountJson = (a: Account) => ({
   created_at: a.createdAt,
 });
 
+/** An account's usage in the current period, as `/v1/usage` names its members. */
 export const usageJson = (u: Usage) => ({
   cu_limit: u.cuLimit,
   cu_extra: u.cuExtra,
@@ -37,6 +39,7 @@ export const keyJson = (k: KeyRecord) => ({
   revoked_at: k.revokedAt,
 });
 
+/** How a key is shown in text: its first characters, or that it was imported by its hash. */
 export const hintText = (k: KeyRecord) => (k.hint === '' ? '(imported by hash)' : `${k.hint}…`);
 
 /** Left-aligned columns, two spaces apart. */
@@ -46,8 +49,10 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
+/** A list of entitlements in text: `all` (absent), `none` (empty), or the items. */
 export const entitlementText = (list: readonly (string | number)[] | undefined) => (list === undefined ? 'all' : list.length === 0 ? 'none' : list.join(', '));
 
+/** An account's settings and its billing period, as `accounts show` prints them. */
 export function describeAccount(a: Account, u: Usage): string {
   return [
     `  plan            ${a.plan}`,

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { EvmIntegrityError } from 'evm-integrity';
-import type { Store } from '../server/store/types.js';
+import type { Store } from '../store/store.js';
 import {
   addCu,
   createAccount,

@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
-import { openStore, startServer, storeFile } from '../server/serve.js';
-import type { Store } from '../server/store/types.js';
+import { openStore, startServer, storeFile } from '../server/start-server.js';
+import type { Store } from '../store/store.js';
 import { runAdmin } from './admin.js';
 import { InputError, readFailure, UsageError } from './io.js';
 

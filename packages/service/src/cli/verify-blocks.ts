@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { ChainRegistry, type BlockRefusal, type BlockReport, type ChainInfo, type Result, type RuleSetName } from 'evm-integrity';
 import { blockAnswer, verifyBlockText, type OperationContext, type OperationResult } from 'evm-integrity/api';
-import type { BlockOutcome } from '../server/pool/block-job.js';
+import type { BlockOutcome } from '../workers/block-job.js';
 import { InputError } from './io.js';
 import { notJsonLine, notJsonReason } from './json-input.js';
 
@@ -81,7 +81,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   }
   if (next === files.length) return where;
 
-  const { createVerifyPool, runOnPool } = await import('../server/pool/verify-pool.js');
+  const { createVerifyPool, runOnPool } = await import('../workers/verify-pool.js');
   const pool = createVerifyPool(Math.min(workers ?? availableParallelism(), files.length - next), chains);
   // Blocks read and sent, in order: at most two per worker, so that a long list is not all in memory.
   // A file that cannot be read waits in line as an answer already made, so the order is kept.

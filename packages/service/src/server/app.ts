@@ -5,16 +5,16 @@ import { ChainRegistry } from 'evm-integrity';
 import { CLIENT_CLOSED_REQUEST, clientLeft } from './client.js';
 import { publicUrlOf, type ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
-import { ENDPOINTS } from './endpoints.js';
+import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { AppDeps, Env } from './env.js';
 import { createGuards } from './middleware/guards.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
-import type { VerifyPool } from './pool/verify-pool.js';
+import type { VerifyPool } from '../workers/verify-pool.js';
 import { ApiProblem, internalError, notFound, sendError } from './responses.js';
-import { infoRoutes } from './routes/info.js';
-import { verifyRoutes } from './routes/verify.js';
-import type { Store } from './store/types.js';
+import { infoRoutes } from './routes/info-routes.js';
+import { verifyRoutes } from './routes/verify-routes.js';
+import type { Store } from '../store/store.js';
 
 export interface AppOptions {
   config: ServerConfig;

@@ -1,5 +1,5 @@
 import { ChainConflictError, type ChainInfo, ChainRegistry, EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
-import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from './store/types.js';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
 import type { ServerConfig } from './config.js';
-import type { VerifyPool } from './pool/verify-pool.js';
-import type { Account, Store } from './store/types.js';
+import type { VerifyPool } from '../workers/verify-pool.js';
+import type { Account, Store } from '../store/store.js';
 
 /** The account that serves requests when auth is explicitly off. */
 export const ANONYMOUS_ACCOUNT = 'anonymous';

@@ -1,7 +1,7 @@
 import type { JsonSchema } from 'evm-integrity/api';
-import type { Endpoint } from './endpoints.js';
+import type { Endpoint } from '../endpoints/endpoints.js';
 import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
-import { CHAINS_SCHEMA, HEALTH_SCHEMA, nullable, USAGE_SCHEMA } from './result-schemas.js';
+import { CHAINS_SCHEMA, HEALTH_SCHEMA, nullable, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [

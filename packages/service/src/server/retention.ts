@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Store } from './store/types.js';
+import type { Store } from '../store/store.js';
 
 const DAY_MS = 86_400_000;
 /** Pruning is cheap and the log grows by the request; once an hour keeps it near its bound. */

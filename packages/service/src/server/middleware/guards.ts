@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Endpoint } from '../endpoints.js';
+import type { Endpoint } from '../../endpoints/endpoints.js';
 import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
 import { ApiProblem } from '../responses.js';
-import type { Account, Usage } from '../store/types.js';
+import type { Account, Usage } from '../../store/store.js';
 
 const AUTH_DETAILS = {
   auth_scheme: 'Bearer',

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { ChainInfo } from 'evm-integrity';
 import type { BlockJob, BlockOutcome } from './block-job.js';
-import type { VerifyJob, VerifyOutcome } from './job.js';
+import type { VerifyJob, VerifyOutcome } from './endpoint-job.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** What the pool's workers do: verify a request body for an endpoint (the server), or a block (the CLI, lineage). */
@@ -28,14 +28,14 @@ export function runOnPool<J extends PoolJob>(pool: VerifyPool, job: J, signal?: 
 }
 
 /**
- * The worker's script: beside this module once built (dist/server/pool/, or dist/cli-bundle/,
+ * The worker's script: beside this module once built (dist/workers/, or dist/cli-bundle/,
  * where the CLI's bundle puts its own `worker.js` beside the chunk that holds this code). Run
  * from the TypeScript sources (the tests do), it is the built one in dist/, since a worker thread
  * loads JavaScript only.
  */
 function workerScript(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('../../../dist/server/pool/worker.js', here) : new URL('./worker.js', here);
+  return here.endsWith('.ts') ? new URL('../../dist/workers/worker.js', here) : new URL('./worker.js', here);
 }
 
 /** A pool of `workers` threads (null: one per core) that know the configured `chains`. */

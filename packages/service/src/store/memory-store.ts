@@ -20,27 +20,29 @@ import {
 import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
 import {
   type Account,
-  accountNotFound,
   type AccountInput,
   type AuthResult,
   type KeyRecord,
-  makeUsage,
-  newAccountId,
-  normalizeAccountInput,
-  normalizeRequest,
-  normalizeReservation,
-  normalizeReserve,
   type RateToken,
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type Store,
+  type Usage,
+} from './store.js';
+import { accountNotFound } from './store-error.js';
+import { makeUsage } from './usage.js';
+import { newAccountId } from './account-ids.js';
+import {
+  normalizeAccountInput,
+  normalizeRequest,
+  normalizeReservation,
+  normalizeReserve,
   requireCount,
   requireDate,
   requireId,
   requireTimeMs,
-  type Store,
-  type Usage,
-} from './types.js';
+} from './validation.js';
 
 interface PeriodUsage extends Period {
   cuUsed: number;
@@ -73,6 +75,13 @@ function giveBack(byEndpoint: Map<string, number>, endpoint: string, cu: number)
   else byEndpoint.delete(endpoint);
 }
 
+/**
+ * The store in process memory (`--store memory`, tests): the same rules as SqliteStore, nothing
+ * kept once the process ends; it hands out copies, never its own objects.
+ * @example
+ * const store = new MemoryStore();
+ * const { account, key } = store.createAccount({ name: 'ci' });
+ */
 export class MemoryStore implements Store {
   private readonly accounts = new Map<string, Account>();
   /** By key id, in creation order. */

@@ -1,7 +1,7 @@
 import type { ChainRegistry } from 'evm-integrity';
 import type { OperationResult } from 'evm-integrity/api';
-import { ENDPOINTS } from '../endpoints.js';
-import { readRequestBody } from '../request-body.js';
+import { ENDPOINTS } from '../endpoints/endpoints.js';
+import { readRequestBody } from '../endpoints/read-request-body.js';
 
 /** A verify request handed to a worker: the body's bytes (transferred, not copied) and what the route knows of it. */
 export interface VerifyJob {

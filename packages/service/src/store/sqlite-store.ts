@@ -27,29 +27,30 @@ import {
 import { countRequest, nextPeriod, type Period, rateDecision } from './periods.js';
 import {
   type Account,
-  accountNotFound,
   type AccountInput,
   type AuthResult,
   type Entitlements,
   type KeyRecord,
-  makeUsage,
-  newAccountId,
-  normalizeAccountInput,
-  normalizeRequest,
-  normalizeReservation,
-  normalizeReserve,
   type RateToken,
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type Store,
+  type Usage,
+} from './store.js';
+import { accountNotFound, StoreError } from './store-error.js';
+import { makeUsage } from './usage.js';
+import { newAccountId } from './account-ids.js';
+import {
+  normalizeAccountInput,
+  normalizeRequest,
+  normalizeReservation,
+  normalizeReserve,
   requireCount,
   requireDate,
   requireId,
   requireTimeMs,
-  type Store,
-  StoreError,
-  type Usage,
-} from './types.js';
+} from './validation.js';
 
 /** Migrations by version: MIGRATIONS[n] brings a file from version n to n + 1. Append only. */
 export const MIGRATIONS: readonly string[] = [
@@ -245,6 +246,13 @@ function statements(db: Database.Database) {
   };
 }
 
+/**
+ * The store in one SQLite file (the service's default, `data/evm-integrity.db`): accounts, key
+ * hashes, usage per period, the request log and rate windows, shared safely by the processes that
+ * open the same file.
+ * @example
+ * const store = new SqliteStore('data/evm-integrity.db');
+ */
 export class SqliteStore implements Store {
   readonly file: string;
   private readonly db: Database.Database;

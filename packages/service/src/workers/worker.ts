@@ -5,7 +5,7 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { type ChainInfo, ChainRegistry } from 'evm-integrity';
 import { runBlockJob } from './block-job.js';
-import { runVerifyJob } from './job.js';
+import { runVerifyJob } from './endpoint-job.js';
 import type { PoolJob, PoolOutcome } from './verify-pool.js';
 
 const registry = new ChainRegistry((workerData as { chains: ChainInfo[] }).chains);

@@ -4,7 +4,12 @@
  * their SHA-256.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { type Account, type AuthResult, type KeyRecord, MAX_ACTIVE_KEYS, requireText, StoreError } from './types.js';
+import type { Account, AuthResult, KeyRecord } from './store.js';
+import { StoreError } from './store-error.js';
+import { requireText } from './validation.js';
+
+/** At most this many active (not revoked) keys per account. */
+export const MAX_ACTIVE_KEYS = 5;
 
 export const KEY_PREFIX = 'evmi_';
 const HINT_LENGTH = 8;
@@ -30,10 +35,12 @@ export function keyHint(key: string): string {
   return key.length >= MIN_KEY_LENGTH_FOR_HINT ? key.slice(0, HINT_LENGTH) : '';
 }
 
+/** A new key id: `key_` and 12 random hex digits (never the key). */
 export function newKeyId(): string {
   return `key_${randomBytes(6).toString('hex')}`;
 }
 
+/** Whether a key is active (not revoked). */
 export function isActive(key: KeyRecord): boolean {
   return key.revokedAt === null;
 }
@@ -55,6 +62,7 @@ export function importedKey(hashOrPlain: { sha256: string } | { plain: string })
   return { hash: hashKey(plain), hint: keyHint(plain) };
 }
 
+/** A key's label, validated: a non-empty text of at most 100 characters. */
 export function validLabel(label: unknown): string {
   return requireText('label', label, 100);
 }

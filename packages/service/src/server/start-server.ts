@@ -8,12 +8,12 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { listen } from './listen.js';
-import { createVerifyPool, type VerifyPool } from './pool/verify-pool.js';
+import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
-import { MemoryStore } from './store/memory-store.js';
-import { SqliteStore } from './store/sqlite-store.js';
-import type { Store } from './store/types.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import type { Store } from '../store/store.js';
 
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');

@@ -2,7 +2,7 @@
  * Time arithmetic shared by the stores: billing periods (calendar months from an anchor) and the
  * one-second requests-per-second window. Pure functions, UTC throughout.
  */
-import type { RateToken, Usage } from './types.js';
+import type { RateToken, Usage } from './store.js';
 
 function daysInMonth(year: number, month: number): number {
   const last = new Date(0);
@@ -55,10 +55,12 @@ export function nextPeriod(periodAnchor: string, current: Period | undefined, no
 }
 
 /** The allowance of the period: the account's limit plus the CU packages added during it. */
+/** The CU an account may use in the period: its limit plus what was added. */
 export function cuAllowance(usage: Pick<Usage, 'cuLimit' | 'cuExtra'>): number {
   return usage.cuLimit + usage.cuExtra;
 }
 
+/** The CU left in the period (never below 0). */
 export function cuRemaining(usage: Pick<Usage, 'cuLimit' | 'cuExtra' | 'cuUsed'>): number {
   return Math.max(0, cuAllowance(usage) - usage.cuUsed);
 }

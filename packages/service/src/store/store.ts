@@ -1,0 +1,149 @@
+/**
+ * The persistence layer of the HTTP service: accounts, API keys (hashes only), compute-unit
+ * usage per billing period, the request log and the per-account requests-per-second window.
+ *
+ * Both implementations (MemoryStore, SqliteStore) are synchronous and share their rules through
+ * the helpers of this folder: validation.ts, account-ids.ts, keys.ts, periods.ts, usage.ts.
+ */
+import type { Result } from 'evm-integrity';
+
+/** What an account may use. An absent member means "all"; an empty list means "none". */
+export interface Entitlements {
+  endpoints?: string[];
+  chains?: number[];
+}
+
+export interface Account {
+  id: string;
+  name: string;
+  plan: string;
+  /** Compute units per billing period. */
+  cuLimit: number;
+  /** Requests per second, shared by all keys of the account. */
+  rateLimitRps: number;
+  entitlements: Entitlements | null;
+  /** ISO instant: start of the first billing period; every period is computed from it. */
+  periodAnchor: string;
+  createdAt: string;
+}
+
+export interface KeyRecord {
+  id: string;
+  accountId: string;
+  label: string;
+  /** SHA-256 of the key, lowercase hex. The key itself is never stored. */
+  hash: string;
+  /** First 8 characters of the key, for lists ('' for a key imported by its hash). */
+  hint: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Usage {
+  accountId: string;
+  periodStart: string;
+  /** End of the period (exclusive) = `cu_reset_at`. */
+  periodEnd: string;
+  /** The account's limit per period. The allowance of this period is cuLimit + cuExtra. */
+  cuLimit: number;
+  /** CU packages added during this period. */
+  cuExtra: number;
+  cuUsed: number;
+  cuByEndpoint: Record<string, number>;
+}
+
+/** One line of the request log. */
+export interface RequestRecord {
+  requestId: string;
+  endpoint: string;
+  /** The HTTP status answered; 499 ("client closed request") when the client left before the answer. */
+  status: number;
+  /** The CU charged: the reservation's for a settled request, 0 for a released one. */
+  cu: number;
+}
+
+/** CU held for one request in progress; settle or release it exactly once. */
+export interface Reservation {
+  readonly accountId: string;
+  readonly endpoint: string;
+  readonly cu: number;
+  /** The period the CU were taken from: a release gives them back there, even after a roll. */
+  readonly periodStart: string;
+}
+
+/** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
+export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
+
+/**
+ * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
+ * so a period's requests stay at least 14 days after it ends. Usage figures do not depend on it.
+ */
+export const DEFAULT_REQUEST_RETENTION_DAYS = 45;
+
+export interface AccountInput {
+  id?: string;
+  name: string;
+  plan: string;
+  cuLimit: number;
+  rateLimitRps: number;
+  entitlements?: Entitlements | null;
+}
+
+export type AuthResult = { status: 'active'; key: KeyRecord; account: Account } | { status: 'unknown' } | { status: 'revoked'; key: KeyRecord };
+
+export interface RateToken {
+  allowed: boolean;
+  limit: number;
+  /** Requests still allowed in the current one-second window. */
+  remaining: number;
+  /** Requests seen in the current window, this one and refused ones included: the current rate. */
+  count: number;
+  /** 0 when allowed; otherwise whole seconds until the next window (1). */
+  retryAfterSeconds: number;
+}
+
+export interface Store {
+  /** A new account; its first billing period starts at `now`. CONFLICT if the id exists. */
+  createAccount(input: AccountInput, now: Date): Account;
+  /** Creates or updates (name, plan, limits, entitlements) an account; keeps its anchor. */
+  upsertAccount(input: AccountInput & { id: string }, now: Date): Account;
+  getAccount(id: string): Account | undefined;
+  listAccounts(): Account[];
+  /** A new key, returned once: `evmi_` + 43 base64url characters; only its SHA-256 is stored. */
+  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord };
+  /** A key from a configuration file; the existing record when that hash is already known. */
+  importKey(accountId: string, label: string, hashOrPlain: { sha256: string } | { plain: string }, now: Date): KeyRecord;
+  listKeys(accountId?: string): KeyRecord[];
+  /** Revokes by key id or hint; a key already revoked is returned unchanged. */
+  revokeKey(idOrHint: string, now: Date): KeyRecord;
+  /** Revokes every active key of an account at once (its keys get 401 from then on); returns the keys it revoked. */
+  revokeAccountKeys(accountId: string, now: Date): KeyRecord[];
+  /**
+   * Deletes an account with everything of it: its keys, usage periods, request log and rate
+   * window. Returns how many keys and logged requests went with it. STORE_NOT_FOUND if unknown.
+   */
+  deleteAccount(accountId: string): { keys: number; requests: number };
+  authenticate(key: string): AuthResult;
+  /** This period's usage; rolls the period forward when now >= periodEnd. */
+  usage(accountId: string, now: Date): Usage;
+  /**
+   * Before the work, atomically (across processes for SQLite): roll the period if due; refuse when
+   * cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the period (total and per endpoint) and
+   * hold it. Checking and taking in one step is what keeps concurrent servers from overdrawing.
+   */
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult;
+  /** The work answered 2xx: the held CU stay charged; logs the request (`request.cu` = the reservation's cu). */
+  settle(reservation: Reservation, request: RequestRecord, now: Date): void;
+  /**
+   * The work failed (4xx/5xx) or the client left: gives the held CU back to the period they were
+   * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
+   */
+  release(reservation: Reservation, request: RequestRecord, now: Date): void;
+  /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
+  pruneRequests(before: Date): number;
+  /** A CU package: raises this period's allowance. */
+  addCu(accountId: string, cu: number, now: Date): Usage;
+  /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
+  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken;
+  close(): void;
+}
