@@ -1,0 +1,47 @@
+/** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import type { AuditTally } from 'evm-integrity/audit';
+import { UsageError } from './io.js';
+
+/** What an audit writes its lines to. */
+export interface AuditOutput {
+  write(line: string): void;
+  close(): void;
+}
+
+/** How to go on from `next`: --resume when the lines are in a file, else where to start and what to link to. */
+export function howToContinue(out: string | undefined, next: number | null): string {
+  if (out !== undefined) return 'continue later with the same command and --resume';
+  return `continue later with --from ${next} and, to keep the parent link, --head-hash set to the block_hash of the last block line`;
+}
+
+/** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
+export function openOutput(file: string | undefined, resume: boolean, stdout: (text: string) => void): AuditOutput {
+  if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    size = 0;
+  }
+  if (!resume && size > 0) throw new UsageError(`${file} exists: add --resume to continue that audit, or remove it`);
+  const fd = openSync(file, 'a');
+  return { write: (line) => void writeSync(fd, line), close: () => closeSync(fd) };
+}
+
+/** One line on stderr, redrawn every second: blocks done, blocks/s, ETA, failures. Returns what stops it. */
+export function progress(tally: AuditTally, total: number, stderr: (text: string) => void): () => void {
+  const started = performance.now();
+  const before = tally.blocks;
+  const draw = () => {
+    const seconds = (performance.now() - started) / 1000;
+    const rate = seconds > 0 ? (tally.blocks - before) / seconds : 0;
+    const eta = rate > 0 ? `${Math.ceil((total - tally.blocks) / rate)} s` : '?';
+    stderr(`\r${tally.blocks}/${total} blocks, ${rate.toFixed(1)} blocks/s, ETA ${eta}, ${tally.failed} failed `);
+  };
+  const timer = setInterval(draw, 1000);
+  return () => {
+    clearInterval(timer);
+    stderr('\n');
+  };
+}
