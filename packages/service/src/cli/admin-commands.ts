@@ -13,22 +13,22 @@ const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'def
 /** A parsed command line, and what a command needs to answer it. */
 export interface CommandInput {
   store: Store;
-  stdout(text: string): void;
-  stderr(text: string): void;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
   now: () => Date;
   json: boolean;
   synopsis: string;
   positionals: readonly string[];
   /** The value of a string option, if given. */
-  text(name: string): string | undefined;
+  text: (name: string) => string | undefined;
   /** Whether a boolean option was given. */
-  flag(name: string): boolean;
+  flag: (name: string) => boolean;
   /** The positional argument at `index`; a usage error naming `name` when missing. */
-  argument(index: number, name: string): string;
+  argument: (index: number, name: string) => string;
   /** A usage error when more than `n` positional arguments were given. */
-  maxArguments(n: number): void;
+  maxArguments: (n: number) => void;
   /** Prints `value` as indented JSON. */
-  print(value: unknown): void;
+  print: (value: unknown) => void;
 }
 
 /** A whole number written in decimal (underscores allowed as separators), at least `min`. */

@@ -43,8 +43,8 @@ Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a
 fault of the program, 141 stdout closed early (… | head).`;
 
 export interface AdminIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
@@ -116,7 +116,7 @@ const HELP = ['help', '--help', '-h'];
 const FLAG_OF_FIELD: Record<string, string> = { id: '--id', name: '--name', plan: '--plan', label: '--label' };
 
 /** A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`). */
-function refusalMessage(error: EvmIntegrityError): string {
+function refusalMessage(error: EvmIntegrityError<object, string>): string {
   const field = (error.details as { field?: unknown }).field;
   const flag = typeof field === 'string' ? FLAG_OF_FIELD[field] : undefined;
   return flag === undefined || !error.message.startsWith(`${field as string} `)
@@ -203,7 +203,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     return 0;
   } catch (error) {
     if (error instanceof EvmIntegrityError) {
-      io.stderr(`evm-integrity: ${refusalMessage(error)}\n`);
+      io.stderr(`evm-integrity: ${refusalMessage(error as EvmIntegrityError<object, string>)}\n`);
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -68,7 +68,8 @@ function withChainId(json: unknown, chainId: number | undefined, file: string | 
   if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
   const named = (json as { chain_id?: unknown }).chain_id;
   if (named === undefined || named === null) return { ...json, chain_id: chainId };
-  if (Number(named) !== chainId) throw new InputError(`${inputName(file)}: the block names chain_id ${String(named)}, not the --chain-id ${chainId} given`);
+  if (Number(named) !== chainId)
+    throw new InputError(`${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain-id ${chainId} given`);
   return json;
 }
 
