@@ -90,27 +90,41 @@ function keyedAccounts(store: Store): string[] {
     .filter((id) => id !== ANONYMOUS_ACCOUNT);
 }
 
+/** The first SIGINT or SIGTERM, as a promise; `remove` stops listening. */
+function stopSignal(): { signal: Promise<string>; remove: () => void } {
+  let remove = () => {};
+  const signal = new Promise<string>((resolve) => {
+    const on = (name: string) => resolve(name);
+    process.once('SIGINT', on);
+    process.once('SIGTERM', on);
+    remove = () => {
+      process.removeListener('SIGINT', on);
+      process.removeListener('SIGTERM', on);
+    };
+  });
+  return { signal, remove };
+}
+
 /** `serve`: runs until SIGINT or SIGTERM, then shuts down, waiting at most shutdown_timeout_ms for requests in progress. */
 export async function runServe(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
-  const store = openStore(config);
-  // Accounts before this start: then no key is printed, and a lost one needs the hint.
-  const before = config.store === 'sqlite' && config.auth ? keyedAccounts(store) : [];
-  const server = await startServer(config, { logger, store });
-  if (before.length > 0) process.stderr.write(lostKeyHint(keyedAccounts(store), config.dataDir));
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info({ signal, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutting down: finishing requests in progress');
-      void server.close().then(resolve, (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        resolve();
-      });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  // Listened for from the start: a signal that comes while the server starts (as soon as the key
+  // is printed) stops it once it is up, gracefully, instead of killing the process.
+  const stop = stopSignal();
+  try {
+    const store = openStore(config);
+    // Accounts before this start: then no key is printed, and a lost one needs the hint.
+    const before = config.store === 'sqlite' && config.auth ? keyedAccounts(store) : [];
+    const server = await startServer(config, { logger, store });
+    if (before.length > 0) process.stderr.write(lostKeyHint(keyedAccounts(store), config.dataDir));
+    const signal = await stop.signal;
+    logger.info({ signal, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutting down: finishing requests in progress');
+    await server.close().catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
+  } finally {
+    stop.remove();
+  }
   logger.info('stopped');
   return 0;
 }
