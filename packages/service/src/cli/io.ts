@@ -15,8 +15,8 @@ export class UsageError extends EvmIntegrityError<Record<string, never>> {
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Reads FILE or standard input. */
-  read?: (file: string | undefined) => string;
+  /** Reads the bytes of FILE or standard input. */
+  read?: (file: string | undefined) => Uint8Array;
 }
 
 export const processIo: CliIo = {
@@ -30,11 +30,11 @@ export const processIo: CliIo = {
  */
 export const LOCAL_DOCS_URL = new URL('../../docs/errors.md', import.meta.url).href;
 
-/** Text of FILE, or of standard input for `-` or no file. */
-export function readInput(file: string | undefined): string {
+/** Bytes of FILE, or of standard input for `-` or no file: decoded as the server decodes a body (`decodeJsonBody`). */
+export function readInput(file: string | undefined): Uint8Array {
   const source = file === undefined || file === '-' ? 0 : file;
   try {
-    return readFileSync(source, 'utf8');
+    return readFileSync(source);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;

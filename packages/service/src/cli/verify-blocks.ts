@@ -6,7 +6,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { ChainRegistry, type ChainInfo, type RuleSetName } from 'evm-integrity';
-import { blockAnswer, verifyBlockText, type OperationContext, type OperationResult } from 'evm-integrity/api';
+import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../server/pool/block-job.js';
 
 /**
@@ -24,7 +24,7 @@ export interface BlockFiles {
   context: OperationContext;
   /** Worker threads: null, one per core once POOL_FROM_BYTES are read; 0, none; N, N from the first block. */
   workers: number | null;
-  read: (file: string) => string;
+  read: (file: string) => Uint8Array;
 }
 
 /** Where the blocks were verified: how many on this thread, and the worker threads that did the rest. */
@@ -33,8 +33,6 @@ export interface BlockFilesRun {
   pooled: number;
   threads: Set<number>;
 }
-
-const encoder = new TextEncoder();
 
 /** Verifies every file's block, calling `emit` with each answer in argument order. */
 export async function verifyBlockFiles(run: BlockFiles, emit: (result: OperationResult) => void): Promise<BlockFilesRun> {
@@ -45,9 +43,9 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (result: Operation
   const stayInline = (bytesRead: number) => (workers === null ? bytesRead < POOL_FROM_BYTES : workers === 0);
   let next = 0;
   for (let bytes = 0; next < files.length && stayInline(bytes); next++, where.inline++) {
-    const text = read(files[next]!);
-    bytes += text.length;
-    emit(blockAnswer(verifyBlockText(text, verifyContext), context));
+    const block = read(files[next]!);
+    bytes += block.byteLength;
+    emit(blockAnswer(verifyBlockBytes(block, verifyContext), context));
   }
   if (next === files.length) return where;
 
@@ -63,7 +61,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (result: Operation
   };
   try {
     for (; next < files.length; next++) {
-      inFlight.push(runOnPool(pool, { kind: 'block', bytes: encoder.encode(read(files[next]!)), ...(rules && { rules }) }));
+      inFlight.push(runOnPool(pool, { kind: 'block', bytes: new Uint8Array(read(files[next]!)), ...(rules && { rules }) }));
       if (inFlight.length >= 2 * pool.size) await settleFirst();
     }
     while (inFlight.length > 0) await settleFirst();

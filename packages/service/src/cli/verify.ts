@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import {
   badRequest,
+  decodeJsonBody,
   type OperationContext,
   type OperationResult,
-  parseJsonBody,
   verifyBlockOperation,
   verifyLogsBloom,
   verifyReceiptRoot,
@@ -23,9 +23,9 @@ function parseChainOption(value: string): ChainInfo {
   return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
 }
 
-/** The endpoint operation on a body's JSON text: the same parse, the same answer as the server's. */
-function runOperation(text: string, context: OperationContext, operation: (body: unknown) => OperationResult): OperationResult {
-  const parsed = parseJsonBody(text);
+/** The endpoint operation on a body's bytes: the same reading, the same answer as the server's. */
+function runOperation(bytes: Uint8Array, context: OperationContext, operation: (body: unknown) => OperationResult): OperationResult {
+  const parsed = decodeJsonBody(bytes);
   if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest([parsed.error], 1, context) };
   return operation(parsed.value);
 }

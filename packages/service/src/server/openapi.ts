@@ -8,12 +8,13 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 400,
     code: 'BAD_REQUEST',
-    when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON or a Content-Type other than application/json.',
+    when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON (location body) or a Content-Type other than application/json (location header).',
   },
   { status: 401, code: 'UNAUTHORIZED', when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).' },
   { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
-  { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
-  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body is over the server's limit (details.max_allowed_bytes)." },
+  { status: 404, code: 'NOT_FOUND', when: 'No such path.' },
+  { status: 405, code: 'METHOD_NOT_ALLOWED', when: 'A known path with a method it does not answer; the Allow header lists those it does.' },
+  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body (details.request_bytes) is over the server's limit (details.max_allowed_bytes)." },
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.' },
   {
     status: 422,
@@ -23,7 +24,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 429,
     code: 'RATE_LIMIT_EXCEEDED',
-    when: "Over the account's requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.",
+    when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance is used up (limit_scope cu_allowance: not retryable; an operator adds CU, or it resets at details.cu_reset_at).",
   },
   { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
   {
@@ -103,7 +104,7 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
         },
       },
       ...Object.fromEntries(
-        ERROR_CODES.filter((e) => e.status !== 404).map((e) => [
+        ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405).map((e) => [
           String(e.status),
           errorResponse(e.when, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined),
         ]),
