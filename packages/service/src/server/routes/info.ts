@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
-import { readBundle } from '../docs.js';
+import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../docs.js';
 import type { AppDeps, Env } from '../env.js';
 import type { createGuards } from '../middleware/guards.js';
 
@@ -23,7 +23,10 @@ export function infoRoutes(
   routes.get('/', (c) => c.json(ROOT_POINTER, 302, { Location: ROOT_POINTER.docs }));
   routes.get('/health', (c) => c.json({ status: 'ok' }));
   routes.get('/openapi.json', (c) => c.json(reference.openapi));
-  routes.get('/docs', (c) => c.html(reference.docs));
+  routes.get('/docs', (c) => c.html(reference.docs, 200, { 'Content-Security-Policy': DOCS_CSP }));
+  routes.get('/docs/init.js', (c) =>
+    c.body(DOCS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }),
+  );
   // The page names it with its version (`?v=`), so it can be cached for good.
   routes.get('/docs/scalar.js', async (c) => {
     const bundle = await readBundle();
