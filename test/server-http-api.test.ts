@@ -177,6 +177,37 @@ describe('what a refusal says', () => {
   });
 });
 
+describe('error details as the OpenAPI document declares them', () => {
+  it('every details member of every refusal here is a declared member of ErrorDetails, of the declared type', async () => {
+    const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as any;
+    const declared = doc.components.schemas.ErrorDetails.properties as Record<string, any>;
+    const poor = { Authorization: `Bearer ${POOR_KEY}` };
+    const answers = [
+      await post('/v1/evm/verify/receipt-root', JSON.stringify({ chain_id: 1 })),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': 'text/csv' }),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { Authorization: 'Basic eDp5' }),
+      await fetch(`${server.url}/v1/evm/verify/logs-bloom`),
+      await post('/v1/evm/verify/logs-bloom', 'x'.repeat(5000)),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Encoding': 'gzip' }),
+      await post('/v1/evm/verify/receipt-root', JSON.stringify({ chain_id: 42161, block_number: 1000, receipt_root: '00'.repeat(32), transactions: [] })),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
+    ];
+    const statuses = answers.map((res) => res.status);
+    expect(statuses).toEqual([400, 400, 401, 405, 413, 415, 422, expect.any(Number), 429]);
+    for (const res of answers) {
+      const details = ((await res.json()) as { error?: { details: unknown } }).error?.details;
+      for (const [member, value] of Object.entries((details ?? {}) as Record<string, unknown>)) {
+        expect(declared, `details.${member} of a ${res.status}`).toHaveProperty(member);
+        const schema = declared[member].anyOf?.[0] ?? declared[member];
+        const type = schema.type ?? (schema.enum ? typeof schema.enum[0] : schema.const !== undefined ? typeof schema.const : undefined);
+        if (value !== null && type !== undefined)
+          expect(type === 'integer' ? 'number' : type, `details.${member}`).toBe(Array.isArray(value) ? 'array' : typeof value);
+      }
+    }
+  });
+});
+
 describe('one body reader for the server and the CLI', () => {
   const BOM = [0xef, 0xbb, 0xbf];
   const withBoms = (n: number, json: string) => new Uint8Array([...Array.from({ length: n }, () => BOM).flat(), ...Buffer.from(json)]);
