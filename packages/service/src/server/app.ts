@@ -57,12 +57,14 @@ export function createApp({ config, store, logger, now = () => new Date(), pool 
   app.route('/v1', routes);
   app.route('/', routes);
 
-  // No route for this method and path: OPTIONS or 405 on a known path, else 404.
+  // No route for this method and path: OPTIONS or 405 on a known path, else 404 (also for a route
+  // of this method that has nothing to answer, such as docs/scalar.js when it was not built).
   const byPath = methodsByPath(app.routes);
   app.notFound((c) => {
     const methods = byPath.get(c.req.path);
     if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
-    const problem = methods === undefined ? notFound(c.req.method, c.req.path) : methodNotAllowed(c.req.method, c.req.path, methods);
+    const known = methods !== undefined && !methods.includes(c.req.method);
+    const problem = known ? methodNotAllowed(c.req.method, c.req.path, methods) : notFound(c.req.method, c.req.path);
     return sendError(c, deps.docsUrl, problem.fields, problem.headers);
   });
   return app;
