@@ -100,6 +100,8 @@ function measureLayout(url: string): Promise<Layout> {
   );
   const toBrowser = browser.stdio[3] as NodeJS.WritableStream;
   const fromBrowser = browser.stdio[4] as NodeJS.ReadableStream;
+  // A write after the browser has gone fails the request it carried, not the test run.
+  toBrowser.on('error', () => {});
   const pending = new Map<number, (result: any) => void>();
   const cspViolations: string[] = [];
   let nextId = 1;
@@ -134,12 +136,22 @@ function measureLayout(url: string): Promise<Layout> {
         error.code === 'ENOENT' ? new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)') : error,
       ),
     );
-    const exited = new Promise((done) => browser.once('exit', done));
+    const exited = new Promise((done) => {
+      browser.once('exit', done);
+      browser.once('error', done);
+    });
     run()
       .finally(async () => {
+        // Closed over the protocol, so its helper processes are gone too; killed if that does not answer.
+        await Promise.race([send('Browser.close').catch(() => undefined), new Promise((done) => setTimeout(done, 5_000))]);
         browser.kill();
         await exited;
-        rmSync(dir, { recursive: true, force: true });
+        // A helper that outlives the browser may still write to the profile: retry, and never fail the test for a temporary directory.
+        try {
+          rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+        } catch {
+          // left in the system's temporary directory
+        }
       })
       .then(resolve, reject);
   });
