@@ -316,7 +316,7 @@ describe('the verdict covers every claim the body made', () => {
       runVerify(['receipt-root', '-'], {
         stdout: (t) => (out += t),
         stderr: () => undefined,
-        read: () => JSON.stringify(withHeader({}, flipped(block.header.hash!))),
+        read: () => new TextEncoder().encode(JSON.stringify(withHeader({}, flipped(block.header.hash!)))),
       }),
     ).toBe(1);
     expect(JSON.parse(out).data[0].is_identical).toBe(true);

@@ -76,6 +76,8 @@ describe('server configuration', () => {
     [{ idle_timeout_ms: '30s' }, /^idle_timeout_ms: expected a positive number of milliseconds/],
     [{ shutdown_timeout_ms: -1 }, /^shutdown_timeout_ms: expected a non-negative number of milliseconds/],
     [{ header_timeout_ms: 5000, body_timeout_ms: 4000 }, /^body_timeout_ms: expected at least header_timeout_ms \(5000\), got 4000/],
+    [{ cors_origins: 'https://app.example.com' }, /^cors_origins: expected an array of origins such as "https:\/\/app.example.com"/],
+    [{ cors_origins: ['https://app.example.com/path'] }, /^cors_origins: expected an array of origins .*, got \["https:\/\/app.example.com\/path"\]$/],
     [[], /must be a JSON object/],
   ])('%j is refused with a message naming the member', (json, message) => {
     expect(() => parseConfig(json)).toThrow(ConfigError);

@@ -23,6 +23,11 @@ describe('the reference page and its script', () => {
   it('names the script relative to the page, with a version, and nothing on another origin', async () => {
     const html = await (await app().request('/v1/docs')).text();
     expect(html).toMatch(/<script src="docs\/scalar\.js\?v=[\w-]+"><\/script>/);
+    expect(html).toMatch(/<script src="docs\/init\.js\?v=[0-9a-f]{16}"><\/script>/);
+    expect(html).not.toContain('<script>');
+    const init = await app().request('/v1/docs/init.js');
+    expect(init.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await init.text()).toContain("Scalar.createApiReference('#app'");
     expect(html).toContain('<div id="app"></div>');
     expect(html.match(/\b(https?:)?\/\/[\w.-]+/g)).toBeNull();
   });

@@ -35,7 +35,7 @@ const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', 
 function cli(args: string[], body: unknown): { code: number; json: any } {
   let out = '';
   // One body: answered synchronously, a number.
-  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => JSON.stringify(body) }) as number;
+  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => new TextEncoder().encode(JSON.stringify(body)) }) as number;
   return { code, json: JSON.parse(out) };
 }
 

@@ -19,6 +19,42 @@ async function served() {
 
 type Example = { value: unknown };
 
+/** Resolves a local `$ref` of the document. */
+const resolve = (doc: any, schema: any): any =>
+  schema?.$ref === undefined
+    ? schema
+    : resolve(
+        doc,
+        schema.$ref
+          .slice(2)
+          .split('/')
+          .reduce((node: any, key: string) => node[key], doc),
+      );
+
+/**
+ * The members of `value` (an answer of the server) that its schema declares but does not require,
+ * as paths: none when every member the answer always has is required. Follows properties, array
+ * items and the branches of anyOf/oneOf that are objects.
+ */
+function unrequired(doc: any, schema: any, value: unknown, path = ''): string[] {
+  const s = resolve(doc, schema);
+  if (s === undefined || value === null || typeof value !== 'object') return [];
+  const branches = [...(s.anyOf ?? []), ...(s.oneOf ?? [])].map((b: any) => resolve(doc, b));
+  if (branches.length > 0 && s.properties === undefined)
+    return unrequired(
+      doc,
+      branches.find((b: any) => b.type !== 'null'),
+      value,
+      path,
+    );
+  if (Array.isArray(value)) return value.flatMap((item, i) => unrequired(doc, s.items, item, `${path}[${i}]`));
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, member]) => {
+    if (s.properties?.[key] === undefined) return [];
+    const here = (s.required ?? []).includes(key) ? [] : [`${path}.${key}`];
+    return [...here, ...unrequired(doc, s.properties[key], member, `${path}.${key}`)];
+  });
+}
+
 describe('the OpenAPI document', () => {
   it("passes Redocly's recommended rules with no error and no warning", async () => {
     const { source } = await served();
@@ -31,7 +67,7 @@ describe('the OpenAPI document', () => {
     const { doc, post } = await served();
     const verify = Object.entries(doc.paths as Record<string, any>).filter(([path]) => path.startsWith('/evm/verify/'));
     const withExamples = verify.filter(([, item]) => item.post.requestBody.content['application/json'].examples !== undefined);
-    expect(withExamples.map(([path]) => path)).toEqual(['/evm/verify/receipt-root', '/evm/verify/logs-bloom']);
+    expect(withExamples.map(([path]) => path)).toEqual(['/evm/verify/receipt-root', '/evm/verify/logs-bloom', '/evm/verify/lineage']);
     for (const [path, item] of withExamples) {
       const requests = Object.values(item.post.requestBody.content['application/json'].examples as Record<string, Example>);
       const responses = Object.values(item.post.responses['200'].content['application/json'].examples as Record<string, Example>);
@@ -44,5 +80,39 @@ describe('the OpenAPI document', () => {
     const { doc, post } = await served();
     const examples = doc.paths['/evm/verify/receipt-root'].post.responses['400'].content['application/json'].examples as Record<string, Example>;
     expect(await post('/evm/verify/receipt-root', { chain_id: 1 })).toEqual(examples.missingMembers!.value);
+  });
+
+  it('declares concrete status codes only (no 4XX ranges) and names the envelope ErrorEnvelope, not Error', async () => {
+    const { doc } = await served();
+    const codes = Object.values(doc.paths as Record<string, any>).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses)));
+    expect(codes.filter((code) => !/^\d{3}$/.test(code))).toEqual([]);
+    expect(Object.keys(doc.components.schemas)).toEqual(['ErrorEnvelope', 'ErrorDetails']);
+    expect(Object.keys(doc.components.headers)).toEqual(['XRequestId', 'XRateLimitLimit', 'XRateLimitRemaining', 'RetryAfter', 'WWWAuthenticate']);
+    const receiptRoot = doc.paths['/evm/verify/receipt-root'].post.responses;
+    expect(Object.keys(receiptRoot['429'].headers)).toEqual(['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']);
+    expect(Object.keys(receiptRoot['401'].headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
+  });
+
+  it('requires every member the answers always have: each example, the real answer, has no member left optional', async () => {
+    const { doc } = await served();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+      for (const operation of Object.values(item) as any[]) {
+        const media = operation.responses['200'].content['application/json'];
+        const answers = media.example === undefined ? Object.values(media.examples as Record<string, Example>).map((e) => e.value) : [media.example];
+        // /chains: reason, eras, state_sync and checks are present only for some chains and eras.
+        if (path === '/chains') continue;
+        for (const answer of answers) expect(unrequired(doc, media.schema, answer), path).toEqual([]);
+      }
+    }
+  });
+
+  it("the lineage request names the record by tracing_id or _tracing_id, and types the bundle's exchanges and blocks", async () => {
+    const { doc } = await served();
+    const schema = doc.paths['/evm/verify/lineage'].post.requestBody.content['application/json'].schema;
+    expect(schema.anyOf).toEqual([{ required: ['tracing_id'] }, { required: ['_tracing_id'] }]);
+    expect(schema.properties.bundle.properties.exchanges.items.required).toEqual(['method', 'path', 'body', 'status', 'response']);
+    expect(schema.properties.bundle.properties.blocks.items.required).toEqual(['chain_id', 'header', 'receipts']);
+    const receipt = doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema.properties.transactions.items;
+    expect(receipt.oneOf.map((branch: any) => branch.required)).toEqual([['status'], ['root']]);
   });
 });

@@ -66,7 +66,17 @@ describe('health, docs, chains', () => {
     const res = await setup().get('/v1/openapi.json', {});
     const doc = (await res.json()) as any;
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema).toEqual(RECEIPT_ROOT_BODY.schema);
+    // The declaration as it is, plus what it cannot say: oneOf status/root, and the rules across members in the descriptions.
+    const documented = structuredClone(doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema);
+    const declared = RECEIPT_ROOT_BODY.schema as any;
+    const transactions = documented.properties.transactions;
+    expect(transactions.items.oneOf.map((branch: any) => branch.required)).toEqual([['status'], ['root']]);
+    expect(documented.description.startsWith(declared.description)).toBe(true);
+    expect(transactions.description.startsWith(declared.properties.transactions.description)).toBe(true);
+    delete transactions.items.oneOf;
+    documented.description = declared.description;
+    transactions.description = declared.properties.transactions.description;
+    expect(documented).toEqual(declared);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/evm/verify/logs-bloom', '/health', '/usage', '/chains']));
   });
 
@@ -216,11 +226,18 @@ describe('verify endpoints and compute units', () => {
     expect(((await type.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'Content-Type' });
   });
 
-  it('unknown paths and methods are 404 in the envelope', async () => {
+  it('unknown paths are 404, a known path with another method 405 with Allow, in the envelope', async () => {
     const s = setup();
-    for (const res of [await s.get('/v1/evm/nothing'), await s.get('/v1/evm/verify/receipt-root'), await s.post('/v1/usage', {})]) {
-      expect(res.status).toBe(404);
-      expect(((await res.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404 });
+    const unknown = await s.get('/v1/evm/nothing');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404 });
+    for (const [res, allow] of [
+      [await s.get('/v1/evm/verify/receipt-root'), 'POST, OPTIONS'],
+      [await s.post('/v1/usage', {}), 'GET, HEAD, OPTIONS'],
+    ] as const) {
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(((await res.json()) as any).error).toMatchObject({ code: 'METHOD_NOT_ALLOWED', http_status: 405, retryable: false });
     }
   });
 
@@ -230,7 +247,9 @@ describe('verify endpoints and compute units', () => {
     expect(res.status).toBe(413);
     const error = ((await res.json()) as any).error;
     expect(error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { max_allowed_bytes: 2000 } });
-    expect(error.details.estimated_response_bytes).toBeGreaterThan(2000);
+    // In-process, the request has no Content-Length: its size is not known (over HTTP: test/server-http-api.test.ts).
+    expect(error.details.request_bytes).toBeNull();
+    expect(error.details).not.toHaveProperty('estimated_response_bytes');
     expect(error.details.recommended_actions.length).toBeGreaterThan(0);
   });
 });

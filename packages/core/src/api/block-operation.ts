@@ -2,7 +2,7 @@ import { err, type Result } from '../result.js';
 import { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext } from '../verify/verify-block.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
-import { parseJsonBody } from './json-body.js';
+import { decodeJsonBody } from './json-body.js';
 
 /**
  * `verify block` as an operation: the core's report as the body of a 200, or its refusal as the
@@ -21,11 +21,11 @@ export function blockAnswer(result: Result<BlockReport, BlockRefusal>, context: 
 }
 
 /**
- * A block's JSON text verified: text that is not JSON is refused as invalid input, with the
- * body's one problem, as the endpoints refuse it. For a block that arrives as bytes (a file, a
- * worker's job), parsed where it is verified.
+ * A block's JSON bytes verified: bytes that are not UTF-8 JSON are refused as invalid input, with
+ * the body's one problem, as the endpoints refuse them (`decodeJsonBody`). For a block that arrives
+ * as bytes (a file, a worker's job), parsed where it is verified.
  */
-export function verifyBlockText(text: string, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
-  const parsed = parseJsonBody(text);
+export function verifyBlockBytes(bytes: Uint8Array, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const parsed = decodeJsonBody(bytes);
   return parsed.ok ? verifyBlock(parsed.value, context) : err({ kind: 'invalid', problems: [parsed.error], count: 1 });
 }

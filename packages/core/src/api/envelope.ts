@@ -44,8 +44,16 @@ export function errorEnvelope(
   };
 }
 
+/**
+ * One entry of a 400's `details.invalid_parameters[]`: a problem of the body (a path into it), or
+ * of a request header (`location: 'header'`, `name` the header's, such as `Content-Type`).
+ */
+export interface InvalidParameter extends Omit<Problem, 'location'> {
+  location: 'body' | 'header';
+}
+
 /** 400 listing every invalid parameter (up to 100 of `count`). */
-export function badRequest(problems: Problem[], count: number, context: OperationContext = {}): ErrorEnvelope {
+export function badRequest(problems: readonly InvalidParameter[], count: number, context: OperationContext = {}): ErrorEnvelope {
   const first = problems[0];
   const message =
     count === 1 && first !== undefined

@@ -2,12 +2,21 @@
  * `evm-integrity/api`: the verify endpoints as operations, request body in, status and body out
  * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure.
  */
-export { badRequest, DEFAULT_DOCS_URL, errorEnvelope, type ApiError, type ErrorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
+export {
+  badRequest,
+  DEFAULT_DOCS_URL,
+  errorEnvelope,
+  type ApiError,
+  type ErrorEnvelope,
+  type InvalidParameter,
+  type OperationContext,
+  type OperationResult,
+} from './envelope.js';
 export { chainNotSupported } from './chain-not-supported.js';
-export { parseJsonBody } from './json-body.js';
+export { decodeJsonBody, parseJsonBody } from './json-body.js';
 export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
 export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
-export { blockAnswer, verifyBlockOperation, verifyBlockText } from './block-operation.js';
+export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-builders.js';
 export {

@@ -1,15 +1,47 @@
 import type { Problem } from '../input/problems.js';
 import { err, ok, type Result } from '../result.js';
 
+/** Strict UTF-8: a malformed byte is an error, not U+FFFD; a byte order mark is kept, for the one rule below to drop. */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const BOM = 0xfeff;
+
 /**
  * Parses a request body's JSON text: the value, or the one problem that says why it is not JSON.
- * A leading UTF-8 byte order mark is dropped, as a WHATWG text decoder (the server's) drops it,
- * so a file saved by an editor that writes one is read alike by the CLI and the server.
+ * One leading byte order mark is dropped (an editor may write one); a second is not JSON.
  */
 export function parseJsonBody(text: string): Result<unknown, Problem> {
+  const json = text.charCodeAt(0) === BOM ? text.slice(1) : text;
+  if (json.charCodeAt(0) === BOM) {
+    return err({
+      name: 'body',
+      location: 'body',
+      reason: 'invalid_format',
+      expected: 'JSON after at most one byte order mark (U+FEFF); the body starts with two',
+    });
+  }
   try {
-    return ok(JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+    return ok(JSON.parse(json));
   } catch (error) {
     return err({ name: 'body', location: 'body', reason: 'invalid_format', expected: `valid JSON (${(error as Error).message})` });
   }
+}
+
+/**
+ * Reads a request body from its bytes: strict UTF-8, exactly one leading byte order mark dropped,
+ * then JSON. The server and the CLI both read bodies (HTTP, file, standard input) with it alone,
+ * so a body gets the same answer from either.
+ *
+ * @example
+ * decodeJsonBody(new TextEncoder().encode('\uFEFF{"a":1}')) // ok({ a: 1 })
+ * decodeJsonBody(new Uint8Array([0x7b, 0xff, 0x7d]))       // err({ name: 'body', reason: 'invalid_format', expected: 'UTF-8 text …' })
+ */
+export function decodeJsonBody(bytes: Uint8Array): Result<unknown, Problem> {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return err({ name: 'body', location: 'body', reason: 'invalid_format', expected: 'UTF-8 text (JSON); the body has bytes that are not UTF-8' });
+  }
+  return parseJsonBody(text);
 }

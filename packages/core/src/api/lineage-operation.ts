@@ -31,8 +31,47 @@ const bundle: Spec<Record<string, unknown>> = {
     required: ['exchanges'],
     properties: {
       base_url: { type: 'string', description: 'The service the answers came from.' },
-      exchanges: { type: 'array', description: 'Request/response pairs of the hosted API: method, path, body, status, response.' },
-      blocks: { type: 'array', description: 'Blocks in the JSON-RPC format: chain_id, header (with number), receipts.' },
+      exchanges: {
+        type: 'array',
+        description:
+          'Request/response pairs of the hosted API: lineage/record, every page of lineage/genesis, optionally raw/blocks and raw/logs. A request is answered from the first exchange of its path whose chain_id, tracing id (either spelling), cursor and, for raw endpoints, selectors and ranges equal the ones sent.',
+        items: {
+          type: 'object',
+          required: ['method', 'path', 'body', 'status', 'response'],
+          properties: {
+            method: { enum: ['POST', 'GET'] },
+            path: { type: 'string', description: 'The request path relative to base_url, such as /evm/lineage/record.' },
+            body: { type: 'object', description: 'The request body as sent; chain_id and the tracing id (tracing_id or _tracing_id) identify it.' },
+            status: { type: 'integer', minimum: 100, maximum: 599, description: 'The HTTP status answered; the walk needs 200 (or 404 for a missing record).' },
+            response: { description: 'The JSON the service answered.' },
+          },
+        },
+      },
+      blocks: {
+        type: 'array',
+        description: 'Blocks in the JSON-RPC format, to check the records against on chain; without them those checks are skipped (verdict not_verifiable).',
+        items: {
+          type: 'object',
+          required: ['chain_id', 'header', 'receipts'],
+          properties: {
+            chain_id: { type: 'integer', minimum: 1 },
+            header: {
+              type: 'object',
+              required: ['number'],
+              description: 'The block header as eth_getBlockByNumber answers it.',
+              properties: {
+                number: {
+                  oneOf: [
+                    { type: 'string', pattern: '^0[xX][0-9a-fA-F]+$' },
+                    { type: 'integer', minimum: 0 },
+                  ],
+                },
+              },
+            },
+            receipts: { type: 'array', items: { type: 'object' }, description: "The block's complete receipts, as eth_getBlockReceipts answers them." },
+          },
+        },
+      },
     },
   },
   read: (value, path, problems) => {
@@ -42,8 +81,7 @@ const bundle: Spec<Record<string, unknown>> = {
   },
 };
 
-/** `POST /v1/evm/verify/lineage` (extension): body `{chain_id, tracing_id, bundle}`. */
-export const LINEAGE_BODY = object(
+const LINEAGE_MEMBERS = object(
   {
     chain_id: { spec: integer({ min: 1, description: 'Chain of the record.', expected: 'chain id as a JSON integer' }), required: true },
     tracing_id: { spec: tracingId },
@@ -53,6 +91,15 @@ export const LINEAGE_BODY = object(
   },
   { description: 'POST /v1/evm/verify/lineage', expected: 'a JSON object' },
 );
+
+/**
+ * `POST /v1/evm/verify/lineage` (extension): body `{chain_id, tracing_id, bundle}`. The record is
+ * named by `tracing_id` or by its legacy spelling `_tracing_id` (`tracing_id` wins when both are sent).
+ */
+export const LINEAGE_BODY: typeof LINEAGE_MEMBERS = {
+  ...LINEAGE_MEMBERS,
+  schema: { ...LINEAGE_MEMBERS.schema, anyOf: [{ required: ['tracing_id'] }, { required: ['_tracing_id'] }] },
+};
 
 /** A lineage audit of a bundle: the report, or why the input cannot be audited (bad input, never a verdict). */
 export type BundleAudit = Result<LineageReport, SourceError>;

@@ -23,8 +23,8 @@ export class InputError extends UsageError {
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** Reads FILE or standard input. */
-  read?: (file: string | undefined) => string;
+  /** Reads the bytes of FILE or standard input. */
+  read?: (file: string | undefined) => Uint8Array;
 }
 
 export const processIo: CliIo = {
@@ -52,11 +52,14 @@ export function readFailure(error: unknown): string {
   return (error as Error).message;
 }
 
-/** Text of FILE, or of standard input for `-` or no file; an InputError naming the file when it cannot be read. */
-export function readInput(file: string | undefined): string {
+/**
+ * Bytes of FILE, or of standard input for `-` or no file, for the server's body reader
+ * (`decodeJsonBody`); an InputError naming the file when it cannot be read.
+ */
+export function readInput(file: string | undefined): Uint8Array {
   const source = file === undefined || file === '-' ? 0 : file;
   try {
-    return readFileSync(source, 'utf8');
+    return readFileSync(source);
   } catch (error) {
     throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
   }

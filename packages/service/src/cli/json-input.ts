@@ -4,7 +4,7 @@
  * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
  */
 import type { Problem } from 'evm-integrity';
-import { parseJsonBody } from 'evm-integrity/api';
+import { decodeJsonBody } from 'evm-integrity/api';
 import { InputError, inputName } from './io.js';
 
 const NOT_JSON = /^valid JSON \((.*)\)$/s;
@@ -38,9 +38,10 @@ export function notJsonLine(file: string | undefined, text: string, parserMessag
   return `${inputName(file)}: ${notJsonMessage(text, parserMessage)}`;
 }
 
-/** A body's JSON value, parsed as the server parses it; an InputError naming the input when it is not JSON. */
-export function parseInputJson(text: string, file: string | undefined): unknown {
-  const parsed = parseJsonBody(text);
+/** A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not JSON. */
+export function parseInputJson(bytes: Uint8Array, file: string | undefined): unknown {
+  const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
-  throw new InputError(notJsonLine(file, text, notJsonReason(parsed.error) ?? parsed.error.expected));
+  // Decoded again only to place the fault by line and column in the message.
+  throw new InputError(notJsonLine(file, new TextDecoder().decode(bytes), notJsonReason(parsed.error) ?? parsed.error.expected));
 }

@@ -74,9 +74,9 @@ function withChainId(json: unknown, chainId: number | undefined, file: string | 
 }
 
 /** The block of FILE (standard input for `-` or none), read as `verify block` reads it. */
-function readBlock(text: string, file: string | undefined, registry: ChainRegistry, chainId: number | undefined): RpcBlock {
+function readBlock(bytes: Uint8Array, file: string | undefined, registry: ChainRegistry, chainId: number | undefined): RpcBlock {
   const problems = new Problems();
-  const block = readRpcBlock(withChainId(parseInputJson(text, file), chainId, file), problems, { registry });
+  const block = readRpcBlock(withChainId(parseInputJson(bytes, file), chainId, file), problems, { registry });
   if (block === undefined) throw notABlock(file, problems.invalidInput());
   return block;
 }

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { ChainRegistry, type BlockRefusal, type BlockReport, type ChainInfo, type Result, type RuleSetName } from 'evm-integrity';
-import { blockAnswer, verifyBlockText, type OperationContext, type OperationResult } from 'evm-integrity/api';
+import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../workers/block-job.js';
 import { InputError } from './io.js';
 import { notJsonLine, notJsonReason } from './json-input.js';
@@ -27,8 +27,8 @@ export interface BlockFiles {
   context: OperationContext;
   /** Worker threads: null, one per core once POOL_FROM_BYTES are read; 0, none; N, N from the first block. */
   workers: number | null;
-  /** The text of a file (`-`: standard input); throws an InputError naming it when it cannot be read. */
-  read: (file: string) => string;
+  /** The bytes of a file (`-`: standard input); throws an InputError naming it when it cannot be read. */
+  read: (file: string) => Uint8Array;
 }
 
 /** What a file gave: the endpoint's answer for its block, or the one line that says why it gave none. */
@@ -41,22 +41,22 @@ export interface BlockFilesRun {
   threads: Set<number>;
 }
 
-const encoder = new TextEncoder();
-
-/** A file's text, or the line that says why it cannot be read. */
-function readBlockFile(file: string, read: (file: string) => string): { text: string } | { error: string } {
+/** A file's bytes, or the line that says why it cannot be read. */
+function readBlockFile(file: string, read: (file: string) => Uint8Array): { bytes: Uint8Array } | { error: string } {
   try {
-    return { text: read(file) };
+    return { bytes: read(file) };
   } catch (error) {
     if (error instanceof InputError) return { error: error.message };
     throw error;
   }
 }
 
-/** A block's verification as the command answers it; a text that is not JSON is told in the CLI's words, naming the file. */
-function fileAnswer(file: string, text: string, result: Result<BlockReport, BlockRefusal>, context: OperationContext): FileAnswer {
-  const parserMessage = !result.ok && result.error.kind === 'invalid' ? notJsonReason(result.error.problems[0]) : undefined;
-  if (parserMessage !== undefined) return { file, error: notJsonLine(file, text, parserMessage) };
+/** A block's verification as the command answers it; bytes that are not JSON are told in the CLI's words, naming the file. */
+function fileAnswer(file: string, bytes: Uint8Array, result: Result<BlockReport, BlockRefusal>, context: OperationContext): FileAnswer {
+  const problem = !result.ok && result.error.kind === 'invalid' ? result.error.problems[0] : undefined;
+  const parserMessage = notJsonReason(problem) ?? (problem?.name === 'body' ? problem.expected : undefined);
+  // Decoded again only to place the fault by line and column in the message.
+  if (parserMessage !== undefined) return { file, error: notJsonLine(file, new TextDecoder().decode(bytes), parserMessage) };
   return { file, result: blockAnswer(result, context) };
 }
 
@@ -75,9 +75,9 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
       emit({ file, error: input.error });
       continue;
     }
-    bytes += input.text.length;
+    bytes += input.bytes.byteLength;
     where.inline++;
-    emit(fileAnswer(file, input.text, verifyBlockText(input.text, verifyContext), context));
+    emit(fileAnswer(file, input.bytes, verifyBlockBytes(input.bytes, verifyContext), context));
   }
   if (next === files.length) return where;
 
@@ -85,21 +85,21 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   const pool = createVerifyPool(Math.min(workers ?? availableParallelism(), files.length - next), chains);
   // Blocks read and sent, in order: at most two per worker, so that a long list is not all in memory.
   // A file that cannot be read waits in line as an answer already made, so the order is kept.
-  const inFlight: Array<{ file: string; text: string; job: Promise<BlockOutcome> } | FileAnswer> = [];
+  const inFlight: Array<{ file: string; bytes: Uint8Array; job: Promise<BlockOutcome> } | FileAnswer> = [];
   const settleFirst = async () => {
     const first = inFlight.shift()!;
     if (!('job' in first)) return emit(first);
     const outcome = await first.job;
     where.pooled++;
     where.threads.add(outcome.threadId);
-    emit(fileAnswer(first.file, first.text, outcome.result, context));
+    emit(fileAnswer(first.file, first.bytes, outcome.result, context));
   };
   try {
     for (; next < files.length; next++) {
       const file = files[next]!;
       const input = readBlockFile(file, read);
       if ('error' in input) inFlight.push({ file, error: input.error });
-      else inFlight.push({ file, text: input.text, job: runOnPool(pool, { kind: 'block', bytes: encoder.encode(input.text), ...(rules && { rules }) }) });
+      else inFlight.push({ file, bytes: input.bytes, job: runOnPool(pool, { kind: 'block', bytes: new Uint8Array(input.bytes), ...(rules && { rules }) }) });
       if (inFlight.length >= 2 * pool.size) await settleFirst();
     }
     while (inFlight.length > 0) await settleFirst();

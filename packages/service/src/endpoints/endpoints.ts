@@ -10,7 +10,7 @@ import {
   verifyReceiptRoot,
 } from 'evm-integrity/api';
 import type { ChainRegistry } from 'evm-integrity';
-import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, RECEIPT_ROOT_RESULT_SCHEMA } from './result-schemas.js';
+import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, nullable, RECEIPT_ROOT_RESULT_SCHEMA, verifyAnswer } from './result-schemas.js';
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
 export interface Endpoint {
@@ -20,9 +20,38 @@ export interface Endpoint {
   summary: string;
   /** JSON Schema of the request body: the same declaration that validates it. */
   requestSchema: JsonSchema;
-  /** JSON Schema of `data[0]` of a 200 answer. */
-  resultSchema: JsonSchema;
+  /** JSON Schema of a 200 answer (`verifyAnswer`: `{chain_id, data: [result], count}` and the endpoint's own members). */
+  answerSchema: JsonSchema;
   operation: (body: unknown, context: OperationContext & { registry: ChainRegistry }) => OperationResult | Promise<OperationResult>;
+}
+
+const HASH_PATTERN = '^(0[xX])?[0-9a-fA-F]{64}$';
+
+/**
+ * The receipt-root body's schema with what its declaration cannot say: exactly one of `status` and
+ * `root` (`oneOf`: a receipt with a status, one with a root; one with both matches both and is
+ * refused), and in the descriptions the rules across members that the validator checks.
+ */
+function receiptRootRequestSchema(): JsonSchema {
+  const schema = structuredClone(RECEIPT_ROOT_BODY.schema) as JsonSchema & { properties: Record<string, JsonSchema & { items: JsonSchema }> };
+  const transactions = schema.properties.transactions!;
+  transactions.description = `${String(transactions.description ?? '')} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root.`;
+  transactions.items.oneOf = [
+    {
+      title: 'Receipt with status',
+      description: 'Byzantium and later: status, and root absent or null.',
+      required: ['status'],
+      properties: { status: { enum: [0, 1] } },
+    },
+    {
+      title: 'Receipt with root',
+      description: 'Before Byzantium: the post-state root, and status absent or null.',
+      required: ['root'],
+      properties: { root: { type: 'string', pattern: HASH_PATTERN } },
+    },
+  ];
+  schema.description = `${String(schema.description ?? '')}. With header_rlp, the header must hash to block_hash and carry block_number and receipt_root (header_verified says whether it does). On a chain with an era that cannot be verified, block_number or header_rlp is needed to tell the era (400 naming block_number without either).`;
+  return schema;
 }
 
 /** The verify endpoints: each one an operation of the core, served as it is. */
@@ -32,8 +61,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/evm/verify/receipt-root',
     cu: 1,
     summary: 'Recompute the receipts root of a complete receipt list and compare it with receipt_root.',
-    requestSchema: RECEIPT_ROOT_BODY.schema,
-    resultSchema: RECEIPT_ROOT_RESULT_SCHEMA,
+    requestSchema: receiptRootRequestSchema(),
+    answerSchema: verifyAnswer(RECEIPT_ROOT_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
     operation: verifyReceiptRoot,
   },
   {
@@ -42,7 +71,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cu: 1,
     summary: 'Fold logs into the 2048-bit bloom and compare it with expected_bloom.',
     requestSchema: LOGS_BLOOM_BODY.schema,
-    resultSchema: LOGS_BLOOM_RESULT_SCHEMA,
+    answerSchema: verifyAnswer(LOGS_BLOOM_RESULT_SCHEMA, nullable({ type: 'integer', description: 'As sent; null when absent.' }), {
+      block_number: nullable({ type: 'integer', description: 'As sent; null when absent.' }),
+    }),
     operation: verifyLogsBloom,
   },
   {
@@ -51,7 +82,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cu: 1,
     summary: "Extension: audit a derived record's lineage against a bundle of the hosted service's answers and blocks.",
     requestSchema: LINEAGE_BODY.schema,
-    resultSchema: LINEAGE_RESULT_SCHEMA,
+    answerSchema: verifyAnswer(LINEAGE_RESULT_SCHEMA, { type: 'integer' }),
     operation: verifyLineage,
   },
 ];

@@ -5,6 +5,18 @@ import type { JsonSchema } from 'evm-integrity/api';
 const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
+/**
+ * The 200 answer of a verify endpoint: `{chain_id, data: [result], count: 1}` with the members an
+ * endpoint adds (`cursor`, `block_number`); every member is always present.
+ */
+export function verifyAnswer(result: JsonSchema, chainId: JsonSchema, more: Record<string, JsonSchema> = {}): JsonSchema {
+  return {
+    type: 'object',
+    required: ['chain_id', 'data', 'count', ...Object.keys(more)],
+    properties: { chain_id: chainId, data: { type: 'array', items: result, minItems: 1, maxItems: 1 }, count: { const: 1 }, ...more },
+  };
+}
+
 /** `data[0]` of a receipt-root answer. */
 export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
@@ -67,21 +79,33 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
       description: 'fail when any check failed; else not_verifiable when a check was skipped or no block was checked on chain; else pass.',
     },
     reason: nullable({ type: 'string', description: 'Why the verdict is not pass: the first failed or skipped check; null for a pass.' }),
-    summary: { type: 'object', properties: { pass: { type: 'integer' }, fail: { type: 'integer' }, skipped: { type: 'integer' } } },
+    summary: {
+      type: 'object',
+      required: ['pass', 'fail', 'skipped'],
+      description: 'How many checks passed, failed and were skipped, over every record.',
+      properties: { pass: { type: 'integer' }, fail: { type: 'integer' }, skipped: { type: 'integer' } },
+    },
     warnings: { type: 'array', items: { type: 'string' } },
     records: {
       type: 'array',
       description: 'The record asked for, then its parents, each with its checks.',
       items: {
         type: 'object',
+        required: ['tracing_id', 'dataset', 'checks'],
         properties: {
           tracing_id: { type: 'string' },
-          dataset: { type: ['string', 'null'] },
+          dataset: nullable({ type: 'string' }),
           checks: {
             type: 'array',
             items: {
               type: 'object',
-              properties: { check: { type: 'string' }, status: { enum: ['pass', 'fail', 'skipped'] }, subject: { type: 'string' }, reason: { type: 'string' } },
+              required: ['check', 'status', 'subject', 'reason'],
+              properties: {
+                check: { type: 'string', description: 'The check, such as shape.tracing_id or block.receipts_root.' },
+                status: { enum: ['pass', 'fail', 'skipped'] },
+                subject: { type: 'string', description: 'What it checked: a record, an artifact (genesis.logs[0]) or a block.' },
+                reason: { type: 'string' },
+              },
             },
           },
         },

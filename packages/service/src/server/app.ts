@@ -8,10 +8,11 @@ import { docsPage } from './docs.js';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { AppDeps, Env } from './env.js';
 import { createGuards } from './middleware/guards.js';
+import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
 import { requestLog } from './middleware/request-log.js';
 import { openApiDocument } from './openapi.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
-import { ApiProblem, internalError, notFound, sendError } from './responses.js';
+import { ApiProblem, internalError, methodNotAllowed, notFound, sendError } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
 import { verifyRoutes } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
@@ -43,6 +44,7 @@ export function createApp({ config, store, logger, now = () => new Date(), pool 
 
   const app = new Hono<Env>();
   app.use('*', requestLog(logger));
+  app.use('*', corsHeaders(config.corsOrigins));
   app.onError((error, c) => {
     if (error instanceof ApiProblem) return sendError(c, deps.docsUrl, error.fields, error.headers);
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
@@ -51,13 +53,19 @@ export function createApp({ config, store, logger, now = () => new Date(), pool 
     const problem = internalError(incidentId);
     return sendError(c, deps.docsUrl, problem.fields);
   });
-  app.notFound((c) => {
-    const problem = notFound(c.req.method, c.req.path);
-    return sendError(c, deps.docsUrl, problem.fields);
-  });
-
   const routes = new Hono<Env>().route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) })).route('/', verifyRoutes(deps, guards, ENDPOINTS));
   app.route('/v1', routes);
   app.route('/', routes);
+
+  // No route for this method and path: OPTIONS or 405 on a known path, else 404 (also for a route
+  // of this method that has nothing to answer, such as docs/scalar.js when it was not built).
+  const byPath = methodsByPath(app.routes);
+  app.notFound((c) => {
+    const methods = byPath.get(c.req.path);
+    if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
+    const known = methods !== undefined && !methods.includes(c.req.method);
+    const problem = known ? methodNotAllowed(c.req.method, c.req.path, methods) : notFound(c.req.method, c.req.path);
+    return sendError(c, deps.docsUrl, problem.fields, problem.headers);
+  });
   return app;
 }

@@ -42,6 +42,8 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
   requestRetentionDays: number;
+  /** Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by default. */
+  corsOrigins: string[];
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -71,6 +73,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
   shutdownTimeoutMs: 10_000,
   requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
+  corsOrigins: [],
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -203,6 +206,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     'idle_timeout_ms',
     'shutdown_timeout_ms',
     'request_retention_days',
+    'cors_origins',
   ];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
@@ -249,6 +253,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
     shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
     requestRetentionDays: member(json, 'request_retention_days', '', isPositive, 'a positive number of days', base.requestRetentionDays),
+    corsOrigins: member(
+      json,
+      'cors_origins',
+      '',
+      (v) => Array.isArray(v) && v.every((o) => o === '*' || (typeof o === 'string' && /^https?:\/\/[^/\s]+$/.test(o))),
+      'an array of origins such as "https://app.example.com" (scheme and host, no path), or ["*"]',
+      base.corsOrigins,
+    ),
   };
 }
 

@@ -3,8 +3,8 @@ import type { JsonSchema } from 'evm-integrity/api';
 
 /**
  * Examples of the OpenAPI document: a real mainnet receipt (block 19426587, its second
- * transaction) taken as a one-receipt list, so each request example, sent as it is, gets
- * the response example back (test/openapi-lint.test.ts checks that).
+ * transaction) taken as a one-receipt list, and a real lineage bundle's exchanges, so each request
+ * example, sent as it is, gets the response example back (test/openapi-document.test.ts checks that).
  */
 
 const LOG = {
@@ -22,6 +22,339 @@ const BLOOM =
 
 /** A named example of a media type: `{ name: { summary, value } }`. */
 export type Examples = Record<string, { summary: string; value: unknown }>;
+
+/**
+ * A lineage request: the recorded exchanges of fixtures/lineage/pair-reserves-19426587.bundle.json (a
+ * Uniswap V2 pair's reserves record and its parent, WETH's ERC-20 record), without its block, so the
+ * example stays small. Every check that needs no block runs; those that do are skipped, so the
+ * verdict is not_verifiable. The answer is the server's own (test/openapi-document.test.ts sends it).
+ */
+const LINEAGE_REQUEST = {
+  chain_id: 1,
+  tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+  bundle: {
+    base_url: 'https://example.invalid/v1',
+    exchanges: [
+      {
+        method: 'POST',
+        path: '/evm/lineage/record',
+        body: { chain_id: 1, tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2' },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: 'svc_evm.b0301_liquidity_pools_reserves_v1',
+            record: {
+              chain_id: 1,
+              address: '515d459555f8c1fcf2791ded819b73b60a80b8e3',
+              pool_uid: '000000000000000000000000515d459555f8c1fcf2791ded819b73b60a80b8e3',
+              exchange_id: 1,
+              block_number: 19426587,
+              block_time: '2024-03-13T13:55:35.000Z',
+              tx_index: 9,
+              log_index: 4,
+              reserves: ['964438474543038460112265', '438480034574878924551'],
+              current_tick: null,
+              current_sqrt_price: null,
+              current_bin: null,
+              _tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+              _genesis_tracing_ids: ['f1c0da3b50ece86e6e0028122c5e2aa652fa', '29bd2a891d59dbd4767422a1e94907d9acdb'],
+              _parent_tracing_ids: ['94b362611582c6404400973604faca81bc51'],
+            },
+          },
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, _tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2', limit: 1 },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: '0301',
+            _tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+            genesis: {
+              logs: [
+                {
+                  block_number: 19426587,
+                  tx_hash: 'abababababababababababababababababababababababababababababababab',
+                  tx_index: 9,
+                  log_index: 4,
+                  contract_address: '515d459555f8c1fcf2791ded819b73b60a80b8e3',
+                  topics: ['1c411e9a96e071241c2f21f7726b17ae89e3cab4c78be50e062b03a9fffbbad1'],
+                  data: '00000000000000000000000000000000000000000000cc3a5080dedbcda4ad89000000000000000000000000000000000000000000000017c522044770a85f07',
+                  block_time: '2024-03-13T13:55:35.000Z',
+                },
+              ],
+              function_results: [],
+            },
+          },
+          cursor: 'page-2',
+          count: 1,
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2', cursor: 'page-2', limit: 1 },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: '0301',
+            _tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+            genesis: {
+              logs: [],
+              function_results: [
+                {
+                  contract: '515d459555f8c1fcf2791ded819b73b60a80b8e3',
+                  selector: '0902f1ac',
+                  decoded_name: 'getReserves',
+                  output:
+                    '00000000000000000000000000000000000000000000cc3a5080dedbcda4ad89000000000000000000000000000000000000000000000017c522044770a85f070000000000000000000000000000000000000000000000000000000065f1b057',
+                  decoded_output: { reserve0: '964438474543038460112265', reserve1: '438480034574878924551', block_timestamp_last: 1710338135 },
+                },
+              ],
+            },
+          },
+          cursor: null,
+          page_count: 1,
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/record',
+        body: { chain_id: 1, tracing_id: '94b362611582c6404400973604faca81bc51' },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: '0201',
+            record: {
+              chain_id: 1,
+              address: 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+              block_number: 19426587,
+              block_time: '2024-03-13T13:55:35.000Z',
+              tx_index: 9,
+              log_index: 3,
+              name: 'Wrapped Ether',
+              symbol: 'WETH',
+              decimals: 18,
+              tracing_id: '94b362611582c6404400973604faca81bc51',
+              genesis_tracing_ids: [
+                '967d859b9fa9e4a2764d043dc6bd8996298b',
+                '9c2492c4185c612c2cd922039e2fed21ec76',
+                '3be152dc4b33ac9a972b54cbd571ddb55c63',
+                'cc1f9a00d2a2c7051d7a9b6233b4492191ef',
+              ],
+              parent_tracing_ids: [],
+            },
+          },
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: '94b362611582c6404400973604faca81bc51' },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: {
+            dataset: '0201',
+            _tracing_id: '94b362611582c6404400973604faca81bc51',
+            genesis: {
+              logs: [
+                {
+                  block_number: 19426587,
+                  tx_hash: 'abababababababababababababababababababababababababababababababab',
+                  tx_index: 9,
+                  log_index: 3,
+                  contract_address: 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+                  topics: [
+                    'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+                    '000000000000000000000000515d459555f8c1fcf2791ded819b73b60a80b8e3',
+                    '0000000000000000000000003fc91a3afd70395cd496c647d5a6cc9d4b2b7fad',
+                  ],
+                  data: '0000000000000000000000000000000000000000000000000e58b2348e088503',
+                  block_time: '2024-03-13T13:55:35.000Z',
+                },
+              ],
+              function_results: [
+                {
+                  contract: 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+                  selector: '06fdde03',
+                  decoded_name: 'name',
+                  output:
+                    '0000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000000000000000000d5772617070656420457468657200000000000000000000000000000000000000',
+                  decoded_output: { value: 'Wrapped Ether' },
+                },
+                {
+                  contract: 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+                  selector: '95d89b41',
+                  decoded_name: 'symbol',
+                  output:
+                    '000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000045745544800000000000000000000000000000000000000000000000000000000',
+                  decoded_output: { value: 'WETH' },
+                },
+                {
+                  contract: 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2',
+                  selector: '313ce567',
+                  decoded_name: 'decimals',
+                  output: '0000000000000000000000000000000000000000000000000000000000000012',
+                  decoded_output: { value: 18 },
+                },
+              ],
+            },
+          },
+          cursor: null,
+          count: 4,
+        },
+      },
+      {
+        method: 'POST',
+        path: '/evm/raw/blocks',
+        body: { chain_id: 1, block_numbers: [19426587] },
+        status: 200,
+        response: {
+          chain_id: 1,
+          data: [
+            {
+              block_number: 19426587,
+              block_hash: 'f8e2f40d98fe5862bc947c8c83d34799c50fb344d7445d020a8a946d891b62ee',
+              receipt_root: '59c3691e83e0ddeafeedd07f5e30850cc6c963e85327aa1201fbe1f731ff3dbc',
+            },
+          ],
+          cursor: null,
+          count: 1,
+        },
+      },
+    ],
+    blocks: [],
+  },
+};
+
+/** What the server answers LINEAGE_REQUEST. */
+const LINEAGE_RESPONSE = {
+  chain_id: 1,
+  data: [
+    {
+      chain_id: 1,
+      tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+      verdict: 'not_verifiable',
+      reason: 'block.available (block 19426587): the source has no such block (give a bundle with blocks, or --rpc)',
+      summary: { pass: 18, fail: 0, skipped: 4 },
+      warnings: [],
+      records: [
+        {
+          tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
+          dataset: '0301',
+          checks: [
+            {
+              check: 'shape.tracing_id',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: '36 hex characters, matching the record (legacy _tracing_id)',
+            },
+            {
+              check: 'shape.id_lists',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: 'genesis and parent ids are lists of 36-hex tracing ids',
+            },
+            {
+              check: 'shape.dataset',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: 'dataset 0301 (svc_evm.b0301_liquidity_pools_reserves_v1)',
+            },
+            {
+              check: 'block.available',
+              status: 'skipped',
+              subject: 'block 19426587',
+              reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
+            },
+            { check: 'log.position', status: 'skipped', subject: 'genesis.logs[0]', reason: 'block 19426587 is not available' },
+            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[0]', reason: 'selector 0902f1ac is getReserves()' },
+            {
+              check: 'function_result.decoded_output',
+              status: 'pass',
+              subject: 'genesis.function_results[0]',
+              reason: 'decoded_output equals output decoded as getReserves() returns (uint112,uint112,uint32)',
+            },
+            {
+              check: 'record.reserves',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: 'reserves equal the Sync at genesis.logs[0] and getReserves',
+            },
+            {
+              check: 'record.not_older',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: "block 19426587 is at or after every artifact's block",
+            },
+          ],
+        },
+        {
+          tracing_id: '94b362611582c6404400973604faca81bc51',
+          dataset: '0201',
+          checks: [
+            { check: 'shape.tracing_id', status: 'pass', subject: '94b362611582c6404400973604faca81bc51', reason: '36 hex characters, matching the record' },
+            {
+              check: 'shape.id_lists',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: 'genesis and parent ids are lists of 36-hex tracing ids',
+            },
+            { check: 'shape.dataset', status: 'pass', subject: '94b362611582c6404400973604faca81bc51', reason: 'dataset 0201 (svc_evm.b0201_erc20_tokens_v1)' },
+            {
+              check: 'block.available',
+              status: 'skipped',
+              subject: 'block 19426587',
+              reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
+            },
+            { check: 'log.position', status: 'skipped', subject: 'genesis.logs[0]', reason: 'block 19426587 is not available' },
+            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[0]', reason: 'selector 06fdde03 is name()' },
+            {
+              check: 'function_result.decoded_output',
+              status: 'pass',
+              subject: 'genesis.function_results[0]',
+              reason: 'decoded_output equals output decoded as name() returns string',
+            },
+            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[1]', reason: 'selector 95d89b41 is symbol()' },
+            {
+              check: 'function_result.decoded_output',
+              status: 'pass',
+              subject: 'genesis.function_results[1]',
+              reason: 'decoded_output equals output decoded as symbol() returns string',
+            },
+            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[2]', reason: 'selector 313ce567 is decimals()' },
+            {
+              check: 'function_result.decoded_output',
+              status: 'pass',
+              subject: 'genesis.function_results[2]',
+              reason: 'decoded_output equals output decoded as decimals() returns uint8',
+            },
+            {
+              check: 'record.erc20',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: 'name, symbol, decimals equal the decoded function results',
+            },
+            {
+              check: 'record.not_older',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: "block 19426587 is at or after every artifact's block",
+            },
+          ],
+        },
+      ],
+    },
+  ],
+  count: 1,
+};
 
 /** Request and 200 examples of each verify endpoint, by endpoint path. */
 export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Examples }> = {
@@ -57,6 +390,10 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
         },
       },
     },
+  },
+  '/evm/verify/lineage': {
+    request: { pairReserves: { summary: "A pool's reserves record and its parent, without blocks", value: LINEAGE_REQUEST } },
+    response: { notVerifiable: { summary: 'Every check that needs no block passes; the on-chain ones are skipped', value: LINEAGE_RESPONSE } },
   },
   '/evm/verify/logs-bloom': {
     request: { oneLog: { summary: 'One log and its bloom', value: { chain_id: 1, expected_bloom: BLOOM, logs: [LOG] } } },

@@ -1,19 +1,21 @@
 import type { JsonSchema } from 'evm-integrity/api';
 import type { Endpoint } from '../endpoints/endpoints.js';
 import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
-import { CHAINS_SCHEMA, HEALTH_SCHEMA, nullable, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
+import { ERROR_DETAILS_SCHEMA, errorEnvelopeSchema, type HeaderComponent, headersOf, RESPONSE_HEADERS } from './error-schemas.js';
+import { CHAINS_SCHEMA, HEALTH_SCHEMA, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [
   {
     status: 400,
     code: 'BAD_REQUEST',
-    when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON or a Content-Type other than application/json.',
+    when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON (location body) or a Content-Type other than application/json (location header).',
   },
   { status: 401, code: 'UNAUTHORIZED', when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).' },
   { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
-  { status: 404, code: 'NOT_FOUND', when: 'No such path or method.' },
-  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body is over the server's limit (details.max_allowed_bytes)." },
+  { status: 404, code: 'NOT_FOUND', when: 'No such path.' },
+  { status: 405, code: 'METHOD_NOT_ALLOWED', when: 'A known path with a method it does not answer; the Allow header lists those it does.' },
+  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body (details.request_bytes) is over the server's limit (details.max_allowed_bytes)." },
   { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.' },
   {
     status: 422,
@@ -23,7 +25,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 429,
     code: 'RATE_LIMIT_EXCEEDED',
-    when: "Over the account's requests per second (limit_scope account) or its CU allowance (limit_scope cu_allowance); wait Retry-After seconds.",
+    when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance is used up (limit_scope cu_allowance: not retryable; an operator adds CU, or it resets at details.cu_reset_at).",
   },
   { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
   {
@@ -33,34 +35,30 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   },
 ];
 
-const ERROR_SCHEMA: JsonSchema = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'http_status', 'message', 'hint', 'docs_url'],
-      properties: {
-        code: { type: 'string', enum: ERROR_CODES.map((e) => e.code) },
-        http_status: { type: 'integer' },
-        message: { type: 'string' },
-        hint: { type: 'string' },
-        severity: { type: 'string', enum: ['error', 'warning', 'critical'] },
-        retryable: { type: 'boolean' },
-        details: nullable({ type: 'object' }),
-        docs_url: { type: 'string' },
-      },
-    },
-  },
-};
+const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' };
-const errorResponse = (description: string, examples?: Examples) => ({
+/** The headers of each error status of a verify endpoint (the rate-limit ones once the request passed the key). */
+const ERROR_HEADERS: Record<number, HeaderComponent[]> = {
+  401: ['XRequestId', 'WWWAuthenticate'],
+  429: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
+  503: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
+};
+const RATE_HEADERS: HeaderComponent[] = ['XRequestId', 'XRateLimitLimit', 'XRateLimitRemaining'];
+
+const errorResponse = (description: string, headers: HeaderComponent[], examples?: Examples) => ({
   description,
+  headers: headersOf(...headers),
   content: { 'application/json': { schema: ERROR_REF, ...(examples && { examples }) } },
 });
-const jsonResponse = (description: string, schema: JsonSchema, example: unknown) => ({ description, content: { 'application/json': { schema, example } } });
-const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.');
+const jsonResponse = (description: string, schema: JsonSchema, example: unknown) => ({
+  description,
+  headers: headersOf('XRequestId'),
+  content: { 'application/json': { schema, example } },
+});
+const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.', ERROR_HEADERS[401]!);
+
+/** Sent by Node's HTTP server, not the app, to any request whose headers or body came too slowly: no body. */
+const TIMEOUT = { description: 'The request did not arrive within header_timeout_ms / body_timeout_ms; no body, the connection is closed.' };
 
 /** The groups of operations, in the order the reference shows them. */
 const TAGS = [
@@ -85,27 +83,13 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
     responses: {
       '200': {
         description: 'The verification result.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['chain_id', 'data', 'count'],
-              properties: {
-                chain_id: nullable({ type: 'integer' }),
-                block_number: nullable({ type: 'integer', description: 'logs-bloom: echoed from the request.' }),
-                data: { type: 'array', items: endpoint.resultSchema, minItems: 1, maxItems: 1 },
-                cursor: { type: 'null' },
-                count: { const: 1 },
-              },
-            },
-            ...(examples && { examples: examples.response }),
-          },
-        },
+        headers: headersOf(...RATE_HEADERS),
+        content: { 'application/json': { schema: endpoint.answerSchema, ...(examples && { examples: examples.response }) } },
       },
       ...Object.fromEntries(
-        ERROR_CODES.filter((e) => e.status !== 404).map((e) => [
+        ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405).map((e) => [
           String(e.status),
-          errorResponse(e.when, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined),
+          errorResponse(e.when, ERROR_HEADERS[e.status] ?? RATE_HEADERS, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined),
         ]),
       ),
     },
@@ -115,7 +99,8 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
 /**
  * The OpenAPI 3.1 document of the service. Request bodies are the very schemas
  * that validate requests (src/input/schema.ts), so the document cannot drift.
- * It passes Redocly's `recommended` rules (test/openapi-lint.test.ts).
+ * It passes Redocly's `recommended` rules, and a strict TypeScript client generated from it
+ * compiles and talks to the server (test/openapi-document.test.ts, test/openapi-client.test.ts).
  */
 export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin: string; endpoints: readonly Endpoint[]; bodyLimitBytes: number }): JsonSchema {
   const docsUrl = `${origin}/v1/docs`;
@@ -150,10 +135,7 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
       summary: 'Liveness',
       description: 'No key needed, never refused, never rate limited: a 200 means the process answers.',
       security: [],
-      responses: {
-        '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health),
-        '4XX': errorResponse('Never sent by this operation: a probe that gets a 4xx asked for another path or method (404 NOT_FOUND).'),
-      },
+      responses: { '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health), '408': TIMEOUT },
     },
   };
   return {
@@ -169,7 +151,8 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
     tags: TAGS,
     paths,
     components: {
-      schemas: { Error: ERROR_SCHEMA },
+      schemas: { ErrorEnvelope: errorEnvelopeSchema(ERROR_CODES.map((e) => e.code)), ErrorDetails: ERROR_DETAILS_SCHEMA },
+      headers: RESPONSE_HEADERS,
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } },
     },
   };

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { type ApiError, errorEnvelope } from 'evm-integrity/api';
+import { type ApiError, badRequest, type ErrorEnvelope, errorEnvelope } from 'evm-integrity/api';
 
 /** The members of an error envelope a route chooses; `docs_url` is the server's, the rest defaulted. */
 export type ProblemFields = Omit<ApiError, 'docs_url' | 'severity' | 'retryable'> & Partial<Pick<ApiError, 'severity' | 'retryable'>>;
@@ -24,6 +24,17 @@ export function sendError(c: Context, docsUrl: string, fields: ProblemFields, he
   return c.json(errorEnvelope(fields, { docsUrl }), fields.http_status as 400);
 }
 
+/** 400 with the envelope a body reader built (`readRequestBody`), thrown like every other refusal. */
+export const invalidRequest = (envelope: ErrorEnvelope) => new ApiProblem(envelope.error);
+
+/** 400 naming the `Content-Type` header (location `header`): verify bodies are JSON. */
+export const wrongContentType = (contentType: string) => {
+  const got = contentType === '' ? 'no Content-Type' : JSON.stringify(contentType);
+  const problem = { name: 'Content-Type', location: 'header', reason: 'invalid_format', expected: `application/json, got ${got}` } as const;
+  return invalidRequest(badRequest([problem], 1));
+};
+
+/** 404: no route has this path (with any method). */
 export const notFound = (method: string, path: string) =>
   new ApiProblem({
     code: 'NOT_FOUND',
@@ -32,6 +43,20 @@ export const notFound = (method: string, path: string) =>
     hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
     details: null,
   });
+
+/** 405: the path is known, the method is not one of its `methods` (sent in `Allow`). */
+export const methodNotAllowed = (method: string, path: string, methods: readonly string[]) =>
+  new ApiProblem(
+    {
+      code: 'METHOD_NOT_ALLOWED',
+      http_status: 405,
+      message: `${path} does not answer ${method}; it answers ${methods.join(', ')}.`,
+      hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
+      retryable: false,
+      details: { method, allowed_methods: [...methods] },
+    },
+    { Allow: methods.join(', ') },
+  );
 
 /** 415: a compressed body; the service reads plain JSON only, so it says so rather than "not valid JSON". */
 export const unsupportedEncoding = (encoding: string) =>
@@ -44,19 +69,34 @@ export const unsupportedEncoding = (encoding: string) =>
     details: { content_encoding: encoding, accepted_encodings: ['identity'] },
   });
 
-export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined) =>
-  new ApiProblem({
+/** The size a request declared in Content-Length; null when it sent none (chunked) or an unreadable one. */
+function declaredBytes(contentLength: string | undefined): number | null {
+  if (contentLength === undefined || !/^\d+$/.test(contentLength.trim())) return null;
+  const bytes = Number(contentLength.trim());
+  return Number.isSafeInteger(bytes) ? bytes : null;
+}
+
+/**
+ * 413: the request body is over `body_limit_bytes`. The limit here is on what is sent, not (as the
+ * hosted service's) on the answer: `details.request_bytes` is the size the request declared (null
+ * when it was sent in chunks: reading stopped past the limit), `max_allowed_bytes` the limit.
+ */
+export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined) => {
+  const requestBytes = declaredBytes(contentLength);
+  return new ApiProblem({
     code: 'PAYLOAD_TOO_LARGE',
     http_status: 413,
-    message: `The request body is over the limit of ${limitBytes} bytes.`,
+    message: `The request body${requestBytes === null ? '' : ` (${requestBytes} bytes)`} is over the limit of ${limitBytes} bytes.`,
     hint: 'Split the work into smaller requests.',
     retryable: false,
     details: {
       max_allowed_bytes: limitBytes,
-      estimated_response_bytes: Number(contentLength ?? limitBytes + 1),
+      request_bytes: requestBytes,
+      limit_applies_to: 'request_body',
       recommended_actions: ['Send fewer transactions per request.', 'Verify one block per request.'],
     },
   });
+};
 
 /** 503: the places for verify operations (`max_in_flight` in all, `max_in_flight_per_account` for one account) are taken. */
 export const overloaded = () =>

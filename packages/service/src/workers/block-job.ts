@@ -1,5 +1,5 @@
 import type { BlockRefusal, BlockReport, ChainRegistry, Result, RuleSetName } from 'evm-integrity';
-import { verifyBlockText } from 'evm-integrity/api';
+import { verifyBlockBytes } from 'evm-integrity/api';
 
 /** A block handed to a worker: its JSON text as UTF-8 bytes (transferred, not copied), and the rule set named for it. */
 export interface BlockJob {
@@ -15,10 +15,8 @@ export interface BlockOutcome {
   threadId: number;
 }
 
-const decoder = new TextDecoder();
-
-/** What a worker does with a block: parse its text and verify it, as `verify block` does inline. */
+/** What a worker does with a block: read its bytes and verify it, as `verify block` does inline. */
 export function runBlockJob(job: BlockJob, registry: ChainRegistry, threadId: number): BlockOutcome {
   const rules = job.rules;
-  return { result: verifyBlockText(decoder.decode(job.bytes), { registry, ...(rules && { rules }) }), threadId };
+  return { result: verifyBlockBytes(job.bytes, { registry, ...(rules && { rules }) }), threadId };
 }

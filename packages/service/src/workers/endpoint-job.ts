@@ -17,8 +17,6 @@ export interface VerifyJob {
 /** A worker's answer: the status and JSON text of the response, or the chain the account may not use (the route answers 403). */
 export type VerifyOutcome = { kind: 'answer'; status: number; json: string } | { kind: 'forbidden'; chainId: number };
 
-const decoder = new TextDecoder();
-
 /** An operation's result as the answer the route sends, serialised where it was computed. */
 export const answerOf = (result: OperationResult): VerifyOutcome => ({ kind: 'answer', status: result.status, json: JSON.stringify(result.body) });
 
@@ -29,7 +27,7 @@ export const answerOf = (result: OperationResult): VerifyOutcome => ({ kind: 'an
 export async function runVerifyJob(job: VerifyJob, registry: ChainRegistry): Promise<VerifyOutcome> {
   const endpoint = ENDPOINTS.find((e) => e.name === job.endpoint);
   if (endpoint === undefined) throw new Error(`no endpoint ${JSON.stringify(job.endpoint)}`);
-  const body = readRequestBody(decoder.decode(job.bytes), job.chains, job.docsUrl);
+  const body = readRequestBody(job.bytes, job.chains, job.docsUrl);
   if (body.kind === 'forbidden') return body;
   if (body.kind === 'invalid') return { kind: 'answer', status: 400, json: JSON.stringify(body.envelope) };
   return answerOf(await endpoint.operation(body.value, { registry, docsUrl: job.docsUrl }));

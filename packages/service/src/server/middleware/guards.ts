@@ -12,13 +12,13 @@ const AUTH_DETAILS = {
 type TokenStatus = 'missing' | 'malformed' | 'unknown' | 'revoked';
 
 /**
- * What the 401 says of the Authorization header it got: the scheme when it is a known one,
- * and the length; never a character of the credential, which may belong to another service.
+ * What the 401 says of the Authorization header it got: its scheme when it is a known one, and
+ * nothing else, neither a character nor the length of the credential (which may belong to another
+ * service).
  */
 function redact(header: string): string {
-  const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header)?.[1];
-  const hidden = `[redacted, ${header.length} characters]`;
-  return scheme === undefined ? hidden : `${scheme} ${hidden}`;
+  const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header.trim())?.[1];
+  return scheme === undefined ? '[redacted]' : `${scheme} [redacted]`;
 }
 
 /** The RFC 6750 challenge: no error code when no credential was sent, as section 3.1 asks. */
@@ -133,23 +133,32 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     await next();
   };
 
-  /** The 429 of an account whose CU allowance is used up, from its usage. */
+  /**
+   * The 429 of an account whose CU allowance is used up, from its usage. Waiting a few seconds does
+   * not cure it: `retryable` is false, and the details say what does (an operator adds CU, or the
+   * period resets at `cu_reset_at`, which `Retry-After` counts down to, as the spec has it).
+   */
   const allowanceProblem = (account: Account, usage: Usage): ApiProblem => {
     const retryAfter = Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
+    const allowance = usage.cuLimit + usage.cuExtra;
     return new ApiProblem(
       {
         code: 'RATE_LIMIT_EXCEEDED',
         http_status: 429,
-        message: `The account's compute-unit allowance (${usage.cuLimit + usage.cuExtra} CU) is used up until ${usage.periodEnd}.`,
-        hint: 'Wait for cu_reset_at, or have the operator add a CU package (evm-integrity accounts add-cu).',
+        message: `The account's compute-unit allowance (${allowance} CU) is used up until ${usage.periodEnd}; retrying before then gets the same answer.`,
+        hint: 'Do not retry on a timer: have the operator add CU (evm-integrity accounts add-cu), or send again after cu_reset_at.',
         severity: 'warning',
-        retryable: true,
+        retryable: false,
         details: {
+          limit_scope: 'cu_allowance',
           limit_rps: account.rateLimitRps,
           current_estimated_rps: null,
           retry_after_seconds: retryAfter,
-          limit_scope: 'cu_allowance',
           limit_window_seconds: retryAfter,
+          cu_limit: allowance,
+          cu_used: usage.cuUsed,
+          cu_reset_at: usage.periodEnd,
+          resolution: ['An operator adds CU to the account (evm-integrity accounts add-cu).', 'The allowance resets at cu_reset_at.'],
         },
       },
       { 'Retry-After': String(retryAfter) },

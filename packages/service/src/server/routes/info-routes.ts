@@ -1,13 +1,17 @@
 import { Hono } from 'hono';
 import { describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
-import { readBundle } from '../docs.js';
+import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../docs.js';
 import type { AppDeps, Env } from '../env.js';
 import type { createGuards } from '../middleware/guards.js';
 
+/** What `GET /` answers, beside its redirect to the reference page: where everything is. */
+const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/v1/health' };
+
 /**
- * The routes that cost nothing: health (no key, never refused), the OpenAPI document, the
- * reference page and its script (no key), and with a key, the account's usage and the chain registry.
+ * The routes that cost nothing: `/` (a redirect to the reference page), health (no key, never
+ * refused), the OpenAPI document, the reference page and its script (no key), and with a key, the
+ * account's usage and the chain registry.
  */
 export function infoRoutes(
   { store, registry, now }: AppDeps,
@@ -15,9 +19,14 @@ export function infoRoutes(
   reference: { openapi: JsonSchema; docs: string },
 ): Hono<Env> {
   const routes = new Hono<Env>();
+  // A browser lands on the reference; a client that does not follow redirects reads where it is.
+  routes.get('/', (c) => c.json(ROOT_POINTER, 302, { Location: ROOT_POINTER.docs }));
   routes.get('/health', (c) => c.json({ status: 'ok' }));
   routes.get('/openapi.json', (c) => c.json(reference.openapi));
-  routes.get('/docs', (c) => c.html(reference.docs));
+  routes.get('/docs', (c) => c.html(reference.docs, 200, { 'Content-Security-Policy': DOCS_CSP }));
+  routes.get('/docs/init.js', (c) =>
+    c.body(DOCS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }),
+  );
   // The page names it with its version (`?v=`), so it can be cached for good.
   routes.get('/docs/scalar.js', async (c) => {
     const bundle = await readBundle();

@@ -1,6 +1,6 @@
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { badRequest } from 'evm-integrity/api';
 import { Admission } from '../admission.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
 import type { Endpoint } from '../../endpoints/endpoints.js';
@@ -9,11 +9,75 @@ import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
 import { runOnPool } from '../../workers/verify-pool.js';
 import { readRequestBody } from '../../endpoints/read-request-body.js';
-import { payloadTooLarge, unsupportedEncoding } from '../responses.js';
-import type { Reservation } from '../../store/store.js';
+import { type ApiProblem, invalidRequest, payloadTooLarge, unsupportedEncoding, wrongContentType } from '../responses.js';
+import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 
 const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
-const decoder = new TextDecoder();
+
+/** The work of one verify request once its body is read: run inline or on a worker, aborted by `signal` while it waits. */
+type Verification = (signal: AbortSignal) => Promise<VerifyOutcome>;
+
+/**
+ * What one verify request holds while it is worked on: a place (`max_in_flight`,
+ * `max_in_flight_per_account`) and its CU. `end` gives back what was taken, once, whatever
+ * happened: the place, and the CU unless the answer was 2xx, when they are charged.
+ */
+class RequestHold {
+  #entered = false;
+  #reservation: Reservation | undefined;
+  /** The status the request is answered with; until one is known, a fault's (500). */
+  status = 500;
+
+  constructor(
+    private readonly deps: { admission: Admission; store: Store; now: () => Date },
+    private readonly account: Account,
+    private readonly endpoint: Endpoint,
+    private readonly requestId: string,
+  ) {}
+
+  /** Takes a place (503 when none is free), then reserves the endpoint's CU (`refuse`: the 429 when the allowance cannot pay). */
+  take(refuse: (usage: Usage) => ApiProblem): void {
+    this.deps.admission.enter(this.account.id);
+    this.#entered = true;
+    const held = this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
+    if (!held.ok) throw refuse(held.error.usage);
+    this.#reservation = held.value.reservation;
+  }
+
+  /** Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. */
+  end(): void {
+    if (this.#entered) this.deps.admission.leave(this.account.id);
+    this.#entered = false;
+    const reservation = this.#reservation;
+    this.#reservation = undefined;
+    if (reservation === undefined) return;
+    const charged = this.status >= 200 && this.status < 300;
+    const record = { requestId: this.requestId, endpoint: this.endpoint.name, status: this.status, cu: charged ? this.endpoint.cu : 0 };
+    if (charged) this.deps.store.settle(reservation, record, this.deps.now());
+    else this.deps.store.release(reservation, record, this.deps.now());
+  }
+}
+
+/** Refuses a body the server cannot read: compressed (415), or not declared JSON (400 naming the Content-Type header). */
+function requirePlainJson(c: Context<Env>): void {
+  const encoding = c.req.header('content-encoding');
+  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
+  const contentType = c.req.header('content-type') ?? '';
+  if (!JSON_MEDIA_TYPE.test(contentType)) throw wrongContentType(contentType);
+}
+
+/** The body's bytes, marked read (so the connection may be kept alive). */
+async function readBody(c: Context<Env>): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  c.set('bodyRead', true);
+  return bytes;
+}
+
+/** The answer to a request whose client has gone: nothing is sent, the CU are given back. */
+function clientGone(hold: RequestHold): Response {
+  hold.status = CLIENT_CLOSED_REQUEST;
+  return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+}
 
 /**
  * The metered verify endpoints. Each request passes the guards, then its body is read; only then
@@ -25,7 +89,6 @@ const decoder = new TextDecoder();
 export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuards>, endpoints: readonly Endpoint[]): Hono<Env> {
   const { config, store, registry, docsUrl, now, pool } = deps;
   const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
-  const routes = new Hono<Env>();
   const limit = bodyLimit({
     maxSize: config.bodyLimitBytes,
     onError: (c) => {
@@ -33,70 +96,56 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
     },
   });
 
+  /**
+   * What verifying `bytes` takes. A small body is read here, so a malformed one is answered (400,
+   * or 403 for a chain the account may not use) before it takes a place or CU; a large one is read
+   * by a worker, with the same function.
+   */
+  const prepare = (endpoint: Endpoint, account: Account, bytes: Uint8Array<ArrayBuffer>): Verification => {
+    const chains = account.entitlements?.chains ?? null;
+    if (pool !== undefined && bytes.byteLength >= config.poolThresholdBytes) {
+      return (signal) => runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal);
+    }
+    const read = readRequestBody(bytes, chains, docsUrl);
+    if (read.kind === 'invalid') throw invalidRequest(read.envelope);
+    if (read.kind === 'forbidden') throw forbidden(account, `chain ${read.chainId}`);
+    return async () => answerOf(await endpoint.operation(read.value, { registry, docsUrl }));
+  };
+
+  /** Runs the verification under `hold` and answers it; `hold.status` is the status the request ends with. */
+  const answer = async (c: Context<Env>, account: Account, verify: Verification, hold: RequestHold): Promise<Response> => {
+    let outcome: VerifyOutcome;
+    try {
+      outcome = await verify(c.req.raw.signal);
+    } catch (error) {
+      // A client gone while its job waited for a worker: the job was dropped.
+      if (clientLeft(c)) return clientGone(hold);
+      throw error;
+    }
+    if (outcome.kind === 'forbidden') {
+      hold.status = 403;
+      throw forbidden(account, `chain ${outcome.chainId}`);
+    }
+    await readPendingCloses();
+    if (clientLeft(c)) return clientGone(hold);
+    hold.status = outcome.status;
+    return c.body(outcome.json, outcome.status as 200, { 'Content-Type': 'application/json' });
+  };
+
+  const routes = new Hono<Env>();
   for (const endpoint of endpoints) {
     routes.post(endpoint.path, guards.authenticate, guards.entitled(endpoint), guards.throttle, guards.affordable(endpoint), limit, async (c) => {
       const account = c.get('account')!;
-      const encoding = c.req.header('content-encoding');
-      if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
-      const contentType = c.req.header('content-type') ?? '';
-      if (!JSON_MEDIA_TYPE.test(contentType)) {
-        const problem = {
-          name: 'Content-Type',
-          location: 'body' as const,
-          reason: 'invalid_format' as const,
-          expected: `application/json, got ${contentType === '' ? 'none' : JSON.stringify(contentType)}`,
-        };
-        return c.json(badRequest([problem], 1, { docsUrl }), 400);
-      }
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
-      c.set('bodyRead', true);
-      const chains = account.entitlements?.chains ?? null;
-      const offload = pool !== undefined && bytes.byteLength >= config.poolThresholdBytes;
-      // A small body is read here, so a malformed one is answered before it takes a place or CU;
-      // a large one is read by the worker, in the same function.
-      let body: unknown;
-      if (!offload) {
-        const read = readRequestBody(decoder.decode(bytes), chains, docsUrl);
-        if (read.kind === 'invalid') return c.json(read.envelope, 400);
-        if (read.kind === 'forbidden') throw forbidden(account, `chain ${read.chainId}`);
-        body = read.value;
-      }
-      const record = (status: number, cu: number) => ({ requestId: c.get('requestId'), endpoint: endpoint.name, status, cu });
-      admission.enter(account.id);
-      let reservation: Reservation;
-      let outcome: VerifyOutcome;
+      requirePlainJson(c);
+      const verify = prepare(endpoint, account, await readBody(c));
+      const hold = new RequestHold({ admission, store, now }, account, endpoint, c.get('requestId'));
       try {
         // The CU are taken before the work, atomically across every process on the store.
-        const held = store.reserve(account.id, endpoint.name, endpoint.cu, now());
-        if (!held.ok) throw guards.allowanceProblem(account, held.error.usage);
-        reservation = held.value.reservation;
-        try {
-          outcome = offload
-            ? await runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, c.req.raw.signal)
-            : answerOf(await endpoint.operation(body, { registry, docsUrl }));
-        } catch (error) {
-          // A client gone while its job waited for a worker: the job was dropped.
-          const left = clientLeft(c);
-          store.release(reservation, record(left ? CLIENT_CLOSED_REQUEST : 500, 0), now());
-          if (left) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
-          throw error;
-        }
+        hold.take((usage) => guards.allowanceProblem(account, usage));
+        return await answer(c, account, verify, hold);
       } finally {
-        admission.leave(account.id);
+        hold.end();
       }
-      if (outcome.kind === 'forbidden') {
-        store.release(reservation, record(403, 0), now());
-        throw forbidden(account, `chain ${outcome.chainId}`);
-      }
-      await readPendingCloses();
-      if (clientLeft(c)) {
-        store.release(reservation, record(CLIENT_CLOSED_REQUEST, 0), now());
-        return new Response(null, { status: CLIENT_CLOSED_REQUEST });
-      }
-      const { status, json } = outcome;
-      if (status >= 200 && status < 300) store.settle(reservation, record(status, endpoint.cu), now());
-      else store.release(reservation, record(status, 0), now());
-      return c.body(json, status as 200, { 'Content-Type': 'application/json' });
     });
   }
   return routes;

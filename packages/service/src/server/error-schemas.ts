@@ -1,0 +1,148 @@
+import type { JsonSchema } from 'evm-integrity/api';
+import { nullable } from '../endpoints/result-schemas.js';
+
+/**
+ * The OpenAPI components of the answers that are not results: the error envelope with its
+ * `details` typed member by member (what the server really sends, by code), and the response
+ * headers. One `details` object whose members are all optional, each saying which codes send it,
+ * rather than a union: a generated client reads `error.details?.invalid_parameters` without first
+ * narrowing the union.
+ */
+
+const integer = (description: string): JsonSchema => ({ type: 'integer', description });
+const string = (description: string): JsonSchema => ({ type: 'string', description });
+
+/** One entry of a 400's `details.invalid_parameters`. */
+const INVALID_PARAMETER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['name', 'location', 'reason', 'expected'],
+  properties: {
+    name: string('A path into the body (transactions[3].logs[0].topics[1], bundle.exchanges[2].body.cursor), or a header name (Content-Type).'),
+    location: { enum: ['body', 'header'], description: 'Where the parameter is: the JSON body, or a request header.' },
+    reason: { enum: ['missing', 'invalid_format', 'out_of_range', 'duplicate', 'conflict', 'unknown_type'] },
+    expected: string('What was expected there, and what was found.'),
+  },
+};
+
+/** `error.details`: every member a code of this server sends, each optional, named with its codes. */
+export const ERROR_DETAILS_SCHEMA: JsonSchema = {
+  type: 'object',
+  description:
+    'Code-specific details (null for 404 and 503). Each member is sent only with the codes its description names; a client should read the members of the code it got.',
+  properties: {
+    invalid_parameters: {
+      type: 'array',
+      items: INVALID_PARAMETER_SCHEMA,
+      maxItems: 100,
+      description: '400 BAD_REQUEST: every problem found, up to 100.',
+    },
+    auth_scheme: { const: 'Bearer', description: '401 UNAUTHORIZED.' },
+    expected_header: string('401 UNAUTHORIZED: Authorization: Bearer <API_KEY>.'),
+    provided_header: nullable(
+      string("401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; null when none was sent. Nothing of the credential."),
+    ),
+    token_status: { enum: ['missing', 'malformed', 'unknown', 'revoked'], description: '401 UNAUTHORIZED.' },
+    recommendation: string('401 UNAUTHORIZED, 403 FORBIDDEN: what to do.'),
+    required_plan: string('403 FORBIDDEN.'),
+    your_plan: string("403 FORBIDDEN: the account's plan."),
+    contact: string('403 FORBIDDEN.'),
+    method: string('405 METHOD_NOT_ALLOWED: the method sent.'),
+    allowed_methods: { type: 'array', items: { type: 'string' }, description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.' },
+    max_allowed_bytes: integer('413 PAYLOAD_TOO_LARGE: the body limit.'),
+    request_bytes: nullable(integer('413 PAYLOAD_TOO_LARGE: the size the request declared (Content-Length); null when it was sent in chunks.')),
+    limit_applies_to: { const: 'request_body', description: '413 PAYLOAD_TOO_LARGE: the limit is on the request body.' },
+    recommended_actions: { type: 'array', items: { type: 'string' }, description: '413 PAYLOAD_TOO_LARGE.' },
+    content_encoding: string('415 UNSUPPORTED_MEDIA_TYPE: the Content-Encoding sent.'),
+    accepted_encodings: { type: 'array', items: { type: 'string' }, description: '415 UNSUPPORTED_MEDIA_TYPE.' },
+    chain_id: integer('422 CHAIN_NOT_SUPPORTED, a block in an era that cannot be verified: the chain.'),
+    chain: string("422 CHAIN_NOT_SUPPORTED (era): the chain's name."),
+    block_number: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): the block, when the body named it.')),
+    era: string('422 CHAIN_NOT_SUPPORTED (era): the era the block is in.'),
+    era_first_block: integer('422 CHAIN_NOT_SUPPORTED (era).'),
+    era_last_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): null for the current era.')),
+    first_verifiable_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): the first block of the chain that can be verified; null when none after it can.')),
+    reason: string('422 CHAIN_NOT_SUPPORTED (era): why the era cannot be verified.'),
+    limit_scope: {
+      enum: ['account', 'cu_allowance'],
+      description: "429 RATE_LIMIT_EXCEEDED: account, the requests per second (retryable); cu_allowance, the period's CU are used up (not retryable).",
+    },
+    limit_rps: integer("429 RATE_LIMIT_EXCEEDED: the account's requests per second."),
+    current_estimated_rps: nullable(integer('429 RATE_LIMIT_EXCEEDED: requests counted in the window; null for cu_allowance.')),
+    retry_after_seconds: integer('429 RATE_LIMIT_EXCEEDED: as Retry-After.'),
+    limit_window_seconds: integer('429 RATE_LIMIT_EXCEEDED: the window of the limit (until cu_reset_at for cu_allowance).'),
+    cu_limit: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance): the allowance of the period, CU packages included.'),
+    cu_used: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance).'),
+    cu_reset_at: { type: 'string', format: 'date-time', description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): when the allowance resets.' },
+    resolution: { type: 'array', items: { type: 'string' }, description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): the ways out.' },
+    incident_id: string('500 INTERNAL_SERVER_ERROR: in the server log; report it to the operator.'),
+    temporary_issue: { type: 'boolean', description: '500 INTERNAL_SERVER_ERROR.' },
+    expected_recovery_seconds: integer('500 INTERNAL_SERVER_ERROR.'),
+  },
+};
+
+/** The error envelope, `{error: {...}}`, for every code. */
+export function errorEnvelopeSchema(codes: readonly string[]): JsonSchema {
+  return {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['code', 'http_status', 'message', 'hint', 'severity', 'retryable', 'details', 'docs_url'],
+        properties: {
+          code: { type: 'string', enum: [...codes] },
+          http_status: { type: 'integer' },
+          message: { type: 'string' },
+          hint: { type: 'string' },
+          severity: { type: 'string', enum: ['error', 'warning', 'critical'] },
+          retryable: {
+            type: 'boolean',
+            description: 'Whether the same request may succeed later without a change (a 429 of a used-up CU allowance is false).',
+          },
+          details: nullable({ $ref: '#/components/schemas/ErrorDetails' }),
+          docs_url: { type: 'string', description: "The code's row of the server's reference page." },
+        },
+      },
+    },
+  };
+}
+
+/** The response headers this server sends: component name → HTTP name. */
+const HEADER_NAMES = {
+  XRequestId: 'X-Request-Id',
+  XRateLimitLimit: 'X-RateLimit-Limit',
+  XRateLimitRemaining: 'X-RateLimit-Remaining',
+  RetryAfter: 'Retry-After',
+  WWWAuthenticate: 'WWW-Authenticate',
+} as const;
+
+/** A response header, by its component name. */
+export type HeaderComponent = keyof typeof HEADER_NAMES;
+
+/** The response headers, as OpenAPI header components. */
+export const RESPONSE_HEADERS: Record<HeaderComponent, JsonSchema> = {
+  XRequestId: {
+    description: 'The request id: the X-Request-Id sent (1-128 of letters, digits, _.:-), else a new one. On every answer.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  XRateLimitLimit: {
+    description: "The account's requests per second; once the key and its entitlement to the endpoint are checked.",
+    schema: { type: 'integer' },
+  },
+  XRateLimitRemaining: { description: 'Requests left in the current second.', schema: { type: 'integer' } },
+  RetryAfter: {
+    description: 'Seconds to wait: until the next second (requests per second), until cu_reset_at (a used-up CU allowance), or 1 (503).',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  WWWAuthenticate: {
+    description: 'The RFC 6750 challenge: Bearer realm="evm-integrity", with error= when a credential was refused.',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+
+/** The header components named, as a response's `headers` member. */
+export const headersOf = (...names: HeaderComponent[]): Record<string, { $ref: string }> =>
+  Object.fromEntries(names.map((name) => [HEADER_NAMES[name], { $ref: `#/components/headers/${name}` }]));

@@ -1,0 +1,248 @@
+/**
+ * The HTTP surface around the endpoints, over real HTTP on loopback: `/`, methods a path does not
+ * answer (405, OPTIONS, CORS), what a refusal says (401, 413, a wrong Content-Type, an exhausted CU
+ * allowance), and bodies read by the one reader the CLI uses too.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../packages/service/src/server/config.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+const KEY = 'evmi_http-api-test-key-0123456789abcdefghijklmno';
+const POOR_KEY = `${KEY}-poor`;
+const APP_ORIGIN = 'https://app.example.com';
+const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
+const bloomBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+
+const account = (id: string, key: string, cuLimit: number) => ({
+  id,
+  name: id,
+  plan: 'pro',
+  cuLimit,
+  rateLimitRps: 10_000,
+  entitlements: null,
+  keys: [{ label: 'test', key }],
+});
+
+/** Starts a server over a memory store with two accounts: one with CU to spare, one with a single CU. */
+const start = (over: Partial<ServerConfig> = {}) =>
+  startServer(
+    testConfig({
+      host: '127.0.0.1',
+      bodyLimitBytes: 4096,
+      poolThresholdBytes: 1024,
+      accounts: [account('rich', KEY, 1_000), account('poor', POOR_KEY, 1)],
+      ...over,
+    }),
+    { logger: capturingLogger().logger },
+  );
+
+let server: RunningServer;
+let corsServer: RunningServer;
+const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-http-api-'));
+
+beforeAll(async () => {
+  server = await start();
+  corsServer = await start({ corsOrigins: [APP_ORIGIN] });
+});
+afterAll(async () => {
+  await Promise.all([server?.close(), corsServer?.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}, base = server.url) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers }, body });
+const errorOf = async (res: Response) => ((await res.json()) as { error: any }).error;
+
+describe('GET /', () => {
+  it('redirects to the reference page, and its body says where the document and health are', async () => {
+    for (const path of ['/', '/v1']) {
+      const res = await fetch(`${server.url}${path}`, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/v1/docs');
+      expect(await res.json()).toEqual({ docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/v1/health' });
+    }
+    const followed = await fetch(`${server.url}/`);
+    expect(followed.url).toBe(`${server.url}/v1/docs`);
+    expect(followed.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+});
+
+describe('a method a known path does not answer', () => {
+  it('is 405 with Allow and the envelope; an unknown path stays 404', async () => {
+    const get = await fetch(`${server.url}/v1/evm/verify/receipt-root`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(await errorOf(get)).toMatchObject({
+      code: 'METHOD_NOT_ALLOWED',
+      http_status: 405,
+      retryable: false,
+      details: { method: 'GET', allowed_methods: ['POST', 'OPTIONS'] },
+      docs_url: `${server.url}/v1/docs#error-method_not_allowed`,
+    });
+    const del = await fetch(`${server.url}/health`, { method: 'DELETE' });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect((await fetch(`${server.url}/v1/nothing`, { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('OPTIONS on a known path is 204 with Allow, and without configured origins carries no CORS header', async () => {
+    const res = await fetch(`${server.url}/v1/evm/verify/logs-bloom`, {
+      method: 'OPTIONS',
+      headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await fetch(`${server.url}/v1/nothing`, { method: 'OPTIONS' })).status).toBe(404);
+  });
+
+  it('with cors_origins, a preflight from a listed origin may send the key, and the answer is readable by it', async () => {
+    const preflight = await fetch(`${corsServer.url}/v1/evm/verify/logs-bloom`, {
+      method: 'OPTIONS',
+      headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    expect(preflight.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type/);
+    expect(preflight.headers.get('access-control-allow-credentials')).toBeNull();
+
+    const answer = await post('/v1/evm/verify/logs-bloom', bloomBody, { Origin: APP_ORIGIN }, corsServer.url);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    expect(answer.headers.get('access-control-expose-headers')).toContain('X-RateLimit-Remaining');
+    expect(answer.headers.get('vary')).toContain('Origin');
+
+    const other = await fetch(`${corsServer.url}/v1/evm/verify/logs-bloom`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://elsewhere.example.org', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(other.status).toBe(204);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('what a refusal says', () => {
+  it('a wrong Content-Type is a problem of the header, named Content-Type', async () => {
+    const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': 'text/plain' });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).details.invalid_parameters).toEqual([
+      { name: 'Content-Type', location: 'header', reason: 'invalid_format', expected: 'application/json, got "text/plain"' },
+    ]);
+  });
+
+  it('a 401 tells the scheme of the refused header and nothing of its credential, not even its length (the whole member is the scheme)', async () => {
+    for (const [header, shown] of [
+      ['Bearer evmi_not-a-key-of-this-server-000000000000000', 'Bearer [redacted]'],
+      ['Token abcdef', 'Token [redacted]'],
+      ['sk_live_51HxQ2eKJ8sZ7yTtQpLmN0vWc', '[redacted]'],
+    ] as const) {
+      const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { Authorization: header });
+      expect(res.status).toBe(401);
+      expect((await errorOf(res)).details.provided_header).toBe(shown);
+    }
+  });
+
+  it('413 reports the request size it refused and the limit, not a response estimate', async () => {
+    const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: 'x'.repeat(5000) });
+    const res = await post('/v1/evm/verify/logs-bloom', body);
+    expect(res.status).toBe(413);
+    const error = await errorOf(res);
+    expect(error.details).toMatchObject({ max_allowed_bytes: 4096, request_bytes: Buffer.byteLength(body), limit_applies_to: 'request_body' });
+    expect(error.details).not.toHaveProperty('estimated_response_bytes');
+  });
+
+  it('an exhausted CU allowance is not retryable by waiting: the details say what cures it and when it resets', async () => {
+    const poor = { Authorization: `Bearer ${POOR_KEY}` };
+    expect((await post('/v1/evm/verify/logs-bloom', bloomBody, poor)).status).toBe(200);
+    const usage = (await (await fetch(`${server.url}/v1/usage`, { headers: poor })).json()) as { cu_reset_at: string };
+    const res = await post('/v1/evm/verify/logs-bloom', bloomBody, poor);
+    expect(res.status).toBe(429);
+    const error = await errorOf(res);
+    expect(error).toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      retryable: false,
+      details: { limit_scope: 'cu_allowance', cu_limit: 1, cu_used: 1, cu_reset_at: usage.cu_reset_at, current_estimated_rps: null },
+    });
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(error.details.retry_after_seconds).toBe(retryAfter);
+    expect(Math.abs(Date.now() + retryAfter * 1000 - Date.parse(usage.cu_reset_at))).toBeLessThan(5_000);
+    expect(error.hint).toMatch(/add-cu/);
+  });
+});
+
+describe('error details as the OpenAPI document declares them', () => {
+  it('every details member of every refusal here is a declared member of ErrorDetails, of the declared type', async () => {
+    const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as any;
+    const declared = doc.components.schemas.ErrorDetails.properties as Record<string, any>;
+    const poor = { Authorization: `Bearer ${POOR_KEY}` };
+    const answers = [
+      await post('/v1/evm/verify/receipt-root', JSON.stringify({ chain_id: 1 })),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': 'text/csv' }),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { Authorization: 'Basic eDp5' }),
+      await fetch(`${server.url}/v1/evm/verify/logs-bloom`),
+      await post('/v1/evm/verify/logs-bloom', 'x'.repeat(5000)),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Encoding': 'gzip' }),
+      await post('/v1/evm/verify/receipt-root', JSON.stringify({ chain_id: 42161, block_number: 1000, receipt_root: '00'.repeat(32), transactions: [] })),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
+      await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
+    ];
+    const statuses = answers.map((res) => res.status);
+    expect(statuses).toEqual([400, 400, 401, 405, 413, 415, 422, expect.any(Number), 429]);
+    for (const res of answers) {
+      const details = ((await res.json()) as { error?: { details: unknown } }).error?.details;
+      for (const [member, value] of Object.entries((details ?? {}) as Record<string, unknown>)) {
+        expect(declared, `details.${member} of a ${res.status}`).toHaveProperty(member);
+        const schema = declared[member].anyOf?.[0] ?? declared[member];
+        const type = schema.type ?? (schema.enum ? typeof schema.enum[0] : schema.const !== undefined ? typeof schema.const : undefined);
+        if (value !== null && type !== undefined)
+          expect(type === 'integer' ? 'number' : type, `details.${member}`).toBe(Array.isArray(value) ? 'array' : typeof value);
+      }
+    }
+  });
+});
+
+describe('one body reader for the server and the CLI', () => {
+  const BOM = [0xef, 0xbb, 0xbf];
+  const withBoms = (n: number, json: string) => new Uint8Array([...Array.from({ length: n }, () => BOM).flat(), ...Buffer.from(json)]);
+  /** The answer without `docs_url`, which names the server's page or the CLI's file. */
+  const comparable = (json: any) => (json.error === undefined ? json : { error: { ...json.error, docs_url: undefined } });
+
+  /** The CLI's answer to the bytes as a file, and as standard input. */
+  function cli(bytes: Uint8Array, name: string): { file: unknown; stdin: unknown } {
+    const file = join(dir, name);
+    writeFileSync(file, bytes);
+    const fromFile = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', file], { encoding: 'utf8' });
+    const fromStdin = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', '-'], { input: bytes, encoding: 'utf8' });
+    return { file: comparable(JSON.parse(fromFile.stdout)), stdin: comparable(JSON.parse(fromStdin.stdout)) };
+  }
+
+  const cases: Array<[string, Uint8Array, number]> = [
+    ['no byte order mark', withBoms(0, bloomBody), 200],
+    ['one byte order mark', withBoms(1, bloomBody), 200],
+    ['two byte order marks', withBoms(2, bloomBody), 400],
+    ['bytes that are not UTF-8', new Uint8Array([...Buffer.from('{"expected_bloom":"'), 0xff, ...Buffer.from('"}')]), 400],
+    // Past pool_threshold_bytes (1024): read by a worker, with the same function.
+    ['two byte order marks, on a worker', withBoms(2, JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: ' '.repeat(1024) })), 400],
+  ];
+  it.each(cases)('%s: the same answer from the server and the CLI (file and stdin)', async (name, bytes, status) => {
+    const res = await post('/v1/evm/verify/logs-bloom', bytes);
+    expect(res.status).toBe(status);
+    const served = comparable(await res.json());
+    const { file, stdin } = cli(bytes, `${name.replace(/\W+/g, '-')}.json`);
+    expect(file).toEqual(served);
+    expect(stdin).toEqual(served);
+    if (status === 400) expect((served as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'body', location: 'body', reason: 'invalid_format' });
+  });
+
+  it('says what is wrong with two byte order marks', async () => {
+    const error = await errorOf(await post('/v1/evm/verify/logs-bloom', withBoms(2, bloomBody)));
+    expect(error.details.invalid_parameters[0].expected).toBe('JSON after at most one byte order mark (U+FEFF); the body starts with two');
+  });
+});
