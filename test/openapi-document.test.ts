@@ -96,7 +96,7 @@ describe('the OpenAPI document', () => {
   it('requires every member the answers always have: each example, the real answer, has no member left optional', async () => {
     const { doc } = await served();
     for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
-      for (const operation of Object.values(item) as any[]) {
+      for (const operation of Object.values<any>(item)) {
         const media = operation.responses['200'].content['application/json'];
         const answers = media.example === undefined ? Object.values(media.examples as Record<string, Example>).map((e) => e.value) : [media.example];
         // /chains: reason, eras, state_sync and checks are present only for some chains and eras.

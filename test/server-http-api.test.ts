@@ -238,7 +238,7 @@ describe('one body reader for the server and the CLI', () => {
     const { file, stdin } = cli(bytes, `${name.replace(/\W+/g, '-')}.json`);
     expect(file).toEqual(served);
     expect(stdin).toEqual(served);
-    if (status === 400) expect((served as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'body', location: 'body', reason: 'invalid_format' });
+    if (status === 400) expect(served.error.details.invalid_parameters[0]).toMatchObject({ name: 'body', location: 'body', reason: 'invalid_format' });
   });
 
   it('says what is wrong with two byte order marks', async () => {

@@ -27,6 +27,9 @@ export interface Endpoint {
 
 const HASH_PATTERN = '^(0[xX])?[0-9a-fA-F]{64}$';
 
+/** A schema's description as text; empty when it has none. */
+const textOf = (description: unknown) => (typeof description === 'string' ? description : '');
+
 /**
  * The receipt-root body's schema with what its declaration cannot say: exactly one of `status` and
  * `root` (`oneOf`: a receipt with a status, one with a root; one with both matches both and is
@@ -35,7 +38,7 @@ const HASH_PATTERN = '^(0[xX])?[0-9a-fA-F]{64}$';
 function receiptRootRequestSchema(): JsonSchema {
   const schema = structuredClone(RECEIPT_ROOT_BODY.schema) as JsonSchema & { properties: Record<string, JsonSchema & { items: JsonSchema }> };
   const transactions = schema.properties.transactions!;
-  transactions.description = `${String(transactions.description ?? '')} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root.`;
+  transactions.description = `${textOf(transactions.description)} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root.`;
   transactions.items.oneOf = [
     {
       title: 'Receipt with status',
@@ -50,7 +53,7 @@ function receiptRootRequestSchema(): JsonSchema {
       properties: { root: { type: 'string', pattern: HASH_PATTERN } },
     },
   ];
-  schema.description = `${String(schema.description ?? '')}. With header_rlp, the header must hash to block_hash and carry block_number and receipt_root (header_verified says whether it does). On a chain with an era that cannot be verified, block_number or header_rlp is needed to tell the era (400 naming block_number without either).`;
+  schema.description = `${textOf(schema.description)}. With header_rlp, the header must hash to block_hash and carry block_number and receipt_root (header_verified says whether it does). On a chain with an era that cannot be verified, block_number or header_rlp is needed to tell the era (400 naming block_number without either).`;
   return schema;
 }
 

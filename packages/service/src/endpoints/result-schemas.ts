@@ -3,6 +3,7 @@ import type { JsonSchema } from 'evm-integrity/api';
 /** JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies. */
 
 const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
+/** A schema that also admits null (OpenAPI 3.1: a union with {type: null}). */
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
 /**

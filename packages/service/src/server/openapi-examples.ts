@@ -443,6 +443,6 @@ export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health', JsonSchema> = 
     billing_period: { start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' },
   },
   // What the registry answers for two of its chains, so that the example cannot drift from it.
-  chains: { data: [describeChain(defaultRegistry.get(100)!), describeChain(defaultRegistry.get(324)!)], count: 2 } as unknown as JsonSchema,
+  chains: { data: [describeChain(defaultRegistry.get(100)!), describeChain(defaultRegistry.get(324)!)], count: 2 },
   health: { status: 'ok' },
 };
