@@ -214,13 +214,15 @@ describe('one body reader for the server and the CLI', () => {
   /** The answer without `docs_url`, which names the server's page or the CLI's file. */
   const comparable = (json: any) => (json.error === undefined ? json : { error: { ...json.error, docs_url: undefined } });
 
-  /** The CLI's answer to the bytes as a file, and as standard input. */
-  function cli(bytes: Uint8Array, name: string): { file: unknown; stdin: unknown } {
+  /** What the CLI did with the bytes as a file, and as standard input: exit status, stdout, stderr. */
+  function cli(bytes: Uint8Array, name: string) {
     const file = join(dir, name);
     writeFileSync(file, bytes);
-    const fromFile = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', file], { encoding: 'utf8' });
-    const fromStdin = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', '-'], { input: bytes, encoding: 'utf8' });
-    return { file: comparable(JSON.parse(fromFile.stdout)), stdin: comparable(JSON.parse(fromStdin.stdout)) };
+    const run = (args: string[], input?: Uint8Array) => {
+      const done = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', ...args], { encoding: 'utf8', ...(input && { input }) });
+      return { status: done.status, stdout: done.stdout, stderr: done.stderr };
+    };
+    return { file: run([file]), stdin: run(['-'], bytes) };
   }
 
   const cases: Array<[string, Uint8Array, number]> = [
@@ -231,14 +233,28 @@ describe('one body reader for the server and the CLI', () => {
     // Past pool_threshold_bytes (1024): read by a worker, with the same function.
     ['two byte order marks, on a worker', withBoms(2, JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: ' '.repeat(1024) })), 400],
   ];
-  it.each(cases)('%s: the same answer from the server and the CLI (file and stdin)', async (name, bytes, status) => {
+  // One rule, each in its own words: the server's 400 envelope, the CLI's one line on stderr (exit 2, nothing on stdout).
+  it.each(cases)('%s: the same verdict from the server and the CLI (file and stdin)', async (name, bytes, status) => {
     const res = await post('/v1/evm/verify/logs-bloom', bytes);
     expect(res.status).toBe(status);
     const served = comparable(await res.json());
     const { file, stdin } = cli(bytes, `${name.replace(/\W+/g, '-')}.json`);
-    expect(file).toEqual(served);
-    expect(stdin).toEqual(served);
-    if (status === 400) expect(served.error.details.invalid_parameters[0]).toMatchObject({ name: 'body', location: 'body', reason: 'invalid_format' });
+    for (const [run, named] of [
+      [file, `${name.replace(/\W+/g, '-')}.json`],
+      [stdin, 'standard input'],
+    ] as const) {
+      if (status === 200) {
+        expect(run.status).toBe(0);
+        expect(comparable(JSON.parse(run.stdout))).toEqual(served);
+        continue;
+      }
+      const problem = served.error.details.invalid_parameters[0];
+      expect(problem).toMatchObject({ name: 'body', location: 'body', reason: 'invalid_format' });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toContain(named);
+      expect(run.stderr).toContain(`not JSON (${problem.expected})`);
+    }
   });
 
   it('says what is wrong with two byte order marks', async () => {
