@@ -52,7 +52,9 @@ for (let i = 0; i < AUDITS; i++) for (const block of blocks) readRpcBlock(block,
 const decodingMs = performance.now() - decodeStart;
 
 const share = (ms: number) => `${((100 * ms) / elapsedMs).toFixed(0)}%`;
-console.log(`audit: ${AUDITS} audits of the ${TO - FROM + 1}-block mainnet run ${FROM}..${TO} from a bundle (${audited} blocks, ${failures} not passing)`);
+console.log(
+  `audit: ${AUDITS} audits of the ${TO - FROM + 1}-block mainnet run ${FROM}..${TO} from a bundle (${audited} blocks, ${failures} not passing)`,
+);
 console.log(`  ${(audited / (elapsedMs / 1000)).toFixed(0)} blocks/s (${elapsedMs.toFixed(0)} ms)`);
 console.log(
   `  time: fetching ${share(loadMs + fetchingMs)} (bundle read and parsed ${share(loadMs)}), decoding ${share(decodingMs)}, verifying ${share(verifyingMs - decodingMs)}`,

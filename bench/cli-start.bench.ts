@@ -28,7 +28,9 @@ const tree = medianMs([
   `const { main } = await import('./packages/service/dist/cli/main.js'); process.exitCode = await main(['verify', 'block', '${BLOCK}']);`,
 ]);
 
-console.log(`Node ${process.version}; a verify block process on mainnet-19426587 (37 receipts), median of ${RUNS} runs\n`);
+console.log(
+  `Node ${process.version}; a verify block process on mainnet-19426587 (37 receipts), median of ${RUNS} runs\n`,
+);
 console.log('| process | ms |');
 console.log('|---|---:|');
 console.log(`| \`node -e 0\` (the floor) | ${bare.toFixed(0)} |`);

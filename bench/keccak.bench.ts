@@ -4,7 +4,13 @@
  * unrolled JavaScript, and our WebAssembly. Median of interleaved samples after
  * warm-up; us per call, MB/s (1 MB = 1e6 bytes) and speed-up over the reference.
  */
-import { fastKeccak256, nobleKeccak256, wasmKeccak256, bytesToHex, type Keccak256 } from '../packages/core/src/index.js';
+import {
+  fastKeccak256,
+  nobleKeccak256,
+  wasmKeccak256,
+  bytesToHex,
+  type Keccak256,
+} from '../packages/core/src/index.js';
 import { median } from './timing.js';
 
 type Loop = (data: Uint8Array, n: number) => number;
@@ -43,7 +49,8 @@ function calibrate(loop: Loop, data: Uint8Array, ms: number): number {
 
 const check = input(1000);
 for (const [name, hash] of implementations) {
-  if (bytesToHex(hash(check)) !== bytesToHex(nobleKeccak256(check))) throw new Error(`${name} disagrees with @noble/hashes`);
+  if (bytesToHex(hash(check)) !== bytesToHex(nobleKeccak256(check)))
+    throw new Error(`${name} disagrees with @noble/hashes`);
 }
 
 console.log(`Node ${process.version}; Keccak-256, median us per call (MB/s), speed-up over noble\n`);
@@ -69,6 +76,8 @@ for (const [label, size] of [
     });
   }
   const us = samples.map(median);
-  const cells = us.map((t) => `${t < 10 ? t.toFixed(2) : t.toFixed(0)} (${(size / t).toFixed(0)} MB/s) ${(us[0]! / t).toFixed(1)}x`);
+  const cells = us.map(
+    (t) => `${t < 10 ? t.toFixed(2) : t.toFixed(0)} (${(size / t).toFixed(0)} MB/s) ${(us[0]! / t).toFixed(1)}x`,
+  );
   console.log(`| ${label} | ${cells.join(' | ')} |`);
 }

@@ -15,7 +15,9 @@ const BLOCK = JSON.parse(readFileSync('fixtures/blocks/mainnet-19426587.json', '
 const strip = (hex: string) => hex.replace(/^0x/, '').toLowerCase();
 const blockTime = new Date(Number(BLOCK.header.timestamp) * 1000).toISOString();
 /** Every log of the block as a genesis log, position within its transaction. */
-const REAL_LOGS = (BLOCK.receipts as Array<{ logs: Array<{ address: string; topics: string[]; data: string }> }>).flatMap((receipt, tx) =>
+const REAL_LOGS = (
+  BLOCK.receipts as Array<{ logs: Array<{ address: string; topics: string[]; data: string }> }>
+).flatMap((receipt, tx) =>
   receipt.logs.map((log, i) => ({
     block_number: Number(BLOCK.header.number),
     tx_index: tx,
@@ -29,12 +31,20 @@ const REAL_LOGS = (BLOCK.receipts as Array<{ logs: Array<{ address: string; topi
 const realLog = (n: number) => REAL_LOGS[n % REAL_LOGS.length]!;
 const id = (n: number) => n.toString(16).padStart(36, '0');
 
-/** A bundle of `records` records (the first asks for all others as parents), each with `pages` pages of `perPage` real logs. */
+/**
+ * A bundle of `records` records (the first asks for all others as parents), each with `pages` pages of `perPage` real
+ * logs.
+ */
 function bundle(records: number, pages: number, perPage: number) {
   const exchanges: unknown[] = [];
   for (let r = 0; r < records; r++) {
     const parents = r === 0 ? Array.from({ length: records - 1 }, (_, p) => id(p + 1)) : [];
-    const record = { tracing_id: id(r), genesis_tracing_ids: [], parent_tracing_ids: parents, block_number: Number(BLOCK.header.number) };
+    const record = {
+      tracing_id: id(r),
+      genesis_tracing_ids: [],
+      parent_tracing_ids: parents,
+      block_number: Number(BLOCK.header.number),
+    };
     exchanges.push({
       method: 'POST',
       path: '/evm/lineage/record',
@@ -65,8 +75,14 @@ function bundle(records: number, pages: number, perPage: number) {
 const cases: Array<[string, ReturnType<typeof bundle>]> = [
   ['1 record, 20,000 genesis pages of 1 log (beyond the page limit: refused)', bundle(1, 20_000, 1)],
   ['20 records x 1,000 pages of 1 log (20,000 pages)', bundle(20, LINEAGE_LIMITS.genesisPages, 1)],
-  [`10 records x 10,000 logs (the ${LINEAGE_LIMITS.lineageArtifacts.toLocaleString('en')}-artifact limit, 40 pages of 250)`, bundle(10, 40, 250)],
-  [`${LINEAGE_LIMITS.records.toLocaleString('en')} records x 10 logs (the record limit)`, bundle(LINEAGE_LIMITS.records, 1, 10)],
+  [
+    `10 records x 10,000 logs (the ${LINEAGE_LIMITS.lineageArtifacts.toLocaleString('en')}-artifact limit, 40 pages of 250)`,
+    bundle(10, 40, 250),
+  ],
+  [
+    `${LINEAGE_LIMITS.records.toLocaleString('en')} records x 10 logs (the record limit)`,
+    bundle(LINEAGE_LIMITS.records, 1, 10),
+  ],
 ];
 
 console.log('| bundle | MB | status | checks | ms |');
@@ -76,7 +92,10 @@ for (const [name, b] of cases) {
   const mb = (JSON.stringify(b).length / 1e6).toFixed(1);
   let result = await verifyLineage(body);
   const ms = await timeMsAsync(async () => (result = await verifyLineage(body)), 3);
-  const data = (result.body as { data?: Array<{ verdict: string; summary: { pass: number; fail: number; skipped: number } }> }).data?.[0];
-  const checks = data === undefined ? '-' : `${data.summary.pass + data.summary.fail + data.summary.skipped} (${data.verdict})`;
+  const data = (
+    result.body as { data?: Array<{ verdict: string; summary: { pass: number; fail: number; skipped: number } }> }
+  ).data?.[0];
+  const checks =
+    data === undefined ? '-' : `${data.summary.pass + data.summary.fail + data.summary.skipped} (${data.verdict})`;
   console.log(`| ${name} | ${mb} | ${result.status} | ${checks} | ${ms.toFixed(0)} |`);
 }

@@ -47,14 +47,20 @@ for (const name of BLOCKS) {
   if (name === 'mainnet-22869878') sample = receipts;
   const logCount = receipts.reduce((n, r) => n + r.logs.length, 0);
   const text = JSON.stringify(
-    receiptRootBody({ chainId: 1, receiptRoot: hexToBytes(block.header.receiptsRoot), blockNumber: Number(block.header.number), receipts }),
+    receiptRootBody({
+      chainId: 1,
+      receiptRoot: hexToBytes(block.header.receiptsRoot),
+      blockNumber: Number(block.header.number),
+      receipts,
+    }),
   );
   const operation = () => {
     const body = parseJsonBody(text);
     if (!body.ok) throw new Error(`${name}: the request body is not JSON`);
     return verifyReceiptRoot(body.value);
   };
-  if (operation().verdict !== 'identical') throw new Error(`${name}: the receipt-root operation did not find the block identical`);
+  if (operation().verdict !== 'identical')
+    throw new Error(`${name}: the receipt-root operation did not find the block identical`);
   const inputs = recordKeccakInputs(receipts);
   const hashedBytes = inputs.reduce((n, input) => n + input.length, 0);
 
@@ -70,7 +76,10 @@ for (const name of BLOCKS) {
   );
 }
 
-/** `count` receipts cycling through `sample` (a real block's), so that the mix per receipt does not change with the count. */
+/**
+ * `count` receipts cycling through `sample` (a real block's), so that the mix per receipt does not change with the
+ * count.
+ */
 const cycled = (count: number) => Array.from({ length: count }, (_, i) => sample[i % sample.length]!);
 const small = cycled(100);
 const large = cycled(100_000);
@@ -79,7 +88,9 @@ const perLarge = timeMs(() => core(large), 5, 1) / large.length;
 const linearRatio = perLarge / perSmall;
 
 console.log(`Node ${process.version}; median ms per block\n`);
-console.log('| block | receipts | logs | keccak inputs | keccak replay floor | core | core / floor | JSON text → verdict | text / core |');
+console.log(
+  '| block | receipts | logs | keccak inputs | keccak replay floor | core | core / floor | JSON text → verdict | text / core |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows) console.log(row);
 console.log(
@@ -87,4 +98,6 @@ console.log(
 );
 console.log(`\nTargets: core / floor ≤ ${FLOOR_TARGET}x on each block: ${verdict(floorMet)}.`);
 console.log(`         text / core ≤ ${TEXT_TARGET}x on ${TEXT_TARGET_BLOCK}: ${verdict(textRatio <= TEXT_TARGET)}.`);
-console.log(`         100,000 / 100 receipts per receipt ≤ ${LINEAR_TARGET}x: ${verdict(linearRatio <= LINEAR_TARGET)}.\n`);
+console.log(
+  `         100,000 / 100 receipts per receipt ≤ ${LINEAR_TARGET}x: ${verdict(linearRatio <= LINEAR_TARGET)}.\n`,
+);

@@ -6,7 +6,14 @@
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { encode, utils } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToHex, fastKeccak256, nobleKeccak256, receiptsCommitment, type Keccak256, type Receipt } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  fastKeccak256,
+  nobleKeccak256,
+  receiptsCommitment,
+  type Keccak256,
+  type Receipt,
+} from '../packages/core/src/index.js';
 import { fixtureBlock, timeMsAsync } from './timing.js';
 
 const BLOCKS = ['mainnet-15040641', 'mainnet-22869878', 'mainnet-15537394'];
@@ -40,7 +47,8 @@ async function baseline(receipts: readonly Receipt[]): Promise<{ root: Uint8Arra
   return { root: trie.root(), bloom: blockBloom };
 }
 
-const ours = (receipts: readonly Receipt[], keccak?: Keccak256) => receiptsCommitment(receipts, keccak === undefined ? {} : { keccak });
+const ours = (receipts: readonly Receipt[], keccak?: Keccak256) =>
+  receiptsCommitment(receipts, keccak === undefined ? {} : { keccak });
 
 const rows: string[] = [];
 let allMet = true;
@@ -51,7 +59,8 @@ for (const name of BLOCKS) {
   const expected = block.header.receiptsRoot.slice(2);
   const bloom = block.header.logsBloom.slice(2);
   const check = (result: { root: Uint8Array; bloom: Uint8Array }, who: string) => {
-    if (bytesToHex(result.root) !== expected || bytesToHex(result.bloom) !== bloom) throw new Error(`${name}: ${who} computed a wrong root or bloom`);
+    if (bytesToHex(result.root) !== expected || bytesToHex(result.bloom) !== bloom)
+      throw new Error(`${name}: ${who} computed a wrong root or bloom`);
   };
   check(await baseline(receipts), 'baseline');
   const mine = ours(receipts);
@@ -70,7 +79,9 @@ for (const name of BLOCKS) {
 }
 
 console.log(`Node ${process.version}; median ms per block for receipts root + block bloom, from decoded receipts\n`);
-console.log('| block | receipts | logs | ethereumjs rlp + mpt | evm-integrity | speed-up | with JS keccak | with noble keccak |');
+console.log(
+  '| block | receipts | logs | ethereumjs rlp + mpt | evm-integrity | speed-up | with JS keccak | with noble keccak |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const row of rows) console.log(row);
 console.log(`\nTarget: at least ${TARGET_RATIO}x on each block: ${allMet ? 'met' : 'NOT met'}.`);

@@ -136,7 +136,9 @@ function round(src: string, dst: string, rcOffset: number): string[] {
     const sources = [0, 1, 2, 3, 4].map((x) => coords(PI_SRC[lane(x, y)]!)).join(' ');
     const { negated, terms } = CHI[y]!;
     for (const p of PARITIES) {
-      out.push(`{ // plane y=${y}, ${PARITY_NAME[p]} words: rho+pi gather B[x,${y}] from ${sources}; chi${y === 0 ? ' + iota' : ''}`);
+      out.push(
+        `{ // plane y=${y}, ${PARITY_NAME[p]} words: rho+pi gather B[x,${y}] from ${sources}; chi${y === 0 ? ' + iota' : ''}`,
+      );
       for (let x = 0; x < 5; x++) {
         const a = PI_SRC[lane(x, y)]!;
         const { from, by } = rotation(ROT[a]!, p);
@@ -367,7 +369,13 @@ ${squeezeUncomplement()}    const w0 = mergeWord((e & 0xffff) | (o << 16));
 
 function squeezeUncomplement(): string {
   if (complementedDigestLanes.length === 0) return '';
-  return [`    if (${complementedDigestLanes.map((l) => `j === ${l}`).join(' || ')}) {`, '      e = ~e;', '      o = ~o;', '    }', ''].join('\n');
+  return [
+    `    if (${complementedDigestLanes.map((l) => `j === ${l}`).join(' || ')}) {`,
+    '      e = ~e;',
+    '      o = ~o;',
+    '    }',
+    '',
+  ].join('\n');
 }
 
 /** `node dist-scripts/scripts/gen-keccak.js <output path>` writes the file (see `npm run gen:keccak`). */

@@ -43,7 +43,13 @@ describe('accounts create', () => {
         '',
       ].join('\n'),
     );
-    expect(store.getAccount('acme')).toMatchObject({ name: 'Acme', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25, entitlements: null });
+    expect(store.getAccount('acme')).toMatchObject({
+      name: 'Acme',
+      plan: 'self-hosted',
+      cuLimit: 1_000_000,
+      rateLimitRps: 25,
+      entitlements: null,
+    });
   });
 
   it('takes every option, and prints JSON with --json', () => {
@@ -85,7 +91,9 @@ describe('accounts create', () => {
         cu_by_endpoint: {},
       },
     });
-    expect(run(store, ['accounts', 'create', '--name', 'C', '--chains', '137']).stdout).toContain('  endpoints       all\n  chains          137\n');
+    expect(run(store, ['accounts', 'create', '--name', 'C', '--chains', '137']).stdout).toContain(
+      '  endpoints       all\n  chains          137\n',
+    );
   });
 
   it('reports each bad input on one line with exit 2', () => {
@@ -107,7 +115,10 @@ describe('accounts create', () => {
       [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
       [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
-      [['--name', 'X', '--id', 'a b'], "--id: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\""],
+      [
+        ['--name', 'X', '--id', 'a b'],
+        "--id: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\"",
+      ],
       [['--name', 'X', '--plan', ' '], '--plan: must be a non-empty string'],
       [
         ['--name', 'X', '--colour', 'red'],
@@ -139,7 +150,12 @@ describe('accounts list', () => {
     run(store, ['accounts', 'create', '--name', 'Beta', '--endpoints', 'verify/logs-bloom', '--rps', '5']);
     store.createKey('acme', 'a', NOW);
     const held = store.reserve('acme', 'verify/receipt-root', 3, NOW);
-    if (held.ok) store.settle(held.value.reservation, { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 }, NOW);
+    if (held.ok)
+      store.settle(
+        held.value.reservation,
+        { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 },
+        NOW,
+      );
     store.addCu('acme', 100, NOW);
     const text = run(store, ['accounts', 'list']);
     expect(text.code).toBe(0);
@@ -154,13 +170,26 @@ describe('accounts list', () => {
     expect(json[0]).toMatchObject({
       id: 'acme',
       active_keys: 1,
-      usage: { cu_used: 3, cu_extra: 100, cu_allowance: 1_000_100, cu_remaining: 1_000_097, cu_by_endpoint: { 'verify/receipt-root': 3 } },
+      usage: {
+        cu_used: 3,
+        cu_extra: 100,
+        cu_allowance: 1_000_100,
+        cu_remaining: 1_000_097,
+        cu_by_endpoint: { 'verify/receipt-root': 3 },
+      },
     });
-    expect(json[1]).toMatchObject({ id: 'beta', rate_limit_rps: 5, entitlements: { endpoints: ['verify/logs-bloom'] } });
+    expect(json[1]).toMatchObject({
+      id: 'beta',
+      rate_limit_rps: 5,
+      entitlements: { endpoints: ['verify/logs-bloom'] },
+    });
   });
 
   it('takes no argument', () => {
-    expectError(run(store, ['accounts', 'list', 'acme']), 'unexpected argument "acme" (usage: evm-integrity accounts list)');
+    expectError(
+      run(store, ['accounts', 'list', 'acme']),
+      'unexpected argument "acme" (usage: evm-integrity accounts list)',
+    );
   });
 });
 
@@ -171,7 +200,8 @@ describe('accounts add-cu', () => {
     const result = run(store, ['accounts', 'add-cu', 'acme', '5000']);
     expect(result).toEqual({
       code: 0,
-      stdout: 'Added 5000 CU to acme until 2024-02-29T10:00:00.000Z: allowance 1005000 CU (limit 1000000 + packages 5000), used 0, remaining 1005000\n',
+      stdout:
+        'Added 5000 CU to acme until 2024-02-29T10:00:00.000Z: allowance 1005000 CU (limit 1000000 + packages 5000), used 0, remaining 1005000\n',
       stderr: '',
     });
     const json = JSON.parse(run(store, ['accounts', 'add-cu', 'acme', '1', '--json']).stdout);
@@ -180,13 +210,25 @@ describe('accounts add-cu', () => {
   });
 
   it('reports bad input', () => {
-    expectError(run(store, ['accounts', 'add-cu']), 'accounts add-cu needs an account ID (usage: evm-integrity accounts add-cu ID CU)');
-    expectError(run(store, ['accounts', 'add-cu', 'acme']), 'accounts add-cu needs the number of CU to add (usage: evm-integrity accounts add-cu ID CU)');
+    expectError(
+      run(store, ['accounts', 'add-cu']),
+      'accounts add-cu needs an account ID (usage: evm-integrity accounts add-cu ID CU)',
+    );
+    expectError(
+      run(store, ['accounts', 'add-cu', 'acme']),
+      'accounts add-cu needs the number of CU to add (usage: evm-integrity accounts add-cu ID CU)',
+    );
     expectError(run(store, ['accounts', 'add-cu', 'acme', '0']), 'CU must be a positive integer, got "0"');
     expectError(run(store, ['accounts', 'add-cu', 'acme', 'many']), 'CU must be a positive integer, got "many"');
     expectError(run(store, ['accounts', 'add-cu', 'acme', '-5']), 'numbers must be non-negative integers, got -5');
-    expectError(run(store, ['accounts', 'add-cu', 'acme', '5', '6']), 'unexpected argument "6" (usage: evm-integrity accounts add-cu ID CU)');
-    expectError(run(store, ['accounts', 'add-cu', 'nobody', '5']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(
+      run(store, ['accounts', 'add-cu', 'acme', '5', '6']),
+      'unexpected argument "6" (usage: evm-integrity accounts add-cu ID CU)',
+    );
+    expectError(
+      run(store, ['accounts', 'add-cu', 'nobody', '5']),
+      'no account "nobody" (evm-integrity accounts list shows the accounts)',
+    );
     expect(store.usage('acme', NOW).cuExtra).toBe(0);
   });
 });
@@ -197,11 +239,25 @@ describe('accounts update', () => {
     const later = new Date('2024-02-10T00:00:00.000Z');
     const result = run(
       store,
-      ['accounts', 'update', 'acme', '--rps', '9', '--cu-limit', '2_000', '--chains', '1,10', '--endpoints', '/v1/evm/verify/logs-bloom'],
+      [
+        'accounts',
+        'update',
+        'acme',
+        '--rps',
+        '9',
+        '--cu-limit',
+        '2_000',
+        '--chains',
+        '1,10',
+        '--endpoints',
+        '/v1/evm/verify/logs-bloom',
+      ],
       later,
     );
     expect(result.code).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe('Updated account acme (Acme); the server applies it from the next request');
+    expect(result.stdout.split('\n')[0]).toBe(
+      'Updated account acme (Acme); the server applies it from the next request',
+    );
     expect(store.getAccount('acme')).toMatchObject({
       name: 'Acme',
       plan: 'self-hosted',
@@ -210,8 +266,15 @@ describe('accounts update', () => {
       entitlements: { endpoints: ['verify/logs-bloom'], chains: [1, 10] },
       periodAnchor: NOW.toISOString(),
     });
-    expect(run(store, ['accounts', 'update', 'acme', '--name', 'Acme 2', '--plan', 'pro', '--chains', 'all']).code).toBe(0);
-    expect(store.getAccount('acme')).toMatchObject({ name: 'Acme 2', plan: 'pro', rateLimitRps: 9, entitlements: { endpoints: ['verify/logs-bloom'] } });
+    expect(
+      run(store, ['accounts', 'update', 'acme', '--name', 'Acme 2', '--plan', 'pro', '--chains', 'all']).code,
+    ).toBe(0);
+    expect(store.getAccount('acme')).toMatchObject({
+      name: 'Acme 2',
+      plan: 'pro',
+      rateLimitRps: 9,
+      entitlements: { endpoints: ['verify/logs-bloom'] },
+    });
     expect(run(store, ['accounts', 'update', 'acme', '--endpoints', 'all']).code).toBe(0);
     expect(store.getAccount('acme')!.entitlements).toBeNull();
     const json = run(store, ['accounts', 'update', 'acme', '--rps', '4', '--json']);
@@ -220,16 +283,29 @@ describe('accounts update', () => {
 
   it('reports each bad input on one line with exit 2, naming the flag and the value', () => {
     createAcme();
-    const synopsis = 'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]';
-    expectError(run(store, ['accounts', 'update']), `accounts update needs an account ID (usage: evm-integrity ${synopsis})`);
+    const synopsis =
+      'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]';
+    expectError(
+      run(store, ['accounts', 'update']),
+      `accounts update needs an account ID (usage: evm-integrity ${synopsis})`,
+    );
     expectError(
       run(store, ['accounts', 'update', 'acme']),
       `accounts update needs something to change: --name, --plan, --cu-limit, --rps, --endpoints, --chains (usage: evm-integrity ${synopsis})`,
     );
-    expectError(run(store, ['accounts', 'update', 'nobody', '--rps', '1']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(
+      run(store, ['accounts', 'update', 'nobody', '--rps', '1']),
+      'no account "nobody" (evm-integrity accounts list shows the accounts)',
+    );
     expectError(run(store, ['accounts', 'update', 'acme', '--rps', '0']), '--rps must be a positive integer, got "0"');
-    expectError(run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']), '--chains must be a positive integer, got "mainnet"');
-    expectError(run(store, ['accounts', 'update', 'acme', '--id', 'x']), `unknown option --id (usage: evm-integrity ${synopsis})`);
+    expectError(
+      run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']),
+      '--chains must be a positive integer, got "mainnet"',
+    );
+    expectError(
+      run(store, ['accounts', 'update', 'acme', '--id', 'x']),
+      `unknown option --id (usage: evm-integrity ${synopsis})`,
+    );
     expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 25, entitlements: null });
   });
 });
@@ -237,7 +313,9 @@ describe('accounts update', () => {
 describe('accounts disable', () => {
   it('revokes every active key of the account: each gets 401 (revoked) from the next request; settings and usage stay', () => {
     createAcme();
-    const keys = [run(store, ['keys', 'create', 'acme']), run(store, ['keys', 'create', 'acme'])].map((r) => /evmi_[\w-]+/.exec(r.stdout)![0]);
+    const keys = [run(store, ['keys', 'create', 'acme']), run(store, ['keys', 'create', 'acme'])].map(
+      (r) => /evmi_[\w-]+/.exec(r.stdout)![0],
+    );
     const result = run(store, ['accounts', 'disable', 'acme']);
     const ids = store.listKeys('acme').map((k) => k.id);
     expect(result).toEqual({
@@ -248,8 +326,14 @@ describe('accounts disable', () => {
     for (const key of keys) expect(store.authenticate(key).status).toBe('revoked');
     expect(store.getAccount('acme')).toMatchObject({ cuLimit: 1_000_000 });
     expect(run(store, ['accounts', 'disable', 'acme']).stdout).toMatch(/^Disabled account acme: it had no active key;/);
-    expect(JSON.parse(run(store, ['accounts', 'disable', 'acme', '--json']).stdout)).toEqual({ account_id: 'acme', revoked_keys: [] });
-    expectError(run(store, ['accounts', 'disable', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expect(JSON.parse(run(store, ['accounts', 'disable', 'acme', '--json']).stdout)).toEqual({
+      account_id: 'acme',
+      revoked_keys: [],
+    });
+    expectError(
+      run(store, ['accounts', 'disable', 'nobody']),
+      'no account "nobody" (evm-integrity accounts list shows the accounts)',
+    );
   });
 });
 
@@ -269,8 +353,14 @@ describe('accounts delete', () => {
     });
     expect(store.getAccount('acme')).toBeUndefined();
     expect(store.authenticate(key).status).toBe('unknown');
-    expectError(run(store, ['accounts', 'delete', 'acme', '--yes']), 'no account "acme" (evm-integrity accounts list shows the accounts)');
-    expectError(run(store, ['accounts', 'delete', 'acme']), 'no account "acme" (evm-integrity accounts list shows the accounts)');
+    expectError(
+      run(store, ['accounts', 'delete', 'acme', '--yes']),
+      'no account "acme" (evm-integrity accounts list shows the accounts)',
+    );
+    expectError(
+      run(store, ['accounts', 'delete', 'acme']),
+      'no account "acme" (evm-integrity accounts list shows the accounts)',
+    );
     expectError(run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value');
   });
 
@@ -316,18 +406,32 @@ describe('keys create', () => {
       revoked_at: null,
       key: json.key,
     });
-    expect(result.stderr).toBe('This key will not be shown again: store it now (an environment variable or a secret manager).\n');
+    expect(result.stderr).toBe(
+      'This key will not be shown again: store it now (an environment variable or a secret manager).\n',
+    );
     expect(store.authenticate(json.key).status).toBe('active');
   });
 
   it('reports bad input and refusals', () => {
-    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
-    expectError(run(store, ['keys', 'create', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
+    expectError(
+      run(store, ['keys', 'create']),
+      'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
+    );
+    expectError(
+      run(store, ['keys', 'create', 'nobody']),
+      'no account "nobody" (evm-integrity accounts list shows the accounts)',
+    );
     expectError(run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
     expectError(run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
-    expectError(run(store, ['keys', 'create', 'acme', 'other']), 'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    expectError(
+      run(store, ['keys', 'create', 'acme', 'other']),
+      'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
+    );
     for (let i = 0; i < 5; i++) expect(run(store, ['keys', 'create', 'acme']).code).toBe(0);
-    expectError(run(store, ['keys', 'create', 'acme']), 'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
+    expectError(
+      run(store, ['keys', 'create', 'acme']),
+      'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)',
+    );
     expect(store.listKeys('acme')).toHaveLength(5);
   });
 });
@@ -335,11 +439,19 @@ describe('keys create', () => {
 describe('keys create --account ID', () => {
   it('names the account as ACCOUNT_ID does; both given must agree', () => {
     createAcme();
-    expect(run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci']).stdout).toMatch(/^Created key key_\w+ for account acme \(label "ci"\)/);
+    expect(run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci']).stdout).toMatch(
+      /^Created key key_\w+ for account acme \(label "ci"\)/,
+    );
     expect(run(store, ['keys', 'create', 'acme', '--account', 'acme']).code).toBe(0);
     expect(JSON.parse(run(store, ['keys', 'list', '--account', 'acme', '--json']).stdout)).toHaveLength(2);
-    expectError(run(store, ['keys', 'create', 'acme', '--account', 'beta']), 'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one');
-    expectError(run(store, ['keys', 'create']), 'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])');
+    expectError(
+      run(store, ['keys', 'create', 'acme', '--account', 'beta']),
+      'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one',
+    );
+    expectError(
+      run(store, ['keys', 'create']),
+      'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
+    );
   });
 });
 
@@ -348,7 +460,9 @@ describe('keys list', () => {
 
   it('says when there are none', () => {
     expect(run(store, ['keys', 'list']).stdout).toBe('No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n');
-    expect(run(store, ['keys', 'list', 'acme']).stdout).toBe('No keys for account acme. Create one: evm-integrity keys create acme\n');
+    expect(run(store, ['keys', 'list', 'acme']).stdout).toBe(
+      'No keys for account acme. Create one: evm-integrity keys create acme\n',
+    );
   });
 
   it('shows hint, label and status, never the key or its hash', () => {
@@ -356,7 +470,12 @@ describe('keys list', () => {
     const a = store.createKey('acme', 'ci', NOW);
     const b = store.createKey('acme', 'laptop', NOW);
     const c = store.createKey('beta', 'prod', NOW);
-    const hashed = store.importKey('beta', 'vault', { sha256: createHash('sha256').update('from-vault').digest('hex') }, NOW);
+    const hashed = store.importKey(
+      'beta',
+      'vault',
+      { sha256: createHash('sha256').update('from-vault').digest('hex') },
+      NOW,
+    );
     store.revokeKey(b.record.id, new Date('2024-02-01T00:00:00.000Z'));
     const all = run(store, ['keys', 'list']);
     expect(all.code).toBe(0);
@@ -370,7 +489,15 @@ describe('keys list', () => {
     ]);
     const json = JSON.parse(run(store, ['keys', 'list', 'acme', '--json']).stdout);
     expect(json).toEqual([
-      { id: a.record.id, account_id: 'acme', label: 'ci', hint: a.record.hint, status: 'active', created_at: NOW.toISOString(), revoked_at: null },
+      {
+        id: a.record.id,
+        account_id: 'acme',
+        label: 'ci',
+        hint: a.record.hint,
+        status: 'active',
+        created_at: NOW.toISOString(),
+        revoked_at: null,
+      },
       {
         id: b.record.id,
         account_id: 'acme',
@@ -390,8 +517,14 @@ describe('keys list', () => {
   });
 
   it('reports an unknown account', () => {
-    expectError(run(store, ['keys', 'list', 'nobody']), 'no account "nobody" (evm-integrity accounts list shows the accounts)');
-    expectError(run(store, ['keys', 'list', 'acme', 'x']), 'unexpected argument "x" (usage: evm-integrity keys list [ACCOUNT_ID])');
+    expectError(
+      run(store, ['keys', 'list', 'nobody']),
+      'no account "nobody" (evm-integrity accounts list shows the accounts)',
+    );
+    expectError(
+      run(store, ['keys', 'list', 'acme', 'x']),
+      'unexpected argument "x" (usage: evm-integrity keys list [ACCOUNT_ID])',
+    );
   });
 });
 
@@ -426,18 +559,33 @@ describe('keys revoke', () => {
   });
 
   it('reports bad input', () => {
-    expectError(run(store, ['keys', 'revoke']), 'keys revoke needs a key ID or hint (usage: evm-integrity keys revoke ID_OR_HINT)');
-    expectError(run(store, ['keys', 'revoke', 'key_nope']), 'no key with id or hint "key_nope" (evm-integrity keys list shows them)');
-    expectError(run(store, ['keys', 'revoke', 'a', 'b']), 'unexpected argument "b" (usage: evm-integrity keys revoke ID_OR_HINT)');
+    expectError(
+      run(store, ['keys', 'revoke']),
+      'keys revoke needs a key ID or hint (usage: evm-integrity keys revoke ID_OR_HINT)',
+    );
+    expectError(
+      run(store, ['keys', 'revoke', 'key_nope']),
+      'no key with id or hint "key_nope" (evm-integrity keys list shows them)',
+    );
+    expectError(
+      run(store, ['keys', 'revoke', 'a', 'b']),
+      'unexpected argument "b" (usage: evm-integrity keys revoke ID_OR_HINT)',
+    );
     const x = store.importKey('acme', 'x', { plain: 'same-hint-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }, NOW);
     const y = store.importKey('acme', 'y', { plain: 'same-hint-yyyyyyyyyyyyyyyyyyyyyyyyyyyyy' }, NOW);
-    expectError(run(store, ['keys', 'revoke', 'same-hin']), `hint same-hin matches 2 keys (${x.id}, ${y.id}); revoke by key id`);
+    expectError(
+      run(store, ['keys', 'revoke', 'same-hin']),
+      `hint same-hin matches 2 keys (${x.id}, ${y.id}); revoke by key id`,
+    );
   });
 });
 
 describe('commands and help', () => {
   it('reports unknown or missing commands', () => {
-    expectError(run(store, []), 'say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)');
+    expectError(
+      run(store, []),
+      'say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)',
+    );
     expectError(run(store, ['users', 'list']), 'unknown command "users"; expected accounts or keys');
     expectError(run(store, ['accounts']), 'accounts needs a command: create, list, add-cu, update, disable, delete');
     expectError(run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
@@ -451,7 +599,9 @@ describe('commands and help', () => {
       expect(result.stdout).toContain('evm-integrity keys revoke ID_OR_HINT');
       expect(result.stderr).toBe('');
     }
-    expect(run(store, ['keys', 'create', '--help']).stdout).toMatch(/^usage: evm-integrity keys create ACCOUNT_ID \[--label L\]\n/);
+    expect(run(store, ['keys', 'create', '--help']).stdout).toMatch(
+      /^usage: evm-integrity keys create ACCOUNT_ID \[--label L\]\n/,
+    );
   });
 
   it('turns an unexpected fault into one line, exit 3 as every command of the CLI, no stack trace', () => {
@@ -459,6 +609,10 @@ describe('commands and help', () => {
     broken.listAccounts = () => {
       throw new Error('disk I/O error\n    at somewhere (file.js:1:1)');
     };
-    expect(run(broken, ['accounts', 'list'])).toEqual({ code: 3, stdout: '', stderr: 'evm-integrity: accounts list failed: disk I/O error\n' });
+    expect(run(broken, ['accounts', 'list'])).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'evm-integrity: accounts list failed: disk I/O error\n',
+    });
   });
 });

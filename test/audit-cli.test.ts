@@ -40,7 +40,11 @@ interface Run {
 }
 
 /** Runs the CLI as a process (asynchronously: the node answering it lives in this process); `onStart` may signal it. */
-function run(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void, env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+function run(
+  args: string[],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, 'audit', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
     let stdout = '';
@@ -69,7 +73,11 @@ const parseLines = (text: string) =>
     .map((line) => JSON.parse(line) as Record<string, any>);
 /** The lines without the run's own timing (which differs from run to run). */
 const comparable = (text: string) =>
-  parseLines(text).map((line) => (line.summary === undefined ? line : { summary: { ...line.summary, blocks_per_second: 0, time_share: 0, timings: 0 } }));
+  parseLines(text).map((line) =>
+    line.summary === undefined
+      ? line
+      : { summary: { ...line.summary, blocks_per_second: 0, time_share: 0, timings: 0 } },
+  );
 
 describe('evm-integrity audit (a process against a loopback node)', () => {
   it('prints a header, one line per block and a summary; exit 0 when every block passes', async () => {
@@ -79,17 +87,25 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(result.status).toBe(0);
     const lines = parseLines(result.stdout);
     expect(lines[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
-    expect(lines.slice(1, -1).map((l) => [l.block_number, l.verdict])).toEqual(Array.from({ length: 30 }, (_, i) => [FROM + i, 'pass']));
+    expect(lines.slice(1, -1).map((l) => [l.block_number, l.verdict])).toEqual(
+      Array.from({ length: 30 }, (_, i) => [FROM + i, 'pass']),
+    );
     expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 }, complete: true });
   });
 
   it('exit 1 when a block fails, naming the check', async () => {
     const blocks = fixtureChain(FROM, TO);
-    blocks.set(TO, { ...blocks.get(TO)!, header: rehash({ ...blocks.get(TO)!.header, parentHash: `0x${'44'.repeat(32)}` }) });
+    blocks.set(TO, {
+      ...blocks.get(TO)!,
+      header: rehash({ ...blocks.get(TO)!.header, parentHash: `0x${'44'.repeat(32)}` }),
+    });
     const n = await start(blocks);
     const result = await run([...RANGE, '--rpc', n.url]);
     expect(result.status).toBe(1);
-    expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({ verdicts: { pass: 29, fail: 1 }, failed_checks: { parent_link: 1 } });
+    expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 29, fail: 1 },
+      failed_checks: { parent_link: 1 },
+    });
   });
 
   it('SIGKILL mid-audit, then --resume: the file equals an uninterrupted run, no block twice, none lost', async () => {
@@ -99,7 +115,9 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
 
     n.delayMs = 15; // slow enough to be killed mid-way
     const out = tempFile('killed.ndjson');
-    const killed = await run([...RANGE, '--rpc', n.url, '--out', out, '--concurrency', '2'], (child) => whenLines(out, 10, () => child.kill('SIGKILL')));
+    const killed = await run([...RANGE, '--rpc', n.url, '--out', out, '--concurrency', '2'], (child) =>
+      whenLines(out, 10, () => child.kill('SIGKILL')),
+    );
     expect(killed.signal).toBe('SIGKILL');
     const before = readFileSync(out, 'utf8');
     expect(before).not.toContain('summary');
@@ -117,13 +135,21 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const n = await start();
     n.delayMs = 15;
     const out = tempFile('interrupted.ndjson');
-    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) => whenLines(out, 5, () => child.kill('SIGINT')));
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) =>
+      whenLines(out, 5, () => child.kill('SIGINT')),
+    );
     expect(stopped.status).toBe(130);
-    expect(stopped.stderr).toMatch(/^evm-integrity: interrupted before block \d+; continue later with the same command and --resume\n$/);
+    expect(stopped.stderr).toMatch(
+      /^evm-integrity: interrupted before block \d+; continue later with the same command and --resume\n$/,
+    );
     n.delayMs = 0;
     const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
     expect(resumed.status).toBe(0);
-    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, complete: true });
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 30 },
+      complete: true,
+    });
   });
 
   it('Ctrl-C with the lines on stdout: exit 130, and the message says where to start again and what to link to', async () => {
@@ -178,12 +204,18 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const hive = loadFixture('hive-generated-1');
     const chain = String(hive.chain_id);
     const number = String(Number(hive.header.number));
-    node = await startLoopbackNode(hive.chain_id!, new Map([[Number(hive.header.number), { header: hive.header, receipts: hive.receipts }]]));
+    node = await startLoopbackNode(
+      hive.chain_id!,
+      new Map([[Number(hive.header.number), { header: hive.header, receipts: hive.receipts }]]),
+    );
     const range = ['--chain', chain, '--from', number, '--to', number, '--rpc', node.url];
     const unnamed = await run(range);
     expect(unnamed.stderr).toBe('');
     expect(unnamed.status).toBe(0);
-    expect(parseLines(unnamed.stdout)[1]).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringContaining('--rules') });
+    expect(parseLines(unnamed.stdout)[1]).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringContaining('--rules'),
+    });
     for (const extra of [[], ['--workers', '1']]) {
       const named = await run([...range, '--rules', 'ethereum', ...extra]);
       expect(named.status).toBe(0);
@@ -197,7 +229,9 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {
     const n = await start();
     const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'audit', ...RANGE, '--rpc', n.url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'audit', ...RANGE, '--rpc', n.url], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdout.once('data', () => child.stdout.destroy());
@@ -248,7 +282,13 @@ describe('evm-integrity audit: blocks as cast users write them', () => {
     expect(result.status).toBe(0);
     const lines = parseLines(result.stdout);
     expect(lines[0]).toEqual({
-      audit: { chain_id: 1, from: FROM, to: TO, head_hash: String(first.header.parentHash), anchors: { [TO]: String(last.header.hash) } },
+      audit: {
+        chain_id: 1,
+        from: FROM,
+        to: TO,
+        head_hash: String(first.header.parentHash),
+        anchors: { [TO]: String(last.header.hash) },
+      },
     });
     expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 } });
     const tagCalls = n.calls.filter((c) => c.method === 'eth_getBlockByNumber' && c.params[0] === 'latest');
@@ -268,7 +308,10 @@ describe('evm-integrity audit: blocks as cast users write them', () => {
     const range = ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 1)];
     expect((await run([...range, '--rpc-url', n.url])).status).toBe(0);
     expect((await run(range, undefined, { ...process.env, ETH_RPC_URL: n.url })).status).toBe(0);
-    const flagWins = await run([...range, '--rpc', n.url], undefined, { ...process.env, ETH_RPC_URL: 'http://127.0.0.1:1' });
+    const flagWins = await run([...range, '--rpc', n.url], undefined, {
+      ...process.env,
+      ETH_RPC_URL: 'http://127.0.0.1:1',
+    });
     expect(flagWins.status).toBe(0);
     expect(parseLines(flagWins.stdout).at(-1)!.summary).toMatchObject({ blocks: 2 });
   });
@@ -278,12 +321,15 @@ describe('evm-integrity audit: blocks as cast users write them', () => {
     n.tags.set('finalized', FROM + 1);
     const result = await run(['--chain', '1', '--from', String(FROM + 5), '--to', 'finalized', '--rpc', n.url]);
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^evm-integrity: --to \(finalized: block 1000002\) must not be before --from \(1000006\)\n/);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: --to \(finalized: block 1000002\) must not be before --from \(1000006\)\n/,
+    );
   });
 
   it('a node with no such tagged block: one line, exit 2', async () => {
     const n = await start();
-    n.fault = (call) => (call.params[0] === 'finalized' ? { status: 200, body: { jsonrpc: '2.0', id: 1, result: null } } : undefined);
+    n.fault = (call) =>
+      call.params[0] === 'finalized' ? { status: 200, body: { jsonrpc: '2.0', id: 1, result: null } } : undefined;
     const result = await run(['--chain', '1', '--from', String(FROM), '--to', 'finalized', '--rpc', n.url]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
@@ -295,12 +341,21 @@ describe('evm-integrity audit: blocks as cast users write them', () => {
 describe('evm-integrity audit (in process)', () => {
   const io = () => {
     const out = { stdout: '', stderr: '' };
-    return { out, io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t) } };
+    return {
+      out,
+      io: { stdout: (t: string) => void (out.stdout += t), stderr: (t: string) => void (out.stderr += t) },
+    };
   };
 
   it.each([
-    [['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--chain is required: the chain id, a number \(1 for Ethereum mainnet\)/],
-    [['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /--to \(2\) must not be before --from \(5\)/],
+    [
+      ['--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /--chain is required: the chain id, a number \(1 for Ethereum mainnet\)/,
+    ],
+    [
+      ['--chain', '1', '--from', '5', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /--to \(2\) must not be before --from \(5\)/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', '2'],
       /give where the blocks come from: --rpc URL \(or ETH_RPC_URL\), --service URL \(its \/evm\/rpc\) or --bundle FILE/,
@@ -309,8 +364,14 @@ describe('evm-integrity audit (in process)', () => {
       ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--rpc', 'http://127.0.0.1:1'],
       /--bundle FILE replays a recorded audit: give it without --rpc and --service/,
     ],
-    [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--record', 'c.json'], /--record needs a live source, --rpc or --service/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'], /--resume needs --out FILE/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--record', 'c.json'],
+      /--record needs a live source, --rpc or --service/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--resume'],
+      /--resume needs --out FILE/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--head-hash', '0x12'],
       /--head-hash: "0x12" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/,
@@ -331,23 +392,50 @@ describe('evm-integrity audit (in process)', () => {
       ['--chain', '1', '--from', '-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
       /^evm-integrity: --from needs a value, and "-1" reads as a flag \(to give it as the value: --from=-1\)\n/,
     ],
-    [['--chain', '1', '--from=-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'], /^evm-integrity: --from: "-1" is not a block;/],
-    [['--chain', '1', '--from', '1', '--rpc', 'http://127.0.0.1:1'], /--to is required: use a block number \(decimal or 0x hex\) or latest, finalized, safe/],
+    [
+      ['--chain', '1', '--from=-1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --from: "-1" is not a block;/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--rpc', 'http://127.0.0.1:1'],
+      /--to is required: use a block number \(decimal or 0x hex\) or latest, finalized, safe/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', 'latest', '--bundle', 'b.json'],
       /--to: "latest" needs a node to resolve it, and --bundle has none; give the block number/,
     ],
-    [['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--anchor', `finalized:${'ab'.repeat(32)}`], /--anchor: "finalized" needs a node/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', '2'], /--anchor: "2" is not N:HASH; use a block and its hash/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', `x:${'ab'.repeat(32)}`], /--anchor: "x" is not a block/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--tail-hash', 'zz'], /--tail-hash: "zz" is not a block hash \(not hex\)/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'ftp://x'], /--rpc: "ftp:\/\/x" is not a node's URL; use http:\/\/… or https:\/\/…/],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://a', '--rpc-url', 'http://b'], /--rpc and --rpc-url name different nodes/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'b.json', '--anchor', `finalized:${'ab'.repeat(32)}`],
+      /--anchor: "finalized" needs a node/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', '2'],
+      /--anchor: "2" is not N:HASH; use a block and its hash/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--anchor', `x:${'ab'.repeat(32)}`],
+      /--anchor: "x" is not a block/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--tail-hash', 'zz'],
+      /--tail-hash: "zz" is not a block hash \(not hex\)/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'ftp://x'],
+      /--rpc: "ftp:\/\/x" is not a node's URL; use http:\/\/… or https:\/\/…/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://a', '--rpc-url', 'http://b'],
+      /--rpc and --rpc-url name different nodes/,
+    ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--chunk-size', 'many'],
       /--chunk-size: "many" is not a positive whole number/,
     ],
-    [['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'], /^evm-integrity: unknown option '--bogus'\n/],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'],
+      /^evm-integrity: unknown option '--bogus'\n/,
+    ],
   ])('bad input %j: exit 2 with one line and the usage', async (args, message) => {
     const { out, io: cli } = io();
     expect(await main(['audit', ...args], cli)).toBe(2);
@@ -388,7 +476,9 @@ describe('evm-integrity audit (in process)', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(1);
     const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
-    expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([[FROM + 5, ['parent_link']]]);
+    expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([
+      [FROM + 5, ['parent_link']],
+    ]);
   });
 
   it('--resume refuses the output of another audit', async () => {
@@ -412,7 +502,9 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
   async function both(): Promise<{ node: LoopbackNode; service: LoopbackService }> {
     const blocks = fixtureChain(FROM, TO);
     const n = await start(blocks);
-    const served = [...blocks.values()].map((b) => withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }));
+    const served = [...blocks.values()].map((b) =>
+      withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }),
+    );
     service = await startLoopbackService({ blocks: served, apiKey: KEY, rpcUrl: n.url });
     return { node: n, service };
   }
@@ -430,7 +522,10 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     const faulty = await run([...RANGE, '--rpc', n.url, '--service', s.url], undefined, withKey);
     expect(faulty.status).toBe(1);
     expect(failedLines(faulty.stdout)).toEqual([{ block: 1000023, checks: ['service_logs.missing'] }]);
-    expect(parseLines(faulty.stdout).at(-1)!.summary).toMatchObject({ failed_checks: { 'service_logs.missing': 1 }, verdicts: { fail: 1, pass: 29 } });
+    expect(parseLines(faulty.stdout).at(-1)!.summary).toMatchObject({
+      failed_checks: { 'service_logs.missing': 1 },
+      verdicts: { fail: 1, pass: 29 },
+    });
   });
 
   it("without --rpc, the chain comes from the service's /evm/rpc proxy, with the key: the same lines", async () => {
@@ -465,12 +560,20 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
   it("--chunk-size N: the datasets are asked for N blocks at a time; a replay needs the recording's chunk size", async () => {
     const { node: n, service: s } = await both();
     const bundle = tempFile('chunked.json');
-    const live = await run([...RANGE, '--rpc', n.url, '--service', s.url, '--chunk-size', '7', '--record', bundle], undefined, withKey);
+    const live = await run(
+      [...RANGE, '--rpc', n.url, '--service', s.url, '--chunk-size', '7', '--record', bundle],
+      undefined,
+      withKey,
+    );
     expect(live.status).toBe(0);
-    const ranges = s.requests.filter((r) => r.path === '/v1/evm/raw/blocks' && r.body.cursor === undefined).map((r) => [r.body.from_block, r.body.to_block]);
+    const ranges = s.requests
+      .filter((r) => r.path === '/v1/evm/raw/blocks' && r.body.cursor === undefined)
+      .map((r) => [r.body.from_block, r.body.to_block]);
     expect(ranges[0]).toEqual([FROM, 1_000_005]); // chunks are aligned to multiples of 7
     expect(ranges.every(([from, to]) => (to as number) - (from as number) < 7)).toBe(true);
-    expect(comparable((await run([...RANGE, '--bundle', bundle, '--chunk-size', '7'])).stdout)).toEqual(comparable(live.stdout));
+    expect(comparable((await run([...RANGE, '--bundle', bundle, '--chunk-size', '7'])).stdout)).toEqual(
+      comparable(live.stdout),
+    );
     const mismatched = await run([...RANGE, '--bundle', bundle]);
     expect(mismatched.status).toBe(2);
     expect(mismatched.stderr).toMatch(/a replay needs the recording's --chunk-size/);
@@ -511,7 +614,9 @@ describe('the --resume checkpoint read in chunks', () => {
     const checkpoint = resumeFrom(file, header, (event) => events.push(event));
     expect(checkpoint).toEqual({ next: 20_100, lastHash: hash(20_099), headerKept: true });
     expect(events).toHaveLength(20_000);
-    expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(Array.from({ length: 20_000 }, (_, i) => 100 + i));
+    expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(
+      Array.from({ length: 20_000 }, (_, i) => 100 + i),
+    );
     expect(readFileSync(file, 'utf8')).toBe(kept);
   });
 
@@ -519,7 +624,9 @@ describe('the --resume checkpoint read in chunks', () => {
     const file = tempFile('other.ndjson');
     const text = `${JSON.stringify({ audit: { chain_id: 1, from: 1, to: 2 } })}\n`;
     writeFileSync(file, text);
-    expect(() => resumeFrom(file, { audit: { chain_id: 1, from: 1, to: 3 } }, () => undefined)).toThrow(/is the output of another audit/);
+    expect(() => resumeFrom(file, { audit: { chain_id: 1, from: 1, to: 3 } }, () => undefined)).toThrow(
+      /is the output of another audit/,
+    );
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 });

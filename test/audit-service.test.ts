@@ -15,12 +15,20 @@ import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/vocabu
 import { SourceError } from '../packages/core/src/sources/source-error.js';
 import { type BlockJson } from '../packages/core/src/sources/block-source.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { blockRecord, logRecords, startLoopbackService, type LoopbackService, type ServiceFault } from './helpers/loopback-service.js';
+import {
+  blockRecord,
+  logRecords,
+  startLoopbackService,
+  type LoopbackService,
+  type ServiceFault,
+} from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
 
 type Json = Record<string, unknown>;
 
-/** The chain's truth of a block as the range engine hands it over: the block as a node gives it, and its verification. */
+/**
+ * The chain's truth of a block as the range engine hands it over: the block as a node gives it, and its verification.
+ */
 function truthOf(block: BlockJson): BlockTruth {
   const report = verifyBlock(block);
   if (!report.ok) throw new Error(`fixture ${String(block.header.number)} does not verify`);
@@ -39,7 +47,8 @@ const newTruths = NEW.map(truthOf);
 const KEY = 'test-key';
 
 /** The checks named in a chunk's failures, as `block: check`. */
-const named = (failures: Map<number, AuditFailure[]>) => [...failures].flatMap(([n, list]) => list.map((f) => `${n}: ${f.check}`));
+const named = (failures: Map<number, AuditFailure[]>) =>
+  [...failures].flatMap(([n, list]) => list.map((f) => `${n}: ${f.check}`));
 
 describe('the block record (0101) against the header', () => {
   const truth = newTruths[1]!;
@@ -47,7 +56,11 @@ describe('the block record (0101) against the header', () => {
 
   it('passes the record derived from the header, hex with or without 0x, in any case', () => {
     expect(checkServiceBlock(truth, [record])).toEqual([]);
-    const respelled = { ...record, block_hash: `0x${String(record.block_hash).toUpperCase()}`, miner: String(record.miner).slice(2) };
+    const respelled = {
+      ...record,
+      block_hash: `0x${String(record.block_hash).toUpperCase()}`,
+      miner: String(record.miner).slice(2),
+    };
     expect(checkServiceBlock(truth, [respelled])).toEqual([]);
   });
 
@@ -55,7 +68,13 @@ describe('the block record (0101) against the header', () => {
     const iso = String(record.timestamp_utc).replace(/(\.000)?Z$/, '');
     for (const form of [iso, `${iso}Z`, `${iso}.000Z`, `${iso}.000000+00:00`, iso.replace('T', ' ')])
       expect(checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
-    for (const form of [`${iso}.001Z`, `${iso}+01:00`, `${iso}.0000001Z`, 'yesterday', Number(truth.block.header.timestamp)])
+    for (const form of [
+      `${iso}.001Z`,
+      `${iso}+01:00`,
+      `${iso}.0000001Z`,
+      'yesterday',
+      Number(truth.block.header.timestamp),
+    ])
       expect(
         checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]).map((f) => f.check),
         String(form),
@@ -65,7 +84,9 @@ describe('the block record (0101) against the header', () => {
 
   it('reports no record, or two, as service_block.present alone', () => {
     expect(checkServiceBlock(truth, []).map((f) => f.check)).toEqual(['service_block.present']);
-    expect(checkServiceBlock(truth, [record, { ...record, miner: '0x00' }]).map((f) => f.check)).toEqual(['service_block.present']);
+    expect(checkServiceBlock(truth, [record, { ...record, miner: '0x00' }]).map((f) => f.check)).toEqual([
+      'service_block.present',
+    ]);
   });
 
   it('reports a field the record lacks, with the chain value as expected', () => {
@@ -83,16 +104,24 @@ describe('the block record (0101) against the header', () => {
     const extra = String(polygon.block.header.extraData);
     expect((extra.length - 2) / 2).toBeGreaterThan(32);
     const polygonRecord = blockRecord(polygon.block);
-    const check = (value: unknown) => checkServiceBlock(polygon, [{ ...polygonRecord, extra_data: value }]).map((f) => f.check);
+    const check = (value: unknown) =>
+      checkServiceBlock(polygon, [{ ...polygonRecord, extra_data: value }]).map((f) => f.check);
     expect(check(extra)).toEqual([]);
     expect(check(extra.slice(0, 66))).toEqual([]);
     expect(check(extra.slice(2, 66))).toEqual([]);
-    for (const wrong of [extra.slice(0, 64), extra.slice(0, 68), `${extra.slice(0, 65)}${extra[65] === 'f' ? 'e' : 'f'}`, ''])
+    for (const wrong of [
+      extra.slice(0, 64),
+      extra.slice(0, 68),
+      `${extra.slice(0, 65)}${extra[65] === 'f' ? 'e' : 'f'}`,
+      '',
+    ])
       expect(check(wrong), wrong).toEqual(['service_block.extra_data']);
     // A header of at most 32 bytes must be matched whole.
     const short = String(truth.block.header.extraData);
     if (short.length > 4)
-      expect(checkServiceBlock(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual(['service_block.extra_data']);
+      expect(checkServiceBlock(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual([
+        'service_block.extra_data',
+      ]);
   });
 
   it('skips _computed_receipt_root when the block was not verified (no recomputed root)', () => {
@@ -129,38 +158,53 @@ describe('the log records (0103) against the receipts', () => {
     const changed = replaced(records, at(3, 2), { ...records[at(3, 2)]!, data: 'ff' });
     const failures = checkServiceLogs(truth, changed);
     expect(failures.map((f) => f.check)).toEqual(['service_logs.altered']);
-    expect(failures[0]!.evidence.logs).toEqual([{ tx_index: 3, log_index: 2, fields: { data: { expected: expect.stringMatching(/^0x/), found: 'ff' } } }]);
+    expect(failures[0]!.evidence.logs).toEqual([
+      { tx_index: 3, log_index: 2, fields: { data: { expected: expect.stringMatching(/^0x/), found: 'ff' } } },
+    ]);
   });
 
   it('reports a record moved to another place (tx_index, log_index changed) as altered, not missing and extra', () => {
     const moved = replaced(records, at(2, 0), { ...records[at(2, 0)]!, log_index: 1 });
     const failures = checkServiceLogs(truth, moved);
     expect(failures.map((f) => f.check)).toEqual(['service_logs.altered']);
-    expect(failures[0]!.evidence.logs).toEqual([{ tx_index: 2, log_index: 0, fields: { log_index: { expected: 0, found: 1 } } }]);
-  });
-
-  it('matches a block of 10 041 logs whose records are all elsewhere by lookup, not a scan per log (a scan took 400 s on it)', { timeout: 60_000 }, () => {
-    const big = truthOf(withTxHashes(loadFixture('mainnet-15537394')));
-    const all = logRecords(big.block);
-    const moved = all.map((r) => ({ ...r, tx_index: (r.tx_index as number) + 1000 }));
-    const replaced = moved.map((r) => ({ ...r, data: 'ff' }));
-    expect(checkServiceLogs(big, all)).toEqual([]);
-    expect(checkServiceLogs(big, moved).map((f) => f.check)).toEqual(['service_logs.altered']);
-    const failures = checkServiceLogs(big, replaced);
-    expect(failures.map((f) => [f.check, (f.evidence.logs ?? f.evidence.records) as unknown[]]).map(([c, l]) => [c, (l as unknown[]).length])).toEqual([
-      ['service_logs.missing', 10041],
-      ['service_logs.extra', 10041],
+    expect(failures[0]!.evidence.logs).toEqual([
+      { tx_index: 2, log_index: 0, fields: { log_index: { expected: 0, found: 1 } } },
     ]);
   });
 
+  it(
+    'matches a block of 10 041 logs whose records are all elsewhere by lookup, not a scan per log (a scan took 400 s on it)',
+    { timeout: 60_000 },
+    () => {
+      const big = truthOf(withTxHashes(loadFixture('mainnet-15537394')));
+      const all = logRecords(big.block);
+      const moved = all.map((r) => ({ ...r, tx_index: (r.tx_index as number) + 1000 }));
+      const replaced = moved.map((r) => ({ ...r, data: 'ff' }));
+      expect(checkServiceLogs(big, all)).toEqual([]);
+      expect(checkServiceLogs(big, moved).map((f) => f.check)).toEqual(['service_logs.altered']);
+      const failures = checkServiceLogs(big, replaced);
+      expect(
+        failures
+          .map((f) => [f.check, (f.evidence.logs ?? f.evidence.records) as unknown[]])
+          .map(([c, l]) => [c, (l as unknown[]).length]),
+      ).toEqual([
+        ['service_logs.missing', 10041],
+        ['service_logs.extra', 10041],
+      ]);
+    },
+  );
+
   it('holds an anonymous log (no topics) equal to a record whose topic_zero is null or absent, and to no text', () => {
-    const receipts = truth.block.receipts.map((r, i) => (i === 1 ? { ...(r as Json), logs: [{ ...((r as Json).logs as Json[])[0]!, topics: [] }] } : r));
+    const receipts = truth.block.receipts.map((r, i) =>
+      i === 1 ? { ...(r as Json), logs: [{ ...((r as Json).logs as Json[])[0]!, topics: [] }] } : r,
+    );
     const anonymous = { ...truth, block: { ...truth.block, receipts } };
     const all = logRecords(anonymous.block);
     const record = all.find((r) => r.tx_index === 1)!;
     const others = all.filter((r) => r !== record);
     expect(record.topic_zero).toBeNull();
-    for (const topic_zero of [null, undefined]) expect(checkServiceLogs(anonymous, [...others, { ...record, topic_zero }])).toEqual([]);
+    for (const topic_zero of [null, undefined])
+      expect(checkServiceLogs(anonymous, [...others, { ...record, topic_zero }])).toEqual([]);
     for (const topic_zero of ['none', '', '0x'])
       expect(
         checkServiceLogs(anonymous, [...others, { ...record, topic_zero }]).map((f) => f.check),
@@ -180,9 +224,11 @@ describe('the log records (0103) against the receipts', () => {
     const receipts = truth.block.receipts.map((r) => ({ ...(r as Json), transactionHash: undefined }));
     const fromBlock = { ...truth, block: { ...truth.block, receipts } };
     expect(checkServiceLogs(fromBlock, records)).toEqual([]);
-    expect(checkServiceLogs(fromBlock, replaced(records, 0, { ...records[0]!, tx_hash: 'ab'.repeat(32) })).map((f) => f.check)).toEqual([
-      'service_logs.altered',
-    ]);
+    expect(
+      checkServiceLogs(fromBlock, replaced(records, 0, { ...records[0]!, tx_hash: 'ab'.repeat(32) })).map(
+        (f) => f.check,
+      ),
+    ).toEqual(['service_logs.altered']);
   });
 });
 
@@ -226,10 +272,24 @@ function mutateValue(field: string, value: unknown, pick: number, by: number): u
   }
 }
 
-const BLOCK_FIELDS = SERVICE_BLOCK_CHECKS.filter((c) => c !== 'service_block.present').map((c) => c.slice('service_block.'.length));
-const LOG_FIELDS = ['tx_hash', 'tx_index', 'log_index', 'contract_address', 'topic_zero', 'data_topics', 'data', 'block_hash', 'block_time'];
+const BLOCK_FIELDS = SERVICE_BLOCK_CHECKS.filter((c) => c !== 'service_block.present').map((c) =>
+  c.slice('service_block.'.length),
+);
+const LOG_FIELDS = [
+  'tx_hash',
+  'tx_index',
+  'log_index',
+  'contract_address',
+  'topic_zero',
+  'data_topics',
+  'data',
+  'block_hash',
+  'block_time',
+];
 
-/** Any single change of a block's records: a field of the block record or of a log record, or a record dropped or added. */
+/**
+ * Any single change of a block's records: a field of the block record or of a log record, or a record dropped or added.
+ */
 function mutations(truth: BlockTruth): fc.Arbitrary<Mutation> {
   const blocks = [blockRecord(truth.block)];
   const logs = logRecords(truth.block);
@@ -251,9 +311,11 @@ function mutations(truth: BlockTruth): fc.Arbitrary<Mutation> {
     check: 'service_logs.altered',
   }));
   const dropped = logIndex.map((i) => ({ blocks, logs: without(logs, i), check: 'service_logs.missing' }));
-  const added = fc
-    .tuple(logIndex, fc.nat(3))
-    .map(([i, past]) => ({ blocks, logs: [...logs, { ...logs[i]!, log_index: 1000 + past }], check: 'service_logs.extra' }));
+  const added = fc.tuple(logIndex, fc.nat(3)).map(([i, past]) => ({
+    blocks,
+    logs: [...logs, { ...logs[i]!, log_index: 1000 + past }],
+    check: 'service_logs.extra',
+  }));
   return fc.oneof(blockField, presence, logField, dropped, added);
 }
 
@@ -265,7 +327,9 @@ describe('property: single changes of a block’s records', () => {
   ];
 
   it('any single change of any record is caught by exactly one check, the one that names it', () => {
-    const cases = fc.constantFrom(...truths).chain((truth) => mutations(truth).map((mutation) => ({ truth, mutation })));
+    const cases = fc
+      .constantFrom(...truths)
+      .chain((truth) => mutations(truth).map((mutation) => ({ truth, mutation })));
     fc.assert(
       fc.property(cases, ({ truth, mutation }) => {
         expect(failuresOf(truth, mutation.blocks, mutation.logs).map((f) => f.check)).toEqual([mutation.check]);
@@ -277,7 +341,9 @@ describe('property: single changes of a block’s records', () => {
   it('an untouched block never fails, whatever the order of its records', () => {
     const cases = fc.constantFrom(...truths).chain((truth) => {
       const logs = logRecords(truth.block);
-      return fc.shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length }).map((shuffled) => ({ truth, shuffled }));
+      return fc
+        .shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length })
+        .map((shuffled) => ({ truth, shuffled }));
     });
     fc.assert(
       fc.property(cases, ({ truth, shuffled }) => {
@@ -291,7 +357,12 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
   let service: LoopbackService;
   const sleeps: number[] = [];
   const crossCheck = (options: { apiKey?: string; timeoutMs?: number } = {}) =>
-    serviceCrossCheck({ url: service.url, apiKey: options.apiKey ?? KEY, sleep: async (ms) => void sleeps.push(ms), timeoutMs: options.timeoutMs });
+    serviceCrossCheck({
+      url: service.url,
+      apiKey: options.apiKey ?? KEY,
+      sleep: async (ms) => void sleeps.push(ms),
+      timeoutMs: options.timeoutMs,
+    });
 
   beforeAll(async () => {
     service = await startLoopbackService({ blocks: [...OLD, ...NEW], apiKey: KEY, pageSize: 7 });
@@ -324,8 +395,16 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
   });
 
   const FAULTS: Array<{ name: string; fault: ServiceFault; check: string }> = [
-    { name: 'a dropped log record', fault: { kind: 'drop_log', block: 1000023, txIndex: 2, logIndex: 1 }, check: 'service_logs.missing' },
-    { name: 'an extra log record', fault: { kind: 'extra_log', block: 1000023, txIndex: 3, logIndex: 0 }, check: 'service_logs.extra' },
+    {
+      name: 'a dropped log record',
+      fault: { kind: 'drop_log', block: 1000023, txIndex: 2, logIndex: 1 },
+      check: 'service_logs.missing',
+    },
+    {
+      name: 'an extra log record',
+      fault: { kind: 'extra_log', block: 1000023, txIndex: 3, logIndex: 0 },
+      check: 'service_logs.extra',
+    },
     {
       name: 'a wrong receipt_root',
       fault: { kind: 'alter_block', block: 1000017, field: 'receipt_root', value: '11'.repeat(32) },
@@ -336,7 +415,11 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
       fault: { kind: 'alter_block', block: 1000017, field: '_computed_receipt_root', value: '11'.repeat(32) },
       check: 'service_block._computed_receipt_root',
     },
-    { name: 'no block record', fault: { kind: 'alter_block', block: 1000005, field: 'block_number', value: 999 }, check: 'service_block.present' },
+    {
+      name: 'no block record',
+      fault: { kind: 'alter_block', block: 1000005, field: 'block_number', value: 999 },
+      check: 'service_block.present',
+    },
     ...(
       [
         ['tx_hash', 'ab'.repeat(32)],
@@ -404,7 +487,12 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
   it('asks nothing for an empty chunk, and names every check it may report', async () => {
     expect(await crossCheck().checkChunk([])).toEqual(new Map());
     expect(service.requests).toEqual([]);
-    expect(crossCheck().checks).toEqual([...SERVICE_BLOCK_CHECKS, 'service_logs.missing', 'service_logs.extra', 'service_logs.altered']);
+    expect(crossCheck().checks).toEqual([
+      ...SERVICE_BLOCK_CHECKS,
+      'service_logs.missing',
+      'service_logs.extra',
+      'service_logs.altered',
+    ]);
   });
 });
 
@@ -414,9 +502,15 @@ describe('ServiceDatasets: reading the pages', () => {
     const bodies: Json[] = [];
     const fetch = (async (_url: string, init: RequestInit) => {
       bodies.push(JSON.parse(init.body as string) as Json);
-      return new Response(JSON.stringify(pages[bodies.length - 1]), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      return new Response(JSON.stringify(pages[bodies.length - 1]), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
     }) as typeof globalThis.fetch;
-    return { bodies, datasets: new ServiceDatasets({ url: 'http://127.0.0.1:9/v1', apiKey: KEY, fetch, pageLimit: 2 }) };
+    return {
+      bodies,
+      datasets: new ServiceDatasets({ url: 'http://127.0.0.1:9/v1', apiKey: KEY, fetch, pageLimit: 2 }),
+    };
   }
   const record = (n: number) => ({ block_number: n });
 
@@ -437,7 +531,9 @@ describe('ServiceDatasets: reading the pages', () => {
       { data: [record(1)], cursor: 'again', count: 1 },
       { data: [record(2)], cursor: 'again', count: 1 },
     ]);
-    await expect(datasets.records('logs', 1, 1, 5)).rejects.toThrow(new SourceError('the service gave cursor "again" twice for raw/logs 1-5: its pages loop'));
+    await expect(datasets.records('logs', 1, 1, 5)).rejects.toThrow(
+      new SourceError('the service gave cursor "again" twice for raw/logs 1-5: its pages loop'),
+    );
   });
 
   it('refuses pages that never end (a new cursor every time) after 10,000 pages', async () => {
@@ -453,7 +549,9 @@ describe('ServiceDatasets: reading the pages', () => {
     await expect(scripted([{ cursor: null }]).datasets.records('blocks', 1, 1, 5)).rejects.toThrow(
       "the service's answer to raw/blocks 1-5 (page 1) is unusable: data: expected an array of records, got undefined",
     );
-    await expect(scripted([{ data: [record(1), { block: 2 }], cursor: null }]).datasets.records('logs', 1, 1, 5)).rejects.toThrow(
+    await expect(
+      scripted([{ data: [record(1), { block: 2 }], cursor: null }]).datasets.records('logs', 1, 1, 5),
+    ).rejects.toThrow(
       /^the service's answer to raw\/logs 1-5 \(page 1\) is unusable: data\[1\]: expected a record with its block_number/,
     );
   });

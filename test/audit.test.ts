@@ -4,7 +4,13 @@
  * it and no other.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditRange, isReorg, type AuditEvent, type BlockAudit, type CrossCheck } from '../packages/core/src/audit/index.js';
+import {
+  auditRange,
+  isReorg,
+  type AuditEvent,
+  type BlockAudit,
+  type CrossCheck,
+} from '../packages/core/src/audit/index.js';
 import { SourceError } from '../packages/core/src/sources/source-error.js';
 import { type BlockJson, type BlockSource } from '../packages/core/src/sources/block-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
@@ -65,11 +71,18 @@ describe('auditRange over a JSON-RPC node', () => {
   it('links the first block to the anchor: the right hash passes, another fails parent_link on that block only', async () => {
     const n = await start();
     const parentOfFirst = String(n.blocks.get(FROM)!.header.parentHash);
-    const right = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: parentOfFirst }));
+    const right = await collect(
+      auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: parentOfFirst }),
+    );
     expect(notPassing(right)).toEqual([]);
-    const wrong = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: `0x${'11'.repeat(32)}` }));
+    const wrong = await collect(
+      auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 4, anchor: `0x${'11'.repeat(32)}` }),
+    );
     expect(notPassing(wrong)).toEqual([{ block: FROM, verdict: 'fail', checks: ['parent_link'] }]);
-    expect(blocksOf(wrong)[0]!.failures[0]!.evidence).toEqual({ expected: `0x${'11'.repeat(32)}`, found: parentOfFirst.toLowerCase() });
+    expect(blocksOf(wrong)[0]!.failures[0]!.evidence).toEqual({
+      expected: `0x${'11'.repeat(32)}`,
+      found: parentOfFirst.toLowerCase(),
+    });
   });
 
   it('a broken parent link (a self-consistent header whose parent is not the block before) fails parent_link only', async () => {
@@ -97,7 +110,8 @@ describe('auditRange over a JSON-RPC node', () => {
     const n = await start(blocks);
     // The node switches to chain B when the audit asks for FROM+6: FROM+4 and FROM+5 were audited on chain A.
     n.fault = (call) => {
-      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6) for (const [b, block] of fork) n.blocks.set(b, block);
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6)
+        for (const [b, block] of fork) n.blocks.set(b, block);
       return undefined;
     };
     const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 11, concurrency: 1 });
@@ -119,7 +133,9 @@ describe('auditRange over a JSON-RPC node', () => {
     ]);
     // After the reorg line: the replaced blocks again, then the rest, all on chain B.
     const after = blocksOf(events.slice(events.indexOf(reorgs[0]!) + 1));
-    expect(after.map((e) => [e.block_number, e.block_hash])).toEqual(Array.from({ length: 8 }, (_, i) => [FROM + 4 + i, newHash(FROM + 4 + i)]));
+    expect(after.map((e) => [e.block_number, e.block_hash])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [FROM + 4 + i, newHash(FROM + 4 + i)]),
+    );
     expect(notPassing(events)).toEqual([]);
     expect(audit.summary()).toMatchObject({ blocks: 12, verdicts: { pass: 12 }, reorgs: 1, complete: true });
   });
@@ -132,7 +148,9 @@ describe('auditRange over a JSON-RPC node', () => {
     blocks.set(1_000_023, { ...block, receipts: receipts });
     const n = await start(blocks);
     const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
-    expect(notPassing(events)).toEqual([{ block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom'] }]);
+    expect(notPassing(events)).toEqual([
+      { block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom'] },
+    ]);
   });
 
   it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {
@@ -150,7 +168,9 @@ describe('auditRange over a JSON-RPC node', () => {
     const clean = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
     let limited = 0;
     n.fault = (call) =>
-      call.method === 'eth_getBlockReceipts' && limited++ < 3 ? { status: 429, headers: { 'Retry-After': '0' }, body: { error: 'slow down' } } : undefined;
+      call.method === 'eth_getBlockReceipts' && limited++ < 3
+        ? { status: 429, headers: { 'Retry-After': '0' }, body: { error: 'slow down' } }
+        : undefined;
     const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
     expect(limited).toBeGreaterThan(3);
     expect(events).toEqual(clean);
@@ -160,16 +180,28 @@ describe('auditRange over a JSON-RPC node', () => {
     const n = await start();
     const clean = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 5 }));
     let hung = 0;
-    n.fault = (call) => (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 2 && hung++ === 0 ? { hang: true } : undefined);
-    const events = await collect(auditRange({ source: rpc(n, { timeoutMs: 200 }), chainId: 1, from: FROM, to: FROM + 5 }));
+    n.fault = (call) =>
+      call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 2 && hung++ === 0
+        ? { hang: true }
+        : undefined;
+    const events = await collect(
+      auditRange({ source: rpc(n, { timeoutMs: 200 }), chainId: 1, from: FROM, to: FROM + 5 }),
+    );
     expect(hung).toBe(2);
     expect(events).toEqual(clean);
   });
 
   it('a block still unreachable after the retries is unreachable, and the audit stops there', async () => {
     const n = await start();
-    n.fault = (call) => (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 3 ? { hang: true } : undefined);
-    const audit = auditRange({ source: rpc(n, { timeoutMs: 150, maxRetries: 1 }), chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 });
+    n.fault = (call) =>
+      call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 3 ? { hang: true } : undefined;
+    const audit = auditRange({
+      source: rpc(n, { timeoutMs: 150, maxRetries: 1 }),
+      chainId: 1,
+      from: FROM,
+      to: FROM + 9,
+      concurrency: 1,
+    });
     const events = await collect(audit);
     expect(blocksOf(events).map((e) => [e.block_number, e.verdict])).toEqual([
       [FROM, 'pass'],
@@ -178,7 +210,11 @@ describe('auditRange over a JSON-RPC node', () => {
       [FROM + 3, 'unreachable'],
     ]);
     expect((events[3] as BlockAudit).reason).toMatch(/eth_getBlockByNumber .*no answer in time.*after 1 retry/);
-    expect(audit.summary()).toMatchObject({ complete: false, next_block: FROM + 3, verdicts: { pass: 3, unreachable: 1 } });
+    expect(audit.summary()).toMatchObject({
+      complete: false,
+      next_block: FROM + 3,
+      verdicts: { pass: 3, unreachable: 1 },
+    });
   });
 });
 
@@ -218,12 +254,20 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
         seen.push(truths.map((t) => t.number));
         expect(truths.every((t) => t.report?.verdict === 'identical')).toBe(true);
         const failures = new Map();
-        if (truths.some((t) => t.number === FROM + 11)) failures.set(FROM + 11, [{ check: 'service_block.present', message: 'no record', evidence: {} }]);
+        if (truths.some((t) => t.number === FROM + 11))
+          failures.set(FROM + 11, [{ check: 'service_block.present', message: 'no record', evidence: {} }]);
         return failures;
       },
     };
     const events = await collect(
-      auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM + 4, to: FROM + 23, chunkSize: 10, crossCheck }),
+      auditRange({
+        source: memorySource(fixtureChain(FROM, TO)),
+        chainId: 1,
+        from: FROM + 4,
+        to: FROM + 23,
+        chunkSize: 10,
+        crossCheck,
+      }),
     );
     expect(seen).toEqual([
       Array.from({ length: 5 }, (_, i) => FROM + 4 + i), // 1000005..1000009
@@ -237,11 +281,19 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     const crossCheck: CrossCheck = {
       checks: [],
       async checkChunk(truths) {
-        if (truths[0]!.number >= FROM + 9) throw new SourceError('the service answered HTTP 503, still after 5 retries');
+        if (truths[0]!.number >= FROM + 9)
+          throw new SourceError('the service answered HTTP 503, still after 5 retries');
         return new Map();
       },
     };
-    const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, chunkSize: 10, crossCheck });
+    const audit = auditRange({
+      source: memorySource(fixtureChain(FROM, TO)),
+      chainId: 1,
+      from: FROM,
+      to: TO,
+      chunkSize: 10,
+      crossCheck,
+    });
     const events = blocksOf(await collect(audit));
     expect(events.map((e) => e.verdict)).toEqual([...Array(9).fill('pass'), ...Array(10).fill('unreachable')]);
     expect(events[9]!.reason).toBe('the service answered HTTP 503, still after 5 retries');
@@ -254,7 +306,9 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
       verified.push(Number(block.header.number));
       return verifyBlock(block);
     };
-    const events = await collect(auditRange({ source: memorySource(fixtureChain(FROM, FROM + 4)), chainId: 1, from: FROM, to: FROM + 4, verify }));
+    const events = await collect(
+      auditRange({ source: memorySource(fixtureChain(FROM, FROM + 4)), chainId: 1, from: FROM, to: FROM + 4, verify }),
+    );
     expect(verified).toEqual([FROM, FROM + 1, FROM + 2, FROM + 3, FROM + 4]);
     expect(notPassing(events)).toEqual([]);
   });
@@ -269,7 +323,14 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
       return verifyBlock(block);
     };
     const events = await collect(
-      auditRange({ source: memorySource(fixtureChain(FROM, FROM + 9)), chainId: 1, from: FROM, to: FROM + 9, concurrency: 3, verify }),
+      auditRange({
+        source: memorySource(fixtureChain(FROM, FROM + 9)),
+        chainId: 1,
+        from: FROM,
+        to: FROM + 9,
+        concurrency: 3,
+        verify,
+      }),
     );
     expect(most).toBe(3);
     expect(blocksOf(events).map((e) => e.block_number)).toEqual(Array.from({ length: 10 }, (_, i) => FROM + i));
@@ -278,7 +339,13 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
 
   it('stops between blocks when its signal aborts, and says where to go on', async () => {
     const controller = new AbortController();
-    const audit = auditRange({ source: memorySource(fixtureChain(FROM, TO)), chainId: 1, from: FROM, to: TO, signal: controller.signal });
+    const audit = auditRange({
+      source: memorySource(fixtureChain(FROM, TO)),
+      chainId: 1,
+      from: FROM,
+      to: TO,
+      signal: controller.signal,
+    });
     const events: AuditEvent[] = [];
     for await (const event of audit) {
       events.push(event);
@@ -321,7 +388,9 @@ describe('Polygon PoS: the unlisted state-sync receipt', () => {
     const verify = inlineBlockVerifier({ registry: testRegistry });
     for (const keepMiscountedReceipts of [true, false]) {
       const source = new RpcBlockSource({ url: node.url, sleep: instant, keepMiscountedReceipts });
-      const events = await collect(auditRange({ source, chainId: TEST_CHAINS.polygon, from: number, to: number, verify }));
+      const events = await collect(
+        auditRange({ source, chainId: TEST_CHAINS.polygon, from: number, to: number, verify }),
+      );
       expect(blocksOf(events)).toMatchObject([{ block_number: number, verdict: 'pass', failures: [] }]);
     }
     await node.close();
@@ -329,7 +398,12 @@ describe('Polygon PoS: the unlisted state-sync receipt', () => {
     const source = new RpcBlockSource({ url: node.url, sleep: instant, keepMiscountedReceipts: true });
     const events = await collect(auditRange({ source, chainId: 137, from: number, to: number }));
     expect(blocksOf(events)).toMatchObject([
-      { block_number: number, verdict: 'not_verifiable', failures: [], reason: expect.stringMatching(/Bor's state-sync receipt/) },
+      {
+        block_number: number,
+        verdict: 'not_verifiable',
+        failures: [],
+        reason: expect.stringMatching(/Bor's state-sync receipt/),
+      },
     ]);
   });
 });
@@ -341,7 +415,9 @@ describe('RpcBlockSource and the transaction count', () => {
     blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(0, 4), transactions: 5 });
     const n = await start(blocks);
     expect((await new RpcBlockSource({ url: n.url }).block(1, FROM + 1))?.transaction_count).toBe(3);
-    await expect(new RpcBlockSource({ url: n.url }).block(1, FROM + 6)).rejects.toThrow(/gave 4 receipts for block 1000007, which has 5 transactions/);
+    await expect(new RpcBlockSource({ url: n.url }).block(1, FROM + 6)).rejects.toThrow(
+      /gave 4 receipts for block 1000007, which has 5 transactions/,
+    );
     const kept = await rpc(n).block(1, FROM + 6);
     expect([kept?.transaction_count, kept?.receipts.length]).toEqual([5, 4]);
   });

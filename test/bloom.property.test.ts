@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockBloom, bloomContains, logsBloom, receiptsCommitment, RULE_SETS, type Log } from '../packages/core/src/index.js';
+import {
+  blockBloom,
+  bloomContains,
+  logsBloom,
+  receiptsCommitment,
+  RULE_SETS,
+  type Log,
+} from '../packages/core/src/index.js';
 import { logArb, receiptArb } from './helpers/arbitraries.js';
 import { oracleBloom } from './helpers/oracle.js';
 
@@ -8,9 +15,12 @@ export const BLOOM_RUNS = 300;
 
 describe('logs bloom properties', () => {
   it(`does not depend on log order, contains every address and topic, and equals the oracle (${BLOOM_RUNS} runs)`, () => {
-    const cases = fc
-      .array(logArb, { maxLength: 40 })
-      .chain((logs) => fc.record({ logs: fc.constant(logs), shuffled: fc.shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length }) }));
+    const cases = fc.array(logArb, { maxLength: 40 }).chain((logs) =>
+      fc.record({
+        logs: fc.constant(logs),
+        shuffled: fc.shuffledSubarray(logs, { minLength: logs.length, maxLength: logs.length }),
+      }),
+    );
     fc.assert(
       fc.property(cases, ({ logs, shuffled }) => {
         const bloom = logsBloom(logs);
@@ -39,9 +49,12 @@ describe('logs bloom properties', () => {
   it('the block-wide cache of distinct items: repeats, items that share a table key, items of any length, and growth past 512 items equal the oracle (100 runs)', () => {
     // Items equal in the bytes the table key mixes (first, middle and last four) and different
     // elsewhere land in the same slot chain, so only the byte comparison tells them apart.
-    const sameKey = (variant: number) => Uint8Array.from({ length: 32 }, (_, i) => (i === 8 ? variant : i === 20 ? variant >> 8 : 7));
+    const sameKey = (variant: number) =>
+      Uint8Array.from({ length: 32 }, (_, i) => (i === 8 ? variant : i === 20 ? variant >> 8 : 7));
     const item = fc.oneof(
-      fc.integer({ min: 0, max: 1500 }).map((n) => Uint8Array.from({ length: 32 }, (_, i) => (i < 2 ? n >> (8 * i) : 0))),
+      fc
+        .integer({ min: 0, max: 1500 })
+        .map((n) => Uint8Array.from({ length: 32 }, (_, i) => (i < 2 ? n >> (8 * i) : 0))),
       fc.integer({ min: 0, max: 0xffff }).map(sameKey),
       fc.uint8Array({ minLength: 32, maxLength: 32 }),
       // Any length, zero bytes ending some: the cache pads the last word of an item with zeros,
@@ -57,7 +70,9 @@ describe('logs bloom properties', () => {
     fc.assert(
       fc.property(fc.array(log, { minLength: 100, maxLength: 400 }), (logs) => {
         const repeated = [...logs, ...logs.slice(0, 50)];
-        expect(blockBloom([{ type: 0, status: 1, cumulativeGasUsed: 0n, logs: repeated }])).toEqual(oracleBloom(repeated));
+        expect(blockBloom([{ type: 0, status: 1, cumulativeGasUsed: 0n, logs: repeated }])).toEqual(
+          oracleBloom(repeated),
+        );
       }),
       { numRuns: 100 },
     );
@@ -80,22 +95,38 @@ describe('logs bloom properties', () => {
       const logs: Log[] = [];
       for (const { fresh, shareAddress, topicFrom } of choices) {
         const before = logs.at(-1);
-        const topics = topicFrom.map((from, i) => (before !== undefined && from >= 0 && from < before.topics.length ? before.topics[from]! : fresh.topics[i]!));
-        logs.push({ address: before !== undefined && shareAddress ? before.address : fresh.address, topics, data: fresh.data });
+        const topics = topicFrom.map((from, i) =>
+          before !== undefined && from >= 0 && from < before.topics.length ? before.topics[from]! : fresh.topics[i]!,
+        );
+        logs.push({
+          address: before !== undefined && shareAddress ? before.address : fresh.address,
+          topics,
+          data: fresh.data,
+        });
       }
       return logs;
     };
-    const copied = (logs: Log[]): Log[] => logs.map((log) => ({ address: log.address.slice(), topics: log.topics.map((t) => t.slice()), data: log.data }));
+    const copied = (logs: Log[]): Log[] =>
+      logs.map((log) => ({ address: log.address.slice(), topics: log.topics.map((t) => t.slice()), data: log.data }));
     fc.assert(
-      fc.property(fc.array(choice, { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 5 }), (choices, receiptCount) => {
-        const logs = shared(choices);
-        const per = Math.ceil(logs.length / receiptCount);
-        const receipts = (list: Log[]) =>
-          Array.from({ length: receiptCount }, (_, r) => ({ type: 0, status: 1 as const, cumulativeGasUsed: 0n, logs: list.slice(r * per, (r + 1) * per) }));
-        const expected = receiptsCommitment(receipts(copied(logs)));
-        expect(receiptsCommitment(receipts(logs))).toEqual(expected);
-        expect(expected.logsBloom).toEqual(oracleBloom(logs));
-      }),
+      fc.property(
+        fc.array(choice, { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 1, max: 5 }),
+        (choices, receiptCount) => {
+          const logs = shared(choices);
+          const per = Math.ceil(logs.length / receiptCount);
+          const receipts = (list: Log[]) =>
+            Array.from({ length: receiptCount }, (_, r) => ({
+              type: 0,
+              status: 1 as const,
+              cumulativeGasUsed: 0n,
+              logs: list.slice(r * per, (r + 1) * per),
+            }));
+          const expected = receiptsCommitment(receipts(copied(logs)));
+          expect(receiptsCommitment(receipts(logs))).toEqual(expected);
+          expect(expected.logsBloom).toEqual(oracleBloom(logs));
+        },
+      ),
       { numRuns: 100 },
     );
   });

@@ -33,7 +33,12 @@ const receiptRoot = header.receiptsRoot;
 
 /** The block's receipts as a body of `chainId` at `blockNumber`. */
 const bodyAt = (chainId: number, blockNumber: number | undefined, over: Record<string, unknown> = {}) => ({
-  ...receiptRootBody({ chainId, receiptRoot, receipts: block.receipts, ...(blockNumber !== undefined && { blockNumber }) }),
+  ...receiptRootBody({
+    chainId,
+    receiptRoot,
+    receipts: block.receipts,
+    ...(blockNumber !== undefined && { blockNumber }),
+  }),
   ...over,
 });
 
@@ -75,7 +80,10 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
 
   it('the era is taken from header_rlp when the body gives no block_number', () => {
     const classicHeader = encodeHeader({ ...header, number: 1_000_000n });
-    const result = verifyReceiptRoot({ ...bodyAt(42161, undefined), header_rlp: Buffer.from(classicHeader).toString('hex') });
+    const result = verifyReceiptRoot({
+      ...bodyAt(42161, undefined),
+      header_rlp: Buffer.from(classicHeader).toString('hex'),
+    });
     expect(result.status).toBe(422);
     expect((result.body as any).error.details).toMatchObject(CLASSIC_DETAILS);
   });
@@ -84,23 +92,30 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     for (const n of [NITRO_GENESIS, 300_000_000]) {
       const result = verifyReceiptRoot(bodyAt(42161, n));
       expect(result.verdict).toBe('identical');
-      expect((result.body as any).data[0]).toMatchObject({ is_identical: true, block_number: n, transaction_count: 38 });
+      expect((result.body as any).data[0]).toMatchObject({
+        is_identical: true,
+        block_number: n,
+        transaction_count: 38,
+      });
     }
   });
 
   it.each([
     ['matching', {}],
     ['not matching', { receipt_root: 'ab'.repeat(32) }],
-  ])('without block_number or header_rlp, a root %s: 400 naming block_number and why (only the era tells what is claimed)', (_name, over) => {
-    const result = verifyReceiptRoot(bodyAt(42161, undefined, over));
-    expect(result.status).toBe(400);
-    const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
-    expect(more).toEqual([]);
-    expect(problem).toMatchObject({ name: 'block_number', reason: 'missing' });
-    expect(problem.expected).toBe(
-      'the block number (or header_rlp): the receipts of Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, those of other blocks can',
-    );
-  });
+  ])(
+    'without block_number or header_rlp, a root %s: 400 naming block_number and why (only the era tells what is claimed)',
+    (_name, over) => {
+      const result = verifyReceiptRoot(bodyAt(42161, undefined, over));
+      expect(result.status).toBe(400);
+      const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
+      expect(more).toEqual([]);
+      expect(problem).toMatchObject({ name: 'block_number', reason: 'missing' });
+      expect(problem.expected).toBe(
+        'the block number (or header_rlp): the receipts of Arbitrum One blocks 0-22,207,816 (Arbitrum classic) cannot be verified, those of other blocks can',
+      );
+    },
+  );
 
   it('verify block: a classic block gets the verdict not_verifiable, with nothing computed; a Nitro one is verified', () => {
     const classic = verifyBlockOperation(blockFileAt(42161, 1_000_000));
@@ -119,7 +134,13 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
 
     const nitro = verifyBlockOperation(loadFixture('arbitrum-one-150000000'));
     expect(nitro.verdict).toBe('identical');
-    expect(nitro.body).toMatchObject({ verdict: 'identical', era: 'Nitro', reason: null, receipts_root: { matches: true }, logs_bloom: { matches: true } });
+    expect(nitro.body).toMatchObject({
+      verdict: 'identical',
+      era: 'Nitro',
+      reason: null,
+      receipts_root: { matches: true },
+      logs_bloom: { matches: true },
+    });
   });
 
   it('the core verifyBlock returns the report or the refusal; only the operation builds answers', () => {
@@ -127,7 +148,10 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     expect(report.ok && report.value.verdict).toBe('not_verifiable');
     const { chain_id: _, ...unnamed } = blockFileAt(42161, NITRO_GENESIS) as Record<string, unknown>;
     const refused = verifyBlock(unnamed);
-    expect(refused).toMatchObject({ ok: false, error: { kind: 'chain_not_supported', subject: null, hint: expect.stringContaining('--rules') } });
+    expect(refused).toMatchObject({
+      ok: false,
+      error: { kind: 'chain_not_supported', subject: null, hint: expect.stringContaining('--rules') },
+    });
     expect(verifyBlockOperation(unnamed).status).toBe(422);
   });
 
@@ -142,18 +166,27 @@ describe('OP-stack legacy eras: what no real block has shown is refused, not gue
   it.each([
     [10, 105_235_062, 105_235_063],
     [420, 4_061_223, 4_061_224],
-  ])('chain %i: the receipts of legacy block %i are 422, naming Bedrock block %i as the first whose receipts are verified', (chainId, legacy, bedrock) => {
-    const refused = verifyReceiptRoot(bodyAt(chainId, legacy));
-    expect(refused.status).toBe(422);
-    expect((refused.body as any).error.details).toMatchObject({ era: 'legacy (pre-Bedrock)', era_last_block: legacy, first_verifiable_block: bedrock });
-  });
+  ])(
+    'chain %i: the receipts of legacy block %i are 422, naming Bedrock block %i as the first whose receipts are verified',
+    (chainId, legacy, bedrock) => {
+      const refused = verifyReceiptRoot(bodyAt(chainId, legacy));
+      expect(refused.status).toBe(422);
+      expect((refused.body as any).error.details).toMatchObject({
+        era: 'legacy (pre-Bedrock)',
+        era_last_block: legacy,
+        first_verifiable_block: bedrock,
+      });
+    },
+  );
 
   it("OP Mainnet's Bedrock receipts are verified (a real block shows them); OP Goerli's only for blocks without receipts, as its one real block", () => {
     expect(verifyReceiptRoot(bodyAt(10, 105_235_063)).verdict).toBe('identical');
     const goerli = verifyReceiptRoot(bodyAt(420, 4_061_224));
     expect(goerli.status).toBe(422);
     expect((goerli.body as any).error.message).toMatch(/has shown receipts of Ethereum's types yet/);
-    expect(verifyReceiptRoot({ chain_id: 420, block_number: 4_061_224, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe('identical');
+    expect(
+      verifyReceiptRoot({ chain_id: 420, block_number: 4_061_224, receipt_root: EMPTY_ROOT, transactions: [] }).verdict,
+    ).toBe('identical');
   });
 });
 
@@ -163,11 +196,17 @@ describe('a body that names no block is claimed only as far as every era of its 
     expect(verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe('identical');
     const refused = verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [receipt] });
     expect(refused.status).toBe(422);
-    expect((refused.body as any).error.message).toMatch(/^Chain 100 \(Gnosis\) cannot be verified: its receipts root rule is unproven: /);
+    expect((refused.body as any).error.message).toMatch(
+      /^Chain 100 \(Gnosis\) cannot be verified: its receipts root rule is unproven: /,
+    );
   });
 
   it('a chain one of whose eras has shown receipts like these and another not: 400 naming block_number', () => {
-    const shown = (receipts: Array<'ethereum'>) => ({ block_hash: 'none', receipts_root: [{ fixture: 'x', block: 1, receipts }], logs_bloom: 'none' });
+    const shown = (receipts: Array<'ethereum'>) => ({
+      block_hash: 'none',
+      receipts_root: [{ fixture: 'x', block: 1, receipts }],
+      logs_bloom: 'none',
+    });
     const registry = new ChainRegistry([
       {
         chainId: 31_337_002,
@@ -180,22 +219,34 @@ describe('a body that names no block is claimed only as far as every era of its 
         ],
       },
     ]);
-    expect(verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [] }, { registry }).verdict).toBe('identical');
-    const result = verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [receipt] }, { registry });
+    expect(
+      verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [] }, { registry }).verdict,
+    ).toBe('identical');
+    const result = verifyReceiptRoot(
+      { chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [receipt] },
+      { registry },
+    );
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters[0].expected).toBe(
       'the block number (or header_rlp): receipts like these are verified in some eras of two eras, not in new',
     );
-    expect(verifyReceiptRoot({ chain_id: 31_337_002, block_number: 5, receipt_root: EMPTY_ROOT, transactions: [receipt] }, { registry }).verdict).toBe(
-      'different',
-    );
+    expect(
+      verifyReceiptRoot(
+        { chain_id: 31_337_002, block_number: 5, receipt_root: EMPTY_ROOT, transactions: [receipt] },
+        { registry },
+      ).verdict,
+    ).toBe('different');
   });
 
   it('Polygon PoS: receipts its Bor era has shown but its Madhugiri era has not: 400 naming block_number', () => {
     const result = verifyReceiptRoot({ chain_id: 137, receipt_root: EMPTY_ROOT, transactions: [receipt] });
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
-      expect.objectContaining({ name: 'block_number', reason: 'missing', expected: expect.stringContaining('(Madhugiri) cannot be verified') }),
+      expect.objectContaining({
+        name: 'block_number',
+        reason: 'missing',
+        expected: expect.stringContaining('(Madhugiri) cannot be verified'),
+      }),
     ]);
   });
 });
@@ -211,13 +262,19 @@ describe('the registry', () => {
     [10200, 'Gnosis Chiado', 'ethereum'],
     [97, 'BNB Smart Chain Testnet', 'ethereum'],
     [43113, 'Avalanche Fuji C-Chain', 'ethereum'],
-  ])('knows chain %i (%s) with the %s rule set; what no real block of it has shown is 422 with the reason', (chainId, name, rules) => {
-    expect(defaultRegistry.get(chainId)).toMatchObject({ chainId, name, rules, verifiable: true });
-    expect(defaultRegistry.verifiability(chainId, 0)).toMatchObject({ status: 'verifiable', checks: { receipts_root: { verified: false } } });
-    const refused = verifyReceiptRoot(bodyAt(chainId, 1));
-    expect(refused.status).toBe(422);
-    expect((refused.body as any).error.message).toMatch(/its receipts root rule is unproven: /);
-  });
+  ])(
+    'knows chain %i (%s) with the %s rule set; what no real block of it has shown is 422 with the reason',
+    (chainId, name, rules) => {
+      expect(defaultRegistry.get(chainId)).toMatchObject({ chainId, name, rules, verifiable: true });
+      expect(defaultRegistry.verifiability(chainId, 0)).toMatchObject({
+        status: 'verifiable',
+        checks: { receipts_root: { verified: false } },
+      });
+      const refused = verifyReceiptRoot(bodyAt(chainId, 1));
+      expect(refused.status).toBe(422);
+      expect((refused.body as any).error.message).toMatch(/its receipts root rule is unproven: /);
+    },
+  );
 
   it('verifiability(chainId, blockNumber): the era, its range and the first verifiable block', () => {
     expect(defaultRegistry.verifiability(42161, NITRO_GENESIS - 1)).toMatchObject({
@@ -235,7 +292,11 @@ describe('the registry', () => {
       era: { name: 'all blocks', firstBlock: 0, lastBlock: null },
       stateSync: null,
     });
-    expect(defaultRegistry.verifiability(324, 5)).toMatchObject({ status: 'not_verifiable', era: null, firstVerifiableBlock: null });
+    expect(defaultRegistry.verifiability(324, 5)).toMatchObject({
+      status: 'not_verifiable',
+      era: null,
+      firstVerifiableBlock: null,
+    });
     const unknown = defaultRegistry.verifiability(999_999, 5);
     expect(unknown.status === 'not_verifiable' && unknown.chain).toBe(undefined);
   });
@@ -272,11 +333,17 @@ describe('the registry', () => {
         },
       ],
     });
-    expect(describeChain(defaultRegistry.get(100)!).eras!.map((era) => [era.name, era.header, era.first_block])).toEqual([
+    expect(
+      describeChain(defaultRegistry.get(100)!).eras!.map((era) => [era.name, era.header, era.first_block]),
+    ).toEqual([
       ['AuRa', 'aura', 0],
       ['proof of stake', 'ethereum', 25_349_537],
     ]);
-    expect(describeChain(new ChainRegistry([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]).get(31337)!)).toEqual({
+    expect(
+      describeChain(
+        new ChainRegistry([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]).get(31337)!,
+      ),
+    ).toEqual({
       chain_id: 31337,
       name: 'devnet',
       rules: 'ethereum',
@@ -303,13 +370,21 @@ describe('the verdict covers every claim the body made', () => {
 
   it('logs_bloom_matches_header false: is_identical stays true, the verdict is different (exit 1)', () => {
     const result = verifyReceiptRoot(withHeader({ logsBloom: flipped(header.logsBloom) }));
-    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: true, logs_bloom_matches_header: false });
+    expect((result.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      header_verified: true,
+      logs_bloom_matches_header: false,
+    });
     expect(result.verdict).toBe('different');
   });
 
   it('header_verified false: is_identical stays true, the verdict is different (exit 1)', () => {
     const result = verifyReceiptRoot(withHeader({}, flipped(block.header.hash!)));
-    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, header_verified: false, logs_bloom_matches_header: true });
+    expect((result.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      header_verified: false,
+      logs_bloom_matches_header: true,
+    });
     expect(result.verdict).toBe('different');
     let out = '';
     expect(
@@ -350,7 +425,12 @@ describe('the evm-integrity binary on eras and claims', () => {
   });
 
   it('a body whose header bloom is not the receipts bloom: exit 1 although is_identical is true', () => {
-    const body = receiptRootBody({ chainId: 1, receiptRoot, receipts: block.receipts, headerRlp: encodeHeader({ ...header, logsBloom: new Uint8Array(256) }) });
+    const body = receiptRootBody({
+      chainId: 1,
+      receiptRoot,
+      receipts: block.receipts,
+      headerRlp: encodeHeader({ ...header, logsBloom: new Uint8Array(256) }),
+    });
     const { code, json } = runBinary(['verify', 'receipt-root', '-'], JSON.stringify(body));
     expect(code).toBe(1);
     expect(json.data[0]).toMatchObject({ is_identical: true, logs_bloom_matches_header: false });
@@ -361,7 +441,17 @@ describe('the service answers a classic block 422 with the era', () => {
   const KEY = 'evmi_chains-test-key-0123456789abcdefghijklmnopq';
   const config = testConfig({
     host: '127.0.0.1',
-    accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 1000, rateLimitRps: 1000, entitlements: null, keys: [{ label: 't', key: KEY }] }],
+    accounts: [
+      {
+        id: 'auditor',
+        name: 'Auditor',
+        plan: 'pro',
+        cuLimit: 1000,
+        rateLimitRps: 1000,
+        entitlements: null,
+        keys: [{ label: 't', key: KEY }],
+      },
+    ],
   });
   const request = {
     method: 'POST',
@@ -404,12 +494,20 @@ describe('added chains never replace a built-in one', () => {
   });
 
   it('so does the configuration (one line, nothing started) and the CLI (exit 2)', () => {
-    expect(() => parseConfig({ chains: [{ chain_id: 137, rules: 'ethereum' }] })).toThrow(/^chains: chain 137 is built in \(Polygon PoS/);
-    const { status, stderr } = spawnSync(process.execPath, [BIN, 'verify', 'block', 'fixtures/blocks/mainnet-19426587.json', '--chain', '1:ethereum'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
+    expect(() => parseConfig({ chains: [{ chain_id: 137, rules: 'ethereum' }] })).toThrow(
+      /^chains: chain 137 is built in \(Polygon PoS/,
+    );
+    const { status, stderr } = spawnSync(
+      process.execPath,
+      [BIN, 'verify', 'block', 'fixtures/blocks/mainnet-19426587.json', '--chain', '1:ethereum'],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
     expect(status).toBe(2);
-    expect(stderr).toMatch(/^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum, with its eras\): an added chain needs an id of its own\n$/);
+    expect(stderr).toMatch(
+      /^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum, with its eras\): an added chain needs an id of its own\n$/,
+    );
   });
 });

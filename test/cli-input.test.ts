@@ -51,7 +51,9 @@ describe('verify block over many files', () => {
     const { code, stdout, stderr } = run(['verify', 'block', missing, GOOD[0]!, notJson, GOOD[1]!, '--workers', '2']);
     expect(code).toBe(2);
     expect(stdout).toBe(alone(GOOD[0]!) + alone(GOOD[1]!));
-    expect(stderr).toMatch(new RegExp(`^evm-integrity: ${missing}: cannot read it: no such file\nevm-integrity: ${notJson}: not JSON \\(`));
+    expect(stderr).toMatch(
+      new RegExp(`^evm-integrity: ${missing}: cannot read it: no such file\nevm-integrity: ${notJson}: not JSON \\(`),
+    );
   });
 
   it('a directory and an unreadable file are named too', () => {
@@ -62,7 +64,10 @@ describe('verify block over many files', () => {
     expect(code).toBe(2);
     expect(stderr).toBe(`evm-integrity: ${dir}: cannot read it: it is a directory\n`);
     // root reads any file: the permission check only holds for other users.
-    if (process.getuid?.() !== 0) expect(run(['verify', 'block', locked]).stderr).toBe(`evm-integrity: ${locked}: cannot read it: permission denied\n`);
+    if (process.getuid?.() !== 0)
+      expect(run(['verify', 'block', locked]).stderr).toBe(
+        `evm-integrity: ${locked}: cannot read it: permission denied\n`,
+      );
   });
 
   it('a block refused as invalid: its envelope on stdout (as alone) and a line naming the file on stderr', () => {
@@ -75,7 +80,10 @@ describe('verify block over many files', () => {
   it('the exit status is the highest: a different block (1) beside good ones', () => {
     const tampered = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));
     const different = join(dir, 'different.json');
-    writeFileSync(different, JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }));
+    writeFileSync(
+      different,
+      JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }),
+    );
     expect(run(['verify', 'block', GOOD[1]!, different]).code).toBe(1);
     expect(run(['verify', 'block', GOOD[1]!, different, missing]).code).toBe(2);
   });
@@ -104,18 +112,29 @@ describe('standard input', () => {
         stdout: '',
         stderr: 'evm-integrity: standard input: not JSON (Expected double-quoted property name at line 2 column 2)\n',
       });
-      expect(run(['verify', what], '')).toEqual({ code: 2, stdout: '', stderr: 'evm-integrity: standard input: not JSON (it is empty)\n' });
+      expect(run(['verify', what], '')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'evm-integrity: standard input: not JSON (it is empty)\n',
+      });
     },
   );
 
-  it.each([['receipt-root'], ['logs-bloom']])('verify %s FILE: a file that is not JSON or missing is named, without the usage', (what) => {
-    expect(run(['verify', what, notJson])).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 3 column 3)\n`,
-    });
-    expect(run(['verify', what, missing])).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${missing}: cannot read it: no such file\n` });
-  });
+  it.each([['receipt-root'], ['logs-bloom']])(
+    'verify %s FILE: a file that is not JSON or missing is named, without the usage',
+    (what) => {
+      expect(run(['verify', what, notJson])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 3 column 3)\n`,
+      });
+      expect(run(['verify', what, missing])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${missing}: cannot read it: no such file\n`,
+      });
+    },
+  );
 
   it('verify logs-bloom from standard input and from a file answer alike', () => {
     const body = readFileSync('test/data/empty-bloom.json', 'utf8');
@@ -129,7 +148,10 @@ describe('a reader that stops early', () => {
   it('verify block FILE… | head -1: status 141, nothing on stderr, no stack trace', async () => {
     const files = Array.from({ length: 40 }, () => GOOD[1]!);
     const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'verify', 'block', ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, 'verify', 'block', ...files], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       child.stdout.once('data', () => child.stdout.destroy());

@@ -36,44 +36,60 @@ function run(args: string[], input?: string): Promise<{ code: number | null; std
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer(testConfig({ store: 'memory', auth: false, host: '127.0.0.1', chains: [DEVNET], bodyLimitBytes: 64 * 1024 * 1024 }), {
-    logger: capturingLogger().logger,
-  });
+  server = await startServer(
+    testConfig({ store: 'memory', auth: false, host: '127.0.0.1', chains: [DEVNET], bodyLimitBytes: 64 * 1024 * 1024 }),
+    {
+      logger: capturingLogger().logger,
+    },
+  );
 });
 afterAll(() => server?.close());
 
 /** POSTs a body to an endpoint of the real server: its status and JSON. */
 async function post(endpoint: string, body: string): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${server.url}/v1/evm/verify/${endpoint}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+  const res = await fetch(`${server.url}/v1/evm/verify/${endpoint}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body,
+  });
   return { status: res.status, json: await res.json() };
 }
 
 const devnet = ['--chain', `${HIVE_CHAIN_ID}:ethereum`];
 
 describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
-  it.each(fixtureNames)('%s: the bodies verify identical where verify block does, and the server answers as the library', async (name) => {
-    const file = join(FIXTURES_DIR, name);
-    const fixture = loadFixture(name);
-    const report = verifyBlock(fixture, { registry });
-    const identical = report.ok && report.value.verdict === 'identical';
-    const context = { docsUrl: `${server.url}/v1/docs` };
-    for (const [endpoint, operation] of [
-      ['receipt-root', (body: unknown) => verifyReceiptRoot(body, { ...context, registry })],
-      ['logs-bloom', (body: unknown) => verifyLogsBloom(body, context)],
-    ] as const) {
-      // A block that names no chain (geth's t8n output) gets it from --chain-id: mainnet's rules.
-      const made = await run(['request', endpoint, file, ...devnet, ...(fixture.chain_id === null ? ['--chain-id', '1'] : [])]);
-      expect(made.stderr).toBe('');
-      expect(made.code).toBe(0);
-      const answer = await post(endpoint, made.stdout);
-      const expected = operation(JSON.parse(made.stdout));
-      expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
-      if (!identical) continue;
-      expect(answer.status).toBe(200);
-      expect(answer.json.data[0].is_identical).toBe(true);
-      if (endpoint === 'receipt-root') expect(answer.json.data[0].header_verified).toBe(true);
-    }
-  });
+  it.each(fixtureNames)(
+    '%s: the bodies verify identical where verify block does, and the server answers as the library',
+    async (name) => {
+      const file = join(FIXTURES_DIR, name);
+      const fixture = loadFixture(name);
+      const report = verifyBlock(fixture, { registry });
+      const identical = report.ok && report.value.verdict === 'identical';
+      const context = { docsUrl: `${server.url}/v1/docs` };
+      for (const [endpoint, operation] of [
+        ['receipt-root', (body: unknown) => verifyReceiptRoot(body, { ...context, registry })],
+        ['logs-bloom', (body: unknown) => verifyLogsBloom(body, context)],
+      ] as const) {
+        // A block that names no chain (geth's t8n output) gets it from --chain-id: mainnet's rules.
+        const made = await run([
+          'request',
+          endpoint,
+          file,
+          ...devnet,
+          ...(fixture.chain_id === null ? ['--chain-id', '1'] : []),
+        ]);
+        expect(made.stderr).toBe('');
+        expect(made.code).toBe(0);
+        const answer = await post(endpoint, made.stdout);
+        const expected = operation(JSON.parse(made.stdout));
+        expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
+        if (!identical) continue;
+        expect(answer.status).toBe(200);
+        expect(answer.json.data[0].is_identical).toBe(true);
+        if (endpoint === 'receipt-root') expect(answer.json.data[0].header_verified).toBe(true);
+      }
+    },
+  );
 });
 
 describe('request: inputs and mistakes', () => {
@@ -122,7 +138,9 @@ describe('request: inputs and mistakes', () => {
     expect(await run(['request', 'receipt-root', notBlock])).toEqual({
       code: 2,
       stdout: '',
-      stderr: expect.stringMatching(new RegExp(`^evm-integrity: ${notBlock}: not a block: header\\.receiptsRoot: expected .+\n$`)),
+      stderr: expect.stringMatching(
+        new RegExp(`^evm-integrity: ${notBlock}: not a block: header\\.receiptsRoot: expected .+\n$`),
+      ),
     });
     expect((await run(['request', 'logs-bloom', notJson])).stderr).toBe(
       `evm-integrity: ${notJson}: not JSON (Expected double-quoted property name at line 1 column 16)\n`,
@@ -135,7 +153,10 @@ describe('request: inputs and mistakes', () => {
   it.each([
     [['request'], 'request needs which body to build: receipt-root or logs-bloom'],
     [['request', 'block'], 'cannot build a "block" body: expected receipt-root or logs-bloom'],
-    [['request', 'receipt-root', 'a.json', 'b.json'], 'unexpected argument "b.json": request receipt-root reads one FILE'],
+    [
+      ['request', 'receipt-root', 'a.json', 'b.json'],
+      'unexpected argument "b.json": request receipt-root reads one FILE',
+    ],
   ])('%j: a usage error, exit 2', async (args, message) => {
     const { code, stdout, stderr } = await run(args);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });

@@ -20,7 +20,11 @@ function run(args: string[], input?: string) {
 
 const fixture = loadFixture('mainnet-22869878');
 const block = readRpcBlock(fixture, new Problems())!;
-const goodBody = receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+const goodBody = receiptRootBody({
+  chainId: 1,
+  receiptRoot: block.header.fields.receiptsRoot!,
+  receipts: block.receipts,
+});
 
 describe('the evm-integrity binary', () => {
   it('is built', () => expect(existsSync(BIN)).toBe(true));
@@ -29,11 +33,19 @@ describe('the evm-integrity binary', () => {
     const { code, stdout } = run(['verify', 'receipt-root', '-'], JSON.stringify(goodBody));
     expect(code).toBe(0);
     const json = JSON.parse(stdout);
-    expect(json).toMatchObject({ chain_id: 1, cursor: null, count: 1, data: [{ is_identical: true, transaction_count: 301 }] });
+    expect(json).toMatchObject({
+      chain_id: 1,
+      cursor: null,
+      count: 1,
+      data: [{ is_identical: true, transaction_count: 301 }],
+    });
   });
 
   it('a different root: exit 1', () => {
-    const { code, stdout } = run(['verify', 'receipt-root'], JSON.stringify({ ...goodBody, receipt_root: 'ab'.repeat(32) }));
+    const { code, stdout } = run(
+      ['verify', 'receipt-root'],
+      JSON.stringify({ ...goodBody, receipt_root: 'ab'.repeat(32) }),
+    );
     expect(code).toBe(1);
     expect(JSON.parse(stdout).data[0].is_identical).toBe(false);
   });
@@ -76,7 +88,10 @@ describe('the evm-integrity binary', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-blocks-'));
     const different = join(dir, 'different.json');
     const tampered = loadFixture('mainnet-1000003');
-    writeFileSync(different, JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }));
+    writeFileSync(
+      different,
+      JSON.stringify({ ...tampered, header: { ...tampered.header, receiptsRoot: `0x${'ab'.repeat(32)}` } }),
+    );
     const files = ['mainnet-1000001', 'mainnet-22869878', 'mainnet-19426587'].map((n) => `fixtures/blocks/${n}.json`);
     files.splice(2, 0, different);
     /** What `verify block FILE` prints for each file alone, in order. */
@@ -107,7 +122,13 @@ describe('the evm-integrity binary', () => {
 
   it('verify block on a devnet needs its rule set: 422 without, exit 0 with --chain', () => {
     expect(run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json']).code).toBe(2);
-    const { code, stdout } = run(['verify', 'block', 'fixtures/blocks/hive-generated-3.json', '--chain', '3503995874084926:ethereum']);
+    const { code, stdout } = run([
+      'verify',
+      'block',
+      'fixtures/blocks/hive-generated-3.json',
+      '--chain',
+      '3503995874084926:ethereum',
+    ]);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).raw_receipts).toEqual({ count: 3, matches: true, first_mismatch: null });
   });
@@ -123,16 +144,25 @@ describe('the evm-integrity binary', () => {
   });
 
   it.each([
-    [['verify', 'receipt-root', 'no/such/file.json'], /^evm-integrity: no\/such\/file.json: cannot read it: no such file\n$/],
+    [
+      ['verify', 'receipt-root', 'no/such/file.json'],
+      /^evm-integrity: no\/such\/file.json: cannot read it: no such file\n$/,
+    ],
     [['verify', 'everything'], /cannot verify "everything"/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['verify', 'block'], /^evm-integrity: standard input: not JSON \(it is empty\)\n$/],
     [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
-    [['verify', 'receipt-root', '--chain', 'abc'], /--chain: "abc" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum/],
+    [
+      ['verify', 'receipt-root', '--chain', 'abc'],
+      /--chain: "abc" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum/,
+    ],
     [['verify', 'receipt-root', '--bogus'], /unknown option '--bogus'/],
     [['verify', 'receipt-root', 'a.json', 'b.json'], /unexpected argument "b.json"/],
     [['verify', 'block', '-', 'a.json', '-'], /verify block reads standard input \(-\) once: give - at most once/],
-    [['verify', 'block', 'a.json', 'b.json', '--workers', 'two'], /--workers expects a number of worker threads \(0 or more\), got "two"/],
+    [
+      ['verify', 'block', 'a.json', 'b.json', '--workers', 'two'],
+      /--workers expects a number of worker threads \(0 or more\), got "two"/,
+    ],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
     expect(code).toBe(2);
@@ -154,13 +184,23 @@ describe('the evm-integrity binary', () => {
       expect(listed.code).toBe(0);
       expect(listed.stdout).not.toContain(key);
       expect(JSON.parse(listed.stdout)).toHaveLength(1);
-      expect(run(['accounts', 'add-cu', 'nobody', '10', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/nobody/) });
-      expect(run(['accounts', 'update', 'acme', '--rps', '9', '--chains', '1,10', '--json', '--data-dir', dataDir])).toMatchObject({ code: 0 });
+      expect(run(['accounts', 'add-cu', 'nobody', '10', '--data-dir', dataDir])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/nobody/),
+      });
+      expect(
+        run(['accounts', 'update', 'acme', '--rps', '9', '--chains', '1,10', '--json', '--data-dir', dataDir]),
+      ).toMatchObject({ code: 0 });
       const store = new SqliteStore(join(dataDir, 'evm-integrity.sqlite'));
       expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 9, entitlements: { chains: [1, 10] } });
       store.close();
-      expect(run(['accounts', 'disable', 'acme', '--data-dir', dataDir]).stdout).toMatch(/^Disabled account acme: revoked 1 key/);
-      expect(run(['accounts', 'delete', 'acme', '--data-dir', dataDir])).toMatchObject({ code: 2, stderr: expect.stringMatching(/add --yes to confirm/) });
+      expect(run(['accounts', 'disable', 'acme', '--data-dir', dataDir]).stdout).toMatch(
+        /^Disabled account acme: revoked 1 key/,
+      );
+      expect(run(['accounts', 'delete', 'acme', '--data-dir', dataDir])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/add --yes to confirm/),
+      });
       expect(run(['accounts', 'delete', 'acme', '--yes', '--data-dir', dataDir])).toMatchObject({
         code: 0,
         stdout: 'Deleted account acme with its 1 key and 0 logged requests\n',
@@ -257,7 +297,11 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['verify', 'everything'], 'cannot verify "everything": expected receipt-root, logs-bloom or block', /verify logs-bloom/],
+    [
+      ['verify', 'everything'],
+      'cannot verify "everything": expected receipt-root, logs-bloom or block',
+      /verify logs-bloom/,
+    ],
     [['verify', 'receipt-root', '--bogus'], "unknown option '--bogus'", /verify logs-bloom/],
     [['serve', '--bogus'], "unknown option '--bogus'", /evm-integrity serve \[--config FILE\]/],
     [['lineage', 'abc'], 'a tracing id is 36 hex characters, got "abc"', /TRACING_ID --chain-id N/],
@@ -276,11 +320,13 @@ describe('command-line conventions', () => {
     expect(run(['frobnicate'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
+      stderr:
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
-      stderr: 'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys\n',
+      stderr:
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys\n',
     });
   });
 

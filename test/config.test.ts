@@ -3,17 +3,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/service/src/cli/serve.js';
-import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, publicUrlOf } from '../packages/service/src/server/config.js';
+import {
+  applyEnvironment,
+  ConfigError,
+  DEFAULT_CONFIG,
+  parseConfig,
+  publicUrlOf,
+} from '../packages/service/src/server/config.js';
 
 describe('server configuration', () => {
   it('embedded defaults: loopback:8080, SQLite in ./data, 32 MiB bodies, auth on', () => {
-    expect(DEFAULT_CONFIG).toMatchObject({ host: '127.0.0.1', port: 8080, store: 'sqlite', dataDir: './data', bodyLimitBytes: 33554432, auth: true });
+    expect(DEFAULT_CONFIG).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      store: 'sqlite',
+      dataDir: './data',
+      bodyLimitBytes: 33554432,
+      auth: true,
+    });
     expect(publicUrlOf(DEFAULT_CONFIG)).toBe('http://127.0.0.1:8080');
   });
 
   it('transport timeouts: defaults in the tens of seconds, each configurable', () => {
-    expect(DEFAULT_CONFIG).toMatchObject({ headerTimeoutMs: 20_000, bodyTimeoutMs: 30_000, idleTimeoutMs: 65_000, shutdownTimeoutMs: 10_000 });
-    expect(parseConfig({ header_timeout_ms: 1, body_timeout_ms: 2, idle_timeout_ms: 3, shutdown_timeout_ms: 0 })).toMatchObject({
+    expect(DEFAULT_CONFIG).toMatchObject({
+      headerTimeoutMs: 20_000,
+      bodyTimeoutMs: 30_000,
+      idleTimeoutMs: 65_000,
+      shutdownTimeoutMs: 10_000,
+    });
+    expect(
+      parseConfig({ header_timeout_ms: 1, body_timeout_ms: 2, idle_timeout_ms: 3, shutdown_timeout_ms: 0 }),
+    ).toMatchObject({
       headerTimeoutMs: 1,
       bodyTimeoutMs: 2,
       idleTimeoutMs: 3,
@@ -70,14 +90,26 @@ describe('server configuration', () => {
       { accounts: [{ id: 'a', keys: [{ key: 'k' }, { label: 'x' }] }] },
       /^accounts\[0\]\.keys\[1\]: expected "key" \(the key itself\) or "sha256" \(its SHA-256\), got neither$/,
     ],
-    [{ accounts: [{ id: 'a', keys: [{ key: 'k', sha256: 'ab'.repeat(32) }] }] }, /^accounts\[0\]\.keys\[0\]: expected "key" .* or "sha256" .*, not both$/],
+    [
+      { accounts: [{ id: 'a', keys: [{ key: 'k', sha256: 'ab'.repeat(32) }] }] },
+      /^accounts\[0\]\.keys\[0\]: expected "key" .* or "sha256" .*, not both$/,
+    ],
     [{ chains: [{ chain_id: 5, rules: 'solana' }] }, /chains\[0\]\.rules: expected one of ethereum/],
     [{ header_timeout_ms: 0 }, /^header_timeout_ms: expected a positive number of milliseconds, got 0$/],
     [{ idle_timeout_ms: '30s' }, /^idle_timeout_ms: expected a positive number of milliseconds/],
     [{ shutdown_timeout_ms: -1 }, /^shutdown_timeout_ms: expected a non-negative number of milliseconds/],
-    [{ header_timeout_ms: 5000, body_timeout_ms: 4000 }, /^body_timeout_ms: expected at least header_timeout_ms \(5000\), got 4000/],
-    [{ cors_origins: 'https://app.example.com' }, /^cors_origins: expected an array of origins such as "https:\/\/app.example.com"/],
-    [{ cors_origins: ['https://app.example.com/path'] }, /^cors_origins: expected an array of origins .*, got \["https:\/\/app.example.com\/path"\]$/],
+    [
+      { header_timeout_ms: 5000, body_timeout_ms: 4000 },
+      /^body_timeout_ms: expected at least header_timeout_ms \(5000\), got 4000/,
+    ],
+    [
+      { cors_origins: 'https://app.example.com' },
+      /^cors_origins: expected an array of origins such as "https:\/\/app.example.com"/,
+    ],
+    [
+      { cors_origins: ['https://app.example.com/path'] },
+      /^cors_origins: expected an array of origins .*, got \["https:\/\/app.example.com\/path"\]$/,
+    ],
     [[], /must be a JSON object/],
   ])('%j is refused with a message naming the member', (json, message) => {
     expect(() => parseConfig(json)).toThrow(ConfigError);
@@ -89,8 +121,15 @@ describe('server configuration', () => {
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ port: 9000, host: '0.0.0.0', data_dir: '/srv/data' }));
     expect(loadConfig({ config: file }, {})).toMatchObject({ port: 9000, host: '0.0.0.0', dataDir: '/srv/data' });
-    expect(loadConfig({}, { EVM_INTEGRITY_CONFIG: file, PORT: '9100', HOST: '::1' })).toMatchObject({ port: 9100, host: '::1' });
-    expect(loadConfig({ config: file, port: '9200', store: 'memory' }, { PORT: '9100' })).toMatchObject({ port: 9200, store: 'memory', dataDir: '/srv/data' });
+    expect(loadConfig({}, { EVM_INTEGRITY_CONFIG: file, PORT: '9100', HOST: '::1' })).toMatchObject({
+      port: 9100,
+      host: '::1',
+    });
+    expect(loadConfig({ config: file, port: '9200', store: 'memory' }, { PORT: '9100' })).toMatchObject({
+      port: 9200,
+      store: 'memory',
+      dataDir: '/srv/data',
+    });
     expect(() => applyEnvironment(DEFAULT_CONFIG, { PORT: 'eighty' })).toThrow(/PORT: expected a port number/);
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
@@ -99,7 +138,10 @@ describe('server configuration', () => {
 
   it("a flag overrides only the member it names: the file's accounts and chains stay", () => {
     const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
-    const fromFile = { accounts: [{ id: 'acme', keys: [{ label: 'ci', key: 'plain-key' }] }], chains: [{ chain_id: 31337, rules: 'ethereum' }] };
+    const fromFile = {
+      accounts: [{ id: 'acme', keys: [{ label: 'ci', key: 'plain-key' }] }],
+      chains: [{ chain_id: 31337, rules: 'ethereum' }],
+    };
     writeFileSync(file, JSON.stringify(fromFile));
     const config = loadConfig({ config: file, host: '::1', port: '0', store: 'memory', 'data-dir': '/srv/data' }, {});
     expect(config).toEqual({ ...parseConfig(fromFile), host: '::1', port: 0, store: 'memory', dataDir: '/srv/data' });

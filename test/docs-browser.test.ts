@@ -32,7 +32,9 @@ function visit(url: string, origin: string): Promise<Visit> {
     execFile('chromium', args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       try {
         if ((error as NodeJS.ErrnoException | null)?.code === 'ENOENT')
-          throw new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)');
+          throw new Error(
+            'chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)',
+          );
         if (error) throw error as Error;
         resolve({ dom: stdout, pageRequests: requestsFrom(netLog, origin) });
       } catch (failure) {
@@ -58,7 +60,9 @@ function requestsFrom(netLog: string, origin: string): string[] {
 interface Layout {
   /** The error table is inside Scalar's content column. */
   errorsInColumn: boolean;
-  /** One-line summaries (a response's description) holding an underscore, and those whose underscore's box is clipped. */
+  /**
+   * One-line summaries (a response's description) holding an underscore, and those whose underscore's box is clipped.
+   */
   summariesWithUnderscore: number;
   clippedUnderscores: string[];
   /** Browser log entries about the Content-Security-Policy (a refused script, style or request). */
@@ -93,7 +97,14 @@ function measureLayout(url: string): Promise<Layout> {
   const dir = mkdtempSync(join(tmpdir(), 'docs-layout-'));
   const browser = spawn(
     'chromium',
-    ['--headless', '--no-sandbox', '--disable-gpu', `--user-data-dir=${dir}`, '--remote-debugging-pipe', '--window-size=1400,1000'],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      `--user-data-dir=${dir}`,
+      '--remote-debugging-pipe',
+      '--window-size=1400,1000',
+    ],
     {
       stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'],
     },
@@ -110,9 +121,17 @@ function measureLayout(url: string): Promise<Layout> {
     const messages = (buffered + chunk.toString('utf8')).split('\0');
     buffered = messages.pop()!;
     for (const text of messages) {
-      const message = JSON.parse(text) as { id?: number; result?: unknown; error?: { message: string }; method?: string; params?: any };
-      if (message.method === 'Log.entryAdded' && /Content.Security.Policy/i.test(message.params.entry.text)) cspViolations.push(message.params.entry.text);
-      if (message.id !== undefined) pending.get(message.id)?.(message.error ? { error: message.error.message } : message.result);
+      const message = JSON.parse(text) as {
+        id?: number;
+        result?: unknown;
+        error?: { message: string };
+        method?: string;
+        params?: any;
+      };
+      if (message.method === 'Log.entryAdded' && /Content.Security.Policy/i.test(message.params.entry.text))
+        cspViolations.push(message.params.entry.text);
+      if (message.id !== undefined)
+        pending.get(message.id)?.(message.error ? { error: message.error.message } : message.result);
     }
   });
   const send = (method: string, params: object = {}, sessionId?: string): Promise<any> =>
@@ -127,13 +146,21 @@ function measureLayout(url: string): Promise<Layout> {
     await send('Log.enable', {}, sessionId);
     await send('Page.enable', {}, sessionId);
     await send('Page.navigate', { url }, sessionId);
-    const measured = await send('Runtime.evaluate', { expression: MEASURE, awaitPromise: true, returnByValue: true }, sessionId);
+    const measured = await send(
+      'Runtime.evaluate',
+      { expression: MEASURE, awaitPromise: true, returnByValue: true },
+      sessionId,
+    );
     return { ...(measured.result.value as Omit<Layout, 'cspViolations'>), cspViolations };
   };
   return new Promise((resolve, reject) => {
     browser.on('error', (error: NodeJS.ErrnoException) =>
       reject(
-        error.code === 'ENOENT' ? new Error('chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)') : error,
+        error.code === 'ENOENT'
+          ? new Error(
+              'chromium is not installed: this test needs it (Debian: apt-get install chromium; .ci/run installs it)',
+            )
+          : error,
       ),
     );
     const exited = new Promise((done) => {
@@ -143,10 +170,14 @@ function measureLayout(url: string): Promise<Layout> {
     run()
       .finally(async () => {
         // Closed over the protocol, so its helper processes are gone too; killed if that does not answer.
-        await Promise.race([send('Browser.close').catch(() => undefined), new Promise((done) => setTimeout(done, 5_000))]);
+        await Promise.race([
+          send('Browser.close').catch(() => undefined),
+          new Promise((done) => setTimeout(done, 5_000)),
+        ]);
         browser.kill();
         await exited;
-        // A helper that outlives the browser may still write to the profile: retry, and never fail the test for a temporary directory.
+        // A helper that outlives the browser may still write to the profile: retry, and never fail the test for a
+        // temporary directory.
         try {
           rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
         } catch {
@@ -172,45 +203,63 @@ describe('GET /v1/docs in a real browser', () => {
   });
   afterAll(() => server?.close());
 
-  it("renders every verify operation with Scalar's UI (text the served HTML does not have)", { timeout: 90_000 }, async () => {
-    const { dom } = await page();
-    for (const endpoint of ENDPOINTS) {
-      expect(served).not.toContain(endpoint.summary);
-      expect(dom).toContain(endpoint.summary);
-      expect(dom).toContain(endpoint.path);
-    }
-    expect(dom).toContain('data-v-app');
-  });
+  it(
+    "renders every verify operation with Scalar's UI (text the served HTML does not have)",
+    { timeout: 90_000 },
+    async () => {
+      const { dom } = await page();
+      for (const endpoint of ENDPOINTS) {
+        expect(served).not.toContain(endpoint.summary);
+        expect(dom).toContain(endpoint.summary);
+        expect(dom).toContain(endpoint.path);
+      }
+      expect(dom).toContain('data-v-app');
+    },
+  );
 
   it('keeps an element #error-<code> for each error code, which docs_url links to', { timeout: 90_000 }, async () => {
     const { dom } = await page();
     for (const { code } of ERROR_CODES) expect(dom).toContain(`id="error-${code.toLowerCase()}"`);
   });
 
-  it("lays the error table out in Scalar's content column, and no one-line summary clips an underscore", { timeout: 90_000 }, async () => {
-    const layout = await measuring();
-    expect(layout.errorsInColumn).toBe(true);
-    expect(layout.summariesWithUnderscore).toBeGreaterThan(0);
-    expect(layout.clippedUnderscores).toEqual([]);
-  });
+  it(
+    "lays the error table out in Scalar's content column, and no one-line summary clips an underscore",
+    { timeout: 90_000 },
+    async () => {
+      const layout = await measuring();
+      expect(layout.errorsInColumn).toBe(true);
+      expect(layout.summariesWithUnderscore).toBeGreaterThan(0);
+      expect(layout.clippedUnderscores).toEqual([]);
+    },
+  );
 
-  it('is served with a Content-Security-Policy that keeps it to this server, and renders under it with no violation', { timeout: 90_000 }, async () => {
-    const res = await fetch(`${server.url}/v1/docs`);
-    const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain('unsafe-eval');
-    expect(csp).toContain("frame-ancestors 'none'");
-    expect(served).not.toMatch(/<script>/);
-    const { cspViolations } = await measuring();
-    expect(cspViolations).toEqual([]);
-    const { dom } = await page();
-    expect(dom).toContain('data-v-app');
-  });
+  it(
+    'is served with a Content-Security-Policy that keeps it to this server, and renders under it with no violation',
+    { timeout: 90_000 },
+    async () => {
+      const res = await fetch(`${server.url}/v1/docs`);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-eval');
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(served).not.toMatch(/<script>/);
+      const { cspViolations } = await measuring();
+      expect(cspViolations).toEqual([]);
+      const { dom } = await page();
+      expect(dom).toContain('data-v-app');
+    },
+  );
 
-  it('requests nothing from another origin: its script and document come from this server', { timeout: 90_000 }, async () => {
-    const { pageRequests } = await page();
-    expect(pageRequests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
-    expect(pageRequests).toEqual(expect.arrayContaining([expect.stringMatching(/\/v1\/docs\/scalar\.js\?v=/), `${server.url}/v1/openapi.json`]));
-  });
+  it(
+    'requests nothing from another origin: its script and document come from this server',
+    { timeout: 90_000 },
+    async () => {
+      const { pageRequests } = await page();
+      expect(pageRequests.filter((url) => !url.startsWith(`${server.url}/`))).toEqual([]);
+      expect(pageRequests).toEqual(
+        expect.arrayContaining([expect.stringMatching(/\/v1\/docs\/scalar\.js\?v=/), `${server.url}/v1/openapi.json`]),
+      );
+    },
+  );
 });

@@ -26,8 +26,13 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 
 /** Files of the repository: tracked, plus new ones not ignored (so a mention is caught before it is committed). */
 function repositoryFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-  return [...new Set(out.split('\0'))].filter((path) => path !== '' && !path.startsWith('node_modules/') && existsSync(join(ROOT, path)));
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return [...new Set(out.split('\0'))].filter(
+    (path) => path !== '' && !path.startsWith('node_modules/') && existsSync(join(ROOT, path)),
+  );
 }
 
 /** Pieced together so that this file does not mention them itself. */
@@ -105,35 +110,47 @@ describe('the repository documents itself', () => {
     expect([...MARKDOWN.filter((page) => page.startsWith('docs/'))].filter((page) => !linked.has(page))).toEqual([]);
   });
 
-  it.each(['packages/core', 'packages/service'])('%s: its README names every entry point, its package.json says where the project lives', (dir) => {
-    const manifest = JSON.parse(read(`${dir}/package.json`)) as {
-      name: string;
-      exports: Record<string, unknown>;
-      repository?: { url?: string };
-      homepage?: string;
-      keywords?: string[];
-    };
-    const readme = read(`${dir}/README.md`);
-    const entries = Object.keys(manifest.exports).map((key) => (key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`));
-    expect(entries.filter((entry) => !readme.includes(`\`${entry}\``))).toEqual([]);
-    expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
-    expect(manifest.homepage).toMatch(/^https:\/\//);
-    expect(manifest.keywords?.length).toBeGreaterThan(3);
-  });
+  it.each(['packages/core', 'packages/service'])(
+    '%s: its README names every entry point, its package.json says where the project lives',
+    (dir) => {
+      const manifest = JSON.parse(read(`${dir}/package.json`)) as {
+        name: string;
+        exports: Record<string, unknown>;
+        repository?: { url?: string };
+        homepage?: string;
+        keywords?: string[];
+      };
+      const readme = read(`${dir}/README.md`);
+      const entries = Object.keys(manifest.exports).map((key) =>
+        key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`,
+      );
+      expect(entries.filter((entry) => !readme.includes(`\`${entry}\``))).toEqual([]);
+      expect(manifest.repository?.url).toMatch(/^git\+https:\/\//);
+      expect(manifest.homepage).toMatch(/^https:\/\//);
+      expect(manifest.keywords?.length).toBeGreaterThan(3);
+    },
+  );
 
   it('docs/chains.md lists the chain registry, its eras and their evidence as the code holds them', () => {
     const page = read('docs/chains.md');
     const chains = defaultRegistry.list().map(describeChain);
     /** A check's cell: the real blocks that show it, or no. */
     const cell = (claim: ClaimDescription | undefined) =>
-      claim?.verified === true && claim.evidence !== 'configured' ? claim.evidence.map((e) => e.fixture).join(', ') : 'no';
+      claim?.verified === true && claim.evidence !== 'configured'
+        ? claim.evidence.map((e) => e.fixture).join(', ')
+        : 'no';
     /** Over a chain's eras: yes when every era claims the check, no when none does, else by era. */
     const coverage = (chain: ChainDescription, check: CheckName) => {
       const claimed = (chain.eras ?? []).map((era) => era.checks?.[check].verified === true);
       return claimed.length > 0 && claimed.every(Boolean) ? 'yes' : claimed.some(Boolean) ? 'by era' : 'no';
     };
     expect(tableAfter(page, '## Built-in chains')).toEqual(
-      chains.map((c) => [String(c.chain_id), c.name, `\`${c.rules}\``, ...CHECK_NAMES.map((check) => coverage(c, check))]),
+      chains.map((c) => [
+        String(c.chain_id),
+        c.name,
+        `\`${c.rules}\``,
+        ...CHECK_NAMES.map((check) => coverage(c, check)),
+      ]),
     );
     expect(tableAfter(page, '## Eras')).toEqual(
       chains.flatMap((c) =>
@@ -154,7 +171,9 @@ describe('the repository documents itself', () => {
 
   it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
     const rows = tableAfter(read('docs/lineage.md'), '## Limits');
-    expect(rows.map(([, name, value]) => [name, value])).toEqual(Object.entries(LINEAGE_LIMITS).map(([name, value]) => [`\`${name}\``, formatBlock(value)]));
+    expect(rows.map(([, name, value]) => [name, value])).toEqual(
+      Object.entries(LINEAGE_LIMITS).map(([name, value]) => [`\`${name}\``, formatBlock(value)]),
+    );
   });
 
   it('docs/service.md lists every configuration member with its default', () => {
@@ -171,7 +190,9 @@ describe('the repository documents itself', () => {
     expect(rows.map(([member]) => member!.replace(/`/g, '')).sort()).toEqual([...known].sort());
     for (const [member, documented] of rows) {
       const name = member!.replace(/`/g, '');
-      const value = (DEFAULT_CONFIG as unknown as Record<string, unknown>)[name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())];
+      const value = (DEFAULT_CONFIG as unknown as Record<string, unknown>)[
+        name.replace(/_(\w)/g, (_, c: string) => c.toUpperCase())
+      ];
       const shown = Array.isArray(value) ? '[]' : String(value);
       expect(documented!.replace(/`/g, '').split(' ')[0], name).toBe(shown);
     }

@@ -46,13 +46,26 @@ async function askedForAnotherChain(): Promise<unknown> {
 /** One real throw of each exported error class (the root is abstract), and the code it must carry. */
 const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErrorCode | service.ServiceErrorCode }> = {
   ChainMismatchError: { error: askedForAnotherChain, code: 'SOURCE_CHAIN_MISMATCH' },
-  UnknownReceiptTypeError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, type: 0x99 })), code: 'RECEIPT_TYPE_UNKNOWN' },
-  InvalidReceiptError: { error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })), code: 'RECEIPT_INVALID' },
-  InvalidHeaderError: { error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))), code: 'HEADER_INVALID' },
+  UnknownReceiptTypeError: {
+    error: () => thrown(() => root.encodeReceipt({ ...receipt, type: 0x99 })),
+    code: 'RECEIPT_TYPE_UNKNOWN',
+  },
+  InvalidReceiptError: {
+    error: () => thrown(() => root.encodeReceipt({ ...receipt, root: new Uint8Array(32) })),
+    code: 'RECEIPT_INVALID',
+  },
+  InvalidHeaderError: {
+    error: () => thrown(() => root.decodeHeader(Uint8Array.of(0xff, 0x00))),
+    code: 'HEADER_INVALID',
+  },
   SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
-  StoreError: { error: () => thrown(() => new service.MemoryStore().revokeKey('nobody', new Date())), code: 'STORE_NOT_FOUND' },
+  StoreError: {
+    error: () => thrown(() => new service.MemoryStore().revokeKey('nobody', new Date())),
+    code: 'STORE_NOT_FOUND',
+  },
   ChainConflictError: {
-    error: () => thrown(() => new root.ChainRegistry([{ chainId: 137, name: 'mine', rules: 'polygon', verifiable: true }])),
+    error: () =>
+      thrown(() => new root.ChainRegistry([{ chainId: 137, name: 'mine', rules: 'polygon', verifiable: true }])),
     code: 'CHAIN_CONFLICT',
   },
   ConfigError: { error: () => thrown(() => service.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
@@ -76,7 +89,9 @@ describe('the error family', () => {
   );
 
   it('every exported error class extends EvmIntegrityError', () => {
-    const strays = exported.filter(({ value }) => value !== root.EvmIntegrityError && !(value.prototype instanceof root.EvmIntegrityError));
+    const strays = exported.filter(
+      ({ value }) => value !== root.EvmIntegrityError && !(value.prototype instanceof root.EvmIntegrityError),
+    );
     expect(strays.map(({ entry, name }) => `${entry}: ${name}`)).toEqual([]);
   });
 
@@ -93,16 +108,29 @@ describe('the error family', () => {
   it("a source's fault without an input member is SOURCE_FAILED, one with a member SOURCE_INPUT_INVALID", () => {
     expect(new lineage.SourceError('the service is down').code).toBe('SOURCE_FAILED');
     const problem = { path: 'exchanges', reason: 'missing', expected: 'an array' } as const;
-    expect(new lineage.SourceError('exchanges: expected an array', problem)).toMatchObject({ code: 'SOURCE_INPUT_INVALID', details: { problem } });
+    expect(new lineage.SourceError('exchanges: expected an array', problem)).toMatchObject({
+      code: 'SOURCE_INPUT_INVALID',
+      details: { problem },
+    });
   });
 
   it("the CLI's usage error is one too", () => {
-    expect(new UsageError('lineage needs a TRACING_ID')).toMatchObject({ code: 'CLI_USAGE', message: 'lineage needs a TRACING_ID' });
+    expect(new UsageError('lineage needs a TRACING_ID')).toMatchObject({
+      code: 'CLI_USAGE',
+      message: 'lineage needs a TRACING_ID',
+    });
     expect(new UsageError('x')).toBeInstanceOf(root.EvmIntegrityError);
   });
 
   it("the service's errors carry codes the library does not list: the family is extended, not edited", () => {
-    const serviceCodes: service.ServiceErrorCode[] = ['STORE_NOT_FOUND', 'STORE_KEY_LIMIT', 'STORE_CONFLICT', 'STORE_INVALID', 'CLI_USAGE', 'CONFIG_INVALID'];
+    const serviceCodes: service.ServiceErrorCode[] = [
+      'STORE_NOT_FOUND',
+      'STORE_KEY_LIMIT',
+      'STORE_CONFLICT',
+      'STORE_INVALID',
+      'CLI_USAGE',
+      'CONFIG_INVALID',
+    ];
     // @ts-expect-error a service code is not one of the library's
     const asLibraryCode: root.EvmIntegrityErrorCode = serviceCodes[0]!;
     expect(asLibraryCode).toBe('STORE_NOT_FOUND');

@@ -4,7 +4,13 @@
  * era: a claimed check matches, and a real block never gets `different`.
  */
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_CHAINS, CHECK_NAMES, defaultRegistry, type CheckName, type EvidenceBlock } from '../packages/core/src/chains/registry.js';
+import {
+  BUILTIN_CHAINS,
+  CHECK_NAMES,
+  defaultRegistry,
+  type CheckName,
+  type EvidenceBlock,
+} from '../packages/core/src/chains/registry.js';
 import { receiptKinds } from '../packages/core/src/chains/claims.js';
 import { ChainRegistry, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { fixtureNames, headerNames, loadFixture, unverifiableNames, type FixtureBlock } from './helpers/fixtures.js';
@@ -26,12 +32,14 @@ const claims = BUILTIN_CHAINS.flatMap((chain) =>
       const evidence = era.evidence?.[check];
       if (evidence === undefined || typeof evidence === 'string') return [];
       const last = eras[i + 1] === undefined ? Number.POSITIVE_INFINITY : eras[i + 1]!.from - 1;
-      return evidence.map((block): [string, CheckName, EvidenceBlock, { chainId: number; from: number; last: number }] => [
-        `${chain.name} ${era.name} ${check}: ${block.fixture}`,
-        check,
-        block,
-        { chainId: chain.chainId, from: era.from, last },
-      ]);
+      return evidence.map(
+        (block): [string, CheckName, EvidenceBlock, { chainId: number; from: number; last: number }] => [
+          `${chain.name} ${era.name} ${check}: ${block.fixture}`,
+          check,
+          block,
+          { chainId: chain.chainId, from: era.from, last },
+        ],
+      );
     }),
   ),
 );
@@ -47,9 +55,10 @@ describe('every claim of the registry stands on real blocks', () => {
 
   it.each(claims)('%s', (_name, check, evidence, era) => {
     const isBlock = blocks.includes(evidence.fixture);
-    expect(isBlock || (check === 'block_hash' && headers.includes(evidence.fixture)), 'a block of fixtures/blocks/ (a header alone shows the hash only)').toBe(
-      true,
-    );
+    expect(
+      isBlock || (check === 'block_hash' && headers.includes(evidence.fixture)),
+      'a block of fixtures/blocks/ (a header alone shows the hash only)',
+    ).toBe(true);
     const fixture = loadFixture(evidence.fixture);
     expect(fixture.real).toBe(true);
     expect(fixture.source).toMatchObject({ repository: expect.any(String), files: expect.any(String) });
@@ -60,7 +69,10 @@ describe('every claim of the registry stands on real blocks', () => {
     expect(report[check].matches, report[check].reason).toBe(true);
     const read = readRpcBlock(fixture, new Problems())!;
     // What the evidence says the block holds is what it holds.
-    if (check === 'receipts_root') expect([...evidence.receipts!].sort()).toEqual(receiptKinds(read.receipts, read.excludedReceipts.length > 0).sort());
+    if (check === 'receipts_root')
+      expect([...evidence.receipts!].sort()).toEqual(
+        receiptKinds(read.receipts, read.excludedReceipts.length > 0).sort(),
+      );
     if (check === 'logs_bloom') expect(evidence.logs).toBe(read.receipts.some((r) => r.logs.length > 0));
   });
 });
@@ -80,7 +92,8 @@ describe('every real block against the claims of its chain and era', () => {
       return;
     }
     const checks: readonly CheckName[] = blocks.includes(name) ? CHECK_NAMES : ['block_hash'];
-    for (const check of checks) if (report[check].matches !== null) expect(report[check].matches, `${check}: ${report[check].reason}`).toBe(true);
+    for (const check of checks)
+      if (report[check].matches !== null) expect(report[check].matches, `${check}: ${report[check].reason}`).toBe(true);
     if (blocks.includes(name)) expect(report.verdict).not.toBe('different');
     // The era's block hash claim reaches every block of it.
     expect(report.block_hash.matches).toBe(verifiability.checks.block_hash.verified ? true : null);
@@ -88,17 +101,24 @@ describe('every real block against the claims of its chain and era', () => {
 });
 
 describe('the chains registered as not verifiable: their real blocks show why', () => {
-  it.each(unverifiableNames.map(withoutJson))("%s: its chain is not verifiable, and Ethereum's rules do not reproduce it", (name) => {
-    const fixture = loadFixture(name);
-    expect(fixture.real).toBe(true);
-    const chain = defaultRegistry.get(fixture.chain_id!);
-    // A testnet outside the registry is named by its mainnet's entry (Bittensor's testnet, 945, by Bittensor EVM, 964).
-    expect(chain?.verifiable ?? false).toBe(false);
-    const registry = new ChainRegistry([{ chainId: 31_337_001, name: 'as Ethereum', rules: 'ethereum', verifiable: true }]);
-    const asEthereum = verifyBlock({ ...fixture, chain_id: 31_337_001 }, { registry });
-    // Either the header cannot be rebuilt at all, or a check that Ethereum's rules would make fails.
-    if (asEthereum.ok) expect(asEthereum.value.verdict).toBe('different');
-    else expect(asEthereum.error.kind).toBe('invalid');
-    if (chain !== undefined) expect(verifyBlock(fixture)).toMatchObject({ ok: true, value: { verdict: 'not_verifiable' } });
-  });
+  it.each(unverifiableNames.map(withoutJson))(
+    "%s: its chain is not verifiable, and Ethereum's rules do not reproduce it",
+    (name) => {
+      const fixture = loadFixture(name);
+      expect(fixture.real).toBe(true);
+      const chain = defaultRegistry.get(fixture.chain_id!);
+      // A testnet outside the registry is named by its mainnet's entry (Bittensor's testnet, 945, by Bittensor EVM,
+      // 964).
+      expect(chain?.verifiable ?? false).toBe(false);
+      const registry = new ChainRegistry([
+        { chainId: 31_337_001, name: 'as Ethereum', rules: 'ethereum', verifiable: true },
+      ]);
+      const asEthereum = verifyBlock({ ...fixture, chain_id: 31_337_001 }, { registry });
+      // Either the header cannot be rebuilt at all, or a check that Ethereum's rules would make fails.
+      if (asEthereum.ok) expect(asEthereum.value.verdict).toBe('different');
+      else expect(asEthereum.error.kind).toBe('invalid');
+      if (chain !== undefined)
+        expect(verifyBlock(fixture)).toMatchObject({ ok: true, value: { verdict: 'not_verifiable' } });
+    },
+  );
 });

@@ -44,7 +44,8 @@ function namedTypes(checker: ts.TypeChecker, type: ts.Type, seen = new Set<ts.Ty
   return found;
 }
 
-const ours = (symbol: ts.Symbol) => (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName.startsWith(`${ROOT}packages/`));
+const ours = (symbol: ts.Symbol) =>
+  (symbol.declarations ?? []).some((d) => d.getSourceFile().fileName.startsWith(`${ROOT}packages/`));
 
 describe('the public API', () => {
   it('exports every type of its own that an exported function or class method returns or takes', () => {
@@ -74,13 +75,19 @@ describe('the public API', () => {
               .filter(
                 (m) =>
                   m.valueDeclaration !== undefined &&
-                  !(ts.getCombinedModifierFlags(m.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)),
+                  !(
+                    ts.getCombinedModifierFlags(m.valueDeclaration) &
+                    (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)
+                  ),
               )
               .flatMap((m) => checker.getTypeOfSymbolAtLocation(m, m.valueDeclaration!).getCallSignatures())
           : []),
       ];
       for (const signature of signatures) {
-        const types = [signature.getReturnType(), ...signature.getParameters().map((p) => checker.getTypeOfSymbolAtLocation(p, declaration))];
+        const types = [
+          signature.getReturnType(),
+          ...signature.getParameters().map((p) => checker.getTypeOfSymbolAtLocation(p, declaration)),
+        ];
         for (const named of types.flatMap((t) => namedTypes(checker, t))) {
           if (ours(named) && !exported.has(named)) missing.add(`${named.name} (used by ${name})`);
         }

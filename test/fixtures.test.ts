@@ -35,7 +35,11 @@ const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', 
 function cli(args: string[], body: unknown): { code: number; json: any } {
   let out = '';
   // One body: answered synchronously, a number.
-  const code = runVerify(args, { stdout: (t) => (out += t), stderr: (t) => (out += t), read: () => new TextEncoder().encode(JSON.stringify(body)) }) as number;
+  const code = runVerify(args, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (out += t),
+    read: () => new TextEncoder().encode(JSON.stringify(body)),
+  }) as number;
   return { code, json: JSON.parse(out) };
 }
 
@@ -47,9 +51,12 @@ describe('every fixture block reproduces its header', () => {
   describe.each(fixtureNames)('%s', (name) => {
     const fixture = loadFixture(name);
     const block = readBlock(name);
-    const era = block.chainId === null ? undefined : defaultRegistry.verifiability(block.chainId, block.header.fields.number);
+    const era =
+      block.chainId === null ? undefined : defaultRegistry.verifiability(block.chainId, block.header.fields.number);
     const rules = era?.status === 'verifiable' ? era.rules : RULE_SETS.ethereum;
-    /** Whether the era claims the receipts root, block hash and bloom that a receipt-root body with its header asks for. */
+    /**
+     * Whether the era claims the receipts root, block hash and bloom that a receipt-root body with its header asks for.
+     */
     const claimsAll =
       era === undefined || era.status !== 'verifiable'
         ? block.chainId === null || block.chainId === HIVE_CHAIN_ID
@@ -86,7 +93,11 @@ describe('every fixture block reproduces its header', () => {
           headerRlp: encodeHeader(header, block.header.layout),
         }),
       });
-      const args = ['receipt-root', '-', ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : [])];
+      const args = [
+        'receipt-root',
+        '-',
+        ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : []),
+      ];
       const { code, json } = cli(args, body);
       if (!claimsAll) {
         // A check the era does not claim is not run: 422, never a verdict.
@@ -110,20 +121,30 @@ describe('every fixture block reproduces its header', () => {
     it('verify block: every check its era claims matches; a header without its commitments is refused, naming them', () => {
       const result = verifyBlockOperation(
         fixture,
-        block.chainId === HIVE_CHAIN_ID ? { registry: hiveRegistry } : block.chainId === null ? { rules: 'ethereum' } : {},
+        block.chainId === HIVE_CHAIN_ID
+          ? { registry: hiveRegistry }
+          : block.chainId === null
+            ? { rules: 'ethereum' }
+            : {},
       );
       if (!fixture.header_hash_recomputable) {
         // The t8n outputs carry receiptsRoot and logsBloom only: no block hash to check, so no verdict.
         expect(result.status).toBe(400);
-        expect((result.body as any).error.details.invalid_parameters.map((p: { name: string }) => p.name)).toContain('header.hash');
+        expect((result.body as any).error.details.invalid_parameters.map((p: { name: string }) => p.name)).toContain(
+          'header.hash',
+        );
         return;
       }
       const report = result.body as any;
       expect(result.verdict).not.toBe('different');
       for (const check of ['receipts_root', 'logs_bloom', 'block_hash'])
         expect(report[check].matches, check).toBe(report[check].reason === undefined ? true : null);
-      expect(result.verdict).toBe(['receipts_root', 'logs_bloom', 'block_hash'].every((c) => report[c].matches) ? 'identical' : 'not_verifiable');
-      expect(report.raw_receipts?.matches ?? null).toBe(fixture.raw_receipts && report.receipts_root.matches ? true : null);
+      expect(result.verdict).toBe(
+        ['receipts_root', 'logs_bloom', 'block_hash'].every((c) => report[c].matches) ? 'identical' : 'not_verifiable',
+      );
+      expect(report.raw_receipts?.matches ?? null).toBe(
+        fixture.raw_receipts && report.receipts_root.matches ? true : null,
+      );
     });
   });
 });
@@ -153,7 +174,10 @@ describe('fixtures altered by one byte are caught', () => {
     const block = readBlock('mainnet-22869878');
     const root = block.header.fields.receiptsRoot!.slice();
     root[31]! ^= 1;
-    const { code, json } = cli(['receipt-root'], receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }));
+    const { code, json } = cli(
+      ['receipt-root'],
+      receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }),
+    );
     expect(code).toBe(1);
     expect(json.data[0].is_identical).toBe(false);
     expect(json.data[0].computed_receipt_root).toBe(bytesToHex(block.header.fields.receiptsRoot!));
@@ -163,7 +187,10 @@ describe('fixtures altered by one byte are caught', () => {
     const fixture = loadFixture('mainnet-15040641');
     const receipt = fixture.receipts.find((r) => (r.logs as unknown[]).length > 0)!;
     const log = (receipt.logs as Array<{ data: string }>)[0]!;
-    log.data = log.data === '0x' ? '0x00' : `0x${(parseHex(log.data)![0]! ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}`;
+    log.data =
+      log.data === '0x'
+        ? '0x00'
+        : `0x${(parseHex(log.data)![0]! ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}`;
     const result = verifyBlockOperation(fixture);
     expect(result.verdict).toBe('different');
     expect((result.body as any).receipts_root.matches).toBe(false);
@@ -182,7 +209,9 @@ describe('the README example request', () => {
       blockHash: block.header.hash!,
       headerRlp: encodeHeader(header),
     });
-    const committed = JSON.parse(readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url), 'utf8'));
+    const committed = JSON.parse(
+      readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url), 'utf8'),
+    );
     expect(committed).toEqual(JSON.parse(JSON.stringify(expected)));
   });
 });

@@ -26,7 +26,14 @@ const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', im
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Real blocks of every header era from Frontier to Prague, each with receipts and logs. */
-const REAL = ['mainnet-1000023', 'mainnet-7000000', 'mainnet-14764013', 'mainnet-17034870', 'mainnet-19426587', 'mainnet-22431084'];
+const REAL = [
+  'mainnet-1000023',
+  'mainnet-7000000',
+  'mainnet-14764013',
+  'mainnet-17034870',
+  'mainnet-19426587',
+  'mainnet-22431084',
+];
 
 const alterationArb: fc.Arbitrary<Alteration> = fc.oneof(
   fc.record({ kind: fc.constant('log-data' as const), receipt: fc.nat(400) }),
@@ -39,12 +46,14 @@ const without = (header: Record<string, unknown>, fields: readonly string[]) =>
   Object.fromEntries(Object.entries(header).filter(([name]) => !fields.includes(name)));
 
 /** A forged block with any set of its header's members left out (none included). */
-const forgedArb = fc.record({ name: fc.constantFrom(...REAL), alteration: alterationArb }).chain(({ name, alteration }) => {
-  const forged = forge(loadFixture(name), alteration);
-  return fc
-    .subarray(Object.keys(forged.header))
-    .map((removed) => ({ name, alteration, removed, block: { ...forged, header: without(forged.header, removed) } }));
-});
+const forgedArb = fc
+  .record({ name: fc.constantFrom(...REAL), alteration: alterationArb })
+  .chain(({ name, alteration }) => {
+    const forged = forge(loadFixture(name), alteration);
+    return fc
+      .subarray(Object.keys(forged.header))
+      .map((removed) => ({ name, alteration, removed, block: { ...forged, header: without(forged.header, removed) } }));
+  });
 
 const PROPERTY_RUNS = 400;
 
@@ -69,7 +78,12 @@ describe('a forged block never passes, whatever header fields are left out (fast
     fc.assert(
       fc.property(forgedArb, fc.boolean(), ({ block, name }, linked) => {
         const parent = linked ? loadFixture(name).header.parentHash! : undefined;
-        const audit = judgeBlock(Number(loadFixture(name).header.number), block as unknown as BlockJson, verifyBlock(block), { expectedParent: parent });
+        const audit = judgeBlock(
+          Number(loadFixture(name).header.number),
+          block as unknown as BlockJson,
+          verifyBlock(block),
+          { expectedParent: parent },
+        );
         expect(audit.verdict).not.toBe('pass');
       }),
       { numRuns: PROPERTY_RUNS },
@@ -106,7 +120,10 @@ describe('lineage: a forged block never passes, and nothing checked on chain is 
 
   it('the forger leaves nonce out: 400 naming bundle.blocks[0].header.nonce (was: pass)', async () => {
     const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle: forgedBundle(['nonce']) });
-    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({ name: 'bundle.blocks[0].header.nonce', reason: 'missing' });
+    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({
+      name: 'bundle.blocks[0].header.nonce',
+      reason: 'missing',
+    });
   });
 });
 
@@ -116,7 +133,17 @@ describe('over HTTP: POST /v1/evm/verify/lineage on a real server', () => {
   beforeAll(async () => {
     const config = testConfig({
       host: '127.0.0.1',
-      accounts: [{ id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 1_000, rateLimitRps: 1_000, entitlements: null, keys: [{ label: 't', key: KEY }] }],
+      accounts: [
+        {
+          id: 'auditor',
+          name: 'Auditor',
+          plan: 'pro',
+          cuLimit: 1_000,
+          rateLimitRps: 1_000,
+          entitlements: null,
+          keys: [{ label: 't', key: KEY }],
+        },
+      ],
     });
     server = await startServer(config, { logger: capturingLogger().logger });
   });
@@ -131,7 +158,10 @@ describe('over HTTP: POST /v1/evm/verify/lineage on a real server', () => {
   it('a forged block without its mixHash: 400 naming it (was: 200, verdict pass)', async () => {
     const res = await post(forgedBundle(['mixHash']));
     expect(res.status).toBe(400);
-    expect((await res.json()).error.details.invalid_parameters[0]).toMatchObject({ name: 'bundle.blocks[0].header.mixHash', reason: 'missing' });
+    expect((await res.json()).error.details.invalid_parameters[0]).toMatchObject({
+      name: 'bundle.blocks[0].header.mixHash',
+      reason: 'missing',
+    });
   });
 
   it('a header with a gap in its fork fields (withdrawalsRoot present, baseFeePerGas missing): 400, not 500', async () => {
@@ -150,7 +180,10 @@ describe('over HTTP: POST /v1/evm/verify/lineage on a real server', () => {
     bundle.blocks = [];
     const res = await post(bundle);
     expect(res.status).toBe(200);
-    expect((await res.json()).data[0]).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringMatching(/block.available/) });
+    expect((await res.json()).data[0]).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringMatching(/block.available/),
+    });
   });
 
   it('the real bundle still passes', async () => {
@@ -170,11 +203,14 @@ describe('the CLI as a process on a forged block', () => {
   };
   const forged = forge(loadFixture('mainnet-19426587'), { kind: 'log-data', receipt: 3 });
 
-  it.each(['nonce', 'mixHash', 'hash'])('verify block without %s: exit 2, 400 naming header.%s (was: identical, exit 0)', (field) => {
-    const { status, json } = verify({ ...forged, header: without(forged.header, [field]) });
-    expect(status).toBe(2);
-    expect(json.error.details.invalid_parameters.map((p: { name: string }) => p.name)).toEqual([`header.${field}`]);
-  });
+  it.each(['nonce', 'mixHash', 'hash'])(
+    'verify block without %s: exit 2, 400 naming header.%s (was: identical, exit 0)',
+    (field) => {
+      const { status, json } = verify({ ...forged, header: without(forged.header, [field]) });
+      expect(status).toBe(2);
+      expect(json.error.details.invalid_parameters.map((p: { name: string }) => p.name)).toEqual([`header.${field}`]);
+    },
+  );
 
   it('a header without receiptsRoot (nothing claimed): exit 2 naming it, not a mismatch (was: different, exit 1)', () => {
     const real = loadFixture('mainnet-19426587');
@@ -186,7 +222,11 @@ describe('the CLI as a process on a forged block', () => {
   it('with every field, the real hash exposes it: exit 1, block_hash does not match', () => {
     const { status, json } = verify(forged);
     expect(status).toBe(1);
-    expect(json).toMatchObject({ verdict: 'different', receipts_root: { matches: true }, block_hash: { matches: false } });
+    expect(json).toMatchObject({
+      verdict: 'different',
+      receipts_root: { matches: true },
+      block_hash: { matches: false },
+    });
   });
 });
 
@@ -230,11 +270,13 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
   /** A node serving the real run with block `n` replaced. */
   async function serving(replace: Record<number, FixtureBlock> = {}) {
     const blocks = fixtureChain(FROM, TO);
-    for (const [n, block] of Object.entries(replace)) blocks.set(Number(n), { header: block.header, receipts: block.receipts });
+    for (const [n, block] of Object.entries(replace))
+      blocks.set(Number(n), { header: block.header, receipts: block.receipts });
     node = await startLoopbackNode(1, blocks);
     return node.url;
   }
-  const forgedAt = (n: number, options: { rehash?: boolean } = {}) => forge(loadFixture(`mainnet-${n}`), { kind: 'gas', receipt: 0 }, options);
+  const forgedAt = (n: number, options: { rehash?: boolean } = {}) =>
+    forge(loadFixture(`mainnet-${n}`), { kind: 'gas', receipt: 0 }, options);
 
   it('a forged block without its nonce fails block_input naming it (was: 30/30 pass, exit 0)', async () => {
     const forged = forgedAt(1_000_010);
@@ -254,12 +296,17 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
     const run = await audit([...RANGE, '--rpc', url]);
     expect(run.status).toBe(1);
     expect(blockLine(run, 1_000_010)).toMatchObject({ verdict: 'fail', failures: [{ check: 'block_input' }] });
-    expect(blockLine(run, 1_000_011)).toMatchObject({ verdict: 'not_verifiable', reason: expect.stringMatching(/parent_link/) });
+    expect(blockLine(run, 1_000_011)).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringMatching(/parent_link/),
+    });
   });
 
   it('a header with a gap in its fork fields is a block_input line, not an abort', async () => {
     const real = loadFixture('mainnet-1000012');
-    const url = await serving({ 1_000_012: { ...real, header: { ...real.header, withdrawalsRoot: `0x${'00'.repeat(32)}` } } });
+    const url = await serving({
+      1_000_012: { ...real, header: { ...real.header, withdrawalsRoot: `0x${'00'.repeat(32)}` } },
+    });
     const run = await audit([...RANGE, '--rpc', url]);
     expect(run.status).toBe(1);
     expect(blockLine(run, 1_000_012)).toMatchObject({
@@ -273,18 +320,36 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
     const url = await serving({ [TO]: forgedAt(TO, { rehash: true }) });
     const unanchored = await audit([...RANGE, '--rpc', url]);
     expect(unanchored.status).toBe(0);
-    expect(summaryOf(unanchored).anchoring).toMatchObject({ assurance: 'consistent', authenticated_blocks: 0, anchors: [] });
+    expect(summaryOf(unanchored).anchoring).toMatchObject({
+      assurance: 'consistent',
+      authenticated_blocks: 0,
+      anchors: [],
+    });
 
     const anchored = await audit([...RANGE, '--rpc', url, '--tail-hash', realHash(TO)]);
     expect(anchored.status).toBe(1);
-    expect(blockLine(anchored, TO)).toMatchObject({ verdict: 'fail', failures: [{ check: 'anchor', evidence: { expected: realHash(TO) } }] });
+    expect(blockLine(anchored, TO)).toMatchObject({
+      verdict: 'fail',
+      failures: [{ check: 'anchor', evidence: { expected: realHash(TO) } }],
+    });
     // The anchor proves nothing: no block before it links to it through a passing block.
-    expect(summaryOf(anchored).anchoring).toMatchObject({ assurance: 'consistent', anchors: [{ block_number: TO, matches: false }] });
+    expect(summaryOf(anchored).anchoring).toMatchObject({
+      assurance: 'consistent',
+      anchors: [{ block_number: TO, matches: false }],
+    });
   });
 
   it('the real range with --tail-hash: every block is authentic; an anchor mid-range proves the blocks up to it', async () => {
     const url = await serving();
-    const tail = await audit([...RANGE, '--rpc', url, '--head-hash', loadFixture(`mainnet-${FROM}`).header.parentHash!, '--tail-hash', realHash(TO)]);
+    const tail = await audit([
+      ...RANGE,
+      '--rpc',
+      url,
+      '--head-hash',
+      loadFixture(`mainnet-${FROM}`).header.parentHash!,
+      '--tail-hash',
+      realHash(TO),
+    ]);
     expect(tail.status).toBe(0);
     expect(summaryOf(tail).anchoring).toEqual({
       head_hash: loadFixture(`mainnet-${FROM}`).header.parentHash!,
@@ -294,14 +359,26 @@ describe('audit: forged blocks, anchors at both ends, bad headers (a process aga
       assurance: 'authentic',
     });
     const mid = await audit([...RANGE, '--rpc', url, '--anchor', `1000020:${realHash(1_000_020)}`]);
-    expect(summaryOf(mid).anchoring).toMatchObject({ authenticated: [[FROM, 1_000_020]], authenticated_blocks: 20, assurance: 'partly_authentic' });
-    expect(lines(mid.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO, anchors: { 1000020: realHash(1_000_020) } } });
+    expect(summaryOf(mid).anchoring).toMatchObject({
+      authenticated: [[FROM, 1_000_020]],
+      authenticated_blocks: 20,
+      assurance: 'partly_authentic',
+    });
+    expect(lines(mid.stdout)[0]).toEqual({
+      audit: { chain_id: 1, from: FROM, to: TO, anchors: { 1000020: realHash(1_000_020) } },
+    });
   });
 
   it.each([
-    [['--anchor', '5:0x00'], /--anchor: "0x00" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/],
+    [
+      ['--anchor', '5:0x00'],
+      /--anchor: "0x00" is not a block hash \(2 hex digits\); use 64 hex digits, with or without 0x/,
+    ],
     [['--anchor', `999:${'0x'.padEnd(66, '1')}`], /block 999 is outside the range/],
-    [['--tail-hash', 'abc'], /--tail-hash: "abc" is not a block hash \(3 hex digits\); use 64 hex digits, with or without 0x/],
+    [
+      ['--tail-hash', 'abc'],
+      /--tail-hash: "abc" is not a block hash \(3 hex digits\); use 64 hex digits, with or without 0x/,
+    ],
   ])('%j is a usage error (exit 2)', async (flags, message) => {
     const run = await audit([...RANGE, '--rpc', 'http://127.0.0.1:1', ...flags]);
     expect(run.status).toBe(2);
@@ -326,15 +403,30 @@ describe('--resume from any prefix of a checkpoint file, cut at any byte', () =>
 
   it('resumes and ends with the lines of an uninterrupted run (a sample of cut points, every line edge included)', async () => {
     node = await startLoopbackNode(1, fixtureChain(FROM, FROM + 5));
-    const range = ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 5), '--rpc', node.url, '--tail-hash', realHash(FROM + 5)];
+    const range = [
+      '--chain',
+      '1',
+      '--from',
+      String(FROM),
+      '--to',
+      String(FROM + 5),
+      '--rpc',
+      node.url,
+      '--tail-hash',
+      realHash(FROM + 5),
+    ];
     const dir = mkdtempSync(join(tmpdir(), 'forged-resume-'));
     const full = join(dir, 'full.ndjson');
     expect((await audit([...range, '--out', full])).status).toBe(0);
     const text = readFileSync(full);
     const withoutTimes = (file: string) =>
-      lines(readFileSync(file, 'utf8')).map((l) => (l.summary === undefined ? l : { ...l.summary, blocks_per_second: 0, time_share: 0, timings: 0 }));
+      lines(readFileSync(file, 'utf8')).map((l) =>
+        l.summary === undefined ? l : { ...l.summary, blocks_per_second: 0, time_share: 0, timings: 0 },
+      );
     const edges = [...text.entries()].filter(([, byte]) => byte === 0x0a).flatMap(([i]) => [i, i + 1, i + 2]);
-    const cuts = [...new Set([0, 1, ...edges, ...fc.sample(fc.nat(text.length), { numRuns: 12, seed: 14 })])].filter((c) => c <= text.length);
+    const cuts = [...new Set([0, 1, ...edges, ...fc.sample(fc.nat(text.length), { numRuns: 12, seed: 14 })])].filter(
+      (c) => c <= text.length,
+    );
     for (const cut of cuts) {
       const file = join(dir, `cut-${cut}.ndjson`);
       writeFileSync(file, text.subarray(0, cut));

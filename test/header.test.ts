@@ -21,7 +21,9 @@ function header(name: string): BlockHeader {
 
 describe('block header hash, every fork', () => {
   it('mainnet genesis hashes to d4e567…8fa3', () => {
-    expect(bytesToHex(headerHash(header('mainnet-0')))).toBe('d4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3');
+    expect(bytesToHex(headerHash(header('mainnet-0')))).toBe(
+      'd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3',
+    );
   });
 
   it.each([

@@ -52,7 +52,11 @@ describe('wasm Keccak-256 (shared checks with the JavaScript one are in keccak.t
   });
 
   it('is also correct without lane complementing and with other round unrollings', () => {
-    for (const options of [{ complement: false }, { roundsPerIteration: 2 }, { roundsPerIteration: 3, complement: false }]) {
+    for (const options of [
+      { complement: false },
+      { roundsPerIteration: 2 },
+      { roundsPerIteration: 3, complement: false },
+    ]) {
       const f = createWasmKeccak256(options)!;
       expect(f).toBeTypeOf('function');
       for (const n of [0, 1, 31, 32, 135, 136, 137, 271, 272, 273, 1000]) {

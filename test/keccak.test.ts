@@ -13,7 +13,9 @@ describe.each([
 ] as const)('%s', (_name, keccak) => {
   it('matches known Ethereum keccak256 vectors', () => {
     expect(hex(keccak(new Uint8Array(0)))).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
-    expect(hex(keccak(new TextEncoder().encode('abc')))).toBe('4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45');
+    expect(hex(keccak(new TextEncoder().encode('abc')))).toBe(
+      '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45',
+    );
   });
 
   it('is Keccak padding, not NIST SHA3-256 padding', () => {

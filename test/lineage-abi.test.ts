@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, parseHex } from '../packages/core/src/bytes/hex.js';
-import { checkFunctionResult, decodeFunctionOutput, isKnownFunction, KNOWN_FUNCTIONS, type KnownFunction } from '../packages/core/src/lineage/abi.js';
+import {
+  checkFunctionResult,
+  decodeFunctionOutput,
+  isKnownFunction,
+  KNOWN_FUNCTIONS,
+  type KnownFunction,
+} from '../packages/core/src/lineage/abi.js';
 import { encodeFunctionOutput } from './helpers/abi-encode.js';
 
 const PATH = 'genesis.function_results[0]';
@@ -24,7 +30,11 @@ const GET_RESERVES_OUTPUT =
   '000000000000000000000000000000000000000000000000000022ac4f197a14' + // reserve0 38123456789012
   '00000000000000000000000000000000000000000000029d42b64e76714244cb' + // reserve1 12345678901234567890123
   '0000000000000000000000000000000000000000000000000000000066669980'; //  blockTimestampLast 1718000000
-const GET_RESERVES_DECODED = { reserve0: '38123456789012', reserve1: '12345678901234567890123', block_timestamp_last: 1718000000 };
+const GET_RESERVES_DECODED = {
+  reserve0: '38123456789012',
+  reserve1: '12345678901234567890123',
+  block_timestamp_last: 1718000000,
+};
 const WRAPPED_ETHER_OUTPUT = // WETH's name(): offset 0x20, length 13, "Wrapped Ether" zero-padded
   '0000000000000000000000000000000000000000000000000000000000000020' +
   '000000000000000000000000000000000000000000000000000000000000000d' +
@@ -49,18 +59,25 @@ describe('known functions', () => {
   });
 
   it('only own names are known (no prototype members)', () => {
-    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'GetReserves', '']) expect(isKnownFunction(name)).toBe(false);
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'GetReserves', ''])
+      expect(isKnownFunction(name)).toBe(false);
     expect(isKnownFunction('getReserves')).toBe(true);
   });
 });
 
 describe('decodeFunctionOutput: real-world encodings', () => {
   it('getReserves triple', () => {
-    expect(decodeFunctionOutput('getReserves', bytes(GET_RESERVES_OUTPUT))).toEqual({ ok: true, value: GET_RESERVES_DECODED });
+    expect(decodeFunctionOutput('getReserves', bytes(GET_RESERVES_OUTPUT))).toEqual({
+      ok: true,
+      value: GET_RESERVES_DECODED,
+    });
   });
 
   it('string "Wrapped Ether" (dynamic ABI string)', () => {
-    expect(decodeFunctionOutput('name', bytes(WRAPPED_ETHER_OUTPUT))).toEqual({ ok: true, value: { value: 'Wrapped Ether' } });
+    expect(decodeFunctionOutput('name', bytes(WRAPPED_ETHER_OUTPUT))).toEqual({
+      ok: true,
+      value: { value: 'Wrapped Ether' },
+    });
   });
 
   it('bytes32 "MKR" and "Maker" (legacy form)', () => {
@@ -70,8 +87,13 @@ describe('decodeFunctionOutput: real-world encodings', () => {
 
   it('decimals 18, token0 address, totalSupply 10^27', () => {
     expect(decodeFunctionOutput('decimals', bytes(DECIMALS_18_OUTPUT))).toEqual({ ok: true, value: { value: 18 } });
-    expect(decodeFunctionOutput('token0', bytes(`000000000000000000000000${USDC}`))).toEqual({ ok: true, value: { address: USDC } });
-    expect(decodeFunctionOutput('totalSupply', bytes('0000000000000000000000000000000000000000033b2e3c9fd0803ce8000000'))).toEqual({
+    expect(decodeFunctionOutput('token0', bytes(`000000000000000000000000${USDC}`))).toEqual({
+      ok: true,
+      value: { address: USDC },
+    });
+    expect(
+      decodeFunctionOutput('totalSupply', bytes('0000000000000000000000000000000000000000033b2e3c9fd0803ce8000000')),
+    ).toEqual({
       ok: true,
       value: { value: '1000000000000000000000000000' },
     });
@@ -82,7 +104,9 @@ describe('decodeFunctionOutput: real-world encodings', () => {
     expect(bytesToHex(encodeFunctionOutput('name', 'Wrapped Ether'))).toBe(WRAPPED_ETHER_OUTPUT);
     expect(bytesToHex(encodeFunctionOutput('symbol', { value: 'MKR' }, { bytes32: true }))).toBe(MKR_SYMBOL_OUTPUT);
     expect(bytesToHex(encodeFunctionOutput('decimals', 18))).toBe(DECIMALS_18_OUTPUT);
-    expect(bytesToHex(encodeFunctionOutput('token0', `0x${USDC.toUpperCase()}`))).toBe(`000000000000000000000000${USDC}`);
+    expect(bytesToHex(encodeFunctionOutput('token0', `0x${USDC.toUpperCase()}`))).toBe(
+      `000000000000000000000000${USDC}`,
+    );
   });
 
   it('consistent real-world results pass both checks', () => {
@@ -94,10 +118,17 @@ describe('decodeFunctionOutput: real-world encodings', () => {
   });
 
   it('accepts 0x and any case in hex, and numeric strings that denote the same integer', () => {
-    const e = entry('getReserves', `0x${GET_RESERVES_OUTPUT.toUpperCase()}`, { ...GET_RESERVES_DECODED, block_timestamp_last: '1718000000' }, '0x0902F1AC');
+    const e = entry(
+      'getReserves',
+      `0x${GET_RESERVES_OUTPUT.toUpperCase()}`,
+      { ...GET_RESERVES_DECODED, block_timestamp_last: '1718000000' },
+      '0x0902F1AC',
+    );
     e.contract = `0x${WETH.toUpperCase()}`;
     expect(statuses(e)).toEqual(['pass', 'pass']);
-    expect(statuses(entry('token1', `000000000000000000000000${USDC}`, { address: `0x${USDC.toUpperCase()}` }))).toEqual(['pass', 'pass']);
+    expect(
+      statuses(entry('token1', `000000000000000000000000${USDC}`, { address: `0x${USDC.toUpperCase()}` })),
+    ).toEqual(['pass', 'pass']);
     expect(statuses(entry('decimals', DECIMALS_18_OUTPUT, { value: '18' }))).toEqual(['pass', 'pass']);
   });
 });
@@ -105,20 +136,32 @@ describe('decodeFunctionOutput: real-world encodings', () => {
 // Arbitraries for the round trips.
 const uint = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n });
 const utf8Length = (s: string) => new TextEncoder().encode(s).length;
-const bytes32String = fc.string({ unit: 'binary', maxLength: 32 }).filter((s) => !s.includes('\0') && utf8Length(s) <= 32);
+const bytes32String = fc
+  .string({ unit: 'binary', maxLength: 32 })
+  .filter((s) => !s.includes('\0') && utf8Length(s) <= 32);
 const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map(bytesToHex);
 /** Any known function with a value of its type, and whether to use the bytes32 form. */
 const call: fc.Arbitrary<{ name: KnownFunction; value: unknown; bytes32: boolean }> = fc.oneof(
-  fc.record({ reserve0: uint(112), reserve1: uint(112), ts: fc.integer({ min: 0, max: 2 ** 32 - 1 }) }).map(({ reserve0, reserve1, ts }) => ({
-    name: 'getReserves' as const,
-    value: { reserve0: reserve0.toString(), reserve1: reserve1.toString(), block_timestamp_last: ts },
-    bytes32: false,
-  })),
-  fc.tuple(fc.constantFrom('token0', 'token1'), address).map(([name, a]) => ({ name, value: { address: a }, bytes32: false })),
-  fc.tuple(fc.constantFrom('name', 'symbol'), fc.string({ unit: 'binary' })).map(([name, s]) => ({ name, value: { value: s }, bytes32: false })),
-  fc.tuple(fc.constantFrom('name', 'symbol'), bytes32String).map(([name, s]) => ({ name, value: { value: s }, bytes32: true })),
+  fc
+    .record({ reserve0: uint(112), reserve1: uint(112), ts: fc.integer({ min: 0, max: 2 ** 32 - 1 }) })
+    .map(({ reserve0, reserve1, ts }) => ({
+      name: 'getReserves' as const,
+      value: { reserve0: reserve0.toString(), reserve1: reserve1.toString(), block_timestamp_last: ts },
+      bytes32: false,
+    })),
+  fc
+    .tuple(fc.constantFrom('token0', 'token1'), address)
+    .map(([name, a]) => ({ name, value: { address: a }, bytes32: false })),
+  fc
+    .tuple(fc.constantFrom('name', 'symbol'), fc.string({ unit: 'binary' }))
+    .map(([name, s]) => ({ name, value: { value: s }, bytes32: false })),
+  fc
+    .tuple(fc.constantFrom('name', 'symbol'), bytes32String)
+    .map(([name, s]) => ({ name, value: { value: s }, bytes32: true })),
   fc.integer({ min: 0, max: 255 }).map((d) => ({ name: 'decimals' as const, value: { value: d }, bytes32: false })),
-  fc.tuple(fc.constantFrom('totalSupply', 'balanceOf'), uint(256)).map(([name, v]) => ({ name, value: { value: v.toString() }, bytes32: false })),
+  fc
+    .tuple(fc.constantFrom('totalSupply', 'balanceOf'), uint(256))
+    .map(([name, v]) => ({ name, value: { value: v.toString() }, bytes32: false })),
 );
 const encode = (c: { name: KnownFunction; value: unknown; bytes32: boolean }) =>
   encodeFunctionOutput(c.name, c.value as never, c.bytes32 ? { bytes32: true } : {});
@@ -129,7 +172,10 @@ describe('round trips (fast-check)', () => {
       fc.property(uint(112), uint(112), fc.integer({ min: 0, max: 2 ** 32 - 1 }), (r0, r1, ts) => {
         const out = encodeFunctionOutput('getReserves', { reserve0: r0, reserve1: r1, block_timestamp_last: ts });
         expect(out.length).toBe(96);
-        expect(decodeFunctionOutput('getReserves', out)).toEqual({ ok: true, value: { reserve0: `${r0}`, reserve1: `${r1}`, block_timestamp_last: ts } });
+        expect(decodeFunctionOutput('getReserves', out)).toEqual({
+          ok: true,
+          value: { reserve0: `${r0}`, reserve1: `${r1}`, block_timestamp_last: ts },
+        });
       }),
     );
   });
@@ -137,7 +183,10 @@ describe('round trips (fast-check)', () => {
   it('strings of random Unicode, both forms', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (s) => {
-        expect(decodeFunctionOutput('name', encodeFunctionOutput('name', s))).toEqual({ ok: true, value: { value: s } });
+        expect(decodeFunctionOutput('name', encodeFunctionOutput('name', s))).toEqual({
+          ok: true,
+          value: { value: s },
+        });
       }),
     );
     fc.assert(
@@ -152,12 +201,18 @@ describe('round trips (fast-check)', () => {
   it('decimals 0..255 and uint256', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 255 }), (d) => {
-        expect(decodeFunctionOutput('decimals', encodeFunctionOutput('decimals', d))).toEqual({ ok: true, value: { value: d } });
+        expect(decodeFunctionOutput('decimals', encodeFunctionOutput('decimals', d))).toEqual({
+          ok: true,
+          value: { value: d },
+        });
       }),
     );
     fc.assert(
       fc.property(uint(256), (v) => {
-        expect(decodeFunctionOutput('balanceOf', encodeFunctionOutput('balanceOf', v))).toEqual({ ok: true, value: { value: `${v}` } });
+        expect(decodeFunctionOutput('balanceOf', encodeFunctionOutput('balanceOf', v))).toEqual({
+          ok: true,
+          value: { value: `${v}` },
+        });
       }),
     );
   });
@@ -178,15 +233,17 @@ describe('round trips (fast-check)', () => {
   });
 
   it('strict, so never a guess: an altered encoding either fails to decode or is the encoding of what it decodes to', () => {
-    const altered = fc.tuple(call, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.constantFrom('flip', 'truncate', 'extend')).map(([c, at, x, how]) => {
-      const out = encode(c);
-      if (how === 'truncate') return { c, out: out.subarray(0, at % out.length) };
-      if (how === 'extend') return { c, out: Uint8Array.from([...out, ...new Uint8Array(1 + (at % 64))]) };
-      const copy = out.slice();
-      const i = at % copy.length;
-      copy[i] = copy[i]! ^ x;
-      return { c, out: copy };
-    });
+    const altered = fc
+      .tuple(call, fc.nat(), fc.integer({ min: 1, max: 255 }), fc.constantFrom('flip', 'truncate', 'extend'))
+      .map(([c, at, x, how]) => {
+        const out = encode(c);
+        if (how === 'truncate') return { c, out: out.subarray(0, at % out.length) };
+        if (how === 'extend') return { c, out: Uint8Array.from([...out, ...new Uint8Array(1 + (at % 64))]) };
+        const copy = out.slice();
+        const i = at % copy.length;
+        copy[i] = copy[i]! ^ x;
+        return { c, out: copy };
+      });
     fc.assert(
       fc.property(altered, ({ c, out }) => {
         const decoded = decodeFunctionOutput(c.name, out);
@@ -195,7 +252,9 @@ describe('round trips (fast-check)', () => {
           return;
         }
         const bytes32 = (c.name === 'name' || c.name === 'symbol') && out.length === 32;
-        expect(bytesToHex(encodeFunctionOutput(c.name, decoded.value as never, bytes32 ? { bytes32: true } : {}))).toBe(bytesToHex(out));
+        expect(bytesToHex(encodeFunctionOutput(c.name, decoded.value as never, bytes32 ? { bytes32: true } : {}))).toBe(
+          bytesToHex(out),
+        );
       }),
       { numRuns: 500 },
     );
@@ -218,21 +277,43 @@ describe('failures: each reported as fail with a reason', () => {
   });
 
   it('malformed selector or contract', () => {
-    expectFail(entry('decimals', DECIMALS_18_OUTPUT, 18, '313ce5'), 'selector', /selector is "313ce5", expected 4-byte hex/);
+    expectFail(
+      entry('decimals', DECIMALS_18_OUTPUT, 18, '313ce5'),
+      'selector',
+      /selector is "313ce5", expected 4-byte hex/,
+    );
     expectFail(entry('decimals', DECIMALS_18_OUTPUT, 18, '313ce56g'), 'selector', /selector/);
-    expectFail({ ...entry('decimals', DECIMALS_18_OUTPUT, 18), contract: 'c02a' }, 'selector', /contract is "c02a", expected a 20-byte hex address/);
+    expectFail(
+      { ...entry('decimals', DECIMALS_18_OUTPUT, 18), contract: 'c02a' },
+      'selector',
+      /contract is "c02a", expected a 20-byte hex address/,
+    );
   });
 
   it('tampered decoded_output: a reserve changed by 1', () => {
-    const e = entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, reserve1: '12345678901234567890124' });
-    expectFail(e, 'decoded_output', /decoded_output\.reserve1 is "12345678901234567890124" but output decodes to "12345678901234567890123"/);
+    const e = entry('getReserves', GET_RESERVES_OUTPUT, {
+      ...GET_RESERVES_DECODED,
+      reserve1: '12345678901234567890124',
+    });
+    expectFail(
+      e,
+      'decoded_output',
+      /decoded_output\.reserve1 is "12345678901234567890124" but output decodes to "12345678901234567890123"/,
+    );
     expect(byCheck(e, 'selector').status).toBe('pass');
     fc.assert(
       fc.property(uint(112), fc.bigInt({ min: 1n, max: 1n << 120n }), fc.boolean(), (r, delta, up) => {
         const claimed = up ? r + delta : r - delta;
         fc.pre(claimed >= 0n);
-        const out = bytesToHex(encodeFunctionOutput('getReserves', { reserve0: r, reserve1: 0n, block_timestamp_last: 0 }));
-        expect(byCheck(entry('getReserves', out, { reserve0: `${claimed}`, reserve1: '0', block_timestamp_last: 0 }), 'decoded_output').status).toBe('fail');
+        const out = bytesToHex(
+          encodeFunctionOutput('getReserves', { reserve0: r, reserve1: 0n, block_timestamp_last: 0 }),
+        );
+        expect(
+          byCheck(
+            entry('getReserves', out, { reserve0: `${claimed}`, reserve1: '0', block_timestamp_last: 0 }),
+            'decoded_output',
+          ).status,
+        ).toBe('fail');
       }),
     );
   });
@@ -254,7 +335,10 @@ describe('failures: each reported as fail with a reason', () => {
       /reserve0 is 38123456789012\.5, not an exact/,
     );
     expectFail(
-      entry('getReserves', GET_RESERVES_OUTPUT, { reserve0: GET_RESERVES_DECODED.reserve0, reserve1: GET_RESERVES_DECODED.reserve1 }),
+      entry('getReserves', GET_RESERVES_OUTPUT, {
+        reserve0: GET_RESERVES_DECODED.reserve0,
+        reserve1: GET_RESERVES_DECODED.reserve1,
+      }),
       'decoded_output',
       /block_timestamp_last is missing/,
     );
@@ -263,14 +347,26 @@ describe('failures: each reported as fail with a reason', () => {
       'decoded_output',
       /decoded_output\.value is "Wrapped Ether " but output decodes to "Wrapped Ether"/,
     );
-    expectFail(entry('symbol', MKR_SYMBOL_OUTPUT, 'mkr'), 'decoded_output', /decoded_output is "mkr" but output decodes to "MKR"/);
-    expectFail(entry('decimals', DECIMALS_18_OUTPUT, { value: 6 }), 'decoded_output', /decoded_output\.value is 6 but output decodes to 18/);
+    expectFail(
+      entry('symbol', MKR_SYMBOL_OUTPUT, 'mkr'),
+      'decoded_output',
+      /decoded_output is "mkr" but output decodes to "MKR"/,
+    );
+    expectFail(
+      entry('decimals', DECIMALS_18_OUTPUT, { value: 6 }),
+      'decoded_output',
+      /decoded_output\.value is 6 but output decodes to 18/,
+    );
     expectFail(
       entry('token0', `000000000000000000000000${USDC}`, { address: WETH }),
       'decoded_output',
       /decoded_output\.address is "c02a.*" but output decodes to "a0b8/,
     );
-    expectFail(entry('totalSupply', word(10n ** 27n), { value: '1e27' }), 'decoded_output', /not an exact non-negative integer/);
+    expectFail(
+      entry('totalSupply', word(10n ** 27n), { value: '1e27' }),
+      'decoded_output',
+      /not an exact non-negative integer/,
+    );
     expectFail(entry('totalSupply', word(10n ** 27n), { value: 1e27 }), 'decoded_output', /not an exact/); // a float cannot be exact
   });
 
@@ -280,7 +376,11 @@ describe('failures: each reported as fail with a reason', () => {
       'decoded_output',
       /getReserves\(\) returns \(uint112,uint112,uint32\): expected 96 bytes, got 95/,
     );
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT.slice(0, 128), GET_RESERVES_DECODED), 'decoded_output', /expected 96 bytes, got 64/);
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT.slice(0, 128), GET_RESERVES_DECODED),
+      'decoded_output',
+      /expected 96 bytes, got 64/,
+    );
     expectFail(entry('decimals', '', 18), 'decoded_output', /expected 32 bytes, got 0/); // a reverted call or an EOA
     expectFail(
       entry('name', WRAPPED_ETHER_OUTPUT.slice(0, 128), 'Wrapped Ether'),
@@ -295,7 +395,11 @@ describe('failures: each reported as fail with a reason', () => {
   });
 
   it('trailing bytes (not the one encoding)', () => {
-    expectFail(entry('decimals', DECIMALS_18_OUTPUT + '00'.repeat(32), 18), 'decoded_output', /expected 32 bytes, got 64/);
+    expectFail(
+      entry('decimals', DECIMALS_18_OUTPUT + '00'.repeat(32), 18),
+      'decoded_output',
+      /expected 32 bytes, got 64/,
+    );
     expectFail(
       entry('name', WRAPPED_ETHER_OUTPUT + '00'.repeat(32), 'Wrapped Ether'),
       'decoded_output',
@@ -305,18 +409,38 @@ describe('failures: each reported as fail with a reason', () => {
 
   it('high bits set', () => {
     const dirty = `0001${GET_RESERVES_OUTPUT.slice(4)}`; // bit 240 of reserve0
-    expectFail(entry('getReserves', dirty, GET_RESERVES_DECODED), 'decoded_output', /reserve0 \(word 0\) does not fit uint112: 0x0001/);
+    expectFail(
+      entry('getReserves', dirty, GET_RESERVES_DECODED),
+      'decoded_output',
+      /reserve0 \(word 0\) does not fit uint112: 0x0001/,
+    );
     const just = word(1n << 112n) + GET_RESERVES_OUTPUT.slice(64);
-    expectFail(entry('getReserves', just, GET_RESERVES_DECODED), 'decoded_output', /reserve0 \(word 0\) does not fit uint112/);
+    expectFail(
+      entry('getReserves', just, GET_RESERVES_DECODED),
+      'decoded_output',
+      /reserve0 \(word 0\) does not fit uint112/,
+    );
     const ts = GET_RESERVES_OUTPUT.slice(0, 128) + word(1n << 32n);
-    expectFail(entry('getReserves', ts, GET_RESERVES_DECODED), 'decoded_output', /blockTimestampLast \(word 2\) does not fit uint32/);
-    expectFail(entry('token0', `000000000000000000000001${USDC}`, USDC), 'decoded_output', /address word has nonzero high 12 bytes/);
+    expectFail(
+      entry('getReserves', ts, GET_RESERVES_DECODED),
+      'decoded_output',
+      /blockTimestampLast \(word 2\) does not fit uint32/,
+    );
+    expectFail(
+      entry('token0', `000000000000000000000001${USDC}`, USDC),
+      'decoded_output',
+      /address word has nonzero high 12 bytes/,
+    );
     expectFail(entry('decimals', word(256), 256), 'decoded_output', /value \(word 0\) does not fit uint8/);
   });
 
   it('bad offset', () => {
     const outside = word(0x1000) + WRAPPED_ETHER_OUTPUT.slice(64);
-    expectFail(entry('name', outside, 'Wrapped Ether'), 'decoded_output', /string offset 4096 points outside the 96-byte output/);
+    expectFail(
+      entry('name', outside, 'Wrapped Ether'),
+      'decoded_output',
+      /string offset 4096 points outside the 96-byte output/,
+    );
     const huge = word((1n << 256n) - 1n) + WRAPPED_ETHER_OUTPUT.slice(64);
     expectFail(entry('name', huge, 'Wrapped Ether'), 'decoded_output', /points outside/);
     const nonCanonical = word(0x40) + word(0) + word(13) + WRAPPED_ETHER_OUTPUT.slice(128);
@@ -326,7 +450,11 @@ describe('failures: each reported as fail with a reason', () => {
   });
 
   it('nonzero padding', () => {
-    expectFail(entry('name', `${WRAPPED_ETHER_OUTPUT.slice(0, -2)}01`, 'Wrapped Ether'), 'decoded_output', /string of 13 bytes has nonzero padding/);
+    expectFail(
+      entry('name', `${WRAPPED_ETHER_OUTPUT.slice(0, -2)}01`, 'Wrapped Ether'),
+      'decoded_output',
+      /string of 13 bytes has nonzero padding/,
+    );
     expectFail(
       entry('symbol', `4d4b5200${'00'.repeat(27)}01`, 'MKR'),
       'decoded_output',
@@ -337,7 +465,11 @@ describe('failures: each reported as fail with a reason', () => {
   it('invalid UTF-8', () => {
     const bad = word(32) + word(2) + 'c328'.padEnd(64, '0'); // C3 must be followed by a continuation byte
     expectFail(entry('symbol', bad, 'Ã('), 'decoded_output', /string is not valid UTF-8: 0xc328/);
-    expectFail(entry('symbol', `ff${'00'.repeat(31)}`, '\ufffd'), 'decoded_output', /bytes32 string is not valid UTF-8: 0xff/);
+    expectFail(
+      entry('symbol', `ff${'00'.repeat(31)}`, '\ufffd'),
+      'decoded_output',
+      /bytes32 string is not valid UTF-8: 0xff/,
+    );
     const surrogate = word(32) + word(3) + 'eda080'.padEnd(64, '0'); // an encoded UTF-16 surrogate is not UTF-8
     expectFail(entry('name', surrogate, '\ud800'), 'decoded_output', /not valid UTF-8/);
   });
@@ -354,7 +486,10 @@ describe('failures: each reported as fail with a reason', () => {
       expect(checks.map((c) => c.status)).toEqual(['skipped', 'skipped']);
       for (const c of checks) expect(c.reason).toBe(`unknown function ${JSON.stringify(name)}: not decoded`);
     }
-    expect(decodeFunctionOutput('allowance', bytes(DECIMALS_18_OUTPUT))).toEqual({ ok: false, error: 'unknown function "allowance"' });
+    expect(decodeFunctionOutput('allowance', bytes(DECIMALS_18_OUTPUT))).toEqual({
+      ok: false,
+      error: 'unknown function "allowance"',
+    });
   });
 
   it('malformed entries fail, naming the member', () => {
@@ -375,9 +510,17 @@ describe('failures: each reported as fail with a reason', () => {
     expectFail({ ...good, output: 'zz' }, 'decoded_output', /output is "zz", expected even-length hex/);
     expectFail({ ...good, output: '012' }, 'decoded_output', /output is "012", expected even-length hex/);
     expectFail({ ...good, decoded_output: null }, 'decoded_output', /decoded_output is null, not an exact/);
-    expectFail(entry('getReserves', GET_RESERVES_OUTPUT, [1, 2, 3]), 'decoded_output', /decoded_output is an array, expected an object/);
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, [1, 2, 3]),
+      'decoded_output',
+      /decoded_output is an array, expected an object/,
+    );
     // A malformed entry fails even when its function is unknown: the shape does not depend on the function.
-    expectFail({ ...entry('allowance', DECIMALS_18_OUTPUT, 1), output: 'nothex' }, 'decoded_output', /output is "nothex"/);
+    expectFail(
+      { ...entry('allowance', DECIMALS_18_OUTPUT, 1), output: 'nothex' },
+      'decoded_output',
+      /output is "nothex"/,
+    );
   });
 });
 
@@ -394,33 +537,49 @@ describe('decoded_output of a one-value function: one member, whatever its name'
   ];
   const spellings = (name: string) => [name, 'value', `_${name}`];
 
-  it.each(ONE_VALUE)('%s: the member named after the function, "value" or "_" + the function name all pass', (name, output, value) => {
-    for (const member of spellings(name)) expect(statuses(entry(name, output, { [member]: value })), member).toEqual(['pass', 'pass']);
-  });
+  it.each(ONE_VALUE)(
+    '%s: the member named after the function, "value" or "_" + the function name all pass',
+    (name, output, value) => {
+      for (const member of spellings(name))
+        expect(statuses(entry(name, output, { [member]: value })), member).toEqual(['pass', 'pass']);
+    },
+  );
 
-  it.each(ONE_VALUE)('%s: a different value fails whatever the member is called, naming it', (name, output, _value, other) => {
-    for (const member of spellings(name)) {
-      const c = byCheck(entry(name, output, { [member]: other }), 'decoded_output');
-      expect(c.status, member).toBe('fail');
-      expect(c.reason).toMatch(new RegExp(`^decoded_output\\.${member} is .* but output decodes to`));
-    }
-  });
+  it.each(ONE_VALUE)(
+    '%s: a different value fails whatever the member is called, naming it',
+    (name, output, _value, other) => {
+      for (const member of spellings(name)) {
+        const c = byCheck(entry(name, output, { [member]: other }), 'decoded_output');
+        expect(c.status, member).toBe('fail');
+        expect(c.reason).toMatch(new RegExp(`^decoded_output\\.${member} is .* but output decodes to`));
+      }
+    },
+  );
 
   it.each(ONE_VALUE)('%s: an object of no member or of two members fails, saying so', (name, output, value) => {
     const none = byCheck(entry(name, output, {}), 'decoded_output');
-    expect(none).toMatchObject({ status: 'fail', reason: expect.stringMatching(/decoded_output has no member, expected exactly one/) });
+    expect(none).toMatchObject({
+      status: 'fail',
+      reason: expect.stringMatching(/decoded_output has no member, expected exactly one/),
+    });
     const two = byCheck(entry(name, output, { value, [name]: value }), 'decoded_output');
-    expect(two).toMatchObject({ status: 'fail', reason: expect.stringMatching(/decoded_output has 2 members \(value, \w+\), expected exactly one/) });
+    expect(two).toMatchObject({
+      status: 'fail',
+      reason: expect.stringMatching(/decoded_output has 2 members \(value, \w+\), expected exactly one/),
+    });
   });
 
   it('a bare value is still accepted', () => {
-    for (const [name, output, value] of ONE_VALUE) expect(statuses(entry(name, output, value)), name).toEqual(['pass', 'pass']);
+    for (const [name, output, value] of ONE_VALUE)
+      expect(statuses(entry(name, output, value)), name).toEqual(['pass', 'pass']);
   });
 });
 
 describe('encodeFunctionOutput refuses what the type cannot hold', () => {
   it('throws RangeError', () => {
-    expect(() => encodeFunctionOutput('getReserves', { reserve0: 1n << 112n, reserve1: 0n, block_timestamp_last: 0 })).toThrow(RangeError);
+    expect(() =>
+      encodeFunctionOutput('getReserves', { reserve0: 1n << 112n, reserve1: 0n, block_timestamp_last: 0 }),
+    ).toThrow(RangeError);
     expect(() => encodeFunctionOutput('decimals', 256)).toThrow(RangeError);
     expect(() => encodeFunctionOutput('totalSupply', -1n)).toThrow(RangeError);
     expect(() => encodeFunctionOutput('token0', 'c02a')).toThrow(RangeError);

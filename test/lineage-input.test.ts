@@ -41,15 +41,32 @@ const recordExchange = (tracingId: string, record: Json = {}, status = 200): Jso
   status,
   response:
     status === 200
-      ? { chain_id: 1, data: { dataset: '0103', record: { tracing_id: tracingId, parent_tracing_ids: [], genesis_tracing_ids: [], ...record } } }
+      ? {
+          chain_id: 1,
+          data: {
+            dataset: '0103',
+            record: { tracing_id: tracingId, parent_tracing_ids: [], genesis_tracing_ids: [], ...record },
+          },
+        }
       : { error: { code: 'NOT_FOUND' } },
 });
-const genesisExchange = (tracingId: string, logs: unknown[], cursor: string | null = null, next: string | null = null, results: unknown[] = []): Json => ({
+const genesisExchange = (
+  tracingId: string,
+  logs: unknown[],
+  cursor: string | null = null,
+  next: string | null = null,
+  results: unknown[] = [],
+): Json => ({
   method: 'POST',
   path: '/evm/lineage/genesis',
   body: { chain_id: 1, tracing_id: tracingId, ...(cursor !== null && { cursor }) },
   status: 200,
-  response: { chain_id: 1, data: { dataset: '0103', genesis: { logs, function_results: results } }, cursor: next, count: logs.length + results.length },
+  response: {
+    chain_id: 1,
+    data: { dataset: '0103', genesis: { logs, function_results: results } },
+    cursor: next,
+    count: logs.length + results.length,
+  },
 });
 /** A genesis of `pages` pages of `perPage` placeholder logs (not real: each fails log.shape, which is cheap). */
 const pagedGenesis = (tracingId: string, pages: number, perPage = 1) =>
@@ -90,20 +107,43 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
   ['a block fixture', bad(fixture, 'bundle.exchanges', 'missing', /this is a block, not a lineage bundle/)],
   [
     'a receipt-root request body',
-    bad({ chain_id: 1, receipt_root: 'ab'.repeat(32), transactions: [] }, 'bundle.exchanges', 'missing', /recorded request\/response pairs/),
+    bad(
+      { chain_id: 1, receipt_root: 'ab'.repeat(32), transactions: [] },
+      'bundle.exchanges',
+      'missing',
+      /recorded request\/response pairs/,
+    ),
   ],
-  ['exchanges that are not exchanges', bad({ exchanges: [{}] }, 'bundle.exchanges[0].method', 'missing', /"POST" or "GET"/)],
+  [
+    'exchanges that are not exchanges',
+    bad({ exchanges: [{}] }, 'bundle.exchanges[0].method', 'missing', /"POST" or "GET"/),
+  ],
   [
     'an exchange body that is not an object',
-    bad({ exchanges: [{ ...recordExchange(T), body: 'x' }] }, 'bundle.exchanges[0].body', 'invalid_format', /got a string/),
+    bad(
+      { exchanges: [{ ...recordExchange(T), body: 'x' }] },
+      'bundle.exchanges[0].body',
+      'invalid_format',
+      /got a string/,
+    ),
   ],
   [
     'a status that is not an integer',
-    bad({ exchanges: [{ ...recordExchange(T), status: '200' }] }, 'bundle.exchanges[0].status', 'invalid_format', /an integer 100-599/),
+    bad(
+      { exchanges: [{ ...recordExchange(T), status: '200' }] },
+      'bundle.exchanges[0].status',
+      'invalid_format',
+      /an integer 100-599/,
+    ),
   ],
   [
     'an exchange without response',
-    bad({ exchanges: [{ ...recordExchange(T), response: undefined }] }, 'bundle.exchanges[0].response', 'missing', /the JSON the service answered/),
+    bad(
+      { exchanges: [{ ...recordExchange(T), response: undefined }] },
+      'bundle.exchanges[0].response',
+      'missing',
+      /the JSON the service answered/,
+    ),
   ],
   [
     'a tracing id that is not a string',
@@ -117,7 +157,9 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
   [
     'a cursor that is not a string',
     bad(
-      { exchanges: [recordExchange(T), { ...genesisExchange(T, []), body: { chain_id: 1, tracing_id: T, cursor: 42 } }] },
+      {
+        exchanges: [recordExchange(T), { ...genesisExchange(T, []), body: { chain_id: 1, tracing_id: T, cursor: 42 } }],
+      },
       'bundle.exchanges[1].body.cursor',
       'invalid_format',
       /a string\), or null/,
@@ -135,7 +177,12 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
   [
     'a genesis page whose logs are not a list',
     bad(
-      { exchanges: [recordExchange(T), { ...genesisExchange(T, []), response: { data: { genesis: { logs: {} } }, cursor: null } }] },
+      {
+        exchanges: [
+          recordExchange(T),
+          { ...genesisExchange(T, []), response: { data: { genesis: { logs: {} } }, cursor: null } },
+        ],
+      },
       'bundle.exchanges[1].response.data.genesis.logs',
       'invalid_format',
       /an array of logs/,
@@ -143,7 +190,12 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
   ],
   [
     'a block without chain_id',
-    bad({ ...good(), blocks: [{ header: fixture.header, receipts: fixture.receipts }] }, 'bundle.blocks[0].chain_id', 'missing', /chain id/),
+    bad(
+      { ...good(), blocks: [{ header: fixture.header, receipts: fixture.receipts }] },
+      'bundle.blocks[0].chain_id',
+      'missing',
+      /chain id/,
+    ),
   ],
   [
     'a block without a number',
@@ -156,11 +208,21 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
   ],
   [
     'a bundle that does not answer the record asked for',
-    bad({ exchanges: [], blocks: [] }, 'bundle.exchanges', 'missing', /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/),
+    bad(
+      { exchanges: [], blocks: [] },
+      'bundle.exchanges',
+      'missing',
+      /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/,
+    ),
   ],
   [
     'a recorded 500 where the record is needed',
-    bad({ exchanges: [recordExchange(PAIR_RECORD, {}, 500)] }, 'bundle.exchanges[0].status', 'invalid_format', /200 or 404.*got the number 500/),
+    bad(
+      { exchanges: [recordExchange(PAIR_RECORD, {}, 500)] },
+      'bundle.exchanges[0].status',
+      'invalid_format',
+      /200 or 404.*got the number 500/,
+    ),
   ],
   [
     'a genesis cursor that leads nowhere',
@@ -175,19 +237,31 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
 
 /** A bundle whose parent is not answered at all (a recorded 404 would be a missing record). */
 const parentNotAnswered = good();
-parentNotAnswered.exchanges = parentNotAnswered.exchanges.filter((e: Json) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD));
+parentNotAnswered.exchanges = parentNotAnswered.exchanges.filter(
+  (e: Json) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD),
+);
 NOT_BUNDLES.push([
   'a bundle that does not answer a parent',
-  bad(parentNotAnswered, 'bundle.exchanges', 'missing', new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`)),
+  bad(
+    parentNotAnswered,
+    'bundle.exchanges',
+    'missing',
+    new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`),
+  ),
 ]);
 
-const deepRecord = (member: string) => ({ exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])] });
+const deepRecord = (member: string) => ({
+  exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])],
+});
 const HOSTILE: Array<[string, BadCase]> = [
   [
     'a request cursor nested 100k deep',
     bad(
       withDeep({
-        exchanges: [recordExchange(PAIR_RECORD), { ...genesisExchange(PAIR_RECORD, []), body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'DEEP' } }],
+        exchanges: [
+          recordExchange(PAIR_RECORD),
+          { ...genesisExchange(PAIR_RECORD, []), body: { chain_id: 1, tracing_id: PAIR_RECORD, cursor: 'DEEP' } },
+        ],
       }),
       'bundle.exchanges[1].body.cursor',
       'invalid_format',
@@ -214,7 +288,12 @@ const HOSTILE: Array<[string, BadCase]> = [
   ],
   [
     "a record's tracing_id nested 100k deep",
-    bad(withDeep(deepRecord('tracing_id')), /^bundle\.exchanges\[0\]\.response\.data\.record\.tracing_id\[0\]/, 'out_of_range', /64 levels of JSON nesting/),
+    bad(
+      withDeep(deepRecord('tracing_id')),
+      /^bundle\.exchanges\[0\]\.response\.data\.record\.tracing_id\[0\]/,
+      'out_of_range',
+      /64 levels of JSON nesting/,
+    ),
   ],
   [
     "a record's parent list nested 100k deep",
@@ -227,7 +306,12 @@ const HOSTILE: Array<[string, BadCase]> = [
   ],
   [
     "a record's reserves nested 100k deep",
-    bad(withDeep(deepRecord('reserves')), /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/, 'out_of_range', /levels of JSON nesting/),
+    bad(
+      withDeep(deepRecord('reserves')),
+      /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/,
+      'out_of_range',
+      /levels of JSON nesting/,
+    ),
   ],
   [
     'a block header member nested 100k deep',
@@ -279,7 +363,8 @@ async function viaCli(text: string, args: string[] = []) {
 }
 
 /** The first invalid parameter of a 400 body. */
-const parameterOf = (body: unknown) => (body as Json).error.details.invalid_parameters[0] as { name: string; reason: string; expected: string };
+const parameterOf = (body: unknown) =>
+  (body as Json).error.details.invalid_parameters[0] as { name: string; reason: string; expected: string };
 
 function expectNamed(parameter: { name: string; reason: string; expected: string }, c: BadCase) {
   if (typeof c.name === 'string') expect(parameter.name).toBe(c.name);
@@ -311,12 +396,16 @@ describe('a file or body that is not a lineage bundle is bad input: 400 naming t
     expect(parameterOf(result.body)).toMatchObject({ name: 'bundle', reason: 'invalid_format' });
     const cli = await viaCli('[]');
     expect(cli.code).toBe(2);
-    expect(cli.stderr).toMatch(/\.json: expected a lineage bundle: a JSON object \{base_url, exchanges, blocks\}, got an array/);
+    expect(cli.stderr).toMatch(
+      /\.json: expected a lineage bundle: a JSON object \{base_url, exchanges, blocks\}, got an array/,
+    );
   });
 
   it('a recorded 404 for a parent is a missing record (a failed audit), not bad input', async () => {
     const bundle = good();
-    const exchange = bundle.exchanges.find((e: Json) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD);
+    const exchange = bundle.exchanges.find(
+      (e: Json) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD,
+    );
     Object.assign(exchange, { status: 404, response: { error: { code: 'NOT_FOUND' } } });
     const result = await viaOperation(JSON.stringify(bundle));
     expect(result.status).toBe(200);
@@ -342,7 +431,9 @@ describe('hostile bundles are bad input, never a stack overflow, a 500 or a cras
 });
 
 describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit', () => {
-  const genesisOf = (pages: number) => ({ exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, pages)] });
+  const genesisOf = (pages: number) => ({
+    exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, pages)],
+  });
   /** A record whose parents are `parents` records, each with `artifacts` placeholder logs. */
   const family = (parents: number, artifacts = 0) => ({
     exchanges: [
@@ -362,10 +453,14 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
   });
   /** A chain of `depth` parents below the record. */
   const chain = (depth: number) => ({
-    exchanges: Array.from({ length: depth + 1 }, (_, i) => recordExchange(i === 0 ? PAIR_RECORD : id(i), { parent_tracing_ids: i < depth ? [id(i + 1)] : [] })),
+    exchanges: Array.from({ length: depth + 1 }, (_, i) =>
+      recordExchange(i === 0 ? PAIR_RECORD : id(i), { parent_tracing_ids: i < depth ? [id(i + 1)] : [] }),
+    ),
   });
-  const expectLimit = async (bundle: unknown, name: string | RegExp, says: RegExp) => expectBadInput(bad(bundle, name, 'out_of_range', says));
-  const expectAudited = async (bundle: unknown) => expect((await viaOperation(JSON.stringify(bundle))).status).toBe(200);
+  const expectLimit = async (bundle: unknown, name: string | RegExp, says: RegExp) =>
+    expectBadInput(bad(bundle, name, 'out_of_range', says));
+  const expectAudited = async (bundle: unknown) =>
+    expect((await viaOperation(JSON.stringify(bundle))).status).toBe(200);
 
   it("genesis pages per record: the issue's 20,000 pages are refused", async () => {
     await expectLimit(
@@ -377,7 +472,11 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
 
   it('genesis pages per record: exactly the limit is audited, one more page is refused', async () => {
     await expectAudited(genesisOf(LINEAGE_LIMITS.genesisPages));
-    await expectLimit(genesisOf(LINEAGE_LIMITS.genesisPages + 1), /^bundle\.exchanges\[\d+\]\.response\.cursor$/, /1000 lineage\/genesis pages per record/);
+    await expectLimit(
+      genesisOf(LINEAGE_LIMITS.genesisPages + 1),
+      /^bundle\.exchanges\[\d+\]\.response\.cursor$/,
+      /1000 lineage\/genesis pages per record/,
+    );
   });
 
   it('artifacts per record: exactly the limit is audited, one more is refused', async () => {
@@ -394,11 +493,17 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
       ],
     });
     await expectAudited(artifacts(LINEAGE_LIMITS.recordArtifacts));
-    await expectLimit(artifacts(LINEAGE_LIMITS.recordArtifacts + 1), 'bundle.exchanges[1].response.data.genesis', /10000 genesis artifacts/);
+    await expectLimit(
+      artifacts(LINEAGE_LIMITS.recordArtifacts + 1),
+      'bundle.exchanges[1].response.data.genesis',
+      /10000 genesis artifacts/,
+    );
   });
 
   it('artifacts in one lineage: 10 parents of 10,000 are audited, 11 are refused', async () => {
-    await expectAudited(family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts, LINEAGE_LIMITS.recordArtifacts));
+    await expectAudited(
+      family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts, LINEAGE_LIMITS.recordArtifacts),
+    );
     await expectLimit(
       family(LINEAGE_LIMITS.lineageArtifacts / LINEAGE_LIMITS.recordArtifacts + 1, LINEAGE_LIMITS.recordArtifacts),
       'bundle',
@@ -424,8 +529,16 @@ describe('LINEAGE_LIMITS: within them audited, beyond them 400 naming the limit'
       status: 200,
       response: null,
     }));
-    await expectLimit({ exchanges }, 'bundle.exchanges', /the bundle \(100001 exchanges\) has more|100000 exchanges in a bundle/);
-    const blocks = Array.from({ length: LINEAGE_LIMITS.bundleBlocks + 1 }, (_, i) => ({ chain_id: 1, header: { number: i }, receipts: [] }));
+    await expectLimit(
+      { exchanges },
+      'bundle.exchanges',
+      /the bundle \(100001 exchanges\) has more|100000 exchanges in a bundle/,
+    );
+    const blocks = Array.from({ length: LINEAGE_LIMITS.bundleBlocks + 1 }, (_, i) => ({
+      chain_id: 1,
+      header: { number: i },
+      receipts: [],
+    }));
     await expectLimit({ exchanges: [], blocks }, 'bundle.blocks', /10000 blocks in a bundle/);
   });
 });
@@ -457,7 +570,12 @@ describe('the endpoint and lineage --bundle give the same answer for the same bu
     ['a tampered bundle', JSON.stringify(tampered)],
     ['not a bundle', '{}'],
     ['a hostile bundle', HOSTILE[1]![1].text],
-    ['a bundle beyond a limit', JSON.stringify({ exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, LINEAGE_LIMITS.genesisPages + 1)] })],
+    [
+      'a bundle beyond a limit',
+      JSON.stringify({
+        exchanges: [recordExchange(PAIR_RECORD), ...pagedGenesis(PAIR_RECORD, LINEAGE_LIMITS.genesisPages + 1)],
+      }),
+    ],
   ];
   it.each(cases)('%s', async (_name, text) => {
     const result = await viaOperation(text);
@@ -484,7 +602,15 @@ describe('over HTTP: the app, and the real server on loopback', () => {
     host: '127.0.0.1',
     port: 0,
     accounts: [
-      { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'test', key: KEY }] },
+      {
+        id: 'auditor',
+        name: 'Auditor',
+        plan: 'pro',
+        cuLimit: 100_000,
+        rateLimitRps: 10_000,
+        entitlements: null,
+        keys: [{ label: 'test', key: KEY }],
+      },
     ],
   });
   let server: RunningServer;
@@ -497,7 +623,10 @@ describe('over HTTP: the app, and the real server on loopback', () => {
   it.each(cases)('%s: 400 from the app', async (_name, c) => {
     const store = new MemoryStore();
     const app = createApp({ config, store, logger: capturingLogger().logger });
-    store.createAccount({ id: 'a', name: 'A', plan: 'pro', cuLimit: 10, rateLimitRps: 100, entitlements: null }, new Date());
+    store.createAccount(
+      { id: 'a', name: 'A', plan: 'pro', cuLimit: 10, rateLimitRps: 100, entitlements: null },
+      new Date(),
+    );
     const { key } = store.createKey('a', 'k', new Date());
     const res = await app.request('/v1/evm/verify/lineage', {
       ...request,
@@ -527,7 +656,10 @@ describe('evm-integrity lineage --bundle as a real process', () => {
   it.each(cases)('%s: exit 2, one line naming what is wrong, no stack trace', (_name, c) => {
     const file = join(dir, 'process.json');
     writeFileSync(file, c.text);
-    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], { cwd: ROOT, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(c.says);

@@ -23,7 +23,8 @@ async function body(req: IncomingMessage): Promise<Json> {
   for await (const chunk of req) text += chunk;
   return JSON.parse(text) as Json;
 }
-const send = (res: ServerResponse, status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+const send = (res: ServerResponse, status: number, value: unknown) =>
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
 
 /** Replays the bundle's answers, as the hosted service gave them; raw/blocks is not offered (404). */
 const service = createServer(async (req, res) => {
@@ -39,7 +40,10 @@ const service = createServer(async (req, res) => {
       (e.body.tracing_id ?? e.body._tracing_id) === id &&
       (e.body.cursor ?? null) === (sent.cursor ?? null),
   );
-  if (match === undefined) return send(res, 404, { error: { code: 'NOT_FOUND', http_status: 404, message: 'no such record', hint: '', docs_url: '' } });
+  if (match === undefined)
+    return send(res, 404, {
+      error: { code: 'NOT_FOUND', http_status: 404, message: 'no such record', hint: '', docs_url: '' },
+    });
   send(res, match.status, match.response);
 });
 
@@ -65,7 +69,9 @@ const node = createServer(async (req, res) => {
   send(
     res,
     200,
-    result === undefined ? { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } } : { jsonrpc: '2.0', id: call.id, result },
+    result === undefined
+      ? { jsonrpc: '2.0', id: call.id, error: { code: -32601, message: 'method not found' } }
+      : { jsonrpc: '2.0', id: call.id, result },
   );
 });
 
@@ -90,7 +96,18 @@ describe('lineage against a live service and node, recorded and replayed', () =>
     const recorded = join(dir, 'audit.json.gz');
     const live = capture();
     const code = await runLineage(
-      [PAIR_RECORD, '--chain-id', '1', '--service', `${urlOf(service)}/v1`, '--rpc', urlOf(node), '--record', recorded, '--json'],
+      [
+        PAIR_RECORD,
+        '--chain-id',
+        '1',
+        '--service',
+        `${urlOf(service)}/v1`,
+        '--rpc',
+        urlOf(node),
+        '--record',
+        recorded,
+        '--json',
+      ],
       live.io,
       { EVM_DATA_SERVICE_API_KEY: 'secret-key' },
     );

@@ -50,7 +50,14 @@ function fakeSleep() {
 }
 
 const errorEnvelope = (status: number, code: string, message: string, extra: Json = {}) => ({
-  error: { code, http_status: status, message, hint: `how to fix ${code}`, docs_url: 'https://example.invalid/docs', ...extra },
+  error: {
+    code,
+    http_status: status,
+    message,
+    hint: `how to fix ${code}`,
+    docs_url: 'https://example.invalid/docs',
+    ...extra,
+  },
 });
 
 // ---------------------------------------------------------------------------
@@ -100,7 +107,13 @@ const RAW_BLOCK = {
   receipt_root: '59c3691e83e0ddeafeedd07f5e30850cc6c963e85327aa1201fbe1f731ff3dbc',
   _tracing_id: 'ee'.repeat(18),
 };
-const genesisPage = (tracingId: string, logs: unknown[], results: unknown[], cursor: string | null, countName: 'count' | 'page_count') => ({
+const genesisPage = (
+  tracingId: string,
+  logs: unknown[],
+  results: unknown[],
+  cursor: string | null,
+  countName: 'count' | 'page_count',
+) => ({
   chain_id: 1,
   data: { dataset: '0301', _tracing_id: tracingId, genesis: { logs, function_results: results } },
   cursor,
@@ -208,7 +221,8 @@ beforeAll(async () => {
     };
     const fault = service.faults.get(number);
     if (fault !== undefined) return answer(fault.status, fault.body, fault.headers);
-    if (req.headers.authorization !== `Bearer ${KEY}`) return answer(401, errorEnvelope(401, 'UNAUTHORIZED', 'Invalid or missing API key'));
+    if (req.headers.authorization !== `Bearer ${KEY}`)
+      return answer(401, errorEnvelope(401, 'UNAUTHORIZED', 'Invalid or missing API key'));
     const exchange = replay(path, body);
     if (exchange === undefined) return answer(404, errorEnvelope(404, 'NOT_FOUND', 'No record with this tracing id'));
     answer(exchange.status, exchange.response);
@@ -221,7 +235,15 @@ beforeEach(() => {
   service.faults = new Map();
 });
 
-const source = (options: { recorder?: BundleRecorder; maxRetries?: number; fetch?: typeof fetch; baseUrl?: string; apiKey?: string } = {}) => {
+const source = (
+  options: {
+    recorder?: BundleRecorder;
+    maxRetries?: number;
+    fetch?: typeof fetch;
+    baseUrl?: string;
+    apiKey?: string;
+  } = {},
+) => {
   const { delays, sleep } = fakeSleep();
   return { delays, source: new ServiceSource({ baseUrl: service.url, apiKey: KEY, sleep, ...options }) };
 };
@@ -261,7 +283,11 @@ describe('ServiceSource against a fake hosted service', () => {
       { chain_id: 1, tracing_id: TRACING, limit: 2, cursor: 'page-2' },
       { chain_id: 1, tracing_id: TRACING, limit: 2, cursor: 'page-3' },
     ]);
-    expect(service.received.every((r) => r.path === '/v1/evm/lineage/genesis' && r.headers.authorization === `Bearer ${KEY}`)).toBe(true);
+    expect(
+      service.received.every(
+        (r) => r.path === '/v1/evm/lineage/genesis' && r.headers.authorization === `Bearer ${KEY}`,
+      ),
+    ).toBe(true);
     expect(delays).toEqual([]);
   });
 
@@ -318,14 +344,22 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('falls back to details.retry_after_seconds, then to 1 s, when Retry-After is absent', async () => {
-    service.faults.set(1, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests', { details: { retry_after_seconds: 3 } }) });
-    service.faults.set(2, { status: 429, body: { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down', details: 'a string, the short form' } } });
+    service.faults.set(1, {
+      status: 429,
+      body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests', { details: { retry_after_seconds: 3 } }),
+    });
+    service.faults.set(2, {
+      status: 429,
+      body: { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down', details: 'a string, the short form' } },
+    });
     const { source: s, delays } = source();
     await s.record(1, TRACING);
     expect(delays).toEqual([3000, 6000]);
 
     service.received = [];
-    service.faults = new Map([[1, { status: 429, body: { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } } }]]);
+    service.faults = new Map([
+      [1, { status: 429, body: { error: { code: 'RATE_LIMIT_EXCEEDED', message: 'slow down' } } }],
+    ]);
     const second = source();
     await second.source.record(1, TRACING);
     expect(second.delays).toEqual([1000]);
@@ -333,7 +367,11 @@ describe('ServiceSource against a fake hosted service', () => {
 
   it('gives up after 5 retries of 429 with a SourceError', async () => {
     for (let n = 1; n <= 6; n++)
-      service.faults.set(n, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'), headers: { 'Retry-After': '2' } });
+      service.faults.set(n, {
+        status: 429,
+        body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'),
+        headers: { 'Retry-After': '2' },
+      });
     const { source: s, delays } = source();
     const error = await rejection(s.record(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
@@ -345,7 +383,11 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('honours maxRetries', async () => {
-    for (let n = 1; n <= 6; n++) service.faults.set(n, { status: 503, body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }) });
+    for (let n = 1; n <= 6; n++)
+      service.faults.set(n, {
+        status: 503,
+        body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }),
+      });
     const { source: s, delays } = source({ maxRetries: 2 });
     await expect(s.record(1, TRACING)).rejects.toThrow(/503 SERVICE_UNAVAILABLE.*after 2 retries/);
     expect(service.received).toHaveLength(3);
@@ -353,7 +395,11 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('does not wait for a Retry-After longer than the client allows (an exhausted CU allowance)', async () => {
-    service.faults.set(1, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'CU allowance exhausted'), headers: { 'Retry-After': '86400' } });
+    service.faults.set(1, {
+      status: 429,
+      body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'CU allowance exhausted'),
+      headers: { 'Retry-After': '86400' },
+    });
     const { source: s, delays } = source();
     await expect(s.record(1, TRACING)).rejects.toThrow(/asks to wait 86400 s/);
     expect(service.received).toHaveLength(1);
@@ -361,8 +407,14 @@ describe('ServiceSource against a fake hosted service', () => {
   });
 
   it('retries 503 twice with exponential backoff from 0.5 s, then succeeds', async () => {
-    service.faults.set(1, { status: 503, body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { retryable: true, details: null }) });
-    service.faults.set(2, { status: 503, body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }) });
+    service.faults.set(1, {
+      status: 503,
+      body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { retryable: true, details: null }),
+    });
+    service.faults.set(2, {
+      status: 503,
+      body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }),
+    });
     const { source: s, delays } = source();
     expect(await s.record(1, TRACING)).toEqual({ dataset: TABLE, record: RECORD });
     expect(service.received.map((r) => r.status)).toEqual([503, 503, 200]);
@@ -379,7 +431,10 @@ describe('ServiceSource against a fake hosted service', () => {
   it('does not retry a 500 with retryable false', async () => {
     service.faults.set(1, {
       status: 500,
-      body: errorEnvelope(500, 'INTERNAL_SERVER_ERROR', 'Unexpected fault', { retryable: false, details: { incident_id: 'inc-1' } }),
+      body: errorEnvelope(500, 'INTERNAL_SERVER_ERROR', 'Unexpected fault', {
+        retryable: false,
+        details: { incident_id: 'inc-1' },
+      }),
     });
     const { source: s, delays } = source();
     const error = await rejection(s.record(1, TRACING));
@@ -395,7 +450,9 @@ describe('ServiceSource against a fake hosted service', () => {
     service.faults.set(1, {
       status: 400,
       body: errorEnvelope(400, 'BAD_REQUEST', 'Invalid parameter tracing_id', {
-        details: { invalid_parameters: [{ name: 'tracing_id', location: 'body', reason: 'invalid_format', expected: '36 hex' }] },
+        details: {
+          invalid_parameters: [{ name: 'tracing_id', location: 'body', reason: 'invalid_format', expected: '36 hex' }],
+        },
       }),
     });
     const { source: s, delays } = source();
@@ -421,7 +478,10 @@ describe('ServiceSource against a fake hosted service', () => {
   it('retries network errors like a 503', async () => {
     let calls = 0;
     const flaky: typeof fetch = async (input, init) => {
-      if (++calls === 1) throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNRESET'), { code: 'ECONNRESET' }) });
+      if (++calls === 1)
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('connect ECONNRESET'), { code: 'ECONNRESET' }),
+        });
       return fetch(input, init);
     };
     const { source: s, delays } = source({ fetch: flaky });
@@ -453,7 +513,9 @@ describe('ServiceSource against a fake hosted service', () => {
 
   it('refuses a 200 without a data object', async () => {
     service.faults.set(1, { status: 200, body: { chain_id: 1 } });
-    await expect(source().source.record(1, TRACING)).rejects.toThrow(/lineage\/record .* is unusable: data: expected an object/);
+    await expect(source().source.record(1, TRACING)).rejects.toThrow(
+      /lineage\/record .* is unusable: data: expected an object/,
+    );
   });
 
   describe('recording', () => {
@@ -463,8 +525,15 @@ describe('ServiceSource against a fake hosted service', () => {
 
     /** A session with faults: a 429 before the record, a 503 inside the genesis, then the raw block and a 404. */
     async function recordSession() {
-      service.faults.set(1, { status: 429, body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'), headers: { 'Retry-After': '1' } });
-      service.faults.set(4, { status: 503, body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }) });
+      service.faults.set(1, {
+        status: 429,
+        body: errorEnvelope(429, 'RATE_LIMIT_EXCEEDED', 'Too many requests'),
+        headers: { 'Retry-After': '1' },
+      });
+      service.faults.set(4, {
+        status: 503,
+        body: errorEnvelope(503, 'SERVICE_UNAVAILABLE', 'Saturated', { details: null }),
+      });
       const recorder = new BundleRecorder();
       const { source: s } = source({ recorder });
       const answers = {
@@ -538,22 +607,34 @@ describe('ServiceSource: the limits and shapes of every source', () => {
     const fetchFn: typeof fetch = async (_url, init) => {
       const body = JSON.parse(init!.body as string) as Json;
       requests.push(body);
-      return new Response(answer(body, requests.length), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      return new Response(answer(body, requests.length), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      });
     };
     return {
       requests,
       source: (options: { recorder?: BundleRecorder } = {}) =>
-        new ServiceSource({ baseUrl: 'http://service.invalid/v1', apiKey: KEY, fetch: fetchFn, sleep: async () => {}, ...options }),
+        new ServiceSource({
+          baseUrl: 'http://service.invalid/v1',
+          apiKey: KEY,
+          fetch: fetchFn,
+          sleep: async () => {},
+          ...options,
+        }),
     };
   };
-  const page = (logs: unknown[], cursor: string | null) => JSON.stringify(genesisPage(TRACING, logs, [], cursor, 'count'));
+  const page = (logs: unknown[], cursor: string | null) =>
+    JSON.stringify(genesisPage(TRACING, logs, [], cursor, 'count'));
   const nested = (levels: number) => `${'['.repeat(levels)}"x"${']'.repeat(levels)}`;
 
   it('a genesis that never ends stops after LINEAGE_LIMITS.genesisPages pages, with a SourceError naming the limit', async () => {
     const { requests, source: s } = scripted((_body, n) => page([genesisLog(0)], `page-${n + 1}`));
     const error = await rejection(s().genesis(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toBe(`the genesis of ${TRACING} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record`);
+    expect(error.message).toBe(
+      `the genesis of ${TRACING} has more than the limit of ${LINEAGE_LIMITS.genesisPages} lineage/genesis pages per record`,
+    );
     expect(requests).toHaveLength(LINEAGE_LIMITS.genesisPages);
   });
 
@@ -564,7 +645,9 @@ describe('ServiceSource: the limits and shapes of every source', () => {
         null,
       ),
     );
-    await expect(s().genesis(1, TRACING)).rejects.toThrow(/has more than the limit of 10000 genesis artifacts \(logs and function results\) per record/);
+    await expect(s().genesis(1, TRACING)).rejects.toThrow(
+      /has more than the limit of 10000 genesis artifacts \(logs and function results\) per record/,
+    );
     const { source: atLimit } = scripted(() =>
       page(
         Array.from({ length: LINEAGE_LIMITS.recordArtifacts }, () => genesisLog(0)),
@@ -590,12 +673,17 @@ describe('ServiceSource: the limits and shapes of every source', () => {
 
   it('an answer nested 100k deep is refused before it is recorded (recording clones it)', async () => {
     const { source: s } = scripted(() =>
-      JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, details: 'DEEP' } } }).replace('"DEEP"', nested(100_000)),
+      JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, details: 'DEEP' } } }).replace(
+        '"DEEP"',
+        nested(100_000),
+      ),
     );
     const recorder = new BundleRecorder();
     const error = await rejection(s({ recorder }).record(1, TRACING));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/POST \/evm\/lineage\/record with HTTP 200 and JSON nested deeper than the limit of 64 levels, at data\.record\.details/);
+    expect(error.message).toMatch(
+      /POST \/evm\/lineage\/record with HTTP 200 and JSON nested deeper than the limit of 64 levels, at data\.record\.details/,
+    );
     expect(recorder.toBundle('x').exchanges).toEqual([]);
   });
 });
@@ -626,7 +714,10 @@ const node = {
 const fixtureBlock = (name: string, fakeHashes = false): NodeBlock => {
   const fixture = loadFixture(name);
   const hashes = fakeHashes ? fixture.receipts.map((_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`) : undefined;
-  return { block: { ...fixture.header, ...(hashes && { transactions: hashes }), size: '0x1234', uncles: [] }, receipts: fixture.receipts };
+  return {
+    block: { ...fixture.header, ...(hashes && { transactions: hashes }), size: '0x1234', uncles: [] },
+    receipts: fixture.receipts,
+  };
 };
 
 beforeAll(async () => {
@@ -636,7 +727,8 @@ beforeAll(async () => {
     const fault = node.faults.get(node.calls.length);
     if (fault !== undefined) return send(res, fault.status, fault.body, fault.headers);
     const result = (value: unknown) => send(res, 200, { jsonrpc: '2.0', id: request.id, result: value });
-    const error = (code: number, message: string) => send(res, 200, { jsonrpc: '2.0', id: request.id, error: { code, message } });
+    const error = (code: number, message: string) =>
+      send(res, 200, { jsonrpc: '2.0', id: request.id, error: { code, message } });
     const receipt = (r: unknown) => (node.tamper ? node.tamper(structuredClone(r) as Json) : r);
     switch (request.method) {
       case 'eth_chainId':
@@ -708,7 +800,9 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const problems = new Problems();
     const parsed = readRpcBlock(block, problems);
     expect(problems.list).toEqual([]);
-    expect(bytesToHex(receiptsCommitment(parsed!.receipts, { rules: RULE_SETS.ethereum }).receiptsRoot)).toBe(fixture.header.receiptsRoot!.slice(2));
+    expect(bytesToHex(receiptsCommitment(parsed!.receipts, { rules: RULE_SETS.ethereum }).receiptsRoot)).toBe(
+      fixture.header.receiptsRoot!.slice(2),
+    );
   });
 
   it('falls back to eth_getTransactionReceipt per transaction when eth_getBlockReceipts answers -32601', async () => {
@@ -718,13 +812,21 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const block = await s.block(1, 19433903);
     const fixture = loadFixture('mainnet-19433903');
     expect(block!.receipts).toEqual(fixture.receipts);
-    expect(block!.header).toMatchObject({ receiptsRoot: fixture.header.receiptsRoot, logsBloom: fixture.header.logsBloom, hash: fixture.header.hash });
+    expect(block!.header).toMatchObject({
+      receiptsRoot: fixture.header.receiptsRoot,
+      logsBloom: fixture.header.logsBloom,
+      hash: fixture.header.hash,
+    });
     const methods = node.calls.map((c) => c.method);
     expect(methods.slice(0, 3)).toEqual(['eth_chainId', 'eth_getBlockByNumber', 'eth_getBlockReceipts']);
     const perTransaction = node.calls.filter((c) => c.method === 'eth_getTransactionReceipt');
     expect(perTransaction).toHaveLength(172);
-    expect(new Set(perTransaction.map((c) => c.params[0]))).toEqual(new Set(fixture.header.transactions as unknown as string[]));
-    await expect(new BundleSource({ exchanges: [], blocks: recorder.toBundle('x').blocks }).block(1, 19433903)).resolves.toEqual(block);
+    expect(new Set(perTransaction.map((c) => c.params[0]))).toEqual(
+      new Set(fixture.header.transactions as unknown as string[]),
+    );
+    await expect(
+      new BundleSource({ exchanges: [], blocks: recorder.toBundle('x').blocks }).block(1, 19433903),
+    ).resolves.toEqual(block);
 
     // The node's answer is remembered: the next block goes straight to the fallback, and eth_chainId is asked once.
     node.calls = [];
@@ -753,7 +855,9 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     node.blockReceipts = { code: -32000, message: 'header not found' };
     const error = await rejection(rpc().source.block(1, 19426587));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toContain(`the JSON-RPC node at ${node.origin} answered eth_getBlockReceipts with error -32000: header not found`);
+    expect(error.message).toContain(
+      `the JSON-RPC node at ${node.origin} answered eth_getBlockReceipts with error -32000: header not found`,
+    );
     expect(error.message).not.toContain('secret-project-key');
   });
 
@@ -769,7 +873,11 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
 
   it('reads Retry-After as an HTTP date too, as the service source does (one retry rule)', async () => {
     const at = new Date(Date.now() + 8_000).toUTCString();
-    node.faults.set(1, { status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } }, headers: { 'Retry-After': at } });
+    node.faults.set(1, {
+      status: 429,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } },
+      headers: { 'Retry-After': at },
+    });
     const { source: s, delays } = rpc();
     expect(await s.block(1, 19426587)).not.toBeNull();
     expect(delays).toHaveLength(1);
@@ -779,7 +887,11 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
 
   it('retries HTTP 429 and 5xx, and gives up with a SourceError', async () => {
     node.faults.set(1, { status: 503, body: 'busy' });
-    node.faults.set(2, { status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } }, headers: { 'Retry-After': '3' } });
+    node.faults.set(2, {
+      status: 429,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'rate limited' } },
+      headers: { 'Retry-After': '3' },
+    });
     const { source: s, delays } = rpc();
     expect(await s.block(1, 19426587)).not.toBeNull();
     expect(delays).toEqual([500, 3000]);
@@ -798,12 +910,22 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const deep = `${'['.repeat(100_000)}"x"${']'.repeat(100_000)}`;
     const deepFetch: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
-      return new Response((await response.text()).replace('"DEEP"', deep), { status: response.status, headers: response.headers });
+      return new Response((await response.text()).replace('"DEEP"', deep), {
+        status: response.status,
+        headers: response.headers,
+      });
     };
-    const s = new RpcBlockSource({ url: `${node.origin}/v3/secret-project-key`, sleep: async () => {}, recorder, fetch: deepFetch });
+    const s = new RpcBlockSource({
+      url: `${node.origin}/v3/secret-project-key`,
+      sleep: async () => {},
+      recorder,
+      fetch: deepFetch,
+    });
     const error = await rejection(s.block(1, 19426587));
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/answered eth_getBlockReceipts with HTTP 200 and JSON nested deeper than the limit of 64 levels, at result\[0\]\.extra/);
+    expect(error.message).toMatch(
+      /answered eth_getBlockReceipts with HTTP 200 and JSON nested deeper than the limit of 64 levels, at result\[0\]\.extra/,
+    );
     expect(recorder.toBundle('x').blocks).toEqual([]);
   });
 

@@ -16,7 +16,9 @@ async function walk(bundle: Bundle, tracingId = PAIR_RECORD): Promise<LineageRep
   return walkLineage({ chainId: 1, tracingId, source, blocks: source });
 }
 
-const failed = (report: LineageReport) => [...new Set(report.records.flatMap((r) => r.checks.filter((c) => c.status === 'fail').map((c) => c.check)))];
+const failed = (report: LineageReport) => [
+  ...new Set(report.records.flatMap((r) => r.checks.filter((c) => c.status === 'fail').map((c) => c.check))),
+];
 const statusOf = (report: LineageReport, name: string) =>
   report.records
     .flatMap((r) => r.checks)
@@ -25,7 +27,10 @@ const statusOf = (report: LineageReport, name: string) =>
 
 /** The exchange answering `path` for `tracingId` (first page for genesis). */
 function answer(bundle: Bundle, path: string, tracingId: string): any {
-  return bundle.exchanges.find((e) => e.path === path && (e.body.tracing_id ?? e.body._tracing_id) === tracingId && (e.body.cursor ?? null) === null)!.response;
+  return bundle.exchanges.find(
+    (e) =>
+      e.path === path && (e.body.tracing_id ?? e.body._tracing_id) === tracingId && (e.body.cursor ?? null) === null,
+  )!.response;
 }
 
 describe('lineage walker on bundles built from a real block', () => {
@@ -60,17 +65,40 @@ describe('lineage walker on bundles built from a real block', () => {
   });
 
   const tampered: Array<[string, (b: Bundle) => void, string | string[]]> = [
-    ['a reserve changed', (b) => (answer(b, '/evm/lineage/record', PAIR_RECORD).data.record.reserves[0] = '1'), 'record.reserves'],
-    ['a log moved to another index', (b) => (answer(b, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].log_index = 1), 'log.position'],
-    ['a topic altered', (b) => (answer(b, '/evm/lineage/genesis', WETH_RECORD).data.genesis.logs[0].topics[1] = 'ff'.repeat(32)), 'log.position'],
+    [
+      'a reserve changed',
+      (b) => (answer(b, '/evm/lineage/record', PAIR_RECORD).data.record.reserves[0] = '1'),
+      'record.reserves',
+    ],
+    [
+      'a log moved to another index',
+      (b) => (answer(b, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].log_index = 1),
+      'log.position',
+    ],
+    [
+      'a topic altered',
+      (b) => (answer(b, '/evm/lineage/genesis', WETH_RECORD).data.genesis.logs[0].topics[1] = 'ff'.repeat(32)),
+      'log.position',
+    ],
     [
       'a decoded output that disagrees with its bytes',
-      (b) => ((b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis.function_results[0].decoded_output.reserve0 = '12345'),
+      (b) =>
+        ((
+          b.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any
+        ).data.genesis.function_results[0].decoded_output.reserve0 = '12345'),
       'function_result.decoded_output',
     ],
     ['a header field changed', (b) => (b.blocks[0]!.header.gasUsed = '0x1'), 'block.header_hash'],
-    ['a receipt dropped from the block', (b) => b.blocks[0]!.receipts.pop(), ['block.receipts_root', 'block.logs_bloom']],
-    ['a parent cycle', (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.parent_tracing_ids = [PAIR_RECORD]), 'parents.cycle'],
+    [
+      'a receipt dropped from the block',
+      (b) => b.blocks[0]!.receipts.pop(),
+      ['block.receipts_root', 'block.logs_bloom'],
+    ],
+    [
+      'a parent cycle',
+      (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.parent_tracing_ids = [PAIR_RECORD]),
+      'parents.cycle',
+    ],
   ];
 
   it.each(tampered)('%s fails exactly %s and no other check', async (_name, tamper, expected) => {
@@ -83,7 +111,9 @@ describe('lineage walker on bundles built from a real block', () => {
 
   it('a missing parent (the service answered 404) is reported', async () => {
     const bundle = buildBundle();
-    const exchange = bundle.exchanges.find((e) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD)!;
+    const exchange = bundle.exchanges.find(
+      (e) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD,
+    )!;
     exchange.status = 404;
     exchange.response = { error: { code: 'NOT_FOUND', http_status: 404, message: 'No record with this tracing id' } };
     const report = await walk(bundle);
@@ -116,7 +146,9 @@ describe('lineage walker on bundles built from a real block', () => {
   it('a lineage with no genesis log has no block checked on chain: not verifiable, never a pass', async () => {
     const bundle = buildBundle();
     for (const tracingId of [PAIR_RECORD, WETH_RECORD])
-      for (const exchange of bundle.exchanges.filter((e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId))
+      for (const exchange of bundle.exchanges.filter(
+        (e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId,
+      ))
         (exchange.response as any).data.genesis.logs = [];
     // The records' block_number stays; no log holds any of it to the chain.
     const report = await walk(bundle);
@@ -134,7 +166,9 @@ describe('lineage walker on bundles built from a real block', () => {
     const rootCheck = checks.find((c) => c.check === 'block.receipts_root')!;
     expect(rootCheck).toMatchObject({
       status: 'skipped',
-      reason: expect.stringMatching(/^not verifiable: Block 19,426,587 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/),
+      reason: expect.stringMatching(
+        /^not verifiable: Block 19,426,587 of Arbitrum One \(chain 42161\) is in its Arbitrum classic era/,
+      ),
     });
     expect(statusOf(report, 'log.position')).toEqual(['skipped', 'skipped']);
     expect(checks.find((c) => c.check === 'log.position')!.reason).toMatch(/cannot be verified/);
@@ -147,15 +181,22 @@ describe('lineage walker on bundles built from a real block', () => {
     (bundle.blocks[0]!.receipts as Array<Record<string, unknown>>)[0]!.type = '0x9';
     const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
     expect(audit.ok).toBe(false);
-    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({ name: 'bundle.blocks[0].receipts[0].type', reason: 'unknown_type' });
+    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({
+      name: 'bundle.blocks[0].receipts[0].type',
+      reason: 'unknown_type',
+    });
   });
 
   it('a chain outside the registry is not verified under a guessed rule set', async () => {
-    const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":999999,')) as Bundle;
+    const bundle = JSON.parse(
+      JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":999999,'),
+    ) as Bundle;
     const source = new BundleSource(bundle);
     const report = await walkLineage({ chainId: 999999, tracingId: PAIR_RECORD, source, blocks: source });
     expect(statusOf(report, 'block.receipts_root')).toEqual(['skipped', 'skipped']);
-    expect(report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!.reason).toMatch(/Chain 999999 is not in/);
+    expect(report.records.flatMap((r) => r.checks).find((c) => c.check === 'block.receipts_root')!.reason).toMatch(
+      /Chain 999999 is not in/,
+    );
   });
 
   it('a block-wide log_index is located, with a warning', async () => {
@@ -219,13 +260,17 @@ describe('POST /v1/evm/verify/lineage operation', () => {
   ])('%j → 400 on %s (%s)', async (body, name, reason) => {
     const result = await verifyLineage(body);
     expect(result.status).toBe(400);
-    expect((result.body as any).error.details.invalid_parameters).toContainEqual(expect.objectContaining({ name, reason }));
+    expect((result.body as any).error.details.invalid_parameters).toContainEqual(
+      expect.objectContaining({ name, reason }),
+    );
   });
 });
 
 describe('the committed example bundle', () => {
   it('fixtures/lineage/pair-reserves-19426587.bundle.json is what the builder makes from the real block', () => {
-    const committed = JSON.parse(readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'));
+    const committed = JSON.parse(
+      readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'),
+    );
     expect(committed).toEqual(JSON.parse(JSON.stringify(buildBundle())));
   });
 });
@@ -248,7 +293,9 @@ describe('evm-integrity lineage (CLI)', () => {
     const inline = io();
     const pooled = io();
     expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], inline.io)).toBe(0);
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io)).toBe(0);
+    expect(
+      await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io),
+    ).toBe(0);
     expect(pooled.out).toEqual(inline.out);
   });
 
@@ -269,7 +316,10 @@ describe('evm-integrity lineage (CLI)', () => {
     [[PAIR_RECORD, '--bundle', 'x.json'], /--chain-id is required: the chain id, a number \(1 for Ethereum mainnet\)/],
     [['abc', '--chain-id', '1', '--bundle', 'x.json'], /36 hex characters/],
     [[PAIR_RECORD, '--chain-id', '1'], /exactly one of --bundle FILE and --service URL/],
-    [[PAIR_RECORD, '--chain-id', '1', '--bundle', 'no/such.json'], /cannot read the bundle no\/such.json: no such file/],
+    [
+      [PAIR_RECORD, '--chain-id', '1', '--bundle', 'no/such.json'],
+      /cannot read the bundle no\/such.json: no such file/,
+    ],
     [[PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
   ])('%j is bad input (UsageError → exit 2)', async (args, message) => {
     const { io: streams } = io();
@@ -278,7 +328,9 @@ describe('evm-integrity lineage (CLI)', () => {
 
   it('a service URL that is not http(s) is exit 2 with a message', async () => {
     const { out, io: streams } = io();
-    const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', 'ftp://example.invalid/v1'], streams, { EVM_DATA_SERVICE_API_KEY: 'k' });
+    const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', 'ftp://example.invalid/v1'], streams, {
+      EVM_DATA_SERVICE_API_KEY: 'k',
+    });
     expect(code).toBe(2);
     expect(out.stderr).toMatch(/^evm-integrity: /);
   });

@@ -66,7 +66,17 @@ beforeAll(async () => {
   server = await startServer(
     testConfig({
       host: '127.0.0.1',
-      accounts: [{ id: 'client', name: 'client', plan: 'pro', cuLimit: 1000, rateLimitRps: 1000, entitlements: null, keys: [{ label: 'gen', key: KEY }] }],
+      accounts: [
+        {
+          id: 'client',
+          name: 'client',
+          plan: 'pro',
+          cuLimit: 1000,
+          rateLimitRps: 1000,
+          entitlements: null,
+          keys: [{ label: 'gen', key: KEY }],
+        },
+      ],
     }),
     { logger: capturingLogger().logger },
   );
@@ -81,55 +91,63 @@ afterAll(async () => {
 });
 
 describe('a strict TypeScript client generated from /v1/openapi.json', () => {
-  it('compiles with tsc --strict and reads every answer through the generated types, error details included', { timeout: 120_000 }, async () => {
-    const document = await (await fetch(`${server.url}/v1/openapi.json`)).text();
-    const types = astToString(await openapiTS(document));
-    expect(types).toContain('ErrorEnvelope');
-    expect(types).not.toMatch(/\bError: \{/);
-    writeFileSync(join(dir, 'schema.ts'), types);
-    writeFileSync(join(dir, 'client.ts'), CLIENT);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noUncheckedIndexedAccess: true,
-          exactOptionalPropertyTypes: true,
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          lib: ['ES2022', 'DOM'],
-          types: ['node'],
-          outDir: 'out',
-          noEmitOnError: true,
-        },
-        files: ['client.ts', 'schema.ts'],
-      }),
-    );
-    try {
-      execFileSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8' });
-    } catch (error) {
-      throw new Error(`the generated client does not compile:\n${(error as { stdout: string }).stdout}`);
-    }
+  it(
+    'compiles with tsc --strict and reads every answer through the generated types, error details included',
+    { timeout: 120_000 },
+    async () => {
+      const document = await (await fetch(`${server.url}/v1/openapi.json`)).text();
+      const types = astToString(await openapiTS(document));
+      expect(types).toContain('ErrorEnvelope');
+      expect(types).not.toMatch(/\bError: \{/);
+      writeFileSync(join(dir, 'schema.ts'), types);
+      writeFileSync(join(dir, 'client.ts'), CLIENT);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noUncheckedIndexedAccess: true,
+            exactOptionalPropertyTypes: true,
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            lib: ['ES2022', 'DOM'],
+            types: ['node'],
+            outDir: 'out',
+            noEmitOnError: true,
+          },
+          files: ['client.ts', 'schema.ts'],
+        }),
+      );
+      try {
+        execFileSync(process.execPath, [TSC, '-p', dir], { encoding: 'utf8' });
+      } catch (error) {
+        throw new Error(`the generated client does not compile:\n${(error as { stdout: string }).stdout}`);
+      }
 
-    // Not execFileSync: the server answers on this thread's event loop.
-    const { stdout } = await promisify(execFile)(process.execPath, [join(dir, 'out', 'client.js'), `${server.url}/v1`, KEY], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    const seen = JSON.parse(stdout);
-    expect(seen).toMatchObject({
-      status: 'ok',
-      identical: true,
-      remaining: expect.stringMatching(/^\d+$/),
-      code: 'BAD_REQUEST',
-      named: ['body:receipt_root:invalid_format'],
-      computed: expect.stringMatching(/^[0-9a-f]{64}$/),
-      used: 2,
-      tokenStatus: 'missing',
-      lineageProblem: expect.stringMatching(/^bundle/),
-    });
-    expect(Date.parse(seen.resetAt)).toBeGreaterThan(Date.now());
-  });
+      // Not execFileSync: the server answers on this thread's event loop.
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [join(dir, 'out', 'client.js'), `${server.url}/v1`, KEY],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      const seen = JSON.parse(stdout);
+      expect(seen).toMatchObject({
+        status: 'ok',
+        identical: true,
+        remaining: expect.stringMatching(/^\d+$/),
+        code: 'BAD_REQUEST',
+        named: ['body:receipt_root:invalid_format'],
+        computed: expect.stringMatching(/^[0-9a-f]{64}$/),
+        used: 2,
+        tokenStatus: 'missing',
+        lineageProblem: expect.stringMatching(/^bundle/),
+      });
+      expect(Date.parse(seen.resetAt)).toBeGreaterThan(Date.now());
+    },
+  );
 });

@@ -13,7 +13,13 @@ async function served() {
   const app = createApp({ config, store, logger: capturingLogger().logger });
   const source = await (await app.request('/v1/openapi.json')).text();
   const post = async (path: string, body: unknown) =>
-    (await app.request(`/v1${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })).json();
+    (
+      await app.request(`/v1${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).json();
   return { source, doc: JSON.parse(source), post };
 }
 
@@ -60,36 +66,63 @@ describe('the OpenAPI document', () => {
     const { source } = await served();
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source, absoluteRef: 'openapi.json', config });
-    expect(problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`)).toEqual([]);
+    expect(problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`)).toEqual(
+      [],
+    );
   });
 
   it('each verify request example, sent as it is, is answered with the response example', async () => {
     const { doc, post } = await served();
     const verify = Object.entries(doc.paths as Record<string, any>).filter(([path]) => path.startsWith('/evm/verify/'));
-    const withExamples = verify.filter(([, item]) => item.post.requestBody.content['application/json'].examples !== undefined);
-    expect(withExamples.map(([path]) => path)).toEqual(['/evm/verify/receipt-root', '/evm/verify/logs-bloom', '/evm/verify/lineage']);
+    const withExamples = verify.filter(
+      ([, item]) => item.post.requestBody.content['application/json'].examples !== undefined,
+    );
+    expect(withExamples.map(([path]) => path)).toEqual([
+      '/evm/verify/receipt-root',
+      '/evm/verify/logs-bloom',
+      '/evm/verify/lineage',
+    ]);
     for (const [path, item] of withExamples) {
-      const requests = Object.values(item.post.requestBody.content['application/json'].examples as Record<string, Example>);
-      const responses = Object.values(item.post.responses['200'].content['application/json'].examples as Record<string, Example>);
+      const requests = Object.values(
+        item.post.requestBody.content['application/json'].examples as Record<string, Example>,
+      );
+      const responses = Object.values(
+        item.post.responses['200'].content['application/json'].examples as Record<string, Example>,
+      );
       expect(requests.length).toBe(responses.length);
-      for (const [i, request] of requests.entries()) expect(await post(path, request.value)).toEqual(responses[i]!.value);
+      for (const [i, request] of requests.entries())
+        expect(await post(path, request.value)).toEqual(responses[i]!.value);
     }
   });
 
   it('the 400 example is the answer to a body with members missing', async () => {
     const { doc, post } = await served();
-    const examples = doc.paths['/evm/verify/receipt-root'].post.responses['400'].content['application/json'].examples as Record<string, Example>;
+    const examples = doc.paths['/evm/verify/receipt-root'].post.responses['400'].content['application/json']
+      .examples as Record<string, Example>;
     expect(await post('/evm/verify/receipt-root', { chain_id: 1 })).toEqual(examples.missingMembers!.value);
   });
 
   it('declares concrete status codes only (no 4XX ranges) and names the envelope ErrorEnvelope, not Error', async () => {
     const { doc } = await served();
-    const codes = Object.values(doc.paths as Record<string, any>).flatMap((item) => Object.values(item).flatMap((op: any) => Object.keys(op.responses)));
+    const codes = Object.values(doc.paths as Record<string, any>).flatMap((item) =>
+      Object.values(item).flatMap((op: any) => Object.keys(op.responses)),
+    );
     expect(codes.filter((code) => !/^\d{3}$/.test(code))).toEqual([]);
     expect(Object.keys(doc.components.schemas)).toEqual(['ErrorEnvelope', 'ErrorDetails']);
-    expect(Object.keys(doc.components.headers)).toEqual(['XRequestId', 'XRateLimitLimit', 'XRateLimitRemaining', 'RetryAfter', 'WWWAuthenticate']);
+    expect(Object.keys(doc.components.headers)).toEqual([
+      'XRequestId',
+      'XRateLimitLimit',
+      'XRateLimitRemaining',
+      'RetryAfter',
+      'WWWAuthenticate',
+    ]);
     const receiptRoot = doc.paths['/evm/verify/receipt-root'].post.responses;
-    expect(Object.keys(receiptRoot['429'].headers)).toEqual(['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining']);
+    expect(Object.keys(receiptRoot['429'].headers)).toEqual([
+      'X-Request-Id',
+      'Retry-After',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+    ]);
     expect(Object.keys(receiptRoot['401'].headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
   });
 
@@ -98,7 +131,10 @@ describe('the OpenAPI document', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
       for (const operation of Object.values<any>(item)) {
         const media = operation.responses['200'].content['application/json'];
-        const answers = media.example === undefined ? Object.values(media.examples as Record<string, Example>).map((e) => e.value) : [media.example];
+        const answers =
+          media.example === undefined
+            ? Object.values(media.examples as Record<string, Example>).map((e) => e.value)
+            : [media.example];
         // /chains: reason, eras, state_sync and checks are present only for some chains and eras.
         if (path === '/chains') continue;
         for (const answer of answers) expect(unrequired(doc, media.schema, answer), path).toEqual([]);
@@ -110,9 +146,17 @@ describe('the OpenAPI document', () => {
     const { doc } = await served();
     const schema = doc.paths['/evm/verify/lineage'].post.requestBody.content['application/json'].schema;
     expect(schema.anyOf).toEqual([{ required: ['tracing_id'] }, { required: ['_tracing_id'] }]);
-    expect(schema.properties.bundle.properties.exchanges.items.required).toEqual(['method', 'path', 'body', 'status', 'response']);
+    expect(schema.properties.bundle.properties.exchanges.items.required).toEqual([
+      'method',
+      'path',
+      'body',
+      'status',
+      'response',
+    ]);
     expect(schema.properties.bundle.properties.blocks.items.required).toEqual(['chain_id', 'header', 'receipts']);
-    const receipt = doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema.properties.transactions.items;
+    const receipt =
+      doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema.properties.transactions
+        .items;
     expect(receipt.oneOf.map((branch: any) => branch.required)).toEqual([['status'], ['root']]);
   });
 });

@@ -21,7 +21,11 @@ import { fixtureNames, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const bigBlock = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
-const big = receiptRootBody({ chainId: 1, receiptRoot: bigBlock.header.fields.receiptsRoot!, receipts: bigBlock.receipts });
+const big = receiptRootBody({
+  chainId: 1,
+  receiptRoot: bigBlock.header.fields.receiptsRoot!,
+  receipts: bigBlock.receipts,
+});
 const bigBody = JSON.stringify(big);
 const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
 
@@ -97,12 +101,18 @@ const post = (server: RunningServer, account: string, path: string, body: string
 /** Status, media type and body, with the server's origin (in docs_url) taken out. */
 async function answer(server: RunningServer, account: string, path: string, body: string) {
   const res = await post(server, account, path, body);
-  return { status: res.status, type: res.headers.get('content-type'), body: (await res.text()).replaceAll(server.url, 'ORIGIN') };
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    body: (await res.text()).replaceAll(server.url, 'ORIGIN'),
+  };
 }
 
 describe('a body verified on a worker', () => {
   const mismatching = JSON.stringify({ ...big, receipt_root: `0x${'ab'.repeat(32)}` });
-  const txs = big.transactions.map((tx, i) => (i === 5 ? { ...tx, cumulative_gas_used: 'lots' } : i === 7 ? { ...tx, status: 7 } : tx));
+  const txs = big.transactions.map((tx, i) =>
+    i === 5 ? { ...tx, cumulative_gas_used: 'lots' } : i === 7 ? { ...tx, status: 7 } : tx,
+  );
   const invalid = JSON.stringify({ ...big, transactions: txs });
   const cases: Array<[string, string, string, number]> = [
     ['a block that matches', 'b', bigBody, 200],
@@ -123,8 +133,12 @@ describe('a body verified on a worker', () => {
 
   it('the mismatch and the problems are really there', async () => {
     expect(JSON.parse((await answer(pooled, 'b', 'receipt-root', mismatching)).body).data[0].is_identical).toBe(false);
-    const problems = JSON.parse((await answer(pooled, 'b', 'receipt-root', invalid)).body).error.details.invalid_parameters;
-    expect(problems.map((p: { name: string }) => p.name)).toEqual(['transactions[5].cumulative_gas_used', 'transactions[7].status']);
+    const problems = JSON.parse((await answer(pooled, 'b', 'receipt-root', invalid)).body).error.details
+      .invalid_parameters;
+    expect(problems.map((p: { name: string }) => p.name)).toEqual([
+      'transactions[5].cumulative_gas_used',
+      'transactions[7].status',
+    ]);
   });
 });
 
@@ -153,13 +167,19 @@ describe('admission and a busy pool', () => {
     admission.enter('x');
     expect(() => admission.enter('x')).toThrow(ApiProblem);
     admission.enter('y');
-    expect(() => admission.enter('z')).toThrow(expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }));
+    expect(() => admission.enter('z')).toThrow(
+      expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }),
+    );
     admission.leave('x');
     admission.enter('z');
   });
 
   it('a client that leaves while its job waits for a worker: the job is dropped and it is not charged', async () => {
-    const before = { settled: store.settled.length, reserved: store.reserved.length, used: store.usage('c', new Date()).cuUsed };
+    const before = {
+      settled: store.settled.length,
+      reserved: store.reserved.length,
+      used: store.usage('c', new Date()).cuUsed,
+    };
     const ahead = [
       ...Array.from({ length: 3 }, () => post(pooled, 'a', 'receipt-root', bigBody)),
       ...Array.from({ length: 3 }, () => post(pooled, 'b', 'receipt-root', bigBody)),
@@ -170,7 +190,9 @@ describe('admission and a busy pool', () => {
     await expect.poll(() => store.reserved.slice(before.reserved).includes('c'), { interval: 1 }).toBe(true);
     leaving.abort();
     expect(await left).toBe('AbortError');
-    await expect.poll(() => store.released.find((r) => r.account === 'c' && r.endpoint === 'verify/logs-bloom')).toBeDefined();
+    await expect
+      .poll(() => store.released.find((r) => r.account === 'c' && r.endpoint === 'verify/logs-bloom'))
+      .toBeDefined();
     const release = store.released.find((r) => r.account === 'c')!;
     expect(release).toMatchObject({ status: 499, cu: 0 });
     // Released while the six jobs ahead of it were still to be answered: it never ran.
@@ -214,7 +236,9 @@ describe('blocks verified on the pool', () => {
   });
 
   describe("the lineage walk's block checks on the pool", () => {
-    const bundle = JSON.parse(readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'));
+    const bundle = JSON.parse(
+      readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'),
+    );
     const tampered = structuredClone(bundle);
     tampered.blocks[0].receipts.pop();
     const PAIR_RECORD = bundle.exchanges[0].body.tracing_id as string;

@@ -73,8 +73,12 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['service entry point', /^service\.ts$/],
 ];
 
-/** A module's path as the layers name it: within the core, or `store/…`, `server/…`, `cli/…`, `service.ts` … in the service. */
-const pathOf = (file: string) => (file.startsWith(SERVICE) ? relative(SERVICE, file).replace(/^index\.ts$/, 'service.ts') : relative(CORE, file));
+/**
+ * A module's path as the layers name it: within the core, or `store/…`, `server/…`, `cli/…`, `service.ts` … in the
+ * service.
+ */
+const pathOf = (file: string) =>
+  file.startsWith(SERVICE) ? relative(SERVICE, file).replace(/^index\.ts$/, 'service.ts') : relative(CORE, file);
 
 const layerOf = (file: string): number => {
   const path = pathOf(file);
@@ -85,7 +89,11 @@ const layerOf = (file: string): number => {
 
 const modulesIn = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? modulesIn(resolve(dir, entry.name)) : entry.name.endsWith('.ts') ? [resolve(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? modulesIn(resolve(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [resolve(dir, entry.name)]
+        : [],
   );
 
 const allModules = () => [...modulesIn(CORE), ...modulesIn(SERVICE)];
@@ -96,7 +104,9 @@ describe('the layers', () => {
     for (const file of allModules()) {
       for (const target of importsOf(file).local) {
         if (layerOf(target) > layerOf(file))
-          upward.push(`${pathOf(file)} (${LAYERS[layerOf(file)]![0]}) imports ${pathOf(target)} (${LAYERS[layerOf(target)]![0]})`);
+          upward.push(
+            `${pathOf(file)} (${LAYERS[layerOf(file)]![0]}) imports ${pathOf(target)} (${LAYERS[layerOf(target)]![0]})`,
+          );
       }
     }
     expect(upward).toEqual([]);
@@ -107,7 +117,8 @@ describe('the layers', () => {
     const cycles: string[] = [];
     const visit = (file: string, path: string[]) => {
       if (state.get(file) === 'done') return;
-      if (state.get(file) === 'open') return void cycles.push([...path.slice(path.indexOf(file)), file].map(pathOf).join(' -> '));
+      if (state.get(file) === 'open')
+        return void cycles.push([...path.slice(path.indexOf(file)), file].map(pathOf).join(' -> '));
       state.set(file, 'open');
       for (const target of importsOf(file).local) visit(target, [...path, file]);
       state.set(file, 'done');
@@ -131,7 +142,9 @@ describe('the layers', () => {
   });
 
   it('the core never imports the service, nor a package the core does not depend on', () => {
-    const core = JSON.parse(readFileSync(new URL('../packages/core/package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
+    const core = JSON.parse(readFileSync(new URL('../packages/core/package.json', import.meta.url), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
     for (const file of modulesIn(CORE)) {
       expect(
         importsOf(file).local.filter((target) => target.startsWith(SERVICE)),
@@ -171,7 +184,9 @@ describe('the entry points', () => {
   it('evm-integrity/node holds the network sources: Node built-ins only, no server package', () => {
     const { external } = reachable(resolve(CORE, 'node.ts'));
     expect([...external]).toEqual(expect.arrayContaining(['node:fs/promises']));
-    expect([...external].filter((p) => !p.startsWith('node:') && !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
+    expect(
+      [...external].filter((p) => !p.startsWith('node:') && !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p)),
+    ).toEqual([]);
   });
 
   it('@evm-integrity/service is where the server, its stores and their packages live', () => {

@@ -14,7 +14,11 @@ import {
 import { oracleEncode } from './helpers/oracle.js';
 
 const ZERO_BLOOM = '00'.repeat(256);
-const log: Log = { address: new Uint8Array(20).fill(0x11), topics: [new Uint8Array(32).fill(0x22)], data: Uint8Array.of(0xab) };
+const log: Log = {
+  address: new Uint8Array(20).fill(0x11),
+  topics: [new Uint8Array(32).fill(0x22)],
+  data: Uint8Array.of(0xab),
+};
 const base: Receipt = { type: 0, status: 1, cumulativeGasUsed: 21000n, logs: [] };
 
 describe('receipt consensus encoding', () => {
@@ -29,7 +33,9 @@ describe('receipt consensus encoding', () => {
   it('pre-Byzantium: the 32-byte post-state root in place of status', () => {
     const root = new Uint8Array(32).fill(0xee);
     const { status: _status, ...withoutStatus } = base;
-    expect(bytesToHex(encodeReceipt({ ...withoutStatus, root }))).toBe(`f90128a0${'ee'.repeat(32)}825208b90100${ZERO_BLOOM}c0`);
+    expect(bytesToHex(encodeReceipt({ ...withoutStatus, root }))).toBe(
+      `f90128a0${'ee'.repeat(32)}825208b90100${ZERO_BLOOM}c0`,
+    );
   });
 
   it('quantities are canonical: 0 is empty, no leading zeros, up to 2^64-1', () => {
@@ -82,7 +88,8 @@ describe('chain rule sets', () => {
 
   it('Arbitrum: 0x64-0x6a are typed, 0x78 (ArbitrumLegacy) hashes as an untyped receipt', () => {
     const rules = RULE_SETS.arbitrum;
-    for (const type of [0x64, 0x65, 0x66, 0x68, 0x69, 0x6a]) expect(encodeReceipt({ ...base, type }, { rules })[0]).toBe(type);
+    for (const type of [0x64, 0x65, 0x66, 0x68, 0x69, 0x6a])
+      expect(encodeReceipt({ ...base, type }, { rules })[0]).toBe(type);
     expect(encodeReceipt({ ...base, type: 0x78 }, { rules })).toEqual(encodeReceipt(base));
   });
 

@@ -25,7 +25,11 @@ function logRequests(store: Store, ages: number[]) {
   for (const [i, age] of ages.entries()) {
     const held = store.reserve('acme', 'verify/receipt-root', 1, daysAgo(age));
     if (!held.ok) throw new Error('allowance refused');
-    store.settle(held.value.reservation, { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, daysAgo(age));
+    store.settle(
+      held.value.reservation,
+      { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 },
+      daysAgo(age),
+    );
   }
 }
 
@@ -39,14 +43,19 @@ describe('request log retention', () => {
     stop();
     expect(store.requests('acme').map((r) => r.requestId)).toEqual(['r3', 'r4', 'r5']);
     expect(store.usage('acme', NOW)).toEqual(usageBefore);
-    expect(log.lines.find((l) => l.msg === 'request log pruned')).toMatchObject({ removed: 3, request_retention_days: 45 });
+    expect(log.lines.find((l) => l.msg === 'request log pruned')).toMatchObject({
+      removed: 3,
+      request_retention_days: 45,
+    });
   });
 
   it('request_retention_days is a configuration member, 45 days by default (a 31-day period plus 14 days)', () => {
     expect(DEFAULT_CONFIG.requestRetentionDays).toBe(DEFAULT_REQUEST_RETENTION_DAYS);
     expect(DEFAULT_REQUEST_RETENTION_DAYS).toBe(45);
     expect(parseConfig({ request_retention_days: 7 }).requestRetentionDays).toBe(7);
-    expect(() => parseConfig({ request_retention_days: 0 })).toThrow('request_retention_days: expected a positive number of days, got 0');
+    expect(() => parseConfig({ request_retention_days: 0 })).toThrow(
+      'request_retention_days: expected a positive number of days, got 0',
+    );
   });
 
   it('a server prunes its SQLite log when it starts', async () => {
@@ -55,18 +64,30 @@ describe('request log retention', () => {
     const seeded = new SqliteStore(storeFile(dataDir));
     // Real time here: the server prunes against the clock.
     const ages = [400, 60, 1];
-    seeded.createAccount({ id: 'acme', name: 'Acme', plan: 'pro', cuLimit: 1000, rateLimitRps: 10 }, new Date(Date.now() - 500 * 86_400_000));
+    seeded.createAccount(
+      { id: 'acme', name: 'Acme', plan: 'pro', cuLimit: 1000, rateLimitRps: 10 },
+      new Date(Date.now() - 500 * 86_400_000),
+    );
     for (const [i, age] of ages.entries()) {
       const at = new Date(Date.now() - age * 86_400_000);
       const held = seeded.reserve('acme', 'verify/receipt-root', 1, at);
       if (!held.ok) throw new Error('allowance refused');
-      seeded.settle(held.value.reservation, { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, at);
+      seeded.settle(
+        held.value.reservation,
+        { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 },
+        at,
+      );
     }
     seeded.close();
     const log = capturingLogger();
-    const server = await startServer(testConfig({ store: 'sqlite', dataDir, requestRetentionDays: 30 }), { logger: log.logger });
+    const server = await startServer(testConfig({ store: 'sqlite', dataDir, requestRetentionDays: 30 }), {
+      logger: log.logger,
+    });
     await server.close();
-    expect(log.lines.find((l) => l.msg === 'request log pruned')).toMatchObject({ removed: 2, request_retention_days: 30 });
+    expect(log.lines.find((l) => l.msg === 'request log pruned')).toMatchObject({
+      removed: 2,
+      request_retention_days: 30,
+    });
     const reopened = new SqliteStore(storeFile(dataDir));
     expect(reopened.pruneRequests(new Date(0))).toBe(0);
     expect(reopened.pruneRequests(new Date())).toBe(1);

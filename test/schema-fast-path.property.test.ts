@@ -15,7 +15,9 @@ import { arrayOf, type Spec } from '../packages/core/src/input/schema.js';
 const hexOf = (minLength: number, maxLength: number) =>
   fc
     .tuple(fc.uint8Array({ minLength, maxLength }), fc.constantFrom('0x', '0X', ''), fc.boolean())
-    .map(([bytes, prefix, upper]) => prefix + Buffer.from(bytes).toString('hex')[upper ? 'toUpperCase' : 'toLowerCase']());
+    .map(
+      ([bytes, prefix, upper]) => prefix + Buffer.from(bytes).toString('hex')[upper ? 'toUpperCase' : 'toLowerCase'](),
+    );
 /** Right length, one character that is no hex digit. */
 const notHex = (bytes: number) => hexOf(bytes, bytes).map((hex) => `${hex.slice(0, -1)}g`);
 const wrong = fc.constantFrom<unknown>(null, 7, 'zz', '0x123', 'abc', [], {}, true, '');
@@ -25,27 +27,43 @@ const address = mostlyValid(hexOf(20, 20), fc.oneof(hexOf(19, 21), notHex(20), w
 const topic = mostlyValid(hexOf(32, 32), fc.oneof(hexOf(31, 33), notHex(32), wrong));
 const topics = mostlyValid(fc.array(topic, { maxLength: 5 }), wrong);
 const data = mostlyValid(hexOf(0, 80), fc.oneof(notHex(3), wrong));
-const extra = mostlyValid(fc.constant({}), fc.constantFrom<Record<string, unknown>>({ removed: 1 }, { contract_adress: 'aa' }, { Data: '0x' }));
+const extra = mostlyValid(
+  fc.constant({}),
+  fc.constantFrom<Record<string, unknown>>({ removed: 1 }, { contract_adress: 'aa' }, { Data: '0x' }),
+);
 const dropped = mostlyValid(fc.constant(''), fc.constantFrom('contract_address', 'topics', 'data'));
-const log = fc.record({ contract_address: address, topics, data, extra, dropped }).map(({ extra: members, dropped: name, ...rest }) => {
-  const value: Record<string, unknown> = { ...rest, ...(members as object) };
-  delete value[name as string];
-  return value;
-});
+const log = fc
+  .record({ contract_address: address, topics, data, extra, dropped })
+  .map(({ extra: members, dropped: name, ...rest }) => {
+    const value: Record<string, unknown> = { ...rest, ...(members as object) };
+    delete value[name as string];
+    return value;
+  });
 const LOGS = arrayOf(VERIFY_LOG, { description: 'logs', expected: 'an array of logs' });
 /** A receipt's logs decoded into one buffer. */
 const LOG_LIST = logList(LOGS);
 
 /** The rules of a log, written out independently of the readers. */
 const isHex = (value: unknown, bytes?: number) =>
-  typeof value === 'string' && /^(0[xX])?([0-9a-fA-F]{2})*$/.test(value) && (bytes === undefined || value.replace(/^0[xX]/, '').length === 2 * bytes);
+  typeof value === 'string' &&
+  /^(0[xX])?([0-9a-fA-F]{2})*$/.test(value) &&
+  (bytes === undefined || value.replace(/^0[xX]/, '').length === 2 * bytes);
 const isValidLog = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { contract_address, topics, data } = value as Record<string, unknown>;
-  return isHex(contract_address, 20) && Array.isArray(topics) && topics.length <= 4 && topics.every((t) => isHex(t, 32)) && isHex(data);
+  return (
+    isHex(contract_address, 20) &&
+    Array.isArray(topics) &&
+    topics.length <= 4 &&
+    topics.every((t) => isHex(t, 32)) &&
+    isHex(data)
+  );
 };
 
-/** `read` follows the rules; `valid` gives only what `read` gives without a problem, and gives it whenever it has a shortcut. */
+/**
+ * `read` follows the rules; `valid` gives only what `read` gives without a problem, and gives it whenever it has a
+ * shortcut.
+ */
 function agrees<T>(spec: Spec<T>, value: unknown, isValid: boolean, hasUnknownMember: boolean): void {
   const problems = new Problems();
   const slow = spec.read(value, 'p', problems);
@@ -60,7 +78,9 @@ function agrees<T>(spec: Spec<T>, value: unknown, isValid: boolean, hasUnknownMe
 }
 
 const unknownMember = (value: unknown) =>
-  typeof value === 'object' && value !== null && Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
+  typeof value === 'object' &&
+  value !== null &&
+  Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
 
 describe('request readers: the fast path agrees with the slow path', () => {
   it('on logs and lists of logs (one buffer per list), valid and not (1000 runs)', () => {
@@ -78,18 +98,26 @@ describe('request readers: the fast path agrees with the slow path', () => {
     // Few distinct values, so that logs repeat them, in either case and with or without 0x.
     const pick = <T>(values: T[]) => fc.nat().map((i) => values[i % values.length]!);
     const repeating = fc
-      .record({ addresses: fc.array(address, { minLength: 1, maxLength: 2 }), topics: fc.array(topic, { minLength: 1, maxLength: 3 }) })
+      .record({
+        addresses: fc.array(address, { minLength: 1, maxLength: 2 }),
+        topics: fc.array(topic, { minLength: 1, maxLength: 3 }),
+      })
       .chain(({ addresses, topics: pool }) =>
-        fc.array(fc.record({ contract_address: pick(addresses), topics: fc.array(pick(pool), { maxLength: 4 }), data }), { maxLength: 12 }),
+        fc.array(
+          fc.record({ contract_address: pick(addresses), topics: fc.array(pick(pool), { maxLength: 4 }), data }),
+          { maxLength: 12 },
+        ),
       );
     fc.assert(
       fc.property(repeating, (logs) => {
         agrees(LOG_LIST, logs, logs.every(isValidLog), false);
         const decoded = LOG_LIST.valid!(logs);
         if (decoded === undefined) return;
-        // A log that writes the address, or a topic at the same place, as the log before it shares its bytes: decoded once.
+        // A log that writes the address, or a topic at the same place, as the log before it shares its bytes: decoded
+        // once.
         for (let i = 1; i < logs.length; i++) {
-          if (logs[i]!.contract_address === logs[i - 1]!.contract_address) expect(decoded[i]!.address).toBe(decoded[i - 1]!.address);
+          if (logs[i]!.contract_address === logs[i - 1]!.contract_address)
+            expect(decoded[i]!.address).toBe(decoded[i - 1]!.address);
           logs[i]!.topics.forEach((topic, t) => {
             if (topic === logs[i - 1]!.topics[t]) expect(decoded[i]!.topics[t]).toBe(decoded[i - 1]!.topics[t]);
           });

@@ -23,14 +23,33 @@ const config = testConfig({
   bodyLimitBytes: 4 * 1024 * 1024,
   chains: [{ chainId: HIVE_CHAIN_ID, name: 'hive devnet', rules: 'ethereum', verifiable: true }],
   accounts: [
-    { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'e2e', key: KEY }] },
-    { id: 'small', name: 'Small', plan: 'free', cuLimit: 100_000, rateLimitRps: 3, entitlements: null, keys: [{ label: 'burst', key: `${KEY}-small` }] },
+    {
+      id: 'auditor',
+      name: 'Auditor',
+      plan: 'pro',
+      cuLimit: 100_000,
+      rateLimitRps: 10_000,
+      entitlements: null,
+      keys: [{ label: 'e2e', key: KEY }],
+    },
+    {
+      id: 'small',
+      name: 'Small',
+      plan: 'free',
+      cuLimit: 100_000,
+      rateLimitRps: 3,
+      entitlements: null,
+      keys: [{ label: 'burst', key: `${KEY}-small` }],
+    },
   ],
 });
 
 let server: RunningServer;
 const start = async () => (server = await startServer({ ...config, port: 0 }, { logger: capturingLogger().logger }));
-const call = (path: string, init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {}) =>
+const call = (
+  path: string,
+  init: { method?: string; body?: unknown; key?: string; headers?: Record<string, string> } = {},
+) =>
   fetch(`${server.url}${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${init.key ?? KEY}`, ...init.headers },
@@ -46,32 +65,41 @@ afterAll(async () => {
 
 describe('every fixture block verified over HTTP', () => {
   const registry = new ChainRegistry(config.chains);
-  it.each(fixtureNames)('%s: is_identical where its era claims what the body asks, and not once its root is altered; 422 where it does not', async (name) => {
-    const fixture = loadFixture(name);
-    const block = readRpcBlock(fixture, new Problems(), { registry })!;
-    const header = block.header.complete;
-    const body = receiptRootBody({
-      chainId: block.chainId ?? 1,
-      receiptRoot: block.header.fields.receiptsRoot!,
-      receipts: block.receipts,
-      ...(header !== undefined && { headerRlp: encodeHeader(header, block.header.layout), blockHash: block.header.hash! }),
-    });
-    const res = await call('/v1/evm/verify/receipt-root', { body });
-    // With its header the body asks for every check `verify block` makes; without, for the receipts root alone (mainnet's rules).
-    const claimed = header === undefined || (verifyBlock(fixture, { registry }) as { value?: { verdict: string } }).value?.verdict === 'identical';
-    if (!claimed) {
-      expect(res.status).toBe(422);
-      return;
-    }
-    expect(res.status).toBe(200);
-    const result = ((await res.json()) as any).data[0];
-    expect(result.is_identical).toBe(true);
-    if (header !== undefined) expect(result.header_verified).toBe(true);
+  it.each(fixtureNames)(
+    '%s: is_identical where its era claims what the body asks, and not once its root is altered; 422 where it does not',
+    async (name) => {
+      const fixture = loadFixture(name);
+      const block = readRpcBlock(fixture, new Problems(), { registry })!;
+      const header = block.header.complete;
+      const body = receiptRootBody({
+        chainId: block.chainId ?? 1,
+        receiptRoot: block.header.fields.receiptsRoot!,
+        receipts: block.receipts,
+        ...(header !== undefined && {
+          headerRlp: encodeHeader(header, block.header.layout),
+          blockHash: block.header.hash!,
+        }),
+      });
+      const res = await call('/v1/evm/verify/receipt-root', { body });
+      // With its header the body asks for every check `verify block` makes; without, for the receipts root alone
+      // (mainnet's rules).
+      const claimed =
+        header === undefined ||
+        (verifyBlock(fixture, { registry }) as { value?: { verdict: string } }).value?.verdict === 'identical';
+      if (!claimed) {
+        expect(res.status).toBe(422);
+        return;
+      }
+      expect(res.status).toBe(200);
+      const result = ((await res.json()) as any).data[0];
+      expect(result.is_identical).toBe(true);
+      if (header !== undefined) expect(result.header_verified).toBe(true);
 
-    const altered = { ...body, receipt_root: body.receipt_root.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
-    const bad = ((await (await call('/v1/evm/verify/receipt-root', { body: altered })).json()) as any).data[0];
-    expect(bad.is_identical).toBe(false);
-  });
+      const altered = { ...body, receipt_root: body.receipt_root.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
+      const bad = ((await (await call('/v1/evm/verify/receipt-root', { body: altered })).json()) as any).data[0];
+      expect(bad.is_identical).toBe(false);
+    },
+  );
 });
 
 describe('the service as a client sees it', () => {
@@ -84,7 +112,9 @@ describe('the service as a client sees it', () => {
 
   it('a burst over the account RPS gets 429 with Retry-After and X-RateLimit headers', async () => {
     const body = { expected_bloom: '00'.repeat(256), logs: [] };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => call('/v1/evm/verify/logs-bloom', { body, key: `${KEY}-small` })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('/v1/evm/verify/logs-bloom', { body, key: `${KEY}-small` })),
+    );
     const limited = answers.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(1);
     expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(6); // at most 3 per second, over at most 2 seconds
@@ -96,7 +126,9 @@ describe('the service as a client sees it', () => {
   });
 
   it('a body over the limit gets 413', async () => {
-    const res = await call('/v1/evm/verify/receipt-root', { body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }) });
+    const res = await call('/v1/evm/verify/receipt-root', {
+      body: JSON.stringify({ pad: 'x'.repeat(5 * 1024 * 1024) }),
+    });
     expect(res.status).toBe(413);
     expect(((await res.json()) as any).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -113,7 +145,9 @@ describe('the service as a client sees it', () => {
   it('a key revoked through the CLI gets 401 on its next request, with no restart', async () => {
     let out = '';
     const io = { stdout: (t: string) => (out += t), stderr: () => undefined };
-    expect(runAdminCommand(['keys', 'create', 'auditor', '--label', 'temp', '--json', '--data-dir', dataDir], io)).toBe(0);
+    expect(runAdminCommand(['keys', 'create', 'auditor', '--label', 'temp', '--json', '--data-dir', dataDir], io)).toBe(
+      0,
+    );
     const created = JSON.parse(out) as { key: string; id: string };
     const body = { expected_bloom: '00'.repeat(256), logs: [] };
     expect((await call('/v1/evm/verify/logs-bloom', { body, key: created.key })).status).toBe(200);
@@ -137,9 +171,13 @@ describe('the service as a client sees it', () => {
 
 describe('graceful shutdown', () => {
   it('close() lets a request in progress finish, then refuses new connections', async () => {
-    const own = await startServer(testConfig({ store: 'memory', auth: false, bodyLimitBytes: 64 * 1024 * 1024 }), { logger: capturingLogger().logger });
+    const own = await startServer(testConfig({ store: 'memory', auth: false, bodyLimitBytes: 64 * 1024 * 1024 }), {
+      logger: capturingLogger().logger,
+    });
     const block = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
-    const body = JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }));
+    const body = JSON.stringify(
+      receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }),
+    );
     const inFlight = fetch(`${own.url}/v1/evm/verify/receipt-root`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Connection: 'close' },

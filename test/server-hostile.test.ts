@@ -17,7 +17,9 @@ const log = capturingLogger();
 let server: RunningServer;
 
 const bigBlock = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
-const bigBody = JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: bigBlock.header.fields.receiptsRoot!, receipts: bigBlock.receipts }));
+const bigBody = JSON.stringify(
+  receiptRootBody({ chainId: 1, receiptRoot: bigBlock.header.fields.receiptsRoot!, receipts: bigBlock.receipts }),
+);
 const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
 
 beforeAll(async () => {
@@ -26,7 +28,15 @@ beforeAll(async () => {
       host: '127.0.0.1',
       bodyLimitBytes: 64 * 1024,
       accounts: [
-        { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] },
+        {
+          id: 'auditor',
+          name: 'Auditor',
+          plan: 'pro',
+          cuLimit: 100_000,
+          rateLimitRps: 10_000,
+          entitlements: null,
+          keys: [{ label: 'hostile', key: KEY }],
+        },
       ],
     }),
     { logger: log.logger },
@@ -35,9 +45,17 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers }, body });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers },
+    body,
+  });
 const cuUsed = async () =>
-  ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as { cu_used: number }).cu_used;
+  (
+    (await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+      cu_used: number;
+    }
+  ).cu_used;
 
 /** Sends raw bytes on a new connection and collects what comes back until the server closes it. */
 function rawExchange(bytes: string): Promise<{ text: string; ended: 'end' | 'reset' }> {
@@ -105,7 +123,9 @@ describe('401 to a foreign credential', () => {
     for (let i = 0; i + 4 <= credential.length; i++) expect(text).not.toContain(credential.slice(i, i + 4));
     // The scheme when it is a known one, and nothing else: not even the credential's length.
     const scheme = /^(Bearer|Basic) /.exec(header)?.[1];
-    expect(JSON.parse(text).error.details.provided_header).toBe(scheme === undefined ? '[redacted]' : `${scheme} [redacted]`);
+    expect(JSON.parse(text).error.details.provided_header).toBe(
+      scheme === undefined ? '[redacted]' : `${scheme} [redacted]`,
+    );
   });
 
   it('no key at all: a challenge without an error code (RFC 6750 section 3.1)', async () => {
@@ -123,7 +143,15 @@ describe('a client that leaves before the answer', () => {
         host: '127.0.0.1',
         bodyLimitBytes: 64 * 1024 * 1024,
         accounts: [
-          { id: 'auditor', name: 'Auditor', plan: 'pro', cuLimit: 100_000, rateLimitRps: 10_000, entitlements: null, keys: [{ label: 'hostile', key: KEY }] },
+          {
+            id: 'auditor',
+            name: 'Auditor',
+            plan: 'pro',
+            cuLimit: 100_000,
+            rateLimitRps: 10_000,
+            entitlements: null,
+            keys: [{ label: 'hostile', key: KEY }],
+          },
         ],
       }),
       { logger: log.logger },
@@ -142,7 +170,9 @@ describe('a client that leaves before the answer', () => {
     });
     await Promise.all(sockets.map((s) => new Promise((resolve) => s.on('finish', resolve))));
     for (const s of sockets) s.destroy();
-    await expect.poll(() => log.lines.filter((l) => l.msg === 'request aborted by the client').length, { timeout: 20_000 }).toBe(5);
+    await expect
+      .poll(() => log.lines.filter((l) => l.msg === 'request aborted by the client').length, { timeout: 20_000 })
+      .toBe(5);
     expect(await cuUsed()).toBe(before);
     const aborted = log.lines.filter((l) => l.msg === 'request aborted by the client');
     expect(aborted.every((l) => l.status === 499 && l.level === 30)).toBe(true);

@@ -56,7 +56,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: string | Uint8Array, headers: Record<string, string> = {}, base = server.url) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers }, body });
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}`, ...headers },
+    body,
+  });
 const errorOf = async (res: Response) => ((await res.json()) as { error: any }).error;
 
 describe('GET /', () => {
@@ -105,7 +109,11 @@ describe('a method a known path does not answer', () => {
   it('with cors_origins, a preflight from a listed origin may send the key, and the answer is readable by it', async () => {
     const preflight = await fetch(`${corsServer.url}/v1/evm/verify/logs-bloom`, {
       method: 'OPTIONS',
-      headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' },
+      headers: {
+        Origin: APP_ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
@@ -133,7 +141,12 @@ describe('what a refusal says', () => {
     const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': 'text/plain' });
     expect(res.status).toBe(400);
     expect((await errorOf(res)).details.invalid_parameters).toEqual([
-      { name: 'Content-Type', location: 'header', reason: 'invalid_format', expected: 'application/json, got "text/plain"' },
+      {
+        name: 'Content-Type',
+        location: 'header',
+        reason: 'invalid_format',
+        expected: 'application/json, got "text/plain"',
+      },
     ]);
   });
 
@@ -154,7 +167,11 @@ describe('what a refusal says', () => {
     const res = await post('/v1/evm/verify/logs-bloom', body);
     expect(res.status).toBe(413);
     const error = await errorOf(res);
-    expect(error.details).toMatchObject({ max_allowed_bytes: 4096, request_bytes: Buffer.byteLength(body), limit_applies_to: 'request_body' });
+    expect(error.details).toMatchObject({
+      max_allowed_bytes: 4096,
+      request_bytes: Buffer.byteLength(body),
+      limit_applies_to: 'request_body',
+    });
     expect(error.details).not.toHaveProperty('estimated_response_bytes');
   });
 
@@ -168,7 +185,13 @@ describe('what a refusal says', () => {
     expect(error).toMatchObject({
       code: 'RATE_LIMIT_EXCEEDED',
       retryable: false,
-      details: { limit_scope: 'cu_allowance', cu_limit: 1, cu_used: 1, cu_reset_at: usage.cu_reset_at, current_estimated_rps: null },
+      details: {
+        limit_scope: 'cu_allowance',
+        cu_limit: 1,
+        cu_used: 1,
+        cu_reset_at: usage.cu_reset_at,
+        current_estimated_rps: null,
+      },
     });
     const retryAfter = Number(res.headers.get('retry-after'));
     expect(error.details.retry_after_seconds).toBe(retryAfter);
@@ -189,7 +212,10 @@ describe('error details as the OpenAPI document declares them', () => {
       await fetch(`${server.url}/v1/evm/verify/logs-bloom`),
       await post('/v1/evm/verify/logs-bloom', 'x'.repeat(5000)),
       await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Encoding': 'gzip' }),
-      await post('/v1/evm/verify/receipt-root', JSON.stringify({ chain_id: 42161, block_number: 1000, receipt_root: '00'.repeat(32), transactions: [] })),
+      await post(
+        '/v1/evm/verify/receipt-root',
+        JSON.stringify({ chain_id: 42161, block_number: 1000, receipt_root: '00'.repeat(32), transactions: [] }),
+      ),
       await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
       await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
     ];
@@ -200,9 +226,13 @@ describe('error details as the OpenAPI document declares them', () => {
       for (const [member, value] of Object.entries((details ?? {}) as Record<string, unknown>)) {
         expect(declared, `details.${member} of a ${res.status}`).toHaveProperty(member);
         const schema = declared[member].anyOf?.[0] ?? declared[member];
-        const type = schema.type ?? (schema.enum ? typeof schema.enum[0] : schema.const !== undefined ? typeof schema.const : undefined);
+        const type =
+          schema.type ??
+          (schema.enum ? typeof schema.enum[0] : schema.const !== undefined ? typeof schema.const : undefined);
         if (value !== null && type !== undefined)
-          expect(type === 'integer' ? 'number' : type, `details.${member}`).toBe(Array.isArray(value) ? 'array' : typeof value);
+          expect(type === 'integer' ? 'number' : type, `details.${member}`).toBe(
+            Array.isArray(value) ? 'array' : typeof value,
+          );
       }
     }
   });
@@ -210,16 +240,21 @@ describe('error details as the OpenAPI document declares them', () => {
 
 describe('one body reader for the server and the CLI', () => {
   const BOM = [0xef, 0xbb, 0xbf];
-  const withBoms = (n: number, json: string) => new Uint8Array([...Array.from({ length: n }, () => BOM).flat(), ...Buffer.from(json)]);
+  const withBoms = (n: number, json: string) =>
+    new Uint8Array([...Array.from({ length: n }, () => BOM).flat(), ...Buffer.from(json)]);
   /** The answer without `docs_url`, which names the server's page or the CLI's file. */
-  const comparable = (json: any) => (json.error === undefined ? json : { error: { ...json.error, docs_url: undefined } });
+  const comparable = (json: any) =>
+    json.error === undefined ? json : { error: { ...json.error, docs_url: undefined } };
 
   /** What the CLI did with the bytes as a file, and as standard input: exit status, stdout, stderr. */
   function cli(bytes: Uint8Array, name: string) {
     const file = join(dir, name);
     writeFileSync(file, bytes);
     const run = (args: string[], input?: Uint8Array) => {
-      const done = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', ...args], { encoding: 'utf8', ...(input && { input }) });
+      const done = spawnSync(process.execPath, [BIN, 'verify', 'logs-bloom', ...args], {
+        encoding: 'utf8',
+        ...(input && { input }),
+      });
       return { status: done.status, stdout: done.stdout, stderr: done.stderr };
     };
     return { file: run([file]), stdin: run(['-'], bytes) };
@@ -229,11 +264,20 @@ describe('one body reader for the server and the CLI', () => {
     ['no byte order mark', withBoms(0, bloomBody), 200],
     ['one byte order mark', withBoms(1, bloomBody), 200],
     ['two byte order marks', withBoms(2, bloomBody), 400],
-    ['bytes that are not UTF-8', new Uint8Array([...Buffer.from('{"expected_bloom":"'), 0xff, ...Buffer.from('"}')]), 400],
+    [
+      'bytes that are not UTF-8',
+      new Uint8Array([...Buffer.from('{"expected_bloom":"'), 0xff, ...Buffer.from('"}')]),
+      400,
+    ],
     // Past pool_threshold_bytes (1024): read by a worker, with the same function.
-    ['two byte order marks, on a worker', withBoms(2, JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: ' '.repeat(1024) })), 400],
+    [
+      'two byte order marks, on a worker',
+      withBoms(2, JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: ' '.repeat(1024) })),
+      400,
+    ],
   ];
-  // One rule, each in its own words: the server's 400 envelope, the CLI's one line on stderr (exit 2, nothing on stdout).
+  // One rule, each in its own words: the server's 400 envelope, the CLI's one line on stderr (exit 2, nothing on
+  // stdout).
   it.each(cases)('%s: the same verdict from the server and the CLI (file and stdin)', async (name, bytes, status) => {
     const res = await post('/v1/evm/verify/logs-bloom', bytes);
     expect(res.status).toBe(status);
@@ -259,6 +303,8 @@ describe('one body reader for the server and the CLI', () => {
 
   it('says what is wrong with two byte order marks', async () => {
     const error = await errorOf(await post('/v1/evm/verify/logs-bloom', withBoms(2, bloomBody)));
-    expect(error.details.invalid_parameters[0].expected).toBe('JSON after at most one byte order mark (U+FEFF); the body starts with two');
+    expect(error.details.invalid_parameters[0].expected).toBe(
+      'JSON after at most one byte order mark (U+FEFF); the body starts with two',
+    );
   });
 });

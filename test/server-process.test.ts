@@ -88,7 +88,8 @@ const refused = (served: Served) =>
 const usage = (url: string, key: string) => fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -97,7 +98,10 @@ afterAll(() => {
 describe('serve: configuration as the operator gives it', () => {
   it("--config with --host and --port keeps the file's accounts: the configured key is accepted, no bootstrap key is made", async () => {
     const dataDir = tempDir();
-    const file = configFile({ data_dir: dataDir, accounts: [{ id: 'acme', plan: 'pro', cu_limit: 5, keys: [{ label: 'ci', key: KEY }] }] });
+    const file = configFile({
+      data_dir: dataDir,
+      accounts: [{ id: 'acme', plan: 'pro', cu_limit: 5, keys: [{ label: 'ci', key: KEY }] }],
+    });
     const served = serve(['--config', file, '--host', '127.0.0.1', '--port', '0']);
     const url = await served.listening;
     const res = await usage(url, KEY);
@@ -125,7 +129,9 @@ describe('serve: configuration as the operator gives it', () => {
     });
     const served = serve(['--config', file, '--port', '0']);
     expect(await refused(served)).toBe(2);
-    expect(served.stderr()).toBe('evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n');
+    expect(served.stderr()).toBe(
+      'evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n',
+    );
     expect(existsSync(dataDir)).toBe(false);
   });
 });
@@ -200,7 +206,9 @@ describe('serve: a key lost after the first start', () => {
     expect(second.stdout()).not.toMatch(/evmi_/);
 
     // The command of the hint, as a shell would split it.
-    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', 'local', '--data-dir', dataDir], { encoding: 'utf8' });
+    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', 'local', '--data-dir', dataDir], {
+      encoding: 'utf8',
+    });
     expect(made.status).toBe(0);
     const key = /evmi_[\w-]+/.exec(made.stdout)![0];
     expect((await usage(url, key)).status).toBe(200);
@@ -283,7 +291,10 @@ describe('serve: slow and idle clients are cut off, and do not stall the others'
 describe('serve: shutdown', () => {
   it('on SIGTERM: stops accepting, answers the request that finishes in time, cuts the one still open at shutdown_timeout_ms, exits 0', async () => {
     const shutdownTimeoutMs = 1000;
-    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, shutdown_timeout_ms: shutdownTimeoutMs })]);
+    const served = serve([
+      '--config',
+      configFile({ store: 'memory', auth: false, port: 0, shutdown_timeout_ms: shutdownTimeoutMs }),
+    ]);
     const url = await served.listening;
     const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
     const head = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
@@ -320,7 +331,11 @@ describe('serve: shutdown', () => {
 describe('serve: compute units across processes', () => {
   it('two servers on one store, cu_limit 20: 40 requests at once are answered 20 times and refused 20 times, never overdrawn', async () => {
     const dataDir = tempDir();
-    const file = configFile({ data_dir: dataDir, port: 0, accounts: [{ id: 'acme', cu_limit: 20, rate_limit_rps: 1000, keys: [{ label: 'ci', key: KEY }] }] });
+    const file = configFile({
+      data_dir: dataDir,
+      port: 0,
+      accounts: [{ id: 'acme', cu_limit: 20, rate_limit_rps: 1000, keys: [{ label: 'ci', key: KEY }] }],
+    });
     const [a, b] = [serve(['--config', file]), serve(['--config', file])];
     const urls = await Promise.all([a.listening, b.listening]);
     const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
@@ -335,7 +350,9 @@ describe('serve: compute units across processes', () => {
     );
     expect(answers.filter((s) => s === 200)).toHaveLength(20);
     expect(answers.filter((s) => s === 429)).toHaveLength(20);
-    const usage = (await (await fetch(`${urls[0]}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+    const usage = (await (
+      await fetch(`${urls[0]}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })
+    ).json()) as {
       cu_used: number;
       cu_remaining: number;
     };
@@ -345,10 +362,17 @@ describe('serve: compute units across processes', () => {
 
 describe('serve: the worker pool in the installed command', () => {
   it('a body over pool_threshold_bytes is verified on a worker thread of the bundled CLI, with the inline answer', async () => {
-    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, pool_workers: 1, pool_threshold_bytes: 1 })]);
+    const served = serve([
+      '--config',
+      configFile({ store: 'memory', auth: false, port: 0, pool_workers: 1, pool_threshold_bytes: 1 }),
+    ]);
     const url = await served.listening;
     const body = readFileSync(new URL('../fixtures/requests/receipt-root-mainnet-19426587.json', import.meta.url));
-    const res = await fetch(`${url}/v1/evm/verify/receipt-root`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { data: Array<{ is_identical: boolean }> }).data[0]!.is_identical).toBe(true);
     served.child.kill('SIGTERM');

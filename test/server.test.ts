@@ -14,7 +14,11 @@ import { capturingLogger, testConfig } from './helpers/server.js';
 
 const T0 = new Date('2026-03-31T12:00:00.000Z');
 const block = readRpcBlock(loadFixture('mainnet-19426587'), new Problems())!;
-const goodBody = receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+const goodBody = receiptRootBody({
+  chainId: 1,
+  receiptRoot: block.header.fields.receiptsRoot!,
+  receipts: block.receipts,
+});
 
 /** An app over a memory store with one account `acme` and its key. */
 function setup(
@@ -66,8 +70,11 @@ describe('health, docs, chains', () => {
     const res = await setup().get('/v1/openapi.json', {});
     const doc = (await res.json()) as any;
     expect(doc.openapi).toBe('3.1.0');
-    // The declaration as it is, plus what it cannot say: oneOf status/root, and the rules across members in the descriptions.
-    const documented = structuredClone(doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema);
+    // The declaration as it is, plus what it cannot say: oneOf status/root, and the rules across members in the
+    // descriptions.
+    const documented = structuredClone(
+      doc.paths['/evm/verify/receipt-root'].post.requestBody.content['application/json'].schema,
+    );
     const declared = RECEIPT_ROOT_BODY.schema as any;
     const transactions = documented.properties.transactions;
     expect(transactions.items.oneOf.map((branch: any) => branch.required)).toEqual([['status'], ['root']]);
@@ -77,7 +84,9 @@ describe('health, docs, chains', () => {
     documented.description = declared.description;
     transactions.description = declared.properties.transactions.description;
     expect(documented).toEqual(declared);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/evm/verify/logs-bloom', '/health', '/usage', '/chains']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/evm/verify/logs-bloom', '/health', '/usage', '/chains']),
+    );
   });
 
   it('GET /v1/docs is an HTML reference with an anchor per error code', async () => {
@@ -86,7 +95,13 @@ describe('health, docs, chains', () => {
     const html = await res.text();
     const reference = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
     expect(ERROR_CODES.map((e) => e.code)).toEqual(
-      expect.arrayContaining(['BAD_REQUEST', 'UNAUTHORIZED', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'SERVICE_UNAVAILABLE']),
+      expect.arrayContaining([
+        'BAD_REQUEST',
+        'UNAUTHORIZED',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'SERVICE_UNAVAILABLE',
+      ]),
     );
     for (const { code, status } of ERROR_CODES) {
       expect(html).toContain(`id="error-${code.toLowerCase()}"`);
@@ -108,7 +123,12 @@ describe('health, docs, chains', () => {
         {
           name: 'all blocks',
           header: 'ethereum',
-          checks: { block_hash: { verified: true, evidence: expect.arrayContaining([{ fixture: 'mainnet-22431084', block: 22_431_084 }]) } },
+          checks: {
+            block_hash: {
+              verified: true,
+              evidence: expect.arrayContaining([{ fixture: 'mainnet-22431084', block: 22_431_084 }]),
+            },
+          },
         },
       ],
     });
@@ -123,7 +143,10 @@ describe('health, docs, chains', () => {
       verified: false,
       reason: expect.stringContaining('no real block'),
     });
-    expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({ verifiable: false, reason: expect.stringContaining('Patricia') });
+    expect(body.data.find((c: any) => c.chain_id === 324)).toMatchObject({
+      verifiable: false,
+      reason: expect.stringContaining('Patricia'),
+    });
     expect(body.data.find((c: any) => c.chain_id === 42161).eras).toContainEqual(
       expect.objectContaining({ first_block: 0, last_block: 22_207_816, verifiable: false }),
     );
@@ -146,7 +169,12 @@ describe('authentication (401)', () => {
     });
     expect(res.status).toBe(401);
     const error = ((await res.json()) as any).error;
-    expect(error).toMatchObject({ code: 'UNAUTHORIZED', http_status: 401, retryable: false, details: { token_status: status, auth_scheme: 'Bearer' } });
+    expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      http_status: 401,
+      retryable: false,
+      details: { token_status: status, auth_scheme: 'Bearer' },
+    });
     expect(error.docs_url).toMatch(/\/v1\/docs#error-unauthorized$/);
   });
 
@@ -220,8 +248,13 @@ describe('verify endpoints and compute units', () => {
     const s = setup();
     const json = await s.post('/v1/evm/verify/receipt-root', '{"chain_id":');
     expect(json.status).toBe(400);
-    expect(((await json.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'body', reason: 'invalid_format' });
-    const type = await s.post('/v1/evm/verify/receipt-root', JSON.stringify(goodBody), { 'Content-Type': 'text/plain' });
+    expect(((await json.json()) as any).error.details.invalid_parameters[0]).toMatchObject({
+      name: 'body',
+      reason: 'invalid_format',
+    });
+    const type = await s.post('/v1/evm/verify/receipt-root', JSON.stringify(goodBody), {
+      'Content-Type': 'text/plain',
+    });
     expect(type.status).toBe(400);
     expect(((await type.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'Content-Type' });
   });
@@ -237,7 +270,11 @@ describe('verify endpoints and compute units', () => {
     ] as const) {
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe(allow);
-      expect(((await res.json()) as any).error).toMatchObject({ code: 'METHOD_NOT_ALLOWED', http_status: 405, retryable: false });
+      expect(((await res.json()) as any).error).toMatchObject({
+        code: 'METHOD_NOT_ALLOWED',
+        http_status: 405,
+        retryable: false,
+      });
     }
   });
 
@@ -259,7 +296,11 @@ describe('entitlements (403)', () => {
     const s = setup({}, { entitlements: { endpoints: ['verify/logs-bloom'] } });
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(403);
-    expect(((await res.json()) as any).error).toMatchObject({ code: 'FORBIDDEN', severity: 'warning', details: { your_plan: 'pro' } });
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: 'FORBIDDEN',
+      severity: 'warning',
+      details: { your_plan: 'pro' },
+    });
   });
 
   it('a chain outside the account entitlements', async () => {
@@ -272,8 +313,12 @@ describe('entitlements (403)', () => {
 describe('limits (429)', () => {
   it('the RPS ceiling: over it, 429 with Retry-After and the rate-limit headers; the next second is free again', async () => {
     const s = setup({}, { rateLimitRps: 2 });
-    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
-    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(
+      200,
+    );
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(
+      200,
+    );
     const res = await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('1');
@@ -287,7 +332,9 @@ describe('limits (429)', () => {
       limit_window_seconds: 1,
     });
     s.setClock(new Date(T0.getTime() + 1000));
-    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(200);
+    expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(
+      200,
+    );
   });
 
   it('an exhausted CU allowance: 429 until cu_reset_at or a CU package', async () => {
@@ -298,7 +345,10 @@ describe('limits (429)', () => {
     const usage = await usageOf(s);
     const expected = Math.ceil((Date.parse(usage.cu_reset_at) - T0.getTime()) / 1000);
     expect(res.headers.get('retry-after')).toBe(String(expected));
-    expect(((await res.json()) as any).error.details).toMatchObject({ limit_scope: 'cu_allowance', retry_after_seconds: expected });
+    expect(((await res.json()) as any).error.details).toMatchObject({
+      limit_scope: 'cu_allowance',
+      retry_after_seconds: expected,
+    });
     s.store.addCu('acme', 5, T0);
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
     s.setClock(new Date(Date.parse(usage.cu_reset_at)));
@@ -327,7 +377,11 @@ describe('faults (500, 503) and logs', () => {
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(((await res.json()) as any).error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true, details: null });
+    expect(((await res.json()) as any).error).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      retryable: true,
+      details: null,
+    });
     expect((await usageOf(s)).cu_used).toBe(0);
   });
 
@@ -359,7 +413,12 @@ describe('faults (500, 503) and logs', () => {
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody, { 'X-Request-Id': 'req-42' });
     expect(res.headers.get('x-request-id')).toBe('req-42');
     const line = s.log.lines.find((l) => l.request_id === 'req-42')!;
-    expect(line).toMatchObject({ method: 'POST', path: '/v1/evm/verify/receipt-root', status: 200, account_id: 'acme' });
+    expect(line).toMatchObject({
+      method: 'POST',
+      path: '/v1/evm/verify/receipt-root',
+      status: 200,
+      account_id: 'acme',
+    });
     expect(typeof line.duration_ms).toBe('number');
     expect(s.log.text()).not.toContain(s.key);
     expect(s.log.text()).not.toContain(goodBody.receipt_root);

@@ -36,14 +36,25 @@ const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0');
 /** keccak256 of an event signature, as topic 0. */
 const topic0 = (signature: string) => `0x${bytesToHex(keccak_256(new TextEncoder().encode(signature)))}`;
 
-/** A deposit's state sync: the child token mints to the user, then the StateReceiver (0x…1001) reports the state id committed. */
+/**
+ * A deposit's state sync: the child token mints to the user, then the StateReceiver (0x…1001) reports the state id
+ * committed.
+ */
 const STATE_SYNC_LOGS = [
   {
     address: '0x7ceb23fd6bc0add59e62ac25578270cff1b9f619',
-    topics: [topic0('Transfer(address,address,uint256)'), `0x${word('0')}`, `0x${word('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678')}`],
+    topics: [
+      topic0('Transfer(address,address,uint256)'),
+      `0x${word('0')}`,
+      `0x${word('a1b2c3d4e5f60718293a4b5c6d7e8f9012345678')}`,
+    ],
     data: `0x${word('de0b6b3a7640000')}`,
   },
-  { address: '0x0000000000000000000000000000000000001001', topics: [topic0('StateCommitted(uint256,bool)'), `0x${word('1d4c1')}`], data: `0x${word('1')}` },
+  {
+    address: '0x0000000000000000000000000000000000001001',
+    topics: [topic0('StateCommitted(uint256,bool)'), `0x${word('1d4c1')}`],
+    data: `0x${word('1')}`,
+  },
 ];
 
 /** The state-sync receipt as bor's eth_getBlockReceipts returns it: last, type 0, status 1, no gas. */
@@ -55,10 +66,17 @@ const stateSyncRpc = (transactionHash: string, transactionIndex = fixture.receip
   cumulativeGasUsed: '0x0',
   logs: STATE_SYNC_LOGS,
 });
-const withStateSync = (transactionHash = derived) => ({ ...fixture, receipts: [...fixture.receipts, stateSyncRpc(transactionHash)] });
+const withStateSync = (transactionHash = derived) => ({
+  ...fixture,
+  receipts: [...fixture.receipts, stateSyncRpc(transactionHash)],
+});
 
 const expectedExclusion = [
-  { index: 4, tx_hash: derived.slice(2), reason: expect.stringMatching(/^Bor's state-sync receipt: in blocks 0-80,084,799 \(Bor before Madhugiri\)/) },
+  {
+    index: 4,
+    tx_hash: derived.slice(2),
+    reason: expect.stringMatching(/^Bor's state-sync receipt: in blocks 0-80,084,799 \(Bor before Madhugiri\)/),
+  },
 ];
 
 describe("Bor's state-sync tx hash", () => {
@@ -83,7 +101,12 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   it('the same receipt under another transaction hash is part of the root, which then differs', () => {
     const result = verifyBlockOperation(withStateSync(`0x${'ab'.repeat(32)}`), context);
     expect(result.verdict).toBe('different');
-    expect(result.body).toMatchObject({ transaction_count: 5, receipts_root: { matches: false }, logs_bloom: { matches: false }, excluded_receipts: [] });
+    expect(result.body).toMatchObject({
+      transaction_count: 5,
+      receipts_root: { matches: false },
+      logs_bloom: { matches: false },
+      excluded_receipts: [],
+    });
   });
 
   it('readRpcBlock, as the lineage walker calls it, leaves it out too', () => {
@@ -93,7 +116,10 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
   });
 
   it('a state-sync receipt that is not last is a conflict, not a guess', () => {
-    const receipts = [stateSyncRpc(derived, 0), ...fixture.receipts.map((r, i) => ({ ...r, transactionIndex: `0x${(i + 1).toString(16)}` }))];
+    const receipts = [
+      stateSyncRpc(derived, 0),
+      ...fixture.receipts.map((r, i) => ({ ...r, transactionIndex: `0x${(i + 1).toString(16)}` })),
+    ];
     const result = verifyBlockOperation({ ...fixture, receipts }, context);
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
@@ -101,24 +127,37 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
         name: 'receipts[0].transactionHash',
         location: 'body',
         reason: 'conflict',
-        expected: "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0",
+        expected:
+          "Bor's state-sync receipt after every transaction of the block, at index 4; its transaction hash is on index 0",
       },
     ]);
   });
 
   it('without the hash member, or without a number, the block is refused naming it: the hash derives the receipt, the number tells the era', () => {
     const { hash: _hash, ...headerWithoutHash } = fixture.header;
-    const [withoutHash] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash }, context).body as any).error.details.invalid_parameters;
+    const [withoutHash] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutHash }, context).body as any)
+      .error.details.invalid_parameters;
     expect(withoutHash).toMatchObject({ name: 'header.hash', reason: 'missing' });
     const { number: _number, ...headerWithoutNumber } = fixture.header;
-    const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }, context).body as any).error.details.invalid_parameters;
-    expect(problem).toMatchObject({ name: 'header.number', reason: 'missing', expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)') });
+    const [problem] = (verifyBlockOperation({ ...withStateSync(), header: headerWithoutNumber }, context).body as any)
+      .error.details.invalid_parameters;
+    expect(problem).toMatchObject({
+      name: 'header.number',
+      reason: 'missing',
+      expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)'),
+    });
   });
 
   it('from Madhugiri on nothing is left out: the same receipt is hashed', () => {
     // Polygon's rules with only the Madhugiri era, under an id of its own.
     const registry = new ChainRegistry([
-      { chainId: 80_084_137, name: 'test Madhugiri', rules: 'polygon', verifiable: true, eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }] },
+      {
+        chainId: 80_084_137,
+        name: 'test Madhugiri',
+        rules: 'polygon',
+        verifiable: true,
+        eras: [{ name: 'Madhugiri', from: 0, stateSync: 'transaction' }],
+      },
     ]);
     expect(verifyBlockOperation({ ...withStateSync(), chain_id: 80_084_137 }, { registry })).toMatchObject({
       verdict: 'different',
@@ -154,12 +193,20 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others', () => {
     const result = verifyReceiptRoot(body(), context);
     expect(result.verdict).toBe('identical');
-    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, transaction_count: 4, excluded_receipts: expectedExclusion });
+    expect((result.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      transaction_count: 4,
+      excluded_receipts: expectedExclusion,
+    });
   });
 
   it('the block hash may come from header_rlp', () => {
     const result = verifyReceiptRoot(
-      body({ block_number: undefined, block_hash: undefined, header_rlp: bytesToHex(encodeHeader(block.header.complete!)) }),
+      body({
+        block_number: undefined,
+        block_hash: undefined,
+        header_rlp: bytesToHex(encodeHeader(block.header.complete!)),
+      }),
       context,
     );
     expect((result.body as any).data[0]).toMatchObject({
@@ -192,17 +239,27 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
 
   it('tx_hash without a block number: 400 naming block_number', () => {
     const [problem] = problemsOf(verifyReceiptRoot(body({ block_number: undefined }), context));
-    expect(problem).toMatchObject({ name: 'block_number', reason: 'missing', expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)') });
+    expect(problem).toMatchObject({
+      name: 'block_number',
+      reason: 'missing',
+      expected: expect.stringContaining('blocks from 80,084,800 (Madhugiri)'),
+    });
   });
 
   it('without tx_hash nor type 0x7f a Polygon body needs no block number: every era gives the same root', () => {
-    const base = receiptRootBody({ chainId: CHAIN, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts });
+    const base = receiptRootBody({
+      chainId: CHAIN,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+    });
     expect(verifyReceiptRoot(base, context).verdict).toBe('identical');
   });
 
   it('a state-sync receipt that is not last is a conflict', () => {
     const base = body();
-    const transactions = base.transactions.map((t: any) => (t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 }));
+    const transactions = base.transactions.map((t: any) =>
+      t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 },
+    );
     expect(problemsOf(verifyReceiptRoot({ ...base, transactions }, context))).toEqual([
       expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' }),
     ]);
@@ -211,14 +268,21 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   it('type 0x7f exists from Madhugiri on: before, it is an unknown type', () => {
     const typed = stateSyncEntry({ type: 0x7f, tx_hash: undefined });
     const [problem] = problemsOf(verifyReceiptRoot(body({}, typed), context));
-    expect(problem).toMatchObject({ name: 'transactions[4].type', reason: 'unknown_type', expected: expect.stringContaining('Madhugiri') });
+    expect(problem).toMatchObject({
+      name: 'transactions[4].type',
+      reason: 'unknown_type',
+      expected: expect.stringContaining('Madhugiri'),
+    });
     const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI }, typed), context);
     expect(atMadhugiri.status).toBe(200);
   });
 
   it('from Madhugiri on, a receipt carrying the derived hash is hashed like any other', () => {
     const atMadhugiri = verifyReceiptRoot(
-      body({ block_number: MADHUGIRI, block_hash: bytesToHex(hash) }, stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) })),
+      body(
+        { block_number: MADHUGIRI, block_hash: bytesToHex(hash) },
+        stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) }),
+      ),
       context,
     );
     expect((atMadhugiri.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
@@ -229,8 +293,13 @@ describe('the built-in Polygon PoS: no real block has shown the state-sync recei
   it('verify block: not verifiable, saying so; the block without the receipt is identical', () => {
     const result = verifyBlockOperation({ ...real, receipts: [...real.receipts, stateSyncRpc(derived)] });
     expect(result.verdict).toBe('not_verifiable');
-    expect((result.body as any).receipts_root).toMatchObject({ matches: null, reason: expect.stringMatching(/has shown Bor's state-sync receipt yet/) });
-    expect((result.body as any).excluded_receipts).toEqual(expectedExclusion.map((e) => ({ ...e, reason: expect.stringContaining('Bor before Madhugiri') })));
+    expect((result.body as any).receipts_root).toMatchObject({
+      matches: null,
+      reason: expect.stringMatching(/has shown Bor's state-sync receipt yet/),
+    });
+    expect((result.body as any).excluded_receipts).toEqual(
+      expectedExclusion.map((e) => ({ ...e, reason: expect.stringContaining('Bor before Madhugiri') })),
+    );
     expect(verifyBlockOperation(real).verdict).toBe('identical');
   });
 
@@ -253,8 +322,17 @@ describe('Polygon eras', () => {
   it.each([
     [137, 80_084_800],
     [80002, 28_899_616],
-  ])('chain %i: state sync stands outside the root before block %i, and is a 0x7f transaction from it', (chainId, madhugiri) => {
-    expect(defaultRegistry.verifiability(chainId, madhugiri - 1)).toMatchObject({ status: 'verifiable', stateSync: 'receipt-outside-root' });
-    expect(defaultRegistry.verifiability(chainId, madhugiri)).toMatchObject({ status: 'verifiable', stateSync: 'transaction' });
-  });
+  ])(
+    'chain %i: state sync stands outside the root before block %i, and is a 0x7f transaction from it',
+    (chainId, madhugiri) => {
+      expect(defaultRegistry.verifiability(chainId, madhugiri - 1)).toMatchObject({
+        status: 'verifiable',
+        stateSync: 'receipt-outside-root',
+      });
+      expect(defaultRegistry.verifiability(chainId, madhugiri)).toMatchObject({
+        status: 'verifiable',
+        stateSync: 'transaction',
+      });
+    },
+  );
 });

@@ -9,7 +9,12 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LoggedRequest, MemoryStore } from '../packages/service/src/store/memory-store.js';
-import { addCalendarMonths, billingPeriodAt, cuAllowance, periodIndexAt } from '../packages/service/src/store/periods.js';
+import {
+  addCalendarMonths,
+  billingPeriodAt,
+  cuAllowance,
+  periodIndexAt,
+} from '../packages/service/src/store/periods.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
 import {
   type AccountInput,
@@ -32,7 +37,12 @@ const at = (iso: string) => new Date(iso);
 const T0 = at('2024-01-31T10:00:00.000Z');
 const DAY_MS = 86_400_000;
 const ACME: AccountInput = { id: 'acme', name: 'Acme', plan: 'self-hosted', cuLimit: 1000, rateLimitRps: 3 };
-const request = (endpoint: string, cu: number, requestId = 'req', status = 200): RequestRecord => ({ requestId, endpoint, status, cu });
+const request = (endpoint: string, cu: number, requestId = 'req', status = 200): RequestRecord => ({
+  requestId,
+  endpoint,
+  status,
+  cu,
+});
 
 /** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
 function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Usage {
@@ -65,7 +75,9 @@ function loggedInFile(file: string): LoggedRequest[] {
 
 /** One move of a request against a store: take CU, end a request in progress, or let time pass. */
 type Step =
-  { kind: 'reserve'; by: number; endpoint: string; cu: number } | { kind: 'settle' | 'release'; by: number; pick: number } | { kind: 'wait'; ms: number };
+  | { kind: 'reserve'; by: number; endpoint: string; cu: number }
+  | { kind: 'settle' | 'release'; by: number; pick: number }
+  | { kind: 'wait'; ms: number };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
@@ -74,7 +86,11 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     endpoint: fc.constantFrom('e', 'f'),
     cu: fc.integer({ min: 1, max: 8 }),
   }),
-  fc.record({ kind: fc.constantFrom('settle' as const, 'release' as const), by: fc.integer({ min: 0, max: 1 }), pick: fc.nat() }),
+  fc.record({
+    kind: fc.constantFrom('settle' as const, 'release' as const),
+    by: fc.integer({ min: 0, max: 1 }),
+    pick: fc.nat(),
+  }),
   fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
 );
 
@@ -137,7 +153,8 @@ function checkInterleavings(
         }
         expectUsage();
       }
-      for (const [i, reservation] of held.splice(0).entries()) end(i % 2, i % 2 === 0 ? 'settle' : 'release', reservation);
+      for (const [i, reservation] of held.splice(0).entries())
+        end(i % 2, i % 2 === 0 ? 'settle' : 'release', reservation);
       expectUsage();
       const byPeriod = sumBy(settled, (r) => r.periodStart);
       if (totalsInStore !== undefined) expect(totalsInStore(id)).toEqual({ used: byPeriod, logged: byPeriod });
@@ -163,7 +180,15 @@ function nextStep(start: Date, anchorDay: number): Date {
   const month = (start.getUTCMonth() + 1) % 12;
   const monthLength = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   return new Date(
-    Date.UTC(year, month, Math.min(anchorDay, monthLength), start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()),
+    Date.UTC(
+      year,
+      month,
+      Math.min(anchorDay, monthLength),
+      start.getUTCHours(),
+      start.getUTCMinutes(),
+      start.getUTCSeconds(),
+      start.getUTCMilliseconds(),
+    ),
   );
 }
 
@@ -227,7 +252,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
   describe('accounts', () => {
     it('creates an account whose first period starts at creation', () => {
-      const account = store.createAccount({ ...ACME, entitlements: { endpoints: ['verify/receipt-root'], chains: [1, 10] } }, T0);
+      const account = store.createAccount(
+        { ...ACME, entitlements: { endpoints: ['verify/receipt-root'], chains: [1, 10] } },
+        T0,
+      );
       expect(account).toEqual({
         id: 'acme',
         name: 'Acme',
@@ -287,7 +315,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('upserts: creates, then updates limits but keeps the period anchor', () => {
       const created = store.upsertAccount({ ...ACME, id: 'acme' }, T0);
       const later = at('2024-03-05T00:00:00.000Z');
-      const updated = store.upsertAccount({ ...ACME, id: 'acme', name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } }, later);
+      const updated = store.upsertAccount(
+        { ...ACME, id: 'acme', name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } },
+        later,
+      );
       expect(updated).toEqual({ ...created, name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } });
       expect(store.upsertAccount({ ...ACME, id: 'acme' }, later).entitlements).toBeNull();
       expect(store.listAccounts()).toHaveLength(1);
@@ -323,7 +354,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(result).toEqual({ status: 'active', key: record, account: store.getAccount('acme') });
       const revokedAt = at('2024-02-01T00:00:00.000Z');
       expect(store.revokeKey(record.id, revokedAt)).toEqual({ ...record, revokedAt: revokedAt.toISOString() });
-      expect(store.authenticate(key)).toEqual({ status: 'revoked', key: { ...record, revokedAt: revokedAt.toISOString() } });
+      expect(store.authenticate(key)).toEqual({
+        status: 'revoked',
+        key: { ...record, revokedAt: revokedAt.toISOString() },
+      });
       // Revoking again changes nothing.
       expect(store.revokeKey(record.id, at('2024-03-01T00:00:00.000Z')).revokedAt).toBe(revokedAt.toISOString());
     });
@@ -350,8 +384,12 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const records = Array.from({ length: 5 }, (_, i) => store.createKey('acme', `k${i}`, T0).record);
       const error = storeError(() => store.createKey('acme', 'sixth', T0));
       expect(error.code).toBe('STORE_KEY_LIMIT');
-      expect(error.message).toBe('account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)');
-      expect(storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code).toBe('STORE_KEY_LIMIT');
+      expect(error.message).toBe(
+        'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)',
+      );
+      expect(
+        storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code,
+      ).toBe('STORE_KEY_LIMIT');
       store.revokeKey(records[0]!.id, T0);
       expect(store.createKey('acme', 'sixth', T0).record.label).toBe('sixth');
       expect(store.listKeys('acme')).toHaveLength(6);
@@ -365,7 +403,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const error = storeError(() => store.createKey('nobody', 'x', T0));
       expect(error.code).toBe('STORE_NOT_FOUND');
       expect(error.message).toBe('no account "nobody" (evm-integrity accounts list shows the accounts)');
-      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'label' } });
+      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'label' },
+      });
       expect(storeError(() => store.listKeys('nobody')).code).toBe('STORE_NOT_FOUND');
     });
 
@@ -384,15 +425,33 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const conflict = storeError(() => store.importKey('other', 'x', { plain }, T0));
       expect(conflict.code).toBe('STORE_CONFLICT');
       expect(conflict.message).toBe(`that key is already registered to account acme (as ${first.id})`);
-      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'sha256' } });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'key' } });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'key' } });
+      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'sha256' },
+      });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'key' },
+      });
+      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'key' },
+      });
     });
 
     it('answers every unknown key alike, after one digest comparison as for a known key', () => {
       const { key, record } = store.createKey('acme', 'ci', T0);
       const compare = vi.mocked(timingSafeEqual);
-      const unknown = ['', 'evmi_', key.slice(0, -1), `${key}x`, key.toUpperCase(), record.hash, 'x'.repeat(10_000), 'evmi_' + 'A'.repeat(43)];
+      const unknown = [
+        '',
+        'evmi_',
+        key.slice(0, -1),
+        `${key}x`,
+        key.toUpperCase(),
+        record.hash,
+        'x'.repeat(10_000),
+        'evmi_' + 'A'.repeat(43),
+      ];
       for (const candidate of unknown) {
         compare.mockClear();
         expect(store.authenticate(candidate)).toEqual({ status: 'unknown' });
@@ -485,7 +544,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const first = store.reserve('acme', 'e', 15, t);
       expect(first).toMatchObject({
         ok: true,
-        value: { reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' }, usage: { cuUsed: 15 } },
+        value: {
+          reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' },
+          usage: { cuUsed: 15 },
+        },
       });
       // Held, not yet settled: already counted.
       expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, error: { usage: store.usage('acme', t) } });
@@ -494,7 +556,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.reserve('acme', 'e', 0, t).ok).toBe(true);
       expect(store.reserve('acme', 'e', 1, t).ok).toBe(false);
       store.addCu('acme', 1, t);
-      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 21, cuExtra: 1 } } });
+      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({
+        ok: true,
+        value: { usage: { cuUsed: 21, cuExtra: 1 } },
+      });
       expect(h.logged()).toEqual([]); // a reservation alone logs nothing
     });
 
@@ -504,7 +569,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       const before = store.usage('acme', t);
       const failed = hold(store, 'acme', 'verify/receipt-root', 3, t);
       const left = hold(store, 'acme', 'verify/logs-bloom', 2, t);
-      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 10, cuByEndpoint: { 'verify/logs-bloom': 2, 'verify/receipt-root': 8 } });
+      expect(store.usage('acme', t)).toMatchObject({
+        cuUsed: 10,
+        cuByEndpoint: { 'verify/logs-bloom': 2, 'verify/receipt-root': 8 },
+      });
       store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
       store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
       expect(store.usage('acme', t)).toEqual(before);
@@ -525,7 +593,11 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(fresh.periodStart).toBe('2024-02-29T10:00:00.000Z');
       store.release(failed, request('e', 0, 'failed', 500), next);
       store.settle(served, request('f', 0, 'served'), next);
-      expect(store.usage('acme', next)).toMatchObject({ periodStart: fresh.periodStart, cuUsed: 12, cuByEndpoint: { e: 12 } });
+      expect(store.usage('acme', next)).toMatchObject({
+        periodStart: fresh.periodStart,
+        cuUsed: 12,
+        cuByEndpoint: { e: 12 },
+      });
       expect(store.reserve('acme', 'e', 9, next).ok).toBe(false); // not credited with the old period's CU
       store.release(fresh, request('e', 0, 'fresh', 502), next);
       expect(store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
@@ -538,10 +610,22 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
     it('validates reservations and the requests that end them, naming the field', () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
-      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
-      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'endpoint' } });
-      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'now' } });
+      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'cu' },
+      });
+      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'cu' },
+      });
+      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'endpoint' },
+      });
+      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'now' },
+      });
       expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('STORE_NOT_FOUND');
       expect(storeError(() => store.usage('nobody', t)).code).toBe('STORE_NOT_FOUND');
       const held = hold(store, 'acme', 'e', 2, t);
@@ -560,8 +644,14 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         details: { field: 'request.endpoint' },
         message: "request.endpoint must equal the reservation's endpoint (e), got f",
       });
-      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.status' } });
-      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'request.requestId' } });
+      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'request.status' },
+      });
+      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'request.requestId' },
+      });
       expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'reservation.periodStart' },
@@ -574,7 +664,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         code: 'STORE_INVALID',
         details: { field: 'reservation' },
       });
-      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe('STORE_NOT_FOUND');
+      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe(
+        'STORE_NOT_FOUND',
+      );
       // Nothing above changed the usage or the log.
       expect(store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
       expect(h.logged()).toEqual([]);
@@ -583,9 +675,19 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', () => {
       charge(store, 'acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
       store.addCu('acme', 100, at('2024-02-29T09:59:59.999Z'));
-      expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({ cuUsed: 7, cuExtra: 100, periodEnd: '2024-02-29T10:00:00.000Z' });
+      expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({
+        cuUsed: 7,
+        cuExtra: 100,
+        periodEnd: '2024-02-29T10:00:00.000Z',
+      });
       const next = store.usage('acme', at('2024-02-29T10:00:00.000Z'));
-      expect(next).toMatchObject({ periodStart: '2024-02-29T10:00:00.000Z', periodEnd: '2024-03-31T10:00:00.000Z', cuUsed: 0, cuExtra: 0, cuByEndpoint: {} });
+      expect(next).toMatchObject({
+        periodStart: '2024-02-29T10:00:00.000Z',
+        periodEnd: '2024-03-31T10:00:00.000Z',
+        cuUsed: 0,
+        cuExtra: 0,
+        cuByEndpoint: {},
+      });
       expect(charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({
         periodStart: '2024-03-31T10:00:00.000Z',
         periodEnd: '2024-04-30T10:00:00.000Z',
@@ -623,7 +725,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
               expect(end.getTime()).toBeGreaterThan(now);
               expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
               expect(start.getUTCDate()).toBe(
-                Math.min(anchor.getUTCDate(), new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate()),
+                Math.min(
+                  anchor.getUTCDate(),
+                  new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 0)).getUTCDate(),
+                ),
               );
               expect(start.getTime() % 1000).toBe(anchor.getTime() % 1000);
               // A charge in a new period starts counting again.
@@ -645,8 +750,14 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(usage).toMatchObject({ cuLimit: 1000, cuExtra: 500, cuUsed: 0 });
       expect(store.addCu('acme', 1, at('2024-02-01T00:00:00.000Z')).cuExtra).toBe(501);
       expect(store.usage('acme', at('2024-03-01T00:00:00.000Z')).cuExtra).toBe(0);
-      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
-      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'cu' } });
+      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'cu' },
+      });
+      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'cu' },
+      });
       expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('STORE_NOT_FOUND');
     });
   });
@@ -654,9 +765,19 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
   describe('request-log retention', () => {
     it('prunes only the entries logged before the cutoff, and the usage figures stay as they were', () => {
       store.createAccount(ACME, T0);
-      const times = ['2024-02-01T00:00:00.000Z', '2024-02-15T00:00:00.000Z', '2024-03-01T00:00:00.000Z', '2024-03-02T00:00:00.000Z'].map(at);
-      for (const [i, t] of times.entries()) charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
-      store.release(hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!), request('verify/logs-bloom', 0, 'failed', 500), times[1]!);
+      const times = [
+        '2024-02-01T00:00:00.000Z',
+        '2024-02-15T00:00:00.000Z',
+        '2024-03-01T00:00:00.000Z',
+        '2024-03-02T00:00:00.000Z',
+      ].map(at);
+      for (const [i, t] of times.entries())
+        charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
+      store.release(
+        hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!),
+        request('verify/logs-bloom', 0, 'failed', 500),
+        times[1]!,
+      );
       const now = at('2024-03-03T00:00:00.000Z');
       const usage = store.usage('acme', now);
       const cutoff = at('2024-03-01T00:00:00.000Z');
@@ -666,7 +787,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(h.logged()).toEqual(kept);
       expect(store.usage('acme', now)).toEqual(usage);
       expect(store.pruneRequests(cutoff)).toBe(0);
-      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'before' } });
+      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'before' },
+      });
     });
   });
 
@@ -683,18 +807,42 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         { allowed: true, limit: 3, remaining: 1, count: 2, retryAfterSeconds: 0 },
         { allowed: true, limit: 3, remaining: 0, count: 3, retryAfterSeconds: 0 },
       ]);
-      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 4, retryAfterSeconds: 1 });
-      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 5, retryAfterSeconds: 1 });
+      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({
+        allowed: false,
+        limit: 3,
+        remaining: 0,
+        count: 4,
+        retryAfterSeconds: 1,
+      });
+      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({
+        allowed: false,
+        limit: 3,
+        remaining: 0,
+        count: 5,
+        retryAfterSeconds: 1,
+      });
       // Another account has its own window.
       expect(store.takeRateToken('other', 3, second + 999).allowed).toBe(true);
-      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({ allowed: true, limit: 3, remaining: 2, count: 1, retryAfterSeconds: 0 });
+      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({
+        allowed: true,
+        limit: 3,
+        remaining: 2,
+        count: 1,
+        retryAfterSeconds: 0,
+      });
       // A request stamped a little late by a slower clock counts in the current window.
       expect(store.takeRateToken('acme', 3, second + 999).remaining).toBe(1);
     });
 
     it('validates its arguments', () => {
-      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'limitRps' } });
-      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({ code: 'STORE_INVALID', details: { field: 'nowMs' } });
+      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'limitRps' },
+      });
+      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({
+        code: 'STORE_INVALID',
+        details: { field: 'nowMs' },
+      });
       expect(storeError(() => store.takeRateToken('nobody', 1, 0)).code).toBe('STORE_NOT_FOUND');
     });
   });
@@ -744,7 +892,9 @@ describe('SqliteStore on a file', () => {
   it('refuses a file that is not a database, saying which', () => {
     mkdirSync(join(dir, 'data'));
     writeFileSync(file, 'not an SQLite database\n'.repeat(100));
-    expect(storeError(() => openStore()).message).toMatch(new RegExp(`^cannot open the store ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+    expect(storeError(() => openStore()).message).toMatch(
+      new RegExp(`^cannot open the store ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+    );
   });
 
   it('stores keys only as hashes: the key is nowhere in the file', () => {
@@ -768,7 +918,11 @@ describe('SqliteStore on a file', () => {
     store.close();
     store = openStore();
     expect(store.authenticate(key).status).toBe('active');
-    expect(store.usage('acme', at('2024-02-02T00:00:00.000Z'))).toMatchObject({ cuUsed: 4, cuExtra: 10, cuByEndpoint: { 'verify/receipt-root': 4 } });
+    expect(store.usage('acme', at('2024-02-02T00:00:00.000Z'))).toMatchObject({
+      cuUsed: 4,
+      cuExtra: 10,
+      cuByEndpoint: { 'verify/receipt-root': 4 },
+    });
     expect(store.usage('acme', at('2024-03-01T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuExtra: 0 });
     store.close();
     const db = new Database(file, { readonly: true });
@@ -793,7 +947,13 @@ describe('SqliteStore on a file', () => {
     expect(a.takeRateToken('acme', 3, second).remaining).toBe(2);
     expect(b.takeRateToken('acme', 3, second + 1).remaining).toBe(1);
     expect(a.takeRateToken('acme', 3, second + 2).remaining).toBe(0);
-    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({ allowed: false, limit: 3, remaining: 0, count: 4, retryAfterSeconds: 1 });
+    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({
+      allowed: false,
+      limit: 3,
+      remaining: 0,
+      count: 4,
+      retryAfterSeconds: 1,
+    });
     const t = at('2024-02-01T00:00:00.000Z');
     for (let i = 0; i < 50; i++) charge(i % 2 === 0 ? a : b, 'acme', 1, request('e', 1, `r${i}`), t);
     expect(a.usage('acme', t).cuUsed).toBe(50);
@@ -809,7 +969,9 @@ describe('SqliteStore on a file', () => {
     const old = new Database(file);
     old.exec(MIGRATIONS[0]!);
     old.pragma('user_version = 1');
-    old.prepare("INSERT INTO accounts VALUES ('acme', 'Acme', 'p', 20, 3, NULL, ?, ?)").run(T0.toISOString(), T0.toISOString());
+    old
+      .prepare("INSERT INTO accounts VALUES ('acme', 'Acme', 'p', 20, 3, NULL, ?, ?)")
+      .run(T0.toISOString(), T0.toISOString());
     old.prepare("INSERT INTO usage_periods VALUES ('acme', ?, '2024-02-29T10:00:00.000Z', 5, 2)").run(T0.toISOString());
     old.prepare("INSERT INTO endpoint_usage VALUES ('acme', ?, 'e', 5)").run(T0.toISOString());
     old
@@ -822,7 +984,15 @@ describe('SqliteStore on a file', () => {
     const t = at('2024-02-10T00:00:00.000Z');
     expect(store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
     expect(loggedInFile(file)).toEqual([
-      { requestId: 'r', accountId: 'acme', endpoint: 'e', status: 200, cu: 5, periodStart: T0.toISOString(), at: '2024-02-01T00:00:00.000Z' },
+      {
+        requestId: 'r',
+        accountId: 'acme',
+        endpoint: 'e',
+        status: 200,
+        cu: 5,
+        periodStart: T0.toISOString(),
+        at: '2024-02-01T00:00:00.000Z',
+      },
     ]);
     const db = new Database(file, { readonly: true });
     try {
@@ -841,11 +1011,14 @@ describe('SqliteStore on a file', () => {
     const store = openStore();
     store.createAccount(ACME, T0);
     const db = new Database(file);
-    const insert = db.prepare("INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, 'acme', 'e', 200, 1, ?, ?)");
+    const insert = db.prepare(
+      "INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, 'acme', 'e', 200, 1, ?, ?)",
+    );
     const old = 12_345; // more than two batches
     db.transaction(() => {
       for (let i = 0; i < old; i++) insert.run(`old-${i}`, T0.toISOString(), new Date(T0.getTime() + i).toISOString());
-      for (let i = 0; i < 10; i++) insert.run(`new-${i}`, T0.toISOString(), new Date(T0.getTime() + DAY_MS + i).toISOString());
+      for (let i = 0; i < 10; i++)
+        insert.run(`new-${i}`, T0.toISOString(), new Date(T0.getTime() + DAY_MS + i).toISOString());
     })();
     db.close();
     const usage = store.usage('acme', T0);
@@ -886,7 +1059,10 @@ describe('SqliteStore on a file', () => {
             'SELECT period_start AS period, sum(cu) AS cu FROM requests WHERE account_id = ? GROUP BY period_start HAVING sum(cu) > 0',
           )
           .all(accountId);
-        return { used: Object.fromEntries(used.map((r) => [r.period, r.cu])), logged: Object.fromEntries(logged.map((r) => [r.period, r.cu])) };
+        return {
+          used: Object.fromEntries(used.map((r) => [r.period, r.cu])),
+          logged: Object.fromEntries(logged.map((r) => [r.period, r.cu])),
+        };
       } finally {
         db.close();
       }
@@ -986,13 +1162,25 @@ describe('SqliteStore across processes', () => {
     const limit = 100;
     const startAt = Date.now() + 1500;
     const outputs = await Promise.all(
-      Array.from({ length: processes }, () => runNode([join(dir, 'worker.js'), file, String(perProcess), String(limit), String(t.getTime()), String(startAt)])),
+      Array.from({ length: processes }, () =>
+        runNode([
+          join(dir, 'worker.js'),
+          file,
+          String(perProcess),
+          String(limit),
+          String(t.getTime()),
+          String(startAt),
+        ]),
+      ),
     );
     const allowed = outputs.map((o) => (JSON.parse(o) as { allowed: number }).allowed);
     expect(allowed.reduce((a, b) => a + b, 0)).toBe(limit); // exactly `limit` in the shared window
     const store = new SqliteStore(file);
     try {
-      expect(store.usage('acme', t)).toMatchObject({ cuUsed: processes * perProcess, cuByEndpoint: { 'verify/receipt-root': processes * perProcess } });
+      expect(store.usage('acme', t)).toMatchObject({
+        cuUsed: processes * perProcess,
+        cuByEndpoint: { 'verify/receipt-root': processes * perProcess },
+      });
       expect(store.takeRateToken('acme', limit, t.getTime())).toMatchObject({ allowed: false, remaining: 0 });
     } finally {
       store.close();
@@ -1011,10 +1199,15 @@ describe('SqliteStore opened by several processes at once', () => {
     compileStoreInto(dir);
     const files = Array.from({ length: 8 }, (_, i) => join(dir, `data-${i}`, 'store.sqlite'));
     const startAt = Date.now() + 1500;
-    await Promise.all(Array.from({ length: 4 }, () => runNode([join(dir, 'open-worker.js'), String(startAt), ...files])));
+    await Promise.all(
+      Array.from({ length: 4 }, () => runNode([join(dir, 'open-worker.js'), String(startAt), ...files])),
+    );
     for (const file of files) {
       const db = new Database(file, { readonly: true });
-      expect([db.pragma('journal_mode', { simple: true }), db.pragma('user_version', { simple: true })]).toEqual(['wal', SCHEMA_VERSION]);
+      expect([db.pragma('journal_mode', { simple: true }), db.pragma('user_version', { simple: true })]).toEqual([
+        'wal',
+        SCHEMA_VERSION,
+      ]);
       db.close();
     }
   }, 60_000);
@@ -1036,7 +1229,9 @@ describe('SqliteStore reservations across processes', () => {
     const t = at('2024-02-01T00:00:00.000Z');
     const startAt = Date.now() + 1500;
     const outputs = await Promise.all(
-      Array.from({ length: 4 }, () => runNode([join(dir, 'reserve-worker.js'), file, '15', String(t.getTime()), String(startAt)])),
+      Array.from({ length: 4 }, () =>
+        runNode([join(dir, 'reserve-worker.js'), file, '15', String(t.getTime()), String(startAt)]),
+      ),
     );
     const reserved = outputs.map((o) => (JSON.parse(o) as { reserved: number }).reserved);
     expect(reserved.reduce((a, b) => a + b, 0)).toBe(20);
@@ -1066,7 +1261,11 @@ describe('period arithmetic', () => {
   });
 
   it('property: any instant lies in the period of its index, before or after the anchor', () => {
-    const date = fc.date({ min: at('1970-01-01T00:00:00.000Z'), max: at('2200-01-01T00:00:00.000Z'), noInvalidDate: true });
+    const date = fc.date({
+      min: at('1970-01-01T00:00:00.000Z'),
+      max: at('2200-01-01T00:00:00.000Z'),
+      noInvalidDate: true,
+    });
     fc.assert(
       fc.property(date, date, (anchor, now) => {
         const k = periodIndexAt(anchor, now);
@@ -1076,8 +1275,14 @@ describe('period arithmetic', () => {
         expect(end.getTime()).toBeGreaterThan(now.getTime());
         expect(end).toEqual(nextStep(start, anchor.getUTCDate()));
         // The default request-log retention outlasts any whole period by a 14-day margin.
-        expect(end.getTime() - start.getTime() + 14 * DAY_MS).toBeLessThanOrEqual(DEFAULT_REQUEST_RETENTION_DAYS * DAY_MS);
-        if (now >= anchor) expect(billingPeriodAt(anchor.toISOString(), now)).toEqual({ periodStart: start.toISOString(), periodEnd: end.toISOString() });
+        expect(end.getTime() - start.getTime() + 14 * DAY_MS).toBeLessThanOrEqual(
+          DEFAULT_REQUEST_RETENTION_DAYS * DAY_MS,
+        );
+        if (now >= anchor)
+          expect(billingPeriodAt(anchor.toISOString(), now)).toEqual({
+            periodStart: start.toISOString(),
+            periodEnd: end.toISOString(),
+          });
         else expect(billingPeriodAt(anchor.toISOString(), now).periodStart).toBe(anchor.toISOString());
       }),
       { numRuns: 2000 },

@@ -109,10 +109,17 @@ const MUTATIONS: Record<string, Mutation> = {
     if (r.root !== undefined) return undefined;
     // Another type with a different encoding: two untyped layouts (Arbitrum's 0x78 and 0) hash alike.
     const untyped = (t: number) => rules.layouts.get(t) === 'untyped';
-    const other = [...rules.layouts.keys()].find((t) => t !== r.type && rules.layouts.get(t) !== 'op-deposit' && !(untyped(t) && untyped(r.type)));
-    return other === undefined ? undefined : { type: other, status: r.status!, cumulativeGasUsed: r.cumulativeGasUsed, logs: r.logs };
+    const other = [...rules.layouts.keys()].find(
+      (t) => t !== r.type && rules.layouts.get(t) !== 'op-deposit' && !(untyped(t) && untyped(r.type)),
+    );
+    return other === undefined
+      ? undefined
+      : { type: other, status: r.status!, cumulativeGasUsed: r.cumulativeGasUsed, logs: r.logs };
   },
-  address: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: [{ ...r.logs[0]!, address: flip(r.logs[0]!.address, 3) }, ...r.logs.slice(1)] }),
+  address: (r) =>
+    r.logs.length === 0
+      ? undefined
+      : { ...r, logs: [{ ...r.logs[0]!, address: flip(r.logs[0]!.address, 3) }, ...r.logs.slice(1)] },
   topic: (r) => {
     const i = r.logs.findIndex((l) => l.topics.length > 0);
     if (i < 0) return undefined;
@@ -120,17 +127,24 @@ const MUTATIONS: Record<string, Mutation> = {
     logs[i] = { ...logs[i]!, topics: [flip(logs[i]!.topics[0]!, 11), ...logs[i]!.topics.slice(1)] };
     return { ...r, logs };
   },
-  data: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: [{ ...r.logs[0]!, data: Uint8Array.from([...r.logs[0]!.data, 0]) }, ...r.logs.slice(1)] }),
+  data: (r) =>
+    r.logs.length === 0
+      ? undefined
+      : { ...r, logs: [{ ...r.logs[0]!, data: Uint8Array.from([...r.logs[0]!.data, 0]) }, ...r.logs.slice(1)] },
   dropLog: (r) => (r.logs.length === 0 ? undefined : { ...r, logs: r.logs.slice(1) }),
-  depositVersion: (r) => (r.depositReceiptVersion === undefined ? undefined : { ...r, depositReceiptVersion: r.depositReceiptVersion + 1n }),
-  depositNonce: (r) => (r.depositReceiptVersion === undefined ? undefined : { ...r, depositNonce: (r.depositNonce ?? 0n) ^ 1n }),
+  depositVersion: (r) =>
+    r.depositReceiptVersion === undefined ? undefined : { ...r, depositReceiptVersion: r.depositReceiptVersion + 1n },
+  depositNonce: (r) =>
+    r.depositReceiptVersion === undefined ? undefined : { ...r, depositNonce: (r.depositNonce ?? 0n) ^ 1n },
 };
 
 describe('changing any single field changes the root', () => {
   it(`one mutated field of one receipt (${RUNS.mutation} runs)`, () => {
     const cases = blockArb
       .filter(({ receipts }) => receipts.length > 0)
-      .chain((block) => fc.record({ block: fc.constant(block), at: fc.nat(), kind: fc.constantFrom(...Object.keys(MUTATIONS)) }));
+      .chain((block) =>
+        fc.record({ block: fc.constant(block), at: fc.nat(), kind: fc.constantFrom(...Object.keys(MUTATIONS)) }),
+      );
     let applied = 0;
     fc.assert(
       fc.property(cases, ({ block: { rules, receipts }, at, kind }) => {
@@ -141,7 +155,12 @@ describe('changing any single field changes the root', () => {
         const changed = receipts.slice();
         changed[i] = mutated!;
         expect(bytesEqual(encodeReceipt(mutated, { rules }), encodeReceipt(receipts[i]!, { rules }))).toBe(false);
-        expect(bytesEqual(receiptsCommitment(changed, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
+        expect(
+          bytesEqual(
+            receiptsCommitment(changed, { rules }).receiptsRoot,
+            receiptsCommitment(receipts, { rules }).receiptsRoot,
+          ),
+        ).toBe(false);
       }),
       { numRuns: RUNS.mutation },
     );
@@ -156,7 +175,12 @@ describe('changing any single field changes the root', () => {
           const encoded = receipts.map((r) => encodeReceipt(r, { rules }));
           fc.pre(!bytesEqual(encoded[0]!, encoded[1]!));
           const swapped = [receipts[1]!, receipts[0]!, ...receipts.slice(2)];
-          expect(bytesEqual(receiptsCommitment(swapped, { rules }).receiptsRoot, receiptsCommitment(receipts, { rules }).receiptsRoot)).toBe(false);
+          expect(
+            bytesEqual(
+              receiptsCommitment(swapped, { rules }).receiptsRoot,
+              receiptsCommitment(receipts, { rules }).receiptsRoot,
+            ),
+          ).toBe(false);
         },
       ),
       { numRuns: 50 },

@@ -36,8 +36,15 @@ export interface EncodeInputs {
 
 function toUint(v: unknown, bits: number, what: string): bigint {
   const n =
-    typeof v === 'bigint' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : typeof v === 'string' && /^[0-9]+$/.test(v) ? BigInt(v) : null;
-  if (n === null || n < 0n || n >> BigInt(bits) !== 0n) throw new RangeError(`${what}: expected a uint${bits}, got ${show(v)}`);
+    typeof v === 'bigint'
+      ? v
+      : typeof v === 'number' && Number.isSafeInteger(v)
+        ? BigInt(v)
+        : typeof v === 'string' && /^[0-9]+$/.test(v)
+          ? BigInt(v)
+          : null;
+  if (n === null || n < 0n || n >> BigInt(bits) !== 0n)
+    throw new RangeError(`${what}: expected a uint${bits}, got ${show(v)}`);
   return n;
 }
 const uintBytes = (n: bigint): Uint8Array => parseHex(n.toString(16).padStart(64, '0'))!;
@@ -60,15 +67,21 @@ function concat(parts: Uint8Array[]): Uint8Array {
  * bytesToHex(encodeFunctionOutput('symbol', 'MKR', { bytes32: true })) // '4d4b52' + '00'.repeat(29)
  * encodeFunctionOutput('getReserves', { reserve0: 1n, reserve1: 2n, block_timestamp_last: 3 }) // 96 bytes
  */
-export function encodeFunctionOutput<N extends KnownFunction>(name: N, value: EncodeInputs[N], options?: { bytes32?: boolean }): Uint8Array;
+export function encodeFunctionOutput<N extends KnownFunction>(
+  name: N,
+  value: EncodeInputs[N],
+  options?: { bytes32?: boolean },
+): Uint8Array;
 /** A name only known at run time (a fixture table): an unknown one throws a RangeError. */
 export function encodeFunctionOutput(name: string, value: unknown, options?: { bytes32?: boolean }): Uint8Array;
 export function encodeFunctionOutput(name: string, value: unknown, options: { bytes32?: boolean } = {}): Uint8Array {
   if (!isKnownFunction(name)) throw new RangeError(`unknown function ${JSON.stringify(name)}`);
   const kind = KIND[name];
-  if (options.bytes32 && kind !== 'string') throw new RangeError(`bytes32 applies to string returns only, not ${KNOWN_FUNCTIONS[name].signature}`);
+  if (options.bytes32 && kind !== 'string')
+    throw new RangeError(`bytes32 applies to string returns only, not ${KNOWN_FUNCTIONS[name].signature}`);
   const v: unknown = value;
-  const member = (key: string): unknown => (typeof v === 'object' && v !== null && typeof v !== 'bigint' ? (v as Record<string, unknown>)[key] : v);
+  const member = (key: string): unknown =>
+    typeof v === 'object' && v !== null && typeof v !== 'bigint' ? (v as Record<string, unknown>)[key] : v;
   switch (kind) {
     case 'reserves':
       return concat([
@@ -89,10 +102,12 @@ export function encodeFunctionOutput(name: string, value: unknown, options: { by
     case 'string': {
       const s = member('value');
       // TextEncoder would silently turn a lone surrogate into U+FFFD: refuse instead.
-      if (typeof s !== 'string' || /\p{Cs}/u.test(s)) throw new RangeError(`value: expected a well-formed string, got ${show(s)}`);
+      if (typeof s !== 'string' || /\p{Cs}/u.test(s))
+        throw new RangeError(`value: expected a well-formed string, got ${show(s)}`);
       const bytes = utf8.encode(s);
       if (options.bytes32) {
-        if (bytes.length > WORD || bytes.includes(0)) throw new RangeError(`value: ${show(s)} does not fit bytes32 (at most 32 UTF-8 bytes, no NUL)`);
+        if (bytes.length > WORD || bytes.includes(0))
+          throw new RangeError(`value: ${show(s)} does not fit bytes32 (at most 32 UTF-8 bytes, no NUL)`);
         return concat([bytes, new Uint8Array(WORD - bytes.length)]);
       }
       const padded = Math.ceil(bytes.length / WORD) * WORD;

@@ -58,5 +58,7 @@ export const rulesArb = fc.constantFrom(...Object.values(RULE_SETS));
 
 /** A rule set and a receipt list under it, of 0..600 receipts. */
 export const blockArb = rulesArb.chain((rules) =>
-  listLength.chain((n) => fc.record({ rules: fc.constant(rules), receipts: fc.array(receiptArb(rules), { minLength: n, maxLength: n }) })),
+  listLength.chain((n) =>
+    fc.record({ rules: fc.constant(rules), receipts: fc.array(receiptArb(rules), { minLength: n, maxLength: n }) }),
+  ),
 );

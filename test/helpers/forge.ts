@@ -7,10 +7,14 @@ import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } fro
 import type { FixtureBlock } from './fixtures.js';
 import { rehash } from './loopback-rpc.js';
 
-type RpcReceipt = { cumulativeGasUsed?: unknown; logs?: Array<{ data: string; topics: string[] }> } & Record<string, unknown>;
+type RpcReceipt = { cumulativeGasUsed?: unknown; logs?: Array<{ data: string; topics: string[] }> } & Record<
+  string,
+  unknown
+>;
 
 /** How the receipts are altered: a byte of a log's data, the gas a receipt counts, or the last receipt dropped. */
-export type Alteration = { kind: 'log-data'; receipt: number } | { kind: 'gas'; receipt: number } | { kind: 'drop-last' };
+export type Alteration =
+  { kind: 'log-data'; receipt: number } | { kind: 'gas'; receipt: number } | { kind: 'drop-last' };
 
 /** Applies an alteration to a copy of the receipts; receipt indexes wrap around the list. */
 function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
@@ -19,7 +23,10 @@ function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
   const withLogs = copy.filter((r) => (r.logs?.length ?? 0) > 0);
   if (alteration.kind === 'log-data' && withLogs.length > 0) {
     const log = withLogs[alteration.receipt % withLogs.length]!.logs![0]!;
-    log.data = log.data.length > 2 ? `0x${(parseInt(log.data.slice(2, 4), 16) ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}` : '0x01';
+    log.data =
+      log.data.length > 2
+        ? `0x${(parseInt(log.data.slice(2, 4), 16) ^ 1).toString(16).padStart(2, '0')}${log.data.slice(4)}`
+        : '0x01';
     return copy;
   }
   const receipt = copy[('receipt' in alteration ? alteration.receipt : 0) % copy.length]!;
@@ -37,7 +44,11 @@ export function forge(fixture: FixtureBlock, alteration: Alteration, options: { 
   const block = readRpcBlock({ ...fixture, receipts, raw_receipts: undefined }, problems);
   if (block === undefined) throw new Error(`forge: ${JSON.stringify(problems.list)}`);
   const { receiptsRoot, logsBloom } = receiptsCommitment(block.receipts, { rules: RULE_SETS.ethereum });
-  const header: Record<string, unknown> = { ...fixture.header, receiptsRoot: `0x${bytesToHex(receiptsRoot)}`, logsBloom: `0x${bytesToHex(logsBloom)}` };
+  const header: Record<string, unknown> = {
+    ...fixture.header,
+    receiptsRoot: `0x${bytesToHex(receiptsRoot)}`,
+    logsBloom: `0x${bytesToHex(logsBloom)}`,
+  };
   const { raw_receipts: _raw, ...rest } = fixture;
   return { ...rest, receipts, header: (options.rehash ? rehash(header) : header) as Record<string, string> };
 }

@@ -26,7 +26,10 @@ const hexOut = (name: string, value: unknown) => {
 
 export function buildBundle(): Bundle {
   const fixture = loadFixture('mainnet-19426587');
-  const receipts = fixture.receipts as Array<{ transactionIndex: string; logs: Array<{ address: string; topics: string[]; data: string }> }>;
+  const receipts = fixture.receipts as Array<{
+    transactionIndex: string;
+    logs: Array<{ address: string; topics: string[]; data: string }>;
+  }>;
   const tx9 = receipts.find((r) => Number(r.transactionIndex) === 9)!;
   const blockTime = new Date(Number(fixture.header.timestamp) * 1000).toISOString();
   const genesisLog = (logIndex: number) => {
@@ -171,7 +174,13 @@ export function buildBundle(): Bundle {
         status: 200,
         response: {
           chain_id: 1,
-          data: [{ block_number: BLOCK, block_hash: strip(fixture.header.hash!), receipt_root: strip(fixture.header.receiptsRoot!) }],
+          data: [
+            {
+              block_number: BLOCK,
+              block_hash: strip(fixture.header.hash!),
+              receipt_root: strip(fixture.header.receiptsRoot!),
+            },
+          ],
           cursor: null,
           count: 1,
         },

@@ -67,7 +67,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /** The number a call's block parameter names: a quantity, or a tag (`latest`, …). */
 function blockNumberOf(node: LoopbackNode, param: unknown): number {
-  if (param === 'latest' || param === 'finalized' || param === 'safe') return node.tags.get(param) ?? Math.max(...node.blocks.keys());
+  if (param === 'latest' || param === 'finalized' || param === 'safe')
+    return node.tags.get(param) ?? Math.max(...node.blocks.keys());
   return Number(param);
 }
 
@@ -80,7 +81,10 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
     const count = block.transactions ?? block.receipts.length;
     return {
       ...block.header,
-      transactions: Array.from({ length: count }, (_, i) => (block.receipts[i]?.transactionHash as string | undefined) ?? syntheticTxHash(chainId, n, i)),
+      transactions: Array.from(
+        { length: count },
+        (_, i) => (block.receipts[i]?.transactionHash as string | undefined) ?? syntheticTxHash(chainId, n, i),
+      ),
     };
   }
   if (call.method === 'eth_getBlockReceipts') return block === undefined ? null : block.receipts;
@@ -90,7 +94,15 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
 /** Starts a node serving `blocks` of chain `chainId`. */
 export async function startLoopbackNode(chainId: number, blocks: Map<number, NodeBlock>): Promise<LoopbackNode> {
   const hanging = new Set<() => void>();
-  const node: LoopbackNode = { url: '', blocks, calls: [], fault: undefined, delayMs: 0, tags: new Map(), close: async () => undefined };
+  const node: LoopbackNode = {
+    url: '',
+    blocks,
+    calls: [],
+    fault: undefined,
+    delayMs: 0,
+    tags: new Map(),
+    close: async () => undefined,
+  };
   const server: Server = createServer(async (req, res) => {
     const body = JSON.parse(await readBody(req)) as { id: number; method: string; params?: unknown[] };
     const call = { method: body.method, params: body.params ?? [] };

@@ -39,7 +39,10 @@ export interface LoopbackService {
 const bare = (hex: unknown) => String(hex).replace(/^0x/, '');
 const iso = (timestamp: unknown) => new Date(Number(timestamp) * 1000).toISOString();
 
-/** The block record (0101) of a block, in the spec's mixed forms: hashes without 0x, the miner with it, the time with or without millis. */
+/**
+ * The block record (0101) of a block, in the spec's mixed forms: hashes without 0x, the miner with it, the time with or
+ * without millis.
+ */
 export function blockRecord(block: BlockJson): Json {
   const { header } = block;
   const number = Number(header.number);
@@ -101,7 +104,11 @@ function faultyLogs(records: Json[], faults: readonly ServiceFault[]): Json[] {
 }
 
 const faultyBlocks = (records: Json[], faults: readonly ServiceFault[]) =>
-  faults.reduce((out, f) => (f.kind === 'alter_block' ? out.map((r) => (r.block_number === f.block ? { ...r, [f.field]: f.value } : r)) : out), records);
+  faults.reduce(
+    (out, f) =>
+      f.kind === 'alter_block' ? out.map((r) => (r.block_number === f.block ? { ...r, [f.field]: f.value } : r)) : out,
+    records,
+  );
 
 async function bodyOf(req: IncomingMessage): Promise<Json> {
   let text = '';
@@ -110,7 +117,9 @@ async function bodyOf(req: IncomingMessage): Promise<Json> {
 }
 const send = (res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(value));
-const envelope = (status: number, code: string, message: string) => ({ error: { code, http_status: status, message, hint: '', docs_url: '' } });
+const envelope = (status: number, code: string, message: string) => ({
+  error: { code, http_status: status, message, hint: '', docs_url: '' },
+});
 
 type Counted = Extract<ServiceFault, { requests: number }>;
 
@@ -147,15 +156,23 @@ export async function startLoopbackService(options: {
     if (takeCounted(service.faults, 'hang') !== undefined) return; // never answered: the client's time limit ends it
     const limited = takeCounted(service.faults, 'rate_limit');
     if (limited?.kind === 'rate_limit')
-      return send(res, 429, envelope(429, 'RATE_LIMITED', 'too many requests'), { 'Retry-After': String(limited.retryAfterSeconds) });
-    if (req.headers.authorization !== `Bearer ${options.apiKey}`) return send(res, 401, envelope(401, 'UNAUTHORIZED', 'invalid API key'));
+      return send(res, 429, envelope(429, 'RATE_LIMITED', 'too many requests'), {
+        'Retry-After': String(limited.retryAfterSeconds),
+      });
+    if (req.headers.authorization !== `Bearer ${options.apiKey}`)
+      return send(res, 401, envelope(401, 'UNAUTHORIZED', 'invalid API key'));
     if (path === '/v1/evm/rpc' && options.rpcUrl !== undefined) {
-      const proxied = await fetch(options.rpcUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const proxied = await fetch(options.rpcUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return send(res, proxied.status, await proxied.json());
     }
     const dataset = path === '/v1/evm/raw/blocks' ? 'blocks' : path === '/v1/evm/raw/logs' ? 'logs' : undefined;
     if (dataset === undefined) return send(res, 404, envelope(404, 'NOT_FOUND', `no route ${path}`));
-    const all = dataset === 'blocks' ? faultyBlocks(datasets.blocks, service.faults) : faultyLogs(datasets.logs, service.faults);
+    const all =
+      dataset === 'blocks' ? faultyBlocks(datasets.blocks, service.faults) : faultyLogs(datasets.logs, service.faults);
     const selected = all.filter(
       (r) =>
         body.chain_id === options.blocks[0]?.chain_id &&
@@ -165,7 +182,12 @@ export async function startLoopbackService(options: {
     const offset = typeof body.cursor === 'string' ? Number(body.cursor.replace('after-', '')) : 0;
     const page = selected.slice(offset, offset + Math.min(pageSize, body.limit as number));
     const next = offset + page.length < selected.length ? `after-${offset + page.length}` : null;
-    send(res, 200, { chain_id: body.chain_id, data: page, cursor: next, [dataset === 'blocks' ? 'count' : 'page_count']: page.length });
+    send(res, 200, {
+      chain_id: body.chain_id,
+      data: page,
+      cursor: next,
+      [dataset === 'blocks' ? 'count' : 'page_count']: page.length,
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return Object.assign(service, {

@@ -28,7 +28,8 @@ export function oracleEncode(r: Receipt, layout: 'untyped' | 'typed' | 'op-depos
     oracleBloom(r.logs),
     r.logs.map((l) => [l.address, l.topics, l.data]),
   ];
-  if (layout === 'op-deposit' && r.depositReceiptVersion !== undefined) fields.push(r.depositNonce ?? 0n, r.depositReceiptVersion);
+  if (layout === 'op-deposit' && r.depositReceiptVersion !== undefined)
+    fields.push(r.depositNonce ?? 0n, r.depositReceiptVersion);
   const body = encode(fields as Parameters<typeof encode>[0]);
   return layout === 'untyped' ? body : Uint8Array.from([r.type, ...body]);
 }

@@ -12,7 +12,11 @@ export function syntheticTxHash(chainId: number, blockNumber: number, index: num
 }
 
 /** The block as a node gives it: each receipt with its `transactionHash`, and the header's `transactions` (hashes). */
-export function withTxHashes(block: { chain_id: number | null; header: Record<string, unknown>; receipts: Array<Record<string, unknown>> }): BlockJson {
+export function withTxHashes(block: {
+  chain_id: number | null;
+  header: Record<string, unknown>;
+  receipts: Array<Record<string, unknown>>;
+}): BlockJson {
   const chainId = block.chain_id ?? 0;
   const number = Number(block.header.number);
   const hashes = block.receipts.map((_, i) => syntheticTxHash(chainId, number, i));

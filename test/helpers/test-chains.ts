@@ -5,7 +5,13 @@
  */
 import { ChainRegistry, type ChainInfo } from '../../packages/core/src/index.js';
 
-export const TEST_CHAINS = { ethereum: 990_001, optimism: 990_010, arbitrum: 990_042, scroll: 990_534, polygon: 990_137 } as const;
+export const TEST_CHAINS = {
+  ethereum: 990_001,
+  optimism: 990_010,
+  arbitrum: 990_042,
+  scroll: 990_534,
+  polygon: 990_137,
+} as const;
 
 /** Madhugiri of the test Polygon chain: Polygon PoS's own block. */
 export const TEST_MADHUGIRI = 80_084_800;

@@ -5,7 +5,13 @@
  * {@link EvmIntegrityError}, without a new release of the library.
  */
 export type EvmIntegrityErrorCode =
-  'RECEIPT_TYPE_UNKNOWN' | 'RECEIPT_INVALID' | 'HEADER_INVALID' | 'CHAIN_CONFLICT' | 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID' | 'SOURCE_CHAIN_MISMATCH';
+  | 'RECEIPT_TYPE_UNKNOWN'
+  | 'RECEIPT_INVALID'
+  | 'HEADER_INVALID'
+  | 'CHAIN_CONFLICT'
+  | 'SOURCE_FAILED'
+  | 'SOURCE_INPUT_INVALID'
+  | 'SOURCE_CHAIN_MISMATCH';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
@@ -16,7 +22,10 @@ export type EvmIntegrityErrorCode =
  *   override readonly code = 'QUOTA_EXCEEDED';
  * }
  */
-export abstract class EvmIntegrityError<Details extends object = object, Code extends string = EvmIntegrityErrorCode> extends Error {
+export abstract class EvmIntegrityError<
+  Details extends object = object,
+  Code extends string = EvmIntegrityErrorCode,
+> extends Error {
   override name = 'EvmIntegrityError';
   abstract readonly code: Code;
   readonly details: Details;

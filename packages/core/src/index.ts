@@ -63,7 +63,21 @@ export {
 export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
 export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
-export { readRpcBlock, readRpcHeader, readRpcReceipt, readRpcReceipts, type ReadRpcBlockOptions, type RpcBlock, type RpcHeader } from './input/json-rpc.js';
+export {
+  readRpcBlock,
+  readRpcHeader,
+  readRpcReceipt,
+  readRpcReceipts,
+  type ReadRpcBlockOptions,
+  type RpcBlock,
+  type RpcHeader,
+} from './input/json-rpc.js';
 
-export { verifyBlock, type BlockRefusal, type BlockReport, type BlockVerifyContext, type Comparison } from './verify/verify-block.js';
+export {
+  verifyBlock,
+  type BlockRefusal,
+  type BlockReport,
+  type BlockVerifyContext,
+  type Comparison,
+} from './verify/verify-block.js';
 export { err, ok, type Result } from './result.js';

@@ -19,4 +19,5 @@ writeFileSync(
 const reference = new URL('../../../docs/', import.meta.url);
 const docs = new URL('../docs/', import.meta.url);
 mkdirSync(docs, { recursive: true });
-for (const page of readdirSync(reference).filter((file) => file.endsWith('.md'))) copyFileSync(new URL(page, reference), new URL(page, docs));
+for (const page of readdirSync(reference).filter((file) => file.endsWith('.md')))
+  copyFileSync(new URL(page, reference), new URL(page, docs));

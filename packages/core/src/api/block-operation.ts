@@ -8,7 +8,10 @@ import { decodeJsonBody } from './json-body.js';
  * `verify block` as an operation: the core's report as the body of a 200, or its refusal as the
  * error envelope (400 for invalid input, 422 for a chain or era that cannot be verified).
  */
-export function verifyBlockOperation(input: unknown, context: BlockVerifyContext & OperationContext = {}): OperationResult {
+export function verifyBlockOperation(
+  input: unknown,
+  context: BlockVerifyContext & OperationContext = {},
+): OperationResult {
   return blockAnswer(verifyBlock(input, context), context);
 }
 
@@ -16,7 +19,8 @@ export function verifyBlockOperation(input: unknown, context: BlockVerifyContext
 export function blockAnswer(result: Result<BlockReport, BlockRefusal>, context: OperationContext): OperationResult {
   if (result.ok) return { status: 200, verdict: result.value.verdict, body: result.value };
   const refusal = result.error;
-  if (refusal.kind === 'invalid') return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
+  if (refusal.kind === 'invalid')
+    return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
   return chainNotSupported(refusal.subject, context, { unknownChainHint: refusal.hint });
 }
 
@@ -25,7 +29,10 @@ export function blockAnswer(result: Result<BlockReport, BlockRefusal>, context: 
  * the body's one problem, as the endpoints refuse them (`decodeJsonBody`). For a block that arrives
  * as bytes (a file, a worker's job), parsed where it is verified.
  */
-export function verifyBlockBytes(bytes: Uint8Array, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+export function verifyBlockBytes(
+  bytes: Uint8Array,
+  context: BlockVerifyContext = {},
+): Result<BlockReport, BlockRefusal> {
   const parsed = decodeJsonBody(bytes);
   return parsed.ok ? verifyBlock(parsed.value, context) : err({ kind: 'invalid', problems: [parsed.error], count: 1 });
 }

@@ -1,7 +1,8 @@
 import { describeNotVerifiable, formatBlock, type NotVerifiable } from '../chains/registry.js';
 import { errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
 
-const REGISTRY_HINT = 'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
+const REGISTRY_HINT =
+  'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
 const OWN_PROOFS = "use the proofs the chain's own protocol provides";
 
 /**
@@ -23,7 +24,10 @@ export function chainNotSupported(
   let hint: string;
   let details: Record<string, unknown> | null = null;
   if (subject === null || subject.chain === undefined) {
-    message = subject === null ? 'The input names no chain_id, so its receipt rules are unknown.' : describeNotVerifiable(subject);
+    message =
+      subject === null
+        ? 'The input names no chain_id, so its receipt rules are unknown.'
+        : describeNotVerifiable(subject);
     hint = options.unknownChainHint ?? REGISTRY_HINT;
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);

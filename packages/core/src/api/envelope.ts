@@ -53,7 +53,11 @@ export interface InvalidParameter extends Omit<Problem, 'location'> {
 }
 
 /** 400 listing every invalid parameter (up to 100 of `count`). */
-export function badRequest(problems: readonly InvalidParameter[], count: number, context: OperationContext = {}): ErrorEnvelope {
+export function badRequest(
+  problems: readonly InvalidParameter[],
+  count: number,
+  context: OperationContext = {},
+): ErrorEnvelope {
   const first = problems[0];
   const message =
     count === 1 && first !== undefined

@@ -1,7 +1,9 @@
 import type { Problem } from '../input/problems.js';
 import { err, ok, type Result } from '../result.js';
 
-/** Strict UTF-8: a malformed byte is an error, not U+FFFD; a byte order mark is kept, for the one rule below to drop. */
+/**
+ * Strict UTF-8: a malformed byte is an error, not U+FFFD; a byte order mark is kept, for the one rule below to drop.
+ */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const BOM = 0xfeff;
@@ -23,7 +25,12 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
   try {
     return ok(JSON.parse(json));
   } catch (error) {
-    return err({ name: 'body', location: 'body', reason: 'invalid_format', expected: `valid JSON (${(error as Error).message})` });
+    return err({
+      name: 'body',
+      location: 'body',
+      reason: 'invalid_format',
+      expected: `valid JSON (${(error as Error).message})`,
+    });
   }
 }
 
@@ -41,7 +48,12 @@ export function decodeJsonBody(bytes: Uint8Array): Result<unknown, Problem> {
   try {
     text = utf8.decode(bytes);
   } catch {
-    return err({ name: 'body', location: 'body', reason: 'invalid_format', expected: 'UTF-8 text (JSON); the body has bytes that are not UTF-8' });
+    return err({
+      name: 'body',
+      location: 'body',
+      reason: 'invalid_format',
+      expected: 'UTF-8 text (JSON); the body has bytes that are not UTF-8',
+    });
   }
   return parseJsonBody(text);
 }

@@ -27,7 +27,8 @@ const tracingId: Spec<string> = {
 const bundle: Spec<Record<string, unknown>> = {
   schema: {
     type: 'object',
-    description: "A lineage bundle: {base_url, exchanges, blocks}, the hosted service's recorded request/response pairs and blocks in the JSON-RPC format.",
+    description:
+      "A lineage bundle: {base_url, exchanges, blocks}, the hosted service's recorded request/response pairs and blocks in the JSON-RPC format.",
     required: ['exchanges'],
     properties: {
       base_url: { type: 'string', description: 'The service the answers came from.' },
@@ -40,16 +41,29 @@ const bundle: Spec<Record<string, unknown>> = {
           required: ['method', 'path', 'body', 'status', 'response'],
           properties: {
             method: { enum: ['POST', 'GET'] },
-            path: { type: 'string', description: 'The request path relative to base_url, such as /evm/lineage/record.' },
-            body: { type: 'object', description: 'The request body as sent; chain_id and the tracing id (tracing_id or _tracing_id) identify it.' },
-            status: { type: 'integer', minimum: 100, maximum: 599, description: 'The HTTP status answered; the walk needs 200 (or 404 for a missing record).' },
+            path: {
+              type: 'string',
+              description: 'The request path relative to base_url, such as /evm/lineage/record.',
+            },
+            body: {
+              type: 'object',
+              description:
+                'The request body as sent; chain_id and the tracing id (tracing_id or _tracing_id) identify it.',
+            },
+            status: {
+              type: 'integer',
+              minimum: 100,
+              maximum: 599,
+              description: 'The HTTP status answered; the walk needs 200 (or 404 for a missing record).',
+            },
             response: { description: 'The JSON the service answered.' },
           },
         },
       },
       blocks: {
         type: 'array',
-        description: 'Blocks in the JSON-RPC format, to check the records against on chain; without them those checks are skipped (verdict not_verifiable).',
+        description:
+          'Blocks in the JSON-RPC format, to check the records against on chain; without them those checks are skipped (verdict not_verifiable).',
         items: {
           type: 'object',
           required: ['chain_id', 'header', 'receipts'],
@@ -68,7 +82,11 @@ const bundle: Spec<Record<string, unknown>> = {
                 },
               },
             },
-            receipts: { type: 'array', items: { type: 'object' }, description: "The block's complete receipts, as eth_getBlockReceipts answers them." },
+            receipts: {
+              type: 'array',
+              items: { type: 'object' },
+              description: "The block's complete receipts, as eth_getBlockReceipts answers them.",
+            },
           },
         },
       },
@@ -76,14 +94,21 @@ const bundle: Spec<Record<string, unknown>> = {
   },
   read: (value, path, problems) => {
     if (isObject(value)) return value;
-    problems.add(path, value === undefined ? 'missing' : 'invalid_format', 'a lineage bundle object with exchanges and blocks');
+    problems.add(
+      path,
+      value === undefined ? 'missing' : 'invalid_format',
+      'a lineage bundle object with exchanges and blocks',
+    );
     return undefined;
   },
 };
 
 const LINEAGE_MEMBERS = object(
   {
-    chain_id: { spec: integer({ min: 1, description: 'Chain of the record.', expected: 'chain id as a JSON integer' }), required: true },
+    chain_id: {
+      spec: integer({ min: 1, description: 'Chain of the record.', expected: 'chain id as a JSON integer' }),
+      required: true,
+    },
     tracing_id: { spec: tracingId },
     _tracing_id: { spec: tracingId },
     bundle: { spec: bundle, required: true },
@@ -140,7 +165,12 @@ const LINEAGE_VERDICTS = { pass: 'identical', fail: 'different', not_verifiable:
 /** The invalid parameter of the request body that a bundle's fault is. */
 export function bundleParameter(error: SourceError): Problem {
   const problem = error.details.problem ?? { path: '', reason: 'invalid_format', expected: error.message };
-  return { name: problem.path === '' ? 'bundle' : `bundle.${problem.path}`, location: 'body', reason: problem.reason, expected: problem.expected };
+  return {
+    name: problem.path === '' ? 'bundle' : `bundle.${problem.path}`,
+    location: 'body',
+    reason: problem.reason,
+    expected: problem.expected,
+  };
 }
 
 /**
@@ -148,16 +178,27 @@ export function bundleParameter(error: SourceError): Problem {
  * spec's envelope `{chain_id, data: [report], count: 1}`; a bundle that cannot be
  * audited (malformed, beyond the limits) is a 400 naming the member or limit.
  */
-export async function verifyLineage(body: unknown, context: OperationContext & { registry?: ChainRegistry } = {}): Promise<OperationResult> {
-  if (!isObject(body)) return { status: 400, verdict: 'invalid', body: badRequest(bodyNotAnObject(body).problems, 1, context) };
+export async function verifyLineage(
+  body: unknown,
+  context: OperationContext & { registry?: ChainRegistry } = {},
+): Promise<OperationResult> {
+  if (!isObject(body))
+    return { status: 400, verdict: 'invalid', body: badRequest(bodyNotAnObject(body).problems, 1, context) };
   const problems = new Problems();
   const values = LINEAGE_BODY.read(body, '', problems)!;
   const id = values.tracing_id ?? values._tracing_id;
   if (id === undefined && body.tracing_id === undefined && body._tracing_id === undefined)
     problems.add('tracing_id', 'missing', 'a tracing id of 36 hex characters');
-  if (!problems.empty) return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
-  const audit = await auditBundle({ chainId: values.chain_id!, tracingId: id!, bundle: values.bundle, registry: context.registry ?? defaultRegistry });
-  if (!audit.ok) return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
+  if (!problems.empty)
+    return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };
+  const audit = await auditBundle({
+    chainId: values.chain_id!,
+    tracingId: id!,
+    bundle: values.bundle,
+    registry: context.registry ?? defaultRegistry,
+  });
+  if (!audit.ok)
+    return { status: 400, verdict: 'invalid', body: badRequest([bundleParameter(audit.error)], 1, context) };
   return {
     status: 200,
     verdict: LINEAGE_VERDICTS[audit.value.verdict],

@@ -21,11 +21,16 @@ export interface LogsBloomResult {
  */
 export function verifyLogsBloom(body: unknown, context: OperationContext & HashOptions = {}): OperationResult {
   const parsed = parseLogsBloomRequest(body);
-  if (!parsed.ok) return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
+  if (!parsed.ok)
+    return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
   const { chainId, blockNumber, expectedBloom, logs } = parsed.value;
   const computed = logsBloom(logs, context);
   const isIdentical = bytesEqual(computed, expectedBloom);
-  const result: LogsBloomResult = { expected_bloom: bytesToHex(expectedBloom), computed_bloom: bytesToHex(computed), is_identical: isIdentical };
+  const result: LogsBloomResult = {
+    expected_bloom: bytesToHex(expectedBloom),
+    computed_bloom: bytesToHex(computed),
+    is_identical: isIdentical,
+  };
   return {
     status: 200,
     verdict: isIdentical ? 'identical' : 'different',

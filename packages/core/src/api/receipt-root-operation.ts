@@ -44,11 +44,19 @@ export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {
   const parsed = parseReceiptRootRequest(body, registry, context);
   if (!parsed.ok) {
     const refusal = parsed.error;
-    if (refusal.kind === 'invalid') return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
-    return chainNotSupported(refusal.verifiability, context, refusal.blockNumber === undefined ? {} : { blockNumber: refusal.blockNumber });
+    if (refusal.kind === 'invalid')
+      return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
+    return chainNotSupported(
+      refusal.verifiability,
+      context,
+      refusal.blockNumber === undefined ? {} : { blockNumber: refusal.blockNumber },
+    );
   }
   const request = parsed.value;
-  const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, { rules: request.rules, keccak: context.keccak });
+  const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, {
+    rules: request.rules,
+    keccak: context.keccak,
+  });
   const isIdentical = bytesEqual(receiptsRoot, request.receiptRoot);
 
   const header = request.header;

@@ -25,7 +25,11 @@ function quantityJson(value: bigint): number | string {
 }
 
 function logJson(log: Log): { contract_address: string; topics: string[]; data: string } {
-  return { contract_address: bytesToHex(log.address), topics: log.topics.map(bytesToHex), data: `0x${bytesToHex(log.data)}` };
+  return {
+    contract_address: bytesToHex(log.address),
+    topics: log.topics.map(bytesToHex),
+    data: `0x${bytesToHex(log.data)}`,
+  };
 }
 
 /**
@@ -56,13 +60,20 @@ export function receiptRootBody(input: {
       cumulative_gas_used: quantityJson(r.cumulativeGasUsed),
       logs: r.logs.map(logJson),
       ...(r.depositNonce !== undefined && { deposit_nonce: `0x${r.depositNonce.toString(16)}` }),
-      ...(r.depositReceiptVersion !== undefined && { deposit_receipt_version: `0x${r.depositReceiptVersion.toString(16)}` }),
+      ...(r.depositReceiptVersion !== undefined && {
+        deposit_receipt_version: `0x${r.depositReceiptVersion.toString(16)}`,
+      }),
     })),
   };
 }
 
 /** The logs-bloom request body for a list of logs. */
-export function logsBloomBody(input: { expectedBloom: Uint8Array; logs: readonly Log[]; chainId?: number; blockNumber?: number }) {
+export function logsBloomBody(input: {
+  expectedBloom: Uint8Array;
+  logs: readonly Log[];
+  chainId?: number;
+  blockNumber?: number;
+}) {
   return {
     ...(input.chainId !== undefined && { chain_id: input.chainId }),
     ...(input.blockNumber !== undefined && { block_number: input.blockNumber }),

@@ -13,7 +13,9 @@
 import type { AuditVerdict } from './vocabulary.js';
 
 /** What the tally reads of an audit's line: a block's number, hash and verdict, or the blocks a reorg replaced. */
-type Line = { block_number: number; block_hash: string | null; verdict: AuditVerdict } | { reorg: { replaced: ReadonlyArray<{ block_number: number }> } };
+type Line =
+  | { block_number: number; block_hash: string | null; verdict: AuditVerdict }
+  | { reorg: { replaced: ReadonlyArray<{ block_number: number }> } };
 
 /** How much of the range its anchors prove. */
 export type Assurance = 'authentic' | 'partly_authentic' | 'consistent';
@@ -96,7 +98,11 @@ export class AnchorTally {
     const anchors = [...this.anchors].sort(([a], [b]) => a - b);
     return {
       head_hash: this.anchoring.head?.toLowerCase() ?? null,
-      anchors: anchors.map(([n, hash]) => ({ block_number: n, hash: hash.toLowerCase(), matches: this.reached.get(n) ?? null })),
+      anchors: anchors.map(([n, hash]) => ({
+        block_number: n,
+        hash: hash.toLowerCase(),
+        matches: this.reached.get(n) ?? null,
+      })),
       authenticated,
       authenticated_blocks: count,
       assurance: count === this.to - this.from + 1 ? 'authentic' : count > 0 ? 'partly_authentic' : 'consistent',

@@ -6,7 +6,10 @@
 import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
 import type { AuditCheckName, AuditFailure, AuditVerdict } from './vocabulary.js';
 
-/** One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or unreachable. */
+/**
+ * One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or
+ * unreachable.
+ */
 export interface BlockAudit {
   block_number: number;
   /** The hash the source gave for the block (null when it gave none). */
@@ -101,7 +104,8 @@ export class AuditTally {
 
   private count(audit: BlockAudit, sign: 1 | -1): void {
     this.verdicts[audit.verdict] += sign;
-    for (const check of new Set(audit.failures.map((f) => f.check))) this.failedChecks[check] = (this.failedChecks[check] ?? 0) + sign;
+    for (const check of new Set(audit.failures.map((f) => f.check)))
+      this.failedChecks[check] = (this.failedChecks[check] ?? 0) + sign;
   }
 
   add(event: AuditEvent): void {
@@ -144,7 +148,11 @@ export class AuditTally {
       complete,
       next_block: complete ? null : this.from + audited,
       blocks_per_second: timings.elapsed_ms > 0 ? auditedThisRun / (timings.elapsed_ms / 1000) : 0,
-      time_share: { fetching: share(timings.fetching_ms), verifying: share(timings.verifying_ms), cross_checking: share(timings.cross_checking_ms) },
+      time_share: {
+        fetching: share(timings.fetching_ms),
+        verifying: share(timings.verifying_ms),
+        cross_checking: share(timings.cross_checking_ms),
+      },
       timings,
       anchoring: this.anchors.summary(),
     };

@@ -24,7 +24,13 @@ export function parentHashOf(block: BlockJson): string | null {
 /** A comparison of the report that failed, as an audit failure. */
 function comparisonFailure(check: string, what: string, comparison: Comparison): AuditFailure[] {
   if (comparison.matches !== false) return [];
-  return [{ check, message: `${what} does not match`, evidence: { expected: comparison.expected, computed: comparison.computed } }];
+  return [
+    {
+      check,
+      message: `${what} does not match`,
+      evidence: { expected: comparison.expected, computed: comparison.computed },
+    },
+  ];
 }
 
 /**
@@ -70,7 +76,11 @@ export function parentLinkFailure(block: BlockJson, expectedParent: ExpectedPare
 function anchorFailure(block: BlockJson, anchor: string | undefined): AuditFailure[] {
   if (anchor === undefined || hashOf(block) === anchor.toLowerCase()) return [];
   return [
-    { check: 'anchor', message: 'the block hash is not the anchor given for this block', evidence: { expected: anchor.toLowerCase(), found: hashOf(block) } },
+    {
+      check: 'anchor',
+      message: 'the block hash is not the anchor given for this block',
+      evidence: { expected: anchor.toLowerCase(), found: hashOf(block) },
+    },
   ];
 }
 
@@ -88,15 +98,29 @@ export interface BlockLinks {
  * `not_verifiable` unless a check that ran fails. A block the verifier refuses as input fails
  * `block_input`.
  */
-export function judgeBlock(number: number, block: BlockJson, verified: Result<BlockReport, BlockRefusal>, links: BlockLinks): BlockAudit {
+export function judgeBlock(
+  number: number,
+  block: BlockJson,
+  verified: Result<BlockReport, BlockRefusal>,
+  links: BlockLinks,
+): BlockAudit {
   const countFailures = transactionCountFailure(block, verified.ok ? verified.value.excluded_receipts.length : 0);
-  const failures = [...parentLinkFailure(block, links.expectedParent), ...anchorFailure(block, links.anchor), ...countFailures];
+  const failures = [
+    ...parentLinkFailure(block, links.expectedParent),
+    ...anchorFailure(block, links.anchor),
+    ...countFailures,
+  ];
   const base = { block_number: number, block_hash: hashOf(block) };
   if (!verified.ok) {
     const refusal = verified.error;
     if (refusal.kind === 'chain_not_supported') {
       if (failures.length > 0) return { ...base, verdict: 'fail', failures };
-      return { ...base, verdict: 'not_verifiable', failures, reason: `the chain is not in the registry: ${refusal.hint}` };
+      return {
+        ...base,
+        verdict: 'not_verifiable',
+        failures,
+        reason: `the chain is not in the registry: ${refusal.hint}`,
+      };
     }
     failures.push({
       check: 'block_input',
@@ -112,12 +136,22 @@ export function judgeBlock(number: number, block: BlockJson, verified: Result<Bl
     failures.push(...comparisonFailure('receipts_root', 'the receipts root', report.receipts_root));
     failures.push(...comparisonFailure('logs_bloom', 'the logs bloom', report.logs_bloom));
     if (report.raw_receipts !== null && !report.raw_receipts.matches) {
-      failures.push({ check: 'raw_receipts', message: "the source's consensus receipts differ from their encoding", evidence: { ...report.raw_receipts } });
+      failures.push({
+        check: 'raw_receipts',
+        message: "the source's consensus receipts differ from their encoding",
+        evidence: { ...report.raw_receipts },
+      });
     }
   }
   if (failures.length > 0) return { ...base, verdict: 'fail', failures };
-  if (report.verdict !== 'identical') return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
+  if (report.verdict !== 'identical')
+    return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
   if (links.expectedParent === null)
-    return { ...base, verdict: 'not_verifiable', failures, reason: 'parent_link: the block before it gave no hash, so its parent link cannot be checked' };
+    return {
+      ...base,
+      verdict: 'not_verifiable',
+      failures,
+      reason: 'parent_link: the block before it gave no hash, so its parent link cannot be checked',
+    };
   return { ...base, verdict: 'pass', failures };
 }

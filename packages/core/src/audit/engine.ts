@@ -11,7 +11,14 @@ import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifie
 import type { BlockRefusal, BlockReport } from '../verify/verify-block.js';
 import { hashOf, judgeBlock, parentHashOf, type ExpectedParent } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';
-import { AuditTally, type AuditEvent, type AuditSummary, type AuditTimings, type BlockAudit, type ReplacedBlock } from './audit-report.js';
+import {
+  AuditTally,
+  type AuditEvent,
+  type AuditSummary,
+  type AuditTimings,
+  type BlockAudit,
+  type ReplacedBlock,
+} from './audit-report.js';
 import type { BlockTruth, CrossCheck } from './vocabulary.js';
 
 export interface AuditRangeOptions {
@@ -29,14 +36,20 @@ export interface AuditRangeOptions {
    * the block before `from` gave no hash, so that the link cannot be checked.
    */
   anchor?: string | null;
-  /** Hashes blocks of the range must have (`--anchor N:HASH`, `--tail-hash`): a hash proves its block and, linked, those before it. */
+  /**
+   * Hashes blocks of the range must have (`--anchor N:HASH`, `--tail-hash`): a hash proves its block and, linked, those
+   * before it.
+   */
   anchors?: ReadonlyMap<number, string>;
   /** Another copy of the chain's data, checked once per chunk. */
   crossCheck?: CrossCheck;
   verify?: BlockVerifier;
   /** Blocks of a chunk (default 100); chunks are aligned to multiples of it, so their ids do not depend on `from`. */
   chunkSize?: number;
-  /** How many blocks back a reorg is followed (default 64); deeper, the first block that still does not link fails parent_link. */
+  /**
+   * How many blocks back a reorg is followed (default 64); deeper, the first block that still does not link fails
+   * parent_link.
+   */
   maxReorgDepth?: number;
   /** A clock in milliseconds (default `performance.now`). */
   now?: () => number;
@@ -44,14 +57,19 @@ export interface AuditRangeOptions {
 
 const inlineVerify = inlineBlockVerifier();
 
-/** Why a fetch gave no block, for an `unreachable` verdict; a source of another chain stops the audit (a mistake, not an outage). */
+/**
+ * Why a fetch gave no block, for an `unreachable` verdict; a source of another chain stops the audit (a mistake, not an
+ * outage).
+ */
 function unreachableReason(fetched: Fetched, number: number): string | null {
   if (!fetched.ok && fetched.error instanceof ChainMismatchError) throw fetched.error;
   if (!fetched.ok) return fetched.error instanceof Error ? fetched.error.message : String(fetched.error);
   return fetched.block === null ? `the source does not have block ${number}` : null;
 }
 
-/** A run of {@link auditRange}: iterate it for the lines; `summary()` once it is done (or at any point, for progress). */
+/**
+ * A run of {@link auditRange}: iterate it for the lines; `summary()` once it is done (or at any point, for progress).
+ */
 export class RangeAudit implements AsyncIterable<AuditEvent> {
   private readonly tally: AuditTally;
   private readonly timings: AuditTimings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
@@ -73,9 +91,14 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
 
   constructor(private readonly options: AuditRangeOptions) {
     const { chainId, from, to } = options;
-    if (!Number.isSafeInteger(from) || from < 0) throw new SourceError(`from must be a block number (a non-negative integer), got ${from}`);
-    if (!Number.isSafeInteger(to) || to < from) throw new SourceError(`to must be a block number at or after from (${from}), got ${to}`);
-    this.tally = new AuditTally(chainId, from, to, { head: options.anchor ?? null, ...(options.anchors && { anchors: options.anchors }) });
+    if (!Number.isSafeInteger(from) || from < 0)
+      throw new SourceError(`from must be a block number (a non-negative integer), got ${from}`);
+    if (!Number.isSafeInteger(to) || to < from)
+      throw new SourceError(`to must be a block number at or after from (${from}), got ${to}`);
+    this.tally = new AuditTally(chainId, from, to, {
+      head: options.anchor ?? null,
+      ...(options.anchors && { anchors: options.anchors }),
+    });
     this.now = options.now ?? (() => performance.now());
     this.verify = options.verify ?? inlineVerify;
     this.chunkSize = Math.max(1, options.chunkSize ?? 100);
@@ -102,7 +125,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     return this.summary();
   }
 
-  private async timed<T>(what: 'fetching_ms' | 'verifying_ms' | 'cross_checking_ms', work: () => Promise<T>): Promise<T> {
+  private async timed<T>(
+    what: 'fetching_ms' | 'verifying_ms' | 'cross_checking_ms',
+    work: () => Promise<T>,
+  ): Promise<T> {
     const t0 = this.now();
     try {
       return await work();
@@ -112,17 +138,27 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   }
 
   /** Verifies and judges one block linked to `parent`, and remembers its hash. */
-  private async auditBlock(number: number, block: BlockJson, parent: ExpectedParent): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
+  private async auditBlock(
+    number: number,
+    block: BlockJson,
+    parent: ExpectedParent,
+  ): Promise<{ audit: BlockAudit; truth: BlockTruth }> {
     const started = this.verifying.get(block);
     this.verifying.delete(block);
     const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
     const anchor = this.options.anchors?.get(number);
-    const audit = judgeBlock(number, block, verified, { expectedParent: parent, ...(anchor !== undefined && { anchor }) });
+    const audit = judgeBlock(number, block, verified, {
+      expectedParent: parent,
+      ...(anchor !== undefined && { anchor }),
+    });
     const hash = hashOf(block);
     if (hash !== null) this.recent.set(number, hash);
     this.recent.delete(number - this.maxReorgDepth - 1);
     this.audited++;
-    return { audit, truth: { chainId: this.options.chainId, number, block, report: verified.ok ? verified.value : null } };
+    return {
+      audit,
+      truth: { chainId: this.options.chainId, number, block, report: verified.ok ? verified.value : null },
+    };
   }
 
   /**
@@ -177,7 +213,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     let crossCheckReached = true;
     /** The chunk's lines, cross-checked first when there is a cross-check. */
     const flush = async (): Promise<AuditEvent[]> => {
-      if (crossCheck !== undefined && chunk.length > 0) crossCheckReached = await this.crossCheckChunk(crossCheck, chunk);
+      if (crossCheck !== undefined && chunk.length > 0)
+        crossCheckReached = await this.crossCheckChunk(crossCheck, chunk);
       const events = chunk.map((c) => c.event);
       chunk = [];
       return events;
@@ -208,9 +245,16 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       }
       if (replacements.length > 0) {
         const first = number - replacements.length;
-        const replaced: ReplacedBlock[] = replacements.map((b, i) => ({ block_number: first + i, old_hash: this.recent.get(first + i)!, new_hash: hashOf(b) }));
+        const replaced: ReplacedBlock[] = replacements.map((b, i) => ({
+          block_number: first + i,
+          old_hash: this.recent.get(first + i)!,
+          new_hash: hashOf(b),
+        }));
         yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
-        parent = first === from ? (this.options.anchor?.toLowerCase() ?? this.options.anchor) : (this.recent.get(first - 1) ?? null);
+        parent =
+          first === from
+            ? (this.options.anchor?.toLowerCase() ?? this.options.anchor)
+            : (this.recent.get(first - 1) ?? null);
         for (const [i, replacement] of replacements.entries()) {
           const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
           parent = audit.block_hash;
@@ -230,9 +274,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
    * its source is unreachable, the chunk's blocks are unreachable and the audit stops (false), as
    * for an unreachable block source, so that a resume starts again at this chunk.
    */
-  private async crossCheckChunk(crossCheck: CrossCheck, chunk: Array<{ event: AuditEvent; truth?: BlockTruth }>): Promise<boolean> {
+  private async crossCheckChunk(
+    crossCheck: CrossCheck,
+    chunk: Array<{ event: AuditEvent; truth?: BlockTruth }>,
+  ): Promise<boolean> {
     const latest = new Map<number, { event: BlockAudit; truth: BlockTruth }>();
-    for (const { event, truth } of chunk) if (truth !== undefined) latest.set(truth.number, { event: event as BlockAudit, truth });
+    for (const { event, truth } of chunk)
+      if (truth !== undefined) latest.set(truth.number, { event: event as BlockAudit, truth });
     const truths = [...latest.values()].map((l) => l.truth);
     if (truths.length === 0) return true;
     let found: Map<number, BlockAudit['failures']>;
@@ -240,7 +288,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       found = await this.timed('cross_checking_ms', () => crossCheck.checkChunk(truths, this.options.signal));
     } catch (error) {
       if (!(error instanceof SourceError)) throw error;
-      for (const { event } of latest.values()) Object.assign(event, { verdict: 'unreachable', reason: error.message, failures: [] });
+      for (const { event } of latest.values())
+        Object.assign(event, { verdict: 'unreachable', reason: error.message, failures: [] });
       return false;
     }
     for (const [number, failures] of found) {

@@ -6,7 +6,15 @@
 import { show } from '../json/show.js';
 import type { AuditFailure, BlockTruth } from './vocabulary.js';
 import { hexText } from '../bytes/hex.js';
-import { differences, failure, instantText, integerText, isoOfTimestamp, jsonQuantity, type FieldRule } from './service-values.js';
+import {
+  differences,
+  failure,
+  instantText,
+  integerText,
+  isoOfTimestamp,
+  jsonQuantity,
+  type FieldRule,
+} from './service-values.js';
 
 /** A field of the block record, where the chain's value comes from, and how the two are compared. */
 interface BlockField extends FieldRule {
@@ -18,7 +26,8 @@ interface BlockField extends FieldRule {
  * and Clique append a 65-byte seal): there the record may hold the first 32 bytes. Not a
  * difference the service can avoid, so not a failure; any other value still is.
  */
-const first32Bytes = (expected: unknown) => (typeof expected === 'string' && /^0x[0-9a-fA-F]{65,}$/.test(expected) ? expected.slice(0, 66) : undefined);
+const first32Bytes = (expected: unknown) =>
+  typeof expected === 'string' && /^0x[0-9a-fA-F]{65,}$/.test(expected) ? expected.slice(0, 66) : undefined;
 
 const header = (name: string) => (truth: BlockTruth) => truth.block.header[name] ?? undefined;
 
@@ -35,7 +44,10 @@ const BLOCK_FIELDS: readonly BlockField[] = [
 ];
 
 /** The checks {@link checkServiceBlock} may report. */
-export const SERVICE_BLOCK_CHECKS: readonly string[] = ['service_block.present', ...BLOCK_FIELDS.map(({ field }) => `service_block.${field}`)];
+export const SERVICE_BLOCK_CHECKS: readonly string[] = [
+  'service_block.present',
+  ...BLOCK_FIELDS.map(({ field }) => `service_block.${field}`),
+];
 
 /**
  * The failures of a block's records (those of its number) against its truth: `present` alone
@@ -53,11 +65,15 @@ export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Reco
   }
   const chain = Object.fromEntries(BLOCK_FIELDS.map((rule) => [rule.field, rule.truth(truth)]));
   return Object.entries(differences(records[0]!, chain, BLOCK_FIELDS)).map(([field, { expected, found }]) =>
-    failure(`service_block.${field}`, `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`, {
-      block_number: truth.number,
-      field,
-      expected,
-      found,
-    }),
+    failure(
+      `service_block.${field}`,
+      `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`,
+      {
+        block_number: truth.number,
+        field,
+        expected,
+        found,
+      },
+    ),
   );
 }

@@ -34,29 +34,40 @@ export type RawPages = (path: string, body: JsonObject) => Promise<unknown>;
 function livePages(options: ServiceDatasetsOptions): RawPages {
   const client = new ServiceClient({ ...options, baseUrl: options.url });
   const { recorder } = options;
-  return async (path, body) => (await client.post(path, body, false, recorder && ((exchange) => recorder.addExchange(exchange)))).json;
+  return async (path, body) =>
+    (await client.post(path, body, false, recorder && ((exchange) => recorder.addExchange(exchange)))).json;
 }
 
 /** Pages from a bundle that recorded a live audit's `--service` checks. */
 function recordedPages(bundle: BundleSource): RawPages {
   return (path, body) =>
-    bundle.rawPage(path, body.chain_id as number, body.from_block as number, body.to_block as number, typeof body.cursor === 'string' ? body.cursor : null);
+    bundle.rawPage(
+      path,
+      body.chain_id as number,
+      body.from_block as number,
+      body.to_block as number,
+      typeof body.cursor === 'string' ? body.cursor : null,
+    );
 }
 
 /** One page of a raw dataset: `{chain_id, data: [records], cursor, count | page_count}`. */
 function readPage(json: unknown, what: string): { records: JsonObject[]; cursor: string | null; count: number } {
   const unusable = (member: string, expected: string, value: unknown) =>
-    new SourceError(`the service's answer to ${what} is unusable: ${member}: expected ${expected}, got ${show(value, 60)}`);
+    new SourceError(
+      `the service's answer to ${what} is unusable: ${member}: expected ${expected}, got ${show(value, 60)}`,
+    );
   if (!isObject(json)) throw unusable('the body', 'a JSON object {chain_id, data, cursor, count}', json);
   const { data } = json;
   if (!Array.isArray(data)) throw unusable('data', 'an array of records', data);
   const bad = data.findIndex((record) => !isObject(record) || integerOf(record.block_number) === null);
   if (bad !== -1) throw unusable(`data[${bad}]`, 'a record with its block_number', data[bad]);
   const cursor = json.cursor ?? null;
-  if (cursor !== null && typeof cursor !== 'string') throw unusable('cursor', "the next page's cursor (a string) or null", cursor);
+  if (cursor !== null && typeof cursor !== 'string')
+    throw unusable('cursor', "the next page's cursor (a string) or null", cursor);
   const countName = json.count !== undefined ? 'count' : 'page_count';
   const count = json[countName] ?? data.length;
-  if (!Number.isSafeInteger(count) || (count as number) < 0) throw unusable(countName, 'the number of records on the page (a non-negative integer)', count);
+  if (!Number.isSafeInteger(count) || (count as number) < 0)
+    throw unusable(countName, 'the number of records on the page (a non-negative integer)', count);
   return { records: data as JsonObject[], cursor, count: count as number };
 }
 
@@ -70,13 +81,22 @@ export class ServiceDatasets {
   private readonly pageLimit: number;
 
   /** @param from the live service's options, or the pages a bundle recorded */
-  constructor(from: ServiceDatasetsOptions | RawPages, pageLimit = typeof from === 'function' ? 1000 : (from.pageLimit ?? 1000)) {
+  constructor(
+    from: ServiceDatasetsOptions | RawPages,
+    pageLimit = typeof from === 'function' ? 1000 : (from.pageLimit ?? 1000),
+  ) {
     this.pages = typeof from === 'function' ? from : livePages(from);
     this.pageLimit = pageLimit;
   }
 
   /** Every record of `dataset` for blocks `from` to `to` (inclusive), in the service's order. */
-  async records(dataset: RawDataset, chainId: number, from: number, to: number, signal?: AbortSignal): Promise<Array<Record<string, unknown>>> {
+  async records(
+    dataset: RawDataset,
+    chainId: number,
+    from: number,
+    to: number,
+    signal?: AbortSignal,
+  ): Promise<Array<Record<string, unknown>>> {
     const path = `/evm/raw/${dataset}`;
     const records: JsonObject[] = [];
     const seen = new Set<string>();
@@ -87,12 +107,20 @@ export class ServiceDatasets {
         throw new SourceError(
           `the service gave more than ${MAX_PAGES} pages of raw/${dataset} for blocks ${from}-${to} and its cursor does not end (if the blocks truly hold that many records, lower --chunk-size)`,
         );
-      const body = { chain_id: chainId, from_block: from, to_block: to, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
+      const body = {
+        chain_id: chainId,
+        from_block: from,
+        to_block: to,
+        limit: this.pageLimit,
+        ...(cursor !== null && { cursor }),
+      };
       const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`);
       records.push(...read.records);
       if (read.cursor === null || read.count === 0) return records;
       if (seen.has(read.cursor))
-        throw new SourceError(`the service gave cursor ${show(read.cursor, 60)} twice for raw/${dataset} ${from}-${to}: its pages loop`);
+        throw new SourceError(
+          `the service gave cursor ${show(read.cursor, 60)} twice for raw/${dataset} ${from}-${to}: its pages loop`,
+        );
       seen.add(read.cursor);
       cursor = read.cursor;
     }
@@ -144,7 +172,10 @@ function datasetsCrossCheck(datasets: ServiceDatasets): CrossCheck {
         datasets.records('logs', chainId, from, to, signal).then(byBlock),
       ]);
       for (const truth of truths) {
-        const found = [...checkServiceBlock(truth, blocks.get(truth.number) ?? []), ...checkServiceLogs(truth, logs.get(truth.number) ?? [])];
+        const found = [
+          ...checkServiceBlock(truth, blocks.get(truth.number) ?? []),
+          ...checkServiceLogs(truth, logs.get(truth.number) ?? []),
+        ];
         if (found.length > 0) failures.set(truth.number, found);
       }
       return failures;

@@ -23,7 +23,11 @@ import {
 } from './service-values.js';
 
 /** The checks {@link checkServiceLogs} may report. */
-export const SERVICE_LOGS_CHECKS: readonly string[] = ['service_logs.missing', 'service_logs.extra', 'service_logs.altered'];
+export const SERVICE_LOGS_CHECKS: readonly string[] = [
+  'service_logs.missing',
+  'service_logs.extra',
+  'service_logs.altered',
+];
 
 /** What a log record says besides its place, and how each field is compared. */
 const CONTENT: readonly FieldRule[] = [
@@ -47,15 +51,23 @@ interface ChainLog {
   expected: JsonObject;
 }
 
-/** A transaction's hash as the block gives it: its receipt's `transactionHash`, else the block's `transactions` list; undefined when neither has it. */
+/**
+ * A transaction's hash as the block gives it: its receipt's `transactionHash`, else the block's `transactions` list;
+ * undefined when neither has it.
+ */
 function transactionHash(truth: BlockTruth, receipt: JsonObject, index: number): string | undefined {
   if (typeof receipt.transactionHash === 'string') return receipt.transactionHash;
-  const listed: unknown = Array.isArray(truth.block.header.transactions) ? truth.block.header.transactions[index] : undefined;
+  const listed: unknown = Array.isArray(truth.block.header.transactions)
+    ? truth.block.header.transactions[index]
+    : undefined;
   const hash = isObject(listed) ? listed.hash : listed;
   return typeof hash === 'string' ? hash : undefined;
 }
 
-/** Every log of the block's receipts, in order, as the record the service should hold (tx_hash left out when the block does not give it). */
+/**
+ * Every log of the block's receipts, in order, as the record the service should hold (tx_hash left out when the block
+ * does not give it).
+ */
 function chainLogs(truth: BlockTruth): ChainLog[] {
   const { header } = truth.block;
   const blockTime = isoOfTimestamp(header.timestamp);
@@ -85,10 +97,14 @@ const placeOf = (record: JsonObject) => {
 };
 const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 /** The first few items, for a message; the evidence has them all. */
-const listed = <T>(items: readonly T[], render: (item: T) => string) => `${items.slice(0, 5).map(render).join(', ')}${items.length > 5 ? ', …' : ''}`;
+const listed = <T>(items: readonly T[], render: (item: T) => string) =>
+  `${items.slice(0, 5).map(render).join(', ')}${items.length > 5 ? ', …' : ''}`;
 const at = (record: JsonObject) => `(tx ${show(record.tx_index, 20)}, log ${show(record.log_index, 20)})`;
 
-/** The content of a record or log as one text, over the fields the chain has a value for; null when a field's value is of the wrong kind. */
+/**
+ * The content of a record or log as one text, over the fields the chain has a value for; null when a field's value is
+ * of the wrong kind.
+ */
 function contentKey(value: JsonObject, fields: readonly FieldRule[]): string | null {
   const texts = fields.map((rule) => rule.canonical(value[rule.field]));
   return texts.includes(null) ? null : JSON.stringify(texts);
@@ -155,7 +171,8 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
     const ranked = candidates.map((record) => ({ record, fields: differences(record, log.expected, CONTENT) }));
     const best = ranked.reduce((a, b) => (Object.keys(b.fields).length < Object.keys(a.fields).length ? b : a));
     for (const record of candidates) if (record !== best.record) leftOver.push(record);
-    if (Object.keys(best.fields).length > 0) altered.push({ tx_index: log.tx_index, log_index: log.log_index, fields: best.fields });
+    if (Object.keys(best.fields).length > 0)
+      altered.push({ tx_index: log.tx_index, log_index: log.log_index, fields: best.fields });
   }
   for (const rest of byPlace.values()) for (const record of rest) leftOver.push(record);
 
@@ -188,10 +205,14 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
     );
   if (extra.length > 0)
     failures.push(
-      failure('service_logs.extra', `block ${block}: ${countOf(extra.length, 'record')} of no log of the block: ${listed(extra, at)}`, {
-        block_number: block,
-        records: extra,
-      }),
+      failure(
+        'service_logs.extra',
+        `block ${block}: ${countOf(extra.length, 'record')} of no log of the block: ${listed(extra, at)}`,
+        {
+          block_number: block,
+          records: extra,
+        },
+      ),
     );
   if (altered.length > 0)
     failures.push(

@@ -21,7 +21,9 @@ export interface FieldDifference {
 export interface FieldRule {
   field: string;
   canonical: (value: unknown) => string | null;
-  /** Another form of the chain's value that the dataset may hold instead, by the dataset's definition (undefined: none). */
+  /**
+   * Another form of the chain's value that the dataset may hold instead, by the dataset's definition (undefined: none).
+   */
   alsoAccepted?: (expected: unknown) => unknown;
 }
 
@@ -93,18 +95,30 @@ export function jsonQuantity(value: unknown): number | string | undefined {
   return quantity <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(quantity) : quantity.toString();
 }
 
-/** The differences of `record` from the chain's `expected` values, field by field; a field the chain has no value for is skipped. */
-export function differences(record: JsonObject, expected: JsonObject, rules: readonly FieldRule[]): Record<string, FieldDifference> {
+/**
+ * The differences of `record` from the chain's `expected` values, field by field; a field the chain has no value for is
+ * skipped.
+ */
+export function differences(
+  record: JsonObject,
+  expected: JsonObject,
+  rules: readonly FieldRule[],
+): Record<string, FieldDifference> {
   const found: Record<string, FieldDifference> = {};
   for (const rule of rules) {
     const truth = expected[rule.field];
-    if (truth !== undefined && !same(rule, record[rule.field], truth)) found[rule.field] = { expected: truth, found: record[rule.field] ?? null };
+    if (truth !== undefined && !same(rule, record[rule.field], truth))
+      found[rule.field] = { expected: truth, found: record[rule.field] ?? null };
   }
   return found;
 }
 
 /** The failure of a check, with its evidence. */
-export const failure = (check: string, message: string, evidence: Record<string, unknown>): AuditFailure => ({ check, message, evidence });
+export const failure = (check: string, message: string, evidence: Record<string, unknown>): AuditFailure => ({
+  check,
+  message,
+  evidence,
+});
 
 /** A record's integer member (a JSON integer or decimal/hex text) as a number, or null when it is not a safe one. */
 export function integerOf(value: unknown): number | null {

@@ -23,7 +23,10 @@ export interface AuditFailure {
   evidence: Record<string, unknown>;
 }
 
-/** What a block's audit found: `pass`, `fail` (with its failures), `not_verifiable` (the era or chain, with why), `unreachable` (the source gave up, with why). */
+/**
+ * What a block's audit found: `pass`, `fail` (with its failures), `not_verifiable` (the era or chain, with why),
+ * `unreachable` (the source gave up, with why).
+ */
 export type AuditVerdict = 'pass' | 'fail' | 'not_verifiable' | 'unreachable';
 
 /** The chain's truth about one block, as a cross-check receives it: the block as fetched and its verification. */

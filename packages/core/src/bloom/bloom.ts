@@ -89,7 +89,8 @@ export class BloomHasher {
   addLog(bloom: Uint8Array, log: Log): void {
     this.#setBits(bloom, this.#entryAt(0, log.address));
     const topics = log.topics;
-    for (let i = 0; i < topics.length; i++) this.#setBits(bloom, i < MAX_TOPICS ? this.#entryAt(1 + i, topics[i]!) : this.#entry(topics[i]!));
+    for (let i = 0; i < topics.length; i++)
+      this.#setBits(bloom, i < MAX_TOPICS ? this.#entryAt(1 + i, topics[i]!) : this.#entry(topics[i]!));
   }
 
   #setBits(bloom: Uint8Array, entry: number): void {

@@ -1,4 +1,12 @@
-import { blockKey, bundleProblem, lineageKey, rawPageKey, readBundle, type BundleIndex, type Recorded } from './format.js';
+import {
+  blockKey,
+  bundleProblem,
+  lineageKey,
+  rawPageKey,
+  readBundle,
+  type BundleIndex,
+  type Recorded,
+} from './format.js';
 import { collectGenesis } from '../sources/genesis-pages.js';
 import { plain } from '../json/show.js';
 import { SourceError } from '../sources/source-error.js';
@@ -9,7 +17,11 @@ export { parseBundle, type Bundle } from './format.js';
 
 /** The bundle lacks the answer to a request, so it cannot support the audit: the input's fault. */
 const noAnswer = (what: string, hint = '') =>
-  new SourceError(`the bundle has no answer to ${what}${hint}`, { path: 'exchanges', reason: 'missing', expected: `an answer to ${what}` });
+  new SourceError(`the bundle has no answer to ${what}${hint}`, {
+    path: 'exchanges',
+    reason: 'missing',
+    expected: `an answer to ${what}`,
+  });
 
 /** A lookup as a promise, as a live source answers: what it throws becomes the rejection. */
 function settled<T>(lookup: () => T): Promise<T> {
@@ -26,7 +38,9 @@ function settled<T>(lookup: () => T): Promise<T> {
 export class BundleSource implements LineageSource, BlockSource {
   private readonly index: BundleIndex;
 
-  /** @param bundle a bundle as parsed from JSON: checked and indexed here, a SourceError naming its first faulty member. */
+  /**
+   * @param bundle a bundle as parsed from JSON: checked and indexed here, a SourceError naming its first faulty member.
+   */
   constructor(bundle: unknown) {
     this.index = readBundle(bundle).index;
   }
@@ -34,7 +48,12 @@ export class BundleSource implements LineageSource, BlockSource {
   /** A recorded answer's content; null for a 404; any other status cannot answer the walk. */
   private contentOf<T>(recorded: Recorded<T>, what: string): T | null {
     if (recorded.status === 404) return null;
-    if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200 or 404: the walk needs the answer to ${what}`, recorded.status);
+    if (recorded.answer === null)
+      throw bundleProblem(
+        `${recorded.path}.status`,
+        `200 or 404: the walk needs the answer to ${what}`,
+        recorded.status,
+      );
     return recorded.answer;
   }
 
@@ -53,7 +72,9 @@ export class BundleSource implements LineageSource, BlockSource {
         const recorded = this.index.genesisPages.get(lineageKey(chainId, tracingId, cursor));
         if (recorded === undefined) return null;
         const page = this.contentOf(recorded, `lineage/genesis for tracing id ${plain(tracingId)}`);
-        return page === null ? null : { page, where: `${recorded.path}.response`, bundlePath: `${recorded.path}.response` };
+        return page === null
+          ? null
+          : { page, where: `${recorded.path}.response`, bundlePath: `${recorded.path}.response` };
       }),
     );
   }
@@ -76,8 +97,10 @@ export class BundleSource implements LineageSource, BlockSource {
     return settled(() => {
       const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
       const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
-      if (recorded === undefined) throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
-      if (recorded.answer === null) throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
+      if (recorded === undefined)
+        throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
+      if (recorded.answer === null)
+        throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
       return recorded.answer;
     });
   }

@@ -47,7 +47,10 @@ export const lineageKey = (chainId: number, tracingId: string, cursor?: string |
   JSON.stringify([chainId, tracingId.toLowerCase(), cursor ?? null]);
 /** The key of a block: chain and number. */
 export const blockKey = (chainId: number, blockNumber: number): string => `${chainId}:${blockNumber}`;
-/** The key of a raw-dataset page asked for by range: the path (`/evm/raw/logs`), chain, range and cursor (absent = null). */
+/**
+ * The key of a raw-dataset page asked for by range: the path (`/evm/raw/logs`), chain, range and cursor (absent =
+ * null).
+ */
 export const rawPageKey = (path: string, chainId: number, from: number, to: number, cursor?: string | null): string =>
   JSON.stringify([path, chainId, from, to, cursor ?? null]);
 
@@ -91,16 +94,25 @@ function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown
 function cursorOf(exchange: Exchange, path: string): string | null {
   const cursor = exchange.body.cursor ?? null;
   if (cursor !== null && typeof cursor !== 'string')
-    throw bundleProblem(`${path}.body.cursor`, 'the cursor sent (a string), or null or nothing for the first page', cursor);
+    throw bundleProblem(
+      `${path}.body.cursor`,
+      'the cursor sent (a string), or null or nothing for the first page',
+      cursor,
+    );
   return cursor;
 }
 
 /** Checks one exchange's shape and indexes it when the walk may ask for it. */
 function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'an exchange {method, path, body, status, response}', value);
-  if (value.method !== 'POST' && value.method !== 'GET') throw bundleProblem(`${path}.method`, '"POST" or "GET"', value.method);
+  if (value.method !== 'POST' && value.method !== 'GET')
+    throw bundleProblem(`${path}.method`, '"POST" or "GET"', value.method);
   if (typeof value.path !== 'string' || !value.path.startsWith('/'))
-    throw bundleProblem(`${path}.path`, 'the request path relative to the base URL, such as "/evm/lineage/record"', value.path);
+    throw bundleProblem(
+      `${path}.path`,
+      'the request path relative to the base URL, such as "/evm/lineage/record"',
+      value.path,
+    );
   if (!isObject(value.body)) throw bundleProblem(`${path}.body`, 'the request body as sent (an object)', value.body);
   if (!Number.isSafeInteger(value.status) || (value.status as number) < 100 || (value.status as number) > 599)
     throw bundleProblem(`${path}.status`, 'the HTTP status answered (an integer 100-599)', value.status);
@@ -109,7 +121,8 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   const body = exchange.body;
   const endpoint = exchange.path.replace(/^\/v1(?=\/)/, '');
   if (endpoint !== RECORD && endpoint !== GENESIS && endpoint !== RAW_BLOCKS && endpoint !== RAW_LOGS) return; // asked for by neither a walk nor an audit
-  if (!isChainId(body.chain_id)) throw bundleProblem(`${path}.body.chain_id`, 'the chain id sent (a positive integer)', body.chain_id);
+  if (!isChainId(body.chain_id))
+    throw bundleProblem(`${path}.body.chain_id`, 'the chain id sent (a positive integer)', body.chain_id);
   const chainId = body.chain_id;
 
   if ((endpoint === RAW_BLOCKS || endpoint === RAW_LOGS) && body.block_numbers === undefined) {
@@ -120,12 +133,18 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (endpoint === RAW_BLOCKS) {
     const numbers = body.block_numbers;
     if (!Array.isArray(numbers) || !numbers.every(isBlockNumber))
-      throw bundleProblem(`${path}.body.block_numbers`, 'the block numbers sent (an array of non-negative integers)', numbers);
+      throw bundleProblem(
+        `${path}.body.block_numbers`,
+        'the block numbers sent (an array of non-negative integers)',
+        numbers,
+      );
     const rows = new Map<number, Json>();
     if (exchange.status === 200) {
       const data = isObject(exchange.response) ? exchange.response.data : undefined;
       if (!Array.isArray(data)) throw bundleProblem(`${path}.response.data`, 'the raw block records (an array)', data);
-      for (const row of data) if (isObject(row) && isBlockNumber(row.block_number) && !rows.has(row.block_number)) rows.set(row.block_number, row);
+      for (const row of data)
+        if (isObject(row) && isBlockNumber(row.block_number) && !rows.has(row.block_number))
+          rows.set(row.block_number, row);
     }
     for (const n of numbers) {
       const key = blockKey(chainId, n);
@@ -137,7 +156,11 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   const tracingMember = body.tracing_id !== undefined ? 'tracing_id' : '_tracing_id';
   const tracingId = body[tracingMember];
   if (typeof tracingId !== 'string')
-    throw bundleProblem(`${path}.body.${tracingMember}`, 'the tracing id sent (a string, as tracing_id or _tracing_id)', tracingId);
+    throw bundleProblem(
+      `${path}.body.${tracingMember}`,
+      'the tracing id sent (a string, as tracing_id or _tracing_id)',
+      tracingId,
+    );
   if (endpoint === RECORD) {
     const key = lineageKey(chainId, tracingId);
     const answer = contentOf(exchange, path, readRecordAnswer);
@@ -153,20 +176,38 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
 function readRangePage(exchange: Exchange, endpoint: string, chainId: number, path: string, index: BundleIndex): void {
   const { from_block: from, to_block: to } = exchange.body;
   if (!isBlockNumber(from))
-    throw bundleProblem(`${path}.body.from_block`, 'the first block of the range sent (a non-negative integer), or block_numbers', from);
-  if (!isBlockNumber(to)) throw bundleProblem(`${path}.body.to_block`, 'the last block of the range sent (a non-negative integer)', to);
+    throw bundleProblem(
+      `${path}.body.from_block`,
+      'the first block of the range sent (a non-negative integer), or block_numbers',
+      from,
+    );
+  if (!isBlockNumber(to))
+    throw bundleProblem(`${path}.body.to_block`, 'the last block of the range sent (a non-negative integer)', to);
   const key = rawPageKey(endpoint, chainId, from, to, cursorOf(exchange, path));
-  if (!index.rawPages.has(key)) index.rawPages.set(key, { path, status: exchange.status, answer: exchange.status === 200 ? exchange.response : null });
+  if (!index.rawPages.has(key))
+    index.rawPages.set(key, {
+      path,
+      status: exchange.status,
+      answer: exchange.status === 200 ? exchange.response : null,
+    });
 }
 
 /** Checks one block's shape (its full reading is the walker's) and indexes it by chain and number. */
 function readBlock(value: unknown, path: string, index: BundleIndex): void {
   if (!isObject(value)) throw bundleProblem(path, 'a block {chain_id, header, receipts} in the JSON-RPC format', value);
-  if (!isChainId(value.chain_id)) throw bundleProblem(`${path}.chain_id`, "the block's chain id (a positive integer)", value.chain_id);
-  if (!isObject(value.header)) throw bundleProblem(`${path}.header`, 'the block header (an object, as eth_getBlockByNumber answers it)', value.header);
+  if (!isChainId(value.chain_id))
+    throw bundleProblem(`${path}.chain_id`, "the block's chain id (a positive integer)", value.chain_id);
+  if (!isObject(value.header))
+    throw bundleProblem(
+      `${path}.header`,
+      'the block header (an object, as eth_getBlockByNumber answers it)',
+      value.header,
+    );
   const n = blockNumberOf(value.header.number);
-  if (n === undefined) throw bundleProblem(`${path}.header.number`, 'the block number (a 0x quantity or an integer)', value.header.number);
-  if (!Array.isArray(value.receipts)) throw bundleProblem(`${path}.receipts`, "the block's complete receipts (an array)", value.receipts);
+  if (n === undefined)
+    throw bundleProblem(`${path}.header.number`, 'the block number (a 0x quantity or an integer)', value.header.number);
+  if (!Array.isArray(value.receipts))
+    throw bundleProblem(`${path}.receipts`, "the block's complete receipts (an array)", value.receipts);
   const key = blockKey(value.chain_id, n);
   if (!index.blocks.has(key)) {
     index.blocks.set(key, value as BlockJson);
@@ -183,14 +224,22 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
   if (!isObject(json)) throw bundleProblem('', 'a lineage bundle: a JSON object {base_url, exchanges, blocks}', json);
   const { exchanges, blocks = [] } = json;
   if (!Array.isArray(exchanges)) {
-    const what = isObject(json.header) && Array.isArray(json.receipts) ? ' (this is a block, not a lineage bundle)' : '';
-    throw bundleProblem('exchanges', `the hosted service's recorded request/response pairs (an array)${what}`, exchanges);
+    const what =
+      isObject(json.header) && Array.isArray(json.receipts) ? ' (this is a block, not a lineage bundle)' : '';
+    throw bundleProblem(
+      'exchanges',
+      `the hosted service's recorded request/response pairs (an array)${what}`,
+      exchanges,
+    );
   }
-  if (!Array.isArray(blocks)) throw bundleProblem('blocks', 'blocks in the JSON-RPC format (an array), or nothing', blocks);
+  if (!Array.isArray(blocks))
+    throw bundleProblem('blocks', 'blocks in the JSON-RPC format (an array), or nothing', blocks);
   if (json.base_url !== undefined && typeof json.base_url !== 'string')
     throw bundleProblem('base_url', 'the base URL of the service (a string), or nothing', json.base_url);
-  if (exchanges.length > LINEAGE_LIMITS.bundleExchanges) throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
-  if (blocks.length > LINEAGE_LIMITS.bundleBlocks) throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
+  if (exchanges.length > LINEAGE_LIMITS.bundleExchanges)
+    throw limitExceeded('bundleExchanges', `the bundle (${exchanges.length} exchanges)`, 'exchanges');
+  if (blocks.length > LINEAGE_LIMITS.bundleBlocks)
+    throw limitExceeded('bundleBlocks', `the bundle (${blocks.length} blocks)`, 'blocks');
 
   const index: BundleIndex = {
     records: new Map(),

@@ -9,7 +9,10 @@ import type { Exchange } from '../sources/exchange.js';
  * The file is written next to its final name and renamed, so a failed write
  * never leaves a truncated bundle behind.
  */
-export async function writeBundle(file: string, bundle: { base_url?: string; exchanges: Exchange[]; blocks: BlockJson[] }): Promise<void> {
+export async function writeBundle(
+  file: string,
+  bundle: { base_url?: string; exchanges: Exchange[]; blocks: BlockJson[] },
+): Promise<void> {
   const text = JSON.stringify(bundle);
   const bytes = file.endsWith('.gz') ? await promisify(gzip)(Buffer.from(text, 'utf8')) : Buffer.from(text, 'utf8');
   const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;

@@ -47,7 +47,10 @@ function prefixLength(hex: string): number {
   return hex.length >= 2 && hex.charCodeAt(0) === 48 && (hex.charCodeAt(1) | 32) === 120 ? 2 : 0;
 }
 
-/** Bytes that `hex` (with or without `0x`) stands for when its digits are even in number, else -1; the digits are not checked. */
+/**
+ * Bytes that `hex` (with or without `0x`) stands for when its digits are even in number, else -1; the digits are not
+ * checked.
+ */
 export function hexByteLength(hex: string): number {
   const digits = hex.length - prefixLength(hex);
   return digits & 1 ? -1 : digits >> 1;

@@ -40,7 +40,10 @@ export function writeListHeader(buf: Uint8Array, offset: number, payloadLength: 
   return writeHeader(buf, offset, payloadLength, 0xc0);
 }
 
-/** Writes the header of a string of `length` bytes (not a single byte below 0x80, which has none); returns the offset after it. */
+/**
+ * Writes the header of a string of `length` bytes (not a single byte below 0x80, which has none); returns the offset
+ * after it.
+ */
 export function writeStringHeader(buf: Uint8Array, offset: number, length: number): number {
   return writeHeader(buf, offset, length, 0x80);
 }

@@ -23,7 +23,10 @@ import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ReceiptKind } from './
  */
 
 /** A block that shows the block hash. */
-const header = (fixture: string): EvidenceBlock => ({ fixture, block: Number(fixture.slice(fixture.lastIndexOf('-') + 1)) });
+const header = (fixture: string): EvidenceBlock => ({
+  fixture,
+  block: Number(fixture.slice(fixture.lastIndexOf('-') + 1)),
+});
 /** A block that shows the receipts root, holding receipts of these kinds ([] for none). */
 const receipts = (fixture: string, ...kinds: ReceiptKind[]): EvidenceBlock => ({ ...header(fixture), receipts: kinds });
 /** A block that shows the logs bloom, with logs or without. */
@@ -46,7 +49,9 @@ const NO_REAL_BLOCK = "no real block of this chain in the project's fixtures has
 const NO_RECEIPTS = "no real block of this chain with its receipts is in the project's fixtures yet";
 
 /** One era from genesis, for a chain whose blocks all follow the same rules. */
-const allBlocks = (evidence: EraEvidence, more: Partial<Era> = {}): readonly Era[] => [{ name: 'all blocks', from: 0, evidence, ...more }];
+const allBlocks = (evidence: EraEvidence, more: Partial<Era> = {}): readonly Era[] => [
+  { name: 'all blocks', from: 0, evidence, ...more },
+];
 
 const ARBITRUM_CLASSIC =
   'Arbitrum classic blocks carry receipts roots that no encoding of their JSON-RPC receipts reproduces; the classic chain committed to its receipts in its own way.';
@@ -64,7 +69,14 @@ const MANTLE =
   "Mantle's OP-stack fork hashes deposit receipts without the deposit nonce and version, and adds fee fields of its own; no real Mantle block is in the project's fixtures";
 
 const MAINNET: EraEvidence = {
-  block_hash: ['mainnet-1', 'mainnet-7000000', 'mainnet-14764013', 'mainnet-17034870', 'mainnet-19426587', 'mainnet-22431084'].map(header),
+  block_hash: [
+    'mainnet-1',
+    'mainnet-7000000',
+    'mainnet-14764013',
+    'mainnet-17034870',
+    'mainnet-19426587',
+    'mainnet-22431084',
+  ].map(header),
   receipts_root: [
     receipts('mainnet-1000023', 'ethereum'),
     receipts('mainnet-7000000', 'ethereum'),
@@ -106,7 +118,13 @@ const opStack = (chainId: number, name: string, evidence: EraEvidence): ChainInf
 });
 
 /** A chain whose blocks cannot be verified, and why. */
-const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo => ({ chainId, name, rules: 'ethereum', verifiable: false, reason });
+const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo => ({
+  chainId,
+  name,
+  rules: 'ethereum',
+  verifiable: false,
+  reason,
+});
 
 export const BUILTIN_CHAINS: readonly ChainInfo[] = [
   { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true, eras: allBlocks(MAINNET) },
@@ -144,8 +162,20 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
       { ...emptyBlock('gnosis-30000000'), block_hash: [header('gnosis-25349537'), header('gnosis-30000000')] },
     ),
   },
-  { chainId: 10200, name: 'Gnosis Chiado', rules: 'ethereum', verifiable: true, eras: gnosisEras(680_930, unshown(NO_REAL_BLOCK), unshown(NO_REAL_BLOCK)) },
-  { chainId: 56, name: 'BNB Smart Chain', rules: 'ethereum', verifiable: true, eras: allBlocks(emptyBlock('bsc-26803')) },
+  {
+    chainId: 10200,
+    name: 'Gnosis Chiado',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: gnosisEras(680_930, unshown(NO_REAL_BLOCK), unshown(NO_REAL_BLOCK)),
+  },
+  {
+    chainId: 56,
+    name: 'BNB Smart Chain',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(emptyBlock('bsc-26803')),
+  },
   {
     chainId: 97,
     name: 'BNB Smart Chain Testnet',
@@ -154,7 +184,13 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     eras: allBlocks({ block_hash: [header('bsc-testnet-45944645')], ...noReceipts(NO_RECEIPTS) }),
   },
   { chainId: 137, name: 'Polygon PoS', rules: 'polygon', verifiable: true, eras: polygonEras(80_084_800, POLYGON_BOR) },
-  { chainId: 80002, name: 'Polygon Amoy', rules: 'polygon', verifiable: true, eras: polygonEras(28_899_616, unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 80002,
+    name: 'Polygon Amoy',
+    rules: 'polygon',
+    verifiable: true,
+    eras: polygonEras(28_899_616, unshown(NO_REAL_BLOCK)),
+  },
   {
     chainId: 43114,
     name: 'Avalanche C-Chain',
@@ -167,10 +203,19 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     name: 'Avalanche Fuji C-Chain',
     rules: 'ethereum',
     verifiable: true,
-    eras: allBlocks({ block_hash: [header('avalanche-fuji-58119344')], ...noReceipts(HELICON) }, { header: 'avalanche' }),
+    eras: allBlocks(
+      { block_hash: [header('avalanche-fuji-58119344')], ...noReceipts(HELICON) },
+      { header: 'avalanche' },
+    ),
   },
   { chainId: 59144, name: 'Linea', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 59141, name: 'Linea Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 59141,
+    name: 'Linea Sepolia',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
   {
     chainId: 10,
     name: 'OP Mainnet',
@@ -181,7 +226,10 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
         name: 'legacy (pre-Bedrock)',
         from: 0,
         rules: 'ethereum',
-        evidence: { block_hash: [header('op-mainnet-103110422')], ...noReceipts("no real legacy block with its receipts is in the project's fixtures yet") },
+        evidence: {
+          block_hash: [header('op-mainnet-103110422')],
+          ...noReceipts("no real legacy block with its receipts is in the project's fixtures yet"),
+        },
       },
       {
         name: 'Bedrock',
@@ -254,23 +302,70 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     ],
   },
   // Nitro from genesis: one era each.
-  { chainId: 42170, name: 'Arbitrum Nova', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 421613, name: 'Arbitrum Goerli', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 421614, name: 'Arbitrum Sepolia', rules: 'arbitrum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 42170,
+    name: 'Arbitrum Nova',
+    rules: 'arbitrum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
+  {
+    chainId: 421613,
+    name: 'Arbitrum Goerli',
+    rules: 'arbitrum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
+  {
+    chainId: 421614,
+    name: 'Arbitrum Sepolia',
+    rules: 'arbitrum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
   {
     chainId: 534352,
     name: 'Scroll',
     rules: 'scroll',
     verifiable: true,
-    eras: allBlocks({ ...emptyBlock('scroll-0'), block_hash: ['scroll-0', 'scroll-5224657', 'scroll-8708232'].map(header) }),
+    eras: allBlocks({
+      ...emptyBlock('scroll-0'),
+      block_hash: ['scroll-0', 'scroll-5224657', 'scroll-8708232'].map(header),
+    }),
   },
-  { chainId: 534351, name: 'Scroll Sepolia', rules: 'scroll', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 534351,
+    name: 'Scroll Sepolia',
+    rules: 'scroll',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
   { chainId: 999, name: 'HyperEVM', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   { chainId: 80094, name: 'Berachain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 146, name: 'Sonic', rules: 'ethereum', verifiable: true, eras: allBlocks({ block_hash: [header('sonic-18701401')], ...noReceipts(NO_RECEIPTS) }) },
-  { chainId: 57054, name: 'Sonic Blaze Testnet', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  notVerifiable(324, 'zkSync Era', 'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.'),
-  notVerifiable(295, 'Hedera', "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts."),
+  {
+    chainId: 146,
+    name: 'Sonic',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks({ block_hash: [header('sonic-18701401')], ...noReceipts(NO_RECEIPTS) }),
+  },
+  {
+    chainId: 57054,
+    name: 'Sonic Blaze Testnet',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  },
+  notVerifiable(
+    324,
+    'zkSync Era',
+    'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.',
+  ),
+  notVerifiable(
+    295,
+    'Hedera',
+    "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts.",
+  ),
   notVerifiable(
     250,
     'Fantom Opera',

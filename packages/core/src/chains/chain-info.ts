@@ -23,7 +23,10 @@ export type ReceiptKind = 'ethereum' | 'state-sync-outside-root' | 'untyped-with
 
 /** A real block, kept in the repository's fixtures with its source, that reproduces a check. */
 export interface EvidenceBlock {
-  /** Its fixture: `fixtures/blocks/<fixture>.json`, or `fixtures/headers/<fixture>.json` for a header alone (block hash). */
+  /**
+   * Its fixture: `fixtures/blocks/<fixture>.json`, or `fixtures/headers/<fixture>.json` for a header alone (block
+   * hash).
+   */
   fixture: string;
   block: number;
   /** Receipts root evidence: the kinds of receipts the block holds ([] for a block without receipts). */

@@ -21,7 +21,10 @@ function kindOf(receipt: Pick<Receipt, 'type' | 'cumulativeGasUsed'>): ReceiptKi
 }
 
 /** The kinds of a block's receipts, and Bor's state-sync receipt when one was left out. */
-export function receiptKinds(receipts: ReadonlyArray<Pick<Receipt, 'type' | 'cumulativeGasUsed'>>, excludedStateSync: boolean): ReceiptKind[] {
+export function receiptKinds(
+  receipts: ReadonlyArray<Pick<Receipt, 'type' | 'cumulativeGasUsed'>>,
+  excludedStateSync: boolean,
+): ReceiptKind[] {
   const kinds = new Set<ReceiptKind>(receipts.map(kindOf));
   if (excludedStateSync) kinds.add('state-sync-outside-root');
   return [...kinds];
@@ -32,7 +35,8 @@ const KIND_NAMES: Record<string, string> = {
   'state-sync-outside-root': "Bor's state-sync receipt",
   'untyped-without-gas': 'an untyped receipt that used no gas (a system transaction)',
 };
-const describeKind = (kind: ReceiptKind) => (typeof kind === 'number' ? `receipts of type 0x${kind.toString(16)}` : KIND_NAMES[kind]!);
+const describeKind = (kind: ReceiptKind) =>
+  typeof kind === 'number' ? `receipts of type 0x${kind.toString(16)}` : KIND_NAMES[kind]!;
 
 /** What a block holds, as far as claims go. */
 export interface BlockShape {
@@ -46,10 +50,16 @@ export function claimFor(check: CheckName, claim: CheckClaim, block: BlockShape)
   const evidence: readonly EvidenceBlock[] = claim.evidence;
   if (check === 'logs_bloom') {
     if (!block.hasLogs || evidence.some((e) => e.logs === true)) return claim;
-    return { verified: false, reason: "no real block of this era in the project's fixtures with logs has shown its bloom yet" };
+    return {
+      verified: false,
+      reason: "no real block of this era in the project's fixtures with logs has shown its bloom yet",
+    };
   }
   const shown = new Set(evidence.flatMap((e) => e.receipts ?? []));
   const unshown = block.kinds.find((kind) => !shown.has(kind));
   if (unshown === undefined) return claim;
-  return { verified: false, reason: `no real block of this era in the project's fixtures has shown ${describeKind(unshown)} yet` };
+  return {
+    verified: false,
+    reason: `no real block of this era in the project's fixtures has shown ${describeKind(unshown)} yet`,
+  };
 }

@@ -1,17 +1,39 @@
-import { POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS, RULE_SETS, STATE_SYNC_TX_TYPE, type RuleSet } from '../receipts/rules.js';
+import {
+  POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS,
+  RULE_SETS,
+  STATE_SYNC_TX_TYPE,
+  type RuleSet,
+} from '../receipts/rules.js';
 import { ChainConflictError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { BUILTIN_CHAINS } from './builtin.js';
-import { CHECK_NAMES, type ChainInfo, type CheckName, type Era, type EvidenceBlock, type ReceiptKind, type StateSyncRule } from './chain-info.js';
+import {
+  CHECK_NAMES,
+  type ChainInfo,
+  type CheckName,
+  type Era,
+  type EvidenceBlock,
+  type ReceiptKind,
+  type StateSyncRule,
+} from './chain-info.js';
 
 export { BUILTIN_CHAINS, CHECK_NAMES };
-export type { ChainInfo, CheckName, Era, EraEvidence, EvidenceBlock, ReceiptKind, StateSyncRule } from './chain-info.js';
+export type {
+  ChainInfo,
+  CheckName,
+  Era,
+  EraEvidence,
+  EvidenceBlock,
+  ReceiptKind,
+  StateSyncRule,
+} from './chain-info.js';
 
 /**
  * Whether a check of a block is claimed: on the real blocks that show it, on the operator's word
  * (a chain added in the configuration), or not, and why.
  */
-export type CheckClaim = { verified: true; evidence: readonly EvidenceBlock[] | 'configured' } | { verified: false; reason: string };
+export type CheckClaim =
+  { verified: true; evidence: readonly EvidenceBlock[] | 'configured' } | { verified: false; reason: string };
 
 /** An era with its block range spelled out. */
 export interface EraSpan {
@@ -81,14 +103,17 @@ function spanOf(eras: readonly Era[], i: number): EraSpan {
 
 /** "blocks 0-22,207,816" or "blocks from 105,235,063". */
 export function describeSpan(span: EraSpan): string {
-  return span.lastBlock === null ? `blocks from ${formatBlock(span.firstBlock)}` : `blocks ${formatBlock(span.firstBlock)}-${formatBlock(span.lastBlock)}`;
+  return span.lastBlock === null
+    ? `blocks from ${formatBlock(span.firstBlock)}`
+    : `blocks ${formatBlock(span.firstBlock)}-${formatBlock(span.lastBlock)}`;
 }
 
 /** Why a block of a chain cannot be verified, in one sentence or two. */
 export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
   const { chainId, chain, era, reason } = subject;
   if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
-  if (era === null || (era.firstBlock === 0 && era.lastBlock === null)) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
+  if (era === null || (era.firstBlock === 0 && era.lastBlock === null))
+    return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
   const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
   return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
 }
@@ -102,13 +127,18 @@ function eraRules(chain: ChainInfo, era: Era): RuleSet {
 /** Why a check of an era is not claimed, when no real block has shown it and the era says nothing more. */
 const NO_EVIDENCE = "no real block of this era in the project's fixtures has shown it yet";
 
-/** Each check of an era: claimed on its evidence, or not and why; an era without evidence is an operator's, taken on its word. */
+/**
+ * Each check of an era: claimed on its evidence, or not and why; an era without evidence is an operator's, taken on its
+ * word.
+ */
 function eraChecks(era: Era | undefined): Record<CheckName, CheckClaim> {
   const claim = (check: CheckName): CheckClaim => {
     const evidence = era?.evidence?.[check];
     if (era?.evidence === undefined) return { verified: true, evidence: 'configured' };
     if (typeof evidence === 'string') return { verified: false, reason: evidence };
-    return evidence === undefined || evidence.length === 0 ? { verified: false, reason: NO_EVIDENCE } : { verified: true, evidence };
+    return evidence === undefined || evidence.length === 0
+      ? { verified: false, reason: NO_EVIDENCE }
+      : { verified: true, evidence };
   };
   return Object.fromEntries(CHECK_NAMES.map((check) => [check, claim(check)])) as Record<CheckName, CheckClaim>;
 }
@@ -121,7 +151,10 @@ function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; d
   const closed = spans.filter((_, i) => !receiptsVerifiable(eras[i]!));
   if (closed.length > 0) {
     const list = closed.map((span) => `${describeSpan(span)} (${span.name})`).join(' and ');
-    return { why: `the receipts of ${chain.name} ${list} cannot be verified, those of other blocks can`, decidesVerifiability: true };
+    return {
+      why: `the receipts of ${chain.name} ${list} cannot be verified, those of other blocks can`,
+      decidesVerifiability: true,
+    };
   }
   const list = spans.map((span) => `${describeSpan(span)} (${span.name})`).join(', ');
   return { why: `${chain.name} has eras with rules of their own: ${list}`, decidesVerifiability: false };
@@ -143,7 +176,14 @@ export function uncheckable(
   const at = eras.findIndex((e) => e.from === era?.firstBlock);
   const later = eras.slice(at + 1).find((e) => e.notVerifiable === undefined && eraChecks(e)[check].verified);
   const reason = `its ${check.replace('_', ' ')} rule is unproven: ${claim.reason}`;
-  return { status: 'not_verifiable', chainId: chain.chainId, chain, reason, era, firstVerifiableBlock: later?.from ?? null };
+  return {
+    status: 'not_verifiable',
+    chainId: chain.chainId,
+    chain,
+    reason,
+    era,
+    firstVerifiableBlock: later?.from ?? null,
+  };
 }
 
 /** Chain id → chain, with the rule set resolved. */
@@ -163,7 +203,9 @@ export class ChainRegistry {
         const what = BUILTIN_CHAINS.includes(known)
           ? `is built in (${known.name}, rules ${known.rules}${known.eras ? ', with its eras' : ''})`
           : 'is given twice';
-        throw new ChainConflictError(`chain ${chain.chainId} ${what}: an added chain needs an id of its own`, { chainId: chain.chainId });
+        throw new ChainConflictError(`chain ${chain.chainId} ${what}: an added chain needs an id of its own`, {
+          chainId: chain.chainId,
+        });
       }
       this.#chains.set(chain.chainId, chain);
     }
@@ -189,7 +231,13 @@ export class ChainRegistry {
   verifiability(chainId: number, blockNumber?: number | bigint): Verifiability {
     const chain = this.get(chainId);
     if (chain === undefined) {
-      return { status: 'not_verifiable', chainId, reason: `chain ${chainId} is not in the chain registry`, era: null, firstVerifiableBlock: null };
+      return {
+        status: 'not_verifiable',
+        chainId,
+        reason: `chain ${chainId} is not in the chain registry`,
+        era: null,
+        firstVerifiableBlock: null,
+      };
     }
     if (!chain.verifiable) {
       const reason = chain.reason ?? 'its receipts root is not a Patricia root of its receipts';
@@ -207,7 +255,8 @@ export class ChainRegistry {
         checks: eraChecks(undefined),
       };
     }
-    if (blockNumber === undefined && eras.length > 1) return { status: 'era_unknown', chain, rules: RULE_SETS[chain.rules], ...whyEraMatters(chain, eras) };
+    if (blockNumber === undefined && eras.length > 1)
+      return { status: 'era_unknown', chain, rules: RULE_SETS[chain.rules], ...whyEraMatters(chain, eras) };
 
     let i = eras.length - 1;
     if (blockNumber !== undefined) while (i > 0 && BigInt(eras[i]!.from) > BigInt(blockNumber)) i--;
@@ -235,7 +284,10 @@ export class ChainRegistry {
 
 /** A check's claim as `GET /v1/chains` shows it: verified on its evidence, or not and why. */
 export type ClaimDescription =
-  | { verified: true; evidence: Array<{ fixture: string; block: number; receipts?: ReceiptKind[]; logs?: boolean }> | 'configured' }
+  | {
+      verified: true;
+      evidence: Array<{ fixture: string; block: number; receipts?: ReceiptKind[]; logs?: boolean }> | 'configured';
+    }
   | { verified: false; reason: string };
 
 /** An era as `GET /v1/chains` lists it. */
@@ -278,14 +330,22 @@ function describeClaim(claim: CheckClaim): ClaimDescription {
 }
 
 const describeChecks = (era: Era | undefined) =>
-  Object.fromEntries(Object.entries(eraChecks(era)).map(([check, claim]) => [check, describeClaim(claim)])) as Record<CheckName, ClaimDescription>;
+  Object.fromEntries(Object.entries(eraChecks(era)).map(([check, claim]) => [check, describeClaim(claim)])) as Record<
+    CheckName,
+    ClaimDescription
+  >;
 
 /**
  * A chain as `GET /v1/chains` lists it: per era, its rules, header layout and which checks are
  * verified on what evidence. A chain an operator added has no eras: its checks are `configured`.
  */
 export function describeChain(chain: ChainInfo): ChainDescription {
-  const description: ChainDescription = { chain_id: chain.chainId, name: chain.name, rules: chain.rules, verifiable: chain.verifiable };
+  const description: ChainDescription = {
+    chain_id: chain.chainId,
+    name: chain.name,
+    rules: chain.rules,
+    verifiable: chain.verifiable,
+  };
   if (chain.reason !== undefined) description.reason = chain.reason;
   if (chain.eras === undefined) {
     if (chain.verifiable) description.checks = describeChecks(undefined);

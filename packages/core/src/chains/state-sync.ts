@@ -52,7 +52,8 @@ export function stateSyncOutcome(
   txHashes: ReadonlyArray<Uint8Array | undefined>,
   options: HashOptions = {},
 ): StateSyncOutcome {
-  if (verifiability?.status !== 'verifiable' || verifiability.stateSync !== 'receipt-outside-root') return { kind: 'none' };
+  if (verifiability?.status !== 'verifiable' || verifiability.stateSync !== 'receipt-outside-root')
+    return { kind: 'none' };
   if (txHashes.every((hash) => hash === undefined)) return { kind: 'none' };
   const era = verifiability.era!;
   if (block.hash === undefined) {

@@ -5,7 +5,10 @@ import { ETHEREUM_HEADER, type HeaderLayout } from './layouts.js';
 
 function toQuantity(bytes: Uint8Array, name: string): bigint {
   if (bytes.length > 0 && bytes[0] === 0) {
-    throw new InvalidHeaderError(`Header field ${name} has a leading zero byte.`, { field: name, expected: 'canonical integer' });
+    throw new InvalidHeaderError(`Header field ${name} has a leading zero byte.`, {
+      field: name,
+      expected: 'canonical integer',
+    });
   }
   let value = 0n;
   for (const byte of bytes) value = (value << 8n) | BigInt(byte);
@@ -18,9 +21,13 @@ function decodeList(rlp: Uint8Array): Array<Uint8Array | NestedUint8Array> {
   try {
     decoded = decode(rlp);
   } catch (error) {
-    throw new InvalidHeaderError(`Header RLP does not decode: ${(error as Error).message}`, { field: 'header', expected: 'RLP list' });
+    throw new InvalidHeaderError(`Header RLP does not decode: ${(error as Error).message}`, {
+      field: 'header',
+      expected: 'RLP list',
+    });
   }
-  if (!Array.isArray(decoded)) throw new InvalidHeaderError('Header RLP is a string, not a list.', { field: 'header', expected: 'RLP list' });
+  if (!Array.isArray(decoded))
+    throw new InvalidHeaderError('Header RLP is a string, not a list.', { field: 'header', expected: 'RLP list' });
   return decoded;
 }
 
@@ -41,7 +48,10 @@ export function decodeHeader(rlp: Uint8Array, layout: HeaderLayout = ETHEREUM_HE
   decoded.forEach((item, i) => {
     const field = fields[i]!;
     if (!(item instanceof Uint8Array)) {
-      throw new InvalidHeaderError(`Header field ${field.name} is a list.`, { field: field.name, expected: field.kind });
+      throw new InvalidHeaderError(`Header field ${field.name} is a list.`, {
+        field: field.name,
+        expected: field.kind,
+      });
     }
     if (field.kind === 'quantity') {
       header[field.name] = toQuantity(item, field.name);
@@ -67,6 +77,10 @@ export function decodeHeader(rlp: Uint8Array, layout: HeaderLayout = ETHEREUM_HE
 export function headerNumber(rlp: Uint8Array): bigint {
   const decoded = decodeList(rlp);
   const item = decoded[8];
-  if (!(item instanceof Uint8Array)) throw new InvalidHeaderError('Header RLP has no block number at position 8.', { field: 'number', expected: 'quantity' });
+  if (!(item instanceof Uint8Array))
+    throw new InvalidHeaderError('Header RLP has no block number at position 8.', {
+      field: 'number',
+      expected: 'quantity',
+    });
   return toQuantity(item, 'number');
 }

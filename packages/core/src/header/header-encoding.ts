@@ -15,11 +15,17 @@ export function encodeHeader(header: BlockHeader, layout: HeaderLayout = ETHEREU
   const shape = headerShape(header as unknown as Record<string, unknown>, layout);
   if (shape.missing.length > 0) {
     const field = shape.missing[0]!;
-    throw new InvalidHeaderError(`Header field ${field} is missing.`, { field, expected: layout.fields.find((f) => f.name === field)!.kind });
+    throw new InvalidHeaderError(`Header field ${field} is missing.`, {
+      field,
+      expected: layout.fields.find((f) => f.name === field)!.kind,
+    });
   }
   if (shape.gap !== undefined) {
     const { field, presentAfter } = shape.gap;
-    throw new InvalidHeaderError(`Header field ${presentAfter} is present but ${field} is not.`, { field, expected: `present, since ${presentAfter} is` });
+    throw new InvalidHeaderError(`Header field ${presentAfter} is present but ${field} is not.`, {
+      field,
+      expected: `present, since ${presentAfter} is`,
+    });
   }
   const items: Uint8Array[] = [];
   for (const field of layout.fields) {
@@ -31,7 +37,10 @@ export function encodeHeader(header: BlockHeader, layout: HeaderLayout = ETHEREU
     }
     const size = field.kind === 'quantity' || field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind];
     if (size !== undefined && value.length !== size) {
-      throw new InvalidHeaderError(`Header field ${field.name} must be ${size} bytes, got ${value.length}.`, { field: field.name, expected: `${size} bytes` });
+      throw new InvalidHeaderError(`Header field ${field.name} must be ${size} bytes, got ${value.length}.`, {
+        field: field.name,
+        expected: `${size} bytes`,
+      });
     }
     items.push(value);
   }

@@ -15,7 +15,11 @@ export interface HeaderLayout {
 }
 
 /** Ethereum's header, Frontier to Prague (and every chain that kept it). */
-export const ETHEREUM_HEADER: HeaderLayout = { name: 'ethereum', fields: HEADER_FIELDS, required: FRONTIER_FIELD_COUNT };
+export const ETHEREUM_HEADER: HeaderLayout = {
+  name: 'ethereum',
+  fields: HEADER_FIELDS,
+  required: FRONTIER_FIELD_COUNT,
+};
 
 /**
  * An AuRa header (Gnosis and Chiado before their merge): the seal fields `auraStep` and
@@ -36,7 +40,11 @@ export const AURA_HEADER: HeaderLayout = {
 };
 
 /** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */
-const avalanche = (name: HeaderFieldSpec['name'], fork: string, kind: HeaderFieldSpec['kind'] = 'quantity'): HeaderFieldSpec => ({ name, kind, fork });
+const avalanche = (
+  name: HeaderFieldSpec['name'],
+  fork: string,
+  kind: HeaderFieldSpec['kind'] = 'quantity',
+): HeaderFieldSpec => ({ name, kind, fork });
 
 /**
  * The Avalanche C-Chain's header (coreth, avalanchego's graft/coreth): Ethereum's 15 fields,
@@ -58,14 +66,25 @@ export const AVALANCHE_HEADER: HeaderLayout = {
     avalanche('parentBeaconBlockRoot', 'Etna', 'hash'),
     avalanche('timestampMilliseconds', 'Granite'),
     avalanche('minDelayExcess', 'Granite'),
-    ...(['targetExponent', 'minPriceExponent', 'settledHeight', 'settledGasUnix', 'settledGasNumerator', 'settledExcess'] as const).map((name) =>
-      avalanche(name, 'Helicon'),
-    ),
+    ...(
+      [
+        'targetExponent',
+        'minPriceExponent',
+        'settledHeight',
+        'settledGasUnix',
+        'settledGasNumerator',
+        'settledExcess',
+      ] as const
+    ).map((name) => avalanche(name, 'Helicon')),
   ],
   required: 16,
 };
 
-export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = { ethereum: ETHEREUM_HEADER, aura: AURA_HEADER, avalanche: AVALANCHE_HEADER };
+export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = {
+  ethereum: ETHEREUM_HEADER,
+  aura: AURA_HEADER,
+  avalanche: AVALANCHE_HEADER,
+};
 
 /** What keeps some fields from being a header of a layout. */
 export interface HeaderShape {

@@ -24,10 +24,12 @@ function readRpcLog(value: unknown, path: string, problems: Problems): Log | und
   if (log === undefined) return undefined;
   const address = readHex(log.address, join(path, 'address'), problems, 20);
   const topicList = readArray(log.topics, join(path, 'topics'), problems, 'an array of 32-byte topics');
-  if (topicList !== undefined && topicList.length > 4) problems.add(join(path, 'topics'), 'out_of_range', `0 to 4 topics, got ${topicList.length}`);
+  if (topicList !== undefined && topicList.length > 4)
+    problems.add(join(path, 'topics'), 'out_of_range', `0 to 4 topics, got ${topicList.length}`);
   const topics = (topicList ?? []).slice(0, 4).map((t, i) => readHex(t, `${path}.topics[${i}]`, problems, 32));
   const data = readHex(log.data, join(path, 'data'), problems, undefined, 'even-length hex data, 0x when empty');
-  if (address === undefined || data === undefined || topicList === undefined || topics.some((t) => t === undefined)) return undefined;
+  if (address === undefined || data === undefined || topicList === undefined || topics.some((t) => t === undefined))
+    return undefined;
   return { address, topics: topics as Uint8Array[], data };
 }
 
@@ -36,7 +38,8 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
-  const type = rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
+  const type =
+    rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = rpc.status !== undefined && rpc.status !== null;
   // go-ethereum marshals types.Receipt with `"root": "0x"` beside `status`: an empty root is no post-state root.
   const hasRoot = rpc.root !== undefined && rpc.root !== null && !isEmptyHex(rpc.root);
@@ -53,7 +56,9 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   const logList = readArray(rpc.logs ?? [], join(path, 'logs'), problems, 'an array of logs');
   const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems));
   const optional = (member: 'depositNonce' | 'depositReceiptVersion') =>
-    rpc[member] === undefined || rpc[member] === null ? undefined : readQuantity(rpc[member], join(path, member), problems);
+    rpc[member] === undefined || rpc[member] === null
+      ? undefined
+      : readQuantity(rpc[member], join(path, member), problems);
   const depositNonce = optional('depositNonce');
   const depositReceiptVersion = optional('depositReceiptVersion');
   if (problems.count !== before) return undefined;
@@ -133,7 +138,12 @@ export interface RpcHeader {
  * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
  * field present, an earlier one's absent), which no fork's header has.
  */
-export function readRpcHeader(value: unknown, path: string, problems: Problems, layout: HeaderLayout = ETHEREUM_HEADER): RpcHeader | undefined {
+export function readRpcHeader(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  layout: HeaderLayout = ETHEREUM_HEADER,
+): RpcHeader | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
@@ -149,7 +159,8 @@ export function readRpcHeader(value: unknown, path: string, problems: Problems, 
         : readHex(raw, fieldPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
     if (parsed !== undefined) fields[field.name] = parsed;
   }
-  const hash = rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
+  const hash =
+    rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   if (problems.count !== before) return undefined;
   const { missing, gap } = headerShape(fields, layout);
   if (gap !== undefined) {
@@ -201,25 +212,37 @@ function stateSyncReceipt(
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return undefined;
   }
-  const hash = header.hash ?? (header.complete === undefined ? undefined : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
+  const hash =
+    header.hash ??
+    (header.complete === undefined
+      ? undefined
+      : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
   const outcome = stateSyncOutcome(verifiability, { number: header.fields.number, hash }, list.txHashes, options);
   if (outcome.kind === 'needs_block_hash') problems.add('header.hash', 'missing', outcome.expected);
-  if (outcome.kind === 'misplaced') problems.add(`receipts[${list.positions[outcome.index]}].transactionHash`, 'conflict', outcome.expected);
+  if (outcome.kind === 'misplaced')
+    problems.add(`receipts[${list.positions[outcome.index]}].transactionHash`, 'conflict', outcome.expected);
   return outcome.kind === 'excluded' ? outcome.excluded : undefined;
 }
 
 /** The block number of a header as it stands, to find its era (the header's reader reports a faulty one). */
 function numberOf(header: unknown): bigint | undefined {
   const raw = (header as Record<string, unknown> | null)?.number;
-  return raw === undefined || raw === null ? undefined : readQuantity(raw, 'header.number', new Problems(), MAX_UINT256);
+  return raw === undefined || raw === null
+    ? undefined
+    : readQuantity(raw, 'header.number', new Problems(), MAX_UINT256);
 }
 
 /**
- * Reads a block in the fixtures' format, its header in the layout of its chain's era. On a chain whose rules leave a returned
+ * Reads a block in the fixtures' format, its header in the layout of its chain's era. On a chain whose rules leave a
+ * returned
  * receipt out of the root (Bor's state-sync receipt before Madhugiri), `receipts`
  * holds the others and `excludedReceipts` that one.
  */
-export function readRpcBlock(value: unknown, problems: Problems, options: ReadRpcBlockOptions = {}): RpcBlock | undefined {
+export function readRpcBlock(
+  value: unknown,
+  problems: Problems,
+  options: ReadRpcBlockOptions = {},
+): RpcBlock | undefined {
   const block = readObject(value, '', problems, 'a block object with header and receipts');
   if (block === undefined) return undefined;
   const before = problems.count;
@@ -228,7 +251,8 @@ export function readRpcBlock(value: unknown, problems: Problems, options: ReadRp
     const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
     if (id !== undefined) chainId = Number(id);
   }
-  const verifiability = chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
+  const verifiability =
+    chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
   const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
   const header = readRpcHeader(block.header, 'header', problems, layout);
   const list = readRpcReceiptList(block.receipts, 'receipts', problems);

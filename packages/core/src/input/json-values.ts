@@ -19,7 +19,8 @@ export const MAX_UINT64 = (1n << 64n) - 1n;
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === 'string')
+    return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'function') return 'a function';
   const primitive = value as number | boolean | bigint | symbol | undefined;
@@ -34,7 +35,12 @@ function wrongValue(path: string, problems: Problems, value: unknown, what: stri
 }
 
 /** The value when it is a JSON object; else a problem at `path` (`missing` when absent) and undefined. */
-export function readObject(value: unknown, path: string, problems: Problems, what = 'an object'): JsonObject | undefined {
+export function readObject(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  what = 'an object',
+): JsonObject | undefined {
   return isObject(value) ? value : wrongValue(path, problems, value, what);
 }
 
@@ -47,11 +53,18 @@ export function readArray(value: unknown, path: string, problems: Problems, what
  * Hex with or without `0x`, in any case; `size` is the exact byte length when given.
  * @example readHex('0xABCD', 'data', problems) // Uint8Array [0xab, 0xcd]
  */
-export function readHex(value: unknown, path: string, problems: Problems, size?: number, what?: string): Uint8Array | undefined {
+export function readHex(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  size?: number,
+  what?: string,
+): Uint8Array | undefined {
   const bytes = typeof value === 'string' ? parseHex(value) : null;
   if (bytes !== null && (size === undefined || bytes.length === size)) return bytes;
   // The problem path: only now is the message worth building.
-  const expected = what ?? (size === undefined ? 'even-length hex string' : `${size}-byte hex string (${size * 2} hex characters)`);
+  const expected =
+    what ?? (size === undefined ? 'even-length hex string' : `${size}-byte hex string (${size * 2} hex characters)`);
   if (value === undefined) {
     problems.add(path, 'missing', expected);
   } else if (typeof value !== 'string') {
@@ -67,7 +80,14 @@ export function readHex(value: unknown, path: string, problems: Problems, size?:
 }
 
 /** A JSON integer in [min, max]. */
-export function readInteger(value: unknown, path: string, problems: Problems, min: number, max: number, what: string): number | undefined {
+export function readInteger(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  min: number,
+  max: number,
+  what: string,
+): number | undefined {
   if (value === undefined) {
     problems.add(path, 'missing', what);
     return undefined;
@@ -112,8 +132,14 @@ export function readQuantity(value: unknown, path: string, problems: Problems, m
   if (value === undefined) {
     problems.add(path, 'missing', expected);
   } else if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0) problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
-    else if (value > MAX_SAFE) problems.add(path, 'out_of_range', `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`);
+    if (!Number.isInteger(value) || value < 0)
+      problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
+    else if (value > MAX_SAFE)
+      problems.add(
+        path,
+        'out_of_range',
+        `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`,
+      );
     else problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
     problems.add(path, 'out_of_range', `${expected}, got ${value}`);
@@ -137,7 +163,8 @@ function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -149,13 +176,24 @@ function editDistance(a: string, b: string): number {
  * misspelling of a known member that is absent is reported rather than guessed at:
  * silently ignoring `typ: 2` would hash the receipt as legacy.
  */
-export function checkMisspelledMembers(obj: JsonObject, path: string, known: readonly string[], problems: Problems): void {
+export function checkMisspelledMembers(
+  obj: JsonObject,
+  path: string,
+  known: readonly string[],
+  problems: Problems,
+): void {
   for (const member of Object.keys(obj)) {
     if (known.includes(member)) continue;
     const l = loose(member);
-    const near = known.find((k) => !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))));
+    const near = known.find(
+      (k) => !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))),
+    );
     if (near !== undefined) {
-      problems.add(join(path, member), 'invalid_format', `a known member name; "${member}" is not one: did you mean "${near}"?`);
+      problems.add(
+        join(path, member),
+        'invalid_format',
+        `a known member name; "${member}" is not one: did you mean "${near}"?`,
+      );
     }
   }
 }

@@ -20,7 +20,9 @@ function byteLength(value: unknown): number {
   return typeof value === 'string' ? hexByteLength(value) : -1;
 }
 
-/** Bytes that the members of a valid log take, or -1 when the log is not plainly valid (then the slow path reads it). */
+/**
+ * Bytes that the members of a valid log take, or -1 when the log is not plainly valid (then the slow path reads it).
+ */
 function logBytes(log: unknown): number {
   if (!isObject(log)) return -1;
   for (const member in log) if (member !== 'contract_address' && member !== 'topics' && member !== 'data') return -1;
@@ -65,7 +67,10 @@ function decodeLogs(value: unknown): Log[] | undefined {
   let previous: Log | undefined;
   for (let i = 0; i < value.length; i++) {
     const log = value[i] as { contract_address: string; topics: string[]; data: string };
-    const address = before !== undefined && log.contract_address === before.contract_address ? previous!.address : take(log.contract_address);
+    const address =
+      before !== undefined && log.contract_address === before.contract_address
+        ? previous!.address
+        : take(log.contract_address);
     const topics = new Array<Uint8Array>(log.topics.length);
     for (let t = 0; t < topics.length; t++) {
       const same = before !== undefined && t < before.topics.length && log.topics[t] === before.topics[t];
@@ -86,7 +91,9 @@ export function logList(list: Spec<Array<Partial<LogValues>>>): Spec<Log[]> {
   return {
     schema: list.schema,
     read: (value, path, problems) =>
-      list.read(value, path, problems)?.map((log): Log => ({ address: log.contract_address!, topics: log.topics!, data: log.data! })),
+      list
+        .read(value, path, problems)
+        ?.map((log): Log => ({ address: log.contract_address!, topics: log.topics!, data: log.data! })),
     valid: decodeLogs,
   };
 }

@@ -17,8 +17,14 @@ export interface LogsBloomRequest {
 /** The logs-bloom request body: `chain_id` and `block_number` are optional context, echoed. */
 export const LOGS_BLOOM_BODY = object(
   {
-    chain_id: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'chain id as a JSON integer' }), nullable: true },
-    block_number: { spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'block number as a JSON integer' }), nullable: true },
+    chain_id: {
+      spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'chain id as a JSON integer' }),
+      nullable: true,
+    },
+    block_number: {
+      spec: integer({ min: 0, description: 'Optional context, echoed.', expected: 'block number as a JSON integer' }),
+      nullable: true,
+    },
     expected_bloom: {
       spec: hex({
         bytes: BLOOM_BYTES,
@@ -27,7 +33,13 @@ export const LOGS_BLOOM_BODY = object(
       }),
       required: true,
     },
-    logs: { spec: arrayOf(BLOOM_LOG, { description: 'The logs, in any order (may be empty).', expected: 'an array of logs (may be empty)' }), required: true },
+    logs: {
+      spec: arrayOf(BLOOM_LOG, {
+        description: 'The logs, in any order (may be empty).',
+        expected: 'an array of logs (may be empty)',
+      }),
+      required: true,
+    },
     limit: { spec: ignored('Accepted; one result per request.') },
     cursor: { spec: ignored('Accepted; reserved for future pagination.') },
   },

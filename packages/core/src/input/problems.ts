@@ -49,7 +49,11 @@ export interface InvalidInput {
 /** The single problem of a body that is not a JSON object. */
 export function bodyNotAnObject(body: unknown): InvalidInput {
   const got = Array.isArray(body) ? 'an array' : body === null ? 'null' : typeof body;
-  return { kind: 'invalid', problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }], count: 1 };
+  return {
+    kind: 'invalid',
+    problems: [{ name: 'body', location: 'body', reason: 'invalid_format', expected: `a JSON object, got ${got}` }],
+    count: 1,
+  };
 }
 
 /** The problems of a refused block, in one line: `header.nonce: present: …; receipts[0].type: …`. */

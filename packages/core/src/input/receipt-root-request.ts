@@ -65,7 +65,13 @@ export const VERIFY_LOG = object(
   {
     contract_address: { spec: address, required: true },
     topics: { spec: topics, required: true },
-    data: { spec: hex({ description: 'Even-length hex; `0x` (or empty) when empty.', expected: 'even-length hex data, 0x when empty' }), required: true },
+    data: {
+      spec: hex({
+        description: 'Even-length hex; `0x` (or empty) when empty.',
+        expected: 'even-length hex data, 0x when empty',
+      }),
+      required: true,
+    },
   },
   { description: 'A log.', expected: 'a log object with contract_address, topics and data' },
 );
@@ -81,7 +87,14 @@ export const BLOOM_LOG = object(
 );
 
 const RECEIPT_MEMBERS = {
-  index: { spec: integer({ min: 0, description: 'Zero-based transaction index.', expected: 'zero-based transaction index (JSON integer)' }), required: true },
+  index: {
+    spec: integer({
+      min: 0,
+      description: 'Zero-based transaction index.',
+      expected: 'zero-based transaction index (JSON integer)',
+    }),
+    required: true,
+  },
   type: {
     spec: integer({
       min: 0,
@@ -99,11 +112,25 @@ const RECEIPT_MEMBERS = {
     }),
     nullable: true,
   },
-  root: { spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }), nullable: true },
-  cumulative_gas_used: { spec: quantity('Gas used in the block up to and including this transaction.'), required: true },
-  logs: { spec: logList(arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' })) },
+  root: {
+    spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }),
+    nullable: true,
+  },
+  cumulative_gas_used: {
+    spec: quantity('Gas used in the block up to and including this transaction.'),
+    required: true,
+  },
+  logs: {
+    spec: logList(
+      arrayOf(VERIFY_LOG, { description: 'Logs of the transaction (default empty).', expected: 'an array of logs' }),
+    ),
+  },
   deposit_nonce: { spec: quantity('Extension, OP-stack deposits (0x7e): the deposit nonce (Regolith).') },
-  deposit_receipt_version: { spec: quantity('Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.') },
+  deposit_receipt_version: {
+    spec: quantity(
+      'Extension, OP-stack deposits: the receipt version (Canyon); when given, nonce and version are hashed.',
+    ),
+  },
   tx_hash: {
     spec: hex({
       bytes: 32,
@@ -145,12 +172,28 @@ const TRANSACTIONS: Spec<ReceiptEntry[]> = {
 /** The receipt-root request body: the spec's members and our extensions (docs/api.md). */
 export const RECEIPT_ROOT_BODY = object(
   {
-    chain_id: { spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }), required: true },
-    receipt_root: { spec: hex({ bytes: 32, description: 'Root reported by your source, compared with the recomputed one.' }), required: true },
-    block_number: { spec: integer({ min: 0, description: 'Height of the block being verified.', expected: 'block number as a JSON integer' }), nullable: true },
+    chain_id: {
+      spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }),
+      required: true,
+    },
+    receipt_root: {
+      spec: hex({ bytes: 32, description: 'Root reported by your source, compared with the recomputed one.' }),
+      required: true,
+    },
+    block_number: {
+      spec: integer({
+        min: 0,
+        description: 'Height of the block being verified.',
+        expected: 'block number as a JSON integer',
+      }),
+      nullable: true,
+    },
     block_hash: { spec: hex({ bytes: 32, description: 'Guard hash of the intended block.' }), nullable: true },
     header_rlp: {
-      spec: hex({ description: "Extension: the block header's RLP; binds the root to block_hash and block_number.", expected: 'the block header RLP as hex' }),
+      spec: hex({
+        description: "Extension: the block header's RLP; binds the root to block_hash and block_number.",
+        expected: 'the block header RLP as hex',
+      }),
       nullable: true,
     },
     transactions: { spec: TRANSACTIONS, required: true },
@@ -161,7 +204,11 @@ export const RECEIPT_ROOT_BODY = object(
 );
 
 /** The consensus receipt of one validated `transactions[]` entry, checking the rules that join its members. */
-function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, rules: RuleSet | undefined): Receipt | undefined {
+function toReceipt(
+  { values: tx, raw, path }: ReceiptEntry,
+  problems: Problems,
+  rules: RuleSet | undefined,
+): Receipt | undefined {
   if (tx === undefined) return undefined;
   const before = problems.count;
   const type = tx.type ?? (raw.type === undefined ? 0 : undefined);
@@ -180,7 +227,11 @@ function toReceipt({ values: tx, raw, path }: ReceiptEntry, problems: Problems, 
         'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)',
       );
     } else if (hasVersion && !hasNonce) {
-      problems.add(join(path, 'deposit_nonce'), 'missing', 'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)');
+      problems.add(
+        join(path, 'deposit_nonce'),
+        'missing',
+        'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)',
+      );
     }
   }
   if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
@@ -239,7 +290,11 @@ function readHeader(
  * receipts root always, and with `header_rlp` the block hash and the bloom too (the answer's
  * header_verified and logs_bloom_matches_header). Null when every one is claimed.
  */
-function uncheckedClaim(verifiability: Extract<Verifiability, { status: 'verifiable' }>, withHeader: boolean, block: BlockShape): NotVerifiable | null {
+function uncheckedClaim(
+  verifiability: Extract<Verifiability, { status: 'verifiable' }>,
+  withHeader: boolean,
+  block: BlockShape,
+): NotVerifiable | null {
   const checks: CheckName[] = withHeader ? ['receipts_root', 'block_hash', 'logs_bloom'] : ['receipts_root'];
   for (const check of checks) {
     const refusal = uncheckable(verifiability, check, claimFor(check, verifiability.checks[check], block));
@@ -255,14 +310,20 @@ function uncheckedClaim(verifiability: Extract<Verifiability, { status: 'verifia
  * problem (400), or why the chain or its era cannot be verified (422) when the body
  * is otherwise valid.
  */
-export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, options: HashOptions = {}): Result<ReceiptRootRequest, ReceiptRootRefusal> {
+export function parseReceiptRootRequest(
+  body: unknown,
+  registry: ChainRegistry,
+  options: HashOptions = {},
+): Result<ReceiptRootRequest, ReceiptRootRefusal> {
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
   const header = readHeader(values.header_rlp, values.chain_id, registry, problems, options);
-  const blockNumber = header?.fields.number ?? (values.block_number === undefined ? undefined : BigInt(values.block_number));
+  const blockNumber =
+    header?.fields.number ?? (values.block_number === undefined ? undefined : BigInt(values.block_number));
   const entries = values.transactions ?? [];
-  const verifiability = values.chain_id === undefined ? undefined : registry.verifiability(values.chain_id, blockNumber);
+  const verifiability =
+    values.chain_id === undefined ? undefined : registry.verifiability(values.chain_id, blockNumber);
 
   // Without a block number the era is unknown. Where an era's receipts cannot be verified, or
   // the eras hash receipts differently (state sync), the era must be told; where the eras differ
@@ -273,7 +334,8 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
     if (verifiability.decidesVerifiability || eraChangesHashing({ namesTransactions, types }))
       problems.add('block_number', 'missing', `the block number (or header_rlp): ${verifiability.why}`);
   }
-  const rules = verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
+  const rules =
+    verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown' ? verifiability.rules : undefined;
   const receipts = entries.map((entry) => toReceipt(entry, problems, rules));
   const positions = orderByIndex(
     entries.map((entry) => entry.values?.index),
@@ -283,15 +345,25 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
   );
 
   const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
-  const stateSync = stateSyncOutcome(verifiability, { number: blockNumber, hash: header?.hash ?? values.block_hash }, txHashes, options);
+  const stateSync = stateSyncOutcome(
+    verifiability,
+    { number: blockNumber, hash: header?.hash ?? values.block_hash },
+    txHashes,
+    options,
+  );
   if (stateSync.kind === 'needs_block_hash') problems.add('block_hash', 'missing', stateSync.expected);
-  if (stateSync.kind === 'misplaced') problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
+  if (stateSync.kind === 'misplaced')
+    problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;
   const refuse = (subject: NotVerifiable) =>
-    err({ kind: 'chain_not_supported', verifiability: subject, ...(blockNumber !== undefined && { blockNumber }) } as const);
+    err({
+      kind: 'chain_not_supported',
+      verifiability: subject,
+      ...(blockNumber !== undefined && { blockNumber }),
+    } as const);
   if (known.status === 'not_verifiable') return refuse(known);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
   const shape = { kinds: receiptKinds(hashed, excluded !== undefined), hasLogs: hashed.some((r) => r.logs.length > 0) };
@@ -299,15 +371,24 @@ export function parseReceiptRootRequest(body: unknown, registry: ChainRegistry, 
     // Without the era, the receipts are claimed only if every era claims receipts like them.
     const refusals = (known.chain.eras ?? []).map((era) => {
       const at = registry.verifiability(known.chain.chainId, era.from);
-      return { era, refusal: at.status === 'verifiable' ? uncheckedClaim(at, false, shape) : at.status === 'not_verifiable' ? at : null };
+      return {
+        era,
+        refusal:
+          at.status === 'verifiable' ? uncheckedClaim(at, false, shape) : at.status === 'not_verifiable' ? at : null,
+      };
     });
     const unclaimed = refusals.filter((r) => r.refusal !== null);
     // No era claims them: the chain's answer, whatever the block.
-    if (unclaimed.length === refusals.length) return refuse({ ...unclaimed[0]!.refusal!, era: null, firstVerifiableBlock: null });
+    if (unclaimed.length === refusals.length)
+      return refuse({ ...unclaimed[0]!.refusal!, era: null, firstVerifiableBlock: null });
     if (unclaimed.length > 0) {
       const eras = unclaimed.map((r) => r.era.name).join(', ');
       const expected = `the block number (or header_rlp): receipts like these are verified in some eras of ${known.chain.name}, not in ${eras}`;
-      return err({ kind: 'invalid', problems: [{ name: 'block_number', location: 'body', reason: 'missing', expected }], count: 1 });
+      return err({
+        kind: 'invalid',
+        problems: [{ name: 'block_number', location: 'body', reason: 'missing', expected }],
+        count: 1,
+      });
     }
   }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;

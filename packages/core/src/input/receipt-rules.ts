@@ -21,10 +21,16 @@ export interface ReceiptOutcome {
  * report a missing outcome at (`status`, or a reader's spelling).
  */
 export function checkOutcome({ type, hasStatus, hasRoot }: ReceiptOutcome, path: string, problems: Problems): void {
-  if (hasStatus && hasRoot) problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-  else if (!hasStatus && !hasRoot) problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
+  if (hasStatus && hasRoot)
+    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
+  else if (!hasStatus && !hasRoot)
+    problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
   else if (hasRoot && type !== undefined && type !== 0) {
-    problems.add(join(path, 'root'), 'conflict', `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`);
+    problems.add(
+      join(path, 'root'),
+      'conflict',
+      `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`,
+    );
   }
 }
 
@@ -43,19 +49,32 @@ export function checkType(type: number, rules: RuleSet, path: string, problems: 
  * @example
  * orderByIndex([1, 0], (p) => `transactions[${p}].index`, 'transactions', problems) // [1, 0]
  */
-export function orderByIndex(indexes: ReadonlyArray<number | undefined>, pathOf: (position: number) => string, listPath: string, problems: Problems): number[] {
+export function orderByIndex(
+  indexes: ReadonlyArray<number | undefined>,
+  pathOf: (position: number) => string,
+  listPath: string,
+  problems: Problems,
+): number[] {
   const n = indexes.length;
   const positions = new Array<number>(n);
   const seenAt = new Map<number, number>();
   indexes.forEach((index, position) => {
     if (index === undefined) return;
     if (index >= n) {
-      problems.add(pathOf(position), 'out_of_range', `an index in 0..${n - 1} (the list has ${n} receipts), got ${index}`);
+      problems.add(
+        pathOf(position),
+        'out_of_range',
+        `an index in 0..${n - 1} (the list has ${n} receipts), got ${index}`,
+      );
       return;
     }
     const first = seenAt.get(index);
     if (first !== undefined) {
-      problems.add(pathOf(position), 'duplicate', `each index once; ${index} is also the index of ${listPath}[${first}]`);
+      problems.add(
+        pathOf(position),
+        'duplicate',
+        `each index once; ${index} is also the index of ${listPath}[${first}]`,
+      );
       return;
     }
     seenAt.set(index, position);
@@ -63,7 +82,8 @@ export function orderByIndex(indexes: ReadonlyArray<number | undefined>, pathOf:
   });
   if (indexes.every((index) => index !== undefined)) {
     for (let i = 0; i < n; i++) {
-      if (!seenAt.has(i)) problems.add(listPath, 'missing', `a receipt with index ${i}: indexes must be exactly 0..${n - 1}`);
+      if (!seenAt.has(i))
+        problems.add(listPath, 'missing', `a receipt with index ${i}: indexes must be exactly 0..${n - 1}`);
     }
   }
   return positions;

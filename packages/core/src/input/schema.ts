@@ -35,8 +35,17 @@ export interface Spec<T> {
   valid?(value: unknown): T | undefined;
 }
 
-/** `spec`'s value of `value`; the path, given as a parent and a member or index, is built only when `value` is not valid. */
-function readChild<T>(spec: Spec<T>, value: unknown, parent: string, key: string | number, problems: Problems): T | undefined {
+/**
+ * `spec`'s value of `value`; the path, given as a parent and a member or index, is built only when `value` is not
+ * valid.
+ */
+function readChild<T>(
+  spec: Spec<T>,
+  value: unknown,
+  parent: string,
+  key: string | number,
+  problems: Problems,
+): T | undefined {
   const fast = spec.valid?.(value);
   if (fast !== undefined) return fast;
   return spec.read(value, typeof key === 'number' ? `${parent}[${key}]` : join(parent, key), problems);
@@ -63,7 +72,8 @@ export function integer(options: { min: number; max?: number; description: strin
   return {
     schema: { type: 'integer', minimum: options.min, maximum: max, description: options.description },
     read: (value, path, problems) => readInteger(value, path, problems, options.min, max, options.expected),
-    valid: (value) => (typeof value === 'number' && Number.isInteger(value) && value >= options.min && value <= max ? value : undefined),
+    valid: (value) =>
+      typeof value === 'number' && Number.isInteger(value) && value >= options.min && value <= max ? value : undefined,
   };
 }
 
@@ -89,9 +99,17 @@ export function ignored(description: string, schema: JsonSchema = {}): Spec<unde
 }
 
 /** An array of `item`; `maxItems` beyond which it is out of range. */
-export function arrayOf<T>(item: Spec<T>, options: { maxItems?: number; description: string; expected: string }): Spec<T[]> {
+export function arrayOf<T>(
+  item: Spec<T>,
+  options: { maxItems?: number; description: string; expected: string },
+): Spec<T[]> {
   return {
-    schema: { type: 'array', items: item.schema, ...(options.maxItems !== undefined && { maxItems: options.maxItems }), description: options.description },
+    schema: {
+      type: 'array',
+      items: item.schema,
+      ...(options.maxItems !== undefined && { maxItems: options.maxItems }),
+      description: options.description,
+    },
     read: (value, path, problems) => {
       const list = readArray(value, path, problems, options.expected);
       if (list === undefined) return undefined;
@@ -105,7 +123,12 @@ export function arrayOf<T>(item: Spec<T>, options: { maxItems?: number; descript
       return problems.count === before ? (items as T[]) : undefined;
     },
     valid: (value) => {
-      if (!Array.isArray(value) || (options.maxItems !== undefined && value.length > options.maxItems) || item.valid === undefined) return undefined;
+      if (
+        !Array.isArray(value) ||
+        (options.maxItems !== undefined && value.length > options.maxItems) ||
+        item.valid === undefined
+      )
+        return undefined;
       const items = new Array<T>(value.length);
       for (let i = 0; i < value.length; i++) {
         const read = item.valid(value[i]);
@@ -135,7 +158,10 @@ export type ReadMembers<M extends Members> = { [K in keyof M]?: ValueOf<M[K]['sp
  * of known ones (see checkMisspelledMembers). Reading yields the valid members'
  * values even when others have problems, so callers can still relate them (indexes).
  */
-export function object<M extends Members>(members: M, options: { description: string; expected: string }): Spec<ReadMembers<M>> {
+export function object<M extends Members>(
+  members: M,
+  options: { description: string; expected: string },
+): Spec<ReadMembers<M>> {
   const names = Object.keys(members);
   const required = names.filter((name) => members[name]!.required);
   const properties = Object.fromEntries(

@@ -23,15 +23,19 @@ interface Frame {
  * tooDeep({ a: [[1]] }, 2) // 'a[0]'
  */
 export function tooDeep(value: unknown, maxLevels: number): string | null {
-  const stack: Frame[] = typeof value === 'object' && value !== null ? [{ value, level: 1, key: null, parent: null }] : [];
+  const stack: Frame[] =
+    typeof value === 'object' && value !== null ? [{ value, level: 1, key: null, parent: null }] : [];
   while (stack.length > 0) {
     const frame = stack.pop()!;
     if (frame.level > maxLevels) return pathOf(frame);
     // Pushed in reverse, so that the first too-deep value in document order is the one named.
-    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value) ? frame.value.map((v: unknown, i) => [i, v]) : Object.entries(frame.value);
+    const entries: Array<[string | number, unknown]> = Array.isArray(frame.value)
+      ? frame.value.map((v: unknown, i) => [i, v])
+      : Object.entries(frame.value);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, level: frame.level + 1, key, parent: frame });
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, level: frame.level + 1, key, parent: frame });
     }
   }
   return null;
@@ -47,7 +51,11 @@ function pathOf(frame: Frame): string {
   const spelled = keys
     .slice(0, PATH_MEMBERS)
     .map((key, i) =>
-      typeof key === 'number' ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${i === 0 ? '' : '.'}${key}` : `[${JSON.stringify(key.slice(0, 40))}]`,
+      typeof key === 'number'
+        ? `[${key}]`
+        : /^[A-Za-z_$][\w$]*$/.test(key)
+          ? `${i === 0 ? '' : '.'}${key}`
+          : `[${JSON.stringify(key.slice(0, 40))}]`,
     );
   return `${spelled.join('')}${keys.length > PATH_MEMBERS ? '…' : ''}`;
 }

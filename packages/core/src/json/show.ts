@@ -24,7 +24,9 @@ function render(value: unknown, depth: number): string {
   return `{${members.join(',')}${entries.length > 10 ? ',…' : ''}}`;
 }
 
-/** What a value is, for "expected …, got …": `an array`, `the number 42`, `a string`, `null`, … (`nothing` when absent). */
+/**
+ * What a value is, for "expected …, got …": `an array`, `the number 42`, `a string`, `null`, … (`nothing` when absent).
+ */
 export function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';

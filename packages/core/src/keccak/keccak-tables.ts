@@ -75,7 +75,14 @@ export const RC_INTERLEAVED: Int32Array = Int32Array.from(RC.flatMap((rc) => int
  * exhaustive search over all 2^25 sets found none better). Any set is correct:
  * both forms derive their chi expressions from it.
  */
-export const COMPLEMENTED: ReadonlySet<number> = new Set([lane(1, 0), lane(2, 0), lane(3, 1), lane(2, 2), lane(2, 3), lane(0, 4)]);
+export const COMPLEMENTED: ReadonlySet<number> = new Set([
+  lane(1, 0),
+  lane(2, 0),
+  lane(3, 1),
+  lane(2, 2),
+  lane(2, 3),
+  lane(0, 4),
+]);
 
 /**
  * Which lanes of B come out complemented after theta, rho and pi when the lanes
@@ -85,6 +92,8 @@ export const COMPLEMENTED: ReadonlySet<number> = new Set([lane(1, 0), lane(2, 0)
  * complemented lanes. A rotation keeps a complemented lane complemented.
  */
 export function bComplements(complemented: ReadonlySet<number>): boolean[] {
-  const column = [0, 1, 2, 3, 4].map((x) => [0, 1, 2, 3, 4].filter((y) => complemented.has(lane(x, y))).length % 2 === 1);
+  const column = [0, 1, 2, 3, 4].map(
+    (x) => [0, 1, 2, 3, 4].filter((y) => complemented.has(lane(x, y))).length % 2 === 1,
+  );
   return PI_SRC.map((a) => (complemented.has(a) !== column[(a + 4) % 5]) !== column[(a + 1) % 5]);
 }

@@ -104,7 +104,10 @@ export class Code {
   i32Store8(offset = 0): this {
     return this.mem(0x3a, offset, 0);
   }
-  /** memory.fill, from the bulk memory proposal (standard since 2.0, in all engines since 2021): [dest, byte, length] -> []. */
+  /**
+   * memory.fill, from the bulk memory proposal (standard since 2.0, in all engines since 2021): [dest, byte, length] ->
+   * [].
+   */
   memoryFill(): this {
     return this.op(0xfc, ...uleb(11), 0x00);
   }

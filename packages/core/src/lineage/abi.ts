@@ -52,11 +52,17 @@ const utf8 = new TextEncoder();
  * are computed from the signatures at load, so a typo in a signature cannot hide behind a
  * hard-coded constant (the tests pin the well-known values).
  */
-export const KNOWN_FUNCTIONS: Readonly<Record<KnownFunction, { signature: string; returns: string; selector: string }>> = Object.freeze(
+export const KNOWN_FUNCTIONS: Readonly<
+  Record<KnownFunction, { signature: string; returns: string; selector: string }>
+> = Object.freeze(
   Object.fromEntries(
     Object.entries(TABLE).map(([name, { signature, returns }]) => [
       name,
-      Object.freeze({ signature, returns, selector: bytesToHex(defaultKeccak256(utf8.encode(signature)).subarray(0, 4)) }),
+      Object.freeze({
+        signature,
+        returns,
+        selector: bytesToHex(defaultKeccak256(utf8.encode(signature)).subarray(0, 4)),
+      }),
     ]),
   ) as Record<KnownFunction, { signature: string; returns: string; selector: string }>,
 );
@@ -76,13 +82,17 @@ const wordValue = (out: Uint8Array, i: number): bigint => BigInt(`0x${wordHex(ou
 /** The output must be exactly `words` words: static return types have exactly one encoding length. */
 function exactWords(out: Uint8Array, words: number, name: KnownFunction): string | null {
   const { signature, returns } = TABLE[name];
-  return out.length === words * WORD ? null : `${signature} returns ${returns}: expected ${words * WORD} bytes, got ${out.length}`;
+  return out.length === words * WORD
+    ? null
+    : `${signature} returns ${returns}: expected ${words * WORD} bytes, got ${out.length}`;
 }
 
 /** Word `i` as a uintN; high bits set means it is not a uintN (ABI coder v2 reverts on it too). */
 function uintWord(out: Uint8Array, i: number, bits: number, what: string): Result<bigint, string> {
   const value = wordValue(out, i);
-  return value >> BigInt(bits) === 0n ? ok(value) : err(`${what} (word ${i}) does not fit uint${bits}: 0x${wordHex(out, i)}`);
+  return value >> BigInt(bits) === 0n
+    ? ok(value)
+    : err(`${what} (word ${i}) does not fit uint${bits}: 0x${wordHex(out, i)}`);
 }
 
 // `ignoreBOM` keeps a leading U+FEFF as part of the value instead of silently dropping it.
@@ -104,10 +114,12 @@ function decodeString(out: Uint8Array): Result<string, string> {
   if (out.length === WORD) {
     const end = out.indexOf(0);
     const n = end === -1 ? WORD : end;
-    if (out.subarray(n).some((b) => b !== 0)) return err(`bytes32 string has nonzero bytes after its terminating zero (byte ${n}): 0x${bytesToHex(out)}`);
+    if (out.subarray(n).some((b) => b !== 0))
+      return err(`bytes32 string has nonzero bytes after its terminating zero (byte ${n}): 0x${bytesToHex(out)}`);
     return decodeUtf8(out.subarray(0, n), 'bytes32 string');
   }
-  if (out.length < 2 * WORD) return err(`string: expected 32 bytes (legacy bytes32) or at least 64 (offset, length), got ${out.length}`);
+  if (out.length < 2 * WORD)
+    return err(`string: expected 32 bytes (legacy bytes32) or at least 64 (offset, length), got ${out.length}`);
   const offset = wordValue(out, 0);
   if (offset !== 32n) {
     return err(
@@ -118,10 +130,14 @@ function decodeString(out: Uint8Array): Result<string, string> {
   }
   const length = wordValue(out, 1);
   const room = out.length - 2 * WORD;
-  if (length > BigInt(room)) return err(`string length ${length} runs past the end of the output (${room} bytes after the length word)`);
+  if (length > BigInt(room))
+    return err(`string length ${length} runs past the end of the output (${room} bytes after the length word)`);
   const n = Number(length);
   const padded = Math.ceil(n / WORD) * WORD;
-  if (room !== padded) return err(`string of ${n} bytes: expected ${2 * WORD + padded} bytes of output, got ${out.length} (${room - padded} trailing bytes)`);
+  if (room !== padded)
+    return err(
+      `string of ${n} bytes: expected ${2 * WORD + padded} bytes of output, got ${out.length} (${room - padded} trailing bytes)`,
+    );
   if (out.subarray(2 * WORD + n).some((b) => b !== 0)) return err(`string of ${n} bytes has nonzero padding`);
   return decodeUtf8(out.subarray(2 * WORD, 2 * WORD + n), 'string');
 }
@@ -146,11 +162,16 @@ export function decodeFunctionOutput(name: string, output: Uint8Array): DecodeRe
       if (!r1.ok) return r1;
       const ts = uintWord(output, 2, 32, 'blockTimestampLast');
       if (!ts.ok) return ts;
-      return ok({ reserve0: r0.value.toString(), reserve1: r1.value.toString(), block_timestamp_last: Number(ts.value) });
+      return ok({
+        reserve0: r0.value.toString(),
+        reserve1: r1.value.toString(),
+        block_timestamp_last: Number(ts.value),
+      });
     }
     case 'address': {
       if (length !== null) return err(length);
-      if (output.subarray(0, 12).some((b) => b !== 0)) return err(`address word has nonzero high 12 bytes: 0x${wordHex(output, 0)}`);
+      if (output.subarray(0, 12).some((b) => b !== 0))
+        return err(`address word has nonzero high 12 bytes: 0x${wordHex(output, 0)}`);
       return ok({ address: bytesToHex(output.subarray(12)) });
     }
     case 'uint8': {
@@ -179,7 +200,10 @@ export interface FunctionResultCheck {
 
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
-/** Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no exponent). */
+/**
+ * Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no
+ * exponent).
+ */
 function exactInteger(v: unknown): bigint | null {
   if (typeof v === 'string') return /^[0-9]+$/.test(v) ? BigInt(v) : null;
   if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
@@ -199,24 +223,32 @@ function compareInteger(label: string, claimed: unknown, actual: bigint, form: '
 function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOutput): string | null {
   const kind = TABLE[name].kind;
   if (kind === 'reserves') {
-    if (!isObject(claimed)) return `decoded_output is ${typeName(claimed)}, expected an object with reserve0, reserve1, block_timestamp_last`;
+    if (!isObject(claimed))
+      return `decoded_output is ${typeName(claimed)}, expected an object with reserve0, reserve1, block_timestamp_last`;
     const a = actual as DecodedOutputs['getReserves'];
     return (
       compareInteger('decoded_output.reserve0', claimed.reserve0, BigInt(a.reserve0), 'string') ??
       compareInteger('decoded_output.reserve1', claimed.reserve1, BigInt(a.reserve1), 'string') ??
-      compareInteger('decoded_output.block_timestamp_last', claimed.block_timestamp_last, BigInt(a.block_timestamp_last), 'number')
+      compareInteger(
+        'decoded_output.block_timestamp_last',
+        claimed.block_timestamp_last,
+        BigInt(a.block_timestamp_last),
+        'number',
+      )
     );
   }
   const one = oneValue(claimed);
   if (!one.ok) return one.error;
   const { label, value: c } = one.value;
-  const expected = kind === 'address' ? (actual as { address: string }).address : (actual as { value: string | number }).value;
+  const expected =
+    kind === 'address' ? (actual as { address: string }).address : (actual as { value: string | number }).value;
   if (kind === 'uint8') return compareInteger(label, c, BigInt(expected), 'number');
   if (kind === 'uint256') return compareInteger(label, c, BigInt(expected), 'string');
   if (c === undefined) return `${label} is missing (output decodes to ${show(expected)})`;
   if (kind === 'address') {
     const bytes = typeof c === 'string' ? parseHex(c) : null;
-    if (bytes === null || bytes.length !== 20) return `${label} is ${show(c)}, not a 20-byte hex address (output decodes to ${show(expected)})`;
+    if (bytes === null || bytes.length !== 20)
+      return `${label} is ${show(c)}, not a 20-byte hex address (output decodes to ${show(expected)})`;
     return bytesToHex(bytes) === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
   }
   return c === expected ? null : `${label} is ${show(c)} but output decodes to ${show(expected)}`;
@@ -235,14 +267,21 @@ export function oneValue(decoded: unknown): Result<{ value: unknown; label: stri
   if (!isObject(decoded)) return ok({ value: decoded, label: 'decoded_output' });
   const names = Object.keys(decoded);
   if (names.length === 1) return ok({ value: decoded[names[0]!], label: `decoded_output.${names[0]}` });
-  const count = names.length === 0 ? 'no member' : `${names.length} members (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`;
+  const count =
+    names.length === 0
+      ? 'no member'
+      : `${names.length} members (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`;
   return err(`decoded_output has ${count}, expected exactly one: the function returns one value`);
 }
 
 /** Reason the member is absent or of the wrong type, or null. */
 function stringMember(entry: Record<string, unknown>, key: string): string | null {
   const v = entry[key];
-  return v === undefined ? `${key} is missing` : typeof v === 'string' ? null : `${key} is ${typeName(v)}, expected a string`;
+  return v === undefined
+    ? `${key} is missing`
+    : typeof v === 'string'
+      ? null
+      : `${key} is ${typeName(v)}, expected a string`;
 }
 
 /**
@@ -273,19 +312,25 @@ export function checkFunctionResult(result: unknown, path: string): FunctionResu
 type Make = (status: CheckStatus, reason: string) => FunctionResultCheck;
 
 function checkSelector(entry: Record<string, unknown>, make: Make): FunctionResultCheck {
-  const shape = stringMember(entry, 'contract') ?? stringMember(entry, 'selector') ?? stringMember(entry, 'decoded_name');
+  const shape =
+    stringMember(entry, 'contract') ?? stringMember(entry, 'selector') ?? stringMember(entry, 'decoded_name');
   if (shape !== null) return make('fail', shape);
   const contract = parseHex(entry.contract as string);
-  if (contract === null || contract.length !== 20) return make('fail', `contract is ${show(entry.contract)}, expected a 20-byte hex address`);
+  if (contract === null || contract.length !== 20)
+    return make('fail', `contract is ${show(entry.contract)}, expected a 20-byte hex address`);
   const selectorBytes = parseHex(entry.selector as string);
-  if (selectorBytes === null || selectorBytes.length !== 4) return make('fail', `selector is ${show(entry.selector)}, expected 4-byte hex`);
+  if (selectorBytes === null || selectorBytes.length !== 4)
+    return make('fail', `selector is ${show(entry.selector)}, expected 4-byte hex`);
   const name = entry.decoded_name as string;
   if (!isKnownFunction(name)) return make('skipped', `unknown function ${show(name)}: not decoded`);
   const selector = bytesToHex(selectorBytes);
   const { signature, selector: expected } = KNOWN_FUNCTIONS[name];
   if (selector === expected) return make('pass', `selector ${selector} is ${signature}`);
   const other = Object.values(KNOWN_FUNCTIONS).find((f) => f.selector === selector);
-  return make('fail', `selector ${selector} is not ${signature} (${expected})${other ? `: it is ${other.signature}` : ''}`);
+  return make(
+    'fail',
+    `selector ${selector} is not ${signature} (${expected})${other ? `: it is ${other.signature}` : ''}`,
+  );
 }
 
 function checkOutput(entry: Record<string, unknown>, make: Make): FunctionResultCheck {
@@ -293,12 +338,20 @@ function checkOutput(entry: Record<string, unknown>, make: Make): FunctionResult
   if (shape !== null) return make('fail', shape);
   const output = parseHex(entry.output as string);
   if (output === null) return make('fail', `output is ${show(entry.output)}, expected even-length hex`);
-  if (!('decoded_output' in entry) || entry.decoded_output === undefined) return make('fail', 'decoded_output is missing');
+  if (!('decoded_output' in entry) || entry.decoded_output === undefined)
+    return make('fail', 'decoded_output is missing');
   const name = entry.decoded_name as string;
   if (!isKnownFunction(name)) return make('skipped', `unknown function ${show(name)}: not decoded`);
   const decoded = decodeFunctionOutput(name, output);
-  if (!decoded.ok) return make('fail', `output does not decode as ${TABLE[name].signature} returns ${TABLE[name].returns}: ${decoded.error}`);
+  if (!decoded.ok)
+    return make(
+      'fail',
+      `output does not decode as ${TABLE[name].signature} returns ${TABLE[name].returns}: ${decoded.error}`,
+    );
   const difference = compareDecoded(name, entry.decoded_output, decoded.value);
   if (difference !== null) return make('fail', difference);
-  return make('pass', `decoded_output equals output decoded as ${TABLE[name].signature} returns ${TABLE[name].returns}`);
+  return make(
+    'pass',
+    `decoded_output equals output decoded as ${TABLE[name].signature} returns ${TABLE[name].returns}`,
+  );
 }

@@ -19,10 +19,15 @@ export type Decoded = (name: string) => unknown;
 const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(uint112,uint112)')));
 
 type Position = readonly [number, number, number];
-const notAfter = (a: Position, b: Position) => a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
+const notAfter = (a: Position, b: Position) =>
+  a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
 const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_index, log.log_index];
-/** A record's optional position member: its integer, Infinity when absent (after every log of the block), null when malformed. */
-const positionMember = (v: unknown) => (v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null);
+/**
+ * A record's optional position member: its integer, Infinity when absent (after every log of the block), null when
+ * malformed.
+ */
+const positionMember = (v: unknown) =>
+  v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null;
 
 /** ERC-20 (0201): name, symbol and decimals equal the decoded function results. */
 export function erc20Check(record: Json, decoded: Decoded, subject: string): Check {
@@ -32,26 +37,50 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
     ['decimals', decoded('decimals')],
   ] as const;
   const present = members.filter(([, v]) => v !== undefined);
-  if (present.length === 0) return check('record.erc20', 'skipped', subject, 'no decodable name, symbol or decimals result among the artifacts');
+  if (present.length === 0)
+    return check(
+      'record.erc20',
+      'skipped',
+      subject,
+      'no decodable name, symbol or decimals result among the artifacts',
+    );
   // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
   const valueOf = (v: unknown) => {
     const one = oneValue(v);
     return one.ok ? one.value.value : undefined;
   };
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-  const wrong = present.find(([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]));
+  const wrong = present.find(
+    ([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]),
+  );
   if (wrong !== undefined)
-    return check('record.erc20', 'fail', subject, `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`);
-  return check('record.erc20', 'pass', subject, `${present.map(([m]) => m).join(', ')} equal the decoded function results`);
+    return check(
+      'record.erc20',
+      'fail',
+      subject,
+      `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`,
+    );
+  return check(
+    'record.erc20',
+    'pass',
+    subject,
+    `${present.map(([m]) => m).join(', ')} equal the decoded function results`,
+  );
 }
 
 /**
  * Uniswap-V2-style reserves (0301): the reserves of the last Sync event of the
  * record's own pool at or before its position, and of getReserves where present.
  */
-export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLog; subject: string }>, decoded: Decoded, subject: string): Check {
+export function reservesCheck(
+  record: Json,
+  logs: ReadonlyArray<{ log: GenesisLog; subject: string }>,
+  decoded: Decoded,
+  subject: string,
+): Check {
   const reserves = record.reserves;
-  if (!Array.isArray(reserves) || reserves.length !== 2) return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
+  if (!Array.isArray(reserves) || reserves.length !== 2)
+    return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
   const pool = hexText(record.address);
   // Without an integer position the record cannot be placed among the Sync logs; getReserves still counts.
   const [block, tx, log] = [
@@ -75,12 +104,20 @@ export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLo
   if (last !== undefined) {
     const data = hexOf(last.log.data)!;
     if (data.length === 64)
-      sources.push([`the Sync at ${last.subject}`, [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)]]);
+      sources.push([
+        `the Sync at ${last.subject}`,
+        [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)],
+      ]);
   }
   const get = decoded('getReserves');
   if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
   if (sources.length === 0)
-    return check('record.reserves', 'skipped', subject, `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`);
+    return check(
+      'record.reserves',
+      'skipped',
+      subject,
+      `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
+    );
   let claimed: [bigint, bigint];
   try {
     if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
@@ -90,6 +127,11 @@ export function reservesCheck(record: Json, logs: ReadonlyArray<{ log: GenesisLo
   }
   const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
   if (wrong !== undefined)
-    return check('record.reserves', 'fail', subject, `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`);
+    return check(
+      'record.reserves',
+      'fail',
+      subject,
+      `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`,
+    );
   return check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`);
 }

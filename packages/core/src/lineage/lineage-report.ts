@@ -26,7 +26,9 @@ export interface LineageReport {
    * every check ran and passed.
    */
   verdict: 'pass' | 'fail' | 'not_verifiable';
-  /** Why the verdict is not `pass`: the first failed or skipped check, or that no block was checked; null for a pass. */
+  /**
+   * Why the verdict is not `pass`: the first failed or skipped check, or that no block was checked; null for a pass.
+   */
   reason: string | null;
   summary: { pass: number; fail: number; skipped: number };
   /** Warnings that do not fail a check, e.g. a block-wide log_index. */
@@ -35,9 +37,17 @@ export interface LineageReport {
 }
 
 /** One check of a lineage report: its name, status, what it is about and why. */
-export const check = (name: string, status: CheckStatus, subject: string, reason: string): Check => ({ check: name, status, subject, reason });
+export const check = (name: string, status: CheckStatus, subject: string, reason: string): Check => ({
+  check: name,
+  status,
+  subject,
+  reason,
+});
 
-/** The verdict of a lineage's checks: a failure fails it; a skip, or no block checked on chain, leaves it not verifiable. */
+/**
+ * The verdict of a lineage's checks: a failure fails it; a skip, or no block checked on chain, leaves it not
+ * verifiable.
+ */
 export function lineageVerdict(checks: readonly Check[]): Pick<LineageReport, 'verdict' | 'reason'> {
   const describe = (c: Check) => `${c.check} (${c.subject}): ${c.reason}`;
   const failed = checks.find((c) => c.status === 'fail');
@@ -45,6 +55,9 @@ export function lineageVerdict(checks: readonly Check[]): Pick<LineageReport, 'v
   const skipped = checks.find((c) => c.status === 'skipped');
   if (skipped !== undefined) return { verdict: 'not_verifiable', reason: describe(skipped) };
   if (!checks.some((c) => c.check === 'block.header_hash' && c.status === 'pass'))
-    return { verdict: 'not_verifiable', reason: 'no block was checked on chain: the lineage has no genesis log whose block could be verified' };
+    return {
+      verdict: 'not_verifiable',
+      reason: 'no block was checked on chain: the lineage has no genesis log whose block could be verified',
+    };
   return { verdict: 'pass', reason: null };
 }

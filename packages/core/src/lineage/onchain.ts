@@ -36,10 +36,12 @@ export const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null
 export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
   if (!isObject(value)) return err('not an object');
   for (const member of ['block_number', 'tx_index', 'log_index'] as const) {
-    if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0) return err(`${member} is not a non-negative integer`);
+    if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0)
+      return err(`${member} is not a non-negative integer`);
   }
   if (hexOf(value.contract_address)?.length !== 20) return err('contract_address is not a 20-byte hex address');
-  if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32)) return err('topics is not an array of 32-byte hex topics');
+  if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32))
+    return err('topics is not an array of 32-byte hex topics');
   if (typeof value.data !== 'string' || hexOf(value.data) === null) return err('data is not hex');
   return ok(value as unknown as GenesisLog);
 }
@@ -73,7 +75,9 @@ function unreadableBlock(n: number, refusal: InvalidInput, where: string | undef
   const first = refusal.problems[0]!;
   const path = where === undefined ? undefined : first.name === '' ? where : `${where}.${first.name}`;
   const message = `block ${n} cannot be read: ${describeProblems(refusal)}`;
-  return path === undefined ? new SourceError(message) : new SourceError(message, { path, reason: first.reason, expected: first.expected });
+  return path === undefined
+    ? new SourceError(message)
+    : new SourceError(message, { path, reason: first.reason, expected: first.expected });
 }
 
 /** A comparison of the block's report as a lineage check. */
@@ -84,9 +88,15 @@ function comparisonCheck(name: string, subject: string, comparison: Comparison, 
 }
 
 /** The receipts root against the raw block record's `receipt_root` too, when the source has the record. */
-async function receiptsRootCheck(n: number, subject: string, report: BlockReport, context: BlockContext): Promise<Check> {
+async function receiptsRootCheck(
+  n: number,
+  subject: string,
+  report: BlockReport,
+  context: BlockContext,
+): Promise<Check> {
   const computed = report.receipts_root;
-  if (computed.matches !== true) return comparisonCheck('block.receipts_root', subject, computed, '', `the ${report.transaction_count} receipts`);
+  if (computed.matches !== true)
+    return comparisonCheck('block.receipts_root', subject, computed, '', `the ${report.transaction_count} receipts`);
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;
@@ -100,7 +110,8 @@ async function receiptsRootCheck(n: number, subject: string, report: BlockReport
       subject,
       `the ${report.transaction_count} receipts give ${computed.computed}, not the raw block record receipt_root`,
     );
-  const what = raw === null ? 'the header receiptsRoot' : 'the header receiptsRoot and the raw block record receipt_root';
+  const what =
+    raw === null ? 'the header receiptsRoot' : 'the header receiptsRoot and the raw block record receipt_root';
   return check('block.receipts_root', 'pass', subject, `${report.transaction_count} receipts reproduce ${what}`);
 }
 
@@ -108,32 +119,65 @@ async function receiptsRootCheck(n: number, subject: string, report: BlockReport
  * Block-level checks, from the block's verification (`verifyBlock`, here or on the context's
  * verifier): the header hashes to its hash, the receipts reproduce the claimed root and bloom.
  */
-export async function checkBlock(n: number, context: BlockContext): Promise<{ facts: BlockFacts | null; checks: Check[] }> {
+export async function checkBlock(
+  n: number,
+  context: BlockContext,
+): Promise<{ facts: BlockFacts | null; checks: Check[] }> {
   const subject = `block ${n}`;
   const json = context.blocks === undefined ? null : await context.blocks.block(context.chainId, n);
   if (json === null)
-    return { facts: null, checks: [check('block.available', 'skipped', subject, 'the source has no such block (give a bundle with blocks, or --rpc)')] };
+    return {
+      facts: null,
+      checks: [
+        check(
+          'block.available',
+          'skipped',
+          subject,
+          'the source has no such block (give a bundle with blocks, or --rpc)',
+        ),
+      ],
+    };
   // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
   const named = json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json;
   const problems = new Problems();
   const block = readRpcBlock(named, problems, { registry: context.registry });
   const where = () => context.blocks?.pathOf?.(context.chainId, n);
   if (block === undefined) throw unreadableBlock(n, problems.invalidInput(), where());
-  const verified = context.verify === undefined ? verifyRpcBlock(block, { registry: context.registry }) : await context.verify(named);
+  const verified =
+    context.verify === undefined ? verifyRpcBlock(block, { registry: context.registry }) : await context.verify(named);
   if (!verified.ok) {
     const refusal = verified.error;
     if (refusal.kind === 'invalid') throw unreadableBlock(n, refusal, where());
-    const why = refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject, block.header.fields.number);
-    return { facts: { block, proven: false, notVerifiable: why }, checks: [check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`)] };
+    const why =
+      refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject, block.header.fields.number);
+    return {
+      facts: { block, proven: false, notVerifiable: why },
+      checks: [check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`)],
+    };
   }
   const report = verified.value;
   const checks = [
-    comparisonCheck('block.header_hash', subject, report.block_hash, 'the header hashes to the block hash', 'the header'),
+    comparisonCheck(
+      'block.header_hash',
+      subject,
+      report.block_hash,
+      'the header hashes to the block hash',
+      'the header',
+    ),
     await receiptsRootCheck(n, subject, report, context),
-    comparisonCheck('block.logs_bloom', subject, report.logs_bloom, "the receipts' logs give the header's logsBloom", "the receipts' logs"),
+    comparisonCheck(
+      'block.logs_bloom',
+      subject,
+      report.logs_bloom,
+      "the receipts' logs give the header's logsBloom",
+      "the receipts' logs",
+    ),
   ];
   const proven = checks.every((c) => c.status === 'pass') && report.verdict === 'identical';
-  return { facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) }, checks };
+  return {
+    facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) },
+    checks,
+  };
 }
 
 /** A log's bytes as the block holds them: its address, topics and data. */
@@ -151,8 +195,17 @@ const sameLog = (l: Log | undefined, want: LogBytes) =>
   bytesEqual(l.data, want.data);
 
 /** Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning. */
-export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, warn: (warning: string) => void): Check[] {
-  const bytes: LogBytes = { address: hexOf(log.contract_address)!, topics: log.topics.map((t) => hexOf(t)!), data: hexOf(log.data)! };
+export function checkLog(
+  log: GenesisLog,
+  subject: string,
+  facts: BlockFacts,
+  warn: (warning: string) => void,
+): Check[] {
+  const bytes: LogBytes = {
+    address: hexOf(log.contract_address)!,
+    topics: log.topics.map((t) => hexOf(t)!),
+    data: hexOf(log.data)!,
+  };
   const position = positionCheck(log, bytes, subject, facts, warn);
   const checks = [position, bloomCheck(bytes, subject, facts, position.status === 'pass')];
   const time = blockTimeCheck(log, subject, facts);
@@ -164,18 +217,47 @@ export function checkLog(log: GenesisLog, subject: string, facts: BlockFacts, wa
  * or, with a warning, at that block-wide index (JSON-RPC's `logIndex`) in the same transaction.
  * Only a proven block's positions prove anything.
  */
-function positionCheck(log: GenesisLog, bytes: LogBytes, subject: string, facts: BlockFacts, warn: (warning: string) => void): Check {
+function positionCheck(
+  log: GenesisLog,
+  bytes: LogBytes,
+  subject: string,
+  facts: BlockFacts,
+  warn: (warning: string) => void,
+): Check {
   if (facts.notVerifiable !== undefined)
-    return check('log.position', 'skipped', subject, `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`);
-  if (!facts.proven) return check('log.position', 'skipped', subject, 'the block is not proven (a block check failed), so positions in it prove nothing');
+    return check(
+      'log.position',
+      'skipped',
+      subject,
+      `the block's receipts cannot be verified, so positions in them prove nothing: ${facts.notVerifiable}`,
+    );
+  if (!facts.proven)
+    return check(
+      'log.position',
+      'skipped',
+      subject,
+      'the block is not proven (a block check failed), so positions in it prove nothing',
+    );
   const receipt = facts.block.receipts[log.tx_index];
   if (sameLog(receipt?.logs[log.log_index], bytes))
-    return check('log.position', 'pass', subject, `transaction ${log.tx_index}, log ${log.log_index} has this address, topics and data`);
+    return check(
+      'log.position',
+      'pass',
+      subject,
+      `transaction ${log.tx_index}, log ${log.log_index} has this address, topics and data`,
+    );
   facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
   const blockWide = facts.blockWide[log.log_index];
   if (blockWide !== undefined && blockWide.tx === log.tx_index && sameLog(blockWide.log, bytes)) {
-    warn(`${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`);
-    return check('log.position', 'pass', subject, `transaction ${log.tx_index} has this log at block-wide index ${log.log_index}`);
+    warn(
+      `${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`,
+    );
+    return check(
+      'log.position',
+      'pass',
+      subject,
+      `transaction ${log.tx_index} has this log at block-wide index ${log.log_index}`,
+    );
   }
   const why =
     receipt === undefined
@@ -186,13 +268,19 @@ function positionCheck(log: GenesisLog, bytes: LogBytes, subject: string, facts:
 
 /** Whether the log's address and topics are in the block bloom; only for a log the block was shown to hold. */
 function bloomCheck(bytes: LogBytes, subject: string, facts: BlockFacts, found: boolean): Check {
-  if (!found) return check('log.bloom', 'skipped', subject, "the log is not the chain's, so its bloom bits prove nothing");
+  if (!found)
+    return check('log.bloom', 'skipped', subject, "the log is not the chain's, so its bloom bits prove nothing");
   // A proven block has its logsBloom: the block's report required it.
   const bloom = facts.block.header.fields.logsBloom!;
   const missing = [bytes.address, ...bytes.topics].findIndex((item) => !bloomContains(bloom, item));
   return missing === -1
     ? check('log.bloom', 'pass', subject, 'its address and topics are in the block bloom')
-    : check('log.bloom', 'fail', subject, `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`);
+    : check(
+        'log.bloom',
+        'fail',
+        subject,
+        `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`,
+      );
 }
 
 /** Whether the log's `block_time` is the header's timestamp; null when the log gives none (it claims nothing). */
@@ -204,5 +292,10 @@ function blockTimeCheck(log: GenesisLog, subject: string, facts: BlockFacts): Ch
   const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;
   return seconds === Number(timestamp)
     ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
-    : check('log.block_time', 'fail', subject, `block_time ${show(log.block_time)} is not the header timestamp ${expected}`);
+    : check(
+        'log.block_time',
+        'fail',
+        subject,
+        `block_time ${show(log.block_time)} is not the header timestamp ${expected}`,
+      );
 }

@@ -29,20 +29,33 @@ export function parentsOf(record: JsonObject): string[] {
 }
 
 /** The record's tracing id, its id lists and its dataset. */
-export function shapeChecks(tracingId: string, record: JsonObject, dataset: { id: string | null; given: unknown }): Check[] {
+export function shapeChecks(
+  tracingId: string,
+  record: JsonObject,
+  dataset: { id: string | null; given: unknown },
+): Check[] {
   const checks: Check[] = [];
   const own = tracingIdOf(record);
-  if (!TRACING_ID.test(tracingId)) checks.push(check('shape.tracing_id', 'fail', tracingId, 'a tracing id is 36 hex characters (18 bytes)'));
-  else if (own === undefined) checks.push(check('shape.tracing_id', 'skipped', tracingId, 'the record carries no tracing_id'));
+  if (!TRACING_ID.test(tracingId))
+    checks.push(check('shape.tracing_id', 'fail', tracingId, 'a tracing id is 36 hex characters (18 bytes)'));
+  else if (own === undefined)
+    checks.push(check('shape.tracing_id', 'skipped', tracingId, 'the record carries no tracing_id'));
   else if (typeof own !== 'string' || own.toLowerCase() !== tracingId.toLowerCase())
     checks.push(check('shape.tracing_id', 'fail', tracingId, `the record's tracing id is ${show(own)}`));
   else
     checks.push(
-      check('shape.tracing_id', 'pass', tracingId, `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`),
+      check(
+        'shape.tracing_id',
+        'pass',
+        tracingId,
+        `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`,
+      ),
     );
 
   const lists = ['genesis_tracing_ids', 'parent_tracing_ids'].map((name) => [name, idList(record, name)] as const);
-  const badList = lists.find(([, list]) => !Array.isArray(list) || list.some((v) => typeof v !== 'string' || !TRACING_ID.test(v)));
+  const badList = lists.find(
+    ([, list]) => !Array.isArray(list) || list.some((v) => typeof v !== 'string' || !TRACING_ID.test(v)),
+  );
   checks.push(
     badList === undefined
       ? check('shape.id_lists', 'pass', tracingId, 'genesis and parent ids are lists of 36-hex tracing ids')
@@ -50,8 +63,12 @@ export function shapeChecks(tracingId: string, record: JsonObject, dataset: { id
   );
 
   const { id } = dataset;
-  if (id !== null && DATASETS[id] !== undefined) checks.push(check('shape.dataset', 'pass', tracingId, `dataset ${id} (${DATASETS[id]})`));
-  else checks.push(check('shape.dataset', 'skipped', tracingId, `unknown dataset ${show(dataset.given)}: generic checks only`));
+  if (id !== null && DATASETS[id] !== undefined)
+    checks.push(check('shape.dataset', 'pass', tracingId, `dataset ${id} (${DATASETS[id]})`));
+  else
+    checks.push(
+      check('shape.dataset', 'skipped', tracingId, `unknown dataset ${show(dataset.given)}: generic checks only`),
+    );
   return checks;
 }
 
@@ -68,7 +85,9 @@ export function artifactAgreementChecks(
 ): Check[] {
   const results = functionResults.filter(isObject);
   const decoded = (name: string) => {
-    const result = results.find((r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)));
+    const result = results.find(
+      (r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)),
+    );
     const bytes = result === undefined ? null : hexOf(result.output);
     if (bytes === null) return undefined;
     const out = decodeFunctionOutput(name, bytes);
@@ -79,12 +98,20 @@ export function artifactAgreementChecks(
       ? erc20Check(record, decoded, tracingId)
       : dataset.id === '0301'
         ? reservesCheck(record, logs, decoded, tracingId)
-        : check('record.cross_check', 'skipped', tracingId, `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`);
+        : check(
+            'record.cross_check',
+            'skipped',
+            tracingId,
+            `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`,
+          );
   const notOlder = notOlderCheck(tracingId, record.block_number, logs);
   return notOlder === null ? [agreement] : [agreement, notOlder];
 }
 
-/** The record's block is not older than any artifact's; null when the record gives no `block_number` (it claims no block). */
+/**
+ * The record's block is not older than any artifact's; null when the record gives no `block_number` (it claims no
+ * block).
+ */
 function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
   if (recordBlock === undefined) return null;
   if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
@@ -92,5 +119,10 @@ function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly A
   const newer = logs.find(({ log }) => log.block_number > recordBlock);
   return newer === undefined
     ? check('record.not_older', 'pass', tracingId, `block ${recordBlock} is at or after every artifact's block`)
-    : check('record.not_older', 'fail', tracingId, `block ${recordBlock} is older than ${newer.subject} (block ${newer.log.block_number})`);
+    : check(
+        'record.not_older',
+        'fail',
+        tracingId,
+        `block ${recordBlock} is older than ${newer.subject} (block ${newer.log.block_number})`,
+      );
 }

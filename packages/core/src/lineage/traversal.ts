@@ -33,7 +33,10 @@ export async function depthFirst<N>(root: string, visitor: Visitor<N>): Promise<
   const describeCycle = (from: number, closing: string) => {
     const keys = (frames: Array<Frame<N>>) => frames.map((f) => f.key);
     const length = path.length - from;
-    const shown = length <= 6 ? keys(path.slice(from)) : [...keys(path.slice(from, from + 3)), `… ${length - 5} more …`, ...keys(path.slice(-2))];
+    const shown =
+      length <= 6
+        ? keys(path.slice(from))
+        : [...keys(path.slice(from, from + 3)), `… ${length - 5} more …`, ...keys(path.slice(-2))];
     return [...shown, closing].join(' → ');
   };
 

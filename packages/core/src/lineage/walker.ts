@@ -48,7 +48,11 @@ class LineageWalk {
   }
 
   /** Audits one record, its parents not followed: its report, and the parents to follow. */
-  async audit(tracingId: string, child: RecordReport | undefined, depth: number): Promise<{ node: RecordReport; children: string[] }> {
+  async audit(
+    tracingId: string,
+    child: RecordReport | undefined,
+    depth: number,
+  ): Promise<{ node: RecordReport; children: string[] }> {
     if (this.records.length === LINEAGE_LIMITS.records) throw limitExceeded('records', this.lineage);
     if (depth > LINEAGE_LIMITS.parentDepth) throw limitExceeded('parentDepth', this.lineage);
     await this.worked();
@@ -62,7 +66,9 @@ class LineageWalk {
           'record.exists',
           'fail',
           tracingId,
-          child === undefined ? 'the source has no record with this tracing id' : `parent of ${child.tracing_id} is missing`,
+          child === undefined
+            ? 'the source has no record with this tracing id'
+            : `parent of ${child.tracing_id} is missing`,
         ),
       );
       return { node: report, children: [] };
@@ -74,13 +80,27 @@ class LineageWalk {
 
     const genesis = await source.genesis(chainId, tracingId);
     const logs: ArtifactLog[] = [];
-    if (genesis === null) report.checks.push(check('genesis.available', 'skipped', tracingId, 'the source has no genesis artifacts for this record'));
+    if (genesis === null)
+      report.checks.push(
+        check('genesis.available', 'skipped', tracingId, 'the source has no genesis artifacts for this record'),
+      );
     else report.checks.push(...(await this.artifactChecks(genesis, logs)));
-    report.checks.push(...artifactAgreementChecks(tracingId, record, { id, shown: report.dataset }, genesis?.functionResults ?? [], logs));
+    report.checks.push(
+      ...artifactAgreementChecks(
+        tracingId,
+        record,
+        { id, shown: report.dataset },
+        genesis?.functionResults ?? [],
+        logs,
+      ),
+    );
     return { node: report, children: parentsOf(record) };
   }
 
-  /** Each genesis log on chain, in a block whose roots its receipts reproduce; each function result self-consistent. Fills `logs` with the logs read. */
+  /**
+   * Each genesis log on chain, in a block whose roots its receipts reproduce; each function result self-consistent.
+   * Fills `logs` with the logs read.
+   */
   private async artifactChecks(genesis: GenesisAnswer, logs: ArtifactLog[]): Promise<Check[]> {
     this.artifacts += genesis.logs.length + genesis.functionResults.length;
     if (this.artifacts > LINEAGE_LIMITS.lineageArtifacts) throw limitExceeded('lineageArtifacts', this.lineage);
@@ -101,12 +121,14 @@ class LineageWalk {
         blocksReported.add(log.block_number);
         checks.push(...block.checks);
       }
-      if (block.facts === null) checks.push(check('log.position', 'skipped', subject, `block ${log.block_number} is not available`));
+      if (block.facts === null)
+        checks.push(check('log.position', 'skipped', subject, `block ${log.block_number} is not available`));
       else checks.push(...checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning)));
     }
     for (const [i, value] of genesis.functionResults.entries()) {
       await this.worked();
-      for (const c of checkFunctionResult(value, `genesis.function_results[${i}]`)) checks.push(check(c.check, c.status, c.path, c.reason));
+      for (const c of checkFunctionResult(value, `genesis.function_results[${i}]`))
+        checks.push(check(c.check, c.status, c.path, c.reason));
     }
     return checks;
   }
@@ -145,7 +167,10 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
   const walk = new LineageWalk(options);
   await depthFirst<RecordReport>(options.tracingId, {
     visit: (tracingId, child, depth) => walk.audit(tracingId, child, depth),
-    cycle: (report, parent, cycle) => report.checks.push(check('parents.cycle', 'fail', report.tracing_id, `parent ${parent} closes a cycle: ${cycle}`)),
+    cycle: (report, parent, cycle) =>
+      report.checks.push(
+        check('parents.cycle', 'fail', report.tracing_id, `parent ${parent} closes a cycle: ${cycle}`),
+      ),
   });
   const all = walk.records.flatMap((r) => r.checks);
   const count = (status: string) => all.filter((c) => c.status === status).length;

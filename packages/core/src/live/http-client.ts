@@ -58,7 +58,8 @@ function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return `no answer in time (${error.message})`;
   const cause = (error as { cause?: unknown }).cause;
-  const code = isObject(cause) && typeof cause.code === 'string' ? cause.code : cause instanceof Error ? cause.message : undefined;
+  const code =
+    isObject(cause) && typeof cause.code === 'string' ? cause.code : cause instanceof Error ? cause.message : undefined;
   return code === undefined ? error.message : `${error.message} (${code})`;
 }
 
@@ -87,7 +88,11 @@ export class HttpClient {
   }
 
   /** One attempt: the answer, or the network error. */
-  private async attempt(url: string, text: string, headers: Record<string, string>): Promise<HttpAnswer | { networkError: unknown }> {
+  private async attempt(
+    url: string,
+    text: string,
+    headers: Record<string, string>,
+  ): Promise<HttpAnswer | { networkError: unknown }> {
     try {
       const response = await this.fetch(url, {
         method: 'POST',
@@ -102,7 +107,11 @@ export class HttpClient {
       } catch {
         json = undefined;
       }
-      return { status: response.status, json, retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), Date.now()) };
+      return {
+        status: response.status,
+        json,
+        retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), Date.now()),
+      };
     } catch (error) {
       return { networkError: error };
     }
@@ -147,11 +156,16 @@ export class HttpClient {
           delayMs = Math.max(waitMs, Math.min(last429DelayMs * 2, MAX_BACKOFF_MS));
           last429DelayMs = delayMs;
         } else {
-          delayMs = Math.max(Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS), (outcome.retryAfterSeconds ?? 0) * 1000);
+          delayMs = Math.max(
+            Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS),
+            (outcome.retryAfterSeconds ?? 0) * 1000,
+          );
         }
       }
       if (retries >= this.maxRetries)
-        throw new SourceError(`${who} answered ${what} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`);
+        throw new SourceError(
+          `${who} answered ${what} with ${failure}, still after ${retries} ${retries === 1 ? 'retry' : 'retries'}`,
+        );
       await this.sleep(delayMs);
     }
   }

@@ -46,8 +46,10 @@ class JsonRpcError extends SourceError {
 }
 
 /** A node that does not have the method: -32601, or a message saying so (providers differ). */
-const UNSUPPORTED = /method not found|not supported|unsupported|does not exist|not available|not implemented|unknown method/i;
-const isUnsupported = (error: unknown) => error instanceof JsonRpcError && (error.rpcCode === -32601 || UNSUPPORTED.test(error.rpcMessage));
+const UNSUPPORTED =
+  /method not found|not supported|unsupported|does not exist|not available|not implemented|unknown method/i;
+const isUnsupported = (error: unknown) =>
+  error instanceof JsonRpcError && (error.rpcCode === -32601 || UNSUPPORTED.test(error.rpcMessage));
 
 const toQuantity = (n: number) => `0x${n.toString(16)}`;
 function quantity(v: unknown): bigint | undefined {
@@ -55,7 +57,8 @@ function quantity(v: unknown): bigint | undefined {
   if (typeof v !== 'string' || !/^(0x[0-9a-fA-F]+|\d+)$/.test(v)) return undefined;
   return BigInt(v);
 }
-const sameHash = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const sameHash = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 
 /**
  * One receipt more than the block lists transactions, and that receipt is Bor's state-sync
@@ -66,7 +69,8 @@ const sameHash = (a: unknown, b: unknown) => typeof a === 'string' && typeof b =
 function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): boolean {
   if (receipts.length !== hashes.length + 1) return false;
   const number = quantity(block.number);
-  const blockHash = typeof block.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? hexToBytes(block.hash) : undefined;
+  const blockHash =
+    typeof block.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? hexToBytes(block.hash) : undefined;
   const last = receipts[receipts.length - 1]!.transactionHash;
   if (number === undefined || blockHash === undefined || typeof last !== 'string') return false;
   return sameHash(last, `0x${bytesToHex(borStateSyncTxHash(number, blockHash))}`);
@@ -108,7 +112,8 @@ export class RpcBlockSource implements BlockSource {
     } catch {
       throw new SourceError('the JSON-RPC URL is not a URL');
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SourceError(`the JSON-RPC URL must be http(s), got "${parsed.protocol}"`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new SourceError(`the JSON-RPC URL must be http(s), got "${parsed.protocol}"`);
     this.url = options.url;
     this.where = `the JSON-RPC node at ${parsed.origin}`;
     this.client = new HttpClient({ ...options, maxRetries: options.maxRetries ?? 3 });
@@ -123,26 +128,35 @@ export class RpcBlockSource implements BlockSource {
   private async call(method: string, params: unknown[]): Promise<unknown> {
     const text = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
     let rpcError: JsonRpcError | undefined;
-    const answer = await this.client.post(this.url, text, this.headers, { who: this.where, what: method }, ({ status, json }): AnswerVerdict => {
-      if (isObject(json) && isObject(json.error)) {
-        const code = typeof json.error.code === 'number' ? json.error.code : undefined;
-        const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
-        const failure = `error ${code ?? '(no code)'}: ${message}`;
-        // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429.
-        if (status === 429 || code === -32005) return { kind: 'rate_limited', failure };
-        rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
-        return { kind: 'final' };
-      }
-      if (status >= 200 && status < 300) {
-        if (!isObject(json) || !('result' in json))
-          return { kind: 'refuse', message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}` };
-        return { kind: 'final' };
-      }
-      const failure = `HTTP ${status}`;
-      if (status === 429) return { kind: 'rate_limited', failure };
-      if (status >= 500) return { kind: 'retry', failure };
-      return { kind: 'refuse', message: `${this.where} answered ${method} with ${failure}` };
-    });
+    const answer = await this.client.post(
+      this.url,
+      text,
+      this.headers,
+      { who: this.where, what: method },
+      ({ status, json }): AnswerVerdict => {
+        if (isObject(json) && isObject(json.error)) {
+          const code = typeof json.error.code === 'number' ? json.error.code : undefined;
+          const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
+          const failure = `error ${code ?? '(no code)'}: ${message}`;
+          // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429.
+          if (status === 429 || code === -32005) return { kind: 'rate_limited', failure };
+          rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
+          return { kind: 'final' };
+        }
+        if (status >= 200 && status < 300) {
+          if (!isObject(json) || !('result' in json))
+            return {
+              kind: 'refuse',
+              message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}`,
+            };
+          return { kind: 'final' };
+        }
+        const failure = `HTTP ${status}`;
+        if (status === 429) return { kind: 'rate_limited', failure };
+        if (status >= 500) return { kind: 'retry', failure };
+        return { kind: 'refuse', message: `${this.where} answered ${method} with ${failure}` };
+      },
+    );
     if (rpcError !== undefined) throw rpcError;
     return (answer.json as Json).result;
   }
@@ -152,7 +166,8 @@ export class RpcBlockSource implements BlockSource {
     if (!this.checkChainId) return;
     this.chainIdOfNode ??= this.call('eth_chainId', []).then((result) => {
       const id = quantity(result);
-      if (id === undefined) throw new SourceError(`${this.where} answered eth_chainId with ${show(result)}, not a quantity`);
+      if (id === undefined)
+        throw new SourceError(`${this.where} answered eth_chainId with ${show(result)}, not a quantity`);
       return id;
     });
     let id: bigint;
@@ -172,7 +187,8 @@ export class RpcBlockSource implements BlockSource {
    */
   async blockNumberOf(tag: 'latest' | 'finalized' | 'safe'): Promise<number> {
     const block = await this.call('eth_getBlockByNumber', [tag, false]);
-    if (block === null) throw new SourceError(`${this.where} has no "${tag}" block (eth_getBlockByNumber "${tag}" answered null)`);
+    if (block === null)
+      throw new SourceError(`${this.where} has no "${tag}" block (eth_getBlockByNumber "${tag}" answered null)`);
     const n = isObject(block) ? quantity(block.number) : undefined;
     if (n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER))
       throw new SourceError(
@@ -182,12 +198,25 @@ export class RpcBlockSource implements BlockSource {
   }
 
   /** A receipt list's checks: an array of objects, one per transaction, of this block. */
-  private checkReceipts(receipts: unknown, method: string, block: Json, hashes: string[] | undefined, n: number): unknown[] {
+  private checkReceipts(
+    receipts: unknown,
+    method: string,
+    block: Json,
+    hashes: string[] | undefined,
+    n: number,
+  ): unknown[] {
     if (!Array.isArray(receipts) || receipts.some((r) => !isObject(r)))
-      throw new SourceError(`${this.where} answered ${method} for block ${n} with something that is not a list of receipts`);
-    const miscounted = hashes !== undefined && receipts.length !== hashes.length && !isUnlistedStateSync(receipts as Json[], hashes, block);
+      throw new SourceError(
+        `${this.where} answered ${method} for block ${n} with something that is not a list of receipts`,
+      );
+    const miscounted =
+      hashes !== undefined &&
+      receipts.length !== hashes.length &&
+      !isUnlistedStateSync(receipts as Json[], hashes, block);
     if (miscounted && !this.keepMiscountedReceipts) {
-      throw new SourceError(`${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`);
+      throw new SourceError(
+        `${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`,
+      );
     }
     receipts.forEach((r: Json, i) => {
       if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
@@ -197,8 +226,15 @@ export class RpcBlockSource implements BlockSource {
       }
       // The unlisted state-sync receipt, last, has no listed hash to match.
       const listed = hashes !== undefined && !miscounted && i < hashes.length;
-      if (listed && r.transactionHash !== undefined && r.transactionHash !== null && !sameHash(r.transactionHash, hashes[i])) {
-        throw new SourceError(`${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`);
+      if (
+        listed &&
+        r.transactionHash !== undefined &&
+        r.transactionHash !== null &&
+        !sameHash(r.transactionHash, hashes[i])
+      ) {
+        throw new SourceError(
+          `${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`,
+        );
       }
     });
     return receipts;
@@ -214,7 +250,8 @@ export class RpcBlockSource implements BlockSource {
         const i = next++;
         try {
           const receipt = await this.call('eth_getTransactionReceipt', [hashes[i]]);
-          if (receipt === null) throw new SourceError(`${this.where} has no receipt for transaction ${hashes[i]} of block ${n}`);
+          if (receipt === null)
+            throw new SourceError(`${this.where} has no receipt for transaction ${hashes[i]} of block ${n}`);
           receipts[i] = receipt;
         } catch (error) {
           failed = true; // the other workers stop after their call in flight
@@ -227,26 +264,37 @@ export class RpcBlockSource implements BlockSource {
   }
 
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
-    if (!Number.isSafeInteger(blockNumber) || blockNumber < 0) throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
+    if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
+      throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
     await this.checkChain(chainId);
     const tag = toQuantity(blockNumber);
     const block = await this.call('eth_getBlockByNumber', [tag, false]);
     if (block === null) return null;
-    if (!isObject(block)) throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`);
+    if (!isObject(block))
+      throw new SourceError(
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`,
+      );
     if (quantity(block.number) !== BigInt(blockNumber))
-      throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`);
+      throw new SourceError(
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,
+      );
     let hashes: string[] | undefined;
     if (Array.isArray(block.transactions)) {
       hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);
       if (hashes.some((h) => typeof h !== 'string'))
-        throw new SourceError(`${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`);
+        throw new SourceError(
+          `${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`,
+        );
     }
 
     let receipts: unknown[] | undefined;
     if (this.blockReceipts) {
       try {
         const result = await this.call('eth_getBlockReceipts', [tag]);
-        if (result === null) throw new SourceError(`${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`);
+        if (result === null)
+          throw new SourceError(
+            `${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`,
+          );
         receipts = this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
       } catch (error) {
         if (!isUnsupported(error)) throw error;
@@ -254,12 +302,26 @@ export class RpcBlockSource implements BlockSource {
       }
     }
     if (receipts === undefined) {
-      if (hashes === undefined) throw new SourceError(`${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`);
-      receipts = this.checkReceipts(await this.receiptsByTransaction(hashes, blockNumber), 'eth_getTransactionReceipt', block, hashes, blockNumber);
+      if (hashes === undefined)
+        throw new SourceError(
+          `${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`,
+        );
+      receipts = this.checkReceipts(
+        await this.receiptsByTransaction(hashes, blockNumber),
+        'eth_getTransactionReceipt',
+        block,
+        hashes,
+        blockNumber,
+      );
     }
 
     // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
-    const result: BlockJson = { chain_id: chainId, header: block, receipts, ...(hashes !== undefined && { transaction_count: hashes.length }) };
+    const result: BlockJson = {
+      chain_id: chainId,
+      header: block,
+      receipts,
+      ...(hashes !== undefined && { transaction_count: hashes.length }),
+    };
     this.recorder?.addBlock(result);
     return result;
   }

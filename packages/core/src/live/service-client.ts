@@ -23,7 +23,8 @@ export interface ServiceClientOptions {
   timeoutMs?: number;
 }
 
-const errorOf = (json: unknown): JsonObject | undefined => (isObject(json) && isObject(json.error) ? json.error : undefined);
+const errorOf = (json: unknown): JsonObject | undefined =>
+  isObject(json) && isObject(json.error) ? json.error : undefined;
 
 /** `HTTP 400 BAD_REQUEST: message (hint: …)` from an error envelope, or the bare status. */
 function describeAnswer(answer: HttpAnswer): string {
@@ -35,7 +36,10 @@ function describeAnswer(answer: HttpAnswer): string {
   return `HTTP ${answer.status}${code}${message}${hint}`;
 }
 
-/** The base URL as requests use it: validated, without a trailing `/`, ending with `/v1`; a SourceError names what is wrong. */
+/**
+ * The base URL as requests use it: validated, without a trailing `/`, ending with `/v1`; a SourceError names what is
+ * wrong.
+ */
 export function serviceBaseUrl(given: string): string {
   const base = given.trim().replace(/\/+$/, '');
   let url: URL;
@@ -44,7 +48,8 @@ export function serviceBaseUrl(given: string): string {
   } catch {
     throw new SourceError(`the service URL "${given}" is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SourceError(`the service URL must be http(s), got "${url.protocol}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SourceError(`the service URL must be http(s), got "${url.protocol}"`);
   if (url.search !== '' || url.hash !== '') throw new SourceError('the service URL must not carry a query or fragment');
   return /\/v1$/.test(url.pathname) ? base : `${base}/v1`;
 }
@@ -74,11 +79,22 @@ export class ServiceClient {
    * `notFoundIsAnswer`. `onAnswer` sees each answer kept as the service gave it (the final one,
    * and a refusal with a JSON body), for recording.
    */
-  async post(path: string, body: JsonObject, notFoundIsAnswer: boolean, onAnswer?: (exchange: Exchange) => void): Promise<HttpAnswer> {
+  async post(
+    path: string,
+    body: JsonObject,
+    notFoundIsAnswer: boolean,
+    onAnswer?: (exchange: Exchange) => void,
+  ): Promise<HttpAnswer> {
     const text = JSON.stringify(body);
     const what = `POST ${path}`;
     const record = (answer: HttpAnswer) =>
-      onAnswer?.({ method: 'POST', path, body: JSON.parse(text) as JsonObject, status: answer.status, response: answer.json });
+      onAnswer?.({
+        method: 'POST',
+        path,
+        body: JSON.parse(text) as JsonObject,
+        status: answer.status,
+        response: answer.json,
+      });
     return this.client.post(
       `${this.baseUrl}${path}`,
       text,
@@ -87,7 +103,11 @@ export class ServiceClient {
       (answer): AnswerVerdict => {
         const { status, json } = answer;
         if ((status >= 200 && status < 300) || (status === 404 && notFoundIsAnswer)) {
-          if (json === undefined) return { kind: 'refuse', message: `the service answered ${what} with HTTP ${status} and a body that is not JSON` };
+          if (json === undefined)
+            return {
+              kind: 'refuse',
+              message: `the service answered ${what} with HTTP ${status} and a body that is not JSON`,
+            };
           record(answer);
           return { kind: 'final' };
         }
@@ -95,12 +115,20 @@ export class ServiceClient {
         const error = errorOf(json);
         if (status === 429) {
           const details = error?.details;
-          const detailSeconds = isObject(details) && typeof details.retry_after_seconds === 'number' ? details.retry_after_seconds : undefined;
+          const detailSeconds =
+            isObject(details) && typeof details.retry_after_seconds === 'number'
+              ? details.retry_after_seconds
+              : undefined;
           return { kind: 'rate_limited', failure, ...(detailSeconds !== undefined && { waitSeconds: detailSeconds }) };
         }
         if (status >= 500 && error?.retryable !== false) return { kind: 'retry', failure };
         if (json !== undefined) record(answer);
-        const refused = status === 401 ? ' (the API key was refused)' : status === 403 ? ' (the API key is not entitled to this endpoint or chain)' : '';
+        const refused =
+          status === 401
+            ? ' (the API key was refused)'
+            : status === 403
+              ? ' (the API key is not entitled to this endpoint or chain)'
+              : '';
         return { kind: 'refuse', message: `the service answered ${what} with ${failure}${refused}; not retried` };
       },
     );

@@ -41,18 +41,28 @@ export class ServiceSource implements LineageSource {
   /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */
   private contentOf<T>(answer: HttpAnswer, what: string, read: (response: unknown) => Read<T>): T {
     const result = read(answer.json);
-    if (!result.ok) throw new SourceError(`the service's answer to ${what} is unusable: ${result.error.path || 'the body'}: expected ${result.error.expected}`);
+    if (!result.ok)
+      throw new SourceError(
+        `the service's answer to ${what} is unusable: ${result.error.path || 'the body'}: expected ${result.error.expected}`,
+      );
     return result.value;
   }
 
   async record(chainId: number, tracingId: string): Promise<RecordAnswer | null> {
     const answer = await this.request('/evm/lineage/record', { chain_id: chainId, tracing_id: tracingId }, true);
-    return answer.status === 404 ? null : this.contentOf(answer, `lineage/record ${plain(tracingId)}`, readRecordAnswer);
+    return answer.status === 404
+      ? null
+      : this.contentOf(answer, `lineage/record ${plain(tracingId)}`, readRecordAnswer);
   }
 
   async genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null> {
     return collectGenesis(tracingId, async (cursor, pageIndex) => {
-      const body: Json = { chain_id: chainId, tracing_id: tracingId, limit: this.pageLimit, ...(cursor !== null && { cursor }) };
+      const body: Json = {
+        chain_id: chainId,
+        tracing_id: tracingId,
+        limit: this.pageLimit,
+        ...(cursor !== null && { cursor }),
+      };
       const answer = await this.request('/evm/lineage/genesis', body, true);
       if (answer.status === 404) return null;
       const what = `lineage/genesis ${plain(tracingId)}${pageIndex === 0 ? '' : ` (page ${pageIndex + 1})`}`;
@@ -64,7 +74,8 @@ export class ServiceSource implements LineageSource {
     const answer = await this.request('/evm/raw/blocks', { chain_id: chainId, block_numbers: [blockNumber] }, true);
     if (answer.status === 404 || !isObject(answer.json)) return null;
     const rows = answer.json.data;
-    if (!Array.isArray(rows)) throw new SourceError(`the service's answer to raw/blocks ${blockNumber} has no data array`);
+    if (!Array.isArray(rows))
+      throw new SourceError(`the service's answer to raw/blocks ${blockNumber} has no data array`);
     return (rows.find((r) => isObject(r) && r.block_number === blockNumber) as Json | undefined) ?? null;
   }
 }

@@ -13,11 +13,14 @@ export function receiptLayout(receipt: Receipt, rules: RuleSet): ReceiptLayout {
   const layout = rules.layouts.get(receipt.type);
   if (layout === undefined) {
     const known = describeTypes(rules);
-    throw new UnknownReceiptTypeError(`Receipt type ${receipt.type} is not known to ${describeRuleSet(rules)} (known: ${known}).`, {
-      type: receipt.type,
-      rules: rules.name,
-      known,
-    });
+    throw new UnknownReceiptTypeError(
+      `Receipt type ${receipt.type} is not known to ${describeRuleSet(rules)} (known: ${known}).`,
+      {
+        type: receipt.type,
+        rules: rules.name,
+        known,
+      },
+    );
   }
   return layout;
 }
@@ -89,7 +92,13 @@ export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPla
  * Writes the encoding that `plan` measured, given the receipt's logs bloom, into `out` at
  * `offset` (`plan.size` bytes); returns the offset after it.
  */
-export function writeReceipt(out: Uint8Array, offset: number, receipt: Receipt, plan: ReceiptPlan, bloom: Uint8Array): number {
+export function writeReceipt(
+  out: Uint8Array,
+  offset: number,
+  receipt: Receipt,
+  plan: ReceiptPlan,
+  bloom: Uint8Array,
+): number {
   let o = offset;
   if (plan.typed) out[o++] = receipt.type;
   o = writeListHeader(out, o, plan.payload);

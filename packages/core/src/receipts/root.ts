@@ -24,7 +24,10 @@ export interface ReceiptsCommitment {
  * @example
  * const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules: RULE_SETS.optimism })
  */
-export function receiptsCommitment(receipts: readonly Receipt[], options: EncodeReceiptOptions = {}): ReceiptsCommitment {
+export function receiptsCommitment(
+  receipts: readonly Receipt[],
+  options: EncodeReceiptOptions = {},
+): ReceiptsCommitment {
   const rules = options.rules ?? RULE_SETS.ethereum;
   const keccak = options.keccak ?? defaultKeccak256;
   const hasher = new BloomHasher(keccak);

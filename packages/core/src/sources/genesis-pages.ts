@@ -32,7 +32,11 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
   let previous: PageAt | null = null;
   for (let pageIndex = 0; ; pageIndex++) {
     if (pageIndex === LINEAGE_LIMITS.genesisPages)
-      throw limitExceeded('genesisPages', subject, previous?.bundlePath === undefined ? '' : `${previous.bundlePath}.cursor`);
+      throw limitExceeded(
+        'genesisPages',
+        subject,
+        previous?.bundlePath === undefined ? '' : `${previous.bundlePath}.cursor`,
+      );
     const cursor: string | null = previous?.page.cursor ?? null;
     const at = await fetchPage(cursor, pageIndex);
     if (at === null) {
@@ -44,8 +48,15 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
       );
     }
     const { page } = at;
-    if (merged.logs.length + merged.functionResults.length + page.logs.length + page.functionResults.length > LINEAGE_LIMITS.recordArtifacts) {
-      throw limitExceeded('recordArtifacts', subject, at.bundlePath === undefined ? '' : `${at.bundlePath}.data.genesis`);
+    if (
+      merged.logs.length + merged.functionResults.length + page.logs.length + page.functionResults.length >
+      LINEAGE_LIMITS.recordArtifacts
+    ) {
+      throw limitExceeded(
+        'recordArtifacts',
+        subject,
+        at.bundlePath === undefined ? '' : `${at.bundlePath}.data.genesis`,
+      );
     }
     merged.dataset ||= page.dataset;
     for (const log of page.logs) merged.logs.push(log);

@@ -6,7 +6,9 @@
 
 /** `POST /evm/lineage/record` → `data`: `{dataset, record}`. */
 export interface RecordAnswer {
-  /** A dataset id (`0301`) or a full table name (`svc_evm.b0301_…`), as the service sent it; empty when it sent none. */
+  /**
+   * A dataset id (`0301`) or a full table name (`svc_evm.b0301_…`), as the service sent it; empty when it sent none.
+   */
   dataset: string;
   record: Record<string, unknown>;
 }

@@ -22,7 +22,8 @@ export interface GenesisPage {
   count: number;
 }
 
-const bad = (path: string, expected: string, got: unknown) => err({ path, expected: `${expected}, got ${kindOf(got)}` });
+const bad = (path: string, expected: string, got: unknown) =>
+  err({ path, expected: `${expected}, got ${kindOf(got)}` });
 
 /** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
 function datasetOf(data: Record<string, unknown>): string | undefined {
@@ -54,11 +55,14 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const logs = genesis.logs ?? [];
   if (!Array.isArray(logs)) return bad('data.genesis.logs', 'an array of logs', logs);
   const functionResults = genesis.function_results ?? [];
-  if (!Array.isArray(functionResults)) return bad('data.genesis.function_results', 'an array of function results', functionResults);
+  if (!Array.isArray(functionResults))
+    return bad('data.genesis.function_results', 'an array of function results', functionResults);
   const cursor = response.cursor ?? null;
-  if (cursor !== null && typeof cursor !== 'string') return bad('cursor', "the next page's cursor (a string) or null", cursor);
+  if (cursor !== null && typeof cursor !== 'string')
+    return bad('cursor', "the next page's cursor (a string) or null", cursor);
   const countName = response.count !== undefined ? 'count' : 'page_count';
   const count = response[countName] ?? logs.length + functionResults.length;
-  if (!Number.isSafeInteger(count) || (count as number) < 0) return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
+  if (!Number.isSafeInteger(count) || (count as number) < 0)
+    return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
   return ok({ dataset, logs, functionResults, cursor, count: count as number });
 }

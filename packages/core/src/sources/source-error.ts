@@ -40,6 +40,8 @@ export class ChainMismatchError extends SourceError {
     readonly served: bigint,
     readonly asked: number,
   ) {
-    super(`${where} serves chain ${served}, not chain ${asked}: give the chain id it serves, or a node of chain ${asked}`);
+    super(
+      `${where} serves chain ${served}, not chain ${asked}: give the chain id it serves, or a node of chain ${asked}`,
+    );
   }
 }

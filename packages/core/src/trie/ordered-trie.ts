@@ -2,7 +2,9 @@ import { listLength, stringLength, writeListHeader, writeString, writeStringHead
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 
 /** Root of the empty trie: keccak(rlp("")). */
-export const EMPTY_TRIE_ROOT = Uint8Array.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'.match(/../g)!.map((h) => parseInt(h, 16)));
+export const EMPTY_TRIE_ROOT = Uint8Array.from(
+  '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421'.match(/../g)!.map((h) => parseInt(h, 16)),
+);
 
 /** RLP of a non-negative integer, as the trie key of list position `index`. */
 export function indexKey(index: number): Uint8Array {

@@ -74,9 +74,14 @@ const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(
 
 /** A claimed check's comparison; an unclaimed one's says why it did not run. */
 function compare(claim: CheckClaim, expected: Uint8Array | undefined, computed: () => Uint8Array): Comparison {
-  if (!claim.verified) return { expected: hex(expected), computed: null, matches: null, reason: `not verifiable: ${claim.reason}` };
+  if (!claim.verified)
+    return { expected: hex(expected), computed: null, matches: null, reason: `not verifiable: ${claim.reason}` };
   const value = computed();
-  return { expected: hex(expected), computed: hex(value), matches: expected !== undefined && bytesEqual(expected, value) };
+  return {
+    expected: hex(expected),
+    computed: hex(value),
+    matches: expected !== undefined && bytesEqual(expected, value),
+  };
 }
 
 /** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
@@ -145,7 +150,12 @@ function planFor(
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return err(problems.invalidInput());
   }
-  return ok({ rules: verifiability.rules, layout: verifiability.header, era: verifiability.era?.name ?? null, checks: verifiability.checks });
+  return ok({
+    rules: verifiability.rules,
+    layout: verifiability.header,
+    era: verifiability.era?.name ?? null,
+    checks: verifiability.checks,
+  });
 }
 
 /**
@@ -156,7 +166,8 @@ function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: P
   const { fields, hash, missing, layout } = block.header;
   const commitments = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
   for (const [name, value] of Object.entries(commitments)) {
-    if (value === undefined) problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
+    if (value === undefined)
+      problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
   }
   if (!checks.block_hash.verified) return;
   const header = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
@@ -169,18 +180,31 @@ function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: P
 /** The source's raw consensus receipts against our encodings of them. */
 function rawReceiptsComparison(block: RpcBlock, commitment: ReceiptsCommitment): BlockReport['raw_receipts'] {
   if (block.rawReceipts === undefined) return null;
-  const mismatch = block.rawReceipts.findIndex((r, i) => !bytesEqual(r, commitment.encodedReceipts[i] ?? new Uint8Array(0)));
+  const mismatch = block.rawReceipts.findIndex(
+    (r, i) => !bytesEqual(r, commitment.encodedReceipts[i] ?? new Uint8Array(0)),
+  );
   const countOk = block.rawReceipts.length === commitment.encodedReceipts.length;
-  return { count: block.rawReceipts.length, matches: countOk && mismatch === -1, first_mismatch: mismatch === -1 ? null : mismatch };
+  return {
+    count: block.rawReceipts.length,
+    matches: countOk && mismatch === -1,
+    first_mismatch: mismatch === -1 ? null : mismatch,
+  };
 }
 
 /** The verdict of the comparisons: a failed one is different; else one that did not run is not verifiable. */
-function verdictOf(comparisons: Record<CheckName, Comparison>, raw: BlockReport['raw_receipts']): Pick<BlockReport, 'verdict' | 'reason'> {
+function verdictOf(
+  comparisons: Record<CheckName, Comparison>,
+  raw: BlockReport['raw_receipts'],
+): Pick<BlockReport, 'verdict' | 'reason'> {
   const failed = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
   if (raw?.matches === false) failed.push('raw_receipts' as CheckName);
   if (failed.length > 0) return { verdict: 'different', reason: `does not match: ${failed.join(', ')}` };
   const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null);
-  if (skipped.length > 0) return { verdict: 'not_verifiable', reason: skipped.map((name) => `${name}: ${comparisons[name].reason}`).join('; ') };
+  if (skipped.length > 0)
+    return {
+      verdict: 'not_verifiable',
+      reason: skipped.map((name) => `${name}: ${comparisons[name].reason}`).join('; '),
+    };
   return { verdict: 'identical', reason: null };
 }
 
@@ -198,7 +222,10 @@ function verdictOf(comparisons: Record<CheckName, Comparison>, raw: BlockReport[
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
   const problems = new Problems();
-  const block = readRpcBlock(input, problems, { registry: context.registry ?? defaultRegistry, keccak: context.keccak });
+  const block = readRpcBlock(input, problems, {
+    registry: context.registry ?? defaultRegistry,
+    keccak: context.keccak,
+  });
   return block === undefined ? err(problems.invalidInput()) : verifyRpcBlock(block, context);
 }
 
@@ -212,11 +239,18 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, plan.error));
   const { rules, layout, era } = plan.value;
   requireCommitments(block, plan.value.checks, problems);
-  // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is guessed.
-  if (plan.value.checks.receipts_root.verified) block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
+  // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
+  // guessed.
+  if (plan.value.checks.receipts_root.verified)
+    block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
-  const shape = { kinds: receiptKinds(block.receipts, block.excludedReceipts.length > 0), hasLogs: block.receipts.some((r) => r.logs.length > 0) };
-  const checks = Object.fromEntries(CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)])) as Plan['checks'];
+  const shape = {
+    kinds: receiptKinds(block.receipts, block.excludedReceipts.length > 0),
+    hasLogs: block.receipts.some((r) => r.logs.length > 0),
+  };
+  const checks = Object.fromEntries(
+    CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
+  ) as Plan['checks'];
 
   const keccak = context.keccak ?? defaultKeccak256;
   let commitment: ReceiptsCommitment | undefined;
@@ -224,7 +258,9 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   const comparisons: Record<CheckName, Comparison> = {
     receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => receipts().receiptsRoot),
     logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => receipts().logsBloom),
-    block_hash: compare(checks.block_hash, block.header.hash, () => keccak(encodeHeader(block.header.complete!, layout))),
+    block_hash: compare(checks.block_hash, block.header.hash, () =>
+      keccak(encodeHeader(block.header.complete!, layout)),
+    ),
   };
   const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, receipts()) : null;
   const { verdict, reason } = verdictOf(comparisons, raw);

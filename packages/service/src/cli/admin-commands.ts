@@ -36,7 +36,9 @@ function parseInteger(what: string, text: string, min: number): number {
   const digits = text.replace(/_/g, '');
   const value = /^\d+$/.test(digits) ? Number(digits) : NaN;
   if (!Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(`${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`,
+    );
   }
   return value;
 }
@@ -70,14 +72,17 @@ function chainsOption(text: string): number[] | undefined {
 
 /** Entitlements from their two lists; null when both allow all. */
 function entitlementsOf(endpoints: string[] | undefined, chains: number[] | undefined): Entitlements | null {
-  return endpoints === undefined && chains === undefined ? null : { ...(endpoints && { endpoints }), ...(chains && { chains }) };
+  return endpoints === undefined && chains === undefined
+    ? null
+    : { ...(endpoints && { endpoints }), ...(chains && { chains }) };
 }
 
 /** `accounts create`: a new account, with its first billing period from now. */
 export function createAccount({ store, stdout, now, json, synopsis, text, maxArguments, print }: CommandInput): void {
   maxArguments(0);
   const name = text('name');
-  if (name === undefined || name.trim() === '') throw new UsageError(`accounts create needs --name (usage: evm-integrity ${synopsis})`);
+  if (name === undefined || name.trim() === '')
+    throw new UsageError(`accounts create needs --name (usage: evm-integrity ${synopsis})`);
   const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
   const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
   const endpoints = text('endpoints') === undefined ? undefined : endpointsOption(text('endpoints')!);
@@ -85,27 +90,53 @@ export function createAccount({ store, stdout, now, json, synopsis, text, maxArg
   const entitlements = entitlementsOf(endpoints, chains);
   const at = now();
   const account = store.createAccount(
-    { ...(text('id') !== undefined && { id: text('id')! }), name, plan: text('plan') ?? DEFAULTS.plan, cuLimit, rateLimitRps: rps, entitlements },
+    {
+      ...(text('id') !== undefined && { id: text('id')! }),
+      name,
+      plan: text('plan') ?? DEFAULTS.plan,
+      cuLimit,
+      rateLimitRps: rps,
+      entitlements,
+    },
     at,
   );
   const usage = store.usage(account.id, at);
   if (json) print({ ...accountJson(account), usage: usageJson(usage) });
-  else stdout(`Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: evm-integrity keys create ${account.id}\n`);
+  else
+    stdout(
+      `Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: evm-integrity keys create ${account.id}\n`,
+    );
 }
 
 /** The options `accounts update` changes, each only when given. */
 const UPDATABLE = ['name', 'plan', 'cu-limit', 'rps', 'endpoints', 'chains'] as const;
 
-/** `accounts update ID --name N --plan P --cu-limit N --rps N --endpoints a,b|all --chains 1,10|all`: changes only what is given. */
-export function updateAccount({ store, stdout, now, json, synopsis, text, argument, maxArguments, print }: CommandInput): void {
+/**
+ * `accounts update ID --name N --plan P --cu-limit N --rps N --endpoints a,b|all --chains 1,10|all`: changes only what
+ * is given.
+ */
+export function updateAccount({
+  store,
+  stdout,
+  now,
+  json,
+  synopsis,
+  text,
+  argument,
+  maxArguments,
+  print,
+}: CommandInput): void {
   const id = argument(0, 'an account ID');
   maxArguments(1);
   if (UPDATABLE.every((option) => text(option) === undefined))
-    throw new UsageError(`accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')} (usage: evm-integrity ${synopsis})`);
+    throw new UsageError(
+      `accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')} (usage: evm-integrity ${synopsis})`,
+    );
   const account = store.getAccount(id);
   if (account === undefined) throw accountNotFound(id);
   const given = (option: (typeof UPDATABLE)[number]) => text(option);
-  const endpoints = given('endpoints') === undefined ? account.entitlements?.endpoints : endpointsOption(given('endpoints')!);
+  const endpoints =
+    given('endpoints') === undefined ? account.entitlements?.endpoints : endpointsOption(given('endpoints')!);
   const chains = given('chains') === undefined ? account.entitlements?.chains : chainsOption(given('chains')!);
   const updated = store.upsertAccount(
     {
@@ -120,10 +151,15 @@ export function updateAccount({ store, stdout, now, json, synopsis, text, argume
   );
   const usage = store.usage(updated.id, now());
   if (json) print({ ...accountJson(updated), usage: usageJson(usage) });
-  else stdout(`Updated account ${updated.id} (${updated.name}); the server applies it from the next request\n${describeAccount(updated, usage)}\n`);
+  else
+    stdout(
+      `Updated account ${updated.id} (${updated.name}); the server applies it from the next request\n${describeAccount(updated, usage)}\n`,
+    );
 }
 
-/** `accounts disable ID`: revokes every active key of the account, so its requests get 401; settings and usage are kept. */
+/**
+ * `accounts disable ID`: revokes every active key of the account, so its requests get 401; settings and usage are kept.
+ */
 export function disableAccount({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
   const id = argument(0, 'an account ID');
   maxArguments(1);
@@ -140,7 +176,10 @@ export function disableAccount({ store, stdout, now, json, argument, maxArgument
   }
 }
 
-/** `accounts delete ID --yes`: the account, its keys, usage and request log, for good; without --yes, says what would go. */
+/**
+ * `accounts delete ID --yes`: the account, its keys, usage and request log, for good; without --yes, says what would
+ * go.
+ */
 export function deleteAccount({ store, stdout, json, flag, argument, maxArguments, print }: CommandInput): void {
   const id = argument(0, 'an account ID');
   maxArguments(1);
@@ -168,7 +207,13 @@ export function listAccounts({ store, stdout, now, json, maxArguments, print }: 
     activeKeys: store.listKeys(account.id).filter((k) => k.revokedAt === null).length,
   }));
   if (json) {
-    print(accounts.map(({ account, usage, activeKeys }) => ({ ...accountJson(account), active_keys: activeKeys, usage: usageJson(usage) })));
+    print(
+      accounts.map(({ account, usage, activeKeys }) => ({
+        ...accountJson(account),
+        active_keys: activeKeys,
+        usage: usageJson(usage),
+      })),
+    );
   } else if (accounts.length === 0) {
     stdout('No accounts yet. Create one: evm-integrity accounts create --name NAME\n');
   } else {
@@ -207,7 +252,10 @@ export function addCu({ store, stdout, now, json, argument, maxArguments, print 
 }
 
 /** The account a `keys` command names: ACCOUNT_ID, or `--account ID` (one of them; both must agree). */
-function accountArgument({ text, positionals, argument, maxArguments }: CommandInput, required: boolean): string | undefined {
+function accountArgument(
+  { text, positionals, argument, maxArguments }: CommandInput,
+  required: boolean,
+): string | undefined {
   const flag = text('account');
   maxArguments(1);
   if (flag !== undefined && positionals[0] !== undefined && positionals[0] !== flag)
@@ -248,7 +296,14 @@ export function listKeys(input: CommandInput): void {
     stdout(
       table(
         ['ID', 'ACCOUNT', 'HINT', 'LABEL', 'STATUS', 'CREATED'],
-        keys.map((k) => [k.id, k.accountId, hintText(k), k.label, k.revokedAt === null ? 'active' : `revoked ${k.revokedAt}`, k.createdAt]),
+        keys.map((k) => [
+          k.id,
+          k.accountId,
+          hintText(k),
+          k.label,
+          k.revokedAt === null ? 'active' : `revoked ${k.revokedAt}`,
+          k.createdAt,
+        ]),
       ),
     );
   }
@@ -262,6 +317,10 @@ export function revokeKey({ store, stdout, now, json, argument, maxArguments, pr
   const key = store.revokeKey(idOrHint, now());
   const already = revokedBefore.get(key.id) === true;
   if (json) print({ ...keyJson(key), already_revoked: already });
-  else if (already) stdout(`Key ${key.id} (${hintText(key)}) of account ${key.accountId} was already revoked at ${key.revokedAt}\n`);
-  else stdout(`Revoked key ${key.id} (${hintText(key)}, label ${JSON.stringify(key.label)}) of account ${key.accountId}: requests with it now get 401\n`);
+  else if (already)
+    stdout(`Key ${key.id} (${hintText(key)}) of account ${key.accountId} was already revoked at ${key.revokedAt}\n`);
+  else
+    stdout(
+      `Revoked key ${key.id} (${hintText(key)}, label ${JSON.stringify(key.label)}) of account ${key.accountId}: requests with it now get 401\n`,
+    );
 }

@@ -50,7 +50,8 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** A list of entitlements in text: `all` (absent), `none` (empty), or the items. */
-export const entitlementText = (list: readonly (string | number)[] | undefined) => (list === undefined ? 'all' : list.length === 0 ? 'none' : list.join(', '));
+export const entitlementText = (list: readonly (string | number)[] | undefined) =>
+  list === undefined ? 'all' : list.length === 0 ? 'none' : list.join(', ');
 
 /** An account's settings and its billing period, as `accounts show` prints them. */
 export function describeAccount(a: Account, u: Usage): string {

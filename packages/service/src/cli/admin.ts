@@ -61,7 +61,8 @@ interface CommandSpec {
 const COMMANDS: Record<string, Record<string, CommandSpec>> = {
   accounts: {
     create: {
-      synopsis: 'accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10]',
+      synopsis:
+        'accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10]',
       options: {
         name: { type: 'string' },
         id: { type: 'string' },
@@ -76,7 +77,8 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     list: { synopsis: 'accounts list', options: {}, run: listAccounts },
     'add-cu': { synopsis: 'accounts add-cu ID CU', options: {}, run: addCu },
     update: {
-      synopsis: 'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]',
+      synopsis:
+        'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]',
       options: {
         name: { type: 'string' },
         plan: { type: 'string' },
@@ -91,7 +93,11 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
     delete: { synopsis: 'accounts delete ID --yes', options: { yes: { type: 'boolean' } }, run: deleteAccount },
   },
   keys: {
-    create: { synopsis: 'keys create ACCOUNT_ID [--label L]', options: { label: { type: 'string' }, account: { type: 'string' } }, run: createKey },
+    create: {
+      synopsis: 'keys create ACCOUNT_ID [--label L]',
+      options: { label: { type: 'string' }, account: { type: 'string' } },
+      run: createKey,
+    },
     list: { synopsis: 'keys list [ACCOUNT_ID]', options: { account: { type: 'string' } }, run: listKeys },
     revoke: { synopsis: 'keys revoke ID_OR_HINT', options: {}, run: revokeKey },
   },
@@ -105,7 +111,9 @@ function parseOptionError(error: unknown, synopsis: string): UsageError {
     return new UsageError(`unknown option ${option} (usage: evm-integrity ${synopsis})`);
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
-    return new UsageError(/argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`);
+    return new UsageError(
+      /argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`,
+    );
   }
   return new UsageError(message.split('\n')[0]!);
 }
@@ -115,7 +123,9 @@ const HELP = ['help', '--help', '-h'];
 /** The flag that gives each field the store validates. */
 const FLAG_OF_FIELD: Record<string, string> = { id: '--id', name: '--name', plan: '--plan', label: '--label' };
 
-/** A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`). */
+/**
+ * A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`).
+ */
 function refusalMessage(error: EvmIntegrityError<object, string>): string {
   const field = (error.details as { field?: unknown }).field;
   const flag = typeof field === 'string' ? FLAG_OF_FIELD[field] : undefined;
@@ -139,7 +149,8 @@ export function adminHelp(argv: readonly string[]): string | null {
   if (group === undefined) return null;
   if (HELP.includes(group) || (command !== undefined && HELP.includes(command))) return ADMIN_USAGE;
   const spec = command === undefined ? undefined : commandSpec(group, command);
-  if (spec !== undefined && rest.some((arg) => arg === '--help' || arg === '-h')) return `usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}`;
+  if (spec !== undefined && rest.some((arg) => arg === '--help' || arg === '-h'))
+    return `usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}`;
   return null;
 }
 
@@ -156,12 +167,15 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
   }
   const [group, command, ...rest] = argv;
   if (group === undefined) {
-    io.stderr('evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n');
+    io.stderr(
+      'evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n',
+    );
     return 2;
   }
   const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
   try {
-    if (commands === undefined) throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
+    if (commands === undefined)
+      throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
     const names = Object.keys(commands).join(', ');
     if (command === undefined || command.startsWith('-')) throw new UsageError(`${group} needs a command: ${names}`);
     const spec = commandSpec(group, command);
@@ -178,11 +192,15 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     const text = (name: string) => values[name] as string | undefined;
     const argument = (index: number, name: string): string => {
       const value = positionals[index];
-      if (value === undefined || value === '') throw new UsageError(`${group} ${command} needs ${name} (usage: evm-integrity ${spec.synopsis})`);
+      if (value === undefined || value === '')
+        throw new UsageError(`${group} ${command} needs ${name} (usage: evm-integrity ${spec.synopsis})`);
       return value;
     };
     const maxArguments = (n: number) => {
-      if (positionals.length > n) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[n])} (usage: evm-integrity ${spec.synopsis})`);
+      if (positionals.length > n)
+        throw new UsageError(
+          `unexpected argument ${JSON.stringify(positionals[n])} (usage: evm-integrity ${spec.synopsis})`,
+        );
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 

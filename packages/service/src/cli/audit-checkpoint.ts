@@ -20,7 +20,10 @@ export interface AuditHeader {
 export interface Checkpoint {
   /** The next block to audit. */
   next: number;
-  /** The hash of the last block audited, which block `next` must link to (null: it gave none); unset when no block was audited. */
+  /**
+   * The hash of the last block audited, which block `next` must link to (null: it gave none); unset when no block was
+   * audited.
+   */
   lastHash?: string | null;
   /** The file holds the header line, which the resumed audit must not write again. */
   headerKept: boolean;
@@ -29,9 +32,13 @@ export interface Checkpoint {
 const CHUNK_BYTES = 1 << 20;
 const NEWLINE = 0x0a;
 
-const isBlockLine = (line: unknown): line is BlockAudit => typeof line === 'object' && line !== null && 'block_number' in line && 'verdict' in line;
+const isBlockLine = (line: unknown): line is BlockAudit =>
+  typeof line === 'object' && line !== null && 'block_number' in line && 'verdict' in line;
 
-/** Each complete line of `fd` (without its newline) and the byte offset just after it; a last line without a newline is left out. */
+/**
+ * Each complete line of `fd` (without its newline) and the byte offset just after it; a last line without a newline is
+ * left out.
+ */
 function* linesOf(fd: number): Generator<{ text: string; end: number }> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let carry = Buffer.alloc(0);
@@ -78,7 +85,9 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
       if (n === 1) {
         const found = (value as Partial<AuditHeader>).audit;
         if (JSON.stringify(found) !== expected)
-          throw new UsageError(`--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`);
+          throw new UsageError(
+            `--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`,
+          );
         cut = end;
         continue;
       }

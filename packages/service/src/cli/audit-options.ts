@@ -7,7 +7,16 @@ import { parseArgs } from 'node:util';
 import type { BlockSource } from 'evm-integrity/lineage';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
-import { blockRef, chainIdValue, hashValue, positiveValue, requiredBlockRef, rpcUrlOf, type BlockRef, type BlockTag } from './flags.js';
+import {
+  blockRef,
+  chainIdValue,
+  hashValue,
+  positiveValue,
+  requiredBlockRef,
+  rpcUrlOf,
+  type BlockRef,
+  type BlockTag,
+} from './flags.js';
 import { ruleSetName, UsageError, workersOption } from './io.js';
 
 /** The options of `audit`, as parseArgs reads them. */
@@ -42,8 +51,13 @@ interface AnchorRef {
 /** `--anchor N:HASH`: N a block (number or tag), HASH with or without 0x. */
 function anchorRef(value: string): AnchorRef {
   const colon = value.lastIndexOf(':');
-  if (colon === -1) throw new UsageError(`--anchor: "${value}" is not N:HASH; use a block and its hash, such as 1000030:0x3f…`);
-  return { block: blockRef('--anchor', value.slice(0, colon)), hash: hashValue('--anchor', value.slice(colon + 1)), flag: '--anchor' };
+  if (colon === -1)
+    throw new UsageError(`--anchor: "${value}" is not N:HASH; use a block and its hash, such as 1000030:0x3f…`);
+  return {
+    block: blockRef('--anchor', value.slice(0, colon)),
+    hash: hashValue('--anchor', value.slice(colon + 1)),
+    flag: '--anchor',
+  };
 }
 
 /** Where the blocks come from: exactly a bundle, or a node and/or the service. */
@@ -51,7 +65,9 @@ function checkSources(values: { bundle?: string; service?: string; record?: stri
   if (values.bundle !== undefined && (rpc !== undefined || values.service !== undefined))
     throw new UsageError('--bundle FILE replays a recorded audit: give it without --rpc and --service');
   if (values.bundle === undefined && rpc === undefined && values.service === undefined)
-    throw new UsageError('give where the blocks come from: --rpc URL (or ETH_RPC_URL), --service URL (its /evm/rpc) or --bundle FILE');
+    throw new UsageError(
+      'give where the blocks come from: --rpc URL (or ETH_RPC_URL), --service URL (its /evm/rpc) or --bundle FILE',
+    );
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
 }
@@ -60,7 +76,9 @@ function checkSources(values: { bundle?: string; service?: string; record?: stri
 function refuseTagsOffline(blocks: ReadonlyArray<{ block: BlockRef; flag: string }>): void {
   const tagged = blocks.find(({ block }) => typeof block === 'string');
   if (tagged !== undefined)
-    throw new UsageError(`${tagged.flag}: "${String(tagged.block)}" needs a node to resolve it, and --bundle has none; give the block number`);
+    throw new UsageError(
+      `${tagged.flag}: "${String(tagged.block)}" needs a node to resolve it, and --bundle has none; give the block number`,
+    );
 }
 
 /** The flags read and checked, blocks still as given (numbers or tags). */
@@ -75,47 +93,85 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const to = requiredBlockRef('--to', values.to);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
   const anchorRefs = (values.anchor ?? []).map(anchorRef);
-  if (values['tail-hash'] !== undefined) anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
-  if (values.bundle !== undefined) refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
-  if (values.resume && values.out === undefined) throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  if (values['tail-hash'] !== undefined)
+    anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
+  if (values.bundle !== undefined)
+    refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
+  if (values.resume && values.out === undefined)
+    throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   const concurrency = positiveValue('--concurrency', values.concurrency, 4);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
-  return { ...values, rpc, chainId, from, to, headHash, anchorRefs, concurrency, chunkSize, rules, workers: workersOption(values.workers) ?? 0 };
+  return {
+    ...values,
+    rpc,
+    chainId,
+    from,
+    to,
+    headHash,
+    anchorRefs,
+    concurrency,
+    chunkSize,
+    rules,
+    workers: workersOption(values.workers) ?? 0,
+  };
 }
 
 /** Whether a block of the range or its anchors is given as a tag. */
 export function hasTags(options: ReturnType<typeof parse>): boolean {
-  return [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].some((block) => typeof block === 'string');
+  return [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].some(
+    (block) => typeof block === 'string',
+  );
 }
 
 /** Each tag of the range and its anchors, asked of the node once (at start) and read as a number from then on. */
-export async function resolveTags(options: ReturnType<typeof parse>, source: BlockSource): Promise<(block: BlockRef) => number> {
-  const tags = new Set([options.from, options.to, ...options.anchorRefs.map((a) => a.block)].filter((b): b is BlockTag => typeof b === 'string'));
+export async function resolveTags(
+  options: ReturnType<typeof parse>,
+  source: BlockSource,
+): Promise<(block: BlockRef) => number> {
+  const tags = new Set(
+    [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].filter(
+      (b): b is BlockTag => typeof b === 'string',
+    ),
+  );
   const numbers = new Map<BlockTag, number>();
   for (const tag of tags) {
-    if (!(source instanceof RpcBlockSource)) throw new UsageError(`"${tag}" needs a node to resolve it; give the block number`);
+    if (!(source instanceof RpcBlockSource))
+      throw new UsageError(`"${tag}" needs a node to resolve it; give the block number`);
     numbers.set(tag, await source.blockNumberOf(tag));
   }
   return (block) => (typeof block === 'number' ? block : numbers.get(block)!);
 }
 
-/** The range and anchors in block numbers, checked: --to not before --from, each anchor inside the range and given once. */
+/**
+ * The range and anchors in block numbers, checked: --to not before --from, each anchor inside the range and given once.
+ */
 export function rangeOf(options: ReturnType<typeof parse>, number: (block: BlockRef) => number) {
   const from = number(options.from);
   const to = number(options.to);
-  const named = (flag: string, block: BlockRef) => (typeof block === 'string' ? `${flag} (${block}: block ${number(block)})` : `${flag} (${block})`);
-  if (to < from) throw new UsageError(`${named('--to', options.to)} must not be before ${named('--from', options.from)}`);
+  const named = (flag: string, block: BlockRef) =>
+    typeof block === 'string' ? `${flag} (${block}: block ${number(block)})` : `${flag} (${block})`;
+  if (to < from)
+    throw new UsageError(`${named('--to', options.to)} must not be before ${named('--from', options.from)}`);
   return { from, to, anchors: anchorsOf(options.anchorRefs, number, from, to) };
 }
 
-/** `--anchor N:HASH` (repeatable) and `--tail-hash H` (an anchor at `--to`): block → hash, each block once, inside the range. */
-function anchorsOf(given: readonly AnchorRef[], number: (block: BlockRef) => number, from: number, to: number): Map<number, string> {
+/**
+ * `--anchor N:HASH` (repeatable) and `--tail-hash H` (an anchor at `--to`): block → hash, each block once, inside the
+ * range.
+ */
+function anchorsOf(
+  given: readonly AnchorRef[],
+  number: (block: BlockRef) => number,
+  from: number,
+  to: number,
+): Map<number, string> {
   const anchors = new Map<number, string>();
   for (const { block, hash, flag } of given) {
     const n = number(block);
     if (n < from || n > to) throw new UsageError(`${flag}: block ${n} is outside the range ${from}-${to}`);
-    if (anchors.has(n) && anchors.get(n) !== hash) throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
+    if (anchors.has(n) && anchors.get(n) !== hash)
+      throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
     anchors.set(n, hash);
   }
   return anchors;

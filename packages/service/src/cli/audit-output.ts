@@ -15,7 +15,10 @@ export function howToContinue(out: string | undefined, next: number | null): str
   return `continue later with --from ${next} and, to keep the parent link, --head-hash set to the block_hash of the last block line`;
 }
 
-/** Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or stdout. */
+/**
+ * Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or
+ * stdout.
+ */
 export function openOutput(file: string | undefined, resume: boolean, stdout: (text: string) => void): AuditOutput {
   if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
   let size = 0;

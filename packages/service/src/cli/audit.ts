@@ -1,5 +1,11 @@
 import { auditRange, AuditTally, isReorg, type AuditSummary, type CrossCheck } from 'evm-integrity/audit';
-import { ChainMismatchError, inlineBlockVerifier, SourceError, type BlockSource, type BlockVerifier } from 'evm-integrity/lineage';
+import {
+  ChainMismatchError,
+  inlineBlockVerifier,
+  SourceError,
+  type BlockSource,
+  type BlockVerifier,
+} from 'evm-integrity/lineage';
 import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
@@ -30,7 +36,9 @@ interface PreparedAudit {
   tally: AuditTally;
 }
 
-/** Where a run starts: the first block to audit, the hash it must link to, and whether the header line is already out. */
+/**
+ * Where a run starts: the first block to audit, the hash it must link to, and whether the header line is already out.
+ */
 interface StartingPoint {
   next: number;
   anchor: string | null | undefined;
@@ -46,15 +54,20 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv): Promise<Pre
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();
-  const { source, crossCheck } = given.bundle === undefined ? liveSources(given, env, recorder) : recordedSources(given.bundle);
-  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to report.
+  const { source, crossCheck } =
+    given.bundle === undefined ? liveSources(given, env, recorder) : recordedSources(given.bundle);
+  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
+  // report.
   await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
     if (error instanceof ChainMismatchError) throw error;
   });
   // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
   const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
   const anchors = options.anchors.size > 0 ? options.anchors : undefined;
-  const tally = new AuditTally(options.chainId, options.from, options.to, { head: options.headHash ?? null, ...(anchors && { anchors }) });
+  const tally = new AuditTally(options.chainId, options.from, options.to, {
+    head: options.headHash ?? null,
+    ...(anchors && { anchors }),
+  });
   return { options, header: auditHeader(options), source, crossCheck, recorder, anchors, tally };
 }
 
@@ -66,7 +79,10 @@ function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint
   return { next: checkpoint.next, anchor, headerWritten: checkpoint.headerKept };
 }
 
-/** Audits the blocks from `start.next`, writing a line for each; the engine's summary and why it stopped when a block was unreachable. */
+/**
+ * Audits the blocks from `start.next`, writing a line for each; the engine's summary and why it stopped when a block
+ * was unreachable.
+ */
 async function streamAudit(
   run: PreparedAudit,
   start: StartingPoint,
@@ -89,7 +105,8 @@ async function streamAudit(
     ...(run.crossCheck && { crossCheck: run.crossCheck }),
   });
   const { io } = context;
-  const stopProgress = io.stderrIsTty && !options.quiet ? progress(tally, options.to - options.from + 1, io.stderr) : undefined;
+  const stopProgress =
+    io.stderrIsTty && !options.quiet ? progress(tally, options.to - options.from + 1, io.stderr) : undefined;
   let unreachable: string | undefined;
   try {
     for await (const event of audit) {
@@ -103,7 +120,9 @@ async function streamAudit(
   return { summary: audit.summary(), unreachable };
 }
 
-/** The summary line and the exit status: 1 a block failed, 2 a block was unreachable, 130 interrupted (no summary line). */
+/**
+ * The summary line and the exit status: 1 a block failed, 2 a block was unreachable, 130 interrupted (no summary line).
+ */
 function conclude(
   run: PreparedAudit,
   streamed: { summary: AuditSummary | undefined; unreachable: string | undefined },
@@ -128,14 +147,19 @@ function conclude(
   return total.verdicts.fail > 0 ? 1 : 0;
 }
 
-/** `--record FILE`: what the live sources fetched, written as a bundle (also after a failure: what was fetched is kept). */
+/**
+ * `--record FILE`: what the live sources fetched, written as a bundle (also after a failure: what was fetched is kept).
+ */
 async function saveRecording({ options, recorder }: PreparedAudit): Promise<void> {
   if (recorder === undefined) return;
   const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
   await writeBundle(options.record!, { exchanges, blocks });
 }
 
-/** `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable source, 130 interrupted. */
+/**
+ * `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable
+ * source, 130 interrupted.
+ */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const run = await prepareAudit(argv, io.env ?? process.env);
   const start = startingPoint(run);

@@ -12,7 +12,10 @@ export interface BlockPool {
 
 /** A pool of `workers` threads verifying blocks of the built-in chains, under `rules` when named (`--rules`). */
 export async function startBlockPool(workers: number, rules?: RuleSetName): Promise<BlockPool> {
-  const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([import('../workers/verify-pool.js'), import('../workers/pool-block-verifier.js')]);
+  const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
+    import('../workers/verify-pool.js'),
+    import('../workers/pool-block-verifier.js'),
+  ]);
   const pool = createVerifyPool(workers, []);
   return { verify: poolBlockVerifier(pool, rules), terminate: () => pool.terminate() };
 }

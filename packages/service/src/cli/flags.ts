@@ -16,7 +16,10 @@ export type BlockRef = number | BlockTag;
 
 const BLOCK_EXPECTED = 'use a block number (decimal or 0x hex) or latest, finalized, safe';
 
-/** A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, or not a safe integer. */
+/**
+ * A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, or not a
+ * safe integer.
+ */
 export function wholeNumber(text: string): number | undefined {
   const digits = text.replace(/(?<=[0-9a-fA-F])_(?=[0-9a-fA-F])/g, '');
   if (!/^(0[xX][0-9a-fA-F]+|\d+)$/.test(digits)) return undefined;
@@ -29,7 +32,9 @@ function isBlockTag(text: string): text is BlockTag {
   return (BLOCK_TAGS as readonly string[]).includes(text);
 }
 
-/** A block given to `flag`: a number (decimal or 0x hex) or a tag; a UsageError naming the flag and the value otherwise. */
+/**
+ * A block given to `flag`: a number (decimal or 0x hex) or a tag; a UsageError naming the flag and the value otherwise.
+ */
 export function blockRef(flag: string, value: string): BlockRef {
   const tag = value.toLowerCase();
   if (isBlockTag(tag)) return tag;
@@ -61,7 +66,8 @@ export function hashValue(flag: string, value: string): string {
 export function chainIdValue(flag: string, value: string | undefined): number {
   if (value === undefined) throw new UsageError(`${flag} is required: the chain id, a number (1 for Ethereum mainnet)`);
   const n = wholeNumber(value);
-  if (n === undefined || n < 1) throw new UsageError(`${flag}: "${value}" is not a chain id; use a number (1 for Ethereum mainnet)`);
+  if (n === undefined || n < 1)
+    throw new UsageError(`${flag}: "${value}" is not a chain id; use a number (1 for Ethereum mainnet)`);
   return n;
 }
 
@@ -69,7 +75,8 @@ export function chainIdValue(flag: string, value: string | undefined): number {
 export function positiveValue(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = wholeNumber(value);
-  if (n === undefined || n < 1) throw new UsageError(`${flag}: "${value}" is not a positive whole number; use 1 or more`);
+  if (n === undefined || n < 1)
+    throw new UsageError(`${flag}: "${value}" is not a positive whole number; use 1 or more`);
   return n;
 }
 

@@ -68,7 +68,8 @@ export function readInput(file: string | undefined): Uint8Array {
 /** `--workers N`: a count of worker threads (0 for none); null when the flag is not given. */
 export function workersOption(value: string | undefined): number | null {
   if (value === undefined) return null;
-  if (!/^\d{1,3}$/.test(value)) throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
+  if (!/^\d{1,3}$/.test(value))
+    throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
   return Number(value);
 }
 
@@ -83,6 +84,7 @@ export function ruleSetName(value: string, option: string): RuleSetName {
 /** The hosted service's API key, from EVM_DATA_SERVICE_API_KEY: a command with `--service` needs it. */
 export function serviceApiKey(env: NodeJS.ProcessEnv): string {
   const apiKey = env.EVM_DATA_SERVICE_API_KEY;
-  if (apiKey === undefined || apiKey === '') throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  if (apiKey === undefined || apiKey === '')
+    throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
   return apiKey;
 }

@@ -9,7 +9,9 @@ import { InputError, inputName } from './io.js';
 
 const NOT_JSON = /^valid JSON \((.*)\)$/s;
 
-/** The JSON parser's message when `problem` is the one that says a body is not JSON; undefined for any other problem. */
+/**
+ * The JSON parser's message when `problem` is the one that says a body is not JSON; undefined for any other problem.
+ */
 export function notJsonReason(problem: Problem | undefined): string | undefined {
   if (problem === undefined || problem.name !== 'body' || problem.reason !== 'invalid_format') return undefined;
   return NOT_JSON.exec(problem.expected)?.[1];
@@ -38,10 +40,15 @@ export function notJsonLine(file: string | undefined, text: string, parserMessag
   return `${inputName(file)}: ${notJsonMessage(text, parserMessage)}`;
 }
 
-/** A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not JSON. */
+/**
+ * A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not
+ * JSON.
+ */
 export function parseInputJson(bytes: Uint8Array, file: string | undefined): unknown {
   const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
   // Decoded again only to place the fault by line and column in the message.
-  throw new InputError(notJsonLine(file, new TextDecoder().decode(bytes), notJsonReason(parsed.error) ?? parsed.error.expected));
+  throw new InputError(
+    notJsonLine(file, new TextDecoder().decode(bytes), notJsonReason(parsed.error) ?? parsed.error.expected),
+  );
 }

@@ -15,19 +15,25 @@ const EXIT = { pass: 0, fail: 1, not_verifiable: 2 } as const;
 /** The report as a readable table: one line a check, grouped by record. */
 export function formatReport(report: LineageReport): string {
   const { pass, fail, skipped } = report.summary;
-  const lines = [`lineage ${report.tracing_id} on chain ${report.chain_id}: ${VERDICT[report.verdict]} (${pass} passed, ${fail} failed, ${skipped} skipped)`];
+  const lines = [
+    `lineage ${report.tracing_id} on chain ${report.chain_id}: ${VERDICT[report.verdict]} (${pass} passed, ${fail} failed, ${skipped} skipped)`,
+  ];
   if (report.reason !== null) lines.push(`${report.verdict === 'fail' ? 'first failure' : 'why'}: ${report.reason}`);
   for (const record of report.records) {
     lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
     const width = Math.max(...record.checks.map((c) => c.check.length), 10);
     const subjectWidth = Math.max(...record.checks.map((c) => c.subject.length), 10);
-    for (const c of record.checks) lines.push(`  ${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
+    for (const c of record.checks)
+      lines.push(`  ${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
   }
   for (const warning of report.warnings) lines.push(`warning: ${warning}`);
   return `${lines.join('\n')}\n`;
 }
 
-/** `lineage …`: exit 0 when every check ran and passed, 1 when one fails, 2 when not verifiable, for bad input or an unreachable source. */
+/**
+ * `lineage …`: exit 0 when every check ran and passed, 1 when one fails, 2 when not verifiable, for bad input or an
+ * unreachable source.
+ */
 export async function runLineage(
   argv: string[],
   io: { stdout(t: string): void; stderr(t: string): void },
@@ -50,10 +56,13 @@ export async function runLineage(
   const [tracingId, ...extra] = positionals;
   if (tracingId === undefined) throw new UsageError('lineage needs a TRACING_ID');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}": lineage takes one TRACING_ID`);
-  if (!/^[0-9a-fA-F]{36}$/.test(tracingId)) throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
+  if (!/^[0-9a-fA-F]{36}$/.test(tracingId))
+    throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
   const chainId = chainIdValue('--chain-id', values['chain-id']);
-  if ((values.bundle === undefined) === (values.service === undefined)) throw new UsageError('give exactly one of --bundle FILE and --service URL');
-  if (values.record !== undefined && values.bundle !== undefined) throw new UsageError('--record needs --service (a bundle is already a recording)');
+  if ((values.bundle === undefined) === (values.service === undefined))
+    throw new UsageError('give exactly one of --bundle FILE and --service URL');
+  if (values.record !== undefined && values.bundle !== undefined)
+    throw new UsageError('--record needs --service (a bundle is already a recording)');
   // ETH_RPC_URL names the node only for a live audit: a bundle's own blocks are not replaced unasked.
   const rpcUrl = rpcUrlOf(values, values.service === undefined ? {} : env);
 
@@ -67,12 +76,20 @@ export async function runLineage(
       // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
       const json = readBundleFile(values.bundle);
       const rpc = rpcUrl === undefined ? undefined : new RpcBlockSource({ url: rpcUrl });
-      const audit = await auditBundle({ chainId, tracingId, bundle: json, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
+      const audit = await auditBundle({
+        chainId,
+        tracingId,
+        bundle: json,
+        ...(rpc && { blocks: rpc }),
+        ...(verify && { verify }),
+      });
       if (!audit.ok) {
         // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
         const problem = audit.error.details.problem;
         if (problem === undefined) throw audit.error;
-        throw new SourceError(`${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`);
+        throw new SourceError(
+          `${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`,
+        );
       }
       report = audit.value;
     } else {
@@ -80,8 +97,15 @@ export async function runLineage(
       const recorder = values.record === undefined ? undefined : new BundleRecorder();
       const service = new ServiceSource({ baseUrl: values.service!, apiKey, ...(recorder && { recorder }) });
       const rpc = rpcUrl === undefined ? undefined : new RpcBlockSource({ url: rpcUrl, ...(recorder && { recorder }) });
-      report = await walkLineage({ chainId, tracingId, source: service, ...(rpc && { blocks: rpc }), ...(verify && { verify }) });
-      if (recorder !== undefined && values.record !== undefined) await writeBundle(values.record, recorder.toBundle(service.baseUrl));
+      report = await walkLineage({
+        chainId,
+        tracingId,
+        source: service,
+        ...(rpc && { blocks: rpc }),
+        ...(verify && { verify }),
+      });
+      if (recorder !== undefined && values.record !== undefined)
+        await writeBundle(values.record, recorder.toBundle(service.baseUrl));
     }
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;

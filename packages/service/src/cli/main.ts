@@ -21,7 +21,8 @@ const COMMANDS: Record<string, Command> = {
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,
-    run: async (argv, io) => (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
+    run: async (argv, io) =>
+      (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
   },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
@@ -52,7 +53,10 @@ function version(): string {
   return pkg.version;
 }
 
-/** Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice about `--`. */
+/**
+ * Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice
+ * about `--`.
+ */
 function parseArgsMessage(error: Error & { code?: string }, command: string, argv: readonly string[]): string {
   const option = /Option '(-[^' ]+)/.exec(error.message)?.[1];
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
@@ -63,7 +67,9 @@ function parseArgsMessage(error: Error & { code?: string }, command: string, arg
       ? `${option} needs a value`
       : `${option} needs a value, and "${next}" reads as a flag (to give it as the value: ${option}=${next})`;
   }
-  const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(error.message);
+  const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(
+    error.message,
+  );
   if (positional !== null) return `unexpected argument "${positional[1]}": ${command} takes only flags`;
   return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
 }
@@ -98,7 +104,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first]! : undefined;
   if (command === undefined) {
-    io.stderr(`evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')} (evm-integrity --help)\n`);
+    io.stderr(
+      `evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')} (evm-integrity --help)\n`,
+    );
     return 2;
   }
   const isAdmin = first === 'accounts' || first === 'keys';
@@ -125,7 +133,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.stderr(`evm-integrity: ${err.message}\n`);
       return 2;
     }
-    io.stderr(`evm-integrity: ${first} failed unexpectedly: ${String(err.message).split('\n')[0]} (this is a bug; please report it)\n`);
+    io.stderr(
+      `evm-integrity: ${first} failed unexpectedly: ${String(err.message).split('\n')[0]} (this is a bug; please report it)\n`,
+    );
     return EXIT_FAULT;
   }
 }

@@ -33,8 +33,18 @@ function required<T>(value: T | undefined, file: string | undefined, member: str
 function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown {
   const { fields, hash, complete, layout } = block.header;
   return receiptRootBody({
-    chainId: required(block.chainId ?? undefined, file, 'chain_id', 'the body names its chain (add "chain_id" to the block, or give --chain-id N)'),
-    receiptRoot: required(fields.receiptsRoot, file, 'header.receiptsRoot', 'it is the root the receipts are checked against'),
+    chainId: required(
+      block.chainId ?? undefined,
+      file,
+      'chain_id',
+      'the body names its chain (add "chain_id" to the block, or give --chain-id N)',
+    ),
+    receiptRoot: required(
+      fields.receiptsRoot,
+      file,
+      'header.receiptsRoot',
+      'it is the root the receipts are checked against',
+    ),
     receipts: block.receipts,
     ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
     ...(hash !== undefined && { blockHash: hash }),
@@ -57,7 +67,9 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
 function notABlock(file: string | undefined, invalid: InvalidInput): InputError {
   const first = invalid.problems[0]!;
   const more = invalid.count > 1 ? ` (and ${invalid.count - 1} more)` : '';
-  return new InputError(`${inputName(file)}: not a block: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`);
+  return new InputError(
+    `${inputName(file)}: not a block: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`,
+  );
 }
 
 /**
@@ -69,12 +81,19 @@ function withChainId(json: unknown, chainId: number | undefined, file: string | 
   const named = (json as { chain_id?: unknown }).chain_id;
   if (named === undefined || named === null) return { ...json, chain_id: chainId };
   if (Number(named) !== chainId)
-    throw new InputError(`${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain-id ${chainId} given`);
+    throw new InputError(
+      `${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain-id ${chainId} given`,
+    );
   return json;
 }
 
 /** The block of FILE (standard input for `-` or none), read as `verify block` reads it. */
-function readBlock(bytes: Uint8Array, file: string | undefined, registry: ChainRegistry, chainId: number | undefined): RpcBlock {
+function readBlock(
+  bytes: Uint8Array,
+  file: string | undefined,
+  registry: ChainRegistry,
+  chainId: number | undefined,
+): RpcBlock {
   const problems = new Problems();
   const block = readRpcBlock(withChainId(parseInputJson(bytes, file), chainId, file), problems, { registry });
   if (block === undefined) throw notABlock(file, problems.invalidInput());
@@ -94,7 +113,8 @@ export function runRequest(argv: string[], io: CliIo): number {
   });
   const [what, file, extra] = positionals;
   if (what === undefined) throw new UsageError('request needs which body to build: receipt-root or logs-bloom');
-  if (!Object.hasOwn(BUILDERS, what)) throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
+  if (!Object.hasOwn(BUILDERS, what))
+    throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": request ${what} reads one FILE`);
   const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
   const chainId = values['chain-id'] === undefined ? undefined : chainIdValue('--chain-id', values['chain-id']);

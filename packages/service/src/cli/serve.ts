@@ -47,7 +47,10 @@ export function loadConfig(
 /** The configuration member each flag sets. */
 const FLAG_OF: Record<string, string> = { host: '--host', port: '--port', store: '--store', data_dir: '--data-dir' };
 
-/** A configuration error about a member a flag set, told as the flag's: `--port: expected a port number 0-65535, got "eighty"`. */
+/**
+ * A configuration error about a member a flag set, told as the flag's: `--port: expected a port number 0-65535, got
+ * "eighty"`.
+ */
 function flagError(error: unknown): unknown {
   if (!(error instanceof ConfigError)) return error;
   const member = /^(\w+): (.*)$/s.exec(error.message);
@@ -105,7 +108,9 @@ function stopSignal(): { signal: Promise<string>; remove: () => void } {
   return { signal, remove };
 }
 
-/** `serve`: runs until SIGINT or SIGTERM, then shuts down, waiting at most shutdown_timeout_ms for requests in progress. */
+/**
+ * `serve`: runs until SIGINT or SIGTERM, then shuts down, waiting at most shutdown_timeout_ms for requests in progress.
+ */
 export async function runServe(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
@@ -120,7 +125,10 @@ export async function runServe(argv: string[]): Promise<number> {
     const server = await startServer(config, { logger, store });
     if (before.length > 0) process.stderr.write(lostKeyHint(keyedAccounts(store), config.dataDir));
     const signal = await stop.signal;
-    logger.info({ signal, shutdown_timeout_ms: config.shutdownTimeoutMs }, 'shutting down: finishing requests in progress');
+    logger.info(
+      { signal, shutdown_timeout_ms: config.shutdownTimeoutMs },
+      'shutting down: finishing requests in progress',
+    );
     await server.close().catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
   } finally {
     stop.remove();
@@ -136,7 +144,11 @@ export async function runServe(argv: string[]): Promise<number> {
 function requireStore(dataDir: string, from: 'flag' | 'config' | 'default'): void {
   if (existsSync(storeFile(dataDir))) return;
   const named =
-    from === 'flag' ? `--data-dir ${dataDir}` : from === 'config' ? `data_dir ${dataDir} (of the configuration)` : `${dataDir} (the default data directory)`;
+    from === 'flag'
+      ? `--data-dir ${dataDir}`
+      : from === 'config'
+        ? `data_dir ${dataDir} (of the configuration)`
+        : `${dataDir} (the default data directory)`;
   throw new InputError(
     `${named} holds no store (no ${storeFile('').replace(/^[\\/]/, '')} in it); the server makes one at its first start: evm-integrity serve --data-dir ${shellWord(dataDir)}`,
   );
@@ -156,10 +168,17 @@ export function runAdminCommand(argv: string[], io: { stdout(t: string): void; s
   }
   const { values } = parseArgs({ args: storeArgs, options: OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
-  if (config.store === 'memory') throw new UsageError('accounts and keys need a persistent store: the memory store lives only inside a running server');
+  if (config.store === 'memory')
+    throw new UsageError(
+      'accounts and keys need a persistent store: the memory store lives only inside a running server',
+    );
   requireStore(
     config.dataDir,
-    values['data-dir'] !== undefined ? 'flag' : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== '' ? 'config' : 'default',
+    values['data-dir'] !== undefined
+      ? 'flag'
+      : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
+        ? 'config'
+        : 'default',
   );
   let store: Store | undefined;
   try {

@@ -6,7 +6,14 @@
  * one line naming it, and the others are still verified.
  */
 import { availableParallelism } from 'node:os';
-import { ChainRegistry, type BlockRefusal, type BlockReport, type ChainInfo, type Result, type RuleSetName } from 'evm-integrity';
+import {
+  ChainRegistry,
+  type BlockRefusal,
+  type BlockReport,
+  type ChainInfo,
+  type Result,
+  type RuleSetName,
+} from 'evm-integrity';
 import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../workers/block-job.js';
 import { InputError } from './io.js';
@@ -51,12 +58,21 @@ function readBlockFile(file: string, read: (file: string) => Uint8Array): { byte
   }
 }
 
-/** A block's verification as the command answers it; bytes that are not JSON are told in the CLI's words, naming the file. */
-function fileAnswer(file: string, bytes: Uint8Array, result: Result<BlockReport, BlockRefusal>, context: OperationContext): FileAnswer {
+/**
+ * A block's verification as the command answers it; bytes that are not JSON are told in the CLI's words, naming the
+ * file.
+ */
+function fileAnswer(
+  file: string,
+  bytes: Uint8Array,
+  result: Result<BlockReport, BlockRefusal>,
+  context: OperationContext,
+): FileAnswer {
   const problem = !result.ok && result.error.kind === 'invalid' ? result.error.problems[0] : undefined;
   const parserMessage = notJsonReason(problem) ?? (problem?.name === 'body' ? problem.expected : undefined);
   // Decoded again only to place the fault by line and column in the message.
-  if (parserMessage !== undefined) return { file, error: notJsonLine(file, new TextDecoder().decode(bytes), parserMessage) };
+  if (parserMessage !== undefined)
+    return { file, error: notJsonLine(file, new TextDecoder().decode(bytes), parserMessage) };
   return { file, result: blockAnswer(result, context) };
 }
 
@@ -99,7 +115,12 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
       const file = files[next]!;
       const input = readBlockFile(file, read);
       if ('error' in input) inFlight.push({ file, error: input.error });
-      else inFlight.push({ file, bytes: input.bytes, job: runOnPool(pool, { kind: 'block', bytes: new Uint8Array(input.bytes), ...(rules && { rules }) }) });
+      else
+        inFlight.push({
+          file,
+          bytes: input.bytes,
+          job: runOnPool(pool, { kind: 'block', bytes: new Uint8Array(input.bytes), ...(rules && { rules }) }),
+        });
       if (inFlight.length >= 2 * pool.size) await settleFirst();
     }
     while (inFlight.length > 0) await settleFirst();

@@ -30,7 +30,11 @@ function refusalLine(answer: FileAnswer): string | undefined {
  * or is not JSON, and a block refused, also get one line on stderr naming the file. The exit status
  * is the highest of them.
  */
-async function runVerifyBlocks(run: BlockFiles, io: CliIo, options: { pretty: boolean; verbose: boolean }): Promise<number> {
+async function runVerifyBlocks(
+  run: BlockFiles,
+  io: CliIo,
+  options: { pretty: boolean; verbose: boolean },
+): Promise<number> {
   let status: number = EXIT.identical;
   const where = await verifyBlockFiles(run, (answer) => {
     if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
@@ -40,7 +44,9 @@ async function runVerifyBlocks(run: BlockFiles, io: CliIo, options: { pretty: bo
   });
   if (options.verbose) {
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-    io.stderr(`evm-integrity: ${count(where.inline, 'block')} verified inline, ${where.pooled} on ${count(where.threads.size, 'worker thread')}\n`);
+    io.stderr(
+      `evm-integrity: ${count(where.inline, 'block')} verified inline, ${where.pooled} on ${count(where.threads.size, 'worker thread')}\n`,
+    );
   }
   return status;
 }
@@ -65,7 +71,8 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
   });
   const [what, ...files] = positionals;
   const [file] = files;
-  if (files.length > 1 && what !== 'block') throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
+  if (files.length > 1 && what !== 'block')
+    throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const workers = workersOption(values.workers);
   const chains = (values.chain ?? []).map(parseChainOption);
@@ -83,7 +90,8 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
       break;
     case 'block': {
       const blockFiles = files.length === 0 ? ['-'] : files;
-      if (blockFiles.filter((f) => f === '-').length > 1) throw new UsageError('verify block reads standard input (-) once: give - at most once');
+      if (blockFiles.filter((f) => f === '-').length > 1)
+        throw new UsageError('verify block reads standard input (-) once: give - at most once');
       return runVerifyBlocks({ files: blockFiles, chains, rules, context, workers, read }, io, {
         pretty: values.pretty ?? false,
         verbose: values.verbose ?? false,

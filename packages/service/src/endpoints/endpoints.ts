@@ -10,7 +10,13 @@ import {
   verifyReceiptRoot,
 } from 'evm-integrity/api';
 import type { ChainRegistry } from 'evm-integrity';
-import { LINEAGE_RESULT_SCHEMA, LOGS_BLOOM_RESULT_SCHEMA, nullable, RECEIPT_ROOT_RESULT_SCHEMA, verifyAnswer } from './result-schemas.js';
+import {
+  LINEAGE_RESULT_SCHEMA,
+  LOGS_BLOOM_RESULT_SCHEMA,
+  nullable,
+  RECEIPT_ROOT_RESULT_SCHEMA,
+  verifyAnswer,
+} from './result-schemas.js';
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
 export interface Endpoint {
@@ -20,9 +26,14 @@ export interface Endpoint {
   summary: string;
   /** JSON Schema of the request body: the same declaration that validates it. */
   requestSchema: JsonSchema;
-  /** JSON Schema of a 200 answer (`verifyAnswer`: `{chain_id, data: [result], count}` and the endpoint's own members). */
+  /**
+   * JSON Schema of a 200 answer (`verifyAnswer`: `{chain_id, data: [result], count}` and the endpoint's own members).
+   */
   answerSchema: JsonSchema;
-  operation: (body: unknown, context: OperationContext & { registry: ChainRegistry }) => OperationResult | Promise<OperationResult>;
+  operation: (
+    body: unknown,
+    context: OperationContext & { registry: ChainRegistry },
+  ) => OperationResult | Promise<OperationResult>;
 }
 
 const HASH_PATTERN = '^(0[xX])?[0-9a-fA-F]{64}$';
@@ -36,7 +47,9 @@ const textOf = (description: unknown) => (typeof description === 'string' ? desc
  * refused), and in the descriptions the rules across members that the validator checks.
  */
 function receiptRootRequestSchema(): JsonSchema {
-  const schema = structuredClone(RECEIPT_ROOT_BODY.schema) as JsonSchema & { properties: Record<string, JsonSchema & { items: JsonSchema }> };
+  const schema = structuredClone(RECEIPT_ROOT_BODY.schema) as JsonSchema & {
+    properties: Record<string, JsonSchema & { items: JsonSchema }>;
+  };
   const transactions = schema.properties.transactions!;
   transactions.description = `${textOf(transactions.description)} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root.`;
   transactions.items.oneOf = [
@@ -74,9 +87,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cu: 1,
     summary: 'Fold logs into the 2048-bit bloom and compare it with expected_bloom.',
     requestSchema: LOGS_BLOOM_BODY.schema,
-    answerSchema: verifyAnswer(LOGS_BLOOM_RESULT_SCHEMA, nullable({ type: 'integer', description: 'As sent; null when absent.' }), {
-      block_number: nullable({ type: 'integer', description: 'As sent; null when absent.' }),
-    }),
+    answerSchema: verifyAnswer(
+      LOGS_BLOOM_RESULT_SCHEMA,
+      nullable({ type: 'integer', description: 'As sent; null when absent.' }),
+      {
+        block_number: nullable({ type: 'integer', description: 'As sent; null when absent.' }),
+      },
+    ),
     operation: verifyLogsBloom,
   },
   {

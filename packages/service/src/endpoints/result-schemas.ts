@@ -1,8 +1,14 @@
 import type { JsonSchema } from 'evm-integrity/api';
 
-/** JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies. */
+/**
+ * JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies.
+ */
 
-const hex = (bytes: number, description: string): JsonSchema => ({ type: 'string', pattern: `^[0-9a-f]{${bytes * 2}}$`, description });
+const hex = (bytes: number, description: string): JsonSchema => ({
+  type: 'string',
+  pattern: `^[0-9a-f]{${bytes * 2}}$`,
+  description,
+});
 /** A schema that also admits null (OpenAPI 3.1: a union with {type: null}). */
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -10,11 +16,20 @@ export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, {
  * The 200 answer of a verify endpoint: `{chain_id, data: [result], count: 1}` with the members an
  * endpoint adds (`cursor`, `block_number`); every member is always present.
  */
-export function verifyAnswer(result: JsonSchema, chainId: JsonSchema, more: Record<string, JsonSchema> = {}): JsonSchema {
+export function verifyAnswer(
+  result: JsonSchema,
+  chainId: JsonSchema,
+  more: Record<string, JsonSchema> = {},
+): JsonSchema {
   return {
     type: 'object',
     required: ['chain_id', 'data', 'count', ...Object.keys(more)],
-    properties: { chain_id: chainId, data: { type: 'array', items: result, minItems: 1, maxItems: 1 }, count: { const: 1 }, ...more },
+    properties: {
+      chain_id: chainId,
+      data: { type: 'array', items: result, minItems: 1, maxItems: 1 },
+      count: { const: 1 },
+      ...more,
+    },
   };
 }
 
@@ -47,7 +62,10 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
     }),
     computed_logs_bloom: hex(256, 'Block bloom of all the receipts.'),
     logs_bloom_matches_header: nullable({ type: 'boolean' }),
-    transaction_count: { type: 'integer', description: 'Receipts hashed into the root; excluded_receipts are not counted.' },
+    transaction_count: {
+      type: 'integer',
+      description: 'Receipts hashed into the root; excluded_receipts are not counted.',
+    },
     excluded_receipts: {
       type: 'array',
       description:
@@ -55,7 +73,11 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         required: ['index', 'tx_hash', 'reason'],
-        properties: { index: { type: 'integer' }, tx_hash: hex(32, 'Its transaction hash.'), reason: { type: 'string' } },
+        properties: {
+          index: { type: 'integer' },
+          tx_hash: hex(32, 'Its transaction hash.'),
+          reason: { type: 'string' },
+        },
       },
     },
   },
@@ -65,7 +87,11 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
 export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['expected_bloom', 'computed_bloom', 'is_identical'],
-  properties: { expected_bloom: hex(256, 'As sent.'), computed_bloom: hex(256, 'Folded from the logs.'), is_identical: { type: 'boolean' } },
+  properties: {
+    expected_bloom: hex(256, 'As sent.'),
+    computed_bloom: hex(256, 'Folded from the logs.'),
+    is_identical: { type: 'boolean' },
+  },
 };
 
 /** `data[0]` of a lineage answer: the walker's report. */
@@ -77,9 +103,13 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
     tracing_id: { type: 'string' },
     verdict: {
       enum: ['pass', 'fail', 'not_verifiable'],
-      description: 'fail when any check failed; else not_verifiable when a check was skipped or no block was checked on chain; else pass.',
+      description:
+        'fail when any check failed; else not_verifiable when a check was skipped or no block was checked on chain; else pass.',
     },
-    reason: nullable({ type: 'string', description: 'Why the verdict is not pass: the first failed or skipped check; null for a pass.' }),
+    reason: nullable({
+      type: 'string',
+      description: 'Why the verdict is not pass: the first failed or skipped check; null for a pass.',
+    }),
     summary: {
       type: 'object',
       required: ['pass', 'fail', 'skipped'],
@@ -104,7 +134,10 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
               properties: {
                 check: { type: 'string', description: 'The check, such as shape.tracing_id or block.receipts_root.' },
                 status: { enum: ['pass', 'fail', 'skipped'] },
-                subject: { type: 'string', description: 'What it checked: a record, an artifact (genesis.logs[0]) or a block.' },
+                subject: {
+                  type: 'string',
+                  description: 'What it checked: a record, an artifact (genesis.logs[0]) or a block.',
+                },
                 reason: { type: 'string' },
               },
             },
@@ -116,12 +149,25 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
 };
 
 /** `GET /health`. */
-export const HEALTH_SCHEMA: JsonSchema = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } };
+export const HEALTH_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { const: 'ok' } },
+};
 
 /** `GET /usage`: the account's current billing period. */
 export const USAGE_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['plan', 'cu_limit', 'cu_used', 'cu_remaining', 'cu_reset_at', 'rate_limit_rps', 'cu_by_endpoint', 'billing_period'],
+  required: [
+    'plan',
+    'cu_limit',
+    'cu_used',
+    'cu_remaining',
+    'cu_reset_at',
+    'rate_limit_rps',
+    'cu_by_endpoint',
+    'billing_period',
+  ],
   properties: {
     plan: { type: 'string' },
     cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
@@ -129,7 +175,11 @@ export const USAGE_SCHEMA: JsonSchema = {
     cu_remaining: { type: 'integer' },
     cu_reset_at: { type: 'string', format: 'date-time' },
     rate_limit_rps: { type: 'integer' },
-    cu_by_endpoint: { type: 'object', additionalProperties: { type: 'integer' }, description: 'CU used this period, by endpoint name.' },
+    cu_by_endpoint: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'CU used this period, by endpoint name.',
+    },
     billing_period: {
       type: 'object',
       required: ['start', 'end'],
@@ -150,7 +200,8 @@ const CLAIM_SCHEMA: JsonSchema = {
   properties: {
     verified: { type: 'boolean' },
     evidence: {
-      description: 'The real blocks that show it (fixtures/blocks/<fixture>.json in the repository), or "configured" for a chain the configuration adds.',
+      description:
+        'The real blocks that show it (fixtures/blocks/<fixture>.json in the repository), or "configured" for a chain the configuration adds.',
       oneOf: [
         {
           type: 'array',
@@ -160,7 +211,11 @@ const CLAIM_SCHEMA: JsonSchema = {
             properties: {
               fixture: { type: 'string' },
               block: { type: 'integer' },
-              receipts: { type: 'array', description: 'The kinds of receipts it holds: "ethereum", a type of the chain\'s own, …', items: {} },
+              receipts: {
+                type: 'array',
+                description: 'The kinds of receipts it holds: "ethereum", a type of the chain\'s own, …',
+                items: {},
+              },
               logs: { type: 'boolean', description: 'Whether it holds a log.' },
             },
           },
@@ -197,7 +252,8 @@ export const CHAINS_SCHEMA: JsonSchema = {
           reason: { type: 'string', description: 'Why not, when it is not verifiable.' },
           eras: {
             type: 'array',
-            description: "A built-in chain's eras in block order: each with its rules, header layout and what shows each check.",
+            description:
+              "A built-in chain's eras in block order: each with its rules, header layout and what shows each check.",
             items: {
               type: 'object',
               required: ['name', 'first_block', 'last_block', 'verifiable', 'rules', 'header'],

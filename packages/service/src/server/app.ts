@@ -38,7 +38,15 @@ export interface AppOptions {
  */
 export function createApp({ config, store, logger, now = () => new Date(), pool }: AppOptions): Hono<Env> {
   const origin = publicUrlOf(config);
-  const deps: AppDeps = { config, store, logger, now, registry: new ChainRegistry(config.chains), docsUrl: `${origin}/v1/docs`, ...(pool && { pool }) };
+  const deps: AppDeps = {
+    config,
+    store,
+    logger,
+    now,
+    registry: new ChainRegistry(config.chains),
+    docsUrl: `${origin}/v1/docs`,
+    ...(pool && { pool }),
+  };
   const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
   const guards = createGuards(deps);
 
@@ -53,7 +61,9 @@ export function createApp({ config, store, logger, now = () => new Date(), pool 
     const problem = internalError(incidentId);
     return sendError(c, deps.docsUrl, problem.fields);
   });
-  const routes = new Hono<Env>().route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) })).route('/', verifyRoutes(deps, guards, ENDPOINTS));
+  const routes = new Hono<Env>()
+    .route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) }))
+    .route('/', verifyRoutes(deps, guards, ENDPOINTS));
   app.route('/v1', routes);
   app.route('/', routes);
 

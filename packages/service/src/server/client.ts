@@ -25,4 +25,5 @@ export async function readPendingCloses(): Promise<void> {
 }
 
 /** Whether the request announces a body (a length above 0, or chunks). */
-export const hasBody = (request: Request) => request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
+export const hasBody = (request: Request) =>
+  request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;

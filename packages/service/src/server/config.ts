@@ -1,4 +1,11 @@
-import { ChainConflictError, type ChainInfo, ChainRegistry, EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import {
+  ChainConflictError,
+  type ChainInfo,
+  ChainRegistry,
+  EvmIntegrityError,
+  RULE_SET_NAMES,
+  type RuleSetName,
+} from 'evm-integrity';
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
 
@@ -32,9 +39,15 @@ export interface ServerConfig {
   poolThresholdBytes: number;
   accounts: ConfiguredAccount[];
   chains: ChainInfo[];
-  /** Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the connection). */
+  /**
+   * Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the
+   * connection).
+   */
   headerTimeoutMs: number;
-  /** Milliseconds a client has to send the whole request, headers and body, from the same start; not less than `headerTimeoutMs`. */
+  /**
+   * Milliseconds a client has to send the whole request, headers and body, from the same start; not less than
+   * `headerTimeoutMs`.
+   */
   bodyTimeoutMs: number;
   /** Milliseconds a keep-alive connection may sit idle between requests before it is closed. */
   idleTimeoutMs: number;
@@ -42,7 +55,10 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
   requestRetentionDays: number;
-  /** Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by default. */
+  /**
+   * Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by
+   * default.
+   */
   corsOrigins: string[];
 }
 
@@ -88,7 +104,14 @@ export class ConfigError extends EvmIntegrityError<Record<string, never>, 'CONFI
 
 type Json = JsonObject;
 
-function member<T>(obj: Json, name: string, path: string, check: (v: unknown) => boolean, expected: string, fallback: T): T {
+function member<T>(
+  obj: Json,
+  name: string,
+  path: string,
+  check: (v: unknown) => boolean,
+  expected: string,
+  fallback: T,
+): T {
   const value = obj[name];
   if (value === undefined) return fallback;
   if (!check(value)) throw new ConfigError(`${path}${name}: expected ${expected}, got ${JSON.stringify(value)}`);
@@ -126,10 +149,19 @@ function readKey(value: unknown, path: string): ConfiguredKey {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {label, sha256} or {label, key}`);
   const label = member(value, 'label', `${path}.`, isString, 'a non-empty string', 'configured');
   if ((value.key === undefined) === (value.sha256 === undefined)) {
-    throw new ConfigError(`${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`);
+    throw new ConfigError(
+      `${path}: expected "key" (the key itself) or "sha256" (its SHA-256), ${value.key === undefined ? 'got neither' : 'not both'}`,
+    );
   }
   if (value.sha256 !== undefined) {
-    const sha256 = member(value, 'sha256', `${path}.`, (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v), "the key's SHA-256 as 64 hex characters", '');
+    const sha256 = member(
+      value,
+      'sha256',
+      `${path}.`,
+      (v) => typeof v === 'string' && /^[0-9a-f]{64}$/i.test(v),
+      "the key's SHA-256 as 64 hex characters",
+      '',
+    );
     return { label, sha256: sha256.toLowerCase() };
   }
   return { label, key: member(value, 'key', `${path}.`, isString, 'the key (or give sha256 instead)', '') };
@@ -137,7 +169,14 @@ function readKey(value: unknown, path: string): ConfiguredKey {
 
 function readAccount(value: unknown, path: string): ConfiguredAccount {
   if (!isObject(value)) throw new ConfigError(`${path}: expected an account object`);
-  const id = member(value, 'id', `${path}.`, (v) => typeof v === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(v), 'an id of letters, digits, _ . -', '');
+  const id = member(
+    value,
+    'id',
+    `${path}.`,
+    (v) => typeof v === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(v),
+    'an id of letters, digits, _ . -',
+    '',
+  );
   if (id === '') throw new ConfigError(`${path}.id: required`);
   const keys = member<unknown[]>(value, 'keys', `${path}.`, Array.isArray, 'an array of keys', []);
   return {
@@ -155,7 +194,14 @@ function readChain(value: unknown, path: string): ChainInfo {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {chain_id, name, rules}`);
   const chainId = member(value, 'chain_id', `${path}.`, isPositive, 'a chain id (a positive integer)', -1);
   if (chainId < 0) throw new ConfigError(`${path}.chain_id: required`);
-  const rules = member<string>(value, 'rules', `${path}.`, (v) => RULE_SET_NAMES.includes(v as RuleSetName), `one of ${RULE_SET_NAMES.join(', ')}`, '');
+  const rules = member<string>(
+    value,
+    'rules',
+    `${path}.`,
+    (v) => RULE_SET_NAMES.includes(v as RuleSetName),
+    `one of ${RULE_SET_NAMES.join(', ')}`,
+    '',
+  );
   if (rules === '') throw new ConfigError(`${path}.rules: required (one of ${RULE_SET_NAMES.join(', ')})`);
   return {
     chainId,
@@ -209,11 +255,28 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     'cors_origins',
   ];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw new ConfigError(`unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`);
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`,
+    );
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
-  const headerTimeoutMs = member(json, 'header_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.headerTimeoutMs);
-  const bodyTimeoutMs = member(json, 'body_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.bodyTimeoutMs);
+  const headerTimeoutMs = member(
+    json,
+    'header_timeout_ms',
+    '',
+    isPositive,
+    'a positive number of milliseconds',
+    base.headerTimeoutMs,
+  );
+  const bodyTimeoutMs = member(
+    json,
+    'body_timeout_ms',
+    '',
+    isPositive,
+    'a positive number of milliseconds',
+    base.bodyTimeoutMs,
+  );
   if (bodyTimeoutMs < headerTimeoutMs)
     throw new ConfigError(
       `body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`,
@@ -234,7 +297,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       base.publicUrl,
     ),
     maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
-    maxInFlightPerAccount: member(json, 'max_in_flight_per_account', '', isPositive, 'a positive integer', base.maxInFlightPerAccount),
+    maxInFlightPerAccount: member(
+      json,
+      'max_in_flight_per_account',
+      '',
+      isPositive,
+      'a positive integer',
+      base.maxInFlightPerAccount,
+    ),
     poolWorkers: member<number | null>(
       json,
       'pool_workers',
@@ -243,16 +313,45 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       'a number of threads (0: none) or null (one per core)',
       base.poolWorkers,
     ),
-    poolThresholdBytes: member(json, 'pool_threshold_bytes', '', isCount, 'a non-negative number of bytes', base.poolThresholdBytes),
+    poolThresholdBytes: member(
+      json,
+      'pool_threshold_bytes',
+      '',
+      isCount,
+      'a non-negative number of bytes',
+      base.poolThresholdBytes,
+    ),
     accounts:
-      member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map((a, i) => readAccount(a, `accounts[${i}]`)) ??
-      base.accounts,
+      member<unknown[] | undefined>(json, 'accounts', '', Array.isArray, 'an array of accounts', undefined)?.map(
+        (a, i) => readAccount(a, `accounts[${i}]`),
+      ) ?? base.accounts,
     chains: readChains(json, base.chains),
     headerTimeoutMs,
     bodyTimeoutMs,
-    idleTimeoutMs: member(json, 'idle_timeout_ms', '', isPositive, 'a positive number of milliseconds', base.idleTimeoutMs),
-    shutdownTimeoutMs: member(json, 'shutdown_timeout_ms', '', isCount, 'a non-negative number of milliseconds', base.shutdownTimeoutMs),
-    requestRetentionDays: member(json, 'request_retention_days', '', isPositive, 'a positive number of days', base.requestRetentionDays),
+    idleTimeoutMs: member(
+      json,
+      'idle_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.idleTimeoutMs,
+    ),
+    shutdownTimeoutMs: member(
+      json,
+      'shutdown_timeout_ms',
+      '',
+      isCount,
+      'a non-negative number of milliseconds',
+      base.shutdownTimeoutMs,
+    ),
+    requestRetentionDays: member(
+      json,
+      'request_retention_days',
+      '',
+      isPositive,
+      'a positive number of days',
+      base.requestRetentionDays,
+    ),
     corsOrigins: member(
       json,
       'cors_origins',

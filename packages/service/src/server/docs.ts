@@ -14,7 +14,10 @@ import { ERROR_CODES } from './openapi.js';
  * column.
  */
 
-/** Where the build (scripts/copy-scalar.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server alike. */
+/**
+ * Where the build (scripts/copy-scalar.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server
+ * alike.
+ */
 export const SCALAR_BUNDLE = fileURLToPath(new URL('../../dist/assets/scalar-standalone.js', import.meta.url));
 
 /** Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar. */
@@ -86,7 +89,9 @@ const STYLES = [
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** Changes whenever the bundle is rebuilt, so it can be cached for good under `?v=`; undefined when it was not built. */
+/**
+ * Changes whenever the bundle is rebuilt, so it can be cached for good under `?v=`; undefined when it was not built.
+ */
 function bundleVersion(file: string): string | undefined {
   const stat = statSync(file, { throwIfNoEntry: false });
   return stat === undefined ? undefined : `${stat.size}-${Math.trunc(stat.mtimeMs)}`;
@@ -99,7 +104,8 @@ export async function readBundle(file = SCALAR_BUNDLE): Promise<Buffer | undefin
 
 function errorsSection(): string {
   const rows = ERROR_CODES.map(
-    (e) => `<tr id="error-${e.code.toLowerCase()}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${escape(e.when)}</td></tr>`,
+    (e) =>
+      `<tr id="error-${e.code.toLowerCase()}"><td>${e.status}</td><td><code>${e.code}</code></td><td>${escape(e.when)}</td></tr>`,
   );
   return `<section id="errors"><h2>Errors</h2>
 <p>Every error is <code>{"error": {code, http_status, message, hint, severity, retryable, details, docs_url}}</code>; <code>docs_url</code> links to its row here.</p>

@@ -17,7 +17,9 @@ const INVALID_PARAMETER_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['name', 'location', 'reason', 'expected'],
   properties: {
-    name: string('A path into the body (transactions[3].logs[0].topics[1], bundle.exchanges[2].body.cursor), or a header name (Content-Type).'),
+    name: string(
+      'A path into the body (transactions[3].logs[0].topics[1], bundle.exchanges[2].body.cursor), or a header name (Content-Type).',
+    ),
     location: { enum: ['body', 'header'], description: 'Where the parameter is: the JSON body, or a request header.' },
     reason: { enum: ['missing', 'invalid_format', 'out_of_range', 'duplicate', 'conflict', 'unknown_type'] },
     expected: string('What was expected there, and what was found.'),
@@ -39,7 +41,9 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     auth_scheme: { const: 'Bearer', description: '401 UNAUTHORIZED.' },
     expected_header: string('401 UNAUTHORIZED: Authorization: Bearer <API_KEY>.'),
     provided_header: nullable(
-      string("401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; null when none was sent. Nothing of the credential."),
+      string(
+        "401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; null when none was sent. Nothing of the credential.",
+      ),
     ),
     token_status: { enum: ['missing', 'malformed', 'unknown', 'revoked'], description: '401 UNAUTHORIZED.' },
     recommendation: string('401 UNAUTHORIZED, 403 FORBIDDEN: what to do.'),
@@ -47,10 +51,21 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     your_plan: string("403 FORBIDDEN: the account's plan."),
     contact: string('403 FORBIDDEN.'),
     method: string('405 METHOD_NOT_ALLOWED: the method sent.'),
-    allowed_methods: { type: 'array', items: { type: 'string' }, description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.' },
+    allowed_methods: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.',
+    },
     max_allowed_bytes: integer('413 PAYLOAD_TOO_LARGE: the body limit.'),
-    request_bytes: nullable(integer('413 PAYLOAD_TOO_LARGE: the size the request declared (Content-Length); null when it was sent in chunks.')),
-    limit_applies_to: { const: 'request_body', description: '413 PAYLOAD_TOO_LARGE: the limit is on the request body.' },
+    request_bytes: nullable(
+      integer(
+        '413 PAYLOAD_TOO_LARGE: the size the request declared (Content-Length); null when it was sent in chunks.',
+      ),
+    ),
+    limit_applies_to: {
+      const: 'request_body',
+      description: '413 PAYLOAD_TOO_LARGE: the limit is on the request body.',
+    },
     recommended_actions: { type: 'array', items: { type: 'string' }, description: '413 PAYLOAD_TOO_LARGE.' },
     content_encoding: string('415 UNSUPPORTED_MEDIA_TYPE: the Content-Encoding sent.'),
     accepted_encodings: { type: 'array', items: { type: 'string' }, description: '415 UNSUPPORTED_MEDIA_TYPE.' },
@@ -60,20 +75,37 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     era: string('422 CHAIN_NOT_SUPPORTED (era): the era the block is in.'),
     era_first_block: integer('422 CHAIN_NOT_SUPPORTED (era).'),
     era_last_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): null for the current era.')),
-    first_verifiable_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): the first block of the chain that can be verified; null when none after it can.')),
+    first_verifiable_block: nullable(
+      integer(
+        '422 CHAIN_NOT_SUPPORTED (era): the first block of the chain that can be verified; null when none after it can.',
+      ),
+    ),
     reason: string('422 CHAIN_NOT_SUPPORTED (era): why the era cannot be verified.'),
     limit_scope: {
       enum: ['account', 'cu_allowance'],
-      description: "429 RATE_LIMIT_EXCEEDED: account, the requests per second (retryable); cu_allowance, the period's CU are used up (not retryable).",
+      description:
+        "429 RATE_LIMIT_EXCEEDED: account, the requests per second (retryable); cu_allowance, the period's CU are used up (not retryable).",
     },
     limit_rps: integer("429 RATE_LIMIT_EXCEEDED: the account's requests per second."),
-    current_estimated_rps: nullable(integer('429 RATE_LIMIT_EXCEEDED: requests counted in the window; null for cu_allowance.')),
+    current_estimated_rps: nullable(
+      integer('429 RATE_LIMIT_EXCEEDED: requests counted in the window; null for cu_allowance.'),
+    ),
     retry_after_seconds: integer('429 RATE_LIMIT_EXCEEDED: as Retry-After.'),
-    limit_window_seconds: integer('429 RATE_LIMIT_EXCEEDED: the window of the limit (until cu_reset_at for cu_allowance).'),
+    limit_window_seconds: integer(
+      '429 RATE_LIMIT_EXCEEDED: the window of the limit (until cu_reset_at for cu_allowance).',
+    ),
     cu_limit: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance): the allowance of the period, CU packages included.'),
     cu_used: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance).'),
-    cu_reset_at: { type: 'string', format: 'date-time', description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): when the allowance resets.' },
-    resolution: { type: 'array', items: { type: 'string' }, description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): the ways out.' },
+    cu_reset_at: {
+      type: 'string',
+      format: 'date-time',
+      description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): when the allowance resets.',
+    },
+    resolution: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '429 RATE_LIMIT_EXCEEDED (cu_allowance): the ways out.',
+    },
     incident_id: string('500 INTERNAL_SERVER_ERROR: in the server log; report it to the operator.'),
     temporary_issue: { type: 'boolean', description: '500 INTERNAL_SERVER_ERROR.' },
     expected_recovery_seconds: integer('500 INTERNAL_SERVER_ERROR.'),
@@ -97,7 +129,8 @@ export function errorEnvelopeSchema(codes: readonly string[]): JsonSchema {
           severity: { type: 'string', enum: ['error', 'warning', 'critical'] },
           retryable: {
             type: 'boolean',
-            description: 'Whether the same request may succeed later without a change (a 429 of a used-up CU allowance is false).',
+            description:
+              'Whether the same request may succeed later without a change (a 429 of a used-up CU allowance is false).',
           },
           details: nullable({ $ref: '#/components/schemas/ErrorDetails' }),
           docs_url: { type: 'string', description: "The code's row of the server's reference page." },
@@ -122,7 +155,8 @@ export type HeaderComponent = keyof typeof HEADER_NAMES;
 /** The response headers, as OpenAPI header components. */
 export const RESPONSE_HEADERS: Record<HeaderComponent, JsonSchema> = {
   XRequestId: {
-    description: 'The request id: the X-Request-Id sent (1-128 of letters, digits, _.:-), else a new one. On every answer.',
+    description:
+      'The request id: the X-Request-Id sent (1-128 of letters, digits, _.:-), else a new one. On every answer.',
     required: true,
     schema: { type: 'string' },
   },
@@ -132,7 +166,8 @@ export const RESPONSE_HEADERS: Record<HeaderComponent, JsonSchema> = {
   },
   XRateLimitRemaining: { description: 'Requests left in the current second.', schema: { type: 'integer' } },
   RetryAfter: {
-    description: 'Seconds to wait: until the next second (requests per second), until cu_reset_at (a used-up CU allowance), or 1 (503).',
+    description:
+      'Seconds to wait: until the next second (requests per second), until cu_reset_at (a used-up CU allowance), or 1 (503).',
     required: true,
     schema: { type: 'integer', minimum: 1 },
   },

@@ -113,7 +113,11 @@ const LINEAGE_REQUEST = {
                   decoded_name: 'getReserves',
                   output:
                     '00000000000000000000000000000000000000000000cc3a5080dedbcda4ad89000000000000000000000000000000000000000000000017c522044770a85f070000000000000000000000000000000000000000000000000000000065f1b057',
-                  decoded_output: { reserve0: '964438474543038460112265', reserve1: '438480034574878924551', block_timestamp_last: 1710338135 },
+                  decoded_output: {
+                    reserve0: '964438474543038460112265',
+                    reserve1: '438480034574878924551',
+                    block_timestamp_last: 1710338135,
+                  },
                 },
               ],
             },
@@ -274,8 +278,18 @@ const LINEAGE_RESPONSE = {
               subject: 'block 19426587',
               reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
             },
-            { check: 'log.position', status: 'skipped', subject: 'genesis.logs[0]', reason: 'block 19426587 is not available' },
-            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[0]', reason: 'selector 0902f1ac is getReserves()' },
+            {
+              check: 'log.position',
+              status: 'skipped',
+              subject: 'genesis.logs[0]',
+              reason: 'block 19426587 is not available',
+            },
+            {
+              check: 'function_result.selector',
+              status: 'pass',
+              subject: 'genesis.function_results[0]',
+              reason: 'selector 0902f1ac is getReserves()',
+            },
             {
               check: 'function_result.decoded_output',
               status: 'pass',
@@ -300,36 +314,66 @@ const LINEAGE_RESPONSE = {
           tracing_id: '94b362611582c6404400973604faca81bc51',
           dataset: '0201',
           checks: [
-            { check: 'shape.tracing_id', status: 'pass', subject: '94b362611582c6404400973604faca81bc51', reason: '36 hex characters, matching the record' },
+            {
+              check: 'shape.tracing_id',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: '36 hex characters, matching the record',
+            },
             {
               check: 'shape.id_lists',
               status: 'pass',
               subject: '94b362611582c6404400973604faca81bc51',
               reason: 'genesis and parent ids are lists of 36-hex tracing ids',
             },
-            { check: 'shape.dataset', status: 'pass', subject: '94b362611582c6404400973604faca81bc51', reason: 'dataset 0201 (svc_evm.b0201_erc20_tokens_v1)' },
+            {
+              check: 'shape.dataset',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: 'dataset 0201 (svc_evm.b0201_erc20_tokens_v1)',
+            },
             {
               check: 'block.available',
               status: 'skipped',
               subject: 'block 19426587',
               reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
             },
-            { check: 'log.position', status: 'skipped', subject: 'genesis.logs[0]', reason: 'block 19426587 is not available' },
-            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[0]', reason: 'selector 06fdde03 is name()' },
+            {
+              check: 'log.position',
+              status: 'skipped',
+              subject: 'genesis.logs[0]',
+              reason: 'block 19426587 is not available',
+            },
+            {
+              check: 'function_result.selector',
+              status: 'pass',
+              subject: 'genesis.function_results[0]',
+              reason: 'selector 06fdde03 is name()',
+            },
             {
               check: 'function_result.decoded_output',
               status: 'pass',
               subject: 'genesis.function_results[0]',
               reason: 'decoded_output equals output decoded as name() returns string',
             },
-            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[1]', reason: 'selector 95d89b41 is symbol()' },
+            {
+              check: 'function_result.selector',
+              status: 'pass',
+              subject: 'genesis.function_results[1]',
+              reason: 'selector 95d89b41 is symbol()',
+            },
             {
               check: 'function_result.decoded_output',
               status: 'pass',
               subject: 'genesis.function_results[1]',
               reason: 'decoded_output equals output decoded as symbol() returns string',
             },
-            { check: 'function_result.selector', status: 'pass', subject: 'genesis.function_results[2]', reason: 'selector 313ce567 is decimals()' },
+            {
+              check: 'function_result.selector',
+              status: 'pass',
+              subject: 'genesis.function_results[2]',
+              reason: 'selector 313ce567 is decimals()',
+            },
             {
               check: 'function_result.decoded_output',
               status: 'pass',
@@ -362,7 +406,11 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
     request: {
       oneReceipt: {
         summary: 'A one-receipt list and its root',
-        value: { chain_id: 1, receipt_root: ROOT, transactions: [{ index: 0, status: 1, cumulative_gas_used: 369987, logs: [LOG] }] },
+        value: {
+          chain_id: 1,
+          receipt_root: ROOT,
+          transactions: [{ index: 0, status: 1, cumulative_gas_used: 369987, logs: [LOG] }],
+        },
       },
     },
     response: {
@@ -392,15 +440,29 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
     },
   },
   '/evm/verify/lineage': {
-    request: { pairReserves: { summary: "A pool's reserves record and its parent, without blocks", value: LINEAGE_REQUEST } },
-    response: { notVerifiable: { summary: 'Every check that needs no block passes; the on-chain ones are skipped', value: LINEAGE_RESPONSE } },
+    request: {
+      pairReserves: { summary: "A pool's reserves record and its parent, without blocks", value: LINEAGE_REQUEST },
+    },
+    response: {
+      notVerifiable: {
+        summary: 'Every check that needs no block passes; the on-chain ones are skipped',
+        value: LINEAGE_RESPONSE,
+      },
+    },
   },
   '/evm/verify/logs-bloom': {
-    request: { oneLog: { summary: 'One log and its bloom', value: { chain_id: 1, expected_bloom: BLOOM, logs: [LOG] } } },
+    request: {
+      oneLog: { summary: 'One log and its bloom', value: { chain_id: 1, expected_bloom: BLOOM, logs: [LOG] } },
+    },
     response: {
       identical: {
         summary: 'The folded bloom is the one sent',
-        value: { chain_id: 1, block_number: null, data: [{ expected_bloom: BLOOM, computed_bloom: BLOOM, is_identical: true }], count: 1 },
+        value: {
+          chain_id: 1,
+          block_number: null,
+          data: [{ expected_bloom: BLOOM, computed_bloom: BLOOM, is_identical: true }],
+          count: 1,
+        },
       },
     },
   },
@@ -420,8 +482,18 @@ export const BAD_REQUEST_EXAMPLE = (docsUrl: string): Examples => ({
         retryable: false,
         details: {
           invalid_parameters: [
-            { name: 'receipt_root', location: 'body', reason: 'missing', expected: '32-byte hex string (64 hex characters)' },
-            { name: 'transactions', location: 'body', reason: 'missing', expected: 'the complete receipt list of the block (may be empty)' },
+            {
+              name: 'receipt_root',
+              location: 'body',
+              reason: 'missing',
+              expected: '32-byte hex string (64 hex characters)',
+            },
+            {
+              name: 'transactions',
+              location: 'body',
+              reason: 'missing',
+              expected: 'the complete receipt list of the block (may be empty)',
+            },
           ],
         },
         docs_url: `${docsUrl}#error-bad_request`,

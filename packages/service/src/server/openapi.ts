@@ -1,7 +1,13 @@
 import type { JsonSchema } from 'evm-integrity/api';
 import type { Endpoint } from '../endpoints/endpoints.js';
 import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
-import { ERROR_DETAILS_SCHEMA, errorEnvelopeSchema, type HeaderComponent, headersOf, RESPONSE_HEADERS } from './error-schemas.js';
+import {
+  ERROR_DETAILS_SCHEMA,
+  errorEnvelopeSchema,
+  type HeaderComponent,
+  headersOf,
+  RESPONSE_HEADERS,
+} from './error-schemas.js';
 import { CHAINS_SCHEMA, HEALTH_SCHEMA, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
@@ -11,12 +17,32 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     code: 'BAD_REQUEST',
     when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON (location body) or a Content-Type other than application/json (location header).',
   },
-  { status: 401, code: 'UNAUTHORIZED', when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).' },
-  { status: 403, code: 'FORBIDDEN', when: "A valid key whose account's entitlements exclude the endpoint or the chain." },
+  {
+    status: 401,
+    code: 'UNAUTHORIZED',
+    when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).',
+  },
+  {
+    status: 403,
+    code: 'FORBIDDEN',
+    when: "A valid key whose account's entitlements exclude the endpoint or the chain.",
+  },
   { status: 404, code: 'NOT_FOUND', when: 'No such path.' },
-  { status: 405, code: 'METHOD_NOT_ALLOWED', when: 'A known path with a method it does not answer; the Allow header lists those it does.' },
-  { status: 413, code: 'PAYLOAD_TOO_LARGE', when: "The request body (details.request_bytes) is over the server's limit (details.max_allowed_bytes)." },
-  { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.' },
+  {
+    status: 405,
+    code: 'METHOD_NOT_ALLOWED',
+    when: 'A known path with a method it does not answer; the Allow header lists those it does.',
+  },
+  {
+    status: 413,
+    code: 'PAYLOAD_TOO_LARGE',
+    when: "The request body (details.request_bytes) is over the server's limit (details.max_allowed_bytes).",
+  },
+  {
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.',
+  },
   {
     status: 422,
     code: 'CHAIN_NOT_SUPPORTED',
@@ -27,7 +53,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     code: 'RATE_LIMIT_EXCEEDED',
     when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance is used up (limit_scope cu_allowance: not retryable; an operator adds CU, or it resets at details.cu_reset_at).",
   },
-  { status: 500, code: 'INTERNAL_SERVER_ERROR', when: 'A fault of the server; details.incident_id is in its log. Retryable.' },
+  {
+    status: 500,
+    code: 'INTERNAL_SERVER_ERROR',
+    when: 'A fault of the server; details.incident_id is in its log. Retryable.',
+  },
   {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
@@ -58,13 +88,17 @@ const jsonResponse = (description: string, schema: JsonSchema, example: unknown)
 const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.', ERROR_HEADERS[401]!);
 
 /** Sent by Node's HTTP server, not the app, to any request whose headers or body came too slowly: no body. */
-const TIMEOUT = { description: 'The request did not arrive within header_timeout_ms / body_timeout_ms; no body, the connection is closed.' };
+const TIMEOUT = {
+  description:
+    'The request did not arrive within header_timeout_ms / body_timeout_ms; no body, the connection is closed.',
+};
 
 /** The groups of operations, in the order the reference shows them. */
 const TAGS = [
   {
     name: 'verify',
-    description: 'Recompute a commitment from the data sent and compare it with the one claimed. Each costs compute units (CU) when answered 2xx.',
+    description:
+      'Recompute a commitment from the data sent and compare it with the one claimed. Each costs compute units (CU) when answered 2xx.',
   },
   { name: 'account', description: 'What the key in use may still spend.' },
   { name: 'service', description: 'Liveness and the chains this server knows; free.' },
@@ -79,17 +113,28 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
     summary: endpoint.summary,
     description: `Costs ${endpoint.cu} CU when answered 2xx; any other answer costs nothing. Body limit ${bodyLimitBytes} bytes, uncompressed JSON.`,
     security: [{ bearer: [] }],
-    requestBody: { required: true, content: { 'application/json': { schema: endpoint.requestSchema, ...(examples && { examples: examples.request }) } } },
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: endpoint.requestSchema, ...(examples && { examples: examples.request }) },
+      },
+    },
     responses: {
       '200': {
         description: 'The verification result.',
         headers: headersOf(...RATE_HEADERS),
-        content: { 'application/json': { schema: endpoint.answerSchema, ...(examples && { examples: examples.response }) } },
+        content: {
+          'application/json': { schema: endpoint.answerSchema, ...(examples && { examples: examples.response }) },
+        },
       },
       ...Object.fromEntries(
         ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405).map((e) => [
           String(e.status),
-          errorResponse(e.when, ERROR_HEADERS[e.status] ?? RATE_HEADERS, e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined),
+          errorResponse(
+            e.when,
+            ERROR_HEADERS[e.status] ?? RATE_HEADERS,
+            e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined,
+          ),
         ]),
       ),
     },
@@ -102,7 +147,15 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
  * It passes Redocly's `recommended` rules, and a strict TypeScript client generated from it
  * compiles and talks to the server (test/openapi-document.test.ts, test/openapi-client.test.ts).
  */
-export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin: string; endpoints: readonly Endpoint[]; bodyLimitBytes: number }): JsonSchema {
+export function openApiDocument({
+  origin,
+  endpoints,
+  bodyLimitBytes,
+}: {
+  origin: string;
+  endpoints: readonly Endpoint[];
+  bodyLimitBytes: number;
+}): JsonSchema {
   const docsUrl = `${origin}/v1/docs`;
   const paths: Record<string, unknown> = Object.fromEntries(
     endpoints.map((endpoint) => [endpoint.path, { post: verifyOperation(endpoint, bodyLimitBytes, docsUrl) }]),
@@ -112,9 +165,13 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
       operationId: 'usage',
       tags: ['account'],
       summary: "The account's plan, CU and rate limit",
-      description: 'Usage of the current billing period of the account the key belongs to. Costs nothing and is not rate limited.',
+      description:
+        'Usage of the current billing period of the account the key belongs to. Costs nothing and is not rate limited.',
       security: [{ bearer: [] }],
-      responses: { '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage), '401': NO_KEY },
+      responses: {
+        '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage),
+        '401': NO_KEY,
+      },
     },
   };
   paths['/chains'] = {
@@ -151,9 +208,14 @@ export function openApiDocument({ origin, endpoints, bodyLimitBytes }: { origin:
     tags: TAGS,
     paths,
     components: {
-      schemas: { ErrorEnvelope: errorEnvelopeSchema(ERROR_CODES.map((e) => e.code)), ErrorDetails: ERROR_DETAILS_SCHEMA },
+      schemas: {
+        ErrorEnvelope: errorEnvelopeSchema(ERROR_CODES.map((e) => e.code)),
+        ErrorDetails: ERROR_DETAILS_SCHEMA,
+      },
       headers: RESPONSE_HEADERS,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `evm-integrity keys create`.' },
+      },
     },
   };
 }

@@ -3,7 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import { type ApiError, badRequest, type ErrorEnvelope, errorEnvelope } from 'evm-integrity/api';
 
 /** The members of an error envelope a route chooses; `docs_url` is the server's, the rest defaulted. */
-export type ProblemFields = Omit<ApiError, 'docs_url' | 'severity' | 'retryable'> & Partial<Pick<ApiError, 'severity' | 'retryable'>>;
+export type ProblemFields = Omit<ApiError, 'docs_url' | 'severity' | 'retryable'> &
+  Partial<Pick<ApiError, 'severity' | 'retryable'>>;
 
 /**
  * An answer that ends a request with the spec's error envelope. Middleware and routes throw it;
@@ -19,7 +20,12 @@ export class ApiProblem extends HTTPException {
 }
 
 /** Sends the error envelope of `fields`; `docsUrl` is the server's reference page. */
-export function sendError(c: Context, docsUrl: string, fields: ProblemFields, headers: Readonly<Record<string, string>> = {}): Response {
+export function sendError(
+  c: Context,
+  docsUrl: string,
+  fields: ProblemFields,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return c.json(errorEnvelope(fields, { docsUrl }), fields.http_status as 400);
 }
@@ -30,7 +36,12 @@ export const invalidRequest = (envelope: ErrorEnvelope) => new ApiProblem(envelo
 /** 400 naming the `Content-Type` header (location `header`): verify bodies are JSON. */
 export const wrongContentType = (contentType: string) => {
   const got = contentType === '' ? 'no Content-Type' : JSON.stringify(contentType);
-  const problem = { name: 'Content-Type', location: 'header', reason: 'invalid_format', expected: `application/json, got ${got}` } as const;
+  const problem = {
+    name: 'Content-Type',
+    location: 'header',
+    reason: 'invalid_format',
+    expected: `application/json, got ${got}`,
+  } as const;
   return invalidRequest(badRequest([problem], 1));
 };
 
@@ -98,7 +109,10 @@ export const payloadTooLarge = (limitBytes: number, contentLength: string | unde
   });
 };
 
-/** 503: the places for verify operations (`max_in_flight` in all, `max_in_flight_per_account` for one account) are taken. */
+/**
+ * 503: the places for verify operations (`max_in_flight` in all, `max_in_flight_per_account` for one account) are
+ * taken.
+ */
 export const overloaded = () =>
   new ApiProblem(
     {

@@ -12,11 +12,20 @@ const PRUNE_EVERY_MS = 3_600_000;
  * @example
  * const stop = keepRequestLog(store, 45, logger); // … at shutdown: stop()
  */
-export function keepRequestLog(store: Store, retentionDays: number, logger: Logger, now: () => Date = () => new Date()): () => void {
+export function keepRequestLog(
+  store: Store,
+  retentionDays: number,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+): () => void {
   const prune = () => {
     const before = new Date(now().getTime() - retentionDays * DAY_MS);
     const removed = store.pruneRequests(before);
-    if (removed > 0) logger.info({ removed, before: before.toISOString(), request_retention_days: retentionDays }, 'request log pruned');
+    if (removed > 0)
+      logger.info(
+        { removed, before: before.toISOString(), request_retention_days: retentionDays },
+        'request log pruned',
+      );
   };
   prune();
   const timer = setInterval(prune, PRUNE_EVERY_MS);

@@ -47,19 +47,29 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
       },
       now,
     );
-    for (const key of account.keys) store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
+    for (const key of account.keys)
+      store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
   }
   if (!config.auth) {
     if (store.getAccount(ANONYMOUS_ACCOUNT) === undefined) {
       store.createAccount(
-        { id: ANONYMOUS_ACCOUNT, name: 'anonymous (auth off)', plan: 'self-hosted', cuLimit: Number.MAX_SAFE_INTEGER, rateLimitRps: 1_000_000 },
+        {
+          id: ANONYMOUS_ACCOUNT,
+          name: 'anonymous (auth off)',
+          plan: 'self-hosted',
+          cuLimit: Number.MAX_SAFE_INTEGER,
+          rateLimitRps: 1_000_000,
+        },
         now,
       );
     }
     return {};
   }
   if (store.listAccounts().length > 0) return {};
-  const account = store.createAccount({ id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 }, now);
+  const account = store.createAccount(
+    { id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 },
+    now,
+  );
   return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
 }
 
@@ -92,13 +102,20 @@ export interface RunningServer {
 }
 
 /** Starts the service on `config.host:config.port` (port 0: any free port). */
-export async function startServer(config: ServerConfig, options: { logger: Logger; store?: Store; print?: (text: string) => void }): Promise<RunningServer> {
+export async function startServer(
+  config: ServerConfig,
+  options: { logger: Logger; store?: Store; print?: (text: string) => void },
+): Promise<RunningServer> {
   const store = options.store ?? openStore(config);
   // The app is made once the port is known (port 0 picks one), so docs_url and the
   // OpenAPI servers name the real origin; until then requests get 503.
-  let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () => new Response(null, { status: 503 });
+  let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () =>
+    new Response(null, { status: 503 });
   // An http.Server: no createServer option is given, so the adaptor uses node:http's.
-  const server = createAdaptorServer({ fetch: (request, env) => fetchHandler(request, env as HttpBindings), serverOptions: httpOptions(config) }) as Server;
+  const server = createAdaptorServer({
+    fetch: (request, env) => fetchHandler(request, env as HttpBindings),
+    serverOptions: httpOptions(config),
+  }) as Server;
   const shutDown = drainable(server);
   try {
     await listen(server, config.host, config.port);
@@ -116,7 +133,12 @@ export async function startServer(config: ServerConfig, options: { logger: Logge
     ({ bootstrapKey } = provision(store, config, new Date()));
     stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
     if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
-    fetchHandler = createApp({ config: { ...config, port }, store, logger: options.logger, ...(pool && { pool }) }).fetch;
+    fetchHandler = createApp({
+      config: { ...config, port },
+      store,
+      logger: options.logger,
+      ...(pool && { pool }),
+    }).fetch;
   } catch (error) {
     stopPruning();
     await pool?.terminate();

@@ -47,7 +47,8 @@ export function isActive(key: KeyRecord): boolean {
 
 /** The hash and hint of a key given in a configuration file, validated. */
 export function importedKey(hashOrPlain: { sha256: string } | { plain: string }): { hash: string; hint: string } {
-  if (typeof hashOrPlain !== 'object' || hashOrPlain === null) throw new StoreError('STORE_INVALID', 'key must be given as {sha256} or {plain}', 'key');
+  if (typeof hashOrPlain !== 'object' || hashOrPlain === null)
+    throw new StoreError('STORE_INVALID', 'key must be given as {sha256} or {plain}', 'key');
   if ('sha256' in hashOrPlain) {
     const { sha256 } = hashOrPlain;
     if (typeof sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(sha256)) {
@@ -70,14 +71,20 @@ export function validLabel(label: unknown): string {
 /** Refuses one more key for an account that already has the maximum of active keys. */
 export function assertKeyLimit(accountId: string, activeKeys: number): void {
   if (activeKeys >= MAX_ACTIVE_KEYS) {
-    throw new StoreError('STORE_KEY_LIMIT', `account ${accountId} already has ${MAX_ACTIVE_KEYS} active keys; revoke one first (evm-integrity keys revoke ID)`);
+    throw new StoreError(
+      'STORE_KEY_LIMIT',
+      `account ${accountId} already has ${MAX_ACTIVE_KEYS} active keys; revoke one first (evm-integrity keys revoke ID)`,
+    );
   }
 }
 
 /** Refuses to import a hash that belongs to another account. */
 export function assertSameAccount(existing: KeyRecord, accountId: string): void {
   if (existing.accountId !== accountId) {
-    throw new StoreError('STORE_CONFLICT', `that key is already registered to account ${existing.accountId} (as ${existing.id})`);
+    throw new StoreError(
+      'STORE_CONFLICT',
+      `that key is already registered to account ${existing.accountId} (as ${existing.id})`,
+    );
   }
 }
 
@@ -113,12 +120,19 @@ export function keyToRevoke(idOrHint: string, byId: KeyRecord | undefined, byHin
   const candidates = active.length > 0 ? active : byHint;
   if (candidates.length === 1) return candidates[0]!;
   if (candidates.length === 0)
-    throw new StoreError('STORE_NOT_FOUND', `no key with id or hint ${JSON.stringify(idOrHint)} (evm-integrity keys list shows them)`);
-  throw new StoreError('STORE_CONFLICT', `hint ${idOrHint} matches ${candidates.length} keys (${candidates.map((k) => k.id).join(', ')}); revoke by key id`);
+    throw new StoreError(
+      'STORE_NOT_FOUND',
+      `no key with id or hint ${JSON.stringify(idOrHint)} (evm-integrity keys list shows them)`,
+    );
+  throw new StoreError(
+    'STORE_CONFLICT',
+    `hint ${idOrHint} matches ${candidates.length} keys (${candidates.map((k) => k.id).join(', ')}); revoke by key id`,
+  );
 }
 
 /** Validates the argument of revokeKey. */
 export function validIdOrHint(idOrHint: unknown): string {
-  if (typeof idOrHint !== 'string' || idOrHint.trim() === '') throw new StoreError('STORE_INVALID', 'key id or hint must be a non-empty string', 'idOrHint');
+  if (typeof idOrHint !== 'string' || idOrHint.trim() === '')
+    throw new StoreError('STORE_INVALID', 'key id or hint must be a non-empty string', 'idOrHint');
   return idOrHint.trim();
 }

@@ -64,7 +64,10 @@ const copyAccount = (a: Account): Account => ({
   entitlements:
     a.entitlements === null
       ? null
-      : { ...(a.entitlements.endpoints && { endpoints: [...a.entitlements.endpoints] }), ...(a.entitlements.chains && { chains: [...a.entitlements.chains] }) },
+      : {
+          ...(a.entitlements.endpoints && { endpoints: [...a.entitlements.endpoints] }),
+          ...(a.entitlements.chains && { chains: [...a.entitlements.chains] }),
+        },
 });
 const copyKey = (k: KeyRecord): KeyRecord => ({ ...k });
 
@@ -118,7 +121,9 @@ export class MemoryStore implements Store {
   }
 
   listAccounts(): Account[] {
-    return [...this.accounts.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)).map(copyAccount);
+    return [...this.accounts.values()]
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+      .map(copyAccount);
   }
 
   createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
@@ -131,7 +136,12 @@ export class MemoryStore implements Store {
     return { key, record: copyKey(record) };
   }
 
-  importKey(accountId: string, label: string, hashOrPlain: { sha256: string } | { plain: string }, now: Date): KeyRecord {
+  importKey(
+    accountId: string,
+    label: string,
+    hashOrPlain: { sha256: string } | { plain: string },
+    now: Date,
+  ): KeyRecord {
     requireDate('now', now);
     const account = this.account(accountId);
     const validated = validLabel(label);
@@ -202,7 +212,8 @@ export class MemoryStore implements Store {
       },
       (id) => this.accounts.get(id),
     );
-    if (result.status === 'active') return { status: 'active', key: copyKey(result.key), account: copyAccount(result.account) };
+    if (result.status === 'active')
+      return { status: 'active', key: copyKey(result.key), account: copyAccount(result.account) };
     if (result.status === 'revoked') return { status: 'revoked', key: copyKey(result.key) };
     return result;
   }
@@ -218,7 +229,8 @@ export class MemoryStore implements Store {
     const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
     const period = this.currentPeriod(account, now);
-    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra) return err({ usage: this.usageOf(account, period) });
+    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra)
+      return err({ usage: this.usageOf(account, period) });
     period.cuUsed += wanted.cu;
     period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
     const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };

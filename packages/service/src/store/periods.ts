@@ -42,7 +42,10 @@ export interface Period {
 export function billingPeriodAt(periodAnchor: string, now: Date): Period {
   const anchor = new Date(periodAnchor);
   const k = Math.max(0, periodIndexAt(anchor, now));
-  return { periodStart: addCalendarMonths(anchor, k).toISOString(), periodEnd: addCalendarMonths(anchor, k + 1).toISOString() };
+  return {
+    periodStart: addCalendarMonths(anchor, k).toISOString(),
+    periodEnd: addCalendarMonths(anchor, k + 1).toISOString(),
+  };
 }
 
 /**
@@ -88,5 +91,11 @@ export function countRequest(stored: RateWindow | undefined, nowMs: number): Rat
 export function rateDecision(window: RateWindow, limit: number, nowMs: number): RateToken {
   const allowed = window.count <= limit;
   const untilNext = Math.max(1, Math.ceil((window.windowStart + RATE_WINDOW_MS - nowMs) / 1000));
-  return { allowed, limit, remaining: Math.max(0, limit - window.count), count: window.count, retryAfterSeconds: allowed ? 0 : untilNext };
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - window.count),
+    count: window.count,
+    retryAfterSeconds: allowed ? 0 : untilNext,
+  };
 }

@@ -216,7 +216,9 @@ function statements(db: Database.Database) {
       'INSERT INTO api_keys (id, account_id, label, hash, hint, created_at, revoked_at) VALUES (@id, @accountId, @label, @hash, @hint, @createdAt, NULL)',
     ),
     revokeKey: s('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-    activeKeysOf: s<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid'),
+    activeKeysOf: s<KeyRow>(
+      'SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
+    ),
     // An account's rows, children first (foreign keys): what deleteAccount removes.
     deleteAccountRows: [
       'DELETE FROM api_keys WHERE account_id = ?',
@@ -226,20 +228,32 @@ function statements(db: Database.Database) {
       'DELETE FROM rate_windows WHERE account_id = ?',
       'DELETE FROM accounts WHERE id = ?',
     ].map((sql) => s(sql)),
-    period: s<PeriodRow>('SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1'),
+    period: s<PeriodRow>(
+      'SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1',
+    ),
     insertPeriod: s('INSERT INTO usage_periods (account_id, period_start, period_end) VALUES (?, ?, ?)'),
     addUsed: s('UPDATE usage_periods SET cu_used = cu_used + ? WHERE account_id = ? AND period_start = ?'),
     giveBackUsed: s('UPDATE usage_periods SET cu_used = max(0, cu_used - ?) WHERE account_id = ? AND period_start = ?'),
     addExtra: s('UPDATE usage_periods SET cu_extra = cu_extra + ? WHERE account_id = ? AND period_start = ?'),
-    endpointUsage: s<{ endpoint: string; cu: number }>('SELECT endpoint, cu FROM endpoint_usage WHERE account_id = ? AND period_start = ?'),
+    endpointUsage: s<{ endpoint: string; cu: number }>(
+      'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = ? AND period_start = ?',
+    ),
     addEndpointUsage: s(
       'INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = cu + excluded.cu',
     ),
-    giveBackEndpointUsage: s('UPDATE endpoint_usage SET cu = max(0, cu - ?) WHERE account_id = ? AND period_start = ? AND endpoint = ?'),
-    dropUnusedEndpoint: s('DELETE FROM endpoint_usage WHERE account_id = ? AND period_start = ? AND endpoint = ? AND cu = 0'),
-    insertRequest: s('INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    giveBackEndpointUsage: s(
+      'UPDATE endpoint_usage SET cu = max(0, cu - ?) WHERE account_id = ? AND period_start = ? AND endpoint = ?',
+    ),
+    dropUnusedEndpoint: s(
+      'DELETE FROM endpoint_usage WHERE account_id = ? AND period_start = ? AND endpoint = ? AND cu = 0',
+    ),
+    insertRequest: s(
+      'INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     pruneRequests: s('DELETE FROM requests WHERE seq IN (SELECT seq FROM requests WHERE at < ? ORDER BY at LIMIT ?)'),
-    rateWindow: s<{ windowStart: number; count: number }>('SELECT window_start AS windowStart, count FROM rate_windows WHERE account_id = ?'),
+    rateWindow: s<{ windowStart: number; count: number }>(
+      'SELECT window_start AS windowStart, count FROM rate_windows WHERE account_id = ?',
+    ),
     saveRateWindow: s(
       'INSERT INTO rate_windows (account_id, window_start, count) VALUES (?, ?, ?) ON CONFLICT (account_id) DO UPDATE SET window_start = excluded.window_start, count = excluded.count',
     ),
@@ -298,7 +312,11 @@ export class SqliteStore implements Store {
     const fields = normalizeAccountInput(input);
     return this.write(() => {
       if (this.sql.account.get(id) === undefined) return this.insertAccount(id, fields, now);
-      this.sql.updateAccount.run({ id, ...fields, entitlements: fields.entitlements === null ? null : JSON.stringify(fields.entitlements) });
+      this.sql.updateAccount.run({
+        id,
+        ...fields,
+        entitlements: fields.entitlements === null ? null : JSON.stringify(fields.entitlements),
+      });
       return this.account(id);
     });
   }
@@ -323,7 +341,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  importKey(accountId: string, label: string, hashOrPlain: { sha256: string } | { plain: string }, now: Date): KeyRecord {
+  importKey(
+    accountId: string,
+    label: string,
+    hashOrPlain: { sha256: string } | { plain: string },
+    now: Date,
+  ): KeyRecord {
     requireDate('now', now);
     const validated = validLabel(label);
     const { hash, hint } = importedKey(hashOrPlain);
@@ -397,7 +420,11 @@ export class SqliteStore implements Store {
     const current = this.runner.deferred(() => {
       const account = this.account(accountId);
       const row = this.sql.period.get(account.id);
-      return nextPeriod(account.periodAnchor, row && { periodStart: row.period_start, periodEnd: row.period_end }, now) === null
+      return nextPeriod(
+        account.periodAnchor,
+        row && { periodStart: row.period_start, periodEnd: row.period_end },
+        now,
+      ) === null
         ? this.usageOf(account, row!)
         : undefined;
     }) as Usage | undefined;
@@ -416,7 +443,8 @@ export class SqliteStore implements Store {
     return this.write((): ReserveResult => {
       const account = this.account(accountId);
       const period = this.currentPeriod(account, now);
-      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra) return err({ usage: this.usageOf(account, period) });
+      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra)
+        return err({ usage: this.usageOf(account, period) });
       this.sql.addUsed.run(wanted.cu, account.id, period.period_start);
       this.sql.addEndpointUsage.run(account.id, period.period_start, wanted.endpoint, wanted.cu);
       const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.period_start };
@@ -530,7 +558,15 @@ export class SqliteStore implements Store {
   }
 
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
-    this.sql.insertRequest.run(record.requestId, account.id, record.endpoint, record.status, record.cu, held.periodStart, now.toISOString());
+    this.sql.insertRequest.run(
+      record.requestId,
+      account.id,
+      record.endpoint,
+      record.status,
+      record.cu,
+      held.periodStart,
+      now.toISOString(),
+    );
   }
 
   private insertKey(accountId: string, label: string, hash: string, hint: string, now: Date): KeyRecord {
@@ -543,14 +579,27 @@ export class SqliteStore implements Store {
   /** The account's period row at `now`, inserting the next one when the stored one is over. Call inside write(). */
   private currentPeriod(account: Account, now: Date): PeriodRow {
     const row = this.sql.period.get(account.id);
-    const next: Period | null = nextPeriod(account.periodAnchor, row && { periodStart: row.period_start, periodEnd: row.period_end }, now);
+    const next: Period | null = nextPeriod(
+      account.periodAnchor,
+      row && { periodStart: row.period_start, periodEnd: row.period_end },
+      now,
+    );
     if (next === null) return row!;
     this.sql.insertPeriod.run(account.id, next.periodStart, next.periodEnd);
     return { period_start: next.periodStart, period_end: next.periodEnd, cu_used: 0, cu_extra: 0 };
   }
 
   private usageOf(account: Account, row: PeriodRow): Usage {
-    const byEndpoint = this.sql.endpointUsage.all(account.id, row.period_start).map((r): [string, number] => [r.endpoint, r.cu]);
-    return makeUsage(account.id, { periodStart: row.period_start, periodEnd: row.period_end }, account.cuLimit, row.cu_extra, row.cu_used, byEndpoint);
+    const byEndpoint = this.sql.endpointUsage
+      .all(account.id, row.period_start)
+      .map((r): [string, number] => [r.endpoint, r.cu]);
+    return makeUsage(
+      account.id,
+      { periodStart: row.period_start, periodEnd: row.period_end },
+      account.cuLimit,
+      row.cu_extra,
+      row.cu_used,
+      byEndpoint,
+    );
   }
 }

@@ -15,5 +15,8 @@ export class StoreError extends EvmIntegrityError<{ field?: string }, StoreError
 
 /** The error for an account id that names no account. */
 export function accountNotFound(id: string): StoreError {
-  return new StoreError('STORE_NOT_FOUND', `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`);
+  return new StoreError(
+    'STORE_NOT_FOUND',
+    `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`,
+  );
 }

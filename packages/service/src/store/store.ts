@@ -89,7 +89,10 @@ export interface AccountInput {
   entitlements?: Entitlements | null;
 }
 
-export type AuthResult = { status: 'active'; key: KeyRecord; account: Account } | { status: 'unknown' } | { status: 'revoked'; key: KeyRecord };
+export type AuthResult =
+  | { status: 'active'; key: KeyRecord; account: Account }
+  | { status: 'unknown' }
+  | { status: 'revoked'; key: KeyRecord };
 
 export interface RateToken {
   allowed: boolean;
@@ -112,7 +115,12 @@ export interface Store {
   /** A new key, returned once: `evmi_` + 43 base64url characters; only its SHA-256 is stored. */
   createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord };
   /** A key from a configuration file; the existing record when that hash is already known. */
-  importKey(accountId: string, label: string, hashOrPlain: { sha256: string } | { plain: string }, now: Date): KeyRecord;
+  importKey(
+    accountId: string,
+    label: string,
+    hashOrPlain: { sha256: string } | { plain: string },
+    now: Date,
+  ): KeyRecord;
   listKeys(accountId?: string): KeyRecord[];
   /** Revokes by key id or hint; a key already revoked is returned unchanged. */
   revokeKey(idOrHint: string, now: Date): KeyRecord;

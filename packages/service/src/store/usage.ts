@@ -10,5 +10,13 @@ export function makeUsage(
   byEndpoint: Iterable<[string, number]>,
 ): Usage {
   const cuByEndpoint = Object.fromEntries([...byEndpoint].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { accountId, periodStart: period.periodStart, periodEnd: period.periodEnd, cuLimit, cuExtra, cuUsed, cuByEndpoint };
+  return {
+    accountId,
+    periodStart: period.periodStart,
+    periodEnd: period.periodEnd,
+    cuLimit,
+    cuExtra,
+    cuUsed,
+    cuByEndpoint,
+  };
 }

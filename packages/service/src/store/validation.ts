@@ -19,7 +19,10 @@ export function requireText(field: string, value: unknown, max = 200): string {
 /** An id: 1-64 letters, digits, `.`, `_` or `-`, starting with a letter or digit. */
 export function requireId(field: string, value: unknown): string {
   if (typeof value !== 'string' || !ID_PATTERN.test(value)) {
-    invalid(field, `must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(value)}`);
+    invalid(
+      field,
+      `must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -27,14 +30,18 @@ export function requireId(field: string, value: unknown): string {
 /** A non-negative safe integer (`min` 1 for a positive one). */
 export function requireCount(field: string, value: unknown, min = 0): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    invalid(field, `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`);
+    invalid(
+      field,
+      `must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}`,
+    );
   }
   return value;
 }
 
 /** A finite number of milliseconds. */
 export function requireTimeMs(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(field, `must be a finite number of milliseconds, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    invalid(field, `must be a finite number of milliseconds, got ${String(value)}`);
   return value;
 }
 
@@ -46,7 +53,8 @@ export function requireDate(field: string, value: unknown): Date {
 
 function normalizeEntitlements(value: Entitlements | null | undefined): Entitlements | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) invalid('entitlements', 'must be an object with endpoints and/or chains');
+  if (typeof value !== 'object' || Array.isArray(value))
+    invalid('entitlements', 'must be an object with endpoints and/or chains');
   const result: Entitlements = {};
   if (value.endpoints !== undefined) {
     if (!Array.isArray(value.endpoints)) invalid('entitlements.endpoints', 'must be an array of endpoint names');
@@ -78,7 +86,8 @@ export function normalizeReserve(endpoint: string, cu: number): { endpoint: stri
 
 /** Validates a reservation handed back to settle or release. */
 export function normalizeReservation(reservation: Reservation): Reservation {
-  if (typeof reservation !== 'object' || reservation === null) invalid('reservation', 'must be the reservation reserve() returned');
+  if (typeof reservation !== 'object' || reservation === null)
+    invalid('reservation', 'must be the reservation reserve() returned');
   const periodStart = reservation.periodStart;
   if (typeof periodStart !== 'string' || Number.isNaN(Date.parse(periodStart)))
     invalid('reservation.periodStart', `must be an ISO instant, got ${JSON.stringify(periodStart)}`);
@@ -98,6 +107,7 @@ export function normalizeRequest(request: RequestRecord, reservation: Reservatio
     invalid('request.status', `must be an HTTP status (100-599), got ${String(status)}`);
   if (request.cu !== cu) invalid('request.cu', `must equal the cu charged (${cu}), got ${String(request.cu)}`);
   const endpoint = requireText('request.endpoint', request.endpoint);
-  if (endpoint !== reservation.endpoint) invalid('request.endpoint', `must equal the reservation's endpoint (${reservation.endpoint}), got ${endpoint}`);
+  if (endpoint !== reservation.endpoint)
+    invalid('request.endpoint', `must equal the reservation's endpoint (${reservation.endpoint}), got ${endpoint}`);
   return { requestId: requireText('request.requestId', request.requestId), endpoint, status, cu };
 }

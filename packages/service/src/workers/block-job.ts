@@ -1,7 +1,9 @@
 import type { BlockRefusal, BlockReport, ChainRegistry, Result, RuleSetName } from 'evm-integrity';
 import { verifyBlockBytes } from 'evm-integrity/api';
 
-/** A block handed to a worker: its JSON text as UTF-8 bytes (transferred, not copied), and the rule set named for it. */
+/**
+ * A block handed to a worker: its JSON text as UTF-8 bytes (transferred, not copied), and the rule set named for it.
+ */
 export interface BlockJob {
   kind: 'block';
   bytes: Uint8Array<ArrayBuffer>;

@@ -14,11 +14,18 @@ export interface VerifyJob {
   docsUrl: string;
 }
 
-/** A worker's answer: the status and JSON text of the response, or the chain the account may not use (the route answers 403). */
+/**
+ * A worker's answer: the status and JSON text of the response, or the chain the account may not use (the route answers
+ * 403).
+ */
 export type VerifyOutcome = { kind: 'answer'; status: number; json: string } | { kind: 'forbidden'; chainId: number };
 
 /** An operation's result as the answer the route sends, serialised where it was computed. */
-export const answerOf = (result: OperationResult): VerifyOutcome => ({ kind: 'answer', status: result.status, json: JSON.stringify(result.body) });
+export const answerOf = (result: OperationResult): VerifyOutcome => ({
+  kind: 'answer',
+  status: result.status,
+  json: JSON.stringify(result.body),
+});
 
 /**
  * What a worker does with a job: the route's own body reading, then the endpoint's operation,

@@ -10,5 +10,7 @@ const encoder = new TextEncoder();
  * @example await walkLineage({ chainId, tracingId, source, blocks, verify: poolBlockVerifier(pool) })
  */
 export function poolBlockVerifier(pool: VerifyPool, rules?: RuleSetName): BlockVerifier {
-  return async (block) => (await runOnPool(pool, { kind: 'block', bytes: encoder.encode(JSON.stringify(block)), ...(rules && { rules }) })).result;
+  return async (block) =>
+    (await runOnPool(pool, { kind: 'block', bytes: encoder.encode(JSON.stringify(block)), ...(rules && { rules }) }))
+      .result;
 }

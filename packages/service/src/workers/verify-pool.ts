@@ -22,7 +22,11 @@ export type VerifyPool = WorkerPool<PoolJob, PoolOutcome>;
  * Runs `job` on a worker, its bytes transferred: the answer of its kind. An abort of `signal`
  * while it waits drops it.
  */
-export function runOnPool<J extends PoolJob>(pool: VerifyPool, job: J, signal?: AbortSignal): Promise<Outcomes[J['kind']]> {
+export function runOnPool<J extends PoolJob>(
+  pool: VerifyPool,
+  job: J,
+  signal?: AbortSignal,
+): Promise<Outcomes[J['kind']]> {
   // The worker answers a job of each kind with that kind's outcome.
   return pool.run(job, [job.bytes.buffer], signal) as Promise<Outcomes[J['kind']]>;
 }

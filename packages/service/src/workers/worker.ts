@@ -10,11 +10,13 @@ import type { PoolJob, PoolOutcome } from './verify-pool.js';
 
 const registry = new ChainRegistry((workerData as { chains: ChainInfo[] }).chains);
 
-const run = async (job: PoolJob): Promise<PoolOutcome> => (job.kind === 'block' ? runBlockJob(job, registry, threadId) : runVerifyJob(job, registry));
+const run = async (job: PoolJob): Promise<PoolOutcome> =>
+  job.kind === 'block' ? runBlockJob(job, registry, threadId) : runVerifyJob(job, registry);
 
 parentPort!.on('message', (job: PoolJob) => {
   run(job).then(
     (value) => parentPort!.postMessage({ ok: true, value }),
-    (error: unknown) => parentPort!.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
+    (error: unknown) =>
+      parentPort!.postMessage({ ok: false, message: error instanceof Error ? error.message : String(error) }),
   );
 });

@@ -57,7 +57,10 @@ function unauthorized(header: string | undefined, status: TokenStatus, message: 
         ...AUTH_DETAILS,
         provided_header: header === undefined ? null : redact(header),
         token_status: status,
-        recommendation: status === 'revoked' ? 'This key was revoked; use another active key of the account.' : 'Check the key and the header format.',
+        recommendation:
+          status === 'revoked'
+            ? 'This key was revoked; use another active key of the account.'
+            : 'Check the key and the header format.',
       },
     },
     { 'WWW-Authenticate': challenge(status) },
@@ -79,7 +82,8 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
       if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
       return account;
     }
-    if (header === undefined || header.trim() === '') throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
+    if (header === undefined || header.trim() === '')
+      throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
     const result = store.authenticate(match[1]!);
@@ -100,7 +104,8 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     async (c, next) => {
       const account = c.get('account')!;
       const endpoints = account.entitlements?.endpoints;
-      if (endpoints !== undefined && !endpoints.includes(endpoint.name)) throw forbidden(account, `the endpoint ${endpoint.name}`);
+      if (endpoints !== undefined && !endpoints.includes(endpoint.name))
+        throw forbidden(account, `the endpoint ${endpoint.name}`);
       await next();
     };
 
@@ -108,7 +113,10 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
   const throttle: MiddlewareHandler<Env> = async (c, next) => {
     const account = c.get('account')!;
     const token = store.takeRateToken(account.id, account.rateLimitRps, now().getTime());
-    const headers = { 'X-RateLimit-Limit': String(token.limit), 'X-RateLimit-Remaining': String(Math.max(0, token.remaining)) };
+    const headers = {
+      'X-RateLimit-Limit': String(token.limit),
+      'X-RateLimit-Remaining': String(Math.max(0, token.remaining)),
+    };
     if (!token.allowed) {
       throw new ApiProblem(
         {
@@ -158,7 +166,10 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
           cu_limit: allowance,
           cu_used: usage.cuUsed,
           cu_reset_at: usage.periodEnd,
-          resolution: ['An operator adds CU to the account (evm-integrity accounts add-cu).', 'The allowance resets at cu_reset_at.'],
+          resolution: [
+            'An operator adds CU to the account (evm-integrity accounts add-cu).',
+            'The allowance resets at cu_reset_at.',
+          ],
         },
       },
       { 'Retry-After': String(retryAfter) },

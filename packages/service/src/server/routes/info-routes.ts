@@ -25,13 +25,19 @@ export function infoRoutes(
   routes.get('/openapi.json', (c) => c.json(reference.openapi));
   routes.get('/docs', (c) => c.html(reference.docs, 200, { 'Content-Security-Policy': DOCS_CSP }));
   routes.get('/docs/init.js', (c) =>
-    c.body(DOCS_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' }),
+    c.body(DOCS_SCRIPT, 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    }),
   );
   // The page names it with its version (`?v=`), so it can be cached for good.
   routes.get('/docs/scalar.js', async (c) => {
     const bundle = await readBundle();
     if (bundle === undefined) return c.notFound();
-    return c.body(new Uint8Array(bundle), 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=31536000, immutable' });
+    return c.body(new Uint8Array(bundle), 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
   });
 
   routes.get('/usage', authenticate, (c) => {

@@ -9,12 +9,20 @@ import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
 import { runOnPool } from '../../workers/verify-pool.js';
 import { readRequestBody } from '../../endpoints/read-request-body.js';
-import { type ApiProblem, invalidRequest, payloadTooLarge, unsupportedEncoding, wrongContentType } from '../responses.js';
+import {
+  type ApiProblem,
+  invalidRequest,
+  payloadTooLarge,
+  unsupportedEncoding,
+  wrongContentType,
+} from '../responses.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 
 const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
 
-/** The work of one verify request once its body is read: run inline or on a worker, aborted by `signal` while it waits. */
+/**
+ * The work of one verify request once its body is read: run inline or on a worker, aborted by `signal` while it waits.
+ */
 type Verification = (signal: AbortSignal) => Promise<VerifyOutcome>;
 
 /**
@@ -35,7 +43,10 @@ class RequestHold {
     private readonly requestId: string,
   ) {}
 
-  /** Takes a place (503 when none is free), then reserves the endpoint's CU (`refuse`: the 429 when the allowance cannot pay). */
+  /**
+   * Takes a place (503 when none is free), then reserves the endpoint's CU (`refuse`: the 429 when the allowance cannot
+   * pay).
+   */
   take(refuse: (usage: Usage) => ApiProblem): void {
     this.deps.admission.enter(this.account.id);
     this.#entered = true;
@@ -52,13 +63,20 @@ class RequestHold {
     this.#reservation = undefined;
     if (reservation === undefined) return;
     const charged = this.status >= 200 && this.status < 300;
-    const record = { requestId: this.requestId, endpoint: this.endpoint.name, status: this.status, cu: charged ? this.endpoint.cu : 0 };
+    const record = {
+      requestId: this.requestId,
+      endpoint: this.endpoint.name,
+      status: this.status,
+      cu: charged ? this.endpoint.cu : 0,
+    };
     if (charged) this.deps.store.settle(reservation, record, this.deps.now());
     else this.deps.store.release(reservation, record, this.deps.now());
   }
 }
 
-/** Refuses a body the server cannot read: compressed (415), or not declared JSON (400 naming the Content-Type header). */
+/**
+ * Refuses a body the server cannot read: compressed (415), or not declared JSON (400 naming the Content-Type header).
+ */
 function requirePlainJson(c: Context<Env>): void {
   const encoding = c.req.header('content-encoding');
   if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
@@ -86,7 +104,11 @@ function clientGone(hold: RequestHold): Response {
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
  * client gone before the answer (even while its job waited for a worker), gives them back.
  */
-export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuards>, endpoints: readonly Endpoint[]): Hono<Env> {
+export function verifyRoutes(
+  deps: AppDeps,
+  guards: ReturnType<typeof createGuards>,
+  endpoints: readonly Endpoint[],
+): Hono<Env> {
   const { config, store, registry, docsUrl, now, pool } = deps;
   const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
   const limit = bodyLimit({
@@ -113,7 +135,12 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
   };
 
   /** Runs the verification under `hold` and answers it; `hold.status` is the status the request ends with. */
-  const answer = async (c: Context<Env>, account: Account, verify: Verification, hold: RequestHold): Promise<Response> => {
+  const answer = async (
+    c: Context<Env>,
+    account: Account,
+    verify: Verification,
+    hold: RequestHold,
+  ): Promise<Response> => {
     let outcome: VerifyOutcome;
     try {
       outcome = await verify(c.req.raw.signal);
@@ -134,19 +161,27 @@ export function verifyRoutes(deps: AppDeps, guards: ReturnType<typeof createGuar
 
   const routes = new Hono<Env>();
   for (const endpoint of endpoints) {
-    routes.post(endpoint.path, guards.authenticate, guards.entitled(endpoint), guards.throttle, guards.affordable(endpoint), limit, async (c) => {
-      const account = c.get('account')!;
-      requirePlainJson(c);
-      const verify = prepare(endpoint, account, await readBody(c));
-      const hold = new RequestHold({ admission, store, now }, account, endpoint, c.get('requestId'));
-      try {
-        // The CU are taken before the work, atomically across every process on the store.
-        hold.take((usage) => guards.allowanceProblem(account, usage));
-        return await answer(c, account, verify, hold);
-      } finally {
-        hold.end();
-      }
-    });
+    routes.post(
+      endpoint.path,
+      guards.authenticate,
+      guards.entitled(endpoint),
+      guards.throttle,
+      guards.affordable(endpoint),
+      limit,
+      async (c) => {
+        const account = c.get('account')!;
+        requirePlainJson(c);
+        const verify = prepare(endpoint, account, await readBody(c));
+        const hold = new RequestHold({ admission, store, now }, account, endpoint, c.get('requestId'));
+        try {
+          // The CU are taken before the work, atomically across every process on the store.
+          hold.take((usage) => guards.allowanceProblem(account, usage));
+          return await answer(c, account, verify, hold);
+        } finally {
+          hold.end();
+        }
+      },
+    );
   }
   return routes;
 }
