@@ -21,7 +21,7 @@ import { startServer, type RunningServer } from '../packages/service/src/server/
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
-import { capturingLogger, testConfig } from './helpers/server.js';
+import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
 
 type Json = Record<string, any>;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -601,17 +601,7 @@ describe('over HTTP: the app, and the real server on loopback', () => {
   const config = testConfig({
     host: '127.0.0.1',
     port: 0,
-    accounts: [
-      {
-        id: 'auditor',
-        name: 'Auditor',
-        plan: 'pro',
-        cuLimit: 100_000,
-        rateLimitRps: 10_000,
-        entitlements: null,
-        keys: [{ label: 'test', key: KEY }],
-      },
-    ],
+    accounts: [auditorAccount(KEY, 'test')],
   });
   let server: RunningServer;
   beforeAll(async () => void (server = await startServer(config, { logger: capturingLogger().logger })));

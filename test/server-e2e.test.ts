@@ -11,7 +11,7 @@ import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
-import { capturingLogger, testConfig } from './helpers/server.js';
+import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-e2e-'));
 const KEY = 'evmi_e2e-test-key-0123456789abcdefghijklmnopqrstu';
@@ -23,15 +23,7 @@ const config = testConfig({
   bodyLimitBytes: 4 * 1024 * 1024,
   chains: [{ chainId: HIVE_CHAIN_ID, name: 'hive devnet', rules: 'ethereum', verifiable: true }],
   accounts: [
-    {
-      id: 'auditor',
-      name: 'Auditor',
-      plan: 'pro',
-      cuLimit: 100_000,
-      rateLimitRps: 10_000,
-      entitlements: null,
-      keys: [{ label: 'e2e', key: KEY }],
-    },
+    auditorAccount(KEY, 'e2e'),
     {
       id: 'small',
       name: 'Small',

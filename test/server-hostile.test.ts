@@ -10,7 +10,7 @@ import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { capturingLogger, testConfig } from './helpers/server.js';
+import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
 
 const KEY = 'evmi_hostile-test-key-0123456789abcdefghijklmnopq';
 const log = capturingLogger();
@@ -27,17 +27,7 @@ beforeAll(async () => {
     testConfig({
       host: '127.0.0.1',
       bodyLimitBytes: 64 * 1024,
-      accounts: [
-        {
-          id: 'auditor',
-          name: 'Auditor',
-          plan: 'pro',
-          cuLimit: 100_000,
-          rateLimitRps: 10_000,
-          entitlements: null,
-          keys: [{ label: 'hostile', key: KEY }],
-        },
-      ],
+      accounts: [auditorAccount(KEY, 'hostile')],
     }),
     { logger: log.logger },
   );
@@ -142,17 +132,7 @@ describe('a client that leaves before the answer', () => {
       testConfig({
         host: '127.0.0.1',
         bodyLimitBytes: 64 * 1024 * 1024,
-        accounts: [
-          {
-            id: 'auditor',
-            name: 'Auditor',
-            plan: 'pro',
-            cuLimit: 100_000,
-            rateLimitRps: 10_000,
-            entitlements: null,
-            keys: [{ label: 'hostile', key: KEY }],
-          },
-        ],
+        accounts: [auditorAccount(KEY, 'hostile')],
       }),
       { logger: log.logger },
     );

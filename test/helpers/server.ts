@@ -25,6 +25,20 @@ export function capturingLogger(): { logger: Logger; lines: Array<Record<string,
   };
 }
 
+/** The one account most server tests use: a pro plan with room to spare, every endpoint and chain, one key. */
+export function auditorAccount(key: string, label: string): NonNullable<ServerConfig['accounts']>[number] {
+  return {
+    id: 'auditor',
+    name: 'Auditor',
+    plan: 'pro',
+    cuLimit: 100_000,
+    rateLimitRps: 10_000,
+    entitlements: null,
+    keys: [{ label, key }],
+  };
+}
+
+/** A server configuration for tests: the defaults, a memory store, any free port, then `over`. */
 export function testConfig(over: Partial<ServerConfig> = {}): ServerConfig {
   return { ...DEFAULT_CONFIG, store: 'memory', port: 0, ...over };
 }
