@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { closeOutputEarly } from './helpers/pipe.js';
 import { main } from '../packages/service/src/cli/main.js';
 import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
@@ -228,15 +229,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
 
   it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {
     const n = await start();
-    const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'audit', ...RANGE, '--rpc', n.url], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdout.once('data', () => child.stdout.destroy());
-      child.on('close', (status) => resolve({ status, stderr }));
-    });
+    const result = await closeOutputEarly(BIN, ['audit', ...RANGE, '--rpc', n.url]);
     expect(result).toEqual({ status: 141, stderr: '' });
   });
 

@@ -4,12 +4,13 @@
  * others still verified), standard input with `-` or no FILE, and text that is not JSON told in
  * the CLI's words for every `verify` command.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { closeOutputEarly } from './helpers/pipe.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -147,16 +148,7 @@ describe('standard input', () => {
 describe('a reader that stops early', () => {
   it('verify block FILE… | head -1: status 141, nothing on stderr, no stack trace', async () => {
     const files = Array.from({ length: 40 }, () => GOOD[1]!);
-    const result = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'verify', 'block', ...files], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdout.once('data', () => child.stdout.destroy());
-      child.on('close', (status) => resolve({ status, stderr }));
-    });
+    const result = await closeOutputEarly(BIN, ['verify', 'block', ...files], ROOT);
     expect(result).toEqual({ status: 141, stderr: '' });
   });
 });

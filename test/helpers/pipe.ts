@@ -1,0 +1,19 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * Runs the CLI as `… | head -c1` would: standard output is closed once its first bytes arrive.
+ * The exit status and what the process said on standard error.
+ */
+export function closeOutputEarly(
+  bin: string,
+  args: string[],
+  cwd?: string,
+): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd && { cwd }) });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}
