@@ -6,7 +6,12 @@
  */
 export { auditRange, RangeAudit, type AuditRangeOptions } from './engine.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
-export type { BlockVerifier } from '../verify/block-verifier.js';
+// What an audit is run with, from the rooms that hold it: the block sources' contract and errors, the offline
+// source, the block verifier (also exported by `evm-integrity/lineage`, which shares them).
+export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
+export type { BlockJson, BlockSource } from '../sources/block-source.js';
+export { ChainMismatchError, SourceError } from '../sources/source-error.js';
+export { BundleSource } from '../bundle/bundle-source.js';
 export {
   AuditTally,
   isReorg,

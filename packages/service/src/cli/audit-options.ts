@@ -4,7 +4,7 @@
  * match.
  */
 import { parseArgs } from 'node:util';
-import type { BlockSource } from 'evm-integrity/lineage';
+import type { BlockSource } from 'evm-integrity/audit';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
 import {

@@ -1,5 +1,5 @@
 /** Where an audit's blocks come from, and what checks the hosted service's datasets against them. */
-import { BundleSource } from 'evm-integrity/lineage';
+import { BundleSource } from 'evm-integrity/audit';
 import {
   recordedServiceCrossCheck,
   RpcBlockSource,

@@ -1,11 +1,15 @@
-import { auditRange, AuditTally, isReorg, type AuditSummary, type CrossCheck } from 'evm-integrity/audit';
 import {
+  auditRange,
+  AuditTally,
   ChainMismatchError,
   inlineBlockVerifier,
+  isReorg,
   SourceError,
+  type AuditSummary,
   type BlockSource,
   type BlockVerifier,
-} from 'evm-integrity/lineage';
+  type CrossCheck,
+} from 'evm-integrity/audit';
 import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';

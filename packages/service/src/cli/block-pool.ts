@@ -3,7 +3,7 @@
  * The pool's code is loaded only when a command asks for one, so that the others start as fast.
  */
 import type { RuleSetName } from 'evm-integrity';
-import type { BlockVerifier } from 'evm-integrity/lineage';
+import type { BlockVerifier } from 'evm-integrity/audit';
 
 export interface BlockPool {
   verify: BlockVerifier;
