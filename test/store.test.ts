@@ -1,6 +1,17 @@
 import { spawn } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -864,6 +875,26 @@ describe('SqliteStore on a file', () => {
   afterEach(() => {
     for (const store of stores.splice(0)) store.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps its files to their owner: a directory it makes 0700, the database and its WAL files 0600', () => {
+    const store = openStore();
+    store.createAccount(ACME, T0); // a write: the -wal and -shm files exist now
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(dirname(file))).toBe(0o700);
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(mode(path), path).toBe(0o600);
+  });
+
+  it('narrows a store file that others can read to 0600 when it opens it, and leaves a directory it did not make', () => {
+    openStore().createAccount(ACME, T0);
+    for (const store of stores.splice(0)) store.close();
+    chmodSync(dirname(file), 0o755);
+    for (const path of [file, `${file}-wal`]) if (existsSync(path)) chmodSync(path, 0o644);
+    openStore();
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(file)).toBe(0o600);
+    if (existsSync(`${file}-wal`)) expect(mode(`${file}-wal`)).toBe(0o600);
+    expect(mode(dirname(file))).toBe(0o755);
   });
 
   it('creates its directory and a WAL-mode file at the current schema version', () => {

@@ -22,7 +22,8 @@ export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlit
 export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
   if (config.store === 'memory') return new MemoryStore();
   try {
-    mkdirSync(config.dataDir, { recursive: true });
+    // Owner-only when made here (0700), as the store's own files are (store/owner-only.ts).
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
   }

@@ -6,8 +6,6 @@
  * across processes.
  * The schema version is `PRAGMA user_version`.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { err, ok } from 'evm-integrity';
 import {
@@ -38,6 +36,7 @@ import {
   type Store,
   type Usage,
 } from './store.js';
+import { ownerOnlyStoreFile } from './owner-only.js';
 import { accountNotFound, StoreError } from './store-error.js';
 import { makeUsage } from './usage.js';
 import { newAccountId } from './account-ids.js';
@@ -261,11 +260,11 @@ function statements(db: Database.Database) {
 }
 
 /**
- * The store in one SQLite file (the service's default, `data/evm-integrity.db`): accounts, key
+ * The store in one SQLite file (the service's default, `data/evm-integrity.sqlite`): accounts, key
  * hashes, usage per period, the request log and rate windows, shared safely by the processes that
- * open the same file.
+ * open the same file, and closed to other users of the machine (`owner-only.ts`).
  * @example
- * const store = new SqliteStore('data/evm-integrity.db');
+ * const store = new SqliteStore('data/evm-integrity.sqlite');
  */
 export class SqliteStore implements Store {
   readonly file: string;
@@ -273,11 +272,11 @@ export class SqliteStore implements Store {
   private readonly sql: ReturnType<typeof statements>;
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
 
-  /** Opens (creating the directory, the file and the schema as needed) the store in `file`. */
+  /** Opens (creating the directory, the file and the schema as needed, owner-only) the store in `file`. */
   constructor(file: string) {
     this.file = file;
     try {
-      if (file !== ':memory:' && file !== '') mkdirSync(dirname(file), { recursive: true });
+      if (file !== ':memory:' && file !== '') ownerOnlyStoreFile(file);
       this.db = new Database(file);
     } catch (error) {
       throw new StoreError('STORE_INVALID', `cannot open the store ${file}: ${(error as Error).message}`, 'file');
