@@ -6,7 +6,7 @@
 import { UsageError } from './io.js';
 
 /** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
-export const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
+const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
 
 /** A block tag of {@link BLOCK_TAGS}. */
 export type BlockTag = (typeof BLOCK_TAGS)[number];
@@ -20,7 +20,7 @@ const BLOCK_EXPECTED = 'use a block number (decimal or 0x hex) or latest, finali
  * A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, or not a
  * safe integer.
  */
-export function wholeNumber(text: string): number | undefined {
+function wholeNumber(text: string): number | undefined {
   const digits = text.replace(/(?<=[0-9a-fA-F])_(?=[0-9a-fA-F])/g, '');
   if (!/^(0[xX][0-9a-fA-F]+|\d+)$/.test(digits)) return undefined;
   const n = Number(digits.toLowerCase());

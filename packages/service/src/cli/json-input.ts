@@ -12,7 +12,7 @@ const NOT_JSON = /^valid JSON \((.*)\)$/s;
 /**
  * The JSON parser's message when `problem` is the one that says a body is not JSON; undefined for any other problem.
  */
-export function notJsonReason(problem: Problem | undefined): string | undefined {
+function notJsonReason(problem: Problem | undefined): string | undefined {
   if (problem === undefined || problem.name !== 'body' || problem.reason !== 'invalid_format') return undefined;
   return NOT_JSON.exec(problem.expected)?.[1];
 }
@@ -27,7 +27,7 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
  * Why a text is not JSON: the parser's message with the line and column of the fault in place of
  * its character offset, e.g. `not JSON (Expected double-quoted property name at line 3 column 1)`.
  */
-export function notJsonMessage(text: string, parserMessage: string): string {
+function notJsonMessage(text: string, parserMessage: string): string {
   if (text.trim() === '') return 'not JSON (it is empty)';
   const at = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s.exec(parserMessage);
   if (at === null) return `not JSON (${parserMessage.replace(/ in JSON$/, '')})`;
@@ -35,20 +35,23 @@ export function notJsonMessage(text: string, parserMessage: string): string {
   return `not JSON (${at[1]} at line ${line} column ${column})`;
 }
 
-/** The line that says `file` (or standard input) is not JSON. */
-export function notJsonLine(file: string | undefined, text: string, parserMessage: string): string {
-  return `${inputName(file)}: ${notJsonMessage(text, parserMessage)}`;
+/**
+ * The line that says `file` (or standard input) is not JSON, when `problem` is the body reader's
+ * refusal (`decodeJsonBody`: not UTF-8, not JSON, two byte order marks); undefined for any other problem.
+ */
+export function notJsonLine(
+  file: string | undefined,
+  bytes: Uint8Array,
+  problem: Problem | undefined,
+): string | undefined {
+  if (problem === undefined || problem.name !== 'body') return undefined;
+  // Decoded again only to place the fault by line and column in the message.
+  return `${inputName(file)}: ${notJsonMessage(new TextDecoder().decode(bytes), notJsonReason(problem) ?? problem.expected)}`;
 }
 
-/**
- * A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not
- * JSON.
- */
+/** A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not JSON. */
 export function parseInputJson(bytes: Uint8Array, file: string | undefined): unknown {
   const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
-  // Decoded again only to place the fault by line and column in the message.
-  throw new InputError(
-    notJsonLine(file, new TextDecoder().decode(bytes), notJsonReason(parsed.error) ?? parsed.error.expected),
-  );
+  throw new InputError(notJsonLine(file, bytes, parsed.error)!);
 }

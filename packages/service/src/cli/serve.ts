@@ -76,7 +76,7 @@ function shellWord(word: string): string {
  * then (a key is shown only when it is made), so it tells how to make another for a lost one,
  * with the command for this very store.
  */
-export function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
+function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
   const account = accountIds.length === 1 ? accountIds[0]! : 'ACCOUNT_ID';
   const where = `--data-dir ${shellWord(dataDir)}`;
   return (

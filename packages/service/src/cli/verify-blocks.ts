@@ -17,7 +17,7 @@ import {
 import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../workers/block-job.js';
 import { InputError } from './io.js';
-import { notJsonLine, notJsonReason } from './json-input.js';
+import { notJsonLine } from './json-input.js';
 
 /**
  * Bytes of blocks verified inline before the pool is started for the rest. Measured on 2 cores
@@ -69,10 +69,8 @@ function fileAnswer(
   context: OperationContext,
 ): FileAnswer {
   const problem = !result.ok && result.error.kind === 'invalid' ? result.error.problems[0] : undefined;
-  const parserMessage = notJsonReason(problem) ?? (problem?.name === 'body' ? problem.expected : undefined);
-  // Decoded again only to place the fault by line and column in the message.
-  if (parserMessage !== undefined)
-    return { file, error: notJsonLine(file, new TextDecoder().decode(bytes), parserMessage) };
+  const notJson = notJsonLine(file, bytes, problem);
+  if (notJson !== undefined) return { file, error: notJson };
   return { file, result: blockAnswer(result, context) };
 }
 

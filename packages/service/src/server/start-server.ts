@@ -12,6 +12,7 @@ import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
+import { DIRECTORY_MODE } from '../store/owner-only.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
 
@@ -22,8 +23,8 @@ export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlit
 export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
   if (config.store === 'memory') return new MemoryStore();
   try {
-    // Owner-only when made here (0700), as the store's own files are (store/owner-only.ts).
-    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+    // Here first, so that a directory that cannot be made is told as data_dir's fault; owner-only, as the store makes it.
+    mkdirSync(config.dataDir, { recursive: true, mode: DIRECTORY_MODE });
   } catch (error) {
     throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
   }

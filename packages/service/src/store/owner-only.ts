@@ -11,8 +11,8 @@ import { dirname } from 'node:path';
 
 /** Read and write for the owner only. */
 const FILE_MODE = 0o600;
-/** Read, write and enter for the owner only. */
-const DIRECTORY_MODE = 0o700;
+/** Read, write and enter for the owner only: a directory made for the store. */
+export const DIRECTORY_MODE = 0o700;
 /** Any permission for the group or others. */
 const OPEN_TO_OTHERS = 0o077;
 

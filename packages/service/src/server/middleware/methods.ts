@@ -25,7 +25,7 @@ export function methodsByPath(routes: ReadonlyArray<{ method: string; path: stri
 }
 
 /** Whether a browser script on `origin` may call this server: it is listed in `cors_origins`, or `*` is. */
-export const originAllowed = (origin: string | undefined, allowed: readonly string[]): origin is string =>
+const originAllowed = (origin: string | undefined, allowed: readonly string[]): origin is string =>
   origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
 
 /**
