@@ -211,8 +211,11 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     );
     const range = ['--chain', chain, '--from', number, '--to', number, '--rpc', node.url];
     const unnamed = await run(range);
-    expect(unnamed.stderr).toBe('');
-    expect(unnamed.status).toBe(0);
+    // Nothing verified is no pass: exit 2, and one line says so.
+    expect(unnamed.stderr).toBe(
+      'evm-integrity: 1 of 1 blocks could not be verified (verdict not_verifiable; each line says why)\n',
+    );
+    expect(unnamed.status).toBe(2);
     expect(parseLines(unnamed.stdout)[1]).toMatchObject({
       verdict: 'not_verifiable',
       reason: expect.stringContaining('--rules'),

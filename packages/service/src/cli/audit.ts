@@ -148,7 +148,16 @@ function conclude(
     io.stderr(`evm-integrity: stopped at block ${total.next_block}: ${why}; ${howToContinue(out, total.next_block)}\n`);
     return 2;
   }
-  return total.verdicts.fail > 0 ? 1 : 0;
+  if (total.verdicts.fail > 0) return 1;
+  // A block that could not be verified is no pass: the run says so, as verify block and lineage do.
+  const unverified = total.verdicts.not_verifiable;
+  if (unverified > 0) {
+    io.stderr(
+      `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
+    );
+    return 2;
+  }
+  return 0;
 }
 
 /**
@@ -161,8 +170,8 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
 }
 
 /**
- * `audit …`: exit 0 every block passes (not_verifiable does not fail), 1 a block fails, 2 bad input or an unreachable
- * source, 130 interrupted.
+ * `audit …`: exit 0 every block passes, 1 a block fails, 2 a block not verifiable (and none failed), bad input or an
+ * unreachable source, 130 interrupted.
  */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const run = await prepareAudit(argv, io.env ?? process.env);

@@ -99,8 +99,8 @@ on this thread). --rules NAME: the rule set of a chain outside the registry
 are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
-Exit status: 0 every block passes (not verifiable blocks do not fail), 1 a block
-fails, 2 bad input or a source unreachable past its retries, 3 a bug, 130
+Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
+bad input or a source unreachable past its retries, 3 a bug, 130
 interrupted (Ctrl-C; the message says how to resume), 141 stdout closed early
 (… | head). Details: docs/audit.md.`;
 
