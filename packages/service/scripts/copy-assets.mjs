@@ -4,7 +4,8 @@
 // - the repository's reference pages (docs/) into docs/, which the CLI's docs_url points at.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
-const bundle = new URL(import.meta.resolve('@scalar/api-reference/browser/standalone.js'));
+// The package exports no path to its browser bundle; the bundle sits beside its main entry (dist/).
+const bundle = new URL('browser/standalone.js', import.meta.resolve('@scalar/api-reference'));
 const { name, version } = JSON.parse(readFileSync(new URL('../../package.json', bundle), 'utf8'));
 // The package ships no LICENSE file; @scalar/types, its dependency from the same repository, does.
 const license = readFileSync(new URL('../LICENSE', import.meta.resolve('@scalar/types')), 'utf8');
