@@ -23,6 +23,8 @@ function visit(url: string, origin: string): Promise<Visit> {
     '--no-sandbox',
     '--disable-gpu',
     `--user-data-dir=${dir}`,
+    // Scalar lays an operation out when it nears the viewport: a tall one shows the whole document.
+    '--window-size=1280,20000',
     '--virtual-time-budget=10000',
     `--log-net-log=${netLog}`,
     '--dump-dom',

@@ -15,12 +15,15 @@ import { ERROR_CODES } from './openapi.js';
  */
 
 /**
- * Where the build (scripts/copy-scalar.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server
+ * Where the build (scripts/copy-assets.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server
  * alike.
  */
 export const SCALAR_BUNDLE = fileURLToPath(new URL('../../dist/assets/scalar-standalone.js', import.meta.url));
 
-/** Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar. */
+/**
+ * Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar;
+ * every tag open, so that each operation is laid out (the document is small) rather than only the first tag's.
+ */
 const SCALAR_OPTIONS = {
   url: 'openapi.json',
   withDefaultFonts: false,
@@ -28,6 +31,7 @@ const SCALAR_OPTIONS = {
   agent: { disabled: true },
   showDeveloperTools: 'never',
   documentDownloadType: 'json',
+  defaultOpenAllTags: true,
 };
 
 /**
