@@ -1,14 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/service/src/cli/serve.js';
+import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
+import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config-env.js';
 import {
-  applyEnvironment,
+  CONFIG_MEMBERS,
   ConfigError,
   DEFAULT_CONFIG,
   parseConfig,
   publicUrlOf,
+  type ServerConfig,
 } from '../packages/service/src/server/config.js';
 
 describe('server configuration', () => {
@@ -130,7 +133,6 @@ describe('server configuration', () => {
       store: 'memory',
       dataDir: '/srv/data',
     });
-    expect(() => applyEnvironment(DEFAULT_CONFIG, { PORT: 'eighty' })).toThrow(/PORT: expected a port number/);
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
     expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
@@ -147,5 +149,148 @@ describe('server configuration', () => {
     expect(config).toEqual({ ...parseConfig(fromFile), host: '::1', port: 0, store: 'memory', dataDir: '/srv/data' });
     expect(config.accounts.map((a) => a.id)).toEqual(['acme']);
     expect(config.chains.map((c) => c.chainId)).toEqual([31337]);
+  });
+});
+
+/** For each member, a value given as its variable's text, and what the configuration then holds. */
+const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerConfig>]> = {
+  host: ['::1', { host: '::1' }],
+  port: ['9000', { port: 9000 }],
+  store: ['memory', { store: 'memory' }],
+  data_dir: ['/srv/evm integrity', { dataDir: '/srv/evm integrity' }],
+  body_limit_bytes: ['1024', { bodyLimitBytes: 1024 }],
+  auth: ['false', { auth: false }],
+  public_url: ['https://verify.example.com', { publicUrl: 'https://verify.example.com' }],
+  max_in_flight: ['8', { maxInFlight: 8 }],
+  max_in_flight_per_account: ['4', { maxInFlightPerAccount: 4 }],
+  pool_workers: ['0', { poolWorkers: 0 }],
+  pool_threshold_bytes: ['65536', { poolThresholdBytes: 65536 }],
+  accounts: [
+    '[{"id":"acme","cu_limit":5,"keys":[{"label":"ci","key":"k"}]}]',
+    { accounts: parseConfig({ accounts: [{ id: 'acme', cu_limit: 5, keys: [{ label: 'ci', key: 'k' }] }] }).accounts },
+  ],
+  chains: [
+    '[{"chain_id":31337,"rules":"ethereum"}]',
+    { chains: [{ chainId: 31337, name: 'chain 31337', rules: 'ethereum', verifiable: true }] },
+  ],
+  header_timeout_ms: ['1000', { headerTimeoutMs: 1000 }],
+  body_timeout_ms: ['40000', { bodyTimeoutMs: 40000 }],
+  idle_timeout_ms: ['5000', { idleTimeoutMs: 5000 }],
+  shutdown_timeout_ms: ['0', { shutdownTimeoutMs: 0 }],
+  request_retention_days: ['90', { requestRetentionDays: 90 }],
+  cors_origins: ['["https://app.example.com"]', { corsOrigins: ['https://app.example.com'] }],
+  metrics_port: ['9464', { metricsPort: 9464 }],
+  metrics_host: ['0.0.0.0', { metricsHost: '0.0.0.0' }],
+  metrics_token: ['1234', { metricsToken: '1234' }],
+};
+
+describe('configuration from the environment', () => {
+  it('every member has its variable EVM_INTEGRITY_<MEMBER>; PORT and HOST are aliases', () => {
+    expect(Object.keys(FROM_ENVIRONMENT).sort(), 'a sample above for every member').toEqual([...CONFIG_MEMBERS].sort());
+    expect(environmentVariables()).toEqual([
+      ...CONFIG_MEMBERS.map((member) => ({ variable: `EVM_INTEGRITY_${member.toUpperCase()}`, member })),
+      { variable: 'PORT', member: 'port' },
+      { variable: 'HOST', member: 'host' },
+    ]);
+  });
+
+  it.each(Object.entries(FROM_ENVIRONMENT))(
+    '%s from its variable: text for a member that takes text, JSON otherwise',
+    (member, [text, expected]) => {
+      const config = applyEnvironment(DEFAULT_CONFIG, { [`EVM_INTEGRITY_${member.toUpperCase()}`]: text });
+      expect(config).toEqual({ ...DEFAULT_CONFIG, ...expected });
+    },
+  );
+
+  it('precedence: defaults < file < environment < flags, each only for the members it names', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, host: '0.0.0.0', data_dir: '/srv/file', max_in_flight: 7 }));
+    const env = { EVM_INTEGRITY_CONFIG: file, EVM_INTEGRITY_PORT: '9100', EVM_INTEGRITY_DATA_DIR: '/srv/env' };
+    expect(loadConfig({}, env)).toEqual({
+      ...DEFAULT_CONFIG,
+      port: 9100,
+      host: '0.0.0.0',
+      dataDir: '/srv/env',
+      maxInFlight: 7,
+    });
+    expect(loadConfig({ port: '9200' }, env)).toMatchObject({ port: 9200, dataDir: '/srv/env', maxInFlight: 7 });
+    expect(loadConfig({}, { EVM_INTEGRITY_PORT: '9100' })).toEqual({ ...DEFAULT_CONFIG, port: 9100 });
+  });
+
+  it('an empty variable is as if unset; an alias and its variable may agree, never differ', () => {
+    expect(applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_HOST: '', HOST: '' })).toEqual(DEFAULT_CONFIG);
+    expect(applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_PORT: '9000', PORT: '9000' }).port).toBe(9000);
+    expect(applyEnvironment(DEFAULT_CONFIG, { PORT: '9001' }).port).toBe(9001);
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_PORT: '9000', PORT: '9001' })).toThrow(
+      /^EVM_INTEGRITY_PORT and PORT both set port, to different values; set one$/,
+    );
+  });
+
+  it.each([
+    [
+      { EVM_INTEGRITY_PORT: 'eighty' },
+      /^EVM_INTEGRITY_PORT: expected a port number 0-65535, got "eighty" \(a value other than text is read as JSON\)$/,
+    ],
+    [{ EVM_INTEGRITY_PORT: '70000' }, /^EVM_INTEGRITY_PORT: expected a port number 0-65535, got 70000$/],
+    [{ PORT: 'eighty' }, /^PORT: expected a port number 0-65535, got "eighty"/],
+    [{ EVM_INTEGRITY_AUTH: 'no' }, /^EVM_INTEGRITY_AUTH: expected true or false, got "no" \(a value other/],
+    [{ EVM_INTEGRITY_STORE: 'mysql' }, /^EVM_INTEGRITY_STORE: expected "sqlite" or "memory", got "mysql"/],
+    [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":"a b"}]' }, /^EVM_INTEGRITY_ACCOUNTS\[0\]\.id: expected an id/],
+    [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":' }, /^EVM_INTEGRITY_ACCOUNTS: expected an array of accounts, got "\[/],
+    [{ EVM_INTEGRITY_METRICS_PORT: '"9464"' }, /^EVM_INTEGRITY_METRICS_PORT: expected a port number 0-65535, or null/],
+    [
+      { EVM_INTEGRITY_HEADER_TIMEOUT_MS: '50000' },
+      /^body_timeout_ms: expected at least header_timeout_ms \(50000\), got 30000/,
+    ],
+  ])('%j is refused, naming the variable and what it expects', (env, message) => {
+    expect(() => applyEnvironment(DEFAULT_CONFIG, env)).toThrow(ConfigError);
+    expect(() => applyEnvironment(DEFAULT_CONFIG, env)).toThrow(message);
+  });
+
+  it('docs/service.md lists every variable the configuration reads, with its member', () => {
+    const page = readFileSync(new URL('../docs/service.md', import.meta.url), 'utf8');
+    const start = page.indexOf('\n## From the environment\n');
+    expect(start).toBeGreaterThan(-1);
+    const rows = page
+      .slice(start)
+      .split('\n')
+      .filter((line) => /^\| `[A-Z_]+` \|/.test(line))
+      .map((line) => line.split('|').map((cell) => cell.trim().replace(/`/g, '')));
+    expect(rows.map(([, variable, member]) => ({ variable, member }))).toEqual(environmentVariables());
+  });
+});
+
+describe('configuration from the environment, as a process gets it', () => {
+  const running: ServeProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((served) => served.stop()));
+  });
+
+  it('serve reads its members from EVM_INTEGRITY_* over the file, and a flag over both', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
+    writeFileSync(file, JSON.stringify({ port: 1, store: 'sqlite', accounts: [{ id: 'from-file' }] }));
+    const key = 'evmi_env-config-key-0123456789abcdefghijklmnop';
+    const served = serveProcess(['--port', '0'], {
+      EVM_INTEGRITY_CONFIG: file,
+      EVM_INTEGRITY_PORT: '2',
+      EVM_INTEGRITY_STORE: 'memory',
+      EVM_INTEGRITY_ACCOUNTS: JSON.stringify([{ id: 'acme', plan: 'pro', cu_limit: 7, keys: [{ label: 'ci', key }] }]),
+      EVM_INTEGRITY_METRICS_PORT: '0',
+    });
+    running.push(served);
+    const listening = await served.listening;
+    expect(listening).toMatchObject({ store: 'memory' });
+    expect(new URL(listening.url).port).not.toMatch(/^[12]$/);
+    expect(listening.metrics_url).toMatch(/\/metrics$/);
+    const usage = await fetch(`${listening.url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(usage.status).toBe(200);
+    expect(await usage.json()).toMatchObject({ plan: 'pro', cu_limit: 7 });
+  });
+
+  it('a variable that does not fit: one line naming it, exit 2', async () => {
+    const served = serveProcess(['--port', '0'], { EVM_INTEGRITY_STORE: 'memory', EVM_INTEGRITY_AUTH: 'no' });
+    running.push(served);
+    expect(await served.exited).toBe(2);
+    expect(served.stderr().trim()).toMatch(/^[^\n]*EVM_INTEGRITY_AUTH: expected true or false, got "no"[^\n]*$/);
   });
 });

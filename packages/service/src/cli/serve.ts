@@ -1,14 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { applyEnvironment, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
+import { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
+import { applyEnvironment, variableOf } from '../server/config-env.js';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer, storeFile } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
 import { runAdmin } from './admin.js';
 import { InputError, readFailure, UsageError } from './io.js';
 
-/** The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then PORT/HOST, then flags. */
+/**
+ * The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then the environment (EVM_INTEGRITY_*
+ * and the aliases PORT, HOST), then flags; each overrides only the members it names.
+ */
 export function loadConfig(
   values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string },
   env: NodeJS.ProcessEnv,
@@ -141,14 +145,16 @@ export async function runServe(argv: string[]): Promise<number> {
  * An admin command works on a store that exists: a data directory without one is a mistake (a
  * typo, another directory), told in one line naming it, never a new empty store.
  */
-function requireStore(dataDir: string, from: 'flag' | 'config' | 'default'): void {
+function requireStore(dataDir: string, from: 'flag' | 'environment' | 'config' | 'default'): void {
   if (existsSync(storeFile(dataDir))) return;
   const named =
     from === 'flag'
       ? `--data-dir ${dataDir}`
-      : from === 'config'
-        ? `data_dir ${dataDir} (of the configuration)`
-        : `${dataDir} (the default data directory)`;
+      : from === 'environment'
+        ? `EVM_INTEGRITY_DATA_DIR ${dataDir}`
+        : from === 'config'
+          ? `data_dir ${dataDir} (of the configuration)`
+          : `${dataDir} (the default data directory)`;
   throw new InputError(
     `${named} holds no store (no ${storeFile('').replace(/^[\\/]/, '')} in it); the server makes one at its first start: evm-integrity serve --data-dir ${shellWord(dataDir)}`,
   );
@@ -176,9 +182,11 @@ export function runAdminCommand(argv: string[], io: { stdout(t: string): void; s
     config.dataDir,
     values['data-dir'] !== undefined
       ? 'flag'
-      : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
-        ? 'config'
-        : 'default',
+      : (process.env[variableOf('data_dir')] ?? '') !== ''
+        ? 'environment'
+        : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
+          ? 'config'
+          : 'default',
   );
   let store: Store | undefined;
   try {

@@ -46,8 +46,9 @@ export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
 
 Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data).
-The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; PORT and HOST override it,
-and each flag overrides only the member it names. The first start with no account
+The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each member can also be
+set as EVM_INTEGRITY_<MEMBER> (PORT and HOST too), which overrides the file, and
+each flag overrides only the member it names. The first start with no account
 creates one and prints its API key once; a later start on a store with accounts
 says how to make a key for a lost one. SIGINT/SIGTERM stop it: requests in
 progress get shutdown_timeout_ms (10 s by default) to finish. Every setting:

@@ -10,10 +10,12 @@ import type { AppDeps, Env } from './env.js';
 import { createGuards } from './middleware/guards.js';
 import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
 import { requestLog } from './middleware/request-log.js';
+import { requestMetrics } from './middleware/request-metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
 import { ApiProblem, internalError, methodNotAllowed, notFound, sendError } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
+import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
 
@@ -25,6 +27,8 @@ export interface AppOptions {
   now?: () => Date;
   /** The worker pool for large bodies (startServer makes it); absent, every body is verified inline. */
   pool?: VerifyPool;
+  /** Where requests, charges and refusals are counted (startServer makes it when `metrics_port` is set). */
+  metrics?: ServerMetrics;
 }
 
 /**
@@ -36,7 +40,7 @@ export interface AppOptions {
  * const app = createApp({ config: DEFAULT_CONFIG, store: new MemoryStore(), logger: pino() });
  * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
  */
-export function createApp({ config, store, logger, now = () => new Date(), pool }: AppOptions): Hono<Env> {
+export function createApp({ config, store, logger, now = () => new Date(), pool, metrics }: AppOptions): Hono<Env> {
   const origin = publicUrlOf(config);
   const deps: AppDeps = {
     config,
@@ -46,15 +50,20 @@ export function createApp({ config, store, logger, now = () => new Date(), pool 
     registry: new ChainRegistry(config.chains),
     docsUrl: `${origin}/v1/docs`,
     ...(pool && { pool }),
+    ...(metrics && { metrics }),
   };
   const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimitBytes: config.bodyLimitBytes });
   const guards = createGuards(deps);
 
   const app = new Hono<Env>();
+  if (metrics !== undefined) app.use('*', requestMetrics(metrics));
   app.use('*', requestLog(logger));
   app.use('*', corsHeaders(config.corsOrigins));
   app.onError((error, c) => {
-    if (error instanceof ApiProblem) return sendError(c, deps.docsUrl, error.fields, error.headers);
+    if (error instanceof ApiProblem) {
+      metrics?.refused(error.fields);
+      return sendError(c, deps.docsUrl, error.fields, error.headers);
+    }
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     const incidentId = randomUUID();
     logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');

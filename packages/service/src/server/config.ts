@@ -60,6 +60,12 @@ export interface ServerConfig {
    * default.
    */
   corsOrigins: string[];
+  /** Port of the Prometheus listener (`/metrics`), apart from the API's; null: none. */
+  metricsPort: number | null;
+  /** Address of the Prometheus listener; loopback unless told otherwise. */
+  metricsHost: string;
+  /** When set, the Prometheus listener requires it as a bearer key. */
+  metricsToken: string | null;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -90,6 +96,9 @@ export const DEFAULT_CONFIG: ServerConfig = {
   shutdownTimeoutMs: 10_000,
   requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
   corsOrigins: [],
+  metricsPort: null,
+  metricsHost: '127.0.0.1',
+  metricsToken: null,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -226,6 +235,35 @@ function readChains(json: JsonObject, fallback: ChainInfo[]): ChainInfo[] {
 }
 
 /**
+ * The members of the configuration, in snake_case as the file writes them: the one list that
+ * parseConfig accepts and that the environment's variables are derived from (config-env.ts).
+ */
+export const CONFIG_MEMBERS: readonly string[] = [
+  'host',
+  'port',
+  'store',
+  'data_dir',
+  'body_limit_bytes',
+  'auth',
+  'public_url',
+  'max_in_flight',
+  'max_in_flight_per_account',
+  'pool_workers',
+  'pool_threshold_bytes',
+  'accounts',
+  'chains',
+  'header_timeout_ms',
+  'body_timeout_ms',
+  'idle_timeout_ms',
+  'shutdown_timeout_ms',
+  'request_retention_days',
+  'cors_origins',
+  'metrics_port',
+  'metrics_host',
+  'metrics_token',
+];
+
+/**
  * The configuration from a parsed JSON file (members in snake_case, as in the
  * README) over `base`: a member not given keeps base's value, so flags parsed
  * over a file override only what they name. Unknown members are errors: a typo
@@ -233,31 +271,10 @@ function readChains(json: JsonObject, fallback: ChainInfo[]): ChainInfo[] {
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const known = [
-    'host',
-    'port',
-    'store',
-    'data_dir',
-    'body_limit_bytes',
-    'auth',
-    'public_url',
-    'max_in_flight',
-    'max_in_flight_per_account',
-    'pool_workers',
-    'pool_threshold_bytes',
-    'accounts',
-    'chains',
-    'header_timeout_ms',
-    'body_timeout_ms',
-    'idle_timeout_ms',
-    'shutdown_timeout_ms',
-    'request_retention_days',
-    'cors_origins',
-  ];
-  const unknown = Object.keys(json).filter((k) => !known.includes(k));
+  const unknown = Object.keys(json).filter((k) => !CONFIG_MEMBERS.includes(k));
   if (unknown.length > 0)
     throw new ConfigError(
-      `unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`,
+      `unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MEMBERS.join(', ')}`,
     );
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
@@ -360,19 +377,24 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       'an array of origins such as "https://app.example.com" (scheme and host, no path), or ["*"]',
       base.corsOrigins,
     ),
+    metricsPort: member<number | null>(
+      json,
+      'metrics_port',
+      '',
+      (v) => v === null || isPort(v),
+      'a port number 0-65535, or null (no metrics listener)',
+      base.metricsPort,
+    ),
+    metricsHost: member(json, 'metrics_host', '', isString, 'a host name or address', base.metricsHost),
+    metricsToken: member<string | null>(
+      json,
+      'metrics_token',
+      '',
+      (v) => v === null || isString(v),
+      'a non-empty string, or null (no token)',
+      base.metricsToken,
+    ),
   };
-}
-
-/** `PORT` and `HOST` override the file, as platforms that assign them expect. */
-export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
-  const next = { ...config };
-  if (env.PORT !== undefined) {
-    const port = Number(env.PORT);
-    if (!isPort(port)) throw new ConfigError(`PORT: expected a port number 0-65535, got ${JSON.stringify(env.PORT)}`);
-    next.port = port;
-  }
-  if (env.HOST !== undefined && env.HOST !== '') next.host = env.HOST;
-  return next;
 }
 
 /** The origin clients reach the server at. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
 import type { ServerConfig } from './config.js';
+import type { ServerMetrics } from './server-metrics.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
 import type { Account, Store } from '../store/store.js';
 
@@ -21,4 +22,6 @@ export interface AppDeps {
   now: () => Date;
   /** Verifies bodies of `poolThresholdBytes` and more off the event loop; absent, every body is verified inline. */
   pool?: VerifyPool;
+  /** Counts requests, charges and refusals; absent when metrics are off. */
+  metrics?: ServerMetrics;
 }

@@ -8,6 +8,8 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { listen } from './listen.js';
+import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
+import { createMetricsRegistry, type MetricsServer, serveMetrics } from '../metrics/serve-metrics.js';
 import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
@@ -90,6 +92,35 @@ function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeout
   };
 }
 
+/** The server's figures and the listener that serves them. */
+interface Metrics {
+  server: ServerMetrics;
+  listener: MetricsServer;
+}
+
+/**
+ * The Prometheus listener of `metrics_port`, with the server's figures registered; undefined when
+ * metrics are off. A port that cannot be bound is a ConfigError naming metrics_port.
+ */
+async function startMetrics(config: ServerConfig, queueDepth: () => number): Promise<Metrics | undefined> {
+  if (config.metricsPort === null) return undefined;
+  const registry = createMetricsRegistry();
+  const server = createServerMetrics(registry, queueDepth);
+  // The store's latency and errors (instrumentStore, issue 16) belong here, in the same registry.
+  try {
+    const listener = await serveMetrics(registry, {
+      host: config.metricsHost,
+      port: config.metricsPort,
+      token: config.metricsToken,
+    });
+    return { server, listener };
+  } catch (error) {
+    throw new ConfigError(
+      `metrics_port ${config.metricsPort} on ${config.metricsHost}: cannot listen (${(error as Error).message})`,
+    );
+  }
+}
+
 export interface RunningServer {
   url: string;
   port: number;
@@ -130,7 +161,9 @@ export async function startServer(
   let bootstrapKey: string | undefined;
   let stopPruning = () => {};
   let pool: VerifyPool | undefined;
+  let metrics: Metrics | undefined;
   try {
+    metrics = await startMetrics(config, () => pool?.waiting ?? 0);
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey } = provision(store, config, new Date()));
     stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
@@ -140,15 +173,26 @@ export async function startServer(
       store,
       logger: options.logger,
       ...(pool && { pool }),
+      ...(metrics && { metrics: metrics.server }),
     }).fetch;
   } catch (error) {
     stopPruning();
     await pool?.terminate();
+    await metrics?.listener.close();
     server.close();
     store.close();
     throw error;
   }
-  options.logger.info({ url, store: config.store, auth: config.auth, pool_workers: pool?.size ?? 0 }, 'listening');
+  options.logger.info(
+    {
+      url,
+      store: config.store,
+      auth: config.auth,
+      pool_workers: pool?.size ?? 0,
+      ...(metrics && { metrics_url: metrics.listener.url }),
+    },
+    'listening',
+  );
   if (bootstrapKey !== undefined) {
     (options.print ?? ((t) => process.stderr.write(t)))(
       `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${url}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
@@ -166,6 +210,7 @@ export async function startServer(
     } finally {
       // After the drain: no request is left to hand a job to the workers.
       await pool?.terminate();
+      await metrics?.listener.close();
       stopPruning();
       store.close();
     }

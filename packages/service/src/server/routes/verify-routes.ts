@@ -16,6 +16,7 @@ import {
   unsupportedEncoding,
   wrongContentType,
 } from '../responses.js';
+import type { ServerMetrics } from '../server-metrics.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 
 const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
@@ -37,7 +38,7 @@ class RequestHold {
   status = 500;
 
   constructor(
-    private readonly deps: { admission: Admission; store: Store; now: () => Date },
+    private readonly deps: { admission: Admission; store: Store; now: () => Date; metrics?: ServerMetrics },
     private readonly account: Account,
     private readonly endpoint: Endpoint,
     private readonly requestId: string,
@@ -69,8 +70,10 @@ class RequestHold {
       status: this.status,
       cu: charged ? this.endpoint.cu : 0,
     };
-    if (charged) this.deps.store.settle(reservation, record, this.deps.now());
-    else this.deps.store.release(reservation, record, this.deps.now());
+    if (charged) {
+      this.deps.store.settle(reservation, record, this.deps.now());
+      this.deps.metrics?.charged(this.endpoint.name, this.endpoint.cu);
+    } else this.deps.store.release(reservation, record, this.deps.now());
   }
 }
 
@@ -109,7 +112,7 @@ export function verifyRoutes(
   guards: ReturnType<typeof createGuards>,
   endpoints: readonly Endpoint[],
 ): Hono<Env> {
-  const { config, store, registry, docsUrl, now, pool } = deps;
+  const { config, store, registry, docsUrl, now, pool, metrics } = deps;
   const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
   const limit = bodyLimit({
     maxSize: config.bodyLimitBytes,
@@ -172,7 +175,12 @@ export function verifyRoutes(
         const account = c.get('account')!;
         requirePlainJson(c);
         const verify = prepare(endpoint, account, await readBody(c));
-        const hold = new RequestHold({ admission, store, now }, account, endpoint, c.get('requestId'));
+        const hold = new RequestHold(
+          { admission, store, now, ...(metrics && { metrics }) },
+          account,
+          endpoint,
+          c.get('requestId'),
+        );
         try {
           // The CU are taken before the work, atomically across every process on the store.
           hold.take((usage) => guards.allowanceProblem(account, usage));

@@ -1,0 +1,97 @@
+/**
+ * The configuration from the environment: each member of the file as `EVM_INTEGRITY_<MEMBER>`
+ * (`data_dir`: `EVM_INTEGRITY_DATA_DIR`), derived from the one list of members, so a member added
+ * to the configuration can be set from the environment too. The names platforms assign (`PORT`,
+ * `HOST`, `DATABASE_URL`) are aliases.
+ */
+import { CONFIG_MEMBERS, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './config.js';
+
+/** The variable of `member`: `EVM_INTEGRITY_` and the member in upper case. */
+export const variableOf = (member: string) => `EVM_INTEGRITY_${member.toUpperCase()}`;
+
+/**
+ * The names platforms and images set, each with the member it stands for. An alias of a member this
+ * build does not have is not read.
+ */
+const ALIASES: Readonly<Record<string, string>> = { PORT: 'port', HOST: 'host', DATABASE_URL: 'database_url' };
+
+/** A variable the configuration reads, and the member it sets. */
+export interface EnvironmentVariable {
+  variable: string;
+  member: string;
+}
+
+/** Every variable the configuration reads: one per member, then the aliases of the members there are. */
+export function environmentVariables(): EnvironmentVariable[] {
+  const aliases = Object.entries(ALIASES).filter(([, member]) => CONFIG_MEMBERS.includes(member));
+  return [
+    ...CONFIG_MEMBERS.map((member) => ({ variable: variableOf(member), member })),
+    ...aliases.map(([variable, member]) => ({ variable, member })),
+  ];
+}
+
+/** True when `member` takes `text` as it is (a host, a path, a URL); else what the member expects. */
+function takesText(member: string, text: string): true | string {
+  try {
+    parseConfig({ [member]: text }, DEFAULT_CONFIG);
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return error.message.slice(error.message.indexOf(':') + 2);
+  }
+}
+
+/**
+ * The value a variable gives its member: the text itself when the member takes text, else the text
+ * read as JSON (a number, `true`, `null`, an array, an object).
+ */
+function valueOf({ variable, member }: EnvironmentVariable, text: string): unknown {
+  const asText = takesText(member, text);
+  if (asText === true) return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ConfigError(`${variable}: ${asText} (a value other than text is read as JSON)`);
+  }
+}
+
+/** A ConfigError about a member, told as the variable's that set it: `EVM_INTEGRITY_PORT: expected …`. */
+function told(error: unknown, variableOfMember: ReadonlyMap<string, string>): unknown {
+  if (!(error instanceof ConfigError)) return error;
+  const named = /^(\w+)(.*)$/s.exec(error.message);
+  const variable = named === null ? undefined : variableOfMember.get(named[1]!);
+  return variable === undefined ? error : new ConfigError(`${variable}${named![2]}`);
+}
+
+/**
+ * `config` with the members the environment sets over it. An empty variable is as if unset. A
+ * member set by its variable and by an alias (EVM_INTEGRITY_PORT and PORT) to different values is
+ * refused: neither is guessed to win.
+ *
+ * @example
+ * applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_METRICS_PORT: '9464', HOST: '0.0.0.0' })
+ * // { ...DEFAULT_CONFIG, metricsPort: 9464, host: '0.0.0.0' }
+ */
+export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
+  const json: Record<string, unknown> = {};
+  const variableOfMember = new Map<string, string>();
+  for (const read of environmentVariables()) {
+    const text = env[read.variable];
+    if (text === undefined || text === '') continue;
+    const earlier = variableOfMember.get(read.member);
+    if (earlier !== undefined) {
+      if (env[earlier] === text) continue;
+      throw new ConfigError(
+        // Not the values: one may be a secret (a token, a database URL with its password).
+        `${earlier} and ${read.variable} both set ${read.member}, to different values; set one`,
+      );
+    }
+    variableOfMember.set(read.member, read.variable);
+    json[read.member] = valueOf(read, text);
+  }
+  try {
+    return parseConfig(json, config);
+  } catch (error) {
+    throw told(error, variableOfMember);
+  }
+}
