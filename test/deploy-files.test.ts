@@ -2,11 +2,17 @@
  * The Dockerfile and compose.yaml, checked without a Docker engine: the image is built and started
  * with the README's commands, it runs as a user without privileges and checks /v1/health, and every
  * variable compose.yaml and the Dockerfile set for the service is one the configuration reads.
+ * And docs/deploy.md's SQLite backup command, run as written against a running server.
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config-env.js';
 import { CONFIG_MEMBERS, DEFAULT_CONFIG } from '../packages/service/src/server/config.js';
+import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 import { parseSimpleYaml, type YamlValue } from './helpers/simple-yaml.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
@@ -179,5 +185,68 @@ describe('compose.yaml', () => {
       a: { b: '1', c: ['x', "y's"], d: ['p', 'q'] },
       e: null,
     });
+  });
+});
+
+describe('docs/deploy.md', () => {
+  const dirs: string[] = [];
+  const running: ServeProcess[] = [];
+  afterAll(async () => {
+    await Promise.all(running.map((served) => served.stop()));
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the SQLite backup it gives, taken while the server runs, is owner-only and restores the store's accounts, keys and usage", async () => {
+    const command = read('docs/deploy.md')
+      .split('\n')
+      .find((line) => line.startsWith('umask 077 && node -e'));
+    expect(command).toBeDefined();
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-backup-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'backups'));
+    const key = 'evmi_backup-test-key-0123456789abcdefghijklmnop';
+    const config = (dataDir: string, accounts: unknown[]) => {
+      const file = join(dir, `config-${accounts.length}.json`);
+      writeFileSync(file, JSON.stringify({ port: 0, data_dir: dataDir, accounts }));
+      return file;
+    };
+    const verify = (url: string) =>
+      fetch(`${url}/v1/evm/verify/receipt-root`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+        body: read('fixtures/requests/receipt-root-mainnet-19426587.json'),
+      });
+    const usage = async (url: string) =>
+      (await (await fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+        cu_used: number;
+      };
+
+    const original = serveProcess([
+      '--config',
+      config(join(dir, 'data'), [{ id: 'acme', keys: [{ label: 'ci', key }] }]),
+    ]);
+    running.push(original);
+    const { url } = await original.listening;
+    expect((await verify(url)).status).toBe(200);
+    const out = execFileSync('sh', ['-c', command!], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_PATH: fileURLToPath(new URL('../node_modules', import.meta.url)) },
+    });
+    expect(out).toBe('backed up\n');
+    expect((await verify(url)).status).toBe(200); // after the backup: not in it
+    expect(await usage(url)).toMatchObject({ cu_used: 2 });
+    expect(await original.stop()).toBe(0);
+
+    const backup = join(dir, 'backups', 'evm-integrity.sqlite');
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+    mkdirSync(join(dir, 'restored'), { mode: 0o700 });
+    copyFileSync(backup, join(dir, 'restored', 'evm-integrity.sqlite'));
+    const restored = serveProcess(['--config', config(join(dir, 'restored'), [])]);
+    running.push(restored);
+    const { url: restoredUrl } = await restored.listening;
+    expect(await usage(restoredUrl)).toMatchObject({ cu_used: 1 });
+    expect(restored.stderr()).not.toMatch(/First start/);
+    expect(await restored.stop()).toBe(0);
   });
 });
