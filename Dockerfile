@@ -23,15 +23,16 @@ COPY --from=build /app/packages/service/dist packages/service/dist
 COPY --from=build /app/packages/service/bin packages/service/bin
 COPY --from=build /app/packages/service/docs packages/service/docs
 # The SQLite store of a single container lives in /data (a volume); with the PostgreSQL store it
-# stays empty. The image's user (node, uid 1000) owns it, and nothing else it can write.
-RUN mkdir -m 0700 /data && chown node:node /data
+# stays empty. The image's user (node, uid 1000) owns it, and nothing else it can write. The CLI
+# is linked onto the PATH (npm links no workspace's command when dev dependencies are left out).
+RUN mkdir -m 0700 /data && chown node:node /data \
+ && ln -s /app/packages/service/bin/evm-integrity.js /usr/local/bin/evm-integrity
 VOLUME ["/data"]
 USER node
 # Listening on every address of the container (its network namespace); publish only what must be
-# reached. `evm-integrity` is on the PATH for `docker exec … evm-integrity keys create …`.
+# reached. `evm-integrity` (linked above) runs the admin commands: `docker exec … evm-integrity keys list`.
 ENV EVM_INTEGRITY_HOST=0.0.0.0 \
-    EVM_INTEGRITY_DATA_DIR=/data \
-    PATH=/app/node_modules/.bin:$PATH
+    EVM_INTEGRITY_DATA_DIR=/data
 EXPOSE 8080
 # Liveness: /v1/health on the port the configuration gives.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -137,6 +137,10 @@ describe('compose.yaml', () => {
     expect(new Set(ports).size).toBe(servers.length);
     const workers = ours().filter(([, service]) => (service.command as string[] | undefined)?.[1] === 'audit-worker');
     expect(workers).toHaveLength(1);
+    // The command it runs is the service package's, which the image links onto the PATH.
+    const { bin } = JSON.parse(read('packages/service/package.json')) as { bin: Record<string, string> };
+    const link = `ln -s /app/packages/service/${bin['evm-integrity']!} /usr/local/bin/evm-integrity`;
+    expect(argsOf(dockerStages().at(-1)!, 'RUN').join(' ')).toContain(link);
     expect(workers[0]![1].command).toEqual([
       'evm-integrity',
       'audit-worker',
