@@ -104,6 +104,26 @@ describe('metrics of the server', () => {
     expect(await usage.json()).toMatchObject({ cu_used: 3 });
   });
 
+  it("refusals for the account's RPS ceiling: counted once each, as rate_limit", async () => {
+    const served = serveWith({
+      metrics_port: 0,
+      accounts: [{ id: 'acme', rate_limit_rps: 1, keys: [{ label: 'ci', key: KEY }] }],
+    });
+    const { url, metrics_url: metricsUrl } = await served.listening;
+    const before = await scrape(metricsUrl!);
+    // Five at once against a ceiling of one a second: all but the first of each second are refused.
+    const answers = await Promise.all(Array.from({ length: 5 }, () => verify(url, KEY, BODY)));
+    const statuses = answers.map((res) => res.status);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    const refused = statuses.filter((status) => status === 429).length;
+    expect(refused).toBeGreaterThan(0);
+    const after = await scrape(metricsUrl!);
+    const moved = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
+    expect(moved('evm_integrity_admission_refusals_total', { reason: 'rate_limit' })).toBe(refused);
+    expect(moved('evm_integrity_cu_charged_total', { endpoint: 'verify/receipt-root' })).toBe(5 - refused);
+  });
+
   it('metrics_token: /metrics needs it as a bearer key', async () => {
     const served = serveWith({ metrics_port: 0 }, { EVM_INTEGRITY_METRICS_TOKEN: 'scrape-secret' });
     const { metrics_url: metricsUrl } = await served.listening;
