@@ -182,6 +182,9 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   metrics_port: ['9464', { metricsPort: 9464 }],
   metrics_host: ['0.0.0.0', { metricsHost: '0.0.0.0' }],
   metrics_token: ['1234', { metricsToken: '1234' }],
+  max_in_flight_per_connection: ['1', { maxInFlightPerConnection: 1 }],
+  send_timeout_ms: ['5000', { sendTimeoutMs: 5000 }],
+  max_response_buffer_bytes: ['16384', { maxResponseBufferBytes: 16384 }],
 };
 
 describe('configuration from the environment', () => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 
@@ -5,14 +6,30 @@ import type { Context } from 'hono';
 export const CLIENT_CLOSED_REQUEST = 499;
 
 /**
+ * Asks a client that has ended its side whether it is still there: a `100 Continue` ahead of an
+ * answer not yet begun (where it cannot split one), which an HTTP/1.1 client ignores and a closed
+ * socket answers with a reset. The reset is seen by the next write: the socket is then destroyed,
+ * and its requests aborted.
+ */
+export function askClient(response: ServerResponse): void {
+  if (!response.headersSent && !response.destroyed && response.req.httpVersion === '1.1') response.writeContinue();
+}
+
+/**
  * Whether the client of this request has gone. The abort signal fires a few turns of the event
- * loop after the connection drops; the socket's own state (closed, or ended by the client, which
- * Node's server answers by closing) is known as soon as the loop has read the close.
+ * loop after the connection drops; the socket's own state (closed) is known as soon as the loop has
+ * read the close. A client that has only ended its side may be waiting for the answer (a
+ * half-close, after its request) or gone (a close): it is asked again (askClient), so that one
+ * gone since it was first asked, when its side ended, is seen now.
  */
 export function clientLeft(c: Context): boolean {
   if (c.req.raw.signal.aborted) return true;
-  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
-  return socket !== undefined && (socket.destroyed || socket.readableEnded);
+  const env = c.env as Partial<HttpBindings> | undefined;
+  const socket = env?.incoming?.socket;
+  if (socket === undefined) return false;
+  if (socket.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
+  // A write that failed errs the socket at once; it is destroyed a tick later.
+  return socket.destroyed || socket.errored !== null;
 }
 
 /**

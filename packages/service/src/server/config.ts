@@ -66,6 +66,15 @@ export interface ServerConfig {
   metricsHost: string;
   /** When set, the Prometheus listener requires it as a bearer key. */
   metricsToken: string | null;
+  /**
+   * Requests of one connection worked on or owed an answer at once (an answer counts until the kernel has taken all of
+   * it); beyond them the connection is not read, so a client that pipelines without reading queues no more work.
+   */
+  maxInFlightPerConnection: number;
+  /** Milliseconds a connection may leave its answer unsent without taking any of it before it is closed. */
+  sendTimeoutMs: number;
+  /** Bytes a connection's socket buffers ahead of the client before a streamed answer (the docs bundle) waits. */
+  maxResponseBufferBytes: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -99,6 +108,12 @@ export const DEFAULT_CONFIG: ServerConfig = {
   metricsPort: null,
   metricsHost: '127.0.0.1',
   metricsToken: null,
+  // An HTTP/1.1 client gains little from pipelining deeper: answers come back in order.
+  maxInFlightPerConnection: 4,
+  // As long as a client has to send its request: a reader that takes nothing for that long is gone or hostile.
+  sendTimeoutMs: 30_000,
+  // Node's own default for a stream's buffer.
+  maxResponseBufferBytes: 65_536,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -261,6 +276,9 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'metrics_port',
   'metrics_host',
   'metrics_token',
+  'max_in_flight_per_connection',
+  'send_timeout_ms',
+  'max_response_buffer_bytes',
 ];
 
 /**
@@ -393,6 +411,40 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       (v) => v === null || isString(v),
       'a non-empty string, or null (no token)',
       base.metricsToken,
+    ),
+    ...readConnectionLimits(json, base),
+  };
+}
+
+/** What one connection may hold: requests in flight, time without taking output, output buffered ahead of it. */
+function readConnectionLimits(
+  json: Json,
+  base: ServerConfig,
+): Pick<ServerConfig, 'maxInFlightPerConnection' | 'sendTimeoutMs' | 'maxResponseBufferBytes'> {
+  return {
+    maxInFlightPerConnection: member(
+      json,
+      'max_in_flight_per_connection',
+      '',
+      isPositive,
+      'a positive integer',
+      base.maxInFlightPerConnection,
+    ),
+    sendTimeoutMs: member(
+      json,
+      'send_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.sendTimeoutMs,
+    ),
+    maxResponseBufferBytes: member(
+      json,
+      'max_response_buffer_bytes',
+      '',
+      (v) => Number.isSafeInteger(v) && (v as number) >= 4096,
+      'a number of bytes, at least 4096',
+      base.maxResponseBufferBytes,
     ),
   };
 }

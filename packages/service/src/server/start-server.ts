@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Server, ServerOptions } from 'node:http';
+import { createServer, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
+import { serveWithLimits } from './connections.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { createMetricsRegistry, type MetricsServer, serveMetrics } from '../metrics/serve-metrics.js';
@@ -81,8 +82,12 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
  * Node's HTTP deadlines from the configuration, so a slow or stalled client
  * cannot hold a socket (and the memory of its request) indefinitely.
  */
-function httpOptions(config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeoutMs' | 'idleTimeoutMs'>): ServerOptions {
+function httpOptions(
+  config: Pick<ServerConfig, 'headerTimeoutMs' | 'bodyTimeoutMs' | 'idleTimeoutMs' | 'maxResponseBufferBytes'>,
+): ServerOptions {
   return {
+    // What a response and its socket buffer before a streamed answer waits for the client.
+    highWaterMark: config.maxResponseBufferBytes,
     headersTimeout: config.headerTimeoutMs,
     requestTimeout: config.bodyTimeoutMs,
     keepAliveTimeout: config.idleTimeoutMs,
@@ -144,11 +149,19 @@ export async function startServer(
   // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () =>
     new Response(null, { status: 503 });
-  // An http.Server: no createServer option is given, so the adaptor uses node:http's.
-  const server = createAdaptorServer({
-    fetch: (request, env) => fetchHandler(request, env as HttpBindings),
-    serverOptions: httpOptions(config),
-  }) as Server;
+  const server = createServer(httpOptions(config));
+  // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
+  (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  serveWithLimits(
+    server,
+    getRequestListener((request, env) => fetchHandler(request, env as HttpBindings)),
+    config,
+    (socket) =>
+      options.logger.info(
+        { remote_address: socket.remoteAddress, send_timeout_ms: config.sendTimeoutMs },
+        'send deadline: closed a connection whose client took none of its answer',
+      ),
+  );
   const shutDown = drainable(server);
   try {
     await listen(server, config.host, config.port);

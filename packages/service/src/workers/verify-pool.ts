@@ -19,16 +19,18 @@ export type PoolOutcome = Outcomes[PoolJob['kind']];
 export type VerifyPool = WorkerPool<PoolJob, PoolOutcome>;
 
 /**
- * Runs `job` on a worker, its bytes transferred: the answer of its kind. An abort of `signal`
- * while it waits drops it.
+ * Runs `job` on a worker, its bytes transferred: the answer of its kind. It waits in `queue` (the
+ * server's: the account's), which takes turns with the others. An abort of `signal` while it waits
+ * drops it.
  */
 export function runOnPool<J extends PoolJob>(
   pool: VerifyPool,
   job: J,
   signal?: AbortSignal,
+  queue?: string,
 ): Promise<Outcomes[J['kind']]> {
   // The worker answers a job of each kind with that kind's outcome.
-  return pool.run(job, [job.bytes.buffer], signal) as Promise<Outcomes[J['kind']]>;
+  return pool.run(job, [job.bytes.buffer], signal, queue) as Promise<Outcomes[J['kind']]>;
 }
 
 /**

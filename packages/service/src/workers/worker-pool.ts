@@ -8,20 +8,24 @@ interface Task<In, Out> {
   reject: (error: Error) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
+  /** The queue it waits in. */
+  queue: string;
 }
 
 type Reply<Out> = { ok: true; value: Out } | { ok: false; message: string };
 
 /**
  * A fixed set of worker threads running `script`, one job each at a time; jobs beyond them wait
- * in order. How many may wait is the caller's to bound (the route's admission does). A worker that
+ * in their queue (the server's: one per account), and the queues take turns, so one queue's burst
+ * delays another's next job by at most one job per queue. How many may wait is the caller's to bound (the route's admission does). A worker that
  * crashes fails its job and is replaced. The workers are unref'd: only `terminate` ends them, and
  * a forgotten pool does not keep the process alive.
  */
 export class WorkerPool<In, Out> {
   readonly #idle: Worker[] = [];
   readonly #running = new Map<Worker, Task<In, Out>>();
-  readonly #waiting: Task<In, Out>[] = [];
+  /** Waiting jobs by queue, in the order the queues take their turns (a queue with none is removed). */
+  readonly #waiting = new Map<string, Task<In, Out>[]>();
   /** Workers whose thread has not exited yet. */
   readonly #alive = new Set<Worker>();
   #terminated = false;
@@ -41,20 +45,25 @@ export class WorkerPool<In, Out> {
 
   /** Jobs waiting for a worker. */
   get waiting(): number {
-    return this.#waiting.length;
+    let count = 0;
+    for (const tasks of this.#waiting.values()) count += tasks.length;
+    return count;
   }
 
   /**
-   * Runs `input` on a worker, moving the buffers in `transfer` to it. An abort of `signal` while
-   * the job waits drops it (the promise rejects with the signal's reason); once running, it runs on.
+   * Runs `input` on a worker, moving the buffers in `transfer` to it, after the jobs waiting in
+   * `queue` and in turn with the other queues. An abort of `signal` while the job waits drops it
+   * (the promise rejects with the signal's reason); once running, it runs on.
    */
-  run(input: In, transfer: Transferable[] = [], signal?: AbortSignal): Promise<Out> {
+  run(input: In, transfer: Transferable[] = [], signal?: AbortSignal, queue = ''): Promise<Out> {
     if (this.#terminated) return Promise.reject(new Error('the worker pool is terminated'));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<Out>((resolve, reject) => {
-      const task: Task<In, Out> = { input, transfer, resolve, reject, signal, onAbort: () => this.#drop(task) };
+      const task: Task<In, Out> = { input, transfer, resolve, reject, signal, onAbort: () => this.#drop(task), queue };
       signal?.addEventListener('abort', task.onAbort, { once: true });
-      this.#waiting.push(task);
+      const tasks = this.#waiting.get(queue);
+      if (tasks === undefined) this.#waiting.set(queue, [task]);
+      else tasks.push(task);
       this.#dispatch();
     });
   }
@@ -63,7 +72,9 @@ export class WorkerPool<In, Out> {
   async terminate(): Promise<void> {
     this.#terminated = true;
     const failed = new Error('the worker pool is terminated');
-    for (const task of this.#waiting.splice(0)) this.#settle(task, () => task.reject(failed));
+    const waiting = [...this.#waiting.values()].flat();
+    this.#waiting.clear();
+    for (const task of waiting) this.#settle(task, () => task.reject(failed));
     const workers = [...this.#idle.splice(0), ...this.#running.keys()];
     for (const [, task] of this.#running) this.#settle(task, () => task.reject(failed));
     this.#running.clear();
@@ -105,18 +116,29 @@ export class WorkerPool<In, Out> {
   }
 
   #dispatch(): void {
-    while (this.#idle.length > 0 && this.#waiting.length > 0) {
+    while (this.#idle.length > 0 && this.#waiting.size > 0) {
       const worker = this.#idle.pop()!;
-      const task = this.#waiting.shift()!;
+      const task = this.#nextTask();
       this.#running.set(worker, task);
       worker.postMessage(task.input, task.transfer);
     }
   }
 
+  /** The first job of the queue whose turn it is; that queue then goes last. */
+  #nextTask(): Task<In, Out> {
+    const [queue, tasks] = this.#waiting.entries().next().value!;
+    this.#waiting.delete(queue);
+    const task = tasks.shift()!;
+    if (tasks.length > 0) this.#waiting.set(queue, tasks);
+    return task;
+  }
+
   #drop(task: Task<In, Out>): void {
-    const at = this.#waiting.indexOf(task);
+    const tasks = this.#waiting.get(task.queue);
+    const at = tasks?.indexOf(task) ?? -1;
     if (at < 0) return;
-    this.#waiting.splice(at, 1);
+    tasks!.splice(at, 1);
+    if (tasks!.length === 0) this.#waiting.delete(task.queue);
     this.#settle(task, () => task.reject(task.signal!.reason as Error));
   }
 

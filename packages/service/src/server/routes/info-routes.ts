@@ -4,6 +4,7 @@ import type { JsonSchema } from 'evm-integrity/api';
 import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../docs.js';
 import type { AppDeps, Env } from '../env.js';
 import type { createGuards } from '../middleware/guards.js';
+import { streamedBytes } from '../streamed-bytes.js';
 
 /** What `GET /` answers, beside its redirect to the reference page: where everything is. */
 const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/v1/health' };
@@ -14,7 +15,7 @@ const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/
  * account's usage and the chain registry.
  */
 export function infoRoutes(
-  { store, registry, now }: AppDeps,
+  { config, store, registry, now }: AppDeps,
   { authenticate }: ReturnType<typeof createGuards>,
   reference: { openapi: JsonSchema; docs: string },
 ): Hono<Env> {
@@ -30,12 +31,15 @@ export function infoRoutes(
       'Cache-Control': 'public, max-age=31536000, immutable',
     }),
   );
+  // Read once, on the first request, and shared: each client is streamed views of it, at the pace it reads.
+  let bundle: Promise<Buffer | undefined> | undefined;
   // The page names it with its version (`?v=`), so it can be cached for good.
   routes.get('/docs/scalar.js', async (c) => {
-    const bundle = await readBundle();
-    if (bundle === undefined) return c.notFound();
-    return c.body(new Uint8Array(bundle), 200, {
+    const bytes = await (bundle ??= readBundle());
+    if (bytes === undefined) return c.notFound();
+    return c.body(streamedBytes(bytes, config.maxResponseBufferBytes), 200, {
       'Content-Type': 'text/javascript; charset=utf-8',
+      'Content-Length': String(bytes.byteLength),
       'Cache-Control': 'public, max-age=31536000, immutable',
     });
   });

@@ -129,7 +129,9 @@ export function verifyRoutes(
   const prepare = (endpoint: Endpoint, account: Account, bytes: Uint8Array<ArrayBuffer>): Verification => {
     const chains = account.entitlements?.chains ?? null;
     if (pool !== undefined && bytes.byteLength >= config.poolThresholdBytes) {
-      return (signal) => runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal);
+      // Each account waits in its own queue, so one account's burst of large bodies does not hold the others'.
+      return (signal) =>
+        runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal, account.id);
     }
     const read = readRequestBody(bytes, chains, docsUrl);
     if (read.kind === 'invalid') throw invalidRequest(read.envelope);

@@ -1,0 +1,149 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { askClient } from './client.js';
+
+/** When a client that ended its side is asked again: a round trip on most networks. */
+const ASK_AGAIN_MS = 100;
+
+/** What one connection may hold of the server: requests worked on at once, and time without taking any output. */
+export interface ConnectionLimits {
+  /** Requests of one connection worked on or owed an answer at once; its socket is not read beyond them. */
+  maxInFlightPerConnection: number;
+  /** Milliseconds a connection may leave output unsent without taking any of it before it is closed. */
+  sendTimeoutMs: number;
+}
+
+/**
+ * The flag and parser behind Node's own pipelining backpressure (node:_http_server): with `_paused`
+ * set, the server stops its parser once the bytes it was given are parsed, and reads no more.
+ */
+interface HttpSocket extends Socket {
+  _paused?: boolean;
+  parser?: { pause(): void; resume(): void } | null;
+}
+
+/** One connection: its requests in progress, the ones parsed behind them, and the progress of its output. */
+class Connection {
+  /** Its requests' responses being worked on or sent, oldest (the one on the socket) first. */
+  readonly answering: ServerResponse[] = [];
+  /** Requests parsed beyond the bound, waiting their turn; while any wait, the socket is not read. */
+  readonly waiting: Array<[IncomingMessage, ServerResponse]> = [];
+  #held = false;
+  /** Output bytes the client had taken when last seen moving, and when that was. */
+  #taken = 0;
+  #movedAt = 0;
+
+  constructor(readonly socket: HttpSocket) {}
+
+  /**
+   * The client has ended its side: a half-close, awaiting the answer, or a close, gone. It is
+   * asked (askClient) now, and once more a moment later, when a gone client's reset has come back,
+   * so that a request of a client gone is aborted (its job dropped from the pool's queue) rather
+   * than worked on.
+   */
+  askIfGone(): void {
+    const ask = () => this.answering[0] !== undefined && askClient(this.answering[0]);
+    ask();
+    setTimeout(ask, ASK_AGAIN_MS).unref();
+  }
+
+  /** Stops reading the socket; `parsing`: called while Node's parser runs, which then pauses itself. */
+  hold(parsing: boolean): void {
+    this.#held = true;
+    this.socket._paused = true;
+    if (!parsing) this.socket.parser?.pause();
+    this.socket.pause();
+  }
+
+  /** Reads the socket again, once no request waits. */
+  release(): void {
+    if (!this.#held || this.waiting.length > 0) return;
+    this.#held = false;
+    this.socket._paused = false;
+    this.socket.parser?.resume();
+    this.socket.resume();
+  }
+
+  /**
+   * Whether the client has left output untaken for `timeoutMs`. Bytes handed to the socket and not
+   * yet in the kernel are `writableLength`; `bytesWritten` counts them too, so the difference is
+   * what the kernel has taken, which grows only as the client reads.
+   */
+  stalled(now: number, timeoutMs: number): boolean {
+    const socket = this.socket;
+    if (socket.destroyed) return false;
+    const taken = socket.bytesWritten - socket.writableLength;
+    if (socket.writableLength === 0 || taken !== this.#taken) {
+      this.#taken = taken;
+      this.#movedAt = now;
+      return false;
+    }
+    return now - this.#movedAt >= timeoutMs;
+  }
+}
+
+/**
+ * Serves `server`'s requests with `handle`, one connection held to `limits`: once
+ * `maxInFlightPerConnection` of its requests are unanswered (an answer counts until the kernel has
+ * taken all of it), its socket is no longer read, and requests already parsed wait their turn, so a
+ * client that pipelines without reading cannot queue unbounded work; a connection whose output
+ * makes no progress for `sendTimeoutMs` is closed, so a client that never reads cannot hold its
+ * answer's memory. A client that half-closes is answered; one that closed outright is told
+ * apart by the reset its socket answers a `100 Continue` with (askClient), and its requests are
+ * aborted. `onStalled` is told of each connection closed for its deadline.
+ */
+export function serveWithLimits(
+  server: Server,
+  // The adaptor's listener settles its promise itself: a failed request is answered 500.
+  handle: (request: IncomingMessage, response: ServerResponse) => Promise<unknown>,
+  limits: ConnectionLimits,
+  onStalled: (socket: Socket) => void = () => {},
+): void {
+  const connections = new Map<Socket, Connection>();
+  server.on('connection', (socket: HttpSocket) => {
+    const connection = new Connection(socket);
+    connections.set(socket, connection);
+    socket.once('close', () => {
+      connections.delete(socket);
+      // Requests parsed but never started: nobody is left to answer.
+      connection.waiting.length = 0;
+    });
+    socket.on('end', () => connection.askIfGone());
+    // Node resumes a socket it paused once its own output drains; a held connection stays held.
+    socket.on('resume', () => {
+      if (connection.waiting.length > 0) connection.hold(false);
+    });
+  });
+
+  const start = (connection: Connection, request: IncomingMessage, response: ServerResponse) => {
+    connection.answering.push(response);
+    response.once('close', () => {
+      connection.answering.splice(connection.answering.indexOf(response), 1);
+      const next = connection.waiting.shift();
+      if (next !== undefined) start(connection, ...next);
+      connection.release();
+    });
+    void handle(request, response);
+  };
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // Node emits 'connection' for a socket before any of its requests.
+    const connection = connections.get(request.socket)!;
+    if (connection.answering.length < limits.maxInFlightPerConnection) return start(connection, request, response);
+    connection.waiting.push([request, response]);
+    connection.hold(true);
+  });
+
+  // Checked a few times per deadline, at most every second, as Node checks its request deadlines.
+  const period = Math.max(1, Math.min(1000, Math.ceil(limits.sendTimeoutMs / 4)));
+  const watch = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, connection] of connections)
+      if (connection.stalled(now, limits.sendTimeoutMs)) {
+        onStalled(socket);
+        socket.destroy();
+      }
+  }, period);
+  watch.unref();
+  server.once('close', () => clearInterval(watch));
+}
