@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SCALAR_BUNDLE } from '../packages/service/src/server/docs.js';
-import type { ServerConfig } from '../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../packages/service/src/server/config.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
@@ -189,5 +189,27 @@ describe('a client that half-closes after its request', () => {
     expect(text).toContain('"data"');
     expect(await usage()).toBe(before + 1);
     expect(log.lines.filter((l) => l.status === 499)).toEqual([]);
+  });
+});
+
+describe('configuration of the connection limits', () => {
+  it('reads the three members, and refuses a value out of range naming the member and what was expected', () => {
+    expect(
+      parseConfig({ max_in_flight_per_connection: 1, send_timeout_ms: 5000, max_response_buffer_bytes: 4096 }),
+    ).toMatchObject({ maxInFlightPerConnection: 1, sendTimeoutMs: 5000, maxResponseBufferBytes: 4096 });
+    expect(() => parseConfig({ max_in_flight_per_connection: 0 })).toThrow(
+      'max_in_flight_per_connection: expected a positive integer, got 0',
+    );
+    expect(() => parseConfig({ send_timeout_ms: -1 })).toThrow(
+      'send_timeout_ms: expected a positive number of milliseconds, got -1',
+    );
+    expect(() => parseConfig({ max_response_buffer_bytes: 1024 })).toThrow(
+      'max_response_buffer_bytes: expected a number of bytes, at least 4096, got 1024',
+    );
+    expect(parseConfig({})).toMatchObject({
+      maxInFlightPerConnection: DEFAULT_CONFIG.maxInFlightPerConnection,
+      sendTimeoutMs: DEFAULT_CONFIG.sendTimeoutMs,
+      maxResponseBufferBytes: DEFAULT_CONFIG.maxResponseBufferBytes,
+    });
   });
 });

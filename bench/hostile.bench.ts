@@ -1,0 +1,179 @@
+/**
+ * The service under a hostile client's load (issue 16), the server in its own process as an
+ * operator runs it (`evm-integrity serve`, memory store), clients on loopback:
+ *
+ * 1. 1,000 connections fetch `/v1/docs/scalar.js` and never read: `/v1/health` p50/p99 meanwhile,
+ *    and the server's RSS (peak, and once `send_timeout_ms` has passed).
+ * 2. One account pipelines 2,000 requests on each of 20 connections and never reads: health and a
+ *    second account's p50/p99 meanwhile (sequential requests; a request unanswered in 15 s counts as
+ *    15 s).
+ * 3. One account sends 32 huge bodies (block 15537394's receipts) at once: how long a second account's
+ *    one large body then takes.
+ *
+ * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
+ * the code before a change).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Problems, readRpcBlock } from 'evm-integrity';
+import { receiptRootBody } from 'evm-integrity/api';
+
+const BIN = process.argv[2] ?? 'packages/service/bin/evm-integrity.js';
+const KEY_A = 'evmi_bench-hostile-key-a-0123456789abcdefghijklmno';
+const KEY_B = 'evmi_bench-hostile-key-b-0123456789abcdefghijklmno';
+const REQUEST_TIMEOUT_MS = 15_000;
+
+const bodyOf = (name: string) => {
+  const block = readRpcBlock(JSON.parse(readFileSync(`fixtures/blocks/${name}.json`, 'utf8')), new Problems())!;
+  return JSON.stringify(
+    receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }),
+  );
+};
+const hugeBody = bodyOf('mainnet-15537394');
+const largeBody = bodyOf('mainnet-22869878');
+const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+interface Served {
+  url: string;
+  port: number;
+  rssMb: () => number;
+  stop: () => void;
+}
+
+async function serve(): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
+  const account = (id: string, key: string) => ({
+    id,
+    cu_limit: 100_000_000,
+    rate_limit_rps: 1_000_000,
+    keys: [{ label: 'bench', key }],
+  });
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({ store: 'memory', port: 0, accounts: [account('a', KEY_A), account('b', KEY_B)] }),
+  );
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'config.json')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve) =>
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk);
+      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
+      if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+      // Only the start matters: the request log is dropped.
+      if (out.length > 1_000_000) out = '';
+    }),
+  );
+  return {
+    url,
+    port: Number(new URL(url).port),
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+/** Milliseconds for one request (REQUEST_TIMEOUT_MS when it is not answered by then). */
+async function timed(url: string, init?: RequestInit): Promise<number> {
+  const started = performance.now();
+  try {
+    const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+    await res.arrayBuffer();
+  } catch {
+    return REQUEST_TIMEOUT_MS;
+  }
+  return performance.now() - started;
+}
+
+/** Latencies of requests sent one after another for `durationMs`. */
+async function sample(durationMs: number, request: () => Promise<number>): Promise<number[]> {
+  const times: number[] = [];
+  const end = performance.now() + durationMs;
+  while (performance.now() < end) times.push(await request());
+  return times;
+}
+
+const post = (url: string, key: string, path: string, body: string): RequestInit & { url: string } => ({
+  url: `${url}/v1/evm/verify/${path}`,
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
+  body,
+});
+
+const sockets: Socket[] = [];
+const rawSocket = (port: number) => {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  sockets.push(socket);
+  return socket;
+};
+
+async function slowReaders(): Promise<void> {
+  const server = await serve();
+  const idleRss = server.rssMb();
+  for (let i = 0; i < 1000; i++) {
+    const socket = rawSocket(server.port);
+    socket.write('GET /v1/docs/scalar.js HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.pause();
+  }
+  let peak = 0;
+  const watch = setInterval(() => (peak = Math.max(peak, server.rssMb())), 100);
+  const health = await sample(20_000, () => timed(`${server.url}/v1/health`));
+  await sleep(15_000);
+  clearInterval(watch);
+  console.log(
+    `1,000 slow readers of scalar.js: health p50 ${ms(quantile(health, 0.5))}, p99 ${ms(quantile(health, 0.99))} (${health.length} requests); RSS ${Math.round(idleRss)} MB idle, ${Math.round(peak)} MB peak, ${Math.round(server.rssMb())} MB at 35 s`,
+  );
+  for (const socket of sockets.splice(0)) socket.destroy();
+  server.stop();
+}
+
+async function pipelining(): Promise<void> {
+  const server = await serve();
+  const request = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY_A}\r\nContent-Type: application/json\r\nContent-Length: ${smallBody.length}\r\n\r\n${smallBody}`;
+  for (let i = 0; i < 20; i++) {
+    const socket = rawSocket(server.port);
+    socket.write(request.repeat(2000));
+    socket.pause();
+  }
+  const other = post(server.url, KEY_B, 'logs-bloom', smallBody);
+  const [health, second] = await Promise.all([
+    sample(15_000, () => timed(`${server.url}/v1/health`)),
+    sample(15_000, () => timed(other.url, other)),
+  ]);
+  console.log(
+    `20 connections x 2,000 pipelined, unread: health p50 ${ms(quantile(health, 0.5))}, p99 ${ms(quantile(health, 0.99))}; second account p50 ${ms(quantile(second, 0.5))}, p99 ${ms(quantile(second, 0.99))} (${second.length} requests, ${second.filter((t) => t >= REQUEST_TIMEOUT_MS).length} unanswered in 15 s)`,
+  );
+  for (const socket of sockets.splice(0)) socket.destroy();
+  server.stop();
+}
+
+async function hugeBurst(): Promise<void> {
+  const server = await serve();
+  const huge = post(server.url, KEY_A, 'receipt-root', hugeBody);
+  const started = performance.now();
+  const burst = Array.from({ length: 32 }, () => timed(huge.url, huge));
+  await sleep(1000);
+  const other = post(server.url, KEY_B, 'receipt-root', largeBody);
+  const wait = await timed(other.url, other);
+  const burstTimes = await Promise.all(burst);
+  console.log(
+    `32 huge bodies from one account, another's large body 1 s later: it took ${ms(wait)}; the burst took ${ms(performance.now() - started)} (its p50 ${ms(quantile(burstTimes, 0.5))})`,
+  );
+  server.stop();
+}
+
+console.log(`server: ${BIN}`);
+await slowReaders();
+await pipelining();
+await hugeBurst();
