@@ -36,9 +36,9 @@ export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Stor
  * anonymous account when auth is off, and on a first start with no account at
  * all, one local account whose key is returned to be printed once.
  */
-export function provision(store: Store, config: ServerConfig, now: Date): { bootstrapKey?: string } {
+export async function provision(store: Store, config: ServerConfig, now: Date): Promise<{ bootstrapKey?: string }> {
   for (const account of config.accounts) {
-    store.upsertAccount(
+    await store.upsertAccount(
       {
         id: account.id,
         name: account.name,
@@ -50,11 +50,11 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
       now,
     );
     for (const key of account.keys)
-      store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
+      await store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
   }
   if (!config.auth) {
-    if (store.getAccount(ANONYMOUS_ACCOUNT) === undefined) {
-      store.createAccount(
+    if ((await store.getAccount(ANONYMOUS_ACCOUNT)) === undefined) {
+      await store.createAccount(
         {
           id: ANONYMOUS_ACCOUNT,
           name: 'anonymous (auth off)',
@@ -67,12 +67,12 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
     }
     return {};
   }
-  if (store.listAccounts().length > 0) return {};
-  const account = store.createAccount(
+  if ((await store.listAccounts()).length > 0) return {};
+  const account = await store.createAccount(
     { id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 },
     now,
   );
-  return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
+  return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key };
 }
 
 /**
@@ -122,7 +122,7 @@ export async function startServer(
   try {
     await listen(server, config.host, config.port);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -132,8 +132,8 @@ export async function startServer(
   let pool: VerifyPool | undefined;
   try {
     // Only once bound: a start that cannot bind must not create a key it never shows.
-    ({ bootstrapKey } = provision(store, config, new Date()));
-    stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
+    ({ bootstrapKey } = await provision(store, config, new Date()));
+    stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
     if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
     fetchHandler = createApp({
       config: { ...config, port },
@@ -145,7 +145,7 @@ export async function startServer(
     stopPruning();
     await pool?.terminate();
     server.close();
-    store.close();
+    await store.close();
     throw error;
   }
   options.logger.info({ url, store: config.store, auth: config.auth, pool_workers: pool?.size ?? 0 }, 'listening');
@@ -167,7 +167,7 @@ export async function startServer(
       // After the drain: no request is left to hand a job to the workers.
       await pool?.terminate();
       stopPruning();
-      store.close();
+      await store.close();
     }
   };
   return { url, port, ...(pool && { pool }), close: () => (closing ??= close()) };

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- a synchronous store implements the asynchronous Store: its methods are async so that a refusal is a rejected promise, as for PostgresStore, never a synchronous throw. */
 /**
  * The store in process memory: for tests and `--store memory`. Same rules as SqliteStore (shared
  * helpers); nothing survives the process. Returned objects are copies.
@@ -94,7 +95,7 @@ export class MemoryStore implements Store {
   private readonly rateWindows = new Map<string, RateWindow>();
   private readonly log: LoggedRequest[] = [];
 
-  createAccount(input: AccountInput, now: Date): Account {
+  async createAccount(input: AccountInput, now: Date): Promise<Account> {
     requireDate('now', now);
     const fields = normalizeAccountInput(input);
     const id = newAccountId(input, fields.name, (candidate) => this.accounts.has(candidate));
@@ -105,28 +106,28 @@ export class MemoryStore implements Store {
     return copyAccount(account);
   }
 
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account {
+  async upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account> {
     requireDate('now', now);
     const id = requireId('id', input.id);
     const existing = this.accounts.get(id);
-    if (existing === undefined) return this.createAccount(input, now);
+    if (existing === undefined) return await this.createAccount(input, now);
     const updated: Account = { ...existing, ...normalizeAccountInput(input) };
     this.accounts.set(id, updated);
     return copyAccount(updated);
   }
 
-  getAccount(id: string): Account | undefined {
+  async getAccount(id: string): Promise<Account | undefined> {
     const account = this.accounts.get(id);
     return account === undefined ? undefined : copyAccount(account);
   }
 
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return [...this.accounts.values()]
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
       .map(copyAccount);
   }
 
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
+  async createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }> {
     requireDate('now', now);
     const account = this.account(accountId);
     const validated = validLabel(label);
@@ -136,12 +137,12 @@ export class MemoryStore implements Store {
     return { key, record: copyKey(record) };
   }
 
-  importKey(
+  async importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord {
+  ): Promise<KeyRecord> {
     requireDate('now', now);
     const account = this.account(accountId);
     const validated = validLabel(label);
@@ -156,7 +157,7 @@ export class MemoryStore implements Store {
     return copyKey(this.insertKey(account.id, validated, hash, hint, now));
   }
 
-  listKeys(accountId?: string): KeyRecord[] {
+  async listKeys(accountId?: string): Promise<KeyRecord[]> {
     if (accountId !== undefined) this.account(accountId);
     return [...this.keys.values()]
       .filter((k) => accountId === undefined || k.accountId === accountId)
@@ -164,7 +165,7 @@ export class MemoryStore implements Store {
       .map(copyKey);
   }
 
-  revokeKey(idOrHint: string, now: Date): KeyRecord {
+  async revokeKey(idOrHint: string, now: Date): Promise<KeyRecord> {
     requireDate('now', now);
     const wanted = validIdOrHint(idOrHint);
     const byHint = [...this.keys.values()].filter((k) => k.hint !== '' && k.hint === wanted);
@@ -173,7 +174,7 @@ export class MemoryStore implements Store {
     return copyKey(key);
   }
 
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+  async revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]> {
     requireDate('now', now);
     const account = this.account(accountId);
     const revoked: KeyRecord[] = [];
@@ -185,7 +186,7 @@ export class MemoryStore implements Store {
     return revoked;
   }
 
-  deleteAccount(accountId: string): { keys: number; requests: number } {
+  async deleteAccount(accountId: string): Promise<{ keys: number; requests: number }> {
     const account = this.account(accountId);
     let keys = 0;
     for (const [id, key] of this.keys) {
@@ -203,7 +204,7 @@ export class MemoryStore implements Store {
     return { keys, requests };
   }
 
-  authenticate(key: string): AuthResult {
+  async authenticate(key: string): Promise<AuthResult> {
     const result = authenticateKey(
       key,
       (hash) => {
@@ -218,13 +219,13 @@ export class MemoryStore implements Store {
     return result;
   }
 
-  usage(accountId: string, now: Date): Usage {
+  async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
     const account = this.account(accountId);
     return this.usageOf(account, this.currentPeriod(account, now));
   }
 
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
+  async reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult> {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
@@ -237,14 +238,14 @@ export class MemoryStore implements Store {
     return ok({ reservation, usage: this.usageOf(account, period) });
   }
 
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
     this.logRequest(this.account(held.accountId), held, record, now);
   }
 
-  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
@@ -258,7 +259,7 @@ export class MemoryStore implements Store {
     this.logRequest(account, held, record, now);
   }
 
-  pruneRequests(before: Date): number {
+  async pruneRequests(before: Date): Promise<number> {
     requireDate('before', before);
     const cutoff = before.toISOString();
     const kept = this.log.filter((r) => r.at >= cutoff);
@@ -267,7 +268,7 @@ export class MemoryStore implements Store {
     return pruned;
   }
 
-  addCu(accountId: string, cu: number, now: Date): Usage {
+  async addCu(accountId: string, cu: number, now: Date): Promise<Usage> {
     requireDate('now', now);
     const account = this.account(accountId);
     requireCount('cu', cu, 1);
@@ -276,7 +277,7 @@ export class MemoryStore implements Store {
     return this.usageOf(account, period);
   }
 
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken {
+  async takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken> {
     requireCount('limitRps', limitRps, 1);
     requireTimeMs('nowMs', nowMs);
     const account = this.account(accountId);
@@ -290,7 +291,7 @@ export class MemoryStore implements Store {
     return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
   }
 
-  close(): void {
+  async close(): Promise<void> {
     // Nothing to release.
   }
 

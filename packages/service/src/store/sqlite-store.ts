@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- a synchronous store implements the asynchronous Store: its methods are async so that a refusal is a rejected promise, as for PostgresStore, never a synchronous throw. */
 /**
  * The store in an SQLite file (better-sqlite3): what a self-hosted server and its operator CLI
  * share. WAL mode and a busy timeout let several processes use one file; every operation that
@@ -296,7 +297,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  createAccount(input: AccountInput, now: Date): Account {
+  async createAccount(input: AccountInput, now: Date): Promise<Account> {
     requireDate('now', now);
     const fields = normalizeAccountInput(input);
     return this.write(() => {
@@ -305,7 +306,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account {
+  async upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account> {
     requireDate('now', now);
     const id = requireId('id', input.id);
     const fields = normalizeAccountInput(input);
@@ -320,16 +321,15 @@ export class SqliteStore implements Store {
     });
   }
 
-  getAccount(id: string): Account | undefined {
-    const row = this.sql.account.get(id);
-    return row === undefined ? undefined : toAccount(row);
+  async getAccount(id: string): Promise<Account | undefined> {
+    return this.findAccount(id);
   }
 
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return this.sql.accounts.all().map(toAccount);
   }
 
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
+  async createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }> {
     requireDate('now', now);
     const validated = validLabel(label);
     return this.write(() => {
@@ -340,12 +340,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  importKey(
+  async importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord {
+  ): Promise<KeyRecord> {
     requireDate('now', now);
     const validated = validLabel(label);
     const { hash, hint } = importedKey(hashOrPlain);
@@ -362,7 +362,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  listKeys(accountId?: string): KeyRecord[] {
+  async listKeys(accountId?: string): Promise<KeyRecord[]> {
     if (accountId === undefined) return this.sql.keys.all().map(toKey);
     return this.runner.deferred(() => {
       this.account(accountId);
@@ -370,7 +370,7 @@ export class SqliteStore implements Store {
     }) as KeyRecord[];
   }
 
-  revokeKey(idOrHint: string, now: Date): KeyRecord {
+  async revokeKey(idOrHint: string, now: Date): Promise<KeyRecord> {
     requireDate('now', now);
     const wanted = validIdOrHint(idOrHint);
     return this.write(() => {
@@ -382,7 +382,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+  async revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]> {
     requireDate('now', now);
     return this.write(() => {
       const account = this.account(accountId);
@@ -392,7 +392,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  deleteAccount(accountId: string): { keys: number; requests: number } {
+  async deleteAccount(accountId: string): Promise<{ keys: number; requests: number }> {
     return this.write(() => {
       const account = this.account(accountId);
       const [keys, requests] = this.sql.deleteAccountRows.map((statement) => statement.run(account.id).changes);
@@ -400,7 +400,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  authenticate(key: string): AuthResult {
+  async authenticate(key: string): Promise<AuthResult> {
     return this.runner.deferred(() =>
       authenticateKey(
         key,
@@ -408,12 +408,12 @@ export class SqliteStore implements Store {
           const row = this.sql.keyByHash.get(hash);
           return row === undefined ? undefined : toKey(row);
         },
-        (id) => this.getAccount(id),
+        (id) => this.findAccount(id),
       ),
     ) as AuthResult;
   }
 
-  usage(accountId: string, now: Date): Usage {
+  async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
     // Most calls only read; the write lock is taken only when the period has to move on.
     const current = this.runner.deferred(() => {
@@ -436,7 +436,7 @@ export class SqliteStore implements Store {
     );
   }
 
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
+  async reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult> {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
     return this.write((): ReserveResult => {
@@ -451,14 +451,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
     this.write(() => this.logRequest(this.account(held.accountId), held, record, now));
   }
 
-  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
@@ -471,7 +471,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  pruneRequests(before: Date): number {
+  async pruneRequests(before: Date): Promise<number> {
     requireDate('before', before);
     const cutoff = before.toISOString();
     let pruned = 0;
@@ -482,7 +482,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  addCu(accountId: string, cu: number, now: Date): Usage {
+  async addCu(accountId: string, cu: number, now: Date): Promise<Usage> {
     requireDate('now', now);
     requireCount('cu', cu, 1);
     return this.write(() => {
@@ -493,7 +493,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken {
+  async takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken> {
     requireCount('limitRps', limitRps, 1);
     requireTimeMs('nowMs', nowMs);
     const window = this.write(() => {
@@ -506,7 +506,7 @@ export class SqliteStore implements Store {
     return rateDecision(window, limitRps, nowMs);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
@@ -534,6 +534,11 @@ export class SqliteStore implements Store {
       for (let v = found; v < SCHEMA_VERSION; v++) this.db.exec(MIGRATIONS[v]!);
       this.db.pragma(`user_version = ${SCHEMA_VERSION}`);
     });
+  }
+
+  private findAccount(id: string): Account | undefined {
+    const row = this.sql.account.get(id);
+    return row === undefined ? undefined : toAccount(row);
   }
 
   private account(id: string): Account {

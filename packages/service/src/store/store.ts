@@ -2,7 +2,8 @@
  * The persistence layer of the HTTP service: accounts, API keys (hashes only), compute-unit
  * usage per billing period, the request log and the per-account requests-per-second window.
  *
- * Both implementations (MemoryStore, SqliteStore) are synchronous and share their rules through
+ * The interface is asynchronous, so that a store behind a network (PostgresStore) fits it; the
+ * embedded ones (MemoryStore, SqliteStore) work synchronously inside. All share their rules through
  * the helpers of this folder: validation.ts, account-ids.ts, keys.ts, periods.ts, usage.ts.
  */
 import type { Result } from 'evm-integrity';
@@ -107,51 +108,51 @@ export interface RateToken {
 
 export interface Store {
   /** A new account; its first billing period starts at `now`. CONFLICT if the id exists. */
-  createAccount(input: AccountInput, now: Date): Account;
+  createAccount(input: AccountInput, now: Date): Promise<Account>;
   /** Creates or updates (name, plan, limits, entitlements) an account; keeps its anchor. */
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account;
-  getAccount(id: string): Account | undefined;
-  listAccounts(): Account[];
+  upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account>;
+  getAccount(id: string): Promise<Account | undefined>;
+  listAccounts(): Promise<Account[]>;
   /** A new key, returned once: `evmi_` + 43 base64url characters; only its SHA-256 is stored. */
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord };
+  createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }>;
   /** A key from a configuration file; the existing record when that hash is already known. */
   importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord;
-  listKeys(accountId?: string): KeyRecord[];
+  ): Promise<KeyRecord>;
+  listKeys(accountId?: string): Promise<KeyRecord[]>;
   /** Revokes by key id or hint; a key already revoked is returned unchanged. */
-  revokeKey(idOrHint: string, now: Date): KeyRecord;
+  revokeKey(idOrHint: string, now: Date): Promise<KeyRecord>;
   /** Revokes every active key of an account at once (its keys get 401 from then on); returns the keys it revoked. */
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[];
+  revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]>;
   /**
    * Deletes an account with everything of it: its keys, usage periods, request log and rate
    * window. Returns how many keys and logged requests went with it. STORE_NOT_FOUND if unknown.
    */
-  deleteAccount(accountId: string): { keys: number; requests: number };
-  authenticate(key: string): AuthResult;
+  deleteAccount(accountId: string): Promise<{ keys: number; requests: number }>;
+  authenticate(key: string): Promise<AuthResult>;
   /** This period's usage; rolls the period forward when now >= periodEnd. */
-  usage(accountId: string, now: Date): Usage;
+  usage(accountId: string, now: Date): Promise<Usage>;
   /**
    * Before the work, atomically (across processes for SQLite): roll the period if due; refuse when
    * cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the period (total and per endpoint) and
    * hold it. Checking and taking in one step is what keeps concurrent servers from overdrawing.
    */
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult;
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult>;
   /** The work answered 2xx: the held CU stay charged; logs the request (`request.cu` = the reservation's cu). */
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void;
+  settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<void>;
   /**
    * The work failed (4xx/5xx) or the client left: gives the held CU back to the period they were
    * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
    */
-  release(reservation: Reservation, request: RequestRecord, now: Date): void;
+  release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void>;
   /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
-  pruneRequests(before: Date): number;
+  pruneRequests(before: Date): Promise<number>;
   /** A CU package: raises this period's allowance. */
-  addCu(accountId: string, cu: number, now: Date): Usage;
+  addCu(accountId: string, cu: number, now: Date): Promise<Usage>;
   /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken;
-  close(): void;
+  takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken>;
+  close(): Promise<void>;
 }

@@ -40,9 +40,9 @@ export function infoRoutes(
     });
   });
 
-  routes.get('/usage', authenticate, (c) => {
+  routes.get('/usage', authenticate, async (c) => {
     const account = c.get('account')!;
-    const usage = store.usage(account.id, now());
+    const usage = await store.usage(account.id, now());
     const allowance = usage.cuLimit + usage.cuExtra;
     return c.json({
       plan: account.plan,

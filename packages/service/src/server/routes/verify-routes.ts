@@ -47,16 +47,16 @@ class RequestHold {
    * Takes a place (503 when none is free), then reserves the endpoint's CU (`refuse`: the 429 when the allowance cannot
    * pay).
    */
-  take(refuse: (usage: Usage) => ApiProblem): void {
+  async take(refuse: (usage: Usage) => ApiProblem): Promise<void> {
     this.deps.admission.enter(this.account.id);
     this.#entered = true;
-    const held = this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
+    const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
     if (!held.ok) throw refuse(held.error.usage);
     this.#reservation = held.value.reservation;
   }
 
   /** Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. */
-  end(): void {
+  async end(): Promise<void> {
     if (this.#entered) this.deps.admission.leave(this.account.id);
     this.#entered = false;
     const reservation = this.#reservation;
@@ -69,8 +69,8 @@ class RequestHold {
       status: this.status,
       cu: charged ? this.endpoint.cu : 0,
     };
-    if (charged) this.deps.store.settle(reservation, record, this.deps.now());
-    else this.deps.store.release(reservation, record, this.deps.now());
+    if (charged) await this.deps.store.settle(reservation, record, this.deps.now());
+    else await this.deps.store.release(reservation, record, this.deps.now());
   }
 }
 
@@ -175,10 +175,10 @@ export function verifyRoutes(
         const hold = new RequestHold({ admission, store, now }, account, endpoint, c.get('requestId'));
         try {
           // The CU are taken before the work, atomically across every process on the store.
-          hold.take((usage) => guards.allowanceProblem(account, usage));
+          await hold.take((usage) => guards.allowanceProblem(account, usage));
           return await answer(c, account, verify, hold);
         } finally {
-          hold.end();
+          await hold.end();
         }
       },
     );
