@@ -47,7 +47,7 @@ class WatchedStore extends MemoryStore {
   }
   override async settle(reservation: Reservation, request: RequestRecord, now: Date) {
     this.settled.push({ ...request, account: this.owners.get(reservation)! });
-    await super.settle(reservation, request, now);
+    return super.settle(reservation, request, now);
   }
   override async release(reservation: Reservation, request: RequestRecord, now: Date) {
     this.released.push({ ...request, account: this.owners.get(reservation)!, settledBefore: this.settled.length });

@@ -27,6 +27,7 @@ import {
   periodIndexAt,
 } from '../packages/service/src/store/periods.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { DEFAULT_RESERVATION_LEASE_MS } from '../packages/service/src/store/leases.js';
 import {
   type AccountInput,
   DEFAULT_REQUEST_RETENTION_DAYS,
@@ -102,7 +103,11 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     by: fc.integer({ min: 0, max: 1 }),
     pick: fc.nat(),
   }),
-  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
+  fc.record({
+    kind: fc.constant('wait' as const),
+    // Within a lease (120 s by default) or past it, and across periods.
+    ms: fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.integer({ min: 0, max: 20 * DAY_MS })),
+  }),
 );
 
 /** CU of `reservations` summed by `key`. */
@@ -114,13 +119,17 @@ function sumBy(reservations: Reservation[], key: (r: Reservation) => string): Re
 
 /**
  * Property: random interleavings of reserve/settle/release on two handles of one store (cu_limit
- * 20, periods rolling in between). After every step the current period holds exactly the CU
- * settled or held in it and never more than its allowance, and a reserve is refused exactly when
- * it would exceed the allowance. When all requests have ended, `totalsInStore` (if given: CU used
- * and logged per period, as stored) equals what was settled, period by period.
+ * 20, periods rolling and leases running out in between). After every step the current period holds
+ * exactly the CU settled or held (lease not run out) in it and never more than its allowance, and a
+ * reserve is refused exactly when it would exceed the allowance. A settle after the lease ran out
+ * charges again when the period has room and is refused (then released) otherwise. When all requests
+ * have ended, `totalsInStore` (if given: CU used and logged per period, as stored) equals what was
+ * settled, period by period. `keepsOldPeriods`: false for MemoryStore, which keeps only the latest
+ * period (a late settle into an earlier one charges nothing there).
  */
 async function checkInterleavings(
   stores: [Store, Store],
+  keepsOldPeriods: boolean,
   totalsInStore?: (accountId: string) => { used: Record<string, number>; logged: Record<string, number> },
 ): Promise<void> {
   let run = 0;
@@ -130,13 +139,16 @@ async function checkInterleavings(
       await stores[0].createAccount({ ...ACME, id, cuLimit: 20 }, T0);
       let now = T0;
       const held: Reservation[] = [];
+      const swept = new Set<Reservation>();
       const settled: Reservation[] = [];
+      let latestPeriod = '';
+      const charged = (periodStart: string) =>
+        [...settled, ...held.filter((r) => !swept.has(r))].filter((r) => r.periodStart === periodStart);
       const expectUsage = async () => {
-        const usage = await stores[0].usage(id, now);
-        const expected = sumBy(
-          [...settled, ...held].filter((r) => r.periodStart === usage.periodStart),
-          (r) => r.endpoint,
-        );
+        const usage = await stores[0].usage(id, now); // sweeps the holds whose lease ran out
+        for (const r of held) if (Date.parse(r.expiresAt) <= now.getTime()) swept.add(r);
+        latestPeriod = usage.periodStart;
+        const expected = sumBy(charged(usage.periodStart), (r) => r.endpoint);
         expect(usage.cuByEndpoint).toEqual(expected);
         expect(usage.cuUsed).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
         expect(usage.cuUsed).toBeLessThanOrEqual(cuAllowance(usage));
@@ -145,8 +157,18 @@ async function checkInterleavings(
       const end = async (by: number, kind: 'settle' | 'release', reservation: Reservation) => {
         const requestId = `${id}-${settled.length}-${held.length}`;
         if (kind === 'settle') {
-          await stores[by]!.settle(reservation, request(reservation.endpoint, reservation.cu, requestId), now);
-          settled.push(reservation);
+          const result = await stores[by]!.settle(
+            reservation,
+            request(reservation.endpoint, reservation.cu, requestId),
+            now,
+          );
+          const room =
+            !swept.has(reservation) ||
+            (!keepsOldPeriods && reservation.periodStart !== latestPeriod) ||
+            (sumBy(charged(reservation.periodStart), () => 'all').all ?? 0) + reservation.cu <= 20;
+          expect(result.ok).toBe(room);
+          if (result.ok) settled.push(reservation);
+          else await stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 429), now);
         } else {
           await stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 500), now);
         }
@@ -164,8 +186,8 @@ async function checkInterleavings(
         }
         await expectUsage();
       }
-      for (const [i, reservation] of held.splice(0).entries())
-        await end(i % 2, i % 2 === 0 ? 'settle' : 'release', reservation);
+      // One at a time: those still held count in the room a late settle finds.
+      for (let i = 0; held.length > 0; i++) await end(i % 2, i % 2 === 0 ? 'settle' : 'release', held.shift()!);
       await expectUsage();
       const byPeriod = sumBy(settled, (r) => r.periodStart);
       if (totalsInStore !== undefined) expect(totalsInStore(id)).toEqual({ used: byPeriod, logged: byPeriod });
@@ -252,7 +274,7 @@ const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
   },
 ];
 
-describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
+describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
   let h: Harness;
   let store: Store;
   beforeEach(() => {
@@ -765,7 +787,66 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
 
     it('property: any interleaving of reserve/settle/release stays within the allowance and charges exactly what was settled', async () => {
-      await checkInterleavings([store, store]);
+      await checkInterleavings([store, store], name === 'SqliteStore');
+    });
+
+    describe('reservation leases', () => {
+      const t = at('2024-02-10T00:00:00.000Z');
+      const afterLease = (ms = 0) => new Date(t.getTime() + DEFAULT_RESERVATION_LEASE_MS + ms);
+      beforeEach(async () => {
+        await store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+      });
+
+      it('a hold carries an id and the end of its lease; until then its CU stay held', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        expect(held).toMatchObject({ id: expect.stringMatching(/^hold_/), expiresAt: afterLease().toISOString() });
+        expect((await store.usage('acme', afterLease(-1))).cuUsed).toBe(5);
+        expect(await store.sweepExpiredHolds(afterLease(-1))).toBe(0);
+      });
+
+      it('CU held past the lease go back to their period on the next usage, reserve or sweep, once', async () => {
+        await hold(store, 'acme', 'e', 5, t);
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+        await hold(store, 'acme', 'e', 7, t);
+        expect(await store.reserve('acme', 'f', 20, afterLease())).toMatchObject({ ok: true }); // the 7 went back first
+        expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(1); // the 20 of f
+        expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(0);
+        expect((await store.usage('acme', afterLease(DEFAULT_RESERVATION_LEASE_MS))).cuUsed).toBe(0);
+        expect(h.logged()).toEqual([]);
+      });
+
+      it('a settle after the lease ran out charges the CU again, exactly once, when the period has room', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        expect(await store.sweepExpiredHolds(afterLease())).toBe(1);
+        expect(await store.settle(held, request('e', 5, 'late'), afterLease())).toEqual({ ok: true, value: undefined });
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 5, cuByEndpoint: { e: 5 } });
+        expect(h.logged().map((r) => [r.requestId, r.cu])).toEqual([['late', 5]]);
+        expect(await storeError(() => store.settle(held, request('e', 5, 'again'), afterLease()))).toMatchObject({
+          code: 'STORE_INVALID',
+          details: { field: 'reservation' },
+        });
+        expect((await store.usage('acme', afterLease())).cuUsed).toBe(5);
+      });
+
+      it('a settle after the lease ran out is refused, changing nothing, when the period has no room; the release then gives nothing back twice', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        await hold(store, 'acme', 'f', 16, afterLease()); // the 5 went back; 16 of 20 taken
+        const refused = await store.settle(held, request('e', 5, 'late'), afterLease());
+        expect(refused).toMatchObject({ ok: false, error: { usage: { cuUsed: 16 } } });
+        await store.release(held, request('e', 0, 'late', 429), afterLease());
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 16, cuByEndpoint: { f: 16 } });
+        expect(h.logged().map((r) => [r.requestId, r.status, r.cu])).toEqual([['late', 429, 0]]);
+      });
+
+      it('a release after the lease ran out gives nothing back twice; a second release is refused', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        await hold(store, 'acme', 'e', 3, afterLease()); // sweeps the 5
+        await store.release(held, request('e', 0, 'failed', 500), afterLease());
+        expect((await store.usage('acme', afterLease())).cuUsed).toBe(3);
+        expect(await storeError(() => store.release(held, request('e', 0, 'x', 500), afterLease()))).toMatchObject({
+          code: 'STORE_INVALID',
+        });
+      });
     });
 
     it('adds CU packages to the current period only', async () => {
@@ -1039,7 +1120,7 @@ describe('SqliteStore on a file', () => {
     ]);
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([
         expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') }),
       ]);
@@ -1089,7 +1170,7 @@ describe('SqliteStore on a file', () => {
   });
 
   it('property: any interleaving of reserve/settle/release on two stores stays within the allowance and charges exactly what was settled', async () => {
-    await checkInterleavings([openStore(), openStore()], (accountId) => {
+    await checkInterleavings([openStore(), openStore()], true, (accountId) => {
       const db = new Database(file, { readonly: true });
       try {
         const used = db

@@ -21,7 +21,9 @@ export {
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type SettleResult,
   type Store,
+  type StoreOptions,
   type Usage,
 } from './store/store.js';
 export type { ServiceErrorCode, StoreErrorCode } from './error-codes.js';

@@ -7,6 +7,7 @@ import {
   type RuleSetName,
 } from 'evm-integrity';
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
+import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../store/leases.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
@@ -55,6 +56,8 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
   requestRetentionDays: number;
+  /** Milliseconds CU reserved for a request stay held without a settle or release (a crashed process's come back). */
+  reservationLeaseMs: number;
   /**
    * Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by
    * default.
@@ -89,6 +92,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
   shutdownTimeoutMs: 10_000,
   requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
+  reservationLeaseMs: DEFAULT_RESERVATION_LEASE_MS,
   corsOrigins: [],
 };
 
@@ -252,6 +256,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     'idle_timeout_ms',
     'shutdown_timeout_ms',
     'request_retention_days',
+    'reservation_lease_ms',
     'cors_origins',
   ];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
@@ -351,6 +356,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       isPositive,
       'a positive number of days',
       base.requestRetentionDays,
+    ),
+    reservationLeaseMs: member(
+      json,
+      'reservation_lease_ms',
+      '',
+      (v) => isPositive(v) && (v as number) >= MIN_RESERVATION_LEASE_MS,
+      `a number of milliseconds, at least ${MIN_RESERVATION_LEASE_MS}`,
+      base.reservationLeaseMs,
     ),
     corsOrigins: member(
       json,

@@ -20,15 +20,16 @@ import type { Store } from '../store/store.js';
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
 /** Opens the configured store; a data directory that cannot be made is a ConfigError. */
-export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
-  if (config.store === 'memory') return new MemoryStore();
+export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir' | 'reservationLeaseMs'>): Store {
+  const options = { reservationLeaseMs: config.reservationLeaseMs };
+  if (config.store === 'memory') return new MemoryStore(options);
   try {
     // Here first, so that a directory that cannot be made is told as data_dir's fault; owner-only, as the store makes it.
     mkdirSync(config.dataDir, { recursive: true, mode: DIRECTORY_MODE });
   } catch (error) {
     throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
   }
-  return new SqliteStore(storeFile(config.dataDir));
+  return new SqliteStore(storeFile(config.dataDir), options);
 }
 
 /**
@@ -133,6 +134,9 @@ export async function startServer(
   try {
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey } = await provision(store, config, new Date()));
+    // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
+    const swept = await store.sweepExpiredHolds(new Date());
+    if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
     if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
     fetchHandler = createApp({

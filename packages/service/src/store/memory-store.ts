@@ -18,7 +18,15 @@ import {
   validIdOrHint,
   validLabel,
 } from './keys.js';
-import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
+import { countRequest, exceedsAllowance, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
+import {
+  DEFAULT_RESERVATION_LEASE_MS,
+  holdNotFound,
+  leaseExpired,
+  leaseExpiry,
+  newHoldId,
+  requireLeaseMs,
+} from './leases.js';
 import {
   type Account,
   type AccountInput,
@@ -28,7 +36,9 @@ import {
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type SettleResult,
   type Store,
+  type StoreOptions,
   type Usage,
 } from './store.js';
 import { accountNotFound } from './store-error.js';
@@ -44,6 +54,11 @@ import {
   requireId,
   requireTimeMs,
 } from './validation.js';
+
+/** CU held for a request; `swept` once its lease ran out and the CU went back to the period. */
+interface Hold extends Reservation {
+  swept: boolean;
+}
 
 interface PeriodUsage extends Period {
   cuUsed: number;
@@ -83,7 +98,7 @@ function giveBack(byEndpoint: Map<string, number>, endpoint: string, cu: number)
  * The store in process memory (`--store memory`, tests): the same rules as SqliteStore, nothing
  * kept once the process ends; it hands out copies, never its own objects.
  * @example
- * const store = new MemoryStore();
+ * const store = new MemoryStore({ reservationLeaseMs: 60_000 });
  * const { account, key } = store.createAccount({ name: 'ci' });
  */
 export class MemoryStore implements Store {
@@ -94,6 +109,13 @@ export class MemoryStore implements Store {
   private readonly periods = new Map<string, PeriodUsage>();
   private readonly rateWindows = new Map<string, RateWindow>();
   private readonly log: LoggedRequest[] = [];
+  /** By hold id: holds not yet settled or released. */
+  private readonly holds = new Map<string, Hold>();
+  private readonly leaseMs: number;
+
+  constructor(options: StoreOptions = {}) {
+    this.leaseMs = requireLeaseMs(options.reservationLeaseMs ?? DEFAULT_RESERVATION_LEASE_MS);
+  }
 
   async createAccount(input: AccountInput, now: Date): Promise<Account> {
     requireDate('now', now);
@@ -200,6 +222,7 @@ export class MemoryStore implements Store {
     this.log.splice(0, this.log.length, ...kept);
     this.periods.delete(account.id);
     this.rateWindows.delete(account.id);
+    for (const [id, hold] of this.holds) if (hold.accountId === account.id) this.holds.delete(id);
     this.accounts.delete(account.id);
     return { keys, requests };
   }
@@ -222,6 +245,7 @@ export class MemoryStore implements Store {
   async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
     const account = this.account(accountId);
+    this.sweep(account.id, now);
     return this.usageOf(account, this.currentPeriod(account, now));
   }
 
@@ -229,20 +253,39 @@ export class MemoryStore implements Store {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
+    this.sweep(account.id, now);
     const period = this.currentPeriod(account, now);
-    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra)
+    if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, wanted.cu))
       return err({ usage: this.usageOf(account, period) });
-    period.cuUsed += wanted.cu;
-    period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
-    const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };
+    this.take(period, wanted.endpoint, wanted.cu);
+    const reservation: Reservation = {
+      id: newHoldId(),
+      accountId: account.id,
+      ...wanted,
+      periodStart: period.periodStart,
+      expiresAt: leaseExpiry(now, this.leaseMs),
+    };
+    this.holds.set(reservation.id, { ...reservation, swept: false });
     return ok({ reservation, usage: this.usageOf(account, period) });
   }
 
-  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
+  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
-    this.logRequest(this.account(held.accountId), held, record, now);
+    const account = this.account(held.accountId);
+    const hold = this.endingHold(held);
+    if (hold.swept) {
+      const period = this.periodOf(account.id, held.periodStart);
+      if (period !== undefined) {
+        if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, held.cu))
+          return err({ usage: this.usageOf(account, period) });
+        this.take(period, held.endpoint, held.cu);
+      }
+    }
+    this.holds.delete(held.id);
+    this.logRequest(account, held, record, now);
+    return ok(undefined);
   }
 
   async release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
@@ -250,18 +293,23 @@ export class MemoryStore implements Store {
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
     const account = this.account(held.accountId);
-    const period = this.periods.get(account.id);
-    // Only the latest period is kept in memory: CU held in an earlier one went with it.
-    if (period !== undefined && period.periodStart === held.periodStart) {
-      period.cuUsed = Math.max(0, period.cuUsed - held.cu);
-      giveBack(period.cuByEndpoint, held.endpoint, held.cu);
-    }
+    const hold = this.endingHold(held);
+    if (!hold.swept) this.giveBackHeld(hold);
+    this.holds.delete(held.id);
     this.logRequest(account, held, record, now);
+  }
+
+  async sweepExpiredHolds(now: Date): Promise<number> {
+    requireDate('now', now);
+    let swept = 0;
+    for (const accountId of this.accounts.keys()) swept += this.sweep(accountId, now);
+    return swept;
   }
 
   async pruneRequests(before: Date): Promise<number> {
     requireDate('before', before);
     const cutoff = before.toISOString();
+    for (const [id, hold] of this.holds) if (hold.swept && hold.expiresAt < cutoff) this.holds.delete(id);
     const kept = this.log.filter((r) => r.at >= cutoff);
     const pruned = this.log.length - kept.length;
     this.log.splice(0, this.log.length, ...kept);
@@ -299,6 +347,45 @@ export class MemoryStore implements Store {
     const account = typeof id === 'string' ? this.accounts.get(id) : undefined;
     if (account === undefined) throw accountNotFound(id);
     return account;
+  }
+
+  /** Gives back the CU of the account's holds whose lease ran out by `now`; returns how many. */
+  private sweep(accountId: string, now: Date): number {
+    let swept = 0;
+    for (const hold of this.holds.values()) {
+      if (hold.accountId !== accountId || hold.swept || !leaseExpired(hold.expiresAt, now)) continue;
+      this.giveBackHeld(hold);
+      hold.swept = true;
+      swept++;
+    }
+    return swept;
+  }
+
+  /** The stored hold that `held` names (STORE_INVALID when it has already ended). */
+  private endingHold(held: Reservation): Hold {
+    const hold = this.holds.get(held.id);
+    if (hold === undefined || hold.accountId !== held.accountId) throw holdNotFound(held.id);
+    return hold;
+  }
+
+  /** The account's period that started at `periodStart`, if it is still the one kept. */
+  private periodOf(accountId: string, periodStart: string): PeriodUsage | undefined {
+    const period = this.periods.get(accountId);
+    return period?.periodStart === periodStart ? period : undefined;
+  }
+
+  private take(period: PeriodUsage, endpoint: string, cu: number): void {
+    period.cuUsed += cu;
+    period.cuByEndpoint.set(endpoint, (period.cuByEndpoint.get(endpoint) ?? 0) + cu);
+  }
+
+  /** Gives a hold's CU back to its period (total and per endpoint, never below 0). */
+  private giveBackHeld(hold: Reservation): void {
+    // Only the latest period is kept in memory: CU held in an earlier one went with it.
+    const period = this.periodOf(hold.accountId, hold.periodStart);
+    if (period === undefined) return;
+    period.cuUsed = Math.max(0, period.cuUsed - hold.cu);
+    giveBack(period.cuByEndpoint, hold.endpoint, hold.cu);
   }
 
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {

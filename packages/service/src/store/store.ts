@@ -63,17 +63,33 @@ export interface RequestRecord {
   cu: number;
 }
 
-/** CU held for one request in progress; settle or release it exactly once. */
+/** CU held for one request in progress, under a lease; settle or release it exactly once. */
 export interface Reservation {
+  /** The hold's id in the store. */
+  readonly id: string;
   readonly accountId: string;
   readonly endpoint: string;
   readonly cu: number;
   /** The period the CU were taken from: a release gives them back there, even after a roll. */
   readonly periodStart: string;
+  /** ISO instant the lease ends: from then on any process may give the CU back (sweep the hold). */
+  readonly expiresAt: string;
 }
 
 /** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
 export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
+
+/**
+ * What `settle` gives: ok once the CU are charged; an error (nothing changed) only when the hold's lease had run out,
+ * its CU were given back, and the period no longer has room for them: the request must not be answered 2xx.
+ */
+export type SettleResult = Result<undefined, { usage: Usage }>;
+
+/** How a store is opened. */
+export interface StoreOptions {
+  /** Milliseconds a reservation's CU stay held without a settle or release; DEFAULT_RESERVATION_LEASE_MS when absent. */
+  reservationLeaseMs?: number;
+}
 
 /**
  * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
@@ -136,19 +152,34 @@ export interface Store {
   /** This period's usage; rolls the period forward when now >= periodEnd. */
   usage(accountId: string, now: Date): Promise<Usage>;
   /**
-   * Before the work, atomically (across processes for SQLite): roll the period if due; refuse when
-   * cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the period (total and per endpoint) and
-   * hold it. Checking and taking in one step is what keeps concurrent servers from overdrawing.
+   * Before the work, atomically (across processes for SQLite and PostgreSQL): give back the account's holds whose
+   * lease ran out, roll the period if due; refuse when cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the
+   * period (total and per endpoint) and hold it under a lease. Checking and taking in one step is what keeps
+   * concurrent servers from overdrawing.
    */
   reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult>;
-  /** The work answered 2xx: the held CU stay charged; logs the request (`request.cu` = the reservation's cu). */
-  settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<void>;
+  /**
+   * The work answered 2xx, before the answer is sent: the held CU stay charged and the request is logged
+   * (`request.cu` = the reservation's cu). When the lease had run out and the CU were given back, they are taken
+   * again if the period has room; if not, nothing changes and the result is the error (answer 429, then release).
+   * STORE_INVALID for a reservation already ended.
+   */
+  settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult>;
   /**
    * The work failed (4xx/5xx) or the client left: gives the held CU back to the period they were
-   * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
+   * taken from (total and per endpoint, never below 0; not twice when the lease's sweep already did)
+   * and logs the request with cu 0. STORE_INVALID for a reservation already ended.
    */
   release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void>;
-  /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
+  /**
+   * Gives back the CU of every hold whose lease ran out by `now`, in every account (at start; reserve and usage do
+   * it for their account). Returns how many holds it swept.
+   */
+  sweepExpiredHolds(now: Date): Promise<number>;
+  /**
+   * Deletes the request-log entries logged before `before`, and swept holds that expired before it (never settled:
+   * their process died); usage figures are kept. Returns how many log entries went.
+   */
   pruneRequests(before: Date): Promise<number>;
   /** A CU package: raises this period's allowance. */
   addCu(accountId: string, cu: number, now: Date): Promise<Usage>;
