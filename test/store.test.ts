@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import ts from 'typescript';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LoggedRequest, MemoryStore } from '../packages/service/src/store/memory-store.js';
 import {
   addCalendarMonths,
@@ -28,6 +28,9 @@ import {
 } from '../packages/service/src/store/periods.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
 import { DEFAULT_RESERVATION_LEASE_MS } from '../packages/service/src/store/leases.js';
+import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
+import pg from 'pg';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import {
   type AccountInput,
   DEFAULT_REQUEST_RETENTION_DAYS,
@@ -232,11 +235,32 @@ interface Harness {
   reopen?: () => Promise<Store>;
   file?: string;
   /** The request log, oldest first. */
-  logged: () => LoggedRequest[];
+  logged: () => LoggedRequest[] | Promise<LoggedRequest[]>;
   cleanup: () => void | Promise<void>;
 }
 
-const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
+/** The PostgreSQL database of this file's PostgresStore tests, made at the first one. */
+let database: Promise<FreshDatabase> | undefined;
+afterAll(async () => {
+  await (await database)?.drop();
+});
+
+/** The tables of the store, children first, emptied before each test. */
+const PG_TABLES = ['holds', 'requests', 'rate_windows', 'endpoint_usage', 'usage_periods', 'api_keys', 'accounts'];
+
+/** A PostgresStore on this file's database (the caller's clock for rate windows, as the other stores). */
+async function openPostgres(): Promise<PostgresStore> {
+  database ??= freshDatabase();
+  return new PostgresStore({
+    databaseUrl: (await database).url,
+    poolSize: 4,
+    statementTimeoutMs: 10_000,
+    connectTimeoutMs: 5_000,
+    rateClock: 'caller',
+  });
+}
+
+const IMPLEMENTATIONS: { name: string; open: () => Harness | Promise<Harness> }[] = [
   {
     name: 'MemoryStore',
     open: () => {
@@ -272,13 +296,36 @@ const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
       return harness;
     },
   },
+  {
+    name: 'PostgresStore',
+    open: async () => {
+      const store = await openPostgres();
+      await store.ping(); // migrates a new database
+      const sql = new pg.Client({ connectionString: (await database!).url });
+      await sql.connect();
+      await sql.query(`TRUNCATE ${PG_TABLES.join(', ')}`);
+      return {
+        store,
+        logged: async () =>
+          (
+            await sql.query<LoggedRequest>(
+              'SELECT request_id AS "requestId", account_id AS "accountId", endpoint, status, cu::integer AS cu, period_start AS "periodStart", at FROM requests ORDER BY seq',
+            )
+          ).rows,
+        cleanup: async () => {
+          await store.close();
+          await sql.end();
+        },
+      };
+    },
+  },
 ];
 
 describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
   let h: Harness;
   let store: Store;
-  beforeEach(() => {
-    h = open();
+  beforeEach(async () => {
+    h = await open();
     store = h.store;
   });
   afterEach(() => h.cleanup());
@@ -570,7 +617,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       });
       expect(await store.usage('acme', t)).toEqual(usage);
       expect((await charge(store, 'acme', 0, request('verify/logs-bloom', 0), t)).cuUsed).toBe(5);
-      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu, r.periodStart, r.at])).toEqual([
+      expect((await h.logged()).map((r) => [r.requestId, r.endpoint, r.status, r.cu, r.periodStart, r.at])).toEqual([
         ['r1', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
         ['r2', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
         ['r3', 'verify/logs-bloom', 200, 3, usage.periodStart, t.toISOString()],
@@ -603,7 +650,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         ok: true,
         value: { usage: { cuUsed: 21, cuExtra: 1 } },
       });
-      expect(h.logged()).toEqual([]); // a reservation alone logs nothing
+      expect(await h.logged()).toEqual([]); // a reservation alone logs nothing
     });
 
     it('release gives the held CU back (total and per endpoint) and logs the request with cu 0', async () => {
@@ -619,7 +666,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       await store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
       await store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
       expect(await store.usage('acme', t)).toEqual(before);
-      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu])).toEqual([
+      expect((await h.logged()).map((r) => [r.requestId, r.endpoint, r.status, r.cu])).toEqual([
         ['ok', 'verify/receipt-root', 200, 5],
         ['bad', 'verify/receipt-root', 400, 0],
         ['gone', 'verify/logs-bloom', 499, 0],
@@ -644,7 +691,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       expect((await store.reserve('acme', 'e', 9, next)).ok).toBe(false); // not credited with the old period's CU
       await store.release(fresh, request('e', 0, 'fresh', 502), next);
       expect(await store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
-      expect(h.logged().map((r) => [r.requestId, r.periodStart])).toEqual([
+      expect((await h.logged()).map((r) => [r.requestId, r.periodStart])).toEqual([
         ['failed', '2024-01-31T10:00:00.000Z'],
         ['served', '2024-01-31T10:00:00.000Z'],
         ['fresh', '2024-02-29T10:00:00.000Z'],
@@ -714,7 +761,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       );
       // Nothing above changed the usage or the log.
       expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
-      expect(h.logged()).toEqual([]);
+      expect(await h.logged()).toEqual([]);
     });
 
     it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', async () => {
@@ -787,7 +834,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
     });
 
     it('property: any interleaving of reserve/settle/release stays within the allowance and charges exactly what was settled', async () => {
-      await checkInterleavings([store, store], name === 'SqliteStore');
+      await checkInterleavings([store, store], name !== 'MemoryStore');
     });
 
     describe('reservation leases', () => {
@@ -812,7 +859,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(1); // the 20 of f
         expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(0);
         expect((await store.usage('acme', afterLease(DEFAULT_RESERVATION_LEASE_MS))).cuUsed).toBe(0);
-        expect(h.logged()).toEqual([]);
+        expect(await h.logged()).toEqual([]);
       });
 
       it('a settle after the lease ran out charges the CU again, exactly once, when the period has room', async () => {
@@ -820,7 +867,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         expect(await store.sweepExpiredHolds(afterLease())).toBe(1);
         expect(await store.settle(held, request('e', 5, 'late'), afterLease())).toEqual({ ok: true, value: undefined });
         expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 5, cuByEndpoint: { e: 5 } });
-        expect(h.logged().map((r) => [r.requestId, r.cu])).toEqual([['late', 5]]);
+        expect((await h.logged()).map((r) => [r.requestId, r.cu])).toEqual([['late', 5]]);
         expect(await storeError(() => store.settle(held, request('e', 5, 'again'), afterLease()))).toMatchObject({
           code: 'STORE_INVALID',
           details: { field: 'reservation' },
@@ -835,7 +882,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         expect(refused).toMatchObject({ ok: false, error: { usage: { cuUsed: 16 } } });
         await store.release(held, request('e', 0, 'late', 429), afterLease());
         expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 16, cuByEndpoint: { f: 16 } });
-        expect(h.logged().map((r) => [r.requestId, r.status, r.cu])).toEqual([['late', 429, 0]]);
+        expect((await h.logged()).map((r) => [r.requestId, r.status, r.cu])).toEqual([['late', 429, 0]]);
       });
 
       it('a release after the lease ran out gives nothing back twice; a second release is refused', async () => {
@@ -885,10 +932,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       const now = at('2024-03-03T00:00:00.000Z');
       const usage = await store.usage('acme', now);
       const cutoff = at('2024-03-01T00:00:00.000Z');
-      const kept = h.logged().filter((r) => r.at >= cutoff.toISOString());
+      const kept = (await h.logged()).filter((r) => r.at >= cutoff.toISOString());
       expect(kept.map((r) => r.requestId)).toEqual(['r2', 'r3']);
       expect(await store.pruneRequests(cutoff)).toBe(3);
-      expect(h.logged()).toEqual(kept);
+      expect(await h.logged()).toEqual(kept);
       expect(await store.usage('acme', now)).toEqual(usage);
       expect(await store.pruneRequests(cutoff)).toBe(0);
       expect(await storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({

@@ -10,6 +10,7 @@ export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './s
 export { openStore, startServer, type RunningServer } from './server/start-server.js';
 export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
+export { PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export { StoreError } from './store/store-error.js';
 export {
   type Account,

@@ -339,6 +339,10 @@ export class MemoryStore implements Store {
     return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
   }
 
+  async ping(): Promise<void> {
+    // Always answers: it is this process's memory.
+  }
+
   async close(): Promise<void> {
     // Nothing to release.
   }

@@ -582,6 +582,14 @@ export class SqliteStore implements Store {
     return rateDecision(window, limitRps, nowMs);
   }
 
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new StoreError('STORE_UNAVAILABLE', `the store ${this.file} cannot answer: ${(error as Error).message}`);
+    }
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

@@ -185,5 +185,7 @@ export interface Store {
   addCu(accountId: string, cu: number, now: Date): Promise<Usage>;
   /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
   takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken>;
+  /** Resolves once the store answers a trivial query (readiness); STORE_UNAVAILABLE when it cannot. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
