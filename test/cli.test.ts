@@ -245,7 +245,8 @@ describe('the evm-integrity binary', () => {
       ['lineage', '0'.repeat(36), '--chain-id', 'mainnet', '--bundle', 'x.json'],
       /^evm-integrity: --chain-id: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
     ],
-    [['serve', '--store', 'postgres'], /store: expected "sqlite" or "memory"/],
+    [['serve', '--store', 'redis'], /store: expected "sqlite", "postgres" or "memory"/],
+    [['serve', '--store', 'postgres'], /database_url: required with store "postgres" \(or set DATABASE_URL\)/],
     [['accounts', 'list', '--store', 'memory'], /need a persistent store/],
   ])('%j: exit 2 with a clear message', (args, message) => {
     const { code, stderr } = run(args);

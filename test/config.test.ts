@@ -81,7 +81,10 @@ describe('server configuration', () => {
   it.each([
     [{ prot: 1 }, /unknown configuration member "prot"/],
     [{ port: 70000 }, /port: expected a port number/],
-    [{ store: 'postgres' }, /store: expected "sqlite" or "memory"/],
+    [{ store: 'redis' }, /store: expected "sqlite", "postgres" or "memory"/],
+    [{ database_url: 'mysql://db/x' }, /database_url: expected a postgres:\/\/ URL/],
+    [{ pg_pool_size: 0 }, /pg_pool_size: expected a positive number of connections/],
+    [{ reservation_lease_ms: 999 }, /reservation_lease_ms: expected a number of milliseconds, at least 1000/],
     [{ auth: 'no' }, /auth: expected true or false/],
     [{ accounts: [{ id: 'a b' }] }, /accounts\[0\]\.id/],
     [{ accounts: [{ id: 'a', rate_limit_rps: 0 }] }, /accounts\[0\]\.rate_limit_rps: expected a positive integer/],
@@ -131,6 +134,14 @@ describe('server configuration', () => {
       dataDir: '/srv/data',
     });
     expect(() => applyEnvironment(DEFAULT_CONFIG, { PORT: 'eighty' })).toThrow(/PORT: expected a port number/);
+    expect(
+      applyEnvironment(parseConfig({ database_url: 'postgres://db/a' }), { DATABASE_URL: 'postgres://db/b' }),
+    ).toMatchObject({
+      databaseUrl: 'postgres://db/b',
+    });
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { DATABASE_URL: 'mysql://u:secret@db/x' })).toThrow(
+      /^DATABASE_URL: expected a postgres:\/\/ URL$/,
+    );
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
     expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);

@@ -172,14 +172,15 @@ export async function runAdminCommand(
     throw new UsageError(
       'accounts and keys need a persistent store: the memory store lives only inside a running server',
     );
-  requireStore(
-    config.dataDir,
-    values['data-dir'] !== undefined
-      ? 'flag'
-      : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
-        ? 'config'
-        : 'default',
-  );
+  if (config.store === 'sqlite')
+    requireStore(
+      config.dataDir,
+      values['data-dir'] !== undefined
+        ? 'flag'
+        : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
+          ? 'config'
+          : 'default',
+    );
   let store: Store | undefined;
   try {
     store = openStore(config);

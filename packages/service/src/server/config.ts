@@ -22,8 +22,11 @@ export interface ConfiguredAccount extends Omit<Account, 'periodAnchor' | 'creat
 export interface ServerConfig {
   host: string;
   port: number;
-  /** `sqlite` (a file in `dataDir`) or `memory` (tests; nothing survives a restart). */
-  store: 'sqlite' | 'memory';
+  /**
+   * `sqlite` (a file in `dataDir`), `postgres` (the database at `databaseUrl`, shared by replicas) or `memory` (tests;
+   * nothing survives a restart).
+   */
+  store: 'sqlite' | 'postgres' | 'memory';
   dataDir: string;
   bodyLimitBytes: number;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
@@ -58,6 +61,14 @@ export interface ServerConfig {
   requestRetentionDays: number;
   /** Milliseconds CU reserved for a request stay held without a settle or release (a crashed process's come back). */
   reservationLeaseMs: number;
+  /** The PostgreSQL store's `postgres://…` URL (`store: "postgres"`); `DATABASE_URL` overrides it. */
+  databaseUrl: string | null;
+  /** Connections to PostgreSQL per process. */
+  pgPoolSize: number;
+  /** Milliseconds a PostgreSQL statement may run before it is cancelled (the request gets 503). */
+  pgStatementTimeoutMs: number;
+  /** Milliseconds to wait for a PostgreSQL connection before giving up (the request gets 503). */
+  pgConnectTimeoutMs: number;
   /**
    * Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by
    * default.
@@ -93,6 +104,10 @@ export const DEFAULT_CONFIG: ServerConfig = {
   shutdownTimeoutMs: 10_000,
   requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
   reservationLeaseMs: DEFAULT_RESERVATION_LEASE_MS,
+  databaseUrl: null,
+  pgPoolSize: 10,
+  pgStatementTimeoutMs: 5000,
+  pgConnectTimeoutMs: 5000,
   corsOrigins: [],
 };
 
@@ -122,6 +137,7 @@ function member<T>(
   return value as T;
 }
 
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 const isString = (v: unknown) => typeof v === 'string' && v.length > 0;
 const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -257,6 +273,10 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     'shutdown_timeout_ms',
     'request_retention_days',
     'reservation_lease_ms',
+    'database_url',
+    'pg_pool_size',
+    'pg_statement_timeout_ms',
+    'pg_connect_timeout_ms',
     'cors_origins',
   ];
   const unknown = Object.keys(json).filter((k) => !known.includes(k));
@@ -289,7 +309,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   return {
     host,
     port,
-    store: member(json, 'store', '', (v) => v === 'sqlite' || v === 'memory', '"sqlite" or "memory"', base.store),
+    store: member(
+      json,
+      'store',
+      '',
+      (v) => v === 'sqlite' || v === 'postgres' || v === 'memory',
+      '"sqlite", "postgres" or "memory"',
+      base.store,
+    ),
     dataDir: member(json, 'data_dir', '', isString, 'a directory path', base.dataDir),
     bodyLimitBytes: member(json, 'body_limit_bytes', '', isPositive, 'a positive number of bytes', base.bodyLimitBytes),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
@@ -365,6 +392,31 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       `a number of milliseconds, at least ${MIN_RESERVATION_LEASE_MS}`,
       base.reservationLeaseMs,
     ),
+    databaseUrl: member<string | null>(
+      json,
+      'database_url',
+      '',
+      (v) => typeof v === 'string' && POSTGRES_URL.test(v),
+      'a postgres:// URL',
+      base.databaseUrl,
+    ),
+    pgPoolSize: member(json, 'pg_pool_size', '', isPositive, 'a positive number of connections', base.pgPoolSize),
+    pgStatementTimeoutMs: member(
+      json,
+      'pg_statement_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.pgStatementTimeoutMs,
+    ),
+    pgConnectTimeoutMs: member(
+      json,
+      'pg_connect_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.pgConnectTimeoutMs,
+    ),
     corsOrigins: member(
       json,
       'cors_origins',
@@ -376,7 +428,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   };
 }
 
-/** `PORT` and `HOST` override the file, as platforms that assign them expect. */
+/** `PORT`, `HOST` and `DATABASE_URL` override the file, as platforms that assign them expect. */
 export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
   const next = { ...config };
   if (env.PORT !== undefined) {
@@ -385,6 +437,11 @@ export function applyEnvironment(config: ServerConfig, env: Record<string, strin
     next.port = port;
   }
   if (env.HOST !== undefined && env.HOST !== '') next.host = env.HOST;
+  if (env.DATABASE_URL !== undefined && env.DATABASE_URL !== '') {
+    // Not echoed: the URL may carry a password.
+    if (!POSTGRES_URL.test(env.DATABASE_URL)) throw new ConfigError('DATABASE_URL: expected a postgres:// URL');
+    next.databaseUrl = env.DATABASE_URL;
+  }
   return next;
 }
 

@@ -14,15 +14,42 @@ import { drainable } from './shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { DIRECTORY_MODE } from '../store/owner-only.js';
 import { SqliteStore } from '../store/sqlite-store.js';
-import type { Store } from '../store/store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
+import type { Account, AccountInput, Store } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
-/** Opens the configured store; a data directory that cannot be made is a ConfigError. */
-export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir' | 'reservationLeaseMs'>): Store {
+/**
+ * Opens the configured store; a data directory that cannot be made, or `store: "postgres"` without a database URL, is
+ * a ConfigError. PostgreSQL is first reached (and migrated) by the first operation.
+ */
+export function openStore(
+  config: Pick<
+    ServerConfig,
+    | 'store'
+    | 'dataDir'
+    | 'reservationLeaseMs'
+    | 'databaseUrl'
+    | 'pgPoolSize'
+    | 'pgStatementTimeoutMs'
+    | 'pgConnectTimeoutMs'
+  >,
+): Store {
   const options = { reservationLeaseMs: config.reservationLeaseMs };
   if (config.store === 'memory') return new MemoryStore(options);
+  if (config.store === 'postgres') {
+    if (config.databaseUrl === null)
+      throw new ConfigError('database_url: required with store "postgres" (or set DATABASE_URL)');
+    return new PostgresStore({
+      ...options,
+      databaseUrl: config.databaseUrl,
+      poolSize: config.pgPoolSize,
+      statementTimeoutMs: config.pgStatementTimeoutMs,
+      connectTimeoutMs: config.pgConnectTimeoutMs,
+    });
+  }
   try {
     // Here first, so that a directory that cannot be made is told as data_dir's fault; owner-only, as the store makes it.
     mkdirSync(config.dataDir, { recursive: true, mode: DIRECTORY_MODE });
@@ -32,10 +59,21 @@ export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir' | 'rese
   return new SqliteStore(storeFile(config.dataDir), options);
 }
 
+/** Creates the account; undefined when it exists already (another replica on the store made it first). */
+async function createOnce(store: Store, input: AccountInput & { id: string }, now: Date): Promise<Account | undefined> {
+  try {
+    return await store.createAccount(input, now);
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'STORE_CONFLICT') return undefined;
+    throw error;
+  }
+}
+
 /**
  * Brings the store in line with the configuration: its accounts and keys, the
  * anonymous account when auth is off, and on a first start with no account at
- * all, one local account whose key is returned to be printed once.
+ * all, one local account whose key is returned to be printed once. Replicas that
+ * start at once on one store may all run it: one of them makes each account.
  */
 export async function provision(store: Store, config: ServerConfig, now: Date): Promise<{ bootstrapKey?: string }> {
   for (const account of config.accounts) {
@@ -55,7 +93,8 @@ export async function provision(store: Store, config: ServerConfig, now: Date): 
   }
   if (!config.auth) {
     if ((await store.getAccount(ANONYMOUS_ACCOUNT)) === undefined) {
-      await store.createAccount(
+      await createOnce(
+        store,
         {
           id: ANONYMOUS_ACCOUNT,
           name: 'anonymous (auth off)',
@@ -69,10 +108,12 @@ export async function provision(store: Store, config: ServerConfig, now: Date): 
     return {};
   }
   if ((await store.listAccounts()).length > 0) return {};
-  const account = await store.createAccount(
+  const account = await createOnce(
+    store,
     { id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 },
     now,
   );
+  if (account === undefined) return {};
   return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key };
 }
 

@@ -594,9 +594,21 @@ export class SqliteStore implements Store {
     if (this.db.open) this.db.close();
   }
 
-  /** Runs `fn` in one IMMEDIATE transaction (a savepoint when already inside one). */
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (a savepoint when already inside one). Another process holding the write
+   * lock past the busy timeout is STORE_UNAVAILABLE: the request may be retried, it is no fault of this one.
+   */
   private write<T>(fn: () => T): T {
-    return this.runner.immediate(fn) as T;
+    try {
+      return this.runner.immediate(fn) as T;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
+          `the store ${this.file} stayed locked by another process: ${(error as Error).message}`,
+        );
+      throw error;
+    }
   }
 
   private migrate(): void {
