@@ -91,6 +91,10 @@ const MIGRATION_LOCK = 0x65766d69;
 /** Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. */
 export async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  // A connection lost mid-migration: the statement in progress fails; the event alone must not end the process.
+  const lost = (error: Error) => (broken = error);
+  client.on('error', lost);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
@@ -122,6 +126,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
   } finally {
-    client.release();
+    client.off('error', lost);
+    client.release(broken);
   }
 }

@@ -549,6 +549,10 @@ export class PostgresStore implements Store {
     const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
       (await client.query<R>(sql, params)).rows;
     let broken: Error | undefined;
+    // A connection lost between two statements is told as an 'error' event: without a listener it would end the
+    // process. The next statement fails, and the connection is dropped.
+    const lost = (error: Error) => (broken = error);
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const result = await fn(q);
@@ -560,6 +564,7 @@ export class PostgresStore implements Store {
       });
       throw storeFailure(error);
     } finally {
+      client.off('error', lost);
       client.release(broken);
     }
   }
