@@ -12,6 +12,7 @@ export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export { StoreError } from './store/store-error.js';
+export { instrumentStore } from './store/store-metrics.js';
 export {
   type Account,
   type AccountInput,
