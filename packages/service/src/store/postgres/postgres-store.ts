@@ -1,9 +1,10 @@
 /**
- * The store in PostgreSQL (pg's Pool): what several replicas of the server share. Every operation
- * that writes runs in one transaction; those on an account's usage (reserve, settle, release, a
- * period roll, a sweep) first lock the account's row (`SELECT … FOR UPDATE`), so the check and the
- * take of CU are one atomic step across replicas and the allowance is never overdrawn. The schema
- * is migrated at first use (migrations.ts). A database that cannot answer is STORE_UNAVAILABLE.
+ * The store in PostgreSQL (pg's Pool): what several replicas of the server share. The operations
+ * of every request are one statement each: reserve checks and takes the CU in one conditional
+ * UPDATE (RESERVE), settle and release end the hold and log the request in one statement. The rare
+ * cases (a period to roll, a hold past its lease, a late settle) run in a transaction that first
+ * locks the account's row (`SELECT … FOR UPDATE`). The schema is migrated at first use
+ * (migrations.ts). A database that cannot answer is STORE_UNAVAILABLE.
  */
 import pg from 'pg';
 import { err, ok } from 'evm-integrity';
@@ -22,7 +23,7 @@ import {
   validLabel,
 } from '../keys.js';
 import { DEFAULT_RESERVATION_LEASE_MS, holdNotFound, leaseExpiry, newHoldId, requireLeaseMs } from '../leases.js';
-import { exceedsAllowance, nextPeriod, rateDecision, RATE_WINDOW_MS } from '../periods.js';
+import { nextPeriod, rateDecision, RATE_WINDOW_MS } from '../periods.js';
 import type {
   Account,
   AccountInput,
@@ -142,6 +143,55 @@ const toKey = (row: KeyRow): KeyRecord => ({
 
 const ACCOUNT_COLUMNS = 'id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at';
 const KEY_COLUMNS = 'id, account_id, label, hash, hint, created_at, revoked_at';
+
+/**
+ * Reserve in one statement ($1 account, $2 endpoint, $3 cu, $4 now, $5 hold id, $6 lease end): takes the CU from
+ * the latest period when it still runs at $4, no hold of the account has outlived its lease, and the allowance has
+ * room (the test of exceedsAllowance, periods.ts, here on the row being updated: PostgreSQL re-checks it on the
+ * newest version of the row, so concurrent reserves of all replicas never overdraw); adds them to the endpoint and
+ * records the hold. No row: one of the conditions failed, and the caller decides under the account's lock.
+ */
+const RESERVE = `
+  WITH p AS (SELECT period_start, period_end FROM usage_periods WHERE account_id = $1 ORDER BY period_start DESC LIMIT 1),
+  taken AS (
+    UPDATE usage_periods u SET cu_used = u.cu_used + $3
+    FROM p, accounts a
+    WHERE u.account_id = $1 AND u.period_start = p.period_start AND p.period_end > $4 AND a.id = $1
+      AND NOT EXISTS (SELECT 1 FROM holds WHERE NOT swept AND expires_at <= $4 AND account_id = $1)
+      AND u.cu_used + $3 <= a.cu_limit + u.cu_extra
+    RETURNING u.period_start, u.period_end, u.cu_used, u.cu_extra, a.cu_limit
+  ),
+  by_endpoint AS (
+    INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) SELECT $1, period_start, $2, $3 FROM taken
+    ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = endpoint_usage.cu + excluded.cu
+  ),
+  hold AS (
+    INSERT INTO holds (id, account_id, period_start, endpoint, cu, expires_at) SELECT $5, $1, period_start, $2, $3, $6 FROM taken
+  )
+  SELECT * FROM taken`;
+
+/** Settle in one statement ($1 hold, $2 account, then the request's columns): a hold still under lease ends, its CU stay. */
+const SETTLE = `
+  WITH ended AS (DELETE FROM holds WHERE id = $1 AND account_id = $2 AND NOT swept RETURNING id)
+  INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at)
+  SELECT $3, $2, $4, $5, $6, $7, $8 FROM ended RETURNING seq`;
+
+/**
+ * Release in one statement (parameters as SETTLE): a hold still under lease ends and its CU go back (never below 0;
+ * an endpoint left at 0 is kept as a row and read as absent).
+ */
+const RELEASE = `
+  WITH ended AS (DELETE FROM holds WHERE id = $1 AND account_id = $2 AND NOT swept RETURNING period_start, endpoint, cu),
+  period AS (
+    UPDATE usage_periods u SET cu_used = greatest(0, u.cu_used - ended.cu) FROM ended
+    WHERE u.account_id = $2 AND u.period_start = ended.period_start
+  ),
+  by_endpoint AS (
+    UPDATE endpoint_usage e SET cu = greatest(0, e.cu - ended.cu) FROM ended
+    WHERE e.account_id = $2 AND e.period_start = ended.period_start AND e.endpoint = ended.endpoint
+  )
+  INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at)
+  SELECT $3, $2, $4, $5, $6, $7, $8 FROM ended RETURNING seq`;
 
 /** Request-log rows deleted per statement when pruning, so a first prune of a large log holds no lock for long. */
 const PRUNE_BATCH_ROWS = 5000;
@@ -337,9 +387,13 @@ export class PostgresStore implements Store {
 
   async authenticate(key: string): Promise<AuthResult> {
     const hash = hashKey(typeof key === 'string' ? key : '');
-    const [row] = await this.query<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
+    const [row] = await this.query<KeyRow & { account: AccountRow | null }>(
+      `SELECT ${KEY_COLUMNS.replace(/(\w+)/g, 'k.$1')}, row_to_json(a) AS account
+       FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
+      [hash],
+    );
     const record = row === undefined ? undefined : toKey(row);
-    const account = record === undefined ? undefined : await this.getAccount(record.accountId);
+    const account = row?.account == null ? undefined : toAccount(row.account);
     return authenticateKey(
       key,
       (presented) => (presented === hash ? record : undefined),
@@ -349,24 +403,24 @@ export class PostgresStore implements Store {
 
   async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
-    // Most calls only read; the account is locked only when the period has to move on or a lease ran out.
+    // Most calls only read, in one statement; the account is locked only when the period has to move on or a lease
+    // ran out.
     const [row] = await this.query<
-      AccountRow & { period_start: string | null; period_end: string | null; expired: boolean }
+      AccountRow & Partial<PeriodRow> & { expired: boolean; endpoints: [string, number][] | null }
     >(
-      `SELECT a.*, p.period_start, p.period_end,
-         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired
+      `SELECT a.*, p.period_start, p.period_end, p.cu_used, p.cu_extra,
+         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired,
+         (SELECT json_agg(json_build_array(e.endpoint, e.cu)) FROM endpoint_usage e
+          WHERE e.account_id = a.id AND e.period_start = p.period_start AND e.cu > 0) AS endpoints
        FROM accounts a
-       LEFT JOIN LATERAL (SELECT period_start, period_end FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
+       LEFT JOIN LATERAL (SELECT * FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
        WHERE a.id = $1`,
       [accountId, now.toISOString()],
     );
     if (row === undefined) throw accountNotFound(accountId);
-    const stored =
-      row.period_start === null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
-    if (nextPeriod(row.period_anchor, stored, now) === null && !row.expired) {
-      const account = toAccount(row);
-      return this.tx(async (q) => this.usageOf(q, account, (await this.periodAt(q, account.id, row.period_start!))!));
-    }
+    const stored = row.period_start == null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
+    if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null && !row.expired)
+      return makeUsage(row.id, stored, row.cu_limit, row.cu_extra!, row.cu_used!, row.endpoints ?? []);
     return this.tx(async (q) => {
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
@@ -377,36 +431,47 @@ export class PostgresStore implements Store {
   async reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult> {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
+    const hold = { id: newHoldId(), expiresAt: leaseExpiry(now, this.leaseMs) };
+    const held = (period: PeriodRow): Reservation => ({
+      id: hold.id,
+      accountId,
+      ...wanted,
+      periodStart: period.period_start,
+      expiresAt: hold.expiresAt,
+    });
+    // Usually one statement: the period runs, no lease has run out, the allowance has room.
+    const taken = await this.query<PeriodRow & { cu_limit: number }>(RESERVE, [
+      accountId,
+      wanted.endpoint,
+      wanted.cu,
+      now.toISOString(),
+      hold.id,
+      hold.expiresAt,
+    ]);
+    if (taken.length > 0) {
+      const row = taken[0]!;
+      const usage = await this.usageOf(
+        (sql, params) => this.query(sql, params),
+        { id: accountId, cuLimit: row.cu_limit },
+        row,
+      );
+      return ok({ reservation: held(row), usage });
+    }
+    // Otherwise, under the account's lock: holds swept, the period rolled, then the same statement decides.
     return this.tx(async (q): Promise<ReserveResult> => {
-      // The account's row lock orders every change to its usage, across replicas.
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
       const period = await this.currentPeriod(q, account, now);
-      if (exceedsAllowance(this.allowanceOf(account, period), wanted.cu))
-        return err({ usage: await this.usageOf(q, account, period) });
-      await this.take(q, account.id, period.period_start, wanted.endpoint, wanted.cu);
-      const reservation: Reservation = {
-        id: newHoldId(),
-        accountId: account.id,
-        ...wanted,
-        periodStart: period.period_start,
-        expiresAt: leaseExpiry(now, this.leaseMs),
-      };
-      await q(
-        'INSERT INTO holds (id, account_id, period_start, endpoint, cu, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [
-          reservation.id,
-          account.id,
-          reservation.periodStart,
-          reservation.endpoint,
-          reservation.cu,
-          reservation.expiresAt,
-        ],
-      );
-      return ok({
-        reservation,
-        usage: await this.usageOf(q, account, (await this.periodAt(q, account.id, period.period_start))!),
-      });
+      const [row] = await q<PeriodRow>(RESERVE, [
+        account.id,
+        wanted.endpoint,
+        wanted.cu,
+        now.toISOString(),
+        hold.id,
+        hold.expiresAt,
+      ]);
+      if (row === undefined) return err({ usage: await this.usageOf(q, account, period) });
+      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row) });
     });
   }
 
@@ -414,16 +479,24 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
+    const logged = [
+      held.id,
+      held.accountId,
+      record.requestId,
+      record.endpoint,
+      record.status,
+      record.cu,
+      held.periodStart,
+      now.toISOString(),
+    ];
+    // Usually one statement: the hold, still under its lease, is deleted and the request logged; its CU stay.
+    if ((await this.query(SETTLE, logged)).length > 0) return ok(undefined);
     return this.tx(async (q): Promise<SettleResult> => {
       const account = await this.lockAccount(q, held.accountId);
       const hold = await this.endingHold(q, held);
-      if (hold.swept) {
-        // The lease ran out and the CU went back: take them again, if the period still has room.
-        const period = (await this.periodAt(q, account.id, hold.period_start))!;
-        if (exceedsAllowance(this.allowanceOf(account, period), hold.cu))
-          return err({ usage: await this.usageOf(q, account, await this.currentPeriod(q, account, now)) });
-        await this.take(q, account.id, hold.period_start, hold.endpoint, hold.cu);
-      }
+      // The lease ran out and the CU went back: take them again, if the period still has room.
+      if (hold.swept && !(await this.takeIfRoom(q, account, hold)))
+        return err({ usage: await this.usageOf(q, account, await this.currentPeriod(q, account, now)) });
       await q('DELETE FROM holds WHERE id = $1', [hold.id]);
       await this.logRequest(q, account.id, held, record, now);
       return ok(undefined);
@@ -434,10 +507,22 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
+    const logged = [
+      held.id,
+      held.accountId,
+      record.requestId,
+      record.endpoint,
+      record.status,
+      record.cu,
+      held.periodStart,
+      now.toISOString(),
+    ];
+    // Usually one statement: the hold is deleted, its CU given back and the request logged.
+    if ((await this.query(RELEASE, logged)).length > 0) return;
     await this.tx(async (q) => {
       const account = await this.lockAccount(q, held.accountId);
       const hold = await this.endingHold(q, held);
-      if (!hold.swept) await this.giveBack(q, hold);
+      if (!hold.swept) await this.giveBack(q, hold); // a swept hold's CU went back then
       await q('DELETE FROM holds WHERE id = $1', [hold.id]);
       await this.logRequest(q, account.id, held, record, now);
     });
@@ -633,17 +718,19 @@ export class PostgresStore implements Store {
     return hold;
   }
 
-  private async take(q: Query, accountId: string, periodStart: string, endpoint: string, cu: number): Promise<void> {
-    await q('UPDATE usage_periods SET cu_used = cu_used + $1 WHERE account_id = $2 AND period_start = $3', [
-      cu,
-      accountId,
-      periodStart,
-    ]);
-    await q(
-      `INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = endpoint_usage.cu + excluded.cu`,
-      [accountId, periodStart, endpoint, cu],
+  /** Takes a swept hold's CU again when its period has room (one conditional statement); whether it did. */
+  private async takeIfRoom(q: Query, account: Account, hold: HoldRow): Promise<boolean> {
+    const [row] = await q(
+      `WITH taken AS (
+         UPDATE usage_periods SET cu_used = cu_used + $3
+         WHERE account_id = $1 AND period_start = $2 AND cu_used + $3 <= $5 + cu_extra RETURNING period_start
+       )
+       INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) SELECT $1, period_start, $4, $3 FROM taken
+       ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = endpoint_usage.cu + excluded.cu
+       RETURNING 1`,
+      [account.id, hold.period_start, hold.cu, hold.endpoint, account.cuLimit],
     );
+    return row !== undefined;
   }
 
   /** Gives a hold's CU back to its period (total and per endpoint, never below 0). */
@@ -661,10 +748,6 @@ export class PostgresStore implements Store {
       hold.period_start,
       hold.endpoint,
     ]);
-  }
-
-  private allowanceOf(account: Account, row: PeriodRow): { cuLimit: number; cuExtra: number; cuUsed: number } {
-    return { cuLimit: account.cuLimit, cuExtra: row.cu_extra, cuUsed: row.cu_used };
   }
 
   private async logRequest(
@@ -707,9 +790,9 @@ export class PostgresStore implements Store {
     return (await this.periodAt(q, account.id, next.periodStart))!;
   }
 
-  private async usageOf(q: Query, account: Account, row: PeriodRow): Promise<Usage> {
+  private async usageOf(q: Query, account: Pick<Account, 'id' | 'cuLimit'>, row: PeriodRow): Promise<Usage> {
     const byEndpoint = await q<{ endpoint: string; cu: number }>(
-      'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = $1 AND period_start = $2',
+      'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = $1 AND period_start = $2 AND cu > 0',
       [account.id, row.period_start],
     );
     return makeUsage(
