@@ -1017,6 +1017,20 @@ describe('SqliteStore on a file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a write lock held by another process past the busy timeout is STORE_UNAVAILABLE, and the store works once it is let go', async () => {
+    const store = openStore();
+    await store.createAccount(ACME, T0);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      expect(await storeError(() => store.reserve('acme', 'e', 1, T0))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await store.reserve('acme', 'e', 1, T0)).ok).toBe(true);
+  }, 20_000);
+
   it('keeps its files to their owner: a directory it makes 0700, the database and its WAL files 0600', async () => {
     const store = openStore();
     await store.createAccount(ACME, T0); // a write: the -wal and -shm files exist now
