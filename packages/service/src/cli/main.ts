@@ -40,7 +40,7 @@ async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${help}\n`);
     return 0;
   }
-  return await (await import('./serve.js')).runAdminCommand(argv, io);
+  return (await import('./serve.js')).runAdminCommand(argv, io);
 }
 
 const wantsHelp = (argv: readonly string[]) => {
