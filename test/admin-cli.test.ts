@@ -6,15 +6,15 @@ import type { Store } from '../packages/service/src/store/store.js';
 
 const NOW = new Date('2024-01-31T10:00:00.000Z');
 
-function run(store: Store, args: string[], now: Date = NOW) {
+async function run(store: Store, args: string[], now: Date = NOW) {
   let stdout = '';
   let stderr = '';
-  const code = runAdmin(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, store, () => now);
+  const code = await runAdmin(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) }, store, () => now);
   return { code, stdout, stderr };
 }
 
 /** An error: exit 2, nothing on stdout, exactly this one line on stderr. */
-function expectError(result: ReturnType<typeof run>, message: string) {
+function expectError(result: Awaited<ReturnType<typeof run>>, message: string) {
   expect(result).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${message}\n` });
 }
 
@@ -26,8 +26,8 @@ beforeEach(() => {
 const createAcme = () => run(store, ['accounts', 'create', '--name', 'Acme', '--id', 'acme']);
 
 describe('accounts create', () => {
-  it('creates with the defaults and describes the account', () => {
-    const result = createAcme();
+  it('creates with the defaults and describes the account', async () => {
+    const result = await createAcme();
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(
@@ -43,7 +43,7 @@ describe('accounts create', () => {
         '',
       ].join('\n'),
     );
-    expect(store.getAccount('acme')).toMatchObject({
+    expect(await store.getAccount('acme')).toMatchObject({
       name: 'Acme',
       plan: 'self-hosted',
       cuLimit: 1_000_000,
@@ -52,8 +52,8 @@ describe('accounts create', () => {
     });
   });
 
-  it('takes every option, and prints JSON with --json', () => {
-    const result = run(store, [
+  it('takes every option, and prints JSON with --json', async () => {
+    const result = await run(store, [
       'accounts',
       'create',
       '--name',
@@ -91,13 +91,13 @@ describe('accounts create', () => {
         cu_by_endpoint: {},
       },
     });
-    expect(run(store, ['accounts', 'create', '--name', 'C', '--chains', '137']).stdout).toContain(
+    expect((await run(store, ['accounts', 'create', '--name', 'C', '--chains', '137'])).stdout).toContain(
       '  endpoints       all\n  chains          137\n',
     );
   });
 
-  it('reports each bad input on one line with exit 2', () => {
-    createAcme();
+  it('reports each bad input on one line with exit 2', async () => {
+    await createAcme();
     const cases: [string[], string][] = [
       [
         [],
@@ -130,34 +130,34 @@ describe('accounts create', () => {
       ],
       [['--name', 'X', '--json=yes'], '--json takes no value'],
     ];
-    for (const [args, message] of cases) expectError(run(store, ['accounts', 'create', ...args]), message);
-    expect(store.listAccounts().map((a) => a.id)).toEqual(['acme']);
+    for (const [args, message] of cases) expectError(await run(store, ['accounts', 'create', ...args]), message);
+    expect((await store.listAccounts()).map((a) => a.id)).toEqual(['acme']);
   });
 });
 
 describe('accounts list', () => {
-  it('says when there are none', () => {
-    expect(run(store, ['accounts', 'list'])).toEqual({
+  it('says when there are none', async () => {
+    expect(await run(store, ['accounts', 'list'])).toEqual({
       code: 0,
       stdout: 'No accounts yet. Create one: evm-integrity accounts create --name NAME\n',
       stderr: '',
     });
-    expect(run(store, ['accounts', 'list', '--json']).stdout).toBe('[]\n');
+    expect((await run(store, ['accounts', 'list', '--json'])).stdout).toBe('[]\n');
   });
 
-  it('lists accounts with their usage and active keys', () => {
-    createAcme();
-    run(store, ['accounts', 'create', '--name', 'Beta', '--endpoints', 'verify/logs-bloom', '--rps', '5']);
-    store.createKey('acme', 'a', NOW);
-    const held = store.reserve('acme', 'verify/receipt-root', 3, NOW);
+  it('lists accounts with their usage and active keys', async () => {
+    await createAcme();
+    await run(store, ['accounts', 'create', '--name', 'Beta', '--endpoints', 'verify/logs-bloom', '--rps', '5']);
+    await store.createKey('acme', 'a', NOW);
+    const held = await store.reserve('acme', 'verify/receipt-root', 3, NOW);
     if (held.ok)
-      store.settle(
+      await store.settle(
         held.value.reservation,
         { requestId: 'r', endpoint: 'verify/receipt-root', status: 200, cu: 3 },
         NOW,
       );
-    store.addCu('acme', 100, NOW);
-    const text = run(store, ['accounts', 'list']);
+    await store.addCu('acme', 100, NOW);
+    const text = await run(store, ['accounts', 'list']);
     expect(text.code).toBe(0);
     expect(text.stdout.split('\n')).toEqual([
       'ID    NAME  PLAN         CU USED  CU ALLOWANCE             RPS  KEYS  ENDPOINTS          CHAINS  PERIOD ENDS',
@@ -165,7 +165,7 @@ describe('accounts list', () => {
       'beta  Beta  self-hosted  0        1000000                  5    0     verify/logs-bloom  all     2024-02-29T10:00:00.000Z',
       '',
     ]);
-    const json = JSON.parse(run(store, ['accounts', 'list', '--json']).stdout);
+    const json = JSON.parse((await run(store, ['accounts', 'list', '--json'])).stdout);
     expect(json).toHaveLength(2);
     expect(json[0]).toMatchObject({
       id: 'acme',
@@ -185,9 +185,9 @@ describe('accounts list', () => {
     });
   });
 
-  it('takes no argument', () => {
+  it('takes no argument', async () => {
     expectError(
-      run(store, ['accounts', 'list', 'acme']),
+      await run(store, ['accounts', 'list', 'acme']),
       'unexpected argument "acme" (usage: evm-integrity accounts list)',
     );
   });
@@ -196,48 +196,51 @@ describe('accounts list', () => {
 describe('accounts add-cu', () => {
   beforeEach(createAcme);
 
-  it('raises the allowance of the current period', () => {
-    const result = run(store, ['accounts', 'add-cu', 'acme', '5000']);
+  it('raises the allowance of the current period', async () => {
+    const result = await run(store, ['accounts', 'add-cu', 'acme', '5000']);
     expect(result).toEqual({
       code: 0,
       stdout:
         'Added 5000 CU to acme until 2024-02-29T10:00:00.000Z: allowance 1005000 CU (limit 1000000 + packages 5000), used 0, remaining 1005000\n',
       stderr: '',
     });
-    const json = JSON.parse(run(store, ['accounts', 'add-cu', 'acme', '1', '--json']).stdout);
+    const json = JSON.parse((await run(store, ['accounts', 'add-cu', 'acme', '1', '--json'])).stdout);
     expect(json).toMatchObject({ account_id: 'acme', added_cu: 1, usage: { cu_extra: 5001, cu_allowance: 1_005_001 } });
-    expect(store.usage('acme', NOW).cuExtra).toBe(5001);
+    expect((await store.usage('acme', NOW)).cuExtra).toBe(5001);
   });
 
-  it('reports bad input', () => {
+  it('reports bad input', async () => {
     expectError(
-      run(store, ['accounts', 'add-cu']),
+      await run(store, ['accounts', 'add-cu']),
       'accounts add-cu needs an account ID (usage: evm-integrity accounts add-cu ID CU)',
     );
     expectError(
-      run(store, ['accounts', 'add-cu', 'acme']),
+      await run(store, ['accounts', 'add-cu', 'acme']),
       'accounts add-cu needs the number of CU to add (usage: evm-integrity accounts add-cu ID CU)',
     );
-    expectError(run(store, ['accounts', 'add-cu', 'acme', '0']), 'CU must be a positive integer, got "0"');
-    expectError(run(store, ['accounts', 'add-cu', 'acme', 'many']), 'CU must be a positive integer, got "many"');
-    expectError(run(store, ['accounts', 'add-cu', 'acme', '-5']), 'numbers must be non-negative integers, got -5');
+    expectError(await run(store, ['accounts', 'add-cu', 'acme', '0']), 'CU must be a positive integer, got "0"');
+    expectError(await run(store, ['accounts', 'add-cu', 'acme', 'many']), 'CU must be a positive integer, got "many"');
     expectError(
-      run(store, ['accounts', 'add-cu', 'acme', '5', '6']),
+      await run(store, ['accounts', 'add-cu', 'acme', '-5']),
+      'numbers must be non-negative integers, got -5',
+    );
+    expectError(
+      await run(store, ['accounts', 'add-cu', 'acme', '5', '6']),
       'unexpected argument "6" (usage: evm-integrity accounts add-cu ID CU)',
     );
     expectError(
-      run(store, ['accounts', 'add-cu', 'nobody', '5']),
+      await run(store, ['accounts', 'add-cu', 'nobody', '5']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
-    expect(store.usage('acme', NOW).cuExtra).toBe(0);
+    expect((await store.usage('acme', NOW)).cuExtra).toBe(0);
   });
 });
 
 describe('accounts update', () => {
-  it('changes only what is given; all puts an entitlement back to every endpoint or chain', () => {
-    createAcme();
+  it('changes only what is given; all puts an entitlement back to every endpoint or chain', async () => {
+    await createAcme();
     const later = new Date('2024-02-10T00:00:00.000Z');
-    const result = run(
+    const result = await run(
       store,
       [
         'accounts',
@@ -258,7 +261,7 @@ describe('accounts update', () => {
     expect(result.stdout.split('\n')[0]).toBe(
       'Updated account acme (Acme); the server applies it from the next request',
     );
-    expect(store.getAccount('acme')).toMatchObject({
+    expect(await store.getAccount('acme')).toMatchObject({
       name: 'Acme',
       plan: 'self-hosted',
       cuLimit: 2000,
@@ -267,106 +270,111 @@ describe('accounts update', () => {
       periodAnchor: NOW.toISOString(),
     });
     expect(
-      run(store, ['accounts', 'update', 'acme', '--name', 'Acme 2', '--plan', 'pro', '--chains', 'all']).code,
+      (await run(store, ['accounts', 'update', 'acme', '--name', 'Acme 2', '--plan', 'pro', '--chains', 'all'])).code,
     ).toBe(0);
-    expect(store.getAccount('acme')).toMatchObject({
+    expect(await store.getAccount('acme')).toMatchObject({
       name: 'Acme 2',
       plan: 'pro',
       rateLimitRps: 9,
       entitlements: { endpoints: ['verify/logs-bloom'] },
     });
-    expect(run(store, ['accounts', 'update', 'acme', '--endpoints', 'all']).code).toBe(0);
-    expect(store.getAccount('acme')!.entitlements).toBeNull();
-    const json = run(store, ['accounts', 'update', 'acme', '--rps', '4', '--json']);
+    expect((await run(store, ['accounts', 'update', 'acme', '--endpoints', 'all'])).code).toBe(0);
+    expect((await store.getAccount('acme'))!.entitlements).toBeNull();
+    const json = await run(store, ['accounts', 'update', 'acme', '--rps', '4', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ id: 'acme', rate_limit_rps: 4, usage: { cu_limit: 2000 } });
   });
 
-  it('reports each bad input on one line with exit 2, naming the flag and the value', () => {
-    createAcme();
+  it('reports each bad input on one line with exit 2, naming the flag and the value', async () => {
+    await createAcme();
     const synopsis =
       'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]';
     expectError(
-      run(store, ['accounts', 'update']),
+      await run(store, ['accounts', 'update']),
       `accounts update needs an account ID (usage: evm-integrity ${synopsis})`,
     );
     expectError(
-      run(store, ['accounts', 'update', 'acme']),
+      await run(store, ['accounts', 'update', 'acme']),
       `accounts update needs something to change: --name, --plan, --cu-limit, --rps, --endpoints, --chains (usage: evm-integrity ${synopsis})`,
     );
     expectError(
-      run(store, ['accounts', 'update', 'nobody', '--rps', '1']),
+      await run(store, ['accounts', 'update', 'nobody', '--rps', '1']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
-    expectError(run(store, ['accounts', 'update', 'acme', '--rps', '0']), '--rps must be a positive integer, got "0"');
     expectError(
-      run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']),
+      await run(store, ['accounts', 'update', 'acme', '--rps', '0']),
+      '--rps must be a positive integer, got "0"',
+    );
+    expectError(
+      await run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']),
       '--chains must be a positive integer, got "mainnet"',
     );
     expectError(
-      run(store, ['accounts', 'update', 'acme', '--id', 'x']),
+      await run(store, ['accounts', 'update', 'acme', '--id', 'x']),
       `unknown option --id (usage: evm-integrity ${synopsis})`,
     );
-    expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 25, entitlements: null });
+    expect(await store.getAccount('acme')).toMatchObject({ rateLimitRps: 25, entitlements: null });
   });
 });
 
 describe('accounts disable', () => {
-  it('revokes every active key of the account: each gets 401 (revoked) from the next request; settings and usage stay', () => {
-    createAcme();
-    const keys = [run(store, ['keys', 'create', 'acme']), run(store, ['keys', 'create', 'acme'])].map(
+  it('revokes every active key of the account: each gets 401 (revoked) from the next request; settings and usage stay', async () => {
+    await createAcme();
+    const keys = [await run(store, ['keys', 'create', 'acme']), await run(store, ['keys', 'create', 'acme'])].map(
       (r) => /evmi_[\w-]+/.exec(r.stdout)![0],
     );
-    const result = run(store, ['accounts', 'disable', 'acme']);
-    const ids = store.listKeys('acme').map((k) => k.id);
+    const result = await run(store, ['accounts', 'disable', 'acme']);
+    const ids = (await store.listKeys('acme')).map((k) => k.id);
     expect(result).toEqual({
       code: 0,
       stdout: `Disabled account acme: revoked 2 keys (${ids.join(', ')}); requests with its keys now get 401.\nIts settings and usage are kept. To enable it again: evm-integrity keys create acme\n`,
       stderr: '',
     });
-    for (const key of keys) expect(store.authenticate(key).status).toBe('revoked');
-    expect(store.getAccount('acme')).toMatchObject({ cuLimit: 1_000_000 });
-    expect(run(store, ['accounts', 'disable', 'acme']).stdout).toMatch(/^Disabled account acme: it had no active key;/);
-    expect(JSON.parse(run(store, ['accounts', 'disable', 'acme', '--json']).stdout)).toEqual({
+    for (const key of keys) expect((await store.authenticate(key)).status).toBe('revoked');
+    expect(await store.getAccount('acme')).toMatchObject({ cuLimit: 1_000_000 });
+    expect((await run(store, ['accounts', 'disable', 'acme'])).stdout).toMatch(
+      /^Disabled account acme: it had no active key;/,
+    );
+    expect(JSON.parse((await run(store, ['accounts', 'disable', 'acme', '--json'])).stdout)).toEqual({
       account_id: 'acme',
       revoked_keys: [],
     });
     expectError(
-      run(store, ['accounts', 'disable', 'nobody']),
+      await run(store, ['accounts', 'disable', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
   });
 });
 
 describe('accounts delete', () => {
-  it('asks for --yes, naming what would go; with it, the account and its keys are gone', () => {
-    createAcme();
-    const key = /evmi_[\w-]+/.exec(run(store, ['keys', 'create', 'acme']).stdout)![0];
+  it('asks for --yes, naming what would go; with it, the account and its keys are gone', async () => {
+    await createAcme();
+    const key = /evmi_[\w-]+/.exec((await run(store, ['keys', 'create', 'acme'])).stdout)![0];
     expectError(
-      run(store, ['accounts', 'delete', 'acme']),
+      await run(store, ['accounts', 'delete', 'acme']),
       'accounts delete removes account acme, its 1 key, its usage and its request log for good; add --yes to confirm',
     );
-    expect(store.getAccount('acme')).toBeDefined();
-    expect(run(store, ['accounts', 'delete', 'acme', '--yes'])).toEqual({
+    expect(await store.getAccount('acme')).toBeDefined();
+    expect(await run(store, ['accounts', 'delete', 'acme', '--yes'])).toEqual({
       code: 0,
       stdout: 'Deleted account acme with its 1 key and 0 logged requests\n',
       stderr: '',
     });
-    expect(store.getAccount('acme')).toBeUndefined();
-    expect(store.authenticate(key).status).toBe('unknown');
+    expect(await store.getAccount('acme')).toBeUndefined();
+    expect((await store.authenticate(key)).status).toBe('unknown');
     expectError(
-      run(store, ['accounts', 'delete', 'acme', '--yes']),
+      await run(store, ['accounts', 'delete', 'acme', '--yes']),
       'no account "acme" (evm-integrity accounts list shows the accounts)',
     );
     expectError(
-      run(store, ['accounts', 'delete', 'acme']),
+      await run(store, ['accounts', 'delete', 'acme']),
       'no account "acme" (evm-integrity accounts list shows the accounts)',
     );
-    expectError(run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value');
+    expectError(await run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value');
   });
 
-  it('with --json: what went', () => {
-    createAcme();
-    expect(JSON.parse(run(store, ['accounts', 'delete', 'acme', '--yes', '--json']).stdout)).toEqual({
+  it('with --json: what went', async () => {
+    await createAcme();
+    expect(JSON.parse((await run(store, ['accounts', 'delete', 'acme', '--yes', '--json'])).stdout)).toEqual({
       account_id: 'acme',
       deleted: true,
       keys: 0,
@@ -378,22 +386,22 @@ describe('accounts delete', () => {
 describe('keys create', () => {
   beforeEach(createAcme);
 
-  it('prints the key once, with a warning that it will not be shown again', () => {
-    const result = run(store, ['keys', 'create', 'acme', '--label', 'ci']);
+  it('prints the key once, with a warning that it will not be shown again', async () => {
+    const result = await run(store, ['keys', 'create', 'acme', '--label', 'ci']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const key = /^ {2}(evmi_[A-Za-z0-9_-]{43})$/m.exec(result.stdout)?.[1];
     expect(key).toBeDefined();
-    const record = store.listKeys('acme')[0]!;
+    const record = (await store.listKeys('acme'))[0]!;
     expect(result.stdout).toBe(
       `Created key ${record.id} for account acme (label "ci"):\n\n  ${key}\n\n` +
         'This key will not be shown again: store it now (an environment variable or a secret manager).\nUse it as: Authorization: Bearer <key>\n',
     );
-    expect(store.authenticate(key!)).toMatchObject({ status: 'active', key: { label: 'ci' } });
+    expect(await store.authenticate(key!)).toMatchObject({ status: 'active', key: { label: 'ci' } });
   });
 
-  it('with --json: the key in the JSON, the warning on stderr; label defaults to "default"', () => {
-    const result = run(store, ['keys', 'create', 'acme', '--json']);
+  it('with --json: the key in the JSON, the warning on stderr; label defaults to "default"', async () => {
+    const result = await run(store, ['keys', 'create', 'acme', '--json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
     expect(json).toEqual({
@@ -409,47 +417,47 @@ describe('keys create', () => {
     expect(result.stderr).toBe(
       'This key will not be shown again: store it now (an environment variable or a secret manager).\n',
     );
-    expect(store.authenticate(json.key).status).toBe('active');
+    expect((await store.authenticate(json.key)).status).toBe('active');
   });
 
-  it('reports bad input and refusals', () => {
+  it('reports bad input and refusals', async () => {
     expectError(
-      run(store, ['keys', 'create']),
+      await run(store, ['keys', 'create']),
       'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
     );
     expectError(
-      run(store, ['keys', 'create', 'nobody']),
+      await run(store, ['keys', 'create', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
-    expectError(run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
-    expectError(run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
+    expectError(await run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
+    expectError(await run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
     expectError(
-      run(store, ['keys', 'create', 'acme', 'other']),
+      await run(store, ['keys', 'create', 'acme', 'other']),
       'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
     );
-    for (let i = 0; i < 5; i++) expect(run(store, ['keys', 'create', 'acme']).code).toBe(0);
+    for (let i = 0; i < 5; i++) expect((await run(store, ['keys', 'create', 'acme'])).code).toBe(0);
     expectError(
-      run(store, ['keys', 'create', 'acme']),
+      await run(store, ['keys', 'create', 'acme']),
       'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)',
     );
-    expect(store.listKeys('acme')).toHaveLength(5);
+    expect(await store.listKeys('acme')).toHaveLength(5);
   });
 });
 
 describe('keys create --account ID', () => {
-  it('names the account as ACCOUNT_ID does; both given must agree', () => {
-    createAcme();
-    expect(run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci']).stdout).toMatch(
+  it('names the account as ACCOUNT_ID does; both given must agree', async () => {
+    await createAcme();
+    expect((await run(store, ['keys', 'create', '--account', 'acme', '--label', 'ci'])).stdout).toMatch(
       /^Created key key_\w+ for account acme \(label "ci"\)/,
     );
-    expect(run(store, ['keys', 'create', 'acme', '--account', 'acme']).code).toBe(0);
-    expect(JSON.parse(run(store, ['keys', 'list', '--account', 'acme', '--json']).stdout)).toHaveLength(2);
+    expect((await run(store, ['keys', 'create', 'acme', '--account', 'acme'])).code).toBe(0);
+    expect(JSON.parse((await run(store, ['keys', 'list', '--account', 'acme', '--json'])).stdout)).toHaveLength(2);
     expectError(
-      run(store, ['keys', 'create', 'acme', '--account', 'beta']),
+      await run(store, ['keys', 'create', 'acme', '--account', 'beta']),
       'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one',
     );
     expectError(
-      run(store, ['keys', 'create']),
+      await run(store, ['keys', 'create']),
       'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
     );
   });
@@ -458,26 +466,28 @@ describe('keys create --account ID', () => {
 describe('keys list', () => {
   beforeEach(createAcme);
 
-  it('says when there are none', () => {
-    expect(run(store, ['keys', 'list']).stdout).toBe('No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n');
-    expect(run(store, ['keys', 'list', 'acme']).stdout).toBe(
+  it('says when there are none', async () => {
+    expect((await run(store, ['keys', 'list'])).stdout).toBe(
+      'No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n',
+    );
+    expect((await run(store, ['keys', 'list', 'acme'])).stdout).toBe(
       'No keys for account acme. Create one: evm-integrity keys create acme\n',
     );
   });
 
-  it('shows hint, label and status, never the key or its hash', () => {
-    run(store, ['accounts', 'create', '--name', 'Beta']);
-    const a = store.createKey('acme', 'ci', NOW);
-    const b = store.createKey('acme', 'laptop', NOW);
-    const c = store.createKey('beta', 'prod', NOW);
-    const hashed = store.importKey(
+  it('shows hint, label and status, never the key or its hash', async () => {
+    await run(store, ['accounts', 'create', '--name', 'Beta']);
+    const a = await store.createKey('acme', 'ci', NOW);
+    const b = await store.createKey('acme', 'laptop', NOW);
+    const c = await store.createKey('beta', 'prod', NOW);
+    const hashed = await store.importKey(
       'beta',
       'vault',
       { sha256: createHash('sha256').update('from-vault').digest('hex') },
       NOW,
     );
-    store.revokeKey(b.record.id, new Date('2024-02-01T00:00:00.000Z'));
-    const all = run(store, ['keys', 'list']);
+    await store.revokeKey(b.record.id, new Date('2024-02-01T00:00:00.000Z'));
+    const all = await run(store, ['keys', 'list']);
     expect(all.code).toBe(0);
     expect(all.stdout.split('\n')).toEqual([
       `ID${' '.repeat(14)}  ACCOUNT  HINT                LABEL   STATUS                            CREATED`,
@@ -487,7 +497,7 @@ describe('keys list', () => {
       `${hashed.id}  beta     (imported by hash)  vault   active                            ${NOW.toISOString()}`,
       '',
     ]);
-    const json = JSON.parse(run(store, ['keys', 'list', 'acme', '--json']).stdout);
+    const json = JSON.parse((await run(store, ['keys', 'list', 'acme', '--json'])).stdout);
     expect(json).toEqual([
       {
         id: a.record.id,
@@ -508,7 +518,7 @@ describe('keys list', () => {
         revoked_at: '2024-02-01T00:00:00.000Z',
       },
     ]);
-    const everything = all.stdout + run(store, ['keys', 'list', '--json']).stdout;
+    const everything = all.stdout + (await run(store, ['keys', 'list', '--json'])).stdout;
     for (const { key, record } of [a, b, c]) {
       expect(everything).not.toContain(key);
       expect(everything).not.toContain(record.hash);
@@ -516,13 +526,13 @@ describe('keys list', () => {
     expect(everything).not.toContain(hashed.hash);
   });
 
-  it('reports an unknown account', () => {
+  it('reports an unknown account', async () => {
     expectError(
-      run(store, ['keys', 'list', 'nobody']),
+      await run(store, ['keys', 'list', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
     expectError(
-      run(store, ['keys', 'list', 'acme', 'x']),
+      await run(store, ['keys', 'list', 'acme', 'x']),
       'unexpected argument "x" (usage: evm-integrity keys list [ACCOUNT_ID])',
     );
   });
@@ -531,20 +541,20 @@ describe('keys list', () => {
 describe('keys revoke', () => {
   beforeEach(createAcme);
 
-  it('revokes by id or by hint; a second revocation says so', () => {
-    const a = store.createKey('acme', 'ci', NOW);
-    expect(run(store, ['keys', 'revoke', a.record.id])).toEqual({
+  it('revokes by id or by hint; a second revocation says so', async () => {
+    const a = await store.createKey('acme', 'ci', NOW);
+    expect(await run(store, ['keys', 'revoke', a.record.id])).toEqual({
       code: 0,
       stdout: `Revoked key ${a.record.id} (${a.record.hint}…, label "ci") of account acme: requests with it now get 401\n`,
       stderr: '',
     });
-    expect(store.authenticate(a.key).status).toBe('revoked');
+    expect((await store.authenticate(a.key)).status).toBe('revoked');
     const later = new Date('2024-02-01T00:00:00.000Z');
-    expect(run(store, ['keys', 'revoke', a.record.hint], later).stdout).toBe(
+    expect((await run(store, ['keys', 'revoke', a.record.hint], later)).stdout).toBe(
       `Key ${a.record.id} (${a.record.hint}…) of account acme was already revoked at ${NOW.toISOString()}\n`,
     );
-    const b = store.createKey('acme', 'laptop', NOW);
-    const json = JSON.parse(run(store, ['keys', 'revoke', b.record.hint, '--json'], later).stdout);
+    const b = await store.createKey('acme', 'laptop', NOW);
+    const json = JSON.parse((await run(store, ['keys', 'revoke', b.record.hint, '--json'], later)).stdout);
     expect(json).toEqual({
       id: b.record.id,
       account_id: 'acme',
@@ -555,61 +565,69 @@ describe('keys revoke', () => {
       revoked_at: later.toISOString(),
       already_revoked: false,
     });
-    expect(JSON.parse(run(store, ['keys', 'revoke', b.record.id, '--json'], later).stdout).already_revoked).toBe(true);
+    expect(
+      JSON.parse((await run(store, ['keys', 'revoke', b.record.id, '--json'], later)).stdout).already_revoked,
+    ).toBe(true);
   });
 
-  it('reports bad input', () => {
+  it('reports bad input', async () => {
     expectError(
-      run(store, ['keys', 'revoke']),
+      await run(store, ['keys', 'revoke']),
       'keys revoke needs a key ID or hint (usage: evm-integrity keys revoke ID_OR_HINT)',
     );
     expectError(
-      run(store, ['keys', 'revoke', 'key_nope']),
+      await run(store, ['keys', 'revoke', 'key_nope']),
       'no key with id or hint "key_nope" (evm-integrity keys list shows them)',
     );
     expectError(
-      run(store, ['keys', 'revoke', 'a', 'b']),
+      await run(store, ['keys', 'revoke', 'a', 'b']),
       'unexpected argument "b" (usage: evm-integrity keys revoke ID_OR_HINT)',
     );
-    const x = store.importKey('acme', 'x', { plain: 'same-hint-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }, NOW);
-    const y = store.importKey('acme', 'y', { plain: 'same-hint-yyyyyyyyyyyyyyyyyyyyyyyyyyyyy' }, NOW);
+    const x = await store.importKey('acme', 'x', { plain: 'same-hint-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }, NOW);
+    const y = await store.importKey('acme', 'y', { plain: 'same-hint-yyyyyyyyyyyyyyyyyyyyyyyyyyyyy' }, NOW);
     expectError(
-      run(store, ['keys', 'revoke', 'same-hin']),
+      await run(store, ['keys', 'revoke', 'same-hin']),
       `hint same-hin matches 2 keys (${x.id}, ${y.id}); revoke by key id`,
     );
   });
 });
 
 describe('commands and help', () => {
-  it('reports unknown or missing commands', () => {
+  it('reports unknown or missing commands', async () => {
     expectError(
-      run(store, []),
+      await run(store, []),
       'say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)',
     );
-    expectError(run(store, ['users', 'list']), 'unknown command "users"; expected accounts or keys');
-    expectError(run(store, ['accounts']), 'accounts needs a command: create, list, add-cu, update, disable, delete');
-    expectError(run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
-    expectError(run(store, ['keys', 'rotate']), 'unknown command "keys rotate"; expected one of create, list, revoke');
+    expectError(await run(store, ['users', 'list']), 'unknown command "users"; expected accounts or keys');
+    expectError(
+      await run(store, ['accounts']),
+      'accounts needs a command: create, list, add-cu, update, disable, delete',
+    );
+    expectError(await run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
+    expectError(
+      await run(store, ['keys', 'rotate']),
+      'unknown command "keys rotate"; expected one of create, list, revoke',
+    );
   });
 
-  it('prints help on stdout with exit 0', () => {
+  it('prints help on stdout with exit 0', async () => {
     for (const args of [['--help'], ['help'], ['accounts', '--help'], ['keys', 'help']]) {
-      const result = run(store, args);
+      const result = await run(store, args);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('evm-integrity keys revoke ID_OR_HINT');
       expect(result.stderr).toBe('');
     }
-    expect(run(store, ['keys', 'create', '--help']).stdout).toMatch(
+    expect((await run(store, ['keys', 'create', '--help'])).stdout).toMatch(
       /^usage: evm-integrity keys create ACCOUNT_ID \[--label L\]\n/,
     );
   });
 
-  it('turns an unexpected fault into one line, exit 3 as every command of the CLI, no stack trace', () => {
+  it('turns an unexpected fault into one line, exit 3 as every command of the CLI, no stack trace', async () => {
     const broken = new MemoryStore();
     broken.listAccounts = () => {
       throw new Error('disk I/O error\n    at somewhere (file.js:1:1)');
     };
-    expect(run(broken, ['accounts', 'list'])).toEqual({
+    expect(await run(broken, ['accounts', 'list'])).toEqual({
       code: 3,
       stdout: '',
       stderr: 'evm-integrity: accounts list failed: disk I/O error\n',

@@ -461,7 +461,7 @@ describe('the service answers a classic block 422 with the era', () => {
 
   it('via app.request', async () => {
     const store = new MemoryStore();
-    provision(store, config, new Date());
+    await provision(store, config, new Date());
     const app = createApp({ config, store, logger: capturingLogger().logger });
     const res = await app.request('/v1/evm/verify/receipt-root', request);
     expect(res.status).toBe(422);

@@ -171,9 +171,9 @@ describe('the evm-integrity binary', () => {
     expect(stdout).toBe('');
   });
 
-  it('accounts and keys work on the data directory the server uses', () => {
+  it('accounts and keys work on the data directory the server uses', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
-    new SqliteStore(join(dataDir, 'evm-integrity.sqlite')).close(); // the store the server makes at its first start
+    await new SqliteStore(join(dataDir, 'evm-integrity.sqlite')).close(); // the store the server makes at its first start
     try {
       expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
       const created = run(['keys', 'create', 'acme', '--label', 'ci', '--data-dir', dataDir]);
@@ -192,8 +192,8 @@ describe('the evm-integrity binary', () => {
         run(['accounts', 'update', 'acme', '--rps', '9', '--chains', '1,10', '--json', '--data-dir', dataDir]),
       ).toMatchObject({ code: 0 });
       const store = new SqliteStore(join(dataDir, 'evm-integrity.sqlite'));
-      expect(store.getAccount('acme')).toMatchObject({ rateLimitRps: 9, entitlements: { chains: [1, 10] } });
-      store.close();
+      expect(await store.getAccount('acme')).toMatchObject({ rateLimitRps: 9, entitlements: { chains: [1, 10] } });
+      await store.close();
       expect(run(['accounts', 'disable', 'acme', '--data-dir', dataDir]).stdout).toMatch(
         /^Disabled account acme: revoked 1 key/,
       );
@@ -245,7 +245,8 @@ describe('the evm-integrity binary', () => {
       ['lineage', '0'.repeat(36), '--chain-id', 'mainnet', '--bundle', 'x.json'],
       /^evm-integrity: --chain-id: "mainnet" is not a chain id; use a number \(1 for Ethereum mainnet\)\n/,
     ],
-    [['serve', '--store', 'postgres'], /store: expected "sqlite" or "memory"/],
+    [['serve', '--store', 'redis'], /store: expected "sqlite", "postgres" or "memory"/],
+    [['serve', '--store', 'postgres'], /database_url: required with store "postgres" \(or set DATABASE_URL\)/],
     [['accounts', 'list', '--store', 'memory'], /need a persistent store/],
   ])('%j: exit 2 with a clear message', (args, message) => {
     const { code, stderr } = run(args);

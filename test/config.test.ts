@@ -84,7 +84,10 @@ describe('server configuration', () => {
   it.each([
     [{ prot: 1 }, /unknown configuration member "prot"/],
     [{ port: 70000 }, /port: expected a port number/],
-    [{ store: 'postgres' }, /store: expected "sqlite" or "memory"/],
+    [{ store: 'redis' }, /store: expected "sqlite", "postgres" or "memory"/],
+    [{ database_url: 'mysql://db/x' }, /database_url: expected a postgres:\/\/ URL/],
+    [{ pg_pool_size: 0 }, /pg_pool_size: expected a positive number of connections/],
+    [{ reservation_lease_ms: 999 }, /reservation_lease_ms: expected a number of milliseconds, at least 1000/],
     [{ auth: 'no' }, /auth: expected true or false/],
     [{ accounts: [{ id: 'a b' }] }, /accounts\[0\]\.id/],
     [{ accounts: [{ id: 'a', rate_limit_rps: 0 }] }, /accounts\[0\]\.rate_limit_rps: expected a positive integer/],
@@ -133,6 +136,23 @@ describe('server configuration', () => {
       store: 'memory',
       dataDir: '/srv/data',
     });
+    expect(
+      applyEnvironment(parseConfig({ database_url: 'postgres://db/a' }), { DATABASE_URL: 'postgres://db/b' }),
+    ).toMatchObject({
+      databaseUrl: 'postgres://db/b',
+    });
+    // The URL may carry a password: the error names the variable, never the value.
+    const refusal = (() => {
+      try {
+        applyEnvironment(DEFAULT_CONFIG, { DATABASE_URL: 'mysql://u:secret@db/x' });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(refusal).not.toContain('secret@');
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { DATABASE_URL: 'mysql://u:secret@db/x' })).toThrow(
+      /^DATABASE_URL: expected a postgres:\/\/ URL, got another value \(not shown: it may be a secret\)/,
+    );
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
     expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
@@ -178,6 +198,11 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   idle_timeout_ms: ['5000', { idleTimeoutMs: 5000 }],
   shutdown_timeout_ms: ['0', { shutdownTimeoutMs: 0 }],
   request_retention_days: ['90', { requestRetentionDays: 90 }],
+  reservation_lease_ms: ['60000', { reservationLeaseMs: 60000 }],
+  database_url: ['postgres://verifier@db:5432/evm', { databaseUrl: 'postgres://verifier@db:5432/evm' }],
+  pg_pool_size: ['20', { pgPoolSize: 20 }],
+  pg_statement_timeout_ms: ['2000', { pgStatementTimeoutMs: 2000 }],
+  pg_connect_timeout_ms: ['3000', { pgConnectTimeoutMs: 3000 }],
   cors_origins: ['["https://app.example.com"]', { corsOrigins: ['https://app.example.com'] }],
   metrics_port: ['9464', { metricsPort: 9464 }],
   metrics_host: ['0.0.0.0', { metricsHost: '0.0.0.0' }],
@@ -188,12 +213,13 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
 };
 
 describe('configuration from the environment', () => {
-  it('every member has its variable EVM_INTEGRITY_<MEMBER>; PORT and HOST are aliases', () => {
+  it('every member has its variable EVM_INTEGRITY_<MEMBER>; PORT, HOST and DATABASE_URL are aliases', () => {
     expect(Object.keys(FROM_ENVIRONMENT).sort(), 'a sample above for every member').toEqual([...CONFIG_MEMBERS].sort());
     expect(environmentVariables()).toEqual([
       ...CONFIG_MEMBERS.map((member) => ({ variable: `EVM_INTEGRITY_${member.toUpperCase()}`, member })),
       { variable: 'PORT', member: 'port' },
       { variable: 'HOST', member: 'host' },
+      { variable: 'DATABASE_URL', member: 'database_url' },
     ]);
   });
 
@@ -237,7 +263,7 @@ describe('configuration from the environment', () => {
     [{ EVM_INTEGRITY_PORT: '70000' }, /^EVM_INTEGRITY_PORT: expected a port number 0-65535, got 70000$/],
     [{ PORT: 'eighty' }, /^PORT: expected a port number 0-65535, got "eighty"/],
     [{ EVM_INTEGRITY_AUTH: 'no' }, /^EVM_INTEGRITY_AUTH: expected true or false, got "no" \(a value other/],
-    [{ EVM_INTEGRITY_STORE: 'mysql' }, /^EVM_INTEGRITY_STORE: expected "sqlite" or "memory", got "mysql"/],
+    [{ EVM_INTEGRITY_STORE: 'mysql' }, /^EVM_INTEGRITY_STORE: expected "sqlite", "postgres" or "memory", got "mysql"/],
     [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":"a b"}]' }, /^EVM_INTEGRITY_ACCOUNTS\[0\]\.id: expected an id/],
     [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":' }, /^EVM_INTEGRITY_ACCOUNTS: expected an array of accounts, got "\[/],
     [{ EVM_INTEGRITY_METRICS_PORT: '"9464"' }, /^EVM_INTEGRITY_METRICS_PORT: expected a port number 0-65535, or null/],

@@ -11,21 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config-env.js';
-import { CONFIG_MEMBERS, DEFAULT_CONFIG } from '../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG } from '../packages/service/src/server/config.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 import { parseSimpleYaml, type YamlValue } from './helpers/simple-yaml.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 const rootPackage = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-
-/**
- * What compose.yaml sets ahead of this build: the PostgreSQL store (issue 16) adds the member
- * `database_url` (alias DATABASE_URL) and the store value `postgres`. Each is checked to be still
- * missing here; once the store is merged that check fails, and the entry is to be removed, so
- * that the variable is then checked as every other.
- */
-const PENDING_VARIABLES: Record<string, string> = { DATABASE_URL: 'database_url' };
-const PENDING_VALUES: Record<string, string> = { EVM_INTEGRITY_STORE: 'postgres' };
 
 /** A Dockerfile instruction: its keyword and its arguments, continuation lines joined. */
 interface Instruction {
@@ -149,35 +140,16 @@ describe('compose.yaml', () => {
     ]);
   });
 
-  it('every variable it sets for the service is read by the configuration (pending: the PostgreSQL store)', () => {
+  it('every variable it sets for the service is read by the configuration, and takes the value it is given', () => {
     const read = environmentVariables().map((v) => v.variable);
     const servers = ours().filter(([, service]) => service.environment !== undefined);
     expect(servers.length).toBeGreaterThanOrEqual(2);
     for (const [name, service] of servers) {
       const env = service.environment as Record<string, string>;
       const unread = Object.keys(env).filter((variable) => !read.includes(variable));
-      expect(unread, `${name}: variables no member reads`).toEqual(
-        Object.keys(PENDING_VARIABLES).filter((v) => v in env),
-      );
-      const checked = Object.fromEntries(
-        Object.entries(env).filter(
-          ([variable, value]) => !(variable in PENDING_VARIABLES) && PENDING_VALUES[variable] !== value,
-        ),
-      );
-      expect(() => applyEnvironment(DEFAULT_CONFIG, checked), name).not.toThrow();
+      expect(unread, `${name}: variables no member reads`).toEqual([]);
+      expect(applyEnvironment(DEFAULT_CONFIG, env), name).toMatchObject({ store: 'postgres', metricsPort: 9464 });
     }
-  });
-
-  it('what is pending is still missing from this build (once merged, empty PENDING_*)', () => {
-    for (const [variable, member] of Object.entries(PENDING_VARIABLES))
-      expect(CONFIG_MEMBERS, `${member} (${variable}) is a member now: remove it from PENDING_VARIABLES`).not.toContain(
-        member,
-      );
-    for (const [variable, value] of Object.entries(PENDING_VALUES))
-      expect(
-        () => applyEnvironment(DEFAULT_CONFIG, { [variable]: value }),
-        `${variable}=${value} is taken now: remove it from PENDING_VALUES`,
-      ).toThrow();
   });
 
   it('the YAML reader refuses what it does not read', () => {

@@ -60,7 +60,7 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
   },
   SourceError: { error: () => thrown(() => new lineage.BundleSource([])), code: 'SOURCE_INPUT_INVALID' },
   StoreError: {
-    error: () => thrown(() => new service.MemoryStore().revokeKey('nobody', new Date())),
+    error: () => rejected(() => new service.MemoryStore().revokeKey('nobody', new Date())),
     code: 'STORE_NOT_FOUND',
   },
   ChainConflictError: {
@@ -137,9 +137,9 @@ describe('the error family', () => {
     expect(new service.StoreError('STORE_CONFLICT', 'taken')).toBeInstanceOf(root.EvmIntegrityError);
   });
 
-  it('each class narrows the code to its own (compile-time)', () => {
+  it('each class narrows the code to its own (compile-time)', async () => {
     const code: 'HEADER_INVALID' = (RAISED.InvalidHeaderError!.error() as root.InvalidHeaderError).code;
-    const store: service.StoreErrorCode = (RAISED.StoreError!.error() as service.StoreError).code;
+    const store: service.StoreErrorCode = ((await RAISED.StoreError!.error()) as service.StoreError).code;
     expect([code, store]).toEqual(['HEADER_INVALID', 'STORE_NOT_FOUND']);
   });
 });

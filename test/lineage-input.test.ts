@@ -613,11 +613,11 @@ describe('over HTTP: the app, and the real server on loopback', () => {
   it.each(cases)('%s: 400 from the app', async (_name, c) => {
     const store = new MemoryStore();
     const app = createApp({ config, store, logger: capturingLogger().logger });
-    store.createAccount(
+    await store.createAccount(
       { id: 'a', name: 'A', plan: 'pro', cuLimit: 10, rateLimitRps: 100, entitlements: null },
       new Date(),
     );
-    const { key } = store.createKey('a', 'k', new Date());
+    const { key } = await store.createKey('a', 'k', new Date());
     const res = await app.request('/v1/evm/verify/lineage', {
       ...request,
       headers: { ...request.headers, Authorization: `Bearer ${key}` },

@@ -97,6 +97,9 @@ describe('metrics of the server', () => {
     expect(moved('evm_integrity_admission_refusals_total', { reason: 'unauthorized' })).toBe(1);
     expect(moved('evm_integrity_admission_refusals_total', { reason: 'cu_allowance' })).toBe(1);
     expect(after).toMatch(/^evm_integrity_pool_queue_depth 0$/m);
+    // The store's operations are timed: one settle a charged answer.
+    expect(moved('evm_integrity_store_operation_seconds_count', { operation: 'settle' })).toBe(3);
+    expect(moved('evm_integrity_store_operation_seconds_count', { operation: 'authenticate' })).toBe(5);
     // A request's own path never becomes a label: the number of series stays bounded.
     expect(after).not.toContain('path-12345');
     // The account's usage agrees with the CU counted.

@@ -9,7 +9,7 @@ import { capturingLogger, testConfig } from './helpers/server.js';
 async function served() {
   const config = testConfig({ auth: false });
   const store = new MemoryStore();
-  provision(store, config, new Date());
+  await provision(store, config, new Date());
   const app = createApp({ config, store, logger: capturingLogger().logger });
   const source = await (await app.request('/v1/openapi.json')).text();
   const post = async (path: string, body: unknown) =>

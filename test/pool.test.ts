@@ -39,19 +39,19 @@ class WatchedStore extends MemoryStore {
   readonly settled: Array<RequestRecord & { account: string }> = [];
   readonly released: Array<RequestRecord & { account: string; settledBefore: number }> = [];
 
-  override reserve(...args: Parameters<MemoryStore['reserve']>) {
-    const held = super.reserve(...args);
+  override async reserve(...args: Parameters<MemoryStore['reserve']>) {
+    const held = await super.reserve(...args);
     if (held.ok) this.owners.set(held.value.reservation, args[0]);
     this.reserved.push(args[0]);
     return held;
   }
-  override settle(reservation: Reservation, request: RequestRecord, now: Date) {
+  override async settle(reservation: Reservation, request: RequestRecord, now: Date) {
     this.settled.push({ ...request, account: this.owners.get(reservation)! });
-    super.settle(reservation, request, now);
+    return super.settle(reservation, request, now);
   }
-  override release(reservation: Reservation, request: RequestRecord, now: Date) {
+  override async release(reservation: Reservation, request: RequestRecord, now: Date) {
     this.released.push({ ...request, account: this.owners.get(reservation)!, settledBefore: this.settled.length });
-    super.release(reservation, request, now);
+    await super.release(reservation, request, now);
   }
 }
 
@@ -178,7 +178,7 @@ describe('admission and a busy pool', () => {
     const before = {
       settled: store.settled.length,
       reserved: store.reserved.length,
-      used: store.usage('c', new Date()).cuUsed,
+      used: (await store.usage('c', new Date())).cuUsed,
     };
     // The accounts' queues take turns: c's own job ahead of it keeps it waiting.
     const ahead = [
@@ -203,7 +203,7 @@ describe('admission and a busy pool', () => {
     expect(release.settledBefore - before.settled).toBeLessThan(7);
     expect((await Promise.all(ahead)).every((r) => r.status === 200)).toBe(true);
     // Its job ahead is charged, the one that left is not.
-    expect(store.usage('c', new Date()).cuUsed).toBe(before.used + 1);
+    expect((await store.usage('c', new Date())).cuUsed).toBe(before.used + 1);
   });
 });
 

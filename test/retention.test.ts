@@ -20,12 +20,12 @@ const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** Logs one settled request per age in `ages` (days before NOW) for account `acme`. */
-function logRequests(store: Store, ages: number[]) {
-  store.createAccount({ id: 'acme', name: 'Acme', plan: 'pro', cuLimit: 1000, rateLimitRps: 10 }, daysAgo(400));
+async function logRequests(store: Store, ages: number[]) {
+  await store.createAccount({ id: 'acme', name: 'Acme', plan: 'pro', cuLimit: 1000, rateLimitRps: 10 }, daysAgo(400));
   for (const [i, age] of ages.entries()) {
-    const held = store.reserve('acme', 'verify/receipt-root', 1, daysAgo(age));
+    const held = await store.reserve('acme', 'verify/receipt-root', 1, daysAgo(age));
     if (!held.ok) throw new Error('allowance refused');
-    store.settle(
+    await store.settle(
       held.value.reservation,
       { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 },
       daysAgo(age),
@@ -34,15 +34,15 @@ function logRequests(store: Store, ages: number[]) {
 }
 
 describe('request log retention', () => {
-  it('keepRequestLog prunes rows older than the retention at once, keeps the rest and the usage figures', () => {
+  it('keepRequestLog prunes rows older than the retention at once, keeps the rest and the usage figures', async () => {
     const store = new MemoryStore();
-    logRequests(store, [100, 50, 46, 44, 10, 0]);
-    const usageBefore = store.usage('acme', NOW);
+    await logRequests(store, [100, 50, 46, 44, 10, 0]);
+    const usageBefore = await store.usage('acme', NOW);
     const log = capturingLogger();
-    const stop = keepRequestLog(store, 45, log.logger, () => NOW);
+    const stop = await keepRequestLog(store, 45, log.logger, () => NOW);
     stop();
     expect(store.requests('acme').map((r) => r.requestId)).toEqual(['r3', 'r4', 'r5']);
-    expect(store.usage('acme', NOW)).toEqual(usageBefore);
+    expect(await store.usage('acme', NOW)).toEqual(usageBefore);
     expect(log.lines.find((l) => l.msg === 'request log pruned')).toMatchObject({
       removed: 3,
       request_retention_days: 45,
@@ -64,21 +64,21 @@ describe('request log retention', () => {
     const seeded = new SqliteStore(storeFile(dataDir));
     // Real time here: the server prunes against the clock.
     const ages = [400, 60, 1];
-    seeded.createAccount(
+    await seeded.createAccount(
       { id: 'acme', name: 'Acme', plan: 'pro', cuLimit: 1000, rateLimitRps: 10 },
       new Date(Date.now() - 500 * 86_400_000),
     );
     for (const [i, age] of ages.entries()) {
       const at = new Date(Date.now() - age * 86_400_000);
-      const held = seeded.reserve('acme', 'verify/receipt-root', 1, at);
+      const held = await seeded.reserve('acme', 'verify/receipt-root', 1, at);
       if (!held.ok) throw new Error('allowance refused');
-      seeded.settle(
+      await seeded.settle(
         held.value.reservation,
         { requestId: `r${i}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 },
         at,
       );
     }
-    seeded.close();
+    await seeded.close();
     const log = capturingLogger();
     const server = await startServer(testConfig({ store: 'sqlite', dataDir, requestRetentionDays: 30 }), {
       logger: log.logger,
@@ -89,8 +89,8 @@ describe('request log retention', () => {
       request_retention_days: 30,
     });
     const reopened = new SqliteStore(storeFile(dataDir));
-    expect(reopened.pruneRequests(new Date(0))).toBe(0);
-    expect(reopened.pruneRequests(new Date())).toBe(1);
-    reopened.close();
+    expect(await reopened.pruneRequests(new Date(0))).toBe(0);
+    expect(await reopened.pruneRequests(new Date())).toBe(1);
+    await reopened.close();
   });
 });

@@ -137,14 +137,14 @@ describe('the service as a client sees it', () => {
   it('a key revoked through the CLI gets 401 on its next request, with no restart', async () => {
     let out = '';
     const io = { stdout: (t: string) => (out += t), stderr: () => undefined };
-    expect(runAdminCommand(['keys', 'create', 'auditor', '--label', 'temp', '--json', '--data-dir', dataDir], io)).toBe(
-      0,
-    );
+    expect(
+      await runAdminCommand(['keys', 'create', 'auditor', '--label', 'temp', '--json', '--data-dir', dataDir], io),
+    ).toBe(0);
     const created = JSON.parse(out) as { key: string; id: string };
     const body = { expected_bloom: '00'.repeat(256), logs: [] };
     expect((await call('/v1/evm/verify/logs-bloom', { body, key: created.key })).status).toBe(200);
     out = '';
-    expect(runAdminCommand(['keys', 'revoke', created.id, '--data-dir', dataDir], io)).toBe(0);
+    expect(await runAdminCommand(['keys', 'revoke', created.id, '--data-dir', dataDir], io)).toBe(0);
     const res = await call('/v1/evm/verify/logs-bloom', { body, key: created.key });
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.details.token_status).toBe('revoked');

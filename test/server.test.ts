@@ -21,15 +21,15 @@ const goodBody = receiptRootBody({
 });
 
 /** An app over a memory store with one account `acme` and its key. */
-function setup(
+async function setup(
   configOver: Partial<ServerConfig> = {},
   account: { cuLimit?: number; rateLimitRps?: number; entitlements?: { endpoints?: string[]; chains?: number[] } } = {},
 ) {
   const store = new MemoryStore();
   let clock = T0;
   const config = testConfig(configOver);
-  provision(store, config, clock);
-  store.createAccount(
+  await provision(store, config, clock);
+  await store.createAccount(
     {
       id: 'acme',
       name: 'Acme',
@@ -40,7 +40,7 @@ function setup(
     },
     clock,
   );
-  const { key } = store.createKey('acme', 'test', clock);
+  const { key } = await store.createKey('acme', 'test', clock);
   const log = capturingLogger();
   const app = createApp({ config, store, logger: log.logger, now: () => clock });
   const auth = { Authorization: `Bearer ${key}` };
@@ -54,11 +54,11 @@ function setup(
   return { app, store, key, auth, post, get, log, setClock: (d: Date) => (clock = d) };
 }
 
-const usageOf = async (s: ReturnType<typeof setup>) => (await (await s.get('/v1/usage')).json()) as any;
+const usageOf = async (s: Awaited<ReturnType<typeof setup>>) => (await (await s.get('/v1/usage')).json()) as any;
 
 describe('health, docs, chains', () => {
   it('GET /v1/health and /health need no key', async () => {
-    const s = setup();
+    const s = await setup();
     for (const path of ['/v1/health', '/health']) {
       const res = await s.get(path, {});
       expect(res.status).toBe(200);
@@ -67,7 +67,7 @@ describe('health, docs, chains', () => {
   });
 
   it('GET /v1/openapi.json is OpenAPI 3.1 whose request bodies are the validating schemas', async () => {
-    const res = await setup().get('/v1/openapi.json', {});
+    const res = await (await setup()).get('/v1/openapi.json', {});
     const doc = (await res.json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     // The declaration as it is, plus what it cannot say: oneOf status/root, and the rules across members in the
@@ -90,7 +90,7 @@ describe('health, docs, chains', () => {
   });
 
   it('GET /v1/docs is an HTML reference with an anchor per error code', async () => {
-    const res = await setup().get('/v1/docs', {});
+    const res = await (await setup()).get('/v1/docs', {});
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
     const html = await res.text();
     const reference = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
@@ -112,7 +112,7 @@ describe('health, docs, chains', () => {
   });
 
   it('GET /v1/chains lists the registry, including why a chain is not verifiable, and costs nothing', async () => {
-    const s = setup({ chains: [{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }] });
+    const s = await setup({ chains: [{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }] });
     const body = (await (await s.get('/v1/chains')).json()) as any;
     const configured = { verified: true, evidence: 'configured' };
     expect(body.data.find((c: any) => c.chain_id === 1)).toMatchObject({
@@ -161,7 +161,7 @@ describe('authentication (401)', () => {
     ['an unknown key', { Authorization: 'Bearer evmi_unknownkeyunknownkeyunknownkey00000000' }, 'unknown'],
   ];
   it.each(cases)('%s → token_status %s', async (_name, headers, status) => {
-    const s = setup();
+    const s = await setup();
     const res = await s.app.request('/v1/evm/verify/receipt-root', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
@@ -179,9 +179,9 @@ describe('authentication (401)', () => {
   });
 
   it('a revoked key gets 401 revoked on its next request, and the header is redacted', async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
-    s.store.revokeKey(s.store.listKeys('acme')[0]!.id, T0);
+    await s.store.revokeKey((await s.store.listKeys('acme'))[0]!.id, T0);
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(401);
     const text = await res.text();
@@ -190,11 +190,11 @@ describe('authentication (401)', () => {
   });
 
   it('GET /v1/usage needs a key', async () => {
-    expect((await setup().get('/v1/usage', {})).status).toBe(401);
+    expect((await (await setup()).get('/v1/usage', {})).status).toBe(401);
   });
 
   it('with auth explicitly off, requests need no key', async () => {
-    const s = setup({ auth: false });
+    const s = await setup({ auth: false });
     const res = await s.app.request('/v1/evm/verify/receipt-root', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -206,7 +206,7 @@ describe('authentication (401)', () => {
 
 describe('verify endpoints and compute units', () => {
   it('a verified block answers 200 with the core result and costs 1 CU', async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(200);
     expect(((await res.json()) as any).data[0].is_identical).toBe(true);
@@ -225,7 +225,7 @@ describe('verify endpoints and compute units', () => {
   });
 
   it('the same paths without /v1 are served, and logs-bloom is metered too', async () => {
-    const s = setup();
+    const s = await setup();
     expect((await s.post('/evm/verify/receipt-root', goodBody)).status).toBe(200);
     const bloom = await s.post('/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] });
     expect(bloom.status).toBe(200);
@@ -233,7 +233,7 @@ describe('verify endpoints and compute units', () => {
   });
 
   it('4xx answers cost nothing: 400 with every problem, 422 for an unsupported chain', async () => {
-    const s = setup();
+    const s = await setup();
     const bad = await s.post('/v1/evm/verify/receipt-root', { ...goodBody, receipt_root: 'xyz', chain_id: 'one' });
     expect(bad.status).toBe(400);
     const problems = ((await bad.json()) as any).error.details.invalid_parameters.map((p: any) => p.name);
@@ -245,7 +245,7 @@ describe('verify endpoints and compute units', () => {
   });
 
   it('malformed JSON and a wrong Content-Type are 400', async () => {
-    const s = setup();
+    const s = await setup();
     const json = await s.post('/v1/evm/verify/receipt-root', '{"chain_id":');
     expect(json.status).toBe(400);
     expect(((await json.json()) as any).error.details.invalid_parameters[0]).toMatchObject({
@@ -260,7 +260,7 @@ describe('verify endpoints and compute units', () => {
   });
 
   it('unknown paths are 404, a known path with another method 405 with Allow, in the envelope', async () => {
-    const s = setup();
+    const s = await setup();
     const unknown = await s.get('/v1/evm/nothing');
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404 });
@@ -279,7 +279,7 @@ describe('verify endpoints and compute units', () => {
   });
 
   it('a body over the limit is 413 with the spec details', async () => {
-    const s = setup({ bodyLimitBytes: 2000 });
+    const s = await setup({ bodyLimitBytes: 2000 });
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(413);
     const error = ((await res.json()) as any).error;
@@ -293,7 +293,7 @@ describe('verify endpoints and compute units', () => {
 
 describe('entitlements (403)', () => {
   it('an endpoint outside the account entitlements', async () => {
-    const s = setup({}, { entitlements: { endpoints: ['verify/logs-bloom'] } });
+    const s = await setup({}, { entitlements: { endpoints: ['verify/logs-bloom'] } });
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(403);
     expect(((await res.json()) as any).error).toMatchObject({
@@ -304,7 +304,7 @@ describe('entitlements (403)', () => {
   });
 
   it('a chain outside the account entitlements', async () => {
-    const s = setup({}, { entitlements: { chains: [10] } });
+    const s = await setup({}, { entitlements: { chains: [10] } });
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(403);
     expect((await usageOf(s)).cu_used).toBe(0);
   });
@@ -312,7 +312,7 @@ describe('entitlements (403)', () => {
 
 describe('limits (429)', () => {
   it('the RPS ceiling: over it, 429 with Retry-After and the rate-limit headers; the next second is free again', async () => {
-    const s = setup({}, { rateLimitRps: 2 });
+    const s = await setup({}, { rateLimitRps: 2 });
     expect((await s.post('/v1/evm/verify/logs-bloom', { expected_bloom: '00'.repeat(256), logs: [] })).status).toBe(
       200,
     );
@@ -338,7 +338,7 @@ describe('limits (429)', () => {
   });
 
   it('an exhausted CU allowance: 429 until cu_reset_at or a CU package', async () => {
-    const s = setup({}, { cuLimit: 1 });
+    const s = await setup({}, { cuLimit: 1 });
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(429);
@@ -349,7 +349,7 @@ describe('limits (429)', () => {
       limit_scope: 'cu_allowance',
       retry_after_seconds: expected,
     });
-    s.store.addCu('acme', 5, T0);
+    await s.store.addCu('acme', 5, T0);
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);
     s.setClock(new Date(Date.parse(usage.cu_reset_at)));
     expect(await usageOf(s)).toMatchObject({ cu_used: 0, cu_limit: 1 });
@@ -358,7 +358,7 @@ describe('limits (429)', () => {
 
 describe('faults (500, 503) and logs', () => {
   it('an unexpected fault is 500 with an incident id that is in the log, and nothing internal', async () => {
-    const s = setup();
+    const s = await setup();
     s.store.settle = () => {
       throw new Error('disk on fire at /var/secret/path');
     };
@@ -372,7 +372,7 @@ describe('faults (500, 503) and logs', () => {
   });
 
   it('over the in-flight limit: 503 retryable with Retry-After, nothing charged; /health is never refused', async () => {
-    const s = setup({ maxInFlight: 0 });
+    const s = await setup({ maxInFlight: 0 });
     expect((await s.get('/v1/health', {})).status).toBe(200);
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody);
     expect(res.status).toBe(503);
@@ -386,7 +386,7 @@ describe('faults (500, 503) and logs', () => {
   });
 
   it('a request counts against max_in_flight only once its body is read: slow uploads hold no slot', async () => {
-    const s = setup({ maxInFlight: 1 });
+    const s = await setup({ maxInFlight: 1 });
     const uploads = Array.from({ length: 3 }, () => {
       let push!: ReadableStreamDefaultController<Uint8Array>;
       const body = new ReadableStream<Uint8Array>({ start: (controller) => void (push = controller) });
@@ -409,7 +409,7 @@ describe('faults (500, 503) and logs', () => {
   });
 
   it('logs one JSON line per request with request id, method, path, status, duration and account, never the key or body', async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.post('/v1/evm/verify/receipt-root', goodBody, { 'X-Request-Id': 'req-42' });
     expect(res.headers.get('x-request-id')).toBe('req-42');
     const line = s.log.lines.find((l) => l.request_id === 'req-42')!;
@@ -429,7 +429,7 @@ describe('faults (500, 503) and logs', () => {
 
 describe('POST /v1/evm/verify/lineage (extension, L1)', () => {
   it('answers the report for a bundle and costs 1 CU', async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.post('/v1/evm/verify/lineage', { chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass' }] });
@@ -437,7 +437,7 @@ describe('POST /v1/evm/verify/lineage (extension, L1)', () => {
   });
 
   it('a bad body is 400 and costs nothing', async () => {
-    const s = setup();
+    const s = await setup();
     const res = await s.post('/v1/evm/verify/lineage', { chain_id: 1, tracing_id: 'nope' });
     expect(res.status).toBe(400);
     expect((await usageOf(s)).cu_used).toBe(0);

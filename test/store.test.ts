@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import ts from 'typescript';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type LoggedRequest, MemoryStore } from '../packages/service/src/store/memory-store.js';
 import {
   addCalendarMonths,
@@ -27,6 +27,10 @@ import {
   periodIndexAt,
 } from '../packages/service/src/store/periods.js';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { DEFAULT_RESERVATION_LEASE_MS } from '../packages/service/src/store/leases.js';
+import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
+import pg from 'pg';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import {
   type AccountInput,
   DEFAULT_REQUEST_RETENTION_DAYS,
@@ -56,16 +60,16 @@ const request = (endpoint: string, cu: number, requestId = 'req', status = 200):
 });
 
 /** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
-function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Usage {
-  const held = store.reserve(accountId, record.endpoint, cu, now);
+async function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Promise<Usage> {
+  const held = await store.reserve(accountId, record.endpoint, cu, now);
   if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
-  store.settle(held.value.reservation, record, now);
+  await store.settle(held.value.reservation, record, now);
   return held.value.usage;
 }
 
 /** Reserves and expects the CU to be granted. */
-function hold(store: Store, accountId: string, endpoint: string, cu: number, now: Date): Reservation {
-  const held = store.reserve(accountId, endpoint, cu, now);
+async function hold(store: Store, accountId: string, endpoint: string, cu: number, now: Date): Promise<Reservation> {
+  const held = await store.reserve(accountId, endpoint, cu, now);
   if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
   return held.value.reservation;
 }
@@ -102,7 +106,11 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
     by: fc.integer({ min: 0, max: 1 }),
     pick: fc.nat(),
   }),
-  fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 20 * DAY_MS }) }),
+  fc.record({
+    kind: fc.constant('wait' as const),
+    // Within a lease (120 s by default) or past it, and across periods.
+    ms: fc.oneof(fc.integer({ min: 0, max: 200_000 }), fc.integer({ min: 0, max: 20 * DAY_MS })),
+  }),
 );
 
 /** CU of `reservations` summed by `key`. */
@@ -114,59 +122,76 @@ function sumBy(reservations: Reservation[], key: (r: Reservation) => string): Re
 
 /**
  * Property: random interleavings of reserve/settle/release on two handles of one store (cu_limit
- * 20, periods rolling in between). After every step the current period holds exactly the CU
- * settled or held in it and never more than its allowance, and a reserve is refused exactly when
- * it would exceed the allowance. When all requests have ended, `totalsInStore` (if given: CU used
- * and logged per period, as stored) equals what was settled, period by period.
+ * 20, periods rolling and leases running out in between). After every step the current period holds
+ * exactly the CU settled or held (lease not run out) in it and never more than its allowance, and a
+ * reserve is refused exactly when it would exceed the allowance. A settle after the lease ran out
+ * charges again when the period has room and is refused (then released) otherwise. When all requests
+ * have ended, `totalsInStore` (if given: CU used and logged per period, as stored) equals what was
+ * settled, period by period. `keepsOldPeriods`: false for MemoryStore, which keeps only the latest
+ * period (a late settle into an earlier one charges nothing there).
  */
-function checkInterleavings(
+async function checkInterleavings(
   stores: [Store, Store],
+  keepsOldPeriods: boolean,
   totalsInStore?: (accountId: string) => { used: Record<string, number>; logged: Record<string, number> },
-): void {
+): Promise<void> {
   let run = 0;
-  fc.assert(
-    fc.property(fc.array(stepArbitrary, { maxLength: 40 }), (steps) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(stepArbitrary, { maxLength: 40 }), async (steps) => {
       const id = `race-${run++}`;
-      stores[0].createAccount({ ...ACME, id, cuLimit: 20 }, T0);
+      await stores[0].createAccount({ ...ACME, id, cuLimit: 20 }, T0);
       let now = T0;
       const held: Reservation[] = [];
+      const swept = new Set<Reservation>();
       const settled: Reservation[] = [];
-      const expectUsage = () => {
-        const usage = stores[0].usage(id, now);
-        const expected = sumBy(
-          [...settled, ...held].filter((r) => r.periodStart === usage.periodStart),
-          (r) => r.endpoint,
-        );
+      let latestPeriod = '';
+      const charged = (periodStart: string) =>
+        [...settled, ...held.filter((r) => !swept.has(r))].filter((r) => r.periodStart === periodStart);
+      const expectUsage = async () => {
+        const usage = await stores[0].usage(id, now); // sweeps the holds whose lease ran out
+        for (const r of held) if (Date.parse(r.expiresAt) <= now.getTime()) swept.add(r);
+        latestPeriod = usage.periodStart;
+        const expected = sumBy(charged(usage.periodStart), (r) => r.endpoint);
         expect(usage.cuByEndpoint).toEqual(expected);
         expect(usage.cuUsed).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
         expect(usage.cuUsed).toBeLessThanOrEqual(cuAllowance(usage));
         return usage;
       };
-      const end = (by: number, kind: 'settle' | 'release', reservation: Reservation) => {
+      const end = async (by: number, kind: 'settle' | 'release', reservation: Reservation) => {
         const requestId = `${id}-${settled.length}-${held.length}`;
         if (kind === 'settle') {
-          stores[by]!.settle(reservation, request(reservation.endpoint, reservation.cu, requestId), now);
-          settled.push(reservation);
+          const result = await stores[by]!.settle(
+            reservation,
+            request(reservation.endpoint, reservation.cu, requestId),
+            now,
+          );
+          const room =
+            !swept.has(reservation) ||
+            (!keepsOldPeriods && reservation.periodStart !== latestPeriod) ||
+            (sumBy(charged(reservation.periodStart), () => 'all').all ?? 0) + reservation.cu <= 20;
+          expect(result.ok).toBe(room);
+          if (result.ok) settled.push(reservation);
+          else await stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 429), now);
         } else {
-          stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 500), now);
+          await stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 500), now);
         }
       };
       for (const step of steps) {
         if (step.kind === 'wait') {
           now = new Date(now.getTime() + step.ms);
         } else if (step.kind === 'reserve') {
-          const before = expectUsage();
-          const result = stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
+          const before = await expectUsage();
+          const result = await stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
           expect(result.ok).toBe(before.cuUsed + step.cu <= cuAllowance(before));
           if (result.ok) held.push(result.value.reservation);
         } else if (held.length > 0) {
-          end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
+          await end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
         }
-        expectUsage();
+        await expectUsage();
       }
-      for (const [i, reservation] of held.splice(0).entries())
-        end(i % 2, i % 2 === 0 ? 'settle' : 'release', reservation);
-      expectUsage();
+      // One at a time: those still held count in the room a late settle finds.
+      for (let i = 0; held.length > 0; i++) await end(i % 2, i % 2 === 0 ? 'settle' : 'release', held.shift()!);
+      await expectUsage();
       const byPeriod = sumBy(settled, (r) => r.periodStart);
       if (totalsInStore !== undefined) expect(totalsInStore(id)).toEqual({ used: byPeriod, logged: byPeriod });
     }),
@@ -175,9 +200,9 @@ function checkInterleavings(
 }
 
 /** Runs `fn` and returns the StoreError it throws. */
-function storeError(fn: () => unknown): StoreError {
+async function storeError(fn: () => unknown): Promise<StoreError> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     if (error instanceof StoreError) return error;
     throw error;
@@ -207,14 +232,35 @@ interface Harness {
   /** The store under test (fresh for each test). */
   store: Store;
   /** Closes and opens the store again; the same data for SQLite. */
-  reopen?: () => Store;
+  reopen?: () => Promise<Store>;
   file?: string;
   /** The request log, oldest first. */
-  logged: () => LoggedRequest[];
-  cleanup: () => void;
+  logged: () => LoggedRequest[] | Promise<LoggedRequest[]>;
+  cleanup: () => void | Promise<void>;
 }
 
-const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
+/** The PostgreSQL database of this file's PostgresStore tests, made at the first one. */
+let database: Promise<FreshDatabase> | undefined;
+afterAll(async () => {
+  await (await database)?.drop();
+});
+
+/** The tables of the store, children first, emptied before each test. */
+const PG_TABLES = ['holds', 'requests', 'rate_windows', 'endpoint_usage', 'usage_periods', 'api_keys', 'accounts'];
+
+/** A PostgresStore on this file's database (the caller's clock for rate windows, as the other stores). */
+async function openPostgres(): Promise<PostgresStore> {
+  database ??= freshDatabase();
+  return new PostgresStore({
+    databaseUrl: (await database).url,
+    poolSize: 4,
+    statementTimeoutMs: 10_000,
+    connectTimeoutMs: 5_000,
+    rateClock: 'caller',
+  });
+}
+
+const IMPLEMENTATIONS: { name: string; open: () => Harness | Promise<Harness> }[] = [
   {
     name: 'MemoryStore',
     open: () => {
@@ -236,34 +282,57 @@ const IMPLEMENTATIONS: { name: string; open: () => Harness }[] = [
       const harness: Harness = {
         store: open(),
         file,
-        reopen: () => {
-          harness.store.close();
+        reopen: async () => {
+          await harness.store.close();
           harness.store = open();
           return harness.store;
         },
         logged: () => loggedInFile(file),
-        cleanup: () => {
-          for (const store of opened) store.close();
+        cleanup: async () => {
+          for (const store of opened) await store.close();
           rmSync(dir, { recursive: true, force: true });
         },
       };
       return harness;
     },
   },
+  {
+    name: 'PostgresStore',
+    open: async () => {
+      const store = await openPostgres();
+      await store.ping(); // migrates a new database
+      const sql = new pg.Client({ connectionString: (await database!).url });
+      await sql.connect();
+      await sql.query(`TRUNCATE ${PG_TABLES.join(', ')}`);
+      return {
+        store,
+        logged: async () =>
+          (
+            await sql.query<LoggedRequest>(
+              'SELECT request_id AS "requestId", account_id AS "accountId", endpoint, status, cu::integer AS cu, period_start AS "periodStart", at FROM requests ORDER BY seq',
+            )
+          ).rows,
+        cleanup: async () => {
+          await store.close();
+          await sql.end();
+        },
+      };
+    },
+  },
 ];
 
-describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
+describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
   let h: Harness;
   let store: Store;
-  beforeEach(() => {
-    h = open();
+  beforeEach(async () => {
+    h = await open();
     store = h.store;
   });
   afterEach(() => h.cleanup());
 
   describe('accounts', () => {
-    it('creates an account whose first period starts at creation', () => {
-      const account = store.createAccount(
+    it('creates an account whose first period starts at creation', async () => {
+      const account = await store.createAccount(
         { ...ACME, entitlements: { endpoints: ['verify/receipt-root'], chains: [1, 10] } },
         T0,
       );
@@ -277,9 +346,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         periodAnchor: T0.toISOString(),
         createdAt: T0.toISOString(),
       });
-      expect(store.getAccount('acme')).toEqual(account);
-      expect(store.getAccount('nobody')).toBeUndefined();
-      expect(store.usage('acme', T0)).toMatchObject({
+      expect(await store.getAccount('acme')).toEqual(account);
+      expect(await store.getAccount('nobody')).toBeUndefined();
+      expect(await store.usage('acme', T0)).toMatchObject({
         periodStart: '2024-01-31T10:00:00.000Z',
         periodEnd: '2024-02-29T10:00:00.000Z',
         cuUsed: 0,
@@ -288,18 +357,18 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       });
     });
 
-    it('derives an id from the name when none is given, and refuses a taken id', () => {
+    it('derives an id from the name when none is given, and refuses a taken id', async () => {
       const input = { name: 'Acme Corp.', plan: 'p', cuLimit: 1, rateLimitRps: 1 };
-      expect(store.createAccount(input, T0).id).toBe('acme-corp');
-      expect(store.createAccount(input, T0).id).toBe('acme-corp-2');
-      expect(store.createAccount({ ...input, name: '!!!' }, T0).id).toBe('account');
-      const error = storeError(() => store.createAccount({ ...input, id: 'acme-corp' }, T0));
+      expect((await store.createAccount(input, T0)).id).toBe('acme-corp');
+      expect((await store.createAccount(input, T0)).id).toBe('acme-corp-2');
+      expect((await store.createAccount({ ...input, name: '!!!' }, T0)).id).toBe('account');
+      const error = await storeError(() => store.createAccount({ ...input, id: 'acme-corp' }, T0));
       expect(error.code).toBe('STORE_CONFLICT');
       expect(error.message).toBe('account acme-corp already exists');
-      expect(store.listAccounts().map((a) => a.id)).toEqual(['acme-corp', 'acme-corp-2', 'account']);
+      expect((await store.listAccounts()).map((a) => a.id)).toEqual(['acme-corp', 'acme-corp-2', 'account']);
     });
 
-    it('validates every field, naming it', () => {
+    it('validates every field, naming it', async () => {
       const cases: [Partial<AccountInput>, string][] = [
         [{ name: '' }, 'name'],
         [{ name: '   ' }, 'name'],
@@ -315,34 +384,34 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         [{ entitlements: { endpoints: [''] } }, 'entitlements.endpoints[0]'],
       ];
       for (const [change, field] of cases) {
-        const error = storeError(() => store.createAccount({ ...ACME, ...change }, T0));
+        const error = await storeError(() => store.createAccount({ ...ACME, ...change }, T0));
         expect(error.code, field).toBe('STORE_INVALID');
         expect(error.details.field).toBe(field);
         expect(error.message.startsWith(`${field} must be`), error.message).toBe(true);
       }
-      expect(store.listAccounts()).toEqual([]);
+      expect(await store.listAccounts()).toEqual([]);
     });
 
-    it('upserts: creates, then updates limits but keeps the period anchor', () => {
-      const created = store.upsertAccount({ ...ACME, id: 'acme' }, T0);
+    it('upserts: creates, then updates limits but keeps the period anchor', async () => {
+      const created = await store.upsertAccount({ ...ACME, id: 'acme' }, T0);
       const later = at('2024-03-05T00:00:00.000Z');
-      const updated = store.upsertAccount(
+      const updated = await store.upsertAccount(
         { ...ACME, id: 'acme', name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } },
         later,
       );
       expect(updated).toEqual({ ...created, name: 'Acme 2', cuLimit: 50, entitlements: { chains: [1] } });
-      expect(store.upsertAccount({ ...ACME, id: 'acme' }, later).entitlements).toBeNull();
-      expect(store.listAccounts()).toHaveLength(1);
+      expect((await store.upsertAccount({ ...ACME, id: 'acme' }, later)).entitlements).toBeNull();
+      expect(await store.listAccounts()).toHaveLength(1);
     });
   });
 
   describe('keys', () => {
-    beforeEach(() => {
-      store.createAccount(ACME, T0);
+    beforeEach(async () => {
+      await store.createAccount(ACME, T0);
     });
 
-    it('creates a key shown once, stored as its SHA-256 with an 8-character hint', () => {
-      const { key, record } = store.createKey('acme', 'ci', T0);
+    it('creates a key shown once, stored as its SHA-256 with an 8-character hint', async () => {
+      const { key, record } = await store.createKey('acme', 'ci', T0);
       expect(key).toMatch(/^evmi_[A-Za-z0-9_-]{43}$/);
       expect(record).toEqual({
         id: record.id,
@@ -353,105 +422,112 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         createdAt: T0.toISOString(),
         revokedAt: null,
       });
-      expect(store.listKeys()).toEqual([record]);
-      expect(store.listKeys('acme')).toEqual([record]);
-      expect(JSON.stringify(store.listKeys())).not.toContain(key);
-      expect(store.createKey('acme', 'ci', T0).key).not.toBe(key);
+      expect(await store.listKeys()).toEqual([record]);
+      expect(await store.listKeys('acme')).toEqual([record]);
+      expect(JSON.stringify(await store.listKeys())).not.toContain(key);
+      expect((await store.createKey('acme', 'ci', T0)).key).not.toBe(key);
     });
 
-    it('authenticates an active key, then reports it revoked', () => {
-      const { key, record } = store.createKey('acme', 'ci', T0);
-      const result = store.authenticate(key);
-      expect(result).toEqual({ status: 'active', key: record, account: store.getAccount('acme') });
+    it('authenticates an active key, then reports it revoked', async () => {
+      const { key, record } = await store.createKey('acme', 'ci', T0);
+      const result = await store.authenticate(key);
+      expect(result).toEqual({ status: 'active', key: record, account: await store.getAccount('acme') });
       const revokedAt = at('2024-02-01T00:00:00.000Z');
-      expect(store.revokeKey(record.id, revokedAt)).toEqual({ ...record, revokedAt: revokedAt.toISOString() });
-      expect(store.authenticate(key)).toEqual({
+      expect(await store.revokeKey(record.id, revokedAt)).toEqual({ ...record, revokedAt: revokedAt.toISOString() });
+      expect(await store.authenticate(key)).toEqual({
         status: 'revoked',
         key: { ...record, revokedAt: revokedAt.toISOString() },
       });
       // Revoking again changes nothing.
-      expect(store.revokeKey(record.id, at('2024-03-01T00:00:00.000Z')).revokedAt).toBe(revokedAt.toISOString());
+      expect((await store.revokeKey(record.id, at('2024-03-01T00:00:00.000Z'))).revokedAt).toBe(
+        revokedAt.toISOString(),
+      );
     });
 
-    it('revokes by hint, and asks for the id when a hint is ambiguous', () => {
-      const { key, record } = store.createKey('acme', 'ci', T0);
-      expect(store.revokeKey(record.hint, T0).id).toBe(record.id);
-      expect(store.authenticate(key).status).toBe('revoked');
-      const a = store.importKey('acme', 'a', { plain: 'shared-prefix-AAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, T0);
-      const b = store.importKey('acme', 'b', { plain: 'shared-prefix-BBBBBBBBBBBBBBBBBBBBBBBBBBBB' }, T0);
+    it('revokes by hint, and asks for the id when a hint is ambiguous', async () => {
+      const { key, record } = await store.createKey('acme', 'ci', T0);
+      expect((await store.revokeKey(record.hint, T0)).id).toBe(record.id);
+      expect((await store.authenticate(key)).status).toBe('revoked');
+      const a = await store.importKey('acme', 'a', { plain: 'shared-prefix-AAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, T0);
+      const b = await store.importKey('acme', 'b', { plain: 'shared-prefix-BBBBBBBBBBBBBBBBBBBBBBBBBBBB' }, T0);
       expect(a.hint).toBe('shared-p');
-      const error = storeError(() => store.revokeKey('shared-p', T0));
+      const error = await storeError(() => store.revokeKey('shared-p', T0));
       expect(error.code).toBe('STORE_CONFLICT');
       expect(error.message).toBe(`hint shared-p matches 2 keys (${a.id}, ${b.id}); revoke by key id`);
-      store.revokeKey(a.id, T0);
-      expect(store.revokeKey('shared-p', T0).id).toBe(b.id); // the one still active
-      const missing = storeError(() => store.revokeKey('evmi_nope', T0));
+      await store.revokeKey(a.id, T0);
+      expect((await store.revokeKey('shared-p', T0)).id).toBe(b.id); // the one still active
+      const missing = await storeError(() => store.revokeKey('evmi_nope', T0));
       expect(missing.code).toBe('STORE_NOT_FOUND');
       expect(missing.message).toBe('no key with id or hint "evmi_nope" (evm-integrity keys list shows them)');
-      expect(storeError(() => store.revokeKey('', T0)).code).toBe('STORE_INVALID');
+      expect((await storeError(() => store.revokeKey('', T0))).code).toBe('STORE_INVALID');
     });
 
-    it('refuses a 6th active key, and allows one again after a revocation', () => {
-      const records = Array.from({ length: 5 }, (_, i) => store.createKey('acme', `k${i}`, T0).record);
-      const error = storeError(() => store.createKey('acme', 'sixth', T0));
+    it('refuses a 6th active key, and allows one again after a revocation', async () => {
+      const records = [];
+      for (let i = 0; i < 5; i++) records.push((await store.createKey('acme', `k${i}`, T0)).record);
+      const error = await storeError(() => store.createKey('acme', 'sixth', T0));
       expect(error.code).toBe('STORE_KEY_LIMIT');
       expect(error.message).toBe(
         'account acme already has 5 active keys; revoke one first (evm-integrity keys revoke ID)',
       );
       expect(
-        storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)).code,
+        (await storeError(() => store.importKey('acme', 'sixth', { plain: 'another-key-that-is-long-enough-000' }, T0)))
+          .code,
       ).toBe('STORE_KEY_LIMIT');
-      store.revokeKey(records[0]!.id, T0);
-      expect(store.createKey('acme', 'sixth', T0).record.label).toBe('sixth');
-      expect(store.listKeys('acme')).toHaveLength(6);
-      expect(storeError(() => store.createKey('acme', 'seventh', T0)).code).toBe('STORE_KEY_LIMIT');
+      await store.revokeKey(records[0]!.id, T0);
+      expect((await store.createKey('acme', 'sixth', T0)).record.label).toBe('sixth');
+      expect(await store.listKeys('acme')).toHaveLength(6);
+      expect((await storeError(() => store.createKey('acme', 'seventh', T0))).code).toBe('STORE_KEY_LIMIT');
       // Another account has its own five.
-      store.createAccount({ ...ACME, id: 'other' }, T0);
-      expect(store.createKey('other', 'x', T0).record.accountId).toBe('other');
+      await store.createAccount({ ...ACME, id: 'other' }, T0);
+      expect((await store.createKey('other', 'x', T0)).record.accountId).toBe('other');
     });
 
-    it('validates the account and the label', () => {
-      const error = storeError(() => store.createKey('nobody', 'x', T0));
+    it('validates the account and the label', async () => {
+      const error = await storeError(() => store.createKey('nobody', 'x', T0));
       expect(error.code).toBe('STORE_NOT_FOUND');
       expect(error.message).toBe('no account "nobody" (evm-integrity accounts list shows the accounts)');
-      expect(storeError(() => store.createKey('acme', '', T0))).toMatchObject({
+      expect(await storeError(() => store.createKey('acme', '', T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'label' },
       });
-      expect(storeError(() => store.listKeys('nobody')).code).toBe('STORE_NOT_FOUND');
+      expect((await storeError(() => store.listKeys('nobody'))).code).toBe('STORE_NOT_FOUND');
     });
 
-    it('imports keys by plain value or hash, idempotently', () => {
+    it('imports keys by plain value or hash, idempotently', async () => {
       const plain = 'config-key-0123456789abcdefghijklmnop';
-      const first = store.importKey('acme', 'from config', { plain }, T0);
+      const first = await store.importKey('acme', 'from config', { plain }, T0);
       expect(first).toMatchObject({ hash: sha256(plain), hint: 'config-k', label: 'from config', revokedAt: null });
-      expect(store.importKey('acme', 'again', { plain }, T0)).toEqual(first);
-      expect(store.importKey('acme', 'by hash', { sha256: sha256(plain).toUpperCase() }, T0)).toEqual(first);
-      const hashed = store.importKey('acme', 'hash only', { sha256: sha256('secret-from-a-vault') }, T0);
+      expect(await store.importKey('acme', 'again', { plain }, T0)).toEqual(first);
+      expect(await store.importKey('acme', 'by hash', { sha256: sha256(plain).toUpperCase() }, T0)).toEqual(first);
+      const hashed = await store.importKey('acme', 'hash only', { sha256: sha256('secret-from-a-vault') }, T0);
       expect(hashed.hint).toBe('');
-      expect(store.authenticate('secret-from-a-vault')).toMatchObject({ status: 'active', key: { id: hashed.id } });
-      expect(store.authenticate(plain)).toMatchObject({ status: 'active', key: { id: first.id } });
-      expect(store.importKey('acme', 'short', { plain: 'dev' }, T0).hint).toBe(''); // 8 characters would give too much away
-      store.createAccount({ ...ACME, id: 'other' }, T0);
-      const conflict = storeError(() => store.importKey('other', 'x', { plain }, T0));
+      expect(await store.authenticate('secret-from-a-vault')).toMatchObject({
+        status: 'active',
+        key: { id: hashed.id },
+      });
+      expect(await store.authenticate(plain)).toMatchObject({ status: 'active', key: { id: first.id } });
+      expect((await store.importKey('acme', 'short', { plain: 'dev' }, T0)).hint).toBe(''); // 8 characters would give too much away
+      await store.createAccount({ ...ACME, id: 'other' }, T0);
+      const conflict = await storeError(() => store.importKey('other', 'x', { plain }, T0));
       expect(conflict.code).toBe('STORE_CONFLICT');
       expect(conflict.message).toBe(`that key is already registered to account acme (as ${first.id})`);
-      expect(storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({
+      expect(await storeError(() => store.importKey('acme', 'x', { sha256: 'abc' }, T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'sha256' },
       });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({
+      expect(await storeError(() => store.importKey('acme', 'x', { plain: 'has space' }, T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'key' },
       });
-      expect(storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({
+      expect(await storeError(() => store.importKey('acme', 'x', { plain: '' }, T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'key' },
       });
     });
 
-    it('answers every unknown key alike, after one digest comparison as for a known key', () => {
-      const { key, record } = store.createKey('acme', 'ci', T0);
+    it('answers every unknown key alike, after one digest comparison as for a known key', async () => {
+      const { key, record } = await store.createKey('acme', 'ci', T0);
       const compare = vi.mocked(timingSafeEqual);
       const unknown = [
         '',
@@ -465,71 +541,71 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       ];
       for (const candidate of unknown) {
         compare.mockClear();
-        expect(store.authenticate(candidate)).toEqual({ status: 'unknown' });
+        expect(await store.authenticate(candidate)).toEqual({ status: 'unknown' });
         expect(compare).toHaveBeenCalledTimes(1);
       }
       compare.mockClear();
-      expect(store.authenticate(key).status).toBe('active');
+      expect((await store.authenticate(key)).status).toBe('active');
       expect(compare).toHaveBeenCalledTimes(1);
     });
   });
 
   describe('disabling and deleting an account', () => {
-    beforeEach(() => {
-      store.createAccount(ACME, T0);
-      store.createAccount({ ...ACME, id: 'other', name: 'Other' }, T0);
+    beforeEach(async () => {
+      await store.createAccount(ACME, T0);
+      await store.createAccount({ ...ACME, id: 'other', name: 'Other' }, T0);
     });
 
-    it('revokeAccountKeys revokes every active key of the account at once, none of another; a second call revokes none', () => {
-      const first = store.createKey('acme', 'a', T0);
-      const second = store.createKey('acme', 'b', T0);
-      const already = store.revokeKey(store.createKey('acme', 'c', T0).record.id, T0);
-      const other = store.createKey('other', 'o', T0);
+    it('revokeAccountKeys revokes every active key of the account at once, none of another; a second call revokes none', async () => {
+      const first = await store.createKey('acme', 'a', T0);
+      const second = await store.createKey('acme', 'b', T0);
+      const already = await store.revokeKey((await store.createKey('acme', 'c', T0)).record.id, T0);
+      const other = await store.createKey('other', 'o', T0);
       const later = at('2024-02-01T00:00:00.000Z');
-      const revoked = store.revokeAccountKeys('acme', later);
+      const revoked = await store.revokeAccountKeys('acme', later);
       expect(revoked.map((k) => k.id).sort()).toEqual([first.record.id, second.record.id].sort());
       expect(revoked.every((k) => k.revokedAt === later.toISOString())).toBe(true);
-      expect(store.authenticate(first.key)).toMatchObject({ status: 'revoked' });
-      expect(store.authenticate(second.key)).toMatchObject({ status: 'revoked' });
-      expect(store.listKeys('acme').find((k) => k.id === already.id)!.revokedAt).toBe(T0.toISOString());
-      expect(store.authenticate(other.key)).toMatchObject({ status: 'active' });
-      expect(store.revokeAccountKeys('acme', later)).toEqual([]);
-      expect(storeError(() => store.revokeAccountKeys('nobody', later)).code).toBe('STORE_NOT_FOUND');
+      expect(await store.authenticate(first.key)).toMatchObject({ status: 'revoked' });
+      expect(await store.authenticate(second.key)).toMatchObject({ status: 'revoked' });
+      expect((await store.listKeys('acme')).find((k) => k.id === already.id)!.revokedAt).toBe(T0.toISOString());
+      expect(await store.authenticate(other.key)).toMatchObject({ status: 'active' });
+      expect(await store.revokeAccountKeys('acme', later)).toEqual([]);
+      expect((await storeError(() => store.revokeAccountKeys('nobody', later))).code).toBe('STORE_NOT_FOUND');
     });
 
-    it('deleteAccount removes the account, its keys, usage and request log; other accounts keep theirs', () => {
-      const key = store.createKey('acme', 'a', T0);
-      store.createKey('acme', 'b', T0);
-      const otherKey = store.createKey('other', 'o', T0);
-      charge(store, 'acme', 5, request('verify/receipt-root', 5, 'r1'), T0);
-      charge(store, 'other', 7, request('verify/receipt-root', 7, 'r2'), T0);
-      store.takeRateToken('acme', 3, T0.getTime());
-      expect(store.deleteAccount('acme')).toEqual({ keys: 2, requests: 1 });
-      expect(store.getAccount('acme')).toBeUndefined();
-      expect(store.listAccounts().map((a) => a.id)).toEqual(['other']);
-      expect(store.authenticate(key.key)).toEqual({ status: 'unknown' });
-      expect(store.listKeys().map((k) => k.accountId)).toEqual(['other']);
-      expect(store.authenticate(otherKey.key)).toMatchObject({ status: 'active' });
-      expect(store.usage('other', T0).cuUsed).toBe(7);
-      expect(storeError(() => store.usage('acme', T0)).code).toBe('STORE_NOT_FOUND');
-      expect(storeError(() => store.deleteAccount('acme')).code).toBe('STORE_NOT_FOUND');
+    it('deleteAccount removes the account, its keys, usage and request log; other accounts keep theirs', async () => {
+      const key = await store.createKey('acme', 'a', T0);
+      await store.createKey('acme', 'b', T0);
+      const otherKey = await store.createKey('other', 'o', T0);
+      await charge(store, 'acme', 5, request('verify/receipt-root', 5, 'r1'), T0);
+      await charge(store, 'other', 7, request('verify/receipt-root', 7, 'r2'), T0);
+      await store.takeRateToken('acme', 3, T0.getTime());
+      expect(await store.deleteAccount('acme')).toEqual({ keys: 2, requests: 1 });
+      expect(await store.getAccount('acme')).toBeUndefined();
+      expect((await store.listAccounts()).map((a) => a.id)).toEqual(['other']);
+      expect(await store.authenticate(key.key)).toEqual({ status: 'unknown' });
+      expect((await store.listKeys()).map((k) => k.accountId)).toEqual(['other']);
+      expect(await store.authenticate(otherKey.key)).toMatchObject({ status: 'active' });
+      expect((await store.usage('other', T0)).cuUsed).toBe(7);
+      expect((await storeError(() => store.usage('acme', T0))).code).toBe('STORE_NOT_FOUND');
+      expect((await storeError(() => store.deleteAccount('acme'))).code).toBe('STORE_NOT_FOUND');
       // The id is free again: a new account under it starts afresh.
-      store.createAccount(ACME, at('2024-02-10T00:00:00.000Z'));
-      expect(store.usage('acme', at('2024-02-10T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
-      expect(store.listKeys('acme')).toEqual([]);
+      await store.createAccount(ACME, at('2024-02-10T00:00:00.000Z'));
+      expect(await store.usage('acme', at('2024-02-10T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+      expect(await store.listKeys('acme')).toEqual([]);
     });
   });
 
   describe('usage, reservations and charges', () => {
-    beforeEach(() => {
-      store.createAccount(ACME, T0);
+    beforeEach(async () => {
+      await store.createAccount(ACME, T0);
     });
 
-    it('adds each settled charge to the period and to its endpoint', () => {
+    it('adds each settled charge to the period and to its endpoint', async () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r1'), t);
-      charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r2'), t);
-      const usage = charge(store, 'acme', 3, request('verify/logs-bloom', 3, 'r3'), t);
+      await charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r1'), t);
+      await charge(store, 'acme', 1, request('verify/receipt-root', 1, 'r2'), t);
+      const usage = await charge(store, 'acme', 3, request('verify/logs-bloom', 3, 'r3'), t);
       expect(usage).toEqual({
         accountId: 'acme',
         periodStart: '2024-01-31T10:00:00.000Z',
@@ -539,9 +615,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         cuUsed: 5,
         cuByEndpoint: { 'verify/logs-bloom': 3, 'verify/receipt-root': 2 },
       });
-      expect(store.usage('acme', t)).toEqual(usage);
-      expect(charge(store, 'acme', 0, request('verify/logs-bloom', 0), t).cuUsed).toBe(5);
-      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu, r.periodStart, r.at])).toEqual([
+      expect(await store.usage('acme', t)).toEqual(usage);
+      expect((await charge(store, 'acme', 0, request('verify/logs-bloom', 0), t)).cuUsed).toBe(5);
+      expect((await h.logged()).map((r) => [r.requestId, r.endpoint, r.status, r.cu, r.periodStart, r.at])).toEqual([
         ['r1', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
         ['r2', 'verify/receipt-root', 200, 1, usage.periodStart, t.toISOString()],
         ['r3', 'verify/logs-bloom', 200, 3, usage.periodStart, t.toISOString()],
@@ -549,10 +625,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       ]);
     });
 
-    it('refuses a reservation over the allowance, counting the CU held by requests in progress', () => {
-      store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+    it('refuses a reservation over the allowance, counting the CU held by requests in progress', async () => {
+      await store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
       const t = at('2024-02-10T00:00:00.000Z');
-      const first = store.reserve('acme', 'e', 15, t);
+      const first = await store.reserve('acme', 'e', 15, t);
       expect(first).toMatchObject({
         ok: true,
         value: {
@@ -561,137 +637,142 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         },
       });
       // Held, not yet settled: already counted.
-      expect(store.reserve('acme', 'e', 6, t)).toEqual({ ok: false, error: { usage: store.usage('acme', t) } });
-      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
-      expect(store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 20 } } }); // exactly the allowance
-      expect(store.reserve('acme', 'e', 0, t).ok).toBe(true);
-      expect(store.reserve('acme', 'e', 1, t).ok).toBe(false);
-      store.addCu('acme', 1, t);
-      expect(store.reserve('acme', 'e', 1, t)).toMatchObject({
+      expect(await store.reserve('acme', 'e', 6, t)).toEqual({
+        ok: false,
+        error: { usage: await store.usage('acme', t) },
+      });
+      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
+      expect(await store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 20 } } }); // exactly the allowance
+      expect((await store.reserve('acme', 'e', 0, t)).ok).toBe(true);
+      expect((await store.reserve('acme', 'e', 1, t)).ok).toBe(false);
+      await store.addCu('acme', 1, t);
+      expect(await store.reserve('acme', 'e', 1, t)).toMatchObject({
         ok: true,
         value: { usage: { cuUsed: 21, cuExtra: 1 } },
       });
-      expect(h.logged()).toEqual([]); // a reservation alone logs nothing
+      expect(await h.logged()).toEqual([]); // a reservation alone logs nothing
     });
 
-    it('release gives the held CU back (total and per endpoint) and logs the request with cu 0', () => {
+    it('release gives the held CU back (total and per endpoint) and logs the request with cu 0', async () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      charge(store, 'acme', 5, request('verify/receipt-root', 5, 'ok'), t);
-      const before = store.usage('acme', t);
-      const failed = hold(store, 'acme', 'verify/receipt-root', 3, t);
-      const left = hold(store, 'acme', 'verify/logs-bloom', 2, t);
-      expect(store.usage('acme', t)).toMatchObject({
+      await charge(store, 'acme', 5, request('verify/receipt-root', 5, 'ok'), t);
+      const before = await store.usage('acme', t);
+      const failed = await hold(store, 'acme', 'verify/receipt-root', 3, t);
+      const left = await hold(store, 'acme', 'verify/logs-bloom', 2, t);
+      expect(await store.usage('acme', t)).toMatchObject({
         cuUsed: 10,
         cuByEndpoint: { 'verify/logs-bloom': 2, 'verify/receipt-root': 8 },
       });
-      store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
-      store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
-      expect(store.usage('acme', t)).toEqual(before);
-      expect(h.logged().map((r) => [r.requestId, r.endpoint, r.status, r.cu])).toEqual([
+      await store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
+      await store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
+      expect(await store.usage('acme', t)).toEqual(before);
+      expect((await h.logged()).map((r) => [r.requestId, r.endpoint, r.status, r.cu])).toEqual([
         ['ok', 'verify/receipt-root', 200, 5],
         ['bad', 'verify/receipt-root', 400, 0],
         ['gone', 'verify/logs-bloom', 499, 0],
       ]);
     });
 
-    it('a period roll between reserve and the end of the request: the CU stay with, or go back to, the period they were taken from', () => {
-      store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+    it('a period roll between reserve and the end of the request: the CU stay with, or go back to, the period they were taken from', async () => {
+      await store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
       const late = at('2024-02-29T09:59:59.000Z');
       const next = at('2024-02-29T10:00:01.000Z');
-      const failed = hold(store, 'acme', 'e', 20, late);
-      const served = hold(store, 'acme', 'f', 0, late);
-      const fresh = hold(store, 'acme', 'e', 12, next); // the new period starts with all 20
+      const failed = await hold(store, 'acme', 'e', 20, late);
+      const served = await hold(store, 'acme', 'f', 0, late);
+      const fresh = await hold(store, 'acme', 'e', 12, next); // the new period starts with all 20
       expect(fresh.periodStart).toBe('2024-02-29T10:00:00.000Z');
-      store.release(failed, request('e', 0, 'failed', 500), next);
-      store.settle(served, request('f', 0, 'served'), next);
-      expect(store.usage('acme', next)).toMatchObject({
+      await store.release(failed, request('e', 0, 'failed', 500), next);
+      await store.settle(served, request('f', 0, 'served'), next);
+      expect(await store.usage('acme', next)).toMatchObject({
         periodStart: fresh.periodStart,
         cuUsed: 12,
         cuByEndpoint: { e: 12 },
       });
-      expect(store.reserve('acme', 'e', 9, next).ok).toBe(false); // not credited with the old period's CU
-      store.release(fresh, request('e', 0, 'fresh', 502), next);
-      expect(store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
-      expect(h.logged().map((r) => [r.requestId, r.periodStart])).toEqual([
+      expect((await store.reserve('acme', 'e', 9, next)).ok).toBe(false); // not credited with the old period's CU
+      await store.release(fresh, request('e', 0, 'fresh', 502), next);
+      expect(await store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+      expect((await h.logged()).map((r) => [r.requestId, r.periodStart])).toEqual([
         ['failed', '2024-01-31T10:00:00.000Z'],
         ['served', '2024-01-31T10:00:00.000Z'],
         ['fresh', '2024-02-29T10:00:00.000Z'],
       ]);
     });
 
-    it('validates reservations and the requests that end them, naming the field', () => {
+    it('validates reservations and the requests that end them, naming the field', async () => {
       const t = at('2024-02-10T00:00:00.000Z');
-      expect(storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({
+      expect(await storeError(() => store.reserve('acme', 'e', -1, t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'cu' },
       });
-      expect(storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({
+      expect(await storeError(() => store.reserve('acme', 'e', 1.5, t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'cu' },
       });
-      expect(storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({
+      expect(await storeError(() => store.reserve('acme', '', 1, t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'endpoint' },
       });
-      expect(storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({
+      expect(await storeError(() => store.reserve('acme', 'e', 1, new Date(Number.NaN)))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'now' },
       });
-      expect(storeError(() => store.reserve('nobody', 'e', 1, t)).code).toBe('STORE_NOT_FOUND');
-      expect(storeError(() => store.usage('nobody', t)).code).toBe('STORE_NOT_FOUND');
-      const held = hold(store, 'acme', 'e', 2, t);
-      expect(storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({
+      expect((await storeError(() => store.reserve('nobody', 'e', 1, t))).code).toBe('STORE_NOT_FOUND');
+      expect((await storeError(() => store.usage('nobody', t))).code).toBe('STORE_NOT_FOUND');
+      const held = await hold(store, 'acme', 'e', 2, t);
+      expect(await storeError(() => store.settle(held, request('e', 1), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'request.cu' },
         message: 'request.cu must equal the cu charged (2), got 1',
       });
-      expect(storeError(() => store.release(held, request('e', 2), t))).toMatchObject({
+      expect(await storeError(() => store.release(held, request('e', 2), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'request.cu' },
         message: 'request.cu must equal the cu charged (0), got 2',
       });
-      expect(storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({
+      expect(await storeError(() => store.settle(held, request('f', 2), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'request.endpoint' },
         message: "request.endpoint must equal the reservation's endpoint (e), got f",
       });
-      expect(storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({
+      expect(await storeError(() => store.settle(held, request('e', 2, 'r', 42), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'request.status' },
       });
-      expect(storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({
+      expect(await storeError(() => store.settle(held, request('e', 2, ''), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'request.requestId' },
       });
-      expect(storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t))).toMatchObject({
+      expect(
+        await storeError(() => store.settle({ ...held, periodStart: 'yesterday' }, request('e', 2), t)),
+      ).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'reservation.periodStart' },
       });
-      expect(storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({
+      expect(await storeError(() => store.release({ ...held, cu: -2 }, request('e', 0), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'reservation.cu' },
       });
-      expect(storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({
+      expect(await storeError(() => store.release(null as unknown as Reservation, request('e', 0), t))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'reservation' },
       });
-      expect(storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t)).code).toBe(
+      expect((await storeError(() => store.release({ ...held, accountId: 'nobody' }, request('e', 0), t))).code).toBe(
         'STORE_NOT_FOUND',
       );
       // Nothing above changed the usage or the log.
-      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
-      expect(h.logged()).toEqual([]);
+      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
+      expect(await h.logged()).toEqual([]);
     });
 
-    it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', () => {
-      charge(store, 'acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
-      store.addCu('acme', 100, at('2024-02-29T09:59:59.999Z'));
-      expect(store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({
+    it('rolls over at the end of the period, clamping the day to the month (Jan 31 → Feb 29 → Mar 31 → Apr 30)', async () => {
+      await charge(store, 'acme', 7, request('e', 7), at('2024-02-29T09:59:59.999Z'));
+      await store.addCu('acme', 100, at('2024-02-29T09:59:59.999Z'));
+      expect(await store.usage('acme', at('2024-02-29T09:59:59.999Z'))).toMatchObject({
         cuUsed: 7,
         cuExtra: 100,
         periodEnd: '2024-02-29T10:00:00.000Z',
       });
-      const next = store.usage('acme', at('2024-02-29T10:00:00.000Z'));
+      const next = await store.usage('acme', at('2024-02-29T10:00:00.000Z'));
       expect(next).toMatchObject({
         periodStart: '2024-02-29T10:00:00.000Z',
         periodEnd: '2024-03-31T10:00:00.000Z',
@@ -699,37 +780,37 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         cuExtra: 0,
         cuByEndpoint: {},
       });
-      expect(charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({
+      expect(await charge(store, 'acme', 2, request('e', 2), at('2024-04-01T00:00:00.000Z'))).toMatchObject({
         periodStart: '2024-03-31T10:00:00.000Z',
         periodEnd: '2024-04-30T10:00:00.000Z',
         cuUsed: 2,
       });
       // Several months at once, and the day does not drift to the 29th or 30th.
-      expect(store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({
+      expect(await store.usage('acme', at('2024-07-15T00:00:00.000Z'))).toMatchObject({
         periodStart: '2024-06-30T10:00:00.000Z',
         periodEnd: '2024-07-31T10:00:00.000Z',
         cuUsed: 0,
       });
-      expect(store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({
+      expect(await store.usage('acme', at('2025-02-28T10:00:00.000Z'))).toMatchObject({
         periodStart: '2025-02-28T10:00:00.000Z',
         periodEnd: '2025-03-31T10:00:00.000Z',
       });
     });
 
-    it('property: periodStart <= now < periodEnd, one calendar month step from the anchor', () => {
+    it('property: periodStart <= now < periodEnd, one calendar month step from the anchor', async () => {
       let n = 0;
-      fc.assert(
-        fc.property(
+      await fc.assert(
+        fc.asyncProperty(
           fc.date({ min: at('2000-01-01T00:00:00.000Z'), max: at('2100-01-01T00:00:00.000Z'), noInvalidDate: true }),
           fc.array(fc.integer({ min: 0, max: 200 * 24 * 3600 * 1000 }), { minLength: 1, maxLength: 8 }),
-          (anchor, steps) => {
+          async (anchor, steps) => {
             const id = `p${n++}`;
-            store.createAccount({ ...ACME, id }, anchor);
+            await store.createAccount({ ...ACME, id }, anchor);
             let now = anchor.getTime();
             let previous: string | undefined;
             for (const step of steps) {
               now += step;
-              const usage = charge(store, id, 1, request('e', 1), new Date(now));
+              const usage = await charge(store, id, 1, request('e', 1), new Date(now));
               const start = new Date(usage.periodStart);
               const end = new Date(usage.periodEnd);
               expect(start.getTime()).toBeLessThanOrEqual(now);
@@ -752,30 +833,89 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       );
     });
 
-    it('property: any interleaving of reserve/settle/release stays within the allowance and charges exactly what was settled', () => {
-      checkInterleavings([store, store]);
+    it('property: any interleaving of reserve/settle/release stays within the allowance and charges exactly what was settled', async () => {
+      await checkInterleavings([store, store], name !== 'MemoryStore');
     });
 
-    it('adds CU packages to the current period only', () => {
-      const usage = store.addCu('acme', 500, at('2024-02-01T00:00:00.000Z'));
+    describe('reservation leases', () => {
+      const t = at('2024-02-10T00:00:00.000Z');
+      const afterLease = (ms = 0) => new Date(t.getTime() + DEFAULT_RESERVATION_LEASE_MS + ms);
+      beforeEach(async () => {
+        await store.upsertAccount({ ...ACME, id: 'acme', cuLimit: 20 }, T0);
+      });
+
+      it('a hold carries an id and the end of its lease; until then its CU stay held', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        expect(held).toMatchObject({ id: expect.stringMatching(/^hold_/), expiresAt: afterLease().toISOString() });
+        expect((await store.usage('acme', afterLease(-1))).cuUsed).toBe(5);
+        expect(await store.sweepExpiredHolds(afterLease(-1))).toBe(0);
+      });
+
+      it('CU held past the lease go back to their period on the next usage, reserve or sweep, once', async () => {
+        await hold(store, 'acme', 'e', 5, t);
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+        await hold(store, 'acme', 'e', 7, t);
+        expect(await store.reserve('acme', 'f', 20, afterLease())).toMatchObject({ ok: true }); // the 7 went back first
+        expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(1); // the 20 of f
+        expect(await store.sweepExpiredHolds(afterLease(DEFAULT_RESERVATION_LEASE_MS))).toBe(0);
+        expect((await store.usage('acme', afterLease(DEFAULT_RESERVATION_LEASE_MS))).cuUsed).toBe(0);
+        expect(await h.logged()).toEqual([]);
+      });
+
+      it('a settle after the lease ran out charges the CU again, exactly once, when the period has room', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        expect(await store.sweepExpiredHolds(afterLease())).toBe(1);
+        expect(await store.settle(held, request('e', 5, 'late'), afterLease())).toEqual({ ok: true, value: undefined });
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 5, cuByEndpoint: { e: 5 } });
+        expect((await h.logged()).map((r) => [r.requestId, r.cu])).toEqual([['late', 5]]);
+        expect(await storeError(() => store.settle(held, request('e', 5, 'again'), afterLease()))).toMatchObject({
+          code: 'STORE_INVALID',
+          details: { field: 'reservation' },
+        });
+        expect((await store.usage('acme', afterLease())).cuUsed).toBe(5);
+      });
+
+      it('a settle after the lease ran out is refused, changing nothing, when the period has no room; the release then gives nothing back twice', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        await hold(store, 'acme', 'f', 16, afterLease()); // the 5 went back; 16 of 20 taken
+        const refused = await store.settle(held, request('e', 5, 'late'), afterLease());
+        expect(refused).toMatchObject({ ok: false, error: { usage: { cuUsed: 16 } } });
+        await store.release(held, request('e', 0, 'late', 429), afterLease());
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 16, cuByEndpoint: { f: 16 } });
+        expect((await h.logged()).map((r) => [r.requestId, r.status, r.cu])).toEqual([['late', 429, 0]]);
+      });
+
+      it('a release after the lease ran out gives nothing back twice; a second release is refused', async () => {
+        const held = await hold(store, 'acme', 'e', 5, t);
+        await hold(store, 'acme', 'e', 3, afterLease()); // sweeps the 5
+        await store.release(held, request('e', 0, 'failed', 500), afterLease());
+        expect((await store.usage('acme', afterLease())).cuUsed).toBe(3);
+        expect(await storeError(() => store.release(held, request('e', 0, 'x', 500), afterLease()))).toMatchObject({
+          code: 'STORE_INVALID',
+        });
+      });
+    });
+
+    it('adds CU packages to the current period only', async () => {
+      const usage = await store.addCu('acme', 500, at('2024-02-01T00:00:00.000Z'));
       expect(usage).toMatchObject({ cuLimit: 1000, cuExtra: 500, cuUsed: 0 });
-      expect(store.addCu('acme', 1, at('2024-02-01T00:00:00.000Z')).cuExtra).toBe(501);
-      expect(store.usage('acme', at('2024-03-01T00:00:00.000Z')).cuExtra).toBe(0);
-      expect(storeError(() => store.addCu('acme', 0, T0))).toMatchObject({
+      expect((await store.addCu('acme', 1, at('2024-02-01T00:00:00.000Z'))).cuExtra).toBe(501);
+      expect((await store.usage('acme', at('2024-03-01T00:00:00.000Z'))).cuExtra).toBe(0);
+      expect(await storeError(() => store.addCu('acme', 0, T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'cu' },
       });
-      expect(storeError(() => store.addCu('acme', -5, T0))).toMatchObject({
+      expect(await storeError(() => store.addCu('acme', -5, T0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'cu' },
       });
-      expect(storeError(() => store.addCu('nobody', 5, T0)).code).toBe('STORE_NOT_FOUND');
+      expect((await storeError(() => store.addCu('nobody', 5, T0))).code).toBe('STORE_NOT_FOUND');
     });
   });
 
   describe('request-log retention', () => {
-    it('prunes only the entries logged before the cutoff, and the usage figures stay as they were', () => {
-      store.createAccount(ACME, T0);
+    it('prunes only the entries logged before the cutoff, and the usage figures stay as they were', async () => {
+      await store.createAccount(ACME, T0);
       const times = [
         '2024-02-01T00:00:00.000Z',
         '2024-02-15T00:00:00.000Z',
@@ -783,22 +923,22 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         '2024-03-02T00:00:00.000Z',
       ].map(at);
       for (const [i, t] of times.entries())
-        charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
-      store.release(
-        hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!),
+        await charge(store, 'acme', i + 1, request('verify/receipt-root', i + 1, `r${i}`), t);
+      await store.release(
+        await hold(store, 'acme', 'verify/logs-bloom', 7, times[1]!),
         request('verify/logs-bloom', 0, 'failed', 500),
         times[1]!,
       );
       const now = at('2024-03-03T00:00:00.000Z');
-      const usage = store.usage('acme', now);
+      const usage = await store.usage('acme', now);
       const cutoff = at('2024-03-01T00:00:00.000Z');
-      const kept = h.logged().filter((r) => r.at >= cutoff.toISOString());
+      const kept = (await h.logged()).filter((r) => r.at >= cutoff.toISOString());
       expect(kept.map((r) => r.requestId)).toEqual(['r2', 'r3']);
-      expect(store.pruneRequests(cutoff)).toBe(3);
-      expect(h.logged()).toEqual(kept);
-      expect(store.usage('acme', now)).toEqual(usage);
-      expect(store.pruneRequests(cutoff)).toBe(0);
-      expect(storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({
+      expect(await store.pruneRequests(cutoff)).toBe(3);
+      expect(await h.logged()).toEqual(kept);
+      expect(await store.usage('acme', now)).toEqual(usage);
+      expect(await store.pruneRequests(cutoff)).toBe(0);
+      expect(await storeError(() => store.pruneRequests(new Date(Number.NaN)))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'before' },
       });
@@ -806,26 +946,28 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
   });
 
   describe('rate tokens', () => {
-    beforeEach(() => {
-      store.createAccount(ACME, T0);
-      store.createAccount({ ...ACME, id: 'other' }, T0);
+    beforeEach(async () => {
+      await store.createAccount(ACME, T0);
+      await store.createAccount({ ...ACME, id: 'other' }, T0);
     });
 
-    it('allows N per second, then denies with Retry-After 1 until the next second', () => {
+    it('allows N per second, then denies with Retry-After 1 until the next second', async () => {
       const second = 1_700_000_000_000;
-      expect([0, 100, 200].map((ms) => store.takeRateToken('acme', 3, second + ms))).toEqual([
+      const tokens = [];
+      for (const ms of [0, 100, 200]) tokens.push(await store.takeRateToken('acme', 3, second + ms));
+      expect(tokens).toEqual([
         { allowed: true, limit: 3, remaining: 2, count: 1, retryAfterSeconds: 0 },
         { allowed: true, limit: 3, remaining: 1, count: 2, retryAfterSeconds: 0 },
         { allowed: true, limit: 3, remaining: 0, count: 3, retryAfterSeconds: 0 },
       ]);
-      expect(store.takeRateToken('acme', 3, second + 999)).toEqual({
+      expect(await store.takeRateToken('acme', 3, second + 999)).toEqual({
         allowed: false,
         limit: 3,
         remaining: 0,
         count: 4,
         retryAfterSeconds: 1,
       });
-      expect(store.takeRateToken('acme', 3, second + 500)).toEqual({
+      expect(await store.takeRateToken('acme', 3, second + 500)).toEqual({
         allowed: false,
         limit: 3,
         remaining: 0,
@@ -833,8 +975,8 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         retryAfterSeconds: 1,
       });
       // Another account has its own window.
-      expect(store.takeRateToken('other', 3, second + 999).allowed).toBe(true);
-      expect(store.takeRateToken('acme', 3, second + 1000)).toEqual({
+      expect((await store.takeRateToken('other', 3, second + 999)).allowed).toBe(true);
+      expect(await store.takeRateToken('acme', 3, second + 1000)).toEqual({
         allowed: true,
         limit: 3,
         remaining: 2,
@@ -842,19 +984,19 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         retryAfterSeconds: 0,
       });
       // A request stamped a little late by a slower clock counts in the current window.
-      expect(store.takeRateToken('acme', 3, second + 999).remaining).toBe(1);
+      expect((await store.takeRateToken('acme', 3, second + 999)).remaining).toBe(1);
     });
 
-    it('validates its arguments', () => {
-      expect(storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({
+    it('validates its arguments', async () => {
+      expect(await storeError(() => store.takeRateToken('acme', 0, 0))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'limitRps' },
       });
-      expect(storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({
+      expect(await storeError(() => store.takeRateToken('acme', 1, Number.NaN))).toMatchObject({
         code: 'STORE_INVALID',
         details: { field: 'nowMs' },
       });
-      expect(storeError(() => store.takeRateToken('nobody', 1, 0)).code).toBe('STORE_NOT_FOUND');
+      expect((await storeError(() => store.takeRateToken('nobody', 1, 0))).code).toBe('STORE_NOT_FOUND');
     });
   });
 });
@@ -872,22 +1014,36 @@ describe('SqliteStore on a file', () => {
     dir = mkdtempSync(join(tmpdir(), 'evmi-sqlite-'));
     file = join(dir, 'data', 'evm-integrity.sqlite');
   });
-  afterEach(() => {
-    for (const store of stores.splice(0)) store.close();
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps its files to their owner: a directory it makes 0700, the database and its WAL files 0600', () => {
+  it('a write lock held by another process past the busy timeout is STORE_UNAVAILABLE, and the store works once it is let go', async () => {
     const store = openStore();
-    store.createAccount(ACME, T0); // a write: the -wal and -shm files exist now
+    await store.createAccount(ACME, T0);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      expect(await storeError(() => store.reserve('acme', 'e', 1, T0))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await store.reserve('acme', 'e', 1, T0)).ok).toBe(true);
+  }, 20_000);
+
+  it('keeps its files to their owner: a directory it makes 0700, the database and its WAL files 0600', async () => {
+    const store = openStore();
+    await store.createAccount(ACME, T0); // a write: the -wal and -shm files exist now
     const mode = (path: string) => statSync(path).mode & 0o777;
     expect(mode(dirname(file))).toBe(0o700);
     for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(mode(path), path).toBe(0o600);
   });
 
-  it('narrows a store file that others can read to 0600 when it opens it, and leaves a directory it did not make', () => {
-    openStore().createAccount(ACME, T0);
-    for (const store of stores.splice(0)) store.close();
+  it('narrows a store file that others can read to 0600 when it opens it, and leaves a directory it did not make', async () => {
+    await openStore().createAccount(ACME, T0);
+    for (const store of stores.splice(0)) await store.close();
     chmodSync(dirname(file), 0o755);
     for (const path of [file, `${file}-wal`]) if (existsSync(path)) chmodSync(path, 0o644);
     openStore();
@@ -897,8 +1053,8 @@ describe('SqliteStore on a file', () => {
     expect(mode(dirname(file))).toBe(0o755);
   });
 
-  it('creates its directory and a WAL-mode file at the current schema version', () => {
-    openStore().close();
+  it('creates its directory and a WAL-mode file at the current schema version', async () => {
+    await openStore().close();
     const db = new Database(file, { readonly: true });
     try {
       expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
@@ -909,53 +1065,53 @@ describe('SqliteStore on a file', () => {
     openStore(); // opening again does not migrate twice
   });
 
-  it('refuses a file written by a newer version', () => {
-    openStore().close();
+  it('refuses a file written by a newer version', async () => {
+    await openStore().close();
     const db = new Database(file);
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
-    const error = storeError(() => openStore());
+    const error = await storeError(() => openStore());
     expect(error.message).toBe(
       `the store ${file} has schema version ${SCHEMA_VERSION + 1}, newer than this program's ${SCHEMA_VERSION}; upgrade evm-integrity`,
     );
   });
 
-  it('refuses a file that is not a database, saying which', () => {
+  it('refuses a file that is not a database, saying which', async () => {
     mkdirSync(join(dir, 'data'));
     writeFileSync(file, 'not an SQLite database\n'.repeat(100));
-    expect(storeError(() => openStore()).message).toMatch(
+    expect((await storeError(() => openStore())).message).toMatch(
       new RegExp(`^cannot open the store ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
     );
   });
 
-  it('stores keys only as hashes: the key is nowhere in the file', () => {
+  it('stores keys only as hashes: the key is nowhere in the file', async () => {
     const store = openStore();
-    store.createAccount(ACME, T0);
-    const { key, record } = store.createKey('acme', 'ci', T0);
-    store.close();
+    await store.createAccount(ACME, T0);
+    const { key, record } = await store.createKey('acme', 'ci', T0);
+    await store.close();
     const bytes = readFileSync(file).toString('latin1');
     expect(bytes).toContain(record.hash);
     expect(bytes).not.toContain(key);
     expect(bytes).not.toContain(key.slice(8));
-    expect(openStore().authenticate(key).status).toBe('active');
+    expect((await openStore().authenticate(key)).status).toBe('active');
   });
 
-  it('keeps accounts, keys and usage across close and reopen', () => {
+  it('keeps accounts, keys and usage across close and reopen', async () => {
     let store = openStore();
-    store.createAccount(ACME, T0);
-    const { key } = store.createKey('acme', 'ci', T0);
-    charge(store, 'acme', 4, request('verify/receipt-root', 4), at('2024-02-01T00:00:00.000Z'));
-    store.addCu('acme', 10, at('2024-02-01T00:00:00.000Z'));
-    store.close();
+    await store.createAccount(ACME, T0);
+    const { key } = await store.createKey('acme', 'ci', T0);
+    await charge(store, 'acme', 4, request('verify/receipt-root', 4), at('2024-02-01T00:00:00.000Z'));
+    await store.addCu('acme', 10, at('2024-02-01T00:00:00.000Z'));
+    await store.close();
     store = openStore();
-    expect(store.authenticate(key).status).toBe('active');
-    expect(store.usage('acme', at('2024-02-02T00:00:00.000Z'))).toMatchObject({
+    expect((await store.authenticate(key)).status).toBe('active');
+    expect(await store.usage('acme', at('2024-02-02T00:00:00.000Z'))).toMatchObject({
       cuUsed: 4,
       cuExtra: 10,
       cuByEndpoint: { 'verify/receipt-root': 4 },
     });
-    expect(store.usage('acme', at('2024-03-01T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuExtra: 0 });
-    store.close();
+    expect(await store.usage('acme', at('2024-03-01T00:00:00.000Z'))).toMatchObject({ cuUsed: 0, cuExtra: 0 });
+    await store.close();
     const db = new Database(file, { readonly: true });
     try {
       expect(db.prepare('SELECT request_id, account_id, endpoint, status, cu FROM requests').all()).toEqual([
@@ -970,15 +1126,15 @@ describe('SqliteStore on a file', () => {
     }
   });
 
-  it('two stores on one file share the rate window, the CU count and the keys', () => {
+  it('two stores on one file share the rate window, the CU count and the keys', async () => {
     const a = openStore();
     const b = openStore();
-    a.createAccount(ACME, T0);
+    await a.createAccount(ACME, T0);
     const second = 1_700_000_000_000;
-    expect(a.takeRateToken('acme', 3, second).remaining).toBe(2);
-    expect(b.takeRateToken('acme', 3, second + 1).remaining).toBe(1);
-    expect(a.takeRateToken('acme', 3, second + 2).remaining).toBe(0);
-    expect(b.takeRateToken('acme', 3, second + 3)).toEqual({
+    expect((await a.takeRateToken('acme', 3, second)).remaining).toBe(2);
+    expect((await b.takeRateToken('acme', 3, second + 1)).remaining).toBe(1);
+    expect((await a.takeRateToken('acme', 3, second + 2)).remaining).toBe(0);
+    expect(await b.takeRateToken('acme', 3, second + 3)).toEqual({
       allowed: false,
       limit: 3,
       remaining: 0,
@@ -986,16 +1142,16 @@ describe('SqliteStore on a file', () => {
       retryAfterSeconds: 1,
     });
     const t = at('2024-02-01T00:00:00.000Z');
-    for (let i = 0; i < 50; i++) charge(i % 2 === 0 ? a : b, 'acme', 1, request('e', 1, `r${i}`), t);
-    expect(a.usage('acme', t).cuUsed).toBe(50);
-    expect(b.usage('acme', t).cuUsed).toBe(50);
-    const { key, record } = a.createKey('acme', 'ci', T0);
-    expect(b.authenticate(key).status).toBe('active');
-    b.revokeKey(record.id, t);
-    expect(a.authenticate(key).status).toBe('revoked');
+    for (let i = 0; i < 50; i++) await charge(i % 2 === 0 ? a : b, 'acme', 1, request('e', 1, `r${i}`), t);
+    expect((await a.usage('acme', t)).cuUsed).toBe(50);
+    expect((await b.usage('acme', t)).cuUsed).toBe(50);
+    const { key, record } = await a.createKey('acme', 'ci', T0);
+    expect((await b.authenticate(key)).status).toBe('active');
+    await b.revokeKey(record.id, t);
+    expect((await a.authenticate(key)).status).toBe('revoked');
   });
 
-  it('migrates a version-1 file (before the requests(at) index), keeping its data', () => {
+  it('migrates a version-1 file (before the requests(at) index), keeping its data', async () => {
     mkdirSync(join(dir, 'data'));
     const old = new Database(file);
     old.exec(MIGRATIONS[0]!);
@@ -1013,7 +1169,7 @@ describe('SqliteStore on a file', () => {
     old.close();
     const store = openStore();
     const t = at('2024-02-10T00:00:00.000Z');
-    expect(store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
+    expect(await store.usage('acme', t)).toMatchObject({ cuLimit: 20, cuExtra: 2, cuUsed: 5, cuByEndpoint: { e: 5 } });
     expect(loggedInFile(file)).toEqual([
       {
         requestId: 'r',
@@ -1027,20 +1183,20 @@ describe('SqliteStore on a file', () => {
     ]);
     const db = new Database(file, { readonly: true });
     try {
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(db.prepare("EXPLAIN QUERY PLAN SELECT seq FROM requests WHERE at < '2024'").all()).toEqual([
         expect.objectContaining({ detail: expect.stringContaining('USING COVERING INDEX requests_at') }),
       ]);
     } finally {
       db.close();
     }
-    expect(store.reserve('acme', 'e', 18, t).ok).toBe(false); // 5 used of 22
-    expect(store.pruneRequests(t)).toBe(1);
+    expect((await store.reserve('acme', 'e', 18, t)).ok).toBe(false); // 5 used of 22
+    expect(await store.pruneRequests(t)).toBe(1);
   });
 
-  it('prunes a large request log in several transactions, and only the old entries', () => {
+  it('prunes a large request log in several transactions, and only the old entries', async () => {
     const store = openStore();
-    store.createAccount(ACME, T0);
+    await store.createAccount(ACME, T0);
     const db = new Database(file);
     const insert = db.prepare(
       "INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES (?, 'acme', 'e', 200, 1, ?, ?)",
@@ -1052,32 +1208,32 @@ describe('SqliteStore on a file', () => {
         insert.run(`new-${i}`, T0.toISOString(), new Date(T0.getTime() + DAY_MS + i).toISOString());
     })();
     db.close();
-    const usage = store.usage('acme', T0);
-    expect(store.pruneRequests(new Date(T0.getTime() + DAY_MS))).toBe(old);
+    const usage = await store.usage('acme', T0);
+    expect(await store.pruneRequests(new Date(T0.getTime() + DAY_MS))).toBe(old);
     expect(loggedInFile(file).map((r) => r.requestId)).toEqual(Array.from({ length: 10 }, (_, i) => `new-${i}`));
-    expect(store.usage('acme', T0)).toEqual(usage);
+    expect(await store.usage('acme', T0)).toEqual(usage);
   });
 
-  it('two stores on one file racing reserve() never overdraw: exactly cu_limit CU are granted', () => {
+  it('two stores on one file racing reserve() never overdraw: exactly cu_limit CU are granted', async () => {
     const a = openStore();
     const b = openStore();
-    a.createAccount({ ...ACME, cuLimit: 20 }, T0);
+    await a.createAccount({ ...ACME, cuLimit: 20 }, T0);
     const t = at('2024-02-01T00:00:00.000Z');
     const granted: Reservation[] = [];
     for (let i = 0; i < 30; i++) {
-      const held = (i % 2 === 0 ? a : b).reserve('acme', 'e', 1, t);
+      const held = await (i % 2 === 0 ? a : b).reserve('acme', 'e', 1, t);
       if (held.ok) granted.push(held.value.reservation);
     }
     expect(granted).toHaveLength(20);
-    expect(a.usage('acme', t).cuUsed).toBe(20);
+    expect((await a.usage('acme', t)).cuUsed).toBe(20);
     // b gives back one that a reserved: a can take it again, once.
-    b.release(granted.pop()!, request('e', 0, 'failed', 500), t);
-    expect(a.reserve('acme', 'e', 1, t).ok).toBe(true);
-    expect(b.reserve('acme', 'e', 1, t).ok).toBe(false);
+    await b.release(granted.pop()!, request('e', 0, 'failed', 500), t);
+    expect((await a.reserve('acme', 'e', 1, t)).ok).toBe(true);
+    expect((await b.reserve('acme', 'e', 1, t)).ok).toBe(false);
   });
 
-  it('property: any interleaving of reserve/settle/release on two stores stays within the allowance and charges exactly what was settled', () => {
-    checkInterleavings([openStore(), openStore()], (accountId) => {
+  it('property: any interleaving of reserve/settle/release on two stores stays within the allowance and charges exactly what was settled', async () => {
+    await checkInterleavings([openStore(), openStore()], true, (accountId) => {
       const db = new Database(file, { readonly: true });
       try {
         const used = db
@@ -1125,11 +1281,11 @@ const store = new SqliteStore(file);
 while (Date.now() < Number(startAt)); // start together, to contend for the file
 let allowed = 0;
 for (let i = 0; i < Number(count); i++) {
-  const held = store.reserve('acme', 'verify/receipt-root', 1, new Date(Number(nowMs)));
-  if (held.ok) store.settle(held.value.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
-  if (store.takeRateToken('acme', Number(limit), Number(nowMs)).allowed) allowed++;
+  const held = await store.reserve('acme', 'verify/receipt-root', 1, new Date(Number(nowMs)));
+  if (held.ok) await store.settle(held.value.reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, new Date(Number(nowMs)));
+  if ((await store.takeRateToken('acme', Number(limit), Number(nowMs))).allowed) allowed++;
 }
-store.close();
+await store.close();
 process.stdout.write(JSON.stringify({ allowed }));
 `,
   );
@@ -1139,7 +1295,7 @@ process.stdout.write(JSON.stringify({ allowed }));
 const [startAt, ...files] = process.argv.slice(2);
 for (const [i, file] of files.entries()) {
   while (Date.now() < Number(startAt) + i * 200); // every process opens each new file at the same instant
-  new SqliteStore(file).close();
+  await new SqliteStore(file).close();
 }
 `,
   );
@@ -1152,11 +1308,11 @@ const now = new Date(Number(nowMs));
 while (Date.now() < Number(startAt)); // start together, to contend for the allowance
 const held = [];
 for (let i = 0; i < Number(attempts); i++) {
-  const result = store.reserve('acme', 'verify/receipt-root', 1, now);
+  const result = await store.reserve('acme', 'verify/receipt-root', 1, now);
   if (result.ok) held.push(result.value.reservation);
 }
-for (const [i, reservation] of held.entries()) store.settle(reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, now);
-store.close();
+for (const [i, reservation] of held.entries()) await store.settle(reservation, { requestId: process.pid + '-' + i, endpoint: 'verify/receipt-root', status: 200, cu: 1 }, now);
+await store.close();
 process.stdout.write(JSON.stringify({ reserved: held.length }));
 `,
   );
@@ -1186,8 +1342,8 @@ describe('SqliteStore across processes', () => {
     const file = join(dir, 'data', 'store.sqlite');
     const setup = new SqliteStore(file);
     const t = at('2024-02-01T00:00:00.000Z');
-    setup.createAccount(ACME, T0);
-    setup.close();
+    await setup.createAccount(ACME, T0);
+    await setup.close();
     const processes = 4;
     const perProcess = 150;
     const limit = 100;
@@ -1208,13 +1364,13 @@ describe('SqliteStore across processes', () => {
     expect(allowed.reduce((a, b) => a + b, 0)).toBe(limit); // exactly `limit` in the shared window
     const store = new SqliteStore(file);
     try {
-      expect(store.usage('acme', t)).toMatchObject({
+      expect(await store.usage('acme', t)).toMatchObject({
         cuUsed: processes * perProcess,
         cuByEndpoint: { 'verify/receipt-root': processes * perProcess },
       });
-      expect(store.takeRateToken('acme', limit, t.getTime())).toMatchObject({ allowed: false, remaining: 0 });
+      expect(await store.takeRateToken('acme', limit, t.getTime())).toMatchObject({ allowed: false, remaining: 0 });
     } finally {
-      store.close();
+      await store.close();
     }
   }, 60_000);
 });
@@ -1255,8 +1411,8 @@ describe('SqliteStore reservations across processes', () => {
     compileStoreInto(dir);
     const file = join(dir, 'data', 'store.sqlite');
     const setup = new SqliteStore(file);
-    setup.createAccount({ ...ACME, cuLimit: 20 }, T0);
-    setup.close();
+    await setup.createAccount({ ...ACME, cuLimit: 20 }, T0);
+    await setup.close();
     const t = at('2024-02-01T00:00:00.000Z');
     const startAt = Date.now() + 1500;
     const outputs = await Promise.all(
@@ -1268,17 +1424,17 @@ describe('SqliteStore reservations across processes', () => {
     expect(reserved.reduce((a, b) => a + b, 0)).toBe(20);
     const store = new SqliteStore(file);
     try {
-      expect(store.usage('acme', t)).toMatchObject({ cuUsed: 20, cuByEndpoint: { 'verify/receipt-root': 20 } });
-      expect(store.reserve('acme', 'verify/receipt-root', 1, t).ok).toBe(false);
+      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 20, cuByEndpoint: { 'verify/receipt-root': 20 } });
+      expect((await store.reserve('acme', 'verify/receipt-root', 1, t)).ok).toBe(false);
     } finally {
-      store.close();
+      await store.close();
     }
     expect(loggedInFile(file)).toHaveLength(20);
   }, 60_000);
 });
 
 describe('period arithmetic', () => {
-  it('steps calendar months from the anchor with the day clamped', () => {
+  it('steps calendar months from the anchor with the day clamped', async () => {
     const anchor = at('2023-01-31T23:59:59.999Z');
     expect([0, 1, 2, 3, 13, -1, -11].map((k) => addCalendarMonths(anchor, k).toISOString())).toEqual([
       '2023-01-31T23:59:59.999Z',
@@ -1291,7 +1447,7 @@ describe('period arithmetic', () => {
     ]);
   });
 
-  it('property: any instant lies in the period of its index, before or after the anchor', () => {
+  it('property: any instant lies in the period of its index, before or after the anchor', async () => {
     const date = fc.date({
       min: at('1970-01-01T00:00:00.000Z'),
       max: at('2200-01-01T00:00:00.000Z'),

@@ -4,8 +4,12 @@
  * service error never needs a new release of the library.
  */
 
-/** A rule of an account store was not met (`StoreError`). */
-export type StoreErrorCode = 'STORE_NOT_FOUND' | 'STORE_KEY_LIMIT' | 'STORE_CONFLICT' | 'STORE_INVALID';
+/**
+ * A rule of an account store was not met (`StoreError`), or (STORE_UNAVAILABLE) the store cannot
+ * answer now: unreachable, restarting or timed out; the request may be retried.
+ */
+export type StoreErrorCode =
+  'STORE_NOT_FOUND' | 'STORE_KEY_LIMIT' | 'STORE_CONFLICT' | 'STORE_INVALID' | 'STORE_UNAVAILABLE';
 
 /** Every code a service error carries: the store's, a command line's mistake, an unusable configuration. */
 export type ServiceErrorCode = StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID';

@@ -10,7 +10,9 @@ export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './s
 export { openStore, startServer, type RunningServer } from './server/start-server.js';
 export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';
+export { PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export { StoreError } from './store/store-error.js';
+export { instrumentStore } from './store/store-metrics.js';
 export {
   type Account,
   type AccountInput,
@@ -21,7 +23,9 @@ export {
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type SettleResult,
   type Store,
+  type StoreOptions,
   type Usage,
 } from './store/store.js';
 export type { ServiceErrorCode, StoreErrorCode } from './error-codes.js';

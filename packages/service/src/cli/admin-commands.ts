@@ -78,7 +78,16 @@ function entitlementsOf(endpoints: string[] | undefined, chains: number[] | unde
 }
 
 /** `accounts create`: a new account, with its first billing period from now. */
-export function createAccount({ store, stdout, now, json, synopsis, text, maxArguments, print }: CommandInput): void {
+export async function createAccount({
+  store,
+  stdout,
+  now,
+  json,
+  synopsis,
+  text,
+  maxArguments,
+  print,
+}: CommandInput): Promise<void> {
   maxArguments(0);
   const name = text('name');
   if (name === undefined || name.trim() === '')
@@ -89,7 +98,7 @@ export function createAccount({ store, stdout, now, json, synopsis, text, maxArg
   const chains = text('chains') === undefined ? undefined : chainsOption(text('chains')!);
   const entitlements = entitlementsOf(endpoints, chains);
   const at = now();
-  const account = store.createAccount(
+  const account = await store.createAccount(
     {
       ...(text('id') !== undefined && { id: text('id')! }),
       name,
@@ -100,7 +109,7 @@ export function createAccount({ store, stdout, now, json, synopsis, text, maxArg
     },
     at,
   );
-  const usage = store.usage(account.id, at);
+  const usage = await store.usage(account.id, at);
   if (json) print({ ...accountJson(account), usage: usageJson(usage) });
   else
     stdout(
@@ -115,7 +124,7 @@ const UPDATABLE = ['name', 'plan', 'cu-limit', 'rps', 'endpoints', 'chains'] as 
  * `accounts update ID --name N --plan P --cu-limit N --rps N --endpoints a,b|all --chains 1,10|all`: changes only what
  * is given.
  */
-export function updateAccount({
+export async function updateAccount({
   store,
   stdout,
   now,
@@ -125,20 +134,20 @@ export function updateAccount({
   argument,
   maxArguments,
   print,
-}: CommandInput): void {
+}: CommandInput): Promise<void> {
   const id = argument(0, 'an account ID');
   maxArguments(1);
   if (UPDATABLE.every((option) => text(option) === undefined))
     throw new UsageError(
       `accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')} (usage: evm-integrity ${synopsis})`,
     );
-  const account = store.getAccount(id);
+  const account = await store.getAccount(id);
   if (account === undefined) throw accountNotFound(id);
   const given = (option: (typeof UPDATABLE)[number]) => text(option);
   const endpoints =
     given('endpoints') === undefined ? account.entitlements?.endpoints : endpointsOption(given('endpoints')!);
   const chains = given('chains') === undefined ? account.entitlements?.chains : chainsOption(given('chains')!);
-  const updated = store.upsertAccount(
+  const updated = await store.upsertAccount(
     {
       id: account.id,
       name: given('name') ?? account.name,
@@ -149,7 +158,7 @@ export function updateAccount({
     },
     now(),
   );
-  const usage = store.usage(updated.id, now());
+  const usage = await store.usage(updated.id, now());
   if (json) print({ ...accountJson(updated), usage: usageJson(usage) });
   else
     stdout(
@@ -160,10 +169,18 @@ export function updateAccount({
 /**
  * `accounts disable ID`: revokes every active key of the account, so its requests get 401; settings and usage are kept.
  */
-export function disableAccount({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+export async function disableAccount({
+  store,
+  stdout,
+  now,
+  json,
+  argument,
+  maxArguments,
+  print,
+}: CommandInput): Promise<void> {
   const id = argument(0, 'an account ID');
   maxArguments(1);
-  const revoked = store.revokeAccountKeys(id, now());
+  const revoked = await store.revokeAccountKeys(id, now());
   if (json) print({ account_id: id, revoked_keys: revoked.map(keyJson) });
   else {
     const which =
@@ -180,16 +197,24 @@ export function disableAccount({ store, stdout, now, json, argument, maxArgument
  * `accounts delete ID --yes`: the account, its keys, usage and request log, for good; without --yes, says what would
  * go.
  */
-export function deleteAccount({ store, stdout, json, flag, argument, maxArguments, print }: CommandInput): void {
+export async function deleteAccount({
+  store,
+  stdout,
+  json,
+  flag,
+  argument,
+  maxArguments,
+  print,
+}: CommandInput): Promise<void> {
   const id = argument(0, 'an account ID');
   maxArguments(1);
   if (!flag('yes')) {
-    const keys = store.listKeys(id).length; // STORE_NOT_FOUND for an unknown account, before asking
+    const keys = (await store.listKeys(id)).length; // STORE_NOT_FOUND for an unknown account, before asking
     throw new UsageError(
       `accounts delete removes account ${id}, its ${keys} key${keys === 1 ? '' : 's'}, its usage and its request log for good; add --yes to confirm`,
     );
   }
-  const gone = store.deleteAccount(id);
+  const gone = await store.deleteAccount(id);
   if (json) print({ account_id: id, deleted: true, keys: gone.keys, requests: gone.requests });
   else
     stdout(
@@ -198,14 +223,17 @@ export function deleteAccount({ store, stdout, json, flag, argument, maxArgument
 }
 
 /** `accounts list`: every account with its usage this period and its active keys. */
-export function listAccounts({ store, stdout, now, json, maxArguments, print }: CommandInput): void {
+export async function listAccounts({ store, stdout, now, json, maxArguments, print }: CommandInput): Promise<void> {
   maxArguments(0);
   const at = now();
-  const accounts = store.listAccounts().map((account) => ({
-    account,
-    usage: store.usage(account.id, at),
-    activeKeys: store.listKeys(account.id).filter((k) => k.revokedAt === null).length,
-  }));
+  const accounts = [];
+  for (const account of await store.listAccounts()) {
+    accounts.push({
+      account,
+      usage: await store.usage(account.id, at),
+      activeKeys: (await store.listKeys(account.id)).filter((k) => k.revokedAt === null).length,
+    });
+  }
   if (json) {
     print(
       accounts.map(({ account, usage, activeKeys }) => ({
@@ -238,11 +266,11 @@ export function listAccounts({ store, stdout, now, json, maxArguments, print }: 
 }
 
 /** `accounts add-cu ID CU`: a CU package that raises this period's allowance. */
-export function addCu({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+export async function addCu({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): Promise<void> {
   const id = argument(0, 'an account ID');
   const cu = parseInteger('CU', argument(1, 'the number of CU to add'), 1);
   maxArguments(2);
-  const usage = store.addCu(id, cu, now());
+  const usage = await store.addCu(id, cu, now());
   if (json) print({ account_id: id, added_cu: cu, usage: usageJson(usage) });
   else {
     stdout(
@@ -265,10 +293,10 @@ function accountArgument(
 }
 
 /** `keys create ACCOUNT_ID` (or `--account ID`): a new key, shown once; only its SHA-256 is stored. */
-export function createKey(input: CommandInput): void {
+export async function createKey(input: CommandInput): Promise<void> {
   const { store, stdout, stderr, now, json, text, print } = input;
   const accountId = accountArgument(input, true)!;
-  const { key, record } = store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
+  const { key, record } = await store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
   const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
   if (json) {
     print({ ...keyJson(record), key });
@@ -281,10 +309,10 @@ export function createKey(input: CommandInput): void {
 }
 
 /** `keys list [ACCOUNT_ID]` (or `--account ID`): keys by hint and label, never the key or its hash. */
-export function listKeys(input: CommandInput): void {
+export async function listKeys(input: CommandInput): Promise<void> {
   const { store, stdout, json, print } = input;
   const accountId = accountArgument(input, false);
-  const keys = store.listKeys(accountId);
+  const keys = await store.listKeys(accountId);
   if (json) print(keys.map(keyJson));
   else if (keys.length === 0) {
     stdout(
@@ -310,11 +338,19 @@ export function listKeys(input: CommandInput): void {
 }
 
 /** `keys revoke ID_OR_HINT`: the key gets 401 from its next request on. */
-export function revokeKey({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): void {
+export async function revokeKey({
+  store,
+  stdout,
+  now,
+  json,
+  argument,
+  maxArguments,
+  print,
+}: CommandInput): Promise<void> {
   const idOrHint = argument(0, 'a key ID or hint');
   maxArguments(1);
-  const revokedBefore = new Map(store.listKeys().map((k) => [k.id, k.revokedAt !== null]));
-  const key = store.revokeKey(idOrHint, now());
+  const revokedBefore = new Map((await store.listKeys()).map((k) => [k.id, k.revokedAt !== null]));
+  const key = await store.revokeKey(idOrHint, now());
   const already = revokedBefore.get(key.id) === true;
   if (json) print({ ...keyJson(key), already_revoked: already });
   else if (already)

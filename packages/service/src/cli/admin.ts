@@ -55,7 +55,7 @@ const COMMON: OptionSpec = { json: { type: 'boolean' } };
 interface CommandSpec {
   synopsis: string;
   options: OptionSpec;
-  run(input: CommandInput): void;
+  run(input: CommandInput): Promise<void>;
 }
 
 const COMMANDS: Record<string, Record<string, CommandSpec>> = {
@@ -159,7 +159,12 @@ export function adminHelp(argv: readonly string[]): string | null {
  * Returns 0 on success, 2 for bad input or a refusal (one line on stderr), 3 for an unexpected
  * fault, as every command of the CLI.
  */
-export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => Date = () => new Date()): number {
+export async function runAdmin(
+  argv: string[],
+  io: AdminIo,
+  store: Store,
+  now: () => Date = () => new Date(),
+): Promise<number> {
   const help = adminHelp(argv);
   if (help !== null) {
     io.stdout(`${help}\n`);
@@ -204,7 +209,7 @@ export function runAdmin(argv: string[], io: AdminIo, store: Store, now: () => D
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
-    spec.run({
+    await spec.run({
       store,
       stdout: (t) => io.stdout(t),
       stderr: (t) => io.stderr(t),

@@ -90,11 +90,8 @@ function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
 }
 
 /** The accounts of a store a key can belong to (not the anonymous account of auth off). */
-function keyedAccounts(store: Store): string[] {
-  return store
-    .listAccounts()
-    .map((a) => a.id)
-    .filter((id) => id !== ANONYMOUS_ACCOUNT);
+async function keyedAccounts(store: Store): Promise<string[]> {
+  return (await store.listAccounts()).map((a) => a.id).filter((id) => id !== ANONYMOUS_ACCOUNT);
 }
 
 /** The first SIGINT or SIGTERM, as a promise; `remove` stops listening. */
@@ -125,9 +122,9 @@ export async function runServe(argv: string[]): Promise<number> {
   try {
     const store = openStore(config);
     // Accounts before this start: then no key is printed, and a lost one needs the hint.
-    const before = config.store === 'sqlite' && config.auth ? keyedAccounts(store) : [];
+    const before = config.store === 'sqlite' && config.auth ? await keyedAccounts(store) : [];
     const server = await startServer(config, { logger, store });
-    if (before.length > 0) process.stderr.write(lostKeyHint(keyedAccounts(store), config.dataDir));
+    if (before.length > 0) process.stderr.write(lostKeyHint(await keyedAccounts(store), config.dataDir));
     const signal = await stop.signal;
     logger.info(
       { signal, shutdown_timeout_ms: config.shutdownTimeoutMs },
@@ -161,7 +158,10 @@ function requireStore(dataDir: string, from: 'flag' | 'environment' | 'config' |
 }
 
 /** `accounts …` and `keys …` on the store the server uses (same --config / --data-dir). */
-export function runAdminCommand(argv: string[], io: { stdout(t: string): void; stderr(t: string): void }): number {
+export async function runAdminCommand(
+  argv: string[],
+  io: { stdout(t: string): void; stderr(t: string): void },
+): Promise<number> {
   const storeArgs: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -178,22 +178,23 @@ export function runAdminCommand(argv: string[], io: { stdout(t: string): void; s
     throw new UsageError(
       'accounts and keys need a persistent store: the memory store lives only inside a running server',
     );
-  requireStore(
-    config.dataDir,
-    values['data-dir'] !== undefined
-      ? 'flag'
-      : (process.env[variableOf('data_dir')] ?? '') !== ''
-        ? 'environment'
-        : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
-          ? 'config'
-          : 'default',
-  );
+  if (config.store === 'sqlite')
+    requireStore(
+      config.dataDir,
+      values['data-dir'] !== undefined
+        ? 'flag'
+        : (process.env[variableOf('data_dir')] ?? '') !== ''
+          ? 'environment'
+          : (values.config ?? process.env.EVM_INTEGRITY_CONFIG ?? '') !== ''
+            ? 'config'
+            : 'default',
+    );
   let store: Store | undefined;
   try {
     store = openStore(config);
-    return runAdmin(rest, io, store);
+    return await runAdmin(rest, io, store);
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 

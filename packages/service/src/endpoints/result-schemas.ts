@@ -155,6 +155,13 @@ export const HEALTH_SCHEMA: JsonSchema = {
   properties: { status: { const: 'ok' } },
 };
 
+/** `GET /ready`. */
+export const READY_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status'],
+  properties: { status: { const: 'ready' } },
+};
+
 /** `GET /usage`: the account's current billing period. */
 export const USAGE_SCHEMA: JsonSchema = {
   type: 'object',

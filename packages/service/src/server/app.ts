@@ -13,11 +13,12 @@ import { requestLog } from './middleware/request-log.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { openApiDocument } from './openapi.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
-import { ApiProblem, internalError, methodNotAllowed, notFound, sendError } from './responses.js';
+import { ApiProblem, internalError, methodNotAllowed, notFound, sendError, storeUnavailable } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
 import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -65,6 +66,12 @@ export function createApp({ config, store, logger, now = () => new Date(), pool,
       return sendError(c, deps.docsUrl, error.fields, error.headers);
     }
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+    if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE') {
+      // Not a fault of this process: the store is down or restarting; the client retries.
+      logger.warn({ request_id: c.get('requestId'), err: error }, 'store unavailable');
+      const problem = storeUnavailable();
+      return sendError(c, deps.docsUrl, problem.fields, problem.headers);
+    }
     const incidentId = randomUUID();
     logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');
     const problem = internalError(incidentId);

@@ -7,6 +7,7 @@ import {
   type RuleSetName,
 } from 'evm-integrity';
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
+import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../store/leases.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
@@ -21,8 +22,11 @@ export interface ConfiguredAccount extends Omit<Account, 'periodAnchor' | 'creat
 export interface ServerConfig {
   host: string;
   port: number;
-  /** `sqlite` (a file in `dataDir`) or `memory` (tests; nothing survives a restart). */
-  store: 'sqlite' | 'memory';
+  /**
+   * `sqlite` (a file in `dataDir`), `postgres` (the database at `databaseUrl`, shared by replicas) or `memory` (tests;
+   * nothing survives a restart).
+   */
+  store: 'sqlite' | 'postgres' | 'memory';
   dataDir: string;
   bodyLimitBytes: number;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
@@ -55,6 +59,16 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   /** Days the request log keeps a row; usage figures are kept apart and never pruned. */
   requestRetentionDays: number;
+  /** Milliseconds CU reserved for a request stay held without a settle or release (a crashed process's come back). */
+  reservationLeaseMs: number;
+  /** The PostgreSQL store's `postgres://…` URL (`store: "postgres"`); `DATABASE_URL` overrides it. */
+  databaseUrl: string | null;
+  /** Connections to PostgreSQL per process. */
+  pgPoolSize: number;
+  /** Milliseconds a PostgreSQL statement may run before it is cancelled (the request gets 503). */
+  pgStatementTimeoutMs: number;
+  /** Milliseconds to wait for a PostgreSQL connection before giving up (the request gets 503). */
+  pgConnectTimeoutMs: number;
   /**
    * Origins whose browser scripts may call the server (CORS), such as `https://app.example.com`, or `*`; none by
    * default.
@@ -104,6 +118,11 @@ export const DEFAULT_CONFIG: ServerConfig = {
   // Within the usual 30 s a supervisor waits between SIGTERM and SIGKILL.
   shutdownTimeoutMs: 10_000,
   requestRetentionDays: DEFAULT_REQUEST_RETENTION_DAYS,
+  reservationLeaseMs: DEFAULT_RESERVATION_LEASE_MS,
+  databaseUrl: null,
+  pgPoolSize: 10,
+  pgStatementTimeoutMs: 5000,
+  pgConnectTimeoutMs: 5000,
   corsOrigins: [],
   metricsPort: null,
   metricsHost: '127.0.0.1',
@@ -128,6 +147,9 @@ export class ConfigError extends EvmIntegrityError<Record<string, never>, 'CONFI
 
 type Json = JsonObject;
 
+/** Members whose value may be a secret (a password in the URL, a token): an error never shows it. */
+const SECRET_MEMBERS = new Set(['database_url', 'metrics_token']);
+
 function member<T>(
   obj: Json,
   name: string,
@@ -138,10 +160,16 @@ function member<T>(
 ): T {
   const value = obj[name];
   if (value === undefined) return fallback;
-  if (!check(value)) throw new ConfigError(`${path}${name}: expected ${expected}, got ${JSON.stringify(value)}`);
+  if (!check(value)) {
+    const got = SECRET_MEMBERS.has(name)
+      ? 'got another value (not shown: it may be a secret)'
+      : `got ${JSON.stringify(value)}`;
+    throw new ConfigError(`${path}${name}: expected ${expected}, ${got}`);
+  }
   return value as T;
 }
 
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
 const isString = (v: unknown) => typeof v === 'string' && v.length > 0;
 const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -272,6 +300,11 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'idle_timeout_ms',
   'shutdown_timeout_ms',
   'request_retention_days',
+  'reservation_lease_ms',
+  'database_url',
+  'pg_pool_size',
+  'pg_statement_timeout_ms',
+  'pg_connect_timeout_ms',
   'cors_origins',
   'metrics_port',
   'metrics_host',
@@ -319,7 +352,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   return {
     host,
     port,
-    store: member(json, 'store', '', (v) => v === 'sqlite' || v === 'memory', '"sqlite" or "memory"', base.store),
+    store: member(
+      json,
+      'store',
+      '',
+      (v) => v === 'sqlite' || v === 'postgres' || v === 'memory',
+      '"sqlite", "postgres" or "memory"',
+      base.store,
+    ),
     dataDir: member(json, 'data_dir', '', isString, 'a directory path', base.dataDir),
     bodyLimitBytes: member(json, 'body_limit_bytes', '', isPositive, 'a positive number of bytes', base.bodyLimitBytes),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
@@ -386,6 +426,39 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       isPositive,
       'a positive number of days',
       base.requestRetentionDays,
+    ),
+    reservationLeaseMs: member(
+      json,
+      'reservation_lease_ms',
+      '',
+      (v) => isPositive(v) && (v as number) >= MIN_RESERVATION_LEASE_MS,
+      `a number of milliseconds, at least ${MIN_RESERVATION_LEASE_MS}`,
+      base.reservationLeaseMs,
+    ),
+    databaseUrl: member<string | null>(
+      json,
+      'database_url',
+      '',
+      (v) => typeof v === 'string' && POSTGRES_URL.test(v),
+      'a postgres:// URL',
+      base.databaseUrl,
+    ),
+    pgPoolSize: member(json, 'pg_pool_size', '', isPositive, 'a positive number of connections', base.pgPoolSize),
+    pgStatementTimeoutMs: member(
+      json,
+      'pg_statement_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.pgStatementTimeoutMs,
+    ),
+    pgConnectTimeoutMs: member(
+      json,
+      'pg_connect_timeout_ms',
+      '',
+      isPositive,
+      'a positive number of milliseconds',
+      base.pgConnectTimeoutMs,
     ),
     corsOrigins: member(
       json,

@@ -502,8 +502,8 @@ export const BAD_REQUEST_EXAMPLE = (docsUrl: string): Examples => ({
   },
 });
 
-/** `GET /usage`, `GET /chains`, `GET /health` answers. */
-export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health', JsonSchema> = {
+/** `GET /usage`, `GET /chains`, `GET /health`, `GET /ready` answers. */
+export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health' | 'ready', JsonSchema> = {
   usage: {
     plan: 'pro',
     cu_limit: 1000000,
@@ -517,4 +517,5 @@ export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health', JsonSchema> = 
   // What the registry answers for two of its chains, so that the example cannot drift from it.
   chains: { data: [describeChain(defaultRegistry.get(100)!), describeChain(defaultRegistry.get(324)!)], count: 2 },
   health: { status: 'ok' },
+  ready: { status: 'ready' },
 };

@@ -8,7 +8,7 @@ import {
   headersOf,
   RESPONSE_HEADERS,
 } from './error-schemas.js';
-import { CHAINS_SCHEMA, HEALTH_SCHEMA, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
+import { CHAINS_SCHEMA, HEALTH_SCHEMA, READY_SCHEMA, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [
@@ -63,6 +63,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     code: 'SERVICE_UNAVAILABLE',
     when: 'Too many verify operations in progress (counted once a body is read; /health is never refused); retry after Retry-After seconds.',
   },
+  {
+    status: 503,
+    code: 'STORE_UNAVAILABLE',
+    when: 'The account store (SQLite or PostgreSQL) cannot answer now: the request was neither answered nor charged; retry after Retry-After seconds. /ready answers it too while it lasts.',
+  },
 ];
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
@@ -104,6 +109,18 @@ const TAGS = [
   { name: 'service', description: 'Liveness and the chains this server knows; free.' },
 ];
 
+/** One description per status: the code's own, or each code's with its name when a status has several (503). */
+function errorsByStatus(codes: readonly { status: number; code: string; when: string }[]): Map<number, string> {
+  const byStatus = new Map<number, { code: string; when: string }[]>();
+  for (const e of codes) byStatus.set(e.status, [...(byStatus.get(e.status) ?? []), e]);
+  return new Map(
+    [...byStatus].map(([status, list]) => [
+      status,
+      list.length === 1 ? list[0]!.when : list.map((e) => `${e.code}: ${e.when}`).join(' '),
+    ]),
+  );
+}
+
 /** `POST` of a verify endpoint: its body schema is the one that validates requests. */
 function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: string) {
   const examples = VERIFY_EXAMPLES[endpoint.path];
@@ -128,12 +145,12 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
         },
       },
       ...Object.fromEntries(
-        ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405).map((e) => [
-          String(e.status),
+        [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405))].map(([status, when]) => [
+          String(status),
           errorResponse(
-            e.when,
-            ERROR_HEADERS[e.status] ?? RATE_HEADERS,
-            e.status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined,
+            when,
+            ERROR_HEADERS[status] ?? RATE_HEADERS,
+            status === 400 ? BAD_REQUEST_EXAMPLE(docsUrl) : undefined,
           ),
         ]),
       ),
@@ -193,6 +210,24 @@ export function openApiDocument({
       description: 'No key needed, never refused, never rate limited: a 200 means the process answers.',
       security: [],
       responses: { '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health), '408': TIMEOUT },
+    },
+  };
+  paths['/ready'] = {
+    get: {
+      operationId: 'ready',
+      tags: ['service'],
+      summary: 'Readiness',
+      description:
+        'No key needed: 200 when the account store answers, 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. Liveness is /health.',
+      security: [],
+      responses: {
+        '200': jsonResponse('The store answers.', READY_SCHEMA, INFO_EXAMPLES.ready),
+        '503': errorResponse('The store cannot answer now; see #error-store_unavailable.', [
+          'XRequestId',
+          'RetryAfter',
+        ]),
+        '408': TIMEOUT,
+      },
     },
   };
   return {

@@ -126,6 +126,26 @@ export const overloaded = () =>
     { 'Retry-After': '1' },
   );
 
+/** Seconds a client waits before retrying when the store cannot answer: about what a database restart takes. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * 503: the account store cannot answer now (unreachable, restarting, timed out). Nothing was charged and no answer
+ * was given; the request may be sent again.
+ */
+export const storeUnavailable = () =>
+  new ApiProblem(
+    {
+      code: 'STORE_UNAVAILABLE',
+      http_status: 503,
+      message: 'The account store cannot answer now; this request was neither answered nor charged.',
+      hint: 'Retry after the number of seconds in Retry-After, backing off if it persists.',
+      retryable: true,
+      details: { retry_after_seconds: STORE_RETRY_AFTER_SECONDS, temporary_issue: true },
+    },
+    { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+  );
+
 /** 500: a fault of the server, told by an incident id that is in the log and nothing else. */
 export const internalError = (incidentId: string) =>
   new ApiProblem({

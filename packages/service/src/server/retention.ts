@@ -6,29 +6,32 @@ const DAY_MS = 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /**
- * Keeps the request log to its last `retentionDays`: prunes at once and then every hour until
- * stopped. Usage figures live apart from the log, so they are never touched.
+ * Keeps the request log to its last `retentionDays`: prunes at once (the promise settles after that
+ * first prune) and then every hour until stopped; a later prune that fails is logged and retried
+ * the next hour. Usage figures live apart from the log, so they are never touched.
  *
  * @example
- * const stop = keepRequestLog(store, 45, logger); // … at shutdown: stop()
+ * const stop = await keepRequestLog(store, 45, logger); // … at shutdown: stop()
  */
-export function keepRequestLog(
+export async function keepRequestLog(
   store: Store,
   retentionDays: number,
   logger: Logger,
   now: () => Date = () => new Date(),
-): () => void {
-  const prune = () => {
+): Promise<() => void> {
+  const prune = async () => {
     const before = new Date(now().getTime() - retentionDays * DAY_MS);
-    const removed = store.pruneRequests(before);
+    const removed = await store.pruneRequests(before);
     if (removed > 0)
       logger.info(
         { removed, before: before.toISOString(), request_retention_days: retentionDays },
         'request log pruned',
       );
   };
-  prune();
-  const timer = setInterval(prune, PRUNE_EVERY_MS);
+  await prune();
+  const timer = setInterval(() => {
+    prune().catch((error: unknown) => logger.warn({ err: error }, 'request log prune failed; retried in an hour'));
+  }, PRUNE_EVERY_MS);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -11,37 +11,78 @@ import { serveWithLimits } from './connections.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { createMetricsRegistry, type MetricsServer, serveMetrics } from '../metrics/serve-metrics.js';
+import type { Registry } from 'prom-client';
+import { instrumentStore } from '../store/store-metrics.js';
 import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { DIRECTORY_MODE } from '../store/owner-only.js';
 import { SqliteStore } from '../store/sqlite-store.js';
-import type { Store } from '../store/store.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
+import type { Account, AccountInput, Store } from '../store/store.js';
+import { StoreError } from '../store/store-error.js';
 
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
-/** Opens the configured store; a data directory that cannot be made is a ConfigError. */
-export function openStore(config: Pick<ServerConfig, 'store' | 'dataDir'>): Store {
-  if (config.store === 'memory') return new MemoryStore();
+/**
+ * Opens the configured store; a data directory that cannot be made, or `store: "postgres"` without a database URL, is
+ * a ConfigError. PostgreSQL is first reached (and migrated) by the first operation.
+ */
+export function openStore(
+  config: Pick<
+    ServerConfig,
+    | 'store'
+    | 'dataDir'
+    | 'reservationLeaseMs'
+    | 'databaseUrl'
+    | 'pgPoolSize'
+    | 'pgStatementTimeoutMs'
+    | 'pgConnectTimeoutMs'
+  >,
+): Store {
+  const options = { reservationLeaseMs: config.reservationLeaseMs };
+  if (config.store === 'memory') return new MemoryStore(options);
+  if (config.store === 'postgres') {
+    if (config.databaseUrl === null)
+      throw new ConfigError('database_url: required with store "postgres" (or set DATABASE_URL)');
+    return new PostgresStore({
+      ...options,
+      databaseUrl: config.databaseUrl,
+      poolSize: config.pgPoolSize,
+      statementTimeoutMs: config.pgStatementTimeoutMs,
+      connectTimeoutMs: config.pgConnectTimeoutMs,
+    });
+  }
   try {
     // Here first, so that a directory that cannot be made is told as data_dir's fault; owner-only, as the store makes it.
     mkdirSync(config.dataDir, { recursive: true, mode: DIRECTORY_MODE });
   } catch (error) {
     throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
   }
-  return new SqliteStore(storeFile(config.dataDir));
+  return new SqliteStore(storeFile(config.dataDir), options);
+}
+
+/** Creates the account; undefined when it exists already (another replica on the store made it first). */
+async function createOnce(store: Store, input: AccountInput & { id: string }, now: Date): Promise<Account | undefined> {
+  try {
+    return await store.createAccount(input, now);
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'STORE_CONFLICT') return undefined;
+    throw error;
+  }
 }
 
 /**
  * Brings the store in line with the configuration: its accounts and keys, the
  * anonymous account when auth is off, and on a first start with no account at
- * all, one local account whose key is returned to be printed once.
+ * all, one local account whose key is returned to be printed once. Replicas that
+ * start at once on one store may all run it: one of them makes each account.
  */
-export function provision(store: Store, config: ServerConfig, now: Date): { bootstrapKey?: string } {
+export async function provision(store: Store, config: ServerConfig, now: Date): Promise<{ bootstrapKey?: string }> {
   for (const account of config.accounts) {
-    store.upsertAccount(
+    await store.upsertAccount(
       {
         id: account.id,
         name: account.name,
@@ -53,11 +94,12 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
       now,
     );
     for (const key of account.keys)
-      store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
+      await store.importKey(account.id, key.label, 'sha256' in key ? { sha256: key.sha256 } : { plain: key.key }, now);
   }
   if (!config.auth) {
-    if (store.getAccount(ANONYMOUS_ACCOUNT) === undefined) {
-      store.createAccount(
+    if ((await store.getAccount(ANONYMOUS_ACCOUNT)) === undefined) {
+      await createOnce(
+        store,
         {
           id: ANONYMOUS_ACCOUNT,
           name: 'anonymous (auth off)',
@@ -70,12 +112,14 @@ export function provision(store: Store, config: ServerConfig, now: Date): { boot
     }
     return {};
   }
-  if (store.listAccounts().length > 0) return {};
-  const account = store.createAccount(
+  if ((await store.listAccounts()).length > 0) return {};
+  const account = await createOnce(
+    store,
     { id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 },
     now,
   );
-  return { bootstrapKey: store.createKey(account.id, 'bootstrap', now).key };
+  if (account === undefined) return {};
+  return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key };
 }
 
 /**
@@ -97,8 +141,9 @@ function httpOptions(
   };
 }
 
-/** The server's figures and the listener that serves them. */
+/** The server's figures, the registry that holds them, and the listener that serves them. */
 interface Metrics {
+  registry: Registry;
   server: ServerMetrics;
   listener: MetricsServer;
 }
@@ -111,14 +156,13 @@ async function startMetrics(config: ServerConfig, queueDepth: () => number): Pro
   if (config.metricsPort === null) return undefined;
   const registry = createMetricsRegistry();
   const server = createServerMetrics(registry, queueDepth);
-  // The store's latency and errors (instrumentStore, issue 16) belong here, in the same registry.
   try {
     const listener = await serveMetrics(registry, {
       host: config.metricsHost,
       port: config.metricsPort,
       token: config.metricsToken,
     });
-    return { server, listener };
+    return { registry, server, listener };
   } catch (error) {
     throw new ConfigError(
       `metrics_port ${config.metricsPort} on ${config.metricsHost}: cannot listen (${(error as Error).message})`,
@@ -144,7 +188,8 @@ export async function startServer(
   config: ServerConfig,
   options: { logger: Logger; store?: Store; print?: (text: string) => void },
 ): Promise<RunningServer> {
-  const store = options.store ?? openStore(config);
+  const opened = options.store ?? openStore(config);
+  let store = opened;
   // The app is made once the port is known (port 0 picks one), so docs_url and the
   // OpenAPI servers name the real origin; until then requests get 503.
   let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () =>
@@ -166,7 +211,7 @@ export async function startServer(
   try {
     await listen(server, config.host, config.port);
   } catch (error) {
-    store.close();
+    await store.close();
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
@@ -177,9 +222,14 @@ export async function startServer(
   let metrics: Metrics | undefined;
   try {
     metrics = await startMetrics(config, () => pool?.waiting ?? 0);
+    // With metrics on, every store operation is timed and its failures counted, in the same registry.
+    if (metrics !== undefined) store = instrumentStore(opened, metrics.registry);
     // Only once bound: a start that cannot bind must not create a key it never shows.
-    ({ bootstrapKey } = provision(store, config, new Date()));
-    stopPruning = keepRequestLog(store, config.requestRetentionDays, options.logger);
+    ({ bootstrapKey } = await provision(store, config, new Date()));
+    // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
+    const swept = await store.sweepExpiredHolds(new Date());
+    if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
+    stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
     if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
     fetchHandler = createApp({
       config: { ...config, port },
@@ -193,7 +243,7 @@ export async function startServer(
     await pool?.terminate();
     await metrics?.listener.close();
     server.close();
-    store.close();
+    await store.close();
     throw error;
   }
   options.logger.info(
@@ -225,7 +275,7 @@ export async function startServer(
       await pool?.terminate();
       await metrics?.listener.close();
       stopPruning();
-      store.close();
+      await store.close();
     }
   };
   return { url, port, ...(pool && { pool }), close: () => (closing ??= close()) };

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- a synchronous store implements the asynchronous Store: its methods are async so that a refusal is a rejected promise, as for PostgresStore, never a synchronous throw. */
 /**
  * The store in process memory: for tests and `--store memory`. Same rules as SqliteStore (shared
  * helpers); nothing survives the process. Returned objects are copies.
@@ -17,7 +18,15 @@ import {
   validIdOrHint,
   validLabel,
 } from './keys.js';
-import { countRequest, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
+import { countRequest, exceedsAllowance, nextPeriod, type Period, rateDecision, type RateWindow } from './periods.js';
+import {
+  DEFAULT_RESERVATION_LEASE_MS,
+  holdNotFound,
+  leaseExpired,
+  leaseExpiry,
+  newHoldId,
+  requireLeaseMs,
+} from './leases.js';
 import {
   type Account,
   type AccountInput,
@@ -27,7 +36,9 @@ import {
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type SettleResult,
   type Store,
+  type StoreOptions,
   type Usage,
 } from './store.js';
 import { accountNotFound } from './store-error.js';
@@ -43,6 +54,11 @@ import {
   requireId,
   requireTimeMs,
 } from './validation.js';
+
+/** CU held for a request; `swept` once its lease ran out and the CU went back to the period. */
+interface Hold extends Reservation {
+  swept: boolean;
+}
 
 interface PeriodUsage extends Period {
   cuUsed: number;
@@ -82,7 +98,7 @@ function giveBack(byEndpoint: Map<string, number>, endpoint: string, cu: number)
  * The store in process memory (`--store memory`, tests): the same rules as SqliteStore, nothing
  * kept once the process ends; it hands out copies, never its own objects.
  * @example
- * const store = new MemoryStore();
+ * const store = new MemoryStore({ reservationLeaseMs: 60_000 });
  * const { account, key } = store.createAccount({ name: 'ci' });
  */
 export class MemoryStore implements Store {
@@ -93,8 +109,15 @@ export class MemoryStore implements Store {
   private readonly periods = new Map<string, PeriodUsage>();
   private readonly rateWindows = new Map<string, RateWindow>();
   private readonly log: LoggedRequest[] = [];
+  /** By hold id: holds not yet settled or released. */
+  private readonly holds = new Map<string, Hold>();
+  private readonly leaseMs: number;
 
-  createAccount(input: AccountInput, now: Date): Account {
+  constructor(options: StoreOptions = {}) {
+    this.leaseMs = requireLeaseMs(options.reservationLeaseMs ?? DEFAULT_RESERVATION_LEASE_MS);
+  }
+
+  async createAccount(input: AccountInput, now: Date): Promise<Account> {
     requireDate('now', now);
     const fields = normalizeAccountInput(input);
     const id = newAccountId(input, fields.name, (candidate) => this.accounts.has(candidate));
@@ -105,28 +128,28 @@ export class MemoryStore implements Store {
     return copyAccount(account);
   }
 
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account {
+  async upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account> {
     requireDate('now', now);
     const id = requireId('id', input.id);
     const existing = this.accounts.get(id);
-    if (existing === undefined) return this.createAccount(input, now);
+    if (existing === undefined) return await this.createAccount(input, now);
     const updated: Account = { ...existing, ...normalizeAccountInput(input) };
     this.accounts.set(id, updated);
     return copyAccount(updated);
   }
 
-  getAccount(id: string): Account | undefined {
+  async getAccount(id: string): Promise<Account | undefined> {
     const account = this.accounts.get(id);
     return account === undefined ? undefined : copyAccount(account);
   }
 
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return [...this.accounts.values()]
       .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
       .map(copyAccount);
   }
 
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
+  async createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }> {
     requireDate('now', now);
     const account = this.account(accountId);
     const validated = validLabel(label);
@@ -136,12 +159,12 @@ export class MemoryStore implements Store {
     return { key, record: copyKey(record) };
   }
 
-  importKey(
+  async importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord {
+  ): Promise<KeyRecord> {
     requireDate('now', now);
     const account = this.account(accountId);
     const validated = validLabel(label);
@@ -156,7 +179,7 @@ export class MemoryStore implements Store {
     return copyKey(this.insertKey(account.id, validated, hash, hint, now));
   }
 
-  listKeys(accountId?: string): KeyRecord[] {
+  async listKeys(accountId?: string): Promise<KeyRecord[]> {
     if (accountId !== undefined) this.account(accountId);
     return [...this.keys.values()]
       .filter((k) => accountId === undefined || k.accountId === accountId)
@@ -164,7 +187,7 @@ export class MemoryStore implements Store {
       .map(copyKey);
   }
 
-  revokeKey(idOrHint: string, now: Date): KeyRecord {
+  async revokeKey(idOrHint: string, now: Date): Promise<KeyRecord> {
     requireDate('now', now);
     const wanted = validIdOrHint(idOrHint);
     const byHint = [...this.keys.values()].filter((k) => k.hint !== '' && k.hint === wanted);
@@ -173,7 +196,7 @@ export class MemoryStore implements Store {
     return copyKey(key);
   }
 
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+  async revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]> {
     requireDate('now', now);
     const account = this.account(accountId);
     const revoked: KeyRecord[] = [];
@@ -185,7 +208,7 @@ export class MemoryStore implements Store {
     return revoked;
   }
 
-  deleteAccount(accountId: string): { keys: number; requests: number } {
+  async deleteAccount(accountId: string): Promise<{ keys: number; requests: number }> {
     const account = this.account(accountId);
     let keys = 0;
     for (const [id, key] of this.keys) {
@@ -199,11 +222,12 @@ export class MemoryStore implements Store {
     this.log.splice(0, this.log.length, ...kept);
     this.periods.delete(account.id);
     this.rateWindows.delete(account.id);
+    for (const [id, hold] of this.holds) if (hold.accountId === account.id) this.holds.delete(id);
     this.accounts.delete(account.id);
     return { keys, requests };
   }
 
-  authenticate(key: string): AuthResult {
+  async authenticate(key: string): Promise<AuthResult> {
     const result = authenticateKey(
       key,
       (hash) => {
@@ -218,56 +242,81 @@ export class MemoryStore implements Store {
     return result;
   }
 
-  usage(accountId: string, now: Date): Usage {
+  async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
     const account = this.account(accountId);
+    this.sweep(account.id, now);
     return this.usageOf(account, this.currentPeriod(account, now));
   }
 
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
+  async reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult> {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
     const account = this.account(accountId);
+    this.sweep(account.id, now);
     const period = this.currentPeriod(account, now);
-    if (period.cuUsed + wanted.cu > account.cuLimit + period.cuExtra)
+    if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, wanted.cu))
       return err({ usage: this.usageOf(account, period) });
-    period.cuUsed += wanted.cu;
-    period.cuByEndpoint.set(wanted.endpoint, (period.cuByEndpoint.get(wanted.endpoint) ?? 0) + wanted.cu);
-    const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.periodStart };
+    this.take(period, wanted.endpoint, wanted.cu);
+    const reservation: Reservation = {
+      id: newHoldId(),
+      accountId: account.id,
+      ...wanted,
+      periodStart: period.periodStart,
+      expiresAt: leaseExpiry(now, this.leaseMs),
+    };
+    this.holds.set(reservation.id, { ...reservation, swept: false });
     return ok({ reservation, usage: this.usageOf(account, period) });
   }
 
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
-    this.logRequest(this.account(held.accountId), held, record, now);
+    const account = this.account(held.accountId);
+    const hold = this.endingHold(held);
+    if (hold.swept) {
+      const period = this.periodOf(account.id, held.periodStart);
+      if (period !== undefined) {
+        if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, held.cu))
+          return err({ usage: this.usageOf(account, period) });
+        this.take(period, held.endpoint, held.cu);
+      }
+    }
+    this.holds.delete(held.id);
+    this.logRequest(account, held, record, now);
+    return ok(undefined);
   }
 
-  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
     const account = this.account(held.accountId);
-    const period = this.periods.get(account.id);
-    // Only the latest period is kept in memory: CU held in an earlier one went with it.
-    if (period !== undefined && period.periodStart === held.periodStart) {
-      period.cuUsed = Math.max(0, period.cuUsed - held.cu);
-      giveBack(period.cuByEndpoint, held.endpoint, held.cu);
-    }
+    const hold = this.endingHold(held);
+    if (!hold.swept) this.giveBackHeld(hold);
+    this.holds.delete(held.id);
     this.logRequest(account, held, record, now);
   }
 
-  pruneRequests(before: Date): number {
+  async sweepExpiredHolds(now: Date): Promise<number> {
+    requireDate('now', now);
+    let swept = 0;
+    for (const accountId of this.accounts.keys()) swept += this.sweep(accountId, now);
+    return swept;
+  }
+
+  async pruneRequests(before: Date): Promise<number> {
     requireDate('before', before);
     const cutoff = before.toISOString();
+    for (const [id, hold] of this.holds) if (hold.swept && hold.expiresAt < cutoff) this.holds.delete(id);
     const kept = this.log.filter((r) => r.at >= cutoff);
     const pruned = this.log.length - kept.length;
     this.log.splice(0, this.log.length, ...kept);
     return pruned;
   }
 
-  addCu(accountId: string, cu: number, now: Date): Usage {
+  async addCu(accountId: string, cu: number, now: Date): Promise<Usage> {
     requireDate('now', now);
     const account = this.account(accountId);
     requireCount('cu', cu, 1);
@@ -276,7 +325,7 @@ export class MemoryStore implements Store {
     return this.usageOf(account, period);
   }
 
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken {
+  async takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken> {
     requireCount('limitRps', limitRps, 1);
     requireTimeMs('nowMs', nowMs);
     const account = this.account(accountId);
@@ -290,7 +339,11 @@ export class MemoryStore implements Store {
     return this.log.filter((r) => accountId === undefined || r.accountId === accountId).map((r) => ({ ...r }));
   }
 
-  close(): void {
+  async ping(): Promise<void> {
+    // Always answers: it is this process's memory.
+  }
+
+  async close(): Promise<void> {
     // Nothing to release.
   }
 
@@ -298,6 +351,45 @@ export class MemoryStore implements Store {
     const account = typeof id === 'string' ? this.accounts.get(id) : undefined;
     if (account === undefined) throw accountNotFound(id);
     return account;
+  }
+
+  /** Gives back the CU of the account's holds whose lease ran out by `now`; returns how many. */
+  private sweep(accountId: string, now: Date): number {
+    let swept = 0;
+    for (const hold of this.holds.values()) {
+      if (hold.accountId !== accountId || hold.swept || !leaseExpired(hold.expiresAt, now)) continue;
+      this.giveBackHeld(hold);
+      hold.swept = true;
+      swept++;
+    }
+    return swept;
+  }
+
+  /** The stored hold that `held` names (STORE_INVALID when it has already ended). */
+  private endingHold(held: Reservation): Hold {
+    const hold = this.holds.get(held.id);
+    if (hold === undefined || hold.accountId !== held.accountId) throw holdNotFound(held.id);
+    return hold;
+  }
+
+  /** The account's period that started at `periodStart`, if it is still the one kept. */
+  private periodOf(accountId: string, periodStart: string): PeriodUsage | undefined {
+    const period = this.periods.get(accountId);
+    return period?.periodStart === periodStart ? period : undefined;
+  }
+
+  private take(period: PeriodUsage, endpoint: string, cu: number): void {
+    period.cuUsed += cu;
+    period.cuByEndpoint.set(endpoint, (period.cuByEndpoint.get(endpoint) ?? 0) + cu);
+  }
+
+  /** Gives a hold's CU back to its period (total and per endpoint, never below 0). */
+  private giveBackHeld(hold: Reservation): void {
+    // Only the latest period is kept in memory: CU held in an earlier one went with it.
+    const period = this.periodOf(hold.accountId, hold.periodStart);
+    if (period === undefined) return;
+    period.cuUsed = Math.max(0, period.cuUsed - hold.cu);
+    giveBack(period.cuByEndpoint, hold.endpoint, hold.cu);
   }
 
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {

@@ -57,10 +57,14 @@ export function nextPeriod(periodAnchor: string, current: Period | undefined, no
   return billingPeriodAt(periodAnchor, now);
 }
 
-/** The allowance of the period: the account's limit plus the CU packages added during it. */
 /** The CU an account may use in the period: its limit plus what was added. */
 export function cuAllowance(usage: Pick<Usage, 'cuLimit' | 'cuExtra'>): number {
   return usage.cuLimit + usage.cuExtra;
+}
+
+/** Whether taking `cu` more would overdraw the period: the one test of reserve and of a late settle. */
+export function exceedsAllowance(usage: Pick<Usage, 'cuLimit' | 'cuExtra' | 'cuUsed'>, cu: number): boolean {
+  return usage.cuUsed + cu > cuAllowance(usage);
 }
 
 /** The CU left in the period (never below 0). */

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/require-await -- a synchronous store implements the asynchronous Store: its methods are async so that a refusal is a rejected promise, as for PostgresStore, never a synchronous throw. */
 /**
  * The store in an SQLite file (better-sqlite3): what a self-hosted server and its operator CLI
  * share. WAL mode and a busy timeout let several processes use one file; every operation that
@@ -22,7 +23,8 @@ import {
   validIdOrHint,
   validLabel,
 } from './keys.js';
-import { countRequest, nextPeriod, type Period, rateDecision } from './periods.js';
+import { countRequest, exceedsAllowance, nextPeriod, type Period, rateDecision } from './periods.js';
+import { DEFAULT_RESERVATION_LEASE_MS, holdNotFound, leaseExpiry, newHoldId, requireLeaseMs } from './leases.js';
 import {
   type Account,
   type AccountInput,
@@ -33,7 +35,9 @@ import {
   type RequestRecord,
   type Reservation,
   type ReserveResult,
+  type SettleResult,
   type Store,
+  type StoreOptions,
   type Usage,
 } from './store.js';
 import { ownerOnlyStoreFile } from './owner-only.js';
@@ -112,6 +116,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX requests_at ON requests (at);
   `,
+  // Reservation leases: CU held for a request in progress, swept back to their period once expired.
+  `
+  CREATE TABLE holds (
+    id TEXT PRIMARY KEY,
+    account_id TEXT NOT NULL REFERENCES accounts (id),
+    period_start TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    cu INTEGER NOT NULL CHECK (cu >= 0),
+    expires_at TEXT NOT NULL,
+    swept INTEGER NOT NULL DEFAULT 0 CHECK (swept IN (0, 1))
+  ) STRICT;
+  CREATE INDEX holds_expiry ON holds (swept, expires_at, account_id);
+  `,
 ];
 
 /** The schema version this program writes. */
@@ -164,6 +181,15 @@ interface KeyRow {
   hint: string;
   created_at: string;
   revoked_at: string | null;
+}
+
+interface HoldRow {
+  id: string;
+  account_id: string;
+  period_start: string;
+  endpoint: string;
+  cu: number;
+  swept: number;
 }
 
 interface PeriodRow {
@@ -225,8 +251,26 @@ function statements(db: Database.Database) {
       'DELETE FROM endpoint_usage WHERE account_id = ?',
       'DELETE FROM usage_periods WHERE account_id = ?',
       'DELETE FROM rate_windows WHERE account_id = ?',
+      'DELETE FROM holds WHERE account_id = ?',
       'DELETE FROM accounts WHERE id = ?',
     ].map((sql) => s(sql)),
+    hold: s<HoldRow>('SELECT * FROM holds WHERE id = ? AND account_id = ?'),
+    insertHold: s(
+      'INSERT INTO holds (id, account_id, period_start, endpoint, cu, expires_at) VALUES (@id, @accountId, @periodStart, @endpoint, @cu, @expiresAt)',
+    ),
+    deleteHold: s('DELETE FROM holds WHERE id = ?'),
+    expiredHolds: s<HoldRow>('SELECT * FROM holds WHERE swept = 0 AND expires_at <= ? AND account_id = ?'),
+    anyExpiredHold: s<{ one: number }>(
+      'SELECT 1 AS one FROM holds WHERE swept = 0 AND expires_at <= ? AND account_id = ? LIMIT 1',
+    ),
+    accountsWithExpiredHolds: s<{ account_id: string }>(
+      'SELECT DISTINCT account_id FROM holds WHERE swept = 0 AND expires_at <= ?',
+    ),
+    markSwept: s('UPDATE holds SET swept = 1 WHERE id = ?'),
+    pruneSweptHolds: s('DELETE FROM holds WHERE swept = 1 AND expires_at < ?'),
+    periodAt: s<PeriodRow>(
+      'SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? AND period_start = ?',
+    ),
     period: s<PeriodRow>(
       'SELECT period_start, period_end, cu_used, cu_extra FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1',
     ),
@@ -271,10 +315,12 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly sql: ReturnType<typeof statements>;
   private readonly runner: Database.Transaction<(fn: () => unknown) => unknown>;
+  private readonly leaseMs: number;
 
   /** Opens (creating the directory, the file and the schema as needed, owner-only) the store in `file`. */
-  constructor(file: string) {
+  constructor(file: string, options: StoreOptions = {}) {
     this.file = file;
+    this.leaseMs = requireLeaseMs(options.reservationLeaseMs ?? DEFAULT_RESERVATION_LEASE_MS);
     try {
       if (file !== ':memory:' && file !== '') ownerOnlyStoreFile(file);
       this.db = new Database(file);
@@ -296,7 +342,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  createAccount(input: AccountInput, now: Date): Account {
+  async createAccount(input: AccountInput, now: Date): Promise<Account> {
     requireDate('now', now);
     const fields = normalizeAccountInput(input);
     return this.write(() => {
@@ -305,7 +351,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account {
+  async upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account> {
     requireDate('now', now);
     const id = requireId('id', input.id);
     const fields = normalizeAccountInput(input);
@@ -320,16 +366,15 @@ export class SqliteStore implements Store {
     });
   }
 
-  getAccount(id: string): Account | undefined {
-    const row = this.sql.account.get(id);
-    return row === undefined ? undefined : toAccount(row);
+  async getAccount(id: string): Promise<Account | undefined> {
+    return this.findAccount(id);
   }
 
-  listAccounts(): Account[] {
+  async listAccounts(): Promise<Account[]> {
     return this.sql.accounts.all().map(toAccount);
   }
 
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord } {
+  async createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }> {
     requireDate('now', now);
     const validated = validLabel(label);
     return this.write(() => {
@@ -340,12 +385,12 @@ export class SqliteStore implements Store {
     });
   }
 
-  importKey(
+  async importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord {
+  ): Promise<KeyRecord> {
     requireDate('now', now);
     const validated = validLabel(label);
     const { hash, hint } = importedKey(hashOrPlain);
@@ -362,7 +407,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  listKeys(accountId?: string): KeyRecord[] {
+  async listKeys(accountId?: string): Promise<KeyRecord[]> {
     if (accountId === undefined) return this.sql.keys.all().map(toKey);
     return this.runner.deferred(() => {
       this.account(accountId);
@@ -370,7 +415,7 @@ export class SqliteStore implements Store {
     }) as KeyRecord[];
   }
 
-  revokeKey(idOrHint: string, now: Date): KeyRecord {
+  async revokeKey(idOrHint: string, now: Date): Promise<KeyRecord> {
     requireDate('now', now);
     const wanted = validIdOrHint(idOrHint);
     return this.write(() => {
@@ -382,7 +427,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[] {
+  async revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]> {
     requireDate('now', now);
     return this.write(() => {
       const account = this.account(accountId);
@@ -392,7 +437,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  deleteAccount(accountId: string): { keys: number; requests: number } {
+  async deleteAccount(accountId: string): Promise<{ keys: number; requests: number }> {
     return this.write(() => {
       const account = this.account(accountId);
       const [keys, requests] = this.sql.deleteAccountRows.map((statement) => statement.run(account.id).changes);
@@ -400,7 +445,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  authenticate(key: string): AuthResult {
+  async authenticate(key: string): Promise<AuthResult> {
     return this.runner.deferred(() =>
       authenticateKey(
         key,
@@ -408,72 +453,103 @@ export class SqliteStore implements Store {
           const row = this.sql.keyByHash.get(hash);
           return row === undefined ? undefined : toKey(row);
         },
-        (id) => this.getAccount(id),
+        (id) => this.findAccount(id),
       ),
     ) as AuthResult;
   }
 
-  usage(accountId: string, now: Date): Usage {
+  async usage(accountId: string, now: Date): Promise<Usage> {
     requireDate('now', now);
-    // Most calls only read; the write lock is taken only when the period has to move on.
+    // Most calls only read; the write lock is taken only when the period has to move on or a lease ran out.
     const current = this.runner.deferred(() => {
       const account = this.account(accountId);
       const row = this.sql.period.get(account.id);
-      return nextPeriod(
+      const rolls = nextPeriod(
         account.periodAnchor,
         row && { periodStart: row.period_start, periodEnd: row.period_end },
         now,
-      ) === null
-        ? this.usageOf(account, row!)
-        : undefined;
+      );
+      const expired = this.sql.anyExpiredHold.get(now.toISOString(), account.id) !== undefined;
+      return rolls === null && !expired ? this.usageOf(account, row!) : undefined;
     }) as Usage | undefined;
     return (
       current ??
       this.write(() => {
         const account = this.account(accountId);
+        this.sweep(account.id, now);
         return this.usageOf(account, this.currentPeriod(account, now));
       })
     );
   }
 
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult {
+  async reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult> {
     requireDate('now', now);
     const wanted = normalizeReserve(endpoint, cu);
     return this.write((): ReserveResult => {
       const account = this.account(accountId);
+      this.sweep(account.id, now);
       const period = this.currentPeriod(account, now);
-      if (period.cu_used + wanted.cu > account.cuLimit + period.cu_extra)
+      if (exceedsAllowance(this.allowanceOf(account, period), wanted.cu))
         return err({ usage: this.usageOf(account, period) });
-      this.sql.addUsed.run(wanted.cu, account.id, period.period_start);
-      this.sql.addEndpointUsage.run(account.id, period.period_start, wanted.endpoint, wanted.cu);
-      const reservation: Reservation = { accountId: account.id, ...wanted, periodStart: period.period_start };
+      this.take(account.id, period.period_start, wanted.endpoint, wanted.cu);
+      const reservation: Reservation = {
+        id: newHoldId(),
+        accountId: account.id,
+        ...wanted,
+        periodStart: period.period_start,
+        expiresAt: leaseExpiry(now, this.leaseMs),
+      };
+      this.sql.insertHold.run(reservation);
       return ok({ reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) });
     });
   }
 
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
-    this.write(() => this.logRequest(this.account(held.accountId), held, record, now));
+    return this.write((): SettleResult => {
+      const account = this.account(held.accountId);
+      const hold = this.endingHold(held);
+      if (hold.swept === 1) {
+        // The lease ran out and the CU went back: take them again, if the period still has room.
+        const period = this.sql.periodAt.get(account.id, hold.period_start)!;
+        if (exceedsAllowance(this.allowanceOf(account, period), hold.cu))
+          return err({ usage: this.usageOf(account, this.currentPeriod(account, now)) });
+        this.take(account.id, hold.period_start, hold.endpoint, hold.cu);
+      }
+      this.sql.deleteHold.run(hold.id);
+      this.logRequest(account, held, record, now);
+      return ok(undefined);
+    });
   }
 
-  release(reservation: Reservation, request: RequestRecord, now: Date): void {
+  async release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void> {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
     this.write(() => {
       const account = this.account(held.accountId);
-      this.sql.giveBackUsed.run(held.cu, account.id, held.periodStart);
-      this.sql.giveBackEndpointUsage.run(held.cu, account.id, held.periodStart, held.endpoint);
-      this.sql.dropUnusedEndpoint.run(account.id, held.periodStart, held.endpoint);
+      const hold = this.endingHold(held);
+      if (hold.swept === 0) this.giveBack(hold);
+      this.sql.deleteHold.run(hold.id);
       this.logRequest(account, held, record, now);
     });
   }
 
-  pruneRequests(before: Date): number {
+  async sweepExpiredHolds(now: Date): Promise<number> {
+    requireDate('now', now);
+    return this.write(() =>
+      this.sql.accountsWithExpiredHolds
+        .all(now.toISOString())
+        .reduce((swept, row) => swept + this.sweep(row.account_id, now), 0),
+    );
+  }
+
+  async pruneRequests(before: Date): Promise<number> {
     requireDate('before', before);
     const cutoff = before.toISOString();
+    this.write(() => this.sql.pruneSweptHolds.run(cutoff));
     let pruned = 0;
     for (;;) {
       const { changes } = this.write(() => this.sql.pruneRequests.run(cutoff, PRUNE_BATCH_ROWS));
@@ -482,7 +558,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  addCu(accountId: string, cu: number, now: Date): Usage {
+  async addCu(accountId: string, cu: number, now: Date): Promise<Usage> {
     requireDate('now', now);
     requireCount('cu', cu, 1);
     return this.write(() => {
@@ -493,7 +569,7 @@ export class SqliteStore implements Store {
     });
   }
 
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken {
+  async takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken> {
     requireCount('limitRps', limitRps, 1);
     requireTimeMs('nowMs', nowMs);
     const window = this.write(() => {
@@ -506,13 +582,33 @@ export class SqliteStore implements Store {
     return rateDecision(window, limitRps, nowMs);
   }
 
-  close(): void {
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+    } catch (error) {
+      throw new StoreError('STORE_UNAVAILABLE', `the store ${this.file} cannot answer: ${(error as Error).message}`);
+    }
+  }
+
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
-  /** Runs `fn` in one IMMEDIATE transaction (a savepoint when already inside one). */
+  /**
+   * Runs `fn` in one IMMEDIATE transaction (a savepoint when already inside one). Another process holding the write
+   * lock past the busy timeout is STORE_UNAVAILABLE: the request may be retried, it is no fault of this one.
+   */
   private write<T>(fn: () => T): T {
-    return this.runner.immediate(fn) as T;
+    try {
+      return this.runner.immediate(fn) as T;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
+          `the store ${this.file} stayed locked by another process: ${(error as Error).message}`,
+        );
+      throw error;
+    }
   }
 
   private migrate(): void {
@@ -536,6 +632,11 @@ export class SqliteStore implements Store {
     });
   }
 
+  private findAccount(id: string): Account | undefined {
+    const row = this.sql.account.get(id);
+    return row === undefined ? undefined : toAccount(row);
+  }
+
   private account(id: string): Account {
     const row = typeof id === 'string' ? this.sql.account.get(id) : undefined;
     if (row === undefined) throw accountNotFound(id);
@@ -554,6 +655,39 @@ export class SqliteStore implements Store {
     const account = this.account(id);
     this.currentPeriod(account, now);
     return account;
+  }
+
+  /** Gives back the CU of the account's holds whose lease ran out by `now`; returns how many. Call inside write(). */
+  private sweep(accountId: string, now: Date): number {
+    const expired = this.sql.expiredHolds.all(now.toISOString(), accountId);
+    for (const hold of expired) {
+      this.giveBack(hold);
+      this.sql.markSwept.run(hold.id);
+    }
+    return expired.length;
+  }
+
+  /** The stored hold that `held` names (STORE_INVALID when it has already ended). Call inside write(). */
+  private endingHold(held: Reservation): HoldRow {
+    const hold = this.sql.hold.get(held.id, held.accountId);
+    if (hold === undefined) throw holdNotFound(held.id);
+    return hold;
+  }
+
+  private take(accountId: string, periodStart: string, endpoint: string, cu: number): void {
+    this.sql.addUsed.run(cu, accountId, periodStart);
+    this.sql.addEndpointUsage.run(accountId, periodStart, endpoint, cu);
+  }
+
+  /** Gives a hold's CU back to its period (total and per endpoint, never below 0). Call inside write(). */
+  private giveBack(hold: Pick<HoldRow, 'account_id' | 'period_start' | 'endpoint' | 'cu'>): void {
+    this.sql.giveBackUsed.run(hold.cu, hold.account_id, hold.period_start);
+    this.sql.giveBackEndpointUsage.run(hold.cu, hold.account_id, hold.period_start, hold.endpoint);
+    this.sql.dropUnusedEndpoint.run(hold.account_id, hold.period_start, hold.endpoint);
+  }
+
+  private allowanceOf(account: Account, row: PeriodRow): { cuLimit: number; cuExtra: number; cuUsed: number } {
+    return { cuLimit: account.cuLimit, cuExtra: row.cu_extra, cuUsed: row.cu_used };
   }
 
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {

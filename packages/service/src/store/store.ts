@@ -2,7 +2,8 @@
  * The persistence layer of the HTTP service: accounts, API keys (hashes only), compute-unit
  * usage per billing period, the request log and the per-account requests-per-second window.
  *
- * Both implementations (MemoryStore, SqliteStore) are synchronous and share their rules through
+ * The interface is asynchronous, so that a store behind a network (PostgresStore) fits it; the
+ * embedded ones (MemoryStore, SqliteStore) work synchronously inside. All share their rules through
  * the helpers of this folder: validation.ts, account-ids.ts, keys.ts, periods.ts, usage.ts.
  */
 import type { Result } from 'evm-integrity';
@@ -62,17 +63,33 @@ export interface RequestRecord {
   cu: number;
 }
 
-/** CU held for one request in progress; settle or release it exactly once. */
+/** CU held for one request in progress, under a lease; settle or release it exactly once. */
 export interface Reservation {
+  /** The hold's id in the store. */
+  readonly id: string;
   readonly accountId: string;
   readonly endpoint: string;
   readonly cu: number;
   /** The period the CU were taken from: a release gives them back there, even after a roll. */
   readonly periodStart: string;
+  /** ISO instant the lease ends: from then on any process may give the CU back (sweep the hold). */
+  readonly expiresAt: string;
 }
 
 /** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
 export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
+
+/**
+ * What `settle` gives: ok once the CU are charged; an error (nothing changed) only when the hold's lease had run out,
+ * its CU were given back, and the period no longer has room for them: the request must not be answered 2xx.
+ */
+export type SettleResult = Result<undefined, { usage: Usage }>;
+
+/** How a store is opened. */
+export interface StoreOptions {
+  /** Milliseconds a reservation's CU stay held without a settle or release; DEFAULT_RESERVATION_LEASE_MS when absent. */
+  reservationLeaseMs?: number;
+}
 
 /**
  * How long the request log is kept by default: the longest period (31 days) plus a 14-day margin,
@@ -107,51 +124,68 @@ export interface RateToken {
 
 export interface Store {
   /** A new account; its first billing period starts at `now`. CONFLICT if the id exists. */
-  createAccount(input: AccountInput, now: Date): Account;
+  createAccount(input: AccountInput, now: Date): Promise<Account>;
   /** Creates or updates (name, plan, limits, entitlements) an account; keeps its anchor. */
-  upsertAccount(input: AccountInput & { id: string }, now: Date): Account;
-  getAccount(id: string): Account | undefined;
-  listAccounts(): Account[];
+  upsertAccount(input: AccountInput & { id: string }, now: Date): Promise<Account>;
+  getAccount(id: string): Promise<Account | undefined>;
+  listAccounts(): Promise<Account[]>;
   /** A new key, returned once: `evmi_` + 43 base64url characters; only its SHA-256 is stored. */
-  createKey(accountId: string, label: string, now: Date): { key: string; record: KeyRecord };
+  createKey(accountId: string, label: string, now: Date): Promise<{ key: string; record: KeyRecord }>;
   /** A key from a configuration file; the existing record when that hash is already known. */
   importKey(
     accountId: string,
     label: string,
     hashOrPlain: { sha256: string } | { plain: string },
     now: Date,
-  ): KeyRecord;
-  listKeys(accountId?: string): KeyRecord[];
+  ): Promise<KeyRecord>;
+  listKeys(accountId?: string): Promise<KeyRecord[]>;
   /** Revokes by key id or hint; a key already revoked is returned unchanged. */
-  revokeKey(idOrHint: string, now: Date): KeyRecord;
+  revokeKey(idOrHint: string, now: Date): Promise<KeyRecord>;
   /** Revokes every active key of an account at once (its keys get 401 from then on); returns the keys it revoked. */
-  revokeAccountKeys(accountId: string, now: Date): KeyRecord[];
+  revokeAccountKeys(accountId: string, now: Date): Promise<KeyRecord[]>;
   /**
    * Deletes an account with everything of it: its keys, usage periods, request log and rate
    * window. Returns how many keys and logged requests went with it. STORE_NOT_FOUND if unknown.
    */
-  deleteAccount(accountId: string): { keys: number; requests: number };
-  authenticate(key: string): AuthResult;
+  deleteAccount(accountId: string): Promise<{ keys: number; requests: number }>;
+  authenticate(key: string): Promise<AuthResult>;
   /** This period's usage; rolls the period forward when now >= periodEnd. */
-  usage(accountId: string, now: Date): Usage;
+  usage(accountId: string, now: Date): Promise<Usage>;
   /**
-   * Before the work, atomically (across processes for SQLite): roll the period if due; refuse when
-   * cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the period (total and per endpoint) and
-   * hold it. Checking and taking in one step is what keeps concurrent servers from overdrawing.
+   * Before the work, atomically (across processes for SQLite and PostgreSQL): give back the account's holds whose
+   * lease ran out, roll the period if due; refuse when cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the
+   * period (total and per endpoint) and hold it under a lease. Checking and taking in one step is what keeps
+   * concurrent servers from overdrawing.
    */
-  reserve(accountId: string, endpoint: string, cu: number, now: Date): ReserveResult;
-  /** The work answered 2xx: the held CU stay charged; logs the request (`request.cu` = the reservation's cu). */
-  settle(reservation: Reservation, request: RequestRecord, now: Date): void;
+  reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult>;
+  /**
+   * The work answered 2xx, before the answer is sent: the held CU stay charged and the request is logged
+   * (`request.cu` = the reservation's cu). When the lease had run out and the CU were given back, they are taken
+   * again if the period has room; if not, nothing changes and the result is the error (answer 429, then release).
+   * STORE_INVALID for a reservation already ended.
+   */
+  settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult>;
   /**
    * The work failed (4xx/5xx) or the client left: gives the held CU back to the period they were
-   * taken from (total and per endpoint, never below 0) and logs the request with cu 0.
+   * taken from (total and per endpoint, never below 0; not twice when the lease's sweep already did)
+   * and logs the request with cu 0. STORE_INVALID for a reservation already ended.
    */
-  release(reservation: Reservation, request: RequestRecord, now: Date): void;
-  /** Deletes the request-log entries logged before `before`; usage figures are kept. Returns how many went. */
-  pruneRequests(before: Date): number;
+  release(reservation: Reservation, request: RequestRecord, now: Date): Promise<void>;
+  /**
+   * Gives back the CU of every hold whose lease ran out by `now`, in every account (at start; reserve and usage do
+   * it for their account). Returns how many holds it swept.
+   */
+  sweepExpiredHolds(now: Date): Promise<number>;
+  /**
+   * Deletes the request-log entries logged before `before`, and swept holds that expired before it (never settled:
+   * their process died); usage figures are kept. Returns how many log entries went.
+   */
+  pruneRequests(before: Date): Promise<number>;
   /** A CU package: raises this period's allowance. */
-  addCu(accountId: string, cu: number, now: Date): Usage;
+  addCu(accountId: string, cu: number, now: Date): Promise<Usage>;
   /** Fixed one-second window per account, shared by all its keys (and processes, for SQLite). */
-  takeRateToken(accountId: string, limitRps: number, nowMs: number): RateToken;
-  close(): void;
+  takeRateToken(accountId: string, limitRps: number, nowMs: number): Promise<RateToken>;
+  /** Resolves once the store answers a trivial query (readiness); STORE_UNAVAILABLE when it cannot. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -91,11 +91,16 @@ export function normalizeReservation(reservation: Reservation): Reservation {
   const periodStart = reservation.periodStart;
   if (typeof periodStart !== 'string' || Number.isNaN(Date.parse(periodStart)))
     invalid('reservation.periodStart', `must be an ISO instant, got ${JSON.stringify(periodStart)}`);
+  const expiresAt = reservation.expiresAt;
+  if (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt)))
+    invalid('reservation.expiresAt', `must be an ISO instant, got ${JSON.stringify(expiresAt)}`);
   return {
+    id: requireText('reservation.id', reservation.id),
     accountId: requireText('reservation.accountId', reservation.accountId),
     endpoint: requireText('reservation.endpoint', reservation.endpoint),
     cu: requireCount('reservation.cu', reservation.cu),
     periodStart,
+    expiresAt,
   };
 }
 

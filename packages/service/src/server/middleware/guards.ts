@@ -76,9 +76,9 @@ function unauthorized(header: string | undefined, status: TokenStatus, message: 
  * app.post('/evm/verify/logs-bloom', guards.authenticate, guards.entitled(endpoint), guards.throttle, handler)
  */
 export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 'store' | 'now'>) {
-  const accountOf = (header: string | undefined): Account => {
+  const accountOf = async (header: string | undefined): Promise<Account> => {
     if (!config.auth) {
-      const account = store.getAccount(ANONYMOUS_ACCOUNT);
+      const account = await store.getAccount(ANONYMOUS_ACCOUNT);
       if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
       return account;
     }
@@ -86,7 +86,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
       throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
-    const result = store.authenticate(match[1]!);
+    const result = await store.authenticate(match[1]!);
     if (result.status === 'unknown') throw unauthorized(header, 'unknown', 'The API key is not known to this server.');
     if (result.status === 'revoked') throw unauthorized(header, 'revoked', 'The API key was revoked.');
     return result.account;
@@ -94,7 +94,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
 
   /** Resolves the bearer key to the account it belongs to. */
   const authenticate: MiddlewareHandler<Env> = async (c, next) => {
-    c.set('account', accountOf(c.req.header('authorization')));
+    c.set('account', await accountOf(c.req.header('authorization')));
     await next();
   };
 
@@ -112,7 +112,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
   /** Per-account requests per second, shared by its keys; every answer says what is left. */
   const throttle: MiddlewareHandler<Env> = async (c, next) => {
     const account = c.get('account')!;
-    const token = store.takeRateToken(account.id, account.rateLimitRps, now().getTime());
+    const token = await store.takeRateToken(account.id, account.rateLimitRps, now().getTime());
     const headers = {
       'X-RateLimit-Limit': String(token.limit),
       'X-RateLimit-Remaining': String(Math.max(0, token.remaining)),
@@ -184,7 +184,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     (endpoint: Endpoint): MiddlewareHandler<Env> =>
     async (c, next) => {
       const account = c.get('account')!;
-      const usage = store.usage(account.id, now());
+      const usage = await store.usage(account.id, now());
       if (usage.cuUsed + endpoint.cu > usage.cuLimit + usage.cuExtra) throw allowanceProblem(account, usage);
       await next();
     };

@@ -11,7 +11,7 @@ const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/
 
 /**
  * The routes that cost nothing: `/` (a redirect to the reference page), health (no key, never
- * refused), the OpenAPI document, the reference page and its script (no key), and with a key, the
+ * refused), readiness (no key; 503 while the store cannot answer), the OpenAPI document, the reference page and its script (no key), and with a key, the
  * account's usage and the chain registry.
  */
 export function infoRoutes(
@@ -23,6 +23,11 @@ export function infoRoutes(
   // A browser lands on the reference; a client that does not follow redirects reads where it is.
   routes.get('/', (c) => c.json(ROOT_POINTER, 302, { Location: ROOT_POINTER.docs }));
   routes.get('/health', (c) => c.json({ status: 'ok' }));
+  // Readiness: the store answers (a replica whose database is gone is taken out of rotation, not restarted).
+  routes.get('/ready', async (c) => {
+    await store.ping(); // STORE_UNAVAILABLE: 503 with Retry-After, by the app's error handler
+    return c.json({ status: 'ready' });
+  });
   routes.get('/openapi.json', (c) => c.json(reference.openapi));
   routes.get('/docs', (c) => c.html(reference.docs, 200, { 'Content-Security-Policy': DOCS_CSP }));
   routes.get('/docs/init.js', (c) =>
@@ -44,9 +49,9 @@ export function infoRoutes(
     });
   });
 
-  routes.get('/usage', authenticate, (c) => {
+  routes.get('/usage', authenticate, async (c) => {
     const account = c.get('account')!;
-    const usage = store.usage(account.id, now());
+    const usage = await store.usage(account.id, now());
     const allowance = usage.cuLimit + usage.cuExtra;
     return c.json({
       plan: account.plan,

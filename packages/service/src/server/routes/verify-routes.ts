@@ -29,7 +29,7 @@ type Verification = (signal: AbortSignal) => Promise<VerifyOutcome>;
 /**
  * What one verify request holds while it is worked on: a place (`max_in_flight`,
  * `max_in_flight_per_account`) and its CU. `end` gives back what was taken, once, whatever
- * happened: the place, and the CU unless the answer was 2xx, when they are charged.
+ * happened: the place, and the CU unless the answer is 2xx, when they are charged before it is sent.
  */
 class RequestHold {
   #entered = false;
@@ -37,27 +37,31 @@ class RequestHold {
   /** The status the request is answered with; until one is known, a fault's (500). */
   status = 500;
 
+  /** `refuse`: the 429 when the allowance cannot pay. */
   constructor(
     private readonly deps: { admission: Admission; store: Store; now: () => Date; metrics?: ServerMetrics },
     private readonly account: Account,
     private readonly endpoint: Endpoint,
     private readonly requestId: string,
+    private readonly refuse: (usage: Usage) => ApiProblem,
   ) {}
 
-  /**
-   * Takes a place (503 when none is free), then reserves the endpoint's CU (`refuse`: the 429 when the allowance cannot
-   * pay).
-   */
-  take(refuse: (usage: Usage) => ApiProblem): void {
+  /** Takes a place (503 when none is free), then reserves the endpoint's CU (429 when the allowance cannot pay). */
+  async take(): Promise<void> {
     this.deps.admission.enter(this.account.id);
     this.#entered = true;
-    const held = this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
-    if (!held.ok) throw refuse(held.error.usage);
+    const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
+    if (!held.ok) throw this.refuse(held.error.usage);
     this.#reservation = held.value.reservation;
   }
 
-  /** Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. */
-  end(): void {
+  /**
+   * Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. A 2xx is
+   * settled before it is sent: when the settle is refused (the lease ran out, its CU went back and the allowance has
+   * no room left) the request is released and answered 429 instead; when the store fails, the error propagates (503)
+   * and the lease gives the CU back. Either way no answer goes out unpaid.
+   */
+  async end(): Promise<void> {
     if (this.#entered) this.deps.admission.leave(this.account.id);
     this.#entered = false;
     const reservation = this.#reservation;
@@ -70,10 +74,15 @@ class RequestHold {
       status: this.status,
       cu: charged ? this.endpoint.cu : 0,
     };
-    if (charged) {
-      this.deps.store.settle(reservation, record, this.deps.now());
+    if (!charged) return this.deps.store.release(reservation, record, this.deps.now());
+    const settled = await this.deps.store.settle(reservation, record, this.deps.now());
+    if (settled.ok) {
       this.deps.metrics?.charged(this.endpoint.name, this.endpoint.cu);
-    } else this.deps.store.release(reservation, record, this.deps.now());
+      return;
+    }
+    this.status = 429;
+    await this.deps.store.release(reservation, { ...record, status: this.status, cu: 0 }, this.deps.now());
+    throw this.refuse(settled.error.usage);
   }
 }
 
@@ -182,13 +191,16 @@ export function verifyRoutes(
           account,
           endpoint,
           c.get('requestId'),
+          (usage) => guards.allowanceProblem(account, usage),
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.
-          hold.take((usage) => guards.allowanceProblem(account, usage));
-          return await answer(c, account, verify, hold);
+          await hold.take();
+          const response = await answer(c, account, verify, hold);
+          await hold.end(); // charged before the answer leaves
+          return response;
         } finally {
-          hold.end();
+          await hold.end(); // after a fault: gives back what is still held
         }
       },
     );

@@ -1,0 +1,37 @@
+/**
+ * Which PostgreSQL failures mean "the store cannot answer now" (STORE_UNAVAILABLE: the client gets
+ * 503 with Retry-After and may retry), as opposed to a fault of the program (a 500 with an incident).
+ */
+import { StoreError } from '../store-error.js';
+
+/**
+ * SQLSTATE classes of a store that is down, restarting, overloaded or timed out: 08 connection
+ * exception, 53 insufficient resources (too many connections), 57 operator intervention (admin or
+ * crash shutdown, cannot connect now, statement timeout 57014), 40 transaction rollback
+ * (serialization failure, deadlock).
+ */
+const UNAVAILABLE_CLASSES = ['08', '53', '57', '40'];
+
+/** Whether `error` (from pg or its socket) says the database cannot answer now. */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof StoreError) return error.code === 'STORE_UNAVAILABLE';
+  if (!(error instanceof Error)) return false;
+  const { code, severity, syscall } = error as { code?: unknown; severity?: unknown; syscall?: unknown };
+  // An error the server sent (pg's DatabaseError carries its severity): by its SQLSTATE class.
+  if (typeof severity === 'string' && typeof code === 'string') return UNAVAILABLE_CLASSES.includes(code.slice(0, 2));
+  // A socket's (ECONNREFUSED, ECONNRESET, EPIPE…) or pg's own: terminated connection, connect or query timeout.
+  return (
+    typeof syscall === 'string' ||
+    (typeof code === 'string' && /^E[A-Z]+$/.test(code)) ||
+    /connection|terminated|timeout|not queryable/i.test(error.message)
+  );
+}
+
+/** `error` as thrown to the store's callers: a StoreError STORE_UNAVAILABLE when the database cannot answer now. */
+export function storeFailure(error: unknown): unknown {
+  if (error instanceof StoreError || !isUnavailable(error)) return error;
+  return new StoreError(
+    'STORE_UNAVAILABLE',
+    `the PostgreSQL store cannot answer now: ${(error as Error).message.split('\n')[0]}`,
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * A store that cannot answer, over real HTTP: 503 STORE_UNAVAILABLE with Retry-After (never a 500),
+ * readiness that follows the store, no answer sent unpaid, and service that resumes by itself.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
+import { StoreError } from '../packages/service/src/store/store-error.js';
+import type { RequestRecord, Reservation, SettleResult } from '../packages/service/src/store/store.js';
+import { privateCluster } from './helpers/postgres.js';
+import { receiptBody } from './helpers/replica-process.js';
+import { testConfig } from './helpers/server.js';
+
+const KEY = 'evmi_store-unavailable-test-key-0123456789abcdefgh';
+const running: RunningServer[] = [];
+afterEach(async () => {
+  for (const server of running.splice(0)) await server.close();
+});
+
+const config = (cuLimit: number) =>
+  testConfig({
+    poolWorkers: 0,
+    accounts: [
+      {
+        id: 'acme',
+        name: 'Acme',
+        plan: 'pro',
+        cuLimit,
+        rateLimitRps: 1000,
+        entitlements: null,
+        keys: [{ label: 'ci', key: KEY }],
+      },
+    ],
+  });
+
+async function serve(store: MemoryStore | PostgresStore, cuLimit = 100): Promise<RunningServer> {
+  const server = await startServer(config(cuLimit), { logger: pino({ level: 'silent' }), store });
+  running.push(server);
+  return server;
+}
+
+const verify = (url: string) =>
+  fetch(`${url}/v1/evm/verify/receipt-root`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    body: receiptBody(),
+  });
+
+/** A memory store whose settles fail as a store that went away at that moment. */
+class SettleFails extends MemoryStore {
+  override settle(): Promise<SettleResult> {
+    return Promise.reject(new StoreError('STORE_UNAVAILABLE', 'the store went away'));
+  }
+}
+
+/**
+ * A memory store in which, while the request is verified, its lease runs out and its CU go back, and another
+ * request takes the last of the allowance: the settle finds no room.
+ */
+class LeaseRunsOut extends MemoryStore {
+  override async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult> {
+    const later = new Date(Date.parse(reservation.expiresAt));
+    expect(await this.sweepExpiredHolds(later)).toBe(1);
+    expect((await this.reserve(reservation.accountId, 'verify/logs-bloom', 1, later)).ok).toBe(true);
+    return super.settle(reservation, request, now);
+  }
+}
+
+describe('a store that cannot answer', () => {
+  it('a settle that fails gives 503 STORE_UNAVAILABLE with Retry-After, not the answer; the request is not logged as charged', async () => {
+    const store = new SettleFails();
+    const server = await serve(store);
+    const res = await verify(server.url);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
+    const body = (await res.json()) as { error: { code: string; retryable: boolean } };
+    expect(body.error).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
+    expect(store.requests('acme')).toEqual([]);
+  });
+
+  it('a settle whose lease ran out and whose allowance is gone gives 429, not the answer, and charges nothing', async () => {
+    const store = new LeaseRunsOut();
+    const server = await serve(store, 1);
+    const res = await verify(server.url);
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { error: { details: { limit_scope: string } } }).error.details.limit_scope).toBe(
+      'cu_allowance',
+    );
+    expect(store.requests('acme').map((r) => [r.status, r.cu])).toEqual([[429, 0]]);
+    expect((await store.usage('acme', new Date(Date.now() + 10 * 60_000))).cuByEndpoint).toEqual({});
+  });
+
+  it('PostgreSQL stopped: verify and ready answer 503 with Retry-After, health 200; started again: all resume', async () => {
+    const cluster = await privateCluster();
+    try {
+      const store = new PostgresStore({
+        databaseUrl: cluster.url,
+        poolSize: 4,
+        statementTimeoutMs: 2000,
+        connectTimeoutMs: 1000,
+      });
+      const server = await serve(store);
+      expect((await verify(server.url)).status).toBe(200);
+      expect((await fetch(`${server.url}/v1/ready`)).status).toBe(200);
+      cluster.stop();
+      const refused = await verify(server.url);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('STORE_UNAVAILABLE');
+      const notReady = await fetch(`${server.url}/v1/ready`);
+      expect([notReady.status, notReady.headers.get('retry-after')]).toEqual([503, '2']);
+      expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+      cluster.start();
+      expect((await fetch(`${server.url}/v1/ready`)).status).toBe(200);
+      expect((await verify(server.url)).status).toBe(200);
+      expect((await store.usage('acme', new Date())).cuUsed).toBe(2);
+    } finally {
+      cluster.destroy();
+    }
+  }, 60_000);
+});
