@@ -133,6 +133,8 @@ export async function runAuditWorker(
   const flags = parseFlags(argv);
   const env = io.env ?? process.env;
   const child = env[CHILD_ENV] === '1' && process.send !== undefined;
+  // A forked worker whose parent is gone (killed, even by SIGKILL) stops as if told to: no orphan keeps auditing.
+  if (child) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   const metrics = child ? undefined : await startMetrics(flags, env);
   if (metrics?.server) io.stderr(`evm-integrity: audit worker metrics at ${metrics.server.url}\n`);
   try {
@@ -165,5 +167,7 @@ export async function runAuditWorker(
     return 0;
   } finally {
     await metrics?.server?.close();
+    // The channel to the parent would keep a forked worker alive after it stopped.
+    if (child && process.connected) process.disconnect();
   }
 }
