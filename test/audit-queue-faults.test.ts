@@ -71,6 +71,53 @@ describe('audit queue faults', () => {
     expect(done.verdicts).toMatchObject({ pass: 5 });
   }, 120_000);
 
+  it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    node.delayMs = 200;
+    const enqueued = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      node.url,
+      '--queue',
+      db.url,
+      '--chunk-size',
+      '30',
+      '--chunk-retries',
+      '0',
+      '--chunk-timeout',
+      '1',
+    ]);
+    const id = auditIdOf(enqueued);
+    const victim = startWorker(['--queue', db.url]);
+    workers.push(victim);
+    await until('the worker to take a chunk', async () => {
+      const rows = await query(
+        db!.url,
+        "SELECT 1 FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND state = 'running'",
+        [id],
+      );
+      return rows.length > 0 || undefined;
+    });
+    victim.child.kill('SIGKILL');
+    await victim.ended;
+    node.delayMs = 0;
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await until('the lost chunk to be parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.parked === 1 && s.chunks.done === 1 ? s : undefined;
+    });
+    expect(status.parked).toEqual([
+      {
+        first: expect.any(Number),
+        last: expect.any(Number),
+        attempts: 1,
+        reason: expect.stringMatching(/its last attempt was lost/),
+      },
+    ]);
+  }, 120_000);
+
   it('PostgreSQL restarted under running workers (2 processes): they reconnect and finish, each block once', async () => {
     cluster = await privateCluster();
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));

@@ -12,6 +12,12 @@ import { migrateAuditSchema } from './audit-schema.js';
 /** The pg-boss queue of chunk jobs, shared by every audit. */
 export const CHUNK_QUEUE = 'evm-integrity-audit-chunk';
 
+/**
+ * Where pg-boss moves a chunk job that failed its last attempt without the worker saying why: its lease expired (the
+ * worker died, or the chunk overran its timeout) or an error escaped. A worker parks such a chunk.
+ */
+export const LOST_CHUNK_QUEUE = 'evm-integrity-audit-chunk-lost';
+
 /** A job of {@link CHUNK_QUEUE}: one chunk of an audit, and the hash its first block must link to when known. */
 export interface ChunkJob {
   audit_id: string;
@@ -76,7 +82,8 @@ export async function openAuditQueue(url: string, options: OpenQueueOptions = {}
   try {
     await migrateAuditSchema(pool);
     await boss.start();
-    await boss.createQueue(CHUNK_QUEUE);
+    await boss.createQueue(LOST_CHUNK_QUEUE);
+    await boss.createQueue(CHUNK_QUEUE, { deadLetter: LOST_CHUNK_QUEUE });
   } catch (error) {
     await boss.stop({ graceful: false }).catch(() => undefined);
     await pool.end().catch(() => undefined);

@@ -97,3 +97,17 @@ export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, 
     );
   });
 }
+
+/**
+ * A chunk whose last attempt failed without an outcome (its lease expired, an error escaped): parked, keeping the node's
+ * reason when the attempts before had one. A chunk done meanwhile (a late duplicate) stays done. Whether it was parked.
+ */
+export async function parkLost(pool: pg.Pool, job: ChunkJob): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'parked', finished_at = now(),
+       reason = coalesce(reason, 'its last attempt was lost: the worker died, or the chunk ran past --chunk-timeout')
+     WHERE audit_id = $1 AND first_block = $2 AND state NOT IN ('done', 'parked', 'queued')`,
+    [job.audit_id, job.first],
+  );
+  return rowCount === 1;
+}

@@ -3,17 +3,18 @@
  * with the engine, stores its lines and joins it to the chunks beside it. A node that does not
  * answer fails the job, which pg-boss retries with backoff; past the plan's retries the chunk is
  * parked with its reason. A worker that dies mid-chunk loses its lease when the chunk's timeout
- * expires, and pg-boss hands the chunk to another worker; a graceful stop finishes the chunks in
- * hand or, past its deadline, hands them back.
+ * expires, and pg-boss hands the chunk to another worker (past its retries, to the lost-chunk
+ * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, past its
+ * deadline, hands them back.
  */
 import { hostname } from 'node:os';
-import type { JobWithMetadata } from 'pg-boss';
+import type { Job, JobWithMetadata } from 'pg-boss';
 import { inlineBlockVerifier, type AuditVerdict, type BlockSource, type BlockVerifier } from 'evm-integrity/audit';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { AuditPlan } from './audit-plan.js';
-import { CHUNK_QUEUE, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, type AuditQueue, type ChunkJob } from './audit-queue.js';
 import { auditChunk, WrongChainError } from './chunk-audit.js';
-import { loadPlan, markRunning, markUnfinished, storeChunk } from './chunk-results.js';
+import { loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
 import { joinAround } from './join-pass.js';
 
 /** What became of one chunk job, for the metrics and the log. */
@@ -123,6 +124,21 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
         });
         throw error;
       }
+    },
+  );
+  await queue.boss.work(
+    LOST_CHUNK_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 2 },
+    async ([job]: Job<ChunkJob>[]) => {
+      const data = job!.data;
+      if (await parkLost(queue.pool, data))
+        options.onOutcome?.({
+          audit_id: data.audit_id,
+          first: data.first,
+          last: data.last,
+          outcome: 'parked',
+          reason: 'its last attempt was lost',
+        });
     },
   );
   return {
