@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
   auditIdOf,
@@ -91,6 +92,29 @@ describe('audit --queue', () => {
     expect(withOut.stderr).toMatch(/give it without --out/);
     const notPg = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', 'http://x']);
     expect(notPg.stderr).toMatch(/--queue: "http:\/\/x" is not a PostgreSQL URL/);
+  });
+});
+
+describe('the queue tables', () => {
+  it('migrate once when three connections open the queue at once, and opening it again changes nothing', async () => {
+    const opened = await Promise.all([1, 2, 3].map(() => openAuditQueue(db.url, { poolSize: 1 })));
+    await Promise.all(opened.map((q) => q.close()));
+    const again = await openAuditQueue(db.url, { poolSize: 1 });
+    await again.close();
+    const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations');
+    expect(versions).toEqual([{ version: 1 }]);
+    const tables = await query(
+      db.url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'evm_integrity_audit' ORDER BY 1",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['audits', 'blocks', 'chunks', 'migrations', 'reorgs']);
+  });
+
+  it('an audit id the queue does not hold: exit 2, one line', async () => {
+    await openAuditQueue(db.url).then((q) => q.close());
+    const status = await runCli(['audit-status', '1-2-3-000000000000', '--queue', db.url]);
+    expect(status.status).toBe(2);
+    expect(status.stderr).toMatch(/^evm-integrity: no audit 1-2-3-000000000000 in the queue at .*\n$/);
   });
 });
 
