@@ -116,6 +116,20 @@ describe('the queue tables', () => {
     expect(status.status).toBe(2);
     expect(status.stderr).toMatch(/^evm-integrity: no audit 1-2-3-000000000000 in the queue at .*\n$/);
   });
+
+  it('a queue that cannot be reached: exit 2, one line naming the server without its credentials', async () => {
+    const status = await runCli([
+      'audit-status',
+      '1-2-3-000000000000',
+      '--queue',
+      'postgres://me:secret@127.0.0.1:1/q',
+    ]);
+    expect(status.status).toBe(2);
+    expect(status.stderr).toMatch(
+      /^evm-integrity: the audit queue at 127\.0\.0\.1:1\/q cannot be opened: .*ECONNREFUSED.*\n$/,
+    );
+    expect(status.stderr).not.toContain('secret');
+  });
 });
 
 describe('audit-worker, audit-status, audit-export', () => {

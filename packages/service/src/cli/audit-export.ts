@@ -9,7 +9,7 @@ import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import { auditLines, storedAudit } from '../queue/audit-export.js';
 import { auditProgress } from '../queue/audit-progress.js';
 import { formatSummaryLine } from '../queue/audit-lines.js';
-import { openAuditQueue } from '../queue/audit-queue.js';
+import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
 import { InputError } from './io.js';
@@ -28,7 +28,7 @@ export async function runAuditExport(
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
     const stored = await storedAudit(queue.pool, id);
-    if (stored === null) throw new InputError(`no audit ${id} in the queue at ${url.replace(/\/\/[^@]*@/, '//')}`);
+    if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
     const { plan } = stored;
     let fd: number | undefined;
     if (values.out !== undefined) {

@@ -1,7 +1,7 @@
 /** `audit-status ID --queue URL [--json]`: where a distributed audit stands, read from its tables. */
 import { parseArgs } from 'node:util';
 import { auditProgress, type AuditProgress } from '../queue/audit-progress.js';
-import { openAuditQueue } from '../queue/audit-queue.js';
+import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
 import { queueUrl } from './flags.js';
 import { InputError, UsageError } from './io.js';
 
@@ -46,7 +46,7 @@ export async function runAuditStatus(argv: string[], io: { stdout: (text: string
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
     const progress = await auditProgress(queue.pool, id);
-    if (progress === null) throw new InputError(`no audit ${id} in the queue at ${url.replace(/\/\/[^@]*@/, '//')}`);
+    if (progress === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
     io.stdout(values.json ? `${JSON.stringify(progress)}\n` : describe(progress));
     return 0;
   } finally {

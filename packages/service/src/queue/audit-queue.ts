@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { EvmIntegrityError } from 'evm-integrity';
+import type { ServiceErrorCode } from '../error-codes.js';
 import { PgBoss, type Db } from 'pg-boss';
 import { migrateAuditSchema } from './audit-schema.js';
 
@@ -28,7 +29,7 @@ export interface ChunkJob {
 }
 
 /** The queue's database cannot be reached or set up: one line for the operator, naming the server (never its password). */
-export class AuditQueueError extends EvmIntegrityError<{ server: string }, 'AUDIT_QUEUE'> {
+export class AuditQueueError extends EvmIntegrityError<{ server: string }, ServiceErrorCode & 'AUDIT_QUEUE'> {
   override name = 'AuditQueueError';
   override readonly code = 'AUDIT_QUEUE';
 }
