@@ -4,7 +4,7 @@
  * twice (a lease expired, a duplicate delivery, a re-audit after a reorg) leaves one set of lines.
  */
 import type pg from 'pg';
-import { isReorg } from 'evm-integrity/audit';
+import { isReorg, type AuditReorg, type BlockAudit } from 'evm-integrity/audit';
 import type { AuditPlan } from './audit-plan.js';
 import type { ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
@@ -46,8 +46,10 @@ export async function markUnfinished(
  * joined again (its hashes may have changed). The first chunk's link is the engine's (to the head hash): joined.
  */
 export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, result: ChunkAudit): Promise<void> {
-  const blocks = result.events.map((event, seq) => ({ event, seq })).filter(({ event }) => !isReorg(event));
-  const reorgs = result.events.map((event, seq) => ({ event, seq })).filter(({ event }) => isReorg(event));
+  // Each line keeps its place (seq) among the chunk's lines, so that the export interleaves blocks and reorgs as written.
+  const blocks: Array<{ event: BlockAudit; seq: number }> = [];
+  const reorgs: Array<{ event: AuditReorg; seq: number }> = [];
+  result.events.forEach((event, seq) => (isReorg(event) ? reorgs.push({ event, seq }) : blocks.push({ event, seq })));
   const { verdicts, failed_checks, reorgs: reorgCount, timings } = result.summary;
   await transaction(pool, async (client) => {
     const key = [job.audit_id, job.first];
@@ -59,9 +61,9 @@ export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, 
       [
         ...key,
         blocks.map((b) => b.seq),
-        blocks.map((b) => (b.event as { block_number: number }).block_number),
-        blocks.map((b) => (b.event as { block_hash: string | null }).block_hash),
-        blocks.map((b) => (b.event as { verdict: string }).verdict),
+        blocks.map((b) => b.event.block_number),
+        blocks.map((b) => b.event.block_hash),
+        blocks.map((b) => b.event.verdict),
         blocks.map((b) => formatAuditLine(b.event)),
       ],
     );
@@ -72,7 +74,7 @@ export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, 
         [
           ...key,
           reorgs.map((r) => r.seq),
-          reorgs.map((r) => (r.event as { reorg: { detected_at: number } }).reorg.detected_at),
+          reorgs.map((r) => r.event.reorg.detected_at),
           reorgs.map((r) => formatAuditLine(r.event)),
         ],
       );
