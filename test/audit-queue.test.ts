@@ -4,6 +4,9 @@
  * of a distributed audit with a worker SIGKILLed mid-chunk equals the single-machine audit, the
  * join pass fails a broken link across chunks and follows a reorg between chunks.
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
@@ -257,5 +260,12 @@ describe('audit-worker, audit-status, audit-export', () => {
       reorgs: 1,
       complete: true,
     });
+    // --out FILE holds the same lines; a FILE that exists is refused, never overwritten.
+    const file = join(mkdtempSync(join(tmpdir(), 'audit-queue-')), 'audit.ndjson');
+    expect((await runCli(['audit-export', id, '--queue', db.url, '--out', file])).status).toBe(0);
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(exported.stdout));
+    const again = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/--out .*audit\.ndjson: cannot create it: .*EEXIST/);
   }, 120_000);
 });
