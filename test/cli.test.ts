@@ -270,7 +270,10 @@ describe('command-line conventions', () => {
   });
 
   it.each([
-    [['help'], /Commands: verify, request, lineage, audit, serve, accounts, keys/],
+    [
+      ['help'],
+      /Commands: verify, request, lineage, audit, audit-worker, audit-status, audit-export,\nserve, accounts, keys/,
+    ],
     [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain-id N/],
@@ -322,12 +325,12 @@ describe('command-line conventions', () => {
       code: 2,
       stdout: '',
       stderr:
-        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys (evm-integrity --help)\n',
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, lineage, audit, audit-worker, audit-status, audit-export, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, serve, accounts, keys\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, lineage, audit, audit-worker, audit-status, audit-export, serve, accounts, keys\n',
     });
   });
 

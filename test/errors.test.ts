@@ -130,6 +130,7 @@ describe('the error family', () => {
       'STORE_INVALID',
       'CLI_USAGE',
       'CONFIG_INVALID',
+      'AUDIT_QUEUE',
     ];
     // @ts-expect-error a service code is not one of the library's
     const asLibraryCode: root.EvmIntegrityErrorCode = serviceCodes[0]!;

@@ -17,7 +17,7 @@ await build({
     worker: new URL('../dist/workers/worker.js', import.meta.url).pathname,
   },
   platform: 'node',
-  external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino'],
+  external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino', 'pg', 'pg-boss', 'prom-client'],
   output: { dir, format: 'esm', entryFileNames: '[name].js' },
   logLevel: 'warn',
 });

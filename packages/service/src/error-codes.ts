@@ -11,5 +11,8 @@
 export type StoreErrorCode =
   'STORE_NOT_FOUND' | 'STORE_KEY_LIMIT' | 'STORE_CONFLICT' | 'STORE_INVALID' | 'STORE_UNAVAILABLE';
 
-/** Every code a service error carries: the store's, a command line's mistake, an unusable configuration. */
-export type ServiceErrorCode = StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID';
+/**
+ * Every code a service error carries: the store's, a command line's mistake, an unusable configuration, an audit queue
+ * that cannot be opened.
+ */
+export type ServiceErrorCode = StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID' | 'AUDIT_QUEUE';

@@ -12,10 +12,12 @@ import {
   chainIdValue,
   hashValue,
   positiveValue,
+  queueUrl,
   requiredBlockRef,
   rpcUrlOf,
   type BlockRef,
   type BlockTag,
+  wholeValue,
 } from './flags.js';
 import { ruleSetName, UsageError, workersOption } from './io.js';
 
@@ -39,6 +41,9 @@ const OPTIONS = {
   workers: { type: 'string' },
   rules: { type: 'string' },
   'chunk-size': { type: 'string' },
+  queue: { type: 'string' },
+  'chunk-timeout': { type: 'string' },
+  'chunk-retries': { type: 'string' },
 } as const;
 
 /** An anchor as given: the block (a number or a tag), its hash, and the flag that gave it. */
@@ -72,6 +77,26 @@ function checkSources(values: { bundle?: string; service?: string; record?: stri
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
 }
 
+/**
+ * `--queue URL` enqueues the audit for workers, which fetch from a node of their own: it needs --rpc, and the flags of a
+ * run on this machine (an output file, a recording, threads) have no meaning there. The queue's own flags need it.
+ */
+function checkQueue(values: Record<string, unknown>, rpc: string | undefined): string | undefined {
+  const queue = values.queue as string | undefined;
+  if (queue === undefined) {
+    const stray = ['chunk-timeout', 'chunk-retries'].find((flag) => values[flag] !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
+    return undefined;
+  }
+  const local = ['bundle', 'service', 'out', 'resume', 'record', 'workers', 'quiet'].find(
+    (f) => values[f] !== undefined,
+  );
+  if (local !== undefined)
+    throw new UsageError(`--queue enqueues the audit for workers: give it without --${local} (see audit-export)`);
+  if (rpc === undefined) throw new UsageError('--queue needs --rpc URL (or ETH_RPC_URL): the node the workers ask');
+  return queueUrl('--queue', queue);
+}
+
 /** A bundle has no node to resolve a tag: each block must be given by number. */
 function refuseTagsOffline(blocks: ReadonlyArray<{ block: BlockRef; flag: string }>): void {
   const tagged = blocks.find(({ block }) => typeof block === 'string');
@@ -89,6 +114,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   // ETH_RPC_URL names the node only where one is wanted: never for a replay (--bundle).
   const rpc = rpcUrlOf(values, values.bundle === undefined ? env : {});
   checkSources(values, rpc);
+  const queue = checkQueue(values, rpc);
   const from = requiredBlockRef('--from', values.from);
   const to = requiredBlockRef('--to', values.to);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
@@ -114,6 +140,9 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     chunkSize,
     rules,
     workers: workersOption(values.workers) ?? 0,
+    queue,
+    chunkTimeout: positiveValue('--chunk-timeout', values['chunk-timeout'], 600),
+    chunkRetries: wholeValue('--chunk-retries', values['chunk-retries'], 4),
   };
 }
 

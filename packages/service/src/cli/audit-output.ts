@@ -1,6 +1,6 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
-import type { AuditTally } from 'evm-integrity/audit';
+import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
 import { UsageError } from './io.js';
 
 /** What an audit writes its lines to. */
@@ -47,4 +47,20 @@ export function progress(tally: AuditTally, total: number, stderr: (text: string
     clearInterval(timer);
     stderr('\n');
   };
+}
+
+/**
+ * The exit status the verdicts of a whole audit make: 1 a block fails; 2 a block is not verifiable and none fails (one
+ * line on stderr counts them: a block that could not be verified is no pass); else 0.
+ */
+export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void): number {
+  if (total.verdicts.fail > 0) return 1;
+  const unverified = total.verdicts.not_verifiable;
+  if (unverified > 0) {
+    stderr(
+      `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
+    );
+    return 2;
+  }
+  return 0;
 }

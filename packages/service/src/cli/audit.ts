@@ -13,8 +13,9 @@ import {
 import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
-import { howToContinue, openOutput, progress, type AuditOutput } from './audit-output.js';
+import { howToContinue, openOutput, progress, statusOfVerdicts, type AuditOutput } from './audit-output.js';
 import { liveSources, recordedSources } from './audit-sources.js';
+import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
@@ -115,7 +116,7 @@ async function streamAudit(
   try {
     for await (const event of audit) {
       tally.add(event);
-      output.write(`${JSON.stringify(event)}\n`);
+      output.write(`${formatAuditLine(event)}\n`);
       if (!isReorg(event) && event.verdict === 'unreachable') unreachable = event.reason;
     }
   } finally {
@@ -142,22 +143,13 @@ function conclude(
     io.stderr(`evm-integrity: interrupted before block ${total.next_block}; ${howToContinue(out, total.next_block)}\n`);
     return EXIT_INTERRUPTED;
   }
-  output.write(`${JSON.stringify({ summary: total })}\n`);
+  output.write(`${formatSummaryLine(total)}\n`);
   if (total.verdicts.unreachable > 0) {
     const why = unreachable ?? 'the source is unreachable';
     io.stderr(`evm-integrity: stopped at block ${total.next_block}: ${why}; ${howToContinue(out, total.next_block)}\n`);
     return 2;
   }
-  if (total.verdicts.fail > 0) return 1;
-  // A block that could not be verified is no pass: the run says so, as verify block and lineage do.
-  const unverified = total.verdicts.not_verifiable;
-  if (unverified > 0) {
-    io.stderr(
-      `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
-    );
-    return 2;
-  }
-  return 0;
+  return statusOfVerdicts(total, io.stderr);
 }
 
 /**
@@ -175,6 +167,8 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
  */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const run = await prepareAudit(argv, io.env ?? process.env);
+  if (run.options.queue !== undefined)
+    return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
   const start = startingPoint(run);
   const output = openOutput(run.options.out, run.options.resume === true, io.stdout);
   const controller = new AbortController();
@@ -185,7 +179,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const verify = pool?.verify ?? (rules === undefined ? undefined : inlineBlockVerifier({ rules }));
   try {
-    if (!start.headerWritten) output.write(`${JSON.stringify(run.header)}\n`);
+    if (!start.headerWritten) output.write(`${formatHeaderLine(run.header)}\n`);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io });
     return conclude(run, streamed, output, controller.signal.aborted, io);
   } catch (error) {

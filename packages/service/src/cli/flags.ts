@@ -96,3 +96,24 @@ export function rpcUrlOf(values: { rpc?: string; 'rpc-url'?: string }, env: Node
   }
   return url;
 }
+
+/** A count given to `flag` that may be 0; `fallback` when the flag is not given. */
+export function wholeValue(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = wholeNumber(value);
+  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a whole number; use 0 or more`);
+  return n;
+}
+
+/** The PostgreSQL database of an audit queue, given to `flag`: a postgres:// or postgresql:// URL. */
+export function queueUrl(flag: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || url.hostname === '')
+    throw new UsageError(`${flag}: "${value}" is not a PostgreSQL URL; use postgres://USER@HOST:PORT/DATABASE`);
+  return value;
+}

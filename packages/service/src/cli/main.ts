@@ -1,7 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, processIo, UsageError, type CliIo } from './io.js';
-import { AUDIT_USAGE, LINEAGE_USAGE, OVERVIEW, REQUEST_USAGE, SERVE_USAGE, VERIFY_USAGE } from './usage.js';
+import {
+  AUDIT_EXPORT_USAGE,
+  AUDIT_STATUS_USAGE,
+  AUDIT_USAGE,
+  AUDIT_WORKER_USAGE,
+  LINEAGE_USAGE,
+  OVERVIEW,
+  REQUEST_USAGE,
+  SERVE_USAGE,
+  VERIFY_USAGE,
+} from './usage.js';
 import { runVerify } from './verify.js';
 
 /** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
@@ -23,6 +33,19 @@ const COMMANDS: Record<string, Command> = {
     usage: () => AUDIT_USAGE,
     run: async (argv, io) =>
       (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
+  },
+  // The audit queue (PostgreSQL, pg-boss): loaded only by these commands.
+  'audit-worker': {
+    usage: () => AUDIT_WORKER_USAGE,
+    run: async (argv, io) => (await import('./audit-worker.js')).runAuditWorker(argv, io),
+  },
+  'audit-status': {
+    usage: () => AUDIT_STATUS_USAGE,
+    run: async (argv, io) => (await import('./audit-status.js')).runAuditStatus(argv, io),
+  },
+  'audit-export': {
+    usage: () => AUDIT_EXPORT_USAGE,
+    run: async (argv, io) => (await import('./audit-export.js')).runAuditExport(argv, io),
   },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },

@@ -78,6 +78,10 @@ export const AUDIT_USAGE = `Usage:
                       [--concurrency K] [--out FILE] [--resume]
                       [--quiet] [--record FILE] [--workers N] [--rules NAME]
                       [--chunk-size N]
+  evm-integrity audit --chain ID --from N --to M --rpc URL --queue URL
+                      [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
+                      [--concurrency K] [--rules NAME] [--chunk-size N]
+                      [--chunk-timeout S] [--chunk-retries R]
 
 N and M: block numbers (decimal or 0x hex) or latest, finalized, safe (asked of
 the node once, at start; not with --bundle). Hashes (--head-hash, --tail-hash,
@@ -100,10 +104,47 @@ on this thread). --rules NAME: the rule set of a chain outside the registry
 are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
+--queue postgres://…: the chunks are put on an audit queue in PostgreSQL for
+audit-worker processes, on any number of machines, instead of audited here; the
+audit's id is printed alone on the last line. The same audit enqueued again has
+the same id and adds nothing (parked chunks go back to the queue). A chunk's
+lease lasts --chunk-timeout seconds (default 600); a node that fails is retried
+--chunk-retries times with backoff (default 4), then the chunk is parked.
 Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
 bad input or a source unreachable past its retries, 3 a bug, 130
 interrupted (Ctrl-C; the message says how to resume), 141 stdout closed early
 (… | head). Details: docs/audit.md.`;
+
+export const AUDIT_WORKER_USAGE = `Usage:
+  evm-integrity audit-worker --queue URL [--concurrency K] [--workers N]
+                             [--metrics-port P]
+
+Audits chunks of the audits on the queue (postgres://…, as given to audit
+--queue) until stopped: N worker processes (default 1), each auditing K chunks at
+a time (default 1). Run it on as many machines as wanted. SIGTERM or Ctrl-C
+finishes the chunks in hand (or hands them back after 30 s). A chunk whose worker
+dies is taken by another once its lease expires. --metrics-port P serves
+Prometheus metrics at http://127.0.0.1:P/metrics (chunks, blocks, failed
+checks; EVM_INTEGRITY_METRICS_TOKEN, when set, is required as a bearer key).
+Exit status: 0 stopped, 2 bad input or the queue cannot be opened.`;
+
+export const AUDIT_STATUS_USAGE = `Usage:
+  evm-integrity audit-status ID --queue URL [--json]
+
+Where the audit ID stands: chunks done, running, queued, retrying and parked
+(with their reasons), links between chunks joined, blocks audited, blocks/s, ETA,
+and the failed blocks so far. --json: one JSON object.
+Exit status: 0, 2 bad input, no such audit, or the queue cannot be opened.`;
+
+export const AUDIT_EXPORT_USAGE = `Usage:
+  evm-integrity audit-export ID --queue URL [--out FILE]
+
+Writes the audit ID's NDJSON, as evm-integrity audit writes it: the header line,
+one line per block and per reorg in block order, and the summary, to stdout or
+FILE (which must not exist).
+Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
+the audit not finished (the lines so far and a summary are written), bad input
+or no such audit.`;
 
 export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is what it claims to be
 
@@ -113,6 +154,10 @@ Usage:
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
+  evm-integrity audit … --queue URL                      enqueue it for workers
+  evm-integrity audit-worker --queue URL […]             audit queued chunks
+  evm-integrity audit-status ID --queue URL              a queued audit's state
+  evm-integrity audit-export ID --queue URL [--out F]    a queued audit's NDJSON
   evm-integrity serve […]                                run the verifier service
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
@@ -121,4 +166,5 @@ ${ADMIN_SYNOPSIS}
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
-Commands: verify, request, lineage, audit, serve, accounts, keys.`;
+Commands: verify, request, lineage, audit, audit-worker, audit-status, audit-export,
+serve, accounts, keys.`;

@@ -1,0 +1,69 @@
+/**
+ * `audit-export ID --queue URL [--out FILE]`: the NDJSON of a distributed audit, as
+ * `evm-integrity audit` writes it: the header, the block and reorg lines in block order, and a
+ * summary summed from those lines by the same tally.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
+import { auditLines, storedAudit } from '../queue/audit-export.js';
+import { auditProgress } from '../queue/audit-progress.js';
+import { formatSummaryLine } from '../queue/audit-lines.js';
+import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
+import { statusOfVerdicts } from './audit-output.js';
+import { auditIdAndQueue } from './audit-status.js';
+import { InputError } from './io.js';
+
+/** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
+export async function runAuditExport(
+  argv: string[],
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, out: { type: 'string' } },
+  });
+  const { id, queue: url } = auditIdAndQueue('audit-export', positionals, values.queue);
+  const queue = await openAuditQueue(url, { poolSize: 1 });
+  try {
+    const stored = await storedAudit(queue.pool, id);
+    if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
+    const { plan } = stored;
+    let fd: number | undefined;
+    if (values.out !== undefined) {
+      try {
+        fd = openSync(values.out, 'wx');
+      } catch (error) {
+        throw new InputError(`--out ${values.out}: cannot create it: ${(error as Error).message}`);
+      }
+    }
+    const write = (line: string) => (fd === undefined ? io.stdout(`${line}\n`) : void writeSync(fd, `${line}\n`));
+    const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
+    const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
+      head: plan.head_hash ?? null,
+      ...(anchors.size > 0 && { anchors }),
+    });
+    try {
+      write(stored.header);
+      for await (const line of auditLines(queue.pool, id)) {
+        tally.add(JSON.parse(line) as AuditEvent);
+        write(line);
+      }
+      const total = tally.summary(stored.timings, tally.blocks);
+      write(formatSummaryLine(total));
+      const progress = await auditProgress(queue.pool, id);
+      if (!progress!.complete) {
+        io.stderr(
+          `evm-integrity: audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status\n`,
+        );
+        return 2;
+      }
+      return statusOfVerdicts(total, io.stderr);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The lines of a distributed audit, in the order a single-machine audit writes them: its header,
+ * then chunk by chunk (in block order) each chunk's lines in the order its worker wrote them, a
+ * reorg seen between two chunks before the lines of the chunk audited again. Read a batch of
+ * chunks at a time, so that an audit of millions of blocks exports in bounded memory.
+ */
+import type pg from 'pg';
+import type { AuditTimings } from 'evm-integrity/audit';
+import type { AuditPlan } from './audit-plan.js';
+import { AUDIT_SCHEMA } from './audit-schema.js';
+
+/** Chunks read per query. */
+const BATCH = 50;
+
+/** An audit as stored: its plan, its header line, and the time its chunks took. */
+export interface StoredAudit {
+  plan: AuditPlan;
+  header: string;
+  /** Summed over its chunks (fetching, verifying); elapsed is from the first chunk started to the last finished. */
+  timings: AuditTimings;
+}
+
+/** Audit `id` as stored; null when there is no such audit. */
+export async function storedAudit(pool: pg.Pool, id: string): Promise<StoredAudit | null> {
+  const { rows } = await pool.query(
+    `SELECT a.plan, a.header::text AS header,
+       coalesce(extract(epoch FROM max(c.finished_at) - min(c.started_at)) * 1000, 0)::float AS elapsed_ms,
+       coalesce(sum((c.summary->'timings'->>'fetching_ms')::float), 0)::float AS fetching_ms,
+       coalesce(sum((c.summary->'timings'->>'verifying_ms')::float), 0)::float AS verifying_ms
+     FROM ${AUDIT_SCHEMA}.audits a LEFT JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = a.id AND c.state = 'done'
+     WHERE a.id = $1 GROUP BY a.id`,
+    [id],
+  );
+  if (rows.length === 0) return null;
+  const row = rows[0] as {
+    plan: AuditPlan;
+    header: string;
+    elapsed_ms: number;
+    fetching_ms: number;
+    verifying_ms: number;
+  };
+  return {
+    plan: row.plan,
+    header: row.header,
+    timings: {
+      elapsed_ms: row.elapsed_ms,
+      fetching_ms: row.fetching_ms,
+      verifying_ms: row.verifying_ms,
+      cross_checking_ms: 0,
+    },
+  };
+}
+
+/** The text of each line of audit `id` after its header, in order. */
+export async function* auditLines(pool: pg.Pool, id: string): AsyncGenerator<string> {
+  let after = -1;
+  for (;;) {
+    const chunks = await pool.query(
+      `SELECT first_block, last_block FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 AND first_block > $2
+       ORDER BY first_block LIMIT $3`,
+      [id, after, BATCH],
+    );
+    if (chunks.rows.length === 0) return;
+    const first = Number((chunks.rows[0] as { first_block: string }).first_block);
+    const last = Number((chunks.rows.at(-1) as { first_block: string }).first_block);
+    const lines = await pool.query(
+      `SELECT line::text AS line FROM (
+         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first BETWEEN $2 AND $3
+         UNION ALL
+         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first BETWEEN $2 AND $3
+       ) l ORDER BY chunk_first, seq`,
+      [id, first, last],
+    );
+    for (const row of lines.rows as Array<{ line: string }>) yield row.line;
+    after = last;
+  }
+}

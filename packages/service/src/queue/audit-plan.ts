@@ -1,0 +1,73 @@
+/**
+ * What a distributed audit is: its range, its node and the options that shape its lines, from which
+ * its id is derived (so that enqueuing the same audit twice finds the same id), and its chunks,
+ * aligned to multiples of the chunk size as the engine aligns them.
+ */
+import { createHash } from 'node:crypto';
+import type { RuleSetName } from 'evm-integrity';
+
+/** Everything a worker needs to audit a chunk of the audit, as stored in `audits.plan`. */
+export interface AuditPlan {
+  chain_id: number;
+  from: number;
+  to: number;
+  /** The JSON-RPC node every worker fetches from. */
+  rpc: string;
+  chunk_size: number;
+  /** Blocks a worker fetches ahead within a chunk. */
+  concurrency: number;
+  /** The hash block `from` must link to (`--head-hash`). */
+  head_hash?: string;
+  /** Hashes blocks of the range must have (`--anchor`, `--tail-hash`), by block number. */
+  anchors?: Record<string, string>;
+  /** The rule set of a chain outside the registry (`--rules`). */
+  rules?: RuleSetName;
+  /** Seconds a chunk may run before its lease expires and another worker takes it. */
+  chunk_timeout_s: number;
+  /** Retries of a chunk whose node is unreachable, with backoff, before it is parked. */
+  chunk_retries: number;
+}
+
+/** One chunk of an audit: blocks `first`..`last`, inclusive. */
+export interface ChunkRange {
+  first: number;
+  last: number;
+}
+
+/**
+ * The audit's id: its chain and range, and a digest of what decides its lines (node, chunk size, anchors, rules). The
+ * concurrency, timeout and retries are left out: they change how it runs, not what it finds.
+ */
+export function auditIdOf(plan: AuditPlan): string {
+  const identity = {
+    chain_id: plan.chain_id,
+    from: plan.from,
+    to: plan.to,
+    rpc: plan.rpc,
+    chunk_size: plan.chunk_size,
+    head_hash: plan.head_hash ?? null,
+    anchors: plan.anchors ?? {},
+    rules: plan.rules ?? null,
+  };
+  const digest = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 12);
+  return `${plan.chain_id}-${plan.from}-${plan.to}-${digest}`;
+}
+
+/** The chunks of the range: aligned to multiples of the chunk size, clipped to the range. */
+export function chunksOf(plan: Pick<AuditPlan, 'from' | 'to' | 'chunk_size'>): ChunkRange[] {
+  const chunks: ChunkRange[] = [];
+  for (let first = plan.from; first <= plan.to;) {
+    const last = Math.min(plan.to, (Math.floor(first / plan.chunk_size) + 1) * plan.chunk_size - 1);
+    chunks.push({ first, last });
+    first = last + 1;
+  }
+  return chunks;
+}
+
+/** The anchors of the plan that fall inside a chunk, as the engine takes them. */
+export function anchorsWithin(plan: AuditPlan, chunk: ChunkRange): Map<number, string> | undefined {
+  const within = Object.entries(plan.anchors ?? {})
+    .map(([n, hash]) => [Number(n), hash] as [number, string])
+    .filter(([n]) => n >= chunk.first && n <= chunk.last);
+  return within.length > 0 ? new Map(within) : undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * Where a distributed audit stands (`audit-status`): its chunks by state, the links joined, the
+ * blocks audited and their rate, the ETA, the failures so far and the parked chunks' reasons; all
+ * read from the audit tables.
+ */
+import type pg from 'pg';
+import type { AuditPlan } from './audit-plan.js';
+import { AUDIT_SCHEMA } from './audit-schema.js';
+
+/** A chunk given up, with why. */
+export interface ParkedChunk {
+  first: number;
+  last: number;
+  attempts: number;
+  reason: string | null;
+}
+
+/** A block that failed, and its checks. */
+export interface FailedBlock {
+  block_number: number;
+  checks: string[];
+}
+
+/** The state of an audit. */
+export interface AuditProgress {
+  id: string;
+  chain_id: number;
+  from: number;
+  to: number;
+  chunks: { total: number; queued: number; running: number; retrying: number; done: number; parked: number };
+  /** Links between chunks judged (the first chunk's counts as joined). */
+  joined: number;
+  blocks: { total: number; audited: number };
+  verdicts: Record<string, number>;
+  blocks_per_second: number;
+  /** Seconds left at that rate (null: no rate yet, or nothing left). */
+  eta_seconds: number | null;
+  /** Every chunk done and every link joined: the export is the whole audit. */
+  complete: boolean;
+  failures: FailedBlock[];
+  parked: ParkedChunk[];
+}
+
+/** The failed blocks listed at most (their count is in `verdicts`). */
+const FAILURES_LISTED = 20;
+
+/** The progress of audit `id`; null when there is no such audit. */
+export async function auditProgress(pool: pg.Pool, id: string): Promise<AuditProgress | null> {
+  const audit = await pool.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
+  if (audit.rows.length === 0) return null;
+  const plan = (audit.rows[0] as { plan: AuditPlan }).plan;
+  const states = await pool.query(
+    `SELECT state, count(*)::int AS chunks, sum(last_block - first_block + 1)::bigint AS blocks,
+            count(*) FILTER (WHERE joined)::int AS joined,
+            extract(epoch FROM max(finished_at) - min(started_at))::float AS seconds
+     FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 GROUP BY state`,
+    [id],
+  );
+  const chunks = { total: 0, queued: 0, running: 0, retrying: 0, done: 0, parked: 0 };
+  let audited = 0;
+  let joined = 0;
+  let seconds = 0;
+  for (const row of states.rows as Array<{
+    state: keyof typeof chunks;
+    chunks: number;
+    blocks: string;
+    joined: number;
+    seconds: number | null;
+  }>) {
+    chunks[row.state] = row.chunks;
+    chunks.total += row.chunks;
+    joined += row.joined;
+    if (row.state === 'done') {
+      audited = Number(row.blocks);
+      seconds = row.seconds ?? 0;
+    }
+  }
+  const verdicts: Record<string, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
+  const counted = await pool.query(
+    `SELECT verdict, count(*)::int AS n FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 GROUP BY verdict`,
+    [id],
+  );
+  for (const row of counted.rows as Array<{ verdict: string; n: number }>) verdicts[row.verdict] = row.n;
+  const failed = await pool.query(
+    `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
+     FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND verdict = 'fail' ORDER BY block_number LIMIT $2`,
+    [id, FAILURES_LISTED],
+  );
+  const parked = await pool.query(
+    `SELECT first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
+     WHERE audit_id = $1 AND state = 'parked' ORDER BY first_block`,
+    [id],
+  );
+  const total = plan.to - plan.from + 1;
+  const rate = seconds > 0 ? audited / seconds : 0;
+  return {
+    id,
+    chain_id: plan.chain_id,
+    from: plan.from,
+    to: plan.to,
+    chunks,
+    joined,
+    blocks: { total, audited },
+    verdicts,
+    blocks_per_second: rate,
+    eta_seconds: rate > 0 && audited < total ? Math.ceil((total - audited) / rate) : null,
+    complete: chunks.done === chunks.total && joined === chunks.total,
+    failures: (failed.rows as Array<{ block_number: string; checks: string[] }>).map((r) => ({
+      block_number: Number(r.block_number),
+      checks: r.checks,
+    })),
+    parked: (
+      parked.rows as Array<{ first_block: string; last_block: string; attempts: number; reason: string | null }>
+    ).map((r) => ({
+      first: Number(r.first_block),
+      last: Number(r.last_block),
+      attempts: r.attempts,
+      reason: r.reason,
+    })),
+  };
+}

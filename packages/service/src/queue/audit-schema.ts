@@ -1,0 +1,99 @@
+/**
+ * The tables of distributed audits, in their own schema beside pg-boss's (docs/audit.md lists them
+ * with SQL to read them). The migration is idempotent and serialized by an advisory lock, so that
+ * any number of `audit --queue` and `audit-worker` processes may start at once.
+ */
+import type pg from 'pg';
+
+/** The schema that holds the audits, their chunks and their lines. */
+export const AUDIT_SCHEMA = 'evm_integrity_audit';
+
+/** The advisory lock that serializes the migration (any constant; this one spells "evmiaudt"). */
+const MIGRATION_LOCK = 0x65766d6961756474n;
+
+/**
+ * Version 1. `lines` holds the text of each line as written (type json keeps its bytes, unlike jsonb), so that an
+ * export is byte for byte the lines a worker formatted.
+ */
+const VERSION_1 = `
+CREATE SCHEMA IF NOT EXISTS ${AUDIT_SCHEMA};
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.audits (
+  id text PRIMARY KEY,
+  chain_id bigint NOT NULL,
+  from_block bigint NOT NULL,
+  to_block bigint NOT NULL,
+  chunk_size integer NOT NULL,
+  plan json NOT NULL,
+  header json NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.chunks (
+  audit_id text NOT NULL REFERENCES ${AUDIT_SCHEMA}.audits (id),
+  first_block bigint NOT NULL,
+  last_block bigint NOT NULL,
+  state text NOT NULL CHECK (state IN ('queued', 'running', 'retrying', 'done', 'parked')),
+  attempts integer NOT NULL DEFAULT 0,
+  reason text,
+  anchored boolean NOT NULL DEFAULT false,
+  anchor text,
+  first_parent_hash text,
+  last_hash text,
+  joined boolean NOT NULL DEFAULT false,
+  join_attempts integer NOT NULL DEFAULT 0,
+  summary json,
+  worker text,
+  started_at timestamptz,
+  finished_at timestamptz,
+  PRIMARY KEY (audit_id, first_block)
+);
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.blocks (
+  audit_id text NOT NULL,
+  chunk_first bigint NOT NULL,
+  seq integer NOT NULL,
+  block_number bigint NOT NULL,
+  block_hash text,
+  verdict text NOT NULL,
+  line json NOT NULL,
+  PRIMARY KEY (audit_id, chunk_first, seq),
+  FOREIGN KEY (audit_id, chunk_first) REFERENCES ${AUDIT_SCHEMA}.chunks (audit_id, first_block)
+);
+CREATE INDEX IF NOT EXISTS blocks_by_verdict ON ${AUDIT_SCHEMA}.blocks (audit_id, verdict, block_number);
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.reorgs (
+  audit_id text NOT NULL,
+  chunk_first bigint NOT NULL,
+  seq integer NOT NULL,
+  detected_at bigint NOT NULL,
+  line json NOT NULL,
+  PRIMARY KEY (audit_id, chunk_first, seq),
+  FOREIGN KEY (audit_id, chunk_first) REFERENCES ${AUDIT_SCHEMA}.chunks (audit_id, first_block)
+);
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.migrations (
+  version integer PRIMARY KEY,
+  applied_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (1) ON CONFLICT DO NOTHING;
+`;
+
+/** The migrations in order; each runs once, whole, inside the lock. */
+const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [[1, VERSION_1]];
+
+/** Creates or upgrades the audit tables; safe to run from many processes at once, and again. */
+export async function migrateAuditSchema(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
+    const exists = await client.query(`SELECT to_regclass('${AUDIT_SCHEMA}.migrations') IS NOT NULL AS ok`);
+    const applied = new Set<number>();
+    if ((exists.rows[0] as { ok: boolean }).ok)
+      for (const row of (await client.query(`SELECT version FROM ${AUDIT_SCHEMA}.migrations`)).rows)
+        applied.add((row as { version: number }).version);
+    for (const [version, sql] of MIGRATIONS) if (!applied.has(version)) await client.query(sql);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * One chunk audited by the single-machine engine (`auditRange`) with the same verifier: the worker
+ * adds nothing to the checks. It keeps what the join pass needs besides the lines: the first
+ * block's parent hash and the last block's hash.
+ */
+import {
+  auditRange,
+  ChainMismatchError,
+  isReorg,
+  parentHashOf,
+  type AuditEvent,
+  type AuditSummary,
+  type BlockAudit,
+  type BlockSource,
+  type BlockVerifier,
+} from 'evm-integrity/audit';
+import { anchorsWithin, type AuditPlan } from './audit-plan.js';
+import type { ChunkJob } from './audit-queue.js';
+
+/** A chunk's audit: its lines in order and its summary, or why its node could not give a block. */
+export interface ChunkAudit {
+  events: AuditEvent[];
+  summary: AuditSummary;
+  /** The parentHash of the chunk's first block (null: it gave none). */
+  firstParentHash: string | null;
+  /** The hash of the chunk's last block as audited (null: it gave none). */
+  lastHash: string | null;
+  /** Set when a block was unreachable past the source's retries: the chunk is to be tried again. */
+  unreachable?: string;
+}
+
+/** The node of another chain: not an outage, so the chunk is parked at once rather than retried. */
+export class WrongChainError extends Error {
+  override name = 'WrongChainError';
+}
+
+/** Audits the chunk of `job` from `source`, its first block linked to the job's anchor when it has one. */
+export async function auditChunk(
+  plan: AuditPlan,
+  job: ChunkJob,
+  source: BlockSource,
+  verify: BlockVerifier | undefined,
+): Promise<ChunkAudit> {
+  let firstParentHash: string | null = null;
+  const watched: BlockSource = {
+    block: async (chainId, number) => {
+      const block = await source.block(chainId, number);
+      if (block !== null && number === job.first) firstParentHash = parentHashOf(block);
+      return block;
+    },
+  };
+  const anchors = anchorsWithin(plan, job);
+  const audit = auditRange({
+    source: watched,
+    chainId: plan.chain_id,
+    from: job.first,
+    to: job.last,
+    concurrency: plan.concurrency,
+    chunkSize: plan.chunk_size,
+    ...(job.anchor !== undefined && { anchor: job.anchor }),
+    ...(anchors && { anchors }),
+    ...(verify && { verify }),
+  });
+  const events: AuditEvent[] = [];
+  try {
+    for await (const event of audit) events.push(event);
+  } catch (error) {
+    if (error instanceof ChainMismatchError) throw new WrongChainError(error.message);
+    throw error;
+  }
+  const blocks = events.filter((e): e is BlockAudit => !isReorg(e));
+  const unreachable = blocks.find((e) => e.verdict === 'unreachable');
+  const last = blocks.filter((e) => e.block_number === job.last).at(-1);
+  return {
+    events,
+    summary: audit.summary(),
+    firstParentHash,
+    lastHash: last?.block_hash ?? null,
+    ...(unreachable && { unreachable: unreachable.reason ?? `block ${unreachable.block_number} is unreachable` }),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * A chunk's rows: taken by a worker, retried, parked, or done with its lines. A result is written
+ * whole in one transaction, replacing the lines of any earlier run of the chunk: running a chunk
+ * twice (a lease expired, a duplicate delivery, a re-audit after a reorg) leaves one set of lines.
+ */
+import type pg from 'pg';
+import { isReorg, type AuditReorg, type BlockAudit } from 'evm-integrity/audit';
+import type { AuditPlan } from './audit-plan.js';
+import type { ChunkJob } from './audit-queue.js';
+import { AUDIT_SCHEMA } from './audit-schema.js';
+import type { ChunkAudit } from './chunk-audit.js';
+import { formatAuditLine } from './audit-lines.js';
+import { transaction } from './enqueue.js';
+
+/** The plan of audit `id`; a cache keeps it for the worker's next chunks of the same audit. */
+export async function loadPlan(pool: pg.Pool, id: string): Promise<AuditPlan | null> {
+  const { rows } = await pool.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
+  return rows.length === 0 ? null : (rows[0] as { plan: AuditPlan }).plan;
+}
+
+/** A worker took the chunk: its attempt is counted. */
+export async function markRunning(pool: pg.Pool, job: ChunkJob, worker: string): Promise<void> {
+  await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'running', attempts = attempts + 1, worker = $3, started_at = now()
+     WHERE audit_id = $1 AND first_block = $2`,
+    [job.audit_id, job.first, worker],
+  );
+}
+
+/** The chunk's node was unreachable: retried later (`retrying`) or given up (`parked`), with the reason. */
+export async function markUnfinished(
+  pool: pg.Pool,
+  job: ChunkJob,
+  state: 'retrying' | 'parked',
+  reason: string,
+): Promise<void> {
+  await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $3, reason = $4, finished_at = now()
+     WHERE audit_id = $1 AND first_block = $2`,
+    [job.audit_id, job.first, state, reason],
+  );
+}
+
+/**
+ * Stores a complete chunk's lines and summary, replacing an earlier run's; the links to the chunks beside it are to be
+ * joined again (its hashes may have changed). The first chunk's link is the engine's (to the head hash): joined.
+ */
+export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, result: ChunkAudit): Promise<void> {
+  // Each line keeps its place (seq) among the chunk's lines, so that the export interleaves blocks and reorgs as written.
+  const blocks: Array<{ event: BlockAudit; seq: number }> = [];
+  const reorgs: Array<{ event: AuditReorg; seq: number }> = [];
+  result.events.forEach((event, seq) => (isReorg(event) ? reorgs.push({ event, seq }) : blocks.push({ event, seq })));
+  const { verdicts, failed_checks, reorgs: reorgCount, timings } = result.summary;
+  await transaction(pool, async (client) => {
+    const key = [job.audit_id, job.first];
+    await client.query(`DELETE FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2`, key);
+    await client.query(`DELETE FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2 AND seq >= 0`, key);
+    await client.query(
+      `INSERT INTO ${AUDIT_SCHEMA}.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
+       SELECT $1, $2, * FROM unnest($3::int[], $4::bigint[], $5::text[], $6::text[], $7::json[])`,
+      [
+        ...key,
+        blocks.map((b) => b.seq),
+        blocks.map((b) => b.event.block_number),
+        blocks.map((b) => b.event.block_hash),
+        blocks.map((b) => b.event.verdict),
+        blocks.map((b) => formatAuditLine(b.event)),
+      ],
+    );
+    if (reorgs.length > 0)
+      await client.query(
+        `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line)
+         SELECT $1, $2, * FROM unnest($3::int[], $4::bigint[], $5::json[])`,
+        [
+          ...key,
+          reorgs.map((r) => r.seq),
+          reorgs.map((r) => r.event.reorg.detected_at),
+          reorgs.map((r) => formatAuditLine(r.event)),
+        ],
+      );
+    await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks
+       SET state = 'done', reason = NULL, first_parent_hash = $3, last_hash = $4, summary = $5, finished_at = now(),
+           anchored = $6, anchor = $7, joined = (first_block = $8)
+       WHERE audit_id = $1 AND first_block = $2`,
+      [
+        ...key,
+        result.firstParentHash,
+        result.lastHash,
+        JSON.stringify({ verdicts, failed_checks, reorgs: reorgCount, timings }),
+        job.anchor !== undefined,
+        job.anchor ?? null,
+        plan.from,
+      ],
+    );
+    await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks SET joined = false WHERE audit_id = $1 AND first_block = $2 AND first_block <> $3`,
+      [job.audit_id, job.last + 1, plan.from],
+    );
+  });
+}
+
+/**
+ * A chunk whose last attempt failed without an outcome (its lease expired, an error escaped): parked, keeping the node's
+ * reason when the attempts before had one. A chunk done meanwhile (a late duplicate) stays done. Whether it was parked.
+ */
+export async function parkLost(pool: pg.Pool, job: ChunkJob): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'parked', finished_at = now(),
+       reason = coalesce(reason, 'its last attempt was lost: the worker died, or the chunk ran past --chunk-timeout')
+     WHERE audit_id = $1 AND first_block = $2 AND state NOT IN ('done', 'parked', 'queued')`,
+    [job.audit_id, job.first],
+  );
+  return rowCount === 1;
+}

@@ -1,0 +1,149 @@
+/**
+ * A worker of the audit queue: takes chunk jobs from pg-boss, `concurrency` at a time, audits each
+ * with the engine, stores its lines and joins it to the chunks beside it. A node that does not
+ * answer fails the job, which pg-boss retries with backoff; past the plan's retries the chunk is
+ * parked with its reason. A worker that dies mid-chunk loses its lease when the chunk's timeout
+ * expires, and pg-boss hands the chunk to another worker (past its retries, to the lost-chunk
+ * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, past its
+ * deadline, hands them back.
+ */
+import { hostname } from 'node:os';
+import type { Job, JobWithMetadata } from 'pg-boss';
+import { inlineBlockVerifier, type AuditVerdict, type BlockSource, type BlockVerifier } from 'evm-integrity/audit';
+import { RpcBlockSource } from 'evm-integrity/node';
+import type { AuditPlan } from './audit-plan.js';
+import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { auditChunk, WrongChainError } from './chunk-audit.js';
+import { loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
+import { joinAround } from './join-pass.js';
+
+/** What became of one chunk job, for the metrics and the log. */
+export interface ChunkOutcome {
+  audit_id: string;
+  first: number;
+  last: number;
+  /** done: lines stored; retried: the node failed, tried again later; parked: given up, with `reason`. */
+  outcome: 'done' | 'retried' | 'parked';
+  verdicts?: Record<AuditVerdict, number>;
+  failed_checks?: Record<string, number>;
+  reason?: string;
+}
+
+/** How a worker runs. */
+export interface ChunkWorkerOptions {
+  /** Chunks audited at once by this process. */
+  concurrency: number;
+  onOutcome?: (outcome: ChunkOutcome) => void;
+}
+
+/** A running worker. */
+export interface ChunkWorker {
+  /** Stops taking chunks; waits up to `timeoutMs` for those in hand, then hands the rest back to the queue. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/** What a worker keeps per audit: its plan, its node and its verifier. */
+interface AuditContext {
+  plan: AuditPlan;
+  source: BlockSource;
+  verify: BlockVerifier | undefined;
+}
+
+/** Audits one chunk job to its outcome; throws to have pg-boss retry it. */
+async function runChunk(
+  queue: AuditQueue,
+  context: AuditContext,
+  job: JobWithMetadata<ChunkJob>,
+  worker: string,
+): Promise<ChunkOutcome> {
+  const { plan, source, verify } = context;
+  const data = job.data;
+  const base = { audit_id: data.audit_id, first: data.first, last: data.last };
+  await markRunning(queue.pool, data, worker);
+  let result;
+  try {
+    result = await auditChunk(plan, data, source, verify);
+  } catch (error) {
+    if (!(error instanceof WrongChainError)) throw error;
+    await markUnfinished(queue.pool, data, 'parked', error.message);
+    return { ...base, outcome: 'parked', reason: error.message };
+  }
+  if (result.unreachable !== undefined) {
+    if (job.retryCount >= job.retryLimit) {
+      await markUnfinished(queue.pool, data, 'parked', result.unreachable);
+      return { ...base, outcome: 'parked', reason: result.unreachable };
+    }
+    await markUnfinished(queue.pool, data, 'retrying', result.unreachable);
+    throw new Error(result.unreachable);
+  }
+  await storeChunk(queue.pool, plan, data, result);
+  await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+  return {
+    ...base,
+    outcome: 'done',
+    verdicts: result.summary.verdicts,
+    failed_checks: result.summary.failed_checks,
+  };
+}
+
+/** Starts a worker on `queue`. */
+export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOptions): Promise<ChunkWorker> {
+  const worker = `${hostname()}:${process.pid}`;
+  const contexts = new Map<string, Promise<AuditContext>>();
+  const contextOf = (id: string): Promise<AuditContext> => {
+    let context = contexts.get(id);
+    if (context === undefined) {
+      context = loadPlan(queue.pool, id).then((plan) => {
+        if (plan === null) throw new Error(`audit ${id} is not in the queue's tables`);
+        const source = new RpcBlockSource({ url: plan.rpc, keepMiscountedReceipts: true });
+        return {
+          plan,
+          source,
+          verify: plan.rules === undefined ? undefined : inlineBlockVerifier({ rules: plan.rules }),
+        };
+      });
+      context.catch(() => contexts.delete(id)); // a database outage: read the plan again next time
+      contexts.set(id, context);
+    }
+    return context;
+  };
+  await queue.boss.work(
+    CHUNK_QUEUE,
+    { includeMetadata: true, localConcurrency: options.concurrency, batchSize: 1, pollingIntervalSeconds: 0.5 },
+    async ([job]: JobWithMetadata<ChunkJob>[]) => {
+      const context = await contextOf(job!.data.audit_id);
+      try {
+        options.onOutcome?.(await runChunk(queue, context, job!, worker));
+      } catch (error) {
+        options.onOutcome?.({
+          audit_id: job!.data.audit_id,
+          first: job!.data.first,
+          last: job!.data.last,
+          outcome: 'retried',
+          reason: (error as Error).message,
+        });
+        throw error;
+      }
+    },
+  );
+  await queue.boss.work(
+    LOST_CHUNK_QUEUE,
+    { batchSize: 1, pollingIntervalSeconds: 2 },
+    async ([job]: Job<ChunkJob>[]) => {
+      const data = job!.data;
+      if (await parkLost(queue.pool, data))
+        options.onOutcome?.({
+          audit_id: data.audit_id,
+          first: data.first,
+          last: data.last,
+          outcome: 'parked',
+          reason: 'its last attempt was lost',
+        });
+    },
+  );
+  return {
+    stop: async (timeoutMs) => {
+      await queue.boss.stop({ graceful: true, close: false, timeout: timeoutMs });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * Enqueuing an audit: its row, one row per chunk, and one job per new chunk, in one transaction, so
+ * that a crash leaves either all or nothing and a second run for the same audit adds nothing (the
+ * chunk rows' primary key). A second run does hand parked chunks back to the queue.
+ */
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { auditIdOf, chunksOf, type AuditPlan } from './audit-plan.js';
+import { CHUNK_QUEUE, inTransaction, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { AUDIT_SCHEMA } from './audit-schema.js';
+
+/** A chunk row as enqueuing reads it back. */
+interface ChunkRow {
+  first_block: string;
+  last_block: string;
+  anchor: string | null;
+  anchored?: boolean;
+}
+
+/** What enqueuing did: the audit's id, and how many chunks it put on the queue now (0 on a second run). */
+export interface Enqueued {
+  id: string;
+  chunks: number;
+  queued: number;
+}
+
+/** Sends chunk jobs inside the transaction of `client`, with the plan's lease and retries. */
+export async function sendChunkJobs(
+  boss: PgBoss,
+  client: pg.PoolClient,
+  plan: Pick<AuditPlan, 'chunk_timeout_s' | 'chunk_retries'>,
+  jobs: readonly ChunkJob[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await boss.insert(
+    CHUNK_QUEUE,
+    jobs.map((data) => ({
+      data,
+      expireInSeconds: plan.chunk_timeout_s,
+      retryLimit: plan.chunk_retries,
+      retryDelay: 1,
+      retryBackoff: true,
+      retryDelayMax: 60,
+    })),
+    { db: inTransaction(client) },
+  );
+}
+
+/** Runs `work` in a transaction of its own. */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Enqueues the audit of `plan` (with `header`, its first line) and returns its id; idempotent. The first chunk carries
+ * the head hash as its anchor, so that the engine judges block `from`'s link as a single-machine audit does.
+ */
+export async function enqueueAudit(queue: AuditQueue, plan: AuditPlan, header: string): Promise<Enqueued> {
+  const id = auditIdOf(plan);
+  const chunks = chunksOf(plan);
+  return transaction(queue.pool, async (client) => {
+    await client.query(
+      `INSERT INTO ${AUDIT_SCHEMA}.audits (id, chain_id, from_block, to_block, chunk_size, plan, header)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING`,
+      [id, plan.chain_id, plan.from, plan.to, plan.chunk_size, JSON.stringify(plan), header],
+    );
+    const head = plan.head_hash;
+    const inserted = await client.query(
+      `INSERT INTO ${AUDIT_SCHEMA}.chunks (audit_id, first_block, last_block, state, anchored, anchor, joined)
+       SELECT $1, f, l, 'queued', f = $4 AND $5::text IS NOT NULL, CASE WHEN f = $4 THEN $5::text END, f = $4
+       FROM unnest($2::bigint[], $3::bigint[]) AS c(f, l)
+       ON CONFLICT (audit_id, first_block) DO NOTHING
+       RETURNING first_block, last_block, anchor`,
+      [id, chunks.map((c) => c.first), chunks.map((c) => c.last), plan.from, head ?? null],
+    );
+    const parked = await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', reason = NULL, attempts = 0
+       WHERE audit_id = $1 AND state = 'parked' RETURNING first_block, last_block, anchor, anchored`,
+      [id],
+    );
+    const rows = [...(inserted.rows as ChunkRow[]), ...(parked.rows as ChunkRow[])];
+    const jobs: ChunkJob[] = rows.map((row) => {
+      const first = Number(row.first_block);
+      const anchored = row.anchored === true || (first === plan.from && head !== undefined);
+      return {
+        audit_id: id,
+        first,
+        last: Number(row.last_block),
+        ...(anchored && { anchor: row.anchor }),
+      };
+    });
+    await sendChunkJobs(queue.boss, client, plan, jobs);
+    return { id, chunks: chunks.length, queued: jobs.length };
+  });
+}

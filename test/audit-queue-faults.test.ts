@@ -1,0 +1,190 @@
+/**
+ * Faults of the audit queue, with real processes, a real PostgreSQL and a loopback node: a node
+ * that stays unreachable (retried with backoff, then parked with its reason; a second enqueue hands
+ * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
+ * workers counted in one set of metrics), and SIGTERM with a chunk in hand (finished, exit 0).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase, privateCluster, type FreshDatabase, type PrivateCluster } from './helpers/postgres.js';
+import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import {
+  auditIdOf,
+  parseLines,
+  query,
+  runCli,
+  startWorker,
+  statusOf,
+  stopWorker,
+  until,
+  untilComplete,
+  type WorkerProcess,
+} from './helpers/audit-queue.js';
+
+const FROM = 1_000_001;
+const TO = 1_000_030;
+const RANGE = ['--chain', '1', '--from', String(FROM), '--to', String(TO)];
+
+let db: FreshDatabase | undefined;
+let cluster: PrivateCluster | undefined;
+let node: LoopbackNode | undefined;
+const workers: WorkerProcess[] = [];
+afterEach(async () => {
+  const running = workers.splice(0);
+  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(running.map((w) => w.ended));
+  await node?.close();
+  node = undefined;
+  await db?.drop();
+  db = undefined;
+  cluster?.destroy();
+  cluster = undefined;
+});
+
+describe('audit queue faults', () => {
+  it('a node that stays unreachable: retried with backoff, then parked with its reason; enqueuing again hands it back', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const args = ['audit', '--chain', '1', '--from', String(FROM), '--to', '1000005', '--rpc', node.url];
+    const enqueued = await runCli([...args, '--queue', db.url, '--chunk-retries', '1']);
+    expect(enqueued.status).toBe(0);
+    const id = auditIdOf(enqueued);
+    node.fault = () => ({ status: 503 }); // every call, past the client's own retries
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await until('the chunk to be parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.parked === 1 ? s : undefined;
+    });
+    expect(status.parked).toEqual([
+      { first: FROM, last: 1_000_005, attempts: 2, reason: expect.stringMatching(/answered .* with HTTP 503/) },
+    ]);
+    const human = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(human.stdout).toMatch(/parked: chunk 1000001-1000005 after 2 attempts: .*503/);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(2);
+    expect(exported.stderr).toMatch(/is not finished \(0 of 1 chunks done, .* 1 parked\)/);
+
+    node.fault = undefined; // the node is back: enqueuing the same audit again hands the parked chunk to the workers
+    const again = await runCli([...args, '--queue', db.url, '--chunk-retries', '1']);
+    expect(auditIdOf(again)).toBe(id);
+    expect(again.stdout).toContain('1 put on the queue now');
+    const done = await untilComplete(id, db.url);
+    expect(done.verdicts).toMatchObject({ pass: 5 });
+  }, 120_000);
+
+  it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    node.delayMs = 200;
+    const enqueued = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      node.url,
+      '--queue',
+      db.url,
+      '--chunk-size',
+      '30',
+      '--chunk-retries',
+      '0',
+      '--chunk-timeout',
+      '1',
+    ]);
+    const id = auditIdOf(enqueued);
+    const victim = startWorker(['--queue', db.url]);
+    workers.push(victim);
+    await until('the worker to take a chunk', async () => {
+      const rows = await query(
+        db!.url,
+        "SELECT 1 FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND state = 'running'",
+        [id],
+      );
+      return rows.length > 0 || undefined;
+    });
+    victim.child.kill('SIGKILL');
+    await victim.ended;
+    node.delayMs = 0;
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await until('the lost chunk to be parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.parked === 1 && s.chunks.done === 1 ? s : undefined;
+    });
+    expect(status.parked).toEqual([
+      {
+        first: expect.any(Number),
+        last: expect.any(Number),
+        attempts: 1,
+        reason: expect.stringMatching(/its last attempt was lost/),
+      },
+    ]);
+  }, 120_000);
+
+  it('PostgreSQL restarted under running workers (2 processes): they reconnect and finish, each block once', async () => {
+    cluster = await privateCluster();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    node.delayMs = 40;
+    const enqueued = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      node.url,
+      '--queue',
+      cluster.url,
+      '--chunk-size',
+      '5',
+      '--chunk-timeout',
+      '3',
+    ]);
+    const id = auditIdOf(enqueued);
+    const worker = startWorker(['--queue', cluster.url, '--workers', '2', '--metrics-port', '0']);
+    workers.push(worker);
+    await until('a chunk to be done', async () => {
+      const rows = await query(
+        cluster!.url,
+        "SELECT count(*)::int AS n FROM evm_integrity_audit.chunks WHERE state = 'done'",
+      );
+      return rows[0].n > 0 || undefined;
+    });
+    cluster.stop();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    cluster.start();
+
+    const status = await untilComplete(id, cluster.url);
+    expect(status.chunks).toMatchObject({ total: 7, done: 7, parked: 0 });
+    const exported = await runCli(['audit-export', id, '--queue', cluster.url]);
+    expect(exported.status).toBe(0);
+    const lines = parseLines(exported.stdout);
+    const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, complete: true });
+
+    const metricsUrl = /metrics at (\S+)/.exec(worker.stderr())![1]!;
+    const metrics = await (await fetch(metricsUrl)).text();
+    const passed = Number(/^evm_integrity_audit_blocks_total\{verdict="pass"\} (\d+)/m.exec(metrics)![1]);
+    expect(passed).toBeGreaterThanOrEqual(30); // both processes' chunks, counted by the parent (a chunk redone counts again)
+    expect(metrics).toMatch(/^evm_integrity_audit_chunks_total\{outcome="done"\} ([7-9]|\d\d+)$/m);
+    expect((await stopWorker(worker)).status).toBe(0);
+  }, 150_000);
+
+  it('SIGTERM with a chunk in hand: the chunk is finished, then the worker exits 0', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    node.delayMs = 100;
+    const enqueued = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '30']);
+    const id = auditIdOf(enqueued);
+    const worker = startWorker(['--queue', db.url]);
+    workers.push(worker);
+    await until('the worker to take the chunk', async () => {
+      const rows = await query(db!.url, 'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1', [id]);
+      return rows[0]?.state === 'running' || undefined;
+    });
+    const stopped = await stopWorker(worker);
+    expect(stopped.status).toBe(0);
+    expect(stopped.stderr).toMatch(/chunk 1000001-1000019 of .*: done \(19 pass/);
+    const rows = await query(
+      db.url,
+      'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1 ORDER BY first_block',
+      [id],
+    );
+    expect(rows.map((r) => r.state)).toEqual(['done', 'queued']);
+  }, 120_000);
+});

@@ -1,0 +1,271 @@
+/**
+ * Audits over many workers (`audit --queue`, `audit-worker`, `audit-status`, `audit-export`), as
+ * real processes against a loopback node and a real PostgreSQL: enqueuing is idempotent, the export
+ * of a distributed audit with a worker SIGKILLed mid-chunk equals the single-machine audit, the
+ * join pass fails a broken link across chunks and follows a reorg between chunks.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
+import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import {
+  auditIdOf,
+  comparable,
+  parseLines,
+  query,
+  runCli,
+  startWorker,
+  stopWorker,
+  until,
+  untilComplete,
+  type WorkerProcess,
+} from './helpers/audit-queue.js';
+
+const FROM = 1_000_001;
+const TO = 1_000_030;
+const RANGE = ['--chain', '1', '--from', String(FROM), '--to', String(TO)];
+
+// A database per test: the queue is shared by every audit in it, and a test's leftovers would keep the next one's
+// workers busy.
+let db: FreshDatabase;
+beforeEach(async () => {
+  db = await freshDatabase();
+});
+let node: LoopbackNode | undefined;
+const workers: WorkerProcess[] = [];
+afterEach(async () => {
+  const running = workers.splice(0);
+  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(running.map((w) => w.ended));
+  await node?.close();
+  node = undefined;
+  await db.drop();
+});
+
+/** A chain with a block missing a receipt (1000007, mid-chunk) and a broken parent link at 1000020 (a chunk's first). */
+function faultyChain() {
+  const blocks = fixtureChain(FROM, TO);
+  const seventh = blocks.get(1_000_007)!;
+  blocks.set(1_000_007, { ...seventh, receipts: seventh.receipts.slice(1), transactions: seventh.receipts.length });
+  const twentieth = blocks.get(1_000_020)!;
+  blocks.set(1_000_020, { ...twentieth, header: rehash({ ...twentieth.header, parentHash: `0x${'44'.repeat(32)}` }) });
+  return blocks;
+}
+
+describe('audit --queue', () => {
+  it('enqueues the chunks and prints the id alone on the last line; a second run is the same audit, no chunk twice', async () => {
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
+    const first = await runCli(args);
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    const id = auditIdOf(first);
+    expect(id).toMatch(/^1-1000001-1000030-[0-9a-f]{12}$/);
+    expect(first.stdout).toContain('4 chunks of 10 blocks, 4 put on the queue now');
+    const second = await runCli(args);
+    expect(second.status).toBe(0);
+    expect(auditIdOf(second)).toBe(id);
+    expect(second.stdout).toContain('0 put on the queue now');
+    const chunks = await query(
+      db.url,
+      'SELECT first_block, last_block FROM evm_integrity_audit.chunks WHERE audit_id = $1 ORDER BY 1',
+      [id],
+    );
+    expect(chunks.map((c) => [Number(c.first_block), Number(c.last_block)])).toEqual([
+      [1_000_001, 1_000_009],
+      [1_000_010, 1_000_019],
+      [1_000_020, 1_000_029],
+      [1_000_030, 1_000_030],
+    ]);
+    const jobs = await query(db.url, "SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'audit_id' = $1", [id]);
+    expect(jobs[0].n).toBe(4);
+    // Another chunk size is another audit.
+    const other = await runCli([...args.slice(0, -1), '15']);
+    expect(auditIdOf(other)).not.toBe(id);
+  });
+
+  it('refuses flags of a run on this machine, and a URL that is not PostgreSQL', async () => {
+    const noRpc = await runCli(['audit', ...RANGE, '--queue', db.url]);
+    expect(noRpc.status).toBe(2);
+    expect(noRpc.stderr).toMatch(/give where the blocks come from/);
+    const withOut = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', db.url, '--out', 'x']);
+    expect(withOut.stderr).toMatch(/give it without --out/);
+    const notPg = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', 'http://x']);
+    expect(notPg.stderr).toMatch(/--queue: "http:\/\/x" is not a PostgreSQL URL/);
+  });
+});
+
+describe('the queue tables', () => {
+  it('migrate once when three connections open the queue at once, and opening it again changes nothing', async () => {
+    const opened = await Promise.all([1, 2, 3].map(() => openAuditQueue(db.url, { poolSize: 1 })));
+    await Promise.all(opened.map((q) => q.close()));
+    const again = await openAuditQueue(db.url, { poolSize: 1 });
+    await again.close();
+    const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations');
+    expect(versions).toEqual([{ version: 1 }]);
+    const tables = await query(
+      db.url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'evm_integrity_audit' ORDER BY 1",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(['audits', 'blocks', 'chunks', 'migrations', 'reorgs']);
+  });
+
+  it('an audit id the queue does not hold: exit 2, one line', async () => {
+    await openAuditQueue(db.url).then((q) => q.close());
+    const status = await runCli(['audit-status', '1-2-3-000000000000', '--queue', db.url]);
+    expect(status.status).toBe(2);
+    expect(status.stderr).toMatch(/^evm-integrity: no audit 1-2-3-000000000000 in the queue at .*\n$/);
+  });
+
+  it('a queue that cannot be reached: exit 2, one line naming the server without its credentials', async () => {
+    const status = await runCli([
+      'audit-status',
+      '1-2-3-000000000000',
+      '--queue',
+      'postgres://me:secret@127.0.0.1:1/q',
+    ]);
+    expect(status.status).toBe(2);
+    expect(status.stderr).toMatch(
+      /^evm-integrity: the audit queue at 127\.0\.0\.1:1\/q cannot be opened: .*ECONNREFUSED.*\n$/,
+    );
+    expect(status.stderr).not.toContain('secret');
+  });
+});
+
+describe('audit-worker, audit-status, audit-export', () => {
+  it('3 workers, one SIGKILLed mid-chunk: the export equals the single-machine audit, each block once', async () => {
+    node = await startLoopbackNode(1, faultyChain());
+    const single = await runCli(['audit', ...RANGE, '--rpc', node.url]);
+    expect(single.status).toBe(1);
+
+    node.delayMs = 60; // a chunk takes about a second: long enough to be killed in
+    const enqueued = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      node.url,
+      '--queue',
+      db.url,
+      '--chunk-size',
+      '10',
+      '--chunk-timeout',
+      '2',
+      '--concurrency',
+      '2',
+    ]);
+    const id = auditIdOf(enqueued);
+    const victim = startWorker(['--queue', db.url]);
+    workers.push(victim);
+    const taken = await until(`the first worker to take a chunk (${victim.stderr()})`, async () => {
+      const rows = await query(
+        db.url,
+        "SELECT first_block FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND state = 'running' AND worker LIKE $2",
+        [id, `%:${victim.child.pid}`],
+      );
+      return rows[0]?.first_block as string | undefined;
+    });
+    victim.child.kill('SIGKILL');
+    expect((await victim.ended).signal).toBe('SIGKILL');
+    workers.push(startWorker(['--queue', db.url]), startWorker(['--queue', db.url]));
+
+    const status = await untilComplete(id, db.url);
+    expect(status.chunks).toMatchObject({ total: 4, done: 4, parked: 0 });
+    expect(status.verdicts).toMatchObject({ pass: 27, fail: 3 });
+    const redone = await query(
+      db.url,
+      'SELECT attempts FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = $2',
+      [id, taken],
+    );
+    expect(redone[0].attempts).toBeGreaterThanOrEqual(2); // the killed worker's chunk was audited again by another
+
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    const numbers = parseLines(exported.stdout)
+      .filter((l) => l.block_number !== undefined)
+      .map((l) => l.block_number);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
+
+    const human = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(human.stdout).toContain(
+      'chunks: 4 done, 0 running, 0 queued, 0 retrying, 0 parked, of 4; 4 of 4 links joined',
+    );
+    expect(human.stdout).toContain('failed: block 1000020 (parent_link)');
+    const failed = await query(
+      db.url,
+      "SELECT block_number FROM evm_integrity_audit.blocks WHERE audit_id = $1 AND verdict = 'fail' ORDER BY 1",
+      [id],
+    );
+    expect(failed.map((r) => Number(r.block_number))).toEqual([1_000_007, 1_000_020, 1_000_021]);
+
+    for (const w of workers.slice(1)) expect((await stopWorker(w)).status).toBe(0);
+  }, 120_000);
+
+  it('a reorg between two chunks: both are audited again on the new chain, and the export has a reorg line', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    node = await startLoopbackNode(1, blocks);
+    const enqueued = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      node.url,
+      '--queue',
+      db.url,
+      '--chunk-size',
+      '10',
+      '--head-hash',
+      blocks.get(FROM)!.header.parentHash as string,
+    ]);
+    const id = auditIdOf(enqueued);
+    // Block 1000030 is held back (503) until the chunk before it is done on the old chain; then the node reorgs.
+    let released = false;
+    node.fault = (call) => (!released && call.params[0] === '0xf425e' ? { status: 503 } : undefined);
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '2']));
+    await until('the chunk before the last to be done', async () => {
+      const rows = await query(
+        db.url,
+        'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = 1000020',
+        [id],
+      );
+      return rows[0]?.state === 'done' || undefined;
+    });
+    const old29 = blocks.get(1_000_029)!.header.hash as string;
+    const new29 = rehash({ ...blocks.get(1_000_029)!.header, extraData: '0x01' });
+    blocks.set(1_000_029, { ...blocks.get(1_000_029)!, header: new29 });
+    blocks.set(1_000_030, {
+      ...blocks.get(1_000_030)!,
+      header: rehash({ ...blocks.get(1_000_030)!.header, parentHash: new29.hash }),
+    });
+    released = true;
+
+    await untilComplete(id, db.url);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(0);
+    const lines = parseLines(exported.stdout);
+    const reorg = lines.find((l) => l.reorg !== undefined)!;
+    expect(reorg.reorg).toEqual({
+      detected_at: 1_000_030,
+      depth: 1,
+      replaced: [{ block_number: 1_000_029, old_hash: old29, new_hash: new29.hash }],
+    });
+    const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
+    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
+    expect(lines.find((l) => l.block_number === 1_000_029)!.block_hash).toBe(new29.hash);
+    expect(lines.at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 30, fail: 0 },
+      reorgs: 1,
+      complete: true,
+    });
+    // --out FILE holds the same lines; a FILE that exists is refused, never overwritten.
+    const file = join(mkdtempSync(join(tmpdir(), 'audit-queue-')), 'audit.ndjson');
+    expect((await runCli(['audit-export', id, '--queue', db.url, '--out', file])).status).toBe(0);
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(exported.stdout));
+    const again = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toMatch(/--out .*audit\.ndjson: cannot create it: .*EEXIST/);
+  }, 120_000);
+});
