@@ -43,11 +43,12 @@ is not a block (one line naming it and the member at fault), 3 a bug, 141 stdout
 closed early (… | head).`;
 
 export const SERVE_USAGE = `Usage:
-  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|memory] [--data-dir DIR]
+  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|postgres|memory] [--data-dir DIR]
 
-Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data).
+Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data;
+--store postgres with database_url or DATABASE_URL shares one store among replicas).
 The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each member can also be
-set as EVM_INTEGRITY_<MEMBER> (PORT and HOST too), which overrides the file, and
+set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too), which overrides the file, and
 each flag overrides only the member it names. The first start with no account
 creates one and prints its API key once; a later start on a store with accounts
 says how to make a key for a lost one. SIGINT/SIGTERM stop it: requests in
