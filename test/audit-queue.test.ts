@@ -64,7 +64,9 @@ describe('audit --queue', () => {
     expect(first.status).toBe(0);
     const id = auditIdOf(first);
     expect(id).toMatch(/^1-1000001-1000030-[0-9a-f]{12}$/);
-    expect(first.stdout).toContain('4 chunks of 10 blocks, 4 put on the queue now');
+    expect(first.stdout).toContain(
+      '4 chunks (at most 10 blocks each, aligned to multiples of 10), 4 put on the queue now',
+    );
     const second = await runCli(args);
     expect(second.status).toBe(0);
     expect(auditIdOf(second)).toBe(id);
@@ -90,7 +92,7 @@ describe('audit --queue', () => {
   it('refuses flags of a run on this machine, and a URL that is not PostgreSQL', async () => {
     const noRpc = await runCli(['audit', ...RANGE, '--queue', db.url]);
     expect(noRpc.status).toBe(2);
-    expect(noRpc.stderr).toMatch(/give where the blocks come from/);
+    expect(noRpc.stderr).toMatch(/--queue needs --rpc URL \(or ETH_RPC_URL\): the node the workers ask/);
     const withOut = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', db.url, '--out', 'x']);
     expect(withOut.stderr).toMatch(/give it without --out/);
     const notPg = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', 'http://x']);

@@ -83,6 +83,20 @@ describe('server configuration', () => {
 
   it.each([
     [{ prot: 1 }, /unknown configuration member "prot"/],
+    // A typo at any depth is refused, never left as a default (1,000,000 CU) or as no limit.
+    [
+      { accounts: [{ id: 'b', cu_limt: 5 }] },
+      /^accounts\[0\]: unknown member "cu_limt"; known: id, name, plan, cu_limit/,
+    ],
+    [
+      { accounts: [{ id: 'x', entitlements: { endpoint: ['verify/logs-bloom'], chian: [10] } }] },
+      /^accounts\[0\]\.entitlements: unknown member "endpoint", "chian"; known: endpoints, chains$/,
+    ],
+    [
+      { accounts: [{ id: 'x', keys: [{ label: 'k', key: 'evmi_k', hash: 'x' }] }] },
+      /^accounts\[0\]\.keys\[0\]: unknown member "hash"; known: label, sha256, key$/,
+    ],
+    [{ chains: [{ chain_id: 777, rules: 'ethereum', nmae: 'x' }] }, /^chains\[0\]: unknown member "nmae"/],
     [{ port: 70000 }, /port: expected a port number/],
     [{ store: 'redis' }, /store: expected "sqlite", "postgres" or "memory"/],
     [{ database_url: 'mysql://db/x' }, /database_url: expected a postgres:\/\/ URL/],

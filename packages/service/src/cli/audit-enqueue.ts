@@ -32,7 +32,9 @@ export async function runEnqueue(
   const queue = await openAuditQueue(options.queue!, { poolSize: 1 });
   try {
     const { id, chunks, queued } = await enqueueAudit(queue, plan, formatHeaderLine(header));
-    io.stdout(`audit ${id}: ${chunks} chunks of ${plan.chunk_size} blocks, ${queued} put on the queue now\n${id}\n`);
+    io.stdout(
+      `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n${id}\n`,
+    );
     return 0;
   } finally {
     await queue.close();

@@ -113,8 +113,9 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const chainId = chainIdValue('--chain', values.chain);
   // ETH_RPC_URL names the node only where one is wanted: never for a replay (--bundle).
   const rpc = rpcUrlOf(values, values.bundle === undefined ? env : {});
-  checkSources(values, rpc);
+  // The queue's own refusals first: with --queue only --rpc is a source.
   const queue = checkQueue(values, rpc);
+  checkSources(values, rpc);
   const from = requiredBlockRef('--from', values.from);
   const to = requiredBlockRef('--to', values.to);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);

@@ -175,9 +175,22 @@ const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v a
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
 
+/**
+ * Refuses the members of `obj` that are not `known`, at any depth of the configuration: a typo
+ * (`cu_limt`, `chian`) must not leave a default or no limit in its place without a word.
+ */
+function refuseUnknown(obj: JsonObject, known: readonly string[], path: string): void {
+  const unknown = Object.keys(obj).filter((k) => !known.includes(k));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `${path === '' ? 'unknown configuration member' : `${path}: unknown member`} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${known.join(', ')}`,
+    );
+}
+
 function readEntitlements(value: unknown, path: string): Entitlements | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw new ConfigError(`${path}: expected an object with endpoints and/or chains`);
+  refuseUnknown(value, ['endpoints', 'chains'], path);
   const endpoints = member<string[] | undefined>(
     value,
     'endpoints',
@@ -199,6 +212,7 @@ function readEntitlements(value: unknown, path: string): Entitlements | null {
 
 function readKey(value: unknown, path: string): ConfiguredKey {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {label, sha256} or {label, key}`);
+  refuseUnknown(value, ['label', 'sha256', 'key'], path);
   const label = member(value, 'label', `${path}.`, isString, 'a non-empty string', 'configured');
   if ((value.key === undefined) === (value.sha256 === undefined)) {
     throw new ConfigError(
@@ -221,6 +235,7 @@ function readKey(value: unknown, path: string): ConfiguredKey {
 
 function readAccount(value: unknown, path: string): ConfiguredAccount {
   if (!isObject(value)) throw new ConfigError(`${path}: expected an account object`);
+  refuseUnknown(value, ['id', 'name', 'plan', 'cu_limit', 'rate_limit_rps', 'entitlements', 'keys'], path);
   const id = member(
     value,
     'id',
@@ -244,6 +259,7 @@ function readAccount(value: unknown, path: string): ConfiguredAccount {
 
 function readChain(value: unknown, path: string): ChainInfo {
   if (!isObject(value)) throw new ConfigError(`${path}: expected {chain_id, name, rules}`);
+  refuseUnknown(value, ['chain_id', 'name', 'rules'], path);
   const chainId = member(value, 'chain_id', `${path}.`, isPositive, 'a chain id (a positive integer)', -1);
   if (chainId < 0) throw new ConfigError(`${path}.chain_id: required`);
   const rules = member<string>(
@@ -322,11 +338,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
-  const unknown = Object.keys(json).filter((k) => !CONFIG_MEMBERS.includes(k));
-  if (unknown.length > 0)
-    throw new ConfigError(
-      `unknown configuration member ${unknown.map((k) => JSON.stringify(k)).join(', ')}; known: ${CONFIG_MEMBERS.join(', ')}`,
-    );
+  refuseUnknown(json, CONFIG_MEMBERS, '');
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
   const host = member(json, 'host', '', isString, 'a host name or address', base.host);
   const headerTimeoutMs = member(
