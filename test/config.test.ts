@@ -277,7 +277,7 @@ describe('configuration from the environment', () => {
     [{ EVM_INTEGRITY_PORT: '70000' }, /^EVM_INTEGRITY_PORT: expected a port number 0-65535, got 70000$/],
     [{ PORT: 'eighty' }, /^PORT: expected a port number 0-65535, got "eighty"/],
     [{ EVM_INTEGRITY_AUTH: 'no' }, /^EVM_INTEGRITY_AUTH: expected true or false, got "no" \(a value other/],
-    [{ EVM_INTEGRITY_STORE: 'mysql' }, /^EVM_INTEGRITY_STORE: expected "sqlite", "postgres" or "memory", got "mysql"/],
+    [{ EVM_INTEGRITY_STORE: 'mysql' }, /^EVM_INTEGRITY_STORE: expected "sqlite", "postgres" or "memory", got "mysql"$/],
     [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":"a b"}]' }, /^EVM_INTEGRITY_ACCOUNTS\[0\]\.id: expected an id/],
     [{ EVM_INTEGRITY_ACCOUNTS: '[{"id":' }, /^EVM_INTEGRITY_ACCOUNTS: expected an array of accounts, got "\[/],
     [{ EVM_INTEGRITY_METRICS_PORT: '"9464"' }, /^EVM_INTEGRITY_METRICS_PORT: expected a port number 0-65535, or null/],

@@ -51,7 +51,10 @@ function valueOf({ variable, member }: EnvironmentVariable, text: string): unkno
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ConfigError(`${variable}: ${asText} (a value other than text is read as JSON)`);
+    // The hint is for members whose value is not text (a number, a boolean, a list); for one that takes text it misleads.
+    const field = member.replace(/_(\w)/g, (_, letter: string) => letter.toUpperCase()) as keyof ServerConfig;
+    const textual = typeof DEFAULT_CONFIG[field] === 'string' || DEFAULT_CONFIG[field] === null;
+    throw new ConfigError(`${variable}: ${asText}${textual ? '' : ' (a value other than text is read as JSON)'}`);
   }
 }
 
