@@ -113,7 +113,7 @@ describe('serve: configuration as the operator gives it', () => {
     expect(served.stdout()).not.toMatch(/evmi_/);
   });
 
-  it('a configured key with neither "key" nor "sha256": one line naming its path, exit 2, no store written', async () => {
+  it('a configured key with a misspelt "sha256": one line naming its path and the member, exit 2, no store written', async () => {
     const dataDir = join(tempDir(), 'data');
     const file = configFile({
       data_dir: dataDir,
@@ -130,7 +130,7 @@ describe('serve: configuration as the operator gives it', () => {
     const served = serve(['--config', file, '--port', '0']);
     expect(await refused(served)).toBe(2);
     expect(served.stderr()).toBe(
-      'evm-integrity: accounts[0].keys[1]: expected "key" (the key itself) or "sha256" (its SHA-256), got neither\n',
+      'evm-integrity: accounts[0].keys[1]: unknown member "sah256"; known: label, sha256, key\n',
     );
     expect(existsSync(dataDir)).toBe(false);
   });
