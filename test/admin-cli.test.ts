@@ -114,6 +114,11 @@ describe('accounts create', () => {
       [['--name', 'X', '--rps', '0'], '--rps must be a positive integer, got "0"'],
       [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
       [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
+      // A misspelt name would leave an account that every endpoint refuses (403).
+      [
+        ['--name', 'X', '--endpoints', 'verify/receipt_root'],
+        '--endpoints: "verify/receipt_root" is not an endpoint; one of verify/receipt-root, verify/logs-bloom, verify/lineage, or all',
+      ],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
       [
         ['--name', 'X', '--id', 'a b'],

@@ -97,6 +97,10 @@ describe('server configuration', () => {
       /^accounts\[0\]\.keys\[0\]: unknown member "hash"; known: label, sha256, key$/,
     ],
     [{ chains: [{ chain_id: 777, rules: 'ethereum', nmae: 'x' }] }, /^chains\[0\]: unknown member "nmae"/],
+    [
+      { accounts: [{ id: 'x', entitlements: { endpoints: ['verify/receipt_root'] } }] },
+      /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/lineage, got \["verify\/receipt_root"\]$/,
+    ],
     [{ port: 70000 }, /port: expected a port number/],
     [{ store: 'redis' }, /store: expected "sqlite", "postgres" or "memory"/],
     [{ database_url: 'mysql://db/x' }, /database_url: expected a postgres:\/\/ URL/],

@@ -2,6 +2,7 @@
  * The operator's commands, one function each: what `accounts …` and `keys …` do once their
  * arguments are parsed (src/cli/admin.ts parses and dispatches).
  */
+import { ENDPOINT_NAMES } from '../endpoints/endpoints.js';
 import { cuAllowance, cuRemaining } from '../store/periods.js';
 import { accountNotFound } from '../store/store-error.js';
 import { type Entitlements, type Store } from '../store/store.js';
@@ -62,7 +63,12 @@ function endpointName(text: string): string {
 
 /** `--endpoints a,b`: endpoint names; `all` (absent from the entitlements) as undefined. */
 function endpointsOption(text: string): string[] | undefined {
-  return text.trim() === 'all' ? undefined : [...new Set(parseList('--endpoints', text).map(endpointName))];
+  if (text.trim() === 'all') return undefined;
+  const names = [...new Set(parseList('--endpoints', text).map(endpointName))];
+  const unknown = names.find((name) => !ENDPOINT_NAMES.includes(name));
+  if (unknown !== undefined)
+    throw new UsageError(`--endpoints: "${unknown}" is not an endpoint; one of ${ENDPOINT_NAMES.join(', ')}, or all`);
+  return names;
 }
 
 /** `--chains 1,10`: chain ids; `all` (absent from the entitlements) as undefined. */

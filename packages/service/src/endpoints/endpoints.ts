@@ -106,3 +106,6 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operation: verifyLineage,
   },
 ];
+
+/** The endpoints' names, as entitlements list them (`verify/receipt-root`): a name not here would refuse everything. */
+export const ENDPOINT_NAMES: readonly string[] = ENDPOINTS.map((endpoint) => endpoint.name);

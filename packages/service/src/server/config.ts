@@ -9,6 +9,7 @@ import {
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
 import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../store/leases.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
+import { ENDPOINT_NAMES } from '../endpoints/endpoints.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
 export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };
@@ -195,8 +196,8 @@ function readEntitlements(value: unknown, path: string): Entitlements | null {
     value,
     'endpoints',
     `${path}.`,
-    (v) => Array.isArray(v) && v.every(isString),
-    'an array of endpoint names such as "verify/receipt-root"',
+    (v) => Array.isArray(v) && v.every((name) => ENDPOINT_NAMES.includes(name as string)),
+    `an array of endpoint names, each one of ${ENDPOINT_NAMES.join(', ')}`,
     undefined,
   );
   const chains = member<number[] | undefined>(
