@@ -102,6 +102,7 @@ describe('server configuration', () => {
       /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/lineage, got \["verify\/receipt_root"\]$/,
     ],
     [{ port: 70000 }, /port: expected a port number/],
+    [{ port: 9000, metrics_port: 9000 }, /^metrics_port: expected a port other than port \(9000\), got 9000$/],
     [{ store: 'redis' }, /store: expected "sqlite", "postgres" or "memory"/],
     [{ database_url: 'mysql://db/x' }, /database_url: expected a postgres:\/\/ URL/],
     [{ pg_pool_size: 0 }, /pg_pool_size: expected a positive number of connections/],

@@ -362,7 +362,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     throw new ConfigError(
       `body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`,
     );
-  return {
+  const config: ServerConfig = {
     host,
     port,
     store: member(
@@ -500,6 +500,10 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     ),
     ...readConnectionLimits(json, base),
   };
+  // One port cannot serve both listeners: told as a setting, not as the EADDRINUSE of the second bind.
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port)
+    throw new ConfigError(`metrics_port: expected a port other than port (${config.port}), got ${config.metricsPort}`);
+  return config;
 }
 
 /** What one connection may hold: requests in flight, time without taking output, output buffered ahead of it. */
