@@ -30,7 +30,10 @@ export function indexKeyOrder(count: number): number[] {
   return order;
 }
 
-/** The nibbles of `key`, high half of each byte first: the path a key takes down the trie. */
+/**
+ * The nibbles of `key`, high half of each byte first: the path a key takes down the trie.
+ * @example toNibbles(Uint8Array.of(0x81, 0x80)) // Uint8Array [8, 1, 8, 0]
+ */
 export function toNibbles(key: Uint8Array): Uint8Array {
   const nibbles = new Uint8Array(key.length * 2);
   for (let i = 0; i < key.length; i++) {
