@@ -16,6 +16,7 @@ const CORE_ENTRIES: Record<string, string> = {
   'evm-integrity/api': resolve(CORE, 'api/index.ts'),
   'evm-integrity/lineage': resolve(CORE, 'lineage/index.ts'),
   'evm-integrity/audit': resolve(CORE, 'audit/index.ts'),
+  'evm-integrity/proof': resolve(CORE, 'proof/index.ts'),
   'evm-integrity/node': resolve(CORE, 'node.ts'),
 };
 
@@ -54,6 +55,7 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['receipt types', /^receipts\/receipt\.ts$/],
   ['trie, bloom, header', /^(trie|bloom|header)\//],
   ['receipts', /^receipts\//],
+  ['proof', /^proof\//],
   ['chains', /^chains\//],
   ['input', /^input\//],
   ['sources', /^sources\//],
@@ -169,7 +171,7 @@ describe('the layers', () => {
 });
 
 describe('the entry points', () => {
-  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts', 'audit/index.ts'])(
+  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts', 'audit/index.ts', 'proof/index.ts'])(
     'evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp',
     (entry) => {
       const { files, external } = reachable(resolve(CORE, entry));

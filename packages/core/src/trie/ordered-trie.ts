@@ -30,7 +30,11 @@ export function indexKeyOrder(count: number): number[] {
   return order;
 }
 
-function toNibbles(key: Uint8Array): Uint8Array {
+/**
+ * The nibbles of `key`, high half of each byte first: the path a key takes down the trie.
+ * @example toNibbles(Uint8Array.of(0x81, 0x80)) // Uint8Array [8, 1, 8, 0]
+ */
+export function toNibbles(key: Uint8Array): Uint8Array {
   const nibbles = new Uint8Array(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     nibbles[2 * i] = key[i]! >> 4;
@@ -80,6 +84,10 @@ class OrderedTrieBuilder {
     private readonly keccak: Keccak256,
     /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
     private readonly inPlace: boolean,
+    /** Sorted position of the key whose path is collected in `path`, or -1. */
+    private readonly target = -1,
+    /** The encodings of the nodes on the target's path, leaf first (each is complete before its parent). */
+    readonly path: Uint8Array[] = [],
   ) {}
 
   private ref(encoding: Uint8Array): NodeRef {
@@ -88,6 +96,12 @@ class OrderedTrieBuilder {
 
   /** Encoding of the node holding keys[lo..hi), which share their first `depth` nibbles. */
   node(lo: number, hi: number, depth: number): Uint8Array {
+    const encoding = this.encode(lo, hi, depth);
+    if (lo <= this.target && this.target < hi) this.path.push(encoding);
+    return encoding;
+  }
+
+  private encode(lo: number, hi: number, depth: number): Uint8Array {
     const first = this.keys[lo]!;
     if (hi - lo === 1) return this.leaf(first, depth, this.values[lo]!);
     const last = this.keys[hi - 1]!;
@@ -178,4 +192,47 @@ function trieRoot(values: readonly Uint8Array[], keccak: Keccak256, inPlace: boo
   const keys = order.map((i) => toNibbles(indexKey(i)));
   const sortedValues = order.map((i) => values[i]!);
   return keccak(new OrderedTrieBuilder(keys, sortedValues, keccak, inPlace).node(0, keys.length, 0));
+}
+
+/** A trie's root and the nodes on one key's path, root first. */
+export interface OrderedTrieProof {
+  root: Uint8Array;
+  /**
+   * RLP of each node from the root to the leaf, as `eth_getProof` gives them: the root, then every
+   * node its parent references by hash (a node under 32 bytes lies inside its parent, not here).
+   */
+  proof: Uint8Array[];
+}
+
+/**
+ * The root of {@link orderedTrieRoot}'s trie and the proof of position `index` in it, built by
+ * the same one pass, so that a proof always belongs to the root the library computes.
+ *
+ * @throws RangeError when `index` is not a position of `values`.
+ * @example
+ * const { root, proof } = orderedTrieProof(encodedReceipts, 3) // proof[0] hashes to root
+ */
+export function orderedTrieProof(
+  values: readonly Uint8Array[],
+  index: number,
+  options: HashOptions = {},
+): OrderedTrieProof {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= values.length)
+    throw new RangeError(
+      `index must be a position of the ${values.length} values (0 to ${values.length - 1}), got ${index}.`,
+    );
+  const keccak = options.keccak ?? defaultKeccak256;
+  const order = indexKeyOrder(values.length);
+  const keys = order.map((i) => toNibbles(indexKey(i)));
+  const builder = new OrderedTrieBuilder(
+    keys,
+    order.map((i) => values[i]!),
+    keccak,
+    false,
+    order.indexOf(index),
+  );
+  const rootNode = builder.node(0, keys.length, 0);
+  // Only the root and the nodes referenced by hash stand alone; smaller ones are in their parent's bytes.
+  const proof = builder.path.filter((node) => node === rootNode || node.length >= 32).reverse();
+  return { root: keccak(rootNode), proof };
 }

@@ -1,0 +1,114 @@
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import { InvalidHeaderError, InvalidReceiptError } from '../errors.js';
+import { decodeHeader } from '../header/header-decoding.js';
+import { encodeHeader } from '../header/header-encoding.js';
+import type { BlockHeader } from '../header/header-fields.js';
+import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
+import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
+import type { Log, Receipt } from '../receipts/receipt.js';
+import { err, ok, type Result } from '../result.js';
+import { receiptProof, verifyReceiptProof, type ReceiptProof } from './receipt-proof.js';
+import type { ProofRefusal } from './refusal.js';
+
+/** A log's place in a block: the block's header, the proof of its receipt, and its position in the receipt. */
+export interface LogProof {
+  /** RLP of the block's header: its keccak is the block hash. */
+  headerRlp: Uint8Array;
+  /** The proof of the receipt; its `index` is the transaction's position. */
+  receiptProof: ReceiptProof;
+  /** The log's position among its receipt's logs. */
+  logIndex: number;
+}
+
+/** Options of the log proofs: the receipts' rule set and the header's layout (Ethereum's when absent). */
+export interface LogProofOptions extends EncodeReceiptOptions {
+  layout?: HeaderLayout;
+}
+
+/** A log a proof holds, with the receipt and the header that hold it. */
+export interface ProvenLog {
+  log: Log;
+  transactionIndex: number;
+  /** Position among the receipt's logs. */
+  logIndex: number;
+  receipt: Receipt;
+  header: BlockHeader;
+}
+
+/**
+ * The proof that log `logIndex` of transaction `txIndex` is in the block whose header is `header`.
+ *
+ * @throws RangeError for a position that is not there; InvalidReceiptError when the receipts are not the header's (their root is not its receiptsRoot).
+ * @example
+ * const proof = logProof(header, receipts, 12, 0, { rules: RULE_SETS.ethereum })
+ * verifyLogProof(blockHash, proof).ok // true
+ */
+export function logProof(
+  header: BlockHeader,
+  receipts: readonly Receipt[],
+  txIndex: number,
+  logIndex: number,
+  options: LogProofOptions = {},
+): LogProof {
+  const logs = receipts[txIndex]?.logs;
+  if (logs === undefined)
+    throw new RangeError(`txIndex must be a position of the ${receipts.length} receipts, got ${txIndex}.`);
+  if (!Number.isSafeInteger(logIndex) || logIndex < 0 || logIndex >= logs.length)
+    throw new RangeError(
+      `logIndex must be a position of the ${logs.length} logs of receipt ${txIndex}, got ${logIndex}.`,
+    );
+  const proof = receiptProof(receipts, txIndex, options);
+  if (!bytesEqual(proof.receiptsRoot, header.receiptsRoot))
+    throw new InvalidReceiptError(
+      `The receipts' root is 0x${bytesToHex(proof.receiptsRoot)}, not the header's receiptsRoot 0x${bytesToHex(header.receiptsRoot)}.`,
+      { field: 'receipts', expected: `the receipts whose root is 0x${bytesToHex(header.receiptsRoot)}` },
+    );
+  return { headerRlp: encodeHeader(header, options.layout), receiptProof: proof, logIndex };
+}
+
+/**
+ * Checks that a log proof proves a log of the block whose hash is `blockHash`: the header hashes
+ * to it, the receipt proof holds under the header's receiptsRoot, and the receipt has a log at
+ * the position. Returns the log, or a refusal that says which part fails.
+ *
+ * @example
+ * const proven = verifyLogProof(blockHash, proof)
+ * if (proven.ok) proven.value.log.topics[0]
+ * else proven.error.reason // 'block-hash-mismatch'
+ */
+export function verifyLogProof(
+  blockHash: Uint8Array,
+  proof: LogProof,
+  options: LogProofOptions = {},
+): Result<ProvenLog, ProofRefusal> {
+  const keccak = options.keccak ?? defaultKeccak256;
+  if (!bytesEqual(keccak(proof.headerRlp), blockHash))
+    return err({
+      reason: 'block-hash-mismatch',
+      message: `The header does not hash to the block hash 0x${bytesToHex(blockHash)}.`,
+    });
+  let header: BlockHeader;
+  try {
+    header = decodeHeader(proof.headerRlp, options.layout ?? ETHEREUM_HEADER);
+  } catch (error) {
+    if (!(error instanceof InvalidHeaderError)) throw error;
+    return err({ reason: 'header-invalid', message: `The header: ${error.message}` });
+  }
+  const { receiptsRoot, index, proof: nodes } = proof.receiptProof;
+  if (!bytesEqual(receiptsRoot, header.receiptsRoot))
+    return err({
+      reason: 'root-mismatch',
+      message: `The receipt proof's root is not the header's receiptsRoot 0x${bytesToHex(header.receiptsRoot)}.`,
+    });
+  const proven = verifyReceiptProof(header.receiptsRoot, index, nodes, options);
+  if (!proven.ok) return proven;
+  const { receipt } = proven.value;
+  const log = receipt.logs[proof.logIndex];
+  if (log === undefined)
+    return err({
+      reason: 'log-absent',
+      message: `Receipt ${index} has ${receipt.logs.length} logs, none at position ${proof.logIndex}.`,
+    });
+  return ok({ log, transactionIndex: index, logIndex: proof.logIndex, receipt, header });
+}

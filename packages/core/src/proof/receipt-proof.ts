@@ -1,0 +1,77 @@
+import { EvmIntegrityError } from '../errors.js';
+import { decodeReceipt } from '../receipts/receipt-decoding.js';
+import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
+import type { Receipt } from '../receipts/receipt.js';
+import { receiptsCommitment } from '../receipts/root.js';
+import { err, ok, type Result } from '../result.js';
+import { indexKey, orderedTrieProof } from '../trie/ordered-trie.js';
+import { walkTrieProof } from '../trie/trie-proof.js';
+import type { ProofRefusal } from './refusal.js';
+
+/** A receipt's place in its block's receipts trie: the root, the position and the nodes from the root to the leaf. */
+export interface ReceiptProof {
+  receiptsRoot: Uint8Array;
+  /** The transaction's position in the block. */
+  index: number;
+  /** RLP of each trie node from the root to the leaf, as `eth_getProof` and `@ethereumjs/mpt` give them. */
+  proof: Uint8Array[];
+}
+
+/** A receipt a proof holds: its consensus encoding (the trie's leaf value) and its fields. */
+export interface ProvenReceipt {
+  encoded: Uint8Array;
+  receipt: Receipt;
+}
+
+const checkIndex = (index: number) => {
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new RangeError(`index must be a non-negative integer, got ${index}.`);
+};
+
+/**
+ * The proof that receipt `index` is in the receipts trie of a block's complete receipt list, from
+ * the same encoding and trie that compute the block's receipts root.
+ *
+ * @throws RangeError when `index` is not a position of `receipts`; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
+ * @example
+ * const { receiptsRoot, proof } = receiptProof(receipts, 3, { rules: RULE_SETS.optimism })
+ * verifyReceiptProof(receiptsRoot, 3, proof, { rules: RULE_SETS.optimism }).ok // true
+ */
+export function receiptProof(
+  receipts: readonly Receipt[],
+  index: number,
+  options: EncodeReceiptOptions = {},
+): ReceiptProof {
+  checkIndex(index);
+  const { encodedReceipts } = receiptsCommitment(receipts, options);
+  const { root, proof } = orderedTrieProof(encodedReceipts, index, options);
+  return { receiptsRoot: root, index, proof };
+}
+
+/**
+ * Checks that `proof` holds receipt `index` of the receipts trie whose root is `root`, and returns
+ * the receipt, or a refusal naming the node that fails and why. The receipt is read under
+ * `options.rules` (Ethereum's when absent), which must know its type.
+ *
+ * @throws RangeError when `index` is not a non-negative integer.
+ * @example
+ * const proven = verifyReceiptProof(header.receiptsRoot, 3, proof)
+ * if (proven.ok) proven.value.receipt.logs
+ * else proven.error.message // 'Proof node 2: its hash is not the one node 1 names.'
+ */
+export function verifyReceiptProof(
+  root: Uint8Array,
+  index: number,
+  proof: readonly Uint8Array[],
+  options: EncodeReceiptOptions = {},
+): Result<ProvenReceipt, ProofRefusal> {
+  checkIndex(index);
+  const walked = walkTrieProof(root, indexKey(index), proof, options);
+  if (!walked.ok) return walked;
+  try {
+    return ok({ encoded: walked.value, receipt: decodeReceipt(walked.value, options) });
+  } catch (error) {
+    if (!(error instanceof EvmIntegrityError)) throw error;
+    return err({ reason: 'receipt-invalid', node: proof.length - 1, message: `The proven receipt: ${error.message}` });
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * Receipt and log inclusion proofs (evm-integrity/proof) on every real fixture block, against the
+ * independent oracle @ethereumjs/mpt: our proofs verify with its verifyMerkleProof, and its
+ * createMerkleProof's proofs verify with ours, for every index, every receipt type and rule set.
+ */
+import { createMerkleProof, MerklePatriciaTrie, verifyMerkleProof } from '@ethereumjs/mpt';
+import { encode } from '@ethereumjs/rlp';
+import { describe, expect, it } from 'vitest';
+import {
+  bytesToHex,
+  defaultRegistry,
+  encodeReceipt,
+  Problems,
+  readRpcBlock,
+  receiptsCommitment,
+  RULE_SET_NAMES,
+  RULE_SETS,
+  type Receipt,
+  type RpcBlock,
+  type RuleSet,
+} from '../packages/core/src/index.js';
+import {
+  logProof,
+  receiptProof,
+  verifyLogProof,
+  verifyReceiptProof,
+  decodeReceipt,
+} from '../packages/core/src/proof/index.js';
+import { fixtureNames, loadFixture } from './helpers/fixtures.js';
+
+function readBlock(name: string): RpcBlock {
+  const problems = new Problems();
+  const block = readRpcBlock(loadFixture(name), problems);
+  expect(problems.list).toEqual([]);
+  return block!;
+}
+
+/** The fixture's rule set, as test/fixtures.test.ts chooses it: its era's, Ethereum's for t8n outputs. */
+function rulesOf(block: RpcBlock) {
+  const era =
+    block.chainId === null ? undefined : defaultRegistry.verifiability(block.chainId, block.header.fields.number);
+  return era?.status === 'verifiable' ? era.rules : RULE_SETS.ethereum;
+}
+
+const seenTypes = new Set<string>();
+/** The fixtures whose logs were proven. */
+const logProofBlocks = new Set<string>();
+
+/**
+ * For every index of `receipts`: our proof is @ethereumjs/mpt's node for node, ours verifies with
+ * its verifyMerkleProof, its createMerkleProof's verifies with ours and gives the receipt back.
+ */
+async function againstOracle(
+  receipts: Receipt[],
+  rules: RuleSet,
+  encodedReceipts: Uint8Array[],
+  receiptsRoot: Uint8Array,
+): Promise<void> {
+  const trie = new MerklePatriciaTrie();
+  for (let i = 0; i < encodedReceipts.length; i++) await trie.put(encode(i), encodedReceipts[i]!);
+  expect(bytesToHex(trie.root())).toBe(bytesToHex(receiptsRoot));
+  for (let i = 0; i < receipts.length; i++) {
+    const ours = receiptProof(receipts, i, { rules });
+    expect(ours.index).toBe(i);
+    expect(ours.receiptsRoot).toEqual(receiptsRoot);
+    const theirs = await createMerkleProof(trie, encode(i));
+    expect(ours.proof.map(bytesToHex)).toEqual(theirs.map(bytesToHex));
+    expect(await verifyMerkleProof(encode(i), ours.proof, { root: receiptsRoot })).toEqual(encodedReceipts[i]);
+    const proven = verifyReceiptProof(receiptsRoot, i, theirs, { rules });
+    if (!proven.ok) throw new Error(proven.error.message);
+    expect(proven.value.encoded).toEqual(encodedReceipts[i]);
+    expect(encodeReceipt(proven.value.receipt, { rules })).toEqual(encodedReceipts[i]);
+    // Arbitrum's 0x78 is hashed untyped: it reads back as type 0, every other type as itself.
+    const { type } = receipts[i]!;
+    expect(proven.value.receipt).toEqual({ ...receipts[i], type: rules.layouts.get(type) === 'untyped' ? 0 : type });
+    seenTypes.add(`${rules.name}:${type}`);
+  }
+}
+
+describe.each(fixtureNames)('%s', (name) => {
+  const block = readBlock(name);
+  const rules = rulesOf(block);
+  const { receiptsRoot, encodedReceipts } = receiptsCommitment(block.receipts, { rules });
+
+  it('every index: our proof equals @ethereumjs/mpt’s, each verifies with the other, and gives the receipt back', async () => {
+    await againstOracle(block.receipts, rules, encodedReceipts, receiptsRoot);
+  }, 60_000);
+
+  /** The block's first, middle and last logs, as (transaction, position) pairs: a log proof costs a whole commitment. */
+  const logs = block.receipts.flatMap((r, tx) => r.logs.map((_, position) => [tx, position] as const));
+  const sample = [...new Set([0, Math.floor(logs.length / 2), logs.length - 1])]
+    .map((i) => logs[i])
+    .filter((pair) => pair !== undefined);
+
+  // A log proof needs the block hash (the t8n outputs have none) and a log.
+  if (block.header.complete !== undefined && loadFixture(name).header_hash_recomputable && sample.length > 0)
+    it('its first, middle and last logs: each log proof verifies against the block hash, and not against another', () => {
+      const header = block.header.complete!;
+      const options = { rules, layout: block.header.layout };
+      const blockHash = block.header.hash!;
+      logProofBlocks.add(name);
+      for (const [tx, position] of sample) {
+        const proof = logProof(header, block.receipts, tx, position, options);
+        const proven = verifyLogProof(blockHash, proof, options);
+        if (!proven.ok) throw new Error(proven.error.message);
+        expect(proven.value).toMatchObject({
+          log: block.receipts[tx]!.logs[position],
+          transactionIndex: tx,
+          logIndex: position,
+        });
+        expect(proven.value.header.receiptsRoot).toEqual(receiptsRoot);
+        const otherHash = blockHash.slice();
+        otherHash[0]! ^= 1;
+        expect(verifyLogProof(otherHash, proof, options)).toMatchObject({
+          ok: false,
+          error: { reason: 'block-hash-mismatch' },
+        });
+      }
+    });
+});
+
+describe('every rule set, every type it knows', () => {
+  const log = {
+    address: new Uint8Array(20).fill(0x11),
+    topics: [new Uint8Array(32).fill(0x22)],
+    data: Uint8Array.of(1, 2),
+  };
+  it.each(RULE_SET_NAMES)('%s: a block with a receipt of each type, against @ethereumjs/mpt', async (name) => {
+    const rules = RULE_SETS[name];
+    const receipts: Receipt[] = [...rules.layouts].map(([type, layout], i) => ({
+      type,
+      status: 1,
+      cumulativeGasUsed: BigInt(21_000 * (i + 1)),
+      logs: i % 2 === 0 ? [log] : [],
+      ...(layout === 'op-deposit' && { depositNonce: 7n, depositReceiptVersion: 1n }),
+    }));
+    const { receiptsRoot, encodedReceipts } = receiptsCommitment(receipts, { rules });
+    await againstOracle(receipts, rules, encodedReceipts, receiptsRoot);
+  });
+});
+
+describe('the real fixtures cover', () => {
+  it('the rule sets whose real blocks hold receipts, and their types (scroll’s only fixture, its genesis, has none); log proofs on 35 blocks', () => {
+    const real = [...seenTypes].filter((t) => !t.startsWith('scroll'));
+    for (const type of [
+      'ethereum:0',
+      'ethereum:1',
+      'ethereum:2',
+      'ethereum:3',
+      'ethereum:4',
+      'optimism:126',
+      'optimism:2',
+      'arbitrum:106',
+      'polygon:0',
+    ])
+      expect(real, type).toContain(type);
+  });
+});
+
+describe('refusals', () => {
+  const block = readBlock('mainnet-15040641');
+  const header = block.header.complete!;
+  const blockHash = block.header.hash!;
+  const tx = block.receipts.findIndex((r) => r.logs.length > 0);
+  const proof = logProof(header, block.receipts, tx, 0);
+  const nodes = proof.receiptProof.proof;
+
+  it('a proof cut short names the missing node; one with a node too many names it', () => {
+    const short = verifyReceiptProof(header.receiptsRoot, tx, nodes.slice(0, -1));
+    expect(short).toMatchObject({ ok: false, error: { reason: 'missing-node', node: nodes.length - 1 } });
+    const long = verifyReceiptProof(header.receiptsRoot, tx, [...nodes, nodes[0]!]);
+    expect(long).toMatchObject({ ok: false, error: { reason: 'extra-node', node: nodes.length } });
+  });
+
+  it('a node replaced by one that hashes right but is not RLP, or no trie node, is named', () => {
+    // Under a made-up root, node 0 is checked for its hash first, then for what it is.
+    const keccak = (bytes: Uint8Array) => bytes.slice(0, 32);
+    const notRlp = new Uint8Array(40).fill(0xff);
+    expect(verifyReceiptProof(notRlp.slice(0, 32), tx, [notRlp], { keccak })).toMatchObject({
+      ok: false,
+      error: { reason: 'bad-rlp', node: 0 },
+    });
+    const threeItems = encode([new Uint8Array(32), new Uint8Array(32), new Uint8Array(32)]);
+    expect(verifyReceiptProof(threeItems.slice(0, 32), tx, [threeItems], { keccak })).toMatchObject({
+      ok: false,
+      error: { reason: 'bad-node', node: 0 },
+    });
+  });
+
+  it('an index absent from the block is refused: on the path where its slot is empty, else at the node it needs', () => {
+    // Three receipts: keys 0x80, 0x01, 0x02, so the root branch's slot 2 (key 0x20, index 32) is empty.
+    const small = receiptProof(block.receipts.slice(0, 3), 1);
+    expect(verifyReceiptProof(small.receiptsRoot, 32, small.proof.slice(0, 1))).toMatchObject({
+      ok: false,
+      error: { reason: 'path-mismatch', node: 0 },
+    });
+    const absent = verifyReceiptProof(header.receiptsRoot, block.receipts.length + 5, nodes);
+    expect(absent.ok).toBe(false);
+  });
+
+  it('a receipt read under rules that do not know its type is refused as no receipt of them', () => {
+    const op = readBlock('op-mainnet-154497277');
+    const deposit = op.receipts.findIndex((r) => r.type === 0x7e);
+    const { receiptsRoot, proof: opNodes } = receiptProof(op.receipts, deposit, { rules: RULE_SETS.optimism });
+    const verdict = verifyReceiptProof(receiptsRoot, deposit, opNodes, { rules: RULE_SETS.ethereum });
+    expect(verdict).toMatchObject({ ok: false, error: { reason: 'receipt-invalid', node: opNodes.length - 1 } });
+    if (!verdict.ok) expect(verdict.error.message).toMatch(/type 126 is not known to the ethereum rule set/);
+  });
+
+  it('a log position past the receipt’s logs, a header not the block’s, a root not the header’s are refused', () => {
+    const count = block.receipts[tx]!.logs.length;
+    expect(verifyLogProof(blockHash, { ...proof, logIndex: count })).toMatchObject({
+      ok: false,
+      error: { reason: 'log-absent' },
+    });
+    const changedHeader = proof.headerRlp.slice();
+    changedHeader[changedHeader.length - 1]! ^= 1;
+    expect(verifyLogProof(blockHash, { ...proof, headerRlp: changedHeader })).toMatchObject({
+      ok: false,
+      error: { reason: 'block-hash-mismatch' },
+    });
+    const otherRoot = { ...proof.receiptProof, receiptsRoot: new Uint8Array(32) };
+    expect(verifyLogProof(blockHash, { ...proof, receiptProof: otherRoot })).toMatchObject({
+      ok: false,
+      error: { reason: 'root-mismatch' },
+    });
+  });
+
+  it('logProof refuses receipts that are not the header’s, and positions that are not there', () => {
+    expect(() => logProof(header, block.receipts.slice(1), tx, 0)).toThrow(/not the header's receiptsRoot/);
+    expect(() => logProof(header, block.receipts, block.receipts.length, 0)).toThrow(RangeError);
+    expect(() => logProof(header, block.receipts, tx, block.receipts[tx]!.logs.length)).toThrow(RangeError);
+    expect(() => receiptProof(block.receipts, -1)).toThrow(RangeError);
+  });
+
+  it('decodeReceipt refuses bytes that are no canonical receipt', () => {
+    const encoded = encodeReceipt(block.receipts[tx]!);
+    expect(decodeReceipt(encoded)).toEqual(block.receipts[tx]);
+    const badBloom = encoded.slice();
+    badBloom[20]! ^= 1; // inside the 256-byte bloom of a legacy or typed receipt
+    expect(() => decodeReceipt(badBloom)).toThrow(/canonical encoding/);
+    expect(() => decodeReceipt(new Uint8Array(0))).toThrow(/no bytes/);
+  });
+});
