@@ -269,5 +269,10 @@ describe('audit-worker, audit-status, audit-export', () => {
     const again = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/--out .*audit\.ndjson: cannot create it: .*EEXIST/);
+    // A block the tables lost is no pass, even with every chunk done.
+    await query(db.url, 'DELETE FROM evm_integrity_audit.blocks WHERE audit_id = $1 AND block_number = 1000015', [id]);
+    const short = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(short.status).toBe(2);
+    expect(short.stderr).toMatch(/holds 29 of the range's 30 blocks, 0 unreachable: not a pass/);
   }, 120_000);
 });

@@ -59,6 +59,14 @@ export async function runAuditExport(
         );
         return 2;
       }
+      // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
+      const range = plan.to - plan.from + 1;
+      if (total.blocks < range || total.verdicts.unreachable > 0) {
+        io.stderr(
+          `evm-integrity: audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass\n`,
+        );
+        return 2;
+      }
       return statusOfVerdicts(total, io.stderr);
     } finally {
       if (fd !== undefined) closeSync(fd);
