@@ -193,6 +193,22 @@ const RELEASE = `
   INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at)
   SELECT $3, $2, $4, $5, $6, $7, $8 FROM ended RETURNING seq`;
 
+/** The parameters of SETTLE and RELEASE: the hold ended, and the request row logged. */
+const loggedParams = (
+  held: ReturnType<typeof normalizeReservation>,
+  record: ReturnType<typeof normalizeRequest>,
+  now: Date,
+) => [
+  held.id,
+  held.accountId,
+  record.requestId,
+  record.endpoint,
+  record.status,
+  record.cu,
+  held.periodStart,
+  now.toISOString(),
+];
+
 /** Request-log rows deleted per statement when pruning, so a first prune of a large log holds no lock for long. */
 const PRUNE_BATCH_ROWS = 5000;
 
@@ -479,16 +495,7 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, held.cu);
-    const logged = [
-      held.id,
-      held.accountId,
-      record.requestId,
-      record.endpoint,
-      record.status,
-      record.cu,
-      held.periodStart,
-      now.toISOString(),
-    ];
+    const logged = loggedParams(held, record, now);
     // Usually one statement: the hold, still under its lease, is deleted and the request logged; its CU stay.
     if ((await this.query(SETTLE, logged)).length > 0) return ok(undefined);
     return this.tx(async (q): Promise<SettleResult> => {
@@ -507,16 +514,7 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     const held = normalizeReservation(reservation);
     const record = normalizeRequest(request, held, 0);
-    const logged = [
-      held.id,
-      held.accountId,
-      record.requestId,
-      record.endpoint,
-      record.status,
-      record.cu,
-      held.periodStart,
-      now.toISOString(),
-    ];
+    const logged = loggedParams(held, record, now);
     // Usually one statement: the hold is deleted, its CU given back and the request logged.
     if ((await this.query(RELEASE, logged)).length > 0) return;
     await this.tx(async (q) => {
