@@ -11,7 +11,7 @@ import {
   type Verifiability,
 } from '../chains/registry.js';
 import { EvmIntegrityError, InvalidHeaderError } from '../errors.js';
-import { decodeHeader, headerNumber } from '../header/header-decoding.js';
+import { decodeHeaderItems, headerFromItems, headerItemsNumber, type HeaderItems } from '../header/header-decoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import { decodeReceipt } from '../receipts/receipt-decoding.js';
@@ -114,6 +114,7 @@ export class LogsRangeCheck {
   readonly #keccak: Keccak256;
   #next: number;
   #lastHash: Uint8Array | null = null;
+  #era: { era: ProvableEra; first: number; last: number } | null = null;
   #candidateBlocks = 0;
   #receipts = 0;
   #logs = 0;
@@ -143,7 +144,13 @@ export class LogsRangeCheck {
    * they must be.
    */
   eraOf(block: number): ProvableEra | string {
-    return provableEra(this.#registry, this.range.chainId, block);
+    const cached = this.#era;
+    if (cached !== null && block >= cached.first && block <= cached.last) return cached.era;
+    const era = provableEra(this.#registry, this.range.chainId, block);
+    // What an era shows holds for all its blocks: asked once an era, not once a block.
+    if (typeof era !== 'string')
+      this.#era = { era, first: era.era?.firstBlock ?? 0, last: era.era?.lastBlock ?? Number.POSITIVE_INFINITY };
+    return era;
   }
 
   /** Checks the next block: its header's RLP and, when its bloom may match, its receipts' encodings. */
@@ -157,9 +164,11 @@ export class LogsRangeCheck {
           `A record follows block ${formatBlock(this.range.toBlock)}, the range's last.`,
         ),
       );
+    let items: HeaderItems;
     let number: bigint;
     try {
-      number = headerNumber(headerRlp);
+      items = decodeHeaderItems(headerRlp);
+      number = headerItemsNumber(items);
     } catch (error) {
       if (!(error instanceof InvalidHeaderError)) throw error;
       return err(refusal('header-invalid', expected, `The header of block ${formatBlock(expected)}: ${error.message}`));
@@ -172,11 +181,11 @@ export class LogsRangeCheck {
           `Block ${formatBlock(expected)} is missing: the record in its place is block ${number.toLocaleString('en-US')}.`,
         ),
       );
-    const era = provableEra(this.#registry, this.range.chainId, expected);
+    const era = this.eraOf(expected);
     if (typeof era === 'string') return err(refusal('not-verifiable', expected, era));
     let header: BlockHeader;
     try {
-      header = decodeHeader(headerRlp, era.header);
+      header = headerFromItems(items, era.header);
     } catch (error) {
       if (!(error instanceof InvalidHeaderError)) throw error;
       return err(refusal('header-invalid', expected, `The header of block ${formatBlock(expected)}: ${error.message}`));
