@@ -81,6 +81,7 @@ describe('the OpenAPI document', () => {
       '/evm/verify/receipt-root',
       '/evm/verify/logs-bloom',
       '/evm/verify/lineage',
+      '/evm/verify/logs-proof',
     ]);
     for (const [path, item] of withExamples) {
       const requests = Object.values(
