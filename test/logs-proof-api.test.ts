@@ -33,11 +33,15 @@ const LOGS_PROOF_LIMIT = 4 * MIB;
 const DEVNET: ChainInfo = { chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true };
 
 const keyOf = (account: string) => `evmi_logs-proof-api-${account}-0123456789abcdefghijklmnop`;
-const account = (id: string, entitlements: { endpoints?: string[]; chains?: number[] } | null = null) => ({
+const account = (
+  id: string,
+  entitlements: { endpoints?: string[]; chains?: number[] } | null = null,
+  cuLimit = 100_000,
+) => ({
   id,
   name: id,
   plan: 'pro',
-  cuLimit: 100_000,
+  cuLimit,
   rateLimitRps: 10_000,
   entitlements,
   keys: [{ label: 'test', key: keyOf(id) }],
@@ -63,6 +67,7 @@ beforeAll(async () => {
         account('meter'),
         account('blooms-only', { endpoints: ['verify/logs-bloom'] }),
         account('mainnet-only', { chains: [1] }),
+        account('three-cu', null, 3),
       ],
     }),
     { logger: capturingLogger().logger },
@@ -307,6 +312,15 @@ describe('size, cost and keys', () => {
     expect(await usedBy('meter')).toBe(used + 4);
     expect((await post(JSON.stringify({ chain_id: 1 }), 'meter')).status).toBe(400);
     expect(await usedBy('meter')).toBe(used + 4);
+  });
+
+  it('an allowance that pays the least cost but not this body: 429 once the body is read, nothing charged', async () => {
+    const res = await post(mergeBody, 'three-cu');
+    expect(res.status).toBe(429);
+    expect((await errorOf(res)).details).toMatchObject({ limit_scope: 'cu_allowance' });
+    expect(await usedBy('three-cu')).toBe(0);
+    expect((await post(smallBody, 'three-cu')).status).toBe(200);
+    expect(await usedBy('three-cu')).toBe(1);
   });
 
   it('its own body limit: a proof above the other endpoints’ limit is read, one above its own is 413', async () => {

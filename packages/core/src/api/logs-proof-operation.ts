@@ -83,8 +83,6 @@ function unprovable(refusal: LogsProofRefusal, context: OperationContext): Opera
   };
 }
 
-const hex = (bytes: Uint8Array) => bytesToHex(bytes);
-
 /**
  * `POST /v1/evm/verify/logs-proof`: checks a complete-log proof over a range of blocks with the
  * library's {@link verifyLogsProofBytes}, from the head hash the caller trusts and on the rules of
@@ -118,15 +116,15 @@ export function verifyLogsProofOperation(body: unknown, context: ReceiptRootCont
     reason: (refusal?.reason as LogsProofMismatch | undefined) ?? null,
     block: refusal?.block ?? null,
     message: refusal?.message ?? null,
-    head_hash: hex(headHash),
+    head_hash: bytesToHex(headHash),
     from_block: summary?.fromBlock ?? null,
     to_block: summary?.toBlock ?? null,
     filter:
       summary === null
         ? null
         : {
-            address: summary.filter.addresses.map(hex),
-            topics: summary.filter.topics.map((alternatives) => alternatives.map(hex)),
+            address: summary.filter.addresses.map(bytesToHex),
+            topics: summary.filter.topics.map((alternatives) => alternatives.map(bytesToHex)),
           },
     blocks: summary?.blocks ?? null,
     candidate_blocks: summary?.candidateBlocks ?? null,

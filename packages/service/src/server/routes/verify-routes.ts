@@ -114,8 +114,9 @@ function clientGone(hold: RequestHold): Response {
 
 /**
  * The metered verify endpoints. Each request passes the guards, then its body is read; only then
- * does it take a place (`max_in_flight`, `max_in_flight_per_account`) and reserve its CU, so a slow
- * upload holds neither. A body of `pool_threshold_bytes` or more is then read and verified on a
+ * does it take a place (`max_in_flight`, `max_in_flight_per_account`) and reserve its CU (`cuOf`:
+ * a logs proof's grow with its body), so a slow upload holds neither. Each endpoint's body limit is
+ * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
  * client gone before the answer (even while its job waited for a worker), gives them back.
  */
