@@ -1,8 +1,8 @@
 /**
  * Run by logs-proofs.bench.ts in a process of its own, so that its peak memory is the verifier's
  * alone: verifies the logs proof in file argv[2] (of the synthetic bench chain) against head hash
- * argv[3], streaming it in 64 KiB chunks, and prints one line of JSON: the time, the summary and
- * the memory taken.
+ * argv[3], streaming it in 64 KiB chunks, and prints one line of JSON: the time (wall and CPU),
+ * the summary and the memory taken.
  */
 import { createReadStream } from 'node:fs';
 import { hexToBytes } from '../packages/core/src/index.js';
@@ -22,6 +22,7 @@ async function* sampled(source: AsyncIterable<Buffer>, peak: { heapUsed: number 
 
 const rssBefore = process.memoryUsage().rss;
 const peak = { heapUsed: 0 };
+const cpuBefore = process.cpuUsage();
 const start = performance.now();
 const verdict = await verifyLogsProof(sampled(createReadStream(path, { highWaterMark: 64 * 1024 }), peak), {
   headHash: hexToBytes(headHex),
@@ -29,11 +30,13 @@ const verdict = await verifyLogsProof(sampled(createReadStream(path, { highWater
   registry: benchRegistry,
 });
 const ms = performance.now() - start;
+const cpu = process.cpuUsage(cpuBefore);
 if (!verdict.ok) throw new Error(verdict.error.message);
 const { blocks, candidateBlocks, receipts, logs } = verdict.value;
 console.log(
   JSON.stringify({
     ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     blocks,
     candidateBlocks,
     receipts,
