@@ -224,7 +224,9 @@ describe('prove logs refuses', () => {
     await serve(THIRTY, 10);
     const { file, result } = await prove(THIRTY, { address: [BUSY] });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/--chain 1: .*serves chain 10/);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ serves chain 10, not chain 1: give the chain id it serves, or a node of chain 1\n$/,
+    );
     expect(readdirSync(dirname(file))).toEqual([]);
   });
 
@@ -236,6 +238,30 @@ describe('prove logs refuses', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/block 1,000,010 has hash 0x[0-9a-f]{64}, but its header hashes to 0x/);
     expect(readdirSync(dirname(file))).toEqual([]);
+  });
+
+  it('Ctrl-C while writing --out: 130, and neither the file nor its temporary file is left', async () => {
+    await serve(THIRTY);
+    node!.delayMs = 50;
+    const dir = tempDir();
+    const file = join(dir, 'range.elp');
+    const child = spawn(process.execPath, [BIN, 'prove', 'logs', ...rangeFlags(THIRTY, {}), '--out', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const status = await new Promise<number | null>((resolve) => {
+      child.on('close', resolve);
+      const timer = setInterval(() => {
+        if (readdirSync(dir).length > 0 && node!.calls.length > 3) {
+          clearInterval(timer);
+          child.kill('SIGINT');
+        }
+      }, 5);
+    });
+    expect(status).toBe(130);
+    expect(stderr).toContain('interrupted; nothing was written');
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('bad flags, each named: 2', async () => {

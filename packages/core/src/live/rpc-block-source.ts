@@ -156,7 +156,7 @@ export class RpcBlockSource implements BlockSource {
           const failure = `error ${code ?? '(no code)'}: ${message}`;
           // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429
           // (unless it says an eth_getLogs answer is too big: waiting would not shrink it).
-          if (status === 429 || (code === -32005 && !TOO_MANY_LOGS.test(message)))
+          if (status === 429 || (code === -32005 && !(method === 'eth_getLogs' && TOO_MANY_LOGS.test(message))))
             return { kind: 'rate_limited', failure };
           rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
           return { kind: 'final' };

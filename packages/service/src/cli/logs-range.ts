@@ -3,7 +3,6 @@
  * flags, the node they ask, and how a range and a proof's summary are told.
  */
 import { bytesToHex, defaultRegistry, hexToBytes } from 'evm-integrity';
-import { ChainMismatchError } from 'evm-integrity/audit';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
 import { addressValue, blockNumberValue, chainIdValue, positiveValue, rpcUrlOf, topicValue } from './flags.js';
@@ -49,17 +48,12 @@ export function logsRangeFlags(
 }
 
 /**
- * The node, checked to serve the chain asked for: a node of another chain is a UsageError naming
- * both (exit 2); one that cannot be reached is the caller's SourceError.
+ * The node, checked to serve the chain asked for: a node of another chain is a ChainMismatchError
+ * naming both (one line, exit 2), one that cannot be reached a SourceError.
  */
 export async function openNode(url: string, chainId: number): Promise<RpcBlockSource> {
   const node = new RpcBlockSource({ url });
-  try {
-    await node.checkChain(chainId);
-  } catch (error) {
-    if (error instanceof ChainMismatchError) throw new UsageError(`--chain ${chainId}: ${error.message}`);
-    throw error;
-  }
+  await node.checkChain(chainId);
   return node;
 }
 
