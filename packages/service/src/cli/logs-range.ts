@@ -86,7 +86,7 @@ export function describeFilter(range: LogsRange): string {
 
 /** What a proof covers and holds, in one line. */
 export function describeSummary(summary: LogsProofSummary): string {
-  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${count(summary.blocks)} blocks, ${count(summary.candidateBlocks)} with receipts, ${count(summary.receipts)} receipts), filter ${describeFilter(summary)}: ${count(summary.logs)} matching logs`;
+  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${count(summary.blocks)} blocks, ${count(summary.candidateBlocks)} candidate blocks (bloom may match), ${count(summary.receipts)} receipts), filter ${describeFilter(summary)}: ${count(summary.logs)} matching logs`;
 }
 
 /** The head hash line a verifier needs. */
