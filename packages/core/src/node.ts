@@ -1,7 +1,9 @@
 /**
  * `evm-integrity/node`: the lineage sources that reach the network (the hosted data service,
- * a JSON-RPC node, a complete-log proof built from one) and the recording of what they answered into a bundle; the range audit's
- * cross-check of the hosted service's raw datasets (`serviceCrossCheck`). Node 20 or newer
+ * a JSON-RPC node) and the recording of what they answered into a bundle; the range audit's
+ * cross-check of the hosted service's raw datasets (`serviceCrossCheck`); a complete-log proof
+ * built from a node (`NodeLogsProof`) and a node's `eth_getLogs` checked against one
+ * (`NodeLogsCheck`). Node 20 or newer
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
 export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';
