@@ -3,11 +3,13 @@ import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, processIo, UsageError, type CliIo } from './io.js';
 import {
   AUDIT_EXPORT_USAGE,
+  AUDIT_LOGS_USAGE,
   AUDIT_STATUS_USAGE,
   AUDIT_USAGE,
   AUDIT_WORKER_USAGE,
   LINEAGE_USAGE,
   OVERVIEW,
+  PROVE_USAGE,
   REQUEST_USAGE,
   SERVE_USAGE,
   VERIFY_USAGE,
@@ -28,11 +30,16 @@ interface Command {
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
   request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
+  prove: { usage: () => PROVE_USAGE, run: runProve },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,
     run: async (argv, io) =>
       (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
+  },
+  'audit-logs': {
+    usage: () => AUDIT_LOGS_USAGE,
+    run: async (argv, io) => (await import('./audit-logs.js')).runAuditLogs(argv, io),
   },
   // The audit queue (PostgreSQL, pg-boss): loaded only by these commands.
   'audit-worker': {
@@ -51,6 +58,15 @@ const COMMANDS: Record<string, Command> = {
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
 };
+
+/** `prove logs …` (argv after `prove`). */
+async function runProve(argv: string[], io: CliIo): Promise<number> {
+  const [what, ...rest] = argv;
+  if (what === 'logs') return (await import('./prove-logs.js')).runProveLogs(rest, io);
+  throw new UsageError(
+    what === undefined ? 'prove needs what to prove: logs' : `cannot prove "${what}": expected logs`,
+  );
+}
 
 async function adminUsage(): Promise<string> {
   return (await import('./admin.js')).ADMIN_USAGE;

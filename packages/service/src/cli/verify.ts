@@ -52,12 +52,15 @@ async function runVerifyBlocks(
 }
 
 /**
- * `verify receipt-root|logs-bloom|block …` (argv after `verify`): prints the JSON the
+ * `verify receipt-root|logs-bloom|block|logs-proof …` (argv after `verify`): prints the JSON the
  * endpoint would answer and returns the exit status. Throws UsageError for a mistake in
  * the command line.
  * @example runVerify(['receipt-root', 'body.json'], io) // 0 when every claim of the body holds
  */
 export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
+  // A proof of a range has flags of its own (--chain is a chain id there): loaded only when asked.
+  if (argv[0] === 'logs-proof')
+    return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -98,9 +101,9 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
       });
     }
     case undefined:
-      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom or block');
+      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom, block or logs-proof');
     default:
-      throw new UsageError(`cannot verify "${what}": expected receipt-root, logs-bloom or block`);
+      throw new UsageError(`cannot verify "${what}": expected receipt-root, logs-bloom, block or logs-proof`);
   }
   io.stdout(`${JSON.stringify(result.body, null, values.pretty ? 2 : undefined)}\n`);
   return EXIT[result.verdict];
