@@ -11,6 +11,7 @@ export { RpcBlockSource, type RpcBlockSourceOptions, type RpcLogsFilter } from '
 export {
   NodeLogsProof,
   rpcLogsFilter,
+  type FetchedBlock,
   type NodeLogsProofOptions,
   type NodeProofBlock,
 } from './live/node-logs-proof.js';

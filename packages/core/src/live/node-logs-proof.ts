@@ -23,7 +23,7 @@ export interface NodeProofBlock extends LogsProofBlock {
 }
 
 /** A block as fetched: its header read in its era's layout, its receipts when its bloom may match. */
-interface Fetched {
+export interface FetchedBlock {
   number: number;
   header: BlockHeader;
   /** The node's `hash` of the block. */
@@ -91,7 +91,7 @@ export class NodeLogsProof {
 
   /** Each block of the range in order, fetched up to `concurrency` blocks ahead. */
   async *blocks(): AsyncGenerator<NodeProofBlock> {
-    const pending: Array<Promise<Fetched>> = [];
+    const pending: Array<Promise<FetchedBlock>> = [];
     let next = this.range.fromBlock;
     const fill = () => {
       while (pending.length < this.#concurrency && next <= this.range.toBlock) {
@@ -117,7 +117,7 @@ export class NodeLogsProof {
   }
 
   /** A block's header, and its receipts when its bloom may match the filter. */
-  async #fetch(number: number): Promise<Fetched> {
+  async #fetch(number: number): Promise<FetchedBlock> {
     const { chainId } = this.range;
     const header = await this.#source.header(chainId, number);
     if (header === null) throw new SourceError(`the node has no block ${formatBlock(number)}`);
@@ -127,7 +127,7 @@ export class NodeLogsProof {
   }
 
   /** The node's block read as every source's block is read (its era's header layout, its receipts). */
-  #read(header: JsonObject, receipts: unknown[], number: number): Fetched & { receipts: Receipt[] } {
+  #read(header: JsonObject, receipts: unknown[], number: number): FetchedBlock & { receipts: Receipt[] } {
     const problems = new Problems();
     const block = readRpcBlock({ chain_id: this.range.chainId, header, receipts }, problems, {
       registry: this.#registry,
@@ -142,7 +142,7 @@ export class NodeLogsProof {
   }
 
   /** The block's record, checked by the builder, and its hash checked against the node's. */
-  #build(fetched: Fetched): NodeProofBlock {
+  #build(fetched: FetchedBlock): NodeProofBlock {
     const built = this.#builder.block(fetched.header, fetched.receipts);
     if (!built.ok)
       throw new SourceError(
