@@ -121,7 +121,7 @@ describe('prove logs, then verify logs-proof', () => {
     const proved = await run(['prove', 'logs', ...rangeFlags(THIRTY, { address: [BUSY] })]);
     expect(proved.status).toBe(0);
     expect(proved.stderr).toMatch(
-      /30 blocks, 1 candidate blocks \(bloom may match\), 7 receipts\), filter address 0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3: 9 matching logs; [\d,]+ bytes/,
+      /30 blocks, 1 candidate block \(bloom may match\), 7 receipts\), filter address 0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3: 9 matching logs; [\d,]+ bytes/,
     );
     const out = join(tempDir(), 'logs.ndjson');
     const verified = await run(

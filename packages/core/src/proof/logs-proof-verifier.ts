@@ -88,7 +88,12 @@ export class LogsProofVerifier {
       return err(refusal);
     };
     if (this.#check === null)
-      return fail({ reason: 'malformed', message: 'The input ends before a logs proof begins.' });
+      return fail({
+        reason: 'malformed',
+        message: this.#signed
+          ? "The input ends before the logs proof's preamble is whole."
+          : `The input is not a logs proof: it ends before its ${LOGS_PROOF_SIGNATURE.length}-byte signature.`,
+      });
     if (this.#reader.buffered > 0) {
       const block = this.#check.nextBlock;
       return fail(

@@ -59,6 +59,7 @@ export async function openNode(url: string, chainId: number): Promise<RpcBlockSo
 
 const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
 const count = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? '' : 's'}`;
 
 /** A chain as messages name it: `chain 1 (Ethereum)`. */
 export function chainName(chainId: number): string {
@@ -86,7 +87,7 @@ export function describeFilter(range: LogsRange): string {
 
 /** What a proof covers and holds, in one line. */
 export function describeSummary(summary: LogsProofSummary): string {
-  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${count(summary.blocks)} blocks, ${count(summary.candidateBlocks)} candidate blocks (bloom may match), ${count(summary.receipts)} receipts), filter ${describeFilter(summary)}: ${count(summary.logs)} matching logs`;
+  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${plural(summary.blocks, 'block')}, ${plural(summary.candidateBlocks, 'candidate block')} (bloom may match), ${plural(summary.receipts, 'receipt')}), filter ${describeFilter(summary)}: ${plural(summary.logs, 'matching log')}`;
 }
 
 /** The head hash line a verifier needs. */
