@@ -8,6 +8,7 @@ import {
   AUDIT_WORKER_USAGE,
   LINEAGE_USAGE,
   OVERVIEW,
+  PROVE_USAGE,
   REQUEST_USAGE,
   SERVE_USAGE,
   VERIFY_USAGE,
@@ -27,6 +28,7 @@ interface Command {
 // `verify` starts without loading the HTTP stack or the store.
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
+  prove: { usage: () => PROVE_USAGE, run: async (argv, io) => (await import('./prove.js')).runProve(argv, io) },
   request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {

@@ -7,6 +7,8 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
+  evm-integrity verify receipt-proof [FILE|-] [--block-hash H]
+                                               a receipt proof (prove receipt writes it)
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
 
 Options:
@@ -18,13 +20,31 @@ Options:
   --workers N   verify blocks on N worker threads (0: none; default: one per
                 core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
+  --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
+                with or without 0x), a hash you trust
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
 no FILE), one line a block in argument order. A file that cannot be read or is
 not JSON, and a block refused, get a line on stderr naming the file; the other
 files are still verified. Exit status (the highest of the blocks'): 0 verified,
 1 a claim of the input is false (a root, a header or a bloom), 2 bad input or
-not verifiable, 3 a bug, 141 stdout closed early (… | head).`;
+not verifiable, 3 a bug, 141 stdout closed early (… | head).
+verify receipt-proof prints the receipt the proof holds (JSON-RPC's conventions)
+and exits 0; a proof that does not hold is one line on stderr naming why and the
+proof node at fault, exit 1; a file that is not a proof names the member, exit 2.`;
+
+export const PROVE_USAGE = `Usage:
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty]
+
+Writes the proof that receipt N (its transaction index) is in the block in FILE
+(the JSON-RPC format verify block reads: chain_id, header, complete receipts), to
+P or stdout: a JSON document (docs/proofs.md) that verify receipt-proof and POST
+/v1/evm/verify/receipt-proof check. The block is verified first, under its
+chain's rules in the registry: its receipts must give its receiptsRoot and its
+header its hash, both checks its era claims. P is written whole or not at all.
+Exit status: 0 written, 1 the block's receipts or header do not match its
+commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
+verified, 3 a bug.`;
 
 export const REQUEST_USAGE = `Usage:
   evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
@@ -152,6 +172,8 @@ export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is wh
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
   evm-integrity verify block [FILE|-]…                   verify whole blocks
+  evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
+  evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
@@ -167,5 +189,5 @@ ${ADMIN_SYNOPSIS}
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
-Commands: verify, request, lineage, audit, audit-worker, audit-status, audit-export,
-serve, accounts, keys.`;
+Commands: verify, prove, request, lineage, audit, audit-worker, audit-status,
+audit-export, serve, accounts, keys.`;
