@@ -30,6 +30,7 @@ export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '.
 export type { JsonSchema } from '../input/schema.js';
 export { isObject, type JsonObject } from '../input/json-values.js';
 export {
+  RECEIPT_PROOF_FAULTS,
   verifyReceiptProofOperation,
   type ReceiptProofResult,
   type RpcReceiptJson,

@@ -41,6 +41,23 @@ export interface ReceiptProofResult {
   receipt: RpcReceiptJson | null;
 }
 
+/**
+ * Every reason a receipt proof can fail for, in a few words (a record, so that a new fault of the
+ * library cannot be left out of the answer's documented values).
+ */
+export const RECEIPT_PROOF_FAULTS: Readonly<Record<Exclude<ProofFault, 'log-absent'>, string>> = {
+  'block-hash-mismatch': 'header_rlp does not hash to block_hash, or block_hash is not expected_block_hash',
+  'header-invalid': "header_rlp is no header of its era's layout",
+  'root-mismatch': "receipt_root is not the header's receiptsRoot",
+  'hash-mismatch': "a node's hash is not the root (node 0) or the one its parent names",
+  'bad-rlp': 'a node is not RLP',
+  'bad-node': 'a node is no trie node',
+  'path-mismatch': "a node leads away from the index's key",
+  'missing-node': 'the proof ends before the leaf',
+  'extra-node': 'the proof goes on after the leaf',
+  'receipt-invalid': "the leaf is no receipt of the era's rules",
+};
+
 const data = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
 const quantity = (n: number | bigint) => `0x${n.toString(16)}`;
 
