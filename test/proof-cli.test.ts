@@ -125,6 +125,21 @@ describe('prove receipt, then verify receipt-proof', () => {
     expect(receipt.depositReceiptVersion).toBe(expected.depositReceiptVersion);
   });
 
+  it('a devnet added with --chain ID:R: proven and verified under the rules named, refused without them', () => {
+    const devnet = ['--chain', '3503995874084926:ethereum'];
+    const block = fixtureFile('hive-generated-1');
+    const refused = run(['prove', 'receipt', block, '--index', '1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("Chain 3503995874084926 is not in this server's chain registry.");
+    const proved = run(['prove', 'receipt', block, '--index', '1', ...devnet]);
+    expect(proved.code).toBe(0);
+    const file = writeProof('devnet.json', proved.stdout);
+    expect(run(['verify', 'receipt-proof', file]).code).toBe(2);
+    const verified = run(['verify', 'receipt-proof', file, ...devnet]);
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout).transactionIndex).toBe('0x1');
+  });
+
   it('writes the proof to stdout without --out, the same document', () => {
     const { proof } = prove('mainnet-47218', 1);
     const result = run(['prove', 'receipt', fixtureFile('mainnet-47218'), '--index', '1']);

@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ChainRegistry } from 'evm-integrity';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
 import { wholeValue } from './flags.js';
 import { InputError, inputName, LOCAL_DOCS_URL, readFailure, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
-import { EXIT } from './verify.js';
+import { EXIT, parseChainOption } from './verify.js';
 
 /** Why no proof was made, in one line, and the exit status it gets. */
 function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: string; status: number } {
@@ -43,7 +44,7 @@ function writeWhole(path: string, text: string): void {
 }
 
 /**
- * `prove receipt FILE --index N [--out P]` (argv after `prove`): writes the proof document to P or
+ * `prove receipt FILE --index N [--out P] [--chain ID:R]…` (argv after `prove`): writes the proof document to P or
  * stdout and returns the exit status: 0 written, 1 the block's data do not match its commitments,
  * 2 bad input, an index with no receipt, or a block that cannot be verified.
  * @example runProve(['receipt', 'block.json', '--index', '3'], io) // 0, the proof on stdout
@@ -52,7 +53,12 @@ export function runProve(argv: string[], io: CliIo): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { index: { type: 'string' }, out: { type: 'string' }, pretty: { type: 'boolean' } },
+    options: {
+      index: { type: 'string' },
+      out: { type: 'string' },
+      pretty: { type: 'boolean' },
+      chain: { type: 'string', multiple: true },
+    },
   });
   const [what, file, extra] = positionals;
   if (what === undefined) throw new UsageError('prove needs what to prove: receipt');
@@ -63,7 +69,8 @@ export function runProve(argv: string[], io: CliIo): number {
   const index = wholeValue('--index', values.index, 0);
   if (values.out === '') throw new UsageError('--out needs a file name');
   const bytes = (io.read ?? readInput)(file);
-  const proof = proveReceipt(parseInputJson(bytes, file), index);
+  const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
+  const proof = proveReceipt(parseInputJson(bytes, file), index, { registry });
   if (!proof.ok) {
     const { line, status } = refusalOf(file, proof.error);
     io.stderr(`evm-integrity: ${line}\n`);

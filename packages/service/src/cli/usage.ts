@@ -34,7 +34,7 @@ and exits 0; a proof that does not hold is one line on stderr naming why and the
 proof node at fault, exit 1; a file that is not a proof names the member, exit 2.`;
 
 export const PROVE_USAGE = `Usage:
-  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty]
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
 
 Writes the proof that receipt N (its transaction index) is in the block in FILE
 (the JSON-RPC format verify block reads: chain_id, header, complete receipts), to
@@ -42,6 +42,8 @@ P or stdout: a JSON document (docs/proofs.md) that verify receipt-proof and POST
 /v1/evm/verify/receipt-proof check. The block is verified first, under its
 chain's rules in the registry: its receipts must give its receiptsRoot and its
 header its hash, both checks its era claims. P is written whole or not at all.
+--chain ID:R adds a devnet to the registry, as verify does (its checker needs the
+same --chain).
 Exit status: 0 written, 1 the block's receipts or header do not match its
 commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
 verified, 3 a bug.`;
