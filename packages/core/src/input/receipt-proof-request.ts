@@ -126,20 +126,11 @@ export function parseReceiptProofRequest(
   const problems = new Problems();
   const values = RECEIPT_PROOF_BODY.read(body, '', problems)!;
   if (!problems.empty) return err(problems.invalidInput());
-  const headerNumberValue = numberOf(values.header_rlp!);
-  if (headerNumberValue !== undefined && headerNumberValue !== BigInt(values.block_number!))
-    return err({
-      kind: 'invalid',
-      problems: [
-        {
-          name: 'block_number',
-          location: 'body',
-          reason: 'conflict',
-          expected: `header_rlp's number ${headerNumberValue}, got ${values.block_number}`,
-        },
-      ],
-      count: 1,
-    });
+  const inHeader = numberOf(values.header_rlp!);
+  if (inHeader !== undefined && inHeader !== BigInt(values.block_number!)) {
+    problems.add('block_number', 'conflict', `header_rlp's number ${inHeader}, got ${values.block_number}`);
+    return err(problems.invalidInput());
+  }
   const blockNumber = BigInt(values.block_number!);
   const verifiability = registry.verifiability(values.chain_id!, blockNumber);
   const refuse = (subject: NotVerifiable) =>
