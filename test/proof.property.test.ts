@@ -4,11 +4,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { receiptProof, verifyReceiptProof } from '../packages/core/src/proof/index.js';
+import { receiptProof, receiptProofs, verifyReceiptProof } from '../packages/core/src/proof/index.js';
 import { receiptArb, rulesArb } from './helpers/arbitraries.js';
 
 /** Property-test case counts. */
-export const RUNS = { mutation: 200, otherIndex: 200 } as const;
+export const RUNS = { mutation: 200, otherIndex: 200, many: 60 } as const;
 
 /** A rule set, 1 to 300 receipts under it (past the 127/128 key boundary), and a position among them. */
 const proofCase = rulesArb.chain((rules) =>
@@ -53,6 +53,17 @@ describe('receipt proofs', () => {
           expect(['path-mismatch', 'missing-node', 'extra-node', 'hash-mismatch']).toContain(verdict.error.reason);
       }),
       { numRuns: RUNS.otherIndex },
+    );
+  }, 300_000);
+
+  it(`many proofs from one build are each the one-at-a-time proof, in any order, repeats included (${RUNS.many} runs)`, () => {
+    fc.assert(
+      fc.property(proofCase, fc.array(fc.nat(), { maxLength: 12 }), (c, picks) => {
+        const indexes = [c.index, ...picks.map((p) => p % c.receipts.length)];
+        const many = receiptProofs(c.receipts, indexes, { rules: c.rules });
+        expect(many).toEqual(indexes.map((i) => receiptProof(c.receipts, i, { rules: c.rules })));
+      }),
+      { numRuns: RUNS.many },
     );
   }, 300_000);
 });

@@ -22,6 +22,7 @@ import {
 import {
   logProof,
   receiptProof,
+  receiptProofs,
   verifyLogProof,
   verifyReceiptProof,
   decodeReceipt,
@@ -59,8 +60,13 @@ async function againstOracle(
   const trie = new MerklePatriciaTrie();
   for (let i = 0; i < encodedReceipts.length; i++) await trie.put(encode(i), encodedReceipts[i]!);
   expect(bytesToHex(trie.root())).toBe(bytesToHex(receiptsRoot));
+  // Every proof from one build; receiptProof, one at a time, must give the same at the ends and middle.
+  const all = receiptProofs(receipts, undefined, { rules });
+  expect(all).toHaveLength(receipts.length);
+  for (const i of new Set([0, receipts.length >> 1, receipts.length - 1]))
+    if (i >= 0 && i < receipts.length) expect(receiptProof(receipts, i, { rules })).toEqual(all[i]);
   for (let i = 0; i < receipts.length; i++) {
-    const ours = receiptProof(receipts, i, { rules });
+    const ours = all[i]!;
     expect(ours.index).toBe(i);
     expect(ours.receiptsRoot).toEqual(receiptsRoot);
     const theirs = await createMerkleProof(trie, encode(i));

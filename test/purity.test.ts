@@ -55,8 +55,9 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['receipt types', /^receipts\/receipt\.ts$/],
   ['trie, bloom, header', /^(trie|bloom|header)\//],
   ['receipts', /^receipts\//],
-  ['proof', /^proof\//],
   ['chains', /^chains\//],
+  // A range of logs is proven on its chain's eras (which rules, which header layout, what is shown).
+  ['proof', /^proof\//],
   ['input', /^input\//],
   ['sources', /^sources\//],
   ['verify', /^verify\//],

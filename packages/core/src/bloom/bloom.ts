@@ -200,15 +200,26 @@ export function blockBloom(receipts: readonly Receipt[], options: HashOptions = 
 }
 
 /**
+ * The three bloom bits of an item (an address or a topic), to test many blooms for one item
+ * without hashing it again (a range proof tests every header of a range against its filter).
+ * @example bloomHasBits(header.logsBloom, bloomBits(address)) // false: no log of `address`
+ */
+export function bloomBits(item: Uint8Array, options: HashOptions = {}): Uint16Array {
+  const hash = (options.keccak ?? defaultKeccak256)(item);
+  return Uint16Array.of(bloomBit(hash, 0), bloomBit(hash, 1), bloomBit(hash, 2));
+}
+
+/** Whether every bit of `bits` (from {@link bloomBits}) is set in `bloom`. */
+export function bloomHasBits(bloom: Uint8Array, bits: Uint16Array): boolean {
+  for (const bit of bits) if ((bloom[BLOOM_BYTES - 1 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
+  return true;
+}
+
+/**
  * Whether `item` (an address or a topic) may be in `bloom`: false means certainly
  * absent, true means present or a false positive.
  */
 export function bloomContains(bloom: Uint8Array, item: Uint8Array, options: HashOptions = {}): boolean {
   if (bloom.length !== BLOOM_BYTES) throw new RangeError(`bloom must be ${BLOOM_BYTES} bytes, got ${bloom.length}`);
-  const hash = (options.keccak ?? defaultKeccak256)(item);
-  for (let pair = 0; pair < 3; pair++) {
-    const bit = bloomBit(hash, pair);
-    if ((bloom[BLOOM_BYTES - 1 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
-  }
-  return true;
+  return bloomHasBits(bloom, bloomBits(item, options));
 }

@@ -15,8 +15,14 @@ function toQuantity(bytes: Uint8Array, name: string): bigint {
   return value;
 }
 
-/** The items of a header's RLP list. */
-function decodeList(rlp: Uint8Array): Array<Uint8Array | NestedUint8Array> {
+/** A header's RLP decoded once, to read its number and then its fields in the layout the number picks. */
+export type HeaderItems = Array<Uint8Array | NestedUint8Array>;
+
+/**
+ * The items of a header's RLP list.
+ * @throws InvalidHeaderError when the bytes are not an RLP list.
+ */
+export function decodeHeaderItems(rlp: Uint8Array): HeaderItems {
   let decoded: Uint8Array | NestedUint8Array;
   try {
     decoded = decode(rlp);
@@ -36,7 +42,14 @@ function decodeList(rlp: Uint8Array): Array<Uint8Array | NestedUint8Array> {
  * @throws InvalidHeaderError when the bytes are not a header.
  */
 export function decodeHeader(rlp: Uint8Array, layout: HeaderLayout = ETHEREUM_HEADER): BlockHeader {
-  const decoded = decodeList(rlp);
+  return headerFromItems(decodeHeaderItems(rlp), layout);
+}
+
+/**
+ * A header's fields from its decoded items, in its layout.
+ * @throws InvalidHeaderError when the items are not a header of the layout.
+ */
+export function headerFromItems(decoded: HeaderItems, layout: HeaderLayout): BlockHeader {
   const { required, fields } = layout;
   if (decoded.length < required || decoded.length > fields.length) {
     throw new InvalidHeaderError(`A header has ${required} to ${fields.length} fields, got ${decoded.length}.`, {
@@ -75,7 +88,14 @@ export function decodeHeader(rlp: Uint8Array, layout: HeaderLayout = ETHEREUM_HE
  * @throws InvalidHeaderError when the bytes are not a header.
  */
 export function headerNumber(rlp: Uint8Array): bigint {
-  const decoded = decodeList(rlp);
+  return headerItemsNumber(decodeHeaderItems(rlp));
+}
+
+/**
+ * The block number of a header's decoded items (position 8 in every layout).
+ * @throws InvalidHeaderError when there is none.
+ */
+export function headerItemsNumber(decoded: HeaderItems): bigint {
   const item = decoded[8];
   if (!(item instanceof Uint8Array))
     throw new InvalidHeaderError('Header RLP has no block number at position 8.', {

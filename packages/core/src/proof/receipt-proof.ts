@@ -4,7 +4,7 @@ import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { err, ok, type Result } from '../result.js';
-import { indexKey, orderedTrieProof } from '../trie/ordered-trie.js';
+import { indexKey, orderedTrieProofs } from '../trie/ordered-trie.js';
 import { walkTrieProof } from '../trie/trie-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
@@ -42,10 +42,27 @@ export function receiptProof(
   index: number,
   options: EncodeReceiptOptions = {},
 ): ReceiptProof {
-  checkIndex(index);
+  return receiptProofs(receipts, [index], options)[0]!;
+}
+
+/**
+ * The proofs of receipts `indexes` (every receipt when absent) of a block's complete receipt list,
+ * from one encoding and one trie build: proving all the receipts of a block costs about what one
+ * proof does.
+ *
+ * @throws RangeError when an index is not a position of `receipts`; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
+ * @example
+ * const proofs = receiptProofs(receipts) // proofs[i].index === i
+ */
+export function receiptProofs(
+  receipts: readonly Receipt[],
+  indexes: readonly number[] = receipts.map((_, i) => i),
+  options: EncodeReceiptOptions = {},
+): ReceiptProof[] {
+  indexes.forEach(checkIndex);
   const { encodedReceipts } = receiptsCommitment(receipts, options);
-  const { root, proof } = orderedTrieProof(encodedReceipts, index, options);
-  return { receiptsRoot: root, index, proof };
+  const { root, proofs } = orderedTrieProofs(encodedReceipts, indexes, options);
+  return indexes.map((index, i) => ({ receiptsRoot: root, index, proof: proofs[i]! }));
 }
 
 /**

@@ -84,10 +84,10 @@ class OrderedTrieBuilder {
     private readonly keccak: Keccak256,
     /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
     private readonly inPlace: boolean,
-    /** Sorted position of the key whose path is collected in `path`, or -1. */
-    private readonly target = -1,
-    /** The encodings of the nodes on the target's path, leaf first (each is complete before its parent). */
-    readonly path: Uint8Array[] = [],
+    /** Whether the node over sorted positions [lo, hi) is on a path being proven; none when absent. */
+    private readonly onProvenPath: (lo: number, hi: number) => boolean = () => false,
+    /** The nodes on the proven paths, each with its span, children first (each is complete before its parent). */
+    readonly collected: Array<{ lo: number; hi: number; encoding: Uint8Array }> = [],
   ) {}
 
   private ref(encoding: Uint8Array): NodeRef {
@@ -97,7 +97,7 @@ class OrderedTrieBuilder {
   /** Encoding of the node holding keys[lo..hi), which share their first `depth` nibbles. */
   node(lo: number, hi: number, depth: number): Uint8Array {
     const encoding = this.encode(lo, hi, depth);
-    if (lo <= this.target && this.target < hi) this.path.push(encoding);
+    if (this.onProvenPath(lo, hi)) this.collected.push({ lo, hi, encoding });
     return encoding;
   }
 
@@ -205,8 +205,59 @@ export interface OrderedTrieProof {
 }
 
 /**
- * The root of {@link orderedTrieRoot}'s trie and the proof of position `index` in it, built by
- * the same one pass, so that a proof always belongs to the root the library computes.
+ * The root of {@link orderedTrieRoot}'s trie and the proofs of positions `indexes` in it, built by
+ * the same one pass, so that a proof always belongs to the root the library computes: one trie
+ * build for any number of proofs.
+ *
+ * @throws RangeError when an index is not a position of `values`.
+ * @example
+ * const { root, proofs } = orderedTrieProofs(encodedReceipts, [0, 3]) // proofs[1][0] hashes to root
+ */
+export function orderedTrieProofs(
+  values: readonly Uint8Array[],
+  indexes: readonly number[],
+  options: HashOptions = {},
+): { root: Uint8Array; proofs: Uint8Array[][] } {
+  for (const index of indexes)
+    if (!Number.isSafeInteger(index) || index < 0 || index >= values.length)
+      throw new RangeError(
+        `index must be a position of the ${values.length} values (0 to ${values.length - 1}), got ${index}.`,
+      );
+  if (values.length === 0) return { root: EMPTY_TRIE_ROOT.slice(), proofs: [] };
+  const keccak = options.keccak ?? defaultKeccak256;
+  const order = indexKeyOrder(values.length);
+  const keys = order.map((i) => toNibbles(indexKey(i)));
+  const positionOf = new Int32Array(values.length);
+  order.forEach((index, position) => (positionOf[index] = position));
+  const proven = new Uint8Array(values.length);
+  for (const index of indexes) proven[positionOf[index]!] = 1;
+  // Prefix sums: whether a span of sorted positions holds a proven one, in constant time.
+  const provenBefore = new Int32Array(values.length + 1);
+  for (let p = 0; p < values.length; p++) provenBefore[p + 1] = provenBefore[p]! + proven[p]!;
+  const builder = new OrderedTrieBuilder(
+    keys,
+    order.map((i) => values[i]!),
+    keccak,
+    false,
+    (lo, hi) => provenBefore[hi]! > provenBefore[lo]!,
+  );
+  const rootNode = builder.node(0, keys.length, 0);
+  const proofs = indexes.map((index) => {
+    const position = positionOf[index]!;
+    // Only the root and the nodes referenced by hash stand alone; smaller ones are in their parent's bytes.
+    return builder.collected
+      .filter(
+        ({ lo, hi, encoding }) => lo <= position && position < hi && (encoding === rootNode || encoding.length >= 32),
+      )
+      .map(({ encoding }) => encoding)
+      .reverse();
+  });
+  return { root: keccak(rootNode), proofs };
+}
+
+/**
+ * The root of {@link orderedTrieRoot}'s trie and the proof of position `index` in it (see
+ * {@link orderedTrieProofs}).
  *
  * @throws RangeError when `index` is not a position of `values`.
  * @example
@@ -217,22 +268,6 @@ export function orderedTrieProof(
   index: number,
   options: HashOptions = {},
 ): OrderedTrieProof {
-  if (!Number.isSafeInteger(index) || index < 0 || index >= values.length)
-    throw new RangeError(
-      `index must be a position of the ${values.length} values (0 to ${values.length - 1}), got ${index}.`,
-    );
-  const keccak = options.keccak ?? defaultKeccak256;
-  const order = indexKeyOrder(values.length);
-  const keys = order.map((i) => toNibbles(indexKey(i)));
-  const builder = new OrderedTrieBuilder(
-    keys,
-    order.map((i) => values[i]!),
-    keccak,
-    false,
-    order.indexOf(index),
-  );
-  const rootNode = builder.node(0, keys.length, 0);
-  // Only the root and the nodes referenced by hash stand alone; smaller ones are in their parent's bytes.
-  const proof = builder.path.filter((node) => node === rootNode || node.length >= 32).reverse();
-  return { root: keccak(rootNode), proof };
+  const { root, proofs } = orderedTrieProofs(values, [index], options);
+  return { root, proof: proofs[0]! };
 }

@@ -1,0 +1,205 @@
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import { err, ok, type Result } from '../result.js';
+import type { EthLog } from './eth-log.js';
+import { logsFilterProblem } from './logs-filter.js';
+import {
+  decodePreamble,
+  decodeRecord,
+  ItemReader,
+  LOGS_PROOF_SIGNATURE,
+  MAX_RECORD_BYTES,
+  type LogsRange,
+} from './logs-proof-format.js';
+import {
+  LogsRangeCheck,
+  type LogsProofRefusal,
+  type LogsProofSummary,
+  type LogsRangeOptions,
+} from './logs-range-check.js';
+
+/** What a verifier needs: the hash of the range's last block, and what it may assume. */
+export interface LogsProofVerifyOptions extends LogsRangeOptions {
+  /** The hash of block `toBlock`, the one thing the verifier trusts. */
+  headHash: Uint8Array;
+  /**
+   * The chain the head hash is of. The artifact names its chain, and that chain's rules decide how
+   * its blocks are read; give the chain to refuse an artifact that names another.
+   */
+  chainId?: number;
+  /** Bytes a record may take at most ({@link MAX_RECORD_BYTES} when absent). */
+  maxRecordBytes?: number;
+}
+
+/**
+ * Checks a logs proof as it streams in: feed it chunks with {@link write}, then call {@link end}.
+ * `write` returns the matching logs of the blocks its chunk completes, each already shown to be
+ * in the block the record says; that the range is whole and hangs from the head hash is known
+ * only when `end` holds, so a caller keeps the logs aside until then.
+ *
+ * @example
+ * const verifier = new LogsProofVerifier({ headHash })
+ * for await (const chunk of stream) {
+ *   const step = verifier.write(chunk)
+ *   if (!step.ok) throw new Error(step.error.message)
+ *   pending.push(...step.value)
+ * }
+ * const verdict = verifier.end() // { ok: true, value: { logs: 17, … } }
+ */
+export class LogsProofVerifier {
+  readonly #options: LogsProofVerifyOptions;
+  readonly #reader: ItemReader;
+  #signed = false;
+  #check: LogsRangeCheck | null = null;
+  #refusal: LogsProofRefusal | null = null;
+
+  constructor(options: LogsProofVerifyOptions) {
+    if (options.headHash.length !== 32)
+      throw new RangeError(`headHash must be 32 bytes, got ${options.headHash.length}.`);
+    this.#options = options;
+    this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
+  }
+
+  /** The range and filter the proof covers, once its preamble has come. */
+  get range(): LogsRange | null {
+    return this.#check?.range ?? null;
+  }
+
+  /** Reads a chunk: the matching logs of the blocks it completes, or the first fault (and that fault from then on). */
+  write(chunk: Uint8Array): Result<EthLog[], LogsProofRefusal> {
+    if (this.#refusal !== null) return err(this.#refusal);
+    this.#reader.push(chunk);
+    const logs: EthLog[] = [];
+    for (;;) {
+      const step = this.#step();
+      if (step === null) return ok(logs);
+      if (!step.ok) {
+        this.#refusal = step.error;
+        return step;
+      }
+      for (const log of step.value) logs.push(log);
+    }
+  }
+
+  /** After the last chunk: the summary when the proof holds, else its first fault. */
+  end(): Result<LogsProofSummary, LogsProofRefusal> {
+    if (this.#refusal !== null) return err(this.#refusal);
+    const fail = (refusal: LogsProofRefusal) => {
+      this.#refusal = refusal;
+      return err(refusal);
+    };
+    if (this.#check === null)
+      return fail({ reason: 'malformed', message: 'The input ends before a logs proof begins.' });
+    if (this.#reader.buffered > 0) {
+      const block = this.#check.nextBlock;
+      return fail(
+        block > this.#check.range.toBlock
+          ? { reason: 'trailing-data', message: `${this.#reader.buffered} bytes follow the range's last block.` }
+          : { reason: 'blocks-missing', block, message: `The record of block ${block} is cut short.` },
+      );
+    }
+    const summary = this.#check.finish();
+    if (!summary.ok) return fail(summary.error);
+    if (!bytesEqual(summary.value.headHash, this.#options.headHash))
+      return fail({
+        reason: 'head-mismatch',
+        block: summary.value.toBlock,
+        message: `Block ${summary.value.toBlock} hashes to 0x${bytesToHex(summary.value.headHash)}, not to the head hash 0x${bytesToHex(this.#options.headHash)}.`,
+      });
+    return ok(summary.value);
+  }
+
+  /** The next item's outcome: null when more bytes are needed. */
+  #step(): Result<EthLog[], LogsProofRefusal> | null {
+    if (!this.#signed) {
+      const signature = this.#reader.take(LOGS_PROOF_SIGNATURE.length);
+      if (signature === null) return null;
+      if (!bytesEqual(signature, LOGS_PROOF_SIGNATURE))
+        return err({
+          reason: 'malformed',
+          message: 'The input is not a logs proof: it does not begin with its signature.',
+        });
+      this.#signed = true;
+    }
+    const check = this.#check;
+    if (this.#reader.buffered === 0) return null;
+    if (check !== null && check.nextBlock > check.range.toBlock)
+      return err({ reason: 'trailing-data', message: `${this.#reader.buffered} bytes follow the range's last block.` });
+    const item = this.#reader.nextItem();
+    if (item === null) return null;
+    if (typeof item === 'string')
+      return err(
+        check === null
+          ? { reason: 'malformed', message: `The preamble: ${item}.` }
+          : {
+              reason: 'bad-record',
+              block: check.nextBlock,
+              message: `The record of block ${check.nextBlock}: ${item}.`,
+            },
+      );
+    return check === null ? this.#preamble(item) : this.#record(check, item);
+  }
+
+  #preamble(item: Uint8Array): Result<EthLog[], LogsProofRefusal> {
+    const range = decodePreamble(item);
+    if (typeof range === 'string')
+      return err({ reason: 'malformed', message: `The input is no logs proof: ${range}.` });
+    const problem = logsFilterProblem(range.filter);
+    if (problem !== null) return err({ reason: 'malformed', message: `The preamble's filter: ${problem}.` });
+    const { chainId } = this.#options;
+    if (chainId !== undefined && chainId !== range.chainId)
+      return err({
+        reason: 'chain-mismatch',
+        message: `The proof is of chain ${range.chainId}, not of chain ${chainId}.`,
+      });
+    this.#check = new LogsRangeCheck(range, this.#options);
+    return ok([]);
+  }
+
+  #record(check: LogsRangeCheck, item: Uint8Array): Result<EthLog[], LogsProofRefusal> {
+    const record = decodeRecord(item);
+    if (typeof record === 'string')
+      return err({
+        reason: 'bad-record',
+        block: check.nextBlock,
+        message: `The record of block ${check.nextBlock}: ${record}.`,
+      });
+    return check.block(record.headerRlp, record.receipts);
+  }
+}
+
+/**
+ * Verifies a logs proof from a stream of chunks (a file, a request body), handing the logs of each
+ * block to `onLogs` as they are proven in their blocks; the range is whole and hangs from the head
+ * hash only when the result is ok, so `onLogs` keeps them aside until then.
+ *
+ * @example
+ * const verdict = await verifyLogsProof(createReadStream('usdt.elp'), { headHash, onLogs: (logs) => out.push(...logs) })
+ * verdict.ok ? verdict.value.logs : verdict.error.message
+ */
+export async function verifyLogsProof(
+  source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  options: LogsProofVerifyOptions & { onLogs?: (logs: EthLog[]) => void | Promise<void> },
+): Promise<Result<LogsProofSummary, LogsProofRefusal>> {
+  const verifier = new LogsProofVerifier(options);
+  for await (const chunk of source) {
+    const step = verifier.write(chunk);
+    if (!step.ok) return step;
+    if (step.value.length > 0) await options.onLogs?.(step.value);
+  }
+  return verifier.end();
+}
+
+/**
+ * Verifies a logs proof held whole in memory: the summary and every matching log, or the first fault.
+ * @example verifyLogsProofBytes(artifact, { headHash }).ok
+ */
+export function verifyLogsProofBytes(
+  artifact: Uint8Array,
+  options: LogsProofVerifyOptions,
+): Result<{ summary: LogsProofSummary; logs: EthLog[] }, LogsProofRefusal> {
+  const verifier = new LogsProofVerifier(options);
+  const logs = verifier.write(artifact);
+  if (!logs.ok) return logs;
+  const summary = verifier.end();
+  return summary.ok ? ok({ summary: summary.value, logs: logs.value }) : summary;
+}

@@ -1,0 +1,429 @@
+/**
+ * Complete-log proofs over a range (evm-integrity/proof): built from real fixture blocks of every
+ * chain that has them, verified from the head hash alone, compared with the logs eth_getLogs
+ * answers computed from the fixtures' JSON by the test's own matching (helpers/logs-proofs.ts);
+ * and every fault the issue names refused, with the block where it is.
+ */
+import { decode, encode } from '@ethereumjs/rlp';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bytesToHex, encodeHeader, encodeReceipt } from '../packages/core/src/index.js';
+import {
+  compareLogs,
+  compileLogsFilter,
+  decodePreamble,
+  decodeReceipt,
+  encodePreamble,
+  LOGS_PROOF_SIGNATURE,
+  LogsProofBuilder,
+  LogsProofVerifier,
+  logsFilterProblem,
+  verifyLogsProof,
+  verifyLogsProofBytes,
+  type EthLog,
+  type LogsProofRefusal,
+} from '../packages/core/src/proof/index.js';
+import {
+  buildArtifact,
+  concat,
+  expectedLogs,
+  rangeNames,
+  readFixtureBlock,
+  toFilter,
+  type HexFilter,
+} from './helpers/logs-proofs.js';
+
+const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+const BUSY_2016 = '0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3';
+const THIRTY = rangeNames('mainnet', 1_000_001, 1_000_030);
+
+/** Real ranges of every chain with consecutive fixture blocks (or one block), and filters over them. */
+const CASES: Array<{ name: string; blocks: string[]; filter: HexFilter }> = [
+  { name: '30 blocks of 2016, the busiest contract', blocks: THIRTY, filter: { address: [BUSY_2016] } },
+  { name: '30 blocks of 2016, every log', blocks: THIRTY, filter: {} },
+  {
+    name: '30 blocks of 2016, a topic at position 2',
+    blocks: THIRTY,
+    filter: { topics: [null, null, ['0x000000000000000000000000939292f2b41b74ccb7261a452de556ba2c45db86']] },
+  },
+  {
+    name: 'the Merge pair, 10,041 logs, Transfer',
+    blocks: rangeNames('mainnet', 15_537_393, 15_537_394),
+    filter: { topics: [[TRANSFER]] },
+  },
+  {
+    name: 'Shanghai pair, WETH or USDT',
+    blocks: rangeNames('mainnet', 17_034_869, 17_034_870),
+    filter: {
+      address: ['0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', '0xdac17f958d2ee523a2206206994597c13d831ec7'],
+    },
+  },
+  {
+    name: 'Cancun pair, USDT Transfer',
+    blocks: rangeNames('mainnet', 19_426_586, 19_426_587),
+    filter: { address: ['0xdac17f958d2ee523a2206206994597c13d831ec7'], topics: [[TRANSFER]] },
+  },
+  { name: 'Prague pair, every log', blocks: rangeNames('mainnet', 22_431_083, 22_431_084), filter: {} },
+  {
+    name: 'pre-Byzantium pair',
+    blocks: rangeNames('mainnet', 1_755_634, 1_755_635),
+    filter: { topics: [[TRANSFER]] },
+  },
+  {
+    name: 'OP Mainnet, deposits, Transfer',
+    blocks: ['op-mainnet-154497277'],
+    filter: { topics: [[TRANSFER]] },
+  },
+  { name: 'Arbitrum One Nitro, every log', blocks: ['arbitrum-one-150000000'], filter: {} },
+  { name: 'an address no block holds', blocks: THIRTY, filter: { address: [`0x${'ab'.repeat(20)}`] } },
+];
+
+describe('a proof of real blocks', () => {
+  for (const { name, blocks, filter } of CASES)
+    it(`${name}: the logs eth_getLogs answers, from the head hash alone`, () => {
+      const { artifact, headHash } = buildArtifact(blocks, toFilter(filter));
+      const last = readFixtureBlock(blocks.at(-1)!);
+      expect(bytesToHex(headHash)).toBe(bytesToHex(last.header.hash!));
+      const verified = verifyLogsProofBytes(artifact, { headHash });
+      if (!verified.ok) throw new Error(verified.error.message);
+      expect(verified.value.logs).toEqual(expectedLogs(blocks, filter));
+      expect(verified.value.summary.blocks).toBe(blocks.length);
+    });
+
+  it('carries receipts exactly for the blocks whose bloom may match', () => {
+    const filter = toFilter({ address: [BUSY_2016] });
+    const { records } = buildArtifact(THIRTY, filter);
+    const compiled = compileLogsFilter(filter);
+    const withReceipts = records.slice(1).map((record) => (decode(record) as unknown[]).length === 2);
+    const mayMatch = THIRTY.map((n) => compiled.mayMatch(readFixtureBlock(n).header.complete!.logsBloom));
+    expect(withReceipts).toEqual(mayMatch);
+    // The contract logs in one block of the thirty; a bloom's false positives may add a few more.
+    expect(withReceipts.filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    expect(withReceipts.filter(Boolean).length).toBeLessThan(30);
+  });
+
+  it('is the same whatever the chunks it streams in', async () => {
+    const { artifact, headHash } = buildArtifact(THIRTY, toFilter({}));
+    const whole = verifyLogsProofBytes(artifact, { headHash });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 4000 }), { minLength: 1, maxLength: 50 }), async (sizes) => {
+        const chunks: Uint8Array[] = [];
+        for (let at = 0, i = 0; at < artifact.length; i++) {
+          const size = sizes[i % sizes.length]!;
+          chunks.push(artifact.subarray(at, at + size));
+          at += size;
+        }
+        const logs: unknown[] = [];
+        const verdict = await verifyLogsProof(chunks, { headHash, onLogs: (l) => void logs.push(...l) });
+        expect(verdict.ok && whole.ok && verdict.value).toEqual(whole.ok && whole.value.summary);
+        expect(logs).toEqual(whole.ok && whole.value.logs);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+/** The first refusal of an artifact. */
+function refusalOf(artifact: Uint8Array, headHash: Uint8Array, chainId?: number): LogsProofRefusal {
+  const verified = verifyLogsProofBytes(artifact, chainId === undefined ? { headHash } : { headHash, chainId });
+  if (verified.ok) throw new Error('the proof held');
+  return verified.error;
+}
+
+/** An artifact whose records are changed by `edit` (records[0] is the signature and preamble). */
+function edited(records: Uint8Array[], edit: (records: Uint8Array[]) => Uint8Array[]): Uint8Array {
+  return concat(edit(records.slice()));
+}
+
+/** Record i's items, changed and re-encoded. */
+function reRecord(record: Uint8Array, change: (items: [Uint8Array, Uint8Array[]?]) => unknown[]): Uint8Array {
+  return encode(change(decode(record) as unknown as [Uint8Array, Uint8Array[]?]) as Uint8Array[]);
+}
+
+describe('refusals', () => {
+  const filter = toFilter({ address: [BUSY_2016] });
+  const { records, headHash, artifact } = buildArtifact(THIRTY, filter);
+  // Block 1,000,023 (record 23) holds the contract's 9 logs.
+  const busy = 23;
+  expect((decode(records[busy]) as unknown[]).length).toBe(2);
+  const withLogs = readFixtureBlock('mainnet-1000023').receipts.findIndex((r) => r.logs.length > 0);
+  const quiet = records.findIndex((r, i) => i > 0 && (decode(r) as unknown[]).length === 1);
+
+  const cases: Array<[string, Uint8Array, Partial<LogsProofRefusal>]> = [
+    [
+      'a dropped log: a receipt without its last log (and with its bloom made to fit)',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header, receipts]) => {
+          const items = receipts!.slice();
+          const receipt = decodeReceipt(items[withLogs]!);
+          receipt.logs.pop();
+          items[withLogs] = encodeReceipt(receipt);
+          return [header, items];
+        });
+        return r;
+      }),
+      { reason: 'root-mismatch', block: 1_000_023 },
+    ],
+    [
+      'a dropped log, the bloom left as it was',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header, receipts]) => {
+          const items = receipts!.slice();
+          const body = decode(items[withLogs]) as unknown as unknown[][];
+          body[3]!.pop();
+          items[withLogs] = encode(body as never);
+          return [header, items];
+        });
+        return r;
+      }),
+      { reason: 'receipt-invalid', block: 1_000_023 },
+    ],
+    [
+      'a dropped receipt',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header, receipts]) => [header, receipts!.slice(1)]);
+        return r;
+      }),
+      { reason: 'root-mismatch', block: 1_000_023 },
+    ],
+    [
+      'an altered log byte',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header, receipts]) => {
+          const items = receipts!.map((x) => x.slice());
+          items[withLogs]![items[withLogs]!.length - 1]! ^= 1;
+          return [header, items];
+        });
+        return r;
+      }),
+      { reason: 'root-mismatch', block: 1_000_023 },
+    ],
+    [
+      'a candidate block without its receipts',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header]) => [header]);
+        return r;
+      }),
+      { reason: 'receipts-missing', block: 1_000_023 },
+    ],
+    [
+      'receipts on a block whose bloom rules the filter out',
+      edited(records, (r) => {
+        r[quiet] = reRecord(r[quiet]!, ([header]) => [header, []]);
+        return r;
+      }),
+      { reason: 'receipts-unexpected', block: 1_000_000 + quiet },
+    ],
+    [
+      'a block missing',
+      edited(records, (r) => {
+        r.splice(10, 1);
+        return r;
+      }),
+      { reason: 'block-number', block: 1_000_010 },
+    ],
+    [
+      'two blocks swapped',
+      edited(records, (r) => {
+        [r[10], r[11]] = [r[11]!, r[10]!];
+        return r;
+      }),
+      { reason: 'block-number', block: 1_000_010 },
+    ],
+    [
+      'a header altered (its bloom cleared): the next block does not name it',
+      edited(records, (r) => {
+        r[busy] = reRecord(r[busy]!, ([header]) => {
+          const fields = decode(header) as Uint8Array[];
+          fields[6] = new Uint8Array(256);
+          return [encode(fields)];
+        });
+        return r;
+      }),
+      { reason: 'parent-mismatch', block: 1_000_024 },
+    ],
+    ['the last blocks cut off', edited(records, (r) => r.slice(0, 28)), { reason: 'blocks-missing', block: 1_000_028 }],
+    ['a record cut short', artifact.subarray(0, artifact.length - 5), { reason: 'blocks-missing', block: 1_000_030 }],
+    ['bytes after the last block', concat([artifact, Uint8Array.of(0xc0)]), { reason: 'trailing-data' }],
+    [
+      'no signature',
+      artifact.subarray(LOGS_PROOF_SIGNATURE.length),
+      { reason: 'malformed', message: 'The input is not a logs proof: it does not begin with its signature.' },
+    ],
+    [
+      'a version this library does not read',
+      edited(records, (r) => {
+        const preamble = decode(r[0]!.subarray(LOGS_PROOF_SIGNATURE.length)) as Uint8Array[];
+        preamble[0] = Uint8Array.of(2);
+        r[0] = concat([LOGS_PROOF_SIGNATURE, encode(preamble)]);
+        return r;
+      }),
+      { reason: 'malformed' },
+    ],
+    ['a record that is no RLP', concat([records[0]!, Uint8Array.of(0xf9, 0xff)]), { reason: 'blocks-missing' }],
+  ];
+  for (const [name, bytes, expected] of cases)
+    it(`${name}: ${expected.reason}`, () => {
+      expect(refusalOf(bytes, headHash)).toMatchObject(expected);
+    });
+
+  it('another head hash: head-mismatch at the last block', () => {
+    const other = readFixtureBlock('mainnet-1000029').header.hash!;
+    expect(refusalOf(artifact, other)).toMatchObject({ reason: 'head-mismatch', block: 1_000_030 });
+  });
+
+  it('the proof of another chain than the one asked: chain-mismatch', () => {
+    expect(refusalOf(artifact, headHash, 137)).toMatchObject({ reason: 'chain-mismatch' });
+    expect(verifyLogsProofBytes(artifact, { headHash, chainId: 1 }).ok).toBe(true);
+  });
+
+  it('a record over the size limit is refused before it is buffered', () => {
+    const verifier = new LogsProofVerifier({ headHash, maxRecordBytes: 1000 });
+    expect(verifier.write(records[0]!).ok).toBe(true);
+    expect(verifier.write(records[busy - 1]!.subarray(0, 0)).ok).toBe(true);
+    const big = concat(records.slice(1, busy + 1));
+    const step = verifier.write(big);
+    expect(step.ok ? null : step.error).toMatchObject({ reason: 'bad-record', block: 1_000_023 });
+    expect(step.ok ? '' : step.error.message).toContain('over the limit of 1000 bytes');
+  });
+
+  it('a bloom that lies about its receipts: bloom-mismatch', () => {
+    // A block whose header names the receipts' root but a bloom with one more bit set: hashed
+    // into a chain of its own, so that only the bloom check can refuse it.
+    const real = readFixtureBlock('mainnet-1000023');
+    const header = { ...real.header.complete!, logsBloom: real.header.complete!.logsBloom.slice() };
+    header.logsBloom[0]! |= 0x80;
+    const builder = new LogsProofBuilder({ chainId: 1, fromBlock: 1_000_023, toBlock: 1_000_023, filter });
+    const built = builder.block(header, real.receipts);
+    expect(built.ok ? null : built.error).toMatchObject({ reason: 'bloom-mismatch', block: 1_000_023 });
+  });
+
+  it('every changed byte of a record is refused', () => {
+    const start = records[0]!.length;
+    fc.assert(
+      fc.property(fc.integer({ min: start, max: artifact.length - 1 }), fc.integer({ min: 1, max: 255 }), (at, x) => {
+        const changed = artifact.slice();
+        changed[at]! ^= x;
+        expect(verifyLogsProofBytes(changed, { headHash }).ok).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a changed byte of the preamble is refused, or proves what the changed preamble says (never the original)', () => {
+    const original = decodePreamble(records[0]!.subarray(LOGS_PROOF_SIGNATURE.length));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: records[0]!.length - 1 }), fc.integer({ min: 1, max: 255 }), (at, x) => {
+        const changed = artifact.slice();
+        changed[at]! ^= x;
+        const verified = verifyLogsProofBytes(changed, { headHash });
+        if (verified.ok) expect(encodePreamble(verified.value.summary)).not.toEqual(encodePreamble(original as never));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('what cannot be proven', () => {
+  it('Polygon PoS before Madhugiri: state-sync logs are in neither root nor bloom, so no range is complete', () => {
+    const blocks = rangeNames('polygon-pos', 9_013_765, 9_013_767);
+    expect(() => buildArtifact(blocks, toFilter({}))).toThrow(/state-sync receipts of this era are in neither/);
+    const builder = new LogsProofBuilder({
+      chainId: 137,
+      fromBlock: 9_013_765,
+      toBlock: 9_013_767,
+      filter: toFilter({}),
+    });
+    expect(builder.unprovable(9_013_765)).toMatch(/eth_getLogs returns their logs/);
+  });
+
+  it('a chain outside the registry, and an era that cannot be verified', () => {
+    expect(() => buildArtifact(['hive-generated-1'], toFilter({}))).toThrow(/not in this server's chain registry/);
+    const builder = new LogsProofBuilder({ chainId: 42161, fromBlock: 1000, toBlock: 1001, filter: toFilter({}) });
+    expect(builder.unprovable(1000)).toMatch(/Arbitrum classic/);
+  });
+
+  it('a verifier meeting such a block answers not-verifiable, naming the block', () => {
+    // The artifact of a Polygon range, written by hand: the builder will not write one.
+    const blocks = rangeNames('polygon-pos', 9_013_765, 9_013_766).map(readFixtureBlock);
+    const preamble = encodePreamble({ chainId: 137, fromBlock: 9_013_765, toBlock: 9_013_766, filter: toFilter({}) });
+    const head = encode([encodeHeader(blocks[0]!.header.complete!, blocks[0]!.header.layout)]);
+    const artifact = concat([LOGS_PROOF_SIGNATURE, preamble, head]);
+    expect(refusalOf(artifact, blocks[1]!.header.hash!)).toMatchObject({ reason: 'not-verifiable', block: 9_013_765 });
+  });
+});
+
+describe('filters', () => {
+  it('are refused with the member named', () => {
+    expect(logsFilterProblem({ addresses: [new Uint8Array(19)], topics: [] })).toBe(
+      'addresses[0]: expected 20 bytes, got 19',
+    );
+    expect(logsFilterProblem({ addresses: [], topics: [[], [], [], [], [new Uint8Array(32)]] })).toMatch(
+      /at most 4 positions, got 5/,
+    );
+    expect(logsFilterProblem({ addresses: [], topics: [[new Uint8Array(32)], []] })).toMatch(
+      /^topics\[1\]: the last position must name a topic/,
+    );
+    expect(() => new LogsProofBuilder({ chainId: 1, fromBlock: 5, toBlock: 4, filter: toFilter({}) })).toThrow(
+      /fromBlock ≤ toBlock/,
+    );
+  });
+
+  it('a bloom without an item rules it out; one with it may match (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 20, maxLength: 20 }), (address) => {
+        const filter = compileLogsFilter({ addresses: [address], topics: [] });
+        expect(filter.mayMatch(new Uint8Array(256))).toBe(false);
+        const hash = keccak_256(address);
+        const bloom = new Uint8Array(256);
+        for (let pair = 0; pair < 3; pair++) {
+          const bit = ((hash[2 * pair]! << 8) | hash[2 * pair + 1]!) & 2047;
+          bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
+        }
+        expect(filter.mayMatch(bloom)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe("eth_getLogs completeness: a node's answer against the proof's logs", () => {
+  const blocks = rangeNames('mainnet', 19_426_586, 19_426_587);
+  const filter: HexFilter = { topics: [[TRANSFER]] };
+  const { artifact, headHash } = buildArtifact(blocks, toFilter(filter));
+  const verified = verifyLogsProofBytes(artifact, { headHash });
+  const proven = verified.ok ? verified.value.logs : [];
+  const range = { fromBlock: 19_426_586, toBlock: 19_426_587 };
+  /** As a node writes them: checksummed addresses, a transactionHash, no blockTimestamp. */
+  const asNode = (log: EthLog) => {
+    const { blockTimestamp: _, ...rest } = log;
+    return { ...rest, address: log.address.toUpperCase().replace('0X', '0x'), transactionHash: `0x${'11'.repeat(32)}` };
+  };
+
+  it('an answer equal in every proven member is complete', () => {
+    expect(proven.length).toBe(161);
+    expect(compareLogs(proven, proven.map(asNode), range)).toEqual([]);
+  });
+
+  it('names every log dropped, invented, altered or unreadable', () => {
+    const node: unknown[] = proven.map(asNode);
+    node.splice(5, 1);
+    (node[10] as { data: string }).data = '0x00';
+    node.push({ ...(node[0] as object) }, { ...(node[1] as object), logIndex: '0xfff' }, 'not a log');
+    const found = compareLogs(proven, node, range);
+    const places = found.map((d) => [d.kind, 'logIndex' in d ? d.logIndex : d.position]);
+    expect(places[0]).toEqual(['unreadable', node.length - 1]);
+    expect(places.slice(1).sort()).toEqual(
+      [
+        ['dropped', Number(proven[5]!.logIndex)],
+        ['invented', Number(proven[0]!.logIndex)],
+        ['altered', Number(proven[11]!.logIndex)],
+        ['invented', 0xfff],
+      ].sort(),
+    );
+    expect(found.find((d) => d.kind === 'altered')).toMatchObject({ members: ['data'] });
+    expect(found.find((d) => d.kind === 'invented' && d.logIndex === 0xfff)).toMatchObject({
+      why: 'the block holds no matching log at this index',
+    });
+  });
+});
