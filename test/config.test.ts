@@ -99,7 +99,7 @@ describe('server configuration', () => {
     [{ chains: [{ chain_id: 777, rules: 'ethereum', nmae: 'x' }] }, /^chains\[0\]: unknown member "nmae"/],
     [
       { accounts: [{ id: 'x', entitlements: { endpoints: ['verify/receipt_root'] } }] },
-      /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/receipt-proof, verify\/lineage, got \["verify\/receipt_root"\]$/,
+      /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/receipt-proof, verify\/lineage, verify\/logs-proof, got \["verify\/receipt_root"\]$/,
     ],
     [{ port: 70000 }, /port: expected a port number/],
     [{ port: 9000, metrics_port: 9000 }, /^metrics_port: expected a port other than port \(9000\), got 9000$/],
@@ -198,6 +198,7 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   store: ['memory', { store: 'memory' }],
   data_dir: ['/srv/evm integrity', { dataDir: '/srv/evm integrity' }],
   body_limit_bytes: ['1024', { bodyLimitBytes: 1024 }],
+  logs_proof_body_limit_bytes: ['67108864', { logsProofBodyLimitBytes: 67108864 }],
   auth: ['false', { auth: false }],
   public_url: ['https://verify.example.com', { publicUrl: 'https://verify.example.com' }],
   max_in_flight: ['8', { maxInFlight: 8 }],

@@ -82,6 +82,7 @@ describe('the OpenAPI document', () => {
       '/evm/verify/logs-bloom',
       '/evm/verify/receipt-proof',
       '/evm/verify/lineage',
+      '/evm/verify/logs-proof',
     ]);
     for (const [path, item] of withExamples) {
       const requests = Object.values(

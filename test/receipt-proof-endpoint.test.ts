@@ -152,6 +152,7 @@ describe('POST /v1/evm/verify/receipt-proof', () => {
       max_allowed_bytes: BODY_LIMIT,
       limit_applies_to: 'request_body',
     });
+    expect(answer.body.error.details.recommended_actions[0]).toMatch(/^Send the proof document alone/);
   });
 
   it('costs its CU on a 2xx, a verdict of does-not-hold included, and nothing on a 4xx', async () => {

@@ -16,6 +16,18 @@ export { chainNotSupported } from './chain-not-supported.js';
 export { decodeJsonBody, parseJsonBody } from './json-body.js';
 export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
 export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
+export {
+  LOGS_PROOF_MISMATCHES,
+  verifyLogsProofOperation,
+  type LogsProofMismatch,
+  type LogsProofResult,
+} from './logs-proof-operation.js';
+export {
+  LOGS_PROOF_BODY,
+  parseLogsProofRequest,
+  type LogsProofRequest,
+  type LogsProofRequestRefusal,
+} from '../input/logs-proof-request.js';
 export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-builders.js';

@@ -60,6 +60,11 @@ export interface LogsProofRefusal {
   reason: LogsProofFault;
   block?: number;
   message: string;
+  /**
+   * With `not-verifiable`: the chain, the era and the first later block a proof can rest on, as the
+   * registry tells a block that cannot be verified (the service's 422 details).
+   */
+  notVerifiable?: NotVerifiable;
 }
 
 /** What a proof that holds proves, besides its logs. */
@@ -90,15 +95,50 @@ const refusal = (reason: LogsProofFault, block: number | undefined, message: str
 /** What the registry says of a block a range proof can rest on. */
 export type ProvableEra = Extract<Verifiability, { status: 'verifiable' }>;
 
+/** A block a range proof cannot rest on: why in words, and the registry's account of it. */
+interface UnprovableEra {
+  status: 'unprovable';
+  message: string;
+  notVerifiable: NotVerifiable;
+}
+
+const unprovable = (notVerifiable: NotVerifiable, block: number): UnprovableEra => ({
+  status: 'unprovable',
+  message: describeNotVerifiable(notVerifiable, BigInt(block)),
+  notVerifiable,
+});
+
 /** The era of a block, when a range proof can rest on it: its hash, its bloom and (given its receipts) its root. */
-function provableEra(registry: ChainRegistry, chainId: number, block: number): ProvableEra | string {
+function provableEra(registry: ChainRegistry, chainId: number, block: number): ProvableEra | UnprovableEra {
   const era = registry.verifiability(chainId, block);
-  if (era.status !== 'verifiable') return describeNotVerifiable(era as NotVerifiable, BigInt(block));
-  if (era.stateSync === 'receipt-outside-root') return `Block ${formatBlock(block)}: ${STATE_SYNC_OUTSIDE}.`;
+  if (era.status !== 'verifiable') return unprovable(era as NotVerifiable, block);
+  if (era.stateSync === 'receipt-outside-root')
+    return {
+      status: 'unprovable',
+      message: `Block ${formatBlock(block)}: ${STATE_SYNC_OUTSIDE}.`,
+      notVerifiable: stateSyncOutside(registry, era),
+    };
   // A header-only block is ruled out by its bloom: the era must show that a bloom holds every log.
   const bloomClaim = claimFor('logs_bloom', era.checks.logs_bloom, { kinds: [], hasLogs: true });
   const unproven = uncheckable(era, 'block_hash') ?? uncheckable(era, 'logs_bloom', bloomClaim);
-  return unproven === null ? era : describeNotVerifiable(unproven, BigInt(block));
+  return unproven === null ? era : unprovable(unproven, block);
+}
+
+/** An era whose state-sync logs are outside root and bloom, as the registry tells an era that cannot be verified. */
+function stateSyncOutside(registry: ChainRegistry, era: ProvableEra): NotVerifiable {
+  const { chain } = era;
+  const first = era.era?.firstBlock ?? 0;
+  const later = (chain.eras ?? []).find(
+    (e) => e.from > first && provableEra(registry, chain.chainId, e.from).status === 'verifiable',
+  );
+  return {
+    status: 'not_verifiable',
+    chainId: chain.chainId,
+    chain,
+    reason: STATE_SYNC_OUTSIDE,
+    era: era.era,
+    firstVerifiableBlock: later?.from ?? null,
+  };
 }
 
 /**
@@ -144,11 +184,17 @@ export class LogsRangeCheck {
    * they must be.
    */
   eraOf(block: number): ProvableEra | string {
+    const era = this.#eraAt(block);
+    return era.status === 'verifiable' ? era : era.message;
+  }
+
+  /** The era of a block, or why a proof cannot rest on it with the registry's account of it. */
+  #eraAt(block: number): ProvableEra | UnprovableEra {
     const cached = this.#era;
     if (cached !== null && block >= cached.first && block <= cached.last) return cached.era;
     const era = provableEra(this.#registry, this.range.chainId, block);
     // What an era shows holds for all its blocks: asked once an era, not once a block.
-    if (typeof era !== 'string')
+    if (era.status === 'verifiable')
       this.#era = { era, first: era.era?.firstBlock ?? 0, last: era.era?.lastBlock ?? Number.POSITIVE_INFINITY };
     return era;
   }
@@ -181,8 +227,9 @@ export class LogsRangeCheck {
           `Block ${formatBlock(expected)} is missing: the record in its place is block ${number.toLocaleString('en-US')}.`,
         ),
       );
-    const era = this.eraOf(expected);
-    if (typeof era === 'string') return err(refusal('not-verifiable', expected, era));
+    const era = this.#eraAt(expected);
+    if (era.status === 'unprovable')
+      return err({ ...refusal('not-verifiable', expected, era.message), notVerifiable: era.notVerifiable });
     let header: BlockHeader;
     try {
       header = headerFromItems(items, era.header);
@@ -270,7 +317,10 @@ export class LogsRangeCheck {
     }
     const shape = { kinds: receiptKinds(receipts, false), hasLogs: receipts.some((r) => r.logs.length > 0) };
     const unshown = uncheckable(era, 'receipts_root', claimFor('receipts_root', era.checks.receipts_root, shape));
-    if (unshown !== null) return err(refusal('not-verifiable', block, describeNotVerifiable(unshown, header.number)));
+    if (unshown !== null) {
+      const { message, notVerifiable } = unprovable(unshown, block);
+      return err({ ...refusal('not-verifiable', block, message), notVerifiable });
+    }
     if (!bytesEqual(orderedTrieRoot(encoded, { keccak: this.#keccak }), header.receiptsRoot))
       return err(
         refusal(

@@ -20,12 +20,21 @@ import {
   RECEIPT_ROOT_RESULT_SCHEMA,
   verifyAnswer,
 } from './result-schemas.js';
+import { LOGS_PROOF_RESULT_SCHEMA } from './logs-proof-schema.js';
+import { LOGS_PROOF_BODY, verifyLogsProofOperation } from 'evm-integrity/api';
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
 export interface Endpoint {
   name: string;
   path: string;
+  /** CU of a request answered 2xx (with `cuPerMiB`, its least). */
   cu: number;
+  /** CU added per full MiB of the request body, for work that grows with the body (a logs proof); absent: none. */
+  cuPerMiB?: number;
+  /** The configuration member that is the endpoint's own body limit; absent: `body_limit_bytes`. */
+  bodyLimit?: 'logsProofBodyLimitBytes';
+  /** What a 413 of the endpoint recommends (`details.recommended_actions`); absent: the receipt endpoints' advice. */
+  oversizeActions?: readonly string[];
   summary: string;
   /** JSON Schema of the request body: the same declaration that validates it. */
   requestSchema: JsonSchema;
@@ -103,6 +112,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'verify/receipt-proof',
     path: '/evm/verify/receipt-proof',
     cu: 1,
+    oversizeActions: [
+      'Send the proof document alone: a receipt proof holds one receipt, a few nodes and a header.',
+      'A receipt whose logs carry more data than the limit needs a server with a larger body_limit_bytes.',
+    ],
     summary:
       'Extension: check a receipt proof (what evm-integrity prove receipt writes) against its block hash, and answer the receipt it proves.',
     requestSchema: RECEIPT_PROOF_BODY.schema,
@@ -118,7 +131,35 @@ export const ENDPOINTS: readonly Endpoint[] = [
     answerSchema: verifyAnswer(LINEAGE_RESULT_SCHEMA, { type: 'integer' }),
     operation: verifyLineage,
   },
+  {
+    name: 'verify/logs-proof',
+    path: '/evm/verify/logs-proof',
+    cu: 1,
+    cuPerMiB: 1,
+    bodyLimit: 'logsProofBodyLimitBytes',
+    oversizeActions: [
+      'Prove the range in shorter parts, each from its own last block.',
+      'Narrow the filter: fewer blocks then carry their receipts.',
+    ],
+    summary:
+      'Extension: check a complete-log proof over a range of blocks from its head hash, and answer every log that matches its filter.',
+    requestSchema: LOGS_PROOF_BODY.schema,
+    answerSchema: verifyAnswer(LOGS_PROOF_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
+    operation: verifyLogsProofOperation,
+  },
 ];
+
+const MIB = 1024 * 1024;
+
+/**
+ * The CU a request of `bodyBytes` costs when answered 2xx: `cu`, and `cuPerMiB` for each full MiB
+ * of its body. Known once the body is read, before the work: the CU are reserved then.
+ *
+ * @example cuOf({ cu: 1, cuPerMiB: 1 }, 3 * 1024 * 1024 + 5) // 4
+ */
+export function cuOf(endpoint: Pick<Endpoint, 'cu' | 'cuPerMiB'>, bodyBytes: number): number {
+  return endpoint.cu + (endpoint.cuPerMiB ?? 0) * Math.floor(bodyBytes / MIB);
+}
 
 /** The endpoints' names, as entitlements list them (`verify/receipt-root`): a name not here would refuse everything. */
 export const ENDPOINT_NAMES: readonly string[] = ENDPOINTS.map((endpoint) => endpoint.name);

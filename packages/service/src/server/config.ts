@@ -9,7 +9,7 @@ import {
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
 import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../store/leases.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
-import { ENDPOINT_NAMES } from '../endpoints/endpoints.js';
+import { ENDPOINT_NAMES, type Endpoint } from '../endpoints/endpoints.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
 export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };
@@ -30,6 +30,11 @@ export interface ServerConfig {
   store: 'sqlite' | 'postgres' | 'memory';
   dataDir: string;
   bodyLimitBytes: number;
+  /**
+   * The body limit of `POST /v1/evm/verify/logs-proof`, apart from `bodyLimitBytes`: a proof over a
+   * range is larger than a block's body, and raising one limit does not open the other endpoints.
+   */
+  logsProofBodyLimitBytes: number;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
   auth: boolean;
   /** Base URL that `docs_url` and the OpenAPI `servers` point at; `http://host:port` when null. */
@@ -98,6 +103,8 @@ export const DEFAULT_CONFIG: ServerConfig = {
   store: 'sqlite',
   dataDir: './data',
   bodyLimitBytes: 32 * 1024 * 1024,
+  // A 16 MiB artifact, as hex; the same 30 s of body_timeout_ms carry it.
+  logsProofBodyLimitBytes: 32 * 1024 * 1024,
   auth: true,
   publicUrl: null,
   maxInFlight: 64,
@@ -304,6 +311,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'store',
   'data_dir',
   'body_limit_bytes',
+  'logs_proof_body_limit_bytes',
   'auth',
   'public_url',
   'max_in_flight',
@@ -375,6 +383,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     ),
     dataDir: member(json, 'data_dir', '', isString, 'a directory path', base.dataDir),
     bodyLimitBytes: member(json, 'body_limit_bytes', '', isPositive, 'a positive number of bytes', base.bodyLimitBytes),
+    logsProofBodyLimitBytes: member(
+      json,
+      'logs_proof_body_limit_bytes',
+      '',
+      isPositive,
+      'a positive number of bytes',
+      base.logsProofBodyLimitBytes,
+    ),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
     publicUrl: member<string | null>(
       json,
@@ -537,6 +553,18 @@ function readConnectionLimits(
       base.maxResponseBufferBytes,
     ),
   };
+}
+
+/**
+ * The body limit of an endpoint: its own member of the configuration when it has one (a logs
+ * proof's), else `body_limit_bytes`.
+ * @example bodyLimitOf(DEFAULT_CONFIG, { bodyLimit: 'logsProofBodyLimitBytes' }) // 33554432
+ */
+export function bodyLimitOf(
+  config: Pick<ServerConfig, 'bodyLimitBytes' | 'logsProofBodyLimitBytes'>,
+  endpoint: Pick<Endpoint, 'bodyLimit'>,
+): number {
+  return config[endpoint.bodyLimit ?? 'bodyLimitBytes'];
 }
 
 /** The origin clients reach the server at. */

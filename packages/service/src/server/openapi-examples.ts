@@ -1,5 +1,6 @@
 import { defaultRegistry, describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
+import { LOGS_PROOF_EXAMPLES } from './openapi-logs-proof-example.js';
 
 /**
  * Examples of the OpenAPI document: a real mainnet receipt (block 19426587, its second
@@ -525,6 +526,7 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
       },
     },
   },
+  '/evm/verify/logs-proof': LOGS_PROOF_EXAMPLES,
 };
 
 /** A 400 answer: what every error envelope looks like. */

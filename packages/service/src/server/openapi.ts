@@ -1,5 +1,6 @@
 import type { JsonSchema } from 'evm-integrity/api';
 import type { Endpoint } from '../endpoints/endpoints.js';
+import { bodyLimitOf, type ServerConfig } from './config.js';
 import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
 import {
   ERROR_DETAILS_SCHEMA,
@@ -124,11 +125,15 @@ function errorsByStatus(codes: readonly { status: number; code: string; when: st
 /** `POST` of a verify endpoint: its body schema is the one that validates requests. */
 function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: string) {
   const examples = VERIFY_EXAMPLES[endpoint.path];
+  const perMiB =
+    endpoint.cuPerMiB === undefined
+      ? ''
+      : `, plus ${endpoint.cuPerMiB} CU for each full MiB (1,048,576 bytes) of the body`;
   return {
     operationId: endpoint.name.replace(/\W+(\w)/g, (_, ch: string) => ch.toUpperCase()),
     tags: ['verify'],
     summary: endpoint.summary,
-    description: `Costs ${endpoint.cu} CU when answered 2xx; any other answer costs nothing. Body limit ${bodyLimitBytes} bytes, uncompressed JSON.`,
+    description: `Costs ${endpoint.cu} CU${perMiB} when answered 2xx; any other answer costs nothing. Body limit ${bodyLimitBytes} bytes, uncompressed JSON.`,
     security: [{ bearer: [] }],
     requestBody: {
       required: true,
@@ -167,15 +172,19 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
 export function openApiDocument({
   origin,
   endpoints,
-  bodyLimitBytes,
+  bodyLimits,
 }: {
   origin: string;
   endpoints: readonly Endpoint[];
-  bodyLimitBytes: number;
+  /** The configuration's body limits: each endpoint's is documented with it. */
+  bodyLimits: Pick<ServerConfig, 'bodyLimitBytes' | 'logsProofBodyLimitBytes'>;
 }): JsonSchema {
   const docsUrl = `${origin}/v1/docs`;
   const paths: Record<string, unknown> = Object.fromEntries(
-    endpoints.map((endpoint) => [endpoint.path, { post: verifyOperation(endpoint, bodyLimitBytes, docsUrl) }]),
+    endpoints.map((endpoint) => [
+      endpoint.path,
+      { post: verifyOperation(endpoint, bodyLimitOf(bodyLimits, endpoint), docsUrl) },
+    ]),
   );
   paths['/usage'] = {
     get: {

@@ -88,11 +88,16 @@ function declaredBytes(contentLength: string | undefined): number | null {
 }
 
 /**
- * 413: the request body is over `body_limit_bytes`. The limit here is on what is sent, not (as the
- * hosted service's) on the answer: `details.request_bytes` is the size the request declared (null
- * when it was sent in chunks: reading stopped past the limit), `max_allowed_bytes` the limit.
+ * 413: the request body is over `body_limit_bytes` (or the endpoint's own limit). The limit here is
+ * on what is sent, not (as the hosted service's) on the answer: `details.request_bytes` is the size
+ * the request declared (null when it was sent in chunks: reading stopped past the limit),
+ * `max_allowed_bytes` the limit, `recommended_actions` what to do in the endpoint's terms.
  */
-export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined) => {
+export const payloadTooLarge = (
+  limitBytes: number,
+  contentLength: string | undefined,
+  actions: readonly string[] = ['Send fewer transactions per request.', 'Verify one block per request.'],
+) => {
   const requestBytes = declaredBytes(contentLength);
   return new ApiProblem({
     code: 'PAYLOAD_TOO_LARGE',
@@ -104,7 +109,7 @@ export const payloadTooLarge = (limitBytes: number, contentLength: string | unde
       max_allowed_bytes: limitBytes,
       request_bytes: requestBytes,
       limit_applies_to: 'request_body',
-      recommended_actions: ['Send fewer transactions per request.', 'Verify one block per request.'],
+      recommended_actions: actions,
     },
   });
 };

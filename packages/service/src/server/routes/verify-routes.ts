@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { Admission } from '../admission.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
-import type { Endpoint } from '../../endpoints/endpoints.js';
+import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
+import { bodyLimitOf } from '../config.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
@@ -28,8 +29,9 @@ type Verification = (signal: AbortSignal) => Promise<VerifyOutcome>;
 
 /**
  * What one verify request holds while it is worked on: a place (`max_in_flight`,
- * `max_in_flight_per_account`) and its CU. `end` gives back what was taken, once, whatever
- * happened: the place, and the CU unless the answer is 2xx, when they are charged before it is sent.
+ * `max_in_flight_per_account`) and its CU (`cu`: the endpoint's for this body). `end` gives back what
+ * was taken, once, whatever happened: the place, and the CU unless the answer is 2xx, when they are
+ * charged before it is sent.
  */
 class RequestHold {
   #entered = false;
@@ -42,6 +44,7 @@ class RequestHold {
     private readonly deps: { admission: Admission; store: Store; now: () => Date; metrics?: ServerMetrics },
     private readonly account: Account,
     private readonly endpoint: Endpoint,
+    private readonly cu: number,
     private readonly requestId: string,
     private readonly refuse: (usage: Usage) => ApiProblem,
   ) {}
@@ -50,7 +53,7 @@ class RequestHold {
   async take(): Promise<void> {
     this.deps.admission.enter(this.account.id);
     this.#entered = true;
-    const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.endpoint.cu, this.deps.now());
+    const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.cu, this.deps.now());
     if (!held.ok) throw this.refuse(held.error.usage);
     this.#reservation = held.value.reservation;
   }
@@ -72,12 +75,12 @@ class RequestHold {
       requestId: this.requestId,
       endpoint: this.endpoint.name,
       status: this.status,
-      cu: charged ? this.endpoint.cu : 0,
+      cu: charged ? this.cu : 0,
     };
     if (!charged) return this.deps.store.release(reservation, record, this.deps.now());
     const settled = await this.deps.store.settle(reservation, record, this.deps.now());
     if (settled.ok) {
-      this.deps.metrics?.charged(this.endpoint.name, this.endpoint.cu);
+      this.deps.metrics?.charged(this.endpoint.name, this.cu);
       return;
     }
     this.status = 429;
@@ -111,8 +114,9 @@ function clientGone(hold: RequestHold): Response {
 
 /**
  * The metered verify endpoints. Each request passes the guards, then its body is read; only then
- * does it take a place (`max_in_flight`, `max_in_flight_per_account`) and reserve its CU, so a slow
- * upload holds neither. A body of `pool_threshold_bytes` or more is then read and verified on a
+ * does it take a place (`max_in_flight`, `max_in_flight_per_account`) and reserve its CU (`cuOf`:
+ * a logs proof's grow with its body), so a slow upload holds neither. Each endpoint's body limit is
+ * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
  * client gone before the answer (even while its job waited for a worker), gives them back.
  */
@@ -123,12 +127,16 @@ export function verifyRoutes(
 ): Hono<Env> {
   const { config, store, registry, docsUrl, now, pool, metrics } = deps;
   const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
-  const limit = bodyLimit({
-    maxSize: config.bodyLimitBytes,
-    onError: (c) => {
-      throw payloadTooLarge(config.bodyLimitBytes, c.req.header('content-length'));
-    },
-  });
+  /** The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. */
+  const limitOf = (endpoint: Endpoint) => {
+    const maxSize = bodyLimitOf(config, endpoint);
+    return bodyLimit({
+      maxSize,
+      onError: (c) => {
+        throw payloadTooLarge(maxSize, c.req.header('content-length'), endpoint.oversizeActions);
+      },
+    });
+  };
 
   /**
    * What verifying `bytes` takes. A small body is read here, so a malformed one is answered (400,
@@ -181,15 +189,17 @@ export function verifyRoutes(
       guards.entitled(endpoint),
       guards.throttle,
       guards.affordable(endpoint),
-      limit,
+      limitOf(endpoint),
       async (c) => {
         const account = c.get('account')!;
         requirePlainJson(c);
-        const verify = prepare(endpoint, account, await readBody(c));
+        const bytes = await readBody(c);
+        const verify = prepare(endpoint, account, bytes);
         const hold = new RequestHold(
           { admission, store, now, ...(metrics && { metrics }) },
           account,
           endpoint,
+          cuOf(endpoint, bytes.byteLength),
           c.get('requestId'),
           (usage) => guards.allowanceProblem(account, usage),
         );
