@@ -272,7 +272,7 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['help'],
-      /Commands: verify, prove, request, lineage, audit, audit-worker, audit-status,\naudit-export, serve, accounts, keys/,
+      /Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,\naudit-status, audit-export, serve, accounts, keys/,
     ],
     [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
@@ -303,7 +303,7 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['verify', 'everything'],
-      'cannot verify "everything": expected receipt-root, logs-bloom, receipt-proof or block',
+      'cannot verify "everything": expected receipt-root, logs-bloom, receipt-proof, block or logs-proof',
       /verify logs-bloom/,
     ],
     [['verify', 'receipt-root', '--bogus'], "unknown option '--bogus'", /verify logs-bloom/],
@@ -325,12 +325,12 @@ describe('command-line conventions', () => {
       code: 2,
       stdout: '',
       stderr:
-        'evm-integrity: unknown command "frobnicate"; expected one of verify, prove, request, lineage, audit, audit-worker, audit-status, audit-export, serve, accounts, keys (evm-integrity --help)\n',
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, prove, request, lineage, audit, audit-worker, audit-status, audit-export, serve, accounts, keys\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, serve, accounts, keys\n',
     });
   });
 

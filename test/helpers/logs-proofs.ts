@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { Problems, readRpcBlock, type ChainRegistry, type RpcBlock } from '../../packages/core/src/index.js';
 import { LogsProofBuilder, type EthLog, type LogsFilter } from '../../packages/core/src/proof/index.js';
-import { loadFixture, type FixtureBlock } from './fixtures.js';
+import { loadFixture } from './fixtures.js';
 
 /** A fixture block read as a source gives it. */
 export function readFixtureBlock(name: string): RpcBlock {
@@ -72,11 +72,18 @@ export const toFilter = (f: HexFilter): LogsFilter => ({
 
 /** What `eth_getLogs` answers for `names` and the filter, from the fixtures' JSON and geth's matching rule. */
 export function expectedLogs(names: readonly string[], filter: HexFilter): EthLog[] {
+  return matchingLogs(names.map(loadFixture), filter);
+}
+
+/** What `eth_getLogs` answers for blocks in the fixtures' format (JSON-RPC header and receipts), in order. */
+export function matchingLogs(
+  blocks: ReadonlyArray<{ header: Record<string, unknown>; receipts: ReadonlyArray<Record<string, unknown>> }>,
+  filter: HexFilter,
+): EthLog[] {
   const lower = (s: string) => s.toLowerCase();
   const logs: EthLog[] = [];
-  for (const name of names) {
-    const block: FixtureBlock = loadFixture(name);
-    const header = block.header;
+  for (const block of blocks) {
+    const header = block.header as Record<string, string>;
     let logIndex = 0;
     block.receipts.forEach((receipt, transactionIndex) => {
       for (const log of (receipt as { logs: Array<{ address: string; topics: string[]; data: string }> }).logs) {

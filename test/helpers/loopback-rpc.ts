@@ -3,12 +3,15 @@
  * `eth_chainId`, `eth_getBlockByNumber` (with synthesized transaction hashes, one per
  * transaction) and `eth_getBlockReceipts`. Tests change its chain while it runs (a reorg) and
  * inject faults per call (a status, a hang past the client's time limit), and read every call.
+ * `eth_getLogs` is computed from the blocks served by the test's own matching (helpers/logs-proofs.ts);
+ * a test may make it change its answer (drop, alter, invent a log) or refuse a range as too big.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
 import { syntheticTxHash } from './synthetic-tx-hash.js';
 import { loadFixture } from './fixtures.js';
+import { matchingLogs, type HexFilter } from './logs-proofs.js';
 
 /** A block as the node serves it; `transactions` defaults to the receipt count (a missing receipt keeps it). */
 export interface NodeBlock {
@@ -36,7 +39,21 @@ export interface LoopbackNode {
   delayMs: number;
   /** The blocks the tags name (`latest`, `finalized`, `safe`); a tag not set names the highest block served. */
   tags: Map<string, number>;
+  /** Changes each `eth_getLogs` answer (drops, alters or invents a log). */
+  logsFault: ((logs: unknown[]) => unknown[]) | undefined;
+  /** An `eth_getLogs` call over more blocks than this is refused as "query returned more than 10000 results". */
+  maxLogsBlocks: number;
   close(): Promise<void>;
+}
+
+/** The fixture blocks `names`, of one chain, by number, as a node serves them. */
+export function fixtureBlocks(names: readonly string[]): Map<number, NodeBlock> {
+  const blocks = new Map<number, NodeBlock>();
+  for (const name of names) {
+    const fixture = loadFixture(name);
+    blocks.set(Number(fixture.header['number']), { header: { ...fixture.header }, receipts: fixture.receipts });
+  }
+  return blocks;
 }
 
 /** The mainnet fixture blocks `from`..`to` (a consecutive run), as a node serves them. */
@@ -72,8 +89,27 @@ function blockNumberOf(node: LoopbackNode, param: unknown): number {
   return Number(param);
 }
 
+/** `eth_getLogs` over the blocks served: a filter of addresses and topics (a string, a list or null each). */
+function getLogs(node: LoopbackNode, param: Record<string, unknown>): unknown[] {
+  const from = Number(param['fromBlock']);
+  const to = Number(param['toBlock']);
+  const list = (v: unknown) =>
+    v === null || v === undefined ? [] : Array.isArray(v) ? (v as string[]) : [v as string];
+  const filter: HexFilter = {
+    address: list(param['address']),
+    topics: ((param['topics'] as unknown[] | undefined) ?? []).map(list),
+  };
+  const blocks = [...node.blocks].filter(([n]) => n >= from && n <= to).sort(([a], [b]) => a - b);
+  const logs = matchingLogs(
+    blocks.map(([, block]) => block),
+    filter,
+  );
+  return node.logsFault?.(logs) ?? logs;
+}
+
 function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
   if (call.method === 'eth_chainId') return quantity(chainId);
+  if (call.method === 'eth_getLogs') return getLogs(node, call.params[0] as Record<string, unknown>);
   const n = blockNumberOf(node, call.params[0]);
   const block = node.blocks.get(n);
   if (call.method === 'eth_getBlockByNumber') {
@@ -101,6 +137,8 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     fault: undefined,
     delayMs: 0,
     tags: new Map(),
+    logsFault: undefined,
+    maxLogsBlocks: Number.POSITIVE_INFINITY,
     close: async () => undefined,
   };
   const server: Server = createServer(async (req, res) => {
@@ -120,6 +158,11 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
       return void res.end(JSON.stringify(fault.body ?? {}));
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
+    const range = call.method === 'eth_getLogs' ? (call.params[0] as Record<string, unknown>) : undefined;
+    if (range !== undefined && Number(range['toBlock']) - Number(range['fromBlock']) + 1 > node.maxLogsBlocks) {
+      const error = { code: -32005, message: 'query returned more than 10000 results' };
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error }));
+    }
     res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: answer(node, chainId, call) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,11 +1,21 @@
 /**
  * `evm-integrity/node`: the lineage sources that reach the network (the hosted data service,
  * a JSON-RPC node) and the recording of what they answered into a bundle; the range audit's
- * cross-check of the hosted service's raw datasets (`serviceCrossCheck`). Node 20 or newer
+ * cross-check of the hosted service's raw datasets (`serviceCrossCheck`); a complete-log proof
+ * built from a node (`NodeLogsProof`) and a node's `eth_getLogs` checked against one
+ * (`NodeLogsCheck`). Node 20 or newer
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
 export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';
-export { RpcBlockSource, type RpcBlockSourceOptions } from './live/rpc-block-source.js';
+export { RpcBlockSource, type RpcBlockSourceOptions, type RpcLogsFilter } from './live/rpc-block-source.js';
+export {
+  NodeLogsProof,
+  rpcLogsFilter,
+  type FetchedBlock,
+  type NodeLogsProofOptions,
+  type NodeProofBlock,
+} from './live/node-logs-proof.js';
+export { NodeLogsCheck, type NodeLogsCheckOptions, type NodeLogsTally } from './live/node-logs-check.js';
 export { serviceBaseUrl } from './live/service-client.js';
 export { BundleRecorder, type RecordedBundle } from './bundle/recorder.js';
 export { writeBundle } from './bundle/write-bundle.js';

@@ -51,6 +51,20 @@ const UNSUPPORTED =
 const isUnsupported = (error: unknown) =>
   error instanceof JsonRpcError && (error.rpcCode === -32601 || UNSUPPORTED.test(error.rpcMessage));
 
+/**
+ * An `eth_getLogs` answer too big for the node (providers word it differently, some with -32005,
+ * the code of their rate limit): the range is asked again in halves, never waited for.
+ */
+const TOO_MANY_LOGS =
+  /more than \d|too many|too large|too big|block range|range (is )?too|response size|limited to|exceeds? (the )?(max|limit)/i;
+const isTooManyLogs = (error: unknown) => error instanceof JsonRpcError && TOO_MANY_LOGS.test(error.rpcMessage);
+
+/** A filter of `eth_getLogs` as the node reads it: 0x hex addresses and topics by position. */
+export interface RpcLogsFilter {
+  address?: string[];
+  topics?: string[][];
+}
+
 const toQuantity = (n: number) => `0x${n.toString(16)}`;
 function quantity(v: unknown): bigint | undefined {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
@@ -104,6 +118,8 @@ export class RpcBlockSource implements BlockSource {
   private chainIdOfNode: Promise<bigint> | undefined;
   /** False once the node has said it has no eth_getBlockReceipts. */
   private blockReceipts = true;
+  /** Blocks one `eth_getLogs` call asks at most: halved each time the node says an answer is too big. */
+  private logsSpan = Number.POSITIVE_INFINITY;
 
   constructor(options: RpcBlockSourceOptions) {
     let parsed: URL;
@@ -138,8 +154,10 @@ export class RpcBlockSource implements BlockSource {
           const code = typeof json.error.code === 'number' ? json.error.code : undefined;
           const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
           const failure = `error ${code ?? '(no code)'}: ${message}`;
-          // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429.
-          if (status === 429 || code === -32005) return { kind: 'rate_limited', failure };
+          // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429
+          // (unless it says an eth_getLogs answer is too big: waiting would not shrink it).
+          if (status === 429 || (code === -32005 && !(method === 'eth_getLogs' && TOO_MANY_LOGS.test(message))))
+            return { kind: 'rate_limited', failure };
           rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
           return { kind: 'final' };
         }
@@ -263,12 +281,15 @@ export class RpcBlockSource implements BlockSource {
     return receipts;
   }
 
-  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+  /**
+   * The header of block `blockNumber` as the node answers `eth_getBlockByNumber(n, false)` (its
+   * transactions as hashes), or null when the node has no such block.
+   */
+  async header(chainId: number, blockNumber: number): Promise<Json | null> {
     if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
       throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
     await this.checkChain(chainId);
-    const tag = toQuantity(blockNumber);
-    const block = await this.call('eth_getBlockByNumber', [tag, false]);
+    const block = await this.call('eth_getBlockByNumber', [toQuantity(blockNumber), false]);
     if (block === null) return null;
     if (!isObject(block))
       throw new SourceError(
@@ -278,42 +299,58 @@ export class RpcBlockSource implements BlockSource {
       throw new SourceError(
         `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,
       );
-    let hashes: string[] | undefined;
-    if (Array.isArray(block.transactions)) {
-      hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);
-      if (hashes.some((h) => typeof h !== 'string'))
-        throw new SourceError(
-          `${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`,
-        );
-    }
+    return block;
+  }
 
-    let receipts: unknown[] | undefined;
+  /** The transaction hashes a block lists, or undefined when it lists none (a node may leave them out). */
+  private transactionHashes(block: Json, blockNumber: number): string[] | undefined {
+    if (!Array.isArray(block.transactions)) return undefined;
+    const hashes = block.transactions.map((t: unknown) => (isObject(t) ? t.hash : t) as string);
+    if (hashes.some((h) => typeof h !== 'string'))
+      throw new SourceError(
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with transactions that are not hashes`,
+      );
+    return hashes;
+  }
+
+  /**
+   * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
+   * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be the
+   * block's (one per transaction, of its hash).
+   */
+  async receiptsOf(block: Json, blockNumber: number): Promise<unknown[]> {
+    const hashes = this.transactionHashes(block, blockNumber);
     if (this.blockReceipts) {
       try {
-        const result = await this.call('eth_getBlockReceipts', [tag]);
+        const result = await this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]);
         if (result === null)
           throw new SourceError(
             `${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`,
           );
-        receipts = this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
+        return this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
       } catch (error) {
         if (!isUnsupported(error)) throw error;
         this.blockReceipts = false;
       }
     }
-    if (receipts === undefined) {
-      if (hashes === undefined)
-        throw new SourceError(
-          `${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`,
-        );
-      receipts = this.checkReceipts(
-        await this.receiptsByTransaction(hashes, blockNumber),
-        'eth_getTransactionReceipt',
-        block,
-        hashes,
-        blockNumber,
+    if (hashes === undefined)
+      throw new SourceError(
+        `${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`,
       );
-    }
+    return this.checkReceipts(
+      await this.receiptsByTransaction(hashes, blockNumber),
+      'eth_getTransactionReceipt',
+      block,
+      hashes,
+      blockNumber,
+    );
+  }
+
+  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+    const block = await this.header(chainId, blockNumber);
+    if (block === null) return null;
+    const hashes = this.transactionHashes(block, blockNumber);
+    const receipts = await this.receiptsOf(block, blockNumber);
 
     // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
     const result: BlockJson = {
@@ -324,5 +361,37 @@ export class RpcBlockSource implements BlockSource {
     };
     this.recorder?.addBlock(result);
     return result;
+  }
+
+  /**
+   * The node's `eth_getLogs` answer for blocks `from` to `to` and a filter, as it sent it (not
+   * checked: comparing it is the caller's point). A range whose answer the node says is too big is
+   * asked again in halves, and later calls ask at most that many blocks at once.
+   * @example await node.logs(1, { address: ['0xdac1…'] }, 19_000_000, 19_001_999) // [{ address, topics, … }, …]
+   */
+  async logs(chainId: number, filter: RpcLogsFilter, from: number, to: number): Promise<unknown[]> {
+    await this.checkChain(chainId);
+    const out: unknown[] = [];
+    let start = from;
+    while (start <= to) {
+      const end = Math.min(to, start + this.logsSpan - 1);
+      let answer: unknown;
+      try {
+        answer = await this.call('eth_getLogs', [
+          { ...filter, fromBlock: toQuantity(start), toBlock: toQuantity(end) },
+        ]);
+      } catch (error) {
+        if (!isTooManyLogs(error) || end === start) throw error;
+        this.logsSpan = Math.ceil((end - start + 1) / 2);
+        continue;
+      }
+      if (!Array.isArray(answer))
+        throw new SourceError(
+          `${this.where} answered eth_getLogs for blocks ${start} to ${end} with ${show(answer)}, not a list of logs`,
+        );
+      for (const log of answer) out.push(log);
+      start = end + 1;
+    }
+    return out;
   }
 }

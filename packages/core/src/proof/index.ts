@@ -41,6 +41,7 @@ export {
   type LogsProofSummary,
   type LogsRangeOptions,
   type ProvableEra,
+  type UnprovableEra,
 } from './logs-range-check.js';
 export { LogsProofBuilder, type LogsProofBlock } from './logs-proof-builder.js';
 export {

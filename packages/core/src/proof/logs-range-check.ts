@@ -96,7 +96,7 @@ const refusal = (reason: LogsProofFault, block: number | undefined, message: str
 export type ProvableEra = Extract<Verifiability, { status: 'verifiable' }>;
 
 /** A block a range proof cannot rest on: why in words, and the registry's account of it. */
-interface UnprovableEra {
+export interface UnprovableEra {
   status: 'unprovable';
   message: string;
   notVerifiable: NotVerifiable;

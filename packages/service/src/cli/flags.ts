@@ -117,3 +117,33 @@ export function queueUrl(flag: string, value: string): string {
     throw new UsageError(`${flag}: "${value}" is not a PostgreSQL URL; use postgres://USER@HOST:PORT/DATABASE`);
   return value;
 }
+
+/** A block given to `flag` by its number only (decimal or 0x hex): a command that names the range in its output. */
+export function blockNumberValue(flag: string, value: string | undefined): number {
+  if (value === undefined) throw new UsageError(`${flag} is required: a block number (decimal or 0x hex)`);
+  const n = wholeNumber(value);
+  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a block number; use decimal or 0x hex`);
+  return n;
+}
+
+/** Fixed-size hex given to `flag`, with or without 0x: 0x and lower case, or a UsageError saying what it is not. */
+function fixedHex(flag: string, value: string, bytes: number, what: string): string {
+  const hex = value.replace(/^0[xX]/, '');
+  if (!new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(hex)) {
+    const why = /^[0-9a-fA-F]*$/.test(hex) ? `${hex.length} hex digits` : 'not hex';
+    throw new UsageError(
+      `${flag}: "${value}" is not ${what} (${why}); use ${bytes * 2} hex digits, with or without 0x`,
+    );
+  }
+  return `0x${hex.toLowerCase()}`;
+}
+
+/** A contract address given to `flag`: 20 bytes of hex, with or without 0x. */
+export function addressValue(flag: string, value: string): string {
+  return fixedHex(flag, value, 20, 'an address');
+}
+
+/** A log topic given to `flag`: 32 bytes of hex, with or without 0x. */
+export function topicValue(flag: string, value: string): string {
+  return fixedHex(flag, value, 32, 'a topic');
+}

@@ -3,6 +3,7 @@ import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, processIo, UsageError, type CliIo } from './io.js';
 import {
   AUDIT_EXPORT_USAGE,
+  AUDIT_LOGS_USAGE,
   AUDIT_STATUS_USAGE,
   AUDIT_USAGE,
   AUDIT_WORKER_USAGE,
@@ -28,13 +29,17 @@ interface Command {
 // `verify` starts without loading the HTTP stack or the store.
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
-  prove: { usage: () => PROVE_USAGE, run: async (argv, io) => (await import('./prove.js')).runProve(argv, io) },
   request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
+  prove: { usage: () => PROVE_USAGE, run: runProve },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,
     run: async (argv, io) =>
       (await import('./audit.js')).runAudit(argv, { ...io, stderrIsTty: io === processIo && process.stderr.isTTY }),
+  },
+  'audit-logs': {
+    usage: () => AUDIT_LOGS_USAGE,
+    run: async (argv, io) => (await import('./audit-logs.js')).runAuditLogs(argv, io),
   },
   // The audit queue (PostgreSQL, pg-boss): loaded only by these commands.
   'audit-worker': {
@@ -53,6 +58,18 @@ const COMMANDS: Record<string, Command> = {
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
 };
+
+/** `prove receipt|logs …` (argv after `prove`). */
+async function runProve(argv: string[], io: CliIo): Promise<number> {
+  const [what, ...rest] = argv;
+  if (what === 'receipt') return (await import('./prove-receipt.js')).runProveReceipt(rest, io);
+  if (what === 'logs') return (await import('./prove-logs.js')).runProveLogs(rest, io);
+  throw new UsageError(
+    what === undefined
+      ? 'prove needs what to prove: receipt or logs'
+      : `cannot prove "${what}": expected receipt or logs`,
+  );
+}
 
 async function adminUsage(): Promise<string> {
   return (await import('./admin.js')).ADMIN_USAGE;

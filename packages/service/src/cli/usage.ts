@@ -10,6 +10,8 @@ export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-proof [FILE|-] [--block-hash H]
                                                a receipt proof (prove receipt writes it)
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
+  evm-integrity verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]
+                                               a complete-log proof of a range (prove logs)
 
 Options:
   --pretty      indent the JSON output
@@ -31,22 +33,62 @@ files are still verified. Exit status (the highest of the blocks'): 0 verified,
 not verifiable, 3 a bug, 141 stdout closed early (… | head).
 verify receipt-proof prints the receipt the proof holds (JSON-RPC's conventions)
 and exits 0; a proof that does not hold is one line on stderr naming why and the
-proof node at fault, exit 1; a file that is not a proof names the member, exit 2.`;
+proof node at fault, exit 1; a file that is not a proof names the member, exit 2.
+verify logs-proof checks a proof written by prove logs as it streams in, from
+--head-hash H alone (the hash of the range's last block, from a source you
+trust); --chain ID (here a chain id) refuses a proof of another chain. When it
+holds, its logs go as NDJSON (eth_getLogs form, in order) to --out FILE or
+stdout, only then, and a summary to stderr. Exit status: 0 it holds, 1 it does
+not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
+that cannot be read, a bad flag, or a range that cannot be proven.`;
 
 export const PROVE_USAGE = `Usage:
   evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
+  evm-integrity prove logs --chain ID --rpc URL --from N --to M
+                           [--address A]… [--topic0 T]… [--out FILE]
+                           [--concurrency K]
 
-Writes the proof that receipt N (its transaction index) is in the block in FILE
-(the JSON-RPC format verify block reads: chain_id, header, complete receipts), to
-P or stdout: a JSON document (docs/proofs.md) that verify receipt-proof and POST
-/v1/evm/verify/receipt-proof check. The block is verified first, under its
-chain's rules in the registry: its receipts must give its receiptsRoot and its
-header its hash, both checks its era claims. P is written whole or not at all.
---chain ID:R adds a devnet to the registry, as verify does (its checker needs the
-same --chain).
-Exit status: 0 written, 1 the block's receipts or header do not match its
-commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
-verified, 3 a bug.`;
+prove receipt writes the proof that receipt N (its transaction index) is in the
+block in FILE (the JSON-RPC format verify block reads: chain_id, header,
+complete receipts), to P or stdout: a JSON document (docs/proofs.md) that verify
+receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
+first, under its chain's rules in the registry: its receipts must give its
+receiptsRoot and its header its hash, both checks its era claims. P is written
+whole or not at all. --chain ID:R adds a devnet to the registry, as verify does
+(its checker needs the same --chain). Exit status: 0 written, 1 the block's
+receipts or header do not match its commitments, 2 bad input, no receipt at N,
+or a chain or era that cannot be verified, 3 a bug.
+
+prove logs writes a complete-log proof: every log of blocks N..M that matches
+the filter (any of the --address, and topic0 any of the --topic0; every log
+without them), with what shows none is missing: each header, and the receipts
+of each block whose bloom may match. Blocks come from the node (--rpc, --rpc-url or
+ETH_RPC_URL; its eth_chainId must be --chain), K fetched ahead (default 4). The
+proof goes to --out FILE (whole or not at all) or to stdout (not a terminal).
+stderr gets the counts and the head hash, the hash of block M a verifier needs:
+  evm-integrity verify logs-proof FILE --head-hash H
+Exit status: 0 written, 2 bad flags, a node of another chain, a range that
+cannot be proven (one line saying why), or a node that fails or serves blocks
+that make no proof (nothing is left at --out), 3 a bug. Details: docs/cli.md.`;
+
+export const AUDIT_LOGS_USAGE = `Usage:
+  evm-integrity audit-logs --chain ID --rpc URL --from N --to M
+                           [--address A]… [--topic0 T]… [--head-hash H]
+                           [--proof FILE | --save-proof FILE]
+                           [--window W] [--concurrency K]
+
+Checks that the node's eth_getLogs answer for blocks N..M and the filter is
+complete and exact: it is compared, W blocks at a time (default 2000, halved
+while the node says an answer is too big), with a complete-log proof of the
+range, built from the node's blocks (kept with --save-proof FILE) or given with
+--proof FILE (of the same chain, range and filter). --head-hash H, the hash of
+block M from a source you trust, makes the range hang from it; without it the
+headers are the node's own word. Prints one JSON line per log the node dropped,
+invented or altered, then a summary line.
+Exit status: 0 complete and exact, 1 a log dropped, invented or altered, the
+range not hanging from --head-hash, or --proof that does not hold, 2 no verdict
+(bad flags, a proof of another range, an unreachable node, a range that cannot
+be proven), 3 a bug. Details: docs/cli.md.`;
 
 export const REQUEST_USAGE = `Usage:
   evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
@@ -176,6 +218,9 @@ Usage:
   evm-integrity verify block [FILE|-]…                   verify whole blocks
   evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
   evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
+  evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
+  evm-integrity prove logs --chain ID --from N --to M …  prove a range's logs complete
+  evm-integrity audit-logs --chain ID --from N --to M …  check a node's eth_getLogs
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
@@ -191,5 +236,5 @@ ${ADMIN_SYNOPSIS}
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
-Commands: verify, prove, request, lineage, audit, audit-worker, audit-status,
-audit-export, serve, accounts, keys.`;
+Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,
+audit-status, audit-export, serve, accounts, keys.`;

@@ -99,12 +99,15 @@ function runVerifyReceiptProof(
 }
 
 /**
- * `verify receipt-root|logs-bloom|receipt-proof|block …` (argv after `verify`): prints the JSON the
+ * `verify receipt-root|logs-bloom|receipt-proof|block|logs-proof …` (argv after `verify`): prints the JSON the
  * endpoint would answer and returns the exit status. Throws UsageError for a mistake in
  * the command line.
  * @example runVerify(['receipt-root', 'body.json'], io) // 0 when every claim of the body holds
  */
 export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
+  // A proof of a range has flags of its own (--chain is a chain id there): loaded only when asked.
+  if (argv[0] === 'logs-proof')
+    return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -162,9 +165,11 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
       });
     }
     case undefined:
-      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom, receipt-proof or block');
+      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom, receipt-proof, block or logs-proof');
     default:
-      throw new UsageError(`cannot verify "${what}": expected receipt-root, logs-bloom, receipt-proof or block`);
+      throw new UsageError(
+        `cannot verify "${what}": expected receipt-root, logs-bloom, receipt-proof, block or logs-proof`,
+      );
   }
   io.stdout(`${JSON.stringify(result.body, null, values.pretty ? 2 : undefined)}\n`);
   return EXIT[result.verdict];

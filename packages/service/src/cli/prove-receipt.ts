@@ -2,15 +2,13 @@
  * `prove receipt FILE --index N [--out P]`: the proof document of one receipt of a block in the
  * fixtures' format, made by the core's `proveReceipt` (which verifies the block first).
  */
-import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ChainRegistry } from 'evm-integrity';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
 import { wholeValue } from './flags.js';
-import { InputError, inputName, LOCAL_DOCS_URL, readFailure, readInput, UsageError, type CliIo } from './io.js';
+import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
+import { TempFile } from './temp-output.js';
 import { EXIT, parseChainOption } from './verify.js';
 
 /** Why no proof was made, in one line, and the exit status it gets. */
@@ -31,25 +29,13 @@ function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: str
   }
 }
 
-/** Writes `text` to `path` whole or not at all: into a file beside it, then renamed over it. */
-function writeWhole(path: string, text: string): void {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temporary, text, { flag: 'wx' });
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw new InputError(`--out ${path}: cannot write it: ${readFailure(error)}`);
-  }
-}
-
 /**
- * `prove receipt FILE --index N [--out P] [--chain ID:R]…` (argv after `prove`): writes the proof document to P or
+ * `prove receipt FILE --index N [--out P] [--chain ID:R]…` (argv after `prove receipt`): writes the proof document to P or
  * stdout and returns the exit status: 0 written, 1 the block's data do not match its commitments,
  * 2 bad input, an index with no receipt, or a block that cannot be verified.
- * @example runProve(['receipt', 'block.json', '--index', '3'], io) // 0, the proof on stdout
+ * @example await runProveReceipt(['block.json', '--index', '3'], io) // 0, the proof on stdout
  */
-export function runProve(argv: string[], io: CliIo): number {
+export async function runProveReceipt(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -60,9 +46,7 @@ export function runProve(argv: string[], io: CliIo): number {
       chain: { type: 'string', multiple: true },
     },
   });
-  const [what, file, extra] = positionals;
-  if (what === undefined) throw new UsageError('prove needs what to prove: receipt');
-  if (what !== 'receipt') throw new UsageError(`cannot prove "${what}": expected receipt`);
+  const [file, extra] = positionals;
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": prove receipt reads one FILE`);
   if (values.index === undefined)
     throw new UsageError('--index is required: the position of the receipt in its block (0 for the first)');
@@ -77,7 +61,17 @@ export function runProve(argv: string[], io: CliIo): number {
     return status;
   }
   const text = `${JSON.stringify(proof.value, null, values.pretty ? 2 : undefined)}\n`;
-  if (values.out === undefined) io.stdout(text);
-  else writeWhole(values.out, text);
+  if (values.out === undefined) {
+    io.stdout(text);
+    return EXIT.identical;
+  }
+  // Whole or not at all: a temporary file beside P, renamed onto it.
+  const out = new TempFile(values.out);
+  try {
+    out.write(text);
+    await out.commit();
+  } finally {
+    out.remove();
+  }
   return EXIT.identical;
 }

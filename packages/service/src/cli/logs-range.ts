@@ -1,0 +1,95 @@
+/**
+ * What the logs commands (`prove logs`, `audit-logs`) share: their range and filter read from the
+ * flags, the node they ask, and how a range and a proof's summary are told.
+ */
+import { bytesToHex, defaultRegistry, hexToBytes } from 'evm-integrity';
+import { RpcBlockSource } from 'evm-integrity/node';
+import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
+import { addressValue, blockNumberValue, chainIdValue, positiveValue, rpcUrlOf, topicValue } from './flags.js';
+import { UsageError } from './io.js';
+
+/** The flags of a range and filter, as parseArgs reads them. */
+export const RANGE_OPTIONS = {
+  chain: { type: 'string' },
+  rpc: { type: 'string' },
+  'rpc-url': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  address: { type: 'string', multiple: true },
+  topic0: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+} as const;
+
+/** The range and filter the flags ask for, the node's URL, and blocks fetched ahead. */
+export interface LogsRangeFlags {
+  range: LogsRange;
+  rpc: string;
+  concurrency: number;
+}
+
+/** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
+export function logsRangeFlags(
+  values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' ? string[] : string },
+  env: NodeJS.ProcessEnv,
+): LogsRangeFlags {
+  const chainId = chainIdValue('--chain', values.chain);
+  const rpc = rpcUrlOf(values, env);
+  if (rpc === undefined) throw new UsageError('give the node: --rpc URL (or --rpc-url URL, or ETH_RPC_URL)');
+  const fromBlock = blockNumberValue('--from', values.from);
+  const toBlock = blockNumberValue('--to', values.to);
+  if (toBlock < fromBlock) throw new UsageError(`--to (${toBlock}) must not be before --from (${fromBlock})`);
+  const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
+  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
+  return {
+    range: { chainId, fromBlock, toBlock, filter: { addresses, topics: topic0.length > 0 ? [topic0] : [] } },
+    rpc,
+    concurrency: positiveValue('--concurrency', values.concurrency, 4),
+  };
+}
+
+/**
+ * The node, checked to serve the chain asked for: a node of another chain is a ChainMismatchError
+ * naming both (one line, exit 2), one that cannot be reached a SourceError.
+ */
+export async function openNode(url: string, chainId: number): Promise<RpcBlockSource> {
+  const node = new RpcBlockSource({ url });
+  await node.checkChain(chainId);
+  return node;
+}
+
+const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** A chain as messages name it: `chain 1 (Ethereum)`. */
+export function chainName(chainId: number): string {
+  const name = defaultRegistry.get(chainId)?.name;
+  return name === undefined ? `chain ${chainId} (not in the registry)` : `chain ${chainId} (${name})`;
+}
+
+/** The filter as `eth_getLogs` spells it, for JSON lines. */
+export function filterJson(range: LogsRange): { address: string[]; topics: string[][] } {
+  return {
+    address: range.filter.addresses.map(hex),
+    topics: range.filter.topics.map((alternatives) => alternatives.map(hex)),
+  };
+}
+
+/** The filter in words: `address 0x… or 0x…, topic0 0x…`, or `every log`. */
+export function describeFilter(range: LogsRange): string {
+  const { address, topics } = filterJson(range);
+  const parts = [
+    ...(address.length > 0 ? [`address ${address.join(' or ')}`] : []),
+    ...topics.map((alternatives, i) => `topic${i} ${alternatives.length === 0 ? 'any' : alternatives.join(' or ')}`),
+  ];
+  return parts.length === 0 ? 'every log' : parts.join(', ');
+}
+
+/** What a proof covers and holds, in one line. */
+export function describeSummary(summary: LogsProofSummary): string {
+  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${count(summary.blocks)} blocks, ${count(summary.candidateBlocks)} candidate blocks (bloom may match), ${count(summary.receipts)} receipts), filter ${describeFilter(summary)}: ${count(summary.logs)} matching logs`;
+}
+
+/** The head hash line a verifier needs. */
+export function headHashLine(summary: LogsProofSummary): string {
+  return `head hash ${hex(summary.headHash)} (block ${summary.toBlock})`;
+}

@@ -1,0 +1,67 @@
+/**
+ * `verify logs-proof`: a complete-log proof checked as it streams in, from the head hash alone; its
+ * logs are released (as NDJSON) only once the whole proof holds.
+ */
+import { createReadStream } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { hexToBytes } from 'evm-integrity';
+import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
+import { chainIdValue, hashValue } from './flags.js';
+import { inputName, InputError, readFailure, UsageError, type CliIo } from './io.js';
+import { describeSummary } from './logs-range.js';
+import { TempFile } from './temp-output.js';
+
+/** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
+const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
+
+/** The refusal in one line: its reason, its block when it is at one, and why. */
+export function describeRefusal(refusal: LogsProofRefusal): string {
+  return `${refusal.reason}${refusal.block === undefined ? '' : ` at block ${refusal.block}`}: ${refusal.message}`;
+}
+
+/** The bytes of FILE, or of standard input for `-`, as a stream; an InputError naming the file when it cannot be read. */
+export async function* proofChunks(file: string): AsyncGenerator<Uint8Array> {
+  const stream = file === '-' ? process.stdin : createReadStream(file);
+  try {
+    for await (const chunk of stream) yield chunk as Uint8Array;
+  } catch (error) {
+    throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
+  }
+}
+
+/**
+ * `verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]`: exit 0 with the
+ * proven logs as NDJSON and a summary on stderr, 1 when the proof does not hold (its first fault
+ * named on stderr), 2 when the input is no proof, cannot be read, or its range cannot be proven.
+ */
+export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'head-hash': { type: 'string' }, chain: { type: 'string' }, out: { type: 'string' } },
+  });
+  const [file, extra] = positionals;
+  if (file === undefined) throw new UsageError('verify logs-proof needs the proof: FILE, or - for standard input');
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": verify logs-proof reads one FILE`);
+  if (values['head-hash'] === undefined)
+    throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
+  const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
+  const chainId = values.chain === undefined ? undefined : chainIdValue('--chain', values.chain);
+  const spool = new TempFile(values.out);
+  try {
+    const verdict = await verifyLogsProof(proofChunks(file), {
+      headHash,
+      ...(chainId !== undefined && { chainId }),
+      onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
+    });
+    if (!verdict.ok) {
+      io.stderr(`evm-integrity: ${inputName(file)}: the proof does not hold: ${describeRefusal(verdict.error)}\n`);
+      return NO_VERDICT.has(verdict.error.reason) ? 2 : 1;
+    }
+    await spool.commit();
+    io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value)}\n`);
+    return 0;
+  } finally {
+    spool.remove();
+  }
+}
