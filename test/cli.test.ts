@@ -303,7 +303,7 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['verify', 'everything'],
-      'cannot verify "everything": expected receipt-root, logs-bloom, block or logs-proof',
+      'cannot verify "everything": expected receipt-root, logs-bloom, receipt-proof, block or logs-proof',
       /verify logs-bloom/,
     ],
     [['verify', 'receipt-root', '--bogus'], "unknown option '--bogus'", /verify logs-bloom/],

@@ -80,6 +80,7 @@ describe('the OpenAPI document', () => {
     expect(withExamples.map(([path]) => path)).toEqual([
       '/evm/verify/receipt-root',
       '/evm/verify/logs-bloom',
+      '/evm/verify/receipt-proof',
       '/evm/verify/lineage',
       '/evm/verify/logs-proof',
     ]);

@@ -41,3 +41,18 @@ export {
 export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
 export type { JsonSchema } from '../input/schema.js';
 export { isObject, type JsonObject } from '../input/json-values.js';
+export {
+  RECEIPT_PROOF_FAULTS,
+  verifyReceiptProofOperation,
+  type ReceiptProofResult,
+  type RpcReceiptJson,
+} from './receipt-proof-operation.js';
+export { proveReceipt, type ProveRefusal, type ReceiptProofDocument } from './prove-receipt.js';
+export {
+  parseReceiptProofRequest,
+  RECEIPT_PROOF_BODY,
+  RECEIPT_PROOF_FORMAT,
+  RECEIPT_PROOF_VERSION,
+  type ReceiptProofRefusal,
+  type ReceiptProofRequest,
+} from '../input/receipt-proof-request.js';

@@ -9,6 +9,7 @@ export {
   type ProvenReceipt,
   type ReceiptProof,
 } from './receipt-proof.js';
+export { verifyBlockReceiptProof, type BlockProofOptions, type ProvenBlockReceipt } from './block-receipt-proof.js';
 export { logProof, verifyLogProof, type LogProof, type LogProofOptions, type ProvenLog } from './log-proof.js';
 export type { ProofFault, ProofRefusal } from './refusal.js';
 export type { TrieProofFault } from '../trie/trie-proof.js';

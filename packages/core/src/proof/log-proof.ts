@@ -1,14 +1,11 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { InvalidHeaderError, InvalidReceiptError } from '../errors.js';
-import { decodeHeader } from '../header/header-decoding.js';
+import { InvalidReceiptError } from '../errors.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
-import { defaultKeccak256 } from '../keccak/keccak.js';
-import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
-import { receiptProof, verifyReceiptProof, type ReceiptProof } from './receipt-proof.js';
+import { verifyBlockReceiptProof, type BlockProofOptions } from './block-receipt-proof.js';
+import { receiptProof, type ReceiptProof } from './receipt-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
 /** A log's place in a block: the block's header, the proof of its receipt, and its position in the receipt. */
@@ -22,9 +19,7 @@ export interface LogProof {
 }
 
 /** Options of the log proofs: the receipts' rule set and the header's layout (Ethereum's when absent). */
-export interface LogProofOptions extends EncodeReceiptOptions {
-  layout?: HeaderLayout;
-}
+export type LogProofOptions = BlockProofOptions;
 
 /** A log a proof holds, with the receipt and the header that hold it. */
 export interface ProvenLog {
@@ -82,27 +77,9 @@ export function verifyLogProof(
   proof: LogProof,
   options: LogProofOptions = {},
 ): Result<ProvenLog, ProofRefusal> {
-  const keccak = options.keccak ?? defaultKeccak256;
-  if (!bytesEqual(keccak(proof.headerRlp), blockHash))
-    return err({
-      reason: 'block-hash-mismatch',
-      message: `The header does not hash to the block hash 0x${bytesToHex(blockHash)}.`,
-    });
-  let header: BlockHeader;
-  try {
-    header = decodeHeader(proof.headerRlp, options.layout ?? ETHEREUM_HEADER);
-  } catch (error) {
-    if (!(error instanceof InvalidHeaderError)) throw error;
-    return err({ reason: 'header-invalid', message: `The header: ${error.message}` });
-  }
-  const { receiptsRoot, index, proof: nodes } = proof.receiptProof;
-  if (!bytesEqual(receiptsRoot, header.receiptsRoot))
-    return err({
-      reason: 'root-mismatch',
-      message: `The receipt proof's root is not the header's receiptsRoot 0x${bytesToHex(header.receiptsRoot)}.`,
-    });
-  const proven = verifyReceiptProof(header.receiptsRoot, index, nodes, options);
+  const proven = verifyBlockReceiptProof(blockHash, proof.headerRlp, proof.receiptProof, options);
   if (!proven.ok) return proven;
+  const { index } = proof.receiptProof;
   const { receipt } = proven.value;
   const log = receipt.logs[proof.logIndex];
   if (log === undefined)
@@ -110,5 +87,5 @@ export function verifyLogProof(
       reason: 'log-absent',
       message: `Receipt ${index} has ${receipt.logs.length} logs, none at position ${proof.logIndex}.`,
     });
-  return ok({ log, transactionIndex: index, logIndex: proof.logIndex, receipt, header });
+  return ok({ log, transactionIndex: index, logIndex: proof.logIndex, receipt, header: proven.value.header });
 }

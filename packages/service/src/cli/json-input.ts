@@ -3,7 +3,7 @@
  * same function, so a byte order mark is read alike), and a text that is not JSON told in the
  * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
  */
-import type { Problem } from 'evm-integrity';
+import type { InvalidInput, Problem } from 'evm-integrity';
 import { decodeJsonBody } from 'evm-integrity/api';
 import { InputError, inputName } from './io.js';
 
@@ -54,4 +54,14 @@ export function parseInputJson(bytes: Uint8Array, file: string | undefined): unk
   const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
   throw new InputError(notJsonLine(file, bytes, parsed.error)!);
+}
+
+/**
+ * The one line that says why `file` is not `what` (a block, a receipt proof): its first problem's path and what was
+ * expected there, e.g. `proof.json: not a receipt proof: index: expected zero-based transaction index (JSON integer)`.
+ */
+export function notALine(file: string | undefined, what: string, invalid: InvalidInput): string {
+  const first = invalid.problems[0]!;
+  const more = invalid.count > 1 ? ` (and ${invalid.count - 1} more)` : '';
+  return `${inputName(file)}: not ${what}: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`;
 }

@@ -59,12 +59,15 @@ const COMMANDS: Record<string, Command> = {
   keys: { usage: adminUsage, run: runAdmin },
 };
 
-/** `prove logs …` (argv after `prove`). */
+/** `prove receipt|logs …` (argv after `prove`). */
 async function runProve(argv: string[], io: CliIo): Promise<number> {
   const [what, ...rest] = argv;
+  if (what === 'receipt') return (await import('./prove-receipt.js')).runProveReceipt(rest, io);
   if (what === 'logs') return (await import('./prove-logs.js')).runProveLogs(rest, io);
   throw new UsageError(
-    what === undefined ? 'prove needs what to prove: logs' : `cannot prove "${what}": expected logs`,
+    what === undefined
+      ? 'prove needs what to prove: receipt or logs'
+      : `cannot prove "${what}": expected receipt or logs`,
   );
 }
 

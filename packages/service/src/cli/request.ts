@@ -9,7 +9,7 @@ import { ChainRegistry, encodeHeader, Problems, readRpcBlock, type InvalidInput,
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
-import { parseInputJson } from './json-input.js';
+import { notALine, parseInputJson } from './json-input.js';
 import { parseChainOption } from './verify.js';
 
 /** The bodies this command builds, by the name of their endpoint. */
@@ -64,13 +64,8 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
 }
 
 /** The one line that says why a file is not a block: its first problem's path and what was expected there. */
-function notABlock(file: string | undefined, invalid: InvalidInput): InputError {
-  const first = invalid.problems[0]!;
-  const more = invalid.count > 1 ? ` (and ${invalid.count - 1} more)` : '';
-  return new InputError(
-    `${inputName(file)}: not a block: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`,
-  );
-}
+const notABlock = (file: string | undefined, invalid: InvalidInput) =>
+  new InputError(notALine(file, 'a block', invalid));
 
 /**
  * The block's JSON with the chain `--chain-id` names: added when the block names none; a block

@@ -7,6 +7,8 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
+  evm-integrity verify receipt-proof [FILE|-] [--block-hash H]
+                                               a receipt proof (prove receipt writes it)
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
   evm-integrity verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]
                                                a complete-log proof of a range (prove logs)
@@ -20,6 +22,8 @@ Options:
   --workers N   verify blocks on N worker threads (0: none; default: one per
                 core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
+  --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
+                with or without 0x), a hash you trust
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
 no FILE), one line a block in argument order. A file that cannot be read or is
@@ -27,7 +31,9 @@ not JSON, and a block refused, get a line on stderr naming the file; the other
 files are still verified. Exit status (the highest of the blocks'): 0 verified,
 1 a claim of the input is false (a root, a header or a bloom), 2 bad input or
 not verifiable, 3 a bug, 141 stdout closed early (… | head).
-
+verify receipt-proof prints the receipt the proof holds (JSON-RPC's conventions)
+and exits 0; a proof that does not hold is one line on stderr naming why and the
+proof node at fault, exit 1; a file that is not a proof names the member, exit 2.
 verify logs-proof checks a proof written by prove logs as it streams in, from
 --head-hash H alone (the hash of the range's last block, from a source you
 trust); --chain ID (here a chain id) refuses a proof of another chain. When it
@@ -37,14 +43,26 @@ not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
 that cannot be read, a bad flag, or a range that cannot be proven.`;
 
 export const PROVE_USAGE = `Usage:
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
   evm-integrity prove logs --chain ID --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--out FILE]
                            [--concurrency K]
 
-Writes a complete-log proof: every log of blocks N..M that matches the filter
-(any of the --address, and topic0 any of the --topic0; every log without them),
-with what shows none is missing: each header, and the receipts of each block
-whose bloom may match. Blocks come from the node (--rpc, --rpc-url or
+prove receipt writes the proof that receipt N (its transaction index) is in the
+block in FILE (the JSON-RPC format verify block reads: chain_id, header,
+complete receipts), to P or stdout: a JSON document (docs/proofs.md) that verify
+receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
+first, under its chain's rules in the registry: its receipts must give its
+receiptsRoot and its header its hash, both checks its era claims. P is written
+whole or not at all. --chain ID:R adds a devnet to the registry, as verify does
+(its checker needs the same --chain). Exit status: 0 written, 1 the block's
+receipts or header do not match its commitments, 2 bad input, no receipt at N,
+or a chain or era that cannot be verified, 3 a bug.
+
+prove logs writes a complete-log proof: every log of blocks N..M that matches
+the filter (any of the --address, and topic0 any of the --topic0; every log
+without them), with what shows none is missing: each header, and the receipts
+of each block whose bloom may match. Blocks come from the node (--rpc, --rpc-url or
 ETH_RPC_URL; its eth_chainId must be --chain), K fetched ahead (default 4). The
 proof goes to --out FILE (whole or not at all) or to stdout (not a terminal).
 stderr gets the counts and the head hash, the hash of block M a verifier needs:
@@ -198,6 +216,8 @@ export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is wh
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
   evm-integrity verify block [FILE|-]…                   verify whole blocks
+  evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
+  evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
   evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
   evm-integrity prove logs --chain ID --from N --to M …  prove a range's logs complete
   evm-integrity audit-logs --chain ID --from N --to M …  check a node's eth_getLogs

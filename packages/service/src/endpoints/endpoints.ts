@@ -4,9 +4,11 @@ import {
   LOGS_BLOOM_BODY,
   type OperationContext,
   type OperationResult,
+  RECEIPT_PROOF_BODY,
   RECEIPT_ROOT_BODY,
   verifyLineage,
   verifyLogsBloom,
+  verifyReceiptProofOperation,
   verifyReceiptRoot,
 } from 'evm-integrity/api';
 import type { ChainRegistry } from 'evm-integrity';
@@ -14,6 +16,7 @@ import {
   LINEAGE_RESULT_SCHEMA,
   LOGS_BLOOM_RESULT_SCHEMA,
   nullable,
+  RECEIPT_PROOF_RESULT_SCHEMA,
   RECEIPT_ROOT_RESULT_SCHEMA,
   verifyAnswer,
 } from './result-schemas.js';
@@ -104,6 +107,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
       },
     ),
     operation: verifyLogsBloom,
+  },
+  {
+    name: 'verify/receipt-proof',
+    path: '/evm/verify/receipt-proof',
+    cu: 1,
+    oversizeActions: [
+      'Send the proof document alone: a receipt proof holds one receipt, a few nodes and a header.',
+      'A receipt whose logs carry more data than the limit needs a server with a larger body_limit_bytes.',
+    ],
+    summary:
+      'Extension: check a receipt proof (what evm-integrity prove receipt writes) against its block hash, and answer the receipt it proves.',
+    requestSchema: RECEIPT_PROOF_BODY.schema,
+    answerSchema: verifyAnswer(RECEIPT_PROOF_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
+    operation: verifyReceiptProofOperation,
   },
   {
     name: 'verify/lineage',

@@ -1,4 +1,4 @@
-import type { JsonSchema } from 'evm-integrity/api';
+import { RECEIPT_PROOF_FAULTS, type JsonSchema } from 'evm-integrity/api';
 
 /**
  * JSON Schemas of the answers, for the OpenAPI document: `data[0]` of each verify answer, and the info routes' bodies.
@@ -91,6 +91,86 @@ export const LOGS_BLOOM_RESULT_SCHEMA: JsonSchema = {
     expected_bloom: hex(256, 'As sent.'),
     computed_bloom: hex(256, 'Folded from the logs.'),
     is_identical: { type: 'boolean' },
+  },
+};
+
+/** A proven receipt in JSON-RPC's conventions, with its `status` or (before Byzantium) its `root`. */
+function provenReceipt(title: string, outcome: 'status' | 'root', description: string): JsonSchema {
+  const text = (what: string): JsonSchema => ({ type: 'string', description: what });
+  return {
+    title,
+    type: 'object',
+    required: [
+      'blockHash',
+      'blockNumber',
+      'transactionIndex',
+      'type',
+      outcome,
+      'cumulativeGasUsed',
+      'logsBloom',
+      'logs',
+    ],
+    properties: {
+      blockHash: text('block_hash, with 0x.'),
+      blockNumber: text('block_number, 0x quantity.'),
+      transactionIndex: text('index, 0x quantity.'),
+      type: text('EIP-2718 type, 0x quantity.'),
+      [outcome]: text(description),
+      cumulativeGasUsed: text('0x quantity.'),
+      logsBloom: text("The receipt's own bloom."),
+      logs: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['address', 'topics', 'data'],
+          properties: {
+            address: text('20 bytes.'),
+            topics: { type: 'array', items: text('32 bytes.') },
+            data: text('0x when empty.'),
+          },
+        },
+      },
+      depositNonce: text('OP-stack deposits, when the receipt holds it.'),
+      depositReceiptVersion: text('OP-stack deposits, when the receipt holds it.'),
+    },
+  };
+}
+
+/** `data[0]` of a receipt-proof answer: whether the proof holds, why not, and the receipt it proves. */
+export const RECEIPT_PROOF_RESULT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['is_valid', 'reason', 'node', 'message', 'block_number', 'block_hash', 'transaction_index', 'receipt'],
+  properties: {
+    is_valid: {
+      type: 'boolean',
+      description:
+        'The header hashes to block_hash (and expected_block_hash when sent), its receiptsRoot is receipt_root, and the proof holds the receipt under it.',
+    },
+    reason: nullable({
+      enum: Object.keys(RECEIPT_PROOF_FAULTS),
+      description: `Why the proof does not hold; null when it does. ${Object.entries(RECEIPT_PROOF_FAULTS)
+        .map(([fault, why]) => `${fault}: ${why}`)
+        .join('; ')}.`,
+    }),
+    node: nullable({
+      type: 'integer',
+      description: "Index in proof of the node at fault (the proof's length when one is missing); null when none is.",
+    }),
+    message: nullable({
+      type: 'string',
+      description: 'The reason in words, naming the node; null when the proof holds.',
+    }),
+    block_number: { type: 'integer', description: 'As sent.' },
+    block_hash: hex(32, 'As sent.'),
+    transaction_index: { type: 'integer', description: 'index, as sent.' },
+    receipt: nullable({
+      description:
+        "The proven receipt in JSON-RPC's conventions (eth_getTransactionReceipt: 0x quantities and data); null when the proof does not hold.",
+      oneOf: [
+        provenReceipt('Receipt with status', 'status', 'Byzantium and later: 0x1 success, 0x0 revert.'),
+        provenReceipt('Receipt with root', 'root', 'Before Byzantium: the post-state root.'),
+      ],
+    }),
   },
 };
 

@@ -401,6 +401,38 @@ const LINEAGE_RESPONSE = {
   count: 1,
 };
 
+/**
+ * A real receipt proof: the first receipt of mainnet block 47,218 (fixtures/blocks/mainnet-47218.json), as `evm-integrity
+ * prove receipt` writes it.
+ */
+const RECEIPT_PROOF = {
+  format: 'evm-integrity/receipt-proof',
+  version: 1,
+  chain_id: 1,
+  block_number: 47218,
+  block_hash: '0x889c421abc62a48641eee140519e6da8c9dc01d85d8f5c4fbc3c13e3c6e4cb3e',
+  header_rlp:
+    '0xf90218a0fc1dd3249585b593ad18822a95873c75779ccbe8a420b457be380b977fc38e87a01dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347949746c7e1ef2bd21ff3997fa467593a89cb852bd0a0ab6d1b109c04c1f43f86da33ece31689d9ba1c44ea809d0979c05057a0703c28a0def39a3afcfb55fabd16d7d5a19d8b078cb95a117ea9596af289525eb8592982a0f0afaf08454f89092907f820c40db77afbd0270f179166907dc110f9723972d7b9010000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000860153fcba3c4a82b87282a46582a4108455c46cdd9b476574682f76312e302e312f77696e646f77732f676f312e342e32a0fa4ab37bc8ef9ca8e95ca2c92135d5e5c4451b25040e454b6deb422c5f48e58688faa1e51d379b21f7',
+  index: 0,
+  receipt_root: '0xf0afaf08454f89092907f820c40db77afbd0270f179166907dc110f9723972d7',
+  proof: [
+    '0xf851a05971f4bf1e8ed0ec25faf3c5dc632edb737b975799fe5837ad018b007a961fa880808080808080a0fa2ce330dd1232d4b1f8843de041cf7d5acd7992d7fbe5b75245d4d8af89941b8080808080808080',
+    '0xf9012f30b9012bf90128a084b952d52dbac02d64869d9f980219ebd7777a9c9e9944d183700b8a98fe967c825208b9010000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000c0',
+  ],
+};
+
+/** The receipt RECEIPT_PROOF holds: a pre-Byzantium transfer, with its post-state root and no logs. */
+const PROVEN_RECEIPT = {
+  blockHash: '0x889c421abc62a48641eee140519e6da8c9dc01d85d8f5c4fbc3c13e3c6e4cb3e',
+  blockNumber: '0xb872',
+  transactionIndex: '0x0',
+  type: '0x0',
+  root: '0x84b952d52dbac02d64869d9f980219ebd7777a9c9e9944d183700b8a98fe967c',
+  cumulativeGasUsed: '0x5208',
+  logsBloom: `0x${'00'.repeat(256)}`,
+  logs: [],
+};
+
 /** Request and 200 examples of each verify endpoint, by endpoint path. */
 export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Examples }> = {
   '/evm/verify/receipt-root': {
@@ -432,6 +464,33 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
               logs_bloom_matches_header: null,
               transaction_count: 1,
               excluded_receipts: [],
+            },
+          ],
+          cursor: null,
+          count: 1,
+        },
+      },
+    },
+  },
+  '/evm/verify/receipt-proof': {
+    request: {
+      firstReceipt: { summary: 'The proof of the first receipt of mainnet block 47,218', value: RECEIPT_PROOF },
+    },
+    response: {
+      valid: {
+        summary: 'The proof holds: the receipt it proves',
+        value: {
+          chain_id: 1,
+          data: [
+            {
+              is_valid: true,
+              reason: null,
+              node: null,
+              message: null,
+              block_number: 47218,
+              block_hash: '889c421abc62a48641eee140519e6da8c9dc01d85d8f5c4fbc3c13e3c6e4cb3e',
+              transaction_index: 0,
+              receipt: PROVEN_RECEIPT,
             },
           ],
           cursor: null,

@@ -1,0 +1,150 @@
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import { logsBloom } from '../bloom/bloom.js';
+import { claimFor, receiptKinds } from '../chains/claims.js';
+import { defaultRegistry, uncheckable } from '../chains/registry.js';
+import { parseReceiptProofRequest, type ReceiptProofRequest } from '../input/receipt-proof-request.js';
+import type { HashOptions } from '../keccak/keccak.js';
+import { verifyBlockReceiptProof, type ProvenBlockReceipt } from '../proof/block-receipt-proof.js';
+import type { ProofFault, ProofRefusal } from '../proof/refusal.js';
+import type { Receipt } from '../receipts/receipt.js';
+import { err, type Result } from '../result.js';
+import { chainNotSupported } from './chain-not-supported.js';
+import { badRequest, type OperationResult } from './envelope.js';
+import type { ReceiptRootContext } from './receipt-root-operation.js';
+
+/** A proven receipt as a JSON-RPC node gives it (`eth_getTransactionReceipt`), with what the proof binds it to. */
+export interface RpcReceiptJson {
+  blockHash: string;
+  blockNumber: string;
+  transactionIndex: string;
+  type: string;
+  status?: string;
+  root?: string;
+  cumulativeGasUsed: string;
+  logsBloom: string;
+  logs: Array<{ address: string; topics: string[]; data: string }>;
+  depositNonce?: string;
+  depositReceiptVersion?: string;
+}
+
+/** `data[0]` of a receipt-proof answer: whether the proof holds, why not, and the receipt it proves. */
+export interface ReceiptProofResult {
+  is_valid: boolean;
+  /** Why the proof does not hold; null when it does. */
+  reason: ProofFault | null;
+  /** The proof node that fails (the proof's length when one is missing); null when none does. */
+  node: number | null;
+  message: string | null;
+  block_number: number;
+  block_hash: string;
+  transaction_index: number;
+  receipt: RpcReceiptJson | null;
+}
+
+/**
+ * Every reason a receipt proof can fail for, in a few words (a record, so that a new fault of the
+ * library cannot be left out of the answer's documented values).
+ */
+export const RECEIPT_PROOF_FAULTS: Readonly<Record<Exclude<ProofFault, 'log-absent'>, string>> = {
+  'block-hash-mismatch': 'header_rlp does not hash to block_hash, or block_hash is not expected_block_hash',
+  'header-invalid': "header_rlp is no header of its era's layout",
+  'root-mismatch': "receipt_root is not the header's receiptsRoot",
+  'hash-mismatch': "a node's hash is not the root (node 0) or the one its parent names",
+  'bad-rlp': 'a node is not RLP',
+  'bad-node': 'a node is no trie node',
+  'path-mismatch': "a node leads away from the index's key",
+  'missing-node': 'the proof ends before the leaf',
+  'extra-node': 'the proof goes on after the leaf',
+  'receipt-invalid': "the leaf is no receipt of the era's rules",
+};
+
+const data = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
+const quantity = (n: number | bigint) => `0x${n.toString(16)}`;
+
+/** A receipt in JSON-RPC's conventions: 0x quantities and data, camelCase. */
+function rpcReceipt(receipt: Receipt, at: ReceiptProofRequest, options: HashOptions): RpcReceiptJson {
+  return {
+    blockHash: data(at.blockHash),
+    blockNumber: quantity(at.blockNumber),
+    transactionIndex: quantity(at.index),
+    type: quantity(receipt.type),
+    ...(receipt.root === undefined ? { status: quantity(receipt.status ?? 0) } : { root: data(receipt.root) }),
+    cumulativeGasUsed: quantity(receipt.cumulativeGasUsed),
+    logsBloom: data(logsBloom(receipt.logs, options)),
+    logs: receipt.logs.map((log) => ({
+      address: data(log.address),
+      topics: log.topics.map(data),
+      data: data(log.data),
+    })),
+    ...(receipt.depositNonce !== undefined && { depositNonce: quantity(receipt.depositNonce) }),
+    ...(receipt.depositReceiptVersion !== undefined && {
+      depositReceiptVersion: quantity(receipt.depositReceiptVersion),
+    }),
+  };
+}
+
+/** The proof checked by the library, then bound to the block hash the caller trusts, when it named one. */
+function check(request: ReceiptProofRequest, options: HashOptions): Result<ProvenBlockReceipt, ProofRefusal> {
+  const { verifiability, blockHash, headerRlp, index, receiptRoot, proof, expectedBlockHash } = request;
+  const proven = verifyBlockReceiptProof(
+    blockHash,
+    headerRlp,
+    { receiptsRoot: receiptRoot, index, proof },
+    { rules: verifiability.rules, layout: verifiability.header, keccak: options.keccak },
+  );
+  if (proven.ok && expectedBlockHash !== undefined && !bytesEqual(expectedBlockHash, blockHash))
+    return err({
+      reason: 'block-hash-mismatch',
+      message: `The proof is of block 0x${bytesToHex(blockHash)}, not of the expected block 0x${bytesToHex(expectedBlockHash)}.`,
+    });
+  return proven;
+}
+
+/**
+ * `POST /v1/evm/verify/receipt-proof`: checks a receipt proof document (what `evm-integrity prove
+ * receipt` writes) with the library's {@link verifyBlockReceiptProof}: the header hashes to
+ * block_hash (and to expected_block_hash when given), its receiptsRoot is the proof's root, and the
+ * proof holds the receipt under it. A proof that does not hold is a 200 with is_valid false and
+ * the reason, as the other verify endpoints answer a mismatch. The era (chain_id and the header's
+ * number) gives the rules; one that cannot be verified is 422.
+ *
+ * @example
+ * verifyReceiptProofOperation(JSON.parse(proofText)).body
+ * // { chain_id: 1, data: [{ is_valid: true, …, receipt: { status: '0x1', … } }], cursor: null, count: 1 }
+ */
+export function verifyReceiptProofOperation(body: unknown, context: ReceiptRootContext = {}): OperationResult {
+  const parsed = parseReceiptProofRequest(body, context.registry ?? defaultRegistry);
+  if (!parsed.ok) {
+    const refusal = parsed.error;
+    if (refusal.kind === 'invalid')
+      return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
+    return chainNotSupported(refusal.verifiability, context, { blockNumber: refusal.blockNumber! });
+  }
+  const request = parsed.value;
+  const proven = check(request, context);
+  if (proven.ok) {
+    // The era claims receipts like this one only where a real block has shown them: never a guess.
+    const { receipt } = proven.value;
+    const claim = claimFor('receipts_root', request.verifiability.checks.receipts_root, {
+      kinds: receiptKinds([receipt], false),
+      hasLogs: receipt.logs.length > 0,
+    });
+    const unclaimed = uncheckable(request.verifiability, 'receipts_root', claim);
+    if (unclaimed !== null) return chainNotSupported(unclaimed, context, { blockNumber: BigInt(request.blockNumber) });
+  }
+  const result: ReceiptProofResult = {
+    is_valid: proven.ok,
+    reason: proven.ok ? null : proven.error.reason,
+    node: proven.ok ? null : (proven.error.node ?? null),
+    message: proven.ok ? null : proven.error.message,
+    block_number: request.blockNumber,
+    block_hash: bytesToHex(request.blockHash),
+    transaction_index: request.index,
+    receipt: proven.ok ? rpcReceipt(proven.value.receipt, request, context) : null,
+  };
+  return {
+    status: 200,
+    verdict: proven.ok ? 'identical' : 'different',
+    body: { chain_id: request.chainId, data: [result], cursor: null, count: 1 },
+  };
+}
