@@ -235,7 +235,9 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
       expected: 'a logs proof artifact (The input is not a logs proof: it does not begin with its signature)',
     });
     const [empty] = await problemsOf({ ...valid, proof: '0x' });
-    expect(empty!.expected).toBe('a logs proof artifact (The input is not a logs proof: it ends before its 8-byte signature)');
+    expect(empty!.expected).toBe(
+      'a logs proof artifact (The input is not a logs proof: it ends before its 8-byte signature)',
+    );
     const version2 = concat([LOGS_PROOF_SIGNATURE, encode([Uint8Array.of(2)])]);
     const [preamble] = await problemsOf({ ...valid, proof: hex(version2) });
     expect(preamble!.name).toBe('proof');
