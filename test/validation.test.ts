@@ -490,6 +490,17 @@ describe('logs-bloom body', () => {
 describe('verify block input (JSON-RPC header + receipts)', () => {
   const fixture = () => structuredClone(loadFixture('mainnet-19426587')) as any;
 
+  it('an address or topic a block repeats is read once: every log that repeats it holds the same bytes', () => {
+    const block = readRpcBlock(loadFixture('mainnet-15537394'), new Problems())!;
+    const items = block.receipts.flatMap((r) => r.logs.flatMap((log) => [log.address, ...log.topics]));
+    const byText = new Map<string, Set<Uint8Array>>();
+    for (const item of items) byText.set(bytesToHex(item), (byText.get(bytesToHex(item)) ?? new Set()).add(item));
+    expect(items.length).toBe(50_188);
+    expect([...byText.values()].every((objects) => objects.size === 1)).toBe(true);
+    // 10,052 distinct items: one array each, not 50,188.
+    expect(byText.size).toBe(10_052);
+  });
+
   it('a bad topic is reported with its JSON-RPC path', () => {
     const block = fixture();
     const r = block.receipts.findIndex((x: any) => x.logs.length > 0);

@@ -19,14 +19,44 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 
 const isEmptyHex = (value: unknown) => value === '0x' || value === '0X' || value === '';
 
-function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
+/**
+ * A block's addresses and topics, each distinct text read once and its bytes shared by every log
+ * that repeats it, as the request decoder shares them. A block repeats a few contracts and event
+ * signatures thousands of times: one array each, not one per log, spares the collector, and the
+ * bloom hasher takes a log's item that is the previous log's object without a lookup.
+ */
+class RepeatedItems {
+  readonly #seen = new Map<string, Uint8Array>();
+  /** The text and bytes of the previous log's item at each place (address, topics 0-3): most repeats are there, and comparing two texts costs less than hashing one. */
+  readonly #lastText: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined];
+  readonly #lastBytes: Array<Uint8Array | undefined> = [undefined, undefined, undefined, undefined, undefined];
+
+  /** The item at `place` of its log: 0 the address, 1-4 the topics. */
+  read(value: unknown, path: string, problems: Problems, size: number, place: number): Uint8Array | undefined {
+    if (typeof value !== 'string') return readHex(value, path, problems, size);
+    if (value === this.#lastText[place]) return this.#lastBytes[place];
+    let bytes = this.#seen.get(value);
+    if (bytes === undefined) {
+      bytes = readHex(value, path, problems, size);
+      if (bytes === undefined) return undefined;
+      this.#seen.set(value, bytes);
+    }
+    this.#lastText[place] = value;
+    this.#lastBytes[place] = bytes;
+    return bytes;
+  }
+}
+
+function readRpcLog(value: unknown, path: string, problems: Problems, items: RepeatedItems): Log | undefined {
   const log = readObject(value, path, problems, 'a log object with address, topics and data');
   if (log === undefined) return undefined;
-  const address = readHex(log.address, join(path, 'address'), problems, 20);
+  const address = items.read(log.address, join(path, 'address'), problems, 20, 0);
   const topicList = readArray(log.topics, join(path, 'topics'), problems, 'an array of 32-byte topics');
   if (topicList !== undefined && topicList.length > 4)
     problems.add(join(path, 'topics'), 'out_of_range', `0 to 4 topics, got ${topicList.length}`);
-  const topics = (topicList ?? []).slice(0, 4).map((t, i) => readHex(t, `${path}.topics[${i}]`, problems, 32));
+  const topics = (topicList ?? [])
+    .slice(0, 4)
+    .map((t, i) => items.read(t, `${path}.topics[${i}]`, problems, 32, 1 + i));
   const data = readHex(log.data, join(path, 'data'), problems, undefined, 'even-length hex data, 0x when empty');
   if (address === undefined || data === undefined || topicList === undefined || topics.some((t) => t === undefined))
     return undefined;
@@ -35,6 +65,10 @@ function readRpcLog(value: unknown, path: string, problems: Problems): Log | und
 
 /** One JSON-RPC receipt (its `transactionIndex` is read by {@link readRpcReceipts}). */
 export function readRpcReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
+  return readReceipt(value, path, problems, new RepeatedItems());
+}
+
+function readReceipt(value: unknown, path: string, problems: Problems, items: RepeatedItems): Receipt | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
@@ -54,7 +88,7 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   }
   const cumulativeGasUsed = readQuantity(rpc.cumulativeGasUsed, join(path, 'cumulativeGasUsed'), problems);
   const logList = readArray(rpc.logs ?? [], join(path, 'logs'), problems, 'an array of logs');
-  const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems));
+  const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems, items));
   const optional = (member: 'depositNonce' | 'depositReceiptVersion') =>
     rpc[member] === undefined || rpc[member] === null
       ? undefined
@@ -85,7 +119,8 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems): R
   const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
   if (list === undefined) return undefined;
   const before = problems.count;
-  const receipts = list.map((r, i) => readRpcReceipt(r, `${path}[${i}]`, problems));
+  const items = new RepeatedItems();
+  const receipts = list.map((r, i) => readReceipt(r, `${path}[${i}]`, problems, items));
   const member = (r: unknown, name: string) => (r as Record<string, unknown> | null)?.[name] ?? undefined;
   const txHashes = list.map((r, i) => {
     const raw = member(r, 'transactionHash');
