@@ -9,9 +9,12 @@
  *    15 s).
  * 3. One account sends 32 huge bodies (block 15537394's receipts) at once: how long a second account's
  *    one large body then takes.
+ * 4. 50 connections for 10 s: 25 send 32 MiB logs proofs for an account whose allowance cannot pay them
+ *    (refused 429), 25 send a second account's small requests: answers a second of each, and the bytes the
+ *    server read meanwhile.
  *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
- * the code before a change).
+ * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +27,7 @@ import { receiptRootBody } from 'evm-integrity/api';
 const BIN = process.argv[2] ?? 'packages/service/bin/evm-integrity.js';
 const KEY_A = 'evmi_bench-hostile-key-a-0123456789abcdefghijklmno';
 const KEY_B = 'evmi_bench-hostile-key-b-0123456789abcdefghijklmno';
+const KEY_POOR = 'evmi_bench-hostile-key-poor-0123456789abcdefghijkl';
 const REQUEST_TIMEOUT_MS = 15_000;
 
 const bodyOf = (name: string) => {
@@ -47,20 +51,27 @@ interface Served {
   url: string;
   port: number;
   rssMb: () => number;
+  /** Bytes the server process has read (files and sockets), in MiB. */
+  readMb: () => number;
   stop: () => void;
 }
 
 async function serve(): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
-  const account = (id: string, key: string) => ({
+  const account = (id: string, key: string, cuLimit = 100_000_000) => ({
     id,
-    cu_limit: 100_000_000,
+    cu_limit: cuLimit,
     rate_limit_rps: 1_000_000,
     keys: [{ label: 'bench', key }],
   });
   writeFileSync(
     join(dir, 'config.json'),
-    JSON.stringify({ store: 'memory', port: 0, accounts: [account('a', KEY_A), account('b', KEY_B)] }),
+    JSON.stringify({
+      store: 'memory',
+      port: 0,
+      accounts: [account('a', KEY_A), account('b', KEY_B), account('poor', KEY_POOR, 5)],
+      body_limit_bytes: 64 * 1024 * 1024,
+    }),
   );
   const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'config.json')], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -79,6 +90,7 @@ async function serve(): Promise<Served> {
     url,
     port: Number(new URL(url).port),
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+    readMb: () => Number(/rchar:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/io`, 'utf8'))![1]) / 1024 / 1024,
     stop: () => child.kill('SIGKILL'),
   };
 }
@@ -173,7 +185,48 @@ async function hugeBurst(): Promise<void> {
   server.stop();
 }
 
+/** Statuses of requests sent one after another on one keep-alive client for `durationMs` (0: no answer). */
+async function statuses(durationMs: number, init: RequestInit & { url: string }): Promise<number[]> {
+  const seen: number[] = [];
+  const end = performance.now() + durationMs;
+  while (performance.now() < end) {
+    try {
+      const res = await fetch(init.url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      await res.arrayBuffer();
+      seen.push(res.status);
+    } catch {
+      seen.push(0);
+    }
+  }
+  return seen;
+}
+
+async function refusedBodies(): Promise<void> {
+  const server = await serve();
+  // 32 MiB costs 33 CU; the account has 5, so each is refused 429.
+  const refused = post(server.url, KEY_POOR, 'logs-proof', `{"pad":"${'x'.repeat(32 * 1024 * 1024 - 10)}"}`);
+  const good = post(server.url, KEY_B, 'logs-bloom', smallBody);
+  const readBefore = server.readMb();
+  const seconds = 10;
+  const runs = await Promise.all([
+    ...Array.from({ length: 25 }, () => statuses(seconds * 1000, refused)),
+    ...Array.from({ length: 25 }, () => statuses(seconds * 1000, good)),
+  ]);
+  const read = server.readMb() - readBefore;
+  const all = runs.flat();
+  const count = (status: number) => all.filter((s) => s === status).length;
+  console.log(
+    `50 connections, 25 sending 32 MiB bodies refused 429, 25 small requests, ${seconds} s: ${(count(200) / seconds).toFixed(0)} answered 200 a second, ${(count(429) / seconds).toFixed(0)} refused 429 a second, ${count(0)} failed; the server read ${Math.round(read)} MiB`,
+  );
+  server.stop();
+}
+
 console.log(`server: ${BIN}`);
+if (process.env.HOSTILE_ONLY === 'refused') {
+  await refusedBodies();
+  process.exit(0);
+}
 await slowReaders();
 await pipelining();
 await hugeBurst();
+await refusedBodies();

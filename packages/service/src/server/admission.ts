@@ -14,10 +14,19 @@ export class Admission {
     private readonly perAccount: number,
   ) {}
 
-  /** Takes a place for `accountId`, or throws the 503; give it back with `leave` exactly once. */
-  enter(accountId: string): void {
+  /**
+   * Throws the 503 `enter` would throw now, taking nothing: a request is refused so before its
+   * body is read, and takes its place once the body is in (when `enter` may still refuse it).
+   */
+  check(accountId: string): void {
     const held = this.#byAccount.get(accountId) ?? 0;
     if (this.#total >= this.total || held >= this.perAccount) throw overloaded();
+  }
+
+  /** Takes a place for `accountId`, or throws the 503; give it back with `leave` exactly once. */
+  enter(accountId: string): void {
+    this.check(accountId);
+    const held = this.#byAccount.get(accountId) ?? 0;
     this.#total++;
     this.#byAccount.set(accountId, held + 1);
   }

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Endpoint } from '../../endpoints/endpoints.js';
+import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
 import { ApiProblem } from '../responses.js';
 import type { Account, Usage } from '../../store/store.js';
@@ -177,15 +177,19 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
   };
 
   /**
-   * Refuses, before its body is read, a request that the account's allowance cannot pay for. The
-   * reservation after the read is what counts; this spares reading a body that would be refused.
+   * Refuses, before its body is read, a request that the account's allowance cannot pay for: at
+   * the CU of the body its Content-Length declares (the body can be no longer: Node ends a request
+   * at its Content-Length), else at the endpoint's least. The reservation after the read is what
+   * counts; this spares reading a body that would be refused.
    */
   const affordable =
     (endpoint: Endpoint): MiddlewareHandler<Env> =>
     async (c, next) => {
       const account = c.get('account')!;
+      const declared = Number(c.req.header('content-length'));
+      const cu = Number.isSafeInteger(declared) && declared >= 0 ? cuOf(endpoint, declared) : endpoint.cu;
       const usage = await store.usage(account.id, now());
-      if (usage.cuUsed + endpoint.cu > usage.cuLimit + usage.cuExtra) throw allowanceProblem(account, usage);
+      if (usage.cuUsed + cu > usage.cuLimit + usage.cuExtra) throw allowanceProblem(account, usage);
       await next();
     };
 

@@ -113,9 +113,11 @@ function clientGone(hold: RequestHold): Response {
 }
 
 /**
- * The metered verify endpoints. Each request passes the guards, then its body is read; only then
- * does it take a place (`max_in_flight`, `max_in_flight_per_account`) and reserve its CU (`cuOf`:
- * a logs proof's grow with its body), so a slow upload holds neither. Each endpoint's body limit is
+ * The metered verify endpoints. Each request passes the guards (key, entitlements, rate, and the
+ * allowance at the CU its Content-Length declares) and finds a place free, or is refused with its
+ * body unread; then its body is read, and only then does it take a place (`max_in_flight`,
+ * `max_in_flight_per_account`) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
+ * slow upload holds neither. Each endpoint's body limit is
  * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
  * client gone before the answer (even while its job waited for a worker), gives them back.
@@ -193,6 +195,8 @@ export function verifyRoutes(
       async (c) => {
         const account = c.get('account')!;
         requirePlainJson(c);
+        // Every refusal that the headers decide comes before the body is read; this is the last.
+        admission.check(account.id);
         const bytes = await readBody(c);
         const verify = prepare(endpoint, account, bytes);
         const hold = new RequestHold(
