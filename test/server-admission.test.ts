@@ -106,7 +106,7 @@ describe('a refusal that does not depend on the body is answered before it is re
 });
 
 describe('a keep-alive client after a refusal of a large body', () => {
-  const huge = 'x'.repeat(8 * 1024 * 1024);
+  const huge = 'x'.repeat(32 * 1024 * 1024);
   it.each([
     ['an exhausted allowance', BROKE_KEY, 'logs-bloom', 429],
     ['an endpoint outside the entitlements', LIMITED_KEY, 'logs-bloom', 403],
@@ -120,5 +120,23 @@ describe('a keep-alive client after a refusal of a large body', () => {
       expect(next.status).toBe(200);
       await next.arrayBuffer();
     }
+  });
+
+  it('a raw client that sends the whole 32 MiB at once reads the whole 429, then an orderly close, not a reset', async () => {
+    const body = Buffer.alloc(32 * 1024 * 1024, 0x20);
+    const { text, ended } = await new Promise<{ text: string; ended: string }>((resolve) => {
+      const socket = connect(server.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve({ text, ended: 'end' }));
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve({ text, ended: error.code ?? 'error' }));
+      socket.write(
+        `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${BROKE_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body);
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 429 /);
+    expect(text).toContain('"limit_scope":"cu_allowance"');
+    expect(ended).toBe('end');
   });
 });

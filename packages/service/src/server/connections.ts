@@ -5,6 +5,14 @@ import { askClient } from './client.js';
 /** When a client that ended its side is asked again: a round trip on most networks. */
 const ASK_AGAIN_MS = 100;
 
+/**
+ * How long a connection answered before its request's body was all read (a refusal, closing it) is
+ * still read after the answer, the rest of the body discarded: a close with bytes unread resets the
+ * connection, and a client still sending could lose the answer to the reset. A client stops sending
+ * once it has the answer; one that does not is cut at this bound (or sooner, by the adaptor's drain).
+ */
+const LINGER_MS = 1000;
+
 /** What one connection may hold of the server: requests worked on at once, and time without taking any output. */
 export interface ConnectionLimits {
   /** Requests of one connection worked on or owed an answer at once; its socket is not read beyond them. */
@@ -18,6 +26,7 @@ export interface ConnectionLimits {
  * set, the server stops its parser once the bytes it was given are parsed, and reads no more.
  */
 interface HttpSocket extends Socket {
+  destroySoon(): void;
   _paused?: boolean;
   parser?: { pause(): void; resume(): void } | null;
 }
@@ -28,7 +37,10 @@ class Connection {
   readonly answering: ServerResponse[] = [];
   /** Requests parsed beyond the bound, waiting their turn; while any wait, the socket is not read. */
   readonly waiting: Array<[IncomingMessage, ServerResponse]> = [];
+  /** Its latest request; until its body is all in, closing the connection lingers. */
+  latest: IncomingMessage | undefined;
   #held = false;
+  #lingering = false;
   /** Output bytes the client had taken when last seen moving, and when that was. */
   #taken = 0;
   #movedAt = 0;
@@ -45,6 +57,22 @@ class Connection {
     const ask = () => this.answering[0] !== undefined && askClient(this.answering[0]);
     ask();
     setTimeout(ask, ASK_AGAIN_MS).unref();
+  }
+
+  /**
+   * Node's close after an answer that says `Connection: close` (destroySoon: end, then destroy once
+   * the answer is out), made a lingering close while the latest request's body is unread: the answer
+   * and a FIN go out, the body's rest is read and dropped for LINGER_MS, then the socket is destroyed.
+   * A second call (the adaptor's drain giving up) destroys it at once.
+   */
+  closeSoon(destroySoon: () => void): void {
+    if (this.latest?.complete !== false) return destroySoon();
+    if (this.#lingering) return void this.socket.destroy();
+    this.#lingering = true;
+    this.socket.end();
+    const cut = setTimeout(() => this.socket.destroy(), LINGER_MS);
+    cut.unref();
+    this.socket.once('close', () => clearTimeout(cut));
   }
 
   /** Stops reading the socket; `parsing`: called while Node's parser runs, which then pauses itself. */
@@ -109,6 +137,8 @@ export function serveWithLimits(
       connection.waiting.length = 0;
     });
     socket.on('end', () => connection.askIfGone());
+    const destroySoon = socket.destroySoon.bind(socket);
+    socket.destroySoon = () => connection.closeSoon(destroySoon);
     // Node resumes a socket it paused once its own output drains; a held connection stays held.
     socket.on('resume', () => {
       if (connection.waiting.length > 0) connection.hold(false);
@@ -117,6 +147,7 @@ export function serveWithLimits(
 
   const start = (connection: Connection, request: IncomingMessage, response: ServerResponse) => {
     connection.answering.push(response);
+    connection.latest = request;
     response.once('close', () => {
       connection.answering.splice(connection.answering.indexOf(response), 1);
       const next = connection.waiting.shift();
