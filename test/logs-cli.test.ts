@@ -10,13 +10,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
-import { expectedLogs, rangeNames, type HexFilter } from './helpers/logs-proofs.js';
+import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER } from './helpers/logs-proofs.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
-const BUSY = '0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3';
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const THIRTY = rangeNames('mainnet', 1_000_001, 1_000_030);
 
 let node: LoopbackNode | undefined;
 afterEach(async () => {
@@ -88,7 +85,7 @@ async function prove(names: readonly string[], filter: HexFilter): Promise<{ fil
 }
 
 const RANGES: Array<{ name: string; blocks: string[]; filter: HexFilter }> = [
-  { name: '30 blocks of 2016, the busy contract', blocks: THIRTY, filter: { address: [BUSY] } },
+  { name: '30 blocks of 2016, the busy contract', blocks: THIRTY, filter: { address: [BUSY_2016] } },
   { name: 'the Merge pair, 10,041 logs, every log', blocks: rangeNames('mainnet', 15_537_393, 15_537_394), filter: {} },
   {
     name: 'Cancun pair, Transfer',
@@ -118,7 +115,7 @@ describe('prove logs, then verify logs-proof', () => {
 
   it('the 30 blocks: 9 logs of the busy contract in block 1,000,023, to stdout and from stdin, with --chain', async () => {
     await serve(THIRTY);
-    const proved = await run(['prove', 'logs', ...rangeFlags(THIRTY, { address: [BUSY] })]);
+    const proved = await run(['prove', 'logs', ...rangeFlags(THIRTY, { address: [BUSY_2016] })]);
     expect(proved.status).toBe(0);
     expect(proved.stderr).toMatch(
       /30 blocks, 1 candidate block \(bloom may match\), 7 receipts\), filter address 0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3: 9 matching logs; [\d,]+ bytes/,
@@ -131,13 +128,13 @@ describe('prove logs, then verify logs-proof', () => {
     expect(verified.status).toBe(0);
     const logs = ndjson(readFileSync(out, 'utf8'));
     expect(logs.filter((log) => log.blockNumber === '0xf4257')).toHaveLength(9);
-    expect(logs).toEqual(expectedLogs(THIRTY, { address: [BUSY] }));
+    expect(logs).toEqual(expectedLogs(THIRTY, { address: [BUSY_2016] }));
     expect(readdirSync(dirname(out))).toEqual(['logs.ndjson']);
   });
 
   it('--rpc-url and ETH_RPC_URL name the node too (the flag wins)', async () => {
     await serve(THIRTY);
-    const flags = rangeFlags(THIRTY, { address: [BUSY] }).filter(
+    const flags = rangeFlags(THIRTY, { address: [BUSY_2016] }).filter(
       (f, i, all) => f !== '--rpc' && all[i - 1] !== '--rpc',
     );
     const viaEnv = await run(['prove', 'logs', ...flags], { env: { ...process.env, ETH_RPC_URL: node!.url } });
@@ -153,7 +150,7 @@ describe('prove logs, then verify logs-proof', () => {
 describe('verify logs-proof refuses what does not hold', () => {
   it('a wrong head hash: 1, head-mismatch, and nothing at --out', async () => {
     await serve(THIRTY);
-    const { file } = await prove(THIRTY, { address: [BUSY] });
+    const { file } = await prove(THIRTY, { address: [BUSY_2016] });
     const out = join(tempDir(), 'logs.ndjson');
     const result = await run(['verify', 'logs-proof', file, '--head-hash', hashOf(THIRTY[28]!), '--out', out]);
     expect(result.status).toBe(1);
@@ -164,7 +161,7 @@ describe('verify logs-proof refuses what does not hold', () => {
 
   it('a byte flipped in a record: 1, the fault and its block named; an existing --out is left untouched', async () => {
     await serve(THIRTY);
-    const { file } = await prove(THIRTY, { address: [BUSY] });
+    const { file } = await prove(THIRTY, { address: [BUSY_2016] });
     const bytes = readFileSync(file);
     bytes[bytes.length - 200]! ^= 0x01;
     writeFileSync(file, bytes);
@@ -179,7 +176,7 @@ describe('verify logs-proof refuses what does not hold', () => {
 
   it('a truncated proof: 1, blocks missing', async () => {
     await serve(THIRTY);
-    const { file } = await prove(THIRTY, { address: [BUSY] });
+    const { file } = await prove(THIRTY, { address: [BUSY_2016] });
     writeFileSync(file, readFileSync(file).subarray(0, 3_000));
     const result = await run(['verify', 'logs-proof', file, '--head-hash', hashOf(THIRTY[29]!)]);
     expect(result.status).toBe(1);
@@ -203,7 +200,7 @@ describe('verify logs-proof refuses what does not hold', () => {
 
   it('--chain of another chain: 1, chain-mismatch', async () => {
     await serve(THIRTY);
-    const { file } = await prove(THIRTY, { address: [BUSY] });
+    const { file } = await prove(THIRTY, { address: [BUSY_2016] });
     const result = await run(['verify', 'logs-proof', file, '--head-hash', hashOf(THIRTY[29]!), '--chain', '10']);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('chain-mismatch: The proof is of chain 1, not of chain 10.');
@@ -224,7 +221,7 @@ describe('prove logs refuses', () => {
 
   it('a node of another chain: 2, naming both', async () => {
     await serve(THIRTY, 10);
-    const { file, result } = await prove(THIRTY, { address: [BUSY] });
+    const { file, result } = await prove(THIRTY, { address: [BUSY_2016] });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
       /^evm-integrity: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ serves chain 10, not chain 1: give the chain id it serves, or a node of chain 1\n$/,
@@ -236,7 +233,7 @@ describe('prove logs refuses', () => {
     node = await startLoopbackNode(1, fixtureChain(1_000_001, 1_000_030));
     const block = node.blocks.get(1_000_010)!;
     block.header = { ...block.header, hash: hashOf(THIRTY[0]!) };
-    const { file, result } = await prove(THIRTY, { address: [BUSY] });
+    const { file, result } = await prove(THIRTY, { address: [BUSY_2016] });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/block 1,000,010 has hash 0x[0-9a-f]{64}, but its header hashes to 0x/);
     expect(readdirSync(dirname(file))).toEqual([]);
@@ -269,7 +266,7 @@ describe('prove logs refuses', () => {
   it('bad flags, each named: 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--address', '0x12'], /--address: "0x12" is not an address \(2 hex digits\); use 40 hex digits/],
-      [['--topic0', BUSY], /--topic0: "0x276c.*" is not a topic \(40 hex digits\); use 64 hex digits/],
+      [['--topic0', BUSY_2016], /--topic0: "0x276c.*" is not a topic \(40 hex digits\); use 64 hex digits/],
       [['--from', '20', '--to', '10'], /--to \(10\) must not be before --from \(20\)/],
       [['--from', 'ten'], /--from: "ten" is not a block number/],
       [['--chain', 'mainnet'], /--chain: "mainnet" is not a chain id/],
@@ -292,7 +289,7 @@ describe('prove logs refuses', () => {
 });
 
 describe('audit-logs', () => {
-  const FILTER = { address: [BUSY] };
+  const FILTER = { address: [BUSY_2016] };
 
   it("a complete node: 0, no discrepancy, the summary says the headers are the node's word", async () => {
     await serve(THIRTY);

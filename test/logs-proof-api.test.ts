@@ -19,12 +19,12 @@ import {
   readFixtureBlock,
   toFilter,
   type HexFilter,
+  BUSY_2016,
+  THIRTY,
+  TRANSFER,
 } from './helpers/logs-proofs.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
-const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-const BUSY_2016 = '0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3';
-const THIRTY = rangeNames('mainnet', 1_000_001, 1_000_030);
 const MERGE = rangeNames('mainnet', 15_537_393, 15_537_394);
 const OP = ['op-mainnet-154497277'];
 const MIB = 1024 * 1024;

@@ -19,6 +19,13 @@ export function readFixtureBlock(name: string): RpcBlock {
 export const rangeNames = (group: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `${group}-${from + i}`);
 
+/** ERC-20's `Transfer` topic. */
+export const TRANSFER = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+/** The busiest contract of the 30 consecutive mainnet fixture blocks: 9 logs, all in block 1,000,023. */
+export const BUSY_2016 = '0x276c5c6ca8507ed7bac085fc9b9521f4f54b58d3';
+/** The 30 consecutive mainnet fixture blocks. */
+export const THIRTY = rangeNames('mainnet', 1_000_001, 1_000_030);
+
 /** The artifact of the fixture blocks `names` (consecutive, in order) for a filter, built by the library. */
 export function buildArtifact(
   names: readonly string[],

@@ -104,3 +104,16 @@ export function headerItemsNumber(decoded: HeaderItems): bigint {
     });
   return toQuantity(item, 'number');
 }
+
+/**
+ * The block number of a header's RLP, or undefined when the bytes are no header (decoding them
+ * then says what is wrong): to find the era before the full check.
+ */
+export function headerNumberIfAny(rlp: Uint8Array): bigint | undefined {
+  try {
+    return headerNumber(rlp);
+  } catch (error) {
+    if (error instanceof InvalidHeaderError) return undefined;
+    throw error;
+  }
+}

@@ -1,6 +1,5 @@
 import { uncheckable, type ChainRegistry, type NotVerifiable, type Verifiability } from '../chains/registry.js';
-import { InvalidHeaderError } from '../errors.js';
-import { headerNumber } from '../header/header-decoding.js';
+import { headerNumberIfAny } from '../header/header-decoding.js';
 import { err, ok, type Result } from '../result.js';
 import { isObject } from './json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
@@ -103,16 +102,6 @@ export const RECEIPT_PROOF_BODY = object(
   { description: 'POST /v1/evm/verify/receipt-proof', expected: 'a JSON object' },
 );
 
-/** The block number in header_rlp, or undefined when it is no header (verification then says so). */
-function numberOf(rlp: Uint8Array): bigint | undefined {
-  try {
-    return headerNumber(rlp);
-  } catch (error) {
-    if (error instanceof InvalidHeaderError) return undefined;
-    throw error;
-  }
-}
-
 /**
  * Validates a receipt proof document. Its era, from chain_id and the header's number, gives the
  * receipts' rules and the header's layout; an era that cannot be verified, or does not claim its
@@ -126,7 +115,7 @@ export function parseReceiptProofRequest(
   const problems = new Problems();
   const values = RECEIPT_PROOF_BODY.read(body, '', problems)!;
   if (!problems.empty) return err(problems.invalidInput());
-  const inHeader = numberOf(values.header_rlp!);
+  const inHeader = headerNumberIfAny(values.header_rlp!);
   if (inHeader !== undefined && inHeader !== BigInt(values.block_number!)) {
     problems.add('block_number', 'conflict', `header_rlp's number ${inHeader}, got ${values.block_number}`);
     return err(problems.invalidInput());

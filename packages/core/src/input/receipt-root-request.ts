@@ -10,7 +10,7 @@ import {
 import { claimFor, receiptKinds, type BlockShape } from '../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
-import { decodeHeader, headerNumber } from '../header/header-decoding.js';
+import { decodeHeader, headerNumberIfAny } from '../header/header-decoding.js';
 import { ETHEREUM_HEADER } from '../header/layouts.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
@@ -252,16 +252,6 @@ function toReceipt(
   };
 }
 
-/** The block number of a header's RLP, or undefined when it has none (its decoding then says what is wrong). */
-function numberOf(rlp: Uint8Array): bigint | undefined {
-  try {
-    return headerNumber(rlp);
-  } catch (error) {
-    if (error instanceof InvalidHeaderError) return undefined;
-    throw error;
-  }
-}
-
 /**
  * `header_rlp` decoded in the layout of its chain's era (the era from its number, which every
  * layout keeps at position 8), and its hash.
@@ -275,7 +265,7 @@ function readHeader(
 ): ReceiptRootRequest['header'] {
   if (rlp === undefined) return undefined;
   try {
-    const era = chainId === undefined ? undefined : registry.verifiability(chainId, numberOf(rlp));
+    const era = chainId === undefined ? undefined : registry.verifiability(chainId, headerNumberIfAny(rlp));
     const layout = era?.status === 'verifiable' ? era.header : ETHEREUM_HEADER;
     return { fields: decodeHeader(rlp, layout), hash: (options.keccak ?? defaultKeccak256)(rlp) };
   } catch (error) {

@@ -1,4 +1,4 @@
-import { blockBloom } from '../bloom/bloom.js';
+import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import {
@@ -14,7 +14,7 @@ import { EvmIntegrityError, InvalidHeaderError } from '../errors.js';
 import { decodeHeaderItems, headerFromItems, headerItemsNumber, type HeaderItems } from '../header/header-decoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
-import { decodeReceipt } from '../receipts/receipt-decoding.js';
+import { decodeReceiptWithBloom } from '../receipts/receipt-decoding.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
 import { orderedTrieRoot } from '../trie/ordered-trie.js';
@@ -307,9 +307,12 @@ export class LogsRangeCheck {
   ): Result<EthLog[], LogsProofRefusal> {
     const block = Number(header.number);
     const receipts: Receipt[] = [];
+    const bloom = new Uint8Array(BLOOM_BYTES);
     for (const [i, bytes] of encoded.entries()) {
       try {
-        receipts.push(decodeReceipt(bytes, { rules: era.rules, keccak: this.#keccak }));
+        const decoded = decodeReceiptWithBloom(bytes, { rules: era.rules, keccak: this.#keccak });
+        receipts.push(decoded.receipt);
+        for (let b = 0; b < BLOOM_BYTES; b++) bloom[b]! |= decoded.logsBloom[b]!;
       } catch (error) {
         if (!(error instanceof EvmIntegrityError)) throw error;
         return err(refusal('receipt-invalid', block, `Block ${formatBlock(block)}, receipt ${i}: ${error.message}`));
@@ -329,7 +332,7 @@ export class LogsRangeCheck {
           `Block ${formatBlock(block)}'s ${encoded.length} receipts do not make its receiptsRoot 0x${bytesToHex(header.receiptsRoot)}: a receipt or a log is missing, added or altered.`,
         ),
       );
-    if (!bytesEqual(blockBloom(receipts, { keccak: this.#keccak }), header.logsBloom))
+    if (!bytesEqual(bloom, header.logsBloom))
       return err(refusal('bloom-mismatch', block, `Block ${formatBlock(block)}'s receipts do not make its logsBloom.`));
     const logs: EthLog[] = [];
     let logIndex = 0;

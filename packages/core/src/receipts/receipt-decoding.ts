@@ -49,6 +49,19 @@ function decodeLog(item: Item, i: number): Log {
  * decodeReceipt(encodeReceipt(receipt)) // a receipt equal to `receipt`
  */
 export function decodeReceipt(encoded: Uint8Array, options: EncodeReceiptOptions = {}): Receipt {
+  return decodeReceiptWithBloom(encoded, options).receipt;
+}
+
+/**
+ * {@link decodeReceipt}, with the receipt's bloom as its encoding holds it (shown to be its logs'):
+ * a block's bloom is then the OR of these, with no item hashed again.
+ *
+ * @throws as {@link decodeReceipt}.
+ */
+export function decodeReceiptWithBloom(
+  encoded: Uint8Array,
+  options: EncodeReceiptOptions = {},
+): { receipt: Receipt; logsBloom: Uint8Array } {
   const rules = options.rules ?? RULE_SETS.ethereum;
   if (encoded.length === 0) throw invalid('encoding', 'a receipt', 'no bytes');
   // EIP-2718: a type byte is 0x00-0x7f; an untyped receipt starts with its list header (0xc0 and up).
@@ -75,7 +88,7 @@ export function decodeReceipt(encoded: Uint8Array, options: EncodeReceiptOptions
     cumulativeGasUsed: quantity(fields[1], 'cumulativeGasUsed'),
     logs: [],
   };
-  bytesItem(fields[2], 'logsBloom', BLOOM_BYTES);
+  const logsBloom = bytesItem(fields[2], 'logsBloom', BLOOM_BYTES);
   receipt.logs = listItem(fields[3], 'logs').map(decodeLog);
   if (withDeposit) {
     receipt.depositNonce = quantity(fields[4], 'depositNonce');
@@ -87,7 +100,7 @@ export function decodeReceipt(encoded: Uint8Array, options: EncodeReceiptOptions
       'the canonical encoding of its fields',
       'other bytes (a bloom not its logs’, or an integer with leading zeros)',
     );
-  return receipt;
+  return { receipt, logsBloom };
 }
 
 function invalidStatus(outcome: Uint8Array): never {
