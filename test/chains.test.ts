@@ -378,7 +378,7 @@ describe('the verdict covers every claim the body made', () => {
     expect(result.verdict).toBe('different');
   });
 
-  it('header_verified false: is_identical stays true, the verdict is different (exit 1)', () => {
+  it('header_verified false: is_identical stays true, the verdict is different (exit 1)', async () => {
     const result = verifyReceiptRoot(withHeader({}, flipped(block.header.hash!)));
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
@@ -388,7 +388,7 @@ describe('the verdict covers every claim the body made', () => {
     expect(result.verdict).toBe('different');
     let out = '';
     expect(
-      runVerify(['receipt-root', '-'], {
+      await runVerify(['receipt-root', '-'], {
         stdout: (t) => (out += t),
         stderr: () => undefined,
         read: () => new TextEncoder().encode(JSON.stringify(withHeader({}, flipped(block.header.hash!)))),

@@ -32,14 +32,13 @@ const requestChainId = (block: RpcBlock) => block.chainId ?? 1;
 const hiveRegistry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', rules: 'ethereum', verifiable: true }]);
 
 /** Runs the CLI in-process on a body, as `evm-integrity verify <what> -` would. */
-function cli(args: string[], body: unknown): { code: number; json: any } {
+async function cli(args: string[], body: unknown): Promise<{ code: number; json: any }> {
   let out = '';
-  // One body: answered synchronously, a number.
-  const code = runVerify(args, {
+  const code = await runVerify(args, {
     stdout: (t) => (out += t),
     stderr: (t) => (out += t),
     read: () => new TextEncoder().encode(JSON.stringify(body)),
-  }) as number;
+  });
   return { code, json: JSON.parse(out) };
 }
 
@@ -81,7 +80,7 @@ describe('every fixture block reproduces its header', () => {
       expect(decodeHeader(encodeHeader(header, layout), layout)).toEqual(header);
     });
 
-    it('as a receipt-root request body, the CLI code path answers is_identical: true', () => {
+    it('as a receipt-root request body, the CLI code path answers is_identical: true', async () => {
       const header = block.header.complete;
       const body = receiptRootBody({
         chainId: requestChainId(block),
@@ -98,7 +97,7 @@ describe('every fixture block reproduces its header', () => {
         '-',
         ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : []),
       ];
-      const { code, json } = cli(args, body);
+      const { code, json } = await cli(args, body);
       if (!claimsAll) {
         // A check the era does not claim is not run: 422, never a verdict.
         expect(code).toBe(2);
@@ -170,11 +169,11 @@ describe("receipts in go-ethereum's own JSON (types.Receipt marshalled directly)
 });
 
 describe('fixtures altered by one byte are caught', () => {
-  it('a changed receipts root is reported as not identical (exit 1)', () => {
+  it('a changed receipts root is reported as not identical (exit 1)', async () => {
     const block = readBlock('mainnet-22869878');
     const root = block.header.fields.receiptsRoot!.slice();
     root[31]! ^= 1;
-    const { code, json } = cli(
+    const { code, json } = await cli(
       ['receipt-root'],
       receiptRootBody({ chainId: 1, receiptRoot: root, receipts: block.receipts }),
     );

@@ -1,17 +1,9 @@
 import { parseArgs } from 'node:util';
-import {
-  isObject,
-  type OperationContext,
-  type OperationResult,
-  type ReceiptProofResult,
-  verifyLogsBloom,
-  verifyReceiptProofOperation,
-  verifyReceiptRoot,
-} from 'evm-integrity/api';
-import { type ChainInfo, ChainRegistry, type Problem } from 'evm-integrity';
+import type { OperationContext } from 'evm-integrity/api';
+import { type ChainInfo, ChainRegistry } from 'evm-integrity';
 import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
 import { hashValue } from './flags.js';
-import { notALine, parseInputJson } from './json-input.js';
+import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
@@ -60,44 +52,6 @@ async function runVerifyBlocks(
   return status;
 }
 
-/** Why a proof does not hold, naming the proof node at fault when one is (the library's message mostly does). */
-function doesNotHold({ reason, node, message }: ReceiptProofResult): string {
-  const named = node === null || message!.includes(`node ${node}`) ? '' : `, proof node ${node}`;
-  return `the proof does not hold (${reason}${named}): ${message}`;
-}
-
-/**
- * `verify receipt-proof P [--block-hash H]`: the receipt a proof holds on stdout (JSON-RPC's
- * conventions), or one line on stderr saying why the proof does not hold (naming the node), is not
- * a proof (naming the member) or cannot be verified. --block-hash binds the proof to a hash the
- * user trusts, as the endpoint's expected_block_hash does.
- */
-function runVerifyReceiptProof(
-  body: unknown,
-  file: string | undefined,
-  context: OperationContext & { registry: ChainRegistry },
-  options: { blockHash: string | undefined; pretty: boolean },
-  io: CliIo,
-): number {
-  const bound =
-    options.blockHash !== undefined && isObject(body) ? { ...body, expected_block_hash: options.blockHash } : body;
-  const result = verifyReceiptProofOperation(bound, context);
-  if (result.status !== 200) {
-    const { error } = result.body as { error: { message: string; details: unknown } };
-    const invalid = (error.details as { invalid_parameters?: Problem[] } | null)?.invalid_parameters;
-    const line =
-      result.status === 400 && invalid !== undefined
-        ? notALine(file, 'a receipt proof', { kind: 'invalid', problems: invalid, count: invalid.length })
-        : `${inputName(file)}: ${error.message}`;
-    io.stderr(`evm-integrity: ${line}\n`);
-    return EXIT[result.verdict];
-  }
-  const proven = (result.body as { data: [ReceiptProofResult] }).data[0];
-  if (proven.receipt !== null) io.stdout(`${JSON.stringify(proven.receipt, null, options.pretty ? 2 : undefined)}\n`);
-  else io.stderr(`evm-integrity: ${inputName(file)}: ${doesNotHold(proven)}\n`);
-  return EXIT[result.verdict];
-}
-
 /**
  * `verify receipt-root|logs-bloom|receipt-proof|block|logs-proof …` (argv after `verify`): prints the JSON the
  * endpoint would answer and returns the exit status. Throws UsageError for a mistake in
@@ -133,36 +87,27 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
   const body = () => parseInputJson(read(file), file);
-  let result: OperationResult;
+  const pretty = values.pretty ?? false;
   switch (what) {
-    case 'receipt-root':
-      result = verifyReceiptRoot(body(), { ...context, registry });
-      break;
-    case 'logs-bloom':
-      result = verifyLogsBloom(body(), context);
-      break;
-    case 'receipt-proof': {
-      const blockHash =
-        values['block-hash'] === undefined ? undefined : hashValue('--block-hash', values['block-hash']);
-      return runVerifyReceiptProof(
-        body(),
-        file,
-        { ...context, registry },
-        {
-          blockHash,
-          pretty: values.pretty ?? false,
-        },
-        io,
-      );
-    }
     case 'block': {
       const blockFiles = files.length === 0 ? ['-'] : files;
       if (blockFiles.filter((f) => f === '-').length > 1)
         throw new UsageError('verify block reads standard input (-) once: give - at most once');
       return runVerifyBlocks({ files: blockFiles, chains, rules, context, workers, read }, io, {
-        pretty: values.pretty ?? false,
+        pretty,
         verbose: values.verbose ?? false,
       });
+    }
+    case 'receipt-root':
+    case 'logs-bloom':
+    case 'receipt-proof': {
+      const blockHash =
+        values['block-hash'] === undefined ? undefined : hashValue('--block-hash', values['block-hash']);
+      // Loaded only for these: a `verify block` process (once per block in a pipeline) then
+      // loads neither the request schemas nor the proof code.
+      return import('./verify-claim.js').then((m) =>
+        m.runVerifyClaim(what, body, file, { ...context, registry }, { blockHash, pretty }, io),
+      );
     }
     case undefined:
       throw new UsageError('verify needs what to verify: receipt-root, logs-bloom, receipt-proof, block or logs-proof');
@@ -171,6 +116,4 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
         `cannot verify "${what}": expected receipt-root, logs-bloom, receipt-proof, block or logs-proof`,
       );
   }
-  io.stdout(`${JSON.stringify(result.body, null, values.pretty ? 2 : undefined)}\n`);
-  return EXIT[result.verdict];
 }
