@@ -37,6 +37,12 @@ await build({
   platform: 'node',
   external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino', 'pg', 'pg-boss', 'prom-client'],
   plugins: [builtinsFromProcess],
-  output: { dir, format: 'esm', entryFileNames: '[name].js' },
+  output: {
+    dir,
+    format: 'esm',
+    entryFileNames: '[name].js',
+    charset: 'ascii',
+    comments: { legal: true, annotation: false, jsdoc: false },
+  },
   logLevel: 'warn',
 });
