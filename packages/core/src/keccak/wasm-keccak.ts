@@ -7,10 +7,13 @@
  * WebAssembly has native i64.xor / i64.and / i64.rotl, which makes the
  * permutation an order of magnitude cheaper (see bench/keccak.bench.ts).
  *
- * The module is not a binary asset: it is generated here at load time, from the
- * Keccak specification (FIPS 202), by our own small emitter (./wasm-emitter.ts),
- * and compiled synchronously: at about 1 KiB it is well under the 4 KiB that
- * browsers allow for synchronous compilation on the main thread.
+ * The module is not a binary asset: it is generated here, from the Keccak
+ * specification (FIPS 202), by our own small emitter (./wasm-emitter.ts), and
+ * compiled synchronously: at about 1 KiB it is well under the 4 KiB that
+ * browsers allow for synchronous compilation on the main thread. Its bytes with
+ * the default options are kept in ./wasm-module.ts (written by
+ * scripts/gen-keccak.ts, compared by a test), so that loading the library does
+ * not run the emitter: that took about 2 ms, a tenth of a CLI process's start.
  * test/keccak-wasm.test.ts checks it against @noble/hashes' keccak_256.
  *
  * The module exports its memory and one function, `hash(ptr, len)`: it pads the
@@ -29,6 +32,7 @@
  */
 import { bComplements, COMPLEMENTED, lane, PI_SRC, RATE, RC, ROT } from './keccak-tables.js';
 import { Code, emitModule, I32, I64, type ValType } from './wasm-emitter.js';
+import { KECCAK_MODULE } from './wasm-module.js';
 
 const RATE_LANES = RATE / 8;
 /** Memory layout: round constants, the digest, then the input (plus padding room). */
@@ -215,7 +219,8 @@ export function createWasmKeccak256(options?: KeccakModuleOptions): ((data: Uint
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined) return undefined;
   try {
-    const instance = new wasm.Instance(new wasm.Module(keccakModuleBytes(options)), {});
+    const bytes = options === undefined ? KECCAK_MODULE : keccakModuleBytes(options);
+    const instance = new wasm.Instance(new wasm.Module(bytes), {});
     const memory = instance.exports['memory'] as WasmMemory;
     const hash = instance.exports['hash'] as (ptr: number, len: number) => void;
     const rc = new DataView(memory.buffer);
