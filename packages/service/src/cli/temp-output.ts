@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError, readFailure } from './io.js';
+import { InputError, readFailure, stdoutStream } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
@@ -23,7 +23,8 @@ function onInterrupt(): void {
 
 /** Writes to standard output, waiting while the reader is behind (memory holds no more than a pipe's buffer). */
 export async function writeStdout(chunk: Uint8Array | string): Promise<void> {
-  if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  const stdout = stdoutStream();
+  if (!stdout.write(chunk)) await new Promise((resolve) => stdout.once('drain', resolve));
 }
 
 /** A file written in place of `destination`, or of standard output, until {@link commit}. */
