@@ -51,7 +51,7 @@ export function stdoutStream(): NodeJS.WriteStream {
 /**
  * Writes to standard output: straight to its file descriptor, as process.stdout itself does for files, pipes and
  * terminals on POSIX, until process.stdout is in use (then through it, so that the output stays in order); also through
- * it from where a non-blocking descriptor is full (EAGAIN), which only the stream can wait on.
+ * it from where a write fails other than on a closed pipe.
  */
 function writeStdoutText(text: string): void {
   if (stdoutStreamInUse) {
@@ -63,9 +63,9 @@ function writeStdoutText(text: string): void {
   try {
     while (written < bytes.length) written += writeSync(1, bytes, written);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
-    if (code !== 'EAGAIN') throw error;
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
+    // The rest is the stream's, as it was before: it waits on a full non-blocking pipe (EAGAIN), drops what is
+    // written to a closed descriptor (EBADF), and emits any other error.
     stdoutStream().write(bytes.subarray(written));
   }
 }
