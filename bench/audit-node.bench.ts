@@ -254,10 +254,9 @@ async function main() {
     console.log('(d) hostile nodes, audit --rpc of 2 blocks');
     for (const kind of ['150 MB of small objects', '300 MB of small objects', 'a never-ending stream'] as const) {
       const hostile = await hostileNode(chain, kind);
-      const run = await runCli(['audit', '--chain', '1', '--from', String(FROM), '--to', String(FROM + 1)].concat([
-        '--rpc',
-        hostile.url,
-      ]));
+      const run = await runCli(
+        ['audit', '--chain', '1', '--from', String(FROM), '--to', String(FROM + 1)].concat(['--rpc', hostile.url]),
+      );
       await hostile.close();
       const summary = run.stdout.includes('"summary"') || run.stdout.includes('"passed"');
       const reason = /"reason":"([^"]*)"/.exec(run.stdout)?.[1] ?? run.stderr.trim().split('\n').at(-1);

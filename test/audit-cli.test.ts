@@ -630,7 +630,7 @@ describe('the --resume checkpoint read in chunks', () => {
 describe('progress on a terminal', () => {
   it('redraws one line on stderr (blocks done, blocks/s, ETA, failures) when stderr is a terminal; nothing with --quiet', async () => {
     const n = await start();
-    n.delayMs = 25; // 60 calls, one at a time: past the first redraw at 1 s
+    n.delayMs = 50; // 30 requests (a block's header and receipts go together), one at a time: past the first redraw at 1 s
     const drawn = async (extra: string[]) => {
       let stderr = '';
       const status = await runAudit([...RANGE, '--rpc', n.url, '--concurrency', '1', ...extra], {

@@ -5,6 +5,11 @@
  * on further 429s; a retryable failure (a network error, a timeout, a retryable 5xx) backs off
  * exponentially from 0.5 s, and at least `Retry-After` when the server sent one. Each source
  * only says which answers are final, which are retried, and which are refused.
+ *
+ * A server cannot exhaust memory or time: an answer is read as a stream of chunks, counted as they
+ * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
+ * at most `maxConnections` requests are in flight, so that fetch's keep-alive pool (undici's, which
+ * opens a connection whenever all are busy) holds that many connections and reuses them.
  */
 import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
@@ -38,9 +43,34 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** A rate limit asking for a longer wait than this is not waited for (an exhausted allowance); default 300 s. */
   maxRetryAfterSeconds?: number;
+  /** The largest answer body read, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES}); a larger one is abandoned. */
+  maxAnswerBytes?: number;
+  /** Requests in flight at once, and so the pooled keep-alive connections (default 8); the others wait their turn. */
+  maxConnections?: number;
+}
+
+/**
+ * 32 MiB: the largest real answer, a block's receipts, is a few MB today (a 36M-gas block spent on
+ * log data alone is about 9 MB of hex JSON), so this leaves room for blocks twice as large; and a
+ * body of tiny JSON objects this size still parses within about 1 GB of memory.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** An answer larger than the cap: abandoned, never retried (it would be as large again). */
+export class AnswerTooLargeError extends SourceError {
+  constructor(
+    message: string,
+    /** The cap, in bytes. */
+    readonly maxBytes: number,
+  ) {
+    super(message);
+  }
 }
 
 const FIRST_RETRY_DELAY_MS = 500;
+const MIB = 1024 * 1024;
+/** A byte count in MiB, as the CLI flag gives it. */
+const mib = (bytes: number) => `${+(bytes / MIB).toFixed(2)} MiB`;
 const MAX_BACKOFF_MS = 60_000;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -78,6 +108,11 @@ export class HttpClient {
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly maxRetryAfterMs: number;
+  private readonly maxAnswerBytes: number;
+  private readonly maxConnections: number;
+  private inFlight = 0;
+  /** Requests waiting for one in flight to end. */
+  private readonly waiting: Array<() => void> = [];
 
   constructor(options: HttpClientOptions) {
     this.fetch = options.fetch ?? globalThis.fetch;
@@ -85,22 +120,50 @@ export class HttpClient {
     this.maxRetries = Math.max(0, options.maxRetries);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.maxConnections = Math.max(1, options.maxConnections ?? 8);
   }
 
-  /** One attempt: the answer, or the network error. */
+  /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */
+  private async readBody(response: Response, abort: AbortController): Promise<string | null> {
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (declared > this.maxAnswerBytes || response.body === null) {
+      abort.abort();
+      return response.body === null ? '' : null;
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > this.maxAnswerBytes) {
+        abort.abort();
+        return null;
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** One attempt: the answer, the network error (a timeout while the body is read included), or too large. */
   private async attempt(
     url: string,
     text: string,
     headers: Record<string, string>,
-  ): Promise<HttpAnswer | { networkError: unknown }> {
+  ): Promise<HttpAnswer | { networkError: unknown } | { tooLarge: true }> {
+    const abort = new AbortController();
     try {
+      // The time limit covers reading the body: the signal aborts the stream too.
       const response = await this.fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
         body: text,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(this.timeoutMs)]),
       });
-      const body = await response.text();
+      const body = await this.readBody(response, abort);
+      if (body === null) return { tooLarge: true };
       let json: unknown;
       try {
         json = body === '' ? undefined : JSON.parse(body);
@@ -117,7 +180,22 @@ export class HttpClient {
     }
   }
 
-  /** The answer `judge` calls final, or a SourceError once it refuses one or the retries are spent. */
+  /** One attempt within the bound of requests in flight. */
+  private async attemptInTurn(url: string, text: string, headers: Record<string, string>) {
+    while (this.inFlight >= this.maxConnections) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.inFlight++;
+    try {
+      return await this.attempt(url, text, headers);
+    } finally {
+      this.inFlight--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /**
+   * The answer `judge` calls final, or a SourceError once it refuses one or the retries are spent
+   * (an {@link AnswerTooLargeError} at once for an answer over the cap).
+   */
   async post(
     url: string,
     text: string,
@@ -129,10 +207,15 @@ export class HttpClient {
     let last429DelayMs = 0;
     let failures = 0;
     for (let retries = 0; ; retries++) {
-      const outcome = await this.attempt(url, text, headers);
+      const outcome = await this.attemptInTurn(url, text, headers);
       let failure: string;
       let delayMs: number;
-      if ('networkError' in outcome) {
+      if ('tooLarge' in outcome) {
+        throw new AnswerTooLargeError(
+          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (--max-answer-mb); the answer was abandoned`,
+          this.maxAnswerBytes,
+        );
+      } else if ('networkError' in outcome) {
         failure = `a network error: ${describeNetworkError(outcome.networkError)}`;
         delayMs = Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS);
       } else {
