@@ -59,6 +59,8 @@ export interface LoopbackNode {
   maxBatch: number;
   /** Answers a batch's calls in reverse order (answers are matched by id). */
   reverseBatches: boolean;
+  /** Leaves the answer to such a call out of a batch's answer. */
+  dropFromBatch: ((call: RpcCall) => boolean) | undefined;
   close(): Promise<void>;
 }
 
@@ -166,6 +168,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     batchRefusal: undefined,
     maxBatch: Number.POSITIVE_INFINITY,
     reverseBatches: false,
+    dropFromBatch: undefined,
     close: async () => undefined,
   };
   /** One call's answer object, or the fault it meets. */
@@ -201,7 +204,8 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     for (const body of bodies) {
       const answered = answerCall(body);
       if (!('json' in answered)) return answered;
-      answers.push(answered.json);
+      if (node.dropFromBatch?.({ method: body.method, params: body.params ?? [] }) !== true)
+        answers.push(answered.json);
     }
     return { json: node.reverseBatches ? answers.reverse() : answers };
   };

@@ -8,12 +8,12 @@
  *
  * A server cannot exhaust memory or time: an answer is read as a stream of chunks, counted as they
  * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
- * at most `maxConnections` requests are in flight, so that fetch's keep-alive pool (undici's, which
- * opens a connection whenever all are busy) holds that many connections and reuses them.
+ * requests go on at most `maxConnections` kept-alive connections (see pooled-fetch.ts).
  */
 import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { SourceError } from '../sources/source-error.js';
+import { pooledFetch } from './pooled-fetch.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
 export interface HttpAnswer {
@@ -34,6 +34,7 @@ export type AnswerVerdict =
   | { kind: 'refuse'; message: string };
 
 export interface HttpClientOptions {
+  /** Default: {@link pooledFetch} on `maxConnections` connections. */
   fetch?: typeof fetch;
   /** Waits between retries; tests inject one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
@@ -45,7 +46,7 @@ export interface HttpClientOptions {
   maxRetryAfterSeconds?: number;
   /** The largest answer body read, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES}); a larger one is abandoned. */
   maxAnswerBytes?: number;
-  /** Requests in flight at once, and so the pooled keep-alive connections (default 8); the others wait their turn. */
+  /** Kept-alive connections to a server at most (default 8): requests beyond wait for one to be free. */
   maxConnections?: number;
 }
 
@@ -109,19 +110,14 @@ export class HttpClient {
   private readonly timeoutMs: number;
   private readonly maxRetryAfterMs: number;
   private readonly maxAnswerBytes: number;
-  private readonly maxConnections: number;
-  private inFlight = 0;
-  /** Requests waiting for one in flight to end. */
-  private readonly waiting: Array<() => void> = [];
 
   constructor(options: HttpClientOptions) {
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = options.fetch ?? pooledFetch(Math.max(1, options.maxConnections ?? 8));
     this.sleep = options.sleep ?? realSleep;
     this.maxRetries = Math.max(0, options.maxRetries);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
     this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
-    this.maxConnections = Math.max(1, options.maxConnections ?? 8);
   }
 
   /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */
@@ -154,13 +150,14 @@ export class HttpClient {
     headers: Record<string, string>,
   ): Promise<HttpAnswer | { networkError: unknown } | { tooLarge: true }> {
     const abort = new AbortController();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The time limit covers reading the body: the signal aborts the stream too.
       const response = await this.fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
         body: text,
-        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(this.timeoutMs)]),
+        signal: AbortSignal.any([abort.signal, timeout]),
       });
       const body = await this.readBody(response, abort);
       if (body === null) return { tooLarge: true };
@@ -176,19 +173,8 @@ export class HttpClient {
         retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), Date.now()),
       };
     } catch (error) {
-      return { networkError: error };
-    }
-  }
-
-  /** One attempt within the bound of requests in flight. */
-  private async attemptInTurn(url: string, text: string, headers: Record<string, string>) {
-    while (this.inFlight >= this.maxConnections) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.inFlight++;
-    try {
-      return await this.attempt(url, text, headers);
-    } finally {
-      this.inFlight--;
-      this.waiting.shift()?.();
+      // The stream cut by the time limit fails as "aborted": the limit is the reason.
+      return { networkError: timeout.aborted ? timeout.reason : error };
     }
   }
 
@@ -207,7 +193,7 @@ export class HttpClient {
     let last429DelayMs = 0;
     let failures = 0;
     for (let retries = 0; ; retries++) {
-      const outcome = await this.attemptInTurn(url, text, headers);
+      const outcome = await this.attempt(url, text, headers);
       let failure: string;
       let delayMs: number;
       if ('tooLarge' in outcome) {

@@ -1,0 +1,60 @@
+/**
+ * A `fetch` over Node's own http(s) modules with a bounded pool of kept-alive connections. Node's
+ * global fetch (undici) keeps connections alive too, but its default pool has no bound: it opens
+ * a new connection whenever those it has are busy, however briefly (7 for 4 requests in flight, in
+ * test/rpc-fetching.test.ts), and Node does not expose undici's Agent to bound it. An
+ * `http.Agent` with `maxSockets` does: requests beyond it wait for a connection.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
+
+/** Statuses whose answer has no body, which `Response` refuses one for. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** The answer as a fetch `Response`, its body streamed from the socket. */
+function responseOf(res: IncomingMessage): Response {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(res.headers))
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
+  const status = res.statusCode ?? 0;
+  const body = NO_BODY.has(status) ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>);
+  if (body === null) res.resume();
+  return new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+}
+
+/**
+ * A `fetch` (the subset the live sources use: a method, string headers, a string body, a signal)
+ * on at most `maxSockets` kept-alive connections per origin.
+ * @example
+ * const post = pooledFetch(4);
+ * const answer = await post('http://127.0.0.1:8545', { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+ */
+export function pooledFetch(maxSockets: number): typeof fetch {
+  const http = new HttpAgent({ keepAlive: true, maxSockets });
+  const https = new HttpsAgent({ keepAlive: true, maxSockets });
+  return (input, init = {}) =>
+    new Promise<Response>((resolve, reject) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const secure = url.protocol === 'https:';
+      const req = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers: init.headers as Record<string, string> | undefined,
+          agent: secure ? https : http,
+          ...(init.signal && { signal: init.signal }),
+        },
+        (res) => {
+          try {
+            resolve(responseOf(res));
+          } catch (error) {
+            res.destroy();
+            reject(error as Error);
+          }
+        },
+      );
+      req.on('error', reject);
+      req.end(typeof init.body === 'string' ? init.body : undefined);
+    });
+}
