@@ -430,6 +430,18 @@ describe('evm-integrity audit (in process)', () => {
       /--chunk-size: "many" is not a positive whole number/,
     ],
     [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '0'],
+      /--batch: "0" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--max-answer-mb', '1.5'],
+      /--max-answer-mb: "1.5" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'x.json', '--batch', '4'],
+      /--batch is an option of a node \(--rpc, --service\): a bundle is read from a file/,
+    ],
+    [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'],
       /^evm-integrity: unknown option '--bogus'\n/,
     ],
