@@ -122,12 +122,13 @@ export class HttpClient {
 
   /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */
   private async readBody(response: Response, abort: AbortController): Promise<string | null> {
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (declared > this.maxAnswerBytes || response.body === null) {
+    if (response.body === null) return '';
+    // A declared length over the cap is refused before a byte is read.
+    if (Number(response.headers.get('content-length') ?? Number.NaN) > this.maxAnswerBytes) {
       abort.abort();
-      return response.body === null ? '' : null;
+      return null;
     }
-    const reader = response.body.getReader();
+    const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
     const decoder = new TextDecoder();
     let text = '';
     let bytes = 0;

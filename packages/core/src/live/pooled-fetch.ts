@@ -50,7 +50,7 @@ export function pooledFetch(maxSockets: number): typeof fetch {
             resolve(responseOf(res));
           } catch (error) {
             res.destroy();
-            reject(error as Error);
+            reject(error instanceof Error ? error : new Error(String(error))); // a status Response refuses (over 599)
           }
         },
       );
