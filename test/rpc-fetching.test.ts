@@ -88,6 +88,21 @@ describe('batches', () => {
     expect(s.batchSize).toBe(1);
   });
 
+  it('a call rate-limited inside a batch (-32005) is asked again after a wait; the others are kept', async () => {
+    const node = await start();
+    let limited = 0;
+    node.callError = (call) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 1 && limited++ < 2
+        ? { code: -32005, message: 'limit exceeded' }
+        : undefined;
+    const { blocks } = await audit(source(node.url, { batch: 16 }), 8);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(
+      node.calls.filter((c) => c.method === 'eth_getBlockReceipts' && Number(c.params[0]) === FROM + 1),
+    ).toHaveLength(3);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockReceipts')).toHaveLength(30 + 2);
+  });
+
   it('a call the batch leaves unanswered fails alone, named: its block is unreachable, the ones before pass', async () => {
     const node = await start();
     node.dropFromBatch = (call) => call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;

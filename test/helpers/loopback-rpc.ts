@@ -61,6 +61,8 @@ export interface LoopbackNode {
   reverseBatches: boolean;
   /** Leaves the answer to such a call out of a batch's answer. */
   dropFromBatch: ((call: RpcCall) => boolean) | undefined;
+  /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
+  callError: ((call: RpcCall, index: number) => { code: number; message: string } | undefined) | undefined;
   close(): Promise<void>;
 }
 
@@ -169,6 +171,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     maxBatch: Number.POSITIVE_INFINITY,
     reverseBatches: false,
     dropFromBatch: undefined,
+    callError: undefined,
     close: async () => undefined,
   };
   /** One call's answer object, or the fault it meets. */
@@ -177,6 +180,8 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     node.calls.push(call);
     const fault = node.fault?.(call, node.calls.length - 1);
     if (fault !== undefined) return fault;
+    const error = node.callError?.(call, node.calls.length - 1);
+    if (error !== undefined) return { json: { jsonrpc: '2.0', id: body.id, error } };
     const range = call.method === 'eth_getLogs' ? (call.params[0] as Record<string, unknown>) : undefined;
     if (range !== undefined && Number(range['toBlock']) - Number(range['fromBlock']) + 1 > node.maxLogsBlocks) {
       const error = { code: -32005, message: 'query returned more than 10000 results' };

@@ -39,6 +39,7 @@ export function rpcErrorOf(error: JsonObject): { code: number | undefined; messa
   };
 }
 
+/** What a {@link JsonRpcTransport} sends through, to where, and its rules. */
 export interface JsonRpcTransportOptions {
   client: HttpClient;
   url: string;
