@@ -103,6 +103,19 @@ describe('batches', () => {
     expect(node.calls.filter((c) => c.method === 'eth_getBlockReceipts')).toHaveLength(30 + 2);
   });
 
+  it('one rate-limit error object for a whole batch is waited for, not taken for a refusal of batches', async () => {
+    const node = await start();
+    let limited = 0;
+    node.fault = (call) =>
+      call.method === 'eth_getBlockByNumber' && limited++ === 0
+        ? { status: 200, body: { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit exceeded' } } }
+        : undefined;
+    const s = source(node.url, { batch: 16 });
+    const { blocks } = await audit(s, 8);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(s.batchSize).toBe(16);
+  });
+
   it('a call the batch leaves unanswered fails alone, named: its block is unreachable, the ones before pass', async () => {
     const node = await start();
     node.dropFromBatch = (call) => call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;

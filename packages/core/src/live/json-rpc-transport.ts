@@ -129,7 +129,7 @@ export class JsonRpcTransport {
         JSON.stringify(single ? bodies[0] : bodies),
         this.options.headers,
         { who: this.options.where, what },
-        (a) => (single ? this.judgeSingle(calls[0]!.method, a.status, a.json) : this.judgeBatch(a.status)),
+        (a) => (single ? this.judgeSingle(calls[0]!.method, a.status, a.json) : this.judgeBatch(a.status, a.json)),
       ));
     } catch (error) {
       if (error instanceof AnswerTooLargeError && !single) return this.refused(calls);
@@ -179,9 +179,18 @@ export class JsonRpcTransport {
     this.enqueue(calls);
   }
 
-  /** A batch's answer as a whole: final unless a rate limit or an outage (a refusal is seen by the caller). */
-  private judgeBatch(status: number): AnswerVerdict {
+  /**
+   * A batch's answer as a whole: final unless a rate limit (an HTTP 429, or one rate-limit error
+   * object for the whole array: waited for, not taken for a refusal of batches) or an outage; a
+   * refusal is seen by the caller.
+   */
+  private judgeBatch(status: number, json: unknown): AnswerVerdict {
     if (status === 429) return { kind: 'rate_limited', failure: 'HTTP 429' };
+    if (isObject(json) && isObject(json.error)) {
+      const { code, message } = rpcErrorOf(json.error);
+      if (this.options.isRateLimit('', code, message))
+        return { kind: 'rate_limited', failure: `error ${code ?? '(no code)'}: ${message}` };
+    }
     if (status >= 500) return { kind: 'retry', failure: `HTTP ${status}` };
     return { kind: 'final' };
   }
