@@ -7,6 +7,7 @@
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
@@ -54,6 +55,13 @@ describe('batches', () => {
     // eth_chainId, then 60 calls of 30 blocks in batches of up to 16 calls.
     expect(node.calls).toHaveLength(61);
     expect(node.requests).toBeLessThanOrEqual(1 + 8);
+  });
+
+  it('asks for compressed answers and reads them: every block passes', async () => {
+    const node = await start();
+    node.gzip = true;
+    const { blocks } = await audit(source(node.url), 32);
+    expect(verdicts(blocks)).toEqual(allPass);
   });
 
   it('an altered block still fails', async () => {
@@ -146,11 +154,12 @@ describe('connections', () => {
   });
 });
 
-type Hostile = 'endless' | 'declared' | 'trickle';
+type Hostile = 'endless' | 'declared' | 'trickle' | 'gzip bomb';
 
 /**
  * A node that answers eth_getBlockReceipts (alone or in a batch) with a hostile body: an endless
- * stream of small objects, a Content-Length of 2 MiB, or a byte every 20 ms forever; other calls
+ * stream of small objects, a Content-Length of 2 MiB, a byte every 20 ms forever, or 2 KiB of gzip
+ * that decompress to 2 MiB; other calls
  * as a node would, for block FROM.
  */
 async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promise<void> }> {
@@ -178,6 +187,15 @@ async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promis
   /** Writes the hostile body until the client goes away (then `gone`). */
   const hostile = (res: ServerResponse, how: Hostile, gone: () => void) => {
     res.on('close', gone);
+    if (how === 'gzip bomb') {
+      const bomb = gzipSync(' '.repeat(2 * MIB));
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+        'Content-Length': String(bomb.length),
+      });
+      return void res.end(bomb);
+    }
     if (how === 'declared') {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(2 * MIB) });
       return void res.end(' '.repeat(2 * MIB));
@@ -209,7 +227,7 @@ async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promis
 }
 
 describe('caps on what a node costs', () => {
-  it.each<Hostile>(['endless', 'declared'])(
+  it.each<Hostile>(['endless', 'declared', 'gzip bomb'])(
     'an answer over the size cap (%s) is abandoned: the block is unreachable, naming the node, the method and the cap',
     async (kind) => {
       const node = await hostileNode(kind);

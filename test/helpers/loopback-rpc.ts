@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
 import { syntheticTxHash } from './synthetic-tx-hash.js';
 import { loadFixture } from './fixtures.js';
@@ -61,6 +62,8 @@ export interface LoopbackNode {
   reverseBatches: boolean;
   /** Leaves the answer to such a call out of a batch's answer. */
   dropFromBatch: ((call: RpcCall) => boolean) | undefined;
+  /** Answers gzip-compressed when the client accepts it, as providers do. */
+  gzip: boolean;
   /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
   callError: ((call: RpcCall, index: number) => { code: number; message: string } | undefined) | undefined;
   close(): Promise<void>;
@@ -172,6 +175,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     reverseBatches: false,
     dropFromBatch: undefined,
     callError: undefined,
+    gzip: false,
     close: async () => undefined,
   };
   /** One call's answer object, or the fault it meets. */
@@ -229,8 +233,13 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
       res.writeHead(fault.status, { 'Content-Type': 'application/json', ...fault.headers });
       return void res.end(JSON.stringify(fault.body ?? {}));
     }
+    const text = JSON.stringify(fault.json);
+    if (node.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      return void res.end(gzipSync(text));
+    }
     res.writeHead(200, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(fault.json));
+    res.end(text);
   });
   server.on('connection', () => node.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
