@@ -3,8 +3,8 @@
  * at a time each) for N = 1, 2, 4 and 8, against a loopback JSON-RPC node that answers each call
  * after 50 ms, as a provider does, over a synthesized chain of 2,048 blocks that verify (the 30
  * consecutive mainnet fixture blocks 1000001..1000030 repeated, renumbered, linked by their
- * parent hashes and re-hashed). Fetching bounds the work (a block is two calls, 100 ms), so the
- * rate should grow almost linearly with the processes, even on 2 cores.
+ * parent hashes and re-hashed). Fetching bounds the work (a block is one request, its header and
+ * receipts batched: 50 ms), so the rate should grow almost linearly with the processes, even on 2 cores.
  *
  * Each N runs on a fresh database of the PostgreSQL at TEST_DATABASE_URL (default
  * postgres://postgres@127.0.0.1:5432/test). The rate is the blocks over the time from the first
@@ -58,27 +58,33 @@ function synthesize(): Map<number, Block> {
   return chain;
 }
 
-/** A JSON-RPC node on loopback answering every call after LATENCY_MS. */
+/** A JSON-RPC node on loopback answering every request (a call or a batch) after LATENCY_MS. */
 async function startNode(chain: Map<number, Block>) {
   const txHash = (n: number, i: number) => `0x${bytesToHex(defaultKeccak256(new TextEncoder().encode(`1/${n}/${i}`)))}`;
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => (body += d.toString()));
     req.on('end', () => {
-      const call = JSON.parse(body) as { id: number; method: string; params: unknown[] };
-      const n = Number(call.params?.[0]);
-      const block = chain.get(n);
-      const result =
-        call.method === 'eth_chainId'
-          ? '0x1'
-          : block === undefined
-            ? null
-            : call.method === 'eth_getBlockByNumber'
-              ? { ...block.header, transactions: block.receipts.map((_, i) => txHash(n, i)) }
-              : block.receipts;
+      type Call = { id: number; method: string; params: unknown[] };
+      const answer = (call: Call) => {
+        const n = Number(call.params?.[0]);
+        const block = chain.get(n);
+        const result =
+          call.method === 'eth_chainId'
+            ? '0x1'
+            : block === undefined
+              ? null
+              : call.method === 'eth_getBlockByNumber'
+                ? { ...block.header, transactions: block.receipts.map((_, i) => txHash(n, i)) }
+                : block.receipts;
+        return { jsonrpc: '2.0', id: call.id, result };
+      };
+      // A batch (a JSON array of calls) is answered as one, as a node does.
+      const calls = JSON.parse(body) as Call | Call[];
+      const text = JSON.stringify(Array.isArray(calls) ? calls.map(answer) : answer(calls));
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+        res.end(text);
       }, LATENCY_MS);
     });
   });

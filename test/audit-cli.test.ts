@@ -134,9 +134,10 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
 
   it('Ctrl-C stops cleanly: exit 130, a line saying how to resume, and --resume completes the audit', async () => {
     const n = await start();
-    n.delayMs = 15;
+    n.delayMs = 15; // a block a round trip (no batching, one block at a time): time to interrupt
     const out = tempFile('interrupted.ndjson');
-    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) =>
+    const slow = ['--batch', '1', '--concurrency', '1'];
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out, ...slow], (child) =>
       whenLines(out, 5, () => child.kill('SIGINT')),
     );
     expect(stopped.status).toBe(130);
@@ -155,9 +156,9 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
 
   it('Ctrl-C with the lines on stdout: exit 130, and the message says where to start again and what to link to', async () => {
     const n = await start();
-    n.delayMs = 15;
+    n.delayMs = 15; // a block a round trip (no batching, one block at a time): time to interrupt
     let seen = 0;
-    const stopped = await run([...RANGE, '--rpc', n.url], (child) =>
+    const stopped = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1'], (child) =>
       child.stdout!.on('data', (chunk: Buffer) => {
         seen += chunk.toString().split('\n').length - 1;
         if (seen >= 4 && seen < 1000) {
@@ -429,6 +430,18 @@ describe('evm-integrity audit (in process)', () => {
       /--chunk-size: "many" is not a positive whole number/,
     ],
     [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '0'],
+      /--batch: "0" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--max-answer-mb', '1.5'],
+      /--max-answer-mb: "1.5" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'x.json', '--batch', '4'],
+      /--batch is an option of a node \(--rpc, --service\): a bundle is read from a file/,
+    ],
+    [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--bogus'],
       /^evm-integrity: unknown option '--bogus'\n/,
     ],
@@ -630,10 +643,10 @@ describe('the --resume checkpoint read in chunks', () => {
 describe('progress on a terminal', () => {
   it('redraws one line on stderr (blocks done, blocks/s, ETA, failures) when stderr is a terminal; nothing with --quiet', async () => {
     const n = await start();
-    n.delayMs = 25; // 60 calls, one at a time: past the first redraw at 1 s
+    n.delayMs = 50; // 30 round trips (no batching, a block at a time): past the first redraw at 1 s
     const drawn = async (extra: string[]) => {
       let stderr = '';
-      const status = await runAudit([...RANGE, '--rpc', n.url, '--concurrency', '1', ...extra], {
+      const status = await runAudit([...RANGE, '--rpc', n.url, '--concurrency', '1', '--batch', '1', ...extra], {
         stdout: () => undefined,
         stderr: (text) => void (stderr += text),
         stderrIsTty: true,

@@ -209,7 +209,7 @@ describe('auditRange over a JSON-RPC node', () => {
       [FROM + 2, 'pass'],
       [FROM + 3, 'unreachable'],
     ]);
-    expect((events[3] as BlockAudit).reason).toMatch(/eth_getBlockByNumber .*no answer in time.*after 1 retry/);
+    expect((events[3] as BlockAudit).reason).toMatch(/eth_getBlockByNumber.*no answer in time.*after 1 retry/);
     expect(audit.summary()).toMatchObject({
       complete: false,
       next_block: FROM + 3,

@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
 import { syntheticTxHash } from './synthetic-tx-hash.js';
 import { loadFixture } from './fixtures.js';
@@ -22,6 +23,12 @@ export interface NodeBlock {
 
 /** What a fault makes of one call: an HTTP answer, or no answer at all (the client times out). */
 export type NodeFault = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true };
+
+/**
+ * How providers refuse a batch too large: an HTTP status (413, 400), one error object for the
+ * whole array, or an error object per call.
+ */
+export type BatchRefusal = 'http-413' | 'single-error' | 'per-call-error';
 
 export interface RpcCall {
   method: string;
@@ -43,6 +50,22 @@ export interface LoopbackNode {
   logsFault: ((logs: unknown[]) => unknown[]) | undefined;
   /** An `eth_getLogs` call over more blocks than this is refused as "query returned more than 10000 results". */
   maxLogsBlocks: number;
+  /** HTTP requests received, a batch (a JSON array of calls) counting once. */
+  requests: number;
+  /** TCP connections accepted. */
+  connections: number;
+  /** How the node answers a batch of more than `maxBatch` calls (default: it answers every call). */
+  batchRefusal: BatchRefusal | undefined;
+  /** The largest batch answered (default no limit); see batchRefusal. */
+  maxBatch: number;
+  /** Answers a batch's calls in reverse order (answers are matched by id). */
+  reverseBatches: boolean;
+  /** Leaves the answer to such a call out of a batch's answer. */
+  dropFromBatch: ((call: RpcCall) => boolean) | undefined;
+  /** Answers gzip-compressed when the client accepts it, as providers do. */
+  gzip: boolean;
+  /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
+  callError: ((call: RpcCall, index: number) => { code: number; message: string } | undefined) | undefined;
   close(): Promise<void>;
 }
 
@@ -72,6 +95,12 @@ export function rehash(header: Record<string, unknown>): Record<string, unknown>
   const read = readRpcHeader({ ...header, hash: undefined }, 'header', problems);
   if (read?.complete === undefined) throw new Error('rehash: the header cannot be encoded');
   return { ...header, hash: `0x${bytesToHex(headerHash(read.complete))}` };
+}
+
+interface JsonRpcBody {
+  id: number;
+  method: string;
+  params?: unknown[];
 }
 
 const quantity = (n: number) => `0x${n.toString(16)}`;
@@ -139,32 +168,80 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     tags: new Map(),
     logsFault: undefined,
     maxLogsBlocks: Number.POSITIVE_INFINITY,
+    requests: 0,
+    connections: 0,
+    batchRefusal: undefined,
+    maxBatch: Number.POSITIVE_INFINITY,
+    reverseBatches: false,
+    dropFromBatch: undefined,
+    callError: undefined,
+    gzip: false,
     close: async () => undefined,
   };
-  const server: Server = createServer(async (req, res) => {
-    const body = JSON.parse(await readBody(req)) as { id: number; method: string; params?: unknown[] };
+  /** One call's answer object, or the fault it meets. */
+  const answerCall = (body: JsonRpcBody): NodeFault | { json: unknown } => {
     const call = { method: body.method, params: body.params ?? [] };
-    const index = node.calls.push(call) - 1;
+    node.calls.push(call);
+    const fault = node.fault?.(call, node.calls.length - 1);
+    if (fault !== undefined) return fault;
+    const error = node.callError?.(call, node.calls.length - 1);
+    if (error !== undefined) return { json: { jsonrpc: '2.0', id: body.id, error } };
+    const range = call.method === 'eth_getLogs' ? (call.params[0] as Record<string, unknown>) : undefined;
+    if (range !== undefined && Number(range['toBlock']) - Number(range['fromBlock']) + 1 > node.maxLogsBlocks) {
+      const error = { code: -32005, message: 'query returned more than 10000 results' };
+      return { json: { jsonrpc: '2.0', id: body.id, error } };
+    }
+    return { json: { jsonrpc: '2.0', id: body.id, result: answer(node, chainId, call) } };
+  };
+  /** A batch: refused when over maxBatch (as batchRefusal says), else each call answered; a call's fault is the batch's. */
+  const answerBatch = (bodies: JsonRpcBody[]): NodeFault | { json: unknown } => {
+    if (bodies.length > node.maxBatch && node.batchRefusal === 'http-413')
+      return { status: 413, body: { message: 'request entity too large' } };
+    if (bodies.length > node.maxBatch && node.batchRefusal === 'single-error')
+      return {
+        json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } },
+      };
+    if (bodies.length > node.maxBatch)
+      return {
+        json: bodies.map((b) => ({
+          jsonrpc: '2.0',
+          id: b.id,
+          error: { code: -32600, message: 'batch size too large' },
+        })),
+      };
+    const answers: unknown[] = [];
+    for (const body of bodies) {
+      const answered = answerCall(body);
+      if (!('json' in answered)) return answered;
+      if (node.dropFromBatch?.({ method: body.method, params: body.params ?? [] }) !== true)
+        answers.push(answered.json);
+    }
+    return { json: node.reverseBatches ? answers.reverse() : answers };
+  };
+  const server: Server = createServer(async (req, res) => {
+    node.requests++;
+    const body = JSON.parse(await readBody(req)) as JsonRpcBody | JsonRpcBody[];
     if (node.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, node.delayMs));
-    const fault = node.fault?.(call, index);
-    if (fault !== undefined && 'hang' in fault) {
+    const fault = Array.isArray(body) ? answerBatch(body) : answerCall(body);
+    if ('hang' in fault) {
       const end = () => res.destroy();
       hanging.add(end);
       res.on('close', () => hanging.delete(end));
       return;
     }
-    if (fault !== undefined) {
+    if ('status' in fault) {
       res.writeHead(fault.status, { 'Content-Type': 'application/json', ...fault.headers });
       return void res.end(JSON.stringify(fault.body ?? {}));
     }
-    res.writeHead(200, { 'Content-Type': 'application/json' });
-    const range = call.method === 'eth_getLogs' ? (call.params[0] as Record<string, unknown>) : undefined;
-    if (range !== undefined && Number(range['toBlock']) - Number(range['fromBlock']) + 1 > node.maxLogsBlocks) {
-      const error = { code: -32005, message: 'query returned more than 10000 results' };
-      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error }));
+    const text = JSON.stringify(fault.json);
+    if (node.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
+      return void res.end(gzipSync(text));
     }
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: answer(node, chainId, call) }));
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(text);
   });
+  server.on('connection', () => node.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   node.close = () =>

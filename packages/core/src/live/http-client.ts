@@ -5,10 +5,15 @@
  * on further 429s; a retryable failure (a network error, a timeout, a retryable 5xx) backs off
  * exponentially from 0.5 s, and at least `Retry-After` when the server sent one. Each source
  * only says which answers are final, which are retried, and which are refused.
+ *
+ * A server cannot exhaust memory or time: an answer is read as a stream of chunks, counted as they
+ * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
+ * requests go on at most `maxConnections` kept-alive connections (see pooled-fetch.ts).
  */
 import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { SourceError } from '../sources/source-error.js';
+import { pooledFetch } from './pooled-fetch.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
 export interface HttpAnswer {
@@ -29,6 +34,7 @@ export type AnswerVerdict =
   | { kind: 'refuse'; message: string };
 
 export interface HttpClientOptions {
+  /** Default: {@link pooledFetch} on `maxConnections` connections. */
   fetch?: typeof fetch;
   /** Waits between retries; tests inject one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
@@ -38,9 +44,34 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** A rate limit asking for a longer wait than this is not waited for (an exhausted allowance); default 300 s. */
   maxRetryAfterSeconds?: number;
+  /** The largest answer body read, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES}); a larger one is abandoned. */
+  maxAnswerBytes?: number;
+  /** Kept-alive connections to a server at most (default 8): requests beyond wait for one to be free. */
+  maxConnections?: number;
+}
+
+/**
+ * 32 MiB: the largest real answer, a block's receipts, is a few MB today (a 36M-gas block spent on
+ * log data alone is about 9 MB of hex JSON), so this leaves room for blocks twice as large; and a
+ * body of tiny JSON objects this size still parses within about 1 GB of memory.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** An answer larger than the cap: abandoned, never retried (it would be as large again). */
+export class AnswerTooLargeError extends SourceError {
+  constructor(
+    message: string,
+    /** The cap, in bytes. */
+    readonly maxBytes: number,
+  ) {
+    super(message);
+  }
 }
 
 const FIRST_RETRY_DELAY_MS = 500;
+const MIB = 1024 * 1024;
+/** A byte count in MiB, as the CLI flag gives it. */
+const mib = (bytes: number) => `${+(bytes / MIB).toFixed(2)} MiB`;
 const MAX_BACKOFF_MS = 60_000;
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -78,29 +109,59 @@ export class HttpClient {
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
   private readonly maxRetryAfterMs: number;
+  private readonly maxAnswerBytes: number;
 
   constructor(options: HttpClientOptions) {
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = options.fetch ?? pooledFetch(Math.max(1, options.maxConnections ?? 8));
     this.sleep = options.sleep ?? realSleep;
     this.maxRetries = Math.max(0, options.maxRetries);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
+    this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   }
 
-  /** One attempt: the answer, or the network error. */
+  /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */
+  private async readBody(response: Response, abort: AbortController): Promise<string | null> {
+    if (response.body === null) return '';
+    // A declared length over the cap is refused before a byte is read.
+    if (Number(response.headers.get('content-length') ?? Number.NaN) > this.maxAnswerBytes) {
+      abort.abort();
+      return null;
+    }
+    const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > this.maxAnswerBytes) {
+        abort.abort();
+        return null;
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  }
+
+  /** One attempt: the answer, the network error (a timeout while the body is read included), or too large. */
   private async attempt(
     url: string,
     text: string,
     headers: Record<string, string>,
-  ): Promise<HttpAnswer | { networkError: unknown }> {
+  ): Promise<HttpAnswer | { networkError: unknown } | { tooLarge: true }> {
+    const abort = new AbortController();
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
+      // The time limit covers reading the body: the signal aborts the stream too.
       const response = await this.fetch(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
         body: text,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([abort.signal, timeout]),
       });
-      const body = await response.text();
+      const body = await this.readBody(response, abort);
+      if (body === null) return { tooLarge: true };
       let json: unknown;
       try {
         json = body === '' ? undefined : JSON.parse(body);
@@ -113,11 +174,15 @@ export class HttpClient {
         retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), Date.now()),
       };
     } catch (error) {
-      return { networkError: error };
+      // The stream cut by the time limit fails as "aborted": the limit is the reason.
+      return { networkError: timeout.aborted ? timeout.reason : error };
     }
   }
 
-  /** The answer `judge` calls final, or a SourceError once it refuses one or the retries are spent. */
+  /**
+   * The answer `judge` calls final, or a SourceError once it refuses one or the retries are spent
+   * (an {@link AnswerTooLargeError} at once for an answer over the cap).
+   */
   async post(
     url: string,
     text: string,
@@ -132,7 +197,12 @@ export class HttpClient {
       const outcome = await this.attempt(url, text, headers);
       let failure: string;
       let delayMs: number;
-      if ('networkError' in outcome) {
+      if ('tooLarge' in outcome) {
+        throw new AnswerTooLargeError(
+          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (--max-answer-mb); the answer was abandoned`,
+          this.maxAnswerBytes,
+        );
+      } else if ('networkError' in outcome) {
         failure = `a network error: ${describeNetworkError(outcome.networkError)}`;
         delayMs = Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS);
       } else {

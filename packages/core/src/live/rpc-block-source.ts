@@ -4,7 +4,8 @@ import { ChainMismatchError, SourceError } from '../sources/source-error.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
 import { isObject, type JsonObject } from '../input/json-values.js';
-import { HttpClient, type AnswerVerdict } from './http-client.js';
+import { HttpClient } from './http-client.js';
+import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
 import { plain, show } from '../json/show.js';
 
 type Json = JsonObject;
@@ -22,8 +23,17 @@ export interface RpcBlockSourceOptions {
   sleep?: (ms: number) => Promise<void>;
   /** `eth_getTransactionReceipt` calls in flight at once when `eth_getBlockReceipts` is unsupported (default 8). */
   concurrency?: number;
-  /** One call's time limit, default 60 000 ms. */
+  /** One call's time limit, its whole answer read included, default 60 000 ms. */
   timeoutMs?: number;
+  /**
+   * JSON-RPC calls per HTTP request (a batch), default {@link DEFAULT_BATCH}; 1 sends each call
+   * alone. Halved, for the rest of the run, each time the node refuses a batch.
+   */
+  batch?: number;
+  /** HTTP requests in flight at once, and so the keep-alive connections to the node (default 4). */
+  connections?: number;
+  /** The largest answer read, in bytes (default 32 MiB): a larger one is abandoned with a SourceError. */
+  maxAnswerBytes?: number;
   /**
    * Return a block whose receipts do not number its transactions instead of refusing it
    * (default false, as a lineage walk wants): a range audit reports that as its
@@ -105,16 +115,13 @@ function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): b
  * const block = await node.block(1, 19_000_000); // {chain_id, header, receipts} or null
  */
 export class RpcBlockSource implements BlockSource {
-  private readonly url: string;
   /** The URL without path or query, for messages. */
   private readonly where: string;
-  private readonly client: HttpClient;
+  private readonly transport: JsonRpcTransport;
   private readonly recorder: ExchangeRecorder | undefined;
   private readonly checkChainId: boolean;
   private readonly concurrency: number;
   private readonly keepMiscountedReceipts: boolean;
-  private readonly headers: Record<string, string>;
-  private nextId = 1;
   private chainIdOfNode: Promise<bigint> | undefined;
   /** False once the node has said it has no eth_getBlockReceipts. */
   private blockReceipts = true;
@@ -130,53 +137,46 @@ export class RpcBlockSource implements BlockSource {
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
       throw new SourceError(`the JSON-RPC URL must be http(s), got "${parsed.protocol}"`);
-    this.url = options.url;
     this.where = `the JSON-RPC node at ${parsed.origin}`;
-    this.client = new HttpClient({ ...options, maxRetries: options.maxRetries ?? 3 });
+    const maxRetries = options.maxRetries ?? 3;
+    const connections = Math.max(1, options.connections ?? 4);
+    this.transport = new JsonRpcTransport({
+      client: new HttpClient({ ...options, maxRetries, maxConnections: connections }),
+      url: options.url,
+      headers: { ...options.headers },
+      where: this.where,
+      batch: options.batch ?? DEFAULT_BATCH,
+      connections,
+      maxRetries,
+      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429
+      // (unless it says an eth_getLogs answer is too big: waiting would not shrink it).
+      isRateLimit: (method, code, message) =>
+        code === -32005 && !(method === 'eth_getLogs' && TOO_MANY_LOGS.test(message)),
+    });
     this.recorder = options.recorder;
     this.checkChainId = options.checkChainId ?? true;
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.keepMiscountedReceipts = options.keepMiscountedReceipts ?? false;
-    this.headers = { ...options.headers };
+  }
+
+  /** The JSON-RPC calls per HTTP request now: the option, or less once the node refused a batch. */
+  get batchSize(): number {
+    return this.transport.batchSize;
   }
 
   /** One JSON-RPC call: its result, or a SourceError (JsonRpcError for an error object). */
   private async call(method: string, params: unknown[]): Promise<unknown> {
-    const text = JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params });
-    let rpcError: JsonRpcError | undefined;
-    const answer = await this.client.post(
-      this.url,
-      text,
-      this.headers,
-      { who: this.where, what: method },
-      ({ status, json }): AnswerVerdict => {
-        if (isObject(json) && isObject(json.error)) {
-          const code = typeof json.error.code === 'number' ? json.error.code : undefined;
-          const message = typeof json.error.message === 'string' ? json.error.message : show(json.error);
-          const failure = `error ${code ?? '(no code)'}: ${message}`;
-          // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429
-          // (unless it says an eth_getLogs answer is too big: waiting would not shrink it).
-          if (status === 429 || (code === -32005 && !(method === 'eth_getLogs' && TOO_MANY_LOGS.test(message))))
-            return { kind: 'rate_limited', failure };
-          rpcError = new JsonRpcError(`${this.where} answered ${method} with ${failure}`, code, message);
-          return { kind: 'final' };
-        }
-        if (status >= 200 && status < 300) {
-          if (!isObject(json) || !('result' in json))
-            return {
-              kind: 'refuse',
-              message: `${this.where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}`,
-            };
-          return { kind: 'final' };
-        }
-        const failure = `HTTP ${status}`;
-        if (status === 429) return { kind: 'rate_limited', failure };
-        if (status >= 500) return { kind: 'retry', failure };
-        return { kind: 'refuse', message: `${this.where} answered ${method} with ${failure}` };
-      },
-    );
-    if (rpcError !== undefined) throw rpcError;
-    return (answer.json as Json).result;
+    const answer = await this.transport.call(method, params);
+    if (isObject(answer.error)) {
+      const { code, message } = rpcErrorOf(answer.error);
+      throw new JsonRpcError(
+        `${this.where} answered ${method} with error ${code ?? '(no code)'}: ${message}`,
+        code,
+        message,
+      );
+    }
+    return answer.result;
   }
 
   /** Checks once, with `eth_chainId`, that the node serves `chainId`: ChainMismatchError when it serves another. */
@@ -316,13 +316,13 @@ export class RpcBlockSource implements BlockSource {
   /**
    * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
    * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be the
-   * block's (one per transaction, of its hash).
+   * block's (one per transaction, of its hash). `asked`: that eth_getBlockReceipts call, already made.
    */
-  async receiptsOf(block: Json, blockNumber: number): Promise<unknown[]> {
+  async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
     const hashes = this.transactionHashes(block, blockNumber);
     if (this.blockReceipts) {
       try {
-        const result = await this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]);
+        const result = await (asked ?? this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]));
         if (result === null)
           throw new SourceError(
             `${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`,
@@ -346,11 +346,18 @@ export class RpcBlockSource implements BlockSource {
     );
   }
 
+  /**
+   * Block `blockNumber`: its header and its receipts asked at once (one round trip, and one request
+   * when batched), the receipts then checked against the header.
+   */
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+    await this.checkChain(chainId);
+    const asked = this.blockReceipts ? this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]) : undefined;
+    asked?.catch(() => undefined); // seen by receiptsOf, or not wanted when the node has no such block
     const block = await this.header(chainId, blockNumber);
     if (block === null) return null;
     const hashes = this.transactionHashes(block, blockNumber);
-    const receipts = await this.receiptsOf(block, blockNumber);
+    const receipts = await this.receiptsOf(block, blockNumber, asked);
 
     // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
     const result: BlockJson = {

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { BlockSource } from 'evm-integrity/audit';
-import { RpcBlockSource } from 'evm-integrity/node';
+import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
 import {
   blockRef,
@@ -21,6 +21,8 @@ import {
 } from './flags.js';
 import { ruleSetName, UsageError, workersOption } from './io.js';
 
+const MIB = 1024 * 1024;
+
 /** The options of `audit`, as parseArgs reads them. */
 const OPTIONS = {
   chain: { type: 'string' },
@@ -34,6 +36,8 @@ const OPTIONS = {
   'tail-hash': { type: 'string' },
   anchor: { type: 'string', multiple: true },
   concurrency: { type: 'string' },
+  batch: { type: 'string' },
+  'max-answer-mb': { type: 'string' },
   out: { type: 'string' },
   resume: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -66,7 +70,10 @@ function anchorRef(value: string): AnchorRef {
 }
 
 /** Where the blocks come from: exactly a bundle, or a node and/or the service. */
-function checkSources(values: { bundle?: string; service?: string; record?: string }, rpc: string | undefined): void {
+function checkSources(
+  values: { bundle?: string; service?: string; record?: string; batch?: string; 'max-answer-mb'?: string },
+  rpc: string | undefined,
+): void {
   if (values.bundle !== undefined && (rpc !== undefined || values.service !== undefined))
     throw new UsageError('--bundle FILE replays a recorded audit: give it without --rpc and --service');
   if (values.bundle === undefined && rpc === undefined && values.service === undefined)
@@ -75,6 +82,9 @@ function checkSources(values: { bundle?: string; service?: string; record?: stri
     );
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
+  const fetching = (['batch', 'max-answer-mb'] as const).find((f) => values[f] !== undefined);
+  if (fetching !== undefined && values.bundle !== undefined)
+    throw new UsageError(`--${fetching} is an option of a node (--rpc, --service): a bundle is read from a file`);
 }
 
 /**
@@ -88,7 +98,7 @@ function checkQueue(values: Record<string, unknown>, rpc: string | undefined): s
     if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
     return undefined;
   }
-  const local = ['bundle', 'service', 'out', 'resume', 'record', 'workers', 'quiet'].find(
+  const local = ['bundle', 'service', 'out', 'resume', 'record', 'workers', 'quiet', 'batch', 'max-answer-mb'].find(
     (f) => values[f] !== undefined,
   );
   if (local !== undefined)
@@ -127,6 +137,8 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   if (values.resume && values.out === undefined)
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   const concurrency = positiveValue('--concurrency', values.concurrency, 4);
+  const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH);
+  const maxAnswerMb = positiveValue('--max-answer-mb', values['max-answer-mb'], DEFAULT_MAX_ANSWER_BYTES / MIB);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
@@ -138,6 +150,8 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     headHash,
     anchorRefs,
     concurrency,
+    batch,
+    maxAnswerBytes: maxAnswerMb * MIB,
     chunkSize,
     rules,
     workers: workersOption(values.workers) ?? 0,

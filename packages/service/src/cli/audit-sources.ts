@@ -12,20 +12,37 @@ import { readBundleFile } from './bundle-file.js';
 import { serviceApiKey } from './io.js';
 
 /**
+ * How a node is asked: `--batch` calls per request and `--concurrency` requests at once, so that
+ * `--concurrency` rounds of full batches are in flight; without batching (`--batch 1`) a block's
+ * header and receipts go on two connections at once, `--concurrency` blocks at a time.
+ */
+function fetching(options: AuditFlags) {
+  const { batch, concurrency, maxAnswerBytes } = options;
+  return { batch, connections: batch === 1 ? 2 * concurrency : concurrency, maxAnswerBytes };
+}
+
+/** The blocks fetched ahead of the audit: `--concurrency` full batches of blocks (two calls a block) from a node. */
+export function fetchWindow(options: AuditFlags): number {
+  return options.bundle === undefined
+    ? options.concurrency * Math.max(1, Math.floor(options.batch / 2))
+    : options.concurrency;
+}
+
+/**
  * The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is
  * given.
  */
 export function liveSources(options: AuditFlags, env: NodeJS.ProcessEnv, recorder: BundleRecorder | undefined) {
   const recording = recorder && { recorder };
-  if (options.service === undefined)
-    return { source: new RpcBlockSource({ url: options.rpc!, keepMiscountedReceipts: true, ...recording }) };
+  const node = { keepMiscountedReceipts: true, ...fetching(options), ...recording };
+  if (options.service === undefined) return { source: new RpcBlockSource({ url: options.rpc!, ...node }) };
   const apiKey = serviceApiKey(env);
   const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording });
   const rpc =
     options.rpc === undefined
       ? { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } }
       : { url: options.rpc };
-  return { source: new RpcBlockSource({ ...rpc, keepMiscountedReceipts: true, ...recording }), crossCheck };
+  return { source: new RpcBlockSource({ ...rpc, ...node }), crossCheck };
 }
 
 /** A bundle's blocks, and its recorded dataset pages when the live audit had --service. */

@@ -14,7 +14,7 @@ import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node'
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
 import { howToContinue, openOutput, progress, statusOfVerdicts, type AuditOutput } from './audit-output.js';
-import { liveSources, recordedSources } from './audit-sources.js';
+import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 
@@ -101,7 +101,7 @@ async function streamAudit(
     chainId: options.chainId,
     from: start.next,
     to: options.to,
-    concurrency: options.concurrency,
+    concurrency: fetchWindow(options),
     chunkSize: options.chunkSize,
     signal: context.signal,
     ...(start.anchor !== undefined && { anchor: start.anchor }),

@@ -140,9 +140,9 @@ export const AUDIT_USAGE = `Usage:
   evm-integrity audit --chain ID --from N --to M
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
-                      [--concurrency K] [--out FILE] [--resume]
-                      [--quiet] [--record FILE] [--workers N] [--rules NAME]
-                      [--chunk-size N]
+                      [--concurrency K] [--batch B] [--max-answer-mb S]
+                      [--out FILE] [--resume] [--quiet] [--record FILE]
+                      [--workers N] [--rules NAME] [--chunk-size N]
   evm-integrity audit --chain ID --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--rules NAME] [--chunk-size N]
@@ -162,9 +162,14 @@ EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
 0103) are checked against the chain too; --bundle replays those checks when the
 recording had them. Prints one JSON line per block, a line per reorg seen, and a
 summary line, to stdout or --out FILE; --resume continues the audit in FILE where
-it stopped. --concurrency: blocks fetched ahead (default 4). --workers N: the
-blocks are verified on N worker threads, up to --concurrency at once (default:
-on this thread). --rules NAME: the rule set of a chain outside the registry
+it stopped. --concurrency K: requests to the node at once (default 4), each a
+batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and its
+receipts each), on K kept-alive connections; K x B/2 blocks are fetched ahead. A
+node that refuses batches gets smaller ones, down to 1 (no batching: a block's
+two calls on two connections, K blocks ahead). --max-answer-mb S: the largest
+answer read from the node (default 32); a larger one is abandoned and its blocks
+are unreachable, with that reason. --workers N: the blocks are verified on N
+worker threads, as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
 (ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
 are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).

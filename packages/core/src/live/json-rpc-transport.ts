@@ -1,0 +1,220 @@
+/**
+ * JSON-RPC calls to one node, batched: the calls made while a request is being prepared go out
+ * together, up to `batch` calls per HTTP request (a JSON array), at most `connections` requests in
+ * flight. Answers are matched to calls by id, in whatever order they come; a call the batch did not
+ * answer fails alone. A node that refuses batches (an HTTP 4xx, a single error object for the whole
+ * array, or "batch … too large / not supported" per call) or whose batch answer is over the size
+ * cap gets the refused calls again in batches half as large, down to one call per request (no
+ * batching), and that size is kept for the rest of the run.
+ */
+import { isObject, type JsonObject } from '../input/json-values.js';
+import { show } from '../json/show.js';
+import { SourceError } from '../sources/source-error.js';
+import { AnswerTooLargeError, type AnswerVerdict, type HttpClient } from './http-client.js';
+
+/** JSON-RPC calls per HTTP request by default: 8 blocks (a header and its receipts each), see docs/audit.md. */
+export const DEFAULT_BATCH = 16;
+
+/** A call's answer as the node sent it: `{result}` or `{error}`. */
+export type RpcAnswer = JsonObject;
+
+/** A call waiting for its answer. */
+interface Pending {
+  method: string;
+  params: unknown[];
+  /** Rate-limited answers to this call so far (per-call answers of a batch). */
+  limited: number;
+  resolve(answer: RpcAnswer): void;
+  reject(error: unknown): void;
+}
+
+/** A node's refusal of a batch as a whole, or of a call for being in one (providers word it differently). */
+const BATCH_REFUSED = /batch|response (is |size )?too (large|big)/i;
+
+/** An error object's code and message, for messages and the rules below. */
+export function rpcErrorOf(error: JsonObject): { code: number | undefined; message: string } {
+  return {
+    code: typeof error.code === 'number' ? error.code : undefined,
+    message: typeof error.message === 'string' ? error.message : show(error),
+  };
+}
+
+/** What a {@link JsonRpcTransport} sends through, to where, and its rules. */
+export interface JsonRpcTransportOptions {
+  client: HttpClient;
+  url: string;
+  headers: Record<string, string>;
+  /** The node, by origin, for messages. */
+  where: string;
+  /** Calls per request at most (1: no batching). */
+  batch: number;
+  /** Requests in flight at once (the HTTP client's bound of connections should be as large). */
+  connections: number;
+  /** Whether an error answer to this call is a rate limit to wait for (the source's rule). */
+  isRateLimit: (method: string, code: number | undefined, message: string) => boolean;
+  /** Retries of a call whose answer in a batch is a rate limit. */
+  maxRetries: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/**
+ * The batching transport of {@link RpcBlockSource}: `call` queues a call and gives its answer
+ * object; the queue is sent on the next turn of the event loop, so that the calls of all the blocks
+ * being fetched share requests.
+ * @example
+ * const answer = await transport.call('eth_chainId', []) // { jsonrpc: '2.0', id: 1, result: '0x1' }
+ */
+export class JsonRpcTransport {
+  private readonly queue: Pending[] = [];
+  private scheduled = false;
+  private inFlight = 0;
+  private nextId = 1;
+  /** Calls per request now: halved each time the node refuses a batch. */
+  private batch: number;
+
+  constructor(private readonly options: JsonRpcTransportOptions) {
+    this.batch = Math.max(1, Math.floor(options.batch));
+  }
+
+  /** The calls per request now (after any refusals). */
+  get batchSize(): number {
+    return this.batch;
+  }
+
+  /** The node's answer object to one call (`result` or `error`), or a SourceError when there is none. */
+  call(method: string, params: unknown[]): Promise<RpcAnswer> {
+    return new Promise((resolve, reject) => {
+      this.enqueue([{ method, params, limited: 0, resolve, reject }]);
+    });
+  }
+
+  private enqueue(calls: Pending[]): void {
+    this.queue.push(...calls);
+    this.schedule();
+  }
+
+  /**
+   * Sends the queue on the next turn of the event loop, so that the calls made in the continuations
+   * of the answers just read join it; calls wait in the queue (where they can still join a batch)
+   * while all connections are busy.
+   */
+  private schedule(): void {
+    if (this.scheduled || this.queue.length === 0 || this.inFlight >= this.options.connections) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.queue.length > 0 && this.inFlight < this.options.connections) {
+        this.inFlight++;
+        void this.send(this.queue.splice(0, this.batch)).finally(() => {
+          this.inFlight--;
+          this.schedule();
+        });
+      }
+    });
+  }
+
+  /** Sends calls as one request (a single object when alone) and settles each. */
+  private async send(calls: Pending[]): Promise<void> {
+    const ids = calls.map(() => this.nextId++);
+    const bodies = calls.map((c, i) => ({ jsonrpc: '2.0', id: ids[i], method: c.method, params: c.params }));
+    const single = calls.length === 1;
+    const what = single
+      ? calls[0]!.method
+      : `a batch of ${calls.length} calls (${[...new Set(calls.map((c) => c.method))].join(', ')})`;
+    let answer: unknown;
+    let status: number;
+    try {
+      ({ json: answer, status } = await this.options.client.post(
+        this.options.url,
+        JSON.stringify(single ? bodies[0] : bodies),
+        this.options.headers,
+        { who: this.options.where, what },
+        (a) => (single ? this.judgeSingle(calls[0]!.method, a.status, a.json) : this.judgeBatch(a.status, a.json)),
+      ));
+    } catch (error) {
+      if (error instanceof AnswerTooLargeError && !single) return this.refused(calls);
+      for (const c of calls) c.reject(error);
+      return;
+    }
+    if (single) return calls[0]!.resolve(answer as RpcAnswer);
+    if (status < 200 || status >= 300 || !Array.isArray(answer)) return this.refused(calls);
+    const byId = new Map<unknown, JsonObject>();
+    for (const element of answer) if (isObject(element) && !byId.has(element.id)) byId.set(element.id, element);
+    const again: Pending[] = [];
+    const limited: Pending[] = [];
+    calls.forEach((c, i) => {
+      const element = byId.get(ids[i]);
+      if (element === undefined)
+        return c.reject(
+          new SourceError(`${this.options.where} answered ${what} without an answer to ${c.method} (id ${ids[i]})`),
+        );
+      if (isObject(element.error)) {
+        const { code, message } = rpcErrorOf(element.error);
+        if (BATCH_REFUSED.test(message)) return again.push(c);
+        if (this.options.isRateLimit(c.method, code, message)) {
+          if (++c.limited > this.options.maxRetries)
+            return c.reject(
+              new SourceError(
+                `${this.options.where} answered ${c.method} with error ${code ?? '(no code)'}: ${message}, still after ${this.options.maxRetries} retries`,
+              ),
+            );
+          return limited.push(c);
+        }
+      } else if (!('result' in element)) {
+        return c.reject(new SourceError(`${this.options.where} answered ${c.method} with no result`));
+      }
+      c.resolve(element);
+    });
+    if (again.length > 0) this.refused(again);
+    if (limited.length > 0) {
+      const waitMs = Math.min(500 * 2 ** (Math.max(...limited.map((c) => c.limited)) - 1), 60_000);
+      // Waited for outside the request's turn: the other calls keep going.
+      void this.options.sleep(waitMs).then(() => this.enqueue(limited));
+    }
+  }
+
+  /** Calls of a refused batch: the batch size halved (at least 1), and the calls sent again. */
+  private refused(calls: Pending[]): void {
+    this.batch = Math.max(1, Math.min(this.batch, Math.floor(calls.length / 2)));
+    this.enqueue(calls);
+  }
+
+  /**
+   * A batch's answer as a whole: final unless a rate limit (an HTTP 429, or one rate-limit error
+   * object for the whole array: waited for, not taken for a refusal of batches) or an outage; a
+   * refusal is seen by the caller.
+   */
+  private judgeBatch(status: number, json: unknown): AnswerVerdict {
+    if (status === 429) return { kind: 'rate_limited', failure: 'HTTP 429' };
+    if (isObject(json) && isObject(json.error)) {
+      const { code, message } = rpcErrorOf(json.error);
+      if (this.options.isRateLimit('', code, message))
+        return { kind: 'rate_limited', failure: `error ${code ?? '(no code)'}: ${message}` };
+    }
+    if (status >= 500) return { kind: 'retry', failure: `HTTP ${status}` };
+    return { kind: 'final' };
+  }
+
+  /** One call's answer, as the node words it. */
+  private judgeSingle(method: string, status: number, json: unknown): AnswerVerdict {
+    const { where } = this.options;
+    if (isObject(json) && isObject(json.error)) {
+      const { code, message } = rpcErrorOf(json.error);
+      if (status === 429 || this.options.isRateLimit(method, code, message))
+        return { kind: 'rate_limited', failure: `error ${code ?? '(no code)'}: ${message}` };
+      return { kind: 'final' };
+    }
+    if (status >= 200 && status < 300) {
+      if (!isObject(json) || !('result' in json))
+        return {
+          kind: 'refuse',
+          message: `${where} answered ${method} with ${json === undefined ? 'a body that is not JSON' : 'no result'}`,
+        };
+      return { kind: 'final' };
+    }
+    const failure = `HTTP ${status}`;
+    if (status === 429) return { kind: 'rate_limited', failure };
+    if (status >= 500) return { kind: 'retry', failure };
+    return { kind: 'refuse', message: `${where} answered ${method} with ${failure}` };
+  }
+}

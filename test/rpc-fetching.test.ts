@@ -1,0 +1,277 @@
+/**
+ * How a range audit fetches from a JSON-RPC node, over real HTTP on loopback: batches (answers
+ * matched by id, a provider refusing batches in each of the ways providers do), kept-alive pooled
+ * connections, and the caps that bound what a hostile node can cost (an answer over the size cap,
+ * a body that never ends, a body that trickles past the time limit). The verdicts stay the ones
+ * of the real fixture blocks.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { auditRange } from '../packages/core/src/audit/engine.js';
+import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
+import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
+import { runAudit } from '../packages/service/src/cli/audit.js';
+import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const FROM = 1_000_001;
+const TO = 1_000_030;
+const MIB = 1024 * 1024;
+const instant = () => Promise.resolve();
+
+const closing: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closing.splice(0)) await close();
+});
+
+async function start(): Promise<LoopbackNode> {
+  const node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+  closing.push(() => node.close());
+  return node;
+}
+
+const source = (url: string, options: Partial<RpcBlockSourceOptions> = {}) =>
+  new RpcBlockSource({ url, keepMiscountedReceipts: true, sleep: instant, ...options });
+
+async function audit(s: RpcBlockSource, window: number, to = TO) {
+  const run = auditRange({ source: s, chainId: 1, from: FROM, to, concurrency: window });
+  const events: AuditEvent[] = [];
+  for await (const event of run) events.push(event);
+  return { blocks: events.filter((e): e is BlockAudit => !isReorg(e)), summary: run.summary() };
+}
+const verdicts = (blocks: BlockAudit[]) => blocks.map((b) => b.verdict);
+const allPass = Array.from({ length: TO - FROM + 1 }, () => 'pass');
+
+describe('batches', () => {
+  it('sends many blocks per request and matches answers by id, in any order: every block passes', async () => {
+    const node = await start();
+    node.reverseBatches = true;
+    const { blocks, summary } = await audit(source(node.url, { batch: 16, connections: 4 }), 32);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(summary).toMatchObject({ complete: true, verdicts: { pass: 30 } });
+    // eth_chainId, then 60 calls of 30 blocks in batches of up to 16 calls.
+    expect(node.calls).toHaveLength(61);
+    expect(node.requests).toBeLessThanOrEqual(1 + 8);
+  });
+
+  it('asks for compressed answers and reads them: every block passes', async () => {
+    const node = await start();
+    node.gzip = true;
+    const { blocks } = await audit(source(node.url), 32);
+    expect(verdicts(blocks)).toEqual(allPass);
+  });
+
+  it('an altered block still fails', async () => {
+    const node = await start();
+    const block = node.blocks.get(FROM + 4)!;
+    block.receipts = block.receipts.map((r, i) => (i === 0 ? { ...r, cumulativeGasUsed: '0x1' } : r));
+    const { blocks } = await audit(source(node.url), 32);
+    expect(blocks[4]).toMatchObject({ block_number: FROM + 4, verdict: 'fail' });
+    expect(verdicts(blocks).filter((v) => v !== 'pass')).toEqual(['fail']);
+  });
+
+  it.each<BatchRefusal>(['http-413', 'single-error', 'per-call-error'])(
+    'a provider refusing batches over 3 calls (%s): the batch is halved until accepted, and every block passes',
+    async (refusal) => {
+      const node = await start();
+      node.batchRefusal = refusal;
+      node.maxBatch = 3;
+      const s = source(node.url, { batch: 16, connections: 4 });
+      const { blocks } = await audit(s, 32);
+      expect(verdicts(blocks)).toEqual(allPass);
+      expect(s.batchSize).toBe(2); // 16 → 8 → 4 → 2, kept for the run
+    },
+  );
+
+  it('a provider refusing every batch: down to one call per request (no batching), every block passes', async () => {
+    const node = await start();
+    node.batchRefusal = 'single-error';
+    node.maxBatch = 1;
+    const s = source(node.url, { batch: 16, connections: 4 });
+    const { blocks } = await audit(s, 32);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(s.batchSize).toBe(1);
+  });
+
+  it('a call rate-limited inside a batch (-32005) is asked again after a wait; the others are kept', async () => {
+    const node = await start();
+    let limited = 0;
+    node.callError = (call) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 1 && limited++ < 2
+        ? { code: -32005, message: 'limit exceeded' }
+        : undefined;
+    const { blocks } = await audit(source(node.url, { batch: 16 }), 8);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(
+      node.calls.filter((c) => c.method === 'eth_getBlockReceipts' && Number(c.params[0]) === FROM + 1),
+    ).toHaveLength(3);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockReceipts')).toHaveLength(30 + 2);
+  });
+
+  it('one rate-limit error object for a whole batch is waited for, not taken for a refusal of batches', async () => {
+    const node = await start();
+    let limited = 0;
+    node.fault = (call) =>
+      call.method === 'eth_getBlockByNumber' && limited++ === 0
+        ? { status: 200, body: { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'limit exceeded' } } }
+        : undefined;
+    const s = source(node.url, { batch: 16 });
+    const { blocks } = await audit(s, 8);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(s.batchSize).toBe(16);
+  });
+
+  it('a call the batch leaves unanswered fails alone, named: its block is unreachable, the ones before pass', async () => {
+    const node = await start();
+    node.dropFromBatch = (call) => call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;
+    const { blocks, summary } = await audit(source(node.url, { batch: 16 }), 8);
+    expect(verdicts(blocks)).toEqual(['pass', 'pass', 'unreachable']);
+    expect(blocks[2]!.reason).toMatch(/answered a batch of \d+ calls .* without an answer to eth_getBlockReceipts/);
+    expect(summary).toMatchObject({ complete: false, next_block: FROM + 2 });
+  });
+});
+
+describe('connections', () => {
+  it('are kept alive and pooled: 30 blocks one call per request on 2 connections open 2, not 61', async () => {
+    const node = await start();
+    const { blocks } = await audit(source(node.url, { batch: 1, connections: 2 }), 1);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(node.requests).toBe(61);
+    expect(node.connections).toBeGreaterThanOrEqual(1);
+    expect(node.connections).toBeLessThanOrEqual(2);
+  });
+
+  it('at most `connections` at once, whatever the blocks ahead', async () => {
+    const node = await start();
+    node.delayMs = 5; // requests overlap
+    const { blocks } = await audit(source(node.url, { batch: 2, connections: 4 }), 30);
+    expect(verdicts(blocks)).toEqual(allPass);
+    expect(node.requests).toBeGreaterThan(30);
+    expect(node.connections).toBeLessThanOrEqual(4);
+  });
+});
+
+type Hostile = 'endless' | 'declared' | 'trickle' | 'gzip bomb';
+
+/**
+ * A node that answers eth_getBlockReceipts (alone or in a batch) with a hostile body: an endless
+ * stream of small objects, a Content-Length of 2 MiB, a byte every 20 ms forever, or 2 KiB of gzip
+ * that decompress to 2 MiB; other calls
+ * as a node would, for block FROM.
+ */
+async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promise<void> }> {
+  const fixture = loadFixture(`mainnet-${FROM}`);
+  const header = { ...fixture.header, transactions: fixture.receipts.map((_, i) => syntheticTxHash(1, FROM, i)) };
+  const timers = new Set<NodeJS.Timeout>();
+  let ended!: () => void;
+  const closed = new Promise<void>((resolve) => (ended = resolve));
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (d: Buffer) => chunks.push(d));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+      const calls = (Array.isArray(body) ? body : [body]) as Array<{ id: number; method: string }>;
+      if (calls.some((c) => c.method === 'eth_getBlockReceipts')) return hostile(res, kind, () => ended());
+      const answers = calls.map((c) => ({
+        jsonrpc: '2.0',
+        id: c.id,
+        result: c.method === 'eth_chainId' ? '0x1' : header,
+      }));
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(Array.isArray(body) ? answers : answers[0]));
+    });
+  });
+  /** Writes the hostile body until the client goes away (then `gone`). */
+  const hostile = (res: ServerResponse, how: Hostile, gone: () => void) => {
+    res.on('close', gone);
+    if (how === 'gzip bomb') {
+      const bomb = gzipSync(' '.repeat(2 * MIB));
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Encoding': 'gzip',
+        'Content-Length': String(bomb.length),
+      });
+      return void res.end(bomb);
+    }
+    if (how === 'declared') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(2 * MIB) });
+      return void res.end(' '.repeat(2 * MIB));
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.write('{"jsonrpc":"2.0","id":1,"result":[');
+    if (how === 'trickle') {
+      const timer = setInterval(() => res.write(' '), 20);
+      timers.add(timer);
+      return void res.on('close', () => clearInterval(timer));
+    }
+    const piece = '{"a":1},'.repeat(4096);
+    const pump = () => {
+      while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once('drain', pump);
+    };
+    pump();
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closing.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearInterval(timer);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, closed };
+}
+
+describe('caps on what a node costs', () => {
+  it.each<Hostile>(['endless', 'declared', 'gzip bomb'])(
+    'an answer over the size cap (%s) is abandoned: the block is unreachable, naming the node, the method and the cap',
+    async (kind) => {
+      const node = await hostileNode(kind);
+      const { blocks, summary } = await audit(source(node.url, { maxAnswerBytes: MIB }), 4, FROM + 3);
+      expect(verdicts(blocks)).toEqual(['unreachable']);
+      expect(blocks[0]!.reason).toMatch(
+        /^the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ answered eth_getBlockReceipts with more than 1 MiB, the cap on an answer/,
+      );
+      expect(summary).toMatchObject({ complete: false, next_block: FROM, verdicts: { unreachable: 1 } });
+      await node.closed; // the request was aborted: the node saw the client go
+    },
+  );
+
+  it('the default cap, 32 MiB, stops an endless answer too', async () => {
+    const node = await hostileNode('endless');
+    const { blocks } = await audit(source(node.url), 4, FROM + 3);
+    expect(blocks[0]!.reason).toMatch(/eth_getBlockReceipts with more than 32 MiB/);
+  });
+
+  it('a body that trickles past the time limit is cut there: the limit covers the whole answer', async () => {
+    const node = await hostileNode('trickle');
+    const { blocks } = await audit(source(node.url, { timeoutMs: 300, maxRetries: 0 }), 4, FROM + 3);
+    expect(verdicts(blocks)).toEqual(['unreachable']);
+    expect(blocks[0]!.reason).toMatch(/eth_getBlockReceipts.* no answer in time/);
+  });
+
+  it('the CLI: --max-answer-mb 1 against an endless answer exits 2 with the block unreachable and a summary', async () => {
+    const node = await hostileNode('endless');
+    let stdout = '';
+    const status = await runAudit(
+      ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 3), '--rpc', node.url, '--max-answer-mb', '1'],
+      { stdout: (text) => void (stdout += text), stderr: () => undefined, stderrIsTty: false },
+    );
+    expect(status).toBe(2);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.find((l) => l.block_number === FROM)).toMatchObject({
+      verdict: 'unreachable',
+      reason: expect.stringMatching(
+        /eth_getBlockReceipts with more than 1 MiB, the cap on an answer \(--max-answer-mb\)/,
+      ),
+    });
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: false, verdicts: { unreachable: 1 } });
+  });
+});
