@@ -5,6 +5,7 @@ import { Admission } from '../admission.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config.js';
+import { inFlightBoundsOf } from '../in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
@@ -128,7 +129,8 @@ export function verifyRoutes(
   endpoints: readonly Endpoint[],
 ): Hono<Env> {
   const { config, store, registry, docsUrl, now, pool, metrics } = deps;
-  const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
+  const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
+  const admission = new Admission(bounds.maxInFlight, bounds.maxInFlightPerAccount);
   /** The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. */
   const limitOf = (endpoint: Endpoint) => {
     const maxSize = bodyLimitOf(config, endpoint);
