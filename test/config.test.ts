@@ -224,6 +224,7 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   public_url: ['https://verify.example.com', { publicUrl: 'https://verify.example.com' }],
   max_in_flight: ['8', { maxInFlight: 8 }],
   max_in_flight_per_account: ['4', { maxInFlightPerAccount: 4 }],
+  admission_wait_ms: ['0', { admissionWaitMs: 0 }],
   pool_workers: ['0', { poolWorkers: 0 }],
   pool_threshold_bytes: ['65536', { poolThresholdBytes: 65536 }],
   accounts: [

@@ -65,6 +65,8 @@ const serverConfig = (poolWorkers: number) =>
     // Every body goes to the pool, so one worker and a queue are easy to set up.
     poolThresholdBytes: 0,
     maxInFlightPerAccount: 3,
+    // Refused at once beyond the places, so a test sees the bound.
+    admissionWaitMs: 0,
     accounts: ACCOUNTS.map((id) => ({
       id,
       name: id,
@@ -161,17 +163,53 @@ describe('admission and a busy pool', () => {
     expect((await other).status).toBe(200);
   });
 
-  it('the bound in all and the bound per account', () => {
+  it('the bound in all and the bound per account', async () => {
     const admission = new Admission(3, 2);
-    admission.enter('x');
-    admission.enter('x');
-    expect(() => admission.enter('x')).toThrow(ApiProblem);
-    admission.enter('y');
-    expect(() => admission.enter('z')).toThrow(
+    await admission.enter('x');
+    await admission.enter('x');
+    await expect(admission.enter('x')).rejects.toThrow(ApiProblem);
+    await admission.enter('y');
+    await expect(admission.enter('z')).rejects.toEqual(
       expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }),
     );
     admission.leave('x');
-    admission.enter('z');
+    await admission.enter('z');
+  });
+
+  it('beyond the places, requests wait oldest first, as many as may be in progress, and are handed the places freed', async () => {
+    const admission = new Admission(3, 2, 60_000);
+    // Free: nothing taken before the body is read.
+    expect(await admission.place('x')).toBe(false);
+    await admission.enter('x');
+    await admission.enter('x');
+    const order: string[] = [];
+    const waited = (account: string, entered: Promise<unknown>) => entered.then(() => order.push(account));
+    // x is at its bound: its next two wait, a third of x's is refused at once; y takes the last place.
+    const x1 = waited('x1', admission.place('x'));
+    const x2 = waited('x2', admission.enter('x'));
+    await expect(admission.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    expect(await admission.place('y')).toBe(false);
+    await admission.enter('y');
+    // All three places taken: z waits behind x's (its own account is free).
+    const z = waited('z', admission.place('z'));
+    const gone = new AbortController();
+    const left = admission.place('y', gone.signal);
+    gone.abort();
+    await expect(left).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    admission.leave('x');
+    admission.leave('y');
+    await Promise.all([x1, z]);
+    // x1 took x's freed place; x2 could not (x at its bound again), so y's went to z, behind it.
+    expect(order).toEqual(['x1', 'z']);
+    admission.leave('x');
+    await x2;
+    expect(order).toEqual(['x1', 'z', 'x2']);
+    // Past its wait, a request is refused.
+    const brief = new Admission(1, 1, 1);
+    await brief.enter('x');
+    await expect(brief.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    brief.leave('x');
+    expect(await brief.place('x')).toBe(false);
   });
 
   it('a client that leaves while its job waits for a worker: the job is dropped and it is not charged', async () => {

@@ -197,7 +197,24 @@ describe("fifty clients of one account, beyond the pool's threads", () => {
     expect(await Promise.all(clients)).toEqual(Array(50).fill([200, null, true]));
   });
 
-  it('beyond a configured bound, the rest are refused 503 with Retry-After, each one answered', async () => {
+  it('beyond a configured bound, as many as it wait for a place and are answered 200', async () => {
+    // One worker, 4 places for the account and 4 waiting: eight at once are all answered, none refused.
+    const { url } = await start({ poolWorkers: 1, maxInFlightPerAccount: 4, admissionWaitMs: 60_000 });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+          body: largeBody,
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(statuses).toEqual(Array(8).fill(200));
+  });
+
+  it('beyond a configured bound and its wait, the rest are refused 503 with Retry-After, each one answered', async () => {
     const { url } = await start({ poolWorkers: 1, maxInFlightPerAccount: 10 });
     expect(log.lines.find((l) => l.msg === 'listening')).toMatchObject({
       max_in_flight: 64,
