@@ -176,40 +176,47 @@ describe('admission and a busy pool', () => {
     await admission.enter('z');
   });
 
-  it('beyond the places, requests wait oldest first, as many as may be in progress, and are handed the places freed', async () => {
+  it('beyond the places, requests wait oldest first, as many as may be in progress, and go on as places free', async () => {
     const admission = new Admission(3, 2, 60_000);
-    // Free: nothing taken before the body is read.
-    expect(await admission.place('x')).toBe(false);
+    // Free: nothing is taken before the body is read.
+    await admission.place('x');
     await admission.enter('x');
     await admission.enter('x');
     const order: string[] = [];
-    const waited = (account: string, entered: Promise<unknown>) => entered.then(() => order.push(account));
-    // x is at its bound: its next two wait, a third of x's is refused at once; y takes the last place.
+    const waited = (name: string, going: Promise<void>) => going.then(() => order.push(name));
+    // x is at its bound: one of x's waits with its body unread, one with its body read; a third is refused at once.
     const x1 = waited('x1', admission.place('x'));
     const x2 = waited('x2', admission.enter('x'));
     await expect(admission.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
-    expect(await admission.place('y')).toBe(false);
+    await admission.place('y');
     await admission.enter('y');
-    // All three places taken: z waits behind x's (its own account is free).
+    // All three places taken: z waits behind x's; one that leaves while it waits is refused.
     const z = waited('z', admission.place('z'));
     const gone = new AbortController();
     const left = admission.place('y', gone.signal);
     gone.abort();
     await expect(left).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    // One place free: the oldest goes on, to read its body; it holds no place until it enters.
     admission.leave('x');
+    await x1;
+    expect(order).toEqual(['x1']);
+    // Two free: x2 (its body read) takes one, z goes on for the other.
     admission.leave('y');
-    await Promise.all([x1, z]);
-    // x1 took x's freed place; x2 could not (x at its bound again), so y's went to z, behind it.
-    expect(order).toEqual(['x1', 'z']);
+    await Promise.all([x2, z]);
+    expect(order).toEqual(['x1', 'x2', 'z']);
+    await admission.enter('z');
+    // x1 finds x at its bound again (x2 took the place): it waits, now with its body read, for one of x's.
+    const x1enters = waited('x1 enters', admission.enter('x'));
+    admission.leave('z');
+    expect(order).toEqual(['x1', 'x2', 'z']);
     admission.leave('x');
-    await x2;
-    expect(order).toEqual(['x1', 'z', 'x2']);
+    await x1enters;
     // Past its wait, a request is refused.
     const brief = new Admission(1, 1, 1);
     await brief.enter('x');
     await expect(brief.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
     brief.leave('x');
-    expect(await brief.place('x')).toBe(false);
+    await brief.place('x');
   });
 
   it('a client that leaves while its job waits for a worker: the job is dropped and it is not charged', async () => {

@@ -1,8 +1,10 @@
 import { overloaded } from './responses.js';
 
-/** A request waiting for a place; `admit` tells it one was taken for it. */
+/** A request waiting for a place; `admit` lets it go on, a place taken for it when `takes`. */
 interface Waiter {
   accountId: string;
+  /** Its body is read (it waits in `enter`): it is handed the place itself. */
+  takes: boolean;
   admit: () => void;
 }
 
@@ -30,36 +32,47 @@ export class Admission {
   }
 
   /**
-   * Resolves false when a place is free now, taking nothing: the request reads its body, then takes
-   * its place with `enter`, so a slow upload holds none. Otherwise it waits (`#wait`) with its body
-   * unread, its socket not read, so the client waits at no cost, and resolves true once a place is
-   * handed to it (give it back with `leave`). Waiting rather than refusing at once spares a client
-   * that retries without pausing a round of reconnecting and sending its body again, work that
-   * slowed the requests being served.
+   * Resolves, taking nothing, once a place is free for `accountId`: at once, or after waiting
+   * (`#wait`) with the body unread and the socket not read further, so a waiting client costs
+   * nothing but its connection. The request then reads its body and takes its place with `enter`,
+   * so a slow upload holds none. Waiting rather than refusing at once spares a client that retries
+   * without pausing a round of reconnecting and sending its body again, work that slowed the
+   * requests being served.
    */
-  async place(accountId: string, signal?: AbortSignal): Promise<boolean> {
-    // A place freed is handed to a waiter that can take it at once, so one free now is not owed to any.
-    if (this.#free(accountId)) return false;
-    await this.#wait(accountId, signal);
-    return true;
+  async place(accountId: string, signal?: AbortSignal): Promise<void> {
+    // A place freed goes to a waiter that can use it at once, so one free now is owed to none.
+    if (!this.#free(accountId)) await this.#wait(accountId, false, signal);
   }
 
   /**
-   * Takes a place for `accountId`, waiting for one (`#wait`) when none is free; give it back with
-   * `leave` exactly once. A request whose body is read waits here rather than being refused when
-   * others took the places while it was read.
+   * Takes a place for `accountId`, waiting for one (`#wait`) when none is free: a request whose body
+   * is read is not refused because others took the places while it was read. Give it back with
+   * `leave` exactly once.
    */
   async enter(accountId: string, signal?: AbortSignal): Promise<void> {
-    if (this.#free(accountId)) return this.#take(accountId);
-    await this.#wait(accountId, signal);
+    if (this.#free(accountId)) this.#take(accountId);
+    else await this.#wait(accountId, true, signal);
+  }
+
+  leave(accountId: string): void {
+    this.#total--;
+    const held = this.#byAccount.get(accountId)! - 1;
+    if (held === 0) this.#byAccount.delete(accountId);
+    else this.#byAccount.set(accountId, held);
+    this.#handOver();
+  }
+
+  #take(accountId: string): void {
+    this.#total++;
+    this.#byAccount.set(accountId, (this.#byAccount.get(accountId) ?? 0) + 1);
   }
 
   /**
-   * Waits, oldest first, until a place is handed over (taken for `accountId`), or throws the 503:
-   * at once when as many wait as may be in progress (`total`, `perAccount` for one account) or
-   * `waitMs` is 0, else after `waitMs` or when `signal` aborts (the client left).
+   * Waits, oldest first, until a place is handed over (taken for it when `takes`), or throws the
+   * 503: at once when as many wait as may be in progress (`total`, `perAccount` for one account)
+   * or `waitMs` is 0, else after `waitMs` or when `signal` aborts (the client left).
    */
-  #wait(accountId: string, signal: AbortSignal | undefined): Promise<void> {
+  #wait(accountId: string, takes: boolean, signal: AbortSignal | undefined): Promise<void> {
     const ofAccount = this.#waiting.filter((w) => w.accountId === accountId).length;
     if (this.waitMs === 0 || this.#waiting.length >= this.total || ofAccount >= this.perAccount)
       return Promise.reject(overloaded());
@@ -70,6 +83,7 @@ export class Admission {
       };
       const waiter: Waiter = {
         accountId,
+        takes,
         admit: () => {
           done();
           resolve();
@@ -86,29 +100,22 @@ export class Admission {
     });
   }
 
-  leave(accountId: string): void {
-    this.#total--;
-    const held = this.#byAccount.get(accountId)! - 1;
-    if (held === 0) this.#byAccount.delete(accountId);
-    else this.#byAccount.set(accountId, held);
-    this.#handOver();
-  }
-
-  #take(accountId: string): void {
-    this.#total++;
-    this.#byAccount.set(accountId, (this.#byAccount.get(accountId) ?? 0) + 1);
-  }
-
-  /** Hands the places free to the oldest waiters that may take them (an account at its bound is passed over). */
+  /**
+   * Lets the oldest waiters go on, one for each place free (an account at its bound is passed
+   * over): one whose body is read takes it; one whose body is unread goes to read it and takes
+   * a place after, so an upload that then goes slowly holds none.
+   */
   #handOver(): void {
-    for (let i = 0; i < this.#waiting.length && this.#total < this.total;) {
+    let free = this.total - this.#total;
+    for (let i = 0; i < this.#waiting.length && free > 0;) {
       const waiter = this.#waiting[i]!;
       if (!this.#free(waiter.accountId)) {
         i++;
         continue;
       }
       this.#waiting.splice(i, 1);
-      this.#take(waiter.accountId);
+      if (waiter.takes) this.#take(waiter.accountId);
+      free--;
       waiter.admit();
     }
   }

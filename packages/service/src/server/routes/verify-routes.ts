@@ -35,12 +35,12 @@ type Verification = (signal: AbortSignal) => Promise<VerifyOutcome>;
  * charged before it is sent.
  */
 class RequestHold {
-  #entered: boolean;
+  #entered = false;
   #reservation: Reservation | undefined;
   /** The status the request is answered with; until one is known, a fault's (500). */
   status = 500;
 
-  /** `refuse`: the 429 when the allowance cannot pay; `placed`: a place was handed to it while it waited. */
+  /** `refuse`: the 429 when the allowance cannot pay. */
   constructor(
     private readonly deps: { admission: Admission; store: Store; now: () => Date; metrics?: ServerMetrics },
     private readonly account: Account,
@@ -48,17 +48,14 @@ class RequestHold {
     private readonly cu: number,
     private readonly requestId: string,
     private readonly refuse: (usage: Usage) => ApiProblem,
-    placed: boolean,
-  ) {
-    this.#entered = placed;
-  }
+  ) {}
 
   /**
-   * Takes a place unless it holds one (waiting for one while the client stays, 503 past `admission_wait_ms`), then
-   * reserves the endpoint's CU (429 when the allowance cannot pay).
+   * Takes a place (waiting for one while the client stays, 503 past `admission_wait_ms`), then reserves the
+   * endpoint's CU (429 when the allowance cannot pay).
    */
   async take(signal: AbortSignal): Promise<void> {
-    if (!this.#entered) await this.deps.admission.enter(this.account.id, signal);
+    await this.deps.admission.enter(this.account.id, signal);
     this.#entered = true;
     const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.cu, this.deps.now());
     if (!held.ok) throw this.refuse(held.error.usage);
@@ -123,8 +120,8 @@ function clientGone(hold: RequestHold): Response {
  * The metered verify endpoints. Each request passes the guards (key, entitlements, rate, and the
  * allowance at the CU its Content-Length declares) and finds a place free, or waits for one with its
  * body unread (Admission: refused 503 when the wait is full or too long); then its body is read, and
- * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`), unless one was
- * handed to it while it waited, and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
+ * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
+ * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
  * slow upload holds neither. Each endpoint's body limit is
  * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
@@ -205,16 +202,9 @@ export function verifyRoutes(
         const account = c.get('account')!;
         requirePlainJson(c);
         // Every refusal that the headers decide comes before the body is read; this is the last.
-        const placed = await admission.place(account.id, c.req.raw.signal);
-        let bytes: Uint8Array<ArrayBuffer>;
-        let verify: Verification;
-        try {
-          bytes = await readBody(c);
-          verify = prepare(endpoint, account, bytes);
-        } catch (error) {
-          if (placed) admission.leave(account.id);
-          throw error;
-        }
+        await admission.place(account.id, c.req.raw.signal);
+        const bytes = await readBody(c);
+        const verify = prepare(endpoint, account, bytes);
         const hold = new RequestHold(
           { admission, store, now, ...(metrics && { metrics }) },
           account,
@@ -222,7 +212,6 @@ export function verifyRoutes(
           cuOf(endpoint, bytes.byteLength),
           c.get('requestId'),
           (usage) => guards.allowanceProblem(account, usage),
-          placed,
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.
