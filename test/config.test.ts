@@ -13,6 +13,7 @@ import {
   publicUrlOf,
   type ServerConfig,
 } from '../packages/service/src/server/config.js';
+import { inFlightBoundsFor, inFlightBoundsOf } from '../packages/service/src/server/in-flight-bounds.js';
 
 describe('server configuration', () => {
   it('embedded defaults: loopback:8080, SQLite in ./data, 32 MiB bodies, auth on', () => {
@@ -25,6 +26,26 @@ describe('server configuration', () => {
       auth: true,
     });
     expect(publicUrlOf(DEFAULT_CONFIG)).toBe('http://127.0.0.1:8080');
+  });
+
+  it('in-flight bounds: derived from the verifying threads unless set, each on its own', () => {
+    expect(DEFAULT_CONFIG).toMatchObject({ maxInFlight: null, maxInFlightPerAccount: null });
+    // 32 queued per thread for one account, twice that in all; no pool: the event loop is the one thread.
+    expect(inFlightBoundsFor(0)).toEqual({ maxInFlight: 64, maxInFlightPerAccount: 32 });
+    expect(inFlightBoundsFor(1)).toEqual({ maxInFlight: 64, maxInFlightPerAccount: 32 });
+    expect(inFlightBoundsFor(2)).toEqual({ maxInFlight: 128, maxInFlightPerAccount: 64 });
+    expect(inFlightBoundsFor(16)).toEqual({ maxInFlight: 1024, maxInFlightPerAccount: 512 });
+    expect(inFlightBoundsOf(parseConfig({ max_in_flight_per_account: 5 }), 4)).toEqual({
+      maxInFlight: 256,
+      maxInFlightPerAccount: 5,
+    });
+    expect(inFlightBoundsOf(parseConfig({ max_in_flight: 7, max_in_flight_per_account: null }), 2)).toEqual({
+      maxInFlight: 7,
+      maxInFlightPerAccount: 64,
+    });
+    expect(() => parseConfig({ max_in_flight_per_account: 0 })).toThrow(
+      'max_in_flight_per_account: expected a positive integer or null (derived from the worker threads), got 0',
+    );
   });
 
   it('transport timeouts: defaults in the tens of seconds, each configurable', () => {
@@ -203,6 +224,7 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   public_url: ['https://verify.example.com', { publicUrl: 'https://verify.example.com' }],
   max_in_flight: ['8', { maxInFlight: 8 }],
   max_in_flight_per_account: ['4', { maxInFlightPerAccount: 4 }],
+  admission_wait_ms: ['0', { admissionWaitMs: 0 }],
   pool_workers: ['0', { poolWorkers: 0 }],
   pool_threshold_bytes: ['65536', { poolThresholdBytes: 65536 }],
   accounts: [

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { inFlightBoundsFor } from '../packages/service/src/server/in-flight-bounds.js';
 import { createServerMetrics } from '../packages/service/src/server/server-metrics.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 
@@ -163,12 +164,22 @@ describe('metrics of the server', () => {
     expect(second.stderr()).toMatch(new RegExp(`metrics_port ${busy} on 127\\.0\\.0\\.1: cannot listen`));
   });
 
-  it('the pool queue depth is read at each scrape', async () => {
+  it('the pool queue depth and the in-flight bounds are read at each scrape', async () => {
     const registry = new Registry();
     let waiting = 5;
-    createServerMetrics(registry, () => waiting);
+    let bounds = inFlightBoundsFor(0);
+    createServerMetrics(
+      registry,
+      () => waiting,
+      () => bounds,
+    );
     expect(sample(await registry.metrics(), 'evm_integrity_pool_queue_depth')).toBe(5);
+    expect(sample(await registry.metrics(), 'evm_integrity_in_flight_limit', { scope: 'account' })).toBe(32);
     waiting = 0;
-    expect(sample(await registry.metrics(), 'evm_integrity_pool_queue_depth')).toBe(0);
+    bounds = inFlightBoundsFor(2);
+    const text = await registry.metrics();
+    expect(sample(text, 'evm_integrity_pool_queue_depth')).toBe(0);
+    expect(sample(text, 'evm_integrity_in_flight_limit', { scope: 'total' })).toBe(128);
+    expect(sample(text, 'evm_integrity_in_flight_limit', { scope: 'account' })).toBe(64);
   });
 });

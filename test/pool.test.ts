@@ -65,6 +65,8 @@ const serverConfig = (poolWorkers: number) =>
     // Every body goes to the pool, so one worker and a queue are easy to set up.
     poolThresholdBytes: 0,
     maxInFlightPerAccount: 3,
+    // Refused at once beyond the places, so a test sees the bound.
+    admissionWaitMs: 0,
     accounts: ACCOUNTS.map((id) => ({
       id,
       name: id,
@@ -161,17 +163,60 @@ describe('admission and a busy pool', () => {
     expect((await other).status).toBe(200);
   });
 
-  it('the bound in all and the bound per account', () => {
+  it('the bound in all and the bound per account', async () => {
     const admission = new Admission(3, 2);
-    admission.enter('x');
-    admission.enter('x');
-    expect(() => admission.enter('x')).toThrow(ApiProblem);
-    admission.enter('y');
-    expect(() => admission.enter('z')).toThrow(
+    await admission.enter('x');
+    await admission.enter('x');
+    await expect(admission.enter('x')).rejects.toThrow(ApiProblem);
+    await admission.enter('y');
+    await expect(admission.enter('z')).rejects.toEqual(
       expect.objectContaining({ status: 503, headers: { 'Retry-After': '1' } }),
     );
     admission.leave('x');
-    admission.enter('z');
+    await admission.enter('z');
+  });
+
+  it('beyond the places, requests wait oldest first, as many as may be in progress, and go on as places free', async () => {
+    const admission = new Admission(3, 2, 60_000);
+    // Free: nothing is taken before the body is read.
+    await admission.place('x');
+    await admission.enter('x');
+    await admission.enter('x');
+    const order: string[] = [];
+    const waited = (name: string, going: Promise<void>) => going.then(() => order.push(name));
+    // x is at its bound: one of x's waits with its body unread, one with its body read; a third is refused at once.
+    const x1 = waited('x1', admission.place('x'));
+    const x2 = waited('x2', admission.enter('x'));
+    await expect(admission.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    await admission.place('y');
+    await admission.enter('y');
+    // All three places taken: z waits behind x's; one that leaves while it waits is refused.
+    const z = waited('z', admission.place('z'));
+    const gone = new AbortController();
+    const left = admission.place('y', gone.signal);
+    gone.abort();
+    await expect(left).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    // One place free: the oldest goes on, to read its body; it holds no place until it enters.
+    admission.leave('x');
+    await x1;
+    expect(order).toEqual(['x1']);
+    // Two free: x2 (its body read) takes one, z goes on for the other.
+    admission.leave('y');
+    await Promise.all([x2, z]);
+    expect(order).toEqual(['x1', 'x2', 'z']);
+    await admission.enter('z');
+    // x1 finds x at its bound again (x2 took the place): it waits, now with its body read, for one of x's.
+    const x1enters = waited('x1 enters', admission.enter('x'));
+    admission.leave('z');
+    expect(order).toEqual(['x1', 'x2', 'z']);
+    admission.leave('x');
+    await x1enters;
+    // Past its wait, a request is refused.
+    const brief = new Admission(1, 1, 1);
+    await brief.enter('x');
+    await expect(brief.place('x')).rejects.toEqual(expect.objectContaining({ status: 503 }));
+    brief.leave('x');
+    await brief.place('x');
   });
 
   it('a client that leaves while its job waits for a worker: the job is dropped and it is not charged', async () => {

@@ -167,6 +167,76 @@ describe("one account's burst of large bodies", () => {
   });
 });
 
+describe("fifty clients of one account, beyond the pool's threads", () => {
+  it('are all answered 200 within the bounds derived from the threads, and /v1/health answers while they queue', async () => {
+    const { url } = await start({ poolWorkers: 2 });
+    // Derived, not configured: 32 queued per worker for one account, twice that in all; the start says so.
+    expect(log.lines.find((l) => l.msg === 'listening')).toMatchObject({
+      pool_workers: 2,
+      max_in_flight: 128,
+      max_in_flight_per_account: 64,
+    });
+    let answered = 0;
+    const clients = Array.from({ length: 50 }, async () => {
+      const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+        body: largeBody,
+      });
+      const text = await res.text();
+      answered++;
+      return [res.status, res.headers.get('retry-after'), text.includes('"is_identical":true')] as const;
+    });
+    // Jobs wait for the two workers: health is answered on the event loop all the same, before the queue drains.
+    await expect.poll(() => server!.pool!.waiting, { timeout: 60_000, interval: 1 }).toBeGreaterThanOrEqual(10);
+    const health = await fetch(`${url}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(answered).toBeLessThan(50);
+    // The constant 32 of one account refused a third of them (503); derived from two workers, none.
+    expect(await Promise.all(clients)).toEqual(Array(50).fill([200, null, true]));
+  });
+
+  it('beyond a configured bound, as many as it wait for a place and are answered 200', async () => {
+    // One worker, 4 places for the account and 4 waiting: eight at once are all answered, none refused.
+    const { url } = await start({ poolWorkers: 1, maxInFlightPerAccount: 4, admissionWaitMs: 60_000 });
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+          body: largeBody,
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    expect(statuses).toEqual(Array(8).fill(200));
+  });
+
+  it('beyond a configured bound and its wait, the rest are refused 503 with Retry-After, each one answered', async () => {
+    const { url } = await start({ poolWorkers: 1, maxInFlightPerAccount: 10 });
+    expect(log.lines.find((l) => l.msg === 'listening')).toMatchObject({
+      max_in_flight: 64,
+      max_in_flight_per_account: 10,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+          body: largeBody,
+        });
+        await res.arrayBuffer();
+        return [res.status, res.headers.get('retry-after')] as const;
+      }),
+    );
+    const served = answers.filter(([status]) => status === 200);
+    expect(served.length).toBeGreaterThanOrEqual(10);
+    expect(answers.filter(([status]) => status !== 200)).toEqual(Array(50 - served.length).fill([503, '1']));
+  });
+});
+
 describe('a client that half-closes after its request', () => {
   it.each([
     ['a small body, verified inline', smallBody, '/v1/evm/verify/logs-bloom'],

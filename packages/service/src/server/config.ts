@@ -39,10 +39,21 @@ export interface ServerConfig {
   auth: boolean;
   /** Base URL that `docs_url` and the OpenAPI `servers` point at; `http://host:port` when null. */
   publicUrl: string | null;
-  /** Verify operations in progress at once (running or waiting for a worker) before answering 503. */
-  maxInFlight: number;
-  /** The same bound for one account, so one client's burst cannot fill the queue for all. */
-  maxInFlightPerAccount: number;
+  /**
+   * Verify operations in progress at once (running or waiting for a worker) before answering 503; null: derived from
+   * the verifying threads (inFlightBoundsFor: twice the per-account bound).
+   */
+  maxInFlight: number | null;
+  /**
+   * The same bound for one account, so one client's burst cannot fill the queue for all; null: derived from the
+   * verifying threads (inFlightBoundsFor: 32 per thread).
+   */
+  maxInFlightPerAccount: number | null;
+  /**
+   * Milliseconds a verify request that finds no place free waits for one, its body unread, before 503; 0: refused at
+   * once. As many may wait as may be in progress.
+   */
+  admissionWaitMs: number;
   /** Worker threads that verify large bodies; null: one per core; 0: none, every body is verified on the event loop. */
   poolWorkers: number | null;
   /** Bodies of at least this many bytes go to a worker; smaller ones are verified inline, where that is faster. */
@@ -107,8 +118,12 @@ export const DEFAULT_CONFIG: ServerConfig = {
   logsProofBodyLimitBytes: 32 * 1024 * 1024,
   auth: true,
   publicUrl: null,
-  maxInFlight: 64,
-  maxInFlightPerAccount: 32,
+  // Derived from the pool's threads when the server starts (inFlightBoundsFor): what the machine can serve.
+  maxInFlight: null,
+  maxInFlightPerAccount: null,
+  // As long as the Retry-After (1 s) a refused client would wait: a client that retries at once costs a reconnection
+  // and its body sent again; a waiting one costs a paused socket.
+  admissionWaitMs: 1000,
   poolWorkers: null,
   // Measured on 2 cores with autocannon, receipt-root bodies inline against the pool (README,
   // Speed): up to 113 KB the pool is no faster at c=1 or c=10 and its p99 is higher; from 143 KB
@@ -316,6 +331,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'public_url',
   'max_in_flight',
   'max_in_flight_per_account',
+  'admission_wait_ms',
   'pool_workers',
   'pool_threshold_bytes',
   'accounts',
@@ -400,14 +416,29 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       'an http(s) origin such as https://verify.example.com',
       base.publicUrl,
     ),
-    maxInFlight: member(json, 'max_in_flight', '', isPositive, 'a positive integer', base.maxInFlight),
-    maxInFlightPerAccount: member(
+    maxInFlight: member<number | null>(
+      json,
+      'max_in_flight',
+      '',
+      (v) => v === null || isPositive(v),
+      'a positive integer or null (derived from the worker threads)',
+      base.maxInFlight,
+    ),
+    maxInFlightPerAccount: member<number | null>(
       json,
       'max_in_flight_per_account',
       '',
-      isPositive,
-      'a positive integer',
+      (v) => v === null || isPositive(v),
+      'a positive integer or null (derived from the worker threads)',
       base.maxInFlightPerAccount,
+    ),
+    admissionWaitMs: member(
+      json,
+      'admission_wait_ms',
+      '',
+      isCount,
+      'a non-negative number of milliseconds',
+      base.admissionWaitMs,
     ),
     poolWorkers: member<number | null>(
       json,

@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { InFlightBounds } from './in-flight-bounds.js';
 import type { ProblemFields } from './responses.js';
 
 /** The label of a request that no route of its method matched (404, 405, OPTIONS). */
@@ -67,9 +68,14 @@ export function endpointOf(c: Context): string {
 
 /**
  * Registers the server's figures in `registry`. `queueDepth` is read at each scrape: the jobs
- * waiting for a worker of the pool (0 without a pool).
+ * waiting for a worker of the pool (0 without a pool); so is `bounds`, the in-flight bounds in
+ * force (derived ones included, so a dashboard shows what the machine was given).
  */
-export function createServerMetrics(registry: Registry, queueDepth: () => number): ServerMetrics {
+export function createServerMetrics(
+  registry: Registry,
+  queueDepth: () => number,
+  bounds: () => InFlightBounds,
+): ServerMetrics {
   const registers = [registry];
   const requests = new Counter({
     name: 'evm_integrity_http_requests_total',
@@ -101,6 +107,17 @@ export function createServerMetrics(registry: Registry, queueDepth: () => number
     registers,
     collect() {
       this.set(queueDepth());
+    },
+  });
+  new Gauge({
+    name: 'evm_integrity_in_flight_limit',
+    help: 'Verify operations that may be in progress before 503: in all (max_in_flight) and for one account (max_in_flight_per_account).',
+    labelNames: ['scope'],
+    registers,
+    collect() {
+      const { maxInFlight, maxInFlightPerAccount } = bounds();
+      this.set({ scope: 'total' }, maxInFlight);
+      this.set({ scope: 'account' }, maxInFlightPerAccount);
     },
   });
   return {

@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
 import { serveWithLimits } from './connections.js';
+import { type InFlightBounds, inFlightBoundsOf } from './in-flight-bounds.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { createMetricsRegistry, type MetricsServer, serveMetrics } from '../metrics/serve-metrics.js';
@@ -152,10 +153,14 @@ interface Metrics {
  * The Prometheus listener of `metrics_port`, with the server's figures registered; undefined when
  * metrics are off. A port that cannot be bound is a ConfigError naming metrics_port.
  */
-async function startMetrics(config: ServerConfig, queueDepth: () => number): Promise<Metrics | undefined> {
+async function startMetrics(
+  config: ServerConfig,
+  queueDepth: () => number,
+  bounds: () => InFlightBounds,
+): Promise<Metrics | undefined> {
   if (config.metricsPort === null) return undefined;
   const registry = createMetricsRegistry();
-  const server = createServerMetrics(registry, queueDepth);
+  const server = createServerMetrics(registry, queueDepth, bounds);
   try {
     const listener = await serveMetrics(registry, {
       host: config.metricsHost,
@@ -221,7 +226,11 @@ export async function startServer(
   let pool: VerifyPool | undefined;
   let metrics: Metrics | undefined;
   try {
-    metrics = await startMetrics(config, () => pool?.waiting ?? 0);
+    metrics = await startMetrics(
+      config,
+      () => pool?.waiting ?? 0,
+      () => inFlightBoundsOf(config, pool?.size ?? 0),
+    );
     // With metrics on, every store operation is timed and its failures counted, in the same registry.
     if (metrics !== undefined) store = instrumentStore(opened, metrics.registry);
     // Only once bound: a start that cannot bind must not create a key it never shows.
@@ -246,12 +255,16 @@ export async function startServer(
     await store.close();
     throw error;
   }
+  const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
   options.logger.info(
     {
       url,
       store: config.store,
       auth: config.auth,
       pool_workers: pool?.size ?? 0,
+      // The bounds in force, derived ones included, so an operator sees what the machine was given.
+      max_in_flight: bounds.maxInFlight,
+      max_in_flight_per_account: bounds.maxInFlightPerAccount,
       ...(metrics && { metrics_url: metrics.listener.url }),
     },
     'listening',

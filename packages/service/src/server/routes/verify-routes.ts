@@ -5,6 +5,7 @@ import { Admission } from '../admission.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config.js';
+import { inFlightBoundsOf } from '../in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
@@ -49,9 +50,12 @@ class RequestHold {
     private readonly refuse: (usage: Usage) => ApiProblem,
   ) {}
 
-  /** Takes a place (503 when none is free), then reserves the endpoint's CU (429 when the allowance cannot pay). */
-  async take(): Promise<void> {
-    this.deps.admission.enter(this.account.id);
+  /**
+   * Takes a place (waiting for one while the client stays, 503 past `admission_wait_ms`), then reserves the
+   * endpoint's CU (429 when the allowance cannot pay).
+   */
+  async take(signal: AbortSignal): Promise<void> {
+    await this.deps.admission.enter(this.account.id, signal);
     this.#entered = true;
     const held = await this.deps.store.reserve(this.account.id, this.endpoint.name, this.cu, this.deps.now());
     if (!held.ok) throw this.refuse(held.error.usage);
@@ -114,9 +118,10 @@ function clientGone(hold: RequestHold): Response {
 
 /**
  * The metered verify endpoints. Each request passes the guards (key, entitlements, rate, and the
- * allowance at the CU its Content-Length declares) and finds a place free, or is refused with its
- * body unread; then its body is read, and only then does it take a place (`max_in_flight`,
- * `max_in_flight_per_account`) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
+ * allowance at the CU its Content-Length declares) and finds a place free, or waits for one with its
+ * body unread (Admission: refused 503 when the wait is full or too long); then its body is read, and
+ * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
+ * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
  * slow upload holds neither. Each endpoint's body limit is
  * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
  * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
@@ -128,7 +133,8 @@ export function verifyRoutes(
   endpoints: readonly Endpoint[],
 ): Hono<Env> {
   const { config, store, registry, docsUrl, now, pool, metrics } = deps;
-  const admission = new Admission(config.maxInFlight, config.maxInFlightPerAccount);
+  const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
+  const admission = new Admission(bounds.maxInFlight, bounds.maxInFlightPerAccount, config.admissionWaitMs);
   /** The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. */
   const limitOf = (endpoint: Endpoint) => {
     const maxSize = bodyLimitOf(config, endpoint);
@@ -196,7 +202,7 @@ export function verifyRoutes(
         const account = c.get('account')!;
         requirePlainJson(c);
         // Every refusal that the headers decide comes before the body is read; this is the last.
-        admission.check(account.id);
+        await admission.place(account.id, c.req.raw.signal);
         const bytes = await readBody(c);
         const verify = prepare(endpoint, account, bytes);
         const hold = new RequestHold(
@@ -209,7 +215,7 @@ export function verifyRoutes(
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.
-          await hold.take();
+          await hold.take(c.req.raw.signal);
           const response = await answer(c, account, verify, hold);
           await hold.end(); // charged before the answer leaves
           return response;
