@@ -8,12 +8,12 @@
  *
  * A server cannot exhaust memory or time: an answer is read as a stream of chunks, counted as they
  * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
- * requests go on at most `maxConnections` kept-alive connections (see pooled-fetch.ts).
+ * requests go on at most `maxConnections` kept-alive connections (see http-transport.ts).
  */
 import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { SourceError } from '../sources/source-error.js';
-import { pooledFetch } from './pooled-fetch.js';
+import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
 export interface HttpAnswer {
@@ -34,7 +34,7 @@ export type AnswerVerdict =
   | { kind: 'refuse'; message: string };
 
 export interface HttpClientOptions {
-  /** Default: {@link pooledFetch} on `maxConnections` connections. */
+  /** A `fetch` to send with instead of the default pool of `maxConnections` kept-alive connections (http-transport.ts). */
   fetch?: typeof fetch;
   /** Waits between retries; tests inject one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
@@ -104,7 +104,7 @@ function describeNetworkError(error: unknown): string {
  *   (a) => (a.status === 200 ? { kind: 'final' } : { kind: 'refuse', message: `HTTP ${a.status}` }))
  */
 export class HttpClient {
-  private readonly fetch: typeof fetch;
+  private readonly send: Transport;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly maxRetries: number;
   private readonly timeoutMs: number;
@@ -112,7 +112,10 @@ export class HttpClient {
   private readonly maxAnswerBytes: number;
 
   constructor(options: HttpClientOptions) {
-    this.fetch = options.fetch ?? pooledFetch(Math.max(1, options.maxConnections ?? 8));
+    this.send =
+      options.fetch === undefined
+        ? pooledTransport(Math.max(1, options.maxConnections ?? 8))
+        : fetchTransport(options.fetch);
     this.sleep = options.sleep ?? realSleep;
     this.maxRetries = Math.max(0, options.maxRetries);
     this.timeoutMs = options.timeoutMs ?? 60_000;
@@ -121,27 +124,25 @@ export class HttpClient {
   }
 
   /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */
-  private async readBody(response: Response, abort: AbortController): Promise<string | null> {
-    if (response.body === null) return '';
+  private async readBody(answer: RawAnswer, abort: AbortController): Promise<string | null> {
+    if (answer.body === null) return '';
     // A declared length over the cap is refused before a byte is read.
-    if (Number(response.headers.get('content-length') ?? Number.NaN) > this.maxAnswerBytes) {
+    if (Number(answer.header('content-length') ?? Number.NaN) > this.maxAnswerBytes) {
       abort.abort();
       return null;
     }
-    const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
     const decoder = new TextDecoder();
     let text = '';
     let bytes = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      bytes += value.byteLength;
+    for await (const chunk of answer.body) {
+      bytes += chunk.byteLength;
       if (bytes > this.maxAnswerBytes) {
         abort.abort();
         return null;
       }
-      text += decoder.decode(value, { stream: true });
+      text += decoder.decode(chunk, { stream: true });
     }
+    return text + decoder.decode();
   }
 
   /** One attempt: the answer, the network error (a timeout while the body is read included), or too large. */
@@ -154,13 +155,12 @@ export class HttpClient {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The time limit covers reading the body: the signal aborts the stream too.
-      const response = await this.fetch(url, {
-        method: 'POST',
+      const answer = await this.send(url, {
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
         body: text,
         signal: AbortSignal.any([abort.signal, timeout]),
       });
-      const body = await this.readBody(response, abort);
+      const body = await this.readBody(answer, abort);
       if (body === null) return { tooLarge: true };
       let json: unknown;
       try {
@@ -169,9 +169,9 @@ export class HttpClient {
         json = undefined;
       }
       return {
-        status: response.status,
+        status: answer.status,
         json,
-        retryAfterSeconds: retryAfterSeconds(response.headers.get('retry-after'), Date.now()),
+        retryAfterSeconds: retryAfterSeconds(answer.header('retry-after'), Date.now()),
       };
     } catch (error) {
       // The stream cut by the time limit fails as "aborted": the limit is the reason.

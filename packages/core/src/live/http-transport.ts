@@ -1,0 +1,116 @@
+/**
+ * How the HTTP client sends a POST and receives its answer as a stream of chunks. By default over
+ * Node's own http(s) modules, with a bounded pool of kept-alive connections; an injected `fetch`
+ * (tests, a caller's own) is adapted to the same shape.
+ *
+ * Why not Node's global fetch by default: its pool (undici) has no bound, opening a new connection
+ * whenever those it has are busy, however briefly (7 for 4 requests in flight, in
+ * test/rpc-fetching.test.ts), and Node does not expose undici's Agent to bound it; an
+ * `http.Agent` with `maxSockets` does. And loading undici, its web streams and `Response` cost a
+ * CLI process about 20 ms of its start, more than a 30-block audit's fetching.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+
+// https (with tls and crypto) and zlib are loaded when an https URL or a compressed answer first
+// needs them: about 5 ms of a CLI process's start that a plain-http audit never uses.
+const https = () => process.getBuiltinModule('node:https');
+const zlib = () => process.getBuiltinModule('node:zlib');
+
+/** An answer whose status and headers are in; its body comes as chunks (decompressed). */
+export interface RawAnswer {
+  status: number;
+  /** A header's value, or null. `content-length` is null when the body is decompressed. */
+  header(name: string): string | null;
+  /** The body's chunks; null when the answer has none. */
+  body: AsyncIterable<Uint8Array> | null;
+}
+
+/** What a POST needs: its headers, its body, and the signal that aborts it (headers and body alike). */
+export interface PostInit {
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+}
+
+/** Sends a POST; resolves once the answer's status and headers are in. */
+export type Transport = (url: string, init: PostInit) => Promise<RawAnswer>;
+
+/** Statuses whose answer has no body. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+/** The decompressor of a `Content-Encoding`, or none for an identity body. */
+const DECOMPRESS: Record<string, () => Transform> = {
+  gzip: () => zlib().createGunzip(),
+  'x-gzip': () => zlib().createGunzip(),
+  deflate: () => zlib().createInflate(),
+  br: () => zlib().createBrotliDecompress(),
+};
+
+/** A Node answer as a raw answer, its body decompressed as it streams from the socket. */
+function rawAnswerOf(res: IncomingMessage): RawAnswer {
+  const status = res.statusCode ?? 0;
+  const headerOf = (name: string) => {
+    const value = res.headers[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  };
+  if (NO_BODY.has(status)) {
+    res.resume();
+    return { status, header: headerOf, body: null };
+  }
+  const decompress = DECOMPRESS[(res.headers['content-encoding'] ?? '').trim().toLowerCase()];
+  if (decompress === undefined) return { status, header: headerOf, body: res };
+  // pipeline: an error or an abort on either side ends both (the body's reader then fails).
+  const body: Readable = pipeline(res, decompress(), () => undefined);
+  // The declared length is the compressed one: the cap must count what is decoded.
+  return { status, header: (name) => (name.toLowerCase() === 'content-length' ? null : headerOf(name)), body };
+}
+
+/**
+ * POSTs on at most `maxSockets` kept-alive connections per origin (requests beyond wait for one).
+ * Like fetch, it asks for a compressed answer (receipts' hex JSON shrinks several times) and
+ * decompresses it; the HTTP client's size cap counts the decompressed bytes, so a compressed bomb
+ * is stopped too.
+ * @example
+ * const send = pooledTransport(4);
+ * const answer = await send('http://127.0.0.1:8545', { headers: {}, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', signal: AbortSignal.timeout(60_000) });
+ */
+export function pooledTransport(maxSockets: number): Transport {
+  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets });
+  let httpsAgent: HttpsAgent | undefined;
+  return (input, init) =>
+    new Promise<RawAnswer>((resolve, reject) => {
+      const url = new URL(input);
+      const options = {
+        method: 'POST',
+        headers: { 'Accept-Encoding': 'gzip, deflate, br', ...init.headers },
+        signal: init.signal,
+      };
+      const onAnswer = (res: IncomingMessage) => resolve(rawAnswerOf(res));
+      let req;
+      if (url.protocol === 'https:') {
+        const { Agent, request } = https();
+        httpsAgent ??= new Agent({ keepAlive: true, maxSockets });
+        req = request(url, { ...options, agent: httpsAgent }, onAnswer);
+      } else req = httpRequest(url, { ...options, agent: httpAgent }, onAnswer);
+      req.on('error', reject);
+      req.end(init.body);
+    });
+}
+
+/**
+ * A `fetch` (the global one, or a test's) as a transport.
+ * @example
+ * const send = fetchTransport(globalThis.fetch);
+ */
+export function fetchTransport(fetchFn: typeof fetch): Transport {
+  return async (url, init) => {
+    const response = await fetchFn(url, { method: 'POST', ...init });
+    return {
+      status: response.status,
+      header: (name) => response.headers.get(name),
+      body: response.body as AsyncIterable<Uint8Array> | null,
+    };
+  };
+}
