@@ -38,8 +38,14 @@ class WatchedStore extends MemoryStore {
   readonly reserved: string[] = [];
   readonly settled: Array<RequestRecord & { account: string }> = [];
   readonly released: Array<RequestRecord & { account: string; settledBefore: number }> = [];
+  /** While set, a reservation waits for it: its request holds its place (taken before the CU) until then. */
+  gate: Promise<void> | undefined;
+  /** Reservations asked for, the waiting ones included. */
+  asked = 0;
 
   override async reserve(...args: Parameters<MemoryStore['reserve']>) {
+    this.asked++;
+    await this.gate;
     const held = await super.reserve(...args);
     if (held.ok) this.owners.set(held.value.reservation, args[0]);
     this.reserved.push(args[0]);
@@ -146,18 +152,24 @@ describe('a body verified on a worker', () => {
 
 describe('admission and a busy pool', () => {
   it("beyond an account's places: 503 with Retry-After; another account is still admitted; /v1/health answers meanwhile", async () => {
-    const reservedBefore = store.reserved.length;
+    // b's three requests take their places, then wait at their reservations until the gate opens, so the
+    // fourth finds none free however fast the worker is.
+    let open!: () => void;
+    store.gate = new Promise((resolve) => (open = resolve));
+    const askedBefore = store.asked;
     const held = Array.from({ length: 3 }, () => post(pooled, 'b', 'receipt-root', bigBody));
-    // Three places taken by b, one job on the single worker and two waiting behind it.
-    await expect.poll(() => store.reserved.length - reservedBefore, { interval: 1 }).toBe(3);
-    expect(pooled.pool!.waiting).toBeGreaterThan(0);
-    const refused = await post(pooled, 'b', 'logs-bloom', smallBody);
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
-    const health = await fetch(`${pooled.url}/v1/health`);
-    expect(health.status).toBe(200);
-    expect(pooled.pool!.waiting).toBeGreaterThan(0);
+    try {
+      await expect.poll(() => store.asked - askedBefore, { interval: 1 }).toBe(3);
+      const refused = await post(pooled, 'b', 'logs-bloom', smallBody);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+      const health = await fetch(`${pooled.url}/v1/health`);
+      expect(health.status).toBe(200);
+    } finally {
+      store.gate = undefined;
+      open();
+    }
     const other = post(pooled, 'c', 'logs-bloom', smallBody);
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([200, 200, 200]);
     expect((await other).status).toBe(200);
