@@ -11,6 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
+import { HttpClient } from '../packages/core/src/live/http-client.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
 import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
@@ -151,6 +152,28 @@ describe('connections', () => {
     expect(verdicts(blocks)).toEqual(allPass);
     expect(node.requests).toBeGreaterThan(30);
     expect(node.connections).toBeLessThanOrEqual(4);
+  });
+
+  it('a kept-alive connection the server resets as it is reused: sent again at once on a new one, not failed', async () => {
+    // The server resets every connection at its second request, as one whose idle timeout has just run out.
+    const seen = new WeakMap<object, number>();
+    let connections = 0;
+    const server = createServer((req, res) => {
+      const count = (seen.get(req.socket) ?? 0) + 1;
+      seen.set(req.socket, count);
+      if (count > 1) return void req.socket.resetAndDestroy();
+      req.resume().on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}'));
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closing.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // No retries: a reset that reached the client's rules would fail the second call.
+    const client = new HttpClient({ maxRetries: 0, maxConnections: 1 });
+    const call = () => client.post(url, '{}', {}, { who: 'the node', what: 'eth_chainId' }, () => ({ kind: 'final' }));
+    expect((await call()).json).toMatchObject({ result: '0x1' });
+    expect((await call()).json).toMatchObject({ result: '0x1' });
+    expect(connections).toBe(2);
   });
 });
 

@@ -9,7 +9,7 @@
  * `http.Agent` with `maxSockets` does. And loading undici, its web streams and `Response` cost a
  * CLI process about 20 ms of its start, more than a 30-block audit's fetching.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 
@@ -79,24 +79,30 @@ function rawAnswerOf(res: IncomingMessage): RawAnswer {
 export function pooledTransport(maxSockets: number): Transport {
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets });
   let httpsAgent: HttpsAgent | undefined;
-  return (input, init) =>
+  const send = (url: URL, init: PostInit, mayRetry: boolean): Promise<RawAnswer> =>
     new Promise<RawAnswer>((resolve, reject) => {
-      const url = new URL(input);
       const options = {
         method: 'POST',
         headers: { 'Accept-Encoding': 'gzip, deflate, br', ...init.headers },
         signal: init.signal,
       };
       const onAnswer = (res: IncomingMessage) => resolve(rawAnswerOf(res));
-      let req;
+      let req: ClientRequest;
       if (url.protocol === 'https:') {
         const { Agent, request } = https();
         httpsAgent ??= new Agent({ keepAlive: true, maxSockets });
         req = request(url, { ...options, agent: httpsAgent }, onAnswer);
       } else req = httpRequest(url, { ...options, agent: httpAgent }, onAnswer);
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the server closed as it was reused (its idle timeout): nothing of the
+        // request was taken, so it is sent again at once on a fresh connection, not backed off as a failure.
+        if (mayRetry && req.reusedSocket && error.code === 'ECONNRESET' && !init.signal.aborted)
+          resolve(send(url, init, false));
+        else reject(error);
+      });
       req.end(init.body);
     });
+  return (input, init) => send(new URL(input), init, true);
 }
 
 /**
