@@ -15,23 +15,39 @@ export interface ReceiptOutcome {
   hasRoot: boolean;
 }
 
+/** A broken outcome rule: the member to report it at, why, and what was expected. */
+export interface OutcomeProblem {
+  member: 'status' | 'root';
+  reason: 'missing' | 'conflict';
+  expected: string;
+}
+
 /**
  * Exactly one of status and root, and a root only on a legacy (type 0) receipt: a post-state
- * root predates Byzantium, typed receipts came with Berlin. `status` names the member to
- * report a missing outcome at (`status`, or a reader's spelling).
+ * root predates Byzantium, typed receipts came with Berlin. Undefined when the rule holds.
  */
-export function checkOutcome({ type, hasStatus, hasRoot }: ReceiptOutcome, path: string, problems: Problems): void {
+export function outcomeProblem({ type, hasStatus, hasRoot }: ReceiptOutcome): OutcomeProblem | undefined {
   if (hasStatus && hasRoot)
-    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-  else if (!hasStatus && !hasRoot)
-    problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
-  else if (hasRoot && type !== undefined && type !== 0) {
-    problems.add(
-      join(path, 'root'),
-      'conflict',
-      `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`,
-    );
-  }
+    return { member: 'root', reason: 'conflict', expected: 'exactly one of status and root; both were given' };
+  if (!hasStatus && !hasRoot)
+    return {
+      member: 'status',
+      reason: 'missing',
+      expected: 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt',
+    };
+  if (hasRoot && type !== undefined && type !== 0)
+    return {
+      member: 'root',
+      reason: 'conflict',
+      expected: `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`,
+    };
+  return undefined;
+}
+
+/** The outcome rule ({@link outcomeProblem}) of the receipt at `path`, its problem added to `problems`. */
+export function checkOutcome(outcome: ReceiptOutcome, path: string, problems: Problems): void {
+  const problem = outcomeProblem(outcome);
+  if (problem !== undefined) problems.add(join(path, problem.member), problem.reason, problem.expected);
 }
 
 /** A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`). */
