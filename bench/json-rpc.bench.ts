@@ -10,14 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseJsonBody, receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
-import {
-  hexToBytes,
-  Problems,
-  readRpcBlock,
-  receiptsCommitment,
-  verifyBlock,
-  type Receipt,
-} from '../packages/core/src/index.js';
+import { hexToBytes, Problems, readRpcBlock, receiptsCommitment, verifyBlock } from '../packages/core/src/index.js';
 import { createPeer } from './json-rpc-peer.js';
 import { median } from './timing.js';
 import { uniqueBlock } from './unique-receipts.js';
@@ -103,8 +96,9 @@ for (const row of rows) console.log(row);
 
 // Linearity: the blocks are built first (the largest is most of the memory), then timed a size after another.
 const fixture = JSON.parse(readFileSync(`fixtures/blocks/${LINEAR_SAMPLE}.json`, 'utf8'));
-const blocks = SIZES.map((count) => uniqueBlock(fixture, count));
-const decoded: Receipt[][] = blocks.map((block) => readRpcBlock(block, new Problems())!.receipts);
+const built = SIZES.map((count) => uniqueBlock(fixture, count));
+const blocks = built.map((b) => b.block);
+const decoded = built.map((b) => b.receipts);
 const core: number[][] = SIZES.map(() => []);
 const verify: number[][] = SIZES.map(() => []);
 for (let round = 0; round < LINEAR_ROUNDS; round++) {

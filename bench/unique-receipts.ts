@@ -14,6 +14,7 @@ import {
   readRpcBlock,
   readRpcHeader,
   receiptsCommitment,
+  type Receipt,
 } from '../packages/core/src/index.js';
 
 /** Receipts turned to text at a time: one text per piece keeps each string far below V8's limit. */
@@ -43,9 +44,9 @@ function receiptText(sample: any, index: number): string {
 
 /**
  * A block of `count` unique receipts made from `fixture`'s (a fixture block's JSON), with a header
- * that commits to them: `verifyBlock(block)` is identical.
+ * that commits to them (`verifyBlock(block)` is identical), and its receipts decoded.
  */
-export function uniqueBlock(fixture: any, count: number): any {
+export function uniqueBlock(fixture: any, count: number): { block: any; receipts: Receipt[] } {
   const samples = fixture.receipts;
   const receipts: unknown[] = [];
   for (let start = 0; start < count; start += PIECE) {
@@ -54,9 +55,8 @@ export function uniqueBlock(fixture: any, count: number): any {
       texts.push(receiptText(samples[i % samples.length], i));
     for (const receipt of JSON.parse(`[${texts.join(',')}]`)) receipts.push(receipt);
   }
-  const { receiptsRoot, logsBloom } = receiptsCommitment(
-    readRpcBlock({ header: {}, receipts }, new Problems())!.receipts,
-  );
+  const decoded = readRpcBlock({ header: {}, receipts }, new Problems())!.receipts;
+  const { receiptsRoot, logsBloom } = receiptsCommitment(decoded);
   const header = {
     ...fixture.header,
     receiptsRoot: `0x${bytesToHex(receiptsRoot)}`,
@@ -64,5 +64,5 @@ export function uniqueBlock(fixture: any, count: number): any {
   };
   const read = readRpcHeader(header, 'header', new Problems())!;
   header.hash = `0x${bytesToHex(defaultKeccak256(encodeHeader(read.complete!, read.layout)))}`;
-  return { chain_id: fixture.chain_id, header, receipts };
+  return { block: { chain_id: fixture.chain_id, header, receipts }, receipts: decoded };
 }

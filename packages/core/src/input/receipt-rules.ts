@@ -50,10 +50,14 @@ export function checkOutcome(outcome: ReceiptOutcome, path: string, problems: Pr
   if (problem !== undefined) problems.add(join(path, problem.member), problem.reason, problem.expected);
 }
 
-/** A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`). */
-export function checkType(type: number, rules: RuleSet, path: string, problems: Problems): boolean {
+/**
+ * A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`);
+ * `path` may be a function, called only to report, where a block's receipts would otherwise each
+ * build a path string.
+ */
+export function checkType(type: number, rules: RuleSet, path: string | (() => string), problems: Problems): boolean {
   if (rules.layouts.has(type)) return true;
-  problems.add(path, 'unknown_type', expectedReceiptType(rules, type));
+  problems.add(typeof path === 'string' ? path : path(), 'unknown_type', expectedReceiptType(rules, type));
   return false;
 }
 
@@ -73,7 +77,8 @@ export function orderByIndex(
 ): number[] {
   const n = indexes.length;
   const positions = new Array<number>(n);
-  const seenAt = new Map<number, number>();
+  // The position that claimed each index, or -1: an array, where a Map of a million entries cost the collector.
+  const seenAt = new Array<number>(n).fill(-1);
   indexes.forEach((index, position) => {
     if (index === undefined) return;
     if (index >= n) {
@@ -84,8 +89,8 @@ export function orderByIndex(
       );
       return;
     }
-    const first = seenAt.get(index);
-    if (first !== undefined) {
+    const first = seenAt[index]!;
+    if (first !== -1) {
       problems.add(
         pathOf(position),
         'duplicate',
@@ -93,12 +98,12 @@ export function orderByIndex(
       );
       return;
     }
-    seenAt.set(index, position);
+    seenAt[index] = position;
     positions[index] = position;
   });
   if (indexes.every((index) => index !== undefined)) {
     for (let i = 0; i < n; i++) {
-      if (!seenAt.has(i))
+      if (seenAt[i] === -1)
         problems.add(listPath, 'missing', `a receipt with index ${i}: indexes must be exactly 0..${n - 1}`);
     }
   }
