@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseHex } from '../packages/core/src/index.js';
+import { bytesEqual, parseHex } from '../packages/core/src/index.js';
 import { parseHexInto } from '../packages/core/src/bytes/hex.js';
 import { Slab } from '../packages/core/src/bytes/slab.js';
 
@@ -101,5 +101,32 @@ describe('slab', () => {
     expect(slab.hex(7)).toBeUndefined();
     // What failed leaves the next view zeroed and whole.
     expect(slab.hex('0x0102')).toEqual(Uint8Array.of(1, 2));
+  });
+});
+
+describe('bytesEqual', () => {
+  it('agrees with a byte-by-byte comparison, short and long, at any offsets (1000 runs)', () => {
+    const pair = fc
+      .tuple(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.nat({ max: 7 }),
+        fc.nat({ max: 7 }),
+        fc.option(fc.nat(), { nil: undefined }),
+      )
+      .map(([bytes, left, right, flip]) => {
+        const a = new Uint8Array(left + bytes.length).subarray(left);
+        const b = new Uint8Array(right + bytes.length).subarray(right);
+        a.set(bytes);
+        b.set(bytes);
+        if (flip !== undefined && bytes.length > 0) b[flip % bytes.length]! ^= 1 << (flip % 8);
+        return [a, b, flip === undefined || bytes.length === 0] as const;
+      });
+    fc.assert(
+      fc.property(pair, ([a, b, equal]) => {
+        expect(bytesEqual(a, b)).toBe(equal);
+        if (b.length > 0) expect(bytesEqual(a, b.subarray(1))).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
