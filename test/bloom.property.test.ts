@@ -35,6 +35,31 @@ describe('logs bloom properties', () => {
     );
   });
 
+  it("past the cache's 32,768 distinct items it starts over, and every bloom is still right", () => {
+    const item = (n: number, size: number) => {
+      const bytes = new Uint8Array(size);
+      new DataView(bytes.buffer).setUint32(size - 4, n);
+      return bytes;
+    };
+    // 45,000 distinct items; one address, the same object, in every other log, on either side of the start-over.
+    const shared = item(0, 20);
+    const logs: Log[] = Array.from({ length: 30_000 }, (_, i) => ({
+      address: i % 2 === 0 ? shared : item(i, 20),
+      topics: [item(i, 32), item(i + 1, 32)],
+      data: new Uint8Array(0),
+    }));
+    const receipts = [0, 10_000, 20_000].map((start) => ({
+      type: 0,
+      status: 1 as const,
+      cumulativeGasUsed: 0n,
+      logs: logs.slice(start, start + 10_000),
+    }));
+    const commitment = receiptsCommitment(receipts);
+    expect(commitment.logsBloom).toEqual(oracleBloom(logs));
+    expect(blockBloom(receipts)).toEqual(oracleBloom(logs));
+    expect(logsBloom(logs)).toEqual(oracleBloom(logs));
+  });
+
   it('the block bloom is the OR of the receipt blooms and matches receiptsCommitment', () => {
     fc.assert(
       fc.property(fc.array(receiptArb(RULE_SETS.ethereum), { maxLength: 30 }), (receipts) => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Problems } from '../packages/core/src/index.js';
+import { Problems, readRpcReceipts, RULE_SETS, type Receipt } from '../packages/core/src/index.js';
+import { receiptArb } from './helpers/arbitraries.js';
 import { quantityValue, readQuantity } from '../packages/core/src/input/json-values.js';
 import { logList } from '../packages/core/src/input/log-list.js';
 import { VERIFY_LOG } from '../packages/core/src/input/receipt-root-request.js';
@@ -155,6 +156,78 @@ describe('request readers: the fast path agrees with the slow path', () => {
         expect(slow === undefined).toBe(problems.count === 1);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('JSON-RPC receipts: the fast path gives what the receipts are, and refuses what is not valid', () => {
+  /** A receipt as a node returns it, in any case and with members the reader ignores. */
+  const rpcOf = (receipt: Receipt, index: number, upper: boolean) => {
+    const hex = (bytes: Uint8Array) => {
+      const digits = Buffer.from(bytes).toString('hex');
+      return `0x${upper ? digits.toUpperCase() : digits}`;
+    };
+    const quantity = (n: bigint | number) => `0x${n.toString(16)}`;
+    return {
+      transactionHash: hex(new Uint8Array(32).fill(index)),
+      transactionIndex: quantity(index),
+      blockNumber: '0x1',
+      ...(receipt.type !== 0 && { type: quantity(receipt.type) }),
+      ...(receipt.root !== undefined ? { root: hex(receipt.root) } : { status: quantity(receipt.status!), root: '0x' }),
+      cumulativeGasUsed: quantity(receipt.cumulativeGasUsed),
+      logs: receipt.logs.map((log, i) => ({
+        address: hex(log.address),
+        topics: log.topics.map(hex),
+        data: hex(log.data),
+        logIndex: quantity(i),
+        removed: false,
+      })),
+      ...(receipt.depositNonce !== undefined && { depositNonce: quantity(receipt.depositNonce) }),
+      ...(receipt.depositReceiptVersion !== undefined && {
+        depositReceiptVersion: quantity(receipt.depositReceiptVersion),
+      }),
+    };
+  };
+  /** One member of one receipt made invalid, and the path its problem is named at. */
+  const breakages: Array<[string, (r: any) => void]> = [
+    ['type', (r) => (r.type = '0x100')],
+    ['status', (r) => ('status' in r ? (r.status = '0x2') : (r.root = '0x12'))],
+    ['cumulativeGasUsed', (r) => (r.cumulativeGasUsed = '0x10000000000000000')],
+    ['logs', (r) => (r.logs = {})],
+    ['logs[0].address', (r) => r.logs[0] && (r.logs[0].address = r.logs[0].address.slice(0, -2))],
+    ['logs[0].topics', (r) => r.logs[0] && (r.logs[0].topics = ['0x', '0x', '0x', '0x', '0x'])],
+    ['logs[0].data', (r) => r.logs[0] && (r.logs[0].data = '0x0g')],
+    ['transactionHash', (r) => (r.transactionHash = '0x1234')],
+    ['transactionIndex', (r) => (r.transactionIndex = 'one')],
+  ];
+
+  it('valid lists read as the receipts they were made from; one broken member refuses the list (500 runs)', () => {
+    const cases = fc.record({
+      receipts: fc.array(receiptArb(RULE_SETS.optimism), { maxLength: 6 }),
+      upper: fc.boolean(),
+      broken: fc.option(fc.tuple(fc.nat(), fc.nat({ max: breakages.length - 1 })), { nil: undefined }),
+    });
+    fc.assert(
+      fc.property(cases, ({ receipts, upper, broken }) => {
+        const list = receipts.map((receipt, i) => rpcOf(receipt, i, upper));
+        let brokenAt: number | undefined;
+        if (broken !== undefined && list.length > 0) {
+          brokenAt = broken[0] % list.length;
+          const before = JSON.stringify(list[brokenAt]);
+          breakages[broken[1]]![1](list[brokenAt]);
+          if (JSON.stringify(list[brokenAt]) === before) brokenAt = undefined;
+        }
+        const problems = new Problems();
+        const read = readRpcReceipts(list, 'receipts', problems);
+        if (brokenAt === undefined) {
+          expect(problems.count).toBe(0);
+          expect(read).toEqual(receipts);
+        } else {
+          expect(read).toBeUndefined();
+          expect(problems.list.some((p) => p.name.startsWith(`receipts[${brokenAt}]`))).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

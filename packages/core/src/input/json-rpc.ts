@@ -5,9 +5,11 @@ import { FIXED_SIZES, type BlockHeader } from '../header/header-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
-import { join, readArray, readHex, readObject, readQuantity } from './json-values.js';
+import { Slab } from '../bytes/slab.js';
+import { isObject, join, quantityValue, readArray, readHex, readObject, readQuantity } from './json-values.js';
+import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
 import { Problems } from './problems.js';
-import { checkOutcome, orderByIndex } from './receipt-rules.js';
+import { checkOutcome, orderByIndex, outcomeProblem } from './receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -18,45 +20,61 @@ import { checkOutcome, orderByIndex } from './receipt-rules.js';
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 const isEmptyHex = (value: unknown) => value === '0x' || value === '0X' || value === '';
+const isAbsent = (value: unknown) => value === undefined || value === null;
 
 /**
- * A block's addresses and topics, each distinct text read once and its bytes shared by every log
- * that repeats it, as the request decoder shares them. A block repeats a few contracts and event
- * signatures thousands of times: one array each, not one per log, spares the collector, and the
- * bloom hasher takes a log's item that is the previous log's object without a lookup.
+ * The receipt `value` when it is plainly valid, read without a path or a problem built (the common
+ * case, and what a node returns), its bytes views into the decoder's slab; else undefined, and
+ * {@link readReceipt} names the problems. It gives exactly what `readReceipt` gives without a problem.
  */
-class RepeatedItems {
-  readonly #seen = new Map<string, Uint8Array>();
-  /** The text and bytes of the previous log's item at each place (address, topics 0-3): most repeats are there, and comparing two texts costs less than hashing one. */
-  readonly #lastText: Array<string | undefined> = [undefined, undefined, undefined, undefined, undefined];
-  readonly #lastBytes: Array<Uint8Array | undefined> = [undefined, undefined, undefined, undefined, undefined];
-
-  /** The item at `place` of its log: 0 the address, 1-4 the topics. */
-  read(value: unknown, path: string, problems: Problems, size: number, place: number): Uint8Array | undefined {
-    if (typeof value !== 'string') return readHex(value, path, problems, size);
-    if (value === this.#lastText[place]) return this.#lastBytes[place];
-    let bytes = this.#seen.get(value);
-    if (bytes === undefined) {
-      bytes = readHex(value, path, problems, size);
-      if (bytes === undefined) return undefined;
-      this.#seen.set(value, bytes);
-    }
-    this.#lastText[place] = value;
-    this.#lastBytes[place] = bytes;
-    return bytes;
+function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | undefined {
+  if (!isObject(value)) return undefined;
+  const type = isAbsent(value.type) ? 0n : quantityValue(value.type, 255n);
+  const hasStatus = !isAbsent(value.status);
+  const hasRoot = !isAbsent(value.root) && !isEmptyHex(value.root);
+  if (type === undefined || outcomeProblem({ type: Number(type), hasStatus, hasRoot }) !== undefined) return undefined;
+  let outcome: Pick<Receipt, 'status' | 'root'>;
+  if (hasStatus) {
+    const status = quantityValue(value.status, 1n);
+    if (status === undefined) return undefined;
+    outcome = { status: Number(status) as 0 | 1 };
+  } else {
+    const root = slab.hex(value.root, 32);
+    if (root === undefined) return undefined;
+    outcome = { root };
   }
+  const cumulativeGasUsed = quantityValue(value.cumulativeGasUsed);
+  const decoded = logs.decode(value.logs ?? []);
+  if (cumulativeGasUsed === undefined || decoded === undefined) return undefined;
+  const depositNonce = isAbsent(value.depositNonce) ? undefined : quantityValue(value.depositNonce);
+  const depositReceiptVersion = isAbsent(value.depositReceiptVersion)
+    ? undefined
+    : quantityValue(value.depositReceiptVersion);
+  if (
+    (depositNonce === undefined && !isAbsent(value.depositNonce)) ||
+    (depositReceiptVersion === undefined && !isAbsent(value.depositReceiptVersion))
+  )
+    return undefined;
+  return {
+    type: Number(type),
+    ...outcome,
+    cumulativeGasUsed,
+    logs: decoded,
+    ...(depositNonce !== undefined && { depositNonce }),
+    ...(depositReceiptVersion !== undefined && { depositReceiptVersion }),
+  };
 }
 
-function readRpcLog(value: unknown, path: string, problems: Problems, items: RepeatedItems): Log | undefined {
+function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
   const log = readObject(value, path, problems, 'a log object with address, topics and data');
   if (log === undefined) return undefined;
-  const address = items.read(log.address, join(path, 'address'), problems, 20, 0);
+  const address = readHex(log.address, join(path, 'address'), problems, ADDRESS_BYTES);
   const topicList = readArray(log.topics, join(path, 'topics'), problems, 'an array of 32-byte topics');
-  if (topicList !== undefined && topicList.length > 4)
-    problems.add(join(path, 'topics'), 'out_of_range', `0 to 4 topics, got ${topicList.length}`);
+  if (topicList !== undefined && topicList.length > MAX_TOPICS)
+    problems.add(join(path, 'topics'), 'out_of_range', `0 to ${MAX_TOPICS} topics, got ${topicList.length}`);
   const topics = (topicList ?? [])
-    .slice(0, 4)
-    .map((t, i) => items.read(t, `${path}.topics[${i}]`, problems, 32, 1 + i));
+    .slice(0, MAX_TOPICS)
+    .map((t, i) => readHex(t, `${path}.topics[${i}]`, problems, TOPIC_BYTES));
   const data = readHex(log.data, join(path, 'data'), problems, undefined, 'even-length hex data, 0x when empty');
   if (address === undefined || data === undefined || topicList === undefined || topics.some((t) => t === undefined))
     return undefined;
@@ -65,18 +83,19 @@ function readRpcLog(value: unknown, path: string, problems: Problems, items: Rep
 
 /** One JSON-RPC receipt (its `transactionIndex` is read by {@link readRpcReceipts}). */
 export function readRpcReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
-  return readReceipt(value, path, problems, new RepeatedItems());
+  const slab = new Slab();
+  return validReceipt(value, slab, new LogDecoder('json-rpc', slab)) ?? readReceipt(value, path, problems);
 }
 
-function readReceipt(value: unknown, path: string, problems: Problems, items: RepeatedItems): Receipt | undefined {
+/** A receipt read member by member, every problem named at its path: the reader of what is not plainly valid. */
+function readReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
-  const type =
-    rpc.type === undefined || rpc.type === null ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
-  const hasStatus = rpc.status !== undefined && rpc.status !== null;
+  const type = isAbsent(rpc.type) ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
+  const hasStatus = !isAbsent(rpc.status);
   // go-ethereum marshals types.Receipt with `"root": "0x"` beside `status`: an empty root is no post-state root.
-  const hasRoot = rpc.root !== undefined && rpc.root !== null && !isEmptyHex(rpc.root);
+  const hasRoot = !isAbsent(rpc.root) && !isEmptyHex(rpc.root);
   checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
   if (hasRoot && !hasStatus) {
@@ -88,11 +107,9 @@ function readReceipt(value: unknown, path: string, problems: Problems, items: Re
   }
   const cumulativeGasUsed = readQuantity(rpc.cumulativeGasUsed, join(path, 'cumulativeGasUsed'), problems);
   const logList = readArray(rpc.logs ?? [], join(path, 'logs'), problems, 'an array of logs');
-  const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems, items));
+  const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems));
   const optional = (member: 'depositNonce' | 'depositReceiptVersion') =>
-    rpc[member] === undefined || rpc[member] === null
-      ? undefined
-      : readQuantity(rpc[member], join(path, member), problems);
+    isAbsent(rpc[member]) ? undefined : readQuantity(rpc[member], join(path, member), problems);
   const depositNonce = optional('depositNonce');
   const depositReceiptVersion = optional('depositReceiptVersion');
   if (problems.count !== before) return undefined;
@@ -115,27 +132,42 @@ interface RpcReceiptList {
   positions: number[];
 }
 
-function readRpcReceiptList(value: unknown, path: string, problems: Problems): RpcReceiptList | undefined {
+const MAX_INDEX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A block's receipts, each read by the fast path and, where that refuses it, by the one that names
+ * its problems; their bytes are views into `slab`.
+ */
+function readRpcReceiptList(value: unknown, path: string, problems: Problems, slab: Slab): RpcReceiptList | undefined {
   const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
   if (list === undefined) return undefined;
   const before = problems.count;
-  const items = new RepeatedItems();
-  const receipts = list.map((r, i) => readReceipt(r, `${path}[${i}]`, problems, items));
-  const member = (r: unknown, name: string) => (r as Record<string, unknown> | null)?.[name] ?? undefined;
-  const txHashes = list.map((r, i) => {
-    const raw = member(r, 'transactionHash');
-    return raw === undefined || raw === null ? undefined : readHex(raw, `${path}[${i}].transactionHash`, problems, 32);
-  });
-  const indexes = list.map((r, i) => {
-    const raw = member(r, 'transactionIndex');
-    if (raw === undefined || raw === null) return undefined;
-    const index = readQuantity(raw, `${path}[${i}].transactionIndex`, problems, BigInt(Number.MAX_SAFE_INTEGER));
-    return index === undefined ? undefined : Number(index);
-  });
+  const logs = new LogDecoder('json-rpc', slab);
+  const n = list.length;
+  const receipts = new Array<Receipt | undefined>(n);
+  const txHashes = new Array<Uint8Array | undefined>(n);
+  const indexes = new Array<number | undefined>(n);
+  // Every receipt, then every hash, then every index: the order the problems are listed in.
+  for (let i = 0; i < n; i++)
+    receipts[i] = validReceipt(list[i], slab, logs) ?? readReceipt(list[i], `${path}[${i}]`, problems);
+  const member = (i: number, name: string) => (isObject(list[i]) ? list[i][name] : undefined);
+  for (let i = 0; i < n; i++) {
+    const hash = member(i, 'transactionHash');
+    if (!isAbsent(hash))
+      txHashes[i] = slab.hex(hash, 32) ?? readHex(hash, `${path}[${i}].transactionHash`, problems, 32);
+  }
+  let withIndex = 0;
+  for (let i = 0; i < n; i++) {
+    const index = member(i, 'transactionIndex');
+    if (isAbsent(index)) continue;
+    withIndex++;
+    const read =
+      quantityValue(index, MAX_INDEX) ?? readQuantity(index, `${path}[${i}].transactionIndex`, problems, MAX_INDEX);
+    if (read !== undefined) indexes[i] = Number(read);
+  }
   if (problems.count !== before) return undefined;
-  const withIndex = indexes.filter((i) => i !== undefined).length;
   if (withIndex === 0) return { receipts: receipts as Receipt[], txHashes, positions: list.map((_, i) => i) };
-  if (withIndex !== list.length) {
+  if (withIndex !== n) {
     problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
     return undefined;
   }
@@ -151,7 +183,7 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems): R
  * without one, list position is the index.
  */
 export function readRpcReceipts(value: unknown, path: string, problems: Problems): Receipt[] | undefined {
-  return readRpcReceiptList(value, path, problems)?.receipts;
+  return readRpcReceiptList(value, path, problems, new Slab())?.receipts;
 }
 
 /** A JSON-RPC header: the fields it has, and the complete header when it has every field its layout needs. */
@@ -290,11 +322,13 @@ export function readRpcBlock(
     chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
   const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
   const header = readRpcHeader(block.header, 'header', problems, layout);
-  const list = readRpcReceiptList(block.receipts, 'receipts', problems);
+  // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.
+  const slab = new Slab();
+  const list = readRpcReceiptList(block.receipts, 'receipts', problems, slab);
   let rawReceipts: Uint8Array[] | undefined;
   if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
     const rawList = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
-    const raw = (rawList ?? []).map((r, i) => readHex(r, `raw_receipts[${i}]`, problems));
+    const raw = (rawList ?? []).map((r, i) => slab.hex(r) ?? readHex(r, `raw_receipts[${i}]`, problems));
     if (raw.every((r) => r !== undefined)) rawReceipts = raw;
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;

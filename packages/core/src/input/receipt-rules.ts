@@ -15,29 +15,49 @@ export interface ReceiptOutcome {
   hasRoot: boolean;
 }
 
-/**
- * Exactly one of status and root, and a root only on a legacy (type 0) receipt: a post-state
- * root predates Byzantium, typed receipts came with Berlin. `status` names the member to
- * report a missing outcome at (`status`, or a reader's spelling).
- */
-export function checkOutcome({ type, hasStatus, hasRoot }: ReceiptOutcome, path: string, problems: Problems): void {
-  if (hasStatus && hasRoot)
-    problems.add(join(path, 'root'), 'conflict', 'exactly one of status and root; both were given');
-  else if (!hasStatus && !hasRoot)
-    problems.add(join(path, 'status'), 'missing', 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt');
-  else if (hasRoot && type !== undefined && type !== 0) {
-    problems.add(
-      join(path, 'root'),
-      'conflict',
-      `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`,
-    );
-  }
+/** A broken outcome rule: the member to report it at, why, and what was expected. */
+export interface OutcomeProblem {
+  member: 'status' | 'root';
+  reason: 'missing' | 'conflict';
+  expected: string;
 }
 
-/** A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`). */
-export function checkType(type: number, rules: RuleSet, path: string, problems: Problems): boolean {
+/**
+ * Exactly one of status and root, and a root only on a legacy (type 0) receipt: a post-state
+ * root predates Byzantium, typed receipts came with Berlin. Undefined when the rule holds.
+ */
+export function outcomeProblem({ type, hasStatus, hasRoot }: ReceiptOutcome): OutcomeProblem | undefined {
+  if (hasStatus && hasRoot)
+    return { member: 'root', reason: 'conflict', expected: 'exactly one of status and root; both were given' };
+  if (!hasStatus && !hasRoot)
+    return {
+      member: 'status',
+      reason: 'missing',
+      expected: 'status (0 or 1), or root (32-byte hex) for a pre-Byzantium receipt',
+    };
+  if (hasRoot && type !== undefined && type !== 0)
+    return {
+      member: 'root',
+      reason: 'conflict',
+      expected: `status; a post-state root exists only on pre-Byzantium legacy receipts, this one has type ${type}`,
+    };
+  return undefined;
+}
+
+/** The outcome rule ({@link outcomeProblem}) of the receipt at `path`, its problem added to `problems`. */
+export function checkOutcome(outcome: ReceiptOutcome, path: string, problems: Problems): void {
+  const problem = outcomeProblem(outcome);
+  if (problem !== undefined) problems.add(join(path, problem.member), problem.reason, problem.expected);
+}
+
+/**
+ * A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`);
+ * `path` may be a function, called only to report, where a block's receipts would otherwise each
+ * build a path string.
+ */
+export function checkType(type: number, rules: RuleSet, path: string | (() => string), problems: Problems): boolean {
   if (rules.layouts.has(type)) return true;
-  problems.add(path, 'unknown_type', expectedReceiptType(rules, type));
+  problems.add(typeof path === 'string' ? path : path(), 'unknown_type', expectedReceiptType(rules, type));
   return false;
 }
 
@@ -57,7 +77,8 @@ export function orderByIndex(
 ): number[] {
   const n = indexes.length;
   const positions = new Array<number>(n);
-  const seenAt = new Map<number, number>();
+  // The position that claimed each index, or -1: an array, where a Map of a million entries cost the collector.
+  const seenAt = new Array<number>(n).fill(-1);
   indexes.forEach((index, position) => {
     if (index === undefined) return;
     if (index >= n) {
@@ -68,8 +89,8 @@ export function orderByIndex(
       );
       return;
     }
-    const first = seenAt.get(index);
-    if (first !== undefined) {
+    const first = seenAt[index]!;
+    if (first !== -1) {
       problems.add(
         pathOf(position),
         'duplicate',
@@ -77,12 +98,12 @@ export function orderByIndex(
       );
       return;
     }
-    seenAt.set(index, position);
+    seenAt[index] = position;
     positions[index] = position;
   });
   if (indexes.every((index) => index !== undefined)) {
     for (let i = 0; i < n; i++) {
-      if (!seenAt.has(i))
+      if (seenAt[i] === -1)
         problems.add(listPath, 'missing', `a receipt with index ${i}: indexes must be exactly 0..${n - 1}`);
     }
   }

@@ -242,7 +242,7 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
   // guessed.
   if (plan.value.checks.receipts_root.verified)
-    block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, `receipts[${i}].type`, problems));
+    block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
   const shape = {
     kinds: receiptKinds(block.receipts, block.excludedReceipts.length > 0),

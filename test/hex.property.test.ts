@@ -1,0 +1,132 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bytesEqual, parseHex } from '../packages/core/src/index.js';
+import { parseHexInto } from '../packages/core/src/bytes/hex.js';
+import { Slab } from '../packages/core/src/bytes/slab.js';
+
+/**
+ * The hex decoder (a table lookup per pair of digits, long text copied as ASCII first) against the
+ * simplest reading of the rule: optional 0x or 0X, then pairs of hex digits in any case.
+ */
+function reference(text: string): Uint8Array | null {
+  if (!/^(0[xX])?([0-9a-fA-F]{2})*$/.test(text)) return null;
+  const digits = text.replace(/^0[xX]/, '');
+  return Uint8Array.from({ length: digits.length / 2 }, (_, i) => Number.parseInt(digits.slice(2 * i, 2 * i + 2), 16));
+}
+
+/** Long enough to be copied in pieces (16,384 characters a piece). */
+const LONG = 'ab'.repeat(20_000);
+
+describe('hex decoding', () => {
+  it.each([
+    ['0xCAFE', [0xca, 0xfe]],
+    ['cafe', [0xca, 0xfe]],
+    ['0X00ff', [0x00, 0xff]],
+    ['', []],
+    ['0x', []],
+    ['0x0', null],
+    ['abc', null],
+    ['0xgg', null],
+    ['0x0g', null],
+    ['x0', null],
+    ['0x 0', null],
+    ['0xé0', null],
+    ['0x\u0130\u0030', null],
+    ['0x\u30300', null],
+    ['0x00ÿ0', null],
+  ])('%j → %j', (text, bytes) => {
+    const parsed = parseHex(text);
+    expect(parsed === null ? null : [...parsed]).toEqual(bytes);
+  });
+
+  it('reads text longer than a piece, and finds a bad digit or a character that is not ASCII in any piece', () => {
+    expect(parseHex(`0x${LONG}`)).toEqual(new Uint8Array(20_000).fill(0xab));
+    expect(parseHex(LONG.toUpperCase())).toEqual(new Uint8Array(20_000).fill(0xab));
+    for (const at of [2, 16_383, 16_384, 16_385, 32_768, 40_001]) {
+      expect(parseHex(`0x${LONG}`.slice(0, at) + 'g' + `0x${LONG}`.slice(at + 1))).toBeNull();
+      expect(parseHex(`0x${LONG}`.slice(0, at) + 'é' + `0x${LONG}`.slice(at + 1))).toBeNull();
+    }
+  });
+
+  it('writes only its bytes, at the offset', () => {
+    const out = new Uint8Array(6).fill(7);
+    expect(parseHexInto('0xa1b2', out, 3)).toBe(true);
+    expect([...out]).toEqual([7, 7, 7, 0xa1, 0xb2, 7]);
+  });
+
+  it('agrees with the rule on text of hex digits with a few other characters, short and long (2000 runs)', () => {
+    const char = fc.oneof(
+      { weight: 30, arbitrary: fc.constantFrom(...'0123456789abcdefABCDEF') },
+      { weight: 1, arbitrary: fc.constantFrom('g', 'x', 'X', ' ', 'é', 'ÿ', '\u0130', '\u3030', '\uD83D', '\u0000') },
+    );
+    const text = fc.tuple(
+      fc.constantFrom('', '0x', '0X'),
+      fc.oneof(
+        { weight: 5, arbitrary: fc.array(char, { maxLength: 90 }) },
+        { weight: 1, arbitrary: fc.array(char, { minLength: 16_000, maxLength: 40_000 }) },
+      ),
+    );
+    fc.assert(
+      fc.property(text, ([prefix, chars]) => {
+        const hex = prefix + chars.join('');
+        expect(parseHex(hex)).toEqual(reference(hex));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('slab', () => {
+  it('hands out views that do not overlap, a long one in a buffer of its own', () => {
+    const slab = new Slab(64);
+    const views = [slab.take(20), slab.take(32), slab.take(20), slab.take(64), slab.take(0)];
+    for (const view of views) view.fill(1);
+    expect(views.map((v) => v.length)).toEqual([20, 32, 20, 64, 0]);
+    expect(views[1]!.buffer).toBe(views[0]!.buffer);
+    // 20 + 32 + 20 is past 64 bytes: a new buffer.
+    expect(views[2]!.buffer).not.toBe(views[0]!.buffer);
+    expect(views[3]!.byteLength).toBe(views[3]!.buffer.byteLength);
+    const ends = views.slice(0, 3).map((v) => [v.buffer, v.byteOffset, v.byteOffset + v.length] as const);
+    for (const [buffer, start, end] of ends)
+      for (const [other, s, e] of ends) if (buffer === other && start !== s) expect(end <= s || e <= start).toBe(true);
+  });
+
+  it('decodes hex of the size asked for, and nothing else', () => {
+    const slab = new Slab();
+    expect(slab.hex('0xcafe')).toEqual(Uint8Array.of(0xca, 0xfe));
+    expect(slab.hex('0xcafe', 2)).toEqual(Uint8Array.of(0xca, 0xfe));
+    expect(slab.hex('0xcafe', 3)).toBeUndefined();
+    expect(slab.hex('0xcaf')).toBeUndefined();
+    expect(slab.hex('0xcafg')).toBeUndefined();
+    expect(slab.hex(7)).toBeUndefined();
+    // What failed leaves the next view zeroed and whole.
+    expect(slab.hex('0x0102')).toEqual(Uint8Array.of(1, 2));
+  });
+});
+
+describe('bytesEqual', () => {
+  it('agrees with a byte-by-byte comparison, short and long, at any offsets (1000 runs)', () => {
+    const pair = fc
+      .tuple(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.nat({ max: 7 }),
+        fc.nat({ max: 7 }),
+        fc.option(fc.nat(), { nil: undefined }),
+      )
+      .map(([bytes, left, right, flip]) => {
+        const a = new Uint8Array(left + bytes.length).subarray(left);
+        const b = new Uint8Array(right + bytes.length).subarray(right);
+        a.set(bytes);
+        b.set(bytes);
+        if (flip !== undefined && bytes.length > 0) b[flip % bytes.length]! ^= 1 << (flip % 8);
+        return [a, b, flip === undefined || bytes.length === 0] as const;
+      });
+    fc.assert(
+      fc.property(pair, ([a, b, equal]) => {
+        expect(bytesEqual(a, b)).toBe(equal);
+        if (b.length > 0) expect(bytesEqual(a, b.subarray(1))).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
