@@ -245,7 +245,8 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const result = await run(['--chain', '1', '--from', String(FROM), '--to', String(FROM + 2), '--rpc', url]);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
-      /^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered eth_chainId with a network error.*; continue later with --from 1000001/,
+      // The chain id is asked first, in the first batch with the blocks' calls.
+      /^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered a batch of \d+ calls \(eth_chainId, .*\) with a network error.*; continue later with --from 1000001/,
     );
     const lines = parseLines(result.stdout);
     expect(lines[1]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });

@@ -81,6 +81,11 @@ function quantity(v: unknown): bigint | undefined {
   if (typeof v !== 'string' || !/^(0x[0-9a-fA-F]+|\d+)$/.test(v)) return undefined;
   return BigInt(v);
 }
+/** A block number a node can be asked for: a SourceError otherwise. */
+function requireBlockNumber(blockNumber: number): void {
+  if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
+    throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
+}
 const sameHash = (a: unknown, b: unknown) =>
   typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 
@@ -286,10 +291,14 @@ export class RpcBlockSource implements BlockSource {
    * transactions as hashes), or null when the node has no such block.
    */
   async header(chainId: number, blockNumber: number): Promise<Json | null> {
-    if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
-      throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
-    await this.checkChain(chainId);
-    const block = await this.call('eth_getBlockByNumber', [toQuantity(blockNumber), false]);
+    requireBlockNumber(blockNumber);
+    // Asked with the chain check, in the same batch when there is one (a round trip less to start an
+    // audit); its answer is used only once the node is known to serve the chain.
+    const checked = this.checkChain(chainId);
+    const asked = this.call('eth_getBlockByNumber', [toQuantity(blockNumber), false]);
+    asked.catch(() => undefined); // the chain's refusal comes first
+    await checked;
+    const block = await asked;
     if (block === null) return null;
     if (!isObject(block))
       throw new SourceError(
@@ -351,10 +360,13 @@ export class RpcBlockSource implements BlockSource {
    * when batched), the receipts then checked against the header.
    */
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
-    await this.checkChain(chainId);
+    // header() asks the chain id first (once), then the header; the receipts go with them (one batch
+    // when batching), and no answer is used before the chain is known to be the one asked for.
+    requireBlockNumber(blockNumber);
+    const header = this.header(chainId, blockNumber);
     const asked = this.blockReceipts ? this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]) : undefined;
     asked?.catch(() => undefined); // seen by receiptsOf, or not wanted when the node has no such block
-    const block = await this.header(chainId, blockNumber);
+    const block = await header;
     if (block === null) return null;
     const hashes = this.transactionHashes(block, blockNumber);
     const receipts = await this.receiptsOf(block, blockNumber, asked);
