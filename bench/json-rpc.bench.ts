@@ -2,7 +2,7 @@
  * A block as a node returns it, from its JSON text to the verdict: `verifyBlock(JSON.parse(text))`
  * against the receipt-root operation on the same block's request text (parseJsonBody +
  * verifyReceiptRoot, the body built as pipeline.bench.ts builds it) and against the strongest
- * JavaScript peer (bench/json-rpc-peer.ts), on the five largest fixture blocks; the three are
+ * JavaScript peer (bench/json-rpc-peer.ts), on five large fixture blocks; the three are
  * timed in turn, one call each a round, and the medians compared. Then whether the work is linear:
  * the cost per receipt of the core (receipts root and bloom of decoded receipts) and of the verify
  * path (`verifyBlock` of the parsed JSON) on 10,000, 100,000 and 1,000,000 unique receipts.

@@ -43,7 +43,7 @@ const INITIAL_SLOTS = 1024;
  * Items the cache holds at most: past that it starts over. A block repeats its few contracts and
  * event signatures (mainnet 15537394: 10,052 distinct items of 50,188), which stay well within it;
  * a million unique receipts have millions of items that never repeat, and a table grown to hold
- * them all cost per receipt 2.3x what 10,000 receipts cost (its memory, and a cache miss a lookup).
+ * them all cost per receipt 3.2x what 10,000 receipts cost (its memory, and a cache miss a lookup).
  */
 const MAX_ENTRIES = 1 << 15;
 /** Topics a log has at most (consensus): the places at which the previous log's items are remembered. */
