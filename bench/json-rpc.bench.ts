@@ -1,7 +1,7 @@
 /**
  * A block as a node returns it, from its JSON text to the verdict: `verifyBlock(JSON.parse(text))`
  * against the receipt-root operation on the same block's request text (parseJsonBody +
- * verifyReceiptRoot, the body built as pipeline.bench.ts builds it) and against the strongest
+ * verifyReceiptRoot, the body built by timing.ts's receiptRootText) and against the strongest
  * JavaScript peer (bench/json-rpc-peer.ts), on five large fixture blocks; the three are
  * timed in turn, one call each a round, and the medians compared. Then whether the work is linear:
  * the cost per receipt of the core (receipts root and bloom of decoded receipts) and of the verify
@@ -12,17 +12,16 @@
  * Run with `npm run bench`; it prints each target met or NOT met.
  */
 import { readFileSync } from 'node:fs';
-import { parseJsonBody, receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { parseJsonBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import {
   defaultKeccak256,
-  hexToBytes,
   Problems,
   readRpcBlock,
   receiptsCommitment,
   verifyBlock,
 } from '../packages/core/src/index.js';
 import { createPeer } from './json-rpc-peer.js';
-import { median } from './timing.js';
+import { median, receiptRootText } from './timing.js';
 import { uniqueBlock } from './unique-receipts.js';
 
 const BLOCKS = ['mainnet-15537394', 'mainnet-15040641', 'mainnet-15040708', 'mainnet-15573637', 'mainnet-22869878'];
@@ -54,14 +53,7 @@ for (const name of BLOCKS) {
   const block = JSON.parse(text);
   const receipts = readRpcBlock(block, new Problems())!.receipts;
   const logs = receipts.reduce((n, r) => n + r.logs.length, 0);
-  const request = JSON.stringify(
-    receiptRootBody({
-      chainId: 1,
-      receiptRoot: hexToBytes(block.header.receiptsRoot),
-      blockNumber: Number(block.header.number),
-      receipts,
-    }),
-  );
+  const request = receiptRootText(block, receipts);
   const ours = () => {
     const report = verifyBlock(JSON.parse(text));
     if (!report.ok || report.value.verdict !== 'identical')

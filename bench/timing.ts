@@ -1,6 +1,7 @@
 /** What the benches share: how a duration is measured, and the real blocks they run on. */
 import { readFileSync } from 'node:fs';
-import { Problems, readRpcReceipts, type Receipt } from '../packages/core/src/index.js';
+import { receiptRootBody } from '../packages/core/src/api/index.js';
+import { hexToBytes, Problems, readRpcReceipts, type Receipt } from '../packages/core/src/index.js';
 
 /** The middle value (the upper one of an even count). */
 export function median(values: readonly number[]): number {
@@ -36,4 +37,16 @@ export async function timeMsAsync(fn: () => unknown, runs: number, warmup = 0): 
 export function fixtureBlock(name: string): { block: any; receipts: Receipt[] } {
   const block = JSON.parse(readFileSync(`fixtures/blocks/${name}.json`, 'utf8'));
   return { block, receipts: readRpcReceipts(block.receipts, 'receipts', new Problems())! };
+}
+
+/** The receipt-root request text of a fixture block (its JSON, and its receipts decoded), as a client sends it. */
+export function receiptRootText(block: any, receipts: readonly Receipt[]): string {
+  return JSON.stringify(
+    receiptRootBody({
+      chainId: 1,
+      receiptRoot: hexToBytes(block.header.receiptsRoot),
+      blockNumber: Number(block.header.number),
+      receipts,
+    }),
+  );
 }
