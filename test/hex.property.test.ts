@@ -91,6 +91,37 @@ describe('slab', () => {
       for (const [other, s, e] of ends) if (buffer === other && start !== s) expect(end <= s || e <= start).toBe(true);
   });
 
+  it('starts with a 4 KiB buffer and doubles each next one up to 64 KiB, where one take gets its own', () => {
+    const slab = new Slab();
+    const sizes = [slab.take(4000), slab.take(100), slab.take(8000), slab.take(20_000), slab.take(40_000)].map(
+      (view) => view.buffer.byteLength,
+    );
+    expect(sizes).toEqual([4096, 8192, 8192, 32768, 65536]);
+    expect(slab.take(70_000).buffer.byteLength).toBe(70_000);
+    expect(slab.take(65_536).buffer.byteLength).toBe(65_536);
+    expect(slab.take(10).buffer.byteLength).toBe(65536);
+  });
+
+  it('hands out zeroed views that never overlap, whatever the lengths taken (200 runs)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.nat({ max: 64 }), fc.nat({ max: 70_000 })), { maxLength: 40 }), (lengths) => {
+        const slab = new Slab();
+        const views = lengths.map((length) => slab.take(length));
+        expect(views.map((v) => v.length)).toEqual(lengths);
+        for (const view of views) {
+          expect(view.every((b) => b === 0)).toBe(true);
+          expect(view.buffer.byteLength <= 65536 || view.byteLength === view.buffer.byteLength).toBe(true);
+        }
+        views.forEach((view) => view.fill(1));
+        for (const [i, a] of views.entries())
+          for (const b of views.slice(i + 1))
+            if (a.buffer === b.buffer && a.length > 0 && b.length > 0)
+              expect(a.byteOffset + a.length <= b.byteOffset || b.byteOffset + b.length <= a.byteOffset).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('decodes hex of the size asked for, and nothing else', () => {
     const slab = new Slab();
     expect(slab.hex('0xcafe')).toEqual(Uint8Array.of(0xca, 0xfe));

@@ -1,7 +1,12 @@
 import { hexByteLength, parseHexInto } from './hex.js';
 
-/** Bytes of a slab's buffers, unless it is told how much it will hold. */
-const DEFAULT_CHUNK = 65536;
+/**
+ * Bytes of a slab's first buffer and of its largest, unless it is told how much it will hold: each
+ * buffer is twice the one before, so that a small block (most of a range audit's) takes a few KiB,
+ * not 64, of memory that the system must fault in afresh for every block.
+ */
+const FIRST_CHUNK = 4096;
+const LARGEST_CHUNK = 65536;
 
 /**
  * Byte arrays handed out as views of a few large buffers, for the tens of thousands of addresses,
@@ -15,19 +20,23 @@ const DEFAULT_CHUNK = 65536;
  * slab.hex('0xcafe') // Uint8Array [0xca, 0xfe], a view into the slab's buffer
  */
 export class Slab {
-  readonly #chunk: number;
+  #chunk: number;
+  readonly #largest: number;
   #buffer: ArrayBuffer | undefined;
   #used = 0;
 
   /** `chunk`: bytes of each buffer; a caller that knows what it will take asks for exactly that. */
-  constructor(chunk = DEFAULT_CHUNK) {
-    this.#chunk = Math.max(1, chunk);
+  constructor(chunk?: number) {
+    this.#chunk = chunk === undefined ? FIRST_CHUNK : Math.max(1, chunk);
+    this.#largest = chunk === undefined ? LARGEST_CHUNK : this.#chunk;
   }
 
-  /** A view of `length` zero bytes; one as long as a buffer gets a buffer of its own. */
+  /** A view of `length` zero bytes; one as long as the largest buffer gets a buffer of its own. */
   take(length: number): Uint8Array {
-    if (length >= this.#chunk) return new Uint8Array(length);
+    if (length >= this.#largest) return new Uint8Array(length);
     if (this.#buffer === undefined || this.#used + length > this.#buffer.byteLength) {
+      if (this.#buffer !== undefined) this.#chunk = Math.min(2 * this.#chunk, this.#largest);
+      while (this.#chunk < length) this.#chunk *= 2;
       this.#buffer = new ArrayBuffer(this.#chunk);
       this.#used = 0;
     }
