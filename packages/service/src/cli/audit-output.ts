@@ -1,6 +1,7 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
+import { monotonicMs } from './clock.js';
 import { UsageError } from './io.js';
 
 /** What an audit writes its lines to. */
@@ -34,10 +35,10 @@ export function openOutput(file: string | undefined, resume: boolean, stdout: (t
 
 /** One line on stderr, redrawn every second: blocks done, blocks/s, ETA, failures. Returns what stops it. */
 export function progress(tally: AuditTally, total: number, stderr: (text: string) => void): () => void {
-  const started = performance.now();
+  const started = monotonicMs();
   const before = tally.blocks;
   const draw = () => {
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (monotonicMs() - started) / 1000;
     const rate = seconds > 0 ? (tally.blocks - before) / seconds : 0;
     const eta = rate > 0 ? `${Math.ceil((total - tally.blocks) / rate)} s` : '?';
     stderr(`\r${tally.blocks}/${total} blocks, ${rate.toFixed(1)} blocks/s, ETA ${eta}, ${tally.failed} failed `);

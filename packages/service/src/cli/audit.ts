@@ -17,6 +17,7 @@ import { howToContinue, openOutput, progress, statusOfVerdicts, type AuditOutput
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
+import { monotonicMs } from './clock.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 const EXIT_INTERRUPTED = 130;
@@ -104,6 +105,7 @@ async function streamAudit(
     concurrency: fetchWindow(options),
     chunkSize: options.chunkSize,
     signal: context.signal,
+    now: monotonicMs,
     ...(start.anchor !== undefined && { anchor: start.anchor }),
     ...(run.anchors && { anchors: run.anchors }),
     ...(context.verify && { verify: context.verify }),

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { SourceError } from 'evm-integrity/audit';
 import { NodeLogsProof } from 'evm-integrity/node';
+import { monotonicMs } from './clock.js';
 import type { CliIo } from './io.js';
 import { UsageError } from './io.js';
 import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from './logs-range.js';
@@ -19,9 +20,9 @@ interface ProveIo extends CliIo {
 
 /** One line on stderr, redrawn every second: blocks done of the range, and the rate. Returns what stops it. */
 function progress(done: () => number, total: number, stderr: (text: string) => void): () => void {
-  const started = performance.now();
+  const started = monotonicMs();
   const timer = setInterval(() => {
-    const rate = done() / ((performance.now() - started) / 1000);
+    const rate = done() / ((monotonicMs() - started) / 1000);
     stderr(`\r${done().toLocaleString('en-US')}/${total.toLocaleString('en-US')} blocks, ${rate.toFixed(1)} blocks/s `);
   }, 1000);
   return () => {
