@@ -237,6 +237,17 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(result).toEqual({ status: 141, stderr: '' });
   });
 
+  it("asks the node's chain id in the first request, with the first blocks' calls: no round trip of its own", async () => {
+    const n = await start();
+    const result = await run([...RANGE, '--rpc', n.url, '--batch', '16']);
+    expect(result.status).toBe(0);
+    expect(n.calls[0]).toMatchObject({ method: 'eth_chainId' });
+    expect(n.calls.filter((c) => c.method === 'eth_chainId')).toHaveLength(1);
+    // 1 + 60 calls in batches of at most 16: 4 requests (the chain id alone first would make 5).
+    expect(n.requests).toBe(4);
+    expect(parseLines(result.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
+  });
+
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
     const n = await start();
     const url = n.url;

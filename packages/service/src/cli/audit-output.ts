@@ -18,7 +18,8 @@ export function howToContinue(out: string | undefined, next: number | null): str
 
 /**
  * Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or
- * stdout.
+ * stdout. The file is checked now and opened at the first line, so that an audit stopped before its first line (a
+ * node of another chain) leaves no file behind.
  */
 export function openOutput(file: string | undefined, resume: boolean, stdout: (text: string) => void): AuditOutput {
   if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
@@ -29,8 +30,24 @@ export function openOutput(file: string | undefined, resume: boolean, stdout: (t
     size = 0;
   }
   if (!resume && size > 0) throw new UsageError(`${file} exists: add --resume to continue that audit, or remove it`);
-  const fd = openSync(file, 'a');
-  return { write: (line) => void writeSync(fd, line), close: () => closeSync(fd) };
+  let fd: number | undefined;
+  return {
+    write: (line) => void writeSync((fd ??= openSync(file, 'a')), line),
+    close: () => fd !== undefined && closeSync(fd),
+  };
+}
+
+/** `output` with `header` written before its first line: a run that writes no line writes no header. */
+export function headedOutput(output: AuditOutput, header: string): AuditOutput {
+  let pending = true;
+  return {
+    write: (line) => {
+      if (pending) output.write(header);
+      pending = false;
+      output.write(line);
+    },
+    close: () => output.close(),
+  };
 }
 
 /** One line on stderr, redrawn every second: blocks done, blocks/s, ETA, failures. Returns what stops it. */

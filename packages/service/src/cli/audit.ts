@@ -13,7 +13,14 @@ import {
 import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
-import { howToContinue, openOutput, progress, statusOfVerdicts, type AuditOutput } from './audit-output.js';
+import {
+  headedOutput,
+  howToContinue,
+  openOutput,
+  progress,
+  statusOfVerdicts,
+  type AuditOutput,
+} from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
@@ -53,7 +60,7 @@ interface StartingPoint {
 
 /**
  * The flags read, the sources opened and the range resolved, before any output is opened: a
- * missing key, a bad URL or a node of another chain leaves no file behind.
+ * missing key or a bad URL leaves no file behind (nor does a node of another chain: see below).
  */
 async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv): Promise<PreparedAudit> {
   const given = parse(argv, env);
@@ -63,10 +70,13 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv): Promise<Pre
   const { source, crossCheck } =
     given.bundle === undefined ? liveSources(given, env, recorder) : recordedSources(given.bundle);
   // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
-  // report.
-  await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
-    if (error instanceof ChainMismatchError) throw error;
-  });
+  // report. A range in numbers has the chain id asked with the first blocks' calls, a round trip less: the audit
+  // then stops at the ChainMismatchError before its first line (runAudit), and the output file is made at that line.
+  // Tags are resolved, and an audit enqueued, only once the node is known to serve the chain.
+  if (numbered === undefined || given.queue !== undefined)
+    await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
+      if (error instanceof ChainMismatchError) throw error;
+    });
   // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
   const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
   const anchors = options.anchors.size > 0 ? options.anchors : undefined;
@@ -172,7 +182,8 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
   const start = startingPoint(run);
-  const output = openOutput(run.options.out, run.options.resume === true, io.stdout);
+  const opened = openOutput(run.options.out, run.options.resume === true, io.stdout);
+  const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
@@ -181,7 +192,6 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const verify = pool?.verify ?? (rules === undefined ? undefined : inlineBlockVerifier({ rules }));
   try {
-    if (!start.headerWritten) output.write(`${formatHeaderLine(run.header)}\n`);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io });
     return conclude(run, streamed, output, controller.signal.aborted, io);
   } catch (error) {
