@@ -35,19 +35,23 @@ export function receiptsCommitment(
   const blockWords = new Int32Array(BLOOM_BYTES / 4);
   const block = new Uint8Array(blockWords.buffer);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
-  // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
-  const plans = receipts.map((receipt) => planReceipt(receipt, receiptLayout(receipt, rules)));
-  const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
+  // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt. Each
+  // receipt is measured once to size the buffer and again to be written: a plan kept per receipt
+  // survived to be marked by every full collection, which a million receipts made frequent.
+  const plan = (receipt: Receipt) => planReceipt(receipt, receiptLayout(receipt, rules));
+  let size = 0;
+  for (let i = 0; i < receipts.length; i++) size += LEAF_HEADROOM + plan(receipts[i]!).size;
+  const buffer = new Uint8Array(size);
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
   const bloomWords = new Int32Array(BLOOM_BYTES / 4);
   const bloom = new Uint8Array(bloomWords.buffer);
   let offset = 0;
-  const encodedReceipts = receipts.map((receipt, i) => {
+  const encodedReceipts = receipts.map((receipt) => {
     bloom.fill(0);
     for (const log of receipt.logs) hasher.addLog(bloom, log);
     for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
     const start = offset + LEAF_HEADROOM;
-    offset = writeReceipt(buffer, start, receipt, plans[i]!, bloom);
+    offset = writeReceipt(buffer, start, receipt, plan(receipt), bloom);
     return buffer.subarray(start, offset);
   });
   return { receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
