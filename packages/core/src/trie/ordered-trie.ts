@@ -114,7 +114,8 @@ function writeRef(out: Uint8Array, offset: number, ref: NodeRef): number {
 class OrderedTrieBuilder {
   constructor(
     private readonly keys: KeyNibbles,
-    private readonly values: Uint8Array[],
+    /** The value of key `p` (in byte order); asked for once, when its leaf is written and hashed. */
+    private readonly valueAt: (p: number) => Uint8Array,
     private readonly keccak: Keccak256,
     /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
     private readonly inPlace: boolean,
@@ -125,7 +126,9 @@ class OrderedTrieBuilder {
   ) {}
 
   private ref(encoding: Uint8Array): NodeRef {
-    return encoding.length < 32 ? encoding : this.keccak(encoding);
+    // A short leaf written in place is embedded: a copy, as its value's buffer may be written again.
+    if (encoding.length < 32) return this.inPlace ? encoding.slice() : encoding;
+    return this.keccak(encoding);
   }
 
   /** Encoding of the node holding keys[lo..hi), which share their first `depth` nibbles. */
@@ -137,7 +140,7 @@ class OrderedTrieBuilder {
 
   private encode(lo: number, hi: number, depth: number): Uint8Array {
     const keys = this.keys;
-    if (hi - lo === 1) return this.leaf(lo, depth, this.values[lo]!);
+    if (hi - lo === 1) return this.leaf(lo, depth, this.valueAt(lo));
     const length = keys.lengths[lo]!;
     let shared = depth;
     while (shared < length && keys.at(lo, shared) === keys.at(hi - 1, shared)) shared++;
@@ -226,10 +229,33 @@ export function orderedTrieRootInPlace(values: readonly Uint8Array[], options: H
 }
 
 function trieRoot(values: readonly Uint8Array[], keccak: Keccak256, inPlace: boolean): Uint8Array {
-  if (values.length === 0) return EMPTY_TRIE_ROOT.slice();
-  const order = indexKeyOrder(values.length);
-  const sortedValues = order.map((i) => values[i]!);
-  return keccak(new OrderedTrieBuilder(new KeyNibbles(order), sortedValues, keccak, inPlace).node(0, order.length, 0));
+  return rootOf(values.length, (i) => values[i]!, keccak, inPlace);
+}
+
+/**
+ * {@link orderedTrieRootInPlace} of `count` values given one at a time: `valueAt(i)` is asked for
+ * each position once, in the byte order of the keys (1..127, 0, 128 and up), and its leaf is
+ * hashed before the next is asked for, so that a value may be written where the one before it
+ * was: the values of a block need not all be held at once.
+ */
+export function orderedTrieRootOf(
+  count: number,
+  valueAt: (index: number) => Uint8Array,
+  options: HashOptions = {},
+): Uint8Array {
+  return rootOf(count, valueAt, options.keccak ?? defaultKeccak256, true);
+}
+
+function rootOf(
+  count: number,
+  valueAt: (index: number) => Uint8Array,
+  keccak: Keccak256,
+  inPlace: boolean,
+): Uint8Array {
+  if (count === 0) return EMPTY_TRIE_ROOT.slice();
+  const order = indexKeyOrder(count);
+  const builder = new OrderedTrieBuilder(new KeyNibbles(order), (p) => valueAt(order[p]!), keccak, inPlace);
+  return keccak(builder.node(0, count, 0));
 }
 
 /** A trie's root and the nodes on one key's path, root first. */
@@ -273,7 +299,7 @@ export function orderedTrieProofs(
   for (let p = 0; p < values.length; p++) provenBefore[p + 1] = provenBefore[p]! + proven[p]!;
   const builder = new OrderedTrieBuilder(
     new KeyNibbles(order),
-    order.map((i) => values[i]!),
+    (p) => values[order[p]!]!,
     keccak,
     false,
     (lo, hi) => provenBefore[hi]! > provenBefore[lo]!,
