@@ -10,7 +10,13 @@ import {
   type Receipt,
   type RuleSet,
 } from '../packages/core/src/index.js';
-import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../packages/core/src/trie/ordered-trie.js';
+import { receiptsRootAndBloom } from '../packages/core/src/receipts/root.js';
+import {
+  indexKeyOrder,
+  LEAF_HEADROOM,
+  orderedTrieRootInPlace,
+  orderedTrieRootOf,
+} from '../packages/core/src/trie/ordered-trie.js';
 import { blockArb, listLength } from './helpers/arbitraries.js';
 import { oracleEncode, oracleRoot } from './helpers/oracle.js';
 
@@ -89,6 +95,58 @@ describe('leaves written in front of their values', () => {
         expect(laidOut).toEqual(list);
       }),
       { numRuns: RUNS.values },
+    );
+  });
+});
+
+describe('values given one at a time, each written where the one before it was', () => {
+  /** orderedTrieRootOf over `list`, every value written into one scratch buffer after LEAF_HEADROOM bytes of `filler`. */
+  function rootOneAtATime(list: Uint8Array[], filler: number): { root: Uint8Array; asked: number[] } {
+    const scratch = new Uint8Array(LEAF_HEADROOM + Math.max(0, ...list.map((v) => v.length)));
+    const asked: number[] = [];
+    const root = orderedTrieRootOf(list.length, (i) => {
+      asked.push(i);
+      scratch.fill(filler);
+      scratch.set(list[i]!, LEAF_HEADROOM);
+      return scratch.subarray(LEAF_HEADROOM, LEAF_HEADROOM + list[i]!.length);
+    });
+    return { root, asked };
+  }
+
+  it('asks for each position once, in the byte order of the keys', () => {
+    const list = Array.from({ length: 130 }, (_, i) => Uint8Array.of(0x82, i, i));
+    expect(rootOneAtATime(list, 0).asked).toEqual([...Array.from({ length: 127 }, (_, i) => i + 1), 0, 128, 129]);
+    expect(rootOneAtATime([], 0)).toEqual({ root: EMPTY_TRIE_ROOT, asked: [] });
+  });
+
+  it(`gives orderedTrieRoot's root, short values (embedded in their parent) included (${RUNS.values} runs)`, () => {
+    const values = listLength.chain((n) =>
+      fc.array(
+        fc.oneof(
+          fc.uint8Array({ minLength: 1, maxLength: 3 }),
+          fc.uint8Array({ minLength: 1, maxLength: 80 }),
+          fc.uint8Array({ minLength: 250, maxLength: 700 }),
+        ),
+        { minLength: n, maxLength: n },
+      ),
+    );
+    fc.assert(
+      fc.property(values, fc.integer({ min: 0, max: 255 }), (list, filler) => {
+        const { root, asked } = rootOneAtATime(list, filler);
+        expect(bytesToHex(root)).toBe(bytesToHex(orderedTrieRoot(list)));
+        expect(asked).toEqual(indexKeyOrder(list.length));
+      }),
+      { numRuns: RUNS.values },
+    );
+  });
+
+  it(`receiptsRootAndBloom gives receiptsCommitment's root and bloom (${RUNS.oracle} runs)`, () => {
+    fc.assert(
+      fc.property(blockArb, ({ rules, receipts }) => {
+        const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules });
+        expect(receiptsRootAndBloom(receipts, { rules })).toEqual({ receiptsRoot, logsBloom });
+      }),
+      { numRuns: RUNS.oracle },
     );
   });
 });

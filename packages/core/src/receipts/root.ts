@@ -1,8 +1,14 @@
 import { BLOOM_BYTES, BloomHasher } from '../bloom/bloom.js';
-import { defaultKeccak256 } from '../keccak/keccak.js';
-import { LEAF_HEADROOM, orderedTrieRootInPlace } from '../trie/ordered-trie.js';
-import { planReceipt, receiptLayout, writeReceipt, type EncodeReceiptOptions } from './receipt-encoding.js';
-import { RULE_SETS } from './rules.js';
+import { defaultKeccak256, type Keccak256 } from '../keccak/keccak.js';
+import { LEAF_HEADROOM, orderedTrieRootInPlace, orderedTrieRootOf } from '../trie/ordered-trie.js';
+import {
+  planReceipt,
+  receiptLayout,
+  writeReceipt,
+  type EncodeReceiptOptions,
+  type ReceiptPlan,
+} from './receipt-encoding.js';
+import { RULE_SETS, type RuleSet } from './rules.js';
 import type { Receipt } from './receipt.js';
 
 /** What a block commits to about its receipts. */
@@ -16,9 +22,62 @@ export interface ReceiptsCommitment {
 }
 
 /**
+ * Writes receipts' encodings, each with its logs bloom, and ORs every bloom into the block's.
+ * Each address and topic is hashed once for the whole block, and feeds both its receipt's bloom
+ * and the block bloom.
+ */
+class ReceiptWriter {
+  readonly #rules: RuleSet;
+  readonly #hasher: BloomHasher;
+  // The block bloom and the scratch bloom in 32-bit words too: OR-ing 64 words per receipt, not 256 bytes.
+  readonly #blockWords = new Int32Array(BLOOM_BYTES / 4);
+  readonly logsBloom = new Uint8Array(this.#blockWords.buffer);
+  // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
+  readonly #bloomWords = new Int32Array(BLOOM_BYTES / 4);
+  readonly #bloom = new Uint8Array(this.#bloomWords.buffer);
+
+  constructor(rules: RuleSet, keccak: Keccak256) {
+    this.#rules = rules;
+    this.#hasher = new BloomHasher(keccak);
+  }
+
+  /**
+   * The plan of each receipt in turn, and the bytes the largest takes with its leaf's headroom: a
+   * plan is measured again when its receipt is written, as one kept per receipt survived to be
+   * marked by every full collection, which a million receipts made frequent. Any receipt that has
+   * no encoding throws here, the first in order.
+   */
+  measure(receipts: readonly Receipt[]): { total: number; largest: number } {
+    let total = 0;
+    let largest = 0;
+    for (let i = 0; i < receipts.length; i++) {
+      const size = LEAF_HEADROOM + this.#plan(receipts[i]!).size;
+      total += size;
+      largest = Math.max(largest, size);
+    }
+    return { total, largest };
+  }
+
+  #plan(receipt: Receipt): ReceiptPlan {
+    return planReceipt(receipt, receiptLayout(receipt, this.#rules));
+  }
+
+  /** Writes `receipt` into `out` after LEAF_HEADROOM bytes from `offset` (room for its trie leaf); its view. */
+  write(receipt: Receipt, out: Uint8Array, offset: number): Uint8Array {
+    const bloom = this.#bloom;
+    bloom.fill(0);
+    for (const log of receipt.logs) this.#hasher.addLog(bloom, log);
+    const blockWords = this.#blockWords;
+    const bloomWords = this.#bloomWords;
+    for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
+    const start = offset + LEAF_HEADROOM;
+    return out.subarray(start, writeReceipt(out, start, receipt, this.#plan(receipt), bloom));
+  }
+}
+
+/**
  * Receipts root and block bloom of a block's complete receipt list (position i is
- * transaction i). Each address and topic is hashed once for the whole block, and
- * feeds both its receipt's bloom and the block bloom.
+ * transaction i), with each receipt's encoding.
  *
  * @throws UnknownReceiptTypeError for a type the rule set does not know.
  * @example
@@ -28,32 +87,52 @@ export function receiptsCommitment(
   receipts: readonly Receipt[],
   options: EncodeReceiptOptions = {},
 ): ReceiptsCommitment {
-  const rules = options.rules ?? RULE_SETS.ethereum;
   const keccak = options.keccak ?? defaultKeccak256;
-  const hasher = new BloomHasher(keccak);
-  // The block bloom and the scratch bloom in 32-bit words too: OR-ing 64 words per receipt, not 256 bytes.
-  const blockWords = new Int32Array(BLOOM_BYTES / 4);
-  const block = new Uint8Array(blockWords.buffer);
+  const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
   // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
-  const plans = receipts.map((receipt) => planReceipt(receipt, receiptLayout(receipt, rules)));
-  const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
-  // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
-  const bloomWords = new Int32Array(BLOOM_BYTES / 4);
-  const bloom = new Uint8Array(bloomWords.buffer);
+  const buffer = new Uint8Array(writer.measure(receipts).total);
   let offset = 0;
-  const encodedReceipts = receipts.map((receipt, i) => {
-    bloom.fill(0);
-    for (const log of receipt.logs) hasher.addLog(bloom, log);
-    for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
-    const start = offset + LEAF_HEADROOM;
-    offset = writeReceipt(buffer, start, receipt, plans[i]!, bloom);
-    return buffer.subarray(start, offset);
+  const encodedReceipts = receipts.map((receipt) => {
+    const encoded = writer.write(receipt, buffer, offset);
+    offset = encoded.byteOffset + encoded.length;
+    return encoded;
   });
-  return { receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }), logsBloom: block, encodedReceipts };
+  return {
+    receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }),
+    logsBloom: writer.logsBloom,
+    encodedReceipts,
+  };
+}
+
+/**
+ * {@link receiptsCommitment} without the encodings, for a caller that needs only the root and the
+ * bloom: each receipt is written into one scratch buffer when the trie takes its leaf, which is
+ * hashed at once. Holding every encoding (700 bytes a receipt, most of it the bloom) made a million
+ * receipts trigger a full collection of the caller's whole heap on its own.
+ *
+ * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ */
+export function receiptsRootAndBloom(
+  receipts: readonly Receipt[],
+  options: EncodeReceiptOptions = {},
+): Omit<ReceiptsCommitment, 'encodedReceipts'> {
+  const keccak = options.keccak ?? defaultKeccak256;
+  const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
+  const { largest } = writer.measure(receipts);
+  // The trie takes receipt 0 after 1..127 (its key 0x80 sorts after theirs): it is written first,
+  // on its own, so that the receipts are written in order, as receiptsCommitment writes them.
+  const first = receipts.length === 0 ? undefined : writer.write(receipts[0]!, new Uint8Array(largest), 0);
+  const scratch = new Uint8Array(largest);
+  const receiptsRoot = orderedTrieRootOf(
+    receipts.length,
+    (i) => (i === 0 ? first! : writer.write(receipts[i]!, scratch, 0)),
+    { keccak },
+  );
+  return { receiptsRoot, logsBloom: writer.logsBloom };
 }
 
 /** Receipts root of a block's complete receipt list (position i is transaction i). */
 export function receiptsRoot(receipts: readonly Receipt[], options: EncodeReceiptOptions = {}): Uint8Array {
-  return receiptsCommitment(receipts, options).receiptsRoot;
+  return receiptsRootAndBloom(receipts, options).receiptsRoot;
 }

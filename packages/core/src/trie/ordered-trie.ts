@@ -36,14 +36,48 @@ export function indexKeyOrder(count: number): number[] {
  */
 export function toNibbles(key: Uint8Array): Uint8Array {
   const nibbles = new Uint8Array(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    nibbles[2 * i] = key[i]! >> 4;
-    nibbles[2 * i + 1] = key[i]! & 15;
-  }
+  writeNibbles(key, nibbles, 0);
   return nibbles;
 }
 
-/** Hex-prefix encoding (Yellow Paper, appendix C) of `nibbles[from..]`. */
+/** Writes the nibbles of `key` (see {@link toNibbles}) into `out` at `offset`. */
+function writeNibbles(key: Uint8Array, out: Uint8Array, offset: number): void {
+  for (let i = 0; i < key.length; i++) {
+    out[offset + 2 * i] = key[i]! >> 4;
+    out[offset + 2 * i + 1] = key[i]! & 15;
+  }
+}
+
+/** Nibbles a key rlp(i) has at most: a header byte and the 7 bytes of a safe integer. */
+const KEY_NIBBLES = 16;
+
+/**
+ * The nibbles of the keys rlp(i) of positions in `order`, key after key in one array (key p at
+ * p * KEY_NIBBLES), with their lengths: a key each in its own array cost a surviving object per
+ * value, and a million of them made the collector's full marks, which each trace the whole heap,
+ * come more often as the list grew.
+ */
+class KeyNibbles {
+  readonly nibbles: Uint8Array;
+  readonly lengths: Uint8Array;
+
+  constructor(order: readonly number[]) {
+    this.nibbles = new Uint8Array(order.length * KEY_NIBBLES);
+    this.lengths = new Uint8Array(order.length);
+    for (let p = 0; p < order.length; p++) {
+      const key = indexKey(order[p]!);
+      writeNibbles(key, this.nibbles, p * KEY_NIBBLES);
+      this.lengths[p] = 2 * key.length;
+    }
+  }
+
+  /** Nibble `depth` of key `p`. */
+  at(p: number, depth: number): number {
+    return this.nibbles[p * KEY_NIBBLES + depth]!;
+  }
+}
+
+/** Hex-prefix encoding (Yellow Paper, appendix C) of `nibbles[from..to)`. */
 function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
   const length = to - from;
   const odd = length & 1;
@@ -79,8 +113,9 @@ function writeRef(out: Uint8Array, offset: number, ref: NodeRef): number {
  */
 class OrderedTrieBuilder {
   constructor(
-    private readonly keys: Uint8Array[],
-    private readonly values: Uint8Array[],
+    private readonly keys: KeyNibbles,
+    /** The value of key `p` (in byte order); asked for once, when its leaf is written and hashed. */
+    private readonly valueAt: (p: number) => Uint8Array,
     private readonly keccak: Keccak256,
     /** Each value has LEAF_HEADROOM free bytes before it in its buffer, where its leaf is written. */
     private readonly inPlace: boolean,
@@ -91,7 +126,9 @@ class OrderedTrieBuilder {
   ) {}
 
   private ref(encoding: Uint8Array): NodeRef {
-    return encoding.length < 32 ? encoding : this.keccak(encoding);
+    // A short leaf written in place is embedded: a copy, as its value's buffer may be written again.
+    if (encoding.length < 32) return this.inPlace ? encoding.slice() : encoding;
+    return this.keccak(encoding);
   }
 
   /** Encoding of the node holding keys[lo..hi), which share their first `depth` nibbles. */
@@ -102,17 +139,22 @@ class OrderedTrieBuilder {
   }
 
   private encode(lo: number, hi: number, depth: number): Uint8Array {
-    const first = this.keys[lo]!;
-    if (hi - lo === 1) return this.leaf(first, depth, this.values[lo]!);
-    const last = this.keys[hi - 1]!;
+    const keys = this.keys;
+    if (hi - lo === 1) return this.leaf(lo, depth, this.valueAt(lo));
+    const length = keys.lengths[lo]!;
     let shared = depth;
-    while (shared < first.length && first[shared] === last[shared]) shared++;
-    if (shared > depth) return this.extension(first, depth, shared, this.ref(this.node(lo, hi, shared)));
+    while (shared < length && keys.at(lo, shared) === keys.at(hi - 1, shared)) shared++;
+    if (shared > depth) return this.extension(lo, depth, shared, this.ref(this.node(lo, hi, shared)));
     return this.branch(lo, hi, depth);
   }
 
-  private leaf(key: Uint8Array, depth: number, value: Uint8Array): Uint8Array {
-    const path = hexPrefix(key, depth, key.length, true);
+  /** The hex-prefix path of key `p` from nibble `from` to `to`. */
+  private path(p: number, from: number, to: number, leaf: boolean): Uint8Array {
+    return hexPrefix(this.keys.nibbles, p * KEY_NIBBLES + from, p * KEY_NIBBLES + to, leaf);
+  }
+
+  private leaf(p: number, depth: number, value: Uint8Array): Uint8Array {
+    const path = this.path(p, depth, this.keys.lengths[p]!, true);
     const payload = stringLength(path) + stringLength(value);
     // A value with a string header (every receipt) gets its leaf's headers written in front of it: no copy.
     if (this.inPlace && stringLength(value) > value.length) {
@@ -126,8 +168,8 @@ class OrderedTrieBuilder {
     return out;
   }
 
-  private extension(key: Uint8Array, depth: number, shared: number, child: NodeRef): Uint8Array {
-    const path = hexPrefix(key, depth, shared, false);
+  private extension(p: number, depth: number, shared: number, child: NodeRef): Uint8Array {
+    const path = this.path(p, depth, shared, false);
     const payload = stringLength(path) + refSize(child);
     const out = new Uint8Array(listLength(payload));
     writeRef(out, writeString(out, writeListHeader(out, 0, payload), path), child);
@@ -138,9 +180,9 @@ class OrderedTrieBuilder {
     const children = new Array<NodeRef | undefined>(16);
     let payload = 1; // the empty value slot: keys rlp(i) are prefix-free, so no branch holds a value
     for (let start = lo; start < hi;) {
-      const nibble = this.keys[start]![depth]!;
+      const nibble = this.keys.at(start, depth);
       let end = start + 1;
-      while (end < hi && this.keys[end]![depth] === nibble) end++;
+      while (end < hi && this.keys.at(end, depth) === nibble) end++;
       const child = this.ref(this.node(start, end, depth + 1));
       children[nibble] = child;
       payload += refSize(child);
@@ -187,11 +229,33 @@ export function orderedTrieRootInPlace(values: readonly Uint8Array[], options: H
 }
 
 function trieRoot(values: readonly Uint8Array[], keccak: Keccak256, inPlace: boolean): Uint8Array {
-  if (values.length === 0) return EMPTY_TRIE_ROOT.slice();
-  const order = indexKeyOrder(values.length);
-  const keys = order.map((i) => toNibbles(indexKey(i)));
-  const sortedValues = order.map((i) => values[i]!);
-  return keccak(new OrderedTrieBuilder(keys, sortedValues, keccak, inPlace).node(0, keys.length, 0));
+  return rootOf(values.length, (i) => values[i]!, keccak, inPlace);
+}
+
+/**
+ * {@link orderedTrieRootInPlace} of `count` values given one at a time: `valueAt(i)` is asked for
+ * each position once, in the byte order of the keys (1..127, 0, 128 and up), and its leaf is
+ * hashed before the next is asked for, so that a value may be written where the one before it
+ * was: the values of a block need not all be held at once.
+ */
+export function orderedTrieRootOf(
+  count: number,
+  valueAt: (index: number) => Uint8Array,
+  options: HashOptions = {},
+): Uint8Array {
+  return rootOf(count, valueAt, options.keccak ?? defaultKeccak256, true);
+}
+
+function rootOf(
+  count: number,
+  valueAt: (index: number) => Uint8Array,
+  keccak: Keccak256,
+  inPlace: boolean,
+): Uint8Array {
+  if (count === 0) return EMPTY_TRIE_ROOT.slice();
+  const order = indexKeyOrder(count);
+  const builder = new OrderedTrieBuilder(new KeyNibbles(order), (p) => valueAt(order[p]!), keccak, inPlace);
+  return keccak(builder.node(0, count, 0));
 }
 
 /** A trie's root and the nodes on one key's path, root first. */
@@ -226,7 +290,6 @@ export function orderedTrieProofs(
   if (values.length === 0) return { root: EMPTY_TRIE_ROOT.slice(), proofs: [] };
   const keccak = options.keccak ?? defaultKeccak256;
   const order = indexKeyOrder(values.length);
-  const keys = order.map((i) => toNibbles(indexKey(i)));
   const positionOf = new Int32Array(values.length);
   order.forEach((index, position) => (positionOf[index] = position));
   const proven = new Uint8Array(values.length);
@@ -235,13 +298,13 @@ export function orderedTrieProofs(
   const provenBefore = new Int32Array(values.length + 1);
   for (let p = 0; p < values.length; p++) provenBefore[p + 1] = provenBefore[p]! + proven[p]!;
   const builder = new OrderedTrieBuilder(
-    keys,
-    order.map((i) => values[i]!),
+    new KeyNibbles(order),
+    (p) => values[order[p]!]!,
     keccak,
     false,
     (lo, hi) => provenBefore[hi]! > provenBefore[lo]!,
   );
-  const rootNode = builder.node(0, keys.length, 0);
+  const rootNode = builder.node(0, order.length, 0);
   const proofs = indexes.map((index) => {
     const position = positionOf[index]!;
     // Only the root and the nodes referenced by hash stand alone; smaller ones are in their parent's bytes.

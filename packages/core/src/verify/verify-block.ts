@@ -17,7 +17,7 @@ import { Problems, type InvalidInput } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/receipt-rules.js';
-import { receiptsCommitment, type ReceiptsCommitment } from '../receipts/root.js';
+import { receiptsCommitment, receiptsRootAndBloom, type ReceiptsCommitment } from '../receipts/root.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -177,13 +177,11 @@ function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: P
   }
 }
 
-/** The source's raw consensus receipts against our encodings of them. */
-function rawReceiptsComparison(block: RpcBlock, commitment: ReceiptsCommitment): BlockReport['raw_receipts'] {
-  if (block.rawReceipts === undefined) return null;
-  const mismatch = block.rawReceipts.findIndex(
-    (r, i) => !bytesEqual(r, commitment.encodedReceipts[i] ?? new Uint8Array(0)),
-  );
-  const countOk = block.rawReceipts.length === commitment.encodedReceipts.length;
+/** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
+function rawReceiptsComparison(block: RpcBlock, encoded: Uint8Array[] | undefined): BlockReport['raw_receipts'] {
+  if (block.rawReceipts === undefined || encoded === undefined) return null;
+  const mismatch = block.rawReceipts.findIndex((r, i) => !bytesEqual(r, encoded[i] ?? new Uint8Array(0)));
+  const countOk = block.rawReceipts.length === encoded.length;
   return {
     count: block.rawReceipts.length,
     matches: countOk && mismatch === -1,
@@ -253,8 +251,17 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   ) as Plan['checks'];
 
   const keccak = context.keccak ?? defaultKeccak256;
-  let commitment: ReceiptsCommitment | undefined;
-  const receipts = () => (commitment ??= receiptsCommitment(block.receipts, { rules, keccak }));
+  // The encodings are kept only to be compared with the source's raw receipts: a million of them held
+  // at once made the collector run a full collection of the caller's whole heap.
+  let commitment: Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
+  const receipts = () => {
+    const options = { rules, keccak };
+    commitment ??=
+      block.rawReceipts === undefined
+        ? receiptsRootAndBloom(block.receipts, options)
+        : receiptsCommitment(block.receipts, options);
+    return commitment;
+  };
   const comparisons: Record<CheckName, Comparison> = {
     receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => receipts().receiptsRoot),
     logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => receipts().logsBloom),
@@ -262,7 +269,7 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
       keccak(encodeHeader(block.header.complete!, layout)),
     ),
   };
-  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, receipts()) : null;
+  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, receipts().encodedReceipts) : null;
   const { verdict, reason } = verdictOf(comparisons, raw);
   return ok({
     id: block.id ?? null,
