@@ -41,29 +41,13 @@ class ReceiptWriter {
     this.#hasher = new BloomHasher(keccak);
   }
 
-  /**
-   * The plan of each receipt in turn, and the bytes the largest takes with its leaf's headroom: a
-   * plan is measured again when its receipt is written, as one kept per receipt survived to be
-   * marked by every full collection, which a million receipts made frequent. Any receipt that has
-   * no encoding throws here, the first in order.
-   */
-  measure(receipts: readonly Receipt[]): { total: number; largest: number } {
-    let total = 0;
-    let largest = 0;
-    for (let i = 0; i < receipts.length; i++) {
-      const size = LEAF_HEADROOM + this.#plan(receipts[i]!).size;
-      total += size;
-      largest = Math.max(largest, size);
-    }
-    return { total, largest };
-  }
-
-  #plan(receipt: Receipt): ReceiptPlan {
+  /** Measures `receipt`'s encoding; throws for a receipt that has none. */
+  plan(receipt: Receipt): ReceiptPlan {
     return planReceipt(receipt, receiptLayout(receipt, this.#rules));
   }
 
-  /** Writes `receipt` into `out` after LEAF_HEADROOM bytes from `offset` (room for its trie leaf); its view. */
-  write(receipt: Receipt, out: Uint8Array, offset: number): Uint8Array {
+  /** Writes `receipt` as `plan` measured it into `out`, after LEAF_HEADROOM bytes from `offset` (its trie leaf's room); its view. */
+  write(receipt: Receipt, plan: ReceiptPlan, out: Uint8Array, offset: number): Uint8Array {
     const bloom = this.#bloom;
     bloom.fill(0);
     for (const log of receipt.logs) this.#hasher.addLog(bloom, log);
@@ -71,7 +55,7 @@ class ReceiptWriter {
     const bloomWords = this.#bloomWords;
     for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
     const start = offset + LEAF_HEADROOM;
-    return out.subarray(start, writeReceipt(out, start, receipt, this.#plan(receipt), bloom));
+    return out.subarray(start, writeReceipt(out, start, receipt, plan, bloom));
   }
 }
 
@@ -91,10 +75,11 @@ export function receiptsCommitment(
   const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
   // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
-  const buffer = new Uint8Array(writer.measure(receipts).total);
+  const plans = receipts.map((receipt) => writer.plan(receipt));
+  const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
   let offset = 0;
-  const encodedReceipts = receipts.map((receipt) => {
-    const encoded = writer.write(receipt, buffer, offset);
+  const encodedReceipts = receipts.map((receipt, i) => {
+    const encoded = writer.write(receipt, plans[i]!, buffer, offset);
     offset = encoded.byteOffset + encoded.length;
     return encoded;
   });
@@ -119,14 +104,19 @@ export function receiptsRootAndBloom(
 ): Omit<ReceiptsCommitment, 'encodedReceipts'> {
   const keccak = options.keccak ?? defaultKeccak256;
   const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
-  const { largest } = writer.measure(receipts);
-  // The trie takes receipt 0 after 1..127 (its key 0x80 sorts after theirs): it is written first,
-  // on its own, so that the receipts are written in order, as receiptsCommitment writes them.
-  const first = receipts.length === 0 ? undefined : writer.write(receipts[0]!, new Uint8Array(largest), 0);
-  const scratch = new Uint8Array(largest);
+  // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
+  // 128 and up), into one buffer grown to the largest, so a receipt without an encoding throws when
+  // the trie reaches it, not first in index order (verifyRpcBlock has checked every one before).
+  let scratch = new Uint8Array(0);
   const receiptsRoot = orderedTrieRootOf(
     receipts.length,
-    (i) => (i === 0 ? first! : writer.write(receipts[i]!, scratch, 0)),
+    (i) => {
+      const receipt = receipts[i]!;
+      const plan = writer.plan(receipt);
+      const size = LEAF_HEADROOM + plan.size;
+      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
+      return writer.write(receipt, plan, scratch, 0);
+    },
     { keccak },
   );
   return { receiptsRoot, logsBloom: writer.logsBloom };
@@ -134,5 +124,5 @@ export function receiptsRootAndBloom(
 
 /** Receipts root of a block's complete receipt list (position i is transaction i). */
 export function receiptsRoot(receipts: readonly Receipt[], options: EncodeReceiptOptions = {}): Uint8Array {
-  return receiptsRootAndBloom(receipts, options).receiptsRoot;
+  return receiptsCommitment(receipts, options).receiptsRoot;
 }
