@@ -23,6 +23,12 @@ import { oracleEncode, oracleRoot } from './helpers/oracle.js';
 /** Property-test case counts; the closing note of issue 2 quotes them. */
 export const RUNS = { oracle: 120, values: 200, mutation: 150 } as const;
 
+/** Lists of non-empty values, each of a length within one of `ranges` ([min, max] bytes). */
+function valueLists(...ranges: Array<[number, number]>): fc.Arbitrary<Uint8Array[]> {
+  const value = fc.oneof(...ranges.map(([minLength, maxLength]) => fc.uint8Array({ minLength, maxLength })));
+  return listLength.chain((n) => fc.array(value, { minLength: n, maxLength: n }));
+}
+
 describe('receipts root against the @ethereumjs/mpt oracle', () => {
   it('an empty list has the empty trie root', () => {
     expect(bytesToHex(orderedTrieRoot([]))).toBe('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421');
@@ -43,16 +49,7 @@ describe('receipts root against the @ethereumjs/mpt oracle', () => {
 
   // Non-empty values: an empty value is a deletion to @ethereumjs/mpt, and no receipt is empty.
   it(`arbitrary values, including ones under 32 bytes that are embedded in their parent (${RUNS.values} runs)`, async () => {
-    const values = listLength.chain((n) =>
-      fc.array(
-        fc.oneof(
-          fc.uint8Array({ minLength: 1, maxLength: 3 }),
-          fc.uint8Array({ minLength: 1, maxLength: 40 }),
-          fc.uint8Array({ minLength: 1, maxLength: 300 }),
-        ),
-        { minLength: n, maxLength: n },
-      ),
-    );
+    const values = valueLists([1, 3], [1, 40], [1, 300]);
     await fc.assert(
       fc.asyncProperty(values, async (list) => {
         expect(bytesToHex(orderedTrieRoot(list))).toBe(bytesToHex(await oracleRoot(list)));
@@ -75,19 +72,7 @@ describe('leaves written in front of their values', () => {
   }
 
   it(`give orderedTrieRoot's root and leave the values intact, long or short (${RUNS.values} runs)`, () => {
-    const values = listLength.chain((n) =>
-      fc.array(
-        fc.oneof(
-          fc.uint8Array({ minLength: 1, maxLength: 3 }),
-          fc.uint8Array({ minLength: 1, maxLength: 80 }),
-          fc.uint8Array({ minLength: 250, maxLength: 700 }),
-        ),
-        {
-          minLength: n,
-          maxLength: n,
-        },
-      ),
-    );
+    const values = valueLists([1, 3], [1, 80], [250, 700]);
     fc.assert(
       fc.property(values, fc.integer({ min: 0, max: 255 }), (list, filler) => {
         const laidOut = withHeadroom(list, filler);
@@ -120,16 +105,7 @@ describe('values given one at a time, each written where the one before it was',
   });
 
   it(`gives orderedTrieRoot's root, short values (embedded in their parent) included (${RUNS.values} runs)`, () => {
-    const values = listLength.chain((n) =>
-      fc.array(
-        fc.oneof(
-          fc.uint8Array({ minLength: 1, maxLength: 3 }),
-          fc.uint8Array({ minLength: 1, maxLength: 80 }),
-          fc.uint8Array({ minLength: 250, maxLength: 700 }),
-        ),
-        { minLength: n, maxLength: n },
-      ),
-    );
+    const values = valueLists([1, 3], [1, 80], [250, 700]);
     fc.assert(
       fc.property(values, fc.integer({ min: 0, max: 255 }), (list, filler) => {
         const { root, asked } = rootOneAtATime(list, filler);
