@@ -39,6 +39,15 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The large body to the receipt-root endpoint with the account's key, over fetch. */
+function postLargeBody(url: string): Promise<Response> {
+  return fetch(`${url}/v1/evm/verify/receipt-root`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    body: largeBody,
+  });
+}
+
 async function start(over: Partial<ServerConfig>): Promise<RunningServer> {
   log = capturingLogger();
   server = await startServer(
@@ -178,11 +187,7 @@ describe("fifty clients of one account, beyond the pool's threads", () => {
     });
     let answered = 0;
     const clients = Array.from({ length: 50 }, async () => {
-      const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
-        body: largeBody,
-      });
+      const res = await postLargeBody(url);
       const text = await res.text();
       answered++;
       return [res.status, res.headers.get('retry-after'), text.includes('"is_identical":true')] as const;
@@ -202,11 +207,7 @@ describe("fifty clients of one account, beyond the pool's threads", () => {
     const { url } = await start({ poolWorkers: 1, maxInFlightPerAccount: 4, admissionWaitMs: 60_000 });
     const statuses = await Promise.all(
       Array.from({ length: 8 }, async () => {
-        const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
-          body: largeBody,
-        });
+        const res = await postLargeBody(url);
         await res.arrayBuffer();
         return res.status;
       }),
@@ -222,11 +223,7 @@ describe("fifty clients of one account, beyond the pool's threads", () => {
     });
     const answers = await Promise.all(
       Array.from({ length: 50 }, async () => {
-        const res = await fetch(`${url}/v1/evm/verify/receipt-root`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
-          body: largeBody,
-        });
+        const res = await postLargeBody(url);
         await res.arrayBuffer();
         return [res.status, res.headers.get('retry-after')] as const;
       }),

@@ -198,6 +198,18 @@ const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v a
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
 
+/** An in-flight bound: a positive integer, or null for the one derived from the worker threads. */
+function inFlightBound(json: Json, name: string, fallback: number | null): number | null {
+  return member<number | null>(
+    json,
+    name,
+    '',
+    (v) => v === null || isPositive(v),
+    'a positive integer or null (derived from the worker threads)',
+    fallback,
+  );
+}
+
 /**
  * Refuses the members of `obj` that are not `known`, at any depth of the configuration: a typo
  * (`cu_limt`, `chian`) must not leave a default or no limit in its place without a word.
@@ -416,22 +428,8 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       'an http(s) origin such as https://verify.example.com',
       base.publicUrl,
     ),
-    maxInFlight: member<number | null>(
-      json,
-      'max_in_flight',
-      '',
-      (v) => v === null || isPositive(v),
-      'a positive integer or null (derived from the worker threads)',
-      base.maxInFlight,
-    ),
-    maxInFlightPerAccount: member<number | null>(
-      json,
-      'max_in_flight_per_account',
-      '',
-      (v) => v === null || isPositive(v),
-      'a positive integer or null (derived from the worker threads)',
-      base.maxInFlightPerAccount,
-    ),
+    maxInFlight: inFlightBound(json, 'max_in_flight', base.maxInFlight),
+    maxInFlightPerAccount: inFlightBound(json, 'max_in_flight_per_account', base.maxInFlightPerAccount),
     admissionWaitMs: member(
       json,
       'admission_wait_ms',
