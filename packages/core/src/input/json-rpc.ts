@@ -6,7 +6,16 @@ import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layou
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { Slab } from '../bytes/slab.js';
-import { isObject, join, quantityValue, readArray, readHex, readObject, readQuantity } from './json-values.js';
+import {
+  isObject,
+  join,
+  quantityValue,
+  readArray,
+  readHex,
+  readObject,
+  readQuantity,
+  type JsonObject,
+} from './json-values.js';
 import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
 import { Problems } from './problems.js';
 import { checkOutcome, orderByIndex, outcomeProblem } from './receipt-rules.js';
@@ -22,6 +31,9 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 const isEmptyHex = (value: unknown) => value === '0x' || value === '0X' || value === '';
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
+/** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
+const receiptType = (value: Record<string, unknown>) => (isAbsent(value.type) ? 0n : quantityValue(value.type, 255n));
+
 /**
  * The receipt `value` when it is plainly valid, read without a path or a problem built (the common
  * case, and what a node returns), its bytes views into the decoder's slab; else undefined, and
@@ -29,7 +41,7 @@ const isAbsent = (value: unknown) => value === undefined || value === null;
  */
 function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | undefined {
   if (!isObject(value)) return undefined;
-  const type = isAbsent(value.type) ? 0n : quantityValue(value.type, 255n);
+  const type = receiptType(value);
   const hasStatus = !isAbsent(value.status);
   const hasRoot = !isAbsent(value.root) && !isEmptyHex(value.root);
   if (type === undefined || outcomeProblem({ type: Number(type), hasStatus, hasRoot }) !== undefined) return undefined;
@@ -123,16 +135,65 @@ function readReceipt(value: unknown, path: string, problems: Problems): Receipt 
   };
 }
 
-/** A block's JSON-RPC receipts in transaction order, with what else the block reader needs of them. */
-interface RpcReceiptList {
-  receipts: Receipt[];
-  /** `transactionHash` of each receipt, where the source gave it. */
+/** The order of a block's JSON-RPC receipts, and the transaction hashes the state-sync rule reads. */
+interface ReceiptOrder {
+  /** `transactionHash` of each receipt in transaction order, where the source gave it (when they are kept). */
   txHashes: Array<Uint8Array | undefined>;
-  /** Position in the source's list of each receipt. */
+  /** Position in the source's list of each receipt, in transaction order. */
   positions: number[];
+  /** Whether the list is in transaction order as it stands (no receipt has a `transactionIndex`). */
+  inListOrder: boolean;
+}
+
+/** A block's JSON-RPC receipts in transaction order, with what else the block reader needs of them. */
+interface RpcReceiptList extends ReceiptOrder {
+  receipts: Receipt[];
 }
 
 const MAX_INDEX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * The order of the receipts of `list` by their `transactionIndex`, each `transactionHash` read on the way (into `slab`,
+ * and kept only when `keepHashes`): undefined, with problems named, when one is malformed or the indexes are not
+ * exactly 0..n-1, and when `problems` has grown since `before`.
+ */
+function readReceiptOrder(
+  list: unknown[],
+  path: string,
+  problems: Problems,
+  slab: Slab,
+  options: { keepHashes: boolean; before: number },
+): ReceiptOrder | undefined {
+  const n = list.length;
+  const txHashes = new Array<Uint8Array | undefined>(n);
+  const indexes = new Array<number | undefined>(n);
+  // Every hash, then every index: the order the problems are listed in.
+  const member = (i: number, name: string) => (isObject(list[i]) ? list[i][name] : undefined);
+  for (let i = 0; i < n; i++) {
+    const hash = member(i, 'transactionHash');
+    if (isAbsent(hash)) continue;
+    const read = slab.hex(hash, 32) ?? readHex(hash, `${path}[${i}].transactionHash`, problems, 32);
+    if (options.keepHashes) txHashes[i] = read;
+  }
+  let withIndex = 0;
+  for (let i = 0; i < n; i++) {
+    const index = member(i, 'transactionIndex');
+    if (isAbsent(index)) continue;
+    withIndex++;
+    const read =
+      quantityValue(index, MAX_INDEX) ?? readQuantity(index, `${path}[${i}].transactionIndex`, problems, MAX_INDEX);
+    if (read !== undefined) indexes[i] = Number(read);
+  }
+  if (problems.count !== options.before) return undefined;
+  if (withIndex === 0) return { txHashes, positions: list.map((_, i) => i), inListOrder: true };
+  if (withIndex !== n) {
+    problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
+    return undefined;
+  }
+  const positions = orderByIndex(indexes, (position) => `${path}[${position}].transactionIndex`, path, problems);
+  if (problems.count !== options.before) return undefined;
+  return { txHashes: positions.map((p) => txHashes[p]), positions, inListOrder: false };
+}
 
 /**
  * A block's receipts, each read by the fast path and, where that refuses it, by the one that names
@@ -145,35 +206,12 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems, sl
   const logs = new LogDecoder('json-rpc', slab);
   const n = list.length;
   const receipts = new Array<Receipt | undefined>(n);
-  const txHashes = new Array<Uint8Array | undefined>(n);
-  const indexes = new Array<number | undefined>(n);
-  // Every receipt, then every hash, then every index: the order the problems are listed in.
+  // Every receipt first: the order the problems are listed in.
   for (let i = 0; i < n; i++)
     receipts[i] = validReceipt(list[i], slab, logs) ?? readReceipt(list[i], `${path}[${i}]`, problems);
-  const member = (i: number, name: string) => (isObject(list[i]) ? list[i][name] : undefined);
-  for (let i = 0; i < n; i++) {
-    const hash = member(i, 'transactionHash');
-    if (!isAbsent(hash))
-      txHashes[i] = slab.hex(hash, 32) ?? readHex(hash, `${path}[${i}].transactionHash`, problems, 32);
-  }
-  let withIndex = 0;
-  for (let i = 0; i < n; i++) {
-    const index = member(i, 'transactionIndex');
-    if (isAbsent(index)) continue;
-    withIndex++;
-    const read =
-      quantityValue(index, MAX_INDEX) ?? readQuantity(index, `${path}[${i}].transactionIndex`, problems, MAX_INDEX);
-    if (read !== undefined) indexes[i] = Number(read);
-  }
-  if (problems.count !== before) return undefined;
-  if (withIndex === 0) return { receipts: receipts as Receipt[], txHashes, positions: list.map((_, i) => i) };
-  if (withIndex !== n) {
-    problems.add(path, 'conflict', 'transactionIndex on every receipt or on none');
-    return undefined;
-  }
-  const positions = orderByIndex(indexes, (position) => `${path}[${position}].transactionIndex`, path, problems);
-  if (problems.count !== before) return undefined;
-  return { receipts: positions.map((p) => receipts[p]!), txHashes: positions.map((p) => txHashes[p]), positions };
+  const order = readReceiptOrder(list, path, problems, slab, { keepHashes: true, before });
+  if (order === undefined) return undefined;
+  return { ...order, receipts: order.inListOrder ? (receipts as Receipt[]) : order.positions.map((p) => receipts[p]!) };
 }
 
 /**
@@ -269,7 +307,7 @@ export interface ReadRpcBlockOptions extends HashOptions {
 function stateSyncReceipt(
   verifiability: Verifiability | undefined,
   header: RpcHeader,
-  list: RpcReceiptList,
+  list: ReceiptOrder,
   problems: Problems,
   options: ReadRpcBlockOptions,
 ): ExcludedReceipt | undefined {
@@ -299,6 +337,29 @@ function numberOf(header: unknown): bigint | undefined {
     : readQuantity(raw, 'header.number', new Problems(), MAX_UINT256);
 }
 
+/** What a block's reader reads before its receipts: its id and chain, and its header in the layout of its chain's era. */
+export interface RpcBlockHead {
+  id?: string;
+  chainId: number | null;
+  verifiability: Verifiability | undefined;
+  /** undefined when it has a problem, which is named. */
+  header: RpcHeader | undefined;
+}
+
+/** The head of `block` (an object in the fixtures' format), every problem of it named in `problems`. */
+export function readRpcBlockHead(block: JsonObject, problems: Problems, options: ReadRpcBlockOptions): RpcBlockHead {
+  let chainId: number | null = null;
+  if (!isAbsent(block.chain_id)) {
+    const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
+    if (id !== undefined) chainId = Number(id);
+  }
+  const verifiability =
+    chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
+  const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
+  const header = readRpcHeader(block.header, 'header', problems, layout);
+  return { ...(typeof block.id === 'string' && { id: block.id }), chainId, verifiability, header };
+}
+
 /**
  * Reads a block in the fixtures' format, its header in the layout of its chain's era. On a chain whose rules leave a
  * returned
@@ -313,20 +374,12 @@ export function readRpcBlock(
   const block = readObject(value, '', problems, 'a block object with header and receipts');
   if (block === undefined) return undefined;
   const before = problems.count;
-  let chainId: number | null = null;
-  if (block.chain_id !== undefined && block.chain_id !== null) {
-    const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
-    if (id !== undefined) chainId = Number(id);
-  }
-  const verifiability =
-    chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
-  const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
-  const header = readRpcHeader(block.header, 'header', problems, layout);
+  const { id, chainId, verifiability, header } = readRpcBlockHead(block, problems, options);
   // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.
   const slab = new Slab();
   const list = readRpcReceiptList(block.receipts, 'receipts', problems, slab);
   let rawReceipts: Uint8Array[] | undefined;
-  if (block.raw_receipts !== undefined && block.raw_receipts !== null) {
+  if (!isAbsent(block.raw_receipts)) {
     const rawList = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
     const raw = (rawList ?? []).map((r, i) => slab.hex(r) ?? readHex(r, `raw_receipts[${i}]`, problems));
     if (raw.every((r) => r !== undefined)) rawReceipts = raw;
@@ -335,11 +388,98 @@ export function readRpcBlock(
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
   if (problems.count !== before) return undefined;
   return {
-    ...(typeof block.id === 'string' && { id: block.id }),
+    ...(id !== undefined && { id }),
     chainId,
     header,
     receipts: list.receipts.filter((_, index) => index !== excluded?.index),
     excludedReceipts: excluded === undefined ? [] : [excluded],
     ...(rawReceipts !== undefined && { rawReceipts }),
+  };
+}
+
+/** What verifying a block reads of a receipt before any is hashed: the receipt's kind (chains/claims.ts) comes of these. */
+export type ReceiptOutline = Pick<Receipt, 'type' | 'cumulativeGasUsed'>;
+
+/** Thrown by a {@link ReceiptStream} for a receipt that is not plainly valid: readRpcBlock is then its reader, which names the problems. */
+export class ReceiptNotPlainlyValid extends Error {
+  override name = 'ReceiptNotPlainlyValid';
+}
+
+/**
+ * A block's receipts in the root, in transaction order, left in the block's JSON: each is decoded when asked for, by
+ * the reader readRpcBlock tries first, and dropped by its caller. At a million receipts, holding them decoded (1.4 KB a
+ * receipt, mostly one view per item) made the collector mark the caller's whole heap five times in one call.
+ */
+export interface ReceiptStream {
+  /** The type and gas of each, read without decoding it. */
+  readonly outlines: readonly ReceiptOutline[];
+  /** Whether any has logs. */
+  readonly hasLogs: boolean;
+  /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
+  readonly receiptAt: (i: number) => Receipt;
+  /**
+   * Decodes every receipt of the block that has not been (the one left out of the root too), as readRpcBlock decodes
+   * them all; throws ReceiptNotPlainlyValid.
+   */
+  readonly readRest: () => void;
+}
+
+/** A block as {@link streamRpcBlock} reads it. */
+export interface StreamedRpcBlock extends Omit<RpcBlock, 'receipts' | 'rawReceipts'> {
+  receipts: ReceiptStream;
+}
+
+/**
+ * {@link readRpcBlock}'s block, without raw receipts, with its receipts left in the JSON until they are hashed; undefined
+ * for a block that has raw receipts or in which readRpcBlock would name a problem (before the receipts' logs: those
+ * are read when a receipt is decoded), so that the caller reads it with readRpcBlock.
+ */
+export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}): StreamedRpcBlock | undefined {
+  if (!isObject(value) || !isAbsent(value.raw_receipts) || !Array.isArray(value.receipts)) return undefined;
+  const problems = new Problems();
+  const { id, chainId, verifiability, header } = readRpcBlockHead(value, problems, options);
+  const list: unknown[] = value.receipts;
+  const outlines = new Array<ReceiptOutline>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const receipt = list[i];
+    if (!isObject(receipt)) return undefined;
+    const type = receiptType(receipt);
+    const cumulativeGasUsed = quantityValue(receipt.cumulativeGasUsed);
+    if (type === undefined || cumulativeGasUsed === undefined) return undefined;
+    outlines[i] = { type: Number(type), cumulativeGasUsed };
+  }
+  const slab = new Slab();
+  // The hashes are kept only where the state-sync rule reads them: a million views held cost what the receipts did.
+  const keepHashes = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
+  const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
+  if (order === undefined || header === undefined || !problems.empty) return undefined;
+  const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
+  if (!problems.empty) return undefined;
+  const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
+  const logs = new LogDecoder('json-rpc', slab);
+  const decoded = new Uint8Array(list.length);
+  const decode = (position: number) => {
+    decoded[position] = 1;
+    const receipt = validReceipt(list[position], slab, logs);
+    if (receipt === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
+    return receipt;
+  };
+  const logsOf = (position: number) => (list[position] as JsonObject).logs ?? [];
+  return {
+    ...(id !== undefined && { id }),
+    chainId,
+    header,
+    excludedReceipts: excluded === undefined ? [] : [excluded],
+    receipts: {
+      outlines: hashed.map((position) => outlines[position]!),
+      hasLogs: hashed.some((position) => {
+        const receiptLogs = logsOf(position);
+        return Array.isArray(receiptLogs) && receiptLogs.length > 0;
+      }),
+      receiptAt: (i) => decode(hashed[i]!),
+      readRest: () => {
+        for (let position = 0; position < list.length; position++) if (decoded[position] === 0) decode(position);
+      },
+    },
   };
 }

@@ -102,6 +102,20 @@ export function receiptsRootAndBloom(
   receipts: readonly Receipt[],
   options: EncodeReceiptOptions = {},
 ): Omit<ReceiptsCommitment, 'encodedReceipts'> {
+  return receiptsRootAndBloomOf(receipts.length, (i) => receipts[i]!, options);
+}
+
+/**
+ * {@link receiptsRootAndBloom} of `count` receipts given one at a time: `receiptAt(i)` is asked for each once, when
+ * the trie takes its leaf, so that the caller need not hold them all decoded.
+ *
+ * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ */
+export function receiptsRootAndBloomOf(
+  count: number,
+  receiptAt: (index: number) => Receipt,
+  options: EncodeReceiptOptions = {},
+): Omit<ReceiptsCommitment, 'encodedReceipts'> {
   const keccak = options.keccak ?? defaultKeccak256;
   const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
@@ -109,9 +123,9 @@ export function receiptsRootAndBloom(
   // the trie reaches it, not first in index order (verifyRpcBlock has checked every one before).
   let scratch = new Uint8Array(0);
   const receiptsRoot = orderedTrieRootOf(
-    receipts.length,
+    count,
     (i) => {
-      const receipt = receipts[i]!;
+      const receipt = receiptAt(i);
       const plan = writer.plan(receipt);
       const size = LEAF_HEADROOM + plan.size;
       if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));

@@ -12,14 +12,26 @@ import {
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
-import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
+import {
+  readRpcBlock,
+  ReceiptNotPlainlyValid,
+  streamRpcBlock,
+  type ReceiptOutline,
+  type RpcBlock,
+} from '../input/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/problems.js';
-import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
+import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/receipt-rules.js';
-import { receiptsCommitment, receiptsRootAndBloom, type ReceiptsCommitment } from '../receipts/root.js';
+import {
+  receiptsCommitment,
+  receiptsRootAndBloom,
+  receiptsRootAndBloomOf,
+  type ReceiptsCommitment,
+} from '../receipts/root.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
+import { UnknownReceiptTypeError } from '../errors.js';
 
 export interface BlockVerifyContext extends HashOptions {
   registry?: ChainRegistry;
@@ -70,6 +82,21 @@ export interface BlockReport {
   reason: string | null;
 }
 
+/** A block read, but for its receipts. */
+type BlockRead = Omit<RpcBlock, 'receipts'>;
+
+/** A block's receipts in the root (in transaction order) as verifying the block reads them. */
+interface ReceiptsRead {
+  /** The type and gas of each: the rules and the claims read these before any receipt is hashed. */
+  outlines: readonly ReceiptOutline[];
+  hasLogs: boolean;
+  /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
+  commitment(options: {
+    rules: RuleSet;
+    keccak: Keccak256;
+  }): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
+}
+
 const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
 
 /** A claimed check's comparison; an unclaimed one's says why it did not run. */
@@ -85,7 +112,7 @@ function compare(claim: CheckClaim, expected: Uint8Array | undefined, computed: 
 }
 
 /** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
-function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockReport {
+function notVerifiableReport(block: BlockRead, count: number, subject: NotVerifiable): BlockReport {
   const { fields } = block.header;
   const reason = describeNotVerifiable(subject, fields.number);
   const skipped = (expected: Uint8Array | undefined): Comparison => ({
@@ -101,7 +128,7 @@ function notVerifiableReport(block: RpcBlock, subject: NotVerifiable): BlockRepo
     rules: subject.chain!.rules,
     header_layout: block.header.layout.name,
     block_number: fields.number === undefined ? null : Number(fields.number),
-    transaction_count: block.receipts.length,
+    transaction_count: count,
     receipts_root: skipped(fields.receiptsRoot),
     logs_bloom: skipped(fields.logsBloom),
     block_hash: skipped(block.header.hash),
@@ -129,7 +156,7 @@ const NAMED: CheckClaim = { verified: true, evidence: 'configured' };
  * chain with eras needs the block number.
  */
 function planFor(
-  block: RpcBlock,
+  block: BlockRead,
   verifiability: Verifiability | undefined,
   context: BlockVerifyContext,
   problems: Problems,
@@ -162,7 +189,7 @@ function planFor(
  * What the claimed checks need of the header, as problems: each of the three commitments, and for
  * the block hash every field of the header's layout. Nothing claimed is missing from a report.
  */
-function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: Problems): void {
+function requireCommitments(block: BlockRead, checks: Plan['checks'], problems: Problems): void {
   const { fields, hash, missing, layout } = block.header;
   const commitments = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
   for (const [name, value] of Object.entries(commitments)) {
@@ -178,7 +205,7 @@ function requireCommitments(block: RpcBlock, checks: Plan['checks'], problems: P
 }
 
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
-function rawReceiptsComparison(block: RpcBlock, encoded: Uint8Array[] | undefined): BlockReport['raw_receipts'] {
+function rawReceiptsComparison(block: BlockRead, encoded: Uint8Array[] | undefined): BlockReport['raw_receipts'] {
   if (block.rawReceipts === undefined || encoded === undefined) return null;
   const mismatch = block.rawReceipts.findIndex((r, i) => !bytesEqual(r, encoded[i] ?? new Uint8Array(0)));
   const countOk = block.rawReceipts.length === encoded.length;
@@ -219,57 +246,82 @@ function verdictOf(
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak };
+  // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
+  // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
+  const streamed = streamRpcBlock(input, options);
+  if (streamed !== undefined) {
+    try {
+      const { outlines, hasLogs, receiptAt, readRest } = streamed.receipts;
+      const commitment = (hashing: { rules: RuleSet; keccak: Keccak256 }) =>
+        receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
+      const result = verifyReceipts(streamed, { outlines, hasLogs, commitment }, context);
+      if (result.ok) {
+        readRest();
+        return result;
+      }
+    } catch (error) {
+      if (!(error instanceof ReceiptNotPlainlyValid || error instanceof UnknownReceiptTypeError)) throw error;
+    }
+  }
   const problems = new Problems();
-  const block = readRpcBlock(input, problems, {
-    registry: context.registry ?? defaultRegistry,
-    keccak: context.keccak,
-  });
+  const block = readRpcBlock(input, problems, options);
   return block === undefined ? err(problems.invalidInput()) : verifyRpcBlock(block, context);
 }
 
 /** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
 export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const { receipts } = block;
+  // The encodings are kept only to be compared with the source's raw receipts: a million of them held
+  // at once made the collector run a full collection of the caller's whole heap.
+  const commitment = (hashing: { rules: RuleSet; keccak: Keccak256 }) =>
+    block.rawReceipts === undefined ? receiptsRootAndBloom(receipts, hashing) : receiptsCommitment(receipts, hashing);
+  return verifyReceipts(
+    block,
+    { outlines: receipts, hasLogs: receipts.some((r) => r.logs.length > 0), commitment },
+    context,
+  );
+}
+
+/** The report of `block` whose receipts are `receipts`, or why it is refused. */
+function verifyReceipts(
+  block: BlockRead,
+  receipts: ReceiptsRead,
+  context: BlockVerifyContext,
+): Result<BlockReport, BlockRefusal> {
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
   const { fields } = block.header;
+  const count = receipts.outlines.length;
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
   const plan = planFor(block, verifiability, context, problems);
-  if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, plan.error));
+  if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era } = plan.value;
   requireCommitments(block, plan.value.checks, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
   // guessed.
   if (plan.value.checks.receipts_root.verified)
-    block.receipts.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
+    receipts.outlines.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
   const shape = {
-    kinds: receiptKinds(block.receipts, block.excludedReceipts.length > 0),
-    hasLogs: block.receipts.some((r) => r.logs.length > 0),
+    kinds: receiptKinds(receipts.outlines, block.excludedReceipts.length > 0),
+    hasLogs: receipts.hasLogs,
   };
   const checks = Object.fromEntries(
     CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
   ) as Plan['checks'];
 
   const keccak = context.keccak ?? defaultKeccak256;
-  // The encodings are kept only to be compared with the source's raw receipts: a million of them held
-  // at once made the collector run a full collection of the caller's whole heap.
-  let commitment: Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
-  const receipts = () => {
-    const options = { rules, keccak };
-    commitment ??=
-      block.rawReceipts === undefined
-        ? receiptsRootAndBloom(block.receipts, options)
-        : receiptsCommitment(block.receipts, options);
-    return commitment;
-  };
+  let commitment: ReturnType<ReceiptsRead['commitment']> | undefined;
+  const committed = () => (commitment ??= receipts.commitment({ rules, keccak }));
   const comparisons: Record<CheckName, Comparison> = {
-    receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => receipts().receiptsRoot),
-    logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => receipts().logsBloom),
+    receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => committed().receiptsRoot),
+    logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => committed().logsBloom),
     block_hash: compare(checks.block_hash, block.header.hash, () =>
       keccak(encodeHeader(block.header.complete!, layout)),
     ),
   };
-  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, receipts().encodedReceipts) : null;
+  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, committed().encodedReceipts) : null;
   const { verdict, reason } = verdictOf(comparisons, raw);
   return ok({
     id: block.id ?? null,
@@ -278,7 +330,7 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
     rules: rules.name,
     header_layout: layout.name,
     block_number: fields.number === undefined ? null : Number(fields.number),
-    transaction_count: block.receipts.length,
+    transaction_count: count,
     ...comparisons,
     raw_receipts: raw,
     excluded_receipts: block.excludedReceipts.map(excludedReceiptResult),
