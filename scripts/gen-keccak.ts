@@ -248,14 +248,14 @@ const COMPLEMENTED_WORDS = [${complementedWords.join(', ')}] as const;
 /**
  * SPREAD[b] holds the even bits of byte b in bits 0..3 and its odd bits in
  * bits 16..19, so that OR-ing SPREAD[byte k] << 4k for the four bytes of a
- * little-endian word yields (even bits) | (odd bits) << 16.
+ * little-endian word yields (even bits) | (odd bits) << 16. Filled in a function, not a top-level
+ * loop: see PAIR in ../bytes/hex.ts.
  */
-const SPREAD = new Int32Array(256);
-for (let v = 0; v < 256; v++) {
+const SPREAD = Int32Array.from({ length: 256 }, (_, v) => {
   let w = 0;
   for (let j = 0; j < 4; j++) w |= (((v >>> (2 * j)) & 1) << j) | (((v >>> (2 * j + 1)) & 1) << (16 + j));
-  SPREAD[v] = w;
-}
+  return w;
+});
 
 ${permutation().join('\n')}
 

@@ -22,10 +22,16 @@ const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 const word = LITTLE_ENDIAN
   ? (first: number, second: number) => first | (second << 8)
   : (first: number, second: number) => (first << 8) | second;
-const PAIR = new Int16Array(65536).fill(-1);
-for (const hi of DIGITS) {
-  for (const lo of DIGITS) PAIR[word(hi.charCodeAt(0), lo.charCodeAt(0))] = (parseInt(hi, 16) << 4) | parseInt(lo, 16);
-}
+// Filled in a function: a loop in a module's top-level code has V8 compile all that code for Sparkplug as it runs,
+// about 1 ms of a CLI process's start, whose bundle holds the core in one top level.
+const PAIR = (() => {
+  const pair = new Int16Array(65536).fill(-1);
+  for (const hi of DIGITS) {
+    for (const lo of DIGITS)
+      pair[word(hi.charCodeAt(0), lo.charCodeAt(0))] = (parseInt(hi, 16) << 4) | parseInt(lo, 16);
+  }
+  return pair;
+})();
 /** Bytes up to which reading character codes is the faster way. */
 const SHORT = 20;
 /** Characters copied at a time (even, so that no pair of digits is split): longer text goes in pieces. */

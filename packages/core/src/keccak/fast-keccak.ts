@@ -50,14 +50,14 @@ const COMPLEMENTED_WORDS = [2, 3, 4, 5, 16, 17, 24, 25, 34, 35, 40, 41] as const
 /**
  * SPREAD[b] holds the even bits of byte b in bits 0..3 and its odd bits in
  * bits 16..19, so that OR-ing SPREAD[byte k] << 4k for the four bytes of a
- * little-endian word yields (even bits) | (odd bits) << 16.
+ * little-endian word yields (even bits) | (odd bits) << 16. Filled in a function, not a top-level
+ * loop: see PAIR in ../bytes/hex.ts.
  */
-const SPREAD = new Int32Array(256);
-for (let v = 0; v < 256; v++) {
+const SPREAD = Int32Array.from({ length: 256 }, (_, v) => {
   let w = 0;
   for (let j = 0; j < 4; j++) w |= (((v >>> (2 * j)) & 1) << j) | (((v >>> (2 * j + 1)) & 1) << (16 + j));
-  SPREAD[v] = w;
-}
+  return w;
+});
 
 /** Keccak-f[1600] on `state` (interleaved, lane-complemented representation). */
 function keccakF1600(): void {
