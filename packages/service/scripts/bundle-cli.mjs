@@ -6,6 +6,7 @@
 // that starts the workers, where that chunk looks for it.
 import { rmSync } from 'node:fs';
 import { build } from 'rolldown';
+import { parseAst } from 'rolldown/parseAst';
 
 const BUILTIN_IMPORT = /^import (?:\{([^}]*)\}|\* as (\w+)|(\w+)) from "(node:[\w/]+)";$/gm;
 
@@ -37,6 +38,34 @@ const dist = (path) => new URL(`../dist/${path}`, import.meta.url).pathname;
  */
 const OWN_FILE = { main: dist('cli/main.js'), audit: dist('cli/audit.js') };
 
+/**
+ * The top-level functions of those files compiled with the file rather than at their first call: V8
+ * compiles a function in parentheses at once, and Node's compile cache keeps only the code compiled
+ * with the file, so a function compiled at its first call was compiled again by every process.
+ * `function f(…) {…}` becomes `var f = (function f(…) {…});`, moved above the other top-level code
+ * (after the imports), as a declaration is hoisted: top-level code may name a function declared
+ * below it. A verify block process compiled about 190 functions at their first call: 42.4 -> 40.2 ms,
+ * a 30-block audit 79.5 -> 75.7 ms; a process without the compile cache compiles them all (verify
+ * block 44.5 -> 45.3 ms).
+ */
+const eagerFunctions = {
+  name: 'eager-functions',
+  renderChunk(code, chunk) {
+    if (!Object.hasOwn(OWN_FILE, chunk.name)) return null;
+    const { body } = parseAst(code);
+    const top = body.findLast((node) => node.type === 'ImportDeclaration')?.end ?? 0;
+    const functions = body.filter((node) => node.type === 'FunctionDeclaration');
+    let rest = '';
+    let from = top;
+    for (const { start, end } of functions) {
+      rest += code.slice(from, start);
+      from = end;
+    }
+    const eager = functions.map((f) => `var ${f.id.name} = (${code.slice(f.start, f.end)});`);
+    return `${code.slice(0, top)}\n${eager.join('\n')}${rest}${code.slice(from)}`;
+  },
+};
+
 const dir = dist('cli-bundle/');
 // A fresh directory: chunk names carry hashes, so older chunks would otherwise pile up.
 rmSync(dir, { recursive: true, force: true });
@@ -48,7 +77,7 @@ await build({
   preserveEntrySignatures: 'allow-extension',
   platform: 'node',
   external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino', 'pg', 'pg-boss', 'prom-client'],
-  plugins: [builtinsFromProcess],
+  plugins: [builtinsFromProcess, eagerFunctions],
   output: {
     dir,
     format: 'esm',
