@@ -9,7 +9,8 @@
  * text: it then also decodes and compares them, a check the receipt-root operation does not make,
  * so that time is shown beside the ratio, not in it. Then whether the work is linear:
  * the cost per receipt of the core (receipts root and bloom of decoded receipts) and of the verify
- * path (`verifyBlock` of the parsed JSON) on 10,000, 100,000 and 1,000,000 unique receipts.
+ * path (`verifyBlock` of the parsed JSON) on 10,000, 100,000 and 1,000,000 unique receipts, in a
+ * process of its own (see LINEARITY).
  * The floor of any implementation with this Keccak is printed beside them: JSON.parse of the text and
  * the Keccak of exactly what the receipts root and bloom must hash (each distinct address and topic,
  * each trie node), so that a target beyond it is seen to be out of reach, not merely missed.
