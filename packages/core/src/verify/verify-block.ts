@@ -91,10 +91,13 @@ interface ReceiptsRead {
   outlines: readonly ReceiptOutline[];
   hasLogs: boolean;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
-  commitment(options: {
-    rules: RuleSet;
-    keccak: Keccak256;
-  }): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
+  commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
+}
+
+/** How a block's receipts are hashed: its rule set and the Keccak. */
+interface Hashing {
+  rules: RuleSet;
+  keccak: Keccak256;
 }
 
 const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
@@ -253,8 +256,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   if (streamed !== undefined) {
     try {
       const { outlines, hasLogs, receiptAt, readRest } = streamed.receipts;
-      const commitment = (hashing: { rules: RuleSet; keccak: Keccak256 }) =>
-        receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
+      const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
       const result = verifyReceipts(streamed, { outlines, hasLogs, commitment }, context);
       if (result.ok) {
         readRest();
@@ -274,7 +276,7 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   const { receipts } = block;
   // The encodings are kept only to be compared with the source's raw receipts: a million of them held
   // at once made the collector run a full collection of the caller's whole heap.
-  const commitment = (hashing: { rules: RuleSet; keccak: Keccak256 }) =>
+  const commitment = (hashing: Hashing) =>
     block.rawReceipts === undefined ? receiptsRootAndBloom(receipts, hashing) : receiptsCommitment(receipts, hashing);
   return verifyReceipts(
     block,
