@@ -40,7 +40,10 @@ function withoutRaw(fixture: FixtureBlock): Record<string, unknown> {
  */
 function stateSyncBlock() {
   const context = { registry: testRegistry };
-  const block = { ...withoutRaw(loadFixture('polygon-pos-9013760')), chain_id: TEST_CHAINS.polygon };
+  const block: Record<string, unknown> = {
+    ...withoutRaw(loadFixture('polygon-pos-9013760')),
+    chain_id: TEST_CHAINS.polygon,
+  };
   const header = readRpcBlock(block, new Problems(), context)!.header;
   const receipts = block.receipts as Array<Record<string, unknown>>;
   const stateSync = {
