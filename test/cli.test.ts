@@ -29,6 +29,25 @@ const goodBody = receiptRootBody({
 describe('the evm-integrity binary', () => {
   it('is built', () => expect(existsSync(BIN)).toBe(true));
 
+  it.each(['20.20.2', '22.11.0'])(
+    'on Node %s: one line naming the Node it needs, exit 2, no stack trace',
+    (version) => {
+      // The process made to report an older Node, as the machine's own `node` may be.
+      const older = `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } });
+      Object.defineProperty(process, 'version', { value: 'v${version}' });`;
+      const result = spawnSync(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(older)}`, BIN, 'verify', 'block', '-'],
+        { cwd: ROOT, input: JSON.stringify(fixture), encoding: 'utf8' },
+      );
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `evm-integrity: needs Node 22.12 or newer (the LTS lines 22 and 24); this is Node v${version}\n`,
+      );
+    },
+  );
+
   it('verify receipt-root from standard input: exit 0 and the endpoint JSON on stdout', () => {
     const { code, stdout } = run(['verify', 'receipt-root', '-'], JSON.stringify(goodBody));
     expect(code).toBe(0);

@@ -3,6 +3,16 @@
 // command at install time, before `npm run build` has made dist/. It runs the bundled CLI
 // (scripts/bundle-cli.mjs), which starts in a fraction of the time the module tree takes.
 
+// Node before 22.12 lacks what the CLI uses (the compile cache's API among them): one line and
+// exit 2, not a stack trace.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  process.stderr.write(
+    `evm-integrity: needs Node 22.12 or newer (the LTS lines 22 and 24); this is Node ${process.version}\n`,
+  );
+  process.exit(2);
+}
+
 // V8's compiled code of the CLI, kept between runs so that a process started once per block does
 // not parse and compile the same code again (about 2 ms of its start). Where Node keeps its compile
 // cache by default: NODE_COMPILE_CACHE's directory, else node-compile-cache under the system's
