@@ -231,5 +231,5 @@ console.log(
   `         per receipt at 1,000,000 / 10,000 unique receipts ≤ ${LINEAR_TARGET}x, on each path: ${verdict(linearMet)}.\n`,
 );
 console.log(
-  '(where peer / floor is under 10x, no implementation with this Keccak reaches 10x the peer on that block)\n',
+  '(where peer / floor is under 10x, no implementation calling this Keccak once per input reaches 10x the peer on that block)\n',
 );
