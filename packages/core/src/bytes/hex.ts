@@ -15,10 +15,10 @@
  */
 const DIGITS = '0123456789abcdefABCDEF';
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+/** Where a Uint16Array over two ASCII bytes reads the first and the second. */
+const [FIRST_SHIFT, SECOND_SHIFT] = LITTLE_ENDIAN ? [0, 8] : [8, 0];
 /** The word of two character codes, as a Uint16Array over their ASCII bytes reads it. */
-const word = LITTLE_ENDIAN
-  ? (first: number, second: number) => first | (second << 8)
-  : (first: number, second: number) => (first << 8) | second;
+const word = (first: number, second: number) => (first << FIRST_SHIFT) | (second << SECOND_SHIFT);
 /**
  * Filled in a function, without calls in its loop: a loop in a module's top-level code has V8 compile all that code
  * for Sparkplug as it runs, and a function called for each of the 484 pairs has V8 compile that function with Maglev
@@ -26,13 +26,12 @@ const word = LITTLE_ENDIAN
  */
 const PAIR = (() => {
   const pair = new Int16Array(65536).fill(-1);
-  const [firstShift, secondShift] = LITTLE_ENDIAN ? [0, 8] : [8, 0];
   for (let hi = 0; hi < DIGITS.length; hi++) {
-    const first = DIGITS.charCodeAt(hi) << firstShift;
+    const first = DIGITS.charCodeAt(hi) << FIRST_SHIFT;
     // DIGITS[16..21] are A-F.
     const high = (hi < 16 ? hi : hi - 6) << 4;
     for (let lo = 0; lo < DIGITS.length; lo++)
-      pair[first | (DIGITS.charCodeAt(lo) << secondShift)] = high | (lo < 16 ? lo : lo - 6);
+      pair[first | (DIGITS.charCodeAt(lo) << SECOND_SHIFT)] = high | (lo < 16 ? lo : lo - 6);
   }
   return pair;
 })();

@@ -439,15 +439,6 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const problems = new Problems();
   const { id, chainId, verifiability, header } = readRpcBlockHead(value, problems, options);
   const list: unknown[] = value.receipts;
-  const outlines = new Array<ReceiptOutline>(list.length);
-  for (let i = 0; i < list.length; i++) {
-    const receipt = list[i];
-    if (!isObject(receipt)) return undefined;
-    const type = receiptType(receipt);
-    const cumulativeGasUsed = quantityValue(receipt.cumulativeGasUsed);
-    if (type === undefined || cumulativeGasUsed === undefined) return undefined;
-    outlines[i] = { type: Number(type), cumulativeGasUsed };
-  }
   const slab = new Slab();
   // The hashes are kept only where the state-sync rule reads them: a million views held cost what the receipts did.
   const keepHashes = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
@@ -456,6 +447,20 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
   if (!problems.empty) return undefined;
   const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
+  // Type and gas are read here and again when the receipt is decoded, by the reader readRpcBlock uses: one reader of a
+  // receipt, for a bigint more a receipt.
+  const outlines = new Array<ReceiptOutline>(hashed.length);
+  let hasLogs = false;
+  for (let i = 0; i < hashed.length; i++) {
+    const receipt = list[hashed[i]!];
+    if (!isObject(receipt)) return undefined;
+    const type = receiptType(receipt);
+    const cumulativeGasUsed = quantityValue(receipt.cumulativeGasUsed);
+    const receiptLogs = receipt.logs ?? [];
+    if (type === undefined || cumulativeGasUsed === undefined || !Array.isArray(receiptLogs)) return undefined;
+    outlines[i] = { type: Number(type), cumulativeGasUsed };
+    hasLogs ||= receiptLogs.length > 0;
+  }
   const logs = new LogDecoder('json-rpc', slab);
   const decoded = new Uint8Array(list.length);
   const decode = (position: number) => {
@@ -464,18 +469,14 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     if (receipt === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
     return receipt;
   };
-  const logsOf = (position: number) => (list[position] as JsonObject).logs ?? [];
   return {
     ...(id !== undefined && { id }),
     chainId,
     header,
     excludedReceipts: excluded === undefined ? [] : [excluded],
     receipts: {
-      outlines: hashed.map((position) => outlines[position]!),
-      hasLogs: hashed.some((position) => {
-        const receiptLogs = logsOf(position);
-        return Array.isArray(receiptLogs) && receiptLogs.length > 0;
-      }),
+      outlines,
+      hasLogs,
       receiptAt: (i) => decode(hashed[i]!),
       readRest: () => {
         for (let position = 0; position < list.length; position++) if (decoded[position] === 0) decode(position);
