@@ -73,8 +73,11 @@ async function perReceipt(count: number, fn: () => unknown): Promise<number[]> {
   return times;
 }
 
-/** The linearity figures (run with --expose-gc), for the bench's process to print: a list of times per size, per path. */
-async function measureLinearity(): Promise<Record<'fresh' | 'core' | 'afterWhole', number[][]>> {
+/** Per path, the times per receipt at each size. */
+type LinearFigures = Record<'fresh' | 'core' | 'afterWhole', number[][]>;
+
+/** The linearity figures (run with --expose-gc), for the bench's process to print. */
+async function measureLinearity(): Promise<LinearFigures> {
   const fixture = JSON.parse(readFileSync(`fixtures/blocks/${LINEAR_SAMPLE}.json`, 'utf8'));
   const verifyOf = (block: unknown) => () => {
     const report = verifyBlock(block);
@@ -208,7 +211,7 @@ const linearity = spawnSync(
   { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 20 },
 );
 if (linearity.status !== 0) throw new Error(`the linearity process exited with ${linearity.status}`);
-const { fresh, core, afterWhole } = JSON.parse(linearity.stdout) as Record<'fresh' | 'core' | 'afterWhole', number[][]>;
+const { fresh, core, afterWhole } = JSON.parse(linearity.stdout) as LinearFigures;
 const us = (ms: number) => (ms * 1000).toFixed(2);
 const ratioOf = (times: number[][]) => median(times.at(-1)!) / median(times[0]!);
 const linearRow = (path: string, times: number[][]) =>

@@ -120,7 +120,7 @@ export function receiptsRootAndBloomOf(
   const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
   // 128 and up), into one buffer grown to the largest, so a receipt without an encoding throws when
-  // the trie reaches it, not first in index order (verifyRpcBlock has checked every one before).
+  // the trie reaches it, not first in index order (verifying a block checks every type before).
   let scratch = new Uint8Array(0);
   const receiptsRoot = orderedTrieRootOf(
     count,
