@@ -2,10 +2,23 @@
  * A fixture block as a node's answers carry it: every member `eth_getBlockReceipts` returns, where
  * the fixtures keep only what the receipts root and bloom need (plus, in some, `logsBloom`,
  * `transactionHash` and `logIndex`). The members a fixture lacks are filled in: the block's hash and
- * number from its header, each log's position in the block, and made-up but well-formed values for
- * the transaction's hash (where the fixture has none), sender, recipient, gas used and gas price.
- * `verifyBlock` reads none of them; they are there because a real answer makes JSON.parse read them.
+ * number from its header, each log's position in the block, each receipt's bloom from its logs (a
+ * receipt's own `logsBloom` is compared with its logs'), and made-up but well-formed values for the
+ * transaction's hash (where the fixture has none), sender, recipient, gas used and gas price.
+ * `verifyBlock` reads none of those but the bloom; they are there because a real answer makes
+ * JSON.parse read them.
  */
+import { bytesToHex, hexToBytes, logsBloom } from '../packages/core/src/index.js';
+
+/** The bloom of a JSON-RPC receipt's logs, as a node gives it. */
+function bloomOfLogs(logs: any[]): string {
+  const decoded = logs.map((log) => ({
+    address: hexToBytes(log.address),
+    topics: log.topics.map((topic: string) => hexToBytes(topic)),
+    data: hexToBytes(log.data),
+  }));
+  return `0x${bytesToHex(logsBloom(decoded))}`;
+}
 
 /** 0x-hex of `bytes` bytes, each a function of its position and `seed`. */
 function madeUpHex(bytes: number, seed: number): string {
@@ -32,7 +45,7 @@ export function fullNodeAnswer(fixture: any): string {
       cumulativeGasUsed: receipt.cumulativeGasUsed,
       gasUsed: '0x5208',
       effectiveGasPrice: '0x3b9aca00',
-      logsBloom: receipt.logsBloom ?? header.logsBloom,
+      logsBloom: receipt.logsBloom ?? bloomOfLogs(receipt.logs),
       logs: receipt.logs.map((log: any) => ({
         address: log.address,
         topics: log.topics,

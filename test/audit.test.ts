@@ -140,7 +140,7 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(audit.summary()).toMatchObject({ blocks: 12, verdicts: { pass: 12 }, reorgs: 1, complete: true });
   });
 
-  it('an altered receipt (a log of another address) fails receipts_root and logs_bloom, nothing else', async () => {
+  it("an altered receipt (a log of another address) fails receipts_root, logs_bloom and the receipt's own bloom, nothing else", async () => {
     const blocks = fixtureChain(1_000_021, 1_000_025);
     const block = blocks.get(1_000_023)!;
     const receipts = structuredClone(block.receipts) as Array<{ logs: Array<Record<string, unknown>> }>;
@@ -149,8 +149,21 @@ describe('auditRange over a JSON-RPC node', () => {
     const n = await start(blocks);
     const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
     expect(notPassing(events)).toEqual([
-      { block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom'] },
+      { block: 1_000_023, verdict: 'fail', checks: ['receipts_root', 'logs_bloom', 'receipt_blooms'] },
     ]);
+  });
+
+  it("a receipt's own logsBloom altered, its logs not, fails receipt_blooms, nothing else", async () => {
+    const blocks = fixtureChain(1_000_021, 1_000_025);
+    const block = blocks.get(1_000_023)!;
+    const receipts = structuredClone(block.receipts) as Array<{ logsBloom: string }>;
+    const bloom = receipts[1]!.logsBloom;
+    receipts[1]!.logsBloom = `${bloom.slice(0, 40)}${bloom[40] === '0' ? '1' : '0'}${bloom.slice(41)}`;
+    blocks.set(1_000_023, { ...block, receipts: receipts });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
+    expect(notPassing(events)).toEqual([{ block: 1_000_023, verdict: 'fail', checks: ['receipt_blooms'] }]);
+    expect(blocksOf(events)[2]!.failures[0]!.evidence).toEqual({ count: 7, matches: false, first_mismatch: 1 });
   });
 
   it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {

@@ -1,6 +1,6 @@
 /**
  * The chain's own checks of one block, from its verification and its neighbours: `header_hash`,
- * `receipts_root`, `logs_bloom`, `raw_receipts` (from `verifyBlock`), `parent_link`, `anchor`
+ * `receipts_root`, `logs_bloom`, `raw_receipts`, `receipt_blooms` (from `verifyBlock`), `parent_link`, `anchor`
  * and `transaction_count`; and the verdict they make. A block passes only when every one of them
  * ran and passed.
  */
@@ -140,6 +140,13 @@ export function judgeBlock(
         check: 'raw_receipts',
         message: "the source's consensus receipts differ from their encoding",
         evidence: { ...report.raw_receipts },
+      });
+    }
+    if (report.receipt_blooms !== null && !report.receipt_blooms.matches) {
+      failures.push({
+        check: 'receipt_blooms',
+        message: "a receipt's own logsBloom, as the source gave it, is not the bloom of its logs",
+        evidence: { ...report.receipt_blooms },
       });
     }
   }

@@ -6,6 +6,7 @@ import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layou
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { Slab } from '../bytes/slab.js';
+import { hexByteLength, parseHexInto } from '../bytes/hex.js';
 import {
   isObject,
   join,
@@ -93,6 +94,15 @@ function readRpcLog(value: unknown, path: string, problems: Problems): Log | und
   return { address, topics: topics as Uint8Array[], data };
 }
 
+/**
+ * Reads a receipt's own `logsBloom` member, as its source gave it, into `out` (256 bytes): false when it is not 256
+ * bytes of hex. A node's receipt carries the bloom of its logs, a field of its consensus encoding; the bloom itself is
+ * computed from the logs, and this one compared with it.
+ */
+export function readReceiptBloom(value: unknown, out: Uint8Array): boolean {
+  return typeof value === 'string' && hexByteLength(value) === FIXED_SIZES.bloom && parseHexInto(value, out, 0);
+}
+
 /** One JSON-RPC receipt (its `transactionIndex` is read by {@link readRpcReceipts}). */
 export function readRpcReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
   const slab = new Slab();
@@ -148,6 +158,8 @@ interface ReceiptOrder {
 /** A block's JSON-RPC receipts in transaction order, with what else the block reader needs of them. */
 interface RpcReceiptList extends ReceiptOrder {
   receipts: Receipt[];
+  /** Each receipt's own `logsBloom` text, in transaction order; undefined when none has one. */
+  blooms: Array<string | undefined> | undefined;
 }
 
 const MAX_INDEX = BigInt(Number.MAX_SAFE_INTEGER);
@@ -209,9 +221,29 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems, sl
   // Every receipt first: the order the problems are listed in.
   for (let i = 0; i < n; i++)
     receipts[i] = validReceipt(list[i], slab, logs) ?? readReceipt(list[i], `${path}[${i}]`, problems);
+  const blooms = readReceiptBlooms(list, path, problems);
   const order = readReceiptOrder(list, path, problems, slab, { keepHashes: true, before });
   if (order === undefined) return undefined;
-  return { ...order, receipts: order.inListOrder ? (receipts as Receipt[]) : order.positions.map((p) => receipts[p]!) };
+  const inOrder = <T>(items: T[]) => (order.inListOrder ? items : order.positions.map((p) => items[p]!));
+  return { ...order, receipts: inOrder(receipts as Receipt[]), blooms: blooms && inOrder(blooms) };
+}
+
+/**
+ * The `logsBloom` text of each receipt of `list` (kept as text: held decoded, a million receipts' blooms took 256 MB),
+ * each checked to be 256 bytes of hex, a problem named where it is not; undefined when no receipt has one.
+ */
+function readReceiptBlooms(list: unknown[], path: string, problems: Problems): Array<string | undefined> | undefined {
+  let blooms: Array<string | undefined> | undefined;
+  const scratch = new Uint8Array(FIXED_SIZES.bloom);
+  for (let i = 0; i < list.length; i++) {
+    const receipt = list[i];
+    const bloom = isObject(receipt) ? receipt.logsBloom : undefined;
+    if (isAbsent(bloom)) continue;
+    blooms ??= new Array<string | undefined>(list.length);
+    if (readReceiptBloom(bloom, scratch)) blooms[i] = bloom as string;
+    else readHex(bloom, `${path}[${i}].logsBloom`, problems, FIXED_SIZES.bloom);
+  }
+  return blooms;
 }
 
 /**
@@ -293,6 +325,11 @@ export interface RpcBlock {
   excludedReceipts: ExcludedReceipt[];
   /** Consensus encodings as the source gave them, when it did. */
   rawReceipts?: Uint8Array[];
+  /**
+   * Each receipt's own `logsBloom` as the source gave it (256 bytes of hex), for `receipts` in transaction order,
+   * undefined where it gave none; absent when no receipt had one.
+   */
+  receiptBlooms?: Array<string | undefined>;
 }
 
 export interface ReadRpcBlockOptions extends HashOptions {
@@ -387,13 +424,15 @@ export function readRpcBlock(
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
   if (problems.count !== before) return undefined;
+  const inRoot = (_: unknown, index: number) => index !== excluded?.index;
   return {
     ...(id !== undefined && { id }),
     chainId,
     header,
-    receipts: list.receipts.filter((_, index) => index !== excluded?.index),
+    receipts: list.receipts.filter(inRoot),
     excludedReceipts: excluded === undefined ? [] : [excluded],
     ...(rawReceipts !== undefined && { rawReceipts }),
+    ...(list.blooms !== undefined && { receiptBlooms: list.blooms.filter(inRoot) }),
   };
 }
 
@@ -418,8 +457,13 @@ export interface ReceiptStream {
   /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
   readonly receiptAt: (i: number) => Receipt;
   /**
-   * Decodes every receipt of the block that has not been (the one left out of the root too), as readRpcBlock decodes
-   * them all; throws ReceiptNotPlainlyValid.
+   * Reads receipt `i`'s own `logsBloom` into `out` (256 bytes): false when it has none; throws ReceiptNotPlainlyValid
+   * when it is not 256 bytes of hex.
+   */
+  readonly readBloom: (i: number, out: Uint8Array) => boolean;
+  /**
+   * Decodes every receipt of the block that has not been, and reads every `logsBloom` not read (the receipt left out of
+   * the root's too), as readRpcBlock reads them all; throws ReceiptNotPlainlyValid.
    */
   readonly readRest: () => void;
 }
@@ -469,6 +513,14 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     if (receipt === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
     return receipt;
   };
+  const bloomRead = new Uint8Array(list.length);
+  const readBloom = (position: number, out: Uint8Array) => {
+    bloomRead[position] = 1;
+    const bloom = (list[position] as JsonObject).logsBloom;
+    if (isAbsent(bloom)) return false;
+    if (!readReceiptBloom(bloom, out)) throw new ReceiptNotPlainlyValid(`receipts[${position}].logsBloom`);
+    return true;
+  };
   return {
     ...(id !== undefined && { id }),
     chainId,
@@ -478,8 +530,13 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       outlines,
       hasLogs,
       receiptAt: (i) => decode(hashed[i]!),
+      readBloom: (i, out) => readBloom(hashed[i]!, out),
       readRest: () => {
-        for (let position = 0; position < list.length; position++) if (decoded[position] === 0) decode(position);
+        const scratch = new Uint8Array(FIXED_SIZES.bloom);
+        for (let position = 0; position < list.length; position++) {
+          if (decoded[position] === 0) decode(position);
+          if (bloomRead[position] === 0) readBloom(position, scratch);
+        }
       },
     },
   };

@@ -21,6 +21,15 @@ export interface ReceiptsCommitment {
   encodedReceipts: Uint8Array[];
 }
 
+/** The commitments' options: the rules and the Keccak, and who sees each receipt's bloom. */
+export interface CommitmentOptions extends EncodeReceiptOptions {
+  /**
+   * Called with each receipt's index (in transaction order) and logs bloom as it is computed, to compare it with a
+   * bloom the source gave: the bloom is a scratch buffer, reused for the next receipt.
+   */
+  onReceiptBloom?: (index: number, bloom: Uint8Array) => void;
+}
+
 /**
  * Writes receipts' encodings, each with its logs bloom, and ORs every bloom into the block's.
  * Each address and topic is hashed once for the whole block, and feeds both its receipt's bloom
@@ -36,9 +45,12 @@ class ReceiptWriter {
   readonly #bloomWords = new Int32Array(BLOOM_BYTES / 4);
   readonly #bloom = new Uint8Array(this.#bloomWords.buffer);
 
-  constructor(rules: RuleSet, keccak: Keccak256) {
-    this.#rules = rules;
+  readonly #onReceiptBloom: CommitmentOptions['onReceiptBloom'];
+
+  constructor(options: CommitmentOptions, keccak: Keccak256) {
+    this.#rules = options.rules ?? RULE_SETS.ethereum;
     this.#hasher = new BloomHasher(keccak);
+    this.#onReceiptBloom = options.onReceiptBloom;
   }
 
   /** Measures `receipt`'s encoding; throws for a receipt that has none. */
@@ -46,11 +58,15 @@ class ReceiptWriter {
     return planReceipt(receipt, receiptLayout(receipt, this.#rules));
   }
 
-  /** Writes `receipt` as `plan` measured it into `out`, after LEAF_HEADROOM bytes from `offset` (its trie leaf's room); its view. */
-  write(receipt: Receipt, plan: ReceiptPlan, out: Uint8Array, offset: number): Uint8Array {
+  /**
+   * Writes receipt `index` as `plan` measured it into `out`, after LEAF_HEADROOM bytes from `offset` (its trie leaf's
+   * room); its view.
+   */
+  write(index: number, receipt: Receipt, plan: ReceiptPlan, out: Uint8Array, offset: number): Uint8Array {
     const bloom = this.#bloom;
     bloom.fill(0);
     for (const log of receipt.logs) this.#hasher.addLog(bloom, log);
+    this.#onReceiptBloom?.(index, bloom);
     const blockWords = this.#blockWords;
     const bloomWords = this.#bloomWords;
     for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
@@ -67,19 +83,16 @@ class ReceiptWriter {
  * @example
  * const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules: RULE_SETS.optimism })
  */
-export function receiptsCommitment(
-  receipts: readonly Receipt[],
-  options: EncodeReceiptOptions = {},
-): ReceiptsCommitment {
+export function receiptsCommitment(receipts: readonly Receipt[], options: CommitmentOptions = {}): ReceiptsCommitment {
   const keccak = options.keccak ?? defaultKeccak256;
-  const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
+  const writer = new ReceiptWriter(options, keccak);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
   // headers, so that the leaves are hashed where they lie: no buffer, no copy per receipt.
   const plans = receipts.map((receipt) => writer.plan(receipt));
   const buffer = new Uint8Array(plans.reduce((size, plan) => size + LEAF_HEADROOM + plan.size, 0));
   let offset = 0;
   const encodedReceipts = receipts.map((receipt, i) => {
-    const encoded = writer.write(receipt, plans[i]!, buffer, offset);
+    const encoded = writer.write(i, receipt, plans[i]!, buffer, offset);
     offset = encoded.byteOffset + encoded.length;
     return encoded;
   });
@@ -100,7 +113,7 @@ export function receiptsCommitment(
  */
 export function receiptsRootAndBloom(
   receipts: readonly Receipt[],
-  options: EncodeReceiptOptions = {},
+  options: CommitmentOptions = {},
 ): Omit<ReceiptsCommitment, 'encodedReceipts'> {
   return receiptsRootAndBloomOf(receipts.length, (i) => receipts[i]!, options);
 }
@@ -114,10 +127,10 @@ export function receiptsRootAndBloom(
 export function receiptsRootAndBloomOf(
   count: number,
   receiptAt: (index: number) => Receipt,
-  options: EncodeReceiptOptions = {},
+  options: CommitmentOptions = {},
 ): Omit<ReceiptsCommitment, 'encodedReceipts'> {
   const keccak = options.keccak ?? defaultKeccak256;
-  const writer = new ReceiptWriter(options.rules ?? RULE_SETS.ethereum, keccak);
+  const writer = new ReceiptWriter(options, keccak);
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
   // 128 and up), into one buffer grown to the largest, so a receipt without an encoding throws when
   // the trie reaches it, not first in index order (verifying a block checks every type before).
@@ -129,7 +142,7 @@ export function receiptsRootAndBloomOf(
       const plan = writer.plan(receipt);
       const size = LEAF_HEADROOM + plan.size;
       if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
-      return writer.write(receipt, plan, scratch, 0);
+      return writer.write(i, receipt, plan, scratch, 0);
     },
     { keccak },
   );

@@ -13,6 +13,7 @@ import { claimFor, receiptKinds } from '../chains/claims.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
+  readReceiptBloom,
   readRpcBlock,
   ReceiptNotPlainlyValid,
   streamRpcBlock,
@@ -27,8 +28,10 @@ import {
   receiptsCommitment,
   receiptsRootAndBloom,
   receiptsRootAndBloomOf,
+  type CommitmentOptions,
   type ReceiptsCommitment,
 } from '../receipts/root.js';
+import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 import { UnknownReceiptTypeError } from '../errors.js';
@@ -68,6 +71,12 @@ export interface BlockReport {
   block_hash: Comparison;
   /** Our encoding of each receipt against the source's raw consensus receipts, when it had them. */
   raw_receipts: { count: number; matches: boolean; first_mismatch: number | null } | null;
+  /**
+   * Each receipt's own `logsBloom`, where the source gave one, against the bloom of its logs: `count` compared, the
+   * first mismatch's transaction index. Null when no receipt had one, or when the logs bloom's rule is not verified
+   * for the block's chain and era.
+   */
+  receipt_blooms: { count: number; matches: boolean; first_mismatch: number | null } | null;
   /** Receipts the source returned that the chain leaves out of the root (Bor's state-sync receipt). */
   excluded_receipts: ExcludedReceiptResult[];
   /** The verdict is identical. */
@@ -90,14 +99,49 @@ interface ReceiptsRead {
   /** The type and gas of each: the rules and the claims read these before any receipt is hashed. */
   outlines: readonly ReceiptOutline[];
   hasLogs: boolean;
+  /** Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`: false when it gave none. */
+  readBloom: (i: number, out: Uint8Array) => boolean;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
 }
 
-/** How a block's receipts are hashed: its rule set and the Keccak. */
-interface Hashing {
+/** How a block's receipts are hashed: its rule set and the Keccak, and who sees each receipt's bloom. */
+interface Hashing extends Pick<CommitmentOptions, 'onReceiptBloom'> {
   rules: RuleSet;
   keccak: Keccak256;
+}
+
+/** Compares each receipt's bloom, as the commitment computes it, with the one its source gave. */
+class ReceiptBloomCheck {
+  count = 0;
+  firstMismatch = -1;
+  // Compared as 64 words, not 256 bytes: the commitment's bloom is one scratch buffer, whose view is made once.
+  readonly #givenWords = new Int32Array(BLOOM_BYTES / 4);
+  readonly #given = new Uint8Array(this.#givenWords.buffer);
+  #bloom: Uint8Array | undefined;
+  #bloomWords = new Int32Array(0);
+
+  constructor(readonly readBloom: ReceiptsRead['readBloom']) {}
+
+  readonly observe = (index: number, bloom: Uint8Array): void => {
+    if (!this.readBloom(index, this.#given)) return;
+    this.count++;
+    if (bloom !== this.#bloom) {
+      this.#bloom = bloom;
+      this.#bloomWords = new Int32Array(bloom.buffer, bloom.byteOffset, BLOOM_BYTES / 4);
+    }
+    let same = true;
+    for (let w = 0; w < this.#givenWords.length; w++) same &&= this.#givenWords[w] === this.#bloomWords[w];
+    // The trie takes receipts in its keys' order (1..127, 0, 128, ...), not in the receipts'.
+    if (!same && (this.firstMismatch === -1 || index < this.firstMismatch)) this.firstMismatch = index;
+  };
+
+  /** The report's comparison, once the commitment has run; null when no receipt had a bloom. */
+  comparison(): BlockReport['receipt_blooms'] {
+    if (this.count === 0) return null;
+    const mismatch = this.firstMismatch === -1 ? null : this.firstMismatch;
+    return { count: this.count, matches: mismatch === null, first_mismatch: mismatch };
+  }
 }
 
 const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
@@ -136,6 +180,7 @@ function notVerifiableReport(block: BlockRead, count: number, subject: NotVerifi
     logs_bloom: skipped(fields.logsBloom),
     block_hash: skipped(block.header.hash),
     raw_receipts: null,
+    receipt_blooms: null,
     excluded_receipts: [],
     is_identical: false,
     verdict: 'not_verifiable',
@@ -223,9 +268,11 @@ function rawReceiptsComparison(block: BlockRead, encoded: Uint8Array[] | undefin
 function verdictOf(
   comparisons: Record<CheckName, Comparison>,
   raw: BlockReport['raw_receipts'],
+  blooms: BlockReport['receipt_blooms'],
 ): Pick<BlockReport, 'verdict' | 'reason'> {
-  const failed = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
-  if (raw?.matches === false) failed.push('raw_receipts' as CheckName);
+  const failed: string[] = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
+  if (raw?.matches === false) failed.push('raw_receipts');
+  if (blooms?.matches === false) failed.push('receipt_blooms');
   if (failed.length > 0) return { verdict: 'different', reason: `does not match: ${failed.join(', ')}` };
   const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null);
   if (skipped.length > 0)
@@ -255,9 +302,9 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const streamed = streamRpcBlock(input, options);
   if (streamed !== undefined) {
     try {
-      const { outlines, hasLogs, receiptAt, readRest } = streamed.receipts;
+      const { outlines, hasLogs, receiptAt, readBloom, readRest } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
-      const result = verifyReceipts(streamed, { outlines, hasLogs, commitment }, context);
+      const result = verifyReceipts(streamed, { outlines, hasLogs, readBloom, commitment }, context);
       if (result.ok) {
         readRest();
         return result;
@@ -278,9 +325,14 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   // at once made the collector run a full collection of the caller's whole heap.
   const commitment = (hashing: Hashing) =>
     block.rawReceipts === undefined ? receiptsRootAndBloom(receipts, hashing) : receiptsCommitment(receipts, hashing);
+  // The blooms were read as 256 bytes of hex (readRpcBlock names any other as a problem).
+  const readBloom = (i: number, out: Uint8Array) => {
+    const bloom = block.receiptBlooms?.[i];
+    return bloom !== undefined && readReceiptBloom(bloom, out);
+  };
   return verifyReceipts(
     block,
-    { outlines: receipts, hasLogs: receipts.some((r) => r.logs.length > 0), commitment },
+    { outlines: receipts, hasLogs: receipts.some((r) => r.logs.length > 0), readBloom, commitment },
     context,
   );
 }
@@ -314,8 +366,10 @@ function verifyReceipts(
   ) as Plan['checks'];
 
   const keccak = context.keccak ?? defaultKeccak256;
+  // The receipts' own blooms are compared where the bloom's rule is verified, as the commitment computes each.
+  const blooms = checks.logs_bloom.verified ? new ReceiptBloomCheck(receipts.readBloom) : undefined;
   let commitment: ReturnType<ReceiptsRead['commitment']> | undefined;
-  const committed = () => (commitment ??= receipts.commitment({ rules, keccak }));
+  const committed = () => (commitment ??= receipts.commitment({ rules, keccak, onReceiptBloom: blooms?.observe }));
   const comparisons: Record<CheckName, Comparison> = {
     receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => committed().receiptsRoot),
     logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => committed().logsBloom),
@@ -324,7 +378,8 @@ function verifyReceipts(
     ),
   };
   const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, committed().encodedReceipts) : null;
-  const { verdict, reason } = verdictOf(comparisons, raw);
+  const receiptBlooms = blooms?.comparison() ?? null;
+  const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms);
   return ok({
     id: block.id ?? null,
     chain_id: block.chainId,
@@ -335,6 +390,7 @@ function verifyReceipts(
     transaction_count: count,
     ...comparisons,
     raw_receipts: raw,
+    receipt_blooms: receiptBlooms,
     excluded_receipts: block.excludedReceipts.map(excludedReceiptResult),
     is_identical: verdict === 'identical',
     verdict,
