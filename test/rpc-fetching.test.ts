@@ -97,6 +97,22 @@ describe('batches', () => {
     expect(s.batchSize).toBe(1);
   });
 
+  it.each([401, 402, 403, 404])(
+    'a node refusing the client (HTTP %i to every request): unreachable at once, not asked again in smaller batches',
+    async (status) => {
+      const node = await start();
+      node.fault = () => ({ status, body: { message: 'refused' } });
+      const s = source(node.url, { batch: 16, connections: 4 });
+      const { blocks, summary } = await audit(s, 32);
+      expect(blocks[0]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });
+      expect((blocks[0] as { reason: string }).reason).toMatch(new RegExp(`with HTTP ${status}$`));
+      expect(summary).toMatchObject({ complete: false });
+      // The requests the window sent at once, each refused once: before, 16 → 8 → 4 → 2 → 1 made 72.
+      expect(node.requests).toBeLessThanOrEqual(4);
+      expect(s.batchSize).toBe(16);
+    },
+  );
+
   it('a call rate-limited inside a batch (-32005) is asked again after a wait; the others are kept', async () => {
     const node = await start();
     let limited = 0;

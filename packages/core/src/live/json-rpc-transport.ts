@@ -2,7 +2,7 @@
  * JSON-RPC calls to one node, batched: the calls made while a request is being prepared go out
  * together, up to `batch` calls per HTTP request (a JSON array), at most `connections` requests in
  * flight. Answers are matched to calls by id, in whatever order they come; a call the batch did not
- * answer fails alone. A node that refuses batches (an HTTP 4xx, a single error object for the whole
+ * answer fails alone. A node that refuses batches (an HTTP 4xx but those of CLIENT_REFUSED, a single error object for the whole
  * array, or "batch … too large / not supported" per call) or whose batch answer is over the size
  * cap gets the refused calls again in batches half as large, down to one call per request (no
  * batching), and that size is kept for the rest of the run.
@@ -14,6 +14,12 @@ import { AnswerTooLargeError, type AnswerVerdict, type HttpClient } from './http
 
 /** JSON-RPC calls per HTTP request by default: 8 blocks (a header and its receipts each), see docs/audit.md. */
 export const DEFAULT_BATCH = 16;
+
+/**
+ * HTTP statuses by which a node refuses the client (its key, its plan or credit, its URL), whatever the request: a batch
+ * answered so fails at once, not asked again in smaller batches down to one call each (72 requests for a 30-block audit).
+ */
+const CLIENT_REFUSED = new Set([401, 402, 403, 404, 405, 407]);
 
 /** A call's answer as the node sent it: `{result}` or `{error}`. */
 export type RpcAnswer = JsonObject;
@@ -137,6 +143,11 @@ export class JsonRpcTransport {
       return;
     }
     if (single) return calls[0]!.resolve(answer as RpcAnswer);
+    if (CLIENT_REFUSED.has(status)) {
+      const error = new SourceError(`${this.options.where} answered ${what} with HTTP ${status}`);
+      for (const c of calls) c.reject(error);
+      return;
+    }
     if (status < 200 || status >= 300 || !Array.isArray(answer)) return this.refused(calls);
     const byId = new Map<unknown, JsonObject>();
     for (const element of answer) if (isObject(element) && !byId.has(element.id)) byId.set(element.id, element);
