@@ -44,6 +44,9 @@ async function audit(s: RpcBlockSource, window: number, to = TO) {
   return { blocks: events.filter((e): e is BlockAudit => !isReorg(e)), summary: run.summary() };
 }
 const verdicts = (blocks: BlockAudit[]) => blocks.map((b) => b.verdict);
+/** Block `n`'s receipts, each naming its transaction (the fixtures' of 2016 do not). */
+const named = (n: number, receipts: Array<Record<string, unknown>>) =>
+  receipts.map((r, i) => ({ ...r, transactionHash: `0x${(n * 1000 + i).toString(16).padStart(64, '0')}` }));
 const allPass = Array.from({ length: TO - FROM + 1 }, () => 'pass');
 
 describe('batches', () => {
@@ -63,6 +66,31 @@ describe('batches', () => {
     node.gzip = true;
     const { blocks } = await audit(source(node.url), 32);
     expect(verdicts(blocks)).toEqual(allPass);
+  });
+
+  it('receipts listed out of transaction order, each with its transactionIndex: placed by it, every block passes', async () => {
+    const node = await start();
+    for (const [n, block] of node.blocks) {
+      block.receipts = named(n, block.receipts);
+      block.transactionHashes = block.receipts.map((r) => r.transactionHash as string);
+      block.receipts.reverse();
+    }
+    const { blocks } = await audit(source(node.url), 32);
+    expect(verdicts(blocks)).toEqual(allPass);
+  });
+
+  it('a receipt for another transaction than the one at its place: unreachable, naming both', async () => {
+    const node = await start();
+    const block = node.blocks.get(FROM + 22)!; // 7 transactions
+    block.receipts = named(FROM + 22, block.receipts);
+    block.transactionHashes = block.receipts.map((r, i) =>
+      i === 2 ? `0x${'ab'.repeat(32)}` : (r.transactionHash as string),
+    );
+    const { blocks } = await audit(source(node.url), 32);
+    expect(blocks[22]).toMatchObject({ block_number: FROM + 22, verdict: 'unreachable' });
+    expect((blocks[22] as { reason: string }).reason).toMatch(
+      /for transaction 0x[0-9a-f]{64}, not 0x(ab){32}, the transaction at its place 2$/,
+    );
   });
 
   it('an altered block still fails', async () => {

@@ -19,6 +19,8 @@ export interface NodeBlock {
   header: Record<string, unknown>;
   receipts: Array<Record<string, unknown>>;
   transactions?: number;
+  /** The hashes `eth_getBlockByNumber` lists (default: each receipt's, in the list's order). */
+  transactionHashes?: string[];
 }
 
 /** What a fault makes of one call: an HTTP answer, or no answer at all (the client times out). */
@@ -146,10 +148,12 @@ function answer(node: LoopbackNode, chainId: number, call: RpcCall): unknown {
     const count = block.transactions ?? block.receipts.length;
     return {
       ...block.header,
-      transactions: Array.from(
-        { length: count },
-        (_, i) => (block.receipts[i]?.transactionHash as string | undefined) ?? syntheticTxHash(chainId, n, i),
-      ),
+      transactions:
+        block.transactionHashes ??
+        Array.from(
+          { length: count },
+          (_, i) => (block.receipts[i]?.transactionHash as string | undefined) ?? syntheticTxHash(chainId, n, i),
+        ),
     };
   }
   if (call.method === 'eth_getBlockReceipts') return block === undefined ? null : block.receipts;

@@ -247,16 +247,20 @@ export class RpcBlockSource implements BlockSource {
           `${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`,
         );
       }
+      // A receipt's place is its transactionIndex where it has one (a list need not be in that order, and verifying
+      // the block orders it so); an index that is not a place in the block is for the verification to name.
+      const index = quantity(r.transactionIndex);
+      const at = index === undefined ? i : Number(index);
       // The unlisted state-sync receipt, last, has no listed hash to match.
-      const listed = hashes !== undefined && !miscounted && i < hashes.length;
+      const listed = hashes !== undefined && !miscounted && at < hashes.length;
       if (
         listed &&
         r.transactionHash !== undefined &&
         r.transactionHash !== null &&
-        !sameHash(r.transactionHash, hashes[i])
+        !sameHash(r.transactionHash, hashes[at])
       ) {
         throw new SourceError(
-          `${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[i]}`,
+          `${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[at]}, the transaction at its place ${at}`,
         );
       }
     });
