@@ -248,6 +248,27 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(parseLines(result.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
   });
 
+  it('--concurrency and --batch past their bounds: one line naming the flag and the range, exit 2, nothing asked of the node', async () => {
+    const n = await start();
+    for (const [flag, value, range] of [
+      ['--concurrency', '100000', '1 to 64'],
+      ['--batch', '9007199254740991', '1 to 1000'],
+    ]) {
+      const out = tempFile('bounded.ndjson');
+      const refused = await run([...RANGE, '--rpc', n.url, flag!, value!, '--out', out]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr.split('\n')[0]).toBe(
+        `evm-integrity: ${flag}: "${value}" is more than ${value === '100000' ? 64 : 1000}; use ${range}`,
+      );
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(out)).toBe(false);
+    }
+    expect(n.requests).toBe(0);
+    // The bounds themselves are accepted.
+    const most = await run([...RANGE, '--rpc', n.url, '--concurrency', '64', '--batch', '1000']);
+    expect(most.status).toBe(0);
+  });
+
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
     const n = await start();
     const url = n.url;
@@ -387,7 +408,7 @@ describe('evm-integrity audit (in process)', () => {
     ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'],
-      /--concurrency: "0" is not a positive whole number; use 1 or more/,
+      /--concurrency: "0" is not a positive whole number; use 1 to 64/,
     ],
     [
       ['--chain', 'mainnet', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
@@ -448,6 +469,26 @@ describe('evm-integrity audit (in process)', () => {
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--max-answer-mb', '1.5'],
       /--max-answer-mb: "1.5" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '65'],
+      /^evm-integrity: --concurrency: "65" is more than 64; use 1 to 64\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '9007199254740991'],
+      /^evm-integrity: --concurrency: "9007199254740991" is more than 64; use 1 to 64\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '1001'],
+      /^evm-integrity: --batch: "1001" is more than 1000; use 1 to 1000\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', 'x'],
+      /^evm-integrity: --batch: "x" is not a positive whole number; use 1 to 1000\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--workers', '257'],
+      /^evm-integrity: --workers: "257" is more than 256; use 0 to 256\n/,
     ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'x.json', '--batch', '4'],

@@ -108,14 +108,6 @@ export function readInput(file: string | undefined): Uint8Array {
   }
 }
 
-/** `--workers N`: a count of worker threads (0 for none); null when the flag is not given. */
-export function workersOption(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  if (!/^\d{1,3}$/.test(value))
-    throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
-  return Number(value);
-}
-
 /** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */
 export function ruleSetName(value: string, option: string): RuleSetName {
   if (!RULE_SET_NAMES.includes(value as RuleSetName)) {

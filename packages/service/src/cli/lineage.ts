@@ -5,7 +5,8 @@ import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-
 import { readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { chainIdValue, rpcUrlOf } from './flags.js';
-import { serviceApiKey, UsageError, workersOption } from './io.js';
+import { workersOption } from './flags.js';
+import { serviceApiKey, UsageError } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
