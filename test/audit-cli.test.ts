@@ -3,7 +3,7 @@
  * JSON-RPC node: NDJSON out, exit statuses, SIGKILL then --resume, Ctrl-C, record then replay.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -267,6 +267,49 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     // The bounds themselves are accepted.
     const most = await run([...RANGE, '--rpc', n.url, '--concurrency', '64', '--batch', '1000']);
     expect(most.status).toBe(0);
+  });
+
+  it('an --out or --record that cannot be written: one line naming it and why, exit 2, before any block is fetched', async () => {
+    const n = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    const file = join(dir, 'file');
+    writeFileSync(file, 'x');
+    const cases: Array<[string[], string]> = [
+      [
+        ['--out', join(dir, 'no-such-dir', 'x.ndjson')],
+        `--out ${join(dir, 'no-such-dir', 'x.ndjson')}: cannot write it: no such directory`,
+      ],
+      [
+        ['--out', join(dir, 'no-such-dir', 'x.ndjson'), '--resume'],
+        `--out ${join(dir, 'no-such-dir', 'x.ndjson')}: cannot write it: no such directory`,
+      ],
+      [['--out', dir, '--resume'], `--out ${dir}: cannot write it: it is a directory`],
+      [['--out', dir], `--out ${dir}: cannot write it: it is a directory`],
+      [
+        ['--out', join(file, 'x.ndjson')],
+        `--out ${join(file, 'x.ndjson')}: cannot write it: ${file} is not a directory`,
+      ],
+      [
+        ['--record', join(dir, 'no-such-dir', 'r.json.gz')],
+        `--record ${join(dir, 'no-such-dir', 'r.json.gz')}: cannot write it: no such directory`,
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const refused = await run([...RANGE, '--rpc', n.url, ...flags]);
+      expect(refused.status, flags.join(' ')).toBe(2);
+      expect(refused.stderr).toBe(`evm-integrity: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
+    // A file that exists is refused as such, whatever its size says (a /proc file reads as empty).
+    if (existsSync('/proc/version')) {
+      const proc = await run([...RANGE, '--rpc', n.url, '--out', '/proc/version']);
+      expect(proc.status).toBe(2);
+      expect(proc.stderr.split('\n')[0]).toBe(
+        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it',
+      );
+    }
+    expect(n.requests).toBe(0);
+    expect(readdirSync(dir)).toEqual(['file']);
   });
 
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {

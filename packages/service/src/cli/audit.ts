@@ -14,6 +14,7 @@ import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node'
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
 import {
+  checkOutputFiles,
   headedOutput,
   howToContinue,
   openOutput,
@@ -22,6 +23,7 @@ import {
   type AuditOutput,
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
+import { cannotWrite } from './io.js';
 import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 import { monotonicMs } from './clock.js';
@@ -64,6 +66,7 @@ interface StartingPoint {
  */
 async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv): Promise<PreparedAudit> {
   const given = parse(argv, env);
+  checkOutputFiles(given);
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();
@@ -170,7 +173,9 @@ function conclude(
 async function saveRecording({ options, recorder }: PreparedAudit): Promise<void> {
   if (recorder === undefined) return;
   const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
-  await writeBundle(options.record!, { exchanges, blocks });
+  await writeBundle(options.record!, { exchanges, blocks }).catch((error: unknown) => {
+    throw cannotWrite('--record', options.record!, error);
+  });
 }
 
 /**
@@ -182,7 +187,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
   const start = startingPoint(run);
-  const opened = openOutput(run.options.out, run.options.resume === true, io.stdout);
+  const opened = openOutput(run.options.out, io.stdout);
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
   const controller = new AbortController();
   const interrupt = () => controller.abort();
