@@ -176,6 +176,56 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     );
   });
 
+  it('Ctrl-C while the node holds every request: exit 130 at once, the requests abandoned, no file made', async () => {
+    const n = await start();
+    n.fault = () => ({ hang: true });
+    const out = tempFile('held.ndjson');
+    let interruptedAt = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) => {
+      const timer = setInterval(() => {
+        if (n.requests === 0) return;
+        clearInterval(timer);
+        interruptedAt = performance.now();
+        child.kill('SIGINT');
+      }, 5);
+    });
+    // Without the requests abandoned, the process lived on for their time limits and retries: 4 minutes.
+    expect(performance.now() - interruptedAt).toBeLessThan(5_000);
+    expect(stopped.status).toBe(130);
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${FROM}; continue later with the same command and --resume\n`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('Ctrl-C while a block is held: no line for it (not unreachable), the lines before kept, and --resume completes', async () => {
+    const n = await start();
+    const held = (call: { params: unknown[] }) =>
+      typeof call.params[0] === 'string' && call.params[0].startsWith('0x') && Number(call.params[0]) > FROM + 9;
+    n.fault = (call) => (held(call) ? { hang: true } : undefined);
+    const out = tempFile('held-later.ndjson');
+    let interruptedAt = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out, '--batch', '1', '--concurrency', '1'], (child) =>
+      whenLines(out, 11, () => {
+        interruptedAt = performance.now();
+        child.kill('SIGINT');
+      }),
+    );
+    expect(performance.now() - interruptedAt).toBeLessThan(5_000);
+    expect(stopped.status).toBe(130);
+    const lines = parseLines(readFileSync(out, 'utf8'));
+    expect(lines.slice(1).map((l) => [l.block_number, l.verdict])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [FROM + i, 'pass']),
+    );
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${FROM + 10}; continue later with the same command and --resume\n`,
+    );
+    n.fault = undefined;
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
+    expect(resumed.status).toBe(0);
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 } });
+  });
+
   it('--record then --bundle replays the audit offline with the same lines', async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(FROM + 6)!;
