@@ -84,9 +84,13 @@ export const MAX_BATCH = 1000;
 /** `--workers N` at most (threads or processes): past the cores of any machine this runs on, a worker only adds memory. */
 export const MAX_WORKERS = 256;
 
+/** The counts a flag allows, as its messages say them. */
+const allowed = (min: number, max: number) =>
+  max === Number.MAX_SAFE_INTEGER ? `use ${min} or more` : `use ${min} to ${max}`;
+
 /** `n` read from `value`, refused with the allowed range when it is above `max`. */
 function atMost(flag: string, value: string, n: number, min: number, max: number): number {
-  if (n > max) throw new UsageError(`${flag}: "${value}" is more than ${max}; use ${min} to ${max}`);
+  if (n > max) throw new UsageError(`${flag}: "${value}" is more than ${max}; ${allowed(min, max)}`);
   return n;
 }
 
@@ -103,9 +107,7 @@ export function positiveValue(
   if (value === undefined) return fallback;
   const n = wholeNumber(value);
   if (n === undefined || n < 1)
-    throw new UsageError(
-      `${flag}: "${value}" is not a positive whole number; ${max === Number.MAX_SAFE_INTEGER ? 'use 1 or more' : `use 1 to ${max}`}`,
-    );
+    throw new UsageError(`${flag}: "${value}" is not a positive whole number; ${allowed(1, max)}`);
   return atMost(flag, value, n, 1, max);
 }
 
@@ -135,10 +137,7 @@ export function wholeValue(
 ): number {
   if (value === undefined) return fallback;
   const n = wholeNumber(value);
-  if (n === undefined)
-    throw new UsageError(
-      `${flag}: "${value}" is not a whole number; ${max === Number.MAX_SAFE_INTEGER ? 'use 0 or more' : `use 0 to ${max}`}`,
-    );
+  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a whole number; ${allowed(0, max)}`);
   return atMost(flag, value, n, 0, max);
 }
 
