@@ -3,7 +3,7 @@
  * JSON-RPC node: NDJSON out, exit statuses, SIGKILL then --resume, Ctrl-C, record then replay.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,6 +176,56 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     );
   });
 
+  it('Ctrl-C while the node holds every request: exit 130 at once, the requests abandoned, no file made', async () => {
+    const n = await start();
+    n.fault = () => ({ hang: true });
+    const out = tempFile('held.ndjson');
+    let interruptedAt = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out], (child) => {
+      const timer = setInterval(() => {
+        if (n.requests === 0) return;
+        clearInterval(timer);
+        interruptedAt = performance.now();
+        child.kill('SIGINT');
+      }, 5);
+    });
+    // Without the requests abandoned, the process lived on for their time limits and retries: 4 minutes.
+    expect(performance.now() - interruptedAt).toBeLessThan(5_000);
+    expect(stopped.status).toBe(130);
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${FROM}; continue later with the same command and --resume\n`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('Ctrl-C while a block is held: no line for it (not unreachable), the lines before kept, and --resume completes', async () => {
+    const n = await start();
+    const held = (call: { params: unknown[] }) =>
+      typeof call.params[0] === 'string' && call.params[0].startsWith('0x') && Number(call.params[0]) > FROM + 9;
+    n.fault = (call) => (held(call) ? { hang: true } : undefined);
+    const out = tempFile('held-later.ndjson');
+    let interruptedAt = 0;
+    const stopped = await run([...RANGE, '--rpc', n.url, '--out', out, '--batch', '1', '--concurrency', '1'], (child) =>
+      whenLines(out, 11, () => {
+        interruptedAt = performance.now();
+        child.kill('SIGINT');
+      }),
+    );
+    expect(performance.now() - interruptedAt).toBeLessThan(5_000);
+    expect(stopped.status).toBe(130);
+    const lines = parseLines(readFileSync(out, 'utf8'));
+    expect(lines.slice(1).map((l) => [l.block_number, l.verdict])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [FROM + i, 'pass']),
+    );
+    expect(stopped.stderr).toBe(
+      `evm-integrity: interrupted before block ${FROM + 10}; continue later with the same command and --resume\n`,
+    );
+    n.fault = undefined;
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
+    expect(resumed.status).toBe(0);
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 } });
+  });
+
   it('--record then --bundle replays the audit offline with the same lines', async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(FROM + 6)!;
@@ -246,6 +296,70 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     // 1 + 60 calls in batches of at most 16: 4 requests (the chain id alone first would make 5).
     expect(n.requests).toBe(4);
     expect(parseLines(result.stdout)[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
+  });
+
+  it('--concurrency and --batch past their bounds: one line naming the flag and the range, exit 2, nothing asked of the node', async () => {
+    const n = await start();
+    for (const [flag, value, range] of [
+      ['--concurrency', '100000', '1 to 64'],
+      ['--batch', '9007199254740991', '1 to 1000'],
+    ]) {
+      const out = tempFile('bounded.ndjson');
+      const refused = await run([...RANGE, '--rpc', n.url, flag!, value!, '--out', out]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr.split('\n')[0]).toBe(
+        `evm-integrity: ${flag}: "${value}" is more than ${value === '100000' ? 64 : 1000}; use ${range}`,
+      );
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(out)).toBe(false);
+    }
+    expect(n.requests).toBe(0);
+    // The bounds themselves are accepted.
+    const most = await run([...RANGE, '--rpc', n.url, '--concurrency', '64', '--batch', '1000']);
+    expect(most.status).toBe(0);
+  });
+
+  it('an --out or --record that cannot be written: one line naming it and why, exit 2, before any block is fetched', async () => {
+    const n = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    const file = join(dir, 'file');
+    writeFileSync(file, 'x');
+    const cases: Array<[string[], string]> = [
+      [
+        ['--out', join(dir, 'no-such-dir', 'x.ndjson')],
+        `--out ${join(dir, 'no-such-dir', 'x.ndjson')}: cannot write it: no such directory`,
+      ],
+      [
+        ['--out', join(dir, 'no-such-dir', 'x.ndjson'), '--resume'],
+        `--out ${join(dir, 'no-such-dir', 'x.ndjson')}: cannot write it: no such directory`,
+      ],
+      [['--out', dir, '--resume'], `--out ${dir}: cannot write it: it is a directory`],
+      [['--out', dir], `--out ${dir}: cannot write it: it is a directory`],
+      [
+        ['--out', join(file, 'x.ndjson')],
+        `--out ${join(file, 'x.ndjson')}: cannot write it: ${file} is not a directory`,
+      ],
+      [
+        ['--record', join(dir, 'no-such-dir', 'r.json.gz')],
+        `--record ${join(dir, 'no-such-dir', 'r.json.gz')}: cannot write it: no such directory`,
+      ],
+    ];
+    for (const [flags, message] of cases) {
+      const refused = await run([...RANGE, '--rpc', n.url, ...flags]);
+      expect(refused.status, flags.join(' ')).toBe(2);
+      expect(refused.stderr).toBe(`evm-integrity: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
+    // A file that exists is refused as such, whatever its size says (a /proc file reads as empty).
+    if (existsSync('/proc/version')) {
+      const proc = await run([...RANGE, '--rpc', n.url, '--out', '/proc/version']);
+      expect(proc.status).toBe(2);
+      expect(proc.stderr.split('\n')[0]).toBe(
+        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it',
+      );
+    }
+    expect(n.requests).toBe(0);
+    expect(readdirSync(dir)).toEqual(['file']);
   });
 
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
@@ -387,7 +501,7 @@ describe('evm-integrity audit (in process)', () => {
     ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '0'],
-      /--concurrency: "0" is not a positive whole number; use 1 or more/,
+      /--concurrency: "0" is not a positive whole number; use 1 to 64/,
     ],
     [
       ['--chain', 'mainnet', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
@@ -448,6 +562,26 @@ describe('evm-integrity audit (in process)', () => {
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--max-answer-mb', '1.5'],
       /--max-answer-mb: "1.5" is not a positive whole number/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '65'],
+      /^evm-integrity: --concurrency: "65" is more than 64; use 1 to 64\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--concurrency', '9007199254740991'],
+      /^evm-integrity: --concurrency: "9007199254740991" is more than 64; use 1 to 64\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '1001'],
+      /^evm-integrity: --batch: "1001" is more than 1000; use 1 to 1000\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', 'x'],
+      /^evm-integrity: --batch: "x" is not a positive whole number; use 1 to 1000\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--workers', '257'],
+      /^evm-integrity: --workers: "257" is more than 256; use 0 to 256\n/,
     ],
     [
       ['--chain', '1', '--from', '1', '--to', '2', '--bundle', 'x.json', '--batch', '4'],

@@ -180,8 +180,9 @@ describe('the evm-integrity binary', () => {
     [['verify', 'block', '-', 'a.json', '-'], /verify block reads standard input \(-\) once: give - at most once/],
     [
       ['verify', 'block', 'a.json', 'b.json', '--workers', 'two'],
-      /--workers expects a number of worker threads \(0 or more\), got "two"/,
+      /--workers: "two" is not a whole number; use 0 to 256/,
     ],
+    [['verify', 'block', 'a.json', '--workers', '257'], /--workers: "257" is more than 256; use 0 to 256/],
   ])('%j: exit 2 with a message on stderr', (args, message) => {
     const { code, stderr, stdout } = run(args, '');
     expect(code).toBe(2);

@@ -321,6 +321,10 @@ describe('evm-integrity lineage (CLI)', () => {
       /cannot read the bundle no\/such.json: no such file/,
     ],
     [[PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
+    [
+      [PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1', '--record', 'no/such/dir/r.json.gz'],
+      /^--record no\/such\/dir\/r.json.gz: cannot write it: no such directory$/,
+    ],
   ])('%j is bad input (UsageError → exit 2)', async (args, message) => {
     const { io: streams } = io();
     await expect(runLineage(args, streams, {})).rejects.toThrow(message);

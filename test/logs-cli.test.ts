@@ -270,6 +270,7 @@ describe('prove logs refuses', () => {
       [['--from', '20', '--to', '10'], /--to \(10\) must not be before --from \(20\)/],
       [['--from', 'ten'], /--from: "ten" is not a block number/],
       [['--chain', 'mainnet'], /--chain: "mainnet" is not a chain id/],
+      [['--concurrency', '65'], /^evm-integrity: --concurrency: "65" is more than 64; use 1 to 64\n/],
     ];
     for (const [flags, message] of cases) {
       const base = { '--chain': '1', '--rpc': 'http://127.0.0.1:1', '--from': '1', '--to': '2' } as Record<

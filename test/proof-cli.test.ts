@@ -301,7 +301,7 @@ describe('prove receipt refuses what it cannot prove', () => {
     const out = join(dir, 'no-such-dir', 'proof.json');
     const result = run(['prove', 'receipt', fixtureFile('mainnet-3000026'), '--index', '0', '--out', out]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${out}: cannot write it: no such file`);
+    expect(result.stderr).toContain(`${out}: cannot write it: no such directory`);
   });
 
   it('a file that is not a block: the member at fault', () => {

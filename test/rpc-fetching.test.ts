@@ -321,6 +321,23 @@ describe('caps on what a node costs', () => {
     expect(blocks[0]!.reason).toMatch(/eth_getBlockReceipts.* no answer in time/);
   });
 
+  it.each<[string, LoopbackNode['fault']]>([
+    ['a request the node holds', () => ({ hang: true })],
+    ['the wait before a retry (HTTP 500)', () => ({ status: 500 })],
+  ])('a signal abandons %s at once: the block rejects with the abort, and is not asked again', async (_, fault) => {
+    const node = await start();
+    node.fault = fault;
+    const controller = new AbortController();
+    // The real waits between retries (sleep left to the client): the abort must end them too.
+    const held = source(node.url, { signal: controller.signal, sleep: undefined, checkChainId: false }).block(1, FROM);
+    while (node.requests === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const abortedAt = performance.now();
+    controller.abort();
+    await expect(held).rejects.toMatchObject({ name: 'AbortError' });
+    expect(performance.now() - abortedAt).toBeLessThan(250); // the first retry waits 500 ms, the time limit 60 s
+    expect(node.requests).toBe(1);
+  });
+
   it('the CLI: --max-answer-mb 1 against an endless answer exits 2 with the block unreachable and a summary', async () => {
     const node = await hostileNode('endless');
     let stdout = '';

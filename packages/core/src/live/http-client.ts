@@ -48,6 +48,11 @@ export interface HttpClientOptions {
   maxAnswerBytes?: number;
   /** Kept-alive connections to a server at most (default 8): requests beyond wait for one to be free. */
   maxConnections?: number;
+  /**
+   * Once aborted, every request is abandoned: those in flight are cut, their waits end, and each `post` then fails
+   * with the signal's reason instead of trying again (a Ctrl-C must not wait for timeouts and retries to run out).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -73,7 +78,20 @@ const MIB = 1024 * 1024;
 /** A byte count in MiB, as the CLI flag gives it. */
 const mib = (bytes: number) => `${+(bytes / MIB).toFixed(2)} MiB`;
 const MAX_BACKOFF_MS = 60_000;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Waits `ms`, or until `signal` aborts: its timer is then cleared, so that it keeps no process alive. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 /** Seconds from a `Retry-After` header: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
 export function retryAfterSeconds(header: string | null, now: number): number | undefined {
@@ -110,13 +128,15 @@ export class HttpClient {
   private readonly timeoutMs: number;
   private readonly maxRetryAfterMs: number;
   private readonly maxAnswerBytes: number;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(options: HttpClientOptions) {
     this.send =
       options.fetch === undefined
         ? pooledTransport(Math.max(1, options.maxConnections ?? 8))
         : fetchTransport(options.fetch);
-    this.sleep = options.sleep ?? realSleep;
+    this.signal = options.signal;
+    this.sleep = options.sleep ?? ((ms) => pause(ms, options.signal));
     this.maxRetries = Math.max(0, options.maxRetries);
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
@@ -158,7 +178,7 @@ export class HttpClient {
       const answer = await this.send(url, {
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
         body: text,
-        signal: AbortSignal.any([abort.signal, timeout]),
+        signal: AbortSignal.any([abort.signal, timeout, ...(this.signal === undefined ? [] : [this.signal])]),
       });
       const body = await this.readBody(answer, abort);
       if (body === null) return { tooLarge: true };
@@ -194,7 +214,9 @@ export class HttpClient {
     let last429DelayMs = 0;
     let failures = 0;
     for (let retries = 0; ; retries++) {
+      this.signal?.throwIfAborted();
       const outcome = await this.attempt(url, text, headers);
+      this.signal?.throwIfAborted();
       let failure: string;
       let delayMs: number;
       if ('tooLarge' in outcome) {

@@ -4,7 +4,7 @@ import { ChainMismatchError, SourceError } from '../sources/source-error.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
 import { isObject, type JsonObject } from '../input/json-values.js';
-import { HttpClient } from './http-client.js';
+import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
 import { plain, show } from '../json/show.js';
 
@@ -42,6 +42,8 @@ export interface RpcBlockSourceOptions {
   keepMiscountedReceipts?: boolean;
   /** Headers sent with every call, e.g. the bearer key of the hosted service's `/evm/rpc` proxy. */
   headers?: Record<string, string>;
+  /** Abandons every call once aborted, in flight or waiting (see the HTTP client's `signal`). */
+  signal?: AbortSignal;
 }
 
 /** A JSON-RPC error object's code and message. */
@@ -153,7 +155,7 @@ export class RpcBlockSource implements BlockSource {
       batch: options.batch ?? DEFAULT_BATCH,
       connections,
       maxRetries,
-      sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+      sleep: options.sleep ?? ((ms) => pause(ms, options.signal)),
       // -32005: the usual "limit exceeded" of rate-limited providers; waited for like a 429
       // (unless it says an eth_getLogs answer is too big: waiting would not shrink it).
       isRateLimit: (method, code, message) =>

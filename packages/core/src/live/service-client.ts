@@ -21,6 +21,8 @@ export interface ServiceClientOptions {
   maxRetryAfterSeconds?: number;
   /** One attempt's time limit; a timeout counts as a network error. Default 60 000 ms. */
   timeoutMs?: number;
+  /** Abandons every request once aborted, in flight or waiting (see the HTTP client's `signal`). */
+  signal?: AbortSignal;
 }
 
 const errorOf = (json: unknown): JsonObject | undefined =>

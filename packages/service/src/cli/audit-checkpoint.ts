@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { AuditEvent, BlockAudit } from 'evm-integrity/audit';
-import { UsageError } from './io.js';
+import { InputError, readFailure, UsageError } from './io.js';
 
 /** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
 export interface AuditHeader {
@@ -65,7 +65,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
     fd = openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { next: header.audit.from, headerKept: false };
-    throw new UsageError(`--resume cannot read ${file}: ${(error as Error).message}`);
+    throw new InputError(`--resume cannot read ${file}: ${readFailure(error)}`);
   }
   const expected = JSON.stringify(header.audit);
   let cut = 0;

@@ -11,6 +11,8 @@ import {
   blockRef,
   chainIdValue,
   hashValue,
+  MAX_BATCH,
+  MAX_CONCURRENCY,
   positiveValue,
   queueUrl,
   requiredBlockRef,
@@ -18,8 +20,9 @@ import {
   type BlockRef,
   type BlockTag,
   wholeValue,
+  workersOption,
 } from './flags.js';
-import { ruleSetName, UsageError, workersOption } from './io.js';
+import { ruleSetName, UsageError } from './io.js';
 
 const MIB = 1024 * 1024;
 
@@ -136,8 +139,8 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
   if (values.resume && values.out === undefined)
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
-  const concurrency = positiveValue('--concurrency', values.concurrency, 4);
-  const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH);
+  const concurrency = positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY);
+  const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
   const maxAnswerMb = positiveValue('--max-answer-mb', values['max-answer-mb'], DEFAULT_MAX_ANSWER_BYTES / MIB);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);

@@ -1,8 +1,8 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
-import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
 import { monotonicMs } from './clock.js';
-import { UsageError } from './io.js';
+import { cannotWrite, checkWritable, UsageError } from './io.js';
 
 /** What an audit writes its lines to. */
 export interface AuditOutput {
@@ -17,22 +17,36 @@ export function howToContinue(out: string | undefined, next: number | null): str
 }
 
 /**
- * Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or
- * stdout. The file is checked now and opened at the first line, so that an audit stopped before its first line (a
- * node of another chain) leaves no file behind.
+ * Checks the files an audit writes before it asks anything of a source: `--out` (refused when it exists, even empty,
+ * unless `--resume`) and `--record` must be writable. A file that cannot be written is one line naming it, exit 2.
  */
-export function openOutput(file: string | undefined, resume: boolean, stdout: (text: string) => void): AuditOutput {
-  if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
-  let size = 0;
-  try {
-    size = statSync(file).size;
-  } catch {
-    size = 0;
+export function checkOutputFiles(options: { out?: string; resume?: boolean; record?: string }): void {
+  const { out, resume, record } = options;
+  if (out !== undefined) {
+    checkWritable('--out', out);
+    if (!resume && existsSync(out))
+      throw new UsageError(`${out} exists: add --resume to continue that audit, or remove it`);
   }
-  if (!resume && size > 0) throw new UsageError(`${file} exists: add --resume to continue that audit, or remove it`);
+  if (record !== undefined) checkWritable('--record', record);
+}
+
+/**
+ * Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or
+ * stdout. The file (checked by {@link checkOutputFiles}) is opened at the first line, so that an audit stopped before
+ * its first line (a node of another chain) leaves no file behind; a write that fails even so (a full disk) is one line
+ * naming the file.
+ */
+export function openOutput(file: string | undefined, stdout: (text: string) => void): AuditOutput {
+  if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
   let fd: number | undefined;
   return {
-    write: (line) => void writeSync((fd ??= openSync(file, 'a')), line),
+    write: (line) => {
+      try {
+        writeSync((fd ??= openSync(file, 'a')), line);
+      } catch (error) {
+        throw cannotWrite('--out', file, error);
+      }
+    },
     close: () => fd !== undefined && closeSync(fd),
   };
 }

@@ -30,14 +30,19 @@ export function fetchWindow(options: AuditFlags): number {
 
 /**
  * The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is
- * given.
+ * given. Their requests, in flight or waiting to be retried, are abandoned once `signal` aborts (Ctrl-C).
  */
-export function liveSources(options: AuditFlags, env: NodeJS.ProcessEnv, recorder: BundleRecorder | undefined) {
+export function liveSources(
+  options: AuditFlags,
+  env: NodeJS.ProcessEnv,
+  recorder: BundleRecorder | undefined,
+  signal: AbortSignal,
+) {
   const recording = recorder && { recorder };
-  const node = { keepMiscountedReceipts: true, ...fetching(options), ...recording };
+  const node = { keepMiscountedReceipts: true, ...fetching(options), ...recording, signal };
   if (options.service === undefined) return { source: new RpcBlockSource({ url: options.rpc!, ...node }) };
   const apiKey = serviceApiKey(env);
-  const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording });
+  const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording, signal });
   const rpc =
     options.rpc === undefined
       ? { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } }

@@ -10,7 +10,7 @@ import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../metr
 import { openAuditQueue } from '../queue/audit-queue.js';
 import { startChunkWorker, type ChunkOutcome } from '../queue/chunk-worker.js';
 import { auditWorkerMetrics } from '../queue/worker-metrics.js';
-import { positiveValue, queueUrl, wholeValue } from './flags.js';
+import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from './flags.js';
 import { UsageError } from './io.js';
 
 /** Set in the environment of the processes `--workers N` forks: they send their outcomes to the parent. */
@@ -42,13 +42,11 @@ function parseFlags(argv: string[]): WorkerFlags {
     throw new UsageError(`unexpected argument "${positionals[0]}": audit-worker takes only flags`);
   if (values.queue === undefined) throw new UsageError('--queue is required: the PostgreSQL URL of the audit queue');
   const port = values['metrics-port'];
-  const metricsPort = port === undefined ? undefined : wholeValue('--metrics-port', port, 0);
-  if (metricsPort !== undefined && metricsPort > 65535)
-    throw new UsageError(`--metrics-port: ${metricsPort} is not a port; use 0 to 65535`);
+  const metricsPort = port === undefined ? undefined : wholeValue('--metrics-port', port, 0, 65535);
   return {
     queue: queueUrl('--queue', values.queue),
-    concurrency: positiveValue('--concurrency', values.concurrency, 1),
-    workers: positiveValue('--workers', values.workers, 1),
+    concurrency: positiveValue('--concurrency', values.concurrency, 1, MAX_CONCURRENCY),
+    workers: positiveValue('--workers', values.workers, 1, MAX_WORKERS),
     metricsPort,
   };
 }

@@ -14,6 +14,7 @@ import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node'
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
 import {
+  checkOutputFiles,
   headedOutput,
   howToContinue,
   openOutput,
@@ -22,6 +23,7 @@ import {
   type AuditOutput,
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
+import { cannotWrite } from './io.js';
 import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 import { monotonicMs } from './clock.js';
@@ -62,13 +64,14 @@ interface StartingPoint {
  * The flags read, the sources opened and the range resolved, before any output is opened: a
  * missing key or a bad URL leaves no file behind (nor does a node of another chain: see below).
  */
-async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv): Promise<PreparedAudit> {
+async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<PreparedAudit> {
   const given = parse(argv, env);
+  checkOutputFiles(given);
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();
   const { source, crossCheck } =
-    given.bundle === undefined ? liveSources(given, env, recorder) : recordedSources(given.bundle);
+    given.bundle === undefined ? liveSources(given, env, recorder, signal) : recordedSources(given.bundle);
   // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
   // report. A range in numbers has the chain id asked with the first blocks' calls, a round trip less: the audit
   // then stops at the ChainMismatchError before its first line (runAudit), and the output file is made at that line.
@@ -127,10 +130,15 @@ async function streamAudit(
   let unreachable: string | undefined;
   try {
     for await (const event of audit) {
+      // After Ctrl-C no line is written: a block whose requests were cut short is not unreachable.
+      if (context.signal.aborted) break;
       tally.add(event);
       output.write(`${formatAuditLine(event)}\n`);
       if (!isReorg(event) && event.verdict === 'unreachable') unreachable = event.reason;
     }
+  } catch (error) {
+    // A request abandoned at Ctrl-C fails as aborted (a dataset page, say): the interrupt, not a fault.
+    if (!context.signal.aborted) throw error;
   } finally {
     stopProgress?.();
   }
@@ -170,7 +178,9 @@ function conclude(
 async function saveRecording({ options, recorder }: PreparedAudit): Promise<void> {
   if (recorder === undefined) return;
   const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
-  await writeBundle(options.record!, { exchanges, blocks });
+  await writeBundle(options.record!, { exchanges, blocks }).catch((error: unknown) => {
+    throw cannotWrite('--record', options.record!, error);
+  });
 }
 
 /**
@@ -178,13 +188,15 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
  * unreachable source, 130 interrupted.
  */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
-  const run = await prepareAudit(argv, io.env ?? process.env);
+  // Ctrl-C aborts it: the audit stops between blocks, and the sources abandon their requests in flight and their waits
+  // (otherwise a node that holds a request keeps the process past its time limit and retries, minutes).
+  const controller = new AbortController();
+  const run = await prepareAudit(argv, io.env ?? process.env, controller.signal);
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
   const start = startingPoint(run);
-  const opened = openOutput(run.options.out, run.options.resume === true, io.stdout);
+  const opened = openOutput(run.options.out, io.stdout);
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
-  const controller = new AbortController();
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   const { workers, rules } = run.options;

@@ -71,13 +71,44 @@ export function chainIdValue(flag: string, value: string | undefined): number {
   return n;
 }
 
-/** A count given to `flag` that must be at least 1; `fallback` when the flag is not given. */
-export function positiveValue(flag: string, value: string | undefined, fallback: number): number {
+/**
+ * `--concurrency K` at most, wherever it is read (audit, prove logs, audit-logs, audit-worker): each of the K holds a
+ * connection, a request or a chunk in flight, and an audit fetches `K × B/2` blocks ahead. 64 keeps that window within
+ * memory (64 answers of at most `--max-answer-mb` each) and within a node's, or PostgreSQL's, connections.
+ */
+export const MAX_CONCURRENCY = 64;
+
+/** `--batch B` at most: geth refuses a batch of more than 1,000 calls by default (`--rpc.batch-request-limit`). */
+export const MAX_BATCH = 1000;
+
+/** `--workers N` at most (threads or processes): past the cores of any machine this runs on, a worker only adds memory. */
+export const MAX_WORKERS = 256;
+
+/** The counts a flag allows, as its messages say them. */
+const allowed = (min: number, max: number) =>
+  max === Number.MAX_SAFE_INTEGER ? `use ${min} or more` : `use ${min} to ${max}`;
+
+/** `n` read from `value`, refused with the allowed range when it is above `max`. */
+function atMost(flag: string, value: string, n: number, min: number, max: number): number {
+  if (n > max) throw new UsageError(`${flag}: "${value}" is more than ${max}; ${allowed(min, max)}`);
+  return n;
+}
+
+/**
+ * A count given to `flag` that must be at least 1, and at most `max` when the count has a bound; `fallback` when the
+ * flag is not given.
+ */
+export function positiveValue(
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   const n = wholeNumber(value);
   if (n === undefined || n < 1)
-    throw new UsageError(`${flag}: "${value}" is not a positive whole number; use 1 or more`);
-  return n;
+    throw new UsageError(`${flag}: "${value}" is not a positive whole number; ${allowed(1, max)}`);
+  return atMost(flag, value, n, 1, max);
 }
 
 /**
@@ -97,12 +128,22 @@ export function rpcUrlOf(values: { rpc?: string; 'rpc-url'?: string }, env: Node
   return url;
 }
 
-/** A count given to `flag` that may be 0; `fallback` when the flag is not given. */
-export function wholeValue(flag: string, value: string | undefined, fallback: number): number {
+/** A count given to `flag` that may be 0, and at most `max` when it has a bound; `fallback` when the flag is not given. */
+export function wholeValue(
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined) return fallback;
   const n = wholeNumber(value);
-  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a whole number; use 0 or more`);
-  return n;
+  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a whole number; ${allowed(0, max)}`);
+  return atMost(flag, value, n, 0, max);
+}
+
+/** `--workers N`: a count of worker threads (0 for none), at most {@link MAX_WORKERS}; null when the flag is not given. */
+export function workersOption(value: string | undefined): number | null {
+  return value === undefined ? null : wholeValue('--workers', value, 0, MAX_WORKERS);
 }
 
 /** The PostgreSQL database of an audit queue, given to `flag`: a postgres:// or postgresql:// URL. */

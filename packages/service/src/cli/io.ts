@@ -1,4 +1,5 @@
-import { readFileSync, writeSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 
 /** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
@@ -86,13 +87,57 @@ export function inputName(file: string | undefined): string {
   return file === undefined || file === '-' ? 'standard input' : file;
 }
 
+/**
+ * What a file system error says about a file named on the command line, in a few words, the same for every command
+ * (ENOENT is told by {@link readFailure} and {@link writeFailure}: a file missing, or its directory).
+ */
+const FILE_FAILURES: Readonly<Record<string, string>> = {
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of its path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  EIO: 'an input/output error',
+  ENOSPC: 'no space left on the device',
+};
+
+function fileFailure(error: unknown, missing: string): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return missing;
+  return (code !== undefined && FILE_FAILURES[code]) || (error as Error).message;
+}
+
 /** Why a file could not be read, in a few words (`no such file`, `it is a directory`…). */
 export function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EISDIR') return 'it is a directory';
-  if (code === 'EACCES') return 'permission denied';
-  return (error as Error).message;
+  return fileFailure(error, 'no such file');
+}
+
+/** Why a file could not be written, in a few words: a missing path is a missing directory, the file being made. */
+export function writeFailure(error: unknown): string {
+  return fileFailure(error, 'no such directory');
+}
+
+/** The error of `file`, given to `flag`, that cannot be written: exit 2, one line naming both and why. */
+export function cannotWrite(flag: string, file: string, error: unknown): InputError {
+  return new InputError(`${flag} ${file}: cannot write it: ${writeFailure(error)}`);
+}
+
+/**
+ * Checks that `file` can be written, without making it or changing it (an output made later, at its first line): a
+ * writable file, or a writable directory to make it in. An InputError naming it and why otherwise, before any work.
+ */
+export function checkWritable(flag: string, file: string): void {
+  const directory = dirname(file);
+  let why: string | undefined;
+  try {
+    const existing = statSync(file, { throwIfNoEntry: false });
+    if (existing?.isDirectory()) why = FILE_FAILURES.EISDIR;
+    else if (existing === undefined && !statSync(directory).isDirectory()) why = `${directory} is not a directory`;
+    else accessSync(existing === undefined ? directory : file, constants.W_OK);
+  } catch (error) {
+    why = writeFailure(error);
+  }
+  if (why !== undefined) throw new InputError(`${flag} ${file}: cannot write it: ${why}`);
 }
 
 /**
@@ -106,14 +151,6 @@ export function readInput(file: string | undefined): Uint8Array {
   } catch (error) {
     throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
   }
-}
-
-/** `--workers N`: a count of worker threads (0 for none); null when the flag is not given. */
-export function workersOption(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  if (!/^\d{1,3}$/.test(value))
-    throw new UsageError(`--workers expects a number of worker threads (0 or more), got "${value}"`);
-  return Number(value);
 }
 
 /** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */

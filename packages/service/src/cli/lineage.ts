@@ -5,7 +5,8 @@ import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-
 import { readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { chainIdValue, rpcUrlOf } from './flags.js';
-import { serviceApiKey, UsageError, workersOption } from './io.js';
+import { workersOption } from './flags.js';
+import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
@@ -63,6 +64,8 @@ export async function runLineage(
     throw new UsageError('give exactly one of --bundle FILE and --service URL');
   if (values.record !== undefined && values.bundle !== undefined)
     throw new UsageError('--record needs --service (a bundle is already a recording)');
+  // Before the walk: a recording that cannot be written would otherwise be lost only at its end.
+  if (values.record !== undefined) checkWritable('--record', values.record);
   // ETH_RPC_URL names the node only for a live audit: a bundle's own blocks are not replaced unasked.
   const rpcUrl = rpcUrlOf(values, values.service === undefined ? {} : env);
 
@@ -105,7 +108,9 @@ export async function runLineage(
         ...(verify && { verify }),
       });
       if (recorder !== undefined && values.record !== undefined)
-        await writeBundle(values.record, recorder.toBundle(service.baseUrl));
+        await writeBundle(values.record, recorder.toBundle(service.baseUrl)).catch((error: unknown) => {
+          throw cannotWrite('--record', values.record!, error);
+        });
     }
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;

@@ -5,7 +5,15 @@
 import { bytesToHex, defaultRegistry, hexToBytes } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
-import { addressValue, blockNumberValue, chainIdValue, positiveValue, rpcUrlOf, topicValue } from './flags.js';
+import {
+  addressValue,
+  blockNumberValue,
+  chainIdValue,
+  MAX_CONCURRENCY,
+  positiveValue,
+  rpcUrlOf,
+  topicValue,
+} from './flags.js';
 import { UsageError } from './io.js';
 
 /** The flags of a range and filter, as parseArgs reads them. */
@@ -43,7 +51,7 @@ export function logsRangeFlags(
   return {
     range: { chainId, fromBlock, toBlock, filter: { addresses, topics: topic0.length > 0 ? [topic0] : [] } },
     rpc,
-    concurrency: positiveValue('--concurrency', values.concurrency, 4),
+    concurrency: positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY),
   };
 }
 

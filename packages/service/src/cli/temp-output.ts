@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError, readFailure, stdoutStream } from './io.js';
+import { InputError, stdoutStream, writeFailure } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
@@ -40,7 +40,7 @@ export class TempFile {
     try {
       this.#fd = openSync(this.path, 'wx', 0o644);
     } catch (error) {
-      throw new InputError(`${destination ?? this.path}: cannot write it: ${readFailure(error)}`);
+      throw new InputError(`${destination ?? this.path}: cannot write it: ${writeFailure(error)}`);
     }
     if (open.size === 0) process.on('SIGINT', onInterrupt);
     open.add(this);

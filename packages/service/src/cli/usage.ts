@@ -19,8 +19,8 @@ Options:
                 (a devnet); repeatable
   --rules R     verify a block with rule set R (for blocks that name no chain)
                 rule sets: ${RULE_SET_NAMES.join(', ')}
-  --workers N   verify blocks on N worker threads (0: none; default: one per
-                core once 8 MB of blocks are read)
+  --workers N   verify blocks on N worker threads (0: none, at most 256; default:
+                one per core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
   --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
                 with or without 0x), a hash you trust
@@ -162,14 +162,15 @@ EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
 0103) are checked against the chain too; --bundle replays those checks when the
 recording had them. Prints one JSON line per block, a line per reorg seen, and a
 summary line, to stdout or --out FILE; --resume continues the audit in FILE where
-it stopped. --concurrency K: requests to the node at once (default 4), each a
-batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and its
-receipts each), on K kept-alive connections; K x B/2 blocks are fetched ahead. A
+it stopped. --concurrency K: requests to the node at once (default 4, at most
+64), each a batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and
+its receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks
+are fetched ahead. A
 node that refuses batches gets smaller ones, down to 1 (no batching: a block's
 two calls on two connections, K blocks ahead). --max-answer-mb S: the largest
 answer read from the node (default 32); a larger one is abandoned and its blocks
 are unreachable, with that reason. --workers N: the blocks are verified on N
-worker threads, as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
+worker threads (at most 256), as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
 (ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
 are not verifiable. --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
@@ -190,8 +191,8 @@ export const AUDIT_WORKER_USAGE = `Usage:
                              [--metrics-port P]
 
 Audits chunks of the audits on the queue (postgres://…, as given to audit
---queue) until stopped: N worker processes (default 1), each auditing K chunks at
-a time (default 1). Run it on as many machines as wanted. SIGTERM or Ctrl-C
+--queue) until stopped: N worker processes (default 1, at most 256), each
+auditing K chunks at a time (default 1, at most 64). Run it on as many machines as wanted. SIGTERM or Ctrl-C
 finishes the chunks in hand (or hands them back after 30 s). A chunk whose worker
 dies is taken by another once its lease expires. --metrics-port P serves
 Prometheus metrics at http://127.0.0.1:P/metrics (chunks, blocks, failed

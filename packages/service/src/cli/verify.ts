@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
 import { type ChainInfo, ChainRegistry } from 'evm-integrity';
-import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, workersOption, type CliIo } from './io.js';
-import { hashValue } from './flags.js';
+import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from './io.js';
+import { hashValue, workersOption } from './flags.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 
