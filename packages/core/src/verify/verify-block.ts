@@ -119,7 +119,7 @@ class ReceiptBloomCheck {
   readonly #givenWords = new Int32Array(BLOOM_BYTES / 4);
   readonly #given = new Uint8Array(this.#givenWords.buffer);
   #bloom: Uint8Array | undefined;
-  #bloomWords = new Int32Array(0);
+  #bloomWords: Int32Array = new Int32Array(0);
 
   constructor(readonly readBloom: ReceiptsRead['readBloom']) {}
 
