@@ -21,7 +21,7 @@ export {
 export type { Log, Receipt } from './receipts/receipt.js';
 export { RULE_SETS, RULE_SET_NAMES, type ReceiptLayout, type RuleSet, type RuleSetName } from './receipts/rules.js';
 export { encodeReceipt, type EncodeReceiptOptions } from './receipts/receipt-encoding.js';
-export { receiptsCommitment, receiptsRoot, type ReceiptsCommitment } from './receipts/root.js';
+export { receiptsCommitment, receiptsRoot, type CommitmentOptions, type ReceiptsCommitment } from './receipts/root.js';
 export { EMPTY_TRIE_ROOT, orderedTrieRoot } from './trie/ordered-trie.js';
 export { BLOOM_BYTES, blockBloom, bloomContains, logsBloom } from './bloom/bloom.js';
 
