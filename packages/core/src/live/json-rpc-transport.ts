@@ -2,10 +2,10 @@
  * JSON-RPC calls to one node, batched: the calls made while a request is being prepared go out
  * together, up to `batch` calls per HTTP request (a JSON array), at most `connections` requests in
  * flight. Answers are matched to calls by id, in whatever order they come; a call the batch did not
- * answer fails alone. A node that refuses batches (an HTTP 4xx but those of CLIENT_REFUSED, a single error object for the whole
- * array, or "batch … too large / not supported" per call) or whose batch answer is over the size
- * cap gets the refused calls again in batches half as large, down to one call per request (no
- * batching), and that size is kept for the rest of the run.
+ * answer fails alone. A node that refuses batches (an HTTP 4xx but those of CLIENT_REFUSED, a
+ * single error object for the whole array, or "batch … too large / not supported" per call) or
+ * whose batch answer is over the size cap gets the refused calls again in batches half as large,
+ * down to one call per request (no batching), and that size is kept for the rest of the run.
  */
 import { isObject, type JsonObject } from '../input/json-values.js';
 import { show } from '../json/show.js';

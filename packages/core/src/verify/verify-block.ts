@@ -115,25 +115,16 @@ interface Hashing extends Pick<CommitmentOptions, 'onReceiptBloom'> {
 class ReceiptBloomCheck {
   count = 0;
   firstMismatch = -1;
-  // Compared as 64 words, not 256 bytes: the commitment's bloom is one scratch buffer, whose view is made once.
-  readonly #givenWords = new Int32Array(BLOOM_BYTES / 4);
-  readonly #given = new Uint8Array(this.#givenWords.buffer);
-  #bloom: Uint8Array | undefined;
-  #bloomWords: Int32Array = new Int32Array(0);
+  readonly #given = new Uint8Array(BLOOM_BYTES);
 
   constructor(readonly readBloom: ReceiptsRead['readBloom']) {}
 
   readonly observe = (index: number, bloom: Uint8Array): void => {
     if (!this.readBloom(index, this.#given)) return;
     this.count++;
-    if (bloom !== this.#bloom) {
-      this.#bloom = bloom;
-      this.#bloomWords = new Int32Array(bloom.buffer, bloom.byteOffset, BLOOM_BYTES / 4);
-    }
-    let same = true;
-    for (let w = 0; w < this.#givenWords.length; w++) same &&= this.#givenWords[w] === this.#bloomWords[w];
     // The trie takes receipts in its keys' order (1..127, 0, 128, ...), not in the receipts'.
-    if (!same && (this.firstMismatch === -1 || index < this.firstMismatch)) this.firstMismatch = index;
+    if (!bytesEqual(this.#given, bloom) && (this.firstMismatch === -1 || index < this.firstMismatch))
+      this.firstMismatch = index;
   };
 
   /** The report's comparison, once the commitment has run; null when no receipt had a bloom. */

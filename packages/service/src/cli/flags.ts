@@ -88,8 +88,12 @@ export const MAX_WORKERS = 256;
 const allowed = (min: number, max: number) =>
   max === Number.MAX_SAFE_INTEGER ? `use ${min} or more` : `use ${min} to ${max}`;
 
-/** `n` read from `value`, refused with the allowed range when it is above `max`. */
-function atMost(flag: string, value: string, n: number, min: number, max: number): number {
+/** A count given to `flag`, from `min` (0 or 1) to `max`; `fallback` when the flag is not given. */
+function countValue(flag: string, value: string | undefined, fallback: number, min: 0 | 1, max: number): number {
+  if (value === undefined) return fallback;
+  const n = wholeNumber(value);
+  const what = min === 1 ? 'a positive whole number' : 'a whole number';
+  if (n === undefined || n < min) throw new UsageError(`${flag}: "${value}" is not ${what}; ${allowed(min, max)}`);
   if (n > max) throw new UsageError(`${flag}: "${value}" is more than ${max}; ${allowed(min, max)}`);
   return n;
 }
@@ -103,12 +107,8 @@ export function positiveValue(
   value: string | undefined,
   fallback: number,
   max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  const n = wholeNumber(value);
-  if (n === undefined || n < 1)
-    throw new UsageError(`${flag}: "${value}" is not a positive whole number; ${allowed(1, max)}`);
-  return atMost(flag, value, n, 1, max);
+) {
+  return countValue(flag, value, fallback, 1, max);
 }
 
 /**
@@ -129,16 +129,8 @@ export function rpcUrlOf(values: { rpc?: string; 'rpc-url'?: string }, env: Node
 }
 
 /** A count given to `flag` that may be 0, and at most `max` when it has a bound; `fallback` when the flag is not given. */
-export function wholeValue(
-  flag: string,
-  value: string | undefined,
-  fallback: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  const n = wholeNumber(value);
-  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a whole number; ${allowed(0, max)}`);
-  return atMost(flag, value, n, 0, max);
+export function wholeValue(flag: string, value: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER) {
+  return countValue(flag, value, fallback, 0, max);
 }
 
 /** `--workers N`: a count of worker threads (0 for none), at most {@link MAX_WORKERS}; null when the flag is not given. */

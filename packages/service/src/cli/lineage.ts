@@ -4,8 +4,7 @@ import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/line
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
-import { chainIdValue, rpcUrlOf } from './flags.js';
-import { workersOption } from './flags.js';
+import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
 import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
