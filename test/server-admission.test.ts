@@ -76,8 +76,17 @@ describe('a refusal that does not depend on the body is answered before it is re
   });
 
   it('the rate limit: the second request in a second is refused with its body unsent', async () => {
-    expect((await post(SLOW_KEY, 'logs-bloom', smallBody)).status).toBe(200);
-    const text = await declareHugeBody('/v1/evm/verify/logs-bloom', SLOW_KEY);
+    // The rate window is the clock's second. The pair starts just after one begins; where the
+    // first answer still comes after the window ended (a loaded machine), the pair is tried again
+    // in the next one rather than sending a body the server would then wait for.
+    const second = () => Math.floor(Date.now() / 1000);
+    let text: string | undefined;
+    for (let attempt = 0; attempt < 5 && text === undefined; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+      const window = second();
+      expect((await post(SLOW_KEY, 'logs-bloom', smallBody)).status).toBe(200);
+      if (second() === window) text = await declareHugeBody('/v1/evm/verify/logs-bloom', SLOW_KEY);
+    }
     expect(text).toMatch(/^HTTP\/1\.1 429 /);
     expect(text).toContain('"limit_scope":"account"');
   });
