@@ -102,7 +102,7 @@ describe('batches', () => {
     expect(verdicts(blocks).filter((v) => v !== 'pass')).toEqual(['fail']);
   });
 
-  it.each<BatchRefusal>(['http-413', 'single-error', 'per-call-error'])(
+  it.each<BatchRefusal>(['http-413', 'single-error', 'per-call-error', 'first-call-error'])(
     'a provider refusing batches over 3 calls (%s): the batch is halved until accepted, and every block passes',
     async (refusal) => {
       const node = await start();
@@ -115,15 +115,18 @@ describe('batches', () => {
     },
   );
 
-  it('a provider refusing every batch: down to one call per request (no batching), every block passes', async () => {
-    const node = await start();
-    node.batchRefusal = 'single-error';
-    node.maxBatch = 1;
-    const s = source(node.url, { batch: 16, connections: 4 });
-    const { blocks } = await audit(s, 32);
-    expect(verdicts(blocks)).toEqual(allPass);
-    expect(s.batchSize).toBe(1);
-  });
+  it.each<BatchRefusal>(['single-error', 'batches-not-supported'])(
+    'a provider refusing every batch (%s): down to one call per request (no batching), every block passes',
+    async (refusal) => {
+      const node = await start();
+      node.batchRefusal = refusal;
+      node.maxBatch = 1;
+      const s = source(node.url, { batch: 16, connections: 4 });
+      const { blocks } = await audit(s, 32);
+      expect(verdicts(blocks)).toEqual(allPass);
+      expect(s.batchSize).toBe(1);
+    },
+  );
 
   it.each([401, 402, 403, 404])(
     'a node refusing the client (HTTP %i to every request): unreachable at once, not asked again in smaller batches',

@@ -28,9 +28,13 @@ export type NodeFault = { status: number; body?: unknown; headers?: Record<strin
 
 /**
  * How providers refuse a batch too large: an HTTP status (413, 400), one error object for the
- * whole array, or an error object per call.
+ * whole array, an error object per call, or (Geth's and Erigon's batch limit) an array holding one
+ * error object, with the first call's id, and no answer to the other calls; or (jsonrpsee's, a
+ * server built on it with batches turned off) one error object with -32005, the code most
+ * providers give their rate limit.
  */
-export type BatchRefusal = 'http-413' | 'single-error' | 'per-call-error';
+export type BatchRefusal =
+  'http-413' | 'single-error' | 'per-call-error' | 'first-call-error' | 'batches-not-supported';
 
 export interface RpcCall {
   method: string;
@@ -205,6 +209,18 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
       return {
         json: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } },
       };
+    if (bodies.length > node.maxBatch && node.batchRefusal === 'batches-not-supported')
+      return {
+        json: {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32005, message: 'Batched requests are not supported by this server' },
+        },
+      };
+    if (bodies.length > node.maxBatch && node.batchRefusal === 'first-call-error') {
+      const message = `batch limit ${node.maxBatch} exceeded (can increase by --rpc.batch.limit). Requested batch of size: ${bodies.length}`;
+      return { json: [{ jsonrpc: '2.0', id: bodies[0]!.id, error: { code: -32600, message } }] };
+    }
     if (bodies.length > node.maxBatch)
       return {
         json: bodies.map((b) => ({

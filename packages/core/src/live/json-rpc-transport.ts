@@ -3,7 +3,8 @@
  * together, up to `batch` calls per HTTP request (a JSON array), at most `connections` requests in
  * flight. Answers are matched to calls by id, in whatever order they come; a call the batch did not
  * answer fails alone. A node that refuses batches (an HTTP 4xx but those of CLIENT_REFUSED, a
- * single error object for the whole array, or "batch … too large / not supported" per call) or
+ * single error object for the whole array, or "batch … too large / not supported" per call or for
+ * the first call alone) or
  * whose batch answer is over the size cap gets the refused calls again in batches half as large,
  * down to one call per request (no batching), and that size is kept for the rest of the run.
  */
@@ -151,10 +152,17 @@ export class JsonRpcTransport {
     if (status < 200 || status >= 300 || !Array.isArray(answer)) return this.refused(calls);
     const byId = new Map<unknown, JsonObject>();
     for (const element of answer) if (isObject(element) && !byId.has(element.id)) byId.set(element.id, element);
+    // Geth and Erigon refuse a batch over their limit with one error object, under the first call's
+    // id, and no answer to the others: those are refused with it, not left unanswered.
+    const batchRefused = answer.some(
+      (element) =>
+        isObject(element) && isObject(element.error) && BATCH_REFUSED.test(rpcErrorOf(element.error).message),
+    );
     const again: Pending[] = [];
     const limited: Pending[] = [];
     calls.forEach((c, i) => {
       const element = byId.get(ids[i]);
+      if (element === undefined && batchRefused) return again.push(c);
       if (element === undefined)
         return c.reject(
           new SourceError(`${this.options.where} answered ${what} without an answer to ${c.method} (id ${ids[i]})`),
@@ -193,13 +201,14 @@ export class JsonRpcTransport {
   /**
    * A batch's answer as a whole: final unless a rate limit (an HTTP 429, or one rate-limit error
    * object for the whole array: waited for, not taken for a refusal of batches) or an outage; a
-   * refusal is seen by the caller.
+   * refusal is seen by the caller. An error object saying batches are refused is a refusal whatever
+   * its code: jsonrpsee's "Batched requests are not supported" is -32005, many providers' rate limit.
    */
   private judgeBatch(status: number, json: unknown): AnswerVerdict {
     if (status === 429) return { kind: 'rate_limited', failure: 'HTTP 429' };
     if (isObject(json) && isObject(json.error)) {
       const { code, message } = rpcErrorOf(json.error);
-      if (this.options.isRateLimit('', code, message))
+      if (!BATCH_REFUSED.test(message) && this.options.isRateLimit('', code, message))
         return { kind: 'rate_limited', failure: `error ${code ?? '(no code)'}: ${message}` };
     }
     if (status >= 500) return { kind: 'retry', failure: `HTTP ${status}` };
