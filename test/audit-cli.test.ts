@@ -172,7 +172,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const last = lines.at(-1)!;
     expect(last.summary).toBeUndefined(); // no summary for an audit cut short
     expect(stopped.stderr).toBe(
-      `evm-integrity: interrupted before block ${last.block_number + 1}; continue later with --from ${last.block_number + 1} and, to keep the parent link, --head-hash set to the block_hash of the last block line\n`,
+      `evm-integrity: interrupted before block ${last.block_number + 1}; continue later with --from ${last.block_number + 1} --head-hash ${last.block_hash} and the other flags as before\n`,
     );
   });
 
@@ -371,12 +371,63 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(
       // The chain id is asked first, in the first batch with the blocks' calls.
-      /^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered a batch of \d+ calls \(eth_chainId, .*\) with a network error.*; continue later with --from 1000001/,
+      /^evm-integrity: stopped at block 1000001: the JSON-RPC node at http:\/\/127.0.0.1:\d+ answered a batch of \d+ calls \(eth_chainId, .*\) with a network error.*; continue later with --from 1000001 and the other flags as before\n$/,
     );
     const lines = parseLines(result.stdout);
     expect(lines[1]).toMatchObject({ block_number: FROM, verdict: 'unreachable' });
     expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: FROM });
   }, 30_000);
+
+  it('stopped at an unreachable block: the advice names the hash of the block before it, not of the unreachable line', async () => {
+    const n = await start();
+    const stuck = FROM + 3;
+    n.fault = (call) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === stuck ? { status: 404 } : undefined;
+    const result = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1']);
+    expect(result.status).toBe(2);
+    const lines = parseLines(result.stdout);
+    const before = lines.find((line) => line.block_number === stuck - 1)!;
+    expect(before.verdict).toBe('pass');
+    expect(lines.find((line) => line.block_number === stuck)).toMatchObject({
+      verdict: 'unreachable',
+      block_hash: null,
+    });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `; continue later with --from ${stuck} --head-hash ${before.block_hash} and the other flags as before\\n$`,
+      ),
+    );
+    // The advice, followed, completes the range.
+    n.fault = undefined;
+    const resumed = await run([
+      '--chain',
+      '1',
+      '--from',
+      String(stuck),
+      '--to',
+      String(TO),
+      '--head-hash',
+      before.block_hash,
+      '--rpc',
+      n.url,
+    ]);
+    expect(resumed.status).toBe(0);
+    expect(parseLines(resumed.stdout).at(-1)!.summary).toMatchObject({
+      complete: true,
+      verdicts: { pass: TO - stuck + 1 },
+    });
+  });
+
+  it('stopped at the first block: the advice keeps the --head-hash given', async () => {
+    const n = await start();
+    const head = `0x${'ab'.repeat(32)}`;
+    n.fault = (call) => (call.method === 'eth_getBlockReceipts' ? { status: 404 } : undefined);
+    const result = await run([...RANGE, '--head-hash', head, '--rpc', n.url, '--batch', '1']);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      new RegExp(`; continue later with --from ${FROM} --head-hash ${head} and the other flags as before\\n$`),
+    );
+  });
 });
 
 describe('evm-integrity audit: blocks as cast users write them', () => {

@@ -122,6 +122,14 @@ export class AuditTally {
     this.recent.delete(this.highest - SUPERSEDE_WINDOW);
   }
 
+  /**
+   * The hash the last verdict of `block` names (null where the source gave none), or undefined for a
+   * block without a verdict or older than the last {@link SUPERSEDE_WINDOW} blocks.
+   */
+  hashOf(block: number): string | null | undefined {
+    return this.recent.get(block)?.block_hash;
+  }
+
   /** The blocks whose last verdict is fail. */
   get failed(): number {
     return this.verdicts.fail;

@@ -10,10 +10,13 @@ export interface AuditOutput {
   close(): void;
 }
 
-/** How to go on from `next`: --resume when the lines are in a file, else where to start and what to link to. */
-export function howToContinue(out: string | undefined, next: number | null): string {
+/**
+ * How to go on from `next`: --resume when the lines are in a file, else the flags that start there, linked to `link`
+ * (the hash of the block before `next`: the last one audited, or --head-hash when none was).
+ */
+export function howToContinue(out: string | undefined, next: number | null, link: string | null | undefined): string {
   if (out !== undefined) return 'continue later with the same command and --resume';
-  return `continue later with --from ${next} and, to keep the parent link, --head-hash set to the block_hash of the last block line`;
+  return `continue later with --from ${next}${link ? ` --head-hash ${link}` : ''} and the other flags as before`;
 }
 
 /**

@@ -158,15 +158,18 @@ function conclude(
   const { summary, unreachable } = streamed;
   const timings = summary?.timings ?? { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
   const total = run.tally.summary(timings, summary === undefined ? 0 : summary.blocks);
-  const out = run.options.out;
+  const { out, from, headHash } = run.options;
+  const next = total.next_block;
+  const link = next !== null && next > from ? run.tally.hashOf(next - 1) : headHash;
+  const advice = howToContinue(out, next, link);
   if (interrupted) {
-    io.stderr(`evm-integrity: interrupted before block ${total.next_block}; ${howToContinue(out, total.next_block)}\n`);
+    io.stderr(`evm-integrity: interrupted before block ${next}; ${advice}\n`);
     return EXIT_INTERRUPTED;
   }
   output.write(`${formatSummaryLine(total)}\n`);
   if (total.verdicts.unreachable > 0) {
     const why = unreachable ?? 'the source is unreachable';
-    io.stderr(`evm-integrity: stopped at block ${total.next_block}: ${why}; ${howToContinue(out, total.next_block)}\n`);
+    io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${advice}\n`);
     return 2;
   }
   return statusOfVerdicts(total, io.stderr);
