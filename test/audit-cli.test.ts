@@ -627,6 +627,10 @@ describe('evm-integrity audit (in process)', () => {
       /^evm-integrity: --batch: "1001" is more than 1000; use 1 to 1000\n/,
     ],
     [
+      ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--max-answer-mb', '512'],
+      /^evm-integrity: --max-answer-mb: "512" is more than 511; use 1 to 511\n/,
+    ],
+    [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', 'x'],
       /^evm-integrity: --batch: "x" is not a positive whole number; use 1 to 1000\n/,
     ],

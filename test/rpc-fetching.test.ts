@@ -5,13 +5,14 @@
  * a body that never ends, a body that trickles past the time limit). The verdicts stay the ones
  * of the real fixture blocks.
  */
+import { constants } from 'node:buffer';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
-import { HttpClient } from '../packages/core/src/live/http-client.js';
+import { HttpClient, MAX_ANSWER_BYTES } from '../packages/core/src/live/http-client.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
 import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
@@ -297,6 +298,16 @@ async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promis
 }
 
 describe('caps on what a node costs', () => {
+  it('a cap past what one string holds (511 MiB) is refused when the client is made, not met as a network error mid-audit', () => {
+    expect(new HttpClient({ maxRetries: 0, maxAnswerBytes: MAX_ANSWER_BYTES })).toBeInstanceOf(HttpClient);
+    for (const maxAnswerBytes of [MAX_ANSWER_BYTES + 1, 0, Number.NaN])
+      expect(() => new HttpClient({ maxRetries: 0, maxAnswerBytes })).toThrow(
+        new RangeError(`maxAnswerBytes: expected 1 to ${511 * MIB} bytes, got ${maxAnswerBytes}`),
+      );
+    expect(MAX_ANSWER_BYTES + 1).toBeLessThan(constants.MAX_STRING_LENGTH);
+    expect(MAX_ANSWER_BYTES + MIB).toBeGreaterThan(constants.MAX_STRING_LENGTH);
+  });
+
   it.each<Hostile>(['endless', 'declared', 'gzip bomb'])(
     'an answer over the size cap (%s) is abandoned: the block is unreachable, naming the node, the method and the cap',
     async (kind) => {

@@ -44,7 +44,10 @@ export interface HttpClientOptions {
   timeoutMs?: number;
   /** A rate limit asking for a longer wait than this is not waited for (an exhausted allowance); default 300 s. */
   maxRetryAfterSeconds?: number;
-  /** The largest answer body read, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES}); a larger one is abandoned. */
+  /**
+   * The largest answer body read, in bytes (default {@link DEFAULT_MAX_ANSWER_BYTES}, at most {@link MAX_ANSWER_BYTES});
+   * a larger one is abandoned.
+   */
   maxAnswerBytes?: number;
   /** Kept-alive connections to a server at most (default 8): requests beyond wait for one to be free. */
   maxConnections?: number;
@@ -61,6 +64,12 @@ export interface HttpClientOptions {
  * body of tiny JSON objects this size still parses within about 1 GB of memory.
  */
 export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * 511 MiB, the largest cap on an answer: a body is read into one string, and V8's strings hold at most
+ * 2^29 - 24 UTF-16 units (Node 20 to 24); a larger body would fail as "Invalid string length".
+ */
+export const MAX_ANSWER_BYTES = 511 * 1024 * 1024;
 
 /** An answer larger than the cap: abandoned, never retried (it would be as large again). */
 export class AnswerTooLargeError extends SourceError {
@@ -141,6 +150,8 @@ export class HttpClient {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.maxRetryAfterMs = (options.maxRetryAfterSeconds ?? 300) * 1000;
     this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    if (!(this.maxAnswerBytes >= 1 && this.maxAnswerBytes <= MAX_ANSWER_BYTES))
+      throw new RangeError(`maxAnswerBytes: expected 1 to ${MAX_ANSWER_BYTES} bytes, got ${this.maxAnswerBytes}`);
   }
 
   /** The body as text, read chunk by chunk; null once it passes the cap (the request is then aborted). */

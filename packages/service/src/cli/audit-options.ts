@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { BlockSource } from 'evm-integrity/audit';
-import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
+import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
 import {
   blockRef,
@@ -141,7 +141,12 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   const concurrency = positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY);
   const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
-  const maxAnswerMb = positiveValue('--max-answer-mb', values['max-answer-mb'], DEFAULT_MAX_ANSWER_BYTES / MIB);
+  const maxAnswerMb = positiveValue(
+    '--max-answer-mb',
+    values['max-answer-mb'],
+    DEFAULT_MAX_ANSWER_BYTES / MIB,
+    MAX_ANSWER_BYTES / MIB,
+  );
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
