@@ -367,6 +367,28 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     expect(events).toHaveLength(5);
     expect(audit.summary()).toMatchObject({ blocks: 5, complete: false, next_block: FROM + 5 });
   });
+
+  it('a signal that cuts a fetch short ends the audit without a line for that block (not unreachable)', async () => {
+    const n = await start();
+    const held = (call: { params: unknown[] }) =>
+      typeof call.params[0] === 'string' && Number(call.params[0]) > FROM + 2;
+    n.fault = (call) => (held(call) ? { hang: true } : undefined);
+    const controller = new AbortController();
+    const audit = auditRange({
+      source: new RpcBlockSource({ url: n.url, batch: 1, sleep: instant, signal: controller.signal }),
+      chainId: 1,
+      from: FROM,
+      to: TO,
+      signal: controller.signal,
+    });
+    const events: AuditEvent[] = [];
+    for await (const event of audit) {
+      events.push(event);
+      if (events.length === 3) setTimeout(() => controller.abort(), 50); // while block FROM + 3 is held
+    }
+    expect(blocksOf(events).map((e) => e.verdict)).toEqual(['pass', 'pass', 'pass']);
+    expect(audit.summary()).toMatchObject({ blocks: 3, complete: false, next_block: FROM + 3 });
+  });
 });
 
 describe('Polygon PoS: the unlisted state-sync receipt', () => {

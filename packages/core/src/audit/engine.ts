@@ -29,7 +29,10 @@ export interface AuditRangeOptions {
   to: number;
   /** Blocks fetched at once and held ahead of the audit (default 4). */
   concurrency?: number;
-  /** Stops the audit between blocks; the events so far are complete, the summary says where it stopped. */
+  /**
+   * Stops the audit between blocks, or at a block whose fetch it cuts short (a source given the same signal), without
+   * a line for that block; the events so far are complete, the summary says where it stopped.
+   */
   signal?: AbortSignal;
   /**
    * The hash block `from` must link to (`--head-hash`, or the last hash of a checkpoint); null when
@@ -239,6 +242,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         }
       }
       if (reason !== null) {
+        // A fetch the signal cut short is no fault of the source: no line for the block.
+        if (signal?.aborted) break;
         yield* await flush();
         yield* await emit({ block_number: number, block_hash: null, verdict: 'unreachable', failures: [], reason });
         break;
