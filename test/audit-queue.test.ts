@@ -4,7 +4,7 @@
  * of a distributed audit with a worker SIGKILLed mid-chunk equals the single-machine audit, the
  * join pass fails a broken link across chunks and follows a reorg between chunks.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -120,6 +120,22 @@ describe('the queue tables', () => {
     const status = await runCli(['audit-status', '1-2-3-000000000000', '--queue', db.url]);
     expect(status.status).toBe(2);
     expect(status.stderr).toMatch(/^evm-integrity: no audit 1-2-3-000000000000 in the queue at .*\n$/);
+  });
+
+  it('audit-export --out that exists or cannot be written: exit 2, one line, before the queue is asked', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-export-'));
+    const existing = join(dir, 'audit.ndjson');
+    writeFileSync(existing, 'kept\n');
+    // The queue's URL names no server: a file refused first is refused without it being reached.
+    const queue = 'postgres://127.0.0.1:1/q';
+    const exists = await runCli(['audit-export', '1-2-3-000000000000', '--queue', queue, '--out', existing]);
+    expect(exists.status).toBe(2);
+    expect(exists.stderr).toBe(`evm-integrity: ${existing} exists: remove it or name another file\n`);
+    expect(readFileSync(existing, 'utf8')).toBe('kept\n');
+    const missing = join(dir, 'no-dir', 'audit.ndjson');
+    const unwritable = await runCli(['audit-export', '1-2-3-000000000000', '--queue', queue, '--out', missing]);
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toBe(`evm-integrity: --out ${missing}: cannot write it: no such directory\n`);
   });
 
   it('a queue that cannot be reached: exit 2, one line naming the server without its credentials', async () => {

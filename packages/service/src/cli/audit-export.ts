@@ -3,7 +3,7 @@
  * `evm-integrity audit` writes it: the header, the block and reorg lines in block order, and a
  * summary summed from those lines by the same tally.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import { auditLines, storedAudit } from '../queue/audit-export.js';
@@ -12,7 +12,7 @@ import { formatSummaryLine } from '../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
-import { InputError } from './io.js';
+import { cannotWrite, checkWritable, InputError } from './io.js';
 
 /** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
 export async function runAuditExport(
@@ -25,6 +25,11 @@ export async function runAuditExport(
     options: { queue: { type: 'string' }, out: { type: 'string' } },
   });
   const { id, queue: url } = auditIdAndQueue('audit-export', positionals, values.queue);
+  // The file is checked before the queue is asked anything; it is made only once the audit is found.
+  if (values.out !== undefined) {
+    checkWritable('--out', values.out);
+    if (existsSync(values.out)) throw new InputError(`${values.out} exists: remove it or name another file`);
+  }
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
     const stored = await storedAudit(queue.pool, id);
@@ -35,10 +40,18 @@ export async function runAuditExport(
       try {
         fd = openSync(values.out, 'wx');
       } catch (error) {
-        throw new InputError(`--out ${values.out}: cannot create it: ${(error as Error).message}`);
+        throw cannotWrite('--out', values.out, error);
       }
     }
-    const write = (line: string) => (fd === undefined ? io.stdout(`${line}\n`) : void writeSync(fd, `${line}\n`));
+    const out = values.out;
+    const write = (line: string) => {
+      if (fd === undefined) return io.stdout(`${line}\n`);
+      try {
+        writeSync(fd, `${line}\n`);
+      } catch (error) {
+        throw cannotWrite('--out', out!, error);
+      }
+    };
     const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
     const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
       head: plan.head_hash ?? null,

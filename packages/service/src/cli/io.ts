@@ -99,6 +99,7 @@ const FILE_FAILURES: Readonly<Record<string, string>> = {
   EROFS: 'the file system is read-only',
   EIO: 'an input/output error',
   ENOSPC: 'no space left on the device',
+  EEXIST: 'it exists',
 };
 
 function fileFailure(error: unknown, missing: string): string {
