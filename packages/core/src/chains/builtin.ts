@@ -1,4 +1,5 @@
 import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ReceiptKind } from './chain-info.js';
+import { HEADER_FIELD_EVIDENCE } from './header-field-evidence.js';
 
 /**
  * The chains the verifier knows, their eras, and for each era what shows each check: the real
@@ -126,7 +127,7 @@ const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo
   reason,
 });
 
-export const BUILTIN_CHAINS: readonly ChainInfo[] = [
+const CHAINS: readonly ChainInfo[] = [
   { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true, eras: allBlocks(MAINNET) },
   { chainId: 11155111, name: 'Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
   {
@@ -392,3 +393,9 @@ export const BUILTIN_CHAINS: readonly ChainInfo[] = [
     "Bittensor's EVM (Frontier, in opentensor/subtensor) answers headers without mixHash (real testnet block 6,646,068 in the project's fixtures), so the hashed header cannot be rebuilt from them.",
   ),
 ];
+
+/** The built-in chains, each with what its real blocks show of its header's fork fields. */
+export const BUILTIN_CHAINS: readonly ChainInfo[] = CHAINS.map((chain) => {
+  const headerFields = HEADER_FIELD_EVIDENCE[chain.chainId];
+  return headerFields === undefined ? chain : { ...chain, headerFields };
+});

@@ -43,6 +43,16 @@ export interface EvidenceBlock {
  */
 export type EraEvidence = Readonly<Record<CheckName, readonly EvidenceBlock[] | string>>;
 
+/**
+ * What the real blocks of a chain show of a header field that a fork appended: the highest block of the project's
+ * fixtures without it, and the lowest with it. A field once appended stays, so every block from `presentFrom` on has
+ * it and none up to `absentThrough` has; of a block between the two, no real block tells.
+ */
+export interface ForkFieldEvidence {
+  absentThrough?: EvidenceBlock;
+  presentFrom?: EvidenceBlock;
+}
+
 /** A block range of a chain with rules of its own; it runs from `from` to the block before the next era. */
 export interface Era {
   name: string;
@@ -75,4 +85,9 @@ export interface ChainInfo {
    * devnet): one era with Ethereum's header, every check taken on the configuration's word.
    */
   eras?: readonly Era[];
+  /**
+   * For each fork field of its eras' header layouts, what its real blocks show (chains/header-field-evidence.ts,
+   * generated from fixtures/). Absent for a chain an operator adds: nothing shows its forks.
+   */
+  headerFields?: Readonly<Record<string, ForkFieldEvidence>>;
 }

@@ -10,6 +10,8 @@ import {
   type Verifiability,
 } from '../chains/registry.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
+import type { ChainInfo } from '../chains/chain-info.js';
+import { absentForkFields, unknownForkFieldReason, type AbsentForkFields } from './absent-fork-fields.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
@@ -149,6 +151,21 @@ function compare(claim: CheckClaim, expected: Uint8Array | undefined, computed: 
   };
 }
 
+/**
+ * The block hash's comparison, unless it differs while the header lacks a fork field that no real block shows its
+ * block to have or not: then it is not verifiable, since the header may be whole but for that field.
+ */
+function blockHashComparison(
+  comparison: Comparison,
+  absent: AbsentForkFields,
+  chain: string | undefined,
+  blockNumber: bigint | undefined,
+): Comparison {
+  if (comparison.matches !== false || absent.unknown === undefined) return comparison;
+  const reason = unknownForkFieldReason(absent.unknown, chain ?? 'this chain', blockNumber);
+  return { expected: comparison.expected, computed: null, matches: null, reason: `not verifiable: ${reason}` };
+}
+
 /** The report of a block whose chain or era cannot be verified: nothing is computed, so nothing can mismatch. */
 function notVerifiableReport(block: BlockRead, count: number, subject: NotVerifiable): BlockReport {
   const { fields } = block.header;
@@ -185,6 +202,8 @@ interface Plan {
   layout: HeaderLayout;
   era: string | null;
   checks: Readonly<Record<CheckName, CheckClaim>>;
+  /** The registry's chain; absent for a chain verified on --rules' word. */
+  chain?: ChainInfo;
 }
 
 const NAMED: CheckClaim = { verified: true, evidence: 'configured' };
@@ -221,25 +240,34 @@ function planFor(
     layout: verifiability.header,
     era: verifiability.era?.name ?? null,
     checks: verifiability.checks,
+    chain: verifiability.chain,
   });
 }
 
 /**
  * What the claimed checks need of the header, as problems: each of the three commitments, and for
- * the block hash every field of the header's layout. Nothing claimed is missing from a report.
+ * the block hash every field of the header's layout, and each fork field that a real block of the
+ * chain at or before this one has. Nothing claimed is missing from a report.
  */
-function requireCommitments(block: BlockRead, checks: Plan['checks'], problems: Problems): void {
+function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFields, problems: Problems): void {
   const { fields, hash, missing, layout } = block.header;
   const commitments = { receiptsRoot: fields.receiptsRoot, logsBloom: fields.logsBloom, hash };
   for (const [name, value] of Object.entries(commitments)) {
     if (value === undefined)
       problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
   }
-  if (!checks.block_hash.verified) return;
+  if (!plan.checks.block_hash.verified) return;
   const header = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
   for (const field of missing) {
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
     problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);
+  }
+  for (const { field, from } of absent.lost) {
+    problems.add(
+      `header.${field}`,
+      'missing',
+      `present: blocks of ${plan.chain!.name} have it from block ${from.block} on at the latest, and this is block ${fields.number}`,
+    );
   }
 }
 
@@ -341,8 +369,9 @@ function verifyReceipts(
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
   const plan = planFor(block, verifiability, context, problems);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
-  const { rules, layout, era } = plan.value;
-  requireCommitments(block, plan.value.checks, problems);
+  const { rules, layout, era, chain } = plan.value;
+  const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number);
+  requireCommitments(block, plan.value, absent, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
   // guessed.
   if (plan.value.checks.receipts_root.verified)
@@ -364,8 +393,11 @@ function verifyReceipts(
   const comparisons: Record<CheckName, Comparison> = {
     receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => committed().receiptsRoot),
     logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => committed().logsBloom),
-    block_hash: compare(checks.block_hash, block.header.hash, () =>
-      keccak(encodeHeader(block.header.complete!, layout)),
+    block_hash: blockHashComparison(
+      compare(checks.block_hash, block.header.hash, () => keccak(encodeHeader(block.header.complete!, layout))),
+      absent,
+      chain?.name,
+      fields.number,
     ),
   };
   const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, committed().encodedReceipts) : null;

@@ -1,0 +1,72 @@
+/**
+ * What a header that lacks fields a fork appended says, given what the chain's real blocks show of
+ * them: a field its block must have (the header lost it: invalid input), or one of which no real
+ * block tells whether its block has it, so that a hash that differs cannot be told from a header
+ * that lost the field.
+ */
+import type { EvidenceBlock, ForkFieldEvidence } from '../chains/chain-info.js';
+import type { HeaderLayout } from '../header/layouts.js';
+
+/** A fork field the header lacks and the chain's blocks have from `from` on, `from` at or before its block. */
+export interface LostForkField {
+  field: string;
+  from: EvidenceBlock;
+}
+
+/** A fork field the header lacks, of which no real block shows whether its block has it. */
+export interface UnknownForkField {
+  field: string;
+  evidence: ForkFieldEvidence;
+}
+
+/** The fork fields a header lacks, judged by what real blocks show. */
+export interface AbsentForkFields {
+  lost: LostForkField[];
+  /** The first absent field that cannot be judged, if any. */
+  unknown?: UnknownForkField;
+}
+
+/**
+ * Judges each fork field of `layout` that `fields` lacks: lost where a real block of the chain at or before
+ * `blockNumber` has it; not lacking anything where one at or after it lacks it; unknown otherwise (a chain without
+ * evidence, or a block between the two).
+ * @example
+ * absentForkFields(fields, ETHEREUM_HEADER, mainnet.headerFields, 22_869_878n)
+ * // { lost: [{ field: 'requestsHash', from: { fixture: 'mainnet-22431084', block: 22431084 } }] }
+ */
+export function absentForkFields(
+  fields: Readonly<Record<string, unknown>>,
+  layout: HeaderLayout,
+  evidence: Readonly<Record<string, ForkFieldEvidence>> | undefined,
+  blockNumber: bigint | undefined,
+): AbsentForkFields {
+  const judged: AbsentForkFields = { lost: [] };
+  for (const { name } of layout.fields.slice(layout.required)) {
+    if (fields[name] !== undefined) continue;
+    const shown = evidence?.[name] ?? {};
+    const { presentFrom, absentThrough } = shown;
+    if (blockNumber !== undefined && presentFrom !== undefined && blockNumber >= BigInt(presentFrom.block))
+      judged.lost.push({ field: name, from: presentFrom });
+    else if (blockNumber === undefined || absentThrough === undefined || blockNumber > BigInt(absentThrough.block))
+      judged.unknown ??= { field: name, evidence: shown };
+  }
+  return judged;
+}
+
+/** Why a block hash that differs is not a verdict when the header lacks `unknown.field`, for a comparison's reason. */
+export function unknownForkFieldReason(
+  unknown: UnknownForkField,
+  chain: string,
+  blockNumber: bigint | undefined,
+): string {
+  const { field, evidence } = unknown;
+  const shown = [
+    evidence.absentThrough && `block ${evidence.absentThrough.block} lacks it`,
+    evidence.presentFrom && `block ${evidence.presentFrom.block} has it`,
+  ].filter(Boolean);
+  const block = blockNumber === undefined ? 'this block' : `block ${blockNumber}`;
+  return (
+    `the header has no ${field}, and no real block of ${chain} shows whether ${block} has it` +
+    `${shown.length > 0 ? ` (${shown.join('; ')})` : ''}: a hash that differs cannot be told from a header that lost it`
+  );
+}
