@@ -54,6 +54,7 @@ export {
   type EraDescription,
   type EraEvidence,
   type EvidenceBlock,
+  type ForkFieldEvidence,
   type Era,
   type EraSpan,
   type NotVerifiable,

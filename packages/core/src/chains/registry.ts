@@ -24,6 +24,7 @@ export type {
   Era,
   EraEvidence,
   EvidenceBlock,
+  ForkFieldEvidence,
   ReceiptKind,
   StateSyncRule,
 } from './chain-info.js';
