@@ -150,6 +150,18 @@ describe('what a refusal says', () => {
     ]);
   });
 
+  it('only application/json is JSON: a near miss is refused, parameters and case are not', async () => {
+    for (const type of [
+      'application/json-seq',
+      'application/json-patch+json',
+      'application/json, text/plain',
+      'text/json',
+    ])
+      expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(400);
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8'])
+      expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(200);
+  });
+
   it('a 401 tells the scheme of the refused header and nothing of its credential, not even its length (the whole member is the scheme)', async () => {
     for (const [header, shown] of [
       ['Bearer evmi_not-a-key-of-this-server-000000000000000', 'Bearer [redacted]'],

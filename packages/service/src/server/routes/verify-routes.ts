@@ -21,7 +21,8 @@ import {
 import type { ServerMetrics } from '../server-metrics.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 
-const JSON_MEDIA_TYPE = /^application\/(.+\+)?json\b/i;
+/** `application/json`, with parameters (`; charset=utf-8`) or none: not `application/json-seq`, a list, or a `+json` type. */
+const JSON_MEDIA_TYPE = /^\s*application\/json\s*(;.*)?$/i;
 
 /**
  * The work of one verify request once its body is read: run inline or on a worker, aborted by `signal` while it waits.
