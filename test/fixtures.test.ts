@@ -166,6 +166,28 @@ describe("receipts in go-ethereum's own JSON (types.Receipt marshalled directly)
     });
     expect(both.status).toBe(400);
   });
+
+  it('the same empty root in a receipt-root request body is no root either: identical, as verify block says', async () => {
+    const block = readBlock('mainnet-22869878');
+    const body = receiptRootBody({
+      chainId: 1,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+    });
+    for (const empty of ['0x', '']) {
+      const transactions = body.transactions.map((tx) => ({ ...tx, root: empty }));
+      const { code, json } = await cli(['receipt-root', '-'], { ...body, transactions });
+      expect(code, empty).toBe(0);
+      expect(json.data[0].is_identical).toBe(true);
+    }
+    const transactions = body.transactions.map((tx, i) => (i === 0 ? { ...tx, root: `0x${'11'.repeat(32)}` } : tx));
+    const both = await cli(['receipt-root', '-'], { ...body, transactions });
+    expect(both.code).toBe(2);
+    expect(both.json.error.details.invalid_parameters[0]).toMatchObject({
+      name: 'transactions[0].root',
+      reason: 'conflict',
+    });
+  });
 });
 
 describe('fixtures altered by one byte are caught', () => {

@@ -19,7 +19,7 @@ import {
 } from './json-values.js';
 import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
 import { Problems } from './problems.js';
-import { checkOutcome, orderByIndex, outcomeProblem } from './receipt-rules.js';
+import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from './receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -29,7 +29,6 @@ import { checkOutcome, orderByIndex, outcomeProblem } from './receipt-rules.js';
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
-const isEmptyHex = (value: unknown) => value === '0x' || value === '0X' || value === '';
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
 /** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
@@ -44,7 +43,7 @@ function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | u
   if (!isObject(value)) return undefined;
   const type = receiptType(value);
   const hasStatus = !isAbsent(value.status);
-  const hasRoot = !isAbsent(value.root) && !isEmptyHex(value.root);
+  const hasRoot = !hasNoRoot(value.root);
   if (type === undefined || outcomeProblem({ type: Number(type), hasStatus, hasRoot }) !== undefined) return undefined;
   let outcome: Pick<Receipt, 'status' | 'root'>;
   if (hasStatus) {
@@ -116,8 +115,7 @@ function readReceipt(value: unknown, path: string, problems: Problems): Receipt 
   const before = problems.count;
   const type = isAbsent(rpc.type) ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = !isAbsent(rpc.status);
-  // go-ethereum marshals types.Receipt with `"root": "0x"` beside `status`: an empty root is no post-state root.
-  const hasRoot = !isAbsent(rpc.root) && !isEmptyHex(rpc.root);
+  const hasRoot = !hasNoRoot(rpc.root);
   checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
   if (hasRoot && !hasStatus) {

@@ -20,7 +20,7 @@ import { err, ok, type Result } from '../result.js';
 import { isObject, join, readArray } from './json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
 import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
-import { checkOutcome, checkType, orderByIndex } from './receipt-rules.js';
+import { checkOutcome, checkType, hasNoRoot, orderByIndex } from './receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
@@ -113,8 +113,13 @@ const RECEIPT_MEMBERS = {
     nullable: true,
   },
   root: {
-    spec: hex({ bytes: 32, description: 'Pre-Byzantium post-state root; exclusive with status.' }),
+    spec: hex({
+      bytes: 32,
+      description:
+        'Pre-Byzantium post-state root; exclusive with status. Empty ("0x", as go-ethereum gives it beside status) is no root.',
+    }),
     nullable: true,
+    absentWhen: hasNoRoot,
   },
   cumulative_gas_used: {
     spec: quantity('Gas used in the block up to and including this transaction.'),
@@ -214,7 +219,7 @@ function toReceipt(
   const type = tx.type ?? (raw.type === undefined ? 0 : undefined);
   if (type !== undefined && rules !== undefined) checkType(type, rules, join(path, 'type'), problems);
   const hasStatus = raw.status !== undefined && raw.status !== null;
-  const hasRoot = raw.root !== undefined && raw.root !== null;
+  const hasRoot = !hasNoRoot(raw.root);
   checkOutcome({ type, hasStatus, hasRoot }, path, problems);
   const hasNonce = raw.deposit_nonce !== undefined;
   const hasVersion = raw.deposit_receipt_version !== undefined;

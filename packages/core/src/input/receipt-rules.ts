@@ -8,6 +8,14 @@ import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
 import { join } from './json-values.js';
 import type { Problems } from './problems.js';
 
+/**
+ * Whether a receipt's `root` member gives no post-state root: absent, null, or empty (go-ethereum
+ * marshals `types.Receipt` with `"root": "0x"` beside `status`, so an empty root is no root).
+ */
+export function hasNoRoot(root: unknown): boolean {
+  return root === undefined || root === null || root === '0x' || root === '0X' || root === '';
+}
+
 /** What the outcome rule needs of one receipt: its type (when valid), and which of status and root it carries. */
 export interface ReceiptOutcome {
   type: number | undefined;

@@ -146,12 +146,18 @@ export interface Member<T = unknown> {
   required?: boolean;
   /** `null` is the same as absent (the spec's "omit or null"). */
   nullable?: boolean;
+  /** Other values that mean absent (an empty `root`, see receipt-rules.ts). */
+  absentWhen?: (raw: unknown) => boolean;
 }
 
 export type Members = Record<string, Member>;
 
 /** What reading an object gives: each member's value where it was present and valid. */
 export type ReadMembers<M extends Members> = { [K in keyof M]?: ValueOf<M[K]['spec']> };
+
+/** Whether a member's raw value means it is absent: undefined, null where it is nullable, or one of its own. */
+const isAbsentMember = ({ nullable, absentWhen }: Member, raw: unknown) =>
+  raw === undefined || (nullable === true && raw === null) || absentWhen?.(raw) === true;
 
 /**
  * An object with declared members. Unknown members are ignored, except near-misses
@@ -177,9 +183,9 @@ export function object<M extends Members>(
       checkMisspelledMembers(value, path, names, problems);
       const result: Record<string, unknown> = {};
       for (const name of names) {
-        const { spec, required: isRequired, nullable } = members[name]!;
+        const { spec, required: isRequired } = members[name]!;
         const raw = value[name];
-        if (raw === undefined || (nullable && raw === null)) {
+        if (isAbsentMember(members[name]!, raw)) {
           if (isRequired) spec.read(undefined, join(path, name), problems);
           continue;
         }
@@ -194,9 +200,9 @@ export function object<M extends Members>(
       for (const member in value) if (!Object.hasOwn(members, member)) return undefined;
       const result: Record<string, unknown> = {};
       for (const name of names) {
-        const { spec, required: isRequired, nullable } = members[name]!;
+        const { spec, required: isRequired } = members[name]!;
         const raw = value[name];
-        if (raw === undefined || (nullable && raw === null)) {
+        if (isAbsentMember(members[name]!, raw)) {
           if (isRequired) return undefined;
           continue;
         }
