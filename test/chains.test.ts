@@ -190,6 +190,31 @@ describe('OP-stack legacy eras: what no real block has shown is refused, not gue
   });
 });
 
+describe('a block whose receipts no real block of its era has shown', () => {
+  it('mainnet, a receipt that used no gas: 422 naming the block and the kind, not "the chain cannot be verified"', () => {
+    const fixture = loadFixture('mainnet-7000000');
+    const block = readRpcBlock(fixture, new Problems())!;
+    const body = receiptRootBody({
+      chainId: 1,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+      blockNumber: 7_000_000,
+      blockHash: block.header.hash!,
+      headerRlp: encodeHeader(block.header.complete!),
+    });
+    const transactions = body.transactions.map((tx, i) => (i === 0 ? { ...tx, cumulative_gas_used: 0 } : tx));
+    const refused = verifyReceiptRoot({ ...body, transactions });
+    expect(refused.status).toBe(422);
+    const { message, hint } = (refused.body as any).error;
+    expect(message).toMatch(
+      /^Block 7,000,000 of Ethereum Mainnet \(chain 1\) cannot be verified, although the chain can: its receipts root rule is unproven: .*untyped receipt that used no gas/,
+    );
+    expect(hint).toMatch(
+      /^Ethereum Mainnet is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them/,
+    );
+  });
+});
+
 describe('a body that names no block is claimed only as far as every era of its chain claims it', () => {
   const receipt = { index: 0, status: 1, cumulative_gas_used: 21000, type: 2 };
   it('Gnosis: an empty block in any era is identical; receipts no era has shown are 422 for the chain, not for an era guessed at', () => {
@@ -197,7 +222,7 @@ describe('a body that names no block is claimed only as far as every era of its 
     const refused = verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [receipt] });
     expect(refused.status).toBe(422);
     expect((refused.body as any).error.message).toMatch(
-      /^Chain 100 \(Gnosis\) cannot be verified: its receipts root rule is unproven: /,
+      /^This block of Gnosis \(chain 100\) cannot be verified, although the chain can: its receipts root rule is unproven: /,
     );
   });
 

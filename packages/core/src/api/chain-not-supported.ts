@@ -29,6 +29,9 @@ export function chainNotSupported(
         ? 'The input names no chain_id, so its receipt rules are unknown.'
         : describeNotVerifiable(subject);
     hint = options.unknownChainHint ?? REGISTRY_HINT;
+  } else if (subject.check !== undefined) {
+    message = describeNotVerifiable(subject, options.blockNumber);
+    hint = `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind), else ${OWN_PROOFS}.`;
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);
     hint = 'Verify this chain with the proofs its own protocol provides.';

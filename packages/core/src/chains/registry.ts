@@ -67,6 +67,11 @@ export type Verifiability =
       era: EraSpan | null;
       /** The first block after the era that can be verified, if any. */
       firstVerifiableBlock: number | null;
+      /**
+       * The one check that cannot be run on this block, where its chain and era can be verified: the block holds
+       * receipts (or logs) of a kind no real block of its era has shown ({@link uncheckable}).
+       */
+      check?: CheckName;
     }
   | {
       /** The chain has eras and no block number was given. */
@@ -112,7 +117,11 @@ export function describeSpan(span: EraSpan): string {
 /** Why a block of a chain cannot be verified, in one sentence or two. */
 export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
   const { chainId, chain, era, reason } = subject;
-  if (chain === undefined) return `Chain ${chainId} is not in this server's chain registry.`;
+  if (chain === undefined) return `Chain ${chainId} is not in the chain registry.`;
+  if (subject.check !== undefined) {
+    const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
+    return `${block} of ${chain.name} (chain ${chainId}) cannot be verified, although the chain can: ${reason}`;
+  }
   if (era === null || (era.firstBlock === 0 && era.lastBlock === null))
     return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
   const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
@@ -184,6 +193,8 @@ export function uncheckable(
     reason,
     era,
     firstVerifiableBlock: later?.from ?? null,
+    // Only this block's receipts keep the era's claim from it.
+    ...(verifiability.checks[check].verified && { check }),
   };
 }
 
