@@ -12,7 +12,7 @@ import { closeOutputEarly } from './helpers/pipe.js';
 import { main } from '../packages/service/src/cli/main.js';
 import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
-import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -239,6 +239,63 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const replay = await run([...RANGE, '--bundle', bundle]);
     expect(replay.status).toBe(1);
     expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
+  });
+
+  it('--bundle with a block twice: an identical copy is audited once; an altered one is exit 2 naming both, no line', async () => {
+    const blocks = Array.from({ length: TO - FROM + 1 }, (_, i) => loadFixture(`mainnet-${FROM + i}`));
+    const copy = structuredClone(blocks[22]!); // block 1000023, which has logs
+    const file = tempFile('twice.json');
+    writeFileSync(file, JSON.stringify({ exchanges: [], blocks: [...blocks, copy] }));
+    const same = await run([...RANGE, '--bundle', file]);
+    expect(same.status).toBe(0);
+    expect(parseLines(same.stdout).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 } });
+
+    const log = (copy.receipts as Array<{ logs: Array<{ data: string }> }>).find((r) => r.logs.length > 0)!.logs[0]!;
+    log.data = `0x${'ff'.repeat((log.data.length - 2) / 2)}`;
+    writeFileSync(file, JSON.stringify({ exchanges: [], blocks: [...blocks, copy] }));
+    const altered = await run([...RANGE, '--bundle', file]);
+    expect(altered.status).toBe(2);
+    expect(altered.stdout).toBe('');
+    expect(altered.stderr).toBe(
+      'evm-integrity: blocks[30]: expected the same as blocks[22] (block 1000023 of chain 1, given twice, must be given identically), got another version\n',
+    );
+  });
+
+  it('--record across a reorg keeps one version of each block, the chain the audit went on with: the replay audits it', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    // Chain B forks at FROM+4 (other extraData), every block after it re-linked and re-hashed; the node switches to it
+    // when the audit asks for FROM+6, after FROM+4 and FROM+5 were fetched on chain A.
+    const fork = new Map<number, NodeBlock>();
+    let parent = String(blocks.get(FROM + 3)!.header.hash);
+    for (let b = FROM + 4; b <= TO; b++) {
+      const old = blocks.get(b)!;
+      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
+      fork.set(b, { ...old, header });
+      parent = String(header.hash);
+    }
+    const n = await start(blocks);
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6)
+        for (const [b, block] of fork) n.blocks.set(b, block);
+      return undefined;
+    };
+    const bundle = tempFile('reorg.json');
+    const live = await run([...RANGE, '--rpc', n.url, '--record', bundle, '--concurrency', '1', '--batch', '1']);
+    expect(live.status).toBe(0);
+    expect(parseLines(live.stdout).filter((l) => l.reorg !== undefined)).toHaveLength(1);
+    await node!.close();
+    node = undefined;
+
+    const replay = await run([...RANGE, '--bundle', bundle]);
+    expect(replay.stderr).toBe('');
+    expect(replay.status).toBe(0);
+    const blockLines = (text: string) =>
+      parseLines(text)
+        .filter((l) => l.block_number !== undefined)
+        .map((l): [unknown, unknown] => [l.block_number, l.block_hash]);
+    expect(blockLines(replay.stdout)).toHaveLength(30);
+    // The live audit's last line for each block is the new chain's.
+    expect(new Map(blockLines(replay.stdout))).toEqual(new Map(blockLines(live.stdout)));
   });
 
   it('--workers 2 verifies on worker threads and writes the lines an inline audit writes', async () => {

@@ -449,6 +449,35 @@ describe('the evm-integrity binary on eras and claims', () => {
     expect(runBinary(['verify', 'block', nitro])).toMatchObject({ code: 0, json: { verdict: 'identical' } });
   });
 
+  it("Gnosis AuRa: a seal field under both its names must give one value (Nethermind's step, signature)", () => {
+    const gnosis = loadFixture('gnosis-10000000');
+    const { auraStep, auraSeal } = gnosis.header as { auraStep: string; auraSeal: string };
+    const verifyWith = (names: Record<string, unknown>) => {
+      const file = join(dir, 'gnosis.json');
+      writeFileSync(file, JSON.stringify({ ...gnosis, header: { ...gnosis.header, ...names } }));
+      return runBinary(['verify', 'block', file]);
+    };
+    // The same value, spelled otherwise: one field given twice alike.
+    const same = verifyWith({ step: Number(auraStep), signature: auraSeal.toUpperCase().replace('0X', '0x') });
+    expect(same).toMatchObject({ code: 0, json: { verdict: 'identical' } });
+
+    const otherStep = verifyWith({ step: `0x${(BigInt(auraStep) + 1n).toString(16)}` });
+    expect(otherStep.code).toBe(2);
+    expect(otherStep.json.error.details.invalid_parameters).toEqual([
+      {
+        name: 'header.step',
+        location: 'body',
+        reason: 'conflict',
+        expected: 'the same value as auraStep (step and auraStep name one header field), got another',
+      },
+    ]);
+    const otherSeal = verifyWith({ signature: `${auraSeal.slice(0, -2)}${auraSeal.endsWith('00') ? '01' : '00'}` });
+    expect(otherSeal.code).toBe(2);
+    expect(otherSeal.json.error.details.invalid_parameters).toMatchObject([
+      { name: 'header.signature', reason: 'conflict' },
+    ]);
+  });
+
   it('a body whose header bloom is not the receipts bloom: exit 1 although is_identical is true', () => {
     const body = receiptRootBody({
       chainId: 1,

@@ -88,7 +88,7 @@ const withDeep = (bundle: Json, levels = 100_000) => JSON.stringify(bundle).repl
 interface BadCase {
   text: string;
   name: string | RegExp;
-  reason: 'missing' | 'invalid_format' | 'out_of_range';
+  reason: 'missing' | 'invalid_format' | 'out_of_range' | 'conflict';
   /** What the message must say. */
   says: RegExp;
 }
@@ -341,6 +341,118 @@ const HOSTILE: Array<[string, BadCase]> = [
   ],
 ];
 
+/** The fixture bundle with `change` made to a copy of it. */
+const changed = (change: (bundle: Json) => void): Json => {
+  const bundle = good();
+  change(bundle);
+  return bundle;
+};
+/** A copy of the fixture block with one log's data altered. */
+const alteredBlock = (): Json => {
+  const block = structuredClone(good().blocks[0]);
+  const log = block.receipts.find((r: Json) => r.logs.length > 0).logs[0];
+  log.data = `0x${'ff'.repeat((log.data.length - 2) / 2)}`;
+  return block;
+};
+/** Upper-cased hex: the same value to a reader of hashes, another JSON string. */
+const flippedHex = (hex: string) => hex.replace(/^(0x)?([0-9a-f])/, (_m, x = '', c) => `${x}${c === 'a' ? 'b' : 'a'}`);
+
+/** Two different versions of one block or one answer: which one is meant cannot be told. */
+const CONFLICTS: Array<[string, BadCase]> = [
+  [
+    'a block given twice, the second copy altered',
+    bad(
+      changed((b) => b.blocks.push(alteredBlock())),
+      'bundle.blocks[1]',
+      'conflict',
+      /the same as blocks\[0\] \(block 19426587 of chain 1, given twice, must be given identically\), got another version/,
+    ),
+  ],
+  [
+    'a block given twice, the first copy altered',
+    bad(
+      changed((b) => b.blocks.unshift(alteredBlock())),
+      'bundle.blocks[1]',
+      'conflict',
+      /the same as blocks\[0\] \(block 19426587 of chain 1/,
+    ),
+  ],
+  [
+    'a record answered twice (the tracing id spelled otherwise), differently',
+    bad(
+      changed((b) => {
+        const again = structuredClone(b.exchanges[0]);
+        again.body = { chain_id: 1, _tracing_id: PAIR_RECORD.toUpperCase() };
+        again.response.data.record.block_number -= 1;
+        b.exchanges.push(again);
+      }),
+      'bundle.exchanges[6]',
+      'conflict',
+      new RegExp(
+        `the same as exchanges\\[0\\] \\(the answer to lineage/record for tracing id ${PAIR_RECORD.toUpperCase()} on chain 1,`,
+      ),
+    ),
+  ],
+  [
+    'a genesis page answered twice, differently',
+    bad(
+      changed((b) => {
+        const again = structuredClone(b.exchanges[2]);
+        again.response.cursor = null;
+        again.response.count = 0;
+        again.response.data.genesis.function_results = [];
+        b.exchanges.push(again);
+      }),
+      'bundle.exchanges[6]',
+      'conflict',
+      /the same as exchanges\[2\] \(the answer to lineage\/genesis for tracing id \w+ on chain 1 after cursor page-2,/,
+    ),
+  ],
+  [
+    'a raw block record listed twice in one answer, differently',
+    bad(
+      changed((b) => {
+        const data = b.exchanges[5].response.data;
+        data.push({ ...data[0], block_hash: flippedHex(data[0].block_hash) });
+      }),
+      'bundle.exchanges[5].response.data[1]',
+      'conflict',
+      /the same as data\[0\] \(the record of block 19426587, given twice/,
+    ),
+  ],
+  [
+    'a raw block record answered twice, differently',
+    bad(
+      changed((b) => {
+        const again = structuredClone(b.exchanges[5]);
+        again.response.data[0].receipt_root = flippedHex(again.response.data[0].receipt_root);
+        b.exchanges.push(again);
+      }),
+      'bundle.exchanges[6]',
+      'conflict',
+      /the same as exchanges\[5\] \(the raw record of block 19426587 on chain 1, given twice/,
+    ),
+  ],
+  [
+    'a page of a raw dataset by range answered twice, differently',
+    bad(
+      changed((b) => {
+        const page = (data: unknown[]) => ({
+          method: 'POST',
+          path: '/evm/raw/logs',
+          body: { chain_id: 1, from_block: 19426587, to_block: 19426587 },
+          status: 200,
+          response: { chain_id: 1, data, cursor: null },
+        });
+        b.exchanges.push(page([]), page([{ block_number: 19426587 }]));
+      }),
+      'bundle.exchanges[7]',
+      'conflict',
+      /the same as exchanges\[6\] \(the answer to evm\/raw\/logs for blocks 19426587-19426587 on chain 1,/,
+    ),
+  ],
+];
+
 // ---------------------------------------------------------------------------
 // Doors
 
@@ -411,6 +523,25 @@ describe('a file or body that is not a lineage bundle is bad input: 400 naming t
     expect(result.status).toBe(200);
     expect(result.verdict).toBe('different');
     expect((await viaCli(JSON.stringify(bundle))).code).toBe(1);
+  });
+});
+
+describe('a bundle giving one block or answer twice: identically is accepted, differently is bad input', () => {
+  it.each(CONFLICTS)('%s: 400 naming the second copy, exit 2', async (_name, c) => expectBadInput(c));
+
+  it('every exchange and block again (members in another order) is audited; that copy altered is refused', async () => {
+    const reordered = (value: Json): Json =>
+      JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(value).reverse())));
+    const twice = changed((b) => {
+      b.exchanges.push(...b.exchanges.map(reordered));
+      b.blocks.push(...b.blocks.map(reordered));
+    });
+    const result = await viaOperation(JSON.stringify(twice));
+    expect(result.status).toBe(200);
+    expect(result.verdict).toBe('identical');
+    expect((await viaCli(JSON.stringify(twice))).code).toBe(0);
+    twice.blocks[1] = alteredBlock();
+    await expectBadInput(bad(twice, 'bundle.blocks[1]', 'conflict', /the same as blocks\[0\]/));
   });
 });
 
@@ -642,7 +773,14 @@ describe('over HTTP: the app, and the real server on loopback', () => {
 });
 
 describe('evm-integrity lineage --bundle as a real process', () => {
-  const cases: Array<[string, BadCase]> = [NOT_BUNDLES[0]!, NOT_BUNDLES[1]!, HOSTILE[1]!, HOSTILE[3]!, HOSTILE[7]!];
+  const cases: Array<[string, BadCase]> = [
+    NOT_BUNDLES[0]!,
+    NOT_BUNDLES[1]!,
+    HOSTILE[1]!,
+    HOSTILE[3]!,
+    HOSTILE[7]!,
+    CONFLICTS[0]!,
+  ];
   it.each(cases)('%s: exit 2, one line naming what is wrong, no stack trace', (_name, c) => {
     const file = join(dir, 'process.json');
     writeFileSync(file, c.text);

@@ -318,6 +318,19 @@ describe('ServiceSource against a fake hosted service', () => {
     expect(await s.rawBlock(1, BLOCK)).toBeNull();
   });
 
+  it('rawBlock: the row of the block listed twice alike is the answer; listed twice differently, a SourceError', async () => {
+    const { source: s } = source();
+    const answer = (...data: unknown[]) => ({ chain_id: 1, data, cursor: null, count: data.length });
+    service.faults.set(1, { status: 200, body: answer(RAW_BLOCK, { ...RAW_BLOCK }) });
+    expect(await s.rawBlock(1, BLOCK)).toEqual(RAW_BLOCK);
+    service.faults.set(2, { status: 200, body: answer(RAW_BLOCK, { ...RAW_BLOCK, receipt_root: 'ab'.repeat(32) }) });
+    const error = await rejection(s.rawBlock(1, BLOCK));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toBe(
+      `the service's answer to raw/blocks ${BLOCK} is unusable: data[1]: expected the same as data[0] (the record of block ${BLOCK}, given twice, must be given identically), got another version`,
+    );
+  });
+
   it('returns null for a 404 on lineage/record and lineage/genesis (a missing record)', async () => {
     const { source: s, delays } = source();
     expect(await s.record(1, MISSING)).toBeNull();

@@ -35,7 +35,7 @@ const bundle: Spec<Record<string, unknown>> = {
       exchanges: {
         type: 'array',
         description:
-          'Request/response pairs of the hosted API: lineage/record, every page of lineage/genesis, optionally raw/blocks and raw/logs. A request is answered from the first exchange of its path whose chain_id, tracing id (either spelling), cursor and, for raw endpoints, selectors and ranges equal the ones sent.',
+          'Request/response pairs of the hosted API: lineage/record, every page of lineage/genesis, optionally raw/blocks and raw/logs. A request is answered from the exchange of its path whose chain_id, tracing id (either spelling), cursor and, for raw endpoints, selectors and ranges equal the ones sent. One request answered twice must be answered identically (the same status and response), else the bundle is refused (reason conflict).',
         items: {
           type: 'object',
           required: ['method', 'path', 'body', 'status', 'response'],
@@ -63,7 +63,7 @@ const bundle: Spec<Record<string, unknown>> = {
       blocks: {
         type: 'array',
         description:
-          'Blocks in the JSON-RPC format, to check the records against on chain; without them those checks are skipped (verdict not_verifiable).',
+          'Blocks in the JSON-RPC format, to check the records against on chain; without them those checks are skipped (verdict not_verifiable). A block (chain_id and number) given twice must be given identically, else the bundle is refused (reason conflict).',
         items: {
           type: 'object',
           required: ['chain_id', 'header', 'receipts'],

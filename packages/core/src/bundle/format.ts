@@ -2,13 +2,21 @@
  * A lineage bundle (docs/lineage.md "The bundle format"): what the hosted service answered, plus blocks,
  * for an offline audit. Read once: every member the walk relies on is checked up front (a
  * SourceError names the first faulty member by its path in the bundle) and every answer is
- * indexed by what identifies its request, so that each lookup of the walk is O(1).
+ * indexed by what identifies its request, so that each lookup of the walk is O(1). A request or
+ * block given twice must be given identically (json/versions.ts).
  */
 import { isObject, type JsonObject } from '../input/json-values.js';
-import { readGenesisPage, readRecordAnswer, type GenesisPage, type Read } from '../sources/service-answers.js';
+import {
+  readGenesisPage,
+  readRawBlocks,
+  readRecordAnswer,
+  type GenesisPage,
+  type Read,
+} from '../sources/service-answers.js';
 import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
 import { tooDeep } from '../json/depth.js';
-import { kindOf } from '../json/show.js';
+import { kindOf, plain } from '../json/show.js';
+import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
 import { SourceError } from '../sources/source-error.js';
 import { type BlockJson } from '../sources/block-source.js';
 import { type Exchange } from '../sources/exchange.js';
@@ -29,7 +37,7 @@ export interface Recorded<T> {
   answer: T | null;
 }
 
-/** The bundle's answers by request. The first exchange for a request answers it. */
+/** The bundle's answers by request; each request has one answer (an identical repeat is indexed once). */
 export interface BundleIndex {
   records: Map<string, Recorded<RecordAnswer>>;
   genesisPages: Map<string, Recorded<GenesisPage>>;
@@ -80,14 +88,33 @@ function blockNumberOf(value: unknown): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
+/** The error for a member that gives again, differently, what `otherAt` gave: which one is meant cannot be told. */
+function bundleConflict(path: string, otherAt: string, what: string): SourceError {
+  const expected = sameVersionExpected(otherAt, what);
+  return new SourceError(`${path}: expected ${expected}`, { path, reason: 'conflict', expected });
+}
+
+/**
+ * Whether `value`, at `path` in the bundle, is the first version of `key`, to be indexed: false for an identical
+ * repeat, a SourceError naming both places for a different one.
+ */
+function isFirstVersion(versions: FirstVersions, key: string, path: string, value: unknown, what: string): boolean {
+  const version = checkVersion(versions, key, path, value);
+  if (typeof version === 'object') throw bundleConflict(path, version.otherAt, what);
+  return version === 'first';
+}
+
+/** What a recorded answer says, for comparing two answers to one request: its status and response. */
+const answerOf = (exchange: Exchange) => ({ status: exchange.status, response: exchange.response });
+
 /** A recorded answer's content when its status is 200, else null; a malformed 200 is the bundle's fault. */
 function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown) => Read<T>): T | null {
   if (exchange.status !== 200) return null;
   const result = read(exchange.response);
   if (result.ok) return result.value;
-  const { path: member, expected } = result.error;
+  const { path: member, expected, reason = 'invalid_format' } = result.error;
   const at = member === '' ? `${path}.response` : `${path}.response.${member}`;
-  throw new SourceError(`${at}: expected ${expected}`, { path: at, reason: 'invalid_format', expected });
+  throw new SourceError(`${at}: expected ${expected}`, { path: at, reason, expected });
 }
 
 /** The cursor a paged request sent: null for the first page (absent or null). */
@@ -103,7 +130,7 @@ function cursorOf(exchange: Exchange, path: string): string | null {
 }
 
 /** Checks one exchange's shape and indexes it when the walk may ask for it. */
-function readExchange(value: unknown, path: string, index: BundleIndex): void {
+function readExchange(value: unknown, path: string, index: BundleIndex, versions: FirstVersions): void {
   if (!isObject(value)) throw bundleProblem(path, 'an exchange {method, path, body, status, response}', value);
   if (value.method !== 'POST' && value.method !== 'GET')
     throw bundleProblem(`${path}.method`, '"POST" or "GET"', value.method);
@@ -126,7 +153,7 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   const chainId = body.chain_id;
 
   if ((endpoint === RAW_BLOCKS || endpoint === RAW_LOGS) && body.block_numbers === undefined) {
-    readRangePage(exchange, endpoint, chainId, path, index);
+    readRangePage(exchange, endpoint, chainId, path, index, versions);
     return;
   }
 
@@ -138,17 +165,12 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
         'the block numbers sent (an array of non-negative integers)',
         numbers,
       );
-    const rows = new Map<number, Json>();
-    if (exchange.status === 200) {
-      const data = isObject(exchange.response) ? exchange.response.data : undefined;
-      if (!Array.isArray(data)) throw bundleProblem(`${path}.response.data`, 'the raw block records (an array)', data);
-      for (const row of data)
-        if (isObject(row) && isBlockNumber(row.block_number) && !rows.has(row.block_number))
-          rows.set(row.block_number, row);
-    }
+    const records = contentOf(exchange, path, readRawBlocks);
     for (const n of numbers) {
       const key = blockKey(chainId, n);
-      if (!index.rawBlocks.has(key)) index.rawBlocks.set(key, rows.get(n) ?? null);
+      const record = records?.get(n) ?? null;
+      const what = `the raw record of block ${n} on chain ${chainId}`;
+      if (isFirstVersion(versions, `${RAW_BLOCKS} ${key}`, path, record, what)) index.rawBlocks.set(key, record);
     }
     return;
   }
@@ -164,16 +186,28 @@ function readExchange(value: unknown, path: string, index: BundleIndex): void {
   if (endpoint === RECORD) {
     const key = lineageKey(chainId, tracingId);
     const answer = contentOf(exchange, path, readRecordAnswer);
-    if (!index.records.has(key)) index.records.set(key, { path, status: exchange.status, answer });
+    const what = `the answer to lineage/record for tracing id ${plain(tracingId)} on chain ${chainId}`;
+    if (isFirstVersion(versions, `${RECORD} ${key}`, path, answerOf(exchange), what))
+      index.records.set(key, { path, status: exchange.status, answer });
     return;
   }
-  const key = lineageKey(chainId, tracingId, cursorOf(exchange, path));
+  const cursor = cursorOf(exchange, path);
+  const key = lineageKey(chainId, tracingId, cursor);
   const answer = contentOf(exchange, path, readGenesisPage);
-  if (!index.genesisPages.has(key)) index.genesisPages.set(key, { path, status: exchange.status, answer });
+  const what = `the answer to lineage/genesis for tracing id ${plain(tracingId)} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
+  if (isFirstVersion(versions, `${GENESIS} ${key}`, path, answerOf(exchange), what))
+    index.genesisPages.set(key, { path, status: exchange.status, answer });
 }
 
 /** Indexes a page of a raw dataset asked for by block range, as a range audit's cross-check records it. */
-function readRangePage(exchange: Exchange, endpoint: string, chainId: number, path: string, index: BundleIndex): void {
+function readRangePage(
+  exchange: Exchange,
+  endpoint: string,
+  chainId: number,
+  path: string,
+  index: BundleIndex,
+  versions: FirstVersions,
+): void {
   const { from_block: from, to_block: to } = exchange.body;
   if (!isBlockNumber(from))
     throw bundleProblem(
@@ -183,8 +217,10 @@ function readRangePage(exchange: Exchange, endpoint: string, chainId: number, pa
     );
   if (!isBlockNumber(to))
     throw bundleProblem(`${path}.body.to_block`, 'the last block of the range sent (a non-negative integer)', to);
-  const key = rawPageKey(endpoint, chainId, from, to, cursorOf(exchange, path));
-  if (!index.rawPages.has(key))
+  const cursor = cursorOf(exchange, path);
+  const key = rawPageKey(endpoint, chainId, from, to, cursor);
+  const what = `the answer to ${endpoint.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
+  if (isFirstVersion(versions, key, path, answerOf(exchange), what))
     index.rawPages.set(key, {
       path,
       status: exchange.status,
@@ -193,7 +229,7 @@ function readRangePage(exchange: Exchange, endpoint: string, chainId: number, pa
 }
 
 /** Checks one block's shape (its full reading is the walker's) and indexes it by chain and number. */
-function readBlock(value: unknown, path: string, index: BundleIndex): void {
+function readBlock(value: unknown, path: string, index: BundleIndex, versions: FirstVersions): void {
   if (!isObject(value)) throw bundleProblem(path, 'a block {chain_id, header, receipts} in the JSON-RPC format', value);
   if (!isChainId(value.chain_id))
     throw bundleProblem(`${path}.chain_id`, "the block's chain id (a positive integer)", value.chain_id);
@@ -209,7 +245,7 @@ function readBlock(value: unknown, path: string, index: BundleIndex): void {
   if (!Array.isArray(value.receipts))
     throw bundleProblem(`${path}.receipts`, "the block's complete receipts (an array)", value.receipts);
   const key = blockKey(value.chain_id, n);
-  if (!index.blocks.has(key)) {
+  if (isFirstVersion(versions, `block ${key}`, path, value, `block ${n} of chain ${value.chain_id}`)) {
     index.blocks.set(key, value as BlockJson);
     index.blockPaths.set(key, path);
   }
@@ -249,8 +285,9 @@ export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex 
     blocks: new Map(),
     blockPaths: new Map(),
   };
-  exchanges.forEach((exchange, i) => readExchange(exchange, `exchanges[${i}]`, index));
-  blocks.forEach((block, i) => readBlock(block, `blocks[${i}]`, index));
+  const versions: FirstVersions = new Map();
+  exchanges.forEach((exchange, i) => readExchange(exchange, `exchanges[${i}]`, index, versions));
+  blocks.forEach((block, i) => readBlock(block, `blocks[${i}]`, index, versions));
   // Last, so that a faulty member is named as such before the nesting below it is.
   const deep = tooDeep(json, LINEAGE_LIMITS.jsonDepth);
   if (deep !== null) throw limitExceeded('jsonDepth', 'the bundle', deep);

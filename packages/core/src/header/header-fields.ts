@@ -20,7 +20,7 @@ export const FIXED_SIZES: Readonly<Record<'hash' | 'address' | 'bloom' | 'nonce'
 export interface HeaderFieldSpec {
   /** JSON-RPC name. */
   name: keyof BlockHeader;
-  /** Other JSON-RPC names clients give it (Nethermind's `step` for erigon's `auraStep`). */
+  /** Other JSON-RPC names clients give it (Nethermind's `step` for erigon's `auraStep`); given together, they must agree. */
   aliases?: readonly string[];
   kind: HeaderFieldKind;
   /** Fork that appended the field; absent for the fields every header of the layout has. */

@@ -26,7 +26,8 @@ export const ETHEREUM_HEADER: HeaderLayout = {
  * `auraSeal` stand where Ethereum has `mixHash` and `nonce`, and London's `baseFeePerGas`
  * follows them (Nethermind's HeaderDecoder, erigon's AuRa header encoding). Erigon names them
  * `auraStep` and `auraSeal` (and gives zero `mixHash` and `nonce`, which are not hashed);
- * Nethermind and OpenEthereum `step` and `signature`.
+ * Nethermind and OpenEthereum `step` and `signature`. A header with both names of a field must
+ * give them the same value: a different one is refused, never one of them hashed.
  */
 export const AURA_HEADER: HeaderLayout = {
   name: 'aura',

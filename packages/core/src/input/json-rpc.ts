@@ -1,12 +1,12 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { encodeHeader } from '../header/header-encoding.js';
-import { FIXED_SIZES, type BlockHeader } from '../header/header-fields.js';
+import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { Slab } from '../bytes/slab.js';
-import { hexByteLength, parseHexInto } from '../bytes/hex.js';
+import { bytesEqual, hexByteLength, parseHexInto } from '../bytes/hex.js';
 import {
   isObject,
   join,
@@ -268,6 +268,42 @@ export interface RpcHeader {
 }
 
 /**
+ * A header field's value, under its name or any of its aliases (AuRa's `step` for `auraStep`); an absent member
+ * (undefined or null) is skipped. Two members that give the field must give the same value (`0x1` and `1` do): taking
+ * either would hash a header the other contradicts, so a different one is a `conflict` problem at its path.
+ */
+function readHeaderField(
+  rpc: Readonly<Record<string, unknown>>,
+  field: HeaderFieldSpec,
+  path: string,
+  problems: Problems,
+): Uint8Array | bigint | undefined {
+  let value: Uint8Array | bigint | undefined;
+  let valueMember = '';
+  for (const member of [field.name, ...(field.aliases ?? [])]) {
+    const raw = rpc[member];
+    if (raw === undefined || raw === null) continue;
+    const memberPath = join(path, member);
+    const parsed =
+      field.kind === 'quantity'
+        ? readQuantity(raw, memberPath, problems, MAX_UINT256)
+        : readHex(raw, memberPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
+    if (parsed === undefined) continue;
+    if (value === undefined) [value, valueMember] = [parsed, member];
+    else if (!sameFieldValue(value, parsed))
+      problems.add(
+        memberPath,
+        'conflict',
+        `the same value as ${valueMember} (${member} and ${valueMember} name one header field), got another`,
+      );
+  }
+  return value;
+}
+
+const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean =>
+  typeof a === 'bigint' || typeof b === 'bigint' ? a === b : bytesEqual(a, b);
+
+/**
  * Reads a JSON-RPC header object in a layout (Ethereum's by default). Absent fields are not
  * problems here (some sources give only `receiptsRoot` and `logsBloom`: what a check needs is
  * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
@@ -284,15 +320,8 @@ export function readRpcHeader(
   const before = problems.count;
   const fields: Record<string, Uint8Array | bigint> = {};
   for (const field of layout.fields) {
-    const member = [field.name, ...(field.aliases ?? [])].find((name) => rpc[name] !== undefined && rpc[name] !== null);
-    if (member === undefined) continue;
-    const raw = rpc[member];
-    const fieldPath = join(path, member);
-    const parsed =
-      field.kind === 'quantity'
-        ? readQuantity(raw, fieldPath, problems, MAX_UINT256)
-        : readHex(raw, fieldPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
-    if (parsed !== undefined) fields[field.name] = parsed;
+    const value = readHeaderField(rpc, field, path, problems);
+    if (value !== undefined) fields[field.name] = value;
   }
   const hash =
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);

@@ -3,13 +3,18 @@
  * every source (a bundle's recorded answers, the live service): the envelope and the members
  * that steer the walk. What the record and the artifacts say is the walker's to check.
  */
-import { isObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/json-values.js';
 import { kindOf } from '../json/show.js';
+import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
 import { err, ok, type Result } from '../result.js';
+import type { ProblemReason } from '../input/problems.js';
 import type { RecordAnswer } from './lineage-source.js';
 
-/** The answer, or the member (a path relative to the response) that is not what the spec says. */
-export type Read<T> = Result<T, { path: string; expected: string }>;
+/**
+ * The answer, or the member (a path relative to the response) that is not what the spec says, and why when it is
+ * not its format (`conflict`: it contradicts another member).
+ */
+export type Read<T> = Result<T, { path: string; expected: string; reason?: ProblemReason }>;
 
 /** One page of `POST /evm/lineage/genesis`. */
 export interface GenesisPage {
@@ -65,4 +70,28 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   if (!Number.isSafeInteger(count) || (count as number) < 0)
     return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
   return ok({ dataset, logs, functionResults, cursor, count: count as number });
+}
+
+/**
+ * `{chain_id, data: [raw block records]}` (dataset 0101): the records by block number; an entry that is no object with
+ * an integer `block_number` is skipped. A block listed twice must be listed identically (json/versions.ts).
+ */
+export function readRawBlocks(response: unknown): Read<Map<number, JsonObject>> {
+  const data = isObject(response) ? response.data : undefined;
+  if (!Array.isArray(data)) return bad('data', 'the raw block records (an array)', data);
+  const versions: FirstVersions = new Map();
+  const records = new Map<number, JsonObject>();
+  for (const [i, row] of data.entries()) {
+    if (!isObject(row) || !Number.isSafeInteger(row.block_number)) continue;
+    const n = row.block_number as number;
+    const version = checkVersion(versions, String(n), `data[${i}]`, row);
+    if (version === 'first') records.set(n, row);
+    else if (version !== 'repeat')
+      return err({
+        path: `data[${i}]`,
+        expected: sameVersionExpected(version.otherAt, `the record of block ${n}`),
+        reason: 'conflict',
+      });
+  }
+  return ok(records);
 }
