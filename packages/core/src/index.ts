@@ -68,6 +68,7 @@ export {
   readRpcHeader,
   readRpcReceipt,
   readRpcReceipts,
+  type ExcludedRpcReceipt,
   type ReadRpcBlockOptions,
   type RpcBlock,
   type RpcHeader,

@@ -2,10 +2,20 @@
  * `request receipt-root|logs-bloom [FILE|-]`: the body of POST /v1/evm/verify/receipt-root (or
  * logs-bloom) for a block in the JSON-RPC format `verify block` reads (`chain_id`, `header`, the
  * complete `receipts`). The block is read by the reader `verify block` uses and the body built by
- * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule.
+ * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule. Every
+ * receipt the block sent is in the body (a receipt-root body carries one its chain leaves out of the
+ * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one).
  */
 import { parseArgs } from 'node:util';
-import { ChainRegistry, encodeHeader, Problems, readRpcBlock, type InvalidInput, type RpcBlock } from 'evm-integrity';
+import {
+  bytesToHex,
+  ChainRegistry,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  type InvalidInput,
+  type RpcBlock,
+} from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
@@ -46,14 +56,28 @@ function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown 
       'it is the root the receipts are checked against',
     ),
     receipts: block.receipts,
+    excludedReceipts: block.excludedReceipts,
     ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
     ...(hash !== undefined && { blockHash: hash }),
     ...(complete !== undefined && { headerRlp: encodeHeader(complete, layout) }),
   });
 }
 
-/** The logs-bloom body of a block: its header's bloom and the logs of the receipts its bloom covers, in order. */
+/**
+ * A block with a receipt its chain leaves out of the root and bloom (Bor's state-sync receipt), refused: a logs-bloom
+ * body is a bare list of logs, with no member to carry that receipt, and dropped the answer would not say so.
+ */
+function refuseExcludedReceipt(block: RpcBlock, file: string | undefined): void {
+  const [excluded] = block.excludedReceipts;
+  if (excluded === undefined) return;
+  throw new InputError(
+    `${inputName(file)}: the receipt of transaction ${excluded.index} (0x${bytesToHex(excluded.txHash)}) is left out of the logs bloom (${excluded.reason.replace(/\.$/, '')}), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it`,
+  );
+}
+
+/** The logs-bloom body of a block: its header's bloom and the logs of its receipts, in order. */
 function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
+  refuseExcludedReceipt(block, file);
   const { fields } = block.header;
   return logsBloomBody({
     expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
