@@ -164,6 +164,29 @@ describe('request: inputs and mistakes', () => {
     );
   });
 
+  it("a receipt's own logsBloom, or a raw receipt, that is not what its fields make: no body (none carries either), one line naming it, exit 2", async () => {
+    const withBloom = loadFixture('mainnet-22869878');
+    (withBloom.receipts[0] as { logsBloom: string }).logsBloom = `0x${'ff'.repeat(256)}`;
+    const withRaw = loadFixture('mainnet-15040641');
+    const raw = withRaw.raw_receipts![1]!;
+    withRaw.raw_receipts![1] = `${raw.slice(0, -1)}${raw.endsWith('0') ? '1' : '0'}`;
+    const why = 'and no request body carries it; verify block reports the block different';
+    for (const [name, block, line] of [
+      ['bloom.json', withBloom, 'the logsBloom of the receipt of transaction 0 is not the bloom of its logs'],
+      ['raw.json', withRaw, 'raw_receipts[1] is not the consensus encoding of the receipt of transaction 1'],
+    ] as const) {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify(block));
+      expect(JSON.parse((await run(['verify', 'block', file])).stdout).verdict).toBe('different');
+      for (const endpoint of ['receipt-root', 'logs-bloom'])
+        expect(await run(['request', endpoint, file])).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `evm-integrity: ${file}: ${line}, ${why}\n`,
+        });
+    }
+  });
+
   it.each([
     [['request'], 'request needs which body to build: receipt-root or logs-bloom'],
     [['request', 'block'], 'cannot build a "block" body: expected receipt-root or logs-bloom'],

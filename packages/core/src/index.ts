@@ -76,6 +76,7 @@ export {
 
 export {
   verifyBlock,
+  verifyRpcBlock,
   type BlockRefusal,
   type BlockReport,
   type BlockVerifyContext,

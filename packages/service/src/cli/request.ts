@@ -4,7 +4,8 @@
  * complete `receipts`). The block is read by the reader `verify block` uses and the body built by
  * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule. Every
  * receipt the block sent is in the body (a receipt-root body carries one its chain leaves out of the
- * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one).
+ * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one); so is none for a
+ * block whose receipts' own blooms or raw encodings, which no body carries, are not what the fields make.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -15,6 +16,7 @@ import {
   readRpcBlock,
   type InvalidInput,
   type RpcBlock,
+  verifyRpcBlock,
 } from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
@@ -87,6 +89,30 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
   });
 }
 
+/**
+ * A block whose receipts' own `logsBloom`, or whose `raw_receipts`, are not what its receipts' fields make, refused:
+ * no body carries either (the server recomputes both from the fields), so the body would pass what `verify block`
+ * finds different. Told by verify block's own comparison; where they agree they are redundant, and leaving them out
+ * loses nothing.
+ */
+function refuseWhatNoBodyCarries(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+  if (block.receiptBlooms === undefined && block.rawReceipts === undefined) return;
+  const report = verifyRpcBlock(block, { registry });
+  if (!report.ok) return;
+  const { receipt_blooms: blooms, raw_receipts: raw } = report.value;
+  const why = 'and no request body carries it; verify block reports the block different';
+  if (blooms?.matches === false)
+    throw new InputError(
+      `${inputName(file)}: the logsBloom of the receipt of transaction ${blooms.first_mismatch} is not the bloom of its logs, ${why}`,
+    );
+  if (raw?.matches === false)
+    throw new InputError(
+      raw.first_mismatch === null
+        ? `${inputName(file)}: raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block, ${why}`
+        : `${inputName(file)}: raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}, ${why}`,
+    );
+}
+
 /** The one line that says why a file is not a block: its first problem's path and what was expected there. */
 const notABlock = (file: string | undefined, invalid: InvalidInput) =>
   new InputError(notALine(file, 'a block', invalid));
@@ -138,6 +164,7 @@ export function runRequest(argv: string[], io: CliIo): number {
   const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
   const chainId = values['chain-id'] === undefined ? undefined : chainIdValue('--chain-id', values['chain-id']);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
+  refuseWhatNoBodyCarries(block, registry, file);
   const body = BUILDERS[what as BodyName](block, file);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
   return 0;
