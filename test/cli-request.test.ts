@@ -10,11 +10,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainRegistry, verifyBlock } from '../packages/core/src/index.js';
-import { verifyLogsBloom, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import {
+  borStateSyncTxHash,
+  bytesToHex,
+  ChainRegistry,
+  Problems,
+  readRpcBlock,
+  verifyBlock,
+} from '../packages/core/src/index.js';
+import { receiptRootBody, verifyLogsBloom, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { FIXTURES_DIR, fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
+import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -37,7 +45,13 @@ function run(args: string[], input?: string): Promise<{ code: number | null; std
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer(
-    testConfig({ store: 'memory', auth: false, host: '127.0.0.1', chains: [DEVNET], bodyLimitBytes: 64 * 1024 * 1024 }),
+    testConfig({
+      store: 'memory',
+      auth: false,
+      host: '127.0.0.1',
+      chains: [DEVNET, testRegistry.get(TEST_CHAINS.polygon)!],
+      bodyLimitBytes: 64 * 1024 * 1024,
+    }),
     {
       logger: capturingLogger().logger,
     },
@@ -150,6 +164,29 @@ describe('request: inputs and mistakes', () => {
     );
   });
 
+  it("a receipt's own logsBloom, or a raw receipt, that is not what its fields make: no body (none carries either), one line naming it, exit 2", async () => {
+    const withBloom = loadFixture('mainnet-22869878');
+    (withBloom.receipts[0] as { logsBloom: string }).logsBloom = `0x${'ff'.repeat(256)}`;
+    const withRaw = loadFixture('mainnet-15040641');
+    const raw = withRaw.raw_receipts![1]!;
+    withRaw.raw_receipts![1] = `${raw.slice(0, -1)}${raw.endsWith('0') ? '1' : '0'}`;
+    const why = 'and no request body carries it; verify block reports the block different';
+    for (const [name, block, line] of [
+      ['bloom.json', withBloom, 'the logsBloom of the receipt of transaction 0 is not the bloom of its logs'],
+      ['raw.json', withRaw, 'raw_receipts[1] is not the consensus encoding of the receipt of transaction 1'],
+    ] as const) {
+      const file = join(dir, name);
+      writeFileSync(file, JSON.stringify(block));
+      expect(JSON.parse((await run(['verify', 'block', file])).stdout).verdict).toBe('different');
+      for (const endpoint of ['receipt-root', 'logs-bloom'])
+        expect(await run(['request', endpoint, file])).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: `evm-integrity: ${file}: ${line}, ${why}\n`,
+        });
+    }
+  });
+
   it.each([
     [['request'], 'request needs which body to build: receipt-root or logs-bloom'],
     [['request', 'block'], 'cannot build a "block" body: expected receipt-root or logs-bloom'],
@@ -162,5 +199,91 @@ describe('request: inputs and mistakes', () => {
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
     expect(stderr.split('\n')[0]).toBe(`evm-integrity: ${message}`);
     expect(stderr).toContain('evm-integrity request receipt-root [FILE|-]');
+  });
+});
+
+/**
+ * polygon-pos-9013760 with Bor's state-sync receipt appended as bor's eth_getBlockReceipts returns it (its transaction
+ * hash derived from the block's number and hash, a log of the StateReceiver), under `chainId`.
+ */
+function withStateSync(chainId: number) {
+  const real = loadFixture('polygon-pos-9013760');
+  const header = real.header as { number: string; hash: string };
+  const txHash = borStateSyncTxHash(BigInt(header.number), Buffer.from(header.hash.slice(2), 'hex'));
+  const stateSync = {
+    transactionIndex: `0x${real.receipts.length.toString(16)}`,
+    transactionHash: `0x${bytesToHex(txHash)}`,
+    type: '0x0',
+    status: '0x1',
+    cumulativeGasUsed: '0x0',
+    logs: [{ address: '0x0000000000000000000000000000000000001001', topics: [`0x${'11'.repeat(32)}`], data: '0x' }],
+  };
+  return { ...real, chain_id: chainId, receipts: [...real.receipts, stateSync] };
+}
+
+describe("request on a block holding Bor's state-sync receipt: the answer verify block gives", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-request-state-sync-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'polygon-state-sync.json');
+  writeFileSync(file, JSON.stringify(withStateSync(137)));
+
+  it('built-in Polygon PoS: the body carries the receipt by its tx_hash; verify receipt-root and the server refuse it as not verifiable, naming it, as verify block does', async () => {
+    const block = await run(['verify', 'block', file]);
+    expect(block.code).toBe(2);
+    const report = JSON.parse(block.stdout);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.excluded_receipts).toHaveLength(1);
+
+    const made = await run(['request', 'receipt-root', file]);
+    expect(made.code).toBe(0);
+    const body = JSON.parse(made.stdout);
+    expect(body.transactions).toHaveLength(5);
+    expect(body.transactions[4]).toMatchObject({ index: 4, tx_hash: report.excluded_receipts[0].tx_hash });
+
+    const verified = await run(['verify', 'receipt-root'], made.stdout);
+    expect(verified.code).toBe(2);
+    expect(JSON.parse(verified.stdout).error).toMatchObject({
+      code: 'CHAIN_NOT_SUPPORTED',
+      message: expect.stringContaining("has shown Bor's state-sync receipt yet"),
+      details: { excluded_receipts: report.excluded_receipts },
+    });
+
+    const answer = await post('receipt-root', made.stdout);
+    expect(answer.status).toBe(422);
+    expect(answer.json.error.details.excluded_receipts).toEqual(report.excluded_receipts);
+    const expected = verifyReceiptRoot(body, { docsUrl: `${server.url}/v1/docs` });
+    expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
+  });
+
+  it('request logs-bloom: refused in one line naming the receipt, exit 2 (a logs-bloom body cannot carry it)', async () => {
+    const txHash = JSON.parse((await run(['verify', 'block', file])).stdout).excluded_receipts[0].tx_hash;
+    expect(await run(['request', 'logs-bloom', file])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${file}: the receipt of transaction 4 (0x${txHash}) is left out of the logs bloom (Bor's state-sync receipt: in blocks 0-80,084,799 (Bor before Madhugiri) it is in neither the receipts root nor the logs bloom), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it\n`,
+    });
+  });
+
+  it('a chain whose era claims the rule: the server leaves the receipt out and lists it, as verify block does', async () => {
+    const json = withStateSync(TEST_CHAINS.polygon);
+    const report = verifyBlock(json, { registry: testRegistry });
+    expect(report).toMatchObject({ ok: true, value: { verdict: 'identical', transaction_count: 4 } });
+    // The body request builds: the block as verify block reads it, into the library's builder.
+    const block = readRpcBlock(json, new Problems(), { registry: testRegistry })!;
+    const body = receiptRootBody({
+      chainId: TEST_CHAINS.polygon,
+      receiptRoot: block.header.fields.receiptsRoot!,
+      receipts: block.receipts,
+      excludedReceipts: block.excludedReceipts,
+      blockNumber: Number(block.header.fields.number),
+      blockHash: block.header.hash!,
+    });
+    const answer = await post('receipt-root', JSON.stringify(body));
+    expect(answer.status).toBe(200);
+    expect(answer.json.data[0]).toMatchObject({
+      is_identical: true,
+      transaction_count: 4,
+      excluded_receipts: report.ok ? report.value.excluded_receipts : null,
+    });
   });
 });

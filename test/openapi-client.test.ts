@@ -56,7 +56,19 @@ const lineage = await client.POST('/evm/verify/lineage', {
 });
 const lineageProblem: string | undefined = lineage.error?.error.details?.invalid_parameters?.[0]?.name;
 
-console.log(JSON.stringify({ status, identical, remaining, code, named, computed, used, resetAt, tokenStatus, lineageProblem }));
+// polygon-pos-9013760's state-sync receipt, by its derived tx_hash: not verifiable on the built-in chain, and named.
+const stateSync = await client.POST('/evm/verify/receipt-root', {
+  body: {
+    chain_id: 137,
+    receipt_root: '00'.repeat(32),
+    block_number: 9013760,
+    block_hash: '34032490c875e14a38b754852b26436c6ae13f6e9ca12d00ad78c18e1d949be7',
+    transactions: [{ index: 0, status: 1, cumulative_gas_used: 0, logs: [], tx_hash: 'f7d733bf8302f315568ce632aae61e3f18f29c33852a98b228ab5689b77c788f' }],
+  },
+});
+const excludedTx: string | undefined = stateSync.error?.error.details?.excluded_receipts?.[0]?.tx_hash;
+
+console.log(JSON.stringify({ status, identical, remaining, code, named, computed, used, resetAt, tokenStatus, lineageProblem, excludedTx }));
 `;
 
 let server: RunningServer;
@@ -146,6 +158,7 @@ describe('a strict TypeScript client generated from /v1/openapi.json', () => {
         used: 2,
         tokenStatus: 'missing',
         lineageProblem: expect.stringMatching(/^bundle/),
+        excludedTx: 'f7d733bf8302f315568ce632aae61e3f18f29c33852a98b228ab5689b77c788f',
       });
       expect(Date.parse(seen.resetAt)).toBeGreaterThan(Date.now());
     },

@@ -315,6 +315,8 @@ describe('the built-in Polygon PoS: no real block has shown the state-sync recei
     const result = verifyReceiptRoot({ ...base, transactions: [...base.transactions, entry] });
     expect(result.status).toBe(422);
     expect((result.body as any).error.message).toMatch(/has shown Bor's state-sync receipt yet/);
+    // Named as verify block names it.
+    expect((result.body as any).error.details.excluded_receipts).toEqual(expectedExclusion);
   });
 });
 

@@ -80,7 +80,10 @@ describe('verifyBlock reading receipts as it hashes them', () => {
     const whole = readRpcBlock(block, new Problems(), context)!;
     const streamed = streamRpcBlock(block, context)!;
     expect(whole.excludedReceipts).toHaveLength(1);
-    expect(streamed.excludedReceipts).toEqual(whole.excludedReceipts);
+    // The streamed block leaves the excluded receipt's fields in the JSON.
+    expect(streamed.excludedReceipts).toEqual(
+      whole.excludedReceipts.map(({ receipt: _receipt, ...excluded }) => excluded),
+    );
     expect(streamed.receipts.outlines.length).toBe(whole.receipts.length);
     whole.receipts.forEach((receipt, i) => expect(streamed.receipts.receiptAt(i)).toEqual(receipt));
     expect(verifyBlock(block, context)).toEqual(wholeAnswer(block, context));

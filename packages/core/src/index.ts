@@ -69,6 +69,7 @@ export {
   readRpcHeader,
   readRpcReceipt,
   readRpcReceipts,
+  type ExcludedRpcReceipt,
   type ReadRpcBlockOptions,
   type RpcBlock,
   type RpcHeader,
@@ -76,6 +77,7 @@ export {
 
 export {
   verifyBlock,
+  verifyRpcBlock,
   type BlockRefusal,
   type BlockReport,
   type BlockVerifyContext,

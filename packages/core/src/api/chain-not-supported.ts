@@ -1,4 +1,5 @@
 import { describeNotVerifiable, formatBlock, type NotVerifiable } from '../chains/registry.js';
+import type { ExcludedReceiptResult } from '../chains/state-sync.js';
 import { errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
 
 const REGISTRY_HINT =
@@ -9,7 +10,8 @@ const OWN_PROOFS = "use the proofs the chain's own protocol provides";
  * The 422 CHAIN_NOT_SUPPORTED answer, for every way a block cannot be verified: its
  * input names no chain (`null`), a chain outside the registry, a chain none of whose
  * blocks can be verified, or a block in an era that cannot be. For an era, `details`
- * names the chain, the era and its blocks, and the first block that can be verified.
+ * names the chain, the era and its blocks, and the first block that can be verified, and the receipts
+ * sent that the era's rule leaves out of the root (`excluded_receipts`, when there are any).
  *
  * @example
  * chainNotSupported(defaultRegistry.verifiability(42161, 1000) as NotVerifiable, {}, { blockNumber: 1000n }).body
@@ -18,7 +20,7 @@ const OWN_PROOFS = "use the proofs the chain's own protocol provides";
 export function chainNotSupported(
   subject: NotVerifiable | null,
   context: OperationContext = {},
-  options: { blockNumber?: bigint; unknownChainHint?: string } = {},
+  options: { blockNumber?: bigint; unknownChainHint?: string; excludedReceipts?: ExcludedReceiptResult[] } = {},
 ): OperationResult {
   let message: string;
   let hint: string;
@@ -37,6 +39,7 @@ export function chainNotSupported(
     hint = 'Verify this chain with the proofs its own protocol provides.';
   } else {
     const { chainId, chain, era, reason, firstVerifiableBlock } = subject;
+    const excluded = options.excludedReceipts ?? [];
     message = describeNotVerifiable(subject, options.blockNumber);
     hint =
       firstVerifiableBlock === null
@@ -51,6 +54,7 @@ export function chainNotSupported(
       era_last_block: era.lastBlock,
       first_verifiable_block: firstVerifiableBlock,
       reason,
+      ...(excluded.length > 0 && { excluded_receipts: excluded }),
     };
   }
   return {

@@ -30,7 +30,7 @@ export {
 } from '../input/logs-proof-request.js';
 export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
-export { logsBloomBody, receiptRootBody, type ReceiptRootBody } from './request-builders.js';
+export { logsBloomBody, receiptRootBody, type ExcludedReceiptInput, type ReceiptRootBody } from './request-builders.js';
 export {
   parseReceiptRootRequest,
   RECEIPT_ROOT_BODY,

@@ -46,11 +46,10 @@ export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {
     const refusal = parsed.error;
     if (refusal.kind === 'invalid')
       return { status: 400, verdict: 'invalid', body: badRequest(refusal.problems, refusal.count, context) };
-    return chainNotSupported(
-      refusal.verifiability,
-      context,
-      refusal.blockNumber === undefined ? {} : { blockNumber: refusal.blockNumber },
-    );
+    return chainNotSupported(refusal.verifiability, context, {
+      ...(refusal.blockNumber !== undefined && { blockNumber: refusal.blockNumber }),
+      excludedReceipts: (refusal.excluded ?? []).map(excludedReceiptResult),
+    });
   }
   const request = parsed.value;
   const { receiptsRoot, logsBloom } = receiptsCommitment(request.receipts, {

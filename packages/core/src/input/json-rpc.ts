@@ -341,6 +341,14 @@ export function readRpcHeader(
   return header;
 }
 
+/**
+ * A receipt the source returned that the block's chain leaves out of the root, with its consensus fields: a request
+ * body built from the block carries it back at its index (request-builders.ts), so that nothing the block sent is lost.
+ */
+export interface ExcludedRpcReceipt extends ExcludedReceipt {
+  receipt: Receipt;
+}
+
 /** A block in the fixtures' format (and a lineage bundle's `blocks[]`): JSON-RPC header and receipts. */
 export interface RpcBlock {
   id?: string;
@@ -349,7 +357,7 @@ export interface RpcBlock {
   /** The receipts that are part of the block's commitments, in transaction order. */
   receipts: Receipt[];
   /** Receipts the source returned that its chain leaves out of the root (Bor's state-sync receipt). */
-  excludedReceipts: ExcludedReceipt[];
+  excludedReceipts: ExcludedRpcReceipt[];
   /** Consensus encodings as the source gave them, when it did. */
   rawReceipts?: Uint8Array[];
   /**
@@ -457,7 +465,7 @@ export function readRpcBlock(
     chainId,
     header,
     receipts: list.receipts.filter(inRoot),
-    excludedReceipts: excluded === undefined ? [] : [excluded],
+    excludedReceipts: excluded === undefined ? [] : [{ ...excluded, receipt: list.receipts[excluded.index]! }],
     ...(rawReceipts !== undefined && { rawReceipts }),
     ...(list.blooms !== undefined && { receiptBlooms: list.blooms.filter(inRoot) }),
   };
@@ -496,8 +504,10 @@ export interface ReceiptStream {
 }
 
 /** A block as {@link streamRpcBlock} reads it. */
-export interface StreamedRpcBlock extends Omit<RpcBlock, 'receipts' | 'rawReceipts'> {
+export interface StreamedRpcBlock extends Omit<RpcBlock, 'receipts' | 'rawReceipts' | 'excludedReceipts'> {
   receipts: ReceiptStream;
+  /** The receipts left out of the root, without their fields: they stay in the JSON, unread. */
+  excludedReceipts: ExcludedReceipt[];
 }
 
 /**

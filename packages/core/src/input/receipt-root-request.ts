@@ -45,6 +45,8 @@ export interface UnsupportedChain {
   kind: 'chain_not_supported';
   verifiability: NotVerifiable;
   blockNumber?: bigint;
+  /** Receipt-root: receipts sent that the chain's rule leaves out of the root, named in the refusal as `verify block` names them. */
+  excluded?: ExcludedReceipt[];
 }
 
 /** Why a receipt-root body is refused: invalid (400), or valid for a chain or era that cannot be verified (422). */
@@ -358,6 +360,7 @@ export function parseReceiptRootRequest(
       kind: 'chain_not_supported',
       verifiability: subject,
       ...(blockNumber !== undefined && { blockNumber }),
+      ...(excluded !== undefined && { excluded: [excluded] }),
     } as const);
   if (known.status === 'not_verifiable') return refuse(known);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);

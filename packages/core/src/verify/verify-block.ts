@@ -21,6 +21,7 @@ import {
   streamRpcBlock,
   type ReceiptOutline,
   type RpcBlock,
+  type StreamedRpcBlock,
 } from '../input/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/problems.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
@@ -94,7 +95,7 @@ export interface BlockReport {
 }
 
 /** A block read, but for its receipts. */
-type BlockRead = Omit<RpcBlock, 'receipts'>;
+type BlockRead = Omit<RpcBlock, 'receipts' | 'excludedReceipts'> & Pick<StreamedRpcBlock, 'excludedReceipts'>;
 
 /** A block's receipts in the root (in transaction order) as verifying the block reads them. */
 interface ReceiptsRead {

@@ -2,10 +2,22 @@
  * `request receipt-root|logs-bloom [FILE|-]`: the body of POST /v1/evm/verify/receipt-root (or
  * logs-bloom) for a block in the JSON-RPC format `verify block` reads (`chain_id`, `header`, the
  * complete `receipts`). The block is read by the reader `verify block` uses and the body built by
- * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule.
+ * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule. Every
+ * receipt the block sent is in the body (a receipt-root body carries one its chain leaves out of the
+ * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one); so is none for a
+ * block whose receipts' own blooms or raw encodings, which no body carries, are not what the fields make.
  */
 import { parseArgs } from 'node:util';
-import { ChainRegistry, encodeHeader, Problems, readRpcBlock, type InvalidInput, type RpcBlock } from 'evm-integrity';
+import {
+  bytesToHex,
+  ChainRegistry,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  type InvalidInput,
+  type RpcBlock,
+  verifyRpcBlock,
+} from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
@@ -46,14 +58,28 @@ function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown 
       'it is the root the receipts are checked against',
     ),
     receipts: block.receipts,
+    excludedReceipts: block.excludedReceipts,
     ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
     ...(hash !== undefined && { blockHash: hash }),
     ...(complete !== undefined && { headerRlp: encodeHeader(complete, layout) }),
   });
 }
 
-/** The logs-bloom body of a block: its header's bloom and the logs of the receipts its bloom covers, in order. */
+/**
+ * A block with a receipt its chain leaves out of the root and bloom (Bor's state-sync receipt), refused: a logs-bloom
+ * body is a bare list of logs, with no member to carry that receipt, and dropped the answer would not say so.
+ */
+function refuseExcludedReceipt(block: RpcBlock, file: string | undefined): void {
+  const [excluded] = block.excludedReceipts;
+  if (excluded === undefined) return;
+  throw new InputError(
+    `${inputName(file)}: the receipt of transaction ${excluded.index} (0x${bytesToHex(excluded.txHash)}) is left out of the logs bloom (${excluded.reason.replace(/\.$/, '')}), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it`,
+  );
+}
+
+/** The logs-bloom body of a block: its header's bloom and the logs of its receipts, in order. */
 function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
+  refuseExcludedReceipt(block, file);
   const { fields } = block.header;
   return logsBloomBody({
     expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
@@ -61,6 +87,30 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
     ...(block.chainId !== null && { chainId: block.chainId }),
     ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
   });
+}
+
+/**
+ * A block whose receipts' own `logsBloom`, or whose `raw_receipts`, are not what its receipts' fields make, refused:
+ * no body carries either (the server recomputes both from the fields), so the body would pass what `verify block`
+ * finds different. Told by verify block's own comparison; where they agree they are redundant, and leaving them out
+ * loses nothing.
+ */
+function refuseWhatNoBodyCarries(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+  if (block.receiptBlooms === undefined && block.rawReceipts === undefined) return;
+  const report = verifyRpcBlock(block, { registry });
+  if (!report.ok) return;
+  const { receipt_blooms: blooms, raw_receipts: raw } = report.value;
+  const why = 'and no request body carries it; verify block reports the block different';
+  if (blooms?.matches === false)
+    throw new InputError(
+      `${inputName(file)}: the logsBloom of the receipt of transaction ${blooms.first_mismatch} is not the bloom of its logs, ${why}`,
+    );
+  if (raw?.matches === false)
+    throw new InputError(
+      raw.first_mismatch === null
+        ? `${inputName(file)}: raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block, ${why}`
+        : `${inputName(file)}: raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}, ${why}`,
+    );
 }
 
 /** The one line that says why a file is not a block: its first problem's path and what was expected there. */
@@ -114,6 +164,7 @@ export function runRequest(argv: string[], io: CliIo): number {
   const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
   const chainId = values['chain-id'] === undefined ? undefined : chainIdValue('--chain-id', values['chain-id']);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
+  refuseWhatNoBodyCarries(block, registry, file);
   const body = BUILDERS[what as BodyName](block, file);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
   return 0;

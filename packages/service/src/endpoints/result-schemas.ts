@@ -33,6 +33,17 @@ export function verifyAnswer(
   };
 }
 
+/** A receipt sent that the chain's rules leave out of the root: `{index, tx_hash, reason}`. */
+export const EXCLUDED_RECEIPT_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['index', 'tx_hash', 'reason'],
+  properties: {
+    index: { type: 'integer' },
+    tx_hash: hex(32, 'Its transaction hash.'),
+    reason: { type: 'string' },
+  },
+};
+
 /** `data[0]` of a receipt-root answer. */
 export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
@@ -70,15 +81,7 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
       type: 'array',
       description:
         "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
-      items: {
-        type: 'object',
-        required: ['index', 'tx_hash', 'reason'],
-        properties: {
-          index: { type: 'integer' },
-          tx_hash: hex(32, 'Its transaction hash.'),
-          reason: { type: 'string' },
-        },
-      },
+      items: EXCLUDED_RECEIPT_SCHEMA,
     },
   },
 };

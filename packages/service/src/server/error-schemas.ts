@@ -1,5 +1,5 @@
 import type { JsonSchema } from 'evm-integrity/api';
-import { nullable } from '../endpoints/result-schemas.js';
+import { EXCLUDED_RECEIPT_SCHEMA, nullable } from '../endpoints/result-schemas.js';
 
 /**
  * The OpenAPI components of the answers that are not results: the error envelope with its
@@ -81,6 +81,12 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
       ),
     ),
     reason: string('422 CHAIN_NOT_SUPPORTED (era): why the era cannot be verified.'),
+    excluded_receipts: {
+      type: 'array',
+      items: EXCLUDED_RECEIPT_SCHEMA,
+      description:
+        "422 CHAIN_NOT_SUPPORTED (era), receipt-root: the receipts sent that the era's rule leaves out of the root (Bor's state-sync receipt), as a 200's excluded_receipts; absent when none.",
+    },
     limit_scope: {
       enum: ['account', 'cu_allowance'],
       description:
