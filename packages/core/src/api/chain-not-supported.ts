@@ -6,6 +6,26 @@ const REGISTRY_HINT =
   'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
 const OWN_PROOFS = "use the proofs the chain's own protocol provides";
 
+/** The 422's details for a block of a chain's era: the chain, the era and its blocks, why, and what is verified. */
+function eraDetails(
+  subject: NotVerifiable,
+  options: { blockNumber?: bigint; excludedReceipts?: ExcludedReceiptResult[] },
+): Record<string, unknown> {
+  const { chainId, chain, era, reason, firstVerifiableBlock } = subject;
+  const excluded = options.excludedReceipts ?? [];
+  return {
+    chain_id: chainId,
+    chain: chain!.name,
+    block_number: options.blockNumber === undefined ? null : Number(options.blockNumber),
+    era: era!.name,
+    era_first_block: era!.firstBlock,
+    era_last_block: era!.lastBlock,
+    first_verifiable_block: firstVerifiableBlock,
+    reason,
+    ...(excluded.length > 0 && { excluded_receipts: excluded }),
+  };
+}
+
 /**
  * The 422 CHAIN_NOT_SUPPORTED answer, for every way a block cannot be verified: its
  * input names no chain (`null`), a chain outside the registry, a chain none of whose
@@ -34,28 +54,18 @@ export function chainNotSupported(
   } else if (subject.check !== undefined) {
     message = describeNotVerifiable(subject, options.blockNumber);
     hint = `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind), else ${OWN_PROOFS}.`;
+    details = subject.era === null ? null : eraDetails(subject, options);
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);
     hint = 'Verify this chain with the proofs its own protocol provides.';
   } else {
-    const { chainId, chain, era, reason, firstVerifiableBlock } = subject;
-    const excluded = options.excludedReceipts ?? [];
+    const { chain, firstVerifiableBlock } = subject;
     message = describeNotVerifiable(subject, options.blockNumber);
     hint =
       firstVerifiableBlock === null
         ? `No later block of ${chain.name} can be verified either; ${OWN_PROOFS}.`
         : `${chain.name} blocks from ${formatBlock(firstVerifiableBlock)} on can be verified; for this era, ${OWN_PROOFS}.`;
-    details = {
-      chain_id: chainId,
-      chain: chain.name,
-      block_number: options.blockNumber === undefined ? null : Number(options.blockNumber),
-      era: era.name,
-      era_first_block: era.firstBlock,
-      era_last_block: era.lastBlock,
-      first_verifiable_block: firstVerifiableBlock,
-      reason,
-      ...(excluded.length > 0 && { excluded_receipts: excluded }),
-    };
+    details = eraDetails(subject, options);
   }
   return {
     status: 422,
