@@ -2,6 +2,7 @@ import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chai
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
+import { checkArbitrumHeaderInfo } from '../chains/arbitrum-header.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
@@ -429,6 +430,8 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
     chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
   const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
   const header = readRpcHeader(block.header, 'header', problems, layout);
+  if (header !== undefined && verifiability?.status === 'verifiable' && verifiability.rules.name === 'arbitrum')
+    checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
   return { ...(typeof block.id === 'string' && { id: block.id }), chainId, verifiability, header };
 }
 

@@ -1,0 +1,70 @@
+/**
+ * The members an Arbitrum Nitro node adds to a header's JSON: values its hashed fields carry
+ * (OffchainLabs/go-ethereum, core/types/arb_types.go, DeserializeHeaderExtraInformation):
+ * `sendRoot` is `extraData`, `sendCount` the first 8 bytes of `mixHash` and `l1BlockNumber` the
+ * next 8, big-endian. They are not hashed, so nothing else checks them: a member that says another
+ * value than the field it repeats gives two versions of one fact, refused as a conflict, as two
+ * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
+ */
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import type { BlockHeader } from '../header/header-fields.js';
+import { isObject, join, quantityValue, readHex, readQuantity } from '../input/json-values.js';
+import type { Problems } from '../input/problems.js';
+
+/** The 8-byte big-endian integer at `offset` of `bytes`. */
+const uint64At = (bytes: Uint8Array, offset: number) =>
+  new DataView(bytes.buffer, bytes.byteOffset + offset, 8).getBigUint64(0);
+
+/**
+ * Whether Nitro encodes its header information in the header: a base fee, a 32-byte extraData and
+ * difficulty 1 (the condition of DeserializeHeaderExtraInformation; the genesis and blocks
+ * imported from the classic chain have none, and their members are zeros no real block here shows).
+ */
+function carriesHeaderInfo(fields: Partial<BlockHeader>): boolean {
+  return (
+    fields.baseFeePerGas !== undefined &&
+    fields.baseFeePerGas > 0n &&
+    fields.extraData?.length === 32 &&
+    fields.difficulty === 1n &&
+    fields.mixHash !== undefined
+  );
+}
+
+/**
+ * Each of `sendRoot`, `sendCount` and `l1BlockNumber` in the header's JSON (`json`, read at `path`) that is present
+ * must say what its hashed field says; a different one is a `conflict` problem at its path.
+ * @example
+ * checkArbitrumHeaderInfo({ ...header, sendCount: '0x1' }, fields, 'header', problems)
+ * // header.sendCount: expected 96807, the first 8 bytes of mixHash, which it repeats, got 1
+ */
+export function checkArbitrumHeaderInfo(
+  json: unknown,
+  fields: Partial<BlockHeader>,
+  path: string,
+  problems: Problems,
+): void {
+  if (!isObject(json) || !carriesHeaderInfo(fields)) return;
+  const member = (name: string) => json[name];
+  const sendRoot = member('sendRoot');
+  if (sendRoot !== undefined && sendRoot !== null) {
+    const given = readHex(sendRoot, join(path, 'sendRoot'), problems, 32);
+    if (given !== undefined && !bytesEqual(given, fields.extraData!))
+      problems.add(
+        join(path, 'sendRoot'),
+        'conflict',
+        `0x${bytesToHex(fields.extraData!)}, the header's extraData, which it repeats, got ${sendRoot as string}`,
+      );
+  }
+  const counts = [
+    ['sendCount', 0, 'the first 8 bytes of mixHash'],
+    ['l1BlockNumber', 8, 'bytes 8 to 16 of mixHash'],
+  ] as const;
+  for (const [name, offset, where] of counts) {
+    const raw = member(name);
+    if (raw === undefined || raw === null) continue;
+    const given = readQuantity(raw, join(path, name), problems);
+    const carried = uint64At(fields.mixHash!, offset);
+    if (given !== undefined && given !== carried)
+      problems.add(join(path, name), 'conflict', `${carried}, ${where}, which it repeats, got ${quantityValue(raw)}`);
+  }
+}
