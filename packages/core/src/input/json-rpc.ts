@@ -2,7 +2,7 @@ import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chai
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
-import { checkArbitrumHeaderInfo } from '../chains/arbitrum-header.js';
+import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';

@@ -8,8 +8,8 @@
  */
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { isObject, join, quantityValue, readHex, readQuantity } from '../input/json-values.js';
-import type { Problems } from '../input/problems.js';
+import { isObject, join, quantityValue, readHex, readQuantity } from './json-values.js';
+import type { Problems } from './problems.js';
 
 /** The 8-byte big-endian integer at `offset` of `bytes`. */
 const uint64At = (bytes: Uint8Array, offset: number) =>
