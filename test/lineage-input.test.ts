@@ -250,6 +250,44 @@ NOT_BUNDLES.push([
   ),
 ]);
 
+const [RESERVE0, RESERVE1] = good().exchanges[0].response.data.record.reserves as [string, string];
+const INEXACT =
+  /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9\.644384745430385e\+23/;
+// Exact integers in the text, rounded by JSON.parse: a true claim is refused as input, never failed (nor a false one
+// passed) on the rounded value.
+NOT_BUNDLES.push(
+  [
+    "the record's reserves as exact JSON numbers beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace(
+        `"reserves":["${RESERVE0}","${RESERVE1}"]`,
+        `"reserves":[${RESERVE0},${RESERVE1}]`,
+      ),
+      'bundle.exchanges[0].response.data.record.reserves[0]',
+      'invalid_format',
+      INEXACT,
+    ),
+  ],
+  [
+    "a function result's decoded_output as an exact JSON number beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace(`"reserve0":"${RESERVE0}"`, `"reserve0":${RESERVE0}`),
+      'bundle.exchanges[2].response.data.genesis.function_results[0].decoded_output.reserve0',
+      'invalid_format',
+      INEXACT,
+    ),
+  ],
+  [
+    "a genesis log's block_number beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace('"block_number":19426587,"tx_hash"', '"block_number":9007199254740993,"tx_hash"'),
+      'bundle.exchanges[1].response.data.genesis.logs[0].block_number',
+      'invalid_format',
+      /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9007199254740992/,
+    ),
+  ],
+);
+
 const deepRecord = (member: string) => ({
   exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])],
 });
@@ -642,7 +680,15 @@ describe('over HTTP: the app, and the real server on loopback', () => {
 });
 
 describe('evm-integrity lineage --bundle as a real process', () => {
-  const cases: Array<[string, BadCase]> = [NOT_BUNDLES[0]!, NOT_BUNDLES[1]!, HOSTILE[1]!, HOSTILE[3]!, HOSTILE[7]!];
+  const inexact = NOT_BUNDLES.filter(([name]) => name.includes('2^53-1'));
+  const cases: Array<[string, BadCase]> = [
+    NOT_BUNDLES[0]!,
+    NOT_BUNDLES[1]!,
+    ...inexact,
+    HOSTILE[1]!,
+    HOSTILE[3]!,
+    HOSTILE[7]!,
+  ];
   it.each(cases)('%s: exit 2, one line naming what is wrong, no stack trace', (_name, c) => {
     const file = join(dir, 'process.json');
     writeFileSync(file, c.text);

@@ -16,6 +16,15 @@ export function isObject(value: unknown): value is JsonObject {
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 export const MAX_UINT64 = (1n << 64n) - 1n;
 
+/**
+ * Whether `value` is a JSON number beyond 2^53-1 (either sign): a JSON reader rounds it to the nearest double, so the
+ * integer read may not be the one written, and no check can tell.
+ */
+export const isInexactNumber = (value: unknown): boolean =>
+  typeof value === 'number' && !(Math.abs(value) <= MAX_SAFE);
+/** Why an integer beyond 2^53-1 must be sent as a string, in the words of every message that refuses such a number. */
+export const INEXACT_NUMBER = 'JSON numbers above 2^53-1 lose precision';
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -134,12 +143,8 @@ export function readQuantity(value: unknown, path: string, problems: Problems, m
   } else if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0)
       problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
-    else if (value > MAX_SAFE)
-      problems.add(
-        path,
-        'out_of_range',
-        `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`,
-      );
+    else if (isInexactNumber(value))
+      problems.add(path, 'out_of_range', `${expected}; ${INEXACT_NUMBER}, send a string, got ${value}`);
     else problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
     problems.add(path, 'out_of_range', `${expected}, got ${value}`);
