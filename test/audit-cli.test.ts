@@ -354,12 +354,54 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     if (existsSync('/proc/version')) {
       const proc = await run([...RANGE, '--rpc', n.url, '--out', '/proc/version']);
       expect(proc.status).toBe(2);
-      expect(proc.stderr.split('\n')[0]).toBe(
-        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it',
+      expect(proc.stderr).toBe(
+        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it\n',
       );
     }
     expect(n.requests).toBe(0);
     expect(readdirSync(dir)).toEqual(['file']);
+  });
+
+  it('file refusals are one line without the usage: an --out that exists, an empty path, a device with --resume, another audit', async () => {
+    const n = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    const exists = join(dir, 'exists.ndjson');
+    writeFileSync(exists, '');
+    const other = join(dir, 'other.ndjson');
+    writeFileSync(other, '{"audit":{"chain_id":10,"from":1,"to":2}}\n');
+    const notJson = join(dir, 'not-json.ndjson');
+    writeFileSync(notJson, 'not json\n');
+    const cases: Array<[string[], string]> = [
+      [['--out', exists], `${exists} exists: add --resume to continue that audit, or remove it`],
+      [['--out', ''], '--out: the path is empty; give a file name'],
+      [['--record', ''], '--record: the path is empty; give a file name'],
+      [
+        ['--out', '/dev/null', '--resume'],
+        '--resume: /dev/null is not a regular file, so it holds no audit to continue',
+      ],
+      [
+        ['--out', other, '--resume'],
+        `--resume: ${other} is the output of another audit ({"chain_id":10,"from":1,"to":2}), not of {"chain_id":1,"from":${FROM},"to":${TO}}`,
+      ],
+      [['--out', notJson, '--resume'], `--resume: line 1 of ${notJson} is not JSON; is it the output of an audit?`],
+    ];
+    for (const [flags, message] of cases) {
+      const refused = await run([...RANGE, '--rpc', n.url, ...flags]);
+      expect(refused.status, flags.join(' ')).toBe(2);
+      expect(refused.stderr, flags.join(' ')).toBe(`evm-integrity: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
+    expect(n.requests).toBe(0);
+  });
+
+  it('--out a device (/dev/null) is written to without --resume: it is no file of an earlier audit', async () => {
+    const n = await start();
+    const result = await run([...RANGE, '--rpc', n.url, '--out', '/dev/null']);
+    expect({ status: result.status, stderr: result.stderr, stdout: result.stdout }).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: '',
+    });
   });
 
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
