@@ -73,7 +73,7 @@ export interface BlockContext {
  */
 function unreadableBlock(n: number, refusal: InvalidInput, where: string | undefined): SourceError {
   const first = refusal.problems[0]!;
-  const path = where === undefined ? undefined : first.name === '' ? where : `${where}.${first.name}`;
+  const path = where === undefined ? undefined : `${where}.${first.name}`;
   const message = `block ${n} cannot be read: ${describeProblems(refusal)}`;
   return path === undefined
     ? new SourceError(message)
