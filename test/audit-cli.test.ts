@@ -241,6 +241,27 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
   });
 
+  it('a --bundle that is not a bundle, or whose block lacks chain_id: one line naming the file and the member', async () => {
+    const notBundle = tempFile('block.json');
+    writeFileSync(notBundle, JSON.stringify(loadFixture('mainnet-1000001')));
+    const noChainId = tempFile('no-chain-id.json');
+    const { chain_id: _, ...block } = loadFixture('mainnet-1000001');
+    writeFileSync(noChainId, JSON.stringify({ exchanges: [], blocks: [block] }));
+    const cases: Array<[string, string]> = [
+      [
+        notBundle,
+        "exchanges: expected the hosted service's recorded request/response pairs (an array) (this is a block, not a lineage bundle), got nothing",
+      ],
+      [noChainId, "blocks[0].chain_id: expected the block's chain id (a positive integer), got nothing"],
+    ];
+    for (const [file, message] of cases) {
+      const refused = await run([...RANGE, '--bundle', file]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toBe(`evm-integrity: ${file}: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
+  });
+
   it('--workers 2 verifies on worker threads and writes the lines an inline audit writes', async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(FROM + 3)!;
