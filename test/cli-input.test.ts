@@ -112,6 +112,17 @@ describe('verify block over many files', () => {
     expect(stderr).toMatch(/header\.\w+: expected .+; header\.\w+: expected /);
   });
 
+  it('a bound that is a power of two less one is written as one (2^256-1), not in its 78 digits', () => {
+    const block = JSON.parse(readFileSync(GOOD[1]!, 'utf8'));
+    const file = join(dir, 'base-fee.json');
+    writeFileSync(file, JSON.stringify({ ...block, header: { ...block.header, baseFeePerGas: '0x' } }));
+    const { code, stderr } = run(['verify', 'block', file]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `evm-integrity: ${file}: Invalid parameter header.baseFeePerGas: expected non-negative integer up to 2^256-1: a JSON integer, a decimal string or a 0x hex string, got "0x".\n`,
+    );
+  });
+
   it('the exit status is the highest: a different block (1) beside good ones', () => {
     const tampered = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));
     const different = join(dir, 'different.json');
