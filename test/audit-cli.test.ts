@@ -493,6 +493,44 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   });
 });
 
+describe('evm-integrity audit: the parent link of the first block of a run', () => {
+  it('a wrong --head-hash: block --from fails parent_link naming --head-hash, not a block audited before it', async () => {
+    const n = await start();
+    const head = `0x${'ab'.repeat(32)}`;
+    const result = await run([...RANGE, '--head-hash', head, '--rpc', n.url]);
+    expect(result.status).toBe(1);
+    const failing = parseLines(result.stdout).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures])).toEqual([
+      [
+        FROM,
+        [
+          {
+            check: 'parent_link',
+            message: 'the parentHash is not the --head-hash given',
+            evidence: { expected: head, found: expect.any(String) },
+          },
+        ],
+      ],
+    ]);
+  });
+
+  it('--resume: the first block resumed fails parent_link naming the checkpoint, a later one the block audited before it', async () => {
+    const n = await start();
+    const whole = tempFile('whole.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', whole])).status).toBe(0);
+    const lines = readFileSync(whole, 'utf8').split('\n').slice(0, 6); // header, 5 blocks
+    const last = JSON.parse(lines[5]!) as Record<string, unknown>;
+    lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
+    const file = tempFile('relinked.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect((await run([...RANGE, '--rpc', n.url, '--out', file, '--resume'])).status).toBe(1);
+    const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures[0].message])).toEqual([
+      [FROM + 5, "the parentHash is not the hash of the checkpoint's last block (--resume)"],
+    ]);
+  });
+});
+
 describe('evm-integrity audit: blocks as cast users write them', () => {
   const first = loadFixture(`mainnet-${FROM}`);
   const last = loadFixture(`mainnet-${TO}`);
