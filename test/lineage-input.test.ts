@@ -704,6 +704,27 @@ describe('evm-integrity lineage --bundle as a real process', () => {
   });
 });
 
+describe('evm-integrity lineage --bundle as a real process: a failing block', () => {
+  it("receipts that do not give the block's root: the reason says the N receipts give it, in agreement", () => {
+    const bundle = good();
+    const receipt = bundle.blocks[0].receipts.find((r: Json) => r.logs.length > 0);
+    receipt.logs[0].data = `0x${'ff'.repeat(32)}`;
+    const file = join(dir, 'tampered.json');
+    writeFileSync(file, JSON.stringify(bundle));
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    const count = bundle.blocks[0].receipts.length;
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `first failure: block\\.receipts_root \\(block \\d+\\): the ${count} receipts give [0-9a-f]{64}, not `,
+      ),
+    );
+  });
+});
+
 describe('lineage --service: the live service gets the same limits', () => {
   it('a genesis that never ends: exit 2 naming the page limit, after exactly that many pages', async () => {
     let pages = 0;
