@@ -257,7 +257,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(altered.status).toBe(2);
     expect(altered.stdout).toBe('');
     expect(altered.stderr).toBe(
-      'evm-integrity: blocks[30]: expected the same as blocks[22] (block 1000023 of chain 1, given twice, must be given identically), got another version\n',
+      `evm-integrity: ${file}: blocks[30]: expected the same as blocks[22] (block 1000023 of chain 1, given twice, must be given identically), got another version\n`,
     );
   });
 
@@ -296,6 +296,27 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(blockLines(replay.stdout)).toHaveLength(30);
     // The live audit's last line for each block is the new chain's.
     expect(new Map(blockLines(replay.stdout))).toEqual(new Map(blockLines(live.stdout)));
+  });
+
+  it('a --bundle that is not a bundle, or whose block lacks chain_id: one line naming the file and the member', async () => {
+    const notBundle = tempFile('block.json');
+    writeFileSync(notBundle, JSON.stringify(loadFixture('mainnet-1000001')));
+    const noChainId = tempFile('no-chain-id.json');
+    const { chain_id: _, ...block } = loadFixture('mainnet-1000001');
+    writeFileSync(noChainId, JSON.stringify({ exchanges: [], blocks: [block] }));
+    const cases: Array<[string, string]> = [
+      [
+        notBundle,
+        "exchanges: expected the hosted service's recorded request/response pairs (an array) (this is a block, not a lineage bundle), got nothing",
+      ],
+      [noChainId, "blocks[0].chain_id: expected the block's chain id (a positive integer), got nothing"],
+    ];
+    for (const [file, message] of cases) {
+      const refused = await run([...RANGE, '--bundle', file]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toBe(`evm-integrity: ${file}: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
   });
 
   it('--workers 2 verifies on worker threads and writes the lines an inline audit writes', async () => {
@@ -411,12 +432,54 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     if (existsSync('/proc/version')) {
       const proc = await run([...RANGE, '--rpc', n.url, '--out', '/proc/version']);
       expect(proc.status).toBe(2);
-      expect(proc.stderr.split('\n')[0]).toBe(
-        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it',
+      expect(proc.stderr).toBe(
+        'evm-integrity: /proc/version exists: add --resume to continue that audit, or remove it\n',
       );
     }
     expect(n.requests).toBe(0);
     expect(readdirSync(dir)).toEqual(['file']);
+  });
+
+  it('file refusals are one line without the usage: an --out that exists, an empty path, a device with --resume, another audit', async () => {
+    const n = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    const exists = join(dir, 'exists.ndjson');
+    writeFileSync(exists, '');
+    const other = join(dir, 'other.ndjson');
+    writeFileSync(other, '{"audit":{"chain_id":10,"from":1,"to":2}}\n');
+    const notJson = join(dir, 'not-json.ndjson');
+    writeFileSync(notJson, 'not json\n');
+    const cases: Array<[string[], string]> = [
+      [['--out', exists], `${exists} exists: add --resume to continue that audit, or remove it`],
+      [['--out', ''], '--out: the path is empty; give a file name'],
+      [['--record', ''], '--record: the path is empty; give a file name'],
+      [
+        ['--out', '/dev/null', '--resume'],
+        '--resume: /dev/null is not a regular file, so it holds no audit to continue',
+      ],
+      [
+        ['--out', other, '--resume'],
+        `--resume: ${other} is the output of another audit ({"chain_id":10,"from":1,"to":2}), not of {"chain_id":1,"from":${FROM},"to":${TO}}`,
+      ],
+      [['--out', notJson, '--resume'], `--resume: line 1 of ${notJson} is not JSON; is it the output of an audit?`],
+    ];
+    for (const [flags, message] of cases) {
+      const refused = await run([...RANGE, '--rpc', n.url, ...flags]);
+      expect(refused.status, flags.join(' ')).toBe(2);
+      expect(refused.stderr, flags.join(' ')).toBe(`evm-integrity: ${message}\n`);
+      expect(refused.stdout).toBe('');
+    }
+    expect(n.requests).toBe(0);
+  });
+
+  it('--out a device (/dev/null) is written to without --resume: it is no file of an earlier audit', async () => {
+    const n = await start();
+    const result = await run([...RANGE, '--rpc', n.url, '--out', '/dev/null']);
+    expect({ status: result.status, stderr: result.stderr, stdout: result.stdout }).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: '',
+    });
   });
 
   it('exit 2 when the node cannot be reached past its retries, after the unreachable line and the summary', async () => {
@@ -484,6 +547,44 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(result.stderr).toMatch(
       new RegExp(`; continue later with --from ${FROM} --head-hash ${head} and the other flags as before\\n$`),
     );
+  });
+});
+
+describe('evm-integrity audit: the parent link of the first block of a run', () => {
+  it('a wrong --head-hash: block --from fails parent_link naming --head-hash, not a block audited before it', async () => {
+    const n = await start();
+    const head = `0x${'ab'.repeat(32)}`;
+    const result = await run([...RANGE, '--head-hash', head, '--rpc', n.url]);
+    expect(result.status).toBe(1);
+    const failing = parseLines(result.stdout).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures])).toEqual([
+      [
+        FROM,
+        [
+          {
+            check: 'parent_link',
+            message: 'the parentHash is not the --head-hash given',
+            evidence: { expected: head, found: expect.any(String) },
+          },
+        ],
+      ],
+    ]);
+  });
+
+  it('--resume: the first block resumed fails parent_link naming the checkpoint, a later one the block audited before it', async () => {
+    const n = await start();
+    const whole = tempFile('whole.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', whole])).status).toBe(0);
+    const lines = readFileSync(whole, 'utf8').split('\n').slice(0, 6); // header, 5 blocks
+    const last = JSON.parse(lines[5]!) as Record<string, unknown>;
+    lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
+    const file = tempFile('relinked.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect((await run([...RANGE, '--rpc', n.url, '--out', file, '--resume'])).status).toBe(1);
+    const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures[0].message])).toEqual([
+      [FROM + 5, "the parentHash is not the hash of the checkpoint's last block (--resume)"],
+    ]);
   });
 });
 

@@ -78,6 +78,51 @@ describe('verify block over many files', () => {
     expect(stderr).toMatch(new RegExp(`^evm-integrity: ${notABlock}: Invalid parameter`));
   });
 
+  it('a block that is not an object: the root named as every body is (body), in the envelope and on stderr', () => {
+    for (const [text, got] of [
+      ['null', 'null'],
+      ['[]', 'an array'],
+      ['42', 'number 42'],
+    ]) {
+      const file = join(dir, 'root.json');
+      writeFileSync(file, text!);
+      const { code, stdout, stderr } = run(['verify', 'block', file]);
+      expect(code).toBe(2);
+      const expected = `a block object with header and receipts, got ${got}`;
+      expect(JSON.parse(stdout).error.details.invalid_parameters).toEqual([
+        { name: 'body', location: 'body', reason: 'invalid_format', expected },
+      ]);
+      expect(stderr).toBe(`evm-integrity: ${file}: Invalid parameter body: expected ${expected}.\n`);
+    }
+  });
+
+  it('a block with several faults: the first three named on stderr, each with what was expected', () => {
+    const block = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));
+    const faulty = join(dir, 'faulty.json');
+    const header = { ...block.header, receiptsRoot: '0x12', logsBloom: '0x12', gasUsed: 'lots', nonce: '0x1' };
+    writeFileSync(faulty, JSON.stringify({ ...block, header }));
+    const { code, stdout, stderr } = run(['verify', 'block', faulty]);
+    expect(code).toBe(2);
+    const listed = JSON.parse(stdout).error.details.invalid_parameters as Array<{ name: string; expected: string }>;
+    expect(listed).toHaveLength(4);
+    const named = listed.slice(0, 3).map((p) => `${p.name}: expected ${p.expected}`);
+    expect(stderr).toBe(
+      `evm-integrity: ${faulty}: 4 invalid parameters: ${named.join('; ')}; and 1 more on standard output\n`,
+    );
+    expect(stderr).toMatch(/header\.\w+: expected .+; header\.\w+: expected /);
+  });
+
+  it('a bound that is a power of two less one is written as one (2^256-1), not in its 78 digits', () => {
+    const block = JSON.parse(readFileSync(GOOD[1]!, 'utf8'));
+    const file = join(dir, 'base-fee.json');
+    writeFileSync(file, JSON.stringify({ ...block, header: { ...block.header, baseFeePerGas: '0x' } }));
+    const { code, stderr } = run(['verify', 'block', file]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      `evm-integrity: ${file}: Invalid parameter header.baseFeePerGas: expected non-negative integer up to 2^256-1: a JSON integer, a decimal string or a 0x hex string, got "0x".\n`,
+    );
+  });
+
   it('the exit status is the highest: a different block (1) beside good ones', () => {
     const tampered = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));
     const different = join(dir, 'different.json');

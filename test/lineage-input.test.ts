@@ -250,6 +250,44 @@ NOT_BUNDLES.push([
   ),
 ]);
 
+const [RESERVE0, RESERVE1] = good().exchanges[0].response.data.record.reserves as [string, string];
+const INEXACT =
+  /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9\.644384745430385e\+23/;
+// Exact integers in the text, rounded by JSON.parse: a true claim is refused as input, never failed (nor a false one
+// passed) on the rounded value.
+NOT_BUNDLES.push(
+  [
+    "the record's reserves as exact JSON numbers beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace(
+        `"reserves":["${RESERVE0}","${RESERVE1}"]`,
+        `"reserves":[${RESERVE0},${RESERVE1}]`,
+      ),
+      'bundle.exchanges[0].response.data.record.reserves[0]',
+      'invalid_format',
+      INEXACT,
+    ),
+  ],
+  [
+    "a function result's decoded_output as an exact JSON number beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace(`"reserve0":"${RESERVE0}"`, `"reserve0":${RESERVE0}`),
+      'bundle.exchanges[2].response.data.genesis.function_results[0].decoded_output.reserve0',
+      'invalid_format',
+      INEXACT,
+    ),
+  ],
+  [
+    "a genesis log's block_number beyond 2^53-1",
+    bad(
+      JSON.stringify(good()).replace('"block_number":19426587,"tx_hash"', '"block_number":9007199254740993,"tx_hash"'),
+      'bundle.exchanges[1].response.data.genesis.logs[0].block_number',
+      'invalid_format',
+      /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9007199254740992/,
+    ),
+  ],
+);
+
 const deepRecord = (member: string) => ({
   exchanges: [recordExchange(PAIR_RECORD, { [member]: 'DEEP' }), genesisExchange(PAIR_RECORD, [])],
 });
@@ -773,9 +811,11 @@ describe('over HTTP: the app, and the real server on loopback', () => {
 });
 
 describe('evm-integrity lineage --bundle as a real process', () => {
+  const inexact = NOT_BUNDLES.filter(([name]) => name.includes('2^53-1'));
   const cases: Array<[string, BadCase]> = [
     NOT_BUNDLES[0]!,
     NOT_BUNDLES[1]!,
+    ...inexact,
     HOSTILE[1]!,
     HOSTILE[3]!,
     HOSTILE[7]!,
@@ -793,6 +833,27 @@ describe('evm-integrity lineage --bundle as a real process', () => {
     expect(result.stderr).toMatch(c.says);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
+
+describe('evm-integrity lineage --bundle as a real process: a failing block', () => {
+  it("receipts that do not give the block's root: the reason says the N receipts give it, in agreement", () => {
+    const bundle = good();
+    const receipt = bundle.blocks[0].receipts.find((r: Json) => r.logs.length > 0);
+    receipt.logs[0].data = `0x${'ff'.repeat(32)}`;
+    const file = join(dir, 'tampered.json');
+    writeFileSync(file, JSON.stringify(bundle));
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    const count = bundle.blocks[0].receipts.length;
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `first failure: block\\.receipts_root \\(block \\d+\\): the ${count} receipts give [0-9a-f]{64}, not `,
+      ),
+    );
   });
 });
 

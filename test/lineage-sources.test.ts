@@ -677,6 +677,24 @@ describe('ServiceSource: the limits and shapes of every source', () => {
     expect(error.message).toMatch(/JSON nested deeper than the limit of 64 levels, at cursor\[0\]/);
   });
 
+  it("the service's integers beyond 2^53-1 as JSON numbers are refused, naming the member: never judged rounded", async () => {
+    const { source: records } = scripted(() =>
+      JSON.stringify({ chain_id: 1, data: { dataset: TABLE, record: { ...RECORD, reserves: ['R0', '1'] } } }).replace(
+        '"R0"',
+        '964438474543038460112265',
+      ),
+    );
+    await expect(records().record(1, TRACING)).rejects.toThrow(
+      /lineage\/record .* is unusable: data\.record\.reserves\[0\]: expected an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9\.644384745430385e\+23$/,
+    );
+    const { source: pages } = scripted(() =>
+      page([{ ...genesisLog(0), tx_index: 'TX' }], null).replace('"TX"', '2e16'),
+    );
+    await expect(pages().genesis(1, TRACING)).rejects.toThrow(
+      /lineage\/genesis .* is unusable: data\.genesis\.logs\[0\]\.tx_index: expected an integer as a decimal string/,
+    );
+  });
+
   it('a cursor that is not a string is a SourceError naming it', async () => {
     const { source: s } = scripted(() => page([genesisLog(0)], 'NEXT').replace('"NEXT"', '{"page": 2}'));
     await expect(s().genesis(1, TRACING)).rejects.toThrow(

@@ -8,6 +8,22 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const BOM = 0xfeff;
 
+const TWO_BOMS = 'JSON after at most one byte order mark (U+FEFF); the body starts with two';
+const NOT_UTF8 = 'UTF-8 text (JSON); the body has bytes that are not UTF-8';
+const NOT_JSON = /^valid JSON \((.*)\)$/s;
+
+/**
+ * The JSON parser's message when `problem` is the body reader's refusal of bytes that are not JSON (as
+ * {@link decodeJsonBody} and {@link parseJsonBody} make it: not UTF-8, not JSON, two byte order marks), the
+ * refusal's own text for the other two; undefined for a problem of the value read, such as a body that is not an
+ * object.
+ */
+export function unreadableBodyReason(problem: Problem): string | undefined {
+  if (problem.name !== 'body' || problem.reason !== 'invalid_format') return undefined;
+  if (problem.expected === TWO_BOMS || problem.expected === NOT_UTF8) return problem.expected;
+  return NOT_JSON.exec(problem.expected)?.[1];
+}
+
 /**
  * Parses a request body's JSON text: the value, or the one problem that says why it is not JSON.
  * One leading byte order mark is dropped (an editor may write one); a second is not JSON.
@@ -19,7 +35,7 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
       name: 'body',
       location: 'body',
       reason: 'invalid_format',
-      expected: 'JSON after at most one byte order mark (U+FEFF); the body starts with two',
+      expected: TWO_BOMS,
     });
   }
   try {
@@ -52,7 +68,7 @@ export function decodeJsonBody(bytes: Uint8Array): Result<unknown, Problem> {
       name: 'body',
       location: 'body',
       reason: 'invalid_format',
-      expected: 'UTF-8 text (JSON); the body has bytes that are not UTF-8',
+      expected: NOT_UTF8,
     });
   }
   return parseJsonBody(text);

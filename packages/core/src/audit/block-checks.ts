@@ -58,15 +58,24 @@ function transactionCountFailure(block: BlockJson, excluded: number): AuditFailu
  */
 export type ExpectedParent = string | null | undefined;
 
-/** The parent link: the block's parentHash against the hash audited before it (or the anchor). */
-export function parentLinkFailure(block: BlockJson, expectedParent: ExpectedParent): AuditFailure[] {
+/** What a block's parentHash must be, as parent_link names it when nothing says otherwise. */
+const AUDITED_BEFORE = 'the hash of the block audited before it';
+
+/**
+ * The parent link: the block's parentHash against the hash audited before it (or the anchor, named `expectedName`).
+ */
+export function parentLinkFailure(
+  block: BlockJson,
+  expectedParent: ExpectedParent,
+  expectedName = AUDITED_BEFORE,
+): AuditFailure[] {
   if (expectedParent === undefined || expectedParent === null) return [];
   const found = parentHashOf(block);
   if (found === expectedParent.toLowerCase()) return [];
   return [
     {
       check: 'parent_link',
-      message: 'the parentHash is not the hash of the block audited before it',
+      message: `the parentHash is not ${expectedName}`,
       evidence: { expected: expectedParent.toLowerCase(), found },
     },
   ];
@@ -87,6 +96,11 @@ function anchorFailure(block: BlockJson, anchor: string | undefined): AuditFailu
 /** What a block is judged against besides its own data. */
 export interface BlockLinks {
   expectedParent: ExpectedParent;
+  /**
+   * How parent_link names `expectedParent` when it is not the hash of the block audited before (the first block of a
+   * run: the hash the run was given to link to).
+   */
+  expectedParentName?: string;
   /** The hash this block must have, when the range is anchored at it. */
   anchor?: string;
 }
@@ -106,7 +120,7 @@ export function judgeBlock(
 ): BlockAudit {
   const countFailures = transactionCountFailure(block, verified.ok ? verified.value.excluded_receipts.length : 0);
   const failures = [
-    ...parentLinkFailure(block, links.expectedParent),
+    ...parentLinkFailure(block, links.expectedParent, links.expectedParentName),
     ...anchorFailure(block, links.anchor),
     ...countFailures,
   ];

@@ -40,6 +40,11 @@ export interface AuditRangeOptions {
    */
   anchor?: string | null;
   /**
+   * How a parent_link failure of block `from` names `anchor`, e.g. `the --head-hash given` (default: the hash of the
+   * block audited before it, as for every other block: right when `anchor` is the last hash of an earlier run).
+   */
+  anchorName?: string;
+  /**
    * Hashes blocks of the range must have (`--anchor N:HASH`, `--tail-hash`): a hash proves its block and, linked, those
    * before it.
    */
@@ -150,8 +155,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     this.verifying.delete(block);
     const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
     const anchor = this.options.anchors?.get(number);
+    // Block `from` links to the anchor the run was given, whatever reorg came before.
     const audit = judgeBlock(number, block, verified, {
       expectedParent: parent,
+      ...(number === this.options.from && this.options.anchorName && { expectedParentName: this.options.anchorName }),
       ...(anchor !== undefined && { anchor }),
     });
     const hash = hashOf(block);

@@ -446,7 +446,8 @@ export function readRpcBlock(
   problems: Problems,
   options: ReadRpcBlockOptions = {},
 ): RpcBlock | undefined {
-  const block = readObject(value, '', problems, 'a block object with header and receipts');
+  // The block is the whole body (a request, a file): its root is named as every endpoint names a body's.
+  const block = readObject(value, 'body', problems, 'a block object with header and receipts');
   if (block === undefined) return undefined;
   const before = problems.count;
   const { id, chainId, verifiability, header } = readRpcBlockHead(block, problems, options);

@@ -16,6 +16,14 @@ export function isObject(value: unknown): value is JsonObject {
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 export const MAX_UINT64 = (1n << 64n) - 1n;
 
+/**
+ * Whether `value` is a JSON number beyond 2^53-1 (either sign): a JSON reader rounds it to the nearest double, so the
+ * integer read may not be the one written, and no check can tell.
+ */
+export const isInexactNumber = (value: unknown): boolean => typeof value === 'number' && !(Math.abs(value) <= MAX_SAFE);
+/** Why an integer beyond 2^53-1 must be sent as a string, in the words of every message that refuses such a number. */
+export const INEXACT_NUMBER = 'JSON numbers above 2^53-1 lose precision';
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -121,6 +129,14 @@ export function quantityValue(value: unknown, max = MAX_UINT64): bigint | undefi
 }
 
 /**
+ * A bound as a message writes it: `2^n-1` for a large all-ones bound (2^256-1 has 78 digits), else its digits (255).
+ */
+function boundText(max: bigint): string {
+  const bits = max.toString(2);
+  return bits.length >= 16 && !bits.includes('0') ? `2^${bits.length}-1` : max.toString();
+}
+
+/**
  * A quantity (docs/api.md "Input conventions"): a JSON integer up to 2^53-1, a decimal
  * string, or a `0x` hex string for anything larger; at most `max`.
  */
@@ -128,18 +144,14 @@ export function readQuantity(value: unknown, path: string, problems: Problems, m
   const quantity = quantityValue(value, max);
   if (quantity !== undefined) return quantity;
   // The problem path: only now is the message worth building.
-  const expected = `non-negative integer up to ${max === MAX_UINT64 ? '2^64-1' : max}: a JSON integer, a decimal string or a 0x hex string`;
+  const expected = `non-negative integer up to ${boundText(max)}: a JSON integer, a decimal string or a 0x hex string`;
   if (value === undefined) {
     problems.add(path, 'missing', expected);
   } else if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0)
       problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
-    else if (value > MAX_SAFE)
-      problems.add(
-        path,
-        'out_of_range',
-        `${expected}; JSON numbers above 2^53-1 lose precision, send a string, got ${value}`,
-      );
+    else if (isInexactNumber(value))
+      problems.add(path, 'out_of_range', `${expected}; ${INEXACT_NUMBER}, send a string, got ${value}`);
     else problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
     problems.add(path, 'out_of_range', `${expected}, got ${value}`);

@@ -58,5 +58,5 @@ export function bodyNotAnObject(body: unknown): InvalidInput {
 
 /** The problems of a refused block, in one line: `header.nonce: present: …; receipts[0].type: …`. */
 export function describeProblems(input: InvalidInput): string {
-  return input.problems.map((p) => `${p.name === '' ? 'the block' : p.name}: ${p.expected}`).join('; ');
+  return input.problems.map((p) => `${p.name}: ${p.expected}`).join('; ');
 }

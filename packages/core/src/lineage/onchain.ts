@@ -73,18 +73,26 @@ export interface BlockContext {
  */
 function unreadableBlock(n: number, refusal: InvalidInput, where: string | undefined): SourceError {
   const first = refusal.problems[0]!;
-  const path = where === undefined ? undefined : first.name === '' ? where : `${where}.${first.name}`;
+  const path = where === undefined ? undefined : `${where}.${first.name}`;
   const message = `block ${n} cannot be read: ${describeProblems(refusal)}`;
   return path === undefined
     ? new SourceError(message)
     : new SourceError(message, { path, reason: first.reason, expected: first.expected });
 }
 
-/** A comparison of the block's report as a lineage check. */
-function comparisonCheck(name: string, subject: string, comparison: Comparison, pass: string, what: string): Check {
+/**
+ * A comparison of the block's report as a lineage check; `gives` is what computed the value and its verb (`the header
+ * gives`).
+ */
+function comparisonCheck(name: string, subject: string, comparison: Comparison, pass: string, gives: string): Check {
   if (comparison.matches === null) return check(name, 'skipped', subject, comparison.reason ?? 'not computed');
   if (comparison.matches) return check(name, 'pass', subject, pass);
-  return check(name, 'fail', subject, `${what} gives ${comparison.computed}, not ${comparison.expected}`);
+  return check(name, 'fail', subject, `${gives} ${comparison.computed}, not ${comparison.expected}`);
+}
+
+/** `37 receipts` or `1 receipt`, with the verb (`give`, `reproduce`) that agrees: `1 receipt gives`. */
+function receiptsDo(count: number, verb: string): string {
+  return count === 1 ? `1 receipt ${verb}s` : `${count} receipts ${verb}`;
 }
 
 /** The receipts root against the raw block record's `receipt_root` too, when the source has the record. */
@@ -96,7 +104,13 @@ async function receiptsRootCheck(
 ): Promise<Check> {
   const computed = report.receipts_root;
   if (computed.matches !== true)
-    return comparisonCheck('block.receipts_root', subject, computed, '', `the ${report.transaction_count} receipts`);
+    return comparisonCheck(
+      'block.receipts_root',
+      subject,
+      computed,
+      '',
+      `the ${receiptsDo(report.transaction_count, 'give')}`,
+    );
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;
@@ -108,11 +122,11 @@ async function receiptsRootCheck(
       'block.receipts_root',
       'fail',
       subject,
-      `the ${report.transaction_count} receipts give ${computed.computed}, not the raw block record receipt_root`,
+      `the ${receiptsDo(report.transaction_count, 'give')} ${computed.computed}, not the raw block record receipt_root`,
     );
   const what =
     raw === null ? 'the header receiptsRoot' : 'the header receiptsRoot and the raw block record receipt_root';
-  return check('block.receipts_root', 'pass', subject, `${report.transaction_count} receipts reproduce ${what}`);
+  return check('block.receipts_root', 'pass', subject, `${receiptsDo(report.transaction_count, 'reproduce')} ${what}`);
 }
 
 /**
@@ -162,7 +176,7 @@ export async function checkBlock(
       subject,
       report.block_hash,
       'the header hashes to the block hash',
-      'the header',
+      'the header gives',
     ),
     await receiptsRootCheck(n, subject, report, context),
     comparisonCheck(
@@ -170,7 +184,7 @@ export async function checkBlock(
       subject,
       report.logs_bloom,
       "the receipts' logs give the header's logsBloom",
-      "the receipts' logs",
+      "the receipts' logs give",
     ),
   ];
   const proven = checks.every((c) => c.status === 'pass') && report.verdict === 'identical';

@@ -1,9 +1,10 @@
 /**
  * The shapes of the hosted service's lineage answers that a walk relies on, read once for
  * every source (a bundle's recorded answers, the live service): the envelope and the members
- * that steer the walk. What the record and the artifacts say is the walker's to check.
+ * that steer the walk, and that every integer the walk reads was read exactly. What the record
+ * and the artifacts say is the walker's to check.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../input/json-values.js';
 import { kindOf } from '../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
 import { err, ok, type Result } from '../result.js';
@@ -30,6 +31,40 @@ export interface GenesisPage {
 const bad = (path: string, expected: string, got: unknown) =>
   err({ path, expected: `${expected}, got ${kindOf(got)}` });
 
+/** The members of a record the walk reads as integers (record-checks.ts, cross-checks.ts); `reserves` item by item. */
+const RECORD_INTEGERS = ['block_number', 'tx_index', 'log_index', 'decimals', 'reserves'] as const;
+/** The members of a genesis log the walk reads as integers (onchain.ts). */
+const LOG_INTEGERS = ['block_number', 'tx_index', 'log_index'] as const;
+
+/**
+ * The path of the first integer in `value` (a number, or the items or members of an array or object) that is a JSON
+ * number beyond 2^53-1, with the number; null when there is none.
+ */
+function inexactIn(value: unknown, path: string): { path: string; got: unknown } | null {
+  if (isInexactNumber(value)) return { path, got: value };
+  if (Array.isArray(value)) {
+    const i = value.findIndex(isInexactNumber);
+    return i === -1 ? null : { path: `${path}[${i}]`, got: value[i] };
+  }
+  if (!isObject(value)) return null;
+  const name = Object.keys(value).find((key) => isInexactNumber(value[key]));
+  return name === undefined ? null : { path: `${path}.${name}`, got: value[name] };
+}
+
+/**
+ * The first of `members` of `object` that holds an integer read inexactly: refused as the input's fault, never left to
+ * a check that would fail a claim the rounding made false (or pass one it made true).
+ */
+function inexactMember(object: unknown, path: string, members: readonly string[]): Read<never> | null {
+  if (!isObject(object)) return null;
+  for (const member of members) {
+    const found = inexactIn(object[member], `${path}.${member}`);
+    if (found !== null)
+      return bad(found.path, `an integer as a decimal string (${INEXACT_NUMBER} when read)`, found.got);
+  }
+  return null;
+}
+
 /** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
 function datasetOf(data: Record<string, unknown>): string | undefined {
   const dataset = data.dataset ?? '';
@@ -44,7 +79,7 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
   const dataset = datasetOf(data);
   if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
   if (!isObject(data.record)) return bad('data.record', 'the record (an object)', data.record);
-  return ok({ dataset, record: data.record });
+  return inexactMember(data.record, 'data.record', RECORD_INTEGERS) ?? ok({ dataset, record: data.record });
 }
 
 /** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
@@ -65,6 +100,8 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const cursor = response.cursor ?? null;
   if (cursor !== null && typeof cursor !== 'string')
     return bad('cursor', "the next page's cursor (a string) or null", cursor);
+  const inexact = inexactArtifact(logs, functionResults);
+  if (inexact !== null) return inexact;
   const countName = response.count !== undefined ? 'count' : 'page_count';
   const count = response[countName] ?? logs.length + functionResults.length;
   if (!Number.isSafeInteger(count) || (count as number) < 0)
@@ -94,4 +131,17 @@ export function readRawBlocks(response: unknown): Read<Map<number, JsonObject>> 
       });
   }
   return ok(records);
+}
+
+/** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`). */
+function inexactArtifact(logs: readonly unknown[], functionResults: readonly unknown[]): Read<never> | null {
+  for (const [i, log] of logs.entries()) {
+    const found = inexactMember(log, `data.genesis.logs[${i}]`, LOG_INTEGERS);
+    if (found !== null) return found;
+  }
+  for (const [i, result] of functionResults.entries()) {
+    const found = inexactMember(result, `data.genesis.function_results[${i}]`, ['decoded_output']);
+    if (found !== null) return found;
+  }
+  return null;
 }

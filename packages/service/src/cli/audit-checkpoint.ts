@@ -10,7 +10,7 @@
  */
 import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { AuditEvent, BlockAudit } from 'evm-integrity/audit';
-import { InputError, readFailure, UsageError } from './io.js';
+import { InputError, readFailure } from './io.js';
 
 /** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
 export interface AuditHeader {
@@ -80,12 +80,12 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
       try {
         value = JSON.parse(text);
       } catch {
-        throw new UsageError(`--resume: line ${n} of ${file} is not JSON; is it the output of an audit?`);
+        throw new InputError(`--resume: line ${n} of ${file} is not JSON; is it the output of an audit?`);
       }
       if (n === 1) {
         const found = (value as Partial<AuditHeader>).audit;
         if (JSON.stringify(found) !== expected)
-          throw new UsageError(
+          throw new InputError(
             `--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`,
           );
         cut = end;

@@ -1,8 +1,8 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
-import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
 import { monotonicMs } from './clock.js';
-import { cannotWrite, checkWritable, UsageError } from './io.js';
+import { cannotWrite, checkWritable, InputError } from './io.js';
 
 /** What an audit writes its lines to. */
 export interface AuditOutput {
@@ -20,15 +20,19 @@ export function howToContinue(out: string | undefined, next: number | null, link
 }
 
 /**
- * Checks the files an audit writes before it asks anything of a source: `--out` (refused when it exists, even empty,
- * unless `--resume`) and `--record` must be writable. A file that cannot be written is one line naming it, exit 2.
+ * Checks the files an audit writes before it asks anything of a source: `--out` (a regular file is refused when it
+ * exists, even empty, unless `--resume`; a device or a FIFO is written to, but is no checkpoint to resume) and
+ * `--record` must be writable. A file that cannot be written is one line naming it, exit 2.
  */
 export function checkOutputFiles(options: { out?: string; resume?: boolean; record?: string }): void {
   const { out, resume, record } = options;
   if (out !== undefined) {
     checkWritable('--out', out);
-    if (!resume && existsSync(out))
-      throw new UsageError(`${out} exists: add --resume to continue that audit, or remove it`);
+    const existing = statSync(out, { throwIfNoEntry: false });
+    if (existing?.isFile() === true && !resume)
+      throw new InputError(`${out} exists: add --resume to continue that audit, or remove it`);
+    if (existing !== undefined && !existing.isFile() && resume)
+      throw new InputError(`--resume: ${out} is not a regular file, so it holds no audit to continue`);
   }
   if (record !== undefined) checkWritable('--record', record);
 }

@@ -1,5 +1,5 @@
 /** Where an audit's blocks come from, and what checks the hosted service's datasets against them. */
-import { BundleSource } from 'evm-integrity/audit';
+import { BundleSource, SourceError } from 'evm-integrity/audit';
 import {
   recordedServiceCrossCheck,
   RpcBlockSource,
@@ -8,8 +8,8 @@ import {
   type BundleRecorder,
 } from 'evm-integrity/node';
 import type { AuditFlags } from './audit-options.js';
-import { readBundleFile } from './bundle-file.js';
-import { serviceApiKey } from './io.js';
+import { bundleFaultLine, readBundleFile } from './bundle-file.js';
+import { InputError, serviceApiKey } from './io.js';
 
 /**
  * How a node is asked: `--batch` calls per request and `--concurrency` requests at once, so that
@@ -50,8 +50,18 @@ export function liveSources(
   return { source: new RpcBlockSource({ ...rpc, ...node }), crossCheck };
 }
 
-/** A bundle's blocks, and its recorded dataset pages when the live audit had --service. */
+/** A bundle's blocks, and its recorded dataset pages when the live audit had --service; a faulty bundle named. */
 export function recordedSources(file: string) {
-  const bundle = new BundleSource(readBundleFile(file));
+  const bundle = openBundle(file);
   return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
+}
+
+/** The bundle in `file`, checked; an InputError naming the file and the faulty member otherwise. */
+function openBundle(file: string): BundleSource {
+  try {
+    return new BundleSource(readBundleFile(file));
+  } catch (error) {
+    if (error instanceof SourceError) throw new InputError(bundleFaultLine(file, error));
+    throw error;
+  }
 }

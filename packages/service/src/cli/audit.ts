@@ -24,7 +24,7 @@ import {
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { cannotWrite } from './io.js';
-import { formatAuditLine, formatHeaderLine, formatSummaryLine } from '../queue/audit-lines.js';
+import { formatAuditLine, formatHeaderLine, formatSummaryLine, HEAD_HASH_NAME } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 import { monotonicMs } from './clock.js';
 
@@ -57,8 +57,12 @@ interface PreparedAudit {
 interface StartingPoint {
   next: number;
   anchor: string | null | undefined;
+  /** How parent_link names `anchor`: the first block of the run has no block audited before it. */
+  anchorName: string;
   headerWritten: boolean;
 }
+
+const CHECKPOINT_HASH = "the hash of the checkpoint's last block (--resume)";
 
 /**
  * The flags read, the sources opened and the range resolved, before any output is opened: a
@@ -92,10 +96,16 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
 
 /** From the start of the range, or, with --resume, after the last block line of the file (its lines counted again). */
 function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint {
-  if (!options.resume) return { next: options.from, anchor: options.headHash, headerWritten: false };
+  if (!options.resume)
+    return { next: options.from, anchor: options.headHash, anchorName: HEAD_HASH_NAME, headerWritten: false };
   const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
-  const anchor = checkpoint.next > options.from ? checkpoint.lastHash : options.headHash;
-  return { next: checkpoint.next, anchor, headerWritten: checkpoint.headerKept };
+  const resumed = checkpoint.next > options.from;
+  return {
+    next: checkpoint.next,
+    anchor: resumed ? checkpoint.lastHash : options.headHash,
+    anchorName: resumed ? CHECKPOINT_HASH : HEAD_HASH_NAME,
+    headerWritten: checkpoint.headerKept,
+  };
 }
 
 /**
@@ -119,7 +129,7 @@ async function streamAudit(
     chunkSize: options.chunkSize,
     signal: context.signal,
     now: monotonicMs,
-    ...(start.anchor !== undefined && { anchor: start.anchor }),
+    ...(start.anchor !== undefined && { anchor: start.anchor, anchorName: start.anchorName }),
     ...(run.anchors && { anchors: run.anchors }),
     ...(context.verify && { verify: context.verify }),
     ...(run.crossCheck && { crossCheck: run.crossCheck }),

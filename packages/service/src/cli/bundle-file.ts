@@ -1,5 +1,16 @@
 import { readFileSync } from 'node:fs';
+import type { SourceError } from 'evm-integrity/lineage';
 import { InputError, readFailure } from './io.js';
+
+/**
+ * A bundle's fault as one line naming the file, whichever command read it: `FILE: exchanges[3].status: expected …`
+ * (the member's path and what was expected, as the endpoint's 400 names it), or `FILE: ` and the error's message.
+ */
+export function bundleFaultLine(file: string, error: SourceError): string {
+  const problem = error.details.problem;
+  if (problem === undefined) return `${file}: ${error.message}`;
+  return `${file}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`;
+}
 
 /** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by whoever reads it. */
 export function readBundleFile(file: string): unknown {

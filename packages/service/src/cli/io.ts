@@ -128,6 +128,8 @@ export function cannotWrite(flag: string, file: string, error: unknown): InputEr
  * writable file, or a writable directory to make it in. An InputError naming it and why otherwise, before any work.
  */
 export function checkWritable(flag: string, file: string): void {
+  // Else told as a missing directory: '' names no file, in no directory.
+  if (file === '') throw new InputError(`${flag}: the path is empty; give a file name`);
   const directory = dirname(file);
   let why: string | undefined;
   try {

@@ -4,18 +4,8 @@
  * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
  */
 import type { InvalidInput, Problem } from 'evm-integrity';
-import { decodeJsonBody } from 'evm-integrity/api';
+import { decodeJsonBody, unreadableBodyReason } from 'evm-integrity/api';
 import { InputError, inputName } from './io.js';
-
-const NOT_JSON = /^valid JSON \((.*)\)$/s;
-
-/**
- * The JSON parser's message when `problem` is the one that says a body is not JSON; undefined for any other problem.
- */
-function notJsonReason(problem: Problem | undefined): string | undefined {
-  if (problem === undefined || problem.name !== 'body' || problem.reason !== 'invalid_format') return undefined;
-  return NOT_JSON.exec(problem.expected)?.[1];
-}
 
 /** Line and column (1-based) of a character offset in `text`. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
@@ -44,9 +34,10 @@ export function notJsonLine(
   bytes: Uint8Array,
   problem: Problem | undefined,
 ): string | undefined {
-  if (problem === undefined || problem.name !== 'body') return undefined;
+  const reason = problem === undefined ? undefined : unreadableBodyReason(problem);
+  if (reason === undefined) return undefined;
   // Decoded again only to place the fault by line and column in the message.
-  return `${inputName(file)}: ${notJsonMessage(new TextDecoder().decode(bytes), notJsonReason(problem) ?? problem.expected)}`;
+  return `${inputName(file)}: ${notJsonMessage(new TextDecoder().decode(bytes), reason)}`;
 }
 
 /** A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not JSON. */
@@ -63,5 +54,5 @@ export function parseInputJson(bytes: Uint8Array, file: string | undefined): unk
 export function notALine(file: string | undefined, what: string, invalid: InvalidInput): string {
   const first = invalid.problems[0]!;
   const more = invalid.count > 1 ? ` (and ${invalid.count - 1} more)` : '';
-  return `${inputName(file)}: not ${what}: ${first.name === '' ? '' : `${first.name}: `}expected ${first.expected}${more}`;
+  return `${inputName(file)}: not ${what}: ${first.name}: expected ${first.expected}${more}`;
 }

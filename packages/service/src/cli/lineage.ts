@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
-import { readBundleFile } from './bundle-file.js';
+import { bundleFaultLine, readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
 import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
@@ -85,14 +85,8 @@ export async function runLineage(
         ...(rpc && { blocks: rpc }),
         ...(verify && { verify }),
       });
-      if (!audit.ok) {
-        // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
-        const problem = audit.error.details.problem;
-        if (problem === undefined) throw audit.error;
-        throw new SourceError(
-          `${values.bundle}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`,
-        );
-      }
+      // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
+      if (!audit.ok) throw new SourceError(bundleFaultLine(values.bundle, audit.error));
       report = audit.value;
     } else {
       const apiKey = serviceApiKey(env);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
-import { type ChainInfo, ChainRegistry } from 'evm-integrity';
+import { type ChainInfo, ChainRegistry, type Problem } from 'evm-integrity';
 import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from './io.js';
 import { hashValue, workersOption } from './flags.js';
 import { parseInputJson } from './json-input.js';
@@ -18,12 +18,27 @@ export function parseChainOption(value: string): ChainInfo {
   return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
 }
 
-/** The one line on stderr for a block refused (400, 422): the file and the envelope's message. */
+/** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
+const PROBLEMS_ON_STDERR = 3;
+
+interface RefusalEnvelope {
+  error: { message: string; details?: { invalid_parameters?: Problem[] } };
+}
+
+/**
+ * The one line on stderr for a block refused (400, 422): the file and the envelope's message; for several invalid
+ * parameters, the first few too, each named with what was expected there.
+ */
 function refusalLine(answer: FileAnswer): string | undefined {
   if ('error' in answer) return answer.error;
   if (answer.result.status === 200) return undefined;
-  const { error } = answer.result.body as { error: { message: string } };
-  return `${inputName(answer.file)}: ${error.message}`;
+  const { error } = answer.result.body as RefusalEnvelope;
+  const problems = error.details?.invalid_parameters ?? [];
+  if (problems.length < 2) return `${inputName(answer.file)}: ${error.message}`;
+  const named = problems.slice(0, PROBLEMS_ON_STDERR).map((p) => `${p.name}: expected ${p.expected}`);
+  const rest = problems.length - named.length;
+  const more = rest > 0 ? `; and ${rest} more on standard output` : '';
+  return `${inputName(answer.file)}: ${error.message.replace(/\.$/, '')}: ${named.join('; ')}${more}`;
 }
 
 /**

@@ -4,6 +4,9 @@
  */
 import type { AuditEvent, AuditSummary } from 'evm-integrity/audit';
 
+/** How a parent_link failure of the audit's block `--from` names the hash it must link to, both ways. */
+export const HEAD_HASH_NAME = 'the --head-hash given';
+
 /** The first line: which audit the lines belong to, without its newline. */
 export function formatHeaderLine(header: { audit: object }): string {
   return JSON.stringify(header);

@@ -15,6 +15,7 @@ import {
   type BlockVerifier,
 } from 'evm-integrity/audit';
 import { anchorsWithin, type AuditPlan } from './audit-plan.js';
+import { HEAD_HASH_NAME } from './audit-lines.js';
 import type { ChunkJob } from './audit-queue.js';
 
 /** A chunk's audit: its lines in order and its summary, or why its node could not give a block. */
@@ -58,6 +59,8 @@ export async function auditChunk(
     concurrency: plan.concurrency,
     chunkSize: plan.chunk_size,
     ...(job.anchor !== undefined && { anchor: job.anchor }),
+    // The first chunk links to --head-hash; a later one to the block audited before it, as in a single-machine audit.
+    ...(job.first === plan.from && { anchorName: HEAD_HASH_NAME }),
     ...(anchors && { anchors }),
     ...(verify && { verify }),
   });
