@@ -205,13 +205,14 @@ export function verifyRoutes(
         await admission.place(account.id, c.req.raw.signal);
         const bytes = await readBody(c);
         const verify = prepare(endpoint, account, bytes);
+        const cu = cuOf(endpoint, bytes.byteLength);
         const hold = new RequestHold(
           { admission, store, now, ...(metrics && { metrics }) },
           account,
           endpoint,
-          cuOf(endpoint, bytes.byteLength),
+          cu,
           c.get('requestId'),
-          (usage) => guards.allowanceProblem(account, usage),
+          (usage) => guards.allowanceProblem(account, usage, cu),
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.

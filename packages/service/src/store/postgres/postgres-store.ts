@@ -116,6 +116,12 @@ interface PeriodRow {
   cu_extra: number;
 }
 
+/** A period row with the CU taken by its endpoints and held by its holds, as `[endpoint, cu]` pairs (USAGE_COLUMNS). */
+interface UsageRow extends PeriodRow {
+  taken: [string, number][] | null;
+  held: [string, number][] | null;
+}
+
 interface HoldRow {
   id: string;
   account_id: string;
@@ -153,6 +159,27 @@ const toKey = (row: KeyRow): KeyRecord => ({
   createdAt: row.created_at,
   revokedAt: row.revoked_at,
 });
+
+/**
+ * A usage in one statement (one snapshot), from the period row `p`: its CU taken (charged and held), by endpoint, and
+ * the CU of its holds not yet ended nor swept, which makeUsage subtracts.
+ */
+const USAGE_COLUMNS = `p.period_start, p.period_end, p.cu_used, p.cu_extra,
+  (SELECT json_agg(json_build_array(e.endpoint, e.cu)) FROM endpoint_usage e
+   WHERE e.account_id = p.account_id AND e.period_start = p.period_start AND e.cu > 0) AS taken,
+  (SELECT json_agg(json_build_array(h.endpoint, h.cu)) FROM holds h
+   WHERE h.account_id = p.account_id AND h.period_start = p.period_start AND NOT h.swept) AS held`;
+
+/** The Usage of `account` in the period of `row`. */
+const toUsage = (account: Pick<Account, 'id' | 'cuLimit'>, row: UsageRow): Usage =>
+  makeUsage(
+    account.id,
+    { periodStart: row.period_start, periodEnd: row.period_end },
+    account.cuLimit,
+    row.cu_extra,
+    { cu: row.cu_used, byEndpoint: row.taken ?? [] },
+    row.held ?? [],
+  );
 
 const ACCOUNT_COLUMNS = 'id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at';
 const KEY_COLUMNS = 'id, account_id, label, hash, hint, created_at, revoked_at';
@@ -438,13 +465,9 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     // Most calls only read, in one statement; the account is locked only when the period has to move on or a lease
     // ran out.
-    const [row] = await this.query<
-      AccountRow & Partial<PeriodRow> & { expired: boolean; endpoints: [string, number][] | null }
-    >(
-      `SELECT a.*, p.period_start, p.period_end, p.cu_used, p.cu_extra,
-         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired,
-         (SELECT json_agg(json_build_array(e.endpoint, e.cu)) FROM endpoint_usage e
-          WHERE e.account_id = a.id AND e.period_start = p.period_start AND e.cu > 0) AS endpoints
+    const [row] = await this.query<AccountRow & Partial<UsageRow> & { expired: boolean }>(
+      `SELECT a.*, ${USAGE_COLUMNS},
+         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired
        FROM accounts a
        LEFT JOIN LATERAL (SELECT * FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
        WHERE a.id = $1`,
@@ -453,11 +476,11 @@ export class PostgresStore implements Store {
     if (row === undefined) throw accountNotFound(accountId);
     const stored = row.period_start == null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
     if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null && !row.expired)
-      return makeUsage(row.id, stored, row.cu_limit, row.cu_extra!, row.cu_used!, row.endpoints ?? []);
+      return toUsage({ id: row.id, cuLimit: row.cu_limit }, row as AccountRow & UsageRow);
     return this.tx(async (q) => {
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
-      return this.usageOf(q, account, await this.currentPeriod(q, account, now));
+      return this.usageOf(q, account, (await this.currentPeriod(q, account, now)).period_start);
     });
   }
 
@@ -486,7 +509,7 @@ export class PostgresStore implements Store {
       const usage = await this.usageOf(
         (sql, params) => this.query(sql, params),
         { id: accountId, cuLimit: row.cu_limit },
-        row,
+        row.period_start,
       );
       return ok({ reservation: held(row), usage });
     }
@@ -503,8 +526,8 @@ export class PostgresStore implements Store {
         hold.id,
         hold.expiresAt,
       ]);
-      if (row === undefined) return err({ usage: await this.usageOf(q, account, period) });
-      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row) });
+      if (row === undefined) return err({ usage: await this.usageOf(q, account, period.period_start) });
+      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row.period_start) });
     });
   }
 
@@ -520,7 +543,7 @@ export class PostgresStore implements Store {
       const hold = await this.endingHold(q, held);
       // The lease ran out and the CU went back: take them again, if the period still has room.
       if (hold.swept && !(await this.takeIfRoom(q, account, hold)))
-        return err({ usage: await this.usageOf(q, account, await this.currentPeriod(q, account, now)) });
+        return err({ usage: await this.usageOf(q, account, (await this.currentPeriod(q, account, now)).period_start) });
       await q('DELETE FROM holds WHERE id = $1', [hold.id]);
       await this.logRequest(q, account.id, held, record, now);
       return ok(undefined);
@@ -584,7 +607,7 @@ export class PostgresStore implements Store {
         account.id,
         period.period_start,
       ]);
-      return this.usageOf(q, account, (await this.periodAt(q, account.id, period.period_start))!);
+      return this.usageOf(q, account, period.period_start);
     });
   }
 
@@ -816,18 +839,12 @@ export class PostgresStore implements Store {
     return (await this.periodAt(q, account.id, next.periodStart))!;
   }
 
-  private async usageOf(q: Query, account: Pick<Account, 'id' | 'cuLimit'>, row: PeriodRow): Promise<Usage> {
-    const byEndpoint = await q<{ endpoint: string; cu: number }>(
-      'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = $1 AND period_start = $2 AND cu > 0',
-      [account.id, row.period_start],
+  /** The account's usage in the period that starts at `periodStart`, read in one statement. */
+  private async usageOf(q: Query, account: Pick<Account, 'id' | 'cuLimit'>, periodStart: string): Promise<Usage> {
+    const [row] = await q<UsageRow>(
+      `SELECT ${USAGE_COLUMNS} FROM usage_periods p WHERE p.account_id = $1 AND p.period_start = $2`,
+      [account.id, periodStart],
     );
-    return makeUsage(
-      account.id,
-      { periodStart: row.period_start, periodEnd: row.period_end },
-      account.cuLimit,
-      row.cu_extra,
-      row.cu_used,
-      byEndpoint.map((r): [string, number] => [r.endpoint, r.cu]),
-    );
+    return toUsage(account, row!);
   }
 }
