@@ -86,6 +86,7 @@ describe('accounts create', () => {
         cu_allowance: 5000,
         cu_used: 0,
         cu_remaining: 5000,
+        cu_held: 0,
         cu_reset_at: '2024-02-29T10:00:00.000Z',
         billing_period: { start: NOW.toISOString(), end: '2024-02-29T10:00:00.000Z' },
         cu_by_endpoint: {},

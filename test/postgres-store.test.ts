@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA_VERSION } from '../packages/service/src/store/postgres/migrations.js';
 import { PostgresStore, type PostgresStoreOptions } from '../packages/service/src/store/postgres/postgres-store.js';
+import { CONFLICT_ATTEMPTS } from '../packages/service/src/store/postgres/unavailable.js';
 import type { Reservation } from '../packages/service/src/store/store.js';
 import { StoreError } from '../packages/service/src/store/store-error.js';
 import { freshDatabase, privateCluster, type FreshDatabase } from './helpers/postgres.js';
@@ -48,6 +49,26 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** The deadlocks PostgreSQL detected in `url`'s database, once `store` is closed (its connections' counts flushed). */
+async function deadlocksIn(url: string, store: PostgresStore): Promise<number> {
+  await store.close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // A backend counts its deadlocks in the statistics before it leaves pg_stat_activity.
+    const others =
+      'SELECT count(*)::integer AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
+    while ((await client.query<{ n: number }>(others)).rows[0]!.n > 0) await new Promise((r) => setTimeout(r, 50));
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ deadlocks: number }>(
+      'SELECT deadlocks::integer AS deadlocks FROM pg_stat_database WHERE datname = current_database()',
+    );
+    return rows[0]!.deadlocks;
+  } finally {
+    await client.end();
+  }
+}
+
 describe('PostgresStore', () => {
   it('three stores opened at once on one empty database migrate it once, each version recorded once', async () => {
     const url = await database();
@@ -86,6 +107,80 @@ describe('PostgresStore', () => {
       cuUsed: 50,
       cuByEndpoint: { 'verify/receipt-root': 50 },
     });
+  });
+
+  it('a burst of reserves, settles, releases and sweeps of one account takes its row locks in one order: no deadlock, none refused, CU exact', async () => {
+    const url = await database();
+    const store = open(url, { poolSize: 16, reservationLeaseMs: 1000, connectTimeoutMs: 60_000 });
+    await store.createAccount({ ...ACME, cuLimit: 40 }, T0);
+    const t = new Date('2024-02-01T00:00:00.000Z');
+    // Half the requests come after the first half's leases ran out: they sweep, and late settles take CU again.
+    const later = new Date(t.getTime() + 2000);
+    const settled = await Promise.all(
+      Array.from({ length: 400 }, async (_, i): Promise<number> => {
+        const now = i % 2 === 0 ? t : later;
+        const held = await store.reserve('acme', i % 3 === 0 ? 'e' : 'f', 1, now);
+        if (!held.ok) return 0;
+        const { reservation } = held.value;
+        const record = { requestId: `r${i}`, endpoint: reservation.endpoint, status: 200, cu: 1 };
+        if (i % 4 < 2) {
+          if ((await store.settle(reservation, record, now)).ok) return 1;
+        }
+        await store.release(reservation, { ...record, status: 500, cu: 0 }, now);
+        return 0;
+      }),
+    );
+    const usage = await store.usage('acme', later);
+    expect(await deadlocksIn(url, store)).toBe(0);
+    expect([usage.cuUsed, usage.cuHeld]).toEqual([settled.reduce((a, b) => a + b, 0), 0]);
+  });
+
+  it('a statement or transaction rolled back by a deadlock is run again, a bounded number of times', async () => {
+    const url = await database();
+    const store = open(url);
+    await store.createAccount(ACME, T0);
+    const t = new Date('2024-02-01T00:00:00.000Z');
+    // Logging a request fails with a deadlock as long as the sequence is below its bound.
+    const sql = new pg.Client({ connectionString: url });
+    await sql.connect();
+    const failLogging = async (times: number) => {
+      await sql.query(`DROP SEQUENCE IF EXISTS conflicts; CREATE SEQUENCE conflicts;
+        CREATE OR REPLACE FUNCTION conflict() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+          IF nextval('conflicts') <= ${times} THEN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01'; END IF;
+          RETURN NEW; END $$;
+        CREATE OR REPLACE TRIGGER conflict BEFORE INSERT ON requests FOR EACH ROW EXECUTE FUNCTION conflict();`);
+    };
+    const record = (requestId: string) => ({ requestId, endpoint: 'e', status: 200, cu: 1 });
+    try {
+      const held = async () => {
+        const result = await store.reserve('acme', 'e', 1, t);
+        if (!result.ok) throw new Error('refused');
+        return result.value.reservation;
+      };
+      // The one-statement settle, then a late settle (a transaction), each rolled back twice.
+      await failLogging(CONFLICT_ATTEMPTS - 1);
+      expect((await store.settle(await held(), record('a'), t)).ok).toBe(true);
+      const late = await held();
+      await store.sweepExpiredHolds(new Date(Date.parse(late.expiresAt)));
+      await failLogging(CONFLICT_ATTEMPTS - 1);
+      expect((await store.settle(late, record('b'), t)).ok).toBe(true);
+      // Past the bound: STORE_UNAVAILABLE, nothing changed; the hold can still be released.
+      const refused = await held();
+      await failLogging(CONFLICT_ATTEMPTS);
+      expect(await rejection(store.settle(refused, record('c'), t))).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await store.release(refused, { ...record('c'), status: 503, cu: 0 }, t);
+      const logged = await sql.query<{ request_id: string; cu: number }>(
+        'SELECT request_id, cu::integer AS cu FROM requests ORDER BY seq',
+      );
+      expect(logged.rows).toEqual([
+        { request_id: 'a', cu: 1 },
+        { request_id: 'b', cu: 1 },
+        { request_id: 'c', cu: 0 },
+      ]);
+      expect((await store.usage('acme', t)).cuUsed).toBe(2);
+    } finally {
+      await sql.end();
+    }
   });
 
   it("counts requests per second on the database's clock, whatever clock each replica passes", async () => {

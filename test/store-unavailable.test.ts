@@ -2,21 +2,27 @@
  * A store that cannot answer, over real HTTP: 503 STORE_UNAVAILABLE with Retry-After (never a 500),
  * readiness that follows the store, no answer sent unpaid, and service that resumes by itself.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
 import { StoreError } from '../packages/service/src/store/store-error.js';
+import { PENDING_RELEASE_RETRY_MS } from '../packages/service/src/server/pending-releases.js';
 import type { RequestRecord, Reservation, SettleResult } from '../packages/service/src/store/store.js';
-import { privateCluster } from './helpers/postgres.js';
+import { freshDatabase, privateCluster, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
 
+const HOUR_MS = 3_600_000;
 const KEY = 'evmi_store-unavailable-test-key-0123456789abcdefgh';
 const running: RunningServer[] = [];
+const databases: FreshDatabase[] = [];
 afterEach(async () => {
   for (const server of running.splice(0)) await server.close();
+});
+afterAll(async () => {
+  for (const database of databases) await database.drop();
 });
 
 const config = (cuLimit: number) =>
@@ -68,7 +74,57 @@ class LeaseRunsOut extends MemoryStore {
   }
 }
 
+/** A store whose first settle fails as a store that went away at that moment; it answers again at once. */
+function settleFailsOnce<T extends MemoryStore | PostgresStore>(store: T): T {
+  const settle = store.settle.bind(store);
+  let failed = false;
+  store.settle = (...args) => {
+    if (failed) return settle(...args);
+    failed = true;
+    return Promise.reject(new StoreError('STORE_UNAVAILABLE', 'the store went away'));
+  };
+  return store;
+}
+
+/** Resolves once the account holds no CU (PendingReleases tries again every PENDING_RELEASE_RETRY_MS). */
+async function heldGoneBack(store: MemoryStore | PostgresStore): Promise<void> {
+  while ((await store.usage('acme', new Date())).cuHeld > 0)
+    await new Promise((resolve) => setTimeout(resolve, PENDING_RELEASE_RETRY_MS / 4));
+}
+
 describe('a store that cannot answer', () => {
+  // A lease of an hour: only the release tried again can give the CU back within the test's time.
+  it.each([
+    ['MemoryStore', async () => new MemoryStore({ reservationLeaseMs: HOUR_MS })],
+    [
+      'PostgresStore',
+      async () => {
+        const database = await freshDatabase();
+        databases.push(database);
+        return new PostgresStore({
+          databaseUrl: database.url,
+          poolSize: 4,
+          statementTimeoutMs: 5000,
+          connectTimeoutMs: 5000,
+          reservationLeaseMs: HOUR_MS,
+        });
+      },
+    ],
+  ])(
+    '%s: a settle that fails is answered 503, and its CU come back once the store answers again, not when the lease runs out',
+    async (_, open) => {
+      const store = settleFailsOnce(await open());
+      const server = await serve(store);
+      expect((await verify(server.url)).status).toBe(503);
+      expect((await store.usage('acme', new Date())).cuHeld).toBe(1);
+      await heldGoneBack(store);
+      expect(await store.usage('acme', new Date())).toMatchObject({ cuUsed: 0, cuHeld: 0 });
+      expect((await verify(server.url)).status).toBe(200);
+      expect((await store.usage('acme', new Date())).cuUsed).toBe(1);
+    },
+    60_000,
+  );
+
   it('a settle that fails gives 503 STORE_UNAVAILABLE with Retry-After, not the answer; the request is not logged as charged', async () => {
     const store = new SettleFails();
     const server = await serve(store);

@@ -59,12 +59,12 @@ const request = (endpoint: string, cu: number, requestId = 'req', status = 200):
   cu,
 });
 
-/** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU taken. */
+/** What a 2xx answer costs: reserve, then settle. Returns the usage with the CU charged. */
 async function charge(store: Store, accountId: string, cu: number, record: RequestRecord, now: Date): Promise<Usage> {
   const held = await store.reserve(accountId, record.endpoint, cu, now);
   if (!held.ok) throw new Error(`reserve of ${cu} CU refused at ${held.error.usage.cuUsed} CU used`);
   await store.settle(held.value.reservation, record, now);
-  return held.value.usage;
+  return store.usage(accountId, now);
 }
 
 /** Reserves and expects the CU to be granted. */
@@ -145,16 +145,19 @@ async function checkInterleavings(
       const swept = new Set<Reservation>();
       const settled: Reservation[] = [];
       let latestPeriod = '';
-      const charged = (periodStart: string) =>
-        [...settled, ...held.filter((r) => !swept.has(r))].filter((r) => r.periodStart === periodStart);
+      const inPeriod = (reservations: Reservation[], periodStart: string) =>
+        reservations.filter((r) => r.periodStart === periodStart);
+      const holding = () => held.filter((r) => !swept.has(r));
+      const taken = (periodStart: string) => inPeriod([...settled, ...holding()], periodStart);
       const expectUsage = async () => {
         const usage = await stores[0].usage(id, now); // sweeps the holds whose lease ran out
         for (const r of held) if (Date.parse(r.expiresAt) <= now.getTime()) swept.add(r);
         latestPeriod = usage.periodStart;
-        const expected = sumBy(charged(usage.periodStart), (r) => r.endpoint);
-        expect(usage.cuByEndpoint).toEqual(expected);
-        expect(usage.cuUsed).toBe(Object.values(expected).reduce((a, b) => a + b, 0));
-        expect(usage.cuUsed).toBeLessThanOrEqual(cuAllowance(usage));
+        const charged = sumBy(inPeriod(settled, usage.periodStart), (r) => r.endpoint);
+        expect(usage.cuByEndpoint).toEqual(charged);
+        expect(usage.cuUsed).toBe(Object.values(charged).reduce((a, b) => a + b, 0));
+        expect(usage.cuHeld).toBe(sumBy(inPeriod(holding(), usage.periodStart), () => 'all').all ?? 0);
+        expect(usage.cuUsed + usage.cuHeld).toBeLessThanOrEqual(cuAllowance(usage));
         return usage;
       };
       const end = async (by: number, kind: 'settle' | 'release', reservation: Reservation) => {
@@ -168,7 +171,7 @@ async function checkInterleavings(
           const room =
             !swept.has(reservation) ||
             (!keepsOldPeriods && reservation.periodStart !== latestPeriod) ||
-            (sumBy(charged(reservation.periodStart), () => 'all').all ?? 0) + reservation.cu <= 20;
+            (sumBy(taken(reservation.periodStart), () => 'all').all ?? 0) + reservation.cu <= 20;
           expect(result.ok).toBe(room);
           if (result.ok) settled.push(reservation);
           else await stores[by]!.release(reservation, request(reservation.endpoint, 0, requestId, 429), now);
@@ -182,7 +185,7 @@ async function checkInterleavings(
         } else if (step.kind === 'reserve') {
           const before = await expectUsage();
           const result = await stores[step.by]!.reserve(id, step.endpoint, step.cu, now);
-          expect(result.ok).toBe(before.cuUsed + step.cu <= cuAllowance(before));
+          expect(result.ok).toBe(before.cuUsed + before.cuHeld + step.cu <= cuAllowance(before));
           if (result.ok) held.push(result.value.reservation);
         } else if (held.length > 0) {
           await end(step.by, step.kind, held.splice(step.pick % held.length, 1)[0]!);
@@ -613,6 +616,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         cuLimit: 1000,
         cuExtra: 0,
         cuUsed: 5,
+        cuHeld: 0,
         cuByEndpoint: { 'verify/logs-bloom': 3, 'verify/receipt-root': 2 },
       });
       expect(await store.usage('acme', t)).toEqual(usage);
@@ -633,22 +637,22 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         ok: true,
         value: {
           reservation: { accountId: 'acme', endpoint: 'e', cu: 15, periodStart: '2024-01-31T10:00:00.000Z' },
-          usage: { cuUsed: 15 },
+          usage: { cuUsed: 0, cuHeld: 15 },
         },
       });
-      // Held, not yet settled: already counted.
+      // Held, not yet settled: already counted, apart from the CU charged.
       expect(await store.reserve('acme', 'e', 6, t)).toEqual({
         ok: false,
         error: { usage: await store.usage('acme', t) },
       });
-      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 15, cuByEndpoint: { e: 15 } });
-      expect(await store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuUsed: 20 } } }); // exactly the allowance
+      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 0, cuHeld: 15, cuByEndpoint: {} });
+      expect(await store.reserve('acme', 'e', 5, t)).toMatchObject({ ok: true, value: { usage: { cuHeld: 20 } } }); // exactly the allowance
       expect((await store.reserve('acme', 'e', 0, t)).ok).toBe(true);
       expect((await store.reserve('acme', 'e', 1, t)).ok).toBe(false);
       await store.addCu('acme', 1, t);
       expect(await store.reserve('acme', 'e', 1, t)).toMatchObject({
         ok: true,
-        value: { usage: { cuUsed: 21, cuExtra: 1 } },
+        value: { usage: { cuUsed: 0, cuHeld: 21, cuExtra: 1 } },
       });
       expect(await h.logged()).toEqual([]); // a reservation alone logs nothing
     });
@@ -660,8 +664,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       const failed = await hold(store, 'acme', 'verify/receipt-root', 3, t);
       const left = await hold(store, 'acme', 'verify/logs-bloom', 2, t);
       expect(await store.usage('acme', t)).toMatchObject({
-        cuUsed: 10,
-        cuByEndpoint: { 'verify/logs-bloom': 2, 'verify/receipt-root': 8 },
+        cuUsed: 5,
+        cuHeld: 5,
+        cuByEndpoint: { 'verify/receipt-root': 5 },
       });
       await store.release(failed, request('verify/receipt-root', 0, 'bad', 400), t);
       await store.release(left, request('verify/logs-bloom', 0, 'gone', 499), t);
@@ -685,12 +690,13 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       await store.settle(served, request('f', 0, 'served'), next);
       expect(await store.usage('acme', next)).toMatchObject({
         periodStart: fresh.periodStart,
-        cuUsed: 12,
-        cuByEndpoint: { e: 12 },
+        cuUsed: 0,
+        cuHeld: 12,
+        cuByEndpoint: {},
       });
       expect((await store.reserve('acme', 'e', 9, next)).ok).toBe(false); // not credited with the old period's CU
       await store.release(fresh, request('e', 0, 'fresh', 502), next);
-      expect(await store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuByEndpoint: {} });
+      expect(await store.usage('acme', next)).toMatchObject({ cuUsed: 0, cuHeld: 0, cuByEndpoint: {} });
       expect((await h.logged()).map((r) => [r.requestId, r.periodStart])).toEqual([
         ['failed', '2024-01-31T10:00:00.000Z'],
         ['served', '2024-01-31T10:00:00.000Z'],
@@ -760,7 +766,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         'STORE_NOT_FOUND',
       );
       // Nothing above changed the usage or the log.
-      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 2, cuByEndpoint: { e: 2 } });
+      expect(await store.usage('acme', t)).toMatchObject({ cuUsed: 0, cuHeld: 2, cuByEndpoint: {} });
       expect(await h.logged()).toEqual([]);
     });
 
@@ -847,7 +853,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
       it('a hold carries an id and the end of its lease; until then its CU stay held', async () => {
         const held = await hold(store, 'acme', 'e', 5, t);
         expect(held).toMatchObject({ id: expect.stringMatching(/^hold_/), expiresAt: afterLease().toISOString() });
-        expect((await store.usage('acme', afterLease(-1))).cuUsed).toBe(5);
+        expect(await store.usage('acme', afterLease(-1))).toMatchObject({ cuUsed: 0, cuHeld: 5 });
         expect(await store.sweepExpiredHolds(afterLease(-1))).toBe(0);
       });
 
@@ -879,9 +885,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         const held = await hold(store, 'acme', 'e', 5, t);
         await hold(store, 'acme', 'f', 16, afterLease()); // the 5 went back; 16 of 20 taken
         const refused = await store.settle(held, request('e', 5, 'late'), afterLease());
-        expect(refused).toMatchObject({ ok: false, error: { usage: { cuUsed: 16 } } });
+        expect(refused).toMatchObject({ ok: false, error: { usage: { cuUsed: 0, cuHeld: 16 } } });
         await store.release(held, request('e', 0, 'late', 429), afterLease());
-        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 16, cuByEndpoint: { f: 16 } });
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 0, cuHeld: 16, cuByEndpoint: {} });
         expect((await h.logged()).map((r) => [r.requestId, r.status, r.cu])).toEqual([['late', 429, 0]]);
       });
 
@@ -889,7 +895,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
         const held = await hold(store, 'acme', 'e', 5, t);
         await hold(store, 'acme', 'e', 3, afterLease()); // sweeps the 5
         await store.release(held, request('e', 0, 'failed', 500), afterLease());
-        expect((await store.usage('acme', afterLease())).cuUsed).toBe(3);
+        expect(await store.usage('acme', afterLease())).toMatchObject({ cuUsed: 0, cuHeld: 3 });
         expect(await storeError(() => store.release(held, request('e', 0, 'x', 500), afterLease()))).toMatchObject({
           code: 'STORE_INVALID',
         });
@@ -1225,7 +1231,7 @@ describe('SqliteStore on a file', () => {
       if (held.ok) granted.push(held.value.reservation);
     }
     expect(granted).toHaveLength(20);
-    expect((await a.usage('acme', t)).cuUsed).toBe(20);
+    expect(await a.usage('acme', t)).toMatchObject({ cuUsed: 0, cuHeld: 20 });
     // b gives back one that a reserved: a can take it again, once.
     await b.release(granted.pop()!, request('e', 0, 'failed', 500), t);
     expect((await a.reserve('acme', 'e', 1, t)).ok).toBe(true);

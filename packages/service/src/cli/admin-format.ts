@@ -21,6 +21,7 @@ export const usageJson = (u: Usage) => ({
   cu_allowance: cuAllowance(u),
   cu_used: u.cuUsed,
   cu_remaining: cuRemaining(u),
+  cu_held: u.cuHeld,
   cu_reset_at: u.periodEnd,
   billing_period: { start: u.periodStart, end: u.periodEnd },
   cu_by_endpoint: u.cuByEndpoint,

@@ -253,6 +253,7 @@ export const USAGE_SCHEMA: JsonSchema = {
     'cu_limit',
     'cu_used',
     'cu_remaining',
+    'cu_held',
     'cu_reset_at',
     'rate_limit_rps',
     'cu_by_endpoint',
@@ -261,14 +262,19 @@ export const USAGE_SCHEMA: JsonSchema = {
   properties: {
     plan: { type: 'string' },
     cu_limit: { type: 'integer', description: 'Allowance of the period, CU packages included.' },
-    cu_used: { type: 'integer' },
-    cu_remaining: { type: 'integer' },
+    cu_used: { type: 'integer', description: 'CU charged this period: the requests answered 2xx.' },
+    cu_remaining: { type: 'integer', description: 'cu_limit − cu_used (never below 0).' },
+    cu_held: {
+      type: 'integer',
+      description:
+        'Extension: of cu_remaining, the CU held by requests in progress; they are charged (2xx) or come back as those requests end. A request that needs more than cu_remaining − cu_held gets a retryable 429.',
+    },
     cu_reset_at: { type: 'string', format: 'date-time' },
     rate_limit_rps: { type: 'integer' },
     cu_by_endpoint: {
       type: 'object',
       additionalProperties: { type: 'integer' },
-      description: 'CU used this period, by endpoint name.',
+      description: 'CU charged this period (cu_used), by endpoint name.',
     },
     billing_period: {
       type: 'object',

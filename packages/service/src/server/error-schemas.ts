@@ -90,7 +90,7 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     limit_scope: {
       enum: ['account', 'cu_allowance'],
       description:
-        "429 RATE_LIMIT_EXCEEDED: account, the requests per second (retryable); cu_allowance, the period's CU are used up (not retryable).",
+        "429 RATE_LIMIT_EXCEEDED: account, the requests per second (retryable); cu_allowance, the period's CU cannot pay for the request: used up (not retryable), or held by requests in progress (retryable, a short Retry-After).",
     },
     limit_rps: integer("429 RATE_LIMIT_EXCEEDED: the account's requests per second."),
     current_estimated_rps: nullable(
@@ -101,7 +101,8 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
       '429 RATE_LIMIT_EXCEEDED: the window of the limit (until cu_reset_at for cu_allowance).',
     ),
     cu_limit: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance): the allowance of the period, CU packages included.'),
-    cu_used: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance).'),
+    cu_used: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance): the CU charged this period.'),
+    cu_held: integer('429 RATE_LIMIT_EXCEEDED (cu_allowance): the CU held by requests in progress.'),
     cu_reset_at: {
       type: 'string',
       format: 'date-time',

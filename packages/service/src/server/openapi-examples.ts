@@ -570,6 +570,7 @@ export const INFO_EXAMPLES: Record<'usage' | 'chains' | 'health' | 'ready', Json
     cu_limit: 1000000,
     cu_used: 3,
     cu_remaining: 999997,
+    cu_held: 0,
     cu_reset_at: '2026-04-01T00:00:00.000Z',
     rate_limit_rps: 25,
     cu_by_endpoint: { 'verify/logs-bloom': 1, 'verify/receipt-root': 2 },

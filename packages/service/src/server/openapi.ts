@@ -52,7 +52,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 429,
     code: 'RATE_LIMIT_EXCEEDED',
-    when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance is used up (limit_scope cu_allowance: not retryable; an operator adds CU, or it resets at details.cu_reset_at).",
+    when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance cannot pay for the request (limit_scope cu_allowance): used up, not retryable (an operator adds CU, or it resets at details.cu_reset_at); or held by requests in progress (details.cu_held), retryable after Retry-After seconds.",
   },
   {
     status: 500,

@@ -60,10 +60,11 @@ interface Hold extends Reservation {
   swept: boolean;
 }
 
+/** A period's CU: `cuTaken` (total and by endpoint) counts the CU charged and those held alike. */
 interface PeriodUsage extends Period {
-  cuUsed: number;
+  cuTaken: number;
   cuExtra: number;
-  cuByEndpoint: Map<string, number>;
+  takenByEndpoint: Map<string, number>;
 }
 
 export interface LoggedRequest extends RequestRecord {
@@ -255,8 +256,8 @@ export class MemoryStore implements Store {
     const account = this.account(accountId);
     this.sweep(account.id, now);
     const period = this.currentPeriod(account, now);
-    if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, wanted.cu))
-      return err({ usage: this.usageOf(account, period) });
+    const usage = this.usageOf(account, period);
+    if (exceedsAllowance(usage, wanted.cu)) return err({ usage });
     this.take(period, wanted.endpoint, wanted.cu);
     const reservation: Reservation = {
       id: newHoldId(),
@@ -278,8 +279,8 @@ export class MemoryStore implements Store {
     if (hold.swept) {
       const period = this.periodOf(account.id, held.periodStart);
       if (period !== undefined) {
-        if (exceedsAllowance({ ...period, cuLimit: account.cuLimit }, held.cu))
-          return err({ usage: this.usageOf(account, period) });
+        const usage = this.usageOf(account, period);
+        if (exceedsAllowance(usage, held.cu)) return err({ usage });
         this.take(period, held.endpoint, held.cu);
       }
     }
@@ -379,8 +380,8 @@ export class MemoryStore implements Store {
   }
 
   private take(period: PeriodUsage, endpoint: string, cu: number): void {
-    period.cuUsed += cu;
-    period.cuByEndpoint.set(endpoint, (period.cuByEndpoint.get(endpoint) ?? 0) + cu);
+    period.cuTaken += cu;
+    period.takenByEndpoint.set(endpoint, (period.takenByEndpoint.get(endpoint) ?? 0) + cu);
   }
 
   /** Gives a hold's CU back to its period (total and per endpoint, never below 0). */
@@ -388,8 +389,8 @@ export class MemoryStore implements Store {
     // Only the latest period is kept in memory: CU held in an earlier one went with it.
     const period = this.periodOf(hold.accountId, hold.periodStart);
     if (period === undefined) return;
-    period.cuUsed = Math.max(0, period.cuUsed - hold.cu);
-    giveBack(period.cuByEndpoint, hold.endpoint, hold.cu);
+    period.cuTaken = Math.max(0, period.cuTaken - hold.cu);
+    giveBack(period.takenByEndpoint, hold.endpoint, hold.cu);
   }
 
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
@@ -417,12 +418,23 @@ export class MemoryStore implements Store {
     const current = this.periods.get(account.id);
     const next = nextPeriod(account.periodAnchor, current, now);
     if (next === null) return current!;
-    const fresh: PeriodUsage = { ...next, cuUsed: 0, cuExtra: 0, cuByEndpoint: new Map() };
+    const fresh: PeriodUsage = { ...next, cuTaken: 0, cuExtra: 0, takenByEndpoint: new Map() };
     this.periods.set(account.id, fresh);
     return fresh;
   }
 
   private usageOf(account: Account, period: PeriodUsage): Usage {
-    return makeUsage(account.id, period, account.cuLimit, period.cuExtra, period.cuUsed, period.cuByEndpoint);
+    const held: [string, number][] = [];
+    for (const hold of this.holds.values())
+      if (hold.accountId === account.id && hold.periodStart === period.periodStart && !hold.swept)
+        held.push([hold.endpoint, hold.cu]);
+    return makeUsage(
+      account.id,
+      period,
+      account.cuLimit,
+      period.cuExtra,
+      { cu: period.cuTaken, byEndpoint: period.takenByEndpoint },
+      held,
+    );
   }
 }

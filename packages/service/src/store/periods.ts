@@ -62,13 +62,27 @@ export function cuAllowance(usage: Pick<Usage, 'cuLimit' | 'cuExtra'>): number {
   return usage.cuLimit + usage.cuExtra;
 }
 
-/** Whether taking `cu` more would overdraw the period: the one test of reserve and of a late settle. */
-export function exceedsAllowance(usage: Pick<Usage, 'cuLimit' | 'cuExtra' | 'cuUsed'>, cu: number): boolean {
+type Allowance = Pick<Usage, 'cuLimit' | 'cuExtra' | 'cuUsed' | 'cuHeld'>;
+
+/**
+ * Whether holding `cu` more would overdraw the period, counting the CU charged and those held by requests in
+ * progress: the one test of reserve and of a late settle.
+ */
+export function exceedsAllowance(usage: Allowance, cu: number): boolean {
+  return usage.cuUsed + usage.cuHeld + cu > cuAllowance(usage);
+}
+
+/**
+ * Whether the CU charged alone leave no room for `cu`: the allowance is used up for it until an operator adds CU or
+ * the period resets. When exceedsAllowance holds and this does not, CU held by requests in progress are in the way,
+ * and they are charged or come back as those requests end.
+ */
+export function allowanceUsedUp(usage: Allowance, cu: number): boolean {
   return usage.cuUsed + cu > cuAllowance(usage);
 }
 
-/** The CU left in the period (never below 0). */
-export function cuRemaining(usage: Pick<Usage, 'cuLimit' | 'cuExtra' | 'cuUsed'>): number {
+/** The CU of the period not charged (never below 0); cuHeld of them may be held by requests in progress. */
+export function cuRemaining(usage: Allowance): number {
   return Math.max(0, cuAllowance(usage) - usage.cuUsed);
 }
 

@@ -281,6 +281,9 @@ function statements(db: Database.Database) {
     endpointUsage: s<{ endpoint: string; cu: number }>(
       'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = ? AND period_start = ?',
     ),
+    heldByEndpoint: s<{ endpoint: string; cu: number }>(
+      'SELECT endpoint, sum(cu) AS cu FROM holds WHERE account_id = ? AND period_start = ? AND swept = 0 GROUP BY endpoint',
+    ),
     addEndpointUsage: s(
       'INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, period_start, endpoint) DO UPDATE SET cu = cu + excluded.cu',
     ),
@@ -489,8 +492,8 @@ export class SqliteStore implements Store {
       const account = this.account(accountId);
       this.sweep(account.id, now);
       const period = this.currentPeriod(account, now);
-      if (exceedsAllowance(this.allowanceOf(account, period), wanted.cu))
-        return err({ usage: this.usageOf(account, period) });
+      const usage = this.usageOf(account, period);
+      if (exceedsAllowance(usage, wanted.cu)) return err({ usage });
       this.take(account.id, period.period_start, wanted.endpoint, wanted.cu);
       const reservation: Reservation = {
         id: newHoldId(),
@@ -514,7 +517,7 @@ export class SqliteStore implements Store {
       if (hold.swept === 1) {
         // The lease ran out and the CU went back: take them again, if the period still has room.
         const period = this.sql.periodAt.get(account.id, hold.period_start)!;
-        if (exceedsAllowance(this.allowanceOf(account, period), hold.cu))
+        if (exceedsAllowance(this.usageOf(account, period), hold.cu))
           return err({ usage: this.usageOf(account, this.currentPeriod(account, now)) });
         this.take(account.id, hold.period_start, hold.endpoint, hold.cu);
       }
@@ -686,10 +689,6 @@ export class SqliteStore implements Store {
     this.sql.dropUnusedEndpoint.run(hold.account_id, hold.period_start, hold.endpoint);
   }
 
-  private allowanceOf(account: Account, row: PeriodRow): { cuLimit: number; cuExtra: number; cuUsed: number } {
-    return { cuLimit: account.cuLimit, cuExtra: row.cu_extra, cuUsed: row.cu_used };
-  }
-
   private logRequest(account: Account, held: Reservation, record: RequestRecord, now: Date): void {
     this.sql.insertRequest.run(
       record.requestId,
@@ -722,17 +721,17 @@ export class SqliteStore implements Store {
     return { period_start: next.periodStart, period_end: next.periodEnd, cu_used: 0, cu_extra: 0 };
   }
 
+  /** The usage of the period `row`: its CU taken (`cu_used`, charged and held) less those its holds still hold. */
   private usageOf(account: Account, row: PeriodRow): Usage {
-    const byEndpoint = this.sql.endpointUsage
-      .all(account.id, row.period_start)
-      .map((r): [string, number] => [r.endpoint, r.cu]);
+    const byEndpoint = (statement: Database.Statement<unknown[], { endpoint: string; cu: number }>) =>
+      statement.all(account.id, row.period_start).map((r): [string, number] => [r.endpoint, r.cu]);
     return makeUsage(
       account.id,
       { periodStart: row.period_start, periodEnd: row.period_end },
       account.cuLimit,
       row.cu_extra,
-      row.cu_used,
-      byEndpoint,
+      { cu: row.cu_used, byEndpoint: byEndpoint(this.sql.endpointUsage) },
+      byEndpoint(this.sql.heldByEndpoint),
     );
   }
 }

@@ -49,7 +49,14 @@ export interface Usage {
   cuLimit: number;
   /** CU packages added during this period. */
   cuExtra: number;
+  /** CU charged this period: the CU of the requests answered 2xx (`cu_used`). */
   cuUsed: number;
+  /**
+   * CU held by requests in progress: reserved and not yet settled or released (nor swept, their lease run out). They
+   * count against the allowance until their requests end, charged or given back; they are not in cuUsed.
+   */
+  cuHeld: number;
+  /** cuUsed by endpoint name; an endpoint with nothing charged is absent. */
   cuByEndpoint: Record<string, number>;
 }
 
@@ -153,8 +160,8 @@ export interface Store {
   usage(accountId: string, now: Date): Promise<Usage>;
   /**
    * Before the work, atomically (across processes for SQLite and PostgreSQL): give back the account's holds whose
-   * lease ran out, roll the period if due; refuse when cuUsed + cu > cuLimit + cuExtra; otherwise add `cu` to the
-   * period (total and per endpoint) and hold it under a lease. Checking and taking in one step is what keeps
+   * lease ran out, roll the period if due; refuse when cuUsed + cuHeld + cu > cuLimit + cuExtra (exceedsAllowance);
+   * otherwise hold `cu` under a lease (cuHeld until the request ends). Checking and taking in one step is what keeps
    * concurrent servers from overdrawing.
    */
   reserve(accountId: string, endpoint: string, cu: number, now: Date): Promise<ReserveResult>;

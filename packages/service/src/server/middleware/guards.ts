@@ -2,7 +2,14 @@ import type { MiddlewareHandler } from 'hono';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
 import { ApiProblem } from '../responses.js';
+import { allowanceUsedUp, cuAllowance, cuRemaining, exceedsAllowance } from '../../store/periods.js';
 import type { Account, Usage } from '../../store/store.js';
+
+/**
+ * The Retry-After of a 429 for CU held by requests in progress: a request is verified within about a second, even a
+ * large one, and ends charged or giving its CU back.
+ */
+export const HELD_RETRY_AFTER_SECONDS = 1;
 
 const AUTH_DETAILS = {
   auth_scheme: 'Bearer',
@@ -141,14 +148,18 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
     await next();
   };
 
+  /** Seconds until the account's period resets (at least 1). */
+  const secondsUntilReset = (usage: Usage) =>
+    Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
+
   /**
    * The 429 of an account whose CU allowance is used up, from its usage. Waiting a few seconds does
    * not cure it: `retryable` is false, and the details say what does (an operator adds CU, or the
    * period resets at `cu_reset_at`, which `Retry-After` counts down to, as the spec has it).
    */
-  const allowanceProblem = (account: Account, usage: Usage): ApiProblem => {
-    const retryAfter = Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
-    const allowance = usage.cuLimit + usage.cuExtra;
+  const usedUpProblem = (account: Account, usage: Usage): ApiProblem => {
+    const retryAfter = secondsUntilReset(usage);
+    const allowance = cuAllowance(usage);
     return new ApiProblem(
       {
         code: 'RATE_LIMIT_EXCEEDED',
@@ -165,6 +176,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
           limit_window_seconds: retryAfter,
           cu_limit: allowance,
           cu_used: usage.cuUsed,
+          cu_held: usage.cuHeld,
           cu_reset_at: usage.periodEnd,
           resolution: [
             'An operator adds CU to the account (evm-integrity accounts add-cu).',
@@ -175,6 +187,45 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
       { 'Retry-After': String(retryAfter) },
     );
   };
+
+  /**
+   * The 429 of an account whose allowance has room for the request once the requests it has in progress end, but
+   * not while they hold their CU: those are charged or come back within seconds, so it is retryable, after
+   * HELD_RETRY_AFTER_SECONDS.
+   */
+  const heldProblem = (account: Account, usage: Usage): ApiProblem => {
+    const allowance = cuAllowance(usage);
+    return new ApiProblem(
+      {
+        code: 'RATE_LIMIT_EXCEEDED',
+        http_status: 429,
+        message: `${usage.cuHeld} of the ${cuRemaining(usage)} CU left in the account's compute-unit allowance (${allowance} CU) are held by requests in progress; they are charged or come back as those requests end.`,
+        hint: 'Retry after Retry-After seconds, backing off exponentially; fewer requests at once leave more room.',
+        severity: 'warning',
+        retryable: true,
+        details: {
+          limit_scope: 'cu_allowance',
+          limit_rps: account.rateLimitRps,
+          current_estimated_rps: null,
+          retry_after_seconds: HELD_RETRY_AFTER_SECONDS,
+          limit_window_seconds: secondsUntilReset(usage),
+          cu_limit: allowance,
+          cu_used: usage.cuUsed,
+          cu_held: usage.cuHeld,
+          cu_reset_at: usage.periodEnd,
+          resolution: ['The requests in progress end: their CU are charged or come back.'],
+        },
+      },
+      { 'Retry-After': String(HELD_RETRY_AFTER_SECONDS) },
+    );
+  };
+
+  /**
+   * The 429 of a request of `cu` CU that the allowance cannot pay now (exceedsAllowance): used up (not retryable)
+   * when the CU charged alone leave no room, else held by requests in progress (retryable at once).
+   */
+  const allowanceProblem = (account: Account, usage: Usage, cu: number): ApiProblem =>
+    allowanceUsedUp(usage, cu) ? usedUpProblem(account, usage) : heldProblem(account, usage);
 
   /**
    * Refuses, before its body is read, a request that the account's allowance cannot pay for: at
@@ -189,7 +240,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
       const declared = Number(c.req.header('content-length'));
       const cu = Number.isSafeInteger(declared) && declared >= 0 ? cuOf(endpoint, declared) : endpoint.cu;
       const usage = await store.usage(account.id, now());
-      if (usage.cuUsed + cu > usage.cuLimit + usage.cuExtra) throw allowanceProblem(account, usage);
+      if (exceedsAllowance(usage, cu)) throw allowanceProblem(account, usage, cu);
       await next();
     };
 

@@ -5,6 +5,7 @@ import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../docs.js';
 import type { AppDeps, Env } from '../env.js';
 import type { createGuards } from '../middleware/guards.js';
 import { streamedBytes } from '../streamed-bytes.js';
+import { cuAllowance, cuRemaining } from '../../store/periods.js';
 
 /** What `GET /` answers, beside its redirect to the reference page: where everything is. */
 const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/v1/health' };
@@ -52,12 +53,12 @@ export function infoRoutes(
   routes.get('/usage', authenticate, async (c) => {
     const account = c.get('account')!;
     const usage = await store.usage(account.id, now());
-    const allowance = usage.cuLimit + usage.cuExtra;
     return c.json({
       plan: account.plan,
-      cu_limit: allowance,
+      cu_limit: cuAllowance(usage),
       cu_used: usage.cuUsed,
-      cu_remaining: Math.max(0, allowance - usage.cuUsed),
+      cu_remaining: cuRemaining(usage),
+      cu_held: usage.cuHeld,
       cu_reset_at: usage.periodEnd,
       rate_limit_rps: account.rateLimitRps,
       cu_by_endpoint: usage.cuByEndpoint,

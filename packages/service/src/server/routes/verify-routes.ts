@@ -19,6 +19,8 @@ import {
   wrongContentType,
 } from '../responses.js';
 import type { ServerMetrics } from '../server-metrics.js';
+import { PendingReleases } from '../pending-releases.js';
+import { StoreError } from '../../store/store-error.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 
 /** `application/json`, with parameters (`; charset=utf-8`) or none: not `application/json-seq`, a list, or a `+json` type. */
@@ -43,7 +45,13 @@ class RequestHold {
 
   /** `refuse`: the 429 when the allowance cannot pay. */
   constructor(
-    private readonly deps: { admission: Admission; store: Store; now: () => Date; metrics?: ServerMetrics },
+    private readonly deps: {
+      admission: Admission;
+      store: Store;
+      now: () => Date;
+      pending: PendingReleases;
+      metrics?: ServerMetrics;
+    },
     private readonly account: Account,
     private readonly endpoint: Endpoint,
     private readonly cu: number,
@@ -66,8 +74,9 @@ class RequestHold {
   /**
    * Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. A 2xx is
    * settled before it is sent: when the settle is refused (the lease ran out, its CU went back and the allowance has
-   * no room left) the request is released and answered 429 instead; when the store fails, the error propagates (503)
-   * and the lease gives the CU back. Either way no answer goes out unpaid.
+   * no room left) the request is released and answered 429 instead; when the store cannot answer, the error
+   * propagates (503) and the release is tried again until the store takes it (PendingReleases). Either way no answer
+   * goes out unpaid.
    */
   async end(): Promise<void> {
     if (this.#entered) this.deps.admission.leave(this.account.id);
@@ -75,6 +84,22 @@ class RequestHold {
     const reservation = this.#reservation;
     this.#reservation = undefined;
     if (reservation === undefined) return;
+    try {
+      await this.#end(reservation);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE')
+        this.deps.pending.add(reservation, {
+          requestId: this.requestId,
+          endpoint: this.endpoint.name,
+          status: 503,
+          cu: 0,
+        });
+      throw error;
+    }
+  }
+
+  /** Settles (2xx) or releases the reservation, logging the request with its status. */
+  async #end(reservation: Reservation): Promise<void> {
     const charged = this.status >= 200 && this.status < 300;
     const record = {
       requestId: this.requestId,
@@ -136,6 +161,7 @@ export function verifyRoutes(
   const { config, store, registry, docsUrl, now, pool, metrics } = deps;
   const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
   const admission = new Admission(bounds.maxInFlight, bounds.maxInFlightPerAccount, config.admissionWaitMs);
+  const pending = new PendingReleases(store, now);
   /** The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. */
   const limitOf = (endpoint: Endpoint) => {
     const maxSize = bodyLimitOf(config, endpoint);
@@ -206,13 +232,14 @@ export function verifyRoutes(
         await admission.place(account.id, c.req.raw.signal);
         const bytes = await readBody(c);
         const verify = prepare(endpoint, account, bytes);
+        const cu = cuOf(endpoint, bytes.byteLength);
         const hold = new RequestHold(
-          { admission, store, now, ...(metrics && { metrics }) },
+          { admission, store, now, pending, ...(metrics && { metrics }) },
           account,
           endpoint,
-          cuOf(endpoint, bytes.byteLength),
+          cu,
           c.get('requestId'),
-          (usage) => guards.allowanceProblem(account, usage),
+          (usage) => guards.allowanceProblem(account, usage, cu),
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.

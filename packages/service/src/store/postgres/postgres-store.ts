@@ -3,8 +3,21 @@
  * of every request are one statement each: reserve checks and takes the CU in one conditional
  * UPDATE (RESERVE), settle and release end the hold and log the request in one statement. The rare
  * cases (a period to roll, a hold past its lease, a late settle) run in a transaction that first
- * locks the account's row (`SELECT … FOR UPDATE`). The schema is migrated at first use
- * (migrations.ts). A database that cannot answer is STORE_UNAVAILABLE.
+ * locks the account's row. The schema is migrated at first use (migrations.ts). A database that
+ * cannot answer is STORE_UNAVAILABLE.
+ *
+ * Lock order. Every statement and transaction locks an account's rows in this order, so none waits
+ * for a lock held by one that waits for its own (a deadlock):
+ *   1. `accounts` (lockAccount: FOR NO KEY UPDATE, which the foreign-key checks of inserts, FOR KEY
+ *      SHARE, never wait for; only deleteAccount's final DELETE needs more, after everything else);
+ *   2. `api_keys`;
+ *   3. `holds`, the one a settle or release ends, or those a sweep gives back;
+ *   4. `usage_periods`, the period row;
+ *   5. `endpoint_usage`, taken only by one who holds its period's row (4).
+ * A new row (a hold, a request, a period) waits for no one. In one statement, a data-modifying CTE
+ * that takes a later lock reads the RETURNING of the one that takes the earlier: PostgreSQL runs
+ * sibling CTEs in no set order. A statement or transaction that a conflict rolls back all the same
+ * (deadlock, serialization failure) is run again a few times (retryConflicts, unavailable.ts).
  */
 import pg from 'pg';
 import { err, ok } from 'evm-integrity';
@@ -53,7 +66,7 @@ import {
   requireTimeMs,
 } from '../validation.js';
 import { migrate } from './migrations.js';
-import { storeFailure } from './unavailable.js';
+import { retryConflicts, storeFailure } from './unavailable.js';
 
 /** How a PostgresStore connects. */
 export interface PostgresStoreOptions extends StoreOptions {
@@ -103,6 +116,12 @@ interface PeriodRow {
   cu_extra: number;
 }
 
+/** A period row with the CU taken by its endpoints and held by its holds, as `[endpoint, cu]` pairs (USAGE_COLUMNS). */
+interface UsageRow extends PeriodRow {
+  taken: [string, number][] | null;
+  held: [string, number][] | null;
+}
+
 interface HoldRow {
   id: string;
   account_id: string;
@@ -141,6 +160,27 @@ const toKey = (row: KeyRow): KeyRecord => ({
   revokedAt: row.revoked_at,
 });
 
+/**
+ * A usage in one statement (one snapshot), from the period row `p`: its CU taken (charged and held), by endpoint, and
+ * the CU of its holds not yet ended nor swept, which makeUsage subtracts.
+ */
+const USAGE_COLUMNS = `p.period_start, p.period_end, p.cu_used, p.cu_extra,
+  (SELECT json_agg(json_build_array(e.endpoint, e.cu)) FROM endpoint_usage e
+   WHERE e.account_id = p.account_id AND e.period_start = p.period_start AND e.cu > 0) AS taken,
+  (SELECT json_agg(json_build_array(h.endpoint, h.cu)) FROM holds h
+   WHERE h.account_id = p.account_id AND h.period_start = p.period_start AND NOT h.swept) AS held`;
+
+/** The Usage of `account` in the period of `row`. */
+const toUsage = (account: Pick<Account, 'id' | 'cuLimit'>, row: UsageRow): Usage =>
+  makeUsage(
+    account.id,
+    { periodStart: row.period_start, periodEnd: row.period_end },
+    account.cuLimit,
+    row.cu_extra,
+    { cu: row.cu_used, byEndpoint: row.taken ?? [] },
+    row.held ?? [],
+  );
+
 const ACCOUNT_COLUMNS = 'id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at';
 const KEY_COLUMNS = 'id, account_id, label, hash, hint, created_at, revoked_at';
 
@@ -178,17 +218,19 @@ const SETTLE = `
 
 /**
  * Release in one statement (parameters as SETTLE): a hold still under lease ends and its CU go back (never below 0;
- * an endpoint left at 0 is kept as a row and read as absent).
+ * an endpoint left at 0 is kept as a row and read as absent). Locks the hold, then the period, then the endpoint's
+ * row: `by_endpoint` reads what `period` returns.
  */
 const RELEASE = `
   WITH ended AS (DELETE FROM holds WHERE id = $1 AND account_id = $2 AND NOT swept RETURNING period_start, endpoint, cu),
   period AS (
     UPDATE usage_periods u SET cu_used = greatest(0, u.cu_used - ended.cu) FROM ended
     WHERE u.account_id = $2 AND u.period_start = ended.period_start
+    RETURNING ended.period_start, ended.endpoint, ended.cu
   ),
   by_endpoint AS (
-    UPDATE endpoint_usage e SET cu = greatest(0, e.cu - ended.cu) FROM ended
-    WHERE e.account_id = $2 AND e.period_start = ended.period_start AND e.endpoint = ended.endpoint
+    UPDATE endpoint_usage e SET cu = greatest(0, e.cu - period.cu) FROM period
+    WHERE e.account_id = $2 AND e.period_start = period.period_start AND e.endpoint = period.endpoint
   )
   INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at)
   SELECT $3, $2, $4, $5, $6, $7, $8 FROM ended RETURNING seq`;
@@ -385,19 +427,21 @@ export class PostgresStore implements Store {
   async deleteAccount(accountId: string): Promise<{ keys: number; requests: number }> {
     return this.tx(async (q) => {
       const account = await this.lockAccount(q, accountId);
-      // Children first (foreign keys).
-      const counts: number[] = [];
-      for (const table of ['api_keys', 'requests', 'holds', 'endpoint_usage', 'usage_periods', 'rate_windows'])
-        counts.push(
-          (
-            await q<{ n: number }>(
-              `WITH gone AS (DELETE FROM ${table} WHERE account_id = $1 RETURNING 1) SELECT count(*)::integer AS n FROM gone`,
-              [account.id],
-            )
-          )[0]!.n,
-        );
+      const deleted = async (table: string) =>
+        (
+          await q<{ n: number }>(
+            `WITH gone AS (DELETE FROM ${table} WHERE account_id = $1 RETURNING 1) SELECT count(*)::integer AS n FROM gone`,
+            [account.id],
+          )
+        )[0]!.n;
+      // Children first (foreign keys), in the lock order: the periods are locked before their endpoints' rows.
+      const keys = await deleted('api_keys');
+      const requests = await deleted('requests');
+      await deleted('holds');
+      await q('SELECT 1 FROM usage_periods WHERE account_id = $1 FOR UPDATE', [account.id]);
+      for (const table of ['endpoint_usage', 'usage_periods', 'rate_windows']) await deleted(table);
       await q('DELETE FROM accounts WHERE id = $1', [account.id]);
-      return { keys: counts[0]!, requests: counts[1]! };
+      return { keys, requests };
     });
   }
 
@@ -421,13 +465,9 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     // Most calls only read, in one statement; the account is locked only when the period has to move on or a lease
     // ran out.
-    const [row] = await this.query<
-      AccountRow & Partial<PeriodRow> & { expired: boolean; endpoints: [string, number][] | null }
-    >(
-      `SELECT a.*, p.period_start, p.period_end, p.cu_used, p.cu_extra,
-         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired,
-         (SELECT json_agg(json_build_array(e.endpoint, e.cu)) FROM endpoint_usage e
-          WHERE e.account_id = a.id AND e.period_start = p.period_start AND e.cu > 0) AS endpoints
+    const [row] = await this.query<AccountRow & Partial<UsageRow> & { expired: boolean }>(
+      `SELECT a.*, ${USAGE_COLUMNS},
+         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired
        FROM accounts a
        LEFT JOIN LATERAL (SELECT * FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
        WHERE a.id = $1`,
@@ -436,11 +476,11 @@ export class PostgresStore implements Store {
     if (row === undefined) throw accountNotFound(accountId);
     const stored = row.period_start == null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
     if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null && !row.expired)
-      return makeUsage(row.id, stored, row.cu_limit, row.cu_extra!, row.cu_used!, row.endpoints ?? []);
+      return toUsage({ id: row.id, cuLimit: row.cu_limit }, row as AccountRow & UsageRow);
     return this.tx(async (q) => {
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
-      return this.usageOf(q, account, await this.currentPeriod(q, account, now));
+      return this.usageOf(q, account, (await this.currentPeriod(q, account, now)).period_start);
     });
   }
 
@@ -469,7 +509,7 @@ export class PostgresStore implements Store {
       const usage = await this.usageOf(
         (sql, params) => this.query(sql, params),
         { id: accountId, cuLimit: row.cu_limit },
-        row,
+        row.period_start,
       );
       return ok({ reservation: held(row), usage });
     }
@@ -486,8 +526,8 @@ export class PostgresStore implements Store {
         hold.id,
         hold.expiresAt,
       ]);
-      if (row === undefined) return err({ usage: await this.usageOf(q, account, period) });
-      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row) });
+      if (row === undefined) return err({ usage: await this.usageOf(q, account, period.period_start) });
+      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row.period_start) });
     });
   }
 
@@ -503,7 +543,7 @@ export class PostgresStore implements Store {
       const hold = await this.endingHold(q, held);
       // The lease ran out and the CU went back: take them again, if the period still has room.
       if (hold.swept && !(await this.takeIfRoom(q, account, hold)))
-        return err({ usage: await this.usageOf(q, account, await this.currentPeriod(q, account, now)) });
+        return err({ usage: await this.usageOf(q, account, (await this.currentPeriod(q, account, now)).period_start) });
       await q('DELETE FROM holds WHERE id = $1', [hold.id]);
       await this.logRequest(q, account.id, held, record, now);
       return ok(undefined);
@@ -567,7 +607,7 @@ export class PostgresStore implements Store {
         account.id,
         period.period_start,
       ]);
-      return this.usageOf(q, account, (await this.periodAt(q, account.id, period.period_start))!);
+      return this.usageOf(q, account, period.period_start);
     });
   }
 
@@ -610,25 +650,32 @@ export class PostgresStore implements Store {
     return this.migrated;
   }
 
-  /** One statement outside a transaction. */
+  /** One statement outside a transaction (run again when a conflict rolled it back). */
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
     await this.ready();
     try {
-      return (await this.pool.query<R>(sql, params)).rows;
+      return await retryConflicts(async () => (await this.pool.query<R>(sql, params)).rows);
     } catch (error) {
       throw storeFailure(error);
     }
   }
 
-  /** Runs `fn` in one transaction on one connection; a connection that failed is dropped from the pool. */
+  /**
+   * Runs `fn` in one transaction on one connection (all of it again when a conflict rolled it back, so `fn` must
+   * depend on nothing but what it reads through `q`).
+   */
   private async tx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     await this.ready();
-    let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      return await retryConflicts(() => this.attemptTx(fn));
     } catch (error) {
       throw storeFailure(error);
     }
+  }
+
+  /** One attempt at `fn` in a transaction; a connection that failed is dropped from the pool. */
+  private async attemptTx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
     const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
       (await client.query<R>(sql, params)).rows;
     let broken: Error | undefined;
@@ -645,7 +692,7 @@ export class PostgresStore implements Store {
       await client.query('ROLLBACK').catch((rollback: unknown) => {
         broken = rollback as Error;
       });
-      throw storeFailure(error);
+      throw error;
     } finally {
       client.off('error', lost);
       client.release(broken);
@@ -659,11 +706,15 @@ export class PostgresStore implements Store {
     return toAccount(row);
   }
 
-  /** The account, its row locked until the transaction ends. */
+  /**
+   * The account, its row locked until the transaction ends (first in the lock order): one such transaction of the
+   * account at a time. FOR NO KEY UPDATE, so the foreign-key checks of the one-statement operations (FOR KEY SHARE),
+   * which come after their other locks, do not wait for it.
+   */
   private async lockAccount(q: Query, id: string): Promise<Account> {
     const [row] =
       typeof id === 'string'
-        ? await q<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 FOR UPDATE`, [id])
+        ? await q<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1 FOR NO KEY UPDATE`, [id])
         : [];
     if (row === undefined) throw accountNotFound(id);
     return toAccount(row);
@@ -788,18 +839,12 @@ export class PostgresStore implements Store {
     return (await this.periodAt(q, account.id, next.periodStart))!;
   }
 
-  private async usageOf(q: Query, account: Pick<Account, 'id' | 'cuLimit'>, row: PeriodRow): Promise<Usage> {
-    const byEndpoint = await q<{ endpoint: string; cu: number }>(
-      'SELECT endpoint, cu FROM endpoint_usage WHERE account_id = $1 AND period_start = $2 AND cu > 0',
-      [account.id, row.period_start],
+  /** The account's usage in the period that starts at `periodStart`, read in one statement. */
+  private async usageOf(q: Query, account: Pick<Account, 'id' | 'cuLimit'>, periodStart: string): Promise<Usage> {
+    const [row] = await q<UsageRow>(
+      `SELECT ${USAGE_COLUMNS} FROM usage_periods p WHERE p.account_id = $1 AND p.period_start = $2`,
+      [account.id, periodStart],
     );
-    return makeUsage(
-      account.id,
-      { periodStart: row.period_start, periodEnd: row.period_end },
-      account.cuLimit,
-      row.cu_extra,
-      row.cu_used,
-      byEndpoint.map((r): [string, number] => [r.endpoint, r.cu]),
-    );
+    return toUsage(account, row!);
   }
 }

@@ -2,6 +2,7 @@
  * Which PostgreSQL failures mean "the store cannot answer now" (STORE_UNAVAILABLE: the client gets
  * 503 with Retry-After and may retry), as opposed to a fault of the program (a 500 with an incident).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StoreError } from '../store-error.js';
 
 /**
@@ -34,4 +35,35 @@ export function storeFailure(error: unknown): unknown {
     'STORE_UNAVAILABLE',
     `the PostgreSQL store cannot answer now: ${(error as Error).message.split('\n')[0]}`,
   );
+}
+
+/**
+ * SQLSTATEs of a statement or transaction that PostgreSQL rolled back because of others running at once: deadlock
+ * detected (40P01) and serialization failure (40001). Nothing of it was applied, and PostgreSQL's documentation
+ * advises running it again.
+ */
+const CONFLICT_CODES = ['40P01', '40001'];
+
+/** How many times in all a statement or transaction rolled back by a conflict is run before STORE_UNAVAILABLE. */
+export const CONFLICT_ATTEMPTS = 4;
+
+/** Whether PostgreSQL rolled back `error`'s statement or transaction for a conflict with others (CONFLICT_CODES). */
+function isConflict(error: unknown): boolean {
+  return error instanceof Error && CONFLICT_CODES.includes(String((error as { code?: unknown }).code));
+}
+
+/**
+ * Runs `attempt` (one statement, or one whole transaction) again while PostgreSQL rolls it back for a conflict, up to
+ * CONFLICT_ATTEMPTS times, after a short random pause so that the transactions that met do not meet again in step.
+ * The last failure, or any other, is thrown as it came.
+ */
+export async function retryConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (attempts >= CONFLICT_ATTEMPTS || !isConflict(error)) throw error;
+      await sleep(Math.random() * 20 * attempts);
+    }
+  }
 }
