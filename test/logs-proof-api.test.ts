@@ -264,7 +264,7 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     expect(res.status).toBe(422);
     expect(await errorOf(res)).toMatchObject({
       code: 'CHAIN_NOT_SUPPORTED',
-      message: "Chain 999999 is not in the chain registry.",
+      message: 'Chain 999999 is not in the chain registry.',
     });
   });
 

@@ -141,7 +141,7 @@ describe('POST /v1/evm/verify/receipt-proof', () => {
     expect(answer.status).toBe(422);
     expect(answer.body.error).toMatchObject({
       code: 'CHAIN_NOT_SUPPORTED',
-      message: "Chain 999999 is not in the chain registry.",
+      message: 'Chain 999999 is not in the chain registry.',
     });
   });
 
