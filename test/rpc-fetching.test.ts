@@ -181,6 +181,22 @@ describe('batches', () => {
     expect(blocks[2]!.reason).toMatch(/answered a batch of \d+ calls .* without an answer to eth_getBlockReceipts/);
     expect(summary).toMatchObject({ complete: false, next_block: FROM + 2 });
   });
+
+  it('a call the batch answers twice, differently: neither answer is taken, the block is unreachable, naming it', async () => {
+    const node = await start();
+    const twice = (call: { method: string; params: unknown[] }) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;
+    node.answerTwice = (call) => (twice(call) ? [] : undefined);
+    const { blocks } = await audit(source(node.url, { batch: 16 }), 8);
+    expect(verdicts(blocks)).toEqual(['pass', 'pass', 'unreachable']);
+    expect(blocks[2]!.reason).toMatch(
+      /answered a batch of \d+ calls .* with two different answers to eth_getBlockReceipts \(id \d+\)/,
+    );
+    // The same answer twice is one answer.
+    const again = await start();
+    again.answerTwice = (call) => (twice(call) ? again.blocks.get(FROM + 2)!.receipts : undefined);
+    expect(verdicts((await audit(source(again.url, { batch: 16 }), 8)).blocks)).toEqual(allPass);
+  });
 });
 
 describe('connections', () => {

@@ -68,6 +68,8 @@ export interface LoopbackNode {
   reverseBatches: boolean;
   /** Leaves the answer to such a call out of a batch's answer. */
   dropFromBatch: ((call: RpcCall) => boolean) | undefined;
+  /** Answers such a call twice in a batch, under its id: the second answer's `result` is what this returns. */
+  answerTwice: ((call: RpcCall) => unknown) | undefined;
   /** Answers gzip-compressed when the client accepts it, as providers do. */
   gzip: boolean;
   /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
@@ -182,6 +184,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     maxBatch: Number.POSITIVE_INFINITY,
     reverseBatches: false,
     dropFromBatch: undefined,
+    answerTwice: undefined,
     callError: undefined,
     gzip: false,
     close: async () => undefined,
@@ -233,8 +236,10 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     for (const body of bodies) {
       const answered = answerCall(body);
       if (!('json' in answered)) return answered;
-      if (node.dropFromBatch?.({ method: body.method, params: body.params ?? [] }) !== true)
-        answers.push(answered.json);
+      const call = { method: body.method, params: body.params ?? [] };
+      if (node.dropFromBatch?.(call) !== true) answers.push(answered.json);
+      const second = node.answerTwice?.(call);
+      if (second !== undefined) answers.push({ jsonrpc: '2.0', id: body.id, result: second });
     }
     return { json: node.reverseBatches ? answers.reverse() : answers };
   };

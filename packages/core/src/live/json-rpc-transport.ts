@@ -10,6 +10,7 @@
  */
 import { isObject, type JsonObject } from '../input/json-values.js';
 import { show } from '../json/show.js';
+import { sameJson } from '../json/versions.js';
 import { SourceError } from '../sources/source-error.js';
 import { AnswerTooLargeError, type AnswerVerdict, type HttpClient } from './http-client.js';
 
@@ -151,7 +152,14 @@ export class JsonRpcTransport {
     }
     if (status < 200 || status >= 300 || !Array.isArray(answer)) return this.refused(calls);
     const byId = new Map<unknown, JsonObject>();
-    for (const element of answer) if (isObject(element) && !byId.has(element.id)) byId.set(element.id, element);
+    // An id answered twice, differently, is the node's fault: neither answer is taken (json/versions.ts).
+    const answeredTwice = new Set<unknown>();
+    for (const element of answer) {
+      if (!isObject(element)) continue;
+      const first = byId.get(element.id);
+      if (first === undefined) byId.set(element.id, element);
+      else if (!sameJson(first, element)) answeredTwice.add(element.id);
+    }
     // Geth and Erigon refuse a batch over their limit with one error object, under the first call's
     // id, and no answer to the others: those are refused with it, not left unanswered.
     const batchRefused = answer.some(
@@ -162,6 +170,12 @@ export class JsonRpcTransport {
     const limited: Pending[] = [];
     calls.forEach((c, i) => {
       const element = byId.get(ids[i]);
+      if (answeredTwice.has(ids[i]))
+        return c.reject(
+          new SourceError(
+            `${this.options.where} answered ${what} with two different answers to ${c.method} (id ${ids[i]})`,
+          ),
+        );
       if (element === undefined && batchRefused) return again.push(c);
       if (element === undefined)
         return c.reject(
