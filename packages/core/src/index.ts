@@ -5,6 +5,7 @@
  * the Node pieces (network sources, the service) `evm-integrity/node`.
  */
 export { bytesEqual, bytesToHex, hexToBytes, parseHex } from './bytes/hex.js';
+export { DuplicateMemberError, parseJson } from './json/parse-json.js';
 export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } from './keccak/keccak.js';
 export { fastKeccak256 } from './keccak/fast-keccak.js';
 export { wasmKeccak256 } from './keccak/wasm-keccak.js';

@@ -1,3 +1,4 @@
+import { DuplicateMemberError, parseJson } from '../json/parse-json.js';
 import type { Problem } from '../input/problems.js';
 import { err, ok, type Result } from '../result.js';
 
@@ -11,6 +12,8 @@ const BOM = 0xfeff;
 const TWO_BOMS = 'JSON after at most one byte order mark (U+FEFF); the body starts with two';
 const NOT_UTF8 = 'UTF-8 text (JSON); the body has bytes that are not UTF-8';
 const NOT_JSON = /^valid JSON \((.*)\)$/s;
+const DUPLICATE_MEMBER =
+  'the member once in its object; it is given twice, and JSON parsers differ on which copy counts (JSON.parse takes the last, others the first)';
 
 /**
  * The JSON parser's message when `problem` is the body reader's refusal of bytes that are not JSON (as
@@ -25,8 +28,9 @@ export function unreadableBodyReason(problem: Problem): string | undefined {
 }
 
 /**
- * Parses a request body's JSON text: the value, or the one problem that says why it is not JSON.
- * One leading byte order mark is dropped (an editor may write one); a second is not JSON.
+ * Parses a request body's JSON text: the value, or the one problem that says why it is not JSON, or that it names a
+ * member twice in one object (json/parse-json.ts). One leading byte order mark is dropped (an editor may write one); a
+ * second is not JSON.
  */
 export function parseJsonBody(text: string): Result<unknown, Problem> {
   const json = text.charCodeAt(0) === BOM ? text.slice(1) : text;
@@ -39,8 +43,10 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
     });
   }
   try {
-    return ok(JSON.parse(json));
+    return ok(parseJson(json));
   } catch (error) {
+    if (error instanceof DuplicateMemberError)
+      return err({ name: error.path, location: 'body', reason: 'duplicate', expected: DUPLICATE_MEMBER });
     return err({
       name: 'body',
       location: 'body',

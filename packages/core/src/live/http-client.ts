@@ -12,6 +12,7 @@
  */
 import { isObject } from '../input/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
+import { parseJson } from '../json/parse-json.js';
 import { SourceError } from '../sources/source-error.js';
 import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
@@ -195,7 +196,8 @@ export class HttpClient {
       if (body === null) return { tooLarge: true };
       let json: unknown;
       try {
-        json = body === '' ? undefined : JSON.parse(body);
+        // An answer naming a member twice is read as no JSON at all: neither copy is taken.
+        json = body === '' ? undefined : parseJson(body);
       } catch {
         json = undefined;
       }

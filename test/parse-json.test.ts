@@ -1,0 +1,139 @@
+/**
+ * parseJson is JSON.parse but for an object that names a member twice, which it refuses, naming the
+ * member's path: JSON parsers differ on which copy counts, so verifying one and handing the text on
+ * would let a consumer read the other. Over the CLI, the HTTP server and a node's answers alike.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuplicateMemberError, parseJson } from '../packages/core/src/json/parse-json.js';
+import { decodeJsonBody } from '../packages/core/src/api/json-body.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const CLI = new URL('../packages/service/bin/evm-integrity.js', import.meta.url).pathname;
+const duplicateAt = (text: string) => {
+  try {
+    parseJson(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof DuplicateMemberError) return error.path;
+    throw error;
+  }
+};
+
+describe('parseJson', () => {
+  it.each([
+    ['{"a":1,"a":1}', 'a'],
+    ['{"a":1,"b":{"c":2,"c":3}}', 'b.c'],
+    ['[{"x":1},{"y":[1,{"z":1 , "z" :2}]}]', '[1].y[1].z'],
+    ['{"receipts":[{"status":"0x0","status":"0x1"}]}', 'receipts[0].status'],
+    ['{"a\\u0062":1,"ab":2}', 'ab'],
+    ['{"k":{},\n  "k":\t[]}', 'k'],
+  ])('%s: refused, naming %s', (text, path) => {
+    expect(duplicateAt(text)).toBe(path);
+  });
+
+  it.each([
+    '{"a":1,"b":{"a":2}}',
+    '{"a\\"":1,"a\\\\":2,"b":"\\"c\\":"}',
+    '{"k":"v:" , "k2" :  1, "x": ["a:", "b\\\\", {"a": ":"}]}',
+    '"just a string"',
+    '[1,2,[3]]',
+    '{}',
+  ])('%s: read as JSON.parse reads it', (text) => {
+    expect(parseJson(text)).toEqual(JSON.parse(text));
+  });
+
+  it('is JSON.parse on any JSON without duplicates (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.boolean(), (value, pretty) => {
+        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+        expect(parseJson(text)).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuses any object given a copy of one of its members, at that member (property)', () => {
+    const objectWithMember = fc
+      .dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 })
+      .filter((o) => Object.keys(o).length > 0);
+    fc.assert(
+      fc.property(objectWithMember, fc.nat(), (object, pick) => {
+        const keys = Object.keys(object);
+        const key = keys[pick % keys.length]!;
+        const text = JSON.stringify({ outer: [object] });
+        // The member written a second time, last in its object.
+        const inner = JSON.stringify(object);
+        const doubled = `${inner.slice(0, -1)},${JSON.stringify(key)}:null}`;
+        expect(duplicateAt(text.replace(inner, () => doubled))).toBe(`outer[0].${key}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('where JSON enters', () => {
+  const block = loadFixture('mainnet-1000023');
+  const text = JSON.stringify(block);
+  // The real root last, an altered one first: JSON.parse would take the real one and say identical.
+  const doubled = text.replace('"receiptsRoot":', `"receiptsRoot":"0x${'00'.repeat(32)}","receiptsRoot":`);
+  const dir = mkdtempSync(join(tmpdir(), 'parse-json-'));
+  let server: RunningServer;
+  const KEY = 'evmi_parse-json-test-key-0123456789abcdefghijklmnopq';
+  beforeAll(async () => {
+    server = await startServer(testConfig({ host: '127.0.0.1', accounts: [auditorAccount(KEY, 'json')] }), {
+      logger: capturingLogger().logger,
+    });
+  });
+  afterAll(() => server?.close());
+
+  it('the body reader: 400-style problem naming the member, reason duplicate', () => {
+    const read = decodeJsonBody(new TextEncoder().encode(doubled));
+    expect(read.ok).toBe(false);
+    expect(!read.ok && read.error).toMatchObject({ name: 'header.receiptsRoot', reason: 'duplicate' });
+  });
+
+  it('verify block: exit 2, one line naming header.receiptsRoot, not identical', () => {
+    const file = join(dir, 'doubled.json');
+    writeFileSync(file, doubled);
+    const run = spawnSync(process.execPath, [CLI, 'verify', 'block', file], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/Invalid parameter header\.receiptsRoot: expected the member once in its object/);
+    expect(run.stdout).not.toContain('"identical"');
+  });
+
+  it('audit --bundle: exit 2 naming the member, no line', () => {
+    const file = join(dir, 'bundle.json');
+    writeFileSync(file, `{"exchanges":[],"blocks":[${doubled}]}`);
+    const run = spawnSync(
+      process.execPath,
+      [CLI, 'audit', '--chain', '1', '--from', '1000023', '--to', '1000023', '--bundle', file],
+      { encoding: 'utf8' },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
+      `evm-integrity: ${file} is not a JSON bundle: blocks[0].header.receiptsRoot is given twice in one object\n`,
+    );
+  });
+
+  it('the server: 400 naming the member, reason duplicate', async () => {
+    const body = `{"chain_id":1,"receipt_root":"0x${'00'.repeat(32)}","receipt_root":"0x${'11'.repeat(32)}","transactions":[]}`;
+    const res = await fetch(`${server.url}/v1/evm/verify/receipt-root`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+      body,
+    });
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as { error: { details: { invalid_parameters: unknown[] } } };
+    expect(error.details.invalid_parameters).toEqual([
+      expect.objectContaining({ name: 'receipt_root', reason: 'duplicate' }),
+    ]);
+  });
+});
