@@ -30,7 +30,8 @@ export interface HeaderFieldSpec {
 export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
   { name: 'parentHash', kind: 'hash' },
   { name: 'sha3Uncles', kind: 'hash' },
-  { name: 'miner', kind: 'address' },
+  // OpenEthereum and Nethermind also call it `author`.
+  { name: 'miner', kind: 'address', aliases: ['author'] },
   { name: 'stateRoot', kind: 'hash' },
   { name: 'transactionsRoot', kind: 'hash' },
   { name: 'receiptsRoot', kind: 'hash' },

@@ -1,4 +1,4 @@
-import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type HeaderFieldSpec } from './header-fields.js';
+import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type BlockHeader, type HeaderFieldSpec } from './header-fields.js';
 
 /** The header layouts the verifier knows. */
 export type HeaderLayoutName = 'ethereum' | 'aura' | 'avalanche';
@@ -12,6 +12,8 @@ export interface HeaderLayout {
   name: HeaderLayoutName;
   fields: readonly HeaderFieldSpec[];
   required: number;
+  /** The seal's fields, which OpenEthereum and Nethermind also list RLP-encoded in `sealFields`, in that order. */
+  seal: readonly [keyof BlockHeader, keyof BlockHeader];
 }
 
 /** Ethereum's header, Frontier to Prague (and every chain that kept it). */
@@ -19,6 +21,7 @@ export const ETHEREUM_HEADER: HeaderLayout = {
   name: 'ethereum',
   fields: HEADER_FIELDS,
   required: FRONTIER_FIELD_COUNT,
+  seal: ['mixHash', 'nonce'],
 };
 
 /**
@@ -38,6 +41,7 @@ export const AURA_HEADER: HeaderLayout = {
     { name: 'baseFeePerGas', kind: 'quantity', fork: 'London' },
   ],
   required: 15,
+  seal: ['auraStep', 'auraSeal'],
 };
 
 /** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */
@@ -79,6 +83,7 @@ export const AVALANCHE_HEADER: HeaderLayout = {
     ).map((name) => avalanche(name, 'Helicon')),
   ],
   required: 16,
+  seal: ['mixHash', 'nonce'],
 };
 
 export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = {

@@ -3,6 +3,7 @@ import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js'
 import { encodeHeader } from '../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
+import { checkSealFields } from './seal-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
@@ -326,6 +327,7 @@ export function readRpcHeader(
   }
   const hash =
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
+  checkSealFields(rpc.sealFields, fields, layout, join(path, 'sealFields'), problems);
   if (problems.count !== before) return undefined;
   const { missing, gap } = headerShape(fields, layout);
   if (gap !== undefined) {

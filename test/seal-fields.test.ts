@@ -1,0 +1,61 @@
+/**
+ * The members OpenEthereum and Nethermind add to a header that repeat hashed fields: `author` (the
+ * `miner`) and `sealFields` (the seal, RLP-encoded: Ethash's mixHash and nonce, AuRa's step and
+ * signature). On the real blocks that carry them they agree; one that says another value is a
+ * conflict named at its path, never a block reported identical.
+ */
+import { describe, expect, it } from 'vitest';
+import { verifyBlock } from '../packages/core/src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const outcome = (input: unknown) => {
+  const result = verifyBlock(input);
+  if (result.ok) return result.value.verdict;
+  return 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.reason, p.expected]) : result.error;
+};
+const CARRIERS = ['mainnet-47218', 'mainnet-47219', 'mainnet-483920', 'gnosis-10226218'];
+const withHeader = (name: string, over: Record<string, unknown>) => {
+  const fixture = loadFixture(name);
+  return { ...fixture, header: { ...fixture.header, ...over } };
+};
+const flipLastByte = (hex: string) =>
+  `${hex.slice(0, -2)}${(parseInt(hex.slice(-2), 16) ^ 1).toString(16).padStart(2, '0')}`;
+
+describe('author and sealFields repeat the hashed seal and miner', () => {
+  it.each(CARRIERS)('%s carries them as its hashed fields say, and is identical', (name) => {
+    const { header } = loadFixture(name);
+    expect(header['author']).toBe(header['miner']);
+    expect(Array.isArray(header['sealFields'])).toBe(true);
+    expect(outcome(loadFixture(name))).toBe('identical');
+  });
+
+  it.each(CARRIERS)('%s: author altered is a conflict with miner', (name) => {
+    const miner = loadFixture(name).header['miner'] as string;
+    expect(outcome(withHeader(name, { author: flipLastByte(miner) }))).toEqual([
+      ['header.author', 'conflict', 'the same value as miner (author and miner name one header field), got another'],
+    ]);
+  });
+
+  it.each([
+    ['mainnet-47218', 0, 'mixHash'],
+    ['mainnet-47218', 1, 'nonce'],
+    ['gnosis-10226218', 0, 'auraStep'],
+    ['gnosis-10226218', 1, 'auraSeal'],
+  ] as const)('%s: sealFields[%i] altered is a conflict with the RLP of %s', (name, i, field) => {
+    const seal = [...(loadFixture(name).header['sealFields'] as unknown as string[])];
+    const original = seal[i]!;
+    seal[i] = flipLastByte(original);
+    expect(outcome(withHeader(name, { sealFields: seal }))).toEqual([
+      [`header.sealFields[${i}]`, 'conflict', `${original}, the RLP of ${field}, which it repeats, got ${seal[i]}`],
+    ]);
+  });
+
+  it('sealFields with another number of items, or not an array: named', () => {
+    const seal = loadFixture('mainnet-47218').header['sealFields'] as unknown as string[];
+    expect(outcome(withHeader('mainnet-47218', { sealFields: [seal[0]] }))).toEqual([
+      ['header.sealFields', 'conflict', '2 items, the RLP of mixHash and nonce'],
+    ]);
+    const [[member, reason]] = outcome(withHeader('mainnet-47218', { sealFields: 'x' })) as string[][];
+    expect([member, reason]).toEqual(['header.sealFields', 'invalid_format']);
+  });
+});
