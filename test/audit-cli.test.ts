@@ -789,6 +789,25 @@ describe('evm-integrity audit (in process)', () => {
       /^evm-integrity: --max-answer-mb: "512" is more than 511; use 1 to 511\n/,
     ],
     [
+      [
+        '--chain',
+        '1',
+        '--from',
+        '1',
+        '--to',
+        '2',
+        '--rpc',
+        'http://127.0.0.1:1',
+        '--max-answer-mb',
+        '99999999999999999999',
+      ],
+      /^evm-integrity: --max-answer-mb: "99999999999999999999" is more than 511; use 1 to 511\n/,
+    ],
+    [
+      ['--chain', '1', '--from', '99999999999999999999', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      /^evm-integrity: --from: "99999999999999999999" is more than 2\^53-1, the largest it can be\n/,
+    ],
+    [
       ['--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', 'x'],
       /^evm-integrity: --batch: "x" is not a positive whole number; use 1 to 1000\n/,
     ],

@@ -17,14 +17,23 @@ export type BlockRef = number | BlockTag;
 const BLOCK_EXPECTED = 'use a block number (decimal or 0x hex) or latest, finalized, safe';
 
 /**
- * A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, or not a
- * safe integer.
+ * A whole number in decimal or 0x hex (underscores allowed between digits); undefined when `text` is not one, and
+ * Infinity when it is one past 2^53-1, which a number cannot hold exactly (a bounded count says its bound; see
+ * {@link exactNumber}).
  */
 function wholeNumber(text: string): number | undefined {
   const digits = text.replace(/(?<=[0-9a-fA-F])_(?=[0-9a-fA-F])/g, '');
   if (!/^(0[xX][0-9a-fA-F]+|\d+)$/.test(digits)) return undefined;
   const n = Number(digits.toLowerCase());
-  return Number.isSafeInteger(n) ? n : undefined;
+  return Number.isSafeInteger(n) ? n : Number.POSITIVE_INFINITY;
+}
+
+/** {@link wholeNumber} of a flag with no bound of its own: past 2^53-1 is a UsageError saying so. */
+function exactNumber(flag: string, text: string): number | undefined {
+  const n = wholeNumber(text);
+  if (n === Number.POSITIVE_INFINITY)
+    throw new UsageError(`${flag}: "${text}" is more than 2^53-1, the largest it can be`);
+  return n;
 }
 
 /** Whether `text` is a block tag. */
@@ -38,7 +47,7 @@ function isBlockTag(text: string): text is BlockTag {
 export function blockRef(flag: string, value: string): BlockRef {
   const tag = value.toLowerCase();
   if (isBlockTag(tag)) return tag;
-  const n = wholeNumber(value);
+  const n = exactNumber(flag, value);
   if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a block; ${BLOCK_EXPECTED}`);
   return n;
 }
@@ -65,7 +74,7 @@ export function hashValue(flag: string, value: string): string {
 /** A chain id given to `flag`: a positive whole number, decimal or 0x hex. */
 export function chainIdValue(flag: string, value: string | undefined): number {
   if (value === undefined) throw new UsageError(`${flag} is required: the chain id, a number (1 for Ethereum mainnet)`);
-  const n = wholeNumber(value);
+  const n = exactNumber(flag, value);
   if (n === undefined || n < 1)
     throw new UsageError(`${flag}: "${value}" is not a chain id; use a number (1 for Ethereum mainnet)`);
   return n;
@@ -154,7 +163,7 @@ export function queueUrl(flag: string, value: string): string {
 /** A block given to `flag` by its number only (decimal or 0x hex): a command that names the range in its output. */
 export function blockNumberValue(flag: string, value: string | undefined): number {
   if (value === undefined) throw new UsageError(`${flag} is required: a block number (decimal or 0x hex)`);
-  const n = wholeNumber(value);
+  const n = exactNumber(flag, value);
   if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a block number; use decimal or 0x hex`);
   return n;
 }
