@@ -257,7 +257,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(altered.status).toBe(2);
     expect(altered.stdout).toBe('');
     expect(altered.stderr).toBe(
-      `evm-integrity: ${file}: blocks[30]: expected the same as blocks[22] (block 1000023 of chain 1, given twice, must be given identically), got another version\n`,
+      `evm-integrity: ${file}: blocks[30]: expected the same as blocks[22] (block 1000023 of chain 1, given twice, must be given identically), got another version (they differ at receipts[1].logs[0].data)\n`,
     );
   });
 

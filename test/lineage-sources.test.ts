@@ -327,7 +327,7 @@ describe('ServiceSource against a fake hosted service', () => {
     const error = await rejection(s.rawBlock(1, BLOCK));
     expect(error).toBeInstanceOf(SourceError);
     expect(error.message).toBe(
-      `the service's answer to raw/blocks ${BLOCK} is unusable: data[1]: expected the same as data[0] (the record of block ${BLOCK}, given twice, must be given identically), got another version`,
+      `the service's answer to raw/blocks ${BLOCK} is unusable: data[1]: expected the same as data[0] (the record of block ${BLOCK}, given twice, must be given identically), got another version (they differ at receipt_root)`,
     );
   });
 

@@ -89,8 +89,8 @@ function blockNumberOf(value: unknown): number | undefined {
 }
 
 /** The error for a member that gives again, differently, what `otherAt` gave: which one is meant cannot be told. */
-function bundleConflict(path: string, otherAt: string, what: string): SourceError {
-  const expected = sameVersionExpected(otherAt, what);
+function bundleConflict(path: string, version: { otherAt: string; difference: string }, what: string): SourceError {
+  const expected = sameVersionExpected(version.otherAt, what, version.difference);
   return new SourceError(`${path}: expected ${expected}`, { path, reason: 'conflict', expected });
 }
 
@@ -100,7 +100,7 @@ function bundleConflict(path: string, otherAt: string, what: string): SourceErro
  */
 function isFirstVersion(versions: FirstVersions, key: string, path: string, value: unknown, what: string): boolean {
   const version = checkVersion(versions, key, path, value);
-  if (typeof version === 'object') throw bundleConflict(path, version.otherAt, what);
+  if (typeof version === 'object') throw bundleConflict(path, version, what);
   return version === 'first';
 }
 

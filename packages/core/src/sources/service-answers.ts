@@ -126,7 +126,7 @@ export function readRawBlocks(response: unknown): Read<Map<number, JsonObject>> 
     else if (version !== 'repeat')
       return err({
         path: `data[${i}]`,
-        expected: sameVersionExpected(version.otherAt, `the record of block ${n}`),
+        expected: sameVersionExpected(version.otherAt, `the record of block ${n}`, version.difference),
         reason: 'conflict',
       });
   }
