@@ -166,6 +166,25 @@ describe('standard input', () => {
     },
   );
 
+  it.each([['receipt-root'], ['logs-bloom'], ['block']])(
+    'verify %s: bytes that are not UTF-8, or two byte order marks, are said as such in one line',
+    (what) => {
+      const notUtf8 = join(dir, 'latin1.json');
+      writeFileSync(notUtf8, Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]));
+      expect(run(['verify', what, notUtf8])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${notUtf8}: not UTF-8 text (a JSON text is UTF-8): it has bytes that are not UTF-8\n`,
+      });
+      expect(run(['verify', what, '-'], '\uFEFF\uFEFF{}')).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          'evm-integrity: standard input: not JSON (it starts with two byte order marks, U+FEFF; one is allowed)\n',
+      });
+    },
+  );
+
   it.each([['receipt-root'], ['logs-bloom']])(
     'verify %s FILE: a file that is not JSON or missing is named, without the usage',
     (what) => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../packages/service/src/server/config.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
+import { NOT_UTF8, TWO_BOMS } from '../packages/core/src/api/json-body.js';
 
 const KEY = 'evmi_http-api-test-key-0123456789abcdefghijklmno';
 const POOR_KEY = `${KEY}-poor`;
@@ -309,7 +310,14 @@ describe('one body reader for the server and the CLI', () => {
       expect(run.status).toBe(2);
       expect(run.stdout).toBe('');
       expect(run.stderr).toContain(named);
-      expect(run.stderr).toContain(`not JSON (${problem.expected})`);
+      // The CLI says the same fault in its own words: the server's `expected` is that of a body.
+      const said =
+        problem.expected === NOT_UTF8
+          ? 'not UTF-8 text (a JSON text is UTF-8): it has bytes that are not UTF-8'
+          : problem.expected === TWO_BOMS
+            ? 'not JSON (it starts with two byte order marks, U+FEFF; one is allowed)'
+            : `not JSON (${problem.expected})`;
+      expect(run.stderr).toBe(`evm-integrity: ${run === file ? join(dir, named) : named}: ${said}\n`);
     }
   });
 

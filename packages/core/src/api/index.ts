@@ -13,7 +13,7 @@ export {
   type OperationResult,
 } from './envelope.js';
 export { chainNotSupported } from './chain-not-supported.js';
-export { decodeJsonBody, parseJsonBody, unreadableBodyReason } from './json-body.js';
+export { decodeJsonBody, NOT_UTF8, parseJsonBody, TWO_BOMS, unreadableBodyReason } from './json-body.js';
 export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
 export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
 export {

@@ -9,8 +9,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 const BOM = 0xfeff;
 
-const TWO_BOMS = 'JSON after at most one byte order mark (U+FEFF); the body starts with two';
-const NOT_UTF8 = 'UTF-8 text (JSON); the body has bytes that are not UTF-8';
+/** The refusal of a body that starts with two byte order marks (its `expected`). */
+export const TWO_BOMS = 'JSON after at most one byte order mark (U+FEFF); the body starts with two';
+/** The refusal of a body whose bytes are not UTF-8 (its `expected`). */
+export const NOT_UTF8 = 'UTF-8 text (JSON); the body has bytes that are not UTF-8';
 const NOT_JSON = /^valid JSON \((.*)\)$/s;
 const DUPLICATE_MEMBER =
   'the member once in its object; it is given twice, and JSON parsers differ on which copy counts (JSON.parse takes the last, others the first)';

@@ -4,7 +4,7 @@
  * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
  */
 import type { InvalidInput, Problem } from 'evm-integrity';
-import { decodeJsonBody, unreadableBodyReason } from 'evm-integrity/api';
+import { decodeJsonBody, NOT_UTF8, TWO_BOMS, unreadableBodyReason } from 'evm-integrity/api';
 import { InputError, inputName } from './io.js';
 
 /** Line and column (1-based) of a character offset in `text`. */
@@ -18,6 +18,8 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
  * its character offset, e.g. `not JSON (Expected double-quoted property name at line 3 column 1)`.
  */
 function notJsonMessage(text: string, parserMessage: string): string {
+  if (parserMessage === NOT_UTF8) return 'not UTF-8 text (a JSON text is UTF-8): it has bytes that are not UTF-8';
+  if (parserMessage === TWO_BOMS) return 'not JSON (it starts with two byte order marks, U+FEFF; one is allowed)';
   if (text.trim() === '') return 'not JSON (it is empty)';
   const at = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s.exec(parserMessage);
   if (at === null) return `not JSON (${parserMessage.replace(/ in JSON$/, '')})`;

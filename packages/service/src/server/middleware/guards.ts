@@ -199,7 +199,7 @@ export function createGuards({ config, store, now }: Pick<AppDeps, 'config' | 's
       {
         code: 'RATE_LIMIT_EXCEEDED',
         http_status: 429,
-        message: `${usage.cuHeld} of the ${cuRemaining(usage)} CU left in the account's compute-unit allowance (${allowance} CU) are held by requests in progress; they are charged or come back as those requests end.`,
+        message: `The account's compute-unit allowance (${allowance} CU) has ${cuRemaining(usage)} CU left, ${usage.cuHeld} of them held by requests in progress; they are charged or come back as those requests end.`,
         hint: 'Retry after Retry-After seconds, backing off exponentially; fewer requests at once leave more room.',
         severity: 'warning',
         retryable: true,
