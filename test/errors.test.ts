@@ -69,6 +69,7 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
     code: 'CHAIN_CONFLICT',
   },
   ConfigError: { error: () => thrown(() => service.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
+  DuplicateMemberError: { error: () => thrown(() => root.parseJson('{"a":1,"a":2}')), code: 'JSON_DUPLICATE_MEMBER' },
 };
 
 const isErrorClass = (value: unknown): value is abstract new (...args: never[]) => Error =>

@@ -21,7 +21,7 @@ const duplicateAt = (text: string) => {
     parseJson(text);
     return undefined;
   } catch (error) {
-    if (error instanceof DuplicateMemberError) return error.path;
+    if (error instanceof DuplicateMemberError) return error.details.path;
     throw error;
   }
 };

@@ -48,7 +48,7 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
     return ok(parseJson(json));
   } catch (error) {
     if (error instanceof DuplicateMemberError)
-      return err({ name: error.path, location: 'body', reason: 'duplicate', expected: DUPLICATE_MEMBER });
+      return err({ name: error.details.path, location: 'body', reason: 'duplicate', expected: DUPLICATE_MEMBER });
     return err({
       name: 'body',
       location: 'body',
