@@ -8,7 +8,7 @@
  * streams its receipts, so that both give one answer.
  */
 import { bytesToHex, hexText, sameHex } from '../bytes/hex.js';
-import type { RpcHeader } from './json-rpc.js';
+import type { BlockHeader } from '../header/header-fields.js';
 import { describe, isObject, join, readHex, readQuantity, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
 
@@ -169,7 +169,7 @@ function checkListedTransaction(
  */
 export function checkRestatedMembers(
   block: JsonObject,
-  header: RpcHeader,
+  header: { hash?: Uint8Array; fields: Partial<BlockHeader> },
   positions: readonly number[],
   excluded: number | undefined,
   problems: Problems,
