@@ -20,6 +20,7 @@ import { inlineBlockVerifier } from '../packages/core/src/verify/block-verifier.
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
+import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
 
 const FROM = 1_000_001;
 const TO = 1_000_030;
@@ -164,6 +165,49 @@ describe('auditRange over a JSON-RPC node', () => {
     const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_025 }));
     expect(notPassing(events)).toEqual([{ block: 1_000_023, verdict: 'fail', checks: ['receipt_blooms'] }]);
     expect(blocksOf(events)[2]!.failures[0]!.evidence).toEqual({ count: 7, matches: false, first_mismatch: 1 });
+  });
+
+  /**
+   * Blocks `from`..`to` with each receipt and log carrying the members a node adds that repeat the block, as
+   * `logMembers` makes them from the true ones (the log's `logIndex` counted across the block).
+   */
+  function withNodeMembers(from: number, to: number, logMembers = (log: Record<string, unknown>) => log) {
+    const blocks = fixtureChain(from, to);
+    for (const [n, block] of blocks) {
+      let logIndex = 0;
+      const at = { blockHash: block.header.hash, blockNumber: block.header.number };
+      const receipts = block.receipts.map((receipt, i) => {
+        const transaction = { transactionHash: syntheticTxHash(1, n, i), transactionIndex: `0x${i.toString(16)}` };
+        const logs = (receipt.logs as Array<Record<string, unknown>>).map((log) =>
+          logMembers({ ...log, ...at, ...transaction, logIndex: `0x${(logIndex++).toString(16)}`, removed: false }),
+        );
+        return { ...receipt, ...at, ...transaction, logs };
+      });
+      blocks.set(n, { ...block, receipts });
+    }
+    return blocks;
+  }
+
+  it('logs that repeat their block as a node gives them pass; logs said removed, of another block or at another index fail block_input', async () => {
+    const n = await start(withNodeMembers(1_000_021, 1_000_026));
+    const audit = () => collect(auditRange({ source: rpc(n), chainId: 1, from: 1_000_021, to: 1_000_026 }));
+    expect(notPassing(await audit())).toEqual([]);
+    n.blocks = withNodeMembers(1_000_021, 1_000_026, (log) => ({
+      ...log,
+      blockHash: `0x${'11'.repeat(32)}`,
+      blockNumber: '0x1',
+      removed: true,
+      logIndex: `0x${(900 + Number(log.logIndex)).toString(16)}`,
+    }));
+    const events = await audit();
+    // The blocks with logs (1,000,023: 12; 1,000,026: 1) fail; the others pass.
+    expect(notPassing(events)).toEqual([
+      { block: 1_000_023, verdict: 'fail', checks: ['block_input'] },
+      { block: 1_000_026, verdict: 'fail', checks: ['block_input'] },
+    ]);
+    const message = blocksOf(events).find((e) => e.block_number === 1_000_026)!.failures[0]!.message;
+    for (const member of ['blockHash', 'blockNumber', 'logIndex', 'removed'])
+      expect(message).toContain(`receipts[1].logs[0].${member}: `);
   });
 
   it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {

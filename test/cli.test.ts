@@ -103,6 +103,28 @@ describe('the evm-integrity binary', () => {
     });
   });
 
+  it('verify block FILE whose logs repeat another block, or say they were removed: bad input naming each, exit 2', () => {
+    const op = loadFixture('op-mainnet-154497277');
+    const receipts = structuredClone(op.receipts) as Array<{ logs: Array<Record<string, unknown>> }>;
+    Object.assign(receipts[2]!.logs[0]!, { removed: true, blockHash: `0x${'11'.repeat(32)}`, logIndex: '0x999' });
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-restated-')), 'block.json');
+    writeFileSync(file, JSON.stringify({ ...op, receipts }));
+    expect(run(['verify', 'block', 'fixtures/blocks/op-mainnet-154497277.json']).code).toBe(0);
+    const { code, stdout, stderr } = run(['verify', 'block', file]);
+    expect(code).toBe(2);
+    const named = (JSON.parse(stdout).error.details.invalid_parameters as Array<{ name: string; reason: string }>).map(
+      (p) => [p.name, p.reason],
+    );
+    expect(named).toEqual([
+      ['receipts[2].logs[0].blockHash', 'conflict'],
+      ['receipts[2].logs[0].logIndex', 'conflict'],
+      ['receipts[2].logs[0].removed', 'conflict'],
+    ]);
+    expect(stderr).toContain(
+      "receipts[2].logs[0].blockHash: expected 0xa12f85c9c1bfd0879f3745ecc2b968e3357139173d185c6fc1cdace08f8d4575, the header's hash, which it repeats",
+    );
+  });
+
   describe('verify block FILE FILE…: many blocks, on the worker pool', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-blocks-'));
     const different = join(dir, 'different.json');

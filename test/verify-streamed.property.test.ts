@@ -117,6 +117,8 @@ describe('verifyBlock reading receipts as it hashes them', () => {
     null,
     undefined,
     0,
+    true,
+    false,
     '0x',
     '0xzz',
     '0x0',
@@ -152,8 +154,22 @@ describe('verifyBlock reading receipts as it hashes them', () => {
     'depositNonce',
     'depositReceiptVersion',
     'logsBloom',
+    // Members that repeat the block (restated-members.ts).
+    'blockHash',
+    'blockNumber',
   );
-  const logMember = fc.constantFrom('address', 'topics', 'data');
+  const logMember = fc.constantFrom(
+    'address',
+    'topics',
+    'data',
+    'blockHash',
+    'blockNumber',
+    'blockTimestamp',
+    'transactionHash',
+    'transactionIndex',
+    'logIndex',
+    'removed',
+  );
   const alteration = fc.oneof(
     fc.record({ at: fc.nat(), member, value: junk }).map((a) => ({ kind: 'member' as const, ...a })),
     fc

@@ -3,6 +3,7 @@ import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js'
 import { encodeHeader } from '../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
+import { checkRestatedMembers } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
@@ -464,6 +465,7 @@ export function readRpcBlock(
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
+  if (problems.count === before) checkRestatedMembers(block, header, list.positions, excluded?.index, problems);
   if (problems.count !== before) return undefined;
   const inRoot = (_: unknown, index: number) => index !== excluded?.index;
   return {
@@ -532,6 +534,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
   if (order === undefined || header === undefined || !problems.empty) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
+  if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, problems);
   if (!problems.empty) return undefined;
   const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
   // Type and gas are read here and again when the receipt is decoded, by the reader readRpcBlock uses: one reader of a

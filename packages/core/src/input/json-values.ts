@@ -24,7 +24,8 @@ export const isInexactNumber = (value: unknown): boolean => typeof value === 'nu
 /** Why an integer beyond 2^53-1 must be sent as a string, in the words of every message that refuses such a number. */
 export const INEXACT_NUMBER = 'JSON numbers above 2^53-1 lose precision';
 
-function describe(value: unknown): string {
+/** A value as a message names it: its text when short, else its kind (`a string of 66 characters`, `an array`). */
+export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string')

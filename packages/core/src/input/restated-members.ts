@@ -1,0 +1,207 @@
+/**
+ * The members a node adds to a block's receipts and logs that repeat what the block is: a receipt's `blockHash`,
+ * `blockNumber` and `transactionHash`; a log's `blockHash`, `blockNumber`, `blockTimestamp`, `transactionHash`,
+ * `transactionIndex`, `logIndex` and `removed`. None is hashed, so nothing else checks them, and a consumer reads them
+ * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
+ * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
+ * the receipts' decoding (which stays as fast as it was), called by the reader of a whole block and by the one that
+ * streams its receipts, so that both give one answer.
+ */
+import { bytesToHex, hexText, sameHex } from '../bytes/hex.js';
+import type { BlockHeader } from '../header/header-fields.js';
+import { describe, isObject, join, readHex, readQuantity, type JsonObject } from './json-values.js';
+import type { Problems } from './problems.js';
+
+const isAbsent = (value: unknown) => value === undefined || value === null;
+
+const HEX_DIGITS = '0123456789abcdef';
+
+/**
+ * Whether `value` is `n` as a node writes it (`0x`, lower-case digits, no leading zero) or as a JSON number: the common
+ * case, told without reading it. Any other spelling is read by readQuantity, the one reader of quantities.
+ */
+function isPlainQuantity(value: unknown, n: number): boolean {
+  if (typeof value === 'number') return value === n;
+  if (typeof value !== 'string' || value.length < 3 || value.charCodeAt(0) !== 48 || value.charCodeAt(1) !== 120)
+    return false;
+  let rest = n;
+  for (let i = value.length - 1; i >= 2; i--) {
+    if (value.charCodeAt(i) !== HEX_DIGITS.charCodeAt(rest % 16)) return false;
+    rest = Math.floor(rest / 16);
+  }
+  return rest === 0 && (value.length === 3 || value.charCodeAt(2) !== 48);
+}
+
+/** A quantity of the block, and the number the common case compares with (-1, never matched, beyond 2^53-1). */
+interface Quantity {
+  value: bigint;
+  plain: number;
+}
+
+const quantity = (value: bigint | number | undefined): Quantity | undefined =>
+  value === undefined
+    ? undefined
+    : { value: BigInt(value), plain: value <= Number.MAX_SAFE_INTEGER ? Number(value) : -1 };
+
+/** A value members repeat: a hash (as its source gave it, already read) or a quantity, and what it is. */
+interface Repeated<T> {
+  of: T;
+  what: string;
+}
+
+const repeated = <T>(of: T | undefined, what: string): Repeated<T> | undefined =>
+  of === undefined ? undefined : { of, what };
+
+/** What the block's receipts and logs repeat of its header, read once. */
+interface BlockFacts {
+  hash?: Repeated<string>;
+  number?: Repeated<Quantity>;
+  timestamp?: Repeated<Quantity>;
+}
+
+/** What a receipt's logs repeat of it. */
+interface ReceiptFacts {
+  transactionHash?: Repeated<string>;
+  transactionIndex: Repeated<Quantity>;
+}
+
+const plainHash = (given: unknown, expected: Repeated<string> | undefined) => isAbsent(given) || given === expected?.of;
+
+const plainQuantity = (given: unknown, expected: number) => isAbsent(given) || isPlainQuantity(given, expected);
+
+/** `given`, the hash at `path`, must be a 32-byte hash that says what it repeats. */
+function compareHash(given: unknown, path: string, expected: Repeated<string> | undefined, problems: Problems): void {
+  if (expected === undefined || plainHash(given, expected)) return;
+  if (readHex(given, path, problems, 32) !== undefined && !sameHex(given, expected.of))
+    problems.add(
+      path,
+      'conflict',
+      `0x${hexText(expected.of)}, ${expected.what}, which it repeats, got ${given as string}`,
+    );
+}
+
+/** `given`, the quantity at `path`, must say what it repeats. */
+function compareQuantity(
+  given: unknown,
+  path: string,
+  expected: Repeated<Quantity> | undefined,
+  problems: Problems,
+): void {
+  if (expected === undefined || plainQuantity(given, expected.of.plain)) return;
+  const read = readQuantity(given, path, problems);
+  if (read !== undefined && read !== expected.of.value)
+    problems.add(path, 'conflict', `${expected.of.value}, ${expected.what}, which it repeats, got ${read}`);
+}
+
+/** A log of a block's receipts is in the block: its `removed` (at `path`) is absent or false. */
+function checkNotRemoved(removed: unknown, path: string, problems: Problems): void {
+  if (isAbsent(removed) || removed === false) return;
+  if (removed === true)
+    problems.add(path, 'conflict', 'false or absent: a log of the receipts of a block is in the block, got true');
+  else problems.add(path, 'invalid_format', `false or absent, got ${describe(removed)}`);
+}
+
+/**
+ * Whether `log` repeats its block and receipt as a node writes them, its `logIndex` being `logIndex` (-1: not checked):
+ * told without a path or a value built, so that the common log costs string compares.
+ */
+function logIsPlain(log: JsonObject, block: BlockFacts, receipt: ReceiptFacts, logIndex: number): boolean {
+  return (
+    plainHash(log.blockHash, block.hash) &&
+    plainQuantity(log.blockNumber, block.number?.of.plain ?? -1) &&
+    plainQuantity(log.blockTimestamp, block.timestamp?.of.plain ?? -1) &&
+    plainHash(log.transactionHash, receipt.transactionHash) &&
+    plainQuantity(log.transactionIndex, receipt.transactionIndex.of.plain) &&
+    (logIndex === -1 || plainQuantity(log.logIndex, logIndex)) &&
+    (isAbsent(log.removed) || log.removed === false)
+  );
+}
+
+const LOG_INDEX = "its position among the block's logs, counted from 0 in transaction order";
+
+/** Names each member of `log` (at `path`) that does not say what it repeats. */
+function checkLog(
+  log: JsonObject,
+  path: string,
+  block: BlockFacts,
+  receipt: ReceiptFacts,
+  logIndex: number,
+  problems: Problems,
+): void {
+  compareHash(log.blockHash, join(path, 'blockHash'), block.hash, problems);
+  compareQuantity(log.blockNumber, join(path, 'blockNumber'), block.number, problems);
+  compareQuantity(log.blockTimestamp, join(path, 'blockTimestamp'), block.timestamp, problems);
+  compareHash(log.transactionHash, join(path, 'transactionHash'), receipt.transactionHash, problems);
+  compareQuantity(log.transactionIndex, join(path, 'transactionIndex'), receipt.transactionIndex, problems);
+  if (logIndex !== -1)
+    compareQuantity(log.logIndex, join(path, 'logIndex'), repeated(quantity(logIndex), LOG_INDEX), problems);
+  checkNotRemoved(log.removed, join(path, 'removed'), problems);
+}
+
+/**
+ * The receipt's `transactionHash` (at `path`, already read) must be the transaction the block lists at its `place`
+ * (`header.transactions`, hashes or objects), where it lists one; a malformed listed hash is named where it is compared.
+ */
+function checkListedTransaction(
+  receipt: JsonObject,
+  path: string,
+  header: JsonObject,
+  place: number,
+  problems: Problems,
+): void {
+  const { transactions } = header;
+  if (isAbsent(receipt.transactionHash) || !Array.isArray(transactions) || place >= transactions.length) return;
+  const entry: unknown = transactions[place];
+  const [listed, listedPath] = isObject(entry)
+    ? [entry.hash, `header.transactions[${place}].hash`]
+    : [entry, `header.transactions[${place}]`];
+  if (listed === receipt.transactionHash || readHex(listed, listedPath, problems, 32) === undefined) return;
+  const what = `the block's ${listedPath.slice('header.'.length)}`;
+  compareHash(receipt.transactionHash, join(path, 'transactionHash'), { of: listed as string, what }, problems);
+}
+
+/**
+ * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
+ * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value. The
+ * logs of the receipt left out of the root (`excluded`, its place: Bor's state-sync receipt) are not held to their
+ * `logIndex`: no real block here shows how Bor counts them. Called once the block's other problems are none, so
+ * every `transactionHash` of a receipt is a hash.
+ */
+export function checkRestatedMembers(
+  block: JsonObject,
+  header: { hash?: Uint8Array; fields: Partial<BlockHeader> },
+  positions: readonly number[],
+  excluded: number | undefined,
+  problems: Problems,
+): void {
+  const receipts = block.receipts as unknown[];
+  const facts: BlockFacts = {
+    hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
+    number: repeated(quantity(header.fields.number), "the header's number"),
+    timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
+  };
+  let logIndex = 0;
+  for (let place = 0; place < positions.length; place++) {
+    const receipt = receipts[positions[place]!];
+    if (!isObject(receipt)) continue;
+    const path = `receipts[${positions[place]}]`;
+    compareHash(receipt.blockHash, join(path, 'blockHash'), facts.hash, problems);
+    compareQuantity(receipt.blockNumber, join(path, 'blockNumber'), facts.number, problems);
+    checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
+    const own: ReceiptFacts = {
+      transactionHash:
+        typeof receipt.transactionHash === 'string'
+          ? { of: receipt.transactionHash, what: "its receipt's transactionHash" }
+          : undefined,
+      transactionIndex: { of: quantity(place)!, what: "its receipt's place among the block's transactions" },
+    };
+    const logs = receipt.logs;
+    if (!Array.isArray(logs)) continue;
+    for (let i = 0; i < logs.length; i++, logIndex++) {
+      const log: unknown = logs[i];
+      const at = place === excluded ? -1 : logIndex;
+      if (isObject(log) && !logIsPlain(log, facts, own, at))
+        checkLog(log, `${path}.logs[${i}]`, facts, own, at, problems);
+    }
+  }
+}
