@@ -157,6 +157,31 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.reason).toMatch(/no block was checked on chain/);
   });
 
+  it('one record with no genesis log: not verifiable, naming it, although its parent is held to the chain', async () => {
+    // The Sync dropped from the record's genesis: its reserves then stand on getReserves, which is checked only
+    // against itself, so made-up reserves with a getReserves made up to agree would pass the same way.
+    const bundle = buildBundle();
+    answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs = [];
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual([]);
+    expect(statusOf(report, 'block.header_hash')).toEqual(['pass']); // the parent's
+    expect(report).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: `no block was checked on chain for record ${PAIR_RECORD}: it has no genesis log whose block could be verified, so nothing it claims is held to the chain`,
+    });
+  });
+
+  it("a reserves record placed before its own pool's Sync: not verifiable, never passed on getReserves alone", async () => {
+    const bundle = buildBundle();
+    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record.log_index = 3;
+    const report = await walk(bundle);
+    expect(statusOf(report, 'record.reserves')).toEqual(['skipped']);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.reason).toMatch(
+      /^record\.reserves \(.*\): the pool's Sync in the genesis \(genesis\.logs\[\d\]\) comes after the record's position \(block 19426587, transaction 9, log 3\)/,
+    );
+  });
+
   it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {
     // The same lineage, as if on Arbitrum One: block 19,426,587 is in its classic era.
     const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":42161,')) as Bundle;

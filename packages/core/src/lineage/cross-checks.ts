@@ -90,16 +90,22 @@ export function reservesCheck(
   ];
   const at: Position | null = block === null || tx === null || log === null ? null : [block, tx, log];
   let last: { log: GenesisLog; subject: string } | undefined;
+  let later: { log: GenesisLog; subject: string } | undefined;
   for (const entry of at === null ? [] : logs) {
     const p = positionOf(entry.log);
-    if (
-      hexText(entry.log.topics[0]) === SYNC_TOPIC &&
-      hexText(entry.log.contract_address) === pool &&
-      notAfter(p, at!) &&
-      (last === undefined || notAfter(positionOf(last.log), p))
-    )
-      last = entry;
+    if (hexText(entry.log.topics[0]) !== SYNC_TOPIC || hexText(entry.log.contract_address) !== pool) continue;
+    if (!notAfter(p, at!)) later ??= entry;
+    else if (last === undefined || notAfter(positionOf(last.log), p)) last = entry;
   }
+  // The record's own genesis has its pool's Sync only after it: no artifact shows the reserves at its position, and
+  // getReserves alone would let a record placed before its Sync pass.
+  if (last === undefined && later !== undefined)
+    return check(
+      'record.reserves',
+      'skipped',
+      subject,
+      `the pool's Sync in the genesis (${later.subject}) comes after the record's position (block ${at![0]}, transaction ${at![1]}, log ${at![2]}): no log shows the reserves there`,
+    );
   const sources: Array<[string, [bigint, bigint]]> = [];
   if (last !== undefined) {
     const data = hexOf(last.log.data)!;

@@ -21,9 +21,9 @@ export interface LineageReport {
   chain_id: number;
   tracing_id: string;
   /**
-   * `fail` when any check failed; else `not_verifiable` when a check was skipped, or when no
-   * block was checked on chain (nothing of the lineage was held to the chain); else `pass`:
-   * every check ran and passed.
+   * `fail` when any check failed; else `not_verifiable` when a check was skipped, or when a
+   * record had no block checked on chain (nothing it claims was held to the chain); else `pass`:
+   * every check ran and passed, and every record stands on a block checked on chain.
    */
   verdict: 'pass' | 'fail' | 'not_verifiable';
   /**
@@ -45,19 +45,22 @@ export const check = (name: string, status: CheckStatus, subject: string, reason
 });
 
 /**
- * The verdict of a lineage's checks: a failure fails it; a skip, or no block checked on chain, leaves it not
- * verifiable.
+ * The verdict of a lineage's records: a failure fails it; a skip leaves it not verifiable, and so does a record none
+ * of whose genesis logs was checked on chain: its claims would stand on its artifacts alone (a function result is
+ * checked only against itself), however well its parents are held to the chain.
  */
-export function lineageVerdict(checks: readonly Check[]): Pick<LineageReport, 'verdict' | 'reason'> {
+export function lineageVerdict(records: readonly RecordReport[]): Pick<LineageReport, 'verdict' | 'reason'> {
+  const checks = records.flatMap((r) => r.checks);
   const describe = (c: Check) => `${c.check} (${c.subject}): ${c.reason}`;
   const failed = checks.find((c) => c.status === 'fail');
   if (failed !== undefined) return { verdict: 'fail', reason: describe(failed) };
   const skipped = checks.find((c) => c.status === 'skipped');
   if (skipped !== undefined) return { verdict: 'not_verifiable', reason: describe(skipped) };
-  if (!checks.some((c) => c.check === 'block.header_hash' && c.status === 'pass'))
+  const unheld = records.find((r) => !r.checks.some((c) => c.check === 'block.header_hash' && c.status === 'pass'));
+  if (unheld !== undefined)
     return {
       verdict: 'not_verifiable',
-      reason: 'no block was checked on chain: the lineage has no genesis log whose block could be verified',
+      reason: `no block was checked on chain for record ${unheld.tracing_id}: it has no genesis log whose block could be verified, so nothing it claims is held to the chain`,
     };
   return { verdict: 'pass', reason: null };
 }

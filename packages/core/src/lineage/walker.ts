@@ -177,7 +177,7 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
   return {
     chain_id: options.chainId,
     tracing_id: options.tracingId,
-    ...lineageVerdict(all),
+    ...lineageVerdict(walk.records),
     summary: { pass: count('pass'), fail: count('fail'), skipped: count('skipped') },
     warnings: walk.warnings,
     records: walk.records,
