@@ -6,9 +6,10 @@
  * value than the field it repeats gives two versions of one fact, refused as a conflict, as two
  * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
  */
-import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import { bytesToHex } from '../bytes/hex.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { isObject, join, quantityValue, readHex, readQuantity } from './json-values.js';
+import { isObject, join } from './json-values.js';
+import { compareHash, compareQuantity, quantity } from './repeated-values.js';
 import type { Problems } from './problems.js';
 
 /** The 8-byte big-endian integer at `offset` of `bytes`. */
@@ -44,27 +45,12 @@ export function checkArbitrumHeaderInfo(
   problems: Problems,
 ): void {
   if (!isObject(json) || !carriesHeaderInfo(fields)) return;
-  const member = (name: string) => json[name];
-  const sendRoot = member('sendRoot');
-  if (sendRoot !== undefined && sendRoot !== null) {
-    const given = readHex(sendRoot, join(path, 'sendRoot'), problems, 32);
-    if (given !== undefined && !bytesEqual(given, fields.extraData!))
-      problems.add(
-        join(path, 'sendRoot'),
-        'conflict',
-        `0x${bytesToHex(fields.extraData!)}, the header's extraData, which it repeats, got ${sendRoot as string}`,
-      );
-  }
+  const extraData = `0x${bytesToHex(fields.extraData!)}`;
+  compareHash(json.sendRoot, join(path, 'sendRoot'), { of: extraData, what: "the header's extraData" }, problems);
   const counts = [
     ['sendCount', 0, 'the first 8 bytes of mixHash'],
     ['l1BlockNumber', 8, 'bytes 8 to 16 of mixHash'],
   ] as const;
-  for (const [name, offset, where] of counts) {
-    const raw = member(name);
-    if (raw === undefined || raw === null) continue;
-    const given = readQuantity(raw, join(path, name), problems);
-    const carried = uint64At(fields.mixHash!, offset);
-    if (given !== undefined && given !== carried)
-      problems.add(join(path, name), 'conflict', `${carried}, ${where}, which it repeats, got ${quantityValue(raw)}`);
-  }
+  for (const [name, offset, what] of counts)
+    compareQuantity(json[name], join(path, name), { of: quantity(uint64At(fields.mixHash!, offset))!, what }, problems);
 }

@@ -7,50 +7,22 @@
  * the receipts' decoding (which stays as fast as it was), called by the reader of a whole block and by the one that
  * streams its receipts, so that both give one answer.
  */
-import { bytesToHex, hexText, sameHex } from '../bytes/hex.js';
+import { bytesToHex } from '../bytes/hex.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { describe, isObject, join, readHex, readQuantity, type JsonObject } from './json-values.js';
+import { describe, isObject, join, readHex, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
+import {
+  compareHash,
+  compareQuantity,
+  plainHash,
+  plainQuantity,
+  quantity,
+  repeated,
+  type Quantity,
+  type Repeated,
+} from './repeated-values.js';
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
-
-const HEX_DIGITS = '0123456789abcdef';
-
-/**
- * Whether `value` is `n` as a node writes it (`0x`, lower-case digits, no leading zero) or as a JSON number: the common
- * case, told without reading it. Any other spelling is read by readQuantity, the one reader of quantities.
- */
-function isPlainQuantity(value: unknown, n: number): boolean {
-  if (typeof value === 'number') return value === n;
-  if (typeof value !== 'string' || value.length < 3 || value.charCodeAt(0) !== 48 || value.charCodeAt(1) !== 120)
-    return false;
-  let rest = n;
-  for (let i = value.length - 1; i >= 2; i--) {
-    if (value.charCodeAt(i) !== HEX_DIGITS.charCodeAt(rest % 16)) return false;
-    rest = Math.floor(rest / 16);
-  }
-  return rest === 0 && (value.length === 3 || value.charCodeAt(2) !== 48);
-}
-
-/** A quantity of the block, and the number the common case compares with (-1, never matched, beyond 2^53-1). */
-interface Quantity {
-  value: bigint;
-  plain: number;
-}
-
-const quantity = (value: bigint | number | undefined): Quantity | undefined =>
-  value === undefined
-    ? undefined
-    : { value: BigInt(value), plain: value <= Number.MAX_SAFE_INTEGER ? Number(value) : -1 };
-
-/** A value members repeat: a hash (as its source gave it, already read) or a quantity, and what it is. */
-interface Repeated<T> {
-  of: T;
-  what: string;
-}
-
-const repeated = <T>(of: T | undefined, what: string): Repeated<T> | undefined =>
-  of === undefined ? undefined : { of, what };
 
 /** What the block's receipts and logs repeat of its header, read once. */
 interface BlockFacts {
@@ -63,34 +35,6 @@ interface BlockFacts {
 interface ReceiptFacts {
   transactionHash?: Repeated<string>;
   transactionIndex: Repeated<Quantity>;
-}
-
-const plainHash = (given: unknown, expected: Repeated<string> | undefined) => isAbsent(given) || given === expected?.of;
-
-const plainQuantity = (given: unknown, expected: number) => isAbsent(given) || isPlainQuantity(given, expected);
-
-/** `given`, the hash at `path`, must be a 32-byte hash that says what it repeats. */
-function compareHash(given: unknown, path: string, expected: Repeated<string> | undefined, problems: Problems): void {
-  if (expected === undefined || plainHash(given, expected)) return;
-  if (readHex(given, path, problems, 32) !== undefined && !sameHex(given, expected.of))
-    problems.add(
-      path,
-      'conflict',
-      `0x${hexText(expected.of)}, ${expected.what}, which it repeats, got ${given as string}`,
-    );
-}
-
-/** `given`, the quantity at `path`, must say what it repeats. */
-function compareQuantity(
-  given: unknown,
-  path: string,
-  expected: Repeated<Quantity> | undefined,
-  problems: Problems,
-): void {
-  if (expected === undefined || plainQuantity(given, expected.of.plain)) return;
-  const read = readQuantity(given, path, problems);
-  if (read !== undefined && read !== expected.of.value)
-    problems.add(path, 'conflict', `${expected.of.value}, ${expected.what}, which it repeats, got ${read}`);
 }
 
 /** A log of a block's receipts is in the block: its `removed` (at `path`) is absent or false. */
