@@ -33,6 +33,7 @@ export interface Quantity {
   plain: number;
 }
 
+/** `value` as a {@link Quantity}; undefined when there is none. */
 export const quantity = (value: bigint | number | undefined): Quantity | undefined =>
   value === undefined
     ? undefined
@@ -44,12 +45,15 @@ export interface Repeated<T> {
   what: string;
 }
 
+/** What members repeat, `of`, and how a message names it, `what`; undefined when there is nothing to repeat. */
 export const repeated = <T>(of: T | undefined, what: string): Repeated<T> | undefined =>
   of === undefined ? undefined : { of, what };
 
+/** Whether `given` is absent or the hash `expected` repeats, spelled as its source spelled it: no need to read it. */
 export const plainHash = (given: unknown, expected: Repeated<string> | undefined) =>
   isAbsent(given) || given === expected?.of;
 
+/** Whether `given` is absent or `expected` as a node writes it (see isPlainQuantity): no need to read it. */
 export const plainQuantity = (given: unknown, expected: number) => isAbsent(given) || isPlainQuantity(given, expected);
 
 /** `given`, the hash at `path`, must be a 32-byte hash that says what it repeats. */
