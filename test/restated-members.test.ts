@@ -5,7 +5,8 @@
  * reported identical, whichever reader reads it.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyBlock } from '../packages/core/src/index.js';
+import { defaultRegistry, verifyBlock } from '../packages/core/src/index.js';
+import { GAS_USED_SHOWN } from '../packages/core/src/input/restated-members.js';
 import { fixtureNames, loadFixture, unverifiableNames } from './helpers/fixtures.js';
 
 type Json = Record<string, any>;
@@ -162,5 +163,148 @@ describe("the members of a block's receipts and logs that repeat the block", () 
   it('a range of receipts listed out of order is counted in transaction order', () => {
     const block = altered((b) => b.receipts.reverse());
     expect(problemsOf(block)).toBe('identical');
+  });
+});
+
+/** The paths the refusal of `input` names. */
+const pathsOf = (input: unknown) => {
+  const answer = problemsOf(input);
+  return Array.isArray(answer) ? answer.map(([path]) => path) : answer;
+};
+const gasOf = (receipt: Json) => BigInt(receipt.gasUsed);
+
+describe("the members of a block's receipts that repeat the receipts", () => {
+  const real: Array<{ name: string; block: Json }> = [...fixtureNames, ...unverifiableNames].map((name) => ({
+    name,
+    block: loadFixture(name),
+  }));
+
+  it("every real block that gives gasUsed gives each receipt's step in cumulativeGasUsed", () => {
+    const withGasUsed = real.filter(({ block }) => block.receipts.some((r: Json) => r.gasUsed !== undefined));
+    // Hoodi, OP Mainnet (deposits), Arbitrum One (its internal transaction), Cronos, Tempo, Bittensor.
+    expect(withGasUsed.map(({ name }) => name)).toEqual(
+      expect.arrayContaining(
+        ['hoodi-411443', 'op-mainnet-154497277', 'arbitrum-one-150000000', 'cronos-6542'].map((n) => `${n}.json`),
+      ),
+    );
+    for (const { name, block } of withGasUsed) {
+      let previous = 0n;
+      for (const receipt of block.receipts) {
+        expect(gasOf(receipt), name).toBe(BigInt(receipt.cumulativeGasUsed) - previous);
+        previous = BigInt(receipt.cumulativeGasUsed);
+      }
+    }
+    // The rule sets it is compared on are those of the verifiable real blocks that show it, and no other.
+    const shown = new Set(
+      withGasUsed
+        .map(({ block }) => defaultRegistry.verifiability(Number(block.chain_id), BigInt(block.header.number)))
+        .flatMap((v) => (v.status === 'verifiable' ? [v.rules.name] : [])),
+    );
+    expect(shown).toEqual(GAS_USED_SHOWN);
+  });
+
+  it('every real block names each transaction once', () => {
+    for (const { name, block } of real) {
+      const hashes = block.receipts.flatMap((r: Json) => (r.transactionHash ? [r.transactionHash.toLowerCase()] : []));
+      expect(new Set(hashes).size, name).toBe(hashes.length);
+    }
+  });
+
+  const arbitrum = loadFixture('arbitrum-one-150000000') as Json;
+  const hoodi = loadFixture('hoodi-411443') as Json;
+  it.each([
+    ['OP Mainnet', fixture, 3],
+    ['Arbitrum One', arbitrum, 2],
+    ['Hoodi (Ethereum)', hoodi, 0],
+  ] as const)("%s: a gasUsed that is not the receipt's step is a conflict naming it", (_, base, i) => {
+    const step = gasOf(base.receipts[i]);
+    expect(problemsOf(altered((b) => (b.receipts[i].gasUsed = '0x1'), base))).toEqual([
+      [
+        `receipts[${i}].gasUsed`,
+        'conflict',
+        `${step}, its cumulativeGasUsed minus the previous receipt's, which it repeats, got 1`,
+      ],
+    ]);
+    // Spelled otherwise, the same value is the same.
+    expect(problemsOf(altered((b) => (b.receipts[i].gasUsed = step.toString()), base))).toBe('identical');
+  });
+
+  it('the step is counted from the previous receipt in transaction order, whether or not it gives gasUsed', () => {
+    expect(problemsOf(altered((b) => b.receipts.reverse()))).toBe('identical');
+    expect(problemsOf(altered((b) => delete b.receipts[2].gasUsed))).toBe('identical');
+    const swapped = altered(
+      (b) => ([b.receipts[3].gasUsed, b.receipts[4].gasUsed] = [b.receipts[4].gasUsed, b.receipts[3].gasUsed]),
+    );
+    expect(pathsOf(swapped)).toEqual(['receipts[3].gasUsed', 'receipts[4].gasUsed']);
+  });
+
+  it('a cumulativeGasUsed below the previous one leaves no step for gasUsed to repeat', () => {
+    // The roots are not recomputed: the input is refused before they are compared.
+    const block = altered((b) => (b.receipts[3].cumulativeGasUsed = '0x1'));
+    expect(problemsOf(block)).toContainEqual([
+      'receipts[3].gasUsed',
+      'conflict',
+      expect.stringContaining("but cumulativeGasUsed 1 is less than the previous receipt's 378784"),
+    ]);
+  });
+
+  it('not compared where no real block shows how the nodes count gas: Polygon PoS, a chain not verifiable', () => {
+    const polygon = altered((b) => {
+      for (const r of b.receipts) r.gasUsed = '0x1';
+    }, loadFixture('polygon-pos-2233682'));
+    expect(problemsOf(polygon)).toBe('identical');
+    const cronos = altered((b) => (b.receipts[0].gasUsed = '0x1'), loadFixture('cronos-6542'));
+    expect(problemsOf(cronos)).toBe('not_verifiable');
+  });
+
+  it('two receipts with one transactionHash: a conflict naming the second', () => {
+    const first = fixture.receipts[1].transactionHash;
+    const block = altered((b) => {
+      delete b.header.transactions;
+      b.receipts[4].transactionHash = first.toUpperCase().replace('0X', '0x');
+      for (const l of b.receipts[4].logs) l.transactionHash = b.receipts[4].transactionHash;
+    });
+    expect(problemsOf(block)).toEqual([
+      [
+        'receipts[4].transactionHash',
+        'conflict',
+        `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${block.receipts[4].transactionHash}, which receipts[1].transactionHash has`,
+      ],
+    ]);
+    // Where the block lists its transactions, the list names it, once.
+    const listed = altered((b) => (b.receipts[4].transactionHash = first));
+    expect(problemsOf(listed)).toContainEqual([
+      'receipts[4].transactionHash',
+      'conflict',
+      expect.stringContaining("the block's transactions[4]"),
+    ]);
+    expect(pathsOf(listed)).toEqual([
+      'receipts[4].transactionHash',
+      ...fixture.receipts[4].logs.map((_: Json, i: number) => `receipts[4].logs[${i}].transactionHash`),
+    ]);
+  });
+
+  it("a chain that is not verifiable is not refused for its node's duplicates (Hedera's relay gives them)", () => {
+    const cronos = loadFixture('cronos-6542') as Json;
+    const block = altered((b) => {
+      delete b.header.transactions;
+      b.receipts[2].transactionHash = b.receipts[0].transactionHash;
+      for (const l of b.receipts[2].logs) l.transactionHash = b.receipts[0].transactionHash;
+    }, cronos);
+    expect(problemsOf(block)).toBe('not_verifiable');
+  });
+});
+
+describe("a receipt's timestamp (Hoodi's node gives one)", () => {
+  const hoodi = loadFixture('hoodi-411443') as Json;
+  it("is the header's timestamp on the real block, and another is a conflict naming it", () => {
+    expect(problemsOf(hoodi)).toBe('identical');
+    expect(problemsOf(altered((b) => (b.receipts[0].timestamp = '0x1'), hoodi))).toEqual([
+      [
+        'receipts[0].timestamp',
+        'conflict',
+        `${Number(hoodi.header.timestamp)}, the header's timestamp, which it repeats, got 1`,
+      ],
+    ]);
   });
 });

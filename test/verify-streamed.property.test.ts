@@ -154,9 +154,10 @@ describe('verifyBlock reading receipts as it hashes them', () => {
     'depositNonce',
     'depositReceiptVersion',
     'logsBloom',
-    // Members that repeat the block (restated-members.ts).
+    // Members that repeat the block or the receipts (restated-members.ts).
     'blockHash',
     'blockNumber',
+    'gasUsed',
   );
   const logMember = fc.constantFrom(
     'address',
@@ -176,6 +177,8 @@ describe('verifyBlock reading receipts as it hashes them', () => {
       .record({ at: fc.nat(), log: fc.nat(), member: logMember, value: junk })
       .map((a) => ({ kind: 'log' as const, ...a })),
     fc.record({ at: fc.nat(), to: fc.nat() }).map((a) => ({ kind: 'swap' as const, ...a })),
+    // One receipt given another's transactionHash.
+    fc.record({ at: fc.nat(), to: fc.nat() }).map((a) => ({ kind: 'sameHash' as const, ...a })),
     // The first receipt's own bloom and another's made wrong: two mismatches (which one the report names, on a block
     // read either way, is test/receipt-blooms.test.ts's).
     fc.record({ to: fc.nat() }).map((a) => ({ kind: 'twoBlooms' as const, ...a })),
@@ -202,6 +205,10 @@ describe('verifyBlock reading receipts as it hashes them', () => {
       }
       if (a.kind === 'swap')
         [receipts[i], receipts[a.to % receipts.length]] = [receipts[a.to % receipts.length]!, receipts[i]!];
+      if (a.kind === 'sameHash' && isObject) {
+        const other = receipts[a.to % receipts.length];
+        if (typeof other === 'object' && other !== null) receipts[i]!.transactionHash = other.transactionHash;
+      }
       if (a.kind === 'twoBlooms')
         for (const r of [receipts[0], receipts[a.to % receipts.length]])
           if (typeof r === 'object' && r !== null) r.logsBloom = `0x${'ff'.repeat(256)}`;

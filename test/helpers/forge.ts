@@ -12,9 +12,20 @@ type RpcReceipt = { cumulativeGasUsed?: unknown; logs?: Array<{ data: string; to
   unknown
 >;
 
-/** How the receipts are altered: a byte of a log's data, the gas a receipt counts, or the last receipt dropped. */
+/**
+ * How the receipts are altered: a byte of a log's data, the gas a receipt counts, or the last receipt dropped; or a
+ * member no root commits to, the roots left as they are: a receipt's `gasUsed` that is not its step in
+ * `cumulativeGasUsed`, or a receipt given the `transactionHash` of another (both given one where they had none).
+ */
 export type Alteration =
-  { kind: 'log-data'; receipt: number } | { kind: 'gas'; receipt: number } | { kind: 'drop-last' };
+  | { kind: 'log-data'; receipt: number }
+  | { kind: 'gas'; receipt: number }
+  | { kind: 'drop-last' }
+  | { kind: 'gas-used'; receipt: number }
+  | { kind: 'same-hash'; receipt: number; as: number };
+
+/** The alterations of members no root commits to. */
+const UNCOMMITTED: ReadonlySet<Alteration['kind']> = new Set(['gas-used', 'same-hash']);
 
 /** Applies an alteration to a copy of the receipts; receipt indexes wrap around the list. */
 function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
@@ -30,6 +41,17 @@ function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
     return copy;
   }
   const receipt = copy[('receipt' in alteration ? alteration.receipt : 0) % copy.length]!;
+  if (alteration.kind === 'gas-used') {
+    // No receipt's step is 1 gas: a transaction costs 21,000 at least.
+    receipt.gasUsed = '0x1';
+    return copy;
+  }
+  if (alteration.kind === 'same-hash') {
+    const other = copy[(alteration.receipt + 1 + (alteration.as % (copy.length - 1 || 1))) % copy.length]!;
+    other.transactionHash ??= `0x${'5a'.repeat(32)}`;
+    receipt.transactionHash = other.transactionHash;
+    return copy;
+  }
   receipt.cumulativeGasUsed = `0x${(BigInt(receipt.cumulativeGasUsed as string) + 1n).toString(16)}`;
   return copy;
 }
@@ -41,7 +63,9 @@ function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
 export function forge(fixture: FixtureBlock, alteration: Alteration, options: { rehash?: boolean } = {}): FixtureBlock {
   const receipts = alter(fixture.receipts, alteration);
   const problems = new Problems();
-  const block = readRpcBlock({ ...fixture, receipts, raw_receipts: undefined }, problems);
+  // A member no root commits to leaves the roots as they were: they are computed from the real receipts.
+  const committed = UNCOMMITTED.has(alteration.kind) ? fixture.receipts : receipts;
+  const block = readRpcBlock({ ...fixture, receipts: committed, raw_receipts: undefined }, problems);
   if (block === undefined) throw new Error(`forge: ${JSON.stringify(problems.list)}`);
   const { receiptsRoot, logsBloom } = receiptsCommitment(block.receipts, { rules: RULE_SETS.ethereum });
   const header: Record<string, unknown> = {

@@ -27,7 +27,8 @@ import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from './receipt
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
  * 0x quantities, camelCase, `root` instead of `status` before Byzantium, and a
- * missing `type` meaning legacy. Unknown members (blockHash, gasUsed, …) are ignored.
+ * missing `type` meaning legacy. Members that repeat the block or a receipt (blockHash, gasUsed, …) are compared by
+ * restated-members.ts; others are ignored.
  */
 
 const MAX_UINT256 = (1n << 256n) - 1n;
@@ -465,7 +466,8 @@ export function readRpcBlock(
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
-  if (problems.count === before) checkRestatedMembers(block, header, list.positions, excluded?.index, problems);
+  if (problems.count === before)
+    checkRestatedMembers(block, header, list.positions, excluded?.index, verifiability, problems);
   if (problems.count !== before) return undefined;
   const inRoot = (_: unknown, index: number) => index !== excluded?.index;
   return {
@@ -534,7 +536,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
   if (order === undefined || header === undefined || !problems.empty) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
-  if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, problems);
+  if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, verifiability, problems);
   if (!problems.empty) return undefined;
   const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
   // Type and gas are read here and again when the receipt is decoded, by the reader readRpcBlock uses: one reader of a

@@ -1,15 +1,17 @@
 /**
- * The members a node adds to a block's receipts and logs that repeat what the block is: a receipt's `blockHash`,
- * `blockNumber` and `transactionHash`; a log's `blockHash`, `blockNumber`, `blockTimestamp`, `transactionHash`,
- * `transactionIndex`, `logIndex` and `removed`. None is hashed, so nothing else checks them, and a consumer reads them
+ * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
+ * `blockHash`, `blockNumber`, `transactionHash`, `timestamp` and `gasUsed`; a log's `blockHash`, `blockNumber`,
+ * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
  * the receipts' decoding (which stays as fast as it was), called by the reader of a whole block and by the one that
  * streams its receipts, so that both give one answer.
  */
 import { bytesToHex } from '../bytes/hex.js';
+import type { Verifiability } from '../chains/registry.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { describe, isObject, join, readHex, type JsonObject } from './json-values.js';
+import type { RuleSetName } from '../receipts/rules.js';
+import { describe, isObject, join, quantityValue, readHex, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
 import {
   compareHash,
@@ -105,17 +107,77 @@ function checkListedTransaction(
 }
 
 /**
+ * The rule sets whose nodes give a receipt's `gasUsed` as its step in `cumulativeGasUsed` (go-ethereum and its forks
+ * derive it so), each shown by a real block of a chain that follows it: Hoodi (ethereum), OP Mainnet with deposits
+ * (optimism), Arbitrum One with an internal transaction (arbitrum). No real Polygon or Scroll block in the fixtures gives
+ * `gasUsed`, and Bor's state-sync receipt stands outside the block's gas: there it is not compared.
+ */
+export const GAS_USED_SHOWN: ReadonlySet<RuleSetName> = new Set<RuleSetName>(['ethereum', 'optimism', 'arbitrum']);
+
+/**
+ * Whether the receipts' `gasUsed` is compared on a block of `verifiability`: a verifiable era whose rule set a real block
+ * shows. A chain that cannot be verified, or is verified on `--rules`' word alone, has no block that shows how its
+ * nodes count gas.
+ */
+const comparesGasUsed = (verifiability: Verifiability | undefined): boolean =>
+  verifiability?.status === 'verifiable' && GAS_USED_SHOWN.has(verifiability.rules.name);
+
+const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
+
+/**
+ * The receipt's `gasUsed` (at `path`), where given, must be its step in `cumulativeGasUsed`: `cumulative` minus
+ * `previous` (the last receipt's, 0 for the first). Both were read as quantities.
+ */
+function checkGasUsed(gasUsed: unknown, path: string, cumulative: bigint, previous: bigint, problems: Problems): void {
+  const step = cumulative - previous;
+  if (step >= 0n) compareQuantity(gasUsed, path, { of: quantity(step)!, what: GAS_STEP }, problems);
+  else
+    problems.add(
+      path,
+      'conflict',
+      `${GAS_STEP}, which it repeats, but cumulativeGasUsed ${cumulative} is less than the previous receipt's ${previous}`,
+    );
+}
+
+/**
+ * A receipt's `cumulativeGasUsed`; undefined where it is not a quantity, as the streamed reader may meet before it
+ * decodes the receipt (the receipt's reader names it, and nothing is compared).
+ */
+const cumulativeOf = (receipt: unknown) => (isObject(receipt) ? quantityValue(receipt.cumulativeGasUsed) : undefined);
+
+/**
+ * Names the receipt's `transactionHash` (at `path`) when an earlier receipt of the block has it (`seen`: each hash, in
+ * lower case, and where it was): one transaction has one receipt.
+ */
+function checkFirstReceipt(hash: unknown, path: string, seen: Map<string, string>, problems: Problems): void {
+  if (typeof hash !== 'string') return;
+  const key = hash.toLowerCase();
+  const first = seen.get(key);
+  if (first === undefined) seen.set(key, path);
+  else
+    problems.add(
+      path,
+      'conflict',
+      `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${hash}, which ${first} has`,
+    );
+}
+
+/**
  * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
  * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value. The
  * logs of the receipt left out of the root (`excluded`, its place: Bor's state-sync receipt) are not held to their
- * `logIndex`: no real block here shows how Bor counts them. Called once the block's other problems are none, so
- * every `transactionHash` of a receipt is a hash.
+ * `logIndex`: no real block here shows how Bor counts them. On a block of a verifiable era (`verifiability`), each
+ * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
+ * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
+ * ({@link GAS_USED_SHOWN}). Called once the block's other problems are none, so every `transactionHash` of a receipt is
+ * a hash.
  */
 export function checkRestatedMembers(
   block: JsonObject,
   header: { hash?: Uint8Array; fields: Partial<BlockHeader> },
   positions: readonly number[],
   excluded: number | undefined,
+  verifiability: Verifiability | undefined,
   problems: Problems,
 ): void {
   const receipts = block.receipts as unknown[];
@@ -124,14 +186,34 @@ export function checkRestatedMembers(
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
   };
+  const seen = verifiability?.status === 'verifiable' ? new Map<string, string>() : undefined;
+  const gasSteps = comparesGasUsed(verifiability);
   let logIndex = 0;
+  // The previous receipt's cumulative gas, read only where a gasUsed asks for it (undefined: not read).
+  let previous: bigint | undefined = 0n;
   for (let place = 0; place < positions.length; place++) {
     const receipt = receipts[positions[place]!];
     if (!isObject(receipt)) continue;
     const path = `receipts[${positions[place]}]`;
     compareHash(receipt.blockHash, join(path, 'blockHash'), facts.hash, problems);
     compareQuantity(receipt.blockNumber, join(path, 'blockNumber'), facts.number, problems);
+    const before = problems.count;
     checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
+    // A hash the block's list already refused is not named twice.
+    if (seen !== undefined) {
+      if (problems.count === before)
+        checkFirstReceipt(receipt.transactionHash, join(path, 'transactionHash'), seen, problems);
+      compareQuantity(receipt.timestamp, join(path, 'timestamp'), facts.timestamp, problems);
+    }
+    if (gasSteps && place !== excluded) {
+      const cumulative = isAbsent(receipt.gasUsed) ? undefined : quantityValue(receipt.cumulativeGasUsed);
+      if (cumulative !== undefined) {
+        previous ??= cumulativeOf(receipts[positions[place - 1]!]);
+        if (previous !== undefined)
+          checkGasUsed(receipt.gasUsed, join(path, 'gasUsed'), cumulative, previous, problems);
+      }
+      previous = cumulative;
+    }
     const own: ReceiptFacts = {
       transactionHash:
         typeof receipt.transactionHash === 'string'
