@@ -5,12 +5,21 @@
  * with it.
  */
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_CHAINS, verifyBlock, type ForkActivation } from '../packages/core/src/index.js';
+import {
+  BUILTIN_CHAINS,
+  ChainRegistry,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  verifyBlock,
+  type ForkActivation,
+} from '../packages/core/src/index.js';
+import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import { HEADER_FIELDS } from '../packages/core/src/header/header-fields.js';
 import { scheduledFields } from '../packages/core/src/chains/fork-schedule.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
 import { defaultRegistry } from '../packages/core/src/chains/registry.js';
-import { fixtureNames, headerNames, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
+import { fixtureNames, headerNames, HIVE_CHAIN_ID, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
@@ -109,6 +118,32 @@ describe("mainnet's fork schedule", () => {
   it('the real first blocks of Cancun and Prague, at their activation second, are identical', () => {
     for (const name of ['mainnet-19426587', 'mainnet-22431084'])
       expect(verifyBlock(loadFixture(name))).toMatchObject({ ok: true, value: { verdict: 'identical' } });
+  });
+});
+
+describe('a receipt-root body with header_rlp', () => {
+  const hive = loadFixture('hive-generated-54');
+  const block = readRpcBlock({ ...hive, chain_id: null }, new Problems())!;
+  const body = (chainId: number) =>
+    receiptRootBody({
+      chainId,
+      receiptRoot: block.header.complete!.receiptsRoot,
+      receipts: block.receipts,
+      headerRlp: encodeHeader(block.header.complete!),
+    });
+
+  it("the devnet's Prague header as mainnet block 54: 400 naming header_rlp and the fork (was: 200, identical)", () => {
+    const answer = verifyReceiptRoot(body(1));
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain(
+      'a header without requestsHash: Ethereum Mainnet block 54 is in Frontier, which has no requestsHash (Prague, from timestamp 1746612311)',
+    );
+  });
+
+  it('the same header of a chain without a schedule is verified as before', () => {
+    const registry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', rules: 'ethereum', verifiable: true }]);
+    const answer = verifyReceiptRoot(body(HIVE_CHAIN_ID), { registry });
+    expect(answer.status).toBe(200);
   });
 });
 

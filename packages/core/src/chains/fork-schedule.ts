@@ -2,6 +2,7 @@
  * A chain's fork schedule applied to a header: which fork its block is in, and which of its layout's fork fields that
  * fork has. A field its block's fork does not have is no field of the block; one it has and the header lacks was lost.
  */
+import type { BlockHeader } from '../header/header-fields.js';
 import type { HeaderLayout } from '../header/layouts.js';
 import type { ForkActivation } from './chain-info.js';
 
@@ -28,7 +29,7 @@ export const describeActivation = (fork: ForkActivation): string =>
 
 /** A fork field of a layout, judged by a chain's schedule: the fork that appends it (none: no fork of the chain does). */
 export interface ScheduledField {
-  field: string;
+  field: keyof BlockHeader;
   appendedBy?: ForkActivation;
   /** Whether the block's header has it: its fork is active at the block. */
   due: boolean;
@@ -49,4 +50,36 @@ export function scheduledFields(layout: HeaderLayout, forks: readonly ForkActiva
       due: appendedBy !== undefined && isActive(appendedBy, at),
     };
   });
+}
+
+/** A fork field a header has that its block's fork does not, and why, naming the block's fork and the field's. */
+export interface FieldAheadOfFork {
+  field: string;
+  why: string;
+}
+
+/**
+ * The fork fields `fields` has that the fork of its block (at `at`) does not have, by the schedule `forks` of the chain
+ * named `chain`: no field of the block, whatever its hash.
+ * @example
+ * fieldsAheadOfFork('Ethereum Mainnet', mainnet.forks, ETHEREUM_HEADER, devnetPragueHeader, { number: 54n, timestamp: 1_700_000_000n })[5].why
+ * // 'Ethereum Mainnet block 54 is in Frontier, which has no requestsHash (Prague, from timestamp 1746612311)'
+ */
+export function fieldsAheadOfFork(
+  chain: string,
+  forks: readonly ForkActivation[],
+  layout: HeaderLayout,
+  fields: Readonly<Partial<BlockHeader>>,
+  at: BlockAt,
+): FieldAheadOfFork[] {
+  const fork = forkAt(forks, at).fork;
+  return scheduledFields(layout, forks, at)
+    .filter(({ field, due }) => !due && fields[field] !== undefined)
+    .map(({ field, appendedBy }) => {
+      const from =
+        appendedBy === undefined
+          ? `no fork of ${chain} appends it`
+          : `${appendedBy.fork}, from ${describeActivation(appendedBy)}`;
+      return { field, why: `${chain} block ${at.number} is in ${fork}, which has no ${field} (${from})` };
+    });
 }

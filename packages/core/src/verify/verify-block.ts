@@ -11,7 +11,12 @@ import {
 } from '../chains/registry.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import type { ChainInfo } from '../chains/chain-info.js';
-import { describeActivation, forkAt, scheduledFields, type ScheduledField } from '../chains/fork-schedule.js';
+import {
+  describeActivation,
+  fieldsAheadOfFork,
+  scheduledFields,
+  type ScheduledField,
+} from '../chains/fork-schedule.js';
 import { absentForkFields, unknownForkFieldReason, type AbsentForkFields } from './absent-fork-fields.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
@@ -285,22 +290,13 @@ function scheduleOf(block: BlockRead, plan: Plan): ScheduledField[] | undefined 
 }
 
 /** Each fork field the header has that its block's fork does not have, as a problem naming the field and the fork. */
-function refuseUnscheduled(block: BlockRead, plan: Plan, scheduled: readonly ScheduledField[], problems: Problems) {
+function refuseAheadOfFork(block: BlockRead, plan: Plan, problems: Problems): void {
   const { fields } = block.header;
-  const chain = plan.chain!;
-  const fork = forkAt(chain.forks!, { number: fields.number!, timestamp: fields.timestamp! });
-  for (const { field, appendedBy, due } of scheduled) {
-    if (due || (fields as Record<string, unknown>)[field] === undefined) continue;
-    const from =
-      appendedBy === undefined
-        ? `no fork of ${chain.name} appends it`
-        : `${appendedBy.fork}, from ${describeActivation(appendedBy)}`;
-    problems.add(
-      `header.${field}`,
-      'conflict',
-      `absent: ${chain.name} block ${fields.number} is in ${fork.fork}, which has no ${field} (${from})`,
-    );
-  }
+  const chain = plan.chain;
+  if (chain?.forks === undefined || fields.number === undefined || fields.timestamp === undefined) return;
+  const at = { number: fields.number, timestamp: fields.timestamp };
+  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, plan.layout, fields, at))
+    problems.add(`header.${field}`, 'conflict', `absent: ${why}`);
 }
 
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
@@ -403,7 +399,7 @@ function verifyReceipts(
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era, chain } = plan.value;
   const scheduled = scheduleOf(block, plan.value);
-  if (scheduled !== undefined) refuseUnscheduled(block, plan.value, scheduled, problems);
+  refuseAheadOfFork(block, plan.value, problems);
   const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
   requireCommitments(block, plan.value, absent, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
