@@ -19,7 +19,7 @@ import { startServer, type RunningServer } from '../packages/service/src/server/
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
-import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -97,6 +97,49 @@ describe('a forged block never passes, whatever header fields are left out (fast
   it('a forgery re-hashed as well passes alone: only an anchor tells it (see the audit below)', () => {
     const forged = forge(loadFixture('mainnet-19426587'), { kind: 'log-data', receipt: 3 }, { rehash: true });
     expect(verifyBlock(forged)).toMatchObject({ ok: true, value: { verdict: 'identical' } });
+  });
+});
+
+/** Each fork field of Ethereum's header, in order, with a value of its kind. */
+const FORK_FIELDS: ReadonlyArray<readonly [string, string]> = [
+  ['baseFeePerGas', '0x7'],
+  ['withdrawalsRoot', `0x${'56'.repeat(32)}`],
+  ['blobGasUsed', '0x0'],
+  ['excessBlobGas', '0x0'],
+  ['parentBeaconBlockRoot', `0x${'11'.repeat(32)}`],
+  ['requestsHash', `0x${'e3'.repeat(32)}`],
+];
+
+/**
+ * A forged block of an era before Prague, re-hashed with the next fork fields its fork does not have appended (one
+ * or more, without a gap): a header whose hash matches, at a height where those fields' fork is not active.
+ */
+const aheadOfItsForkArb = fc
+  .record({
+    name: fc.constantFrom(...REAL.slice(0, -1)),
+    alteration: alterationArb,
+    count: fc.integer({ min: 1, max: 6 }),
+  })
+  .map(({ name, alteration, count }) => {
+    const forged = forge(loadFixture(name), alteration);
+    const next = FORK_FIELDS.filter(([field]) => forged.header[field] === undefined).slice(0, count);
+    const header = rehash({ ...forged.header, ...Object.fromEntries(next) }) as Record<string, string>;
+    return { added: next.map(([field]) => field), block: { ...forged, header } };
+  });
+
+describe('a fork field added at a height where its fork is not active (fast-check)', () => {
+  it(`re-hashed to match: refused, naming each added field as one its block's fork does not have (${PROPERTY_RUNS / 4} runs; was: identical)`, () => {
+    fc.assert(
+      fc.property(aheadOfItsForkArb, ({ added, block }) => {
+        const result = verifyBlock(block);
+        expect(result.ok).toBe(false);
+        if (result.ok || result.error.kind !== 'invalid') return;
+        expect(result.error.problems.map((p) => [p.name, p.reason])).toEqual(
+          added.map((field) => [`header.${field}`, 'conflict']),
+        );
+      }),
+      { numRuns: PROPERTY_RUNS / 4 },
+    );
   });
 });
 

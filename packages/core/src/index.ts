@@ -55,6 +55,7 @@ export {
   type EraDescription,
   type EraEvidence,
   type EvidenceBlock,
+  type ForkActivation,
   type ForkFieldEvidence,
   type Era,
   type EraSpan,

@@ -1,4 +1,4 @@
-import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ReceiptKind } from './chain-info.js';
+import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ForkActivation, ReceiptKind } from './chain-info.js';
 import { HEADER_FIELD_EVIDENCE } from './header-field-evidence.js';
 
 /**
@@ -22,6 +22,93 @@ import { HEADER_FIELD_EVIDENCE } from './header-field-evidence.js';
  * - Gnosis and Chiado: their first proof-of-stake blocks, 25,349,537 and 680,930
  *   (gnosischain/reth_gnosis src/spec/gnosis_spec.rs); before, AuRa headers.
  */
+
+/**
+ * Fork schedules (a header has exactly the fork fields of the forks active at its number and timestamp):
+ * - Ethereum Mainnet, Sepolia, Holesky, Hoodi: go-ethereum params/config.go (MainnetChainConfig, SepoliaChainConfig,
+ *   HoleskyChainConfig, HoodiChainConfig), blocks up to the Merge, timestamps from Shanghai on. Mainnet's Merge (Paris)
+ *   was by total difficulty: its first proof-of-stake block is 15,537,394; Sepolia's is its MergeNetsplitBlock.
+ * - OP-stack chains: ethereum-optimism/superchain-registry superchain/configs/<network>/<chain>.toml ([hardforks];
+ *   Base's as last listed there, before commit 0d9aefc4). Bedrock brings London's header, Canyon Shanghai's, Ecotone
+ *   Cancun's, Isthmus Prague's (op-geth params/config.go: ShanghaiTime = CanyonTime, CancunTime = EcotoneTime,
+ *   PragueTime = IsthmusTime). On OP Mainnet, Bedrock (and London) start at its Bedrock block: legacy blocks have no
+ *   baseFeePerGas; on Celo, at its first L2 block (its L1 era cannot be verified).
+ * Other chains have no schedule here: their real blocks alone tell (header-field-evidence.ts).
+ */
+
+/** Ethereum's forks at blocks, then at timestamps, by name. */
+const forks = (blocks: Record<string, number>, timestamps: Record<string, number>): readonly ForkActivation[] => [
+  ...Object.entries(blocks).map(([fork, block]) => ({ fork, block })),
+  ...Object.entries(timestamps).map(([fork, timestamp]) => ({ fork, timestamp })),
+];
+
+const MAINNET_FORKS = forks(
+  {
+    Frontier: 0,
+    Homestead: 1_150_000,
+    'DAO fork': 1_920_000,
+    'Tangerine Whistle': 2_463_000,
+    'Spurious Dragon': 2_675_000,
+    Byzantium: 4_370_000,
+    Petersburg: 7_280_000,
+    Istanbul: 9_069_000,
+    'Muir Glacier': 9_200_000,
+    Berlin: 12_244_000,
+    London: 12_965_000,
+    'Arrow Glacier': 13_773_000,
+    'Gray Glacier': 15_050_000,
+    Paris: 15_537_394,
+  },
+  {
+    Shanghai: 1_681_338_455,
+    Cancun: 1_710_338_135,
+    Prague: 1_746_612_311,
+    Osaka: 1_764_798_551,
+    BPO1: 1_765_290_071,
+    BPO2: 1_767_747_671,
+  },
+);
+
+/** An OP-stack chain's forks: Bedrock at `bedrock`, then its hardforks at their timestamps. */
+function opStackForks(bedrock: number, hardforks: Record<string, number>, legacy?: string): readonly ForkActivation[] {
+  const names: Record<string, string> = { Canyon: 'Shanghai', Ecotone: 'Cancun', Isthmus: 'Prague' };
+  return [
+    ...(legacy === undefined ? [] : [{ fork: legacy, block: 0 }]),
+    { fork: 'Bedrock', appends: 'London', block: bedrock },
+    ...Object.entries(hardforks).map(([fork, timestamp]) => ({
+      fork,
+      timestamp,
+      ...(names[fork] !== undefined && { appends: names[fork] }),
+    })),
+  ];
+}
+
+/** The hardforks of the chains that took every superchain upgrade at its time from Canyon on (OP Mainnet, Base, Zora, Mode). */
+const SUPERCHAIN_MAINNET = {
+  Canyon: 1_704_992_401,
+  Delta: 1_708_560_000,
+  Ecotone: 1_710_374_401,
+  Fjord: 1_720_627_201,
+  Granite: 1_726_070_401,
+  Holocene: 1_736_445_601,
+  Isthmus: 1_746_806_401,
+  Jovian: 1_764_691_201,
+};
+
+/** The same on Sepolia (OP Sepolia, Base Sepolia). */
+const SUPERCHAIN_SEPOLIA = {
+  Canyon: 1_699_981_200,
+  Delta: 1_703_203_200,
+  Ecotone: 1_708_534_800,
+  Fjord: 1_716_998_400,
+  Granite: 1_723_478_400,
+  Holocene: 1_732_633_200,
+  Isthmus: 1_744_905_600,
+  Jovian: 1_763_568_001,
+};
+
+/** Chains launched with Canyon to Granite active at genesis. */
+const FROM_GRANITE = { Canyon: 0, Delta: 0, Ecotone: 0, Fjord: 0, Granite: 0 };
 
 /** A block that shows the block hash. */
 const header = (fixture: string): EvidenceBlock => ({
@@ -110,12 +197,18 @@ function gnosisEras(merge: number, aura: EraEvidence, merged: EraEvidence): read
 }
 
 /** An OP-stack chain whose blocks follow Bedrock's rules from genesis, with what shows them. */
-const opStack = (chainId: number, name: string, evidence: EraEvidence): ChainInfo => ({
+const opStack = (
+  chainId: number,
+  name: string,
+  evidence: EraEvidence,
+  forks?: readonly ForkActivation[],
+): ChainInfo => ({
   chainId,
   name,
   rules: 'optimism',
   verifiable: true,
   eras: allBlocks(evidence),
+  ...(forks && { forks }),
 });
 
 /** A chain whose blocks cannot be verified, and why. */
@@ -128,14 +221,49 @@ const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo
 });
 
 const CHAINS: readonly ChainInfo[] = [
-  { chainId: 1, name: 'Ethereum Mainnet', rules: 'ethereum', verifiable: true, eras: allBlocks(MAINNET) },
-  { chainId: 11155111, name: 'Sepolia', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
+  {
+    chainId: 1,
+    name: 'Ethereum Mainnet',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(MAINNET),
+    forks: MAINNET_FORKS,
+  },
+  {
+    chainId: 11155111,
+    name: 'Sepolia',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+    forks: forks(
+      { London: 0, Paris: 1_735_371 },
+      {
+        Shanghai: 1_677_557_088,
+        Cancun: 1_706_655_072,
+        Prague: 1_741_159_776,
+        Osaka: 1_760_427_360,
+        BPO1: 1_761_017_184,
+        BPO2: 1_761_607_008,
+      },
+    ),
+  },
   {
     chainId: 17000,
     name: 'Holesky',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks({ ...emptyBlock('holesky-1'), block_hash: [header('holesky-1'), header('holesky-2')] }),
+    forks: forks(
+      { London: 0, Paris: 0 },
+      {
+        Shanghai: 1_696_000_704,
+        Cancun: 1_707_305_664,
+        Prague: 1_740_434_112,
+        Osaka: 1_759_308_480,
+        BPO1: 1_759_800_000,
+        BPO2: 1_760_389_824,
+      },
+    ),
   },
   {
     chainId: 560048,
@@ -147,6 +275,10 @@ const CHAINS: readonly ChainInfo[] = [
       receipts_root: [receipts('hoodi-411443', 'ethereum')],
       logs_bloom: [bloom('hoodi-411443', false)],
     }),
+    forks: forks(
+      { London: 0, Paris: 0 },
+      { Shanghai: 0, Cancun: 0, Prague: 1_742_999_832, Osaka: 1_761_677_592, BPO1: 1_762_365_720, BPO2: 1_762_955_544 },
+    ),
   },
   {
     chainId: 100,
@@ -242,17 +374,80 @@ const CHAINS: readonly ChainInfo[] = [
         },
       },
     ],
+    forks: opStackForks(105_235_063, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }, 'legacy (l2geth)'),
   },
-  opStack(8453, 'Base', { block_hash: [header('base-11723284')], ...noReceipts(NO_RECEIPTS) }),
+  opStack(
+    8453,
+    'Base',
+    { block_hash: [header('base-11723284')], ...noReceipts(NO_RECEIPTS) },
+    opStackForks(0, SUPERCHAIN_MAINNET),
+  ),
   opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),
-  opStack(7777777, 'Zora', unshown(NO_REAL_BLOCK)),
-  opStack(11155420, 'OP Sepolia', unshown(NO_REAL_BLOCK)),
-  opStack(84532, 'Base Sepolia', { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) }),
-  opStack(130, 'Unichain', unshown(NO_REAL_BLOCK)),
-  opStack(480, 'World Chain', unshown(NO_REAL_BLOCK)),
-  opStack(57073, 'Ink', unshown(NO_REAL_BLOCK)),
-  opStack(34443, 'Mode', unshown(NO_REAL_BLOCK)),
-  opStack(1868, 'Soneium', unshown(NO_REAL_BLOCK)),
+  opStack(7777777, 'Zora', unshown(NO_REAL_BLOCK), opStackForks(0, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
+  opStack(
+    11155420,
+    'OP Sepolia',
+    unshown(NO_REAL_BLOCK),
+    opStackForks(0, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
+  ),
+  opStack(
+    84532,
+    'Base Sepolia',
+    { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) },
+    opStackForks(0, SUPERCHAIN_SEPOLIA),
+  ),
+  opStack(
+    130,
+    'Unichain',
+    unshown(NO_REAL_BLOCK),
+    opStackForks(0, {
+      ...FROM_GRANITE,
+      Holocene: 1_736_445_601,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  opStack(
+    480,
+    'World Chain',
+    unshown(NO_REAL_BLOCK),
+    opStackForks(0, {
+      Canyon: 0,
+      Delta: 0,
+      Ecotone: 0,
+      Fjord: 1_721_826_000,
+      Granite: 1_727_780_400,
+      Holocene: 1_738_238_400,
+      Isthmus: 1_764_072_000,
+      Jovian: 1_777_593_600,
+    }),
+  ),
+  opStack(
+    57073,
+    'Ink',
+    unshown(NO_REAL_BLOCK),
+    opStackForks(0, {
+      ...FROM_GRANITE,
+      Holocene: 1_742_396_400,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  opStack(34443, 'Mode', unshown(NO_REAL_BLOCK), opStackForks(0, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
+  opStack(
+    1868,
+    'Soneium',
+    unshown(NO_REAL_BLOCK),
+    opStackForks(0, {
+      ...FROM_GRANITE,
+      Holocene: 1_738_573_200,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
   opStack(81457, 'Blast', unshown(NO_REAL_BLOCK)),
   opStack(5000, 'Mantle', { block_hash: NO_REAL_BLOCK, ...noReceipts(MANTLE) }),
   {
@@ -283,6 +478,11 @@ const CHAINS: readonly ChainInfo[] = [
         },
       },
     ],
+    forks: opStackForks(
+      31_056_500,
+      { ...FROM_GRANITE, Holocene: 1_752_073_200, Isthmus: 1_752_073_200 },
+      'Celo L1 (Istanbul BFT)',
+    ),
   },
   {
     chainId: 42161,

@@ -53,6 +53,15 @@ export interface ForkFieldEvidence {
   presentFrom?: EvidenceBlock;
 }
 
+/**
+ * A fork of a chain and when it activates: at a block number (forks before the Merge) or at a block timestamp (from
+ * Shanghai on). A fork that appends header fields names the Ethereum fork whose fields those are in `appends`, when it
+ * goes by another name (OP Stack's Canyon appends Shanghai's `withdrawalsRoot`).
+ */
+export type ForkActivation = { fork: string; appends?: string } & (
+  { block: number; timestamp?: never } | { timestamp: number; block?: never }
+);
+
 /** A block range of a chain with rules of its own; it runs from `from` to the block before the next era. */
 export interface Era {
   name: string;
@@ -90,4 +99,10 @@ export interface ChainInfo {
    * generated from fixtures/). Absent for a chain an operator adds: nothing shows its forks.
    */
   headerFields?: Readonly<Record<string, ForkFieldEvidence>>;
+  /**
+   * Its forks in activation order, the first at genesis, from its clients' configuration (chains/builtin.ts cites
+   * each): a header has exactly the fork fields of the forks active at its number and timestamp. Absent for a chain
+   * whose schedule is not known here: then only its real blocks tell (`headerFields`).
+   */
+  forks?: readonly ForkActivation[];
 }

@@ -24,6 +24,7 @@ export type {
   Era,
   EraEvidence,
   EvidenceBlock,
+  ForkActivation,
   ForkFieldEvidence,
   ReceiptKind,
   StateSyncRule,

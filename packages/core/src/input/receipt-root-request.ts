@@ -11,7 +11,8 @@ import { claimFor, receiptKinds, type BlockShape } from '../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
 import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../header/header-decoding.js';
-import { ETHEREUM_HEADER } from '../header/layouts.js';
+import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
+import { fieldsAheadOfFork } from '../chains/fork-schedule.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
@@ -282,6 +283,14 @@ function readHeader(
   }
 }
 
+/** Each fork field of `header_rlp` that its block's fork does not have, by the chain's schedule, as a problem. */
+function refuseAheadOfFork(chain: ChainInfo, layout: HeaderLayout, fields: BlockHeader, problems: Problems): void {
+  if (chain.forks === undefined) return;
+  const at = { number: fields.number, timestamp: fields.timestamp };
+  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, layout, fields, at))
+    problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
+}
+
 /**
  * The first check the body asks for that its era does not claim for receipts like its own: the
  * receipts root always, and with `header_rlp` the block hash and the bloom too (the answer's
@@ -352,6 +361,8 @@ export function parseReceiptRootRequest(
   if (stateSync.kind === 'misplaced')
     problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
+  if (verifiability?.status === 'verifiable' && header !== undefined)
+    refuseAheadOfFork(verifiability.chain, verifiability.header, header.fields, problems);
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;

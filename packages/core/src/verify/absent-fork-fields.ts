@@ -1,17 +1,18 @@
 /**
- * What a header that lacks fields a fork appended says, given what the chain's real blocks show of
- * them: a field its block must have (the header lost it: invalid input), or one of which no real
- * block tells whether its block has it, so that a hash that differs cannot be told from a header
- * that lost the field.
+ * What a header that lacks fields a fork appended says, given the chain's fork schedule or, for a
+ * chain without one, what its real blocks show of them: a field its block must have (the header
+ * lost it: invalid input), or one of which no real block tells whether its block has it, so that a
+ * hash that differs cannot be told from a header that lost the field.
  */
-import type { EvidenceBlock, ForkFieldEvidence } from '../chains/chain-info.js';
+import type { EvidenceBlock, ForkActivation, ForkFieldEvidence } from '../chains/chain-info.js';
+import type { ScheduledField } from '../chains/fork-schedule.js';
 import type { HeaderLayout } from '../header/layouts.js';
 
-/** A fork field the header lacks and the chain's blocks have from `from` on, `from` at or before its block. */
-export interface LostForkField {
-  field: string;
-  from: EvidenceBlock;
-}
+/**
+ * A fork field the header lacks that its block has: its fork is active at the block (`fork`), or the chain's blocks
+ * have it from `from` on, `from` at or before the block.
+ */
+export type LostForkField = { field: string } & ({ from: EvidenceBlock } | { fork: ForkActivation });
 
 /** A fork field the header lacks, of which no real block shows whether its block has it. */
 export interface UnknownForkField {
@@ -27,9 +28,10 @@ export interface AbsentForkFields {
 }
 
 /**
- * Judges each fork field of `layout` that `fields` lacks: lost where a real block of the chain at or before
- * `blockNumber` has it; not lacking anything where one at or after it lacks it; unknown otherwise (a chain without
- * evidence, or a block between the two).
+ * Judges each fork field of `layout` that `fields` lacks: by the chain's schedule where it has one (`scheduled`, lost
+ * where its fork is active at the block); else lost where a real block of the chain at or before `blockNumber` has it,
+ * not lacking anything where one at or after it lacks it, and unknown otherwise (a chain without evidence, or a block
+ * between the two).
  * @example
  * absentForkFields(fields, ETHEREUM_HEADER, mainnet.headerFields, 22_869_878n)
  * // { lost: [{ field: 'requestsHash', from: { fixture: 'mainnet-22431084', block: 22431084 } }] }
@@ -39,10 +41,16 @@ export function absentForkFields(
   layout: HeaderLayout,
   evidence: Readonly<Record<string, ForkFieldEvidence>> | undefined,
   blockNumber: bigint | undefined,
+  scheduled?: readonly ScheduledField[],
 ): AbsentForkFields {
   const judged: AbsentForkFields = { lost: [] };
   for (const { name } of layout.fields.slice(layout.required)) {
     if (fields[name] !== undefined) continue;
+    if (scheduled !== undefined) {
+      const { appendedBy, due } = scheduled.find((s) => s.field === name)!;
+      if (due) judged.lost.push({ field: name, fork: appendedBy! });
+      continue;
+    }
     const shown = evidence?.[name] ?? {};
     const { presentFrom, absentThrough } = shown;
     if (blockNumber !== undefined && presentFrom !== undefined && blockNumber >= BigInt(presentFrom.block))

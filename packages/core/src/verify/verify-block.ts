@@ -11,6 +11,12 @@ import {
 } from '../chains/registry.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import type { ChainInfo } from '../chains/chain-info.js';
+import {
+  describeActivation,
+  fieldsAheadOfFork,
+  scheduledFields,
+  type ScheduledField,
+} from '../chains/fork-schedule.js';
 import { absentForkFields, unknownForkFieldReason, type AbsentForkFields } from './absent-fork-fields.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
@@ -263,13 +269,34 @@ function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFiel
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
     problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);
   }
-  for (const { field, from } of absent.lost) {
-    problems.add(
-      `header.${field}`,
-      'missing',
-      `present: blocks of ${plan.chain!.name} have it from block ${from.block} on at the latest, and this is block ${fields.number}`,
-    );
+  for (const lost of absent.lost) {
+    const why =
+      'from' in lost
+        ? `blocks of ${plan.chain!.name} have it from block ${lost.from.block} on at the latest, and this is block ${fields.number}`
+        : `${plan.chain!.name} block ${fields.number} is in ${lost.fork.fork} (from ${describeActivation(lost.fork)}), which has it`;
+    problems.add(`header.${lost.field}`, 'missing', `present: ${why}`);
   }
+}
+
+/**
+ * The fork fields of the block's layout judged by its chain's fork schedule, where the chain has one and the header
+ * gives its number and timestamp.
+ */
+function scheduleOf(block: BlockRead, plan: Plan): ScheduledField[] | undefined {
+  const { number, timestamp } = block.header.fields;
+  const forks = plan.chain?.forks;
+  if (forks === undefined || number === undefined || timestamp === undefined) return undefined;
+  return scheduledFields(plan.layout, forks, { number, timestamp });
+}
+
+/** Each fork field the header has that its block's fork does not have, as a problem naming the field and the fork. */
+function refuseAheadOfFork(block: BlockRead, plan: Plan, problems: Problems): void {
+  const { fields } = block.header;
+  const chain = plan.chain;
+  if (chain?.forks === undefined || fields.number === undefined || fields.timestamp === undefined) return;
+  const at = { number: fields.number, timestamp: fields.timestamp };
+  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, plan.layout, fields, at))
+    problems.add(`header.${field}`, 'conflict', `absent: ${why}`);
 }
 
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
@@ -371,7 +398,9 @@ function verifyReceipts(
   const plan = planFor(block, verifiability, context, problems);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era, chain } = plan.value;
-  const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number);
+  const scheduled = scheduleOf(block, plan.value);
+  refuseAheadOfFork(block, plan.value, problems);
+  const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
   requireCommitments(block, plan.value, absent, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
   // guessed.

@@ -1,0 +1,85 @@
+/**
+ * A chain's fork schedule applied to a header: which fork its block is in, and which of its layout's fork fields that
+ * fork has. A field its block's fork does not have is no field of the block; one it has and the header lacks was lost.
+ */
+import type { BlockHeader } from '../header/header-fields.js';
+import type { HeaderLayout } from '../header/layouts.js';
+import type { ForkActivation } from './chain-info.js';
+
+/** Where a block is: its number and timestamp, as its header gives them. */
+export interface BlockAt {
+  number: bigint;
+  timestamp: bigint;
+}
+
+/** Whether `fork` is active at `at`. */
+export const isActive = (fork: ForkActivation, at: BlockAt): boolean =>
+  fork.block === undefined ? at.timestamp >= BigInt(fork.timestamp) : at.number >= BigInt(fork.block);
+
+/** The fork a block is in: the last of the schedule active at it. */
+export function forkAt(forks: readonly ForkActivation[], at: BlockAt): ForkActivation {
+  let i = forks.length - 1;
+  while (i > 0 && !isActive(forks[i]!, at)) i--;
+  return forks[i]!;
+}
+
+/** When a fork activates, as people write it: "block 12,965,000" or "timestamp 1681338455". */
+export const describeActivation = (fork: ForkActivation): string =>
+  fork.block === undefined ? `timestamp ${fork.timestamp}` : `block ${fork.block.toLocaleString('en-US')}`;
+
+/** A fork field of a layout, judged by a chain's schedule: the fork that appends it (none: no fork of the chain does). */
+export interface ScheduledField {
+  field: keyof BlockHeader;
+  appendedBy?: ForkActivation;
+  /** Whether the block's header has it: its fork is active at the block. */
+  due: boolean;
+}
+
+/**
+ * Each fork field of `layout`, with the fork of `forks` that appends it and whether that fork is active at `at`.
+ * @example
+ * scheduledFields(ETHEREUM_HEADER, mainnet.forks, { number: 54n, timestamp: 1438270017n })
+ * // [{ field: 'baseFeePerGas', appendedBy: { fork: 'London', block: 12965000 }, due: false }, …]
+ */
+export function scheduledFields(layout: HeaderLayout, forks: readonly ForkActivation[], at: BlockAt): ScheduledField[] {
+  return layout.fields.slice(layout.required).map(({ name, fork }) => {
+    const appendedBy = forks.find((f) => (f.appends ?? f.fork) === fork);
+    return {
+      field: name,
+      ...(appendedBy && { appendedBy }),
+      due: appendedBy !== undefined && isActive(appendedBy, at),
+    };
+  });
+}
+
+/** A fork field a header has that its block's fork does not, and why, naming the block's fork and the field's. */
+export interface FieldAheadOfFork {
+  field: string;
+  why: string;
+}
+
+/**
+ * The fork fields `fields` has that the fork of its block (at `at`) does not have, by the schedule `forks` of the chain
+ * named `chain`: no field of the block, whatever its hash.
+ * @example
+ * fieldsAheadOfFork('Ethereum Mainnet', mainnet.forks, ETHEREUM_HEADER, devnetPragueHeader, { number: 54n, timestamp: 1_700_000_000n })[5].why
+ * // 'Ethereum Mainnet block 54 is in Frontier, which has no requestsHash (Prague, from timestamp 1746612311)'
+ */
+export function fieldsAheadOfFork(
+  chain: string,
+  forks: readonly ForkActivation[],
+  layout: HeaderLayout,
+  fields: Readonly<Partial<BlockHeader>>,
+  at: BlockAt,
+): FieldAheadOfFork[] {
+  const fork = forkAt(forks, at).fork;
+  return scheduledFields(layout, forks, at)
+    .filter(({ field, due }) => !due && fields[field] !== undefined)
+    .map(({ field, appendedBy }) => {
+      const from =
+        appendedBy === undefined
+          ? `no fork of ${chain} appends it`
+          : `${appendedBy.fork}, from ${describeActivation(appendedBy)}`;
+      return { field, why: `${chain} block ${at.number} is in ${fork}, which has no ${field} (${from})` };
+    });
+}
