@@ -1182,6 +1182,21 @@ describe('the --resume checkpoint read in chunks', () => {
     },
   );
 
+  it('an unreachable block (a chunk whose cross-check was unreachable has several): the resume starts at the first', () => {
+    const header = { audit: { chain_id: 1, from: 100, to: 104 } };
+    const block = (n: number, verdict: string) =>
+      JSON.stringify({ block_number: n, block_hash: null, verdict, failures: [] });
+    const file = tempFile('unreachable.ndjson');
+    const lines = [block(100, 'pass'), block(101, 'unreachable'), block(102, 'pass'), block(103, 'unreachable')];
+    writeFileSync(file, rechain([JSON.stringify(header), ...lines]));
+    const events: Array<{ block_number: number }> = [];
+    const checkpoint = resumeFrom(file, header, (event) => events.push(event as { block_number: number }));
+    expect(checkpoint).toMatchObject({ next: 101, headerKept: true });
+    expect(checkpoint.dropped).toBeUndefined();
+    expect(events.map((e) => e.block_number)).toEqual([100]);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
   it('a file of another audit is refused, and left as it was', () => {
     const file = tempFile('other.ndjson');
     const text = `${JSON.stringify({ audit: { chain_id: 1, from: 1, to: 2 } })}\n`;

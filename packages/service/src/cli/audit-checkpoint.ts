@@ -2,8 +2,9 @@
  * The checkpoint of `audit --out FILE --resume` is the output file itself: each line is written
  * whole with one write, so after a Ctrl-C, a SIGKILL or an outage the file holds every block
  * audited, in order, and at most one torn line. Resuming cuts the file after its last audited
- * block line (dropping a torn line, a summary, unreachable blocks and a reorg line whose blocks
- * were not re-audited yet) and continues at the next block, linked to that block's hash.
+ * block line before any unreachable block (dropping a torn line, a summary, unreachable blocks and
+ * the lines after them, and a reorg line whose blocks were not re-audited yet) and continues at the
+ * next block, linked to that block's hash.
  *
  * A line is taken on trust only while its digest chains to the lines before it and its block is the
  * next in the engine's order: from the first line that fails either (an edit, a deleted, moved or
@@ -68,7 +69,7 @@ function* linesOf(fd: number): Generator<{ text: string; end: number }> {
 /**
  * Follows the lines after the header as the audit writes them: each line's digest chained to the line before, and
  * the block numbers in the order the engine audits them (each block once, then after a reorg line the blocks it
- * replaced again, nothing after an unreachable block but the summary, nothing after the summary).
+ * replaced again; nothing after the summary).
  */
 class LineOrder {
   private next: number;
@@ -115,7 +116,6 @@ class LineOrder {
     if (!isBlockLine(content)) return 'is neither a block, a reorg nor the summary';
     if (content.block_number !== this.next || this.next > to) return `is not the line of block ${this.next}`;
     this.next++;
-    if (content.verdict === 'unreachable') this.ended = true;
     return null;
   }
 }
@@ -142,7 +142,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
   let digest = start;
   let last: BlockAudit | undefined;
   let dropped: Checkpoint['dropped'];
-  // Lines after the last audited block (a reorg line, an unreachable block): kept only if an audited block follows.
+  // Reorg lines after the last audited block: kept only if an audited block follows.
   let pending: AuditEvent[] = [];
   try {
     let n = 0;
@@ -172,7 +172,10 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
       }
       if ('summary' in taken.content) continue;
       const event = taken.content as unknown as AuditEvent;
-      if (isBlockLine(event) && event.verdict !== 'unreachable') {
+      // The audit stopped at an unreachable block; a chunk whose cross-check was unreachable has several, and the
+      // lines between them are not final either: the resume audits from the first.
+      if (isBlockLine(event) && event.verdict === 'unreachable') break;
+      if (isBlockLine(event)) {
         for (const earlier of pending) onEvent(earlier);
         pending = [];
         onEvent(event);
