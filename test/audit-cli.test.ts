@@ -12,7 +12,8 @@ import { closeOutputEarly } from './helpers/pipe.js';
 import { main } from '../packages/service/src/cli/main.js';
 import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
 import { ChainedLines, headerDigest } from '../packages/service/src/queue/audit-lines.js';
-import type { AuditEvent } from '../packages/core/src/audit/index.js';
+import { AuditTally, type AuditEvent } from '../packages/core/src/audit/index.js';
+import { statusOfVerdicts } from '../packages/service/src/cli/audit-output.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
@@ -1195,6 +1196,15 @@ describe('the --resume checkpoint read in chunks', () => {
     expect(checkpoint.dropped).toBeUndefined();
     expect(events.map((e) => e.block_number)).toEqual([100]);
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('exit 0 needs every block of the range: a summary without a verdict for each block is no pass', () => {
+    const tally = new AuditTally(1, 100, 102);
+    for (const n of [100, 101]) tally.add({ block_number: n, block_hash: null, verdict: 'pass', failures: [] });
+    let stderr = '';
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    expect(statusOfVerdicts(tally.summary(timings, 2), (text) => void (stderr += text))).toBe(2);
+    expect(stderr).toBe("evm-integrity: 1 of the range's 3 blocks have no verdict: not a pass\n");
   });
 
   it('a file of another audit is refused, and left as it was', () => {
