@@ -11,6 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { closeOutputEarly } from './helpers/pipe.js';
 import { main } from '../packages/service/src/cli/main.js';
 import { resumeFrom } from '../packages/service/src/cli/audit-checkpoint.js';
+import { ChainedLines, headerDigest } from '../packages/service/src/queue/audit-lines.js';
+import { AuditTally, type AuditEvent } from '../packages/core/src/audit/index.js';
+import { statusOfVerdicts } from '../packages/service/src/cli/audit-output.js';
 import { runAudit } from '../packages/service/src/cli/audit.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
@@ -73,12 +76,26 @@ const parseLines = (text: string) =>
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, any>);
 /** The lines without the run's own timing (which differs from run to run). */
+/** The lines without the run's own timing (which differs from run to run), nor what a resume carried over. */
 const comparable = (text: string) =>
   parseLines(text).map((line) =>
     line.summary === undefined
       ? line
-      : { summary: { ...line.summary, blocks_per_second: 0, time_share: 0, timings: 0 } },
+      : {
+          summary: { ...line.summary, blocks_per_second: 0, time_share: 0, timings: 0, carried_over: undefined },
+        },
   );
+
+/**
+ * The lines (header first, without newlines) with their digests computed again, as a forger who knows the format
+ * would: the chain then holds, and only what the lines say can give them away.
+ */
+function rechain(lines: string[]): string {
+  const [header, ...events] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const chain = new ChainedLines(headerDigest(header as { audit: object }));
+  const texts = events.map(({ digest: _digest, ...event }) => chain.line(event as unknown as AuditEvent));
+  return `${[JSON.stringify(header), ...texts].join('\n')}\n`;
+}
 
 describe('evm-integrity audit (a process against a loopback node)', () => {
   it('prints a header, one line per block and a summary; exit 0 when every block passes', async () => {
@@ -579,12 +596,140 @@ describe('evm-integrity audit: the parent link of the first block of a run', () 
     const last = JSON.parse(lines[5]!) as Record<string, unknown>;
     lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
     const file = tempFile('relinked.ndjson');
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    writeFileSync(file, rechain(lines)); // the digests computed again: the link is what gives the edit away
     expect((await run([...RANGE, '--rpc', n.url, '--out', file, '--resume'])).status).toBe(1);
     const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
     expect(failing.map((l) => [l.block_number, l.failures[0].message])).toEqual([
       [FROM + 5, "the parentHash is not the hash of the checkpoint's last block (--resume)"],
     ]);
+  });
+});
+
+describe('--resume takes no line of the file on trust (a real checkpoint, edited, then resumed)', () => {
+  const tail = String(loadFixture(`mainnet-${TO}`).header.hash);
+  const ANCHORED = [...RANGE, '--tail-hash', tail];
+  /** A node whose block FROM+6 lies (a receipt left out): it fails transaction_count, and the rest are anchored. */
+  async function lyingNode(): Promise<LoopbackNode> {
+    const blocks = fixtureChain(FROM, TO);
+    const block = blocks.get(FROM + 6)!;
+    blocks.set(FROM + 6, { ...block, receipts: block.receipts.slice(1), transactions: block.receipts.length });
+    return start(blocks);
+  }
+  /** The whole audit, uninterrupted, in a file: what any resume must end with. */
+  async function wholeRun(n: LoopbackNode, args: string[], status: number): Promise<string> {
+    const whole = tempFile('whole.ndjson');
+    expect((await run([...args, '--rpc', n.url, '--out', whole])).status).toBe(status);
+    return whole;
+  }
+  const edited = (file: string, line: number, why: string, from: number) =>
+    `evm-integrity: --resume: line ${line} of ${file} ${why}: the file is cut there, and the blocks from ${from} are audited again\n`;
+  const blockNumbers = (file: string) =>
+    parseLines(readFileSync(file, 'utf8'))
+      .filter((l) => l.block_number !== undefined)
+      .map((l) => l.block_number as number);
+
+  it('a fail line edited to pass: the block is audited again and still fails (exit 1), never authentic', async () => {
+    const n = await lyingNode();
+    const whole = await wholeRun(n, ANCHORED, 1);
+    const lines = readFileSync(whole, 'utf8').trim().split('\n');
+    const file = tempFile('edited.ndjson');
+    const lied = JSON.parse(lines[7]!) as Record<string, unknown>; // block FROM+6
+    expect(lied.verdict).toBe('fail');
+    lines[7] = JSON.stringify({ ...lied, verdict: 'pass', failures: [] });
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const resumed = await run([...ANCHORED, '--rpc', n.url, '--out', file, '--resume']);
+    expect(resumed.status).toBe(1);
+    const summary = parseLines(readFileSync(file, 'utf8')).at(-1)!.summary;
+    expect(summary).toMatchObject({
+      verdicts: { pass: 29, fail: 1 },
+      complete: true,
+      carried_over: { blocks: 6, verdicts: { pass: 6, fail: 0 } },
+      anchoring: { assurance: 'partly_authentic' },
+    });
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(readFileSync(whole, 'utf8')));
+    // Said on stderr: the line from which the file was not taken on trust.
+    expect(resumed.stderr).toBe(edited(file, 8, 'does not match its digest (the file was edited)', FROM + 6));
+  });
+
+  it('a block line deleted from the middle: the gap is audited, 30 blocks of 30, and stderr names the line', async () => {
+    const n = await start();
+    const whole = await wholeRun(n, RANGE, 0);
+    const lines = readFileSync(whole, 'utf8').trim().split('\n');
+    lines.splice(15, 1); // block FROM+14
+    const file = tempFile('gap.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    n.calls.length = 0;
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', file, '--resume']);
+    expect(resumed.status).toBe(0);
+    const fetched = n.calls.filter((c) => c.method === 'eth_getBlockByNumber').map((c) => Number(c.params[0]));
+    expect(Math.min(...fetched)).toBe(FROM + 14);
+    expect(parseLines(readFileSync(file, 'utf8')).at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      complete: true,
+      carried_over: { blocks: 14 },
+    });
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(readFileSync(whole, 'utf8')));
+    // Said on stderr: the line from which the file was not taken on trust.
+    expect(resumed.stderr).toBe(edited(file, 16, 'does not match its digest (the file was edited)', FROM + 14));
+  });
+
+  it('two block lines swapped: the file is cut at the first, and ends in block order, each block once', async () => {
+    const n = await start();
+    const whole = await wholeRun(n, RANGE, 0);
+    const lines = readFileSync(whole, 'utf8').trim().split('\n');
+    [lines[10], lines[11]] = [lines[11]!, lines[10]!]; // blocks FROM+9 and FROM+10
+    const file = tempFile('swapped.ndjson');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', file, '--resume']);
+    expect(resumed.status).toBe(0);
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(readFileSync(whole, 'utf8')));
+    // Said on stderr: the line from which the file was not taken on trust.
+    expect(resumed.stderr).toBe(edited(file, 11, 'does not match its digest (the file was edited)', FROM + 9));
+  });
+
+  it('Ctrl-C, then an earlier line repeated at the end: the resume goes on after the last block, none twice', async () => {
+    const n = await start();
+    const whole = await wholeRun(n, RANGE, 0);
+    n.delayMs = 15; // a block a round trip: time to interrupt
+    const file = tempFile('repeated.ndjson');
+    const stopped = await run(
+      [...RANGE, '--rpc', n.url, '--out', file, '--batch', '1', '--concurrency', '1'],
+      (child) => whenLines(file, 5, () => child.kill('SIGINT')),
+    );
+    expect(stopped.status).toBe(130);
+    n.delayMs = 0;
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const kept = lines.length - 1;
+    expect(kept).toBeLessThan(30);
+    writeFileSync(file, `${[...lines, lines[2]].join('\n')}\n`); // block FROM+1 again
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', file, '--resume']);
+    expect(resumed.status).toBe(0);
+    expect(blockNumbers(file)).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(readFileSync(whole, 'utf8')));
+    // Said on stderr: the line from which the file was not taken on trust.
+    expect(resumed.stderr).toBe(edited(file, kept + 2, 'does not match its digest (the file was edited)', FROM + kept));
+  });
+
+  it('a file without digests (written before the lines had them): no line taken on trust, the range audited again', async () => {
+    const n = await lyingNode();
+    const whole = await wholeRun(n, ANCHORED, 1);
+    const file = tempFile('old.ndjson');
+    const old = parseLines(readFileSync(whole, 'utf8'))
+      .slice(0, -1)
+      .map(({ digest: _digest, ...line }) =>
+        JSON.stringify({ ...line, ...(line.verdict && { verdict: 'pass', failures: [] }) }),
+      );
+    writeFileSync(file, `${old.join('\n')}\n`);
+    const resumed = await run([...ANCHORED, '--rpc', n.url, '--out', file, '--resume']);
+    expect(resumed.status).toBe(1);
+    expect(parseLines(readFileSync(file, 'utf8')).at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 29, fail: 1 },
+      carried_over: { blocks: 0 },
+    });
+    // Said on stderr: the line from which the file was not taken on trust.
+    expect(resumed.stderr).toBe(
+      edited(file, 2, 'has no digest (written before the lines carried one, or edited)', FROM),
+    );
   });
 });
 
@@ -860,7 +1005,7 @@ describe('evm-integrity audit (in process)', () => {
     const last = JSON.parse(lines[5]!) as Record<string, unknown>;
     lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
     const file = tempFile('relinked.ndjson');
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    writeFileSync(file, rechain(lines)); // the digests computed again: the link is what gives the edit away
     expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(1);
     const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
     expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([
@@ -984,9 +1129,10 @@ describe('the --resume checkpoint read in chunks', () => {
     const header = { audit: { chain_id: 1, from: 100, to: 50_000 } };
     const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
     const lines = [JSON.stringify(header)];
+    const chain = new ChainedLines(headerDigest(header));
     for (let n = 100; n < 20_100; n++)
       lines.push(
-        JSON.stringify({
+        chain.line({
           block_number: n,
           block_hash: hash(n),
           verdict: n % 7 === 0 ? 'not_verifiable' : 'pass',
@@ -995,16 +1141,70 @@ describe('the --resume checkpoint read in chunks', () => {
         }),
       );
     const kept = `${lines.join('\n')}\n`;
-    const trailing = `${JSON.stringify({ reorg: { detected_at: 20_100, depth: 1, replaced: [] } })}\n{"block_number":20100,"block_ha`;
+    const reorg = {
+      detected_at: 20_100,
+      depth: 1,
+      replaced: [{ block_number: 20_099, old_hash: hash(20_099), new_hash: hash(1) }],
+    };
+    const trailing = `${chain.line({ reorg })}\n{"block_number":20099,"block_ha`;
     writeFileSync(file, kept + trailing);
     const events: unknown[] = [];
     const checkpoint = resumeFrom(file, header, (event) => events.push(event));
-    expect(checkpoint).toEqual({ next: 20_100, lastHash: hash(20_099), headerKept: true });
+    expect(checkpoint).toEqual({
+      next: 20_100,
+      lastHash: hash(20_099),
+      headerKept: true,
+      digest: parseLines(kept).at(-1)!.digest,
+    });
     expect(events).toHaveLength(20_000);
     expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(
       Array.from({ length: 20_000 }, (_, i) => 100 + i),
     );
     expect(readFileSync(file, 'utf8')).toBe(kept);
+  });
+
+  it.each([
+    ['a block repeated', [100, 101, 102, 101, 103], 5, 'is not the line of block 103'],
+    ['a block left out', [100, 101, 103, 104], 4, 'is not the line of block 102'],
+    ['a block past the range', [100, 101, 102, 103, 104, 105], 7, 'is not the line of block 105'],
+  ])(
+    'digests computed again (a forger) still must follow in block order: %s is cut off with the lines after it',
+    (_what, numbers, line, why) => {
+      const header = { audit: { chain_id: 1, from: 100, to: 104 } };
+      const block = (n: number) => JSON.stringify({ block_number: n, block_hash: null, verdict: 'pass', failures: [] });
+      const file = tempFile('forged.ndjson');
+      writeFileSync(file, rechain([JSON.stringify(header), ...numbers.map(block)]));
+      const events: Array<{ block_number: number }> = [];
+      const checkpoint = resumeFrom(file, header, (event) => events.push(event as { block_number: number }));
+      const next = 100 + line - 2;
+      expect(checkpoint).toMatchObject({ next, dropped: { line, why } });
+      expect(events.map((e) => e.block_number)).toEqual(Array.from({ length: next - 100 }, (_, i) => 100 + i));
+      expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(line - 1);
+    },
+  );
+
+  it('an unreachable block (a chunk whose cross-check was unreachable has several): the resume starts at the first', () => {
+    const header = { audit: { chain_id: 1, from: 100, to: 104 } };
+    const block = (n: number, verdict: string) =>
+      JSON.stringify({ block_number: n, block_hash: null, verdict, failures: [] });
+    const file = tempFile('unreachable.ndjson');
+    const lines = [block(100, 'pass'), block(101, 'unreachable'), block(102, 'pass'), block(103, 'unreachable')];
+    writeFileSync(file, rechain([JSON.stringify(header), ...lines]));
+    const events: Array<{ block_number: number }> = [];
+    const checkpoint = resumeFrom(file, header, (event) => events.push(event as { block_number: number }));
+    expect(checkpoint).toMatchObject({ next: 101, headerKept: true });
+    expect(checkpoint.dropped).toBeUndefined();
+    expect(events.map((e) => e.block_number)).toEqual([100]);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+  });
+
+  it('exit 0 needs every block of the range: a summary without a verdict for each block is no pass', () => {
+    const tally = new AuditTally(1, 100, 102);
+    for (const n of [100, 101]) tally.add({ block_number: n, block_hash: null, verdict: 'pass', failures: [] });
+    let stderr = '';
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    expect(statusOfVerdicts(tally.summary(timings, 2), (text) => void (stderr += text))).toBe(2);
+    expect(stderr).toBe("evm-integrity: 1 of the range's 3 blocks have no verdict: not a pass\n");
   });
 
   it('a file of another audit is refused, and left as it was', () => {

@@ -75,6 +75,11 @@ export interface AuditSummary {
   timings: AuditTimings;
   /** The range's anchors and the blocks they prove: without one, passing blocks are consistent, not authentic. */
   anchoring: AnchoringSummary;
+  /**
+   * On a resumed audit, the verdicts of `blocks` and `verdicts` taken from the checkpoint file rather than checked by
+   * this run (the rest were); absent when the audit did not resume.
+   */
+  carried_over?: { blocks: number; verdicts: Record<AuditVerdict, number> };
 }
 
 /** How far back a reorg may supersede a block's verdict; older verdicts are final and kept only as counts. */

@@ -1,14 +1,14 @@
 /**
  * `audit-export ID --queue URL [--out FILE]`: the NDJSON of a distributed audit, as
  * `evm-integrity audit` writes it: the header, the block and reorg lines in block order, and a
- * summary summed from those lines by the same tally.
+ * summary summed from those lines by the same tally, each line after the header with its digest.
  */
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import { auditLines, storedAudit } from '../queue/audit-export.js';
 import { auditProgress } from '../queue/audit-progress.js';
-import { formatSummaryLine } from '../queue/audit-lines.js';
+import { ChainedLines, headerDigest } from '../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
@@ -59,12 +59,15 @@ export async function runAuditExport(
     });
     try {
       write(stored.header);
+      // Chained as `audit` chains its lines: the export resumes, and is checked, as a single machine's output.
+      const lines = new ChainedLines(headerDigest(JSON.parse(stored.header) as { audit: object }));
       for await (const line of auditLines(queue.pool, id)) {
-        tally.add(JSON.parse(line) as AuditEvent);
-        write(line);
+        const event = JSON.parse(line) as AuditEvent;
+        tally.add(event);
+        write(lines.line(event));
       }
       const total = tally.summary(stored.timings, tally.blocks);
-      write(formatSummaryLine(total));
+      write(lines.line({ summary: total }));
       const progress = await auditProgress(queue.pool, id);
       if (!progress!.complete) {
         io.stderr(

@@ -89,11 +89,17 @@ export function progress(tally: AuditTally, total: number, stderr: (text: string
 }
 
 /**
- * The exit status the verdicts of a whole audit make: 1 a block fails; 2 a block is not verifiable and none fails (one
- * line on stderr counts them: a block that could not be verified is no pass); else 0.
+ * The exit status the verdicts of a whole audit make: 1 a block fails; 2 a block of the range has no verdict, or one is
+ * not verifiable, and none fails (one line on stderr counts them: a block that could not be verified is no pass); else
+ * 0: every block of the range has its verdict, and passed.
  */
 export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void): number {
   if (total.verdicts.fail > 0) return 1;
+  if (!total.complete) {
+    const range = total.to - total.from + 1;
+    stderr(`evm-integrity: ${range - total.blocks} of the range's ${range} blocks have no verdict: not a pass\n`);
+    return 2;
+  }
   const unverified = total.verdicts.not_verifiable;
   if (unverified > 0) {
     stderr(

@@ -24,7 +24,7 @@ import {
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { cannotWrite } from './io.js';
-import { formatAuditLine, formatHeaderLine, formatSummaryLine, HEAD_HASH_NAME } from '../queue/audit-lines.js';
+import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
 import { monotonicMs } from './clock.js';
 
@@ -60,9 +60,16 @@ interface StartingPoint {
   /** How parent_link names `anchor`: the first block of the run has no block audited before it. */
   anchorName: string;
   headerWritten: boolean;
+  /** The digest the next line chains on from. */
+  digest: string;
+  /** With --resume, the verdicts taken from the file; and the first line not taken on trust, cut off with the rest. */
+  carried?: NonNullable<AuditSummary['carried_over']>;
+  dropped?: { line: number; why: string };
 }
 
 const CHECKPOINT_HASH = "the hash of the checkpoint's last block (--resume)";
+
+const NO_TIME = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
 
 /**
  * The flags read, the sources opened and the range resolved, before any output is opened: a
@@ -97,14 +104,24 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
 /** From the start of the range, or, with --resume, after the last block line of the file (its lines counted again). */
 function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint {
   if (!options.resume)
-    return { next: options.from, anchor: options.headHash, anchorName: HEAD_HASH_NAME, headerWritten: false };
+    return {
+      next: options.from,
+      anchor: options.headHash,
+      anchorName: HEAD_HASH_NAME,
+      headerWritten: false,
+      digest: headerDigest(header),
+    };
   const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
   const resumed = checkpoint.next > options.from;
+  const { blocks, verdicts } = tally.summary(NO_TIME, 0);
   return {
     next: checkpoint.next,
     anchor: resumed ? checkpoint.lastHash : options.headHash,
     anchorName: resumed ? CHECKPOINT_HASH : HEAD_HASH_NAME,
     headerWritten: checkpoint.headerKept,
+    digest: checkpoint.digest,
+    carried: { blocks, verdicts },
+    ...(checkpoint.dropped && { dropped: checkpoint.dropped }),
   };
 }
 
@@ -116,7 +133,7 @@ async function streamAudit(
   run: PreparedAudit,
   start: StartingPoint,
   output: AuditOutput,
-  context: { verify: BlockVerifier | undefined; signal: AbortSignal; io: AuditIo },
+  context: { verify: BlockVerifier | undefined; signal: AbortSignal; io: AuditIo; lines: ChainedLines },
 ): Promise<{ summary: AuditSummary | undefined; unreachable: string | undefined }> {
   const { options, tally } = run;
   if (start.next > options.to) return { summary: undefined, unreachable: undefined };
@@ -143,7 +160,7 @@ async function streamAudit(
       // After Ctrl-C no line is written: a block whose requests were cut short is not unreachable.
       if (context.signal.aborted) break;
       tally.add(event);
-      output.write(`${formatAuditLine(event)}\n`);
+      output.write(`${context.lines.line(event)}\n`);
       if (!isReorg(event) && event.verdict === 'unreachable') unreachable = event.reason;
     }
   } catch (error) {
@@ -161,13 +178,16 @@ async function streamAudit(
 function conclude(
   run: PreparedAudit,
   streamed: { summary: AuditSummary | undefined; unreachable: string | undefined },
-  output: AuditOutput,
+  output: { out: AuditOutput; lines: ChainedLines; carried: StartingPoint['carried'] },
   interrupted: boolean,
   io: AuditIo,
 ): number {
   const { summary, unreachable } = streamed;
-  const timings = summary?.timings ?? { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
-  const total = run.tally.summary(timings, summary === undefined ? 0 : summary.blocks);
+  const timings = summary?.timings ?? NO_TIME;
+  const total = {
+    ...run.tally.summary(timings, summary === undefined ? 0 : summary.blocks),
+    ...(output.carried && { carried_over: output.carried }),
+  };
   const { out, from, headHash } = run.options;
   const next = total.next_block;
   const link = next !== null && next > from ? run.tally.hashOf(next - 1) : headHash;
@@ -176,7 +196,7 @@ function conclude(
     io.stderr(`evm-integrity: interrupted before block ${next}; ${advice}\n`);
     return EXIT_INTERRUPTED;
   }
-  output.write(`${formatSummaryLine(total)}\n`);
+  output.out.write(`${output.lines.line({ summary: total })}\n`);
   if (total.verdicts.unreachable > 0) {
     const why = unreachable ?? 'the source is unreachable';
     io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${advice}\n`);
@@ -208,6 +228,10 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
   const start = startingPoint(run);
+  if (start.dropped)
+    io.stderr(
+      `evm-integrity: --resume: line ${start.dropped.line} of ${run.options.out} ${start.dropped.why}: the file is cut there, and the blocks from ${start.next} are audited again\n`,
+    );
   const opened = openOutput(run.options.out, io.stdout);
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
   const interrupt = () => controller.abort();
@@ -217,8 +241,10 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const verify = pool?.verify ?? (rules === undefined ? undefined : inlineBlockVerifier({ rules }));
   try {
-    const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io });
-    return conclude(run, streamed, output, controller.signal.aborted, io);
+    const lines = new ChainedLines(start.digest);
+    const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });
+    const written = { out: output, lines, carried: start.carried };
+    return conclude(run, streamed, written, controller.signal.aborted, io);
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     io.stderr(`evm-integrity: ${error.message}\n`);

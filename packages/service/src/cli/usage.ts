@@ -162,7 +162,8 @@ EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
 0103) are checked against the chain too; --bundle replays those checks when the
 recording had them. Prints one JSON line per block, a line per reorg seen, and a
 summary line, to stdout or --out FILE; --resume continues the audit in FILE where
-it stopped. --concurrency K: requests to the node at once (default 4, at most
+it stopped (its lines kept up to the first whose digest does not hold, the blocks
+from there audited again). --concurrency K: requests to the node at once (default 4, at most
 64), each a batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and
 its receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks
 are fetched ahead. A
