@@ -8,6 +8,7 @@
 import { isObject, type JsonObject } from '../input/json-values.js';
 import {
   readGenesisPage,
+  rawRecordFor,
   readRawBlocks,
   readRecordAnswer,
   type GenesisPage,
@@ -168,7 +169,7 @@ function readExchange(value: unknown, path: string, index: BundleIndex, versions
     const records = contentOf(exchange, path, readRawBlocks);
     for (const n of numbers) {
       const key = blockKey(chainId, n);
-      const record = records?.get(n) ?? null;
+      const record = records === null ? null : rawRecordFor(records, numbers, n);
       const what = `the raw record of block ${n} on chain ${chainId}`;
       if (isFirstVersion(versions, `${RAW_BLOCKS} ${key}`, path, record, what)) index.rawBlocks.set(key, record);
     }

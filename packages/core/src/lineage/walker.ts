@@ -92,6 +92,7 @@ class LineageWalk {
         { id, shown: report.dataset },
         genesis?.functionResults ?? [],
         logs,
+        { chainId, blockTimestamp: await this.provenTimestamp(record.block_number, logs) },
       ),
     );
     return { node: report, children: parentsOf(record) };
@@ -131,6 +132,17 @@ class LineageWalk {
         checks.push(check(c.check, c.status, c.path, c.reason));
     }
     return checks;
+  }
+
+  /**
+   * The timestamp of the record's block when one of its genesis logs stands in it and the block is proven; a block
+   * no log of the record points into is not read for it.
+   */
+  private async provenTimestamp(blockNumber: unknown, logs: readonly ArtifactLog[]): Promise<number | undefined> {
+    if (!logs.some(({ log }) => log.block_number === blockNumber)) return undefined;
+    const { facts } = await this.block(blockNumber as number);
+    const timestamp = facts?.proven === true ? facts.block.header.fields.timestamp : undefined;
+    return timestamp === undefined ? undefined : Number(timestamp);
   }
 
   /** Block-level checks, once per block however many logs of however many records point into it. */
