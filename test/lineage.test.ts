@@ -53,7 +53,7 @@ describe('lineage walker on bundles built from a real block', () => {
       [
         expect.objectContaining({
           check: 'record.fields',
-          reason: 'not verifiable: pool_uid, exchange_id are held to the chain by no artifact',
+          reason: 'not verifiable: nothing checked holds pool_uid, exchange_id to the chain',
         }),
       ],
       [
@@ -65,7 +65,7 @@ describe('lineage walker on bundles built from a real block', () => {
       ],
     ]);
     expect(report.reason).toBe(
-      `record.fields (${PAIR_RECORD}): not verifiable: pool_uid, exchange_id are held to the chain by no artifact`,
+      `record.fields (${PAIR_RECORD}): not verifiable: nothing checked holds pool_uid, exchange_id to the chain`,
     );
     expect(report.records.map((r) => [r.tracing_id, r.dataset])).toEqual([
       [PAIR_RECORD, '0301'],
@@ -249,7 +249,7 @@ describe('lineage walker on bundles built from a real block', () => {
     const report = await walk(bundle);
     expect(statusOf(report, 'block.header_hash')).toEqual([]);
     expect(report.verdict).toBe('not_verifiable');
-    expect(report.reason).toMatch(/^record\.fields \(.*\): not verifiable: .*held to the chain by no artifact/);
+    expect(report.reason).toMatch(/^record\.fields \(.*\): not verifiable: .*nothing checked holds .* to the chain$/);
   });
 
   it('one record with no genesis log: not verifiable, naming it, although its parent is held to the chain', async () => {
@@ -262,7 +262,7 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'block.header_hash')).toEqual(['pass']); // the parent's
     expect(report).toMatchObject({
       verdict: 'not_verifiable',
-      reason: `record.fields (${PAIR_RECORD}): not verifiable: reserves rests only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt); address, pool_uid, exchange_id, block_number, block_time, tx_index, log_index are held to the chain by no artifact`,
+      reason: `record.fields (${PAIR_RECORD}): not verifiable: reserves rests only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt); nothing checked holds address, pool_uid, exchange_id, block_number, block_time, tx_index, log_index to the chain`,
     });
   });
 

@@ -200,8 +200,7 @@ function fieldsCheck(
   const why = [
     onFunctionResults.length > 0 &&
       `${onFunctionResults.join(', ')} ${onFunctionResults.length === 1 ? 'rests' : 'rest'} only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt)`,
-    unchecked.length > 0 &&
-      `${unchecked.join(', ')} ${unchecked.length === 1 ? 'is' : 'are'} held to the chain by no artifact`,
+    unchecked.length > 0 && `nothing checked holds ${unchecked.join(', ')} to the chain`,
   ].filter((w): w is string => w !== false);
   if (why.length > 0) return check('record.fields', 'skipped', tracingId, `not verifiable: ${why.join('; ')}`);
   return check(

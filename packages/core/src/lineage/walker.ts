@@ -162,8 +162,10 @@ class LineageWalk {
  * Walks a derived record's lineage: checks the record's shape, that every
  * genesis log is on chain (in a block whose receipts reproduce its roots and
  * whose header hashes to its hash), that every function result is
- * self-consistent, that the record agrees with its artifacts, and follows its
- * parents depth first, reporting missing ones and cycles.
+ * self-consistent, that the record agrees with its artifacts and that every
+ * field of it is held to the chain (a field resting only on a function result is
+ * not verifiable), and follows its parents depth first, reporting missing ones
+ * and cycles.
  *
  * Linear in what the sources answer, each record and block visited once; the
  * walk keeps its own stack, so a deep chain of parents cannot overflow the call
