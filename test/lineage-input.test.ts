@@ -567,6 +567,20 @@ describe('a file or body that is not a lineage bundle is bad input: 400 naming t
 describe('a bundle giving one block or answer twice: identically is accepted, differently is bad input', () => {
   it.each(CONFLICTS)('%s: 400 naming the second copy, exit 2', async (_name, c) => expectBadInput(c));
 
+  it('a raw block record answered for several blocks that names none of them: 400 naming its block_number, exit 2', async () =>
+    expectBadInput(
+      bad(
+        changed((b) => {
+          const raw = b.exchanges[5];
+          raw.body.block_numbers = [19426587, 19426588];
+          raw.response.data[0].block_number = 19426589;
+        }),
+        'bundle.exchanges[5].response.data[0].block_number',
+        'invalid_format',
+        /one of the blocks asked in body\.block_numbers .*, got the number 19426589/,
+      ),
+    ));
+
   it('every exchange and block again (members in another order) is audited; that copy altered is refused', async () => {
     const reordered = (value: Json): Json =>
       JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(value).reverse())));
