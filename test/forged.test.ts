@@ -18,7 +18,15 @@ import type { BlockJson } from '../packages/core/src/sources/block-source.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
-import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
+import {
+  buildBundle,
+  buildHeldBundle,
+  forgeErc20Result,
+  forgeGetReserves,
+  PAIR_RECORD,
+  recordOf,
+  WETH_RECORD,
+} from './helpers/lineage-bundles.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
@@ -165,6 +173,34 @@ describe('lineage: a forged block never passes, and nothing checked on chain is 
     );
   });
 
+  it(`a forged function result with its record changed to match: never pass (${PROPERTY_RUNS / 4} runs)`, async () => {
+    // Over the snapshot that passes (WETH as its parent again when WETH's result is forged): the forged result, checked
+    // only against itself and the record made to match, must not let the lineage pass.
+    const forgery = fc.oneof(
+      fc.record({ member: fc.constant('name' as const), value: fc.string({ maxLength: 40 }) }),
+      fc.record({ member: fc.constant('symbol' as const), value: fc.string({ maxLength: 12 }) }),
+      fc.record({ member: fc.constant('decimals' as const), value: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({
+        member: fc.constant('getReserves' as const),
+        value: fc.tuple(fc.bigInt(0n, 2n ** 112n - 1n), fc.bigInt(0n, 2n ** 112n - 1n)),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(forgery, async ({ member, value }) => {
+        const bundle = buildHeldBundle();
+        if (member === 'getReserves') forgeGetReserves(bundle, ...value);
+        else {
+          recordOf(bundle, PAIR_RECORD)._parent_tracing_ids = [WETH_RECORD];
+          forgeErc20Result(bundle, member, value);
+        }
+        const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+        expect(audit.ok).toBe(true);
+        expect(audit.ok && audit.value.verdict).not.toBe('pass');
+      }),
+      { numRuns: PROPERTY_RUNS / 4 },
+    );
+  });
+
   it('the forger leaves nonce out: 400 naming bundle.blocks[0].header.nonce (was: pass)', async () => {
     const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle: forgedBundle(['nonce']) });
     expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({
@@ -233,10 +269,27 @@ describe('over HTTP: POST /v1/evm/verify/lineage on a real server', () => {
     });
   });
 
-  it('the real bundle still passes', async () => {
+  it('the real bundle: not verifiable, its fields held by no log named; the snapshot claiming only them passes', async () => {
     const res = await post(buildBundle());
     expect(res.status).toBe(200);
-    expect((await res.json()).data[0]).toMatchObject({ verdict: 'pass', reason: null });
+    expect((await res.json()).data[0]).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringMatching(/^record\.fields .*: nothing checked holds pool_uid, exchange_id to the chain$/),
+    });
+    const held = await post(buildHeldBundle());
+    expect((await held.json()).data[0]).toMatchObject({ verdict: 'pass', reason: null });
+  });
+
+  it("WETH's name() forged as Fake Ether with the record to match: 200, not verifiable (was: pass)", async () => {
+    const bundle = buildBundle();
+    forgeErc20Result(bundle, 'name', 'Fake Ether');
+    const res = await post(bundle);
+    expect(res.status).toBe(200);
+    const report = (await res.json()).data[0];
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.records[1].checks.find((c: { check: string }) => c.check === 'record.fields').reason).toMatch(
+      /^not verifiable: name, symbol, decimals rest only on function results/,
+    );
   });
 });
 

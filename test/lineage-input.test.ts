@@ -20,7 +20,7 @@ import { createApp } from '../packages/service/src/server/app.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
+import { buildBundle, buildHeldBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
 import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
 
 type Json = Record<string, any>;
@@ -567,13 +567,27 @@ describe('a file or body that is not a lineage bundle is bad input: 400 naming t
 describe('a bundle giving one block or answer twice: identically is accepted, differently is bad input', () => {
   it.each(CONFLICTS)('%s: 400 naming the second copy, exit 2', async (_name, c) => expectBadInput(c));
 
+  it('a raw block record answered for several blocks that names none of them: 400 naming its block_number, exit 2', async () =>
+    expectBadInput(
+      bad(
+        changed((b) => {
+          const raw = b.exchanges[5];
+          raw.body.block_numbers = [19426587, 19426588];
+          raw.response.data[0].block_number = 19426589;
+        }),
+        'bundle.exchanges[5].response.data[0].block_number',
+        'invalid_format',
+        /one of the blocks asked in body\.block_numbers .*, got the number 19426589/,
+      ),
+    ));
+
   it('every exchange and block again (members in another order) is audited; that copy altered is refused', async () => {
     const reordered = (value: Json): Json =>
       JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(value).reverse())));
-    const twice = changed((b) => {
-      b.exchanges.push(...b.exchanges.map(reordered));
-      b.blocks.push(...b.blocks.map(reordered));
-    });
+    // The bundle whose lineage passes, so that a copy read twice could show in the verdict.
+    const twice = buildHeldBundle() as unknown as Json;
+    twice.exchanges.push(...twice.exchanges.map(reordered));
+    twice.blocks.push(...twice.blocks.map(reordered));
     const result = await viaOperation(JSON.stringify(twice));
     expect(result.status).toBe(200);
     expect(result.verdict).toBe('identical');
@@ -736,6 +750,7 @@ describe('the endpoint and lineage --bundle give the same answer for the same bu
   tampered.blocks[0].receipts.pop();
   const cases: Array<[string, string]> = [
     ['a good bundle', JSON.stringify(good())],
+    ['a bundle whose lineage passes', JSON.stringify(buildHeldBundle())],
     ['a tampered bundle', JSON.stringify(tampered)],
     ['not a bundle', '{}'],
     ['a hostile bundle', HOSTILE[1]![1].text],
@@ -750,7 +765,7 @@ describe('the endpoint and lineage --bundle give the same answer for the same bu
     const result = await viaOperation(text);
     const cli = await viaCli(text, ['--json']);
     if (result.status === 200) {
-      expect(cli.code).toBe(result.verdict === 'identical' ? 0 : 1);
+      expect(cli.code).toBe({ identical: 0, different: 1, not_verifiable: 2 }[result.verdict as string]);
       expect(JSON.parse(cli.stdout)).toEqual((result.body as Json).data[0]);
     } else {
       expect(result.status).toBe(400);
@@ -804,7 +819,10 @@ describe('over HTTP: the app, and the real server on loopback', () => {
   });
 
   it('a good bundle is still audited over loopback', async () => {
-    const res = await fetch(`${server.url}/v1/evm/verify/lineage`, { ...request, body: body(JSON.stringify(good())) });
+    const res = await fetch(`${server.url}/v1/evm/verify/lineage`, {
+      ...request,
+      body: body(JSON.stringify(buildHeldBundle())),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ data: [{ verdict: 'pass' }] });
   });

@@ -11,10 +11,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
+import { buildHeldBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
 
 type Json = Record<string, any>;
-const bundle = buildBundle();
+// The snapshot whose every field is held to the chain: the lineage passes live.
+const bundle = buildHeldBundle();
 const fixture = loadFixture('mainnet-19426587');
 const requests: Array<{ path: string; auth: string | undefined }> = [];
 

@@ -316,6 +316,10 @@ describe('ServiceSource against a fake hosted service', () => {
     expect(service.received[0]!.body).toEqual({ chain_id: 1, block_numbers: [BLOCK] });
     service.faults.set(2, { status: 200, body: { chain_id: 1, data: [], cursor: null, count: 0 } });
     expect(await s.rawBlock(1, BLOCK)).toBeNull();
+    // A record answered for the block that names another is still its answer: the walk compares its block_number.
+    const renumbered = { ...RAW_BLOCK, block_number: BLOCK + 1 };
+    service.faults.set(3, { status: 200, body: { chain_id: 1, data: [renumbered], cursor: null, count: 1 } });
+    expect(await s.rawBlock(1, BLOCK)).toEqual(renumbered);
   });
 
   it('rawBlock: the row of the block listed twice alike is the answer; listed twice differently, a SourceError', async () => {

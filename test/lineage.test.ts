@@ -3,13 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
 import { auditBundle, bundleParameter, verifyLineage } from '../packages/core/src/api/lineage-operation.js';
 import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-source.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
-import { buildBundle, PAIR_RECORD, WETH_RECORD } from './helpers/lineage-bundles.js';
+import {
+  buildBundle,
+  buildHeldBundle,
+  forgeErc20Result,
+  PAIR_RECORD,
+  recordOf,
+  WETH_RECORD,
+} from './helpers/lineage-bundles.js';
 
 async function walk(bundle: Bundle, tracingId = PAIR_RECORD): Promise<LineageReport> {
   const source = new BundleSource(bundle);
@@ -25,6 +32,10 @@ const statusOf = (report: LineageReport, name: string) =>
     .filter((c) => c.check === name)
     .map((c) => c.status);
 
+/** The raw block record of the bundle's block (mutable, for tampering). */
+const rawBlockRecord = (bundle: Bundle): any =>
+  (bundle.exchanges.find((e) => e.path === '/evm/raw/blocks')!.response as any).data[0];
+
 /** The exchange answering `path` for `tracingId` (first page for genesis). */
 function answer(bundle: Bundle, path: string, tracingId: string): any {
   return bundle.exchanges.find(
@@ -34,10 +45,28 @@ function answer(bundle: Bundle, path: string, tracingId: string): any {
 }
 
 describe('lineage walker on bundles built from a real block', () => {
-  it('the untampered reserve snapshot and its parent pass every check', async () => {
+  it('the untampered reserve snapshot and its parent pass every check but their fields held by no log', async () => {
     const report = await walk(buildBundle());
     expect(failed(report)).toEqual([]);
-    expect(report.verdict).toBe('pass');
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.records.map((r) => r.checks.filter((c) => c.status === 'skipped'))).toEqual([
+      [
+        expect.objectContaining({
+          check: 'record.fields',
+          reason: 'not verifiable: nothing checked holds pool_uid, exchange_id to the chain',
+        }),
+      ],
+      [
+        expect.objectContaining({
+          check: 'record.fields',
+          reason:
+            "not verifiable: name, symbol, decimals rest only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt)",
+        }),
+      ],
+    ]);
+    expect(report.reason).toBe(
+      `record.fields (${PAIR_RECORD}): not verifiable: nothing checked holds pool_uid, exchange_id to the chain`,
+    );
     expect(report.records.map((r) => [r.tracing_id, r.dataset])).toEqual([
       [PAIR_RECORD, '0301'],
       [WETH_RECORD, '0201'],
@@ -56,12 +85,57 @@ describe('lineage walker on bundles built from a real block', () => {
       'record.reserves',
       'record.erc20',
       'record.not_older',
+      'block.raw_record',
     ]) {
       expect(statusOf(report, name), name).toContain('pass');
       expect(statusOf(report, name), name).not.toContain('fail');
     }
     // The genesis of the pair came in two pages, one counted with page_count.
     expect(report.records[0]!.checks.filter((c) => c.subject.startsWith('genesis.function_results'))).toHaveLength(2);
+  });
+
+  it('the snapshot alone, claiming only what its Sync log holds to the chain, passes', async () => {
+    const report = await walk(buildHeldBundle());
+    expect(report).toMatchObject({ verdict: 'pass', reason: null, summary: { fail: 0, skipped: 0 } });
+    expect(report.records.map((r) => r.tracing_id)).toEqual([PAIR_RECORD]);
+    expect(report.records[0]!.checks.find((c) => c.check === 'record.fields')).toMatchObject({
+      status: 'pass',
+      reason: 'chain_id, address, block_number, block_time, tx_index, log_index, reserves held to the chain',
+    });
+  });
+
+  it.each([
+    ['name', 'Fake Ether'],
+    ['symbol', 'FAKE'],
+    ['decimals', 6],
+  ] as const)(
+    "WETH's %s() forged as %j with the record to match: not verifiable, naming the field, never a pass",
+    async (member, value) => {
+      const bundle = buildBundle();
+      forgeErc20Result(bundle, member, value);
+      const report = await walk(bundle, WETH_RECORD);
+      expect(failed(report)).toEqual([]);
+      expect(report.verdict).toBe('not_verifiable');
+      expect(report.reason).toMatch(
+        new RegExp(
+          `^record\\.fields \\(${WETH_RECORD}\\): not verifiable: name, symbol, decimals rest only on function results`,
+        ),
+      );
+    },
+  );
+
+  it('a child inherits its parent: the held snapshot over a forged WETH record is not verifiable', async () => {
+    const bundle = buildHeldBundle();
+    recordOf(bundle, PAIR_RECORD)._parent_tracing_ids = [WETH_RECORD];
+    forgeErc20Result(bundle, 'name', 'Fake Ether');
+    const report = await walk(bundle);
+    // The snapshot's own checks all pass; its parent's name rests on a function result alone.
+    expect(report.records[0]!.checks.every((c) => c.status === 'pass')).toBe(true);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.reason).toMatch(new RegExp(`^record\\.fields \\(${WETH_RECORD}\\): not verifiable: name, `));
+    // Over a failing parent, the child fails.
+    recordOf(bundle, WETH_RECORD).decimals = 6;
+    expect((await walk(bundle)).verdict).toBe('fail');
   });
 
   const tampered: Array<[string, (b: Bundle) => void, string | string[]]> = [
@@ -93,6 +167,27 @@ describe('lineage walker on bundles built from a real block', () => {
       'a receipt dropped from the block',
       (b) => b.blocks[0]!.receipts.pop(),
       ['block.receipts_root', 'block.logs_bloom'],
+    ],
+    [
+      "the raw block record's block_hash altered",
+      (b) => (rawBlockRecord(b).block_hash = 'ff'.repeat(32)),
+      'block.raw_record',
+    ],
+    ["the raw block record's block_number altered", (b) => (rawBlockRecord(b).block_number += 1), 'block.raw_record'],
+    [
+      "the raw block record's receipt_root altered",
+      (b) => (rawBlockRecord(b).receipt_root = 'ff'.repeat(32)),
+      'block.raw_record',
+    ],
+    [
+      "the record's block_time altered",
+      (b) => (answer(b, '/evm/lineage/record', WETH_RECORD).data.record.block_time = '2024-03-13T13:55:36.000Z'),
+      'record.fields',
+    ],
+    [
+      "the record's chain_id altered",
+      (b) => (answer(b, '/evm/lineage/record', PAIR_RECORD).data.record.chain_id = 10),
+      'record.fields',
     ],
     [
       'a parent cycle',
@@ -154,7 +249,7 @@ describe('lineage walker on bundles built from a real block', () => {
     const report = await walk(bundle);
     expect(statusOf(report, 'block.header_hash')).toEqual([]);
     expect(report.verdict).toBe('not_verifiable');
-    expect(report.reason).toMatch(/no block was checked on chain/);
+    expect(report.reason).toMatch(/^record\.fields \(.*\): not verifiable: .*nothing checked holds .* to the chain$/);
   });
 
   it('one record with no genesis log: not verifiable, naming it, although its parent is held to the chain', async () => {
@@ -167,7 +262,7 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'block.header_hash')).toEqual(['pass']); // the parent's
     expect(report).toMatchObject({
       verdict: 'not_verifiable',
-      reason: `no block was checked on chain for record ${PAIR_RECORD}: it has no genesis log whose block could be verified, so nothing it claims is held to the chain`,
+      reason: `record.fields (${PAIR_RECORD}): not verifiable: reserves rests only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt); nothing checked holds address, pool_uid, exchange_id, block_number, block_time, tx_index, log_index to the chain`,
     });
   });
 
@@ -245,7 +340,7 @@ describe('lineage walker on bundles built from a real block', () => {
     results[2].decoded_output = { decimals: 18 };
     const report = await walk(bundle);
     expect(failed(report)).toEqual([]);
-    expect(report.verdict).toBe('pass');
+    expect(statusOf(report, 'function_result.decoded_output')).toEqual(['pass', 'pass', 'pass', 'pass']);
     results[0].decoded_output = { name: 'Wrapped Ether 2' };
     expect(failed(await walk(bundle))).toEqual(['function_result.decoded_output']);
     results[0].decoded_output = { name: 'Wrapped Ether', value: 'Wrapped Ether' };
@@ -261,7 +356,7 @@ describe('lineage walker on bundles built from a real block', () => {
 
 describe('POST /v1/evm/verify/lineage operation', () => {
   it('answers the report in the envelope {chain_id, data:[report], count:1}', async () => {
-    const result = await verifyLineage({ chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() });
+    const result = await verifyLineage({ chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildHeldBundle() });
     expect(result.status).toBe(200);
     expect(result.verdict).toBe('identical');
     expect(result.body).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
@@ -305,13 +400,42 @@ describe('evm-integrity lineage (CLI)', () => {
     const out = { stdout: '', stderr: '' };
     return { out, io: { stdout: (t: string) => (out.stdout += t), stderr: (t: string) => (out.stderr += t) } };
   };
-  const bundleFile = fileURLToPath(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url));
+  const committedFile = fileURLToPath(
+    new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url),
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-held-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const written = (name: string, bundle: Bundle) => {
+    const file = join(dir, name);
+    writeFileSync(file, JSON.stringify(bundle));
+    return file;
+  };
+  const bundleFile = written('held.json', buildHeldBundle());
 
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], streams)).toBe(0);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(30 passed, 0 failed, 0 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(15 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
+  });
+
+  it('the committed real bundle exits 2: not verifiable, its fields held by no log named', async () => {
+    const { out, io: streams } = io();
+    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', committedFile], streams)).toBe(2);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(32 passed, 0 failed, 2 skipped\)/);
+    expect(out.stdout).toMatch(/skip {2}record\.fields .* name, symbol, decimals rest only on function results/);
+  });
+
+  it("WETH's name() forged as Fake Ether with the record to match exits 2, not 0", async () => {
+    const bundle = buildBundle();
+    forgeErc20Result(bundle, 'name', 'Fake Ether');
+    const { out, io: streams } = io();
+    const file = written('forged-name.json', bundle);
+    expect(await runLineage([WETH_RECORD, '--chain-id', '1', '--bundle', file, '--json'], streams)).toBe(2);
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: expect.stringContaining('name, symbol, decimals rest only on function results'),
+    });
   });
 
   it('--workers 1: the block checks on a worker thread, the same table', async () => {

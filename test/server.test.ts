@@ -9,7 +9,7 @@ import { provision } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { RECEIPT_ROOT_BODY } from '../packages/core/src/input/receipt-root-request.js';
 import { loadFixture } from './helpers/fixtures.js';
-import { buildBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
+import { buildHeldBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 const T0 = new Date('2026-03-31T12:00:00.000Z');
@@ -430,7 +430,11 @@ describe('faults (500, 503) and logs', () => {
 describe('POST /v1/evm/verify/lineage (extension, L1)', () => {
   it('answers the report for a bundle and costs 1 CU', async () => {
     const s = await setup();
-    const res = await s.post('/v1/evm/verify/lineage', { chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() });
+    const res = await s.post('/v1/evm/verify/lineage', {
+      chain_id: 1,
+      tracing_id: PAIR_RECORD,
+      bundle: buildHeldBundle(),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass' }] });
     expect((await usageOf(s)).cu_by_endpoint).toEqual({ 'verify/lineage': 1 });

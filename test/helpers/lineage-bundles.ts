@@ -189,3 +189,56 @@ export function buildBundle(): Bundle {
     blocks: [{ chain_id: 1, header: fixture.header, receipts: fixture.receipts }],
   };
 }
+
+/** The record answer of a tracing id in the bundle (mutable, for tampering). */
+export function recordOf(bundle: Bundle, tracingId: string): Record<string, any> {
+  const exchange = bundle.exchanges.find(
+    (e) => e.path === '/evm/lineage/record' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId,
+  )!;
+  return (exchange.response as any).data.record;
+}
+
+/**
+ * The pair's reserve snapshot alone, claiming only what its genesis holds to the chain: no WETH parent (whose name,
+ * symbol and decimals rest only on function results), no pool_uid and exchange_id (held by no artifact). Every field
+ * it keeps is held to the chain: the one lineage here that passes.
+ */
+export function buildHeldBundle(): Bundle {
+  const bundle = buildBundle();
+  const record = recordOf(bundle, PAIR_RECORD);
+  delete record.pool_uid;
+  delete record.exchange_id;
+  record._parent_tracing_ids = [];
+  return bundle;
+}
+
+/**
+ * Forges an ERC-20 function result of WETH's record (`name`, `symbol`, `decimals`) to `value`, its output and
+ * decoded_output re-encoded so that both agree, and the record changed to match: everything is consistent but the
+ * chain never returned it.
+ */
+export function forgeErc20Result(bundle: Bundle, member: 'name' | 'symbol' | 'decimals', value: string | number) {
+  const genesis = bundle.exchanges.find(
+    (e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === WETH_RECORD,
+  )!;
+  const result = (genesis.response as any).data.genesis.function_results.find(
+    (r: { decoded_name: string }) => r.decoded_name === member,
+  );
+  result.output = hexOut(member, value);
+  result.decoded_output = { value };
+  recordOf(bundle, WETH_RECORD)[member] = value;
+}
+
+/** Forges the pair's getReserves result to other reserves, output and decoded_output agreeing, the record to match. */
+export function forgeGetReserves(bundle: Bundle, reserve0: bigint, reserve1: bigint) {
+  const page = bundle.exchanges.find((e) => e.path === '/evm/lineage/genesis' && e.body.cursor === 'page-2')!;
+  const result = (page.response as any).data.genesis.function_results[0];
+  const decoded = {
+    reserve0: String(reserve0),
+    reserve1: String(reserve1),
+    block_timestamp_last: result.decoded_output.block_timestamp_last,
+  };
+  result.output = hexOut('getReserves', decoded);
+  result.decoded_output = decoded;
+  recordOf(bundle, PAIR_RECORD).reserves = [decoded.reserve0, decoded.reserve1];
+}

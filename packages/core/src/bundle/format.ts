@@ -8,6 +8,7 @@
 import { isObject, type JsonObject } from '../input/json-values.js';
 import {
   readGenesisPage,
+  rawRecordFor,
   readRawBlocks,
   readRecordAnswer,
   type GenesisPage,
@@ -117,6 +118,23 @@ function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown
   throw new SourceError(`${at}: expected ${expected}`, { path: at, reason, expected });
 }
 
+/**
+ * Refuses, in an answer to several blocks, a record of a block not asked for: which asked block it was answered for,
+ * renumbered, cannot be told, so its members could not be compared with any block. (Answered for one block, a record
+ * is that block's, and the walk compares its `block_number`.)
+ */
+function unaskedRawRecord(exchange: Exchange, path: string, asked: readonly number[]): void {
+  const numbers = new Set(asked);
+  const data = (exchange.response as Json).data as unknown[];
+  const i = data.findIndex((row) => isObject(row) && !numbers.has(row.block_number as number));
+  if (i !== -1)
+    throw bundleProblem(
+      `${path}.response.data[${i}].block_number`,
+      'one of the blocks asked in body.block_numbers (a record answered for several blocks that names another cannot be told apart from one renumbered)',
+      (data[i] as Json).block_number,
+    );
+}
+
 /** The cursor a paged request sent: null for the first page (absent or null). */
 function cursorOf(exchange: Exchange, path: string): string | null {
   const cursor = exchange.body.cursor ?? null;
@@ -166,9 +184,10 @@ function readExchange(value: unknown, path: string, index: BundleIndex, versions
         numbers,
       );
     const records = contentOf(exchange, path, readRawBlocks);
+    if (records !== null && numbers.length > 1) unaskedRawRecord(exchange, path, numbers);
     for (const n of numbers) {
       const key = blockKey(chainId, n);
-      const record = records?.get(n) ?? null;
+      const record = records === null ? null : rawRecordFor(records, numbers, n);
       const what = `the raw record of block ${n} on chain ${chainId}`;
       if (isFirstVersion(versions, `${RAW_BLOCKS} ${key}`, path, record, what)) index.rawBlocks.set(key, record);
     }

@@ -15,6 +15,15 @@ type Json = JsonObject;
 /** Our decoding of the record's own function result of that name, or undefined when there is none that decodes. */
 export type Decoded = (name: string) => unknown;
 
+/**
+ * A dataset check, and the record's fields it showed equal to an artifact, with what holds each: a genesis log (held
+ * to the chain by its own checks) or only a function result (checked against nothing but itself).
+ */
+export interface DatasetCheck {
+  check: Check;
+  fields: Record<string, 'log' | 'function_result'>;
+}
+
 /** keccak("Sync(uint112,uint112)"): the reserves event of Uniswap-V2-style pairs. */
 const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(uint112,uint112)')));
 
@@ -29,8 +38,8 @@ const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_inde
 const positionMember = (v: unknown) =>
   v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null;
 
-/** ERC-20 (0201): name, symbol and decimals equal the decoded function results. */
-export function erc20Check(record: Json, decoded: Decoded, subject: string): Check {
+/** ERC-20 (0201): name, symbol and decimals equal the decoded function results, which are all that hold them. */
+export function erc20Check(record: Json, decoded: Decoded, subject: string): DatasetCheck {
   const members = [
     ['name', decoded('name')],
     ['symbol', decoded('symbol')],
@@ -38,12 +47,15 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
   ] as const;
   const present = members.filter(([, v]) => v !== undefined);
   if (present.length === 0)
-    return check(
-      'record.erc20',
-      'skipped',
-      subject,
-      'no decodable name, symbol or decimals result among the artifacts',
-    );
+    return {
+      check: check(
+        'record.erc20',
+        'skipped',
+        subject,
+        'no decodable name, symbol or decimals result among the artifacts',
+      ),
+      fields: {},
+    };
   // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
   const valueOf = (v: unknown) => {
     const one = oneValue(v);
@@ -54,18 +66,24 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Che
     ([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]),
   );
   if (wrong !== undefined)
-    return check(
+    return {
+      check: check(
+        'record.erc20',
+        'fail',
+        subject,
+        `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`,
+      ),
+      fields: {},
+    };
+  return {
+    check: check(
       'record.erc20',
-      'fail',
+      'pass',
       subject,
-      `${wrong[0]} is ${show(record[wrong[0]])} but the function result decodes to ${show(valueOf(wrong[1]))}`,
-    );
-  return check(
-    'record.erc20',
-    'pass',
-    subject,
-    `${present.map(([m]) => m).join(', ')} equal the decoded function results`,
-  );
+      `${present.map(([m]) => m).join(', ')} equal the decoded function results`,
+    ),
+    fields: Object.fromEntries(present.map(([m]) => [m, 'function_result'])),
+  };
 }
 
 /**
@@ -77,10 +95,11 @@ export function reservesCheck(
   logs: ReadonlyArray<{ log: GenesisLog; subject: string }>,
   decoded: Decoded,
   subject: string,
-): Check {
+): DatasetCheck {
+  const unheld = (c: Check): DatasetCheck => ({ check: c, fields: {} });
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== 2)
-    return check('record.reserves', 'skipped', subject, 'not a two-token reserves record');
+    return unheld(check('record.reserves', 'skipped', subject, 'not a two-token reserves record'));
   const pool = hexText(record.address);
   // Without an integer position the record cannot be placed among the Sync logs; getReserves still counts.
   const [block, tx, log] = [
@@ -100,11 +119,13 @@ export function reservesCheck(
   // The record's own genesis has its pool's Sync only after it: no artifact shows the reserves at its position, and
   // getReserves alone would let a record placed before its Sync pass.
   if (last === undefined && later !== undefined)
-    return check(
-      'record.reserves',
-      'skipped',
-      subject,
-      `the pool's Sync in the genesis (${later.subject}) comes after the record's position (block ${at![0]}, transaction ${at![1]}, log ${at![2]}): no log shows the reserves there`,
+    return unheld(
+      check(
+        'record.reserves',
+        'skipped',
+        subject,
+        `the pool's Sync in the genesis (${later.subject}) comes after the record's position (block ${at![0]}, transaction ${at![1]}, log ${at![2]}): no log shows the reserves there`,
+      ),
     );
   const sources: Array<[string, [bigint, bigint]]> = [];
   if (last !== undefined) {
@@ -118,26 +139,34 @@ export function reservesCheck(
   const get = decoded('getReserves');
   if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
   if (sources.length === 0)
-    return check(
-      'record.reserves',
-      'skipped',
-      subject,
-      `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
+    return unheld(
+      check(
+        'record.reserves',
+        'skipped',
+        subject,
+        `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
+      ),
     );
   let claimed: [bigint, bigint];
   try {
     if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
     claimed = [BigInt(String(reserves[0])), BigInt(String(reserves[1]))];
   } catch {
-    return check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`);
+    return unheld(check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`));
   }
   const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
   if (wrong !== undefined)
-    return check(
-      'record.reserves',
-      'fail',
-      subject,
-      `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`,
+    return unheld(
+      check(
+        'record.reserves',
+        'fail',
+        subject,
+        `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`,
+      ),
     );
-  return check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`);
+  return {
+    check: check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`),
+    // Without a Sync that gives them (two words of data), getReserves alone holds them.
+    fields: { reserves: sources[0]![0] === 'getReserves' ? 'function_result' : 'log' },
+  };
 }

@@ -21,9 +21,11 @@ export interface LineageReport {
   chain_id: number;
   tracing_id: string;
   /**
-   * `fail` when any check failed; else `not_verifiable` when a check was skipped, or when a
-   * record had no block checked on chain (nothing it claims was held to the chain); else `pass`:
-   * every check ran and passed, and every record stands on a block checked on chain.
+   * `fail` when any check failed; else `not_verifiable` when a check was skipped (among them a
+   * field held to the chain by nothing checked, such as one that rests only on a function result),
+   * or when a record had no block checked on chain; else `pass`: every check ran and passed, every
+   * field of every record is held to the chain. It covers every record walked: a record inherits
+   * its parents' verdicts.
    */
   verdict: 'pass' | 'fail' | 'not_verifiable';
   /**

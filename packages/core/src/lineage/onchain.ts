@@ -95,38 +95,57 @@ function receiptsDo(count: number, verb: string): string {
   return count === 1 ? `1 receipt ${verb}s` : `${count} receipts ${verb}`;
 }
 
-/** The receipts root against the raw block record's `receipt_root` too, when the source has the record. */
-async function receiptsRootCheck(
+/** A raw block record's member: its hex (lower case, no `0x`), or null when it is not hex. */
+const rawHex = (v: unknown) => {
+  const bytes = hexOf(v);
+  return bytes === null ? null : bytesToHex(bytes);
+};
+
+/**
+ * The service's raw block record (dataset 0101) against the block: its `block_number`, `block_hash` and `receipt_root`
+ * restate the block's, so each must agree. Null when the source has no record (nothing to compare); skipped when the
+ * block is not proven (agreeing with an unproven header proves nothing).
+ */
+async function rawRecordCheck(
   n: number,
   subject: string,
   report: BlockReport,
+  proven: boolean,
   context: BlockContext,
-): Promise<Check> {
-  const computed = report.receipts_root;
-  if (computed.matches !== true)
-    return comparisonCheck(
-      'block.receipts_root',
-      subject,
-      computed,
-      '',
-      `the ${receiptsDo(report.transaction_count, 'give')}`,
-    );
+): Promise<Check | null> {
   // The raw block record is optional evidence: a source that cannot give it does not stop the walk.
   const raw = await (context.source.rawBlock?.(context.chainId, n) ?? Promise.resolve(null)).catch((error: unknown) => {
     if (error instanceof SourceError) return null;
     throw error;
   });
-  const recorded = raw === null ? null : hexOf(raw.receipt_root);
-  if (raw !== null && (recorded === null || bytesToHex(recorded) !== computed.computed))
+  if (raw === null) return null;
+  if (!proven)
     return check(
-      'block.receipts_root',
+      'block.raw_record',
+      'skipped',
+      subject,
+      'the block is not proven (a block check did not pass), so agreeing with it proves nothing',
+    );
+  const members: Array<[string, string | null, string]> = [
+    // A number, as the spec types it: a block number in a string is not the block's number restated.
+    ['block_number', raw.block_number === n ? String(n) : null, String(n)],
+    ['block_hash', rawHex(raw.block_hash), report.block_hash.computed!],
+    ['receipt_root', rawHex(raw.receipt_root), report.receipts_root.computed!],
+  ];
+  const wrong = members.filter(([, given, block]) => given !== block);
+  if (wrong.length > 0)
+    return check(
+      'block.raw_record',
       'fail',
       subject,
-      `the ${receiptsDo(report.transaction_count, 'give')} ${computed.computed}, not the raw block record receipt_root`,
+      wrong.map(([name, , block]) => `its ${name} is ${show(raw[name])}, not the block's ${block}`).join('; '),
     );
-  const what =
-    raw === null ? 'the header receiptsRoot' : 'the header receiptsRoot and the raw block record receipt_root';
-  return check('block.receipts_root', 'pass', subject, `${receiptsDo(report.transaction_count, 'reproduce')} ${what}`);
+  return check(
+    'block.raw_record',
+    'pass',
+    subject,
+    "the raw block record's block_number, block_hash and receipt_root are the block's",
+  );
 }
 
 /**
@@ -178,7 +197,13 @@ export async function checkBlock(
       'the header hashes to the block hash',
       'the header gives',
     ),
-    await receiptsRootCheck(n, subject, report, context),
+    comparisonCheck(
+      'block.receipts_root',
+      subject,
+      report.receipts_root,
+      `${receiptsDo(report.transaction_count, 'reproduce')} the header receiptsRoot`,
+      `the ${receiptsDo(report.transaction_count, 'give')}`,
+    ),
     comparisonCheck(
       'block.logs_bloom',
       subject,
@@ -188,6 +213,8 @@ export async function checkBlock(
     ),
   ];
   const proven = checks.every((c) => c.status === 'pass') && report.verdict === 'identical';
+  const raw = await rawRecordCheck(n, subject, report, proven, context);
+  if (raw !== null) checks.push(raw);
   return {
     facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) },
     checks,

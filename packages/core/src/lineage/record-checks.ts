@@ -5,7 +5,7 @@
 import { isObject, type JsonObject } from '../input/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
-import { erc20Check, reservesCheck } from './cross-checks.js';
+import { erc20Check, reservesCheck, type DatasetCheck } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
@@ -72,9 +72,18 @@ export function shapeChecks(
   return checks;
 }
 
+/** What the walk knows beside the record and its artifacts, for its fields. */
+export interface RecordContext {
+  /** The chain audited. */
+  chainId: number;
+  /** The timestamp (seconds) of the record's block, when that block was proven; undefined otherwise. */
+  blockTimestamp: number | undefined;
+}
+
 /**
  * The record against its artifacts: the values its dataset derives from function results and
- * logs (ERC-20 metadata, pool reserves), and its block not older than any artifact's.
+ * logs (ERC-20 metadata, pool reserves), its block not older than any artifact's, and every field
+ * held to the chain (`record.fields`).
  */
 export function artifactAgreementChecks(
   tracingId: string,
@@ -82,6 +91,7 @@ export function artifactAgreementChecks(
   dataset: { id: string | null; shown: unknown },
   functionResults: readonly unknown[],
   logs: readonly ArtifactLog[],
+  context: RecordContext,
 ): Check[] {
   const results = functionResults.filter(isObject);
   const decoded = (name: string) => {
@@ -93,19 +103,112 @@ export function artifactAgreementChecks(
     const out = decodeFunctionOutput(name, bytes);
     return out.ok ? out.value : undefined;
   };
-  const agreement =
+  const agreement: DatasetCheck =
     dataset.id === '0201'
       ? erc20Check(record, decoded, tracingId)
       : dataset.id === '0301'
         ? reservesCheck(record, logs, decoded, tracingId)
-        : check(
-            'record.cross_check',
-            'skipped',
-            tracingId,
-            `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`,
-          );
+        : {
+            check: check(
+              'record.cross_check',
+              'skipped',
+              tracingId,
+              `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`,
+            ),
+            fields: {},
+          };
   const notOlder = notOlderCheck(tracingId, record.block_number, logs);
-  return notOlder === null ? [agreement] : [agreement, notOlder];
+  const fields = fieldsCheck(tracingId, record, agreement.fields, logs, context);
+  return notOlder === null ? [agreement.check, fields] : [agreement.check, notOlder, fields];
+}
+
+/**
+ * Members that are the lineage's own bookkeeping, not claims about the chain: the ids (read by the shape checks) and
+ * the service's timestamps of the row.
+ */
+const BOOKKEEPING = new Set([
+  'tracing_id',
+  '_tracing_id',
+  'genesis_tracing_ids',
+  '_genesis_tracing_ids',
+  'parent_tracing_ids',
+  '_parent_tracing_ids',
+  '_created_at',
+  '_updated_at',
+]);
+
+/**
+ * Every field of the record held to the chain: `chain_id` the chain audited; `address`, `block_number`, `tx_index`
+ * and `log_index` those of a genesis log (whose own checks hold it to the chain); `block_time` the timestamp of the
+ * record's proven block; the dataset's values (`reserves`) shown equal to a genesis log. A field that rests only on a
+ * function result, or on no artifact, leaves the record not verifiable, named: a contract call's output is in no
+ * header or receipt, so nothing offline can show that the chain returned it. A null field claims nothing.
+ */
+function fieldsCheck(
+  tracingId: string,
+  record: JsonObject,
+  compared: DatasetCheck['fields'],
+  logs: readonly ArtifactLog[],
+  context: RecordContext,
+): Check {
+  const held: string[] = [];
+  const onFunctionResults: string[] = [];
+  const unchecked: string[] = [];
+  const wrong: string[] = [];
+  const at = (block: unknown, tx?: unknown, index?: unknown) =>
+    logs.some(
+      ({ log }) =>
+        log.block_number === block &&
+        (tx === undefined || log.tx_index === tx) &&
+        (index === undefined || log.log_index === index),
+    );
+  // true: held; false: not held; a string: contradicted, and how.
+  const judge = (name: string, value: unknown): boolean | string => {
+    switch (name) {
+      case 'chain_id':
+        return value === context.chainId || `chain_id is ${show(value)}, not the chain audited (${context.chainId})`;
+      case 'address':
+        return logs.some(({ log }) => sameHex(log.contract_address, value));
+      case 'block_number':
+        return at(value);
+      case 'tx_index':
+        return at(record.block_number, value);
+      case 'log_index':
+        return at(record.block_number, record.tx_index, value);
+      case 'block_time': {
+        const timestamp = context.blockTimestamp;
+        if (timestamp === undefined) return false;
+        const seconds = typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN;
+        return (
+          seconds === timestamp ||
+          `block_time ${show(value)} is not the timestamp of block ${show(record.block_number)} (${new Date(timestamp * 1000).toISOString()})`
+        );
+      }
+      default:
+        return compared[name] === 'log';
+    }
+  };
+  for (const [name, value] of Object.entries(record)) {
+    if (value === null || BOOKKEEPING.has(name)) continue;
+    const judged = judge(name, value);
+    if (typeof judged === 'string') wrong.push(judged);
+    else if (judged) held.push(name);
+    else if (compared[name] === 'function_result') onFunctionResults.push(name);
+    else unchecked.push(name);
+  }
+  if (wrong.length > 0) return check('record.fields', 'fail', tracingId, wrong.join('; '));
+  const why = [
+    onFunctionResults.length > 0 &&
+      `${onFunctionResults.join(', ')} ${onFunctionResults.length === 1 ? 'rests' : 'rest'} only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt)`,
+    unchecked.length > 0 && `nothing checked holds ${unchecked.join(', ')} to the chain`,
+  ].filter((w): w is string => w !== false);
+  if (why.length > 0) return check('record.fields', 'skipped', tracingId, `not verifiable: ${why.join('; ')}`);
+  return check(
+    'record.fields',
+    'pass',
+    tracingId,
+    held.length === 0 ? 'no field claims anything of the chain' : `${held.join(', ')} held to the chain`,
+  );
 }
 
 /**

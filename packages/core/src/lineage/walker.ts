@@ -92,6 +92,7 @@ class LineageWalk {
         { id, shown: report.dataset },
         genesis?.functionResults ?? [],
         logs,
+        { chainId, blockTimestamp: await this.provenTimestamp(record.block_number, logs) },
       ),
     );
     return { node: report, children: parentsOf(record) };
@@ -133,6 +134,17 @@ class LineageWalk {
     return checks;
   }
 
+  /**
+   * The timestamp of the record's block when one of its genesis logs stands in it and the block is proven; a block
+   * no log of the record points into is not read for it.
+   */
+  private async provenTimestamp(blockNumber: unknown, logs: readonly ArtifactLog[]): Promise<number | undefined> {
+    if (!logs.some(({ log }) => log.block_number === blockNumber)) return undefined;
+    const { facts } = await this.block(blockNumber as number);
+    const timestamp = facts?.proven === true ? facts.block.header.fields.timestamp : undefined;
+    return timestamp === undefined ? undefined : Number(timestamp);
+  }
+
   /** Block-level checks, once per block however many logs of however many records point into it. */
   private block(n: number) {
     let cached = this.blocks.get(n);
@@ -150,8 +162,10 @@ class LineageWalk {
  * Walks a derived record's lineage: checks the record's shape, that every
  * genesis log is on chain (in a block whose receipts reproduce its roots and
  * whose header hashes to its hash), that every function result is
- * self-consistent, that the record agrees with its artifacts, and follows its
- * parents depth first, reporting missing ones and cycles.
+ * self-consistent, that the record agrees with its artifacts and that every
+ * field of it is held to the chain (a field resting only on a function result is
+ * not verifiable), and follows its parents depth first, reporting missing ones
+ * and cycles.
  *
  * Linear in what the sources answer, each record and block visited once; the
  * walk keeps its own stack, so a deep chain of parents cannot overflow the call

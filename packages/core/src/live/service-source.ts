@@ -1,5 +1,11 @@
 import { isObject, type JsonObject } from '../input/json-values.js';
-import { readGenesisPage, readRawBlocks, readRecordAnswer, type Read } from '../sources/service-answers.js';
+import {
+  rawRecordFor,
+  readGenesisPage,
+  readRawBlocks,
+  readRecordAnswer,
+  type Read,
+} from '../sources/service-answers.js';
 import { collectGenesis } from '../sources/genesis-pages.js';
 import type { HttpAnswer } from './http-client.js';
 import { ServiceClient, type ServiceClientOptions } from './service-client.js';
@@ -73,6 +79,6 @@ export class ServiceSource implements LineageSource {
   async rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {
     const answer = await this.request('/evm/raw/blocks', { chain_id: chainId, block_numbers: [blockNumber] }, true);
     if (answer.status === 404 || !isObject(answer.json)) return null;
-    return this.contentOf(answer, `raw/blocks ${blockNumber}`, readRawBlocks).get(blockNumber) ?? null;
+    return rawRecordFor(this.contentOf(answer, `raw/blocks ${blockNumber}`, readRawBlocks), [blockNumber], blockNumber);
   }
 }

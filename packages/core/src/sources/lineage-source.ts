@@ -26,6 +26,9 @@ export interface LineageSource {
   record(chainId: number, tracingId: string): Promise<RecordAnswer | null>;
   /** All genesis artifacts, every page fetched; null when the service answers 404. */
   genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null>;
-  /** The raw block record (dataset 0101) when the source has one, for its `receipt_root`. */
+  /**
+   * The raw block record (dataset 0101) answered for the block when the source has one, whatever block it names: its
+   * `block_number`, `block_hash` and `receipt_root` are compared with the block.
+   */
   rawBlock?(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null>;
 }

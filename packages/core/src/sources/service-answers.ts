@@ -109,20 +109,27 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   return ok({ dataset, logs, functionResults, cursor, count: count as number });
 }
 
+/** A raw/blocks answer (dataset 0101): its records by block number, and its first record whatever block it names. */
+export interface RawBlocks {
+  byNumber: Map<number, JsonObject>;
+  first: JsonObject | null;
+}
+
 /**
- * `{chain_id, data: [raw block records]}` (dataset 0101): the records by block number; an entry that is no object with
- * an integer `block_number` is skipped. A block listed twice must be listed identically (json/versions.ts).
+ * `{chain_id, data: [raw block records]}` (dataset 0101): the records by block number (an entry that is no object with
+ * an integer `block_number` is left out of them) and the first record. A block listed twice must be listed identically
+ * (json/versions.ts).
  */
-export function readRawBlocks(response: unknown): Read<Map<number, JsonObject>> {
+export function readRawBlocks(response: unknown): Read<RawBlocks> {
   const data = isObject(response) ? response.data : undefined;
   if (!Array.isArray(data)) return bad('data', 'the raw block records (an array)', data);
   const versions: FirstVersions = new Map();
-  const records = new Map<number, JsonObject>();
+  const byNumber = new Map<number, JsonObject>();
   for (const [i, row] of data.entries()) {
     if (!isObject(row) || !Number.isSafeInteger(row.block_number)) continue;
     const n = row.block_number as number;
     const version = checkVersion(versions, String(n), `data[${i}]`, row);
-    if (version === 'first') records.set(n, row);
+    if (version === 'first') byNumber.set(n, row);
     else if (version !== 'repeat')
       return err({
         path: `data[${i}]`,
@@ -130,7 +137,16 @@ export function readRawBlocks(response: unknown): Read<Map<number, JsonObject>> 
         reason: 'conflict',
       });
   }
-  return ok(records);
+  return ok({ byNumber, first: data.find(isObject) ?? null });
+}
+
+/**
+ * The record a raw/blocks answer gives for block `n` of the blocks `asked`: the one of that number; else, when `n` was
+ * the only block asked, the answer's first record, whatever block it names: it was answered for `n`, and the walk
+ * compares its `block_number` with the block (a record renumbered must fail, not vanish).
+ */
+export function rawRecordFor(answer: RawBlocks, asked: readonly number[], n: number): JsonObject | null {
+  return answer.byNumber.get(n) ?? (asked.length === 1 && asked[0] === n ? answer.first : null);
 }
 
 /** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`). */

@@ -248,7 +248,11 @@ const LINEAGE_RESPONSE = {
       tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
       verdict: 'not_verifiable',
       reason: 'block.available (block 19426587): the source has no such block (give a bundle with blocks, or --rpc)',
-      summary: { pass: 18, fail: 0, skipped: 4 },
+      summary: {
+        pass: 18,
+        fail: 0,
+        skipped: 6,
+      },
       warnings: [],
       records: [
         {
@@ -308,6 +312,12 @@ const LINEAGE_RESPONSE = {
               status: 'pass',
               subject: '6de20aaa369add444ef78f3be513ba51ecc2',
               reason: "block 19426587 is at or after every artifact's block",
+            },
+            {
+              check: 'record.fields',
+              status: 'skipped',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: 'not verifiable: nothing checked holds pool_uid, exchange_id, block_time to the chain',
             },
           ],
         },
@@ -392,6 +402,13 @@ const LINEAGE_RESPONSE = {
               status: 'pass',
               subject: '94b362611582c6404400973604faca81bc51',
               reason: "block 19426587 is at or after every artifact's block",
+            },
+            {
+              check: 'record.fields',
+              status: 'skipped',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason:
+                "not verifiable: name, symbol, decimals rest only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt); nothing checked holds block_time to the chain",
             },
           ],
         },
