@@ -66,7 +66,7 @@ import {
   requireTimeMs,
 } from '../validation.js';
 import { migrate } from './migrations.js';
-import { retryConflicts, storeFailure } from './unavailable.js';
+import { connect, retryConflicts, storeFailure } from './unavailable.js';
 
 /** How a PostgresStore connects. */
 export interface PostgresStoreOptions extends StoreOptions {
@@ -654,7 +654,16 @@ export class PostgresStore implements Store {
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
     await this.ready();
     try {
-      return await retryConflicts(async () => (await this.pool.query<R>(sql, params)).rows);
+      return await retryConflicts(() =>
+        this.onConnection(async (client, drop) => {
+          try {
+            return (await client.query<R>(sql, params)).rows;
+          } catch (error) {
+            drop(error as Error); // as pg's pool.query: a timed-out statement may still be running on it
+            throw error;
+          }
+        }),
+      );
     } catch (error) {
       throw storeFailure(error);
     }
@@ -675,26 +684,38 @@ export class PostgresStore implements Store {
 
   /** One attempt at `fn` in a transaction; a connection that failed is dropped from the pool. */
   private async attemptTx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-      (await client.query<R>(sql, params)).rows;
+    return this.onConnection(async (client, drop) => {
+      const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+        (await client.query<R>(sql, params)).rows;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(q);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(drop);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs `use` on a connection of the pool (failing to get one is STORE_UNAVAILABLE, whatever the reason: connect),
+   * then gives it back, or drops it when `use` called `drop` or the connection was lost meanwhile.
+   */
+  private async onConnection<T>(use: (client: pg.PoolClient, drop: (error: Error) => void) => Promise<T>): Promise<T> {
+    const client = await connect(this.pool);
     let broken: Error | undefined;
+    const drop = (error: Error) => {
+      broken ??= error;
+    };
     // A connection lost between two statements is told as an 'error' event: without a listener it would end the
     // process. The next statement fails, and the connection is dropped.
-    const lost = (error: Error) => (broken = error);
-    client.on('error', lost);
+    client.on('error', drop);
     try {
-      await client.query('BEGIN');
-      const result = await fn(q);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollback: unknown) => {
-        broken = rollback as Error;
-      });
-      throw error;
+      return await use(client, drop);
     } finally {
-      client.off('error', lost);
+      client.off('error', drop);
       client.release(broken);
     }
   }
