@@ -2,7 +2,7 @@
  * Faults of the audit queue, with real processes, a real PostgreSQL and a loopback node: a node
  * that stays unreachable (retried with backoff, then parked with its reason; a second enqueue hands
  * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
- * workers counted in one set of metrics), and SIGTERM with a chunk in hand (finished, exit 0).
+ * workers counted in one set of metrics; one stderr line for each kind of error of the outage), and SIGTERM with a chunk in hand (finished, exit 0).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, privateCluster, type FreshDatabase, type PrivateCluster } from './helpers/postgres.js';
@@ -162,6 +162,48 @@ describe('audit queue faults', () => {
     const passed = Number(/^evm_integrity_audit_blocks_total\{verdict="pass"\} (\d+)/m.exec(metrics)![1]);
     expect(passed).toBeGreaterThanOrEqual(30); // both processes' chunks, counted by the parent (a chunk redone counts again)
     expect(metrics).toMatch(/^evm_integrity_audit_chunks_total\{outcome="done"\} ([7-9]|\d\d+)$/m);
+    expect((await stopWorker(worker)).status).toBe(0);
+  }, 150_000);
+
+  it('a 10 s PostgreSQL outage under a running worker: one stderr line for each kind of error, none repeated', async () => {
+    cluster = await privateCluster();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    node.delayMs = 40;
+    const id = auditIdOf(
+      await runCli([
+        'audit',
+        ...RANGE,
+        '--rpc',
+        node.url,
+        '--queue',
+        cluster.url,
+        '--chunk-size',
+        '5',
+        '--chunk-timeout',
+        '3',
+      ]),
+    );
+    const worker = startWorker(['--queue', cluster.url, '--concurrency', '2']);
+    workers.push(worker);
+    await until('a chunk to be done', async () => {
+      const rows = await query(
+        cluster!.url,
+        "SELECT count(*)::int AS n FROM evm_integrity_audit.chunks WHERE state = 'done'",
+      );
+      return rows[0].n > 0 || undefined;
+    });
+    const before = worker.stderr().length;
+    cluster.stop();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    cluster.start();
+    await untilComplete(id, cluster.url);
+    const told = worker
+      .stderr()
+      .slice(before)
+      .split('\n')
+      .filter((line) => line !== '' && !/: done \(/.test(line));
+    expect(told.length).toBeGreaterThan(0); // the outage is told
+    expect(told.filter((line, i) => told.indexOf(line) !== i)).toEqual([]);
     expect((await stopWorker(worker)).status).toBe(0);
   }, 150_000);
 

@@ -128,6 +128,20 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(receiptRoot['401'].headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
   });
 
+  it('declares 503 with Retry-After on every operation that reads the store: those that take a key, and /ready', async () => {
+    const { doc } = await served();
+    const operations = Object.entries(doc.paths as Record<string, any>).flatMap(([path, item]) =>
+      Object.values(item).map((op: any) => ({ path, op })),
+    );
+    const readStore = operations.filter(({ path, op }) => op.security.length > 0 || path === '/ready');
+    expect(readStore.map(({ path }) => path)).toEqual(expect.arrayContaining(['/usage', '/chains', '/ready']));
+    for (const { path, op } of readStore)
+      expect([path, Object.keys(op.responses['503']?.headers ?? {})]).toEqual([
+        path,
+        expect.arrayContaining(['X-Request-Id', 'Retry-After']),
+      ]);
+  });
+
   it('requires every member the answers always have: each example, the real answer, has no member left optional', async () => {
     const { doc } = await served();
     for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {

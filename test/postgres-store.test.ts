@@ -88,6 +88,33 @@ describe('PostgresStore', () => {
     await open(url).ping();
   });
 
+  it("holds past their lease are given back, and a reserve without room refused, while another transaction holds the account's lock: no request waits for it", async () => {
+    const url = await database();
+    // A statement that waited for the lock would be cancelled after a second: STORE_UNAVAILABLE, not an answer.
+    const store = open(url, { reservationLeaseMs: 1000, statementTimeoutMs: 1000 });
+    await store.createAccount({ ...ACME, cuLimit: 10 }, T0);
+    const at = (ms: number) => new Date(Date.parse('2024-02-01T00:00:00.000Z') + ms);
+    expect((await store.reserve('acme', 'verify/receipt-root', 4, at(0))).ok).toBe(true);
+    expect((await store.reserve('acme', 'verify/logs-bloom', 3, at(1500))).ok).toBe(true);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      // As a late settle or a period roll of another replica holds it.
+      await other.query('BEGIN');
+      await other.query(`SELECT 1 FROM accounts WHERE id = 'acme' FOR NO KEY UPDATE`);
+      expect(await store.usage('acme', at(2000))).toMatchObject({ cuUsed: 0, cuHeld: 3 });
+      const taken = await store.reserve('acme', 'verify/receipt-root', 5, at(3000));
+      expect(taken.ok && taken.value.usage).toMatchObject({ cuUsed: 0, cuHeld: 5 });
+      const refused = await store.reserve('acme', 'verify/receipt-root', 6, at(3000));
+      expect(refused.ok || refused.error.usage).toMatchObject({ cuUsed: 0, cuHeld: 5 });
+      expect(await store.sweepExpiredHolds(at(5000))).toBe(1);
+      expect(await store.usage('acme', at(5000))).toMatchObject({ cuUsed: 0, cuHeld: 0, cuByEndpoint: {} });
+    } finally {
+      await other.query('ROLLBACK');
+      await other.end();
+    }
+  });
+
   it('three replicas (three pools) racing for 50 CU with 120 reservations get exactly 50 between them', async () => {
     const url = await database();
     const stores = [open(url), open(url), open(url)];

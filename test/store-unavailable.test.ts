@@ -3,6 +3,7 @@
  * readiness that follows the store, no answer sent unpaid, and service that resumes by itself.
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { pino } from 'pino';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
@@ -10,7 +11,7 @@ import { PostgresStore } from '../packages/service/src/store/postgres/postgres-s
 import { StoreError } from '../packages/service/src/store/store-error.js';
 import { PENDING_RELEASE_RETRY_MS } from '../packages/service/src/server/pending-releases.js';
 import type { RequestRecord, Reservation, SettleResult } from '../packages/service/src/store/store.js';
-import { freshDatabase, privateCluster, type FreshDatabase } from './helpers/postgres.js';
+import { freshDatabase, privateCluster, TEST_DATABASE_URL, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
 
@@ -173,6 +174,76 @@ describe('a store that cannot answer', () => {
       expect((await verify(server.url)).status).toBe(200);
       expect((await store.usage('acme', new Date())).cuUsed).toBe(2);
     } finally {
+      cluster.destroy();
+    }
+  }, 60_000);
+
+  it('a database that refuses connections (ALLOW_CONNECTIONS false): ready, usage, chains and verify answer 503 with Retry-After; allowed again: all resume', async () => {
+    const database = await freshDatabase();
+    databases.push(database);
+    const store = new PostgresStore({
+      databaseUrl: database.url,
+      poolSize: 4,
+      statementTimeoutMs: 2000,
+      connectTimeoutMs: 2000,
+    });
+    const server = await serve(store);
+    expect((await verify(server.url)).status).toBe(200);
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS false`);
+      // The pool's connections made before: cut, so that every request has to connect again.
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [database.name]);
+      const keyed = { headers: { Authorization: `Bearer ${KEY}` } };
+      for (const answer of [
+        () => fetch(`${server.url}/v1/ready`),
+        () => fetch(`${server.url}/v1/usage`, keyed),
+        () => fetch(`${server.url}/v1/chains`, keyed),
+        () => verify(server.url),
+      ]) {
+        const res = await answer();
+        const body = (await res.json()) as { error: { code: string } };
+        expect([res.status, res.headers.get('retry-after'), body.error.code]).toEqual([503, '2', 'STORE_UNAVAILABLE']);
+      }
+      await admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS true`);
+      expect((await fetch(`${server.url}/v1/ready`)).status).toBe(200);
+      expect((await verify(server.url)).status).toBe(200);
+      expect((await store.usage('acme', new Date())).cuUsed).toBe(2);
+    } finally {
+      await admin.query(`ALTER DATABASE ${database.name} ALLOW_CONNECTIONS true`);
+      await admin.end();
+    }
+  }, 60_000);
+
+  it('a password refused while connecting (rotated on the server first): 503 with Retry-After; the password the store has accepted again: all resume', async () => {
+    const cluster = await privateCluster({ password: 'admin-password' });
+    const admin = new pg.Client({ connectionString: cluster.url });
+    try {
+      await admin.connect();
+      await admin.query(`CREATE ROLE service LOGIN SUPERUSER PASSWORD 'old-password'`);
+      const url = new URL(cluster.url);
+      [url.username, url.password] = ['service', 'old-password'];
+      const store = new PostgresStore({
+        databaseUrl: url.toString(),
+        poolSize: 4,
+        statementTimeoutMs: 2000,
+        connectTimeoutMs: 2000,
+      });
+      const server = await serve(store);
+      expect((await verify(server.url)).status).toBe(200);
+      await admin.query(`ALTER ROLE service PASSWORD 'new-password'`);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'service'`);
+      for (const answer of [() => fetch(`${server.url}/v1/ready`), () => verify(server.url)]) {
+        const res = await answer();
+        const body = (await res.json()) as { error: { code: string } };
+        expect([res.status, res.headers.get('retry-after'), body.error.code]).toEqual([503, '2', 'STORE_UNAVAILABLE']);
+      }
+      await admin.query(`ALTER ROLE service PASSWORD 'old-password'`);
+      expect((await fetch(`${server.url}/v1/ready`)).status).toBe(200);
+      expect((await verify(server.url)).status).toBe(200);
+    } finally {
+      await admin.end();
       cluster.destroy();
     }
   }, 60_000);

@@ -10,7 +10,7 @@
  *   tests that stop and restart it without touching the shared server.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, chownSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,7 +91,7 @@ function runAsOwner(tool: string, args: string[]): void {
 }
 
 export interface PrivateCluster {
-  /** URL of its `postgres` database (trust auth on 127.0.0.1). */
+  /** URL of its `postgres` database (trust auth on 127.0.0.1, or the password's). */
   url: string;
   port: number;
   /** Fast stop: every connection is cut, as in a crash or a restart. */
@@ -101,19 +101,27 @@ export interface PrivateCluster {
   destroy(): void;
 }
 
-/** A PostgreSQL server of the test's own, started. */
-export async function privateCluster(): Promise<PrivateCluster> {
+/**
+ * A PostgreSQL server of the test's own, started. With `password`, connections over TCP must give it (SCRAM), for
+ * the user `postgres` as for any role made with one.
+ */
+export async function privateCluster({ password }: { password?: string } = {}): Promise<PrivateCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'evmi-pg-'));
   const dataDir = join(dir, 'data');
   if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), -1);
-  runAsOwner('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  const auth = ['-A', 'trust'];
+  if (password !== undefined) {
+    writeFileSync(join(dir, 'pwfile'), password, { mode: 0o644 });
+    auth.push('--auth-host=scram-sha-256', `--pwfile=${join(dir, 'pwfile')}`);
+  }
+  runAsOwner('initdb', ['-D', dataDir, ...auth, '-U', 'postgres', '--no-sync']);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const start = () => runAsOwner('pg_ctl', ['-D', dataDir, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
   const stop = () => runAsOwner('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']);
   start();
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres${password === undefined ? '' : `:${encodeURIComponent(password)}`}@127.0.0.1:${port}/postgres`,
     port,
     start,
     stop,

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../metrics/serve-metrics.js';
 import { openAuditQueue } from '../queue/audit-queue.js';
 import { startChunkWorker, type ChunkOutcome } from '../queue/chunk-worker.js';
+import { outageLines } from '../queue/outage-lines.js';
 import { auditWorkerMetrics } from '../queue/worker-metrics.js';
 import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from './flags.js';
 import { UsageError } from './io.js';
@@ -140,20 +141,17 @@ export async function runAuditWorker(
       await runForked(flags, io, metrics!.count);
       return 0;
     }
-    let lastError = '';
+    // An outage repeats its errors on every poll of every poller: each kind is told once.
+    const outage = outageLines((line) => io.stderr(`evm-integrity: ${line}\n`));
     const queue = await openAuditQueue(flags.queue, {
       superviseSeconds: SUPERVISE_SECONDS,
       poolSize: flags.concurrency + 2,
-      // An outage repeats the same error on every poll: told once until it changes.
-      onError: (message) => {
-        if (message !== lastError) io.stderr(`evm-integrity: ${message}\n`);
-        lastError = message;
-      },
+      onError: (message) => outage.error(message),
     });
     const worker = await startChunkWorker(queue, {
       concurrency: flags.concurrency,
       onOutcome: (outcome) => {
-        lastError = '';
+        if (outcome.outcome !== 'retried') outage.recovered(); // its result was written
         io.stderr(`evm-integrity: ${describe(outcome)}\n`);
         if (child) process.send!(outcome);
         else metrics!.count(outcome);

@@ -92,6 +92,11 @@ const jsonResponse = (description: string, schema: JsonSchema, example: unknown)
   content: { 'application/json': { schema, example } },
 });
 const NO_KEY = errorResponse('No key, or not a valid one; see #error-unauthorized.', ERROR_HEADERS[401]!);
+/** The answer of every operation that reads the store (the key's, /ready's) while the store cannot answer. */
+const STORE_DOWN = errorResponse('The store cannot answer now; see #error-store_unavailable.', [
+  'XRequestId',
+  'RetryAfter',
+]);
 
 /** Sent by Node's HTTP server, not the app, to any request whose headers or body came too slowly: no body. */
 const TIMEOUT = {
@@ -197,6 +202,7 @@ export function openApiDocument({
       responses: {
         '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage),
         '401': NO_KEY,
+        '503': STORE_DOWN,
       },
     },
   };
@@ -208,7 +214,11 @@ export function openApiDocument({
       description:
         'Extension: every chain this server knows, its receipt rules, whether its blocks can be verified and, by era, why not. Costs nothing. The example is shortened.',
       security: [{ bearer: [] }],
-      responses: { '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains), '401': NO_KEY },
+      responses: {
+        '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains),
+        '401': NO_KEY,
+        '503': STORE_DOWN,
+      },
     },
   };
   paths['/health'] = {
@@ -231,10 +241,7 @@ export function openApiDocument({
       security: [],
       responses: {
         '200': jsonResponse('The store answers.', READY_SCHEMA, INFO_EXAMPLES.ready),
-        '503': errorResponse('The store cannot answer now; see #error-store_unavailable.', [
-          'XRequestId',
-          'RetryAfter',
-        ]),
+        '503': STORE_DOWN,
         '408': TIMEOUT,
       },
     },

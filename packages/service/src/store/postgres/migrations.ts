@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { StoreError } from '../store-error.js';
+import { connect } from './unavailable.js';
 
 /** Migrations by version: PG_MIGRATIONS[n] brings a database from version n to n + 1. Append only. */
 export const PG_MIGRATIONS: readonly string[] = [
@@ -90,7 +91,7 @@ const MIGRATION_LOCK = 0x65766d69;
 
 /** Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. */
 export async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+  const client = await connect(pool);
   let broken: Error | undefined;
   // A connection lost mid-migration: the statement in progress fails; the event alone must not end the process.
   const lost = (error: Error) => (broken = error);

@@ -1,10 +1,11 @@
 /**
  * The store in PostgreSQL (pg's Pool): what several replicas of the server share. The operations
  * of every request are one statement each: reserve checks and takes the CU in one conditional
- * UPDATE (RESERVE), settle and release end the hold and log the request in one statement. The rare
- * cases (a period to roll, a hold past its lease, a late settle) run in a transaction that first
- * locks the account's row. The schema is migrated at first use (migrations.ts). A database that
- * cannot answer is STORE_UNAVAILABLE.
+ * UPDATE (RESERVE), settle and release end the hold and log the request in one statement, and so
+ * does the sweep of holds past their lease (SWEEP). The rare cases (a period to roll, a settle or
+ * release whose hold was swept) run in a transaction that first locks the account's row. The
+ * schema is migrated at first use (migrations.ts). A database that cannot answer is
+ * STORE_UNAVAILABLE.
  *
  * Lock order. Every statement and transaction locks an account's rows in this order, so none waits
  * for a lock held by one that waits for its own (a deadlock):
@@ -36,7 +37,7 @@ import {
   validLabel,
 } from '../keys.js';
 import { DEFAULT_RESERVATION_LEASE_MS, holdNotFound, leaseExpiry, newHoldId, requireLeaseMs } from '../leases.js';
-import { nextPeriod, rateDecision, RATE_WINDOW_MS } from '../periods.js';
+import { exceedsAllowance, nextPeriod, rateDecision, RATE_WINDOW_MS } from '../periods.js';
 import type {
   Account,
   AccountInput,
@@ -66,7 +67,7 @@ import {
   requireTimeMs,
 } from '../validation.js';
 import { migrate } from './migrations.js';
-import { retryConflicts, storeFailure } from './unavailable.js';
+import { connect, retryConflicts, storeFailure } from './unavailable.js';
 
 /** How a PostgresStore connects. */
 export interface PostgresStoreOptions extends StoreOptions {
@@ -234,6 +235,36 @@ const RELEASE = `
   )
   INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at)
   SELECT $3, $2, $4, $5, $6, $7, $8 FROM ended RETURNING seq`;
+
+/**
+ * Sweep in one statement ($1 account, $2 now): the account's holds past their lease are marked swept and their CU go
+ * back to their period and endpoint (never below 0; an endpoint left at 0 is kept, as RELEASE does); returns how
+ * many. It takes no account lock, for which every request that meets an expired hold would queue, one transaction
+ * after another: a hold that another statement is ending (a settle, a release, another sweep) is waited for, that
+ * statement alone, and then found ended or swept. Locks the holds in id order (two sweeps never deadlock), then the
+ * periods, then the endpoints (each CTE reads the one before).
+ */
+const SWEEP = `
+  WITH expired AS (
+    UPDATE holds h SET swept = true
+    WHERE h.id IN (
+      SELECT id FROM holds WHERE NOT swept AND expires_at <= $2 AND account_id = $1 ORDER BY id FOR UPDATE
+    )
+    RETURNING h.period_start, h.endpoint, h.cu
+  ),
+  period AS (
+    UPDATE usage_periods u SET cu_used = greatest(0, u.cu_used - b.cu)
+    FROM (SELECT period_start, sum(cu) AS cu FROM expired GROUP BY period_start) b
+    WHERE u.account_id = $1 AND u.period_start = b.period_start
+    RETURNING u.period_start
+  ),
+  by_endpoint AS (
+    UPDATE endpoint_usage e SET cu = greatest(0, e.cu - b.cu)
+    FROM (SELECT x.period_start, x.endpoint, sum(x.cu) AS cu FROM expired x JOIN period USING (period_start)
+          GROUP BY x.period_start, x.endpoint) b
+    WHERE e.account_id = $1 AND e.period_start = b.period_start AND e.endpoint = b.endpoint
+  )
+  SELECT count(*)::integer AS n FROM expired`;
 
 /** The parameters of SETTLE and RELEASE: the hold ended, and the request row logged. */
 const loggedParams = (
@@ -475,8 +506,12 @@ export class PostgresStore implements Store {
     );
     if (row === undefined) throw accountNotFound(accountId);
     const stored = row.period_start == null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
-    if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null && !row.expired)
-      return toUsage({ id: row.id, cuLimit: row.cu_limit }, row as AccountRow & UsageRow);
+    if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null) {
+      if (!row.expired) return toUsage({ id: row.id, cuLimit: row.cu_limit }, row as AccountRow & UsageRow);
+      // Leases ran out: swept in one statement, without the account's lock that every request would queue for.
+      await this.sweep((sql, params) => this.query(sql, params), row.id, now);
+      return this.usageOf((sql, params) => this.query(sql, params), toAccount(row), row.period_start!);
+    }
     return this.tx(async (q) => {
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
@@ -496,14 +531,16 @@ export class PostgresStore implements Store {
       expiresAt: hold.expiresAt,
     });
     // Usually one statement: the period runs, no lease has run out, the allowance has room.
-    const taken = await this.query<PeriodRow & { cu_limit: number }>(RESERVE, [
-      accountId,
-      wanted.endpoint,
-      wanted.cu,
-      now.toISOString(),
-      hold.id,
-      hold.expiresAt,
-    ]);
+    const reserveParams = [accountId, wanted.endpoint, wanted.cu, now.toISOString(), hold.id, hold.expiresAt];
+    const taken = await this.query<PeriodRow & { cu_limit: number }>(RESERVE, reserveParams);
+    if (taken.length === 0) {
+      // A lease ran out, the period is over, or no room. usage() sweeps (one statement, without the account's lock
+      // that every request would queue for) and rolls what it must; then no room is the answer, else the same
+      // statement again.
+      const usage = await this.usage(accountId, now);
+      if (exceedsAllowance(usage, wanted.cu)) return err({ usage });
+      taken.push(...(await this.query<PeriodRow & { cu_limit: number }>(RESERVE, reserveParams)));
+    }
     if (taken.length > 0) {
       const row = taken[0]!;
       const usage = await this.usageOf(
@@ -513,19 +550,13 @@ export class PostgresStore implements Store {
       );
       return ok({ reservation: held(row), usage });
     }
-    // Otherwise, under the account's lock: holds swept, the period rolled, then the same statement decides.
+    // Otherwise (a lease or the period ran out since), under the account's lock: holds swept, the period rolled, then
+    // the same statement decides.
     return this.tx(async (q): Promise<ReserveResult> => {
       const account = await this.lockAccount(q, accountId);
       await this.sweep(q, account.id, now);
       const period = await this.currentPeriod(q, account, now);
-      const [row] = await q<PeriodRow>(RESERVE, [
-        account.id,
-        wanted.endpoint,
-        wanted.cu,
-        now.toISOString(),
-        hold.id,
-        hold.expiresAt,
-      ]);
+      const [row] = await q<PeriodRow>(RESERVE, reserveParams);
       if (row === undefined) return err({ usage: await this.usageOf(q, account, period.period_start) });
       return ok({ reservation: held(row), usage: await this.usageOf(q, account, row.period_start) });
     });
@@ -574,10 +605,7 @@ export class PostgresStore implements Store {
     );
     let swept = 0;
     for (const { account_id } of accounts)
-      swept += await this.tx(async (q) => {
-        await this.lockAccount(q, account_id);
-        return this.sweep(q, account_id, now);
-      });
+      swept += await this.sweep((sql, params) => this.query(sql, params), account_id, now);
     return swept;
   }
 
@@ -654,7 +682,16 @@ export class PostgresStore implements Store {
   private async query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
     await this.ready();
     try {
-      return await retryConflicts(async () => (await this.pool.query<R>(sql, params)).rows);
+      return await retryConflicts(() =>
+        this.onConnection(async (client, drop) => {
+          try {
+            return (await client.query<R>(sql, params)).rows;
+          } catch (error) {
+            drop(error as Error); // as pg's pool.query: a timed-out statement may still be running on it
+            throw error;
+          }
+        }),
+      );
     } catch (error) {
       throw storeFailure(error);
     }
@@ -675,26 +712,38 @@ export class PostgresStore implements Store {
 
   /** One attempt at `fn` in a transaction; a connection that failed is dropped from the pool. */
   private async attemptTx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-      (await client.query<R>(sql, params)).rows;
+    return this.onConnection(async (client, drop) => {
+      const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
+        (await client.query<R>(sql, params)).rows;
+      try {
+        await client.query('BEGIN');
+        const result = await fn(q);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(drop);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Runs `use` on a connection of the pool (failing to get one is STORE_UNAVAILABLE, whatever the reason: connect),
+   * then gives it back, or drops it when `use` called `drop` or the connection was lost meanwhile.
+   */
+  private async onConnection<T>(use: (client: pg.PoolClient, drop: (error: Error) => void) => Promise<T>): Promise<T> {
+    const client = await connect(this.pool);
     let broken: Error | undefined;
+    const drop = (error: Error) => {
+      broken ??= error;
+    };
     // A connection lost between two statements is told as an 'error' event: without a listener it would end the
     // process. The next statement fails, and the connection is dropped.
-    const lost = (error: Error) => (broken = error);
-    client.on('error', lost);
+    client.on('error', drop);
     try {
-      await client.query('BEGIN');
-      const result = await fn(q);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollback: unknown) => {
-        broken = rollback as Error;
-      });
-      throw error;
+      return await use(client, drop);
     } finally {
-      client.off('error', lost);
+      client.off('error', drop);
       client.release(broken);
     }
   }
@@ -747,14 +796,10 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Gives back the CU of the account's holds whose lease ran out by `now`; returns how many. Account locked. */
+  /** Gives back the CU of the account's holds whose lease ran out by `now` (SWEEP); returns how many. */
   private async sweep(q: Query, accountId: string, now: Date): Promise<number> {
-    const expired = await q<HoldRow>(
-      'UPDATE holds SET swept = true WHERE NOT swept AND expires_at <= $1 AND account_id = $2 RETURNING id, account_id, period_start, endpoint, cu, swept',
-      [now.toISOString(), accountId],
-    );
-    for (const hold of expired) await this.giveBack(q, hold);
-    return expired.length;
+    const [{ n }] = (await q<{ n: number }>(SWEEP, [accountId, now.toISOString()])) as [{ n: number }];
+    return n;
   }
 
   /** The stored hold that `held` names, locked (STORE_INVALID when it has already ended). */

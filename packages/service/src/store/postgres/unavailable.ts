@@ -3,6 +3,7 @@
  * 503 with Retry-After and may retry), as opposed to a fault of the program (a 500 with an incident).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
 import { StoreError } from '../store-error.js';
 
 /**
@@ -35,6 +36,23 @@ export function storeFailure(error: unknown): unknown {
     'STORE_UNAVAILABLE',
     `the PostgreSQL store cannot answer now: ${(error as Error).message.split('\n')[0]}`,
   );
+}
+
+/**
+ * A connection of `pool`. Whatever stops one being opened is STORE_UNAVAILABLE, nothing having run: refused, timed
+ * out, too many connections, the server starting or shutting down, a database not accepting connections (55000, as
+ * ALTER DATABASE … ALLOW_CONNECTIONS false), a password refused (28P01, as during a rotation). Those SQLSTATEs mean
+ * something else after the connection is made, so they are told by when they come, not by their code.
+ */
+export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw new StoreError(
+      'STORE_UNAVAILABLE',
+      `the PostgreSQL store cannot answer now: cannot connect: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
+  }
 }
 
 /**
