@@ -7,6 +7,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { Turns } from '../packages/service/src/store/turns.js';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
@@ -89,4 +90,23 @@ it("another account is served while one account's requests hold its share of the
 
   await locker.query('COMMIT');
   expect(await Promise.all(flood)).toEqual([200, 200, 200, 200, 200, 200]);
+});
+
+it('operations waiting take the freed connections in turn by account, oldest first within one', async () => {
+  const turns = new Turns(1, 1);
+  const started: string[] = [];
+  const releases: (() => void)[] = [];
+  /** An operation of `owner` that ends when the test lets it. */
+  const operation = (owner: string, name: string) =>
+    turns.run(owner, () => {
+      started.push(name);
+      return new Promise<void>((resolve) => releases.push(resolve));
+    });
+  const runs = [operation('a', 'a1'), operation('a', 'a2'), operation('a', 'a3'), operation('b', 'b1')];
+  for (let i = 0; i < 4; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    releases.shift()!();
+  }
+  await Promise.all(runs);
+  expect(started).toEqual(['a1', 'a2', 'b1', 'a3']);
 });
