@@ -13,14 +13,19 @@
  *    (refused 429), 25 send a second account's small requests: answers a second of each, and the bytes the
  *    server read meanwhile.
  *
+ * 5. On PostgreSQL (a database of its own on 127.0.0.1:5432, dropped after): one account pipelines 100 small
+ *    requests (a receipt root of a block of a few transactions) on each of 20 connections, again as each
+ *    connection's 100 are answered: a second account's p50/p99 for the same request, quiet and under that load.
+ *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
- * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth.
+ * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth, `HOSTILE_ONLY=small` only the fifth.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { Problems, readRpcBlock } from 'evm-integrity';
 import { receiptRootBody } from 'evm-integrity/api';
 
@@ -39,6 +44,7 @@ const bodyOf = (name: string) => {
 const hugeBody = bodyOf('mainnet-15537394');
 const largeBody = bodyOf('mainnet-22869878');
 const smallBody = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [] });
+const fewReceiptsBody = bodyOf('mainnet-1000010');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (values: number[], q: number) => {
@@ -56,7 +62,7 @@ interface Served {
   stop: () => void;
 }
 
-async function serve(): Promise<Served> {
+async function serve(configured: object = { store: 'memory' }): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
   const account = (id: string, key: string, cuLimit = 100_000_000) => ({
     id,
@@ -67,7 +73,7 @@ async function serve(): Promise<Served> {
   writeFileSync(
     join(dir, 'config.json'),
     JSON.stringify({
-      store: 'memory',
+      ...configured,
       port: 0,
       accounts: [account('a', KEY_A), account('b', KEY_B), account('poor', KEY_POOR, 5)],
       body_limit_bytes: 64 * 1024 * 1024,
@@ -252,12 +258,78 @@ async function refusedBodies(): Promise<void> {
   server.stop();
 }
 
+/**
+ * Pipelines `count` copies of `request` on a new connection, again each time all are answered, until `stop`;
+ * calls `answered` for each answer (an answer's status line: a JSON body holds no "HTTP/1.1 ").
+ */
+function pipelineAgain(port: number, request: string, count: number, answered: () => void): () => void {
+  const socket = rawSocket(port);
+  let carry = '';
+  let owed = count;
+  socket.write(request.repeat(count));
+  socket.on('data', (chunk) => {
+    const text = carry + chunk.toString('latin1');
+    const seen = text.split('HTTP/1.1 ').length - 1;
+    // Shorter than the marker, so an answer is never counted twice.
+    carry = text.slice(-8);
+    for (let i = 0; i < seen; i++) answered();
+    owed -= seen;
+    if (owed <= 0) {
+      owed += count;
+      socket.write(request.repeat(count));
+    }
+  });
+  return () => socket.destroy();
+}
+
+async function smallFlood(): Promise<void> {
+  const admin = 'postgres://postgres@127.0.0.1:5432/postgres';
+  const database = `evmi_bench_hostile_${process.pid}`;
+  const adminQuery = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await adminQuery(`CREATE DATABASE ${database}`);
+  const server = await serve({ store: 'postgres', database_url: `postgres://postgres@127.0.0.1:5432/${database}` });
+  try {
+    const other = post(server.url, KEY_B, 'receipt-root', fewReceiptsBody);
+    await sample(2_000, () => timed(other.url, other)); // the schema, the connections, the JIT warm
+    const quiet = await sample(10_000, () => timed(other.url, other));
+    const request = `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY_A}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(fewReceiptsBody)}\r\n\r\n${fewReceiptsBody}`;
+    let flooded = 0;
+    const stops = Array.from({ length: 20 }, () => pipelineAgain(server.port, request, 100, () => flooded++));
+    await sleep(2_000);
+    const floodedBefore = flooded;
+    const loaded = await sample(15_000, () => timed(other.url, other));
+    const floodRate = (flooded - floodedBefore) / 15;
+    for (const stop of stops) stop();
+    console.log(
+      `PostgreSQL, one account pipelining 100 small receipt roots on each of 20 connections: a second account's p50 ${ms(quantile(quiet, 0.5))} quiet, ${ms(quantile(loaded, 0.5))} loaded (${(quantile(loaded, 0.5) / quantile(quiet, 0.5)).toFixed(1)}x); p99 ${ms(quantile(quiet, 0.99))} quiet, ${ms(quantile(loaded, 0.99))} loaded (${quiet.length} and ${loaded.length} requests); the flood answered ${Math.round(floodRate)} a second`,
+    );
+  } finally {
+    for (const socket of sockets.splice(0)) socket.destroy();
+    server.stop();
+    await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  }
+}
+
 console.log(`server: ${BIN}`);
 if (process.env.HOSTILE_ONLY === 'refused') {
   await refusedBodies();
+  await smallFlood();
+  process.exit(0);
+}
+if (process.env.HOSTILE_ONLY === 'small') {
+  await smallFlood();
   process.exit(0);
 }
 await slowReaders();
 await pipelining();
 await hugeBurst();
 await refusedBodies();
+await smallFlood();

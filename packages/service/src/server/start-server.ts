@@ -13,6 +13,7 @@ import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
 import { createMetricsRegistry, type MetricsServer, serveMetrics } from '../metrics/serve-metrics.js';
 import type { Registry } from 'prom-client';
+import { fairStore } from '../store/fair-store.js';
 import { instrumentStore } from '../store/store-metrics.js';
 import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
 import { keepRequestLog } from './retention.js';
@@ -233,6 +234,8 @@ export async function startServer(
     );
     // With metrics on, every store operation is timed and its failures counted, in the same registry.
     if (metrics !== undefined) store = instrumentStore(opened, metrics.registry);
+    // PostgreSQL's connections are few and shared: each account takes its turns at them (fairStore).
+    if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize);
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey } = await provision(store, config, new Date()));
     // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
