@@ -15,6 +15,16 @@ export const variableOf = (member: string) => `EVM_INTEGRITY_${member.toUpperCas
  */
 const ALIASES: Readonly<Record<string, string>> = { PORT: 'port', HOST: 'host', DATABASE_URL: 'database_url' };
 
+/**
+ * The `EVM_INTEGRITY_*` variables that are no member and are read elsewhere: the configuration file (`serve`), the
+ * marker of an `audit-worker`'s child processes, and the directory of the CI script's Node versions (`.ci/run`).
+ */
+const NOT_MEMBERS: ReadonlySet<string> = new Set([
+  'EVM_INTEGRITY_CONFIG',
+  'EVM_INTEGRITY_AUDIT_WORKER_CHILD',
+  'EVM_INTEGRITY_CI_NODES',
+]);
+
 /** A variable the configuration reads, and the member it sets. */
 export interface EnvironmentVariable {
   variable: string;
@@ -58,6 +68,35 @@ function valueOf({ variable, member }: EnvironmentVariable, text: string): unkno
   }
 }
 
+/** The edits (insertions, deletions, substitutions, swaps of neighbours) between `a` and `b`. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Refuses a set `EVM_INTEGRITY_*` variable that names no member (`EVM_INTEGRITY_PROT`): a typo must not leave the
+ * default in its place without a word, as an unknown member of the file does not. Names the closest member's variable.
+ */
+function refuseUnknownVariables(env: Record<string, string | undefined>): void {
+  const members = CONFIG_MEMBERS.map(variableOf);
+  for (const [name, text] of Object.entries(env)) {
+    if (!name.startsWith('EVM_INTEGRITY_') || text === undefined || text === '') continue;
+    if (members.includes(name) || NOT_MEMBERS.has(name)) continue;
+    const closest = members.reduce((best, m) => (distance(name, m) < distance(name, best) ? m : best));
+    throw new ConfigError(
+      `${name}: no such setting; did you mean ${closest}? (each member of the configuration is EVM_INTEGRITY_ and the member in upper case)`,
+    );
+  }
+}
+
 /** A ConfigError about a member, told as the variable's that set it: `EVM_INTEGRITY_PORT: expected …`. */
 function told(error: unknown, variableOfMember: ReadonlyMap<string, string>): unknown {
   if (!(error instanceof ConfigError)) return error;
@@ -69,13 +108,14 @@ function told(error: unknown, variableOfMember: ReadonlyMap<string, string>): un
 /**
  * `config` with the members the environment sets over it. An empty variable is as if unset. A
  * member set by its variable and by an alias (EVM_INTEGRITY_PORT and PORT) to different values is
- * refused: neither is guessed to win.
+ * refused: neither is guessed to win; so is an `EVM_INTEGRITY_*` variable that names no member.
  *
  * @example
  * applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_METRICS_PORT: '9464', HOST: '0.0.0.0' })
  * // { ...DEFAULT_CONFIG, metricsPort: 9464, host: '0.0.0.0' }
  */
 export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
+  refuseUnknownVariables(env);
   const json: Record<string, unknown> = {};
   const variableOfMember = new Map<string, string>();
   for (const read of environmentVariables()) {
