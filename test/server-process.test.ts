@@ -185,6 +185,19 @@ describe("serve: the first start's API key", () => {
   });
 });
 
+describe('serve: what the first start prints', () => {
+  it('behind 0.0.0.0 the hint calls loopback, an address that answers, never the wildcard', async () => {
+    const served = serve(['--data-dir', join(tempDir(), 'data'), '--host', '0.0.0.0', '--port', '0']);
+    const url = await served.listening;
+    await served.printed(/Try, with KEY/);
+    const port = new URL(url).port;
+    expect(served.stderr()).toContain(`curl -s http://127.0.0.1:${port}/v1/usage`);
+    expect(served.stderr()).not.toContain('0.0.0.0');
+    const key = served.stderr().match(/evmi_[\w-]+/)![0];
+    expect((await usage(`http://127.0.0.1:${port}`, key)).status).toBe(200);
+  });
+});
+
 describe('serve: a key lost after the first start', () => {
   it('a start on a store that has an account says once, on stderr, the command that makes another key for it; that command works', async () => {
     const dataDir = join(tempDir(), 'data dir');
