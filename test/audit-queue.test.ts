@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
@@ -23,6 +23,7 @@ import {
   untilComplete,
   type WorkerProcess,
 } from './helpers/audit-queue.js';
+import { kindOf, makeDevice, makeFifo, readFifoDuring } from './helpers/special-files.js';
 
 const FROM = 1_000_001;
 const TO = 1_000_030;
@@ -285,6 +286,17 @@ describe('audit-worker, audit-status, audit-export', () => {
     const again = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
     expect(again.status).toBe(2);
     expect(again.stderr).toBe(`evm-integrity: ${file} exists: remove it or name another file\n`);
+    // A FIFO or a device is written into (never replaced by a file), a directory refused.
+    const fifo = makeFifo(dirname(file));
+    const piped = await readFifoDuring(fifo, () => runCli(['audit-export', id, '--queue', db.url, '--out', fifo]));
+    expect(piped.result.status, piped.result.stderr).toBe(0);
+    expect(comparable(piped.bytes.toString('utf8'))).toEqual(comparable(exported.stdout));
+    expect(kindOf(fifo)).toBe('fifo');
+    const device = makeDevice(dirname(file));
+    expect((await runCli(['audit-export', id, '--queue', db.url, '--out', device])).status).toBe(0);
+    expect(kindOf(device)).toBe('character device');
+    const directory = await runCli(['audit-export', id, '--queue', db.url, '--out', dirname(file)]);
+    expect(directory.stderr).toBe(`evm-integrity: --out ${dirname(file)}: cannot write it: it is a directory\n`);
     // A block the tables lost is no pass, even with every chunk done.
     await query(db.url, 'DELETE FROM evm_integrity_audit.blocks WHERE audit_id = $1 AND block_number = 1000015', [id]);
     const short = await runCli(['audit-export', id, '--queue', db.url]);

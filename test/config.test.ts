@@ -288,6 +288,24 @@ describe('configuration from the environment', () => {
     expect(loadConfig({}, { EVM_INTEGRITY_PORT: '9100' })).toEqual({ ...DEFAULT_CONFIG, port: 9100 });
   });
 
+  it('an EVM_INTEGRITY_* variable that names no member is refused, naming the closest; those read elsewhere pass', () => {
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_PROT: '9003' })).toThrow(
+      /^EVM_INTEGRITY_PROT: no such setting; did you mean EVM_INTEGRITY_PORT\? \(each member/,
+    );
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_METRIC_TOKEN: 'secret' })).toThrow(
+      /^EVM_INTEGRITY_METRIC_TOKEN: no such setting; did you mean EVM_INTEGRITY_METRICS_TOKEN\?/,
+    );
+    expect(() => applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_DATADIR: '/srv' })).toThrow(
+      /did you mean EVM_INTEGRITY_DATA_DIR\?/,
+    );
+    const elsewhere = {
+      EVM_INTEGRITY_CONFIG: '',
+      EVM_INTEGRITY_CI_NODES: '/tmp/n',
+      EVM_INTEGRITY_AUDIT_WORKER_CHILD: '1',
+    };
+    expect(applyEnvironment(DEFAULT_CONFIG, { ...elsewhere, EVM_INTEGRITY_PROT: '' })).toEqual(DEFAULT_CONFIG);
+  });
+
   it('an empty variable is as if unset; an alias and its variable may agree, never differ', () => {
     expect(applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_HOST: '', HOST: '' })).toEqual(DEFAULT_CONFIG);
     expect(applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_PORT: '9000', PORT: '9000' }).port).toBe(9000);
@@ -356,6 +374,15 @@ describe('configuration from the environment, as a process gets it', () => {
     const usage = await fetch(`${listening.url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
     expect(usage.status).toBe(200);
     expect(await usage.json()).toMatchObject({ plan: 'pro', cu_limit: 7 });
+  });
+
+  it('a variable that names no member (EVM_INTEGRITY_PROT): one line naming it and the closest, exit 2', async () => {
+    const served = serveProcess(['--port', '0'], { EVM_INTEGRITY_STORE: 'memory', EVM_INTEGRITY_PROT: '9003' });
+    running.push(served);
+    expect(await served.exited).toBe(2);
+    expect(served.stderr().trim()).toMatch(
+      /^[^\n]*EVM_INTEGRITY_PROT: no such setting; did you mean EVM_INTEGRITY_PORT\?[^\n]*$/,
+    );
   });
 
   it('a variable that does not fit: one line naming it, exit 2', async () => {

@@ -149,6 +149,9 @@ describe('compose.yaml', () => {
       const unread = Object.keys(env).filter((variable) => !read.includes(variable));
       expect(unread, `${name}: variables no member reads`).toEqual([]);
       expect(applyEnvironment(DEFAULT_CONFIG, env), name).toMatchObject({ store: 'postgres', metricsPort: 9464 });
+      // Its public URL is the port it is published on: the bind address (0.0.0.0 in the image) is no address to call.
+      const published = (service.ports as string[])[0]!.split(':').slice(0, 2).join(':');
+      expect(applyEnvironment(DEFAULT_CONFIG, env).publicUrl, name).toBe(`http://${published}`);
     }
   });
 

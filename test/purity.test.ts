@@ -63,6 +63,8 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['input', /^input\//],
   ['sources', /^sources\//],
   ['verify', /^verify\//],
+  // How an output file is put in place (the bundle writer's and the CLI's --out).
+  ['output files', /^files\//],
   ['bundle', /^bundle\//],
   ['live sources', /^live\//],
   ['lineage', /^lineage\//],

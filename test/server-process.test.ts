@@ -185,6 +185,19 @@ describe("serve: the first start's API key", () => {
   });
 });
 
+describe('serve: what the first start prints', () => {
+  it('behind 0.0.0.0 the hint calls loopback, an address that answers, never the wildcard', async () => {
+    const served = serve(['--data-dir', join(tempDir(), 'data'), '--host', '0.0.0.0', '--port', '0']);
+    const url = await served.listening;
+    await served.printed(/Try, with KEY/);
+    const port = new URL(url).port;
+    expect(served.stderr()).toContain(`curl -s http://127.0.0.1:${port}/v1/usage`);
+    expect(served.stderr()).not.toContain('0.0.0.0');
+    const key = served.stderr().match(/evmi_[\w-]+/)![0];
+    expect((await usage(`http://127.0.0.1:${port}`, key)).status).toBe(200);
+  });
+});
+
 describe('serve: a key lost after the first start', () => {
   it('a start on a store that has an account says once, on stderr, the command that makes another key for it; that command works', async () => {
     const dataDir = join(tempDir(), 'data dir');
@@ -282,9 +295,26 @@ describe('serve: slow and idle clients are cut off, and do not stall the others'
     const kept = await idle.closed;
     expect(kept.received).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*\r\nConnection: keep-alive\r\n[^]*\{"status":"ok"\}$/);
     expect(kept.msAfterFirstByte).toBeGreaterThanOrEqual(timeouts.idle_timeout_ms);
-    // The cut body is the client's failure: logged as an abort, never as an incident of the server.
-    await served.printed(/request aborted by the client/);
+    // The cut body is logged as the 408 the server sent (not as a client's abort, 499), never as an incident.
+    await served.printed(/"status":408,"msg":"request timed out"/);
+    expect(served.stdout()).not.toMatch(/request aborted by the client/);
     expect(served.stdout()).not.toMatch(/"level":50/);
+  }, 20_000);
+});
+
+describe('serve: a request cut off at body_timeout_ms', () => {
+  it('is logged as the 408 the server sent, not as a client that left (499)', async () => {
+    const timeouts = { header_timeout_ms: 1000, body_timeout_ms: 1000 };
+    const served = serve(['--config', configFile({ store: 'memory', auth: false, port: 0, ...timeouts })]);
+    const url = await served.listening;
+    const trickled = rawClient(
+      url,
+      'POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n',
+      true,
+    );
+    expect((await trickled.closed).received).toBe('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
+    await served.printed(/"path":"\/v1\/evm\/verify\/logs-bloom"[^\n]*"status":408,"msg":"request timed out"/);
+    expect(served.stdout()).not.toMatch(/request aborted by the client/);
   }, 20_000);
 });
 

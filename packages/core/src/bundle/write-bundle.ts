@@ -1,11 +1,14 @@
 import { promisify } from 'node:util';
+import { outputFileKind } from '../files/output-file.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Exchange } from '../sources/exchange.js';
 
 /**
  * Writes a bundle as JSON, gzip-compressed when the file name ends with `.gz`.
- * The file is written next to its final name and renamed, so a failed write
- * never leaves a truncated bundle behind.
+ * A regular file (or a new one) is written next to its final name and renamed,
+ * so a failed write never leaves a truncated bundle behind; a device, a FIFO or
+ * a socket (`/dev/null`, `/dev/stdout`) is written into; a directory is refused
+ * (an error with code `EISDIR`).
  */
 export async function writeBundle(
   file: string,
@@ -17,6 +20,7 @@ export async function writeBundle(
   const bytes = file.endsWith('.gz')
     ? await promisify(process.getBuiltinModule('node:zlib').gzip)(Buffer.from(text, 'utf8'))
     : Buffer.from(text, 'utf8');
+  if (outputFileKind(file) === 'stream') return writeFile(file, bytes);
   const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
   try {
     await writeFile(temporary, bytes);

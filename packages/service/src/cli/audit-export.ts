@@ -3,7 +3,7 @@
  * `evm-integrity audit` writes it: the header, the block and reorg lines in block order, and a
  * summary summed from those lines by the same tally, each line after the header with its digest.
  */
-import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import { auditLines, storedAudit } from '../queue/audit-export.js';
@@ -12,7 +12,8 @@ import { ChainedLines, headerDigest } from '../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
-import { cannotWrite, checkWritable, InputError } from './io.js';
+import { checkWritable, InputError } from './io.js';
+import { TempFile } from './temp-output.js';
 
 /** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
 export async function runAuditExport(
@@ -28,30 +29,16 @@ export async function runAuditExport(
   // The file is checked before the queue is asked anything; it is made only once the audit is found.
   if (values.out !== undefined) {
     checkWritable('--out', values.out);
-    if (existsSync(values.out)) throw new InputError(`${values.out} exists: remove it or name another file`);
+    if (statSync(values.out, { throwIfNoEntry: false })?.isFile() === true)
+      throw new InputError(`${values.out} exists: remove it or name another file`);
   }
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
     const stored = await storedAudit(queue.pool, id);
     if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
     const { plan } = stored;
-    let fd: number | undefined;
-    if (values.out !== undefined) {
-      try {
-        fd = openSync(values.out, 'wx');
-      } catch (error) {
-        throw cannotWrite('--out', values.out, error);
-      }
-    }
-    const out = values.out;
-    const write = (line: string) => {
-      if (fd === undefined) return io.stdout(`${line}\n`);
-      try {
-        writeSync(fd, `${line}\n`);
-      } catch (error) {
-        throw cannotWrite('--out', out!, error);
-      }
-    };
+    const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
+    const write = (line: string) => (file === undefined ? io.stdout(`${line}\n`) : file.write(`${line}\n`));
     const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
     const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
       head: plan.head_hash ?? null,
@@ -68,6 +55,7 @@ export async function runAuditExport(
       }
       const total = tally.summary(stored.timings, tally.blocks);
       write(lines.line({ summary: total }));
+      await file?.commit();
       const progress = await auditProgress(queue.pool, id);
       if (!progress!.complete) {
         io.stderr(
@@ -85,7 +73,7 @@ export async function runAuditExport(
       }
       return statusOfVerdicts(total, io.stderr);
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      file?.remove();
     }
   } finally {
     await queue.close();

@@ -21,7 +21,7 @@ import {
   type LogsRange,
 } from 'evm-integrity/proof';
 import { hashValue, positiveValue } from './flags.js';
-import { inputName, InputError, UsageError, type CliIo } from './io.js';
+import { checkWritable, inputName, InputError, UsageError, type CliIo } from './io.js';
 import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from './logs-range.js';
 import { TempFile } from './temp-output.js';
 import { describeRefusal, proofChunks } from './verify-logs-proof.js';
@@ -186,6 +186,8 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
   if (values.proof !== undefined && values['save-proof'] !== undefined)
     throw new UsageError('--save-proof saves the proof built from the node: give it without --proof');
   const window = positiveValue('--window', values.window, 2_000);
+  // A file that cannot be written is refused before the node is asked anything.
+  if (values['save-proof'] !== undefined) checkWritable('--save-proof', values['save-proof']);
   const node = await openNode(rpc, range.chainId);
   const check = new NodeLogsCheck(node, {
     chainId: range.chainId,
@@ -195,7 +197,7 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
     window,
     onDiscrepancy: (discrepancy) => io.stdout(`${JSON.stringify(discrepancy)}\n`),
   });
-  const save = values['save-proof'] === undefined ? undefined : new TempFile(values['save-proof']);
+  const save = values['save-proof'] === undefined ? undefined : new TempFile(values['save-proof'], '--save-proof');
   let outcome: Outcome;
   try {
     outcome =

@@ -7,7 +7,7 @@ import { SourceError } from 'evm-integrity/audit';
 import { NodeLogsProof } from 'evm-integrity/node';
 import { monotonicMs } from './clock.js';
 import type { CliIo } from './io.js';
-import { UsageError } from './io.js';
+import { checkWritable, UsageError } from './io.js';
 import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from './logs-range.js';
 import { TempFile, writeStdout } from './temp-output.js';
 
@@ -48,6 +48,8 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
   const { range, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
   if (values.out === undefined && (io.stdoutIsTty ?? process.stdout.isTTY))
     throw new UsageError('the proof is binary: give --out FILE, or redirect standard output to a file or a pipe');
+  // A file that cannot be written (a directory, no such directory) is refused before the node is asked anything.
+  if (values.out !== undefined) checkWritable('--out', values.out);
   const node = await openNode(rpc, range.chainId);
   const proof = new NodeLogsProof(node, range, { concurrency });
   const unprovable = proof.unprovable();
@@ -55,7 +57,7 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
     io.stderr(`evm-integrity: the range cannot be proven: ${unprovable}\n`);
     return 2;
   }
-  const file = values.out === undefined ? undefined : new TempFile(values.out);
+  const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
   const write = (bytes: Uint8Array) => (file === undefined ? writeStdout(bytes) : file.write(bytes));
   let blocks = 0;
   let bytes = 0;

@@ -65,8 +65,8 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
     io.stdout(text);
     return EXIT.identical;
   }
-  // Whole or not at all: a temporary file beside P, renamed onto it.
-  const out = new TempFile(values.out);
+  // Whole or not at all: a temporary file renamed onto P (or copied into it, a device or a FIFO).
+  const out = new TempFile(values.out, '--out');
   try {
     out.write(text);
     await out.commit();

@@ -1,22 +1,24 @@
 /**
- * Output that appears whole or not at all: written to a temporary file beside its destination and
- * renamed onto it at the end, or copied to standard output; removed on failure and on Ctrl-C, so
- * that nothing half-written is ever left behind or read as a result.
+ * Output that appears whole or not at all: written to a temporary file and, at the end, renamed onto its destination
+ * (a regular file or a new one), or copied into it (a device, a FIFO, a socket: `/dev/null` stays a device), or copied
+ * to standard output; removed on failure and on Ctrl-C, so that nothing half-written is ever left behind or read as a
+ * result. A directory is refused before any work.
  */
 import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { InputError, stdoutStream, writeFailure } from './io.js';
+import { outputFileKind } from 'evm-integrity/node';
+import { cannotWrite, InputError, stdoutStream, writeFailure } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
 
 /** The temporary files open now: removed by the SIGINT handler before the process ends. */
-const open = new Set<TempFile>();
+const temporary = new Set<TempFile>();
 
 function onInterrupt(): void {
-  for (const file of open) file.remove();
+  for (const file of temporary) file.remove();
   process.stderr.write('evm-integrity: interrupted; nothing was written\n');
   process.exit(EXIT_INTERRUPTED);
 }
@@ -30,20 +32,30 @@ export async function writeStdout(chunk: Uint8Array | string): Promise<void> {
 /** A file written in place of `destination`, or of standard output, until {@link commit}. */
 export class TempFile {
   readonly path: string;
+  /** Whether the file is beside its destination, to be renamed onto it. */
+  readonly #beside: boolean;
   #fd: number | null;
   #bytes = 0;
 
-  /** A temporary file beside `destination` (the same file system, so that the rename is atomic), or in the temp directory. */
-  constructor(readonly destination: string | undefined) {
+  /**
+   * A temporary file beside `destination` when it is a regular file or a new one (the same file system, so that the
+   * rename is atomic), else in the temp directory; an InputError naming `flag` and `destination` when it is a
+   * directory or cannot be written.
+   */
+  constructor(
+    readonly destination: string | undefined,
+    readonly flag: string,
+  ) {
     const name = `.${destination === undefined ? 'evm-integrity' : basename(destination)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    this.path = join(destination === undefined ? tmpdir() : dirname(destination), name);
     try {
+      this.#beside = destination !== undefined && outputFileKind(destination) === 'replace';
+      this.path = join(this.#beside ? dirname(destination!) : tmpdir(), name);
       this.#fd = openSync(this.path, 'wx', 0o644);
     } catch (error) {
-      throw new InputError(`${destination ?? this.path}: cannot write it: ${writeFailure(error)}`);
+      throw this.#cannotWrite(error, join(tmpdir(), name));
     }
-    if (open.size === 0) process.on('SIGINT', onInterrupt);
-    open.add(this);
+    if (temporary.size === 0) process.on('SIGINT', onInterrupt);
+    temporary.add(this);
   }
 
   /** Bytes written so far. */
@@ -51,25 +63,52 @@ export class TempFile {
     return this.#bytes;
   }
 
+  /** Appends `chunk`; a write that fails (a full disk) is an InputError naming the file. */
   write(chunk: Uint8Array | string): void {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let done = 0;
-    while (done < bytes.length) done += writeSync(this.#fd!, bytes, done, bytes.length - done);
+    try {
+      while (done < bytes.length) done += writeSync(this.#fd!, bytes, done, bytes.length - done);
+    } catch (error) {
+      throw this.#cannotWrite(error, this.path);
+    }
     this.#bytes += bytes.length;
   }
 
-  /** The file in place of its destination, or copied to standard output and removed. */
+  /**
+   * The file renamed onto its destination, or copied into it or to standard output and removed. Whether to rename is
+   * asked again here: a device put at the path since is written into, not replaced.
+   */
   async commit(): Promise<void> {
     this.#close();
-    if (this.destination !== undefined) {
-      renameSync(this.path, this.destination);
-      this.#forget();
-      return;
+    const destination = this.destination;
+    if (destination === undefined) return this.#copy(writeStdout);
+    try {
+      if (this.#beside && outputFileKind(destination) === 'replace') {
+        renameSync(this.path, destination);
+        this.#forget();
+        return;
+      }
+      // Opened without blocking the event loop: a FIFO's open waits for its reader, and Ctrl-C must still work.
+      const file = await process.getBuiltinModule('node:fs/promises').open(destination, 'w');
+      try {
+        await this.#copy(async (chunk) => {
+          for (let done = 0; done < chunk.length;) done += (await file.write(chunk, done)).bytesWritten;
+        });
+      } finally {
+        await file.close();
+      }
+    } catch (error) {
+      throw this.#cannotWrite(error, this.path);
     }
+  }
+
+  /** Copies the file to `write`, then removes it. */
+  async #copy(write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
     const fd = openSync(this.path, 'r');
     try {
       const buffer = Buffer.alloc(1 << 16);
-      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) await writeStdout(buffer.subarray(0, n));
+      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) await write(buffer.subarray(0, n));
     } finally {
       closeSync(fd);
       this.remove();
@@ -87,13 +126,19 @@ export class TempFile {
     this.#forget();
   }
 
+  /** The error of a write that failed: naming the flag and its file, or the temporary file in place of stdout. */
+  #cannotWrite(error: unknown, temporaryPath: string): InputError {
+    if (this.destination !== undefined) return cannotWrite(this.flag, this.destination, error);
+    return new InputError(`${temporaryPath}: cannot write it: ${writeFailure(error)}`);
+  }
+
   #close(): void {
     if (this.#fd !== null) closeSync(this.#fd);
     this.#fd = null;
   }
 
   #forget(): void {
-    open.delete(this);
-    if (open.size === 0) process.removeListener('SIGINT', onInterrupt);
+    temporary.delete(this);
+    if (temporary.size === 0) process.removeListener('SIGINT', onInterrupt);
   }
 }

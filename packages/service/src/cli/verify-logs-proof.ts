@@ -47,7 +47,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
     throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
   const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
   const chainId = values.chain === undefined ? undefined : chainIdValue('--chain', values.chain);
-  const spool = new TempFile(values.out);
+  const spool = new TempFile(values.out, '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {
       headHash,

@@ -53,7 +53,7 @@ export function createApp({ config, store, logger, now = () => new Date(), pool,
     ...(pool && { pool }),
     ...(metrics && { metrics }),
   };
-  const openapi = openApiDocument({ origin, endpoints: ENDPOINTS, bodyLimits: config });
+  const openapi = openApiDocument({ origin, publicUrl: config.publicUrl, endpoints: ENDPOINTS, bodyLimits: config });
   const guards = createGuards(deps);
 
   const app = new Hono<Env>();

@@ -5,6 +5,19 @@ import type { Context } from 'hono';
 /** The status logged for a request whose client closed the connection before the answer (nginx's 499). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
+/** The status of a request that Node cut off at its deadline (`body_timeout_ms`), answering `408 Request Timeout` itself. */
+export const REQUEST_TIMEOUT = 408;
+
+/**
+ * Whether Node cut this request off at its deadline: it wrote `408 Request Timeout` on the socket and destroyed it with
+ * that error. Such a request is no client's leaving, though its socket is gone as when one leaves.
+ */
+export function serverTimedOut(c: Context): boolean {
+  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
+  const error: NodeJS.ErrnoException | null | undefined = socket?.errored;
+  return error?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+}
+
 /**
  * Asks a client that has ended its side whether it is still there: a `100 Continue` ahead of an
  * answer not yet begun (where it cannot split one), which an HTTP/1.1 client ignores and a closed

@@ -600,3 +600,12 @@ export function bodyLimitOf(
 export function publicUrlOf(config: ServerConfig): string {
   return config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
 }
+
+/**
+ * An origin to call from this machine, for what the server prints at start: `public_url`, else the listening address,
+ * with loopback in place of a wildcard (`0.0.0.0`, `::`), which listens everywhere but is no address to call.
+ */
+export function localUrlOf(config: ServerConfig): string {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return publicUrlOf({ ...config, host });
+}

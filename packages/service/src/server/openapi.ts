@@ -176,10 +176,17 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
  */
 export function openApiDocument({
   origin,
+  publicUrl,
   endpoints,
   bodyLimits,
 }: {
+  /** The origin of the server's own answers (their `docs_url`), for the examples. */
   origin: string;
+  /**
+   * Where clients reach the server (`public_url`); null: the `servers` URL is relative (`/v1`), so that a client
+   * generated from the document calls the address it fetched it from, never a bind address such as `0.0.0.0`.
+   */
+  publicUrl: string | null;
   endpoints: readonly Endpoint[];
   /** The configuration's body limits: each endpoint's is documented with it. */
   bodyLimits: Pick<ServerConfig, 'bodyLimitBytes' | 'logsProofBodyLimitBytes'>;
@@ -255,7 +262,7 @@ export function openApiDocument({
         'The verify endpoints of the EVM data service, self-hosted. Every path is also served without the /v1 prefix. Errors share one envelope; each code is explained in the Errors section below the reference.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: `${origin}/v1`, description: 'This server.' }],
+    servers: [{ url: `${publicUrl ?? ''}/v1`, description: 'This server.' }],
     tags: TAGS,
     paths,
     components: {

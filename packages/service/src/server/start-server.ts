@@ -6,7 +6,7 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
-import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
+import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './config.js';
 import { serveWithLimits } from './connections.js';
 import { type InFlightBounds, inFlightBoundsOf } from './in-flight-bounds.js';
 import { listen } from './listen.js';
@@ -274,7 +274,7 @@ export async function startServer(
   );
   if (bootstrapKey !== undefined) {
     (options.print ?? ((t) => process.stderr.write(t)))(
-      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${url}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
+      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${localUrlOf({ ...config, port })}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
     );
   }
   let closing: Promise<void> | undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody } from '../client.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody, REQUEST_TIMEOUT, serverTimedOut } from '../client.js';
 import type { Env } from '../env.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -30,8 +30,10 @@ export function requestLog(logger: Logger): MiddlewareHandler<Env> {
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         account_id: c.get('account')?.id ?? null,
       };
+      // A request cut off at its deadline was answered 408 by Node itself, though its socket is gone as a leaver's.
+      if (serverTimedOut(c)) logger.info({ ...line, status: REQUEST_TIMEOUT }, 'request timed out');
       // A client that left is not an incident of the server: nothing was answered or charged.
-      if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
+      else if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
       else logger.info({ ...line, status: c.res.status }, 'request');
     }
   };
