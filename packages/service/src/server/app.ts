@@ -3,8 +3,9 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { ChainRegistry } from 'evm-integrity';
 import { CLIENT_CLOSED_REQUEST, clientLeft } from './client.js';
-import { publicUrlOf, type ServerConfig } from './config.js';
+import type { ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
+import { docsUrlOf } from './docs-url.js';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import type { AppDeps, Env } from './env.js';
 import { createGuards } from './middleware/guards.js';
@@ -42,18 +43,17 @@ export interface AppOptions {
  * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
  */
 export function createApp({ config, store, logger, now = () => new Date(), pool, metrics }: AppOptions): Hono<Env> {
-  const origin = publicUrlOf(config);
   const deps: AppDeps = {
     config,
     store,
     logger,
     now,
     registry: new ChainRegistry(config.chains),
-    docsUrl: `${origin}/v1/docs`,
+    docsUrl: (c) => docsUrlOf(config.publicUrl, c.req.header('host')),
     ...(pool && { pool }),
     ...(metrics && { metrics }),
   };
-  const openapi = openApiDocument({ origin, publicUrl: config.publicUrl, endpoints: ENDPOINTS, bodyLimits: config });
+  const openapi = openApiDocument({ publicUrl: config.publicUrl, endpoints: ENDPOINTS, bodyLimits: config });
   const guards = createGuards(deps);
 
   const app = new Hono<Env>();
@@ -63,19 +63,19 @@ export function createApp({ config, store, logger, now = () => new Date(), pool,
   app.onError((error, c) => {
     if (error instanceof ApiProblem) {
       metrics?.refused(error.fields);
-      return sendError(c, deps.docsUrl, error.fields, error.headers);
+      return sendError(c, deps.docsUrl(c), error.fields, error.headers);
     }
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE') {
       // Not a fault of this process: the store is down or restarting; the client retries.
       logger.warn({ request_id: c.get('requestId'), err: error }, 'store unavailable');
       const problem = storeUnavailable();
-      return sendError(c, deps.docsUrl, problem.fields, problem.headers);
+      return sendError(c, deps.docsUrl(c), problem.fields, problem.headers);
     }
     const incidentId = randomUUID();
     logger.error({ request_id: c.get('requestId'), incident_id: incidentId, err: error }, 'unhandled error');
     const problem = internalError(incidentId);
-    return sendError(c, deps.docsUrl, problem.fields);
+    return sendError(c, deps.docsUrl(c), problem.fields);
   });
   const routes = new Hono<Env>()
     .route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) }))
@@ -91,7 +91,7 @@ export function createApp({ config, store, logger, now = () => new Date(), pool,
     if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
     const known = methods !== undefined && !methods.includes(c.req.method);
     const problem = known ? methodNotAllowed(c.req.method, c.req.path, methods) : notFound(c.req.method, c.req.path);
-    return sendError(c, deps.docsUrl, problem.fields, problem.headers);
+    return sendError(c, deps.docsUrl(c), problem.fields, problem.headers);
   });
   return app;
 }

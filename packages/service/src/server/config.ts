@@ -37,7 +37,10 @@ export interface ServerConfig {
   logsProofBodyLimitBytes: number;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
   auth: boolean;
-  /** Base URL that `docs_url` and the OpenAPI `servers` point at; `http://host:port` when null. */
+  /**
+   * Base URL that `docs_url` and the OpenAPI `servers` point at; when null, `servers` is relative and `docs_url` is
+   * under the request's Host (docsUrlOf).
+   */
   publicUrl: string | null;
   /**
    * Verify operations in progress at once (running or waiting for a worker) before answering 503; null: derived from

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
 import type { ServerConfig } from './config.js';
@@ -17,8 +18,8 @@ export interface AppDeps {
   store: Store;
   logger: Logger;
   registry: ChainRegistry;
-  /** The reference page that error envelopes link to. */
-  docsUrl: string;
+  /** The reference page that the error envelopes of request `c` link to (`docsUrlOf`). */
+  docsUrl: (c: Context) => string;
   now: () => Date;
   /** Verifies bodies of `poolThresholdBytes` and more off the event loop; absent, every body is verified inline. */
   pool?: VerifyPool;

@@ -1,6 +1,7 @@
 import type { JsonSchema } from 'evm-integrity/api';
 import type { Endpoint } from '../endpoints/endpoints.js';
 import { bodyLimitOf, type ServerConfig } from './config.js';
+import { docsUrlOf } from './docs-url.js';
 import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
 import {
   ERROR_DETAILS_SCHEMA,
@@ -175,23 +176,21 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
  * compiles and talks to the server (test/openapi-document.test.ts, test/openapi-client.test.ts).
  */
 export function openApiDocument({
-  origin,
   publicUrl,
   endpoints,
   bodyLimits,
 }: {
-  /** The origin of the server's own answers (their `docs_url`), for the examples. */
-  origin: string;
   /**
-   * Where clients reach the server (`public_url`); null: the `servers` URL is relative (`/v1`), so that a client
-   * generated from the document calls the address it fetched it from, never a bind address such as `0.0.0.0`.
+   * Where clients reach the server (`public_url`); null: the `servers` URL and the examples' `docs_url` are relative
+   * (`/v1`), so that a client generated from the document calls the address it fetched it from, never a bind address
+   * such as `0.0.0.0`.
    */
   publicUrl: string | null;
   endpoints: readonly Endpoint[];
   /** The configuration's body limits: each endpoint's is documented with it. */
   bodyLimits: Pick<ServerConfig, 'bodyLimitBytes' | 'logsProofBodyLimitBytes'>;
 }): JsonSchema {
-  const docsUrl = `${origin}/v1/docs`;
+  const docsUrl = docsUrlOf(publicUrl, undefined);
   const paths: Record<string, unknown> = Object.fromEntries(
     endpoints.map((endpoint) => [
       endpoint.path,

@@ -196,8 +196,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   const opened = options.store ?? openStore(config);
   let store = opened;
-  // The app is made once the port is known (port 0 picks one), so docs_url and the
-  // OpenAPI servers name the real origin; until then requests get 503.
+  // The app is made once the server is bound and its store and pool are ready; until then requests get 503.
   let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () =>
     new Response(null, { status: 503 });
   const server = createServer(httpOptions(config));
@@ -205,7 +204,8 @@ export async function startServer(
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   serveWithLimits(
     server,
-    getRequestListener((request, env) => fetchHandler(request, env as HttpBindings)),
+    // An HTTP/1.0 request may have no Host: it is served (its links relative, docsUrlOf), not refused for it.
+    getRequestListener((request, env) => fetchHandler(request, env as HttpBindings), { hostname: 'localhost' }),
     config,
     (socket) =>
       options.logger.info(

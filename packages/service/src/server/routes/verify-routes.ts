@@ -158,7 +158,7 @@ export function verifyRoutes(
   guards: ReturnType<typeof createGuards>,
   endpoints: readonly Endpoint[],
 ): Hono<Env> {
-  const { config, store, registry, docsUrl, now, pool, metrics } = deps;
+  const { config, store, registry, now, pool, metrics } = deps;
   const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
   const admission = new Admission(bounds.maxInFlight, bounds.maxInFlightPerAccount, config.admissionWaitMs);
   const pending = new PendingReleases(store, now);
@@ -176,9 +176,14 @@ export function verifyRoutes(
   /**
    * What verifying `bytes` takes. A small body is read here, so a malformed one is answered (400,
    * or 403 for a chain the account may not use) before it takes a place or CU; a large one is read
-   * by a worker, with the same function.
+   * by a worker, with the same function. `docsUrl` is the request's (AppDeps.docsUrl), for its error envelopes.
    */
-  const prepare = (endpoint: Endpoint, account: Account, bytes: Uint8Array<ArrayBuffer>): Verification => {
+  const prepare = (
+    endpoint: Endpoint,
+    account: Account,
+    bytes: Uint8Array<ArrayBuffer>,
+    docsUrl: string,
+  ): Verification => {
     const chains = account.entitlements?.chains ?? null;
     if (pool !== undefined && bytes.byteLength >= config.poolThresholdBytes) {
       // Each account waits in its own queue, so one account's burst of large bodies does not hold the others'.
@@ -231,7 +236,7 @@ export function verifyRoutes(
         // Every refusal that the headers decide comes before the body is read; this is the last.
         await admission.place(account.id, c.req.raw.signal);
         const bytes = await readBody(c);
-        const verify = prepare(endpoint, account, bytes);
+        const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
         const cu = cuOf(endpoint, bytes.byteLength);
         const hold = new RequestHold(
           { admission, store, now, pending, ...(metrics && { metrics }) },
