@@ -284,6 +284,16 @@ describe("the members of a block's receipts that repeat the receipts", () => {
     ]);
   });
 
+  it('the same hash without its 0x is the same transaction', () => {
+    const first = fixture.receipts[1].transactionHash;
+    const block = altered((b) => {
+      delete b.header.transactions;
+      b.receipts[4].transactionHash = first.slice(2);
+      for (const l of b.receipts[4].logs) l.transactionHash = b.receipts[4].transactionHash;
+    });
+    expect(pathsOf(block)).toEqual(['receipts[4].transactionHash']);
+  });
+
   it("a chain that is not verifiable is not refused for its node's duplicates (Hedera's relay gives them)", () => {
     const cronos = loadFixture('cronos-6542') as Json;
     const block = altered((b) => {

@@ -151,7 +151,8 @@ const cumulativeOf = (receipt: unknown) => (isObject(receipt) ? quantityValue(re
  */
 function checkFirstReceipt(hash: unknown, path: string, seen: Map<string, string>, problems: Problems): void {
   if (typeof hash !== 'string') return;
-  const key = hash.toLowerCase();
+  // A hash is read with or without its 0x, in either case: the key is its digits alone.
+  const key = hash.toLowerCase().replace(/^0x/, '');
   const first = seen.get(key);
   if (first === undefined) seen.set(key, path);
   else
