@@ -5,7 +5,7 @@
  * library's `writeBundle` (`audit --record`, `lineage --record`) follows the same rule.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -158,6 +158,42 @@ describe('prove receipt --out', () => {
     expect(toFile.status, toFile.stderr).toBe(0);
     expect(readFileSync(file)).toEqual(toStdout.stdout);
     expect(kindOf(file)).toBe('file');
+  });
+});
+
+describe('--out naming a symbolic link: written through it, the link kept', () => {
+  it('a link to a regular file: the file replaced whole, the link still a link to it', async () => {
+    const where = caseDir();
+    const file = join(where, 'proof.json');
+    writeFileSync(file, 'an older proof');
+    const link = join(where, 'latest.json');
+    symlinkSync('proof.json', link);
+    const [toLink, toStdout] = await Promise.all([proveReceipt(link), proveReceipt()]);
+    expect(toLink.status, toLink.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(file)).toEqual(toStdout.stdout);
+    expect(readdirSync(where).sort()).toEqual(['latest.json', 'proof.json']);
+  });
+
+  it('a dangling link (through another link): its target made, both links kept', async () => {
+    const where = caseDir();
+    symlinkSync('second', join(where, 'first'));
+    symlinkSync('proof.json', join(where, 'second'));
+    const [result, toStdout] = await Promise.all([proveReceipt(join(where, 'first')), proveReceipt()]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(lstatSync(join(where, 'first')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(where, 'second')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(where, 'proof.json'))).toEqual(toStdout.stdout);
+  });
+
+  it('writeBundle through a link: the target replaced, the link kept', async () => {
+    const where = caseDir();
+    writeFileSync(join(where, 'bundle.json'), 'older');
+    symlinkSync('bundle.json', join(where, 'link.json'));
+    const bundle = { base_url: 'https://service.example/v1', exchanges: [], blocks: [] };
+    await writeBundle(join(where, 'link.json'), bundle);
+    expect(lstatSync(join(where, 'link.json')).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(join(where, 'bundle.json'), 'utf8'))).toEqual(bundle);
   });
 });
 

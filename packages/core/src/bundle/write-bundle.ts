@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { outputFileKind } from '../files/output-file.js';
+import { outputFileKind, outputTarget } from '../files/output-file.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Exchange } from '../sources/exchange.js';
 
@@ -8,7 +8,8 @@ import type { Exchange } from '../sources/exchange.js';
  * A regular file (or a new one) is written next to its final name and renamed,
  * so a failed write never leaves a truncated bundle behind; a device, a FIFO or
  * a socket (`/dev/null`, `/dev/stdout`) is written into; a directory is refused
- * (an error with code `EISDIR`).
+ * (an error with code `EISDIR`); a symbolic link is written through (its target
+ * replaced, the link kept).
  */
 export async function writeBundle(
   file: string,
@@ -21,10 +22,11 @@ export async function writeBundle(
     ? await promisify(process.getBuiltinModule('node:zlib').gzip)(Buffer.from(text, 'utf8'))
     : Buffer.from(text, 'utf8');
   if (outputFileKind(file) === 'stream') return writeFile(file, bytes);
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const target = outputTarget(file);
+  const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
   try {
     await writeFile(temporary, bytes);
-    await rename(temporary, file);
+    await rename(temporary, target);
   } catch (error) {
     await unlink(temporary).catch(() => undefined);
     throw error;

@@ -1,6 +1,6 @@
 /**
  * Output that appears whole or not at all: written to a temporary file and, at the end, renamed onto its destination
- * (a regular file or a new one), or copied into it (a device, a FIFO, a socket: `/dev/null` stays a device), or copied
+ * (a regular file or a new one; through a symbolic link, onto its target), or copied into it (a device, a FIFO, a socket: `/dev/null` stays a device), or copied
  * to standard output; removed on failure and on Ctrl-C, so that nothing half-written is ever left behind or read as a
  * result. A directory is refused before any work.
  */
@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { outputFileKind } from 'evm-integrity/node';
+import { outputFileKind, outputTarget } from 'evm-integrity/node';
 import { cannotWrite, InputError, stdoutStream, writeFailure } from './io.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
@@ -34,6 +34,8 @@ export class TempFile {
   readonly path: string;
   /** Whether the file is beside its destination, to be renamed onto it. */
   readonly #beside: boolean;
+  /** Where the destination's bytes land: the destination, or the target of the symbolic link it is. */
+  readonly #target: string | undefined;
   #fd: number | null;
   #bytes = 0;
 
@@ -48,8 +50,9 @@ export class TempFile {
   ) {
     const name = `.${destination === undefined ? 'evm-integrity' : basename(destination)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
-      this.#beside = destination !== undefined && outputFileKind(destination) === 'replace';
-      this.path = join(this.#beside ? dirname(destination!) : tmpdir(), name);
+      this.#target = destination === undefined ? undefined : outputTarget(destination);
+      this.#beside = this.#target !== undefined && outputFileKind(this.#target) === 'replace';
+      this.path = join(this.#beside ? dirname(this.#target!) : tmpdir(), name);
       this.#fd = openSync(this.path, 'wx', 0o644);
     } catch (error) {
       throw this.#cannotWrite(error, join(tmpdir(), name));
@@ -84,8 +87,8 @@ export class TempFile {
     const destination = this.destination;
     if (destination === undefined) return this.#copy(writeStdout);
     try {
-      if (this.#beside && outputFileKind(destination) === 'replace') {
-        renameSync(this.path, destination);
+      if (this.#beside && outputFileKind(this.#target!) === 'replace') {
+        renameSync(this.path, this.#target!);
         this.#forget();
         return;
       }
