@@ -34,11 +34,11 @@ const MAX_LINKS = 40;
  */
 export function outputTarget(file: string): string {
   const { lstatSync, readlinkSync } = process.getBuiltinModule('node:fs');
-  const { dirname, resolve } = process.getBuiltinModule('node:path');
+  const paths = process.getBuiltinModule('node:path');
   let path = file;
   for (let links = 0; links <= MAX_LINKS; links++) {
     if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return path;
-    path = resolve(dirname(path), readlinkSync(path));
+    path = paths.resolve(paths.dirname(path), readlinkSync(path));
   }
   throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, open '${file}'`), {
     code: 'ELOOP',
