@@ -106,6 +106,13 @@ export interface ServerConfig {
   sendTimeoutMs: number;
   /** Bytes a connection's socket buffers ahead of the client before a streamed answer (the docs bundle) waits. */
   maxResponseBufferBytes: number;
+  /**
+   * Connections held at once; a new one beyond closes the oldest idle connection, or is refused when none is idle.
+   * null: derived from the process's file-descriptor limit (maxConnectionsFor: all but 128 of them).
+   */
+  maxConnections: number | null;
+  /** Connections held at once from one client address, under the same rule. */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -156,6 +163,9 @@ export const DEFAULT_CONFIG: ServerConfig = {
   sendTimeoutMs: 30_000,
   // Node's own default for a stream's buffer.
   maxResponseBufferBytes: 65_536,
+  maxConnections: null,
+  // Generous for a browser or a client's pool (a handful each); behind a proxy, set it to max_connections.
+  maxConnectionsPerAddress: 256,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -365,6 +375,8 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'max_in_flight_per_connection',
   'send_timeout_ms',
   'max_response_buffer_bytes',
+  'max_connections',
+  'max_connections_per_address',
 ];
 
 /**
@@ -551,12 +563,38 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   return config;
 }
 
-/** What one connection may hold: requests in flight, time without taking output, output buffered ahead of it. */
+/**
+ * What connections may hold: how many at once, and for one, requests in flight, time without taking output, output
+ * buffered ahead of it.
+ */
 function readConnectionLimits(
   json: Json,
   base: ServerConfig,
-): Pick<ServerConfig, 'maxInFlightPerConnection' | 'sendTimeoutMs' | 'maxResponseBufferBytes'> {
+): Pick<
+  ServerConfig,
+  | 'maxInFlightPerConnection'
+  | 'sendTimeoutMs'
+  | 'maxResponseBufferBytes'
+  | 'maxConnections'
+  | 'maxConnectionsPerAddress'
+> {
   return {
+    maxConnections: member<number | null>(
+      json,
+      'max_connections',
+      '',
+      (v) => v === null || isPositive(v),
+      'a positive integer, or null (derived from the file-descriptor limit)',
+      base.maxConnections,
+    ),
+    maxConnectionsPerAddress: member(
+      json,
+      'max_connections_per_address',
+      '',
+      isPositive,
+      'a positive integer',
+      base.maxConnectionsPerAddress,
+    ),
     maxInFlightPerConnection: member(
       json,
       'max_in_flight_per_connection',

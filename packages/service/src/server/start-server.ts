@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, publicUrlOf, type ServerConfig } from './config.js';
+import { maxConnectionsFor, openFileLimit } from './connection-bounds.js';
 import { serveWithLimits } from './connections.js';
+import { rateLimitedLog } from './rate-limited-log.js';
 import { type InFlightBounds, inFlightBoundsOf } from './in-flight-bounds.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
@@ -202,15 +204,30 @@ export async function startServer(
   const server = createServer(httpOptions(config));
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  const maxConnections = config.maxConnections ?? maxConnectionsFor(openFileLimit());
+  // A flood of connections is told in one line a second, with how many were closed for each reason.
+  const closedTold = rateLimitedLog((counts) =>
+    options.logger.warn(
+      {
+        ...counts,
+        max_connections: maxConnections,
+        max_connections_per_address: config.maxConnectionsPerAddress,
+        header_timeout_ms: config.headerTimeoutMs,
+      },
+      'connection bounds: closed connections (refused: over a bound with none idle to close; evicted: the oldest idle, for a new one; silent: no request within header_timeout_ms of the accept)',
+    ),
+  );
   serveWithLimits(
     server,
     getRequestListener((request, env) => fetchHandler(request, env as HttpBindings)),
-    config,
-    (socket) =>
+    { ...config, maxConnections },
+    (reason, socket) => {
+      if (reason !== 'stalled') return closedTold(reason);
       options.logger.info(
         { remote_address: socket.remoteAddress, send_timeout_ms: config.sendTimeoutMs },
         'send deadline: closed a connection whose client took none of its answer',
-      ),
+      );
+    },
   );
   const shutDown = drainable(server);
   try {
@@ -265,6 +282,7 @@ export async function startServer(
       // The bounds in force, derived ones included, so an operator sees what the machine was given.
       max_in_flight: bounds.maxInFlight,
       max_in_flight_per_account: bounds.maxInFlightPerAccount,
+      max_connections: maxConnections,
       ...(metrics && { metrics_url: metrics.listener.url }),
     },
     'listening',
