@@ -35,6 +35,11 @@ export interface ServerConfig {
    * range is larger than a block's body, and raising one limit does not open the other endpoints.
    */
   logsProofBodyLimitBytes: number;
+  /**
+   * Body bytes the server holds at once, read or being verified; a body beyond them is refused 503 unread. null: an
+   * eighth of the machine's memory, at least the largest body limit (maxBodyBytesFor).
+   */
+  maxBodyBytesInFlight: number | null;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
   auth: boolean;
   /** Base URL that `docs_url` and the OpenAPI `servers` point at; `http://host:port` when null. */
@@ -123,6 +128,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   bodyLimitBytes: 32 * 1024 * 1024,
   // A 16 MiB artifact, as hex; the same 30 s of body_timeout_ms carry it.
   logsProofBodyLimitBytes: 32 * 1024 * 1024,
+  maxBodyBytesInFlight: null,
   auth: true,
   publicUrl: null,
   // Derived from the pool's threads when the server starts (inFlightBoundsFor): what the machine can serve.
@@ -349,6 +355,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'data_dir',
   'body_limit_bytes',
   'logs_proof_body_limit_bytes',
+  'max_body_bytes_in_flight',
   'auth',
   'public_url',
   'max_in_flight',
@@ -430,6 +437,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       isPositive,
       'a positive number of bytes',
       base.logsProofBodyLimitBytes,
+    ),
+    maxBodyBytesInFlight: member<number | null>(
+      json,
+      'max_body_bytes_in_flight',
+      '',
+      (v) => v === null || isPositive(v),
+      'a positive number of bytes, or null (derived from memory)',
+      base.maxBodyBytesInFlight,
     ),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
     publicUrl: member<string | null>(
