@@ -156,8 +156,10 @@ export function serveWithLimits(
   const bounds = new ConnectionBounds(limits, onClosed);
   server.on('connection', (socket: HttpSocket) => {
     if (!bounds.accept(socket)) return;
-    // Node counts its header deadline from the first byte; a client that sends none is closed here.
+    // Node counts its header deadline from the first byte (and answers 408 past it); a client that
+    // sends none is closed here.
     const silent = setTimeout(() => {
+      if (socket.bytesRead > 0) return;
       onClosed('silent', socket);
       socket.destroy();
     }, limits.headerTimeoutMs);
