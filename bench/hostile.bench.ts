@@ -12,9 +12,13 @@
  * 4. 50 connections for 10 s: 25 send 32 MiB logs proofs for an account whose allowance cannot pay them
  *    (refused 429), 25 send a second account's small requests: answers a second of each, and the bytes the
  *    server read meanwhile.
+ * 5. 1,100 connections that never send a byte, the server started with `ulimit -n 1024`: `/v1/health`
+ *    (a new connection each) answered meanwhile, and how long until the server closed them.
+ * 6. 32 invalid 30 MB bodies at once (400): the server's RSS idle, at its peak, and 5 s and 30 s after.
  *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
- * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth.
+ * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth,
+ * `silent` the fifth, `bodies` the sixth.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
