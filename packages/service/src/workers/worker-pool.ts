@@ -20,7 +20,7 @@ type Reply<Out> = { ok: true; value: Out } | { ok: false; message: string };
  * A fixed set of worker threads running `script`, one job each at a time; jobs beyond them wait
  * in their queue (the server's: one per account), and the queues take turns, so one queue's burst
  * delays another's next job by at most one job per queue. How many may wait is the caller's to bound (the route's admission does). A worker that
- * crashes fails its job and is replaced. The workers are unref'd: only `terminate` ends them, and
+ * crashes fails its job and is replaced; so is one, once it has answered, whose job moved `replaceAfterBytes` or more. The workers are unref'd: only `terminate` ends them, and
  * a forgotten pool does not keep the process alive.
  */
 export class WorkerPool<In, Out> {
