@@ -46,7 +46,10 @@ export class WorkerPool<In, Out> {
     for (let i = 0; i < size; i++) this.#idle.push(this.#spawn());
   }
 
-  /** Threads not exited yet: `size` while the pool runs, 0 once `terminate` has resolved. */
+  /**
+   * Threads not exited yet: `size` while the pool runs (one more while a replaced worker ends), 0
+   * once `terminate` has resolved.
+   */
   get threads(): number {
     return this.#alive.size;
   }
@@ -93,10 +96,11 @@ export class WorkerPool<In, Out> {
     const waiting = [...this.#waiting.values()].flat();
     this.#waiting.clear();
     for (const task of waiting) this.#settle(task, () => task.reject(failed));
-    const workers = [...this.#idle.splice(0), ...this.#running.keys()];
+    this.#idle.length = 0;
     for (const [, task] of this.#running) this.#settle(task, () => task.reject(failed));
     this.#running.clear();
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    // Every thread not exited yet, a replaced one still ending among them.
+    await Promise.all([...this.#alive].map((worker) => worker.terminate()));
   }
 
   #spawn(): Worker {
