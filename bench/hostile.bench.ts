@@ -12,16 +12,20 @@
  * 4. 50 connections for 10 s: 25 send 32 MiB logs proofs for an account whose allowance cannot pay them
  *    (refused 429), 25 send a second account's small requests: answers a second of each, and the bytes the
  *    server read meanwhile.
- *
  * 5. On PostgreSQL (a database of its own on 127.0.0.1:5432, dropped after): one account pipelines 100 small
  *    requests (a receipt root of a block of a few transactions) on each of 20 connections, again as each
  *    connection's 100 are answered: a second account's p50/p99 for the same request, quiet and under that load.
+ * 6. 1,100 connections that never send a byte, the server started with `ulimit -n 1024`: `/v1/health`
+ *    (a new connection each) answered meanwhile, and how long until the server closed them.
+ * 7. 32 invalid 30 MB bodies at once (400): the server's RSS idle, at its peak, and 5 s and 30 s after.
  *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
- * the code before a change); `HOSTILE_ONLY=refused` runs only the fourth, `HOSTILE_ONLY=small` only the fifth.
+ * the code before a change); `HOSTILE_ONLY` runs one section: `refused` the fourth, `small` the fifth,
+ * `silent` the sixth, `bodies` the seventh.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +66,11 @@ interface Served {
   stop: () => void;
 }
 
-async function serve(configured: object = { store: 'memory' }): Promise<Served> {
+/**
+ * The server as an operator starts it, on `configured` (the memory store unless it says otherwise); `openFiles`: its
+ * file-descriptor limit (`ulimit -n`), when it is to be lower than the shell's.
+ */
+async function serve(configured: object = { store: 'memory' }, openFiles?: number): Promise<Served> {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-bench-'));
   const account = (id: string, key: string, cuLimit = 100_000_000) => ({
     id,
@@ -77,11 +85,17 @@ async function serve(configured: object = { store: 'memory' }): Promise<Served> 
       port: 0,
       accounts: [account('a', KEY_A), account('b', KEY_B), account('poor', KEY_POOR, 5)],
       body_limit_bytes: 64 * 1024 * 1024,
+      // 32 bodies of 30 MB at once on a loaded machine take longer than the default 30 s.
+      body_timeout_ms: 120_000,
     }),
   );
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', join(dir, 'config.json')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const command = [process.execPath, BIN, 'serve', '--config', join(dir, 'config.json')];
+  const child =
+    openFiles === undefined
+      ? spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('bash', ['-c', `ulimit -n ${openFiles}; exec "$@"`, 'bash', ...command], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
   let out = '';
   const url = await new Promise<string>((resolve) =>
     child.stdout.on('data', (chunk) => {
@@ -318,6 +332,98 @@ async function smallFlood(): Promise<void> {
   }
 }
 
+/**
+ * Whether `socket` is closed by the server within `ms`: resolves with the milliseconds it took, or
+ * undefined when it is still open then.
+ */
+const closedWithin = (socket: Socket, ms: number, started: number) =>
+  new Promise<number | undefined>((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), ms);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    });
+  });
+
+/** Whether `/v1/health` answers 200 within 5 s on a connection of its own. */
+const freshHealth = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const request = httpGet(`${url}/v1/health`, { agent: false, timeout: 5000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+
+/**
+ * 1,100 connections that never send a byte, against a server limited to 1,024 file descriptors:
+ * `/v1/health` meanwhile (latency, and how many were answered), and how long until the server
+ * closed the silent connections (60 s at most).
+ */
+async function silentSockets(): Promise<void> {
+  const server = await serve(undefined, 1024);
+  const started = performance.now();
+  const silent = Array.from({ length: 1100 }, () => rawSocket(server.port));
+  const closed = silent.map((socket) => closedWithin(socket, 60_000, started));
+  await sleep(1000);
+  const health: number[] = [];
+  let answered = 0;
+  const end = performance.now() + 15_000;
+  while (performance.now() < end) {
+    const at = performance.now();
+    // A new connection for each, as a health probe makes.
+    if (await freshHealth(server.url)) answered++;
+    health.push(performance.now() - at);
+  }
+  const times = await Promise.all(closed);
+  const shut = times.filter((t) => t !== undefined);
+  console.log(
+    `1,100 silent connections, ulimit -n 1024: health ${answered}/${health.length} answered, p50 ${ms(quantile(health, 0.5))}, p99 ${ms(quantile(health, 0.99))}; ${shut.length} closed by the server within 60 s${shut.length > 0 ? ` (the last at ${ms(Math.max(...shut))})` : ''}`,
+  );
+  for (const socket of sockets.splice(0)) socket.destroy();
+  server.stop();
+}
+
+/**
+ * 32 invalid 30 MB bodies at once (each answered 400): the server's RSS idle, at its peak, and
+ * 5 s and 30 s after the last answer.
+ */
+async function largeInvalidBodies(): Promise<void> {
+  const server = await serve();
+  const body = Buffer.from(`{"pad":"${'x'.repeat(30 * 1000 * 1000)}`);
+  const head = `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY_A}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  const idle = server.rssMb();
+  let peak = idle;
+  const watch = setInterval(() => (peak = Math.max(peak, server.rssMb())), 50);
+  const seen = await Promise.all(
+    Array.from(
+      { length: 32 },
+      () =>
+        new Promise<number>((resolve) => {
+          const socket = connect(server.port, '127.0.0.1');
+          let text = '';
+          socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+          socket.on('end', () => socket.destroy());
+          socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
+          socket.on('error', () => undefined);
+          socket.setTimeout(60_000, () => socket.destroy());
+          socket.write(head);
+          socket.write(body);
+        }),
+    ),
+  );
+  clearInterval(watch);
+  const counts = [...new Set(seen)].map((s) => `${seen.filter((t) => t === s).length} x ${s}`).join(', ');
+  await sleep(5000);
+  const after5 = server.rssMb();
+  await sleep(25_000);
+  console.log(
+    `32 invalid 30 MB bodies at once (${counts}): RSS ${Math.round(idle)} MB idle, ${Math.round(peak)} MB peak, ${Math.round(after5)} MB 5 s after, ${Math.round(server.rssMb())} MB 30 s after`,
+  );
+  server.stop();
+}
+
 console.log(`server: ${BIN}`);
 if (process.env.HOSTILE_ONLY === 'refused') {
   await refusedBodies();
@@ -328,8 +434,18 @@ if (process.env.HOSTILE_ONLY === 'small') {
   await smallFlood();
   process.exit(0);
 }
+if (process.env.HOSTILE_ONLY === 'silent') {
+  await silentSockets();
+  process.exit(0);
+}
+if (process.env.HOSTILE_ONLY === 'bodies') {
+  await largeInvalidBodies();
+  process.exit(0);
+}
 await slowReaders();
 await pipelining();
 await hugeBurst();
 await refusedBodies();
 await smallFlood();
+await silentSockets();
+await largeInvalidBodies();

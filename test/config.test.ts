@@ -252,6 +252,9 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   max_in_flight_per_connection: ['1', { maxInFlightPerConnection: 1 }],
   send_timeout_ms: ['5000', { sendTimeoutMs: 5000 }],
   max_response_buffer_bytes: ['16384', { maxResponseBufferBytes: 16384 }],
+  max_connections: ['500', { maxConnections: 500 }],
+  max_body_bytes_in_flight: ['1000000', { maxBodyBytesInFlight: 1_000_000 }],
+  max_connections_per_address: ['8', { maxConnectionsPerAddress: 8 }],
 };
 
 describe('configuration from the environment', () => {

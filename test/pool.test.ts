@@ -11,7 +11,7 @@ import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.
 import { auditBundle, receiptRootBody } from '../packages/core/src/api/index.js';
 import type { BlockJson, BlockVerifier } from '../packages/core/src/lineage/index.js';
 import { poolBlockVerifier } from '../packages/service/src/workers/pool-block-verifier.js';
-import { createVerifyPool, type VerifyPool } from '../packages/service/src/workers/verify-pool.js';
+import { createVerifyPool, runOnPool, type VerifyPool } from '../packages/service/src/workers/verify-pool.js';
 import { Admission } from '../packages/service/src/server/admission.js';
 import { ApiProblem } from '../packages/service/src/server/responses.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
@@ -272,6 +272,29 @@ describe('shutdown', () => {
     expect(res.status).toBe(200);
     await server.close();
     expect(server.pool!.threads).toBe(0);
+  });
+});
+
+describe('a worker that verified a large body', () => {
+  const blockBytes = () => new TextEncoder().encode(JSON.stringify(loadFixture('mainnet-22869878')));
+  const threadOf = async (pool: VerifyPool, bytes: Uint8Array<ArrayBuffer>) =>
+    (await runOnPool(pool, { kind: 'block', bytes })).threadId;
+
+  it('is replaced once it has answered; one under the bound keeps its thread', async () => {
+    const size = blockBytes().byteLength;
+    const pool = createVerifyPool(1, [], size);
+    try {
+      const under = await threadOf(pool, blockBytes().slice(0, size - 1));
+      // A job under the bound leaves its worker in place: the next job runs on the same thread.
+      const at = await threadOf(pool, blockBytes());
+      expect(at).toBe(under);
+      // The job at the bound was its worker's last: the next runs on a new thread, which stays.
+      const next = await threadOf(pool, blockBytes().slice(0, 10));
+      expect(next).not.toBe(at);
+      expect(await threadOf(pool, blockBytes().slice(0, 10))).toBe(next);
+    } finally {
+      await pool.terminate();
+    }
   });
 });
 

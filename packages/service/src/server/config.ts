@@ -35,6 +35,11 @@ export interface ServerConfig {
    * range is larger than a block's body, and raising one limit does not open the other endpoints.
    */
   logsProofBodyLimitBytes: number;
+  /**
+   * Body bytes the server holds at once, read or being verified; a body beyond them is refused 503 unread. null: an
+   * eighth of the machine's memory, at least the largest body limit (maxBodyBytesFor).
+   */
+  maxBodyBytesInFlight: number | null;
   /** Turning auth off is explicit; then every request is the `anonymous` account's. */
   auth: boolean;
   /**
@@ -109,6 +114,13 @@ export interface ServerConfig {
   sendTimeoutMs: number;
   /** Bytes a connection's socket buffers ahead of the client before a streamed answer (the docs bundle) waits. */
   maxResponseBufferBytes: number;
+  /**
+   * Connections held at once; a new one beyond closes the oldest idle connection, or is refused when none is idle.
+   * null: derived from the process's file-descriptor limit (maxConnectionsFor: all but 128 of them).
+   */
+  maxConnections: number | null;
+  /** Connections held at once from one client address, under the same rule. */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_CONFIG: ServerConfig = {
@@ -119,6 +131,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   bodyLimitBytes: 32 * 1024 * 1024,
   // A 16 MiB artifact, as hex; the same 30 s of body_timeout_ms carry it.
   logsProofBodyLimitBytes: 32 * 1024 * 1024,
+  maxBodyBytesInFlight: null,
   auth: true,
   publicUrl: null,
   // Derived from the pool's threads when the server starts (inFlightBoundsFor): what the machine can serve.
@@ -159,6 +172,9 @@ export const DEFAULT_CONFIG: ServerConfig = {
   sendTimeoutMs: 30_000,
   // Node's own default for a stream's buffer.
   maxResponseBufferBytes: 65_536,
+  maxConnections: null,
+  // Generous for a browser or a client's pool (a handful each); behind a proxy, set it to max_connections.
+  maxConnectionsPerAddress: 256,
 };
 
 /** A configuration that cannot be used; the message names the member and what was expected. */
@@ -342,6 +358,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'data_dir',
   'body_limit_bytes',
   'logs_proof_body_limit_bytes',
+  'max_body_bytes_in_flight',
   'auth',
   'public_url',
   'max_in_flight',
@@ -368,6 +385,8 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'max_in_flight_per_connection',
   'send_timeout_ms',
   'max_response_buffer_bytes',
+  'max_connections',
+  'max_connections_per_address',
 ];
 
 /**
@@ -421,6 +440,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       isPositive,
       'a positive number of bytes',
       base.logsProofBodyLimitBytes,
+    ),
+    maxBodyBytesInFlight: member<number | null>(
+      json,
+      'max_body_bytes_in_flight',
+      '',
+      (v) => v === null || isPositive(v),
+      'a positive number of bytes, or null (derived from memory)',
+      base.maxBodyBytesInFlight,
     ),
     auth: member(json, 'auth', '', (v) => typeof v === 'boolean', 'true or false', base.auth),
     publicUrl: member<string | null>(
@@ -554,12 +581,38 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   return config;
 }
 
-/** What one connection may hold: requests in flight, time without taking output, output buffered ahead of it. */
+/**
+ * What connections may hold: how many at once, and for one, requests in flight, time without taking output, output
+ * buffered ahead of it.
+ */
 function readConnectionLimits(
   json: Json,
   base: ServerConfig,
-): Pick<ServerConfig, 'maxInFlightPerConnection' | 'sendTimeoutMs' | 'maxResponseBufferBytes'> {
+): Pick<
+  ServerConfig,
+  | 'maxInFlightPerConnection'
+  | 'sendTimeoutMs'
+  | 'maxResponseBufferBytes'
+  | 'maxConnections'
+  | 'maxConnectionsPerAddress'
+> {
   return {
+    maxConnections: member<number | null>(
+      json,
+      'max_connections',
+      '',
+      (v) => v === null || isPositive(v),
+      'a positive integer, or null (derived from the file-descriptor limit)',
+      base.maxConnections,
+    ),
+    maxConnectionsPerAddress: member(
+      json,
+      'max_connections_per_address',
+      '',
+      isPositive,
+      'a positive integer',
+      base.maxConnectionsPerAddress,
+    ),
     maxInFlightPerConnection: member(
       json,
       'max_in_flight_per_connection',

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { askClient } from './client.js';
+import { type BoundAction, type ConnectionCaps, ConnectionBounds } from './connection-bounds.js';
 
 /** When a client that ended its side is asked again: a round trip on most networks. */
 const ASK_AGAIN_MS = 100;
@@ -13,13 +14,25 @@ const ASK_AGAIN_MS = 100;
  */
 const LINGER_MS = 1000;
 
-/** What one connection may hold of the server: requests worked on at once, and time without taking any output. */
-export interface ConnectionLimits {
+/**
+ * What connections may hold of the server: how many at once (in all, and from one address), and for
+ * one, requests worked on at once, time to send its first request and time without taking any output.
+ */
+export interface ConnectionLimits extends ConnectionCaps {
+  /** Milliseconds a new connection has, from its accept, to send its first request's headers. */
+  headerTimeoutMs: number;
   /** Requests of one connection worked on or owed an answer at once; its socket is not read beyond them. */
   maxInFlightPerConnection: number;
   /** Milliseconds a connection may leave output unsent without taking any of it before it is closed. */
   sendTimeoutMs: number;
 }
+
+/**
+ * Why the server closed a connection itself: a bound on connections (`refused`: no idle one to close
+ * for it; `evicted`: the oldest idle, closed for a new one), no request within the header deadline
+ * from its accept (`silent`), or its output untaken for the send deadline (`stalled`).
+ */
+export type ClosedFor = BoundAction | 'silent' | 'stalled';
 
 /**
  * The flag and parser behind Node's own pipelining backpressure (node:_http_server): with `_paused`
@@ -45,7 +58,16 @@ class Connection {
   #taken = 0;
   #movedAt = 0;
 
-  constructor(readonly socket: HttpSocket) {}
+  constructor(
+    readonly socket: HttpSocket,
+    /** Its deadline for a first request, from its accept; cleared by that request. */
+    private readonly silent: NodeJS.Timeout,
+  ) {}
+
+  /** A request came: the deadline from the accept is met (Node's own deadlines take it from here). */
+  firstRequest(): void {
+    clearTimeout(this.silent);
+  }
 
   /**
    * The client has ended its side: a half-close, awaiting the answer, or a close, gone. It is
@@ -118,20 +140,35 @@ class Connection {
  * makes no progress for `sendTimeoutMs` is closed, so a client that never reads cannot hold its
  * answer's memory. A client that half-closes is answered; one that closed outright is told
  * apart by the reset its socket answers a `100 Continue` with (askClient), and its requests are
- * aborted. `onStalled` is told of each connection closed for its deadline.
+ * aborted. Connections are held to ConnectionBounds (`maxConnections`, `maxConnectionsPerAddress`),
+ * and one that has sent no request `headerTimeoutMs` after its accept is closed, so a client that
+ * opens connections and sends nothing cannot hold them. `onClosed` is told of each connection
+ * closed for a bound or a deadline.
  */
 export function serveWithLimits(
   server: Server,
   // The adaptor's listener settles its promise itself: a failed request is answered 500.
   handle: (request: IncomingMessage, response: ServerResponse) => Promise<unknown>,
   limits: ConnectionLimits,
-  onStalled: (socket: Socket) => void = () => {},
+  onClosed: (reason: ClosedFor, socket: Socket) => void = () => {},
 ): void {
   const connections = new Map<Socket, Connection>();
+  const bounds = new ConnectionBounds(limits, onClosed);
   server.on('connection', (socket: HttpSocket) => {
-    const connection = new Connection(socket);
+    if (!bounds.accept(socket)) return;
+    // Node counts its header deadline from the first byte (and answers 408 past it); a client that
+    // sends none is closed here.
+    const silent = setTimeout(() => {
+      if (socket.bytesRead > 0) return;
+      onClosed('silent', socket);
+      socket.destroy();
+    }, limits.headerTimeoutMs);
+    silent.unref();
+    const connection = new Connection(socket, silent);
     connections.set(socket, connection);
     socket.once('close', () => {
+      connection.firstRequest();
+      bounds.closed(socket);
       connections.delete(socket);
       // Requests parsed but never started: nobody is left to answer.
       connection.waiting.length = 0;
@@ -152,6 +189,7 @@ export function serveWithLimits(
       connection.answering.splice(connection.answering.indexOf(response), 1);
       const next = connection.waiting.shift();
       if (next !== undefined) start(connection, ...next);
+      else if (connection.answering.length === 0) bounds.idle(connection.socket);
       connection.release();
     });
     void handle(request, response);
@@ -160,6 +198,8 @@ export function serveWithLimits(
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     // Node emits 'connection' for a socket before any of its requests.
     const connection = connections.get(request.socket)!;
+    connection.firstRequest();
+    bounds.busy(connection.socket);
     if (connection.answering.length < limits.maxInFlightPerConnection) return start(connection, request, response);
     connection.waiting.push([request, response]);
     connection.hold(true);
@@ -171,7 +211,7 @@ export function serveWithLimits(
     const now = performance.now();
     for (const [socket, connection] of connections)
       if (connection.stalled(now, limits.sendTimeoutMs)) {
-        onStalled(socket);
+        onClosed('stalled', socket);
         socket.destroy();
       }
   }, period);

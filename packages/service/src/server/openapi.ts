@@ -63,7 +63,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
-    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused); retry after Retry-After seconds.',
+    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused), or the server holds as many request body bytes as it may (max_body_bytes_in_flight; the body is not read); retry after Retry-After seconds.',
   },
   {
     status: 503,

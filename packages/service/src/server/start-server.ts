@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import { createApp } from './app.js';
 import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './config.js';
+import { maxConnectionsFor, openFileLimit } from './connection-bounds.js';
 import { serveWithLimits } from './connections.js';
+import { rateLimitedLog } from './rate-limited-log.js';
 import { type InFlightBounds, inFlightBoundsOf } from './in-flight-bounds.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
@@ -24,6 +26,13 @@ import { SqliteStore } from '../store/sqlite-store.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Account, AccountInput, Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
+
+/**
+ * A pool worker that verified a body of this many bytes is replaced once it has answered: the heap
+ * such a body grew (its text and parse, a few times its bytes) would otherwise stay with the idle
+ * thread. A new worker costs about 0.1 s of CPU, small beside verifying such a body.
+ */
+const REPLACE_WORKER_AFTER_BYTES = 16 * 1024 * 1024;
 
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
@@ -202,16 +211,31 @@ export async function startServer(
   const server = createServer(httpOptions(config));
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  const maxConnections = config.maxConnections ?? maxConnectionsFor(openFileLimit());
+  // A flood of connections is told in one line a second, with how many were closed for each reason.
+  const closedTold = rateLimitedLog((counts) =>
+    options.logger.warn(
+      {
+        ...counts,
+        max_connections: maxConnections,
+        max_connections_per_address: config.maxConnectionsPerAddress,
+        header_timeout_ms: config.headerTimeoutMs,
+      },
+      'connection bounds: closed connections (refused: over a bound with none idle to close; evicted: the oldest idle, for a new one; silent: no request within header_timeout_ms of the accept)',
+    ),
+  );
   serveWithLimits(
     server,
     // An HTTP/1.0 request may have no Host: it is served (its links relative, docsUrlOf), not refused for it.
     getRequestListener((request, env) => fetchHandler(request, env as HttpBindings), { hostname: 'localhost' }),
-    config,
-    (socket) =>
+    { ...config, maxConnections },
+    (reason, socket) => {
+      if (reason !== 'stalled') return closedTold(reason);
       options.logger.info(
         { remote_address: socket.remoteAddress, send_timeout_ms: config.sendTimeoutMs },
         'send deadline: closed a connection whose client took none of its answer',
-      ),
+      );
+    },
   );
   const shutDown = drainable(server);
   try {
@@ -242,7 +266,8 @@ export async function startServer(
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
-    if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, config.chains);
+    if (config.poolWorkers !== 0)
+      pool = createVerifyPool(config.poolWorkers, config.chains, REPLACE_WORKER_AFTER_BYTES);
     fetchHandler = createApp({
       config: { ...config, port },
       store,
@@ -268,6 +293,7 @@ export async function startServer(
       // The bounds in force, derived ones included, so an operator sees what the machine was given.
       max_in_flight: bounds.maxInFlight,
       max_in_flight_per_account: bounds.maxInFlightPerAccount,
+      max_connections: maxConnections,
       ...(metrics && { metrics_url: metrics.listener.url }),
     },
     'listening',

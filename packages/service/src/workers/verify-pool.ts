@@ -44,7 +44,14 @@ function workerScript(): URL {
   return here.endsWith('.ts') ? new URL('../../dist/workers/worker.js', here) : new URL('./worker.js', here);
 }
 
-/** A pool of `workers` threads (null: one per core) that know the configured `chains`. */
-export function createVerifyPool(workers: number | null, chains: readonly ChainInfo[]): VerifyPool {
-  return new WorkerPool(workerScript(), workers ?? availableParallelism(), { chains });
+/**
+ * A pool of `workers` threads (null: one per core) that know the configured `chains`; a worker
+ * whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool).
+ */
+export function createVerifyPool(
+  workers: number | null,
+  chains: readonly ChainInfo[],
+  replaceAfterBytes?: number,
+): VerifyPool {
+  return new WorkerPool(workerScript(), workers ?? availableParallelism(), { chains }, replaceAfterBytes);
 }

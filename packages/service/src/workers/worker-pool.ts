@@ -10,6 +10,8 @@ interface Task<In, Out> {
   onAbort: () => void;
   /** The queue it waits in. */
   queue: string;
+  /** The bytes of the buffers in `transfer` (moved, hence unreadable, once posted). */
+  bytes: number;
 }
 
 type Reply<Out> = { ok: true; value: Out } | { ok: false; message: string };
@@ -18,7 +20,7 @@ type Reply<Out> = { ok: true; value: Out } | { ok: false; message: string };
  * A fixed set of worker threads running `script`, one job each at a time; jobs beyond them wait
  * in their queue (the server's: one per account), and the queues take turns, so one queue's burst
  * delays another's next job by at most one job per queue. How many may wait is the caller's to bound (the route's admission does). A worker that
- * crashes fails its job and is replaced. The workers are unref'd: only `terminate` ends them, and
+ * crashes fails its job and is replaced; so is one, once it has answered, whose job moved `replaceAfterBytes` or more. The workers are unref'd: only `terminate` ends them, and
  * a forgotten pool does not keep the process alive.
  */
 export class WorkerPool<In, Out> {
@@ -30,15 +32,24 @@ export class WorkerPool<In, Out> {
   readonly #alive = new Set<Worker>();
   #terminated = false;
 
+  /**
+   * `replaceAfterBytes`: a worker whose job moved that many bytes or more to it is replaced once it
+   * has answered (undefined: never), since an idle thread may hold what the job grew its heap to
+   * until a collection that an idle thread does not run.
+   */
   constructor(
     private readonly script: URL,
     readonly size: number,
     private readonly workerData: unknown,
+    readonly replaceAfterBytes?: number,
   ) {
     for (let i = 0; i < size; i++) this.#idle.push(this.#spawn());
   }
 
-  /** Threads not exited yet: `size` while the pool runs, 0 once `terminate` has resolved. */
+  /**
+   * Threads not exited yet: `size` while the pool runs (one more while a replaced worker ends), 0
+   * once `terminate` has resolved.
+   */
   get threads(): number {
     return this.#alive.size;
   }
@@ -59,7 +70,17 @@ export class WorkerPool<In, Out> {
     if (this.#terminated) return Promise.reject(new Error('the worker pool is terminated'));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<Out>((resolve, reject) => {
-      const task: Task<In, Out> = { input, transfer, resolve, reject, signal, onAbort: () => this.#drop(task), queue };
+      const bytes = transfer.reduce((sum, t) => sum + (t instanceof ArrayBuffer ? t.byteLength : 0), 0);
+      const task: Task<In, Out> = {
+        input,
+        transfer,
+        resolve,
+        reject,
+        signal,
+        onAbort: () => this.#drop(task),
+        queue,
+        bytes,
+      };
       signal?.addEventListener('abort', task.onAbort, { once: true });
       const tasks = this.#waiting.get(queue);
       if (tasks === undefined) this.#waiting.set(queue, [task]);
@@ -75,10 +96,11 @@ export class WorkerPool<In, Out> {
     const waiting = [...this.#waiting.values()].flat();
     this.#waiting.clear();
     for (const task of waiting) this.#settle(task, () => task.reject(failed));
-    const workers = [...this.#idle.splice(0), ...this.#running.keys()];
+    this.#idle.length = 0;
     for (const [, task] of this.#running) this.#settle(task, () => task.reject(failed));
     this.#running.clear();
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    // Every thread not exited yet, a replaced one still ending among them.
+    await Promise.all([...this.#alive].map((worker) => worker.terminate()));
   }
 
   #spawn(): Worker {
@@ -89,7 +111,7 @@ export class WorkerPool<In, Out> {
       const task = this.#running.get(worker);
       if (task === undefined) return;
       this.#running.delete(worker);
-      this.#idle.push(worker);
+      this.#idle.push(this.#retires(task) ? this.#replace(worker) : worker);
       this.#settle(task, () => (reply.ok ? task.resolve(reply.value) : task.reject(new Error(reply.message))));
       this.#dispatch();
     });
@@ -109,10 +131,19 @@ export class WorkerPool<In, Out> {
     if (task === undefined && idleAt < 0) return;
     this.#running.delete(worker);
     if (idleAt >= 0) this.#idle.splice(idleAt, 1);
-    void worker.terminate();
     if (task !== undefined) this.#settle(task, () => task.reject(error));
-    this.#idle.push(this.#spawn());
+    this.#idle.push(this.#replace(worker));
     this.#dispatch();
+  }
+
+  #retires(task: Task<In, Out>): boolean {
+    return !this.#terminated && this.replaceAfterBytes !== undefined && task.bytes >= this.replaceAfterBytes;
+  }
+
+  /** Ends `worker` (its thread and its heap with it) and spawns its successor. */
+  #replace(worker: Worker): Worker {
+    void worker.terminate();
+    return this.#spawn();
   }
 
   #dispatch(): void {

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { Admission } from '../admission.js';
+import { BodyBudget, maxBodyBytesFor } from '../body-budget.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config.js';
@@ -129,11 +130,46 @@ function requirePlainJson(c: Context<Env>): void {
   if (!JSON_MEDIA_TYPE.test(contentType)) throw wrongContentType(contentType);
 }
 
-/** The body's bytes, marked read (so the connection may be kept alive). */
-async function readBody(c: Context<Env>): Promise<Uint8Array<ArrayBuffer>> {
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
+/**
+ * The body's bytes, marked read (so the connection may be kept alive). A declared length is read
+ * into one buffer of that length, so a large body costs one allocation, not its chunks and their
+ * concatenation; `declared` is that length (the body limit has held the body to it).
+ */
+async function readBody(c: Context<Env>, declared: number | undefined): Promise<Uint8Array<ArrayBuffer>> {
+  const body = c.req.raw.body;
+  let bytes: Uint8Array<ArrayBuffer>;
+  if (declared === undefined || body === null) bytes = new Uint8Array(await c.req.arrayBuffer());
+  else {
+    bytes = new Uint8Array(declared);
+    let at = 0;
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      bytes.set(read.value.subarray(0, declared - at), at);
+      at += read.value.byteLength;
+    }
+    if (at !== declared) bytes = bytes.subarray(0, Math.min(at, declared));
+  }
   c.set('bodyRead', true);
   return bytes;
+}
+
+/** The body's length as its `Content-Length` declares it; undefined when it declares none (chunked). */
+function declaredLength(c: Context<Env>): number | undefined {
+  const length = c.req.header('content-length');
+  return length !== undefined && /^\d+$/.test(length) && c.req.header('transfer-encoding') === undefined
+    ? Number(length)
+    : undefined;
+}
+
+/**
+ * Frees `bytes`' memory now rather than at the next garbage collection, which an idle server may
+ * not run for minutes: detaching its buffer releases it. A buffer moved to a worker is detached already.
+ */
+function release(bytes: Uint8Array<ArrayBuffer> | undefined): void {
+  // ES2024's ArrayBuffer.prototype.transfer, beyond the compiler's library.
+  const buffer = bytes?.buffer as
+    (ArrayBuffer & { detached: boolean; transfer(length: number): ArrayBuffer }) | undefined;
+  if (buffer !== undefined && !buffer.detached) buffer.transfer(0);
 }
 
 /** The answer to a request whose client has gone: nothing is sent, the CU are given back. */
@@ -162,6 +198,9 @@ export function verifyRoutes(
   const bounds = inFlightBoundsOf(config, pool?.size ?? 0);
   const admission = new Admission(bounds.maxInFlight, bounds.maxInFlightPerAccount, config.admissionWaitMs);
   const pending = new PendingReleases(store, now);
+  const bodies = new BodyBudget(
+    config.maxBodyBytesInFlight ?? maxBodyBytesFor(Math.max(config.bodyLimitBytes, config.logsProofBodyLimitBytes)),
+  );
   /** The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. */
   const limitOf = (endpoint: Endpoint) => {
     const maxSize = bodyLimitOf(config, endpoint);
@@ -233,27 +272,36 @@ export function verifyRoutes(
       async (c) => {
         const account = c.get('account')!;
         requirePlainJson(c);
-        // Every refusal that the headers decide comes before the body is read; this is the last.
+        // Every refusal that the headers decide comes before the body is read; these are the last.
         await admission.place(account.id, c.req.raw.signal);
-        const bytes = await readBody(c);
-        const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
-        const cu = cuOf(endpoint, bytes.byteLength);
-        const hold = new RequestHold(
-          { admission, store, now, pending, ...(metrics && { metrics }) },
-          account,
-          endpoint,
-          cu,
-          c.get('requestId'),
-          (usage) => guards.allowanceProblem(account, usage, cu),
-        );
+        const declared = declaredLength(c);
+        const budgeted = declared ?? bodyLimitOf(config, endpoint);
+        bodies.take(budgeted);
+        let bytes: Uint8Array<ArrayBuffer> | undefined;
         try {
-          // The CU are taken before the work, atomically across every process on the store.
-          await hold.take(c.req.raw.signal);
-          const response = await answer(c, account, verify, hold);
-          await hold.end(); // charged before the answer leaves
-          return response;
+          bytes = await readBody(c, declared);
+          const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
+          const cu = cuOf(endpoint, bytes.byteLength);
+          const hold = new RequestHold(
+            { admission, store, now, pending, ...(metrics && { metrics }) },
+            account,
+            endpoint,
+            cu,
+            c.get('requestId'),
+            (usage) => guards.allowanceProblem(account, usage, cu),
+          );
+          try {
+            // The CU are taken before the work, atomically across every process on the store.
+            await hold.take(c.req.raw.signal);
+            const response = await answer(c, account, verify, hold);
+            await hold.end(); // charged before the answer leaves
+            return response;
+          } finally {
+            await hold.end(); // after a fault: gives back what is still held
+          }
         } finally {
-          await hold.end(); // after a fault: gives back what is still held
+          release(bytes);
+          bodies.give(budgeted);
         }
       },
     );
