@@ -60,20 +60,22 @@ export interface FieldAheadOfFork {
 
 /**
  * The fork fields `fields` has that the fork of its block (at `at`) does not have, by the schedule `forks` of the chain
- * named `chain`: no field of the block, whatever its hash.
+ * named `chain` (`scheduled`: its layout's fork fields judged at `at`, {@link scheduledFields}): no field of the block,
+ * whatever its hash.
  * @example
- * fieldsAheadOfFork('Ethereum Mainnet', mainnet.forks, ETHEREUM_HEADER, devnetPragueHeader, { number: 54n, timestamp: 1_700_000_000n })[5].why
+ * const at = { number: 54n, timestamp: 1_700_000_000n };
+ * fieldsAheadOfFork('Ethereum Mainnet', mainnet.forks, scheduledFields(ETHEREUM_HEADER, mainnet.forks, at), devnetPragueHeader, at)[5].why
  * // 'Ethereum Mainnet block 54 is in Frontier, which has no requestsHash (Prague, from timestamp 1746612311)'
  */
 export function fieldsAheadOfFork(
   chain: string,
   forks: readonly ForkActivation[],
-  layout: HeaderLayout,
+  scheduled: readonly ScheduledField[],
   fields: Readonly<Partial<BlockHeader>>,
   at: BlockAt,
 ): FieldAheadOfFork[] {
   const fork = forkAt(forks, at).fork;
-  return scheduledFields(layout, forks, at)
+  return scheduled
     .filter(({ field, due }) => !due && fields[field] !== undefined)
     .map(({ field, appendedBy }) => {
       const from =

@@ -12,7 +12,7 @@ import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js'
 import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../header/header-decoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
-import { fieldsAheadOfFork } from '../chains/fork-schedule.js';
+import { fieldsAheadOfFork, scheduledFields } from '../chains/fork-schedule.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { RuleSet } from '../receipts/rules.js';
@@ -287,7 +287,8 @@ function readHeader(
 function refuseAheadOfFork(chain: ChainInfo, layout: HeaderLayout, fields: BlockHeader, problems: Problems): void {
   if (chain.forks === undefined) return;
   const at = { number: fields.number, timestamp: fields.timestamp };
-  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, layout, fields, at))
+  const scheduled = scheduledFields(layout, chain.forks, at);
+  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled, fields, at))
     problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
 }
 

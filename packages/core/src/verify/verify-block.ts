@@ -280,23 +280,19 @@ function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFiel
 
 /**
  * The fork fields of the block's layout judged by its chain's fork schedule, where the chain has one and the header
- * gives its number and timestamp.
+ * gives its number and timestamp; each the header has that its block's fork does not have is a problem naming the
+ * field and the fork.
  */
-function scheduleOf(block: BlockRead, plan: Plan): ScheduledField[] | undefined {
-  const { number, timestamp } = block.header.fields;
-  const forks = plan.chain?.forks;
-  if (forks === undefined || number === undefined || timestamp === undefined) return undefined;
-  return scheduledFields(plan.layout, forks, { number, timestamp });
-}
-
-/** Each fork field the header has that its block's fork does not have, as a problem naming the field and the fork. */
-function refuseAheadOfFork(block: BlockRead, plan: Plan, problems: Problems): void {
+function scheduleOf(block: BlockRead, plan: Plan, problems: Problems): ScheduledField[] | undefined {
   const { fields } = block.header;
+  const { number, timestamp } = fields;
   const chain = plan.chain;
-  if (chain?.forks === undefined || fields.number === undefined || fields.timestamp === undefined) return;
-  const at = { number: fields.number, timestamp: fields.timestamp };
-  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, plan.layout, fields, at))
+  if (chain?.forks === undefined || number === undefined || timestamp === undefined) return undefined;
+  const at = { number, timestamp };
+  const scheduled = scheduledFields(plan.layout, chain.forks, at);
+  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled, fields, at))
     problems.add(`header.${field}`, 'conflict', `absent: ${why}`);
+  return scheduled;
 }
 
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
@@ -398,8 +394,7 @@ function verifyReceipts(
   const plan = planFor(block, verifiability, context, problems);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era, chain } = plan.value;
-  const scheduled = scheduleOf(block, plan.value);
-  refuseAheadOfFork(block, plan.value, problems);
+  const scheduled = scheduleOf(block, plan.value, problems);
   const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
   requireCommitments(block, plan.value, absent, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
