@@ -104,6 +104,23 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  it.each(['2024-03-13T13:55:35', '2024-03-13 13:55:35.000', '2024-03-13T22:55:35+09:00'])(
+    "a block_time written without a zone (UTC) or with an offset is the same instant, whatever the machine's zone: %s",
+    async (written) => {
+      const bundle = buildHeldBundle();
+      answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record.block_time = written;
+      for (const log of answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs) log.block_time = written;
+      const zone = process.env.TZ;
+      process.env.TZ = 'Asia/Tokyo';
+      try {
+        expect(await walk(bundle)).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+      } finally {
+        if (zone === undefined) delete process.env.TZ;
+        else process.env.TZ = zone;
+      }
+    },
+  );
+
   it.each([
     ['name', 'Fake Ether'],
     ['symbol', 'FAKE'],

@@ -4,6 +4,7 @@
  * instants as ISO 8601 text, with or without fractions and zone (no zone is UTC).
  */
 import { hexText } from '../bytes/hex.js';
+import { instantOf } from '../input/instants.js';
 import { quantityValue, type JsonObject } from '../input/json-values.js';
 import type { AuditFailure } from './vocabulary.js';
 
@@ -46,22 +47,6 @@ export function groupBy<T, K>(items: Iterable<T>, keyOf: (item: T) => K): Map<K,
     else group.push(item);
   }
   return groups;
-}
-
-const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
-
-/**
- * Nanoseconds since the epoch of an ISO 8601 instant, or null when `value` is not one. Exact to
- * the nanosecond, so that a fraction of a second is never rounded away.
- */
-export function instantOf(value: unknown): bigint | null {
-  if (typeof value !== 'string') return null;
-  const match = ISO_INSTANT.exec(value.trim());
-  if (match === null) return null;
-  const [, date, time, fraction = '', zone = 'Z'] = match;
-  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
-  const ms = Date.parse(`${date}T${time}${offset}`);
-  return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
 }
 
 /** An integer: a JSON number, decimal or `0x` text. */

@@ -2,6 +2,7 @@
  * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots, bloom),
  * once per block, and the log itself in that block (position and content, bloom, block time).
  */
+import { instantOf } from '../input/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
 import { isObject } from '../input/json-values.js';
@@ -330,8 +331,8 @@ function blockTimeCheck(log: GenesisLog, subject: string, facts: BlockFacts): Ch
   const timestamp = facts.block.header.fields.timestamp;
   if (timestamp === undefined) return check('log.block_time', 'skipped', subject, 'the header has no timestamp');
   const expected = new Date(Number(timestamp) * 1000).toISOString();
-  const seconds = typeof log.block_time === 'string' ? Date.parse(log.block_time) / 1000 : Number.NaN;
-  return seconds === Number(timestamp)
+  // The service's instants, zone or none (UTC), whatever the machine's own zone.
+  return instantOf(log.block_time) === BigInt(timestamp) * 1_000_000_000n
     ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
     : check(
         'log.block_time',

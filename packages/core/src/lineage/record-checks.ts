@@ -2,6 +2,7 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
+import { instantOf } from '../input/instants.js';
 import { isObject, type JsonObject } from '../input/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
@@ -177,10 +178,11 @@ function fieldsCheck(
         return at(record.block_number, record.tx_index, value);
       case 'block_time': {
         const timestamp = context.blockTimestamp;
-        if (timestamp === undefined) return false;
-        const seconds = typeof value === 'string' ? Date.parse(value) / 1000 : Number.NaN;
+        // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
+        const instant = instantOf(value);
+        if (timestamp === undefined || instant === null) return false;
         return (
-          seconds === timestamp ||
+          instant === BigInt(timestamp) * 1_000_000_000n ||
           `block_time ${show(value)} is not the timestamp of block ${show(record.block_number)} (${new Date(timestamp * 1000).toISOString()})`
         );
       }

@@ -1,0 +1,20 @@
+/**
+ * Instants as the hosted service writes them: ISO 8601 text, with or without a fraction and a zone (no zone is UTC,
+ * whatever the machine's own zone). One reader for the raw-dataset audit and the lineage walker.
+ */
+
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Nanoseconds since the epoch of an ISO 8601 instant, or null when `value` is not one. Exact to
+ * the nanosecond, so that a fraction of a second is never rounded away.
+ */
+export function instantOf(value: unknown): bigint | null {
+  if (typeof value !== 'string') return null;
+  const match = ISO_INSTANT.exec(value.trim());
+  if (match === null) return null;
+  const [, date, time, fraction = '', zone = 'Z'] = match;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const ms = Date.parse(`${date}T${time}${offset}`);
+  return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
+}
