@@ -230,6 +230,44 @@ describe('PostgresStore', () => {
     }
   });
 
+  it('statements prepared on a connection keep working once a newer schema adds columns to every table', async () => {
+    const url = await database();
+    // One connection, so the statements run below are the ones it prepared.
+    const store = open(url, { poolSize: 1 });
+    await store.createAccount(ACME, T0);
+    const key = await store.createKey('acme', 'ci', T0);
+    const request = async (n: number) => {
+      expect((await store.authenticate(key.key)).status).toBe('active');
+      expect((await store.takeRateToken('acme', 5, T0.getTime() + n * 1000)).allowed).toBe(true);
+      const held = await store.reserve('acme', 'verify/receipt-root', 1, T0);
+      if (!held.ok) throw new Error('expected room');
+      expect(
+        (
+          await store.settle(
+            held.value.reservation,
+            { requestId: `r${n}`, endpoint: 'verify/receipt-root', status: 200, cu: 1 },
+            T0,
+          )
+        ).ok,
+      ).toBe(true);
+      return store.usage('acme', T0);
+    };
+    await request(1);
+    await request(2);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ name: string }>(
+        "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'",
+      );
+      expect(rows.length).toBeGreaterThanOrEqual(6);
+      for (const { name } of rows) await admin.query(`ALTER TABLE ${name} ADD COLUMN later_column text`);
+    } finally {
+      await admin.end();
+    }
+    expect(await request(3)).toMatchObject({ cuUsed: 3, cuHeld: 0 });
+  });
+
   it('a database that cannot be reached is STORE_UNAVAILABLE', async () => {
     const store = open('postgres://postgres@127.0.0.1:1/none', { connectTimeoutMs: 1000 });
     expect(await rejection(store.ping())).toMatchObject({ name: 'StoreError', code: 'STORE_UNAVAILABLE' });

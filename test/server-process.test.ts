@@ -41,10 +41,14 @@ interface Served {
   printed: (pattern: RegExp) => Promise<void>;
 }
 
-/** Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG from this environment). */
-function serve(args: string[]): Served {
-  const env = { ...process.env };
-  for (const name of ['PORT', 'HOST', 'EVM_INTEGRITY_CONFIG']) delete env[name];
+/**
+ * Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG nor MALLOC_MMAP_THRESHOLD_ from this
+ * environment; `extraEnv` added).
+ */
+function serve(args: string[], extraEnv: Record<string, string> = {}): Served {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['PORT', 'HOST', 'EVM_INTEGRITY_CONFIG', 'MALLOC_MMAP_THRESHOLD_']) delete env[name];
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
@@ -410,3 +414,29 @@ describe('serve: the worker pool in the installed command', () => {
     expect(served.stdout()).not.toMatch(/"level":50/);
   }, 20_000);
 });
+
+/** The value of `name` in the environment of the live process `pid` (Linux's /proc), or undefined. */
+const environmentOf = (pid: number, name: string) =>
+  readFileSync(`/proc/${pid}/environ`, 'latin1')
+    .split('\0')
+    .find((entry) => entry.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
+
+describe.runIf(process.platform === 'linux')(
+  "serve: glibc's mmap threshold kept fixed, so large bodies' memory goes back",
+  () => {
+    it('a serve process without MALLOC_MMAP_THRESHOLD_ runs with 131072, in the same process; one that sets it keeps its own', async () => {
+      const config = configFile({ store: 'memory', auth: false, port: 0 });
+      const fixed = serve(['--config', config]);
+      await fixed.listening;
+      expect(environmentOf(fixed.child.pid!, 'MALLOC_MMAP_THRESHOLD_')).toBe('131072');
+      const own = serve(['--config', config], { MALLOC_MMAP_THRESHOLD_: '65536' });
+      await own.listening;
+      expect(environmentOf(own.child.pid!, 'MALLOC_MMAP_THRESHOLD_')).toBe('65536');
+      for (const served of [fixed, own]) {
+        served.child.kill('SIGTERM');
+        expect(await served.exited).toBe(0);
+      }
+    }, 20_000);
+  },
+);

@@ -13,6 +13,24 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.exit(2);
 }
 
+// A server that took large bodies gives their memory back only if glibc's allocator keeps its
+// mmap threshold fixed: its default rises to the size of each large block freed (up to 32 MiB),
+// after which such blocks come from heaps it does not return (docs/service.md, Memory). glibc reads
+// the setting once, when the process starts, so `serve` on Linux starts itself again in place
+// (same process id, arguments and environment) with MALLOC_MMAP_THRESHOLD_=131072 unless the
+// environment sets it already; Node without process.execve (22.12 to 22.14) runs on without it.
+if (
+  process.argv[2] === 'serve' &&
+  process.platform === 'linux' &&
+  process.env.MALLOC_MMAP_THRESHOLD_ === undefined &&
+  typeof process.execve === 'function'
+) {
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    ...process.env,
+    MALLOC_MMAP_THRESHOLD_: '131072',
+  });
+}
+
 // V8's compiled code of the CLI, kept between runs so that a process started once per block does
 // not parse and compile the same code again (about 2 ms of its start). Where Node keeps its compile
 // cache by default: NODE_COMPILE_CACHE's directory, else node-compile-cache under the system's

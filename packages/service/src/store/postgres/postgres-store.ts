@@ -67,6 +67,7 @@ import {
   requireTimeMs,
 } from '../validation.js';
 import { migrate } from './migrations.js';
+import { named } from './named-statements.js';
 import { connect, retryConflicts, storeFailure } from './unavailable.js';
 
 /** How a PostgresStore connects. */
@@ -184,6 +185,17 @@ const toUsage = (account: Pick<Account, 'id' | 'cuLimit'>, row: UsageRow): Usage
 
 const ACCOUNT_COLUMNS = 'id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at';
 const KEY_COLUMNS = 'id, account_id, label, hash, hint, created_at, revoked_at';
+
+/**
+ * An account ($1) with the usage of its latest period (none: null columns) and whether a hold of it has outlived its
+ * lease at $2, in one statement.
+ */
+const ACCOUNT_USAGE = `
+  SELECT ${ACCOUNT_COLUMNS.replace(/(\w+)/g, 'a.$1')}, ${USAGE_COLUMNS},
+    EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired
+  FROM accounts a
+  LEFT JOIN LATERAL (SELECT * FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
+  WHERE a.id = $1`;
 
 /**
  * Reserve in one statement ($1 account, $2 endpoint, $3 cu, $4 now, $5 hold id, $6 lease end): takes the CU from
@@ -496,14 +508,10 @@ export class PostgresStore implements Store {
     requireDate('now', now);
     // Most calls only read, in one statement; the account is locked only when the period has to move on or a lease
     // ran out.
-    const [row] = await this.query<AccountRow & Partial<UsageRow> & { expired: boolean }>(
-      `SELECT a.*, ${USAGE_COLUMNS},
-         EXISTS (SELECT 1 FROM holds h WHERE NOT h.swept AND h.expires_at <= $2 AND h.account_id = a.id) AS expired
-       FROM accounts a
-       LEFT JOIN LATERAL (SELECT * FROM usage_periods WHERE account_id = a.id ORDER BY period_start DESC LIMIT 1) p ON true
-       WHERE a.id = $1`,
-      [accountId, now.toISOString()],
-    );
+    const [row] = await this.query<AccountRow & Partial<UsageRow> & { expired: boolean }>(ACCOUNT_USAGE, [
+      accountId,
+      now.toISOString(),
+    ]);
     if (row === undefined) throw accountNotFound(accountId);
     const stored = row.period_start == null ? undefined : { periodStart: row.period_start, periodEnd: row.period_end! };
     if (stored !== undefined && nextPeriod(row.period_anchor, stored, now) === null) {
@@ -685,7 +693,7 @@ export class PostgresStore implements Store {
       return await retryConflicts(() =>
         this.onConnection(async (client, drop) => {
           try {
-            return (await client.query<R>(sql, params)).rows;
+            return (await client.query<R>(named(sql, params))).rows;
           } catch (error) {
             drop(error as Error); // as pg's pool.query: a timed-out statement may still be running on it
             throw error;
@@ -714,7 +722,7 @@ export class PostgresStore implements Store {
   private async attemptTx<T>(fn: (q: Query) => Promise<T>): Promise<T> {
     return this.onConnection(async (client, drop) => {
       const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
-        (await client.query<R>(sql, params)).rows;
+        (await client.query<R>(named(sql, params))).rows;
       try {
         await client.query('BEGIN');
         const result = await fn(q);
