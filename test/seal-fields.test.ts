@@ -2,7 +2,9 @@
  * The members OpenEthereum and Nethermind add to a header that repeat hashed fields: `author` (the
  * `miner`) and `sealFields` (the seal, RLP-encoded: Ethash's mixHash and nonce, AuRa's step and
  * signature). On the real blocks that carry them they agree; one that says another value is a
- * conflict named at its path, never a block reported identical.
+ * conflict named at its path, never a block reported identical. Clients of other chains give
+ * `sealFields` empty (no seal to repeat), and Bor's give `author` another meaning (the signer, where
+ * `miner` is zero): neither restates anything there.
  */
 import { describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
@@ -57,6 +59,39 @@ describe('author and sealFields repeat the hashed seal and miner', () => {
     ]);
     expect(outcome(withHeader('mainnet-47218', { sealFields: 'x' }))).toEqual([
       ['header.sealFields', 'invalid_format', expect.stringContaining('the RLP of mixHash and nonce')],
+    ]);
+  });
+});
+
+describe('client dialects: members that restate nothing on their chain', () => {
+  it.each(['mainnet-47218', 'mainnet-22431084', 'op-mainnet-154497277', 'polygon-pos-23887160'])(
+    '%s with sealFields: [] (no seal given) is identical',
+    (name) => {
+      expect(outcome(withHeader(name, { sealFields: [] }))).toBe('identical');
+    },
+  );
+
+  it('an empty sealFields takes nothing away: a forged mixHash beside it still makes the block different', () => {
+    const mixHash = loadFixture('mainnet-47218').header['mixHash'] as string;
+    expect(outcome(withHeader('mainnet-47218', { sealFields: [], mixHash: flipLastByte(mixHash) }))).toBe('different');
+  });
+
+  const SIGNER = '0x' + 'ab'.repeat(20);
+  it("Polygon PoS: author is Bor's signer, not the zero miner: the real block is identical", () => {
+    expect(loadFixture('polygon-pos-23887160').header['miner']).toBe('0x' + '00'.repeat(20));
+    expect(outcome(withHeader('polygon-pos-23887160', { author: SIGNER }))).toBe('identical');
+  });
+
+  it('Polygon Amoy, an era no real block has shown: with author, not verifiable rather than invalid input', () => {
+    const block = withHeader('polygon-pos-23887160', { author: SIGNER });
+    const result = verifyBlock({ ...block, chain_id: 80002 });
+    expect(result.ok && result.value.verdict).toBe('not_verifiable');
+  });
+
+  it('Ethereum: the same author beside a zero miner is a conflict', () => {
+    const block = withHeader('mainnet-22431084', { author: SIGNER, miner: '0x' + '00'.repeat(20) });
+    expect(outcome(block)).toEqual([
+      ['header.author', 'conflict', 'the same value as miner (author and miner name one header field), got another'],
     ]);
   });
 });

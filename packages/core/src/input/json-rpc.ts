@@ -5,9 +5,11 @@ import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/h
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
 import { checkRestatedMembers } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
+import { membersOfOtherMeaning } from './header-dialects.js';
 import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
+import type { RuleSetName } from '../receipts/rules.js';
 import { Slab } from '../bytes/slab.js';
 import { bytesEqual, hexByteLength, parseHexInto } from '../bytes/hex.js';
 import {
@@ -281,10 +283,11 @@ function readHeaderField(
   field: HeaderFieldSpec,
   path: string,
   problems: Problems,
+  otherMeanings: readonly string[],
 ): Uint8Array | bigint | undefined {
   let value: Uint8Array | bigint | undefined;
   let valueMember = '';
-  for (const member of [field.name, ...(field.aliases ?? [])]) {
+  for (const member of [field.name, ...(field.aliases ?? []).filter((alias) => !otherMeanings.includes(alias))]) {
     const raw = rpc[member];
     if (raw === undefined || raw === null) continue;
     const memberPath = join(path, member);
@@ -311,20 +314,23 @@ const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean
  * Reads a JSON-RPC header object in a layout (Ethereum's by default). Absent fields are not
  * problems here (some sources give only `receiptsRoot` and `logsBloom`: what a check needs is
  * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
- * field present, an earlier one's absent), which no fork's header has.
+ * field present, an earlier one's absent), which no fork's header has. `rules`: the rule set of the
+ * header's chain, whose clients may fill a member with another meaning (membersOfOtherMeaning).
  */
 export function readRpcHeader(
   value: unknown,
   path: string,
   problems: Problems,
   layout: HeaderLayout = ETHEREUM_HEADER,
+  rules?: RuleSetName,
 ): RpcHeader | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
   const fields: Record<string, Uint8Array | bigint> = {};
+  const otherMeanings = membersOfOtherMeaning(rules);
   for (const field of layout.fields) {
-    const value = readHeaderField(rpc, field, path, problems);
+    const value = readHeaderField(rpc, field, path, problems, otherMeanings);
     if (value !== undefined) fields[field.name] = value;
   }
   const hash =
@@ -433,7 +439,14 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   const verifiability =
     chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
   const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
-  const header = readRpcHeader(block.header, 'header', problems, layout);
+  // The era's rules where it can be verified, else the chain's: its clients' dialect is the same.
+  const rules =
+    verifiability?.status === 'verifiable'
+      ? verifiability.rules.name
+      : verifiability !== undefined && 'chain' in verifiability
+        ? verifiability.chain?.rules
+        : undefined;
+  const header = readRpcHeader(block.header, 'header', problems, layout, rules);
   if (header !== undefined && verifiability?.status === 'verifiable' && verifiability.rules.name === 'arbitrum')
     checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
   return { ...(typeof block.id === 'string' && { id: block.id }), chainId, verifiability, header };

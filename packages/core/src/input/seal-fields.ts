@@ -14,8 +14,8 @@ import { readArray, readHex } from './json-values.js';
 import type { Problems } from './problems.js';
 
 /**
- * Each item of the header's `sealFields` (`raw`, read at `path`), where present, must be the RLP of the layout's
- * seal field at its place; an item that is not is a `conflict` problem at its path.
+ * Each item of the header's `sealFields` (`raw`, read at `path`), where present and not empty, must be the RLP of the
+ * layout's seal field at its place; an item that is not is a `conflict` problem at its path.
  * @example
  * checkSealFields(['0x8412f799f2', signature], fields, AURA_HEADER, 'header.sealFields', problems)
  * // header.sealFields[0]: expected 0x8412f799f1, the RLP of auraStep, which it repeats, got 0x8412f799f2
@@ -29,7 +29,9 @@ export function checkSealFields(
 ): void {
   if (raw === undefined || raw === null) return;
   const items = readArray(raw, path, problems, `the RLP of ${layout.seal.join(' and ')}, in that order`);
-  if (items === undefined) return;
+  // Clients that give the member on chains without such a seal (Nethermind-based and other nodes of chains after
+  // their merge, or of L2s) give it empty: it restates nothing, so it is no conflict.
+  if (items === undefined || items.length === 0) return;
   if (items.length !== layout.seal.length) {
     problems.add(path, 'conflict', `${layout.seal.length} items, the RLP of ${layout.seal.join(' and ')}`);
     return;
