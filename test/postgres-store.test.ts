@@ -10,6 +10,7 @@ import { PostgresStore, type PostgresStoreOptions } from '../packages/service/sr
 import { CONFLICT_ATTEMPTS } from '../packages/service/src/store/postgres/unavailable.js';
 import type { Reservation } from '../packages/service/src/store/store.js';
 import { StoreError } from '../packages/service/src/store/store-error.js';
+import { cuttingProxy } from './helpers/cutting-proxy.js';
 import { freshDatabase, privateCluster, type FreshDatabase } from './helpers/postgres.js';
 
 const T0 = new Date('2024-01-31T10:00:00.000Z');
@@ -103,8 +104,8 @@ describe('PostgresStore', () => {
       await other.query('BEGIN');
       await other.query(`SELECT 1 FROM accounts WHERE id = 'acme' FOR NO KEY UPDATE`);
       expect(await store.usage('acme', at(2000))).toMatchObject({ cuUsed: 0, cuHeld: 3 });
-      const taken = await store.reserve('acme', 'verify/receipt-root', 5, at(3000));
-      expect(taken.ok && taken.value.usage).toMatchObject({ cuUsed: 0, cuHeld: 5 });
+      expect((await store.reserve('acme', 'verify/receipt-root', 5, at(3000))).ok).toBe(true);
+      expect(await store.usage('acme', at(3000))).toMatchObject({ cuUsed: 0, cuHeld: 5 });
       const refused = await store.reserve('acme', 'verify/receipt-root', 6, at(3000));
       expect(refused.ok || refused.error.usage).toMatchObject({ cuUsed: 0, cuHeld: 5 });
       expect(await store.sweepExpiredHolds(at(5000))).toBe(1);
@@ -266,6 +267,27 @@ describe('PostgresStore', () => {
       await admin.end();
     }
     expect(await request(3)).toMatchObject({ cuUsed: 3, cuHeld: 0 });
+  });
+
+  it('a connection lost right after a reserve committed its hold leaves no hold without a reservation to end it', async () => {
+    const url = await database();
+    const proxy = await cuttingProxy(url);
+    try {
+      const store = open(proxy.url, { poolSize: 1 });
+      await store.createAccount(ACME, T0);
+      const request = { requestId: 'r1', endpoint: 'verify/receipt-root', status: 200, cu: 2 };
+      proxy.cutAfterNextAnswer();
+      // The reserve's one statement is answered, then its connection is gone: it must hold nothing it cannot end.
+      const held = await store.reserve('acme', 'verify/receipt-root', 2, T0);
+      if (!held.ok) throw new Error('expected room');
+      // The next statement finds the connection lost, as the server's PendingReleases would: tried again.
+      let settled = await store.settle(held.value.reservation, request, T0).catch((error: unknown) => error);
+      if (settled instanceof StoreError) settled = await store.settle(held.value.reservation, request, T0);
+      expect(settled).toEqual({ ok: true, value: undefined });
+      expect(await store.usage('acme', T0)).toMatchObject({ cuUsed: 2, cuHeld: 0 });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a database that cannot be reached is STORE_UNAVAILABLE', async () => {

@@ -43,13 +43,16 @@ interface Served {
 
 /**
  * Starts `evm-integrity serve ARGS` (no PORT/HOST/EVM_INTEGRITY_CONFIG nor MALLOC_MMAP_THRESHOLD_ from this
- * environment; `extraEnv` added).
+ * environment; `extraEnv` added), `nodeArgs` given to node.
  */
-function serve(args: string[], extraEnv: Record<string, string> = {}): Served {
+function serve(args: string[], extraEnv: Record<string, string> = {}, nodeArgs: string[] = []): Served {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['PORT', 'HOST', 'EVM_INTEGRITY_CONFIG', 'MALLOC_MMAP_THRESHOLD_']) delete env[name];
   Object.assign(env, extraEnv);
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   let err = '';
@@ -138,6 +141,49 @@ describe('serve: configuration as the operator gives it', () => {
     );
     expect(existsSync(dataDir)).toBe(false);
   });
+});
+
+describe('serve: while it starts', () => {
+  it('bound, its store not yet answering: every request gets the 503 envelope with Retry-After, then one line and exit 2', async () => {
+    // A "database" that takes connections and never answers: the server is bound, its store never ready.
+    const mute = createServer(() => undefined);
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    const { port: mutePort } = mute.address() as AddressInfo;
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    try {
+      const served = serve([
+        '--config',
+        configFile({
+          store: 'postgres',
+          database_url: `postgres://postgres@127.0.0.1:${mutePort}/none`,
+          pg_connect_timeout_ms: 3000,
+          port,
+        }),
+      ]);
+      let res: Response | undefined;
+      for (let tries = 0; res === undefined && tries < 100; tries++) {
+        res = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
+        if (res === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(res?.status).toBe(503);
+      expect(res!.headers.get('retry-after')).toBe('1');
+      expect(res!.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res!.json()).toMatchObject({
+        error: {
+          code: 'SERVICE_UNAVAILABLE',
+          message: expect.stringContaining('starting'),
+          docs_url: `http://127.0.0.1:${port}/v1/docs#error-service_unavailable`,
+        },
+      });
+      expect(await served.exited).toBe(2);
+      expect(served.stderr()).toMatch(/^evm-integrity: .*\n$/);
+    } finally {
+      mute.close();
+    }
+  }, 20_000);
 });
 
 describe('serve: a start that cannot work says why in one line and exits 2', () => {
@@ -425,7 +471,7 @@ const environmentOf = (pid: number, name: string) =>
 describe.runIf(process.platform === 'linux')(
   "serve: glibc's mmap threshold kept fixed, so large bodies' memory goes back",
   () => {
-    it('a serve process without MALLOC_MMAP_THRESHOLD_ runs with 131072, in the same process; one that sets it keeps its own', async () => {
+    it('a serve process without MALLOC_MMAP_THRESHOLD_ (or with it empty) runs with 131072, in the same process; one that sets it, in its environment or by --env-file, runs with its own', async () => {
       const config = configFile({ store: 'memory', auth: false, port: 0 });
       const fixed = serve(['--config', config]);
       await fixed.listening;
@@ -433,7 +479,17 @@ describe.runIf(process.platform === 'linux')(
       const own = serve(['--config', config], { MALLOC_MMAP_THRESHOLD_: '65536' });
       await own.listening;
       expect(environmentOf(own.child.pid!, 'MALLOC_MMAP_THRESHOLD_')).toBe('65536');
-      for (const served of [fixed, own]) {
+      // Empty, glibc would map every allocation: as unset.
+      const empty = serve(['--config', config], { MALLOC_MMAP_THRESHOLD_: '' });
+      await empty.listening;
+      expect(environmentOf(empty.child.pid!, 'MALLOC_MMAP_THRESHOLD_')).toBe('131072');
+      // From --env-file, after glibc read the environment: started again with it, so glibc reads it.
+      const envFile = join(tempDir(), '.env');
+      writeFileSync(envFile, 'MALLOC_MMAP_THRESHOLD_=65536\n');
+      const fromFile = serve(['--config', config], {}, [`--env-file=${envFile}`]);
+      await fromFile.listening;
+      expect(environmentOf(fromFile.child.pid!, 'MALLOC_MMAP_THRESHOLD_')).toBe('65536');
+      for (const served of [fixed, own, empty, fromFile]) {
         served.child.kill('SIGTERM');
         expect(await served.exited).toBe(0);
       }

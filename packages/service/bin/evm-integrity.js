@@ -16,19 +16,25 @@ if (major < 22 || (major === 22 && minor < 12)) {
 // A server that took large bodies gives their memory back only if glibc's allocator keeps its
 // mmap threshold fixed: its default rises to the size of each large block freed (up to 32 MiB),
 // after which such blocks come from heaps it does not return (docs/service.md, Memory). glibc reads
-// the setting once, when the process starts, so `serve` on Linux starts itself again in place
-// (same process id, arguments and environment) with MALLOC_MMAP_THRESHOLD_=131072 unless the
-// environment sets it already; Node without process.execve (22.12 to 22.14) runs on without it.
-if (
-  process.argv[2] === 'serve' &&
-  process.platform === 'linux' &&
-  process.env.MALLOC_MMAP_THRESHOLD_ === undefined &&
-  typeof process.execve === 'function'
-) {
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    ...process.env,
-    MALLOC_MMAP_THRESHOLD_: '131072',
-  });
+// MALLOC_MMAP_THRESHOLD_ once, from the environment the process started with, so `serve` on Linux
+// starts itself again in place (same process id, arguments and environment) with it set when that
+// environment lacks it: with the value of process.env (where `node --env-file` puts one, too late
+// for glibc), else 131072; an empty value, which glibc reads as 0 (every allocation mapped), counts
+// as none. Node without process.execve (22.12 to 22.14) runs on without it.
+if (process.argv[2] === 'serve' && process.platform === 'linux' && typeof process.execve === 'function') {
+  const name = 'MALLOC_MMAP_THRESHOLD_';
+  let started;
+  try {
+    started = process.getBuiltinModule('node:fs').readFileSync('/proc/self/environ', 'latin1').split('\0');
+  } catch {
+    started = Object.entries(process.env).map(([key, value]) => `${key}=${value}`);
+  }
+  if (!started.some((entry) => entry.startsWith(`${name}=`) && entry.length > name.length + 1)) {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      [name]: process.env[name] || '131072',
+    });
+  }
 }
 
 // V8's compiled code of the CLI, kept between runs so that a process started once per block does

@@ -131,6 +131,26 @@ export const overloaded = () =>
     { 'Retry-After': '1' },
   );
 
+/**
+ * The answer to every request while the server starts: it is bound, and its store, pool and routes are not yet ready
+ * (a store that is slow to answer, a migration). 503 with the error envelope and `Retry-After: 1`, as a verify refused
+ * for want of a place is; `docsUrl` as the request's (docsUrlOf).
+ */
+export function startingAnswer(docsUrl: string): Response {
+  const fields: ProblemFields = {
+    code: 'SERVICE_UNAVAILABLE',
+    http_status: 503,
+    message: 'The server is starting: its account store and workers are not ready yet.',
+    hint: 'Retry after the number of seconds in Retry-After.',
+    retryable: true,
+    details: null,
+  };
+  return new Response(JSON.stringify(errorEnvelope(fields, { docsUrl })), {
+    status: 503,
+    headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
+  });
+}
+
 /** Seconds a client waits before retrying when the store cannot answer: about what a database restart takes. */
 export const STORE_RETRY_AFTER_SECONDS = 2;
 

@@ -10,6 +10,8 @@ import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './confi
 import { maxConnectionsFor, openFileLimit } from './connection-bounds.js';
 import { serveWithLimits } from './connections.js';
 import { rateLimitedLog } from './rate-limited-log.js';
+import { startingAnswer } from './responses.js';
+import { docsUrlOf } from './docs-url.js';
 import { type InFlightBounds, inFlightBoundsOf } from './in-flight-bounds.js';
 import { listen } from './listen.js';
 import { createServerMetrics, type ServerMetrics } from './server-metrics.js';
@@ -206,8 +208,8 @@ export async function startServer(
   const opened = options.store ?? openStore(config);
   let store = opened;
   // The app is made once the server is bound and its store and pool are ready; until then requests get 503.
-  let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = () =>
-    new Response(null, { status: 503 });
+  let fetchHandler: (request: Request, env: HttpBindings) => Response | Promise<Response> = (request) =>
+    startingAnswer(docsUrlOf(config.publicUrl, request.headers.get('host') ?? undefined));
   const server = createServer(httpOptions(config));
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;

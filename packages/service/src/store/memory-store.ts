@@ -267,7 +267,7 @@ export class MemoryStore implements Store {
       expiresAt: leaseExpiry(now, this.leaseMs),
     };
     this.holds.set(reservation.id, { ...reservation, swept: false });
-    return ok({ reservation, usage: this.usageOf(account, period) });
+    return ok({ reservation });
   }
 
   async settle(reservation: Reservation, request: RequestRecord, now: Date): Promise<SettleResult> {

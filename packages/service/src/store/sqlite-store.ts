@@ -503,7 +503,7 @@ export class SqliteStore implements Store {
         expiresAt: leaseExpiry(now, this.leaseMs),
       };
       this.sql.insertHold.run(reservation);
-      return ok({ reservation, usage: this.usageOf(account, this.sql.period.get(account.id)!) });
+      return ok({ reservation });
     });
   }
 

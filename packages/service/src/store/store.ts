@@ -83,8 +83,11 @@ export interface Reservation {
   readonly expiresAt: string;
 }
 
-/** What `reserve` gives: the CU held and the usage with them, or (over the allowance) the usage as it stands. */
-export type ReserveResult = Result<{ reservation: Reservation; usage: Usage }, { usage: Usage }>;
+/**
+ * What `reserve` gives: the CU held, or (over the allowance) the usage as it stands. A reserve that holds the CU
+ * reads nothing after: a read that failed then would leave the hold committed with no reservation to end it.
+ */
+export type ReserveResult = Result<{ reservation: Reservation }, { usage: Usage }>;
 
 /**
  * What `settle` gives: ok once the CU are charged; an error (nothing changed) only when the hold's lease had run out,

@@ -549,15 +549,8 @@ export class PostgresStore implements Store {
       if (exceedsAllowance(usage, wanted.cu)) return err({ usage });
       taken.push(...(await this.query<PeriodRow & { cu_limit: number }>(RESERVE, reserveParams)));
     }
-    if (taken.length > 0) {
-      const row = taken[0]!;
-      const usage = await this.usageOf(
-        (sql, params) => this.query(sql, params),
-        { id: accountId, cuLimit: row.cu_limit },
-        row.period_start,
-      );
-      return ok({ reservation: held(row), usage });
-    }
+    // The hold is committed: nothing is read after it, so no failure can leave it without a reservation to end it.
+    if (taken.length > 0) return ok({ reservation: held(taken[0]!) });
     // Otherwise (a lease or the period ran out since), under the account's lock: holds swept, the period rolled, then
     // the same statement decides.
     return this.tx(async (q): Promise<ReserveResult> => {
@@ -566,7 +559,7 @@ export class PostgresStore implements Store {
       const period = await this.currentPeriod(q, account, now);
       const [row] = await q<PeriodRow>(RESERVE, reserveParams);
       if (row === undefined) return err({ usage: await this.usageOf(q, account, period.period_start) });
-      return ok({ reservation: held(row), usage: await this.usageOf(q, account, row.period_start) });
+      return ok({ reservation: held(row) });
     });
   }
 
