@@ -82,6 +82,22 @@ describe('client dialects: members that restate nothing on their chain', () => {
     expect(outcome(withHeader('polygon-pos-23887160', { author: SIGNER }))).toBe('identical');
   });
 
+  it("Polygon PoS: author's form is still checked, and it never stands for a miner left out", () => {
+    expect(outcome(withHeader('polygon-pos-23887160', { author: 'zzz' }))).toEqual([
+      ['header.author', 'invalid_format', expect.stringContaining('20-byte hex string')],
+    ]);
+    const { miner: _, ...header } = loadFixture('polygon-pos-23887160').header;
+    const result = verifyBlock({ ...loadFixture('polygon-pos-23887160'), header: { ...header, author: SIGNER } });
+    expect(result.ok && result.value.verdict).not.toBe('identical');
+  });
+
+  it('Polygon PoS: beside a miner that is not zero (no Bor header), author names it and must agree', () => {
+    const block = withHeader('mainnet-1000001', { author: SIGNER });
+    expect(outcome({ ...block, chain_id: 137 })).toEqual([
+      ['header.author', 'conflict', 'the same value as miner (author and miner name one header field), got another'],
+    ]);
+  });
+
   it('Polygon Amoy, an era no real block has shown: with author, not verifiable rather than invalid input', () => {
     const block = withHeader('polygon-pos-23887160', { author: SIGNER });
     const result = verifyBlock({ ...block, chain_id: 80002 });

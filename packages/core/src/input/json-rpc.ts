@@ -276,7 +276,9 @@ export interface RpcHeader {
 /**
  * A header field's value, under its name or any of its aliases (AuRa's `step` for `auraStep`); an absent member
  * (undefined or null) is skipped. Two members that give the field must give the same value (`0x1` and `1` do): taking
- * either would hash a header the other contradicts, so a different one is a `conflict` problem at its path.
+ * either would hash a header the other contradicts, so a different one is a `conflict` problem at its path. An alias
+ * that the chain's clients fill with another meaning (`otherMeanings`, header-dialects.ts) is read for its form but
+ * never gives the field, and is not compared with a field that is zero, where that other meaning applies.
  */
 function readHeaderField(
   rpc: Readonly<Record<string, unknown>>,
@@ -287,7 +289,7 @@ function readHeaderField(
 ): Uint8Array | bigint | undefined {
   let value: Uint8Array | bigint | undefined;
   let valueMember = '';
-  for (const member of [field.name, ...(field.aliases ?? []).filter((alias) => !otherMeanings.includes(alias))]) {
+  for (const member of [field.name, ...(field.aliases ?? [])]) {
     const raw = rpc[member];
     if (raw === undefined || raw === null) continue;
     const memberPath = join(path, member);
@@ -296,8 +298,10 @@ function readHeaderField(
         ? readQuantity(raw, memberPath, problems, MAX_UINT256)
         : readHex(raw, memberPath, problems, field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind]);
     if (parsed === undefined) continue;
-    if (value === undefined) [value, valueMember] = [parsed, member];
-    else if (!sameFieldValue(value, parsed))
+    const otherMeaning = otherMeanings.includes(member);
+    if (value === undefined) {
+      if (!otherMeaning) [value, valueMember] = [parsed, member];
+    } else if (!sameFieldValue(value, parsed) && !(otherMeaning && isZero(value)))
       problems.add(
         memberPath,
         'conflict',
@@ -306,6 +310,9 @@ function readHeaderField(
   }
   return value;
 }
+
+const isZero = (value: Uint8Array | bigint): boolean =>
+  typeof value === 'bigint' ? value === 0n : value.every((byte) => byte === 0);
 
 const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean =>
   typeof a === 'bigint' || typeof b === 'bigint' ? a === b : bytesEqual(a, b);
