@@ -379,7 +379,11 @@ const CHAINS: readonly ChainInfo[] = [
   opStack(
     8453,
     'Base',
-    { block_hash: [header('base-11723284')], ...noReceipts(NO_RECEIPTS) },
+    {
+      block_hash: [header('base-81636'), header('base-2000000'), header('base-11723284')],
+      receipts_root: [receipts('base-81636', 0x7e, 'ethereum'), receipts('base-2000000', 0x7e, 'ethereum')],
+      logs_bloom: [bloom('base-81636', false), bloom('base-2000000', true)],
+    },
     opStackForks(0, SUPERCHAIN_MAINNET),
   ),
   opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),

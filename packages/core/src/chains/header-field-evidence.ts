@@ -183,9 +183,10 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
   },
   8453: {
     baseFeePerGas: {
-      presentFrom: { fixture: 'base-11723284', block: 11723284 },
+      presentFrom: { fixture: 'base-81636', block: 81636 },
     },
     withdrawalsRoot: {
+      absentThrough: { fixture: 'base-2000000', block: 2000000 },
       presentFrom: { fixture: 'base-11723284', block: 11723284 },
     },
     blobGasUsed: {
