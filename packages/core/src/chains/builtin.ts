@@ -360,17 +360,22 @@ const CHAINS: readonly ChainInfo[] = [
         from: 0,
         rules: 'ethereum',
         evidence: {
-          block_hash: [header('op-mainnet-103110422')],
-          ...noReceipts("no real legacy block with its receipts is in the project's fixtures yet"),
+          block_hash: [header('op-mainnet-10000'), header('op-mainnet-100000000'), header('op-mainnet-103110422')],
+          receipts_root: [receipts('op-mainnet-10000', 'ethereum'), receipts('op-mainnet-100000000', 'ethereum')],
+          logs_bloom: [bloom('op-mainnet-10000', true), bloom('op-mainnet-100000000', true)],
         },
       },
       {
         name: 'Bedrock',
         from: 105_235_063,
         evidence: {
-          block_hash: [header('op-mainnet-105235063'), header('op-mainnet-154497277')],
-          receipts_root: [receipts('op-mainnet-105235063'), receipts('op-mainnet-154497277', 0x7e, 'ethereum')],
-          logs_bloom: [bloom('op-mainnet-154497277', true)],
+          block_hash: [header('op-mainnet-105235063'), header('op-mainnet-105237730'), header('op-mainnet-154497277')],
+          receipts_root: [
+            receipts('op-mainnet-105235063'),
+            receipts('op-mainnet-105237730', 0x7e, 'ethereum'),
+            receipts('op-mainnet-154497277', 0x7e, 'ethereum'),
+          ],
+          logs_bloom: [bloom('op-mainnet-105237730', false), bloom('op-mainnet-154497277', true)],
         },
       },
     ],

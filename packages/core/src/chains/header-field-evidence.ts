@@ -38,23 +38,23 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
       presentFrom: { fixture: 'op-mainnet-105235063', block: 105235063 },
     },
     withdrawalsRoot: {
-      absentThrough: { fixture: 'op-mainnet-105235063', block: 105235063 },
+      absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
     blobGasUsed: {
-      absentThrough: { fixture: 'op-mainnet-105235063', block: 105235063 },
+      absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
     excessBlobGas: {
-      absentThrough: { fixture: 'op-mainnet-105235063', block: 105235063 },
+      absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
     parentBeaconBlockRoot: {
-      absentThrough: { fixture: 'op-mainnet-105235063', block: 105235063 },
+      absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
     requestsHash: {
-      absentThrough: { fixture: 'op-mainnet-105235063', block: 105235063 },
+      absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
   },
