@@ -5,8 +5,8 @@
  * number is kept.
  * - Numbers are decimal strings there and hex quantities here; the header's timestamp is an RFC 3339 instant there.
  * - Proto3's JSON leaves out members at their zero value (0, "", false, an empty list). A header's `difficulty`,
- *   a receipt's `status`, `type` and `transactionIndex`, a log's `logIndex` and `transactionIndex`, and an empty
- *   `logs`, are restored as zero.
+ *   a receipt's `status`, `type` and `transactionIndex`, a log's `logIndex` and `transactionIndex`, an empty
+ *   `logs` and a block without transactions are restored as zero or empty.
  * - The receipts are the transactions' `receipt` members, in the block's order.
  * Whether the conversion is faithful is for the verifier to show: the header must hash to its `hash`, and the
  * receipts must give its receipts root and bloom (test/evidence.test.ts holds every fixture to its claims).
@@ -29,7 +29,7 @@ const quantity = (value: unknown) => `0x${BigInt((value as string | undefined) ?
 /** An RFC 3339 instant as a hex quantity of seconds. */
 const seconds = (value: unknown) => `0x${(Date.parse(value as string) / 1000).toString(16)}`;
 
-const native = JSON.parse(readFileSync(nativeFile!, 'utf8')) as { ethereum: { header: Json; transactions: Json[] } };
+const native = JSON.parse(readFileSync(nativeFile!, 'utf8')) as { ethereum: { header: Json; transactions?: Json[] } };
 const h = native.ethereum.header;
 
 const header: Json = {
@@ -56,7 +56,7 @@ const header: Json = {
   hash: h.hash,
 };
 
-const receipts = native.ethereum.transactions.map((transaction) => {
+const receipts = (native.ethereum.transactions ?? []).map((transaction) => {
   const r = transaction.receipt as Json;
   return {
     type: quantity(r.type),

@@ -289,21 +289,22 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   });
 });
 
-describe('the built-in Polygon PoS: no real block has shown the state-sync receipt left out yet', () => {
-  it('verify block: not verifiable, saying so; the block without the receipt is identical', () => {
+describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows the state-sync receipt left out', () => {
+  it('that block: identical, the receipt listed as left out', () => {
+    const shown = verifyBlockOperation(loadFixture('polygon-pos-10000000'));
+    expect(shown.verdict).toBe('identical');
+    expect((shown.body as any).excluded_receipts).toHaveLength(1);
+  });
+
+  it('verify block: another block with the receipt appended is identical, the receipt listed as left out', () => {
     const result = verifyBlockOperation({ ...real, receipts: [...real.receipts, stateSyncRpc(derived)] });
-    expect(result.verdict).toBe('not_verifiable');
-    expect((result.body as any).receipts_root).toMatchObject({
-      matches: null,
-      reason: expect.stringMatching(/has shown Bor's state-sync receipt yet/),
-    });
+    expect(result.verdict).toBe('identical');
     expect((result.body as any).excluded_receipts).toEqual(
       expectedExclusion.map((e) => ({ ...e, reason: expect.stringContaining('Bor before Madhugiri') })),
     );
-    expect(verifyBlockOperation(real).verdict).toBe('identical');
   });
 
-  it('a receipt-root body holding it: 422 naming why', () => {
+  it('a receipt-root body holding it: identical, naming it as verify block does', () => {
     const base = receiptRootBody({
       chainId: 137,
       receiptRoot: block.header.fields.receiptsRoot!,
@@ -313,10 +314,8 @@ describe('the built-in Polygon PoS: no real block has shown the state-sync recei
     });
     const entry = { index: 4, status: 1, cumulative_gas_used: 0, logs: [], tx_hash: derived };
     const result = verifyReceiptRoot({ ...base, transactions: [...base.transactions, entry] });
-    expect(result.status).toBe(422);
-    expect((result.body as any).error.message).toMatch(/has shown Bor's state-sync receipt yet/);
-    // Named as verify block names it.
-    expect((result.body as any).error.details.excluded_receipts).toEqual(expectedExclusion);
+    expect(result.status).toBe(200);
+    expect((result.body as any).data[0]).toMatchObject({ is_identical: true, excluded_receipts: expectedExclusion });
   });
 });
 

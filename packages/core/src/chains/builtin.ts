@@ -176,9 +176,17 @@ const MAINNET: EraEvidence = {
 };
 
 const POLYGON_BOR: EraEvidence = {
-  block_hash: ['polygon-pos-0', 'polygon-pos-9013760', 'polygon-pos-23887160'].map(header),
-  receipts_root: [receipts('polygon-pos-2233682', 'ethereum'), receipts('polygon-pos-23887160', 'ethereum')],
-  logs_bloom: [bloom('polygon-pos-2233682', true), bloom('polygon-pos-23887160', true)],
+  block_hash: ['polygon-pos-0', 'polygon-pos-9013760', 'polygon-pos-10000000', 'polygon-pos-23887160'].map(header),
+  receipts_root: [
+    receipts('polygon-pos-2233682', 'ethereum'),
+    receipts('polygon-pos-10000000', 'ethereum', 'state-sync-outside-root'),
+    receipts('polygon-pos-23887160', 'ethereum'),
+  ],
+  logs_bloom: [
+    bloom('polygon-pos-2233682', true),
+    bloom('polygon-pos-10000000', true),
+    bloom('polygon-pos-23887160', true),
+  ],
 };
 
 function polygonEras(madhugiri: number, bor: EraEvidence): readonly Era[] {

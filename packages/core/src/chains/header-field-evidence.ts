@@ -122,7 +122,7 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
   },
   137: {
     baseFeePerGas: {
-      absentThrough: { fixture: 'polygon-pos-9013767', block: 9013767 },
+      absentThrough: { fixture: 'polygon-pos-10000000', block: 10000000 },
       presentFrom: { fixture: 'polygon-pos-23887160', block: 23887160 },
     },
     withdrawalsRoot: {

@@ -109,10 +109,16 @@ function checkListedTransaction(
 /**
  * The rule sets whose nodes give a receipt's `gasUsed` as its step in `cumulativeGasUsed` (go-ethereum and its forks
  * derive it so), each shown by a real block of a chain that follows it: Hoodi (ethereum), OP Mainnet with deposits
- * (optimism), Arbitrum One with an internal transaction (arbitrum). No real Polygon or Scroll block in the fixtures gives
- * `gasUsed`, and Bor's state-sync receipt stands outside the block's gas: there it is not compared.
+ * (optimism), Arbitrum One with an internal transaction (arbitrum), Polygon PoS block 10,000,000 (polygon; Bor's
+ * state-sync receipt, outside the block's gas with a cumulativeGasUsed of 0, is not compared). No real Scroll block in
+ * the fixtures gives `gasUsed`.
  */
-export const GAS_USED_SHOWN: ReadonlySet<RuleSetName> = new Set<RuleSetName>(['ethereum', 'optimism', 'arbitrum']);
+export const GAS_USED_SHOWN: ReadonlySet<RuleSetName> = new Set<RuleSetName>([
+  'ethereum',
+  'optimism',
+  'arbitrum',
+  'polygon',
+]);
 
 /**
  * Whether the receipts' `gasUsed` is compared on a block of `verifiability`: a verifiable era whose rule set a real block
