@@ -1,8 +1,10 @@
 /**
  * Converts a block of coinbase/chainstorage's "native" fixtures (internal/utils/fixtures/parser/<chain>/…/
  * native_block_<n>.json: the block as its protobuf's JSON form) into this repository's fixture form (JSON-RPC
- * members, `chain_id`, a source). The conversion changes only the form: every hash, address, byte string and
- * number is kept.
+ * members, `chain_id`, a source). The conversion changes only the form of what it keeps: every member the header's
+ * hash, receipts root or bloom covers, and the receipts' and logs' hashes, numbers and places. Members no hash covers
+ * (a receipt's `from`, `to`, `contractAddress`, fee members, `depositNonce` before Canyon; the header's transaction
+ * list, `totalDifficulty`, `size`) are left out.
  * - Numbers are decimal strings there and hex quantities here; the header's timestamp is an RFC 3339 instant there.
  * - Proto3's JSON leaves out members at their zero value (0, "", false, an empty list). A header's `difficulty`,
  *   a receipt's `status`, `type` and `transactionIndex`, a log's `logIndex` and `transactionIndex`, an empty
@@ -95,7 +97,7 @@ process.stdout.write(
         commit,
         files: `${path} (its native form, converted by scripts/chainstorage-to-rpc.ts)`,
       },
-      note: "Converted from chainstorage's native form: decimal to hex, the members proto3 leaves out at zero restored; every hash and byte kept.",
+      note: "Converted from chainstorage's native form: decimal to hex, the members proto3 leaves out at zero restored; every member a hash or root covers kept, members none covers left out.",
       header_hash_recomputable: true,
       header,
       receipts,

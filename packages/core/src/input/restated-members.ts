@@ -173,7 +173,7 @@ function checkFirstReceipt(hash: unknown, path: string, seen: Map<string, string
  * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
  * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value. The
  * logs of the receipt left out of the root (`excluded`, its place: Bor's state-sync receipt) are not held to their
- * `logIndex`: no real block here shows how Bor counts them. On a block of a verifiable era (`verifiability`), each
+ * `logIndex`: nothing commits to that receipt, so nothing in it is verified. On a block of a verifiable era (`verifiability`), each
  * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
  * ({@link GAS_USED_SHOWN}). Called once the block's other problems are none, so every `transactionHash` of a receipt is
