@@ -7,13 +7,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER } from './helpers/logs-proofs.js';
+import { BIN, runCliBytes, type Run } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
-
-const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 
 let node: LoopbackNode | undefined;
 afterEach(async () => {
@@ -21,27 +19,7 @@ afterEach(async () => {
   node = undefined;
 });
 
-interface Run {
-  status: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-/** Runs the CLI as a process (asynchronously: the node answering it lives in this process). */
-function run(args: string[], options: { input?: Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: options.env ?? { ...process.env, ETH_RPC_URL: '' },
-    });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => stdout.push(d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(stdout), stderr }));
-    child.stdin.end(options.input);
-  });
-}
+const run = runCliBytes;
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'logs-cli-'));
 const ndjson = (text: string) =>

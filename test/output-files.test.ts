@@ -4,19 +4,17 @@
  * stays what it was (a rename onto /dev/null made it a regular file), a directory is refused before any work. The
  * library's `writeBundle` (`audit --record`, `lineage --record`) follows the same rule.
  */
-import { spawn } from 'node:child_process';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { writeBundle } from '../packages/core/src/bundle/write-bundle.js';
+import { runCliBytes } from './helpers/cli-process.js';
 import { FIXTURES_DIR, loadFixture } from './helpers/fixtures.js';
 import { buildArtifact, toFilter, THIRTY, BUSY_2016 } from './helpers/logs-proofs.js';
 import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { kindOf, makeDevice, makeFifo, readFifoDuring, specialDir } from './helpers/special-files.js';
 
-const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const dir = specialDir('output-files-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let node: LoopbackNode | undefined;
@@ -25,27 +23,7 @@ afterEach(async () => {
   node = undefined;
 });
 
-interface Run {
-  status: number | null;
-  stdout: Buffer;
-  stderr: string;
-}
-
-/** Runs the built CLI as a process, `input` on its stdin. */
-function run(args: string[], input?: Uint8Array): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ETH_RPC_URL: '' },
-    });
-    const stdout: Buffer[] = [];
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => stdout.push(d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(stdout), stderr }));
-    child.stdin.end(input);
-  });
-}
+const run = (args: string[], input?: Uint8Array) => runCliBytes(args, { input });
 
 /** A directory of its own for one case. */
 let cases = 0;

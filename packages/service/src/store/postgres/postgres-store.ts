@@ -212,7 +212,7 @@ const RESERVE = `
     WHERE u.account_id = $1 AND u.period_start = p.period_start AND p.period_end > $4 AND a.id = $1
       AND NOT EXISTS (SELECT 1 FROM holds WHERE NOT swept AND expires_at <= $4 AND account_id = $1)
       AND u.cu_used + $3 <= a.cu_limit + u.cu_extra
-    RETURNING u.period_start, u.period_end, u.cu_used, u.cu_extra, a.cu_limit
+    RETURNING u.period_start, u.period_end, u.cu_used, u.cu_extra
   ),
   by_endpoint AS (
     INSERT INTO endpoint_usage (account_id, period_start, endpoint, cu) SELECT $1, period_start, $2, $3 FROM taken
@@ -540,14 +540,14 @@ export class PostgresStore implements Store {
     });
     // Usually one statement: the period runs, no lease has run out, the allowance has room.
     const reserveParams = [accountId, wanted.endpoint, wanted.cu, now.toISOString(), hold.id, hold.expiresAt];
-    const taken = await this.query<PeriodRow & { cu_limit: number }>(RESERVE, reserveParams);
+    const taken = await this.query<PeriodRow>(RESERVE, reserveParams);
     if (taken.length === 0) {
       // A lease ran out, the period is over, or no room. usage() sweeps (one statement, without the account's lock
       // that every request would queue for) and rolls what it must; then no room is the answer, else the same
       // statement again.
       const usage = await this.usage(accountId, now);
       if (exceedsAllowance(usage, wanted.cu)) return err({ usage });
-      taken.push(...(await this.query<PeriodRow & { cu_limit: number }>(RESERVE, reserveParams)));
+      taken.push(...(await this.query<PeriodRow>(RESERVE, reserveParams)));
     }
     // The hold is committed: nothing is read after it, so no failure can leave it without a reservation to end it.
     if (taken.length > 0) return ok({ reservation: held(taken[0]!) });

@@ -1,0 +1,37 @@
+/**
+ * The built CLI run as a process to its end, asynchronously (a loopback node answering it may live in the test's
+ * process), its stdout kept as bytes: for the commands whose output is binary or written to special files.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../packages/service/bin/evm-integrity.js', import.meta.url));
+
+/** A finished command: its exit status and output. */
+export interface Run {
+  status: number | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Runs `evm-integrity ARGS`, `input` on its stdin, in `env` (by default this process's, without ETH_RPC_URL, so a node
+ * is never found there by accident).
+ */
+export function runCliBytes(
+  args: string[],
+  options: { input?: Uint8Array; env?: NodeJS.ProcessEnv } = {},
+): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: options.env ?? { ...process.env, ETH_RPC_URL: '' },
+    });
+    const stdout: Buffer[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => stdout.push(d));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(stdout), stderr }));
+    child.stdin.end(options.input);
+  });
+}
