@@ -276,8 +276,6 @@ describe('a body that names no block is claimed only as far as every era of its 
 
 describe('the registry', () => {
   it.each([
-    [421614, 'Arbitrum Sepolia', 'arbitrum'],
-    [421613, 'Arbitrum Goerli', 'arbitrum'],
     [84531, 'Base Goerli', 'optimism'],
     [534351, 'Scroll Sepolia', 'scroll'],
     [59141, 'Linea Sepolia', 'ethereum'],
@@ -325,7 +323,7 @@ describe('the registry', () => {
   });
 
   it('describeChain lists the eras, their layouts and what shows each check, in GET /v1/chains form', () => {
-    const nitroEvidence = [{ fixture: 'arbitrum-one-150000000', block: 150_000_000 }];
+    const nitroEvidence = [{ fixture: 'arbitrum-one-150000000', block: 150_000_000, source: 'shipped' }];
     expect(describeChain(defaultRegistry.get(42161)!)).toEqual({
       chain_id: 42161,
       name: 'Arbitrum One',

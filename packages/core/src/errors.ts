@@ -9,6 +9,7 @@ export type EvmIntegrityErrorCode =
   | 'RECEIPT_INVALID'
   | 'HEADER_INVALID'
   | 'CHAIN_CONFLICT'
+  | 'EVIDENCE_REFUSED'
   | 'JSON_DUPLICATE_MEMBER'
   | 'SOURCE_FAILED'
   | 'SOURCE_INPUT_INVALID'
@@ -62,4 +63,13 @@ export class InvalidHeaderError extends EvmIntegrityError<{ field: string; expec
 export class ChainConflictError extends EvmIntegrityError<{ chainId: number }> {
   override name = 'ChainConflictError';
   override readonly code = 'CHAIN_CONFLICT';
+}
+
+/**
+ * Operator evidence a registry cannot take: its chain is not built in, or its block is in an era whose rules are not
+ * implemented. Naming the file, so that an evidence directory never counts for less than the operator thinks.
+ */
+export class EvidenceError extends EvmIntegrityError<{ file: string; chainId: number; block: number }> {
+  override name = 'EvidenceError';
+  override readonly code = 'EVIDENCE_REFUSED';
 }

@@ -12,6 +12,7 @@ export { wasmKeccak256 } from './keccak/wasm-keccak.js';
 
 export {
   ChainConflictError,
+  EvidenceError,
   EvmIntegrityError,
   InvalidHeaderError,
   InvalidReceiptError,
@@ -45,6 +46,8 @@ export {
   ChainRegistry,
   defaultRegistry,
   describeChain,
+  describeEvidenceUsed,
+  evidenceKindOf,
   uncheckable,
   CHECK_NAMES,
   type ChainDescription,
@@ -55,6 +58,13 @@ export {
   type EraDescription,
   type EraEvidence,
   type EvidenceBlock,
+  type EvidenceBlockDescription,
+  type EvidenceKind,
+  type EvidenceUsed,
+  type OperatorEvidence,
+  type RegistryDescription,
+  type RegistryEntry,
+  type Vouch,
   type ForkActivation,
   type ForkFieldEvidence,
   type Era,
@@ -85,4 +95,12 @@ export {
   type BlockVerifyContext,
   type Comparison,
 } from './verify/verify-block.js';
+export { admitEvidence, type EvidenceRefusal } from './verify/admit-evidence.js';
+export {
+  EVIDENCE_FORMAT,
+  evidenceFileName,
+  evidenceRecord,
+  readEvidenceRecord,
+  type EvidenceRecord,
+} from './verify/evidence-record.js';
 export { err, ok, type Result } from './result.js';

@@ -1,4 +1,12 @@
-import type { ChainInfo, Era, EraEvidence, EvidenceBlock, ForkActivation, ReceiptKind } from './chain-info.js';
+import type {
+  ChainInfo,
+  Era,
+  EraEvidence,
+  EvidenceBlock,
+  ForkActivation,
+  ReceiptKind,
+  RegistryEntry,
+} from './chain-info.js';
 import { HEADER_FIELD_EVIDENCE } from './header-field-evidence.js';
 
 /**
@@ -107,8 +115,49 @@ const SUPERCHAIN_SEPOLIA = {
   Jovian: 1_763_568_001,
 };
 
+/** Chains launched with Canyon to Ecotone active at genesis. */
+const FROM_ECOTONE = { Canyon: 0, Delta: 0, Ecotone: 0 };
+
 /** Chains launched with Canyon to Granite active at genesis. */
-const FROM_GRANITE = { Canyon: 0, Delta: 0, Ecotone: 0, Fjord: 0, Granite: 0 };
+const FROM_GRANITE = { ...FROM_ECOTONE, Fjord: 0, Granite: 0 };
+
+/**
+ * The registries that declare chains standard members of a rule set's family (docs/chains.md, "Evidence"):
+ * - ethereum-optimism/superchain-registry: `superchain_level` 1 (Standard Candidate) or 2 (Standard), "chains who
+ *   conform to the standard blockchain charter" (docs/glossary.md), as it stood at 738212ef, the last commit before
+ *   the field was removed (3d974558); Base and Base Sepolia at 5b055be4, the last before they left the registry
+ *   (0d9aefc4). Chains that deviate (Celo's fee currency, Mantle, Blast) are not in that set.
+ * - OffchainLabs/nitro cmd/chaininfo/arbitrum_chain_info.json: the chains Nitro ships with its standard chain
+ *   configuration (EnableArbOS true, AllowDebugPrecompiles false).
+ * - ethereum/go-ethereum params/config.go: SepoliaChainConfig, Ethereum's rules with Sepolia's fork schedule.
+ */
+const SUPERCHAIN_REGISTRY = 'ethereum-optimism/superchain-registry';
+const SUPERCHAIN_LEVELS = '738212ef2932d26f9274e3317699471534d2b3ac';
+const SUPERCHAIN_WITH_BASE = '5b055be4d294ce43814a44c8839d89b2436dc8aa';
+const LEVEL_NAMES: Record<1 | 2, string> = { 1: 'Standard Candidate', 2: 'Standard' };
+
+/** A chain's superchain-registry entry, at the commit that states its level. */
+const superchainEntry = (config: string, level: 1 | 2, commit = SUPERCHAIN_LEVELS): RegistryEntry => ({
+  repository: SUPERCHAIN_REGISTRY,
+  path: `superchain/configs/${config}.toml`,
+  commit,
+  declares: `superchain_level = ${level} (${LEVEL_NAMES[level]}: conforms to the Standard Rollup Charter), with its [hardforks]`,
+});
+
+/** A chain Nitro ships with its standard configuration. */
+const nitroEntry = (name: string): RegistryEntry => ({
+  repository: 'OffchainLabs/nitro',
+  path: 'cmd/chaininfo/arbitrum_chain_info.json',
+  commit: '6dce8d13902649a1acdfd3f2504129f1f5612358',
+  declares: `"${name}": Nitro's standard chain configuration (arbitrum.EnableArbOS true, AllowDebugPrecompiles false)`,
+});
+
+const SEPOLIA_ENTRY: RegistryEntry = {
+  repository: 'ethereum/go-ethereum',
+  path: 'params/config.go',
+  commit: '02b73d4ea7181464175e0a6cbecc0a3a2655a562',
+  declares: "SepoliaChainConfig: Ethereum's rules, with Sepolia's fork schedule",
+};
 
 /** A block that shows the block hash. */
 const header = (fixture: string): EvidenceBlock => ({
@@ -210,14 +259,25 @@ const opStack = (
   name: string,
   evidence: EraEvidence,
   forks?: readonly ForkActivation[],
+  registry?: RegistryEntry,
 ): ChainInfo => ({
   chainId,
   name,
   rules: 'optimism',
   verifiable: true,
-  eras: allBlocks(evidence),
+  eras: allBlocks(evidence, registry && { registry }),
   ...(forks && { forks }),
 });
+
+/** A standard OP-stack chain from genesis with no real block of its own: its registry entry and fork schedule. */
+const standardOpStack = (
+  chainId: number,
+  name: string,
+  config: string,
+  level: 1 | 2,
+  hardforks: Record<string, number>,
+): ChainInfo =>
+  opStack(chainId, name, unshown(NO_REAL_BLOCK), opStackForks(0, hardforks), superchainEntry(config, level));
 
 /** A chain whose blocks cannot be verified, and why. */
 const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo => ({
@@ -242,7 +302,7 @@ const CHAINS: readonly ChainInfo[] = [
     name: 'Sepolia',
     rules: 'ethereum',
     verifiable: true,
-    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+    eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: SEPOLIA_ENTRY }),
     forks: forks(
       { London: 0, Paris: 1_735_371 },
       {
@@ -376,12 +436,13 @@ const CHAINS: readonly ChainInfo[] = [
       {
         name: 'Bedrock',
         from: 105_235_063,
+        registry: superchainEntry('mainnet/op', 2),
         evidence: {
           block_hash: [header('op-mainnet-105235063'), header('op-mainnet-105237730'), header('op-mainnet-154497277')],
           receipts_root: [
             receipts('op-mainnet-105235063'),
             receipts('op-mainnet-105237730', 0x7e, 'ethereum'),
-            receipts('op-mainnet-154497277', 0x7e, 'ethereum'),
+            receipts('op-mainnet-154497277', 'deposit-versioned', 'ethereum'),
           ],
           logs_bloom: [bloom('op-mainnet-105237730', false), bloom('op-mainnet-154497277', true)],
         },
@@ -398,73 +459,118 @@ const CHAINS: readonly ChainInfo[] = [
       logs_bloom: [bloom('base-81636', false), bloom('base-2000000', true)],
     },
     opStackForks(0, SUPERCHAIN_MAINNET),
+    superchainEntry('mainnet/base', 1, SUPERCHAIN_WITH_BASE),
   ),
   opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),
-  opStack(7777777, 'Zora', unshown(NO_REAL_BLOCK), opStackForks(0, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
-  opStack(
-    11155420,
-    'OP Sepolia',
-    unshown(NO_REAL_BLOCK),
-    opStackForks(0, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
-  ),
+  standardOpStack(7777777, 'Zora', 'mainnet/zora', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
+  standardOpStack(11155420, 'OP Sepolia', 'sepolia/op', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
   opStack(
     84532,
     'Base Sepolia',
     { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) },
     opStackForks(0, SUPERCHAIN_SEPOLIA),
+    superchainEntry('sepolia/base', 1, SUPERCHAIN_WITH_BASE),
   ),
-  opStack(
-    130,
-    'Unichain',
-    unshown(NO_REAL_BLOCK),
-    opStackForks(0, {
-      ...FROM_GRANITE,
-      Holocene: 1_736_445_601,
-      Isthmus: 1_746_806_401,
-      Jovian: 1_764_691_201,
-      Karst: 1_783_526_401,
-    }),
-  ),
-  opStack(
-    480,
-    'World Chain',
-    unshown(NO_REAL_BLOCK),
-    opStackForks(0, {
-      Canyon: 0,
-      Delta: 0,
-      Ecotone: 0,
-      Fjord: 1_721_826_000,
-      Granite: 1_727_780_400,
-      Holocene: 1_738_238_400,
-      Isthmus: 1_764_072_000,
-      Jovian: 1_777_593_600,
-    }),
-  ),
-  opStack(
-    57073,
-    'Ink',
-    unshown(NO_REAL_BLOCK),
-    opStackForks(0, {
-      ...FROM_GRANITE,
-      Holocene: 1_742_396_400,
-      Isthmus: 1_746_806_401,
-      Jovian: 1_764_691_201,
-      Karst: 1_783_526_401,
-    }),
-  ),
-  opStack(34443, 'Mode', unshown(NO_REAL_BLOCK), opStackForks(0, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
-  opStack(
-    1868,
-    'Soneium',
-    unshown(NO_REAL_BLOCK),
-    opStackForks(0, {
-      ...FROM_GRANITE,
-      Holocene: 1_738_573_200,
-      Isthmus: 1_746_806_401,
-      Jovian: 1_764_691_201,
-      Karst: 1_783_526_401,
-    }),
-  ),
+  standardOpStack(130, 'Unichain', 'mainnet/unichain', 1, {
+    ...FROM_GRANITE,
+    Holocene: 1_736_445_601,
+    Isthmus: 1_746_806_401,
+    Jovian: 1_764_691_201,
+    Karst: 1_783_526_401,
+  }),
+  standardOpStack(480, 'World Chain', 'mainnet/worldchain', 1, {
+    Canyon: 0,
+    Delta: 0,
+    Ecotone: 0,
+    Fjord: 1_721_826_000,
+    Granite: 1_727_780_400,
+    Holocene: 1_738_238_400,
+    Isthmus: 1_764_072_000,
+    Jovian: 1_777_593_600,
+  }),
+  standardOpStack(57073, 'Ink', 'mainnet/ink', 1, {
+    ...FROM_GRANITE,
+    Holocene: 1_742_396_400,
+    Isthmus: 1_746_806_401,
+    Jovian: 1_764_691_201,
+    Karst: 1_783_526_401,
+  }),
+  standardOpStack(34443, 'Mode', 'mainnet/mode', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
+  standardOpStack(1868, 'Soneium', 'mainnet/soneium', 1, {
+    ...FROM_GRANITE,
+    Holocene: 1_738_573_200,
+    Isthmus: 1_746_806_401,
+    Jovian: 1_764_691_201,
+    Karst: 1_783_526_401,
+  }),
+  standardOpStack(183, 'Ethernity', 'mainnet/ethernity', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
+  standardOpStack(1135, 'Lisk', 'mainnet/lisk', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
+  standardOpStack(1750, 'Metal L2', 'mainnet/metal', 1, {
+    ...FROM_ECOTONE,
+    Fjord: 1_720_627_201,
+    Granite: 1_726_070_401,
+    Holocene: 1_736_445_601,
+    Isthmus: 1_746_806_401,
+    Jovian: 1_764_691_201,
+    Karst: 1_783_526_401,
+  }),
+  standardOpStack(8008, 'Polynomial', 'mainnet/polynomial', 1, {
+    ...FROM_ECOTONE,
+    Fjord: 1_720_627_201,
+    Granite: 1_726_070_401,
+    Holocene: 1_736_445_601,
+    Isthmus: 1_746_806_401,
+  }),
+  standardOpStack(360, 'Shape', 'mainnet/shape', 1, { ...FROM_ECOTONE, Fjord: 0, Granite: 1_727_370_000 }),
+  standardOpStack(5330, 'Superseed', 'mainnet/sseed', 1, {
+    ...FROM_ECOTONE,
+    Fjord: 0,
+    Granite: 1_726_185_601,
+    Holocene: 1_736_445_601,
+    Isthmus: 1_746_806_401,
+  }),
+  standardOpStack(763373, 'Ink Sepolia', 'sepolia/ink', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
+  standardOpStack(4202, 'Lisk Sepolia', 'sepolia/lisk', 1, {
+    ...SUPERCHAIN_SEPOLIA,
+    Canyon: 1_705_312_994,
+    Delta: 1_705_312_994,
+    Karst: 1_781_712_001,
+  }),
+  standardOpStack(1740, 'Metal L2 Testnet', 'sepolia/metal', 1, {
+    ...SUPERCHAIN_SEPOLIA,
+    Canyon: 1_708_129_622,
+    Delta: 1_708_385_400,
+    Karst: 1_781_712_001,
+  }),
+  standardOpStack(919, 'Mode Testnet', 'sepolia/mode', 1, {
+    ...SUPERCHAIN_SEPOLIA,
+    Canyon: 1_703_203_200,
+    Delta: 1_703_203_200,
+    Karst: 1_781_712_001,
+  }),
+  standardOpStack(16481, 'Pivotal Sepolia', 'sepolia/pivotal', 1, FROM_ECOTONE),
+  standardOpStack(11011, 'Shape Sepolia', 'sepolia/shape', 1, {
+    ...FROM_ECOTONE,
+    Fjord: 1_721_732_400,
+    Granite: 1_727_197_200,
+  }),
+  standardOpStack(1946, 'Soneium Minato', 'sepolia/soneium-minato', 1, {
+    ...FROM_ECOTONE,
+    Fjord: 1_730_106_000,
+    Granite: 1_730_106_000,
+    Holocene: 1_734_685_200,
+    Isthmus: 1_744_905_600,
+    Jovian: 1_763_568_001,
+    Karst: 1_781_712_001,
+  }),
+  standardOpStack(1301, 'Unichain Sepolia', 'sepolia/unichain', 1, {
+    ...FROM_GRANITE,
+    Holocene: 1_734_559_200,
+    Isthmus: 1_744_905_600,
+    Jovian: 1_763_568_001,
+    Karst: 1_781_712_001,
+  }),
+  standardOpStack(999999999, 'Zora Sepolia', 'sepolia/zora', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
   opStack(81457, 'Blast', unshown(NO_REAL_BLOCK)),
   opStack(5000, 'Mantle', { block_hash: NO_REAL_BLOCK, ...noReceipts(MANTLE) }),
   {
@@ -511,6 +617,7 @@ const CHAINS: readonly ChainInfo[] = [
       {
         name: 'Nitro',
         from: 22_207_817,
+        registry: nitroEntry('arb1'),
         evidence: {
           block_hash: [header('arbitrum-one-150000000')],
           receipts_root: [receipts('arbitrum-one-150000000', 0x6a, 'ethereum')],
@@ -525,21 +632,21 @@ const CHAINS: readonly ChainInfo[] = [
     name: 'Arbitrum Nova',
     rules: 'arbitrum',
     verifiable: true,
-    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+    eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('nova') }),
   },
   {
     chainId: 421613,
     name: 'Arbitrum Goerli',
     rules: 'arbitrum',
     verifiable: true,
-    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+    eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('goerli-rollup') }),
   },
   {
     chainId: 421614,
     name: 'Arbitrum Sepolia',
     rules: 'arbitrum',
     verifiable: true,
-    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+    eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('sepolia-rollup') }),
   },
   {
     chainId: 534352,

@@ -19,13 +19,33 @@ export const CHECK_NAMES: readonly CheckName[] = ['block_hash', 'receipts_root',
  * (`0x7e`, `0x6a`, … as a number), Bor's state-sync receipt left out of the root, and an untyped
  * receipt that used no gas (which no Ethereum transaction can: HyperEVM's system transactions).
  */
-export type ReceiptKind = 'ethereum' | 'state-sync-outside-root' | 'untyped-without-gas' | number;
+export type ReceiptKind = 'ethereum' | 'state-sync-outside-root' | 'untyped-without-gas' | 'deposit-versioned' | number;
 
-/** A real block, kept in the repository's fixtures with its source, that reproduces a check. */
+/**
+ * Where a check's evidence comes from:
+ * - `shipped`: real blocks of the chain's era in the project's fixtures, each with its source;
+ * - `registry`: the chain's entry in an authoritative registry that declares it a standard member of its rule set's
+ *   family, cited by repository, path and commit, with the kinds of receipts shown by shipped blocks of other chains
+ *   of that rule set;
+ * - `operator`: a real block of the chain whose hash an operator vouched for, that reproduced under the rule set;
+ * - `configured`: a chain an operator added, every check on the configuration's word.
+ */
+export type EvidenceKind = 'shipped' | 'registry' | 'operator' | 'configured';
+
+/** An operator's word for a block: the hash they vouch for, who they are, when, and the file that records it. */
+export interface Vouch {
+  blockHash: string;
+  vouchedBy: string;
+  vouchedAt: string;
+  /** The evidence file, as the operator's evidence directory names it. */
+  file: string;
+}
+
+/** A real block that reproduces a check: kept in the repository's fixtures with its source, or vouched for by an operator. */
 export interface EvidenceBlock {
   /**
    * Its fixture: `fixtures/blocks/<fixture>.json`, or `fixtures/headers/<fixture>.json` for a header alone (block
-   * hash).
+   * hash). For an operator's block, the evidence file.
    */
   fixture: string;
   block: number;
@@ -33,6 +53,22 @@ export interface EvidenceBlock {
   receipts?: readonly ReceiptKind[];
   /** Logs bloom evidence: whether the block holds a log. */
   logs?: boolean;
+  /** Set for a block an operator vouched for; absent for a shipped fixture. */
+  operator?: Vouch;
+}
+
+/**
+ * A registry entry that declares a chain a standard member of its rule set's family, with its fork schedule: the
+ * chain is built from the family's unmodified client code, so a kind of receipt that a real block of any chain of the
+ * family shows is encoded on it alike.
+ */
+export interface RegistryEntry {
+  /** GitHub owner/name. */
+  repository: string;
+  path: string;
+  commit: string;
+  /** What the entry declares, in the registry's own terms. */
+  declares: string;
 }
 
 /**
@@ -77,6 +113,13 @@ export interface Era {
   header?: HeaderLayoutName;
   /** What shows each check; required of the built-in chains (a test holds every claim to its fixtures). */
   evidence?: EraEvidence;
+  /**
+   * The registry entry that declares the chain a standard member of its rule set's family in this era: a check its own
+   * blocks have not shown is claimed on it, for receipts of the kinds that real blocks of the family show.
+   */
+  registry?: RegistryEntry;
+  /** Blocks of the era an operator vouched for, which reproduced under its rules; the registry adds them, never built in. */
+  vouched?: readonly EvidenceBlock[];
 }
 
 /** A chain the verifier knows. */

@@ -14,15 +14,22 @@ import type { CheckClaim } from './registry.js';
 /** Ethereum's receipt types, whose encoding mainnet's blocks show. */
 const ETHEREUM_TYPES = new Set([0, 1, 2, 3, 4]);
 
-/** The kind of one receipt: Ethereum's, or a type of its chain's own, or an untyped one that used no gas. */
-function kindOf(receipt: Pick<Receipt, 'type' | 'cumulativeGasUsed'>): ReceiptKind {
+/** The OP-stack deposit type, whose receipts hash their nonce and version from Canyon on. */
+const DEPOSIT_TYPE = 0x7e;
+
+/**
+ * The kind of one receipt: Ethereum's, or a type of its chain's own, or an untyped one that used no gas. A deposit
+ * receipt with its Canyon version is a kind apart: it hashes two more fields than one without.
+ */
+function kindOf(receipt: Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>): ReceiptKind {
   if (receipt.type === 0 && receipt.cumulativeGasUsed === 0n) return 'untyped-without-gas';
+  if (receipt.type === DEPOSIT_TYPE && receipt.depositReceiptVersion !== undefined) return 'deposit-versioned';
   return ETHEREUM_TYPES.has(receipt.type) ? 'ethereum' : receipt.type;
 }
 
 /** The kinds of a block's receipts, and Bor's state-sync receipt when one was left out. */
 export function receiptKinds(
-  receipts: ReadonlyArray<Pick<Receipt, 'type' | 'cumulativeGasUsed'>>,
+  receipts: ReadonlyArray<Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>>,
   excludedStateSync: boolean,
 ): ReceiptKind[] {
   const kinds = new Set<ReceiptKind>(receipts.map(kindOf));
@@ -34,6 +41,7 @@ const KIND_NAMES: Record<string, string> = {
   ethereum: "receipts of Ethereum's types",
   'state-sync-outside-root': "Bor's state-sync receipt",
   'untyped-without-gas': 'an untyped receipt that used no gas (a system transaction)',
+  'deposit-versioned': 'deposit receipts (type 0x7e) with their Canyon nonce and version',
 };
 const describeKind = (kind: ReceiptKind) =>
   typeof kind === 'number' ? `receipts of type 0x${kind.toString(16)}` : KIND_NAMES[kind]!;
@@ -44,22 +52,55 @@ export interface BlockShape {
   hasLogs: boolean;
 }
 
-/** A claim of the era narrowed to one block: not claimed when the block holds what no evidence block holds. */
+type Claimed = Extract<CheckClaim, { verified: true }>;
+
+/** Whether an evidence block shows what a check of the block needs of it (for the receipts root: one of its kinds). */
+type Shows = (evidence: EvidenceBlock) => boolean;
+
+/**
+ * The block that shows `shows`, looked for in order of strength: the chain's shipped blocks, the family's under the
+ * chain's registry entry, the blocks an operator vouched for.
+ */
+function strongest(claim: Claimed & { evidence: readonly EvidenceBlock[] }, shows: Shows) {
+  const own = claim.evidence.find((e) => e.operator === undefined && shows(e));
+  if (own !== undefined) return { own };
+  const family = claim.registry?.evidence.find(shows);
+  if (family !== undefined) return { family };
+  const vouched = claim.evidence.find((e) => e.operator !== undefined && shows(e));
+  return vouched === undefined ? undefined : { own: vouched };
+}
+
+/** Why a block's check is not claimed: nothing shows what it holds. */
+function unshownReason(claim: Claimed, what: string): string {
+  const family = claim.registry === undefined ? '' : ", nor any of its rule set's family";
+  return `no real block of this era in the project's fixtures${family} has shown ${what} yet, nor has an operator's evidence`;
+}
+
+/**
+ * A claim of the era narrowed to one block: to the evidence blocks that show what the block holds, the strongest kind
+ * of evidence first; not claimed when the block holds what no evidence block holds.
+ */
 export function claimFor(check: CheckName, claim: CheckClaim, block: BlockShape): CheckClaim {
-  if (!claim.verified || claim.evidence === 'configured' || check === 'block_hash') return claim;
-  const evidence: readonly EvidenceBlock[] = claim.evidence;
-  if (check === 'logs_bloom') {
-    if (!block.hasLogs || evidence.some((e) => e.logs === true)) return claim;
-    return {
-      verified: false,
-      reason: "no real block of this era in the project's fixtures with logs has shown its bloom yet",
-    };
+  if (!claim.verified || claim.evidence === 'configured') return claim;
+  const evidence = { ...claim, evidence: claim.evidence };
+  const needs: Array<{ what: string; shows: Shows }> = [];
+  if (check === 'logs_bloom' && block.hasLogs)
+    needs.push({ what: 'its bloom with logs', shows: (e) => e.logs === true });
+  if (check === 'receipts_root')
+    for (const kind of block.kinds)
+      needs.push({ what: describeKind(kind), shows: (e) => e.receipts?.includes(kind) === true });
+  if (needs.length === 0) needs.push({ what: 'it', shows: () => true });
+  const own: EvidenceBlock[] = [];
+  const family: EvidenceBlock[] = [];
+  for (const need of needs) {
+    const found = strongest(evidence, need.shows);
+    if (found === undefined) return { verified: false, reason: unshownReason(claim, need.what) };
+    if (found.own !== undefined && !own.includes(found.own)) own.push(found.own);
+    if (found.family !== undefined && !family.includes(found.family)) family.push(found.family);
   }
-  const shown = new Set(evidence.flatMap((e) => e.receipts ?? []));
-  const unshown = block.kinds.find((kind) => !shown.has(kind));
-  if (unshown === undefined) return claim;
   return {
-    verified: false,
-    reason: `no real block of this era in the project's fixtures has shown ${describeKind(unshown)} yet`,
+    verified: true,
+    evidence: own,
+    ...(family.length > 0 && { registry: { entry: claim.registry!.entry, evidence: family } }),
   };
 }

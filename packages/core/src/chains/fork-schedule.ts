@@ -23,6 +23,15 @@ export function forkAt(forks: readonly ForkActivation[], at: BlockAt): ForkActiv
   return forks[i]!;
 }
 
+/**
+ * Whether block `number` comes before Byzantium on a chain whose schedule names it: its receipts then hash a post-state
+ * root, not a status. False where the schedule does not name Byzantium (chains born after it, or without a schedule).
+ */
+export function beforeByzantium(forks: readonly ForkActivation[] | undefined, number: bigint | undefined): boolean {
+  const byzantium = forks?.find((fork) => fork.fork === 'Byzantium');
+  return byzantium?.block !== undefined && number !== undefined && number < BigInt(byzantium.block);
+}
+
 /** When a fork activates, as people write it: "block 12,965,000" or "timestamp 1681338455". */
 export const describeActivation = (fork: ForkActivation): string =>
   fork.block === undefined ? `timestamp ${fork.timestamp}` : `block ${fork.block.toLocaleString('en-US')}`;

@@ -4,7 +4,7 @@ import {
   STATE_SYNC_TX_TYPE,
   type RuleSet,
 } from '../receipts/rules.js';
-import { ChainConflictError } from '../errors.js';
+import { ChainConflictError, EvidenceError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { BUILTIN_CHAINS } from './builtin.js';
 import {
@@ -13,8 +13,11 @@ import {
   type CheckName,
   type Era,
   type EvidenceBlock,
+  type EvidenceKind,
   type ReceiptKind,
+  type RegistryEntry,
   type StateSyncRule,
+  type Vouch,
 } from './chain-info.js';
 
 export { BUILTIN_CHAINS, CHECK_NAMES };
@@ -24,18 +27,46 @@ export type {
   Era,
   EraEvidence,
   EvidenceBlock,
+  EvidenceKind,
   ForkActivation,
   ForkFieldEvidence,
   ReceiptKind,
+  RegistryEntry,
   StateSyncRule,
+  Vouch,
 } from './chain-info.js';
 
 /**
  * Whether a check of a block is claimed: on the real blocks that show it, on the operator's word
- * (a chain added in the configuration), or not, and why.
+ * (a chain added in the configuration), or not, and why. `evidence` holds the chain's own blocks
+ * (shipped, or vouched for by an operator); `registry`, for a chain a registry declares a standard
+ * member of its rule set's family, the entry and the family's shipped blocks.
  */
 export type CheckClaim =
-  { verified: true; evidence: readonly EvidenceBlock[] | 'configured' } | { verified: false; reason: string };
+  | {
+      verified: true;
+      evidence: readonly EvidenceBlock[] | 'configured';
+      registry?: { entry: RegistryEntry; evidence: readonly EvidenceBlock[] };
+    }
+  | { verified: false; reason: string };
+
+/** A block of a built-in chain that an operator vouched for and that reproduced under its rules (`admitEvidence`). */
+export interface OperatorEvidence {
+  chainId: number;
+  block: number;
+  /** The kinds of receipts it holds. */
+  receipts: readonly ReceiptKind[];
+  /** Whether it holds a log. */
+  logs: boolean;
+  vouch: Vouch;
+}
+
+/** Which kind of evidence a claim stands on (after `claimFor` has narrowed it to one block). */
+export function evidenceKindOf(claim: Extract<CheckClaim, { verified: true }>): EvidenceKind {
+  if (claim.evidence === 'configured') return 'configured';
+  if (claim.evidence.some((e) => e.operator !== undefined)) return 'operator';
+  return claim.registry === undefined ? 'shipped' : 'registry';
+}
 
 /** An era with its block range spelled out. */
 export interface EraSpan {
@@ -138,28 +169,58 @@ function eraRules(chain: ChainInfo, era: Era): RuleSet {
 /** Why a check of an era is not claimed, when no real block has shown it and the era says nothing more. */
 const NO_EVIDENCE = "no real block of this era in the project's fixtures has shown it yet";
 
+/** A rule set's family: eras that encode receipts by the same rules (and era of them) and hash the same header layout. */
+const familyOf = (chain: ChainInfo, era: Era) => {
+  const rules = eraRules(chain, era);
+  return `${rules.name}/${rules.era ?? ''}/${era.header ?? 'ethereum'}`;
+};
+
 /**
- * Each check of an era: claimed on its evidence, or not and why; an era without evidence is an operator's, taken on its
- * word.
+ * The shipped blocks of each rule set's family, per check: the evidence of every built-in era that stands on blocks of
+ * its own. A chain a registry declares standard borrows them for the kinds they show.
  */
-function eraChecks(era: Era | undefined): Record<CheckName, CheckClaim> {
+const FAMILY_EVIDENCE: ReadonlyMap<string, Record<CheckName, EvidenceBlock[]>> = (() => {
+  const families = new Map<string, Record<CheckName, EvidenceBlock[]>>();
+  for (const chain of BUILTIN_CHAINS)
+    for (const era of chain.eras ?? []) {
+      if (era.notVerifiable !== undefined || era.evidence === undefined) continue;
+      const name = familyOf(chain, era);
+      const family = families.get(name) ?? { block_hash: [], receipts_root: [], logs_bloom: [] };
+      families.set(name, family);
+      for (const check of CHECK_NAMES) {
+        const blocks = era.evidence[check];
+        if (typeof blocks !== 'string') family[check].push(...blocks);
+      }
+    }
+  return families;
+})();
+
+/**
+ * Each check of an era: claimed on its own blocks (shipped, then the operator's), on its registry entry with the
+ * family's blocks, or not and why; an era without evidence is an operator's, taken on its word.
+ */
+function eraChecks(chain: ChainInfo, era: Era | undefined): Record<CheckName, CheckClaim> {
   const claim = (check: CheckName): CheckClaim => {
-    const evidence = era?.evidence?.[check];
     if (era?.evidence === undefined) return { verified: true, evidence: 'configured' };
-    if (typeof evidence === 'string') return { verified: false, reason: evidence };
-    return evidence === undefined || evidence.length === 0
-      ? { verified: false, reason: NO_EVIDENCE }
-      : { verified: true, evidence };
+    const own = era.evidence[check];
+    // A block that reproduced under the era's rules shows all three checks.
+    const evidence = [...(typeof own === 'string' ? [] : own), ...(era.vouched ?? [])];
+    // The family's blocks beside the era's own: an era that is its family alone borrows nothing.
+    const borrowed = era.registry === undefined ? [] : (FAMILY_EVIDENCE.get(familyOf(chain, era))?.[check] ?? []);
+    const family = borrowed.filter((e) => typeof own === 'string' || !own.includes(e));
+    if (family.length > 0) return { verified: true, evidence, registry: { entry: era.registry!, evidence: family } };
+    if (evidence.length > 0) return { verified: true, evidence };
+    return { verified: false, reason: typeof own === 'string' ? own : NO_EVIDENCE };
   };
   return Object.fromEntries(CHECK_NAMES.map((check) => [check, claim(check)])) as Record<CheckName, CheckClaim>;
 }
 
-/** Whether the receipts of an era can be verified at all: it is open, and its receipts root is claimed. */
-const receiptsVerifiable = (era: Era) => era.notVerifiable === undefined && eraChecks(era).receipts_root.verified;
-
 function whyEraMatters(chain: ChainInfo, eras: readonly Era[]): { why: string; decidesVerifiability: boolean } {
   const spans = eras.map((_, i) => spanOf(eras, i));
-  const closed = spans.filter((_, i) => !receiptsVerifiable(eras[i]!));
+  // Whether the receipts of an era can be verified at all: it is open, and its receipts root is claimed.
+  const closed = spans.filter(
+    (_, i) => eras[i]!.notVerifiable !== undefined || !eraChecks(chain, eras[i]).receipts_root.verified,
+  );
   if (closed.length > 0) {
     const list = closed.map((span) => `${describeSpan(span)} (${span.name})`).join(' and ');
     return {
@@ -185,7 +246,7 @@ export function uncheckable(
   const { chain, era } = verifiability;
   const eras = chain.eras ?? [];
   const at = eras.findIndex((e) => e.from === era?.firstBlock);
-  const later = eras.slice(at + 1).find((e) => e.notVerifiable === undefined && eraChecks(e)[check].verified);
+  const later = eras.slice(at + 1).find((e) => e.notVerifiable === undefined && eraChecks(chain, e)[check].verified);
   const reason = `its ${check.replace('_', ' ')} rule is unproven: ${claim.reason}`;
   return {
     status: 'not_verifiable',
@@ -204,11 +265,16 @@ export class ChainRegistry {
   readonly #chains = new Map<number, ChainInfo>();
 
   /**
-   * The built-in chains plus `extra` (an operator's devnets). An extra chain with a built-in
-   * chain's id, or given twice, is refused (ChainConflictError): replacing a built-in chain would
-   * drop its eras, and with them what can be verified and how.
+   * The built-in chains plus `extra` (an operator's devnets), with `options.evidence`: blocks of built-in chains that
+   * operators vouched for (`admitEvidence`), each added to its era. An extra chain with a built-in chain's id, or
+   * given twice, is refused (ChainConflictError): replacing a built-in chain would drop its eras, and with them what
+   * can be verified and how. Evidence of a chain that is not built in, or of an era that cannot be verified, is
+   * refused (EvidenceError).
+   *
+   * @example
+   * new ChainRegistry([], { evidence: [admitted] }).verifiability(8453, 30_000_000)
    */
-  constructor(extra: readonly ChainInfo[] = []) {
+  constructor(extra: readonly ChainInfo[] = [], options: { evidence?: readonly OperatorEvidence[] } = {}) {
     for (const chain of BUILTIN_CHAINS) this.#chains.set(chain.chainId, chain);
     for (const chain of extra) {
       const known = this.#chains.get(chain.chainId);
@@ -222,6 +288,34 @@ export class ChainRegistry {
       }
       this.#chains.set(chain.chainId, chain);
     }
+    for (const evidence of options.evidence ?? []) this.#vouch(evidence);
+  }
+
+  /** Adds an operator's block to its era of a built-in chain (a copy of the chain: the built-in one is shared). */
+  #vouch(evidence: OperatorEvidence): void {
+    const { chainId, block, vouch } = evidence;
+    const chain = this.#chains.get(chainId);
+    const details = { file: vouch.file, chainId, block };
+    const eras = chain?.eras;
+    if (chain === undefined || eras === undefined || !chain.verifiable)
+      throw new EvidenceError(`${vouch.file}: chain ${chainId} is not a built-in chain that can be verified`, details);
+    let i = eras.length - 1;
+    while (i > 0 && eras[i]!.from > block) i--;
+    const era = eras[i]!;
+    if (era.notVerifiable !== undefined)
+      throw new EvidenceError(
+        `${vouch.file}: block ${block} is in ${chain.name}'s ${era.name} era: ${era.notVerifiable}`,
+        details,
+      );
+    const shown: EvidenceBlock = {
+      fixture: vouch.file,
+      block,
+      receipts: evidence.receipts,
+      logs: evidence.logs,
+      operator: vouch,
+    };
+    const withBlock = { ...era, vouched: [...(era.vouched ?? []), shown] };
+    this.#chains.set(chainId, { ...chain, eras: eras.map((e, j) => (j === i ? withBlock : e)) });
   }
 
   get(chainId: number): ChainInfo | undefined {
@@ -265,7 +359,7 @@ export class ChainRegistry {
         header: HEADER_LAYOUTS.ethereum,
         era: null,
         stateSync: null,
-        checks: eraChecks(undefined),
+        checks: eraChecks(chain, undefined),
       };
     }
     if (blockNumber === undefined && eras.length > 1)
@@ -286,7 +380,7 @@ export class ChainRegistry {
       header: HEADER_LAYOUTS[era.header ?? 'ethereum'],
       era: span,
       stateSync: era.stateSync ?? null,
-      checks: eraChecks(era),
+      checks: eraChecks(chain, era),
     };
   }
 
@@ -295,13 +389,41 @@ export class ChainRegistry {
   }
 }
 
+/** A real block that evidence stands on, as reports and `GET /v1/chains` show it. */
+export interface EvidenceBlockDescription {
+  /** A shipped fixture's name, or the operator's evidence file. */
+  fixture: string;
+  block: number;
+  source: 'shipped' | 'operator';
+  receipts?: ReceiptKind[];
+  logs?: boolean;
+  /** An operator's block: the hash vouched for, by whom and when. */
+  block_hash?: string;
+  vouched_by?: string;
+  vouched_at?: string;
+}
+
+/** A registry entry as reports show it, with the family's shipped blocks a claim borrows. */
+export interface RegistryDescription {
+  repository: string;
+  path: string;
+  commit: string;
+  declares: string;
+  evidence: EvidenceBlockDescription[];
+}
+
 /** A check's claim as `GET /v1/chains` shows it: verified on its evidence, or not and why. */
 export type ClaimDescription =
-  | {
-      verified: true;
-      evidence: Array<{ fixture: string; block: number; receipts?: ReceiptKind[]; logs?: boolean }> | 'configured';
-    }
+  | { verified: true; evidence: EvidenceBlockDescription[] | 'configured'; registry?: RegistryDescription }
   | { verified: false; reason: string };
+
+/** The evidence a check of one block stood on, as its report names it. */
+export interface EvidenceUsed {
+  kind: EvidenceKind;
+  /** The chain's own blocks it used (none for a registry claim that borrowed the family's, nor a configured one). */
+  blocks: EvidenceBlockDescription[];
+  registry?: RegistryDescription;
+}
 
 /** An era as `GET /v1/chains` lists it. */
 export interface EraDescription {
@@ -330,23 +452,50 @@ export interface ChainDescription {
   checks?: Record<CheckName, ClaimDescription>;
 }
 
+function describeBlock(e: EvidenceBlock): EvidenceBlockDescription {
+  return {
+    fixture: e.fixture,
+    block: e.block,
+    source: e.operator === undefined ? 'shipped' : 'operator',
+    ...(e.receipts !== undefined && { receipts: [...e.receipts] }),
+    ...(e.logs !== undefined && { logs: e.logs }),
+    ...(e.operator !== undefined && {
+      block_hash: e.operator.blockHash,
+      vouched_by: e.operator.vouchedBy,
+      vouched_at: e.operator.vouchedAt,
+    }),
+  };
+}
+
+function describeRegistry(registry: NonNullable<Extract<CheckClaim, { verified: true }>['registry']>) {
+  return { ...registry.entry, evidence: registry.evidence.map(describeBlock) };
+}
+
 function describeClaim(claim: CheckClaim): ClaimDescription {
   if (!claim.verified) return { verified: false, reason: claim.reason };
   if (claim.evidence === 'configured') return { verified: true, evidence: 'configured' };
-  const evidence = claim.evidence.map((e) => ({
-    fixture: e.fixture,
-    block: e.block,
-    ...(e.receipts !== undefined && { receipts: [...e.receipts] }),
-    ...(e.logs !== undefined && { logs: e.logs }),
-  }));
-  return { verified: true, evidence };
+  return {
+    verified: true,
+    evidence: claim.evidence.map(describeBlock),
+    ...(claim.registry !== undefined && { registry: describeRegistry(claim.registry) }),
+  };
 }
 
-const describeChecks = (era: Era | undefined) =>
-  Object.fromEntries(Object.entries(eraChecks(era)).map(([check, claim]) => [check, describeClaim(claim)])) as Record<
-    CheckName,
-    ClaimDescription
-  >;
+/** The evidence a claim narrowed to one block (`claimFor`) stands on, as a report names it. */
+export function describeEvidenceUsed(claim: Extract<CheckClaim, { verified: true }>): EvidenceUsed {
+  const kind = evidenceKindOf(claim);
+  if (claim.evidence === 'configured') return { kind, blocks: [] };
+  return {
+    kind,
+    blocks: claim.evidence.map(describeBlock),
+    ...(claim.registry !== undefined && { registry: describeRegistry(claim.registry) }),
+  };
+}
+
+const describeChecks = (chain: ChainInfo, era: Era | undefined) =>
+  Object.fromEntries(
+    Object.entries(eraChecks(chain, era)).map(([check, claim]) => [check, describeClaim(claim)]),
+  ) as Record<CheckName, ClaimDescription>;
 
 /**
  * A chain as `GET /v1/chains` lists it: per era, its rules, header layout and which checks are
@@ -361,7 +510,7 @@ export function describeChain(chain: ChainInfo): ChainDescription {
   };
   if (chain.reason !== undefined) description.reason = chain.reason;
   if (chain.eras === undefined) {
-    if (chain.verifiable) description.checks = describeChecks(undefined);
+    if (chain.verifiable) description.checks = describeChecks(chain, undefined);
     return description;
   }
   description.eras = chain.eras.map((era, i, eras) => {
@@ -375,7 +524,7 @@ export function describeChain(chain: ChainInfo): ChainDescription {
       rules: era.rules ?? chain.rules,
       header: era.header ?? 'ethereum',
       ...(era.stateSync !== undefined && { state_sync: era.stateSync }),
-      ...(era.notVerifiable === undefined && { checks: describeChecks(era) }),
+      ...(era.notVerifiable === undefined && { checks: describeChecks(chain, era) }),
     };
   });
   return description;

@@ -42,7 +42,8 @@ export const HEADER_FIELDS: readonly HeaderFieldSpec[] = [
   { name: 'gasUsed', kind: 'quantity' },
   { name: 'timestamp', kind: 'quantity' },
   { name: 'extraData', kind: 'bytes' },
-  { name: 'mixHash', kind: 'hash' },
+  // ethers v6 (and the Engine API since the Merge) call it `prevRandao`.
+  { name: 'mixHash', kind: 'hash', aliases: ['prevRandao'] },
   { name: 'nonce', kind: 'nonce' },
   { name: 'baseFeePerGas', kind: 'quantity', fork: 'London' },
   { name: 'withdrawalsRoot', kind: 'hash', fork: 'Shanghai' },

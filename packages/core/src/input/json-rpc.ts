@@ -1,5 +1,6 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
+import { beforeByzantium } from '../chains/fork-schedule.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
@@ -52,14 +53,14 @@ function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | u
   const hasRoot = !hasNoRoot(value.root);
   if (type === undefined || outcomeProblem({ type: Number(type), hasStatus, hasRoot }) !== undefined) return undefined;
   let outcome: Pick<Receipt, 'status' | 'root'>;
-  if (hasStatus) {
-    const status = quantityValue(value.status, 1n);
-    if (status === undefined) return undefined;
-    outcome = { status: Number(status) as 0 | 1 };
-  } else {
+  // A status beside a root must still be one (outcomeProblem: the root is what is hashed).
+  if (hasStatus && quantityValue(value.status, 1n) === undefined) return undefined;
+  if (hasRoot) {
     const root = slab.hex(value.root, 32);
     if (root === undefined) return undefined;
     outcome = { root };
+  } else {
+    outcome = { status: Number(quantityValue(value.status, 1n)) as 0 | 1 };
   }
   const cumulativeGasUsed = quantityValue(value.cumulativeGasUsed);
   const decoded = logs.decode(value.logs ?? []);
@@ -124,13 +125,12 @@ function readReceipt(value: unknown, path: string, problems: Problems): Receipt 
   const hasRoot = !hasNoRoot(rpc.root);
   checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
-  if (hasRoot && !hasStatus) {
+  // A status beside a root is read for its form only: the root is what is hashed (outcomeProblem).
+  const status = hasStatus ? readQuantity(rpc.status, join(path, 'status'), problems, 1n) : undefined;
+  if (hasRoot) {
     const root = readHex(rpc.root, join(path, 'root'), problems, 32);
     if (root !== undefined) outcome = { root };
-  } else if (hasStatus && !hasRoot) {
-    const status = readQuantity(rpc.status, join(path, 'status'), problems, 1n);
-    if (status !== undefined) outcome = { status: Number(status) as 0 | 1 };
-  }
+  } else if (status !== undefined) outcome = { status: Number(status) as 0 | 1 };
   const cumulativeGasUsed = readQuantity(rpc.cumulativeGasUsed, join(path, 'cumulativeGasUsed'), problems);
   const logList = readArray(rpc.logs ?? [], join(path, 'logs'), problems, 'an array of logs');
   const logs = (logList ?? []).map((log, i) => readRpcLog(log, `${path}.logs[${i}]`, problems));
@@ -502,7 +502,7 @@ export function readRpcBlock(
 }
 
 /** What verifying a block reads of a receipt before any is hashed: the receipt's kind (chains/claims.ts) comes of these. */
-export type ReceiptOutline = Pick<Receipt, 'type' | 'cumulativeGasUsed'>;
+export type ReceiptOutline = Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>;
 
 /** Thrown by a {@link ReceiptStream} for a receipt that is not plainly valid: readRpcBlock is then its reader, which names the problems. */
 export class ReceiptNotPlainlyValid extends Error {
@@ -555,6 +555,9 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const keepHashes = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
   const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
   if (order === undefined || header === undefined || !problems.empty) return undefined;
+  // Before Byzantium, a receipt giving a status where its root is hashed is told apart on the whole block (verify-block).
+  const chain = verifiability?.status === 'verifiable' ? verifiability.chain : undefined;
+  if (beforeByzantium(chain?.forks, header.fields.number)) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
   if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, verifiability, problems);
   if (!problems.empty) return undefined;
@@ -570,7 +573,13 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     const cumulativeGasUsed = quantityValue(receipt.cumulativeGasUsed);
     const receiptLogs = receipt.logs ?? [];
     if (type === undefined || cumulativeGasUsed === undefined || !Array.isArray(receiptLogs)) return undefined;
-    outlines[i] = { type: Number(type), cumulativeGasUsed };
+    // A deposit's version makes it a kind of receipt apart (chains/claims.ts).
+    const version = type === 0x7en && !isAbsent(receipt.depositReceiptVersion) ? 1n : undefined;
+    outlines[i] = {
+      type: Number(type),
+      cumulativeGasUsed,
+      ...(version !== undefined && { depositReceiptVersion: version }),
+    };
     hasLogs ||= receiptLogs.length > 0;
   }
   const logs = new LogDecoder('json-rpc', slab);

@@ -243,7 +243,8 @@ function toReceipt(
     }
   }
   if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
-  if (hasStatus ? tx.status === undefined : tx.root === undefined) return undefined;
+  // A legacy receipt with both is hashed by its root (outcomeProblem).
+  if (hasRoot ? tx.root === undefined : tx.status === undefined) return undefined;
   if (
     (raw.logs !== undefined && tx.logs === undefined) ||
     (hasNonce && tx.deposit_nonce === undefined) ||
@@ -252,7 +253,7 @@ function toReceipt(
     return undefined;
   return {
     type,
-    ...(hasStatus ? { status: tx.status as 0 | 1 } : { root: tx.root! }),
+    ...(hasRoot ? { root: tx.root! } : { status: tx.status as 0 | 1 }),
     cumulativeGasUsed: tx.cumulative_gas_used,
     logs: tx.logs ?? [],
     ...(tx.deposit_nonce !== undefined && { depositNonce: tx.deposit_nonce }),

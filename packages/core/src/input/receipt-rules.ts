@@ -31,12 +31,12 @@ export interface OutcomeProblem {
 }
 
 /**
- * Exactly one of status and root, and a root only on a legacy (type 0) receipt: a post-state
- * root predates Byzantium, typed receipts came with Berlin. Undefined when the rule holds.
+ * A status or a root, and a root only on a legacy (type 0) receipt: a post-state root predates Byzantium, typed
+ * receipts came with Berlin. A legacy receipt with both is read as its root, as go-ethereum encodes a receipt (a
+ * non-empty post-state is hashed in place of the status): pre-Byzantium receipts from geth, op-geth and older
+ * Nethermind carry a status beside their root that no consensus encoding holds. Undefined when the rule holds.
  */
 export function outcomeProblem({ type, hasStatus, hasRoot }: ReceiptOutcome): OutcomeProblem | undefined {
-  if (hasStatus && hasRoot)
-    return { member: 'root', reason: 'conflict', expected: 'exactly one of status and root; both were given' };
   if (!hasStatus && !hasRoot)
     return {
       member: 'status',

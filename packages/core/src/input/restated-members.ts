@@ -1,6 +1,6 @@
 /**
  * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
- * `blockHash`, `blockNumber`, `transactionHash`, `timestamp` and `gasUsed`; a log's `blockHash`, `blockNumber`,
+ * `blockHash`, `blockNumber`, `transactionHash`, `timestamp`, `gasUsed` and (Nitro) `l1BlockNumber`; a log's `blockHash`, `blockNumber`,
  * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
@@ -31,6 +31,14 @@ interface BlockFacts {
   hash?: Repeated<string>;
   number?: Repeated<Quantity>;
   timestamp?: Repeated<Quantity>;
+  /** Arbitrum: the L1 block number Nitro keeps in bytes 8 to 16 of the header's mixHash, which its receipts repeat. */
+  l1BlockNumber?: Repeated<Quantity>;
+}
+
+/** The L1 block number of a Nitro header: bytes 8 to 16 of its mixHash, big-endian (arbitrum-header.ts). */
+function nitroL1BlockNumber(mixHash: Uint8Array | undefined): bigint | undefined {
+  if (mixHash?.length !== 32) return undefined;
+  return new DataView(mixHash.buffer, mixHash.byteOffset + 8, 8).getBigUint64(0);
 }
 
 /** What a receipt's logs repeat of it. */
@@ -192,6 +200,13 @@ export function checkRestatedMembers(
     hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
+    ...(verifiability?.status === 'verifiable' &&
+      verifiability.rules.name === 'arbitrum' && {
+        l1BlockNumber: repeated(
+          quantity(nitroL1BlockNumber(header.fields.mixHash)),
+          "the header's l1BlockNumber (bytes 8 to 16 of mixHash)",
+        ),
+      }),
   };
   const seen = verifiability?.status === 'verifiable' ? new Map<string, string>() : undefined;
   const gasSteps = comparesGasUsed(verifiability);
@@ -204,6 +219,7 @@ export function checkRestatedMembers(
     const path = `receipts[${positions[place]}]`;
     compareHash(receipt.blockHash, join(path, 'blockHash'), facts.hash, problems);
     compareQuantity(receipt.blockNumber, join(path, 'blockNumber'), facts.number, problems);
+    compareQuantity(receipt.l1BlockNumber, join(path, 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
     checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
     // A hash the block's list already refused is not named twice.

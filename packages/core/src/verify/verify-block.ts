@@ -2,16 +2,19 @@ import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import {
   CHECK_NAMES,
   defaultRegistry,
+  describeEvidenceUsed,
   describeNotVerifiable,
   type ChainRegistry,
   type CheckClaim,
   type CheckName,
+  type EvidenceUsed,
   type NotVerifiable,
   type Verifiability,
 } from '../chains/registry.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import type { ChainInfo } from '../chains/chain-info.js';
 import {
+  beforeByzantium,
   describeActivation,
   fieldsAheadOfFork,
   scheduledFields,
@@ -58,6 +61,8 @@ export interface Comparison {
   /** null when the check did not run (its rule is not verified for the block's chain and era), with the reason. */
   matches: boolean | null;
   reason?: string;
+  /** Where the check ran: the evidence its rule stands on for this block (shipped, registry, operator, configured). */
+  evidence?: EvidenceUsed;
 }
 
 /** Why a block was not verified at all: its input is invalid, or its chain cannot be named or verified. */
@@ -110,6 +115,11 @@ interface ReceiptsRead {
   hasLogs: boolean;
   /** Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`: false when it gave none. */
   readBloom: (i: number, out: Uint8Array) => boolean;
+  /**
+   * The first receipt that gives a status and no post-state root; the streamed reader leaves a block before Byzantium
+   * to readRpcBlock, so only that reader needs to say.
+   */
+  firstWithStatus?: number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
 }
@@ -155,6 +165,7 @@ function compare(claim: CheckClaim, expected: Uint8Array | undefined, computed: 
     expected: hex(expected),
     computed: hex(value),
     matches: expected !== undefined && bytesEqual(expected, value),
+    evidence: describeEvidenceUsed(claim),
   };
 }
 
@@ -225,6 +236,7 @@ function planFor(
   verifiability: Verifiability | undefined,
   context: BlockVerifyContext,
   problems: Problems,
+  trial: boolean,
 ): Result<Plan, BlockRefusal | NotVerifiable> {
   if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
     if (context.rules === undefined) {
@@ -246,7 +258,8 @@ function planFor(
     rules: verifiability.rules,
     layout: verifiability.header,
     era: verifiability.era?.name ?? null,
-    checks: verifiability.checks,
+    // On trial, every check of the era runs: whether the block reproduces is the question.
+    checks: trial ? { block_hash: NAMED, receipts_root: NAMED, logs_bloom: NAMED } : verifiability.checks,
     chain: verifiability.chain,
   });
 }
@@ -339,6 +352,27 @@ function verdictOf(
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  return verifyBlockInput(input, context, false);
+}
+
+/**
+ * {@link verifyBlock} with every check of the block's era run, whatever evidence it has: whether a block an operator
+ * vouches for reproduces under its chain's rules (`admitEvidence`). Never a verdict on its own.
+ */
+export function verifyBlockOnTrial(
+  input: unknown,
+  context: BlockVerifyContext = {},
+): Result<BlockReport, BlockRefusal> {
+  // A chain outside the registry has no era to try: its checks would stand on --rules' word.
+  const { rules: _named, ...registryOnly } = context;
+  return verifyBlockInput(input, registryOnly, true);
+}
+
+function verifyBlockInput(
+  input: unknown,
+  context: BlockVerifyContext,
+  trial: boolean,
+): Result<BlockReport, BlockRefusal> {
   const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak };
   // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
   // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
@@ -347,7 +381,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
     try {
       const { outlines, hasLogs, receiptAt, readBloom, readRest } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
-      const result = verifyReceipts(streamed, { outlines, hasLogs, readBloom, commitment }, context);
+      const result = verifyReceipts(streamed, { outlines, hasLogs, readBloom, commitment }, context, trial);
       if (result.ok) {
         readRest();
         return result;
@@ -358,11 +392,19 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   }
   const problems = new Problems();
   const block = readRpcBlock(input, problems, options);
-  return block === undefined ? err(problems.invalidInput()) : verifyRpcBlock(block, context);
+  return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, trial);
 }
 
 /** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
 export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  return verifyReadBlock(block, context, false);
+}
+
+function verifyReadBlock(
+  block: RpcBlock,
+  context: BlockVerifyContext,
+  trial: boolean,
+): Result<BlockReport, BlockRefusal> {
   const { receipts } = block;
   // The encodings are kept only to be compared with the source's raw receipts: a million of them held
   // at once made the collector run a full collection of the caller's whole heap.
@@ -375,8 +417,15 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
   };
   return verifyReceipts(
     block,
-    { outlines: receipts, hasLogs: receipts.some((r) => r.logs.length > 0), readBloom, commitment },
+    {
+      outlines: receipts,
+      hasLogs: receipts.some((r) => r.logs.length > 0),
+      readBloom,
+      commitment,
+      firstWithStatus: receipts.findIndex((r) => r.root === undefined),
+    },
     context,
+    trial,
   );
 }
 
@@ -385,13 +434,14 @@ function verifyReceipts(
   block: BlockRead,
   receipts: ReceiptsRead,
   context: BlockVerifyContext,
+  trial: boolean,
 ): Result<BlockReport, BlockRefusal> {
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
   const { fields } = block.header;
   const count = receipts.outlines.length;
   const verifiability = block.chainId === null ? undefined : registry.verifiability(block.chainId, fields.number);
-  const plan = planFor(block, verifiability, context, problems);
+  const plan = planFor(block, verifiability, context, problems, trial);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era, chain } = plan.value;
   const scheduled = scheduleOf(block, plan.value, problems);
@@ -408,7 +458,13 @@ function verifyReceipts(
   };
   const checks = Object.fromEntries(
     CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
-  ) as Plan['checks'];
+  ) as Record<CheckName, CheckClaim>;
+  const withStatus = receipts.firstWithStatus ?? -1;
+  if (withStatus >= 0 && beforeByzantium(chain?.forks, fields.number))
+    checks.receipts_root = {
+      verified: false,
+      reason: `receipts[${withStatus}] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`,
+    };
 
   const keccak = context.keccak ?? defaultKeccak256;
   // The receipts' own blooms are compared where the bloom's rule is verified, as the commitment computes each.

@@ -1,0 +1,220 @@
+/**
+ * Client dialects (docs/chains.md, "Client dialects"): real JSON-RPC output of each client, built from a real fixture
+ * block by the change that client makes, keeps its verdict. A real block is never invalid input for its dialect, a
+ * block whose hashed fields a dialect leaves out is not verifiable rather than different, and a member that restates a
+ * hashed field is refused as a conflict where it says another value.
+ */
+import { describe, expect, it } from 'vitest';
+import { verifyBlock } from '../packages/core/src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+type Json = Record<string, unknown>;
+type Block = { header: Json; receipts: Json[]; raw_receipts?: unknown } & Json;
+
+const outcome = (input: unknown) => {
+  const result = verifyBlock(input);
+  if (result.ok) return result.value.verdict;
+  return 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.reason]) : result.error;
+};
+/** A deep copy of a fixture block, changed by `edit`. */
+const variant = (name: string, edit: (block: Block) => void): Block => {
+  const block = structuredClone(loadFixture(name)) as unknown as Block;
+  edit(block);
+  return block;
+};
+const eachReceipt = (edit: (receipt: Json) => void) => (block: Block) => block.receipts.forEach(edit);
+const rlpShort = (hex: string) => `0x${(0x80 + (hex.length - 2) / 2).toString(16)}${hex.slice(2)}`;
+
+describe('dialects that change nothing hashed: identical', () => {
+  it.each<[string, string, (block: Block) => void]>([
+    [
+      'Nethermind/OpenEthereum sealFields on a PoW block',
+      'mainnet-7000000',
+      (b) => {
+        b.header['sealFields'] = [rlpShort(b.header['mixHash'] as string), rlpShort(b.header['nonce'] as string)];
+      },
+    ],
+    [
+      'sealFields [] after the merge',
+      'mainnet-22869878',
+      (b) => {
+        b.header['sealFields'] = [];
+      },
+    ],
+    [
+      'author = miner',
+      'mainnet-22869878',
+      (b) => {
+        b.header['author'] = b.header['miner'];
+      },
+    ],
+    [
+      'totalDifficulty added (erigon, besu, nethermind)',
+      'mainnet-22869878',
+      (b) => {
+        b.header['totalDifficulty'] = '0xc70d815d562d3cfa955';
+      },
+    ],
+    [
+      'totalDifficulty removed (geth >= 1.14, reth)',
+      'bsc-26803',
+      (b) => {
+        delete b.header['totalDifficulty'];
+      },
+    ],
+    [
+      'size, uncles',
+      'mainnet-22869878',
+      (b) => {
+        b.header['size'] = '0x1f6c5';
+        b.header['uncles'] = [];
+      },
+    ],
+    [
+      'withdrawals [] before Shanghai',
+      'mainnet-15537394',
+      (b) => {
+        b.header['withdrawals'] = [];
+      },
+    ],
+    [
+      'transactions as objects',
+      'mainnet-14764013',
+      (b) => {
+        b.header['transactions'] = (b.header['transactions'] as string[]).map((hash, i) => ({
+          hash,
+          transactionIndex: `0x${i.toString(16)}`,
+        }));
+      },
+    ],
+    [
+      'receipts without type (l2geth, types.Receipt.MarshalJSON)',
+      'op-mainnet-10000',
+      eachReceipt((r) => {
+        delete r['type'];
+      }),
+    ],
+    [
+      'receipts without type, Byzantium',
+      'mainnet-7000000',
+      eachReceipt((r) => {
+        delete r['type'];
+      }),
+    ],
+    [
+      'root "0x" beside status (types.Receipt.MarshalJSON)',
+      'mainnet-22869878',
+      eachReceipt((r) => {
+        r['root'] = '0x';
+      }),
+    ],
+    [
+      'effectiveGasPrice removed (pre-London clients)',
+      'hoodi-411443',
+      eachReceipt((r) => {
+        delete r['effectiveGasPrice'];
+      }),
+    ],
+    [
+      'blobGasUsed/blobGasPrice on blob receipts',
+      'mainnet-19433903',
+      eachReceipt((r) => {
+        if (r['type'] === '0x3') Object.assign(r, { blobGasUsed: '0x20000', blobGasPrice: '0x1' });
+      }),
+    ],
+    [
+      'depositNonce decimal (indexers)',
+      'op-mainnet-154497277',
+      eachReceipt((r) => {
+        if (r['depositNonce'] != null) r['depositNonce'] = BigInt(r['depositNonce'] as string).toString(10);
+      }),
+    ],
+    [
+      'l1Fee* with a Bedrock float l1FeeScalar (op-geth)',
+      'base-2000000',
+      eachReceipt((r) => {
+        if (r['type'] !== '0x7e')
+          Object.assign(r, { l1Fee: '0x1', l1GasPrice: '0x1', l1GasUsed: '0x640', l1FeeScalar: '0.684' });
+      }),
+    ],
+    [
+      'operatorFeeScalar (Isthmus)',
+      'op-mainnet-154497277',
+      eachReceipt((r) => {
+        if (r['type'] !== '0x7e') Object.assign(r, { operatorFeeScalar: '0x0', operatorFeeConstant: '0x0' });
+      }),
+    ],
+    [
+      'timeboosted, multiGasUsed (nitro)',
+      'arbitrum-one-150000000',
+      eachReceipt((r) => {
+        r['timeboosted'] = false;
+        r['multiGasUsed'] = {};
+      }),
+    ],
+  ])('%s [%s] is identical', (_, name, edit) => {
+    expect(outcome(variant(name, edit))).toBe('identical');
+  });
+});
+
+describe('dialects that once were refused or misjudged', () => {
+  // go-ethereum core/types/gen_receipt_json.go (types.Receipt.MarshalJSON: `root` and `status` without omitempty, so a
+  // pre-Byzantium receipt has its 32-byte root and status 0x0), and Nethermind's ReceiptForRpc before Status became null
+  // beside Root (src/Nethermind/Nethermind.JsonRpc/Data/ReceiptForRpc.cs: `Status = receipt.StatusCode`).
+  it('a pre-Byzantium root beside status (geth MarshalJSON, older Nethermind) is identical (was: invalid input)', () => {
+    const block = variant('mainnet-1000010', (b) => {
+      delete b.raw_receipts;
+      b.receipts.forEach((r) => {
+        delete r['type'];
+        r['status'] = '0x0';
+      });
+    });
+    expect(outcome(block)).toBe('identical');
+  });
+
+  // reth keeps a receipt's success flag only (alloy EthereumReceipt; crates/ethereum/consensus/src/validation.rs skips the
+  // receipts root before Byzantium): its pre-Byzantium receipts have status, no root. The root cannot be reproduced from
+  // them, which is no evidence of tampering: not_verifiable, not different.
+  it('pre-Byzantium receipts with status and no root (reth) are not_verifiable, naming why (was: different)', () => {
+    const block = variant('mainnet-1000010', (b) => {
+      delete b.raw_receipts;
+      b.receipts.forEach((r) => {
+        delete r['root'];
+        r['status'] = '0x1';
+      });
+    });
+    expect(outcome(block)).toBe('not_verifiable');
+    const report = verifyBlock(block);
+    expect(report.ok && report.value.receipts_root.reason).toMatch(
+      /before Byzantium a receipt's root is what is hashed/,
+    );
+    expect(report.ok && report.value.logs_bloom.matches).toBe(true);
+  });
+
+  // Nitro's receipt l1BlockNumber is DeserializeHeaderExtraInformation(header).L1BlockNumber (OffchainLabs/go-ethereum
+  // internal/ethapi/api.go), as the header's l1BlockNumber is, which arbitrum-header.ts already compares.
+  it('a Nitro receipt l1BlockNumber that contradicts mixHash is a conflict', () => {
+    const block = variant(
+      'arbitrum-one-150000000',
+      eachReceipt((r) => {
+        r['l1BlockNumber'] = '0x1';
+      }),
+    );
+    expect(outcome(block)).toEqual(expect.arrayContaining([['receipts[0].l1BlockNumber', 'conflict']]));
+  });
+
+  it('prevRandao (the post-merge name of mixHash) is read as mixHash', () => {
+    const block = variant('mainnet-22869878', (b) => {
+      b.header['prevRandao'] = b.header['mixHash'];
+      delete b.header['mixHash'];
+    });
+    expect(outcome(block)).toBe('identical');
+  });
+
+  it('prevRandao that contradicts mixHash is a conflict', () => {
+    const block = variant('mainnet-22869878', (b) => {
+      b.header['prevRandao'] = `0x${'66'.repeat(32)}`;
+    });
+    expect(outcome(block)).toEqual([['header.prevRandao', 'conflict']]);
+  });
+});
