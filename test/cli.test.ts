@@ -314,7 +314,7 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['help'],
-      /Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,\naudit-status, audit-export, serve, accounts, keys/,
+      /Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,\naudit-status, audit-export, evidence, serve, accounts, keys/,
     ],
     [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
@@ -367,12 +367,12 @@ describe('command-line conventions', () => {
       code: 2,
       stdout: '',
       stderr:
-        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, serve, accounts, keys (evm-integrity --help)\n',
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, serve, accounts, keys (evm-integrity --help)\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, serve, accounts, keys\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, serve, accounts, keys\n',
     });
   });
 

@@ -218,6 +218,7 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   port: ['9000', { port: 9000 }],
   store: ['memory', { store: 'memory' }],
   data_dir: ['/srv/evm integrity', { dataDir: '/srv/evm integrity' }],
+  evidence_dir: ['/srv/evidence', { evidenceDir: '/srv/evidence' }],
   body_limit_bytes: ['1024', { bodyLimitBytes: 1024 }],
   logs_proof_body_limit_bytes: ['67108864', { logsProofBodyLimitBytes: 67108864 }],
   auth: ['false', { auth: false }],

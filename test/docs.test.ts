@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  BUILTIN_CHAINS,
   CHECK_NAMES,
   defaultRegistry,
   describeChain,
@@ -134,10 +135,10 @@ describe('the repository documents itself', () => {
   it('docs/chains.md lists the chain registry, its eras and their evidence as the code holds them', () => {
     const page = read('docs/chains.md');
     const chains = defaultRegistry.list().map(describeChain);
-    /** A check's cell: the real blocks that show it, or no. */
+    /** A check's cell: the real blocks that show it, and `registry` where its registry entry does too; or no. */
     const cell = (claim: ClaimDescription | undefined) =>
       claim?.verified === true && claim.evidence !== 'configured'
-        ? claim.evidence.map((e) => e.fixture).join(', ')
+        ? [...claim.evidence.map((e) => e.fixture), ...(claim.registry ? ['registry'] : [])].join(', ')
         : 'no';
     /** Over a chain's eras: yes when every era claims the check, no when none does, else by era. */
     const coverage = (chain: ChainDescription, check: CheckName) => {
@@ -166,6 +167,26 @@ describe('the repository documents itself', () => {
           era.state_sync ?? '',
         ]),
       ),
+    );
+    expect(tableAfter(page, '### Registry evidence')).toEqual(
+      [...BUILTIN_CHAINS]
+        .sort((a, b) => a.chainId - b.chainId)
+        .flatMap((c) =>
+          (c.eras ?? []).flatMap(({ name, registry }) =>
+            registry === undefined
+              ? []
+              : [
+                  [
+                    String(c.chainId),
+                    c.name,
+                    name,
+                    registry.repository,
+                    `\`${registry.path}\``,
+                    registry.commit.slice(0, 8),
+                  ],
+                ],
+          ),
+        ),
     );
   });
 

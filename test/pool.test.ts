@@ -282,7 +282,7 @@ describe('a worker that verified a large body', () => {
 
   it('is replaced once it has answered; one under the bound keeps its thread', async () => {
     const size = blockBytes().byteLength;
-    const pool = createVerifyPool(1, [], size);
+    const pool = createVerifyPool(1, { chains: [], evidence: [] }, size);
     try {
       const under = await threadOf(pool, blockBytes().slice(0, size - 1));
       // A job under the bound leaves its worker in place: the next job runs on the same thread.
@@ -301,7 +301,7 @@ describe('a worker that verified a large body', () => {
 describe('blocks verified on the pool', () => {
   let pool: VerifyPool;
   beforeAll(() => {
-    pool = createVerifyPool(2, []);
+    pool = createVerifyPool(2, { chains: [], evidence: [] });
   });
   afterAll(async () => {
     await pool?.terminate();

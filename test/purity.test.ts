@@ -73,6 +73,8 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['core entry points', /^(index|node)\.ts$/],
   ['service error codes', /^error-codes\.ts$/],
   ['metrics', /^metrics\//],
+  // What a registry is built from beyond the built-in chains: the chains added, an operator's evidence.
+  ['operator evidence', /^evidence\//],
   ['store', /^store\//],
   ['endpoints', /^endpoints\//],
   ['workers', /^workers\//],

@@ -126,7 +126,7 @@ describe('health, docs, chains', () => {
           checks: {
             block_hash: {
               verified: true,
-              evidence: expect.arrayContaining([{ fixture: 'mainnet-22431084', block: 22_431_084 }]),
+              evidence: expect.arrayContaining([{ fixture: 'mainnet-22431084', block: 22_431_084, source: 'shipped' }]),
             },
           },
         },

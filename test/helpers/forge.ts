@@ -3,7 +3,14 @@
  * the header's receiptsRoot and logsBloom recomputed so that they match the altered receipts.
  * The header's `hash` stays the real one unless the forgery is re-hashed as well.
  */
-import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } from '../../packages/core/src/index.js';
+import {
+  bytesToHex,
+  Problems,
+  readRpcBlock,
+  receiptsCommitment,
+  RULE_SETS,
+  type RuleSetName,
+} from '../../packages/core/src/index.js';
 import type { FixtureBlock } from './fixtures.js';
 import { rehash } from './loopback-rpc.js';
 
@@ -58,16 +65,22 @@ function alter(receipts: RpcReceipt[], alteration: Alteration): RpcReceipt[] {
 
 /**
  * The block with its receipts altered and its receiptsRoot and logsBloom recomputed to match (on
- * Ethereum's rules); with `rehash`, its `hash` recomputed too: a forgery no single block can tell.
+ * Ethereum's rules, or `rules`); with `rehash`, its `hash` recomputed too: a forgery no single block can tell.
  */
-export function forge(fixture: FixtureBlock, alteration: Alteration, options: { rehash?: boolean } = {}): FixtureBlock {
+export function forge(
+  fixture: FixtureBlock,
+  alteration: Alteration,
+  options: { rehash?: boolean; rules?: RuleSetName } = {},
+): FixtureBlock {
   const receipts = alter(fixture.receipts, alteration);
   const problems = new Problems();
   // A member no root commits to leaves the roots as they were: they are computed from the real receipts.
   const committed = UNCOMMITTED.has(alteration.kind) ? fixture.receipts : receipts;
   const block = readRpcBlock({ ...fixture, receipts: committed, raw_receipts: undefined }, problems);
   if (block === undefined) throw new Error(`forge: ${JSON.stringify(problems.list)}`);
-  const { receiptsRoot, logsBloom } = receiptsCommitment(block.receipts, { rules: RULE_SETS.ethereum });
+  const { receiptsRoot, logsBloom } = receiptsCommitment(block.receipts, {
+    rules: RULE_SETS[options.rules ?? 'ethereum'],
+  });
   const header: Record<string, unknown> = {
     ...fixture.header,
     receiptsRoot: `0x${bytesToHex(receiptsRoot)}`,

@@ -519,6 +519,11 @@ export interface ReceiptStream {
   readonly outlines: readonly ReceiptOutline[];
   /** Whether any has logs. */
   readonly hasLogs: boolean;
+  /**
+   * Before Byzantium on a chain whose schedule names it, the first receipt that gives a status and no post-state root
+   * (-1: none); -1 after Byzantium, where a status is what is hashed.
+   */
+  readonly firstWithStatus: number;
   /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
   readonly receiptAt: (i: number) => Receipt;
   /**
@@ -555,9 +560,10 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const keepHashes = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
   const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
   if (order === undefined || header === undefined || !problems.empty) return undefined;
-  // Before Byzantium, a receipt giving a status where its root is hashed is told apart on the whole block (verify-block).
+  // Before Byzantium a receipt's root is hashed: one that gives a status instead cannot be (verify-block).
   const chain = verifiability?.status === 'verifiable' ? verifiability.chain : undefined;
-  if (beforeByzantium(chain?.forks, header.fields.number)) return undefined;
+  const rootsHashed = beforeByzantium(chain?.forks, header.fields.number);
+  let firstWithStatus = -1;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
   if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, verifiability, problems);
   if (!problems.empty) return undefined;
@@ -580,6 +586,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       cumulativeGasUsed,
       ...(version !== undefined && { depositReceiptVersion: version }),
     };
+    if (rootsHashed && firstWithStatus === -1 && hasNoRoot(receipt.root)) firstWithStatus = i;
     hasLogs ||= receiptLogs.length > 0;
   }
   const logs = new LogDecoder('json-rpc', slab);
@@ -606,6 +613,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     receipts: {
       outlines,
       hasLogs,
+      firstWithStatus,
       receiptAt: (i) => decode(hashed[i]!),
       readBloom: (i, out) => readBloom(hashed[i]!, out),
       readRest: () => {

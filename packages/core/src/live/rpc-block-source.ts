@@ -189,20 +189,24 @@ export class RpcBlockSource implements BlockSource {
   /** Checks once, with `eth_chainId`, that the node serves `chainId`: ChainMismatchError when it serves another. */
   async checkChain(chainId: number): Promise<void> {
     if (!this.checkChainId) return;
+    const id = await this.nodeChainId();
+    if (id !== BigInt(chainId)) throw new ChainMismatchError(this.where, id, chainId);
+  }
+
+  /** The chain the node serves, from `eth_chainId` (asked once; asked again after a failure). */
+  async nodeChainId(): Promise<bigint> {
     this.chainIdOfNode ??= this.call('eth_chainId', []).then((result) => {
       const id = quantity(result);
       if (id === undefined)
         throw new SourceError(`${this.where} answered eth_chainId with ${show(result)}, not a quantity`);
       return id;
     });
-    let id: bigint;
     try {
-      id = await this.chainIdOfNode;
+      return await this.chainIdOfNode;
     } catch (error) {
       this.chainIdOfNode = undefined;
       throw error;
     }
-    if (id !== BigInt(chainId)) throw new ChainMismatchError(this.where, id, chainId);
   }
 
   /**

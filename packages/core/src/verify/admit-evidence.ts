@@ -53,9 +53,9 @@ export function admitEvidence(
       `chain ${chainId} (${chain.name}) was added on the configuration's word: its checks need no evidence, and evidence counts only for built-in chains`,
     );
   if (report.verdict === 'not_verifiable') return refuse(`the block cannot be tried: ${report.reason}`);
-  const computed = report.block_hash.computed;
-  if (computed === null || computed.toLowerCase() !== vouch.blockHash.toLowerCase())
-    return refuse(`its header hashes to ${computed}, not to the vouched hash ${vouch.blockHash.toLowerCase()}`);
+  const vouched = vouch.blockHash.toLowerCase();
+  const computed = report.block_hash.computed === null ? null : `0x${report.block_hash.computed}`;
+  if (computed !== vouched) return refuse(`its header hashes to ${computed}, not to the vouched hash ${vouched}`);
   if (report.verdict !== 'identical')
     return refuse(`it does not reproduce under the ${report.rules} rules of its era (${report.era}): ${report.reason}`);
   const read = readRpcBlock(input, new Problems(), { registry });
@@ -65,6 +65,6 @@ export function admitEvidence(
     block: Number(report.block_number),
     receipts: receiptKinds(read.receipts, read.excludedReceipts.length > 0),
     logs: read.receipts.some((r) => r.logs.length > 0),
-    vouch: { ...vouch, blockHash: vouch.blockHash.toLowerCase() },
+    vouch: { ...vouch, blockHash: vouched },
   });
 }

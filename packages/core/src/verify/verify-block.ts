@@ -115,11 +115,8 @@ interface ReceiptsRead {
   hasLogs: boolean;
   /** Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`: false when it gave none. */
   readBloom: (i: number, out: Uint8Array) => boolean;
-  /**
-   * The first receipt that gives a status and no post-state root; the streamed reader leaves a block before Byzantium
-   * to readRpcBlock, so only that reader needs to say.
-   */
-  firstWithStatus?: number;
+  /** The first receipt that gives a status and no post-state root (-1: none; the streamed reader counts only before Byzantium). */
+  firstWithStatus: number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
 }
@@ -379,9 +376,10 @@ function verifyBlockInput(
   const streamed = streamRpcBlock(input, options);
   if (streamed !== undefined) {
     try {
-      const { outlines, hasLogs, receiptAt, readBloom, readRest } = streamed.receipts;
+      const { outlines, hasLogs, firstWithStatus, receiptAt, readBloom, readRest } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
-      const result = verifyReceipts(streamed, { outlines, hasLogs, readBloom, commitment }, context, trial);
+      const read = { outlines, hasLogs, firstWithStatus, readBloom, commitment };
+      const result = verifyReceipts(streamed, read, context, trial);
       if (result.ok) {
         readRest();
         return result;
@@ -459,7 +457,7 @@ function verifyReceipts(
   const checks = Object.fromEntries(
     CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
   ) as Record<CheckName, CheckClaim>;
-  const withStatus = receipts.firstWithStatus ?? -1;
+  const withStatus = receipts.firstWithStatus;
   if (withStatus >= 0 && beforeByzantium(chain?.forks, fields.number))
     checks.receipts_root = {
       verified: false,

@@ -47,6 +47,7 @@ const OPTIONS = {
   record: { type: 'string' },
   workers: { type: 'string' },
   rules: { type: 'string' },
+  evidence: { type: 'string' },
   'chunk-size': { type: 'string' },
   queue: { type: 'string' },
   'chunk-timeout': { type: 'string' },
@@ -148,6 +149,11 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     MAX_ANSWER_BYTES / MIB,
   );
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  // Queue workers build their registry from the built-in chains alone: evidence a run leans on must reach every one.
+  if (values.evidence !== undefined && queue !== undefined)
+    throw new UsageError(
+      '--evidence is for an audit on this machine: queue workers do not read an evidence directory yet',
+    );
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
     ...values,

@@ -26,6 +26,12 @@ import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { cannotWrite } from './io.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
+import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
+
+/** The evidence of `--evidence DIR`, each file admitted again; none without the flag. */
+async function evidenceOf(dir: string | undefined) {
+  return dir === undefined ? [] : (await import('../evidence/evidence-dir.js')).readEvidenceDir(dir);
+}
 import { monotonicMs } from './clock.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
@@ -237,9 +243,11 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   const { workers, rules } = run.options;
-  const pool = workers > 0 ? await startBlockPool(workers, rules) : undefined;
+  const setup: RegistrySetup = { chains: [], evidence: await evidenceOf(run.options.evidence) };
+  const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
-  const verify = pool?.verify ?? (rules === undefined ? undefined : inlineBlockVerifier({ rules }));
+  const inline = rules === undefined && setup.evidence.length === 0;
+  const verify = pool?.verify ?? (inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) }));
   try {
     const lines = new ChainedLines(start.digest);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });

@@ -4,18 +4,26 @@
  */
 import type { RuleSetName } from 'evm-integrity';
 import type { BlockVerifier } from 'evm-integrity/audit';
+import type { RegistrySetup } from '../evidence/registry-setup.js';
 
 export interface BlockPool {
   verify: BlockVerifier;
   terminate(): Promise<void>;
 }
 
-/** A pool of `workers` threads verifying blocks of the built-in chains, under `rules` when named (`--rules`). */
-export async function startBlockPool(workers: number, rules?: RuleSetName): Promise<BlockPool> {
+/**
+ * A pool of `workers` threads verifying blocks of the built-in chains (with `setup`'s evidence, when given), under
+ * `rules` when named (`--rules`).
+ */
+export async function startBlockPool(
+  workers: number,
+  rules?: RuleSetName,
+  setup: RegistrySetup = { chains: [], evidence: [] },
+): Promise<BlockPool> {
   const [{ createVerifyPool }, { poolBlockVerifier }] = await Promise.all([
     import('../workers/verify-pool.js'),
     import('../workers/pool-block-verifier.js'),
   ]);
-  const pool = createVerifyPool(workers, []);
+  const pool = createVerifyPool(workers, setup);
   return { verify: poolBlockVerifier(pool, rules), terminate: () => pool.terminate() };
 }

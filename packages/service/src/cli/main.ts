@@ -7,6 +7,7 @@ import {
   AUDIT_STATUS_USAGE,
   AUDIT_USAGE,
   AUDIT_WORKER_USAGE,
+  EVIDENCE_USAGE,
   LINEAGE_USAGE,
   OVERVIEW,
   PROVE_USAGE,
@@ -57,6 +58,10 @@ const COMMANDS: Record<string, Command> = {
   'audit-export': {
     usage: () => AUDIT_EXPORT_USAGE,
     run: async (argv, io) => (await import('./audit-export.js')).runAuditExport(argv, io),
+  },
+  evidence: {
+    usage: () => EVIDENCE_USAGE,
+    run: async (argv, io) => (await import('./evidence.js')).runEvidence(argv, io),
   },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },

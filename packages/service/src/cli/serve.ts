@@ -14,7 +14,7 @@ import { InputError, readFailure, UsageError } from './io.js';
  * and the aliases PORT, HOST), then flags; each overrides only the members it names.
  */
 export function loadConfig(
-  values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string },
+  values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string; evidence?: string },
   env: NodeJS.ProcessEnv,
 ): ServerConfig {
   const file = values.config ?? env.EVM_INTEGRITY_CONFIG;
@@ -40,6 +40,7 @@ export function loadConfig(
   if (values.port !== undefined) flags.port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
   if (values.store !== undefined) flags.store = values.store;
   if (values['data-dir'] !== undefined) flags.data_dir = values['data-dir'];
+  if (values.evidence !== undefined) flags.evidence_dir = values.evidence;
   if (Object.keys(flags).length === 0) return config;
   try {
     return parseConfig(flags, config);
@@ -49,7 +50,13 @@ export function loadConfig(
 }
 
 /** The configuration member each flag sets. */
-const FLAG_OF: Record<string, string> = { host: '--host', port: '--port', store: '--store', data_dir: '--data-dir' };
+const FLAG_OF: Record<string, string> = {
+  host: '--host',
+  port: '--port',
+  store: '--store',
+  data_dir: '--data-dir',
+  evidence_dir: '--evidence',
+};
 
 /**
  * A configuration error about a member a flag set, told as the flag's: `--port: expected a port number 0-65535, got
@@ -68,6 +75,7 @@ const OPTIONS = {
   port: { type: 'string' },
   store: { type: 'string' },
   'data-dir': { type: 'string' },
+  evidence: { type: 'string' },
 } as const;
 
 /** A word of a shell command, quoted when the shell would split or expand it. */

@@ -22,6 +22,8 @@ Options:
   --workers N   verify blocks on N worker threads (0: none, at most 256; default:
                 one per core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
+  --evidence DIR  verify block: also stand on the blocks an operator vouched for
+                in DIR (evidence add/capture writes them; each admitted again)
   --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
                 with or without 0x), a hash you trust
 
@@ -41,6 +43,30 @@ holds, its logs go as NDJSON (eth_getLogs form, in order) to --out FILE or
 stdout, only then, and a summary to stderr. Exit status: 0 it holds, 1 it does
 not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
 that cannot be read, a bad flag, or a range that cannot be proven.`;
+
+export const EVIDENCE_USAGE = `Usage:
+  evm-integrity evidence add FILE --trusted-hash H [--evidence-dir DIR]
+  evm-integrity evidence capture --rpc URL --block N --trusted-hash H [--evidence-dir DIR]
+  evm-integrity evidence list [--evidence-dir DIR]
+
+Options:
+  --trusted-hash H  the block's hash, as a source you trust gives it (your own
+                    consensus client, an explorer, the chain's L1 contracts)
+  --evidence-dir DIR  where evidence is kept (default: ./evidence)
+  --vouched-by NAME   who vouches (default: USER@HOST of this command)
+  --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url, ETH_RPC_URL)
+  --block N         capture: the block's number (decimal or 0x hex)
+  --chain ID:R      add chain ID, following rule set R, to the registry (a devnet)
+
+A block of a built-in chain whose header hashes to H, and whose receipts
+reproduce its receipts root and logs bloom under its era's rules, shows how that
+chain encodes the kinds of receipts it holds. add and capture keep it in DIR
+(one file a block: CHAIN-NUMBER.json, with who vouched and when), so that
+verify, audit and serve given --evidence DIR claim those kinds on that chain and
+era, each report naming the evidence "operator". list admits every file again.
+Exit status: 0 admitted, 1 refused (the reason on stderr: the hash, a root or
+the bloom that does not reproduce, an era whose rules are not implemented), 2 a
+bad flag or a file that cannot be read.`;
 
 export const PROVE_USAGE = `Usage:
   evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
@@ -108,6 +134,7 @@ closed early (… | head).`;
 
 export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|postgres|memory] [--data-dir DIR]
+                      [--evidence DIR]
 
 Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data;
 --store postgres with database_url or DATABASE_URL shares one store among replicas).
@@ -115,7 +142,8 @@ The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each member can also b
 set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too), which overrides the file, and
 each flag overrides only the member it names. The first start with no account
 creates one and prints its API key once; a later start on a store with accounts
-says how to make a key for a lost one. SIGINT/SIGTERM stop it: requests in
+says how to make a key for a lost one. --evidence DIR (evidence_dir): stand on the
+blocks operators vouched for in DIR, each admitted again at start. SIGINT/SIGTERM stop it: requests in
 progress get shutdown_timeout_ms (10 s by default) to finish. Every setting:
 docs/service.md. Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration,
 flag or store, or a port in use, 3 a bug.`;
@@ -142,7 +170,7 @@ export const AUDIT_USAGE = `Usage:
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
-                      [--workers N] [--rules NAME] [--chunk-size N]
+                      [--workers N] [--rules NAME] [--evidence DIR] [--chunk-size N]
   evm-integrity audit --chain ID --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--rules NAME] [--chunk-size N]
@@ -173,7 +201,8 @@ answer read from the node (default 32); a larger one is abandoned and its blocks
 are unreachable, with that reason. --workers N: the blocks are verified on N
 worker threads (at most 256), as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
 (ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
-are not verifiable. --chunk-size N: blocks per request of the service's datasets
+are not verifiable. --evidence DIR: also stand on the blocks an operator vouched
+for in DIR (evidence add/capture; not with --queue). --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
 --queue postgres://…: the chunks are put on an audit queue in PostgreSQL for
@@ -235,6 +264,7 @@ Usage:
   evm-integrity audit-worker --queue URL […]             audit queued chunks
   evm-integrity audit-status ID --queue URL              a queued audit's state
   evm-integrity audit-export ID --queue URL [--out F]    a queued audit's NDJSON
+  evm-integrity evidence add FILE --trusted-hash H       vouch for a block's rules
   evm-integrity serve […]                                run the verifier service
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
@@ -244,4 +274,4 @@ Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
 Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,
-audit-status, audit-export, serve, accounts, keys.`;
+audit-status, audit-export, evidence, serve, accounts, keys.`;

@@ -5,14 +5,8 @@
  * does not pay for starting the workers. A file that cannot be read or is not JSON is answered by
  * one line naming it, and the others are still verified.
  */
-import {
-  ChainRegistry,
-  type BlockRefusal,
-  type BlockReport,
-  type ChainInfo,
-  type Result,
-  type RuleSetName,
-} from 'evm-integrity';
+import type { BlockRefusal, BlockReport, Result, RuleSetName } from 'evm-integrity';
+import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
 import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../workers/block-job.js';
 import { InputError } from './io.js';
@@ -27,8 +21,8 @@ export const POOL_FROM_BYTES = 8_000_000;
 
 export interface BlockFiles {
   files: readonly string[];
-  /** The chains added with --chain (the workers build the same registry from them). */
-  chains: readonly ChainInfo[];
+  /** The chains added with --chain and the operator's evidence (the workers build the same registry from them). */
+  setup: RegistrySetup;
   rules: RuleSetName | undefined;
   context: OperationContext;
   /** Worker threads: null, one per core once POOL_FROM_BYTES are read; 0, none; N, N from the first block. */
@@ -75,9 +69,9 @@ function fileAnswer(
 
 /** Verifies every file's block, calling `emit` with each answer in argument order. */
 export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswer) => void): Promise<BlockFilesRun> {
-  const { files, chains, rules, context, workers, read } = run;
+  const { files, setup, rules, context, workers, read } = run;
   const where: BlockFilesRun = { inline: 0, pooled: 0, threads: new Set() };
-  const verifyContext = { registry: new ChainRegistry(chains), ...(rules && { rules }) };
+  const verifyContext = { registry: registryOf(setup), ...(rules && { rules }) };
   // Inline while the workers would not pay for their start (or none are wanted); the rest on the pool.
   const stayInline = (bytesRead: number) => (workers === null ? bytesRead < POOL_FROM_BYTES : workers === 0);
   let next = 0;
@@ -97,7 +91,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   const { createVerifyPool, runOnPool } = await import('../workers/verify-pool.js');
   // node:os is loaded here, not by the module: a verify block process that stays inline never needs it (0.15 ms).
   const cores = () => process.getBuiltinModule('node:os').availableParallelism();
-  const pool = createVerifyPool(Math.min(workers ?? cores(), files.length - next), chains);
+  const pool = createVerifyPool(Math.min(workers ?? cores(), files.length - next), setup);
   // Blocks read and sent, in order: at most two per worker, so that a long list is not all in memory.
   // A file that cannot be read waits in line as an answer already made, so the order is kept.
   const inFlight: Array<{ file: string; bytes: Uint8Array; job: Promise<BlockOutcome> } | FileAnswer> = [];

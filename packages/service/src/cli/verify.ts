@@ -5,6 +5,7 @@ import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type Cli
 import { hashValue, workersOption } from './flags.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
+import type { RegistrySetup } from '../evidence/registry-setup.js';
 
 /** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
 export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
@@ -77,28 +78,45 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
   // A proof of a range has flags of its own (--chain is a chain id there): loaded only when asked.
   if (argv[0] === 'logs-proof')
     return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      pretty: { type: 'boolean' },
-      rules: { type: 'string' },
-      chain: { type: 'string', multiple: true },
-      workers: { type: 'string' },
-      verbose: { type: 'boolean' },
-      'block-hash': { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: VERIFY_OPTIONS });
+  const chains = (values.chain ?? []).map(parseChainOption);
+  const dir = values.evidence;
+  if (dir === undefined) return verifyWith(positionals, values, { chains, evidence: [] }, io);
+  // The evidence directory's reader (node:fs, and each file admitted again) is loaded only when one is given.
+  return import('../evidence/evidence-dir.js').then((m) =>
+    verifyWith(positionals, values, { chains, evidence: m.readEvidenceDir(dir, chains) }, io),
+  );
+}
+
+const VERIFY_OPTIONS = {
+  pretty: { type: 'boolean' },
+  rules: { type: 'string' },
+  chain: { type: 'string', multiple: true },
+  workers: { type: 'string' },
+  verbose: { type: 'boolean' },
+  'block-hash': { type: 'string' },
+  evidence: { type: 'string' },
+} as const;
+
+type VerifyValues = ReturnType<typeof parseArgs<{ options: typeof VERIFY_OPTIONS; allowPositionals: true }>>['values'];
+
+/** The verify command once its registry's setup (the chains added, an operator's evidence) is known. */
+function verifyWith(
+  positionals: string[],
+  values: VerifyValues,
+  setup: RegistrySetup,
+  io: CliIo,
+): number | Promise<number> {
   const [what, ...files] = positionals;
   const [file] = files;
+  const { chains } = setup;
   if (values['block-hash'] !== undefined && what !== 'receipt-proof')
     throw new UsageError('--block-hash is for verify receipt-proof only');
   if (files.length > 1 && what !== 'block')
     throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   const workers = workersOption(values.workers);
-  const chains = (values.chain ?? []).map(parseChainOption);
-  const registry = new ChainRegistry(chains);
+  const registry = new ChainRegistry(chains, { evidence: setup.evidence });
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
   const body = () => parseInputJson(read(file), file);
@@ -108,7 +126,7 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
       const blockFiles = files.length === 0 ? ['-'] : files;
       if (blockFiles.filter((f) => f === '-').length > 1)
         throw new UsageError('verify block reads standard input (-) once: give - at most once');
-      return runVerifyBlocks({ files: blockFiles, chains, rules, context, workers, read }, io, {
+      return runVerifyBlocks({ files: blockFiles, setup, rules, context, workers, read }, io, {
         pretty,
         verbose: values.verbose ?? false,
       });

@@ -289,6 +289,29 @@ const verifiable = (what: string): JsonSchema => ({
   description: `Whether any block of ${what} can be verified (its checks: \`checks\`).`,
 });
 
+/** A real block that evidence stands on: a shipped fixture, or a block an operator vouched for. */
+const EVIDENCE_BLOCK_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['fixture', 'block', 'source'],
+  properties: {
+    fixture: {
+      type: 'string',
+      description: "A fixture (fixtures/blocks/<fixture>.json in the repository), or an operator's evidence file.",
+    },
+    block: { type: 'integer' },
+    source: { enum: ['shipped', 'operator'] },
+    receipts: {
+      type: 'array',
+      description: 'The kinds of receipts it holds: "ethereum", a type of the chain\'s own, …',
+      items: {},
+    },
+    logs: { type: 'boolean', description: 'Whether it holds a log.' },
+    block_hash: { type: 'string', description: "An operator's block: the hash vouched for." },
+    vouched_by: { type: 'string' },
+    vouched_at: { type: 'string', format: 'date-time' },
+  },
+};
+
 /** A check's claim: verified on real blocks (or on the configuration's word), or not and why. */
 const CLAIM_SCHEMA: JsonSchema = {
   type: 'object',
@@ -297,27 +320,21 @@ const CLAIM_SCHEMA: JsonSchema = {
     verified: { type: 'boolean' },
     evidence: {
       description:
-        'The real blocks that show it (fixtures/blocks/<fixture>.json in the repository), or "configured" for a chain the configuration adds.',
-      oneOf: [
-        {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['fixture', 'block'],
-            properties: {
-              fixture: { type: 'string' },
-              block: { type: 'integer' },
-              receipts: {
-                type: 'array',
-                description: 'The kinds of receipts it holds: "ethereum", a type of the chain\'s own, …',
-                items: {},
-              },
-              logs: { type: 'boolean', description: 'Whether it holds a log.' },
-            },
-          },
-        },
-        { enum: ['configured'] },
-      ],
+        'The chain\'s own real blocks that show it (shipped, or vouched for by an operator), or "configured" for a chain the configuration adds.',
+      oneOf: [{ type: 'array', items: EVIDENCE_BLOCK_SCHEMA }, { enum: ['configured'] }],
+    },
+    registry: {
+      type: 'object',
+      description:
+        "The registry entry that declares the chain a standard member of its rule set's family, and the family's shipped blocks the claim borrows.",
+      required: ['repository', 'path', 'commit', 'declares', 'evidence'],
+      properties: {
+        repository: { type: 'string' },
+        path: { type: 'string' },
+        commit: { type: 'string' },
+        declares: { type: 'string' },
+        evidence: { type: 'array', items: EVIDENCE_BLOCK_SCHEMA },
+      },
     },
     reason: { type: 'string', description: 'Why it is not verified.' },
   },

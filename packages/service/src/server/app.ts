@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { ChainRegistry } from 'evm-integrity';
+import { ChainRegistry, type OperatorEvidence } from 'evm-integrity';
 import { CLIENT_CLOSED_REQUEST, clientLeft } from './client.js';
 import type { ServerConfig } from './config.js';
 import { docsPage } from './docs.js';
@@ -31,6 +31,8 @@ export interface AppOptions {
   pool?: VerifyPool;
   /** Where requests, charges and refusals are counted (startServer makes it when `metrics_port` is set). */
   metrics?: ServerMetrics;
+  /** Blocks operators vouched for (startServer reads them from `evidence_dir`). */
+  evidence?: readonly OperatorEvidence[];
 }
 
 /**
@@ -42,13 +44,21 @@ export interface AppOptions {
  * const app = createApp({ config: DEFAULT_CONFIG, store: new MemoryStore(), logger: pino() });
  * const res = await app.request('/v1/health'); // 200 {"status":"ok"}
  */
-export function createApp({ config, store, logger, now = () => new Date(), pool, metrics }: AppOptions): Hono<Env> {
+export function createApp({
+  config,
+  store,
+  logger,
+  now = () => new Date(),
+  pool,
+  metrics,
+  evidence = [],
+}: AppOptions): Hono<Env> {
   const deps: AppDeps = {
     config,
     store,
     logger,
     now,
-    registry: new ChainRegistry(config.chains),
+    registry: new ChainRegistry(config.chains, { evidence }),
     docsUrl: (c) => docsUrlOf(config.publicUrl, c.req.header('host')),
     ...(pool && { pool }),
     ...(metrics && { metrics }),

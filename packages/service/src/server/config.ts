@@ -69,6 +69,11 @@ export interface ServerConfig {
   accounts: ConfiguredAccount[];
   chains: ChainInfo[];
   /**
+   * An evidence directory (`evidence add` writes it): the blocks operators vouched for, each admitted again at start
+   * and claimed on as `operator` evidence; null for none.
+   */
+  evidenceDir: string | null;
+  /**
    * Milliseconds a client has to send a request's headers, from the request's first byte (on a new connection, from the
    * connection).
    */
@@ -147,6 +152,7 @@ export const DEFAULT_CONFIG: ServerConfig = {
   poolThresholdBytes: 131_072,
   accounts: [],
   chains: [],
+  evidenceDir: null,
   // Tens of seconds: a body of the default 32 MiB limit arrives in 30 s at about
   // 9 Mbit/s, while a client that trickles bytes holds its socket no longer.
   headerTimeoutMs: 20_000,
@@ -368,6 +374,7 @@ export const CONFIG_MEMBERS: readonly string[] = [
   'pool_threshold_bytes',
   'accounts',
   'chains',
+  'evidence_dir',
   'header_timeout_ms',
   'body_timeout_ms',
   'idle_timeout_ms',
@@ -489,6 +496,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
         (a, i) => readAccount(a, `accounts[${i}]`),
       ) ?? base.accounts,
     chains: readChains(json, base.chains),
+    evidenceDir: member<string | null>(
+      json,
+      'evidence_dir',
+      '',
+      (v) => v === null || (typeof v === 'string' && v !== ''),
+      'a directory of evidence files (evidence add writes them), or null',
+      base.evidenceDir,
+    ),
     headerTimeoutMs,
     bodyTimeoutMs,
     idleTimeoutMs: member(

@@ -20,6 +20,11 @@ import type { Registry } from 'prom-client';
 import { fairStore } from '../store/fair-store.js';
 import { instrumentStore } from '../store/store-metrics.js';
 import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
+import { readEvidenceDir } from '../evidence/evidence-dir.js';
+
+/** The evidence of the configuration's evidence directory, each file admitted again; none without one. */
+const evidenceOf = (config: ServerConfig) =>
+  config.evidenceDir === null ? [] : readEvidenceDir(config.evidenceDir, config.chains);
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
@@ -268,10 +273,11 @@ export async function startServer(
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
-    if (config.poolWorkers !== 0)
-      pool = createVerifyPool(config.poolWorkers, config.chains, REPLACE_WORKER_AFTER_BYTES);
+    const setup = { chains: config.chains, evidence: evidenceOf(config) };
+    if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, setup, REPLACE_WORKER_AFTER_BYTES);
     fetchHandler = createApp({
       config: { ...config, port },
+      evidence: setup.evidence,
       store,
       logger: options.logger,
       ...(pool && { pool }),

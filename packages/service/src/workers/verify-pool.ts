@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { ChainInfo } from 'evm-integrity';
+import type { RegistrySetup } from '../evidence/registry-setup.js';
 import type { BlockJob, BlockOutcome } from './block-job.js';
 import type { VerifyJob, VerifyOutcome } from './endpoint-job.js';
 import { WorkerPool } from './worker-pool.js';
@@ -45,13 +45,9 @@ function workerScript(): URL {
 }
 
 /**
- * A pool of `workers` threads (null: one per core) that know the configured `chains`; a worker
- * whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool).
+ * A pool of `workers` threads (null: one per core) whose registry is `setup`'s (the configured chains, an operator's
+ * evidence); a worker whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool).
  */
-export function createVerifyPool(
-  workers: number | null,
-  chains: readonly ChainInfo[],
-  replaceAfterBytes?: number,
-): VerifyPool {
-  return new WorkerPool(workerScript(), workers ?? availableParallelism(), { chains }, replaceAfterBytes);
+export function createVerifyPool(workers: number | null, setup: RegistrySetup, replaceAfterBytes?: number): VerifyPool {
+  return new WorkerPool(workerScript(), workers ?? availableParallelism(), setup, replaceAfterBytes);
 }

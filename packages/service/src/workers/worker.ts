@@ -3,12 +3,12 @@
  * block) and posts back `{ ok: true, value }` or `{ ok: false, message }`.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { type ChainInfo, ChainRegistry } from 'evm-integrity';
+import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
 import { runBlockJob } from './block-job.js';
 import { runVerifyJob } from './endpoint-job.js';
 import type { PoolJob, PoolOutcome } from './verify-pool.js';
 
-const registry = new ChainRegistry((workerData as { chains: ChainInfo[] }).chains);
+const registry = registryOf(workerData as RegistrySetup);
 
 const run = async (job: PoolJob): Promise<PoolOutcome> =>
   job.kind === 'block' ? runBlockJob(job, registry, threadId) : runVerifyJob(job, registry);
