@@ -44,6 +44,12 @@ const vouch = (blockHash: string, file = 'evidence/80002-23887160.json'): Vouch 
   file,
 });
 
+/** The evidence of an admission that must have succeeded. */
+function admittedValue(admitted: ReturnType<typeof admitEvidence>) {
+  if (!admitted.ok) throw new Error(admitted.error.reason);
+  return admitted.value;
+}
+
 function report(block: unknown, registry?: ChainRegistry) {
   const result = verifyBlock(block, registry && { registry });
   if (!result.ok) throw new Error(JSON.stringify(result.error));
@@ -112,7 +118,7 @@ describe('operator evidence: a vouched block that reproduces', () => {
     expect(report(block).verdict).toBe('not_verifiable');
     const admitted = admitEvidence(block, vouch(hashOf(block)));
     expect(admitted).toMatchObject({ ok: true, value: { chainId: AMOY, block: 23_887_160, logs: true } });
-    const registry = new ChainRegistry([], { evidence: [admitted.ok ? admitted.value : (undefined as never)] });
+    const registry = new ChainRegistry([], { evidence: [admittedValue(admitted)] });
     const after = report(block, registry);
     expect(after.verdict).toBe('identical');
     expect(after.receipts_root.evidence).toMatchObject({
@@ -163,7 +169,7 @@ describe('operator evidence: a vouched block that reproduces', () => {
 
   it('a forged block is never admitted with the real hash vouched for, and never identical on operator or registry evidence (fast-check)', () => {
     const admitted = admitEvidence(amoyBlock(), vouch(hashOf(amoyBlock())));
-    const registry = new ChainRegistry([], { evidence: [admitted.ok ? admitted.value : (undefined as never)] });
+    const registry = new ChainRegistry([], { evidence: [admittedValue(admitted)] });
     const cases: Array<[FixtureBlock, RuleSetName]> = [
       [amoyBlock(), 'polygon'],
       [relabelled('base-2000000', 7777777), 'optimism'],
@@ -184,7 +190,7 @@ describe('operator evidence: a vouched block that reproduces', () => {
   it('an evidence record is admitted again when read; one whose block or shows was edited is refused naming it', () => {
     const block = amoyBlock();
     const admitted = admitEvidence(block, vouch(hashOf(block)));
-    const record = evidenceRecord(admitted.ok ? admitted.value : (undefined as never), block, 'file amoy.json');
+    const record = evidenceRecord(admittedValue(admitted), block, 'file amoy.json');
     expect(readEvidenceRecord(JSON.parse(JSON.stringify(record)), 'e.json')).toMatchObject({ ok: true });
     const edited = { ...record, shows: { receipts: ['ethereum', 'state-sync-outside-root'], logs: true } };
     expect(readEvidenceRecord(edited, 'e.json')).toMatchObject({
@@ -333,7 +339,7 @@ describe('serve and audit stand on an evidence directory', () => {
     const admitted = admitEvidence(block, vouch(hashOf(block), join(dir, '80002-23887160.json')));
     writeFileSync(
       join(dir, '80002-23887160.json'),
-      JSON.stringify(evidenceRecord(admitted.ok ? admitted.value : (undefined as never), block, 'test')),
+      JSON.stringify(evidenceRecord(admittedValue(admitted), block, 'test')),
     );
     node = await startLoopbackNode(
       AMOY,
