@@ -343,7 +343,7 @@ describe('serve and audit stand on an evidence directory', () => {
     );
     node = await startLoopbackNode(
       AMOY,
-      new Map([[23_887_160, { header: { ...block.header }, receipts: block.receipts! }]]),
+      new Map([[23_887_160, { header: { ...block.header }, receipts: block.receipts }]]),
     );
     const account = { id: 'a', name: 'A', plan: 'pro', cuLimit: 1_000_000, rateLimitRps: 1_000, entitlements: null };
     server = await startServer(
