@@ -427,7 +427,32 @@ describe('serve and audit stand on an evidence directory', () => {
       'postgres://u@127.0.0.1:5432/none',
     ]);
     expect(queued.status).toBe(2);
-    expect(queued.stderr).toMatch(/--evidence is for an audit on this machine/);
+    expect(queued.stderr).toMatch(/--evidence is for an audit on this machine: queue workers do not take evidence yet/);
+  });
+
+  it('audit --learn-evidence: the --tail-hash block is learned and the range passes; a wrong anchor is not learned', async () => {
+    const args = [
+      'audit',
+      '--chain',
+      String(AMOY),
+      '--from',
+      '23887160',
+      '--to',
+      '23887160',
+      '--rpc',
+      node.url,
+      '--quiet',
+    ];
+    const learned = await runCliBytes([...args, '--tail-hash', hashOf(block), '--learn-evidence']);
+    expect(learned.status, learned.stderr).toBe(0);
+    expect(learned.stderr).toMatch(/--learn-evidence: block 23887160 admitted as evidence for this run/);
+    expect(learned.stdout.toString()).toMatch(/"verdict":"pass"/);
+    const wrong = await runCliBytes([...args, '--tail-hash', `0x${'ab'.repeat(32)}`, '--learn-evidence']);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/--learn-evidence: block 23887160 not admitted: its header hashes to/);
+    const none = await runCliBytes([...args, '--learn-evidence']);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toMatch(/--learn-evidence needs an anchor/);
   });
 
   it('serve with an evidence file that no longer reproduces does not start, naming the file', async () => {

@@ -48,6 +48,7 @@ const OPTIONS = {
   workers: { type: 'string' },
   rules: { type: 'string' },
   evidence: { type: 'string' },
+  'learn-evidence': { type: 'boolean' },
   'chunk-size': { type: 'string' },
   queue: { type: 'string' },
   'chunk-timeout': { type: 'string' },
@@ -150,9 +151,13 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   );
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   // Queue workers build their registry from the built-in chains alone: evidence a run leans on must reach every one.
-  if (values.evidence !== undefined && queue !== undefined)
+  const evidenceFlag =
+    values.evidence !== undefined ? '--evidence' : values['learn-evidence'] ? '--learn-evidence' : null;
+  if (evidenceFlag !== null && queue !== undefined)
+    throw new UsageError(`${evidenceFlag} is for an audit on this machine: queue workers do not take evidence yet`);
+  if (values['learn-evidence'] && headHash === undefined && anchorRefs.length === 0)
     throw new UsageError(
-      '--evidence is for an audit on this machine: queue workers do not read an evidence directory yet',
+      '--learn-evidence needs an anchor to learn from: --head-hash, --anchor N:HASH or --tail-hash, each a hash you trust',
     );
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {

@@ -10,6 +10,7 @@ import {
   type BlockVerifier,
   type CrossCheck,
 } from 'evm-integrity/audit';
+import { admitEvidence, err, type OperatorEvidence } from 'evm-integrity';
 import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
@@ -31,6 +32,41 @@ import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
 /** The evidence of `--evidence DIR`, each file admitted again; none without the flag. */
 async function evidenceOf(dir: string | undefined) {
   return dir === undefined ? [] : (await import('../evidence/evidence-dir.js')).readEvidenceDir(dir);
+}
+
+/**
+ * `--learn-evidence`: each block the run is anchored at (the parent of --from under --head-hash, --anchor, --tail-hash)
+ * admitted as evidence for this run, its anchor the vouched hash; one line on stderr for each, learned or not and why.
+ */
+async function learnFromAnchors(
+  run: PreparedAudit,
+  evidence: readonly OperatorEvidence[],
+  io: AuditIo,
+): Promise<OperatorEvidence[]> {
+  const { chainId, from, headHash, anchors } = run.options;
+  const anchored = new Map(anchors);
+  if (headHash !== undefined && from > 0) anchored.set(from - 1, headHash);
+  const registry = registryOf({ chains: [], evidence });
+  const learned: OperatorEvidence[] = [];
+  for (const [number, hash] of [...anchored].sort(([a], [b]) => a - b)) {
+    const block = await run.source.block(chainId, number).catch((error: unknown) => {
+      // A node of another chain stops the audit as it would have; one that fails here fails the audit's blocks too.
+      if (error instanceof ChainMismatchError || !(error instanceof SourceError)) throw error;
+      return error;
+    });
+    const vouch = { blockHash: hash, vouchedBy: 'an anchor of this audit', vouchedAt: new Date().toISOString() };
+    const admitted =
+      block === null || block instanceof SourceError
+        ? err({ reason: block === null ? 'the source does not have it' : block.message })
+        : admitEvidence(block, { ...vouch, file: `audit anchor ${number}` }, { registry });
+    if (admitted.ok) learned.push(admitted.value);
+    io.stderr(
+      admitted.ok
+        ? `evm-integrity: --learn-evidence: block ${number} admitted as evidence for this run (receipts ${JSON.stringify(admitted.value.receipts)})\n`
+        : `evm-integrity: --learn-evidence: block ${number} not admitted: ${admitted.error.reason}\n`,
+    );
+  }
+  return learned;
 }
 import { monotonicMs } from './clock.js';
 
@@ -243,7 +279,9 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   const { workers, rules } = run.options;
-  const setup: RegistrySetup = { chains: [], evidence: await evidenceOf(run.options.evidence) };
+  const evidence = await evidenceOf(run.options.evidence);
+  const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
+  const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
   const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;
   // The blocks of a chain outside the registry are verified by the rule set --rules names.
   const inline = rules === undefined && setup.evidence.length === 0;

@@ -170,7 +170,8 @@ export const AUDIT_USAGE = `Usage:
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
-                      [--workers N] [--rules NAME] [--evidence DIR] [--chunk-size N]
+                      [--workers N] [--rules NAME] [--evidence DIR] [--learn-evidence]
+                      [--chunk-size N]
   evm-integrity audit --chain ID --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--rules NAME] [--chunk-size N]
@@ -202,7 +203,10 @@ are unreachable, with that reason. --workers N: the blocks are verified on N
 worker threads (at most 256), as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
 (ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
 are not verifiable. --evidence DIR: also stand on the blocks an operator vouched
-for in DIR (evidence add/capture; not with --queue). --chunk-size N: blocks per request of the service's datasets
+for in DIR (evidence add/capture; not with --queue). --learn-evidence: each block
+the run is anchored at (--head-hash's, --anchor's, --tail-hash's) is tried as
+evidence for this run, its anchor the vouched hash (one stderr line each; not
+with --queue). --chunk-size N: blocks per request of the service's datasets
 (default 100; smaller for blocks with many logs; a replay needs the recording's).
 Progress on stderr when it is a terminal, unless --quiet.
 --queue postgres://…: the chunks are put on an audit queue in PostgreSQL for
