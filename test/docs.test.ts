@@ -190,6 +190,39 @@ describe('the repository documents itself', () => {
     );
   });
 
+  it("docs/chains.md's coverage table counts the chains by what they verify and on which evidence", () => {
+    const chains = defaultRegistry.list().map(describeChain);
+    /** What a chain verifies and on what: its receipts on its own blocks or its registry entry, its hash, or nothing. */
+    const rowOf = (c: ChainDescription): [string, string] => {
+      if (!c.verifiable) return ['nothing', 'cannot be verified'];
+      const checks = (c.eras ?? []).flatMap((era) => (era.checks ? [era.checks] : []));
+      const receipts = checks.map((k) => k.receipts_root);
+      const own = receipts.some((k) => k.verified && k.evidence !== 'configured' && k.evidence.length > 0);
+      if (own) return ['receipts, bloom and block hash', '`shipped`'];
+      if (receipts.some((k) => k.verified && k.registry !== undefined))
+        return ['receipts, bloom and block hash', '`registry`'];
+      if (checks.some((k) => k.block_hash.verified)) return ['block hash', '`shipped`'];
+      return ['nothing yet', 'no real block'];
+    };
+    const rows = tableAfter(read('docs/chains.md'), '### Coverage');
+    const counted = rows.map(([verifies, on, count, names]) => {
+      const listed = names!.split(', ');
+      expect(
+        listed.map((name) => rowOf(chains.find((c) => c.name === name)!)),
+        `${verifies} on ${on}`,
+      ).toEqual(listed.map(() => [verifies, on]));
+      expect(Number(count)).toBe(listed.length);
+      return listed;
+    });
+    expect(counted.flat().sort()).toEqual(chains.map((c) => c.name).sort());
+    const readme = read('README.md');
+    const verifying = rows.filter(([verifies]) => verifies!.startsWith('receipts'));
+    expect(readme).toContain(`The registry knows ${chains.length} chains`);
+    expect(readme).toContain(
+      `**${verifying.reduce((n, [, , count]) => n + Number(count), 0)} chains verify receipts**`,
+    );
+  });
+
   it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
     const rows = tableAfter(read('docs/lineage.md'), '## Limits');
     expect(rows.map(([, name, value]) => [name, value])).toEqual(
