@@ -202,6 +202,9 @@ const CELO_L1 =
 const HELICON =
   "from Avalanche's Helicon upgrade (ACP-194) on, a header commits to the receipts of the blocks it settles, not to its own (shown by Fuji block 58,119,344: one transaction, the empty receipts root); before it, no real block with its receipts is in the project's fixtures";
 
+const CELO_FEE_CURRENCY =
+  "Celo's fee-currency transactions (CIP-64, type 0x7b) have receipts of their own, with the base fee in them; no real Celo block with its receipts is in the project's fixtures";
+
 const MANTLE =
   "Mantle's OP-stack fork hashes deposit receipts without the deposit nonce and version, and adds fee fields of its own; no real Mantle block is in the project's fixtures";
 
@@ -595,9 +598,7 @@ const CHAINS: readonly ChainInfo[] = [
         from: 31_056_500,
         evidence: {
           block_hash: [header('celo-31056500')],
-          ...noReceipts(
-            "Celo's fee-currency transactions (CIP-64, type 0x7b) have receipts of their own, with the base fee in them; no real Celo block with its receipts is in the project's fixtures",
-          ),
+          ...noReceipts(CELO_FEE_CURRENCY),
         },
       },
     ],
@@ -606,6 +607,14 @@ const CHAINS: readonly ChainInfo[] = [
       { ...FROM_GRANITE, Holocene: 1_752_073_200, Isthmus: 1_752_073_200 },
       'Celo L1 (Istanbul BFT)',
     ),
+  },
+  // superchain_level 2 in the superchain registry, but Celo's fee currency deviates from the family: unclaimed.
+  {
+    chainId: 11142220,
+    name: 'Celo Sepolia',
+    rules: 'optimism',
+    verifiable: true,
+    eras: allBlocks({ block_hash: NO_REAL_BLOCK, ...noReceipts(CELO_FEE_CURRENCY) }),
   },
   {
     chainId: 42161,
