@@ -3,7 +3,8 @@
  * native_block_<n>.json: the block as its protobuf's JSON form) into this repository's fixture form (JSON-RPC
  * members, `chain_id`, a source). The conversion changes only the form of what it keeps: every member the header's
  * hash, receipts root or bloom covers, and the receipts' and logs' hashes, numbers and places. Members no hash covers
- * (a receipt's `from`, `to`, `contractAddress`, fee members, `depositNonce` before Canyon; the header's transaction
+ * (a receipt's `from`, `to`, `contractAddress`, fee members, `depositNonce` before Canyon (from Canyon on, where
+ * `depositReceiptVersion` is present, both are kept); the header's transaction
  * list, `totalDifficulty`, `size`) are left out.
  * - Numbers are decimal strings there and hex quantities here; the header's timestamp is an RFC 3339 instant there.
  * - Proto3's JSON leaves out members at their zero value (0, "", false, an empty list). A header's `difficulty`,
@@ -65,6 +66,12 @@ const receipts = (native.ethereum.transactions ?? []).map((transaction) => {
     status: quantity(r.status),
     cumulativeGasUsed: quantity(r.cumulativeGasUsed),
     gasUsed: quantity(r.gasUsed),
+    // An OP Stack deposit's nonce and receipt version are in its consensus encoding from Canyon on (where the
+    // version is present); before Canyon the nonce is not, and it is left out as before.
+    ...(r.depositReceiptVersion !== undefined && {
+      depositNonce: quantity(r.depositNonce),
+      depositReceiptVersion: quantity(r.depositReceiptVersion),
+    }),
     logsBloom: r.logsBloom,
     logs: ((r.logs as Json[] | undefined) ?? []).map((log) => ({
       address: log.address,

@@ -276,7 +276,6 @@ describe('a body that names no block is claimed only as far as every era of its 
 
 describe('the registry', () => {
   it.each([
-    [84531, 'Base Goerli', 'optimism'],
     [534351, 'Scroll Sepolia', 'scroll'],
     [59141, 'Linea Sepolia', 'ethereum'],
     [80002, 'Polygon Amoy', 'polygon'],

@@ -43,8 +43,8 @@ async function cli(args: string[], body: unknown): Promise<{ code: number; json:
 }
 
 describe('every fixture block reproduces its header', () => {
-  it('has all 121 fixture blocks', () => {
-    expect(fixtureNames).toHaveLength(121);
+  it('has all 125 fixture blocks', () => {
+    expect(fixtureNames).toHaveLength(125);
   });
 
   describe.each(fixtureNames)('%s', (name) => {

@@ -464,7 +464,17 @@ const CHAINS: readonly ChainInfo[] = [
     opStackForks(0, SUPERCHAIN_MAINNET),
     superchainEntry('mainnet/base', 1, SUPERCHAIN_WITH_BASE),
   ),
-  opStack(84531, 'Base Goerli', unshown(NO_REAL_BLOCK)),
+  opStack(84531, 'Base Goerli', {
+    block_hash: ['base-goerli-100', 'base-goerli-7542', 'base-goerli-1041847', 'base-goerli-12399126'].map(header),
+    receipts_root: [
+      // Deposits before Regolith (no nonce given), then with Canyon's nonce and version.
+      receipts('base-goerli-100', 0x7e),
+      receipts('base-goerli-7542', 0x7e, 'ethereum'),
+      receipts('base-goerli-1041847', 0x7e, 'ethereum'),
+      receipts('base-goerli-12399126', 'deposit-versioned', 'ethereum'),
+    ],
+    logs_bloom: [bloom('base-goerli-100', false), bloom('base-goerli-1041847', true)],
+  }),
   standardOpStack(7777777, 'Zora', 'mainnet/zora', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
   standardOpStack(11155420, 'OP Sepolia', 'sepolia/op', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
   opStack(

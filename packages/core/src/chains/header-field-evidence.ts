@@ -306,6 +306,27 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
       presentFrom: { fixture: 'avalanche-fuji-58119344', block: 58119344 },
     },
   },
+  84531: {
+    baseFeePerGas: {
+      presentFrom: { fixture: 'base-goerli-100', block: 100 },
+    },
+    withdrawalsRoot: {
+      absentThrough: { fixture: 'base-goerli-1041847', block: 1041847 },
+      presentFrom: { fixture: 'base-goerli-12399126', block: 12399126 },
+    },
+    blobGasUsed: {
+      absentThrough: { fixture: 'base-goerli-12399126', block: 12399126 },
+    },
+    excessBlobGas: {
+      absentThrough: { fixture: 'base-goerli-12399126', block: 12399126 },
+    },
+    parentBeaconBlockRoot: {
+      absentThrough: { fixture: 'base-goerli-12399126', block: 12399126 },
+    },
+    requestsHash: {
+      absentThrough: { fixture: 'base-goerli-12399126', block: 12399126 },
+    },
+  },
   84532: {
     baseFeePerGas: {
       presentFrom: { fixture: 'base-sepolia-42348318', block: 42348318 },
