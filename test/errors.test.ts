@@ -68,6 +68,24 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
       thrown(() => new root.ChainRegistry([{ chainId: 137, name: 'mine', rules: 'polygon', verifiable: true }])),
     code: 'CHAIN_CONFLICT',
   },
+  EvidenceError: {
+    error: () =>
+      thrown(
+        () =>
+          new root.ChainRegistry([], {
+            evidence: [
+              {
+                chainId: 999_999,
+                block: 1,
+                receipts: [],
+                logs: false,
+                vouch: { blockHash: '0x', vouchedBy: 'a', vouchedAt: 'b', file: 'f' },
+              },
+            ],
+          }),
+      ),
+    code: 'EVIDENCE_REFUSED',
+  },
   ConfigError: { error: () => thrown(() => service.parseConfig({ port: 'eighty' })), code: 'CONFIG_INVALID' },
   DuplicateMemberError: { error: () => thrown(() => root.parseJson('{"a":1,"a":2}')), code: 'JSON_DUPLICATE_MEMBER' },
 };
