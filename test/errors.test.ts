@@ -79,6 +79,7 @@ const RAISED: Record<string, { error: () => unknown; code: root.EvmIntegrityErro
                 block: 1,
                 receipts: [],
                 logs: false,
+                forkFields: { present: [], absent: [] },
                 vouch: { blockHash: '0x', vouchedBy: 'a', vouchedAt: 'b', file: 'f' },
               },
             ],

@@ -7,7 +7,7 @@
  * its rules are the same. The tests use that to put real blocks on chains no shipped block shows; a real operator
  * vouches for a hash their own node of the chain gave.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -156,12 +156,65 @@ describe('operator evidence: a vouched block that reproduces', () => {
     expect(
       () =>
         new ChainRegistry([], {
-          evidence: [{ chainId: 999_999, block: 1, receipts: [], logs: false, vouch: vouch('0x') }],
+          evidence: [
+            {
+              chainId: 999_999,
+              block: 1,
+              receipts: [],
+              logs: false,
+              forkFields: { present: [], absent: [] },
+              vouch: vouch('0x'),
+            },
+          ],
         }),
     ).toThrow(EvidenceError);
   });
 
   // A gas alteration would leave the receipts' gasUsed (which these blocks give) contradicting it: refused as input.
+  it("an operator's block shows its header's fork fields: a forged block of its height is different, not not_verifiable", () => {
+    const block = amoyBlock();
+    const registry = new ChainRegistry([], { evidence: [admittedValue(admitEvidence(block, vouch(hashOf(block))))] });
+    const forged = forge(block, { kind: 'log-data', receipt: 3 }, { rules: 'polygon' });
+    expect(report(forged).verdict).toBe('not_verifiable');
+    const judged = report(forged, registry);
+    expect(judged.verdict).toBe('different');
+    expect(judged.block_hash.matches).toBe(false);
+  });
+
+  it('where only an operator shows the receipts, a type the rule set does not define is a kind unshown, not invalid input (Celo 0x7b)', () => {
+    const celo = relabelled('op-mainnet-154497277', 42220);
+    const registry = new ChainRegistry([], { evidence: [admittedValue(admitEvidence(celo, vouch(hashOf(celo))))] });
+    const withFeeCurrency = structuredClone(celo);
+    delete withFeeCurrency.raw_receipts;
+    const receipt = withFeeCurrency.receipts.find((r) => r.type === '0x2')!;
+    receipt.type = '0x7b';
+    const judged = report(withFeeCurrency, registry);
+    expect(judged.verdict).toBe('not_verifiable');
+    expect(judged.receipts_root.reason).toMatch(/receipts of type 0x7b/);
+    expect(judged.block_hash).toMatchObject({ matches: true, evidence: { kind: 'shipped' } });
+  });
+
+  it('refusals say of which kind they are: no block, nothing to try it under, or not reproduced', () => {
+    expect(admitEvidence({}, vouch(hashOf(amoyBlock())))).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+    const hedera = relabelled('mainnet-22869878', 295);
+    expect(admitEvidence(hedera, vouch(hashOf(hedera)))).toMatchObject({
+      ok: false,
+      error: { kind: 'cannot_try', reason: expect.stringMatching(/Hedera/) },
+    });
+    const devnet = new ChainRegistry([{ chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true }]);
+    const added = relabelled('mainnet-22869878', 31337);
+    expect(admitEvidence(added, vouch(hashOf(added)), { registry: devnet })).toMatchObject({
+      ok: false,
+      error: { kind: 'cannot_try', reason: expect.stringMatching(/^chain 31337 is not built in/) },
+    });
+    const edited = structuredClone(amoyBlock());
+    edited.header.receiptsRoot = `0x${'12'.repeat(32)}`;
+    expect(admitEvidence(edited, vouch(hashOf(amoyBlock())))).toMatchObject({
+      ok: false,
+      error: { kind: 'not_reproduced', reason: expect.stringMatching(/^its block hash cannot be computed: /) },
+    });
+  });
+
   const alterations: fc.Arbitrary<Alteration> = fc.oneof(
     fc.record({ kind: fc.constant('log-data' as const), receipt: fc.nat(400) }),
     fc.constant({ kind: 'drop-last' as const }),
@@ -245,7 +298,7 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
     // Its recomputed roots change its hash; on a chain no real block shows the fork fields of, that is told as a header
     // that may have lost a field: refused either way.
     expect(forgedRun.stderr).toMatch(
-      /forged\.json: not admitted as evidence: (its header hashes|the block cannot be tried)/,
+      /forged\.json: not admitted as evidence: (its header hashes|its block hash cannot be computed)/,
     );
     const real = write('real.json', block);
     const wrong = await runCliBytes([
@@ -290,6 +343,62 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
     expect(JSON.parse(pooled.stdout.toString()).verdict).toBe('identical');
   });
 
+  it('capture reads ETH_RPC_URL; add of input that is no block is exit 2; a block kept again is said to replace its file', async () => {
+    const evidence = join(dir, 'env');
+    const captured = await runCliBytes(
+      ['evidence', 'capture', '--block', '23887160', '--trusted-hash', hashOf(amoyBlock()), '--evidence-dir', evidence],
+      { env: { ...process.env, ETH_RPC_URL: node.url } },
+    );
+    expect(captured.status, captured.stderr).toBe(0);
+    const again = await runCliBytes([
+      'evidence',
+      'add',
+      write('again.json', amoyBlock()),
+      '--trusted-hash',
+      hashOf(amoyBlock()),
+      '--evidence-dir',
+      evidence,
+    ]);
+    expect(again.status).toBe(0);
+    expect(again.stdout.toString()).toMatch(/replacing the one it held/);
+    const empty = await runCliBytes([
+      'evidence',
+      'add',
+      write('empty.json', {}),
+      '--trusted-hash',
+      hashOf(amoyBlock()),
+    ]);
+    expect(empty.status).toBe(2);
+    expect(empty.stderr).toMatch(/not admitted as evidence: the block is not valid input/);
+  });
+
+  it('an evidence directory is read strictly: the file named for its block, known members once each, an instant; a BOM is no part of it', async () => {
+    const base = join(dir, 'env', '80002-23887160.json');
+    const record = JSON.parse(readFileSync(base, 'utf8'));
+    const cases: Array<[string, string, RegExp]> = [
+      [
+        'misnamed',
+        JSON.stringify(record),
+        /80002-1\.json: holds block 23887160 of chain 80002, which is kept as 80002-23887160\.json/,
+      ],
+      ['unknown', JSON.stringify({ ...record, vouched_byy: 'x' }), /vouched_byy: not a member of an evidence record/],
+      ['instant', JSON.stringify({ ...record, vouched_at: 'yesterday' }), /vouched_at: expected an instant/],
+      ['twice', `{"format":"x",${JSON.stringify(record).slice(1)}`, /not JSON: .*format/],
+    ];
+    for (const [name, text, message] of cases) {
+      const sub = join(dir, `strict-${name}`);
+      mkdirSync(sub);
+      writeFileSync(join(sub, name === 'misnamed' ? '80002-1.json' : '80002-23887160.json'), text);
+      const run = await runCliBytes(['evidence', 'list', '--evidence-dir', sub]);
+      expect(run.status, name).toBe(2);
+      expect(run.stderr, name).toMatch(message);
+    }
+    const bom = join(dir, 'strict-bom');
+    mkdirSync(bom);
+    writeFileSync(join(bom, '80002-23887160.json'), `\uFEFF${JSON.stringify(record)}`);
+    expect((await runCliBytes(['evidence', 'list', '--evidence-dir', bom])).status).toBe(0);
+  });
+
   it('capture from a node, then list; a file edited by hand stops verify with its name (exit 2)', async () => {
     const evidence = join(dir, 'captured');
     const captured = await runCliBytes([
@@ -323,7 +432,7 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
       write('again2.json', amoyBlock()),
     ]);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/evidence directory .*none: ENOENT/);
+    expect(missing.stderr).toMatch(/evidence directory .*none: no such directory/);
   });
 });
 
@@ -418,7 +527,8 @@ describe('serve and audit stand on an evidence directory', () => {
     expect(without.stdout.toString()).toMatch(/"verdict":"not_verifiable"/);
     const withEvidence = await runCliBytes([...args, '--evidence', dir]);
     expect(withEvidence.status, withEvidence.stderr).toBe(0);
-    expect(withEvidence.stdout.toString()).toMatch(/"verdict":"pass"/);
+    // A pass on an operator's word says so.
+    expect(withEvidence.stdout.toString()).toMatch(/"evidence":"operator","verdict":"pass"/);
     const queued = await runCliBytes([
       ...args.filter((a) => a !== '--quiet'),
       '--evidence',

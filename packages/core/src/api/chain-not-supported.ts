@@ -5,6 +5,13 @@ import { errorEnvelope, type OperationContext, type OperationResult } from './en
 const REGISTRY_HINT =
   'GET /v1/chains lists the supported chains; an operator can add a chain, with its rule set, in the configuration.';
 const OWN_PROOFS = "use the proofs the chain's own protocol provides";
+const VOUCH = "an operator can vouch for a real block of it (evm-integrity evidence add; the server's evidence_dir)";
+
+/** Whether the era of `subject` has rules to verify under, so that operator evidence can bring its blocks in. */
+function evidenceCanHelp({ chain, era }: NotVerifiable): boolean {
+  if (chain === undefined || !chain.verifiable || chain.eras === undefined) return false;
+  return era === null || chain.eras.find((e) => e.from === era.firstBlock)?.notVerifiable === undefined;
+}
 
 /** The 422's details for a block of a chain's era: the chain, the era and its blocks, why, and what is verified. */
 function eraDetails(
@@ -53,18 +60,21 @@ export function chainNotSupported(
     hint = options.unknownChainHint ?? REGISTRY_HINT;
   } else if (subject.check !== undefined) {
     message = describeNotVerifiable(subject, options.blockNumber);
-    hint = `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind), else ${OWN_PROOFS}.`;
+    hint = `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind); else ${VOUCH.replace('of it', 'of it that holds them')}, or ${OWN_PROOFS}.`;
     details = subject.era === null ? null : eraDetails(subject, options);
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);
-    hint = 'Verify this chain with the proofs its own protocol provides.';
+    hint = evidenceCanHelp(subject)
+      ? `${VOUCH[0]!.toUpperCase()}${VOUCH.slice(1)}; else verify this chain with the proofs its own protocol provides.`
+      : 'Verify this chain with the proofs its own protocol provides.';
   } else {
     const { chain, firstVerifiableBlock } = subject;
     message = describeNotVerifiable(subject, options.blockNumber);
+    const forThisEra = evidenceCanHelp(subject) ? `${VOUCH}, or ${OWN_PROOFS}` : OWN_PROOFS;
     hint =
       firstVerifiableBlock === null
-        ? `No later block of ${chain.name} can be verified either; ${OWN_PROOFS}.`
-        : `${chain.name} blocks from ${formatBlock(firstVerifiableBlock)} on can be verified; for this era, ${OWN_PROOFS}.`;
+        ? `No later block of ${chain.name} can be verified either; for this era, ${forThisEra}.`
+        : `${chain.name} blocks from ${formatBlock(firstVerifiableBlock)} on can be verified; for this era, ${forThisEra}.`;
     details = eraDetails(subject, options);
   }
   return {

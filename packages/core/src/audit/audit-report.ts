@@ -3,6 +3,7 @@
  * (`AuditReorg`), and the summary. The summary is a tally of the lines, so that a resumed audit
  * (whose earlier lines are in a file) sums up exactly as an uninterrupted one.
  */
+import type { EvidenceKind } from '../chains/chain-info.js';
 import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
 import type { AuditCheckName, AuditFailure, AuditVerdict } from './vocabulary.js';
 
@@ -18,6 +19,11 @@ export interface BlockAudit {
   failures: AuditFailure[];
   /** Why the verdict is not_verifiable or unreachable. */
   reason?: string;
+  /**
+   * The weakest evidence a check that ran stood on, where it is not the chain's shipped blocks: `registry`,
+   * `operator` or `configured` (docs/chains.md, "Evidence"). Absent where every check stood on shipped blocks.
+   */
+  evidence?: Exclude<EvidenceKind, 'shipped'>;
 }
 
 /** A block the node replaced during the audit: the hash audited first, and the node's hash now. */

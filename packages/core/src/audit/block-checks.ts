@@ -4,6 +4,7 @@
  * and `transaction_count`; and the verdict they make. A block passes only when every one of them
  * ran and passed.
  */
+import type { EvidenceKind } from '../chains/chain-info.js';
 import { describeProblems } from '../input/problems.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Result } from '../result.js';
@@ -105,6 +106,18 @@ export interface BlockLinks {
   anchor?: string;
 }
 
+/** From the weakest kind of evidence up: a block line names the weakest its checks stood on. */
+const EVIDENCE_ORDER: readonly EvidenceKind[] = ['configured', 'operator', 'registry', 'shipped'];
+
+/** The weakest evidence a check of the report that ran stood on, unless it is the chain's shipped blocks. */
+function weakestEvidence(report: BlockReport): Exclude<EvidenceKind, 'shipped'> | undefined {
+  const kinds = [report.block_hash, report.receipts_root, report.logs_bloom].flatMap((c) =>
+    c.evidence === undefined ? [] : [c.evidence.kind],
+  );
+  const weakest = EVIDENCE_ORDER.find((kind) => kinds.includes(kind));
+  return weakest === undefined || weakest === 'shipped' ? undefined : weakest;
+}
+
 /**
  * Judges one block. It passes only when every check ran and passed: its verification is
  * `identical` and its parent link was checked. A block whose verification is `not_verifiable`
@@ -124,8 +137,9 @@ export function judgeBlock(
     ...anchorFailure(block, links.anchor),
     ...countFailures,
   ];
-  const base = { block_number: number, block_hash: hashOf(block) };
+  const named = { block_number: number, block_hash: hashOf(block) };
   if (!verified.ok) {
+    const base = named;
     const refusal = verified.error;
     if (refusal.kind === 'chain_not_supported') {
       if (failures.length > 0) return { ...base, verdict: 'fail', failures };
@@ -144,6 +158,8 @@ export function judgeBlock(
     return { ...base, verdict: 'fail', failures };
   }
   const report = verified.value;
+  const weakest = weakestEvidence(report);
+  const base = { ...named, ...(weakest !== undefined && { evidence: weakest }) };
   failures.push(...comparisonFailure('header_hash', 'the hash of the header', report.block_hash));
   // Incomplete receipts cannot reproduce the commitments: transaction_count alone says what is wrong.
   if (countFailures.length === 0) {

@@ -14,6 +14,7 @@ import {
   type Era,
   type EvidenceBlock,
   type EvidenceKind,
+  type ForkFieldEvidence,
   type ReceiptKind,
   type RegistryEntry,
   type StateSyncRule,
@@ -58,6 +59,8 @@ export interface OperatorEvidence {
   receipts: readonly ReceiptKind[];
   /** Whether it holds a log. */
   logs: boolean;
+  /** The fork fields of its header's layout it has and lacks: what it shows of its chain's forks. */
+  forkFields: { present: readonly string[]; absent: readonly string[] };
   vouch: Vouch;
 }
 
@@ -260,6 +263,39 @@ export function uncheckable(
   };
 }
 
+/**
+ * A chain's header-field evidence with an operator's block added: each fork field it has shows the field from its block
+ * on, each it lacks shows the field absent through it. A block that says otherwise than the chain's other blocks is
+ * refused (EvidenceError): a field once appended stays, so no real block of the chain can.
+ */
+function vouchedFields(
+  known: Readonly<Record<string, ForkFieldEvidence>>,
+  evidence: OperatorEvidence,
+  shown: EvidenceBlock,
+): Record<string, ForkFieldEvidence> {
+  const fields: Record<string, ForkFieldEvidence> = { ...known };
+  const { chainId, block, vouch } = evidence;
+  const refuse = (field: string, other: EvidenceBlock, has: string) => {
+    throw new EvidenceError(
+      `${vouch.file}: block ${block} ${has} ${field}, which block ${other.block} (${other.fixture}) of the chain contradicts: a field once appended stays`,
+      { file: vouch.file, chainId, block },
+    );
+  };
+  for (const field of evidence.forkFields.present) {
+    const { presentFrom, absentThrough } = fields[field] ?? {};
+    if (absentThrough !== undefined && absentThrough.block >= block) refuse(field, absentThrough, 'has');
+    if (presentFrom === undefined || presentFrom.block > block)
+      fields[field] = { ...fields[field], presentFrom: shown };
+  }
+  for (const field of evidence.forkFields.absent) {
+    const { presentFrom, absentThrough } = fields[field] ?? {};
+    if (presentFrom !== undefined && presentFrom.block <= block) refuse(field, presentFrom, 'lacks');
+    if (absentThrough === undefined || absentThrough.block < block)
+      fields[field] = { ...fields[field], absentThrough: shown };
+  }
+  return fields;
+}
+
 /** Chain id → chain, with the rule set resolved. */
 export class ChainRegistry {
   readonly #chains = new Map<number, ChainInfo>();
@@ -315,7 +351,8 @@ export class ChainRegistry {
       operator: vouch,
     };
     const withBlock = { ...era, vouched: [...(era.vouched ?? []), shown] };
-    this.#chains.set(chainId, { ...chain, eras: eras.map((e, j) => (j === i ? withBlock : e)) });
+    const headerFields = vouchedFields(chain.headerFields ?? {}, evidence, shown);
+    this.#chains.set(chainId, { ...chain, eras: eras.map((e, j) => (j === i ? withBlock : e)), headerFields });
   }
 
   get(chainId: number): ChainInfo | undefined {

@@ -4,15 +4,26 @@
  * So a block that does shows how its chain, in its era, encodes the kinds of receipts it holds.
  */
 import { receiptKinds } from '../chains/claims.js';
-import { defaultRegistry, describeNotVerifiable, type OperatorEvidence } from '../chains/registry.js';
+import {
+  BUILTIN_CHAINS,
+  CHECK_NAMES,
+  defaultRegistry,
+  describeNotVerifiable,
+  type OperatorEvidence,
+} from '../chains/registry.js';
 import type { Vouch } from '../chains/chain-info.js';
 import { readRpcBlock } from '../input/json-rpc.js';
 import { describeProblems, Problems } from '../input/problems.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
 
-/** Why a block was not admitted as evidence, in one sentence. */
+/**
+ * Why a block was not admitted as evidence, in one sentence, and of which kind: `invalid`, input that is no block;
+ * `cannot_try`, a block whose chain or era has no rules to try it under (not built in, or not implemented);
+ * `not_reproduced`, a block that does not hash to the vouched hash or does not reproduce its commitments.
+ */
 export interface EvidenceRefusal {
+  kind: 'invalid' | 'cannot_try' | 'not_reproduced';
   reason: string;
 }
 
@@ -33,38 +44,53 @@ export function admitEvidence(
   vouch: Vouch,
   context: Pick<BlockVerifyContext, 'registry' | 'keccak'> = {},
 ): Result<OperatorEvidence, EvidenceRefusal> {
-  const refuse = (reason: string) => err({ reason });
+  const refuse = (kind: EvidenceRefusal['kind'], reason: string) => err({ kind, reason });
   if (!HASH.test(vouch.blockHash))
-    return refuse(`the vouched hash ${JSON.stringify(vouch.blockHash)} is not a 32-byte hex string with 0x`);
+    return refuse('invalid', `the vouched hash ${JSON.stringify(vouch.blockHash)} is not a 32-byte hex string with 0x`);
   const registry = context.registry ?? defaultRegistry;
   const tried = verifyBlockOnTrial(input, { ...context, registry });
   if (!tried.ok) {
     const refusal = tried.error;
-    if (refusal.kind === 'invalid') return refuse(`the block is not valid input: ${describeProblems(refusal)}`);
+    if (refusal.kind === 'invalid')
+      return refuse('invalid', `the block is not valid input: ${describeProblems(refusal)}`);
     const why = refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject);
-    return refuse(`the block cannot be tried: ${why}`);
+    return refuse('cannot_try', `the block cannot be tried: ${why}`);
   }
   const report = tried.value;
   const chainId = report.chain_id;
-  const chain = chainId === null ? undefined : registry.get(chainId);
-  if (chainId === null || chain === undefined) return refuse('the block names no chain of the registry (chain_id)');
-  if (chain.eras === undefined)
+  if (chainId === null) return refuse('invalid', 'the block names no chain (chain_id)');
+  if (!BUILTIN_CHAINS.some((chain) => chain.chainId === chainId))
     return refuse(
-      `chain ${chainId} (${chain.name}) was added on the configuration's word: its checks need no evidence, and evidence counts only for built-in chains`,
+      'cannot_try',
+      `chain ${chainId} is not built in: evidence counts only for built-in chains (an added chain's checks are on its configuration's word)`,
     );
-  if (report.verdict === 'not_verifiable') return refuse(`the block cannot be tried: ${report.reason}`);
+  // Nothing ran: the era has no rules to try the block under.
+  if (CHECK_NAMES.every((check) => report[check].matches === null))
+    return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
   const vouched = vouch.blockHash.toLowerCase();
-  const computed = report.block_hash.computed === null ? null : `0x${report.block_hash.computed}`;
-  if (computed !== vouched) return refuse(`its header hashes to ${computed}, not to the vouched hash ${vouched}`);
-  if (report.verdict !== 'identical')
-    return refuse(`it does not reproduce under the ${report.rules} rules of its era (${report.era}): ${report.reason}`);
+  const { computed, reason } = report.block_hash;
+  if (computed === null) return refuse('not_reproduced', `its block hash cannot be computed: ${reason}`);
+  if (`0x${computed}` !== vouched)
+    return refuse('not_reproduced', `its header hashes to 0x${computed}, not to the vouched hash ${vouched}`);
+  if (report.verdict === 'different')
+    return refuse(
+      'not_reproduced',
+      `it does not reproduce under the ${report.rules} rules of its era (${report.era}): ${report.reason}`,
+    );
+  if (report.verdict === 'not_verifiable') return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
   const read = readRpcBlock(input, new Problems(), { registry });
-  if (read === undefined) return refuse('the block is not valid input');
+  if (read === undefined) return refuse('invalid', 'the block is not valid input');
+  const { layout, fields } = read.header;
+  const forkFields = layout.fields.slice(layout.required).map(({ name }) => name);
   return ok({
     chainId,
     block: Number(report.block_number),
     receipts: receiptKinds(read.receipts, read.excludedReceipts.length > 0),
     logs: read.receipts.some((r) => r.logs.length > 0),
+    forkFields: {
+      present: forkFields.filter((name) => fields[name] !== undefined),
+      absent: forkFields.filter((name) => fields[name] === undefined),
+    },
     vouch: { ...vouch, blockHash: vouched },
   });
 }

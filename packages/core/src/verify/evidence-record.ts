@@ -46,6 +46,22 @@ export function evidenceRecord(evidence: OperatorEvidence, block: unknown, sourc
   };
 }
 
+/** The members of an evidence record; any other is refused, so that a misspelt one is named as such. */
+const MEMBERS: ReadonlySet<string> = new Set([
+  'format',
+  'chain_id',
+  'block_number',
+  'block_hash',
+  'vouched_by',
+  'vouched_at',
+  'source',
+  'shows',
+  'block',
+]);
+
+/** An instant as `toISOString` writes it (seconds and a zone at least). */
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -61,13 +77,25 @@ export function readEvidenceRecord(
   file: string,
   context: Pick<BlockVerifyContext, 'registry' | 'keccak'> = {},
 ): Result<OperatorEvidence, EvidenceRefusal> {
-  const refuse = (reason: string) => err({ reason: `${file}: ${reason}` });
+  const refuse = (reason: string, kind: EvidenceRefusal['kind'] = 'invalid') =>
+    err({ kind, reason: `${file}: ${reason}` });
   if (!isObject(value)) return refuse('expected a JSON object (an evidence record)');
+  const unknown = Object.keys(value).find((member) => !MEMBERS.has(member));
+  if (unknown !== undefined)
+    return refuse(`${unknown}: not a member of an evidence record (${[...MEMBERS].join(', ')})`);
   if (value.format !== EVIDENCE_FORMAT)
     return refuse(`format: expected "${EVIDENCE_FORMAT}", got ${JSON.stringify(value.format) ?? 'nothing'}`);
-  for (const member of ['block_hash', 'vouched_by', 'vouched_at', 'source'] as const)
+  for (const member of ['block_hash', 'vouched_by', 'source'] as const)
     if (typeof value[member] !== 'string' || value[member] === '')
       return refuse(`${member}: expected a non-empty string`);
+  if (
+    typeof value.vouched_at !== 'string' ||
+    !INSTANT.test(value.vouched_at) ||
+    Number.isNaN(Date.parse(value.vouched_at))
+  )
+    return refuse(
+      `vouched_at: expected an instant such as 2026-11-29T12:00:00.000Z, got ${JSON.stringify(value.vouched_at)}`,
+    );
   for (const member of ['chain_id', 'block_number'] as const)
     if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0)
       return refuse(`${member}: expected a non-negative integer`);
@@ -77,11 +105,11 @@ export function readEvidenceRecord(
   const vouch: Vouch = {
     blockHash: value.block_hash as string,
     vouchedBy: value.vouched_by as string,
-    vouchedAt: value.vouched_at as string,
+    vouchedAt: value.vouched_at,
     file,
   };
   const admitted = admitEvidence(value.block, vouch, context);
-  if (!admitted.ok) return refuse(`block: ${admitted.error.reason}`);
+  if (!admitted.ok) return refuse(`block: ${admitted.error.reason}`, admitted.error.kind);
   const evidence = admitted.value;
   if (evidence.chainId !== value.chain_id || evidence.block !== value.block_number)
     return refuse(

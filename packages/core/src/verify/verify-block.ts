@@ -305,6 +305,13 @@ function scheduleOf(block: BlockRead, plan: Plan, problems: Problems): Scheduled
   return scheduled;
 }
 
+/** Whether a receipts-root claim stands on evidence that shows every type its rules define is all the chain has. */
+const typesKnown = (claim: CheckClaim): boolean =>
+  claim.verified &&
+  (claim.evidence === 'configured' ||
+    claim.registry !== undefined ||
+    claim.evidence.some((e) => e.operator === undefined));
+
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
 function rawReceiptsComparison(block: BlockRead, encoded: Uint8Array[] | undefined): BlockReport['raw_receipts'] {
   if (block.rawReceipts === undefined || encoded === undefined) return null;
@@ -445,9 +452,10 @@ function verifyReceipts(
   const scheduled = scheduleOf(block, plan.value, problems);
   const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
   requireCommitments(block, plan.value, absent, problems);
-  // A type the rules do not know is bad input where the receipts are to be hashed; where they are not, nothing is
-  // guessed.
-  if (plan.value.checks.receipts_root.verified)
+  // A type the rules do not know is bad input where the receipts are to be hashed under rules a real block of the chain
+  // or its family showed; where they are not, or where only an operator's blocks show them (a chain that may deviate
+  // from its family: Celo's fee currency), nothing is guessed: the type is a kind no evidence shows.
+  if (typesKnown(plan.value.checks.receipts_root))
     receipts.outlines.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
   if (!problems.empty) return err(problems.invalidInput());
   const shape = {
@@ -457,6 +465,16 @@ function verifyReceipts(
   const checks = Object.fromEntries(
     CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
   ) as Record<CheckName, CheckClaim>;
+  // A type the rule set does not define, where it is not invalid input (typesKnown): no receipt is encoded, and the
+  // bloom, computed with the root, is not either.
+  const undefinedType = typesKnown(plan.value.checks.receipts_root)
+    ? undefined
+    : receipts.outlines.find((receipt) => !rules.layouts.has(receipt.type));
+  if (undefinedType !== undefined && checks.logs_bloom.verified)
+    checks.logs_bloom = {
+      verified: false,
+      reason: `receipts of type 0x${undefinedType.type.toString(16)}, which the ${rules.name} rule set does not define, are not encoded`,
+    };
   const withStatus = receipts.firstWithStatus;
   if (withStatus >= 0 && beforeByzantium(chain?.forks, fields.number))
     checks.receipts_root = {

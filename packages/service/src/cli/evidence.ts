@@ -5,7 +5,14 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { admitEvidence, ChainRegistry, evidenceRecord, type OperatorEvidence, type Vouch } from 'evm-integrity';
+import {
+  admitEvidence,
+  ChainRegistry,
+  evidenceRecord,
+  type EvidenceRefusal,
+  type OperatorEvidence,
+  type Vouch,
+} from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
 import { blockNumberValue, hashValue, rpcUrlOf } from './flags.js';
@@ -25,23 +32,26 @@ function shownLine(evidence: OperatorEvidence, path: string): string {
   return `evm-integrity: chain ${evidence.chainId} block ${evidence.block} admitted as evidence (${kinds}, ${evidence.logs ? 'with' : 'without'} logs): ${path}\n`;
 }
 
-/** Admits `block` vouched for with `vouch`, and keeps it in `dir`; exit 0, or 1 naming why it is refused. */
+/** Exit status of a refusal: 1 for a block that does not reproduce (a verdict), 2 for input that cannot be tried. */
+const REFUSAL_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 1, invalid: 2, cannot_try: 2 };
+
+/** Admits `block` vouched for with `vouch`, and keeps it in `dir`; exit 0, or the refusal's status naming why. */
 function admit(block: unknown, vouch: Omit<Vouch, 'file'>, source: string, dir: string, io: CliIo, chains: string[]) {
   const registry = new ChainRegistry(chains.map(parseChainOption));
   const admitted = admitEvidence(block, { ...vouch, file: '' }, { registry });
   if (!admitted.ok) {
     io.stderr(`evm-integrity: ${source}: not admitted as evidence: ${admitted.error.reason}\n`);
-    return 1;
+    return REFUSAL_EXIT[admitted.error.kind];
   }
-  const path = writeEvidence(dir, evidenceRecord(admitted.value, block, source));
-  io.stdout(shownLine(admitted.value, path));
+  const { path, replaced } = writeEvidence(dir, evidenceRecord(admitted.value, block, source));
+  io.stdout(shownLine(admitted.value, replaced ? `${path} (replacing the one it held)` : path));
   return 0;
 }
 
 /**
  * `evidence add FILE --trusted-hash H`, `evidence capture --rpc URL --block N --trusted-hash H`, `evidence list`
- * (argv after `evidence`). Exit 0 when admitted (or every file of the directory is), 1 when the block is refused, 2
- * for a mistake in the command line or a file that cannot be read.
+ * (argv after `evidence`). Exit 0 when admitted (or every file of the directory is), 1 when the block does not
+ * reproduce, 2 for a mistake in the command line, input that is no block, or a block that cannot be tried.
  * @example await runEvidence(['add', 'block.json', '--trusted-hash', '0x…'], io)
  */
 export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
@@ -78,8 +88,8 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
     }
     case 'capture': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence capture reads from --rpc`);
-      const url = rpcUrlOf(values, {});
-      if (url === undefined) throw new UsageError('--rpc is required: the JSON-RPC URL of your node');
+      const url = rpcUrlOf(values, process.env);
+      if (url === undefined) throw new UsageError('--rpc is required: the JSON-RPC URL of your node (or ETH_RPC_URL)');
       const number = blockNumberValue('--block', values.block);
       const vouched = vouch();
       const node = new RpcBlockSource({ url });

@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, statSync, writeSync } from 'node:fs';
+import { FILE_FAILURES, readFailure, writeFailure } from '../files/file-failures.js';
 import { dirname } from 'node:path';
 import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 
@@ -85,37 +86,6 @@ export const LOCAL_DOCS_URL = new URL('../../docs/errors.md', import.meta.url).h
 /** How messages name an input: its path, or `standard input` for `-` or no file. */
 export function inputName(file: string | undefined): string {
   return file === undefined || file === '-' ? 'standard input' : file;
-}
-
-/**
- * What a file system error says about a file named on the command line, in a few words, the same for every command
- * (ENOENT is told by {@link readFailure} and {@link writeFailure}: a file missing, or its directory).
- */
-const FILE_FAILURES: Readonly<Record<string, string>> = {
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of its path is not a directory',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'the file system is read-only',
-  EIO: 'an input/output error',
-  ENOSPC: 'no space left on the device',
-  EEXIST: 'it exists',
-};
-
-function fileFailure(error: unknown, missing: string): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return missing;
-  return (code !== undefined && FILE_FAILURES[code]) || (error as Error).message;
-}
-
-/** Why a file could not be read, in a few words (`no such file`, `it is a directory`…). */
-export function readFailure(error: unknown): string {
-  return fileFailure(error, 'no such file');
-}
-
-/** Why a file could not be written, in a few words: a missing path is a missing directory, the file being made. */
-export function writeFailure(error: unknown): string {
-  return fileFailure(error, 'no such directory');
 }
 
 /** The error of `file`, given to `flag`, that cannot be written: exit 2, one line naming both and why. */

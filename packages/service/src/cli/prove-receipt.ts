@@ -44,6 +44,7 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
       out: { type: 'string' },
       pretty: { type: 'boolean' },
       chain: { type: 'string', multiple: true },
+      evidence: { type: 'string' },
     },
   });
   const [file, extra] = positionals;
@@ -53,7 +54,12 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
   const index = wholeValue('--index', values.index, 0);
   if (values.out === '') throw new UsageError('--out needs a file name');
   const bytes = (io.read ?? readInput)(file);
-  const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
+  const chains = (values.chain ?? []).map(parseChainOption);
+  const evidence =
+    values.evidence === undefined
+      ? []
+      : (await import('../evidence/evidence-dir.js')).readEvidenceDir(values.evidence, chains);
+  const registry = new ChainRegistry(chains, { evidence });
   const proof = proveReceipt(parseInputJson(bytes, file), index, { registry });
   if (!proof.ok) {
     const { line, status } = refusalOf(file, proof.error);

@@ -7,7 +7,8 @@ import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer, storeFile } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
 import { runAdmin } from './admin.js';
-import { InputError, readFailure, UsageError } from './io.js';
+import { InputError, UsageError } from './io.js';
+import { readFailure } from '../files/file-failures.js';
 
 /**
  * The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then the environment (EVM_INTEGRITY_*

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
-import { cannotWrite, InputError, stdoutStream, writeFailure } from './io.js';
+import { cannotWrite, InputError, stdoutStream } from './io.js';
+import { writeFailure } from '../files/file-failures.js';
 
 /** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
 export const EXIT_INTERRUPTED = 130;

@@ -22,8 +22,8 @@ Options:
   --workers N   verify blocks on N worker threads (0: none, at most 256; default:
                 one per core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
-  --evidence DIR  verify block: also stand on the blocks an operator vouched for
-                in DIR (evidence add/capture writes them; each admitted again)
+  --evidence DIR  also stand on the blocks an operator vouched for in DIR
+                (evidence add/capture writes them; each admitted again)
   --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
                 with or without 0x), a hash you trust
 
@@ -45,15 +45,18 @@ not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
 that cannot be read, a bad flag, or a range that cannot be proven.`;
 
 export const EVIDENCE_USAGE = `Usage:
-  evm-integrity evidence add FILE --trusted-hash H [--evidence-dir DIR]
-  evm-integrity evidence capture --rpc URL --block N --trusted-hash H [--evidence-dir DIR]
-  evm-integrity evidence list [--evidence-dir DIR]
+  evm-integrity evidence add FILE|- --trusted-hash H [--evidence-dir DIR]
+                             [--vouched-by NAME] [--chain ID:R]…
+  evm-integrity evidence capture --rpc URL --block N --trusted-hash H
+                             [--evidence-dir DIR] [--vouched-by NAME]
+  evm-integrity evidence list [--evidence-dir DIR] [--chain ID:R]…
 
 Options:
   --trusted-hash H  the block's hash, as a source you trust gives it (your own
                     consensus client, an explorer, the chain's L1 contracts)
   --evidence-dir DIR  where evidence is kept (default: ./evidence)
-  --vouched-by NAME   who vouches (default: USER@HOST of this command)
+  --vouched-by NAME   who vouches (default: USER@HOST of this command); shown in
+                      reports and in a server's GET /v1/chains
   --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url, ETH_RPC_URL)
   --block N         capture: the block's number (decimal or 0x hex)
   --chain ID:R      add chain ID, following rule set R, to the registry (a devnet)
@@ -64,12 +67,14 @@ chain encodes the kinds of receipts it holds. add and capture keep it in DIR
 (one file a block: CHAIN-NUMBER.json, with who vouched and when), so that
 verify, audit and serve given --evidence DIR claim those kinds on that chain and
 era, each report naming the evidence "operator". list admits every file again.
-Exit status: 0 admitted, 1 refused (the reason on stderr: the hash, a root or
-the bloom that does not reproduce, an era whose rules are not implemented), 2 a
-bad flag or a file that cannot be read.`;
+Exit status: 0 admitted, 1 refused: the block does not hash to H or does not
+reproduce its receipts root or bloom (the reason on stderr), 2 a bad flag, a
+file that cannot be read or is no block, a chain that is not built in or an era
+whose rules are not implemented.`;
 
 export const PROVE_USAGE = `Usage:
   evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
+                              [--evidence DIR]
   evm-integrity prove logs --chain ID --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--out FILE]
                            [--concurrency K]
@@ -80,7 +85,8 @@ complete receipts), to P or stdout: a JSON document (docs/proofs.md) that verify
 receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
 first, under its chain's rules in the registry: its receipts must give its
 receiptsRoot and its header its hash, both checks its era claims. P is written
-whole or not at all. --chain ID:R adds a devnet to the registry, as verify does
+whole or not at all. --evidence DIR stands on an operator's evidence, as verify
+does. --chain ID:R adds a devnet to the registry, as verify does
 (its checker needs the same --chain). Exit status: 0 written, 1 the block's
 receipts or header do not match its commitments, 2 bad input, no receipt at N,
 or a chain or era that cannot be verified, 3 a bug.

@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import { hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
 import { chainIdValue, hashValue } from './flags.js';
-import { inputName, InputError, readFailure, UsageError, type CliIo } from './io.js';
+import { inputName, InputError, UsageError, type CliIo } from './io.js';
+import { readFailure } from '../files/file-failures.js';
 import { describeSummary } from './logs-range.js';
 import { TempFile } from './temp-output.js';
 

@@ -3,17 +3,20 @@
  * Every file is admitted again when the directory is read, so a file whose block no longer reproduces stops the run
  * with its name and reason: an evidence directory never counts for less, or more, than the operator thinks.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ChainRegistry,
+  DuplicateMemberError,
   evidenceFileName,
   EvmIntegrityError,
+  parseJson,
   readEvidenceRecord,
   type ChainInfo,
   type EvidenceRecord,
   type OperatorEvidence,
 } from 'evm-integrity';
+import { readFailure, writeFailure } from '../files/file-failures.js';
 
 /** An evidence directory that cannot be read, or a file in it that is refused, named with the reason. */
 export class EvidenceDirError extends EvmIntegrityError<{ path: string }, 'EVIDENCE_DIR'> {
@@ -21,47 +24,61 @@ export class EvidenceDirError extends EvmIntegrityError<{ path: string }, 'EVIDE
   override readonly code = 'EVIDENCE_DIR';
 }
 
-const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /**
  * The evidence of every `*.json` file of `dir`, each admitted again against the built-in chains and `chains`; throws
- * EvidenceDirError naming the directory or the first file refused.
+ * EvidenceDirError naming the directory or the first file refused. A file must be named as `evidence add` names it
+ * (`CHAIN-NUMBER.json`), so that what a directory holds can be read off its listing.
  */
 export function readEvidenceDir(dir: string, chains: readonly ChainInfo[] = []): OperatorEvidence[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.json'));
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+      .map((entry) => entry.name);
   } catch (error) {
-    throw new EvidenceDirError(`evidence directory ${dir}: ${reason(error)}`, { path: dir });
+    throw new EvidenceDirError(`evidence directory ${dir}: ${writeFailure(error)}`, { path: dir });
   }
   const registry = new ChainRegistry(chains);
   return names.sort().map((name) => {
     const path = join(dir, name);
+    const refuse = (why: string) => new EvidenceDirError(`evidence file in ${dir}: ${why}`, { path });
     let value: unknown;
     try {
-      value = JSON.parse(readFileSync(path, 'utf8'));
+      // A byte order mark, as some editors save one, is no part of the JSON.
+      value = parseJson(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
     } catch (error) {
-      throw new EvidenceDirError(`evidence file ${path}: ${reason(error)}`, { path });
+      throw refuse(
+        `${name}: ${error instanceof SyntaxError || error instanceof DuplicateMemberError ? `not JSON: ${error.message}` : readFailure(error)}`,
+      );
     }
-    const read = readEvidenceRecord(value, path, { registry });
-    if (!read.ok) throw new EvidenceDirError(`evidence file ${read.error.reason}`, { path });
+    // Reports (and GET /v1/chains) name the file by its name in the directory, not by a path on this machine.
+    const read = readEvidenceRecord(value, name, { registry });
+    if (!read.ok) throw refuse(read.error.reason);
+    const expected = evidenceFileName(read.value.chainId, read.value.block);
+    if (name !== expected)
+      throw refuse(
+        `${name}: holds block ${read.value.block} of chain ${read.value.chainId}, which is kept as ${expected}`,
+      );
     return read.value;
   });
 }
 
 /**
  * Writes `record` into `dir` (made if missing) under its file name, whole or not at all (a temporary file renamed into
- * place); returns its path.
+ * place); its path, and whether it replaced a file of the same block.
  */
-export function writeEvidence(dir: string, record: EvidenceRecord): string {
+export function writeEvidence(dir: string, record: EvidenceRecord): { path: string; replaced: boolean } {
   const path = join(dir, evidenceFileName(record.chain_id, record.block_number));
   try {
     mkdirSync(dir, { recursive: true });
+    const replaced = existsSync(path);
     const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
     renameSync(temporary, path);
+    return { path, replaced };
   } catch (error) {
-    throw new EvidenceDirError(`evidence directory ${dir}: ${reason(error)}`, { path: dir });
+    throw new EvidenceDirError(`evidence directory ${dir}: cannot write ${path}: ${writeFailure(error)}`, {
+      path: dir,
+    });
   }
-  return path;
 }
