@@ -51,7 +51,11 @@ function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | u
   const type = receiptType(value);
   const hasStatus = !isAbsent(value.status);
   const hasRoot = !hasNoRoot(value.root);
-  if (type === undefined || outcomeProblem({ type: Number(type), hasStatus, hasRoot }) !== undefined) return undefined;
+  if (
+    type === undefined ||
+    outcomeProblem({ type: Number(type), hasStatus, hasRoot, rootBesideStatus: true }) !== undefined
+  )
+    return undefined;
   let outcome: Pick<Receipt, 'status' | 'root'>;
   // A status beside a root must still be one (outcomeProblem: the root is what is hashed).
   if (hasStatus && quantityValue(value.status, 1n) === undefined) return undefined;
@@ -123,7 +127,11 @@ function readReceipt(value: unknown, path: string, problems: Problems): Receipt 
   const type = isAbsent(rpc.type) ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = !isAbsent(rpc.status);
   const hasRoot = !hasNoRoot(rpc.root);
-  checkOutcome({ type: type === undefined ? undefined : Number(type), hasStatus, hasRoot }, path, problems);
+  checkOutcome(
+    { type: type === undefined ? undefined : Number(type), hasStatus, hasRoot, rootBesideStatus: true },
+    path,
+    problems,
+  );
   let outcome: Pick<Receipt, 'status' | 'root'> = {};
   // A status beside a root is read for its form only: the root is what is hashed (outcomeProblem).
   const status = hasStatus ? readQuantity(rpc.status, join(path, 'status'), problems, 1n) : undefined;

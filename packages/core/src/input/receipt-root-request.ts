@@ -223,7 +223,7 @@ function toReceipt(
   if (type !== undefined && rules !== undefined) checkType(type, rules, join(path, 'type'), problems);
   const hasStatus = raw.status !== undefined && raw.status !== null;
   const hasRoot = !hasNoRoot(raw.root);
-  checkOutcome({ type, hasStatus, hasRoot }, path, problems);
+  checkOutcome({ type, hasStatus, hasRoot, rootBesideStatus: false }, path, problems);
   const hasNonce = raw.deposit_nonce !== undefined;
   const hasVersion = raw.deposit_receipt_version !== undefined;
   if (hasNonce || hasVersion) {
@@ -243,8 +243,7 @@ function toReceipt(
     }
   }
   if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
-  // A legacy receipt with both is hashed by its root (outcomeProblem).
-  if (hasRoot ? tx.root === undefined : tx.status === undefined) return undefined;
+  if (hasStatus ? tx.status === undefined : tx.root === undefined) return undefined;
   if (
     (raw.logs !== undefined && tx.logs === undefined) ||
     (hasNonce && tx.deposit_nonce === undefined) ||
@@ -253,7 +252,7 @@ function toReceipt(
     return undefined;
   return {
     type,
-    ...(hasRoot ? { root: tx.root! } : { status: tx.status as 0 | 1 }),
+    ...(hasStatus ? { status: tx.status as 0 | 1 } : { root: tx.root! }),
     cumulativeGasUsed: tx.cumulative_gas_used,
     logs: tx.logs ?? [],
     ...(tx.deposit_nonce !== undefined && { depositNonce: tx.deposit_nonce }),

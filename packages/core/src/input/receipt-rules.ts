@@ -16,11 +16,16 @@ export function hasNoRoot(root: unknown): boolean {
   return root === undefined || root === null || root === '0x' || root === '0X' || root === '';
 }
 
-/** What the outcome rule needs of one receipt: its type (when valid), and which of status and root it carries. */
+/**
+ * What the outcome rule needs of one receipt: its type (when valid), which of status and root it carries, and whether
+ * its form may carry both (a JSON-RPC receipt: clients give a pre-Byzantium root beside a status; a request body's
+ * `transactions[]` gives exactly one).
+ */
 export interface ReceiptOutcome {
   type: number | undefined;
   hasStatus: boolean;
   hasRoot: boolean;
+  rootBesideStatus: boolean;
 }
 
 /** A broken outcome rule: the member to report it at, why, and what was expected. */
@@ -32,11 +37,19 @@ export interface OutcomeProblem {
 
 /**
  * A status or a root, and a root only on a legacy (type 0) receipt: a post-state root predates Byzantium, typed
- * receipts came with Berlin. A legacy receipt with both is read as its root, as go-ethereum encodes a receipt (a
- * non-empty post-state is hashed in place of the status): pre-Byzantium receipts from geth, op-geth and older
- * Nethermind carry a status beside their root that no consensus encoding holds. Undefined when the rule holds.
+ * receipts came with Berlin. Where the form allows both (`rootBesideStatus`), a legacy receipt with both is read as its
+ * root, as go-ethereum encodes a receipt (a non-empty post-state is hashed in place of the status): pre-Byzantium
+ * receipts from geth, op-geth and older Nethermind carry a status beside their root that no consensus encoding holds.
+ * Undefined when the rule holds.
  */
-export function outcomeProblem({ type, hasStatus, hasRoot }: ReceiptOutcome): OutcomeProblem | undefined {
+export function outcomeProblem({
+  type,
+  hasStatus,
+  hasRoot,
+  rootBesideStatus,
+}: ReceiptOutcome): OutcomeProblem | undefined {
+  if (hasStatus && hasRoot && !rootBesideStatus)
+    return { member: 'root', reason: 'conflict', expected: 'exactly one of status and root; both were given' };
   if (!hasStatus && !hasRoot)
     return {
       member: 'status',
