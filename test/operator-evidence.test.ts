@@ -464,6 +464,19 @@ describe('serve and audit stand on an evidence directory', () => {
     await server?.close();
     await node?.close();
   });
+  /** An audit of the Amoy block, from the loopback node. */
+  const auditArgs = () => [
+    'audit',
+    '--chain',
+    String(AMOY),
+    '--from',
+    '23887160',
+    '--to',
+    '23887160',
+    '--rpc',
+    node.url,
+    '--quiet',
+  ];
 
   it("GET /v1/chains names the operator's block in Amoy's era; the receipt-root endpoint verifies the block (422 without)", async () => {
     const chains = (await (
@@ -510,18 +523,7 @@ describe('serve and audit stand on an evidence directory', () => {
   });
 
   it('audit --evidence: the block passes on operator evidence; without it, not_verifiable', async () => {
-    const args = [
-      'audit',
-      '--chain',
-      String(AMOY),
-      '--from',
-      '23887160',
-      '--to',
-      '23887160',
-      '--rpc',
-      node.url,
-      '--quiet',
-    ];
+    const args = auditArgs();
     const without = await runCliBytes(args);
     expect(without.status).toBe(2);
     expect(without.stdout.toString()).toMatch(/"verdict":"not_verifiable"/);
@@ -541,18 +543,7 @@ describe('serve and audit stand on an evidence directory', () => {
   });
 
   it('audit --learn-evidence: the --tail-hash block is learned and the range passes; a wrong anchor is not learned', async () => {
-    const args = [
-      'audit',
-      '--chain',
-      String(AMOY),
-      '--from',
-      '23887160',
-      '--to',
-      '23887160',
-      '--rpc',
-      node.url,
-      '--quiet',
-    ];
+    const args = auditArgs();
     const learned = await runCliBytes([...args, '--tail-hash', hashOf(block), '--learn-evidence']);
     expect(learned.status, learned.stderr).toBe(0);
     expect(learned.stderr).toMatch(/--learn-evidence: block 23887160 admitted as evidence for this run/);
