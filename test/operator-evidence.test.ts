@@ -7,7 +7,7 @@
  * its rules are the same. The tests use that to put real blocks on chains no shipped block shows; a real operator
  * vouches for a hash their own node of the chain gave.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -211,7 +211,10 @@ describe('operator evidence: a vouched block that reproduces', () => {
     edited.header.receiptsRoot = `0x${'12'.repeat(32)}`;
     expect(admitEvidence(edited, vouch(hashOf(amoyBlock())))).toMatchObject({
       ok: false,
-      error: { kind: 'not_reproduced', reason: expect.stringMatching(/^its block hash cannot be computed: /) },
+      error: {
+        kind: 'not_reproduced',
+        reason: expect.stringMatching(/^its header does not hash to 0x19e2[0-9a-f]+ \(the header has no /),
+      },
     });
   });
 
@@ -298,7 +301,7 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
     // Its recomputed roots change its hash; on a chain no real block shows the fork fields of, that is told as a header
     // that may have lost a field: refused either way.
     expect(forgedRun.stderr).toMatch(
-      /forged\.json: not admitted as evidence: (its header hashes|its block hash cannot be computed)/,
+      /forged\.json: not admitted as evidence: (its header hashes|its header does not hash to)/,
     );
     const real = write('real.json', block);
     const wrong = await runCliBytes([
@@ -393,6 +396,25 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
       expect(run.status, name).toBe(2);
       expect(run.stderr, name).toMatch(message);
     }
+    const dangling = join(dir, 'strict-link');
+    mkdirSync(dangling);
+    symlinkSync(join(dir, 'nowhere.json'), join(dangling, '80002-23887160.json'));
+    const linked = await runCliBytes(['evidence', 'list', '--evidence-dir', dangling]);
+    expect(linked.status).toBe(2);
+    expect(linked.stderr).toMatch(/80002-23887160\.json: no such file/);
+    const notDir = await runCliBytes([
+      'evidence',
+      'add',
+      write('nd.json', amoyBlock()),
+      '--trusted-hash',
+      hashOf(amoyBlock()),
+      '--evidence-dir',
+      base,
+    ]);
+    expect(notDir.status).toBe(2);
+    expect(notDir.stderr).toMatch(/evidence directory .*80002-23887160\.json: it is not a directory/);
+    const empty = await runCliBytes(['evidence', 'list', '--evidence-dir', '']);
+    expect(empty.stderr).toMatch(/the path is empty; give a directory/);
     const bom = join(dir, 'strict-bom');
     mkdirSync(bom);
     writeFileSync(join(bom, '80002-23887160.json'), `\uFEFF${JSON.stringify(record)}`);
@@ -530,7 +552,7 @@ describe('serve and audit stand on an evidence directory', () => {
     const withEvidence = await runCliBytes([...args, '--evidence', dir]);
     expect(withEvidence.status, withEvidence.stderr).toBe(0);
     // A pass on an operator's word says so.
-    expect(withEvidence.stdout.toString()).toMatch(/"evidence":"operator","verdict":"pass"/);
+    expect(withEvidence.stdout.toString()).toMatch(/"evidence_kind":"operator","verdict":"pass"/);
     const queued = await runCliBytes([
       ...args.filter((a) => a !== '--quiet'),
       '--evidence',

@@ -23,7 +23,7 @@ export interface BlockAudit {
    * The weakest evidence a check that ran stood on, where it is not the chain's shipped blocks: `registry`,
    * `operator` or `configured` (docs/chains.md, "Evidence"). Absent where every check stood on shipped blocks.
    */
-  evidence?: Exclude<EvidenceKind, 'shipped'>;
+  evidence_kind?: Exclude<EvidenceKind, 'shipped'>;
 }
 
 /** A block the node replaced during the audit: the hash audited first, and the node's hash now. */

@@ -159,7 +159,7 @@ export function judgeBlock(
   }
   const report = verified.value;
   const weakest = weakestEvidence(report);
-  const base = { ...named, ...(weakest !== undefined && { evidence: weakest }) };
+  const base = { ...named, ...(weakest !== undefined && { evidence_kind: weakest }) };
   failures.push(...comparisonFailure('header_hash', 'the hash of the header', report.block_hash));
   // Incomplete receipts cannot reproduce the commitments: transaction_count alone says what is wrong.
   if (countFailures.length === 0) {

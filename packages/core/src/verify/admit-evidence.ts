@@ -69,7 +69,13 @@ export function admitEvidence(
     return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
   const vouched = vouch.blockHash.toLowerCase();
   const { computed, reason } = report.block_hash;
-  if (computed === null) return refuse('not_reproduced', `its block hash cannot be computed: ${reason}`);
+  // A header that does not hash to its own hash, on a chain no real block shows the fork fields of at its height, is told
+  // as a header that may have lost one: either way it is not the block vouched for.
+  if (computed === null)
+    return refuse(
+      'not_reproduced',
+      `its header does not hash to ${report.block_hash.expected === null ? 'its hash' : `0x${report.block_hash.expected}`} (${reason?.replace(/^not verifiable: /, '')})`,
+    );
   if (`0x${computed}` !== vouched)
     return refuse('not_reproduced', `its header hashes to 0x${computed}, not to the vouched hash ${vouched}`);
   if (report.verdict === 'different')

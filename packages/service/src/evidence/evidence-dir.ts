@@ -3,7 +3,7 @@
  * Every file is admitted again when the directory is read, so a file whose block no longer reproduces stops the run
  * with its name and reason: an evidence directory never counts for less, or more, than the operator thinks.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ChainRegistry,
@@ -30,10 +30,12 @@ export class EvidenceDirError extends EvmIntegrityError<{ path: string }, 'EVIDE
  * (`CHAIN-NUMBER.json`), so that what a directory holds can be read off its listing.
  */
 export function readEvidenceDir(dir: string, chains: readonly ChainInfo[] = []): OperatorEvidence[] {
+  if (dir === '') throw new EvidenceDirError('evidence directory: the path is empty; give a directory', { path: dir });
   let names: string[];
   try {
+    // A link is followed (a dangling one is refused when read); a directory is no evidence file.
     names = readdirSync(dir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && entry.name.endsWith('.json'))
       .map((entry) => entry.name);
   } catch (error) {
     throw new EvidenceDirError(`evidence directory ${dir}: ${writeFailure(error)}`, { path: dir });
@@ -68,6 +70,9 @@ export function readEvidenceDir(dir: string, chains: readonly ChainInfo[] = []):
  * place); its path, and whether it replaced a file of the same block.
  */
 export function writeEvidence(dir: string, record: EvidenceRecord): { path: string; replaced: boolean } {
+  if (dir === '') throw new EvidenceDirError('evidence directory: the path is empty; give a directory', { path: dir });
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new EvidenceDirError(`evidence directory ${dir}: it is not a directory`, { path: dir });
   const path = join(dir, evidenceFileName(record.chain_id, record.block_number));
   try {
     mkdirSync(dir, { recursive: true });
