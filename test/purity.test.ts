@@ -20,15 +20,22 @@ const CORE_ENTRIES: Record<string, string> = {
   'evm-integrity/node': resolve(CORE, 'node.ts'),
 };
 
+/** The specifiers a module's text imports: static `import … from` and `export … from`, and `import('…')` when needed. */
+function specifiersIn(text: string): string[] {
+  const statics = [...text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)].map(([, spec]) => spec!);
+  // A module loaded when first needed is imported all the same: it is part of the graph, its layer and its cycles.
+  const dynamics = [...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map(([, spec]) => spec!);
+  return [...statics, ...dynamics];
+}
+
 /** The modules a module imports (relative imports, and the core's entries by name) and the packages it uses. */
-function importsOf(file: string): { local: string[]; external: string[] } {
-  const text = readFileSync(file, 'utf8');
+function importsOf(file: string, text = readFileSync(file, 'utf8')): { local: string[]; external: string[] } {
   const local: string[] = [];
   const external: string[] = [];
-  for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)) {
-    if (spec!.startsWith('.')) local.push(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
-    else if (CORE_ENTRIES[spec!] !== undefined) local.push(CORE_ENTRIES[spec!]!);
-    else external.push(spec!);
+  for (const spec of specifiersIn(text)) {
+    if (spec.startsWith('.')) local.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+    else if (CORE_ENTRIES[spec] !== undefined) local.push(CORE_ENTRIES[spec]);
+    else external.push(spec);
   }
   // A built-in loaded when first needed is a use of it all the same.
   for (const [, spec] of text.matchAll(/process\.getBuiltinModule\('([^']+)'\)/g)) external.push(spec!);
@@ -141,6 +148,14 @@ describe('the layers', () => {
   it('the layer rule can fail: a module of the core importing the server would be caught', () => {
     expect(layerOf(resolve(SERVICE, 'server/app.ts'))).toBeGreaterThan(layerOf(resolve(CORE, 'receipts/root.ts')));
     expect(() => layerOf(resolve(CORE, 'stray.ts'))).toThrow(/in no layer/);
+  });
+
+  it('an import loaded when needed counts: a dynamic upward import in the store would be caught', () => {
+    const usage = resolve(SERVICE, 'store/usage.ts');
+    const text = `${readFileSync(usage, 'utf8')}\nconst app = () => import('../server/app.js');\n`;
+    const targets = importsOf(usage, text).local;
+    expect(targets).toContain(resolve(SERVICE, 'server/app.ts'));
+    expect(targets.some((target) => layerOf(target) > layerOf(usage))).toBe(true);
   });
 
   it('the service reaches the core only through its entry points, never a relative path into it', () => {

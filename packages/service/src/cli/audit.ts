@@ -29,6 +29,29 @@ import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '..
 import { startBlockPool } from './block-pool.js';
 import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
 
+import { monotonicMs } from './clock.js';
+import { EXIT_INTERRUPTED } from './exit.js';
+
+interface AuditIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether progress may be drawn on stderr (a TTY). */
+  stderrIsTty?: boolean;
+  /** Where EVM_DATA_SERVICE_API_KEY is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** An audit ready to run: what it was asked, where its blocks come from, and its running tally. */
+interface PreparedAudit {
+  options: AuditOptions;
+  header: AuditHeader;
+  source: BlockSource;
+  crossCheck: CrossCheck | undefined;
+  recorder: BundleRecorder | undefined;
+  anchors: Map<number, string> | undefined;
+  tally: AuditTally;
+}
+
 /** The evidence of `--evidence DIR`, each file admitted again; none without the flag. */
 async function evidenceOf(dir: string | undefined) {
   return dir === undefined ? [] : (await import('../evidence/evidence-dir.js')).readEvidenceDir(dir);
@@ -67,30 +90,6 @@ async function learnFromAnchors(
     );
   }
   return learned;
-}
-import { monotonicMs } from './clock.js';
-
-/** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
-const EXIT_INTERRUPTED = 130;
-
-interface AuditIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** Whether progress may be drawn on stderr (a TTY). */
-  stderrIsTty?: boolean;
-  /** Where EVM_DATA_SERVICE_API_KEY is read (default process.env). */
-  env?: NodeJS.ProcessEnv;
-}
-
-/** An audit ready to run: what it was asked, where its blocks come from, and its running tally. */
-interface PreparedAudit {
-  options: AuditOptions;
-  header: AuditHeader;
-  source: BlockSource;
-  crossCheck: CrossCheck | undefined;
-  recorder: BundleRecorder | undefined;
-  anchors: Map<number, string> | undefined;
-  tally: AuditTally;
 }
 
 /**

@@ -3,7 +3,8 @@
  * numbers in decimal or 0x hex or as a tag (`latest`, `finalized`, `safe`), hashes with or without
  * 0x. Each bad value is refused with a message naming the flag, the value and what was expected.
  */
-import { UsageError } from './io.js';
+import type { ChainInfo } from 'evm-integrity';
+import { ruleSetName, UsageError } from './io.js';
 
 /** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
 const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
@@ -188,4 +189,13 @@ export function addressValue(flag: string, value: string): string {
 /** A log topic given to `flag`: 32 bytes of hex, with or without 0x. */
 export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
+}
+
+/** `--chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
+export function parseChainOption(value: string): ChainInfo {
+  const match = /^(\d+):(.+)$/.exec(value);
+  const chainId = match === null ? NaN : Number(match[1]);
+  if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
+    throw new UsageError(`--chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`);
+  return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
 }

@@ -2,6 +2,7 @@ import { accessSync, constants, readFileSync, statSync, writeSync } from 'node:f
 import { FILE_FAILURES, readFailure, writeFailure } from '../files/file-failures.js';
 import { dirname } from 'node:path';
 import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import { EXIT_PIPE_CLOSED } from './exit.js';
 
 /** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
 export class UsageError extends EvmIntegrityError<Record<string, never>, 'CLI_USAGE'> {
@@ -28,9 +29,6 @@ export interface CliIo {
   /** Reads the bytes of FILE or standard input. */
   read?: (file: string | undefined) => Uint8Array;
 }
-
-/** Exit status when the reader of standard output stops early (`… | head`), as a shell reports a process killed by SIGPIPE. */
-export const EXIT_PIPE_CLOSED = 141;
 
 let stdoutStreamInUse = false;
 

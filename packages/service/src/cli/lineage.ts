@@ -6,11 +6,11 @@ import { bundleFaultLine, readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
 import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
+import { LINEAGE_EXIT } from './exit.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
 /** A pass is 0, a failure 1; not verifiable is no verdict (2), as for `verify block`. */
-const EXIT = { pass: 0, fail: 1, not_verifiable: 2 } as const;
 
 /** The report as a readable table: one line a check, grouped by record. */
 export function formatReport(report: LineageReport): string {
@@ -113,5 +113,5 @@ export async function runLineage(
     await pool?.terminate();
   }
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-  return EXIT[report.verdict];
+  return LINEAGE_EXIT[report.verdict];
 }

@@ -16,9 +16,7 @@ import {
   VERIFY_USAGE,
 } from './usage.js';
 import { runVerify } from './verify.js';
-
-/** Exit status of a fault of the program itself (a bug), never confused with a verdict. */
-const EXIT_FAULT = 3;
+import { EXIT_FAULT } from './exit.js';
 
 interface Command {
   /** Printed for `COMMAND --help`, and after a usage error. */

@@ -9,7 +9,8 @@ import { wholeValue } from './flags.js';
 import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
 import { TempFile } from './temp-output.js';
-import { EXIT, parseChainOption } from './verify.js';
+import { VERDICT_EXIT as EXIT } from './exit.js';
+import { parseChainOption } from './flags.js';
 
 /** Why no proof was made, in one line, and the exit status it gets. */
 function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: string; status: number } {

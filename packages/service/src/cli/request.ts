@@ -22,7 +22,7 @@ import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
-import { parseChainOption } from './verify.js';
+import { parseChainOption } from './flags.js';
 
 /** The bodies this command builds, by the name of their endpoint. */
 const BUILDERS = {

@@ -11,9 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
 import { cannotWrite, InputError, stdoutStream } from './io.js';
 import { writeFailure } from '../files/file-failures.js';
-
-/** Exit status after Ctrl-C, as a shell reports a process stopped by SIGINT. */
-export const EXIT_INTERRUPTED = 130;
+import { EXIT_INTERRUPTED } from './exit.js';
 
 /** The temporary files open now: removed by the SIGINT handler before the process ends. */
 const temporary = new Set<TempFile>();

@@ -15,7 +15,7 @@ import {
 import type { ChainRegistry, Problem } from 'evm-integrity';
 import { inputName, type CliIo } from './io.js';
 import { notALine } from './json-input.js';
-import { EXIT } from './verify.js';
+import { VERDICT_EXIT as EXIT } from './exit.js';
 
 /** Why a proof does not hold, naming the proof node at fault when one is (the library's message mostly does). */
 function doesNotHold({ reason, node, message }: ReceiptProofResult): string {

@@ -1,23 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
-import { type ChainInfo, ChainRegistry, type Problem } from 'evm-integrity';
+import { ChainRegistry, type Problem } from 'evm-integrity';
 import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from './io.js';
-import { hashValue, workersOption } from './flags.js';
+import { VERDICT_EXIT } from './exit.js';
+import { hashValue, parseChainOption, workersOption } from './flags.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import type { RegistrySetup } from '../evidence/registry-setup.js';
-
-/** Exit status of a verification: every claim held, one did not, or nothing could be verified. */
-export const EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
-
-/** `--chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
-export function parseChainOption(value: string): ChainInfo {
-  const match = /^(\d+):(.+)$/.exec(value);
-  const chainId = match === null ? NaN : Number(match[1]);
-  if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
-    throw new UsageError(`--chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`);
-  return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
-}
 
 /** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
 const PROBLEMS_ON_STDERR = 3;
@@ -52,12 +41,12 @@ async function runVerifyBlocks(
   io: CliIo,
   options: { pretty: boolean; verbose: boolean },
 ): Promise<number> {
-  let status: number = EXIT.identical;
+  let status: number = VERDICT_EXIT.identical;
   const where = await verifyBlockFiles(run, (answer) => {
     if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
     const refusal = refusalLine(answer);
     if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
-    status = Math.max(status, 'result' in answer ? EXIT[answer.result.verdict] : EXIT.invalid);
+    status = Math.max(status, 'result' in answer ? VERDICT_EXIT[answer.result.verdict] : VERDICT_EXIT.invalid);
   });
   if (options.verbose) {
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;

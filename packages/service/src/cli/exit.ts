@@ -1,0 +1,20 @@
+/**
+ * The command line's exit statuses, each defined once (commands that only ever exit 0, 1 or 2 return them as numbers). A verdict is 0 (every claim held), 1 (a claim of the input is false)
+ * or 2 (bad input, or nothing could be verified); 3 is a fault of the program itself, never confused with a verdict;
+ * 130 and 141 are what a shell reports for a process ended by Ctrl-C and by a closed pipe.
+ */
+
+/** `verify`'s and `prove receipt`'s verdicts (the endpoint's `verdict`), as exit statuses. */
+export const VERDICT_EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
+
+/** A lineage's verdict, as an exit status. */
+export const LINEAGE_EXIT = { pass: 0, fail: 1, not_verifiable: 2 } as const;
+
+/** A fault of the program itself (a bug). */
+export const EXIT_FAULT = 3;
+
+/** After Ctrl-C, as a shell reports a process stopped by SIGINT. */
+export const EXIT_INTERRUPTED = 130;
+
+/** When the reader of standard output stops early (`… | head`), as a shell reports a process killed by SIGPIPE. */
+export const EXIT_PIPE_CLOSED = 141;
