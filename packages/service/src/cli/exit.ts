@@ -1,7 +1,8 @@
 /**
- * The command line's exit statuses, each defined once (commands that only ever exit 0, 1 or 2 return them as numbers). A verdict is 0 (every claim held), 1 (a claim of the input is false)
- * or 2 (bad input, or nothing could be verified); 3 is a fault of the program itself, never confused with a verdict;
- * 130 and 141 are what a shell reports for a process ended by Ctrl-C and by a closed pipe.
+ * The command line's exit statuses, each defined once. A verdict is 0 (every claim held), 1 (a claim of the input is
+ * false) or 2 (bad input, or nothing could be verified); 3 is a fault of the program itself, never confused with a
+ * verdict; 130 and 141 are what a shell reports for a process ended by Ctrl-C and by a closed pipe. Commands whose
+ * outcomes are only these return them as numbers.
  */
 
 /** `verify`'s and `prove receipt`'s verdicts (the endpoint's `verdict`), as exit statuses. */
