@@ -150,7 +150,11 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
     const refused = verifyBlock(unnamed);
     expect(refused).toMatchObject({
       ok: false,
-      error: { kind: 'chain_not_supported', subject: null, hint: expect.stringContaining('--rules') },
+      error: {
+        kind: 'chain_not_supported',
+        subject: null,
+        hint: expect.stringContaining('the rules option (--rules on the command line)'),
+      },
     });
     expect(verifyBlockOperation(unnamed).status).toBe(422);
   });

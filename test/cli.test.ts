@@ -323,6 +323,8 @@ describe('command-line conventions', () => {
     [['verify', '--help'], /verify logs-bloom/],
     [['verify', 'receipt-root', '--help'], /verify receipt-root/],
     [['verify', 'block', '-h'], /verify block \[FILE\|-\]…/],
+    [['help', '--help'], /^evm-integrity: offline proofs/],
+    [['help', '-h'], /^evm-integrity: offline proofs/],
     [['serve', '--help'], /evm-integrity serve \[--config FILE\]/],
     [['serve', '--port', '1', '--help'], /evm-integrity serve/],
     [['lineage', '--help'], /TRACING_ID --chain-id N/],

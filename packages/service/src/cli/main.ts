@@ -134,7 +134,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    const topic = first === 'help' ? rest[0] : undefined;
+    // `help --help` asks for help on help: the overview, as `help` alone gives it.
+    const topic = first === 'help' && rest[0] !== '--help' && rest[0] !== '-h' ? rest[0] : undefined;
     if (topic === undefined) {
       io.stdout(`${OVERVIEW}\n`);
       return 0;
