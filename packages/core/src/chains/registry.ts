@@ -12,6 +12,7 @@ import {
   type ChainInfo,
   type CheckName,
   type Era,
+  type EraEvidence,
   type EvidenceBlock,
   type EvidenceKind,
   type ForkFieldEvidence,
@@ -202,10 +203,27 @@ const FAMILY_EVIDENCE: ReadonlyMap<string, Record<CheckName, EvidenceBlock[]>> =
  * Each check of an era: claimed on its own blocks (shipped, then the operator's), on its registry entry with the
  * family's blocks, or not and why; an era without evidence is an operator's, taken on its word.
  */
-function eraChecks(chain: ChainInfo, era: Era | undefined): Record<CheckName, CheckClaim> {
+function eraChecks(chain: ChainInfo, era: Era | undefined): Readonly<Record<CheckName, CheckClaim>> {
+  if (era?.evidence === undefined) return CONFIGURED;
+  // Made once an era: verifiability() asks for them on every block. An era is never changed; an operator's block
+  // makes a new one.
+  let checks = ERA_CHECKS.get(era);
+  if (checks === undefined) ERA_CHECKS.set(era, (checks = claimsOf(chain, era, era.evidence)));
+  return checks;
+}
+
+const CONFIGURED: Readonly<Record<CheckName, CheckClaim>> = {
+  block_hash: { verified: true, evidence: 'configured' },
+  receipts_root: { verified: true, evidence: 'configured' },
+  logs_bloom: { verified: true, evidence: 'configured' },
+};
+
+const ERA_CHECKS = new WeakMap<Era, Readonly<Record<CheckName, CheckClaim>>>();
+
+/** The claims of an era with evidence (see {@link eraChecks}). */
+function claimsOf(chain: ChainInfo, era: Era, evidenceOf: EraEvidence): Record<CheckName, CheckClaim> {
   const claim = (check: CheckName): CheckClaim => {
-    if (era?.evidence === undefined) return { verified: true, evidence: 'configured' };
-    const own = era.evidence[check];
+    const own = evidenceOf[check];
     // A block that reproduced under the era's rules shows all three checks.
     const evidence = [...(typeof own === 'string' ? [] : own), ...(era.vouched ?? [])];
     // The family's blocks beside the era's own: an era that is its family alone borrows nothing.

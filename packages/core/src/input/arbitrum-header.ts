@@ -32,6 +32,14 @@ function carriesHeaderInfo(fields: Partial<BlockHeader>): boolean {
 }
 
 /**
+ * The L1 block number a Nitro header carries (bytes 8 to 16 of mixHash), which its receipts' `l1BlockNumber` repeat;
+ * undefined for a header that carries no header information.
+ */
+export function nitroL1BlockNumber(fields: Partial<BlockHeader>): bigint | undefined {
+  return carriesHeaderInfo(fields) ? uint64At(fields.mixHash!, 8) : undefined;
+}
+
+/**
  * Each of `sendRoot`, `sendCount` and `l1BlockNumber` in the header's JSON (`json`, read at `path`) that is present
  * must say what its hashed field says; a different one is a `conflict` problem at its path.
  * @example

@@ -8,6 +8,7 @@
  * streams its receipts, so that both give one answer.
  */
 import { bytesToHex } from '../bytes/hex.js';
+import { nitroL1BlockNumber } from './arbitrum-header.js';
 import type { Verifiability } from '../chains/registry.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import type { RuleSetName } from '../receipts/rules.js';
@@ -33,12 +34,6 @@ interface BlockFacts {
   timestamp?: Repeated<Quantity>;
   /** Arbitrum: the L1 block number Nitro keeps in bytes 8 to 16 of the header's mixHash, which its receipts repeat. */
   l1BlockNumber?: Repeated<Quantity>;
-}
-
-/** The L1 block number of a Nitro header: bytes 8 to 16 of its mixHash, big-endian (arbitrum-header.ts). */
-function nitroL1BlockNumber(mixHash: Uint8Array | undefined): bigint | undefined {
-  if (mixHash?.length !== 32) return undefined;
-  return new DataView(mixHash.buffer, mixHash.byteOffset + 8, 8).getBigUint64(0);
 }
 
 /** What a receipt's logs repeat of it. */
@@ -203,7 +198,7 @@ export function checkRestatedMembers(
     ...(verifiability?.status === 'verifiable' &&
       verifiability.rules.name === 'arbitrum' && {
         l1BlockNumber: repeated(
-          quantity(nitroL1BlockNumber(header.fields.mixHash)),
+          quantity(nitroL1BlockNumber(header.fields)),
           "the header's l1BlockNumber (bytes 8 to 16 of mixHash)",
         ),
       }),

@@ -15,7 +15,7 @@ import type { Vouch } from '../chains/chain-info.js';
 import { readRpcBlock } from '../input/json-rpc.js';
 import { describeProblems, Problems } from '../input/problems.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
+import { verifyRpcBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
 
 /**
  * Why a block was not admitted as evidence, in one sentence, and of which kind: `invalid`, input that is no block;
@@ -48,7 +48,11 @@ export function admitEvidence(
   if (!HASH.test(vouch.blockHash))
     return refuse('invalid', `the vouched hash ${JSON.stringify(vouch.blockHash)} is not a 32-byte hex string with 0x`);
   const registry = context.registry ?? defaultRegistry;
-  const tried = verifyBlockOnTrial(input, { ...context, registry });
+  const problems = new Problems();
+  const read = readRpcBlock(input, problems, { registry, keccak: context.keccak });
+  if (read === undefined)
+    return refuse('invalid', `the block is not valid input: ${describeProblems(problems.invalidInput())}`);
+  const tried = verifyRpcBlockOnTrial(read, { ...context, registry });
   if (!tried.ok) {
     const refusal = tried.error;
     if (refusal.kind === 'invalid')
@@ -84,8 +88,6 @@ export function admitEvidence(
       `it does not reproduce under the ${report.rules} rules of its era (${report.era}): ${report.reason}`,
     );
   if (report.verdict === 'not_verifiable') return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
-  const read = readRpcBlock(input, new Problems(), { registry });
-  if (read === undefined) return refuse('invalid', 'the block is not valid input');
   const { layout, fields } = read.header;
   const forkFields = layout.fields.slice(layout.required).map(({ name }) => name);
   return ok({

@@ -115,8 +115,8 @@ interface ReceiptsRead {
   hasLogs: boolean;
   /** Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`: false when it gave none. */
   readBloom: (i: number, out: Uint8Array) => boolean;
-  /** The first receipt that gives a status and no post-state root (-1: none; the streamed reader counts only before Byzantium). */
-  firstWithStatus: number;
+  /** The first receipt that gives a status and no post-state root (-1: none); asked only of a block before Byzantium. */
+  firstWithStatus: () => number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
 }
@@ -356,27 +356,6 @@ function verdictOf(
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
-  return verifyBlockInput(input, context, false);
-}
-
-/**
- * {@link verifyBlock} with every check of the block's era run, whatever evidence it has: whether a block an operator
- * vouches for reproduces under its chain's rules (`admitEvidence`). Never a verdict on its own.
- */
-export function verifyBlockOnTrial(
-  input: unknown,
-  context: BlockVerifyContext = {},
-): Result<BlockReport, BlockRefusal> {
-  // A chain outside the registry has no era to try: its checks would stand on --rules' word.
-  const { rules: _named, ...registryOnly } = context;
-  return verifyBlockInput(input, registryOnly, true);
-}
-
-function verifyBlockInput(
-  input: unknown,
-  context: BlockVerifyContext,
-  trial: boolean,
-): Result<BlockReport, BlockRefusal> {
   const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak };
   // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
   // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
@@ -385,8 +364,8 @@ function verifyBlockInput(
     try {
       const { outlines, hasLogs, firstWithStatus, receiptAt, readBloom, readRest } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
-      const read = { outlines, hasLogs, firstWithStatus, readBloom, commitment };
-      const result = verifyReceipts(streamed, read, context, trial);
+      const read = { outlines, hasLogs, firstWithStatus: () => firstWithStatus, readBloom, commitment };
+      const result = verifyReceipts(streamed, read, context, false);
       if (result.ok) {
         readRest();
         return result;
@@ -397,12 +376,25 @@ function verifyBlockInput(
   }
   const problems = new Problems();
   const block = readRpcBlock(input, problems, options);
-  return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, trial);
+  return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, false);
 }
 
 /** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
 export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
   return verifyReadBlock(block, context, false);
+}
+
+/**
+ * {@link verifyRpcBlock} with every check of the block's era run, whatever evidence it has: whether a block an operator
+ * vouches for reproduces under its chain's rules (`admitEvidence`). Never a verdict on its own.
+ */
+export function verifyRpcBlockOnTrial(
+  block: RpcBlock,
+  context: BlockVerifyContext = {},
+): Result<BlockReport, BlockRefusal> {
+  // A chain outside the registry has no era to try: its checks would stand on --rules' word.
+  const { rules: _named, ...registryOnly } = context;
+  return verifyReadBlock(block, registryOnly, true);
 }
 
 function verifyReadBlock(
@@ -427,7 +419,7 @@ function verifyReadBlock(
       hasLogs: receipts.some((r) => r.logs.length > 0),
       readBloom,
       commitment,
-      firstWithStatus: receipts.findIndex((r) => r.root === undefined),
+      firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
     },
     context,
     trial,
@@ -475,8 +467,8 @@ function verifyReceipts(
       verified: false,
       reason: `receipts of type 0x${undefinedType.type.toString(16)}, which the ${rules.name} rule set does not define, are not encoded`,
     };
-  const withStatus = receipts.firstWithStatus;
-  if (withStatus >= 0 && beforeByzantium(chain?.forks, fields.number))
+  const withStatus = beforeByzantium(chain?.forks, fields.number) ? receipts.firstWithStatus() : -1;
+  if (withStatus >= 0)
     checks.receipts_root = {
       verified: false,
       reason: `receipts[${withStatus}] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`,

@@ -27,7 +27,7 @@ import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { cannotWrite } from './io.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../queue/audit-lines.js';
 import { startBlockPool } from './block-pool.js';
-import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
+import { registryOf, setupOf, type RegistrySetup } from '../evidence/registry-setup.js';
 
 import { monotonicMs } from './clock.js';
 import { EXIT_INTERRUPTED } from './exit.js';
@@ -50,11 +50,6 @@ interface PreparedAudit {
   recorder: BundleRecorder | undefined;
   anchors: Map<number, string> | undefined;
   tally: AuditTally;
-}
-
-/** The evidence of `--evidence DIR`, each file admitted again; none without the flag. */
-async function evidenceOf(dir: string | undefined) {
-  return dir === undefined ? [] : (await import('../evidence/evidence-dir.js')).readEvidenceDir(dir);
 }
 
 /**
@@ -278,7 +273,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
   const { workers, rules } = run.options;
-  const evidence = await evidenceOf(run.options.evidence);
+  const { evidence } = await setupOf([], run.options.evidence);
   const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
   const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
   const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;

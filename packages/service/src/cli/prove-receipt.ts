@@ -3,14 +3,13 @@
  * fixtures' format, made by the core's `proveReceipt` (which verifies the block first).
  */
 import { parseArgs } from 'node:util';
-import { ChainRegistry } from 'evm-integrity';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
-import { wholeValue } from './flags.js';
+import { parseChainOption, wholeValue } from './flags.js';
 import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
 import { TempFile } from './temp-output.js';
 import { VERDICT_EXIT as EXIT } from './exit.js';
-import { parseChainOption } from './flags.js';
+import { registryOf, setupOf } from '../evidence/registry-setup.js';
 
 /** Why no proof was made, in one line, and the exit status it gets. */
 function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: string; status: number } {
@@ -55,12 +54,7 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
   const index = wholeValue('--index', values.index, 0);
   if (values.out === '') throw new UsageError('--out needs a file name');
   const bytes = (io.read ?? readInput)(file);
-  const chains = (values.chain ?? []).map(parseChainOption);
-  const evidence =
-    values.evidence === undefined
-      ? []
-      : (await import('../evidence/evidence-dir.js')).readEvidenceDir(values.evidence, chains);
-  const registry = new ChainRegistry(chains, { evidence });
+  const registry = registryOf(await setupOf((values.chain ?? []).map(parseChainOption), values.evidence));
   const proof = proveReceipt(parseInputJson(bytes, file), index, { registry });
   if (!proof.ok) {
     const { line, status } = refusalOf(file, proof.error);

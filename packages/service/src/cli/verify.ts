@@ -6,7 +6,7 @@ import { VERDICT_EXIT } from './exit.js';
 import { hashValue, parseChainOption, workersOption } from './flags.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
-import type { RegistrySetup } from '../evidence/registry-setup.js';
+import { setupOf, type RegistrySetup } from '../evidence/registry-setup.js';
 
 /** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
 const PROBLEMS_ON_STDERR = 3;
@@ -69,12 +69,7 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
     return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: VERIFY_OPTIONS });
   const chains = (values.chain ?? []).map(parseChainOption);
-  const dir = values.evidence;
-  if (dir === undefined) return verifyWith(positionals, values, { chains, evidence: [] }, io);
-  // The evidence directory's reader (node:fs, and each file admitted again) is loaded only when one is given.
-  return import('../evidence/evidence-dir.js').then((m) =>
-    verifyWith(positionals, values, { chains, evidence: m.readEvidenceDir(dir, chains) }, io),
-  );
+  return setupOf(chains, values.evidence).then((setup) => verifyWith(positionals, values, setup, io));
 }
 
 const VERIFY_OPTIONS = {

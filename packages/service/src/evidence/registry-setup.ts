@@ -10,6 +10,16 @@ export interface RegistrySetup {
   evidence: readonly OperatorEvidence[];
 }
 
+/**
+ * A command's setup: the chains it adds and, given an evidence directory, its evidence, each file admitted again. The
+ * directory's reader (node:fs, the admission) is loaded only then.
+ */
+export async function setupOf(chains: readonly ChainInfo[], evidenceDir: string | undefined): Promise<RegistrySetup> {
+  if (evidenceDir === undefined) return { chains, evidence: [] };
+  const { readEvidenceDir } = await import('./evidence-dir.js');
+  return { chains, evidence: readEvidenceDir(evidenceDir, chains) };
+}
+
 /** The registry of a setup (the CLI, the server and each worker thread build the same one). */
 export const registryOf = (setup: RegistrySetup): ChainRegistry =>
   new ChainRegistry(setup.chains, { evidence: setup.evidence });

@@ -20,11 +20,7 @@ import type { Registry } from 'prom-client';
 import { fairStore } from '../store/fair-store.js';
 import { instrumentStore } from '../store/store-metrics.js';
 import { createVerifyPool, type VerifyPool } from '../workers/verify-pool.js';
-import { readEvidenceDir } from '../evidence/evidence-dir.js';
-
-/** The evidence of the configuration's evidence directory, each file admitted again; none without one. */
-const evidenceOf = (config: ServerConfig) =>
-  config.evidenceDir === null ? [] : readEvidenceDir(config.evidenceDir, config.chains);
+import { setupOf } from '../evidence/registry-setup.js';
 import { keepRequestLog } from './retention.js';
 import { drainable } from './shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
@@ -273,7 +269,7 @@ export async function startServer(
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
-    const setup = { chains: config.chains, evidence: evidenceOf(config) };
+    const setup = await setupOf(config.chains, config.evidenceDir ?? undefined);
     if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, setup, REPLACE_WORKER_AFTER_BYTES);
     fetchHandler = createApp({
       config: { ...config, port },
