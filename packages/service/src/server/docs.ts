@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { JsonSchema } from 'evm-integrity/api';
 import { ERROR_CODES } from './openapi.js';
+import { SCALAR_BUNDLE } from './scalar-bundle.js';
 
 /**
  * The API reference page: Scalar's UI over `openapi.json`, its scripts served by this server
@@ -13,12 +13,6 @@ import { ERROR_CODES } from './openapi.js';
  * any script runs, and once Scalar has laid out the page, `init.js` moves them into its content
  * column.
  */
-
-/**
- * Where the build (scripts/copy-assets.mjs) puts Scalar's bundle: `../../dist/assets` from src/server and dist/server
- * alike.
- */
-export const SCALAR_BUNDLE = fileURLToPath(new URL('../../dist/assets/scalar-standalone.js', import.meta.url));
 
 /**
  * Scalar's options: nothing from its servers (fonts, telemetry, its AI agent's registry), no developer toolbar;
