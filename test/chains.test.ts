@@ -14,7 +14,7 @@ import { ChainRegistry, describeChain, defaultRegistry } from '../packages/core/
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
 import { createApp } from '../packages/service/src/server/app.js';
-import { parseConfig } from '../packages/service/src/server/config.js';
+import { parseConfig } from '../packages/service/src/server/config/config.js';
 import { provision, startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { loadFixture } from './helpers/fixtures.js';

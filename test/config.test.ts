@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../packages/service/src/cli/serve.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
-import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config-env.js';
+import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config/config-env.js';
 import {
   CONFIG_MEMBERS,
   ConfigError,
@@ -12,8 +12,8 @@ import {
   parseConfig,
   publicUrlOf,
   type ServerConfig,
-} from '../packages/service/src/server/config.js';
-import { inFlightBoundsFor, inFlightBoundsOf } from '../packages/service/src/server/in-flight-bounds.js';
+} from '../packages/service/src/server/config/config.js';
+import { inFlightBoundsFor, inFlightBoundsOf } from '../packages/service/src/server/admission/in-flight-bounds.js';
 
 describe('server configuration', () => {
   it('embedded defaults: loopback:8080, SQLite in ./data, 32 MiB bodies, auth on', () => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config-env.js';
-import { DEFAULT_CONFIG } from '../packages/service/src/server/config.js';
+import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config/config-env.js';
+import { DEFAULT_CONFIG } from '../packages/service/src/server/config/config.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 import { parseSimpleYaml, type YamlValue } from './helpers/simple-yaml.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '../packages/service/src/endpoints/endpoints.js';
-import { ERROR_CODES } from '../packages/service/src/server/openapi.js';
+import { ERROR_CODES } from '../packages/service/src/server/openapi/document.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../packages/service/src/server/app.js';
-import { docsPage, readBundle } from '../packages/service/src/server/docs.js';
+import { docsPage, readBundle } from '../packages/service/src/server/openapi/docs-page.js';
 import { SCALAR_BUNDLE } from '../packages/service/src/server/scalar-bundle.js';
-import { ERROR_CODES } from '../packages/service/src/server/openapi.js';
+import { ERROR_CODES } from '../packages/service/src/server/openapi/document.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

@@ -14,7 +14,7 @@ import {
   type ClaimDescription,
 } from '../packages/core/src/chains/registry.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
-import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config/config.js';
 
 /**
  * The repository documents itself: nothing points at files users never get, every relative

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { inFlightBoundsFor } from '../packages/service/src/server/in-flight-bounds.js';
+import { inFlightBoundsFor } from '../packages/service/src/server/admission/in-flight-bounds.js';
 import { createServerMetrics } from '../packages/service/src/server/server-metrics.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 

@@ -12,7 +12,7 @@ import { auditBundle, receiptRootBody } from '../packages/core/src/api/index.js'
 import type { BlockJson, BlockVerifier } from '../packages/core/src/lineage/index.js';
 import { poolBlockVerifier } from '../packages/service/src/workers/pool-block-verifier.js';
 import { createVerifyPool, runOnPool, type VerifyPool } from '../packages/service/src/workers/verify-pool.js';
-import { Admission } from '../packages/service/src/server/admission.js';
+import { Admission } from '../packages/service/src/server/admission/admission.js';
 import { ApiProblem } from '../packages/service/src/server/responses.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';

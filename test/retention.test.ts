@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config/config.js';
 import { keepRequestLog } from '../packages/service/src/server/retention.js';
 import { startServer, storeFile } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';

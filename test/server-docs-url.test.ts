@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { docsUrlOf as docsUrlRule } from '../packages/service/src/server/docs-url.js';
+import { docsUrlOf as docsUrlRule } from '../packages/service/src/server/openapi/docs-url.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConfig } from '../packages/service/src/server/config.js';
+import type { ServerConfig } from '../packages/service/src/server/config/config.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 import { NOT_UTF8, TWO_BOMS } from '../packages/core/src/api/json-body.js';

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SCALAR_BUNDLE } from '../packages/service/src/server/scalar-bundle.js';
-import { DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../packages/service/src/server/config/config.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';

@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../packages/service/src/server/
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
 import { StoreError } from '../packages/service/src/store/store-error.js';
-import { PENDING_RELEASE_RETRY_MS } from '../packages/service/src/server/pending-releases.js';
+import { PENDING_RELEASE_RETRY_MS } from '../packages/service/src/server/admission/pending-releases.js';
 import type { RequestRecord, Reservation, SettleResult } from '../packages/service/src/store/store.js';
 import { freshDatabase, privateCluster, TEST_DATABASE_URL, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';

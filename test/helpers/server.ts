@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { DEFAULT_CONFIG, type ServerConfig } from '../../packages/service/src/server/config.js';
+import { DEFAULT_CONFIG, type ServerConfig } from '../../packages/service/src/server/config/config.js';
 
 /** A pino logger whose lines are kept in `lines`, for assertions on what is logged. */
 export function capturingLogger(): { logger: Logger; lines: Array<Record<string, unknown>>; text: () => string } {

@@ -6,7 +6,7 @@
 export { createApp, type AppOptions } from './server/app.js';
 export type { Env } from './server/env.js';
 export { ENDPOINTS, type Endpoint } from './endpoints/endpoints.js';
-export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config.js';
+export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config/config.js';
 export { openStore, startServer, type RunningServer } from './server/start-server.js';
 export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
 export { SqliteStore } from './store/sqlite-store.js';

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config.js';
-import { applyEnvironment, variableOf } from '../server/config-env.js';
+import { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config/config.js';
+import { applyEnvironment, variableOf } from '../server/config/config-env.js';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer, storeFile } from '../server/start-server.js';
 import type { Store } from '../store/store.js';

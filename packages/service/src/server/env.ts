@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from './config/config.js';
 import type { ServerMetrics } from './server-metrics.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
 import type { Account, Store } from '../store/store.js';

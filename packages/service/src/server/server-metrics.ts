@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { InFlightBounds } from './in-flight-bounds.js';
+import type { InFlightBounds } from './admission/in-flight-bounds.js';
 import type { ProblemFields } from './responses.js';
 
 /** The label of a request that no route of its method matched (404, 405, OPTIONS). */

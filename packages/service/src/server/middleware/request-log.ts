@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody, REQUEST_TIMEOUT, serverTimedOut } from '../client.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody, REQUEST_TIMEOUT, serverTimedOut } from '../connections/client.js';
 import type { Env } from '../env.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { CLIENT_CLOSED_REQUEST, clientLeft, REQUEST_TIMEOUT, serverTimedOut } from '../client.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, REQUEST_TIMEOUT, serverTimedOut } from '../connections/client.js';
 import type { Env } from '../env.js';
 import { endpointOf, type ServerMetrics } from '../server-metrics.js';
 

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
-import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../docs.js';
+import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../openapi/docs-page.js';
 import type { AppDeps, Env } from '../env.js';
 import type { createGuards } from '../middleware/guards.js';
-import { streamedBytes } from '../streamed-bytes.js';
+import { streamedBytes } from '../connections/streamed-bytes.js';
 import { cuAllowance, cuRemaining } from '../../store/periods.js';
 
 /** What `GET /` answers, beside its redirect to the reference page: where everything is. */

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { Admission } from '../admission.js';
-import { BodyBudget, maxBodyBytesFor } from '../body-budget.js';
-import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../client.js';
+import { Admission } from '../admission/admission.js';
+import { BodyBudget, maxBodyBytesFor } from '../admission/body-budget.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../connections/client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
-import { bodyLimitOf } from '../config.js';
-import { inFlightBoundsOf } from '../in-flight-bounds.js';
+import { bodyLimitOf } from '../config/config.js';
+import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
 import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
@@ -20,7 +20,7 @@ import {
   wrongContentType,
 } from '../responses.js';
 import type { ServerMetrics } from '../server-metrics.js';
-import { PendingReleases } from '../pending-releases.js';
+import { PendingReleases } from '../admission/pending-releases.js';
 import { StoreError } from '../../store/store-error.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
 

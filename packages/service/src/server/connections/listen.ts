@@ -1,5 +1,5 @@
 import type { Server } from 'node:net';
-import { ConfigError } from './config.js';
+import { ConfigError } from '../config/config.js';
 
 /**
  * Binds `server` to `host:port`. A bind that fails is the operator's to fix (a

@@ -3,9 +3,9 @@
  * store, its CU held. Released again until the store takes it, so the CU come back as soon as it answers again, not
  * only when the lease runs out.
  */
-import { leaseExpired } from '../store/leases.js';
-import { StoreError } from '../store/store-error.js';
-import type { RequestRecord, Reservation, Store } from '../store/store.js';
+import { leaseExpired } from '../../store/leases.js';
+import { StoreError } from '../../store/store-error.js';
+import type { RequestRecord, Reservation, Store } from '../../store/store.js';
 
 /** How often the releases still pending are tried again. */
 export const PENDING_RELEASE_RETRY_MS = 1000;

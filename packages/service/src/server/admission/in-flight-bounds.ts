@@ -1,4 +1,4 @@
-import type { ServerConfig } from './config.js';
+import type { ServerConfig } from '../config/config.js';
 
 /**
  * Verify operations one verifying thread may have queued: about 31 ms each for the 3.57 MB body of

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { JsonSchema } from 'evm-integrity/api';
-import { ERROR_CODES } from './openapi.js';
-import { SCALAR_BUNDLE } from './scalar-bundle.js';
+import { ERROR_CODES } from './document.js';
+import { SCALAR_BUNDLE } from '../scalar-bundle.js';
 
 /**
  * The API reference page: Scalar's UI over `openapi.json`, its scripts served by this server

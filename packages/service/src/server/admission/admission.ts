@@ -1,4 +1,4 @@
-import { overloaded } from './responses.js';
+import { overloaded } from '../responses.js';
 
 /** A request waiting for a place; `admit` lets it go on, a place taken for it when `takes`. */
 interface Waiter {

@@ -1,8 +1,8 @@
 import type { JsonSchema } from 'evm-integrity/api';
-import type { Endpoint } from '../endpoints/endpoints.js';
-import { bodyLimitOf, type ServerConfig } from './config.js';
+import type { Endpoint } from '../../endpoints/endpoints.js';
+import { bodyLimitOf, type ServerConfig } from '../config/config.js';
 import { docsUrlOf } from './docs-url.js';
-import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './openapi-examples.js';
+import { BAD_REQUEST_EXAMPLE, INFO_EXAMPLES, VERIFY_EXAMPLES, type Examples } from './examples.js';
 import {
   ERROR_DETAILS_SCHEMA,
   errorEnvelopeSchema,
@@ -10,7 +10,7 @@ import {
   headersOf,
   RESPONSE_HEADERS,
 } from './error-schemas.js';
-import { CHAINS_SCHEMA, HEALTH_SCHEMA, READY_SCHEMA, USAGE_SCHEMA } from '../endpoints/result-schemas.js';
+import { CHAINS_SCHEMA, HEALTH_SCHEMA, READY_SCHEMA, USAGE_SCHEMA } from '../../endpoints/result-schemas.js';
 
 /** What each error status means here; the reference page renders these as anchors `#error-<code>`. */
 export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: string }> = [

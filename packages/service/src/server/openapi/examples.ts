@@ -1,6 +1,6 @@
 import { defaultRegistry, describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
-import { LOGS_PROOF_EXAMPLES } from './openapi-logs-proof-example.js';
+import { LOGS_PROOF_EXAMPLES } from './logs-proof-example.js';
 
 /**
  * Examples of the OpenAPI document: a real mainnet receipt (block 19426587, its second

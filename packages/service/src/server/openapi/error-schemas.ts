@@ -1,5 +1,5 @@
 import type { JsonSchema } from 'evm-integrity/api';
-import { EXCLUDED_RECEIPT_SCHEMA, nullable } from '../endpoints/result-schemas.js';
+import { EXCLUDED_RECEIPT_SCHEMA, nullable } from '../../endpoints/result-schemas.js';
 
 /**
  * The OpenAPI components of the answers that are not results: the error envelope with its

@@ -6,10 +6,10 @@ import {
   RULE_SET_NAMES,
   type RuleSetName,
 } from 'evm-integrity';
-import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../store/store.js';
-import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../store/leases.js';
+import { DEFAULT_REQUEST_RETENTION_DAYS, type Account, type Entitlements } from '../../store/store.js';
+import { DEFAULT_RESERVATION_LEASE_MS, MIN_RESERVATION_LEASE_MS } from '../../store/leases.js';
 import { isObject, type JsonObject } from 'evm-integrity/api';
-import { ENDPOINT_NAMES, type Endpoint } from '../endpoints/endpoints.js';
+import { ENDPOINT_NAMES, type Endpoint } from '../../endpoints/endpoints.js';
 
 /** A key given in the configuration: its SHA-256, or (at bootstrap only) the key itself. */
 export type ConfiguredKey = { label: string; sha256: string } | { label: string; key: string };

@@ -1,5 +1,5 @@
 import { totalmem } from 'node:os';
-import { ApiProblem } from './responses.js';
+import { ApiProblem } from '../responses.js';
 
 /**
  * The share of the machine's memory (or of the process's, under a cgroup limit) that bodies being
