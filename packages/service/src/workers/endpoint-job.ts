@@ -1,7 +1,7 @@
 import type { ChainRegistry } from 'evm-integrity';
-import type { OperationResult } from 'evm-integrity/api';
 import { ENDPOINTS } from '../endpoints/endpoints.js';
 import { readRequestBody } from '../endpoints/read-request-body.js';
+import { answerOf, type VerifyOutcome } from '../endpoints/verify-outcome.js';
 
 /** A verify request handed to a worker: the body's bytes (transferred, not copied) and what the route knows of it. */
 export interface VerifyJob {
@@ -13,19 +13,6 @@ export interface VerifyJob {
   chains: readonly number[] | null;
   docsUrl: string;
 }
-
-/**
- * A worker's answer: the status and JSON text of the response, or the chain the account may not use (the route answers
- * 403).
- */
-export type VerifyOutcome = { kind: 'answer'; status: number; json: string } | { kind: 'forbidden'; chainId: number };
-
-/** An operation's result as the answer the route sends, serialised where it was computed. */
-export const answerOf = (result: OperationResult): VerifyOutcome => ({
-  kind: 'answer',
-  status: result.status,
-  json: JSON.stringify(result.body),
-});
 
 /**
  * What a worker does with a job: the route's own body reading, then the endpoint's operation,

@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import type { RegistrySetup } from '../evidence/registry-setup.js';
 import type { BlockJob, BlockOutcome } from './block-job.js';
-import type { VerifyJob, VerifyOutcome } from './endpoint-job.js';
+import type { VerifyJob } from './endpoint-job.js';
+import type { VerifyOutcome } from '../endpoints/verify-outcome.js';
 import { WorkerPool } from './worker-pool.js';
 
 /** What the pool's workers do: verify a request body for an endpoint (the server), or a block (the CLI, lineage). */

@@ -9,7 +9,7 @@ import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { forbidden, type createGuards } from '../middleware/guards.js';
-import { answerOf, type VerifyOutcome } from '../../workers/endpoint-job.js';
+import { answerOf, type VerifyOutcome } from '../../endpoints/verify-outcome.js';
 import { runOnPool } from '../../workers/verify-pool.js';
 import { readRequestBody } from '../../endpoints/read-request-body.js';
 import {
