@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { HELD_RETRY_AFTER_SECONDS } from '../packages/service/src/server/middleware/guards.js';
+import { HELD_RETRY_AFTER_SECONDS } from '../packages/service/src/server/middleware/allowance.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';

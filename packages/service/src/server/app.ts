@@ -6,18 +6,21 @@ import { CLIENT_CLOSED_REQUEST, clientLeft } from './connections/client.js';
 import type { ServerConfig } from './config/config.js';
 import { docsPage } from './openapi/docs-page.js';
 import { docsUrlOf } from './openapi/docs-url.js';
-import { ENDPOINTS } from '../endpoints/endpoints.js';
+import { ENDPOINTS, type Endpoint } from '../endpoints/endpoints.js';
 import type { AppDeps, Env } from './env.js';
-import { createGuards } from './middleware/guards.js';
+import { withinAllowance } from './middleware/allowance.js';
+import { authenticate } from './middleware/authenticate.js';
+import { entitled } from './middleware/entitled.js';
 import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
 import { requestLog } from './middleware/request-log.js';
+import { rateLimit } from './middleware/rate-limit.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
 import { ApiProblem, internalError, methodNotAllowed, notFound, sendError, storeUnavailable } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
 import type { ServerMetrics } from './server-metrics.js';
-import { verifyRoutes } from './routes/verify-routes.js';
+import { verifyRoutes, type VerifyGuards } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
 
@@ -64,7 +67,18 @@ export function createApp({
     ...(metrics && { metrics }),
   };
   const openapi = openApiDocument({ publicUrl: config.publicUrl, endpoints: ENDPOINTS, bodyLimits: config });
-  const guards = createGuards(deps);
+  const authenticated = authenticate(deps);
+  const rateLimited = rateLimit(deps);
+  /**
+   * The checks a verify request passes before its body is read, in this order: its key (401), its entitlements (403),
+   * its account's requests per second and CU allowance (429).
+   */
+  const guards = (endpoint: Endpoint): VerifyGuards => [
+    authenticated,
+    entitled(endpoint),
+    rateLimited,
+    withinAllowance(deps, endpoint),
+  ];
 
   const app = new Hono<Env>();
   if (metrics !== undefined) app.use('*', requestMetrics(metrics));
@@ -88,7 +102,7 @@ export function createApp({
     return sendError(c, deps.docsUrl(c), problem.fields);
   });
   const routes = new Hono<Env>()
-    .route('/', infoRoutes(deps, guards, { openapi, docs: docsPage(openapi) }))
+    .route('/', infoRoutes(deps, authenticated, { openapi, docs: docsPage(openapi) }))
     .route('/', verifyRoutes(deps, guards, ENDPOINTS));
   app.route('/v1', routes);
   app.route('/', routes);

@@ -1,9 +1,8 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
 import { DOCS_CSP, DOCS_SCRIPT, readBundle } from '../openapi/docs-page.js';
 import type { AppDeps, Env } from '../env.js';
-import type { createGuards } from '../middleware/guards.js';
 import { streamedBytes } from '../connections/streamed-bytes.js';
 import { cuAllowance, cuRemaining } from '../../store/periods.js';
 
@@ -13,11 +12,11 @@ const ROOT_POINTER = { docs: '/v1/docs', openapi: '/v1/openapi.json', health: '/
 /**
  * The routes that cost nothing: `/` (a redirect to the reference page), health (no key, never
  * refused), readiness (no key; 503 while the store cannot answer), the OpenAPI document, the reference page and its script (no key), and with a key, the
- * account's usage and the chain registry.
+ * account's usage and the chain registry (`authenticate`: the app's key check).
  */
 export function infoRoutes(
   { config, store, registry, now }: AppDeps,
-  { authenticate }: ReturnType<typeof createGuards>,
+  authenticate: MiddlewareHandler<Env>,
   reference: { openapi: JsonSchema; docs: string },
 ): Hono<Env> {
   const routes = new Hono<Env>();

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { Admission } from '../admission/admission.js';
@@ -8,7 +8,8 @@ import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
-import { forbidden, type createGuards } from '../middleware/guards.js';
+import { allowanceProblem } from '../middleware/allowance.js';
+import { forbidden } from '../middleware/entitled.js';
 import { answerOf, type VerifyOutcome } from '../../endpoints/verify-outcome.js';
 import { runOnPool } from '../../workers/verify-pool.js';
 import { readRequestBody } from '../../endpoints/read-request-body.js';
@@ -23,6 +24,14 @@ import type { ServerMetrics } from '../server-metrics.js';
 import { PendingReleases } from '../admission/pending-releases.js';
 import { StoreError } from '../../store/store-error.js';
 import type { Account, Reservation, Store, Usage } from '../../store/store.js';
+
+/** The middleware a verify request passes before its route reads its body, in order (app.ts composes them). */
+export type VerifyGuards = readonly [
+  MiddlewareHandler<Env>,
+  MiddlewareHandler<Env>,
+  MiddlewareHandler<Env>,
+  MiddlewareHandler<Env>,
+];
 
 /** `application/json`, with parameters (`; charset=utf-8`) or none: not `application/json-seq`, a list, or a `+json` type. */
 const JSON_MEDIA_TYPE = /^\s*application\/json\s*(;.*)?$/i;
@@ -179,8 +188,8 @@ function clientGone(hold: RequestHold): Response {
 }
 
 /**
- * The metered verify endpoints. Each request passes the guards (key, entitlements, rate, and the
- * allowance at the CU its Content-Length declares) and finds a place free, or waits for one with its
+ * The metered verify endpoints. Each request passes `guards(endpoint)`, the app's middleware (key, entitlements, rate,
+ * and the allowance at the CU its Content-Length declares), and finds a place free, or waits for one with its
  * body unread (Admission: refused 503 when the wait is full or too long); then its body is read, and
  * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
  * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
@@ -191,7 +200,7 @@ function clientGone(hold: RequestHold): Response {
  */
 export function verifyRoutes(
   deps: AppDeps,
-  guards: ReturnType<typeof createGuards>,
+  guards: (endpoint: Endpoint) => VerifyGuards,
   endpoints: readonly Endpoint[],
 ): Hono<Env> {
   const { config, store, registry, now, pool, metrics } = deps;
@@ -262,49 +271,41 @@ export function verifyRoutes(
 
   const routes = new Hono<Env>();
   for (const endpoint of endpoints) {
-    routes.post(
-      endpoint.path,
-      guards.authenticate,
-      guards.entitled(endpoint),
-      guards.throttle,
-      guards.affordable(endpoint),
-      limitOf(endpoint),
-      async (c) => {
-        const account = c.get('account')!;
-        requirePlainJson(c);
-        // Every refusal that the headers decide comes before the body is read; these are the last.
-        await admission.place(account.id, c.req.raw.signal);
-        const declared = declaredLength(c);
-        const budgeted = declared ?? bodyLimitOf(config, endpoint);
-        bodies.take(budgeted);
-        let bytes: Uint8Array<ArrayBuffer> | undefined;
+    routes.post(endpoint.path, ...guards(endpoint), limitOf(endpoint), async (c) => {
+      const account = c.get('account')!;
+      requirePlainJson(c);
+      // Every refusal that the headers decide comes before the body is read; these are the last.
+      await admission.place(account.id, c.req.raw.signal);
+      const declared = declaredLength(c);
+      const budgeted = declared ?? bodyLimitOf(config, endpoint);
+      bodies.take(budgeted);
+      let bytes: Uint8Array<ArrayBuffer> | undefined;
+      try {
+        bytes = await readBody(c, declared);
+        const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
+        const cu = cuOf(endpoint, bytes.byteLength);
+        const hold = new RequestHold(
+          { admission, store, now, pending, ...(metrics && { metrics }) },
+          account,
+          endpoint,
+          cu,
+          c.get('requestId'),
+          (usage) => allowanceProblem(account, usage, cu, now),
+        );
         try {
-          bytes = await readBody(c, declared);
-          const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
-          const cu = cuOf(endpoint, bytes.byteLength);
-          const hold = new RequestHold(
-            { admission, store, now, pending, ...(metrics && { metrics }) },
-            account,
-            endpoint,
-            cu,
-            c.get('requestId'),
-            (usage) => guards.allowanceProblem(account, usage, cu),
-          );
-          try {
-            // The CU are taken before the work, atomically across every process on the store.
-            await hold.take(c.req.raw.signal);
-            const response = await answer(c, account, verify, hold);
-            await hold.end(); // charged before the answer leaves
-            return response;
-          } finally {
-            await hold.end(); // after a fault: gives back what is still held
-          }
+          // The CU are taken before the work, atomically across every process on the store.
+          await hold.take(c.req.raw.signal);
+          const response = await answer(c, account, verify, hold);
+          await hold.end(); // charged before the answer leaves
+          return response;
         } finally {
-          release(bytes);
-          bodies.give(budgeted);
+          await hold.end(); // after a fault: gives back what is still held
         }
-      },
-    );
+      } finally {
+        release(bytes);
+        bodies.give(budgeted);
+      }
+    });
   }
   return routes;
 }

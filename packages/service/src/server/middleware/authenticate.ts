@@ -1,0 +1,81 @@
+import type { MiddlewareHandler } from 'hono';
+import { ANONYMOUS_ACCOUNT, type AppDeps, type Env } from '../env.js';
+import { ApiProblem } from '../responses.js';
+import type { Account } from '../../store/store.js';
+
+const AUTH_DETAILS = {
+  auth_scheme: 'Bearer',
+  expected_header: 'Authorization: Bearer <API_KEY>',
+};
+
+type TokenStatus = 'missing' | 'malformed' | 'unknown' | 'revoked';
+
+/**
+ * What the 401 says of the Authorization header it got: its scheme when it is a known one, and
+ * nothing else, neither a character nor the length of the credential (which may belong to another
+ * service).
+ */
+function redact(header: string): string {
+  const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header.trim())?.[1];
+  return scheme === undefined ? '[redacted]' : `${scheme} [redacted]`;
+}
+
+/** The RFC 6750 challenge: no error code when no credential was sent, as section 3.1 asks. */
+function challenge(status: TokenStatus): string {
+  const realm = 'Bearer realm="evm-integrity"';
+  if (status === 'missing') return realm;
+  return `${realm}, error="${status === 'malformed' ? 'invalid_request' : 'invalid_token'}"`;
+}
+
+function unauthorized(header: string | undefined, status: TokenStatus, message: string): ApiProblem {
+  return new ApiProblem(
+    {
+      code: 'UNAUTHORIZED',
+      http_status: 401,
+      message,
+      hint: 'Send the API key from `evm-integrity keys create` as Authorization: Bearer <API_KEY>.',
+      retryable: false,
+      details: {
+        ...AUTH_DETAILS,
+        provided_header: header === undefined ? null : redact(header),
+        token_status: status,
+        recommendation:
+          status === 'revoked'
+            ? 'This key was revoked; use another active key of the account.'
+            : 'Check the key and the header format.',
+      },
+    },
+    { 'WWW-Authenticate': challenge(status) },
+  );
+}
+
+/**
+ * Resolves the bearer key of the Authorization header to the account it belongs to and sets it on the context
+ * (`c.get('account')`), or throws the 401 (missing, malformed, unknown or revoked key). With `auth` off, every request
+ * is the anonymous account's.
+ *
+ * @example
+ * app.get('/usage', authenticate({ config, store }), (c) => c.json({ plan: c.get('account')!.plan }))
+ */
+export function authenticate({ config, store }: Pick<AppDeps, 'config' | 'store'>): MiddlewareHandler<Env> {
+  const accountOf = async (header: string | undefined): Promise<Account> => {
+    if (!config.auth) {
+      const account = await store.getAccount(ANONYMOUS_ACCOUNT);
+      if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
+      return account;
+    }
+    if (header === undefined || header.trim() === '')
+      throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
+    const match = /^Bearer +(\S+)$/i.exec(header.trim());
+    if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
+    const result = await store.authenticate(match[1]!);
+    if (result.status === 'unknown') throw unauthorized(header, 'unknown', 'The API key is not known to this server.');
+    if (result.status === 'revoked') throw unauthorized(header, 'revoked', 'The API key was revoked.');
+    return result.account;
+  };
+
+  return async (c, next) => {
+    c.set('account', await accountOf(c.req.header('authorization')));
+    await next();
+  };
+}
