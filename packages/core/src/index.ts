@@ -75,7 +75,7 @@ export {
 } from './chains/registry.js';
 export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
-export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
+export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/values/problems.js';
 export {
   readRpcBlock,
   readRpcHeader,
@@ -85,7 +85,7 @@ export {
   type ReadRpcBlockOptions,
   type RpcBlock,
   type RpcHeader,
-} from './input/json-rpc.js';
+} from './input/json-rpc/json-rpc.js';
 
 export {
   verifyBlock,

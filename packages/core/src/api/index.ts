@@ -27,7 +27,7 @@ export {
   parseLogsProofRequest,
   type LogsProofRequest,
   type LogsProofRequestRefusal,
-} from '../input/logs-proof-request.js';
+} from '../input/requests/logs-proof-request.js';
 export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
 export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ExcludedReceiptInput, type ReceiptRootBody } from './request-builders.js';
@@ -37,10 +37,10 @@ export {
   type ReceiptRootRefusal,
   type ReceiptRootRequest,
   type UnsupportedChain,
-} from '../input/receipt-root-request.js';
-export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
-export type { JsonSchema } from '../input/schema.js';
-export { isObject, type JsonObject } from '../input/json-values.js';
+} from '../input/requests/receipt-root-request.js';
+export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/requests/logs-bloom-request.js';
+export type { JsonSchema } from '../input/values/schema.js';
+export { isObject, type JsonObject } from '../input/values/json-values.js';
 export {
   RECEIPT_PROOF_FAULTS,
   verifyReceiptProofOperation,
@@ -55,4 +55,4 @@ export {
   RECEIPT_PROOF_VERSION,
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
-} from '../input/receipt-proof-request.js';
+} from '../input/requests/receipt-proof-request.js';

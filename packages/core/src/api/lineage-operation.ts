@@ -1,7 +1,7 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { isObject } from '../input/json-values.js';
-import { bodyNotAnObject, Problems, type Problem } from '../input/problems.js';
-import { ignored, integer, object, type Spec } from '../input/schema.js';
+import { isObject } from '../input/values/json-values.js';
+import { bodyNotAnObject, Problems, type Problem } from '../input/values/problems.js';
+import { ignored, integer, object, type Spec } from '../input/values/schema.js';
 import { BundleSource } from '../bundle/bundle-source.js';
 import type { LineageReport } from '../lineage/lineage-report.js';
 import { SourceError } from '../sources/source-error.js';

@@ -1,6 +1,6 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { logsBloom } from '../bloom/bloom.js';
-import { parseLogsBloomRequest } from '../input/logs-bloom-request.js';
+import { parseLogsBloomRequest } from '../input/requests/logs-bloom-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 

@@ -1,7 +1,7 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
-import { parseReceiptRootRequest } from '../input/receipt-root-request.js';
+import { parseReceiptRootRequest } from '../input/requests/receipt-root-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { chainNotSupported } from './chain-not-supported.js';

@@ -4,7 +4,7 @@
  * page at a time for the whole chunk (a few requests per chunk, never one per block) through
  * the service's client rules, then checked block by block.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import type { BundleSource } from '../bundle/bundle-source.js';
 import { ServiceClient, type ServiceClientOptions } from '../live/service-client.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';

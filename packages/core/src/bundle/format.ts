@@ -5,7 +5,7 @@
  * indexed by what identifies its request, so that each lookup of the walk is O(1). A request or
  * block given twice must be given identically (json/versions.ts).
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import {
   readGenesisPage,
   rawRecordFor,

@@ -2,12 +2,12 @@
  * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots, bloom),
  * once per block, and the log itself in that block (position and content, bloom, block time).
  */
-import { instantOf } from '../input/instants.js';
+import { instantOf } from '../input/values/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject } from '../input/json-values.js';
-import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
-import { describeProblems, Problems, type InvalidInput } from '../input/problems.js';
+import { isObject } from '../input/values/json-values.js';
+import { readRpcBlock, type RpcBlock } from '../input/json-rpc/json-rpc.js';
+import { describeProblems, Problems, type InvalidInput } from '../input/values/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import type { Log } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';

@@ -10,7 +10,7 @@
  * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
  * requests go on at most `maxConnections` kept-alive connections (see http-transport.ts).
  */
-import { isObject } from '../input/json-values.js';
+import { isObject } from '../input/values/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { parseJson } from '../json/parse-json.js';
 import { SourceError } from '../sources/source-error.js';

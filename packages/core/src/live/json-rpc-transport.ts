@@ -8,7 +8,7 @@
  * whose batch answer is over the size cap gets the refused calls again in batches half as large,
  * down to one call per request (no batching), and that size is kept for the rest of the run.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { show } from '../json/show.js';
 import { sameJson } from '../json/versions.js';
 import { SourceError } from '../sources/source-error.js';

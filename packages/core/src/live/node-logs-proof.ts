@@ -6,9 +6,9 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, formatBlock, type ChainRegistry } from '../chains/registry.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { readRpcBlock } from '../input/json-rpc.js';
-import { describeProblems, Problems } from '../input/problems.js';
-import type { JsonObject } from '../input/json-values.js';
+import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
+import { describeProblems, Problems } from '../input/values/problems.js';
+import type { JsonObject } from '../input/values/json-values.js';
 import { LogsProofBuilder, type LogsProofBlock } from '../proof/logs-proof-builder.js';
 import type { LogsFilter } from '../proof/logs-filter.js';
 import type { LogsRange } from '../proof/logs-proof-format.js';

@@ -3,7 +3,7 @@ import type { BlockJson, BlockSource } from '../sources/block-source.js';
 import { ChainMismatchError, SourceError } from '../sources/source-error.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
 import { plain, show } from '../json/show.js';

@@ -1,4 +1,4 @@
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import {
   rawRecordFor,
   readGenesisPage,

@@ -1,5 +1,5 @@
 import { EvmIntegrityError } from '../errors.js';
-import type { ProblemReason } from '../input/problems.js';
+import type { ProblemReason } from '../input/values/problems.js';
 
 /**
  * What makes the input unusable, as a request's invalid parameter: the path in the bundle

@@ -31,11 +31,11 @@ import {
   type ReceiptOutline,
   type RpcBlock,
   type StreamedRpcBlock,
-} from '../input/json-rpc.js';
-import { Problems, type InvalidInput } from '../input/problems.js';
+} from '../input/json-rpc/json-rpc.js';
+import { Problems, type InvalidInput } from '../input/values/problems.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
-import { checkType } from '../input/receipt-rules.js';
+import { checkType } from '../input/values/receipt-rules.js';
 import {
   receiptsCommitment,
   receiptsRootAndBloom,

@@ -1,18 +1,18 @@
-import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
-import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
-import { beforeByzantium } from '../chains/fork-schedule.js';
-import { encodeHeader } from '../header/header-encoding.js';
-import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
+import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
+import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { beforeByzantium } from '../../chains/fork-schedule.js';
+import { encodeHeader } from '../../header/header-encoding.js';
+import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
 import { checkRestatedMembers } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
-import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
-import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import type { Log, Receipt } from '../receipts/receipt.js';
-import type { RuleSetName } from '../receipts/rules.js';
-import { Slab } from '../bytes/slab.js';
-import { bytesEqual, hexByteLength, parseHexInto } from '../bytes/hex.js';
+import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
+import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
+import type { Log, Receipt } from '../../receipts/receipt.js';
+import type { RuleSetName } from '../../receipts/rules.js';
+import { Slab } from '../../bytes/slab.js';
+import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
   isObject,
   join,
@@ -22,10 +22,10 @@ import {
   readObject,
   readQuantity,
   type JsonObject,
-} from './json-values.js';
-import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
-import { Problems } from './problems.js';
-import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from './receipt-rules.js';
+} from '../values/json-values.js';
+import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
+import { Problems } from '../values/problems.js';
+import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values/receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
