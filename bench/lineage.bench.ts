@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { timeMsAsync } from './timing.js';
 
 const BLOCK = JSON.parse(readFileSync('fixtures/blocks/mainnet-19426587.json', 'utf8'));

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { createApp } from '../packages/service/src/server/app.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';

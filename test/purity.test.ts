@@ -71,6 +71,8 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['input values', /^input\/values\//],
   ['input', /^input\//],
   ['sources', /^sources\//],
+  // What a lineage asks of a source, below the bundles and the live sources that give it.
+  ['lineage sources', /^lineage\/sources\//],
   ['verify', /^verify\//],
   // How an output file is put in place (the bundle writer's and the CLI's --out).
   ['output files', /^files\//],

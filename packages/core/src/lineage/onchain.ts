@@ -16,7 +16,7 @@ import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 import { SourceError } from '../sources/source-error.js';
 import { type BlockSource } from '../sources/block-source.js';
-import { type LineageSource } from '../sources/lineage-source.js';
+import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 
 /** A genesis log as the service sends it (spec "Genesis artifacts"). */
