@@ -4,7 +4,7 @@ import { bodyNotAnObject, Problems, type Problem } from '../input/values/problem
 import { ignored, integer, object, type Spec } from '../input/values/schema.js';
 import { BundleSource } from '../bundle/bundle-source.js';
 import type { LineageReport } from '../lineage/lineage-report.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockSource } from '../sources/block-source.js';
 import { walkLineage } from '../lineage/walker.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';

@@ -9,7 +9,7 @@ import type { BundleSource } from '../bundle/bundle-source.js';
 import { ServiceClient, type ServiceClientOptions } from '../live/service-client.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import { show } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';

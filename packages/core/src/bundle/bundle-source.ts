@@ -9,7 +9,7 @@ import {
 } from './format.js';
 import { collectGenesis } from '../lineage/sources/genesis-pages.js';
 import { plain } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../lineage/sources/lineage-source.js';
 

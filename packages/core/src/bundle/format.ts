@@ -18,7 +18,7 @@ import { LINEAGE_LIMITS, limitExceeded } from '../lineage/sources/input-limits.j
 import { tooDeep } from '../json/depth.js';
 import { kindOf, plain } from '../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockJson } from '../sources/block-source.js';
 import { type Exchange } from '../sources/exchange.js';
 import { type RecordAnswer } from '../lineage/sources/lineage-source.js';

@@ -8,7 +8,7 @@ export { walkLineage, type WalkOptions } from './walker.js';
 export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage-report.js';
 export { BundleSource, parseBundle, type Bundle } from '../bundle/bundle-source.js';
-export { ChainMismatchError, SourceError, type InputProblem } from '../sources/source-error.js';
+export { ChainMismatchError, SourceError, type InputProblem } from '../errors.js';
 export { type BlockJson, type BlockSource } from '../sources/block-source.js';
 export { type Exchange } from '../sources/exchange.js';
 export { type GenesisAnswer, type LineageSource, type RecordAnswer } from './sources/lineage-source.js';

@@ -14,7 +14,7 @@ import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';

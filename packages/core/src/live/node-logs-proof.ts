@@ -14,7 +14,7 @@ import type { LogsFilter } from '../proof/logs-filter.js';
 import type { LogsRange } from '../proof/logs-proof-format.js';
 import type { LogsProofSummary } from '../proof/logs-range-check.js';
 import type { Receipt } from '../receipts/receipt.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import type { RpcBlockSource, RpcLogsFilter } from './rpc-block-source.js';
 
 /** One block of the proof: its number, its record and matching logs. */

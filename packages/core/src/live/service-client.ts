@@ -5,7 +5,7 @@
  */
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, type AnswerVerdict, type HttpAnswer } from './http-client.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type Exchange } from '../sources/exchange.js';
 
 export interface ServiceClientOptions {

@@ -12,7 +12,7 @@ import { ServiceClient, type ServiceClientOptions } from './service-client.js';
 import { plain } from '../json/show.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import type { GenesisAnswer, LineageSource, RecordAnswer } from '../lineage/sources/lineage-source.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 
 type Json = JsonObject;
 

@@ -26,7 +26,6 @@ import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../he
 import {
   readReceiptBloom,
   readRpcBlock,
-  ReceiptNotPlainlyValid,
   streamRpcBlock,
   type ReceiptOutline,
   type RpcBlock,
@@ -46,7 +45,7 @@ import {
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
-import { UnknownReceiptTypeError } from '../errors.js';
+import { ReceiptNotPlainlyValid, UnknownReceiptTypeError } from '../errors.js';
 
 export interface BlockVerifyContext extends HashOptions {
   registry?: ChainRegistry;

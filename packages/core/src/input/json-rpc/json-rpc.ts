@@ -11,6 +11,7 @@ import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/la
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { Log, Receipt } from '../../receipts/receipt.js';
 import type { RuleSetName } from '../../receipts/rules.js';
+import { ReceiptNotPlainlyValid } from '../../errors.js';
 import { Slab } from '../../bytes/slab.js';
 import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
@@ -511,11 +512,6 @@ export function readRpcBlock(
 
 /** What verifying a block reads of a receipt before any is hashed: the receipt's kind (chains/claims.ts) comes of these. */
 export type ReceiptOutline = Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>;
-
-/** Thrown by a {@link ReceiptStream} for a receipt that is not plainly valid: readRpcBlock is then its reader, which names the problems. */
-export class ReceiptNotPlainlyValid extends Error {
-  override name = 'ReceiptNotPlainlyValid';
-}
 
 /**
  * A block's receipts in the root, in transaction order, left in the block's JSON: each is decoded when asked for, by

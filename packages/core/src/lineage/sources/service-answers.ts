@@ -8,7 +8,7 @@ import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../.
 import { kindOf } from '../../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
 import { err, ok, type Result } from '../../result.js';
-import type { ProblemReason } from '../../input/values/problems.js';
+import type { ProblemReason } from '../../errors.js';
 import type { RecordAnswer } from './lineage-source.js';
 
 /**
