@@ -1,6 +1,7 @@
 /**
  * `evm-integrity/api`: the verify endpoints as operations, request body in, status and body out
- * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure.
+ * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure. Each such operation is
+ * named `verify…Operation`, apart from the core's function of the same check (`verifyBlock`, `verifyReceiptProof`).
  */
 export {
   badRequest,
@@ -14,8 +15,12 @@ export {
 } from './envelope.js';
 export { chainNotSupported } from './chain-not-supported.js';
 export { decodeJsonBody, NOT_UTF8, parseJsonBody, TWO_BOMS, unreadableBodyReason } from './json-body.js';
-export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
-export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
+export {
+  verifyReceiptRootOperation,
+  type ReceiptRootContext,
+  type ReceiptRootResult,
+} from './receipt-root-operation.js';
+export { verifyLogsBloomOperation, type LogsBloomResult } from './logs-bloom-operation.js';
 export {
   LOGS_PROOF_MISMATCHES,
   verifyLogsProofOperation,
@@ -29,7 +34,7 @@ export {
   type LogsProofRequestRefusal,
 } from '../input/requests/logs-proof-request.js';
 export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
-export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
+export { auditBundle, LINEAGE_BODY, verifyLineageOperation, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ExcludedReceiptInput, type ReceiptRootBody } from './request-builders.js';
 export {
   parseReceiptRootRequest,

@@ -178,7 +178,7 @@ export function bundleParameter(error: SourceError): Problem {
  * spec's envelope `{chain_id, data: [report], count: 1}`; a bundle that cannot be
  * audited (malformed, beyond the limits) is a 400 naming the member or limit.
  */
-export async function verifyLineage(
+export async function verifyLineageOperation(
   body: unknown,
   context: OperationContext & { registry?: ChainRegistry } = {},
 ): Promise<OperationResult> {
