@@ -2,7 +2,7 @@
  * A block as a node returns it, from its JSON text to the verdict: `verifyBlock(JSON.parse(text))`,
  * the text being the fixture's chain id, header and receipts as compact JSON (the members the
  * fixtures keep), and again with every member a node's receipts and logs carry (node-answer.ts), against the receipt-root operation on the same block's request text (parseJsonBody +
- * verifyReceiptRoot, the body built by timing.ts's receiptRootText) and against the strongest
+ * verifyReceiptRootOperation, the body built by timing.ts's receiptRootText) and against the strongest
  * JavaScript peer (bench/json-rpc-peer.ts), on five large fixture blocks; the three are
  * timed in turn, one call each a round, and the medians compared. Where the fixture also has the
  * block's raw receipts (debug_getRawReceipts), `verifyBlock` is timed a fourth way with them in the
@@ -20,7 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseJsonBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { parseJsonBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import {
   bytesToHex,
   defaultKeccak256,
@@ -141,7 +141,7 @@ for (const name of BLOCKS) {
   const oursFull = () => verifyText(full);
   const receiptRoot = () => {
     const body = parseJsonBody(request);
-    if (!body.ok || verifyReceiptRoot(body.value).verdict !== 'identical')
+    if (!body.ok || verifyReceiptRootOperation(body.value).verdict !== 'identical')
       throw new Error(`${name}: the receipt-root operation did not find it identical`);
   };
   const oursWithRaw = () => {

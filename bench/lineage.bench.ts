@@ -7,8 +7,8 @@
  * cross-checked). Milliseconds of one audit (median of 3), bundle size, checks.
  */
 import { readFileSync } from 'node:fs';
-import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
+import { verifyLineageOperation } from '../packages/core/src/api/lineage-operation.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { timeMsAsync } from './timing.js';
 
 const BLOCK = JSON.parse(readFileSync('fixtures/blocks/mainnet-19426587.json', 'utf8'));
@@ -90,8 +90,8 @@ console.log('|---|---:|---:|---:|---:|');
 for (const [name, b] of cases) {
   const body = { chain_id: 1, tracing_id: id(0), bundle: b };
   const mb = (JSON.stringify(b).length / 1e6).toFixed(1);
-  let result = await verifyLineage(body);
-  const ms = await timeMsAsync(async () => (result = await verifyLineage(body)), 3);
+  let result = await verifyLineageOperation(body);
+  const ms = await timeMsAsync(async () => (result = await verifyLineageOperation(body)), 3);
   const data = (
     result.body as { data?: Array<{ verdict: string; summary: { pass: number; fail: number; skipped: number } }> }
   ).data?.[0];

@@ -9,7 +9,7 @@
  * and whether the core is linear: its cost per receipt on 100,000 receipts against 100.
  * Run with `npm run bench`; it reports the targets, the 10x gate is receipts-root.bench.ts's.
  */
-import { parseJsonBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { parseJsonBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { defaultKeccak256, receiptsCommitment, type Receipt } from '../packages/core/src/index.js';
 import { fixtureBlock, receiptRootText, timeMs } from './timing.js';
 
@@ -50,7 +50,7 @@ for (const name of BLOCKS) {
   const operation = () => {
     const body = parseJsonBody(text);
     if (!body.ok) throw new Error(`${name}: the request body is not JSON`);
-    return verifyReceiptRoot(body.value);
+    return verifyReceiptRootOperation(body.value);
   };
   if (operation().verdict !== 'identical')
     throw new Error(`${name}: the receipt-root operation did not find the block identical`);

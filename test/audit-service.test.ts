@@ -10,9 +10,9 @@ import { verifyBlock } from '../packages/core/src/index.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from '../packages/core/src/audit/service-block.js';
 import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/service-datasets.js';
 import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
-import { instantOf } from '../packages/core/src/input/instants.js';
+import { instantOf } from '../packages/core/src/input/values/instants.js';
 import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/vocabulary.js';
-import { SourceError } from '../packages/core/src/sources/source-error.js';
+import { SourceError } from '../packages/core/src/errors.js';
 import { type BlockJson } from '../packages/core/src/sources/block-source.js';
 import { loadFixture } from './helpers/fixtures.js';
 import {

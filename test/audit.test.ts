@@ -11,7 +11,7 @@ import {
   type BlockAudit,
   type CrossCheck,
 } from '../packages/core/src/audit/index.js';
-import { SourceError } from '../packages/core/src/sources/source-error.js';
+import { SourceError } from '../packages/core/src/errors.js';
 import { type BlockJson, type BlockSource } from '../packages/core/src/sources/block-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';

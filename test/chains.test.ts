@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify } from '../packages/service/src/cli/verify.js';
 import { ChainRegistry, describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
-import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { createApp } from '../packages/service/src/server/app.js';
 import { parseConfig } from '../packages/service/src/server/config/config.js';
 import { provision, startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
@@ -66,7 +66,7 @@ const CLASSIC_DETAILS = {
 
 describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
   it('a receipt-root body of a classic block: 422 CHAIN_NOT_SUPPORTED naming the era and the first verifiable block', () => {
-    const result = verifyReceiptRoot(bodyAt(42161, 1_000_000, { receipt_root: 'ab'.repeat(32) }));
+    const result = verifyReceiptRootOperation(bodyAt(42161, 1_000_000, { receipt_root: 'ab'.repeat(32) }));
     expect(result.status).toBe(422);
     expect(result.verdict).toBe('not_verifiable');
     const error = (result.body as any).error;
@@ -80,7 +80,7 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
 
   it('the era is taken from header_rlp when the body gives no block_number', () => {
     const classicHeader = encodeHeader({ ...header, number: 1_000_000n });
-    const result = verifyReceiptRoot({
+    const result = verifyReceiptRootOperation({
       ...bodyAt(42161, undefined),
       header_rlp: Buffer.from(classicHeader).toString('hex'),
     });
@@ -90,7 +90,7 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
 
   it('from the Nitro genesis on, the same receipts verify normally', () => {
     for (const n of [NITRO_GENESIS, 300_000_000]) {
-      const result = verifyReceiptRoot(bodyAt(42161, n));
+      const result = verifyReceiptRootOperation(bodyAt(42161, n));
       expect(result.verdict).toBe('identical');
       expect((result.body as any).data[0]).toMatchObject({
         is_identical: true,
@@ -106,7 +106,7 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
   ])(
     'without block_number or header_rlp, a root %s: 400 naming block_number and why (only the era tells what is claimed)',
     (_name, over) => {
-      const result = verifyReceiptRoot(bodyAt(42161, undefined, over));
+      const result = verifyReceiptRootOperation(bodyAt(42161, undefined, over));
       expect(result.status).toBe(400);
       const [problem, ...more] = (result.body as any).error.details.invalid_parameters;
       expect(more).toEqual([]);
@@ -170,7 +170,7 @@ describe('OP-stack legacy eras: what no real block has shown is refused, not gue
   it.each([[420, 4_061_223, 4_061_224]])(
     'chain %i: the receipts of legacy block %i are 422, naming Bedrock block %i as the first whose receipts are verified',
     (chainId, legacy, bedrock) => {
-      const refused = verifyReceiptRoot(bodyAt(chainId, legacy));
+      const refused = verifyReceiptRootOperation(bodyAt(chainId, legacy));
       expect(refused.status).toBe(422);
       expect((refused.body as any).error.details).toMatchObject({
         era: 'legacy (pre-Bedrock)',
@@ -181,13 +181,14 @@ describe('OP-stack legacy eras: what no real block has shown is refused, not gue
   );
 
   it("OP Mainnet's legacy and Bedrock receipts are verified (real blocks show them); OP Goerli's only for blocks without receipts, as its one real block", () => {
-    expect(verifyReceiptRoot(bodyAt(10, 105_235_062)).verdict).toBe('identical');
-    expect(verifyReceiptRoot(bodyAt(10, 105_235_063)).verdict).toBe('identical');
-    const goerli = verifyReceiptRoot(bodyAt(420, 4_061_224));
+    expect(verifyReceiptRootOperation(bodyAt(10, 105_235_062)).verdict).toBe('identical');
+    expect(verifyReceiptRootOperation(bodyAt(10, 105_235_063)).verdict).toBe('identical');
+    const goerli = verifyReceiptRootOperation(bodyAt(420, 4_061_224));
     expect(goerli.status).toBe(422);
     expect((goerli.body as any).error.message).toMatch(/has shown receipts of Ethereum's types yet/);
     expect(
-      verifyReceiptRoot({ chain_id: 420, block_number: 4_061_224, receipt_root: EMPTY_ROOT, transactions: [] }).verdict,
+      verifyReceiptRootOperation({ chain_id: 420, block_number: 4_061_224, receipt_root: EMPTY_ROOT, transactions: [] })
+        .verdict,
     ).toBe('identical');
   });
 });
@@ -205,7 +206,7 @@ describe('a block whose receipts no real block of its era has shown', () => {
       headerRlp: encodeHeader(block.header.complete!),
     });
     const transactions = body.transactions.map((tx, i) => (i === 0 ? { ...tx, cumulative_gas_used: 0 } : tx));
-    const refused = verifyReceiptRoot({ ...body, transactions });
+    const refused = verifyReceiptRootOperation({ ...body, transactions });
     expect(refused.status).toBe(422);
     const { message, hint } = (refused.body as any).error;
     expect(message).toMatch(
@@ -220,8 +221,10 @@ describe('a block whose receipts no real block of its era has shown', () => {
 describe('a body that names no block is claimed only as far as every era of its chain claims it', () => {
   const receipt = { index: 0, status: 1, cumulative_gas_used: 21000, type: 2 };
   it('Gnosis: an empty block in any era is identical; receipts no era has shown are 422 for the chain, not for an era guessed at', () => {
-    expect(verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe('identical');
-    const refused = verifyReceiptRoot({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [receipt] });
+    expect(verifyReceiptRootOperation({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [] }).verdict).toBe(
+      'identical',
+    );
+    const refused = verifyReceiptRootOperation({ chain_id: 100, receipt_root: EMPTY_ROOT, transactions: [receipt] });
     expect(refused.status).toBe(422);
     expect((refused.body as any).error.message).toMatch(
       /^This block of Gnosis \(chain 100\) cannot be verified, although the chain can: its receipts root rule is unproven: /,
@@ -247,9 +250,10 @@ describe('a body that names no block is claimed only as far as every era of its 
       },
     ]);
     expect(
-      verifyReceiptRoot({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [] }, { registry }).verdict,
+      verifyReceiptRootOperation({ chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [] }, { registry })
+        .verdict,
     ).toBe('identical');
-    const result = verifyReceiptRoot(
+    const result = verifyReceiptRootOperation(
       { chain_id: 31_337_002, receipt_root: EMPTY_ROOT, transactions: [receipt] },
       { registry },
     );
@@ -258,7 +262,7 @@ describe('a body that names no block is claimed only as far as every era of its 
       'the block number (or header_rlp): receipts like these are verified in some eras of two eras, not in new',
     );
     expect(
-      verifyReceiptRoot(
+      verifyReceiptRootOperation(
         { chain_id: 31_337_002, block_number: 5, receipt_root: EMPTY_ROOT, transactions: [receipt] },
         { registry },
       ).verdict,
@@ -266,7 +270,7 @@ describe('a body that names no block is claimed only as far as every era of its 
   });
 
   it('Polygon PoS: receipts its Bor era has shown but its Madhugiri era has not: 400 naming block_number', () => {
-    const result = verifyReceiptRoot({ chain_id: 137, receipt_root: EMPTY_ROOT, transactions: [receipt] });
+    const result = verifyReceiptRootOperation({ chain_id: 137, receipt_root: EMPTY_ROOT, transactions: [receipt] });
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toEqual([
       expect.objectContaining({
@@ -294,7 +298,7 @@ describe('the registry', () => {
         status: 'verifiable',
         checks: { receipts_root: { verified: false } },
       });
-      const refused = verifyReceiptRoot(bodyAt(chainId, 1));
+      const refused = verifyReceiptRootOperation(bodyAt(chainId, 1));
       expect(refused.status).toBe(422);
       expect((refused.body as any).error.message).toMatch(/its receipts root rule is unproven: /);
     },
@@ -393,7 +397,7 @@ describe('the verdict covers every claim the body made', () => {
     });
 
   it('logs_bloom_matches_header false: is_identical stays true, the verdict is different (exit 1)', () => {
-    const result = verifyReceiptRoot(withHeader({ logsBloom: flipped(header.logsBloom) }));
+    const result = verifyReceiptRootOperation(withHeader({ logsBloom: flipped(header.logsBloom) }));
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
       header_verified: true,
@@ -403,7 +407,7 @@ describe('the verdict covers every claim the body made', () => {
   });
 
   it('header_verified false: is_identical stays true, the verdict is different (exit 1)', async () => {
-    const result = verifyReceiptRoot(withHeader({}, flipped(block.header.hash!)));
+    const result = verifyReceiptRootOperation(withHeader({}, flipped(block.header.hash!)));
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
       header_verified: false,
@@ -422,7 +426,7 @@ describe('the verdict covers every claim the body made', () => {
   });
 
   it('every claim true: identical (exit 0)', () => {
-    expect(verifyReceiptRoot(withHeader({}, block.header.hash)).verdict).toBe('identical');
+    expect(verifyReceiptRootOperation(withHeader({}, block.header.hash)).verdict).toBe('identical');
   });
 });
 

@@ -18,7 +18,11 @@ import {
   readRpcBlock,
   verifyBlock,
 } from '../packages/core/src/index.js';
-import { receiptRootBody, verifyLogsBloom, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import {
+  receiptRootBody,
+  verifyLogsBloomOperation,
+  verifyReceiptRootOperation,
+} from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { FIXTURES_DIR, fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
@@ -82,8 +86,8 @@ describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
       const leftOut = report.ok ? report.value.excluded_receipts.length : 0;
       const context = { docsUrl: `${server.url}/v1/docs` };
       for (const [endpoint, operation] of [
-        ['receipt-root', (body: unknown) => verifyReceiptRoot(body, { ...context, registry })],
-        ['logs-bloom', (body: unknown) => verifyLogsBloom(body, context)],
+        ['receipt-root', (body: unknown) => verifyReceiptRootOperation(body, { ...context, registry })],
+        ['logs-bloom', (body: unknown) => verifyLogsBloomOperation(body, context)],
       ] as const) {
         // A block that names no chain (geth's t8n output) gets it from --chain-id: mainnet's rules.
         const made = await run([
@@ -255,7 +259,7 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
 
     const answer = await post('receipt-root', made.stdout);
     expect(answer.status).toBe(200);
-    const expected = verifyReceiptRoot(body, { docsUrl: `${server.url}/v1/docs` });
+    const expected = verifyReceiptRootOperation(body, { docsUrl: `${server.url}/v1/docs` });
     expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
   });
 

@@ -13,7 +13,7 @@ import {
   type CheckName,
   type ClaimDescription,
 } from '../packages/core/src/chains/registry.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config/config.js';
 
 /**

@@ -2,13 +2,16 @@
  * One error family: every error class the package exports is an EvmIntegrityError whose `code`
  * names the situation, thrown here by the real code paths that raise it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as root from '../packages/core/src/index.js';
 import * as api from '../packages/core/src/api/index.js';
 import * as lineage from '../packages/core/src/lineage/index.js';
 import * as node from '../packages/core/src/node.js';
 import * as service from '../packages/service/src/index.js';
+import * as errors from '../packages/core/src/errors.js';
 import { UsageError } from '../packages/service/src/cli/io.js';
+import { WrongChainError } from '../packages/service/src/queue/chunk-audit.js';
 import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
 
 /** What `attempt` throws; fails the test when it returns. */
@@ -134,6 +137,35 @@ describe('the error family', () => {
     });
   });
 
+  it('every error class of the library is defined in errors.ts, none beside it', () => {
+    const CORE = new URL('../packages/core/src/', import.meta.url);
+    const family = new Set([
+      'Error',
+      ...Object.keys(errors).filter((name) => isErrorClass(errors[name as keyof typeof errors])),
+    ]);
+    const strays = readdirSync(CORE, { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts') && file !== 'errors.ts')
+      .flatMap((file) =>
+        [...readFileSync(new URL(file, CORE), 'utf8').matchAll(/\bclass (\w+) extends (\w+)/g)]
+          .filter(([, , base]) => family.has(base!))
+          .map(([, name]) => `${file}: ${name}`),
+      );
+    expect(strays).toEqual([]);
+  });
+
+  it('the errors no entry exports are of the family too, each with its code', () => {
+    expect(new errors.ReceiptNotPlainlyValid('receipts[3]')).toMatchObject({
+      name: 'ReceiptNotPlainlyValid',
+      code: 'RECEIPT_NOT_PLAINLY_VALID',
+      details: { path: 'receipts[3]' },
+    });
+    expect(new errors.AnswerTooLargeError('too large', 1024)).toMatchObject({ code: 'SOURCE_FAILED', maxBytes: 1024 });
+    expect(new errors.JsonRpcError('refused', -32601, 'method not found')).toMatchObject({ code: 'SOURCE_FAILED' });
+    const wrongChain = new WrongChainError('node serves chain 5, not chain 1');
+    expect(wrongChain).toBeInstanceOf(root.EvmIntegrityError);
+    expect(wrongChain).toMatchObject({ name: 'WrongChainError', code: 'AUDIT_WRONG_CHAIN' });
+  });
+
   it("the CLI's usage error is one too", () => {
     expect(new UsageError('lineage needs a TRACING_ID')).toMatchObject({
       code: 'CLI_USAGE',
@@ -150,7 +182,9 @@ describe('the error family', () => {
       'STORE_INVALID',
       'CLI_USAGE',
       'CONFIG_INVALID',
+      'EVIDENCE_DIR',
       'AUDIT_QUEUE',
+      'AUDIT_WRONG_CHAIN',
     ];
     // @ts-expect-error a service code is not one of the library's
     const asLibraryCode: root.EvmIntegrityErrorCode = serviceCodes[0]!;

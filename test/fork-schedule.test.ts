@@ -14,7 +14,7 @@ import {
   verifyBlock,
   type ForkActivation,
 } from '../packages/core/src/index.js';
-import { receiptRootBody, verifyReceiptRoot } from '../packages/core/src/api/index.js';
+import { receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { HEADER_FIELDS } from '../packages/core/src/header/header-fields.js';
 import { scheduledFields } from '../packages/core/src/chains/fork-schedule.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
@@ -133,7 +133,7 @@ describe('a receipt-root body with header_rlp', () => {
     });
 
   it("the devnet's Prague header as mainnet block 54: 400 naming header_rlp and the fork (was: 200, identical)", () => {
-    const answer = verifyReceiptRoot(body(1));
+    const answer = verifyReceiptRootOperation(body(1));
     expect(answer.status).toBe(400);
     expect(JSON.stringify(answer.body)).toContain(
       'a header without requestsHash: Ethereum Mainnet block 54 is in Frontier, which has no requestsHash (Prague, from timestamp 1746612311)',
@@ -142,7 +142,7 @@ describe('a receipt-root body with header_rlp', () => {
 
   it('the same header of a chain without a schedule is verified as before', () => {
     const registry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', rules: 'ethereum', verifiable: true }]);
-    const answer = verifyReceiptRoot(body(HIVE_CHAIN_ID), { registry });
+    const answer = verifyReceiptRootOperation(body(HIVE_CHAIN_ID), { registry });
     expect(answer.status).toBe(200);
   });
 });

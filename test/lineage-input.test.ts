@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLineage } from '../packages/core/src/api/lineage-operation.js';
+import { verifyLineageOperation } from '../packages/core/src/api/lineage-operation.js';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { createApp } from '../packages/service/src/server/app.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
@@ -496,7 +496,7 @@ const CONFLICTS: Array<[string, BadCase]> = [
 
 /** The endpoint's operation; the bundle parsed from its text, as the server does. */
 async function viaOperation(text: string, tracingId = PAIR_RECORD) {
-  return verifyLineage(JSON.parse(`{"chain_id":1,"tracing_id":"${tracingId}","bundle":${text}}`));
+  return verifyLineageOperation(JSON.parse(`{"chain_id":1,"tracing_id":"${tracingId}","bundle":${text}}`));
 }
 
 /** `lineage --bundle FILE` in-process: exit code and what it printed. */

@@ -17,8 +17,8 @@ import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { BundleRecorder } from '../packages/core/src/bundle/recorder.js';
 import { ServiceSource } from '../packages/core/src/live/service-source.js';
 import { writeBundle } from '../packages/core/src/bundle/write-bundle.js';
-import { LINEAGE_LIMITS } from '../packages/core/src/sources/input-limits.js';
-import { SourceError } from '../packages/core/src/sources/source-error.js';
+import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
+import { SourceError } from '../packages/core/src/errors.js';
 import { type Exchange } from '../packages/core/src/sources/exchange.js';
 import { loadFixture } from './helpers/fixtures.js';
 

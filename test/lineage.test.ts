@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
-import { auditBundle, bundleParameter, verifyLineage } from '../packages/core/src/api/lineage-operation.js';
+import { auditBundle, bundleParameter, verifyLineageOperation } from '../packages/core/src/api/lineage-operation.js';
 import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-source.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
@@ -373,7 +373,7 @@ describe('lineage walker on bundles built from a real block', () => {
 
 describe('POST /v1/evm/verify/lineage operation', () => {
   it('answers the report in the envelope {chain_id, data:[report], count:1}', async () => {
-    const result = await verifyLineage({ chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildHeldBundle() });
+    const result = await verifyLineageOperation({ chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildHeldBundle() });
     expect(result.status).toBe(200);
     expect(result.verdict).toBe('identical');
     expect(result.body).toMatchObject({ chain_id: 1, count: 1, data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
@@ -382,7 +382,7 @@ describe('POST /v1/evm/verify/lineage operation', () => {
   it('accepts the legacy _tracing_id and reports a failing lineage as 200 with verdict fail', async () => {
     const bundle = buildBundle();
     bundle.blocks[0]!.receipts.pop();
-    const result = await verifyLineage({ chain_id: 1, _tracing_id: PAIR_RECORD, bundle });
+    const result = await verifyLineageOperation({ chain_id: 1, _tracing_id: PAIR_RECORD, bundle });
     expect(result.status).toBe(200);
     expect(result.verdict).toBe('different');
   });
@@ -395,7 +395,7 @@ describe('POST /v1/evm/verify/lineage operation', () => {
     [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: { exchanges: 'no' } }, 'bundle.exchanges', 'invalid_format'],
     [{ chain_id: 1, tracing_id: PAIR_RECORD, bundle: {} }, 'bundle.exchanges', 'missing'],
   ])('%j → 400 on %s (%s)', async (body, name, reason) => {
-    const result = await verifyLineage(body);
+    const result = await verifyLineageOperation(body);
     expect(result.status).toBe(400);
     expect((result.body as any).error.details.invalid_parameters).toContainEqual(
       expect.objectContaining({ name, reason }),

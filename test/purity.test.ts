@@ -67,8 +67,12 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['chains', /^chains\//],
   // A range of logs is proven on its chain's eras (which rules, which header layout, what is shown).
   ['proof', /^proof\//],
+  // What a request body's reader and a JSON-RPC block's share, below both.
+  ['input values', /^input\/values\//],
   ['input', /^input\//],
   ['sources', /^sources\//],
+  // What a lineage asks of a source, below the bundles and the live sources that give it.
+  ['lineage sources', /^lineage\/sources\//],
   ['verify', /^verify\//],
   // How an output file is put in place (the bundle writer's and the CLI's --out).
   ['output files', /^files\//],

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultRegistry, verifyBlock } from '../packages/core/src/index.js';
-import { GAS_USED_SHOWN } from '../packages/core/src/input/restated-members.js';
+import { GAS_USED_SHOWN } from '../packages/core/src/input/json-rpc/restated-members.js';
 import { fixtureNames, loadFixture, unverifiableNames } from './helpers/fixtures.js';
 
 type Json = Record<string, any>;

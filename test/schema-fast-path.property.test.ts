@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Problems, readRpcReceipts, RULE_SETS, type Receipt } from '../packages/core/src/index.js';
 import { receiptArb } from './helpers/arbitraries.js';
-import { quantityValue, readQuantity } from '../packages/core/src/input/json-values.js';
-import { logList } from '../packages/core/src/input/log-list.js';
-import { VERIFY_LOG } from '../packages/core/src/input/receipt-root-request.js';
-import { arrayOf, type Spec } from '../packages/core/src/input/schema.js';
+import { quantityValue, readQuantity } from '../packages/core/src/input/values/json-values.js';
+import { logList } from '../packages/core/src/input/values/log-list.js';
+import { VERIFY_LOG } from '../packages/core/src/input/requests/receipt-root-request.js';
+import { arrayOf, type Spec } from '../packages/core/src/input/values/schema.js';
 
 /**
  * The readers' fast path (`valid`, no paths built) against their slow path (`read`, which names

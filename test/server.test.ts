@@ -7,7 +7,7 @@ import type { ServerConfig } from '../packages/service/src/server/config/config.
 import { ERROR_CODES } from '../packages/service/src/server/openapi/document.js';
 import { provision } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
-import { RECEIPT_ROOT_BODY } from '../packages/core/src/input/receipt-root-request.js';
+import { RECEIPT_ROOT_BODY } from '../packages/core/src/input/requests/receipt-root-request.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { buildHeldBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
 import { capturingLogger, testConfig } from './helpers/server.js';

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { ChainRegistry, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
 import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
-import { receiptRootBody, verifyReceiptRoot, type OperationResult } from '../packages/core/src/api/index.js';
+import { receiptRootBody, verifyReceiptRootOperation, type OperationResult } from '../packages/core/src/api/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, TEST_MADHUGIRI, testRegistry } from './helpers/test-chains.js';
 
@@ -191,7 +191,7 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   };
 
   it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others', () => {
-    const result = verifyReceiptRoot(body(), context);
+    const result = verifyReceiptRootOperation(body(), context);
     expect(result.verdict).toBe('identical');
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
@@ -201,7 +201,7 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   });
 
   it('the block hash may come from header_rlp', () => {
-    const result = verifyReceiptRoot(
+    const result = verifyReceiptRootOperation(
       body({
         block_number: undefined,
         block_hash: undefined,
@@ -219,14 +219,14 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
 
   it('another tx_hash, or none: the receipt is hashed and the root differs', () => {
     for (const entry of [stateSyncEntry({ tx_hash: 'ab'.repeat(32) }), stateSyncEntry({ tx_hash: undefined })]) {
-      const result = verifyReceiptRoot(body({}, entry), context);
+      const result = verifyReceiptRootOperation(body({}, entry), context);
       expect(result.verdict).toBe('different');
       expect((result.body as any).data[0]).toMatchObject({ transaction_count: 5, excluded_receipts: [] });
     }
   });
 
   it('tx_hash without a block hash: 400 naming block_hash', () => {
-    expect(problemsOf(verifyReceiptRoot(body({ block_hash: undefined }), context))).toEqual([
+    expect(problemsOf(verifyReceiptRootOperation(body({ block_hash: undefined }), context))).toEqual([
       {
         name: 'block_hash',
         location: 'body',
@@ -238,7 +238,7 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
   });
 
   it('tx_hash without a block number: 400 naming block_number', () => {
-    const [problem] = problemsOf(verifyReceiptRoot(body({ block_number: undefined }), context));
+    const [problem] = problemsOf(verifyReceiptRootOperation(body({ block_number: undefined }), context));
     expect(problem).toMatchObject({
       name: 'block_number',
       reason: 'missing',
@@ -252,7 +252,7 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
       receiptRoot: block.header.fields.receiptsRoot!,
       receipts: block.receipts,
     });
-    expect(verifyReceiptRoot(base, context).verdict).toBe('identical');
+    expect(verifyReceiptRootOperation(base, context).verdict).toBe('identical');
   });
 
   it('a state-sync receipt that is not last is a conflict', () => {
@@ -260,25 +260,25 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
     const transactions = base.transactions.map((t: any) =>
       t.index === 4 ? { ...t, index: 0 } : { ...t, index: t.index + 1 },
     );
-    expect(problemsOf(verifyReceiptRoot({ ...base, transactions }, context))).toEqual([
+    expect(problemsOf(verifyReceiptRootOperation({ ...base, transactions }, context))).toEqual([
       expect.objectContaining({ name: 'transactions[4].tx_hash', reason: 'conflict' }),
     ]);
   });
 
   it('type 0x7f exists from Madhugiri on: before, it is an unknown type', () => {
     const typed = stateSyncEntry({ type: 0x7f, tx_hash: undefined });
-    const [problem] = problemsOf(verifyReceiptRoot(body({}, typed), context));
+    const [problem] = problemsOf(verifyReceiptRootOperation(body({}, typed), context));
     expect(problem).toMatchObject({
       name: 'transactions[4].type',
       reason: 'unknown_type',
       expected: expect.stringContaining('Madhugiri'),
     });
-    const atMadhugiri = verifyReceiptRoot(body({ block_number: MADHUGIRI }, typed), context);
+    const atMadhugiri = verifyReceiptRootOperation(body({ block_number: MADHUGIRI }, typed), context);
     expect(atMadhugiri.status).toBe(200);
   });
 
   it('from Madhugiri on, a receipt carrying the derived hash is hashed like any other', () => {
-    const atMadhugiri = verifyReceiptRoot(
+    const atMadhugiri = verifyReceiptRootOperation(
       body(
         { block_number: MADHUGIRI, block_hash: bytesToHex(hash) },
         stateSyncEntry({ tx_hash: bytesToHex(borStateSyncTxHash(BigInt(MADHUGIRI), hash)) }),
@@ -313,7 +313,7 @@ describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows th
       blockHash: hash,
     });
     const entry = { index: 4, status: 1, cumulative_gas_used: 0, logs: [], tx_hash: derived };
-    const result = verifyReceiptRoot({ ...base, transactions: [...base.transactions, entry] });
+    const result = verifyReceiptRootOperation({ ...base, transactions: [...base.transactions, entry] });
     expect(result.status).toBe(200);
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, excluded_receipts: expectedExclusion });
   });

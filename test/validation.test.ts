@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { bytesToHex, encodeHeader, headerHash, Problems, readRpcBlock } from '../packages/core/src/index.js';
 import {
   receiptRootBody,
-  verifyLogsBloom,
-  verifyReceiptRoot,
+  verifyLogsBloomOperation,
+  verifyReceiptRootOperation,
   type OperationResult,
   verifyBlockOperation,
 } from '../packages/core/src/api/index.js';
@@ -54,11 +54,11 @@ function only(result: OperationResult) {
 
 describe('receipt-root body: the body itself', () => {
   it.each([[[]], [null], ['text'], [42]])('%j is not an object', (value) => {
-    expect(only(verifyReceiptRoot(value))).toMatchObject({ name: 'body', reason: 'invalid_format' });
+    expect(only(verifyReceiptRootOperation(value))).toMatchObject({ name: 'body', reason: 'invalid_format' });
   });
 
   it('an empty block verifies against the empty trie root', () => {
-    const result = verifyReceiptRoot(body());
+    const result = verifyReceiptRootOperation(body());
     expect(result.status).toBe(200);
     expect(result.body).toEqual({
       chain_id: 1,
@@ -83,12 +83,12 @@ describe('receipt-root body: the body itself', () => {
   });
 
   it('unknown members are ignored; limit and cursor are accepted', () => {
-    expect(verifyReceiptRoot(body({ foo: 1, limit: 10, cursor: null })).status).toBe(200);
+    expect(verifyReceiptRootOperation(body({ foo: 1, limit: 10, cursor: null })).status).toBe(200);
   });
 
   it('a misspelt known member is reported, not guessed at', () => {
     const { receipt_root: _root, ...rest } = body();
-    const list = problems(verifyReceiptRoot({ ...rest, recipt_root: EMPTY_ROOT }));
+    const list = problems(verifyReceiptRootOperation({ ...rest, recipt_root: EMPTY_ROOT }));
     expect(list).toContainEqual(
       expect.objectContaining({
         name: 'recipt_root',
@@ -101,7 +101,7 @@ describe('receipt-root body: the body itself', () => {
 
   it('camelCase from JSON-RPC habits is caught too', () => {
     const list = problems(
-      verifyReceiptRoot(body({ transactions: [{ index: 0, status: 1, cumulativeGasUsed: 1, logs: [] }] })),
+      verifyReceiptRootOperation(body({ transactions: [{ index: 0, status: 1, cumulativeGasUsed: 1, logs: [] }] })),
     );
     expect(list).toContainEqual(
       expect.objectContaining({
@@ -115,27 +115,27 @@ describe('receipt-root body: the body itself', () => {
 describe('receipt-root body: chain_id', () => {
   it('missing', () => {
     const { chain_id: _c, ...rest } = body();
-    expect(only(verifyReceiptRoot(rest))).toMatchObject({ name: 'chain_id', reason: 'missing' });
+    expect(only(verifyReceiptRootOperation(rest))).toMatchObject({ name: 'chain_id', reason: 'missing' });
   });
   it('a string', () =>
-    expect(only(verifyReceiptRoot(body({ chain_id: '1' })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ chain_id: '1' })))).toMatchObject({
       name: 'chain_id',
       reason: 'invalid_format',
     }));
   it('negative', () =>
-    expect(only(verifyReceiptRoot(body({ chain_id: -1 })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ chain_id: -1 })))).toMatchObject({
       name: 'chain_id',
       reason: 'out_of_range',
     }));
 
   it('outside the registry: 422 CHAIN_NOT_SUPPORTED', () => {
-    const result = verifyReceiptRoot(body({ chain_id: 999999 }));
+    const result = verifyReceiptRootOperation(body({ chain_id: 999999 }));
     expect(result.status).toBe(422);
     expect((result.body as any).error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, details: null });
   });
 
   it('zkSync Era is known but not verifiable: 422 saying why', () => {
-    const result = verifyReceiptRoot(body({ chain_id: 324 }));
+    const result = verifyReceiptRootOperation(body({ chain_id: 324 }));
     expect(result.status).toBe(422);
     expect((result.body as any).error.message).toMatch(/zkSync Era.*Patricia/);
   });
@@ -149,13 +149,13 @@ describe('receipt-root body: roots and hashes', () => {
     ['00'.repeat(31), 'invalid_format'],
     [32, 'invalid_format'],
   ])('receipt_root %j → %s', (value, reason) => {
-    const problem = only(verifyReceiptRoot(body({ receipt_root: value })));
+    const problem = only(verifyReceiptRootOperation(body({ receipt_root: value })));
     expect(problem).toMatchObject({ name: 'receipt_root', reason });
     expect(problem.expected).toMatch(/32-byte hex string/);
   });
 
   it('hex with 0x, in any case, is accepted; outputs are lowercase without 0x', () => {
-    const result = verifyReceiptRoot(
+    const result = verifyReceiptRootOperation(
       body({ receipt_root: `0x${EMPTY_ROOT.toUpperCase()}`, block_hash: `0X${'AB'.repeat(32)}` }),
     );
     expect((result.body as any).data[0]).toMatchObject({
@@ -166,7 +166,7 @@ describe('receipt-root body: roots and hashes', () => {
   });
 
   it('block_hash and block_number are checked for shape', () => {
-    const list = problems(verifyReceiptRoot(body({ block_hash: '12', block_number: 1.5 })));
+    const list = problems(verifyReceiptRootOperation(body({ block_hash: '12', block_number: 1.5 })));
     expect(list.map((p) => [p.name, p.reason])).toEqual([
       ['block_number', 'invalid_format'],
       ['block_hash', 'invalid_format'],
@@ -177,22 +177,22 @@ describe('receipt-root body: roots and hashes', () => {
 describe('receipt-root body: transactions', () => {
   it('missing, or not an array', () => {
     const { transactions: _t, ...rest } = body();
-    expect(only(verifyReceiptRoot(rest))).toMatchObject({ name: 'transactions', reason: 'missing' });
-    expect(only(verifyReceiptRoot(body({ transactions: {} })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(rest))).toMatchObject({ name: 'transactions', reason: 'missing' });
+    expect(only(verifyReceiptRootOperation(body({ transactions: {} })))).toMatchObject({
       name: 'transactions',
       reason: 'invalid_format',
     });
   });
 
   it('an index is required', () => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ index: undefined })] })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ transactions: [tx({ index: undefined })] })))).toMatchObject({
       name: 'transactions[0].index',
       reason: 'missing',
     });
   });
 
   it('indexes must be 0..n-1 each once: a duplicate names both places and the missing index', () => {
-    const list = problems(verifyReceiptRoot(body({ transactions: [tx(), tx()] })));
+    const list = problems(verifyReceiptRootOperation(body({ transactions: [tx(), tx()] })));
     expect(list).toEqual([
       expect.objectContaining({
         name: 'transactions[1].index',
@@ -208,41 +208,41 @@ describe('receipt-root body: transactions', () => {
   });
 
   it('an index past the end is out of range', () => {
-    const list = problems(verifyReceiptRoot(body({ transactions: [tx({ index: 5 })] })));
+    const list = problems(verifyReceiptRootOperation(body({ transactions: [tx({ index: 5 })] })));
     expect(list[0]).toMatchObject({ name: 'transactions[0].index', reason: 'out_of_range' });
   });
 
   it('order does not matter', () => {
     const a = tx({ index: 0, cumulative_gas_used: 1 });
     const b = tx({ index: 1, cumulative_gas_used: 2 });
-    const inOrder = verifyReceiptRoot(body({ transactions: [a, b] })).body as any;
-    const reversed = verifyReceiptRoot(body({ transactions: [b, a] })).body as any;
+    const inOrder = verifyReceiptRootOperation(body({ transactions: [a, b] })).body as any;
+    const reversed = verifyReceiptRootOperation(body({ transactions: [b, a] })).body as any;
     expect(reversed.data[0].computed_receipt_root).toBe(inOrder.data[0].computed_receipt_root);
   });
 
   it('status and root together conflict in a request body (its transactions[] give exactly one); neither is missing', () => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ root: 'cc'.repeat(32) })] })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ transactions: [tx({ root: 'cc'.repeat(32) })] })))).toMatchObject({
       name: 'transactions[0].root',
       reason: 'conflict',
     });
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: undefined })] })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ transactions: [tx({ status: undefined })] })))).toMatchObject({
       name: 'transactions[0].status',
       reason: 'missing',
     });
   });
 
   it('a null root is absent, as on modern receipts', () => {
-    expect(verifyReceiptRoot(body({ transactions: [tx({ root: null })], receipt_root: '00'.repeat(32) })).status).toBe(
-      200,
-    );
+    expect(
+      verifyReceiptRootOperation(body({ transactions: [tx({ root: null })], receipt_root: '00'.repeat(32) })).status,
+    ).toBe(200);
   });
 
   it('status must be 0 or 1, as a number', () => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: 2 })] })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ transactions: [tx({ status: 2 })] })))).toMatchObject({
       name: 'transactions[0].status',
       reason: 'out_of_range',
     });
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ status: '1' })] })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(body({ transactions: [tx({ status: '1' })] })))).toMatchObject({
       name: 'transactions[0].status',
       reason: 'invalid_format',
     });
@@ -250,7 +250,7 @@ describe('receipt-root body: transactions', () => {
 
   it('a post-state root belongs only to legacy receipts', () => {
     const problem = only(
-      verifyReceiptRoot(body({ transactions: [tx({ status: undefined, root: 'cc'.repeat(32), type: 2 })] })),
+      verifyReceiptRootOperation(body({ transactions: [tx({ status: undefined, root: 'cc'.repeat(32), type: 2 })] })),
     );
     expect(problem).toMatchObject({ name: 'transactions[0].root', reason: 'conflict' });
   });
@@ -263,7 +263,9 @@ describe('receipt-root body: transactions', () => {
     [2 ** 53, 'out_of_range'],
     ['0x10000000000000000', 'out_of_range'],
   ])('cumulative_gas_used %j → %s', (value, reason) => {
-    expect(only(verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })))).toMatchObject({
+    expect(
+      only(verifyReceiptRootOperation(body({ transactions: [tx({ cumulative_gas_used: value })] }))),
+    ).toMatchObject({
       name: 'transactions[0].cumulative_gas_used',
       reason,
     });
@@ -271,7 +273,7 @@ describe('receipt-root body: transactions', () => {
 
   it('cumulative_gas_used as a number, a decimal string or a hex string means the same', () => {
     const root = (value: unknown) =>
-      (verifyReceiptRoot(body({ transactions: [tx({ cumulative_gas_used: value })] })).body as any).data[0]
+      (verifyReceiptRootOperation(body({ transactions: [tx({ cumulative_gas_used: value })] })).body as any).data[0]
         .computed_receipt_root;
     expect(root('21000')).toBe(root(21000));
     expect(root('0x5208')).toBe(root(21000));
@@ -285,7 +287,9 @@ describe('receipt-root body: transactions', () => {
     [1, 256, 'out_of_range'],
     [1, '0x2', 'invalid_format'],
   ])('on chain %i, type %j → %s', (chain, type, reason) => {
-    const problem = only(verifyReceiptRoot(body({ chain_id: chain, ...CURRENT_ERA, transactions: [tx({ type })] })));
+    const problem = only(
+      verifyReceiptRootOperation(body({ chain_id: chain, ...CURRENT_ERA, transactions: [tx({ type })] })),
+    );
     expect(problem).toMatchObject({ name: 'transactions[0].type', reason });
   });
 
@@ -298,7 +302,7 @@ describe('receipt-root body: transactions', () => {
       [TEST_CHAINS.polygon, 0x7f],
     ] as const) {
       expect(
-        verifyReceiptRoot(body({ chain_id: chain, ...CURRENT_ERA, transactions: [tx({ type })] }), {
+        verifyReceiptRootOperation(body({ chain_id: chain, ...CURRENT_ERA, transactions: [tx({ type })] }), {
           registry: testRegistry,
         }).status,
       ).toBe(200);
@@ -309,24 +313,26 @@ describe('receipt-root body: transactions', () => {
 describe('receipt-root body: OP-stack deposit fields', () => {
   const deposit = (over: Record<string, unknown>) =>
     body({ chain_id: 10, ...CURRENT_ERA, transactions: [tx({ type: 126, ...over })] });
-  const root = (b: unknown) => (verifyReceiptRoot(b).body as any).data[0].computed_receipt_root;
+  const root = (b: unknown) => (verifyReceiptRootOperation(b).body as any).data[0].computed_receipt_root;
 
   it('on a non-deposit receipt they conflict', () => {
     expect(
       only(
-        verifyReceiptRoot(body({ chain_id: 10, ...CURRENT_ERA, transactions: [tx({ type: 2, deposit_nonce: 1 })] })),
+        verifyReceiptRootOperation(
+          body({ chain_id: 10, ...CURRENT_ERA, transactions: [tx({ type: 2, deposit_nonce: 1 })] }),
+        ),
       ),
     ).toMatchObject({
       name: 'transactions[0].deposit_nonce',
       reason: 'conflict',
     });
     expect(
-      only(verifyReceiptRoot(body({ chain_id: 534352, transactions: [tx({ type: 126, deposit_nonce: 1 })] }))),
+      only(verifyReceiptRootOperation(body({ chain_id: 534352, transactions: [tx({ type: 126, deposit_nonce: 1 })] }))),
     ).toMatchObject({ reason: 'conflict' });
   });
 
   it('a version needs the nonce', () => {
-    expect(only(verifyReceiptRoot(deposit({ deposit_receipt_version: 1 })))).toMatchObject({
+    expect(only(verifyReceiptRootOperation(deposit({ deposit_receipt_version: 1 })))).toMatchObject({
       name: 'transactions[0].deposit_nonce',
       reason: 'missing',
     });
@@ -344,7 +350,7 @@ describe('receipt-root body: logs', () => {
 
   it('reports the full path of a bad topic', () => {
     const problem = only(
-      verifyReceiptRoot(
+      verifyReceiptRootOperation(
         body({
           transactions: [
             tx(),
@@ -367,18 +373,18 @@ describe('receipt-root body: logs', () => {
     [{ data: '0xabc' }, 'transactions[0].logs[0].data', 'invalid_format'],
     [{ data: undefined }, 'transactions[0].logs[0].data', 'missing'],
   ])('%j → %s %s', (log, name, reason) => {
-    expect(only(verifyReceiptRoot(withLog(log)))).toMatchObject({ name, reason });
+    expect(only(verifyReceiptRootOperation(withLog(log)))).toMatchObject({ name, reason });
   });
 
   it('empty data may be "0x" or ""', () => {
-    const a = verifyReceiptRoot(withLog({ data: '0x' })).body as any;
-    const b = verifyReceiptRoot(withLog({ data: '' })).body as any;
+    const a = verifyReceiptRootOperation(withLog({ data: '0x' })).body as any;
+    const b = verifyReceiptRootOperation(withLog({ data: '' })).body as any;
     expect(a.data[0].computed_receipt_root).toBe(b.data[0].computed_receipt_root);
   });
 
   it('lists every problem, up to 100, and says how many there were', () => {
     const logs = Array.from({ length: 150 }, () => ({ contract_address: 'x', topics: [], data: '0x' }));
-    const result = verifyReceiptRoot(body({ transactions: [tx({ logs })] }));
+    const result = verifyReceiptRootOperation(body({ transactions: [tx({ logs })] }));
     expect(problems(result)).toHaveLength(100);
     expect((result.body as any).error.message).toBe('150 invalid parameters (the first 100 are listed).');
   });
@@ -399,7 +405,7 @@ describe('receipt-root body: header_rlp binds the root to a block', () => {
     }),
     ...over,
   });
-  const result = (over?: Record<string, unknown>) => (verifyReceiptRoot(request(over)).body as any).data[0];
+  const result = (over?: Record<string, unknown>) => (verifyReceiptRootOperation(request(over)).body as any).data[0];
 
   it('a consistent header is verified and gives the parent hash', () => {
     expect(result()).toMatchObject({
@@ -427,7 +433,7 @@ describe('receipt-root body: header_rlp binds the root to a block', () => {
   });
 
   it('bytes that are not a header are 400 on header_rlp', () => {
-    const problem = only(verifyReceiptRoot(request({ header_rlp: 'c0' })));
+    const problem = only(verifyReceiptRootOperation(request({ header_rlp: 'c0' })));
     expect(problem).toMatchObject({ name: 'header_rlp', reason: 'invalid_format' });
     expect(problem.expected).toMatch(/15 to 21 fields/);
   });
@@ -445,7 +451,7 @@ describe('logs-bloom body', () => {
   const expected = fixture.header.logsBloom!;
 
   it('a block’s logs reproduce its bloom; chain_id and block_number are echoed', () => {
-    const result = verifyLogsBloom({ chain_id: 1, block_number: 19426587, expected_bloom: expected, logs });
+    const result = verifyLogsBloomOperation({ chain_id: 1, block_number: 19426587, expected_bloom: expected, logs });
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({
       chain_id: 1,
@@ -456,15 +462,15 @@ describe('logs-bloom body', () => {
   });
 
   it('order is irrelevant; one dropped log is not identical', () => {
-    expect(verifyLogsBloom({ expected_bloom: expected, logs: [...logs].reverse() }).verdict).toBe('identical');
-    const dropped = verifyLogsBloom({ expected_bloom: expected, logs: logs.slice(1) });
+    expect(verifyLogsBloomOperation({ expected_bloom: expected, logs: [...logs].reverse() }).verdict).toBe('identical');
+    const dropped = verifyLogsBloomOperation({ expected_bloom: expected, logs: logs.slice(1) });
     expect(dropped.verdict).toBe('different');
     expect((dropped.body as any).chain_id).toBeNull();
   });
 
   it('data is accepted and ignored, even when it is not hex', () => {
     expect(
-      verifyLogsBloom({
+      verifyLogsBloomOperation({
         expected_bloom: '00'.repeat(256),
         logs: [{ contract_address: ADDRESS, topics: [], data: 'not hex' }],
       }).status,
@@ -480,7 +486,7 @@ describe('logs-bloom body', () => {
     [{ chain_id: 'one' }, 'chain_id', 'invalid_format'],
     [{ block_number: -3 }, 'block_number', 'out_of_range'],
   ])('%j → %s %s', (over, name, reason) => {
-    expect(only(verifyLogsBloom({ expected_bloom: '00'.repeat(256), logs: [], ...over }))).toMatchObject({
+    expect(only(verifyLogsBloomOperation({ expected_bloom: '00'.repeat(256), logs: [], ...over }))).toMatchObject({
       name,
       reason,
     });
@@ -546,7 +552,7 @@ describe('verify block input (JSON-RPC header + receipts)', () => {
     rootOnTyped.receipts[typed].root = `0x${'cc'.repeat(32)}`;
     delete rootOnTyped.receipts[typed].status;
     const request = (transactions: unknown[]) =>
-      verifyReceiptRoot({ chain_id: 1, receipt_root: '00'.repeat(32), transactions });
+      verifyReceiptRootOperation({ chain_id: 1, receipt_root: '00'.repeat(32), transactions });
     expect(strip(verifyBlockOperation(duplicate))).toContainEqual([
       'duplicate',
       'each index once; 0 is also the index of list[0]',

@@ -15,7 +15,8 @@ import {
   type BlockVerifyContext,
 } from '../packages/core/src/index.js';
 import { verifyRpcBlock } from '../packages/core/src/verify/verify-block.js';
-import { ReceiptNotPlainlyValid, streamRpcBlock } from '../packages/core/src/input/json-rpc.js';
+import { streamRpcBlock } from '../packages/core/src/input/json-rpc/json-rpc.js';
+import { ReceiptNotPlainlyValid } from '../packages/core/src/errors.js';
 import { err } from '../packages/core/src/result.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
 import { fixtureNames, loadFixture, unverifiableNames, type FixtureBlock } from './helpers/fixtures.js';

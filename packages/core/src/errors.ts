@@ -1,4 +1,9 @@
 /**
+ * The library's errors: every class of the family, each with plain data, so that this file imports nothing and every
+ * room of the library may import it.
+ */
+
+/**
  * Every code the library's own errors carry, one per situation a caller may want to tell apart;
  * each class narrows `code` to its own. A package built on the library extends the family with
  * codes of its own (the service's `STORE_*`), through the second type parameter of
@@ -13,7 +18,8 @@ export type EvmIntegrityErrorCode =
   | 'JSON_DUPLICATE_MEMBER'
   | 'SOURCE_FAILED'
   | 'SOURCE_INPUT_INVALID'
-  | 'SOURCE_CHAIN_MISMATCH';
+  | 'SOURCE_CHAIN_MISMATCH'
+  | 'RECEIPT_NOT_PLAINLY_VALID';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
@@ -72,4 +78,96 @@ export class ChainConflictError extends EvmIntegrityError<{ chainId: number }> {
 export class EvidenceError extends EvmIntegrityError<{ file: string; chainId: number; block: number }> {
   override name = 'EvidenceError';
   override readonly code = 'EVIDENCE_REFUSED';
+}
+
+/** A member name given twice in one object: `details.path` is the member's path into the document (`header.receiptsRoot`). */
+export class DuplicateMemberError extends EvmIntegrityError<{ path: string }> {
+  override name = 'DuplicateMemberError';
+  override readonly code = 'JSON_DUPLICATE_MEMBER';
+  constructor(path: string) {
+    super(`${path} is given twice in one object`, { path });
+  }
+}
+
+/**
+ * Thrown by a block's receipt stream (`streamRpcBlock`) for a receipt that is not plainly valid: the block is then
+ * read whole (`readRpcBlock`), which names the problems. Caught inside block verification; `details.path` is the
+ * receipt's path (`receipts[3]`, `receipts[3].logsBloom`).
+ */
+export class ReceiptNotPlainlyValid extends EvmIntegrityError<{ path: string }> {
+  override name = 'ReceiptNotPlainlyValid';
+  override readonly code = 'RECEIPT_NOT_PLAINLY_VALID';
+  constructor(path: string) {
+    super(path, { path });
+  }
+}
+
+/** A reason of an input problem, as the spec's `invalid_parameters[].reason` names it. */
+export type ProblemReason = 'missing' | 'invalid_format' | 'out_of_range' | 'duplicate' | 'conflict' | 'unknown_type';
+
+/**
+ * What makes the input unusable, as a request's invalid parameter: the path in the bundle
+ * (`exchanges[3].body.cursor`; empty for the bundle as a whole), the reason and what was expected.
+ */
+export interface InputProblem {
+  path: string;
+  reason: ProblemReason;
+  expected: string;
+}
+
+/**
+ * A source that cannot be reached or answered something unusable (`SOURCE_FAILED`), or input
+ * beyond a limit or malformed (`SOURCE_INPUT_INVALID`): never an audit verdict (the CLI's exit 2,
+ * the endpoint's 400). `details.problem` is set when the fault is in the input (a bundle's
+ * member, a limit), so that it can be named as a parameter.
+ */
+export class SourceError extends EvmIntegrityError<{ problem?: InputProblem }> {
+  override name = 'SourceError';
+  override readonly code: 'SOURCE_FAILED' | 'SOURCE_INPUT_INVALID' | 'SOURCE_CHAIN_MISMATCH';
+
+  constructor(message: string, problem?: InputProblem) {
+    super(message, problem === undefined ? {} : { problem });
+    this.code = problem === undefined ? 'SOURCE_FAILED' : 'SOURCE_INPUT_INVALID';
+  }
+}
+
+/**
+ * The source serves another chain than the one asked for: a mistake in the command or the
+ * configuration, not an outage, so it is never retried nor reported as unreachable.
+ */
+export class ChainMismatchError extends SourceError {
+  override name = 'ChainMismatchError';
+  override readonly code = 'SOURCE_CHAIN_MISMATCH';
+
+  constructor(
+    where: string,
+    readonly served: bigint,
+    readonly asked: number,
+  ) {
+    super(
+      `${where} serves chain ${served}, not chain ${asked}: give the chain id it serves, or a node of chain ${asked}`,
+    );
+  }
+}
+
+/** An answer larger than the HTTP client's cap: abandoned, never retried (it would be as large again). */
+export class AnswerTooLargeError extends SourceError {
+  constructor(
+    message: string,
+    /** The cap, in bytes. */
+    readonly maxBytes: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A JSON-RPC error object's code and message, as a node answered a call. */
+export class JsonRpcError extends SourceError {
+  constructor(
+    message: string,
+    readonly rpcCode: number | undefined,
+    readonly rpcMessage: string,
+  ) {
+    super(message);
+  }
 }

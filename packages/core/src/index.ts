@@ -5,19 +5,21 @@
  * the Node pieces (network sources, the service) `evm-integrity/node`.
  */
 export { bytesEqual, bytesToHex, hexToBytes, parseHex } from './bytes/hex.js';
-export { DuplicateMemberError, parseJson } from './json/parse-json.js';
+export { parseJson } from './json/parse-json.js';
 export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } from './keccak/keccak.js';
 export { fastKeccak256 } from './keccak/fast-keccak.js';
 export { wasmKeccak256 } from './keccak/wasm-keccak.js';
 
 export {
   ChainConflictError,
+  DuplicateMemberError,
   EvidenceError,
   EvmIntegrityError,
   InvalidHeaderError,
   InvalidReceiptError,
   UnknownReceiptTypeError,
   type EvmIntegrityErrorCode,
+  type ProblemReason,
 } from './errors.js';
 
 export type { Log, Receipt } from './receipts/receipt.js';
@@ -75,7 +77,7 @@ export {
 } from './chains/registry.js';
 export { borStateSyncTxHash, type ExcludedReceipt, type ExcludedReceiptResult } from './chains/state-sync.js';
 
-export { Problems, type InvalidInput, type Problem, type ProblemReason } from './input/problems.js';
+export { Problems, type InvalidInput, type Problem } from './input/values/problems.js';
 export {
   readRpcBlock,
   readRpcHeader,
@@ -85,7 +87,7 @@ export {
   type ReadRpcBlockOptions,
   type RpcBlock,
   type RpcHeader,
-} from './input/json-rpc.js';
+} from './input/json-rpc/json-rpc.js';
 
 export {
   verifyBlock,

@@ -12,7 +12,8 @@ export type StoreErrorCode =
   'STORE_NOT_FOUND' | 'STORE_KEY_LIMIT' | 'STORE_CONFLICT' | 'STORE_INVALID' | 'STORE_UNAVAILABLE';
 
 /**
- * Every code a service error carries: the store's, a command line's mistake, an unusable configuration, an audit queue
- * that cannot be opened.
+ * Every code a service error carries: the store's, a command line's mistake, an unusable configuration, an evidence
+ * directory that cannot be read or written, an audit queue that cannot be opened, a chunk's node of another chain.
  */
-export type ServiceErrorCode = StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID' | 'AUDIT_QUEUE';
+export type ServiceErrorCode =
+  StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID' | 'EVIDENCE_DIR' | 'AUDIT_QUEUE' | 'AUDIT_WRONG_CHAIN';

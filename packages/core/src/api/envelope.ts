@@ -1,4 +1,4 @@
-import type { Problem } from '../input/problems.js';
+import type { Problem } from '../input/values/problems.js';
 
 /** The spec's error object: `{ error: ApiError }`. */
 export interface ApiError {

@@ -1,6 +1,7 @@
 /**
  * `evm-integrity/api`: the verify endpoints as operations, request body in, status and body out
- * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure.
+ * (the spec's error envelope included), the same for the HTTP service and the CLI. Pure. Each such operation is
+ * named `verify…Operation`, apart from the core's function of the same check (`verifyBlock`, `verifyReceiptProof`).
  */
 export {
   badRequest,
@@ -14,8 +15,12 @@ export {
 } from './envelope.js';
 export { chainNotSupported } from './chain-not-supported.js';
 export { decodeJsonBody, NOT_UTF8, parseJsonBody, TWO_BOMS, unreadableBodyReason } from './json-body.js';
-export { verifyReceiptRoot, type ReceiptRootContext, type ReceiptRootResult } from './receipt-root-operation.js';
-export { verifyLogsBloom, type LogsBloomResult } from './logs-bloom-operation.js';
+export {
+  verifyReceiptRootOperation,
+  type ReceiptRootContext,
+  type ReceiptRootResult,
+} from './receipt-root-operation.js';
+export { verifyLogsBloomOperation, type LogsBloomResult } from './logs-bloom-operation.js';
 export {
   LOGS_PROOF_MISMATCHES,
   verifyLogsProofOperation,
@@ -27,9 +32,9 @@ export {
   parseLogsProofRequest,
   type LogsProofRequest,
   type LogsProofRequestRefusal,
-} from '../input/logs-proof-request.js';
+} from '../input/requests/logs-proof-request.js';
 export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
-export { auditBundle, LINEAGE_BODY, verifyLineage, type BundleAudit } from './lineage-operation.js';
+export { auditBundle, LINEAGE_BODY, verifyLineageOperation, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ExcludedReceiptInput, type ReceiptRootBody } from './request-builders.js';
 export {
   parseReceiptRootRequest,
@@ -37,10 +42,10 @@ export {
   type ReceiptRootRefusal,
   type ReceiptRootRequest,
   type UnsupportedChain,
-} from '../input/receipt-root-request.js';
-export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/logs-bloom-request.js';
-export type { JsonSchema } from '../input/schema.js';
-export { isObject, type JsonObject } from '../input/json-values.js';
+} from '../input/requests/receipt-root-request.js';
+export { LOGS_BLOOM_BODY, parseLogsBloomRequest, type LogsBloomRequest } from '../input/requests/logs-bloom-request.js';
+export type { JsonSchema } from '../input/values/schema.js';
+export { isObject, type JsonObject } from '../input/values/json-values.js';
 export {
   RECEIPT_PROOF_FAULTS,
   verifyReceiptProofOperation,
@@ -55,4 +60,4 @@ export {
   RECEIPT_PROOF_VERSION,
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
-} from '../input/receipt-proof-request.js';
+} from '../input/requests/receipt-proof-request.js';

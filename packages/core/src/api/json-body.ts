@@ -1,5 +1,6 @@
-import { DuplicateMemberError, parseJson } from '../json/parse-json.js';
-import type { Problem } from '../input/problems.js';
+import { DuplicateMemberError } from '../errors.js';
+import { parseJson } from '../json/parse-json.js';
+import type { Problem } from '../input/values/problems.js';
 import { err, ok, type Result } from '../result.js';
 
 /**

@@ -1,10 +1,10 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { isObject } from '../input/json-values.js';
-import { bodyNotAnObject, Problems, type Problem } from '../input/problems.js';
-import { ignored, integer, object, type Spec } from '../input/schema.js';
+import { isObject } from '../input/values/json-values.js';
+import { bodyNotAnObject, Problems, type Problem } from '../input/values/problems.js';
+import { ignored, integer, object, type Spec } from '../input/values/schema.js';
 import { BundleSource } from '../bundle/bundle-source.js';
 import type { LineageReport } from '../lineage/lineage-report.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockSource } from '../sources/block-source.js';
 import { walkLineage } from '../lineage/walker.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
@@ -178,7 +178,7 @@ export function bundleParameter(error: SourceError): Problem {
  * spec's envelope `{chain_id, data: [report], count: 1}`; a bundle that cannot be
  * audited (malformed, beyond the limits) is a 400 naming the member or limit.
  */
-export async function verifyLineage(
+export async function verifyLineageOperation(
   body: unknown,
   context: OperationContext & { registry?: ChainRegistry } = {},
 ): Promise<OperationResult> {

@@ -1,6 +1,6 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { logsBloom } from '../bloom/bloom.js';
-import { parseLogsBloomRequest } from '../input/logs-bloom-request.js';
+import { parseLogsBloomRequest } from '../input/requests/logs-bloom-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
@@ -16,10 +16,10 @@ export interface LogsBloomResult {
  * 2048-bit bloom and compares it bit for bit with `expected_bloom`.
  *
  * @example
- * verifyLogsBloom({ expected_bloom: '00'.repeat(256), logs: [] }).body
+ * verifyLogsBloomOperation({ expected_bloom: '00'.repeat(256), logs: [] }).body
  * // { chain_id: null, block_number: null, data: [{ …, is_identical: true }], count: 1 }
  */
-export function verifyLogsBloom(body: unknown, context: OperationContext & HashOptions = {}): OperationResult {
+export function verifyLogsBloomOperation(body: unknown, context: OperationContext & HashOptions = {}): OperationResult {
   const parsed = parseLogsBloomRequest(body);
   if (!parsed.ok)
     return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };

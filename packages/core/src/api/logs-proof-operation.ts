@@ -1,6 +1,6 @@
 import { bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry } from '../chains/registry.js';
-import { parseLogsProofRequest } from '../input/logs-proof-request.js';
+import { parseLogsProofRequest } from '../input/requests/logs-proof-request.js';
 import type { EthLog } from '../proof/eth-log.js';
 import type { LogsProofFault, LogsProofRefusal } from '../proof/logs-range-check.js';
 import { verifyLogsProofBytes } from '../proof/logs-proof-verifier.js';

@@ -1,9 +1,9 @@
 import { bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type NotVerifiable } from '../chains/registry.js';
 import { encodeHeader } from '../header/header-encoding.js';
-import { readRpcBlock } from '../input/json-rpc.js';
-import { Problems, type InvalidInput } from '../input/problems.js';
-import { RECEIPT_PROOF_FORMAT, RECEIPT_PROOF_VERSION } from '../input/receipt-proof-request.js';
+import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
+import { Problems, type InvalidInput } from '../input/values/problems.js';
+import { RECEIPT_PROOF_FORMAT, RECEIPT_PROOF_VERSION } from '../input/requests/receipt-proof-request.js';
 import { receiptProof } from '../proof/receipt-proof.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockVerifyContext } from '../verify/verify-block.js';

@@ -2,7 +2,7 @@ import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { logsBloom } from '../bloom/bloom.js';
 import { claimFor, receiptKinds } from '../chains/claims.js';
 import { defaultRegistry, uncheckable } from '../chains/registry.js';
-import { parseReceiptProofRequest, type ReceiptProofRequest } from '../input/receipt-proof-request.js';
+import { parseReceiptProofRequest, type ReceiptProofRequest } from '../input/requests/receipt-proof-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { verifyBlockReceiptProof, type ProvenBlockReceipt } from '../proof/block-receipt-proof.js';
 import type { ProofFault, ProofRefusal } from '../proof/refusal.js';

@@ -1,7 +1,7 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
-import { parseReceiptRootRequest } from '../input/receipt-root-request.js';
+import { parseReceiptRootRequest } from '../input/requests/receipt-root-request.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { chainNotSupported } from './chain-not-supported.js';
@@ -36,10 +36,10 @@ export interface ReceiptRootResult {
  * that cannot be verified is 422. Pure: body in, status and body out.
  *
  * @example
- * verifyReceiptRoot({ chain_id: 1, receipt_root: '56e8…b421', transactions: [] })
+ * verifyReceiptRootOperation({ chain_id: 1, receipt_root: '56e8…b421', transactions: [] })
  * // { status: 200, verdict: 'identical', body: { chain_id: 1, data: [{ …, is_identical: true }], cursor: null, count: 1 } }
  */
-export function verifyReceiptRoot(body: unknown, context: ReceiptRootContext = {}): OperationResult {
+export function verifyReceiptRootOperation(body: unknown, context: ReceiptRootContext = {}): OperationResult {
   const registry = context.registry ?? defaultRegistry;
   const parsed = parseReceiptRootRequest(body, registry, context);
   if (!parsed.ok) {

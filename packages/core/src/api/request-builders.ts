@@ -1,5 +1,5 @@
 import { bytesToHex } from '../bytes/hex.js';
-import type { ExcludedRpcReceipt } from '../input/json-rpc.js';
+import type { ExcludedRpcReceipt } from '../input/json-rpc/json-rpc.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 
 /** One `transactions[]` entry of a receipt-root body. */

@@ -5,7 +5,7 @@
  * ran and passed.
  */
 import type { EvidenceKind } from '../chains/chain-info.js';
-import { describeProblems } from '../input/problems.js';
+import { describeProblems } from '../input/values/problems.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import type { BlockRefusal, BlockReport, Comparison } from '../verify/verify-block.js';

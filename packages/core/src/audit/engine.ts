@@ -4,7 +4,7 @@
  * unit a cross-check sees, and the unit a job queue would hand out); a parent hash that no longer
  * links is told apart as a reorg or a broken link by asking the source again.
  */
-import { ChainMismatchError, SourceError } from '../sources/source-error.js';
+import { ChainMismatchError, SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';

@@ -12,7 +12,7 @@ export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
 // source, the block verifier (also exported by `evm-integrity/lineage`, which shares them).
 export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 export type { BlockJson, BlockSource } from '../sources/block-source.js';
-export { ChainMismatchError, SourceError } from '../sources/source-error.js';
+export { ChainMismatchError, SourceError } from '../errors.js';
 export { BundleSource } from '../bundle/bundle-source.js';
 export {
   AuditTally,

@@ -4,12 +4,12 @@
  * page at a time for the whole chunk (a few requests per chunk, never one per block) through
  * the service's client rules, then checked block by block.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import type { BundleSource } from '../bundle/bundle-source.js';
 import { ServiceClient, type ServiceClientOptions } from '../live/service-client.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import { show } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
 import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';

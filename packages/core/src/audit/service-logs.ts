@@ -5,7 +5,7 @@
  * within that transaction's logs (`log_index`). Pure: the records are fetched elsewhere.
  */
 import { hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { show } from '../json/show.js';
 import type { AuditFailure, BlockTruth } from './vocabulary.js';
 import {

@@ -4,8 +4,8 @@
  * instants as ISO 8601 text, with or without fractions and zone (no zone is UTC).
  */
 import { hexText } from '../bytes/hex.js';
-import { instantOf } from '../input/instants.js';
-import { quantityValue, type JsonObject } from '../input/json-values.js';
+import { instantOf } from '../input/values/instants.js';
+import { quantityValue, type JsonObject } from '../input/values/json-values.js';
 import type { AuditFailure } from './vocabulary.js';
 
 /** One field of a record that differs from the chain: what the chain says and what the record holds. */

@@ -7,11 +7,11 @@ import {
   type BundleIndex,
   type Recorded,
 } from './format.js';
-import { collectGenesis } from '../sources/genesis-pages.js';
+import { collectGenesis } from '../lineage/sources/genesis-pages.js';
 import { plain } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
-import { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../sources/lineage-source.js';
+import { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../lineage/sources/lineage-source.js';
 
 export { parseBundle, type Bundle } from './format.js';
 

@@ -5,7 +5,7 @@
  * indexed by what identifies its request, so that each lookup of the walk is O(1). A request or
  * block given twice must be given identically (json/versions.ts).
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import {
   readGenesisPage,
   rawRecordFor,
@@ -13,15 +13,15 @@ import {
   readRecordAnswer,
   type GenesisPage,
   type Read,
-} from '../sources/service-answers.js';
-import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
+} from '../lineage/sources/service-answers.js';
+import { LINEAGE_LIMITS, limitExceeded } from '../lineage/sources/input-limits.js';
 import { tooDeep } from '../json/depth.js';
 import { kindOf, plain } from '../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockJson } from '../sources/block-source.js';
 import { type Exchange } from '../sources/exchange.js';
-import { type RecordAnswer } from '../sources/lineage-source.js';
+import { type RecordAnswer } from '../lineage/sources/lineage-source.js';
 
 type Json = JsonObject;
 

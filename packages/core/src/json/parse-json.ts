@@ -6,16 +6,7 @@
  * jumps from quote to quote) and one walk of the parsed value; only when the two counts differ is
  * the text walked again, to name the member.
  */
-import { EvmIntegrityError } from '../errors.js';
-
-/** A member name given twice in one object: `details.path` is the member's path into the document (`header.receiptsRoot`). */
-export class DuplicateMemberError extends EvmIntegrityError<{ path: string }> {
-  override name = 'DuplicateMemberError';
-  override readonly code = 'JSON_DUPLICATE_MEMBER';
-  constructor(path: string) {
-    super(`${path} is given twice in one object`, { path });
-  }
-}
+import { DuplicateMemberError } from '../errors.js';
 
 /**
  * `JSON.parse(text)`, or a {@link DuplicateMemberError} where an object names a member twice (a SyntaxError, as

@@ -11,7 +11,7 @@
 import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './lineage-report.js';
-import { isObject } from '../input/json-values.js';
+import { isObject } from '../input/values/json-values.js';
 import { err, ok, type Result } from '../result.js';
 import { show } from '../json/show.js';
 

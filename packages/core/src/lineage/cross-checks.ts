@@ -3,7 +3,7 @@
  * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
  */
 import { bytesToHex, hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
 import { hexOf, type GenesisLog } from './onchain.js';

@@ -8,10 +8,10 @@ export { walkLineage, type WalkOptions } from './walker.js';
 export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage-report.js';
 export { BundleSource, parseBundle, type Bundle } from '../bundle/bundle-source.js';
-export { ChainMismatchError, SourceError, type InputProblem } from '../sources/source-error.js';
+export { ChainMismatchError, SourceError, type InputProblem } from '../errors.js';
 export { type BlockJson, type BlockSource } from '../sources/block-source.js';
 export { type Exchange } from '../sources/exchange.js';
-export { type GenesisAnswer, type LineageSource, type RecordAnswer } from '../sources/lineage-source.js';
+export { type GenesisAnswer, type LineageSource, type RecordAnswer } from './sources/lineage-source.js';
 export {
   checkFunctionResult,
   decodeFunctionOutput,
@@ -22,4 +22,4 @@ export {
   type KnownFunction,
 } from './abi.js';
 export { datasetId, DATASETS } from './datasets.js';
-export { LINEAGE_LIMITS, type LineageLimit } from '../sources/input-limits.js';
+export { LINEAGE_LIMITS, type LineageLimit } from './sources/input-limits.js';

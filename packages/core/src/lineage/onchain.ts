@@ -2,21 +2,21 @@
  * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots, bloom),
  * once per block, and the log itself in that block (position and content, bloom, block time).
  */
-import { instantOf } from '../input/instants.js';
+import { instantOf } from '../input/values/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject } from '../input/json-values.js';
-import { readRpcBlock, type RpcBlock } from '../input/json-rpc.js';
-import { describeProblems, Problems, type InvalidInput } from '../input/problems.js';
+import { isObject } from '../input/values/json-values.js';
+import { readRpcBlock, type RpcBlock } from '../input/json-rpc/json-rpc.js';
+import { describeProblems, Problems, type InvalidInput } from '../input/values/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import type { Log } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type BlockSource } from '../sources/block-source.js';
-import { type LineageSource } from '../sources/lineage-source.js';
+import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 
 /** A genesis log as the service sends it (spec "Genesis artifacts"). */

@@ -2,8 +2,8 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
-import { instantOf } from '../input/instants.js';
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { instantOf } from '../input/values/instants.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck } from './cross-checks.js';

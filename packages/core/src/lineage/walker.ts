@@ -1,13 +1,13 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
-import { LINEAGE_LIMITS, limitExceeded } from '../sources/input-limits.js';
+import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
 import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
 import { plain } from '../json/show.js';
 import type { BlockSource } from '../sources/block-source.js';
-import type { GenesisAnswer, LineageSource } from '../sources/lineage-source.js';
+import type { GenesisAnswer, LineageSource } from './sources/lineage-source.js';
 import { depthFirst } from './traversal.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 

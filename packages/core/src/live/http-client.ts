@@ -10,10 +10,10 @@
  * come and abandoned past `maxAnswerBytes`; the time limit covers the whole answer, body included;
  * requests go on at most `maxConnections` kept-alive connections (see http-transport.ts).
  */
-import { isObject } from '../input/json-values.js';
+import { isObject } from '../input/values/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { parseJson } from '../json/parse-json.js';
-import { SourceError } from '../sources/source-error.js';
+import { AnswerTooLargeError, SourceError } from '../errors.js';
 import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
@@ -71,17 +71,6 @@ export const DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024;
  * 2^29 - 24 UTF-16 units (Node 20 to 24); a larger body would fail as "Invalid string length".
  */
 export const MAX_ANSWER_BYTES = 511 * 1024 * 1024;
-
-/** An answer larger than the cap: abandoned, never retried (it would be as large again). */
-export class AnswerTooLargeError extends SourceError {
-  constructor(
-    message: string,
-    /** The cap, in bytes. */
-    readonly maxBytes: number,
-  ) {
-    super(message);
-  }
-}
 
 const FIRST_RETRY_DELAY_MS = 500;
 const MIB = 1024 * 1024;

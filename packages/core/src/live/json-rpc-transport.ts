@@ -8,11 +8,11 @@
  * whose batch answer is over the size cap gets the refused calls again in batches half as large,
  * down to one call per request (no batching), and that size is kept for the rest of the run.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { show } from '../json/show.js';
 import { sameJson } from '../json/versions.js';
-import { SourceError } from '../sources/source-error.js';
-import { AnswerTooLargeError, type AnswerVerdict, type HttpClient } from './http-client.js';
+import { AnswerTooLargeError, SourceError } from '../errors.js';
+import { type AnswerVerdict, type HttpClient } from './http-client.js';
 
 /** JSON-RPC calls per HTTP request by default: 8 blocks (a header and its receipts each), see docs/audit.md. */
 export const DEFAULT_BATCH = 16;

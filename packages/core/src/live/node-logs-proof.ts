@@ -6,15 +6,15 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, formatBlock, type ChainRegistry } from '../chains/registry.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { readRpcBlock } from '../input/json-rpc.js';
-import { describeProblems, Problems } from '../input/problems.js';
-import type { JsonObject } from '../input/json-values.js';
+import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
+import { describeProblems, Problems } from '../input/values/problems.js';
+import type { JsonObject } from '../input/values/json-values.js';
 import { LogsProofBuilder, type LogsProofBlock } from '../proof/logs-proof-builder.js';
 import type { LogsFilter } from '../proof/logs-filter.js';
 import type { LogsRange } from '../proof/logs-proof-format.js';
 import type { LogsProofSummary } from '../proof/logs-range-check.js';
 import type { Receipt } from '../receipts/receipt.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import type { RpcBlockSource, RpcLogsFilter } from './rpc-block-source.js';
 
 /** One block of the proof: its number, its record and matching logs. */

@@ -1,9 +1,9 @@
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import type { BlockJson, BlockSource } from '../sources/block-source.js';
-import { ChainMismatchError, SourceError } from '../sources/source-error.js';
+import { ChainMismatchError, JsonRpcError, SourceError } from '../errors.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
 import { plain, show } from '../json/show.js';
@@ -44,17 +44,6 @@ export interface RpcBlockSourceOptions {
   headers?: Record<string, string>;
   /** Abandons every call once aborted, in flight or waiting (see the HTTP client's `signal`). */
   signal?: AbortSignal;
-}
-
-/** A JSON-RPC error object's code and message. */
-class JsonRpcError extends SourceError {
-  constructor(
-    message: string,
-    readonly rpcCode: number | undefined,
-    readonly rpcMessage: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A node that does not have the method: -32601, or a message saying so (providers differ). */

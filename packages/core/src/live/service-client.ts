@@ -3,9 +3,9 @@
  * raw-dataset audit): the base URL (`…/v1`), the bearer key, and which answers are final, retried
  * or refused, over the one shared {@link HttpClient}.
  */
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, type AnswerVerdict, type HttpAnswer } from './http-client.js';
-import { SourceError } from '../sources/source-error.js';
+import { SourceError } from '../errors.js';
 import { type Exchange } from '../sources/exchange.js';
 
 export interface ServiceClientOptions {

@@ -1,18 +1,18 @@
-import { isObject, type JsonObject } from '../input/json-values.js';
+import { isObject, type JsonObject } from '../input/values/json-values.js';
 import {
   rawRecordFor,
   readGenesisPage,
   readRawBlocks,
   readRecordAnswer,
   type Read,
-} from '../sources/service-answers.js';
-import { collectGenesis } from '../sources/genesis-pages.js';
+} from '../lineage/sources/service-answers.js';
+import { collectGenesis } from '../lineage/sources/genesis-pages.js';
 import type { HttpAnswer } from './http-client.js';
 import { ServiceClient, type ServiceClientOptions } from './service-client.js';
 import { plain } from '../json/show.js';
 import type { ExchangeRecorder } from '../sources/exchange.js';
-import type { GenesisAnswer, LineageSource, RecordAnswer } from '../sources/lineage-source.js';
-import { SourceError } from '../sources/source-error.js';
+import type { GenesisAnswer, LineageSource, RecordAnswer } from '../lineage/sources/lineage-source.js';
+import { SourceError } from '../errors.js';
 
 type Json = JsonObject;
 

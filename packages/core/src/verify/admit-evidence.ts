@@ -12,8 +12,8 @@ import {
   type OperatorEvidence,
 } from '../chains/registry.js';
 import type { Vouch } from '../chains/chain-info.js';
-import { readRpcBlock } from '../input/json-rpc.js';
-import { describeProblems, Problems } from '../input/problems.js';
+import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
+import { describeProblems, Problems } from '../input/values/problems.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
 

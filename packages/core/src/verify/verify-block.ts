@@ -26,16 +26,15 @@ import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../he
 import {
   readReceiptBloom,
   readRpcBlock,
-  ReceiptNotPlainlyValid,
   streamRpcBlock,
   type ReceiptOutline,
   type RpcBlock,
   type StreamedRpcBlock,
-} from '../input/json-rpc.js';
-import { Problems, type InvalidInput } from '../input/problems.js';
+} from '../input/json-rpc/json-rpc.js';
+import { Problems, type InvalidInput } from '../input/values/problems.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
-import { checkType } from '../input/receipt-rules.js';
+import { checkType } from '../input/values/receipt-rules.js';
 import {
   receiptsCommitment,
   receiptsRootAndBloom,
@@ -46,7 +45,7 @@ import {
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
-import { UnknownReceiptTypeError } from '../errors.js';
+import { ReceiptNotPlainlyValid, UnknownReceiptTypeError } from '../errors.js';
 
 export interface BlockVerifyContext extends HashOptions {
   registry?: ChainRegistry;

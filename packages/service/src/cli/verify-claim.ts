@@ -8,9 +8,9 @@ import {
   type OperationContext,
   type OperationResult,
   type ReceiptProofResult,
-  verifyLogsBloom,
+  verifyLogsBloomOperation,
   verifyReceiptProofOperation,
-  verifyReceiptRoot,
+  verifyReceiptRootOperation,
 } from 'evm-integrity/api';
 import type { ChainRegistry, Problem } from 'evm-integrity';
 import { inputName, type CliIo } from './io.js';
@@ -70,7 +70,7 @@ export function runVerifyClaim(
 ): number {
   if (what === 'receipt-proof') return runVerifyReceiptProof(body(), file, context, options, io);
   const result: OperationResult =
-    what === 'receipt-root' ? verifyReceiptRoot(body(), context) : verifyLogsBloom(body(), context);
+    what === 'receipt-root' ? verifyReceiptRootOperation(body(), context) : verifyLogsBloomOperation(body(), context);
   io.stdout(`${JSON.stringify(result.body, null, options.pretty ? 2 : undefined)}\n`);
   return EXIT[result.verdict];
 }

@@ -6,10 +6,10 @@ import {
   type OperationResult,
   RECEIPT_PROOF_BODY,
   RECEIPT_ROOT_BODY,
-  verifyLineage,
-  verifyLogsBloom,
+  verifyLineageOperation,
+  verifyLogsBloomOperation,
   verifyReceiptProofOperation,
-  verifyReceiptRoot,
+  verifyReceiptRootOperation,
 } from 'evm-integrity/api';
 import type { ChainRegistry } from 'evm-integrity';
 import {
@@ -91,7 +91,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary: 'Recompute the receipts root of a complete receipt list and compare it with receipt_root.',
     requestSchema: receiptRootRequestSchema(),
     answerSchema: verifyAnswer(RECEIPT_ROOT_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
-    operation: verifyReceiptRoot,
+    operation: verifyReceiptRootOperation,
   },
   {
     name: 'verify/logs-bloom',
@@ -106,7 +106,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
         block_number: nullable({ type: 'integer', description: 'As sent; null when absent.' }),
       },
     ),
-    operation: verifyLogsBloom,
+    operation: verifyLogsBloomOperation,
   },
   {
     name: 'verify/receipt-proof',
@@ -129,7 +129,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     summary: "Extension: audit a derived record's lineage against a bundle of the hosted service's answers and blocks.",
     requestSchema: LINEAGE_BODY.schema,
     answerSchema: verifyAnswer(LINEAGE_RESULT_SCHEMA, { type: 'integer' }),
-    operation: verifyLineage,
+    operation: verifyLineageOperation,
   },
   {
     name: 'verify/logs-proof',

@@ -14,6 +14,8 @@ import {
   type BlockSource,
   type BlockVerifier,
 } from 'evm-integrity/audit';
+import { EvmIntegrityError } from 'evm-integrity';
+import type { ServiceErrorCode } from '../error-codes.js';
 import { anchorsWithin, type AuditPlan } from './audit-plan.js';
 import { HEAD_HASH_NAME } from './audit-lines.js';
 import type { ChunkJob } from './audit-queue.js';
@@ -31,8 +33,12 @@ export interface ChunkAudit {
 }
 
 /** The node of another chain: not an outage, so the chunk is parked at once rather than retried. */
-export class WrongChainError extends Error {
+export class WrongChainError extends EvmIntegrityError<Record<string, never>, ServiceErrorCode & 'AUDIT_WRONG_CHAIN'> {
   override name = 'WrongChainError';
+  override readonly code = 'AUDIT_WRONG_CHAIN';
+  constructor(message: string) {
+    super(message, {});
+  }
 }
 
 /** Audits the chunk of `job` from `source`, its first block linked to the job's anchor when it has one. */

@@ -171,7 +171,7 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
 
 /**
  * The OpenAPI 3.1 document of the service. Request bodies are the very schemas
- * that validate requests (src/input/schema.ts), so the document cannot drift.
+ * that validate requests (core/input/values/schema.ts), so the document cannot drift.
  * It passes Redocly's `recommended` rules, and a strict TypeScript client generated from it
  * compiles and talks to the server (test/openapi-document.test.ts, test/openapi-client.test.ts).
  */

@@ -1,4 +1,4 @@
-import { parseHex } from '../bytes/hex.js';
+import { parseHex } from '../../bytes/hex.js';
 import {
   checkMisspelledMembers,
   isObject,

@@ -1,18 +1,19 @@
-import { defaultRegistry, type ChainRegistry, type Verifiability } from '../chains/registry.js';
-import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
-import { beforeByzantium } from '../chains/fork-schedule.js';
-import { encodeHeader } from '../header/header-encoding.js';
-import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../header/header-fields.js';
+import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
+import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { beforeByzantium } from '../../chains/fork-schedule.js';
+import { encodeHeader } from '../../header/header-encoding.js';
+import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
 import { checkRestatedMembers } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
-import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../header/layouts.js';
-import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import type { Log, Receipt } from '../receipts/receipt.js';
-import type { RuleSetName } from '../receipts/rules.js';
-import { Slab } from '../bytes/slab.js';
-import { bytesEqual, hexByteLength, parseHexInto } from '../bytes/hex.js';
+import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
+import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
+import type { Log, Receipt } from '../../receipts/receipt.js';
+import type { RuleSetName } from '../../receipts/rules.js';
+import { ReceiptNotPlainlyValid } from '../../errors.js';
+import { Slab } from '../../bytes/slab.js';
+import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
   isObject,
   join,
@@ -22,10 +23,10 @@ import {
   readObject,
   readQuantity,
   type JsonObject,
-} from './json-values.js';
-import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
-import { Problems } from './problems.js';
-import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from './receipt-rules.js';
+} from '../values/json-values.js';
+import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
+import { Problems } from '../values/problems.js';
+import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values/receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -511,11 +512,6 @@ export function readRpcBlock(
 
 /** What verifying a block reads of a receipt before any is hashed: the receipt's kind (chains/claims.ts) comes of these. */
 export type ReceiptOutline = Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>;
-
-/** Thrown by a {@link ReceiptStream} for a receipt that is not plainly valid: readRpcBlock is then its reader, which names the problems. */
-export class ReceiptNotPlainlyValid extends Error {
-  override name = 'ReceiptNotPlainlyValid';
-}
 
 /**
  * A block's receipts in the root, in transaction order, left in the block's JSON: each is decoded when asked for, by

@@ -7,13 +7,13 @@
  * the receipts' decoding (which stays as fast as it was), called by the reader of a whole block and by the one that
  * streams its receipts, so that both give one answer.
  */
-import { bytesToHex } from '../bytes/hex.js';
+import { bytesToHex } from '../../bytes/hex.js';
 import { nitroL1BlockNumber } from './arbitrum-header.js';
-import type { Verifiability } from '../chains/registry.js';
-import type { BlockHeader } from '../header/header-fields.js';
-import type { RuleSetName } from '../receipts/rules.js';
-import { describe, isObject, join, quantityValue, readHex, type JsonObject } from './json-values.js';
-import type { Problems } from './problems.js';
+import type { Verifiability } from '../../chains/registry.js';
+import type { BlockHeader } from '../../header/header-fields.js';
+import type { RuleSetName } from '../../receipts/rules.js';
+import { describe, isObject, join, quantityValue, readHex, type JsonObject } from '../values/json-values.js';
+import type { Problems } from '../values/problems.js';
 import {
   compareHash,
   compareQuantity,

@@ -6,12 +6,12 @@
  * 47,218, 47,219 and 483,920 (Ethash) and Gnosis block 10,226,218 (AuRa).
  */
 import { encode } from '@ethereumjs/rlp';
-import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { quantityBytes } from '../bytes/rlp-writer.js';
-import type { BlockHeader } from '../header/header-fields.js';
-import type { HeaderLayout } from '../header/layouts.js';
-import { readArray, readHex } from './json-values.js';
-import type { Problems } from './problems.js';
+import { bytesEqual, bytesToHex } from '../../bytes/hex.js';
+import { quantityBytes } from '../../bytes/rlp-writer.js';
+import type { BlockHeader } from '../../header/header-fields.js';
+import type { HeaderLayout } from '../../header/layouts.js';
+import { readArray, readHex } from '../values/json-values.js';
+import type { Problems } from '../values/problems.js';
 
 /**
  * Each item of the header's `sealFields` (`raw`, read at `path`), where present and not empty, must be the RLP of the

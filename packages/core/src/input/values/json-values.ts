@@ -1,4 +1,4 @@
-import { parseHex, strip0x } from '../bytes/hex.js';
+import { parseHex, strip0x } from '../../bytes/hex.js';
 import type { Problems } from './problems.js';
 
 /**

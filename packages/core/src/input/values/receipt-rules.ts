@@ -4,7 +4,7 @@
  * (`receipts[]`: `status`, `root`, `transactionIndex`). Each reader spells the members its
  * own way; the rules and their messages are these.
  */
-import { expectedReceiptType, type RuleSet } from '../receipts/rules.js';
+import { expectedReceiptType, type RuleSet } from '../../receipts/rules.js';
 import { join } from './json-values.js';
 import type { Problems } from './problems.js';
 

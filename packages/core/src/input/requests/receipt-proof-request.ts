@@ -1,10 +1,10 @@
-import { uncheckable, type ChainRegistry, type NotVerifiable, type Verifiability } from '../chains/registry.js';
-import { headerNumberIfAny } from '../header/header-decoding.js';
-import { err, ok, type Result } from '../result.js';
-import { isObject } from './json-values.js';
-import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
+import { uncheckable, type ChainRegistry, type NotVerifiable, type Verifiability } from '../../chains/registry.js';
+import { headerNumberIfAny } from '../../header/header-decoding.js';
+import { err, ok, type Result } from '../../result.js';
+import { isObject } from '../values/json-values.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
-import { arrayOf, hex, integer, object, type Spec } from './schema.js';
+import { arrayOf, hex, integer, object, type Spec } from '../values/schema.js';
 
 /** The `format` of a receipt proof document. */
 export const RECEIPT_PROOF_FORMAT = 'evm-integrity/receipt-proof';

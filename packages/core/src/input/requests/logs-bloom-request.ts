@@ -1,10 +1,10 @@
-import { BLOOM_BYTES } from '../bloom/bloom.js';
-import type { Log } from '../receipts/receipt.js';
-import { isObject } from './json-values.js';
-import { err, ok, type Result } from '../result.js';
-import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
+import { BLOOM_BYTES } from '../../bloom/bloom.js';
+import type { Log } from '../../receipts/receipt.js';
+import { isObject } from '../values/json-values.js';
+import { err, ok, type Result } from '../../result.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import { BLOOM_LOG } from './receipt-root-request.js';
-import { arrayOf, hex, ignored, integer, object } from './schema.js';
+import { arrayOf, hex, ignored, integer, object } from '../values/schema.js';
 
 /** A validated `POST /v1/evm/verify/logs-bloom` body. */
 export interface LogsBloomRequest {

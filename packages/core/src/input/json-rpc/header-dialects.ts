@@ -5,7 +5,7 @@
  * is not compared with it (its form is still checked). Beside a field that is not zero it names the field, as
  * anywhere else, and must agree with it.
  */
-import type { RuleSetName } from '../receipts/rules.js';
+import type { RuleSetName } from '../../receipts/rules.js';
 
 /**
  * The aliases that each chain's clients fill with another meaning where their field is zero, by the chain's rule

@@ -6,11 +6,11 @@
  * value than the field it repeats gives two versions of one fact, refused as a conflict, as two
  * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
  */
-import { bytesToHex } from '../bytes/hex.js';
-import type { BlockHeader } from '../header/header-fields.js';
-import { isObject, join } from './json-values.js';
+import { bytesToHex } from '../../bytes/hex.js';
+import type { BlockHeader } from '../../header/header-fields.js';
+import { isObject, join } from '../values/json-values.js';
 import { compareHash, compareQuantity, quantity } from './repeated-values.js';
-import type { Problems } from './problems.js';
+import type { Problems } from '../values/problems.js';
 
 /** The 8-byte big-endian integer at `offset` of `bytes`. */
 const uint64At = (bytes: Uint8Array, offset: number) =>

@@ -2,8 +2,7 @@
  * Validation problems, reported as the spec's `invalid_parameters[]`:
  * a path into the body, a reason, and what was expected.
  */
-
-export type ProblemReason = 'missing' | 'invalid_format' | 'out_of_range' | 'duplicate' | 'conflict' | 'unknown_type';
+import type { ProblemReason } from '../../errors.js';
 
 export interface Problem {
   /** Path into the body, e.g. `transactions[3].logs[0].topics[1]`. */

@@ -5,8 +5,8 @@
  */
 import type { GenesisPage } from './service-answers.js';
 import { LINEAGE_LIMITS, limitExceeded } from './input-limits.js';
-import { plain, show } from '../json/show.js';
-import { SourceError } from './source-error.js';
+import { plain, show } from '../../json/show.js';
+import { SourceError } from '../../errors.js';
 import { type GenesisAnswer } from './lineage-source.js';
 
 /** A page as a source found it, with how messages name it (`exchanges[3].response`, `the service's page 2 of …`). */

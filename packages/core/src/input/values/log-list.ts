@@ -1,5 +1,5 @@
-import { Slab } from '../bytes/slab.js';
-import type { Log } from '../receipts/receipt.js';
+import { Slab } from '../../bytes/slab.js';
+import type { Log } from '../../receipts/receipt.js';
 import { isObject } from './json-values.js';
 import type { Spec } from './schema.js';
 

@@ -3,9 +3,9 @@
  * `sendRoot`): it must say the same, else it is a `conflict` named at its path, saying what it repeats. The common case,
  * a member written as a node writes it, is told by string compares, without a path or a value built.
  */
-import { hexText, sameHex } from '../bytes/hex.js';
-import { readHex, readQuantity } from './json-values.js';
-import type { Problems } from './problems.js';
+import { hexText, sameHex } from '../../bytes/hex.js';
+import { readHex, readQuantity } from '../values/json-values.js';
+import type { Problems } from '../values/problems.js';
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 

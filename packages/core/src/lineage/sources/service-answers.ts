@@ -4,11 +4,11 @@
  * that steer the walk, and that every integer the walk reads was read exactly. What the record
  * and the artifacts say is the walker's to check.
  */
-import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../input/json-values.js';
-import { kindOf } from '../json/show.js';
-import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
-import { err, ok, type Result } from '../result.js';
-import type { ProblemReason } from '../input/problems.js';
+import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../../input/values/json-values.js';
+import { kindOf } from '../../json/show.js';
+import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
+import { err, ok, type Result } from '../../result.js';
+import type { ProblemReason } from '../../errors.js';
 import type { RecordAnswer } from './lineage-source.js';
 
 /**

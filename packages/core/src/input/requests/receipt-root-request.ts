@@ -6,23 +6,23 @@ import {
   type CheckName,
   type NotVerifiable,
   type Verifiability,
-} from '../chains/registry.js';
-import { claimFor, receiptKinds, type BlockShape } from '../chains/claims.js';
-import { stateSyncOutcome, type ExcludedReceipt } from '../chains/state-sync.js';
-import { InvalidHeaderError } from '../errors.js';
-import { decodeHeader, headerNumberIfAny } from '../header/header-decoding.js';
-import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
-import { fieldsAheadOfFork, scheduledFields } from '../chains/fork-schedule.js';
-import type { BlockHeader } from '../header/header-fields.js';
-import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
-import type { RuleSet } from '../receipts/rules.js';
-import type { Receipt } from '../receipts/receipt.js';
-import { err, ok, type Result } from '../result.js';
-import { isObject, join, readArray } from './json-values.js';
-import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
-import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from './log-list.js';
-import { checkOutcome, checkType, hasNoRoot, orderByIndex } from './receipt-rules.js';
-import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from './schema.js';
+} from '../../chains/registry.js';
+import { claimFor, receiptKinds, type BlockShape } from '../../chains/claims.js';
+import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { InvalidHeaderError } from '../../errors.js';
+import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
+import { ETHEREUM_HEADER, type HeaderLayout } from '../../header/layouts.js';
+import { fieldsAheadOfFork, scheduledFields } from '../../chains/fork-schedule.js';
+import type { BlockHeader } from '../../header/header-fields.js';
+import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
+import type { RuleSet } from '../../receipts/rules.js';
+import type { Receipt } from '../../receipts/receipt.js';
+import { err, ok, type Result } from '../../result.js';
+import { isObject, join, readArray } from '../values/json-values.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
+import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
+import { checkOutcome, checkType, hasNoRoot, orderByIndex } from '../values/receipt-rules.js';
+import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from '../values/schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
 export interface ReceiptRootRequest {

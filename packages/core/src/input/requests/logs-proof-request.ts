@@ -1,9 +1,9 @@
-import type { ChainRegistry } from '../chains/registry.js';
-import { err, ok, type Result } from '../result.js';
-import { isObject } from './json-values.js';
-import { bodyNotAnObject, Problems, type InvalidInput } from './problems.js';
+import type { ChainRegistry } from '../../chains/registry.js';
+import { err, ok, type Result } from '../../result.js';
+import { isObject } from '../values/json-values.js';
+import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
-import { hex, integer, object } from './schema.js';
+import { hex, integer, object } from '../values/schema.js';
 
 /** A validated `POST /v1/evm/verify/logs-proof` body. */
 export interface LogsProofRequest {

@@ -1,5 +1,5 @@
-import { MAX_JSON_DEPTH } from '../json/depth.js';
-import { SourceError } from './source-error.js';
+import { MAX_JSON_DEPTH } from '../../json/depth.js';
+import { SourceError } from '../../errors.js';
 
 /**
  * What one lineage audit may take: beyond any of these the input is refused (400, exit 2),
