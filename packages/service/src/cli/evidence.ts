@@ -15,7 +15,8 @@ import {
 } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
-import { blockNumberValue, hashValue, parseChainOption, rpcUrlOf } from './flags.js';
+import { hashValue, requiredBlockRef, rpcUrlOf } from './flags.js';
+import { addedChain } from './chain-flag.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
 import { parseInputJson } from './json-input.js';
 
@@ -36,7 +37,7 @@ const REFUSAL_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 
 
 /** Admits `block` vouched for with `vouch`, and keeps it in `dir`; exit 0, or the refusal's status naming why. */
 function admit(block: unknown, vouch: Omit<Vouch, 'file'>, source: string, dir: string, io: CliIo, chains: string[]) {
-  const registry = new ChainRegistry(chains.map(parseChainOption));
+  const registry = new ChainRegistry(chains.map(addedChain));
   const admitted = admitEvidence(block, { ...vouch, file: '' }, { registry });
   if (!admitted.ok) {
     io.stderr(`evm-integrity: ${source}: not admitted as evidence: ${admitted.error.reason}\n`);
@@ -64,12 +65,12 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       rpc: { type: 'string' },
       'rpc-url': { type: 'string' },
       block: { type: 'string' },
-      chain: { type: 'string', multiple: true },
+      'add-chain': { type: 'string', multiple: true },
     },
   });
   const [what, ...rest] = positionals;
   const dir = values['evidence-dir'] ?? DEFAULT_EVIDENCE_DIR;
-  const chains = values.chain ?? [];
+  const chains = values['add-chain'] ?? [];
   const vouch = () => {
     const given = values['trusted-hash'];
     if (given === undefined)
@@ -89,17 +90,18 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence capture reads from --rpc`);
       const url = rpcUrlOf(values, process.env);
       if (url === undefined) throw new UsageError('--rpc is required: the JSON-RPC URL of your node (or ETH_RPC_URL)');
-      const number = blockNumberValue('--block', values.block);
+      const given = requiredBlockRef('--block', values.block);
       const vouched = vouch();
       const node = new RpcBlockSource({ url });
       const chainId = Number(await node.nodeChainId());
+      const number = typeof given === 'number' ? given : await node.blockNumberOf(given);
       const block = await node.block(chainId, number);
       if (block === null) throw new InputError(`${url} has no block ${number}`);
       return admit(block, vouched, `node ${url}`, dir, io, chains);
     }
     case 'list': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence list reads --evidence-dir`);
-      const evidence = readEvidenceDir(dir, chains.map(parseChainOption));
+      const evidence = readEvidenceDir(dir, chains.map(addedChain));
       for (const e of evidence)
         io.stdout(
           `${e.vouch.file}: chain ${e.chainId} block ${e.block}, ${e.vouch.blockHash}, vouched by ${e.vouch.vouchedBy} at ${e.vouch.vouchedAt}; receipts ${JSON.stringify(e.receipts)}, ${e.logs ? 'with' : 'without'} logs\n`,

@@ -124,7 +124,7 @@ export function readInput(file: string | undefined): Uint8Array {
   }
 }
 
-/** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */
+/** A rule set named on the command line (`--rules`, `--add-chain ID:RULES`). */
 export function ruleSetName(value: string, option: string): RuleSetName {
   if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
     throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
