@@ -1108,7 +1108,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     );
     const mismatched = await run([...RANGE, '--bundle', bundle]);
     expect(mismatched.status).toBe(2);
-    expect(mismatched.stderr).toMatch(/a replay needs the recording's --chunk-size/);
+    expect(mismatched.stderr).toMatch(/a replay needs the recording's chunkSize, --chunk-size on the command line/);
   });
 
   it('--service without EVM_DATA_SERVICE_API_KEY: exit 2 naming the variable, and no --out file', async () => {
