@@ -284,6 +284,11 @@ describe('against a node of chain 1 (blocks 1000001 and 1000002; latest is 10000
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^evm-integrity: chain 1 block 1000002 admitted as evidence/);
+    const listed = await cli(['evidence', 'list', '--evidence-dir', evidenceDir, '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ chain_id: 1, block: 1_000_002, block_hash: latestHash, receipts: expect.any(Array) }),
+    ]);
   });
 
   it('a command with no node refuses a tag in one line: audit --bundle', async () => {

@@ -51,6 +51,7 @@ export const EVIDENCE_USAGE = `Usage:
   evm-integrity evidence capture --rpc URL --block N --trusted-hash H
                              [--evidence-dir DIR] [--vouched-by NAME]
   evm-integrity evidence list [--evidence-dir DIR] [--add-chain ID:R]…
+  (each also takes --json)
 
 Options:
   --trusted-hash H  the block's hash, as a source you trust gives it (your own
@@ -62,6 +63,7 @@ Options:
   --block N         capture: the block's number (decimal or 0x hex), or latest,
                     finalized, safe (asked of the node)
   --add-chain ID:R  add chain ID, following rule set R, to the registry (a devnet)
+  --json            print what was admitted as JSON (list: one array)
 
 A block of a built-in chain whose header hashes to H, and whose receipts
 reproduce its receipts root and logs bloom under its era's rules, shows how that
