@@ -133,18 +133,26 @@ describe('every command of the table', () => {
   it.each([
     ['accounts', 'list'],
     ['keys', 'list'],
-  ])('%s %s: a flag it does not know is one line (naming its usage), exit 2', async (group, command) => {
-    let stderr = '';
-    const code = await runAdmin(
-      [group, command, '--bogus'],
-      { stdout: () => {}, stderr: (t) => (stderr += t) },
-      new MemoryStore(),
-    );
-    expect({ code, stderr }).toEqual({
-      code: 2,
-      stderr: `evm-integrity: unknown option --bogus (usage: evm-integrity ${group} ${command}${group === 'keys' ? ' [ACCOUNT_ID]' : ''})\n`,
-    });
-  });
+  ])(
+    '%s %s: a flag it does not know, or a bad value, is one line and where the help is, exit 2',
+    async (group, command) => {
+      for (const [flags, message] of [
+        [['--bogus'], "unknown option '--bogus'"],
+        [['--json=yes'], '--json takes no value'],
+      ] as const) {
+        let stderr = '';
+        const code = await runAdmin(
+          [group, command, ...flags],
+          { stdout: () => {}, stderr: (t) => (stderr += t) },
+          new MemoryStore(),
+        );
+        expect({ code, stderr }).toEqual({
+          code: 2,
+          stderr: `evm-integrity: ${message}\ntry 'evm-integrity ${group} ${command} --help'\n`,
+        });
+      }
+    },
+  );
 
   it.each([
     [
