@@ -459,9 +459,9 @@ describe('evm-integrity lineage (CLI)', () => {
     const inline = io();
     const pooled = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], inline.io)).toBe(0);
-    expect(
-      await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io),
-    ).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io)).toBe(
+      0,
+    );
     expect(pooled.out).toEqual(inline.out);
   });
 
@@ -482,10 +482,7 @@ describe('evm-integrity lineage (CLI)', () => {
     [[PAIR_RECORD, '--bundle', 'x.json'], /--chain is required: a chain id or name \(1 or mainnet, 8453 or base\)/],
     [['abc', '--chain', '1', '--bundle', 'x.json'], /36 hex characters/],
     [[PAIR_RECORD, '--chain', '1'], /exactly one of --bundle FILE and --service URL/],
-    [
-      [PAIR_RECORD, '--chain', '1', '--bundle', 'no/such.json'],
-      /cannot read the bundle no\/such.json: no such file/,
-    ],
+    [[PAIR_RECORD, '--chain', '1', '--bundle', 'no/such.json'], /cannot read the bundle no\/such.json: no such file/],
     [[PAIR_RECORD, '--chain', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
     [
       [PAIR_RECORD, '--chain', '1', '--service', 'http://127.0.0.1:1/v1', '--record', 'no/such/dir/r.json.gz'],

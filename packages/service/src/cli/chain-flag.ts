@@ -58,7 +58,9 @@ export function chainValue(flag: string, value: string | undefined): number {
   if (/^(0[xX])?[0-9a-fA-F_]+$/.test(value) && /^(0[xX]|\d)/.test(value)) return chainIdValue(flag, value);
   const id = chainIdByName(value);
   if (id === undefined)
-    throw new UsageError(`${flag}: "${value}" is not a chain id or a chain's name; evm-integrity chains lists the names`);
+    throw new UsageError(
+      `${flag}: "${value}" is not a chain id or a chain's name; evm-integrity chains lists the names`,
+    );
   return id;
 }
 
