@@ -90,19 +90,20 @@ receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
 first, under its chain's rules in the registry: its receipts must give its
 receiptsRoot and its header its hash, both checks its era claims. P is written
 whole or not at all. --evidence DIR stands on an operator's evidence, as verify
-does. --add-chain ID:R adds a devnet to the registry, as verify does
-(its checker needs the same --add-chain). The proof is JSON (--json is accepted). Exit status: 0 written, 1 the block's
-receipts or header do not match its commitments, 2 bad input, no receipt at N,
-or a chain or era that cannot be verified, 3 a bug.
+does. --add-chain ID:R adds a devnet to the registry, as verify does (its
+checker needs the same --add-chain). The proof is JSON (--json is accepted).
+Exit status: 0 written, 1 the block's receipts or header do not match its
+commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
+verified, 3 a bug.
 
 prove logs writes a complete-log proof: every log of blocks N..M that matches
 the filter (any of the --address, and topic0 any of the --topic0; every log
 without them), with what shows none is missing: each header, and the receipts
 of each block whose bloom may match. --chain C: a chain id or name (evm-integrity
-chains); N and M: block numbers or latest, finalized, safe (asked of the node once).
-Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its eth_chainId must
-be --chain's), K fetched ahead (default 4). The
-proof goes to --out FILE (whole or not at all) or to stdout (not a terminal).
+chains); N and M: block numbers or latest, finalized, safe (asked of the node
+once). Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its
+eth_chainId must be --chain's), K fetched ahead (default 4). The proof goes to
+--out FILE (whole or not at all) or to stdout (not a terminal).
 stderr gets the counts and the head hash, the hash of block M a verifier needs:
   evm-integrity verify logs-proof FILE --head-hash H
 Exit status: 0 written, 2 bad flags, a node of another chain, a range that
@@ -116,7 +117,9 @@ export const AUDIT_LOGS_USAGE = `Usage:
                            [--window W] [--concurrency K] [--json]
 
 --chain C: a chain id or name (evm-integrity chains). N and M: block numbers or
-latest, finalized, safe (asked of the node once, at start). Checks that the node's eth_getLogs answer for blocks N..M and the filter is
+latest, finalized, safe (asked of the node once, at start).
+
+Checks that the node's eth_getLogs answer for blocks N..M and the filter is
 complete and exact: it is compared, W blocks at a time (default 2000, halved
 while the node says an answer is too big), with a complete-log proof of the
 range, built from the node's blocks (kept with --save-proof FILE) or given with
@@ -214,9 +217,9 @@ a bundle written by --record (--bundle, offline). With --service URL (the key in
 EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
 0103) are checked against the chain too; --bundle replays those checks when the
 recording had them. Prints one JSON line per block, a line per reorg seen, and a
-summary line (NDJSON; --json is accepted), to stdout or --out FILE; --resume continues the audit in FILE where
-it stopped (its lines kept up to the first whose digest does not hold, the blocks
-from there audited again). --concurrency K: requests to the node at once (default 4, at most
+summary line (NDJSON; --json is accepted), to stdout or --out FILE; --resume
+continues the audit in FILE where it stopped (its lines kept up to the first
+whose digest does not hold, the blocks from there audited again). --concurrency K: requests to the node at once (default 4, at most
 64), each a batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and
 its receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks
 are fetched ahead. A
