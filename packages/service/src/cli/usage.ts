@@ -302,7 +302,7 @@ ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
 
-Every command: --chain C is a chain id or name (mainnet, base; evm-integrity
+On every command: --chain C is a chain id or name (mainnet, base; evm-integrity
 chains), --add-chain ID:RULES adds a devnet, a block N is a number or latest,
 finalized, safe (asked of the node), --json where the output can be JSON.
 
