@@ -13,9 +13,13 @@ async function run(store: Store, args: string[], now: Date = NOW) {
   return { code, stdout, stderr };
 }
 
-/** An error: exit 2, nothing on stdout, exactly this one line on stderr. */
-function expectError(result: Awaited<ReturnType<typeof run>>, message: string) {
-  expect(result).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${message}\n` });
+/**
+ * An error: exit 2, nothing on stdout, exactly this one line on stderr; for a mistake in the command line, then where
+ * the help of `topic` (`accounts create`) is.
+ */
+function expectError(result: Awaited<ReturnType<typeof run>>, message: string, topic?: string) {
+  const help = topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`;
+  expect(result).toEqual({ code: 2, stdout: '', stderr: `evm-integrity: ${message}\n${help}` });
 }
 
 let store: MemoryStore;
@@ -99,26 +103,29 @@ describe('accounts create', () => {
 
   it('reports each bad input on one line with exit 2', async () => {
     await createAcme();
-    const cases: [string[], string][] = [
+    const cases: [string[], string, string?][] = [
+      [[], 'accounts create needs --name', 'accounts create'],
+      [['--name', ''], 'accounts create needs --name', 'accounts create'],
+      [['--name'], '--name needs a value', 'accounts create'],
+      [['--name', '--id', 'x'], '--name needs a value', 'accounts create'],
       [
-        [],
-        'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+        ['--name', 'X', '--cu-limit', 'lots'],
+        '--cu-limit must be a non-negative integer, got "lots"',
+        'accounts create',
       ],
+      [['--name', 'X', '--cu-limit', '1e6'], '--cu-limit must be a non-negative integer, got "1e6"', 'accounts create'],
+      [['--name', 'X', '--rps', '0'], '--rps must be a positive integer, got "0"', 'accounts create'],
+      [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"', 'accounts create'],
       [
-        ['--name', ''],
-        'accounts create needs --name (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
+        ['--name', 'X', '--endpoints', ','],
+        '--endpoints needs at least one value (leave it out to allow all)',
+        'accounts create',
       ],
-      [['--name'], '--name needs a value'],
-      [['--name', '--id', 'x'], '--name needs a value'],
-      [['--name', 'X', '--cu-limit', 'lots'], '--cu-limit must be a non-negative integer, got "lots"'],
-      [['--name', 'X', '--cu-limit', '1e6'], '--cu-limit must be a non-negative integer, got "1e6"'],
-      [['--name', 'X', '--rps', '0'], '--rps must be a positive integer, got "0"'],
-      [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"'],
-      [['--name', 'X', '--endpoints', ','], '--endpoints needs at least one value (leave it out to allow all)'],
       // A misspelt name would leave an account that every endpoint refuses (403).
       [
         ['--name', 'X', '--endpoints', 'verify/receipt_root'],
         '--endpoints: "verify/receipt_root" is not an endpoint; one of verify/receipt-root, verify/logs-bloom, verify/receipt-proof, verify/lineage, verify/logs-proof, or all',
+        'accounts create',
       ],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],
       [
@@ -126,17 +133,12 @@ describe('accounts create', () => {
         "--id: must be 1-64 characters of letters, digits, '.', '_' or '-', starting with a letter or digit, got \"a b\"",
       ],
       [['--name', 'X', '--plan', ' '], '--plan: must be a non-empty string'],
-      [
-        ['--name', 'X', '--colour', 'red'],
-        'unknown option --colour (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
-      ],
-      [
-        ['--name', 'X', 'extra'],
-        'unexpected argument "extra" (usage: evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10])',
-      ],
-      [['--name', 'X', '--json=yes'], '--json takes no value'],
+      [['--name', 'X', '--colour', 'red'], "unknown option '--colour'", 'accounts create'],
+      [['--name', 'X', 'extra'], 'unexpected argument "extra"', 'accounts create'],
+      [['--name', 'X', '--json=yes'], '--json takes no value', 'accounts create'],
     ];
-    for (const [args, message] of cases) expectError(await run(store, ['accounts', 'create', ...args]), message);
+    for (const [args, message, topic] of cases)
+      expectError(await run(store, ['accounts', 'create', ...args]), message, topic);
     expect((await store.listAccounts()).map((a) => a.id)).toEqual(['acme']);
   });
 });
@@ -192,10 +194,7 @@ describe('accounts list', () => {
   });
 
   it('takes no argument', async () => {
-    expectError(
-      await run(store, ['accounts', 'list', 'acme']),
-      'unexpected argument "acme" (usage: evm-integrity accounts list)',
-    );
+    expectError(await run(store, ['accounts', 'list', 'acme']), 'unexpected argument "acme"', 'accounts list');
   });
 });
 
@@ -216,23 +215,31 @@ describe('accounts add-cu', () => {
   });
 
   it('reports bad input', async () => {
-    expectError(
-      await run(store, ['accounts', 'add-cu']),
-      'accounts add-cu needs an account ID (usage: evm-integrity accounts add-cu ID CU)',
-    );
+    expectError(await run(store, ['accounts', 'add-cu']), 'accounts add-cu needs an account ID', 'accounts add-cu');
     expectError(
       await run(store, ['accounts', 'add-cu', 'acme']),
-      'accounts add-cu needs the number of CU to add (usage: evm-integrity accounts add-cu ID CU)',
+      'accounts add-cu needs the number of CU to add',
+      'accounts add-cu',
     );
-    expectError(await run(store, ['accounts', 'add-cu', 'acme', '0']), 'CU must be a positive integer, got "0"');
-    expectError(await run(store, ['accounts', 'add-cu', 'acme', 'many']), 'CU must be a positive integer, got "many"');
+    expectError(
+      await run(store, ['accounts', 'add-cu', 'acme', '0']),
+      'CU must be a positive integer, got "0"',
+      'accounts add-cu',
+    );
+    expectError(
+      await run(store, ['accounts', 'add-cu', 'acme', 'many']),
+      'CU must be a positive integer, got "many"',
+      'accounts add-cu',
+    );
     expectError(
       await run(store, ['accounts', 'add-cu', 'acme', '-5']),
       'numbers must be non-negative integers, got -5',
+      'accounts add-cu',
     );
     expectError(
       await run(store, ['accounts', 'add-cu', 'acme', '5', '6']),
-      'unexpected argument "6" (usage: evm-integrity accounts add-cu ID CU)',
+      'unexpected argument "6"',
+      'accounts add-cu',
     );
     expectError(
       await run(store, ['accounts', 'add-cu', 'nobody', '5']),
@@ -292,15 +299,11 @@ describe('accounts update', () => {
 
   it('reports each bad input on one line with exit 2, naming the flag and the value', async () => {
     await createAcme();
-    const synopsis =
-      'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]';
-    expectError(
-      await run(store, ['accounts', 'update']),
-      `accounts update needs an account ID (usage: evm-integrity ${synopsis})`,
-    );
+    expectError(await run(store, ['accounts', 'update']), `accounts update needs an account ID`, 'accounts update');
     expectError(
       await run(store, ['accounts', 'update', 'acme']),
-      `accounts update needs something to change: --name, --plan, --cu-limit, --rps, --endpoints, --chains (usage: evm-integrity ${synopsis})`,
+      `accounts update needs something to change: --name, --plan, --cu-limit, --rps, --endpoints, --chains`,
+      'accounts update',
     );
     expectError(
       await run(store, ['accounts', 'update', 'nobody', '--rps', '1']),
@@ -309,14 +312,17 @@ describe('accounts update', () => {
     expectError(
       await run(store, ['accounts', 'update', 'acme', '--rps', '0']),
       '--rps must be a positive integer, got "0"',
+      'accounts update',
     );
     expectError(
       await run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']),
       '--chains must be a positive integer, got "mainnet"',
+      'accounts update',
     );
     expectError(
       await run(store, ['accounts', 'update', 'acme', '--id', 'x']),
-      `unknown option --id (usage: evm-integrity ${synopsis})`,
+      "unknown option '--id'",
+      'accounts update',
     );
     expect(await store.getAccount('acme')).toMatchObject({ rateLimitRps: 25, entitlements: null });
   });
@@ -358,6 +364,7 @@ describe('accounts delete', () => {
     expectError(
       await run(store, ['accounts', 'delete', 'acme']),
       'accounts delete removes account acme, its 1 key, its usage and its request log for good; add --yes to confirm',
+      'accounts delete',
     );
     expect(await store.getAccount('acme')).toBeDefined();
     expect(await run(store, ['accounts', 'delete', 'acme', '--yes'])).toEqual({
@@ -375,7 +382,7 @@ describe('accounts delete', () => {
       await run(store, ['accounts', 'delete', 'acme']),
       'no account "acme" (evm-integrity accounts list shows the accounts)',
     );
-    expectError(await run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value');
+    expectError(await run(store, ['accounts', 'delete', 'acme', '--yes=1']), '--yes takes no value', 'accounts delete');
   });
 
   it('with --json: what went', async () => {
@@ -429,18 +436,16 @@ describe('keys create', () => {
   it('reports bad input and refusals', async () => {
     expectError(
       await run(store, ['keys', 'create']),
-      'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
+      'keys create needs an ACCOUNT_ID (or --account ID)',
+      'keys create',
     );
     expectError(
       await run(store, ['keys', 'create', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
     expectError(await run(store, ['keys', 'create', 'acme', '--label', '']), '--label: must be a non-empty string');
-    expectError(await run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value');
-    expectError(
-      await run(store, ['keys', 'create', 'acme', 'other']),
-      'unexpected argument "other" (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
-    );
+    expectError(await run(store, ['keys', 'create', 'acme', '--label']), '--label needs a value', 'keys create');
+    expectError(await run(store, ['keys', 'create', 'acme', 'other']), 'unexpected argument "other"', 'keys create');
     for (let i = 0; i < 5; i++) expect((await run(store, ['keys', 'create', 'acme'])).code).toBe(0);
     expectError(
       await run(store, ['keys', 'create', 'acme']),
@@ -461,10 +466,12 @@ describe('keys create --account ID', () => {
     expectError(
       await run(store, ['keys', 'create', 'acme', '--account', 'beta']),
       'ACCOUNT_ID "acme" and --account "beta" name different accounts; give one',
+      'keys create',
     );
     expectError(
       await run(store, ['keys', 'create']),
-      'keys create needs an ACCOUNT_ID (or --account ID) (usage: evm-integrity keys create ACCOUNT_ID [--label L])',
+      'keys create needs an ACCOUNT_ID (or --account ID)',
+      'keys create',
     );
   });
 });
@@ -537,10 +544,7 @@ describe('keys list', () => {
       await run(store, ['keys', 'list', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
-    expectError(
-      await run(store, ['keys', 'list', 'acme', 'x']),
-      'unexpected argument "x" (usage: evm-integrity keys list [ACCOUNT_ID])',
-    );
+    expectError(await run(store, ['keys', 'list', 'acme', 'x']), 'unexpected argument "x"', 'keys list');
   });
 });
 
@@ -577,18 +581,12 @@ describe('keys revoke', () => {
   });
 
   it('reports bad input', async () => {
-    expectError(
-      await run(store, ['keys', 'revoke']),
-      'keys revoke needs a key ID or hint (usage: evm-integrity keys revoke ID_OR_HINT)',
-    );
+    expectError(await run(store, ['keys', 'revoke']), 'keys revoke needs a key ID or hint', 'keys revoke');
     expectError(
       await run(store, ['keys', 'revoke', 'key_nope']),
       'no key with id or hint "key_nope" (evm-integrity keys list shows them)',
     );
-    expectError(
-      await run(store, ['keys', 'revoke', 'a', 'b']),
-      'unexpected argument "b" (usage: evm-integrity keys revoke ID_OR_HINT)',
-    );
+    expectError(await run(store, ['keys', 'revoke', 'a', 'b']), 'unexpected argument "b"', 'keys revoke');
     const x = await store.importKey('acme', 'x', { plain: 'same-hint-xxxxxxxxxxxxxxxxxxxxxxxxxxxxx' }, NOW);
     const y = await store.importKey('acme', 'y', { plain: 'same-hint-yyyyyyyyyyyyyyyyyyyyyyyyyyyyy' }, NOW);
     expectError(
@@ -608,11 +606,13 @@ describe('commands and help', () => {
     expectError(
       await run(store, ['accounts']),
       'accounts needs a command: create, list, add-cu, update, disable, delete',
+      'accounts',
     );
-    expectError(await run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke');
+    expectError(await run(store, ['keys', '--json']), 'keys needs a command: create, list, revoke', 'keys');
     expectError(
       await run(store, ['keys', 'rotate']),
       'unknown command "keys rotate"; expected one of create, list, revoke',
+      'keys',
     );
   });
 

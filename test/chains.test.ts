@@ -556,7 +556,7 @@ describe('added chains never replace a built-in one', () => {
     );
     const { status, stderr } = spawnSync(
       process.execPath,
-      [BIN, 'verify', 'block', 'fixtures/blocks/mainnet-19426587.json', '--chain', '1:ethereum'],
+      [BIN, 'verify', 'block', 'fixtures/blocks/mainnet-19426587.json', '--add-chain', '1:ethereum'],
       {
         cwd: ROOT,
         encoding: 'utf8',

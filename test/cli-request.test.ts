@@ -73,7 +73,7 @@ async function post(endpoint: string, body: string): Promise<{ status: number; j
   return { status: res.status, json: await res.json() };
 }
 
-const devnet = ['--chain', `${HIVE_CHAIN_ID}:ethereum`];
+const devnet = ['--add-chain', `${HIVE_CHAIN_ID}:ethereum`];
 
 describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
   it.each(fixtureNames)(
@@ -89,13 +89,13 @@ describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
         ['receipt-root', (body: unknown) => verifyReceiptRootOperation(body, { ...context, registry })],
         ['logs-bloom', (body: unknown) => verifyLogsBloomOperation(body, context)],
       ] as const) {
-        // A block that names no chain (geth's t8n output) gets it from --chain-id: mainnet's rules.
+        // A block that names no chain (geth's t8n output) gets it from --chain: mainnet's rules.
         const made = await run([
           'request',
           endpoint,
           file,
           ...devnet,
-          ...(fixture.chain_id === null ? ['--chain-id', '1'] : []),
+          ...(fixture.chain_id === null ? ['--chain', '1'] : []),
         ]);
         if (endpoint === 'logs-bloom' && leftOut > 0) {
           // Bor's state-sync receipt, left out of the bloom, is one a logs-bloom body cannot carry: refused, naming it.
@@ -144,13 +144,13 @@ describe('request: inputs and mistakes', () => {
     expect(await run(['request', 'receipt-root', file])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `evm-integrity: ${file}: chain_id is missing; the body names its chain (add "chain_id" to the block, or give --chain-id N)\n`,
+      stderr: `evm-integrity: ${file}: chain_id is missing; the body names its chain (add "chain_id" to the block, or give --chain ID)\n`,
     });
-    const named = await run(['request', 'receipt-root', file, '--chain-id', '1']);
+    const named = await run(['request', 'receipt-root', file, '--chain', '1']);
     expect(named.code).toBe(0);
     expect(named.stdout).toBe((await run(['request', 'receipt-root', mainnet])).stdout);
-    expect((await run(['request', 'receipt-root', mainnet, '--chain-id', '10'])).stderr).toBe(
-      `evm-integrity: ${mainnet}: the block names chain_id 1, not the --chain-id 10 given\n`,
+    expect((await run(['request', 'receipt-root', mainnet, '--chain', 'optimism'])).stderr).toBe(
+      `evm-integrity: ${mainnet}: the block names chain_id 1, not the --chain 10 given\n`,
     );
   });
 
@@ -204,11 +204,10 @@ describe('request: inputs and mistakes', () => {
       ['request', 'receipt-root', 'a.json', 'b.json'],
       'unexpected argument "b.json": request receipt-root reads one FILE',
     ],
-  ])('%j: a usage error, exit 2', async (args, message) => {
+  ])('%j: a usage error, exit 2: one line and where the help is', async (args, message) => {
     const { code, stdout, stderr } = await run(args);
     expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
-    expect(stderr.split('\n')[0]).toBe(`evm-integrity: ${message}`);
-    expect(stderr).toContain('evm-integrity request receipt-root [FILE|-]');
+    expect(stderr).toBe(`evm-integrity: ${message}\ntry 'evm-integrity request --help'\n`);
   });
 });
 

@@ -95,7 +95,7 @@ describe('every fixture block reproduces its header', () => {
       const args = [
         'receipt-root',
         '-',
-        ...(block.chainId === HIVE_CHAIN_ID ? ['--chain', `${HIVE_CHAIN_ID}:ethereum`] : []),
+        ...(block.chainId === HIVE_CHAIN_ID ? ['--add-chain', `${HIVE_CHAIN_ID}:ethereum`] : []),
       ];
       const { code, json } = await cli(args, body);
       if (!claimsAll) {

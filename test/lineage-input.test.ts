@@ -505,7 +505,7 @@ async function viaCli(text: string, args: string[] = []) {
   writeFileSync(file, text);
   const out = { stdout: '', stderr: '' };
   const code = await runLineage(
-    [PAIR_RECORD, '--chain-id', '1', '--bundle', file, ...args],
+    [PAIR_RECORD, '--chain', '1', '--bundle', file, ...args],
     { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
     {},
   );
@@ -842,7 +842,7 @@ describe('evm-integrity lineage --bundle as a real process', () => {
   it.each(cases)('%s: exit 2, one line naming what is wrong, no stack trace', (_name, c) => {
     const file = join(dir, 'process.json');
     writeFileSync(file, c.text);
-    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], {
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain', '1', '--bundle', file], {
       cwd: ROOT,
       encoding: 'utf8',
     });
@@ -861,7 +861,7 @@ describe('evm-integrity lineage --bundle as a real process: a failing block', ()
     receipt.logs[0].data = `0x${'ff'.repeat(32)}`;
     const file = join(dir, 'tampered.json');
     writeFileSync(file, JSON.stringify(bundle));
-    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', file], {
+    const result = spawnSync(process.execPath, [BIN, 'lineage', PAIR_RECORD, '--chain', '1', '--bundle', file], {
       cwd: ROOT,
       encoding: 'utf8',
     });
@@ -893,7 +893,7 @@ describe('lineage --service: the live service gets the same limits', () => {
       const out = { stdout: '', stderr: '' };
       const url = `http://127.0.0.1:${(service.address() as AddressInfo).port}/v1`;
       const code = await runLineage(
-        [PAIR_RECORD, '--chain-id', '1', '--service', url],
+        [PAIR_RECORD, '--chain', '1', '--service', url],
         { stdout: (t) => (out.stdout += t), stderr: (t) => (out.stderr += t) },
         { EVM_DATA_SERVICE_API_KEY: 'k' },
       );

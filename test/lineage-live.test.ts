@@ -99,7 +99,7 @@ describe('lineage against a live service and node, recorded and replayed', () =>
     const code = await runLineage(
       [
         PAIR_RECORD,
-        '--chain-id',
+        '--chain',
         '1',
         '--service',
         `${urlOf(service)}/v1`,
@@ -119,7 +119,7 @@ describe('lineage against a live service and node, recorded and replayed', () =>
     expect(report.verdict).toBe('pass');
 
     const offline = capture();
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', recorded, '--json'], offline.io, {})).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', recorded, '--json'], offline.io, {})).toBe(0);
     expect(JSON.parse(offline.out.stdout)).toEqual(report);
   });
 });

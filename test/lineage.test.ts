@@ -431,14 +431,14 @@ describe('evm-integrity lineage (CLI)', () => {
 
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], streams)).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], streams)).toBe(0);
     expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(15 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
 
   it('the committed real bundle exits 2: not verifiable, its fields held by no log named', async () => {
     const { out, io: streams } = io();
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', committedFile], streams)).toBe(2);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', committedFile], streams)).toBe(2);
     expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(32 passed, 0 failed, 2 skipped\)/);
     expect(out.stdout).toMatch(/skip {2}record\.fields .* name, symbol, decimals rest only on function results/);
   });
@@ -448,7 +448,7 @@ describe('evm-integrity lineage (CLI)', () => {
     forgeErc20Result(bundle, 'name', 'Fake Ether');
     const { out, io: streams } = io();
     const file = written('forged-name.json', bundle);
-    expect(await runLineage([WETH_RECORD, '--chain-id', '1', '--bundle', file, '--json'], streams)).toBe(2);
+    expect(await runLineage([WETH_RECORD, '--chain', '1', '--bundle', file, '--json'], streams)).toBe(2);
     expect(JSON.parse(out.stdout)).toMatchObject({
       verdict: 'not_verifiable',
       reason: expect.stringContaining('name, symbol, decimals rest only on function results'),
@@ -458,10 +458,10 @@ describe('evm-integrity lineage (CLI)', () => {
   it('--workers 1: the block checks on a worker thread, the same table', async () => {
     const inline = io();
     const pooled = io();
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile], inline.io)).toBe(0);
-    expect(
-      await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io),
-    ).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], inline.io)).toBe(0);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile, '--workers', '1'], pooled.io)).toBe(
+      0,
+    );
     expect(pooled.out).toEqual(inline.out);
   });
 
@@ -472,23 +472,20 @@ describe('evm-integrity lineage (CLI)', () => {
     const file = join(dir, 'tampered.json.gz');
     writeFileSync(file, gzipSync(JSON.stringify(bundle)));
     const { out, io: streams } = io();
-    expect(await runLineage([PAIR_RECORD, '--chain-id', '1', '--bundle', file, '--json'], streams)).toBe(1);
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file, '--json'], streams)).toBe(1);
     // The block's root and bloom, once for each of the two records whose logs are in it.
     expect(JSON.parse(out.stdout)).toMatchObject({ verdict: 'fail', summary: { fail: 4 } });
     rmSync(dir, { recursive: true, force: true });
   });
 
   it.each([
-    [[PAIR_RECORD, '--bundle', 'x.json'], /--chain-id is required: the chain id, a number \(1 for Ethereum mainnet\)/],
-    [['abc', '--chain-id', '1', '--bundle', 'x.json'], /36 hex characters/],
-    [[PAIR_RECORD, '--chain-id', '1'], /exactly one of --bundle FILE and --service URL/],
+    [[PAIR_RECORD, '--bundle', 'x.json'], /--chain is required: a chain id or name \(1 or mainnet, 8453 or base\)/],
+    [['abc', '--chain', '1', '--bundle', 'x.json'], /36 hex characters/],
+    [[PAIR_RECORD, '--chain', '1'], /exactly one of --bundle FILE and --service URL/],
+    [[PAIR_RECORD, '--chain', '1', '--bundle', 'no/such.json'], /cannot read the bundle no\/such.json: no such file/],
+    [[PAIR_RECORD, '--chain', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
     [
-      [PAIR_RECORD, '--chain-id', '1', '--bundle', 'no/such.json'],
-      /cannot read the bundle no\/such.json: no such file/,
-    ],
-    [[PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1'], /EVM_DATA_SERVICE_API_KEY/],
-    [
-      [PAIR_RECORD, '--chain-id', '1', '--service', 'http://127.0.0.1:1/v1', '--record', 'no/such/dir/r.json.gz'],
+      [PAIR_RECORD, '--chain', '1', '--service', 'http://127.0.0.1:1/v1', '--record', 'no/such/dir/r.json.gz'],
       /^--record no\/such\/dir\/r.json.gz: cannot write it: no such directory$/,
     ],
   ])('%j is bad input (UsageError → exit 2)', async (args, message) => {
@@ -498,7 +495,7 @@ describe('evm-integrity lineage (CLI)', () => {
 
   it('a service URL that is not http(s) is exit 2 with a message', async () => {
     const { out, io: streams } = io();
-    const code = await runLineage([PAIR_RECORD, '--chain-id', '1', '--service', 'ftp://example.invalid/v1'], streams, {
+    const code = await runLineage([PAIR_RECORD, '--chain', '1', '--service', 'ftp://example.invalid/v1'], streams, {
       EVM_DATA_SERVICE_API_KEY: 'k',
     });
     expect(code).toBe(2);

@@ -246,8 +246,11 @@ describe('prove logs refuses', () => {
       [['--address', '0x12'], /--address: "0x12" is not an address \(2 hex digits\); use 40 hex digits/],
       [['--topic0', BUSY_2016], /--topic0: "0x276c.*" is not a topic \(40 hex digits\); use 64 hex digits/],
       [['--from', '20', '--to', '10'], /--to \(10\) must not be before --from \(20\)/],
-      [['--from', 'ten'], /--from: "ten" is not a block number/],
-      [['--chain', 'mainnet'], /--chain: "mainnet" is not a chain id/],
+      [
+        ['--from', 'ten'],
+        /--from: "ten" is not a block; use a block number \(decimal or 0x hex\) or latest, finalized, safe/,
+      ],
+      [['--chain', 'mainet'], /--chain: "mainet" is not a chain id or a chain's name/],
       [['--concurrency', '65'], /^evm-integrity: --concurrency: "65" is more than 64; use 1 to 64\n/],
     ];
     for (const [flags, message] of cases) {

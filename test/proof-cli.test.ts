@@ -125,8 +125,8 @@ describe('prove receipt, then verify receipt-proof', () => {
     expect(receipt.depositReceiptVersion).toBe(expected.depositReceiptVersion);
   });
 
-  it('a devnet added with --chain ID:R: proven and verified under the rules named, refused without them', () => {
-    const devnet = ['--chain', '3503995874084926:ethereum'];
+  it('a devnet added with --add-chain ID:R: proven and verified under the rules named, refused without them', () => {
+    const devnet = ['--add-chain', '3503995874084926:ethereum'];
     const block = fixtureFile('hive-generated-1');
     const refused = run(['prove', 'receipt', block, '--index', '1']);
     expect(refused.code).toBe(2);

@@ -383,7 +383,7 @@ describe('caps on what a node costs', () => {
     expect(lines.find((l) => l.block_number === FROM)).toMatchObject({
       verdict: 'unreachable',
       reason: expect.stringMatching(
-        /eth_getBlockReceipts with more than 1 MiB, the cap on an answer \(--max-answer-mb\)/,
+        /eth_getBlockReceipts with more than 1 MiB, the cap on an answer \(maxAnswerBytes, --max-answer-mb on the command line\)/,
       ),
     });
     expect(lines.at(-1)!.summary).toMatchObject({ complete: false, verdicts: { unreachable: 1 } });

@@ -105,7 +105,7 @@ export class ServiceDatasets {
       signal?.throwIfAborted();
       if (page > MAX_PAGES)
         throw new SourceError(
-          `the service gave more than ${MAX_PAGES} pages of raw/${dataset} for blocks ${from}-${to} and its cursor does not end (if the blocks truly hold that many records, lower --chunk-size)`,
+          `the service gave more than ${MAX_PAGES} pages of raw/${dataset} for blocks ${from}-${to} and its cursor does not end (if the blocks truly hold that many records, lower the audit's chunkSize, --chunk-size on the command line)`,
         );
       const body = {
         chain_id: chainId,

@@ -98,7 +98,10 @@ export class BundleSource implements LineageSource, BlockSource {
       const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
       const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
       if (recorded === undefined)
-        throw noAnswer(what, " (a replay needs the recording's --chunk-size, and a recording made with --service)");
+        throw noAnswer(
+          what,
+          " (a replay needs the recording's chunkSize, --chunk-size on the command line, and a recording with the service's cross-check, --service)",
+        );
       if (recorded.answer === null)
         throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
       return recorded.answer;

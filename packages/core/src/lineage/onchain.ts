@@ -167,7 +167,7 @@ export async function checkBlock(
           'block.available',
           'skipped',
           subject,
-          'the source has no such block (give a bundle with blocks, or --rpc)',
+          'the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
         ),
       ],
     };

@@ -223,7 +223,7 @@ export class HttpClient {
       let delayMs: number;
       if ('tooLarge' in outcome) {
         throw new AnswerTooLargeError(
-          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (--max-answer-mb); the answer was abandoned`,
+          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (maxAnswerBytes, --max-answer-mb on the command line); the answer was abandoned`,
           this.maxAnswerBytes,
         );
       } else if ('networkError' in outcome) {

@@ -18,7 +18,6 @@ export interface CommandInput {
   stderr: (text: string) => void;
   now: () => Date;
   json: boolean;
-  synopsis: string;
   positionals: readonly string[];
   /** The value of a string option, if given. */
   text: (name: string) => string | undefined;
@@ -89,15 +88,13 @@ export async function createAccount({
   stdout,
   now,
   json,
-  synopsis,
   text,
   maxArguments,
   print,
 }: CommandInput): Promise<void> {
   maxArguments(0);
   const name = text('name');
-  if (name === undefined || name.trim() === '')
-    throw new UsageError(`accounts create needs --name (usage: evm-integrity ${synopsis})`);
+  if (name === undefined || name.trim() === '') throw new UsageError('accounts create needs --name');
   const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
   const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
   const endpoints = text('endpoints') === undefined ? undefined : endpointsOption(text('endpoints')!);
@@ -135,7 +132,6 @@ export async function updateAccount({
   stdout,
   now,
   json,
-  synopsis,
   text,
   argument,
   maxArguments,
@@ -144,9 +140,7 @@ export async function updateAccount({
   const id = argument(0, 'an account ID');
   maxArguments(1);
   if (UPDATABLE.every((option) => text(option) === undefined))
-    throw new UsageError(
-      `accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')} (usage: evm-integrity ${synopsis})`,
-    );
+    throw new UsageError(`accounts update needs something to change: ${UPDATABLE.map((o) => `--${o}`).join(', ')}`);
   const account = await store.getAccount(id);
   if (account === undefined) throw accountNotFound(id);
   const given = (option: (typeof UPDATABLE)[number]) => text(option);

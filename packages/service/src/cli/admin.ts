@@ -103,12 +103,12 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
   },
 };
 
-function parseOptionError(error: unknown, synopsis: string): UsageError {
+function parseOptionError(error: unknown): UsageError {
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^' ]*)/.exec(message)?.[1];
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
     if (/^-\d/.test(option)) return new UsageError(`numbers must be non-negative integers, got ${option}`);
-    return new UsageError(`unknown option ${option} (usage: evm-integrity ${synopsis})`);
+    return new UsageError(`unknown option '${option}'`);
   }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
     return new UsageError(
@@ -189,7 +189,7 @@ export async function runAdmin(
     try {
       parsed = parseArgs({ args: rest, options: { ...COMMON, ...spec.options }, allowPositionals: true, strict: true });
     } catch (error) {
-      throw parseOptionError(error, spec.synopsis);
+      throw parseOptionError(error);
     }
     const values = parsed.values as Record<string, string | boolean | undefined>;
     const json = values.json === true;
@@ -197,15 +197,11 @@ export async function runAdmin(
     const text = (name: string) => values[name] as string | undefined;
     const argument = (index: number, name: string): string => {
       const value = positionals[index];
-      if (value === undefined || value === '')
-        throw new UsageError(`${group} ${command} needs ${name} (usage: evm-integrity ${spec.synopsis})`);
+      if (value === undefined || value === '') throw new UsageError(`${group} ${command} needs ${name}`);
       return value;
     };
     const maxArguments = (n: number) => {
-      if (positionals.length > n)
-        throw new UsageError(
-          `unexpected argument ${JSON.stringify(positionals[n])} (usage: evm-integrity ${spec.synopsis})`,
-        );
+      if (positionals.length > n) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[n])}`);
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
@@ -215,7 +211,6 @@ export async function runAdmin(
       stderr: (t) => io.stderr(t),
       now,
       json,
-      synopsis: spec.synopsis,
       positionals,
       text,
       flag: (name) => values[name] === true,
@@ -225,6 +220,19 @@ export async function runAdmin(
     });
     return 0;
   } catch (error) {
+    // A mistake in the command line: one line and where the help is, as on every command.
+    if (error instanceof UsageError) {
+      const topic =
+        command !== undefined && commandSpec(group, command) !== undefined
+          ? `${group} ${command}`
+          : Object.hasOwn(COMMANDS, group)
+            ? group
+            : undefined;
+      io.stderr(
+        `evm-integrity: ${error.message}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`,
+      );
+      return 2;
+    }
     if (error instanceof EvmIntegrityError) {
       io.stderr(`evm-integrity: ${refusalMessage(error as EvmIntegrityError<object, string>)}\n`);
       return 2;

@@ -23,7 +23,7 @@ export async function runAuditExport(
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { queue: { type: 'string' }, out: { type: 'string' } },
+    options: { queue: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } }, // NDJSON with or without --json
   });
   const { id, queue: url } = auditIdAndQueue('audit-export', positionals, values.queue);
   // The file is checked before the queue is asked anything; it is made only once the audit is found.

@@ -175,11 +175,13 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
       proof: { type: 'string' },
       'save-proof': { type: 'string' },
       window: { type: 'string' },
+      // The lines are JSON with or without it.
+      json: { type: 'boolean' },
     },
   });
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}": audit-logs takes only flags`);
-  const { range, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
+  const { range: given, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
   if (values.proof === '-')
     throw new UsageError('--proof needs a file: the proof is read twice (checked whole, then compared)');
@@ -188,7 +190,7 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
   const window = positiveValue('--window', values.window, 2_000);
   // A file that cannot be written is refused before the node is asked anything.
   if (values['save-proof'] !== undefined) checkWritable('--save-proof', values['save-proof']);
-  const node = await openNode(rpc, range.chainId);
+  const { node, range } = await openNode(rpc, given);
   const check = new NodeLogsCheck(node, {
     chainId: range.chainId,
     filter: rpcLogsFilter(range.filter),

@@ -9,7 +9,6 @@ import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, RpcBlockSour
 import type { AuditHeader } from './audit-checkpoint.js';
 import {
   blockRef,
-  chainIdValue,
   hashValue,
   MAX_BATCH,
   MAX_CONCURRENCY,
@@ -23,12 +22,15 @@ import {
   workersOption,
 } from './flags.js';
 import { ruleSetName, UsageError } from './io.js';
+import { chainValue } from './chain-flag.js';
 
 const MIB = 1024 * 1024;
 
 /** The options of `audit`, as parseArgs reads them. */
 const OPTIONS = {
   chain: { type: 'string' },
+  // The output is NDJSON with or without it.
+  json: { type: 'boolean' },
   from: { type: 'string' },
   to: { type: 'string' },
   rpc: { type: 'string' },
@@ -125,7 +127,7 @@ function refuseTagsOffline(blocks: ReadonlyArray<{ block: BlockRef; flag: string
 export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}": audit takes only flags`);
-  const chainId = chainIdValue('--chain', values.chain);
+  const chainId = chainValue('--chain', values.chain);
   // ETH_RPC_URL names the node only where one is wanted: never for a replay (--bundle).
   const rpc = rpcUrlOf(values, values.bundle === undefined ? env : {});
   // The queue's own refusals first: with --queue only --rpc is a source.

@@ -15,7 +15,8 @@ import {
 } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
-import { blockNumberValue, hashValue, parseChainOption, rpcUrlOf } from './flags.js';
+import { hashValue, requiredBlockRef, rpcUrlOf } from './flags.js';
+import { addedChain } from './chain-flag.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
 import { parseInputJson } from './json-input.js';
 
@@ -31,19 +32,41 @@ function shownLine(evidence: OperatorEvidence, path: string): string {
   return `evm-integrity: chain ${evidence.chainId} block ${evidence.block} admitted as evidence (${kinds}, ${evidence.logs ? 'with' : 'without'} logs): ${path}\n`;
 }
 
+/** An admitted block as `--json` prints it: the file that keeps it, what it shows, and who vouched. */
+function evidenceJson(evidence: OperatorEvidence, file: string) {
+  return {
+    file,
+    chain_id: evidence.chainId,
+    block: evidence.block,
+    block_hash: evidence.vouch.blockHash,
+    vouched_by: evidence.vouch.vouchedBy,
+    vouched_at: evidence.vouch.vouchedAt,
+    receipts: evidence.receipts,
+    logs: evidence.logs,
+  };
+}
+
 /** Exit status of a refusal: 1 for a block that does not reproduce (a verdict), 2 for input that cannot be tried. */
 const REFUSAL_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 1, invalid: 2, cannot_try: 2 };
 
 /** Admits `block` vouched for with `vouch`, and keeps it in `dir`; exit 0, or the refusal's status naming why. */
-function admit(block: unknown, vouch: Omit<Vouch, 'file'>, source: string, dir: string, io: CliIo, chains: string[]) {
-  const registry = new ChainRegistry(chains.map(parseChainOption));
+function admit(
+  block: unknown,
+  vouch: Omit<Vouch, 'file'>,
+  source: string,
+  dir: string,
+  io: CliIo,
+  options: { chains: string[]; json: boolean },
+) {
+  const registry = new ChainRegistry(options.chains.map(addedChain));
   const admitted = admitEvidence(block, { ...vouch, file: '' }, { registry });
   if (!admitted.ok) {
     io.stderr(`evm-integrity: ${source}: not admitted as evidence: ${admitted.error.reason}\n`);
     return REFUSAL_EXIT[admitted.error.kind];
   }
   const { path, replaced } = writeEvidence(dir, evidenceRecord(admitted.value, block, source));
-  io.stdout(shownLine(admitted.value, replaced ? `${path} (replacing the one it held)` : path));
+  if (options.json) io.stdout(`${JSON.stringify({ ...evidenceJson(admitted.value, path), replaced })}\n`);
+  else io.stdout(shownLine(admitted.value, replaced ? `${path} (replacing the one it held)` : path));
   return 0;
 }
 
@@ -64,12 +87,14 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       rpc: { type: 'string' },
       'rpc-url': { type: 'string' },
       block: { type: 'string' },
-      chain: { type: 'string', multiple: true },
+      'add-chain': { type: 'string', multiple: true },
+      json: { type: 'boolean' },
     },
   });
   const [what, ...rest] = positionals;
   const dir = values['evidence-dir'] ?? DEFAULT_EVIDENCE_DIR;
-  const chains = values.chain ?? [];
+  const chains = values['add-chain'] ?? [];
+  const json = values.json ?? false;
   const vouch = () => {
     const given = values['trusted-hash'];
     if (given === undefined)
@@ -83,27 +108,30 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       if (rest.length !== 1) throw new UsageError('evidence add reads one FILE: a block in JSON-RPC form');
       const [file] = rest;
       const block = parseInputJson((io.read ?? readInput)(file), file);
-      return admit(block, vouch(), `file ${inputName(file)}`, dir, io, chains);
+      return admit(block, vouch(), `file ${inputName(file)}`, dir, io, { chains, json });
     }
     case 'capture': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence capture reads from --rpc`);
       const url = rpcUrlOf(values, process.env);
       if (url === undefined) throw new UsageError('--rpc is required: the JSON-RPC URL of your node (or ETH_RPC_URL)');
-      const number = blockNumberValue('--block', values.block);
+      const given = requiredBlockRef('--block', values.block);
       const vouched = vouch();
       const node = new RpcBlockSource({ url });
       const chainId = Number(await node.nodeChainId());
+      const number = typeof given === 'number' ? given : await node.blockNumberOf(given);
       const block = await node.block(chainId, number);
       if (block === null) throw new InputError(`${url} has no block ${number}`);
-      return admit(block, vouched, `node ${url}`, dir, io, chains);
+      return admit(block, vouched, `node ${url}`, dir, io, { chains, json });
     }
     case 'list': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence list reads --evidence-dir`);
-      const evidence = readEvidenceDir(dir, chains.map(parseChainOption));
-      for (const e of evidence)
-        io.stdout(
-          `${e.vouch.file}: chain ${e.chainId} block ${e.block}, ${e.vouch.blockHash}, vouched by ${e.vouch.vouchedBy} at ${e.vouch.vouchedAt}; receipts ${JSON.stringify(e.receipts)}, ${e.logs ? 'with' : 'without'} logs\n`,
-        );
+      const evidence = readEvidenceDir(dir, chains.map(addedChain));
+      if (json) io.stdout(`${JSON.stringify(evidence.map((e) => evidenceJson(e, e.vouch.file)))}\n`);
+      else
+        for (const e of evidence)
+          io.stdout(
+            `${e.vouch.file}: chain ${e.chainId} block ${e.block}, ${e.vouch.blockHash}, vouched by ${e.vouch.vouchedBy} at ${e.vouch.vouchedAt}; receipts ${JSON.stringify(e.receipts)}, ${e.logs ? 'with' : 'without'} logs\n`,
+          );
       io.stderr(
         `evm-integrity: ${evidence.length} evidence file${evidence.length === 1 ? '' : 's'} in ${dir}, each admitted again\n`,
       );

@@ -3,8 +3,7 @@
  * numbers in decimal or 0x hex or as a tag (`latest`, `finalized`, `safe`), hashes with or without
  * 0x. Each bad value is refused with a message naming the flag, the value and what was expected.
  */
-import type { ChainInfo } from 'evm-integrity';
-import { ruleSetName, UsageError } from './io.js';
+import { UsageError } from './io.js';
 
 /** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
 const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
@@ -72,12 +71,11 @@ export function hashValue(flag: string, value: string): string {
   return `0x${hex.toLowerCase()}`;
 }
 
-/** A chain id given to `flag`: a positive whole number, decimal or 0x hex. */
-export function chainIdValue(flag: string, value: string | undefined): number {
-  if (value === undefined) throw new UsageError(`${flag} is required: the chain id, a number (1 for Ethereum mainnet)`);
+/** A chain id given to `flag`: a positive whole number, decimal or 0x hex (a chain's name: chainValue, chain-flag.ts). */
+export function chainIdValue(flag: string, value: string): number {
   const n = exactNumber(flag, value);
   if (n === undefined || n < 1)
-    throw new UsageError(`${flag}: "${value}" is not a chain id; use a number (1 for Ethereum mainnet)`);
+    throw new UsageError(`${flag}: "${value}" is not a chain id; use a positive number, or a chain's name (mainnet)`);
   return n;
 }
 
@@ -161,14 +159,6 @@ export function queueUrl(flag: string, value: string): string {
   return value;
 }
 
-/** A block given to `flag` by its number only (decimal or 0x hex): a command that names the range in its output. */
-export function blockNumberValue(flag: string, value: string | undefined): number {
-  if (value === undefined) throw new UsageError(`${flag} is required: a block number (decimal or 0x hex)`);
-  const n = exactNumber(flag, value);
-  if (n === undefined) throw new UsageError(`${flag}: "${value}" is not a block number; use decimal or 0x hex`);
-  return n;
-}
-
 /** Fixed-size hex given to `flag`, with or without 0x: 0x and lower case, or a UsageError saying what it is not. */
 function fixedHex(flag: string, value: string, bytes: number, what: string): string {
   const hex = value.replace(/^0[xX]/, '');
@@ -189,13 +179,4 @@ export function addressValue(flag: string, value: string): string {
 /** A log topic given to `flag`: 32 bytes of hex, with or without 0x. */
 export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
-}
-
-/** `--chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
-export function parseChainOption(value: string): ChainInfo {
-  const match = /^(\d+):(.+)$/.exec(value);
-  const chainId = match === null ? NaN : Number(match[1]);
-  if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
-    throw new UsageError(`--chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`);
-  return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
 }

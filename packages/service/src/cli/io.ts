@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { EvmIntegrityError, RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
 import { EXIT_PIPE_CLOSED } from './exit.js';
 
-/** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds the command's usage). */
+/** Thrown for a mistake in the command line or its files: exit 2 with the message (`main` adds where the help is). */
 export class UsageError extends EvmIntegrityError<Record<string, never>, 'CLI_USAGE'> {
   override name = 'UsageError';
   override readonly code = 'CLI_USAGE';
@@ -124,7 +124,7 @@ export function readInput(file: string | undefined): Uint8Array {
   }
 }
 
-/** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */
+/** A rule set named on the command line (`--rules`, `--add-chain ID:RULES`). */
 export function ruleSetName(value: string, option: string): RuleSetName {
   if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
     throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);

@@ -4,7 +4,8 @@ import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/line
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { bundleFaultLine, readBundleFile } from './bundle-file.js';
 import { startBlockPool } from './block-pool.js';
-import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
+import { rpcUrlOf, workersOption } from './flags.js';
+import { chainValue } from './chain-flag.js';
 import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
 import { LINEAGE_EXIT } from './exit.js';
 
@@ -43,7 +44,7 @@ export async function runLineage(
     args: argv,
     allowPositionals: true,
     options: {
-      'chain-id': { type: 'string' },
+      chain: { type: 'string' },
       bundle: { type: 'string' },
       service: { type: 'string' },
       rpc: { type: 'string' },
@@ -58,7 +59,7 @@ export async function runLineage(
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}": lineage takes one TRACING_ID`);
   if (!/^[0-9a-fA-F]{36}$/.test(tracingId))
     throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
-  const chainId = chainIdValue('--chain-id', values['chain-id']);
+  const chainId = chainValue('--chain', values.chain);
   if ((values.bundle === undefined) === (values.service === undefined))
     throw new UsageError('give exactly one of --bundle FILE and --service URL');
   if (values.record !== undefined && values.bundle !== undefined)

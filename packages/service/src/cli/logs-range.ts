@@ -7,14 +7,15 @@ import { RpcBlockSource } from 'evm-integrity/node';
 import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
 import {
   addressValue,
-  blockNumberValue,
-  chainIdValue,
   MAX_CONCURRENCY,
   positiveValue,
+  requiredBlockRef,
   rpcUrlOf,
   topicValue,
+  type BlockRef,
 } from './flags.js';
 import { UsageError } from './io.js';
+import { chainValue } from './chain-flag.js';
 
 /** The flags of a range and filter, as parseArgs reads them. */
 export const RANGE_OPTIONS = {
@@ -28,11 +29,21 @@ export const RANGE_OPTIONS = {
   concurrency: { type: 'string' },
 } as const;
 
-/** The range and filter the flags ask for, the node's URL, and blocks fetched ahead. */
+/** The range and filter the flags ask for (its blocks numbers or tags), the node's URL, and blocks fetched ahead. */
 export interface LogsRangeFlags {
-  range: LogsRange;
+  range: Omit<LogsRange, 'fromBlock' | 'toBlock'> & { fromBlock: BlockRef; toBlock: BlockRef };
   rpc: string;
   concurrency: number;
+}
+
+/** `--to` not before `--from`, each named as given (a tag with the block it resolved to). */
+function checkOrder(from: number, to: number, given: { fromBlock: BlockRef; toBlock: BlockRef }): void {
+  const named = (flag: string, block: BlockRef, n: number) =>
+    typeof block === 'string' ? `${flag} (${block}: block ${n})` : `${flag} (${n})`;
+  if (to < from)
+    throw new UsageError(
+      `${named('--to', given.toBlock, to)} must not be before ${named('--from', given.fromBlock, from)}`,
+    );
 }
 
 /** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
@@ -40,12 +51,14 @@ export function logsRangeFlags(
   values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' ? string[] : string },
   env: NodeJS.ProcessEnv,
 ): LogsRangeFlags {
-  const chainId = chainIdValue('--chain', values.chain);
+  const chainId = chainValue('--chain', values.chain);
   const rpc = rpcUrlOf(values, env);
   if (rpc === undefined) throw new UsageError('give the node: --rpc URL (or --rpc-url URL, or ETH_RPC_URL)');
-  const fromBlock = blockNumberValue('--from', values.from);
-  const toBlock = blockNumberValue('--to', values.to);
-  if (toBlock < fromBlock) throw new UsageError(`--to (${toBlock}) must not be before --from (${fromBlock})`);
+  const fromBlock = requiredBlockRef('--from', values.from);
+  const toBlock = requiredBlockRef('--to', values.to);
+  // A range in numbers is checked before the node is asked anything; one with a tag once the node has resolved it.
+  if (typeof fromBlock === 'number' && typeof toBlock === 'number')
+    checkOrder(fromBlock, toBlock, { fromBlock, toBlock });
   const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
   const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
   return {
@@ -56,13 +69,20 @@ export function logsRangeFlags(
 }
 
 /**
- * The node, checked to serve the chain asked for: a node of another chain is a ChainMismatchError
- * naming both (one line, exit 2), one that cannot be reached a SourceError.
+ * The node, checked to serve the chain asked for (a node of another chain is a ChainMismatchError naming both: one
+ * line, exit 2; one that cannot be reached a SourceError), and the range in numbers: each tag asked of the node once.
  */
-export async function openNode(url: string, chainId: number): Promise<RpcBlockSource> {
+export async function openNode(
+  url: string,
+  given: LogsRangeFlags['range'],
+): Promise<{ node: RpcBlockSource; range: LogsRange }> {
   const node = new RpcBlockSource({ url });
-  await node.checkChain(chainId);
-  return node;
+  await node.checkChain(given.chainId);
+  const number = (block: BlockRef) => (typeof block === 'number' ? block : node.blockNumberOf(block));
+  const fromBlock = await number(given.fromBlock);
+  const toBlock = await number(given.toBlock);
+  checkOrder(fromBlock, toBlock, given);
+  return { node, range: { ...given, fromBlock, toBlock } };
 }
 
 const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;

@@ -7,6 +7,7 @@ import {
   AUDIT_STATUS_USAGE,
   AUDIT_USAGE,
   AUDIT_WORKER_USAGE,
+  CHAINS_USAGE,
   EVIDENCE_USAGE,
   LINEAGE_USAGE,
   OVERVIEW,
@@ -19,7 +20,7 @@ import { runVerify } from './verify.js';
 import { EXIT_FAULT } from './exit.js';
 
 interface Command {
-  /** Printed for `COMMAND --help`, and after a usage error. */
+  /** Printed for `COMMAND --help` and `help COMMAND`. */
   usage: () => string | Promise<string>;
   run: (argv: string[], io: CliIo) => number | Promise<number>;
 }
@@ -61,6 +62,7 @@ const COMMANDS: Record<string, Command> = {
     usage: () => EVIDENCE_USAGE,
     run: async (argv, io) => (await import('./evidence.js')).runEvidence(argv, io),
   },
+  chains: { usage: () => CHAINS_USAGE, run: async (argv, io) => (await import('./chains.js')).runChains(argv, io) },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
@@ -102,6 +104,17 @@ function version(): string {
   return pkg.version;
 }
 
+/** The commands whose `--chain ID:RULES` is now `--add-chain`: their chain is their input's. */
+const ADD_CHAIN_COMMANDS = new Set(['verify', 'prove', 'evidence']);
+
+/** An unknown option, and what to give instead when it is a flag the command had. */
+function unknownOptionMessage(option: string, command: string): string {
+  if (option === '--chain-id') return `unknown option '--chain-id': give --chain (a chain id or name)`;
+  if (option === '--chain' && ADD_CHAIN_COMMANDS.has(command))
+    return `unknown option '--chain': ${command} reads the chain from its input; a devnet is added with --add-chain ID:RULES (it was --chain ID:RULES)`;
+  return `unknown option '${option}'`;
+}
+
 /**
  * Node's parseArgs messages in the CLI's words, naming the flag or argument: the first sentence, without its advice
  * about `--`.
@@ -116,11 +129,13 @@ function parseArgsMessage(error: Error & { code?: string }, command: string, arg
       ? `${option} needs a value`
       : `${option} needs a value, and "${next}" reads as a flag (to give it as the value: ${option}=${next})`;
   }
+  const unknown = /^Unknown option '(-[^']+)'/.exec(error.message)?.[1];
+  if (unknown !== undefined) return unknownOptionMessage(unknown, command);
   const positional = /^Unexpected argument '(.*)'\. This command does not take positional arguments/s.exec(
     error.message,
   );
   if (positional !== null) return `unexpected argument "${positional[1]}": ${command} takes only flags`;
-  return error.message.split(/\. To specify a positional|\n/)[0]!.replace(/^Unknown option/, 'unknown option');
+  return error.message.split(/\. To specify a positional|\n/)[0]!;
 }
 
 /**
@@ -175,7 +190,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
       const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first, rest);
-      io.stderr(`evm-integrity: ${message}\n\n${await command.usage()}\n`);
+      // One line and where the usage is: a whole usage text would bury the line that says what is wrong.
+      io.stderr(`evm-integrity: ${message}\ntry 'evm-integrity ${first} --help'\n`);
       return 2;
     }
     // Every error of the library is the operator's to fix: one line, exit 2.

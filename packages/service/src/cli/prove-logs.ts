@@ -45,12 +45,12 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
   });
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}": prove logs takes only flags`);
-  const { range, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
+  const { range: given, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
   if (values.out === undefined && (io.stdoutIsTty ?? process.stdout.isTTY))
     throw new UsageError('the proof is binary: give --out FILE, or redirect standard output to a file or a pipe');
   // A file that cannot be written (a directory, no such directory) is refused before the node is asked anything.
   if (values.out !== undefined) checkWritable('--out', values.out);
-  const node = await openNode(rpc, range.chainId);
+  const { node, range } = await openNode(rpc, given);
   const proof = new NodeLogsProof(node, range, { concurrency });
   const unprovable = proof.unprovable();
   if (unprovable !== null) {

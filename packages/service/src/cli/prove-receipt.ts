@@ -4,7 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
-import { parseChainOption, wholeValue } from './flags.js';
+import { wholeValue } from './flags.js';
+import { addedChain } from './chain-flag.js';
 import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
 import { TempFile } from './temp-output.js';
@@ -30,7 +31,7 @@ function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: str
 }
 
 /**
- * `prove receipt FILE --index N [--out P] [--chain ID:R]…` (argv after `prove receipt`): writes the proof document to P or
+ * `prove receipt FILE --index N [--out P] [--add-chain ID:R]…` (argv after `prove receipt`): writes the proof document to P or
  * stdout and returns the exit status: 0 written, 1 the block's data do not match its commitments,
  * 2 bad input, an index with no receipt, or a block that cannot be verified.
  * @example await runProveReceipt(['block.json', '--index', '3'], io) // 0, the proof on stdout
@@ -43,7 +44,9 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
       index: { type: 'string' },
       out: { type: 'string' },
       pretty: { type: 'boolean' },
-      chain: { type: 'string', multiple: true },
+      // The proof is JSON with or without it.
+      json: { type: 'boolean' },
+      'add-chain': { type: 'string', multiple: true },
       evidence: { type: 'string' },
     },
   });
@@ -54,7 +57,7 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
   const index = wholeValue('--index', values.index, 0);
   if (values.out === '') throw new UsageError('--out needs a file name');
   const bytes = (io.read ?? readInput)(file);
-  const registry = registryOf(await setupOf((values.chain ?? []).map(parseChainOption), values.evidence));
+  const registry = registryOf(await setupOf((values['add-chain'] ?? []).map(addedChain), values.evidence));
   const proof = proveReceipt(parseInputJson(bytes, file), index, { registry });
   if (!proof.ok) {
     const { line, status } = refusalOf(file, proof.error);

@@ -19,10 +19,9 @@ import {
   verifyRpcBlock,
 } from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
-import { chainIdValue } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
 import { notALine, parseInputJson } from './json-input.js';
-import { parseChainOption } from './flags.js';
+import { addedChain, chainValue } from './chain-flag.js';
 
 /** The bodies this command builds, by the name of their endpoint. */
 const BUILDERS = {
@@ -49,7 +48,7 @@ function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown 
       block.chainId ?? undefined,
       file,
       'chain_id',
-      'the body names its chain (add "chain_id" to the block, or give --chain-id N)',
+      'the body names its chain (add "chain_id" to the block, or give --chain ID)',
     ),
     receiptRoot: required(
       fields.receiptsRoot,
@@ -118,7 +117,7 @@ const notABlock = (file: string | undefined, invalid: InvalidInput) =>
   new InputError(notALine(file, 'a block', invalid));
 
 /**
- * The block's JSON with the chain `--chain-id` names: added when the block names none; a block
+ * The block's JSON with the chain `--chain` names: added when the block names none; a block
  * that names another chain is refused, naming both.
  */
 function withChainId(json: unknown, chainId: number | undefined, file: string | undefined): unknown {
@@ -127,7 +126,7 @@ function withChainId(json: unknown, chainId: number | undefined, file: string | 
   if (named === undefined || named === null) return { ...json, chain_id: chainId };
   if (Number(named) !== chainId)
     throw new InputError(
-      `${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain-id ${chainId} given`,
+      `${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain ${chainId} given`,
     );
   return json;
 }
@@ -154,15 +153,21 @@ export function runRequest(argv: string[], io: CliIo): number {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { pretty: { type: 'boolean' }, chain: { type: 'string', multiple: true }, 'chain-id': { type: 'string' } },
+    options: {
+      pretty: { type: 'boolean' },
+      // The body is JSON with or without it.
+      json: { type: 'boolean' },
+      chain: { type: 'string' },
+      'add-chain': { type: 'string', multiple: true },
+    },
   });
   const [what, file, extra] = positionals;
   if (what === undefined) throw new UsageError('request needs which body to build: receipt-root or logs-bloom');
   if (!Object.hasOwn(BUILDERS, what))
     throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": request ${what} reads one FILE`);
-  const registry = new ChainRegistry((values.chain ?? []).map(parseChainOption));
-  const chainId = values['chain-id'] === undefined ? undefined : chainIdValue('--chain-id', values['chain-id']);
+  const registry = new ChainRegistry((values['add-chain'] ?? []).map(addedChain));
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
   refuseWhatNoBodyCarries(block, registry, file);
   const body = BUILDERS[what as BodyName](block, file);

@@ -1,5 +1,5 @@
 /**
- * What each command of the CLI prints for `--help`, and after a usage error. Kept apart from
+ * What each command of the CLI prints for `--help` and `help COMMAND`. Kept apart from
  * the commands themselves so that `evm-integrity help serve` loads no server code.
  */
 import { RULE_SET_NAMES } from 'evm-integrity';
@@ -10,13 +10,14 @@ export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-proof [FILE|-] [--block-hash H]
                                                a receipt proof (prove receipt writes it)
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
-  evm-integrity verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]
+  evm-integrity verify logs-proof FILE|- --head-hash H [--chain C] [--out LOGS.ndjson]
                                                a complete-log proof of a range (prove logs)
 
 Options:
   --pretty      indent the JSON output
-  --chain ID:R  add chain ID, following rule set R, to the registry for this run
-                (a devnet); repeatable
+  --json        accepted: the output is JSON with or without it
+  --add-chain ID:R  add chain ID, following rule set R, to the registry for this
+                run (a devnet); repeatable
   --rules R     verify a block with rule set R (for blocks that name no chain)
                 rule sets: ${RULE_SET_NAMES.join(', ')}
   --workers N   verify blocks on N worker threads (0: none, at most 256; default:
@@ -38,7 +39,7 @@ and exits 0; a proof that does not hold is one line on stderr naming why and the
 proof node at fault, exit 1; a file that is not a proof names the member, exit 2.
 verify logs-proof checks a proof written by prove logs as it streams in, from
 --head-hash H alone (the hash of the range's last block, from a source you
-trust); --chain ID (here a chain id) refuses a proof of another chain. When it
+trust); --chain C (an id or a name) refuses a proof of another chain. When it
 holds, its logs go as NDJSON (eth_getLogs form, in order) to --out FILE or
 stdout, only then, and a summary to stderr. Exit status: 0 it holds, 1 it does
 not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
@@ -46,10 +47,11 @@ that cannot be read, a bad flag, or a range that cannot be proven.`;
 
 export const EVIDENCE_USAGE = `Usage:
   evm-integrity evidence add FILE|- --trusted-hash H [--evidence-dir DIR]
-                             [--vouched-by NAME] [--chain ID:R]…
+                             [--vouched-by NAME] [--add-chain ID:R]…
   evm-integrity evidence capture --rpc URL --block N --trusted-hash H
                              [--evidence-dir DIR] [--vouched-by NAME]
-  evm-integrity evidence list [--evidence-dir DIR] [--chain ID:R]…
+  evm-integrity evidence list [--evidence-dir DIR] [--add-chain ID:R]…
+  (each also takes --json)
 
 Options:
   --trusted-hash H  the block's hash, as a source you trust gives it (your own
@@ -58,8 +60,10 @@ Options:
   --vouched-by NAME   who vouches (default: USER@HOST of this command); shown in
                       reports and in a server's GET /v1/chains
   --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url, ETH_RPC_URL)
-  --block N         capture: the block's number (decimal or 0x hex)
-  --chain ID:R      add chain ID, following rule set R, to the registry (a devnet)
+  --block N         capture: the block's number (decimal or 0x hex), or latest,
+                    finalized, safe (asked of the node)
+  --add-chain ID:R  add chain ID, following rule set R, to the registry (a devnet)
+  --json            print what was admitted as JSON (list: one array)
 
 A block of a built-in chain whose header hashes to H, and whose receipts
 reproduce its receipts root and logs bloom under its era's rules, shows how that
@@ -73,9 +77,9 @@ file that cannot be read or is no block, a chain that is not built in or an era
 whose rules are not implemented.`;
 
 export const PROVE_USAGE = `Usage:
-  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain ID:R]…
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--add-chain ID:R]…
                               [--evidence DIR]
-  evm-integrity prove logs --chain ID --rpc URL --from N --to M
+  evm-integrity prove logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--out FILE]
                            [--concurrency K]
 
@@ -86,17 +90,20 @@ receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
 first, under its chain's rules in the registry: its receipts must give its
 receiptsRoot and its header its hash, both checks its era claims. P is written
 whole or not at all. --evidence DIR stands on an operator's evidence, as verify
-does. --chain ID:R adds a devnet to the registry, as verify does
-(its checker needs the same --chain). Exit status: 0 written, 1 the block's
-receipts or header do not match its commitments, 2 bad input, no receipt at N,
-or a chain or era that cannot be verified, 3 a bug.
+does. --add-chain ID:R adds a devnet to the registry, as verify does (its
+checker needs the same --add-chain). The proof is JSON (--json is accepted).
+Exit status: 0 written, 1 the block's receipts or header do not match its
+commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
+verified, 3 a bug.
 
 prove logs writes a complete-log proof: every log of blocks N..M that matches
 the filter (any of the --address, and topic0 any of the --topic0; every log
 without them), with what shows none is missing: each header, and the receipts
-of each block whose bloom may match. Blocks come from the node (--rpc, --rpc-url or
-ETH_RPC_URL; its eth_chainId must be --chain), K fetched ahead (default 4). The
-proof goes to --out FILE (whole or not at all) or to stdout (not a terminal).
+of each block whose bloom may match. --chain C: a chain id or name (evm-integrity
+chains); N and M: block numbers or latest, finalized, safe (asked of the node
+once). Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its
+eth_chainId must be --chain's), K fetched ahead (default 4). The proof goes to
+--out FILE (whole or not at all) or to stdout (not a terminal).
 stderr gets the counts and the head hash, the hash of block M a verifier needs:
   evm-integrity verify logs-proof FILE --head-hash H
 Exit status: 0 written, 2 bad flags, a node of another chain, a range that
@@ -104,10 +111,13 @@ cannot be proven (one line saying why), or a node that fails or serves blocks
 that make no proof (nothing is left at --out), 3 a bug. Details: docs/cli.md.`;
 
 export const AUDIT_LOGS_USAGE = `Usage:
-  evm-integrity audit-logs --chain ID --rpc URL --from N --to M
+  evm-integrity audit-logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--head-hash H]
                            [--proof FILE | --save-proof FILE]
-                           [--window W] [--concurrency K]
+                           [--window W] [--concurrency K] [--json]
+
+--chain C: a chain id or name (evm-integrity chains). N and M: block numbers or
+latest, finalized, safe (asked of the node once, at start).
 
 Checks that the node's eth_getLogs answer for blocks N..M and the filter is
 complete and exact: it is compared, W blocks at a time (default 2000, halved
@@ -116,27 +126,36 @@ range, built from the node's blocks (kept with --save-proof FILE) or given with
 --proof FILE (of the same chain, range and filter). --head-hash H, the hash of
 block M from a source you trust, makes the range hang from it; without it the
 headers are the node's own word. Prints one JSON line per log the node dropped,
-invented or altered, then a summary line.
+invented or altered, then a summary line (JSON lines; --json is accepted).
 Exit status: 0 complete and exact, 1 a log dropped, invented or altered, the
 range not hanging from --head-hash, or --proof that does not hold, 2 no verdict
 (bad flags, a proof of another range, an unreachable node, a range that cannot
 be proven), 3 a bug. Details: docs/cli.md.`;
 
 export const REQUEST_USAGE = `Usage:
-  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
-  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain-id N] [--chain ID:R]…
+  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain C] [--add-chain ID:R]…
+  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain C] [--add-chain ID:R]…
 
 Prints the body of POST /v1/evm/verify/receipt-root (or logs-bloom) for a block in
 the JSON-RPC format verify block reads (chain_id, header, complete receipts), from
 FILE or standard input (- or no FILE). The receipt-root body carries the block's
 number, hash and header RLP when the header has them, so the server checks the
-header too. --chain-id N: the chain of a block that names none. --chain ID:R
-reads a devnet's block as verify does.
+header too. --chain C: the chain (an id or a name) of a block that names none.
+--add-chain ID:R reads a devnet's block as verify does. The body is JSON (--json
+is accepted).
   evm-integrity request receipt-root block.json | curl -s --json @- \\
     -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/evm/verify/receipt-root
 Exit status: 0 the body is printed, 2 a file that cannot be read, is not JSON or
 is not a block (one line naming it and the member at fault), 3 a bug, 141 stdout
 closed early (… | head).`;
+
+export const CHAINS_USAGE = `Usage:
+  evm-integrity chains [--json]
+
+Lists the chains of the registry: each chain's id, the names --chain takes for
+it (any case; a chain is also named by its id), its name, and whether its blocks
+can be verified (GET /v1/chains tells each era and the evidence it stands on).
+--json: one JSON array. Exit status: 0, 2 a bad flag.`;
 
 export const SERVE_USAGE = `Usage:
   evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|postgres|memory] [--data-dir DIR]
@@ -159,32 +178,34 @@ export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|updat
   evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
 
 export const LINEAGE_USAGE = `Usage:
-  evm-integrity lineage TRACING_ID --chain-id N (--bundle FILE | --service URL)
+  evm-integrity lineage TRACING_ID --chain C (--bundle FILE | --service URL)
                         [--rpc URL] [--record FILE] [--json] [--workers N]
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
 from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
 --rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is given);
 --record writes what was fetched as a bundle; --workers N computes the blocks'
-receipts roots on N worker threads. --chain-id: a number, decimal or 0x hex.
+receipts roots on N worker threads. --chain C: a chain id (decimal or 0x hex) or
+name (evm-integrity chains). --json: the report as JSON (default: text).
 Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
 or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 
 export const AUDIT_USAGE = `Usage:
-  evm-integrity audit --chain ID --from N --to M
+  evm-integrity audit --chain C --from N --to M
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
                       [--workers N] [--rules NAME] [--evidence DIR] [--learn-evidence]
                       [--chunk-size N]
-  evm-integrity audit --chain ID --from N --to M --rpc URL --queue URL
+  evm-integrity audit --chain C --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--rules NAME] [--chunk-size N]
                       [--chunk-timeout S] [--chunk-retries R]
 
-N and M: block numbers (decimal or 0x hex) or latest, finalized, safe (asked of
-the node once, at start; not with --bundle). Hashes (--head-hash, --tail-hash,
+C: a chain id or name (evm-integrity chains). N and M: block numbers (decimal or
+0x hex) or latest, finalized, safe (asked of the node once, at start; not with
+--bundle). Hashes (--head-hash, --tail-hash,
 --anchor N:HASH) with or without 0x. --rpc-url is --rpc; without either,
 ETH_RPC_URL names the node (not with --bundle).
 
@@ -196,9 +217,9 @@ a bundle written by --record (--bundle, offline). With --service URL (the key in
 EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
 0103) are checked against the chain too; --bundle replays those checks when the
 recording had them. Prints one JSON line per block, a line per reorg seen, and a
-summary line, to stdout or --out FILE; --resume continues the audit in FILE where
-it stopped (its lines kept up to the first whose digest does not hold, the blocks
-from there audited again). --concurrency K: requests to the node at once (default 4, at most
+summary line (NDJSON; --json is accepted), to stdout or --out FILE; --resume
+continues the audit in FILE where it stopped (its lines kept up to the first
+whose digest does not hold, the blocks from there audited again). --concurrency K: requests to the node at once (default 4, at most
 64), each a batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and
 its receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks
 are fetched ahead. A
@@ -250,7 +271,7 @@ Exit status: 0, 2 bad input, no such audit, or the queue cannot be opened.`;
 export const AUDIT_EXPORT_USAGE = `Usage:
   evm-integrity audit-export ID --queue URL [--out FILE]
 
-Writes the audit ID's NDJSON, as evm-integrity audit writes it: the header line,
+Writes the audit ID's NDJSON (--json is accepted), as evm-integrity audit writes it: the header line,
 one line per block and per reorg in block order, and the summary, to stdout or
 FILE (which must not exist).
 Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
@@ -265,23 +286,28 @@ Usage:
   evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
   evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
   evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
-  evm-integrity prove logs --chain ID --from N --to M …  prove a range's logs complete
-  evm-integrity audit-logs --chain ID --from N --to M …  check a node's eth_getLogs
+  evm-integrity prove logs --chain C --from N --to M …   prove a range's logs complete
+  evm-integrity audit-logs --chain C --from N --to M …   check a node's eth_getLogs
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
-  evm-integrity audit --chain ID --from N --to M …       audit a range of blocks
+  evm-integrity audit --chain C --from N --to M …        audit a range of blocks
   evm-integrity audit … --queue URL                      enqueue it for workers
   evm-integrity audit-worker --queue URL […]             audit queued chunks
   evm-integrity audit-status ID --queue URL              a queued audit's state
   evm-integrity audit-export ID --queue URL [--out F]    a queued audit's NDJSON
   evm-integrity evidence add FILE --trusted-hash H       vouch for a block's rules
+  evm-integrity chains [--json]                          the chains and their names
   evm-integrity serve […]                                run the verifier service
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
 
+On every command: --chain C is a chain id or name (mainnet, base; evm-integrity
+chains), --add-chain ID:RULES adds a devnet, a block N is a number or latest,
+finalized, safe (asked of the node), --json where the output can be JSON.
+
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
 Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,
-audit-status, audit-export, evidence, serve, accounts, keys.`;
+audit-status, audit-export, evidence, chains, serve, accounts, keys.`;

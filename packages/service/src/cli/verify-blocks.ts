@@ -21,7 +21,7 @@ export const POOL_FROM_BYTES = 8_000_000;
 
 export interface BlockFiles {
   files: readonly string[];
-  /** The chains added with --chain and the operator's evidence (the workers build the same registry from them). */
+  /** The chains added with --add-chain and the operator's evidence (the workers build the same registry from them). */
   setup: RegistrySetup;
   rules: RuleSetName | undefined;
   context: OperationContext;

@@ -6,7 +6,8 @@ import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
-import { chainIdValue, hashValue } from './flags.js';
+import { hashValue } from './flags.js';
+import { chainValue } from './chain-flag.js';
 import { inputName, InputError, UsageError, type CliIo } from './io.js';
 import { readFailure } from '../files/file-failures.js';
 import { describeSummary } from './logs-range.js';
@@ -39,7 +40,13 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { 'head-hash': { type: 'string' }, chain: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      'head-hash': { type: 'string' },
+      chain: { type: 'string' },
+      out: { type: 'string' },
+      // The logs are NDJSON with or without it.
+      json: { type: 'boolean' },
+    },
   });
   const [file, extra] = positionals;
   if (file === undefined) throw new UsageError('verify logs-proof needs the proof: FILE, or - for standard input');
@@ -47,7 +54,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   if (values['head-hash'] === undefined)
     throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
   const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
-  const chainId = values.chain === undefined ? undefined : chainIdValue('--chain', values.chain);
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const spool = new TempFile(values.out, '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {

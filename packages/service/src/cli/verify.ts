@@ -3,7 +3,8 @@ import type { OperationContext } from 'evm-integrity/api';
 import { ChainRegistry, type Problem } from 'evm-integrity';
 import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from './io.js';
 import { VERDICT_EXIT } from './exit.js';
-import { hashValue, parseChainOption, workersOption } from './flags.js';
+import { hashValue, workersOption } from './flags.js';
+import { addedChain } from './chain-flag.js';
 import { parseInputJson } from './json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import { setupOf, type RegistrySetup } from '../evidence/registry-setup.js';
@@ -64,18 +65,20 @@ async function runVerifyBlocks(
  * @example runVerify(['receipt-root', 'body.json'], io) // 0 when every claim of the body holds
  */
 export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
-  // A proof of a range has flags of its own (--chain is a chain id there): loaded only when asked.
+  // A proof of a range has flags of its own (--chain, --out): loaded only when asked.
   if (argv[0] === 'logs-proof')
     return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: VERIFY_OPTIONS });
-  const chains = (values.chain ?? []).map(parseChainOption);
+  const chains = (values['add-chain'] ?? []).map(addedChain);
   return setupOf(chains, values.evidence).then((setup) => verifyWith(positionals, values, setup, io));
 }
 
 const VERIFY_OPTIONS = {
   pretty: { type: 'boolean' },
   rules: { type: 'string' },
-  chain: { type: 'string', multiple: true },
+  'add-chain': { type: 'string', multiple: true },
+  // The output is JSON with or without it.
+  json: { type: 'boolean' },
   workers: { type: 'string' },
   verbose: { type: 'boolean' },
   'block-hash': { type: 'string' },

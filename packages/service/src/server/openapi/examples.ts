@@ -247,7 +247,8 @@ const LINEAGE_RESPONSE = {
       chain_id: 1,
       tracing_id: '6de20aaa369add444ef78f3be513ba51ecc2',
       verdict: 'not_verifiable',
-      reason: 'block.available (block 19426587): the source has no such block (give a bundle with blocks, or --rpc)',
+      reason:
+        'block.available (block 19426587): the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
       summary: {
         pass: 18,
         fail: 0,
@@ -281,7 +282,8 @@ const LINEAGE_RESPONSE = {
               check: 'block.available',
               status: 'skipped',
               subject: 'block 19426587',
-              reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
+              reason:
+                'the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
             },
             {
               check: 'log.position',
@@ -347,7 +349,8 @@ const LINEAGE_RESPONSE = {
               check: 'block.available',
               status: 'skipped',
               subject: 'block 19426587',
-              reason: 'the source has no such block (give a bundle with blocks, or --rpc)',
+              reason:
+                'the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
             },
             {
               check: 'log.position',

@@ -1,0 +1,349 @@
+/**
+ * The command line's one grammar (docs/cli.md, "Grammar"), command by command of main's table: `--chain` by id or
+ * name, a bad flag or value as one line and where the help is (exit 2), `--json` where the output can be JSON, and a
+ * block tag where a block number goes, against a loopback JSON-RPC node. In-process (main), so it stays fast.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../packages/service/src/cli/main.js';
+import { runAdmin } from '../packages/service/src/cli/admin.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { buildHeldBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+/** Runs `evm-integrity ARGS` in this process: its exit status and output. */
+async function cli(args: string[]) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) });
+  return { code, stdout, stderr };
+}
+
+/** Exit 2, nothing on stdout, one line that says what is wrong, then where the help is. */
+function expectOneLine(result: Awaited<ReturnType<typeof cli>>, command: string, message?: RegExp) {
+  const lines = result.stderr.split('\n');
+  expect({ code: result.code, stdout: result.stdout, lines: lines.length }).toEqual({ code: 2, stdout: '', lines: 3 });
+  expect(lines[0]).toMatch(/^evm-integrity: \S/);
+  if (message !== undefined) expect(lines[0]).toMatch(message);
+  expect(lines.slice(1)).toEqual([`try 'evm-integrity ${command} --help'`, '']);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-grammar-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const BLOCK_FILE = 'fixtures/blocks/mainnet-1000001.json';
+const HASH = '0x' + 'ab'.repeat(32);
+
+/** For each command of main's table: a flag it does not know, and a flag value it refuses (each one line). */
+const BAD: Record<string, { unknown: string[]; value: string[]; message: RegExp }> = {
+  verify: {
+    unknown: ['verify', 'block', '--bogus'],
+    value: ['verify', 'block', '--workers', 'two'],
+    message: /--workers: "two" is not a whole number/,
+  },
+  request: {
+    unknown: ['request', 'receipt-root', '--bogus'],
+    value: ['request', 'receipt-root', BLOCK_FILE, '--chain', 'mainet'],
+    message: /--chain: "mainet" is not a chain id or a chain's name; evm-integrity chains lists the names/,
+  },
+  prove: {
+    unknown: ['prove', 'logs', '--bogus'],
+    value: ['prove', 'logs', '--chain', '1', '--rpc', 'http://127.0.0.1:1', '--from', 'yesterday', '--to', '2'],
+    message: /--from: "yesterday" is not a block; use a block number \(decimal or 0x hex\) or latest, finalized, safe/,
+  },
+  lineage: {
+    unknown: ['lineage', PAIR_RECORD, '--bogus'],
+    value: ['lineage', PAIR_RECORD, '--chain', '0', '--bundle', 'x.json'],
+    message: /--chain: "0" is not a chain id/,
+  },
+  audit: {
+    unknown: ['audit', '--bogus'],
+    value: ['audit', '--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '0'],
+    message: /--batch: "0" is not a positive whole number/,
+  },
+  'audit-logs': {
+    unknown: ['audit-logs', '--bogus'],
+    value: [
+      'audit-logs',
+      '--chain',
+      'base',
+      '--rpc',
+      'http://127.0.0.1:1',
+      '--from',
+      '1',
+      '--to',
+      '2',
+      '--window',
+      'x',
+    ],
+    message: /--window: "x" is not a positive whole number/,
+  },
+  'audit-worker': {
+    unknown: ['audit-worker', '--bogus'],
+    value: ['audit-worker', '--queue', 'mysql://db/x'],
+    message: /--queue: "mysql:\/\/db\/x" is not a PostgreSQL URL/,
+  },
+  'audit-status': {
+    unknown: ['audit-status', '--bogus'],
+    value: ['audit-status', 'x', '--queue', 'nowhere'],
+    message: /not a PostgreSQL URL|audit id/,
+  },
+  'audit-export': {
+    unknown: ['audit-export', '--bogus'],
+    value: ['audit-export', 'x', '--queue', 'nowhere'],
+    message: /not a PostgreSQL URL|audit id/,
+  },
+  evidence: {
+    unknown: ['evidence', 'list', '--bogus'],
+    value: ['evidence', 'capture', '--rpc', 'http://127.0.0.1:1', '--block', 'yesterday', '--trusted-hash', HASH],
+    message: /--block: "yesterday" is not a block/,
+  },
+  chains: { unknown: ['chains', '--bogus'], value: ['chains', 'all'], message: /unexpected argument "all"/ },
+  serve: { unknown: ['serve', '--bogus'], value: ['serve', '--port', 'eighty'], message: /--port: / },
+};
+
+/** The admin commands parse their flags with the store open: run on a store in memory. */
+const ADMIN = new Set(['accounts', 'keys']);
+
+describe('every command of the table', () => {
+  let commands: string[] = [];
+  beforeAll(async () => {
+    const unknown = await cli(['frobnicate']);
+    commands = /expected one of (.*) \(/.exec(unknown.stderr)![1]!.split(', ');
+  });
+
+  it('has a row here', () => {
+    expect(commands.filter((c) => !ADMIN.has(c)).sort()).toEqual(Object.keys(BAD).sort());
+  });
+
+  it.each(Object.entries(BAD))(
+    '%s: a flag it does not know is one line and where the help is, exit 2',
+    async (command, { unknown }) => {
+      expectOneLine(await cli(unknown), command, /^evm-integrity: unknown option '--bogus'$/);
+    },
+  );
+
+  it.each(Object.entries(BAD))('%s: a bad value is one line naming the flag, exit 2', async (command, bad) => {
+    expectOneLine(await cli(bad.value), command, bad.message);
+  });
+
+  it.each([
+    ['accounts', 'list'],
+    ['keys', 'list'],
+  ])(
+    '%s %s: a flag it does not know, or a bad value, is one line and where the help is, exit 2',
+    async (group, command) => {
+      for (const [flags, message] of [
+        [['--bogus'], "unknown option '--bogus'"],
+        [['--json=yes'], '--json takes no value'],
+      ] as const) {
+        let stderr = '';
+        const code = await runAdmin(
+          [group, command, ...flags],
+          { stdout: () => {}, stderr: (t) => (stderr += t) },
+          new MemoryStore(),
+        );
+        expect({ code, stderr }).toEqual({
+          code: 2,
+          stderr: `evm-integrity: ${message}\ntry 'evm-integrity ${group} ${command} --help'\n`,
+        });
+      }
+    },
+  );
+
+  it.each([
+    [
+      ['verify', 'block', BLOCK_FILE, '--chain', '1:ethereum'],
+      'verify',
+      /--add-chain ID:RULES \(it was --chain ID:RULES\)/,
+    ],
+    [['prove', 'receipt', BLOCK_FILE, '--index', '0', '--chain', '1:ethereum'], 'prove', /--add-chain ID:RULES/],
+    [['evidence', 'list', '--chain', '31337:ethereum'], 'evidence', /--add-chain ID:RULES/],
+    [
+      ['request', 'receipt-root', BLOCK_FILE, '--chain', '31337:ethereum'],
+      'request',
+      /give it as --add-chain 31337:ethereum/,
+    ],
+    [['lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', 'x.json'], 'lineage', /'--chain-id': give --chain/],
+  ])('%j: a flag of the old grammar says what it is now', async (args, command, message) => {
+    expectOneLine(await cli(args), command, message);
+  });
+});
+
+describe('against a node of chain 1 (blocks 1000001 and 1000002; latest is 1000002)', () => {
+  let node: LoopbackNode;
+  const latestHash = loadFixture('mainnet-1000002').header['hash'] as string;
+  beforeAll(async () => {
+    node = await startLoopbackNode(1, fixtureChain(1_000_001, 1_000_002));
+  });
+  afterAll(() => node.close());
+
+  const proof = join(dir, 'range.elp');
+  const bundle = join(dir, 'held.json');
+  writeFileSync(bundle, JSON.stringify(buildHeldBundle()));
+
+  /** The commands that take a chain, each run whole with `--chain C`, a tag where a block goes, and `--json`. */
+  const RUNS: Array<[string, (chain: string) => string[]]> = [
+    [
+      'prove logs',
+      (c) => ['prove', 'logs', '--chain', c, '--rpc', node.url, '--from', 'latest', '--to', 'latest', '--out', proof],
+    ],
+    [
+      'verify logs-proof',
+      (c) => [
+        'verify',
+        'logs-proof',
+        proof,
+        '--head-hash',
+        latestHash,
+        '--chain',
+        c,
+        '--out',
+        join(dir, 'logs.ndjson'),
+        '--json',
+      ],
+    ],
+    ['audit', (c) => ['audit', '--chain', c, '--from', '1000001', '--to', 'latest', '--rpc', node.url, '--json']],
+    [
+      'audit-logs',
+      (c) => ['audit-logs', '--chain', c, '--rpc', node.url, '--from', '0xf4241', '--to', 'finalized', '--json'],
+    ],
+    ['lineage', (c) => ['lineage', PAIR_RECORD, '--chain', c, '--bundle', bundle, '--json']],
+    ['request', (c) => ['request', 'receipt-root', BLOCK_FILE, '--chain', c, '--json']],
+  ];
+
+  describe.each(['mainnet', 'Ethereum', 'ethereum-mainnet', '1', '0x1'])('--chain %s', (chain) => {
+    it.each(RUNS)('%s: exit 0', async (_, args) => {
+      const result = await cli(args(chain));
+      expect(result.stderr).not.toMatch(/try 'evm-integrity/);
+      expect(result.code).toBe(0);
+    });
+  });
+
+  it('a name is the chain it names: --chain base is 8453, not the node’s chain', async () => {
+    const audit = await cli(['audit', '--chain', 'base', '--from', '1000001', '--to', 'latest', '--rpc', node.url]);
+    expect(audit.code).toBe(2);
+    expect(audit.stderr).toMatch(/8453/);
+    const request = await cli(['request', 'receipt-root', BLOCK_FILE, '--chain', 'BASE']);
+    expect(request.stderr).toBe(
+      `evm-integrity: ${BLOCK_FILE}: the block names chain_id 1, not the --chain 8453 given\n`,
+    );
+  });
+
+  it('a tag is asked of the node once and named as its number: prove logs, audit, audit-logs', async () => {
+    const proved = await cli([
+      'prove',
+      'logs',
+      '--chain',
+      '1',
+      '--rpc',
+      node.url,
+      '--from',
+      'safe',
+      '--to',
+      'latest',
+      '--out',
+      proof,
+    ]);
+    expect(proved.stderr).toMatch(/blocks 1,000,002 to 1,000,002/);
+    const audit = await cli(['audit', '--chain', '1', '--from', 'latest', '--to', 'latest', '--rpc', node.url]);
+    expect(JSON.parse(audit.stdout.split('\n')[0]!)).toMatchObject({ audit: { from: 1_000_002, to: 1_000_002 } });
+    const logs = await cli(['audit-logs', '--chain', '1', '--rpc', node.url, '--from', 'latest', '--to', 'latest']);
+    expect(JSON.parse(logs.stdout.trim().split('\n').at(-1)!)).toMatchObject({
+      summary: { from: 1_000_002, to: 1_000_002 },
+    });
+  });
+
+  it('a tag that resolves before --from: one line naming both, exit 2', async () => {
+    const result = await cli([
+      'prove',
+      'logs',
+      '--chain',
+      '1',
+      '--rpc',
+      node.url,
+      '--from',
+      '1000003',
+      '--to',
+      'latest',
+      '--out',
+      proof,
+    ]);
+    expectOneLine(result, 'prove', /--to \(latest: block 1000002\) must not be before --from \(1000003\)/);
+  });
+
+  it('evidence capture --block latest: the node’s latest block, admitted', async () => {
+    const evidenceDir = join(dir, 'evidence');
+    const result = await cli([
+      'evidence',
+      'capture',
+      '--rpc',
+      node.url,
+      '--block',
+      'latest',
+      '--trusted-hash',
+      latestHash,
+      '--evidence-dir',
+      evidenceDir,
+    ]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^evm-integrity: chain 1 block 1000002 admitted as evidence/);
+    const listed = await cli(['evidence', 'list', '--evidence-dir', evidenceDir, '--json']);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ chain_id: 1, block: 1_000_002, block_hash: latestHash, receipts: expect.any(Array) }),
+    ]);
+  });
+
+  it('a command with no node refuses a tag in one line: audit --bundle', async () => {
+    const result = await cli(['audit', '--chain', '1', '--from', 'latest', '--to', 'latest', '--bundle', bundle]);
+    expectOneLine(result, 'audit', /--from: "latest" needs a node to resolve it, and --bundle has none/);
+  });
+});
+
+describe('--json', () => {
+  it.each([
+    [['verify', 'block', BLOCK_FILE, '--json']],
+    [['prove', 'receipt', BLOCK_FILE, '--index', '0', '--json']],
+    [['request', 'logs-bloom', BLOCK_FILE, '--json']],
+  ])('%j: accepted where the output is JSON already', async (args) => {
+    const result = await cli(args);
+    expect(result.stderr).not.toMatch(/unknown option/);
+    if (result.code === 0) expect(() => JSON.parse(result.stdout)).not.toThrow();
+  });
+
+  it.each([[['audit-status', '--json']], [['audit-export', '--json']]])(
+    '%j: accepted (the queue commands)',
+    async (args) => {
+      const result = await cli(args);
+      expect(result.stderr).not.toMatch(/unknown option/);
+      expect(result.stderr).toMatch(/takes one audit id/);
+    },
+  );
+
+  it('chains --json: every chain with the names --chain takes', async () => {
+    const result = await cli(['chains', '--json']);
+    expect(result.code).toBe(0);
+    const chains = JSON.parse(result.stdout) as Array<{ chain_id: number; names: string[] }>;
+    expect(chains.find((c) => c.chain_id === 8453)).toEqual({
+      chain_id: 8453,
+      names: ['base'],
+      name: 'Base',
+      verifiable: true,
+    });
+    expect(chains.find((c) => c.chain_id === 1)!.names).toEqual(['ethereum-mainnet', 'mainnet', 'ethereum']);
+    const names = chains.flatMap((c) => c.names);
+    expect(new Set(names).size).toBe(names.length); // a name names one chain
+  });
+
+  it('chains: one line a chain, its id, its names and its name', async () => {
+    const result = await cli(['chains']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^ +1 {2}ethereum-mainnet, mainnet, ethereum +Ethereum Mainnet$/m);
+    expect(result.stdout).toMatch(/^ +8453 {2}base +Base$/m);
+  });
+});
