@@ -3,7 +3,8 @@
 // which is most of its start-up time. The commands that need the server (serve, accounts, keys,
 // lineage) stay in chunks of their own, loaded only when run; the packages the server uses are
 // left to node_modules. The worker pool's script is an entry, so that it lands beside the chunk
-// that starts the workers, where that chunk looks for it.
+// that starts the workers, where that chunk looks for it. Each file has a source map that leads
+// through the compiled files to src/, whose text it carries (node --enable-source-maps).
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'rolldown';
 import { parseAst } from 'rolldown/parseAst';
