@@ -225,6 +225,11 @@ describe('the repository documents itself', () => {
     const verifying = rows.filter(([verifies]) => verifies!.startsWith('receipts'));
     expect(page).toContain(`The registry knows ${chains.length} chains`);
     expect(page).toContain(`**${verifying.reduce((n, [, , count]) => n + Number(count), 0)} chains verify receipts**`);
+    const countOf = (verifies: string, on: string) => rows.find((row) => row[0] === verifies && row[1] === on)![2];
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      `${countOf('receipts, bloom and block hash', '`shipped`')} on shipped blocks of their own and ${countOf('receipts, bloom and block hash', '`registry`')} on registry evidence`,
+    );
+    expect(page.replace(/\s+/g, ' ')).toContain(`${countOf('block hash', '`shipped`')} more verify their block hash`);
   });
 
   it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
