@@ -1,5 +1,5 @@
 /**
- * The figure the README gives for the library's size in a browser: `verifyBlock` bundled from the built package,
+ * The figure docs/library.md gives for the library's size in a browser: `verifyBlock` bundled from the built package,
  * minified and gzipped, as an application's bundler would ship it.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,11 +11,11 @@ import { build } from 'rolldown';
 import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../packages/core/dist/index.js', import.meta.url));
-/** What the README says: "at most 30 kB gzipped". */
+/** What docs/library.md says: "at most 30 kB gzipped". */
 const STATED_KB = 30;
-const README = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const LIBRARY = readFileSync(new URL('../docs/library.md', import.meta.url), 'utf8');
 
-describe("the README's bundle size", () => {
+describe("the library's stated bundle size", () => {
   it(`verifyBlock's minified browser bundle is at most ${STATED_KB} kB gzipped, and reaches no node: module`, async () => {
     const entry = join(mkdtempSync(join(tmpdir(), 'bundle-size-')), 'entry.mjs');
     writeFileSync(entry, `export { verifyBlock } from ${JSON.stringify(DIST)};\n`);
@@ -23,6 +23,6 @@ describe("the README's bundle size", () => {
     const code = output[0].code;
     expect(code).not.toMatch(/from\s*["']node:/);
     expect(gzipSync(code).length / 1000).toBeLessThanOrEqual(STATED_KB);
-    expect(README).toContain(`at most ${STATED_KB} kB gzipped`);
+    expect(LIBRARY).toContain(`at most ${STATED_KB} kB gzipped`);
   });
 });

@@ -65,7 +65,7 @@ describe('server configuration', () => {
     });
   });
 
-  it('reads the README example', () => {
+  it('reads the example of docs/service.md', () => {
     const config = parseConfig({
       host: '0.0.0.0',
       port: 9000,

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +24,12 @@ import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/conf
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+/** The README's budget: a newcomer's first page, not the reference. */
+const README_BYTES = 16_384;
+/** The command line as installed: the launcher of the built bundle. */
+const BIN = join(ROOT, 'packages/service/bin/evm-integrity.js');
+/** Counts as the pages spell them. */
+const NUMBERS = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'];
 
 /** Files of the repository: tracked, plus new ones not ignored (so a mention is caught before it is committed). */
 function repositoryFiles(): string[] {
@@ -215,12 +221,15 @@ describe('the repository documents itself', () => {
       return listed;
     });
     expect(counted.flat().sort()).toEqual(chains.map((c) => c.name).sort());
-    const readme = read('README.md');
+    const page = read('docs/chains.md');
     const verifying = rows.filter(([verifies]) => verifies!.startsWith('receipts'));
-    expect(readme).toContain(`The registry knows ${chains.length} chains`);
-    expect(readme).toContain(
-      `**${verifying.reduce((n, [, , count]) => n + Number(count), 0)} chains verify receipts**`,
+    expect(page).toContain(`The registry knows ${chains.length} chains`);
+    expect(page).toContain(`**${verifying.reduce((n, [, , count]) => n + Number(count), 0)} chains verify receipts**`);
+    const countOf = (verifies: string, on: string) => rows.find((row) => row[0] === verifies && row[1] === on)![2];
+    expect(page.replace(/\s+/g, ' ')).toContain(
+      `${countOf('receipts, bloom and block hash', '`shipped`')} on shipped blocks of their own and ${countOf('receipts, bloom and block hash', '`registry`')} on registry evidence`,
     );
+    expect(page.replace(/\s+/g, ' ')).toContain(`${countOf('block hash', '`shipped`')} more verify their block hash`);
   });
 
   it('docs/lineage.md lists LINEAGE_LIMITS with their values', () => {
@@ -250,5 +259,59 @@ describe('the repository documents itself', () => {
       const shown = Array.isArray(value) ? '[]' : String(value);
       expect(documented!.replace(/`/g, '').split(' ')[0], name).toBe(shown);
     }
+  });
+
+  it('README.md is at most 16 KB: what it is, install, an example each, what it checks; the rest is in docs/', () => {
+    expect(Buffer.byteLength(read('README.md'))).toBeLessThanOrEqual(README_BYTES);
+  });
+
+  it('every README example whose output is shown prints that output (… stands for any text)', () => {
+    const examples = [...read('README.md').matchAll(/^```sh\n([\s\S]*?)^```/gm)].flatMap(([, block]) =>
+      // A command follows `$ `; its output is the lines up to the next command.
+      block!
+        .split(/^\$ /m)
+        .slice(1)
+        .map((chunk) => {
+          const [command, ...output] = chunk.trimEnd().split('\n');
+          return { command: command!, output: output.join('\n') };
+        })
+        .filter(({ output }) => output !== ''),
+    );
+    expect(examples.length).toBeGreaterThan(0);
+    for (const { command, output } of examples) {
+      const run = spawnSync('bash', ['-c', command.replaceAll('npx evm-integrity', `'${process.execPath}' '${BIN}'`)], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, ETH_RPC_URL: '' },
+      });
+      const shown = output.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      expect(run.stdout.trimEnd(), command).toMatch(new RegExp(`^${shown.join('[\\s\\S]*?')}$`));
+    }
+  });
+
+  it('docs/library.md lists every entry point of evm-integrity, and it and the README say how many', () => {
+    const manifest = JSON.parse(read('packages/core/package.json')) as { name: string; exports: object };
+    const entries = Object.keys(manifest.exports).map((key) =>
+      key === '.' ? manifest.name : `${manifest.name}/${key.slice(2)}`,
+    );
+    const page = read('docs/library.md');
+    expect(tableAfter(page, '## Entry points').map(([entry]) => entry)).toEqual(
+      expect.arrayContaining(entries.map((entry) => `\`${entry}\``)),
+    );
+    expect(tableAfter(page, '## Entry points')).toHaveLength(entries.length);
+    const count = NUMBERS[entries.length];
+    expect(page).toContain(`\`evm-integrity\` has ${count} entry points`);
+    expect(read('README.md')).toContain(`the ${count} entry points`);
+  });
+
+  it('docs/development.md counts the real blocks as fixtures/ holds them', () => {
+    const count = (dir: string, prefix = '') =>
+      readdirSync(join(ROOT, 'fixtures', dir)).filter((name) => name.startsWith(prefix) && name.endsWith('.json'))
+        .length;
+    const page = read('docs/development.md').replace(/\s+/g, ' ');
+    expect(page).toContain(
+      `${count('blocks')} blocks with their complete receipts, ${count('headers')} headers and ${count('unverifiable')} blocks of chains that cannot be verified`,
+    );
+    expect(page).toContain(`${count('blocks', 'mainnet-')} Ethereum mainnet blocks`);
   });
 });

@@ -3,8 +3,9 @@
 // which is most of its start-up time. The commands that need the server (serve, accounts, keys,
 // lineage) stay in chunks of their own, loaded only when run; the packages the server uses are
 // left to node_modules. The worker pool's script is an entry, so that it lands beside the chunk
-// that starts the workers, where that chunk looks for it.
-import { rmSync } from 'node:fs';
+// that starts the workers, where that chunk looks for it. Each file has a source map that leads
+// through the compiled files to src/, whose text it carries (node --enable-source-maps).
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'rolldown';
 import { parseAst } from 'rolldown/parseAst';
 
@@ -18,11 +19,31 @@ const BUILTIN_IMPORT = /^import (?:\{([^}]*)\}|\* as (\w+)|(\w+)) from "(node:[\
  */
 const builtinsFromProcess = {
   name: 'builtins-from-process',
-  renderChunk(code) {
-    return code.replace(BUILTIN_IMPORT, (_, named, namespace, defaultName, specifier) => {
+  renderChunk(code, _chunk, _options, { magicString }) {
+    for (const { 0: line, 1: named, 2: namespace, 3: defaultName, 4: specifier, index } of code.matchAll(
+      BUILTIN_IMPORT,
+    )) {
       const binding = named === undefined ? (namespace ?? defaultName) : `{${named.replaceAll(' as ', ': ')}}`;
-      return `const ${binding} = process.getBuiltinModule(${JSON.stringify(specifier)});`;
-    });
+      magicString.overwrite(
+        index,
+        index + line.length,
+        `const ${binding} = process.getBuiltinModule(${JSON.stringify(specifier)});`,
+      );
+    }
+    return magicString;
+  },
+};
+
+/**
+ * The source map tsc wrote beside each compiled file, given to rolldown with its code, so that the
+ * bundle's maps lead through the compiled files to src/ (whose text the maps carry, inlineSources).
+ */
+const compiledSourceMaps = {
+  name: 'compiled-source-maps',
+  load(id) {
+    const map = `${id}.map`;
+    if (!existsSync(map)) return null;
+    return { code: readFileSync(id, 'utf8'), map: readFileSync(map, 'utf8') };
   },
 };
 
@@ -50,19 +71,15 @@ const OWN_FILE = { main: dist('cli/main.js'), audit: dist('cli/audit.js') };
  */
 const eagerFunctions = {
   name: 'eager-functions',
-  renderChunk(code, chunk) {
+  renderChunk(code, chunk, _options, { magicString }) {
     if (!Object.hasOwn(OWN_FILE, chunk.name)) return null;
     const { body } = parseAst(code);
     const top = body.findLast((node) => node.type === 'ImportDeclaration')?.end ?? 0;
-    const functions = body.filter((node) => node.type === 'FunctionDeclaration');
-    let rest = '';
-    let from = top;
-    for (const { start, end } of functions) {
-      rest += code.slice(from, start);
-      from = end;
+    // Moved in order, each lands after the one before it.
+    for (const f of body.filter((node) => node.type === 'FunctionDeclaration')) {
+      magicString.prependRight(f.start, `\nvar ${f.id.name} = (`).appendLeft(f.end, ');').move(f.start, f.end, top);
     }
-    const eager = functions.map((f) => `var ${f.id.name} = (${code.slice(f.start, f.end)});`);
-    return `${code.slice(0, top)}\n${eager.join('\n')}${rest}${code.slice(from)}`;
+    return magicString;
   },
 };
 
@@ -77,10 +94,13 @@ await build({
   preserveEntrySignatures: 'allow-extension',
   platform: 'node',
   external: ['hono', /^hono\//, '@hono/node-server', 'better-sqlite3', 'pino', 'pg', 'pg-boss', 'prom-client'],
-  plugins: [builtinsFromProcess, eagerFunctions],
+  plugins: [compiledSourceMaps, builtinsFromProcess, eagerFunctions],
+  // renderChunk's magicString: the plugins' edits keep the source maps right.
+  experimental: { nativeMagicString: true },
   output: {
     dir,
     format: 'esm',
+    sourcemap: true,
     entryFileNames: '[name].js',
     charset: 'ascii',
     // Earlier groups first: audit.js imports from main.js what main.js holds.
