@@ -17,7 +17,7 @@ import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
 import { blockNumberValue, hashValue, parseChainOption, rpcUrlOf } from './flags.js';
 import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
-import { parseInputJson } from './json-input.js';
+import { parseInputJson } from './io/json-input.js';
 
 /** Where evidence is kept when `--evidence-dir` is not given. */
 export const DEFAULT_EVIDENCE_DIR = 'evidence';

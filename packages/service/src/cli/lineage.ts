@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
-import { bundleFaultLine, readBundleFile } from './bundle-file.js';
+import { bundleFaultLine, readBundleFile } from './io/bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
 import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';

@@ -6,14 +6,14 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
-import { auditLines, storedAudit } from '../queue/audit-export.js';
-import { auditProgress } from '../queue/audit-progress.js';
-import { ChainedLines, headerDigest } from '../queue/audit-lines.js';
-import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
+import { auditLines, storedAudit } from '../../queue/audit-export.js';
+import { auditProgress } from '../../queue/audit-progress.js';
+import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
+import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
-import { checkWritable, InputError } from './io.js';
-import { TempFile } from './temp-output.js';
+import { checkWritable, InputError } from '../io.js';
+import { TempFile } from '../io/temp-output.js';
 
 /** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
 export async function runAuditExport(

@@ -1,6 +1,6 @@
 /** How `accounts` and `keys` show what they did: JSON members as the API names them, or text tables. */
-import { cuAllowance, cuRemaining } from '../store/periods.js';
-import type { Account, KeyRecord, Usage } from '../store/store.js';
+import { cuAllowance, cuRemaining } from '../../store/periods.js';
+import type { Account, KeyRecord, Usage } from '../../store/store.js';
 
 /** An account as `accounts list|show --json` print it: the API's member names. */
 export const accountJson = (a: Account) => ({

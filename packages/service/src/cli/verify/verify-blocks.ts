@@ -6,11 +6,11 @@
  * one line naming it, and the others are still verified.
  */
 import type { BlockRefusal, BlockReport, Result, RuleSetName } from 'evm-integrity';
-import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
+import { registryOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
-import type { BlockOutcome } from '../workers/block-job.js';
-import { InputError } from './io.js';
-import { notJsonLine } from './json-input.js';
+import type { BlockOutcome } from '../../workers/block-job.js';
+import { InputError } from '../io.js';
+import { notJsonLine } from '../io/json-input.js';
 
 /**
  * Bytes of blocks verified inline before the pool is started for the rest. Measured on 2 cores
@@ -88,7 +88,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   }
   if (next === files.length) return where;
 
-  const { createVerifyPool, runOnPool } = await import('../workers/verify-pool.js');
+  const { createVerifyPool, runOnPool } = await import('../../workers/verify-pool.js');
   // node:os is loaded here, not by the module: a verify block process that stays inline never needs it (0.15 ms).
   const cores = () => process.getBuiltinModule('node:os').availableParallelism();
   const pool = createVerifyPool(Math.min(workers ?? cores(), files.length - next), setup);

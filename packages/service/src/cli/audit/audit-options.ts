@@ -21,8 +21,8 @@ import {
   type BlockTag,
   wholeValue,
   workersOption,
-} from './flags.js';
-import { ruleSetName, UsageError } from './io.js';
+} from '../flags.js';
+import { ruleSetName, UsageError } from '../io.js';
 
 const MIB = 1024 * 1024;
 

@@ -13,8 +13,8 @@ import {
   positiveValue,
   rpcUrlOf,
   topicValue,
-} from './flags.js';
-import { UsageError } from './io.js';
+} from '../flags.js';
+import { UsageError } from '../io.js';
 
 /** The flags of a range and filter, as parseArgs reads them. */
 export const RANGE_OPTIONS = {

@@ -20,11 +20,11 @@ import {
   type LogsProofSummary,
   type LogsRange,
 } from 'evm-integrity/proof';
-import { hashValue, positiveValue } from './flags.js';
-import { checkWritable, inputName, InputError, UsageError, type CliIo } from './io.js';
-import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from './logs-range.js';
-import { TempFile } from './temp-output.js';
-import { describeRefusal, proofChunks } from './verify-logs-proof.js';
+import { hashValue, positiveValue } from '../flags.js';
+import { checkWritable, inputName, InputError, UsageError, type CliIo } from '../io.js';
+import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
+import { TempFile } from '../io/temp-output.js';
+import { describeRefusal, proofChunks } from '../verify/verify-logs-proof.js';
 
 interface AuditLogsIo extends CliIo {
   env?: NodeJS.ProcessEnv;

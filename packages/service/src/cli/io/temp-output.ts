@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
-import { cannotWrite, InputError, stdoutStream } from './io.js';
-import { writeFailure } from '../files/file-failures.js';
-import { EXIT_INTERRUPTED } from './exit.js';
+import { cannotWrite, InputError, stdoutStream } from '../io.js';
+import { writeFailure } from '../../files/file-failures.js';
+import { EXIT_INTERRUPTED } from '../exit.js';
 
 /** The temporary files open now: removed by the SIGINT handler before the process ends. */
 const temporary = new Set<TempFile>();

@@ -1,8 +1,8 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
-import { monotonicMs } from './clock.js';
-import { cannotWrite, checkWritable, InputError } from './io.js';
+import { monotonicMs } from '../clock.js';
+import { cannotWrite, checkWritable, InputError } from '../io.js';
 
 /** What an audit writes its lines to. */
 export interface AuditOutput {

@@ -24,13 +24,13 @@ import {
   type AuditOutput,
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
-import { cannotWrite } from './io.js';
-import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../queue/audit-lines.js';
-import { startBlockPool } from './block-pool.js';
-import { registryOf, setupOf, type RegistrySetup } from '../evidence/registry-setup.js';
+import { cannotWrite } from '../io.js';
+import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
+import { startBlockPool } from '../block-pool.js';
+import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
-import { monotonicMs } from './clock.js';
-import { EXIT_INTERRUPTED } from './exit.js';
+import { monotonicMs } from '../clock.js';
+import { EXIT_INTERRUPTED } from '../exit.js';
 
 interface AuditIo {
   stdout: (text: string) => void;

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
 import { ChainRegistry, type Problem } from 'evm-integrity';
-import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from './io.js';
-import { VERDICT_EXIT } from './exit.js';
-import { hashValue, parseChainOption, workersOption } from './flags.js';
-import { parseInputJson } from './json-input.js';
+import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from '../io.js';
+import { VERDICT_EXIT } from '../exit.js';
+import { hashValue, parseChainOption, workersOption } from '../flags.js';
+import { parseInputJson } from '../io/json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
-import { setupOf, type RegistrySetup } from '../evidence/registry-setup.js';
+import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
 /** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
 const PROBLEMS_ON_STDERR = 3;

@@ -3,10 +3,10 @@
  * printed alone on the last line of stdout. The same audit enqueued again finds the same id and adds
  * no chunk (it hands parked chunks back to the queue).
  */
-import type { AuditPlan } from '../queue/audit-plan.js';
-import { openAuditQueue } from '../queue/audit-queue.js';
-import { enqueueAudit } from '../queue/enqueue.js';
-import { formatHeaderLine } from '../queue/audit-lines.js';
+import type { AuditPlan } from '../../queue/audit-plan.js';
+import { openAuditQueue } from '../../queue/audit-queue.js';
+import { enqueueAudit } from '../../queue/enqueue.js';
+import { formatHeaderLine } from '../../queue/audit-lines.js';
 import type { AuditHeader } from './audit-checkpoint.js';
 import type { AuditOptions } from './audit-options.js';
 

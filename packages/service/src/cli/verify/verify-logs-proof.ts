@@ -6,11 +6,11 @@ import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
-import { chainIdValue, hashValue } from './flags.js';
-import { inputName, InputError, UsageError, type CliIo } from './io.js';
-import { readFailure } from '../files/file-failures.js';
-import { describeSummary } from './logs-range.js';
-import { TempFile } from './temp-output.js';
+import { chainIdValue, hashValue } from '../flags.js';
+import { inputName, InputError, UsageError, type CliIo } from '../io.js';
+import { readFailure } from '../../files/file-failures.js';
+import { describeSummary } from '../logs/logs-range.js';
+import { TempFile } from '../io/temp-output.js';
 
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);

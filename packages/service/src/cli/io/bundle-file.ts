@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { SourceError } from 'evm-integrity/lineage';
 import { parseJson } from 'evm-integrity';
-import { InputError } from './io.js';
-import { readFailure } from '../files/file-failures.js';
+import { InputError } from '../io.js';
+import { readFailure } from '../../files/file-failures.js';
 
 /**
  * A bundle's fault as one line naming the file, whichever command read it: `FILE: exchanges[3].status: expected …`

@@ -5,11 +5,11 @@
 import { parseArgs } from 'node:util';
 import { SourceError } from 'evm-integrity/audit';
 import { NodeLogsProof } from 'evm-integrity/node';
-import { monotonicMs } from './clock.js';
-import type { CliIo } from './io.js';
-import { checkWritable, UsageError } from './io.js';
-import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from './logs-range.js';
-import { TempFile, writeStdout } from './temp-output.js';
+import { monotonicMs } from '../clock.js';
+import type { CliIo } from '../io.js';
+import { checkWritable, UsageError } from '../io.js';
+import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
+import { TempFile, writeStdout } from '../io/temp-output.js';
 
 interface ProveIo extends CliIo {
   /** Whether standard output and standard error are terminals (default: the process's). */

@@ -6,13 +6,13 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../metrics/serve-metrics.js';
-import { openAuditQueue } from '../queue/audit-queue.js';
-import { startChunkWorker, type ChunkOutcome } from '../queue/chunk-worker.js';
-import { outageLines } from '../queue/outage-lines.js';
-import { auditWorkerMetrics } from '../queue/worker-metrics.js';
-import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from './flags.js';
-import { UsageError } from './io.js';
+import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../../metrics/serve-metrics.js';
+import { openAuditQueue } from '../../queue/audit-queue.js';
+import { startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js';
+import { outageLines } from '../../queue/outage-lines.js';
+import { auditWorkerMetrics } from '../../queue/worker-metrics.js';
+import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from '../flags.js';
+import { UsageError } from '../io.js';
 
 /** Set in the environment of the processes `--workers N` forks: they send their outcomes to the parent. */
 const CHILD_ENV = 'EVM_INTEGRITY_AUDIT_WORKER_CHILD';

@@ -19,10 +19,10 @@ import {
   verifyRpcBlock,
 } from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
-import { chainIdValue } from './flags.js';
-import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
-import { notALine, parseInputJson } from './json-input.js';
-import { parseChainOption } from './flags.js';
+import { chainIdValue } from '../flags.js';
+import { InputError, inputName, readInput, UsageError, type CliIo } from '../io.js';
+import { notALine, parseInputJson } from '../io/json-input.js';
+import { parseChainOption } from '../flags.js';
 
 /** The bodies this command builds, by the name of their endpoint. */
 const BUILDERS = {

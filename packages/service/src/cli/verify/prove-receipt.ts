@@ -4,12 +4,12 @@
  */
 import { parseArgs } from 'node:util';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
-import { parseChainOption, wholeValue } from './flags.js';
-import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from './io.js';
-import { notALine, parseInputJson } from './json-input.js';
-import { TempFile } from './temp-output.js';
-import { VERDICT_EXIT as EXIT } from './exit.js';
-import { registryOf, setupOf } from '../evidence/registry-setup.js';
+import { parseChainOption, wholeValue } from '../flags.js';
+import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from '../io.js';
+import { notALine, parseInputJson } from '../io/json-input.js';
+import { TempFile } from '../io/temp-output.js';
+import { VERDICT_EXIT as EXIT } from '../exit.js';
+import { registryOf, setupOf } from '../../evidence/registry-setup.js';
 
 /** Why no proof was made, in one line, and the exit status it gets. */
 function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: string; status: number } {

@@ -13,9 +13,9 @@ import {
   verifyReceiptRoot,
 } from 'evm-integrity/api';
 import type { ChainRegistry, Problem } from 'evm-integrity';
-import { inputName, type CliIo } from './io.js';
-import { notALine } from './json-input.js';
-import { VERDICT_EXIT as EXIT } from './exit.js';
+import { inputName, type CliIo } from '../io.js';
+import { notALine } from '../io/json-input.js';
+import { VERDICT_EXIT as EXIT } from '../exit.js';
 
 /** Why a proof does not hold, naming the proof node at fault when one is (the library's message mostly does). */
 function doesNotHold({ reason, node, message }: ReceiptProofResult): string {

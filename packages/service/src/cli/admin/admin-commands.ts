@@ -1,13 +1,13 @@
 /**
  * The operator's commands, one function each: what `accounts …` and `keys …` do once their
- * arguments are parsed (src/cli/admin.ts parses and dispatches).
+ * arguments are parsed (src/cli/admin/admin.ts parses and dispatches).
  */
-import { ENDPOINT_NAMES } from '../endpoints/endpoints.js';
-import { cuAllowance, cuRemaining } from '../store/periods.js';
-import { accountNotFound } from '../store/store-error.js';
-import { type Entitlements, type Store } from '../store/store.js';
+import { ENDPOINT_NAMES } from '../../endpoints/endpoints.js';
+import { cuAllowance, cuRemaining } from '../../store/periods.js';
+import { accountNotFound } from '../../store/store-error.js';
+import { type Entitlements, type Store } from '../../store/store.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
-import { UsageError } from './io.js';
+import { UsageError } from '../io.js';
 
 const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
 

@@ -8,8 +8,8 @@ import {
   type BundleRecorder,
 } from 'evm-integrity/node';
 import type { AuditFlags } from './audit-options.js';
-import { bundleFaultLine, readBundleFile } from './bundle-file.js';
-import { InputError, serviceApiKey } from './io.js';
+import { bundleFaultLine, readBundleFile } from '../io/bundle-file.js';
+import { InputError, serviceApiKey } from '../io.js';
 
 /**
  * How a node is asked: `--batch` calls per request and `--concurrency` requests at once, so that

@@ -1,9 +1,9 @@
 /** `audit-status ID --queue URL [--json]`: where a distributed audit stands, read from its tables. */
 import { parseArgs } from 'node:util';
-import { auditProgress, type AuditProgress } from '../queue/audit-progress.js';
-import { openAuditQueue, serverOf } from '../queue/audit-queue.js';
-import { queueUrl } from './flags.js';
-import { InputError, UsageError } from './io.js';
+import { auditProgress, type AuditProgress } from '../../queue/audit-progress.js';
+import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
+import { queueUrl } from '../flags.js';
+import { InputError, UsageError } from '../io.js';
 
 /** The audit id and the queue, from the command line of audit-status and audit-export. */
 export function auditIdAndQueue(command: string, positionals: string[], queue: string | undefined) {
