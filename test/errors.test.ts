@@ -8,7 +8,7 @@ import * as api from '../packages/core/src/api/index.js';
 import * as lineage from '../packages/core/src/lineage/index.js';
 import * as node from '../packages/core/src/node.js';
 import * as service from '../packages/service/src/index.js';
-import { UsageError } from '../packages/service/src/cli/io.js';
+import { UsageError } from '../packages/service/src/cli/io/usage-error.js';
 import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
 
 /** What `attempt` throws; fails the test when it returns. */

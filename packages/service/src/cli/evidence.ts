@@ -16,7 +16,9 @@ import {
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
 import { blockNumberValue, hashValue, parseChainOption, rpcUrlOf } from './flags.js';
-import { InputError, inputName, readInput, UsageError, type CliIo } from './io.js';
+import { InputError, UsageError } from './io/usage-error.js';
+import { inputName, readInput } from './io/read-input.js';
+import type { CliIo } from './io/streams.js';
 import { parseInputJson } from './io/json-input.js';
 
 /** Where evidence is kept when `--evidence-dir` is not given. */

@@ -3,8 +3,8 @@
  * numbers in decimal or 0x hex or as a tag (`latest`, `finalized`, `safe`), hashes with or without
  * 0x. Each bad value is refused with a message naming the flag, the value and what was expected.
  */
-import type { ChainInfo } from 'evm-integrity';
-import { ruleSetName, UsageError } from './io.js';
+import { RULE_SET_NAMES, type ChainInfo, type RuleSetName } from 'evm-integrity';
+import { UsageError } from './io/usage-error.js';
 
 /** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
 const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
@@ -198,4 +198,20 @@ export function parseChainOption(value: string): ChainInfo {
   if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
     throw new UsageError(`--chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`);
   return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--chain'), verifiable: true };
+}
+
+/** A rule set named on the command line (`--rules`, `--chain ID:RULES`). */
+export function ruleSetName(value: string, option: string): RuleSetName {
+  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
+    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
+  }
+  return value as RuleSetName;
+}
+
+/** The hosted service's API key, from EVM_DATA_SERVICE_API_KEY: a command with `--service` needs it. */
+export function serviceApiKey(env: NodeJS.ProcessEnv): string {
+  const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+  if (apiKey === undefined || apiKey === '')
+    throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  return apiKey;
 }

@@ -4,8 +4,9 @@ import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/line
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { bundleFaultLine, readBundleFile } from './io/bundle-file.js';
 import { startBlockPool } from './block-pool.js';
-import { chainIdValue, rpcUrlOf, workersOption } from './flags.js';
-import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
+import { chainIdValue, rpcUrlOf, serviceApiKey, workersOption } from './flags.js';
+import { cannotWrite, checkWritable } from './io/writable.js';
+import { UsageError } from './io/usage-error.js';
 import { LINEAGE_EXIT } from './exit.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;

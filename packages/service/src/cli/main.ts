@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { InputError, processIo, UsageError, type CliIo } from './io.js';
+import { InputError, UsageError } from './io/usage-error.js';
+import { processIo, type CliIo } from './io/streams.js';
 import {
   AUDIT_EXPORT_USAGE,
   AUDIT_LOGS_USAGE,

@@ -7,7 +7,7 @@ import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer, storeFile } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
 import { runAdmin } from './admin/admin.js';
-import { InputError, UsageError } from './io.js';
+import { InputError, UsageError } from './io/usage-error.js';
 import { readFailure } from '../files/file-failures.js';
 
 /**

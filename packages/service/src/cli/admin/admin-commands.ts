@@ -7,7 +7,7 @@ import { cuAllowance, cuRemaining } from '../../store/periods.js';
 import { accountNotFound } from '../../store/store-error.js';
 import { type Entitlements, type Store } from '../../store/store.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
-import { UsageError } from '../io.js';
+import { UsageError } from '../io/usage-error.js';
 
 const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
 

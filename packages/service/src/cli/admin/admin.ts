@@ -17,7 +17,7 @@ import {
   updateAccount,
   type CommandInput,
 } from './admin-commands.js';
-import { UsageError } from '../io.js';
+import { UsageError } from '../io/usage-error.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
   evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N]

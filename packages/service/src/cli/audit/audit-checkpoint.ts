@@ -17,7 +17,7 @@
 import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
 import type { AuditEvent, AuditReorg, BlockAudit } from 'evm-integrity/audit';
 import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
-import { InputError } from '../io.js';
+import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
 
 /** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */

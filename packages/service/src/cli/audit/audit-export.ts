@@ -12,7 +12,8 @@ import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './audit-status.js';
-import { checkWritable, InputError } from '../io.js';
+import { checkWritable } from '../io/writable.js';
+import { InputError } from '../io/usage-error.js';
 import { TempFile } from '../io/temp-output.js';
 
 /** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */

@@ -21,7 +21,10 @@ import {
   type LogsRange,
 } from 'evm-integrity/proof';
 import { hashValue, positiveValue } from '../flags.js';
-import { checkWritable, inputName, InputError, UsageError, type CliIo } from '../io.js';
+import { checkWritable } from '../io/writable.js';
+import { inputName } from '../io/read-input.js';
+import { InputError, UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
 import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
 import { TempFile } from '../io/temp-output.js';
 import { describeRefusal, proofChunks } from '../verify/verify-logs-proof.js';

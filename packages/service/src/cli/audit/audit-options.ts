@@ -17,12 +17,13 @@ import {
   queueUrl,
   requiredBlockRef,
   rpcUrlOf,
+  ruleSetName,
   type BlockRef,
   type BlockTag,
   wholeValue,
   workersOption,
 } from '../flags.js';
-import { ruleSetName, UsageError } from '../io.js';
+import { UsageError } from '../io/usage-error.js';
 
 const MIB = 1024 * 1024;
 

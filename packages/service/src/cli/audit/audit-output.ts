@@ -2,7 +2,8 @@
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
 import { monotonicMs } from '../clock.js';
-import { cannotWrite, checkWritable, InputError } from '../io.js';
+import { cannotWrite, checkWritable } from '../io/writable.js';
+import { InputError } from '../io/usage-error.js';
 
 /** What an audit writes its lines to. */
 export interface AuditOutput {

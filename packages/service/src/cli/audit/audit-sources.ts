@@ -9,7 +9,8 @@ import {
 } from 'evm-integrity/node';
 import type { AuditFlags } from './audit-options.js';
 import { bundleFaultLine, readBundleFile } from '../io/bundle-file.js';
-import { InputError, serviceApiKey } from '../io.js';
+import { InputError } from '../io/usage-error.js';
+import { serviceApiKey } from '../flags.js';
 
 /**
  * How a node is asked: `--batch` calls per request and `--concurrency` requests at once, so that

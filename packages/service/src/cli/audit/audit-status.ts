@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { auditProgress, type AuditProgress } from '../../queue/audit-progress.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { queueUrl } from '../flags.js';
-import { InputError, UsageError } from '../io.js';
+import { InputError, UsageError } from '../io/usage-error.js';
 
 /** The audit id and the queue, from the command line of audit-status and audit-export. */
 export function auditIdAndQueue(command: string, positionals: string[], queue: string | undefined) {

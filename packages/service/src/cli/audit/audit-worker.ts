@@ -12,7 +12,7 @@ import { startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js
 import { outageLines } from '../../queue/outage-lines.js';
 import { auditWorkerMetrics } from '../../queue/worker-metrics.js';
 import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from '../flags.js';
-import { UsageError } from '../io.js';
+import { UsageError } from '../io/usage-error.js';
 
 /** Set in the environment of the processes `--workers N` forks: they send their outcomes to the parent. */
 const CHILD_ENV = 'EVM_INTEGRITY_AUDIT_WORKER_CHILD';

@@ -24,7 +24,7 @@ import {
   type AuditOutput,
 } from './audit-output.js';
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
-import { cannotWrite } from '../io.js';
+import { cannotWrite } from '../io/writable.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { startBlockPool } from '../block-pool.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { SourceError } from 'evm-integrity/lineage';
 import { parseJson } from 'evm-integrity';
-import { InputError } from '../io.js';
+import { InputError } from './usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
 
 /**

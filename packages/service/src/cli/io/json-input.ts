@@ -5,7 +5,8 @@
  */
 import type { InvalidInput, Problem } from 'evm-integrity';
 import { decodeJsonBody, NOT_UTF8, TWO_BOMS, unreadableBodyReason } from 'evm-integrity/api';
-import { InputError, inputName } from '../io.js';
+import { InputError } from './usage-error.js';
+import { inputName } from './read-input.js';
 
 /** Line and column (1-based) of a character offset in `text`. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
-import { cannotWrite, InputError, stdoutStream } from '../io.js';
+import { cannotWrite } from './writable.js';
+import { InputError } from './usage-error.js';
+import { stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
 import { EXIT_INTERRUPTED } from '../exit.js';
 

@@ -14,7 +14,7 @@ import {
   rpcUrlOf,
   topicValue,
 } from '../flags.js';
-import { UsageError } from '../io.js';
+import { UsageError } from '../io/usage-error.js';
 
 /** The flags of a range and filter, as parseArgs reads them. */
 export const RANGE_OPTIONS = {

@@ -6,8 +6,9 @@ import { parseArgs } from 'node:util';
 import { SourceError } from 'evm-integrity/audit';
 import { NodeLogsProof } from 'evm-integrity/node';
 import { monotonicMs } from '../clock.js';
-import type { CliIo } from '../io.js';
-import { checkWritable, UsageError } from '../io.js';
+import type { CliIo } from '../io/streams.js';
+import { checkWritable } from '../io/writable.js';
+import { UsageError } from '../io/usage-error.js';
 import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
 import { TempFile, writeStdout } from '../io/temp-output.js';
 

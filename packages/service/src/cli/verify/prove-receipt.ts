@@ -5,7 +5,10 @@
 import { parseArgs } from 'node:util';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
 import { parseChainOption, wholeValue } from '../flags.js';
-import { inputName, LOCAL_DOCS_URL, readInput, UsageError, type CliIo } from '../io.js';
+import { inputName, readInput } from '../io/read-input.js';
+import { LOCAL_DOCS_URL } from '../error-docs.js';
+import { UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
 import { notALine, parseInputJson } from '../io/json-input.js';
 import { TempFile } from '../io/temp-output.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';

@@ -20,7 +20,9 @@ import {
 } from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { chainIdValue } from '../flags.js';
-import { InputError, inputName, readInput, UsageError, type CliIo } from '../io.js';
+import { InputError, UsageError } from '../io/usage-error.js';
+import { inputName, readInput } from '../io/read-input.js';
+import type { CliIo } from '../io/streams.js';
 import { notALine, parseInputJson } from '../io/json-input.js';
 import { parseChainOption } from '../flags.js';
 

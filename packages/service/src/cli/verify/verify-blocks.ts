@@ -9,7 +9,7 @@ import type { BlockRefusal, BlockReport, Result, RuleSetName } from 'evm-integri
 import { registryOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationResult } from 'evm-integrity/api';
 import type { BlockOutcome } from '../../workers/block-job.js';
-import { InputError } from '../io.js';
+import { InputError } from '../io/usage-error.js';
 import { notJsonLine } from '../io/json-input.js';
 
 /**

@@ -13,7 +13,8 @@ import {
   verifyReceiptRoot,
 } from 'evm-integrity/api';
 import type { ChainRegistry, Problem } from 'evm-integrity';
-import { inputName, type CliIo } from '../io.js';
+import { inputName } from '../io/read-input.js';
+import type { CliIo } from '../io/streams.js';
 import { notALine } from '../io/json-input.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';
 

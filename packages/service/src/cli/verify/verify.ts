@@ -1,9 +1,12 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
 import { ChainRegistry, type Problem } from 'evm-integrity';
-import { inputName, LOCAL_DOCS_URL, readInput, ruleSetName, UsageError, type CliIo } from '../io.js';
+import { inputName, readInput } from '../io/read-input.js';
+import { LOCAL_DOCS_URL } from '../error-docs.js';
+import { UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
 import { VERDICT_EXIT } from '../exit.js';
-import { hashValue, parseChainOption, workersOption } from '../flags.js';
+import { hashValue, parseChainOption, ruleSetName, workersOption } from '../flags.js';
 import { parseInputJson } from '../io/json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
