@@ -93,7 +93,7 @@ async function runAdmin(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${help}\n`);
     return 0;
   }
-  return (await import('./serve.js')).runAdminCommand(argv, io);
+  return (await import('./admin/admin-store.js')).runAdminCommand(argv, io);
 }
 
 const wantsHelp = (argv: readonly string[]) => {
