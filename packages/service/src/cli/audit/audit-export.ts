@@ -11,7 +11,7 @@ import { auditProgress } from '../../queue/audit-progress.js';
 import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { statusOfVerdicts } from './audit-output.js';
-import { auditIdAndQueue } from './audit-status.js';
+import { auditIdAndQueue } from './queue-args.js';
 import { checkWritable } from '../io/writable.js';
 import { InputError } from '../io/usage-error.js';
 import { TempFile } from '../io/temp-output.js';

@@ -27,7 +27,7 @@ import { InputError, UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
 import { TempFile } from '../io/temp-output.js';
-import { describeRefusal, proofChunks } from '../verify/verify-logs-proof.js';
+import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 
 interface AuditLogsIo extends CliIo {
   env?: NodeJS.ProcessEnv;

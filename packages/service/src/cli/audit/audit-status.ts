@@ -2,16 +2,8 @@
 import { parseArgs } from 'node:util';
 import { auditProgress, type AuditProgress } from '../../queue/audit-progress.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
-import { queueUrl } from '../flags.js';
-import { InputError, UsageError } from '../io/usage-error.js';
-
-/** The audit id and the queue, from the command line of audit-status and audit-export. */
-export function auditIdAndQueue(command: string, positionals: string[], queue: string | undefined) {
-  if (positionals.length !== 1)
-    throw new UsageError(`${command} takes one audit id (the last line \`audit --queue\` printed)`);
-  if (queue === undefined) throw new UsageError('--queue is required: the PostgreSQL URL of the audit queue');
-  return { id: positionals[0]!, queue: queueUrl('--queue', queue) };
-}
+import { InputError } from '../io/usage-error.js';
+import { auditIdAndQueue } from './queue-args.js';
 
 /** `12.5 s`, `3 min 20 s`, `2 h 5 min`. */
 function duration(seconds: number): string {

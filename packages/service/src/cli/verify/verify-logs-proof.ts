@@ -2,35 +2,19 @@
  * `verify logs-proof`: a complete-log proof checked as it streams in, from the head hash alone; its
  * logs are released (as NDJSON) only once the whole proof holds.
  */
-import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
 import { chainIdValue, hashValue } from '../flags.js';
 import { inputName } from '../io/read-input.js';
-import { InputError, UsageError } from '../io/usage-error.js';
+import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
-import { readFailure } from '../../files/file-failures.js';
 import { describeSummary } from '../logs/logs-range.js';
+import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { TempFile } from '../io/temp-output.js';
 
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
-
-/** The refusal in one line: its reason, its block when it is at one, and why. */
-export function describeRefusal(refusal: LogsProofRefusal): string {
-  return `${refusal.reason}${refusal.block === undefined ? '' : ` at block ${refusal.block}`}: ${refusal.message}`;
-}
-
-/** The bytes of FILE, or of standard input for `-`, as a stream; an InputError naming the file when it cannot be read. */
-export async function* proofChunks(file: string): AsyncGenerator<Uint8Array> {
-  const stream = file === '-' ? process.stdin : createReadStream(file);
-  try {
-    for await (const chunk of stream) yield chunk as Uint8Array;
-  } catch (error) {
-    throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
-  }
-}
 
 /**
  * `verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]`: exit 0 with the
