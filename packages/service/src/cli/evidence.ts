@@ -5,14 +5,7 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import {
-  admitEvidence,
-  ChainRegistry,
-  evidenceRecord,
-  type EvidenceRefusal,
-  type OperatorEvidence,
-  type Vouch,
-} from 'evm-integrity';
+import { admitEvidence, ChainRegistry, evidenceRecord, type OperatorEvidence, type Vouch } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../evidence/evidence-dir.js';
 import { blockNumberValue, hashValue, parseChainOption, rpcUrlOf } from './flags.js';
@@ -20,6 +13,7 @@ import { InputError, UsageError } from './io/usage-error.js';
 import { inputName, readInput } from './io/read-input.js';
 import type { CliIo } from './io/streams.js';
 import { parseInputJson } from './io/json-input.js';
+import { EVIDENCE_EXIT } from './exit.js';
 
 /** Where evidence is kept when `--evidence-dir` is not given. */
 export const DEFAULT_EVIDENCE_DIR = 'evidence';
@@ -33,16 +27,13 @@ function shownLine(evidence: OperatorEvidence, path: string): string {
   return `evm-integrity: chain ${evidence.chainId} block ${evidence.block} admitted as evidence (${kinds}, ${evidence.logs ? 'with' : 'without'} logs): ${path}\n`;
 }
 
-/** Exit status of a refusal: 1 for a block that does not reproduce (a verdict), 2 for input that cannot be tried. */
-const REFUSAL_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 1, invalid: 2, cannot_try: 2 };
-
 /** Admits `block` vouched for with `vouch`, and keeps it in `dir`; exit 0, or the refusal's status naming why. */
 function admit(block: unknown, vouch: Omit<Vouch, 'file'>, source: string, dir: string, io: CliIo, chains: string[]) {
   const registry = new ChainRegistry(chains.map(parseChainOption));
   const admitted = admitEvidence(block, { ...vouch, file: '' }, { registry });
   if (!admitted.ok) {
     io.stderr(`evm-integrity: ${source}: not admitted as evidence: ${admitted.error.reason}\n`);
-    return REFUSAL_EXIT[admitted.error.kind];
+    return EVIDENCE_EXIT[admitted.error.kind];
   }
   const { path, replaced } = writeEvidence(dir, evidenceRecord(admitted.value, block, source));
   io.stdout(shownLine(admitted.value, replaced ? `${path} (replacing the one it held)` : path));

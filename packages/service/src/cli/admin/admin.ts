@@ -18,6 +18,7 @@ import {
   type CommandInput,
 } from './admin-commands.js';
 import { UsageError } from '../io/usage-error.js';
+import { EXIT_FAULT } from '../exit.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
   evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N]
@@ -231,6 +232,6 @@ export async function runAdmin(
     }
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`evm-integrity: ${group} ${command ?? ''} failed: ${message.split('\n')[0]}\n`);
-    return 3;
+    return EXIT_FAULT;
   }
 }
