@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runAdmin } from '../packages/service/src/cli/admin.js';
+import { runAdmin } from '../packages/service/src/cli/admin/admin.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import type { Store } from '../packages/service/src/store/store.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runVerify } from '../packages/service/src/cli/verify.js';
+import { runVerify } from '../packages/service/src/cli/verify/verify.js';
 import { ChainRegistry, describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../packages/service/src/cli/main.js';
-import { runAdmin } from '../packages/service/src/cli/admin.js';
+import { runAdmin } from '../packages/service/src/cli/admin/admin.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { buildHeldBundle, PAIR_RECORD } from './helpers/lineage-bundles.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../packages/service/src/cli/serve.js';
+import { loadConfig } from '../packages/service/src/cli/serve-config.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 import { applyEnvironment, environmentVariables } from '../packages/service/src/server/config/config-env.js';
 import {

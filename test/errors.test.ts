@@ -10,7 +10,7 @@ import * as lineage from '../packages/core/src/lineage/index.js';
 import * as node from '../packages/core/src/node.js';
 import * as service from '../packages/service/src/index.js';
 import * as errors from '../packages/core/src/errors.js';
-import { UsageError } from '../packages/service/src/cli/io.js';
+import { UsageError } from '../packages/service/src/cli/io/usage-error.js';
 import { WrongChainError } from '../packages/service/src/queue/chunk-audit.js';
 import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runVerify } from '../packages/service/src/cli/verify.js';
+import { runVerify } from '../packages/service/src/cli/verify/verify.js';
 import {
   bytesToHex,
   ChainRegistry,

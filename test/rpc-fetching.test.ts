@@ -14,7 +14,7 @@ import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
 import { HttpClient, MAX_ANSWER_BYTES } from '../packages/core/src/live/http-client.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
-import { runAudit } from '../packages/service/src/cli/audit.js';
+import { runAudit } from '../packages/service/src/cli/audit/audit.js';
 import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
 import { loadFixture } from './helpers/fixtures.js';

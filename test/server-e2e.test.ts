@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdminCommand } from '../packages/service/src/cli/serve.js';
+import { runAdminCommand } from '../packages/service/src/cli/admin/admin-store.js';
 import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';

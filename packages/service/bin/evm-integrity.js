@@ -47,7 +47,7 @@ process.getBuiltinModule('node:module').enableCompileCache();
 const { main } = await import('../dist/cli-bundle/main.js');
 
 // A reader that stops early (`… | head`) ends the process as SIGPIPE would: see stdoutStream in
-// src/cli/io.ts. process.stdout is not touched here: making it costs a one-line command 2 ms.
+// src/cli/io/streams.ts. process.stdout is not touched here: making it costs a one-line command 2 ms.
 
 const status = await main(process.argv.slice(2));
 // With nothing left to run, the process ends at once: an ordinary exit first tears down the

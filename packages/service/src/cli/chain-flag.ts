@@ -3,8 +3,8 @@
  * `base`, `arbitrum-one`), and `--add-chain ID:RULES` adds a devnet to the registry for the run.
  */
 import { defaultRegistry, type ChainInfo } from 'evm-integrity';
-import { chainIdValue } from './flags.js';
-import { ruleSetName, UsageError } from './io.js';
+import { chainIdValue, ruleSetName } from './flags.js';
+import { UsageError } from './io/usage-error.js';
 
 /**
  * Short names as `cast` and most tools spell them, for the chains whose registry name is longer. Every other name is

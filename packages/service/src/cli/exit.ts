@@ -4,9 +4,13 @@
  * verdict; 130 and 141 are what a shell reports for a process ended by Ctrl-C and by a closed pipe. Commands whose
  * outcomes are only these return them as numbers.
  */
+import type { EvidenceRefusal } from 'evm-integrity';
 
 /** `verify`'s and `prove receipt`'s verdicts (the endpoint's `verdict`), as exit statuses. */
 export const VERDICT_EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
+
+/** `evidence add|capture`'s refusal: 1 for a block that does not reproduce (a verdict), 2 for input that cannot be tried. */
+export const EVIDENCE_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 1, invalid: 2, cannot_try: 2 };
 
 /** A lineage's verdict, as an exit status. */
 export const LINEAGE_EXIT = { pass: 0, fail: 1, not_verifiable: 2 } as const;

@@ -3,7 +3,8 @@
  * numbers in decimal or 0x hex or as a tag (`latest`, `finalized`, `safe`), hashes with or without
  * 0x. Each bad value is refused with a message naming the flag, the value and what was expected.
  */
-import { UsageError } from './io.js';
+import { RULE_SET_NAMES, type RuleSetName } from 'evm-integrity';
+import { UsageError } from './io/usage-error.js';
 
 /** The block tags a node resolves: `eth_getBlockByNumber(tag, false)`. */
 const BLOCK_TAGS = ['latest', 'finalized', 'safe'] as const;
@@ -179,4 +180,21 @@ export function addressValue(flag: string, value: string): string {
 /** A log topic given to `flag`: 32 bytes of hex, with or without 0x. */
 export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
+}
+
+
+/** A rule set named on the command line (`--rules`, `--add-chain ID:RULES`). */
+export function ruleSetName(value: string, option: string): RuleSetName {
+  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
+    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
+  }
+  return value as RuleSetName;
+}
+
+/** The hosted service's API key, from EVM_DATA_SERVICE_API_KEY: a command with `--service` needs it. */
+export function serviceApiKey(env: NodeJS.ProcessEnv): string {
+  const apiKey = env.EVM_DATA_SERVICE_API_KEY;
+  if (apiKey === undefined || apiKey === '')
+    throw new UsageError('--service needs the API key in EVM_DATA_SERVICE_API_KEY');
+  return apiKey;
 }

@@ -2,11 +2,12 @@ import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
-import { bundleFaultLine, readBundleFile } from './bundle-file.js';
+import { bundleFaultLine, readBundleFile } from './io/bundle-file.js';
 import { startBlockPool } from './block-pool.js';
-import { rpcUrlOf, workersOption } from './flags.js';
+import { rpcUrlOf, serviceApiKey, workersOption } from './flags.js';
 import { chainValue } from './chain-flag.js';
-import { cannotWrite, checkWritable, serviceApiKey, UsageError } from './io.js';
+import { cannotWrite, checkWritable } from './io/writable.js';
+import { UsageError } from './io/usage-error.js';
 import { LINEAGE_EXIT } from './exit.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;

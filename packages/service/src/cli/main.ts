@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { InputError, processIo, UsageError, type CliIo } from './io.js';
+import { InputError, UsageError } from './io/usage-error.js';
+import { processIo, type CliIo } from './io/streams.js';
 import {
   AUDIT_EXPORT_USAGE,
   AUDIT_LOGS_USAGE,
@@ -16,7 +17,7 @@ import {
   SERVE_USAGE,
   VERIFY_USAGE,
 } from './usage.js';
-import { runVerify } from './verify.js';
+import { runVerify } from './verify/verify.js';
 import { EXIT_FAULT } from './exit.js';
 
 interface Command {
@@ -29,40 +30,43 @@ interface Command {
 // `verify` starts without loading the HTTP stack or the store.
 const COMMANDS: Record<string, Command> = {
   verify: { usage: () => VERIFY_USAGE, run: runVerify },
-  request: { usage: () => REQUEST_USAGE, run: async (argv, io) => (await import('./request.js')).runRequest(argv, io) },
+  request: {
+    usage: () => REQUEST_USAGE,
+    run: async (argv, io) => (await import('./verify/request.js')).runRequest(argv, io),
+  },
   prove: { usage: () => PROVE_USAGE, run: runProve },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
   audit: {
     usage: () => AUDIT_USAGE,
     // tty.isatty, not process.stderr.isTTY: making process.stderr cost an audit whose stderr is a pipe 0.7 ms.
     run: async (argv, io) =>
-      (await import('./audit.js')).runAudit(argv, {
+      (await import('./audit/audit.js')).runAudit(argv, {
         ...io,
         stderrIsTty: io === processIo && process.getBuiltinModule('node:tty').isatty(2),
       }),
   },
   'audit-logs': {
     usage: () => AUDIT_LOGS_USAGE,
-    run: async (argv, io) => (await import('./audit-logs.js')).runAuditLogs(argv, io),
+    run: async (argv, io) => (await import('./audit/audit-logs.js')).runAuditLogs(argv, io),
   },
   // The audit queue (PostgreSQL, pg-boss): loaded only by these commands.
   'audit-worker': {
     usage: () => AUDIT_WORKER_USAGE,
-    run: async (argv, io) => (await import('./audit-worker.js')).runAuditWorker(argv, io),
+    run: async (argv, io) => (await import('./audit/audit-worker.js')).runAuditWorker(argv, io),
   },
   'audit-status': {
     usage: () => AUDIT_STATUS_USAGE,
-    run: async (argv, io) => (await import('./audit-status.js')).runAuditStatus(argv, io),
+    run: async (argv, io) => (await import('./audit/audit-status.js')).runAuditStatus(argv, io),
   },
   'audit-export': {
     usage: () => AUDIT_EXPORT_USAGE,
-    run: async (argv, io) => (await import('./audit-export.js')).runAuditExport(argv, io),
+    run: async (argv, io) => (await import('./audit/audit-export.js')).runAuditExport(argv, io),
   },
   evidence: {
     usage: () => EVIDENCE_USAGE,
-    run: async (argv, io) => (await import('./evidence.js')).runEvidence(argv, io),
+    run: async (argv, io) => (await import('./chains/evidence.js')).runEvidence(argv, io),
   },
-  chains: { usage: () => CHAINS_USAGE, run: async (argv, io) => (await import('./chains.js')).runChains(argv, io) },
+  chains: { usage: () => CHAINS_USAGE, run: async (argv, io) => (await import('./chains/chains.js')).runChains(argv, io) },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
@@ -71,8 +75,8 @@ const COMMANDS: Record<string, Command> = {
 /** `prove receipt|logs …` (argv after `prove`). */
 async function runProve(argv: string[], io: CliIo): Promise<number> {
   const [what, ...rest] = argv;
-  if (what === 'receipt') return (await import('./prove-receipt.js')).runProveReceipt(rest, io);
-  if (what === 'logs') return (await import('./prove-logs.js')).runProveLogs(rest, io);
+  if (what === 'receipt') return (await import('./verify/prove-receipt.js')).runProveReceipt(rest, io);
+  if (what === 'logs') return (await import('./verify/prove-logs.js')).runProveLogs(rest, io);
   throw new UsageError(
     what === undefined
       ? 'prove needs what to prove: receipt or logs'
@@ -81,17 +85,17 @@ async function runProve(argv: string[], io: CliIo): Promise<number> {
 }
 
 async function adminUsage(): Promise<string> {
-  return (await import('./admin.js')).ADMIN_USAGE;
+  return (await import('./admin/admin.js')).ADMIN_USAGE;
 }
 
 /** `accounts …` and `keys …` (argv starts with the group); help opens no store. */
 async function runAdmin(argv: string[], io: CliIo): Promise<number> {
-  const help = (await import('./admin.js')).adminHelp(argv);
+  const help = (await import('./admin/admin.js')).adminHelp(argv);
   if (help !== null) {
     io.stdout(`${help}\n`);
     return 0;
   }
-  return (await import('./serve.js')).runAdminCommand(argv, io);
+  return (await import('./admin/admin-store.js')).runAdminCommand(argv, io);
 }
 
 const wantsHelp = (argv: readonly string[]) => {

@@ -1,0 +1,245 @@
+/**
+ * The operator's "dashboard" of a self-hosted server: accounts and API keys, over the same store
+ * the server uses. `runAdmin(['keys', 'create', 'acme'], io, store)` → exit status.
+ */
+import { parseArgs } from 'node:util';
+import { EvmIntegrityError } from 'evm-integrity';
+import type { Store } from '../../store/store.js';
+import {
+  addCu,
+  createAccount,
+  createKey,
+  deleteAccount,
+  disableAccount,
+  listAccounts,
+  listKeys,
+  revokeKey,
+  updateAccount,
+  type CommandInput,
+} from './admin-commands.js';
+import { UsageError } from '../io/usage-error.js';
+import { EXIT_FAULT } from '../exit.js';
+
+export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
+  evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N]
+                                [--endpoints a,b] [--chains 1,10]
+      defaults: plan self-hosted, 1000000 CU per month, 25 requests per second,
+      every endpoint (names such as verify/receipt-root) and every chain
+  evm-integrity accounts list
+  evm-integrity accounts add-cu ID CU        add a CU package to the current period
+  evm-integrity accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N]
+                                [--endpoints a,b|all] [--chains 1,10|all]
+      changes only what is given; the server applies it from the next request
+  evm-integrity accounts disable ID          revoke every key of the account (401 from
+                                             the next request); keys create enables it
+  evm-integrity accounts delete ID --yes     the account, its keys and usage, for good
+  evm-integrity keys create ACCOUNT_ID [--label L]   prints the new key once
+                                    (--account ID may name the account, here and in keys list)
+  evm-integrity keys list [ACCOUNT_ID]
+  evm-integrity keys revoke ID_OR_HINT
+  --json   print JSON instead of text
+Each command works on an existing store: a --data-dir (or configuration) that holds
+none is refused, naming the directory; the server creates the store at its first start.
+Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a
+fault of the program, 141 stdout closed early (… | head).`;
+
+export interface AdminIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
+
+const COMMON: OptionSpec = { json: { type: 'boolean' } };
+
+/** A command: its synopsis, its options, and what it does. */
+interface CommandSpec {
+  synopsis: string;
+  options: OptionSpec;
+  run(input: CommandInput): Promise<void>;
+}
+
+const COMMANDS: Record<string, Record<string, CommandSpec>> = {
+  accounts: {
+    create: {
+      synopsis:
+        'accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b] [--chains 1,10]',
+      options: {
+        name: { type: 'string' },
+        id: { type: 'string' },
+        plan: { type: 'string' },
+        'cu-limit': { type: 'string' },
+        rps: { type: 'string' },
+        endpoints: { type: 'string' },
+        chains: { type: 'string' },
+      },
+      run: createAccount,
+    },
+    list: { synopsis: 'accounts list', options: {}, run: listAccounts },
+    'add-cu': { synopsis: 'accounts add-cu ID CU', options: {}, run: addCu },
+    update: {
+      synopsis:
+        'accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N] [--endpoints a,b|all] [--chains 1,10|all]',
+      options: {
+        name: { type: 'string' },
+        plan: { type: 'string' },
+        'cu-limit': { type: 'string' },
+        rps: { type: 'string' },
+        endpoints: { type: 'string' },
+        chains: { type: 'string' },
+      },
+      run: updateAccount,
+    },
+    disable: { synopsis: 'accounts disable ID', options: {}, run: disableAccount },
+    delete: { synopsis: 'accounts delete ID --yes', options: { yes: { type: 'boolean' } }, run: deleteAccount },
+  },
+  keys: {
+    create: {
+      synopsis: 'keys create ACCOUNT_ID [--label L]',
+      options: { label: { type: 'string' }, account: { type: 'string' } },
+      run: createKey,
+    },
+    list: { synopsis: 'keys list [ACCOUNT_ID]', options: { account: { type: 'string' } }, run: listKeys },
+    revoke: { synopsis: 'keys revoke ID_OR_HINT', options: {}, run: revokeKey },
+  },
+};
+
+function parseOptionError(error: unknown): UsageError {
+  const { code, message } = error as { code?: string; message: string };
+  const option = /'(-[^' ]*)/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
+    if (/^-\d/.test(option)) return new UsageError(`numbers must be non-negative integers, got ${option}`);
+    return new UsageError(`unknown option '${option}'`);
+  }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    return new UsageError(
+      /argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`,
+    );
+  }
+  return new UsageError(message.split('\n')[0]!);
+}
+
+const HELP = ['help', '--help', '-h'];
+
+/** The flag that gives each field the store validates. */
+const FLAG_OF_FIELD: Record<string, string> = { id: '--id', name: '--name', plan: '--plan', label: '--label' };
+
+/**
+ * A refusal's message; a store's refusal of a field the command line gave is told as the flag's (`--id: must be …`).
+ */
+function refusalMessage(error: EvmIntegrityError<object, string>): string {
+  const field = (error.details as { field?: unknown }).field;
+  const flag = typeof field === 'string' ? FLAG_OF_FIELD[field] : undefined;
+  return flag === undefined || !error.message.startsWith(`${field as string} `)
+    ? error.message
+    : `${flag}: ${error.message.slice((field as string).length + 1)}`;
+}
+
+/** A command's spec; own keys only, so `keys constructor` is an unknown command, not Object's. */
+function commandSpec(group: string, command: string): CommandSpec | undefined {
+  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group]! : {};
+  return Object.hasOwn(commands, command) ? commands[command] : undefined;
+}
+
+/**
+ * The help that `argv` (starting with the group) asks for, or null: the overview for
+ * `accounts --help` or `keys help`, a command's synopsis for `keys create --help`. Needs no store.
+ */
+export function adminHelp(argv: readonly string[]): string | null {
+  const [group, command, ...rest] = argv;
+  if (group === undefined) return null;
+  if (HELP.includes(group) || (command !== undefined && HELP.includes(command))) return ADMIN_USAGE;
+  const spec = command === undefined ? undefined : commandSpec(group, command);
+  if (spec !== undefined && rest.some((arg) => arg === '--help' || arg === '-h'))
+    return `usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}`;
+  return null;
+}
+
+/**
+ * Runs `accounts …` or `keys …` (argv starts with the group) against `store`.
+ * Returns 0 on success, 2 for bad input or a refusal (one line on stderr), 3 for an unexpected
+ * fault, as every command of the CLI.
+ */
+export async function runAdmin(
+  argv: string[],
+  io: AdminIo,
+  store: Store,
+  now: () => Date = () => new Date(),
+): Promise<number> {
+  const help = adminHelp(argv);
+  if (help !== null) {
+    io.stdout(`${help}\n`);
+    return 0;
+  }
+  const [group, command, ...rest] = argv;
+  if (group === undefined) {
+    io.stderr(
+      'evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n',
+    );
+    return 2;
+  }
+  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
+  try {
+    if (commands === undefined)
+      throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
+    const names = Object.keys(commands).join(', ');
+    if (command === undefined || command.startsWith('-')) throw new UsageError(`${group} needs a command: ${names}`);
+    const spec = commandSpec(group, command);
+    if (spec === undefined) throw new UsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options: { ...COMMON, ...spec.options }, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw parseOptionError(error);
+    }
+    const values = parsed.values as Record<string, string | boolean | undefined>;
+    const json = values.json === true;
+    const positionals = parsed.positionals;
+    const text = (name: string) => values[name] as string | undefined;
+    const argument = (index: number, name: string): string => {
+      const value = positionals[index];
+      if (value === undefined || value === '') throw new UsageError(`${group} ${command} needs ${name}`);
+      return value;
+    };
+    const maxArguments = (n: number) => {
+      if (positionals.length > n) throw new UsageError(`unexpected argument ${JSON.stringify(positionals[n])}`);
+    };
+    const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+
+    await spec.run({
+      store,
+      stdout: (t) => io.stdout(t),
+      stderr: (t) => io.stderr(t),
+      now,
+      json,
+      positionals,
+      text,
+      flag: (name) => values[name] === true,
+      argument,
+      maxArguments,
+      print,
+    });
+    return 0;
+  } catch (error) {
+    // A mistake in the command line: one line and where the help is, as on every command.
+    if (error instanceof UsageError) {
+      const topic =
+        command !== undefined && commandSpec(group, command) !== undefined
+          ? `${group} ${command}`
+          : Object.hasOwn(COMMANDS, group)
+            ? group
+            : undefined;
+      io.stderr(
+        `evm-integrity: ${error.message}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`,
+      );
+      return 2;
+    }
+    if (error instanceof EvmIntegrityError) {
+      io.stderr(`evm-integrity: ${refusalMessage(error as EvmIntegrityError<object, string>)}\n`);
+      return 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`evm-integrity: ${group} ${command ?? ''} failed: ${message.split('\n')[0]}\n`);
+    return EXIT_FAULT;
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The checkpoint of `audit --out FILE --resume` is the output file itself: each line is written
+ * whole with one write, so after a Ctrl-C, a SIGKILL or an outage the file holds every block
+ * audited, in order, and at most one torn line. Resuming cuts the file after its last audited
+ * block line before any unreachable block (dropping a torn line, a summary, unreachable blocks and
+ * the lines after them, and a reorg line whose blocks were not re-audited yet) and continues at the
+ * next block, linked to that block's hash.
+ *
+ * A line is taken on trust only while its digest chains to the lines before it and its block is the
+ * next in the engine's order: from the first line that fails either (an edit, a deleted, moved or
+ * repeated line, a file written before the lines had digests), the file is cut and the blocks are
+ * audited again. Never a verdict the chain does not bind, nor a gap left unaudited.
+ *
+ * The file is read a chunk at a time and its lines handed on one by one, never held whole: the
+ * output of a chain's history (millions of lines, gigabytes) resumes in constant memory.
+ */
+import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
+import type { AuditEvent, AuditReorg, BlockAudit } from 'evm-integrity/audit';
+import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
+import { InputError } from '../io/usage-error.js';
+import { readFailure } from '../../files/file-failures.js';
+
+/** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
+export interface AuditHeader {
+  audit: { chain_id: number; from: number; to: number; head_hash?: string; anchors?: Record<string, string> };
+}
+
+export interface Checkpoint {
+  /** The next block to audit. */
+  next: number;
+  /**
+   * The hash of the last block audited, which block `next` must link to (null: it gave none); unset when no block was
+   * audited.
+   */
+  lastHash?: string | null;
+  /** The file holds the header line, which the resumed audit must not write again. */
+  headerKept: boolean;
+  /** The digest of the last line kept (the header's when none is), which the next line's chains on from. */
+  digest: string;
+  /** The first line not taken on trust, and why: it and the lines after it were cut off, their blocks to audit again. */
+  dropped?: { line: number; why: string };
+}
+
+const CHUNK_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+
+const isBlockLine = (line: unknown): line is BlockAudit =>
+  typeof line === 'object' && line !== null && 'block_number' in line && 'verdict' in line;
+
+/**
+ * Each complete line of `fd` (without its newline) and the byte offset just after it; a last line without a newline is
+ * left out.
+ */
+function* linesOf(fd: number): Generator<{ text: string; end: number }> {
+  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let carry = Buffer.alloc(0);
+  let offset = 0; // of carry's first byte in the file
+  for (let read = readSync(fd, chunk); read > 0; read = readSync(fd, chunk)) {
+    const bytes = carry.length === 0 ? chunk.subarray(0, read) : Buffer.concat([carry, chunk.subarray(0, read)]);
+    let start = 0;
+    for (let newline = bytes.indexOf(NEWLINE); newline !== -1; newline = bytes.indexOf(NEWLINE, start)) {
+      yield { text: bytes.toString('utf8', start, newline), end: offset + newline + 1 };
+      start = newline + 1;
+    }
+    carry = Buffer.from(bytes.subarray(start)); // a copy: the chunk is reused
+    offset += start;
+  }
+}
+
+/**
+ * Follows the lines after the header as the audit writes them: each line's digest chained to the line before, and
+ * the block numbers in the order the engine audits them (each block once, then after a reorg line the blocks it
+ * replaced again; nothing after the summary).
+ */
+class LineOrder {
+  private next: number;
+  private ended = false;
+
+  constructor(
+    private readonly header: AuditHeader,
+    /** The digest of the last line that held. */
+    public digest: string,
+  ) {
+    this.next = header.audit.from;
+  }
+
+  /** The line's content without its digest when it holds, else why not. */
+  take(value: unknown): { content: Record<string, unknown> } | { why: string } {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { why: 'is not an object' };
+    const { digest, ...content } = value as { digest?: unknown };
+    if (digest === undefined) return { why: 'has no digest (written before the lines carried one, or edited)' };
+    if (digest !== lineDigest(this.digest, content)) return { why: 'does not match its digest (the file was edited)' };
+    const why = this.follows(content);
+    if (why !== null) return { why };
+    this.digest = digest;
+    return { content };
+  }
+
+  /** Whether `content` may come next, and where the audit goes on after it. */
+  private follows(content: Record<string, unknown>): string | null {
+    if (this.ended) return 'follows the last line of the audit';
+    if ('summary' in content) {
+      this.ended = true;
+      return null;
+    }
+    const { from, to } = this.header.audit;
+    if ('reorg' in content) {
+      const reorg = content.reorg as AuditReorg['reorg'];
+      const replaced = Array.isArray(reorg?.replaced) ? reorg.replaced.map((r) => r?.block_number) : [];
+      const first = this.next - replaced.length;
+      const linked = replaced.every((n, i) => n === first + i);
+      if (reorg?.detected_at !== this.next || replaced.length === 0 || !linked || first < from)
+        return `is not a reorg of the blocks before block ${this.next}`;
+      this.next = first;
+      return null;
+    }
+    if (!isBlockLine(content)) return 'is neither a block, a reorg nor the summary';
+    if (content.block_number !== this.next || this.next > to) return `is not the line of block ${this.next}`;
+    this.next++;
+    return null;
+  }
+}
+
+/**
+ * Reads `file` as the output of the audit `header` describes, hands each line kept to `onEvent`
+ * (header excluded), cuts the file after its last audited block, and says where to go on. The
+ * lines are kept up to the first that does not hold ({@link LineOrder}): from that line on, the
+ * file is cut and its blocks are audited again.
+ */
+export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: AuditEvent) => void): Checkpoint {
+  const start = headerDigest(header);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { next: header.audit.from, headerKept: false, digest: start };
+    throw new InputError(`--resume cannot read ${file}: ${readFailure(error)}`);
+  }
+  const expected = JSON.stringify(header.audit);
+  const order = new LineOrder(header, start);
+  let cut = 0;
+  let digest = start;
+  let last: BlockAudit | undefined;
+  let dropped: Checkpoint['dropped'];
+  // Reorg lines after the last audited block: kept only if an audited block follows.
+  let pending: AuditEvent[] = [];
+  try {
+    let n = 0;
+    for (const { text, end } of linesOf(fd)) {
+      n++;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        if (n === 1) throw new InputError(`--resume: line ${n} of ${file} is not JSON; is it the output of an audit?`);
+        dropped = { line: n, why: 'is not JSON' };
+        break;
+      }
+      if (n === 1) {
+        const found = (value as Partial<AuditHeader>).audit;
+        if (JSON.stringify(found) !== expected)
+          throw new InputError(
+            `--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`,
+          );
+        cut = end;
+        continue;
+      }
+      const taken = order.take(value);
+      if ('why' in taken) {
+        dropped = { line: n, why: taken.why };
+        break;
+      }
+      if ('summary' in taken.content) continue;
+      const event = taken.content as unknown as AuditEvent;
+      // The audit stopped at an unreachable block; a chunk whose cross-check was unreachable has several, and the
+      // lines between them are not final either: the resume audits from the first.
+      if (isBlockLine(event) && event.verdict === 'unreachable') break;
+      if (isBlockLine(event)) {
+        for (const earlier of pending) onEvent(earlier);
+        pending = [];
+        onEvent(event);
+        last = event;
+        cut = end;
+        digest = order.digest;
+      } else pending.push(event);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  truncateSync(file, cut);
+  const kept = { headerKept: cut > 0, digest, ...(dropped && { dropped }) };
+  if (last === undefined) return { next: header.audit.from, ...kept };
+  return { next: last.block_number + 1, lastHash: last.block_hash, ...kept };
+}

@@ -1,0 +1,42 @@
+/**
+ * `audit … --queue URL`: the audit cut into chunks and put on the queue for `audit-worker`s, its id
+ * printed alone on the last line of stdout. The same audit enqueued again finds the same id and adds
+ * no chunk (it hands parked chunks back to the queue).
+ */
+import type { AuditPlan } from '../../queue/audit-plan.js';
+import { openAuditQueue } from '../../queue/audit-queue.js';
+import { enqueueAudit } from '../../queue/enqueue.js';
+import { formatHeaderLine } from '../../queue/audit-lines.js';
+import type { AuditHeader } from './audit-checkpoint.js';
+import type { AuditOptions } from './audit-options.js';
+
+/** Enqueues the audit of `options` (whose first line is `header`); exit 0. */
+export async function runEnqueue(
+  options: AuditOptions,
+  header: AuditHeader,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const plan: AuditPlan = {
+    chain_id: options.chainId,
+    from: options.from,
+    to: options.to,
+    rpc: options.rpc!,
+    chunk_size: options.chunkSize,
+    concurrency: options.concurrency,
+    ...(options.headHash !== undefined && { head_hash: options.headHash.toLowerCase() }),
+    ...(options.anchors.size > 0 && { anchors: Object.fromEntries(options.anchors) }),
+    ...(options.rules !== undefined && { rules: options.rules }),
+    chunk_timeout_s: options.chunkTimeout,
+    chunk_retries: options.chunkRetries,
+  };
+  const queue = await openAuditQueue(options.queue!, { poolSize: 1 });
+  try {
+    const { id, chunks, queued } = await enqueueAudit(queue, plan, formatHeaderLine(header));
+    io.stdout(
+      `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n${id}\n`,
+    );
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * `audit-export ID --queue URL [--out FILE]`: the NDJSON of a distributed audit, as
+ * `evm-integrity audit` writes it: the header, the block and reorg lines in block order, and a
+ * summary summed from those lines by the same tally, each line after the header with its digest.
+ */
+import { statSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
+import { auditLines, storedAudit } from '../../queue/audit-export.js';
+import { auditProgress } from '../../queue/audit-progress.js';
+import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
+import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
+import { statusOfVerdicts } from './audit-output.js';
+import { auditIdAndQueue } from './queue-args.js';
+import { checkWritable } from '../io/writable.js';
+import { InputError } from '../io/usage-error.js';
+import { TempFile } from '../io/temp-output.js';
+
+/** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
+export async function runAuditExport(
+  argv: string[],
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, out: { type: 'string' }, json: { type: 'boolean' } }, // NDJSON with or without --json
+  });
+  const { id, queue: url } = auditIdAndQueue('audit-export', positionals, values.queue);
+  // The file is checked before the queue is asked anything; it is made only once the audit is found.
+  if (values.out !== undefined) {
+    checkWritable('--out', values.out);
+    if (statSync(values.out, { throwIfNoEntry: false })?.isFile() === true)
+      throw new InputError(`${values.out} exists: remove it or name another file`);
+  }
+  const queue = await openAuditQueue(url, { poolSize: 1 });
+  try {
+    const stored = await storedAudit(queue.pool, id);
+    if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
+    const { plan } = stored;
+    const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
+    const write = (line: string) => (file === undefined ? io.stdout(`${line}\n`) : file.write(`${line}\n`));
+    const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
+    const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
+      head: plan.head_hash ?? null,
+      ...(anchors.size > 0 && { anchors }),
+    });
+    try {
+      write(stored.header);
+      // Chained as `audit` chains its lines: the export resumes, and is checked, as a single machine's output.
+      const lines = new ChainedLines(headerDigest(JSON.parse(stored.header) as { audit: object }));
+      for await (const line of auditLines(queue.pool, id)) {
+        const event = JSON.parse(line) as AuditEvent;
+        tally.add(event);
+        write(lines.line(event));
+      }
+      const total = tally.summary(stored.timings, tally.blocks);
+      write(lines.line({ summary: total }));
+      await file?.commit();
+      const progress = await auditProgress(queue.pool, id);
+      if (!progress!.complete) {
+        io.stderr(
+          `evm-integrity: audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status\n`,
+        );
+        return 2;
+      }
+      // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
+      const range = plan.to - plan.from + 1;
+      if (total.blocks < range || total.verdicts.unreachable > 0) {
+        io.stderr(
+          `evm-integrity: audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass\n`,
+        );
+        return 2;
+      }
+      return statusOfVerdicts(total, io.stderr);
+    } finally {
+      file?.remove();
+    }
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,264 @@
+/**
+ * What `audit` is asked to do, from its flags: the chain, the range and its anchors (numbers, or
+ * tags resolved once from the node), the sources, and the output's header line that a resume must
+ * match.
+ */
+import { parseArgs } from 'node:util';
+import type { BlockSource } from 'evm-integrity/audit';
+import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
+import type { AuditHeader } from './audit-checkpoint.js';
+import {
+  blockRef,
+  hashValue,
+  MAX_BATCH,
+  MAX_CONCURRENCY,
+  positiveValue,
+  queueUrl,
+  requiredBlockRef,
+  rpcUrlOf,
+  ruleSetName,
+  type BlockRef,
+  type BlockTag,
+  wholeValue,
+  workersOption,
+} from '../flags.js';
+import { UsageError } from '../io/usage-error.js';
+import { chainValue } from '../chain-flag.js';
+
+const MIB = 1024 * 1024;
+
+/** The options of `audit`, as parseArgs reads them. */
+const OPTIONS = {
+  chain: { type: 'string' },
+  // The output is NDJSON with or without it.
+  json: { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  rpc: { type: 'string' },
+  'rpc-url': { type: 'string' },
+  bundle: { type: 'string' },
+  service: { type: 'string' },
+  'head-hash': { type: 'string' },
+  'tail-hash': { type: 'string' },
+  anchor: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+  batch: { type: 'string' },
+  'max-answer-mb': { type: 'string' },
+  out: { type: 'string' },
+  resume: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  record: { type: 'string' },
+  workers: { type: 'string' },
+  rules: { type: 'string' },
+  evidence: { type: 'string' },
+  'learn-evidence': { type: 'boolean' },
+  'chunk-size': { type: 'string' },
+  queue: { type: 'string' },
+  'chunk-timeout': { type: 'string' },
+  'chunk-retries': { type: 'string' },
+} as const;
+
+/** An anchor as given: the block (a number or a tag), its hash, and the flag that gave it. */
+interface AnchorRef {
+  block: BlockRef;
+  hash: string;
+  flag: string;
+}
+
+/** `--anchor N:HASH`: N a block (number or tag), HASH with or without 0x. */
+function anchorRef(value: string): AnchorRef {
+  const colon = value.lastIndexOf(':');
+  if (colon === -1)
+    throw new UsageError(`--anchor: "${value}" is not N:HASH; use a block and its hash, such as 1000030:0x3f…`);
+  return {
+    block: blockRef('--anchor', value.slice(0, colon)),
+    hash: hashValue('--anchor', value.slice(colon + 1)),
+    flag: '--anchor',
+  };
+}
+
+/** Where the blocks come from: exactly a bundle, or a node and/or the service. */
+function checkSources(
+  values: { bundle?: string; service?: string; record?: string; batch?: string; 'max-answer-mb'?: string },
+  rpc: string | undefined,
+): void {
+  if (values.bundle !== undefined && (rpc !== undefined || values.service !== undefined))
+    throw new UsageError('--bundle FILE replays a recorded audit: give it without --rpc and --service');
+  if (values.bundle === undefined && rpc === undefined && values.service === undefined)
+    throw new UsageError(
+      'give where the blocks come from: --rpc URL (or ETH_RPC_URL), --service URL (its /evm/rpc) or --bundle FILE',
+    );
+  if (values.record !== undefined && values.bundle !== undefined)
+    throw new UsageError('--record needs a live source, --rpc or --service (a bundle is already a recording)');
+  const fetching = (['batch', 'max-answer-mb'] as const).find((f) => values[f] !== undefined);
+  if (fetching !== undefined && values.bundle !== undefined)
+    throw new UsageError(`--${fetching} is an option of a node (--rpc, --service): a bundle is read from a file`);
+}
+
+/**
+ * `--queue URL` enqueues the audit for workers, which fetch from a node of their own: it needs --rpc, and the flags of a
+ * run on this machine (an output file, a recording, threads) have no meaning there. The queue's own flags need it.
+ */
+function checkQueue(values: Record<string, unknown>, rpc: string | undefined): string | undefined {
+  const queue = values.queue as string | undefined;
+  if (queue === undefined) {
+    const stray = ['chunk-timeout', 'chunk-retries'].find((flag) => values[flag] !== undefined);
+    if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
+    return undefined;
+  }
+  const local = ['bundle', 'service', 'out', 'resume', 'record', 'workers', 'quiet', 'batch', 'max-answer-mb'].find(
+    (f) => values[f] !== undefined,
+  );
+  if (local !== undefined)
+    throw new UsageError(`--queue enqueues the audit for workers: give it without --${local} (see audit-export)`);
+  if (rpc === undefined) throw new UsageError('--queue needs --rpc URL (or ETH_RPC_URL): the node the workers ask');
+  return queueUrl('--queue', queue);
+}
+
+/** A bundle has no node to resolve a tag: each block must be given by number. */
+function refuseTagsOffline(blocks: ReadonlyArray<{ block: BlockRef; flag: string }>): void {
+  const tagged = blocks.find(({ block }) => typeof block === 'string');
+  if (tagged !== undefined)
+    throw new UsageError(
+      `${tagged.flag}: "${String(tagged.block)}" needs a node to resolve it, and --bundle has none; give the block number`,
+    );
+}
+
+/** The flags read and checked, blocks still as given (numbers or tags). */
+export function parse(argv: string[], env: NodeJS.ProcessEnv) {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}": audit takes only flags`);
+  const chainId = chainValue('--chain', values.chain);
+  // ETH_RPC_URL names the node only where one is wanted: never for a replay (--bundle).
+  const rpc = rpcUrlOf(values, values.bundle === undefined ? env : {});
+  // The queue's own refusals first: with --queue only --rpc is a source.
+  const queue = checkQueue(values, rpc);
+  checkSources(values, rpc);
+  const from = requiredBlockRef('--from', values.from);
+  const to = requiredBlockRef('--to', values.to);
+  const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
+  const anchorRefs = (values.anchor ?? []).map(anchorRef);
+  if (values['tail-hash'] !== undefined)
+    anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
+  if (values.bundle !== undefined)
+    refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
+  if (values.resume && values.out === undefined)
+    throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  const concurrency = positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY);
+  const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
+  const maxAnswerMb = positiveValue(
+    '--max-answer-mb',
+    values['max-answer-mb'],
+    DEFAULT_MAX_ANSWER_BYTES / MIB,
+    MAX_ANSWER_BYTES / MIB,
+  );
+  const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  // Queue workers build their registry from the built-in chains alone: evidence a run leans on must reach every one.
+  const evidenceFlag =
+    values.evidence !== undefined ? '--evidence' : values['learn-evidence'] ? '--learn-evidence' : null;
+  if (evidenceFlag !== null && queue !== undefined)
+    throw new UsageError(`${evidenceFlag} is for an audit on this machine: queue workers do not take evidence yet`);
+  if (values['learn-evidence'] && headHash === undefined && anchorRefs.length === 0)
+    throw new UsageError(
+      '--learn-evidence needs an anchor to learn from: --head-hash, --anchor N:HASH or --tail-hash, each a hash you trust',
+    );
+  const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
+  return {
+    ...values,
+    rpc,
+    chainId,
+    from,
+    to,
+    headHash,
+    anchorRefs,
+    concurrency,
+    batch,
+    maxAnswerBytes: maxAnswerMb * MIB,
+    chunkSize,
+    rules,
+    workers: workersOption(values.workers) ?? 0,
+    queue,
+    chunkTimeout: positiveValue('--chunk-timeout', values['chunk-timeout'], 600),
+    chunkRetries: wholeValue('--chunk-retries', values['chunk-retries'], 4),
+  };
+}
+
+/** Whether a block of the range or its anchors is given as a tag. */
+export function hasTags(options: ReturnType<typeof parse>): boolean {
+  return [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].some(
+    (block) => typeof block === 'string',
+  );
+}
+
+/** Each tag of the range and its anchors, asked of the node once (at start) and read as a number from then on. */
+export async function resolveTags(
+  options: ReturnType<typeof parse>,
+  source: BlockSource,
+): Promise<(block: BlockRef) => number> {
+  const tags = new Set(
+    [options.from, options.to, ...options.anchorRefs.map((a) => a.block)].filter(
+      (b): b is BlockTag => typeof b === 'string',
+    ),
+  );
+  const numbers = new Map<BlockTag, number>();
+  for (const tag of tags) {
+    if (!(source instanceof RpcBlockSource))
+      throw new UsageError(`"${tag}" needs a node to resolve it; give the block number`);
+    numbers.set(tag, await source.blockNumberOf(tag));
+  }
+  return (block) => (typeof block === 'number' ? block : numbers.get(block)!);
+}
+
+/**
+ * The range and anchors in block numbers, checked: --to not before --from, each anchor inside the range and given once.
+ */
+export function rangeOf(options: ReturnType<typeof parse>, number: (block: BlockRef) => number) {
+  const from = number(options.from);
+  const to = number(options.to);
+  const named = (flag: string, block: BlockRef) =>
+    typeof block === 'string' ? `${flag} (${block}: block ${number(block)})` : `${flag} (${block})`;
+  if (to < from)
+    throw new UsageError(`${named('--to', options.to)} must not be before ${named('--from', options.from)}`);
+  return { from, to, anchors: anchorsOf(options.anchorRefs, number, from, to) };
+}
+
+/**
+ * `--anchor N:HASH` (repeatable) and `--tail-hash H` (an anchor at `--to`): block → hash, each block once, inside the
+ * range.
+ */
+function anchorsOf(
+  given: readonly AnchorRef[],
+  number: (block: BlockRef) => number,
+  from: number,
+  to: number,
+): Map<number, string> {
+  const anchors = new Map<number, string>();
+  for (const { block, hash, flag } of given) {
+    const n = number(block);
+    if (n < from || n > to) throw new UsageError(`${flag}: block ${n} is outside the range ${from}-${to}`);
+    if (anchors.has(n) && anchors.get(n) !== hash)
+      throw new UsageError(`${flag}: block ${n} is anchored twice, to different hashes`);
+    anchors.set(n, hash);
+  }
+  return anchors;
+}
+
+/** The flags as `parse` reads them. */
+export type AuditFlags = ReturnType<typeof parse>;
+
+/** The audit's options with its range and anchors in block numbers (tags resolved). */
+export type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & ReturnType<typeof rangeOf>;
+
+/** The first line of the output: the audit's chain, range and anchors, which a resume must match. */
+export function auditHeader(options: AuditOptions): AuditHeader {
+  const { chainId, from, to, headHash, anchors } = options;
+  return {
+    audit: {
+      chain_id: chainId,
+      from,
+      to,
+      ...(headHash !== undefined && { head_hash: headHash.toLowerCase() }),
+      ...(anchors.size > 0 && { anchors: Object.fromEntries([...anchors].sort(([a], [b]) => a - b)) }),
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
+import { closeSync, openSync, statSync, writeSync } from 'node:fs';
+import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
+import { monotonicMs } from '../clock.js';
+import { cannotWrite, checkWritable } from '../io/writable.js';
+import { InputError } from '../io/usage-error.js';
+
+/** What an audit writes its lines to. */
+export interface AuditOutput {
+  write(line: string): void;
+  close(): void;
+}
+
+/**
+ * How to go on from `next`: --resume when the lines are in a file, else the flags that start there, linked to `link`
+ * (the hash of the block before `next`: the last one audited, or --head-hash when none was).
+ */
+export function howToContinue(out: string | undefined, next: number | null, link: string | null | undefined): string {
+  if (out !== undefined) return 'continue later with the same command and --resume';
+  return `continue later with --from ${next}${link ? ` --head-hash ${link}` : ''} and the other flags as before`;
+}
+
+/**
+ * Checks the files an audit writes before it asks anything of a source: `--out` (a regular file is refused when it
+ * exists, even empty, unless `--resume`; a device or a FIFO is written to, but is no checkpoint to resume) and
+ * `--record` must be writable. A file that cannot be written is one line naming it, exit 2.
+ */
+export function checkOutputFiles(options: { out?: string; resume?: boolean; record?: string }): void {
+  const { out, resume, record } = options;
+  if (out !== undefined) {
+    checkWritable('--out', out);
+    const existing = statSync(out, { throwIfNoEntry: false });
+    if (existing?.isFile() === true && !resume)
+      throw new InputError(`${out} exists: add --resume to continue that audit, or remove it`);
+    if (existing !== undefined && !existing.isFile() && resume)
+      throw new InputError(`--resume: ${out} is not a regular file, so it holds no audit to continue`);
+  }
+  if (record !== undefined) checkWritable('--record', record);
+}
+
+/**
+ * Where the lines go: appended to --out with one write each (a line is never half in the file but at a kill), or
+ * stdout. The file (checked by {@link checkOutputFiles}) is opened at the first line, so that an audit stopped before
+ * its first line (a node of another chain) leaves no file behind; a write that fails even so (a full disk) is one line
+ * naming the file.
+ */
+export function openOutput(file: string | undefined, stdout: (text: string) => void): AuditOutput {
+  if (file === undefined) return { write: (line) => stdout(line), close: () => undefined };
+  let fd: number | undefined;
+  return {
+    write: (line) => {
+      try {
+        writeSync((fd ??= openSync(file, 'a')), line);
+      } catch (error) {
+        throw cannotWrite('--out', file, error);
+      }
+    },
+    close: () => fd !== undefined && closeSync(fd),
+  };
+}
+
+/** `output` with `header` written before its first line: a run that writes no line writes no header. */
+export function headedOutput(output: AuditOutput, header: string): AuditOutput {
+  let pending = true;
+  return {
+    write: (line) => {
+      if (pending) output.write(header);
+      pending = false;
+      output.write(line);
+    },
+    close: () => output.close(),
+  };
+}
+
+/** One line on stderr, redrawn every second: blocks done, blocks/s, ETA, failures. Returns what stops it. */
+export function progress(tally: AuditTally, total: number, stderr: (text: string) => void): () => void {
+  const started = monotonicMs();
+  const before = tally.blocks;
+  const draw = () => {
+    const seconds = (monotonicMs() - started) / 1000;
+    const rate = seconds > 0 ? (tally.blocks - before) / seconds : 0;
+    const eta = rate > 0 ? `${Math.ceil((total - tally.blocks) / rate)} s` : '?';
+    stderr(`\r${tally.blocks}/${total} blocks, ${rate.toFixed(1)} blocks/s, ETA ${eta}, ${tally.failed} failed `);
+  };
+  const timer = setInterval(draw, 1000);
+  return () => {
+    clearInterval(timer);
+    stderr('\n');
+  };
+}
+
+/**
+ * The exit status the verdicts of a whole audit make: 1 a block fails; 2 a block of the range has no verdict, or one is
+ * not verifiable, and none fails (one line on stderr counts them: a block that could not be verified is no pass); else
+ * 0: every block of the range has its verdict, and passed.
+ */
+export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void): number {
+  if (total.verdicts.fail > 0) return 1;
+  if (!total.complete) {
+    const range = total.to - total.from + 1;
+    stderr(`evm-integrity: ${range - total.blocks} of the range's ${range} blocks have no verdict: not a pass\n`);
+    return 2;
+  }
+  const unverified = total.verdicts.not_verifiable;
+  if (unverified > 0) {
+    stderr(
+      `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
+    );
+    return 2;
+  }
+  return 0;
+}

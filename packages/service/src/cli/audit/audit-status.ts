@@ -1,0 +1,47 @@
+/** `audit-status ID --queue URL [--json]`: where a distributed audit stands, read from its tables. */
+import { parseArgs } from 'node:util';
+import { auditProgress, type AuditProgress } from '../../queue/audit-progress.js';
+import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
+import { InputError } from '../io/usage-error.js';
+import { auditIdAndQueue } from './queue-args.js';
+
+/** `12.5 s`, `3 min 20 s`, `2 h 5 min`. */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/** The progress in a few lines for a person. */
+function describe(p: AuditProgress): string {
+  const { chunks, blocks, verdicts } = p;
+  const lines = [
+    `audit ${p.id}: chain ${p.chain_id}, blocks ${p.from}-${p.to}${p.complete ? ', complete' : ''}`,
+    `chunks: ${chunks.done} done, ${chunks.running} running, ${chunks.queued} queued, ${chunks.retrying} retrying, ${chunks.parked} parked, of ${chunks.total}; ${p.joined} of ${chunks.total} links joined`,
+    `blocks: ${blocks.audited} of ${blocks.total} audited, ${p.blocks_per_second.toFixed(1)} blocks/s, ETA ${p.eta_seconds === null ? (blocks.audited === blocks.total ? 'none' : '?') : duration(p.eta_seconds)}`,
+    `verdicts: ${verdicts.pass} pass, ${verdicts.fail} fail, ${verdicts.not_verifiable} not verifiable`,
+  ];
+  for (const f of p.failures) lines.push(`failed: block ${f.block_number} (${f.checks.join(', ')})`);
+  if (verdicts.fail! > p.failures.length) lines.push(`… and ${verdicts.fail! - p.failures.length} more failed blocks`);
+  for (const c of p.parked) lines.push(`parked: chunk ${c.first}-${c.last} after ${c.attempts} attempts: ${c.reason}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** `audit-status …`: exit 0, or 2 when there is no such audit. */
+export async function runAuditStatus(argv: string[], io: { stdout: (text: string) => void }): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { queue: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const { id, queue: url } = auditIdAndQueue('audit-status', positionals, values.queue);
+  const queue = await openAuditQueue(url, { poolSize: 1 });
+  try {
+    const progress = await auditProgress(queue.pool, id);
+    if (progress === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
+    io.stdout(values.json ? `${JSON.stringify(progress)}\n` : describe(progress));
+    return 0;
+  } finally {
+    await queue.close();
+  }
+}

@@ -1,0 +1,298 @@
+import {
+  auditRange,
+  AuditTally,
+  ChainMismatchError,
+  inlineBlockVerifier,
+  isReorg,
+  SourceError,
+  type AuditSummary,
+  type BlockSource,
+  type BlockVerifier,
+  type CrossCheck,
+} from 'evm-integrity/audit';
+import { admitEvidence, err, type OperatorEvidence } from 'evm-integrity';
+import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
+import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
+import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
+import {
+  checkOutputFiles,
+  headedOutput,
+  howToContinue,
+  openOutput,
+  progress,
+  statusOfVerdicts,
+  type AuditOutput,
+} from './audit-output.js';
+import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
+import { cannotWrite } from '../io/writable.js';
+import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
+import { startBlockPool } from '../block-pool.js';
+import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
+
+import { monotonicMs } from '../clock.js';
+import { EXIT_INTERRUPTED } from '../exit.js';
+
+interface AuditIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Whether progress may be drawn on stderr (a TTY). */
+  stderrIsTty?: boolean;
+  /** Where EVM_DATA_SERVICE_API_KEY is read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** An audit ready to run: what it was asked, where its blocks come from, and its running tally. */
+interface PreparedAudit {
+  options: AuditOptions;
+  header: AuditHeader;
+  source: BlockSource;
+  crossCheck: CrossCheck | undefined;
+  recorder: BundleRecorder | undefined;
+  anchors: Map<number, string> | undefined;
+  tally: AuditTally;
+}
+
+/**
+ * `--learn-evidence`: each block the run is anchored at (the parent of --from under --head-hash, --anchor, --tail-hash)
+ * admitted as evidence for this run, its anchor the vouched hash; one line on stderr for each, learned or not and why.
+ */
+async function learnFromAnchors(
+  run: PreparedAudit,
+  evidence: readonly OperatorEvidence[],
+  io: AuditIo,
+): Promise<OperatorEvidence[]> {
+  const { chainId, from, headHash, anchors } = run.options;
+  const anchored = new Map(anchors);
+  if (headHash !== undefined && from > 0) anchored.set(from - 1, headHash);
+  const registry = registryOf({ chains: [], evidence });
+  const learned: OperatorEvidence[] = [];
+  for (const [number, hash] of [...anchored].sort(([a], [b]) => a - b)) {
+    const block = await run.source.block(chainId, number).catch((error: unknown) => {
+      // A node of another chain stops the audit as it would have; one that fails here fails the audit's blocks too.
+      if (error instanceof ChainMismatchError || !(error instanceof SourceError)) throw error;
+      return error;
+    });
+    const vouch = { blockHash: hash, vouchedBy: 'an anchor of this audit', vouchedAt: new Date().toISOString() };
+    const admitted =
+      block === null || block instanceof SourceError
+        ? err({ reason: block === null ? 'the source does not have it' : block.message })
+        : admitEvidence(block, { ...vouch, file: `audit anchor ${number}` }, { registry });
+    if (admitted.ok) learned.push(admitted.value);
+    io.stderr(
+      admitted.ok
+        ? `evm-integrity: --learn-evidence: block ${number} admitted as evidence for this run (receipts ${JSON.stringify(admitted.value.receipts)})\n`
+        : `evm-integrity: --learn-evidence: block ${number} not admitted: ${admitted.error.reason}\n`,
+    );
+  }
+  return learned;
+}
+
+/**
+ * Where a run starts: the first block to audit, the hash it must link to, and whether the header line is already out.
+ */
+interface StartingPoint {
+  next: number;
+  anchor: string | null | undefined;
+  /** How parent_link names `anchor`: the first block of the run has no block audited before it. */
+  anchorName: string;
+  headerWritten: boolean;
+  /** The digest the next line chains on from. */
+  digest: string;
+  /** With --resume, the verdicts taken from the file; and the first line not taken on trust, cut off with the rest. */
+  carried?: NonNullable<AuditSummary['carried_over']>;
+  dropped?: { line: number; why: string };
+}
+
+const CHECKPOINT_HASH = "the hash of the checkpoint's last block (--resume)";
+
+const NO_TIME = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+
+/**
+ * The flags read, the sources opened and the range resolved, before any output is opened: a
+ * missing key or a bad URL leaves no file behind (nor does a node of another chain: see below).
+ */
+async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<PreparedAudit> {
+  const given = parse(argv, env);
+  checkOutputFiles(given);
+  // A range given in numbers is checked before any source is asked anything.
+  const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
+  const recorder = given.record === undefined ? undefined : new BundleRecorder();
+  const { source, crossCheck } =
+    given.bundle === undefined ? liveSources(given, env, recorder, signal) : recordedSources(given.bundle);
+  // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
+  // report. A range in numbers has the chain id asked with the first blocks' calls, a round trip less: the audit
+  // then stops at the ChainMismatchError before its first line (runAudit), and the output file is made at that line.
+  // Tags are resolved, and an audit enqueued, only once the node is known to serve the chain.
+  if (numbered === undefined || given.queue !== undefined)
+    await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
+      if (error instanceof ChainMismatchError) throw error;
+    });
+  // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
+  const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
+  const anchors = options.anchors.size > 0 ? options.anchors : undefined;
+  const tally = new AuditTally(options.chainId, options.from, options.to, {
+    head: options.headHash ?? null,
+    ...(anchors && { anchors }),
+  });
+  return { options, header: auditHeader(options), source, crossCheck, recorder, anchors, tally };
+}
+
+/** From the start of the range, or, with --resume, after the last block line of the file (its lines counted again). */
+function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint {
+  if (!options.resume)
+    return {
+      next: options.from,
+      anchor: options.headHash,
+      anchorName: HEAD_HASH_NAME,
+      headerWritten: false,
+      digest: headerDigest(header),
+    };
+  const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
+  const resumed = checkpoint.next > options.from;
+  const { blocks, verdicts } = tally.summary(NO_TIME, 0);
+  return {
+    next: checkpoint.next,
+    anchor: resumed ? checkpoint.lastHash : options.headHash,
+    anchorName: resumed ? CHECKPOINT_HASH : HEAD_HASH_NAME,
+    headerWritten: checkpoint.headerKept,
+    digest: checkpoint.digest,
+    carried: { blocks, verdicts },
+    ...(checkpoint.dropped && { dropped: checkpoint.dropped }),
+  };
+}
+
+/**
+ * Audits the blocks from `start.next`, writing a line for each; the engine's summary and why it stopped when a block
+ * was unreachable.
+ */
+async function streamAudit(
+  run: PreparedAudit,
+  start: StartingPoint,
+  output: AuditOutput,
+  context: { verify: BlockVerifier | undefined; signal: AbortSignal; io: AuditIo; lines: ChainedLines },
+): Promise<{ summary: AuditSummary | undefined; unreachable: string | undefined }> {
+  const { options, tally } = run;
+  if (start.next > options.to) return { summary: undefined, unreachable: undefined };
+  const audit = auditRange({
+    source: run.source,
+    chainId: options.chainId,
+    from: start.next,
+    to: options.to,
+    concurrency: fetchWindow(options),
+    chunkSize: options.chunkSize,
+    signal: context.signal,
+    now: monotonicMs,
+    ...(start.anchor !== undefined && { anchor: start.anchor, anchorName: start.anchorName }),
+    ...(run.anchors && { anchors: run.anchors }),
+    ...(context.verify && { verify: context.verify }),
+    ...(run.crossCheck && { crossCheck: run.crossCheck }),
+  });
+  const { io } = context;
+  const stopProgress =
+    io.stderrIsTty && !options.quiet ? progress(tally, options.to - options.from + 1, io.stderr) : undefined;
+  let unreachable: string | undefined;
+  try {
+    for await (const event of audit) {
+      // After Ctrl-C no line is written: a block whose requests were cut short is not unreachable.
+      if (context.signal.aborted) break;
+      tally.add(event);
+      output.write(`${context.lines.line(event)}\n`);
+      if (!isReorg(event) && event.verdict === 'unreachable') unreachable = event.reason;
+    }
+  } catch (error) {
+    // A request abandoned at Ctrl-C fails as aborted (a dataset page, say): the interrupt, not a fault.
+    if (!context.signal.aborted) throw error;
+  } finally {
+    stopProgress?.();
+  }
+  return { summary: audit.summary(), unreachable };
+}
+
+/**
+ * The summary line and the exit status: 1 a block failed, 2 a block was unreachable, 130 interrupted (no summary line).
+ */
+function conclude(
+  run: PreparedAudit,
+  streamed: { summary: AuditSummary | undefined; unreachable: string | undefined },
+  output: { out: AuditOutput; lines: ChainedLines; carried: StartingPoint['carried'] },
+  interrupted: boolean,
+  io: AuditIo,
+): number {
+  const { summary, unreachable } = streamed;
+  const timings = summary?.timings ?? NO_TIME;
+  const total = {
+    ...run.tally.summary(timings, summary === undefined ? 0 : summary.blocks),
+    ...(output.carried && { carried_over: output.carried }),
+  };
+  const { out, from, headHash } = run.options;
+  const next = total.next_block;
+  const link = next !== null && next > from ? run.tally.hashOf(next - 1) : headHash;
+  const advice = howToContinue(out, next, link);
+  if (interrupted) {
+    io.stderr(`evm-integrity: interrupted before block ${next}; ${advice}\n`);
+    return EXIT_INTERRUPTED;
+  }
+  output.out.write(`${output.lines.line({ summary: total })}\n`);
+  if (total.verdicts.unreachable > 0) {
+    const why = unreachable ?? 'the source is unreachable';
+    io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${advice}\n`);
+    return 2;
+  }
+  return statusOfVerdicts(total, io.stderr);
+}
+
+/**
+ * `--record FILE`: what the live sources fetched, written as a bundle (also after a failure: what was fetched is kept).
+ */
+async function saveRecording({ options, recorder }: PreparedAudit): Promise<void> {
+  if (recorder === undefined) return;
+  const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
+  await writeBundle(options.record!, { exchanges, blocks }).catch((error: unknown) => {
+    throw cannotWrite('--record', options.record!, error);
+  });
+}
+
+/**
+ * `audit …`: exit 0 every block passes, 1 a block fails, 2 a block not verifiable (and none failed), bad input or an
+ * unreachable source, 130 interrupted.
+ */
+export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
+  // Ctrl-C aborts it: the audit stops between blocks, and the sources abandon their requests in flight and their waits
+  // (otherwise a node that holds a request keeps the process past its time limit and retries, minutes).
+  const controller = new AbortController();
+  const run = await prepareAudit(argv, io.env ?? process.env, controller.signal);
+  if (run.options.queue !== undefined)
+    return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
+  const start = startingPoint(run);
+  if (start.dropped)
+    io.stderr(
+      `evm-integrity: --resume: line ${start.dropped.line} of ${run.options.out} ${start.dropped.why}: the file is cut there, and the blocks from ${start.next} are audited again\n`,
+    );
+  const opened = openOutput(run.options.out, io.stdout);
+  const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
+  const interrupt = () => controller.abort();
+  process.once('SIGINT', interrupt);
+  const { workers, rules } = run.options;
+  const { evidence } = await setupOf([], run.options.evidence);
+  const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
+  const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
+  const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;
+  // The blocks of a chain outside the registry are verified by the rule set --rules names.
+  const inline = rules === undefined && setup.evidence.length === 0;
+  const verify = pool?.verify ?? (inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) }));
+  try {
+    const lines = new ChainedLines(start.digest);
+    const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });
+    const written = { out: output, lines, carried: start.carried };
+    return conclude(run, streamed, written, controller.signal.aborted, io);
+  } catch (error) {
+    if (!(error instanceof SourceError)) throw error;
+    io.stderr(`evm-integrity: ${error.message}\n`);
+    return 2;
+  } finally {
+    process.removeListener('SIGINT', interrupt);
+    output.close();
+    await pool?.terminate();
+    await saveRecording(run);
+  }
+}

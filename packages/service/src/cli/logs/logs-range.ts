@@ -1,0 +1,124 @@
+/**
+ * What the logs commands (`prove logs`, `audit-logs`) share: their range and filter read from the
+ * flags, the node they ask, and how a range and a proof's summary are told.
+ */
+import { bytesToHex, defaultRegistry, hexToBytes } from 'evm-integrity';
+import { RpcBlockSource } from 'evm-integrity/node';
+import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
+import {
+  addressValue,
+  MAX_CONCURRENCY,
+  positiveValue,
+  requiredBlockRef,
+  rpcUrlOf,
+  topicValue,
+  type BlockRef,
+} from '../flags.js';
+import { UsageError } from '../io/usage-error.js';
+import { chainValue } from '../chain-flag.js';
+
+/** The flags of a range and filter, as parseArgs reads them. */
+export const RANGE_OPTIONS = {
+  chain: { type: 'string' },
+  rpc: { type: 'string' },
+  'rpc-url': { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  address: { type: 'string', multiple: true },
+  topic0: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
+} as const;
+
+/** The range and filter the flags ask for (its blocks numbers or tags), the node's URL, and blocks fetched ahead. */
+export interface LogsRangeFlags {
+  range: Omit<LogsRange, 'fromBlock' | 'toBlock'> & { fromBlock: BlockRef; toBlock: BlockRef };
+  rpc: string;
+  concurrency: number;
+}
+
+/** `--to` not before `--from`, each named as given (a tag with the block it resolved to). */
+function checkOrder(from: number, to: number, given: { fromBlock: BlockRef; toBlock: BlockRef }): void {
+  const named = (flag: string, block: BlockRef, n: number) =>
+    typeof block === 'string' ? `${flag} (${block}: block ${n})` : `${flag} (${n})`;
+  if (to < from)
+    throw new UsageError(
+      `${named('--to', given.toBlock, to)} must not be before ${named('--from', given.fromBlock, from)}`,
+    );
+}
+
+/** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
+export function logsRangeFlags(
+  values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' ? string[] : string },
+  env: NodeJS.ProcessEnv,
+): LogsRangeFlags {
+  const chainId = chainValue('--chain', values.chain);
+  const rpc = rpcUrlOf(values, env);
+  if (rpc === undefined) throw new UsageError('give the node: --rpc URL (or --rpc-url URL, or ETH_RPC_URL)');
+  const fromBlock = requiredBlockRef('--from', values.from);
+  const toBlock = requiredBlockRef('--to', values.to);
+  // A range in numbers is checked before the node is asked anything; one with a tag once the node has resolved it.
+  if (typeof fromBlock === 'number' && typeof toBlock === 'number')
+    checkOrder(fromBlock, toBlock, { fromBlock, toBlock });
+  const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
+  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
+  return {
+    range: { chainId, fromBlock, toBlock, filter: { addresses, topics: topic0.length > 0 ? [topic0] : [] } },
+    rpc,
+    concurrency: positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY),
+  };
+}
+
+/**
+ * The node, checked to serve the chain asked for (a node of another chain is a ChainMismatchError naming both: one
+ * line, exit 2; one that cannot be reached a SourceError), and the range in numbers: each tag asked of the node once.
+ */
+export async function openNode(
+  url: string,
+  given: LogsRangeFlags['range'],
+): Promise<{ node: RpcBlockSource; range: LogsRange }> {
+  const node = new RpcBlockSource({ url });
+  await node.checkChain(given.chainId);
+  const number = (block: BlockRef) => (typeof block === 'number' ? block : node.blockNumberOf(block));
+  const fromBlock = await number(given.fromBlock);
+  const toBlock = await number(given.toBlock);
+  checkOrder(fromBlock, toBlock, given);
+  return { node, range: { ...given, fromBlock, toBlock } };
+}
+
+const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
+const count = (n: number) => n.toLocaleString('en-US');
+const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? '' : 's'}`;
+
+/** A chain as messages name it: `chain 1 (Ethereum)`. */
+export function chainName(chainId: number): string {
+  const name = defaultRegistry.get(chainId)?.name;
+  return name === undefined ? `chain ${chainId} (not in the registry)` : `chain ${chainId} (${name})`;
+}
+
+/** The filter as `eth_getLogs` spells it, for JSON lines. */
+export function filterJson(range: LogsRange): { address: string[]; topics: string[][] } {
+  return {
+    address: range.filter.addresses.map(hex),
+    topics: range.filter.topics.map((alternatives) => alternatives.map(hex)),
+  };
+}
+
+/** The filter in words: `address 0x… or 0x…, topic0 0x…`, or `every log`. */
+export function describeFilter(range: LogsRange): string {
+  const { address, topics } = filterJson(range);
+  const parts = [
+    ...(address.length > 0 ? [`address ${address.join(' or ')}`] : []),
+    ...topics.map((alternatives, i) => `topic${i} ${alternatives.length === 0 ? 'any' : alternatives.join(' or ')}`),
+  ];
+  return parts.length === 0 ? 'every log' : parts.join(', ');
+}
+
+/** What a proof covers and holds, in one line. */
+export function describeSummary(summary: LogsProofSummary): string {
+  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${plural(summary.blocks, 'block')}, ${plural(summary.candidateBlocks, 'candidate block')} (bloom may match), ${plural(summary.receipts, 'receipt')}), filter ${describeFilter(summary)}: ${plural(summary.logs, 'matching log')}`;
+}
+
+/** The head hash line a verifier needs. */
+export function headHashLine(summary: LogsProofSummary): string {
+  return `head hash ${hex(summary.headHash)} (block ${summary.toBlock})`;
+}

@@ -1,0 +1,178 @@
+/**
+ * `request receipt-root|logs-bloom [FILE|-]`: the body of POST /v1/evm/verify/receipt-root (or
+ * logs-bloom) for a block in the JSON-RPC format `verify block` reads (`chain_id`, `header`, the
+ * complete `receipts`). The block is read by the reader `verify block` uses and the body built by
+ * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule. Every
+ * receipt the block sent is in the body (a receipt-root body carries one its chain leaves out of the
+ * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one); so is none for a
+ * block whose receipts' own blooms or raw encodings, which no body carries, are not what the fields make.
+ */
+import { parseArgs } from 'node:util';
+import {
+  bytesToHex,
+  ChainRegistry,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  type InvalidInput,
+  type RpcBlock,
+  verifyRpcBlock,
+} from 'evm-integrity';
+import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
+import { InputError, UsageError } from '../io/usage-error.js';
+import { inputName, readInput } from '../io/read-input.js';
+import type { CliIo } from '../io/streams.js';
+import { notALine, parseInputJson } from '../io/json-input.js';
+import { addedChain, chainValue } from '../chain-flag.js';
+
+/** The bodies this command builds, by the name of their endpoint. */
+const BUILDERS = {
+  'receipt-root': receiptRootRequest,
+  'logs-bloom': logsBloomRequest,
+} as const;
+
+type BodyName = keyof typeof BUILDERS;
+
+/** A header member the body cannot do without, or an InputError naming it in the file. */
+function required<T>(value: T | undefined, file: string | undefined, member: string, why: string): T {
+  if (value === undefined) throw new InputError(`${inputName(file)}: ${member} is missing; ${why}`);
+  return value;
+}
+
+/**
+ * The receipt-root body of a block: its chain, root and receipts, with its number, hash and
+ * header RLP when it has them (so the server checks the header too, as `verify block` does).
+ */
+function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown {
+  const { fields, hash, complete, layout } = block.header;
+  return receiptRootBody({
+    chainId: required(
+      block.chainId ?? undefined,
+      file,
+      'chain_id',
+      'the body names its chain (add "chain_id" to the block, or give --chain ID)',
+    ),
+    receiptRoot: required(
+      fields.receiptsRoot,
+      file,
+      'header.receiptsRoot',
+      'it is the root the receipts are checked against',
+    ),
+    receipts: block.receipts,
+    excludedReceipts: block.excludedReceipts,
+    ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
+    ...(hash !== undefined && { blockHash: hash }),
+    ...(complete !== undefined && { headerRlp: encodeHeader(complete, layout) }),
+  });
+}
+
+/**
+ * A block with a receipt its chain leaves out of the root and bloom (Bor's state-sync receipt), refused: a logs-bloom
+ * body is a bare list of logs, with no member to carry that receipt, and dropped the answer would not say so.
+ */
+function refuseExcludedReceipt(block: RpcBlock, file: string | undefined): void {
+  const [excluded] = block.excludedReceipts;
+  if (excluded === undefined) return;
+  throw new InputError(
+    `${inputName(file)}: the receipt of transaction ${excluded.index} (0x${bytesToHex(excluded.txHash)}) is left out of the logs bloom (${excluded.reason.replace(/\.$/, '')}), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it`,
+  );
+}
+
+/** The logs-bloom body of a block: its header's bloom and the logs of its receipts, in order. */
+function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
+  refuseExcludedReceipt(block, file);
+  const { fields } = block.header;
+  return logsBloomBody({
+    expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
+    logs: block.receipts.flatMap((receipt) => receipt.logs),
+    ...(block.chainId !== null && { chainId: block.chainId }),
+    ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
+  });
+}
+
+/**
+ * A block whose receipts' own `logsBloom`, or whose `raw_receipts`, are not what its receipts' fields make, refused:
+ * no body carries either (the server recomputes both from the fields), so the body would pass what `verify block`
+ * finds different. Told by verify block's own comparison; where they agree they are redundant, and leaving them out
+ * loses nothing.
+ */
+function refuseWhatNoBodyCarries(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+  if (block.receiptBlooms === undefined && block.rawReceipts === undefined) return;
+  const report = verifyRpcBlock(block, { registry });
+  if (!report.ok) return;
+  const { receipt_blooms: blooms, raw_receipts: raw } = report.value;
+  const why = 'and no request body carries it; verify block reports the block different';
+  if (blooms?.matches === false)
+    throw new InputError(
+      `${inputName(file)}: the logsBloom of the receipt of transaction ${blooms.first_mismatch} is not the bloom of its logs, ${why}`,
+    );
+  if (raw?.matches === false)
+    throw new InputError(
+      raw.first_mismatch === null
+        ? `${inputName(file)}: raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block, ${why}`
+        : `${inputName(file)}: raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}, ${why}`,
+    );
+}
+
+/** The one line that says why a file is not a block: its first problem's path and what was expected there. */
+const notABlock = (file: string | undefined, invalid: InvalidInput) =>
+  new InputError(notALine(file, 'a block', invalid));
+
+/**
+ * The block's JSON with the chain `--chain` names: added when the block names none; a block
+ * that names another chain is refused, naming both.
+ */
+function withChainId(json: unknown, chainId: number | undefined, file: string | undefined): unknown {
+  if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const named = (json as { chain_id?: unknown }).chain_id;
+  if (named === undefined || named === null) return { ...json, chain_id: chainId };
+  if (Number(named) !== chainId)
+    throw new InputError(
+      `${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain ${chainId} given`,
+    );
+  return json;
+}
+
+/** The block of FILE (standard input for `-` or none), read as `verify block` reads it. */
+function readBlock(
+  bytes: Uint8Array,
+  file: string | undefined,
+  registry: ChainRegistry,
+  chainId: number | undefined,
+): RpcBlock {
+  const problems = new Problems();
+  const block = readRpcBlock(withChainId(parseInputJson(bytes, file), chainId, file), problems, { registry });
+  if (block === undefined) throw notABlock(file, problems.invalidInput());
+  return block;
+}
+
+/**
+ * `request receipt-root|logs-bloom [FILE|-]` (argv after `request`): prints the request body
+ * for the block in FILE and returns 0; a file that cannot be read or is not a block is one line, exit 2.
+ * @example runRequest(['receipt-root', 'fixtures/blocks/mainnet-22869878.json'], io) // 0, the body on stdout
+ */
+export function runRequest(argv: string[], io: CliIo): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      pretty: { type: 'boolean' },
+      // The body is JSON with or without it.
+      json: { type: 'boolean' },
+      chain: { type: 'string' },
+      'add-chain': { type: 'string', multiple: true },
+    },
+  });
+  const [what, file, extra] = positionals;
+  if (what === undefined) throw new UsageError('request needs which body to build: receipt-root or logs-bloom');
+  if (!Object.hasOwn(BUILDERS, what))
+    throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": request ${what} reads one FILE`);
+  const registry = new ChainRegistry((values['add-chain'] ?? []).map(addedChain));
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
+  const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
+  refuseWhatNoBodyCarries(block, registry, file);
+  const body = BUILDERS[what as BodyName](block, file);
+  io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
+  return 0;
+}

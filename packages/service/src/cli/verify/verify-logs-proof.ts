@@ -1,0 +1,61 @@
+/**
+ * `verify logs-proof`: a complete-log proof checked as it streams in, from the head hash alone; its
+ * logs are released (as NDJSON) only once the whole proof holds.
+ */
+import { parseArgs } from 'node:util';
+import { hexToBytes } from 'evm-integrity';
+import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
+import { hashValue } from '../flags.js';
+import { chainValue } from '../chain-flag.js';
+import { inputName } from '../io/read-input.js';
+import { UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
+import { describeSummary } from '../logs/logs-range.js';
+import { describeRefusal, proofChunks } from '../logs/proof-file.js';
+import { TempFile } from '../io/temp-output.js';
+
+/** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
+const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
+
+/**
+ * `verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]`: exit 0 with the
+ * proven logs as NDJSON and a summary on stderr, 1 when the proof does not hold (its first fault
+ * named on stderr), 2 when the input is no proof, cannot be read, or its range cannot be proven.
+ */
+export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      'head-hash': { type: 'string' },
+      chain: { type: 'string' },
+      out: { type: 'string' },
+      // The logs are NDJSON with or without it.
+      json: { type: 'boolean' },
+    },
+  });
+  const [file, extra] = positionals;
+  if (file === undefined) throw new UsageError('verify logs-proof needs the proof: FILE, or - for standard input');
+  if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": verify logs-proof reads one FILE`);
+  if (values['head-hash'] === undefined)
+    throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
+  const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
+  const spool = new TempFile(values.out, '--out');
+  try {
+    const verdict = await verifyLogsProof(proofChunks(file), {
+      headHash,
+      ...(chainId !== undefined && { chainId }),
+      onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
+    });
+    if (!verdict.ok) {
+      io.stderr(`evm-integrity: ${inputName(file)}: the proof does not hold: ${describeRefusal(verdict.error)}\n`);
+      return NO_VERDICT.has(verdict.error.reason) ? 2 : 1;
+    }
+    await spool.commit();
+    io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value)}\n`);
+    return 0;
+  } finally {
+    spool.remove();
+  }
+}

@@ -1,0 +1,142 @@
+import { parseArgs } from 'node:util';
+import type { OperationContext } from 'evm-integrity/api';
+import { ChainRegistry, type Problem } from 'evm-integrity';
+import { inputName, readInput } from '../io/read-input.js';
+import { LOCAL_DOCS_URL } from '../error-docs.js';
+import { UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
+import { VERDICT_EXIT } from '../exit.js';
+import { hashValue, ruleSetName, workersOption } from '../flags.js';
+import { addedChain } from '../chain-flag.js';
+import { parseInputJson } from '../io/json-input.js';
+import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
+import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
+
+/** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
+const PROBLEMS_ON_STDERR = 3;
+
+interface RefusalEnvelope {
+  error: { message: string; details?: { invalid_parameters?: Problem[] } };
+}
+
+/**
+ * The one line on stderr for a block refused (400, 422): the file and the envelope's message; for several invalid
+ * parameters, the first few too, each named with what was expected there.
+ */
+function refusalLine(answer: FileAnswer): string | undefined {
+  if ('error' in answer) return answer.error;
+  if (answer.result.status === 200) return undefined;
+  const { error } = answer.result.body as RefusalEnvelope;
+  const problems = error.details?.invalid_parameters ?? [];
+  if (problems.length < 2) return `${inputName(answer.file)}: ${error.message}`;
+  const named = problems.slice(0, PROBLEMS_ON_STDERR).map((p) => `${p.name}: expected ${p.expected}`);
+  const rest = problems.length - named.length;
+  const more = rest > 0 ? `; and ${rest} more on standard output` : '';
+  return `${inputName(answer.file)}: ${error.message.replace(/\.$/, '')}: ${named.join('; ')}${more}`;
+}
+
+/**
+ * `verify block FILE…`: one answer a block on stdout, in argument order; a file that cannot be read
+ * or is not JSON, and a block refused, also get one line on stderr naming the file. The exit status
+ * is the highest of them.
+ */
+async function runVerifyBlocks(
+  run: BlockFiles,
+  io: CliIo,
+  options: { pretty: boolean; verbose: boolean },
+): Promise<number> {
+  let status: number = VERDICT_EXIT.identical;
+  const where = await verifyBlockFiles(run, (answer) => {
+    if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
+    const refusal = refusalLine(answer);
+    if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
+    status = Math.max(status, 'result' in answer ? VERDICT_EXIT[answer.result.verdict] : VERDICT_EXIT.invalid);
+  });
+  if (options.verbose) {
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+    io.stderr(
+      `evm-integrity: ${count(where.inline, 'block')} verified inline, ${where.pooled} on ${count(where.threads.size, 'worker thread')}\n`,
+    );
+  }
+  return status;
+}
+
+/**
+ * `verify receipt-root|logs-bloom|receipt-proof|block|logs-proof …` (argv after `verify`): prints the JSON the
+ * endpoint would answer and returns the exit status. Throws UsageError for a mistake in
+ * the command line.
+ * @example runVerify(['receipt-root', 'body.json'], io) // 0 when every claim of the body holds
+ */
+export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
+  // A proof of a range has flags of its own (--chain, --out): loaded only when asked.
+  if (argv[0] === 'logs-proof')
+    return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: VERIFY_OPTIONS });
+  const chains = (values['add-chain'] ?? []).map(addedChain);
+  return setupOf(chains, values.evidence).then((setup) => verifyWith(positionals, values, setup, io));
+}
+
+const VERIFY_OPTIONS = {
+  pretty: { type: 'boolean' },
+  rules: { type: 'string' },
+  'add-chain': { type: 'string', multiple: true },
+  // The output is JSON with or without it.
+  json: { type: 'boolean' },
+  workers: { type: 'string' },
+  verbose: { type: 'boolean' },
+  'block-hash': { type: 'string' },
+  evidence: { type: 'string' },
+} as const;
+
+type VerifyValues = ReturnType<typeof parseArgs<{ options: typeof VERIFY_OPTIONS; allowPositionals: true }>>['values'];
+
+/** The verify command once its registry's setup (the chains added, an operator's evidence) is known. */
+function verifyWith(
+  positionals: string[],
+  values: VerifyValues,
+  setup: RegistrySetup,
+  io: CliIo,
+): number | Promise<number> {
+  const [what, ...files] = positionals;
+  const [file] = files;
+  const { chains } = setup;
+  if (values['block-hash'] !== undefined && what !== 'receipt-proof')
+    throw new UsageError('--block-hash is for verify receipt-proof only');
+  if (files.length > 1 && what !== 'block')
+    throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
+  const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  const workers = workersOption(values.workers);
+  const registry = new ChainRegistry(chains, { evidence: setup.evidence });
+  const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
+  const read = io.read ?? readInput;
+  const body = () => parseInputJson(read(file), file);
+  const pretty = values.pretty ?? false;
+  switch (what) {
+    case 'block': {
+      const blockFiles = files.length === 0 ? ['-'] : files;
+      if (blockFiles.filter((f) => f === '-').length > 1)
+        throw new UsageError('verify block reads standard input (-) once: give - at most once');
+      return runVerifyBlocks({ files: blockFiles, setup, rules, context, workers, read }, io, {
+        pretty,
+        verbose: values.verbose ?? false,
+      });
+    }
+    case 'receipt-root':
+    case 'logs-bloom':
+    case 'receipt-proof': {
+      const blockHash =
+        values['block-hash'] === undefined ? undefined : hashValue('--block-hash', values['block-hash']);
+      // Loaded only for these: a `verify block` process (once per block in a pipeline) then
+      // loads neither the request schemas nor the proof code.
+      return import('./verify-claim.js').then((m) =>
+        m.runVerifyClaim(what, body, file, { ...context, registry }, { blockHash, pretty }, io),
+      );
+    }
+    case undefined:
+      throw new UsageError('verify needs what to verify: receipt-root, logs-bloom, receipt-proof, block or logs-proof');
+    default:
+      throw new UsageError(
+        `cannot verify "${what}": expected receipt-root, logs-bloom, receipt-proof, block or logs-proof`,
+      );
+  }
+}
