@@ -4,17 +4,8 @@
  * atomic operations are composed here from its rows, the same for both.
  */
 import { countRequest, exceedsAllowance, nextPeriod, type Period, type RateWindow } from './periods.js';
-import type {
-  AccountUsageRow,
-  Awaitable,
-  HoldRequest,
-  HoldRow,
-  PeriodRow,
-  Primitives,
-  Rows,
-  Storage,
-} from './storage.js';
-import type { Account, KeyRecord, RequestRecord, Reservation } from './store.js';
+import type { AccountUsageRow, Awaitable, HoldRow, PeriodRow, Primitives, Rows, Storage } from './storage.js';
+import type { Reservation } from './store.js';
 
 /** The rows of a backend that answers at once, with the few more the atomic operations are made of. */
 export interface SerialPrimitives extends Primitives<'sync'> {
@@ -47,161 +38,116 @@ export interface SerialBackend {
 
 type Runner = <T>(access: Access, operation: () => T) => Awaitable<T>;
 
-/** The Rows of `p`, each operation run by `run`: the atomic ones composed from `p`'s rows. */
-class SerialRows implements Rows {
-  constructor(
-    private readonly p: SerialPrimitives,
-    private readonly run: Runner,
-  ) {}
+/** How each primitive accesses the rows (the compiler checks that none is missing). */
+const ACCESS: { [K in keyof Primitives]: Access } = {
+  account: 'read',
+  accounts: 'read',
+  accountIdsFrom: 'read',
+  insertAccount: 'write',
+  upsertAccount: 'write',
+  deleteAccount: 'write',
+  activeKeyCount: 'read',
+  insertKey: 'write',
+  key: 'read',
+  keyByHash: 'read',
+  keysByHint: 'read',
+  keys: 'read',
+  keyWithAccount: 'read',
+  revokeKey: 'write',
+  revokeAccountKeys: 'write',
+  latestPeriod: 'read',
+  insertPeriod: 'write',
+  periodUsage: 'read',
+  addExtra: 'write',
+  hold: 'read',
+  deleteHold: 'write',
+  giveBack: 'write',
+  accountsWithExpiredHolds: 'read',
+  pruneSweptHolds: 'write',
+  logRequest: 'write',
+  pruneRequests: 'write',
+};
 
-  account(id: string, lock: boolean) {
-    return this.run('read', () => this.p.account(id, lock));
-  }
-  accounts() {
-    return this.run('read', () => this.p.accounts());
-  }
-  accountIdsFrom(base: string) {
-    return this.run('read', () => this.p.accountIdsFrom(base));
-  }
-  insertAccount(account: Account) {
-    return this.run('write', () => this.p.insertAccount(account));
-  }
-  upsertAccount(account: Account) {
-    return this.run('write', () => this.p.upsertAccount(account));
-  }
-  deleteAccount(id: string) {
-    return this.run('write', () => this.p.deleteAccount(id));
-  }
-  activeKeyCount(accountId: string) {
-    return this.run('read', () => this.p.activeKeyCount(accountId));
-  }
-  insertKey(record: KeyRecord) {
-    return this.run('write', () => this.p.insertKey(record));
-  }
-  key(id: string) {
-    return this.run('read', () => this.p.key(id));
-  }
-  keyByHash(hash: string) {
-    return this.run('read', () => this.p.keyByHash(hash));
-  }
-  keysByHint(hint: string) {
-    return this.run('read', () => this.p.keysByHint(hint));
-  }
-  keys(accountId?: string) {
-    return this.run('read', () => this.p.keys(accountId));
-  }
-  keyWithAccount(hash: string) {
-    return this.run('read', () => this.p.keyWithAccount(hash));
-  }
-  revokeKey(id: string, at: string) {
-    return this.run('write', () => this.p.revokeKey(id, at));
-  }
-  revokeAccountKeys(accountId: string, at: string) {
-    return this.run('write', () => this.p.revokeAccountKeys(accountId, at));
-  }
-  latestPeriod(accountId: string) {
-    return this.run('read', () => this.p.latestPeriod(accountId));
-  }
-  insertPeriod(accountId: string, period: Period) {
-    return this.run('write', () => this.p.insertPeriod(accountId, period));
-  }
-  periodUsage(accountId: string, periodStart: string) {
-    return this.run('read', () => this.p.periodUsage(accountId, periodStart));
-  }
-  addExtra(accountId: string, periodStart: string, cu: number) {
-    return this.run('write', () => this.p.addExtra(accountId, periodStart, cu));
-  }
-  hold(id: string, accountId: string) {
-    return this.run('read', () => this.p.hold(id, accountId));
-  }
-  deleteHold(id: string) {
-    return this.run('write', () => this.p.deleteHold(id));
-  }
-  giveBack(hold: HoldRow) {
-    return this.run('write', () => this.p.giveBack(hold));
-  }
-  accountsWithExpiredHolds(now: Date) {
-    return this.run('read', () => this.p.accountsWithExpiredHolds(now));
-  }
-  pruneSweptHolds(before: string) {
-    return this.run('write', () => this.p.pruneSweptHolds(before));
-  }
-  logRequest(accountId: string, periodStart: string, record: RequestRecord, at: string) {
-    return this.run('write', () => this.p.logRequest(accountId, periodStart, record, at));
-  }
-  pruneRequests(before: string, limit: number) {
-    return this.run('write', () => this.p.pruneRequests(before, limit));
-  }
-
-  accountUsage(accountId: string, now: Date) {
-    return this.run('read', (): AccountUsageRow | undefined => {
-      const account = this.p.account(accountId, false);
-      if (account === undefined) return undefined;
-      const latest = this.p.latestPeriod(account.id);
-      return {
-        account,
-        latest: latest && this.p.periodUsage(account.id, latest.periodStart),
-        expired: this.p.anyExpiredHold(account.id, now),
-      };
-    });
-  }
-
-  reserveIfRoom(hold: HoldRequest, now: Date) {
-    return this.run('write', (): Period | undefined => {
-      const account = this.p.account(hold.accountId, false);
-      const period = this.p.latestPeriod(hold.accountId);
-      if (account === undefined || period === undefined) return undefined;
-      if (nextPeriod(account.periodAnchor, period, now) !== null || this.p.anyExpiredHold(account.id, now)) return;
-      // cuTaken counts the CU charged and those held alike.
-      if (exceedsAllowance({ ...period, cuLimit: account.cuLimit, cuUsed: period.cuTaken, cuHeld: 0 }, hold.cu)) return;
-      this.p.take(account.id, period.periodStart, hold.endpoint, hold.cu);
-      this.p.insertHold({ ...hold, periodStart: period.periodStart });
-      return { periodStart: period.periodStart, periodEnd: period.periodEnd };
-    });
-  }
-
-  endHold(held: Reservation, record: RequestRecord, at: string, giveBack: boolean) {
-    return this.run('write', () => {
-      const hold = this.p.hold(held.id, held.accountId);
-      if (hold === undefined || hold.swept) return false;
-      this.p.deleteHold(hold.id);
-      if (giveBack) this.p.giveBack(hold);
-      this.p.logRequest(held.accountId, held.periodStart, record, at);
-      return true;
-    });
-  }
-
-  sweep(accountId: string, now: Date) {
-    return this.run('write', () => {
-      const expired = this.p.expiredHolds(accountId, now);
-      for (const hold of expired) {
-        this.p.giveBack(hold);
-        this.p.markSwept(hold.id);
-      }
-      return expired.length;
-    });
-  }
-
-  takeIfRoom(hold: HoldRow, cuLimit: number) {
-    return this.run('write', () => {
-      const period = this.p.period(hold.accountId, hold.periodStart);
-      if (period === undefined) return false;
-      if (exceedsAllowance({ ...period, cuLimit, cuUsed: period.cuTaken, cuHeld: 0 }, hold.cu)) return false;
-      this.p.take(hold.accountId, hold.periodStart, hold.endpoint, hold.cu);
-      return true;
-    });
-  }
-
-  countRateRequest(accountId: string, nowMs: number) {
-    return this.run('write', () => {
-      const stored = this.p.rateWindow(accountId);
-      if (stored === undefined && this.p.account(accountId, false) === undefined) return undefined;
-      const window = countRequest(stored, nowMs);
-      this.p.saveRateWindow(accountId, window);
-      return { window, nowMs };
-    });
-  }
+/** `p`'s primitives, each call run by `run`. */
+function primitivesOf(p: SerialPrimitives, run: Runner): Primitives {
+  const call = (name: keyof Primitives, args: unknown[]) =>
+    run(ACCESS[name], () => (p[name] as (...args: unknown[]) => unknown).apply(p, args));
+  return Object.fromEntries(
+    Object.keys(ACCESS).map((name) => [name, (...args: unknown[]) => call(name as keyof Primitives, args)]),
+  ) as unknown as Primitives;
 }
+
+/** The Rows of `p`, each operation run by `run`: the atomic ones composed from `p`'s rows. */
+function serialRows(p: SerialPrimitives, run: Runner): Rows {
+  return {
+    ...primitivesOf(p, run),
+
+    accountUsage: (accountId, now) =>
+      run('read', (): AccountUsageRow | undefined => {
+        const account = p.account(accountId, false);
+        if (account === undefined) return undefined;
+        const latest = p.latestPeriod(account.id);
+        return {
+          account,
+          latest: latest && p.periodUsage(account.id, latest.periodStart),
+          expired: p.anyExpiredHold(account.id, now),
+        };
+      }),
+
+    reserveIfRoom: (hold, now) =>
+      run('write', (): Period | undefined => {
+        const account = p.account(hold.accountId, false);
+        const period = p.latestPeriod(hold.accountId);
+        if (account === undefined || period === undefined) return undefined;
+        if (nextPeriod(account.periodAnchor, period, now) !== null || p.anyExpiredHold(account.id, now)) return;
+        if (!hasRoom(period, account.cuLimit, hold.cu)) return;
+        p.take(account.id, period.periodStart, hold.endpoint, hold.cu);
+        p.insertHold({ ...hold, periodStart: period.periodStart });
+        return { periodStart: period.periodStart, periodEnd: period.periodEnd };
+      }),
+
+    endHold: (held, record, at, giveBack) =>
+      run('write', () => {
+        const hold = p.hold(held.id, held.accountId);
+        if (hold === undefined || hold.swept) return false;
+        p.deleteHold(hold.id);
+        if (giveBack) p.giveBack(hold);
+        p.logRequest(held.accountId, held.periodStart, record, at);
+        return true;
+      }),
+
+    sweep: (accountId, now) =>
+      run('write', () => {
+        const expired = p.expiredHolds(accountId, now);
+        for (const hold of expired) {
+          p.giveBack(hold);
+          p.markSwept(hold.id);
+        }
+        return expired.length;
+      }),
+
+    takeIfRoom: (hold, cuLimit) =>
+      run('write', () => {
+        const period = p.period(hold.accountId, hold.periodStart);
+        if (period === undefined || !hasRoom(period, cuLimit, hold.cu)) return false;
+        p.take(hold.accountId, hold.periodStart, hold.endpoint, hold.cu);
+        return true;
+      }),
+
+    countRateRequest: (accountId, nowMs) =>
+      run('write', () => {
+        const stored = p.rateWindow(accountId);
+        if (stored === undefined && p.account(accountId, false) === undefined) return undefined;
+        const window = countRequest(stored, nowMs);
+        p.saveRateWindow(accountId, window);
+        return { window, nowMs };
+      }),
+  };
+}
+
+/** Whether the period has room for `cu` more: its CU taken count those charged and those held alike. */
+const hasRoom = (period: PeriodRow, cuLimit: number, cu: number) =>
+  !exceedsAllowance({ ...period, cuLimit, cuUsed: period.cuTaken, cuHeld: 0 }, cu);
 
 /**
  * The Storage of `rows` on `backend`: one operation or transaction at a time, in the order asked.
@@ -217,8 +163,8 @@ export class SerialStorage implements Storage {
 
   constructor(rows: SerialPrimitives, backend: SerialBackend) {
     this.#backend = backend;
-    this.rows = new SerialRows(rows, (access, operation) => this.#inTurn(() => backend.atomically(access, operation)));
-    this.#inTransaction = new SerialRows(rows, (_, operation) => operation());
+    this.rows = serialRows(rows, (access, operation) => this.#inTurn(() => backend.atomically(access, operation)));
+    this.#inTransaction = serialRows(rows, (_, operation) => operation());
   }
 
   async transaction<T>(work: (rows: Rows) => Promise<T>): Promise<T> {

@@ -22,96 +22,26 @@ import type { Period, RateWindow } from '../periods.js';
 import { RATE_WINDOW_MS } from '../periods.js';
 import type { AccountUsageRow, HoldRequest, HoldRow, PeriodRow, PeriodUsageRow, Rows } from '../storage.js';
 import type { Account, Entitlements, KeyRecord, RequestRecord, Reservation } from '../store.js';
+import * as table from '../table-rows.js';
 
 /** Runs one statement (in the transaction it belongs to, if any); its rows. */
 export type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
 
-interface AccountRow {
-  id: string;
-  name: string;
-  plan: string;
-  cu_limit: number;
-  rate_limit_rps: number;
-  entitlements: Entitlements | null;
-  period_anchor: string;
-  created_at: string;
-}
+type AccountRow = table.AccountTableRow<Entitlements | null>;
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  label: string;
-  hash: string;
-  hint: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-interface PeriodTableRow {
-  period_start: string;
-  period_end: string;
-  cu_used: number;
-  cu_extra: number;
-}
+/** An account of the database, its entitlements stored as jsonb. */
+const toAccount = (row: AccountRow): Account => table.toAccount(row, (stored) => stored);
 
 /** A period row with the CU taken by its endpoints and held by its holds, as `[endpoint, cu]` pairs (USAGE_COLUMNS). */
-interface UsageRow extends PeriodTableRow {
+interface UsageRow extends table.PeriodTableRow {
   taken: [string, number][] | null;
   held: [string, number][] | null;
 }
 
-interface HoldTableRow {
-  id: string;
-  account_id: string;
-  period_start: string;
-  endpoint: string;
-  cu: number;
-  expires_at: string;
-  swept: boolean;
-}
-
-const toAccount = (row: AccountRow): Account => ({
-  id: row.id,
-  name: row.name,
-  plan: row.plan,
-  cuLimit: row.cu_limit,
-  rateLimitRps: row.rate_limit_rps,
-  entitlements: row.entitlements,
-  periodAnchor: row.period_anchor,
-  createdAt: row.created_at,
-});
-
-const toKey = (row: KeyRow): KeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  label: row.label,
-  hash: row.hash,
-  hint: row.hint,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-});
-
-const toPeriod = (row: PeriodTableRow): PeriodRow => ({
-  periodStart: row.period_start,
-  periodEnd: row.period_end,
-  cuTaken: row.cu_used,
-  cuExtra: row.cu_extra,
-});
-
 const toPeriodUsage = (row: UsageRow): PeriodUsageRow => ({
-  ...toPeriod(row),
+  ...table.toPeriod(row),
   taken: row.taken ?? [],
   held: row.held ?? [],
-});
-
-const toHold = (row: HoldTableRow): HoldRow => ({
-  id: row.id,
-  accountId: row.account_id,
-  periodStart: row.period_start,
-  endpoint: row.endpoint,
-  cu: row.cu,
-  expiresAt: row.expires_at,
-  swept: row.swept,
 });
 
 /**
@@ -340,64 +270,67 @@ export class PostgresRows implements Rows {
   }
 
   async key(id: string): Promise<KeyRecord | undefined> {
-    const [row] = await this.q<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, [id]);
-    return row && toKey(row);
+    const [row] = await this.q<table.KeyTableRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 FOR UPDATE`, [id]);
+    return row && table.toKey(row);
   }
 
   async keyByHash(hash: string): Promise<KeyRecord | undefined> {
-    const [row] = await this.q<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
-    return row && toKey(row);
+    const [row] = await this.q<table.KeyTableRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE hash = $1`, [hash]);
+    return row && table.toKey(row);
   }
 
   async keysByHint(hint: string): Promise<KeyRecord[]> {
-    const rows = await this.q<KeyRow>(
+    const rows = await this.q<table.KeyTableRow>(
       `SELECT ${KEY_COLUMNS} FROM api_keys WHERE hint = $1 AND hint <> '' ORDER BY created_at, seq FOR UPDATE`,
       [hint],
     );
-    return rows.map(toKey);
+    return rows.map(table.toKey);
   }
 
   async keys(accountId?: string): Promise<KeyRecord[]> {
     const rows =
       accountId === undefined
-        ? await this.q<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, seq`)
-        : await this.q<KeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq`, [
-            accountId,
-          ]);
-    return rows.map(toKey);
+        ? await this.q<table.KeyTableRow>(`SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY created_at, seq`)
+        : await this.q<table.KeyTableRow>(
+            `SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq`,
+            [accountId],
+          );
+    return rows.map(table.toKey);
   }
 
   async keyWithAccount(hash: string): Promise<{ key: KeyRecord; account: Account | undefined } | undefined> {
-    const [row] = await this.q<KeyRow & { account: AccountRow | null }>(
+    const [row] = await this.q<table.KeyTableRow & { account: AccountRow | null }>(
       `SELECT ${KEY_COLUMNS.replace(/(\w+)/g, 'k.$1')}, row_to_json(a) AS account
        FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.hash = $1`,
       [hash],
     );
-    return row && { key: toKey(row), account: row.account === null ? undefined : toAccount(row.account) };
+    return row && { key: table.toKey(row), account: row.account === null ? undefined : toAccount(row.account) };
   }
 
   async revokeKey(id: string, at: string): Promise<KeyRecord | undefined> {
-    const [row] = await this.q<KeyRow>(
+    const [row] = await this.q<table.KeyTableRow>(
       `UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}`,
       [at, id],
     );
-    return row && toKey(row);
+    return row && table.toKey(row);
   }
 
   async revokeAccountKeys(accountId: string, at: string): Promise<KeyRecord[]> {
-    const rows = await this.q<KeyRow>(
+    const rows = await this.q<table.KeyTableRow>(
       `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND revoked_at IS NULL RETURNING ${KEY_COLUMNS}, seq`,
       [at, accountId],
     );
-    return rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0)).map(toKey);
+    return rows
+      .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0))
+      .map(table.toKey);
   }
 
   async latestPeriod(accountId: string): Promise<PeriodRow | undefined> {
-    const [row] = await this.q<PeriodTableRow>(
+    const [row] = await this.q<table.PeriodTableRow>(
       `SELECT ${PERIOD_COLUMNS} FROM usage_periods WHERE account_id = $1 ORDER BY period_start DESC LIMIT 1`,
       [accountId],
     );
-    return row && toPeriod(row);
+    return row && table.toPeriod(row);
   }
 
   async insertPeriod(accountId: string, period: Period): Promise<void> {
@@ -434,11 +367,11 @@ export class PostgresRows implements Rows {
   }
 
   async hold(id: string, accountId: string): Promise<HoldRow | undefined> {
-    const [row] = await this.q<HoldTableRow>(
+    const [row] = await this.q<table.HoldTableRow>(
       `SELECT ${HOLD_COLUMNS} FROM holds WHERE id = $1 AND account_id = $2 FOR UPDATE`,
       [id, accountId],
     );
-    return row && toHold(row);
+    return row && table.toHold(row);
   }
 
   async deleteHold(id: string): Promise<void> {
@@ -488,7 +421,7 @@ export class PostgresRows implements Rows {
   }
 
   async reserveIfRoom(hold: HoldRequest, now: Date): Promise<Period | undefined> {
-    const [row] = await this.q<PeriodTableRow>(RESERVE, [
+    const [row] = await this.q<table.PeriodTableRow>(RESERVE, [
       hold.accountId,
       hold.endpoint,
       hold.cu,

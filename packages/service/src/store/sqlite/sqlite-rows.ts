@@ -3,69 +3,14 @@ import type Database from 'better-sqlite3';
 import type { Period, RateWindow } from '../periods.js';
 import type { SerialPrimitives } from '../serial-rows.js';
 import type { HoldRow, PeriodRow, PeriodUsageRow } from '../storage.js';
+import * as table from '../table-rows.js';
 import type { Account, Entitlements, KeyRecord, RequestRecord, Reservation } from '../store.js';
 
-interface AccountRow {
-  id: string;
-  name: string;
-  plan: string;
-  cu_limit: number;
-  rate_limit_rps: number;
-  entitlements: string | null;
-  period_anchor: string;
-  created_at: string;
-}
+type AccountRow = table.AccountTableRow<string | null>;
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  label: string;
-  hash: string;
-  hint: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-interface HoldTableRow {
-  id: string;
-  account_id: string;
-  period_start: string;
-  endpoint: string;
-  cu: number;
-  expires_at: string;
-  swept: number;
-}
-
-const toAccount = (row: AccountRow): Account => ({
-  id: row.id,
-  name: row.name,
-  plan: row.plan,
-  cuLimit: row.cu_limit,
-  rateLimitRps: row.rate_limit_rps,
-  entitlements: row.entitlements === null ? null : (JSON.parse(row.entitlements) as Entitlements),
-  periodAnchor: row.period_anchor,
-  createdAt: row.created_at,
-});
-
-const toKey = (row: KeyRow): KeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  label: row.label,
-  hash: row.hash,
-  hint: row.hint,
-  createdAt: row.created_at,
-  revokedAt: row.revoked_at,
-});
-
-const toHold = (row: HoldTableRow): HoldRow => ({
-  id: row.id,
-  accountId: row.account_id,
-  periodStart: row.period_start,
-  endpoint: row.endpoint,
-  cu: row.cu,
-  expiresAt: row.expires_at,
-  swept: row.swept === 1,
-});
+/** An account of the file, its entitlements stored as JSON text. */
+const toAccount = (row: AccountRow): Account =>
+  table.toAccount(row, (stored) => (stored === null ? null : (JSON.parse(stored) as Entitlements)));
 
 /** An account's columns as the statements name them, its entitlements as JSON text. */
 const accountParams = (account: Account) => ({
@@ -73,7 +18,7 @@ const accountParams = (account: Account) => ({
   entitlements: account.entitlements === null ? null : JSON.stringify(account.entitlements),
 });
 
-const PERIOD_COLUMNS = 'period_start AS periodStart, period_end AS periodEnd, cu_used AS cuTaken, cu_extra AS cuExtra';
+const PERIOD_COLUMNS = 'period_start, period_end, cu_used, cu_extra';
 const PAIRS = (table: string, where: string) =>
   `SELECT endpoint, sum(cu) AS cu FROM ${table} WHERE account_id = ? AND period_start = ?${where} GROUP BY endpoint`;
 
@@ -89,17 +34,17 @@ function statements(db: Database.Database) {
     upsertAccount: s(
       'INSERT INTO accounts (id, name, plan, cu_limit, rate_limit_rps, entitlements, period_anchor, created_at) VALUES (@id, @name, @plan, @cuLimit, @rateLimitRps, @entitlements, @periodAnchor, @createdAt) ON CONFLICT (id) DO UPDATE SET name = excluded.name, plan = excluded.plan, cu_limit = excluded.cu_limit, rate_limit_rps = excluded.rate_limit_rps, entitlements = excluded.entitlements',
     ),
-    key: s<KeyRow>('SELECT * FROM api_keys WHERE id = ?'),
-    keyByHash: s<KeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
-    keysByHint: s<KeyRow>("SELECT * FROM api_keys WHERE hint = ? AND hint <> '' ORDER BY created_at, rowid"),
-    keys: s<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, rowid'),
-    keysOf: s<KeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid'),
+    key: s<table.KeyTableRow>('SELECT * FROM api_keys WHERE id = ?'),
+    keyByHash: s<table.KeyTableRow>('SELECT * FROM api_keys WHERE hash = ?'),
+    keysByHint: s<table.KeyTableRow>("SELECT * FROM api_keys WHERE hint = ? AND hint <> '' ORDER BY created_at, rowid"),
+    keys: s<table.KeyTableRow>('SELECT * FROM api_keys ORDER BY created_at, rowid'),
+    keysOf: s<table.KeyTableRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, rowid'),
     activeKeys: s<{ n: number }>('SELECT count(*) AS n FROM api_keys WHERE account_id = ? AND revoked_at IS NULL'),
     insertKey: s(
       'INSERT INTO api_keys (id, account_id, label, hash, hint, created_at, revoked_at) VALUES (@id, @accountId, @label, @hash, @hint, @createdAt, NULL) ON CONFLICT (id) DO NOTHING',
     ),
     revokeKey: s('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-    activeKeysOf: s<KeyRow>(
+    activeKeysOf: s<table.KeyTableRow>(
       'SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL ORDER BY created_at, rowid',
     ),
     // An account's rows, children first (foreign keys): what deleteAccount removes.
@@ -112,12 +57,12 @@ function statements(db: Database.Database) {
       'DELETE FROM holds WHERE account_id = ?',
       'DELETE FROM accounts WHERE id = ?',
     ].map((sql) => s(sql)),
-    hold: s<HoldTableRow>('SELECT * FROM holds WHERE id = ? AND account_id = ?'),
+    hold: s<table.HoldTableRow>('SELECT * FROM holds WHERE id = ? AND account_id = ?'),
     insertHold: s(
       'INSERT INTO holds (id, account_id, period_start, endpoint, cu, expires_at) VALUES (@id, @accountId, @periodStart, @endpoint, @cu, @expiresAt)',
     ),
     deleteHold: s('DELETE FROM holds WHERE id = ?'),
-    expiredHolds: s<HoldTableRow>('SELECT * FROM holds WHERE swept = 0 AND expires_at <= ? AND account_id = ?'),
+    expiredHolds: s<table.HoldTableRow>('SELECT * FROM holds WHERE swept = 0 AND expires_at <= ? AND account_id = ?'),
     anyExpiredHold: s<{ one: number }>(
       'SELECT 1 AS one FROM holds WHERE swept = 0 AND expires_at <= ? AND account_id = ? LIMIT 1',
     ),
@@ -126,8 +71,10 @@ function statements(db: Database.Database) {
     ),
     markSwept: s('UPDATE holds SET swept = 1 WHERE id = ?'),
     pruneSweptHolds: s('DELETE FROM holds WHERE swept = 1 AND expires_at < ?'),
-    periodAt: s<PeriodRow>(`SELECT ${PERIOD_COLUMNS} FROM usage_periods WHERE account_id = ? AND period_start = ?`),
-    period: s<PeriodRow>(
+    periodAt: s<table.PeriodTableRow>(
+      `SELECT ${PERIOD_COLUMNS} FROM usage_periods WHERE account_id = ? AND period_start = ?`,
+    ),
+    period: s<table.PeriodTableRow>(
       `SELECT ${PERIOD_COLUMNS} FROM usage_periods WHERE account_id = ? ORDER BY period_start DESC LIMIT 1`,
     ),
     insertPeriod: s(
@@ -201,17 +148,17 @@ export class SqliteRows implements SerialPrimitives {
   }
   key(id: string): KeyRecord | undefined {
     const row = this.#sql.key.get(id);
-    return row && toKey(row);
+    return row && table.toKey(row);
   }
   keyByHash(hash: string): KeyRecord | undefined {
     const row = this.#sql.keyByHash.get(hash);
-    return row && toKey(row);
+    return row && table.toKey(row);
   }
   keysByHint(hint: string): KeyRecord[] {
-    return this.#sql.keysByHint.all(hint).map(toKey);
+    return this.#sql.keysByHint.all(hint).map(table.toKey);
   }
   keys(accountId?: string): KeyRecord[] {
-    return (accountId === undefined ? this.#sql.keys.all() : this.#sql.keysOf.all(accountId)).map(toKey);
+    return (accountId === undefined ? this.#sql.keys.all() : this.#sql.keysOf.all(accountId)).map(table.toKey);
   }
   keyWithAccount(hash: string): { key: KeyRecord; account: Account | undefined } | undefined {
     const key = this.keyByHash(hash);
@@ -225,10 +172,12 @@ export class SqliteRows implements SerialPrimitives {
   }
 
   latestPeriod(accountId: string): PeriodRow | undefined {
-    return this.#sql.period.get(accountId);
+    const row = this.#sql.period.get(accountId);
+    return row && table.toPeriod(row);
   }
   period(accountId: string, periodStart: string): PeriodRow | undefined {
-    return this.#sql.periodAt.get(accountId, periodStart);
+    const row = this.#sql.periodAt.get(accountId, periodStart);
+    return row && table.toPeriod(row);
   }
   insertPeriod(accountId: string, period: Period): void {
     this.#sql.insertPeriod.run(accountId, period.periodStart, period.periodEnd);
@@ -254,7 +203,7 @@ export class SqliteRows implements SerialPrimitives {
 
   hold(id: string, accountId: string): HoldRow | undefined {
     const row = this.#sql.hold.get(id, accountId);
-    return row && toHold(row);
+    return row && table.toHold(row);
   }
   insertHold(hold: Reservation): void {
     this.#sql.insertHold.run(hold);
@@ -263,7 +212,7 @@ export class SqliteRows implements SerialPrimitives {
     this.#sql.deleteHold.run(id);
   }
   expiredHolds(accountId: string, now: Date): HoldRow[] {
-    return this.#sql.expiredHolds.all(now.toISOString(), accountId).map(toHold);
+    return this.#sql.expiredHolds.all(now.toISOString(), accountId).map(table.toHold);
   }
   anyExpiredHold(accountId: string, now: Date): boolean {
     return this.#sql.anyExpiredHold.get(now.toISOString(), accountId) !== undefined;
