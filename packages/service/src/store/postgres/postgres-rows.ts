@@ -149,6 +149,18 @@ const SWEEP = `
   )
   SELECT count(*)::integer AS n FROM expired`;
 
+/** An account's columns as the statements take them ($1 to $8, ACCOUNT_COLUMNS' order). */
+const accountParams = (a: Account) => [
+  a.id,
+  a.name,
+  a.plan,
+  a.cuLimit,
+  a.rateLimitRps,
+  JSON.stringify(a.entitlements),
+  a.periodAnchor,
+  a.createdAt,
+];
+
 const PERIOD_COLUMNS = 'period_start, period_end, cu_used, cu_extra';
 const HOLD_COLUMNS = 'id, account_id, period_start, endpoint, cu, expires_at, swept';
 
@@ -458,15 +470,3 @@ export class PostgresRows implements Rows {
     return row && { window: { windowStart: row.window_start, count: row.count }, nowMs: row.now_ms };
   }
 }
-
-/** An account's columns as the statements take them ($1 to $8, ACCOUNT_COLUMNS' order). */
-const accountParams = (a: Account) => [
-  a.id,
-  a.name,
-  a.plan,
-  a.cuLimit,
-  a.rateLimitRps,
-  JSON.stringify(a.entitlements),
-  a.periodAnchor,
-  a.createdAt,
-];
