@@ -239,7 +239,8 @@ export class MemoryStore extends RulesStore {
     const rows = new MemoryRows();
     super(
       new SerialStorage(rows, {
-        // One operation at a time is all it takes: nothing else runs meanwhile, and nothing can fail half-way.
+        // One operation at a time is all it takes: nothing else runs meanwhile. Nothing to undo either: the rules
+        // make their checks before their writes, so a transaction that fails has written nothing.
         atomically: (_, operation) => operation(),
         begin: () => {},
         commit: () => {},
