@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
-import { SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -10,7 +10,7 @@ import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/conf
 import { keepRequestLog } from '../packages/service/src/server/retention.js';
 import { startServer, storeFile } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
-import { SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { DEFAULT_REQUEST_RETENTION_DAYS, type Store } from '../packages/service/src/store/store.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 

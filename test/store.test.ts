@@ -26,7 +26,8 @@ import {
   cuAllowance,
   periodIndexAt,
 } from '../packages/service/src/store/periods.js';
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../packages/service/src/store/sqlite-store.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../packages/service/src/store/sqlite/migrations.js';
+import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { DEFAULT_RESERVATION_LEASE_MS } from '../packages/service/src/store/leases.js';
 import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
 import pg from 'pg';
@@ -1280,7 +1281,7 @@ function compileStoreInto(dir: string): void {
   symlinkSync(fileURLToPath(new URL('../node_modules', import.meta.url)), join(dir, 'node_modules'), 'dir');
   writeFileSync(
     join(dir, 'worker.js'),
-    `import { SqliteStore } from './store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite/sqlite-store.js';
 const [file, count, limit, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 while (Date.now() < Number(startAt)); // start together, to contend for the file
@@ -1296,7 +1297,7 @@ process.stdout.write(JSON.stringify({ allowed }));
   );
   writeFileSync(
     join(dir, 'open-worker.js'),
-    `import { SqliteStore } from './store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite/sqlite-store.js';
 const [startAt, ...files] = process.argv.slice(2);
 for (const [i, file] of files.entries()) {
   while (Date.now() < Number(startAt) + i * 200); // every process opens each new file at the same instant
@@ -1306,7 +1307,7 @@ for (const [i, file] of files.entries()) {
   );
   writeFileSync(
     join(dir, 'reserve-worker.js'),
-    `import { SqliteStore } from './store/sqlite-store.js';
+    `import { SqliteStore } from './store/sqlite/sqlite-store.js';
 const [file, attempts, nowMs, startAt] = process.argv.slice(2);
 const store = new SqliteStore(file);
 const now = new Date(Number(nowMs));

@@ -9,7 +9,7 @@ export { ENDPOINTS, type Endpoint } from './endpoints/endpoints.js';
 export { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './server/config/config.js';
 export { openStore, startServer, type RunningServer } from './server/start-server.js';
 export { MemoryStore, type LoggedRequest } from './store/memory-store.js';
-export { SqliteStore } from './store/sqlite-store.js';
+export { SqliteStore } from './store/sqlite/sqlite-store.js';
 export { PostgresStore, type PostgresStoreOptions } from './store/postgres/postgres-store.js';
 export { StoreError } from './store/store-error.js';
 export { instrumentStore } from './store/store-metrics.js';

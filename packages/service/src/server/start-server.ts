@@ -25,7 +25,7 @@ import { keepRequestLog } from './retention.js';
 import { drainable } from './connections/shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { DIRECTORY_MODE } from '../store/owner-only.js';
-import { SqliteStore } from '../store/sqlite-store.js';
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Account, AccountInput, Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';

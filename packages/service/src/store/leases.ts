@@ -6,6 +6,7 @@
  * takes the CU again if the period still has room, so the request is charged exactly once.
  */
 import { randomUUID } from 'node:crypto';
+import type { StoreOptions } from './store.js';
 import { StoreError } from './store-error.js';
 import { requireCount } from './validation.js';
 
@@ -29,6 +30,11 @@ export function requireLeaseMs(value: unknown): number {
       'reservationLeaseMs',
     );
   return ms;
+}
+
+/** The lease of a store opened with `options`, validated. */
+export function leaseOf(options: StoreOptions): number {
+  return requireLeaseMs(options.reservationLeaseMs ?? DEFAULT_RESERVATION_LEASE_MS);
 }
 
 /** When a hold taken at `now` expires (ISO instant; ISO instants of this form compare as strings). */

@@ -3,8 +3,8 @@
  * usage per billing period, the request log and the per-account requests-per-second window.
  *
  * The interface is asynchronous, so that a store behind a network (PostgresStore) fits it; the
- * embedded ones (MemoryStore, SqliteStore) work synchronously inside. All share their rules through
- * the helpers of this folder: validation.ts, account-ids.ts, keys.ts, periods.ts, usage.ts.
+ * embedded ones (MemoryStore, SqliteStore) work synchronously inside. All are one set of rules
+ * (rules-store.ts, with the helpers of this folder) over their own rows (storage.ts).
  */
 import type { Result } from 'evm-integrity';
 
