@@ -182,7 +182,6 @@ export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
 }
 
-
 /** A rule set named on the command line (`--rules`, `--add-chain ID:RULES`). */
 export function ruleSetName(value: string, option: string): RuleSetName {
   if (!RULE_SET_NAMES.includes(value as RuleSetName)) {

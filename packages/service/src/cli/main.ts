@@ -66,7 +66,10 @@ const COMMANDS: Record<string, Command> = {
     usage: () => EVIDENCE_USAGE,
     run: async (argv, io) => (await import('./chains/evidence.js')).runEvidence(argv, io),
   },
-  chains: { usage: () => CHAINS_USAGE, run: async (argv, io) => (await import('./chains/chains.js')).runChains(argv, io) },
+  chains: {
+    usage: () => CHAINS_USAGE,
+    run: async (argv, io) => (await import('./chains/chains.js')).runChains(argv, io),
+  },
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
