@@ -18,6 +18,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // fast-check's default case count as test/helpers/runs.ts gives every count (a share per push, all under FULL=1);
+    // byte arrays compared as bytes.
+    setupFiles: ['test/helpers/fast-check-setup.ts', 'test/helpers/bytes-equality.ts'],
     // Property tests against the @ethereumjs/mpt oracle build tries of up to 600 receipts.
     testTimeout: 300_000,
     // Two files at a time even on two cores (vitest's default there is one): most of the suite waits on processes,
