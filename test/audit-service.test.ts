@@ -23,6 +23,7 @@ import {
   type ServiceFault,
 } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
+import { runs } from './helpers/runs.js';
 
 type Json = Record<string, unknown>;
 
@@ -334,7 +335,7 @@ describe('property: single changes of a block’s records', () => {
       fc.property(cases, ({ truth, mutation }) => {
         expect(failuresOf(truth, mutation.blocks, mutation.logs).map((f) => f.check)).toEqual([mutation.check]);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 

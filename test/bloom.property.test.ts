@@ -10,8 +10,9 @@ import {
 } from '../packages/core/src/index.js';
 import { logArb, receiptArb } from './helpers/arbitraries.js';
 import { oracleBloom } from './helpers/oracle.js';
+import { runs } from './helpers/runs.js';
 
-export const BLOOM_RUNS = 300;
+export const BLOOM_RUNS = runs(300);
 
 describe('logs bloom properties', () => {
   it(`does not depend on log order, contains every address and topic, and equals the oracle (${BLOOM_RUNS} runs)`, () => {
@@ -55,9 +56,10 @@ describe('logs bloom properties', () => {
       logs: logs.slice(start, start + 10_000),
     }));
     const commitment = receiptsCommitment(receipts);
-    expect(commitment.logsBloom).toEqual(oracleBloom(logs));
-    expect(blockBloom(receipts)).toEqual(oracleBloom(logs));
-    expect(logsBloom(logs)).toEqual(oracleBloom(logs));
+    const expected = oracleBloom(logs);
+    expect(commitment.logsBloom).toEqual(expected);
+    expect(blockBloom(receipts)).toEqual(expected);
+    expect(logsBloom(logs)).toEqual(expected);
   });
 
   it('the block bloom is the OR of the receipt blooms and matches receiptsCommitment', () => {
@@ -67,11 +69,11 @@ describe('logs bloom properties', () => {
         expect(blockBloom(receipts)).toEqual(expected);
         expect(receiptsCommitment(receipts).logsBloom).toEqual(expected);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
-  it('the block-wide cache of distinct items: repeats, items that share a table key, items of any length, and growth past 512 items equal the oracle (100 runs)', () => {
+  it(`the block-wide cache of distinct items: repeats, items that share a table key, items of any length, and growth past 512 items equal the oracle (${runs(100)} runs)`, () => {
     // Items equal in the bytes the table key mixes (first, middle and last four) and different
     // elsewhere land in the same slot chain, so only the byte comparison tells them apart.
     const sameKey = (variant: number) =>
@@ -99,11 +101,11 @@ describe('logs bloom properties', () => {
           oracleBloom(repeated),
         );
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
-  it("an item that is the same object as the previous log's at its place (as the request decoder shares them) gives the bits of a copy, across receipts and table growth (100 runs)", () => {
+  it(`an item that is the same object as the previous log's at its place (as the request decoder shares them) gives the bits of a copy, across receipts and table growth (${runs(100)} runs)`, () => {
     // Each log's items are fresh, or the very objects of the log before: at the same place
     // (the fast path), or at another place (which must not take the other place's bits).
     const topic = fc.uint8Array({ minLength: 32, maxLength: 32 });
@@ -152,7 +154,7 @@ describe('logs bloom properties', () => {
           expect(expected.logsBloom).toEqual(oracleBloom(logs));
         },
       ),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 

@@ -1,8 +1,10 @@
 /**
  * `evm-integrity request receipt-root|logs-bloom FILE`: a JSON-RPC block turned into the body of
- * the endpoint, by the built CLI, then POSTed to the real server on loopback. For every fixture
- * block that `verify block` finds identical, both bodies verify identical over HTTP; for every
- * fixture, the server answers the body exactly as the library's operation does.
+ * the endpoint, by the CLI, then POSTed to the real server on loopback. For every fixture block
+ * that `verify block` finds identical, both bodies verify identical over HTTP; for every fixture,
+ * the server answers the body exactly as the library's operation does. The bodies of the 125
+ * fixtures are made by the CLI's `main` in this process; its inputs and mistakes, by the built
+ * command in a process of its own.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +25,7 @@ import {
   verifyLogsBloomOperation,
   verifyReceiptRootOperation,
 } from '../packages/core/src/api/index.js';
+import { main } from '../packages/service/src/cli/main.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { FIXTURES_DIR, fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
@@ -44,6 +47,14 @@ function run(args: string[], input?: string): Promise<{ code: number | null; std
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(input ?? '');
   });
+}
+
+/** Runs the CLI's `main` in this process: what it writes and its exit status. */
+async function runHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
 }
 
 let server: RunningServer;
@@ -90,7 +101,7 @@ describe('request receipt-root|logs-bloom FILE, POSTed to the server', () => {
         ['logs-bloom', (body: unknown) => verifyLogsBloomOperation(body, context)],
       ] as const) {
         // A block that names no chain (geth's t8n output) gets it from --chain: mainnet's rules.
-        const made = await run([
+        const made = await runHere([
           'request',
           endpoint,
           file,

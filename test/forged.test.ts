@@ -29,6 +29,7 @@ import {
 } from './helpers/lineage-bundles.js';
 import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
+import { runs } from './helpers/runs.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,7 +71,7 @@ const forgedArb = fc
       .map((removed) => ({ name, alteration, removed, block: { ...forged, header: without(forged.header, removed) } }));
   });
 
-const PROPERTY_RUNS = 400;
+const PROPERTY_RUNS = runs(400);
 
 describe('a forged block never passes, whatever header fields are left out (fast-check)', () => {
   it(`verifyBlock: never identical; a refusal names a missing field (${PROPERTY_RUNS} runs)`, () => {

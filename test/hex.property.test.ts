@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bytesEqual, parseHex } from '../packages/core/src/index.js';
 import { parseHexInto } from '../packages/core/src/bytes/hex.js';
 import { Slab } from '../packages/core/src/bytes/slab.js';
+import { runs } from './helpers/runs.js';
 
 /**
  * The hex decoder (a table lookup per pair of digits, long text copied as ASCII first) against the
@@ -54,7 +55,7 @@ describe('hex decoding', () => {
     expect([...out]).toEqual([7, 7, 7, 0xa1, 0xb2, 7]);
   });
 
-  it('agrees with the rule on text of hex digits with a few other characters, short and long (2000 runs)', () => {
+  it(`agrees with the rule on text of hex digits with a few other characters, short and long (${runs(2000)} runs)`, () => {
     const char = fc.oneof(
       { weight: 30, arbitrary: fc.constantFrom(...'0123456789abcdefABCDEF') },
       { weight: 1, arbitrary: fc.constantFrom('g', 'x', 'X', ' ', 'é', 'ÿ', '\u0130', '\u3030', '\uD83D', '\u0000') },
@@ -71,7 +72,7 @@ describe('hex decoding', () => {
         const hex = prefix + chars.join('');
         expect(parseHex(hex)).toEqual(reference(hex));
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });
@@ -102,7 +103,7 @@ describe('slab', () => {
     expect(slab.take(10).buffer.byteLength).toBe(65536);
   });
 
-  it('hands out zeroed views that never overlap, whatever the lengths taken (200 runs)', () => {
+  it(`hands out zeroed views that never overlap, whatever the lengths taken (${runs(200)} runs)`, () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.nat({ max: 64 }), fc.nat({ max: 70_000 })), { maxLength: 40 }), (lengths) => {
         const slab = new Slab();
@@ -118,7 +119,7 @@ describe('slab', () => {
             if (a.buffer === b.buffer && a.length > 0 && b.length > 0)
               expect(a.byteOffset + a.length <= b.byteOffset || b.byteOffset + b.length <= a.byteOffset).toBe(true);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -136,7 +137,7 @@ describe('slab', () => {
 });
 
 describe('bytesEqual', () => {
-  it('agrees with a byte-by-byte comparison, short and long, at any offsets (1000 runs)', () => {
+  it(`agrees with a byte-by-byte comparison, short and long, at any offsets (${runs(1000)} runs)`, () => {
     const pair = fc
       .tuple(
         fc.uint8Array({ maxLength: 300 }),
@@ -157,7 +158,7 @@ describe('bytesEqual', () => {
         expect(bytesEqual(a, b)).toBe(equal);
         if (b.length > 0) expect(bytesEqual(a, b.subarray(1))).toBe(false);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { fastKeccak256 } from '../packages/core/src/keccak/fast-keccak.js';
 import { wasmKeccak256 } from '../packages/core/src/keccak/wasm-keccak.js';
 import { pseudoRandomBytes } from './helpers/bytes.js';
+import { runs } from './helpers/runs.js';
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
@@ -72,7 +73,7 @@ describe.each([
       fc.property(fc.uint8Array({ minLength: 0, maxLength: 5000, size: 'max' }), (data) => {
         expect(hex(keccak(data))).toBe(hex(keccak_256(data)));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

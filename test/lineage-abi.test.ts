@@ -9,6 +9,7 @@ import {
   type KnownFunction,
 } from '../packages/core/src/lineage/abi.js';
 import { encodeFunctionOutput } from './helpers/abi-encode.js';
+import { runs } from './helpers/runs.js';
 
 const PATH = 'genesis.function_results[0]';
 const WETH = 'c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';
@@ -256,7 +257,7 @@ describe('round trips (fast-check)', () => {
           bytesToHex(out),
         );
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

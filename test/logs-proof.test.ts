@@ -36,6 +36,7 @@ import {
   THIRTY,
   TRANSFER,
 } from './helpers/logs-proofs.js';
+import { runs } from './helpers/runs.js';
 
 /** Real ranges of every chain with consecutive fixture blocks (or one block), and filters over them. */
 const CASES: Array<{ name: string; blocks: string[]; filter: HexFilter }> = [
@@ -118,7 +119,7 @@ describe('a proof of real blocks', () => {
         expect(verdict.ok && whole.ok && verdict.value).toEqual(whole.ok && whole.value.summary);
         expect(logs).toEqual(whole.ok && whole.value.logs);
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 });
@@ -306,7 +307,7 @@ describe('refusals', () => {
         changed[at]! ^= x;
         expect(verifyLogsProofBytes(changed, { headHash }).ok).toBe(false);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -319,7 +320,7 @@ describe('refusals', () => {
         const verified = verifyLogsProofBytes(changed, { headHash });
         if (verified.ok) expect(encodePreamble(verified.value.summary)).not.toEqual(encodePreamble(original as never));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -28,6 +28,7 @@ import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { capturingLogger, testConfig } from './helpers/server.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { runs } from './helpers/runs.js';
 
 const AMOY = 80002;
 
@@ -239,7 +240,7 @@ describe('operator evidence: a vouched block that reproduces', () => {
         const result = verifyBlock(forged, { registry });
         if (result.ok && !rehashed) expect(result.value.verdict).not.toBe('identical');
       }),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   });
 

@@ -15,6 +15,7 @@ import { decodeJsonBody } from '../packages/core/src/api/json-body.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { runs } from './helpers/runs.js';
 
 const CLI = new URL('../packages/service/bin/evm-integrity.js', import.meta.url).pathname;
 const duplicateAt = (text: string) => {
@@ -56,7 +57,7 @@ describe('parseJson', () => {
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
         expect(parseJson(text)).toEqual(JSON.parse(text));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -74,7 +75,7 @@ describe('parseJson', () => {
         const doubled = `${inner.slice(0, -1)},${JSON.stringify(key)}:null}`;
         expect(duplicateAt(text.replace(inner, () => doubled))).toBe(`outer[0].${key}`);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -6,9 +6,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { receiptProof, receiptProofs, verifyReceiptProof } from '../packages/core/src/proof/index.js';
 import { receiptArb, rulesArb } from './helpers/arbitraries.js';
+import { runs } from './helpers/runs.js';
 
 /** Property-test case counts. */
-export const RUNS = { mutation: 200, otherIndex: 200, many: 60 } as const;
+export const RUNS = { mutation: runs(200), otherIndex: runs(200), many: runs(60) } as const;
 
 /** A rule set, 1 to 300 receipts under it (past the 127/128 key boundary), and a position among them. */
 const proofCase = rulesArb.chain((rules) =>

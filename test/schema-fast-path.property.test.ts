@@ -6,6 +6,7 @@ import { quantityValue, readQuantity } from '../packages/core/src/input/values/j
 import { logList } from '../packages/core/src/input/values/log-list.js';
 import { VERIFY_LOG } from '../packages/core/src/input/requests/receipt-root-request.js';
 import { arrayOf, type Spec } from '../packages/core/src/input/values/schema.js';
+import { runs } from './helpers/runs.js';
 
 /**
  * The readers' fast path (`valid`, no paths built) against their slow path (`read`, which names
@@ -84,18 +85,18 @@ const unknownMember = (value: unknown) =>
   Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
 
 describe('request readers: the fast path agrees with the slow path', () => {
-  it('on logs and lists of logs (one buffer per list), valid and not (1000 runs)', () => {
+  it(`on logs and lists of logs (one buffer per list), valid and not (${runs(1000)} runs)`, () => {
     fc.assert(
       fc.property(fc.array(log, { maxLength: 6 }), (logs) => {
         for (const one of logs) agrees(VERIFY_LOG, one, isValidLog(one), unknownMember(one));
         agrees(LOGS, logs, logs.every(isValidLog), logs.some(unknownMember));
         agrees(LOG_LIST, logs, logs.every(isValidLog), logs.some(unknownMember));
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
-  it('on lists of logs that repeat addresses and topics (shared with the log before), valid and not (300 runs)', () => {
+  it(`on lists of logs that repeat addresses and topics (shared with the log before), valid and not (${runs(300)} runs)`, () => {
     // Few distinct values, so that logs repeat them, in either case and with or without 0x.
     const pick = <T>(values: T[]) => fc.nat().map((i) => values[i % values.length]!);
     const repeating = fc
@@ -124,11 +125,11 @@ describe('request readers: the fast path agrees with the slow path', () => {
           });
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
-  it('on quantities: quantityValue gives a value exactly when readQuantity records no problem, and the same one (1000 runs)', () => {
+  it(`on quantities: quantityValue gives a value exactly when readQuantity records no problem, and the same one (${runs(1000)} runs)`, () => {
     const quantity = fc.oneof(
       fc.integer({ min: -5, max: 1000 }),
       fc.double({ noNaN: true }),
@@ -155,7 +156,7 @@ describe('request readers: the fast path agrees with the slow path', () => {
         expect(quantityValue(value, max)).toBe(slow);
         expect(slow === undefined).toBe(problems.count === 1);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });
@@ -201,7 +202,7 @@ describe('JSON-RPC receipts: the fast path gives what the receipts are, and refu
     ['transactionIndex', (r) => (r.transactionIndex = 'one')],
   ];
 
-  it('valid lists read as the receipts they were made from; one broken member refuses the list (500 runs)', () => {
+  it(`valid lists read as the receipts they were made from; one broken member refuses the list (${runs(500)} runs)`, () => {
     const cases = fc.record({
       receipts: fc.array(receiptArb(RULE_SETS.optimism), { maxLength: 6 }),
       upper: fc.boolean(),
@@ -227,7 +228,7 @@ describe('JSON-RPC receipts: the fast path gives what the receipts are, and refu
           expect(problems.list.some((p) => p.name.startsWith(`receipts[${brokenAt}]`))).toBe(true);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -41,6 +41,7 @@ import {
   type Usage,
 } from '../packages/service/src/store/store.js';
 import { StoreError } from '../packages/service/src/store/store-error.js';
+import { runs } from './helpers/runs.js';
 
 // Count the digest comparisons authentication makes (the real function still runs).
 vi.mock('node:crypto', async (importOriginal) => {
@@ -199,7 +200,7 @@ async function checkInterleavings(
       const byPeriod = sumBy(settled, (r) => r.periodStart);
       if (totalsInStore !== undefined) expect(totalsInStore(id)).toEqual({ used: byPeriod, logged: byPeriod });
     }),
-    { numRuns: 100 },
+    { numRuns: runs(100) },
   );
 }
 
@@ -835,7 +836,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ name, open }) => {
             }
           },
         ),
-        { numRuns: 60 },
+        { numRuns: runs(60) },
       );
     });
 
@@ -1478,7 +1479,7 @@ describe('period arithmetic', () => {
           });
         else expect(billingPeriodAt(anchor.toISOString(), now).periodStart).toBe(anchor.toISOString());
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });

@@ -21,6 +21,7 @@ import { err } from '../packages/core/src/result.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
 import { fixtureNames, loadFixture, unverifiableNames, type FixtureBlock } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
+import { runs } from './helpers/runs.js';
 
 /** The whole reader's answer: what verifyBlock answered before it read receipts one at a time. */
 function wholeAnswer(input: unknown, context: BlockVerifyContext = {}) {
@@ -58,7 +59,7 @@ function stateSyncBlock() {
   return { block: { ...block, receipts: [...receipts, stateSync] }, context };
 }
 
-const PROPERTY_RUNS = 300;
+const PROPERTY_RUNS = runs(300);
 
 describe('verifyBlock reading receipts as it hashes them', () => {
   it.each([...fixtureNames, ...unverifiableNames])('%s: the same answer as the whole reader', (name) => {
