@@ -112,6 +112,16 @@ describe('the repository documents itself', () => {
     expect(broken).toEqual([]);
   });
 
+  it('docs/*.md, which the service package ships alone, links to nothing outside docs/ by a relative path', () => {
+    const leaving = MARKDOWN.filter((page) => page.startsWith('docs/')).flatMap((page) =>
+      [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)]
+        .map((m) => m[1]!)
+        .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target) && target.startsWith('..'))
+        .map((target) => `${page}: ${target}`),
+    );
+    expect(leaving).toEqual([]);
+  });
+
   it('links from README.md into docs/ reach every reference page', () => {
     const linked = new Set([...prose(read('README.md')).matchAll(/\]\((docs\/[^)#\s]+)/g)].map((m) => m[1]));
     expect([...MARKDOWN.filter((page) => page.startsWith('docs/'))].filter((page) => !linked.has(page))).toEqual([]);
