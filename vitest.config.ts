@@ -23,6 +23,9 @@ export default defineConfig({
     setupFiles: ['test/helpers/fast-check-setup.ts', 'test/helpers/bytes-equality.ts'],
     // Property tests against the @ethereumjs/mpt oracle build tries of up to 600 receipts.
     testTimeout: 300_000,
+    // Clean-up hooks close stores and drop test databases: each DROP DATABASE waits for a checkpoint, which on a
+    // loaded machine took past vitest's 10 s for postgres-store.test's eight (its tests had all passed).
+    hookTimeout: 120_000,
     // Two files at a time even on two cores (vitest's default there is one): most of the suite waits on processes,
     // sockets and PostgreSQL rather than the CPU. No test times anything (speed targets are the bench's), and two files
     // sharing the cores fail none. Three at a time was faster still (182 s against 218 s for the suite, under other
