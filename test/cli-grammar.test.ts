@@ -3,7 +3,7 @@
  * name, a bad flag or value as one line and where the help is (exit 2), `--json` where the output can be JSON, and a
  * block tag where a block number goes, against a loopback JSON-RPC node. In-process (main), so it stays fast.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
