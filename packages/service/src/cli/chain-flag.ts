@@ -72,7 +72,7 @@ export const CHAIN_OPTIONS = {
 } as const;
 
 /** `--add-chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
-export function addedChain(value: string): ChainInfo {
+function addedChain(value: string): ChainInfo {
   const match = /^(\d+):(.+)$/.exec(value);
   const chainId = match === null ? NaN : Number(match[1]);
   if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
-import { CONFIG_OPTIONS, loadConfig, sameStoreCommand } from './serve-config.js';
+import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve-config.js';
 
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
@@ -15,7 +15,7 @@ function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
   const where = ['--data-dir', dataDir];
   return (
     `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; its API keys were shown once, when made. ` +
-    `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], where)} (keys list and keys revoke take the same ${sameStoreCommand([], where).replace(/^evm-integrity /, '')})\n`
+    `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], where)} (keys list and keys revoke take the same ${where.map(shellWord).join(' ')})\n`
   );
 }
 
