@@ -371,6 +371,20 @@ describe('against a node of chain 1 (blocks 1000001 and 1000002; latest is 10000
     });
   });
 
+  it('lineage with a chain added: its blocks are still verified (by a registry that has the added chain too)', async () => {
+    const result = await cli([
+      'lineage',
+      PAIR_RECORD,
+      '--chain',
+      '1',
+      '--bundle',
+      bundle,
+      '--add-chain',
+      '31337:ethereum',
+    ]);
+    expect(result.code).toBe(0);
+  });
+
   it('a name is the chain it names: --chain base is 8453, not the node’s chain', async () => {
     const audit = await cli(['audit', '--chain', 'base', '--from', '1000001', '--to', 'latest', '--rpc', node.url]);
     expect(audit.code).toBe(2);
