@@ -115,7 +115,11 @@ describe('accounts create', () => {
       ],
       [['--name', 'X', '--cu-limit', '1e6'], '--cu-limit must be a non-negative integer, got "1e6"', 'accounts create'],
       [['--name', 'X', '--rps', '0'], '--rps must be a positive integer, got "0"', 'accounts create'],
-      [['--name', 'X', '--chains', '1,ten'], '--chains must be a positive integer, got "ten"', 'accounts create'],
+      [
+        ['--name', 'X', '--chains', '1,ten'],
+        `--chains: "ten" is not a chain id or a chain's name; evm-integrity chains lists the names`,
+        'accounts create',
+      ],
       [
         ['--name', 'X', '--endpoints', ','],
         '--endpoints needs at least one value (leave it out to allow all)',
@@ -250,6 +254,12 @@ describe('accounts add-cu', () => {
 });
 
 describe('accounts update', () => {
+  it('--chains takes chains by id or name, as --chain does, each once', async () => {
+    await createAcme();
+    expect((await run(store, ['accounts', 'update', 'acme', '--chains', '1,mainnet,Base,0xa'])).code).toBe(0);
+    expect((await store.getAccount('acme'))?.entitlements).toMatchObject({ chains: [1, 8453, 10] });
+  });
+
   it('changes only what is given; all puts an entitlement back to every endpoint or chain', async () => {
     await createAcme();
     const later = new Date('2024-02-10T00:00:00.000Z');
@@ -315,8 +325,8 @@ describe('accounts update', () => {
       'accounts update',
     );
     expectError(
-      await run(store, ['accounts', 'update', 'acme', '--chains', 'mainnet']),
-      '--chains must be a positive integer, got "mainnet"',
+      await run(store, ['accounts', 'update', 'acme', '--chains', 'mainet']),
+      `--chains: "mainet" is not a chain id or a chain's name; evm-integrity chains lists the names`,
       'accounts update',
     );
     expectError(
@@ -354,6 +364,14 @@ describe('accounts disable', () => {
       await run(store, ['accounts', 'disable', 'nobody']),
       'no account "nobody" (evm-integrity accounts list shows the accounts)',
     );
+  });
+
+  it('names the store as it was given in the command that enables it again, as serve does', async () => {
+    await createAcme();
+    let stdout = '';
+    const io = { stdout: (t: string) => (stdout += t), stderr: () => {}, storeFlags: ['--data-dir', './svc data'] };
+    expect(await runAdmin(['accounts', 'disable', 'acme'], io, store, () => NOW)).toBe(0);
+    expect(stdout).toMatch(/To enable it again: evm-integrity keys create acme --data-dir '\.\/svc data'\n$/);
   });
 });
 

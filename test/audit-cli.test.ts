@@ -347,7 +347,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(comparable(pooled.stdout)).toEqual(comparable(inline.stdout));
   });
 
-  it('a chain outside the registry is not verifiable, naming --rules; with --rules its blocks are verified (inline and on workers)', async () => {
+  it('a chain outside the registry is not verifiable, naming --add-chain; with --add-chain its blocks are verified (inline and on workers)', async () => {
     const hive = loadFixture('hive-generated-1');
     const chain = String(hive.chain_id);
     const number = String(Number(hive.header.number));
@@ -364,16 +364,16 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(unnamed.status).toBe(2);
     expect(parseLines(unnamed.stdout)[1]).toMatchObject({
       verdict: 'not_verifiable',
-      reason: expect.stringContaining('--rules'),
+      reason: expect.stringContaining('--add-chain ID:RULES'),
     });
     for (const extra of [[], ['--workers', '1']]) {
-      const named = await run([...range, '--rules', 'ethereum', ...extra]);
+      const named = await run([...range, '--add-chain', `${chain}:ethereum`, ...extra]);
       expect(named.status).toBe(0);
       expect(parseLines(named.stdout)[1]).toMatchObject({ verdict: 'pass', failures: [] });
     }
-    const wrong = await run([...range, '--rules', 'bitcoin']);
+    const wrong = await run([...range, '--add-chain', `${chain}:bitcoin`]);
     expect(wrong.status).toBe(2);
-    expect(wrong.stderr).toMatch(/^evm-integrity: --rules names rule set "bitcoin"; expected one of ethereum/);
+    expect(wrong.stderr).toMatch(/^evm-integrity: --add-chain: "\d+:bitcoin" names no rule set; use one of ethereum/);
   });
 
   it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {

@@ -153,7 +153,9 @@ describe('Arbitrum One before the Nitro genesis is not verifiable', () => {
       error: {
         kind: 'chain_not_supported',
         subject: null,
-        hint: expect.stringContaining('the rules option (--rules on the command line)'),
+        hint: expect.stringContaining(
+          'the rules option (on the command line, --add-chain ID:RULES; verify block also takes --rules)',
+        ),
       },
     });
     expect(verifyBlockOperation(unnamed).status).toBe(422);
@@ -564,7 +566,7 @@ describe('added chains never replace a built-in one', () => {
     );
     expect(status).toBe(2);
     expect(stderr).toMatch(
-      /^evm-integrity: chain 1 is built in \(Ethereum Mainnet, rules ethereum, with its eras\): an added chain needs an id of its own\n$/,
+      /^evm-integrity: --add-chain: "1:ethereum" is chain 1, built in \(Ethereum Mainnet\); an added chain needs an id of its own\ntry 'evm-integrity verify --help'\n$/,
     );
   });
 });

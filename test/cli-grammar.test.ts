@@ -3,7 +3,7 @@
  * name, a bad flag or value as one line and where the help is (exit 2), `--json` where the output can be JSON, and a
  * block tag where a block number goes, against a loopback JSON-RPC node. In-process (main), so it stays fast.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,7 +112,7 @@ describe('every command of the table', () => {
   let commands: string[] = [];
   beforeAll(async () => {
     const unknown = await cli(['frobnicate']);
-    commands = /expected one of (.*) \(/.exec(unknown.stderr)![1]!.split(', ');
+    commands = /expected one of (.*)\n/.exec(unknown.stderr)![1]!.split(', ');
   });
 
   it('has a row here', () => {
@@ -155,21 +155,169 @@ describe('every command of the table', () => {
   );
 
   it.each([
+    [['verify', 'block', BLOCK_FILE, '--chain', '1:ethereum'], 'verify', /give it as --add-chain 1:ethereum/],
     [
-      ['verify', 'block', BLOCK_FILE, '--chain', '1:ethereum'],
-      'verify',
-      /--add-chain ID:RULES \(it was --chain ID:RULES\)/,
+      ['prove', 'receipt', BLOCK_FILE, '--index', '0', '--chain', '31337:ethereum'],
+      'prove',
+      /give it as --add-chain 31337:ethereum/,
     ],
-    [['prove', 'receipt', BLOCK_FILE, '--index', '0', '--chain', '1:ethereum'], 'prove', /--add-chain ID:RULES/],
-    [['evidence', 'list', '--chain', '31337:ethereum'], 'evidence', /--add-chain ID:RULES/],
+    [['evidence', 'list', '--chain', '31337:ethereum'], 'evidence', /evidence takes the chain from the block/],
     [
       ['request', 'receipt-root', BLOCK_FILE, '--chain', '31337:ethereum'],
       'request',
       /give it as --add-chain 31337:ethereum/,
     ],
     [['lineage', PAIR_RECORD, '--chain-id', '1', '--bundle', 'x.json'], 'lineage', /'--chain-id': give --chain/],
-  ])('%j: a flag of the old grammar says what it is now', async (args, command, message) => {
-    expectOneLine(await cli(args), command, message);
+    [['verify', 'block', BLOCK_FILE, '--chain-id', '1'], 'verify', /'--chain-id': give --chain/],
+    [['verify', 'receipt-proof', BLOCK_FILE, '--chain-id', '1'], 'verify', /'--chain-id': give --chain/],
+    [['prove', 'receipt', BLOCK_FILE, '--index', '0', '--chain-id', '1'], 'prove', /'--chain-id': give --chain/],
+    [['evidence', 'list', '--chain-id', '1'], 'evidence', /'--chain-id': evidence takes the chain from the block/],
+    [['chains', '--chain-id', '1'], 'chains', /^evm-integrity: unknown option '--chain-id'$/],
+    [
+      ['audit', '--chain', '31337', '--rules', 'ethereum', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1'],
+      'audit',
+      /'--rules': a chain outside the registry is added with --add-chain ID:RULES/,
+    ],
+  ])(
+    '%j: a flag of the old grammar, or of another command, says what this one takes',
+    async (args, command, message) => {
+      expectOneLine(await cli(args), command, message);
+    },
+  );
+
+  /** A command of each kind that takes --add-chain, with the flag's value last. */
+  const ADD_CHAIN: Array<[string, (value: string) => string[]]> = [
+    ['verify', (v) => ['verify', 'block', BLOCK_FILE, '--add-chain', v]],
+    ['verify', (v) => ['verify', 'logs-proof', 'x.elp', '--head-hash', HASH, '--add-chain', v]],
+    ['prove', (v) => ['prove', 'receipt', BLOCK_FILE, '--index', '0', '--add-chain', v]],
+    [
+      'prove',
+      (v) => [
+        'prove',
+        'logs',
+        '--chain',
+        '1',
+        '--rpc',
+        'http://127.0.0.1:1',
+        '--from',
+        '1',
+        '--to',
+        '2',
+        '--add-chain',
+        v,
+      ],
+    ],
+    ['request', (v) => ['request', 'receipt-root', BLOCK_FILE, '--add-chain', v]],
+    ['lineage', (v) => ['lineage', PAIR_RECORD, '--chain', '1', '--bundle', 'x.json', '--add-chain', v]],
+    [
+      'audit',
+      (v) => ['audit', '--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--add-chain', v],
+    ],
+    [
+      'audit-logs',
+      (v) => [
+        'audit-logs',
+        '--chain',
+        '1',
+        '--rpc',
+        'http://127.0.0.1:1',
+        '--from',
+        '1',
+        '--to',
+        '2',
+        '--add-chain',
+        v,
+      ],
+    ],
+  ];
+
+  it.each(ADD_CHAIN)("%s: a bad --add-chain is one line in the flag's form, exit 2", async (command, args) => {
+    expectOneLine(
+      await cli(args('31337:nosuch')),
+      command,
+      /^evm-integrity: --add-chain: "31337:nosuch" names no rule set; use one of ethereum, /,
+    );
+    expectOneLine(
+      await cli(args('1:ethereum')),
+      command,
+      /^evm-integrity: --add-chain: "1:ethereum" is chain 1, built in \(Ethereum Mainnet\); an added chain needs an id of its own$/,
+    );
+    expectOneLine(
+      await cli([...args('31337:ethereum'), '--add-chain', '31337:optimism']),
+      command,
+      /^evm-integrity: --add-chain: chain 31337 is given twice/,
+    );
+  });
+
+  it('evidence takes no --add-chain: evidence counts only for the built-in chains', async () => {
+    expectOneLine(
+      await cli(['evidence', 'list', '--add-chain', '31337:ethereum']),
+      'evidence',
+      /counts only for the built-in chains/,
+    );
+  });
+
+  it('an unknown command is one line, then where the help is', async () => {
+    const result = await cli(['nosuch']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: unknown command "nosuch"; expected one of verify, [^\n]*\ntry 'evm-integrity --help'\n$/,
+    );
+  });
+
+  it('help help is the overview, as help --help is', async () => {
+    const [help, helpHelp] = [await cli(['help', '--help']), await cli(['help', 'help'])];
+    expect(helpHelp).toEqual({ ...help, code: 0 });
+    expect(helpHelp.stdout).toMatch(/^evm-integrity: offline proofs/);
+  });
+
+  it('accounts checks its command line before it opens the store', async () => {
+    expectOneLine(
+      await cli(['accounts', '--data-dir', join(dir, 'no-store')]),
+      'accounts',
+      /^evm-integrity: accounts needs a command: /,
+    );
+  });
+
+  it('evidence list of a directory not made yet lists nothing, exit 0 (--json: [])', async () => {
+    const absent = join(dir, 'no-evidence-yet');
+    const text = await cli(['evidence', 'list', '--evidence-dir', absent]);
+    expect({ code: text.code, stdout: text.stdout }).toEqual({ code: 0, stdout: '' });
+    expect(text.stderr).toMatch(/no evidence yet/);
+    const json = await cli(['evidence', 'list', '--evidence-dir', absent, '--json']);
+    expect({ code: json.code, stdout: json.stdout }).toEqual({ code: 0, stdout: '[]\n' });
+    // --evidence DIR, which a run stands on, must exist: a typo is not passed over.
+    const verify = await cli(['verify', 'block', BLOCK_FILE, '--evidence', absent]);
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toMatch(/no-evidence-yet/);
+  });
+
+  it('verify block, verify receipt-root and prove receipt take --chain as the chain of a block that names none', async () => {
+    const { chain_id: _, ...unnamed } = JSON.parse(readFileSync(BLOCK_FILE, 'utf8')) as Record<string, unknown>;
+    const file = join(dir, 'unnamed.json');
+    writeFileSync(file, JSON.stringify(unnamed));
+    for (const chain of ['1', 'mainnet']) {
+      const verified = await cli(['verify', 'block', file, '--chain', chain]);
+      expect(verified.code).toBe(0);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ chain_id: 1 });
+      expect((await cli(['prove', 'receipt', file, '--index', '0', '--chain', chain])).code).toBe(0);
+    }
+    const body = join(dir, 'body.json');
+    const { chain_id: __, ...unnamedBody } = JSON.parse(
+      (await cli(['request', 'receipt-root', BLOCK_FILE])).stdout,
+    ) as Record<string, unknown>;
+    writeFileSync(body, JSON.stringify(unnamedBody));
+    expect((await cli(['verify', 'receipt-root', body, '--chain', 'mainnet'])).code).toBe(0);
+    // A block that names another chain is never read as --chain's: one line naming both.
+    const other = await cli(['verify', 'block', BLOCK_FILE, '--chain', 'base']);
+    expect({ code: other.code, stdout: other.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(other.stderr).toBe(`evm-integrity: ${BLOCK_FILE}: the block names chain_id 1, not the --chain 8453 given\n`);
+    const proved = await cli(['prove', 'receipt', BLOCK_FILE, '--index', '0', '--chain', 'base']);
+    expect(proved).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${BLOCK_FILE}: the block names chain_id 1, not the --chain 8453 given\n`,
+    });
   });
 });
 
@@ -221,6 +369,20 @@ describe('against a node of chain 1 (blocks 1000001 and 1000002; latest is 10000
       expect(result.stderr).not.toMatch(/try 'evm-integrity/);
       expect(result.code).toBe(0);
     });
+  });
+
+  it('lineage with a chain added: its blocks are still verified (by a registry that has the added chain too)', async () => {
+    const result = await cli([
+      'lineage',
+      PAIR_RECORD,
+      '--chain',
+      '1',
+      '--bundle',
+      bundle,
+      '--add-chain',
+      '31337:ethereum',
+    ]);
+    expect(result.code).toBe(0);
   });
 
   it('a name is the chain it names: --chain base is 8453, not the node’s chain', async () => {
@@ -345,5 +507,54 @@ describe('--json', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^ +1 {2}ethereum-mainnet, mainnet, ethereum +Ethereum Mainnet$/m);
     expect(result.stdout).toMatch(/^ +8453 {2}base +Base$/m);
+  });
+});
+
+describe('a devnet: chain 31337 added with --add-chain 31337:ethereum (mainnet blocks 1000001 and 1000002)', () => {
+  let node: LoopbackNode;
+  const latestHash = loadFixture('mainnet-1000002').header['hash'] as string;
+  const proof = join(dir, 'devnet.elp');
+  const DEVNET = ['--chain', '31337', '--add-chain', '31337:ethereum'];
+  beforeAll(async () => {
+    node = await startLoopbackNode(31337, fixtureChain(1_000_001, 1_000_002));
+  });
+  afterAll(() => node.close());
+
+  const range = () => ['--rpc', node.url, '--from', '1000001', '--to', '1000002'];
+
+  it('prove logs, verify logs-proof, audit-logs (built and given the proof) and audit: exit 0', async () => {
+    const proved = await cli(['prove', 'logs', ...DEVNET, ...range(), '--out', proof]);
+    expect(proved.stderr).toMatch(/proved chain 31337, blocks/);
+    expect(proved.code).toBe(0);
+    const checked = await cli([
+      'verify',
+      'logs-proof',
+      proof,
+      '--head-hash',
+      latestHash,
+      ...DEVNET,
+      '--out',
+      join(dir, 'devnet.ndjson'),
+    ]);
+    expect(checked).toMatchObject({ code: 0 });
+    expect(await cli(['audit-logs', ...DEVNET, ...range(), '--head-hash', latestHash])).toMatchObject({ code: 0 });
+    const given = await cli(['audit-logs', ...DEVNET, ...range(), '--proof', proof]);
+    expect(given).toMatchObject({ code: 0 });
+    // Without --head-hash the headers are the proof file's, its head matched to the node's hash: said so.
+    expect(given.stderr).toMatch(
+      /the headers are the proof file's \(.*devnet\.elp\), its head matched to the node's hash of block 1000002/,
+    );
+    const audit = await cli(['audit', ...DEVNET, ...range()]);
+    expect(audit.stderr).not.toMatch(/try 'evm-integrity/);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout.split('\n')[0]!)).toMatchObject({ audit: { chain_id: 31337 } });
+  });
+
+  it('without --add-chain the chain is outside the registry, and the line says how to add it', async () => {
+    const result = await cli(['prove', 'logs', '--chain', '31337', ...range(), '--out', proof]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/not in the chain registry; a devnet is added with --add-chain 31337:RULES/);
+    // audit: the blocks of a chain outside the registry are not verifiable (exit 2) until --add-chain gives its rules.
+    expect((await cli(['audit', '--chain', '31337', ...range()])).code).toBe(2);
   });
 });

@@ -130,7 +130,9 @@ describe('prove receipt, then verify receipt-proof', () => {
     const block = fixtureFile('hive-generated-1');
     const refused = run(['prove', 'receipt', block, '--index', '1']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('Chain 3503995874084926 is not in the chain registry.');
+    expect(refused.stderr).toContain(
+      'Chain 3503995874084926 is not in the chain registry; a devnet is added with --add-chain 3503995874084926:RULES',
+    );
     const proved = run(['prove', 'receipt', block, '--index', '1', ...devnet]);
     expect(proved.code).toBe(0);
     const file = writeProof('devnet.json', proved.stdout);
@@ -247,7 +249,7 @@ describe('verify receipt-proof: bad input is exit 2, naming what is wrong', () =
 
   it('a chain outside the registry: refused with the registry’s reason', () => {
     expect(refuse('chain.json', { ...proof, chain_id: 999_999 })).toContain(
-      'Chain 999999 is not in the chain registry.',
+      'Chain 999999 is not in the chain registry; a devnet is added with --add-chain 999999:RULES',
     );
   });
 
@@ -276,7 +278,9 @@ describe('prove receipt refuses what it cannot prove', () => {
     const fixture = { ...loadFixture('mainnet-3000026'), chain_id: 999_999 };
     const result = run(['prove', 'receipt', writeProof('block-unknown-chain.json', fixture), '--index', '0']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Chain 999999 is not in the chain registry.');
+    expect(result.stderr).toContain(
+      'Chain 999999 is not in the chain registry; a devnet is added with --add-chain 999999:RULES',
+    );
   });
 
   it('a block in an era that cannot be verified (Arbitrum classic): the registry’s reason, exit 2', () => {

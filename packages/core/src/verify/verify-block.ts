@@ -239,7 +239,7 @@ function planFor(
       return err({
         kind: 'chain_not_supported',
         subject: verifiability ?? null,
-        hint: `Name the rule set the chain follows: the rules option (--rules on the command line), one of ${RULE_SET_NAMES.join(', ')}.`,
+        hint: `Name the rule set the chain follows: the rules option (on the command line, --add-chain ID:RULES; verify block also takes --rules), one of ${RULE_SET_NAMES.join(', ')}.`,
       });
     }
     const checks = { block_hash: NAMED, receipts_root: NAMED, logs_bloom: NAMED };

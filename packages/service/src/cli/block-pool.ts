@@ -13,7 +13,7 @@ export interface BlockPool {
 
 /**
  * A pool of `workers` threads verifying blocks of the built-in chains (with `setup`'s evidence, when given), under
- * `rules` when named (`--rules`).
+ * `rules` when named (`audit --add-chain`).
  */
 export async function startBlockPool(
   workers: number,

@@ -2,9 +2,10 @@
  * The chain flags every command reads the same way: `--chain` names a chain by its id or its name (`1`, `mainnet`,
  * `base`, `arbitrum-one`), and `--add-chain ID:RULES` adds a devnet to the registry for the run.
  */
-import { defaultRegistry, type ChainInfo } from 'evm-integrity';
-import { chainIdValue, ruleSetName } from './flags.js';
-import { UsageError } from './io/usage-error.js';
+import { defaultRegistry, RULE_SET_NAMES, type ChainInfo, type RuleSetName } from 'evm-integrity';
+import { chainIdValue } from './flags.js';
+import { InputError, UsageError } from './io/usage-error.js';
+import { inputName } from './io/read-input.js';
 
 /**
  * Short names as `cast` and most tools spell them, for the chains whose registry name is longer. Every other name is
@@ -64,13 +65,96 @@ export function chainValue(flag: string, value: string | undefined): number {
   return id;
 }
 
+/** The flags of a command that takes a chain: `--chain C` and `--add-chain ID:RULES` (repeatable), as parseArgs reads them. */
+export const CHAIN_OPTIONS = {
+  chain: { type: 'string' },
+  'add-chain': { type: 'string', multiple: true },
+} as const;
+
 /** `--add-chain 31337:ethereum` → a verifiable chain for this run (a devnet added to the registry). */
-export function addedChain(value: string): ChainInfo {
+function addedChain(value: string): ChainInfo {
   const match = /^(\d+):(.+)$/.exec(value);
   const chainId = match === null ? NaN : Number(match[1]);
   if (match === null || !Number.isSafeInteger(chainId) || chainId < 1)
     throw new UsageError(
       `--add-chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`,
     );
-  return { chainId, name: `chain ${chainId}`, rules: ruleSetName(match[2]!, '--add-chain'), verifiable: true };
+  const rules = match[2]!;
+  if (!RULE_SET_NAMES.includes(rules as RuleSetName))
+    throw new UsageError(`--add-chain: "${value}" names no rule set; use one of ${RULE_SET_NAMES.join(', ')}`);
+  const builtIn = defaultRegistry.get(chainId);
+  if (builtIn !== undefined)
+    throw new UsageError(
+      `--add-chain: "${value}" is chain ${chainId}, built in (${builtIn.name}); an added chain needs an id of its own`,
+    );
+  return { chainId, name: `chain ${chainId}`, rules: rules as RuleSetName, verifiable: true };
+}
+
+/** Every `--add-chain` given, each checked, and each id given once (a UsageError naming the one given twice). */
+export function addedChains(values: readonly string[] | undefined): ChainInfo[] {
+  const chains = (values ?? []).map(addedChain);
+  const twice = chains.find((chain, i) => chains.findIndex((c) => c.chainId === chain.chainId) !== i);
+  if (twice !== undefined)
+    throw new UsageError(`--add-chain: chain ${twice.chainId} is given twice; give each added chain once`);
+  return chains;
+}
+
+/**
+ * A refusal's message as the command line tells it: a chain outside the registry is followed by the flag that adds
+ * it.
+ */
+export function withAddChainHint(message: string): string {
+  const chainId = /chain (\d+) is not in the chain registry/i.exec(message)?.[1];
+  if (chainId === undefined) return message;
+  return `${message.replace(/\.$/, '')}; a devnet is added with --add-chain ${chainId}:RULES (RULES one of ${RULE_SET_NAMES.join(', ')})`;
+}
+
+/** A block or body that names another chain than `--chain`: the one line that names both. */
+const otherChain = (file: string | undefined, named: unknown, chainId: number, what = 'block') =>
+  new InputError(
+    `${inputName(file)}: the ${what} names chain_id ${JSON.stringify(named)}, not the --chain ${chainId} given`,
+  );
+
+/**
+ * A block's (or a body's) JSON with the chain `--chain` names: added when it names none; one that names another chain
+ * is an InputError naming both, never overridden.
+ */
+export function withChainId(
+  json: unknown,
+  chainId: number | undefined,
+  file: string | undefined,
+  what: 'block' | 'body' = 'block',
+): unknown {
+  if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
+  const named = (json as { chain_id?: unknown }).chain_id;
+  if (named === undefined || named === null) return { ...json, chain_id: chainId };
+  if (Number(named) !== chainId) throw otherChain(file, named, chainId, what);
+  return json;
+}
+
+/**
+ * {@link withChainId} on a block's bytes, as `verify block` reads them: the member is written in before the others,
+ * so that the rest of the bytes is verified as given. Bytes that are not a JSON object are left to the verifier.
+ */
+export function bytesWithChainId(bytes: Uint8Array, chainId: number | undefined, file: string): Uint8Array {
+  if (chainId === undefined) return bytes;
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return bytes;
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return bytes;
+  const named = (json as { chain_id?: unknown }).chain_id;
+  if (named !== undefined) {
+    if (Number(named) !== chainId) throw otherChain(file, named, chainId);
+    return bytes;
+  }
+  const brace = bytes.indexOf(0x7b);
+  const member = new TextEncoder().encode(`"chain_id":${chainId}${Object.keys(json).length > 0 ? ',' : ''}`);
+  const out = new Uint8Array(bytes.length + member.length);
+  out.set(bytes.subarray(0, brace + 1));
+  out.set(member, brace + 1);
+  out.set(bytes.subarray(brace + 1), brace + 1 + member.length);
+  return out;
 }

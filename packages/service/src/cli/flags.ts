@@ -182,7 +182,7 @@ export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
 }
 
-/** A rule set named on the command line (`--rules`, `--add-chain ID:RULES`). */
+/** A rule set named on the command line (`verify block --rules`; `--add-chain ID:RULES` is read in chain-flag.ts). */
 export function ruleSetName(value: string, option: string): RuleSetName {
   if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
     throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import { auditBundle } from 'evm-integrity/api';
 import { type LineageReport, SourceError, walkLineage } from 'evm-integrity/lineage';
+import { ChainRegistry } from 'evm-integrity';
+import { inlineBlockVerifier } from 'evm-integrity/audit';
 import { BundleRecorder, RpcBlockSource, ServiceSource, writeBundle } from 'evm-integrity/node';
 import { bundleFaultLine, readBundleFile } from './io/bundle-file.js';
 import { startBlockPool } from './block-pool.js';
 import { rpcUrlOf, serviceApiKey, workersOption } from './flags.js';
-import { chainValue } from './chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue } from './chain-flag.js';
 import { cannotWrite, checkWritable } from './io/writable.js';
 import { UsageError } from './io/usage-error.js';
 import { LINEAGE_EXIT } from './exit.js';
@@ -45,7 +47,7 @@ export async function runLineage(
     args: argv,
     allowPositionals: true,
     options: {
-      chain: { type: 'string' },
+      ...CHAIN_OPTIONS,
       bundle: { type: 'string' },
       service: { type: 'string' },
       rpc: { type: 'string' },
@@ -60,6 +62,7 @@ export async function runLineage(
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}": lineage takes one TRACING_ID`);
   if (!/^[0-9a-fA-F]{36}$/.test(tracingId))
     throw new UsageError(`a tracing id is 36 hex characters, got "${tracingId}"`);
+  const chains = addedChains(values['add-chain']);
   const chainId = chainValue('--chain', values.chain);
   if ((values.bundle === undefined) === (values.service === undefined))
     throw new UsageError('give exactly one of --bundle FILE and --service URL');
@@ -72,8 +75,10 @@ export async function runLineage(
 
   const workers = workersOption(values.workers) ?? 0;
   // The block checks on worker threads when asked (--workers N); inline by default.
-  const pool = workers === 0 ? undefined : await startBlockPool(workers);
-  const verify = pool?.verify;
+  const pool = workers === 0 ? undefined : await startBlockPool(workers, undefined, { chains, evidence: [] });
+  // A chain added with --add-chain is verified by a registry that has it; the built-in chains need none.
+  const verify =
+    pool?.verify ?? (chains.length > 0 ? inlineBlockVerifier({ registry: new ChainRegistry(chains) }) : undefined);
   let report: LineageReport;
   try {
     if (values.bundle !== undefined) {

@@ -111,14 +111,17 @@ function version(): string {
   return pkg.version;
 }
 
-/** The commands whose `--chain ID:RULES` is now `--add-chain`: their chain is their input's. */
-const ADD_CHAIN_COMMANDS = new Set(['verify', 'prove', 'evidence']);
+/** The commands that take `--chain C` and `--add-chain ID:RULES`. */
+const CHAIN_COMMANDS = new Set(['verify', 'request', 'prove', 'lineage', 'audit', 'audit-logs']);
 
-/** An unknown option, and what to give instead when it is a flag the command had. */
+/** An unknown option, and what to give instead when it is a flag the command had or one it has under another name. */
 function unknownOptionMessage(option: string, command: string): string {
-  if (option === '--chain-id') return `unknown option '--chain-id': give --chain (a chain id or name)`;
-  if (option === '--chain' && ADD_CHAIN_COMMANDS.has(command))
-    return `unknown option '--chain': ${command} reads the chain from its input; a devnet is added with --add-chain ID:RULES (it was --chain ID:RULES)`;
+  if (option === '--chain-id' && CHAIN_COMMANDS.has(command))
+    return `unknown option '--chain-id': give --chain (a chain id or name)`;
+  if (command === 'evidence' && ['--chain-id', '--chain', '--add-chain'].includes(option))
+    return `unknown option '${option}': evidence takes the chain from the block (or the node), and counts only for the built-in chains`;
+  if (option === '--rules' && command === 'audit')
+    return `unknown option '--rules': a chain outside the registry is added with --add-chain ID:RULES (and named with --chain ID)`;
   return `unknown option '${option}'`;
 }
 
@@ -156,8 +159,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
-    // `help --help` asks for help on help: the overview, as `help` alone gives it.
-    const topic = first === 'help' && rest[0] !== '--help' && rest[0] !== '-h' ? rest[0] : undefined;
+    // `help --help` and `help help` ask for help on help: the overview, as `help` alone gives it.
+    const topic = first === 'help' && !['--help', '-h', 'help'].includes(rest[0]!) ? rest[0] : undefined;
     if (topic === undefined) {
       io.stdout(`${OVERVIEW}\n`);
       return 0;
@@ -177,7 +180,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first]! : undefined;
   if (command === undefined) {
     io.stderr(
-      `evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')} (evm-integrity --help)\n`,
+      `evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
     );
     return 2;
   }

@@ -82,3 +82,11 @@ export const CONFIG_OPTIONS = {
 export function shellWord(word: string): string {
   return /^[\w./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * A command of evm-integrity on the same store as the one that tells it (`serve`'s hints, `accounts`' and `keys`'):
+ * `words`, then the store's flags as given (`--data-dir DIR`, `--config FILE`), as the shell reads them.
+ */
+export function sameStoreCommand(words: readonly string[], storeFlags: readonly string[]): string {
+  return ['evm-integrity', ...words, ...storeFlags].map(shellWord).join(' ');
+}

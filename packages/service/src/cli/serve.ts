@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
-import { CONFIG_OPTIONS, loadConfig, shellWord } from './serve-config.js';
+import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve-config.js';
 
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
@@ -12,10 +12,10 @@ import { CONFIG_OPTIONS, loadConfig, shellWord } from './serve-config.js';
  */
 function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
   const account = accountIds.length === 1 ? accountIds[0]! : 'ACCOUNT_ID';
-  const where = `--data-dir ${shellWord(dataDir)}`;
+  const where = ['--data-dir', dataDir];
   return (
     `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; its API keys were shown once, when made. ` +
-    `Lost one? Make another: evm-integrity keys create ${shellWord(account)} ${where} (keys list and keys revoke take the same ${where})\n`
+    `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], where)} (keys list and keys revoke take the same ${where.map(shellWord).join(' ')})\n`
   );
 }
 

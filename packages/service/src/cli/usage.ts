@@ -12,13 +12,17 @@ export const VERIFY_USAGE = `Usage:
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
   evm-integrity verify logs-proof FILE|- --head-hash H [--chain C] [--out LOGS.ndjson]
                                                a complete-log proof of a range (prove logs)
+  (each also takes [--chain C] [--add-chain ID:R]…)
 
 Options:
   --pretty      indent the JSON output
   --json        accepted: the output is JSON with or without it
+  --chain C     the chain (an id or a name) of a block or body that names none;
+                one that names another chain is refused, naming both
   --add-chain ID:R  add chain ID, following rule set R, to the registry for this
-                run (a devnet); repeatable
-  --rules R     verify a block with rule set R (for blocks that name no chain)
+                run (a devnet, then named by --chain ID); repeatable
+  --rules R     block: verify a block with rule set R (for blocks that name no
+                chain and no --chain, or a chain outside the registry)
                 rule sets: ${RULE_SET_NAMES.join(', ')}
   --workers N   verify blocks on N worker threads (0: none, at most 256; default:
                 one per core once 8 MB of blocks are read)
@@ -39,7 +43,8 @@ and exits 0; a proof that does not hold is one line on stderr naming why and the
 proof node at fault, exit 1; a file that is not a proof names the member, exit 2.
 verify logs-proof checks a proof written by prove logs as it streams in, from
 --head-hash H alone (the hash of the range's last block, from a source you
-trust); --chain C (an id or a name) refuses a proof of another chain. When it
+trust); --chain C (an id or a name) refuses a proof of another chain, and
+--add-chain ID:R checks a devnet's proof. When it
 holds, its logs go as NDJSON (eth_getLogs form, in order) to --out FILE or
 stdout, only then, and a summary to stderr. Exit status: 0 it holds, 1 it does
 not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
@@ -47,10 +52,10 @@ that cannot be read, a bad flag, or a range that cannot be proven.`;
 
 export const EVIDENCE_USAGE = `Usage:
   evm-integrity evidence add FILE|- --trusted-hash H [--evidence-dir DIR]
-                             [--vouched-by NAME] [--add-chain ID:R]…
+                             [--vouched-by NAME]
   evm-integrity evidence capture --rpc URL --block N --trusted-hash H
                              [--evidence-dir DIR] [--vouched-by NAME]
-  evm-integrity evidence list [--evidence-dir DIR] [--add-chain ID:R]…
+  evm-integrity evidence list [--evidence-dir DIR]
   (each also takes --json)
 
 Options:
@@ -62,7 +67,6 @@ Options:
   --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url, ETH_RPC_URL)
   --block N         capture: the block's number (decimal or 0x hex), or latest,
                     finalized, safe (asked of the node)
-  --add-chain ID:R  add chain ID, following rule set R, to the registry (a devnet)
   --json            print what was admitted as JSON (list: one array)
 
 A block of a built-in chain whose header hashes to H, and whose receipts
@@ -70,18 +74,20 @@ reproduce its receipts root and logs bloom under its era's rules, shows how that
 chain encodes the kinds of receipts it holds. add and capture keep it in DIR
 (one file a block: CHAIN-NUMBER.json, with who vouched and when), so that
 verify, audit and serve given --evidence DIR claim those kinds on that chain and
-era, each report naming the evidence "operator". list admits every file again.
+era, each report naming the evidence "operator". list admits every file again
+(no DIR yet: nothing to list, exit 0). Evidence counts only for the built-in
+chains: an added chain (--add-chain) has no eras to stand on.
 Exit status: 0 admitted, 1 refused: the block does not hash to H or does not
 reproduce its receipts root or bloom (the reason on stderr), 2 a bad flag, a
 file that cannot be read or is no block, a chain that is not built in or an era
 whose rules are not implemented.`;
 
 export const PROVE_USAGE = `Usage:
-  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--add-chain ID:R]…
-                              [--evidence DIR]
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain C]
+                              [--add-chain ID:R]… [--evidence DIR]
   evm-integrity prove logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--out FILE]
-                           [--concurrency K]
+                           [--concurrency K] [--add-chain ID:R]…
 
 prove receipt writes the proof that receipt N (its transaction index) is in the
 block in FILE (the JSON-RPC format verify block reads: chain_id, header,
@@ -90,8 +96,10 @@ receipt-proof and POST /v1/evm/verify/receipt-proof check. The block is verified
 first, under its chain's rules in the registry: its receipts must give its
 receiptsRoot and its header its hash, both checks its era claims. P is written
 whole or not at all. --evidence DIR stands on an operator's evidence, as verify
-does. --add-chain ID:R adds a devnet to the registry, as verify does (its
-checker needs the same --add-chain). The proof is JSON (--json is accepted).
+does. --chain C: the chain (an id or a name) of a block that names none (one
+that names another is refused). --add-chain ID:R adds a devnet to the registry,
+as verify does (its checker needs the same --add-chain). The proof is JSON
+(--json is accepted).
 Exit status: 0 written, 1 the block's receipts or header do not match its
 commitments, 2 bad input, no receipt at N, or a chain or era that cannot be
 verified, 3 a bug.
@@ -100,7 +108,7 @@ prove logs writes a complete-log proof: every log of blocks N..M that matches
 the filter (any of the --address, and topic0 any of the --topic0; every log
 without them), with what shows none is missing: each header, and the receipts
 of each block whose bloom may match. --chain C: a chain id or name (evm-integrity
-chains); N and M: block numbers or latest, finalized, safe (asked of the node
+chains), or a devnet's id added with --add-chain ID:R; N and M: block numbers or latest, finalized, safe (asked of the node
 once). Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its
 eth_chainId must be --chain's), K fetched ahead (default 4). The proof goes to
 --out FILE (whole or not at all) or to stdout (not a terminal).
@@ -114,9 +122,10 @@ export const AUDIT_LOGS_USAGE = `Usage:
   evm-integrity audit-logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--head-hash H]
                            [--proof FILE | --save-proof FILE]
-                           [--window W] [--concurrency K] [--json]
+                           [--window W] [--concurrency K] [--add-chain ID:R]… [--json]
 
---chain C: a chain id or name (evm-integrity chains). N and M: block numbers or
+--chain C: a chain id or name (evm-integrity chains), or a devnet's id added
+with --add-chain ID:R. N and M: block numbers or
 latest, finalized, safe (asked of the node once, at start).
 
 Checks that the node's eth_getLogs answer for blocks N..M and the filter is
@@ -125,7 +134,8 @@ while the node says an answer is too big), with a complete-log proof of the
 range, built from the node's blocks (kept with --save-proof FILE) or given with
 --proof FILE (of the same chain, range and filter). --head-hash H, the hash of
 block M from a source you trust, makes the range hang from it; without it the
-headers are the node's own word. Prints one JSON line per log the node dropped,
+headers are the node's own word (or, with --proof, the proof file's, its head
+matched to the node's hash of block M). Prints one JSON line per log the node dropped,
 invented or altered, then a summary line (JSON lines; --json is accepted).
 Exit status: 0 complete and exact, 1 a log dropped, invented or altered, the
 range not hanging from --head-hash, or --proof that does not hold, 2 no verdict
@@ -180,13 +190,15 @@ export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|updat
 export const LINEAGE_USAGE = `Usage:
   evm-integrity lineage TRACING_ID --chain C (--bundle FILE | --service URL)
                         [--rpc URL] [--record FILE] [--json] [--workers N]
+                        [--add-chain ID:R]…
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
 from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
 --rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is given);
 --record writes what was fetched as a bundle; --workers N computes the blocks'
 receipts roots on N worker threads. --chain C: a chain id (decimal or 0x hex) or
-name (evm-integrity chains). --json: the report as JSON (default: text).
+name (evm-integrity chains), or a devnet's id added with --add-chain ID:R.
+--json: the report as JSON (default: text).
 Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
 or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 
@@ -196,11 +208,11 @@ export const AUDIT_USAGE = `Usage:
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
-                      [--workers N] [--rules NAME] [--evidence DIR] [--learn-evidence]
-                      [--chunk-size N]
+                      [--workers N] [--add-chain ID:R]… [--evidence DIR]
+                      [--learn-evidence] [--chunk-size N]
   evm-integrity audit --chain C --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
-                      [--concurrency K] [--rules NAME] [--chunk-size N]
+                      [--concurrency K] [--add-chain ID:R]… [--chunk-size N]
                       [--chunk-timeout S] [--chunk-retries R]
 
 C: a chain id or name (evm-integrity chains). N and M: block numbers (decimal or
@@ -227,9 +239,10 @@ node that refuses batches gets smaller ones, down to 1 (no batching: a block's
 two calls on two connections, K blocks ahead). --max-answer-mb S: the largest
 answer read from the node (default 32); a larger one is abandoned and its blocks
 are unreachable, with that reason. --workers N: the blocks are verified on N
-worker threads (at most 256), as they arrive (default: on this thread). --rules NAME: the rule set of a chain outside the registry
-(ethereum, optimism, arbitrum, scroll, polygon); without it such a chain's blocks
-are not verifiable. --evidence DIR: also stand on the blocks an operator vouched
+worker threads (at most 256), as they arrive (default: on this thread).
+--add-chain ID:R: chain ID, outside the registry (a devnet), follows rule set R
+(ethereum, optimism, arbitrum, scroll, polygon), and --chain ID names it;
+without it such a chain's blocks are not verifiable. --evidence DIR: also stand on the blocks an operator vouched
 for in DIR (evidence add/capture; not with --queue). --learn-evidence: each block
 the run is anchored at (--head-hash's, --anchor's, --tail-hash's) is tried as
 evidence for this run, its anchor the vouched hash (one stderr line each; not

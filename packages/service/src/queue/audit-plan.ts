@@ -20,7 +20,7 @@ export interface AuditPlan {
   head_hash?: string;
   /** Hashes blocks of the range must have (`--anchor`, `--tail-hash`), by block number. */
   anchors?: Record<string, string>;
-  /** The rule set of a chain outside the registry (`--rules`). */
+  /** The rule set of a chain outside the registry (`audit --add-chain`). */
   rules?: RuleSetName;
   /** Seconds a chunk may run before its lease expires and another worker takes it. */
   chunk_timeout_s: number;

@@ -8,6 +8,8 @@ import { accountNotFound } from '../../store/store-error.js';
 import { type Entitlements, type Store } from '../../store/store.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
 import { UsageError } from '../io/usage-error.js';
+import { sameStoreCommand } from '../serve-config.js';
+import { chainValue } from '../chain-flag.js';
 
 const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
 
@@ -16,6 +18,8 @@ export interface CommandInput {
   store: Store;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** The store's flags as given (`--data-dir DIR`, `--config FILE`), which a hint's command repeats. */
+  storeFlags: readonly string[];
   now: () => Date;
   json: boolean;
   positionals: readonly string[];
@@ -70,9 +74,11 @@ function endpointsOption(text: string): string[] | undefined {
   return names;
 }
 
-/** `--chains 1,10`: chain ids; `all` (absent from the entitlements) as undefined. */
+/** `--chains 1,mainnet`: chains by id or name, as `--chain` takes them; `all` (absent from the entitlements) as undefined. */
 function chainsOption(text: string): number[] | undefined {
-  return text.trim() === 'all' ? undefined : parseList('--chains', text).map((c) => parseInteger('--chains', c, 1));
+  return text.trim() === 'all'
+    ? undefined
+    : [...new Set(parseList('--chains', text).map((c) => chainValue('--chains', c)))];
 }
 
 /** Entitlements from their two lists; null when both allow all. */
@@ -86,6 +92,7 @@ function entitlementsOf(endpoints: string[] | undefined, chains: number[] | unde
 export async function createAccount({
   store,
   stdout,
+  storeFlags,
   now,
   json,
   text,
@@ -116,7 +123,7 @@ export async function createAccount({
   if (json) print({ ...accountJson(account), usage: usageJson(usage) });
   else
     stdout(
-      `Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: evm-integrity keys create ${account.id}\n`,
+      `Created account ${account.id} (${account.name})\n${describeAccount(account, usage)}\nNext: ${sameStoreCommand(['keys', 'create', account.id], storeFlags)}\n`,
     );
 }
 
@@ -172,6 +179,7 @@ export async function updateAccount({
 export async function disableAccount({
   store,
   stdout,
+  storeFlags,
   now,
   json,
   argument,
@@ -188,7 +196,7 @@ export async function disableAccount({
         ? 'it had no active key'
         : `revoked ${revoked.length} key${revoked.length === 1 ? '' : 's'} (${revoked.map((k) => k.id).join(', ')})`;
     stdout(
-      `Disabled account ${id}: ${which}; requests with its keys now get 401.\nIts settings and usage are kept. To enable it again: evm-integrity keys create ${id}\n`,
+      `Disabled account ${id}: ${which}; requests with its keys now get 401.\nIts settings and usage are kept. To enable it again: ${sameStoreCommand(['keys', 'create', id], storeFlags)}\n`,
     );
   }
 }
@@ -310,15 +318,15 @@ export async function createKey(input: CommandInput): Promise<void> {
 
 /** `keys list [ACCOUNT_ID]` (or `--account ID`): keys by hint and label, never the key or its hash. */
 export async function listKeys(input: CommandInput): Promise<void> {
-  const { store, stdout, json, print } = input;
+  const { store, stdout, json, print, storeFlags } = input;
   const accountId = accountArgument(input, false);
   const keys = await store.listKeys(accountId);
   if (json) print(keys.map(keyJson));
   else if (keys.length === 0) {
     stdout(
       accountId === undefined
-        ? 'No keys yet. Create one: evm-integrity keys create ACCOUNT_ID\n'
-        : `No keys for account ${accountId}. Create one: evm-integrity keys create ${accountId}\n`,
+        ? `No keys yet. Create one: ${sameStoreCommand(['keys', 'create', 'ACCOUNT_ID'], storeFlags)}\n`
+        : `No keys for account ${accountId}. Create one: ${sameStoreCommand(['keys', 'create', accountId], storeFlags)}\n`,
     );
   } else {
     stdout(

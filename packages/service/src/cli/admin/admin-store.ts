@@ -6,7 +6,7 @@ import { openStore, storeFile } from '../../server/start-server.js';
 import type { Store } from '../../store/store.js';
 import { InputError, UsageError } from '../io/usage-error.js';
 import { CONFIG_OPTIONS, loadConfig, shellWord } from '../serve-config.js';
-import { runAdmin } from './admin.js';
+import { adminCommandLineError, runAdmin } from './admin.js';
 
 /**
  * An admin command works on a store that exists: a data directory without one is a mistake (a
@@ -42,6 +42,9 @@ export async function runAdminCommand(
       if (!arg.includes('=')) storeArgs.push(argv[++i] ?? '');
     } else rest.push(arg);
   }
+  // The command line is checked before the store is opened: a mistake in it is told as such, whatever the store.
+  const mistake = adminCommandLineError(rest, io);
+  if (mistake !== null) return mistake;
   const { values } = parseArgs({ args: storeArgs, options: CONFIG_OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
   if (config.store === 'memory')
@@ -62,7 +65,7 @@ export async function runAdminCommand(
   let store: Store | undefined;
   try {
     store = openStore(config);
-    return await runAdmin(rest, io, store);
+    return await runAdmin(rest, { ...io, storeFlags: storeArgs }, store);
   } finally {
     await store?.close();
   }

@@ -46,6 +46,8 @@ fault of the program, 141 stdout closed early (… | head).`;
 export interface AdminIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** The store's flags as given (`--data-dir DIR`, `--config FILE`), which a hint's command repeats. */
+  storeFlags?: readonly string[];
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
@@ -155,6 +157,63 @@ export function adminHelp(argv: readonly string[]): string | null {
   return null;
 }
 
+/** The line with no group: what to do. */
+const NO_GROUP =
+  'evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n';
+
+/** The command line read and checked (the command known, its flags parsed); a UsageError for a mistake in it. */
+function commandLineOf(group: string, command: string | undefined, rest: string[]) {
+  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
+  if (commands === undefined)
+    throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
+  const names = Object.keys(commands).join(', ');
+  if (command === undefined || command.startsWith('-')) throw new UsageError(`${group} needs a command: ${names}`);
+  const spec = commandSpec(group, command);
+  if (spec === undefined) throw new UsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
+  try {
+    const parsed = parseArgs({
+      args: rest,
+      options: { ...COMMON, ...spec.options },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { command, spec, parsed };
+  } catch (error) {
+    throw parseOptionError(error);
+  }
+}
+
+/** A mistake in the command line: one line and where the help is, as on every command; exit 2. */
+function usageFailure(error: UsageError, group: string, command: string | undefined, io: AdminIo): number {
+  const topic =
+    command !== undefined && commandSpec(group, command) !== undefined
+      ? `${group} ${command}`
+      : Object.hasOwn(COMMANDS, group)
+        ? group
+        : undefined;
+  io.stderr(`evm-integrity: ${error.message}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`);
+  return 2;
+}
+
+/**
+ * The exit status of a mistake in the command line `argv` (starting with the group), told on stderr; null when it is
+ * right. Checked before the store is opened, so that a mistake is told as one whatever the store.
+ */
+export function adminCommandLineError(argv: readonly string[], io: AdminIo): number | null {
+  const [group, command, ...rest] = argv;
+  if (group === undefined) {
+    io.stderr(NO_GROUP);
+    return 2;
+  }
+  try {
+    commandLineOf(group, command, rest);
+    return null;
+  } catch (error) {
+    if (error instanceof UsageError) return usageFailure(error, group, command, io);
+    throw error;
+  }
+}
+
 /**
  * Runs `accounts …` or `keys …` (argv starts with the group) against `store`.
  * Returns 0 on success, 2 for bad input or a refusal (one line on stderr), 3 for an unexpected
@@ -173,25 +232,11 @@ export async function runAdmin(
   }
   const [group, command, ...rest] = argv;
   if (group === undefined) {
-    io.stderr(
-      'evm-integrity: say what to do: accounts create|list|add-cu|update|disable|delete or keys create|list|revoke (evm-integrity accounts --help)\n',
-    );
+    io.stderr(NO_GROUP);
     return 2;
   }
-  const commands = Object.hasOwn(COMMANDS, group) ? COMMANDS[group] : undefined;
   try {
-    if (commands === undefined)
-      throw new UsageError(`unknown command ${JSON.stringify(group)}; expected accounts or keys`);
-    const names = Object.keys(commands).join(', ');
-    if (command === undefined || command.startsWith('-')) throw new UsageError(`${group} needs a command: ${names}`);
-    const spec = commandSpec(group, command);
-    if (spec === undefined) throw new UsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
-    let parsed;
-    try {
-      parsed = parseArgs({ args: rest, options: { ...COMMON, ...spec.options }, allowPositionals: true, strict: true });
-    } catch (error) {
-      throw parseOptionError(error);
-    }
+    const { spec, parsed } = commandLineOf(group, command, rest);
     const values = parsed.values as Record<string, string | boolean | undefined>;
     const json = values.json === true;
     const positionals = parsed.positionals;
@@ -210,6 +255,7 @@ export async function runAdmin(
       store,
       stdout: (t) => io.stdout(t),
       stderr: (t) => io.stderr(t),
+      storeFlags: io.storeFlags ?? [],
       now,
       json,
       positionals,
@@ -221,19 +267,7 @@ export async function runAdmin(
     });
     return 0;
   } catch (error) {
-    // A mistake in the command line: one line and where the help is, as on every command.
-    if (error instanceof UsageError) {
-      const topic =
-        command !== undefined && commandSpec(group, command) !== undefined
-          ? `${group} ${command}`
-          : Object.hasOwn(COMMANDS, group)
-            ? group
-            : undefined;
-      io.stderr(
-        `evm-integrity: ${error.message}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`,
-      );
-      return 2;
-    }
+    if (error instanceof UsageError) return usageFailure(error, group, command, io);
     if (error instanceof EvmIntegrityError) {
       io.stderr(`evm-integrity: ${refusalMessage(error as EvmIntegrityError<object, string>)}\n`);
       return 2;

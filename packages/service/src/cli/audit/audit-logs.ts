@@ -4,7 +4,7 @@
  * with --proof) window by window (NodeLogsCheck). One NDJSON line per discrepancy, then a summary.
  */
 import { parseArgs } from 'node:util';
-import { bytesToHex, hexToBytes } from 'evm-integrity';
+import { bytesToHex, hexToBytes, type ChainRegistry } from 'evm-integrity';
 import { SourceError } from 'evm-integrity/audit';
 import {
   NodeLogsCheck,
@@ -28,6 +28,7 @@ import type { CliIo } from '../io/streams.js';
 import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
 import { TempFile } from '../io/temp-output.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
+import { withAddChainHint } from '../chain-flag.js';
 
 interface AuditLogsIo extends CliIo {
   env?: NodeJS.ProcessEnv;
@@ -83,8 +84,9 @@ async function checkGivenProof(
   asked: LogsRange,
   node: RpcBlockSource,
   check: NodeLogsCheck,
-  headHash: string | undefined,
+  given: { headHash: string | undefined; registry: ChainRegistry },
 ): Promise<Outcome> {
+  const { headHash, registry } = given;
   const range = await proofRange(file);
   if ('reason' in range) return refused(file, range);
   const difference = rangeDifference(range, asked);
@@ -93,6 +95,7 @@ async function checkGivenProof(
   const options = {
     headHash: hexToBytes(headHash ?? (await nodeHash(node, asked.chainId, asked.toBlock))),
     chainId: asked.chainId,
+    registry,
   };
   // Logs are compared only once the whole proof is known to hold: a discrepancy against a forged proof means nothing.
   const whole = await verifyLogsProof(proofChunks(file), options);
@@ -107,11 +110,12 @@ async function checkNodeProof(
   asked: LogsRange,
   node: RpcBlockSource,
   check: NodeLogsCheck,
-  options: { headHash: string | undefined; concurrency: number; save: TempFile | undefined },
+  options: { headHash: string | undefined; concurrency: number; save: TempFile | undefined; registry: ChainRegistry },
 ): Promise<Outcome> {
-  const proof = new NodeLogsProof(node, asked, { concurrency: options.concurrency });
+  const { concurrency, registry } = options;
+  const proof = new NodeLogsProof(node, asked, { concurrency, registry });
   const unprovable = proof.unprovable();
-  if (unprovable !== null) return { status: 2, message: `the range cannot be proven: ${unprovable}` };
+  if (unprovable !== null) return { status: 2, message: `the range cannot be proven: ${withAddChainHint(unprovable)}` };
   const headMismatch = (hash: string) =>
     `head-mismatch at block ${asked.toBlock}: the node's block ${asked.toBlock} has hash ${hash}, not --head-hash ${options.headHash}`;
   // A node of another chain than the head hash's is told at once, before a range is fetched.
@@ -163,7 +167,18 @@ function summaryLine(
 }
 
 /**
- * `audit-logs --chain ID --rpc URL --from N --to M [--address A]… [--topic0 T]… [--head-hash H]
+ * What the headers rest on without --head-hash: the proof file's word (its head checked against the node's hash of the
+ * block), or the node's own.
+ */
+function unanchoredLine(proof: string | undefined, toBlock: number): string {
+  const advice = `give --head-hash, the hash of block ${toBlock} from a source you trust`;
+  if (proof !== undefined)
+    return `the headers are the proof file's (${proof}), its head matched to the node's hash of block ${toBlock} (no --head-hash): this shows the node's eth_getLogs agrees with the proof's blocks, not that they are the chain's; ${advice}`;
+  return `the headers are the node's own word (no --head-hash): this shows the node's eth_getLogs agrees with its own blocks, not that they are the chain's; ${advice}`;
+}
+
+/**
+ * `audit-logs --chain C [--add-chain ID:R]… --rpc URL --from N --to M [--address A]… [--topic0 T]… [--head-hash H]
  * [--proof P | --save-proof P] [--window N]`: exit 0 when the node's eth_getLogs answer is
  * complete and exact, 1 when it dropped, invented or altered a log (or the range does not hang from
  * --head-hash, or the given proof does not hold), 2 no verdict.
@@ -184,7 +199,7 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
   });
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}": audit-logs takes only flags`);
-  const { range: given, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
+  const { range: given, rpc, concurrency, registry } = logsRangeFlags(values, io.env ?? process.env);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
   if (values.proof === '-')
     throw new UsageError('--proof needs a file: the proof is read twice (checked whole, then compared)');
@@ -207,8 +222,8 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
   try {
     outcome =
       values.proof === undefined
-        ? await checkNodeProof(range, node, check, { headHash, concurrency, save })
-        : await checkGivenProof(values.proof, range, node, check, headHash);
+        ? await checkNodeProof(range, node, check, { headHash, concurrency, save, registry })
+        : await checkGivenProof(values.proof, range, node, check, { headHash, registry });
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     outcome = { status: 2, message: `no verdict: ${error.message}` };
@@ -223,11 +238,8 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
   const line = summaryLine(range, summary, tally, headHash !== undefined, values.proof ?? 'built from the node');
   io.stdout(`${JSON.stringify(line)}\n`);
   const { dropped, invented, altered, unreadable } = tally.discrepancies;
-  const where = `${chainName(range.chainId)}, blocks ${range.fromBlock} to ${range.toBlock}, ${describeFilter(range)}`;
-  if (headHash === undefined)
-    io.stderr(
-      `evm-integrity: the headers are the node's own word (no --head-hash): this shows the node's eth_getLogs agrees with its own blocks, not that they are the chain's; give --head-hash, the hash of block ${range.toBlock} from a source you trust\n`,
-    );
+  const where = `${chainName(range.chainId, registry)}, blocks ${range.fromBlock} to ${range.toBlock}, ${describeFilter(range)}`;
+  if (headHash === undefined) io.stderr(`evm-integrity: ${unanchoredLine(values.proof, range.toBlock)}\n`);
   if (line.summary.complete) {
     io.stderr(`evm-integrity: the node's eth_getLogs is complete and exact: ${where}: ${tally.nodeLogs} logs\n`);
     return 0;

@@ -16,20 +16,19 @@ import {
   queueUrl,
   requiredBlockRef,
   rpcUrlOf,
-  ruleSetName,
   type BlockRef,
   type BlockTag,
   wholeValue,
   workersOption,
 } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
-import { chainValue } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 
 const MIB = 1024 * 1024;
 
 /** The options of `audit`, as parseArgs reads them. */
 const OPTIONS = {
-  chain: { type: 'string' },
+  ...CHAIN_OPTIONS,
   // The output is NDJSON with or without it.
   json: { type: 'boolean' },
   from: { type: 'string' },
@@ -49,7 +48,6 @@ const OPTIONS = {
   quiet: { type: 'boolean' },
   record: { type: 'string' },
   workers: { type: 'string' },
-  rules: { type: 'string' },
   evidence: { type: 'string' },
   'learn-evidence': { type: 'boolean' },
   'chunk-size': { type: 'string' },
@@ -152,7 +150,8 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     DEFAULT_MAX_ANSWER_BYTES / MIB,
     MAX_ANSWER_BYTES / MIB,
   );
-  const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  // A chain outside the registry (a devnet) is verified by the rule set --add-chain gives it.
+  const rules = addedChains(values['add-chain']).find((chain) => chain.chainId === chainId)?.rules;
   // Queue workers build their registry from the built-in chains alone: evidence a run leans on must reach every one.
   const evidenceFlag =
     values.evidence !== undefined ? '--evidence' : values['learn-evidence'] ? '--learn-evidence' : null;

@@ -277,7 +277,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
   const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
   const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;
-  // The blocks of a chain outside the registry are verified by the rule set --rules names.
+  // The blocks of a chain outside the registry are verified by the rule set --add-chain gives it.
   const inline = rules === undefined && setup.evidence.length === 0;
   const verify = pool?.verify ?? (inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) }));
   try {

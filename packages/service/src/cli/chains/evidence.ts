@@ -3,13 +3,13 @@
  * its receipts root and bloom under its chain's rules is kept in the evidence directory, as evidence of those rules on
  * that chain and era (docs/chains.md, "Evidence"). `verify`, `audit` and `serve` read the directory with `--evidence`.
  */
+import { existsSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { admitEvidence, ChainRegistry, evidenceRecord, type OperatorEvidence, type Vouch } from 'evm-integrity';
+import { admitEvidence, evidenceRecord, type OperatorEvidence, type Vouch } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { readEvidenceDir, writeEvidence } from '../../evidence/evidence-dir.js';
 import { hashValue, requiredBlockRef, rpcUrlOf } from '../flags.js';
-import { addedChain } from '../chain-flag.js';
 import { InputError, UsageError } from '../io/usage-error.js';
 import { inputName, readInput } from '../io/read-input.js';
 import type { CliIo } from '../io/streams.js';
@@ -49,10 +49,10 @@ function admit(
   source: string,
   dir: string,
   io: CliIo,
-  options: { chains: string[]; json: boolean },
+  options: { json: boolean },
 ) {
-  const registry = new ChainRegistry(options.chains.map(addedChain));
-  const admitted = admitEvidence(block, { ...vouch, file: '' }, { registry });
+  // Evidence counts only for the built-in chains: the default registry.
+  const admitted = admitEvidence(block, { ...vouch, file: '' });
   if (!admitted.ok) {
     io.stderr(`evm-integrity: ${source}: not admitted as evidence: ${admitted.error.reason}\n`);
     return EVIDENCE_EXIT[admitted.error.kind];
@@ -80,13 +80,11 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       rpc: { type: 'string' },
       'rpc-url': { type: 'string' },
       block: { type: 'string' },
-      'add-chain': { type: 'string', multiple: true },
       json: { type: 'boolean' },
     },
   });
   const [what, ...rest] = positionals;
   const dir = values['evidence-dir'] ?? DEFAULT_EVIDENCE_DIR;
-  const chains = values['add-chain'] ?? [];
   const json = values.json ?? false;
   const vouch = () => {
     const given = values['trusted-hash'];
@@ -101,7 +99,7 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       if (rest.length !== 1) throw new UsageError('evidence add reads one FILE: a block in JSON-RPC form');
       const [file] = rest;
       const block = parseInputJson((io.read ?? readInput)(file), file);
-      return admit(block, vouch(), `file ${inputName(file)}`, dir, io, { chains, json });
+      return admit(block, vouch(), `file ${inputName(file)}`, dir, io, { json });
     }
     case 'capture': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence capture reads from --rpc`);
@@ -114,11 +112,17 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       const number = typeof given === 'number' ? given : await node.blockNumberOf(given);
       const block = await node.block(chainId, number);
       if (block === null) throw new InputError(`${url} has no block ${number}`);
-      return admit(block, vouched, `node ${url}`, dir, io, { chains, json });
+      return admit(block, vouched, `node ${url}`, dir, io, { json });
     }
     case 'list': {
       if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}": evidence list reads --evidence-dir`);
-      const evidence = readEvidenceDir(dir, chains.map(addedChain));
+      // No directory yet is no evidence yet (`add` and `capture` make it); one named by --evidence must exist.
+      if (dir !== '' && !existsSync(dir)) {
+        if (json) io.stdout('[]\n');
+        io.stderr(`evm-integrity: no evidence yet: ${dir} does not exist (evidence add and capture make it)\n`);
+        return 0;
+      }
+      const evidence = readEvidenceDir(dir);
       if (json) io.stdout(`${JSON.stringify(evidence.map((e) => evidenceJson(e, e.vouch.file)))}\n`);
       else
         for (const e of evidence)

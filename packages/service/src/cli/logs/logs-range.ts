@@ -2,7 +2,7 @@
  * What the logs commands (`prove logs`, `audit-logs`) share: their range and filter read from the
  * flags, the node they ask, and how a range and a proof's summary are told.
  */
-import { bytesToHex, defaultRegistry, hexToBytes } from 'evm-integrity';
+import { bytesToHex, ChainRegistry, defaultRegistry, hexToBytes } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
 import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
 import {
@@ -15,11 +15,11 @@ import {
   type BlockRef,
 } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
-import { chainValue } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 
 /** The flags of a range and filter, as parseArgs reads them. */
 export const RANGE_OPTIONS = {
-  chain: { type: 'string' },
+  ...CHAIN_OPTIONS,
   rpc: { type: 'string' },
   'rpc-url': { type: 'string' },
   from: { type: 'string' },
@@ -34,6 +34,8 @@ export interface LogsRangeFlags {
   range: Omit<LogsRange, 'fromBlock' | 'toBlock'> & { fromBlock: BlockRef; toBlock: BlockRef };
   rpc: string;
   concurrency: number;
+  /** The built-in chains and those `--add-chain` adds. */
+  registry: ChainRegistry;
 }
 
 /** `--to` not before `--from`, each named as given (a tag with the block it resolved to). */
@@ -48,9 +50,10 @@ function checkOrder(from: number, to: number, given: { fromBlock: BlockRef; toBl
 
 /** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
 export function logsRangeFlags(
-  values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' ? string[] : string },
+  values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' | 'add-chain' ? string[] : string },
   env: NodeJS.ProcessEnv,
 ): LogsRangeFlags {
+  const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = chainValue('--chain', values.chain);
   const rpc = rpcUrlOf(values, env);
   if (rpc === undefined) throw new UsageError('give the node: --rpc URL (or --rpc-url URL, or ETH_RPC_URL)');
@@ -65,6 +68,7 @@ export function logsRangeFlags(
     range: { chainId, fromBlock, toBlock, filter: { addresses, topics: topic0.length > 0 ? [topic0] : [] } },
     rpc,
     concurrency: positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY),
+    registry,
   };
 }
 
@@ -89,10 +93,11 @@ const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
 const count = (n: number) => n.toLocaleString('en-US');
 const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? '' : 's'}`;
 
-/** A chain as messages name it: `chain 1 (Ethereum)`. */
-export function chainName(chainId: number): string {
-  const name = defaultRegistry.get(chainId)?.name;
-  return name === undefined ? `chain ${chainId} (not in the registry)` : `chain ${chainId} (${name})`;
+/** A chain as messages name it: `chain 1 (Ethereum)`; an added chain is named by its id alone. */
+export function chainName(chainId: number, registry: ChainRegistry = defaultRegistry): string {
+  const name = registry.get(chainId)?.name;
+  if (name === undefined) return `chain ${chainId} (not in the registry)`;
+  return name === `chain ${chainId}` ? name : `chain ${chainId} (${name})`;
 }
 
 /** The filter as `eth_getLogs` spells it, for JSON lines. */
@@ -114,8 +119,8 @@ export function describeFilter(range: LogsRange): string {
 }
 
 /** What a proof covers and holds, in one line. */
-export function describeSummary(summary: LogsProofSummary): string {
-  return `${chainName(summary.chainId)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${plural(summary.blocks, 'block')}, ${plural(summary.candidateBlocks, 'candidate block')} (bloom may match), ${plural(summary.receipts, 'receipt')}), filter ${describeFilter(summary)}: ${plural(summary.logs, 'matching log')}`;
+export function describeSummary(summary: LogsProofSummary, registry?: ChainRegistry): string {
+  return `${chainName(summary.chainId, registry)}, blocks ${count(summary.fromBlock)} to ${count(summary.toBlock)} (${plural(summary.blocks, 'block')}, ${plural(summary.candidateBlocks, 'candidate block')} (bloom may match), ${plural(summary.receipts, 'receipt')}), filter ${describeFilter(summary)}: ${plural(summary.logs, 'matching log')}`;
 }
 
 /** The head hash line a verifier needs. */

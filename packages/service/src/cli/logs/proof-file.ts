@@ -7,10 +7,11 @@ import type { LogsProofRefusal } from 'evm-integrity/proof';
 import { readFailure } from '../../files/file-failures.js';
 import { inputName } from '../io/read-input.js';
 import { InputError } from '../io/usage-error.js';
+import { withAddChainHint } from '../chain-flag.js';
 
-/** The refusal in one line: its reason, its block when it is at one, and why. */
+/** The refusal in one line: its reason, its block when it is at one, and why (a chain outside the registry: how to add it). */
 export function describeRefusal(refusal: LogsProofRefusal): string {
-  return `${refusal.reason}${refusal.block === undefined ? '' : ` at block ${refusal.block}`}: ${refusal.message}`;
+  return `${refusal.reason}${refusal.block === undefined ? '' : ` at block ${refusal.block}`}: ${withAddChainHint(refusal.message)}`;
 }
 
 /** The bytes of FILE, or of standard input for `-`, as a stream; an InputError naming the file when it cannot be read. */

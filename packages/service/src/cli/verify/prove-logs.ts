@@ -9,6 +9,7 @@ import { monotonicMs } from '../clock.js';
 import type { CliIo } from '../io/streams.js';
 import { checkWritable } from '../io/writable.js';
 import { UsageError } from '../io/usage-error.js';
+import { withAddChainHint } from '../chain-flag.js';
 import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
 import { TempFile, writeStdout } from '../io/temp-output.js';
 
@@ -33,7 +34,7 @@ function progress(done: () => number, total: number, stderr: (text: string) => v
 }
 
 /**
- * `prove logs --chain ID --rpc URL --from N --to M [--address A]… [--topic0 T]… [--out P]`: exit 0
+ * `prove logs --chain C [--add-chain ID:R]… --rpc URL --from N --to M [--address A]… [--topic0 T]… [--out P]`: exit 0
  * with the proof written and its summary and head hash on stderr; 2 for bad flags, a node of
  * another chain, a range that cannot be proven, or a node that fails or serves blocks that make
  * no proof (nothing is left at --out).
@@ -46,16 +47,16 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
   });
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}": prove logs takes only flags`);
-  const { range: given, rpc, concurrency } = logsRangeFlags(values, io.env ?? process.env);
+  const { range: given, rpc, concurrency, registry } = logsRangeFlags(values, io.env ?? process.env);
   if (values.out === undefined && (io.stdoutIsTty ?? process.stdout.isTTY))
     throw new UsageError('the proof is binary: give --out FILE, or redirect standard output to a file or a pipe');
   // A file that cannot be written (a directory, no such directory) is refused before the node is asked anything.
   if (values.out !== undefined) checkWritable('--out', values.out);
   const { node, range } = await openNode(rpc, given);
-  const proof = new NodeLogsProof(node, range, { concurrency });
+  const proof = new NodeLogsProof(node, range, { concurrency, registry });
   const unprovable = proof.unprovable();
   if (unprovable !== null) {
-    io.stderr(`evm-integrity: the range cannot be proven: ${unprovable}\n`);
+    io.stderr(`evm-integrity: the range cannot be proven: ${withAddChainHint(unprovable)}\n`);
     return 2;
   }
   const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
@@ -76,7 +77,7 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
     const summary = proof.finish();
     await file?.commit();
     stopProgress?.();
-    io.stderr(`evm-integrity: proved ${describeSummary(summary)}; ${bytes.toLocaleString('en-US')} bytes\n`);
+    io.stderr(`evm-integrity: proved ${describeSummary(summary, registry)}; ${bytes.toLocaleString('en-US')} bytes\n`);
     io.stderr(`evm-integrity: ${headHashLine(summary)}\n`);
     return 0;
   } catch (error) {

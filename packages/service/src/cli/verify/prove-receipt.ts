@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { chainNotSupported, proveReceipt, type ProveRefusal } from 'evm-integrity/api';
 import { wholeValue } from '../flags.js';
-import { addedChain } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue, withAddChainHint, withChainId } from '../chain-flag.js';
 import { inputName, readInput } from '../io/read-input.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { UsageError } from '../io/usage-error.js';
@@ -24,7 +24,7 @@ function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: str
     case 'chain_not_supported': {
       const { body } = chainNotSupported(refusal.subject, { docsUrl: LOCAL_DOCS_URL });
       const message = refusal.message ?? (body as { error: { message: string } }).error.message;
-      return { line: named(message), status: EXIT.not_verifiable };
+      return { line: named(withAddChainHint(message)), status: EXIT.not_verifiable };
     }
     case 'different':
       return { line: named(refusal.message), status: EXIT.different };
@@ -34,7 +34,7 @@ function refusalOf(file: string | undefined, refusal: ProveRefusal): { line: str
 }
 
 /**
- * `prove receipt FILE --index N [--out P] [--add-chain ID:R]…` (argv after `prove receipt`): writes the proof document to P or
+ * `prove receipt FILE --index N [--out P] [--chain C] [--add-chain ID:R]…` (argv after `prove receipt`): writes the proof document to P or
  * stdout and returns the exit status: 0 written, 1 the block's data do not match its commitments,
  * 2 bad input, an index with no receipt, or a block that cannot be verified.
  * @example await runProveReceipt(['block.json', '--index', '3'], io) // 0, the proof on stdout
@@ -49,7 +49,7 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
       pretty: { type: 'boolean' },
       // The proof is JSON with or without it.
       json: { type: 'boolean' },
-      'add-chain': { type: 'string', multiple: true },
+      ...CHAIN_OPTIONS,
       evidence: { type: 'string' },
     },
   });
@@ -59,9 +59,11 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
     throw new UsageError('--index is required: the position of the receipt in its block (0 for the first)');
   const index = wholeValue('--index', values.index, 0);
   if (values.out === '') throw new UsageError('--out needs a file name');
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
+  const chains = addedChains(values['add-chain']);
   const bytes = (io.read ?? readInput)(file);
-  const registry = registryOf(await setupOf((values['add-chain'] ?? []).map(addedChain), values.evidence));
-  const proof = proveReceipt(parseInputJson(bytes, file), index, { registry });
+  const registry = registryOf(await setupOf(chains, values.evidence));
+  const proof = proveReceipt(withChainId(parseInputJson(bytes, file), chainId, file), index, { registry });
   if (!proof.ok) {
     const { line, status } = refusalOf(file, proof.error);
     io.stderr(`evm-integrity: ${line}\n`);

@@ -23,7 +23,7 @@ import { InputError, UsageError } from '../io/usage-error.js';
 import { inputName, readInput } from '../io/read-input.js';
 import type { CliIo } from '../io/streams.js';
 import { notALine, parseInputJson } from '../io/json-input.js';
-import { addedChain, chainValue } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue, withChainId } from '../chain-flag.js';
 
 /** The bodies this command builds, by the name of their endpoint. */
 const BUILDERS = {
@@ -118,21 +118,6 @@ function refuseWhatNoBodyCarries(block: RpcBlock, registry: ChainRegistry, file:
 const notABlock = (file: string | undefined, invalid: InvalidInput) =>
   new InputError(notALine(file, 'a block', invalid));
 
-/**
- * The block's JSON with the chain `--chain` names: added when the block names none; a block
- * that names another chain is refused, naming both.
- */
-function withChainId(json: unknown, chainId: number | undefined, file: string | undefined): unknown {
-  if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
-  const named = (json as { chain_id?: unknown }).chain_id;
-  if (named === undefined || named === null) return { ...json, chain_id: chainId };
-  if (Number(named) !== chainId)
-    throw new InputError(
-      `${inputName(file)}: the block names chain_id ${JSON.stringify(named)}, not the --chain ${chainId} given`,
-    );
-  return json;
-}
-
 /** The block of FILE (standard input for `-` or none), read as `verify block` reads it. */
 function readBlock(
   bytes: Uint8Array,
@@ -159,8 +144,7 @@ export function runRequest(argv: string[], io: CliIo): number {
       pretty: { type: 'boolean' },
       // The body is JSON with or without it.
       json: { type: 'boolean' },
-      chain: { type: 'string' },
-      'add-chain': { type: 'string', multiple: true },
+      ...CHAIN_OPTIONS,
     },
   });
   const [what, file, extra] = positionals;
@@ -168,7 +152,7 @@ export function runRequest(argv: string[], io: CliIo): number {
   if (!Object.hasOwn(BUILDERS, what))
     throw new UsageError(`cannot build a "${what}" body: expected receipt-root or logs-bloom`);
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": request ${what} reads one FILE`);
-  const registry = new ChainRegistry((values['add-chain'] ?? []).map(addedChain));
+  const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
   refuseWhatNoBodyCarries(block, registry, file);

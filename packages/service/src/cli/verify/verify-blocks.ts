@@ -11,6 +11,7 @@ import { blockAnswer, verifyBlockBytes, type OperationContext, type OperationRes
 import type { BlockOutcome } from '../../workers/block-job.js';
 import { InputError } from '../io/usage-error.js';
 import { notJsonLine } from '../io/json-input.js';
+import { bytesWithChainId } from '../chain-flag.js';
 
 /**
  * Bytes of blocks verified inline before the pool is started for the rest. Measured on 2 cores
@@ -24,6 +25,8 @@ export interface BlockFiles {
   /** The chains added with --add-chain and the operator's evidence (the workers build the same registry from them). */
   setup: RegistrySetup;
   rules: RuleSetName | undefined;
+  /** `--chain`: the chain of a block that names none (a block that names another is refused in one line). */
+  chainId: number | undefined;
   context: OperationContext;
   /** Worker threads: null, one per core once POOL_FROM_BYTES are read; 0, none; N, N from the first block. */
   workers: number | null;
@@ -41,10 +44,14 @@ export interface BlockFilesRun {
   threads: Set<number>;
 }
 
-/** A file's bytes, or the line that says why it cannot be read. */
-function readBlockFile(file: string, read: (file: string) => Uint8Array): { bytes: Uint8Array } | { error: string } {
+/** A file's bytes (with the chain `--chain` names when it names none), or the line that says why it gives no block. */
+function readBlockFile(
+  file: string,
+  read: (file: string) => Uint8Array,
+  chainId: number | undefined,
+): { bytes: Uint8Array } | { error: string } {
   try {
-    return { bytes: read(file) };
+    return { bytes: bytesWithChainId(read(file), chainId, file) };
   } catch (error) {
     if (error instanceof InputError) return { error: error.message };
     throw error;
@@ -69,7 +76,7 @@ function fileAnswer(
 
 /** Verifies every file's block, calling `emit` with each answer in argument order. */
 export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswer) => void): Promise<BlockFilesRun> {
-  const { files, setup, rules, context, workers, read } = run;
+  const { files, setup, rules, chainId, context, workers, read } = run;
   const where: BlockFilesRun = { inline: 0, pooled: 0, threads: new Set() };
   const verifyContext = { registry: registryOf(setup), ...(rules && { rules }) };
   // Inline while the workers would not pay for their start (or none are wanted); the rest on the pool.
@@ -77,7 +84,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   let next = 0;
   for (let bytes = 0; next < files.length && stayInline(bytes); next++) {
     const file = files[next]!;
-    const input = readBlockFile(file, read);
+    const input = readBlockFile(file, read, chainId);
     if ('error' in input) {
       emit({ file, error: input.error });
       continue;
@@ -106,7 +113,7 @@ export async function verifyBlockFiles(run: BlockFiles, emit: (answer: FileAnswe
   try {
     for (; next < files.length; next++) {
       const file = files[next]!;
-      const input = readBlockFile(file, read);
+      const input = readBlockFile(file, read, chainId);
       if ('error' in input) inFlight.push({ file, error: input.error });
       else
         inFlight.push({

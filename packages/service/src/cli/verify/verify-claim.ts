@@ -17,6 +17,7 @@ import { inputName } from '../io/read-input.js';
 import type { CliIo } from '../io/streams.js';
 import { notALine } from '../io/json-input.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';
+import { withAddChainHint } from '../chain-flag.js';
 
 /** Why a proof does not hold, naming the proof node at fault when one is (the library's message mostly does). */
 function doesNotHold({ reason, node, message }: ReceiptProofResult): string {
@@ -46,7 +47,7 @@ function runVerifyReceiptProof(
     const line =
       result.status === 400 && invalid !== undefined
         ? notALine(file, 'a receipt proof', { kind: 'invalid', problems: invalid, count: invalid.length })
-        : `${inputName(file)}: ${error.message}`;
+        : `${inputName(file)}: ${withAddChainHint(error.message)}`;
     io.stderr(`evm-integrity: ${line}\n`);
     return EXIT[result.verdict];
   }

@@ -3,10 +3,10 @@
  * logs are released (as NDJSON) only once the whole proof holds.
  */
 import { parseArgs } from 'node:util';
-import { hexToBytes } from 'evm-integrity';
+import { ChainRegistry, hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
 import { hashValue } from '../flags.js';
-import { chainValue } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { inputName } from '../io/read-input.js';
 import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
@@ -18,7 +18,7 @@ import { TempFile } from '../io/temp-output.js';
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
 
 /**
- * `verify logs-proof FILE|- --head-hash H [--chain ID] [--out LOGS.ndjson]`: exit 0 with the
+ * `verify logs-proof FILE|- --head-hash H [--chain C] [--add-chain ID:R]… [--out LOGS.ndjson]`: exit 0 with the
  * proven logs as NDJSON and a summary on stderr, 1 when the proof does not hold (its first fault
  * named on stderr), 2 when the input is no proof, cannot be read, or its range cannot be proven.
  */
@@ -28,7 +28,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
     allowPositionals: true,
     options: {
       'head-hash': { type: 'string' },
-      chain: { type: 'string' },
+      ...CHAIN_OPTIONS,
       out: { type: 'string' },
       // The logs are NDJSON with or without it.
       json: { type: 'boolean' },
@@ -40,11 +40,13 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   if (values['head-hash'] === undefined)
     throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
   const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
+  const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const spool = new TempFile(values.out, '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {
       headHash,
+      registry,
       ...(chainId !== undefined && { chainId }),
       onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
     });
@@ -53,7 +55,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       return NO_VERDICT.has(verdict.error.reason) ? 2 : 1;
     }
     await spool.commit();
-    io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value)}\n`);
+    io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value, registry)}\n`);
     return 0;
   } finally {
     spool.remove();

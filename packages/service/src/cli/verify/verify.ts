@@ -7,7 +7,7 @@ import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { VERDICT_EXIT } from '../exit.js';
 import { hashValue, ruleSetName, workersOption } from '../flags.js';
-import { addedChain } from '../chain-flag.js';
+import { addedChains, CHAIN_OPTIONS, chainValue, withAddChainHint, withChainId } from '../chain-flag.js';
 import { parseInputJson } from '../io/json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
@@ -28,7 +28,7 @@ function refusalLine(answer: FileAnswer): string | undefined {
   if (answer.result.status === 200) return undefined;
   const { error } = answer.result.body as RefusalEnvelope;
   const problems = error.details?.invalid_parameters ?? [];
-  if (problems.length < 2) return `${inputName(answer.file)}: ${error.message}`;
+  if (problems.length < 2) return `${inputName(answer.file)}: ${withAddChainHint(error.message)}`;
   const named = problems.slice(0, PROBLEMS_ON_STDERR).map((p) => `${p.name}: expected ${p.expected}`);
   const rest = problems.length - named.length;
   const more = rest > 0 ? `; and ${rest} more on standard output` : '';
@@ -72,14 +72,14 @@ export function runVerify(argv: string[], io: CliIo): number | Promise<number> {
   if (argv[0] === 'logs-proof')
     return import('./verify-logs-proof.js').then((m) => m.runVerifyLogsProof(argv.slice(1), io));
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: VERIFY_OPTIONS });
-  const chains = (values['add-chain'] ?? []).map(addedChain);
+  const chains = addedChains(values['add-chain']);
   return setupOf(chains, values.evidence).then((setup) => verifyWith(positionals, values, setup, io));
 }
 
 const VERIFY_OPTIONS = {
   pretty: { type: 'boolean' },
   rules: { type: 'string' },
-  'add-chain': { type: 'string', multiple: true },
+  ...CHAIN_OPTIONS,
   // The output is JSON with or without it.
   json: { type: 'boolean' },
   workers: { type: 'string' },
@@ -105,18 +105,20 @@ function verifyWith(
   if (files.length > 1 && what !== 'block')
     throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
+  // The chain of a block (or body) that names none.
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const workers = workersOption(values.workers);
   const registry = new ChainRegistry(chains, { evidence: setup.evidence });
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
-  const body = () => parseInputJson(read(file), file);
+  const body = () => withChainId(parseInputJson(read(file), file), chainId, file, 'body');
   const pretty = values.pretty ?? false;
   switch (what) {
     case 'block': {
       const blockFiles = files.length === 0 ? ['-'] : files;
       if (blockFiles.filter((f) => f === '-').length > 1)
         throw new UsageError('verify block reads standard input (-) once: give - at most once');
-      return runVerifyBlocks({ files: blockFiles, setup, rules, context, workers, read }, io, {
+      return runVerifyBlocks({ files: blockFiles, setup, rules, chainId, context, workers, read }, io, {
         pretty,
         verbose: values.verbose ?? false,
       });
