@@ -30,7 +30,7 @@ export default defineConfig({
     // Two files at a time even on two cores (vitest's default there is one): most of the suite waits on processes,
     // sockets and PostgreSQL rather than the CPU. No test times anything (speed targets are the bench's), and two files
     // sharing the cores fail none. Three at a time was faster still (182 s against 218 s for the suite, under other
-    // load), but once in six runs starved test/leases.test.ts's server so that its kill caught no request in progress.
+    // load); two keep the load lighter for the tests that race real processes.
     maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
