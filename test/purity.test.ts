@@ -67,6 +67,8 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['chains', /^chains\//],
   // A range of logs is proven on its chain's eras (which rules, which header layout, what is shown).
   ['proof', /^proof\//],
+  // The beacon-chain anchor: SSZ branches from a checkpoint down to an execution block hash.
+  ['anchor', /^anchor\//],
   // What a request body's reader and a JSON-RPC block's share, below both.
   ['input values', /^input\/values\//],
   ['input', /^input\//],
