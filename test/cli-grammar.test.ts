@@ -257,6 +257,26 @@ describe('every command of the table', () => {
     );
   });
 
+  it('audit: --add-chain of a chain other than the audited one is refused, not ignored', async () => {
+    expectOneLine(
+      await cli([
+        'audit',
+        '--chain',
+        '31337',
+        '--from',
+        '1',
+        '--to',
+        '2',
+        '--rpc',
+        'http://127.0.0.1:1',
+        '--add-chain',
+        '31338:ethereum',
+      ]),
+      'audit',
+      /--add-chain adds chain 31338, but the audit is of chain 31337 \(--chain\)/,
+    );
+  });
+
   it('an unknown command is one line, then where the help is', async () => {
     const result = await cli(['nosuch']);
     expect(result.code).toBe(2);

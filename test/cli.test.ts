@@ -375,7 +375,7 @@ describe('command-line conventions', () => {
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\ntry \'evm-integrity --help\'\n',
     });
   });
 

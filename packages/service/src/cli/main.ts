@@ -167,7 +167,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     const command = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
     if (command === undefined) {
-      io.stderr(`evm-integrity: no command "${topic}"; expected one of ${Object.keys(COMMANDS).join(', ')}\n`);
+      io.stderr(
+        `evm-integrity: no command "${topic}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
+      );
       return 2;
     }
     io.stdout(`${await command.usage()}\n`);

@@ -151,7 +151,12 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     MAX_ANSWER_BYTES / MIB,
   );
   // A chain outside the registry (a devnet) is verified by the rule set --add-chain gives it.
-  const rules = addedChains(values['add-chain']).find((chain) => chain.chainId === chainId)?.rules;
+  const added = addedChains(values['add-chain']);
+  // An audit is of one chain: a devnet added under another id would be a flag that silently does nothing.
+  const other = added.find((chain) => chain.chainId !== chainId);
+  if (other !== undefined)
+    throw new UsageError(`--add-chain adds chain ${other.chainId}, but the audit is of chain ${chainId} (--chain)`);
+  const rules = added[0]?.rules;
   // Queue workers build their registry from the built-in chains alone: evidence a run leans on must reach every one.
   const evidenceFlag =
     values.evidence !== undefined ? '--evidence' : values['learn-evidence'] ? '--learn-evidence' : null;
