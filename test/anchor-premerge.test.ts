@@ -77,6 +77,12 @@ describe('the historical hashes accumulator', () => {
     );
   });
 
+  it('is refused against another root, or with a current epoch not empty', () => {
+    expect(readAccumulator(ACCUMULATOR, new Uint8Array(32)).ok).toBe(false);
+    const unfrozen = new Uint8Array([...ACCUMULATOR, ...new Uint8Array(64)]);
+    expect(readAccumulator(unfrozen).ok).toBe(false);
+  });
+
   it('puts 8,192 blocks in an epoch', () => {
     expect([0, EPOCH_SIZE - 1, EPOCH_SIZE, 1000010].map(epochOf)).toEqual([0, 0, 1, 122]);
   });

@@ -33,10 +33,14 @@ export const HISTORICAL_HASHES_ACCUMULATOR_ROOT: Node = hexToBytes(
   'ec8e040fd6c557b41ca8ddd38f7e9d58a9281918dc92bdb72342a38fb085e701',
 );
 
+/** Marks roots that {@link readAccumulator} checked: a type of its own, so that no other list passes for them. */
+declare const CHECKED: unique symbol;
+
 /** The epoch record roots of an accumulator that hashes to `root`: only {@link readAccumulator} makes one. */
 export interface TrustedEpochRoots {
   readonly root: Node;
   readonly epochs: readonly Node[];
+  readonly [CHECKED]: true;
 }
 
 /** The epoch that holds block `blockNumber`, 8192 blocks an epoch. */
@@ -90,7 +94,7 @@ export function readAccumulator(
   for (let at = epochsAt; at < currentAt; at += 32) epochs.push(Uint8Array.from(ssz.subarray(at, at + 32)));
   if (epochs.length > MAX_HISTORICAL_EPOCHS) return err(`more than ${MAX_HISTORICAL_EPOCHS} epochs`);
   if (!bytesEqual(accumulatorRoot(epochs), root)) return err('the accumulator does not hash to the trusted root');
-  return ok({ root, epochs });
+  return ok({ root, epochs } as unknown as TrustedEpochRoots);
 }
 
 /** What is proven: a pre-merge block hash and its number. */
