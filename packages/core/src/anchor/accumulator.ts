@@ -1,0 +1,165 @@
+/**
+ * Pre-merge blocks proven against the historical hashes accumulator (EIP-7643; the Portal Network's
+ * legacy history spec, `legacy/history/history-network.md` in ethereum/portal-network-specs):
+ *
+ *   HeaderRecord = Container[block_hash: Bytes32, total_difficulty: uint256]
+ *   EpochRecord = List[HeaderRecord, limit=8192]
+ *   HistoricalHashesAccumulator = Container[historical_epochs: List[Bytes32, limit=2048], current_epoch: EpochRecord]
+ *
+ * A block's proof (`BlockProofHistoricalHashesAccumulator`, 15 nodes) climbs from its block hash to
+ * its epoch record's root and stops there, so the verifier holds the epoch record roots themselves
+ * (the frozen accumulator), checked once against the root EIP-7643 fixes.
+ */
+import { bytesEqual, hexToBytes } from '../bytes/hex.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
+import { headerNumberIfAny } from '../header/header-decoding.js';
+import { err, ok, type Result } from '../result.js';
+import { branchRoot, parentOf, type Node } from './merkle-branch.js';
+
+/** Blocks an epoch record holds. */
+export const EPOCH_SIZE = 8192;
+/** The limit of `historical_epochs`: 2048 epochs, a tree 11 levels deep. */
+export const MAX_HISTORICAL_EPOCHS = 2048;
+/** The first block after the merge (Paris): the accumulator holds every block before it and none from it. */
+export const MERGE_BLOCK = 15_537_394;
+/** Nodes in a pre-merge block's proof: 13 levels of records, 1 into the record, 1 for the list's length. */
+export const PRE_MERGE_PROOF_NODES = 15;
+
+/**
+ * The `hash_tree_root` of the frozen `HistoricalHashesAccumulator`, as EIP-7643 ("History accumulator
+ * for pre-PoS data") commits to it, and the Portal spec refers to it.
+ */
+export const HISTORICAL_HASHES_ACCUMULATOR_ROOT: Node = hexToBytes(
+  'ec8e040fd6c557b41ca8ddd38f7e9d58a9281918dc92bdb72342a38fb085e701',
+);
+
+/** Marks roots that {@link readAccumulator} checked: a type of its own, so that no other list passes for them. */
+declare const CHECKED: unique symbol;
+
+/** The epoch record roots of an accumulator that hashes to `root`: only {@link readAccumulator} makes one. */
+export interface TrustedEpochRoots {
+  readonly root: Node;
+  readonly epochs: readonly Node[];
+  readonly [CHECKED]: true;
+}
+
+/** The epoch that holds block `blockNumber`, 8192 blocks an epoch. */
+export function epochOf(blockNumber: number): number {
+  return Math.floor(blockNumber / EPOCH_SIZE);
+}
+
+/** SSZ's `mix_in_length`: a list's root is its data's root beside its length, little-endian in 32 bytes. */
+function mixInLength(root: Node, length: number): Node {
+  const chunk = new Uint8Array(32);
+  new DataView(chunk.buffer).setUint32(0, length, true);
+  return parentOf(root, chunk);
+}
+
+/** The root of `leaves` padded with zero nodes to a tree `depth` levels deep (SSZ `merkleize` with a limit). */
+function merkleize(leaves: readonly Node[], depth: number): Node {
+  let zero: Node = new Uint8Array(32);
+  let level = leaves.length === 0 ? [zero] : [...leaves];
+  for (let height = 0; height < depth; height++) {
+    const next: Node[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(parentOf(level[i]!, level[i + 1] ?? zero));
+    level = next;
+    zero = parentOf(zero, zero);
+  }
+  return level[0]!;
+}
+
+/** The `hash_tree_root` of a frozen accumulator (empty `current_epoch`) whose `historical_epochs` are `epochs`. */
+export function accumulatorRoot(epochs: readonly Node[]): Node {
+  const historical = mixInLength(merkleize(epochs, Math.log2(MAX_HISTORICAL_EPOCHS)), epochs.length);
+  const current = mixInLength(merkleize([], Math.log2(EPOCH_SIZE)), 0);
+  return parentOf(historical, current);
+}
+
+/**
+ * The epoch record roots of a frozen accumulator's SSZ (two 4-byte offsets, the roots, an empty
+ * `current_epoch`), when it hashes to `root`: the Portal vectors' `historical_hashes_accumulator.ssz`.
+ */
+export function readAccumulator(
+  ssz: Uint8Array,
+  root: Node = HISTORICAL_HASHES_ACCUMULATOR_ROOT,
+): Result<TrustedEpochRoots, string> {
+  if (ssz.length < 8) return err('an accumulator is at least its two offsets');
+  const view = new DataView(ssz.buffer, ssz.byteOffset, ssz.byteLength);
+  const epochsAt = view.getUint32(0, true);
+  const currentAt = view.getUint32(4, true);
+  if (epochsAt !== 8 || currentAt !== ssz.length || (currentAt - epochsAt) % 32 !== 0)
+    return err('not a frozen accumulator: its current epoch must be empty');
+  const epochs: Node[] = [];
+  // Copies: a Node.js Buffer's `slice` is a view, and the trusted roots must not change with the caller's bytes.
+  for (let at = epochsAt; at < currentAt; at += 32) epochs.push(Uint8Array.from(ssz.subarray(at, at + 32)));
+  if (epochs.length > MAX_HISTORICAL_EPOCHS) return err(`more than ${MAX_HISTORICAL_EPOCHS} epochs`);
+  if (!bytesEqual(accumulatorRoot(epochs), root)) return err('the accumulator does not hash to the trusted root');
+  return ok({ root, epochs } as unknown as TrustedEpochRoots);
+}
+
+/** What is proven: a pre-merge block hash and its number. */
+export interface PreMergeBlock {
+  readonly blockHash: Node;
+  readonly blockNumber: number;
+}
+
+/** Why a pre-merge proof is refused: which input or which step of the branch fails. */
+export interface PreMergeRefusal {
+  readonly reason: 'not-pre-merge' | 'bad-header' | 'bad-proof' | 'branch';
+  readonly message: string;
+}
+
+/** A block to prove: its header's RLP (the hash and number come from it), or its hash and number. */
+export type PreMergeClaim =
+  { readonly header: Uint8Array } | { readonly blockHash: Node; readonly blockNumber: number };
+
+/**
+ * Proves a pre-merge block: its hash is the `block_hash` of record `blockNumber % 8192` of epoch
+ * record `epochOf(blockNumber)`, whose root the trusted accumulator holds. `proof` is the
+ * `BlockProofHistoricalHashesAccumulator`: 15 nodes, or their 480 SSZ bytes.
+ */
+export function verifyPreMergeHeader(
+  claim: PreMergeClaim,
+  proof: Uint8Array | readonly Node[],
+  accumulator: TrustedEpochRoots,
+): Result<PreMergeBlock, PreMergeRefusal> {
+  let blockHash: Node;
+  let blockNumber: number;
+  if ('header' in claim) {
+    const number = headerNumberIfAny(claim.header);
+    if (number === undefined) return err({ reason: 'bad-header', message: 'the header is not a block header RLP' });
+    blockHash = defaultKeccak256(claim.header);
+    blockNumber = Number(number);
+  } else {
+    ({ blockHash, blockNumber } = claim);
+    if (blockHash.length !== 32) return err({ reason: 'bad-header', message: 'a block hash is 32 bytes' });
+  }
+  if (blockNumber >= MERGE_BLOCK)
+    return err({
+      reason: 'not-pre-merge',
+      message: `block ${blockNumber} is at or after the merge (${MERGE_BLOCK}): the accumulator holds only earlier blocks`,
+    });
+  if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
+    return err({ reason: 'bad-header', message: `${blockNumber} is not a block number` });
+  const nodes = proof instanceof Uint8Array ? splitProof(proof) : proof;
+  if (nodes === undefined || nodes.length !== PRE_MERGE_PROOF_NODES || nodes.some((node) => node.length !== 32))
+    return err({ reason: 'bad-proof', message: `a pre-merge proof is ${PRE_MERGE_PROOF_NODES} nodes of 32 bytes` });
+  const epoch = epochOf(blockNumber);
+  const epochRoot = accumulator.epochs[epoch];
+  if (epochRoot === undefined) return err({ reason: 'bad-proof', message: `the accumulator has no epoch ${epoch}` });
+  // Under the epoch record's root: the data tree (2, beside the length at 3), 13 levels of records, block_hash first.
+  const gindex = 2 * (2 * EPOCH_SIZE + (blockNumber % EPOCH_SIZE));
+  const computed = branchRoot(blockHash, nodes, gindex);
+  if (computed === undefined || !bytesEqual(computed, epochRoot))
+    return err({
+      reason: 'branch',
+      message: `block ${blockNumber}'s hash does not reach epoch record ${epoch}'s root through the proof (record ${blockNumber % EPOCH_SIZE})`,
+    });
+  return ok({ blockHash, blockNumber });
+}
+
+/** A proof's 480 SSZ bytes as its 15 nodes, or `undefined` when it is another size. */
+function splitProof(bytes: Uint8Array): Node[] | undefined {
+  if (bytes.length !== PRE_MERGE_PROOF_NODES * 32) return undefined;
+  return Array.from({ length: PRE_MERGE_PROOF_NODES }, (_, i) => bytes.subarray(i * 32, i * 32 + 32));
+}
