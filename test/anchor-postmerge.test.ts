@@ -14,13 +14,21 @@ import {
   decodePostMergeProof,
   historicalEntryOf,
   verifyPostMergeBlock,
+  type ExecutionBlockId,
   type PostMergeBlockProof,
   type TrustedHistoricalRoot,
 } from '../packages/core/src/anchor/beacon-block-proof.js';
 import { isValidBranch } from '../packages/core/src/anchor/merkle-branch.js';
-import { MAINNET, forkAtSlot, forkSlot, type BeaconNetwork } from '../packages/core/src/anchor/networks.js';
+import {
+  MAINNET,
+  forkAtSlot,
+  forkSlot,
+  slotTimestamp,
+  type BeaconNetwork,
+} from '../packages/core/src/anchor/networks.js';
 import { bytes32Vector, historicalBatchRoot, vectorRoot } from '../packages/core/src/anchor/ssz.js';
 import { bytesToHex } from '../packages/core/src/bytes/hex.js';
+import { decodeHeader } from '../packages/core/src/header/header-decoding.js';
 import { defaultKeccak256 } from '../packages/core/src/keccak/keccak.js';
 import { contentValueOf, headerWithProof } from './helpers/portal-vectors.js';
 
@@ -33,7 +41,7 @@ const CAPELLA_ON = [17034870, 17042287, 17062257, 19426586, 19426587, 22162263];
 
 interface Vector {
   number: number;
-  blockHash: Uint8Array;
+  block: ExecutionBlockId;
   bytes: Uint8Array;
   proof: PostMergeBlockProof;
 }
@@ -42,7 +50,8 @@ function vectorOf(number: number): Vector {
   const { header, proof: bytes } = headerWithProof(contentValueOf(new URL(`${number}.yaml`, PORTAL).pathname));
   const decoded = decodePostMergeProof(MAINNET, bytes);
   if (!decoded.ok) throw new Error(`${number}: ${decoded.error}`);
-  return { number, blockHash: defaultKeccak256(header), bytes, proof: decoded.value };
+  const block = { hash: defaultKeccak256(header), timestamp: decodeHeader(header).timestamp };
+  return { number, block, bytes, proof: decoded.value };
 }
 
 const VECTORS = [...BELLATRIX_ERA, ...CAPELLA_ON].map(vectorOf);
@@ -74,12 +83,12 @@ describe('post-merge block proofs: the Portal mainnet vectors', () => {
   });
 
   it.each(VECTORS.map((v) => [v.number, v] as const))('block %i verifies under its slot’s entry', (number, v) => {
-    const proven = verifyPostMergeBlock(MAINNET, v.blockHash, v.proof, trustedFor(v.proof.slot));
-    expect(proven).toEqual({ ok: true, value: { blockHash: v.blockHash, slot: v.proof.slot } });
+    const proven = verifyPostMergeBlock(MAINNET, v.block, v.proof, trustedFor(v.proof.slot));
+    expect(proven).toEqual({ ok: true, value: { blockHash: v.block.hash, slot: v.proof.slot } });
     const file = new URL(`blocks/mainnet-${number}.json`, FIXTURES);
     if (existsSync(file)) {
       const block = JSON.parse(readFileSync(file, 'utf8')) as { header: { hash: string } };
-      expect(bytesToHex(v.blockHash)).toBe(block.header.hash.replace(/^0x/, ''));
+      expect(bytesToHex(v.block.hash)).toBe(block.header.hash.replace(/^0x/, ''));
     }
   });
 
@@ -158,12 +167,12 @@ describe('post-merge block proofs: fork boundaries', () => {
         blockHashGindex(MAINNET, slot) === BLOCK_HASH_GINDEX_DENEB
           ? BLOCK_HASH_GINDEX_BELLATRIX
           : BLOCK_HASH_GINDEX_DENEB;
-      expect(isValidBranch(v.blockHash, executionBlockProof, other, beaconBlockRoot)).toBe(false);
+      expect(isValidBranch(v.block.hash, executionBlockProof, other, beaconBlockRoot)).toBe(false);
       if (slot < capella) return;
       // The same proof on a network whose Deneb began on the other side of its slot.
       const moved = slot >= deneb ? slot / 32 + 1 : Math.floor(slot / 32);
       const network = { ...MAINNET, forkEpochs: { ...MAINNET.forkEpochs, deneb: moved } };
-      expect(verifyPostMergeBlock(network, v.blockHash, v.proof, trustedFor(slot))).toEqual({
+      expect(verifyPostMergeBlock(network, v.block, v.proof, trustedFor(slot))).toEqual({
         ok: false,
         error: { kind: 'branch', branch: 'execution' },
       });
@@ -174,7 +183,7 @@ describe('post-merge block proofs: fork boundaries', () => {
     const v = vector(17034870);
     const trusted = trustedFor(v.proof.slot);
     const early = { ...v.proof, slot: forkSlot(MAINNET, 'bellatrix') - 1 };
-    expect(verifyPostMergeBlock(MAINNET, v.blockHash, early, trusted)).toMatchObject({
+    expect(verifyPostMergeBlock(MAINNET, v.block, early, trusted)).toMatchObject({
       ok: false,
       error: { kind: 'not-post-merge' },
     });
@@ -182,7 +191,7 @@ describe('post-merge block proofs: fork boundaries', () => {
       { ...trusted, index: 1 },
       { ...trusted, list: 'historical_roots' as const },
     ])
-      expect(verifyPostMergeBlock(MAINNET, v.blockHash, v.proof, wrong)).toMatchObject({
+      expect(verifyPostMergeBlock(MAINNET, v.block, v.proof, wrong)).toMatchObject({
         ok: false,
         error: { kind: 'wrong-entry' },
       });
@@ -208,7 +217,7 @@ describe('post-merge block proofs: any change is refused', () => {
         if (!decoded.ok) throw new Error(decoded.error);
         const beaconNodes = v.proof.beaconBlockProof.length;
         const branch = position < 32 * beaconNodes ? 'block-roots' : 'execution';
-        expect(verifyPostMergeBlock(MAINNET, v.blockHash, decoded.value, trustedFor(v.proof.slot))).toEqual({
+        expect(verifyPostMergeBlock(MAINNET, v.block, decoded.value, trustedFor(v.proof.slot))).toEqual({
           ok: false,
           error: { kind: 'branch', branch },
         });
@@ -219,9 +228,9 @@ describe('post-merge block proofs: any change is refused', () => {
   it('a changed byte of the block hash is refused by the execution branch', () => {
     fc.assert(
       fc.property(fc.constantFrom(...VECTORS), fc.nat(31), fc.integer({ min: 1, max: 255 }), (v, at, by) => {
-        const hash = v.blockHash.slice();
+        const hash = v.block.hash.slice();
         hash[at]! ^= by;
-        expect(verifyPostMergeBlock(MAINNET, hash, v.proof, trustedFor(v.proof.slot))).toEqual({
+        expect(verifyPostMergeBlock(MAINNET, { ...v.block, hash }, v.proof, trustedFor(v.proof.slot))).toEqual({
           ok: false,
           error: { kind: 'branch', branch: 'execution' },
         });
@@ -229,14 +238,27 @@ describe('post-merge block proofs: any change is refused', () => {
     );
   });
 
-  // The shipped block_roots say which slots of the period hold the same root: after a skipped slot they
-  // do, and the proof cannot tell them apart (it does not carry the beacon block's own slot).
+  it('another slot is refused by the header’s timestamp', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...VECTORS), fc.integer({ min: -2_000_000, max: 2_000_000 }), (v, by) => {
+        const slot = v.proof.slot + by;
+        fc.pre(by !== 0 && slot >= forkSlot(MAINNET, 'bellatrix'));
+        expect(verifyPostMergeBlock(MAINNET, v.block, { ...v.proof, slot }, trustedFor(v.proof.slot))).toEqual({
+          ok: false,
+          error: { kind: 'slot-time', slot, timestamp: v.block.timestamp },
+        });
+      }),
+    );
+  });
+
+  // Without the timestamp, the shipped block_roots say which slots of the period hold the same root: after a
+  // skipped slot they do, and the branches cannot tell them apart.
   const WITH_ROOTS = [15537394, 17034869, 17034870, 19426587, 22162263].map((n) => ({
     v: vector(n),
     roots: blockRootsOf(n),
   }));
 
-  it('another slot is refused, by its entry or its branch, unless block_roots holds the same root there', () => {
+  it('another slot with a timestamp to match is refused, by its entry or its branch, unless block_roots holds the same root there', () => {
     fc.assert(
       fc.property(
         fc.constantFrom(...WITH_ROOTS),
@@ -252,7 +274,8 @@ describe('post-merge block proofs: any change is refused', () => {
           const samePeriod = entry.list === trusted.list && entry.index === trusted.index;
           fc.pre(by !== 0 && slot >= forkSlot(MAINNET, 'bellatrix'));
           fc.pre(!samePeriod || bytesToHex(roots[slot % 8192]!) !== bytesToHex(v.proof.beaconBlockRoot));
-          const refused = verifyPostMergeBlock(MAINNET, v.blockHash, { ...v.proof, slot }, trusted);
+          const block = { ...v.block, timestamp: BigInt(slotTimestamp(MAINNET, slot)) };
+          const refused = verifyPostMergeBlock(MAINNET, block, { ...v.proof, slot }, trusted);
           expect(refused).toMatchObject({ ok: false, error: { kind: samePeriod ? 'branch' : 'wrong-entry' } });
         },
       ),

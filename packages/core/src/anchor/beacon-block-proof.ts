@@ -6,11 +6,13 @@
  *   the root of a `HistoricalBatch`; the 14-node branch includes the step from `block_roots` into the batch.
  * - Capella and later (`BlockProofHistoricalSummaries`): the trusted root is the `block_summary_root`
  *   of a `historical_summaries` entry, the root of `block_roots` itself; 13 nodes.
- * Which entry holds a slot is fixed by the slot, so the caller names the entry's index with its root.
+ * Which entry holds a slot is fixed by the slot, so the caller names the entry's index with its root. The
+ * proof's slot is bound by the header's timestamp: `block_roots` repeats a root over the skipped slots after
+ * it, which the branches alone cannot tell apart.
  */
 import { err, ok, type Result } from '../result.js';
 import { isValidBranch, type Node } from './merkle-branch.js';
-import { forkAtSlot, forkSlot, isAtLeast, type BeaconNetwork } from './networks.js';
+import { forkAtSlot, forkSlot, isAtLeast, slotTimestamp, type BeaconNetwork } from './networks.js';
 import { SLOTS_PER_HISTORICAL_ROOT } from './ssz.js';
 
 /** The list a post-merge proof ends in: `historical_roots` before Capella, `historical_summaries` from it. */
@@ -34,7 +36,13 @@ export interface TrustedHistoricalRoot {
   readonly root: Node;
 }
 
-/** What a verified proof shows: the execution block hash is that of the beacon block at `block_roots` slot `slot`. */
+/** The execution block a proof is about: the keccak of its header's RLP, and the header's timestamp. */
+export interface ExecutionBlockId {
+  readonly hash: Node;
+  readonly timestamp: bigint;
+}
+
+/** What a verified proof shows: the execution block hash is that of the beacon block at slot `slot`. */
 export interface ProvenPostMergeBlock {
   readonly blockHash: Node;
   readonly slot: number;
@@ -43,12 +51,13 @@ export interface ProvenPostMergeBlock {
 /** Why a post-merge proof is refused; `branch` names the branch that does not reach its root. */
 export type PostMergeRefusal =
   | { readonly kind: 'not-post-merge'; readonly slot: number }
+  | { readonly kind: 'slot-time'; readonly slot: number; readonly timestamp: bigint }
   | { readonly kind: 'wrong-entry'; readonly expected: { list: HistoricalList; index: number } }
   | { readonly kind: 'branch'; readonly branch: 'execution' | 'block-roots' };
 
 /** Generalized index of `body.execution_payload.block_hash` under a `BeaconBlock` root: Bellatrix and Capella. */
 export const BLOCK_HASH_GINDEX_BELLATRIX = 3228;
-/** The same from Deneb on: the body grew past 8 fields, one level deeper (Electra and Fulu keep it). */
+/** The same from Deneb on: the execution payload grew past 16 fields, one level deeper (Electra and Fulu keep it). */
 export const BLOCK_HASH_GINDEX_DENEB = 6444;
 
 /** Where the block hash of a block at `slot` sits under its beacon block root. */
@@ -75,27 +84,28 @@ function blockRootGindex(list: HistoricalList, slot: number): number {
 }
 
 /**
- * Whether `proof` shows `blockHash` (the keccak of the execution header's RLP) in the beacon chain's history
- * under `trusted`: the hash at 3228 (6444 from Deneb) under the beacon block root, and that root at
- * `block_roots[slot % 8192]` under the trusted entry. The proof does not carry the beacon block's own slot:
- * after skipped slots, later `block_roots` entries repeat the root, so `slot` may be after the block's.
+ * Whether `proof` shows `block` in the beacon chain's history under `trusted`: the header's timestamp is
+ * that of the proof's slot, its hash is at 3228 (6444 from Deneb) under the beacon block root, and that
+ * root is at `block_roots[slot % 8192]` under the trusted entry.
  */
 export function verifyPostMergeBlock(
   network: BeaconNetwork,
-  blockHash: Node,
+  block: ExecutionBlockId,
   proof: PostMergeBlockProof,
   trusted: TrustedHistoricalRoot,
 ): Result<ProvenPostMergeBlock, PostMergeRefusal> {
   const { slot } = proof;
   if (!Number.isSafeInteger(slot) || slot < forkSlot(network, 'bellatrix'))
     return err({ kind: 'not-post-merge', slot });
+  if (BigInt(slotTimestamp(network, slot)) !== block.timestamp)
+    return err({ kind: 'slot-time', slot, timestamp: block.timestamp });
   const expected = historicalEntryOf(network, slot);
   if (expected.list !== trusted.list || expected.index !== trusted.index) return err({ kind: 'wrong-entry', expected });
-  if (!isValidBranch(blockHash, proof.executionBlockProof, blockHashGindex(network, slot), proof.beaconBlockRoot))
+  if (!isValidBranch(block.hash, proof.executionBlockProof, blockHashGindex(network, slot), proof.beaconBlockRoot))
     return err({ kind: 'branch', branch: 'execution' });
   if (!isValidBranch(proof.beaconBlockRoot, proof.beaconBlockProof, blockRootGindex(trusted.list, slot), trusted.root))
     return err({ kind: 'branch', branch: 'block-roots' });
-  return ok({ blockHash, slot });
+  return ok({ blockHash: block.hash, slot });
 }
 
 /**

@@ -12,15 +12,21 @@ export const FORKS = ['phase0', 'altair', 'bellatrix', 'capella', 'deneb', 'elec
 /** A beacon-chain fork. */
 export type Fork = (typeof FORKS)[number];
 
-/** A beacon-chain network: its name and the epoch each fork began at (phase0 at 0). */
+/** Seconds a slot (consensus-specs config `SECONDS_PER_SLOT`, 12 on every public network so far). */
+export const SECONDS_PER_SLOT = 12;
+
+/** A beacon-chain network: its name, its genesis time (Unix seconds), and the epoch each fork began at (phase0 at 0). */
 export interface BeaconNetwork {
   readonly name: string;
+  readonly genesisTime: number;
   readonly forkEpochs: Readonly<Record<Fork, number>>;
 }
 
 /** Ethereum mainnet. */
 export const MAINNET: BeaconNetwork = {
   name: 'mainnet',
+  // The Beacon API's /eth/v1/beacon/genesis; the real post-merge headers in the tests agree.
+  genesisTime: 1606824023,
   forkEpochs: {
     phase0: 0,
     altair: 74240,
@@ -43,6 +49,14 @@ export function forkAtSlot(network: BeaconNetwork, slot: number): Fork {
   let at: Fork = 'phase0';
   for (const fork of FORKS) if (forkSlot(network, fork) <= slot) at = fork;
   return at;
+}
+
+/**
+ * The timestamp of an execution payload at `slot`: the beacon chain requires it
+ * (consensus-specs `process_execution_payload`, `compute_timestamp_at_slot`), so a header's timestamp names its slot.
+ */
+export function slotTimestamp(network: BeaconNetwork, slot: number): number {
+  return network.genesisTime + slot * SECONDS_PER_SLOT;
 }
 
 /** Whether `fork` is `since` or a later fork. */
