@@ -167,10 +167,16 @@ describe('post-merge block proofs: fork boundaries', () => {
         blockHashGindex(MAINNET, slot) === BLOCK_HASH_GINDEX_DENEB
           ? BLOCK_HASH_GINDEX_BELLATRIX
           : BLOCK_HASH_GINDEX_DENEB;
+      // The branch made as long as the other index is deep: cut at its top, or with a zero node on it.
+      const fitted =
+        other === BLOCK_HASH_GINDEX_DENEB
+          ? [...executionBlockProof, new Uint8Array(32)]
+          : executionBlockProof.slice(0, -1);
       expect(isValidBranch(v.block.hash, executionBlockProof, other, beaconBlockRoot)).toBe(false);
+      expect(isValidBranch(v.block.hash, fitted, other, beaconBlockRoot)).toBe(false);
       if (slot < capella) return;
       // The same proof on a network whose Deneb began on the other side of its slot.
-      const moved = slot >= deneb ? slot / 32 + 1 : Math.floor(slot / 32);
+      const moved = Math.floor(slot / 32) + (slot >= deneb ? 1 : 0);
       const network = { ...MAINNET, forkEpochs: { ...MAINNET.forkEpochs, deneb: moved } };
       expect(verifyPostMergeBlock(network, v.block, v.proof, trustedFor(slot))).toEqual({
         ok: false,
