@@ -15,6 +15,7 @@ import { defaultKeccak256 } from '../keccak/keccak.js';
 import { headerNumberIfAny } from '../header/header-decoding.js';
 import { err, ok, type Result } from '../result.js';
 import { branchRoot, parentOf, type Node } from './merkle-branch.js';
+import { merkleize, mixInLength } from './ssz.js';
 
 /** Blocks an epoch record holds. */
 export const EPOCH_SIZE = 8192;
@@ -46,26 +47,6 @@ export interface TrustedEpochRoots {
 /** The epoch that holds block `blockNumber`, 8192 blocks an epoch. */
 export function epochOf(blockNumber: number): number {
   return Math.floor(blockNumber / EPOCH_SIZE);
-}
-
-/** SSZ's `mix_in_length`: a list's root is its data's root beside its length, little-endian in 32 bytes. */
-function mixInLength(root: Node, length: number): Node {
-  const chunk = new Uint8Array(32);
-  new DataView(chunk.buffer).setUint32(0, length, true);
-  return parentOf(root, chunk);
-}
-
-/** The root of `leaves` padded with zero nodes to a tree `depth` levels deep (SSZ `merkleize` with a limit). */
-function merkleize(leaves: readonly Node[], depth: number): Node {
-  let zero: Node = new Uint8Array(32);
-  let level = leaves.length === 0 ? [zero] : [...leaves];
-  for (let height = 0; height < depth; height++) {
-    const next: Node[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(parentOf(level[i]!, level[i + 1] ?? zero));
-    level = next;
-    zero = parentOf(zero, zero);
-  }
-  return level[0]!;
 }
 
 /** The `hash_tree_root` of a frozen accumulator (empty `current_epoch`) whose `historical_epochs` are `epochs`. */

@@ -1,21 +1,38 @@
 /**
- * The little SSZ the post-merge proofs need: the hash_tree_root of a `Vector[Bytes32, N]` (N a power
- * of two, as `block_roots` and `state_roots` are) and of a `HistoricalBatch`, whose root is a
- * `historical_roots` entry.
+ * The little SSZ the anchor's proofs need: merkleizing 32-byte chunks under a limit, a list's length
+ * mixed in, the hash_tree_root of a `Vector[Bytes32, N]` (N a power of two, as `block_roots` and
+ * `state_roots` are) and of a `HistoricalBatch`, whose root is a `historical_roots` entry.
  */
 import { parentOf, type Node } from './merkle-branch.js';
 
 /** Slots of a `block_roots` vector, and of one `historical_roots` or `historical_summaries` entry (`SLOTS_PER_HISTORICAL_ROOT`). */
 export const SLOTS_PER_HISTORICAL_ROOT = 8192;
 
+/** SSZ's `merkleize` with a limit: the root of `leaves` padded with zero nodes to a tree `depth` levels deep. */
+export function merkleize(leaves: readonly Node[], depth: number): Node {
+  let zero: Node = new Uint8Array(32);
+  let level = leaves.length === 0 ? [zero] : [...leaves];
+  for (let height = 0; height < depth; height++) {
+    const next: Node[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(parentOf(level[i]!, level[i + 1] ?? zero));
+    level = next;
+    zero = parentOf(zero, zero);
+  }
+  return level[0]!;
+}
+
+/** SSZ's `mix_in_length`: a list's root is its data's root beside its length, little-endian in 32 bytes. */
+export function mixInLength(root: Node, length: number): Node {
+  const chunk = new Uint8Array(32);
+  new DataView(chunk.buffer).setUint32(0, length, true);
+  return parentOf(root, chunk);
+}
+
 /** The hash_tree_root of a `Vector[Bytes32, N]`: its nodes merkleized pairwise; N must be a power of two. */
 export function vectorRoot(nodes: readonly Node[]): Node {
   if (nodes.length === 0 || (nodes.length & (nodes.length - 1)) !== 0 || nodes.some((node) => node.length !== 32))
     throw new RangeError('a vector of 32-byte nodes, a power of two long, is needed');
-  let level = nodes;
-  while (level.length > 1)
-    level = Array.from({ length: level.length / 2 }, (_, i) => parentOf(level[2 * i]!, level[2 * i + 1]!));
-  return level[0]!;
+  return merkleize(nodes, Math.log2(nodes.length));
 }
 
 /** The nodes of a serialized `Vector[Bytes32, N]`: 32 bytes each, back to back. */
