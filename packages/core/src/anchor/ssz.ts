@@ -47,3 +47,18 @@ export function historicalBatchRoot(blockRoots: readonly Node[], stateRoots: rea
     throw new RangeError(`a historical batch holds ${SLOTS_PER_HISTORICAL_ROOT} block roots and as many state roots`);
   return parentOf(vectorRoot(blockRoots), vectorRoot(stateRoots));
 }
+
+/** A `historical_summaries` entry: the roots of one period's `block_roots` and `state_roots`. */
+export interface HistoricalSummary {
+  readonly blockSummaryRoot: Node;
+  readonly stateSummaryRoot: Node;
+}
+
+/** The limit of `historical_summaries` (`HISTORICAL_ROOTS_LIMIT`, 2^24): its data tree is 24 levels deep. */
+const HISTORICAL_SUMMARIES_DEPTH = 24;
+
+/** The hash_tree_root of `historical_summaries`: `List[HistoricalSummary, 2^24]`, each entry the parent of its two roots. */
+export function historicalSummariesRoot(summaries: readonly HistoricalSummary[]): Node {
+  const leaves = summaries.map((summary) => parentOf(summary.blockSummaryRoot, summary.stateSummaryRoot));
+  return mixInLength(merkleize(leaves, HISTORICAL_SUMMARIES_DEPTH), summaries.length);
+}
