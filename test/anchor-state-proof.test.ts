@@ -8,8 +8,13 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Fork } from '../packages/core/src/anchor/networks.js';
-import { historicalSummariesRoot, type HistoricalSummary } from '../packages/core/src/anchor/ssz.js';
 import {
+  beaconBlockHeaderRoot,
+  historicalSummariesRoot,
+  type HistoricalSummary,
+} from '../packages/core/src/anchor/ssz.js';
+import {
+  checkpointStateRoot,
   HISTORICAL_SUMMARIES_GINDEX_CAPELLA,
   HISTORICAL_SUMMARIES_GINDEX_ELECTRA,
   historicalSummariesGindex,
@@ -136,5 +141,51 @@ describe('historical_summaries under a state root', () => {
         vector.proof,
       ).ok,
     ).toBe(false);
+  });
+});
+
+describe("a checkpoint's beacon block header", () => {
+  // helios' mainnet test bootstrap (fixtures/anchor/helios/bootstrap.json) and the checkpoint its sync test starts
+  // from (ethereum/tests/sync.rs): the header's hash_tree_root is that checkpoint.
+  const CHECKPOINT = hexToBytes('5afc212a7924789b2bc86acad3ab3a6ffb1f6e97253ea50bee7f4f51422c9275');
+  const beacon = (
+    JSON.parse(readFileSync(new URL('../fixtures/anchor/helios/bootstrap.json', import.meta.url), 'utf8')) as {
+      data: { header: { beacon: Record<string, string> } };
+    }
+  ).data.header.beacon;
+  const header = {
+    slot: BigInt(beacon.slot!),
+    proposerIndex: BigInt(beacon.proposer_index!),
+    parentRoot: hexToBytes(beacon.parent_root!),
+    stateRoot: hexToBytes(beacon.state_root!),
+    bodyRoot: hexToBytes(beacon.body_root!),
+  };
+
+  it('mainnet slot 7,069,376: the header hashes to the checkpoint, which then gives its state root', () => {
+    expect(bytesToHex(beaconBlockHeaderRoot(header))).toBe(bytesToHex(CHECKPOINT));
+    expect(checkpointStateRoot(CHECKPOINT, header)).toEqual({ ok: true, value: header.stateRoot });
+  });
+
+  it(`any changed field is refused (${runs(100)} runs)`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4 }), fc.nat(), (field, at) => {
+        const changed = {
+          ...header,
+          parentRoot: header.parentRoot.slice(),
+          stateRoot: header.stateRoot.slice(),
+          bodyRoot: header.bodyRoot.slice(),
+        };
+        if (field === 0) changed.slot += BigInt(1 + (at % 1000));
+        else if (field === 1) changed.proposerIndex ^= BigInt(1 << (at % 20));
+        else [changed.parentRoot, changed.stateRoot, changed.bodyRoot][field - 2]![at % 32]! ^= 1 << (at % 8);
+        expect(checkpointStateRoot(CHECKPOINT, changed).ok).toBe(false);
+      }),
+      { numRuns: runs(100) },
+    );
+  });
+
+  it('a slot past 64 bits and a root of another length are refused', () => {
+    expect(checkpointStateRoot(CHECKPOINT, { ...header, slot: 2n ** 64n })).toMatchObject({ ok: false });
+    expect(checkpointStateRoot(CHECKPOINT, { ...header, bodyRoot: new Uint8Array(31) })).toMatchObject({ ok: false });
   });
 });

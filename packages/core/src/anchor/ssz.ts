@@ -62,3 +62,27 @@ export function historicalSummariesRoot(summaries: readonly HistoricalSummary[])
   const leaves = summaries.map((summary) => parentOf(summary.blockSummaryRoot, summary.stateSummaryRoot));
   return mixInLength(merkleize(leaves, HISTORICAL_SUMMARIES_DEPTH), summaries.length);
 }
+
+/** A `BeaconBlockHeader`: what a checkpoint root is the hash_tree_root of. */
+export interface BeaconBlockHeader {
+  readonly slot: bigint;
+  readonly proposerIndex: bigint;
+  readonly parentRoot: Node;
+  readonly stateRoot: Node;
+  readonly bodyRoot: Node;
+}
+
+/** A `uint64` as its SSZ leaf: little-endian in the first 8 of 32 bytes. */
+function uint64Leaf(value: bigint): Node {
+  const leaf = new Uint8Array(32);
+  new DataView(leaf.buffer).setBigUint64(0, value, true);
+  return leaf;
+}
+
+/** The hash_tree_root of a `BeaconBlockHeader`: its five fields merkleized under eight leaves. */
+export function beaconBlockHeaderRoot(header: BeaconBlockHeader): Node {
+  return merkleize(
+    [uint64Leaf(header.slot), uint64Leaf(header.proposerIndex), header.parentRoot, header.stateRoot, header.bodyRoot],
+    3,
+  );
+}

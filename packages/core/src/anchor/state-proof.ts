@@ -9,7 +9,12 @@ import { err, ok, type Result } from '../result.js';
 import type { TrustedHistoricalRoot } from './beacon-block-proof.js';
 import { branchRoot, type Node } from './merkle-branch.js';
 import { isAtLeast, type Fork } from './networks.js';
-import { historicalSummariesRoot, type HistoricalSummary } from './ssz.js';
+import {
+  beaconBlockHeaderRoot,
+  historicalSummariesRoot,
+  type BeaconBlockHeader,
+  type HistoricalSummary,
+} from './ssz.js';
 
 /** `historical_summaries` in a Capella to Deneb `BeaconState` (field 27 of 28, under 32 leaves). */
 export const HISTORICAL_SUMMARIES_GINDEX_CAPELLA = 59;
@@ -20,6 +25,20 @@ export const HISTORICAL_SUMMARIES_GINDEX_ELECTRA = 91;
 export function historicalSummariesGindex(fork: Fork): number | undefined {
   if (!isAtLeast(fork, 'capella')) return undefined;
   return isAtLeast(fork, 'electra') ? HISTORICAL_SUMMARIES_GINDEX_ELECTRA : HISTORICAL_SUMMARIES_GINDEX_CAPELLA;
+}
+
+/**
+ * The state root of the checkpoint `checkpointRoot`, when `header` is the block header it is the root of:
+ * the first step down from the one hash a user trusts.
+ */
+export function checkpointStateRoot(checkpointRoot: Node, header: BeaconBlockHeader): Result<Node, string> {
+  if (header.slot >= 2n ** 64n || header.proposerIndex >= 2n ** 64n || header.slot < 0n || header.proposerIndex < 0n)
+    return err('a slot and a proposer index are 64-bit unsigned integers');
+  if ([header.parentRoot, header.stateRoot, header.bodyRoot].some((root) => root.length !== 32))
+    return err("a header's roots are 32 bytes each");
+  if (!bytesEqual(beaconBlockHeaderRoot(header), checkpointRoot))
+    return err("the beacon block header is not the checkpoint's: it does not hash to the checkpoint root");
+  return ok(header.stateRoot);
 }
 
 /** Why a state's summaries are refused. */
