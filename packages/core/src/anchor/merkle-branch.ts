@@ -4,6 +4,7 @@
  * Everything the beacon-chain anchor proves is a chain of these, hashed with SHA-256.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesEqual } from '../bytes/hex.js';
 
 /** A node of an SSZ Merkle tree: 32 bytes. */
 export type Node = Uint8Array;
@@ -54,5 +55,5 @@ export function branchRoot(leaf: Node, branch: readonly Node[], gindex: number):
 /** Whether `leaf` is at generalized index `gindex` under `root`, as `branch` shows. */
 export function isValidBranch(leaf: Node, branch: readonly Node[], gindex: number, root: Node): boolean {
   const computed = branchRoot(leaf, branch, gindex);
-  return computed !== undefined && computed.length === root.length && computed.every((byte, i) => byte === root[i]);
+  return computed !== undefined && bytesEqual(computed, root);
 }
