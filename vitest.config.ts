@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^evm-integrity\/api$/, replacement: core('api/index.ts') },
       { find: /^evm-integrity\/audit$/, replacement: core('audit/index.ts') },
       { find: /^evm-integrity\/lineage$/, replacement: core('lineage/index.ts') },
+      { find: /^evm-integrity\/anchor$/, replacement: core('anchor/index.ts') },
       { find: /^evm-integrity\/node$/, replacement: core('node.ts') },
       { find: /^evm-integrity\/proof$/, replacement: core('proof/index.ts') },
     ],

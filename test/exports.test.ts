@@ -13,6 +13,7 @@ const ENTRIES = [
   'packages/core/src/lineage/index.ts',
   'packages/core/src/audit/index.ts',
   'packages/core/src/proof/index.ts',
+  'packages/core/src/anchor/index.ts',
   'packages/core/src/node.ts',
   'packages/service/src/index.ts',
 ].map((entry) => `${ROOT}${entry}`);

@@ -15,6 +15,7 @@ const CORE_ENTRIES: Record<string, string> = {
   'evm-integrity': resolve(CORE, 'index.ts'),
   'evm-integrity/api': resolve(CORE, 'api/index.ts'),
   'evm-integrity/lineage': resolve(CORE, 'lineage/index.ts'),
+  'evm-integrity/anchor': resolve(CORE, 'anchor/index.ts'),
   'evm-integrity/audit': resolve(CORE, 'audit/index.ts'),
   'evm-integrity/proof': resolve(CORE, 'proof/index.ts'),
   'evm-integrity/node': resolve(CORE, 'node.ts'),
@@ -199,12 +200,16 @@ describe('the layers', () => {
 });
 
 describe('the entry points', () => {
-  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts', 'audit/index.ts', 'proof/index.ts'])(
-    'evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp',
+  it.each(['index.ts', 'api/index.ts', 'lineage/index.ts', 'audit/index.ts', 'proof/index.ts', 'anchor/index.ts'])(
+    'evm-integrity: %s reaches no node: module and no dependency but @noble/hashes and @ethereumjs/rlp (the anchor: SHA-256 and BLS)',
     (entry) => {
       const { files, external } = reachable(resolve(CORE, entry));
       expect(files.size).toBeGreaterThan(5);
-      expect([...external].filter((p) => !['@ethereumjs/rlp', '@noble/hashes/sha3.js'].includes(p))).toEqual([]);
+      // The anchor alone hashes with SHA-256 and checks BLS signatures; every other entry needs Keccak and RLP only.
+      const allowed = ['@ethereumjs/rlp', '@noble/hashes/sha3.js'].concat(
+        entry === 'anchor/index.ts' ? ['@noble/hashes/sha2.js', '@noble/curves/bls12-381.js'] : [],
+      );
+      expect([...external].filter((p) => !allowed.includes(p))).toEqual([]);
     },
   );
 

@@ -19,7 +19,9 @@ export type EvmIntegrityErrorCode =
   | 'SOURCE_FAILED'
   | 'SOURCE_INPUT_INVALID'
   | 'SOURCE_CHAIN_MISMATCH'
-  | 'RECEIPT_NOT_PLAINLY_VALID';
+  | 'RECEIPT_NOT_PLAINLY_VALID'
+  | 'SSZ_INVALID'
+  | 'ANCHOR_FORMAT';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
@@ -170,4 +172,19 @@ export class JsonRpcError extends SourceError {
   ) {
     super(message);
   }
+}
+
+/** Bytes that are not the SSZ serialization of the type they are read as (a beacon block, a light-client object). */
+export class SszShapeError extends EvmIntegrityError<{ expected: string }> {
+  override name = 'SszShapeError';
+  override readonly code = 'SSZ_INVALID';
+  constructor(message: string, expected = 'SSZ bytes of the type') {
+    super(message, { expected });
+  }
+}
+
+/** A line of an anchor proof file that is not what the format says: `path` names the member (`$.proof.era`). */
+export class AnchorFormatError extends EvmIntegrityError<{ path: string }> {
+  override name = 'AnchorFormatError';
+  override readonly code = 'ANCHOR_FORMAT';
 }

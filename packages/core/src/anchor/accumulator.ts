@@ -16,6 +16,7 @@ import { headerNumberIfAny } from '../header/header-decoding.js';
 import { err, ok, type Result } from '../result.js';
 import { branchRoot, parentOf, type Node } from './merkle-branch.js';
 import { merkleize, mixInLength } from './ssz.js';
+import { branchOf } from './ssz-schema.js';
 
 /** Blocks an epoch record holds. */
 export const EPOCH_SIZE = 8192;
@@ -143,4 +144,44 @@ export function verifyPreMergeHeader(
 function splitProof(bytes: Uint8Array): Node[] | undefined {
   if (bytes.length !== PRE_MERGE_PROOF_NODES * 32) return undefined;
   return Array.from({ length: PRE_MERGE_PROOF_NODES }, (_, i) => bytes.subarray(i * 32, i * 32 + 32));
+}
+
+/** Levels from an epoch record's root up to the accumulator root: 11 in `historical_epochs`, its length, then `current_epoch`. */
+export const EPOCH_ROOT_BRANCH_NODES = 13;
+
+/** Generalized index of epoch record `epoch`'s root under the accumulator root: `historical_epochs` (2), its data (4), 2048 leaves. */
+function epochRootGindex(epoch: number): number {
+  return 4 * MAX_HISTORICAL_EPOCHS + epoch;
+}
+
+/**
+ * One epoch record's root, trusted because its 13-node branch reaches the accumulator root: what an
+ * anchor proof ships instead of the whole 60 KB accumulator.
+ */
+export function trustEpochRoot(
+  epoch: number,
+  epochRoot: Node,
+  branch: readonly Node[],
+  root: Node = HISTORICAL_HASHES_ACCUMULATOR_ROOT,
+): Result<TrustedEpochRoots, string> {
+  if (!Number.isSafeInteger(epoch) || epoch < 0 || epoch >= MAX_HISTORICAL_EPOCHS)
+    return err(`epoch ${epoch} is not an accumulator epoch (0 to ${MAX_HISTORICAL_EPOCHS - 1})`);
+  if (branch.length !== EPOCH_ROOT_BRANCH_NODES)
+    return err(`an epoch root's branch is ${EPOCH_ROOT_BRANCH_NODES} nodes, not ${branch.length}`);
+  const computed = branchRoot(epochRoot, branch, epochRootGindex(epoch));
+  if (computed === undefined || !bytesEqual(computed, root))
+    return err(`epoch record ${epoch}'s root does not reach the accumulator root through its branch`);
+  const epochs: Node[] = [];
+  epochs[epoch] = Uint8Array.from(epochRoot);
+  return ok({ root, epochs } as unknown as TrustedEpochRoots);
+}
+
+/** The 13-node branch of epoch `epoch`'s root in a whole trusted accumulator, for {@link trustEpochRoot}. */
+export function epochRootBranch(accumulator: TrustedEpochRoots, epoch: number): Node[] {
+  const { epochs } = accumulator;
+  if (epochs[epoch] === undefined) throw new RangeError(`the accumulator has no epoch ${epoch}`);
+  const length = new Uint8Array(32);
+  new DataView(length.buffer).setUint32(0, epochs.length, true);
+  const current = mixInLength(merkleize([], Math.log2(EPOCH_SIZE)), 0);
+  return [...branchOf(epochs, epoch, Math.log2(MAX_HISTORICAL_EPOCHS)), length, current];
 }

@@ -75,3 +75,8 @@ export function verifyHistoricalSummaries(
     })),
   );
 }
+
+/** `historical_roots` in a `BeaconState` (field 7): 39 under 32 leaves, 71 from Electra under 64. */
+export function historicalRootsGindex(fork: Fork): number {
+  return isAtLeast(fork, 'electra') ? 71 : 39;
+}

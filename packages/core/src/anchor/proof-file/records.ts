@@ -1,0 +1,304 @@
+/**
+ * The anchor proof file, version 1: JSON Lines, read one line at a time so a file of any length streams.
+ * The first line names the format, the network and the checkpoint; each later line is one record:
+ * - `beacon-header`: a beacon block header whose root is already trusted, with the state fields proven under it;
+ * - `bootstrap` and `update`: light-client steps from the checkpoint to newer finalized headers;
+ * - `block`: an execution block header and the proof that puts its hash under a trusted root.
+ * docs/anchor.md describes every member; this file is the one reader of them.
+ */
+import { parseHex } from '../../bytes/hex.js';
+import { AnchorFormatError } from '../../errors.js';
+import { err, ok, type Result } from '../../result.js';
+import type { Node } from '../merkle-branch.js';
+import type { BeaconBlockHeader } from '../ssz.js';
+
+/** The format's name and version, as the first line carries them. */
+export const ANCHOR_PROOF_VERSION = 1;
+
+/** The first line: which network, and the checkpoint (a finalized beacon block root) everything hangs from. */
+export interface AnchorProofHead {
+  readonly network: string;
+  readonly checkpoint: Node;
+}
+
+/** A state field's root and its branch up to the state root. */
+export interface StateField {
+  readonly root: Node;
+  readonly branch: readonly Node[];
+}
+
+/** A beacon block header whose root must already be trusted, and what its state holds. */
+export interface BeaconHeaderRecord {
+  readonly kind: 'beacon-header';
+  readonly header: BeaconBlockHeader;
+  readonly historicalSummaries?: StateField;
+  readonly historicalRoots?: StateField;
+}
+
+/** A light-client object in its SSZ, with the fork whose layout it has. */
+export interface LightClientRecord {
+  readonly kind: 'bootstrap' | 'update';
+  readonly fork: string;
+  readonly ssz: Uint8Array;
+}
+
+/** A list entry's root and its 25-node branch (24 levels, then the list's length) to the list's root. */
+export interface ListEntry {
+  readonly index: number;
+  readonly branch: readonly Node[];
+}
+
+/** How a block's hash is proven. */
+export type BlockProof =
+  | {
+      /** Before the merge: the header's epoch record, then the accumulator. */
+      readonly era: 'pre-merge';
+      readonly branch: readonly Node[];
+      readonly epochRoot: Node;
+      readonly epochBranch: readonly Node[];
+    }
+  | {
+      /** A beacon block whose root is trusted itself: the execution hash's branch to it. */
+      readonly era: 'beacon-block';
+      readonly slot: number;
+      readonly beaconBlockRoot: Node;
+      readonly executionBranch: readonly Node[];
+    }
+  | {
+      /** Capella on: `block_roots` of a completed period, under its `historical_summaries` entry. */
+      readonly era: 'historical-summaries';
+      readonly slot: number;
+      readonly beaconBlockRoot: Node;
+      readonly executionBranch: readonly Node[];
+      readonly blockRootsBranch: readonly Node[];
+      readonly summary: ListEntry & { readonly blockSummaryRoot: Node; readonly stateSummaryRoot: Node };
+    }
+  | {
+      /** Bellatrix to Capella: the `HistoricalBatch` under its `historical_roots` entry. */
+      readonly era: 'historical-roots';
+      readonly slot: number;
+      readonly beaconBlockRoot: Node;
+      readonly executionBranch: readonly Node[];
+      readonly blockRootsBranch: readonly Node[];
+      readonly batch: ListEntry & { readonly root: Node };
+    };
+
+/** An execution block header's RLP and the proof of its hash. */
+export interface BlockRecord {
+  readonly kind: 'block';
+  readonly header: Uint8Array;
+  readonly proof: BlockProof;
+}
+
+/** One record of the file after its first line. */
+export type AnchorRecord = BeaconHeaderRecord | LightClientRecord | BlockRecord;
+
+/** What is wrong with a line, naming the member and what was expected there. */
+export interface AnchorFormatProblem {
+  readonly line: number;
+  readonly path: string;
+  readonly message: string;
+}
+
+type Reader<T> = (value: unknown, path: string) => T;
+
+/** Thrown inside the readers and caught once per line: the path and what was expected. */
+const mismatch = (path: string, message: string): AnchorFormatError => new AnchorFormatError(message, { path });
+
+const objectAt = (value: unknown, path: string): Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw mismatch(path, 'expected an object');
+  return value as Record<string, unknown>;
+};
+
+const hexAt =
+  (length?: number): Reader<Uint8Array> =>
+  (value, path) => {
+    const bytes = typeof value === 'string' && value.startsWith('0x') ? parseHex(value) : null;
+    if (bytes === null || (length !== undefined && bytes.length !== length))
+      throw mismatch(path, length === undefined ? 'expected 0x-prefixed hex' : `expected ${length} bytes as 0x hex`);
+    return bytes;
+  };
+
+const nodeAt = hexAt(32);
+
+const branchAt =
+  (...lengths: number[]): Reader<Node[]> =>
+  (value, path) => {
+    if (!Array.isArray(value)) throw mismatch(path, 'expected an array of 32-byte 0x hex nodes');
+    if (!lengths.includes(value.length))
+      throw mismatch(path, `expected ${lengths.join(' or ')} nodes, found ${value.length}`);
+    return value.map((node, i) => nodeAt(node, `${path}[${i}]`));
+  };
+
+const integerAt: Reader<number> = (value, path) => {
+  const number = typeof value === 'string' && /^(0|[1-9]\d*)$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0)
+    throw mismatch(path, 'expected a non-negative integer');
+  return number;
+};
+
+const uint64At: Reader<bigint> = (value, path) => {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === 'string' && /^(0|[1-9]\d{0,19})$/.test(value) && BigInt(value) < 2n ** 64n) return BigInt(value);
+  throw mismatch(path, 'expected a 64-bit unsigned integer (a decimal string or a number)');
+};
+
+function member<T>(object: Record<string, unknown>, name: string, path: string, read: Reader<T>): T {
+  if (!(name in object)) throw mismatch(`${path}.${name}`, 'missing');
+  return read(object[name], `${path}.${name}`);
+}
+
+function optional<T>(object: Record<string, unknown>, name: string, path: string, read: Reader<T>): T | undefined {
+  return object[name] === undefined ? undefined : read(object[name], `${path}.${name}`);
+}
+
+const beaconHeaderAt: Reader<BeaconBlockHeader> = (value, path) => {
+  const header = objectAt(value, path);
+  return {
+    slot: member(header, 'slot', path, uint64At),
+    proposerIndex: member(header, 'proposer_index', path, uint64At),
+    parentRoot: member(header, 'parent_root', path, nodeAt),
+    stateRoot: member(header, 'state_root', path, nodeAt),
+    bodyRoot: member(header, 'body_root', path, nodeAt),
+  };
+};
+
+/** State fields sit 5 levels under a state root to Deneb and 6 from Electra. */
+const stateFieldAt: Reader<StateField> = (value, path) => {
+  const field = objectAt(value, path);
+  return { root: member(field, 'root', path, nodeAt), branch: member(field, 'branch', path, branchAt(5, 6)) };
+};
+
+/** Execution hash branches: 11 nodes through Capella, 12 from Deneb. */
+const executionBranchAt = branchAt(11, 12);
+/** List entries of `historical_summaries` and `historical_roots`: 24 levels, then the length. */
+const listBranchAt = branchAt(25);
+
+function blockProofAt(value: unknown, path: string): BlockProof {
+  const proof = objectAt(value, path);
+  const era = proof['era'];
+  switch (era) {
+    case 'pre-merge':
+      return {
+        era,
+        branch: member(proof, 'branch', path, branchAt(15)),
+        epochRoot: member(proof, 'epoch_root', path, nodeAt),
+        epochBranch: member(proof, 'epoch_branch', path, branchAt(13)),
+      };
+    case 'beacon-block':
+      return {
+        era,
+        slot: member(proof, 'slot', path, integerAt),
+        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
+        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+      };
+    case 'historical-summaries': {
+      const summary = objectAt(proof['summary'], `${path}.summary`);
+      return {
+        era,
+        slot: member(proof, 'slot', path, integerAt),
+        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
+        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+        blockRootsBranch: member(proof, 'block_roots_branch', path, branchAt(13)),
+        summary: {
+          index: member(summary, 'index', `${path}.summary`, integerAt),
+          blockSummaryRoot: member(summary, 'block_summary_root', `${path}.summary`, nodeAt),
+          stateSummaryRoot: member(summary, 'state_summary_root', `${path}.summary`, nodeAt),
+          branch: member(summary, 'branch', `${path}.summary`, listBranchAt),
+        },
+      };
+    }
+    case 'historical-roots': {
+      const batch = objectAt(proof['batch'], `${path}.batch`);
+      return {
+        era,
+        slot: member(proof, 'slot', path, integerAt),
+        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
+        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+        blockRootsBranch: member(proof, 'block_roots_branch', path, branchAt(14)),
+        batch: {
+          index: member(batch, 'index', `${path}.batch`, integerAt),
+          root: member(batch, 'root', `${path}.batch`, nodeAt),
+          branch: member(batch, 'branch', `${path}.batch`, listBranchAt),
+        },
+      };
+    }
+    default:
+      throw mismatch(
+        `${path}.era`,
+        'expected "pre-merge", "beacon-block", "historical-summaries" or "historical-roots"',
+      );
+  }
+}
+
+function recordAt(value: unknown): AnchorRecord {
+  const record = objectAt(value, '$');
+  switch (record['kind']) {
+    case 'beacon-header': {
+      const historicalSummaries = optional(record, 'historical_summaries', '$', stateFieldAt);
+      const historicalRoots = optional(record, 'historical_roots', '$', stateFieldAt);
+      return {
+        kind: 'beacon-header',
+        header: member(record, 'header', '$', beaconHeaderAt),
+        ...(historicalSummaries === undefined ? {} : { historicalSummaries }),
+        ...(historicalRoots === undefined ? {} : { historicalRoots }),
+      };
+    }
+    case 'bootstrap':
+    case 'update': {
+      const fork = member(record, 'fork', '$', (forkValue, path) => {
+        if (typeof forkValue !== 'string' || forkValue === '') throw mismatch(path, 'expected a fork name');
+        return forkValue;
+      });
+      return { kind: record['kind'], fork, ssz: member(record, 'ssz', '$', hexAt()) };
+    }
+    case 'block':
+      return {
+        kind: 'block',
+        header: member(record, 'header', '$', hexAt()),
+        proof: member(record, 'proof', '$', blockProofAt),
+      };
+    default:
+      throw mismatch('$.kind', 'expected "beacon-header", "bootstrap", "update" or "block"');
+  }
+}
+
+function parsedLine(text: string, line: number): Result<unknown, AnchorFormatProblem> {
+  try {
+    return ok(JSON.parse(text));
+  } catch {
+    return err({ line, path: '$', message: 'not a JSON value' });
+  }
+}
+
+function reading<T>(line: number, read: () => T): Result<T, AnchorFormatProblem> {
+  try {
+    return ok(read());
+  } catch (error) {
+    if (error instanceof AnchorFormatError) return err({ line, path: error.details.path, message: error.message });
+    throw error;
+  }
+}
+
+/** The first line of an anchor proof file, or what is wrong with it. */
+export function readAnchorHead(text: string): Result<AnchorProofHead, AnchorFormatProblem> {
+  const parsed = parsedLine(text, 1);
+  if (!parsed.ok) return parsed;
+  return reading(1, () => {
+    const head = objectAt(parsed.value, '$');
+    if (head['anchor_proof'] !== ANCHOR_PROOF_VERSION)
+      throw mismatch('$.anchor_proof', `expected ${ANCHOR_PROOF_VERSION}: not an anchor proof file of this version`);
+    const network = member(head, 'network', '$', (value, path) => {
+      if (typeof value !== 'string') throw mismatch(path, 'expected a network name');
+      return value;
+    });
+    return { network, checkpoint: member(head, 'checkpoint', '$', nodeAt) };
+  });
+}
+
+/** One record line (`line` counts from 1, the head being line 1), or what is wrong with it. */
+export function readAnchorRecord(text: string, line: number): Result<AnchorRecord, AnchorFormatProblem> {
+  const parsed = parsedLine(text, line);
+  if (!parsed.ok) return parsed;
+  return reading(line, () => recordAt(parsed.value));
+}

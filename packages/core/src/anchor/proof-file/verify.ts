@@ -1,0 +1,323 @@
+/**
+ * Verifies an anchor proof file against the checkpoint the user trusts, one line at a time: every
+ * record must stand on roots already trusted (the checkpoint, then what earlier records proved), and
+ * the first record that does not refuses the whole file, naming its line. A verdict lists every
+ * execution block the file proves; nothing in it rests on a hash the file merely states.
+ */
+import { bytesEqual, bytesToHex } from '../../bytes/hex.js';
+import { InvalidHeaderError } from '../../errors.js';
+import { decodeHeader } from '../../header/header-decoding.js';
+import { defaultKeccak256 } from '../../keccak/keccak.js';
+import { err, ok, type Result } from '../../result.js';
+import { epochOf, trustEpochRoot, verifyPreMergeHeader } from '../accumulator.js';
+import { blockHashGindex, historicalEntryOf, verifyPostMergeBlock } from '../beacon-block-proof.js';
+import { isValidBranch, parentOf, type Node } from '../merkle-branch.js';
+import { forkAtSlot, MAINNET, slotTimestamp, type BeaconNetwork } from '../networks.js';
+import { beaconBlockHeaderRoot, type BeaconBlockHeader } from '../ssz.js';
+import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof.js';
+import {
+  readAnchorHead,
+  readAnchorRecord,
+  type AnchorRecord,
+  type BeaconHeaderRecord,
+  type BlockRecord,
+  type StateField,
+} from './records.js';
+
+/** How a proven block's hash reached the checkpoint. */
+export type ProvenVia = 'pre-merge' | 'beacon-block' | 'historical-summaries' | 'historical-roots';
+
+/** An execution block the file proves: its number and hash, and the record that proved it. */
+export interface ProvenBlock {
+  readonly number: bigint;
+  readonly hash: Node;
+  readonly via: ProvenVia;
+  /** The beacon slot of the block, after the merge. */
+  readonly slot?: number;
+  readonly line: number;
+}
+
+/** What a whole file proves. */
+export interface AnchorVerdict {
+  readonly network: string;
+  readonly checkpoint: Node;
+  /** The newest trusted beacon header: the checkpoint's, or a light-client step's; `undefined` when no record gave one. */
+  readonly newest?: BeaconBlockHeader;
+  readonly blocks: readonly ProvenBlock[];
+}
+
+/** The kinds of refusal, so a caller can tell a malformed file from a false one. */
+export type AnchorRefusalReason =
+  | 'format'
+  | 'checkpoint'
+  | 'network'
+  | 'untrusted-header'
+  | 'state-branch'
+  | 'no-state'
+  | 'header'
+  | 'block-branch'
+  | 'light-client'
+  | 'empty';
+
+/** Why a file is refused: its line (1 is the head), the reason, and a message naming what failed. */
+export interface AnchorRefusal {
+  readonly line: number;
+  readonly reason: AnchorRefusalReason;
+  readonly message: string;
+}
+
+/** A root as messages and keys show it. */
+const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
+
+/** The networks an anchor proof may name. */
+const NETWORKS: Readonly<Record<string, BeaconNetwork>> = { mainnet: MAINNET };
+
+/** A trusted list's root; its length is the last sibling of every entry's branch. */
+interface TrustedList {
+  readonly root: Node;
+}
+
+/** Entries of `historical_summaries` and `historical_roots`: limit 2^24, so 24 levels above the data's leaves. */
+const LIST_DEPTH = 24;
+
+/** The little-endian length in a list's length chunk. */
+function lengthOf(chunk: Node): number {
+  const view = new DataView(chunk.buffer, chunk.byteOffset, 32);
+  return view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
+}
+
+/**
+ * Streaming verification: `start` with the file's first line and the checkpoint the caller trusts,
+ * `push` each later line, then `finish`. After a refusal every call returns it.
+ * @example
+ * const verifier = AnchorProofVerifier.start(lines[0], checkpoint);
+ * for (const [i, line] of lines.slice(1).entries()) verifier.push(line, i + 2);
+ * const verdict = verifier.finish();
+ */
+export class AnchorProofVerifier {
+  readonly #network: BeaconNetwork;
+  readonly #checkpoint: Node;
+  /** Trusted beacon block roots (hex), each with its header once a record has shown it. */
+  readonly #trusted = new Map<string, BeaconBlockHeader | undefined>();
+  #newest: BeaconBlockHeader | undefined;
+  #summaries: TrustedList | undefined;
+  #roots: TrustedList | undefined;
+  readonly #blocks: ProvenBlock[] = [];
+  #refusal: AnchorRefusal | undefined;
+
+  private constructor(network: BeaconNetwork, checkpoint: Node) {
+    this.#network = network;
+    this.#checkpoint = checkpoint;
+    this.#trusted.set(hex0x(checkpoint), undefined);
+  }
+
+  /** A verifier for the file whose first line is `headLine`, when it hangs from `checkpoint`. */
+  static start(headLine: string, checkpoint: Node): Result<AnchorProofVerifier, AnchorRefusal> {
+    const head = readAnchorHead(headLine);
+    if (!head.ok) return err({ line: 1, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
+    const network = NETWORKS[head.value.network];
+    if (network === undefined)
+      return err({
+        line: 1,
+        reason: 'network',
+        message: `network "${head.value.network}" is not one the anchor knows (${Object.keys(NETWORKS).join(', ')})`,
+      });
+    if (!bytesEqual(head.value.checkpoint, checkpoint))
+      return err({
+        line: 1,
+        reason: 'checkpoint',
+        message: `the file hangs from checkpoint ${hex0x(head.value.checkpoint)}, not the trusted ${hex0x(checkpoint)}`,
+      });
+    return ok(new AnchorProofVerifier(network, checkpoint));
+  }
+
+  /** Verifies one record line; a proven block is returned as it is proven. */
+  push(text: string, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
+    if (this.#refusal) return err(this.#refusal);
+    const record = readAnchorRecord(text, line);
+    const outcome = record.ok
+      ? this.#apply(record.value, line)
+      : err<AnchorRefusal>({ line, reason: 'format', message: `${record.error.path}: ${record.error.message}` });
+    if (!outcome.ok) this.#refusal = outcome.error;
+    return outcome;
+  }
+
+  /** The verdict once every line is pushed, or the refusal. */
+  finish(): Result<AnchorVerdict, AnchorRefusal> {
+    if (this.#refusal) return err(this.#refusal);
+    if (this.#blocks.length === 0 && this.#newest === undefined)
+      return err({ line: 1, reason: 'empty', message: 'the file proves nothing: it has no records' });
+    return ok({
+      network: this.#network.name,
+      checkpoint: this.#checkpoint,
+      ...(this.#newest ? { newest: this.#newest } : {}),
+      blocks: this.#blocks,
+    });
+  }
+
+  #apply(record: AnchorRecord, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
+    switch (record.kind) {
+      case 'beacon-header':
+        return this.#beaconHeader(record, line);
+      case 'block':
+        return this.#block(record, line);
+      case 'bootstrap':
+      case 'update':
+        return err({
+          line,
+          reason: 'light-client',
+          message: 'light-client steps are not verified by this version: the record cannot be trusted',
+        });
+    }
+  }
+
+  #beaconHeader(record: BeaconHeaderRecord, line: number): Result<undefined, AnchorRefusal> {
+    const root = hex0x(beaconBlockHeaderRoot(record.header));
+    if (!this.#trusted.has(root))
+      return err({
+        line,
+        reason: 'untrusted-header',
+        message: `beacon header ${root} (slot ${record.header.slot}) is neither the checkpoint nor a header an earlier record proved`,
+      });
+    this.#trusted.set(root, record.header);
+    if (this.#newest === undefined || record.header.slot >= this.#newest.slot) this.#newest = record.header;
+    const fork = forkAtSlot(this.#network, Number(record.header.slot));
+    const stateRoot = record.header.stateRoot;
+    const proven = (field: StateField, gindex: number, name: string): Result<TrustedList, AnchorRefusal> => {
+      if (!isValidBranch(field.root, field.branch, gindex, stateRoot))
+        return err({
+          line,
+          reason: 'state-branch',
+          message: `${name} does not reach the state root of slot ${record.header.slot} (generalized index ${gindex}, ${fork})`,
+        });
+      return ok({ root: field.root });
+    };
+    if (record.historicalSummaries) {
+      const gindex = historicalSummariesGindex(fork);
+      if (gindex === undefined)
+        return err({ line, reason: 'state-branch', message: `a ${fork} state has no historical_summaries` });
+      const summaries = proven(record.historicalSummaries, gindex, 'historical_summaries');
+      if (!summaries.ok) return summaries;
+      this.#summaries = summaries.value;
+    }
+    if (record.historicalRoots) {
+      const roots = proven(record.historicalRoots, historicalRootsGindex(fork), 'historical_roots');
+      if (!roots.ok) return roots;
+      this.#roots = roots.value;
+    }
+    return ok(undefined);
+  }
+
+  #block(record: BlockRecord, line: number): Result<ProvenBlock, AnchorRefusal> {
+    let number: bigint;
+    let timestamp: bigint;
+    try {
+      ({ number, timestamp } = decodeHeader(record.header));
+    } catch (error) {
+      if (!(error instanceof InvalidHeaderError)) throw error;
+      return err({ line, reason: 'header', message: `$.header: ${error.message}` });
+    }
+    const hash = defaultKeccak256(record.header);
+    const refuse = (message: string): Result<never, AnchorRefusal> =>
+      err({ line, reason: 'block-branch', message: `block ${number}: ${message}` });
+    const { proof } = record;
+    switch (proof.era) {
+      case 'pre-merge': {
+        const epoch = epochOf(Number(number));
+        const trusted = trustEpochRoot(epoch, proof.epochRoot, proof.epochBranch);
+        if (!trusted.ok) return refuse(trusted.error);
+        const proven = verifyPreMergeHeader({ header: record.header }, proof.branch, trusted.value);
+        if (!proven.ok) return refuse(proven.error.message);
+        return this.#proven({ number, hash, via: 'pre-merge', line });
+      }
+      case 'beacon-block': {
+        const root = hex0x(proof.beaconBlockRoot);
+        const header = this.#trusted.get(root);
+        if (header === undefined)
+          return refuse(
+            this.#trusted.has(root)
+              ? `beacon block ${root} is trusted but its header is not known: give it in a beacon-header record first`
+              : `beacon block ${root} is not trusted`,
+          );
+        if (BigInt(proof.slot) !== header.slot)
+          return refuse(`the proof says slot ${proof.slot}, the header ${header.slot}`);
+        if (BigInt(slotTimestamp(this.#network, proof.slot)) !== timestamp)
+          return refuse(`its timestamp ${timestamp} is not that of slot ${proof.slot}`);
+        if (
+          !isValidBranch(hash, proof.executionBranch, blockHashGindex(this.#network, proof.slot), proof.beaconBlockRoot)
+        )
+          return refuse('its hash does not reach the beacon block root through the execution branch');
+        return this.#proven({ number, hash, via: 'beacon-block', slot: proof.slot, line });
+      }
+      case 'historical-summaries':
+      case 'historical-roots': {
+        const summaries = proof.era === 'historical-summaries';
+        const list = summaries ? this.#summaries : this.#roots;
+        const name = summaries ? 'historical_summaries' : 'historical_roots';
+        if (list === undefined)
+          return err({
+            line,
+            reason: 'no-state',
+            message: `block ${number}: no earlier record proved a state's ${name}`,
+          });
+        const entry = summaries ? proof.summary : proof.batch;
+        const leaf = summaries
+          ? parentOf(proof.summary.blockSummaryRoot, proof.summary.stateSummaryRoot)
+          : proof.batch.root;
+        if (!isValidBranch(leaf, entry.branch, 2 * 2 ** LIST_DEPTH + entry.index, list.root))
+          return refuse(`${name} entry ${entry.index} does not reach the list's root through its branch`);
+        const length = lengthOf(entry.branch[LIST_DEPTH]!);
+        if (entry.index >= length) return refuse(`${name} has ${length} entries, none at ${entry.index}`);
+        const expected = historicalEntryOf(this.#network, proof.slot);
+        if (expected.list !== name) return refuse(`slot ${proof.slot} is proven through ${expected.list}, not ${name}`);
+        const proven = verifyPostMergeBlock(
+          this.#network,
+          { hash, timestamp },
+          {
+            beaconBlockProof: proof.blockRootsBranch,
+            beaconBlockRoot: proof.beaconBlockRoot,
+            executionBlockProof: proof.executionBranch,
+            slot: proof.slot,
+          },
+          { list: name, index: entry.index, root: summaries ? proof.summary.blockSummaryRoot : proof.batch.root },
+        );
+        if (!proven.ok) {
+          const why = proven.error;
+          return refuse(
+            why.kind === 'branch'
+              ? `the ${why.branch} branch does not reach its root`
+              : why.kind === 'slot-time'
+                ? `its timestamp ${why.timestamp} is not that of slot ${why.slot}`
+                : why.kind === 'wrong-entry'
+                  ? `slot ${proof.slot} belongs to ${why.expected.list} entry ${why.expected.index}, not ${entry.index}`
+                  : `slot ${why.slot} is before the merge`,
+          );
+        }
+        return this.#proven({ number, hash, via: proof.era, slot: proof.slot, line });
+      }
+    }
+  }
+
+  #proven(block: ProvenBlock): Result<ProvenBlock, AnchorRefusal> {
+    this.#blocks.push(block);
+    return ok(block);
+  }
+}
+
+/**
+ * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root.
+ * @example
+ * const verdict = verifyAnchorProof(readFileSync('proof.jsonl', 'utf8'), hexToBytes(checkpoint));
+ * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, hex0x(block.hash));
+ */
+export function verifyAnchorProof(text: string, checkpoint: Node): Result<AnchorVerdict, AnchorRefusal> {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const started = AnchorProofVerifier.start(lines[0] ?? '', checkpoint);
+  if (!started.ok) return started;
+  for (let i = 1; i < lines.length; i++) {
+    const pushed = started.value.push(lines[i]!, i + 1);
+    if (!pushed.ok) return pushed;
+  }
+  return started.value.finish();
+}

@@ -1,0 +1,101 @@
+/**
+ * Lines of an anchor proof file from its records: the inverse of records.ts, for provers and tests.
+ * Each call returns one line without its newline.
+ */
+import { bytesToHex } from '../../bytes/hex.js';
+import type { Node } from '../merkle-branch.js';
+import type { BeaconBlockHeader } from '../ssz.js';
+import {
+  ANCHOR_PROOF_VERSION,
+  type AnchorProofHead,
+  type AnchorRecord,
+  type BlockProof,
+  type StateField,
+} from './records.js';
+
+/** Bytes as the file writes them: 0x-prefixed lowercase hex. */
+const hex = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
+
+const nodes = (branch: readonly Node[]): string[] => branch.map(hex);
+
+const headerJson = (header: BeaconBlockHeader): Record<string, string> => ({
+  slot: header.slot.toString(),
+  proposer_index: header.proposerIndex.toString(),
+  parent_root: hex(header.parentRoot),
+  state_root: hex(header.stateRoot),
+  body_root: hex(header.bodyRoot),
+});
+
+const fieldJson = (field: StateField): Record<string, unknown> => ({
+  root: hex(field.root),
+  branch: nodes(field.branch),
+});
+
+function proofJson(proof: BlockProof): Record<string, unknown> {
+  switch (proof.era) {
+    case 'pre-merge':
+      return {
+        era: proof.era,
+        branch: nodes(proof.branch),
+        epoch_root: hex(proof.epochRoot),
+        epoch_branch: nodes(proof.epochBranch),
+      };
+    case 'beacon-block':
+      return {
+        era: proof.era,
+        slot: proof.slot,
+        beacon_block_root: hex(proof.beaconBlockRoot),
+        execution_branch: nodes(proof.executionBranch),
+      };
+    case 'historical-summaries':
+      return {
+        era: proof.era,
+        slot: proof.slot,
+        beacon_block_root: hex(proof.beaconBlockRoot),
+        execution_branch: nodes(proof.executionBranch),
+        block_roots_branch: nodes(proof.blockRootsBranch),
+        summary: {
+          index: proof.summary.index,
+          block_summary_root: hex(proof.summary.blockSummaryRoot),
+          state_summary_root: hex(proof.summary.stateSummaryRoot),
+          branch: nodes(proof.summary.branch),
+        },
+      };
+    case 'historical-roots':
+      return {
+        era: proof.era,
+        slot: proof.slot,
+        beacon_block_root: hex(proof.beaconBlockRoot),
+        execution_branch: nodes(proof.executionBranch),
+        block_roots_branch: nodes(proof.blockRootsBranch),
+        batch: { index: proof.batch.index, root: hex(proof.batch.root), branch: nodes(proof.batch.branch) },
+      };
+  }
+}
+
+/** The first line of a file. */
+export function formatAnchorHead(head: AnchorProofHead): string {
+  return JSON.stringify({
+    anchor_proof: ANCHOR_PROOF_VERSION,
+    network: head.network,
+    checkpoint: hex(head.checkpoint),
+  });
+}
+
+/** One record's line. */
+export function formatAnchorRecord(record: AnchorRecord): string {
+  switch (record.kind) {
+    case 'beacon-header':
+      return JSON.stringify({
+        kind: record.kind,
+        header: headerJson(record.header),
+        ...(record.historicalSummaries ? { historical_summaries: fieldJson(record.historicalSummaries) } : {}),
+        ...(record.historicalRoots ? { historical_roots: fieldJson(record.historicalRoots) } : {}),
+      });
+    case 'bootstrap':
+    case 'update':
+      return JSON.stringify({ kind: record.kind, fork: record.fork, ssz: hex(record.ssz) });
+    case 'block':
+      return JSON.stringify({ kind: record.kind, header: hex(record.header), proof: proofJson(record.proof) });
+  }
+}

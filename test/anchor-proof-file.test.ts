@@ -1,0 +1,176 @@
+/**
+ * The anchor proof file (core/anchor/proof-file/) on real mainnet data: the committed file
+ * fixtures/anchor/mainnet-checkpoint-11635710.jsonl is what test/helpers/anchor-files.ts builds from its
+ * sources, it proves every block it names from the checkpoint alone, and no changed byte, reordered or
+ * missing record, or other checkpoint passes.
+ */
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  AnchorProofVerifier,
+  formatAnchorHead,
+  formatAnchorRecord,
+  readAnchorRecord,
+  verifyAnchorProof,
+  type AnchorRecord,
+} from '../packages/core/src/anchor/index.js';
+import { bytesToHex, hexToBytes } from '../packages/core/src/bytes/hex.js';
+import {
+  MAINNET_CHECKPOINT,
+  PRE_MERGE_BLOCKS,
+  SUMMARIES_BLOCKS,
+  mainnetAnchorFile,
+  mainnetRecords,
+} from './helpers/anchor-files.js';
+import { loadFixture } from './helpers/fixtures.js';
+import { runs } from './helpers/runs.js';
+
+const FILE = new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url);
+const TEXT = readFileSync(FILE, 'utf8');
+const RECORDS = mainnetRecords();
+const head = formatAnchorHead({ network: 'mainnet', checkpoint: MAINNET_CHECKPOINT });
+const fileOf = (records: readonly AnchorRecord[]): string => [head, ...records.map(formatAnchorRecord)].join('\n');
+
+/** The hash a fixture block's header carries (fixtures/blocks/), to hold the proven hashes to. */
+const servedHash = (number: number): string | undefined => loadFixture(`mainnet-${number}`).header['hash'];
+
+describe('the mainnet anchor proof file', () => {
+  it('is what its sources build', () => {
+    expect(TEXT).toBe(mainnetAnchorFile());
+  });
+
+  it('proves every block it names from the checkpoint alone, each hash the one nodes serve', () => {
+    const verdict = verifyAnchorProof(TEXT, MAINNET_CHECKPOINT);
+    if (!verdict.ok) throw new Error(verdict.error.message);
+    expect(verdict.value.newest?.slot).toBe(11635710n);
+    const proven = verdict.value.blocks.map((block) => [Number(block.number), block.via]);
+    expect(proven).toEqual([
+      ...PRE_MERGE_BLOCKS.map((n) => [n, 'pre-merge']),
+      ...SUMMARIES_BLOCKS.map((n) => [n, 'historical-summaries']),
+    ]);
+    for (const block of verdict.value.blocks) {
+      if (Number(block.number) === 17042287) continue; // no fixture block of its own
+      expect(`0x${bytesToHex(block.hash)}`).toBe(servedHash(Number(block.number)));
+    }
+  });
+
+  it('streams: line by line gives the same verdict as the whole text', () => {
+    const lines = TEXT.trimEnd().split('\n');
+    const started = AnchorProofVerifier.start(lines[0]!, MAINNET_CHECKPOINT);
+    if (!started.ok) throw new Error(started.error.message);
+    const pushed = lines.slice(1).map((line, i) => started.value.push(line, i + 2));
+    expect(pushed.every((result) => result.ok)).toBe(true);
+    expect(started.value.finish()).toEqual(verifyAnchorProof(TEXT, MAINNET_CHECKPOINT));
+  });
+
+  it('refuses another checkpoint than the one the file hangs from', () => {
+    const other = hexToBytes('0x' + '11'.repeat(32));
+    const verdict = verifyAnchorProof(TEXT, other);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.error).toMatchObject({ line: 1, reason: 'checkpoint' });
+  });
+
+  it('refuses a file whose head and records hang from another checkpoint, even when they are consistent', () => {
+    // The records prove blocks under the state of block 0x5ab5b374…; named as checkpoint, any other root fails.
+    const forged = [
+      formatAnchorHead({ network: 'mainnet', checkpoint: hexToBytes('0x' + '22'.repeat(32)) }),
+      ...RECORDS.map(formatAnchorRecord),
+    ].join('\n');
+    const verdict = verifyAnchorProof(forged, hexToBytes('0x' + '22'.repeat(32)));
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.error).toMatchObject({ line: 2, reason: 'untrusted-header' });
+  });
+
+  it('refuses a block before the state that roots it, naming the line', () => {
+    const verdict = verifyAnchorProof(fileOf([RECORDS[2]!, RECORDS[0]!]), MAINNET_CHECKPOINT);
+    expect(verdict.ok).toBe(false);
+    if (!verdict.ok) expect(verdict.error).toMatchObject({ line: 2, reason: 'no-state' });
+  });
+
+  it('proves a pre-merge block without any state: the accumulator root is a constant (EIP-7643)', () => {
+    const verdict = verifyAnchorProof(fileOf([RECORDS[1]!]), MAINNET_CHECKPOINT);
+    expect(verdict.ok && verdict.value.blocks.map((b) => b.number)).toEqual([14764013n]);
+  });
+
+  it('refuses a file with no records, and an unknown network', () => {
+    expect(verifyAnchorProof(head + '\n', MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'empty' } });
+    const sepolia = head.replace('"mainnet"', '"nowhere"');
+    expect(verifyAnchorProof(sepolia, MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'network' } });
+  });
+
+  it('names the member a malformed line gets wrong', () => {
+    const block = JSON.parse(formatAnchorRecord(RECORDS[3]!));
+    block.proof.summary.branch.pop();
+    expect(readAnchorRecord(JSON.stringify(block), 5)).toEqual({
+      ok: false,
+      error: { line: 5, path: '$.proof.summary.branch', message: 'expected 25 nodes, found 24' },
+    });
+    delete block.proof.era;
+    expect(readAnchorRecord(JSON.stringify(block), 5)).toMatchObject({ ok: false, error: { path: '$.proof.era' } });
+    expect(readAnchorRecord('{"kind":"block"', 7)).toMatchObject({
+      ok: false,
+      error: { line: 7, message: 'not a JSON value' },
+    });
+    expect(readAnchorRecord('{"kind":"other"}', 7)).toMatchObject({ ok: false, error: { path: '$.kind' } });
+  });
+});
+
+/** Every byte string of a record, with a way to put a changed copy back: the places a forger could touch. */
+function byteFields(record: AnchorRecord): Array<(flip: (bytes: Uint8Array) => Uint8Array) => AnchorRecord> {
+  const json = JSON.parse(formatAnchorRecord(record));
+  const paths: (string | number)[][] = [];
+  const walk = (value: unknown, path: (string | number)[]): void => {
+    if (typeof value === 'string' && value.startsWith('0x')) paths.push(path);
+    else if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i]));
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, item] of Object.entries(value)) walk(item, [...path, key]);
+  };
+  walk(json, []);
+  return paths.map((path) => (flip) => {
+    const copy = JSON.parse(JSON.stringify(json));
+    let at = copy;
+    for (const key of path.slice(0, -1)) at = at[key];
+    const last = path.at(-1)!;
+    at[last] = '0x' + bytesToHex(flip(hexToBytes(at[last])));
+    const read = readAnchorRecord(JSON.stringify(copy), 2);
+    if (!read.ok) throw new Error(read.error.message);
+    return read.value;
+  });
+}
+
+describe('forgery', () => {
+  it('refuses the file when any byte of any record changes', () => {
+    const places = RECORDS.flatMap((record, index) => byteFields(record).map((put) => ({ index, put })));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: places.length - 1 }),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (place, at, mask) => {
+          const { index, put } = places[place]!;
+          const changed = put((bytes) => {
+            const copy = Uint8Array.from(bytes);
+            copy[at % copy.length]! ^= mask;
+            return copy;
+          });
+          const records = RECORDS.map((record, i) => (i === index ? changed : record));
+          expect(verifyAnchorProof(fileOf(records), MAINNET_CHECKPOINT).ok).toBe(false);
+        },
+      ),
+      { numRuns: runs(300) },
+    );
+  });
+
+  it('refuses a block moved to another slot or summary index', () => {
+    const record = RECORDS[3]! as AnchorRecord & { kind: 'block' };
+    if (record.proof.era !== 'historical-summaries') throw new Error('expected a summaries record');
+    const moved = { ...record, proof: { ...record.proof, slot: record.proof.slot + 1 } };
+    expect(verifyAnchorProof(fileOf([RECORDS[0]!, moved]), MAINNET_CHECKPOINT).ok).toBe(false);
+    const shifted = {
+      ...record,
+      proof: { ...record.proof, summary: { ...record.proof.summary, index: record.proof.summary.index + 1 } },
+    };
+    expect(verifyAnchorProof(fileOf([RECORDS[0]!, shifted]), MAINNET_CHECKPOINT).ok).toBe(false);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Anchor proof files built from the real mainnet vectors in fixtures/anchor/ (sources in
+ * fixtures/SOURCES.md), so tests hold the committed files to what their sources say:
+ * - the checkpoint is beacon block 0x5ab5b374… at slot 11,635,710 (Deneb), whose signed block a
+ *   Beacon API served (colibri-stateless test data); its state's `historical_summaries` with the
+ *   5-node branch come from Lodestar's `/eth/v1/lodestar/historical_summaries` for that state;
+ * - the blocks are the Portal Network's headers with proofs: one before the merge (its epoch
+ *   record's root branched out of the EIP-7643 accumulator), the rest from Capella on.
+ */
+import { readFileSync } from 'node:fs';
+import { epochOf, epochRootBranch, readAccumulator } from '../../packages/core/src/anchor/accumulator.js';
+import { readSignedBeaconBlock } from '../../packages/core/src/anchor/beacon-block.js';
+import { decodePostMergeProof, historicalEntryOf } from '../../packages/core/src/anchor/beacon-block-proof.js';
+import { parentOf, type Node } from '../../packages/core/src/anchor/merkle-branch.js';
+import { MAINNET } from '../../packages/core/src/anchor/networks.js';
+import type { AnchorRecord, BlockRecord } from '../../packages/core/src/anchor/proof-file/records.js';
+import { formatAnchorHead, formatAnchorRecord } from '../../packages/core/src/anchor/proof-file/write.js';
+import { historicalSummariesRoot, type HistoricalSummary } from '../../packages/core/src/anchor/ssz.js';
+import { branchOf } from '../../packages/core/src/anchor/ssz-schema.js';
+import { hexToBytes } from '../../packages/core/src/bytes/hex.js';
+import { headerNumber } from '../../packages/core/src/header/header-decoding.js';
+import { contentValueOf, headerWithProof } from './portal-vectors.js';
+
+const ANCHOR = new URL('../../fixtures/anchor/', import.meta.url);
+const CHECKPOINT_DIR = new URL('colibri/checkpoint-11635710/', ANCHOR);
+const read = (url: URL): Uint8Array => new Uint8Array(readFileSync(url));
+
+/** The checkpoint: the root of the beacon block at slot 11,635,710. */
+export const MAINNET_CHECKPOINT = hexToBytes('0x5ab5b37414ebe99dc2c1e1e325bca79b8f659a4f0af21afdea4b38e646508e82');
+
+/** Blocks whose Portal proofs the file carries: one before the merge, the rest Capella on. */
+export const PRE_MERGE_BLOCKS = [14764013];
+export const SUMMARIES_BLOCKS = [17034870, 17042287, 17062257, 19426586, 19426587, 22162263];
+
+/** The checkpoint state's `historical_summaries` and their branch to its state root, as Lodestar served them. */
+export function checkpointSummaries(): { summaries: HistoricalSummary[]; branch: Node[] } {
+  const json = JSON.parse(
+    readFileSync(new URL('historical_summaries_at_state_0x8cac7a92.json', CHECKPOINT_DIR), 'utf8'),
+  ) as {
+    data: { historical_summaries: { block_summary_root: string; state_summary_root: string }[]; proof: string[] };
+  };
+  return {
+    summaries: json.data.historical_summaries.map((entry) => ({
+      blockSummaryRoot: hexToBytes(entry.block_summary_root),
+      stateSummaryRoot: hexToBytes(entry.state_summary_root),
+    })),
+    branch: json.data.proof.map((node) => hexToBytes(node)),
+  };
+}
+
+/** The 25-node branch of entry `index` in a `List[_, 2^24]` of `leaves`: 24 levels, then the length. */
+export function listEntryBranch(leaves: readonly Node[], index: number): Node[] {
+  const length = new Uint8Array(32);
+  new DataView(length.buffer).setUint32(0, leaves.length, true);
+  return [...branchOf(leaves, index, 24), length];
+}
+
+function portalVector(number: number): { header: Uint8Array; proof: Uint8Array } {
+  return headerWithProof(contentValueOf(new URL(`portal/headers_with_proof/${number}.yaml`, ANCHOR).pathname));
+}
+
+/** A pre-merge block's record: the Portal proof to its epoch record, and that record's root to the accumulator. */
+export function preMergeRecord(number: number): BlockRecord {
+  const { header, proof } = portalVector(number);
+  const accumulator = readAccumulator(read(new URL('portal/accumulator/historical_hashes_accumulator.ssz', ANCHOR)));
+  if (!accumulator.ok) throw new Error(accumulator.error);
+  const epoch = epochOf(Number(headerNumber(header)));
+  return {
+    kind: 'block',
+    header,
+    proof: {
+      era: 'pre-merge',
+      branch: Array.from({ length: 15 }, (_, i) => proof.subarray(32 * i, 32 * i + 32)),
+      epochRoot: accumulator.value.epochs[epoch]!,
+      epochBranch: epochRootBranch(accumulator.value, epoch),
+    },
+  };
+}
+
+/** A Capella-on block's record: the Portal proof, and its `historical_summaries` entry branched out of the list. */
+export function summariesRecord(number: number, summaries: readonly HistoricalSummary[]): BlockRecord {
+  const { header, proof } = portalVector(number);
+  const decoded = decodePostMergeProof(MAINNET, proof);
+  if (!decoded.ok) throw new Error(decoded.error);
+  const { slot, beaconBlockRoot, beaconBlockProof, executionBlockProof } = decoded.value;
+  const { index } = historicalEntryOf(MAINNET, slot);
+  const leaves = summaries.map((entry) => parentOf(entry.blockSummaryRoot, entry.stateSummaryRoot));
+  return {
+    kind: 'block',
+    header,
+    proof: {
+      era: 'historical-summaries',
+      slot,
+      beaconBlockRoot,
+      executionBranch: executionBlockProof,
+      blockRootsBranch: beaconBlockProof,
+      summary: { index, ...summaries[index]!, branch: listEntryBranch(leaves, index) },
+    },
+  };
+}
+
+/** The records of the mainnet file after its head. */
+export function mainnetRecords(): AnchorRecord[] {
+  const { header } = readSignedBeaconBlock(MAINNET, read(new URL('block_0x5ab5b374.ssz', CHECKPOINT_DIR)));
+  const { summaries, branch } = checkpointSummaries();
+  return [
+    { kind: 'beacon-header', header, historicalSummaries: { root: historicalSummariesRoot(summaries), branch } },
+    ...PRE_MERGE_BLOCKS.map(preMergeRecord),
+    ...SUMMARIES_BLOCKS.map((number) => summariesRecord(number, summaries)),
+  ];
+}
+
+/** The whole mainnet anchor proof file, as `fixtures/anchor/mainnet-checkpoint-11635710.jsonl` holds it. */
+export function mainnetAnchorFile(records: readonly AnchorRecord[] = mainnetRecords()): string {
+  const lines = [
+    formatAnchorHead({ network: 'mainnet', checkpoint: MAINNET_CHECKPOINT }),
+    ...records.map(formatAnchorRecord),
+  ];
+  return lines.join('\n') + '\n';
+}
