@@ -174,6 +174,18 @@ const executionBranchAt = branchAt(11, 12);
 /** List entries of `historical_summaries` and `historical_roots`: 24 levels, then the length. */
 const listBranchAt = branchAt(25);
 
+/** What every post-merge proof holds: the slot, the beacon block root, and the execution hash's branch to it. */
+function inBeaconBlock(
+  proof: Record<string, unknown>,
+  path: string,
+): { slot: number; beaconBlockRoot: Node; executionBranch: Node[] } {
+  return {
+    slot: member(proof, 'slot', path, integerAt),
+    beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
+    executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+  };
+}
+
 function blockProofAt(value: unknown, path: string): BlockProof {
   const proof = objectAt(value, path);
   const era = proof['era'];
@@ -186,19 +198,12 @@ function blockProofAt(value: unknown, path: string): BlockProof {
         epochBranch: member(proof, 'epoch_branch', path, branchAt(13)),
       };
     case 'beacon-block':
-      return {
-        era,
-        slot: member(proof, 'slot', path, integerAt),
-        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
-        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
-      };
+      return { era, ...inBeaconBlock(proof, path) };
     case 'historical-summaries': {
       const summary = objectAt(proof['summary'], `${path}.summary`);
       return {
         era,
-        slot: member(proof, 'slot', path, integerAt),
-        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
-        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+        ...inBeaconBlock(proof, path),
         blockRootsBranch: member(proof, 'block_roots_branch', path, branchAt(13)),
         summary: {
           index: member(summary, 'index', `${path}.summary`, integerAt),
@@ -212,9 +217,7 @@ function blockProofAt(value: unknown, path: string): BlockProof {
       const batch = objectAt(proof['batch'], `${path}.batch`);
       return {
         era,
-        slot: member(proof, 'slot', path, integerAt),
-        beaconBlockRoot: member(proof, 'beacon_block_root', path, nodeAt),
-        executionBranch: member(proof, 'execution_branch', path, executionBranchAt),
+        ...inBeaconBlock(proof, path),
         blockRootsBranch: member(proof, 'block_roots_branch', path, branchAt(14)),
         batch: {
           index: member(batch, 'index', `${path}.batch`, integerAt),

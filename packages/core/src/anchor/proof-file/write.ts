@@ -31,6 +31,13 @@ const fieldJson = (field: StateField): Record<string, unknown> => ({
   branch: nodes(field.branch),
 });
 
+/** The members every post-merge proof has. */
+const inBeaconBlock = (proof: { slot: number; beaconBlockRoot: Node; executionBranch: readonly Node[] }) => ({
+  slot: proof.slot,
+  beacon_block_root: hex(proof.beaconBlockRoot),
+  execution_branch: nodes(proof.executionBranch),
+});
+
 function proofJson(proof: BlockProof): Record<string, unknown> {
   switch (proof.era) {
     case 'pre-merge':
@@ -41,18 +48,11 @@ function proofJson(proof: BlockProof): Record<string, unknown> {
         epoch_branch: nodes(proof.epochBranch),
       };
     case 'beacon-block':
-      return {
-        era: proof.era,
-        slot: proof.slot,
-        beacon_block_root: hex(proof.beaconBlockRoot),
-        execution_branch: nodes(proof.executionBranch),
-      };
+      return { era: proof.era, ...inBeaconBlock(proof) };
     case 'historical-summaries':
       return {
         era: proof.era,
-        slot: proof.slot,
-        beacon_block_root: hex(proof.beaconBlockRoot),
-        execution_branch: nodes(proof.executionBranch),
+        ...inBeaconBlock(proof),
         block_roots_branch: nodes(proof.blockRootsBranch),
         summary: {
           index: proof.summary.index,
@@ -64,9 +64,7 @@ function proofJson(proof: BlockProof): Record<string, unknown> {
     case 'historical-roots':
       return {
         era: proof.era,
-        slot: proof.slot,
-        beacon_block_root: hex(proof.beaconBlockRoot),
-        execution_branch: nodes(proof.executionBranch),
+        ...inBeaconBlock(proof),
         block_roots_branch: nodes(proof.blockRootsBranch),
         batch: { index: proof.batch.index, root: hex(proof.batch.root), branch: nodes(proof.batch.branch) },
       };
