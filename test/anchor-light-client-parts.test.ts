@@ -278,6 +278,45 @@ describe('decoding SSZ', () => {
   });
 });
 
+describe('headers built by hand', () => {
+  it('a slot past 2^53, a proposer index past uint64, a short root: refused as a header, before any hashing', () => {
+    const boot = colibriBootstrap('bootstrap-0xd9717ecc.ssz').value;
+    const checkpoint = beaconBlockHeaderRoot(boot.header.beacon);
+    const withBeacon = (beacon: object) => ({
+      ...boot,
+      header: { ...boot.header, beacon: { ...boot.header.beacon, ...beacon } },
+    });
+    expect(refusal(verifyBootstrap(MAINNET, checkpoint, withBeacon({ slot: 1n << 60n })))).toMatchObject({
+      kind: 'header',
+      header: 'bootstrap',
+    });
+    expect(refusal(verifyBootstrap(MAINNET, checkpoint, withBeacon({ proposerIndex: 1n << 64n }))).kind).toBe('header');
+    expect(refusal(verifyBootstrap(MAINNET, checkpoint, withBeacon({ bodyRoot: new Uint8Array(31) }))).kind).toBe(
+      'header',
+    );
+    const state = value(verifyBootstrap(MAINNET, checkpoint, boot));
+    const update = colibriUpdates('updates-1421.ssz')[0]!.value;
+    const attested = { ...update.attestedHeader, beacon: { ...update.attestedHeader.beacon, slot: -1n } };
+    expect(refusal(applyUpdate(MAINNET, state, { ...update, attestedHeader: attested }))).toMatchObject({
+      kind: 'header',
+      header: 'attested',
+    });
+  });
+});
+
+describe('Fulu', () => {
+  it("reads Electra's layout: the same bytes decode alike, and the fork of a Fulu slot is fulu", () => {
+    const { ssz } = colibriBootstrap('bootstrap-0xb8758d4b.ssz');
+    expect(decodeBootstrap('fulu', ssz)).toEqual(decodeBootstrap('electra', ssz));
+    const bytes = ssz.slice();
+    const at = new DataView(bytes.buffer).getUint32(0, true);
+    new DataView(bytes.buffer).setBigUint64(at, BigInt(forkSlot(MAINNET, 'fulu')), true);
+    expect(sszDataFork(MAINNET, bytes)).toEqual({ ok: true, value: 'fulu' });
+    new DataView(bytes.buffer).setBigUint64(at, BigInt(forkSlot(MAINNET, 'bellatrix')), true);
+    expect(refusal(sszDataFork(MAINNET, bytes)).expected).toMatch(/not of bellatrix/);
+  });
+});
+
 describe('decoding JSON', () => {
   const bootstrap = heliosJson('bootstrap') as { version: string; data: Record<string, any> };
   const [update] = heliosJson('updates') as { version: string; data: Record<string, any> }[];

@@ -440,15 +440,14 @@ describe('refusals, on the colibri chain', () => {
     expect(refusal(applyUpdate(otherRoot, S0, update)).kind).toBe('signature');
   });
 
-  it('a header before Capella', () => {
-    const old = { ...update.finality!.header, beacon: { ...update.finality!.header.beacon, slot: 6_000_000n } };
+  it('a header before Capella, even under its own checkpoint: it carries no execution header', () => {
+    const old = { ...bootstrap.header, beacon: { ...bootstrap.header.beacon, slot: 6_000_000n } };
     expect(
-      refusal(applyUpdate(MAINNET, S0, { ...update, finality: { ...update.finality!, header: old } })),
+      refusal(verifyBootstrap(MAINNET, beaconBlockHeaderRoot(old.beacon), { ...bootstrap, header: old })),
     ).toMatchObject({
-      kind: 'not-newer',
+      kind: 'unsupported-fork',
+      header: 'bootstrap',
+      fork: 'bellatrix',
     });
-    const attested = { ...update.attestedHeader, beacon: { ...update.attestedHeader.beacon, slot: 100n } };
-    const early = { ...update, attestedHeader: attested, finality: { ...update.finality!, header: old } };
-    expect(refusal(applyUpdate(MAINNET, S0, early)).kind).toBe('slot-order');
   });
 });

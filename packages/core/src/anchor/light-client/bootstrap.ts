@@ -12,7 +12,7 @@ import { beaconBlockHeaderRoot } from '../ssz.js';
 import { CommitteeKeys } from './bls.js';
 import { periodAtSlot, type LightClientBootstrap } from './containers.js';
 import { isValidNormalizedBranch, stateGindices } from './gindices.js';
-import { checkHeader } from './header-validity.js';
+import { beaconHeaderProblem, checkHeader } from './header-validity.js';
 import type { LightClientRefusal } from './refusal.js';
 import { syncCommitteeRoot } from './roots.js';
 import type { LightClientState } from './state.js';
@@ -28,6 +28,8 @@ export function verifyBootstrap(
   bootstrap: LightClientBootstrap,
 ): Result<LightClientState, LightClientRefusal> {
   const { header } = bootstrap;
+  const problem = beaconHeaderProblem(header, 'bootstrap');
+  if (problem !== undefined) return err(problem);
   if (checkpointRoot.length !== 32 || !bytesEqual(beaconBlockHeaderRoot(header.beacon), checkpointRoot))
     return err({
       kind: 'checkpoint',

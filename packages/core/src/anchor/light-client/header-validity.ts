@@ -12,9 +12,27 @@ import { EXECUTION_PAYLOAD_GINDEX } from './gindices.js';
 import type { HeaderRole, LightClientRefusal } from './refusal.js';
 import { executionPayloadHeaderRoot } from './roots.js';
 
-/** The slot of `header` as a number, or undefined past 2^53 (no real slot is). */
+/** `slot` as a number, or `undefined` when negative or past 2^53 (no real slot is). */
 export function safeSlot(slot: bigint): number | undefined {
-  return slot <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(slot) : undefined;
+  return slot >= 0n && slot <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(slot) : undefined;
+}
+
+const UINT64_END = 1n << 64n;
+
+/**
+ * Why `header`'s beacon header cannot be hashed as one, or `undefined`: a slot past 2^53 (no real slot is, and
+ * slots are compared as numbers), a proposer index outside uint64, a root not 32 bytes. The decoders never give
+ * such a header; a caller building one by hand may.
+ */
+export function beaconHeaderProblem(header: LightClientHeader, role: HeaderRole): LightClientRefusal | undefined {
+  const { slot, proposerIndex, parentRoot, stateRoot, bodyRoot } = header.beacon;
+  if (safeSlot(slot) === undefined)
+    return { kind: 'header', header: role, message: `the ${role} header's slot ${slot} is not a real slot` };
+  if (proposerIndex < 0n || proposerIndex >= UINT64_END)
+    return { kind: 'header', header: role, message: `the ${role} header's proposer index is not a uint64` };
+  if ([parentRoot, stateRoot, bodyRoot].some((root) => root.length !== 32))
+    return { kind: 'header', header: role, message: `the ${role} header's roots are not 32 bytes each` };
+  return undefined;
 }
 
 /** The fork of `header` on `network` when the header is valid, or why not. */
@@ -23,13 +41,9 @@ export function checkHeader(
   header: LightClientHeader,
   role: HeaderRole,
 ): Result<Fork, LightClientRefusal> {
-  const slot = safeSlot(header.beacon.slot);
-  if (slot === undefined)
-    return err({
-      kind: 'header',
-      header: role,
-      message: `the ${role} header's slot ${header.beacon.slot} is past any real slot`,
-    });
+  const problem = beaconHeaderProblem(header, role);
+  if (problem !== undefined) return err(problem);
+  const slot = Number(header.beacon.slot);
   const fork = forkAtSlot(network, slot);
   if (!isAtLeast(fork, 'capella'))
     return err({

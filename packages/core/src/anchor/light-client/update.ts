@@ -19,7 +19,7 @@ import {
   type LightClientUpdate,
 } from './containers.js';
 import { isValidNormalizedBranch, stateGindices } from './gindices.js';
-import { checkHeader, safeSlot } from './header-validity.js';
+import { beaconHeaderProblem, checkHeader, safeSlot } from './header-validity.js';
 import type { LightClientRefusal } from './refusal.js';
 import { syncCommitteeRoot } from './roots.js';
 import { signatureFork, signingRoot, syncCommitteeDomain } from './signing.js';
@@ -111,6 +111,13 @@ function validate(
       message: 'the update finalizes no header (an optimistic update); only finality updates are accepted',
     });
 
+  for (const [header, role] of [
+    [attestedHeader, 'attested'],
+    [finality.header, 'finalized'],
+  ] as const) {
+    const problem = beaconHeaderProblem(header, role);
+    if (problem !== undefined) return err(problem);
+  }
   const signatureSlot = safeSlot(update.signatureSlot);
   const attestedSlot = attestedHeader.beacon.slot;
   const finalizedSlot = finality.header.beacon.slot;
