@@ -131,12 +131,16 @@ function validate(
     });
 
   const participants = participantCount(syncAggregate.bits);
-  if (!isSupermajority(participants))
+  // A hand-built aggregate may have other than 512 bits: none of them is then a member's.
+  if (syncAggregate.bits.length !== SYNC_COMMITTEE_SIZE / 8 || !isSupermajority(participants))
     return err({
       kind: 'participation',
       participants,
       required: MIN_FINALITY_PARTICIPANTS,
-      message: `${participants} of ${SYNC_COMMITTEE_SIZE} members signed; finality needs ${MIN_FINALITY_PARTICIPANTS}`,
+      message:
+        syncAggregate.bits.length !== SYNC_COMMITTEE_SIZE / 8
+          ? `the participation bits are ${syncAggregate.bits.length} bytes, not ${SYNC_COMMITTEE_SIZE / 8}`
+          : `${participants} of ${SYNC_COMMITTEE_SIZE} members signed; finality needs ${MIN_FINALITY_PARTICIPANTS}`,
     });
 
   const storePeriod = state.period;
@@ -230,11 +234,13 @@ function validate(
       message: `the update is signed at slot ${signatureSlot}, of ${fork}, before sync committees began`,
     });
   const points = signing.keys.points();
-  if (!points.ok)
+  if (!points.ok || points.value.length !== SYNC_COMMITTEE_SIZE)
     return err({
       kind: 'committee-key',
-      index: points.error,
-      message: `member ${points.error} of the signing committee has no valid BLS public key`,
+      index: points.ok ? points.value.length : points.error,
+      message: points.ok
+        ? `the signing committee has ${points.value.length} keys, not ${SYNC_COMMITTEE_SIZE}`
+        : `member ${points.error} of the signing committee has no valid BLS public key`,
     });
   const keys: PublicKeyPoint[] = [];
   for (let i = 0; i < SYNC_COMMITTEE_SIZE; i++) if (isParticipant(syncAggregate.bits, i)) keys.push(points.value[i]!);
