@@ -21,7 +21,8 @@ export type EvmIntegrityErrorCode =
   | 'SOURCE_CHAIN_MISMATCH'
   | 'RECEIPT_NOT_PLAINLY_VALID'
   | 'SSZ_INVALID'
-  | 'ANCHOR_FORMAT';
+  | 'ANCHOR_FORMAT'
+  | 'LIGHT_CLIENT_INVALID';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
@@ -187,4 +188,10 @@ export class SszShapeError extends EvmIntegrityError<{ expected: string }> {
 export class AnchorFormatError extends EvmIntegrityError<{ path: string }> {
   override name = 'AnchorFormatError';
   override readonly code = 'ANCHOR_FORMAT';
+}
+
+/** A light-client object (bootstrap, update) whose member `field` is not what its fork's container holds. */
+export class LightClientDecodeError extends EvmIntegrityError<{ field: string; expected: string }> {
+  override name = 'LightClientDecodeError';
+  override readonly code = 'LIGHT_CLIENT_INVALID';
 }
