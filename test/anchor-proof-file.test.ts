@@ -17,6 +17,9 @@ import {
 } from '../packages/core/src/anchor/index.js';
 import { bytesToHex, hexToBytes } from '../packages/core/src/bytes/hex.js';
 import {
+  ELECTRA_CHECKPOINT,
+  electraAnchorFile,
+  electraRecords,
   MAINNET_CHECKPOINT,
   PRE_MERGE_BLOCKS,
   SUMMARIES_BLOCKS,
@@ -172,5 +175,90 @@ describe('forgery', () => {
       proof: { ...record.proof, summary: { ...record.proof.summary, index: record.proof.summary.index + 1 } },
     };
     expect(verifyAnchorProof(fileOf([RECORDS[0]!, shifted]), MAINNET_CHECKPOINT).ok).toBe(false);
+  });
+});
+
+describe('light-client steps in an anchor proof file (real mainnet, across the Electra fork)', () => {
+  const LC_TEXT = readFileSync(
+    new URL('../fixtures/anchor/mainnet-light-client-1421-1422.jsonl', import.meta.url),
+    'utf8',
+  );
+  const LC_RECORDS = electraRecords();
+  const lcHead = formatAnchorHead({ network: 'mainnet', checkpoint: ELECTRA_CHECKPOINT });
+  const lcFile = (records: readonly AnchorRecord[]): string => [lcHead, ...records.map(formatAnchorRecord)].join('\n');
+
+  it('is what its sources build', () => {
+    expect(LC_TEXT).toBe(electraAnchorFile());
+  });
+
+  it('moves trust from the checkpoint to the Electra header that update 1422 finalizes, proving each step’s block', () => {
+    const verdict = verifyAnchorProof(LC_TEXT, ELECTRA_CHECKPOINT);
+    if (!verdict.ok) throw new Error(verdict.error.message);
+    expect(verdict.value.blocks.map((block) => [block.number, block.via, block.slot])).toEqual([
+      [22423006n, 'light-client', 11640864],
+      [22423066n, 'light-client', 11640928],
+      [22432991n, 'light-client', 11651008],
+    ]);
+    expect(bytesToHex(verdict.value.blocks[2]!.hash)).toMatch(/^d4c1a04e15667a6a/);
+    expect(verdict.value.newest?.slot).toBe(11651008n);
+  });
+
+  it('refuses an update without its bootstrap, a second bootstrap, and steps out of order', () => {
+    const [bootstrap, update1421, update1422] = LC_RECORDS as [AnchorRecord, AnchorRecord, AnchorRecord];
+    expect(verifyAnchorProof(lcFile([update1421]), ELECTRA_CHECKPOINT)).toMatchObject({
+      ok: false,
+      error: { line: 2, reason: 'light-client', message: 'an update before the bootstrap it builds on' },
+    });
+    expect(verifyAnchorProof(lcFile([bootstrap, bootstrap]), ELECTRA_CHECKPOINT)).toMatchObject({
+      ok: false,
+      error: { line: 3, reason: 'light-client' },
+    });
+    // Period 1422's committee is only known once update 1421 gave it.
+    expect(verifyAnchorProof(lcFile([bootstrap, update1422]), ELECTRA_CHECKPOINT)).toMatchObject({
+      ok: false,
+      error: { line: 3, reason: 'light-client' },
+    });
+  });
+
+  it('refuses a bootstrap that is not the checkpoint’s, and a fork name its data contradicts', () => {
+    const other = formatAnchorHead({ network: 'mainnet', checkpoint: MAINNET_CHECKPOINT });
+    expect(
+      verifyAnchorProof([other, ...LC_RECORDS.map(formatAnchorRecord)].join('\n'), MAINNET_CHECKPOINT),
+    ).toMatchObject({
+      ok: false,
+      error: { line: 2, reason: 'light-client' },
+    });
+    const misnamed = { ...LC_RECORDS[2]!, fork: 'deneb' } as AnchorRecord;
+    expect(verifyAnchorProof(lcFile([LC_RECORDS[0]!, LC_RECORDS[1]!, misnamed]), ELECTRA_CHECKPOINT)).toMatchObject({
+      ok: false,
+      error: { line: 4, reason: 'light-client', message: expect.stringContaining('electra') },
+    });
+  });
+
+  it('proves nothing else when a byte of a light-client step changes', () => {
+    const original = verifyAnchorProof(LC_TEXT, ELECTRA_CHECKPOINT);
+    if (!original.ok) throw new Error(original.error.message);
+    const ORIGINAL = original.value;
+    let stillValid = 0;
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (index, at, mask) => {
+        const records = LC_RECORDS.map((record, i) => {
+          if (i !== index || record.kind === 'block' || record.kind === 'beacon-header') return record;
+          const ssz = Uint8Array.from(record.ssz);
+          ssz[at % ssz.length]! ^= mask;
+          return { ...record, ssz };
+        });
+        const verdict = verifyAnchorProof(lcFile(records), ELECTRA_CHECKPOINT);
+        // Only `signature_slot` is outside what the signature and branches cover: a change there may still
+        // verify, but it can never make the file prove anything else.
+        if (verdict.ok) {
+          stillValid++;
+          expect(verdict.value.blocks).toEqual(ORIGINAL.blocks);
+        }
+      }),
+      { numRuns: runs(25) },
+    );
+    // Eight bytes of 80,000 are unsigned: nearly every change must be refused.
+    expect(stillValid).toBeLessThanOrEqual(1);
   });
 });

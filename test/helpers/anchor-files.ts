@@ -19,6 +19,7 @@ import { historicalSummariesRoot, type HistoricalSummary } from '../../packages/
 import { branchOf } from '../../packages/core/src/anchor/ssz-schema.js';
 import { hexToBytes } from '../../packages/core/src/bytes/hex.js';
 import { headerNumber } from '../../packages/core/src/header/header-decoding.js';
+import { colibriBootstrap, colibriUpdates } from './light-client-vectors.js';
 import { contentValueOf, headerWithProof } from './portal-vectors.js';
 
 const ANCHOR = new URL('../../fixtures/anchor/', import.meta.url);
@@ -114,6 +115,31 @@ export function mainnetRecords(): AnchorRecord[] {
 export function mainnetAnchorFile(records: readonly AnchorRecord[] = mainnetRecords()): string {
   const lines = [
     formatAnchorHead({ network: 'mainnet', checkpoint: MAINNET_CHECKPOINT }),
+    ...records.map(formatAnchorRecord),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** The light-client checkpoint: the finalized block 0xd9717ecc… at slot 11,640,864 (Deneb, period 1421). */
+export const ELECTRA_CHECKPOINT = hexToBytes('0xd9717ecc253684291f828688f311ba74d05af74c31654f6e14077669fca62f6a');
+
+/**
+ * Light-client steps across the Electra fork, as the Beacon API served them (colibri-stateless test data):
+ * the bootstrap of 0xd9717ecc…, the update of period 1421 (Deneb) and that of period 1422 (Electra).
+ */
+export function electraRecords(): AnchorRecord[] {
+  return [
+    { kind: 'bootstrap', fork: 'deneb', ssz: colibriBootstrap('bootstrap-0xd9717ecc.ssz').ssz },
+    ...['updates-1421.ssz', 'updates-1422.ssz'].flatMap((name) =>
+      colibriUpdates(name).map((update): AnchorRecord => ({ kind: 'update', fork: update.fork, ssz: update.ssz })),
+    ),
+  ];
+}
+
+/** The light-client anchor file over the Electra fork, as `fixtures/anchor/mainnet-light-client-1421-1422.jsonl` holds it. */
+export function electraAnchorFile(records: readonly AnchorRecord[] = electraRecords()): string {
+  const lines = [
+    formatAnchorHead({ network: 'mainnet', checkpoint: ELECTRA_CHECKPOINT }),
     ...records.map(formatAnchorRecord),
   ];
   return lines.join('\n') + '\n';

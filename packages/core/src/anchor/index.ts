@@ -27,7 +27,46 @@ export {
   type StateField,
 } from './proof-file/records.js';
 export { formatAnchorHead, formatAnchorRecord } from './proof-file/write.js';
-export { FORKS, MAINNET, forkAtSlot, forkSlot, slotTimestamp, type BeaconNetwork, type Fork } from './networks.js';
+export {
+  BEACON_NETWORKS,
+  beaconNetwork,
+  FORKS,
+  HOLESKY,
+  HOODI,
+  MAINNET,
+  SEPOLIA,
+  forkAtSlot,
+  forkSlot,
+  slotTimestamp,
+  type BeaconNetwork,
+  type Fork,
+} from './networks.js';
+export { verifyBootstrap } from './light-client/bootstrap.js';
+export { applyUpdate, verifyUpdate, MIN_FINALITY_PARTICIPANTS, type VerifiedUpdate } from './light-client/update.js';
+export type { LightClientState, TrustedSyncCommittee } from './light-client/state.js';
+export type { HeaderRole, LightClientBranch, LightClientRefusal } from './light-client/refusal.js';
+export {
+  executionBlockOf,
+  LIGHT_CLIENT_FORKS,
+  type ExecutionBlockRef,
+  type ExecutionPayloadHeader,
+  type LightClientBootstrap,
+  type LightClientDecodeProblem,
+  type LightClientFork,
+  type LightClientHeader,
+  type LightClientUpdate,
+  type SyncAggregate,
+  type SyncCommittee,
+} from './light-client/containers.js';
+export {
+  decodeBootstrap,
+  decodeUpdate,
+  sszDataFork,
+  type Decoded,
+  type UpdateShape,
+} from './light-client/decode-ssz.js';
+export { decodeBootstrapJson, decodeUpdateJson } from './light-client/decode-json.js';
+export { splitBeaconApiList, splitForkDigest, type ForkDigestedData } from './light-client/framing.js';
 export {
   beaconBlockHeaderRoot,
   historicalSummariesRoot,
@@ -52,4 +91,4 @@ export {
 } from './accumulator.js';
 export { historicalEntryOf, type HistoricalList } from './beacon-block-proof.js';
 export { historicalRootsGindex, historicalSummariesGindex } from './state-proof.js';
-export { AnchorFormatError, SszShapeError } from '../errors.js';
+export { AnchorFormatError, LightClientDecodeError, SszShapeError } from '../errors.js';

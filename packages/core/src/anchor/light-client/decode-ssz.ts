@@ -29,7 +29,8 @@ import { containerParts, readNodes, readUint256, readUint64 } from './ssz-reader
 /** The shapes an update comes in: a whole `LightClientUpdate`, a `LightClientFinalityUpdate`, a `LightClientOptimisticUpdate`. */
 export type UpdateShape = 'update' | 'finality-update' | 'optimistic-update';
 
-type Decoded<T> = Result<T, LightClientDecodeProblem>;
+/** What a decoder returns: the object, or the field it refuses. */
+export type Decoded<T> = Result<T, LightClientDecodeProblem>;
 
 const BEACON_HEADER_BYTES = 112;
 const SYNC_COMMITTEE_BYTES = SYNC_COMMITTEE_SIZE * PUBKEY_BYTES + PUBKEY_BYTES;

@@ -12,7 +12,12 @@ import { err, ok, type Result } from '../../result.js';
 import { epochOf, trustEpochRoot, verifyPreMergeHeader } from '../accumulator.js';
 import { blockHashGindex, historicalEntryOf, verifyPostMergeBlock } from '../beacon-block-proof.js';
 import { isValidBranch, parentOf, type Node } from '../merkle-branch.js';
-import { forkAtSlot, MAINNET, slotTimestamp, type BeaconNetwork } from '../networks.js';
+import { verifyBootstrap } from '../light-client/bootstrap.js';
+import { isLightClientFork, type LightClientHeader } from '../light-client/containers.js';
+import { decodeBootstrap, decodeUpdate, sszDataFork } from '../light-client/decode-ssz.js';
+import type { LightClientState } from '../light-client/state.js';
+import { applyUpdate } from '../light-client/update.js';
+import { BEACON_NETWORKS, beaconNetwork, forkAtSlot, slotTimestamp, type BeaconNetwork } from '../networks.js';
 import { beaconBlockHeaderRoot, type BeaconBlockHeader } from '../ssz.js';
 import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof.js';
 import {
@@ -21,11 +26,12 @@ import {
   type AnchorRecord,
   type BeaconHeaderRecord,
   type BlockRecord,
+  type LightClientRecord,
   type StateField,
 } from './records.js';
 
-/** How a proven block's hash reached the checkpoint. */
-export type ProvenVia = 'pre-merge' | 'beacon-block' | 'historical-summaries' | 'historical-roots';
+/** How a proven block's hash reached the checkpoint; `light-client`: the execution block of a header a light-client step proved. */
+export type ProvenVia = 'pre-merge' | 'beacon-block' | 'historical-summaries' | 'historical-roots' | 'light-client';
 
 /** An execution block the file proves: its number and hash, and the record that proved it. */
 export interface ProvenBlock {
@@ -69,9 +75,6 @@ export interface AnchorRefusal {
 /** A root as messages and keys show it. */
 const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
-/** The networks an anchor proof may name. */
-const NETWORKS: Readonly<Record<string, BeaconNetwork>> = { mainnet: MAINNET };
-
 /** A trusted list's root; its length is the last sibling of every entry's branch. */
 interface TrustedList {
   readonly root: Node;
@@ -103,6 +106,7 @@ export class AnchorProofVerifier {
   #summaries: TrustedList | undefined;
   #roots: TrustedList | undefined;
   readonly #blocks: ProvenBlock[] = [];
+  #lightClient: LightClientState | undefined;
   #refusal: AnchorRefusal | undefined;
 
   private constructor(network: BeaconNetwork, checkpoint: Node) {
@@ -115,12 +119,12 @@ export class AnchorProofVerifier {
   static start(headLine: string, checkpoint: Node): Result<AnchorProofVerifier, AnchorRefusal> {
     const head = readAnchorHead(headLine);
     if (!head.ok) return err({ line: 1, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
-    const network = NETWORKS[head.value.network];
+    const network = beaconNetwork(head.value.network);
     if (network === undefined)
       return err({
         line: 1,
         reason: 'network',
-        message: `network "${head.value.network}" is not one the anchor knows (${Object.keys(NETWORKS).join(', ')})`,
+        message: `network "${head.value.network}" is not one the anchor knows (${[...BEACON_NETWORKS.keys()].join(', ')})`,
       });
     if (!bytesEqual(head.value.checkpoint, checkpoint))
       return err({
@@ -163,12 +167,49 @@ export class AnchorProofVerifier {
         return this.#block(record, line);
       case 'bootstrap':
       case 'update':
-        return err({
-          line,
-          reason: 'light-client',
-          message: 'light-client steps are not verified by this version: the record cannot be trusted',
-        });
+        return this.#lightClientStep(record, line);
     }
+  }
+
+  /**
+   * A bootstrap (once, first, for the checkpoint itself) or an update after it: each verified header
+   * becomes trusted, and its execution block is proven through its execution branch.
+   */
+  #lightClientStep(record: LightClientRecord, line: number): Result<ProvenBlock, AnchorRefusal> {
+    const refuse = (message: string): Result<never, AnchorRefusal> => err({ line, reason: 'light-client', message });
+    const fork = record.fork;
+    if (!isLightClientFork(fork)) return refuse(`fork "${fork}" has no light-client objects (capella on)`);
+    const dataFork = sszDataFork(this.#network, record.ssz);
+    if (!dataFork.ok) return refuse(`${record.kind}: ${dataFork.error.field}: expected ${dataFork.error.expected}`);
+    if (dataFork.value !== fork)
+      return refuse(`the ${record.kind} is named ${fork}, but its header's slot is in ${dataFork.value}`);
+    let state: Result<LightClientState, { message: string }>;
+    if (record.kind === 'bootstrap') {
+      if (this.#lightClient !== undefined) return refuse('a second bootstrap: a file has one, before its updates');
+      const bootstrap = decodeBootstrap(fork, record.ssz);
+      if (!bootstrap.ok) return refuse(`bootstrap: ${bootstrap.error.field}: expected ${bootstrap.error.expected}`);
+      state = verifyBootstrap(this.#network, this.#checkpoint, bootstrap.value);
+    } else {
+      if (this.#lightClient === undefined) return refuse('an update before the bootstrap it builds on');
+      const update = decodeUpdate(fork, record.ssz);
+      if (!update.ok) return refuse(`update: ${update.error.field}: expected ${update.error.expected}`);
+      state = applyUpdate(this.#network, this.#lightClient, update.value);
+    }
+    if (!state.ok) return refuse(state.error.message);
+    this.#lightClient = state.value;
+    return this.#trustLightClientHeader(state.value.finalizedHeader, line);
+  }
+
+  #trustLightClientHeader(header: LightClientHeader, line: number): Result<ProvenBlock, AnchorRefusal> {
+    this.#trusted.set(hex0x(beaconBlockHeaderRoot(header.beacon)), header.beacon);
+    if (this.#newest === undefined || header.beacon.slot >= this.#newest.slot) this.#newest = header.beacon;
+    return this.#proven({
+      number: header.execution.blockNumber,
+      hash: header.execution.blockHash,
+      via: 'light-client',
+      slot: Number(header.beacon.slot),
+      line,
+    });
   }
 
   #beaconHeader(record: BeaconHeaderRecord, line: number): Result<undefined, AnchorRefusal> {
