@@ -1,0 +1,81 @@
+/**
+ * From a checkpoint root alone to a receipt and a log, on real mainnet blocks of each era the
+ * anchor covers here: the anchor proof file proves the block hash, and the receipt and log proofs
+ * hold under that hash and no other. No hash in these tests is taken on trust but the checkpoint.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { verifyAnchorProof, type ProvenBlock } from '../packages/core/src/anchor/index.js';
+import {
+  bytesToHex,
+  defaultRegistry,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  type RpcBlock,
+} from '../packages/core/src/index.js';
+import { logProof, receiptProof, verifyBlockReceiptProof, verifyLogProof } from '../packages/core/src/proof/index.js';
+import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+const TEXT = readFileSync(new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url), 'utf8');
+
+function provenBlocks(): Map<bigint, ProvenBlock> {
+  const verdict = verifyAnchorProof(TEXT, MAINNET_CHECKPOINT);
+  if (!verdict.ok) throw new Error(verdict.error.message);
+  return new Map(verdict.value.blocks.map((block) => [block.number, block]));
+}
+
+function readBlock(number: number): RpcBlock {
+  const problems = new Problems();
+  const block = readRpcBlock(loadFixture(`mainnet-${number}`), problems);
+  expect(problems.list).toEqual([]);
+  return block!;
+}
+
+const ERAS = [
+  [14764013, 'before the merge', 'pre-merge'],
+  [17034870, 'the first block of Capella', 'historical-summaries'],
+  [17062257, 'Capella', 'historical-summaries'],
+  [19426587, 'the first block of Deneb', 'historical-summaries'],
+  [22162263, 'Deneb', 'historical-summaries'],
+] as const;
+
+describe.each(ERAS)('block %i (%s), from checkpoint 0x5ab5b374… alone', (number, _era, via) => {
+  const proven = provenBlocks().get(BigInt(number))!;
+  const block = readBlock(number);
+  const era = defaultRegistry.verifiability(1, BigInt(number));
+  if (era.status !== 'verifiable') throw new Error(`block ${number} is not verifiable`);
+  const options = { rules: era.rules };
+  const header = block.header.complete!;
+  const headerRlp = encodeHeader(header);
+  const withLogs = block.receipts.findIndex((receipt) => receipt.logs.length > 0);
+
+  it(`is proven ${via}, with the hash its header has`, () => {
+    expect(proven.via).toBe(via);
+    expect(bytesToHex(proven.hash)).toBe(bytesToHex(block.header.hash!));
+  });
+
+  it('a receipt proof holds under the proven hash', () => {
+    const index = block.receipts.length - 1;
+    const verdict = verifyBlockReceiptProof(
+      proven.hash,
+      headerRlp,
+      receiptProof(block.receipts, index, options),
+      options,
+    );
+    if (!verdict.ok) throw new Error(verdict.error.message);
+    expect(verdict.value.transactionIndex).toBe(index);
+    expect(verdict.value.receipt).toEqual(block.receipts[index]);
+  });
+
+  it('a log proof holds under the proven hash, and not under another proven block's', () => {
+    expect(withLogs).toBeGreaterThanOrEqual(0);
+    const proof = logProof(header, block.receipts, withLogs, 0, options);
+    const verdict = verifyLogProof(proven.hash, proof, options);
+    if (!verdict.ok) throw new Error(verdict.error.message);
+    expect(verdict.value.log).toEqual(block.receipts[withLogs]!.logs[0]);
+    const otherHash = provenBlocks().get(BigInt(number === 14764013 ? 17034870 : 14764013))!.hash;
+    expect(verifyLogProof(otherHash, proof, options).ok).toBe(false);
+  });
+});
