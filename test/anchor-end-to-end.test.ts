@@ -69,7 +69,7 @@ describe.each(ERAS)('block %i (%s), from checkpoint 0x5ab5b374… alone', (numbe
     expect(verdict.value.receipt).toEqual(block.receipts[index]);
   });
 
-  it('a log proof holds under the proven hash, and not under another proven block's', () => {
+  it('a log proof holds under the proven hash, and not under another proven block’s', () => {
     expect(withLogs).toBeGreaterThanOrEqual(0);
     const proof = logProof(header, block.receipts, withLogs, 0, options);
     const verdict = verifyLogProof(proven.hash, proof, options);
