@@ -5,7 +5,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { AnchorProofVerifier, readAnchorRecord, type AnchorRecord } from '../packages/core/src/anchor/index.js';
+import { bls12_381 } from '@noble/curves/bls12-381.js';
+import {
+  AnchorProofVerifier,
+  applyUpdate,
+  decodeBootstrap,
+  decodeUpdate,
+  MAINNET,
+  readAnchorRecord,
+  verifyBootstrap,
+  verifyUpdate,
+  type AnchorRecord,
+} from '../packages/core/src/anchor/index.js';
 import { decodeHeader, defaultKeccak256, hexToBytes } from '../packages/core/src/index.js';
 import { timeMs } from './timing.js';
 
@@ -119,4 +130,66 @@ for (const [i, line] of BLOCKS.entries()) {
 }
 console.log(
   "\nverify: the line read (JSON, hex) and every branch checked; floor: its SHA-256 calls and its header's Keccak alone.",
+);
+
+// Light-client steps: the real updates of periods 1421 (Deneb) and 1422 (Electra) from checkpoint 0xd9717ecc….
+const LC_TEXT = readFileSync('fixtures/anchor/mainnet-light-client-1421-1422.jsonl', 'utf8');
+const LC_CHECKPOINT = hexToBytes('0xd9717ecc253684291f828688f311ba74d05af74c31654f6e14077669fca62f6a');
+const [, BOOTSTRAP_LINE, UPDATE_LINE] = LC_TEXT.trimEnd().split('\n') as [string, string, string, string];
+const lcRecord = (line: string) => {
+  const record = readAnchorRecord(line, 2);
+  if (!record.ok || (record.value.kind !== 'bootstrap' && record.value.kind !== 'update'))
+    throw new Error('not a light-client line');
+  return record.value;
+};
+const bootstrap = decodeBootstrap('deneb', lcRecord(BOOTSTRAP_LINE).ssz);
+const update = decodeUpdate('deneb', lcRecord(UPDATE_LINE).ssz);
+if (!bootstrap.ok || !update.ok) throw new Error('the light-client fixtures do not decode');
+const BOOTSTRAP = bootstrap.value;
+
+/** A fresh light-client state from the bootstrap: its committee's keys not decoded yet. */
+function freshState() {
+  const state = verifyBootstrap(MAINNET, LC_CHECKPOINT, BOOTSTRAP);
+  if (!state.ok) throw new Error(state.error.message);
+  return state.value;
+}
+
+const bootstrapMs = timeMs(freshState, 5, 1);
+const coldMs = timeMs(() => applyUpdate(MAINNET, freshState(), update.value), 3, 1) - bootstrapMs;
+const warmState = freshState();
+if (!applyUpdate(MAINNET, warmState, update.value).ok) throw new Error('update 1421 does not verify');
+const warmMs = timeMs(() => verifyUpdate(MAINNET, warmState, update.value), 5, 1);
+
+// The floor: @noble/curves alone, on the same keys and signature.
+const pubkeys = BOOTSTRAP.currentSyncCommittee.pubkeys;
+const decodeMs = timeMs(() => pubkeys.map((key) => bls12_381.G1.Point.fromBytes(key)), 3, 1);
+const points = pubkeys.map((key) => bls12_381.G1.Point.fromBytes(key));
+const signature = bls12_381.longSignatures.Signature.fromBytes(update.value.syncAggregate.signature);
+const message = bls12_381.longSignatures.hash(new Uint8Array(32), 'BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_');
+const pairingMs = timeMs(
+  () => bls12_381.longSignatures.verify(signature, message, bls12_381.longSignatures.aggregatePublicKeys(points)),
+  5,
+  1,
+);
+const hashToCurveMs = timeMs(
+  () => bls12_381.longSignatures.hash(new Uint8Array(32), 'BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_'),
+  5,
+  1,
+);
+
+console.log('\n### Light-client steps (mainnet, update of period 1421 from the bootstrap of 0xd9717ecc…)\n');
+console.log(
+  `Bootstrap + update 1421 as file lines: ${(BOOTSTRAP_LINE.length + UPDATE_LINE.length).toLocaleString('en')} bytes; as SSZ: ${(lcRecord(BOOTSTRAP_LINE).ssz.length + lcRecord(UPDATE_LINE).ssz.length).toLocaleString('en')} bytes (a period crossed: ${lcRecord(UPDATE_LINE).ssz.length.toLocaleString('en')} bytes of update).\n`,
+);
+console.log('| step | median ms | floor (@noble/curves alone) ms | ratio |');
+console.log('|---|--:|--:|--:|');
+console.log(`| verify the bootstrap (branches, no BLS) | ${bootstrapMs.toFixed(1)} | | |`);
+console.log(
+  `| an update, its committee's 512 keys not yet decoded | ${coldMs.toFixed(0)} | ${(decodeMs + pairingMs + hashToCurveMs).toFixed(0)} | ${(coldMs / (decodeMs + pairingMs + hashToCurveMs)).toFixed(2)}x |`,
+);
+console.log(
+  `| an update, the keys decoded (the next update of a committee) | ${warmMs.toFixed(0)} | ${(pairingMs + hashToCurveMs).toFixed(0)} | ${(warmMs / (pairingMs + hashToCurveMs)).toFixed(2)}x |`,
+);
+console.log(
+  `\nfloor: decoding the 512 keys (${decodeMs.toFixed(0)} ms), hashing the signing root to G2 (${hashToCurveMs.toFixed(0)} ms), aggregating the keys and one pairing check (${pairingMs.toFixed(0)} ms).`,
 );
