@@ -201,7 +201,7 @@ export class AnchorProofVerifier {
   }
 
   #trustLightClientHeader(header: LightClientHeader, line: number): Result<ProvenBlock, AnchorRefusal> {
-    this.#trusted.set(hex0x(beaconBlockHeaderRoot(header.beacon)), header.beacon);
+    this.#trustHeader(hex0x(beaconBlockHeaderRoot(header.beacon)), header.beacon);
     if (this.#newest === undefined || header.beacon.slot >= this.#newest.slot) this.#newest = header.beacon;
     return this.#proven({
       number: header.execution.blockNumber,
@@ -212,15 +212,25 @@ export class AnchorProofVerifier {
     });
   }
 
+  /**
+   * A trusted header, known now: its parent's root is trusted as well (the header's root commits to it),
+   * so a file may walk back from the checkpoint one `beacon-header` at a time.
+   */
+  #trustHeader(root: string, header: BeaconBlockHeader): void {
+    this.#trusted.set(root, header);
+    const parent = hex0x(header.parentRoot);
+    if (!this.#trusted.has(parent)) this.#trusted.set(parent, undefined);
+  }
+
   #beaconHeader(record: BeaconHeaderRecord, line: number): Result<undefined, AnchorRefusal> {
     const root = hex0x(beaconBlockHeaderRoot(record.header));
     if (!this.#trusted.has(root))
       return err({
         line,
         reason: 'untrusted-header',
-        message: `beacon header ${root} (slot ${record.header.slot}) is neither the checkpoint nor a header an earlier record proved`,
+        message: `beacon header ${root} (slot ${record.header.slot}) is neither the checkpoint, nor a header an earlier record proved, nor the parent of one`,
       });
-    this.#trusted.set(root, record.header);
+    this.#trustHeader(root, record.header);
     if (this.#newest === undefined || record.header.slot >= this.#newest.slot) this.#newest = record.header;
     const fork = forkAtSlot(this.#network, Number(record.header.slot));
     const stateRoot = record.header.stateRoot;
