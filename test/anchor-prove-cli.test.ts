@@ -4,7 +4,8 @@
  * fixture blocks (helpers/loopback-rpc.ts) with the Portal Network's epoch record 122: the files it writes verify
  * against the checkpoint and prove the hashes nodes serve; every refusal is one line, exit 2, and nothing written.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,9 @@ import {
 import { bytes32Vector } from '../packages/core/src/anchor/ssz.js';
 import { bytesToHex, hexToBytes } from '../packages/core/src/bytes/hex.js';
 import { checkpointSummaries, MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
+import { ACCUMULATOR_FILE } from '../packages/service/src/cli/accumulator-file.js';
+import { shippedAccumulator } from '../packages/service/src/cli/anchor/pre-merge.js';
+import { AnchorProveError } from '../packages/service/src/cli/anchor/prove-error.js';
 import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import {
@@ -32,6 +36,7 @@ import {
 } from './helpers/loopback-beacon.js';
 import { fixtureBlocks, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 
+const ROOT = new URL('..', import.meta.url).pathname;
 const ERA_DIR = new URL('../fixtures/anchor/portal/accumulator/', import.meta.url).pathname;
 const BLOCK_HASH_22017690 = '0x32e6892ef9fb67f8a3be3ff95795a458e71d42b50af7015b975f3b032581b686';
 const PRE_MERGE = ['mainnet-1000001', 'mainnet-1000010', 'mainnet-1000050'];
@@ -240,6 +245,34 @@ describe('anchor prove: blocks before the merge, from their epoch record', () =>
   });
 });
 
+describe('the accumulator the service package ships', () => {
+  it('is the Portal Network’s byte for byte, npm packs it, and it hashes to the EIP-7643 root', () => {
+    const shipped = readFileSync(ACCUMULATOR_FILE);
+    expect(shipped.equals(readFileSync(join(ERA_DIR, 'historical_hashes_accumulator.ssz')))).toBe(true);
+    expect(shippedAccumulator().epochs).toHaveLength(1897);
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', '@evm-integrity/service'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }),
+    ) as { files: { path: string }[] }[];
+    expect(packed[0]!.files.map((file) => file.path)).toContain('assets/historical_hashes_accumulator.ssz');
+  });
+
+  it('one changed byte and it is refused: it no longer hashes to the EIP-7643 root', () => {
+    const changed = Uint8Array.from(readFileSync(ACCUMULATOR_FILE));
+    changed[100]! ^= 1;
+    const file = join(dir, 'accumulator.ssz');
+    writeFileSync(file, changed);
+    expect(() => shippedAccumulator(file)).toThrow(
+      new AnchorProveError(
+        'refused',
+        `the package's accumulator ${file}: the accumulator does not hash to the trusted root`,
+      ),
+    );
+  });
+});
+
 describe('anchor prove: refusals, one line each, nothing written', () => {
   it('a beacon node that cannot be reached', async () => {
     const out = join(dir, 'proof.jsonl');
@@ -352,6 +385,10 @@ describe('anchor prove: refusals, one line each, nothing written', () => {
       /--block: "latest" is a tag; anchor prove takes block numbers/,
     ],
     [['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690'], /--out is required/],
+    [
+      ['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690', '--beacon', 'http://', '--out', '-'],
+      /--beacon: "http:\/\/" is not a beacon node's URL/,
+    ],
     [
       ['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690', '--out', '-'],
       /block 22017690 is after the merge: give the beacon node to prove it from \(--beacon URL\)/,

@@ -103,6 +103,16 @@ function blockNumberValue(value: string): number {
   return blockRef('--block', value) as number;
 }
 
+/** Whether `value` is an http or https URL with a host. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** Why a block between the merge and Capella cannot be proven here. */
 function beforeCapella(number: number): AnchorProveError {
   return new AnchorProveError(
@@ -147,7 +157,7 @@ function requestOf(argv: string[], env: NodeJS.ProcessEnv): ProveRequest {
     );
   if (slots.length > 0 && postMerge.length === 0)
     throw new UsageError('--slot names the beacon slot of a block after the merge, and no --block is one');
-  if (values.beacon !== undefined && !/^https?:\/\/./i.test(values.beacon))
+  if (values.beacon !== undefined && !isHttpUrl(values.beacon))
     throw new UsageError(`--beacon: "${values.beacon}" is not a beacon node's URL; use http://… or https://…`);
   return {
     checkpoint,
