@@ -3,7 +3,8 @@
  * the block before it (consensus-specs `process_slot` writes the latest block root into every slot). A beacon node
  * gives the root of each slot that has a block (`/eth/v1/beacon/blocks/{slot}/root`) and 404 for an empty one;
  * the leading empty slots of a period hold the root of the last block before it, which is the first block's
- * `parent_root`. The roots are not trusted here: the record built from them must hash to the period's summary.
+ * `parent_root` (a node that answers an empty slot with the root before it gives the same roots). The roots are not
+ * trusted here: the record built from them must hash to the period's summary.
  */
 import { SLOTS_PER_HISTORICAL_ROOT, type Node } from 'evm-integrity/anchor';
 import type { BeaconApi } from './beacon-api.js';

@@ -190,6 +190,10 @@ interface Checkpoint {
   readonly record: BeaconHeaderRecord;
 }
 
+/**
+ * The checkpoint's block (its root must be the checkpoint) and its state's summaries with their proof, made into
+ * the file's `beacon-header` record; a node without the block, or without a summaries route, is refused.
+ */
 async function checkpointOf(api: BeaconApi, checkpoint: Node): Promise<Checkpoint> {
   const id = hex0x(checkpoint);
   const ssz = await api.signedBlock(id);
