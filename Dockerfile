@@ -21,6 +21,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/packages/core/dist packages/core/dist
 COPY --from=build /app/packages/service/dist packages/service/dist
 COPY --from=build /app/packages/service/bin packages/service/bin
+COPY --from=build /app/packages/service/assets packages/service/assets
 COPY --from=build /app/packages/service/docs packages/service/docs
 # The SQLite store of a single container lives in /data (a volume); with the PostgreSQL store it
 # stays empty. The image's user (node, uid 1000) owns it, and nothing else it can write. The CLI

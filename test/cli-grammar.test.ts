@@ -103,6 +103,11 @@ const BAD: Record<string, { unknown: string[]; value: string[]; message: RegExp 
   },
   chains: { unknown: ['chains', '--bogus'], value: ['chains', 'all'], message: /unexpected argument "all"/ },
   serve: { unknown: ['serve', '--bogus'], value: ['serve', '--port', 'eighty'], message: /--port: / },
+  anchor: {
+    unknown: ['anchor', 'prove', '--bogus'],
+    value: ['anchor', 'prove', '--checkpoint', HASH, '--block', 'yesterday', '--out', '-'],
+    message: /--block: "yesterday" is not a block/,
+  },
 };
 
 /** The admin commands parse their flags with the store open: run on a store in memory. */

@@ -370,12 +370,12 @@ describe('command-line conventions', () => {
       code: 2,
       stdout: '',
       stderr:
-        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\ntry \'evm-integrity --help\'\n',
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor\ntry \'evm-integrity --help\'\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\ntry \'evm-integrity --help\'\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor\ntry \'evm-integrity --help\'\n',
     });
   });
 

@@ -12,6 +12,7 @@ import * as service from '../packages/service/src/index.js';
 import * as errors from '../packages/core/src/errors.js';
 import { UsageError } from '../packages/service/src/cli/io/usage-error.js';
 import { WrongChainError } from '../packages/service/src/queue/chunk-audit.js';
+import { AnchorProveError } from '../packages/service/src/cli/anchor/prove-error.js';
 import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
 
 /** What `attempt` throws; fails the test when it returns. */
@@ -164,6 +165,13 @@ describe('the error family', () => {
     const wrongChain = new WrongChainError('node serves chain 5, not chain 1');
     expect(wrongChain).toBeInstanceOf(root.EvmIntegrityError);
     expect(wrongChain).toMatchObject({ name: 'WrongChainError', code: 'AUDIT_WRONG_CHAIN' });
+    const anchorProve = new AnchorProveError('not-provable', 'block 16000000 is between the merge and Capella');
+    expect(anchorProve).toBeInstanceOf(root.EvmIntegrityError);
+    expect(anchorProve).toMatchObject({
+      name: 'AnchorProveError',
+      code: 'ANCHOR_PROVE',
+      details: { reason: 'not-provable' },
+    });
   });
 
   it("the CLI's usage error is one too", () => {
@@ -185,6 +193,7 @@ describe('the error family', () => {
       'EVIDENCE_DIR',
       'AUDIT_QUEUE',
       'AUDIT_WRONG_CHAIN',
+      'ANCHOR_PROVE',
     ];
     // @ts-expect-error a service code is not one of the library's
     const asLibraryCode: root.EvmIntegrityErrorCode = serviceCodes[0]!;

@@ -13,7 +13,14 @@ export type StoreErrorCode =
 
 /**
  * Every code a service error carries: the store's, a command line's mistake, an unusable configuration, an evidence
- * directory that cannot be read or written, an audit queue that cannot be opened, a chunk's node of another chain.
+ * directory that cannot be read or written, an audit queue that cannot be opened, a chunk's node of another chain, an
+ * anchor proof that cannot be made (a beacon node that fails, a block it cannot prove).
  */
 export type ServiceErrorCode =
-  StoreErrorCode | 'CLI_USAGE' | 'CONFIG_INVALID' | 'EVIDENCE_DIR' | 'AUDIT_QUEUE' | 'AUDIT_WRONG_CHAIN';
+  | StoreErrorCode
+  | 'CLI_USAGE'
+  | 'CONFIG_INVALID'
+  | 'EVIDENCE_DIR'
+  | 'AUDIT_QUEUE'
+  | 'AUDIT_WRONG_CHAIN'
+  | 'ANCHOR_PROVE';

@@ -16,7 +16,8 @@ import { headerNumberIfAny } from '../header/header-decoding.js';
 import { err, ok, type Result } from '../result.js';
 import { branchRoot, parentOf, type Node } from './merkle-branch.js';
 import { merkleize, mixInLength } from './ssz.js';
-import { branchOf } from './ssz-schema.js';
+import { SszShapeError } from '../errors.js';
+import { branchOf, listEntryBranch } from './ssz-schema.js';
 
 /** Blocks an epoch record holds. */
 export const EPOCH_SIZE = 8192;
@@ -184,4 +185,52 @@ export function epochRootBranch(accumulator: TrustedEpochRoots, epoch: number): 
   new DataView(length.buffer).setUint32(0, epochs.length, true);
   const current = mixInLength(merkleize([], Math.log2(EPOCH_SIZE)), 0);
   return [...branchOf(epochs, epoch, Math.log2(MAX_HISTORICAL_EPOCHS)), length, current];
+}
+
+/** Bytes of a `HeaderRecord`: its `block_hash` and its `total_difficulty` (uint256, little-endian). */
+const HEADER_RECORD_BYTES = 64;
+
+/** An epoch record read from its SSZ: each block's hash and total difficulty, each record's root, and the record's own root. */
+export interface EpochRecord {
+  readonly blockHashes: readonly Node[];
+  /** Each block's total difficulty as its SSZ chunk (uint256, little-endian). */
+  readonly totalDifficulties: readonly Node[];
+  /** Each `HeaderRecord`'s hash_tree_root: its block hash beside its total difficulty. */
+  readonly leaves: readonly Node[];
+  readonly root: Node;
+}
+
+/**
+ * An `EpochRecord` from its SSZ (`List[HeaderRecord, 8192]`: 64 bytes a record, back to back), as the
+ * Portal Network publishes them (`epoch-record-00122.ssz` in ethereum/portal-spec-tests); every epoch the
+ * frozen accumulator holds is complete, 8192 records.
+ * @throws SszShapeError when the bytes are not 8192 records.
+ */
+export function readEpochRecord(ssz: Uint8Array): EpochRecord {
+  if (ssz.length !== EPOCH_SIZE * HEADER_RECORD_BYTES)
+    throw new SszShapeError(
+      `an epoch record is ${EPOCH_SIZE} header records of ${HEADER_RECORD_BYTES} bytes (${EPOCH_SIZE * HEADER_RECORD_BYTES}), not ${ssz.length} bytes`,
+    );
+  const blockHashes: Node[] = [];
+  const totalDifficulties: Node[] = [];
+  const leaves: Node[] = [];
+  for (let at = 0; at < ssz.length; at += HEADER_RECORD_BYTES) {
+    // Copies: the record's nodes must not change with the caller's buffer.
+    const blockHash = Uint8Array.from(ssz.subarray(at, at + 32));
+    const totalDifficulty = Uint8Array.from(ssz.subarray(at + 32, at + 64));
+    blockHashes.push(blockHash);
+    totalDifficulties.push(totalDifficulty);
+    leaves.push(parentOf(blockHash, totalDifficulty));
+  }
+  const root = mixInLength(merkleize(leaves, Math.log2(EPOCH_SIZE)), EPOCH_SIZE);
+  return { blockHashes, totalDifficulties, leaves, root };
+}
+
+/**
+ * The 15-node branch of block `blockNumber`'s hash under its epoch record's root, as
+ * {@link verifyPreMergeHeader} takes it: its total difficulty, 13 levels of records, the record's length.
+ */
+export function epochRecordBranch(record: EpochRecord, blockNumber: number): Node[] {
+  const index = blockNumber % EPOCH_SIZE;
+  return [record.totalDifficulties[index]!, ...listEntryBranch(record.leaves, index, Math.log2(EPOCH_SIZE))];
 }

@@ -84,11 +84,12 @@ const payloadFields = [
   ['transactions', list(byteList(2 ** 30), 2 ** 20)],
 ] as const;
 
-function executionPayload(fork: Fork): SszType {
+/** The `ExecutionPayload` of `fork` (Bellatrix or later): Capella appends `withdrawals`, Deneb the blob gas. */
+export function executionPayloadType(fork: Fork): SszType & { kind: 'container' } {
   const fields: (readonly [string, SszType])[] = [...payloadFields];
   if (isAtLeast(fork, 'capella')) fields.push(['withdrawals', list(withdrawal, 16)]);
   if (isAtLeast(fork, 'deneb')) fields.push(['blob_gas_used', u64], ['excess_blob_gas', u64]);
-  return container(...fields);
+  return container(...fields) as SszType & { kind: 'container' };
 }
 
 /** Electra widened attestations to every committee of a slot (EIP-7549) and cut their counts. */
@@ -113,7 +114,8 @@ function attestationTypes(fork: Fork): { attesterSlashing: SszType; attestation:
   };
 }
 
-const executionRequests = container(
+/** Electra's `ExecutionRequests` (EIP-7685 through EIP-6110, EIP-7002 and EIP-7251): deposits, withdrawals, consolidations. */
+export const executionRequestsType = container(
   [
     'deposits',
     list(
@@ -132,7 +134,7 @@ const executionRequests = container(
     'consolidations',
     list(container(['source_address', address], ['source_pubkey', pubkey], ['target_pubkey', pubkey]), 2),
   ],
-);
+) as SszType & { kind: 'container' };
 
 /** The `BeaconBlockBody` of `fork` (Bellatrix or later: the first with an execution payload). */
 export function beaconBlockBodyType(fork: Fork): SszType & { kind: 'container' } {
@@ -148,11 +150,11 @@ export function beaconBlockBodyType(fork: Fork): SszType & { kind: 'container' }
     ['deposits', list(deposit, 16)],
     ['voluntary_exits', list(signedVoluntaryExit, 16)],
     ['sync_aggregate', syncAggregate],
-    ['execution_payload', executionPayload(fork)],
+    ['execution_payload', executionPayloadType(fork)],
   ];
   if (isAtLeast(fork, 'capella')) fields.push(['bls_to_execution_changes', list(signedBlsChange, 16)]);
   if (isAtLeast(fork, 'deneb')) fields.push(['blob_kzg_commitments', list(pubkey, 4096)]);
-  if (isAtLeast(fork, 'electra')) fields.push(['execution_requests', executionRequests]);
+  if (isAtLeast(fork, 'electra')) fields.push(['execution_requests', executionRequestsType]);
   return container(...fields) as SszType & { kind: 'container' };
 }
 
@@ -209,7 +211,7 @@ export interface ExecutionHashInBody {
 /** The branch from `body.execution_payload.block_hash` to the body root. */
 export function executionHashInBody(fork: Fork, body: Uint8Array): ExecutionHashInBody {
   const bodyType = beaconBlockBodyType(fork);
-  const payloadType = executionPayload(fork) as SszType & { kind: 'container' };
+  const payloadType = executionPayloadType(fork);
   const payloadAt = fieldIndex(bodyType, 'execution_payload');
   const hashAt = fieldIndex(payloadType, 'block_hash');
   const payload = containerParts(bodyType, body)[payloadAt]!;

@@ -68,13 +68,21 @@ export {
 export { decodeBootstrapJson, decodeUpdateJson } from './light-client/decode-json.js';
 export { splitBeaconApiList, splitForkDigest, type ForkDigestedData } from './light-client/framing.js';
 export {
+  checkpointBlockRecord,
+  checkpointRecord,
+  preMergeBlockRecord,
+  summariesBlockRecord,
+} from './proof-file/build.js';
+export { executionBlockNumber, executionHeaderOf, type ExecutionHeader } from './execution-header.js';
+export {
   beaconBlockHeaderRoot,
   historicalSummariesRoot,
+  SLOTS_PER_HISTORICAL_ROOT,
   type BeaconBlockHeader,
   type HistoricalSummary,
 } from './ssz.js';
 export { branchRoot, isValidBranch, parentOf, placeOf, type BranchPlace, type Node } from './merkle-branch.js';
-export { branchOf } from './ssz-schema.js';
+export { branchOf, listEntryBranch } from './ssz-schema.js';
 export {
   bodyInBlockBranch,
   executionHashInBody,
@@ -83,9 +91,15 @@ export {
   type ExecutionHashInBody,
 } from './beacon-block.js';
 export {
+  EPOCH_SIZE,
+  epochOf,
+  epochRecordBranch,
   epochRootBranch,
   HISTORICAL_HASHES_ACCUMULATOR_ROOT,
+  MERGE_BLOCK,
   readAccumulator,
+  readEpochRecord,
+  type EpochRecord,
   trustEpochRoot,
   type TrustedEpochRoots,
 } from './accumulator.js';

@@ -108,6 +108,17 @@ export function containerParts(type: SszType & { kind: 'container' }, data: Uint
   return parts;
 }
 
+/**
+ * The serialized elements of a list or vector value of `type` (a payload's transactions, its withdrawals), each
+ * checked to lie inside the bytes; a list longer than its limit is refused.
+ */
+export function listParts(type: SszType & { kind: 'list' | 'vector' }, data: Uint8Array): Uint8Array[] {
+  const parts = elementParts(type.element, data, type.kind);
+  if (type.kind === 'list' && parts.length > type.limit)
+    throw new SszShapeError(`${parts.length} elements past the limit ${type.limit}`);
+  return parts;
+}
+
 /** The serialized elements of a list or vector of `element`. */
 function elementParts(element: SszType, data: Uint8Array, what: string): Uint8Array[] {
   const size = fixedSize(element);
@@ -238,6 +249,18 @@ export function branchOf(leaves: readonly Node[], index: number, depth: number):
     at = Math.floor(at / 2);
   }
   return branch;
+}
+
+/**
+ * The branch of entry `index` in a list whose limit is `2^depth` and whose entries' roots are `leaves`: `depth`
+ * levels of the data tree, then the length chunk the list's root mixes in (`depth + 1` nodes).
+ */
+export function listEntryBranch(leaves: readonly Node[], index: number, depth: number): Node[] {
+  if (!Number.isSafeInteger(index) || index < 0 || index >= leaves.length)
+    throw new RangeError(`the list has ${leaves.length} entries, none at ${index}`);
+  const length = new Uint8Array(32);
+  new DataView(length.buffer).setUint32(0, leaves.length, true);
+  return [...branchOf(leaves, index, depth), length];
 }
 
 /** The index of field `name` in a container type, or a thrown error naming it. */

@@ -3,6 +3,7 @@ import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, UsageError } from './io/usage-error.js';
 import { processIo, type CliIo } from './io/streams.js';
 import {
+  ANCHOR_USAGE,
   AUDIT_EXPORT_USAGE,
   AUDIT_LOGS_USAGE,
   AUDIT_STATUS_USAGE,
@@ -73,6 +74,11 @@ const COMMANDS: Record<string, Command> = {
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
+  // The beacon-chain anchor's commands: loaded only when they run.
+  anchor: {
+    usage: () => ANCHOR_USAGE,
+    run: async (argv, io) => (await import('./anchor/anchor.js')).runAnchor(argv, io),
+  },
 };
 
 /** `prove receipt|logs …` (argv after `prove`). */

@@ -118,6 +118,31 @@ Exit status: 0 written, 2 bad flags, a node of another chain, a range that
 cannot be proven (one line saying why), or a node that fails or serves blocks
 that make no proof (nothing is left at --out), 3 a bug. Details: docs/cli.md.`;
 
+export const ANCHOR_USAGE = `Usage:
+  evm-integrity anchor prove --checkpoint ROOT --block N [--block M]… --out FILE|-
+                             [--beacon URL] [--slot S]… [--concurrency K]
+                             [--era-dir DIR] [--rpc URL]
+
+anchor prove writes an anchor proof file (docs/anchor.md): the proof that each
+mainnet block N is in the history of checkpoint ROOT (the root of a finalized
+beacon block you trust), checked offline by evm-integrity/anchor's
+verifyAnchorProof.
+From Capella on (block 17,034,870), from the beacon node at --beacon: the
+checkpoint's block, its state's historical_summaries with their proof (a
+Lodestar or Nimbus route), each block's beacon block (its slot searched for,
+or given with --slot S) and the 8192 block roots of its period (K requests at a
+time, default 16). The execution header is rebuilt from the beacon block's
+payload: no execution node. Before the merge: the block's epoch record
+(epoch-record-NNNNN.ssz in --era-dir DIR), the accumulator the package ships,
+and the header from an execution node (--rpc, --rpc-url or ETH_RPC_URL).
+Blocks from the merge to Capella are refused: no standard beacon API serves
+what they need. Every answer is held to the root it must reach, and the file
+is verified before it is written, to FILE whole or not at all, or to stdout
+(--out -); stderr names each block proven.
+Exit status: 0 written, 2 a bad flag, a node that fails or serves data that
+does not hash to its root, a block that cannot be proven (one line saying why;
+nothing is written), 3 a bug. Details: docs/cli.md, docs/anchor.md.`;
+
 export const AUDIT_LOGS_USAGE = `Usage:
   evm-integrity audit-logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--head-hash H]
@@ -301,6 +326,7 @@ Usage:
   evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
   evm-integrity prove logs --chain C --from N --to M …   prove a range's logs complete
   evm-integrity audit-logs --chain C --from N --to M …   check a node's eth_getLogs
+  evm-integrity anchor prove --checkpoint R --block N …  prove blocks from a checkpoint
   evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
   evm-integrity lineage TRACING_ID …                     audit a derived record
   evm-integrity audit --chain C --from N --to M …        audit a range of blocks
@@ -323,4 +349,4 @@ Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
 Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,
-audit-status, audit-export, evidence, chains, serve, accounts, keys.`;
+audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor.`;

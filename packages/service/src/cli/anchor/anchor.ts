@@ -1,0 +1,15 @@
+/**
+ * `anchor …`: the beacon-chain anchor's commands (docs/anchor.md), each loaded only when it runs. `prove` makes an
+ * anchor proof file from a beacon node.
+ */
+import type { CliIo } from '../io/streams.js';
+import { UsageError } from '../io/usage-error.js';
+
+/** `anchor prove …` (argv after `anchor`); returns the exit status. */
+export async function runAnchor(argv: string[], io: CliIo): Promise<number> {
+  const [what, ...rest] = argv;
+  if (what === 'prove') return (await import('./prove.js')).runAnchorProve(rest, io);
+  throw new UsageError(
+    what === undefined ? 'anchor needs a command: prove' : `no anchor command "${what}": expected prove`,
+  );
+}
