@@ -59,6 +59,11 @@ const BAD: Record<string, { unknown: string[]; value: string[]; message: RegExp 
     value: ['lineage', PAIR_RECORD, '--chain', '0', '--bundle', 'x.json'],
     message: /--chain: "0" is not a chain id/,
   },
+  anchor: {
+    unknown: ['anchor', 'verify', 'fixtures/anchor/mainnet-checkpoint-11635710.jsonl', '--bogus'],
+    value: ['anchor', 'verify', 'fixtures/anchor/mainnet-checkpoint-11635710.jsonl', '--checkpoint', '0x12'],
+    message: /--checkpoint: "0x12" is not a beacon block root \(2 hex digits\); use 64 hex digits, with or without 0x/,
+  },
   audit: {
     unknown: ['audit', '--bogus'],
     value: ['audit', '--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '0'],

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { InputError, UsageError } from './io/usage-error.js';
+import { InputError, RefusedError, UsageError } from './io/usage-error.js';
 import { processIo, type CliIo } from './io/streams.js';
 import {
+  ANCHOR_USAGE,
   AUDIT_EXPORT_USAGE,
   AUDIT_LOGS_USAGE,
   AUDIT_STATUS_USAGE,
@@ -18,7 +19,7 @@ import {
   VERIFY_USAGE,
 } from './usage.js';
 import { runVerify } from './verify/verify.js';
-import { EXIT_FAULT } from './exit.js';
+import { EXIT_FAULT, VERDICT_EXIT } from './exit.js';
 
 interface Command {
   /** Printed for `COMMAND --help` and `help COMMAND`. */
@@ -36,6 +37,10 @@ const COMMANDS: Record<string, Command> = {
   },
   prove: { usage: () => PROVE_USAGE, run: runProve },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
+  anchor: {
+    usage: () => ANCHOR_USAGE,
+    run: async (argv, io) => (await import('./anchor-verify.js')).runAnchor(argv, io),
+  },
   audit: {
     usage: () => AUDIT_USAGE,
     // tty.isatty, not process.stderr.isTTY: making process.stderr cost an audit whose stderr is a pipe 0.7 ms.
@@ -195,6 +200,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return await command.run(isAdmin ? argv : rest, io);
   } catch (error) {
     const err = error as Error & { code?: string };
+    // Evidence given that does not verify (an anchor proof): a false verdict, in one line.
+    if (error instanceof RefusedError) {
+      io.stderr(`evm-integrity: ${err.message}\n`);
+      return VERDICT_EXIT.different;
+    }
     // A file that cannot be read or is not JSON: the command line was right, so no usage text.
     if (error instanceof InputError) {
       io.stderr(`evm-integrity: ${err.message}\n`);
