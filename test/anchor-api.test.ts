@@ -307,7 +307,7 @@ describe('the anchor member of POST /v1/evm/verify/logs-proof', () => {
       is_valid: false,
       reason: 'head-mismatch',
       block: 17034870,
-      message: `block 17034870's hash ${hashOf(17034870)} is not among the blocks the anchor proof proves from checkpoint ${CHECKPOINT}`,
+      message: `Block 17034870's hash ${hashOf(17034870)} is not among the blocks the anchor proof proves from checkpoint ${CHECKPOINT}.`,
       head_hash: null,
       logs: null,
       anchoring: null,

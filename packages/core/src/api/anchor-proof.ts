@@ -141,3 +141,12 @@ export function anchoringJson(hashes: AnchoredHashes, block: ProvenBlock): Ancho
 /** The sentence of a result whose anchor proof is refused: which line, why. */
 export const anchorRefusedMessage = (refusal: AnchorRefusal): string =>
   `The anchor proof is refused at ${describeAnchorRefusal(refusal)}.`;
+
+/**
+ * Why block `number` with hash `hash` is not anchored, as an answer's message (a sentence), or null when the anchor
+ * proof proves it.
+ */
+export function unprovenMessage(hashes: AnchoredHashes, number: number, hash: Uint8Array): string | null {
+  const why = hashes.unproven(number, hash);
+  return why === null ? null : `${why[0]!.toUpperCase()}${why.slice(1)}.`;
+}

@@ -4,7 +4,13 @@ import { parseLogsProofRequest } from '../input/requests/logs-proof-request.js';
 import type { EthLog } from '../proof/eth-log.js';
 import type { LogsProofFault, LogsProofRefusal, LogsProofSummary } from '../proof/logs-range-check.js';
 import { verifyLogsProofBytes, type HeadCheck } from '../proof/logs-proof-verifier.js';
-import { anchoringJson, anchorRefusedMessage, readAnchor, type AnchoringJson } from './anchor-proof.js';
+import {
+  anchoringJson,
+  anchorRefusedMessage,
+  readAnchor,
+  unprovenMessage,
+  type AnchoringJson,
+} from './anchor-proof.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, errorEnvelope, type OperationContext, type OperationResult } from './envelope.js';
 import type { ReceiptRootContext } from './receipt-root-operation.js';
@@ -124,7 +130,7 @@ export function verifyLogsProofOperation(body: unknown, context: ReceiptRootCont
   const anchored = anchor?.kind === 'proven' ? anchor.hashes : undefined;
   // With an anchor, the head the proof ends at must be one of the blocks it proves.
   const headHash: Uint8Array | HeadCheck =
-    'headHash' in request ? request.headHash : (block, hash) => anchored!.unproven(block, hash);
+    'headHash' in request ? request.headHash : (block, hash) => unprovenMessage(anchored!, block, hash);
   const verified = verifyLogsProofBytes(proof, { headHash, chainId, registry, keccak: context.keccak });
   if (verified.ok) {
     const head = anchored?.proving(verified.value.summary.headHash);

@@ -8,7 +8,13 @@ import { verifyBlockReceiptProof, type ProvenBlockReceipt } from '../proof/block
 import type { ProofFault, ProofRefusal } from '../proof/refusal.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { err, type Result } from '../result.js';
-import { anchoringJson, anchorRefusedMessage, readAnchor, type AnchoringJson } from './anchor-proof.js';
+import {
+  anchoringJson,
+  anchorRefusedMessage,
+  readAnchor,
+  unprovenMessage,
+  type AnchoringJson,
+} from './anchor-proof.js';
 import type { AnchoredHashes } from '../anchor/index.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, type OperationResult } from './envelope.js';
@@ -68,8 +74,6 @@ export const RECEIPT_PROOF_FAULTS: Readonly<Record<Exclude<ReceiptProofReason, '
 };
 
 const data = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
-/** A phrase as an answer's message: a capital first letter and a full stop. */
-const sentence = (phrase: string) => `${phrase[0]!.toUpperCase()}${phrase.slice(1)}.`;
 const quantity = (n: number | bigint) => `0x${n.toString(16)}`;
 
 /** A receipt in JSON-RPC's conventions: 0x quantities and data, camelCase. */
@@ -115,8 +119,8 @@ function check(
       reason: 'block-hash-mismatch',
       message: `The proof is of block 0x${bytesToHex(blockHash)}, not of the expected block 0x${bytesToHex(expectedBlockHash)}.`,
     });
-  const unanchored = proven.ok ? anchored?.unproven(request.blockNumber, blockHash) : null;
-  if (unanchored) return err({ reason: 'block-hash-mismatch', message: sentence(unanchored) });
+  const unanchored = proven.ok && anchored ? unprovenMessage(anchored, request.blockNumber, blockHash) : null;
+  if (unanchored !== null) return err({ reason: 'block-hash-mismatch', message: unanchored });
   return proven;
 }
 
