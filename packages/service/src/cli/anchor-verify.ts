@@ -6,7 +6,8 @@
 import { parseArgs } from 'node:util';
 import { verifyAnchorOperation } from 'evm-integrity/api';
 import { bytesToHex } from 'evm-integrity';
-import { checkpointValue, provenByAnchor, readAnchorText } from './anchor/anchor-proof.js';
+import { checkpointValue, readAnchorText } from './anchor/anchor-flags.js';
+import { provenByAnchor } from './anchor/anchor-proof.js';
 import { LOCAL_DOCS_URL } from './error-docs.js';
 import { VERDICT_EXIT } from './exit.js';
 import { inputName, readInput } from './io/read-input.js';

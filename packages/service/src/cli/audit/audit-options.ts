@@ -23,7 +23,7 @@ import {
 } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
-import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-proof.js';
+import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
 import { RefusedError } from '../io/usage-error.js';
 import { inputName } from '../io/read-input.js';
 import type { AnchoredHashes } from 'evm-integrity/anchor';

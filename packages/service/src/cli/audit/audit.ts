@@ -30,7 +30,6 @@ import { startBlockPool } from '../block-pool.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
 import { monotonicMs } from '../clock.js';
-import { provenByAnchor } from '../anchor/anchor-proof.js';
 import { EXIT_INTERRUPTED } from '../exit.js';
 
 interface AuditIo {
@@ -116,7 +115,11 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
   const given = parse(argv, env);
   checkOutputFiles(given);
   // An anchor proof is verified before any source is asked anything: a file refused stops the audit here.
-  const anchored = given.anchorProof === undefined ? undefined : provenByAnchor(given.anchorProof);
+  // Loaded only then: an audit without one loads none of the anchor's code.
+  const anchored =
+    given.anchorProof === undefined
+      ? undefined
+      : (await import('../anchor/anchor-proof.js')).provenByAnchor(given.anchorProof);
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number, anchored);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();

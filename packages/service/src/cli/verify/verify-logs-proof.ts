@@ -14,7 +14,8 @@ import { describeSummary } from '../logs/logs-range.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { TempFile } from '../io/temp-output.js';
 import { anchoringJson } from 'evm-integrity/api';
-import { ANCHOR_OPTIONS, anchorProofFlags, authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
+import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
+import { authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
 
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);

@@ -11,7 +11,7 @@ import { addedChains, CHAIN_OPTIONS, chainValue, withAddChainHint, withChainId }
 import { parseInputJson } from '../io/json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
-import { ANCHOR_OPTIONS, anchorProofFlags, readAnchorText } from '../anchor/anchor-proof.js';
+import { ANCHOR_OPTIONS, anchorProofFlags, readAnchorText } from '../anchor/anchor-flags.js';
 
 /** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
 const PROBLEMS_ON_STDERR = 3;
