@@ -57,7 +57,7 @@ function refusalLine(
   anchor?: AnchorInput,
 ): string {
   const invalid = (error.details as { invalid_parameters?: Problem[] } | null)?.invalid_parameters;
-  const anchorProblem = invalid?.find((problem) => problem.name.startsWith('anchor'));
+  const anchorProblem = invalid?.find((problem) => problem.name.startsWith('anchor.'));
   if (anchor !== undefined && anchorProblem !== undefined)
     return `${inputName(anchor.file)}: not an anchor proof: ${anchorProblem.expected.replace(/^an anchor proof file \((.*)\)$/s, '$1')}`;
   if (status === 400 && invalid !== undefined)
