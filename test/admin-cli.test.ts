@@ -128,7 +128,7 @@ describe('accounts create', () => {
       // A misspelt name would leave an account that every endpoint refuses (403).
       [
         ['--name', 'X', '--endpoints', 'verify/receipt_root'],
-        '--endpoints: "verify/receipt_root" is not an endpoint; one of verify/receipt-root, verify/logs-bloom, verify/receipt-proof, verify/lineage, verify/logs-proof, or all',
+        '--endpoints: "verify/receipt_root" is not an endpoint; one of verify/receipt-root, verify/logs-bloom, verify/receipt-proof, verify/lineage, verify/logs-proof, verify/anchor, or all',
         'accounts create',
       ],
       [['--name', 'X', '--id', 'acme'], 'account acme already exists'],

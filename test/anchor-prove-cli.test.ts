@@ -384,6 +384,8 @@ describe('anchor prove: refusals, one line each, nothing written', () => {
       ['--checkpoint', CHECKPOINT_ROOT, '--block', 'latest', '--out', '-'],
       /--block: "latest" is a tag; anchor prove takes block numbers/,
     ],
+    [['--checkpoint', CHECKPOINT_ROOT, '--block', 'yesterday', '--out', '-'], /--block: "yesterday" is not a block/],
+    [['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690', '--bogus'], /--bogus/],
     [['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690'], /--out is required/],
     [
       ['--checkpoint', CHECKPOINT_ROOT, '--block', '22017690', '--beacon', 'http://', '--out', '-'],
@@ -401,9 +403,9 @@ describe('anchor prove: refusals, one line each, nothing written', () => {
   });
 
   it('anchor without a command, or with another, says what it takes; help anchor prints the usage', async () => {
-    expect((await runCliBytes(['anchor'])).stderr).toMatch(/^evm-integrity: anchor needs a command: prove\n/);
+    expect((await runCliBytes(['anchor'])).stderr).toMatch(/^evm-integrity: anchor needs a command: verify or prove\n/);
     expect((await runCliBytes(['anchor', 'nosuch'])).stderr).toMatch(
-      /^evm-integrity: no anchor command "nosuch": expected prove\n/,
+      /^evm-integrity: no anchor command "nosuch": expected verify or prove\n/,
     );
     const help = await runCliBytes(['help', 'anchor']);
     expect(help.status).toBe(0);

@@ -2,7 +2,8 @@
  * Audits over many workers (`audit --queue`, `audit-worker`, `audit-status`, `audit-export`), as
  * real processes against a loopback node and a real PostgreSQL: enqueuing is idempotent, the export
  * of a distributed audit with a worker SIGKILLed mid-chunk equals the single-machine audit, the
- * join pass fails a broken link across chunks and follows a reorg between chunks.
+ * join pass fails a broken link across chunks and follows a reorg between chunks; an audit anchored by an anchor
+ * proof exports authentic, naming its checkpoint, as on one machine.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
-import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { fixtureBlocks, fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
   auditIdOf,
   comparable,
@@ -28,6 +29,8 @@ import { kindOf, makeDevice, makeFifo, readFifoDuring } from './helpers/special-
 const FROM = 1_000_001;
 const TO = 1_000_030;
 const RANGE = ['--chain', '1', '--from', String(FROM), '--to', String(TO)];
+/** The checkpoint fixtures/anchor/mainnet-checkpoint-11635710.jsonl hangs from. */
+const CHECKPOINT = '0x5ab5b37414ebe99dc2c1e1e325bca79b8f659a4f0af21afdea4b38e646508e82';
 
 // A database per test: the queue is shared by every audit in it, and a test's leftovers would keep the next one's
 // workers busy.
@@ -221,6 +224,38 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect(failed.map((r) => Number(r.block_number))).toEqual([1_000_007, 1_000_020, 1_000_021]);
 
     for (const w of workers.slice(1)) expect((await stopWorker(w)).status).toBe(0);
+  }, 120_000);
+
+  it('an audit anchored by an anchor proof: the export is the single-machine audit, authentic, naming the checkpoint', async () => {
+    node = await startLoopbackNode(1, fixtureBlocks(['mainnet-19426586', 'mainnet-19426587']));
+    const anchored = [
+      'audit',
+      '--chain',
+      '1',
+      '--from',
+      '19426586',
+      '--to',
+      '19426587',
+      '--rpc',
+      node.url,
+      '--anchor-proof',
+      'fixtures/anchor/mainnet-checkpoint-11635710.jsonl',
+      '--checkpoint',
+      CHECKPOINT,
+    ];
+    const single = await runCli(anchored);
+    expect(single.status, single.stderr).toBe(0);
+    const id = auditIdOf(await runCli([...anchored, '--queue', db.url]));
+    workers.push(startWorker(['--queue', db.url]));
+    await untilComplete(id, db.url);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(0);
+    expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    expect(parseLines(exported.stdout).at(-1)!.summary.anchoring).toMatchObject({
+      assurance: 'authentic',
+      checkpoint: CHECKPOINT,
+    });
+    expect((await stopWorker(workers[0]!)).status).toBe(0);
   }, 120_000);
 
   it('a reorg between two chunks: both are audited again on the new chain, and the export has a reorg line', async () => {

@@ -59,6 +59,11 @@ const BAD: Record<string, { unknown: string[]; value: string[]; message: RegExp 
     value: ['lineage', PAIR_RECORD, '--chain', '0', '--bundle', 'x.json'],
     message: /--chain: "0" is not a chain id/,
   },
+  anchor: {
+    unknown: ['anchor', 'verify', 'fixtures/anchor/mainnet-checkpoint-11635710.jsonl', '--bogus'],
+    value: ['anchor', 'verify', 'fixtures/anchor/mainnet-checkpoint-11635710.jsonl', '--checkpoint', '0x12'],
+    message: /--checkpoint: "0x12" is not a beacon block root \(2 hex digits\); use 64 hex digits, with or without 0x/,
+  },
   audit: {
     unknown: ['audit', '--bogus'],
     value: ['audit', '--chain', '1', '--from', '1', '--to', '2', '--rpc', 'http://127.0.0.1:1', '--batch', '0'],
@@ -103,11 +108,6 @@ const BAD: Record<string, { unknown: string[]; value: string[]; message: RegExp 
   },
   chains: { unknown: ['chains', '--bogus'], value: ['chains', 'all'], message: /unexpected argument "all"/ },
   serve: { unknown: ['serve', '--bogus'], value: ['serve', '--port', 'eighty'], message: /--port: / },
-  anchor: {
-    unknown: ['anchor', 'prove', '--bogus'],
-    value: ['anchor', 'prove', '--checkpoint', HASH, '--block', 'yesterday', '--out', '-'],
-    message: /--block: "yesterday" is not a block/,
-  },
 };
 
 /** The admin commands parse their flags with the store open: run on a store in memory. */

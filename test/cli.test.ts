@@ -318,11 +318,12 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['help'],
-      /Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,\naudit-status, audit-export, evidence, chains, serve, accounts, keys/,
+      /Commands: verify, request, prove, lineage, anchor, audit, audit-logs,\naudit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys/,
     ],
     [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],
     [['help', 'lineage'], /--chain C/],
+    [['help', 'anchor'], /evm-integrity anchor verify FILE\|- --checkpoint ROOT \[--json\]/],
     [['help', 'keys'], /keys revoke ID_OR_HINT/],
     [['verify', '--help'], /verify logs-bloom/],
     [['verify', 'receipt-root', '--help'], /verify receipt-root/],
@@ -370,12 +371,12 @@ describe('command-line conventions', () => {
       code: 2,
       stdout: '',
       stderr:
-        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor\ntry \'evm-integrity --help\'\n',
+        'evm-integrity: unknown command "frobnicate"; expected one of verify, request, prove, lineage, anchor, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\ntry \'evm-integrity --help\'\n',
     });
     expect(run(['help', 'frobnicate'])).toMatchObject({
       code: 2,
       stderr:
-        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor\ntry \'evm-integrity --help\'\n',
+        'evm-integrity: no command "frobnicate"; expected one of verify, request, prove, lineage, anchor, audit, audit-logs, audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys\ntry \'evm-integrity --help\'\n',
     });
   });
 

@@ -120,7 +120,7 @@ describe('server configuration', () => {
     [{ chains: [{ chain_id: 777, rules: 'ethereum', nmae: 'x' }] }, /^chains\[0\]: unknown member "nmae"/],
     [
       { accounts: [{ id: 'x', entitlements: { endpoints: ['verify/receipt_root'] } }] },
-      /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/receipt-proof, verify\/lineage, verify\/logs-proof, got \["verify\/receipt_root"\]$/,
+      /^accounts\[0\]\.entitlements\.endpoints: expected an array of endpoint names, each one of verify\/receipt-root, verify\/logs-bloom, verify\/receipt-proof, verify\/lineage, verify\/logs-proof, verify\/anchor, got \["verify\/receipt_root"\]$/,
     ],
     [{ port: 70000 }, /port: expected a port number/],
     [{ port: 9000, metrics_port: 9000 }, /^metrics_port: expected a port other than port \(9000\), got 9000$/],

@@ -344,6 +344,7 @@ describe('size, cost and keys', () => {
         recommended_actions: [
           'Prove the range in shorter parts, each from its own last block.',
           'Narrow the filter: fewer blocks then carry their receipts.',
+          'Send an anchor proof of the blocks needed only: each block is a line of its own, about 5 KB.',
         ],
       },
     });

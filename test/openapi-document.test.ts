@@ -83,6 +83,7 @@ describe('the OpenAPI document', () => {
       '/evm/verify/receipt-proof',
       '/evm/verify/lineage',
       '/evm/verify/logs-proof',
+      '/evm/verify/anchor',
     ]);
     for (const [path, item] of withExamples) {
       const requests = Object.values(

@@ -12,6 +12,7 @@ export {
   type ProvenBlock,
   type ProvenVia,
 } from './proof-file/verify.js';
+export { AnchoredHashes, anchoredHashes, describeAnchorRefusal } from './proof-file/anchored.js';
 export {
   ANCHOR_PROOF_VERSION,
   readAnchorHead,

@@ -49,6 +49,7 @@ export { isObject, type JsonObject } from '../input/values/json-values.js';
 export {
   RECEIPT_PROOF_FAULTS,
   verifyReceiptProofOperation,
+  type ReceiptProofReason,
   type ReceiptProofResult,
   type RpcReceiptJson,
 } from './receipt-proof-operation.js';
@@ -61,3 +62,18 @@ export {
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
 } from '../input/requests/receipt-proof-request.js';
+export { verifyAnchorOperation, type AnchorResult } from './anchor-operation.js';
+export {
+  ANCHOR_MISMATCHES,
+  anchoringJson,
+  anchorRefusalVerdict,
+  type AnchoringJson,
+  type AnchorMismatch,
+  type ProvenBlockJson,
+} from './anchor-proof.js';
+export {
+  ANCHOR_BODY,
+  ANCHOR_MEMBER,
+  parseAnchorRequest,
+  type AnchorRequest,
+} from '../input/requests/anchor-request.js';

@@ -8,6 +8,14 @@ import { verifyBlockReceiptProof, type ProvenBlockReceipt } from '../proof/block
 import type { ProofFault, ProofRefusal } from '../proof/refusal.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { err, type Result } from '../result.js';
+import {
+  anchoringJson,
+  anchorRefusedMessage,
+  readAnchor,
+  unprovenMessage,
+  type AnchoringJson,
+} from './anchor-proof.js';
+import type { AnchoredHashes } from '../anchor/index.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, type OperationResult } from './envelope.js';
 import type { ReceiptRootContext } from './receipt-root-operation.js';
@@ -27,11 +35,14 @@ export interface RpcReceiptJson {
   depositReceiptVersion?: string;
 }
 
+/** Why a receipt proof answer is not valid: a fault of the proof, or the anchor proof sent with it refused. */
+export type ReceiptProofReason = ProofFault | 'anchor-refused';
+
 /** `data[0]` of a receipt-proof answer: whether the proof holds, why not, and the receipt it proves. */
 export interface ReceiptProofResult {
   is_valid: boolean;
   /** Why the proof does not hold; null when it does. */
-  reason: ProofFault | null;
+  reason: ReceiptProofReason | null;
   /** The proof node that fails (the proof's length when one is missing); null when none does. */
   node: number | null;
   message: string | null;
@@ -39,14 +50,18 @@ export interface ReceiptProofResult {
   block_hash: string;
   transaction_index: number;
   receipt: RpcReceiptJson | null;
+  /** With `anchor`, when the proof holds: the checkpoint that proves the block's hash. Else null. */
+  anchoring: AnchoringJson | null;
 }
 
 /**
  * Every reason a receipt proof can fail for, in a few words (a record, so that a new fault of the
  * library cannot be left out of the answer's documented values).
  */
-export const RECEIPT_PROOF_FAULTS: Readonly<Record<Exclude<ProofFault, 'log-absent'>, string>> = {
-  'block-hash-mismatch': 'header_rlp does not hash to block_hash, or block_hash is not expected_block_hash',
+export const RECEIPT_PROOF_FAULTS: Readonly<Record<Exclude<ReceiptProofReason, 'log-absent'>, string>> = {
+  'block-hash-mismatch':
+    'header_rlp does not hash to block_hash, or block_hash is not expected_block_hash, or not among the blocks the anchor proof proves',
+  'anchor-refused': 'the anchor proof does not verify from its checkpoint (the message names the line and why)',
   'header-invalid': "header_rlp is no header of its era's layout",
   'root-mismatch': "receipt_root is not the header's receiptsRoot",
   'hash-mismatch': "a node's hash is not the root (node 0) or the one its parent names",
@@ -83,8 +98,15 @@ function rpcReceipt(receipt: Receipt, at: ReceiptProofRequest, options: HashOpti
   };
 }
 
-/** The proof checked by the library, then bound to the block hash the caller trusts, when it named one. */
-function check(request: ReceiptProofRequest, options: HashOptions): Result<ProvenBlockReceipt, ProofRefusal> {
+/**
+ * The proof checked by the library, then bound to the block hash the caller trusts, when it named one, or to the
+ * blocks the anchor proof proves.
+ */
+function check(
+  request: ReceiptProofRequest,
+  options: HashOptions,
+  anchored: AnchoredHashes | undefined,
+): Result<ProvenBlockReceipt, ProofRefusal> {
   const { verifiability, blockHash, headerRlp, index, receiptRoot, proof, expectedBlockHash } = request;
   const proven = verifyBlockReceiptProof(
     blockHash,
@@ -97,6 +119,8 @@ function check(request: ReceiptProofRequest, options: HashOptions): Result<Prove
       reason: 'block-hash-mismatch',
       message: `The proof is of block 0x${bytesToHex(blockHash)}, not of the expected block 0x${bytesToHex(expectedBlockHash)}.`,
     });
+  const unanchored = proven.ok && anchored ? unprovenMessage(anchored, request.blockNumber, blockHash) : null;
+  if (unanchored !== null) return err({ reason: 'block-hash-mismatch', message: unanchored });
   return proven;
 }
 
@@ -106,7 +130,10 @@ function check(request: ReceiptProofRequest, options: HashOptions): Result<Prove
  * block_hash (and to expected_block_hash when given), its receiptsRoot is the proof's root, and the
  * proof holds the receipt under it. A proof that does not hold is a 200 with is_valid false and
  * the reason, as the other verify endpoints answer a mismatch. The era (chain_id and the header's
- * number) gives the rules; one that cannot be verified is 422.
+ * number) gives the rules; one that cannot be verified is 422. With `anchor` (an anchor proof and
+ * its checkpoint) in place of expected_block_hash, block_hash must be one the anchor proof proves
+ * from the checkpoint (`anchoring` then names it); an anchor proof that does not verify is
+ * `anchor-refused`.
  *
  * @example
  * verifyReceiptProofOperation(JSON.parse(proofText)).body
@@ -121,7 +148,15 @@ export function verifyReceiptProofOperation(body: unknown, context: ReceiptRootC
     return chainNotSupported(refusal.verifiability, context, { blockNumber: refusal.blockNumber! });
   }
   const request = parsed.value;
-  const proven = check(request, context);
+  const anchor = request.anchor === undefined ? undefined : readAnchor(request.anchor, 'anchor.proof', context);
+  if (anchor?.kind === 'answer') return anchor.result;
+  if (anchor?.kind === 'refused')
+    return answer(request, {
+      ok: false,
+      error: { reason: 'anchor-refused', message: anchorRefusedMessage(anchor.refusal) },
+    });
+  const anchored = anchor?.kind === 'proven' ? anchor.hashes : undefined;
+  const proven = check(request, context, anchored);
   if (proven.ok) {
     // The era claims receipts like this one only where a real block has shown them: never a guess.
     const { receipt } = proven.value;
@@ -132,19 +167,39 @@ export function verifyReceiptProofOperation(body: unknown, context: ReceiptRootC
     const unclaimed = uncheckable(request.verifiability, 'receipts_root', claim);
     if (unclaimed !== null) return chainNotSupported(unclaimed, context, { blockNumber: BigInt(request.blockNumber) });
   }
+  if (!proven.ok) return answer(request, proven);
+  const anchoredBlock = anchored?.proving(request.blockHash);
+  return answer(
+    request,
+    { ok: true, receipt: rpcReceipt(proven.value.receipt, request, context) },
+    anchoredBlock === undefined ? undefined : anchoringJson(anchored!, anchoredBlock),
+  );
+}
+
+/** The 200 answer: the receipt the proof holds (and what anchors its block), or why the proof does not hold. */
+function answer(
+  request: ReceiptProofRequest,
+  outcome:
+    | { ok: true; receipt: RpcReceiptJson }
+    | { ok: false; error: { reason: ReceiptProofReason; node?: number; message: string } },
+  anchoring?: AnchoringJson,
+): OperationResult {
+  const proven = outcome.ok ? outcome : null;
+  const refused = outcome.ok ? null : outcome.error;
   const result: ReceiptProofResult = {
-    is_valid: proven.ok,
-    reason: proven.ok ? null : proven.error.reason,
-    node: proven.ok ? null : (proven.error.node ?? null),
-    message: proven.ok ? null : proven.error.message,
+    is_valid: outcome.ok,
+    reason: refused?.reason ?? null,
+    node: refused?.node ?? null,
+    message: refused?.message ?? null,
     block_number: request.blockNumber,
     block_hash: bytesToHex(request.blockHash),
     transaction_index: request.index,
-    receipt: proven.ok ? rpcReceipt(proven.value.receipt, request, context) : null,
+    receipt: proven?.receipt ?? null,
+    anchoring: anchoring ?? null,
   };
   return {
     status: 200,
-    verdict: proven.ok ? 'identical' : 'different',
+    verdict: outcome.ok ? 'identical' : 'different',
     body: { chain_id: request.chainId, data: [result], cursor: null, count: 1 },
   };
 }

@@ -31,12 +31,19 @@ export interface AnchoringSummary {
   authenticated_blocks: number;
   /** authentic: every block of the range is proven by an anchor; partly_authentic: some are; consistent: none is. */
   assurance: Assurance;
+  /**
+   * With an anchor proof (`--anchor-proof FILE --checkpoint ROOT`): the checkpoint that proves the anchors' hashes.
+   * Absent otherwise: the anchors are hashes the user gave.
+   */
+  checkpoint?: string;
 }
 
 /** The anchors of a range: the head hash, and the hashes of blocks within it. */
 export interface Anchoring {
   head?: string | null;
   anchors?: ReadonlyMap<number, string>;
+  /** The checkpoint an anchor proof proved the anchors from, when they came from one. */
+  checkpoint?: string;
 }
 
 /** Follows the audit's lines, in the order written, to tell which blocks an anchor proves. */
@@ -106,6 +113,7 @@ export class AnchorTally {
       authenticated,
       authenticated_blocks: count,
       assurance: count === this.to - this.from + 1 ? 'authentic' : count > 0 ? 'partly_authentic' : 'consistent',
+      ...(this.anchoring.checkpoint !== undefined && { checkpoint: this.anchoring.checkpoint.toLowerCase() }),
     };
   }
 }

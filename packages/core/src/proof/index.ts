@@ -48,6 +48,7 @@ export {
   LogsProofVerifier,
   verifyLogsProof,
   verifyLogsProofBytes,
+  type HeadCheck,
   type LogsProofVerifyOptions,
 } from './logs-proof-verifier.js';
 export { compareLogs, type LogsDiscrepancy } from './logs-completeness.js';

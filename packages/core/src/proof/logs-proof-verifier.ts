@@ -17,10 +17,19 @@ import {
   type LogsRangeOptions,
 } from './logs-range-check.js';
 
+/**
+ * A judge of the head a proof gives, for a caller that trusts a set of hashes rather than one (an anchor proof's
+ * blocks): null when block `block` with hash `hash` is trusted, else why not, in a sentence.
+ */
+export type HeadCheck = (block: number, hash: Uint8Array) => string | null;
+
 /** What a verifier needs: the hash of the range's last block, and what it may assume. */
 export interface LogsProofVerifyOptions extends LogsRangeOptions {
-  /** The hash of block `toBlock`, the one thing the verifier trusts. */
-  headHash: Uint8Array;
+  /**
+   * The hash of block `toBlock`, the one thing the verifier trusts; or a {@link HeadCheck} that judges the head the
+   * proof ends at (a refusal is `head-mismatch` with its sentence).
+   */
+  headHash: Uint8Array | HeadCheck;
   /**
    * The chain the head hash is of. The artifact names its chain, and that chain's rules decide how
    * its blocks are read; give the chain to refuse an artifact that names another.
@@ -53,7 +62,7 @@ export class LogsProofVerifier {
   #refusal: LogsProofRefusal | null = null;
 
   constructor(options: LogsProofVerifyOptions) {
-    if (options.headHash.length !== 32)
+    if (typeof options.headHash !== 'function' && options.headHash.length !== 32)
       throw new RangeError(`headHash must be 32 bytes, got ${options.headHash.length}.`);
     this.#options = options;
     this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
@@ -104,13 +113,18 @@ export class LogsProofVerifier {
     }
     const summary = this.#check.finish();
     if (!summary.ok) return fail(summary.error);
-    if (!bytesEqual(summary.value.headHash, this.#options.headHash))
-      return fail({
-        reason: 'head-mismatch',
-        block: summary.value.toBlock,
-        message: `Block ${summary.value.toBlock} hashes to 0x${bytesToHex(summary.value.headHash)}, not to the head hash 0x${bytesToHex(this.#options.headHash)}.`,
-      });
+    const untrusted = this.#untrustedHead(summary.value.toBlock, summary.value.headHash);
+    if (untrusted !== null) return fail({ reason: 'head-mismatch', block: summary.value.toBlock, message: untrusted });
     return ok(summary.value);
+  }
+
+  /** Why the head the proof ends at is not the one trusted; null when it is. */
+  #untrustedHead(block: number, hash: Uint8Array): string | null {
+    const trusted = this.#options.headHash;
+    if (typeof trusted === 'function') return trusted(block, hash);
+    return bytesEqual(hash, trusted)
+      ? null
+      : `Block ${block} hashes to 0x${bytesToHex(hash)}, not to the head hash 0x${bytesToHex(trusted)}.`;
   }
 
   /** The next item's outcome: null when more bytes are needed. */

@@ -61,13 +61,14 @@ export function requiredBlockRef(flag: string, value: string | undefined): Block
 
 /**
  * A 32-byte hash given to `flag`, with or without 0x, in either case (as `verify` prints it, as a
- * node answers it): returned as the node writes it, 0x and lower case.
+ * node answers it): returned as the node writes it, 0x and lower case. `what` names it in the refusal (a block hash,
+ * a beacon block root).
  */
-export function hashValue(flag: string, value: string): string {
+export function hashValue(flag: string, value: string, what = 'a block hash'): string {
   const hex = value.replace(/^0[xX]/, '');
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
     const why = /^[0-9a-fA-F]*$/.test(hex) ? `${hex.length} hex digits` : 'not hex';
-    throw new UsageError(`${flag}: "${value}" is not a block hash (${why}); use 64 hex digits, with or without 0x`);
+    throw new UsageError(`${flag}: "${value}" is not ${what} (${why}); use 64 hex digits, with or without 0x`);
   }
   return `0x${hex.toLowerCase()}`;
 }

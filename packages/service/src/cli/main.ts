@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
-import { InputError, UsageError } from './io/usage-error.js';
+import { InputError, RefusedError, UsageError } from './io/usage-error.js';
 import { processIo, type CliIo } from './io/streams.js';
 import {
   ANCHOR_USAGE,
@@ -19,7 +19,7 @@ import {
   VERIFY_USAGE,
 } from './usage.js';
 import { runVerify } from './verify/verify.js';
-import { EXIT_FAULT } from './exit.js';
+import { EXIT_FAULT, VERDICT_EXIT } from './exit.js';
 
 interface Command {
   /** Printed for `COMMAND --help` and `help COMMAND`. */
@@ -37,6 +37,11 @@ const COMMANDS: Record<string, Command> = {
   },
   prove: { usage: () => PROVE_USAGE, run: runProve },
   lineage: { usage: () => LINEAGE_USAGE, run: async (argv, io) => (await import('./lineage.js')).runLineage(argv, io) },
+  // The beacon-chain anchor's commands (verify, prove): loaded only when they run.
+  anchor: {
+    usage: () => ANCHOR_USAGE,
+    run: async (argv, io) => (await import('./anchor/anchor.js')).runAnchor(argv, io),
+  },
   audit: {
     usage: () => AUDIT_USAGE,
     // tty.isatty, not process.stderr.isTTY: making process.stderr cost an audit whose stderr is a pipe 0.7 ms.
@@ -74,11 +79,6 @@ const COMMANDS: Record<string, Command> = {
   serve: { usage: () => SERVE_USAGE, run: async (argv) => (await import('./serve.js')).runServe(argv) },
   accounts: { usage: adminUsage, run: runAdmin },
   keys: { usage: adminUsage, run: runAdmin },
-  // The beacon-chain anchor's commands: loaded only when they run.
-  anchor: {
-    usage: () => ANCHOR_USAGE,
-    run: async (argv, io) => (await import('./anchor/anchor.js')).runAnchor(argv, io),
-  },
 };
 
 /** `prove receipt|logs …` (argv after `prove`). */
@@ -201,6 +201,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return await command.run(isAdmin ? argv : rest, io);
   } catch (error) {
     const err = error as Error & { code?: string };
+    // Evidence given that does not verify (an anchor proof): a false verdict, in one line.
+    if (error instanceof RefusedError) {
+      io.stderr(`evm-integrity: ${err.message}\n`);
+      return VERDICT_EXIT.different;
+    }
     // A file that cannot be read or is not JSON: the command line was right, so no usage text.
     if (error instanceof InputError) {
       io.stderr(`evm-integrity: ${err.message}\n`);

@@ -7,10 +7,11 @@ import { RULE_SET_NAMES } from 'evm-integrity';
 export const VERIFY_USAGE = `Usage:
   evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
   evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
-  evm-integrity verify receipt-proof [FILE|-] [--block-hash H]
+  evm-integrity verify receipt-proof [FILE|-] [--block-hash H | --anchor-proof F --checkpoint R]
                                                a receipt proof (prove receipt writes it)
   evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
-  evm-integrity verify logs-proof FILE|- --head-hash H [--chain C] [--out LOGS.ndjson]
+  evm-integrity verify logs-proof FILE|- (--head-hash H | --anchor-proof F --checkpoint R)
+                              [--chain C] [--out LOGS.ndjson]
                                                a complete-log proof of a range (prove logs)
   (each also takes [--chain C] [--add-chain ID:R]…)
 
@@ -31,6 +32,11 @@ Options:
                 (evidence add/capture writes them; each admitted again)
   --block-hash H  receipt-proof: the proof must be of block H (64 hex digits,
                 with or without 0x), a hash you trust
+  --anchor-proof F --checkpoint R  receipt-proof, logs-proof: in place of the
+                trusted hash, an anchor proof file (evm-integrity anchor verify)
+                that proves the block's hash (the range's last block's) from the
+                beacon block root R you trust; the block is then authentic, and
+                stderr names R. A hash F does not prove is refused (exit 1)
 
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
 no FILE), one line a block in argument order. A file that cannot be read or is
@@ -119,9 +125,24 @@ cannot be proven (one line saying why), or a node that fails or serves blocks
 that make no proof (nothing is left at --out), 3 a bug. Details: docs/cli.md.`;
 
 export const ANCHOR_USAGE = `Usage:
+  evm-integrity anchor verify FILE|- --checkpoint ROOT [--json]
   evm-integrity anchor prove --checkpoint ROOT --block N [--block M]… --out FILE|-
                              [--beacon URL] [--slot S]… [--concurrency K]
                              [--era-dir DIR] [--rpc URL]
+
+anchor verify checks an anchor proof file (docs/anchor.md) against ROOT, the
+root of a finalized beacon block you trust (64 hex digits, with or without 0x;
+from your beacon node, GET /eth/v1/beacon/headers/finalized, and a second
+source): every line must hash its way up to ROOT, or to what an earlier line
+proved. Prints a line for each execution block it proves: its number, hash,
+how it is proven (pre-merge, beacon-block, historical-summaries,
+historical-roots, light-client) and its slot; a summary on stderr. --json
+prints what POST /v1/evm/verify/anchor answers.
+verify receipt-proof, verify logs-proof and audit take the same file as
+--anchor-proof FILE --checkpoint ROOT in place of a hash you trust.
+Exit status: 0 it verifies, 1 it does not (the line and why on stderr: another
+checkpoint, a branch that fails…), 2 a file that cannot be read or is no anchor
+proof, a bad flag, 3 a bug.
 
 anchor prove writes an anchor proof file (docs/anchor.md): the proof that each
 mainnet block N is in the history of checkpoint ROOT (the root of a finalized
@@ -231,6 +252,7 @@ export const AUDIT_USAGE = `Usage:
   evm-integrity audit --chain C --from N --to M
                       (--rpc URL | --service URL [--rpc URL] | --bundle FILE)
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
+                      [--anchor-proof FILE --checkpoint ROOT]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
                       [--workers N] [--add-chain ID:R]… [--evidence DIR]
@@ -244,7 +266,11 @@ C: a chain id or name (evm-integrity chains). N and M: block numbers (decimal or
 0x hex) or latest, finalized, safe (asked of the node once, at start; not with
 --bundle). Hashes (--head-hash, --tail-hash,
 --anchor N:HASH) with or without 0x. --rpc-url is --rpc; without either,
-ETH_RPC_URL names the node (not with --bundle).
+ETH_RPC_URL names the node (not with --bundle). --anchor-proof FILE --checkpoint
+ROOT, in place of those hashes: each block of the range (and N-1) whose hash the
+anchor proof proves from ROOT is an anchor (evm-integrity anchor verify); the
+summary's anchoring names ROOT. A file that proves no block of the range is
+refused (exit 1).
 
 Audits every block of N..M: its header hashes to its hash, it links to its parent
 (block N to --head-hash when given), its receipts reproduce receiptsRoot and
@@ -324,6 +350,7 @@ Usage:
   evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
   evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
   evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
+  evm-integrity anchor verify FILE --checkpoint ROOT     block hashes from a beacon checkpoint
   evm-integrity prove logs --chain C --from N --to M …   prove a range's logs complete
   evm-integrity audit-logs --chain C --from N --to M …   check a node's eth_getLogs
   evm-integrity anchor prove --checkpoint R --block N …  prove blocks from a checkpoint
@@ -348,5 +375,5 @@ finalized, safe (asked of the node), --json where the output can be JSON.
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
 verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
 
-Commands: verify, request, prove, lineage, audit, audit-logs, audit-worker,
-audit-status, audit-export, evidence, chains, serve, accounts, keys, anchor.`;
+Commands: verify, request, prove, lineage, anchor, audit, audit-logs,
+audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys.`;

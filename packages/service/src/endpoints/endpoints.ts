@@ -21,7 +21,8 @@ import {
   verifyAnswer,
 } from './result-schemas.js';
 import { LOGS_PROOF_RESULT_SCHEMA } from './logs-proof-schema.js';
-import { LOGS_PROOF_BODY, verifyLogsProofOperation } from 'evm-integrity/api';
+import { ANCHOR_BODY, LOGS_PROOF_BODY, verifyAnchorOperation, verifyLogsProofOperation } from 'evm-integrity/api';
+import { ANCHOR_RESULT_SCHEMA, withAnchoring } from './anchor-schema.js';
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
 export interface Endpoint {
@@ -82,6 +83,23 @@ function receiptRootRequestSchema(): JsonSchema {
   return schema;
 }
 
+/**
+ * The logs-proof body's schema with the rule its declaration cannot say: the range hangs from `head_hash` or from
+ * `anchor`, one of them (both is 400 `conflict` naming `anchor`).
+ */
+function logsProofRequestSchema(): JsonSchema {
+  const schema = structuredClone(LOGS_PROOF_BODY.schema);
+  schema.anyOf = [
+    { title: 'From a head hash', required: ['head_hash'] },
+    { title: 'From an anchor proof', required: ['anchor'] },
+  ];
+  schema.description = `${textOf(schema.description)}. The range hangs from head_hash or from anchor (an anchor proof that proves its last block): exactly one of them.`;
+  return schema;
+}
+
+/** The advice of a 413 of an endpoint whose body carries an anchor proof: a file of the blocks needed. */
+const ANCHOR_OVERSIZE = 'Send an anchor proof of the blocks needed only: each block is a line of its own, about 5 KB.';
+
 /** The verify endpoints: each one an operation of the core, served as it is. */
 export const ENDPOINTS: readonly Endpoint[] = [
   {
@@ -112,14 +130,21 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'verify/receipt-proof',
     path: '/evm/verify/receipt-proof',
     cu: 1,
+    // An anchor proof in the body is work that grows with it.
+    cuPerMiB: 1,
     oversizeActions: [
       'Send the proof document alone: a receipt proof holds one receipt, a few nodes and a header.',
+      ANCHOR_OVERSIZE,
       'A receipt whose logs carry more data than the limit needs a server with a larger body_limit_bytes.',
     ],
     summary:
-      'Extension: check a receipt proof (what evm-integrity prove receipt writes) against its block hash, and answer the receipt it proves.',
+      'Extension: check a receipt proof (what evm-integrity prove receipt writes) against its block hash, or an anchor proof from a beacon-chain checkpoint, and answer the receipt it proves.',
     requestSchema: RECEIPT_PROOF_BODY.schema,
-    answerSchema: verifyAnswer(RECEIPT_PROOF_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
+    answerSchema: verifyAnswer(
+      withAnchoring(RECEIPT_PROOF_RESULT_SCHEMA),
+      { type: 'integer' },
+      { cursor: { type: 'null' } },
+    ),
     operation: verifyReceiptProofOperation,
   },
   {
@@ -140,12 +165,37 @@ export const ENDPOINTS: readonly Endpoint[] = [
     oversizeActions: [
       'Prove the range in shorter parts, each from its own last block.',
       'Narrow the filter: fewer blocks then carry their receipts.',
+      ANCHOR_OVERSIZE,
     ],
     summary:
-      'Extension: check a complete-log proof over a range of blocks from its head hash, and answer every log that matches its filter.',
-    requestSchema: LOGS_PROOF_BODY.schema,
-    answerSchema: verifyAnswer(LOGS_PROOF_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
+      'Extension: check a complete-log proof over a range of blocks from its head hash (or an anchor proof of its last block), and answer every log that matches its filter.',
+    requestSchema: logsProofRequestSchema(),
+    answerSchema: verifyAnswer(
+      withAnchoring(LOGS_PROOF_RESULT_SCHEMA),
+      { type: 'integer' },
+      { cursor: { type: 'null' } },
+    ),
     operation: verifyLogsProofOperation,
+  },
+  {
+    name: 'verify/anchor',
+    path: '/evm/verify/anchor',
+    // SHA-256 branches and a keccak a block: the work grows with the file, as a logs proof's.
+    cu: 1,
+    cuPerMiB: 1,
+    oversizeActions: [ANCHOR_OVERSIZE, 'Split the blocks over several files, each with its beacon-header record.'],
+    summary:
+      'Extension: verify an anchor proof file from a beacon-chain checkpoint you trust, and answer every execution block hash it proves.',
+    requestSchema: ANCHOR_BODY.schema,
+    answerSchema: verifyAnswer(
+      ANCHOR_RESULT_SCHEMA,
+      nullable({
+        type: 'integer',
+        description: "The execution chain of the file's network (1: mainnet); null when it does not verify.",
+      }),
+      { cursor: { type: 'null' } },
+    ),
+    operation: verifyAnchorOperation,
   },
 ];
 

@@ -56,7 +56,7 @@ export const LOGS_PROOF_RESULT_SCHEMA: JsonSchema = {
     is_valid: {
       type: 'boolean',
       description:
-        'Every block of the range is there, each the child of the one before, the last hashes to head_hash, and each block whose bloom may match the filter comes with the receipts that make its receiptsRoot and logsBloom.',
+        'Every block of the range is there, each the child of the one before, the last hashes to head_hash (with anchor: is one the anchor proof proves from its checkpoint), and each block whose bloom may match the filter comes with the receipts that make its receiptsRoot and logsBloom.',
     },
     reason: nullable({
       enum: Object.keys(LOGS_PROOF_MISMATCHES),
@@ -66,7 +66,12 @@ export const LOGS_PROOF_RESULT_SCHEMA: JsonSchema = {
     }),
     block: nullable({ type: 'integer', description: 'The block at fault, when the fault is at one.' }),
     message: nullable(text('The reason in words, naming the block; null when the proof holds.')),
-    head_hash: lowerHex(32, 'As sent.'),
+    head_hash: nullable(
+      lowerHex(
+        32,
+        'As sent; with anchor, the hash of to_block the anchor proof proves, or null when the proof does not hold.',
+      ),
+    ),
     from_block: nullable({
       type: 'integer',
       description: "The range's first block; null when the proof does not hold.",

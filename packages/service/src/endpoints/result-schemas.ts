@@ -147,7 +147,7 @@ export const RECEIPT_PROOF_RESULT_SCHEMA: JsonSchema = {
     is_valid: {
       type: 'boolean',
       description:
-        'The header hashes to block_hash (and expected_block_hash when sent), its receiptsRoot is receipt_root, and the proof holds the receipt under it.',
+        'The header hashes to block_hash (and expected_block_hash when sent; with anchor, block_hash is one the anchor proof proves from its checkpoint), its receiptsRoot is receipt_root, and the proof holds the receipt under it.',
     },
     reason: nullable({
       enum: Object.keys(RECEIPT_PROOF_FAULTS),

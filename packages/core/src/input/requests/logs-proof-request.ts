@@ -4,14 +4,17 @@ import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
 import { hex, integer, object } from '../values/schema.js';
+import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
 
-/** A validated `POST /v1/evm/verify/logs-proof` body. */
-export interface LogsProofRequest {
+/** A validated `POST /v1/evm/verify/logs-proof` body: the head the range hangs from is a hash, or an anchor proof's. */
+export type LogsProofRequest = LogsProofRequestOf<{ headHash: Uint8Array } | { anchor: AnchorRequest }>;
+
+/** The members of a logs-proof request besides what the caller trusts. */
+type LogsProofRequestOf<Trust> = Trust & {
   chainId: number;
-  headHash: Uint8Array;
   /** The artifact's bytes, not yet read: the verifier reads and checks them. */
   proof: Uint8Array;
-}
+};
 
 /** Why a logs-proof body is refused: invalid (400), or of a chain that cannot be verified at all (422). */
 export type LogsProofRequestRefusal = InvalidInput | UnsupportedChain;
@@ -31,11 +34,12 @@ export const LOGS_PROOF_BODY = object(
     head_hash: {
       spec: hex({
         bytes: 32,
-        description: "The hash of the range's last block, from a source you trust: the whole range hangs from it.",
+        description:
+          "The hash of the range's last block, from a source you trust: the whole range hangs from it. Required unless anchor is sent.",
         expected: "the hash of the range's last block (32-byte hex)",
       }),
-      required: true,
     },
+    anchor: { spec: ANCHOR_MEMBER, nullable: true },
     proof: {
       spec: hex({
         description:
@@ -60,10 +64,17 @@ export function parseLogsProofRequest(
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = LOGS_PROOF_BODY.read(body, '', problems)!;
+  if (values.head_hash !== undefined && values.anchor !== undefined)
+    problems.add('anchor', 'conflict', 'head_hash or anchor, not both: each says which block hash to trust');
+  // Without either (an invalid anchor is named already): the hash is what is missing.
+  if (values.head_hash === undefined && values.anchor === undefined && problems.empty)
+    problems.add('head_hash', 'missing', "the hash of the range's last block (32-byte hex), or anchor");
   if (!problems.empty) return err(problems.invalidInput());
   const chainId = values.chain_id!;
   const verifiability = registry.verifiability(chainId);
   // A chain with eras answers era by era: the verifier refuses the first block it cannot rest on.
   if (verifiability.status === 'not_verifiable') return err({ kind: 'chain_not_supported', verifiability });
-  return ok({ chainId, headHash: values.head_hash!, proof: values.proof! });
+  const trust =
+    values.anchor === undefined ? { headHash: values.head_hash! } : { anchor: anchorRequestOf(values.anchor)! };
+  return ok({ ...trust, chainId, proof: values.proof! });
 }

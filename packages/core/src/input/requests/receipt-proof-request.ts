@@ -5,6 +5,7 @@ import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
 import { arrayOf, hex, integer, object, type Spec } from '../values/schema.js';
+import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
 
 /** The `format` of a receipt proof document. */
 export const RECEIPT_PROOF_FORMAT = 'evm-integrity/receipt-proof';
@@ -22,6 +23,8 @@ export interface ReceiptProofRequest {
   proof: Uint8Array[];
   /** The hash the proof must be of, when the caller binds it to one it trusts. */
   expectedBlockHash?: Uint8Array;
+  /** In place of `expectedBlockHash`: an anchor proof that must prove the block's hash from its checkpoint. */
+  anchor?: AnchorRequest;
   /** The block's era, verifiable with its receipts root and block hash claimed. */
   verifiability: Extract<Verifiability, { status: 'verifiable' }>;
 }
@@ -95,9 +98,10 @@ export const RECEIPT_PROOF_BODY = object(
       required: true,
     },
     expected_block_hash: {
-      spec: hash('The block hash you trust (from your own node): the proof must be of that block.'),
+      spec: hash('The block hash you trust (from your own node): the proof must be of that block. Not with anchor.'),
       nullable: true,
     },
+    anchor: { spec: ANCHOR_MEMBER, nullable: true },
   },
   { description: 'POST /v1/evm/verify/receipt-proof', expected: 'a JSON object' },
 );
@@ -115,6 +119,10 @@ export function parseReceiptProofRequest(
   const problems = new Problems();
   const values = RECEIPT_PROOF_BODY.read(body, '', problems)!;
   if (!problems.empty) return err(problems.invalidInput());
+  if (values.expected_block_hash !== undefined && values.anchor !== undefined) {
+    problems.add('anchor', 'conflict', 'expected_block_hash or anchor, not both: each says which block hash to trust');
+    return err(problems.invalidInput());
+  }
   const inHeader = headerNumberIfAny(values.header_rlp!);
   if (inHeader !== undefined && inHeader !== BigInt(values.block_number!)) {
     problems.add('block_number', 'conflict', `header_rlp's number ${inHeader}, got ${values.block_number}`);
@@ -137,6 +145,7 @@ export function parseReceiptProofRequest(
     receiptRoot: values.receipt_root!,
     proof: values.proof!,
     ...(values.expected_block_hash !== undefined && { expectedBlockHash: values.expected_block_hash }),
+    ...(values.anchor !== undefined && { anchor: anchorRequestOf(values.anchor)! }),
     verifiability,
   });
 }

@@ -58,6 +58,11 @@ export function readArray(value: unknown, path: string, problems: Problems, what
   return Array.isArray(value) ? value : wrongValue(path, problems, value, what);
 }
 
+/** The value when it is a JSON string; else a problem at `path` (`missing` when absent) and undefined. */
+export function readString(value: unknown, path: string, problems: Problems, what: string): string | undefined {
+  return typeof value === 'string' ? value : wrongValue(path, problems, value, what);
+}
+
 /**
  * Hex with or without `0x`, in any case; `size` is the exact byte length when given.
  * @example readHex('0xABCD', 'data', problems) // Uint8Array [0xab, 0xcd]

@@ -11,6 +11,7 @@ import {
   quantityValue,
   readObject,
   readQuantity,
+  readString,
 } from './json-values.js';
 import type { Problems } from './problems.js';
 
@@ -63,6 +64,15 @@ export function hex(options: { bytes?: number; description: string; expected?: s
       const bytes = typeof value === 'string' ? parseHex(value) : null;
       return bytes !== null && (options.bytes === undefined || bytes.length === options.bytes) ? bytes : undefined;
     },
+  };
+}
+
+/** A JSON string, any text (a document carried whole, such as an anchor proof file). */
+export function text(options: { description: string; expected: string }): Spec<string> {
+  return {
+    schema: { type: 'string', description: options.description },
+    read: (value, path, problems) => readString(value, path, problems, options.expected),
+    valid: (value) => (typeof value === 'string' ? value : undefined),
   };
 }
 

@@ -22,7 +22,15 @@ import { readFailure } from '../../files/file-failures.js';
 
 /** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
 export interface AuditHeader {
-  audit: { chain_id: number; from: number; to: number; head_hash?: string; anchors?: Record<string, string> };
+  audit: {
+    chain_id: number;
+    from: number;
+    to: number;
+    head_hash?: string;
+    anchors?: Record<string, string>;
+    /** The checkpoint an anchor proof proved the anchors from (`--anchor-proof`, `--checkpoint`). */
+    checkpoint?: string;
+  };
 }
 
 export interface Checkpoint {

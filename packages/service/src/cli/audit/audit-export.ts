@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
+import type { AuditHeader } from './audit-checkpoint.js';
 import { auditLines, storedAudit } from '../../queue/audit-export.js';
 import { auditProgress } from '../../queue/audit-progress.js';
 import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
@@ -41,9 +42,12 @@ export async function runAuditExport(
     const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
     const write = (line: string) => (file === undefined ? io.stdout(`${line}\n`) : file.write(`${line}\n`));
     const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
+    // The checkpoint an anchor proof proved the anchors from is the header's: the plan holds the anchors alone.
+    const { checkpoint } = (JSON.parse(stored.header) as AuditHeader).audit;
     const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
       head: plan.head_hash ?? null,
       ...(anchors.size > 0 && { anchors }),
+      ...(checkpoint !== undefined && { checkpoint }),
     });
     try {
       write(stored.header);

@@ -23,6 +23,11 @@ import {
 } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
+import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
+import { RefusedError } from '../io/usage-error.js';
+import { inputName } from '../io/read-input.js';
+import type { AnchoredHashes } from 'evm-integrity/anchor';
+import { bytesToHex } from 'evm-integrity';
 
 const MIB = 1024 * 1024;
 
@@ -40,6 +45,7 @@ const OPTIONS = {
   'head-hash': { type: 'string' },
   'tail-hash': { type: 'string' },
   anchor: { type: 'string', multiple: true },
+  ...ANCHOR_OPTIONS,
   concurrency: { type: 'string' },
   batch: { type: 'string' },
   'max-answer-mb': { type: 'string' },
@@ -135,6 +141,13 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const from = requiredBlockRef('--from', values.from);
   const to = requiredBlockRef('--to', values.to);
   const headHash = values['head-hash'] === undefined ? undefined : hashValue('--head-hash', values['head-hash']);
+  // An anchor proof stands in for every hash the user would otherwise give.
+  const anchorProof = anchorProofFlags(values, {
+    '--head-hash': values['head-hash'],
+    '--tail-hash': values['tail-hash'],
+    '--anchor': values.anchor,
+  });
+  if (anchorProof?.file === '-') throw new UsageError('--anchor-proof: give a FILE (audit reads no standard input)');
   const anchorRefs = (values.anchor ?? []).map(anchorRef);
   if (values['tail-hash'] !== undefined)
     anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
@@ -162,9 +175,9 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     values.evidence !== undefined ? '--evidence' : values['learn-evidence'] ? '--learn-evidence' : null;
   if (evidenceFlag !== null && queue !== undefined)
     throw new UsageError(`${evidenceFlag} is for an audit on this machine: queue workers do not take evidence yet`);
-  if (values['learn-evidence'] && headHash === undefined && anchorRefs.length === 0)
+  if (values['learn-evidence'] && headHash === undefined && anchorRefs.length === 0 && anchorProof === undefined)
     throw new UsageError(
-      '--learn-evidence needs an anchor to learn from: --head-hash, --anchor N:HASH or --tail-hash, each a hash you trust',
+      '--learn-evidence needs an anchor to learn from: --head-hash, --anchor N:HASH, --tail-hash (each a hash you trust) or --anchor-proof',
     );
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
@@ -175,6 +188,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     to,
     headHash,
     anchorRefs,
+    anchorProof,
     concurrency,
     batch,
     maxAnswerBytes: maxAnswerMb * MIB,
@@ -215,15 +229,49 @@ export async function resolveTags(
 
 /**
  * The range and anchors in block numbers, checked: --to not before --from, each anchor inside the range and given once.
+ * With an anchor proof (`anchored`, verified already), its blocks of the range are the anchors, block `from - 1` the
+ * head hash, and the checkpoint is named; a proof of no block of the range is refused (RefusedError, exit 1).
  */
-export function rangeOf(options: ReturnType<typeof parse>, number: (block: BlockRef) => number) {
+export function rangeOf(
+  options: ReturnType<typeof parse>,
+  number: (block: BlockRef) => number,
+  anchored?: AnchoredHashes,
+): { from: number; to: number; anchors: Map<number, string>; headHash?: string; checkpoint?: string } {
   const from = number(options.from);
   const to = number(options.to);
   const named = (flag: string, block: BlockRef) =>
     typeof block === 'string' ? `${flag} (${block}: block ${number(block)})` : `${flag} (${block})`;
   if (to < from)
     throw new UsageError(`${named('--to', options.to)} must not be before ${named('--from', options.from)}`);
-  return { from, to, anchors: anchorsOf(options.anchorRefs, number, from, to) };
+  if (anchored === undefined) return { from, to, anchors: anchorsOf(options.anchorRefs, number, from, to) };
+  return { from, to, ...anchoredRange(anchored, options.anchorProof!.file, from, to) };
+}
+
+/**
+ * The anchors an anchor proof gives a range: every block of it the file proves, and the parent of its first block as
+ * the head hash when the file proves that; refused when it proves no block of the range.
+ */
+function anchoredRange(
+  anchored: AnchoredHashes,
+  file: string,
+  from: number,
+  to: number,
+): { anchors: Map<number, string>; headHash?: string; checkpoint: string } {
+  const hex = (hash: Uint8Array) => `0x${bytesToHex(hash)}`;
+  const within = anchored.blocks.filter((block) => block.number >= BigInt(from) && block.number <= BigInt(to));
+  if (within.length === 0) {
+    const proven = anchored.blocks.map((block) => block.number).join(', ');
+    throw new RefusedError(
+      `${inputName(file)}: the anchor proof proves no block of the range ${from}-${to} from checkpoint ${anchored.checkpoint} (it proves ${proven || 'none'})`,
+    );
+  }
+  const anchors = new Map(within.map((block) => [Number(block.number), hex(block.hash)]));
+  const parent = from > 0 ? anchored.at(from - 1) : undefined;
+  return {
+    anchors: new Map([...anchors].sort(([a], [b]) => a - b)),
+    ...(parent !== undefined && { headHash: hex(parent.hash) }),
+    checkpoint: anchored.checkpoint,
+  };
 }
 
 /**
@@ -255,7 +303,7 @@ export type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & Retur
 
 /** The first line of the output: the audit's chain, range and anchors, which a resume must match. */
 export function auditHeader(options: AuditOptions): AuditHeader {
-  const { chainId, from, to, headHash, anchors } = options;
+  const { chainId, from, to, headHash, anchors, checkpoint } = options;
   return {
     audit: {
       chain_id: chainId,
@@ -263,6 +311,7 @@ export function auditHeader(options: AuditOptions): AuditHeader {
       to,
       ...(headHash !== undefined && { head_hash: headHash.toLowerCase() }),
       ...(anchors.size > 0 && { anchors: Object.fromEntries([...anchors].sort(([a], [b]) => a - b)) }),
+      ...(checkpoint !== undefined && { checkpoint }),
     },
   };
 }

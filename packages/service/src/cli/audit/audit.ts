@@ -114,8 +114,14 @@ const NO_TIME = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking
 async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<PreparedAudit> {
   const given = parse(argv, env);
   checkOutputFiles(given);
+  // An anchor proof is verified before any source is asked anything: a file refused stops the audit here.
+  // Loaded only then: an audit without one loads none of the anchor's code.
+  const anchored =
+    given.anchorProof === undefined
+      ? undefined
+      : (await import('../anchor/anchor-proof.js')).provenByAnchor(given.anchorProof);
   // A range given in numbers is checked before any source is asked anything.
-  const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number);
+  const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number, anchored);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();
   const { source, crossCheck } =
     given.bundle === undefined ? liveSources(given, env, recorder, signal) : recordedSources(given.bundle);
@@ -128,11 +134,15 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
       if (error instanceof ChainMismatchError) throw error;
     });
   // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
-  const options: AuditOptions = { ...given, ...(numbered ?? rangeOf(given, await resolveTags(given, source))) };
+  const options: AuditOptions = {
+    ...given,
+    ...(numbered ?? rangeOf(given, await resolveTags(given, source), anchored)),
+  };
   const anchors = options.anchors.size > 0 ? options.anchors : undefined;
   const tally = new AuditTally(options.chainId, options.from, options.to, {
     head: options.headHash ?? null,
     ...(anchors && { anchors }),
+    ...(options.checkpoint !== undefined && { checkpoint: options.checkpoint }),
   });
   return { options, header: auditHeader(options), source, crossCheck, recorder, anchors, tally };
 }
@@ -252,6 +262,13 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
   });
 }
 
+/** What `--anchor-proof` anchors, said once at the start: the blocks of the range it proves, and the checkpoint. */
+function anchoredLine({ anchors, from, headHash, checkpoint, anchorProof }: AuditOptions): string {
+  const blocks = [...anchors.keys()].join(', ');
+  const head = headHash === undefined ? '' : `; block ${from} must link to block ${from - 1}'s proven hash`;
+  return `--anchor-proof ${anchorProof!.file}: block${anchors.size === 1 ? '' : 's'} ${blocks} anchored from checkpoint ${checkpoint}${head}`;
+}
+
 /**
  * `audit …`: exit 0 every block passes, 1 a block fails, 2 a block not verifiable (and none failed), bad input or an
  * unreachable source, 130 interrupted.
@@ -263,6 +280,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const run = await prepareAudit(argv, io.env ?? process.env, controller.signal);
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
+  if (run.options.checkpoint !== undefined) io.stderr(`evm-integrity: ${anchoredLine(run.options)}\n`);
   const start = startingPoint(run);
   if (start.dropped)
     io.stderr(

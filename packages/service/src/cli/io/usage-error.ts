@@ -17,3 +17,16 @@ export class UsageError extends EvmIntegrityError<Record<string, never>, 'CLI_US
 export class InputError extends UsageError {
   override name = 'InputError';
 }
+
+/**
+ * Evidence the command was given that does not verify (an anchor proof refused, or one that does not prove the block
+ * needed): exit 1, a false verdict, with one line naming the file and why (no usage text: the command line was right).
+ */
+export class RefusedError extends EvmIntegrityError<Record<string, never>, 'CLI_REFUSED'> {
+  override name = 'RefusedError';
+  override readonly code = 'CLI_REFUSED';
+
+  constructor(message: string) {
+    super(message, {});
+  }
+}

@@ -18,6 +18,21 @@ import type { CliIo } from '../io/streams.js';
 import { notALine } from '../io/json-input.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';
 import { withAddChainHint } from '../chain-flag.js';
+import { authenticLine } from '../anchor/anchor-proof.js';
+
+/** An anchor proof given with `--anchor-proof FILE --checkpoint ROOT`: the body's `anchor` member, and its file. */
+export interface AnchorInput {
+  file: string;
+  checkpoint: string;
+  proof: string;
+}
+
+/** What `verify receipt-proof` binds the proof to: a hash the user trusts, or an anchor proof; and how it prints. */
+export interface ClaimOptions {
+  blockHash: string | undefined;
+  anchor?: AnchorInput | undefined;
+  pretty: boolean;
+}
 
 /** Why a proof does not hold, naming the proof node at fault when one is (the library's message mostly does). */
 function doesNotHold({ reason, node, message }: ReceiptProofResult): string {
@@ -25,35 +40,55 @@ function doesNotHold({ reason, node, message }: ReceiptProofResult): string {
   return `the proof does not hold (${reason}${named}): ${message}`;
 }
 
+/** The body with what binds it: `expected_block_hash` (--block-hash) or `anchor` (--anchor-proof, --checkpoint). */
+function bind(body: unknown, options: ClaimOptions): unknown {
+  if (!isObject(body)) return body;
+  if (options.blockHash !== undefined) return { ...body, expected_block_hash: options.blockHash };
+  if (options.anchor !== undefined)
+    return { ...body, anchor: { checkpoint: options.anchor.checkpoint, proof: options.anchor.proof } };
+  return body;
+}
+
+/** The line of a refused body: the anchor proof's file when the problem is the anchor's, else the proof's file. */
+function refusalLine(
+  file: string | undefined,
+  status: number,
+  error: { message: string; details: unknown },
+  anchor?: AnchorInput,
+): string {
+  const invalid = (error.details as { invalid_parameters?: Problem[] } | null)?.invalid_parameters;
+  const anchorProblem = invalid?.find((problem) => problem.name.startsWith('anchor.'));
+  if (anchor !== undefined && anchorProblem !== undefined)
+    return `${inputName(anchor.file)}: not an anchor proof: ${anchorProblem.expected.replace(/^an anchor proof file \((.*)\)$/s, '$1')}`;
+  if (status === 400 && invalid !== undefined)
+    return notALine(file, 'a receipt proof', { kind: 'invalid', problems: invalid, count: invalid.length });
+  return `${inputName(anchor !== undefined && /anchor proof/.test(error.message) ? anchor.file : file)}: ${withAddChainHint(error.message)}`;
+}
+
 /**
- * `verify receipt-proof P [--block-hash H]`: the receipt a proof holds on stdout (JSON-RPC's
- * conventions), or one line on stderr saying why the proof does not hold (naming the node), is not
- * a proof (naming the member) or cannot be verified. --block-hash binds the proof to a hash the
- * user trusts, as the endpoint's expected_block_hash does.
+ * `verify receipt-proof P [--block-hash H | --anchor-proof F --checkpoint R]`: the receipt a proof holds on stdout
+ * (JSON-RPC's conventions), or one line on stderr saying why the proof does not hold (naming the node), is not a
+ * proof (naming the member) or cannot be verified. --block-hash binds the proof to a hash the user trusts, as the
+ * endpoint's expected_block_hash does; --anchor-proof to the hashes an anchor proof proves from a checkpoint, as its
+ * `anchor` does, and stderr then says the block is authentic, naming the checkpoint.
  */
 function runVerifyReceiptProof(
   body: unknown,
   file: string | undefined,
   context: OperationContext & { registry: ChainRegistry },
-  options: { blockHash: string | undefined; pretty: boolean },
+  options: ClaimOptions,
   io: CliIo,
 ): number {
-  const bound =
-    options.blockHash !== undefined && isObject(body) ? { ...body, expected_block_hash: options.blockHash } : body;
-  const result = verifyReceiptProofOperation(bound, context);
+  const result = verifyReceiptProofOperation(bind(body, options), context);
   if (result.status !== 200) {
     const { error } = result.body as { error: { message: string; details: unknown } };
-    const invalid = (error.details as { invalid_parameters?: Problem[] } | null)?.invalid_parameters;
-    const line =
-      result.status === 400 && invalid !== undefined
-        ? notALine(file, 'a receipt proof', { kind: 'invalid', problems: invalid, count: invalid.length })
-        : `${inputName(file)}: ${withAddChainHint(error.message)}`;
-    io.stderr(`evm-integrity: ${line}\n`);
+    io.stderr(`evm-integrity: ${refusalLine(file, result.status, error, options.anchor)}\n`);
     return EXIT[result.verdict];
   }
   const proven = (result.body as { data: [ReceiptProofResult] }).data[0];
   if (proven.receipt !== null) io.stdout(`${JSON.stringify(proven.receipt, null, options.pretty ? 2 : undefined)}\n`);
   else io.stderr(`evm-integrity: ${inputName(file)}: ${doesNotHold(proven)}\n`);
+  if (proven.anchoring !== null) io.stderr(`evm-integrity: ${authenticLine(proven.anchoring, proven.block_hash)}\n`);
   return EXIT[result.verdict];
 }
 
@@ -67,7 +102,7 @@ export function runVerifyClaim(
   body: () => unknown,
   file: string | undefined,
   context: OperationContext & { registry: ChainRegistry },
-  options: { blockHash: string | undefined; pretty: boolean },
+  options: ClaimOptions,
   io: CliIo,
 ): number {
   if (what === 'receipt-proof') return runVerifyReceiptProof(body(), file, context, options, io);

@@ -3,7 +3,7 @@
  * logs are released (as NDJSON) only once the whole proof holds.
  */
 import { parseArgs } from 'node:util';
-import { ChainRegistry, hexToBytes } from 'evm-integrity';
+import { bytesToHex, ChainRegistry, hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
 import { hashValue } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
@@ -13,14 +13,18 @@ import type { CliIo } from '../io/streams.js';
 import { describeSummary } from '../logs/logs-range.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { TempFile } from '../io/temp-output.js';
+import { anchoringJson } from 'evm-integrity/api';
+import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
+import { authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
 
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
 
 /**
- * `verify logs-proof FILE|- --head-hash H [--chain C] [--add-chain ID:R]… [--out LOGS.ndjson]`: exit 0 with the
- * proven logs as NDJSON and a summary on stderr, 1 when the proof does not hold (its first fault
- * named on stderr), 2 when the input is no proof, cannot be read, or its range cannot be proven.
+ * `verify logs-proof FILE|- (--head-hash H | --anchor-proof F --checkpoint R) [--chain C] [--add-chain ID:R]…
+ * [--out LOGS.ndjson]`: exit 0 with the proven logs as NDJSON and a summary on stderr, 1 when the proof does not
+ * hold (its first fault named on stderr; with an anchor proof, also a head the anchor proof does not prove, or an
+ * anchor proof refused), 2 when the input is no proof, cannot be read, or its range cannot be proven.
  */
 export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -28,6 +32,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
     allowPositionals: true,
     options: {
       'head-hash': { type: 'string' },
+      ...ANCHOR_OPTIONS,
       ...CHAIN_OPTIONS,
       out: { type: 'string' },
       // The logs are NDJSON with or without it.
@@ -37,9 +42,19 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   const [file, extra] = positionals;
   if (file === undefined) throw new UsageError('verify logs-proof needs the proof: FILE, or - for standard input');
   if (extra !== undefined) throw new UsageError(`unexpected argument "${extra}": verify logs-proof reads one FILE`);
-  if (values['head-hash'] === undefined)
-    throw new UsageError("--head-hash is required: the hash of the range's last block, from a source you trust");
-  const headHash = hexToBytes(hashValue('--head-hash', values['head-hash']));
+  const anchorFlags = anchorProofFlags(values, { '--head-hash': values['head-hash'] });
+  if (values['head-hash'] === undefined && anchorFlags === undefined)
+    throw new UsageError(
+      "--head-hash is required: the hash of the range's last block, from a source you trust (or --anchor-proof F --checkpoint R)",
+    );
+  if (file === '-' && anchorFlags?.file === '-')
+    throw new UsageError('standard input holds the logs proof: give --anchor-proof a FILE');
+  // The anchor proof first: a file that is refused stops the command before the logs proof is read.
+  const anchored = anchorFlags === undefined ? undefined : provenByAnchor(anchorFlags);
+  const headHash =
+    anchored === undefined
+      ? hexToBytes(hashValue('--head-hash', values['head-hash']!))
+      : (block: number, hash: Uint8Array) => anchored.unproven(block, hash);
   const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const spool = new TempFile(values.out, '--out');
@@ -56,6 +71,9 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
     }
     await spool.commit();
     io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value, registry)}\n`);
+    const head = anchored?.proving(verdict.value.headHash);
+    if (head !== undefined)
+      io.stderr(`evm-integrity: ${authenticLine(anchoringJson(anchored!, head), bytesToHex(head.hash))}\n`);
     return 0;
   } finally {
     spool.remove();

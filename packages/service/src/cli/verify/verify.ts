@@ -11,6 +11,7 @@ import { addedChains, CHAIN_OPTIONS, chainValue, withAddChainHint, withChainId }
 import { parseInputJson } from '../io/json-input.js';
 import { verifyBlockFiles, type BlockFiles, type FileAnswer } from './verify-blocks.js';
 import { setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
+import { ANCHOR_OPTIONS, anchorProofFlags, readAnchorText } from '../anchor/anchor-flags.js';
 
 /** The invalid parameters a refusal of several names on stderr; the rest are in its envelope on stdout. */
 const PROBLEMS_ON_STDERR = 3;
@@ -85,6 +86,7 @@ const VERIFY_OPTIONS = {
   workers: { type: 'string' },
   verbose: { type: 'boolean' },
   'block-hash': { type: 'string' },
+  ...ANCHOR_OPTIONS,
   evidence: { type: 'string' },
 } as const;
 
@@ -102,6 +104,11 @@ function verifyWith(
   const { chains } = setup;
   if (values['block-hash'] !== undefined && what !== 'receipt-proof')
     throw new UsageError('--block-hash is for verify receipt-proof only');
+  const anchorFlags = anchorProofFlags(values, { '--block-hash': values['block-hash'] });
+  if (anchorFlags !== undefined && what !== 'receipt-proof')
+    throw new UsageError('--anchor-proof and --checkpoint are for verify receipt-proof and verify logs-proof');
+  if (anchorFlags?.file === '-' && (file === undefined || file === '-'))
+    throw new UsageError('standard input holds the receipt proof: give --anchor-proof a FILE');
   if (files.length > 1 && what !== 'block')
     throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
@@ -128,10 +135,18 @@ function verifyWith(
     case 'receipt-proof': {
       const blockHash =
         values['block-hash'] === undefined ? undefined : hashValue('--block-hash', values['block-hash']);
+      const anchor =
+        anchorFlags === undefined
+          ? undefined
+          : {
+              file: anchorFlags.file,
+              checkpoint: anchorFlags.checkpoint,
+              proof: readAnchorText(anchorFlags.file, read),
+            };
       // Loaded only for these: a `verify block` process (once per block in a pipeline) then
       // loads neither the request schemas nor the proof code.
       return import('./verify-claim.js').then((m) =>
-        m.runVerifyClaim(what, body, file, { ...context, registry }, { blockHash, pretty }, io),
+        m.runVerifyClaim(what, body, file, { ...context, registry }, { blockHash, anchor, pretty }, io),
       );
     }
     case undefined:

@@ -1,6 +1,7 @@
 import { defaultRegistry, describeChain } from 'evm-integrity';
 import type { JsonSchema } from 'evm-integrity/api';
 import { LOGS_PROOF_EXAMPLES } from './logs-proof-example.js';
+import { ANCHOR_EXAMPLES, ANCHORED_RECEIPT_PROOF_EXAMPLE } from './anchor-example.js';
 
 /**
  * Examples of the OpenAPI document: a real mainnet receipt (block 19426587, its second
@@ -495,6 +496,7 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
   '/evm/verify/receipt-proof': {
     request: {
       firstReceipt: { summary: 'The proof of the first receipt of mainnet block 47,218', value: RECEIPT_PROOF },
+      anchored: ANCHORED_RECEIPT_PROOF_EXAMPLE.request,
     },
     response: {
       valid: {
@@ -511,12 +513,14 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
               block_hash: '889c421abc62a48641eee140519e6da8c9dc01d85d8f5c4fbc3c13e3c6e4cb3e',
               transaction_index: 0,
               receipt: PROVEN_RECEIPT,
+              anchoring: null,
             },
           ],
           cursor: null,
           count: 1,
         },
       },
+      anchored: ANCHORED_RECEIPT_PROOF_EXAMPLE.response,
     },
   },
   '/evm/verify/lineage': {
@@ -547,6 +551,7 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
     },
   },
   '/evm/verify/logs-proof': LOGS_PROOF_EXAMPLES,
+  '/evm/verify/anchor': ANCHOR_EXAMPLES,
 };
 
 /** A 400 answer: what every error envelope looks like. */

@@ -53,6 +53,7 @@ export const LOGS_PROOF_EXAMPLES: Record<
             candidate_blocks: 1,
             receipts: 2,
             logs: [LOG],
+            anchoring: null,
           },
         ],
         cursor: null,

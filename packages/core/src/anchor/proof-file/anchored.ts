@@ -1,0 +1,76 @@
+/**
+ * What a verified anchor proof gives everything downstream: the execution block hashes proven from the checkpoint,
+ * looked up by hash (a receipt proof's header, a logs proof's head) or by number (an audited block), and the one
+ * sentence that refuses a hash the file does not prove. The command line and the service read an anchor proof
+ * through this alone, so a block is anchored, or refused, in the same words everywhere.
+ */
+import { bytesToHex } from '../../bytes/hex.js';
+import { err, ok, type Result } from '../../result.js';
+import type { Node } from '../merkle-branch.js';
+import { verifyAnchorProof, type AnchorRefusal, type AnchorVerdict, type ProvenBlock } from './verify.js';
+
+/** A root or hash as the sentences show it: 0x and lower case. */
+const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
+
+/** The execution block hashes an anchor proof proves from its checkpoint. */
+export class AnchoredHashes {
+  /** The proven blocks by hash (hex, no 0x). */
+  readonly #byHash = new Map<string, ProvenBlock>();
+  /** The proven blocks by number (a file may prove a number once: its hash is the chain's). */
+  readonly #byNumber = new Map<bigint, ProvenBlock>();
+
+  constructor(readonly verdict: AnchorVerdict) {
+    for (const block of verdict.blocks) {
+      this.#byHash.set(bytesToHex(block.hash), block);
+      this.#byNumber.set(block.number, block);
+    }
+  }
+
+  /** The checkpoint everything is proven from, 0x and lower case. */
+  get checkpoint(): string {
+    return hex0x(this.verdict.checkpoint);
+  }
+
+  /** The blocks proven, in the file's order. */
+  get blocks(): readonly ProvenBlock[] {
+    return this.verdict.blocks;
+  }
+
+  /** The proven block whose hash is `hash`; undefined when the file does not prove it. */
+  proving(hash: Uint8Array): ProvenBlock | undefined {
+    return this.#byHash.get(bytesToHex(hash));
+  }
+
+  /** The proven block numbered `number`; undefined when the file proves none. */
+  at(number: number | bigint): ProvenBlock | undefined {
+    return this.#byNumber.get(BigInt(number));
+  }
+
+  /**
+   * Why block `number` with hash `hash` is not anchored, or null when the file proves exactly that block.
+   * @example hashes.unproven(19426587, hash) // null, or "block 19426587's hash 0x… is not among the blocks …"
+   */
+  unproven(number: number | bigint, hash: Uint8Array): string | null {
+    if (this.proving(hash) !== undefined) return null;
+    return `block ${number}'s hash ${hex0x(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+  }
+}
+
+/**
+ * Verifies an anchor proof file held as text against the trusted checkpoint root, and indexes what it proves.
+ * @example
+ * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint));
+ * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
+ */
+export function anchoredHashes(text: string, checkpoint: Node): Result<AnchoredHashes, AnchorRefusal> {
+  const verdict = verifyAnchorProof(text, checkpoint);
+  return verdict.ok ? ok(new AnchoredHashes(verdict.value)) : err(verdict.error);
+}
+
+/**
+ * A refusal in one line, naming the line of the file and the reason.
+ * @example describeAnchorRefusal(refusal) // 'line 1 (checkpoint): the file hangs from checkpoint 0x5ab5…, not the trusted 0x1111…'
+ */
+export function describeAnchorRefusal(refusal: AnchorRefusal): string {
+  return `line ${refusal.line} (${refusal.reason}): ${refusal.message}`;
+}

@@ -1,0 +1,67 @@
+import { bytesToHex } from '../bytes/hex.js';
+import { parseAnchorRequest } from '../input/requests/anchor-request.js';
+import {
+  chainOfNetwork,
+  provenBlockJson,
+  readAnchor,
+  type AnchorMismatch,
+  type ProvenBlockJson,
+} from './anchor-proof.js';
+import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
+
+/** `data[0]` of an anchor answer: whether the file verifies from the checkpoint, why not, and what it proves. */
+export interface AnchorResult {
+  is_valid: boolean;
+  /** Why the file does not verify; null when it does. */
+  reason: AnchorMismatch | null;
+  /** The line of the file at fault (1 is the first); null when it verifies. */
+  line: number | null;
+  message: string | null;
+  /** As sent (hex, no 0x). */
+  checkpoint: string;
+  /** The file's network; null when it does not verify. */
+  network: string | null;
+  /** Every execution block the file proves, in its order; null when it does not verify. */
+  blocks: ProvenBlockJson[] | null;
+}
+
+/**
+ * `POST /v1/evm/verify/anchor` (extension): verifies an anchor proof file against the checkpoint the caller trusts,
+ * with the library's `anchoredHashes`, and answers every execution block it proves from the checkpoint alone. A file
+ * that does not verify is a 200 with `is_valid` false, the reason and the line, as the verify endpoints answer a
+ * mismatch; text that is no anchor proof (a line that is not one, no record) is 400 naming `proof`; a network the
+ * anchor does not know is 422.
+ *
+ * @example
+ * verifyAnchorOperation({ checkpoint: '0x5ab5…8e82', proof: fileText }).body
+ * // { chain_id: 1, data: [{ is_valid: true, …, blocks: [{ block_number: 19426587, via: 'historical-summaries', … }] }], cursor: null, count: 1 }
+ */
+export function verifyAnchorOperation(body: unknown, context: OperationContext = {}): OperationResult {
+  const parsed = parseAnchorRequest(body);
+  if (!parsed.ok)
+    return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
+  const request = parsed.value;
+  const read = readAnchor(request, 'proof', context);
+  if (read.kind === 'answer') return read.result;
+  const proven = read.kind === 'proven' ? read.hashes : null;
+  const refused = read.kind === 'refused' ? read : null;
+  const result: AnchorResult = {
+    is_valid: proven !== null,
+    reason: refused?.reason ?? null,
+    line: refused?.refusal.line ?? null,
+    message: refused?.refusal.message ?? null,
+    checkpoint: bytesToHex(request.checkpoint),
+    network: proven?.verdict.network ?? null,
+    blocks: proven?.blocks.map(provenBlockJson) ?? null,
+  };
+  return {
+    status: 200,
+    verdict: proven !== null ? 'identical' : 'different',
+    body: {
+      chain_id: proven === null ? null : chainOfNetwork(proven.verdict.network),
+      data: [result],
+      cursor: null,
+      count: 1,
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * An anchor proof given on the command line (`--anchor-proof FILE --checkpoint ROOT`, or `anchor verify FILE`)
+ * verified, the one step every command that takes one shares: the proven hashes, or the refusal told in one line: a
+ * file that is no anchor proof is bad input (exit 2), one that does not verify a false verdict (exit 1). The flags and
+ * the reading of the file: anchor-flags.ts.
+ */
+import { anchoredHashes, describeAnchorRefusal, type AnchoredHashes } from 'evm-integrity/anchor';
+import { anchorRefusalVerdict, type AnchoringJson } from 'evm-integrity/api';
+import { hexToBytes } from 'evm-integrity';
+import { inputName } from '../io/read-input.js';
+import { InputError, RefusedError } from '../io/usage-error.js';
+import { readAnchorText, type AnchorProofFlags } from './anchor-flags.js';
+
+/**
+ * The hashes the anchor proof proves from the checkpoint. A file that is no anchor proof, or of a network the anchor
+ * does not know, is an InputError (exit 2); one that does not verify a RefusedError (exit 1); each one line naming the
+ * file, the line and why.
+ */
+export function provenByAnchor(flags: AnchorProofFlags, read?: (file: string) => Uint8Array): AnchoredHashes {
+  const proven = anchoredHashes(readAnchorText(flags.file, read), hexToBytes(flags.checkpoint));
+  if (proven.ok) return proven.value;
+  const refusal = proven.error;
+  const name = inputName(flags.file);
+  if (anchorRefusalVerdict(refusal.reason) === 'different')
+    throw new RefusedError(`${name}: the anchor proof is refused at ${describeAnchorRefusal(refusal)}`);
+  throw new InputError(`${name}: not an anchor proof the anchor can verify: ${describeAnchorRefusal(refusal)}`);
+}
+
+/**
+ * The line a command prints when an anchor proof roots its block: `authentic: block N (0x…, via, slot S) is proven from
+ * checkpoint 0x… (mainnet)`. `blockHash` is hex without 0x, as answers give it.
+ */
+export function authenticLine(anchoring: AnchoringJson, blockHash: string): string {
+  const slot = anchoring.slot === null ? '' : `, slot ${anchoring.slot}`;
+  return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
+}
