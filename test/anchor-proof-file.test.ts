@@ -9,12 +9,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AnchorProofVerifier,
+  beaconBlockHeaderRoot,
+  branchOf,
   formatAnchorHead,
+  historicalEntryOf,
+  listEntryBranch,
+  MAINNET,
   formatAnchorRecord,
   readAnchorRecord,
   verifyAnchorProof,
   type AnchorRecord,
 } from '../packages/core/src/anchor/index.js';
+import { decodePostMergeProof } from '../packages/core/src/anchor/beacon-block-proof.js';
+import { bytes32Vector, merkleize, mixInLength } from '../packages/core/src/anchor/ssz.js';
 import { bytesToHex, hexToBytes } from '../packages/core/src/bytes/hex.js';
 import {
   ELECTRA_CHECKPOINT,
@@ -27,6 +34,7 @@ import {
   mainnetRecords,
 } from './helpers/anchor-files.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { contentValueOf, headerWithProof } from './helpers/portal-vectors.js';
 import { runs } from './helpers/runs.js';
 
 const FILE = new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url);
@@ -260,5 +268,84 @@ describe('light-client steps in an anchor proof file (real mainnet, across the E
     );
     // Eight bytes of 80,000 are unsigned: nearly every change must be refused.
     expect(stillValid).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('blocks from the merge to Capella, through historical_roots (the state branch made here)', () => {
+  // No public source gives a mainnet state's branch to `historical_roots`; everything below the list's root is
+  // real (the Portal proofs, mainnet's frozen list), and a state holding that root at its generalized index is
+  // made here, with a header naming it as the checkpoint.
+  const roots = bytes32Vector(
+    new Uint8Array(readFileSync(new URL('../fixtures/anchor/portal-mainnet/historical_roots.ssz', import.meta.url))),
+  );
+  const listRoot = mixInLength(merkleize(roots, 24), roots.length);
+  const stateLeaves = Array.from({ length: 32 }, (_, i) =>
+    i === 7 ? listRoot : Uint8Array.of(i, ...new Uint8Array(31)),
+  );
+  const stateRoot = merkleize(stateLeaves, 5);
+  const header = {
+    slot: 11635710n,
+    proposerIndex: 1n,
+    parentRoot: new Uint8Array(32),
+    stateRoot,
+    bodyRoot: new Uint8Array(32),
+  };
+  const checkpoint = beaconBlockHeaderRoot(header);
+  const state: AnchorRecord = {
+    kind: 'beacon-header',
+    header,
+    historicalRoots: { root: listRoot, branch: branchOf(stateLeaves, 7, 5) },
+  };
+  const blockRecord = (number: number): AnchorRecord => {
+    const { header: rlp, proof } = headerWithProof(
+      contentValueOf(new URL(`../fixtures/anchor/portal/headers_with_proof/${number}.yaml`, import.meta.url).pathname),
+    );
+    const decoded = decodePostMergeProof(MAINNET, proof);
+    if (!decoded.ok) throw new Error(decoded.error);
+    const { slot, beaconBlockRoot, beaconBlockProof, executionBlockProof } = decoded.value;
+    const { index } = historicalEntryOf(MAINNET, slot);
+    return {
+      kind: 'block',
+      header: rlp,
+      proof: {
+        era: 'historical-roots',
+        slot,
+        beaconBlockRoot,
+        executionBranch: executionBlockProof,
+        blockRootsBranch: beaconBlockProof,
+        batch: { index, root: roots[index]!, branch: listEntryBranch(roots, index, 24) },
+      },
+    };
+  };
+  const file = (records: readonly AnchorRecord[]) =>
+    [formatAnchorHead({ network: 'mainnet', checkpoint }), ...records.map(formatAnchorRecord)].join('\n');
+
+  it.each([15537394, 15547621, 17034869])('block %i is proven through its period’s HistoricalBatch', (number) => {
+    const verdict = verifyAnchorProof(file([state, blockRecord(number)]), checkpoint);
+    if (!verdict.ok) throw new Error(verdict.error.message);
+    expect(verdict.value.blocks.map((block) => [Number(block.number), block.via])).toEqual([
+      [number, 'historical-roots'],
+    ]);
+    expect(`0x${bytesToHex(verdict.value.blocks[0]!.hash)}`).toBe(servedHash(number));
+  });
+
+  it('refuses a historical_roots proof for a Capella block, a wrong batch and a missing state', () => {
+    const capella = blockRecord(15537394) as AnchorRecord & { kind: 'block' };
+    if (capella.proof.era !== 'historical-roots') throw new Error('expected historical-roots');
+    const wrongBatch = { ...capella, proof: { ...capella.proof, batch: { ...capella.proof.batch, index: 0 } } };
+    expect(verifyAnchorProof(file([state, wrongBatch]), checkpoint).ok).toBe(false);
+    expect(verifyAnchorProof(file([blockRecord(15537394)]), checkpoint)).toMatchObject({
+      ok: false,
+      error: { reason: 'no-state' },
+    });
+    const summariesOnly: AnchorRecord = {
+      kind: 'beacon-header',
+      header,
+      historicalSummaries: state.historicalRoots!,
+    } as AnchorRecord;
+    expect(verifyAnchorProof(file([summariesOnly]), checkpoint)).toMatchObject({
+      ok: false,
+      error: { reason: 'state-branch' },
+    });
   });
 });

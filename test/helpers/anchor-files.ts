@@ -15,8 +15,13 @@ import { parentOf, type Node } from '../../packages/core/src/anchor/merkle-branc
 import { MAINNET } from '../../packages/core/src/anchor/networks.js';
 import type { AnchorRecord, BlockRecord } from '../../packages/core/src/anchor/proof-file/records.js';
 import { formatAnchorHead, formatAnchorRecord } from '../../packages/core/src/anchor/proof-file/write.js';
-import { historicalSummariesRoot, type HistoricalSummary } from '../../packages/core/src/anchor/ssz.js';
-import { branchOf } from '../../packages/core/src/anchor/ssz-schema.js';
+import { checkpointBlockRecord } from '../../packages/core/src/anchor/proof-file/build.js';
+import {
+  beaconBlockHeaderRoot,
+  historicalSummariesRoot,
+  type HistoricalSummary,
+} from '../../packages/core/src/anchor/ssz.js';
+import { listEntryBranch } from '../../packages/core/src/anchor/ssz-schema.js';
 import { hexToBytes } from '../../packages/core/src/bytes/hex.js';
 import { headerNumber } from '../../packages/core/src/header/header-decoding.js';
 import { colibriBootstrap, colibriUpdates } from './light-client-vectors.js';
@@ -47,13 +52,6 @@ export function checkpointSummaries(): { summaries: HistoricalSummary[]; branch:
     })),
     branch: json.data.proof.map((node) => hexToBytes(node)),
   };
-}
-
-/** The 25-node branch of entry `index` in a `List[_, 2^24]` of `leaves`: 24 levels, then the length. */
-export function listEntryBranch(leaves: readonly Node[], index: number): Node[] {
-  const length = new Uint8Array(32);
-  new DataView(length.buffer).setUint32(0, leaves.length, true);
-  return [...branchOf(leaves, index, 24), length];
 }
 
 function portalVector(number: number): { header: Uint8Array; proof: Uint8Array } {
@@ -95,7 +93,7 @@ export function summariesRecord(number: number, summaries: readonly HistoricalSu
       beaconBlockRoot,
       executionBranch: executionBlockProof,
       blockRootsBranch: beaconBlockProof,
-      summary: { index, ...summaries[index]!, branch: listEntryBranch(leaves, index) },
+      summary: { index, ...summaries[index]!, branch: listEntryBranch(leaves, index, 24) },
     },
   };
 }
@@ -140,6 +138,37 @@ export function electraRecords(): AnchorRecord[] {
 export function electraAnchorFile(records: readonly AnchorRecord[] = electraRecords()): string {
   const lines = [
     formatAnchorHead({ network: 'mainnet', checkpoint: ELECTRA_CHECKPOINT }),
+    ...records.map(formatAnchorRecord),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** An Electra checkpoint: the root of beacon block 0x79565f02… at slot 11,650,092. */
+export const ELECTRA_BLOCK_CHECKPOINT = hexToBytes(
+  '0x79565f02d76684cbe8e705b8a355bf89f8602c639e6b8b634f7a6537ec5028c1',
+);
+
+/**
+ * From that checkpoint back one header to its parent 0xc742b5d7… (slot 11,650,091), whose payload is execution
+ * block 22,432,102: its header rebuilt from the payload, and its hash's branch to the parent's root.
+ */
+export function electraWalkRecords(): AnchorRecord[] {
+  const dir = new URL('colibri/block-22432102/', ANCHOR);
+  const child = readSignedBeaconBlock(MAINNET, read(new URL('block_0x79565f02.ssz', dir)));
+  const parent = readSignedBeaconBlock(MAINNET, read(new URL('block_0xc742b5d7.ssz', dir)));
+  const block = checkpointBlockRecord(beaconBlockHeaderRoot(parent.header), parent);
+  if (!block.ok) throw new Error(block.error);
+  return [
+    { kind: 'beacon-header', header: child.header },
+    { kind: 'beacon-header', header: parent.header },
+    block.value,
+  ];
+}
+
+/** The walk-back file, as `fixtures/anchor/mainnet-electra-22432102.jsonl` holds it. */
+export function electraWalkFile(records: readonly AnchorRecord[] = electraWalkRecords()): string {
+  const lines = [
+    formatAnchorHead({ network: 'mainnet', checkpoint: ELECTRA_BLOCK_CHECKPOINT }),
     ...records.map(formatAnchorRecord),
   ];
   return lines.join('\n') + '\n';
