@@ -342,7 +342,7 @@ describe('blocks from the merge to Capella, through historical_roots (the state 
       kind: 'beacon-header',
       header,
       historicalSummaries: state.historicalRoots!,
-    } as AnchorRecord;
+    };
     expect(verifyAnchorProof(file([summariesOnly]), checkpoint)).toMatchObject({
       ok: false,
       error: { reason: 'state-branch' },
