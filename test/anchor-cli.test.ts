@@ -173,6 +173,38 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     );
   });
 
+  it('a mainnet proof relabelled as another chain: the mainnet anchor proves nothing of it; exit 2, never authentic', async () => {
+    const relabelled = join(dir, 'receipt-22162263-chain-10.json');
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    writeFileSync(relabelled, JSON.stringify({ ...proof, chain_id: 10 }));
+    const result = await cli([
+      'verify',
+      'receipt-proof',
+      relabelled,
+      '--anchor-proof',
+      FILE,
+      '--checkpoint',
+      CHECKPOINT,
+    ]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).not.toMatch(/authentic/);
+    expect(result.stderr).toMatch(/network mainnet proves blocks of chain 1, not of chain 10/);
+  });
+
+  it('a proof that carries its own anchor member: refused, whoever checks gives the checkpoint; exit 2', async () => {
+    const embedded = join(dir, 'receipt-embedded-anchor.json');
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    writeFileSync(embedded, JSON.stringify({ ...proof, anchor: { checkpoint: CHECKPOINT, proof: TEXT } }));
+    for (const extra of [[], ['--block-hash', hashOf(22162263)]]) {
+      const result = await cli(['verify', 'receipt-proof', embedded, ...extra]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(
+        /the receipt proof carries an anchor member: the checkpoint and its anchor proof must be yours/,
+      );
+      expect(result.stderr).not.toMatch(/authentic/);
+    }
+  });
+
   it('a block the file does not prove: refused, naming the block, its hash and the checkpoint; exit 1', async () => {
     // The file's first three lines prove 14,764,013 alone.
     const short = join(dir, 'short.jsonl');

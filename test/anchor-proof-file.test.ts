@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  anchoredHashes,
   AnchorProofVerifier,
   beaconBlockHeaderRoot,
   branchOf,
@@ -108,6 +109,49 @@ describe('the mainnet anchor proof file', () => {
     expect(verifyAnchorProof(head + '\n', MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'empty' } });
     const sepolia = head.replace('"mainnet"', '"nowhere"');
     expect(verifyAnchorProof(sepolia, MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'network' } });
+  });
+
+  it('skips blank lines, a trailing one and one between records', () => {
+    const lines = TEXT.trimEnd().split('\n');
+    const spaced = [lines[0], lines[1], '', '   ', ...lines.slice(2), '', ''].join('\n');
+    const verdict = verifyAnchorProof(spaced, MAINNET_CHECKPOINT);
+    expect(verdict.ok && verdict.value.blocks.length).toBe(7);
+  });
+
+  it('refuses a member given twice in a line, naming it', () => {
+    const line = formatAnchorRecord(RECORDS[1]!).replace('{"kind":"block",', '{"kind":"block","header":"0x00",');
+    expect(readAnchorRecord(line, 3)).toEqual({
+      ok: false,
+      error: { line: 3, path: '$.header', message: 'a member given twice in one object' },
+    });
+  });
+
+  it('binds a file to its network’s chain: mainnet proves chain 1’s blocks and no other’s', () => {
+    const hashes = anchoredHashes(TEXT, MAINNET_CHECKPOINT, 1);
+    if (!hashes.ok) throw new Error(hashes.error.message);
+    expect(hashes.value.verdict.chainId).toBe(1);
+    const block = hashes.value.blocks[1]!;
+    expect(hashes.value.unproven(block.number, block.hash, 1)).toBeNull();
+    expect(hashes.value.unproven(block.number, block.hash, 10)).toMatch(
+      /of chain 10, and the anchor proof proves blocks of mainnet \(chain 1\)/,
+    );
+    expect(anchoredHashes(TEXT, MAINNET_CHECKPOINT, 8453)).toMatchObject({
+      ok: false,
+      error: { line: 1, reason: 'network', message: 'network mainnet proves blocks of chain 1, not of chain 8453' },
+    });
+  });
+
+  it('refuses a pre-merge block on any network but mainnet: the accumulator is mainnet’s', () => {
+    for (const network of ['sepolia', 'holesky', 'hoodi']) {
+      const other = [
+        formatAnchorHead({ network, checkpoint: MAINNET_CHECKPOINT }),
+        formatAnchorRecord(RECORDS[1]!),
+      ].join('\n');
+      expect(verifyAnchorProof(other, MAINNET_CHECKPOINT)).toMatchObject({
+        ok: false,
+        error: { line: 2, reason: 'block-branch', message: expect.stringContaining(`not in ${network}'s`) },
+      });
+    }
   });
 
   it('names the member a malformed line gets wrong', () => {

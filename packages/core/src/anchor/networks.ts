@@ -31,6 +31,11 @@ export const SECONDS_PER_SLOT = 12;
  */
 export interface BeaconNetwork {
   readonly name: string;
+  /**
+   * The chain id of the execution chain whose blocks this beacon chain carries: an anchor proof of this network
+   * proves blocks of that chain and of no other (EIP-155 ids: mainnet 1, Sepolia 11155111, Holesky 17000, Hoodi 560048).
+   */
+  readonly executionChainId: number;
   readonly genesisTime: number;
   readonly forkEpochs: Readonly<Record<Fork, number>>;
   readonly forkVersions: Readonly<Record<Fork, Uint8Array>>;
@@ -48,6 +53,7 @@ function versions(...hex: readonly string[]): Record<Fork, Uint8Array> {
 /** Ethereum mainnet. */
 export const MAINNET: BeaconNetwork = {
   name: 'mainnet',
+  executionChainId: 1,
   // eth-clients/mainnet README (genesis_time); the Beacon API's /eth/v1/beacon/genesis gives the same, and the
   // real post-merge headers in the tests agree.
   genesisTime: 1606824023,
@@ -70,6 +76,7 @@ export const MAINNET: BeaconNetwork = {
 /** Sepolia. */
 export const SEPOLIA: BeaconNetwork = {
   name: 'sepolia',
+  executionChainId: 11155111,
   // MIN_GENESIS_TIME 1655647200 + GENESIS_DELAY 86400 (config.yaml); the README's genesis time; helios.
   genesisTime: 1655733600,
   // config.yaml; Fulu from helios.
@@ -83,6 +90,7 @@ export const SEPOLIA: BeaconNetwork = {
 /** Holesky. */
 export const HOLESKY: BeaconNetwork = {
   name: 'holesky',
+  executionChainId: 17000,
   // MIN_GENESIS_TIME 1695902100 + GENESIS_DELAY 300 (config.yaml); helios.
   genesisTime: 1695902400,
   // config.yaml (Fulu included); helios.
@@ -95,6 +103,7 @@ export const HOLESKY: BeaconNetwork = {
 /** Hoodi. */
 export const HOODI: BeaconNetwork = {
   name: 'hoodi',
+  executionChainId: 560048,
   // MIN_GENESIS_TIME 1742212800 + GENESIS_DELAY 600 (config.yaml); helios.
   genesisTime: 1742213400,
   // config.yaml; Fulu (far future in that commit's config) from helios.

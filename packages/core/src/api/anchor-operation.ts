@@ -1,12 +1,6 @@
 import { bytesToHex } from '../bytes/hex.js';
 import { parseAnchorRequest } from '../input/requests/anchor-request.js';
-import {
-  chainOfNetwork,
-  provenBlockJson,
-  readAnchor,
-  type AnchorMismatch,
-  type ProvenBlockJson,
-} from './anchor-proof.js';
+import { provenBlockJson, readAnchor, type AnchorMismatch, type ProvenBlockJson } from './anchor-proof.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
 /** `data[0]` of an anchor answer: whether the file verifies from the checkpoint, why not, and what it proves. */
@@ -41,7 +35,7 @@ export function verifyAnchorOperation(body: unknown, context: OperationContext =
   if (!parsed.ok)
     return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
   const request = parsed.value;
-  const read = readAnchor(request, 'proof', context);
+  const read = readAnchor(request, 'proof', null, context);
   if (read.kind === 'answer') return read.result;
   const proven = read.kind === 'proven' ? read.hashes : null;
   const refused = read.kind === 'refused' ? read : null;
@@ -58,7 +52,7 @@ export function verifyAnchorOperation(body: unknown, context: OperationContext =
     status: 200,
     verdict: proven !== null ? 'identical' : 'different',
     body: {
-      chain_id: proven === null ? null : chainOfNetwork(proven.verdict.network),
+      chain_id: proven === null ? null : proven.verdict.chainId,
       data: [result],
       cursor: null,
       count: 1,

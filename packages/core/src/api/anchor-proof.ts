@@ -6,6 +6,7 @@
  */
 import {
   anchoredHashes,
+  BEACON_NETWORKS,
   describeAnchorRefusal,
   type AnchoredHashes,
   type AnchorRefusal,
@@ -40,12 +41,6 @@ export function anchorRefusalVerdict(reason: AnchorRefusalReason): OperationResu
   return reason === 'network' ? 'not_verifiable' : 'different';
 }
 
-/** The execution chain of each beacon network an anchor proof may name. */
-const CHAIN_OF_NETWORK: Readonly<Record<string, number>> = { mainnet: 1 };
-
-/** The chain id of a verified file's network. */
-export const chainOfNetwork = (network: string): number => CHAIN_OF_NETWORK[network]!;
-
 /** What reading an anchor proof gives: what it proves, why it does not verify, or the 400 or 422 to answer. */
 export type AnchorOutcome =
   | { kind: 'proven'; hashes: AnchoredHashes }
@@ -53,11 +48,16 @@ export type AnchorOutcome =
   | { kind: 'answer'; result: OperationResult };
 
 /**
- * Verifies the anchor proof of a request; `member` is how the body names the file (`proof`, `anchor.proof`), for a
- * 400's invalid parameter.
+ * Verifies the anchor proof of a request for blocks of chain `chainId` (null: the file's own, to list what it proves);
+ * `member` is how the body names the file (`proof`, `anchor.proof`), for a 400's invalid parameter.
  */
-export function readAnchor(anchor: AnchorRequest, member: string, context: OperationContext): AnchorOutcome {
-  const verified = anchoredHashes(anchor.proof, anchor.checkpoint);
+export function readAnchor(
+  anchor: AnchorRequest,
+  member: string,
+  chainId: number | null,
+  context: OperationContext,
+): AnchorOutcome {
+  const verified = anchoredHashes(anchor.proof, anchor.checkpoint, chainId);
   if (verified.ok) return { kind: 'proven', hashes: verified.value };
   const refusal = verified.error;
   const verdict = anchorRefusalVerdict(refusal.reason);
@@ -83,7 +83,7 @@ export function readAnchor(anchor: AnchorRequest, member: string, context: Opera
           code: 'CHAIN_NOT_SUPPORTED',
           http_status: 422,
           message: `The anchor proof's ${refusal.message}.`,
-          hint: `Send an anchor proof of a network the anchor knows: ${Object.keys(CHAIN_OF_NETWORK).join(', ')}.`,
+          hint: `Send an anchor proof of the request's chain, of a network the anchor knows: ${[...BEACON_NETWORKS.values()].map((network) => `${network.name} (chain ${network.executionChainId})`).join(', ')}.`,
           details: null,
         },
         context,
@@ -146,7 +146,12 @@ export const anchorRefusedMessage = (refusal: AnchorRefusal): string =>
  * Why block `number` with hash `hash` is not anchored, as an answer's message (a sentence), or null when the anchor
  * proof proves it.
  */
-export function unprovenMessage(hashes: AnchoredHashes, number: number, hash: Uint8Array): string | null {
-  const why = hashes.unproven(number, hash);
+export function unprovenMessage(
+  hashes: AnchoredHashes,
+  number: number,
+  hash: Uint8Array,
+  chainId: number,
+): string | null {
+  const why = hashes.unproven(number, hash, chainId);
   return why === null ? null : `${why[0]!.toUpperCase()}${why.slice(1)}.`;
 }

@@ -123,14 +123,14 @@ export function verifyLogsProofOperation(body: unknown, context: ReceiptRootCont
   }
   const request = parsed.value;
   const { chainId, proof } = request;
-  const anchor = 'anchor' in request ? readAnchor(request.anchor, 'anchor.proof', context) : undefined;
+  const anchor = 'anchor' in request ? readAnchor(request.anchor, 'anchor.proof', chainId, context) : undefined;
   if (anchor?.kind === 'answer') return anchor.result;
   if (anchor?.kind === 'refused')
     return answer(chainId, null, { reason: 'anchor-refused', message: anchorRefusedMessage(anchor.refusal) });
   const anchored = anchor?.kind === 'proven' ? anchor.hashes : undefined;
   // With an anchor, the head the proof ends at must be one of the blocks it proves.
   const headHash: Uint8Array | HeadCheck =
-    'headHash' in request ? request.headHash : (block, hash) => unprovenMessage(anchored!, block, hash);
+    'headHash' in request ? request.headHash : (block, hash, chain) => unprovenMessage(anchored!, block, hash, chain);
   const verified = verifyLogsProofBytes(proof, { headHash, chainId, registry, keccak: context.keccak });
   if (verified.ok) {
     const head = anchored?.proving(verified.value.summary.headHash);

@@ -119,7 +119,8 @@ function check(
       reason: 'block-hash-mismatch',
       message: `The proof is of block 0x${bytesToHex(blockHash)}, not of the expected block 0x${bytesToHex(expectedBlockHash)}.`,
     });
-  const unanchored = proven.ok && anchored ? unprovenMessage(anchored, request.blockNumber, blockHash) : null;
+  const unanchored =
+    proven.ok && anchored ? unprovenMessage(anchored, request.blockNumber, blockHash, request.chainId) : null;
   if (unanchored !== null) return err({ reason: 'block-hash-mismatch', message: unanchored });
   return proven;
 }
@@ -148,7 +149,8 @@ export function verifyReceiptProofOperation(body: unknown, context: ReceiptRootC
     return chainNotSupported(refusal.verifiability, context, { blockNumber: refusal.blockNumber! });
   }
   const request = parsed.value;
-  const anchor = request.anchor === undefined ? undefined : readAnchor(request.anchor, 'anchor.proof', context);
+  const anchor =
+    request.anchor === undefined ? undefined : readAnchor(request.anchor, 'anchor.proof', request.chainId, context);
   if (anchor?.kind === 'answer') return anchor.result;
   if (anchor?.kind === 'refused')
     return answer(request, {

@@ -21,7 +21,7 @@ import {
  * A judge of the head a proof gives, for a caller that trusts a set of hashes rather than one (an anchor proof's
  * blocks): null when block `block` with hash `hash` is trusted, else why not, in a sentence.
  */
-export type HeadCheck = (block: number, hash: Uint8Array) => string | null;
+export type HeadCheck = (block: number, hash: Uint8Array, chainId: number) => string | null;
 
 /** What a verifier needs: the hash of the range's last block, and what it may assume. */
 export interface LogsProofVerifyOptions extends LogsRangeOptions {
@@ -113,15 +113,15 @@ export class LogsProofVerifier {
     }
     const summary = this.#check.finish();
     if (!summary.ok) return fail(summary.error);
-    const untrusted = this.#untrustedHead(summary.value.toBlock, summary.value.headHash);
+    const untrusted = this.#untrustedHead(summary.value.toBlock, summary.value.headHash, this.#check.range.chainId);
     if (untrusted !== null) return fail({ reason: 'head-mismatch', block: summary.value.toBlock, message: untrusted });
     return ok(summary.value);
   }
 
   /** Why the head the proof ends at is not the one trusted; null when it is. */
-  #untrustedHead(block: number, hash: Uint8Array): string | null {
+  #untrustedHead(block: number, hash: Uint8Array, chainId: number): string | null {
     const trusted = this.#options.headHash;
-    if (typeof trusted === 'function') return trusted(block, hash);
+    if (typeof trusted === 'function') return trusted(block, hash, chainId);
     return bytesEqual(hash, trusted)
       ? null
       : `Block ${block} hashes to 0x${bytesToHex(hash)}, not to the head hash 0x${bytesToHex(trusted)}.`;

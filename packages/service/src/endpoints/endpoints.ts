@@ -32,6 +32,11 @@ export interface Endpoint {
   cu: number;
   /** CU added per full MiB of the request body, for work that grows with the body (a logs proof); absent: none. */
   cuPerMiB?: number;
+  /**
+   * Whether a body, whatever its size, is verified on a worker thread (when the server has them): one whose work does
+   * not follow its size, as an anchor proof's light-client steps (a BLS check, and a new committee's 512 keys, each).
+   */
+  verifiesOnPool?: (body: Uint8Array) => boolean;
   /** The configuration member that is the endpoint's own body limit; absent: `body_limit_bytes`. */
   bodyLimit?: 'logsProofBodyLimitBytes';
   /** What a 413 of the endpoint recommends (`details.recommended_actions`); absent: the receipt endpoints' advice. */
@@ -97,6 +102,17 @@ function logsProofRequestSchema(): JsonSchema {
   return schema;
 }
 
+/** Every anchor proof with light-client steps has a bootstrap record. */
+const BOOTSTRAP = Buffer.from('bootstrap');
+
+/**
+ * Whether a body may carry light-client steps: a second of CPU for a new committee's keys, in a body of 100 KB, so
+ * never on the event loop. A byte search, before the body is read: a false yes only sends a body to a worker.
+ */
+export function carriesLightClientSteps(body: Uint8Array): boolean {
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength).includes(BOOTSTRAP);
+}
+
 /** The advice of a 413 of an endpoint whose body carries an anchor proof: a file of the blocks needed. */
 const ANCHOR_OVERSIZE = 'Send an anchor proof of the blocks needed only: each block is a line of its own, about 5 KB.';
 
@@ -132,6 +148,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cu: 1,
     // An anchor proof in the body is work that grows with it.
     cuPerMiB: 1,
+    verifiesOnPool: carriesLightClientSteps,
     oversizeActions: [
       'Send the proof document alone: a receipt proof holds one receipt, a few nodes and a header.',
       ANCHOR_OVERSIZE,
@@ -161,6 +178,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/evm/verify/logs-proof',
     cu: 1,
     cuPerMiB: 1,
+    verifiesOnPool: carriesLightClientSteps,
     bodyLimit: 'logsProofBodyLimitBytes',
     oversizeActions: [
       'Prove the range in shorter parts, each from its own last block.',
@@ -183,6 +201,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     // SHA-256 branches and a keccak a block: the work grows with the file, as a logs proof's.
     cu: 1,
     cuPerMiB: 1,
+    verifiesOnPool: carriesLightClientSteps,
     oversizeActions: [ANCHOR_OVERSIZE, 'Split the blocks over several files, each with its beacon-header record.'],
     summary:
       'Extension: verify an anchor proof file from a beacon-chain checkpoint you trust, and answer every execution block hash it proves.',

@@ -47,24 +47,40 @@ export class AnchoredHashes {
   }
 
   /**
-   * Why block `number` with hash `hash` is not anchored, or null when the file proves exactly that block.
-   * @example hashes.unproven(19426587, hash) // null, or "block 19426587's hash 0x… is not among the blocks …"
+   * Why block `number` of chain `chainId` with hash `hash` is not anchored, or null when the file proves exactly that
+   * block: a block of another chain than the file's network's never is.
+   * @example hashes.unproven(19426587, hash, 1) // null, or "block 19426587's hash 0x… is not among the blocks …"
    */
-  unproven(number: number | bigint, hash: Uint8Array): string | null {
+  unproven(number: number | bigint, hash: Uint8Array, chainId: number): string | null {
+    if (chainId !== this.verdict.chainId)
+      return `block ${number} is of chain ${chainId}, and the anchor proof proves blocks of ${this.verdict.network} (chain ${this.verdict.chainId})`;
     if (this.proving(hash) !== undefined) return null;
     return `block ${number}'s hash ${hex0x(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
   }
 }
 
 /**
- * Verifies an anchor proof file held as text against the trusted checkpoint root, and indexes what it proves.
+ * Verifies an anchor proof file held as text against the trusted checkpoint root, and indexes what it proves, for
+ * blocks of chain `chainId`: a file of another network's chain is refused (`network`), as its blocks are not that
+ * chain's. `null` takes the file's own chain, for a caller that only lists what a file proves.
  * @example
- * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint));
+ * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
  * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
  */
-export function anchoredHashes(text: string, checkpoint: Node): Result<AnchoredHashes, AnchorRefusal> {
+export function anchoredHashes(
+  text: string,
+  checkpoint: Node,
+  chainId: number | null,
+): Result<AnchoredHashes, AnchorRefusal> {
   const verdict = verifyAnchorProof(text, checkpoint);
-  return verdict.ok ? ok(new AnchoredHashes(verdict.value)) : err(verdict.error);
+  if (!verdict.ok) return err(verdict.error);
+  if (chainId !== null && verdict.value.chainId !== chainId)
+    return err({
+      line: 1,
+      reason: 'network',
+      message: `network ${verdict.value.network} proves blocks of chain ${verdict.value.chainId}, not of chain ${chainId}`,
+    });
+  return ok(new AnchoredHashes(verdict.value));
 }
 
 /**

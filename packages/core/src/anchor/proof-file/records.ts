@@ -7,7 +7,8 @@
  * docs/anchor.md describes every member; this file is the one reader of them.
  */
 import { parseHex } from '../../bytes/hex.js';
-import { AnchorFormatError } from '../../errors.js';
+import { AnchorFormatError, DuplicateMemberError } from '../../errors.js';
+import { parseJson } from '../../json/parse-json.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
 import type { BeaconBlockHeader } from '../ssz.js';
@@ -268,9 +269,12 @@ function recordAt(value: unknown): AnchorRecord {
 
 function parsedLine(text: string, line: number): Result<unknown, AnchorFormatProblem> {
   try {
-    return ok(JSON.parse(text));
-  } catch {
-    return err({ line, path: '$', message: 'not a JSON value' });
+    return ok(parseJson(text));
+  } catch (error) {
+    // A member named twice could be read one way here and another way by the next reader of the file.
+    if (error instanceof DuplicateMemberError)
+      return err({ line, path: `$.${error.details.path}`, message: 'a member given twice in one object' });
+    return err({ line, path: '$', message: text.trim() === '' ? 'a blank line' : 'not a JSON value' });
   }
 }
 

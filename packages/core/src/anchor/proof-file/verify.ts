@@ -17,7 +17,7 @@ import { isLightClientFork, type LightClientHeader } from '../light-client/conta
 import { decodeBootstrap, decodeUpdate, sszDataFork } from '../light-client/decode-ssz.js';
 import type { LightClientState } from '../light-client/state.js';
 import { applyUpdate } from '../light-client/update.js';
-import { BEACON_NETWORKS, beaconNetwork, forkAtSlot, slotTimestamp, type BeaconNetwork } from '../networks.js';
+import { BEACON_NETWORKS, beaconNetwork, forkAtSlot, MAINNET, slotTimestamp, type BeaconNetwork } from '../networks.js';
 import { beaconBlockHeaderRoot, type BeaconBlockHeader } from '../ssz.js';
 import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof.js';
 import {
@@ -46,6 +46,8 @@ export interface ProvenBlock {
 /** What a whole file proves. */
 export interface AnchorVerdict {
   readonly network: string;
+  /** The execution chain the network's blocks are of: the only chain whose blocks the verdict proves. */
+  readonly chainId: number;
   readonly checkpoint: Node;
   /** The newest trusted beacon header: the checkpoint's, or a light-client step's; `undefined` when no record gave one. */
   readonly newest?: BeaconBlockHeader;
@@ -138,6 +140,8 @@ export class AnchorProofVerifier {
   /** Verifies one record line; a proven block is returned as it is proven. */
   push(text: string, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
     if (this.#refusal) return err(this.#refusal);
+    // Blank lines carry nothing: JSON Lines tools leave one at the end, people between records.
+    if (text.trim() === '') return ok(undefined);
     const record = readAnchorRecord(text, line);
     const outcome = record.ok
       ? this.#apply(record.value, line)
@@ -153,6 +157,7 @@ export class AnchorProofVerifier {
       return err({ line: 1, reason: 'empty', message: 'the file proves nothing: it has no records' });
     return ok({
       network: this.#network.name,
+      chainId: this.#network.executionChainId,
       checkpoint: this.#checkpoint,
       ...(this.#newest ? { newest: this.#newest } : {}),
       blocks: this.#blocks,
@@ -274,6 +279,9 @@ export class AnchorProofVerifier {
     const { proof } = record;
     switch (proof.era) {
       case 'pre-merge': {
+        // The accumulator EIP-7643 fixes is mainnet's: another network's old blocks have other hashes.
+        if (this.#network !== MAINNET)
+          return refuse(`a pre-merge proof ends in mainnet's accumulator (EIP-7643), not in ${this.#network.name}'s`);
         const epoch = epochOf(Number(number));
         const trusted = trustEpochRoot(epoch, proof.epochRoot, proof.epochBranch);
         if (!trusted.ok) return refuse(trusted.error);

@@ -47,10 +47,19 @@ export function anchorProofFlags(
   return { file, checkpoint: checkpointValue(root) };
 }
 
+/** The most bytes read as one anchor proof's text: V8's string length limit, 2^29 - 24 UTF-16 units. */
+const MAX_TEXT_BYTES = 2 ** 29 - 24;
+
 /** The text of an anchor proof file (standard input for `-`); an InputError naming it when it cannot be read or is not UTF-8. */
 export function readAnchorText(file: string, read: (file: string) => Uint8Array = readInput): string {
+  const bytes = read(file);
+  // V8's longest string: a larger file cannot be held as text at all, which is not a fault of its bytes.
+  if (bytes.byteLength > MAX_TEXT_BYTES)
+    throw new InputError(
+      `${inputName(file)}: ${bytes.byteLength.toLocaleString('en')} bytes, more than the ${MAX_TEXT_BYTES.toLocaleString('en')} the command line reads as one anchor proof: split its blocks over several files`,
+    );
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(read(file));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw new InputError(

@@ -12,12 +12,17 @@ import { InputError, RefusedError } from '../io/usage-error.js';
 import { readAnchorText, type AnchorProofFlags } from './anchor-flags.js';
 
 /**
- * The hashes the anchor proof proves from the checkpoint. A file that is no anchor proof, or of a network the anchor
- * does not know, is an InputError (exit 2); one that does not verify a RefusedError (exit 1); each one line naming the
- * file, the line and why.
+ * The hashes the anchor proof proves from the checkpoint, for blocks of chain `chainId` (null: the file's own, when
+ * the chain is not known yet or the command only lists what the file proves). A file that is no anchor proof, of a
+ * network the anchor does not know or of another chain, is an InputError (exit 2); one that does not verify a
+ * RefusedError (exit 1); each one line naming the file, the line and why.
  */
-export function provenByAnchor(flags: AnchorProofFlags, read?: (file: string) => Uint8Array): AnchoredHashes {
-  const proven = anchoredHashes(readAnchorText(flags.file, read), hexToBytes(flags.checkpoint));
+export function provenByAnchor(
+  flags: AnchorProofFlags,
+  chainId: number | null,
+  read?: (file: string) => Uint8Array,
+): AnchoredHashes {
+  const proven = anchoredHashes(readAnchorText(flags.file, read), hexToBytes(flags.checkpoint), chainId);
   if (proven.ok) return proven.value;
   const refusal = proven.error;
   const name = inputName(flags.file);

@@ -42,7 +42,7 @@ export function runAnchorVerify(rest: string[], io: CliIo): number {
     io.stdout(`${JSON.stringify(result.body)}\n`);
     return VERDICT_EXIT[result.verdict];
   }
-  const anchored = provenByAnchor({ file, checkpoint }, read);
+  const anchored = provenByAnchor({ file, checkpoint }, null, read);
   const width = Math.max(...anchored.blocks.map((block) => String(block.number).length), 0);
   for (const block of anchored.blocks) {
     const slot = block.slot === undefined ? '' : `  slot ${block.slot}`;

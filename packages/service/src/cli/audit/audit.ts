@@ -119,7 +119,7 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
   const anchored =
     given.anchorProof === undefined
       ? undefined
-      : (await import('../anchor/anchor-proof.js')).provenByAnchor(given.anchorProof);
+      : (await import('../anchor/anchor-proof.js')).provenByAnchor(given.anchorProof, given.chainId);
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number, anchored);
   const recorder = given.record === undefined ? undefined : new BundleRecorder();

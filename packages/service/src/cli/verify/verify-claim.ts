@@ -14,6 +14,7 @@ import {
 } from 'evm-integrity/api';
 import type { ChainRegistry, Problem } from 'evm-integrity';
 import { inputName } from '../io/read-input.js';
+import { InputError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { notALine } from '../io/json-input.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';
@@ -79,6 +80,12 @@ function runVerifyReceiptProof(
   options: ClaimOptions,
   io: CliIo,
 ): number {
+  // What to trust comes from whoever checks, never from the proof: a document that names its own anchor could make
+  // any forged block authentic.
+  if (isObject(body) && body['anchor'] !== undefined)
+    throw new InputError(
+      `${inputName(file)}: the receipt proof carries an anchor member: the checkpoint and its anchor proof must be yours (--anchor-proof FILE --checkpoint ROOT), not the proof's`,
+    );
   const result = verifyReceiptProofOperation(bind(body, options), context);
   if (result.status !== 200) {
     const { error } = result.body as { error: { message: string; details: unknown } };

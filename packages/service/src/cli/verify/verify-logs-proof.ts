@@ -50,13 +50,14 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   if (file === '-' && anchorFlags?.file === '-')
     throw new UsageError('standard input holds the logs proof: give --anchor-proof a FILE');
   // The anchor proof first: a file that is refused stops the command before the logs proof is read.
-  const anchored = anchorFlags === undefined ? undefined : provenByAnchor(anchorFlags);
+  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
+  // Without --chain, the proof's own chain is only known once it is read: the head check holds the file to it.
+  const anchored = anchorFlags === undefined ? undefined : provenByAnchor(anchorFlags, chainId ?? null);
   const headHash =
     anchored === undefined
       ? hexToBytes(hashValue('--head-hash', values['head-hash']!))
-      : (block: number, hash: Uint8Array) => anchored.unproven(block, hash);
+      : (block: number, hash: Uint8Array, chain: number) => anchored.unproven(block, hash, chain);
   const registry = new ChainRegistry(addedChains(values['add-chain']));
-  const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const spool = new TempFile(values.out, '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {

@@ -194,8 +194,8 @@ function clientGone(hold: RequestHold): Response {
  * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
  * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
  * slow upload holds neither. Each endpoint's body limit is
- * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more is then read and verified on a
- * worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
+ * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more, or one its endpoint `verifiesOnPool` (an anchor
+ * proof's light-client steps), is then read and verified on a worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
  * client gone before the answer (even while its job waited for a worker), gives them back.
  */
 export function verifyRoutes(
@@ -233,7 +233,7 @@ export function verifyRoutes(
     docsUrl: string,
   ): Verification => {
     const chains = account.entitlements?.chains ?? null;
-    if (pool !== undefined && bytes.byteLength >= config.poolThresholdBytes) {
+    if (pool !== undefined && (bytes.byteLength >= config.poolThresholdBytes || endpoint.verifiesOnPool?.(bytes))) {
       // Each account waits in its own queue, so one account's burst of large bodies does not hold the others'.
       return (signal) =>
         runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal, account.id);
