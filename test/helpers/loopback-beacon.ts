@@ -8,7 +8,11 @@
  *   recorded `block_roots`, 404 where a slot repeats the root before it (an empty slot), and the two blocks';
  * - `/eth/v1/beacon/headers/{id}`: the headers of the two blocks;
  * - Lodestar's `/eth/v1/lodestar/states/{state_id}/historical_summaries` for the checkpoint's state (its recorded
- *   answer), or, as a test sets `summariesRoute`, the older Lodestar or the Nimbus route, or none.
+ *   answer), or, as a test sets `summariesRoute`, the older Lodestar or the Nimbus route, or none;
+ * - the light-client routes (unless a test sets `lightClient` false), as SSZ only: the bootstrap of the finalized
+ *   block 0xd9717ecc… (slot 11,640,864, Deneb, with `Eth-Consensus-Version: deneb`) and the updates of periods 1421
+ *   and 1422 (the recorded answers' items, in the API's list framing; `updates` holds them by period for a test to
+ *   tamper with), a range answered with those of its periods the node has.
  * Anything else is 404. Tests read every path asked and may answer a path with a status of their choosing.
  */
 import { readFileSync } from 'node:fs';
@@ -29,6 +33,8 @@ const hex = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
 /** The recorded checkpoint: its root, and the block whose root it is. */
 export const CHECKPOINT_ROOT = '0x5ab5b37414ebe99dc2c1e1e325bca79b8f659a4f0af21afdea4b38e646508e82';
+/** The recorded light-client checkpoint: the root whose bootstrap the node serves. */
+export const LIGHT_CLIENT_CHECKPOINT = '0xd9717ecc253684291f828688f311ba74d05af74c31654f6e14077669fca62f6a';
 /** Period 1371's first slot. */
 export const PERIOD_1371_START = 1371 * 8192;
 
@@ -40,9 +46,21 @@ export interface LoopbackBeacon {
   /** Every path asked, in order. */
   paths: string[];
   summariesRoute: SummariesRoute;
+  /** Whether the light-client routes are served (true) or 404 (a node whose light-client server is off). */
+  lightClient: boolean;
+  /** Each period's update as the updates route frames it (8-byte length, fork digest, SSZ), by period. */
+  updates: Map<number, Uint8Array>;
   /** An answer to give instead of the served one: a status (and body), or undefined to serve. */
   fault: ((path: string) => { status: number; body?: string } | undefined) | undefined;
   close(): Promise<void>;
+}
+
+/** An answer: its status, content type, body and, for light-client data, the fork it names. */
+interface Answer {
+  status: number;
+  type: string;
+  body: string | Uint8Array;
+  version?: string;
 }
 
 interface ServedBlock {
@@ -95,19 +113,46 @@ export async function startLoopbackBeacon(): Promise<LoopbackBeacon> {
     url: '',
     paths: [],
     summariesRoute: 'lodestar',
+    lightClient: true,
+    updates: new Map([
+      [1421, read('updates-1421.ssz')],
+      [1422, read('updates-1422.ssz')],
+    ]),
     fault: undefined,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const json = (body: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(body) });
   const notFound = { status: 404, type: 'application/json', body: '{"code":404,"message":"NOT_FOUND"}' };
 
-  function answer(path: string, accept: string): { status: number; type: string; body: string | Uint8Array } {
+  const bootstrap = read('bootstrap-0xd9717ecc.ssz');
+  const ssz = (body: Uint8Array, version?: string) => ({
+    status: 200,
+    type: 'application/octet-stream',
+    body,
+    ...(version === undefined ? {} : { version }),
+  });
+  const sszOnly = { status: 406, type: 'application/json', body: '{"code":406,"message":"SSZ only here"}' };
+
+  function lightClientAnswer(path: string, accept: string): Answer | undefined {
+    if (!path.startsWith('/eth/v1/beacon/light_client/')) return undefined;
+    if (!node.lightClient) return notFound;
+    if (!accept.includes('application/octet-stream')) return sszOnly;
+    if (path === `/eth/v1/beacon/light_client/bootstrap/${LIGHT_CLIENT_CHECKPOINT}`) return ssz(bootstrap, 'deneb');
+    const match = /^\/eth\/v1\/beacon\/light_client\/updates\?start_period=(\d+)&count=(\d+)$/.exec(path);
+    if (match === null) return notFound;
+    const [start, count] = [Number(match[1]), Number(match[2])];
+    const parts = [...node.updates].filter(([period]) => period >= start && period < start + count).map(([, b]) => b);
+    return ssz(Buffer.concat(parts));
+  }
+
+  function answer(path: string, accept: string): Answer {
+    const lightClient = lightClientAnswer(path, accept);
+    if (lightClient !== undefined) return lightClient;
     let match = /^\/eth\/v2\/beacon\/blocks\/([^/]+)$/.exec(path);
     if (match !== null) {
       const block = byId.get(match[1]!);
       if (block === undefined) return notFound;
-      if (!accept.includes('application/octet-stream'))
-        return { status: 406, type: 'application/json', body: '{"code":406,"message":"SSZ only here"}' };
+      if (!accept.includes('application/octet-stream')) return sszOnly;
       return { status: 200, type: 'application/octet-stream', body: block.ssz };
     }
     match = /^\/eth\/v1\/beacon\/blocks\/(\d+)\/root$/.exec(path);
@@ -148,11 +193,14 @@ export async function startLoopbackBeacon(): Promise<LoopbackBeacon> {
     const path = req.url ?? '/';
     node.paths.push(path);
     const fault = node.fault?.(path);
-    const { status, type, body } =
+    const { status, type, body, version }: Answer =
       fault === undefined
         ? answer(path, req.headers.accept ?? '')
         : { status: fault.status, type: 'text/plain', body: fault.body ?? '' };
-    res.writeHead(status, { 'Content-Type': type });
+    res.writeHead(status, {
+      'Content-Type': type,
+      ...(version === undefined ? {} : { 'Eth-Consensus-Version': version }),
+    });
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

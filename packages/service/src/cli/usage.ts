@@ -129,6 +129,7 @@ export const ANCHOR_USAGE = `Usage:
   evm-integrity anchor prove --checkpoint ROOT --block N [--block M]… --out FILE|-
                              [--beacon URL] [--slot S]… [--concurrency K]
                              [--era-dir DIR] [--rpc URL]
+                             [--light-client [--to-period P]]
 
 anchor verify checks an anchor proof file (docs/anchor.md) against ROOT, the
 root of a finalized beacon block you trust (64 hex digits, with or without 0x;
@@ -157,11 +158,16 @@ payload: no execution node. Before the merge: the block's epoch record
 (epoch-record-NNNNN.ssz in --era-dir DIR), the accumulator the package ships,
 and the header from an execution node (--rpc, --rpc-url or ETH_RPC_URL).
 Blocks from the merge to Capella are refused: no standard beacon API serves
-what they need. Every answer is held to the root it must reach, and the file
+what they need. --light-client (with --beacon; --block then optional) adds,
+right after the head, ROOT's light-client bootstrap and one update a
+sync-committee period from ROOT's period to the node's latest (or to period
+P), each verified before it is kept: the file then proves each finalized
+header's execution block. Every answer is held to the root it must reach, and the file
 is verified before it is written, to FILE whole or not at all, or to stdout
 (--out -); stderr names each block proven.
 Exit status: 0 written, 2 a bad flag, a node that fails or serves data that
-does not hash to its root, a block that cannot be proven (one line saying why;
+does not hash to its root (or a light-client step that does not verify), a
+node without the light-client routes, a block that cannot be proven (one line saying why;
 nothing is written), 3 a bug. Details: docs/cli.md, docs/anchor.md.`;
 
 export const AUDIT_LOGS_USAGE = `Usage:

@@ -3,7 +3,8 @@
  * (`/eth/v2/beacon/blocks/{block_id}`, `Accept: application/octet-stream`), a block's root by slot
  * (`/eth/v1/beacon/blocks/{block_id}/root`), a header (`/eth/v1/beacon/headers/{block_id}`), and a state's
  * `historical_summaries` with their branch to the state root, which no standard route serves: Lodestar's and
- * Nimbus's own routes do (their JSON: `data.historical_summaries`, `data.proof`). Nothing the node answers is
+ * Nimbus's own routes do (their JSON: `data.historical_summaries`, `data.proof`), and for `--light-client` a
+ * light-client bootstrap and the updates of a range of periods (SSZ). Nothing the node answers is
  * trusted here: the caller holds every answer to a root. A 404 is `null` (no such block, an empty slot); the
  * node is named by its origin only, since a provider's path often holds a key.
  */
@@ -43,6 +44,9 @@ const SUMMARIES_ROUTES: readonly ((stateId: string) => string)[] = [
 /** Statuses of a route the node does not have (or not for this id): the next route is tried. */
 const NO_ROUTE = new Set([400, 404, 405, 501]);
 
+/** The status of a block the node does not have. */
+const NOT_FOUND = new Set([404]);
+
 /** Network failures not worth a retry: nothing listens, or the name does not resolve. */
 const FINAL_NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -62,6 +66,14 @@ interface Answer {
   readonly status: number;
   readonly body: Uint8Array;
   readonly contentType: string;
+  /** The `Eth-Consensus-Version` header (the fork of the data), lower case, or '' without one. */
+  readonly version: string;
+}
+
+/** A light-client bootstrap as the node served it: its SSZ and the fork its header named ('' for none). */
+export interface ServedBootstrap {
+  readonly ssz: Uint8Array;
+  readonly version: string;
 }
 
 /** A beacon node's API at `url` (http or https). */
@@ -121,7 +133,12 @@ export class BeaconApi {
         });
         const body = await this.#body(response, path);
         if (response.status !== 429 && response.status < 500)
-          return { status: response.status, body, contentType: response.headers.get('content-type') ?? '' };
+          return {
+            status: response.status,
+            body,
+            contentType: response.headers.get('content-type') ?? '',
+            version: (response.headers.get('eth-consensus-version') ?? '').toLowerCase(),
+          };
         why = `HTTP ${response.status}`;
       } catch (error) {
         if (error instanceof AnchorProveError) throw error;
@@ -146,18 +163,44 @@ export class BeaconApi {
     }
   }
 
-  /** A signed beacon block's SSZ (`block_id`: a root, a slot, `head`, `finalized`), or null when the node has none. */
-  async signedBlock(blockId: string): Promise<Uint8Array | null> {
-    const path = `/eth/v2/beacon/blocks/${blockId}`;
+  /** The SSZ answer of `path`, null for a status of `absent`; anything but SSZ is an error naming the route. */
+  async #ssz(path: string, absent: ReadonlySet<number>): Promise<Answer | null> {
     const answer = await this.#get(path, 'application/octet-stream');
-    if (answer.status === 404) return null;
+    if (absent.has(answer.status)) return null;
     if (answer.status !== 200) throw this.#fail(path, `HTTP ${answer.status}`);
     if (!answer.contentType.startsWith('application/octet-stream'))
       throw this.#fail(
         path,
         `an answer of ${answer.contentType || 'no content type'}, not SSZ (application/octet-stream)`,
       );
-    return answer.body;
+    return answer;
+  }
+
+  /** A signed beacon block's SSZ (`block_id`: a root, a slot, `head`, `finalized`), or null when the node has none. */
+  async signedBlock(blockId: string): Promise<Uint8Array | null> {
+    return (await this.#ssz(`/eth/v2/beacon/blocks/${blockId}`, NOT_FOUND))?.body ?? null;
+  }
+
+  /**
+   * The light-client bootstrap of the block `root` (0x hex), or null when the node serves none: no such
+   * bootstrap, or no light-client routes at all (a node whose light-client server is off answers 404 or 501).
+   */
+  async lightClientBootstrap(root: string): Promise<ServedBootstrap | null> {
+    const answer = await this.#ssz(`/eth/v1/beacon/light_client/bootstrap/${root}`, NO_ROUTE);
+    return answer === null ? null : { ssz: answer.body, version: answer.version };
+  }
+
+  /**
+   * The light-client updates of periods `start` to `start + count - 1` as the node frames them (each an 8-byte
+   * length, a fork digest and the SSZ: split them with `splitBeaconApiList`); a node may answer fewer than
+   * asked, the latest it has. Null when the node has no such route.
+   */
+  async lightClientUpdates(start: number, count: number): Promise<Uint8Array | null> {
+    const answer = await this.#ssz(
+      `/eth/v1/beacon/light_client/updates?start_period=${start}&count=${count}`,
+      NO_ROUTE,
+    );
+    return answer?.body ?? null;
   }
 
   /** The root of the block at `slot`, or null when the slot is empty. */

@@ -1,6 +1,9 @@
 /**
- * `anchor prove --checkpoint ROOT --block N [--block M]… --out FILE`: an anchor proof file (docs/anchor.md) for
- * mainnet blocks, made from the sources given and checked before it is written.
+ * `anchor prove --checkpoint ROOT --block N [--block M]… [--light-client [--to-period P]] --out FILE`: an anchor
+ * proof file (docs/anchor.md) for mainnet blocks, made from the sources given and checked before it is written.
+ * - With `--light-client`: the checkpoint's light-client bootstrap and one update a sync-committee period after it,
+ *   from the beacon node's standard routes, each verified as it comes (light-client-steps.ts); they are the
+ *   records after the head, and each proves its finalized header's execution block.
  * - From Capella on (block 17,034,870): a beacon node (`--beacon`) gives the checkpoint's block, its state's
  *   `historical_summaries` with their branch (Lodestar's or Nimbus's route), each block's beacon block (its slot
  *   found from its execution number, or given with `--slot`) and the 8192 block roots of its period. The execution
@@ -44,6 +47,7 @@ import { UsageError } from '../io/usage-error.js';
 import { checkWritable } from '../io/writable.js';
 import { BeaconApi, type SummariesWithProof } from './beacon-api.js';
 import { findSlot } from './find-slot.js';
+import { lightClientSteps } from './light-client-steps.js';
 import { periodBlockRoots } from './period-roots.js';
 import { preMergeRecord, readEpochRecordFile, shippedAccumulator } from './pre-merge.js';
 import { AnchorProveError } from './prove-error.js';
@@ -68,6 +72,8 @@ const OPTIONS = {
   'rpc-url': { type: 'string' },
   out: { type: 'string' },
   concurrency: { type: 'string' },
+  'light-client': { type: 'boolean' },
+  'to-period': { type: 'string' },
 } as const;
 
 const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
@@ -84,6 +90,9 @@ interface ProveRequest {
   /** Undefined for standard output (`--out -`). */
   readonly out: string | undefined;
   readonly concurrency: number;
+  /** Whether the light-client steps are written, and the last period they reach (undefined: the node's latest). */
+  readonly lightClient: boolean;
+  readonly toPeriod: number | undefined;
 }
 
 /** A beacon block root given to `flag`: 64 hex digits with or without 0x. */
@@ -128,9 +137,17 @@ function requestOf(argv: string[], env: NodeJS.ProcessEnv): ProveRequest {
   if (values.checkpoint === undefined)
     throw new UsageError('--checkpoint is required: the root of a finalized beacon block you trust');
   const checkpoint = rootValue('--checkpoint', values.checkpoint);
-  if (values.block === undefined)
-    throw new UsageError('--block is required: the number of an execution block to prove');
-  const blocks = [...new Set(values.block.map(blockNumberValue))];
+  const lightClient = values['light-client'] === true;
+  if (values.block === undefined && !lightClient)
+    throw new UsageError(
+      '--block is required: the number of an execution block to prove (or --light-client for the finalized ones)',
+    );
+  const blocks = [...new Set((values.block ?? []).map(blockNumberValue))];
+  if (values['to-period'] !== undefined && !lightClient)
+    throw new UsageError('--to-period bounds the light-client updates: give it with --light-client');
+  const toPeriod = values['to-period'] === undefined ? undefined : wholeValue('--to-period', values['to-period'], 0);
+  if (lightClient && values.beacon === undefined)
+    throw new UsageError('--light-client: give the beacon node to take the light-client steps from (--beacon URL)');
   if (values.out === undefined)
     throw new UsageError('--out is required: the file to write the proof to, or - for standard output');
   const slots = (values.slot ?? []).map((slot) => wholeValue('--slot', slot, 0));
@@ -168,6 +185,8 @@ function requestOf(argv: string[], env: NodeJS.ProcessEnv): ProveRequest {
     rpcUrl,
     out: values.out === '-' ? undefined : values.out,
     concurrency,
+    lightClient,
+    toPeriod,
   };
 }
 
@@ -349,13 +368,19 @@ export async function runAnchorProve(
   if (request.out !== undefined) checkWritable('--out', request.out);
   const byNumber = new Map<number, BlockRecord>();
   let headerRecord: BeaconHeaderRecord | undefined;
+  const tty = io.stderrIsTty ?? process.stderr.isTTY;
+  const api = request.beacon === undefined ? undefined : new BeaconApi(request.beacon);
+  // Verified step by step before anything else is fetched: a node that serves a false step is refused early.
+  const steps = request.lightClient
+    ? await lightClientSteps(api!, request.checkpoint, request.toPeriod, (line) => {
+        if (tty) io.stderr(`evm-integrity: ${line}\n`);
+      })
+    : undefined;
   const postMerge = request.blocks.filter((n) => n >= MERGE_BLOCK);
   if (postMerge.length > 0) {
-    const tty = io.stderrIsTty ?? process.stderr.isTTY;
-    const api = new BeaconApi(request.beacon!);
-    const checkpoint = await checkpointOf(api, request.checkpoint);
+    const checkpoint = await checkpointOf(api!, request.checkpoint);
     headerRecord = checkpoint.record;
-    const prover = new BeaconProver(api, request.checkpoint, checkpoint, request.concurrency, (line) => {
+    const prover = new BeaconProver(api!, request.checkpoint, checkpoint, request.concurrency, (line) => {
       if (tty) io.stderr(`evm-integrity: ${line}\n`);
     });
     const hinted = await hintedBlocks(prover, request.slots, postMerge);
@@ -373,6 +398,7 @@ export async function runAnchorProve(
     }
   }
   const records: AnchorRecord[] = [
+    ...(steps?.records ?? []),
     ...(headerRecord === undefined ? [] : [headerRecord]),
     ...request.blocks.map((number) => byNumber.get(number)!),
   ];
