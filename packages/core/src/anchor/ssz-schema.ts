@@ -7,6 +7,7 @@
  * vectors, vectors, lists and containers (consensus-specs `ssz/simple-serialize.md`).
  */
 import { SszShapeError } from '../errors.js';
+import { err, ok, type Result } from '../result.js';
 import { parentOf, type Node } from './merkle-branch.js';
 import { merkleize, mixInLength } from './ssz.js';
 
@@ -71,41 +72,53 @@ function offsetAt(data: Uint8Array, at: number): number {
   return new DataView(data.buffer, data.byteOffset + at, OFFSET_BYTES).getUint32(0, true);
 }
 
+/** A field's size in a container's fixed part, or `'variable'` for one stored after it behind an offset. */
+export type FieldSize = number | 'variable';
+
 /**
- * The serialized parts of a container's fields: fixed fields in place, variable ones where their
- * offsets say, each offset checked to rise and to stay inside the bytes.
+ * The bytes of each field of a container laid out as `sizes`, or what was expected: fixed fields in place,
+ * variable ones where their offsets say. Strict: the first offset is the end of the fixed part, each offset
+ * rises and stays inside the bytes, and nothing follows a container without variable fields.
  */
-export function containerParts(type: SszType & { kind: 'container' }, data: Uint8Array): Uint8Array[] {
+export function splitContainer(bytes: Uint8Array, sizes: readonly FieldSize[]): Result<Uint8Array[], string> {
+  const fixedSize = sizes.reduce<number>((sum, size) => sum + (size === 'variable' ? OFFSET_BYTES : size), 0);
+  if (bytes.length < fixedSize) return err(`at least ${fixedSize} bytes, got ${bytes.length}`);
   const parts: Uint8Array[] = [];
-  const variable: number[] = [];
+  const variables: number[] = [];
   const offsets: number[] = [];
   let at = 0;
-  for (const [name, field] of type.fields) {
-    const size = fixedSize(field);
-    if (size === undefined) {
-      if (at + OFFSET_BYTES > data.length) throw new SszShapeError(`${name}: the bytes end before its offset`);
-      offsets.push(offsetAt(data, at));
-      variable.push(parts.length);
+  for (const size of sizes) {
+    if (size === 'variable') {
+      variables.push(parts.length);
+      offsets.push(offsetAt(bytes, at));
       parts.push(new Uint8Array(0));
       at += OFFSET_BYTES;
     } else {
-      if (at + size > data.length) throw new SszShapeError(`${name}: the bytes end inside it`);
-      parts.push(data.subarray(at, at + size));
+      parts.push(bytes.subarray(at, at + size));
       at += size;
     }
   }
-  if (offsets.length === 0) {
-    if (at !== data.length) throw new SszShapeError(`${data.length - at} bytes past the container's end`);
-    return parts;
-  }
-  if (offsets[0] !== at) throw new SszShapeError(`the first offset is ${offsets[0]}, not ${at}`);
+  if (offsets.length === 0)
+    return bytes.length === fixedSize ? ok(parts) : err(`${fixedSize} bytes, got ${bytes.length}`);
+  if (offsets[0] !== fixedSize)
+    return err(`its first offset at ${fixedSize}, the end of its fixed part, not ${offsets[0]}`);
   for (let i = 0; i < offsets.length; i++) {
     const start = offsets[i]!;
-    const end = i + 1 < offsets.length ? offsets[i + 1]! : data.length;
-    if (end < start || end > data.length) throw new SszShapeError(`offset ${start} is out of order`);
-    parts[variable[i]!] = data.subarray(start, end);
+    const end = i + 1 < offsets.length ? offsets[i + 1]! : bytes.length;
+    if (end < start || end > bytes.length) return err(`offsets in order within its ${bytes.length} bytes`);
+    parts[variables[i]!] = bytes.subarray(start, end);
   }
-  return parts;
+  return ok(parts);
+}
+
+/** The serialized parts of a container's fields ({@link splitContainer} by the fields' types). */
+export function containerParts(type: SszType & { kind: 'container' }, data: Uint8Array): Uint8Array[] {
+  const parts = splitContainer(
+    data,
+    type.fields.map(([, field]) => fixedSize(field) ?? 'variable'),
+  );
+  if (!parts.ok) throw new SszShapeError(`a container of ${type.fields.length} fields: expected ${parts.error}`);
+  return parts.value;
 }
 
 /**
@@ -118,6 +131,8 @@ export function listParts(type: SszType & { kind: 'list' | 'vector' }, data: Uin
     throw new SszShapeError(`${parts.length} elements past the limit ${type.limit}`);
   return parts;
 }
+
+/** The serialized elements of a list or vector of `element`. */
 
 /** The serialized elements of a list or vector of `element`. */
 function elementParts(element: SszType, data: Uint8Array, what: string): Uint8Array[] {

@@ -66,6 +66,11 @@ export function bytesToHex(bytes: Uint8Array): string {
   return out;
 }
 
+/** Bytes as 0x-prefixed lower-case hex, as JSON-RPC and the anchor proof file write them. */
+export function prefixedHex(bytes: Uint8Array): string {
+  return `0x${bytesToHex(bytes)}`;
+}
+
 /** Strips one leading `0x`/`0X`. */
 export function strip0x(hex: string): string {
   return prefixLength(hex) === 2 ? hex.slice(2) : hex;

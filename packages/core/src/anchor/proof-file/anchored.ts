@@ -4,13 +4,10 @@
  * sentence that refuses a hash the file does not prove. The command line and the service read an anchor proof
  * through this alone, so a block is anchored, or refused, in the same words everywhere.
  */
-import { bytesToHex } from '../../bytes/hex.js';
+import { bytesToHex, prefixedHex } from '../../bytes/hex.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
 import { verifyAnchorProof, type AnchorRefusal, type AnchorVerdict, type ProvenBlock } from './verify.js';
-
-/** A root or hash as the sentences show it: 0x and lower case. */
-const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
 /** The execution block hashes an anchor proof proves from its checkpoint. */
 export class AnchoredHashes {
@@ -28,7 +25,7 @@ export class AnchoredHashes {
 
   /** The checkpoint everything is proven from, 0x and lower case. */
   get checkpoint(): string {
-    return hex0x(this.verdict.checkpoint);
+    return prefixedHex(this.verdict.checkpoint);
   }
 
   /** The blocks proven, in the file's order. */
@@ -55,7 +52,7 @@ export class AnchoredHashes {
     if (chainId !== this.verdict.chainId)
       return `block ${number} is of chain ${chainId}, and the anchor proof proves blocks of ${this.verdict.network} (chain ${this.verdict.chainId})`;
     if (this.proving(hash) !== undefined) return null;
-    return `block ${number}'s hash ${hex0x(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+    return `block ${number}'s hash ${prefixedHex(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
   }
 }
 

@@ -5,7 +5,7 @@
  * match, never a file that fails later. The network's data is fetched by the caller (the CLI's `anchor
  * prove`); nothing here does I/O.
  */
-import { bytesEqual, bytesToHex } from '../../bytes/hex.js';
+import { bytesEqual, prefixedHex } from '../../bytes/hex.js';
 import { headerNumberIfAny } from '../../header/header-decoding.js';
 import { defaultKeccak256 } from '../../keccak/keccak.js';
 import { err, ok, type Result } from '../../result.js';
@@ -34,8 +34,6 @@ import {
 import { branchOf, listEntryBranch } from '../ssz-schema.js';
 import { checkpointStateRoot, verifyHistoricalSummaries } from '../state-proof.js';
 import type { BeaconHeaderRecord, BlockRecord } from './records.js';
-
-const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
 /** `historical_summaries` has a limit of 2^24 entries. */
 const SUMMARIES_DEPTH = 24;
@@ -95,7 +93,7 @@ export function checkpointBlockRecord(checkpoint: Node, block: BeaconBlockParts)
   if (!found.ok) return found;
   if (!bytesEqual(found.value.beaconBlockRoot, checkpoint))
     return err(
-      `the beacon block of slot ${block.header.slot} is ${hex0x(found.value.beaconBlockRoot)}, not the checkpoint`,
+      `the beacon block of slot ${block.header.slot} is ${prefixedHex(found.value.beaconBlockRoot)}, not the checkpoint`,
     );
   return ok({
     kind: 'block',
@@ -138,14 +136,14 @@ export function summariesBlockRecord(
   const summary = summaries[index]!;
   if (!bytesEqual(vectorRoot(blockRoots), summary.blockSummaryRoot))
     return err(
-      `the block roots of period ${period} do not hash to historical_summaries[${index}].block_summary_root ${hex0x(summary.blockSummaryRoot)}`,
+      `the block roots of period ${period} do not hash to historical_summaries[${index}].block_summary_root ${prefixedHex(summary.blockSummaryRoot)}`,
     );
   const found = executionInBlock(block);
   if (!found.ok) return found;
   const at = slot % SLOTS_PER_HISTORICAL_ROOT;
   if (!bytesEqual(blockRoots[at]!, found.value.beaconBlockRoot))
     return err(
-      `the beacon block of slot ${slot} is ${hex0x(found.value.beaconBlockRoot)}, but the period's block_roots hold ${hex0x(blockRoots[at]!)} there`,
+      `the beacon block of slot ${slot} is ${prefixedHex(found.value.beaconBlockRoot)}, but the period's block_roots hold ${prefixedHex(blockRoots[at]!)} there`,
     );
   const leaves = summaries.map((entry) => parentOf(entry.blockSummaryRoot, entry.stateSummaryRoot));
   return ok({
@@ -185,7 +183,7 @@ export function preMergeBlockRecord(
   const held = record.blockHashes[blockNumber % EPOCH_SIZE]!;
   if (!bytesEqual(hash, held))
     return err(
-      `the header of block ${blockNumber} hashes to ${hex0x(hash)}, but epoch record ${epoch} holds ${hex0x(held)}`,
+      `the header of block ${blockNumber} hashes to ${prefixedHex(hash)}, but epoch record ${epoch} holds ${prefixedHex(held)}`,
     );
   return ok({
     kind: 'block',

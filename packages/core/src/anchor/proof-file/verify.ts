@@ -4,7 +4,7 @@
  * the first record that does not refuses the whole file, naming its line. A verdict lists every
  * execution block the file proves; nothing in it rests on a hash the file merely states.
  */
-import { bytesEqual, bytesToHex } from '../../bytes/hex.js';
+import { bytesEqual, prefixedHex } from '../../bytes/hex.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader } from '../../header/header-decoding.js';
 import { defaultKeccak256 } from '../../keccak/keccak.js';
@@ -74,9 +74,6 @@ export interface AnchorRefusal {
   readonly message: string;
 }
 
-/** A root as messages and keys show it. */
-const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
-
 /** A trusted list's root; its length is the last sibling of every entry's branch. */
 interface TrustedList {
   readonly root: Node;
@@ -114,7 +111,7 @@ export class AnchorProofVerifier {
   private constructor(network: BeaconNetwork, checkpoint: Node) {
     this.#network = network;
     this.#checkpoint = checkpoint;
-    this.#trusted.set(hex0x(checkpoint), undefined);
+    this.#trusted.set(prefixedHex(checkpoint), undefined);
   }
 
   /** A verifier for the file whose first line is `headLine`, when it hangs from `checkpoint`. */
@@ -132,7 +129,7 @@ export class AnchorProofVerifier {
       return err({
         line: 1,
         reason: 'checkpoint',
-        message: `the file hangs from checkpoint ${hex0x(head.value.checkpoint)}, not the trusted ${hex0x(checkpoint)}`,
+        message: `the file hangs from checkpoint ${prefixedHex(head.value.checkpoint)}, not the trusted ${prefixedHex(checkpoint)}`,
       });
     return ok(new AnchorProofVerifier(network, checkpoint));
   }
@@ -206,7 +203,7 @@ export class AnchorProofVerifier {
   }
 
   #trustLightClientHeader(header: LightClientHeader, line: number): Result<ProvenBlock, AnchorRefusal> {
-    this.#trustHeader(hex0x(beaconBlockHeaderRoot(header.beacon)), header.beacon);
+    this.#trustHeader(prefixedHex(beaconBlockHeaderRoot(header.beacon)), header.beacon);
     if (this.#newest === undefined || header.beacon.slot >= this.#newest.slot) this.#newest = header.beacon;
     return this.#proven({
       number: header.execution.blockNumber,
@@ -223,12 +220,12 @@ export class AnchorProofVerifier {
    */
   #trustHeader(root: string, header: BeaconBlockHeader): void {
     this.#trusted.set(root, header);
-    const parent = hex0x(header.parentRoot);
+    const parent = prefixedHex(header.parentRoot);
     if (!this.#trusted.has(parent)) this.#trusted.set(parent, undefined);
   }
 
   #beaconHeader(record: BeaconHeaderRecord, line: number): Result<undefined, AnchorRefusal> {
-    const root = hex0x(beaconBlockHeaderRoot(record.header));
+    const root = prefixedHex(beaconBlockHeaderRoot(record.header));
     if (!this.#trusted.has(root))
       return err({
         line,
@@ -290,7 +287,7 @@ export class AnchorProofVerifier {
         return this.#proven({ number, hash, via: 'pre-merge', line });
       }
       case 'beacon-block': {
-        const root = hex0x(proof.beaconBlockRoot);
+        const root = prefixedHex(proof.beaconBlockRoot);
         const header = this.#trusted.get(root);
         if (header === undefined)
           return refuse(
@@ -367,7 +364,7 @@ export class AnchorProofVerifier {
  * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root.
  * @example
  * const verdict = verifyAnchorProof(readFileSync('proof.jsonl', 'utf8'), hexToBytes(checkpoint));
- * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, hex0x(block.hash));
+ * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, prefixedHex(block.hash));
  */
 export function verifyAnchorProof(text: string, checkpoint: Node): Result<AnchorVerdict, AnchorRefusal> {
   const lines = text.split('\n');

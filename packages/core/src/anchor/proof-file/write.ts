@@ -2,7 +2,7 @@
  * Lines of an anchor proof file from its records: the inverse of records.ts, for provers and tests.
  * Each call returns one line without its newline.
  */
-import { bytesToHex } from '../../bytes/hex.js';
+import { prefixedHex } from '../../bytes/hex.js';
 import type { Node } from '../merkle-branch.js';
 import type { BeaconBlockHeader } from '../ssz.js';
 import {
@@ -13,28 +13,25 @@ import {
   type StateField,
 } from './records.js';
 
-/** Bytes as the file writes them: 0x-prefixed lowercase hex. */
-const hex = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
-
-const nodes = (branch: readonly Node[]): string[] => branch.map(hex);
+const nodes = (branch: readonly Node[]): string[] => branch.map((node) => prefixedHex(node));
 
 const headerJson = (header: BeaconBlockHeader): Record<string, string> => ({
   slot: header.slot.toString(),
   proposer_index: header.proposerIndex.toString(),
-  parent_root: hex(header.parentRoot),
-  state_root: hex(header.stateRoot),
-  body_root: hex(header.bodyRoot),
+  parent_root: prefixedHex(header.parentRoot),
+  state_root: prefixedHex(header.stateRoot),
+  body_root: prefixedHex(header.bodyRoot),
 });
 
 const fieldJson = (field: StateField): Record<string, unknown> => ({
-  root: hex(field.root),
+  root: prefixedHex(field.root),
   branch: nodes(field.branch),
 });
 
 /** The members every post-merge proof has. */
 const inBeaconBlock = (proof: { slot: number; beaconBlockRoot: Node; executionBranch: readonly Node[] }) => ({
   slot: proof.slot,
-  beacon_block_root: hex(proof.beaconBlockRoot),
+  beacon_block_root: prefixedHex(proof.beaconBlockRoot),
   execution_branch: nodes(proof.executionBranch),
 });
 
@@ -44,7 +41,7 @@ function proofJson(proof: BlockProof): Record<string, unknown> {
       return {
         era: proof.era,
         branch: nodes(proof.branch),
-        epoch_root: hex(proof.epochRoot),
+        epoch_root: prefixedHex(proof.epochRoot),
         epoch_branch: nodes(proof.epochBranch),
       };
     case 'beacon-block':
@@ -56,8 +53,8 @@ function proofJson(proof: BlockProof): Record<string, unknown> {
         block_roots_branch: nodes(proof.blockRootsBranch),
         summary: {
           index: proof.summary.index,
-          block_summary_root: hex(proof.summary.blockSummaryRoot),
-          state_summary_root: hex(proof.summary.stateSummaryRoot),
+          block_summary_root: prefixedHex(proof.summary.blockSummaryRoot),
+          state_summary_root: prefixedHex(proof.summary.stateSummaryRoot),
           branch: nodes(proof.summary.branch),
         },
       };
@@ -66,7 +63,7 @@ function proofJson(proof: BlockProof): Record<string, unknown> {
         era: proof.era,
         ...inBeaconBlock(proof),
         block_roots_branch: nodes(proof.blockRootsBranch),
-        batch: { index: proof.batch.index, root: hex(proof.batch.root), branch: nodes(proof.batch.branch) },
+        batch: { index: proof.batch.index, root: prefixedHex(proof.batch.root), branch: nodes(proof.batch.branch) },
       };
   }
 }
@@ -76,7 +73,7 @@ export function formatAnchorHead(head: AnchorProofHead): string {
   return JSON.stringify({
     anchor_proof: ANCHOR_PROOF_VERSION,
     network: head.network,
-    checkpoint: hex(head.checkpoint),
+    checkpoint: prefixedHex(head.checkpoint),
   });
 }
 
@@ -92,8 +89,8 @@ export function formatAnchorRecord(record: AnchorRecord): string {
       });
     case 'bootstrap':
     case 'update':
-      return JSON.stringify({ kind: record.kind, fork: record.fork, ssz: hex(record.ssz) });
+      return JSON.stringify({ kind: record.kind, fork: record.fork, ssz: prefixedHex(record.ssz) });
     case 'block':
-      return JSON.stringify({ kind: record.kind, header: hex(record.header), proof: proofJson(record.proof) });
+      return JSON.stringify({ kind: record.kind, header: prefixedHex(record.header), proof: proofJson(record.proof) });
   }
 }

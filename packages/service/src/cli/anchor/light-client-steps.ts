@@ -7,7 +7,7 @@
  * the node answers fewer than asked (its latest) or `--to-period` is reached. The first step that fails stops
  * everything: no record is kept after it, and no file is written.
  */
-import { bytesToHex } from 'evm-integrity';
+import { prefixedHex } from 'evm-integrity';
 import {
   applyUpdate,
   decodeBootstrap,
@@ -30,8 +30,6 @@ const SLOTS_PER_PERIOD = 256 * 32;
 
 /** The most periods one updates request asks for (`MAX_REQUEST_LIGHT_CLIENT_UPDATES`). */
 export const MAX_UPDATES_A_REQUEST = 128;
-
-const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
 /** The sync-committee period of `slot`. */
 const periodOf = (slot: bigint): number => Math.floor(Number(slot) / SLOTS_PER_PERIOD);
@@ -56,7 +54,7 @@ export async function lightClientSteps(
   toPeriod: number | undefined,
   progress: (line: string) => void,
 ): Promise<LightClientSteps> {
-  const root = hex0x(checkpoint);
+  const root = prefixedHex(checkpoint);
   const served = await api.lightClientBootstrap(root);
   if (served === null)
     throw new AnchorProveError(

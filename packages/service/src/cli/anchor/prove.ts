@@ -15,7 +15,7 @@
  * whole file is verified against the checkpoint before a byte is written.
  */
 import { parseArgs } from 'node:util';
-import { bytesToHex, hexToBytes } from 'evm-integrity';
+import { hexToBytes, prefixedHex } from 'evm-integrity';
 import {
   beaconBlockHeaderRoot,
   checkpointBlockRecord,
@@ -75,8 +75,6 @@ const OPTIONS = {
   'light-client': { type: 'boolean' },
   'to-period': { type: 'string' },
 } as const;
-
-const hex0x = (bytes: Uint8Array): string => `0x${bytesToHex(bytes)}`;
 
 /** What the command line asks for, checked before any source is asked anything. */
 interface ProveRequest {
@@ -214,7 +212,7 @@ interface Checkpoint {
  * the file's `beacon-header` record; a node without the block, or without a summaries route, is refused.
  */
 async function checkpointOf(api: BeaconApi, checkpoint: Node): Promise<Checkpoint> {
-  const id = hex0x(checkpoint);
+  const id = prefixedHex(checkpoint);
   const ssz = await api.signedBlock(id);
   if (ssz === null)
     throw new AnchorProveError(
@@ -223,12 +221,12 @@ async function checkpointOf(api: BeaconApi, checkpoint: Node): Promise<Checkpoin
     );
   const block = readBlock(api, id, ssz);
   const root = beaconBlockHeaderRoot(block.header);
-  if (hex0x(root) !== id)
+  if (prefixedHex(root) !== id)
     throw new AnchorProveError(
       'source',
-      `the beacon node at ${api.where} served a block whose root is ${hex0x(root)} for ${id}`,
+      `the beacon node at ${api.where} served a block whose root is ${prefixedHex(root)} for ${id}`,
     );
-  const stateRoot = hex0x(block.header.stateRoot);
+  const stateRoot = prefixedHex(block.header.stateRoot);
   const summaries = await api.historicalSummaries(stateRoot);
   if (summaries === null)
     throw new AnchorProveError(
@@ -416,10 +414,10 @@ export async function runAnchorProve(
   }
   for (const block of verdict.value.blocks)
     io.stderr(
-      `evm-integrity: block ${block.number} ${hex0x(block.hash)} (${block.via}${block.slot === undefined ? '' : `, slot ${block.slot}`})\n`,
+      `evm-integrity: block ${block.number} ${prefixedHex(block.hash)} (${block.via}${block.slot === undefined ? '' : `, slot ${block.slot}`})\n`,
     );
   io.stderr(
-    `evm-integrity: proved ${verdict.value.blocks.length} block${verdict.value.blocks.length === 1 ? '' : 's'} from checkpoint ${hex0x(request.checkpoint)}; ${Buffer.byteLength(text).toLocaleString('en-US')} bytes${request.out === undefined ? '' : ` to ${request.out}`}\n`,
+    `evm-integrity: proved ${verdict.value.blocks.length} block${verdict.value.blocks.length === 1 ? '' : 's'} from checkpoint ${prefixedHex(request.checkpoint)}; ${Buffer.byteLength(text).toLocaleString('en-US')} bytes${request.out === undefined ? '' : ` to ${request.out}`}\n`,
   );
   return 0;
 }
