@@ -33,6 +33,22 @@ export async function timeMsAsync(fn: () => unknown, runs: number, warmup = 0): 
   return median(samples);
 }
 
+/**
+ * Median milliseconds of each of `fns` (each may return a promise, awaited), their samples taken in
+ * turn within each of `runs` rounds, so that a machine busy with other work slows them alike.
+ */
+export async function timeMsInterleaved(fns: readonly (() => unknown)[], runs: number, warmup = 0): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) for (const fn of fns) await fn();
+  const samples = fns.map((): number[] => []);
+  for (let i = 0; i < runs; i++)
+    for (const [k, fn] of fns.entries()) {
+      const start = performance.now();
+      await fn();
+      samples[k]!.push(performance.now() - start);
+    }
+  return samples.map(median);
+}
+
 /** A fixture block as JSON, and its receipts decoded (bytes and bigints, as a block builder holds them). */
 export function fixtureBlock(name: string): { block: any; receipts: Receipt[] } {
   const block = JSON.parse(readFileSync(`fixtures/blocks/${name}.json`, 'utf8'));

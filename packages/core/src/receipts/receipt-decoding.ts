@@ -1,41 +1,63 @@
-import { decode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { bytesEqual } from '../bytes/hex.js';
+import { readRlp, readRlpItem, rlpItem, type RlpItem } from '../bytes/rlp-reader.js';
 import { InvalidReceiptError } from '../errors.js';
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { encodeReceipt, receiptLayout, type EncodeReceiptOptions } from './receipt-encoding.js';
 import { RULE_SETS } from './rules.js';
 import type { Log, Receipt } from './receipt.js';
 
-type Item = Uint8Array | NestedUint8Array;
-
 const invalid = (field: string, expected: string, got: string) =>
   new InvalidReceiptError(`Receipt ${field}: expected ${expected}, got ${got}.`, { field, expected });
 
-function bytesItem(item: Item | undefined, field: string, size?: number): Uint8Array {
-  if (!(item instanceof Uint8Array)) throw invalid(field, 'a byte string', item === undefined ? 'nothing' : 'a list');
-  if (size !== undefined && item.length !== size) throw invalid(field, `${size} bytes`, `${item.length}`);
-  return item;
-}
+/**
+ * The fields of one encoding, read in place (src/bytes/rlp-reader.ts, checked as RLP first): each
+ * byte string is copied out once, where @ethereumjs/rlp copied every list at each level.
+ */
+class Fields {
+  constructor(readonly bytes: Uint8Array) {}
 
-function listItem(item: Item | undefined, field: string): Item[] {
-  if (!Array.isArray(item)) throw invalid(field, 'a list', item === undefined ? 'nothing' : 'a byte string');
-  return item;
-}
+  /** The items of the list `item`, after a check that it is one. */
+  list(item: RlpItem | undefined, field: string): RlpItem[] {
+    if (item === undefined || !item.list)
+      throw invalid(field, 'a list', item === undefined ? 'nothing' : 'a byte string');
+    const items: RlpItem[] = [];
+    for (let at = item.start; at < item.end;) {
+      const next = rlpItem();
+      readRlpItem(this.bytes, at, item.end, next);
+      items.push(next);
+      at = next.end;
+    }
+    return items;
+  }
 
-function quantity(item: Item | undefined, field: string): bigint {
-  let value = 0n;
-  for (const byte of bytesItem(item, field)) value = (value << 8n) | BigInt(byte);
-  return value;
-}
+  /** The byte string `item` (of `size` bytes when given), copied out. */
+  string(item: RlpItem | undefined, field: string, size?: number): Uint8Array {
+    if (item === undefined || item.list)
+      throw invalid(field, 'a byte string', item === undefined ? 'nothing' : 'a list');
+    const length = item.end - item.start;
+    if (size !== undefined && length !== size) throw invalid(field, `${size} bytes`, `${length}`);
+    return this.bytes.slice(item.start, item.end);
+  }
 
-function decodeLog(item: Item, i: number): Log {
-  const fields = listItem(item, `logs[${i}]`);
-  if (fields.length !== 3) throw invalid(`logs[${i}]`, '3 items (address, topics, data)', `${fields.length}`);
-  return {
-    address: bytesItem(fields[0], `logs[${i}].address`, 20),
-    topics: listItem(fields[1], `logs[${i}].topics`).map((t, j) => bytesItem(t, `logs[${i}].topics[${j}]`, 32)),
-    data: bytesItem(fields[2], `logs[${i}].data`),
-  };
+  /** The unsigned integer `item` (its encoding is held canonical by the check that the receipt encodes back). */
+  quantity(item: RlpItem | undefined, field: string): bigint {
+    if (item === undefined || item.list)
+      throw invalid(field, 'a byte string', item === undefined ? 'nothing' : 'a list');
+    let value = 0n;
+    for (let at = item.start; at < item.end; at++) value = (value << 8n) | BigInt(this.bytes[at]!);
+    return value;
+  }
+
+  /** Log `i` of the receipt: [address, topics, data]. */
+  log(item: RlpItem, i: number): Log {
+    const fields = this.list(item, `logs[${i}]`);
+    if (fields.length !== 3) throw invalid(`logs[${i}]`, '3 items (address, topics, data)', `${fields.length}`);
+    return {
+      address: this.string(fields[0], `logs[${i}].address`, 20),
+      topics: this.list(fields[1], `logs[${i}].topics`).map((t, j) => this.string(t, `logs[${i}].topics[${j}]`, 32)),
+      data: this.string(fields[2], `logs[${i}].data`),
+    };
+  }
 }
 
 /**
@@ -69,30 +91,32 @@ export function decodeReceiptWithBloom(
   const type = typed ? encoded[0]! : 0;
   const layout = receiptLayout({ type, cumulativeGasUsed: 0n, logs: [] }, rules);
   if (typed && layout === 'untyped') throw invalid('type', 'a type hashed with its type byte', `${type}`);
-  let body: Item;
+  const inner = typed ? encoded.subarray(1) : encoded;
+  const body = rlpItem();
   try {
-    body = decode(typed ? encoded.subarray(1) : encoded);
+    readRlp(inner, body);
   } catch (error) {
     throw invalid('encoding', 'RLP', `bytes that do not decode (${(error as Error).message})`);
   }
-  const fields = listItem(body, 'body');
+  const read = new Fields(inner);
+  const fields = read.list(body, 'body');
   const withDeposit = layout === 'op-deposit' && fields.length === 6;
   if (fields.length !== 4 && !withDeposit)
     throw invalid('body', layout === 'op-deposit' ? '4 or 6 items' : '4 items', `${fields.length}`);
-  const outcome = bytesItem(fields[0], 'status');
+  const outcome = read.string(fields[0], 'status');
   const receipt: Receipt = {
     type,
     ...(outcome.length === 32
       ? { root: outcome }
       : { status: outcome.length === 0 ? 0 : outcome.length === 1 && outcome[0] === 1 ? 1 : invalidStatus(outcome) }),
-    cumulativeGasUsed: quantity(fields[1], 'cumulativeGasUsed'),
+    cumulativeGasUsed: read.quantity(fields[1], 'cumulativeGasUsed'),
     logs: [],
   };
-  const logsBloom = bytesItem(fields[2], 'logsBloom', BLOOM_BYTES);
-  receipt.logs = listItem(fields[3], 'logs').map(decodeLog);
+  const logsBloom = read.string(fields[2], 'logsBloom', BLOOM_BYTES);
+  receipt.logs = read.list(fields[3], 'logs').map((log, i) => read.log(log, i));
   if (withDeposit) {
-    receipt.depositNonce = quantity(fields[4], 'depositNonce');
-    receipt.depositReceiptVersion = quantity(fields[5], 'depositReceiptVersion');
+    receipt.depositNonce = read.quantity(fields[4], 'depositNonce');
+    receipt.depositReceiptVersion = read.quantity(fields[5], 'depositReceiptVersion');
   }
   if (!bytesEqual(encodeReceipt(receipt, options), encoded))
     throw invalid(

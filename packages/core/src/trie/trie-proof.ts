@@ -1,5 +1,5 @@
-import { decode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { bytesEqual } from '../bytes/hex.js';
+import { readRlp, readRlpItem, rlpItem } from '../bytes/rlp-reader.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
 import { err, ok, type Result } from '../result.js';
 import { toNibbles } from './ordered-trie.js';
@@ -27,12 +27,16 @@ export interface TrieProofRefusal {
   message: string;
 }
 
-type Item = Uint8Array | NestedUint8Array;
+/** The items a branch node has: 16 slots and a value. */
+const BRANCH_ITEMS = 17;
 
 /**
  * Walks a proof (RLP nodes from the root to the leaf) down the path of `key`, checking each node
  * against the hash its parent names, and returns the value at the leaf, or which node fails.
  * A node under 32 bytes is read inside its parent, as the trie hashes it.
+ *
+ * The nodes are read in place (src/bytes/rlp-reader.ts), every item of each checked as RLP: only
+ * the item on the key's path is taken, and only the leaf's value is copied out.
  *
  * @example
  * const walked = walkTrieProof(root, indexKey(3), proof) // walked.ok ? walked.value : walked.error.node
@@ -47,75 +51,100 @@ export function walkTrieProof(
   const nibbles = toNibbles(key);
   const refuse = (reason: TrieProofFault, node: number, message: string) =>
     err({ reason, node, message: `Proof node ${node}: ${message}` });
-  let reference: Item = root;
+  // The items of the node being read: payload start and end, and whether each is a list.
+  const starts = new Int32Array(BRANCH_ITEMS);
+  const ends = new Int32Array(BRANCH_ITEMS);
+  const lists = new Uint8Array(BRANCH_ITEMS);
+  const item = rlpItem();
+  // What the last node names next: a hash (`reference`), or a node embedded in it (`reference`
+  // undefined, its list payload from `start` to `end` of `bytes`).
+  let reference: Uint8Array | undefined = root;
+  let bytes: Uint8Array = root;
+  let start = 0;
+  let end = 0;
   let next = 0;
   let depth = 0;
   for (;;) {
-    let node: Item;
     let at: number;
-    if (reference instanceof Uint8Array) {
+    if (reference !== undefined) {
       at = next++;
-      const bytes = proof[at];
-      if (bytes === undefined) return refuse('missing-node', at, `missing: the proof ends before the leaf.`);
-      if (!bytesEqual(keccak(bytes), reference))
+      const node = proof[at];
+      if (node === undefined) return refuse('missing-node', at, `missing: the proof ends before the leaf.`);
+      if (!bytesEqual(keccak(node), reference))
         return refuse(
           'hash-mismatch',
           at,
           at === 0 ? 'its hash is not the root.' : `its hash is not the one node ${at - 1} names.`,
         );
+      // No bytes read as an empty string in RLP, which is no trie node.
+      if (node.length === 0) return refuse('bad-node', at, 'a string, not a trie node (a list).');
       try {
-        node = decode(bytes);
+        readRlp(node, item);
       } catch (error) {
-        return refuse('bad-rlp', at, `not RLP (${(error as Error).message}).`);
+        return refuse('bad-rlp', at, `not RLP (${(error as Error).message})`);
       }
+      if (!item.list) return refuse('bad-node', at, 'a string, not a trie node (a list).');
+      bytes = node;
+      start = item.start;
+      end = item.end;
     } else {
       // An embedded node: read inside its parent, which is the last node taken from the proof.
-      node = reference;
       at = next - 1;
     }
-    if (!Array.isArray(node)) return refuse('bad-node', at, 'a string, not a trie node (a list).');
-    if (node.length === 17) {
+    let count = 0;
+    for (let i = start; i < end; i = item.end, count++) {
+      readRlpItem(bytes, i, end, item);
+      if (count < BRANCH_ITEMS) {
+        starts[count] = item.start;
+        ends[count] = item.end;
+        lists[count] = item.list ? 1 : 0;
+      }
+    }
+    if (count === BRANCH_ITEMS) {
       if (depth === nibbles.length)
         return refuse('bad-node', at, 'a branch where the key ends (no key is a prefix of another).');
-      const child: Item = node[nibbles[depth]!]!;
-      if (child instanceof Uint8Array && child.length === 0)
-        return refuse(
-          'path-mismatch',
-          at,
-          `its slot ${nibbles[depth]!.toString(16)} is empty: the key is not in the trie.`,
-        );
-      if (child instanceof Uint8Array && child.length !== 32)
-        return refuse(
-          'bad-node',
-          at,
-          `slot ${nibbles[depth]!.toString(16)} holds ${child.length} bytes, not a 32-byte hash.`,
-        );
+      const slot = nibbles[depth]!;
+      const length = ends[slot]! - starts[slot]!;
+      if (lists[slot] === 0 && length === 0)
+        return refuse('path-mismatch', at, `its slot ${slot.toString(16)} is empty: the key is not in the trie.`);
+      if (lists[slot] === 0 && length !== 32)
+        return refuse('bad-node', at, `slot ${slot.toString(16)} holds ${length} bytes, not a 32-byte hash.`);
       depth++;
-      reference = child;
+      start = starts[slot]!;
+      end = ends[slot]!;
+      reference = lists[slot] === 1 ? undefined : bytes.subarray(start, end);
       continue;
     }
-    if (node.length !== 2)
-      return refuse('bad-node', at, `a list of ${node.length} items, not 17 (branch) or 2 (leaf, extension).`);
-    const [path, value] = node as [Item, Item];
-    if (!(path instanceof Uint8Array) || path.length === 0 || path[0]! >> 4 > 3)
+    if (count !== 2) return refuse('bad-node', at, `a list of ${count} items, not 17 (branch) or 2 (leaf, extension).`);
+    const pathStart = starts[0]!;
+    const pathLength = ends[0]! - pathStart;
+    if (lists[0] === 1 || pathLength === 0 || bytes[pathStart]! >> 4 > 3)
       return refuse('bad-node', at, 'its path is not hex-prefix encoded.');
-    const flag = path[0]! >> 4;
+    const flag = bytes[pathStart]! >> 4;
     const leaf = flag >= 2;
-    const pathNibbles = toNibbles(path).subarray(flag & 1 ? 1 : 2);
-    const rest = nibbles.subarray(depth);
-    const matches = leaf
-      ? bytesEqual(pathNibbles, rest)
-      : pathNibbles.length > 0 && bytesEqual(pathNibbles, rest.subarray(0, pathNibbles.length));
+    // The path's nibbles, after the flag's (and its padding nibble when the count is even).
+    const first = flag & 1 ? 1 : 2;
+    const pathNibbles = 2 * pathLength - first;
+    const rest = nibbles.length - depth;
+    let matches = leaf ? pathNibbles === rest : pathNibbles > 0 && pathNibbles <= rest;
+    for (let n = 0; matches && n < pathNibbles; n++) {
+      const j = first + n;
+      const byte = bytes[pathStart + (j >> 1)]!;
+      matches = (j & 1 ? byte & 15 : byte >> 4) === nibbles[depth + n];
+    }
     if (!matches)
       return refuse('path-mismatch', at, `its path leads elsewhere than the key: the key is not in the trie.`);
     if (leaf) {
-      if (!(value instanceof Uint8Array)) return refuse('bad-node', at, 'a leaf whose value is a list.');
+      if (lists[1] === 1) return refuse('bad-node', at, 'a leaf whose value is a list.');
       if (next < proof.length) return refuse('extra-node', next, 'after the leaf (node ' + at + ').');
-      return ok(value);
+      return ok(bytes.slice(starts[1], ends[1]));
     }
-    if (value instanceof Uint8Array && value.length !== 32)
-      return refuse('bad-node', at, `an extension whose child is ${value.length} bytes, not a 32-byte hash.`);
-    depth += pathNibbles.length;
-    reference = value;
+    const valueLength = ends[1]! - starts[1]!;
+    if (lists[1] === 0 && valueLength !== 32)
+      return refuse('bad-node', at, `an extension whose child is ${valueLength} bytes, not a 32-byte hash.`);
+    depth += pathNibbles;
+    start = starts[1]!;
+    end = ends[1]!;
+    reference = lists[1] === 1 ? undefined : bytes.subarray(start, end);
   }
 }
