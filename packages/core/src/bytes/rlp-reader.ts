@@ -24,11 +24,11 @@ export const rlpItem = (): RlpItem => ({ list: false, start: 0, end: 0 });
 
 /** The big-endian length of `count` bytes at `at`, refusing leading zeros, as canonical RLP must. */
 function longLength(bytes: Uint8Array, at: number, count: number, limit: number): number {
-  if (at + count > limit) throw new RlpError(`the length at byte ${at} runs past the end (byte ${limit}).`);
-  if (bytes[at] === 0) throw new RlpError(`the length at byte ${at} has leading zeros.`);
+  if (at + count > limit) throw new RlpError(`the length at byte ${at} runs past the end (byte ${limit})`);
+  if (bytes[at] === 0) throw new RlpError(`the length at byte ${at} has leading zeros`);
   let length = 0;
   for (let i = 0; i < count; i++) length = length * 256 + bytes[at + i]!;
-  if (length < 56) throw new RlpError(`the long form at byte ${at - 1} holds ${length} bytes, under 56.`);
+  if (length < 56) throw new RlpError(`the long form at byte ${at - 1} holds ${length} bytes, under 56`);
   return length;
 }
 
@@ -52,7 +52,7 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     start = at + 1;
     length = first - 0x80;
     if (length === 1 && start < limit && bytes[start]! < 0x80)
-      throw new RlpError(`the byte at ${start} is below 0x80 and has a prefix.`);
+      throw new RlpError(`the byte at ${start} is below 0x80 and has a prefix`);
   } else if (first < 0xc0) {
     length = longLength(bytes, at + 1, first - 0xb7, limit);
     start = at + 1 + (first - 0xb7);
@@ -64,7 +64,7 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     start = at + 1 + (first - 0xf7);
   }
   if (start + length > limit)
-    throw new RlpError(`the item at byte ${at} runs past the end (byte ${start + length} of ${limit}).`);
+    throw new RlpError(`the item at byte ${at} runs past the end (byte ${start + length} of ${limit})`);
   item.list = first >= 0xc0;
   item.start = start;
   item.end = start + length;
@@ -90,8 +90,8 @@ export function checkRlpList(bytes: Uint8Array, start: number, end: number): voi
  * @throws RlpError when they are empty, not canonical RLP, or hold more after the item.
  */
 export function readRlp(bytes: Uint8Array, item: RlpItem): void {
-  if (bytes.length === 0) throw new RlpError('no bytes.');
+  if (bytes.length === 0) throw new RlpError('no bytes');
   readRlpItem(bytes, 0, bytes.length, item);
-  if (item.end !== bytes.length) throw new RlpError(`${bytes.length - item.end} bytes after the item.`);
+  if (item.end !== bytes.length) throw new RlpError(`${bytes.length - item.end} bytes after the item`);
   if (item.list) checkRlpList(bytes, item.start, item.end);
 }

@@ -81,7 +81,7 @@ export function walkTrieProof(
       try {
         readRlp(node, item);
       } catch (error) {
-        return refuse('bad-rlp', at, `not RLP (${(error as Error).message})`);
+        return refuse('bad-rlp', at, `not RLP (${(error as Error).message}).`);
       }
       if (!item.list) return refuse('bad-node', at, 'a string, not a trie node (a list).');
       bytes = node;
