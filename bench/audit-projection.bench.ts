@@ -1,0 +1,218 @@
+/**
+ * How long Ethereum's whole chain takes to audit, projected from measurements: the real CLI process (`evm-integrity
+ * audit --chain 1 --rpc URL --from A --to B`, every other flag at its default: one worker) audits a range of each
+ * era's fixture blocks, looped (era-node.ts), from a loopback JSON-RPC node that adds 0 ms, then 50 ms, to every HTTP
+ * request. Each era's blocks per second (the audit's own, from its summary line: without the process's start, paid
+ * once for millions of blocks) weighted by the era's share of the first 23,000,000 blocks gives the hours on 32
+ * workers, each as fast as the one measured, with the node not the bottleneck (it answers every worker's requests
+ * without a rate limit; the requests per second it must then serve are printed).
+ *
+ * The eras' first blocks are the forks of mainnet in the repository's own chain table (core/chains/builtin.ts, from
+ * go-ethereum's params/config.go): Homestead 1,150,000, Byzantium 4,370,000, Petersburg (Constantinople) 7,280,000,
+ * Istanbul 9,069,000, Berlin 12,244,000, London 12,965,000, Paris 15,537,394; Shanghai, Cancun and Prague activate by
+ * timestamp, and their first blocks, 17,034,870, 19,426,587 and 22,431,084, are the fixture blocks straddling those
+ * timestamps. The bench checks both before it measures.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { defaultRegistry } from '../packages/core/src/index.js';
+import { eraRange, startEraNode, type EraNode, type EraRange } from './era-node.js';
+import { median } from './timing.js';
+
+const BIN = 'packages/service/bin/evm-integrity.js';
+/** The chain projected: Ethereum's first 23 million blocks, on 32 workers, at most 1 hour. */
+const CHAIN_BLOCKS = 23_000_000;
+const WORKERS = 32;
+const GOAL_HOURS = 1;
+const LATENCIES_MS = [0, 50];
+/** Rounds of each measurement, interleaved across the eras; the median is kept. */
+const ROUNDS = Number(process.env.PROJECTION_ROUNDS ?? 3);
+
+/**
+ * An era of mainnet: its first block, the fork that starts it in the chain table, and the fixture blocks that sample
+ * it (fixtures/blocks/mainnet-N.json), or the era whose rate it takes when no fixture block is of it.
+ */
+interface Era {
+  name: string;
+  first: number;
+  fork: string;
+  /** The fixture blocks of the era; none when the era takes another's rate. */
+  sample: readonly number[];
+  borrowed?: { rateOf: string; why: string };
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+const ERAS: readonly Era[] = [
+  // Every Frontier fixture but the genesis, which has no parent to link to.
+  {
+    name: 'Frontier',
+    first: 0,
+    fork: 'Frontier',
+    sample: [1, 2, 3, 4, 5, 100, 47218, 47219, 200000, 483920, 990001, 990002, 990003, 990004, 990016]
+      .concat(range(1000001, 1000030))
+      .concat(range(1000040, 1000050)),
+  },
+  {
+    name: 'Homestead to Spurious Dragon',
+    first: 1_150_000,
+    fork: 'Homestead',
+    sample: [1755634, 1755635, 2463000, 3000026],
+  },
+  { name: 'Byzantium', first: 4_370_000, fork: 'Byzantium', sample: [7000000] },
+  {
+    name: 'Petersburg to Berlin',
+    first: 7_280_000,
+    fork: 'Petersburg',
+    sample: [],
+    borrowed: {
+      rateOf: 'London',
+      why: 'no fixture block; blocks no larger than London’s (gas limit 8M to 12.5M, then 15M target)',
+    },
+  },
+  { name: 'London', first: 12_965_000, fork: 'London', sample: [14764013, 15040641, 15040708, 15537393] },
+  // 15537394 (10,041 logs, 4.2 MB of receipts) is left out: looped, it would make a quarter of the era's blocks.
+  { name: 'Paris', first: 15_537_394, fork: 'Paris', sample: [15547621, 15573637, 17034869] },
+  { name: 'Shanghai', first: 17_034_870, fork: 'Shanghai', sample: [17034870, 17062257, 19426586] },
+  {
+    name: 'Cancun',
+    first: 19_426_587,
+    fork: 'Cancun',
+    sample: [19426587, 19433902, 19433903, 21925176, 22162263, 22431083],
+  },
+  { name: 'Prague', first: 22_431_084, fork: 'Prague', sample: [22431084, 22869878] },
+];
+
+/** The blocks of era `i` among the first CHAIN_BLOCKS. */
+const eraBlocks = (i: number) => (ERAS[i + 1]?.first ?? CHAIN_BLOCKS) - ERAS[i]!.first;
+
+/** Each era's first block against mainnet's fork schedule: a fork by block at that block, by timestamp straddled. */
+function checkEras(): void {
+  const timestamp = (n: number) =>
+    BigInt(JSON.parse(readFileSync(`fixtures/blocks/mainnet-${n}.json`, 'utf8')).header.timestamp);
+  const forks = defaultRegistry.get(1)?.forks ?? [];
+  for (const era of ERAS) {
+    const fork = forks.find((f) => f.fork === era.fork);
+    if (fork === undefined) throw new Error(`${era.name}: mainnet's schedule has no fork ${era.fork}`);
+    const ok =
+      fork.block !== undefined
+        ? fork.block === era.first
+        : timestamp(era.first - 1) < BigInt(fork.timestamp!) && timestamp(era.first) >= BigInt(fork.timestamp!);
+    if (!ok) throw new Error(`${era.name}: block ${era.first} is not the first of ${era.fork} in the chain table`);
+  }
+}
+
+/**
+ * Blocks to audit in an era's range: enough for several rounds of the default window (32 blocks) and at least 2 s of
+ * work, at most a few seconds: fewer blocks where blocks hold more receipts.
+ */
+const blocksFor = (receiptsPerBlock: number) =>
+  Math.max(192, Math.min(2_048, Math.round(48_000 / Math.max(1, receiptsPerBlock) / 32) * 32));
+
+interface Measured {
+  rate: number;
+  requestsPerBlock: number;
+}
+
+/** One `audit` process over `era`'s range from `node`: its blocks per second by its summary, every block passed. */
+function auditOnce(node: EraNode, era: EraRange): Promise<Measured> {
+  const args = ['audit', '--chain', '1', '--rpc', node.url, '--from', String(era.from), '--to', String(era.to)];
+  const [requests] = [node.requests];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      // Only the last line matters (the summary): keep the tail, not every block's line.
+      stdout = (stdout + d).slice(-100_000);
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('close', (status) => {
+      const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}').summary;
+      const count = era.to - era.from + 1;
+      if (status !== 0 || summary?.verdicts?.pass !== count)
+        return reject(
+          new Error(`audit of ${era.from}..${era.to}: exit ${status}, ${stderr.trim()}, ${stdout.slice(-400)}`),
+        );
+      resolve({ rate: summary.blocks_per_second, requestsPerBlock: (node.requests - requests) / count });
+    });
+  });
+}
+
+const hours = (seconds: number) => seconds / 3600;
+const pad = (text: string | number, width: number) => String(text).padStart(width);
+
+async function main() {
+  checkEras();
+  const node = await startEraNode();
+  const ranges = ERAS.map((era) => {
+    if (era.sample.length === 0) return undefined;
+    const names = era.sample.map((n) => `mainnet-${n}`);
+    const probe = eraRange(names, Math.max(1, era.first), names.length);
+    return eraRange(names, Math.max(1, era.first), blocksFor(probe.receiptsPerBlock));
+  });
+  // rates[era][latency]: the samples of each round, interleaved so that the machine's noise falls on every era alike.
+  const samples = ERAS.map(() => LATENCIES_MS.map(() => [] as Measured[]));
+  for (let round = 0; round < ROUNDS; round++)
+    for (const [l, latency] of LATENCIES_MS.entries())
+      for (const [i, eraRangeOf] of ranges.entries()) {
+        if (eraRangeOf === undefined) continue;
+        node.latencyMs = latency;
+        node.range = eraRangeOf;
+        samples[i]![l]!.push(await auditOnce(node, eraRangeOf));
+      }
+  await node.close();
+
+  const measured = (i: number, l: number): number => {
+    const era = ERAS[i]!;
+    if (era.borrowed === undefined) return median(samples[i]![l]!.map((s) => s.rate));
+    const { rateOf } = era.borrowed;
+    return measured(
+      ERAS.findIndex((e) => e.name === rateOf),
+      l,
+    );
+  };
+
+  console.log(
+    `whole-chain projection: one \`audit\` process a measurement (every flag at its default: one worker), ` +
+      `median of ${ROUNDS} rounds; ${CHAIN_BLOCKS.toLocaleString('en-US')} blocks on ${WORKERS} workers`,
+  );
+  console.log(
+    `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('sample', 7)} ${pad('rcpt/blk', 8)} ` +
+      LATENCIES_MS.map((ms) => `${pad(`${ms} ms b/s`, 9)} ${pad('hours', 6)}`).join(' '),
+  );
+  const totals = LATENCIES_MS.map(() => 0);
+  const requestsPerBlock = LATENCIES_MS.map(() => [] as number[]);
+  for (const [i, era] of ERAS.entries()) {
+    const blocks = eraBlocks(i);
+    const cells = LATENCIES_MS.map((_, l) => {
+      const rate = measured(i, l);
+      const seconds = blocks / rate / WORKERS;
+      totals[l]! += seconds;
+      requestsPerBlock[l]!.push(...samples[i]![l]!.map((s) => s.requestsPerBlock));
+      return `${pad(rate.toFixed(0), 9)} ${pad(hours(seconds).toFixed(2), 6)}`;
+    });
+    const r = ranges[i];
+    const sample = r === undefined ? `(${era.borrowed?.rateOf})` : `${r.to - r.from + 1}`;
+    console.log(
+      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(`${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`, 6)} ` +
+        `${pad(sample, 7)} ${pad(r === undefined ? '' : r.receiptsPerBlock.toFixed(0), 8)} ${cells.join(' ')}`,
+    );
+  }
+  for (const era of ERAS)
+    if (era.borrowed !== undefined) console.log(`  ${era.name}: ${era.borrowed.rateOf}'s rate (${era.borrowed.why})`);
+  for (const [l, latency] of LATENCIES_MS.entries()) {
+    const total = hours(totals[l]!);
+    const perWorker = CHAIN_BLOCKS / (totals[l]! * WORKERS);
+    const workersForGoal = Math.ceil((totals[l]! * WORKERS) / (GOAL_HOURS * 3600));
+    const requests = perWorker * WORKERS * median(requestsPerBlock[l]!);
+    console.log(
+      `  ${latency} ms a request: ${total.toFixed(2)} h on ${WORKERS} workers (${perWorker.toFixed(0)} blocks/s a worker ` +
+        `over the chain; ${workersForGoal} workers for ${GOAL_HOURS} h); the node must serve ${requests.toFixed(0)} ` +
+        `requests/s (${(2 * perWorker * WORKERS).toFixed(0)} calls/s); goal at most ${GOAL_HOURS} hour: ` +
+        `${total <= GOAL_HOURS ? 'met' : 'NOT met'}`,
+    );
+  }
+}
+
+await main();
