@@ -13,7 +13,7 @@
  * timestamp, and their first blocks, 17,034,870, 19,426,587 and 22,431,084, are the fixture blocks straddling those
  * timestamps. The bench checks both before it measures.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { defaultRegistry } from '../packages/core/src/index.js';
 import { eraRange, startEraNode, type EraNode, type EraRange } from './era-node.js';
@@ -103,43 +103,73 @@ function checkEras(): void {
 }
 
 /**
- * Blocks to audit in an era's range: enough for several rounds of the default window (32 blocks) and at least 2 s of
- * work, at most a few seconds: fewer blocks where blocks hold more receipts.
+ * Blocks to audit in an era's range: several rounds of the default window (32 blocks ahead), and about the same work
+ * in each era (fewer blocks where blocks hold more receipts), so that the bench takes a minute or two.
  */
 const blocksFor = (receiptsPerBlock: number) =>
-  Math.max(192, Math.min(2_048, Math.round(48_000 / Math.max(1, receiptsPerBlock) / 32) * 32));
+  Math.max(128, Math.min(1_024, Math.round(24_000 / Math.max(1, receiptsPerBlock) / 32) * 32));
 
+/** What one audit process showed: its blocks per second, the cores it kept busy, the node's HTTP requests a block. */
 interface Measured {
   rate: number;
+  cores: number;
   requestsPerBlock: number;
 }
 
-/** One `audit` process over `era`'s range from `node`: its blocks per second by its summary, every block passed. */
+/** Clock ticks a second, the unit of a process's CPU time in /proc/PID/stat. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+
+/** CPU seconds `pid` has used (user and system), from /proc; undefined once it is gone. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (in parentheses, which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One `audit` process over `era`'s range from `node`: its blocks per second by its summary (every block must pass),
+ * and the cores it kept busy from its first line on (its start left out, as from the rate), sampled from /proc.
+ */
 function auditOnce(node: EraNode, era: EraRange): Promise<Measured> {
   const args = ['audit', '--chain', '1', '--rpc', node.url, '--from', String(era.from), '--to', String(era.to)];
-  const [requests] = [node.requests];
+  const requests = node.requests;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let first: { at: number; cpu: number } | undefined;
+    let last: { at: number; cpu: number } | undefined;
+    const sample = () => {
+      const cpu = cpuSeconds(child.pid!);
+      if (cpu !== undefined) last = { at: performance.now(), cpu };
+      return last;
+    };
+    const sampling = setInterval(sample, 20);
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      first ??= sample();
       // Only the last line matters (the summary): keep the tail, not every block's line.
       stdout = (stdout + d).slice(-100_000);
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('close', (status) => {
+      clearInterval(sampling);
       const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}').summary;
       const count = era.to - era.from + 1;
       if (status !== 0 || summary?.verdicts?.pass !== count)
         return reject(
           new Error(`audit of ${era.from}..${era.to}: exit ${status}, ${stderr.trim()}, ${stdout.slice(-400)}`),
         );
-      resolve({ rate: summary.blocks_per_second, requestsPerBlock: (node.requests - requests) / count });
+      const cores = first && last && last.at > first.at ? (last.cpu - first.cpu) / ((last.at - first.at) / 1000) : NaN;
+      resolve({ rate: summary.blocks_per_second, cores, requestsPerBlock: (node.requests - requests) / count });
     });
   });
 }
 
-const hours = (seconds: number) => seconds / 3600;
 const pad = (text: string | number, width: number) => String(text).padStart(width);
 
 async function main() {
@@ -148,69 +178,76 @@ async function main() {
   const ranges = ERAS.map((era) => {
     if (era.sample.length === 0) return undefined;
     const names = era.sample.map((n) => `mainnet-${n}`);
-    const probe = eraRange(names, Math.max(1, era.first), names.length);
-    return eraRange(names, Math.max(1, era.first), blocksFor(probe.receiptsPerBlock));
+    const once = eraRange(names, Math.max(1, era.first), names.length);
+    return eraRange(names, once.from, blocksFor(once.receiptsPerBlock));
   });
-  // rates[era][latency]: the samples of each round, interleaved so that the machine's noise falls on every era alike.
+  // samples[era][latency], one a round, the rounds interleaved so that the machine's noise falls on every era alike.
   const samples = ERAS.map(() => LATENCIES_MS.map(() => [] as Measured[]));
   for (let round = 0; round < ROUNDS; round++)
     for (const [l, latency] of LATENCIES_MS.entries())
-      for (const [i, eraRangeOf] of ranges.entries()) {
-        if (eraRangeOf === undefined) continue;
+      for (const [i, range] of ranges.entries()) {
+        if (range === undefined) continue;
         node.latencyMs = latency;
-        node.range = eraRangeOf;
-        samples[i]![l]!.push(await auditOnce(node, eraRangeOf));
+        node.range = range;
+        samples[i]![l]!.push(await auditOnce(node, range));
       }
   await node.close();
 
-  const measured = (i: number, l: number): number => {
-    const era = ERAS[i]!;
-    if (era.borrowed === undefined) return median(samples[i]![l]!.map((s) => s.rate));
-    const { rateOf } = era.borrowed;
-    return measured(
-      ERAS.findIndex((e) => e.name === rateOf),
-      l,
-    );
+  /** The median of each figure of era `i` at latency `l`; an era without blocks of its own takes another's. */
+  const measured = (i: number, l: number): Measured => {
+    const borrowed = ERAS[i]!.borrowed;
+    if (borrowed !== undefined)
+      return measured(
+        ERAS.findIndex((e) => e.name === borrowed.rateOf),
+        l,
+      );
+    const of = (figure: keyof Measured) => median(samples[i]![l]!.map((s) => s[figure]));
+    return { rate: of('rate'), cores: of('cores'), requestsPerBlock: of('requestsPerBlock') };
   };
 
   console.log(
-    `whole-chain projection: one \`audit\` process a measurement (every flag at its default: one worker), ` +
-      `median of ${ROUNDS} rounds; ${CHAIN_BLOCKS.toLocaleString('en-US')} blocks on ${WORKERS} workers`,
+    `whole-chain projection: one \`audit\` process a measurement (every flag at its default: one worker), median of ` +
+      `${ROUNDS} rounds; ${CHAIN_BLOCKS.toLocaleString('en-US')} blocks on ${WORKERS} workers, each as fast as the one ` +
+      `measured, the node not the bottleneck`,
   );
   console.log(
-    `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('sample', 7)} ${pad('rcpt/blk', 8)} ` +
-      LATENCIES_MS.map((ms) => `${pad(`${ms} ms b/s`, 9)} ${pad('hours', 6)}`).join(' '),
+    `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('blocks', 6)} ${pad('rcpt/b', 6)}` +
+      LATENCIES_MS.map((ms) => ` | ${pad(`${ms} ms: b/s`, 11)} ${pad('cores', 5)} ${pad('hours', 5)}`).join(''),
   );
-  const totals = LATENCIES_MS.map(() => 0);
-  const requestsPerBlock = LATENCIES_MS.map(() => [] as number[]);
+  // Worker-seconds, CPU-seconds and HTTP requests over the whole chain, at each latency.
+  const totals = LATENCIES_MS.map(() => ({ seconds: 0, cpu: 0, requests: 0 }));
   for (const [i, era] of ERAS.entries()) {
     const blocks = eraBlocks(i);
     const cells = LATENCIES_MS.map((_, l) => {
-      const rate = measured(i, l);
-      const seconds = blocks / rate / WORKERS;
-      totals[l]! += seconds;
-      requestsPerBlock[l]!.push(...samples[i]![l]!.map((s) => s.requestsPerBlock));
-      return `${pad(rate.toFixed(0), 9)} ${pad(hours(seconds).toFixed(2), 6)}`;
+      const { rate, cores, requestsPerBlock } = measured(i, l);
+      const seconds = blocks / rate;
+      totals[l]!.seconds += seconds;
+      totals[l]!.cpu += seconds * cores;
+      totals[l]!.requests += blocks * requestsPerBlock;
+      return ` | ${pad(rate.toFixed(0), 11)} ${pad(cores.toFixed(2), 5)} ${pad((seconds / WORKERS / 3600).toFixed(2), 5)}`;
     });
-    const r = ranges[i];
-    const sample = r === undefined ? `(${era.borrowed?.rateOf})` : `${r.to - r.from + 1}`;
+    const range = ranges[i];
+    const share = `${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`;
+    const count = range === undefined ? `(${era.borrowed?.rateOf})` : `${range.to - range.from + 1}`;
+    const receipts = range === undefined ? '' : range.receiptsPerBlock.toFixed(0);
     console.log(
-      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(`${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`, 6)} ` +
-        `${pad(sample, 7)} ${pad(r === undefined ? '' : r.receiptsPerBlock.toFixed(0), 8)} ${cells.join(' ')}`,
+      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(share, 6)} ${pad(count, 6)} ` +
+        `${pad(receipts, 6)}${cells.join('')}`,
     );
   }
   for (const era of ERAS)
     if (era.borrowed !== undefined) console.log(`  ${era.name}: ${era.borrowed.rateOf}'s rate (${era.borrowed.why})`);
   for (const [l, latency] of LATENCIES_MS.entries()) {
-    const total = hours(totals[l]!);
-    const perWorker = CHAIN_BLOCKS / (totals[l]! * WORKERS);
-    const workersForGoal = Math.ceil((totals[l]! * WORKERS) / (GOAL_HOURS * 3600));
-    const requests = perWorker * WORKERS * median(requestsPerBlock[l]!);
+    const { seconds, cpu, requests } = totals[l]!;
+    const hours = seconds / WORKERS / 3600;
+    const wallSeconds = seconds / WORKERS;
     console.log(
-      `  ${latency} ms a request: ${total.toFixed(2)} h on ${WORKERS} workers (${perWorker.toFixed(0)} blocks/s a worker ` +
-        `over the chain; ${workersForGoal} workers for ${GOAL_HOURS} h); the node must serve ${requests.toFixed(0)} ` +
-        `requests/s (${(2 * perWorker * WORKERS).toFixed(0)} calls/s); goal at most ${GOAL_HOURS} hour: ` +
-        `${total <= GOAL_HOURS ? 'met' : 'NOT met'}`,
+      `  ${latency} ms a request: ${hours.toFixed(2)} h on ${WORKERS} workers ` +
+        `(${(CHAIN_BLOCKS / seconds).toFixed(0)} blocks/s a worker over the chain, ` +
+        `${Math.ceil(seconds / (GOAL_HOURS * 3600))} workers for ${GOAL_HOURS} h); ` +
+        `${(cpu / wallSeconds).toFixed(1)} cores busy, the node serving ${(requests / wallSeconds).toFixed(0)} ` +
+        `requests/s (${((2 * CHAIN_BLOCKS) / wallSeconds).toFixed(0)} calls/s); ` +
+        `goal at most ${GOAL_HOURS} hour: ${hours <= GOAL_HOURS ? 'met' : 'NOT met'}`,
     );
   }
 }
