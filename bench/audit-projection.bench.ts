@@ -14,7 +14,7 @@
  * timestamps. The bench checks both before it measures.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { defaultRegistry } from '../packages/core/src/index.js';
 import { eraRange, startEraNode, type EraNode, type EraRange } from './era-node.js';
 import { median } from './timing.js';
@@ -29,59 +29,51 @@ const LATENCIES_MS = [0, 50];
 const ROUNDS = Number(process.env.PROJECTION_ROUNDS ?? 3);
 
 /**
- * An era of mainnet: its first block, the fork that starts it in the chain table, and the fixture blocks that sample
- * it (fixtures/blocks/mainnet-N.json), or the era whose rate it takes when no fixture block is of it.
+ * An era of mainnet: its first block and the fork that starts it in the chain table; an era without fixture blocks
+ * takes the rate of the era named, for the reason given.
  */
 interface Era {
   name: string;
   first: number;
   fork: string;
-  /** The fixture blocks of the era; none when the era takes another's rate. */
-  sample: readonly number[];
   borrowed?: { rateOf: string; why: string };
 }
 
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
 const ERAS: readonly Era[] = [
-  // Every Frontier fixture but the genesis, which has no parent to link to.
-  {
-    name: 'Frontier',
-    first: 0,
-    fork: 'Frontier',
-    sample: [1, 2, 3, 4, 5, 100, 47218, 47219, 200000, 483920, 990001, 990002, 990003, 990004, 990016]
-      .concat(range(1000001, 1000030))
-      .concat(range(1000040, 1000050)),
-  },
-  {
-    name: 'Homestead to Spurious Dragon',
-    first: 1_150_000,
-    fork: 'Homestead',
-    sample: [1755634, 1755635, 2463000, 3000026],
-  },
-  { name: 'Byzantium', first: 4_370_000, fork: 'Byzantium', sample: [7000000] },
+  { name: 'Frontier', first: 0, fork: 'Frontier' },
+  { name: 'Homestead to Spurious Dragon', first: 1_150_000, fork: 'Homestead' },
+  { name: 'Byzantium', first: 4_370_000, fork: 'Byzantium' },
   {
     name: 'Petersburg to Berlin',
     first: 7_280_000,
     fork: 'Petersburg',
-    sample: [],
     borrowed: {
       rateOf: 'London',
       why: 'no fixture block; blocks no larger than London’s (gas limit 8M to 12.5M, then 15M target)',
     },
   },
-  { name: 'London', first: 12_965_000, fork: 'London', sample: [14764013, 15040641, 15040708, 15537393] },
-  // 15537394 (10,041 logs, 4.2 MB of receipts) is left out: looped, it would make a quarter of the era's blocks.
-  { name: 'Paris', first: 15_537_394, fork: 'Paris', sample: [15547621, 15573637, 17034869] },
-  { name: 'Shanghai', first: 17_034_870, fork: 'Shanghai', sample: [17034870, 17062257, 19426586] },
-  {
-    name: 'Cancun',
-    first: 19_426_587,
-    fork: 'Cancun',
-    sample: [19426587, 19433902, 19433903, 21925176, 22162263, 22431083],
-  },
-  { name: 'Prague', first: 22_431_084, fork: 'Prague', sample: [22431084, 22869878] },
+  { name: 'London', first: 12_965_000, fork: 'London' },
+  { name: 'Paris', first: 15_537_394, fork: 'Paris' },
+  { name: 'Shanghai', first: 17_034_870, fork: 'Shanghai' },
+  { name: 'Cancun', first: 19_426_587, fork: 'Cancun' },
+  { name: 'Prague', first: 22_431_084, fork: 'Prague' },
 ];
+
+/**
+ * Mainnet fixture blocks left out of the samples: the genesis, which has no parent to link to; 15537394 (10,041 logs,
+ * 4.2 MB of receipts), which looped would make a quarter of Paris's blocks.
+ */
+const LEFT_OUT = new Set([0, 15_537_394]);
+
+/** The mainnet fixture blocks (fixtures/blocks/mainnet-N.json) of era `i`, by number. */
+function sampleOf(i: number): number[] {
+  const numbers = readdirSync('fixtures/blocks').flatMap((file) => {
+    const n = /^mainnet-(\d+)\.json$/.exec(file)?.[1];
+    return n === undefined ? [] : [Number(n)];
+  });
+  const end = ERAS[i + 1]?.first ?? CHAIN_BLOCKS;
+  return numbers.filter((n) => n >= ERAS[i]!.first && n < end && !LEFT_OUT.has(n)).sort((a, b) => a - b);
+}
 
 /** The blocks of era `i` among the first CHAIN_BLOCKS. */
 const eraBlocks = (i: number) => (ERAS[i + 1]?.first ?? CHAIN_BLOCKS) - ERAS[i]!.first;
@@ -97,7 +89,7 @@ function checkEras(): void {
     const ok =
       fork.block !== undefined
         ? fork.block === era.first
-        : timestamp(era.first - 1) < BigInt(fork.timestamp!) && timestamp(era.first) >= BigInt(fork.timestamp!);
+        : timestamp(era.first - 1) < BigInt(fork.timestamp) && timestamp(era.first) >= BigInt(fork.timestamp);
     if (!ok) throw new Error(`${era.name}: block ${era.first} is not the first of ${era.fork} in the chain table`);
   }
 }
@@ -175,9 +167,13 @@ const pad = (text: string | number, width: number) => String(text).padStart(widt
 async function main() {
   checkEras();
   const node = await startEraNode();
-  const ranges = ERAS.map((era) => {
-    if (era.sample.length === 0) return undefined;
-    const names = era.sample.map((n) => `mainnet-${n}`);
+  const fixtures = ERAS.map((_, i) => sampleOf(i));
+  const ranges = ERAS.map((era, i) => {
+    const names = fixtures[i]!.map((n) => `mainnet-${n}`);
+    if (names.length === 0) {
+      if (era.borrowed === undefined) throw new Error(`${era.name}: no fixture block, and no era's rate to take`);
+      return undefined;
+    }
     const once = eraRange(names, Math.max(1, era.first), names.length);
     return eraRange(names, once.from, blocksFor(once.receiptsPerBlock));
   });
@@ -196,7 +192,7 @@ async function main() {
   /** The median of each figure of era `i` at latency `l`; an era without blocks of its own takes another's. */
   const measured = (i: number, l: number): Measured => {
     const borrowed = ERAS[i]!.borrowed;
-    if (borrowed !== undefined)
+    if (ranges[i] === undefined && borrowed !== undefined)
       return measured(
         ERAS.findIndex((e) => e.name === borrowed.rateOf),
         l,
@@ -211,7 +207,8 @@ async function main() {
       `measured, the node not the bottleneck`,
   );
   console.log(
-    `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('blocks', 6)} ${pad('rcpt/b', 6)}` +
+    `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('fixtures', 8)} ${pad('range', 5)} ` +
+      `${pad('rcpt/b', 6)}` +
       LATENCIES_MS.map((ms) => ` | ${pad(`${ms} ms: b/s`, 11)} ${pad('cores', 5)} ${pad('hours', 5)}`).join(''),
   );
   // Worker-seconds, CPU-seconds and HTTP requests over the whole chain, at each latency.
@@ -229,14 +226,15 @@ async function main() {
     const range = ranges[i];
     const share = `${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`;
     const count = range === undefined ? `(${era.borrowed?.rateOf})` : `${range.to - range.from + 1}`;
+    const sample = fixtures[i]!.length === 0 ? '' : fixtures[i]!.length;
     const receipts = range === undefined ? '' : range.receiptsPerBlock.toFixed(0);
     console.log(
-      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(share, 6)} ${pad(count, 6)} ` +
+      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(share, 6)} ${pad(sample, 8)} ${pad(count, 5)} ` +
         `${pad(receipts, 6)}${cells.join('')}`,
     );
   }
-  for (const era of ERAS)
-    if (era.borrowed !== undefined) console.log(`  ${era.name}: ${era.borrowed.rateOf}'s rate (${era.borrowed.why})`);
+  for (const [i, era] of ERAS.entries())
+    if (ranges[i] === undefined) console.log(`  ${era.name}: ${era.borrowed?.rateOf}'s rate (${era.borrowed?.why})`);
   for (const [l, latency] of LATENCIES_MS.entries()) {
     const { seconds, cpu, requests } = totals[l]!;
     const hours = seconds / WORKERS / 3600;
