@@ -105,6 +105,8 @@ const blocksFor = (receiptsPerBlock: number) =>
 interface Measured {
   rate: number;
   cores: number;
+  /** CPU milliseconds a block (cores over blocks/s): what a worker whose bound is its CPU needs of a whole core. */
+  cpuMs: number;
   requestsPerBlock: number;
 }
 
@@ -157,7 +159,8 @@ function auditOnce(node: EraNode, era: EraRange): Promise<Measured> {
           new Error(`audit of ${era.from}..${era.to}: exit ${status}, ${stderr.trim()}, ${stdout.slice(-400)}`),
         );
       const cores = first && last && last.at > first.at ? (last.cpu - first.cpu) / ((last.at - first.at) / 1000) : NaN;
-      resolve({ rate: summary.blocks_per_second, cores, requestsPerBlock: (node.requests - requests) / count });
+      const rate = summary.blocks_per_second;
+      resolve({ rate, cores, cpuMs: (1000 * cores) / rate, requestsPerBlock: (node.requests - requests) / count });
     });
   });
 }
@@ -198,7 +201,7 @@ async function main() {
         l,
       );
     const of = (figure: keyof Measured) => median(samples[i]![l]!.map((s) => s[figure]));
-    return { rate: of('rate'), cores: of('cores'), requestsPerBlock: of('requestsPerBlock') };
+    return { rate: of('rate'), cores: of('cores'), cpuMs: of('cpuMs'), requestsPerBlock: of('requestsPerBlock') };
   };
 
   console.log(
@@ -209,19 +212,22 @@ async function main() {
   console.log(
     `  ${'era'.padEnd(28)} ${pad('first block', 11)} ${pad('share', 6)} ${pad('fixtures', 8)} ${pad('range', 5)} ` +
       `${pad('rcpt/b', 6)}` +
-      LATENCIES_MS.map((ms) => ` | ${pad(`${ms} ms: b/s`, 11)} ${pad('cores', 5)} ${pad('hours', 5)}`).join(''),
+      LATENCIES_MS.map(
+        (ms) => ` | ${pad(`${ms} ms: b/s`, 11)} ${pad('cores', 5)} ${pad('cpu ms', 6)} ${pad('hours', 5)}`,
+      ).join(''),
   );
   // Worker-seconds, CPU-seconds and HTTP requests over the whole chain, at each latency.
   const totals = LATENCIES_MS.map(() => ({ seconds: 0, cpu: 0, requests: 0 }));
   for (const [i, era] of ERAS.entries()) {
     const blocks = eraBlocks(i);
     const cells = LATENCIES_MS.map((_, l) => {
-      const { rate, cores, requestsPerBlock } = measured(i, l);
+      const { rate, cores, cpuMs, requestsPerBlock } = measured(i, l);
       const seconds = blocks / rate;
       totals[l]!.seconds += seconds;
       totals[l]!.cpu += seconds * cores;
       totals[l]!.requests += blocks * requestsPerBlock;
-      return ` | ${pad(rate.toFixed(0), 11)} ${pad(cores.toFixed(2), 5)} ${pad((seconds / WORKERS / 3600).toFixed(2), 5)}`;
+      const hours = (seconds / WORKERS / 3600).toFixed(2);
+      return ` | ${pad(rate.toFixed(0), 11)} ${pad(cores.toFixed(2), 5)} ${pad(cpuMs.toFixed(1), 6)} ${pad(hours, 5)}`;
     });
     const range = ranges[i];
     const share = `${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`;
