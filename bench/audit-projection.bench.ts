@@ -5,7 +5,9 @@
  * request. Each era's blocks per second (the audit's own, from its summary line: without the process's start, paid
  * once for millions of blocks) weighted by the era's share of the first 23,000,000 blocks gives the hours on 32
  * workers, each as fast as the one measured, with the node not the bottleneck (it answers every worker's requests
- * without a rate limit; the requests per second it must then serve are printed).
+ * without a rate limit; the requests per second it must then serve are printed). The CPU each process kept busy, read
+ * from /proc, is printed beside its rate: CPU milliseconds a block hold steadier than rates on a loaded machine.
+ * An era's fixture blocks are every fixtures/blocks/mainnet-N.json whose N is in the era (but LEFT_OUT's).
  *
  * The eras' first blocks are the forks of mainnet in the repository's own chain table (core/chains/builtin.ts, from
  * go-ethereum's params/config.go): Homestead 1,150,000, Byzantium 4,370,000, Petersburg (Constantinople) 7,280,000,
