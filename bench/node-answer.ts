@@ -4,11 +4,12 @@
  * `transactionHash` and `logIndex`). The members a fixture lacks are filled in: the block's hash and
  * number from its header, each log's position in the block, each receipt's bloom from its logs (a
  * receipt's own `logsBloom` is compared with its logs'), and made-up but well-formed values for the
- * transaction's hash (where the fixture has none), sender, recipient, gas used and gas price.
- * `verifyBlock` reads none of those but the bloom; they are there because a real answer makes
- * JSON.parse read them.
+ * transaction's hash (where the fixture has none), sender, recipient and gas price; the gas used is
+ * the receipt's step in `cumulativeGasUsed`, as a node gives it (`verifyBlock` compares it on a
+ * verifiable chain). `verifyBlock` reads none of the others but the bloom; they are there because a
+ * real answer makes JSON.parse read them.
  */
-import { bytesToHex, hexToBytes, logsBloom } from '../packages/core/src/index.js';
+import { bytesToHex, defaultKeccak256, hexToBytes, logsBloom } from '../packages/core/src/index.js';
 
 /** The bloom of a JSON-RPC receipt's logs, as a node gives it. */
 function bloomOfLogs(logs: any[]): string {
@@ -31,8 +32,16 @@ function madeUpHex(bytes: number, seed: number): string {
 export function fullNodeAnswer(fixture: any): string {
   const { header } = fixture;
   let logIndex = 0;
+  const place = (receipt: any, i: number) =>
+    receipt.transactionIndex === undefined ? i : Number(receipt.transactionIndex);
+  // Each receipt's cumulative gas by its place in the block (the fixture may list them in another order).
+  const cumulative = new Map<number, bigint>(
+    fixture.receipts.map((receipt: any, i: number) => [place(receipt, i), BigInt(receipt.cumulativeGasUsed)]),
+  );
   const receipts = fixture.receipts.map((receipt: any, i: number) => {
-    const transactionHash = receipt.transactionHash ?? madeUpHex(32, i);
+    // A hash of the receipt's index, not madeUpHex, whose bytes repeat every 256 receipts: a block's hashes are distinct.
+    const transactionHash =
+      receipt.transactionHash ?? `0x${bytesToHex(defaultKeccak256(new TextEncoder().encode(`tx ${i}`)))}`;
     const block = { blockHash: header.hash, blockNumber: header.number, transactionHash };
     return {
       ...block,
@@ -42,8 +51,10 @@ export function fullNodeAnswer(fixture: any): string {
       contractAddress: null,
       type: receipt.type,
       status: receipt.status,
+      // Before Byzantium a receipt has its post-state root in place of a status (undefined members are not written).
+      root: receipt.root,
       cumulativeGasUsed: receipt.cumulativeGasUsed,
-      gasUsed: '0x5208',
+      gasUsed: `0x${(BigInt(receipt.cumulativeGasUsed) - (cumulative.get(place(receipt, i) - 1) ?? 0n)).toString(16)}`,
       effectiveGasPrice: '0x3b9aca00',
       logsBloom: receipt.logsBloom ?? bloomOfLogs(receipt.logs),
       logs: receipt.logs.map((log: any) => ({
