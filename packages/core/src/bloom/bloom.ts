@@ -21,21 +21,20 @@ function bloomBit(hash: Uint8Array, pair: number): number {
  * Hash-table key of an item: its first, middle and last four bytes mixed into
  * 30 bits. Collisions only cost a byte comparison.
  */
-function itemKey(bytes: Uint8Array, at: number, n: number): number {
+function itemKey(item: Uint8Array): number {
+  const n = item.length;
   if (n < 4) return n;
-  const word = (i: number) =>
-    (bytes[at + i]! << 24) | (bytes[at + i + 1]! << 16) | (bytes[at + i + 2]! << 8) | bytes[at + i + 3]!;
+  const word = (i: number) => (item[i]! << 24) | (item[i + 1]! << 16) | (item[i + 2]! << 8) | item[i + 3]!;
   const h = Math.imul(word(n - 4), 0x9e3779b1) ^ Math.imul(word((n >> 1) - 2), 0x85ebca6b) ^ word(0) ^ n;
   return h & 0x3fffffff;
 }
 
-/** Big-endian 32-bit word `w` of the item of `n` bytes at `at` of `bytes`, zero-padded past its end. */
-function itemWord(bytes: Uint8Array, at: number, n: number, w: number): number {
+/** Big-endian 32-bit word `w` of `item`, zero-padded past its end. */
+function itemWord(item: Uint8Array, w: number): number {
   const i = 4 * w;
-  if (i + 4 <= n)
-    return (bytes[at + i]! << 24) | (bytes[at + i + 1]! << 16) | (bytes[at + i + 2]! << 8) | bytes[at + i + 3]!;
+  if (i + 4 <= item.length) return (item[i]! << 24) | (item[i + 1]! << 16) | (item[i + 2]! << 8) | item[i + 3]!;
   let word = 0;
-  for (let k = 0; k < 4; k++) word = (word << 8) | (i + k < n ? bytes[at + i + k]! : 0);
+  for (let k = 0; k < 4; k++) word = (word << 8) | (i + k < item.length ? item[i + k]! : 0);
   return word;
 }
 
@@ -86,8 +85,6 @@ export class BloomHasher {
   /** The previous log's address and topics, by place, and their entries. */
   #lastItems = new Array<Uint8Array | undefined>(1 + MAX_TOPICS).fill(undefined);
   #lastEntries = new Int32Array(1 + MAX_TOPICS);
-  /** Whether the entry at each place is that of the previous item {@link addItemAt} was given there. */
-  #lastKnown = new Uint8Array(1 + MAX_TOPICS);
 
   constructor(keccak: Keccak256 = defaultKeccak256) {
     this.#keccak = keccak;
@@ -95,24 +92,7 @@ export class BloomHasher {
 
   /** ORs the three bloom bits of `item` into `bloom`. */
   add(bloom: Uint8Array, item: Uint8Array): void {
-    this.#setBits(bloom, this.#entry(item, 0, item.length));
-  }
-
-  /**
-   * ORs into `bloom` the bits of the item of `length` bytes at `offset` of `bytes`, at `place` of its log (0 the
-   * address, 1-4 the topics): `same` says that it is the previous log's item there, whose entry is then taken without
-   * a lookup. For a writer that decodes a log's items where they lie in its receipt's encoding (no view of each).
-   */
-  addItemAt(bloom: Uint8Array, place: number, same: boolean, bytes: Uint8Array, offset: number, length: number): void {
-    if (same && this.#lastKnown[place] === 1) {
-      this.#setBits(bloom, this.#lastEntries[place]!);
-      return;
-    }
-    const entry = this.#entry(bytes, offset, length);
-    this.#lastItems[place] = undefined;
-    this.#lastKnown[place] = 1;
-    this.#lastEntries[place] = entry;
-    this.#setBits(bloom, entry);
+    this.#setBits(bloom, this.#entry(item));
   }
 
   /** ORs the bits of `log`'s address and topics into `bloom`. */
@@ -120,10 +100,7 @@ export class BloomHasher {
     this.#setBits(bloom, this.#entryAt(0, log.address));
     const topics = log.topics;
     for (let i = 0; i < topics.length; i++)
-      this.#setBits(
-        bloom,
-        i < MAX_TOPICS ? this.#entryAt(1 + i, topics[i]!) : this.#entry(topics[i]!, 0, topics[i]!.length),
-      );
+      this.#setBits(bloom, i < MAX_TOPICS ? this.#entryAt(1 + i, topics[i]!) : this.#entry(topics[i]!));
   }
 
   #setBits(bloom: Uint8Array, entry: number): void {
@@ -136,47 +113,46 @@ export class BloomHasher {
   /** The entry of `item` at `place` of its log: the previous log's there when `item` is the same object. */
   #entryAt(place: number, item: Uint8Array): number {
     if (this.#lastItems[place] === item) return this.#lastEntries[place]!;
-    const entry = this.#entry(item, 0, item.length);
+    const entry = this.#entry(item);
     this.#lastItems[place] = item;
-    this.#lastKnown[place] = 0;
     this.#lastEntries[place] = entry;
     return entry;
   }
 
-  /** The entry of the item of `length` bytes at `at` of `bytes`, hashing it the first time it is seen. */
-  #entry(bytes: Uint8Array, at: number, length: number): number {
+  /** The entry of `item`, hashing it the first time it is seen. */
+  #entry(item: Uint8Array): number {
     if (this.#entries === MAX_ENTRIES) this.#forget();
-    const key = itemKey(bytes, at, length) + 1;
+    const key = itemKey(item) + 1;
     const mask = this.#slotKeys.length - 1;
     let slot = key & mask;
     for (let k = this.#slotKeys[slot]!; k !== 0; k = this.#slotKeys[slot]!) {
       if (k === key) {
         const entry = this.#slotEntries[slot]!;
-        if (this.#holds(entry, bytes, at, length)) return entry;
+        if (this.#holds(entry, item)) return entry;
       }
       slot = (slot + 1) & mask;
     }
-    return this.#insert(bytes, at, length, key, slot);
+    return this.#insert(item, key, slot);
   }
 
-  /** Whether `entry` is the item of `length` bytes at `at` of `bytes`. */
-  #holds(entry: number, bytes: Uint8Array, at: number, length: number): boolean {
-    if (this.#spans[2 * entry] !== length) return false;
+  /** Whether `entry` is `item`. */
+  #holds(entry: number, item: Uint8Array): boolean {
+    if (this.#spans[2 * entry] !== item.length) return false;
     const words = this.#words;
     const start = this.#spans[2 * entry + 1]!;
-    const count = (length + 3) >> 2;
-    for (let w = 0; w < count; w++) if (words[start + w] !== itemWord(bytes, at, length, w)) return false;
+    const count = (item.length + 3) >> 2;
+    for (let w = 0; w < count; w++) if (words[start + w] !== itemWord(item, w)) return false;
     return true;
   }
 
-  /** Hashes the item of `length` bytes at `at` of `bytes` and records it as a new entry in the free `slot`. */
-  #insert(bytes: Uint8Array, at: number, length: number, key: number, slot: number): number {
+  /** Hashes `item` and records it as a new entry in the free `slot`. */
+  #insert(item: Uint8Array, key: number, slot: number): number {
     const entry = this.#entries++;
-    const hash = this.#keccak(at === 0 && length === bytes.length ? bytes : bytes.subarray(at, at + length));
-    const count = (length + 3) >> 2;
+    const hash = this.#keccak(item);
+    const count = (item.length + 3) >> 2;
     if (this.#wordsUsed + count > this.#words.length) this.#words = grown(this.#words, this.#wordsUsed + count);
-    for (let w = 0; w < count; w++) this.#words[this.#wordsUsed + w] = itemWord(bytes, at, length, w);
-    this.#spans[2 * entry] = length;
+    for (let w = 0; w < count; w++) this.#words[this.#wordsUsed + w] = itemWord(item, w);
+    this.#spans[2 * entry] = item.length;
     this.#spans[2 * entry + 1] = this.#wordsUsed;
     this.#wordsUsed += count;
     this.#bits[3 * entry] = bloomBit(hash, 0);
@@ -194,7 +170,6 @@ export class BloomHasher {
     this.#entries = 0;
     this.#wordsUsed = 0;
     this.#lastItems.fill(undefined);
-    this.#lastKnown.fill(0);
   }
 
   #place(key: number, entry: number): void {

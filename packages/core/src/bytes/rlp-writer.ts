@@ -19,13 +19,9 @@ export function listLength(payloadLength: number): number {
 
 /** Encoded size of the byte string `bytes`. */
 export function stringLength(bytes: Uint8Array): number {
-  return stringSize(bytes.length, bytes[0] ?? 0);
-}
-
-/** Encoded size of a byte string of `length` bytes whose first is `first`: a single byte below 0x80 is its own. */
-export function stringSize(length: number, first: number): number {
-  if (length === 1 && first < 0x80) return 1;
-  return length + (length < 56 ? 1 : longHeaderLength(length));
+  const n = bytes.length;
+  if (n === 1 && bytes[0]! < 0x80) return 1;
+  return n + (n < 56 ? 1 : longHeaderLength(n));
 }
 
 function writeHeader(buf: Uint8Array, offset: number, payloadLength: number, shortBase: number): number {

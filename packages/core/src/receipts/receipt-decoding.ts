@@ -67,7 +67,7 @@ export function decodeReceiptWithBloom(
   // EIP-2718: a type byte is 0x00-0x7f; an untyped receipt starts with its list header (0xc0 and up).
   const typed = encoded[0]! < 0x80;
   const type = typed ? encoded[0]! : 0;
-  const layout = receiptLayout({ type }, rules);
+  const layout = receiptLayout({ type, cumulativeGasUsed: 0n, logs: [] }, rules);
   if (typed && layout === 'untyped') throw invalid('type', 'a type hashed with its type byte', `${type}`);
   let body: Item;
   try {

@@ -9,7 +9,7 @@ const STATUS_SUCCESS = Uint8Array.of(1);
 const STATUS_FAILURE = new Uint8Array(0);
 
 /** The layout of `receipt` under `rules`, or a typed error for a type the chain does not know. */
-export function receiptLayout(receipt: Pick<Receipt, 'type'>, rules: RuleSet): ReceiptLayout {
+export function receiptLayout(receipt: Receipt, rules: RuleSet): ReceiptLayout {
   const layout = rules.layouts.get(receipt.type);
   if (layout === undefined) {
     const known = describeTypes(rules);
@@ -26,7 +26,7 @@ export function receiptLayout(receipt: Pick<Receipt, 'type'>, rules: RuleSet): R
 }
 
 /** First field of the receipt body: the pre-Byzantium state root, or the EIP-658 status (0 is the empty string). */
-function outcomeBytes(receipt: Pick<Receipt, 'root' | 'status'>): Uint8Array {
+function outcomeBytes(receipt: Receipt): Uint8Array {
   if (receipt.root !== undefined) {
     if (receipt.status !== undefined) {
       throw new InvalidReceiptError('A receipt has either a status or a post-state root, not both.', {
@@ -50,14 +50,9 @@ function outcomeBytes(receipt: Pick<Receipt, 'root' | 'status'>): Uint8Array {
   });
 }
 
-/** Payload bytes of `rlp([address, topics, data])` of a log of `topics` topics whose data's string takes `data` bytes. */
-export function logPayloadSize(topics: number, data: number): number {
-  return 21 + listLength(33 * topics) + data;
-}
-
 /** Payload bytes of `rlp([address, topics, data])`: cheap enough to compute in each pass rather than keep. */
 function logPayload(log: Log): number {
-  return logPayloadSize(log.topics.length, stringLength(log.data));
+  return 21 + listLength(33 * log.topics.length) + stringLength(log.data);
 }
 
 /** A receipt's encoding measured before it is written: the fields computed once, the list payloads, the size. */
@@ -73,74 +68,24 @@ export interface ReceiptPlan {
   size: number;
 }
 
-/** The fields of a receipt that its encoding takes besides its logs (a JSON-RPC receipt's reader gives them too). */
-export type ReceiptFields = Pick<
-  Receipt,
-  'root' | 'status' | 'cumulativeGasUsed' | 'depositNonce' | 'depositReceiptVersion'
->;
-
-/**
- * Measures the consensus encoding of a receipt of `fields` whose logs' list payload takes `logsPayload` bytes, in
- * `layout`. Throws for a receipt that has no encoding.
- */
-export function planReceiptOf(fields: ReceiptFields, layout: ReceiptLayout, logsPayload: number): ReceiptPlan {
-  const outcome = outcomeBytes(fields);
-  const gas = quantityBytes(fields.cumulativeGasUsed);
-  const deposit =
-    layout === 'op-deposit' && fields.depositReceiptVersion !== undefined
-      ? { nonce: quantityBytes(fields.depositNonce ?? 0n), version: quantityBytes(fields.depositReceiptVersion) }
-      : undefined;
-  let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
-  if (deposit !== undefined) payload += stringLength(deposit.nonce) + stringLength(deposit.version);
-  const typed = layout !== 'untyped';
-  return { typed, outcome, gas, deposit, logsPayload, payload, size: (typed ? 1 : 0) + listLength(payload) };
-}
-
 /**
  * Measures the consensus encoding of `receipt`, so that it can be written straight into a
  * buffer shared with others (see receiptsCommitment). Throws for a receipt that has no encoding.
  */
 export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPlan {
+  const outcome = outcomeBytes(receipt);
+  const gas = quantityBytes(receipt.cumulativeGasUsed);
+  const deposit =
+    layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined
+      ? { nonce: quantityBytes(receipt.depositNonce ?? 0n), version: quantityBytes(receipt.depositReceiptVersion) }
+      : undefined;
   const logs = receipt.logs;
   let logsPayload = 0;
   for (let i = 0; i < logs.length; i++) logsPayload += listLength(logPayload(logs[i]!));
-  return planReceiptOf(receipt, layout, logsPayload);
-}
-
-/**
- * Writes what comes before the logs of the encoding that `plan` measured, for a receipt of `type`, into `out` at
- * `offset`, with `bloom` where its logs bloom goes; returns the offset after it. A writer that computes the bloom as it
- * writes the logs gives any 256 bytes, and writes the bloom at {@link bloomOffset} of the offset returned.
- */
-export function writeReceiptHead(
-  out: Uint8Array,
-  offset: number,
-  type: number,
-  plan: ReceiptPlan,
-  bloom: Uint8Array,
-): number {
-  let o = offset;
-  if (plan.typed) out[o++] = type;
-  o = writeListHeader(out, o, plan.payload);
-  o = writeString(out, o, plan.outcome);
-  o = writeString(out, o, plan.gas);
-  o = writeString(out, o, bloom);
-  return writeListHeader(out, o, plan.logsPayload);
-}
-
-/** Where the bloom lies in a receipt's head written by {@link writeReceiptHead} that ends at `headEnd`. */
-export function bloomOffset(plan: ReceiptPlan, headEnd: number): number {
-  return headEnd - (listLength(plan.logsPayload) - plan.logsPayload) - BLOOM_BYTES;
-}
-
-/** Writes what comes after the logs of the encoding that `plan` measured; returns the offset after it. */
-export function writeReceiptTail(out: Uint8Array, offset: number, plan: ReceiptPlan): number {
-  let o = offset;
-  if (plan.deposit !== undefined) {
-    o = writeString(out, o, plan.deposit.nonce);
-    o = writeString(out, o, plan.deposit.version);
-  }
-  return o;
+  let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
+  if (deposit !== undefined) payload += stringLength(deposit.nonce) + stringLength(deposit.version);
+  const typed = layout !== 'untyped';
+  return { typed, outcome, gas, deposit, logsPayload, payload, size: (typed ? 1 : 0) + listLength(payload) };
 }
 
 /**
@@ -154,7 +99,13 @@ export function writeReceipt(
   plan: ReceiptPlan,
   bloom: Uint8Array,
 ): number {
-  let o = writeReceiptHead(out, offset, receipt.type, plan, bloom);
+  let o = offset;
+  if (plan.typed) out[o++] = receipt.type;
+  o = writeListHeader(out, o, plan.payload);
+  o = writeString(out, o, plan.outcome);
+  o = writeString(out, o, plan.gas);
+  o = writeString(out, o, bloom);
+  o = writeListHeader(out, o, plan.logsPayload);
   const logs = receipt.logs;
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i]!;
@@ -172,7 +123,11 @@ export function writeReceipt(
     }
     o = writeString(out, o, log.data);
   }
-  return writeReceiptTail(out, o, plan);
+  if (plan.deposit !== undefined) {
+    o = writeString(out, o, plan.deposit.nonce);
+    o = writeString(out, o, plan.deposit.version);
+  }
+  return o;
 }
 
 /** The consensus encoding of one receipt given its logs bloom, in a buffer of its own. */

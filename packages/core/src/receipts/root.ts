@@ -31,59 +31,31 @@ export interface CommitmentOptions extends EncodeReceiptOptions {
 }
 
 /**
- * What a receipt's own writer (one that encodes it straight from its source, see {@link receiptsRootAndBloomWritten})
- * is given: the rule set, a buffer to write into, and the bloom its logs' items are ORed into.
- */
-export interface ReceiptRoom {
-  readonly rules: RuleSet;
-  /** The receipt's logs bloom, zeroed: each address and topic is added with {@link BloomHasher.addItemAt}. */
-  readonly bloom: Uint8Array;
-  /** One hasher for the block: each address and topic is hashed once. */
-  readonly hasher: BloomHasher;
-  /** A buffer in which the encoding of `size` bytes is written from LEAF_HEADROOM on. */
-  room(size: number): Uint8Array;
-}
-
-/**
- * Writes receipt `index`'s encoding, its bloom in it, into `room.room(size)` from LEAF_HEADROOM on; returns the offset
- * after it. Throws for a receipt that has no encoding.
- */
-export type WriteReceiptAt = (index: number, room: ReceiptRoom) => number;
-
-/**
  * Writes receipts' encodings, each with its logs bloom, and ORs every bloom into the block's.
  * Each address and topic is hashed once for the whole block, and feeds both its receipt's bloom
  * and the block bloom.
  */
-class ReceiptWriter implements ReceiptRoom {
-  readonly rules: RuleSet;
-  readonly hasher: BloomHasher;
+class ReceiptWriter {
+  readonly #rules: RuleSet;
+  readonly #hasher: BloomHasher;
   // The block bloom and the scratch bloom in 32-bit words too: OR-ing 64 words per receipt, not 256 bytes.
   readonly #blockWords = new Int32Array(BLOOM_BYTES / 4);
   readonly logsBloom = new Uint8Array(this.#blockWords.buffer);
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
   readonly #bloomWords = new Int32Array(BLOOM_BYTES / 4);
-  readonly bloom = new Uint8Array(this.#bloomWords.buffer);
-  /** The buffer of {@link room}, grown to the largest receipt. */
-  #scratch = new Uint8Array(0);
+  readonly #bloom = new Uint8Array(this.#bloomWords.buffer);
 
   readonly #onReceiptBloom: CommitmentOptions['onReceiptBloom'];
 
   constructor(options: CommitmentOptions, keccak: Keccak256) {
-    this.rules = options.rules ?? RULE_SETS.ethereum;
-    this.hasher = new BloomHasher(keccak);
+    this.#rules = options.rules ?? RULE_SETS.ethereum;
+    this.#hasher = new BloomHasher(keccak);
     this.#onReceiptBloom = options.onReceiptBloom;
-  }
-
-  room(size: number): Uint8Array {
-    const needed = LEAF_HEADROOM + size;
-    if (this.#scratch.length < needed) this.#scratch = new Uint8Array(Math.max(needed, 2 * this.#scratch.length));
-    return this.#scratch;
   }
 
   /** Measures `receipt`'s encoding; throws for a receipt that has none. */
   plan(receipt: Receipt): ReceiptPlan {
-    return planReceipt(receipt, receiptLayout(receipt, this.rules));
+    return planReceipt(receipt, receiptLayout(receipt, this.#rules));
   }
 
   /**
@@ -91,28 +63,15 @@ class ReceiptWriter implements ReceiptRoom {
    * room); its view.
    */
   write(index: number, receipt: Receipt, plan: ReceiptPlan, out: Uint8Array, offset: number): Uint8Array {
-    const bloom = this.bloom;
+    const bloom = this.#bloom;
     bloom.fill(0);
-    for (const log of receipt.logs) this.hasher.addLog(bloom, log);
-    this.#took(index);
-    const start = offset + LEAF_HEADROOM;
-    return out.subarray(start, writeReceipt(out, start, receipt, plan, bloom));
-  }
-
-  /** Receipt `index` written by `writeAt` into {@link room}; its view. */
-  written(index: number, writeAt: WriteReceiptAt): Uint8Array {
-    this.bloom.fill(0);
-    const end = writeAt(index, this);
-    this.#took(index);
-    return this.#scratch.subarray(LEAF_HEADROOM, end);
-  }
-
-  /** Shows receipt `index`'s bloom to whoever compares it, and ORs it into the block's. */
-  #took(index: number): void {
-    this.#onReceiptBloom?.(index, this.bloom);
+    for (const log of receipt.logs) this.#hasher.addLog(bloom, log);
+    this.#onReceiptBloom?.(index, bloom);
     const blockWords = this.#blockWords;
     const bloomWords = this.#bloomWords;
     for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
+    const start = offset + LEAF_HEADROOM;
+    return out.subarray(start, writeReceipt(out, start, receipt, plan, bloom));
   }
 }
 
@@ -175,34 +134,18 @@ export function receiptsRootAndBloomOf(
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,
   // 128 and up), into one buffer grown to the largest, so a receipt without an encoding throws when
   // the trie reaches it, not first in index order (verifying a block checks every type before).
+  let scratch = new Uint8Array(0);
   const receiptsRoot = orderedTrieRootOf(
     count,
     (i) => {
       const receipt = receiptAt(i);
       const plan = writer.plan(receipt);
-      return writer.write(i, receipt, plan, writer.room(plan.size), 0);
+      const size = LEAF_HEADROOM + plan.size;
+      if (scratch.length < size) scratch = new Uint8Array(Math.max(size, 2 * scratch.length));
+      return writer.write(i, receipt, plan, scratch, 0);
     },
     { keccak },
   );
-  return { receiptsRoot, logsBloom: writer.logsBloom };
-}
-
-/**
- * {@link receiptsRootAndBloomOf} of `count` receipts that their source encodes itself: `writeAt(i, room)` writes receipt
- * `i`'s encoding, bloom included, into the room it is given, when the trie takes its leaf. A JSON-RPC block's receipts
- * are so written straight from their JSON (json-rpc/receipt-encoder.ts), each hex item decoded where it lies in the
- * encoding: decoding each into a view of its own, then copying it, cost more than hashing on a block of 10,041 logs.
- *
- * @throws UnknownReceiptTypeError for a type the rule set does not know.
- */
-export function receiptsRootAndBloomWritten(
-  count: number,
-  writeAt: WriteReceiptAt,
-  options: CommitmentOptions = {},
-): Omit<ReceiptsCommitment, 'encodedReceipts'> {
-  const keccak = options.keccak ?? defaultKeccak256;
-  const writer = new ReceiptWriter(options, keccak);
-  const receiptsRoot = orderedTrieRootOf(count, (i) => writer.written(i, writeAt), { keccak });
   return { receiptsRoot, logsBloom: writer.logsBloom };
 }
 

@@ -38,7 +38,7 @@ import { checkType } from '../input/values/receipt-rules.js';
 import {
   receiptsCommitment,
   receiptsRootAndBloom,
-  receiptsRootAndBloomWritten,
+  receiptsRootAndBloomOf,
   type CommitmentOptions,
   type ReceiptsCommitment,
 } from '../receipts/root.js';
@@ -361,8 +361,8 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const streamed = streamRpcBlock(input, options);
   if (streamed !== undefined) {
     try {
-      const { outlines, hasLogs, firstWithStatus, writeAt, readBloom, readRest } = streamed.receipts;
-      const commitment = (hashing: Hashing) => receiptsRootAndBloomWritten(outlines.length, writeAt, hashing);
+      const { outlines, hasLogs, firstWithStatus, receiptAt, readBloom, readRest } = streamed.receipts;
+      const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
       const read = { outlines, hasLogs, firstWithStatus: () => firstWithStatus, readBloom, commitment };
       const result = verifyReceipts(streamed, read, context, false);
       if (result.ok) {

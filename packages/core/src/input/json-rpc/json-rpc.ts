@@ -11,10 +11,7 @@ import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/la
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { Log, Receipt } from '../../receipts/receipt.js';
 import type { RuleSetName } from '../../receipts/rules.js';
-import type { ReceiptRoom, WriteReceiptAt } from '../../receipts/root.js';
 import { ReceiptNotPlainlyValid } from '../../errors.js';
-import { JsonReceiptEncoder } from './receipt-encoder.js';
-import { plainReceiptFields, receiptType } from './receipt-fields.js';
 import { Slab } from '../../bytes/slab.js';
 import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
@@ -29,7 +26,7 @@ import {
 } from '../values/json-values.js';
 import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
 import { Problems } from '../values/problems.js';
-import { checkOutcome, hasNoRoot, orderByIndex } from '../values/receipt-rules.js';
+import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values/receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -42,20 +39,49 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
+/** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
+const receiptType = (value: Record<string, unknown>) => (isAbsent(value.type) ? 0n : quantityValue(value.type, 255n));
+
 /**
  * The receipt `value` when it is plainly valid, read without a path or a problem built (the common
  * case, and what a node returns), its bytes views into the decoder's slab; else undefined, and
  * {@link readReceipt} names the problems. It gives exactly what `readReceipt` gives without a problem.
  */
 function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | undefined {
-  const fields = plainReceiptFields(value, slab);
-  const decoded = fields === undefined ? undefined : logs.decode((value as JsonObject).logs ?? []);
-  if (decoded === undefined) return undefined;
-  // The members in the order readReceipt gives them.
-  const { type, root, status, cumulativeGasUsed, depositNonce, depositReceiptVersion } = fields!;
+  if (!isObject(value)) return undefined;
+  const type = receiptType(value);
+  const hasStatus = !isAbsent(value.status);
+  const hasRoot = !hasNoRoot(value.root);
+  if (
+    type === undefined ||
+    outcomeProblem({ type: Number(type), hasStatus, hasRoot, rootBesideStatus: true }) !== undefined
+  )
+    return undefined;
+  let outcome: Pick<Receipt, 'status' | 'root'>;
+  // A status beside a root must still be one (outcomeProblem: the root is what is hashed).
+  if (hasStatus && quantityValue(value.status, 1n) === undefined) return undefined;
+  if (hasRoot) {
+    const root = slab.hex(value.root, 32);
+    if (root === undefined) return undefined;
+    outcome = { root };
+  } else {
+    outcome = { status: Number(quantityValue(value.status, 1n)) as 0 | 1 };
+  }
+  const cumulativeGasUsed = quantityValue(value.cumulativeGasUsed);
+  const decoded = logs.decode(value.logs ?? []);
+  if (cumulativeGasUsed === undefined || decoded === undefined) return undefined;
+  const depositNonce = isAbsent(value.depositNonce) ? undefined : quantityValue(value.depositNonce);
+  const depositReceiptVersion = isAbsent(value.depositReceiptVersion)
+    ? undefined
+    : quantityValue(value.depositReceiptVersion);
+  if (
+    (depositNonce === undefined && !isAbsent(value.depositNonce)) ||
+    (depositReceiptVersion === undefined && !isAbsent(value.depositReceiptVersion))
+  )
+    return undefined;
   return {
-    type,
-    ...(root === undefined ? { status } : { root }),
+    type: Number(type),
+    ...outcome,
     cumulativeGasUsed,
     logs: decoded,
     ...(depositNonce !== undefined && { depositNonce }),
@@ -505,11 +531,6 @@ export interface ReceiptStream {
   /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
   readonly receiptAt: (i: number) => Receipt;
   /**
-   * Writes receipt `i`'s encoding straight from its JSON (receipt-encoder.ts), as receiptsRootAndBloomWritten asks;
-   * throws ReceiptNotPlainlyValid where `receiptAt` would, and maybe where it would not (the block is then read whole).
-   */
-  readonly writeAt: WriteReceiptAt;
-  /**
    * Reads receipt `i`'s own `logsBloom` into `out` (256 bytes): false when it has none; throws ReceiptNotPlainlyValid
    * when it is not 256 bytes of hex.
    */
@@ -580,13 +601,6 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     if (receipt === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
     return receipt;
   };
-  const encoder = new JsonReceiptEncoder(slab);
-  const write = (position: number, room: ReceiptRoom) => {
-    decoded[position] = 1;
-    const end = encoder.write(list[position], room);
-    if (end === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
-    return end;
-  };
   const bloomRead = new Uint8Array(list.length);
   const readBloom = (position: number, out: Uint8Array) => {
     bloomRead[position] = 1;
@@ -605,7 +619,6 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       hasLogs,
       firstWithStatus,
       receiptAt: (i) => decode(hashed[i]!),
-      writeAt: (i, room) => write(hashed[i]!, room),
       readBloom: (i, out) => readBloom(hashed[i]!, out),
       readRest: () => {
         const scratch = new Uint8Array(FIXED_SIZES.bloom);
