@@ -3,10 +3,11 @@
  * the fixtures keep only what the receipts root and bloom need (plus, in some, `logsBloom`,
  * `transactionHash` and `logIndex`). The members a fixture lacks are filled in: the block's hash and
  * number from its header, each log's position in the block, each receipt's bloom from its logs (a
- * receipt's own `logsBloom` is compared with its logs'), and made-up but well-formed values for the
- * transaction's hash (where the fixture has none), sender, recipient, gas used and gas price.
- * `verifyBlock` reads none of those but the bloom; they are there because a real answer makes
- * JSON.parse read them.
+ * receipt's own `logsBloom` is compared with its logs'), each receipt's gas used as its step in
+ * `cumulativeGasUsed` (as a node derives it, and as `verifyBlock` compares it), and made-up but
+ * well-formed values for the transaction's hash (where the fixture has none), sender, recipient and
+ * gas price. `verifyBlock` compares the bloom, the gas used and the members that repeat the block,
+ * and reads none of the others; they are there because a real answer makes JSON.parse read them.
  */
 import { bytesToHex, hexToBytes, logsBloom } from '../packages/core/src/index.js';
 
@@ -31,9 +32,15 @@ function madeUpHex(bytes: number, seed: number): string {
 export function fullNodeAnswer(fixture: any): string {
   const { header } = fixture;
   let logIndex = 0;
+  let previousGas = 0n;
   const receipts = fixture.receipts.map((receipt: any, i: number) => {
-    const transactionHash = receipt.transactionHash ?? madeUpHex(32, i);
+    // The position leads a made-up hash: madeUpHex repeats every 256 seeds, and one transaction has one receipt.
+    const transactionHash =
+      receipt.transactionHash ?? `0x${i.toString(16).padStart(8, '0')}${madeUpHex(28, i).slice(2)}`;
     const block = { blockHash: header.hash, blockNumber: header.number, transactionHash };
+    const cumulativeGas = BigInt(receipt.cumulativeGasUsed);
+    const gasUsed = `0x${(cumulativeGas - previousGas).toString(16)}`;
+    previousGas = cumulativeGas;
     return {
       ...block,
       transactionIndex: receipt.transactionIndex,
@@ -43,7 +50,7 @@ export function fullNodeAnswer(fixture: any): string {
       type: receipt.type,
       status: receipt.status,
       cumulativeGasUsed: receipt.cumulativeGasUsed,
-      gasUsed: '0x5208',
+      gasUsed,
       effectiveGasPrice: '0x3b9aca00',
       logsBloom: receipt.logsBloom ?? bloomOfLogs(receipt.logs),
       logs: receipt.logs.map((log: any) => ({
