@@ -161,6 +161,31 @@ describe('request readers: the fast path agrees with the slow path', () => {
   });
 });
 
+describe('quantityValue on short hex', () => {
+  const DECIMAL = /^(0|[1-9][0-9]*)$/;
+  const HEX_QUANTITY = /^0[xX][0-9a-fA-F]+$/;
+  it(`reads a short hex quantity digit by digit as the pattern and BigInt read it (${runs(1000)} runs)`, () => {
+    const char = fc.constantFrom(...'0123456789abcdefABCDEFgGxX-+ \u0660'.split(''));
+    const text = fc.oneof(
+      fc.array(char, { maxLength: 17 }).map((c) => `0x${c.join('')}`),
+      fc.array(char, { maxLength: 17 }).map((c) => `0X${c.join('')}`),
+      fc.array(char, { maxLength: 17 }).map((c) => c.join('')),
+      // Around the 13 digits read as a Number, and with leading zeros.
+      fc
+        .tuple(fc.integer({ min: 11, max: 16 }), fc.constantFrom('f', 'F', '0', '9'))
+        .map(([n, digit]) => `0x${digit.repeat(n)}`),
+      fc.integer({ min: 0, max: 15 }).map((n) => `0x${'0'.repeat(n)}1`),
+    );
+    fc.assert(
+      fc.property(text, fc.constantFrom(1n, 255n, (1n << 52n) - 1n, (1n << 64n) - 1n), (value, max) => {
+        const expected = DECIMAL.test(value) || HEX_QUANTITY.test(value) ? BigInt(value) : undefined;
+        expect(quantityValue(value, max)).toBe(expected === undefined || expected > max ? undefined : expected);
+      }),
+      { numRuns: runs(1000) },
+    );
+  });
+});
+
 describe('JSON-RPC receipts: the fast path gives what the receipts are, and refuses what is not valid', () => {
   /** A receipt as a node returns it, in any case and with members the reader ignores. */
   const rpcOf = (receipt: Receipt, index: number, upper: boolean) => {
