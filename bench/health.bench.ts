@@ -36,11 +36,12 @@ const body = JSON.stringify(
 
 const quantile = (sorted: readonly number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const median = (values: readonly number[]) =>
-  quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
+/** The middle value; of an even count, the mean of the two in the middle. */
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+};
 
 interface Served {
   url: string;
