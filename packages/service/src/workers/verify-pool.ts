@@ -16,7 +16,7 @@ interface Outcomes {
 
 export type PoolOutcome = Outcomes[PoolJob['kind']];
 
-/** What each worker is started with: the registry's setup, and the niceness its thread takes (none: the process's). */
+/** What each worker is started with: the registry's setup, and how much nicer than the process its thread runs (none: as nice). */
 export interface PoolWorkerData {
   setup: RegistrySetup;
   nice?: number;
@@ -54,7 +54,7 @@ function workerScript(): URL {
 /**
  * A pool of `workers` threads (null: one per core) whose registry is `setup`'s (the configured chains, an operator's
  * evidence); a worker whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool). With
- * `nice`, each worker lowers its thread's priority to it (lowerThreadPriority), so that the event loop's thread,
+ * `nice`, each worker lowers its thread's priority by that much niceness (lowerThreadPriority), so that the event loop's thread,
  * left at the process's, is never the one that waits for a core.
  */
 export function createVerifyPool(
