@@ -34,8 +34,8 @@ const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
 /**
  * Standard output, written without the event loop's thread waiting on it: lines gather while a write is in progress
  * and go out together, off that thread (a line a request, written synchronously, cost the event loop more than
- * anything else under load, and blocked it whenever the reader fell behind: bench/health.bench.ts). What is
- * gathered is written out when the process exits (pino's own exit handler).
+ * anything but its collections under load, and blocked it whenever the reader fell behind: bench/health.bench.ts).
+ * What is gathered is written out when the process exits (pino's own exit handler).
  */
 function requestLogDestination(): DestinationStream {
   const destination = pino.destination({ dest: 1, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });

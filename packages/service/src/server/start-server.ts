@@ -39,9 +39,9 @@ const REPLACE_WORKER_AFTER_BYTES = 16 * 1024 * 1024;
 
 /**
  * How much nicer than the process the server's verifying threads run (Linux), the event loop's thread keeping the
- * process's niceness: while they keep every core busy, the event loop's thread still gets one as soon as it has work (a health
- * check, a request's headers, an answer), as a thread of higher priority. When nothing else wants the cores they
- * verify at full speed; beside other busy processes of their scheduling group (not those of another container,
+ * process's niceness: while they keep every core busy, the event loop's thread still gets one as soon as it has work
+ * (a health check, a request's headers, an answer), as a thread of higher priority. When nothing else wants the cores
+ * they verify at full speed; beside other busy processes of their scheduling group (not those of another container,
  * service or session), they get a smaller share.
  */
 const POOL_NICE = 10;

@@ -16,7 +16,10 @@ interface Outcomes {
 
 export type PoolOutcome = Outcomes[PoolJob['kind']];
 
-/** What each worker is started with: the registry's setup, and how much nicer than the process its thread runs (none: as nice). */
+/**
+ * What each worker is started with: the registry's setup, and how much nicer than the process its thread runs (none:
+ * as nice as the process).
+ */
 export interface PoolWorkerData {
   setup: RegistrySetup;
   nice?: number;
@@ -54,8 +57,8 @@ function workerScript(): URL {
 /**
  * A pool of `workers` threads (null: one per core) whose registry is `setup`'s (the configured chains, an operator's
  * evidence); a worker whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool). With
- * `nice`, each worker lowers its thread's priority by that much niceness (lowerThreadPriority), so that the event loop's thread,
- * left at the process's, is never the one that waits for a core.
+ * `nice`, each worker lowers its thread's priority by that much niceness (lowerThreadPriority), so that the event
+ * loop's thread, left at the process's, is never the one that waits for a core.
  */
 export function createVerifyPool(
   workers: number | null,

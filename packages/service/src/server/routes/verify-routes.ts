@@ -146,8 +146,8 @@ function requirePlainJson(c: Context<Env>): void {
  * into one buffer of that length, so a large body costs one allocation, not its chunks and their
  * concatenation; `declared` is that length (the body limit has held the body to it). Served by
  * Node's HTTP server, the chunks are copied from its request as they come: the web stream the
- * adaptor would make of it copies each chunk once more on the event loop, and its garbage brings
- * the event loop's collections closer together (bench/health.bench.ts).
+ * adaptor would make of it copies each chunk once more on the event loop, and leaves garbage for
+ * the event loop's collector (bench/health.bench.ts).
  */
 async function readBody(c: Context<Env>, declared: number | undefined): Promise<Uint8Array<ArrayBuffer>> {
   const incoming = c.env?.incoming;
