@@ -5,7 +5,8 @@
  * the built service (dist/), as `npm test` builds it first. Blocks verified on the pool (the CLI's
  * many blocks, the lineage walk's block checks) give what they give inline.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { auditBundle, receiptRootBody } from '../packages/core/src/api/index.js';
@@ -296,6 +297,41 @@ describe('a worker that verified a large body', () => {
       await pool.terminate();
     }
   });
+});
+
+/** The niceness of each thread of this process (Linux: the 19th field of its /proc stat, after the name's parenthesis). */
+const threadNiceness = (): number[] =>
+  readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // a thread that ended meanwhile
+    }
+  });
+
+describe("the pool's threads give way to the event loop", () => {
+  it.runIf(process.platform === 'linux')(
+    'each worker takes the niceness asked; the calling thread keeps its own',
+    async () => {
+      const own = getPriority();
+      const before = threadNiceness().filter((nice) => nice === 10).length;
+      const pool = createVerifyPool(2, { chains: [], evidence: [] }, undefined, 10);
+      try {
+        // Two jobs at once: both workers have started (and set their priority) once both have answered.
+        const bytes = () => new TextEncoder().encode(JSON.stringify(loadFixture('mainnet-1000010')));
+        const outcomes = await Promise.all([
+          runOnPool(pool, { kind: 'block', bytes: bytes() }),
+          runOnPool(pool, { kind: 'block', bytes: bytes() }),
+        ]);
+        expect(new Set(outcomes.map((o) => o.threadId)).size).toBe(2);
+        expect(threadNiceness().filter((nice) => nice === 10).length).toBe(before + 2);
+        expect(getPriority()).toBe(own);
+      } finally {
+        await pool.terminate();
+      }
+    },
+  );
 });
 
 describe('blocks verified on the pool', () => {

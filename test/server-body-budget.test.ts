@@ -1,7 +1,7 @@
 /**
  * `max_body_bytes_in_flight` over real HTTP on loopback: a body that would take the server past the
  * body bytes it may hold at once is refused 503 unread, and the bytes come back once the bodies
- * held are answered.
+ * held are answered, or their clients leave before sending all of them.
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,5 +75,15 @@ describe('max_body_bytes_in_flight', () => {
     held.socket.write(BODY);
     await held.next(/HTTP\/1\.1 200 /);
     expect((await post()).status).toBe(200);
+  });
+
+  it('gives back the bytes of a body whose client leaves halfway through it', async () => {
+    const leaver = await started();
+    await leaver.next(/^HTTP\/1\.1 100 /);
+    leaver.socket.write(BODY.slice(0, BODY.length / 2));
+    await expect.poll(async () => (await post()).status).toBe(503);
+    // The body never ends: its read fails at the close, and its 60,000 bytes come back.
+    leaver.socket.destroy();
+    await expect.poll(async () => (await post()).status).toBe(200);
   });
 });

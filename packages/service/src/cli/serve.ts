@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
 import { openStore, startServer } from '../server/start-server.js';
 import type { Store } from '../store/store.js';
@@ -24,6 +24,30 @@ async function keyedAccounts(store: Store): Promise<string[]> {
   return (await store.listAccounts()).map((a) => a.id).filter((id) => id !== ANONYMOUS_ACCOUNT);
 }
 
+/**
+ * Beyond this many bytes of log lines not yet taken by standard output's reader, new lines are dropped (each drop
+ * told on standard error, at most one line a second) rather than held: a reader that stalls cannot grow the
+ * server's memory.
+ */
+const MAX_UNWRITTEN_LOG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Standard output, written without the event loop's thread waiting on it: lines gather while a write is in progress
+ * and go out together, off that thread (a line a request, written synchronously, cost the event loop more than
+ * anything but its collections under load, and blocked it whenever the reader fell behind: bench/health.bench.ts).
+ * What is gathered is written out when the process exits (pino's own exit handler).
+ */
+function requestLogDestination(): DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false, maxLength: MAX_UNWRITTEN_LOG_BYTES });
+  let toldAt = -Infinity;
+  destination.on('drop', () => {
+    if (performance.now() - toldAt < 1000) return;
+    toldAt = performance.now();
+    process.stderr.write('evm-integrity serve: standard output is not being read; log lines dropped\n');
+  });
+  return destination;
+}
+
 /** The first SIGINT or SIGTERM, as a promise; `remove` stops listening. */
 function stopSignal(): { signal: Promise<string>; remove: () => void } {
   let remove = () => {};
@@ -45,7 +69,7 @@ function stopSignal(): { signal: Promise<string>; remove: () => void } {
 export async function runServe(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: CONFIG_OPTIONS, allowPositionals: false });
   const config = loadConfig(values, process.env);
-  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime });
+  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, requestLogDestination());
   // Listened for from the start: a signal that comes while the server starts (as soon as the key
   // is printed) stops it once it is up, gracefully, instead of killing the process.
   const stop = stopSignal();

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
@@ -9,8 +10,15 @@ import type { Account, Store } from '../store/store.js';
 /** The account that serves requests when auth is explicitly off. */
 export const ANONYMOUS_ACCOUNT = 'anonymous';
 
-/** What a request carries through the middleware: its id, and its account once authenticated. */
-export type Env = { Variables: { requestId: string; account?: Account; bodyRead?: boolean } };
+/**
+ * What a request carries through the middleware: its id, and its account once authenticated; and, served by Node's
+ * HTTP server (the adaptor's bindings), the request as Node parsed it, whose body a route may read without the web
+ * stream the adaptor would wrap it in (absent under `app.request`).
+ */
+export type Env = {
+  Variables: { requestId: string; account?: Account; bodyRead?: boolean };
+  Bindings: { incoming?: IncomingMessage };
+};
 
 /** What the routes and middleware of one app share. */
 export interface AppDeps {

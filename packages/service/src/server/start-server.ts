@@ -37,6 +37,15 @@ import { StoreError } from '../store/store-error.js';
  */
 const REPLACE_WORKER_AFTER_BYTES = 16 * 1024 * 1024;
 
+/**
+ * How much nicer than the process the server's verifying threads run (Linux), the event loop's thread keeping the
+ * process's niceness: while they keep every core busy, the event loop's thread still gets one as soon as it has work
+ * (a health check, a request's headers, an answer), as a thread of higher priority. When nothing else wants the cores
+ * they verify at full speed; beside other busy processes of their scheduling group (not those of another container,
+ * service or session), they get a smaller share.
+ */
+const POOL_NICE = 10;
+
 /** The SQLite file of a data directory. */
 export const storeFile = (dataDir: string) => join(dataDir, 'evm-integrity.sqlite');
 
@@ -270,7 +279,8 @@ export async function startServer(
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
     const setup = await setupOf(config.chains, config.evidenceDir ?? undefined);
-    if (config.poolWorkers !== 0) pool = createVerifyPool(config.poolWorkers, setup, REPLACE_WORKER_AFTER_BYTES);
+    if (config.poolWorkers !== 0)
+      pool = createVerifyPool(config.poolWorkers, setup, REPLACE_WORKER_AFTER_BYTES, POOL_NICE);
     fetchHandler = createApp({
       config: { ...config, port },
       evidence: setup.evidence,

@@ -16,6 +16,15 @@ interface Outcomes {
 
 export type PoolOutcome = Outcomes[PoolJob['kind']];
 
+/**
+ * What each worker is started with: the registry's setup, and how much nicer than the process its thread runs (none:
+ * as nice as the process).
+ */
+export interface PoolWorkerData {
+  setup: RegistrySetup;
+  nice?: number;
+}
+
 /** The pool that verifies large bodies, and many blocks, off the event loop. */
 export type VerifyPool = WorkerPool<PoolJob, PoolOutcome>;
 
@@ -47,8 +56,16 @@ function workerScript(): URL {
 
 /**
  * A pool of `workers` threads (null: one per core) whose registry is `setup`'s (the configured chains, an operator's
- * evidence); a worker whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool).
+ * evidence); a worker whose job's bytes reached `replaceAfterBytes` is replaced once it answers (see WorkerPool). With
+ * `nice`, each worker lowers its thread's priority by that much niceness (lowerThreadPriority), so that the event
+ * loop's thread, left at the process's, is never the one that waits for a core.
  */
-export function createVerifyPool(workers: number | null, setup: RegistrySetup, replaceAfterBytes?: number): VerifyPool {
-  return new WorkerPool(workerScript(), workers ?? availableParallelism(), setup, replaceAfterBytes);
+export function createVerifyPool(
+  workers: number | null,
+  setup: RegistrySetup,
+  replaceAfterBytes?: number,
+  nice?: number,
+): VerifyPool {
+  const data: PoolWorkerData = { setup, ...(nice !== undefined && { nice }) };
+  return new WorkerPool(workerScript(), workers ?? availableParallelism(), data, replaceAfterBytes);
 }

@@ -3,12 +3,15 @@
  * block) and posts back `{ ok: true, value }` or `{ ok: false, message }`.
  */
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { registryOf, type RegistrySetup } from '../evidence/registry-setup.js';
+import { registryOf } from '../evidence/registry-setup.js';
 import { runBlockJob } from './block-job.js';
 import { runVerifyJob } from './endpoint-job.js';
-import type { PoolJob, PoolOutcome } from './verify-pool.js';
+import { lowerThreadPriority } from './thread-priority.js';
+import type { PoolJob, PoolOutcome, PoolWorkerData } from './verify-pool.js';
 
-const registry = registryOf(workerData as RegistrySetup);
+const { setup, nice } = workerData as PoolWorkerData;
+if (nice !== undefined) lowerThreadPriority(nice);
+const registry = registryOf(setup);
 
 const run = async (job: PoolJob): Promise<PoolOutcome> =>
   job.kind === 'block' ? runBlockJob(job, registry, threadId) : runVerifyJob(job, registry);
