@@ -1,5 +1,5 @@
 /**
- * Worker threads that verify blocks for a command (`lineage --workers N`, `audit --workers N`).
+ * Worker threads that verify blocks for `lineage --workers N`.
  * The pool's code is loaded only when a command asks for one, so that the others start as fast.
  */
 import type { RuleSetName } from 'evm-integrity';

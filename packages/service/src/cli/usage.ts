@@ -261,7 +261,7 @@ export const AUDIT_USAGE = `Usage:
                       [--anchor-proof FILE --checkpoint ROOT]
                       [--concurrency K] [--batch B] [--max-answer-mb S]
                       [--out FILE] [--resume] [--quiet] [--record FILE]
-                      [--workers N] [--add-chain ID:R]… [--evidence DIR]
+                      [--add-chain ID:R]… [--evidence DIR]
                       [--learn-evidence] [--chunk-size N]
   evm-integrity audit --chain C --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
@@ -295,8 +295,7 @@ are fetched ahead. A
 node that refuses batches gets smaller ones, down to 1 (no batching: a block's
 two calls on two connections, K blocks ahead). --max-answer-mb S: the largest
 answer read from the node (default 32); a larger one is abandoned and its blocks
-are unreachable, with that reason. --workers N: the blocks are verified on N
-worker threads (at most 256), as they arrive (default: on this thread).
+are unreachable, with that reason.
 --add-chain ID:R: chain ID, outside the registry (a devnet), follows rule set R
 (ethereum, optimism, arbitrum, scroll, polygon), and --chain ID names it;
 without it such a chain's blocks are not verifiable. --evidence DIR: also stand on the blocks an operator vouched

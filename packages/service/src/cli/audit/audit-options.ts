@@ -19,7 +19,6 @@ import {
   type BlockRef,
   type BlockTag,
   wholeValue,
-  workersOption,
 } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
@@ -53,7 +52,6 @@ const OPTIONS = {
   resume: { type: 'boolean' },
   quiet: { type: 'boolean' },
   record: { type: 'string' },
-  workers: { type: 'string' },
   evidence: { type: 'string' },
   'learn-evidence': { type: 'boolean' },
   'chunk-size': { type: 'string' },
@@ -110,7 +108,7 @@ function checkQueue(values: Record<string, unknown>, rpc: string | undefined): s
     if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
     return undefined;
   }
-  const local = ['bundle', 'service', 'out', 'resume', 'record', 'workers', 'quiet', 'batch', 'max-answer-mb'].find(
+  const local = ['bundle', 'service', 'out', 'resume', 'record', 'quiet', 'batch', 'max-answer-mb'].find(
     (f) => values[f] !== undefined,
   );
   if (local !== undefined)
@@ -194,7 +192,6 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     maxAnswerBytes: maxAnswerMb * MIB,
     chunkSize,
     rules,
-    workers: workersOption(values.workers) ?? 0,
     queue,
     chunkTimeout: positiveValue('--chunk-timeout', values['chunk-timeout'], 600),
     chunkRetries: wholeValue('--chunk-retries', values['chunk-retries'], 4),

@@ -26,7 +26,6 @@ import {
 import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
-import { startBlockPool } from '../block-pool.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
 import { monotonicMs } from '../clock.js';
@@ -290,14 +289,13 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
   const interrupt = () => controller.abort();
   process.once('SIGINT', interrupt);
-  const { workers, rules } = run.options;
+  const { rules } = run.options;
   const { evidence } = await setupOf([], run.options.evidence);
   const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
   const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
-  const pool = workers > 0 ? await startBlockPool(workers, rules, setup) : undefined;
   // The blocks of a chain outside the registry are verified by the rule set --add-chain gives it.
   const inline = rules === undefined && setup.evidence.length === 0;
-  const verify = pool?.verify ?? (inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) }));
+  const verify = inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) });
   try {
     const lines = new ChainedLines(start.digest);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });
@@ -310,7 +308,6 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   } finally {
     process.removeListener('SIGINT', interrupt);
     output.close();
-    await pool?.terminate();
     await saveRecording(run);
   }
 }
