@@ -167,7 +167,7 @@ describe('colibri-stateless: mainnet across the Deneb → Electra fork', () => {
 describe('colibri-stateless: consecutive updates from period 1347', () => {
   const bootstrap = colibriBootstrap('bootstrap-0x2e522016.ssz');
   const updates = colibriUpdates('updates-1347-46.ssz');
-  // Each period's committee is new, so each update costs a committee's decoding: a few on every push, all 46 under FULL=1.
+  // Each update costs a signature check (about a tenth of a second): a few on every push, all 46 under FULL=1.
   const count = FULL ? updates.length : 3;
 
   it(`the bootstrap at slot 11,034,656 and ${count} of its 46 updates, one period each`, () => {
