@@ -4,12 +4,14 @@
  * domain and root recomputed here from the spec's formulas with @noble/hashes, the generalized indices from
  * the containers' field positions; and the decoders' refusals of malformed input, naming the field.
  */
+import { bls12_381 } from '@noble/curves/bls12-381.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CommitteeKeys, fastAggregateVerify } from '../packages/core/src/anchor/light-client/bls.js';
 import { verifyBootstrap } from '../packages/core/src/anchor/light-client/bootstrap.js';
 import { decodeBootstrapJson, decodeUpdateJson } from '../packages/core/src/anchor/light-client/decode-json.js';
+import type { SyncCommittee } from '../packages/core/src/anchor/light-client/containers.js';
 import { decodeBootstrap, decodeUpdate, sszDataFork } from '../packages/core/src/anchor/light-client/decode-ssz.js';
 import { splitBeaconApiList, splitPortalUpdates } from '../packages/core/src/anchor/light-client/framing.js';
 import {
@@ -194,42 +196,82 @@ describe('generalized indices', () => {
 });
 
 describe('BLS', () => {
-  it('a committee key that is the identity or off the curve is refused, by index, and decoded once', () => {
-    const { currentSyncCommittee } = colibriBootstrap('bootstrap-0xd9717ecc.ssz').value;
-    const infinity = new Uint8Array(48);
-    infinity[0] = 0xc0;
-    const keys = new CommitteeKeys(currentSyncCommittee.pubkeys.map((key, i) => (i === 3 ? infinity : key)));
-    expect(keys.decoded).toBe(false);
-    expect(keys.points()).toEqual({ ok: false, error: 3 });
-    expect(keys.decoded).toBe(true);
-    const offCurve = new CommitteeKeys([new Uint8Array(48).fill(0xaa)]);
-    expect(offCurve.points()).toEqual({ ok: false, error: 0 });
+  const committee = colibriBootstrap('bootstrap-0xd9717ecc.ssz').value.currentSyncCommittee;
+  const update = colibriUpdates('updates-1421.ssz')[0]!.value;
+  const signed = (i: number) => ((update.syncAggregate.bits[i >> 3]! >> (i & 7)) & 1) === 1;
+  /** The one member of 512 who did not sign update 1421. */
+  const absent = [...Array(512).keys()].find((i) => !signed(i))!;
+  const infinity = new Uint8Array(48);
+  infinity[0] = 0xc0;
+  const offCurve = new Uint8Array(48).fill(0xaa);
+
+  it("a non-signer's key that is the identity or off the curve is refused, by index, and decoded once", () => {
+    for (const bad of [infinity, offCurve]) {
+      const keys = new CommitteeKeys({
+        ...committee,
+        pubkeys: committee.pubkeys.map((key, i) => (i === absent ? bad : key)),
+      });
+      expect(keys.decodedKeys).toBe(0);
+      expect(keys.participantsAggregate(update.syncAggregate.bits)).toEqual({ ok: false, error: absent });
+      expect(keys.decodedKeys).toBe(2);
+      expect(keys.participantsAggregate(update.syncAggregate.bits)).toEqual({ ok: false, error: absent });
+      expect(keys.decodedKeys).toBe(2);
+    }
+    // A signer's key is not decoded (bls.ts says why): the same bad key at a signer's seat is not looked at.
+    const atSigner = new CommitteeKeys({
+      ...committee,
+      pubkeys: committee.pubkeys.map((key, i) => (i === 0 ? offCurve : key)),
+    });
+    expect(signed(0)).toBe(true);
+    expect(atSigner.participantsAggregate(update.syncAggregate.bits).ok).toBe(true);
   });
 
-  it('a state whose committee has a bad key refuses the update as committee-key', () => {
+  it("a committee whose aggregate key is the identity or off the curve is refused as 'aggregate'", () => {
+    for (const bad of [infinity, offCurve]) {
+      const keys = new CommitteeKeys({ ...committee, aggregatePubkey: bad });
+      expect(keys.participantsAggregate(update.syncAggregate.bits)).toEqual({ ok: false, error: 'aggregate' });
+    }
+  });
+
+  it("a state whose committee has a bad non-signer's key, or a bad aggregate, refuses the update as committee-key", () => {
     const boot = colibriBootstrap('bootstrap-0xd9717ecc.ssz').value;
     const checkpoint = beaconBlockHeaderRoot(boot.header.beacon);
     const state = value(verifyBootstrap(MAINNET, checkpoint, boot));
-    const pubkeys = boot.currentSyncCommittee.pubkeys.map((key, i) => (i === 7 ? new Uint8Array(48).fill(0xaa) : key));
-    const broken = {
+    const withKeys = (changed: SyncCommittee) => ({
       ...state,
-      currentSyncCommittee: { ...state.currentSyncCommittee, keys: new CommitteeKeys(pubkeys) },
-    };
-    expect(refusal(applyUpdate(MAINNET, broken, colibriUpdates('updates-1421.ssz')[0]!.value))).toMatchObject({
-      kind: 'committee-key',
-      index: 7,
+      currentSyncCommittee: { ...state.currentSyncCommittee, keys: new CommitteeKeys(changed) },
     });
+    const pubkeys = committee.pubkeys.map((key, i) => (i === absent ? offCurve : key));
+    expect(refusal(applyUpdate(MAINNET, withKeys({ ...committee, pubkeys }), update))).toMatchObject({
+      kind: 'committee-key',
+      index: absent,
+      message: `member ${absent} of the signing committee, who did not sign, has no valid BLS public key`,
+    });
+    expect(refusal(applyUpdate(MAINNET, withKeys({ ...committee, aggregatePubkey: offCurve }), update))).toEqual({
+      kind: 'committee-key',
+      index: 'aggregate',
+      message: "the signing committee's aggregate_pubkey is not a valid BLS public key",
+    });
+    expect(
+      refusal(applyUpdate(MAINNET, withKeys({ ...committee, pubkeys: committee.pubkeys.slice(1) }), update)),
+    ).toMatchObject({ kind: 'committee-key', index: 511 });
   });
 
-  it('no keys, or the identity as the signature, never verify', () => {
-    const infinity = new Uint8Array(96);
-    infinity[0] = 0xc0;
-    expect(fastAggregateVerify([], new Uint8Array(32), infinity)).toBe(false);
-    const keys = new CommitteeKeys(
-      colibriBootstrap('bootstrap-0xd9717ecc.ssz').value.currentSyncCommittee.pubkeys.slice(0, 2),
+  it('participants whose keys sum to the identity, or the identity as the signature, never verify', () => {
+    const signature = update.syncAggregate.signature;
+    expect(fastAggregateVerify(bls12_381.G1.Point.ZERO, new Uint8Array(32), signature)).toBe(false);
+    // The aggregate key set to the one non-signer's: the signers' sum, the aggregate less that key, is the identity.
+    const keys = new CommitteeKeys({ ...committee, aggregatePubkey: committee.pubkeys[absent]! });
+    const sum = value(keys.participantsAggregate(update.syncAggregate.bits));
+    expect(sum.is0()).toBe(true);
+    expect(fastAggregateVerify(sum, new Uint8Array(32), signature)).toBe(false);
+    const infinitySignature = new Uint8Array(96);
+    infinitySignature[0] = 0xc0;
+    const two = bls12_381.G1.Point.fromBytes(committee.pubkeys[0]!).add(
+      bls12_381.G1.Point.fromBytes(committee.pubkeys[1]!),
     );
-    expect(fastAggregateVerify(value(keys.points()), new Uint8Array(32), infinity)).toBe(false);
-    expect(fastAggregateVerify(value(keys.points()), new Uint8Array(32), new Uint8Array(96))).toBe(false);
+    expect(fastAggregateVerify(two, new Uint8Array(32), infinitySignature)).toBe(false);
+    expect(fastAggregateVerify(two, new Uint8Array(32), new Uint8Array(96))).toBe(false);
     expect(MIN_FINALITY_PARTICIPANTS).toBe(342);
   });
 });

@@ -54,7 +54,7 @@ export function verifyBootstrap(
     currentSyncCommittee: {
       committee: bootstrap.currentSyncCommittee,
       root,
-      keys: new CommitteeKeys(bootstrap.currentSyncCommittee.pubkeys),
+      keys: new CommitteeKeys(bootstrap.currentSyncCommittee),
     },
   });
 }

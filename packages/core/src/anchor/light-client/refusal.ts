@@ -63,7 +63,10 @@ export type LightClientRefusal =
   | { readonly kind: 'not-newer'; readonly message: string }
   /** The update's next sync committee differs from the one the state already holds for that period. */
   | { readonly kind: 'next-committee'; readonly message: string }
-  /** A key of the signing committee is not a valid BLS public key. */
-  | { readonly kind: 'committee-key'; readonly index: number; readonly message: string }
+  /**
+   * A key of the signing committee that the check decodes (a non-signer's, by index, or its `'aggregate'` key) is not a
+   * valid BLS public key; or the committee has other than 512 keys (`index` then their count).
+   */
+  | { readonly kind: 'committee-key'; readonly index: number | 'aggregate'; readonly message: string }
   /** The aggregate signature is not the participants' over the attested header, in the domain of the fork version used. */
   | { readonly kind: 'signature'; readonly fork: Fork; readonly forkVersion: string; readonly message: string };

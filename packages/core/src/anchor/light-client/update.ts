@@ -10,14 +10,8 @@ import { bytesEqual, bytesToHex } from '../../bytes/hex.js';
 import { err, ok, type Result } from '../../result.js';
 import { isAtLeast, type BeaconNetwork } from '../networks.js';
 import { beaconBlockHeaderRoot } from '../ssz.js';
-import { CommitteeKeys, fastAggregateVerify, type PublicKeyPoint } from './bls.js';
-import {
-  isParticipant,
-  participantCount,
-  periodAtSlot,
-  SYNC_COMMITTEE_SIZE,
-  type LightClientUpdate,
-} from './containers.js';
+import { CommitteeKeys, fastAggregateVerify } from './bls.js';
+import { participantCount, periodAtSlot, SYNC_COMMITTEE_SIZE, type LightClientUpdate } from './containers.js';
 import { isValidNormalizedBranch, stateGindices } from './gindices.js';
 import { beaconHeaderProblem, checkHeader, safeSlot } from './header-validity.js';
 import type { LightClientRefusal } from './refusal.js';
@@ -221,7 +215,7 @@ function validate(
         gindex: gindices.nextSyncCommittee,
         message: `the next sync committee does not reach the attested header's state root (generalized index ${gindices.nextSyncCommittee}, ${attestedFork.value})`,
       });
-    updateNext = { committee, root, keys: new CommitteeKeys(committee.pubkeys) };
+    updateNext = { committee, root, keys: new CommitteeKeys(committee) };
   }
 
   const signing = signaturePeriod === storePeriod ? state.currentSyncCommittee : state.nextSyncCommittee!;
@@ -233,22 +227,28 @@ function validate(
       fork,
       message: `the update is signed at slot ${signatureSlot}, of ${fork}, before sync committees began`,
     });
-  const points = signing.keys.points();
-  if (!points.ok || points.value.length !== SYNC_COMMITTEE_SIZE)
+  if (signing.keys.size !== SYNC_COMMITTEE_SIZE)
     return err({
       kind: 'committee-key',
-      index: points.ok ? points.value.length : points.error,
-      message: points.ok
-        ? `the signing committee has ${points.value.length} keys, not ${SYNC_COMMITTEE_SIZE}`
-        : `member ${points.error} of the signing committee has no valid BLS public key`,
+      index: signing.keys.size,
+      message: `the signing committee has ${signing.keys.size} keys, not ${SYNC_COMMITTEE_SIZE}`,
     });
-  const keys: PublicKeyPoint[] = [];
-  for (let i = 0; i < SYNC_COMMITTEE_SIZE; i++) if (isParticipant(syncAggregate.bits, i)) keys.push(points.value[i]!);
+  // The participants' sum: the committee's aggregate key less the non-signers' keys (bls.ts says why).
+  const aggregate = signing.keys.participantsAggregate(syncAggregate.bits);
+  if (!aggregate.ok)
+    return err({
+      kind: 'committee-key',
+      index: aggregate.error,
+      message:
+        aggregate.error === 'aggregate'
+          ? "the signing committee's aggregate_pubkey is not a valid BLS public key"
+          : `member ${aggregate.error} of the signing committee, who did not sign, has no valid BLS public key`,
+    });
   const message = signingRoot(
     beaconBlockHeaderRoot(attestedHeader.beacon),
     syncCommitteeDomain(network, signatureSlot),
   );
-  if (!fastAggregateVerify(keys, message, syncAggregate.signature)) {
+  if (!fastAggregateVerify(aggregate.value, message, syncAggregate.signature)) {
     const forkVersion = `0x${bytesToHex(network.forkVersions[fork])}`;
     return err({
       kind: 'signature',
