@@ -2,9 +2,11 @@
  * JSON text read as `JSON.parse` reads it, except that an object naming a member twice is refused.
  * RFC 8259 leaves such an object's meaning to the parser: `JSON.parse` keeps the last copy, other
  * parsers the first, so a header with two `receiptsRoot` members would be verified on one and read
- * by a consumer on the other. The check costs one scan of the text for member names (`indexOf`
- * jumps from quote to quote) and one walk of the parsed value; only when the two counts differ is
- * the text walked again, to name the member.
+ * by a consumer on the other. The check costs one walk of the parsed value, counting its members, and
+ * a count of the text's colons (`indexOf`, native): every member is written with one colon outside
+ * strings, so colons no more than the members read means no member was written twice. Only where
+ * strings hold colons too is the text scanned for member names (from quote to quote), and only
+ * where those outnumber the members read is it walked again, to name the member.
  */
 import { DuplicateMemberError } from '../errors.js';
 
@@ -16,11 +18,24 @@ import { DuplicateMemberError } from '../errors.js';
  */
 export function parseJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (typeof value === 'object' && value !== null && memberNamesIn(text) !== membersOf(value)) {
+  if (typeof value !== 'object' || value === null) return value;
+  const members = membersOf(value);
+  // Colons = member names written + colons inside strings ≥ member names written ≥ members read: equal ends it.
+  if (colonsIn(text) !== members && memberNamesIn(text) !== members) {
     const duplicate = findDuplicate(text);
     if (duplicate !== undefined) throw duplicate;
   }
   return value;
+}
+
+/**
+ * The colons anywhere in `text`. A node's answer holds them only between member names and values (its strings are
+ * hex), and counting them natively costs a fraction of finding where each string ends, which was most of this check.
+ */
+function colonsIn(text: string): number {
+  let colons = 0;
+  for (let at = text.indexOf(':'); at !== -1; at = text.indexOf(':', at + 1)) colons++;
+  return colons;
 }
 
 const BACKSLASH = 92;
