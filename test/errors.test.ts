@@ -162,6 +162,11 @@ describe('the error family', () => {
     });
     expect(new errors.AnswerTooLargeError('too large', 1024)).toMatchObject({ code: 'SOURCE_FAILED', maxBytes: 1024 });
     expect(new errors.JsonRpcError('refused', -32601, 'method not found')).toMatchObject({ code: 'SOURCE_FAILED' });
+    expect(new errors.RlpShapeError('no bytes')).toMatchObject({
+      name: 'RlpShapeError',
+      code: 'RLP_INVALID',
+      details: { expected: 'canonical RLP' },
+    });
     const wrongChain = new WrongChainError('node serves chain 5, not chain 1');
     expect(wrongChain).toBeInstanceOf(root.EvmIntegrityError);
     expect(wrongChain).toMatchObject({ name: 'WrongChainError', code: 'AUDIT_WRONG_CHAIN' });

@@ -22,7 +22,8 @@ export type EvmIntegrityErrorCode =
   | 'RECEIPT_NOT_PLAINLY_VALID'
   | 'SSZ_INVALID'
   | 'ANCHOR_FORMAT'
-  | 'LIGHT_CLIENT_INVALID';
+  | 'LIGHT_CLIENT_INVALID'
+  | 'RLP_INVALID';
 
 /**
  * The root of the library's errors, in the style of viem: a one-line message plus a typed
@@ -194,4 +195,13 @@ export class AnchorFormatError extends EvmIntegrityError<{ path: string }> {
 export class LightClientDecodeError extends EvmIntegrityError<{ field: string; expected: string }> {
   override name = 'LightClientDecodeError';
   override readonly code = 'LIGHT_CLIENT_INVALID';
+}
+
+/** Bytes that are not canonical RLP (a proof's trie node, a proven receipt); the message says where and why. */
+export class RlpShapeError extends EvmIntegrityError<{ expected: string }> {
+  override name = 'RlpShapeError';
+  override readonly code = 'RLP_INVALID';
+  constructor(message: string) {
+    super(message, { expected: 'canonical RLP' });
+  }
 }

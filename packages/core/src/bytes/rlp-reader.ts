@@ -6,11 +6,7 @@
  * length with leading zeros, an item past the end of its list), so a proof or receipt reads the same
  * way through either; test/rlp-reader.property.test.ts holds it to that.
  */
-
-/** Bytes that are not canonical RLP; the message says where and why. */
-export class RlpError extends Error {
-  override name = 'RlpError';
-}
+import { RlpShapeError } from '../errors.js';
 
 /** One item: whether it is a list, and its payload, `start` to `end` (where the item ends too). */
 export interface RlpItem {
@@ -24,11 +20,11 @@ export const rlpItem = (): RlpItem => ({ list: false, start: 0, end: 0 });
 
 /** The big-endian length of `count` bytes at `at`, refusing leading zeros, as canonical RLP must. */
 function longLength(bytes: Uint8Array, at: number, count: number, limit: number): number {
-  if (at + count > limit) throw new RlpError(`the length at byte ${at} runs past the end (byte ${limit})`);
-  if (bytes[at] === 0) throw new RlpError(`the length at byte ${at} has leading zeros`);
+  if (at + count > limit) throw new RlpShapeError(`the length at byte ${at} runs past the end (byte ${limit})`);
+  if (bytes[at] === 0) throw new RlpShapeError(`the length at byte ${at} has leading zeros`);
   let length = 0;
   for (let i = 0; i < count; i++) length = length * 256 + bytes[at + i]!;
-  if (length < 56) throw new RlpError(`the long form at byte ${at - 1} holds ${length} bytes, under 56`);
+  if (length < 56) throw new RlpShapeError(`the long form at byte ${at - 1} holds ${length} bytes, under 56`);
   return length;
 }
 
@@ -37,7 +33,7 @@ function longLength(bytes: Uint8Array, at: number, count: number, limit: number)
  * end by `limit`, the end of the list or bytes that hold it. Nested items are not read: see
  * {@link checkRlpList}.
  *
- * @throws RlpError when the header is not canonical RLP or the payload runs past `limit`.
+ * @throws RlpShapeError when the header is not canonical RLP or the payload runs past `limit`.
  */
 export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: RlpItem): void {
   const first = bytes[at]!;
@@ -52,7 +48,7 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     start = at + 1;
     length = first - 0x80;
     if (length === 1 && start < limit && bytes[start]! < 0x80)
-      throw new RlpError(`the byte at ${start} is below 0x80 and has a prefix`);
+      throw new RlpShapeError(`the byte at ${start} is below 0x80 and has a prefix`);
   } else if (first < 0xc0) {
     length = longLength(bytes, at + 1, first - 0xb7, limit);
     start = at + 1 + (first - 0xb7);
@@ -64,7 +60,7 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     start = at + 1 + (first - 0xf7);
   }
   if (start + length > limit)
-    throw new RlpError(`the item at byte ${at} runs past the end (byte ${start + length} of ${limit})`);
+    throw new RlpShapeError(`the item at byte ${at} runs past the end (byte ${start + length} of ${limit})`);
   item.list = first >= 0xc0;
   item.start = start;
   item.end = start + length;
@@ -74,7 +70,7 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
  * Checks every item inside the list payload `start` to `end`, nested lists included, as
  * {@link readRlpItem} does.
  *
- * @throws RlpError at the first item that is not canonical RLP.
+ * @throws RlpShapeError at the first item that is not canonical RLP.
  */
 export function checkRlpList(bytes: Uint8Array, start: number, end: number): void {
   const item = rlpItem();
@@ -87,11 +83,11 @@ export function checkRlpList(bytes: Uint8Array, start: number, end: number): voi
 /**
  * Reads `bytes` as exactly one item (nested items checked) into `item`.
  *
- * @throws RlpError when they are empty, not canonical RLP, or hold more after the item.
+ * @throws RlpShapeError when they are empty, not canonical RLP, or hold more after the item.
  */
 export function readRlp(bytes: Uint8Array, item: RlpItem): void {
-  if (bytes.length === 0) throw new RlpError('no bytes');
+  if (bytes.length === 0) throw new RlpShapeError('no bytes');
   readRlpItem(bytes, 0, bytes.length, item);
-  if (item.end !== bytes.length) throw new RlpError(`${bytes.length - item.end} bytes after the item`);
+  if (item.end !== bytes.length) throw new RlpShapeError(`${bytes.length - item.end} bytes after the item`);
   if (item.list) checkRlpList(bytes, item.start, item.end);
 }
