@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../../metrics/serve-metrics.js';
 import { openAuditQueue } from '../../queue/audit-queue.js';
-import { startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js';
+import { DEFAULT_CHUNKS_IN_HAND, startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js';
 import { outageLines } from '../../queue/outage-lines.js';
 import { auditWorkerMetrics } from '../../queue/worker-metrics.js';
 import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from '../flags.js';
@@ -46,7 +46,7 @@ function parseFlags(argv: string[]): WorkerFlags {
   const metricsPort = port === undefined ? undefined : wholeValue('--metrics-port', port, 0, 65535);
   return {
     queue: queueUrl('--queue', values.queue),
-    concurrency: positiveValue('--concurrency', values.concurrency, 1, MAX_CONCURRENCY),
+    concurrency: positiveValue('--concurrency', values.concurrency, DEFAULT_CHUNKS_IN_HAND, MAX_CONCURRENCY),
     workers: positiveValue('--workers', values.workers, 1, MAX_WORKERS),
     metricsPort,
   };
