@@ -1,7 +1,7 @@
 /**
  * `audit-worker --queue URL [--concurrency K] [--workers N] [--metrics-port P]`: audits chunks of
  * the queue until stopped. With N > 1 it runs N worker processes (forks of this command), counting
- * their chunks in one set of metrics; each takes K chunks at a time. SIGTERM or Ctrl-C: the chunks
+ * their chunks in one set of metrics; each holds K chunks at a time (fetching in turn). SIGTERM or Ctrl-C: the chunks
  * in hand are finished, or handed back to the queue past the stop deadline.
  */
 import { fork, type ChildProcess } from 'node:child_process';
