@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateMemberError } from '../packages/core/src/errors.js';
-import { parseJson } from '../packages/core/src/json/parse-json.js';
+import { parseJson, parseJsonMeasured } from '../packages/core/src/json/parse-json.js';
+import { tooDeep } from '../packages/core/src/json/depth.js';
 import { decodeJsonBody } from '../packages/core/src/api/json-body.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
@@ -60,6 +61,21 @@ describe('parseJson', () => {
       fc.property(fc.jsonValue(), fc.boolean(), (value, pretty) => {
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
         expect(parseJson(text)).toEqual(JSON.parse(text));
+      }),
+      { numRuns: runs(500) },
+    );
+  });
+
+  it('measures the depth tooDeep bounds: deeper than k exactly where tooDeep(value, k) finds a path (property)', () => {
+    expect(parseJsonMeasured('{"a":[[1]]}').depth).toBe(3);
+    expect(parseJsonMeasured('"x"').depth).toBe(0);
+    expect(parseJsonMeasured('[]').depth).toBe(1);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 0, max: 9 }), (value, k) => {
+        const text = JSON.stringify(value);
+        const { value: read, depth } = parseJsonMeasured(text);
+        expect(read).toEqual(JSON.parse(text));
+        expect(depth > k).toBe(tooDeep(read, k) !== null);
       }),
       { numRuns: runs(500) },
     );

@@ -17,15 +17,32 @@ import { DuplicateMemberError } from '../errors.js';
  * parseJson('{"a":1,"b":{"c":2,"c":3}}') // throws DuplicateMemberError: b.c is given twice in one object
  */
 export function parseJson(text: string): unknown {
+  return parseJsonMeasured(text).value;
+}
+
+/** A value read by {@link parseJsonMeasured}, and how deep its arrays and objects nest. */
+export interface MeasuredJson {
+  value: unknown;
+  /** The deepest array or object's level, the value itself level 1 (0 for a scalar), as `tooDeep` counts. */
+  depth: number;
+}
+
+/**
+ * {@link parseJson}, with the value's depth from the same walk of it: a reader that bounds the depth (a node's answer)
+ * need not walk the value again (a second walk cost a block as much as counting its members).
+ * @example
+ * parseJsonMeasured('{"a":[[1]]}') // { value: { a: [[1]] }, depth: 3 }
+ */
+export function parseJsonMeasured(text: string): MeasuredJson {
   const value: unknown = JSON.parse(text);
-  if (typeof value !== 'object' || value === null) return value;
-  const members = membersOf(value);
+  if (typeof value !== 'object' || value === null) return { value, depth: 0 };
+  const { members, depth } = membersOf(value);
   // Colons = member names written + colons inside strings ≥ member names written ≥ members read: equal ends it.
   if (colonsIn(text) !== members && memberNamesIn(text) !== members) {
     const duplicate = findDuplicate(text);
     if (duplicate !== undefined) throw duplicate;
   }
-  return value;
+  return { value, depth };
 }
 
 /**
@@ -73,23 +90,36 @@ function memberNamesIn(text: string): number {
   return names;
 }
 
-/** The members of every object in `value`, nested ones included. */
-function membersOf(value: object): number {
+/** The members of every object in `value`, nested ones included, and the deepest level of an array or object. */
+function membersOf(value: object): { members: number; depth: number } {
   let members = 0;
+  let depth = 1;
+  // Two stacks in step, an object and its level: no pair allocated a value.
   const pending: object[] = [value];
+  const levels: number[] = [1];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const level = levels.pop()! + 1;
     if (Array.isArray(next)) {
-      for (const child of next as unknown[]) if (typeof child === 'object' && child !== null) pending.push(child);
+      for (const child of next as unknown[])
+        if (typeof child === 'object' && child !== null) {
+          pending.push(child);
+          levels.push(level);
+          if (level > depth) depth = level;
+        }
       continue;
     }
     // for…in allocates nothing (Object.values would, an array per object); JSON.parse makes plain objects.
     for (const member in next) {
       members++;
       const child = (next as Record<string, unknown>)[member];
-      if (typeof child === 'object' && child !== null) pending.push(child);
+      if (typeof child === 'object' && child !== null) {
+        pending.push(child);
+        levels.push(level);
+        if (level > depth) depth = level;
+      }
     }
   }
-  return members;
+  return { members, depth };
 }
 
 type Frame = { kind: 'object'; names: Set<string>; member: string | undefined } | { kind: 'array'; index: number };

@@ -12,7 +12,7 @@
  */
 import { isObject } from '../input/values/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
-import { parseJson } from '../json/parse-json.js';
+import { parseJsonMeasured } from '../json/parse-json.js';
 import { AnswerTooLargeError, SourceError } from '../errors.js';
 import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
@@ -171,7 +171,7 @@ export class HttpClient {
     url: string,
     text: string,
     headers: Record<string, string>,
-  ): Promise<HttpAnswer | { networkError: unknown } | { tooLarge: true }> {
+  ): Promise<(HttpAnswer & { depth: number }) | { networkError: unknown } | { tooLarge: true }> {
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
@@ -184,15 +184,17 @@ export class HttpClient {
       const body = await this.readBody(answer, abort);
       if (body === null) return { tooLarge: true };
       let json: unknown;
+      let depth = 0;
       try {
         // An answer naming a member twice is read as no JSON at all: neither copy is taken.
-        json = body === '' ? undefined : parseJson(body);
+        if (body !== '') ({ value: json, depth } = parseJsonMeasured(body));
       } catch {
         json = undefined;
       }
       return {
         status: answer.status,
         json,
+        depth,
         retryAfterSeconds: retryAfterSeconds(answer.header('retry-after'), Date.now()),
       };
     } catch (error) {
@@ -231,7 +233,7 @@ export class HttpClient {
         delayMs = Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS);
       } else {
         // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).
-        const deep = tooDeep(outcome.json, MAX_JSON_DEPTH);
+        const deep = outcome.depth > MAX_JSON_DEPTH ? tooDeep(outcome.json, MAX_JSON_DEPTH) : null;
         if (deep !== null)
           throw new SourceError(
             `${who} answered ${what} with HTTP ${outcome.status} and JSON nested deeper than the limit of ${MAX_JSON_DEPTH} levels, at ${deep}`,
