@@ -130,6 +130,24 @@ describe('where JSON enters', () => {
     expect(run.stdout).not.toContain('"identical"');
   });
 
+  // Each command that reads a request body or a block from a file names the member, from a file and standard input alike.
+  it.each([
+    ['verify', 'receipt-root'],
+    ['verify', 'logs-bloom'],
+    ['verify', 'receipt-proof'],
+    ['prove', 'receipt', '--index', '0'],
+    ['request', 'receipt-root'],
+  ])('%s %s: exit 2, one line naming header.receiptsRoot', (...command) => {
+    const file = join(dir, 'doubled.json');
+    writeFileSync(file, doubled);
+    const named = (from: string) =>
+      `evm-integrity: ${from}: header.receiptsRoot: expected the member once in its object; it is given twice, and JSON parsers differ on which copy counts (JSON.parse takes the last, others the first)\n`;
+    const fromFile = spawnSync(process.execPath, [CLI, ...command, file], { encoding: 'utf8' });
+    expect([fromFile.status, fromFile.stdout, fromFile.stderr]).toEqual([2, '', named(file)]);
+    const fromStdin = spawnSync(process.execPath, [CLI, ...command], { encoding: 'utf8', input: doubled });
+    expect([fromStdin.status, fromStdin.stdout, fromStdin.stderr]).toEqual([2, '', named('standard input')]);
+  });
+
   it('audit --bundle: exit 2 naming the member, no line', () => {
     const file = join(dir, 'bundle.json');
     writeFileSync(file, `{"exchanges":[],"blocks":[${doubled}]}`);

@@ -43,11 +43,17 @@ export function notJsonLine(
   return `${inputName(file)}: ${notJsonMessage(new TextDecoder().decode(bytes), reason)}`;
 }
 
-/** A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not JSON. */
+/**
+ * A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not
+ * JSON, or naming the member an object gives twice (`proof.json: header.receiptsRoot is given twice in one object …`).
+ */
 export function parseInputJson(bytes: Uint8Array, file: string | undefined): unknown {
   const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
-  throw new InputError(notJsonLine(file, bytes, parsed.error)!);
+  const problem = parsed.error;
+  throw new InputError(
+    notJsonLine(file, bytes, problem) ?? `${inputName(file)}: ${problem.name}: expected ${problem.expected}`,
+  );
 }
 
 /**
