@@ -209,6 +209,22 @@ describe('batches', () => {
   });
 });
 
+describe('an answer naming a member twice', () => {
+  it('is refused at once, naming the member: the block is unreachable, the node not asked again', async () => {
+    const node = await start();
+    const receiptsOf = (call: { method: string; params: unknown[] }) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;
+    node.fault = (call) =>
+      receiptsOf(call) ? { status: 200, text: '{"jsonrpc":"2.0","id":1,"result":[],"result":null}' } : undefined;
+    const { blocks } = await audit(source(node.url, { batch: 1 }), 8);
+    expect(verdicts(blocks)).toEqual(['pass', 'pass', 'unreachable']);
+    expect(blocks[2]!.reason).toMatch(
+      /answered eth_getBlockReceipts with HTTP 200 and JSON naming result twice in one object/,
+    );
+    expect(node.calls.filter(receiptsOf)).toHaveLength(1);
+  });
+});
+
 describe('connections', () => {
   it('are kept alive and pooled: 30 blocks one call per request on 2 connections open 2, not 61', async () => {
     const node = await start();

@@ -24,7 +24,14 @@ export interface NodeBlock {
 }
 
 /** What a fault makes of one call: an HTTP answer, or no answer at all (the client times out). */
-export type NodeFault = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true };
+export type NodeFault =
+  | {
+      status: number;
+      body?: unknown;
+      headers?: Record<string, string>;
+      /** Sent as is, in place of `body`. */ text?: string;
+    }
+  | { hang: true };
 
 /**
  * How providers refuse a batch too large: an HTTP status (413, 400), one error object for the
@@ -256,7 +263,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     }
     if ('status' in fault) {
       res.writeHead(fault.status, { 'Content-Type': 'application/json', ...fault.headers });
-      return void res.end(JSON.stringify(fault.body ?? {}));
+      return void res.end(fault.text ?? JSON.stringify(fault.body ?? {}));
     }
     const text = JSON.stringify(fault.json);
     if (node.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {

@@ -13,7 +13,7 @@
 import { isObject } from '../input/values/json-values.js';
 import { MAX_JSON_DEPTH, tooDeep } from '../json/depth.js';
 import { parseJsonMeasured } from '../json/parse-json.js';
-import { AnswerTooLargeError, SourceError } from '../errors.js';
+import { AnswerTooLargeError, DuplicateMemberError, SourceError } from '../errors.js';
 import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
@@ -171,7 +171,12 @@ export class HttpClient {
     url: string,
     text: string,
     headers: Record<string, string>,
-  ): Promise<(HttpAnswer & { depth: number }) | { networkError: unknown } | { tooLarge: true }> {
+  ): Promise<
+    | (HttpAnswer & { depth: number })
+    | { networkError: unknown }
+    | { tooLarge: true }
+    | { duplicate: DuplicateMemberError; status: number }
+  > {
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
@@ -186,9 +191,10 @@ export class HttpClient {
       let json: unknown;
       let depth = 0;
       try {
-        // An answer naming a member twice is read as no JSON at all: neither copy is taken.
+        // An answer naming a member twice is refused below, naming the member: neither copy is taken.
         if (body !== '') ({ value: json, depth } = parseJsonMeasured(body));
-      } catch {
+      } catch (error) {
+        if (error instanceof DuplicateMemberError) return { duplicate: error, status: answer.status };
         json = undefined;
       }
       return {
@@ -227,6 +233,11 @@ export class HttpClient {
         throw new AnswerTooLargeError(
           `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (maxAnswerBytes, --max-answer-mb on the command line); the answer was abandoned`,
           this.maxAnswerBytes,
+        );
+      } else if ('duplicate' in outcome) {
+        // Not a transient fault: the node would answer alike again, and neither copy may be taken.
+        throw new SourceError(
+          `${who} answered ${what} with HTTP ${outcome.status} and JSON naming ${outcome.duplicate.details.path} twice in one object: JSON parsers differ on which copy counts, so neither is taken`,
         );
       } else if ('networkError' in outcome) {
         failure = `a network error: ${describeNetworkError(outcome.networkError)}`;
