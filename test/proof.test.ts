@@ -296,6 +296,11 @@ describe('refusals', () => {
     const read = verifyReceiptProof(root, 0, proofs[0]!);
     expect(read).toMatchObject({ ok: false, error: { reason: 'receipt-invalid', node: 0 } });
     if (!read.ok) expect(read.error.message).toMatch(/nests deeper than 32 levels/);
+    // A header nested so deep, hashed as the block hash, is no header: named, no stack overflow.
+    const header = nestedList(20_000);
+    const bound = verifyLogProof(keccak(header), { ...proof, headerRlp: header });
+    expect(bound).toMatchObject({ ok: false, error: { reason: 'header-invalid' } });
+    if (!bound.ok) expect(bound.error.message).toMatch(/nests deeper than 32 levels/);
   });
 
   it('an index absent from the block is refused: on the path where its slot is empty, else at the node it needs', () => {
