@@ -183,11 +183,11 @@ describe('the real fixtures cover', () => {
 function rechain(nodes: readonly Uint8Array[], at: number, node: Uint8Array, embed = false) {
   const proof = nodes.slice();
   let old = keccak(nodes[at]!);
-  let reference: Uint8Array | NestedUint8Array = embed ? (decode(node) as NestedUint8Array) : keccak(node);
+  let reference: Uint8Array | NestedUint8Array = embed ? decode(node) : keccak(node);
   if (embed) proof.splice(at, 1);
   else proof[at] = node;
   for (let j = at - 1; j >= 0; j--) {
-    const items = decode(proof[j]!) as (Uint8Array | NestedUint8Array)[];
+    const items = decode(proof[j]) as (Uint8Array | NestedUint8Array)[];
     const k = items.findIndex((item) => item instanceof Uint8Array && bytesEqual(item, old));
     expect(k).toBeGreaterThanOrEqual(0);
     items[k] = reference;
@@ -248,8 +248,8 @@ describe('refusals', () => {
   it('a leaf path whose hex-prefix padding nibble is not 0 is refused as no trie node, named', () => {
     // Find a receipt whose leaf path has an even nibble count (first byte 0x20), then pad it with 1.
     const all = receiptProofs(block.receipts);
-    const even = all.find((p) => (decode(p.proof.at(-1)!) as Uint8Array[])[0]![0] === 0x20)!;
-    const [path, value] = decode(even.proof.at(-1)!) as Uint8Array[];
+    const even = all.find((p) => (decode(p.proof.at(-1)) as Uint8Array[])[0]![0] === 0x20)!;
+    const [path, value] = decode(even.proof.at(-1)) as Uint8Array[];
     const padded = path!.slice();
     padded[0] = 0x21;
     const last = even.proof.length - 1;
@@ -264,7 +264,7 @@ describe('refusals', () => {
     const keys = [Uint8Array.of(0x12, 0x34, 0xaa), Uint8Array.of(0x12, 0x34, 0xbb)];
     for (const key of keys) await trie.put(key, new Uint8Array(40).fill(key[2]!));
     const nodes = await createMerkleProof(trie, keys[0]!);
-    const [path, child] = decode(nodes[0]!) as Uint8Array[];
+    const [path, child] = decode(nodes[0]) as Uint8Array[];
     expect(path).toEqual(Uint8Array.of(0x00, 0x12, 0x34)); // an extension of 4 nibbles
     expect(walkTrieProof(trie.root(), keys[0]!, nodes).ok).toBe(true);
     for (const low of [0x01, 0x0f]) {
