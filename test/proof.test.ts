@@ -4,11 +4,13 @@
  * createMerkleProof's proofs verify with ours, for every index (a spread sample of a large block's, every one under
  * FULL=1), every receipt type and rule set.
  */
-import { createMerkleProof, MerklePatriciaTrie, verifyMerkleProof } from '@ethereumjs/mpt';
-import { encode } from '@ethereumjs/rlp';
+import { createMerkleProof, createMPT, MerklePatriciaTrie, verifyMerkleProof } from '@ethereumjs/mpt';
+import { decode, encode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { describe, expect, it } from 'vitest';
 import {
+  bytesEqual,
   bytesToHex,
+  defaultKeccak256 as keccak,
   defaultRegistry,
   encodeReceipt,
   Problems,
@@ -28,6 +30,8 @@ import {
   verifyReceiptProof,
   decodeReceipt,
 } from '../packages/core/src/proof/index.js';
+import { orderedTrieProofs } from '../packages/core/src/trie/ordered-trie.js';
+import { walkTrieProof } from '../packages/core/src/trie/trie-proof.js';
 import { fixtureNames, loadFixture } from './helpers/fixtures.js';
 import { sampledIndexes } from './helpers/runs.js';
 
@@ -171,6 +175,46 @@ describe('the real fixtures cover', () => {
   });
 });
 
+/**
+ * `nodes` (a proof, root first) with node `at` replaced by `node`, or, when `embed`, dropped and
+ * held inline by its parent instead of its hash; every parent's reference is rehashed up to a new
+ * root, so the proof is consistent and only the changed shape can be refused.
+ */
+function rechain(nodes: readonly Uint8Array[], at: number, node: Uint8Array, embed = false) {
+  const proof = nodes.slice();
+  let old = keccak(nodes[at]!);
+  let reference: Uint8Array | NestedUint8Array = embed ? decode(node) : keccak(node);
+  if (embed) proof.splice(at, 1);
+  else proof[at] = node;
+  for (let j = at - 1; j >= 0; j--) {
+    const items = decode(proof[j]) as (Uint8Array | NestedUint8Array)[];
+    const k = items.findIndex((item) => item instanceof Uint8Array && bytesEqual(item, old));
+    expect(k).toBeGreaterThanOrEqual(0);
+    items[k] = reference;
+    old = keccak(proof[j]!);
+    proof[j] = encode(items);
+    reference = keccak(proof[j]!);
+  }
+  return { root: keccak(proof[0]!), proof };
+}
+
+/** An empty list inside `depth` lists, built without recursion (the RLP encoder recurses). */
+function nestedList(depth: number): Uint8Array {
+  const headers: number[][] = [];
+  let length = 1;
+  for (let level = 1; level < depth; level++) {
+    const header =
+      length < 56 ? [0xc0 + length] : [0xf7 + Math.ceil(length.toString(16).length / 2), ...bigEndian(length)];
+    headers.push(header);
+    length += header.length;
+  }
+  return Uint8Array.from([...headers.reverse().flat(), 0xc0]);
+}
+const bigEndian = (n: number) => {
+  const hex = n.toString(16);
+  return Uint8Array.from(Buffer.from(hex.length % 2 ? '0' + hex : hex, 'hex'));
+};
+
 describe('refusals', () => {
   const block = readBlock('mainnet-15040641');
   const header = block.header.complete!;
@@ -199,6 +243,64 @@ describe('refusals', () => {
       ok: false,
       error: { reason: 'bad-node', node: 0 },
     });
+  });
+
+  it('a leaf path whose hex-prefix padding nibble is not 0 is refused as no trie node, named', () => {
+    // Find a receipt whose leaf path has an even nibble count (first byte 0x20), then pad it with 1.
+    const all = receiptProofs(block.receipts);
+    const even = all.find((p) => (decode(p.proof.at(-1)) as Uint8Array[])[0]![0] === 0x20)!;
+    const [path, value] = decode(even.proof.at(-1)) as Uint8Array[];
+    const padded = path!.slice();
+    padded[0] = 0x21;
+    const last = even.proof.length - 1;
+    const { root, proof: altered } = rechain(even.proof, last, encode([padded, value!]));
+    const verdict = verifyReceiptProof(root, even.index, altered);
+    expect(verdict).toMatchObject({ ok: false, error: { reason: 'bad-node', node: last } });
+    if (!verdict.ok) expect(verdict.error.message).toMatch(/padding nibble 1, not 0/);
+  });
+
+  it('an extension path whose padding nibble is not 0 is refused; the genuine one passes (@ethereumjs/mpt)', async () => {
+    const trie = await createMPT();
+    const keys = [Uint8Array.of(0x12, 0x34, 0xaa), Uint8Array.of(0x12, 0x34, 0xbb)];
+    for (const key of keys) await trie.put(key, new Uint8Array(40).fill(key[2]!));
+    const nodes = await createMerkleProof(trie, keys[0]!);
+    const [path, child] = decode(nodes[0]) as Uint8Array[];
+    expect(path).toEqual(Uint8Array.of(0x00, 0x12, 0x34)); // an extension of 4 nibbles
+    expect(walkTrieProof(trie.root(), keys[0]!, nodes).ok).toBe(true);
+    for (const low of [0x01, 0x0f]) {
+      const changed = encode([Uint8Array.of(low, 0x12, 0x34), child!]);
+      expect(walkTrieProof(keccak(changed), keys[0]!, [changed, ...nodes.slice(1)])).toMatchObject({
+        ok: false,
+        error: { reason: 'bad-node', node: 0 },
+      });
+    }
+  });
+
+  it('a leaf of 32 bytes or more embedded in its parent instead of its hash is refused, naming the parent', () => {
+    const last = nodes.length - 1;
+    const { root, proof: altered } = rechain(nodes, last, nodes[last]!, true);
+    const verdict = verifyReceiptProof(root, tx, altered);
+    expect(verdict).toMatchObject({ ok: false, error: { reason: 'bad-node', node: last - 1 } });
+    if (!verdict.ok) expect(verdict.error.message).toMatch(/embeds a node of \d+ bytes, not under 32/);
+  });
+
+  it('a node nested 20,000 lists deep, or a receipt whose logs nest 100,000 deep, is refused by name', () => {
+    const deep = nestedList(20_000);
+    const verdict = verifyReceiptProof(keccak(deep), tx, [deep]);
+    expect(verdict).toMatchObject({ ok: false, error: { reason: 'bad-rlp', node: 0 } });
+    if (!verdict.ok) expect(verdict.error.message).toMatch(/nests deeper than 32 levels/);
+    const bloom = [0xb9, 0x01, 0x00, ...new Array<number>(256).fill(0)];
+    const body = [0x01, 0x01, ...bloom, ...nestedList(100_000)];
+    const receipt = Uint8Array.from([0xfa, ...bigEndian(body.length), ...body]);
+    const { root, proofs } = orderedTrieProofs([receipt], [0]);
+    const read = verifyReceiptProof(root, 0, proofs[0]!);
+    expect(read).toMatchObject({ ok: false, error: { reason: 'receipt-invalid', node: 0 } });
+    if (!read.ok) expect(read.error.message).toMatch(/nests deeper than 32 levels/);
+    // A header nested so deep, hashed as the block hash, is no header: named, no stack overflow.
+    const header = nestedList(20_000);
+    const bound = verifyLogProof(keccak(header), { ...proof, headerRlp: header });
+    expect(bound).toMatchObject({ ok: false, error: { reason: 'header-invalid' } });
+    if (!bound.ok) expect(bound.error.message).toMatch(/nests deeper than 32 levels/);
   });
 
   it('an index absent from the block is refused: on the path where its slot is empty, else at the node it needs', () => {

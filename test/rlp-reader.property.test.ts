@@ -1,14 +1,15 @@
 /**
  * The in-place RLP reader (core/bytes/rlp-reader.ts) against @ethereumjs/rlp's decoder: any
  * encoding reads to the same items, and any bytes are refused by one exactly when the other refuses
- * them. And the trie walk that reads nodes with it follows nodes embedded in their parent (values
- * under 32 bytes), where @ethereumjs/mpt proves them.
+ * them (but lists nested past MAX_RLP_DEPTH, which the reader alone refuses, by name). And the trie
+ * walk that reads nodes with it follows nodes embedded in their parent (values under 32 bytes),
+ * where @ethereumjs/mpt proves them.
  */
 import { createMerkleProof, createMPT } from '@ethereumjs/mpt';
 import { decode, encode, type NestedUint8Array } from '@ethereumjs/rlp';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkRlpList, readRlp, readRlpItem, rlpItem } from '../packages/core/src/bytes/rlp-reader.js';
+import { checkRlpList, MAX_RLP_DEPTH, readRlp, readRlpItem, rlpItem } from '../packages/core/src/bytes/rlp-reader.js';
 import { bytesEqual } from '../packages/core/src/index.js';
 import { indexKey } from '../packages/core/src/trie/ordered-trie.js';
 import { walkTrieProof } from '../packages/core/src/trie/trie-proof.js';
@@ -92,6 +93,11 @@ describe('the RLP reader', () => {
     ];
     for (const [bytes, message] of cases) expect(() => readRlp(Uint8Array.from(bytes), rlpItem())).toThrow(message);
     expect(() => checkRlpList(Uint8Array.of(0xc3, 0xc2, 0x81, 0x05), 1, 4)).toThrow(/has a prefix/);
+    // Lists nest at most MAX_RLP_DEPTH levels (an empty list inside 31 more reads; one more level does not).
+    const nested = (depth: number) => Uint8Array.from({ length: depth }, (_, i) => 0xc0 + depth - 1 - i);
+    expect(() => readRlp(nested(MAX_RLP_DEPTH), rlpItem())).not.toThrow();
+    expect(decode(nested(MAX_RLP_DEPTH))).toBeDefined();
+    expect(() => readRlp(nested(MAX_RLP_DEPTH + 1), rlpItem())).toThrow(/at byte 32 nests deeper than 32 levels/);
   });
 });
 

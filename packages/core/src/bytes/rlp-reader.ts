@@ -4,7 +4,8 @@
  * each level of nesting, which was half the time of verifying a receipt proof. It refuses what that
  * decoder refuses (a single byte below 0x80 given a prefix, a long form for a length under 56, a
  * length with leading zeros, an item past the end of its list), so a proof or receipt reads the same
- * way through either; test/rlp-reader.property.test.ts holds it to that.
+ * way through either; test/rlp-reader.property.test.ts holds it to that. It also refuses lists nested
+ * deeper than {@link MAX_RLP_DEPTH}, where that decoder (which recurses) overflows the stack.
  */
 import { RlpShapeError } from '../errors.js';
 
@@ -67,23 +68,34 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
 }
 
 /**
- * Checks every item inside the list payload `start` to `end`, nested lists included, as
- * {@link readRlpItem} does.
- *
- * @throws RlpShapeError at the first item that is not canonical RLP.
+ * How deep lists may nest, the outermost list being level 1. Nothing the library reads nests deeper:
+ * a receipt is 4 levels (body, logs, log, topics) and a trie node at most 32, since a node embedded
+ * in its parent is under 32 bytes and each list inside it costs a header byte. The bound keeps the
+ * check's recursion far from the stack's limit, so bytes nested thousands deep are refused by name.
  */
-export function checkRlpList(bytes: Uint8Array, start: number, end: number): void {
+export const MAX_RLP_DEPTH = 32;
+
+/**
+ * Checks every item inside the list payload `start` to `end`, nested lists included, as
+ * {@link readRlpItem} does. `depth` is the level of the list that holds the payload.
+ *
+ * @throws RlpShapeError at the first item that is not canonical RLP, or a list nested deeper than {@link MAX_RLP_DEPTH}.
+ */
+export function checkRlpList(bytes: Uint8Array, start: number, end: number, depth = 1): void {
   const item = rlpItem();
   for (let at = start; at < end; at = item.end) {
     readRlpItem(bytes, at, end, item);
-    if (item.list) checkRlpList(bytes, item.start, item.end);
+    if (!item.list) continue;
+    if (depth >= MAX_RLP_DEPTH)
+      throw new RlpShapeError(`the list at byte ${at} nests deeper than ${MAX_RLP_DEPTH} levels`);
+    checkRlpList(bytes, item.start, item.end, depth + 1);
   }
 }
 
 /**
  * Reads `bytes` as exactly one item (nested items checked) into `item`.
  *
- * @throws RlpShapeError when they are empty, not canonical RLP, or hold more after the item.
+ * @throws RlpShapeError when they are empty, not canonical RLP, nest deeper than {@link MAX_RLP_DEPTH}, or hold more after the item.
  */
 export function readRlp(bytes: Uint8Array, item: RlpItem): void {
   if (bytes.length === 0) throw new RlpShapeError('no bytes');

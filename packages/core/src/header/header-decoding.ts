@@ -1,4 +1,5 @@
 import { decode, type NestedUint8Array } from '@ethereumjs/rlp';
+import { readRlp, rlpItem } from '../bytes/rlp-reader.js';
 import { InvalidHeaderError } from '../errors.js';
 import { FIXED_SIZES, type BlockHeader } from './header-fields.js';
 import { ETHEREUM_HEADER, type HeaderLayout } from './layouts.js';
@@ -25,6 +26,8 @@ export type HeaderItems = Array<Uint8Array | NestedUint8Array>;
 export function decodeHeaderItems(rlp: Uint8Array): HeaderItems {
   let decoded: Uint8Array | NestedUint8Array;
   try {
+    // The in-place reader first: it bounds how deep lists nest, where decode recurses until the stack overflows.
+    readRlp(rlp, rlpItem());
     decoded = decode(rlp);
   } catch (error) {
     throw new InvalidHeaderError(`Header RLP does not decode: ${(error as Error).message}`, {

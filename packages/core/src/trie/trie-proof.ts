@@ -29,11 +29,14 @@ export interface TrieProofRefusal {
 
 /** The items a branch node has: 16 slots and a value. */
 const BRANCH_ITEMS = 17;
+/** A child node's RLP this long or longer is named by its hash; only a shorter one is embedded in its parent. */
+const HASHED_NODE_BYTES = 32;
 
 /**
  * Walks a proof (RLP nodes from the root to the leaf) down the path of `key`, checking each node
  * against the hash its parent names, and returns the value at the leaf, or which node fails.
- * A node under 32 bytes is read inside its parent, as the trie hashes it.
+ * A node under 32 bytes is read inside its parent, as the trie hashes it; one of 32 bytes or more
+ * embedded there, or a path whose hex-prefix padding nibble is not 0, is no node the trie makes.
  *
  * The nodes are read in place (src/bytes/rlp-reader.ts), every item of each checked as RLP: only
  * the item on the key's path is taken, and only the leaf's value is copied out.
@@ -51,7 +54,9 @@ export function walkTrieProof(
   const nibbles = toNibbles(key);
   const refuse = (reason: TrieProofFault, node: number, message: string) =>
     err({ reason, node, message: `Proof node ${node}: ${message}` });
-  // The items of the node being read: payload start and end, and whether each is a list.
+  // The items of the node being read: where each begins (its header), its payload's start and end,
+  // and whether it is a list.
+  const heads = new Int32Array(BRANCH_ITEMS);
   const starts = new Int32Array(BRANCH_ITEMS);
   const ends = new Int32Array(BRANCH_ITEMS);
   const lists = new Uint8Array(BRANCH_ITEMS);
@@ -95,6 +100,7 @@ export function walkTrieProof(
     for (let i = start; i < end; i = item.end, count++) {
       readRlpItem(bytes, i, end, item);
       if (count < BRANCH_ITEMS) {
+        heads[count] = i;
         starts[count] = item.start;
         ends[count] = item.end;
         lists[count] = item.list ? 1 : 0;
@@ -109,6 +115,12 @@ export function walkTrieProof(
         return refuse('path-mismatch', at, `its slot ${slot.toString(16)} is empty: the key is not in the trie.`);
       if (lists[slot] === 0 && length !== 32)
         return refuse('bad-node', at, `slot ${slot.toString(16)} holds ${length} bytes, not a 32-byte hash.`);
+      if (lists[slot] === 1 && ends[slot]! - heads[slot]! >= HASHED_NODE_BYTES)
+        return refuse(
+          'bad-node',
+          at,
+          `slot ${slot.toString(16)} embeds a node of ${ends[slot]! - heads[slot]!} bytes, not under 32.`,
+        );
       depth++;
       start = starts[slot]!;
       end = ends[slot]!;
@@ -121,6 +133,13 @@ export function walkTrieProof(
     if (lists[0] === 1 || pathLength === 0 || bytes[pathStart]! >> 4 > 3)
       return refuse('bad-node', at, 'its path is not hex-prefix encoded.');
     const flag = bytes[pathStart]! >> 4;
+    // An even nibble count (flag 0 or 2) pads the first byte's low nibble with 0.
+    if ((flag & 1) === 0 && (bytes[pathStart]! & 15) !== 0)
+      return refuse(
+        'bad-node',
+        at,
+        `its path is not hex-prefix encoded (padding nibble ${bytes[pathStart]! & 15}, not 0).`,
+      );
     const leaf = flag >= 2;
     // The path's nibbles, after the flag's (and its padding nibble when the count is even).
     const first = flag & 1 ? 1 : 2;
@@ -142,6 +161,8 @@ export function walkTrieProof(
     const valueLength = ends[1]! - starts[1]!;
     if (lists[1] === 0 && valueLength !== 32)
       return refuse('bad-node', at, `an extension whose child is ${valueLength} bytes, not a 32-byte hash.`);
+    if (lists[1] === 1 && ends[1]! - heads[1]! >= HASHED_NODE_BYTES)
+      return refuse('bad-node', at, `an extension that embeds a node of ${ends[1]! - heads[1]!} bytes, not under 32.`);
     depth += pathNibbles;
     start = starts[1]!;
     end = ends[1]!;
