@@ -13,6 +13,7 @@ import {
   compareLogs,
   compileLogsFilter,
   decodePreamble,
+  decodeRecord,
   decodeReceipt,
   encodePreamble,
   LOGS_PROOF_SIGNATURE,
@@ -322,6 +323,30 @@ describe('refusals', () => {
       }),
       { numRuns: runs(300) },
     );
+  });
+});
+
+describe('RLP nested past any record', () => {
+  it('a preamble or a record nested 20,000 lists deep is refused by name, not by a stack overflow', () => {
+    // Built from the inside out: each list holds the one before, its length in the short or long form.
+    let item = new Uint8Array([0xc0]);
+    for (let i = 1; i < 20_000; i++) {
+      const n = item.length;
+      const header =
+        n < 56
+          ? [0xc0 + n]
+          : n < 256
+            ? [0xf8, n]
+            : n < 65_536
+              ? [0xf9, n >> 8, n & 255]
+              : [0xfa, n >> 16, (n >> 8) & 255, n & 255];
+      const next = new Uint8Array(header.length + n);
+      next.set(header);
+      next.set(item, header.length);
+      item = next;
+    }
+    expect(decodePreamble(item)).toMatch(/^the preamble is not RLP \(.*nests deeper than 32 levels\)$/);
+    expect(decodeRecord(item)).toMatch(/nests deeper than 32 levels/);
   });
 });
 

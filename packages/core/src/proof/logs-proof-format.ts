@@ -13,6 +13,7 @@
 import { decode, encode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { quantityBytes } from '../bytes/rlp-writer.js';
 import type { LogsFilter } from './logs-filter.js';
+import { readRlp, rlpItem } from '../bytes/rlp-reader.js';
 
 /**
  * The artifact's first bytes. The high first byte and the CR LF, Ctrl-Z and LF after the name
@@ -77,6 +78,8 @@ function safeQuantity(item: Item | undefined): number | null {
 /** Decodes an RLP item, or says why it is none. */
 function decodeItem(bytes: Uint8Array): Item | string {
   try {
+    // Read in place first: @ethereumjs/rlp's decoder recurses, so lists nested thousands deep would overflow the stack.
+    readRlp(bytes, rlpItem());
     return decode(bytes);
   } catch (error) {
     return `not RLP (${(error as Error).message})`;
