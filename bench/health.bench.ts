@@ -19,6 +19,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Problems, readRpcBlock } from 'evm-integrity';
 import { receiptRootBody } from 'evm-integrity/api';
+import { listeningUrl } from './serve-process.js';
 
 const BINS = process.argv.length > 2 ? process.argv.slice(2) : ['packages/service/bin/evm-integrity.js'];
 const ROUNDS = Number(process.env.HEALTH_ROUNDS ?? 3);
@@ -64,20 +65,7 @@ async function serve(bin: string, dir: string): Promise<Served> {
   const child = spawn(process.execPath, [bin, 'serve', '--config', join(dir, 'config.json')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`serve exited with code ${code}`)));
-    const read = (chunk: Buffer) => {
-      out += String(chunk);
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line === undefined) return;
-      // The request log after the start is drained unread: reading it would take CPU from the server measured.
-      child.stdout.off('data', read);
-      child.stdout.resume();
-      resolve((JSON.parse(line) as { url: string }).url);
-    };
-    child.stdout.on('data', read);
-  });
+  const url = await listeningUrl(child);
   return { url, port: Number(new URL(url).port), stop: () => child.kill('SIGKILL') };
 }
 

@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Problems, readRpcBlock } from 'evm-integrity';
 import { receiptRootBody } from 'evm-integrity/api';
+import { listeningUrl } from './serve-process.js';
 
 const BIN = process.argv[2] ?? 'packages/service/bin/evm-integrity.js';
 const KEY_A = 'evmi_bench-hostile-key-a-0123456789abcdefghijklmno';
@@ -97,20 +98,7 @@ async function serve(configured: object = { store: 'memory' }, openFiles?: numbe
       : spawn('bash', ['-c', `ulimit -n ${openFiles}; exec "$@"`, 'bash', ...command], {
           stdio: ['ignore', 'pipe', 'inherit'],
         });
-  let out = '';
-  const url = await new Promise<string>((resolve) => {
-    const read = (chunk: Buffer) => {
-      out += String(chunk);
-      const line = out.split('\n').find((l) => l.includes('"msg":"listening"'));
-      if (line === undefined) return;
-      // Only the start matters: the request log after it is drained unread, so that reading it takes no CPU from
-      // the server measured on the same machine.
-      child.stdout.off('data', read);
-      child.stdout.resume();
-      resolve((JSON.parse(line) as { url: string }).url);
-    };
-    child.stdout.on('data', read);
-  });
+  const url = await listeningUrl(child);
   return {
     url,
     port: Number(new URL(url).port),
