@@ -196,7 +196,9 @@ describe('audit queue faults', () => {
     cluster.stop();
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     cluster.start();
-    await untilComplete(id, cluster.url);
+    await untilComplete(id, cluster.url).catch((error: Error) => {
+      throw new Error(`${error.message}; the worker's stderr ends: ${worker.stderr().slice(-3000)}`);
+    });
     const told = worker
       .stderr()
       .slice(before)

@@ -89,16 +89,24 @@ export async function query(url: string, sql: string, params: unknown[] = []): P
   }
 }
 
-/** Waits until the audit is complete (every chunk done, every link joined). */
-export function untilComplete(id: string, queue: string, limitMs?: number): Promise<Record<string, any>> {
-  return until(
-    `audit ${id} to complete`,
-    async () => {
-      const status = await statusOf(id, queue);
-      return status.complete ? status : undefined;
-    },
-    limitMs,
-  );
+/**
+ * Waits until the audit is complete (every chunk done, every link joined); a timeout names the last status seen, so
+ * that a hang says where it stopped.
+ */
+export async function untilComplete(id: string, queue: string, limitMs?: number): Promise<Record<string, any>> {
+  let last: Record<string, any> | undefined;
+  try {
+    return await until(
+      `audit ${id} to complete`,
+      async () => {
+        last = await statusOf(id, queue);
+        return last.complete ? last : undefined;
+      },
+      limitMs,
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its last status: ${JSON.stringify(last)}`);
+  }
 }
 
 /** NDJSON text as objects. */
