@@ -19,6 +19,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Problems, readRpcBlock } from 'evm-integrity';
 import { receiptRootBody } from 'evm-integrity/api';
+import { startFlood, type Flood } from './flood-process.js';
 import { listeningUrl } from './serve-process.js';
 
 const BINS = process.argv.length > 2 ? process.argv.slice(2) : ['packages/service/bin/evm-integrity.js'];
@@ -70,7 +71,7 @@ async function serve(bin: string, dir: string): Promise<Served> {
 }
 
 /** The load: CLIENTS connections from a process of their own, each posting `body` again as its answer comes. */
-function load(port: number, dir: string): { answered: () => number; stop: () => void } {
+function load(port: number, dir: string): Promise<Flood> {
   const file = join(dir, 'request.http');
   writeFileSync(
     file,
@@ -78,19 +79,7 @@ function load(port: number, dir: string): { answered: () => number; stop: () => 
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     'latin1',
   );
-  // The compiled bench runs the compiled client; `node bench/health.bench.ts` runs the TypeScript one.
-  const client = join(import.meta.dirname, `pipelined-flood.${import.meta.filename.endsWith('.ts') ? 'ts' : 'js'}`);
-  const child = spawn(process.execPath, [client, String(port), String(CLIENTS), '1', file], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let answered = 0;
-  let carry = '';
-  child.stdout.on('data', (chunk) => {
-    const lines = (carry + String(chunk)).split('\n');
-    carry = lines.pop()!;
-    if (lines.length > 0) answered = Number(lines.at(-1));
-  });
-  return { answered: () => answered, stop: () => child.kill('SIGKILL') };
+  return startFlood(port, CLIENTS, 1, file);
 }
 
 /** Health latencies in milliseconds, one request after another on one keep-alive connection, for PROBE_MS. */
@@ -126,7 +115,7 @@ async function round(bin: string): Promise<Round> {
     });
     if (first.status !== 200) throw new Error(`receipt-root answered ${first.status}: ${await first.text()}`);
     const quiet = await probe(server.url);
-    const clients = load(server.port, dir);
+    const clients = await load(server.port, dir);
     try {
       await new Promise((resolve) => setTimeout(resolve, WARM_MS));
       const before = clients.answered();

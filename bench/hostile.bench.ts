@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Problems, readRpcBlock } from 'evm-integrity';
 import { receiptRootBody } from 'evm-integrity/api';
+import { startFlood, type Flood } from './flood-process.js';
 import { listeningUrl } from './serve-process.js';
 
 const BIN = process.argv[2] ?? 'packages/service/bin/evm-integrity.js';
@@ -274,28 +275,10 @@ async function refusedBodies(): Promise<void> {
  * `request` and again each time they are answered: a flooding client's work does not share the measuring client's
  * event loop. `answered()` reads how many answers it has had; `stop()` kills it.
  */
-async function floodFrom(
-  port: number,
-  request: string,
-  connections: number,
-  count: number,
-): Promise<{ answered: () => number; stop: () => void }> {
+async function floodFrom(port: number, request: string, connections: number, count: number): Promise<Flood> {
   const file = join(mkdtempSync(join(tmpdir(), 'hostile-flood-')), 'request.http');
   writeFileSync(file, request, 'latin1');
-  const child = spawn(
-    process.execPath,
-    [join(import.meta.dirname, 'pipelined-flood.js'), String(port), String(connections), String(count), file],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let answered = 0;
-  let carry = '';
-  child.stdout.on('data', (chunk) => {
-    const lines = (carry + String(chunk)).split('\n');
-    carry = lines.pop()!;
-    if (lines.length > 0) answered = Number(lines.at(-1));
-  });
-  await new Promise((resolve) => child.once('spawn', resolve));
-  return { answered: () => answered, stop: () => child.kill('SIGKILL') };
+  return startFlood(port, connections, count, file);
 }
 
 async function smallFlood(): Promise<void> {
