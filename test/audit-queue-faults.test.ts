@@ -90,7 +90,7 @@ describe('audit queue faults', () => {
       '1',
     ]);
     const id = auditIdOf(enqueued);
-    const victim = startWorker(['--queue', db.url]);
+    const victim = startWorker(['--queue', db.url, '--concurrency', '1']); // one chunk in hand: the one lost
     workers.push(victim);
     await until('the worker to take a chunk', async () => {
       const rows = await query(
@@ -215,7 +215,7 @@ describe('audit queue faults', () => {
     node.delayMs = 100;
     const enqueued = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '30']);
     const id = auditIdOf(enqueued);
-    const worker = startWorker(['--queue', db.url]);
+    const worker = startWorker(['--queue', db.url, '--concurrency', '1']); // one chunk in hand, the other left queued
     workers.push(worker);
     await until('the worker to take the chunk', async () => {
       const rows = await query(db!.url, 'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1', [id]);

@@ -258,6 +258,22 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect((await stopWorker(workers[0]!)).status).toBe(0);
   }, 120_000);
 
+  it('a worker asks the node as audit does: the plan keeps --concurrency and --batch, and no request holds more than B calls', async () => {
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--concurrency', '2', '--batch', '6'];
+    const id = auditIdOf(await runCli([...args, '--chunk-size', '30']));
+    const [row] = await query(db.url, 'SELECT plan FROM evm_integrity_audit.audits WHERE id = $1', [id]);
+    expect(row.plan).toMatchObject({ concurrency: 2, batch: 6 });
+    const before = node.requests;
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await untilComplete(id, db.url);
+    expect(status.verdicts).toMatchObject({ pass: 30 });
+    // 60 calls (a header and receipts a block) in batches of at most 6: 10 requests at least. With the default batch
+    // (16) over the window of 2 requests (6 blocks ahead), they would go in about 5.
+    expect(node.requests - before).toBeGreaterThanOrEqual(10);
+    expect((await stopWorker(workers[0]!)).status).toBe(0);
+  }, 120_000);
+
   it('a reorg between two chunks: both are audited again on the new chain, and the export has a reorg line', async () => {
     const blocks = fixtureChain(FROM, TO);
     node = await startLoopbackNode(1, blocks);

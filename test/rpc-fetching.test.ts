@@ -14,6 +14,7 @@ import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
 import { HttpClient, MAX_ANSWER_BYTES } from '../packages/core/src/live/http-client.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
+import { nodeFetching } from '../packages/core/src/live/node-fetching.js';
 import { runAudit } from '../packages/service/src/cli/audit/audit.js';
 import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
@@ -49,6 +50,15 @@ const verdicts = (blocks: BlockAudit[]) => blocks.map((b) => b.verdict);
 const named = (n: number, receipts: Array<Record<string, unknown>>) =>
   receipts.map((r, i) => ({ ...r, transactionHash: `0x${(n * 1000 + i).toString(16).padStart(64, '0')}` }));
 const allPass = Array.from({ length: TO - FROM + 1 }, () => 'pass');
+
+describe('nodeFetching, the one rule of audit and of the queue workers', () => {
+  it('K requests of B calls, K × B/2 blocks ahead; without batching, a block on two connections, K blocks ahead', () => {
+    expect(nodeFetching({})).toEqual({ batch: 16, connections: 4, window: 32 });
+    expect(nodeFetching({ concurrency: 2, batch: 6 })).toEqual({ batch: 6, connections: 2, window: 6 });
+    expect(nodeFetching({ concurrency: 3, batch: 1 })).toEqual({ batch: 1, connections: 6, window: 3 });
+    expect(nodeFetching({ concurrency: 5, batch: 3 })).toEqual({ batch: 3, connections: 5, window: 5 });
+  });
+});
 
 describe('batches', () => {
   it('sends many blocks per request and matches answers by id, in any order: every block passes', async () => {

@@ -9,6 +9,7 @@
 export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';
 export { RpcBlockSource, type RpcBlockSourceOptions, type RpcLogsFilter } from './live/rpc-block-source.js';
 export { DEFAULT_BATCH } from './live/json-rpc-transport.js';
+export { DEFAULT_CONCURRENCY, nodeFetching, type NodeFetching } from './live/node-fetching.js';
 export { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES } from './live/http-client.js';
 export {
   NodeLogsProof,

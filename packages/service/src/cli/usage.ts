@@ -307,7 +307,8 @@ with --queue). --chunk-size N: blocks per request of the service's datasets
 Progress on stderr when it is a terminal, unless --quiet.
 --queue postgres://…: the chunks are put on an audit queue in PostgreSQL for
 audit-worker processes, on any number of machines, instead of audited here; the
-audit's id is printed alone on the last line. The same audit enqueued again has
+audit's id is printed alone on the last line; each worker asks the node as this
+command would (--concurrency, --batch). The same audit enqueued again has
 the same id and adds nothing (parked chunks go back to the queue). A chunk's
 lease lasts --chunk-timeout seconds (default 600); a node that fails is retried
 --chunk-retries times with backoff (default 4), then the chunk is parked.
@@ -322,7 +323,9 @@ export const AUDIT_WORKER_USAGE = `Usage:
 
 Audits chunks of the audits on the queue (postgres://…, as given to audit
 --queue) until stopped: N worker processes (default 1, at most 256), each
-auditing K chunks at a time (default 1, at most 64). Run it on as many machines as wanted. SIGTERM or Ctrl-C
+holding K chunks at a time (default 3, at most 64): they fetch in turn, one
+while the one before is verified and stored, each as the audit's own --concurrency
+and --batch say. Run it on as many machines as wanted. SIGTERM or Ctrl-C
 finishes the chunks in hand (or hands them back after 30 s). A chunk whose worker
 dies is taken by another once its lease expires. --metrics-port P serves
 Prometheus metrics at http://127.0.0.1:P/metrics (chunks, blocks, failed

@@ -14,8 +14,10 @@ export interface AuditPlan {
   /** The JSON-RPC node every worker fetches from. */
   rpc: string;
   chunk_size: number;
-  /** Blocks a worker fetches ahead within a chunk. */
+  /** HTTP requests a worker has in flight to the node at once (`--concurrency`), as one machine's audit. */
   concurrency: number;
+  /** JSON-RPC calls per request (`--batch`); absent in a plan enqueued before it was kept: the default. */
+  batch?: number;
   /** The hash block `from` must link to (`--head-hash`). */
   head_hash?: string;
   /** Hashes blocks of the range must have (`--anchor`, `--tail-hash`), by block number. */
@@ -36,7 +38,7 @@ export interface ChunkRange {
 
 /**
  * The audit's id: its chain and range, and a digest of what decides its lines (node, chunk size, anchors, rules). The
- * concurrency, timeout and retries are left out: they change how it runs, not what it finds.
+ * concurrency, batch, timeout and retries are left out: they change how it runs, not what it finds.
  */
 export function auditIdOf(plan: AuditPlan): string {
   const identity = {

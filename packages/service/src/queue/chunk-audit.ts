@@ -41,17 +41,31 @@ export class WrongChainError extends EvmIntegrityError<Record<string, never>, Se
   }
 }
 
-/** Audits the chunk of `job` from `source`, its first block linked to the job's anchor when it has one. */
+/** Where a worker's chunks of one audit come from and how they are verified. */
+export interface ChunkSource {
+  source: BlockSource;
+  /** Blocks fetched ahead of the audit: the plan's `nodeFetching(plan).window`, as one machine's audit. */
+  window: number;
+  verify: BlockVerifier | undefined;
+}
+
+/**
+ * Audits the chunk of `job` from `source`, its first block linked to the job's anchor when it has one; `asked`, when
+ * given, is called once the chunk's last block has been asked for (the next chunk may start fetching).
+ */
 export async function auditChunk(
   plan: AuditPlan,
   job: ChunkJob,
-  source: BlockSource,
-  verify: BlockVerifier | undefined,
+  from: ChunkSource,
+  asked?: () => void,
 ): Promise<ChunkAudit> {
+  const { source, window, verify } = from;
   let firstParentHash: string | null = null;
   const watched: BlockSource = {
     block: async (chainId, number) => {
-      const block = await source.block(chainId, number);
+      const fetching = source.block(chainId, number);
+      if (number === job.last) asked?.();
+      const block = await fetching;
       if (block !== null && number === job.first) firstParentHash = parentHashOf(block);
       return block;
     },
@@ -62,7 +76,7 @@ export async function auditChunk(
     chainId: plan.chain_id,
     from: job.first,
     to: job.last,
-    concurrency: plan.concurrency,
+    concurrency: window,
     chunkSize: plan.chunk_size,
     ...(job.anchor !== undefined && { anchor: job.anchor }),
     // The first chunk links to --head-hash; a later one to the block audited before it, as in a single-machine audit.

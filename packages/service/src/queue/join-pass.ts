@@ -162,6 +162,8 @@ export async function joinAround(
           auditId,
           after.first_block,
         ]);
+        // As written: the row is also the next link's `before`, whose snapshot must not differ by this join alone.
+        after.joined = true;
         outcomes.push('joined');
       } else pairs.push([before, after]);
     }

@@ -23,6 +23,7 @@ export async function runEnqueue(
     rpc: options.rpc!,
     chunk_size: options.chunkSize,
     concurrency: options.concurrency,
+    batch: options.batch,
     ...(options.headHash !== undefined && { head_hash: options.headHash.toLowerCase() }),
     ...(options.anchors.size > 0 && { anchors: Object.fromEntries(options.anchors) }),
     ...(options.rules !== undefined && { rules: options.rules }),

@@ -5,7 +5,13 @@
  */
 import { parseArgs } from 'node:util';
 import type { BlockSource } from 'evm-integrity/audit';
-import { DEFAULT_BATCH, DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
+import {
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_MAX_ANSWER_BYTES,
+  MAX_ANSWER_BYTES,
+  RpcBlockSource,
+} from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
 import {
   blockRef,
@@ -108,7 +114,7 @@ function checkQueue(values: Record<string, unknown>, rpc: string | undefined): s
     if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
     return undefined;
   }
-  const local = ['bundle', 'service', 'out', 'resume', 'record', 'quiet', 'batch', 'max-answer-mb'].find(
+  const local = ['bundle', 'service', 'out', 'resume', 'record', 'quiet', 'max-answer-mb'].find(
     (f) => values[f] !== undefined,
   );
   if (local !== undefined)
@@ -153,7 +159,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
   if (values.resume && values.out === undefined)
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
-  const concurrency = positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY);
+  const concurrency = positiveValue('--concurrency', values.concurrency, DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
   const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
   const maxAnswerMb = positiveValue(
     '--max-answer-mb',

@@ -1,6 +1,7 @@
 /** Where an audit's blocks come from, and what checks the hosted service's datasets against them. */
 import { BundleSource, SourceError } from 'evm-integrity/audit';
 import {
+  nodeFetching,
   recordedServiceCrossCheck,
   RpcBlockSource,
   serviceBaseUrl,
@@ -12,21 +13,15 @@ import { bundleFaultLine, readBundleFile } from '../io/bundle-file.js';
 import { InputError } from '../io/usage-error.js';
 import { serviceApiKey } from '../flags.js';
 
-/**
- * How a node is asked: `--batch` calls per request and `--concurrency` requests at once, so that
- * `--concurrency` rounds of full batches are in flight; without batching (`--batch 1`) a block's
- * header and receipts go on two connections at once, `--concurrency` blocks at a time.
- */
+/** How a node is asked: `--batch` calls per request and `--concurrency` requests at once (nodeFetching, as a queue worker). */
 function fetching(options: AuditFlags) {
-  const { batch, concurrency, maxAnswerBytes } = options;
-  return { batch, connections: batch === 1 ? 2 * concurrency : concurrency, maxAnswerBytes };
+  const { batch, connections } = nodeFetching(options);
+  return { batch, connections, maxAnswerBytes: options.maxAnswerBytes };
 }
 
-/** The blocks fetched ahead of the audit: `--concurrency` full batches of blocks (two calls a block) from a node. */
+/** The blocks fetched ahead of the audit: from a node, as nodeFetching says; from a bundle, `--concurrency`. */
 export function fetchWindow(options: AuditFlags): number {
-  return options.bundle === undefined
-    ? options.concurrency * Math.max(1, Math.floor(options.batch / 2))
-    : options.concurrency;
+  return options.bundle === undefined ? nodeFetching(options).window : options.concurrency;
 }
 
 /**

@@ -1,14 +1,14 @@
 /**
  * `audit-worker --queue URL [--concurrency K] [--workers N] [--metrics-port P]`: audits chunks of
  * the queue until stopped. With N > 1 it runs N worker processes (forks of this command), counting
- * their chunks in one set of metrics; each takes K chunks at a time. SIGTERM or Ctrl-C: the chunks
+ * their chunks in one set of metrics; each holds K chunks at a time (fetching in turn). SIGTERM or Ctrl-C: the chunks
  * in hand are finished, or handed back to the queue past the stop deadline.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createMetricsRegistry, serveMetrics, type MetricsServer } from '../../metrics/serve-metrics.js';
 import { openAuditQueue } from '../../queue/audit-queue.js';
-import { startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js';
+import { DEFAULT_CHUNKS_IN_HAND, startChunkWorker, type ChunkOutcome } from '../../queue/chunk-worker.js';
 import { outageLines } from '../../queue/outage-lines.js';
 import { auditWorkerMetrics } from '../../queue/worker-metrics.js';
 import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from '../flags.js';
@@ -46,7 +46,7 @@ function parseFlags(argv: string[]): WorkerFlags {
   const metricsPort = port === undefined ? undefined : wholeValue('--metrics-port', port, 0, 65535);
   return {
     queue: queueUrl('--queue', values.queue),
-    concurrency: positiveValue('--concurrency', values.concurrency, 1, MAX_CONCURRENCY),
+    concurrency: positiveValue('--concurrency', values.concurrency, DEFAULT_CHUNKS_IN_HAND, MAX_CONCURRENCY),
     workers: positiveValue('--workers', values.workers, 1, MAX_WORKERS),
     metricsPort,
   };
