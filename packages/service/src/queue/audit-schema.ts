@@ -4,6 +4,7 @@
  * any number of `audit --queue` and `audit-worker` processes may start at once.
  */
 import type pg from 'pg';
+import { transaction } from '../postgres/transaction.js';
 
 /** The schema that holds the audits, their chunks and their lines. */
 export const AUDIT_SCHEMA = 'evm_integrity_audit';
@@ -79,9 +80,7 @@ const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [[1, VERSION_1]];
 
 /** Creates or upgrades the audit tables; safe to run from many processes at once, and again. */
 export async function migrateAuditSchema(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await transaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
     const exists = await client.query(`SELECT to_regclass('${AUDIT_SCHEMA}.migrations') IS NOT NULL AS ok`);
     const applied = new Set<number>();
@@ -89,11 +88,5 @@ export async function migrateAuditSchema(pool: pg.Pool): Promise<void> {
       for (const row of (await client.query(`SELECT version FROM ${AUDIT_SCHEMA}.migrations`)).rows)
         applied.add((row as { version: number }).version);
     for (const [version, sql] of MIGRATIONS) if (!applied.has(version)) await client.query(sql);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -10,7 +10,7 @@ import type { ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 import type { ChunkAudit } from './chunk-audit.js';
 import { formatAuditLine } from './audit-lines.js';
-import { transaction } from './enqueue.js';
+import { transaction } from '../postgres/transaction.js';
 
 /** The plan of audit `id`; a cache keeps it for the worker's next chunks of the same audit. */
 export async function loadPlan(pool: pg.Pool, id: string): Promise<AuditPlan | null> {

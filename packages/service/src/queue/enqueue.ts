@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { auditIdOf, chunksOf, type AuditPlan } from './audit-plan.js';
 import { CHUNK_QUEUE, inTransaction, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { transaction } from '../postgres/transaction.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 
 /** A chunk row as enqueuing reads it back. */
@@ -44,22 +45,6 @@ export async function sendChunkJobs(
     })),
     { db: inTransaction(client) },
   );
-}
-
-/** Runs `work` in a transaction of its own. */
-export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
 
 /**

@@ -15,7 +15,8 @@ import type { AuditPlan } from './audit-plan.js';
 import type { ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 import { formatAuditLine } from './audit-lines.js';
-import { sendChunkJobs, transaction } from './enqueue.js';
+import { transaction } from '../postgres/transaction.js';
+import { sendChunkJobs } from './enqueue.js';
 
 /** After this many mismatches of one link, the chunk is audited with the anchor at once (a chain that keeps moving). */
 const MAX_JOIN_ATTEMPTS = 3;

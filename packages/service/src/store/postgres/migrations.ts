@@ -7,6 +7,7 @@
  * The tables are sql-schema.ts's, as PostgreSQL writes them.
  */
 import type pg from 'pg';
+import { holdClient } from '../../postgres/held-client.js';
 import { SCHEMA, schemaSql } from '../sql-schema.js';
 import { StoreError } from '../store-error.js';
 import { connect } from './unavailable.js';
@@ -22,12 +23,7 @@ const MIGRATION_LOCK = 0x65766d69;
 
 /** Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. */
 export async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await connect(pool);
-  let broken: Error | undefined;
-  // A connection lost mid-migration: the statement in progress fails; the event alone must not end the process.
-  const lost = (error: Error) => (broken = error);
-  client.on('error', lost);
-  try {
+  await holdClient(await connect(pool), async (client) => {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await client.query(
@@ -57,8 +53,5 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
-  } finally {
-    client.off('error', lost);
-    client.release(broken);
-  }
+  });
 }

@@ -7,6 +7,7 @@
  * few times (retryConflicts, unavailable.ts).
  */
 import pg from 'pg';
+import { holdClient } from '../../postgres/held-client.js';
 import { leaseOf } from '../leases.js';
 import { RulesStore } from '../rules-store.js';
 import type { Rows, Storage } from '../storage.js';
@@ -129,20 +130,7 @@ class PostgresStorage implements Storage {
    * then gives it back, or drops it when `use` called `drop` or the connection was lost meanwhile.
    */
   async #onConnection<T>(use: (client: pg.PoolClient, drop: (error: Error) => void) => Promise<T>): Promise<T> {
-    const client = await connect(this.#pool);
-    let broken: Error | undefined;
-    const drop = (error: Error) => {
-      broken ??= error;
-    };
-    // A connection lost between two statements is told as an 'error' event: without a listener it would end the
-    // process. The next statement fails, and the connection is dropped.
-    client.on('error', drop);
-    try {
-      return await use(client, drop);
-    } finally {
-      client.off('error', drop);
-      client.release(broken);
-    }
+    return holdClient(await connect(this.#pool), use);
   }
 
   async ping(): Promise<void> {
