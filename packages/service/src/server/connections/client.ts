@@ -52,8 +52,19 @@ export function clientLeft(c: Context): boolean {
   if (c.req.raw.signal.aborted) return true;
   const env = c.env as Partial<HttpBindings> | undefined;
   const socket = env?.incoming?.socket;
+  if (socket?.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
+  return seenGone(c);
+}
+
+/**
+ * Whether the client of this request is known to have gone, without asking it (clientLeft asks): for the request log
+ * and the metrics, which tell what the route saw and decided (charged or not) and so add no `100 Continue` of their
+ * own to a client that half-closed.
+ */
+export function seenGone(c: Context): boolean {
+  if (c.req.raw.signal.aborted) return true;
+  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
   if (socket === undefined) return false;
-  if (socket.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
   // A write that failed errs the socket at once; it is destroyed a tick later.
   return socket.destroyed || socket.errored !== null;
 }

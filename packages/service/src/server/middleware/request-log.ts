@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody, serverEnded } from '../connections/client.js';
+import { CLIENT_CLOSED_REQUEST, seenGone, hasBody, serverEnded } from '../connections/client.js';
 import type { Env } from '../env.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -35,7 +35,7 @@ export function requestLog(logger: Logger): MiddlewareHandler<Env> {
       const ended = serverEnded(c);
       if (ended !== undefined) logger.info({ ...line, status: ended.status }, ended.message);
       // A client that left is not an incident of the server: nothing was answered or charged.
-      else if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
+      else if (seenGone(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
       else logger.info({ ...line, status: c.res.status }, 'request');
     }
   };

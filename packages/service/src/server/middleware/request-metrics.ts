@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { CLIENT_CLOSED_REQUEST, clientLeft, serverEnded } from '../connections/client.js';
+import { CLIENT_CLOSED_REQUEST, seenGone, serverEnded } from '../connections/client.js';
 import type { Env } from '../env.js';
 import { endpointOf, type ServerMetrics } from '../server-metrics.js';
 
@@ -15,7 +15,7 @@ export function requestMetrics(metrics: ServerMetrics): MiddlewareHandler<Env> {
     try {
       await next();
     } finally {
-      const status = serverEnded(c)?.status ?? (clientLeft(c) ? CLIENT_CLOSED_REQUEST : c.res.status);
+      const status = serverEnded(c)?.status ?? (seenGone(c) ? CLIENT_CLOSED_REQUEST : c.res.status);
       metrics.answered(endpointOf(c), status, (performance.now() - started) / 1000);
     }
   };
