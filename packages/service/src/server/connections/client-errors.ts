@@ -77,7 +77,9 @@ export function answerClientErrors(server: Server, publicUrl: string | null): vo
   server.on(
     'clientError',
     (error: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: { headersSent: boolean } }) => {
+      // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
       const answerable = socket.writable && socket._httpMessage?.headersSent !== true;
+      // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
       if (answerable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
         socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
       else if (answerable && isParseError(error)) {
