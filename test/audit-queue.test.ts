@@ -98,7 +98,22 @@ describe('audit --queue', () => {
     expect(noRpc.status).toBe(2);
     expect(noRpc.stderr).toMatch(/--queue needs --rpc URL \(or ETH_RPC_URL\): the node the workers ask/);
     const withOut = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', db.url, '--out', 'x']);
-    expect(withOut.stderr).toMatch(/give it without --out/);
+    expect(withOut.stderr).toMatch(/give it without --out \(audit-export ID --queue URL --out FILE writes the lines\)/);
+    // The cap on a node's answer is the workers' (their default), not audit-export's.
+    const withCap = await runCli([
+      'audit',
+      ...RANGE,
+      '--rpc',
+      'http://127.0.0.1:1',
+      '--queue',
+      db.url,
+      '--max-answer-mb',
+      '64',
+    ]);
+    expect(withCap.status).toBe(2);
+    expect(withCap.stderr.split('\n')[0]).toBe(
+      "evm-integrity: --queue enqueues the audit for workers: give it without --max-answer-mb (the workers take a node's answers up to the default cap, 32 MiB)",
+    );
     const notPg = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', 'http://x']);
     expect(notPg.stderr).toMatch(/--queue: "http:\/\/x" is not a PostgreSQL URL/);
   });

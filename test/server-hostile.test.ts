@@ -47,8 +47,11 @@ const cuUsed = async () =>
     }
   ).cu_used;
 
-/** Sends raw bytes on a new connection and collects what comes back until the server closes it. */
-function rawExchange(bytes: string): Promise<{ text: string; ended: 'end' | 'reset' }> {
+/**
+ * Sends raw bytes on a new connection and collects what comes back until the server closes it; `halfClose`: ends the
+ * client's side after the bytes, as `shutdown(SHUT_WR)` does.
+ */
+function rawExchange(bytes: string, halfClose = false): Promise<{ text: string; ended: 'end' | 'reset' }> {
   return new Promise((resolve) => {
     const socket: Socket = connect(server.port, '127.0.0.1');
     let text = '';
@@ -56,7 +59,14 @@ function rawExchange(bytes: string): Promise<{ text: string; ended: 'end' | 'res
     socket.on('end', () => resolve({ text, ended: 'end' }));
     socket.on('error', () => resolve({ text, ended: 'reset' }));
     socket.write(bytes);
+    if (halfClose) socket.end();
   });
+}
+
+/** The error envelope of a raw answer, and its status line and headers. */
+function envelopeOf(text: string): { head: string; error: any } {
+  const split = text.indexOf('\r\n\r\n');
+  return { head: text.slice(0, split), error: JSON.parse(text.slice(split + 4)).error };
 }
 
 describe('answers given before the body is read close the connection cleanly', () => {
@@ -96,6 +106,87 @@ describe('answers given before the body is read close the connection cleanly', (
     });
     expect(await cuUsed()).toBe(before);
     expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity' })).status).toBe(200);
+  });
+});
+
+describe("bytes Node's HTTP parser refuses get the error envelope, then an orderly close", () => {
+  const head = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n`;
+  it.each([
+    [
+      'two different Content-Lengths',
+      `${head}Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!`,
+      'content_length',
+      'HPE_UNEXPECTED_CONTENT_LENGTH',
+      'The request cannot be read as HTTP/1.1: Duplicate Content-Length.',
+    ],
+    [
+      'a chunk size that is not hex',
+      `${head}Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n`,
+      'chunked_body',
+      'HPE_INVALID_CHUNK_SIZE',
+      'The request cannot be read as HTTP/1.1: Invalid character in chunk size.',
+    ],
+    [
+      'Content-Length and Transfer-Encoding together',
+      `${head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+      'transfer_encoding',
+      'HPE_INVALID_TRANSFER_ENCODING',
+      "The request cannot be read as HTTP/1.1: Transfer-Encoding can't be present with Content-Length.",
+    ],
+  ])('%s: 400 MALFORMED_REQUEST naming it', async (_, bytes, problem, parserError, message) => {
+    const { text, ended } = await rawExchange(bytes);
+    const { head: answerHead, error } = envelopeOf(text);
+    expect(answerHead).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answerHead).toContain('Content-Type: application/json');
+    expect(answerHead).toContain('Connection: close');
+    expect(error).toEqual({
+      code: 'MALFORMED_REQUEST',
+      http_status: 400,
+      message,
+      hint: expect.stringContaining('not a valid HTTP/1.1 request'),
+      severity: 'error',
+      retryable: false,
+      details: { framing_problem: problem, parser_error: parserError },
+      // The headers were not read: no Host to name the page under.
+      docs_url: '/v1/docs#error-malformed_request',
+    });
+    expect(ended).toBe('end');
+  });
+
+  it('a body shorter than its Content-Length, then a half-close: 400 incomplete_request, logged as 400, not charged', async () => {
+    const before = await cuUsed();
+    const logged = log.lines.length;
+    const { text, ended } = await rawExchange(
+      `${head}Content-Length: ${smallBody.length}\r\n\r\n${smallBody.slice(0, 20)}`,
+      true,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(envelopeOf(text).error).toMatchObject({
+      code: 'MALFORMED_REQUEST',
+      message: expect.stringMatching(/^The connection ended before the request was complete/),
+      details: { framing_problem: 'incomplete_request', parser_error: 'HPE_INVALID_EOF_STATE' },
+    });
+    expect(ended).toBe('end');
+    // The request had begun: its log line tells the 400 the server sent, not a client's leaving (499).
+    await expect
+      .poll(() => log.lines.slice(logged).filter((l) => l.path === '/v1/evm/verify/logs-bloom'))
+      .toEqual([expect.objectContaining({ msg: 'request malformed', status: 400, account_id: 'auditor' })]);
+    expect(await cuUsed()).toBe(before);
+  });
+
+  it('headers over the limit: 431 REQUEST_HEADER_FIELDS_TOO_LARGE naming it', async () => {
+    const { text, ended } = await rawExchange(
+      `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(envelopeOf(text).error).toMatchObject({
+      code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+      http_status: 431,
+      message: "The request line and headers are over the server's limit of 16384 bytes.",
+      retryable: false,
+      details: { max_header_bytes: 16384 },
+    });
+    expect(ended).toBe('end');
   });
 });
 

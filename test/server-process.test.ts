@@ -369,7 +369,7 @@ describe('serve: a request cut off at body_timeout_ms', () => {
 });
 
 describe('serve: shutdown', () => {
-  it('on SIGTERM: stops accepting, answers the request that finishes in time, cuts the one still open at shutdown_timeout_ms, exits 0', async () => {
+  it('on SIGTERM: stops accepting, answers the request that finishes in time, cuts the one still open at shutdown_timeout_ms (logged 444, not 499), exits 0', async () => {
     const shutdownTimeoutMs = 1000;
     const served = serve([
       '--config',
@@ -403,6 +403,19 @@ describe('serve: shutdown', () => {
       .split('\n')
       .find((line) => line.includes('shutdown deadline'));
     expect(JSON.parse(cut!)).toMatchObject({ level: 40, connections: 1, shutdown_timeout_ms: shutdownTimeoutMs });
+    // The request the server cut is told as the server's doing (444), not as a client that left (499).
+    const requests = served
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('"path":"/v1/evm/verify/logs-bloom"'))
+      .map((line) => JSON.parse(line) as { status: number; msg: string });
+    expect(requests).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ status: 200, msg: 'request' }),
+        expect.objectContaining({ status: 444, msg: 'request cut at shutdown' }),
+      ]),
+    );
+    expect(served.stdout()).not.toMatch(/request aborted by the client/);
     expect(served.stdout()).toMatch(/"msg":"stopped"/);
     expect(served.stdout()).not.toMatch(/"level":50/);
   }, 20_000);

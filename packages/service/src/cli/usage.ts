@@ -336,8 +336,9 @@ export const AUDIT_STATUS_USAGE = `Usage:
   evm-integrity audit-status ID --queue URL [--json]
 
 Where the audit ID stands: chunks done, running, queued, retrying and parked
-(with their reasons), links between chunks joined, blocks audited, blocks/s, ETA,
-and the failed blocks so far. --json: one JSON object.
+(with their reasons), links between chunks joined, blocks audited, blocks/s, ETA
+(none while a chunk is parked: the audit then cannot finish until it is enqueued
+again, and the line says so), and the failed blocks so far. --json: one JSON object.
 Exit status: 0, 2 bad input, no such audit, or the queue cannot be opened.`;
 
 export const AUDIT_EXPORT_USAGE = `Usage:

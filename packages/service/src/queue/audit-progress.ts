@@ -1,6 +1,7 @@
 /**
  * Where a distributed audit stands (`audit-status`): its chunks by state, the links joined, the
- * blocks audited and their rate, the ETA, the failures so far and the parked chunks' reasons; all
+ * blocks audited and their rate, the ETA (none while a chunk is parked: the audit then waits for an
+ * operator), the failures so far and the parked chunks' reasons; all
  * read from the audit tables.
  */
 import type pg from 'pg';
@@ -33,8 +34,13 @@ export interface AuditProgress {
   blocks: { total: number; audited: number };
   verdicts: Record<string, number>;
   blocks_per_second: number;
-  /** Seconds left at that rate (null: no rate yet, or nothing left). */
+  /** Seconds left at that rate (null: no rate yet, nothing left, or `needs_operator`). */
   eta_seconds: number | null;
+  /**
+   * A chunk is parked: no worker takes it again, so the audit cannot finish until an operator enqueues it again (which
+   * hands its parked chunks back); there is no ETA to give.
+   */
+  needs_operator: boolean;
   /** Every chunk done and every link joined: the export is the whole audit. */
   complete: boolean;
   failures: FailedBlock[];
@@ -103,7 +109,8 @@ export async function auditProgress(pool: pg.Pool, id: string): Promise<AuditPro
     blocks: { total, audited },
     verdicts,
     blocks_per_second: rate,
-    eta_seconds: rate > 0 && audited < total ? Math.ceil((total - audited) / rate) : null,
+    eta_seconds: rate > 0 && audited < total && chunks.parked === 0 ? Math.ceil((total - audited) / rate) : null,
+    needs_operator: chunks.parked > 0,
     complete: chunks.done === chunks.total && joined === chunks.total,
     failures: (failed.rows as Array<{ block_number: string; checks: string[] }>).map((r) => ({
       block_number: Number(r.block_number),

@@ -9,6 +9,7 @@ import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './config/config.js';
 import { maxConnectionsFor, openFileLimit } from './connections/connection-bounds.js';
 import { serveWithLimits } from './connections/connections.js';
+import { answerClientErrors } from './connections/client-errors.js';
 import { rateLimitedLog } from './connections/rate-limited-log.js';
 import { startingAnswer } from './responses.js';
 import { docsUrlOf } from './openapi/docs-url.js';
@@ -223,6 +224,7 @@ export async function startServer(
   const server = createServer(httpOptions(config));
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  answerClientErrors(server, config.publicUrl);
   const maxConnections = config.maxConnections ?? maxConnectionsFor(openFileLimit());
   // A flood of connections is told in one line a second, with how many were closed for each reason.
   const closedTold = rateLimitedLog((counts) =>

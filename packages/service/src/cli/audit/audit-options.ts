@@ -103,9 +103,24 @@ function checkSources(
     throw new UsageError(`--${fetching} is an option of a node (--rpc, --service): a bundle is read from a file`);
 }
 
+/** The workers' cap on a node's answer: the default, which `audit-worker` has no flag to change. */
+const WORKERS_CAP = `the workers take a node's answers up to the default cap, ${DEFAULT_MAX_ANSWER_BYTES / 1024 / 1024} MiB`;
+
+/** Each flag of a run on this machine that --queue refuses, and what stands for it with a queue. */
+const NOT_WITH_QUEUE: Readonly<Record<string, string>> = {
+  bundle: 'the workers fetch from the node of --rpc',
+  service: 'the workers fetch from the node of --rpc',
+  out: 'audit-export ID --queue URL --out FILE writes the lines',
+  resume: 'enqueuing the same audit again adds no chunk twice, and hands parked chunks back',
+  record: 'the workers record nothing; record a run on one machine',
+  quiet: 'audit --queue prints no progress',
+  'max-answer-mb': WORKERS_CAP,
+};
+
 /**
  * `--queue URL` enqueues the audit for workers, which fetch from a node of their own: it needs --rpc, and the flags of a
- * run on this machine (an output file, a recording, threads) have no meaning there. The queue's own flags need it.
+ * run on this machine (an output file, a recording, how to ask the node) have no meaning there; the refusal says what
+ * stands for each. The queue's own flags need it.
  */
 function checkQueue(values: Record<string, unknown>, rpc: string | undefined): string | undefined {
   const queue = values.queue as string | undefined;
@@ -114,11 +129,11 @@ function checkQueue(values: Record<string, unknown>, rpc: string | undefined): s
     if (stray !== undefined) throw new UsageError(`--${stray} is an option of --queue`);
     return undefined;
   }
-  const local = ['bundle', 'service', 'out', 'resume', 'record', 'quiet', 'max-answer-mb'].find(
-    (f) => values[f] !== undefined,
-  );
+  const local = Object.keys(NOT_WITH_QUEUE).find((f) => values[f] !== undefined);
   if (local !== undefined)
-    throw new UsageError(`--queue enqueues the audit for workers: give it without --${local} (see audit-export)`);
+    throw new UsageError(
+      `--queue enqueues the audit for workers: give it without --${local} (${NOT_WITH_QUEUE[local]})`,
+    );
   if (rpc === undefined) throw new UsageError('--queue needs --rpc URL (or ETH_RPC_URL): the node the workers ask');
   return queueUrl('--queue', queue);
 }

@@ -12,13 +12,26 @@ function duration(seconds: number): string {
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
+/**
+ * When the audit should finish: an ETA, or none when it is done, or when a chunk is parked: then it cannot finish
+ * without an operator, and the line says what to do.
+ */
+function eta(p: AuditProgress): string {
+  if (p.needs_operator) {
+    const parked = p.chunks.parked === 1 ? '1 chunk parked' : `${p.chunks.parked} chunks parked`;
+    return `no ETA: ${parked}, the audit cannot finish until it is enqueued again (audit … --queue, the same flags), which hands them back`;
+  }
+  if (p.eta_seconds !== null) return `ETA ${duration(p.eta_seconds)}`;
+  return `ETA ${p.blocks.audited === p.blocks.total ? 'none' : '?'}`;
+}
+
 /** The progress in a few lines for a person. */
 function describe(p: AuditProgress): string {
   const { chunks, blocks, verdicts } = p;
   const lines = [
     `audit ${p.id}: chain ${p.chain_id}, blocks ${p.from}-${p.to}${p.complete ? ', complete' : ''}`,
     `chunks: ${chunks.done} done, ${chunks.running} running, ${chunks.queued} queued, ${chunks.retrying} retrying, ${chunks.parked} parked, of ${chunks.total}; ${p.joined} of ${chunks.total} links joined`,
-    `blocks: ${blocks.audited} of ${blocks.total} audited, ${p.blocks_per_second.toFixed(1)} blocks/s, ETA ${p.eta_seconds === null ? (blocks.audited === blocks.total ? 'none' : '?') : duration(p.eta_seconds)}`,
+    `blocks: ${blocks.audited} of ${blocks.total} audited, ${p.blocks_per_second.toFixed(1)} blocks/s, ${eta(p)}`,
     `verdicts: ${verdicts.pass} pass, ${verdicts.fail} fail, ${verdicts.not_verifiable} not verifiable`,
   ];
   for (const f of p.failures) lines.push(`failed: block ${f.block_number} (${f.checks.join(', ')})`);

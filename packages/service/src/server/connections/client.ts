@@ -1,21 +1,34 @@
 import type { ServerResponse } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
+import { malformedStatus } from './client-errors.js';
+import { CUT_AT_SHUTDOWN } from './shutdown.js';
 
 /** The status logged for a request whose client closed the connection before the answer (nginx's 499). */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** The status of a request that Node cut off at its deadline (`body_timeout_ms`), answering `408 Request Timeout` itself. */
-export const REQUEST_TIMEOUT = 408;
+/** The status logged for a request whose connection the server cut at its shutdown deadline, unanswered (nginx's 444). */
+export const CUT_AT_SHUTDOWN_STATUS = 444;
+
+/** How the server itself ended a request's connection: the status logged for it, and the log line's message. */
+export interface ServerEnded {
+  status: number;
+  message: string;
+}
 
 /**
- * Whether Node cut this request off at its deadline: it wrote `408 Request Timeout` on the socket and destroyed it with
- * that error. Such a request is no client's leaving, though its socket is gone as when one leaves.
+ * Whether the server itself ended this request's connection, and how, from the error its socket was destroyed with:
+ * Node cut it off at its deadline (`body_timeout_ms`), answering `408 Request Timeout`; Node's parser refused its bytes,
+ * answered 400 or 431 (answerClientErrors); or the shutdown deadline cut it, unanswered. Such a request is no client's
+ * leaving, though its socket is gone as when one leaves; undefined for any other.
  */
-export function serverTimedOut(c: Context): boolean {
+export function serverEnded(c: Context): ServerEnded | undefined {
   const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
   const error: NodeJS.ErrnoException | null | undefined = socket?.errored;
-  return error?.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  if (error?.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'request timed out' };
+  if (error?.code === CUT_AT_SHUTDOWN) return { status: CUT_AT_SHUTDOWN_STATUS, message: 'request cut at shutdown' };
+  const status = malformedStatus(error);
+  return status === undefined ? undefined : { status, message: 'request malformed' };
 }
 
 /**
@@ -39,8 +52,19 @@ export function clientLeft(c: Context): boolean {
   if (c.req.raw.signal.aborted) return true;
   const env = c.env as Partial<HttpBindings> | undefined;
   const socket = env?.incoming?.socket;
+  if (socket?.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
+  return seenGone(c);
+}
+
+/**
+ * Whether the client of this request is known to have gone, without asking it (clientLeft asks): for the request log
+ * and the metrics, which tell what the route saw and decided (charged or not) and so add no `100 Continue` of their
+ * own to a client that half-closed.
+ */
+export function seenGone(c: Context): boolean {
+  if (c.req.raw.signal.aborted) return true;
+  const socket = (c.env as Partial<HttpBindings> | undefined)?.incoming?.socket;
   if (socket === undefined) return false;
-  if (socket.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
   // A write that failed errs the socket at once; it is destroyed a tick later.
   return socket.destroyed || socket.errored !== null;
 }

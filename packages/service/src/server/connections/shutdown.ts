@@ -1,4 +1,11 @@
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * The code of the error a connection cut at the shutdown deadline is destroyed with: its socket's `errored` tells the
+ * request log that the server ended its request, not the client (client.ts).
+ */
+export const CUT_AT_SHUTDOWN = 'ERR_SHUTDOWN_DEADLINE';
 
 /**
  * Prepares `server` for a shutdown with a deadline; returns the function that
@@ -6,10 +13,16 @@ import type { Server } from 'node:http';
  * closes each connection as its last response is sent, and after `deadlineMs`
  * closes every connection still open, so one slow client cannot hold a shutdown
  * past what a supervisor waits before it kills the process. That function
- * resolves with the number of connections cut at the deadline.
+ * resolves with the number of connections cut at the deadline; each is destroyed
+ * with an error of code CUT_AT_SHUTDOWN.
  */
 export function drainable(server: Server): (deadlineMs: number) => Promise<number> {
   let draining = false;
+  const open = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
   server.on('request', (_request, response) => {
     // Node's own 'finish' handler has run by now and marked the connection idle.
     response.on('finish', () => draining && server.closeIdleConnections());
@@ -18,14 +31,15 @@ export function drainable(server: Server): (deadlineMs: number) => Promise<numbe
     new Promise((resolve, reject) => {
       draining = true;
       let cut = 0;
-      const deadline = setTimeout(
-        () =>
-          server.getConnections((error, count) => {
-            cut = error ? 0 : count;
-            server.closeAllConnections();
-          }),
-        deadlineMs,
-      );
+      const deadline = setTimeout(() => {
+        cut = open.size;
+        for (const socket of open)
+          socket.destroy(
+            Object.assign(new Error('the server closed the connection at its shutdown deadline'), {
+              code: CUT_AT_SHUTDOWN,
+            }),
+          );
+      }, deadlineMs);
       // close() also closes the connections idle at this moment (Node 19+).
       server.close((error) => {
         clearTimeout(deadline);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import { CLIENT_CLOSED_REQUEST, clientLeft, hasBody, REQUEST_TIMEOUT, serverTimedOut } from '../connections/client.js';
+import { CLIENT_CLOSED_REQUEST, seenGone, hasBody, serverEnded } from '../connections/client.js';
 import type { Env } from '../env.js';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -30,10 +30,12 @@ export function requestLog(logger: Logger): MiddlewareHandler<Env> {
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         account_id: c.get('account')?.id ?? null,
       };
-      // A request cut off at its deadline was answered 408 by Node itself, though its socket is gone as a leaver's.
-      if (serverTimedOut(c)) logger.info({ ...line, status: REQUEST_TIMEOUT }, 'request timed out');
+      // A request the server ended itself (its deadline, bytes that are not HTTP, the shutdown's) is told as such,
+      // though its socket is gone as a leaver's.
+      const ended = serverEnded(c);
+      if (ended !== undefined) logger.info({ ...line, status: ended.status }, ended.message);
       // A client that left is not an incident of the server: nothing was answered or charged.
-      else if (clientLeft(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
+      else if (seenGone(c)) logger.info({ ...line, status: CLIENT_CLOSED_REQUEST }, 'request aborted by the client');
       else logger.info({ ...line, status: c.res.status }, 'request');
     }
   };

@@ -20,6 +20,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     when: 'Invalid or missing parameters; details.invalid_parameters lists each with its path, reason and what was expected. Also malformed JSON (location body) or a Content-Type other than application/json (location header).',
   },
   {
+    status: 400,
+    code: 'MALFORMED_REQUEST',
+    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
+  },
+  {
     status: 401,
     code: 'UNAUTHORIZED',
     when: 'No key, a malformed Authorization header, an unknown key or a revoked one (details.token_status).',
@@ -56,6 +61,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     when: "Over the account's requests per second (limit_scope account: retryable, wait Retry-After seconds), or its CU allowance cannot pay for the request (limit_scope cu_allowance): used up, not retryable (an operator adds CU, or it resets at details.cu_reset_at); or held by requests in progress (details.cu_held), retryable after Retry-After seconds.",
   },
   {
+    status: 431,
+    code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    when: "The request line and headers are over the server's limit (details.max_header_bytes, 16 KiB). Sent without X-Request-Id, and the connection is closed.",
+  },
+  {
     status: 500,
     code: 'INTERNAL_SERVER_ERROR',
     when: 'A fault of the server; details.incident_id is in its log. Retryable.',
@@ -77,6 +87,8 @@ const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
 /** The headers of each error status of a verify endpoint (the rate-limit ones once the request passed the key). */
 const ERROR_HEADERS: Record<number, HeaderComponent[]> = {
   401: ['XRequestId', 'WWWAuthenticate'],
+  // Answered by the connection before a request was read: no request id, no account.
+  431: [],
   429: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
   503: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
 };

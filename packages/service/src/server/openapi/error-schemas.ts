@@ -56,6 +56,13 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
       items: { type: 'string' },
       description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.',
     },
+    framing_problem: {
+      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'syntax'],
+      description:
+        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, or anything else).',
+    },
+    parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
+    max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
     max_allowed_bytes: integer('413 PAYLOAD_TOO_LARGE: the body limit.'),
     request_bytes: nullable(
       integer(

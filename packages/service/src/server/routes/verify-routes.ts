@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { Admission } from '../admission/admission.js';
 import { BodyBudget, maxBodyBytesFor } from '../admission/body-budget.js';
-import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses } from '../connections/client.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses, serverEnded } from '../connections/client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
@@ -208,9 +208,12 @@ function release(bytes: Uint8Array<ArrayBuffer> | undefined): void {
   if (buffer !== undefined && !buffer.detached) buffer.transfer(0);
 }
 
-/** The answer to a request whose client has gone: nothing is sent, the CU are given back. */
-function clientGone(hold: RequestHold): Response {
-  hold.status = CLIENT_CLOSED_REQUEST;
+/**
+ * The answer to a request whose connection is gone: nothing is sent, the CU are given back, and the store's request log
+ * has the status the request log has (the server's own ending, serverEnded, else the client's 499).
+ */
+function clientGone(c: Context<Env>, hold: RequestHold): Response {
+  hold.status = serverEnded(c)?.status ?? CLIENT_CLOSED_REQUEST;
   return new Response(null, { status: CLIENT_CLOSED_REQUEST });
 }
 
@@ -291,7 +294,7 @@ export function verifyRoutes(
       outcome = await verify(c.req.raw.signal);
     } catch (error) {
       // A client gone while its job waited for a worker: the job was dropped.
-      if (clientLeft(c)) return clientGone(hold);
+      if (clientLeft(c)) return clientGone(c, hold);
       throw error;
     }
     if (outcome.kind === 'forbidden') {
@@ -299,7 +302,7 @@ export function verifyRoutes(
       throw forbidden(account, `chain ${outcome.chainId}`);
     }
     await readPendingCloses();
-    if (clientLeft(c)) return clientGone(hold);
+    if (clientLeft(c)) return clientGone(c, hold);
     hold.status = outcome.status;
     return c.body(outcome.json, outcome.status as 200, { 'Content-Type': 'application/json' });
   };

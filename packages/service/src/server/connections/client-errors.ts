@@ -1,0 +1,95 @@
+import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorEnvelope } from 'evm-integrity/api';
+import type { ProblemFields } from '../responses.js';
+import { docsUrlOf } from '../openapi/docs-url.js';
+
+/**
+ * What was wrong with a request's HTTP framing, as `details.framing_problem` tells it: the connection ended before
+ * the request was whole, its Content-Length or Transfer-Encoding cannot frame a body, its chunked body is not chunked
+ * coding, or a line of it is not HTTP/1.1 at all.
+ */
+type FramingProblem = 'incomplete_request' | 'content_length' | 'transfer_encoding' | 'chunked_body' | 'syntax';
+
+/** Node's parser errors (llhttp's `HPE_` codes) that name a framing problem other than `syntax`. */
+const PROBLEMS: Readonly<Record<string, FramingProblem>> = {
+  HPE_INVALID_EOF_STATE: 'incomplete_request',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'content_length',
+  HPE_INVALID_CONTENT_LENGTH: 'content_length',
+  HPE_INVALID_TRANSFER_ENCODING: 'transfer_encoding',
+  HPE_INVALID_CHUNK_SIZE: 'chunked_body',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'chunked_body',
+};
+
+/** A socket error of Node's HTTP parser: its `HPE_` code and llhttp's reason ("Duplicate Content-Length"). */
+interface ParseError extends NodeJS.ErrnoException {
+  reason?: string;
+}
+
+/** Whether `error` is Node's HTTP parser refusing the bytes it was sent (not the socket failing, not a deadline). */
+const isParseError = (error: NodeJS.ErrnoException | null | undefined): error is ParseError =>
+  error?.code?.startsWith('HPE_') === true;
+
+/** The error envelope's members for a request Node's parser refused with `error`. */
+function problemOf(error: ParseError): ProblemFields {
+  if (error.code === 'HPE_HEADER_OVERFLOW')
+    return {
+      code: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+      http_status: 431,
+      message: `The request line and headers are over the server's limit of ${maxHeaderSize} bytes.`,
+      hint: 'Send fewer or shorter headers (an API key and Content-Type are all a request needs).',
+      retryable: false,
+      details: { max_header_bytes: maxHeaderSize },
+    };
+  const problem = PROBLEMS[error.code!] ?? 'syntax';
+  const message =
+    problem === 'incomplete_request'
+      ? 'The connection ended before the request was complete: its headers, or a body shorter than its Content-Length or its chunks declared.'
+      : `The request cannot be read as HTTP/1.1: ${error.reason ?? error.message}.`;
+  return {
+    code: 'MALFORMED_REQUEST',
+    http_status: 400,
+    message,
+    hint: 'The HTTP client or a proxy on the way sent bytes that are not a valid HTTP/1.1 request; send the request again with one Content-Length matching the body, or a valid chunked body.',
+    retryable: false,
+    details: { framing_problem: problem, parser_error: error.code },
+  };
+}
+
+/**
+ * The status the server answered a request's connection with when Node's parser refused its bytes (400 or 431,
+ * answerClientErrors); undefined for any other error of the socket.
+ */
+export function malformedStatus(error: NodeJS.ErrnoException | null | undefined): number | undefined {
+  return isParseError(error) ? problemOf(error).http_status : undefined;
+}
+
+/**
+ * Answers the connections whose bytes Node's HTTP parser refuses (a conflicting Content-Length, a chunked body that is
+ * not, a body cut short by the end of the connection, headers over `maxHeaderSize`, …) with the service's error
+ * envelope instead of Node's empty `400` or `431`: `MALFORMED_REQUEST` naming what was wrong, or
+ * `REQUEST_HEADER_FIELDS_TOO_LARGE`. As Node does, only while the socket is writable and no answer has begun on it (an
+ * answer half sent must not be corrupted), and the socket is then destroyed with the error, which the request log
+ * reads. The headers were not read, so `docs_url` is under `publicUrl` or relative. A request timed out at its deadline
+ * keeps Node's own `408 Request Timeout`; any other error (a reset, a shutdown's cut) is not answered.
+ */
+export function answerClientErrors(server: Server, publicUrl: string | null): void {
+  server.on(
+    'clientError',
+    (error: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: { headersSent: boolean } }) => {
+      // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
+      const answerable = socket.writable && socket._httpMessage?.headersSent !== true;
+      // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
+      if (answerable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+        socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
+      else if (answerable && isParseError(error)) {
+        const fields = problemOf(error);
+        const body = JSON.stringify(errorEnvelope(fields, { docsUrl: docsUrlOf(publicUrl, undefined) }));
+        socket.write(
+          `HTTP/1.1 ${fields.http_status} ${STATUS_CODES[fields.http_status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy(error);
+    },
+  );
+}
