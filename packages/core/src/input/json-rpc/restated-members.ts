@@ -102,8 +102,9 @@ function checkLog(
 }
 
 /**
- * The receipt's `transactionHash` (at `path`, already read) must be the transaction the block lists at its `place`
- * (`header.transactions`, hashes or objects), where it lists one; a malformed listed hash is named where it is compared.
+ * The `transactionHash` (already read) of the receipt at `path()` (built only to name a problem) must be the
+ * transaction the block lists at its `place` (`header.transactions`, hashes or objects), where it lists one; a malformed
+ * listed hash is named where it is compared.
  */
 function checkListedTransaction(
   receipt: JsonObject,
@@ -151,8 +152,9 @@ const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
 const MAX_PLAIN = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * The receipt's `gasUsed` (at `path`), where given, must be its step in `cumulativeGasUsed`: `cumulative` minus
- * `previous` (the last receipt's, 0 for the first). Both were read as quantities.
+ * The `gasUsed` of the receipt at `path()` (built only to name a problem), where given, must be its step in
+ * `cumulativeGasUsed`: `cumulative` minus `previous` (the last receipt's, 0 for the first). Both were read as
+ * quantities.
  */
 function checkGasUsed(
   gasUsed: unknown,
