@@ -2,7 +2,12 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { sleb, uleb } from '../packages/core/src/keccak/wasm-emitter.js';
 import { pseudoRandomBytes as bytes } from './helpers/bytes.js';
-import { createWasmKeccak256, keccakModuleBytes, wasmKeccak256 } from '../packages/core/src/keccak/wasm-keccak.js';
+import {
+  createWasmKeccak256,
+  keccakModuleBytes,
+  wasmKeccak256,
+  wasmKeccak256Transient,
+} from '../packages/core/src/keccak/wasm-keccak.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 describe('wasm emitter LEB128', () => {
@@ -49,6 +54,24 @@ describe('wasm Keccak-256 (shared checks with the JavaScript one are in keccak.t
     // A short input right after a long one: stale bytes beyond it must not leak in.
     expect(hex(fresh(five.subarray(0, 100)))).toBe(hex(keccak_256(five.subarray(0, 100))));
     expect(hex(fresh(mib))).toBe(hex(keccak_256(mib)));
+  });
+
+  it('gives its transient digest as one view, right, overwritten by the next call of either way, after growth too', () => {
+    const transient = wasmKeccak256Transient!;
+    const a = bytes(40, 1);
+    const b = bytes(300, 2);
+    const first = transient(a);
+    expect(hex(first)).toBe(hex(keccak_256(a)));
+    // The copying way's digest is a copy of its own: the view then holds b's.
+    const copied = wasmKeccak256!(a);
+    expect(transient(b)).toBe(first);
+    expect(hex(first)).toBe(hex(keccak_256(b)));
+    expect(hex(copied)).toBe(hex(keccak_256(a)));
+    // Past the memory's size: the memory grows, the view is of the new memory.
+    const large = bytes(3 << 20, 3);
+    expect(hex(transient(large))).toBe(hex(keccak_256(large)));
+    expect(hex(transient(a))).toBe(hex(keccak_256(a)));
+    expect(hex(wasmKeccak256!(b))).toBe(hex(keccak_256(b)));
   });
 
   it('is also correct without lane complementing and with other round unrollings', () => {

@@ -1,4 +1,4 @@
-import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
+import { defaultKeccak256, transientKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 
 /** Size of a logs bloom: 2048 bits. */
@@ -69,6 +69,7 @@ const MAX_TOPICS = 4;
  * without a lookup: 40,024 of the 50,188 items of a 10,041-log block.
  */
 export class BloomHasher {
+  /** The Keccak given, its digest read at once (three bits kept, see transientKeccak256). */
   readonly #keccak: Keccak256;
   /** Slot → itemKey + 1 of the entry there, 0 when empty. */
   #slotKeys = new Int32Array(INITIAL_SLOTS);
@@ -87,7 +88,7 @@ export class BloomHasher {
   #lastEntries = new Int32Array(1 + MAX_TOPICS);
 
   constructor(keccak: Keccak256 = defaultKeccak256) {
-    this.#keccak = keccak;
+    this.#keccak = transientKeccak256(keccak);
   }
 
   /** ORs the three bloom bits of `item` into `bloom`. */
@@ -213,7 +214,7 @@ const DIRECT_LOGS = 8;
 export function logsBloom(logs: readonly Log[], options: HashOptions = {}): Uint8Array {
   const bloom = new Uint8Array(BLOOM_BYTES);
   if (logs.length <= DIRECT_LOGS) {
-    const keccak = options.keccak ?? defaultKeccak256;
+    const keccak = transientKeccak256(options.keccak ?? defaultKeccak256);
     const add = (item: Uint8Array) => {
       const hash = keccak(item);
       for (let pair = 0; pair < 3; pair++) setBit(bloom, bloomBit(hash, pair));
@@ -243,7 +244,7 @@ export function blockBloom(receipts: readonly Receipt[], options: HashOptions = 
  * @example bloomHasBits(header.logsBloom, bloomBits(address)) // false: no log of `address`
  */
 export function bloomBits(item: Uint8Array, options: HashOptions = {}): Uint16Array {
-  const hash = (options.keccak ?? defaultKeccak256)(item);
+  const hash = transientKeccak256(options.keccak ?? defaultKeccak256)(item);
   return Uint16Array.of(bloomBit(hash, 0), bloomBit(hash, 1), bloomBit(hash, 2));
 }
 

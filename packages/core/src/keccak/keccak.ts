@@ -1,6 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { fastKeccak256 } from './fast-keccak.js';
-import { wasmKeccak256 } from './wasm-keccak.js';
+import { wasmKeccak256, wasmKeccak256Transient } from './wasm-keccak.js';
 
 /**
  * The one hashing interface of the core: Keccak-256 of a byte string, 32 bytes out.
@@ -18,6 +18,14 @@ export const nobleKeccak256: Keccak256 = (data) => keccak_256(data);
  * JavaScript one (about 6 times faster). Both are checked against @noble/hashes.
  */
 export const defaultKeccak256: Keccak256 = wasmKeccak256 ?? fastKeccak256;
+
+/**
+ * What a caller that reads a digest at once and keeps none of it (a bloom's bits) hashes with where it was given
+ * `keccak`: the default's digest without its copy ({@link wasmKeccak256Transient}, overwritten by the default's next
+ * call), any other function itself.
+ */
+export const transientKeccak256 = (keccak: Keccak256): Keccak256 =>
+  keccak === defaultKeccak256 ? (wasmKeccak256Transient ?? keccak) : keccak;
 
 /** Options shared by every core function that hashes. */
 export interface HashOptions {

@@ -204,6 +204,46 @@ interface WasmMemory {
 /** keccak256(""), to check an instance before trusting it. */
 const EMPTY_DIGEST = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 
+/** A module instance's two ways to hash: a digest of its own, and one in the instance's memory (see below). */
+interface WasmHashers {
+  keccak256: (data: Uint8Array) => Uint8Array;
+  /** The digest as one view of the instance's memory, the same each call: its next call (either way) overwrites it. */
+  transient: (data: Uint8Array) => Uint8Array;
+}
+
+/** The hashers of a fresh instance of the module; undefined as {@link createWasmKeccak256} says. */
+function instantiate(options?: KeccakModuleOptions): WasmHashers | undefined {
+  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (wasm === undefined) return undefined;
+  try {
+    const bytes = options === undefined ? KECCAK_MODULE : keccakModuleBytes(options);
+    const instance = new wasm.Instance(new wasm.Module(bytes), {});
+    const memory = instance.exports['memory'] as WasmMemory;
+    const hash = instance.exports['hash'] as (ptr: number, len: number) => void;
+    const rc = new DataView(memory.buffer);
+    RC.forEach((v, i) => rc.setBigUint64(RC_OFF + 8 * i, v, true));
+    // Cached views of the memory: growth replaces memory.buffer, and then the views.
+    let mem = new Uint8Array(memory.buffer);
+    let digest = mem.subarray(OUT_OFF, OUT_OFF + 32);
+    const transient = (data: Uint8Array): Uint8Array => {
+      const len = data.length;
+      if (IN_OFF + len + RATE > mem.length) {
+        memory.grow(Math.ceil((IN_OFF + len + RATE - mem.length) / PAGE));
+        mem = new Uint8Array(memory.buffer);
+        digest = mem.subarray(OUT_OFF, OUT_OFF + 32);
+      }
+      mem.set(data, IN_OFF);
+      hash(IN_OFF, len);
+      return digest;
+    };
+    const keccak256 = (data: Uint8Array): Uint8Array => transient(data).slice();
+    const empty = Array.from(keccak256(new Uint8Array(0)), (b) => b.toString(16).padStart(2, '0')).join('');
+    return empty === EMPTY_DIGEST ? { keccak256, transient } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A Keccak-256 function backed by a fresh instance of the module, or undefined
  * where WebAssembly is missing or refuses the module (no WebAssembly global, a
@@ -216,33 +256,17 @@ const EMPTY_DIGEST = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d
  * `options` are for tests and measurements; the defaults are the fastest.
  */
 export function createWasmKeccak256(options?: KeccakModuleOptions): ((data: Uint8Array) => Uint8Array) | undefined {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-  if (wasm === undefined) return undefined;
-  try {
-    const bytes = options === undefined ? KECCAK_MODULE : keccakModuleBytes(options);
-    const instance = new wasm.Instance(new wasm.Module(bytes), {});
-    const memory = instance.exports['memory'] as WasmMemory;
-    const hash = instance.exports['hash'] as (ptr: number, len: number) => void;
-    const rc = new DataView(memory.buffer);
-    RC.forEach((v, i) => rc.setBigUint64(RC_OFF + 8 * i, v, true));
-    // Cached view of the memory: growth replaces memory.buffer, and then the view.
-    let mem = new Uint8Array(memory.buffer);
-    const keccak256 = (data: Uint8Array): Uint8Array => {
-      const len = data.length;
-      if (IN_OFF + len + RATE > mem.length) {
-        memory.grow(Math.ceil((IN_OFF + len + RATE - mem.length) / PAGE));
-        mem = new Uint8Array(memory.buffer);
-      }
-      mem.set(data, IN_OFF);
-      hash(IN_OFF, len);
-      return mem.slice(OUT_OFF, OUT_OFF + 32);
-    };
-    const empty = Array.from(keccak256(new Uint8Array(0)), (b) => b.toString(16).padStart(2, '0')).join('');
-    return empty === EMPTY_DIGEST ? keccak256 : undefined;
-  } catch {
-    return undefined;
-  }
+  return instantiate(options)?.keccak256;
 }
 
+const hashers = instantiate();
+
 /** Keccak-256 in WebAssembly; undefined where WebAssembly is unavailable. */
-export const wasmKeccak256: ((data: Uint8Array) => Uint8Array) | undefined = createWasmKeccak256();
+export const wasmKeccak256: ((data: Uint8Array) => Uint8Array) | undefined = hashers?.keccak256;
+
+/**
+ * {@link wasmKeccak256} whose digest is not copied out: one view of the instance's memory, which the next call of
+ * either overwrites. For a caller that reads the digest at once (a bloom's three bits) and keeps none of it: a copy was
+ * an allocation per item hashed, the most of a block's bloom. Undefined where WebAssembly is unavailable.
+ */
+export const wasmKeccak256Transient: ((data: Uint8Array) => Uint8Array) | undefined = hashers?.transient;

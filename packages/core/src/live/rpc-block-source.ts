@@ -77,8 +77,9 @@ function requireBlockNumber(blockNumber: number): void {
   if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
     throw new SourceError(`block number ${blockNumber} is not a non-negative integer`);
 }
+// The very string (as a node writes both) is told before either is lowered.
 const sameHash = (a: unknown, b: unknown) =>
-  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+  typeof a === 'string' && typeof b === 'string' && (a === b || a.toLowerCase() === b.toLowerCase());
 
 /**
  * One receipt more than the block lists transactions, and that receipt is Bor's state-sync

@@ -51,20 +51,34 @@ function checkNotRemoved(removed: unknown, path: string, problems: Problems): vo
 }
 
 /**
- * Whether `log` repeats its block and receipt as a node writes them, its `logIndex` being `logIndex` (-1: not checked):
- * told without a path or a value built, so that the common log costs string compares.
+ * Whether `log` repeats its block and its receipt (`transactionHash`, read from the receipt, at place `place`) as a
+ * node writes them, its `logIndex` being `logIndex` (-1: not checked): told without a path, a value or the receipt's
+ * facts built, so that the common log costs string compares.
  */
-function logIsPlain(log: JsonObject, block: BlockFacts, receipt: ReceiptFacts, logIndex: number): boolean {
+function logIsPlain(
+  log: JsonObject,
+  block: BlockFacts,
+  transactionHash: string | undefined,
+  place: number,
+  logIndex: number,
+): boolean {
   return (
     plainHash(log.blockHash, block.hash) &&
     plainQuantity(log.blockNumber, block.number?.of.plain ?? -1) &&
     plainQuantity(log.blockTimestamp, block.timestamp?.of.plain ?? -1) &&
-    plainHash(log.transactionHash, receipt.transactionHash) &&
-    plainQuantity(log.transactionIndex, receipt.transactionIndex.of.plain) &&
+    (isAbsent(log.transactionHash) || log.transactionHash === transactionHash) &&
+    plainQuantity(log.transactionIndex, place) &&
     (logIndex === -1 || plainQuantity(log.logIndex, logIndex)) &&
     (isAbsent(log.removed) || log.removed === false)
   );
 }
+
+/** What a receipt's logs repeat of it: its `transactionHash` (where a string) and its `place` in the block. */
+const receiptFacts = (transactionHash: unknown, place: number): ReceiptFacts => ({
+  transactionHash:
+    typeof transactionHash === 'string' ? { of: transactionHash, what: "its receipt's transactionHash" } : undefined,
+  transactionIndex: { of: quantity(place)!, what: "its receipt's place among the block's transactions" },
+});
 
 const LOG_INDEX = "its position among the block's logs, counted from 0 in transaction order";
 
@@ -88,12 +102,13 @@ function checkLog(
 }
 
 /**
- * The receipt's `transactionHash` (at `path`, already read) must be the transaction the block lists at its `place`
- * (`header.transactions`, hashes or objects), where it lists one; a malformed listed hash is named where it is compared.
+ * The `transactionHash` (already read) of the receipt at `path()` (built only to name a problem) must be the
+ * transaction the block lists at its `place` (`header.transactions`, hashes or objects), where it lists one; a malformed
+ * listed hash is named where it is compared.
  */
 function checkListedTransaction(
   receipt: JsonObject,
-  path: string,
+  path: () => string,
   header: JsonObject,
   place: number,
   problems: Problems,
@@ -101,12 +116,13 @@ function checkListedTransaction(
   const { transactions } = header;
   if (isAbsent(receipt.transactionHash) || !Array.isArray(transactions) || place >= transactions.length) return;
   const entry: unknown = transactions[place];
-  const [listed, listedPath] = isObject(entry)
-    ? [entry.hash, `header.transactions[${place}].hash`]
-    : [entry, `header.transactions[${place}]`];
-  if (listed === receipt.transactionHash || readHex(listed, listedPath, problems, 32) === undefined) return;
+  const listed = isObject(entry) ? entry.hash : entry;
+  // The common case, the very string, is told before any path is built.
+  if (listed === receipt.transactionHash) return;
+  const listedPath = isObject(entry) ? `header.transactions[${place}].hash` : `header.transactions[${place}]`;
+  if (readHex(listed, listedPath, problems, 32) === undefined) return;
   const what = `the block's ${listedPath.slice('header.'.length)}`;
-  compareHash(receipt.transactionHash, join(path, 'transactionHash'), { of: listed as string, what }, problems);
+  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), { of: listed as string, what }, problems);
 }
 
 /**
@@ -132,17 +148,29 @@ const comparesGasUsed = (verifiability: Verifiability | undefined): boolean =>
   verifiability?.status === 'verifiable' && GAS_USED_SHOWN.has(verifiability.rules.name);
 
 const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
+/** The largest quantity compared as a number (a {@link Quantity}'s `plain`). */
+const MAX_PLAIN = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * The receipt's `gasUsed` (at `path`), where given, must be its step in `cumulativeGasUsed`: `cumulative` minus
- * `previous` (the last receipt's, 0 for the first). Both were read as quantities.
+ * The `gasUsed` of the receipt at `path()` (built only to name a problem), where given, must be its step in
+ * `cumulativeGasUsed`: `cumulative` minus `previous` (the last receipt's, 0 for the first). Both were read as
+ * quantities.
  */
-function checkGasUsed(gasUsed: unknown, path: string, cumulative: bigint, previous: bigint, problems: Problems): void {
+function checkGasUsed(
+  gasUsed: unknown,
+  path: () => string,
+  cumulative: bigint,
+  previous: bigint,
+  problems: Problems,
+): void {
   const step = cumulative - previous;
-  if (step >= 0n) compareQuantity(gasUsed, path, { of: quantity(step)!, what: GAS_STEP }, problems);
-  else
+  if (step >= 0n) {
+    // The common case told as compareQuantity tells it, before its path and value are built.
+    if (step <= MAX_PLAIN && plainQuantity(gasUsed, Number(step))) return;
+    compareQuantity(gasUsed, join(path(), 'gasUsed'), { of: quantity(step)!, what: GAS_STEP }, problems);
+  } else
     problems.add(
-      path,
+      join(path(), 'gasUsed'),
       'conflict',
       `${GAS_STEP}, which it repeats, but cumulativeGasUsed ${cumulative} is less than the previous receipt's ${previous}`,
     );
@@ -154,21 +182,25 @@ function checkGasUsed(gasUsed: unknown, path: string, cumulative: bigint, previo
  */
 const cumulativeOf = (receipt: unknown) => (isObject(receipt) ? quantityValue(receipt.cumulativeGasUsed) : undefined);
 
+/** Where the `transactionHash` of the receipt at `position` of the block's list is. */
+const transactionHashPath = (position: number) => `receipts[${position}].transactionHash`;
+
 /**
- * Names the receipt's `transactionHash` (at `path`) when an earlier receipt of the block has it (`seen`: each hash, in
- * lower case, and where it was): one transaction has one receipt.
+ * Names the `transactionHash` of the receipt at `position` of the block's list when an earlier receipt of the block has
+ * it (`seen`: each hash, in lower case, and the position of the receipt that has it): one transaction has one receipt.
  */
-function checkFirstReceipt(hash: unknown, path: string, seen: Map<string, string>, problems: Problems): void {
+function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, number>, problems: Problems): void {
   if (typeof hash !== 'string') return;
   // A hash is read with or without its 0x, in either case: the key is its digits alone.
-  const key = hash.toLowerCase().replace(/^0x/, '');
+  const lower = hash.toLowerCase();
+  const key = lower.startsWith('0x') ? lower.slice(2) : lower;
   const first = seen.get(key);
-  if (first === undefined) seen.set(key, path);
+  if (first === undefined) seen.set(key, position);
   else
     problems.add(
-      path,
+      transactionHashPath(position),
       'conflict',
-      `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${hash}, which ${first} has`,
+      `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${hash}, which ${transactionHashPath(first)} has`,
     );
 }
 
@@ -203,7 +235,7 @@ export function checkRestatedMembers(
         ),
       }),
   };
-  const seen = verifiability?.status === 'verifiable' ? new Map<string, string>() : undefined;
+  const seen = verifiability?.status === 'verifiable' ? new Map<string, number>() : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   let logIndex = 0;
   // The previous receipt's cumulative gas, read only where a gasUsed asks for it (undefined: not read).
@@ -211,41 +243,39 @@ export function checkRestatedMembers(
   for (let place = 0; place < positions.length; place++) {
     const receipt = receipts[positions[place]!];
     if (!isObject(receipt)) continue;
-    const path = `receipts[${positions[place]}]`;
-    compareHash(receipt.blockHash, join(path, 'blockHash'), facts.hash, problems);
-    compareQuantity(receipt.blockNumber, join(path, 'blockNumber'), facts.number, problems);
-    compareQuantity(receipt.l1BlockNumber, join(path, 'l1BlockNumber'), facts.l1BlockNumber, problems);
+    // Paths are built only for a member that is not as a node writes it (a string per member and receipt was most of
+    // this check's allocation); each compare below would return at once on such a member.
+    const path = () => `receipts[${positions[place]}]`;
+    if (!plainHash(receipt.blockHash, facts.hash))
+      compareHash(receipt.blockHash, join(path(), 'blockHash'), facts.hash, problems);
+    if (!plainQuantity(receipt.blockNumber, facts.number?.of.plain ?? -1))
+      compareQuantity(receipt.blockNumber, join(path(), 'blockNumber'), facts.number, problems);
+    if (!plainQuantity(receipt.l1BlockNumber, facts.l1BlockNumber?.of.plain ?? -1))
+      compareQuantity(receipt.l1BlockNumber, join(path(), 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
     checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
     // A hash the block's list already refused is not named twice.
     if (seen !== undefined) {
-      if (problems.count === before)
-        checkFirstReceipt(receipt.transactionHash, join(path, 'transactionHash'), seen, problems);
-      compareQuantity(receipt.timestamp, join(path, 'timestamp'), facts.timestamp, problems);
+      if (problems.count === before) checkFirstReceipt(receipt.transactionHash, positions[place]!, seen, problems);
+      if (!plainQuantity(receipt.timestamp, facts.timestamp?.of.plain ?? -1))
+        compareQuantity(receipt.timestamp, join(path(), 'timestamp'), facts.timestamp, problems);
     }
     if (gasSteps && place !== excluded) {
       const cumulative = isAbsent(receipt.gasUsed) ? undefined : quantityValue(receipt.cumulativeGasUsed);
       if (cumulative !== undefined) {
         previous ??= cumulativeOf(receipts[positions[place - 1]!]);
-        if (previous !== undefined)
-          checkGasUsed(receipt.gasUsed, join(path, 'gasUsed'), cumulative, previous, problems);
+        if (previous !== undefined) checkGasUsed(receipt.gasUsed, path, cumulative, previous, problems);
       }
       previous = cumulative;
     }
-    const own: ReceiptFacts = {
-      transactionHash:
-        typeof receipt.transactionHash === 'string'
-          ? { of: receipt.transactionHash, what: "its receipt's transactionHash" }
-          : undefined,
-      transactionIndex: { of: quantity(place)!, what: "its receipt's place among the block's transactions" },
-    };
+    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : undefined;
     const logs = receipt.logs;
     if (!Array.isArray(logs)) continue;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
       const at = place === excluded ? -1 : logIndex;
-      if (isObject(log) && !logIsPlain(log, facts, own, at))
-        checkLog(log, `${path}.logs[${i}]`, facts, own, at, problems);
+      if (isObject(log) && !logIsPlain(log, facts, transactionHash, place, at))
+        checkLog(log, `${path()}.logs[${i}]`, facts, receiptFacts(receipt.transactionHash, place), at, problems);
     }
   }
 }
