@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, privateCluster, type FreshDatabase, type PrivateCluster } from './helpers/postgres.js';
 import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
+  killWorkers,
   auditIdOf,
   parseLines,
   query,
@@ -29,9 +30,7 @@ let cluster: PrivateCluster | undefined;
 let node: LoopbackNode | undefined;
 const workers: WorkerProcess[] = [];
 afterEach(async () => {
-  const running = workers.splice(0);
-  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(running.map((w) => w.ended));
+  await killWorkers(workers);
   await node?.close();
   node = undefined;
   await db?.drop();

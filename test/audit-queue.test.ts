@@ -13,6 +13,7 @@ import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
 import { fixtureBlocks, fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
+  killWorkers,
   auditIdOf,
   comparable,
   parseLines,
@@ -41,9 +42,7 @@ beforeEach(async () => {
 let node: LoopbackNode | undefined;
 const workers: WorkerProcess[] = [];
 afterEach(async () => {
-  const running = workers.splice(0);
-  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(running.map((w) => w.ended));
+  await killWorkers(workers);
   await node?.close();
   node = undefined;
   await db.drop();

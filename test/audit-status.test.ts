@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
+  killWorkers,
   auditIdOf,
   runCli,
   startWorker,
@@ -26,9 +27,7 @@ let db: FreshDatabase | undefined;
 let node: LoopbackNode | undefined;
 const workers: WorkerProcess[] = [];
 afterEach(async () => {
-  const running = workers.splice(0);
-  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
-  await Promise.all(running.map((w) => w.ended));
+  await killWorkers(workers);
   await node?.close();
   node = undefined;
   await db?.drop();

@@ -49,6 +49,13 @@ export function startWorker(args: string[]): WorkerProcess {
   return { child, stderr: () => stderr, ended };
 }
 
+/** Kills the workers still running in `workers` (SIGKILL) and waits for every one to end; the list is left empty. */
+export async function killWorkers(workers: WorkerProcess[]): Promise<void> {
+  const running = workers.splice(0);
+  for (const w of running) if (w.child.exitCode === null) w.child.kill('SIGKILL');
+  await Promise.all(running.map((w) => w.ended));
+}
+
 /** Stops a worker with SIGTERM and waits for it. */
 export async function stopWorker(worker: WorkerProcess): Promise<Run> {
   if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');

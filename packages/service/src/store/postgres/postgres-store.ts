@@ -8,6 +8,7 @@
  */
 import pg from 'pg';
 import { holdClient } from '../../postgres/held-client.js';
+import { withinTransaction } from '../../postgres/transaction.js';
 import { leaseOf } from '../leases.js';
 import { RulesStore } from '../rules-store.js';
 import type { Rows, Storage } from '../storage.js';
@@ -113,15 +114,7 @@ class PostgresStorage implements Storage {
     return this.#onConnection(async (client, drop) => {
       const q: Query = async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) =>
         (await client.query<R>(named(sql, params))).rows;
-      try {
-        await client.query('BEGIN');
-        const result = await fn(q);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(drop);
-        throw error;
-      }
+      return withinTransaction(client, drop, () => fn(q));
     });
   }
 
