@@ -89,6 +89,8 @@ const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
   ['metrics', /^metrics\//],
   // What a registry is built from beyond the built-in chains: the chains added, an operator's evidence.
   ['operator evidence', /^evidence\//],
+  // A PostgreSQL connection held and a transaction on it, shared by the store and the audit queue.
+  ['postgres connections', /^postgres\//],
   ['store', /^store\//],
   ['endpoints', /^endpoints\//],
   ['workers', /^workers\//],
