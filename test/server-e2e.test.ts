@@ -3,6 +3,7 @@
  * temporary data directory, and fetch, as a client of the hosted service would.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,16 +172,30 @@ describe('graceful shutdown', () => {
     const body = JSON.stringify(
       receiptRootBody({ chainId: 1, receiptRoot: block.header.fields.receiptsRoot!, receipts: block.receipts }),
     );
-    const inFlight = fetch(`${own.url}/v1/evm/verify/receipt-root`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Connection: 'close' },
-      body,
+    // The body (6 MB, more than loopback's socket buffers) is all handed over only as the server reads it: once it is,
+    // the server has the request in progress, however slow the machine (a fixed pause raced the accept under load).
+    let sent!: () => void;
+    const onWire = new Promise<void>((resolve) => (sent = resolve));
+    const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(
+        `${own.url}/v1/evm/verify/receipt-root`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json', Connection: 'close' } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, text }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body, () => sent());
     });
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the request is on the wire
+    await onWire;
     const closed = own.close();
     const res = await inFlight;
     expect(res.status).toBe(200);
-    expect(((await res.json()) as any).data[0].is_identical).toBe(true);
+    expect((JSON.parse(res.text) as { data: Array<{ is_identical: boolean }> }).data[0]!.is_identical).toBe(true);
     await closed;
     await expect(fetch(`${own.url}/v1/health`)).rejects.toThrow();
   });
