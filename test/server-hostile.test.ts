@@ -174,6 +174,24 @@ describe("bytes Node's HTTP parser refuses get the error envelope, then an order
     expect(await cuUsed()).toBe(before);
   });
 
+  it('a malformed request pipelined behind a whole one: the whole one is answered and logged first, then the envelope', async () => {
+    const logged = log.lines.length;
+    const whole = `${head}Content-Length: ${smallBody.length}\r\n\r\n${smallBody}`;
+    const { text, ended } = await rawExchange(
+      `${whole}GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab`,
+    );
+    const second = text.indexOf('HTTP/1.1 400 Bad Request\r\n');
+    expect(text.slice(0, second)).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*"is_identical":true/);
+    expect(envelopeOf(text.slice(second)).error).toMatchObject({
+      code: 'MALFORMED_REQUEST',
+      details: { framing_problem: 'content_length', parser_error: 'HPE_UNEXPECTED_CONTENT_LENGTH' },
+    });
+    expect(ended).toBe('end');
+    await expect
+      .poll(() => log.lines.slice(logged).filter((l) => l.path === '/v1/evm/verify/logs-bloom'))
+      .toEqual([expect.objectContaining({ status: 200, account_id: 'auditor' })]);
+  });
+
   it('headers over the limit: 431 REQUEST_HEADER_FIELDS_TOO_LARGE naming it', async () => {
     const { text, ended } = await rawExchange(
       `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,

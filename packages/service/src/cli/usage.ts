@@ -265,8 +265,8 @@ export const AUDIT_USAGE = `Usage:
                       [--learn-evidence] [--chunk-size N]
   evm-integrity audit --chain C --from N --to M --rpc URL --queue URL
                       [--head-hash H] [--anchor N:HASH]… [--tail-hash H]
-                      [--concurrency K] [--add-chain ID:R]… [--chunk-size N]
-                      [--chunk-timeout S] [--chunk-retries R]
+                      [--concurrency K] [--batch B] [--add-chain ID:R]…
+                      [--chunk-size N] [--chunk-timeout S] [--chunk-retries R]
 
 C: a chain id or name (evm-integrity chains). N and M: block numbers (decimal or
 0x hex) or latest, finalized, safe (asked of the node once, at start; not with

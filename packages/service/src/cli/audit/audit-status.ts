@@ -36,7 +36,10 @@ function describe(p: AuditProgress): string {
   ];
   for (const f of p.failures) lines.push(`failed: block ${f.block_number} (${f.checks.join(', ')})`);
   if (verdicts.fail! > p.failures.length) lines.push(`… and ${verdicts.fail! - p.failures.length} more failed blocks`);
-  for (const c of p.parked) lines.push(`parked: chunk ${c.first}-${c.last} after ${c.attempts} attempts: ${c.reason}`);
+  for (const c of p.parked)
+    lines.push(
+      `parked: chunk ${c.first}-${c.last} after ${c.attempts} attempt${c.attempts === 1 ? '' : 's'}: ${c.reason}`,
+    );
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,5 +1,6 @@
 import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import { errorEnvelope } from 'evm-integrity/api';
 import type { ProblemFields } from '../responses.js';
 import { docsUrlOf } from '../openapi/docs-url.js';
@@ -64,32 +65,48 @@ export function malformedStatus(error: NodeJS.ErrnoException | null | undefined)
   return isParseError(error) ? problemOf(error).http_status : undefined;
 }
 
+/** A response Node's server has in progress on a socket (node:_http_server), and its request. */
+interface InProgress extends Writable {
+  headersSent: boolean;
+  req?: { complete: boolean };
+}
+
 /**
  * Answers the connections whose bytes Node's HTTP parser refuses (a conflicting Content-Length, a chunked body that is
  * not, a body cut short by the end of the connection, headers over `maxHeaderSize`, …) with the service's error
  * envelope instead of Node's empty `400` or `431`: `MALFORMED_REQUEST` naming what was wrong, or
  * `REQUEST_HEADER_FIELDS_TOO_LARGE`. As Node does, only while the socket is writable and no answer has begun on it (an
  * answer half sent must not be corrupted), and the socket is then destroyed with the error, which the request log
- * reads. The headers were not read, so `docs_url` is under `publicUrl` or relative. A request timed out at its deadline
- * keeps Node's own `408 Request Timeout`; any other error (a reset, a shutdown's cut) is not answered.
+ * reads. Bytes refused after a whole request of the same connection (a pipelined request behind it) are a later
+ * request's: the one in progress is answered first, then the envelope. The headers were not read, so `docs_url` is
+ * under `publicUrl` or relative. A request timed out at its deadline keeps Node's own `408 Request Timeout`; any other
+ * error (a reset, a shutdown's cut) is not answered.
  */
 export function answerClientErrors(server: Server, publicUrl: string | null): void {
-  server.on(
-    'clientError',
-    (error: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: { headersSent: boolean } }) => {
-      // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
-      const answerable = socket.writable && socket._httpMessage?.headersSent !== true;
-      // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
-      if (answerable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-        socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
-      else if (answerable && isParseError(error)) {
-        const fields = problemOf(error);
-        const body = JSON.stringify(errorEnvelope(fields, { docsUrl: docsUrlOf(publicUrl, undefined) }));
-        socket.write(
-          `HTTP/1.1 ${fields.http_status} ${STATUS_CODES[fields.http_status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-        );
-      }
-      socket.destroy(error);
-    },
-  );
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: InProgress | null }) => {
+    // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
+    const inProgress = socket._httpMessage ?? undefined;
+    if (isParseError(error) && inProgress?.req?.complete === true && !inProgress.writableFinished) {
+      // Its request was whole: the parser refused the next one. Once its answer is written, this one's is.
+      inProgress.once('finish', () => answer(error, socket, publicUrl));
+      return;
+    }
+    if (inProgress?.headersSent !== true) answer(error, socket, publicUrl);
+    else socket.destroy(error); // an answer half sent must not be corrupted
+  });
+}
+
+/** Writes the answer to `error` on `socket` (nothing for an error that has none), then destroys it with `error`. */
+function answer(error: NodeJS.ErrnoException, socket: Socket, publicUrl: string | null): void {
+  // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
+  if (socket.writable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
+  else if (socket.writable && isParseError(error)) {
+    const fields = problemOf(error);
+    const body = JSON.stringify(errorEnvelope(fields, { docsUrl: docsUrlOf(publicUrl, undefined) }));
+    socket.write(
+      `HTTP/1.1 ${fields.http_status} ${STATUS_CODES[fields.http_status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
