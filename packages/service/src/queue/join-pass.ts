@@ -68,8 +68,14 @@ function linked(before: ChunkRow, after: ChunkRow): boolean {
   return after.anchored ? after.anchor === expected : expected !== null && after.first_parent_hash === expected;
 }
 
-/** What a link's decision read of its two chunks: unchanged since, the decision still stands. */
-const snapshot = (row: ChunkRow) =>
+/**
+ * What a link's decision reads of its two chunks; unchanged since, the decision still stands. Only what the link itself
+ * depends on: the chunk before's state and last hash (and its anchor, should a reorg send it back), the chunk after's
+ * whole first link. The chunk before's own first link (its `joined`, its first parentHash) is another link's, changed
+ * by a join that never judges this one: counted here, it would leave this link waiting with nobody to decide it.
+ */
+const snapshotBefore = (row: ChunkRow) => JSON.stringify([row.state, row.last_hash, row.anchored, row.anchor]);
+const snapshotAfter = (row: ChunkRow) =>
   JSON.stringify([
     row.state,
     row.joined,
@@ -163,8 +169,6 @@ export async function joinAround(
           auditId,
           after.first_block,
         ]);
-        // As written: the row is also the next link's `before`, whose snapshot must not differ by this join alone.
-        after.joined = true;
         outcomes.push('joined');
       } else pairs.push([before, after]);
     }
@@ -176,7 +180,12 @@ export async function joinAround(
     const outcome = await transaction(pool, async (client) => {
       await lockAudit(client, auditId);
       const [b, a] = await chunksBetween(client, auditId, boundary, boundary + 1);
-      if (b === undefined || a === undefined || snapshot(b) !== snapshot(before) || snapshot(a) !== snapshot(after))
+      if (
+        b === undefined ||
+        a === undefined ||
+        snapshotBefore(b) !== snapshotBefore(before) ||
+        snapshotAfter(a) !== snapshotAfter(after)
+      )
         return 'waiting';
       return decideMismatch(client, boss, plan, auditId, [b, a], now);
     });
