@@ -26,6 +26,11 @@ export interface ChunkJob {
   last: number;
   /** Present when the join pass asks the engine to judge the chunk's first link (null: that block gave no hash). */
   anchor?: string | null;
+  /**
+   * The chunk's `join_attempts` when the job was sent: the join pass counts each time it sends a chunk back, so a job
+   * of an earlier count is stale. Absent in a job sent before it was kept: never taken for stale.
+   */
+  generation?: number;
 }
 
 /** The queue's database cannot be reached or set up: one line for the operator, naming the server (never its password). */

@@ -18,41 +18,92 @@ export async function loadPlan(pool: pg.Pool, id: string): Promise<AuditPlan | n
   return rows.length === 0 ? null : (rows[0] as { plan: AuditPlan }).plan;
 }
 
-/** A worker took the chunk: its attempt is counted. */
-export async function markRunning(pool: pg.Pool, job: ChunkJob, worker: string): Promise<void> {
-  await pool.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'running', attempts = attempts + 1, worker = $3, started_at = now()
-     WHERE audit_id = $1 AND first_block = $2`,
-    [job.audit_id, job.first, worker],
-  );
+/**
+ * Who holds a chunk now: the worker that took it and its attempt. A worker writes the chunk's rows only while it holds
+ * it, so that a handler that outran its lease (paused, or slower than `--chunk-timeout`) and ran on after another
+ * worker took the chunk, or after the join pass sent it back, never puts its stale lines over the newer ones.
+ */
+export interface ChunkHold {
+  worker: string;
+  attempt: number;
 }
 
-/** The chunk's node was unreachable: retried later (`retrying`) or given up (`parked`), with the reason. */
+/** The condition that a job of generation `$n` is the chunk's current one (a job without one is taken as current). */
+const current = (n: number) => `($${n}::int IS NULL OR join_attempts = $${n}::int)`;
+
+/**
+ * A worker took the chunk: its attempt is counted, and the hold returned. Null when the delivery is stale: the chunk is
+ * done or parked, or the join pass sent it back since this job was sent (a retry of the job it replaced).
+ */
+export async function markRunning(pool: pg.Pool, job: ChunkJob, worker: string): Promise<ChunkHold | null> {
+  const { rows } = await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'running', attempts = attempts + 1, worker = $3, started_at = now()
+     WHERE audit_id = $1 AND first_block = $2 AND state IN ('queued', 'running', 'retrying') AND ${current(4)}
+     RETURNING attempts`,
+    [job.audit_id, job.first, worker, job.generation ?? null],
+  );
+  return rows.length === 0 ? null : { worker, attempt: (rows[0] as { attempts: number }).attempts };
+}
+
+/** The condition of a chunk row's update, on `$1` audit, `$2` first block, `$3` worker and `$4` attempt: still held. */
+const HELD = `audit_id = $1 AND first_block = $2 AND state = 'running' AND worker = $3 AND attempts = $4`;
+
+/**
+ * The chunk's node was unreachable: retried later (`retrying`) or given up (`parked`), with the reason. Whether it was
+ * written (false: the hold was lost).
+ */
 export async function markUnfinished(
   pool: pg.Pool,
   job: ChunkJob,
+  hold: ChunkHold,
   state: 'retrying' | 'parked',
   reason: string,
-): Promise<void> {
-  await pool.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $3, reason = $4, finished_at = now()
-     WHERE audit_id = $1 AND first_block = $2`,
-    [job.audit_id, job.first, state, reason],
+): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $5, reason = $6, finished_at = now() WHERE ${HELD}`,
+    [job.audit_id, job.first, hold.worker, hold.attempt, state, reason],
   );
+  return rowCount === 1;
 }
 
 /**
  * Stores a complete chunk's lines and summary, replacing an earlier run's; the links to the chunks beside it are to be
  * joined again (its hashes may have changed). The first chunk's link is the engine's (to the head hash): joined.
+ * Whether it was stored: false, with nothing written, when the hold was lost.
  */
-export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, result: ChunkAudit): Promise<void> {
+export async function storeChunk(
+  pool: pg.Pool,
+  plan: AuditPlan,
+  job: ChunkJob,
+  hold: ChunkHold,
+  result: ChunkAudit,
+): Promise<boolean> {
   // Each line keeps its place (seq) among the chunk's lines, so that the export interleaves blocks and reorgs as written.
   const blocks: Array<{ event: BlockAudit; seq: number }> = [];
   const reorgs: Array<{ event: AuditReorg; seq: number }> = [];
   result.events.forEach((event, seq) => (isReorg(event) ? reorgs.push({ event, seq }) : blocks.push({ event, seq })));
   const { verdicts, failed_checks, reorgs: reorgCount, timings } = result.summary;
-  await transaction(pool, async (client) => {
+  return transaction(pool, async (client) => {
     const key = [job.audit_id, job.first];
+    // First, as it locks the row: a hold taken meanwhile by another worker waits for this transaction, or wins.
+    const { rowCount } = await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks
+       SET state = 'done', reason = NULL, first_parent_hash = $5, last_hash = $6, summary = $7, finished_at = now(),
+           anchored = $8, anchor = $9, joined = (first_block = $10)
+       WHERE ${HELD}`,
+      [
+        ...key,
+        hold.worker,
+        hold.attempt,
+        result.firstParentHash,
+        result.lastHash,
+        JSON.stringify({ verdicts, failed_checks, reorgs: reorgCount, timings }),
+        job.anchor !== undefined,
+        job.anchor ?? null,
+        plan.from,
+      ],
+    );
+    if (rowCount !== 1) return false;
     await client.query(`DELETE FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2`, key);
     await client.query(`DELETE FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2 AND seq >= 0`, key);
     await client.query(
@@ -79,37 +130,24 @@ export async function storeChunk(pool: pg.Pool, plan: AuditPlan, job: ChunkJob, 
         ],
       );
     await client.query(
-      `UPDATE ${AUDIT_SCHEMA}.chunks
-       SET state = 'done', reason = NULL, first_parent_hash = $3, last_hash = $4, summary = $5, finished_at = now(),
-           anchored = $6, anchor = $7, joined = (first_block = $8)
-       WHERE audit_id = $1 AND first_block = $2`,
-      [
-        ...key,
-        result.firstParentHash,
-        result.lastHash,
-        JSON.stringify({ verdicts, failed_checks, reorgs: reorgCount, timings }),
-        job.anchor !== undefined,
-        job.anchor ?? null,
-        plan.from,
-      ],
-    );
-    await client.query(
       `UPDATE ${AUDIT_SCHEMA}.chunks SET joined = false WHERE audit_id = $1 AND first_block = $2 AND first_block <> $3`,
       [job.audit_id, job.last + 1, plan.from],
     );
+    return true;
   });
 }
 
 /**
  * A chunk whose last attempt failed without an outcome (its lease expired, an error escaped): parked, keeping the node's
- * reason when the attempts before had one. A chunk done meanwhile (a late duplicate) stays done. Whether it was parked.
+ * reason when the attempts before had one. A chunk done meanwhile, or sent back by the join pass since the job was sent,
+ * is left as it is. Whether it was parked.
  */
 export async function parkLost(pool: pg.Pool, job: ChunkJob): Promise<boolean> {
   const { rowCount } = await pool.query(
     `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'parked', finished_at = now(),
        reason = coalesce(reason, 'its last attempt was lost: the worker died, or the chunk ran past --chunk-timeout')
-     WHERE audit_id = $1 AND first_block = $2 AND state NOT IN ('done', 'parked', 'queued')`,
-    [job.audit_id, job.first],
+     WHERE audit_id = $1 AND first_block = $2 AND state NOT IN ('done', 'parked', 'queued') AND ${current(3)}`,
+    [job.audit_id, job.first, job.generation ?? null],
   );
   return rowCount === 1;
 }

@@ -25,8 +25,11 @@ export interface ChunkOutcome {
   audit_id: string;
   first: number;
   last: number;
-  /** done: lines stored; retried: the node failed, tried again later; parked: given up, with `reason`. */
-  outcome: 'done' | 'retried' | 'parked';
+  /**
+   * done: lines stored; retried: the node failed, tried again later; parked: given up, with `reason`; superseded:
+   * nothing written, as the chunk was done, parked, sent back or taken by another worker (this one outran its lease).
+   */
+  outcome: 'done' | 'retried' | 'parked' | 'superseded';
   verdicts?: Record<AuditVerdict, number>;
   failed_checks?: Record<string, number>;
   reason?: string;
@@ -66,27 +69,28 @@ async function runChunk(
   const { plan, source } = context;
   const data = job.data;
   const base = { audit_id: data.audit_id, first: data.first, last: data.last };
-  await markRunning(queue.pool, data, worker.name);
+  const superseded: ChunkOutcome = { ...base, outcome: 'superseded' };
+  const hold = await markRunning(queue.pool, data, worker.name);
+  if (hold === null) return superseded;
   let result;
   const release = await worker.turns.take();
   try {
     result = await auditChunk(plan, data, context, release);
   } catch (error) {
     if (!(error instanceof WrongChainError)) throw error;
-    await markUnfinished(queue.pool, data, 'parked', error.message);
+    if (!(await markUnfinished(queue.pool, data, hold, 'parked', error.message))) return superseded;
     return { ...base, outcome: 'parked', reason: error.message };
   } finally {
     release(); // a chunk cut short never asked for its last block
   }
   if (result.unreachable !== undefined) {
-    if (job.retryCount >= job.retryLimit) {
-      await markUnfinished(queue.pool, data, 'parked', result.unreachable);
-      return { ...base, outcome: 'parked', reason: result.unreachable };
-    }
-    await markUnfinished(queue.pool, data, 'retrying', result.unreachable);
+    const parked = job.retryCount >= job.retryLimit;
+    if (!(await markUnfinished(queue.pool, data, hold, parked ? 'parked' : 'retrying', result.unreachable)))
+      return superseded;
+    if (parked) return { ...base, outcome: 'parked', reason: result.unreachable };
     throw new Error(result.unreachable);
   }
-  await storeChunk(queue.pool, plan, data, result);
+  if (!(await storeChunk(queue.pool, plan, data, hold, result))) return superseded;
   await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
   return {
     ...base,

@@ -16,6 +16,7 @@ interface ChunkRow {
   last_block: string;
   anchor: string | null;
   anchored?: boolean;
+  join_attempts: number;
 }
 
 /** What enqueuing did: the audit's id, and how many chunks it put on the queue now (0 on a second run). */
@@ -66,12 +67,12 @@ export async function enqueueAudit(queue: AuditQueue, plan: AuditPlan, header: s
        SELECT $1, f, l, 'queued', f = $4 AND $5::text IS NOT NULL, CASE WHEN f = $4 THEN $5::text END, f = $4
        FROM unnest($2::bigint[], $3::bigint[]) AS c(f, l)
        ON CONFLICT (audit_id, first_block) DO NOTHING
-       RETURNING first_block, last_block, anchor`,
+       RETURNING first_block, last_block, anchor, join_attempts`,
       [id, chunks.map((c) => c.first), chunks.map((c) => c.last), plan.from, head ?? null],
     );
     const parked = await client.query(
       `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', reason = NULL, attempts = 0
-       WHERE audit_id = $1 AND state = 'parked' RETURNING first_block, last_block, anchor, anchored`,
+       WHERE audit_id = $1 AND state = 'parked' RETURNING first_block, last_block, anchor, anchored, join_attempts`,
       [id],
     );
     const rows = [...(inserted.rows as ChunkRow[]), ...(parked.rows as ChunkRow[])];
@@ -83,6 +84,7 @@ export async function enqueueAudit(queue: AuditQueue, plan: AuditPlan, header: s
         first,
         last: Number(row.last_block),
         ...(anchored && { anchor: row.anchor }),
+        generation: row.join_attempts,
       };
     });
     await sendChunkJobs(queue.boss, client, plan, jobs);

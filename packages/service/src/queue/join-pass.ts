@@ -47,10 +47,10 @@ async function requeue(
 ): Promise<void> {
   const anchored = anchor !== undefined || (row.anchored && Number(row.first_block) === plan.from);
   const hash = anchor !== undefined ? anchor.hash : anchored ? row.anchor : null;
-  await client.query(
+  const { rows } = await client.query(
     `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', joined = false, anchored = $3, anchor = $4,
        join_attempts = join_attempts + 1
-     WHERE audit_id = $1 AND first_block = $2`,
+     WHERE audit_id = $1 AND first_block = $2 RETURNING join_attempts`,
     [auditId, row.first_block, anchored, hash],
   );
   const job: ChunkJob = {
@@ -58,6 +58,7 @@ async function requeue(
     first: Number(row.first_block),
     last: Number(row.last_block),
     ...(anchored && { anchor: hash }),
+    generation: (rows[0] as { join_attempts: number }).join_attempts,
   };
   await sendChunkJobs(boss, client, plan, [job]);
 }

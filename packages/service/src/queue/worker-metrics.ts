@@ -10,7 +10,9 @@ import type { ChunkOutcome } from './chunk-worker.js';
 export function auditWorkerMetrics(registry: Registry): (outcome: ChunkOutcome) => void {
   const chunks = new Counter({
     name: 'evm_integrity_audit_chunks_total',
-    help: 'Chunk jobs by outcome: done (lines stored), retried (node unreachable, tried again later), parked (given up)',
+    help:
+      'Chunk jobs by outcome: done (lines stored), retried (node unreachable, tried again later), parked (given up), ' +
+      'superseded (nothing written: the chunk was taken again or done since)',
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -26,7 +28,7 @@ export function auditWorkerMetrics(registry: Registry): (outcome: ChunkOutcome) 
     labelNames: ['check'],
     registers: [registry],
   });
-  for (const outcome of ['done', 'retried', 'parked']) chunks.inc({ outcome }, 0);
+  for (const outcome of ['done', 'retried', 'parked', 'superseded']) chunks.inc({ outcome }, 0);
   return (outcome) => {
     chunks.inc({ outcome: outcome.outcome });
     for (const [verdict, n] of Object.entries(outcome.verdicts ?? {})) if (n > 0) blocks.inc({ verdict }, n);

@@ -59,6 +59,8 @@ function describe(outcome: ChunkOutcome): string {
     const v = outcome.verdicts!;
     return `${chunk}: done (${v.pass} pass, ${v.fail} fail, ${v.not_verifiable} not verifiable)`;
   }
+  if (outcome.outcome === 'superseded')
+    return `${chunk}: superseded, nothing written (taken again or done since this worker took it)`;
   return `${chunk}: ${outcome.outcome === 'parked' ? 'parked' : 'to be retried'}: ${outcome.reason}`;
 }
 
@@ -151,7 +153,7 @@ export async function runAuditWorker(
     const worker = await startChunkWorker(queue, {
       concurrency: flags.concurrency,
       onOutcome: (outcome) => {
-        if (outcome.outcome !== 'retried') outage.recovered(); // its result was written
+        if (outcome.outcome !== 'retried') outage.recovered(); // the database answered
         io.stderr(`evm-integrity: ${describe(outcome)}\n`);
         if (child) process.send!(outcome);
         else metrics!.count(outcome);

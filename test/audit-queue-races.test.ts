@@ -1,0 +1,130 @@
+/**
+ * The audit queue's rows on real PostgreSQL, in the interleavings the worker tests meet only by chance: a link whose
+ * node question is answered while another worker joins the link before it is still decided, never left waiting with
+ * both chunks done; a worker that outran its lease, or whose job the join pass replaced, writes nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AuditSummary, BlockAudit, BlockJson, BlockSource } from 'evm-integrity/audit';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { openAuditQueue, type AuditQueue } from '../packages/service/src/queue/audit-queue.js';
+import { enqueueAudit } from '../packages/service/src/queue/enqueue.js';
+import { joinAround } from '../packages/service/src/queue/join-pass.js';
+import type { AuditPlan } from '../packages/service/src/queue/audit-plan.js';
+import type { ChunkJob } from '../packages/service/src/queue/audit-queue.js';
+import type { ChunkAudit } from '../packages/service/src/queue/chunk-audit.js';
+import { markRunning, markUnfinished, parkLost, storeChunk } from '../packages/service/src/queue/chunk-results.js';
+
+/** Chunks [1, 9], [10, 19], [20, 29] and [30, 30]. */
+const PLAN: AuditPlan = {
+  chain_id: 1,
+  from: 1,
+  to: 30,
+  rpc: 'http://127.0.0.1:9/never-asked',
+  chunk_size: 10,
+  concurrency: 1,
+  chunk_timeout_s: 60,
+  chunk_retries: 0,
+};
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+let db: FreshDatabase;
+let queue: AuditQueue;
+let id: string;
+beforeEach(async () => {
+  db = await freshDatabase();
+  queue = await openAuditQueue(db.url);
+  ({ id } = await enqueueAudit(queue, PLAN, '{}'));
+});
+afterEach(async () => {
+  await queue.close();
+  await db.drop();
+});
+
+/** Marks chunk `first` done as a worker stores it, with its first parentHash and last hash. */
+async function done(first: number, firstParent: string, last: string, joined = false): Promise<void> {
+  await queue.pool.query(
+    `UPDATE evm_integrity_audit.chunks SET state = 'done', first_parent_hash = $3, last_hash = $4, joined = $5
+     WHERE audit_id = $1 AND first_block = $2`,
+    [id, first, firstParent, last, joined],
+  );
+}
+
+async function chunk(first: number): Promise<Record<string, unknown>> {
+  const { rows } = await queue.pool.query(
+    `SELECT state, joined, anchored, anchor, attempts, worker, last_hash, join_attempts,
+       (SELECT count(*)::int FROM evm_integrity_audit.blocks b WHERE b.audit_id = c.audit_id AND b.chunk_first = c.first_block) AS lines
+     FROM evm_integrity_audit.chunks c WHERE audit_id = $1 AND first_block = $2`,
+    [id, first],
+  );
+  return rows[0] as Record<string, unknown>;
+}
+
+/** A chunk's audit of one block as a worker stores it, ending with `last`. */
+function chunkAudit(first: number, last: string): ChunkAudit {
+  const block = { block_number: first, block_hash: last, verdict: 'pass' } as unknown as BlockAudit;
+  const summary = { verdicts: { pass: 1 }, failed_checks: {}, reorgs: 0, timings: {} } as unknown as AuditSummary;
+  return { events: [block], summary, firstParentHash: hash(first - 1), lastHash: last };
+}
+
+/** Chunk 20's job as enqueued (its first generation). */
+const JOB_20: ChunkJob = { audit_id: '', first: 20, last: 29, generation: 0 };
+
+describe('the audit queue, interleaved', () => {
+  it('a broken link is decided even when the link before it is joined while the node is asked', async () => {
+    await done(1, hash(0), hash(9), true);
+    await done(10, hash(9), hash(19));
+    await done(20, `0x${'44'.repeat(32)}`, hash(29)); // not block 19's hash: a broken link
+    // Another worker's join (of chunk 1, stored late) joins link 1 → 10 while this join waits for the node.
+    let before: Awaited<ReturnType<typeof joinAround>> | undefined;
+    const source: BlockSource = {
+      async block(_chain, number) {
+        expect(number).toBe(19);
+        before = await joinAround(queue.pool, queue.boss, PLAN, id, 1, source);
+        return { header: { number: '0x13', hash: hash(19) }, receipts: [] } as unknown as BlockJson;
+      },
+    };
+    const outcomes = await joinAround(queue.pool, queue.boss, PLAN, id, 20, source);
+    expect(before).toEqual(['joined']);
+    expect(await chunk(10)).toMatchObject({ state: 'done', joined: true });
+    // The node still gives block 19 the hash chunk 10 ended with: chunk 20 goes back, to be judged against it.
+    expect(outcomes).toEqual(['waiting', 'broken_link']); // link 20 → 30 waits for chunk 30
+    expect(await chunk(20)).toMatchObject({ state: 'queued', joined: false, anchored: true, anchor: hash(19) });
+  });
+
+  it('a worker that outran its lease writes nothing once another took the chunk: its result, its retry, its park', async () => {
+    const job = { ...JOB_20, audit_id: id };
+    const late = await markRunning(queue.pool, job, 'host-a:1');
+    const retry = await markRunning(queue.pool, job, 'host-b:2'); // pg-boss handed the chunk on when the lease expired
+    expect(late).toEqual({ worker: 'host-a:1', attempt: 1 });
+    expect(retry).toEqual({ worker: 'host-b:2', attempt: 2 });
+    expect(await storeChunk(queue.pool, PLAN, job, late!, chunkAudit(20, hash(0xdead)))).toBe(false);
+    expect(await markUnfinished(queue.pool, job, late!, 'parked', 'stale')).toBe(false);
+    expect(await chunk(20)).toMatchObject({ state: 'running', worker: 'host-b:2', attempts: 2, lines: 0 });
+    expect(await storeChunk(queue.pool, PLAN, job, retry!, chunkAudit(20, hash(29)))).toBe(true);
+    expect(await chunk(20)).toMatchObject({ state: 'done', last_hash: hash(29), lines: 1 });
+    // A delivery after it is done (a retry of the late attempt) takes nothing, and its loss parks nothing.
+    expect(await markRunning(queue.pool, job, 'host-c:3')).toBeNull();
+    expect(await parkLost(queue.pool, job)).toBe(false);
+    expect(await chunk(20)).toMatchObject({ state: 'done', attempts: 2, lines: 1 });
+  });
+
+  it('a job the join pass replaced is stale: its retry takes nothing, its loss parks nothing', async () => {
+    await done(1, hash(0), hash(9), true);
+    await done(10, hash(9), hash(19));
+    await done(20, `0x${'44'.repeat(32)}`, hash(29));
+    const node: BlockSource = {
+      block: async () => ({ header: { number: '0x13', hash: hash(19) }, receipts: [] }) as unknown as BlockJson,
+    };
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, node)).toContain('broken_link');
+    const old = { ...JOB_20, audit_id: id };
+    expect(await chunk(20)).toMatchObject({ state: 'queued', join_attempts: 1 });
+    expect(await markRunning(queue.pool, old, 'host-a:1')).toBeNull();
+    const anchored = { ...old, anchor: hash(19), generation: 1 };
+    const hold = await markRunning(queue.pool, anchored, 'host-b:2');
+    expect(hold).not.toBeNull();
+    expect(await parkLost(queue.pool, old)).toBe(false);
+    expect(await chunk(20)).toMatchObject({ state: 'running', worker: 'host-b:2', anchored: true, anchor: hash(19) });
+    // A job sent before jobs carried their generation is taken as current, as it was.
+    expect(await markRunning(queue.pool, { audit_id: id, first: 20, last: 29 }, 'host-c:3')).not.toBeNull();
+  });
+});
