@@ -95,8 +95,8 @@ describe('the audit queue, interleaved', () => {
     const job = { ...JOB_20, audit_id: id };
     const late = await markRunning(queue.pool, job, 'host-a:1');
     const retry = await markRunning(queue.pool, job, 'host-b:2'); // pg-boss handed the chunk on when the lease expired
-    expect(late).toEqual({ worker: 'host-a:1', attempt: 1 });
-    expect(retry).toEqual({ worker: 'host-b:2', attempt: 2 });
+    expect(late).toMatchObject({ worker: 'host-a:1', attempt: 1 });
+    expect(retry).toMatchObject({ worker: 'host-b:2', attempt: 2 });
     expect(await storeChunk(queue.pool, PLAN, job, late!, chunkAudit(20, hash(0xdead)))).toBe(false);
     expect(await markUnfinished(queue.pool, job, late!, 'parked', 'stale')).toBe(false);
     expect(await chunk(20)).toMatchObject({ state: 'running', worker: 'host-b:2', attempts: 2, lines: 0 });
@@ -126,5 +126,17 @@ describe('the audit queue, interleaved', () => {
     expect(await chunk(20)).toMatchObject({ state: 'running', worker: 'host-b:2', anchored: true, anchor: hash(19) });
     // A job sent before jobs carried their generation is taken as current, as it was.
     expect(await markRunning(queue.pool, { audit_id: id, first: 20, last: 29 }, 'host-c:3')).not.toBeNull();
+  });
+
+  it('a hold from before a chunk was parked and sent again is lost, though the attempt count restarted', async () => {
+    const job = { ...JOB_20, audit_id: id };
+    const before = await markRunning(queue.pool, job, 'host-a:1');
+    expect(await parkLost(queue.pool, job)).toBe(true); // its lease expired on the last attempt
+    await enqueueAudit(queue, PLAN, '{}'); // the operator hands parked chunks back
+    const after = await markRunning(queue.pool, job, 'host-a:1'); // another poller of the same process
+    expect(after).toMatchObject({ attempt: before!.attempt });
+    expect(await storeChunk(queue.pool, PLAN, job, before!, chunkAudit(20, hash(0xdead)))).toBe(false);
+    expect(await storeChunk(queue.pool, PLAN, job, after!, chunkAudit(20, hash(29)))).toBe(true);
+    expect(await chunk(20)).toMatchObject({ state: 'done', last_hash: hash(29), lines: 1 });
   });
 });

@@ -26,6 +26,8 @@ export async function loadPlan(pool: pg.Pool, id: string): Promise<AuditPlan | n
 export interface ChunkHold {
   worker: string;
   attempt: number;
+  /** When it was taken, as PostgreSQL writes it (to the microsecond): attempts restart at 0 when parked chunks are sent again. */
+  since: string;
 }
 
 /** The condition that a job of generation `$n` is the chunk's current one (a job without one is taken as current). */
@@ -39,14 +41,17 @@ export async function markRunning(pool: pg.Pool, job: ChunkJob, worker: string):
   const { rows } = await pool.query(
     `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'running', attempts = attempts + 1, worker = $3, started_at = now()
      WHERE audit_id = $1 AND first_block = $2 AND state IN ('queued', 'running', 'retrying') AND ${current(4)}
-     RETURNING attempts`,
+     RETURNING attempts, started_at::text AS since`,
     [job.audit_id, job.first, worker, job.generation ?? null],
   );
-  return rows.length === 0 ? null : { worker, attempt: (rows[0] as { attempts: number }).attempts };
+  if (rows.length === 0) return null;
+  const { attempts, since } = rows[0] as { attempts: number; since: string };
+  return { worker, attempt: attempts, since };
 }
 
-/** The condition of a chunk row's update, on `$1` audit, `$2` first block, `$3` worker and `$4` attempt: still held. */
-const HELD = `audit_id = $1 AND first_block = $2 AND state = 'running' AND worker = $3 AND attempts = $4`;
+/** The condition of a chunk row's update, on `$1` audit, `$2` first block and `$3` the hold's JSON: still held. */
+const HELD = `audit_id = $1 AND first_block = $2 AND state = 'running'
+  AND worker = $3::json->>'worker' AND attempts = ($3::json->>'attempt')::int AND started_at::text = $3::json->>'since'`;
 
 /**
  * The chunk's node was unreachable: retried later (`retrying`) or given up (`parked`), with the reason. Whether it was
@@ -60,8 +65,8 @@ export async function markUnfinished(
   reason: string,
 ): Promise<boolean> {
   const { rowCount } = await pool.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $5, reason = $6, finished_at = now() WHERE ${HELD}`,
-    [job.audit_id, job.first, hold.worker, hold.attempt, state, reason],
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $4, reason = $5, finished_at = now() WHERE ${HELD}`,
+    [job.audit_id, job.first, JSON.stringify(hold), state, reason],
   );
   return rowCount === 1;
 }
@@ -88,13 +93,12 @@ export async function storeChunk(
     // First, as it locks the row: a hold taken meanwhile by another worker waits for this transaction, or wins.
     const { rowCount } = await client.query(
       `UPDATE ${AUDIT_SCHEMA}.chunks
-       SET state = 'done', reason = NULL, first_parent_hash = $5, last_hash = $6, summary = $7, finished_at = now(),
-           anchored = $8, anchor = $9, joined = (first_block = $10)
+       SET state = 'done', reason = NULL, first_parent_hash = $4, last_hash = $5, summary = $6, finished_at = now(),
+           anchored = $7, anchor = $8, joined = (first_block = $9)
        WHERE ${HELD}`,
       [
         ...key,
-        hold.worker,
-        hold.attempt,
+        JSON.stringify(hold),
         result.firstParentHash,
         result.lastHash,
         JSON.stringify({ verdicts, failed_checks, reorgs: reorgCount, timings }),
