@@ -7,7 +7,8 @@
  * parked with its reason. A worker that dies mid-chunk loses its lease when the chunk's timeout
  * expires, and pg-boss hands the chunk to another worker (past its retries, to the lost-chunk
  * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, past its
- * deadline, hands them back.
+ * deadline, hands them back. A worker writes a chunk's rows only while it still holds the chunk: one
+ * that outran its lease finds it taken again and writes nothing (`superseded`).
  */
 import { hostname } from 'node:os';
 import type { Job, JobWithMetadata } from 'pg-boss';
