@@ -195,12 +195,17 @@ describe('audit-worker, audit-status, audit-export', () => {
     const id = auditIdOf(enqueued);
     const victim = startWorker(['--queue', db.url]);
     workers.push(victim);
+    // The worker is frozen before its chunks are read, so that a chunk seen running is one it holds when killed, not one
+    // it stores in between (a chunk done is never audited again); with none running yet, it goes on and is looked at again.
     const taken = await until(`the first worker to take a chunk (${victim.stderr()})`, async () => {
+      victim.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // a statement sent before the stop is answered
       const rows = await query(
         db.url,
         "SELECT first_block FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND state = 'running' AND worker LIKE $2",
         [id, `%:${victim.child.pid}`],
       );
+      if (rows.length === 0) victim.child.kill('SIGCONT');
       return rows[0]?.first_block as string | undefined;
     });
     victim.child.kill('SIGKILL');
