@@ -13,6 +13,8 @@ import type { AuditPlan } from '../packages/service/src/queue/audit-plan.js';
 import type { ChunkJob } from '../packages/service/src/queue/audit-queue.js';
 import type { ChunkAudit } from '../packages/service/src/queue/chunk-audit.js';
 import { markRunning, markUnfinished, parkLost, storeChunk } from '../packages/service/src/queue/chunk-results.js';
+import { auditLines, exportSnapshot } from '../packages/service/src/queue/audit-export.js';
+import { auditProgress } from '../packages/service/src/queue/audit-progress.js';
 
 /** Chunks [1, 9], [10, 19], [20, 29] and [30, 30]. */
 const PLAN: AuditPlan = {
@@ -138,5 +140,33 @@ describe('the audit queue, interleaved', () => {
     expect(await storeChunk(queue.pool, PLAN, job, before!, chunkAudit(20, hash(0xdead)))).toBe(false);
     expect(await storeChunk(queue.pool, PLAN, job, after!, chunkAudit(20, hash(29)))).toBe(true);
     expect(await chunk(20)).toMatchObject({ state: 'done', last_hash: hash(29), lines: 1 });
+  });
+
+  it('an export reads one snapshot: a chunk stored while it reads is in none of its lines, its summary or its status', async () => {
+    for (const first of [1, 10, 20]) {
+      const job = { audit_id: id, first, last: first === 1 ? 9 : first + 9, generation: 0 };
+      await storeChunk(
+        queue.pool,
+        PLAN,
+        job,
+        (await markRunning(queue.pool, job, 'host-a:1'))!,
+        chunkAudit(first, hash(first + 9)),
+      );
+    }
+    const last = { audit_id: id, first: 30, last: 30, generation: 0 };
+    const hold = (await markRunning(queue.pool, last, 'host-a:1'))!;
+    const read = await exportSnapshot(queue.pool, async (db) => {
+      const lines: string[] = [];
+      for await (const line of auditLines(db, id)) {
+        lines.push(line);
+        // Chunk 30 is stored, on another connection, after the export has begun to read.
+        if (lines.length === 1)
+          expect(await storeChunk(queue.pool, PLAN, last, hold, chunkAudit(30, hash(30)))).toBe(true);
+      }
+      return { lines, progress: await auditProgress(db, id) };
+    });
+    expect(read.lines).toHaveLength(3);
+    expect(read.progress).toMatchObject({ chunks: { done: 3, running: 1 }, complete: false });
+    expect(await auditProgress(queue.pool, id)).toMatchObject({ chunks: { done: 4, running: 0 } });
   });
 });

@@ -2,12 +2,25 @@
  * The lines of a distributed audit, in the order a single-machine audit writes them: its header,
  * then chunk by chunk (in block order) each chunk's lines in the order its worker wrote them, a
  * reorg seen between two chunks before the lines of the chunk audited again. Read a batch of
- * chunks at a time, so that an audit of millions of blocks exports in bounded memory.
+ * chunks at a time, so that an audit of millions of blocks exports in bounded memory. Each reader
+ * takes a pool or one connection: an export reads them all in one snapshot (`exportSnapshot`).
  */
 import type pg from 'pg';
 import type { AuditTimings } from 'evm-integrity/audit';
 import type { AuditPlan } from './audit-plan.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
+import { transaction } from '../postgres/transaction.js';
+
+/**
+ * Runs `read` in one read-only snapshot of the queue's tables (REPEATABLE READ), so that an export's lines, its summary
+ * and whether the audit is finished are of one moment: a chunk stored while the export reads is in none or in all.
+ */
+export function exportSnapshot<T>(pool: pg.Pool, read: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return transaction(pool, async (client) => {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+    return read(client);
+  });
+}
 
 /** Chunks read per query. */
 const BATCH = 50;
@@ -21,8 +34,8 @@ export interface StoredAudit {
 }
 
 /** Audit `id` as stored; null when there is no such audit. */
-export async function storedAudit(pool: pg.Pool, id: string): Promise<StoredAudit | null> {
-  const { rows } = await pool.query(
+export async function storedAudit(db: pg.Pool | pg.PoolClient, id: string): Promise<StoredAudit | null> {
+  const { rows } = await db.query(
     `SELECT a.plan, a.header::text AS header,
        coalesce(extract(epoch FROM max(c.finished_at) - min(c.started_at)) * 1000, 0)::float AS elapsed_ms,
        coalesce(sum((c.summary->'timings'->>'fetching_ms')::float), 0)::float AS fetching_ms,
@@ -52,10 +65,10 @@ export async function storedAudit(pool: pg.Pool, id: string): Promise<StoredAudi
 }
 
 /** The text of each line of audit `id` after its header, in order. */
-export async function* auditLines(pool: pg.Pool, id: string): AsyncGenerator<string> {
+export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): AsyncGenerator<string> {
   let after = -1;
   for (;;) {
-    const chunks = await pool.query(
+    const chunks = await db.query(
       `SELECT first_block, last_block FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 AND first_block > $2
        ORDER BY first_block LIMIT $3`,
       [id, after, BATCH],
@@ -63,7 +76,7 @@ export async function* auditLines(pool: pg.Pool, id: string): AsyncGenerator<str
     if (chunks.rows.length === 0) return;
     const first = Number((chunks.rows[0] as { first_block: string }).first_block);
     const last = Number((chunks.rows.at(-1) as { first_block: string }).first_block);
-    const lines = await pool.query(
+    const lines = await db.query(
       `SELECT line::text AS line FROM (
          SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first BETWEEN $2 AND $3
          UNION ALL

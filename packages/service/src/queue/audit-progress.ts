@@ -51,11 +51,11 @@ export interface AuditProgress {
 const FAILURES_LISTED = 20;
 
 /** The progress of audit `id`; null when there is no such audit. */
-export async function auditProgress(pool: pg.Pool, id: string): Promise<AuditProgress | null> {
-  const audit = await pool.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
+export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Promise<AuditProgress | null> {
+  const audit = await db.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
   if (audit.rows.length === 0) return null;
   const plan = (audit.rows[0] as { plan: AuditPlan }).plan;
-  const states = await pool.query(
+  const states = await db.query(
     `SELECT state, count(*)::int AS chunks, sum(last_block - first_block + 1)::bigint AS blocks,
             count(*) FILTER (WHERE joined)::int AS joined,
             extract(epoch FROM max(finished_at) - min(started_at))::float AS seconds
@@ -82,17 +82,17 @@ export async function auditProgress(pool: pg.Pool, id: string): Promise<AuditPro
     }
   }
   const verdicts: Record<string, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
-  const counted = await pool.query(
+  const counted = await db.query(
     `SELECT verdict, count(*)::int AS n FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 GROUP BY verdict`,
     [id],
   );
   for (const row of counted.rows as Array<{ verdict: string; n: number }>) verdicts[row.verdict] = row.n;
-  const failed = await pool.query(
+  const failed = await db.query(
     `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
      FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND verdict = 'fail' ORDER BY block_number LIMIT $2`,
     [id, FAILURES_LISTED],
   );
-  const parked = await pool.query(
+  const parked = await db.query(
     `SELECT first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
      WHERE audit_id = $1 AND state = 'parked' ORDER BY first_block`,
     [id],

@@ -4,10 +4,11 @@
  * summary summed from those lines by the same tally, each line after the header with its digest.
  */
 import { statSync } from 'node:fs';
+import type pg from 'pg';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import type { AuditHeader } from './audit-checkpoint.js';
-import { auditLines, storedAudit } from '../../queue/audit-export.js';
+import { auditLines, exportSnapshot, storedAudit } from '../../queue/audit-export.js';
 import { auditProgress } from '../../queue/audit-progress.js';
 import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
@@ -36,51 +37,62 @@ export async function runAuditExport(
   }
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
-    const stored = await storedAudit(queue.pool, id);
-    if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
-    const { plan } = stored;
-    const file = values.out === undefined ? undefined : new TempFile(values.out, '--out');
-    const write = (line: string) => (file === undefined ? io.stdout(`${line}\n`) : file.write(`${line}\n`));
-    const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
-    // The checkpoint an anchor proof proved the anchors from is the header's: the plan holds the anchors alone.
-    const { checkpoint } = (JSON.parse(stored.header) as AuditHeader).audit;
-    const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
-      head: plan.head_hash ?? null,
-      ...(anchors.size > 0 && { anchors }),
-      ...(checkpoint !== undefined && { checkpoint }),
-    });
-    try {
-      write(stored.header);
-      // Chained as `audit` chains its lines: the export resumes, and is checked, as a single machine's output.
-      const lines = new ChainedLines(headerDigest(JSON.parse(stored.header) as { audit: object }));
-      for await (const line of auditLines(queue.pool, id)) {
-        const event = JSON.parse(line) as AuditEvent;
-        tally.add(event);
-        write(lines.line(event));
-      }
-      const total = tally.summary(stored.timings, tally.blocks);
-      write(lines.line({ summary: total }));
-      await file?.commit();
-      const progress = await auditProgress(queue.pool, id);
-      if (!progress!.complete) {
-        io.stderr(
-          `evm-integrity: audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status\n`,
-        );
-        return 2;
-      }
-      // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
-      const range = plan.to - plan.from + 1;
-      if (total.blocks < range || total.verdicts.unreachable > 0) {
-        io.stderr(
-          `evm-integrity: audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass\n`,
-        );
-        return 2;
-      }
-      return statusOfVerdicts(total, io.stderr);
-    } finally {
-      file?.remove();
-    }
+    return await exportSnapshot(queue.pool, (db) => exportAudit(db, id, url, values.out, io));
   } finally {
     await queue.close();
+  }
+}
+
+/** Writes audit `id`'s export from `db`, one snapshot; its exit status. */
+async function exportAudit(
+  db: pg.PoolClient,
+  id: string,
+  url: string,
+  out: string | undefined,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const stored = await storedAudit(db, id);
+  if (stored === null) throw new InputError(`no audit ${id} in the queue at ${serverOf(url)}`);
+  const { plan } = stored;
+  const file = out === undefined ? undefined : new TempFile(out, '--out');
+  const write = (line: string) => (file === undefined ? io.stdout(`${line}\n`) : file.write(`${line}\n`));
+  const anchors = new Map(Object.entries(plan.anchors ?? {}).map(([n, hash]) => [Number(n), hash]));
+  // The checkpoint an anchor proof proved the anchors from is the header's: the plan holds the anchors alone.
+  const { checkpoint } = (JSON.parse(stored.header) as AuditHeader).audit;
+  const tally = new AuditTally(plan.chain_id, plan.from, plan.to, {
+    head: plan.head_hash ?? null,
+    ...(anchors.size > 0 && { anchors }),
+    ...(checkpoint !== undefined && { checkpoint }),
+  });
+  try {
+    write(stored.header);
+    // Chained as `audit` chains its lines: the export resumes, and is checked, as a single machine's output.
+    const lines = new ChainedLines(headerDigest(JSON.parse(stored.header) as { audit: object }));
+    for await (const line of auditLines(db, id)) {
+      const event = JSON.parse(line) as AuditEvent;
+      tally.add(event);
+      write(lines.line(event));
+    }
+    const total = tally.summary(stored.timings, tally.blocks);
+    write(lines.line({ summary: total }));
+    await file?.commit();
+    const progress = await auditProgress(db, id);
+    if (!progress!.complete) {
+      io.stderr(
+        `evm-integrity: audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status\n`,
+      );
+      return 2;
+    }
+    // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
+    const range = plan.to - plan.from + 1;
+    if (total.blocks < range || total.verdicts.unreachable > 0) {
+      io.stderr(
+        `evm-integrity: audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass\n`,
+      );
+      return 2;
+    }
+    return statusOfVerdicts(total, io.stderr);
+  } finally {
+    file?.remove();
   }
 }
