@@ -142,7 +142,7 @@ describe('the audit queue, interleaved', () => {
     expect(await chunk(20)).toMatchObject({ state: 'done', last_hash: hash(29), lines: 1 });
   });
 
-  it('an export reads one snapshot: a chunk stored while it reads is in none of its lines, its summary or its status', async () => {
+  it("an export reads one snapshot: a chunk stored while it reads is in none of it; the status counts the done chunks' lines alone", async () => {
     for (const first of [1, 10, 20]) {
       const job = { audit_id: id, first, last: first === 1 ? 9 : first + 9, generation: 0 };
       await storeChunk(
@@ -166,7 +166,16 @@ describe('the audit queue, interleaved', () => {
       return { lines, progress: await auditProgress(db, id) };
     });
     expect(read.lines).toHaveLength(3);
-    expect(read.progress).toMatchObject({ chunks: { done: 3, running: 1 }, complete: false });
-    expect(await auditProgress(queue.pool, id)).toMatchObject({ chunks: { done: 4, running: 0 } });
+    expect(read.progress).toMatchObject({ chunks: { done: 3, running: 1 }, verdicts: { pass: 3 }, complete: false });
+    expect(await auditProgress(queue.pool, id)).toMatchObject({
+      chunks: { done: 4, running: 0 },
+      verdicts: { pass: 4 },
+    });
+    // A chunk sent back keeps its earlier lines until it is stored again: they count in no verdict, as in no block audited.
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET state = 'queued' WHERE audit_id = $1 AND first_block = 30`,
+      [id],
+    );
+    expect(await auditProgress(queue.pool, id)).toMatchObject({ blocks: { audited: 29 }, verdicts: { pass: 3 } });
   });
 });

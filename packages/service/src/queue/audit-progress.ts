@@ -50,6 +50,13 @@ export interface AuditProgress {
 /** The failed blocks listed at most (their count is in `verdicts`). */
 const FAILURES_LISTED = 20;
 
+/**
+ * The lines of audit `$1`'s chunks that are done: a chunk parked, or sent back to be audited again, keeps its earlier
+ * lines until it is stored again, and they would count beside the blocks audited, which are the done chunks'.
+ */
+const OF_DONE_CHUNKS = `JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = b.audit_id AND c.first_block = b.chunk_first
+  WHERE b.audit_id = $1 AND c.state = 'done'`;
+
 /** The progress of audit `id`; null when there is no such audit. */
 export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Promise<AuditProgress | null> {
   const audit = await db.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
@@ -83,13 +90,13 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
   }
   const verdicts: Record<string, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
   const counted = await db.query(
-    `SELECT verdict, count(*)::int AS n FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 GROUP BY verdict`,
+    `SELECT verdict, count(*)::int AS n FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} GROUP BY verdict`,
     [id],
   );
   for (const row of counted.rows as Array<{ verdict: string; n: number }>) verdicts[row.verdict] = row.n;
   const failed = await db.query(
     `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
-     FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND verdict = 'fail' ORDER BY block_number LIMIT $2`,
+     FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail' ORDER BY block_number LIMIT $2`,
     [id, FAILURES_LISTED],
   );
   const parked = await db.query(
