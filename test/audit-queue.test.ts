@@ -74,6 +74,13 @@ describe('audit --queue', () => {
     expect(second.status).toBe(0);
     expect(auditIdOf(second)).toBe(id);
     expect(second.stdout).toContain('0 put on the queue now');
+    expect(second.stdout).not.toContain('enqueued before');
+    // Options of how it runs are not of its id: the same audit, whose plan keeps the first run's, as the line says.
+    const third = await runCli([...args, '--chunk-timeout', '30', '--chunk-retries', '5']);
+    expect(auditIdOf(third)).toBe(id);
+    expect(third.stdout).toContain(
+      'enqueued before with --chunk-timeout 600, --chunk-retries 4: its workers keep that\n',
+    );
     const chunks = await query(
       db.url,
       'SELECT first_block, last_block FROM evm_integrity_audit.chunks WHERE audit_id = $1 ORDER BY 1',

@@ -24,6 +24,8 @@ export interface Enqueued {
   id: string;
   chunks: number;
   queued: number;
+  /** The plan the audit keeps: the first enqueuing's, whose options of how it runs a later one does not change. */
+  plan: AuditPlan;
 }
 
 /** Sends chunk jobs inside the transaction of `client`, with the plan's lease and retries. */
@@ -88,6 +90,7 @@ export async function enqueueAudit(queue: AuditQueue, plan: AuditPlan, header: s
       };
     });
     await sendChunkJobs(queue.boss, client, plan, jobs);
-    return { id, chunks: chunks.length, queued: jobs.length };
+    const kept = await client.query(`SELECT plan FROM ${AUDIT_SCHEMA}.audits WHERE id = $1`, [id]);
+    return { id, chunks: chunks.length, queued: jobs.length, plan: (kept.rows[0] as { plan: AuditPlan }).plan };
   });
 }

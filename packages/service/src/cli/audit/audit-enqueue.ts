@@ -10,6 +10,17 @@ import { formatHeaderLine } from '../../queue/audit-lines.js';
 import type { AuditHeader } from './audit-checkpoint.js';
 import type { AuditOptions } from './audit-options.js';
 
+/**
+ * The options of how an audit runs, which its id leaves out: enqueuing it again with others finds the same audit and
+ * keeps its plan's, which is said.
+ */
+const RUN_OPTIONS: ReadonlyArray<readonly ['concurrency' | 'batch' | 'chunk_timeout_s' | 'chunk_retries', string]> = [
+  ['concurrency', '--concurrency'],
+  ['batch', '--batch'],
+  ['chunk_timeout_s', '--chunk-timeout'],
+  ['chunk_retries', '--chunk-retries'],
+];
+
 /** Enqueues the audit of `options` (whose first line is `header`); exit 0. */
 export async function runEnqueue(
   options: AuditOptions,
@@ -32,10 +43,17 @@ export async function runEnqueue(
   };
   const queue = await openAuditQueue(options.queue!, { poolSize: 1 });
   try {
-    const { id, chunks, queued } = await enqueueAudit(queue, plan, formatHeaderLine(header));
+    const { id, chunks, queued, plan: kept } = await enqueueAudit(queue, plan, formatHeaderLine(header));
     io.stdout(
-      `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n${id}\n`,
+      `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n`,
     );
+    const differing = RUN_OPTIONS.filter(([key]) => (kept[key] ?? null) !== (plan[key] ?? null));
+    if (differing.length > 0)
+      io.stdout(
+        `enqueued before with ${differing.map(([key, flag]) => `${flag} ${kept[key] ?? 'at its default'}`).join(', ')}: ` +
+          `its workers keep that${queued > 0 ? `; the ${queued} chunks handed back now take this run's --chunk-timeout and --chunk-retries` : ''}\n`,
+      );
+    io.stdout(`${id}\n`);
     return 0;
   } finally {
     await queue.close();
