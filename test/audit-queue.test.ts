@@ -252,6 +252,33 @@ describe('audit-worker, audit-status, audit-export', () => {
     for (const w of workers.slice(1)) expect((await stopWorker(w)).status).toBe(0);
   }, 120_000);
 
+  it('chunks stored by a worker that died before joining them: the retries of their jobs join them', async () => {
+    const chain = fixtureChain(FROM, TO);
+    node = await startLoopbackNode(1, chain);
+    const id = auditIdOf(await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10']));
+    // As such a worker leaves them: each chunk done with its hashes, no link joined (the first chunk's is the engine's),
+    // the jobs still to be delivered.
+    const header = (n: number) => chain.get(n)!.header as { hash: string; parentHash: string };
+    for (const [first, last] of [
+      [FROM, 1_000_009],
+      [1_000_010, 1_000_019],
+      [1_000_020, 1_000_029],
+      [TO, TO],
+    ] as const)
+      await query(
+        db.url,
+        `UPDATE evm_integrity_audit.chunks SET state = 'done', attempts = 1, worker = 'gone:1', joined = (first_block = $5),
+           first_parent_hash = $3, last_hash = $4 WHERE audit_id = $1 AND first_block = $2`,
+        [id, first, header(first).parentHash, header(last).hash, FROM],
+      );
+    const worker = startWorker(['--queue', db.url]);
+    workers.push(worker);
+    const status = await untilComplete(id, db.url, 30_000);
+    expect(status).toMatchObject({ chunks: { done: 4 }, joined: 4 });
+    const log = (await stopWorker(worker)).stderr;
+    expect(log.match(/superseded, nothing written/g)).toHaveLength(4); // no chunk audited again
+  });
+
   it('an audit anchored by an anchor proof: the export is the single-machine audit, authentic, naming the checkpoint', async () => {
     node = await startLoopbackNode(1, fixtureBlocks(['mainnet-19426586', 'mainnet-19426587']));
     const anchored = [

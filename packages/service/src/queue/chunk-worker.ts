@@ -28,7 +28,8 @@ export interface ChunkOutcome {
   last: number;
   /**
    * done: lines stored; retried: the node failed, tried again later; parked: given up, with `reason`; superseded:
-   * nothing written, as the chunk was done, parked, sent back or taken by another worker (this one outran its lease).
+   * no lines written, as the chunk was done (its links then judged), parked, sent back or taken by another worker (this
+   * one outran its lease).
    */
   outcome: 'done' | 'retried' | 'parked' | 'superseded';
   verdicts?: Record<AuditVerdict, number>;
@@ -72,7 +73,12 @@ async function runChunk(
   const base = { audit_id: data.audit_id, first: data.first, last: data.last };
   const superseded: ChunkOutcome = { ...base, outcome: 'superseded' };
   const hold = await markRunning(queue.pool, data, worker.name);
-  if (hold === null) return superseded;
+  if (hold === null) {
+    // Done, maybe by a worker that died between storing it and joining it (this is its job's retry): its links are
+    // judged here, else nobody would. Joining is idempotent; a chunk not done leaves its links waiting.
+    await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+    return superseded;
+  }
   let result;
   const release = await worker.turns.take();
   try {
@@ -163,6 +169,11 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
           outcome: 'parked',
           reason: 'its last attempt was lost',
         });
+      else {
+        // Done (or sent back) meanwhile: done by a worker that died before joining it, its links are judged here.
+        const { plan, source } = await contextOf(data.audit_id);
+        await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+      }
     },
   );
   return {
