@@ -49,9 +49,12 @@ export async function markRunning(pool: pg.Pool, job: ChunkJob, worker: string):
   return { worker, attempt: attempts, since };
 }
 
-/** The condition of a chunk row's update, on `$1` audit, `$2` first block and `$3` the hold's JSON: still held. */
+/** The condition of a chunk row's update, on `$1` audit, `$2` first block and `$3`-`$5` the hold: still held. */
 const HELD = `audit_id = $1 AND first_block = $2 AND state = 'running'
-  AND worker = $3::json->>'worker' AND attempts = ($3::json->>'attempt')::int AND started_at::text = $3::json->>'since'`;
+  AND worker = $3 AND attempts = $4 AND started_at::text = $5`;
+
+/** The parameters `$1`-`$5` of {@link HELD}. */
+const held = (job: ChunkJob, hold: ChunkHold) => [job.audit_id, job.first, hold.worker, hold.attempt, hold.since];
 
 /**
  * The chunk's node was unreachable: retried later (`retrying`) or given up (`parked`), with the reason. Whether it was
@@ -65,8 +68,8 @@ export async function markUnfinished(
   reason: string,
 ): Promise<boolean> {
   const { rowCount } = await pool.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $4, reason = $5, finished_at = now() WHERE ${HELD}`,
-    [job.audit_id, job.first, JSON.stringify(hold), state, reason],
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $6, reason = $7, finished_at = now() WHERE ${HELD}`,
+    [...held(job, hold), state, reason],
   );
   return rowCount === 1;
 }
@@ -93,12 +96,11 @@ export async function storeChunk(
     // First, as it locks the row: a hold taken meanwhile by another worker waits for this transaction, or wins.
     const { rowCount } = await client.query(
       `UPDATE ${AUDIT_SCHEMA}.chunks
-       SET state = 'done', reason = NULL, first_parent_hash = $4, last_hash = $5, summary = $6, finished_at = now(),
-           anchored = $7, anchor = $8, joined = (first_block = $9)
+       SET state = 'done', reason = NULL, first_parent_hash = $6, last_hash = $7, summary = $8, finished_at = now(),
+           anchored = $9, anchor = $10, joined = (first_block = $11)
        WHERE ${HELD}`,
       [
-        ...key,
-        JSON.stringify(hold),
+        ...held(job, hold),
         result.firstParentHash,
         result.lastHash,
         JSON.stringify({ verdicts, failed_checks, reorgs: reorgCount, timings }),
