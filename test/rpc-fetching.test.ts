@@ -339,6 +339,34 @@ async function hostileNode(kind: Hostile): Promise<{ url: string; closed: Promis
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, closed };
 }
 
+describe('answers read in pieces', () => {
+  it('a body arriving a few bytes at a time, its characters of 2 to 4 bytes split between pieces, reads as written; two at once each their own', async () => {
+    const answers = [
+      { jsonrpc: '2.0', id: 1, result: { note: 'é€😀'.repeat(40), hex: '0x'.padEnd(5000, 'ab') } },
+      { jsonrpc: '2.0', id: 2, result: { note: '€😀é'.repeat(900), list: Array.from({ length: 300 }, (_, i) => i) } },
+    ];
+    const server = createServer((req, res) => {
+      const bytes = Buffer.from(JSON.stringify(answers[Number(req.url?.slice(1))]));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // 7-byte pieces, each written after the last one has been flushed: the client reads many chunks.
+      const write = (at: number): void => {
+        if (at >= bytes.length) return void res.end();
+        res.write(bytes.subarray(at, at + 7), () => setImmediate(() => write(at + 7)));
+      };
+      write(0);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closing.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const client = new HttpClient({ maxRetries: 0 });
+    const label = { who: 'the node', what: 'a call' };
+    const read = await Promise.all(
+      [0, 1].map((i) => client.post(`${url}/${i}`, '{}', {}, label, () => ({ kind: 'final' }))),
+    );
+    expect(read.map((answer) => answer.json)).toEqual(answers);
+  });
+});
+
 describe('caps on what a node costs', () => {
   it('a cap past what one string holds (511 MiB) is refused when the client is made, not met as a network error mid-audit', () => {
     expect(new HttpClient({ maxRetries: 0, maxAnswerBytes: MAX_ANSWER_BYTES })).toBeInstanceOf(HttpClient);

@@ -9,7 +9,7 @@
  * node is named by its origin only, since a provider's path often holds a key.
  */
 import type { BeaconBlockHeader, HistoricalSummary, Node } from 'evm-integrity/anchor';
-import { hexToBytes } from 'evm-integrity';
+import { concatBytes, hexToBytes } from 'evm-integrity';
 import { AnchorProveError } from './prove-error.js';
 
 /** What a node's `historical_summaries` route gives: the list and its branch to the state root. */
@@ -113,13 +113,7 @@ export class BeaconApi {
       }
       chunks.push(chunk);
     }
-    const body = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      body.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return body;
+    return concatBytes(chunks, size);
   }
 
   /** GET `path`, tried again after a timeout, a cut connection, a 429 or a 5xx (0.5 s, then 1 s, …). */
