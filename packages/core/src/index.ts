@@ -5,7 +5,7 @@
  * the Node pieces (network sources, the service) `evm-integrity/node`.
  */
 export { bytesEqual, bytesToHex, hexToBytes, parseHex, prefixedHex } from './bytes/hex.js';
-export { concatBytes } from './bytes/concat.js';
+export { collectBytes } from './bytes/collect.js';
 export { parseJson } from './json/parse-json.js';
 export { defaultKeccak256, nobleKeccak256, type HashOptions, type Keccak256 } from './keccak/keccak.js';
 export { fastKeccak256 } from './keccak/fast-keccak.js';

@@ -9,7 +9,7 @@
  * node is named by its origin only, since a provider's path often holds a key.
  */
 import type { BeaconBlockHeader, HistoricalSummary, Node } from 'evm-integrity/anchor';
-import { concatBytes, hexToBytes } from 'evm-integrity';
+import { collectBytes, hexToBytes } from 'evm-integrity';
 import { AnchorProveError } from './prove-error.js';
 
 /** What a node's `historical_summaries` route gives: the list and its branch to the state root. */
@@ -100,20 +100,15 @@ export class BeaconApi {
     return new AnchorProveError('source', `the beacon node at ${this.where} (GET ${path}): ${why}`);
   }
 
-  /** The body, read chunk by chunk and abandoned past {@link MAX_ANSWER_BYTES}. */
+  /** The body, gathered as it comes and abandoned past {@link MAX_ANSWER_BYTES}. */
   async #body(response: Response, path: string): Promise<Uint8Array> {
     if (response.body === null) return new Uint8Array(0);
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > MAX_ANSWER_BYTES) {
-        await response.body.cancel().catch(() => undefined);
-        throw this.#fail(path, `an answer of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
-      }
-      chunks.push(chunk);
+    const body = await collectBytes(response.body as AsyncIterable<Uint8Array>, MAX_ANSWER_BYTES);
+    if (body === null) {
+      await response.body.cancel().catch(() => undefined);
+      throw this.#fail(path, `an answer of more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`);
     }
-    return concatBytes(chunks, size);
+    return body;
   }
 
   /** GET `path`, tried again after a timeout, a cut connection, a 429 or a 5xx (0.5 s, then 1 s, …). */
