@@ -563,6 +563,42 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   });
 });
 
+/**
+ * The arguments a process `node NODE_ARGS BIN audit …` runs with once it asks the node (read from /proc while the
+ * node holds the request), then interrupted.
+ */
+async function argumentsWhileAsking(nodeArgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const n = await start();
+  n.fault = () => ({ hang: true });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'audit', ...RANGE, '--rpc', n.url], {
+    stdio: 'ignore',
+    env,
+  });
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  while (n.requests === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const args = readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').split('\0').slice(0, -1);
+  child.kill('SIGINT');
+  await closed;
+  return args;
+}
+
+describe.runIf(process.platform === 'linux' && typeof process.execve === 'function')(
+  "evm-integrity audit: V8's young generation capped at semi-spaces of 16 MB",
+  () => {
+    it("started again in place with --max-semi-space-size=16; a size of the user's own, to node or in NODE_OPTIONS, is kept", async () => {
+      const semiSpace = (args: string[]) => args.filter((arg) => arg.startsWith('--max-semi-space-size'));
+      const plain = await argumentsWhileAsking([]);
+      expect(semiSpace(plain)).toEqual(['--max-semi-space-size=16']);
+      expect(plain.slice(plain.indexOf(BIN))).toEqual([BIN, 'audit', ...RANGE, '--rpc', node!.url]);
+      await node!.close();
+      expect(semiSpace(await argumentsWhileAsking(['--max-semi-space-size=4']))).toEqual(['--max-semi-space-size=4']);
+      await node!.close();
+      const env = { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' };
+      expect(semiSpace(await argumentsWhileAsking([], env))).toEqual([]);
+    });
+  },
+);
+
 describe('evm-integrity audit: the parent link of the first block of a run', () => {
   it('a wrong --head-hash: block --from fails parent_link naming --head-hash, not a block audited before it', async () => {
     const n = await start();
