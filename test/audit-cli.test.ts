@@ -574,8 +574,17 @@ async function argumentsWhileAsking(nodeArgs: string[], env: NodeJS.ProcessEnv =
     stdio: 'ignore',
     env,
   });
-  const closed = new Promise((resolve) => child.on('close', resolve));
-  while (n.requests === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  let ended: string | undefined;
+  const closed = new Promise<void>((resolve) =>
+    child.on('close', (status, signal) => {
+      ended = `status ${status}, signal ${signal}`;
+      resolve();
+    }),
+  );
+  while (n.requests === 0) {
+    if (ended !== undefined) throw new Error(`the audit ended (${ended}) before it asked the node`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   const args = readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').split('\0').slice(0, -1);
   child.kill('SIGINT');
   await closed;
@@ -595,6 +604,17 @@ describe.runIf(process.platform === 'linux' && typeof process.execve === 'functi
       await node!.close();
       const env = { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' };
       expect(semiSpace(await argumentsWhileAsking([], env))).toEqual([]);
+    });
+
+    it("not started again where V8 would refuse the size beside the user's (--max-heap-size with an old-space size) nor where Node forbids it (the permission model): it runs on", async () => {
+      const semiSpace = (args: string[]) => args.filter((arg) => arg.startsWith('--max-semi-space-size'));
+      // V8 stops the process (a fatal check) for --max-heap-size beside both a semi-space and an old-space size.
+      const heap = await argumentsWhileAsking(['--max-heap-size=512', '--max-old-space-size=256']);
+      expect(semiSpace(heap)).toEqual([]);
+      await node!.close();
+      const permitted = await argumentsWhileAsking(['--permission', '--allow-fs-read=*']);
+      expect(semiSpace(permitted)).toEqual([]);
+      expect(permitted).toContain('--permission');
     });
   },
 );

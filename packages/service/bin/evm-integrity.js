@@ -15,8 +15,9 @@ if (major < 22 || (major === 22 && minor < 12)) {
 
 // Settings that only a process's start can give, for the commands that need them: such a command
 // starts itself again in place (process.execve: same process id, arguments and environment, the
-// settings added), where one is missing. Node without process.execve (22.12 to 22.14) runs on
-// without them.
+// settings added), where one is missing. It runs on without them where it cannot: Node without
+// process.execve (22.12 to 22.14), a platform without it (Windows), Node's permission model without
+// --allow-child-process; and where it should not: under a debugger (--inspect…), which would start twice.
 //
 // `serve` on Linux: a server that took large bodies gives their memory back only if glibc's
 // allocator keeps its mmap threshold fixed: its default rises to the size of each large block freed
@@ -29,9 +30,13 @@ if (major < 22 || (major === 22 && minor < 12)) {
 // `audit` and `audit-worker`: V8's young generation, where a node's parsed answers are made, is
 // capped at semi-spaces of 16 MB where V8 would let it grow to 32 MB on a machine of a few GB or more:
 // the audit then spends about 15% less CPU on modern blocks (docs/speed.md, "A node's answer, decoded
-// whole"). A --max-semi-space-size of the user's own, given to node or in NODE_OPTIONS, is kept.
+// whole"). A size of the user's own, given to node or in NODE_OPTIONS, is kept: a semi-space size,
+// or a --max-heap-size, which V8 refuses (a crash) beside both a semi-space and an old-space size.
 function restartSettings() {
   const command = process.argv[2];
+  const nodeOptions = process.env.NODE_OPTIONS ?? '';
+  const given = (flag) => process.execArgv.some((arg) => flag.test(arg)) || flag.test(nodeOptions);
+  if (given(/--inspect/) || process.permission?.has('child') === false) return undefined;
   if (command === 'serve' && process.platform === 'linux') {
     const name = 'MALLOC_MMAP_THRESHOLD_';
     let started;
@@ -44,20 +49,23 @@ function restartSettings() {
     return { flags: [], env: { ...process.env, [name]: process.env[name] || '131072' } };
   }
   if (command === 'audit' || command === 'audit-worker') {
-    const semiSpace = /--max[-_]semi[-_]space[-_]size/;
-    if (process.execArgv.some((flag) => semiSpace.test(flag)) || semiSpace.test(process.env.NODE_OPTIONS ?? ''))
-      return undefined;
+    if (given(/--(max|min)[-_]semi[-_]space[-_]size|--max[-_]heap[-_]size/)) return undefined;
     return { flags: ['--max-semi-space-size=16'], env: process.env };
   }
   return undefined;
 }
 const restart = typeof process.execve === 'function' ? restartSettings() : undefined;
-if (restart !== undefined)
-  process.execve(
-    process.execPath,
-    [process.execPath, ...restart.flags, ...process.execArgv, ...process.argv.slice(1)],
-    restart.env,
-  );
+if (restart !== undefined) {
+  try {
+    process.execve(
+      process.execPath,
+      [process.execPath, ...restart.flags, ...process.execArgv, ...process.argv.slice(1)],
+      restart.env,
+    );
+  } catch {
+    // Not here (ERR_FEATURE_UNAVAILABLE_ON_PLATFORM, a refused exec): the command runs on without the settings.
+  }
+}
 
 // V8's compiled code of the CLI, kept between runs so that a process started once per block does
 // not parse and compile the same code again (about 2 ms of its start). Where Node keeps its compile
