@@ -594,8 +594,9 @@ async function argumentsWhileAsking(nodeArgs: string[], env: NodeJS.ProcessEnv =
 describe.runIf(process.platform === 'linux' && typeof process.execve === 'function')(
   "evm-integrity audit: V8's young generation capped at semi-spaces of 16 MB",
   () => {
+    const semiSpace = (args: string[]) => args.filter((arg) => arg.startsWith('--max-semi-space-size'));
+
     it("started again in place with --max-semi-space-size=16; a size of the user's own, to node or in NODE_OPTIONS, is kept", async () => {
-      const semiSpace = (args: string[]) => args.filter((arg) => arg.startsWith('--max-semi-space-size'));
       const plain = await argumentsWhileAsking([]);
       expect(semiSpace(plain)).toEqual(['--max-semi-space-size=16']);
       expect(plain.slice(plain.indexOf(BIN))).toEqual([BIN, 'audit', ...RANGE, '--rpc', node!.url]);
@@ -607,7 +608,6 @@ describe.runIf(process.platform === 'linux' && typeof process.execve === 'functi
     });
 
     it("not started again where V8 would refuse the size beside the user's (--max-heap-size with an old-space size) nor where Node forbids it (the permission model): it runs on", async () => {
-      const semiSpace = (args: string[]) => args.filter((arg) => arg.startsWith('--max-semi-space-size'));
       // V8 stops the process (a fatal check) for --max-heap-size beside both a semi-space and an old-space size.
       const heap = await argumentsWhileAsking(['--max-heap-size=512', '--max-old-space-size=256']);
       expect(semiSpace(heap)).toEqual([]);

@@ -29,7 +29,7 @@ if (major < 22 || (major === 22 && minor < 12)) {
 //
 // `audit` and `audit-worker`: V8's young generation, where a node's parsed answers are made, is
 // capped at semi-spaces of 16 MB where V8 would let it grow to 32 MB on a machine of a few GB or more:
-// the audit then spends about 15% less CPU on modern blocks (docs/speed.md, "A node's answer, decoded
+// the audit then spends about a fifth less CPU on modern blocks (docs/speed.md, "A node's answer, decoded
 // whole"). A size of the user's own, given to node or in NODE_OPTIONS, is kept: a semi-space size,
 // or a --max-heap-size, which V8 refuses (a crash) beside both a semi-space and an old-space size.
 function restartSettings() {
