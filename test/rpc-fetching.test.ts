@@ -8,7 +8,7 @@
 import { constants } from 'node:buffer';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
@@ -72,12 +72,15 @@ describe('batches', () => {
     expect(node.requests).toBeLessThanOrEqual(1 + 8);
   });
 
-  it('asks for compressed answers and reads them: every block passes', async () => {
-    const node = await start();
-    node.gzip = true;
-    const { blocks } = await audit(source(node.url), 32);
-    expect(verdicts(blocks)).toEqual(allPass);
-  });
+  it.each(['gzip', 'deflate', 'deflate-raw', 'br'] as const)(
+    'asks for compressed answers and reads them, %s: every block passes',
+    async (compression) => {
+      const node = await start();
+      node.compression = compression;
+      const { blocks } = await audit(source(node.url), 32);
+      expect(verdicts(blocks)).toEqual(allPass);
+    },
+  );
 
   it('receipts listed out of transaction order, each with its transactionIndex: placed by it, every block passes', async () => {
     const node = await start();
@@ -364,6 +367,68 @@ describe('answers read in pieces', () => {
       [0, 1].map((i) => client.post(`${url}/${i}`, '{}', {}, label, () => ({ kind: 'final' }))),
     );
     expect(read.map((answer) => answer.json)).toEqual(answers);
+  });
+});
+
+describe('answers that fail or arrive oddly as they are read', () => {
+  const answer = { jsonrpc: '2.0', id: 1, result: { hex: '0x'.padEnd(3000, 'ab') } };
+  const text = JSON.stringify(answer);
+
+  /** A server whose every answer `respond` writes on the raw socket, its headers included. */
+  async function rawServer(respond: (socket: import('node:net').Socket) => void): Promise<string> {
+    const server = createServer((req, res) => req.resume().on('end', () => respond(res.socket!)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closing.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  const head = (length: number, encoding?: string) =>
+    `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${encoding === undefined ? '' : `Content-Encoding: ${encoding}\r\n`}\r\n`;
+  const post = (url: string) =>
+    new HttpClient({ maxRetries: 0 }).post(url, '{}', {}, { who: 'the node', what: 'a call' }, () => ({
+      kind: 'final',
+    }));
+
+  it('a body cut short by a closed connection: said so, not "aborted"', async () => {
+    const url = await rawServer((socket) => {
+      socket.write(head(text.length) + text.slice(0, 100));
+      setTimeout(() => socket.destroy(), 20);
+    });
+    await expect(post(url)).rejects.toThrow(
+      /the node answered a call with a network error: the connection closed before the answer was complete \(ECONNRESET\), still after 0 retries/,
+    );
+  });
+
+  it('a bare deflate body cut after its first byte: the same', async () => {
+    const body = deflateRawSync(text);
+    const url = await rawServer((socket) => {
+      socket.write(head(body.length, 'deflate'));
+      socket.write(body.subarray(0, 1));
+      setTimeout(() => socket.destroy(), 20);
+    });
+    await expect(post(url)).rejects.toThrow(/the connection closed before the answer was complete/);
+  });
+
+  it('deflate bodies, zlib or bare, whose first two bytes come in two pieces: read as sent', async () => {
+    for (const body of [deflateSync(text), deflateRawSync(text)]) {
+      const url = await rawServer((socket) => {
+        socket.write(head(body.length, 'deflate'));
+        socket.write(body.subarray(0, 1), () => setTimeout(() => socket.write(body.subarray(1)), 20));
+      });
+      expect((await post(url)).json).toEqual(answer);
+    }
+  });
+
+  it('a body that is not what its Content-Encoding says: the encoding named, and what was wrong', async () => {
+    const url = await rawServer((socket) => socket.write(head(text.length, 'gzip') + text));
+    await expect(post(url)).rejects.toThrow(
+      /a network error: its body is not valid under Content-Encoding gzip: incorrect header check \(Z_DATA_ERROR\)/,
+    );
   });
 });
 

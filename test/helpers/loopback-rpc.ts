@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { headerHash, Problems, readRpcHeader, bytesToHex } from '../../packages/core/src/index.js';
 import { syntheticTxHash } from './synthetic-tx-hash.js';
 import { loadFixture } from './fixtures.js';
@@ -77,8 +77,11 @@ export interface LoopbackNode {
   dropFromBatch: ((call: RpcCall) => boolean) | undefined;
   /** Answers such a call twice in a batch, under its id: the second answer's `result` is what this returns. */
   answerTwice: ((call: RpcCall) => unknown) | undefined;
-  /** Answers gzip-compressed when the client accepts it, as providers do. */
-  gzip: boolean;
+  /**
+   * Answers compressed this way when the client accepts it, as providers do: `deflate-raw` is a bare deflate stream
+   * (RFC 1951) sent as `Content-Encoding: deflate`, as some servers and proxies send it; null for none.
+   */
+  compression: 'gzip' | 'deflate' | 'deflate-raw' | 'br' | null;
   /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
   callError: ((call: RpcCall, index: number) => { code: number; message: string } | undefined) | undefined;
   close(): Promise<void>;
@@ -119,6 +122,14 @@ interface JsonRpcBody {
 }
 
 const quantity = (n: number) => `0x${n.toString(16)}`;
+
+/** Each of {@link LoopbackNode.compression}'s ways, applied to an answer's text. */
+const COMPRESS: Record<NonNullable<LoopbackNode['compression']>, (text: string) => Buffer> = {
+  gzip: (text) => gzipSync(text),
+  deflate: (text) => deflateSync(text),
+  'deflate-raw': (text) => deflateRawSync(text),
+  br: (text) => brotliCompressSync(text),
+};
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -193,7 +204,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     dropFromBatch: undefined,
     answerTwice: undefined,
     callError: undefined,
-    gzip: false,
+    compression: null,
     close: async () => undefined,
   };
   /** One call's answer object, or the fault it meets. */
@@ -266,9 +277,11 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
       return void res.end(fault.text ?? JSON.stringify(fault.body ?? {}));
     }
     const text = JSON.stringify(fault.json);
-    if (node.gzip && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' });
-      return void res.end(gzipSync(text));
+    const compression = node.compression;
+    const name = compression === 'deflate-raw' ? 'deflate' : compression;
+    if (name !== null && new RegExp(`\\b${name}\\b`).test(req.headers['accept-encoding'] ?? '')) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': name });
+      return void res.end(COMPRESS[compression!](text));
     }
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(text);

@@ -116,6 +116,22 @@ function describeNetworkError(error: unknown): string {
 }
 
 /**
+ * A failure while an answer's body is read, said as what befell the answer: cut short (Node says only "aborted"), or
+ * not decompressible under its `Content-Encoding` (zlib and brotli name neither the encoding nor the body).
+ */
+function bodyFailure(error: unknown, encoding: string | null): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message.startsWith('aborted'))
+    return new Error('the connection closed before the answer was complete', { cause: error });
+  if (typeof code === 'string' && /^(Z_|ERR__ERROR)/.test(code))
+    return new Error(`its body is not valid under Content-Encoding ${encoding ?? '(none)'}: ${error.message}`, {
+      cause: error,
+    });
+  return error;
+}
+
+/**
  * POSTs JSON and retries by the rules above. `who` names the server in messages by origin only
  * (a provider URL's path often holds an API key), `what` the request.
  *
@@ -184,7 +200,14 @@ export class HttpClient {
         body: text,
         signal: AbortSignal.any([abort.signal, timeout, ...(this.signal === undefined ? [] : [this.signal])]),
       });
-      const body = await this.readBody(answer, abort);
+      let body: string | null;
+      try {
+        body = await this.readBody(answer, abort);
+      } catch (error) {
+        return {
+          networkError: timeout.aborted ? timeout.reason : bodyFailure(error, answer.header('content-encoding')),
+        };
+      }
       if (body === null) return { tooLarge: true };
       let json: unknown;
       let depth = 0;

@@ -40,13 +40,56 @@ export type Transport = (url: string, init: PostInit) => Promise<RawAnswer>;
 /** Statuses whose answer has no body. */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-/** The decompressor of a `Content-Encoding`, or none for an identity body. */
+/** The decompressor of a `Content-Encoding` (deflate aside: see {@link inflated}), or none for an identity body. */
 const DECOMPRESS: Record<string, () => Transform> = {
   gzip: () => zlib().createGunzip(),
   'x-gzip': () => zlib().createGunzip(),
-  deflate: () => zlib().createInflate(),
   br: () => zlib().createBrotliDecompress(),
 };
+
+/**
+ * Whether `first` and `second` begin a zlib stream (RFC 1950): method 8 (deflate), a window of at most 32 KiB, and the
+ * check that makes the two bytes a multiple of 31. A bare deflate stream (RFC 1951) fails the first: its first byte
+ * starts a block header, whose bits 1 and 2 (the block's type) are set unless the block is stored, and a stored block's
+ * bit 3 is padding that compressors leave at zero.
+ */
+const isZlibHeader = (first: number, second: number): boolean =>
+  (first & 0x0f) === 8 && first >> 4 <= 7 && ((first << 8) | second) % 31 === 0;
+
+/** The first `count` bytes of `stream`, given back to it (unshift) to be read again; fewer only where it ends first. */
+function leadingBytes(stream: Readable, count: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const settle = (error?: Error) => {
+      stream.off('readable', onReadable).off('end', onEnd).off('error', settle).off('close', onClose);
+      if (error !== undefined) reject(error);
+      else resolve(head);
+    };
+    const onReadable = () => {
+      for (let piece: Buffer | null; head.length < count && (piece = stream.read() as Buffer | null) !== null;)
+        head = Buffer.concat([head, piece]);
+      if (head.length < count) return;
+      stream.unshift(head);
+      settle();
+    };
+    const onEnd = () => settle();
+    const onClose = () => settle(new Error('aborted'));
+    stream.on('readable', onReadable).on('end', onEnd).on('error', settle).on('close', onClose);
+  });
+}
+
+/**
+ * The body of a `Content-Encoding: deflate` answer, decompressed. RFC 9110 names the zlib format, but some servers and
+ * proxies send a bare deflate stream under that name; browsers, curl and Node's fetch read both, told apart by the
+ * first two bytes ({@link isZlibHeader}), and so does this: refusing the bare one would leave such a node unreadable.
+ */
+async function* inflated(res: IncomingMessage): AsyncGenerator<Uint8Array> {
+  const head = await leadingBytes(res, 2);
+  if (head.length < 2) throw new Error(`a deflate-encoded body of ${head.length} byte(s): too short to be compressed`);
+  const inflate = isZlibHeader(head[0]!, head[1]!) ? zlib().createInflate() : zlib().createInflateRaw();
+  // pipeline: an error or an abort on either side ends both (the body's reader then fails).
+  yield* pipeline(res, inflate, () => undefined) as AsyncIterable<Uint8Array>;
+}
 
 /** A Node answer as a raw answer, its body decompressed as it streams from the socket. */
 function rawAnswerOf(res: IncomingMessage): RawAnswer {
@@ -59,10 +102,11 @@ function rawAnswerOf(res: IncomingMessage): RawAnswer {
     res.resume();
     return { status, header: headerOf, body: null };
   }
-  const decompress = DECOMPRESS[(res.headers['content-encoding'] ?? '').trim().toLowerCase()];
-  if (decompress === undefined) return { status, header: headerOf, body: res };
+  const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const decompress = DECOMPRESS[encoding];
+  if (decompress === undefined && encoding !== 'deflate') return { status, header: headerOf, body: res };
   // pipeline: an error or an abort on either side ends both (the body's reader then fails).
-  const body: Readable = pipeline(res, decompress(), () => undefined);
+  const body = decompress === undefined ? inflated(res) : pipeline(res, decompress(), () => undefined);
   // The declared length is the compressed one: the cap must count what is decoded.
   return { status, header: (name) => (name.toLowerCase() === 'content-length' ? null : headerOf(name)), body };
 }
