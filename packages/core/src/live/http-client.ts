@@ -116,19 +116,19 @@ function describeNetworkError(error: unknown): string {
 }
 
 /**
- * A failure while an answer's body is read, said as what befell the answer: cut short (Node says only "aborted"), or
- * not decompressible under its `Content-Encoding` (zlib and brotli name neither the encoding nor the body).
+ * A failure while an answer's body is read, said as what befell the answer: a body not valid under its
+ * `Content-Encoding` (zlib and brotli name neither), a body cut short (Node says only "aborted", and ECONNRESET even
+ * where the node closed the connection cleanly), or another network error.
  */
-function bodyFailure(error: unknown, encoding: string | null): unknown {
-  if (!(error instanceof Error)) return error;
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message.startsWith('aborted'))
-    return new Error('the connection closed before the answer was complete', { cause: error });
+function bodyFailure(error: unknown, encoding: string | null): { networkError: unknown } | { undecodable: string } {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   if (typeof code === 'string' && /^(Z_|ERR__ERROR)/.test(code))
-    return new Error(`its body is not valid under Content-Encoding ${encoding ?? '(none)'}: ${error.message}`, {
-      cause: error,
-    });
-  return error;
+    return {
+      undecodable: `a body not valid under its Content-Encoding, ${encoding ?? 'none'}: ${(error as Error).message} (${code})`,
+    };
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error).message === 'aborted')
+    return { networkError: new Error('the connection closed before the answer was complete') };
+  return { networkError: error };
 }
 
 /**
@@ -180,7 +180,7 @@ export class HttpClient {
     return utf8.decode(bytes);
   }
 
-  /** One attempt: the answer, the network error (a timeout while the body is read included), or too large. */
+  /** One attempt: the answer, the network error (a timeout while the body is read included), a body not valid under its encoding, or too large. */
   private async attempt(
     url: string,
     text: string,
@@ -188,6 +188,7 @@ export class HttpClient {
   ): Promise<
     | (HttpAnswer & { depth: number })
     | { networkError: unknown }
+    | { undecodable: string }
     | { tooLarge: true }
     | { duplicate: DuplicateMemberError; status: number }
   > {
@@ -204,9 +205,9 @@ export class HttpClient {
       try {
         body = await this.readBody(answer, abort);
       } catch (error) {
-        return {
-          networkError: timeout.aborted ? timeout.reason : bodyFailure(error, answer.header('content-encoding')),
-        };
+        return timeout.aborted
+          ? { networkError: timeout.reason }
+          : bodyFailure(error, answer.header('content-encoding'));
       }
       if (body === null) return { tooLarge: true };
       let json: unknown;
@@ -260,8 +261,12 @@ export class HttpClient {
         throw new SourceError(
           `${who} answered ${what} with HTTP ${outcome.status} and JSON naming ${outcome.duplicate.details.path} twice in one object: JSON parsers differ on which copy counts, so neither is taken`,
         );
-      } else if ('networkError' in outcome) {
-        failure = `a network error: ${describeNetworkError(outcome.networkError)}`;
+      } else if ('networkError' in outcome || 'undecodable' in outcome) {
+        // A body not valid under its encoding is retried as a network error is: a proxy may have mangled it.
+        failure =
+          'undecodable' in outcome
+            ? outcome.undecodable
+            : `a network error: ${describeNetworkError(outcome.networkError)}`;
         delayMs = Math.min(FIRST_RETRY_DELAY_MS * 2 ** failures++, MAX_BACKOFF_MS);
       } else {
         // Before anything recurses into the answer (recording clones it, writing a bundle stringifies it).

@@ -85,14 +85,30 @@ function leadingBytes(stream: Readable, count: number): Promise<Buffer> {
  */
 async function* inflated(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   const head = await leadingBytes(res, 2);
-  if (head.length < 2) throw new Error(`a deflate-encoded body of ${head.length} byte(s): too short to be compressed`);
+  // A body of 0 or 1 byte has ended: zlib says what is wrong with it, as it does for gzip.
+  if (head.length < 2) return void (yield* zlib().createInflate().end(head) as AsyncIterable<Uint8Array>);
   const inflate = isZlibHeader(head[0]!, head[1]!) ? zlib().createInflate() : zlib().createInflateRaw();
   // pipeline: an error or an abort on either side ends both (the body's reader then fails).
   yield* pipeline(res, inflate, () => undefined) as AsyncIterable<Uint8Array>;
 }
 
+/**
+ * Ends an answer whose body is given up on (`signal` aborted: the size cap, the time limit, the caller's Ctrl-C) and its
+ * connection with it. Node's abort of the request does not, once the whole body is in (Node 24 then only drains it): a
+ * body left unread in a decompressor kept its connection busy in the pool, and where the node never closes an idle
+ * connection, the next request waited for it for good.
+ */
+function endOnAbort(res: IncomingMessage, signal: AbortSignal): void {
+  const end = () => {
+    if (!res.readableEnded) res.destroy();
+  };
+  signal.addEventListener('abort', end, { once: true });
+  res.once('close', () => signal.removeEventListener('abort', end));
+}
+
 /** A Node answer as a raw answer, its body decompressed as it streams from the socket. */
-function rawAnswerOf(res: IncomingMessage): RawAnswer {
+function rawAnswerOf(res: IncomingMessage, signal: AbortSignal): RawAnswer {
+  endOnAbort(res, signal);
   const status = res.statusCode ?? 0;
   const headerOf = (name: string) => {
     const value = res.headers[name.toLowerCase()];
@@ -130,7 +146,7 @@ export function pooledTransport(maxSockets: number): Transport {
         headers: { 'Accept-Encoding': 'gzip, deflate, br', ...init.headers },
         signal: init.signal,
       };
-      const onAnswer = (res: IncomingMessage) => resolve(rawAnswerOf(res));
+      const onAnswer = (res: IncomingMessage) => resolve(rawAnswerOf(res, init.signal));
       let req: ClientRequest;
       if (url.protocol === 'https:') {
         const { Agent, request } = https();
