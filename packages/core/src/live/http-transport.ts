@@ -85,8 +85,11 @@ function leadingBytes(stream: Readable, count: number): Promise<Buffer> {
  */
 async function* inflated(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   const head = await leadingBytes(res, 2);
-  // A body of 0 or 1 byte has ended: zlib says what is wrong with it, as it does for gzip.
-  if (head.length < 2) return void (yield* zlib().createInflate().end(head) as AsyncIterable<Uint8Array>);
+  if (head.length < 2) {
+    // A body of 0 or 1 byte has ended: zlib says what is wrong with it, as it does for gzip.
+    yield* zlib().createInflate().end(head) as AsyncIterable<Uint8Array>;
+    return;
+  }
   const inflate = isZlibHeader(head[0]!, head[1]!) ? zlib().createInflate() : zlib().createInflateRaw();
   // pipeline: an error or an abort on either side ends both (the body's reader then fails).
   yield* pipeline(res, inflate, () => undefined) as AsyncIterable<Uint8Array>;
