@@ -9,11 +9,12 @@ import { constants } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlibConstants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
 import { HttpClient, MAX_ANSWER_BYTES } from '../packages/core/src/live/http-client.js';
+import { pooledTransport } from '../packages/core/src/live/http-transport.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
 import { nodeFetching } from '../packages/core/src/live/node-fetching.js';
 import { runAudit } from '../packages/service/src/cli/audit/audit.js';
@@ -463,6 +464,46 @@ describe('answers that fail or arrive oddly as they are read', () => {
     },
   );
 
+  it.each([
+    ['br', (body: Buffer) => brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } })],
+    ['gzip', (body: Buffer) => gzipSync(body, { level: 1 })],
+    ['deflate', (body: Buffer) => deflateRawSync(body, { level: 1 })],
+  ] as const)(
+    'a %s body given up on (its signal aborted) stops decompressing, though the whole of it is in',
+    async (encoding, compress) => {
+      // 64 MiB of spaces: a few KB of brotli, in at once; hundreds of pieces once decompressed.
+      const bomb = compress(Buffer.alloc(64 * MIB, 0x20));
+      const server = createServer((req, res) =>
+        req.resume().on('end', () => {
+          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+          res.end(bomb);
+        }),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closing.push(
+        () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
+      );
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const abort = new AbortController();
+      const answer = await pooledTransport(1)(url, { headers: {}, body: '{}', signal: abort.signal });
+      let after = 0;
+      const read = async () => {
+        for await (const piece of answer.body!) {
+          expect(piece.length).toBeGreaterThan(0);
+          if (abort.signal.aborted) after++;
+          else abort.abort();
+        }
+      };
+      await expect(read()).rejects.toThrow(/aborted/i);
+      // What the decompressor had made before the abort may still be read; no more.
+      expect(after).toBeLessThan(8);
+    },
+  );
+
   it('a body that is not what its Content-Encoding says, or empty under it: the encoding named, and what was wrong', async () => {
     const plain = await rawServer((socket) => socket.write(head(text.length, 'gzip') + text));
     await expect(post(plain)).rejects.toThrow(
@@ -547,7 +588,7 @@ describe('caps on what a node costs', () => {
     expect(lines.find((l) => l.block_number === FROM)).toMatchObject({
       verdict: 'unreachable',
       reason: expect.stringMatching(
-        /eth_getBlockReceipts with more than 1 MiB, the cap on an answer \(maxAnswerBytes, --max-answer-mb on the command line\)/,
+        /eth_getBlockReceipts with more than 1 MiB, the cap on an answer \(maxAnswerBytes; audit's --max-answer-mb on the command line\)/,
       ),
     });
     expect(lines.at(-1)!.summary).toMatchObject({ complete: false, verdicts: { unreachable: 1 } });

@@ -253,7 +253,7 @@ export class HttpClient {
       let delayMs: number;
       if ('tooLarge' in outcome) {
         throw new AnswerTooLargeError(
-          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (maxAnswerBytes, --max-answer-mb on the command line); the answer was abandoned`,
+          `${who} answered ${what} with more than ${mib(this.maxAnswerBytes)}, the cap on an answer (maxAnswerBytes; audit's --max-answer-mb on the command line); the answer was abandoned`,
           this.maxAnswerBytes,
         );
       } else if ('duplicate' in outcome) {

@@ -11,7 +11,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
-import { pipeline, type Readable, type Transform } from 'node:stream';
+import { addAbortSignal, pipeline, type Readable, type Transform } from 'node:stream';
 
 // https (with tls and crypto) and zlib are loaded when an https URL or a compressed answer first
 // needs them: about 5 ms of a CLI process's start that a plain-http audit never uses.
@@ -56,6 +56,18 @@ const DECOMPRESS: Record<string, () => Transform> = {
 const isZlibHeader = (first: number, second: number): boolean =>
   (first & 0x0f) === 8 && first >> 4 <= 7 && ((first << 8) | second) % 31 === 0;
 
+/**
+ * `res`'s body through `decompressor`, ended when `signal` aborts. pipeline ends both on an error or an abort on either
+ * side (the body's reader then fails), but once the whole compressed body is in, only the decompressor is left working:
+ * without the signal a few KB of brotli went on to decompress up to the cap past the time limit and Ctrl-C.
+ */
+function decompressed(res: IncomingMessage, decompressor: Transform, signal: AbortSignal): Readable {
+  return addAbortSignal(
+    signal,
+    pipeline(res, decompressor, () => undefined),
+  );
+}
+
 /** The first `count` bytes of `stream`, given back to it (unshift) to be read again; fewer only where it ends first. */
 function leadingBytes(stream: Readable, count: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
@@ -83,7 +95,7 @@ function leadingBytes(stream: Readable, count: number): Promise<Buffer> {
  * proxies send a bare deflate stream under that name; browsers, curl and Node's fetch read both, told apart by the
  * first two bytes ({@link isZlibHeader}), and so does this: refusing the bare one would leave such a node unreadable.
  */
-async function* inflated(res: IncomingMessage): AsyncGenerator<Uint8Array> {
+async function* inflated(res: IncomingMessage, signal: AbortSignal): AsyncGenerator<Uint8Array> {
   const head = await leadingBytes(res, 2);
   if (head.length < 2) {
     // A body of 0 or 1 byte has ended: zlib says what is wrong with it, as it does for gzip.
@@ -91,8 +103,7 @@ async function* inflated(res: IncomingMessage): AsyncGenerator<Uint8Array> {
     return;
   }
   const inflate = isZlibHeader(head[0]!, head[1]!) ? zlib().createInflate() : zlib().createInflateRaw();
-  // pipeline: an error or an abort on either side ends both (the body's reader then fails).
-  yield* pipeline(res, inflate, () => undefined) as AsyncIterable<Uint8Array>;
+  yield* decompressed(res, inflate, signal) as AsyncIterable<Uint8Array>;
 }
 
 /**
@@ -124,8 +135,7 @@ function rawAnswerOf(res: IncomingMessage, signal: AbortSignal): RawAnswer {
   const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
   const decompress = DECOMPRESS[encoding];
   if (decompress === undefined && encoding !== 'deflate') return { status, header: headerOf, body: res };
-  // pipeline: an error or an abort on either side ends both (the body's reader then fails).
-  const body = decompress === undefined ? inflated(res) : pipeline(res, decompress(), () => undefined);
+  const body = decompress === undefined ? inflated(res, signal) : decompressed(res, decompress(), signal);
   // The declared length is the compressed one: the cap must count what is decoded.
   return { status, header: (name) => (name.toLowerCase() === 'content-length' ? null : headerOf(name)), body };
 }
