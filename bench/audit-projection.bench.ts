@@ -3,9 +3,10 @@
  * audit --chain 1 --rpc URL --from A --to B`, every other flag at its default: one worker) audits a range of each
  * era's fixture blocks, looped (era-node.ts), from a loopback JSON-RPC node that adds 0 ms, then 50 ms, to every HTTP
  * request. Each era's blocks per second (the audit's own, from its first line on: without the process's start, its
- * first round trip and the filling of its window, paid once for millions of blocks) weighted by the era's share of the first 23,000,000 blocks gives the hours on 32
- * workers, each as fast as the one measured, with the node not the bottleneck (it answers every worker's requests
- * without a rate limit; the requests per second it must then serve are printed). The CPU each process kept busy, read
+ * first round trip and the filling of its window, paid once for millions of blocks) weighted by the era's share of the
+ * first 23,000,000 blocks gives the hours on 32 workers, each as fast as the one measured, with the node not the
+ * bottleneck (it answers every worker's requests without a rate limit; the requests per second it must then serve are
+ * printed). The CPU each process kept busy, read
  * from /proc, is printed beside its rate: CPU milliseconds a block hold steadier than rates on a loaded machine.
  * An era's fixture blocks are every fixtures/blocks/mainnet-N.json whose N is in the era (but LEFT_OUT's).
  *
