@@ -38,6 +38,19 @@ async function start(): Promise<LoopbackNode> {
   return node;
 }
 
+/** Has `server` listen on loopback, closed after the test; its URL. */
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closing.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 const source = (url: string, options: Partial<RpcBlockSourceOptions> = {}) =>
   new RpcBlockSource({ url, keepMiscountedReceipts: true, sleep: instant, ...options });
 
@@ -360,9 +373,7 @@ describe('answers read in pieces', () => {
       };
       write(0);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closing.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const url = await listening(server);
     const client = new HttpClient({ maxRetries: 0 });
     const label = { who: 'the node', what: 'a call' };
     const read = await Promise.all(
@@ -377,18 +388,16 @@ describe('answers that fail or arrive oddly as they are read', () => {
   const text = JSON.stringify(answer);
 
   /** A server whose every answer `respond` writes on the raw socket, its headers included. */
-  async function rawServer(respond: (socket: import('node:net').Socket) => void): Promise<string> {
-    const server = createServer((req, res) => req.resume().on('end', () => respond(res.socket!)));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closing.push(
-      () =>
-        new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
+  const rawServer = (respond: (socket: import('node:net').Socket) => void) =>
+    listening(createServer((req, res) => req.resume().on('end', () => respond(res.socket!))));
+  /** A server (not yet listening) whose every answer is `body` under `Content-Encoding: encoding`. */
+  const compressedServer = (encoding: string, body: Buffer) =>
+    createServer((req, res) =>
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+        res.end(body);
+      }),
     );
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
   const head = (length: number, encoding?: string) =>
     `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${encoding === undefined ? '' : `Content-Encoding: ${encoding}\r\n`}\r\n`;
   const post = (url: string) =>
@@ -437,23 +446,10 @@ describe('answers that fail or arrive oddly as they are read', () => {
       const block = randomBytes(1024);
       const bomb = compress(Buffer.concat(Array.from({ length: 20 * 1024 }, () => block)));
       let connections = 0;
-      const server = createServer((req, res) =>
-        req.resume().on('end', () => {
-          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding });
-          res.end(bomb);
-        }),
-      );
+      const server = compressedServer(encoding, bomb);
       server.keepAliveTimeout = 0;
       server.on('connection', () => connections++);
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      closing.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.closeAllConnections();
-            server.close(() => resolve());
-          }),
-      );
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = await listening(server);
       const client = new HttpClient({ maxRetries: 0, maxConnections: 1, maxAnswerBytes: MIB, timeoutMs: 5_000 });
       for (const request of [1, 2]) {
         const answered = client.post(url, '{}', {}, { who: 'the node', what: 'a call' }, () => ({ kind: 'final' }));
@@ -472,22 +468,7 @@ describe('answers that fail or arrive oddly as they are read', () => {
     'a %s body given up on (its signal aborted) stops decompressing, though the whole of it is in',
     async (encoding, compress) => {
       // 64 MiB of spaces: a few KB of brotli, in at once; hundreds of pieces once decompressed.
-      const bomb = compress(Buffer.alloc(64 * MIB, 0x20));
-      const server = createServer((req, res) =>
-        req.resume().on('end', () => {
-          res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding });
-          res.end(bomb);
-        }),
-      );
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      closing.push(
-        () =>
-          new Promise<void>((resolve) => {
-            server.closeAllConnections();
-            server.close(() => resolve());
-          }),
-      );
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const url = await listening(compressedServer(encoding, compress(Buffer.alloc(64 * MIB, 0x20))));
       const abort = new AbortController();
       const answer = await pooledTransport(1)(url, { headers: {}, body: '{}', signal: abort.signal });
       let after = 0;

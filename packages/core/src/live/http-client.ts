@@ -121,12 +121,13 @@ function describeNetworkError(error: unknown): string {
  * where the node closed the connection cleanly), or another network error.
  */
 function bodyFailure(error: unknown, encoding: string | null): { networkError: unknown } | { undecodable: string } {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (!(error instanceof Error)) return { networkError: error };
+  const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && /^(Z_|ERR__ERROR)/.test(code))
     return {
-      undecodable: `a body not valid under its Content-Encoding, ${encoding ?? 'none'}: ${(error as Error).message} (${code})`,
+      undecodable: `a body not valid under its Content-Encoding, ${encoding ?? 'none'}: ${error.message} (${code})`,
     };
-  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || (error as Error).message === 'aborted')
+  if (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || error.message === 'aborted')
     return { networkError: new Error('the connection closed before the answer was complete') };
   return { networkError: error };
 }
