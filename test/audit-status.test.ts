@@ -48,11 +48,19 @@ describe('audit-status of an audit with parked chunks', () => {
     const args = ['audit', '--chain', '1', '--from', String(FROM), '--to', String(TO), '--rpc', node.url];
     const queued = [...args, '--queue', db.url, '--chunk-size', '10', '--chunk-retries', '0'];
     const id = auditIdOf(await runCli(queued));
-    workers.push(startWorker(['--queue', db.url]));
+    // One chunk in hand: chunks held together share the node's batches, and a batch that asks for a failing block
+    // fails whole, so the first chunk, whose blocks the node serves, would be parked beside the others.
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
 
+    // A timeout names the last status seen and what the worker wrote, so that a hang says where it stopped.
+    let last: Record<string, any> | undefined;
     const status = await until('the failing chunks to be parked and the other done', async () => {
-      const s = await statusOf(id, db!.url);
+      const s = (last = await statusOf(id, db!.url));
       return s.chunks.parked + s.chunks.done === s.chunks.total && s.chunks.done > 0 ? s : undefined;
+    }).catch((error: Error) => {
+      throw new Error(
+        `${error.message}; last status ${JSON.stringify(last)}; the worker wrote:\n${workers[0]!.stderr()}`,
+      );
     });
     expect(status.chunks).toMatchObject({ total: 3, done: 1, parked: 2, queued: 0, running: 0 });
     expect(status.blocks_per_second).toBeGreaterThan(0);
