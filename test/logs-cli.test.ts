@@ -12,6 +12,7 @@ import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } fro
 import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER } from './helpers/logs-proofs.js';
 import { BIN, runCliBytes, type Run } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { closeOutputEarly } from './helpers/pipe.js';
 
 let node: LoopbackNode | undefined;
 afterEach(async () => {
@@ -215,6 +216,34 @@ describe('prove logs refuses', () => {
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/block 1,000,010 has hash 0x[0-9a-f]{64}, but its header hashes to 0x/);
     expect(readdirSync(dirname(file))).toEqual([]);
+  });
+
+  it('the same to stdout: 2, and nothing on stdout (the proof, begun, is kept until it is whole)', async () => {
+    node = await startLoopbackNode(1, fixtureChain(1_000_001, 1_000_030));
+    const block = node.blocks.get(1_000_020)!;
+    block.header = { ...block.header, hash: hashOf(THIRTY[0]!) };
+    const result = await run(['prove', 'logs', ...rangeFlags(THIRTY, {})]);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/block 1,000,020 has hash 0x[0-9a-f]{64}, but its header hashes to 0x/);
+    expect(result.stdout.length).toBe(0);
+  });
+
+  it('a reader that closes stdout early (`| head -c1`): 141, nothing on stderr, no temporary file left', async () => {
+    const blocks = rangeNames('mainnet', 15_537_393, 15_537_394);
+    await serve(blocks);
+    const tmp = tempDir();
+    const env = { ...process.env, ETH_RPC_URL: '', TMPDIR: tmp };
+    // Each writes its output whole from a temporary file, several MB here: the reader is gone while it is copied.
+    const proved = await closeOutputEarly(BIN, ['prove', 'logs', ...rangeFlags(blocks, {})], undefined, env);
+    const { file } = await prove(blocks, {});
+    const head = hashOf(blocks[1]!);
+    const verified = await closeOutputEarly(BIN, ['verify', 'logs-proof', file, '--head-hash', head], undefined, env);
+    expect([proved, verified]).toEqual([
+      { status: 141, stderr: '' },
+      { status: 141, stderr: '' },
+    ]);
+    // (Node keeps its compile cache in the temporary directory too.)
+    expect(readdirSync(tmp).filter((name) => name.startsWith('.evm-integrity'))).toEqual([]);
   });
 
   it('Ctrl-C while writing --out: 130, and neither the file nor its temporary file is left', async () => {

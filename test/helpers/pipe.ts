@@ -8,9 +8,14 @@ export function closeOutputEarly(
   bin: string,
   args: string[],
   cwd?: string,
+  env?: NodeJS.ProcessEnv,
 ): Promise<{ status: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd && { cwd }) });
+    const child = spawn(process.execPath, [bin, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(cwd && { cwd }),
+      ...(env && { env }),
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.stdout.once('data', () => child.stdout.destroy());

@@ -15,11 +15,19 @@ import { stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
 import { EXIT_INTERRUPTED } from '../exit.js';
 
-/** The temporary files open now: removed by the SIGINT handler before the process ends. */
+/**
+ * The temporary files open now: removed by the SIGINT handler, and as the process ends however it ends: a reader that
+ * closes standard output while a file is copied to it ends the process at once (process.exit, see stdoutStream), and
+ * `finally` blocks do not run then.
+ */
 const temporary = new Set<TempFile>();
 
-function onInterrupt(): void {
+function removeAll(): void {
   for (const file of temporary) file.remove();
+}
+
+function onInterrupt(): void {
+  removeAll();
   process.stderr.write('evm-integrity: interrupted; nothing was written\n');
   process.exit(EXIT_INTERRUPTED);
 }
@@ -58,7 +66,7 @@ export class TempFile {
     } catch (error) {
       throw this.#cannotWrite(error, join(tmpdir(), name));
     }
-    if (temporary.size === 0) process.on('SIGINT', onInterrupt);
+    if (temporary.size === 0) process.on('SIGINT', onInterrupt).on('exit', removeAll);
     temporary.add(this);
   }
 
@@ -143,6 +151,6 @@ export class TempFile {
 
   #forget(): void {
     temporary.delete(this);
-    if (temporary.size === 0) process.removeListener('SIGINT', onInterrupt);
+    if (temporary.size === 0) process.removeListener('SIGINT', onInterrupt).removeListener('exit', removeAll);
   }
 }
