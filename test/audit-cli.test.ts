@@ -616,6 +616,19 @@ describe.runIf(process.platform === 'linux' && typeof process.execve === 'functi
       expect(semiSpace(permitted)).toEqual([]);
       expect(permitted).toContain('--permission');
     });
+
+    it("not started again where code of the user's runs first (--import, or --require in NODE_OPTIONS): it runs once", async () => {
+      // A preload that writes a line each time it runs, once in each of the two processes: a restart would run it again.
+      const runs = tempFile('runs');
+      const hook = tempFile('hook.cjs');
+      writeFileSync(hook, `require('node:fs').appendFileSync(${JSON.stringify(runs)}, 'ran\\n');\n`);
+      const imported = await argumentsWhileAsking(['--import', hook]);
+      expect(semiSpace(imported)).toEqual([]);
+      await node!.close();
+      const required = await argumentsWhileAsking([], { ...process.env, NODE_OPTIONS: `--require ${hook}` });
+      expect(semiSpace(required)).toEqual([]);
+      expect(readFileSync(runs, 'utf8')).toBe('ran\nran\n');
+    });
   },
 );
 

@@ -17,7 +17,8 @@ if (major < 22 || (major === 22 && minor < 12)) {
 // starts itself again in place (process.execve: same process id, arguments and environment, the
 // settings added), where one is missing. It runs on without them where it cannot: Node without
 // process.execve (22.12 to 22.14), a platform without it (Windows), Node's permission model without
-// --allow-child-process; and where it should not: under a debugger (--inspect…), which would start twice.
+// --allow-child-process; and where it should not: under a debugger (--inspect…), which would start twice,
+// and where code of the user's runs before the command (--import, --require, a loader), which would run twice.
 //
 // `serve` on Linux: a server that took large bodies gives their memory back only if glibc's
 // allocator keeps its mmap threshold fixed: its default rises to the size of each large block freed
@@ -36,7 +37,8 @@ function restartSettings() {
   const command = process.argv[2];
   const nodeOptions = process.env.NODE_OPTIONS ?? '';
   const given = (flag) => process.execArgv.some((arg) => flag.test(arg)) || flag.test(nodeOptions);
-  if (given(/--inspect/) || process.permission?.has('child') === false) return undefined;
+  const preloads = /(^|\s)(--import|--require|-r|--(experimental-)?loader)(=|\s|$)/;
+  if (given(/--inspect/) || given(preloads) || process.permission?.has('child') === false) return undefined;
   if (command === 'serve' && process.platform === 'linux') {
     const name = 'MALLOC_MMAP_THRESHOLD_';
     let started;
