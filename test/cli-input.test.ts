@@ -212,7 +212,7 @@ describe('standard input', () => {
 describe('a reader that stops early', () => {
   it('verify block FILE… | head -1: status 141, nothing on stderr, no stack trace', async () => {
     const files = Array.from({ length: 40 }, () => GOOD[1]!);
-    const result = await closeOutputEarly(BIN, ['verify', 'block', ...files], ROOT);
+    const result = await closeOutputEarly(BIN, ['verify', 'block', ...files], { cwd: ROOT });
     expect(result).toEqual({ status: 141, stderr: '' });
   });
 });

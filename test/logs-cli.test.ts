@@ -218,14 +218,21 @@ describe('prove logs refuses', () => {
     expect(readdirSync(dirname(file))).toEqual([]);
   });
 
-  it('the same to stdout: 2, and nothing on stdout (the proof, begun, is kept until it is whole)', async () => {
+  it('the same to stdout (`--out -`): 2, and what it wrote before the block is a proof cut short, which does not verify', async () => {
     node = await startLoopbackNode(1, fixtureChain(1_000_001, 1_000_030));
     const block = node.blocks.get(1_000_020)!;
     block.header = { ...block.header, hash: hashOf(THIRTY[0]!) };
-    const result = await run(['prove', 'logs', ...rangeFlags(THIRTY, {})]);
+    const dir = tempDir();
+    const result = await runCliBytes(['prove', 'logs', ...rangeFlags(THIRTY, {}), '--out', '-'], { cwd: dir });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/block 1,000,020 has hash 0x[0-9a-f]{64}, but its header hashes to 0x/);
-    expect(result.stdout.length).toBe(0);
+    expect(readdirSync(dir)).toEqual([]); // no file named -
+    expect(result.stdout.length).toBeGreaterThan(0); // streamed, block by block
+    const verified = await run(['verify', 'logs-proof', '-', '--head-hash', hashOf(THIRTY[29]!)], {
+      input: result.stdout,
+    });
+    expect(verified.status).toBe(1);
+    expect(verified.stdout.length).toBe(0);
   });
 
   it('a reader that closes stdout early (`| head -c1`): 141, nothing on stderr, no temporary file left', async () => {
@@ -233,11 +240,12 @@ describe('prove logs refuses', () => {
     await serve(blocks);
     const tmp = tempDir();
     const env = { ...process.env, ETH_RPC_URL: '', TMPDIR: tmp };
-    // Each writes its output whole from a temporary file, several MB here: the reader is gone while it is copied.
-    const proved = await closeOutputEarly(BIN, ['prove', 'logs', ...rangeFlags(blocks, {})], undefined, env);
+    // prove logs streams its proof; verify logs-proof holds its logs in a temporary file until the proof holds, then
+    // copies them (5.5 MB here): the reader is gone while it copies.
+    const proved = await closeOutputEarly(BIN, ['prove', 'logs', ...rangeFlags(blocks, {})], { env });
     const { file } = await prove(blocks, {});
-    const head = hashOf(blocks[1]!);
-    const verified = await closeOutputEarly(BIN, ['verify', 'logs-proof', file, '--head-hash', head], undefined, env);
+    const verify = ['verify', 'logs-proof', file, '--head-hash', hashOf(blocks[1]!)];
+    const verified = await closeOutputEarly(BIN, verify, { env });
     expect([proved, verified]).toEqual([
       { status: 141, stderr: '' },
       { status: 141, stderr: '' },
@@ -246,29 +254,36 @@ describe('prove logs refuses', () => {
     expect(readdirSync(tmp).filter((name) => name.startsWith('.evm-integrity'))).toEqual([]);
   });
 
-  it('Ctrl-C while writing --out: 130, and neither the file nor its temporary file is left', async () => {
-    await serve(THIRTY);
-    node!.delayMs = 50;
-    const dir = tempDir();
-    const file = join(dir, 'range.elp');
-    const child = spawn(process.execPath, [BIN, 'prove', 'logs', ...rangeFlags(THIRTY, {}), '--out', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const status = await new Promise<number | null>((resolve) => {
-      child.on('close', resolve);
-      const timer = setInterval(() => {
-        if (readdirSync(dir).length > 0 && node!.calls.length > 3) {
-          clearInterval(timer);
-          child.kill('SIGINT');
-        }
-      }, 5);
-    });
-    expect(status).toBe(130);
-    expect(stderr).toContain('interrupted; nothing was written');
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.each([
+    ['Ctrl-C', 'SIGINT', 130, 'interrupted'],
+    ['SIGTERM', 'SIGTERM', 143, 'stopped by SIGTERM'],
+    ['SIGHUP', 'SIGHUP', 129, 'stopped by SIGHUP'],
+  ] as const)(
+    '%s while writing --out: %i, and neither the file nor its temporary file is left',
+    async (_, signal, code, said) => {
+      await serve(THIRTY);
+      node!.delayMs = 50;
+      const dir = tempDir();
+      const file = join(dir, 'range.elp');
+      const child = spawn(process.execPath, [BIN, 'prove', 'logs', ...rangeFlags(THIRTY, {}), '--out', file], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const status = await new Promise<number | null>((resolve) => {
+        child.on('close', resolve);
+        const timer = setInterval(() => {
+          if (readdirSync(dir).length > 0 && node!.calls.length > 3) {
+            clearInterval(timer);
+            child.kill(signal);
+          }
+        }, 5);
+      });
+      expect(status).toBe(code);
+      expect(stderr).toContain(`evm-integrity: ${said}; nothing was written\n`);
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   it('bad flags, each named: 2', async () => {
     const cases: Array<[string[], RegExp]> = [
@@ -406,6 +421,11 @@ describe('audit-logs', () => {
     ]);
     expect(otherHead.status).toBe(1);
     expect(otherHead.stderr).toContain('head-mismatch at block 1000030');
+    const toStdout = await run(['audit-logs', ...rangeFlags(THIRTY, FILTER), '--save-proof', '-']);
+    expect([toStdout.status, toStdout.stderr]).toEqual([
+      2,
+      "evm-integrity: --save-proof -: standard output holds the discrepancies; give --save-proof a FILE\ntry 'evm-integrity audit-logs --help'\n",
+    ]);
   });
 
   it('an unreachable node: 2', async () => {

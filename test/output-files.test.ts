@@ -128,6 +128,18 @@ describe.each(WRITERS)('$name', (writer) => {
   });
 });
 
+describe.each(WRITERS.filter((writer) => writer.name.endsWith('--out')))('$name -', (writer) => {
+  it('writes to standard output what a file gets, and makes no file named -', async () => {
+    const expected = await expectedBytes(writer);
+    const where = caseDir();
+    await writer.setup?.();
+    const result = await runCliBytes(writer.args('-'), { input: writer.input, cwd: where });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout.equals(expected)).toBe(true);
+    expect(readdirSync(where)).toEqual([]);
+  });
+});
+
 describe('prove receipt --out', () => {
   it('onto a regular file: replaced whole by the proof stdout shows', async () => {
     const file = join(caseDir(), 'proof.json');

@@ -16,16 +16,17 @@ export interface Run {
 
 /**
  * Runs `evm-integrity ARGS`, `input` on its stdin, in `env` (by default this process's, without ETH_RPC_URL, so a node
- * is never found there by accident).
+ * is never found there by accident) and in the directory `cwd` (by default this process's).
  */
 export function runCliBytes(
   args: string[],
-  options: { input?: Uint8Array; env?: NodeJS.ProcessEnv } = {},
+  options: { input?: Uint8Array; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? { ...process.env, ETH_RPC_URL: '' },
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
     });
     const stdout: Buffer[] = [];
     let stderr = '';

@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
 
 /**
- * Runs the CLI as `… | head -c1` would: standard output is closed once its first bytes arrive.
- * The exit status and what the process said on standard error.
+ * Runs the CLI as `… | head -c1` would: standard output is closed once its first bytes arrive, in `cwd` and `env`
+ * (by default this process's). The exit status and what the process said on standard error.
  */
 export function closeOutputEarly(
   bin: string,
   args: string[],
-  cwd?: string,
-  env?: NodeJS.ProcessEnv,
+  { cwd, env }: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ status: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {

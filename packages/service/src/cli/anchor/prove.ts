@@ -42,7 +42,7 @@ import {
 import { RpcBlockSource } from 'evm-integrity/node';
 import { blockRef, MAX_CONCURRENCY, positiveValue, rpcUrlOf, wholeValue } from '../flags.js';
 import type { CliIo } from '../io/streams.js';
-import { TempFile } from '../io/temp-output.js';
+import { outputFile, TempFile } from '../io/temp-output.js';
 import { UsageError } from '../io/usage-error.js';
 import { checkWritable } from '../io/writable.js';
 import { BeaconApi, type SummariesWithProof } from './beacon-api.js';
@@ -181,7 +181,7 @@ function requestOf(argv: string[], env: NodeJS.ProcessEnv): ProveRequest {
     beacon: values.beacon,
     eraDir: values['era-dir'],
     rpcUrl,
-    out: values.out === '-' ? undefined : values.out,
+    out: outputFile(values.out),
     concurrency,
     lightClient,
     toPeriod,

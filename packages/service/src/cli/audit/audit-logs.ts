@@ -205,6 +205,8 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
     throw new UsageError('--proof needs a file: the proof is read twice (checked whole, then compared)');
   if (values.proof !== undefined && values['save-proof'] !== undefined)
     throw new UsageError('--save-proof saves the proof built from the node: give it without --proof');
+  if (values['save-proof'] === '-')
+    throw new UsageError('--save-proof -: standard output holds the discrepancies; give --save-proof a FILE');
   const window = positiveValue('--window', values.window, 2_000);
   // A file that cannot be written is refused before the node is asked anything.
   if (values['save-proof'] !== undefined) checkWritable('--save-proof', values['save-proof']);

@@ -1,11 +1,11 @@
 /**
  * Output that appears whole or not at all: written to a temporary file and, at the end, renamed onto its destination
  * (a regular file or a new one; through a symbolic link, onto its target), or copied into it (a device, a FIFO, a socket: `/dev/null` stays a device), or copied
- * to standard output; removed on failure and on Ctrl-C, so that nothing half-written is ever left behind or read as a
- * result. A directory is refused before any work.
+ * to standard output; removed on failure and when the process is stopped (Ctrl-C, SIGTERM, SIGHUP), so that nothing
+ * half-written is ever left behind or read as a result. A directory is refused before any work.
  */
 import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
@@ -13,23 +13,48 @@ import { cannotWrite } from './writable.js';
 import { InputError } from './usage-error.js';
 import { stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
-import { EXIT_INTERRUPTED } from '../exit.js';
 
 /**
- * The temporary files open now: removed by the SIGINT handler, and as the process ends however it ends: a reader that
- * closes standard output while a file is copied to it ends the process at once (process.exit, see stdoutStream), and
- * `finally` blocks do not run then.
+ * The temporary files open now: removed when a signal stops the process, and as the process ends however it ends: a
+ * reader that closes standard output while a file is copied to it ends the process at once (process.exit, see
+ * stdoutStream), and `finally` blocks do not run then.
  */
 const temporary = new Set<TempFile>();
+
+/** The signals that stop a command holding a temporary file: the file is removed first. */
+const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 function removeAll(): void {
   for (const file of temporary) file.remove();
 }
 
-function onInterrupt(): void {
+/** Removes the files and ends the process as the signal would have (128 + its number: 130 for Ctrl-C). */
+function onStopped(signal: NodeJS.Signals): void {
+  const begun = [...temporary].some((file) => file.delivering);
   removeAll();
-  process.stderr.write('evm-integrity: interrupted; nothing was written\n');
-  process.exit(EXIT_INTERRUPTED);
+  const what = signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`;
+  // Once a copy to its destination has begun, part of the output is there.
+  process.stderr.write(`evm-integrity: ${what}; ${begun ? 'the output was cut short' : 'nothing was written'}\n`);
+  process.exit(128 + constants.signals[signal]);
+}
+
+/** The file an output flag names: undefined for standard output, which `-` names, as it does for an input. */
+export const outputFile = (value: string | undefined): string | undefined => (value === '-' ? undefined : value);
+
+/**
+ * Resolves once all that was written to standard output has reached it. A reader that closed it ends the process
+ * instead (see stdoutStream), so that nothing is said of output that did not arrive: a write still pending calls back
+ * once done, and a write that failed has its error emitted on a later tick, before this resolves.
+ */
+function stdoutDelivered(): Promise<void> {
+  const stdout = stdoutStream();
+  return new Promise((resolve) => {
+    if (stdout.writableLength === 0) setImmediate(resolve);
+    else
+      stdout.write(new Uint8Array(0), (error) => {
+        if (!error) setImmediate(resolve); // else the stream's error handler ends the process
+      });
+  });
 }
 
 /** Writes to standard output, waiting while the reader is behind (memory holds no more than a pipe's buffer). */
@@ -47,6 +72,7 @@ export class TempFile {
   readonly #target: string | undefined;
   #fd: number | null;
   #bytes = 0;
+  #delivering = false;
 
   /**
    * A temporary file beside `destination` when it is a regular file or a new one (the same file system, so that the
@@ -66,8 +92,16 @@ export class TempFile {
     } catch (error) {
       throw this.#cannotWrite(error, join(tmpdir(), name));
     }
-    if (temporary.size === 0) process.on('SIGINT', onInterrupt).on('exit', removeAll);
+    if (temporary.size === 0) {
+      for (const signal of STOPPING_SIGNALS) process.on(signal, onStopped);
+      process.on('exit', removeAll);
+    }
     temporary.add(this);
+  }
+
+  /** Whether its copy to its destination has begun: part of the output may be there. */
+  get delivering(): boolean {
+    return this.#delivering;
   }
 
   /** Bytes written so far. */
@@ -94,7 +128,10 @@ export class TempFile {
   async commit(): Promise<void> {
     this.#close();
     const destination = this.destination;
-    if (destination === undefined) return this.#copy(writeStdout);
+    if (destination === undefined) {
+      await this.#copy(writeStdout);
+      return stdoutDelivered();
+    }
     try {
       if (this.#beside && outputFileKind(this.#target!) === 'replace') {
         renameSync(this.path, this.#target!);
@@ -117,6 +154,7 @@ export class TempFile {
 
   /** Copies the file to `write`, then removes it. */
   async #copy(write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
+    this.#delivering = true;
     const fd = openSync(this.path, 'r');
     try {
       const buffer = Buffer.alloc(1 << 16);
@@ -141,7 +179,9 @@ export class TempFile {
   /** The error of a write that failed: naming the flag and its file, or the temporary file in place of stdout. */
   #cannotWrite(error: unknown, temporaryPath: string): InputError {
     if (this.destination !== undefined) return cannotWrite(this.flag, this.destination, error);
-    return new InputError(`${temporaryPath}: cannot write it: ${writeFailure(error)}`);
+    return new InputError(
+      `${temporaryPath}, where standard output's output waits until it is whole: cannot write it: ${writeFailure(error)} (TMPDIR names another directory)`,
+    );
   }
 
   #close(): void {
@@ -151,6 +191,8 @@ export class TempFile {
 
   #forget(): void {
     temporary.delete(this);
-    if (temporary.size === 0) process.removeListener('SIGINT', onInterrupt).removeListener('exit', removeAll);
+    if (temporary.size !== 0) return;
+    for (const signal of STOPPING_SIGNALS) process.removeListener(signal, onStopped);
+    process.removeListener('exit', removeAll);
   }
 }

@@ -11,7 +11,7 @@ import { checkWritable } from '../io/writable.js';
 import { UsageError } from '../io/usage-error.js';
 import { withAddChainHint } from '../chain-flag.js';
 import { describeSummary, headHashLine, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
-import { TempFile } from '../io/temp-output.js';
+import { outputFile, TempFile, writeStdout } from '../io/temp-output.js';
 
 interface ProveIo extends CliIo {
   /** Whether standard output and standard error are terminals (default: the process's). */
@@ -37,7 +37,7 @@ function progress(done: () => number, total: number, stderr: (text: string) => v
  * `prove logs --chain C [--add-chain ID:R]… --rpc URL --from N --to M [--address A]… [--topic0 T]… [--out P]`: exit 0
  * with the proof written and its summary and head hash on stderr; 2 for bad flags, a node of
  * another chain, a range that cannot be proven, or a node that fails or serves blocks that make
- * no proof (nothing is written, at --out or to stdout).
+ * no proof (nothing is left at --out).
  */
 export async function runProveLogs(argv: string[], io: ProveIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -48,10 +48,11 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
   if (positionals.length > 0)
     throw new UsageError(`unexpected argument "${positionals[0]}": prove logs takes only flags`);
   const { range: given, rpc, concurrency, registry } = logsRangeFlags(values, io.env ?? process.env);
-  if (values.out === undefined && (io.stdoutIsTty ?? process.stdout.isTTY))
+  const out = outputFile(values.out);
+  if (out === undefined && (io.stdoutIsTty ?? process.stdout.isTTY))
     throw new UsageError('the proof is binary: give --out FILE, or redirect standard output to a file or a pipe');
   // A file that cannot be written (a directory, no such directory) is refused before the node is asked anything.
-  if (values.out !== undefined) checkWritable('--out', values.out);
+  if (out !== undefined) checkWritable('--out', out);
   const { node, range } = await openNode(rpc, given);
   const proof = new NodeLogsProof(node, range, { concurrency, registry });
   const unprovable = proof.unprovable();
@@ -59,24 +60,23 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
     io.stderr(`evm-integrity: the range cannot be proven: ${withAddChainHint(unprovable)}\n`);
     return 2;
   }
-  // Standard output too gets the proof only once it is whole: a range that fails part way leaves no proof cut short
-  // in the file a shell redirects it to.
-  const file = new TempFile(values.out, '--out');
+  const file = out === undefined ? undefined : new TempFile(out, '--out');
+  const write = (bytes: Uint8Array) => (file === undefined ? writeStdout(bytes) : file.write(bytes));
   let blocks = 0;
   let bytes = 0;
   const total = range.toBlock - range.fromBlock + 1;
   const stopProgress = (io.stderrIsTty ?? process.stderr.isTTY) ? progress(() => blocks, total, io.stderr) : undefined;
   try {
     const start = proof.start();
-    file.write(start);
+    await write(start);
     bytes += start.length;
     for await (const block of proof.blocks()) {
-      file.write(block.record);
+      await write(block.record);
       bytes += block.record.length;
       blocks++;
     }
     const summary = proof.finish();
-    await file.commit();
+    await file?.commit();
     stopProgress?.();
     io.stderr(`evm-integrity: proved ${describeSummary(summary, registry)}; ${bytes.toLocaleString('en-US')} bytes\n`);
     io.stderr(`evm-integrity: ${headHashLine(summary)}\n`);
@@ -87,6 +87,6 @@ export async function runProveLogs(argv: string[], io: ProveIo): Promise<number>
     io.stderr(`evm-integrity: no proof: ${error.message}\n`);
     return 2;
   } finally {
-    file.remove();
+    file?.remove();
   }
 }

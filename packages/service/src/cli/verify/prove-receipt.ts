@@ -11,7 +11,7 @@ import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { notALine, parseInputJson } from '../io/json-input.js';
-import { TempFile } from '../io/temp-output.js';
+import { outputFile, TempFile } from '../io/temp-output.js';
 import { VERDICT_EXIT as EXIT } from '../exit.js';
 import { registryOf, setupOf } from '../../evidence/registry-setup.js';
 
@@ -70,12 +70,13 @@ export async function runProveReceipt(argv: string[], io: CliIo): Promise<number
     return status;
   }
   const text = `${JSON.stringify(proof.value, null, values.pretty ? 2 : undefined)}\n`;
-  if (values.out === undefined) {
+  const destination = outputFile(values.out);
+  if (destination === undefined) {
     io.stdout(text);
     return EXIT.identical;
   }
   // Whole or not at all: a temporary file renamed onto P (or copied into it, a device or a FIFO).
-  const out = new TempFile(values.out, '--out');
+  const out = new TempFile(destination, '--out');
   try {
     out.write(text);
     await out.commit();

@@ -12,7 +12,7 @@ import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { describeSummary } from '../logs/logs-range.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
-import { TempFile } from '../io/temp-output.js';
+import { outputFile, TempFile } from '../io/temp-output.js';
 import { anchoringJson } from 'evm-integrity/api';
 import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
 import { authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
@@ -58,7 +58,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       ? hexToBytes(hashValue('--head-hash', values['head-hash']!))
       : (block: number, hash: Uint8Array, chain: number) => anchored.unproven(block, hash, chain);
   const registry = new ChainRegistry(addedChains(values['add-chain']));
-  const spool = new TempFile(values.out, '--out');
+  const spool = new TempFile(outputFile(values.out), '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {
       headHash,
