@@ -88,7 +88,11 @@ describe('the RLP reader', () => {
       [[0x81, 0x05], /below 0x80 and has a prefix/],
       [[0xb8, 0x05, 1, 2, 3, 4, 5], /under 56/],
       [[0xb9, 0x00, 0x38, ...new Array<number>(56).fill(1)], /leading zeros/],
-      [[0xc2, 0x01], /runs past the end/],
+      [[0xc2, 0x01], /^the item at byte 0 runs past the end: it holds 2 bytes, and 1 is left$/],
+      [
+        [0xbf, 0xde, 0, 0, 0, 0, 0, 0, 0],
+        /^the item at byte 0 runs past the end: it holds over 2\^53 bytes, and 0 are left$/,
+      ],
       [[0x01, 0x02], /1 bytes after the item/],
     ];
     for (const [bytes, message] of cases) expect(() => readRlp(Uint8Array.from(bytes), rlpItem())).toThrow(message);

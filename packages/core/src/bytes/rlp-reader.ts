@@ -60,8 +60,14 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     length = longLength(bytes, at + 1, first - 0xf7, limit);
     start = at + 1 + (first - 0xf7);
   }
-  if (start + length > limit)
-    throw new RlpShapeError(`the item at byte ${at} runs past the end (byte ${start + length} of ${limit})`);
+  if (start + length > limit) {
+    // A long form's length has up to 8 bytes: past 2^53 its number is not exact, and no input is that long.
+    const declared = length > Number.MAX_SAFE_INTEGER ? 'over 2^53' : String(length);
+    const left = Math.max(0, limit - start);
+    throw new RlpShapeError(
+      `the item at byte ${at} runs past the end: it holds ${declared} bytes, and ${left} ${left === 1 ? 'is' : 'are'} left`,
+    );
+  }
   item.list = first >= 0xc0;
   item.start = start;
   item.end = start + length;
