@@ -289,6 +289,16 @@ describe('refusals', () => {
     expect(step.ok ? '' : step.error.message).toContain('over the limit of 1000 bytes');
   });
 
+  it('a record whose length prefix is corrupted to 8 bytes of 0xff: its size named as over 2^53, not a rounded number', () => {
+    const verifier = new LogsProofVerifier({ headHash });
+    expect(verifier.write(records[0]!).ok).toBe(true);
+    const step = verifier.write(Uint8Array.of(0xff, ...new Array<number>(8).fill(0xff), 0xc0));
+    expect(step.ok ? null : step.error).toMatchObject({ reason: 'bad-record' });
+    expect(step.ok ? '' : step.error.message).toContain(
+      'an item of over 2^53 bytes is over the limit of 67108864 bytes a record may take',
+    );
+  });
+
   it('a bloom that lies about its receipts: bloom-mismatch', () => {
     // A block whose header names the receipts' root but a bloom with one more bit set: hashed
     // into a chain of its own, so that only the bloom check can refuse it.

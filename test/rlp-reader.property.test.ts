@@ -93,6 +93,7 @@ describe('the RLP reader', () => {
         [0xbf, 0xde, 0, 0, 0, 0, 0, 0, 0],
         /^the item at byte 0 runs past the end: it holds over 2\^53 bytes, and 0 are left$/,
       ],
+      [[0xbf, 0xde, 0], /^the item at byte 0 runs past the end: its length takes 8 bytes, and 2 are left$/],
       [[0x01, 0x02], /1 bytes after the item/],
     ];
     for (const [bytes, message] of cases) expect(() => readRlp(Uint8Array.from(bytes), rlpItem())).toThrow(message);

@@ -16,12 +16,22 @@ export interface RlpItem {
   end: number;
 }
 
+/**
+ * A length read from an RLP prefix, for a message: up to 8 bytes of it make numbers past 2^53, which a double holds
+ * only roughly (no input is that long).
+ */
+export const rlpLengthText = (length: number): string =>
+  length > Number.MAX_SAFE_INTEGER ? 'over 2^53' : String(length);
+
 /** A fresh item to read into, so that a loop over many items allocates none. */
 export const rlpItem = (): RlpItem => ({ list: false, start: 0, end: 0 });
 
 /** The big-endian length of `count` bytes at `at`, refusing leading zeros, as canonical RLP must. */
 function longLength(bytes: Uint8Array, at: number, count: number, limit: number): number {
-  if (at + count > limit) throw new RlpShapeError(`the length at byte ${at} runs past the end (byte ${limit})`);
+  if (at + count > limit)
+    throw new RlpShapeError(
+      `the item at byte ${at - 1} runs past the end: its length takes ${count} bytes, and ${limit - at} ${limit - at === 1 ? 'is' : 'are'} left`,
+    );
   if (bytes[at] === 0) throw new RlpShapeError(`the length at byte ${at} has leading zeros`);
   let length = 0;
   for (let i = 0; i < count; i++) length = length * 256 + bytes[at + i]!;
@@ -61,11 +71,9 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     start = at + 1 + (first - 0xf7);
   }
   if (start + length > limit) {
-    // A long form's length has up to 8 bytes: past 2^53 its number is not exact, and no input is that long.
-    const declared = length > Number.MAX_SAFE_INTEGER ? 'over 2^53' : String(length);
     const left = Math.max(0, limit - start);
     throw new RlpShapeError(
-      `the item at byte ${at} runs past the end: it holds ${declared} bytes, and ${left} ${left === 1 ? 'is' : 'are'} left`,
+      `the item at byte ${at} runs past the end: it holds ${rlpLengthText(length)} bytes, and ${left} ${left === 1 ? 'is' : 'are'} left`,
     );
   }
   item.list = first >= 0xc0;

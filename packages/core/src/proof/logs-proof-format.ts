@@ -13,7 +13,7 @@
 import { decode, encode, type NestedUint8Array } from '@ethereumjs/rlp';
 import { quantityBytes } from '../bytes/rlp-writer.js';
 import type { LogsFilter } from './logs-filter.js';
-import { readRlp, rlpItem } from '../bytes/rlp-reader.js';
+import { readRlp, rlpItem, rlpLengthText } from '../bytes/rlp-reader.js';
 
 /**
  * The artifact's first bytes. The high first byte and the CR LF, Ctrl-Z and LF after the name
@@ -180,7 +180,7 @@ export class ItemReader {
     }
     const total = headerBytes + payload;
     if (total > this.#maxItemBytes)
-      return `an item of ${total} bytes is over the limit of ${this.#maxItemBytes} bytes a record may take`;
+      return `an item of ${rlpLengthText(total)} bytes is over the limit of ${this.#maxItemBytes} bytes a record may take`;
     return this.take(total);
   }
 
