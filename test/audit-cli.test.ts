@@ -3,7 +3,7 @@
  * JSON-RPC node: NDJSON out, exit statuses, SIGKILL then --resume, Ctrl-C, record then replay.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -370,6 +370,29 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const wrong = await run([...range, '--add-chain', `${chain}:bitcoin`]);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/^evm-integrity: --add-chain: "\d+:bitcoin" names no rule set; use one of ethereum/);
+  });
+
+  it('--out - is standard output, as without --out; --record - and --resume with it are refused', async () => {
+    const n = await start();
+    const dashed = await run([...RANGE, '--rpc', n.url, '--out', '-']);
+    const plain = await run([...RANGE, '--rpc', n.url]);
+    expect(dashed.status).toBe(0);
+    expect(parseLines(dashed.stdout).length).toBe(parseLines(plain.stdout).length);
+    expect(parseLines(dashed.stdout).at(-1)).toMatchObject({ summary: { blocks: TO - FROM + 1 } });
+    const recorded = await run([...RANGE, '--rpc', n.url, '--record', '-']);
+    expect([recorded.status, recorded.stderr.split('\n')[0]]).toEqual([
+      2,
+      "evm-integrity: --record -: standard output holds the audit's lines; give --record a FILE",
+    ]);
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', '-', '--resume']);
+    expect([resumed.status, resumed.stderr.split('\n')[0]]).toEqual([
+      2,
+      'evm-integrity: --resume needs --out FILE (the file is the checkpoint)',
+    ]);
+    // None of them made a file named - where it ran.
+    const made = existsSync('-');
+    rmSync('-', { force: true });
+    expect(made).toBe(false);
   });
 
   it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {

@@ -5,7 +5,7 @@
  * join pass fails a broken link across chunks and follows a reorg between chunks; an audit anchored by an anchor
  * proof exports authentic, naming its checkpoint, as on one machine.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -390,6 +390,12 @@ describe('audit-worker, audit-status, audit-export', () => {
     const again = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
     expect(again.status).toBe(2);
     expect(again.stderr).toBe(`evm-integrity: ${file} exists: remove it or name another file\n`);
+    // --out - is standard output, not a file named -.
+    const dashed = await runCli(['audit-export', id, '--queue', db.url, '--out', '-']);
+    expect(comparable(dashed.stdout)).toEqual(comparable(exported.stdout));
+    const made = existsSync('-');
+    rmSync('-', { force: true });
+    expect(made).toBe(false);
     // A FIFO or a device is written into (never replaced by a file), a directory refused.
     const fifo = makeFifo(dirname(file));
     const piped = await readFifoDuring(fifo, () => runCli(['audit-export', id, '--queue', db.url, '--out', fifo]));

@@ -383,7 +383,8 @@ chains), --add-chain ID:RULES adds a devnet, a block N is a number or latest,
 finalized, safe (asked of the node), --json where the output can be JSON.
 
 Exit status: 0 done or verified, 1 a claim or check is false, 2 bad input or not
-verifiable, 3 a bug, 130 interrupted (Ctrl-C), 141 stdout closed early.
+verifiable, 3 a bug, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP), 141
+stdout closed early.
 
 Commands: verify, request, prove, lineage, anchor, audit, audit-logs,
 audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys.`;

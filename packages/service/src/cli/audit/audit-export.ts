@@ -16,7 +16,7 @@ import { statusOfVerdicts } from './audit-output.js';
 import { auditIdAndQueue } from './queue-args.js';
 import { checkWritable } from '../io/writable.js';
 import { InputError } from '../io/usage-error.js';
-import { TempFile } from '../io/temp-output.js';
+import { outputFile, TempFile } from '../io/temp-output.js';
 
 /** `audit-export …`: exit 0 every block passes, 1 a block fails, 2 not verifiable, not finished, or no such audit. */
 export async function runAuditExport(
@@ -30,14 +30,15 @@ export async function runAuditExport(
   });
   const { id, queue: url } = auditIdAndQueue('audit-export', positionals, values.queue);
   // The file is checked before the queue is asked anything; it is made only once the audit is found.
-  if (values.out !== undefined) {
-    checkWritable('--out', values.out);
-    if (statSync(values.out, { throwIfNoEntry: false })?.isFile() === true)
-      throw new InputError(`${values.out} exists: remove it or name another file`);
+  const out = outputFile(values.out);
+  if (out !== undefined) {
+    checkWritable('--out', out);
+    if (statSync(out, { throwIfNoEntry: false })?.isFile() === true)
+      throw new InputError(`${out} exists: remove it or name another file`);
   }
   const queue = await openAuditQueue(url, { poolSize: 1 });
   try {
-    return await exportSnapshot(queue.pool, (db) => exportAudit(db, id, url, values.out, io));
+    return await exportSnapshot(queue.pool, (db) => exportAudit(db, id, url, out, io));
   } finally {
     await queue.close();
   }

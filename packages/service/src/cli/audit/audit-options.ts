@@ -31,6 +31,7 @@ import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
 import { RefusedError } from '../io/usage-error.js';
 import { inputName } from '../io/read-input.js';
+import { outputFile } from '../io/temp-output.js';
 import type { AnchoredHashes } from 'evm-integrity/anchor';
 import { bytesToHex } from 'evm-integrity';
 
@@ -172,8 +173,11 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     anchorRefs.push({ block: to, hash: hashValue('--tail-hash', values['tail-hash']), flag: '--tail-hash' });
   if (values.bundle !== undefined)
     refuseTagsOffline([{ block: from, flag: '--from' }, { block: to, flag: '--to' }, ...anchorRefs]);
-  if (values.resume && values.out === undefined)
+  const out = outputFile(values.out);
+  if (values.resume && out === undefined)
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
+  if (values.record === '-')
+    throw new UsageError("--record -: standard output holds the audit's lines; give --record a FILE");
   const concurrency = positiveValue('--concurrency', values.concurrency, DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
   const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
   const maxAnswerMb = positiveValue(
@@ -201,6 +205,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
     ...values,
+    out,
     rpc,
     chainId,
     from,

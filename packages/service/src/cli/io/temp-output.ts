@@ -33,8 +33,8 @@ function onStopped(signal: NodeJS.Signals): void {
   const begun = [...temporary].some((file) => file.delivering);
   removeAll();
   const what = signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`;
-  // Once a copy to its destination has begun, part of the output is there.
-  process.stderr.write(`evm-integrity: ${what}; ${begun ? 'the output was cut short' : 'nothing was written'}\n`);
+  // Once a copy to its destination has begun, part of the output is there, or all of it, if the last write was taken.
+  process.stderr.write(`evm-integrity: ${what}; ${begun ? 'the output may be incomplete' : 'nothing was written'}\n`);
   process.exit(128 + constants.signals[signal]);
 }
 
@@ -99,7 +99,7 @@ export class TempFile {
     temporary.add(this);
   }
 
-  /** Whether its copy to its destination has begun: part of the output may be there. */
+  /** Whether its copy to its destination has begun: some or all of the output may be there. */
   get delivering(): boolean {
     return this.#delivering;
   }
@@ -128,9 +128,12 @@ export class TempFile {
   async commit(): Promise<void> {
     this.#close();
     const destination = this.destination;
+    // The file, and what a signal does while it is held, stay until the copy has reached its destination.
     if (destination === undefined) {
       await this.#copy(writeStdout);
-      return stdoutDelivered();
+      await stdoutDelivered();
+      this.remove();
+      return;
     }
     try {
       if (this.#beside && outputFileKind(this.#target!) === 'replace') {
@@ -147,12 +150,13 @@ export class TempFile {
       } finally {
         await file.close();
       }
+      this.remove();
     } catch (error) {
       throw this.#cannotWrite(error, this.path);
     }
   }
 
-  /** Copies the file to `write`, then removes it. */
+  /** Copies the file to `write`. */
   async #copy(write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
     this.#delivering = true;
     const fd = openSync(this.path, 'r');
@@ -161,7 +165,6 @@ export class TempFile {
       for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) await write(buffer.subarray(0, n));
     } finally {
       closeSync(fd);
-      this.remove();
     }
   }
 
