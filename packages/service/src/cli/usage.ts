@@ -117,12 +117,14 @@ of each block whose bloom may match. --chain C: a chain id or name (evm-integrit
 chains), or a devnet's id added with --add-chain ID:R; N and M: block numbers or latest, finalized, safe (asked of the node
 once). Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its
 eth_chainId must be --chain's), K fetched ahead (default 4). The proof goes to
---out FILE (whole or not at all) or to stdout (--out -, or none; not a terminal).
-stderr gets the counts and the head hash, the hash of block M a verifier needs:
+--out FILE (whole or not at all) or to stdout (--out -, or none; not a
+terminal). stderr gets the counts and the head hash, the hash of block M a
+verifier needs:
   evm-integrity verify logs-proof FILE --head-hash H
 Exit status: 0 written, 2 bad flags, a node of another chain, a range that
 cannot be proven (one line saying why), or a node that fails or serves blocks
-that make no proof (nothing is left at --out; on stdout, a proof cut short), 3 a bug. Details: docs/cli.md.`;
+that make no proof (nothing is left at --out; on stdout, a proof cut short),
+3 a bug. Details: docs/cli.md.`;
 
 export const ANCHOR_USAGE = `Usage:
   evm-integrity anchor verify FILE|- --checkpoint ROOT [--json]

@@ -35,7 +35,11 @@ function onStopped(signal: NodeJS.Signals): void {
   const what = signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`;
   // Once a copy to its destination has begun, part of the output is there, or all of it, if the last write was taken.
   process.stderr.write(`evm-integrity: ${what}; ${begun ? 'the output may be incomplete' : 'nothing was written'}\n`);
-  process.exit(128 + constants.signals[signal]);
+  // process.exit joins the thread pool's threads, and a write into a FIFO whose reader does not read holds one of them
+  // until it does: with a copy under way, the signal (its handlers gone with the files) is raised again and ends the
+  // process at once, as a shell then reports it (128 + its number).
+  if (begun) process.kill(process.pid, signal);
+  else process.exit(128 + constants.signals[signal]);
 }
 
 /** The file an output flag names: undefined for standard output, which `-` names, as it does for an input. */
