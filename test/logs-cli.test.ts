@@ -4,7 +4,7 @@
  * eth_getLogs, are computed by the test from the fixtures' JSON alone (helpers/logs-proofs.ts).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER }
 import { BIN, runCliBytes, type Run } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { closeOutputEarly } from './helpers/pipe.js';
+import { makeFifo } from './helpers/special-files.js';
 
 let node: LoopbackNode | undefined;
 afterEach(async () => {
@@ -284,6 +285,40 @@ describe('prove logs refuses', () => {
       expect(readdirSync(dir)).toEqual([]);
     },
   );
+
+  it('SIGTERM while the logs are copied into a FIFO whose reader has stopped reading: the command ends at once', async () => {
+    const blocks = rangeNames('mainnet', 15_537_393, 15_537_394);
+    await serve(blocks);
+    const { file } = await prove(blocks, {});
+    const tmp = tempDir();
+    const fifo = makeFifo(tmp);
+    const child = spawn(
+      process.execPath,
+      [BIN, 'verify', 'logs-proof', file, '--head-hash', hashOf(blocks[1]!), '--out', fifo],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: tmp } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const ended = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('close', (status, signal) => resolve([status, signal])),
+    );
+    // The reader takes the first piece of the 5.5 MB, then reads no more: the command's next write waits for it.
+    const reader = createReadStream(fifo);
+    await new Promise((resolve) => reader.once('data', resolve));
+    reader.pause();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    child.kill('SIGTERM');
+    // Before, the process wrote its message and then waited for the reader (process.exit joins the thread pool).
+    const outcome = await Promise.race([
+      ended,
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 3000)),
+    ]);
+    if (outcome === 'still running') child.kill('SIGKILL');
+    reader.destroy();
+    expect(outcome).toEqual([null, 'SIGTERM']);
+    expect(stderr).toBe('evm-integrity: stopped by SIGTERM; the output may be incomplete\n');
+    expect(readdirSync(tmp).filter((name) => name.startsWith('.evm-integrity'))).toEqual([]);
+  });
 
   it('bad flags, each named: 2', async () => {
     const cases: Array<[string[], RegExp]> = [
