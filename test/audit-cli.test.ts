@@ -3,7 +3,8 @@
  * JSON-RPC node: NDJSON out, exit statuses, SIGKILL then --resume, Ctrl-C, record then replay.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { madeDashFile } from './helpers/cli-process.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -389,10 +390,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
       2,
       'evm-integrity: --resume needs --out FILE (the file is the checkpoint)',
     ]);
-    // None of them made a file named - where it ran.
-    const made = existsSync('-');
-    rmSync('-', { force: true });
-    expect(made).toBe(false);
+    expect(madeDashFile()).toBe(false);
   });
 
   it('a reader that closes the pipe early (`| head -1`): status 141 and nothing on stderr, no stack trace', async () => {

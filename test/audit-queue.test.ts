@@ -5,7 +5,8 @@
  * join pass fails a broken link across chunks and follows a reorg between chunks; an audit anchored by an anchor
  * proof exports authentic, naming its checkpoint, as on one machine.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { madeDashFile } from './helpers/cli-process.js';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -393,9 +394,7 @@ describe('audit-worker, audit-status, audit-export', () => {
     // --out - is standard output, not a file named -.
     const dashed = await runCli(['audit-export', id, '--queue', db.url, '--out', '-']);
     expect(comparable(dashed.stdout)).toEqual(comparable(exported.stdout));
-    const made = existsSync('-');
-    rmSync('-', { force: true });
-    expect(made).toBe(false);
+    expect(madeDashFile()).toBe(false);
     // A FIFO or a device is written into (never replaced by a file), a directory refused.
     const fifo = makeFifo(dirname(file));
     const piped = await readFifoDuring(fifo, () => runCli(['audit-export', id, '--queue', db.url, '--out', fifo]));

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER } from './helpers/logs-proofs.js';
-import { BIN, runCliBytes, type Run } from './helpers/cli-process.js';
+import { BIN, runCliBytes, temporaryFilesIn, type Run } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { closeOutputEarly } from './helpers/pipe.js';
 import { makeFifo } from './helpers/special-files.js';
@@ -251,8 +251,7 @@ describe('prove logs refuses', () => {
       { status: 141, stderr: '' },
       { status: 141, stderr: '' },
     ]);
-    // (Node keeps its compile cache in the temporary directory too.)
-    expect(readdirSync(tmp).filter((name) => name.startsWith('.evm-integrity'))).toEqual([]);
+    expect(temporaryFilesIn(tmp)).toEqual([]);
   });
 
   it.each([
@@ -317,7 +316,7 @@ describe('prove logs refuses', () => {
     reader.destroy();
     expect(outcome).toEqual([null, 'SIGTERM']);
     expect(stderr).toBe('evm-integrity: stopped by SIGTERM; the output may be incomplete\n');
-    expect(readdirSync(tmp).filter((name) => name.startsWith('.evm-integrity'))).toEqual([]);
+    expect(temporaryFilesIn(tmp)).toEqual([]);
   });
 
   it('bad flags, each named: 2', async () => {

@@ -3,6 +3,7 @@
  * process), its stdout kept as bytes: for the commands whose output is binary or written to special files.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -36,3 +37,17 @@ export function runCliBytes(
     child.stdin.end(options.input);
   });
 }
+
+/**
+ * Whether a command run in this process's directory made a file named `-` there, where `-` names standard output; the
+ * file is removed, so that a failing test leaves none behind.
+ */
+export function madeDashFile(): boolean {
+  const made = existsSync('-');
+  rmSync('-', { force: true });
+  return made;
+}
+
+/** The temporary files the CLI left in `dir` (a TMPDIR of the test's own; Node keeps its compile cache there too). */
+export const temporaryFilesIn = (dir: string): string[] =>
+  readdirSync(dir).filter((name) => name.startsWith('.evm-integrity'));

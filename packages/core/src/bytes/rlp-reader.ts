@@ -23,6 +23,9 @@ export interface RlpItem {
 export const rlpLengthText = (length: number): string =>
   length > Number.MAX_SAFE_INTEGER ? 'over 2^53' : String(length);
 
+/** How many bytes are left after an item's header, for a message: `1 is left`, `0 are left`. */
+const leftText = (left: number): string => `${left} ${left === 1 ? 'is' : 'are'} left`;
+
 /** A fresh item to read into, so that a loop over many items allocates none. */
 export const rlpItem = (): RlpItem => ({ list: false, start: 0, end: 0 });
 
@@ -30,7 +33,7 @@ export const rlpItem = (): RlpItem => ({ list: false, start: 0, end: 0 });
 function longLength(bytes: Uint8Array, at: number, count: number, limit: number): number {
   if (at + count > limit)
     throw new RlpShapeError(
-      `the item at byte ${at - 1} runs past the end: its length takes ${count} bytes, and ${limit - at} ${limit - at === 1 ? 'is' : 'are'} left`,
+      `the item at byte ${at - 1} runs past the end: its length takes ${count} bytes, and ${leftText(limit - at)}`,
     );
   if (bytes[at] === 0) throw new RlpShapeError(`the length at byte ${at} has leading zeros`);
   let length = 0;
@@ -70,12 +73,10 @@ export function readRlpItem(bytes: Uint8Array, at: number, limit: number, item: 
     length = longLength(bytes, at + 1, first - 0xf7, limit);
     start = at + 1 + (first - 0xf7);
   }
-  if (start + length > limit) {
-    const left = Math.max(0, limit - start);
+  if (start + length > limit)
     throw new RlpShapeError(
-      `the item at byte ${at} runs past the end: it holds ${rlpLengthText(length)} bytes, and ${left} ${left === 1 ? 'is' : 'are'} left`,
+      `the item at byte ${at} runs past the end: it holds ${rlpLengthText(length)} bytes, and ${leftText(Math.max(0, limit - start))}`,
     );
-  }
   item.list = first >= 0xc0;
   item.start = start;
   item.end = start + length;

@@ -26,7 +26,7 @@ import { inputName } from '../io/read-input.js';
 import { InputError, UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { chainName, describeFilter, filterJson, logsRangeFlags, openNode, RANGE_OPTIONS } from '../logs/logs-range.js';
-import { TempFile } from '../io/temp-output.js';
+import { refuseStandardOutput, TempFile } from '../io/temp-output.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { withAddChainHint } from '../chain-flag.js';
 
@@ -205,8 +205,7 @@ export async function runAuditLogs(argv: string[], io: AuditLogsIo): Promise<num
     throw new UsageError('--proof needs a file: the proof is read twice (checked whole, then compared)');
   if (values.proof !== undefined && values['save-proof'] !== undefined)
     throw new UsageError('--save-proof saves the proof built from the node: give it without --proof');
-  if (values['save-proof'] === '-')
-    throw new UsageError('--save-proof -: standard output holds the discrepancies; give --save-proof a FILE');
+  refuseStandardOutput('--save-proof', values['save-proof'], 'the discrepancies');
   const window = positiveValue('--window', values.window, 2_000);
   // A file that cannot be written is refused before the node is asked anything.
   if (values['save-proof'] !== undefined) checkWritable('--save-proof', values['save-proof']);

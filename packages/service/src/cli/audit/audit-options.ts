@@ -31,7 +31,7 @@ import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
 import { RefusedError } from '../io/usage-error.js';
 import { inputName } from '../io/read-input.js';
-import { outputFile } from '../io/temp-output.js';
+import { outputFile, refuseStandardOutput } from '../io/temp-output.js';
 import type { AnchoredHashes } from 'evm-integrity/anchor';
 import { bytesToHex } from 'evm-integrity';
 
@@ -176,8 +176,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
   const out = outputFile(values.out);
   if (values.resume && out === undefined)
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
-  if (values.record === '-')
-    throw new UsageError("--record -: standard output holds the audit's lines; give --record a FILE");
+  refuseStandardOutput('--record', values.record, "the audit's lines");
   const concurrency = positiveValue('--concurrency', values.concurrency, DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
   const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
   const maxAnswerMb = positiveValue(

@@ -10,7 +10,7 @@ import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
 import { cannotWrite } from './writable.js';
-import { InputError } from './usage-error.js';
+import { InputError, UsageError } from './usage-error.js';
 import { stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
 
@@ -44,6 +44,11 @@ function onStopped(signal: NodeJS.Signals): void {
 
 /** The file an output flag names: undefined for standard output, which `-` names, as it does for an input. */
 export const outputFile = (value: string | undefined): string | undefined => (value === '-' ? undefined : value);
+
+/** Refuses `-` for an output flag whose command writes something else to standard output, `holding` it. */
+export function refuseStandardOutput(flag: string, value: string | undefined, holding: string): void {
+  if (value === '-') throw new UsageError(`${flag} -: standard output holds ${holding}; give ${flag} a FILE`);
+}
 
 /**
  * Resolves once all that was written to standard output has reached it. A reader that closed it ends the process
