@@ -1,9 +1,9 @@
 /**
  * The bounds on connections, over real HTTP on loopback: a connection that never sends a byte is
  * closed `header_timeout_ms` after its accept; `max_connections_per_address` and `max_connections`
- * close the oldest idle connection for a new one and refuse the new one when none is idle; the
- * closes are logged at most once a second; and a server whose file-descriptor limit is below the
- * connections a client opens stays reachable.
+ * close the oldest connection idle for 250 ms for a new one and refuse the new one when there is none,
+ * so a request sent just before a burst of connections is answered; the closes are logged at most once
+ * a second; and a server whose file-descriptor limit is below the connections a client opens stays reachable.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../packages/service/src/server/config/config.js';
+import {
+  ConnectionBounds,
+  EVICTABLE_AFTER_IDLE_MS,
+} from '../packages/service/src/server/connections/connection-bounds.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 
@@ -88,6 +92,9 @@ async function busyConnection(port: number) {
   return connection;
 }
 
+/** Waits until the connections idle now may be closed for a new one. */
+const idleLongEnough = () => new Promise((resolve) => setTimeout(resolve, EVICTABLE_AFTER_IDLE_MS + 50));
+
 /** The counts of the connection-bounds log lines, summed by reason. */
 function closedCounts(lines: Array<Record<string, unknown>>): Record<string, number> {
   const sums: Record<string, number> = {};
@@ -115,6 +122,7 @@ describe('max_connections_per_address', () => {
     const first = await idleConnection(server.port);
     const second = await idleConnection(server.port);
     const third = await idleConnection(server.port);
+    await idleLongEnough();
     const fourth = await idleConnection(server.port);
     expect(await first.closed).toBe(true);
     second.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -151,12 +159,111 @@ describe('max_connections', () => {
     const { server, log } = await serve({ maxConnections: 2 });
     const first = await idleConnection(server.port);
     const second = await busyConnection(server.port);
+    await idleLongEnough();
     await idleConnection(server.port);
     expect(await first.closed).toBe(true);
     expect(second.socket.destroyed).toBe(false);
+    await idleLongEnough();
     await busyConnection(server.port);
     expect(await open(server.port).closed).toBe(true);
     await expect.poll(() => closedCounts(log.lines), { timeout: EVENTUALLY_MS }).toEqual({ evicted: 2, refused: 1 });
+  });
+});
+
+/**
+ * A client in a process of its own: once it has said "ready", it opens a connection, writes a whole request on it and
+ * opens BURST connections more; it prints what the first connection received before it closed.
+ */
+const BURST_CLIENT = `
+const net = require('node:net');
+process.stdout.write('ready\\n');
+setTimeout(() => {
+  const sender = net.connect(Number(process.env.PORT), '127.0.0.1', () => {
+    sender.write(process.env.REQUEST);
+    for (let i = 0; i < Number(process.env.BURST); i++) net.connect(Number(process.env.PORT), '127.0.0.1').on('error', () => {});
+  });
+  let text = '';
+  sender.on('data', (chunk) => (text += chunk));
+  sender.on('error', () => {});
+  sender.on('close', () => process.stdout.write(text || '(closed without an answer)', () => process.exit(0)));
+}, 200);
+`;
+
+describe('a request sent just before a burst of connections', () => {
+  it('is answered, and the burst beyond the bound is refused: no connection idle for under 250 ms is closed for it', async () => {
+    const { server, log } = await serve({ maxConnectionsPerAddress: 4 });
+    const burst = 60;
+    const request = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${SMALL_BODY.length}\r\nConnection: close\r\n\r\n${SMALL_BODY}`;
+    const client = spawn(process.execPath, ['-e', BURST_CLIENT], {
+      env: { ...process.env, PORT: String(server.port), REQUEST: request, BURST: String(burst) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    client.stdout.on('data', (chunk) => (out += String(chunk)));
+    const exited = new Promise((resolve) => client.once('exit', resolve));
+    await expect.poll(() => out, { timeout: EVENTUALLY_MS }).toMatch(/^ready\n/);
+    // This process, the server's, holds its event loop while the client connects and sends: the kernel queues the
+    // connections and the request's bytes, so that the burst reaches the server at once, its request among it.
+    const until = performance.now() + 1500;
+    while (performance.now() < until);
+    await exited;
+    expect(out.slice('ready\n'.length)).toMatch(/^HTTP\/1\.1 200 [^]*"is_identical":true/);
+    // Connections beyond the address's bound were refused, none closed for another: none held was idle long enough.
+    await expect.poll(() => closedCounts(log.lines).refused ?? 0, { timeout: EVENTUALLY_MS }).toBeGreaterThan(0);
+    expect(closedCounts(log.lines).evicted).toBeUndefined();
+  });
+});
+
+describe('ConnectionBounds', () => {
+  /** A socket as the bounds see one: its address, and whether it was destroyed. */
+  const socket = (address = '10.0.0.1') => {
+    const fake = { remoteAddress: address, destroyed: false, destroy: () => void (fake.destroyed = true) };
+    return fake as unknown as Socket & { destroyed: boolean };
+  };
+
+  it('closes an idle connection for a new one only once it has been idle for the grace, the oldest idle first', () => {
+    let now = 0;
+    const closed: string[] = [];
+    const bounds = new ConnectionBounds(
+      { maxConnections: 2, maxConnectionsPerAddress: 10 },
+      (action) => closed.push(action),
+      1000,
+      () => now,
+    );
+    const [a, b, c, d] = [socket(), socket(), socket(), socket()];
+    expect(bounds.accept(a)).toBe(true);
+    now = 10;
+    expect(bounds.accept(b)).toBe(true);
+    now = 999;
+    // a has been idle 999 ms: the new connection is refused, a kept.
+    expect(bounds.accept(c)).toBe(false);
+    expect([a.destroyed, c.destroyed, closed]).toEqual([false, true, ['refused']]);
+    now = 1000;
+    // a (idle since 0) goes before b (idle since 10).
+    expect(bounds.accept(d)).toBe(true);
+    expect([a.destroyed, b.destroyed, closed]).toEqual([true, false, ['refused', 'evicted']]);
+  });
+
+  it('counts the grace from when a connection last became idle, and never closes a busy one', () => {
+    let now = 0;
+    const closed: string[] = [];
+    const bounds = new ConnectionBounds(
+      { maxConnections: 10, maxConnectionsPerAddress: 1 },
+      (action) => closed.push(action),
+      1000,
+      () => now,
+    );
+    const [a, b, c] = [socket(), socket(), socket()];
+    bounds.accept(a);
+    bounds.busy(a);
+    now = 5000;
+    expect(bounds.accept(b)).toBe(false);
+    bounds.idle(a);
+    now = 5999;
+    expect(bounds.accept(b)).toBe(false);
+    now = 6000;
+    expect(bounds.accept(c)).toBe(true);
+    expect([a.destroyed, closed]).toEqual([true, ['refused', 'refused', 'evicted']]);
   });
 });
 
@@ -168,7 +275,7 @@ describe('a server with few file descriptors', () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('derives max_connections below its limit and stays reachable when a client opens more connections than it has', async () => {
+  it('derives max_connections below its limit and is reachable past the idle grace when a client opens more connections than it has', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-connections-'));
     dirs.push(dir);
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ store: 'memory', port: 0, auth: false }));
@@ -190,7 +297,9 @@ describe('a server with few file descriptors', () => {
     const port = Number(new URL(listening.url).port);
     const silent = Array.from({ length: 300 }, () => open(port));
     await new Promise((resolve) => silent.at(-1)!.socket.once('connect', resolve));
-    // Each on a connection of its own, as a health probe makes.
+    // Once the silent connections have been idle long enough to be closed for new ones: each probe on a connection of
+    // its own, as a health probe makes.
+    await idleLongEnough();
     for (let i = 0; i < 5; i++) {
       const probe = open(port);
       probe.socket.write('GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');

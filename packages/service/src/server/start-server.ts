@@ -235,7 +235,7 @@ export async function startServer(
         max_connections_per_address: config.maxConnectionsPerAddress,
         header_timeout_ms: config.headerTimeoutMs,
       },
-      'connection bounds: closed connections (refused: over a bound with none idle to close; evicted: the oldest idle, for a new one; silent: no request within header_timeout_ms of the accept)',
+      'connection bounds: closed connections (refused: over a bound with none idle for 250 ms to close; evicted: the oldest idle, for a new one; silent: no request within header_timeout_ms of the accept)',
     ),
   );
   serveWithLimits(

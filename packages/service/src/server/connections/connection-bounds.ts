@@ -40,13 +40,25 @@ export interface ConnectionCaps {
   maxConnectionsPerAddress: number;
 }
 
+/**
+ * How long a connection must have been idle before it is closed for a new one. A request may have reached the server
+ * and not yet been read: the connections of a burst are accepted before the bytes that came on an older connection in
+ * the same turn of the event loop are read, and that connection, idle by every sign the server has, was closed with
+ * its whole request unanswered (a user check: 1 or 2 requests in 5, each sent just before a burst of 300 connections).
+ * A connection idle for less than this is not closed for another; the new connection is refused instead. It is well
+ * above the event loop's turn under load (a few ms, docs/speed.md), and short enough that a flood of connections that
+ * send nothing shuts new clients out only briefly: past it, each new client closes the oldest of them.
+ */
+export const EVICTABLE_AFTER_IDLE_MS = 250;
+
 /** Why a connection was closed by the bounds: `refused` (no idle one to close for it) or `evicted` (the oldest idle). */
 export type BoundAction = 'refused' | 'evicted';
 
-/** A connection held: its address, and whether it is idle (no request of it worked on or waiting). */
+/** A connection held: its address, whether it is idle (no request of it worked on or waiting), and since when. */
 interface Held {
   address: string;
   idle: boolean;
+  idleSince: number;
 }
 
 /**
@@ -54,8 +66,8 @@ interface Held {
  * limit so a flood cannot take the descriptors the store and new clients need) and from one address
  * (`maxConnectionsPerAddress`, so one client cannot take them all). A connection over either bound
  * closes the oldest idle connection that holds the place (of that address, or of any), one that
- * has no request in progress (a keep-alive connection between requests, a client that never sent
- * one); when every such connection is busy, the new one is refused (closed at once).
+ * has had no request in progress (a keep-alive connection between requests, a client that never sent
+ * one) for `evictableAfterMs` at least; when there is none, the new one is refused (closed at once).
  */
 export class ConnectionBounds {
   readonly #held = new Map<Socket, Held>();
@@ -67,6 +79,8 @@ export class ConnectionBounds {
   constructor(
     private readonly caps: ConnectionCaps,
     private readonly onClosed: (action: BoundAction, socket: Socket) => void,
+    private readonly evictableAfterMs = EVICTABLE_AFTER_IDLE_MS,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** Takes a place for `socket`, idle; false when it is refused (and destroyed). */
@@ -83,7 +97,7 @@ export class ConnectionBounds {
     )
       return this.#refuse(socket);
     if (this.#held.size >= this.caps.maxConnections && !this.#evict(this.#idle)) return this.#refuse(socket);
-    this.#held.set(socket, { address, idle: false });
+    this.#held.set(socket, { address, idle: false, idleSince: 0 });
     this.#countOf.set(address, (this.#countOf.get(address) ?? 0) + 1);
     this.idle(socket);
     return true;
@@ -103,6 +117,7 @@ export class ConnectionBounds {
     const held = this.#held.get(socket);
     if (held === undefined || held.idle) return;
     held.idle = true;
+    held.idleSince = this.now();
     this.#idle.add(socket);
     let ofAddress = this.#idleOf.get(held.address);
     if (ofAddress === undefined) this.#idleOf.set(held.address, (ofAddress = new Set()));
@@ -123,10 +138,13 @@ export class ConnectionBounds {
     }
   }
 
-  /** Closes the oldest of `idle`, giving back its place at once; false when there is none. */
+  /**
+   * Closes the oldest of `idle`, giving back its place at once; false when there is none idle for `evictableAfterMs`
+   * (the first is the one idle longest: a Set keeps the order they became idle in).
+   */
   #evict(idle: Set<Socket> | undefined): boolean {
     const oldest = idle?.values().next().value;
-    if (oldest === undefined) return false;
+    if (oldest === undefined || this.now() - this.#held.get(oldest)!.idleSince < this.evictableAfterMs) return false;
     this.closed(oldest);
     oldest.destroy();
     this.onClosed('evicted', oldest);
