@@ -5,6 +5,7 @@
  * hashed field is refused as a conflict where it says another value.
  */
 import { describe, expect, it } from 'vitest';
+import { verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -189,6 +190,37 @@ describe('dialects that once were refused or misjudged', () => {
       /before Byzantium a receipt's root is what is hashed/,
     );
     expect(report.ok && report.value.logs_bloom.matches).toBe(true);
+  });
+
+  // The same receipts sent as a receipt-root body (what `request receipt-root` builds from the block): the root cannot
+  // be rebuilt either, so the answer is 422, naming the receipt, never a root that differs (found by a user check).
+  it('a receipt-root body of a pre-Byzantium block with a status and no root is not verifiable, naming the receipt (was: different)', () => {
+    const block = loadFixture('mainnet-1000010') as unknown as Block;
+    const body = (withStatus: number) => ({
+      chain_id: 1,
+      block_number: Number(block.header['number']),
+      receipt_root: block.header['receiptsRoot'],
+      transactions: block.receipts.map((r, index) => ({
+        index,
+        ...(index === withStatus ? { status: 1 } : { root: r['root'] }),
+        cumulative_gas_used: Number(r['cumulativeGasUsed']),
+        logs: (r['logs'] as Json[]).map((l) => ({
+          contract_address: l['address'],
+          topics: l['topics'],
+          data: l['data'],
+        })),
+      })),
+    });
+    expect(verifyReceiptRootOperation(body(-1))).toMatchObject({ status: 200, verdict: 'identical' });
+    const answer = verifyReceiptRootOperation(body(9));
+    expect(answer).toMatchObject({
+      status: 422,
+      verdict: 'not_verifiable',
+      body: { error: { code: 'CHAIN_NOT_SUPPORTED', details: { block_number: 1000010 } } },
+    });
+    expect(JSON.stringify(answer.body)).toMatch(
+      /transactions\[9\] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed/,
+    );
   });
 
   // Nitro's receipt l1BlockNumber is DeserializeHeaderExtraInformation(header).L1BlockNumber (OffchainLabs/go-ethereum

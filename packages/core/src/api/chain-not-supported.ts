@@ -60,7 +60,9 @@ export function chainNotSupported(
     hint = options.unknownChainHint ?? REGISTRY_HINT;
   } else if (subject.check !== undefined) {
     message = describeNotVerifiable(subject, options.blockNumber);
-    hint = `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind); else ${VOUCH.replace('of it', 'of it that holds them')}, or ${OWN_PROOFS}.`;
+    hint =
+      subject.hint ??
+      `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind); else ${VOUCH.replace('of it', 'of it that holds them')}, or ${OWN_PROOFS}.`;
     details = subject.era === null ? null : eraDetails(subject, options);
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);

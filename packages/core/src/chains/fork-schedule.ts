@@ -32,6 +32,13 @@ export function beforeByzantium(forks: readonly ForkActivation[] | undefined, nu
   return byzantium?.block !== undefined && number !== undefined && number < BigInt(byzantium.block);
 }
 
+/**
+ * Why a receipts root before Byzantium cannot be rebuilt when the receipt `where` names gives a status and no
+ * post-state root, as reth's receipts of those blocks do: the root is what such a receipt hashes.
+ */
+export const rootlessBeforeByzantium = (where: string): string =>
+  `${where} gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`;
+
 /** When a fork activates, as people write it: "block 12,965,000" or "timestamp 1681338455". */
 export const describeActivation = (fork: ForkActivation): string =>
   fork.block === undefined ? `timestamp ${fork.timestamp}` : `block ${fork.block.toLocaleString('en-US')}`;

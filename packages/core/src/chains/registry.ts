@@ -108,6 +108,8 @@ export type Verifiability =
        * receipts (or logs) of a kind no real block of its era has shown ({@link uncheckable}).
        */
       check?: CheckName;
+      /** What the client can do, where what cannot be verified is the block's own data (a member a node left out). */
+      hint?: string;
     }
   | {
       /** The chain has eras and no block number was given. */

@@ -15,6 +15,7 @@ import { claimFor, receiptKinds } from '../chains/claims.js';
 import type { ChainInfo } from '../chains/chain-info.js';
 import {
   beforeByzantium,
+  rootlessBeforeByzantium,
   describeActivation,
   fieldsAheadOfFork,
   scheduledFields,
@@ -470,7 +471,7 @@ function verifyReceipts(
   if (withStatus >= 0)
     checks.receipts_root = {
       verified: false,
-      reason: `receipts[${withStatus}] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`,
+      reason: rootlessBeforeByzantium(`receipts[${withStatus}]`),
     };
 
   const keccak = context.keccak ?? defaultKeccak256;
