@@ -327,6 +327,22 @@ describe('every command of the table', () => {
       expect(JSON.parse(verified.stdout)).toMatchObject({ chain_id: 1 });
       expect((await cli(['prove', 'receipt', file, '--index', '0', '--chain', chain])).code).toBe(0);
     }
+    // chain_id null names none either, as the verifier reads it (t8n's blocks give it): the same for each command,
+    // written once or, beside a null of its header, twice (verify block refused it: "names chain_id null").
+    const block = JSON.parse(readFileSync(BLOCK_FILE, 'utf8')) as Record<string, unknown>;
+    const nulled = join(dir, 'null-chain.json');
+    const nulledTwice = join(dir, 'null-chains.json');
+    writeFileSync(nulled, JSON.stringify({ ...block, chain_id: null }, null, 1));
+    writeFileSync(
+      nulledTwice,
+      JSON.stringify({ ...block, chain_id: null, header: { ...(block.header as object), chain_id: null } }),
+    );
+    for (const input of [nulled, nulledTwice]) {
+      const verified = await cli(['verify', 'block', input, '--chain', '1']);
+      expect({ code: verified.code, stderr: verified.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(verified.stdout)).toMatchObject({ chain_id: 1, verdict: 'identical' });
+      expect((await cli(['prove', 'receipt', input, '--index', '0', '--chain', '1'])).code).toBe(0);
+    }
     const body = join(dir, 'body.json');
     const { chain_id: __, ...unnamedBody } = JSON.parse(
       (await cli(['request', 'receipt-root', BLOCK_FILE])).stdout,

@@ -76,6 +76,13 @@ describe("mainnet's fork schedule", () => {
     );
   });
 
+  it('a block whose number is before a fork and whose timestamp is past later ones is named in the earlier fork (was: Isthmus)', () => {
+    // Mainnet block 22,869,878 (2025) as OP Mainnet: before Bedrock by its number, past Isthmus by its timestamp.
+    expect(problemsOf(relabel(loadFixture('mainnet-22869878'), 10, {}))[0]!.expected).toBe(
+      'absent: OP Mainnet block 22869878 is in legacy (l2geth), which has no baseFeePerGas (Bedrock, from block 105,235,063)',
+    );
+  });
+
   // The first real block of each fork that appended fields, and where the fork activates.
   const boundaries: Array<[string, string, string, { number?: number; timestamp?: number }]> = [
     ['London', 'mainnet-14764013', 'baseFeePerGas', { number: 12_965_000 }],

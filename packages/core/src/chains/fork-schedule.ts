@@ -16,10 +16,14 @@ export interface BlockAt {
 export const isActive = (fork: ForkActivation, at: BlockAt): boolean =>
   fork.block === undefined ? at.timestamp >= BigInt(fork.timestamp) : at.number >= BigInt(fork.block);
 
-/** The fork a block is in: the last of the schedule active at it. */
+/**
+ * The fork a block is in: the last of the schedule active at it before the first that is not. A schedule is in order,
+ * so a block whose number and timestamp disagree (a block of another chain, relabelled) is in the earlier fork: an OP
+ * Mainnet block before Bedrock is legacy whatever its timestamp, not in the last fork its timestamp reaches.
+ */
 export function forkAt(forks: readonly ForkActivation[], at: BlockAt): ForkActivation {
-  let i = forks.length - 1;
-  while (i > 0 && !isActive(forks[i]!, at)) i--;
+  let i = 0;
+  while (i + 1 < forks.length && isActive(forks[i + 1]!, at)) i++;
   return forks[i]!;
 }
 

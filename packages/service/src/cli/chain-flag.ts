@@ -116,6 +116,15 @@ const otherChain = (file: string | undefined, named: unknown, chainId: number, w
   );
 
 /**
+ * The `chain_id` an input names; undefined where it names none: no member, or null (as the verifier reads it, and as
+ * t8n's blocks give it).
+ */
+function namedChainId(json: object): unknown {
+  const named = (json as { chain_id?: unknown }).chain_id;
+  return named === null ? undefined : named;
+}
+
+/**
  * A block's (or a body's) JSON with the chain `--chain` names: added when it names none; one that names another chain
  * is an InputError naming both, never overridden.
  */
@@ -126,11 +135,14 @@ export function withChainId(
   what: 'block' | 'body' = 'block',
 ): unknown {
   if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
-  const named = (json as { chain_id?: unknown }).chain_id;
-  if (named === undefined || named === null) return { ...json, chain_id: chainId };
+  const named = namedChainId(json);
+  if (named === undefined) return { ...json, chain_id: chainId };
   if (Number(named) !== chainId) throw otherChain(file, named, chainId, what);
   return json;
 }
+
+/** `"chain_id": null`, as a member of a JSON object may be written. */
+const NULL_CHAIN_ID = /"chain_id"\s*:\s*null/g;
 
 /**
  * {@link withChainId} on a block's bytes, as `verify block` reads them: the member is written in before the others,
@@ -145,10 +157,20 @@ export function bytesWithChainId(bytes: Uint8Array, chainId: number | undefined,
     return bytes;
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return bytes;
-  const named = (json as { chain_id?: unknown }).chain_id;
+  const named = namedChainId(json);
   if (named !== undefined) {
     if (Number(named) !== chainId) throw otherChain(file, named, chainId);
     return bytes;
+  }
+  if ('chain_id' in json) {
+    // A null chain_id: written over where the text holds it once, else the object written again with the chain.
+    const text = new TextDecoder().decode(bytes);
+    const nulls = [...text.matchAll(NULL_CHAIN_ID)];
+    const given =
+      nulls.length === 1
+        ? `${text.slice(0, nulls[0]!.index)}"chain_id":${chainId}${text.slice(nulls[0]!.index + nulls[0]![0].length)}`
+        : JSON.stringify({ ...json, chain_id: chainId });
+    return new TextEncoder().encode(given);
   }
   const brace = bytes.indexOf(0x7b);
   const member = new TextEncoder().encode(`"chain_id":${chainId}${Object.keys(json).length > 0 ? ',' : ''}`);
