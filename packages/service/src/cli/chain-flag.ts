@@ -163,14 +163,16 @@ export function bytesWithChainId(bytes: Uint8Array, chainId: number | undefined,
     return bytes;
   }
   if ('chain_id' in json) {
-    // A null chain_id: written over where the text holds it once, else the object written again with the chain.
+    // A null chain_id: written over where the text holds it once and that is the object's own (not a member within,
+    // its own spelt with an escape), else the object written again with the chain.
     const text = new TextDecoder().decode(bytes);
     const nulls = [...text.matchAll(NULL_CHAIN_ID)];
-    const given =
+    const spliced =
       nulls.length === 1
         ? `${text.slice(0, nulls[0]!.index)}"chain_id":${chainId}${text.slice(nulls[0]!.index + nulls[0]![0].length)}`
-        : JSON.stringify({ ...json, chain_id: chainId });
-    return new TextEncoder().encode(given);
+        : undefined;
+    const own = spliced !== undefined && (JSON.parse(spliced) as { chain_id?: unknown }).chain_id === chainId;
+    return new TextEncoder().encode(own ? spliced : JSON.stringify({ ...json, chain_id: chainId }));
   }
   const brace = bytes.indexOf(0x7b);
   const member = new TextEncoder().encode(`"chain_id":${chainId}${Object.keys(json).length > 0 ? ',' : ''}`);
