@@ -1293,6 +1293,25 @@ describe('the --resume checkpoint read in chunks', () => {
     expect(stderr).toBe("evm-integrity: 1 of the range's 3 blocks have no verdict: not a pass\n");
   });
 
+  it('the next block is the first without a verdict, past which the blocks after a gap do not move it (was: from + the blocks audited)', () => {
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    const line = (n: number, verdict: 'pass' | 'unreachable' = 'pass') =>
+      ({ block_number: n, block_hash: null, verdict, failures: [] }) as const;
+    // A distributed audit's export: no line for a parked chunk's blocks 103-104.
+    const gap = new AuditTally(1, 100, 109);
+    for (const n of [100, 101, 102, 105, 106, 107, 108, 109]) gap.add(line(n));
+    expect(gap.summary(timings, 8)).toMatchObject({ blocks: 8, complete: false, next_block: 103 });
+    // An unreachable block, audited again later: the run joins up once it has its verdict.
+    const again = new AuditTally(1, 100, 103);
+    for (const event of [line(100), line(101, 'unreachable'), line(102), line(103)]) again.add(event);
+    expect(again.summary(timings, 4)).toMatchObject({ complete: false, next_block: 101 });
+    again.add(line(101));
+    expect(again.summary(timings, 5)).toMatchObject({ complete: true, next_block: null });
+    // A block audited again as unreachable after its run went on (a reorg): the next block moves back to it.
+    again.add(line(102, 'unreachable'));
+    expect(again.summary(timings, 6)).toMatchObject({ complete: false, next_block: 102 });
+  });
+
   it('a file of another audit is refused, and left as it was', () => {
     const file = tempFile('other.ndjson');
     const text = `${JSON.stringify({ audit: { chain_id: 1, from: 1, to: 2 } })}\n`;

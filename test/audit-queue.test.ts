@@ -21,6 +21,7 @@ import {
   query,
   runCli,
   startWorker,
+  statusOf,
   stopWorker,
   until,
   untilComplete,
@@ -327,6 +328,30 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect(node.requests - before).toBeGreaterThanOrEqual(10);
     expect((await stopWorker(workers[0]!)).status).toBe(0);
   }, 120_000);
+
+  it('a reorg within a chunk: audit-status counts each block once, by its last line, as the export does', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    node = await startLoopbackNode(1, blocks);
+    const id = auditIdOf(await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10']));
+    // The node's first answer for block 1000015 is another block at that height; its next ones, the real block.
+    const real = blocks.get(1_000_015)!;
+    const other = { ...real, header: rehash({ ...real.header, extraData: '0x01' }) };
+    let asked = 0;
+    node.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf424f')
+        blocks.set(1_000_015, ++asked === 1 ? other : real);
+      return undefined;
+    };
+    workers.push(startWorker(['--queue', db.url]));
+    await untilComplete(id, db.url);
+    const lines = parseLines((await runCli(['audit-export', id, '--queue', db.url])).stdout);
+    // The chunk's lines hold block 1000015 twice: on the other block, then again after the reorg.
+    expect(lines.filter((l) => l.block_number === 1_000_015)).toHaveLength(2);
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, reorgs: 1, complete: true });
+    const status = await statusOf(id, db.url);
+    expect(status.blocks).toEqual({ total: 30, audited: 30 });
+    expect(status.verdicts).toEqual({ pass: 30, fail: 0, not_verifiable: 0, unreachable: 0 });
+  });
 
   it('a reorg between two chunks: both are audited again on the new chain, and the export has a reorg line', async () => {
     const blocks = fixtureChain(FROM, TO);

@@ -101,6 +101,12 @@ export class AuditTally {
   private readonly recent = new Map<number, BlockAudit>();
   private reorgs = 0;
   private highest: number;
+  /**
+   * The last block of the run from `from` whose blocks all have a verdict other than unreachable: the next block is the
+   * one after it. Counted, not `from` plus the blocks audited: a distributed audit's export has no line for a parked
+   * chunk's blocks, and the blocks after them would put the next block past the gap.
+   */
+  private covered: number;
   private readonly anchors: AnchorTally;
 
   constructor(
@@ -110,6 +116,7 @@ export class AuditTally {
     anchoring: Anchoring = {},
   ) {
     this.highest = from - 1;
+    this.covered = from - 1;
     this.anchors = new AnchorTally(from, to, anchoring);
   }
 
@@ -131,6 +138,24 @@ export class AuditTally {
     this.recent.set(event.block_number, event);
     this.highest = Math.max(this.highest, event.block_number);
     this.recent.delete(this.highest - SUPERSEDE_WINDOW);
+    this.cover(event);
+  }
+
+  /**
+   * Moves {@link covered} by `audit`: back before a block now unreachable, and on over the blocks with a verdict after
+   * it (those a reorg audits again are within the kept window, so a run broken by one is joined again).
+   */
+  private cover(audit: BlockAudit): void {
+    if (audit.verdict === 'unreachable') {
+      this.covered = Math.min(this.covered, audit.block_number - 1);
+      return;
+    }
+    const verdictOf = (block: number) => this.recent.get(block)?.verdict;
+    while (this.covered < this.to) {
+      const next = verdictOf(this.covered + 1);
+      if (next === undefined || next === 'unreachable') break;
+      this.covered++;
+    }
   }
 
   /**
@@ -165,7 +190,7 @@ export class AuditTally {
       failed_checks: failedChecks,
       reorgs: this.reorgs,
       complete,
-      next_block: complete ? null : this.from + audited,
+      next_block: complete ? null : this.covered + 1,
       blocks_per_second: timings.elapsed_ms > 0 ? auditedThisRun / (timings.elapsed_ms / 1000) : 0,
       time_share: {
         fetching: share(timings.fetching_ms),

@@ -88,15 +88,22 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       seconds = row.seconds ?? 0;
     }
   }
+  // Each block once, by its last line: a chunk's summary counts so (AuditTally), where its lines hold a block twice
+  // when the node reorganised within the chunk (31 verdicts for 30 blocks, in a user check, counted line by line).
   const verdicts: Record<string, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
   const counted = await db.query(
-    `SELECT verdict, count(*)::int AS n FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} GROUP BY verdict`,
+    `SELECT v.key AS verdict, sum(v.value::int)::int AS n
+     FROM ${AUDIT_SCHEMA}.chunks c, json_each_text(c.summary->'verdicts') v
+     WHERE c.audit_id = $1 AND c.state = 'done' GROUP BY v.key`,
     [id],
   );
   for (const row of counted.rows as Array<{ verdict: string; n: number }>) verdicts[row.verdict] = row.n;
   const failed = await db.query(
     `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
-     FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail' ORDER BY block_number LIMIT $2`,
+     FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail'
+       AND NOT EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
+         AND later.chunk_first = b.chunk_first AND later.block_number = b.block_number AND later.seq > b.seq)
+     ORDER BY block_number LIMIT $2`,
     [id, FAILURES_LISTED],
   );
   const parked = await db.query(
