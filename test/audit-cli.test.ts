@@ -1295,8 +1295,12 @@ describe('the --resume checkpoint read in chunks', () => {
 
   it('the next block is the first without a verdict, past which the blocks after a gap do not move it (was: from + the blocks audited)', () => {
     const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
-    const line = (n: number, verdict: 'pass' | 'unreachable' = 'pass') =>
-      ({ block_number: n, block_hash: null, verdict, failures: [] }) as const;
+    const line = (n: number, verdict: 'pass' | 'unreachable' = 'pass') => ({
+      block_number: n,
+      block_hash: null,
+      verdict,
+      failures: [],
+    });
     // A distributed audit's export: no line for a parked chunk's blocks 103-104.
     const gap = new AuditTally(1, 100, 109);
     for (const n of [100, 101, 102, 105, 106, 107, 108, 109]) gap.add(line(n));
