@@ -210,6 +210,22 @@ describe('auditRange over a JSON-RPC node', () => {
       expect(message).toContain(`receipts[1].logs[0].${member}: `);
   });
 
+  it('a header without its hash fails block_input, naming it, where its receipts name their block (was: unreachable, "the chain reorganised")', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const block = blocks.get(FROM + 6)!;
+    const { hash, ...header } = block.header;
+    blocks.set(FROM + 6, { ...block, header, receipts: block.receipts.map((r) => ({ ...r, blockHash: hash })) });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    // The block after it cannot have its parent link checked: not verifiable, never a pass.
+    expect(notPassing(events)).toEqual([
+      { block: FROM + 6, verdict: 'fail', checks: ['block_input'] },
+      { block: FROM + 7, verdict: 'not_verifiable', checks: [] },
+    ]);
+    expect(blocksOf(events).find((e) => e.block_number === FROM + 6)!.failures[0]!.message).toContain('header.hash');
+    expect(blocksOf(events).find((e) => e.block_number === FROM + 7)!.reason).toMatch(/^parent_link: .* gave no hash/);
+  });
+
   it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
     const block = blocks.get(FROM + 6)!; // 5 transactions

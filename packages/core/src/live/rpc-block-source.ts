@@ -238,7 +238,9 @@ export class RpcBlockSource implements BlockSource {
       );
     }
     receipts.forEach((r: Json, i) => {
-      if (r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
+      // A block without its hash is no reorg: the verification fails it, naming header.hash (block_input).
+      const hashGiven = block.hash !== undefined && block.hash !== null;
+      if (hashGiven && r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
         throw new SourceError(
           `${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`,
         );
@@ -306,7 +308,7 @@ export class RpcBlockSource implements BlockSource {
       );
     if (quantity(block.number) !== BigInt(blockNumber))
       throw new SourceError(
-        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with ${block.number === undefined || block.number === null ? 'a block without its number' : `block ${plain(block.number)}`}`,
       );
     return block;
   }
