@@ -21,6 +21,8 @@ const idList = (record: JsonObject, name: string) => (record[name] ?? record[`_$
 export interface ArtifactLog {
   log: GenesisLog;
   subject: string;
+  /** Whether a check of the log itself failed (it is not in its block as the genesis says): what rests on it is skipped. */
+  failed?: boolean;
 }
 
 /** The parent tracing ids a record names (legacy `_parent_tracing_ids` too); not ids are left out. */

@@ -116,7 +116,8 @@ class LineageWalk {
         continue;
       }
       const log = read.value;
-      logs.push({ log, subject });
+      const entry: ArtifactLog = { log, subject };
+      logs.push(entry);
       const block = await this.block(log.block_number);
       if (!blocksReported.has(log.block_number)) {
         blocksReported.add(log.block_number);
@@ -124,7 +125,11 @@ class LineageWalk {
       }
       if (block.facts === null)
         checks.push(check('log.position', 'skipped', subject, `block ${log.block_number} is not available`));
-      else checks.push(...checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning)));
+      else {
+        const logChecks = checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning));
+        entry.failed = logChecks.some((c) => c.status === 'fail');
+        checks.push(...logChecks);
+      }
     }
     for (const [i, value] of genesis.functionResults.entries()) {
       await this.worked();
