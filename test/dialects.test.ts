@@ -5,7 +5,7 @@
  * hashed field is refused as a conflict where it says another value.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
+import { badRequest, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -248,5 +248,22 @@ describe('dialects that once were refused or misjudged', () => {
       b.header['prevRandao'] = `0x${'66'.repeat(32)}`;
     });
     expect(outcome(block)).toEqual([['header.prevRandao', 'conflict']]);
+  });
+});
+
+describe('messages of a refusal', () => {
+  it('an AuRa header missing a hashed field is "an aura header" (was: "a aura header")', () => {
+    const block = variant('gnosis-10000000', (b) => delete b.header['auraStep']);
+    expect(outcome(block)).toEqual([['header.auraStep', 'missing']]);
+    const result = verifyBlock(block);
+    expect(!result.ok && 'problems' in result.error && result.error.problems[0]!.expected).toBe(
+      'present: an aura header hashes auraStep into the block hash',
+    );
+  });
+
+  it('a 400 whose expectation ends with a period has one period (was: "got 4..")', () => {
+    const expected = 'an RLP block header: Header field mixHash must be 32 bytes, got 4.';
+    const body = badRequest([{ name: 'header_rlp', location: 'body', reason: 'invalid_format', expected }], 1);
+    expect(body.error.message).toBe(`Invalid parameter header_rlp: expected ${expected}`);
   });
 });

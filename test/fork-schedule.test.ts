@@ -76,6 +76,22 @@ describe("mainnet's fork schedule", () => {
     );
   });
 
+  it('a block whose number and timestamp disagree is in one fork for every field: Base block 2,000,000 as mainnet is in the DAO fork', () => {
+    // Before London by its number, past Shanghai by its timestamp: no field is due by the timestamp alone (withdrawalsRoot
+    // was "expected present: … is in Shanghai" beside "baseFeePerGas: expected absent: … is in DAO fork").
+    // Its deposit receipts are no type of mainnet's either: the header's problems are the ones asked about.
+    const problems = problemsOf(relabel(loadFixture('base-2000000'), 1, {})).filter((p) =>
+      p.name.startsWith('header.'),
+    );
+    expect(problems.map((p) => [p.name, p.reason, p.expected])).toEqual([
+      [
+        'header.baseFeePerGas',
+        'conflict',
+        'absent: Ethereum Mainnet block 2000000 is in DAO fork, which has no baseFeePerGas (London, from block 12,965,000)',
+      ],
+    ]);
+  });
+
   it('a block whose number is before a fork and whose timestamp is past later ones is named in the earlier fork (was: Isthmus)', () => {
     // Mainnet block 22,869,878 (2025) as OP Mainnet: before Bedrock by its number, past Isthmus by its timestamp.
     expect(problemsOf(relabel(loadFixture('mainnet-22869878'), 10, {}))[0]!.expected).toBe(

@@ -61,7 +61,7 @@ export function badRequest(
   const first = problems[0];
   const message =
     count === 1 && first !== undefined
-      ? `Invalid parameter ${first.name}: expected ${first.expected}.`
+      ? `Invalid parameter ${first.name}: expected ${first.expected.replace(/\.$/, '')}.`
       : `${count} invalid parameters${count > problems.length ? ` (the first ${problems.length} are listed)` : ''}.`;
   return errorEnvelope(
     {

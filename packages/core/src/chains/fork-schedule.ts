@@ -62,12 +62,15 @@ export interface ScheduledField {
  * // [{ field: 'baseFeePerGas', appendedBy: { fork: 'London', block: 12965000 }, due: false }, …]
  */
 export function scheduledFields(layout: HeaderLayout, forks: readonly ForkActivation[], at: BlockAt): ScheduledField[] {
+  // Due where its fork is the block's fork or one before it ({@link forkAt}): one fork for every field of a block
+  // whose number and timestamp disagree, not London absent by the number and Shanghai due by the timestamp.
+  const current = forks.indexOf(forkAt(forks, at));
   return layout.fields.slice(layout.required).map(({ name, fork }) => {
     const appendedBy = forks.find((f) => (f.appends ?? f.fork) === fork);
     return {
       field: name,
       ...(appendedBy && { appendedBy }),
-      due: appendedBy !== undefined && isActive(appendedBy, at),
+      due: appendedBy !== undefined && forks.indexOf(appendedBy) <= current && isActive(appendedBy, at),
     };
   });
 }

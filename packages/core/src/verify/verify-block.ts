@@ -274,7 +274,8 @@ function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFiel
       problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
   }
   if (!plan.checks.block_hash.verified) return;
-  const header = layout === ETHEREUM_HEADER ? 'the header' : `a ${layout.name} header`;
+  const header =
+    layout === ETHEREUM_HEADER ? 'the header' : `${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header`;
   for (const field of missing) {
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
     problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);
