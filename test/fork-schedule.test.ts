@@ -163,6 +163,26 @@ describe('a receipt-root body with header_rlp', () => {
     );
   });
 
+  it("a header without a field its block's fork has (mainnet block 3,000,026 as Base): 400 naming header_rlp and the fork, as verify block refuses it (was: 200, identical)", () => {
+    const mainnet = readRpcBlock(loadFixture('mainnet-3000026'), new Problems())!;
+    const answer = verifyReceiptRootOperation(
+      receiptRootBody({
+        chainId: 8453,
+        receiptRoot: mainnet.header.complete!.receiptsRoot,
+        receipts: mainnet.receipts,
+        blockNumber: 3_000_026,
+        headerRlp: encodeHeader(mainnet.header.complete!),
+      }),
+    );
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain(
+      'a header with baseFeePerGas: Base block 3000026 is in Bedrock (from block 0), which has it',
+    );
+    expect(problemsOf(relabel(loadFixture('mainnet-3000026'), 8453, {})).map((p) => p.expected)).toContain(
+      'present: Base block 3000026 is in Bedrock (from block 0), which has it',
+    );
+  });
+
   it('the same header of a chain without a schedule is verified as before', () => {
     const registry = new ChainRegistry([{ chainId: HIVE_CHAIN_ID, name: 'hive', rules: 'ethereum', verifiable: true }]);
     const answer = verifyReceiptRootOperation(body(HIVE_CHAIN_ID), { registry });

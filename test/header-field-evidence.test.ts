@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { generateHeaderFieldEvidence } from '../scripts/gen-header-fields.js';
 import { BUILTIN_CHAINS } from '../packages/core/src/chains/registry.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
-import { absentForkFields } from '../packages/core/src/verify/absent-fork-fields.js';
+import { absentForkFields } from '../packages/core/src/chains/absent-fork-fields.js';
 import { verifyBlock } from '../packages/core/src/index.js';
 import { fixtureNames, headerNames, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { startLoopbackNode, fixtureBlocks } from './helpers/loopback-rpc.js';

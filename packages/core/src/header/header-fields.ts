@@ -3,7 +3,7 @@
  * Frontier fields, then the fields forks appended, each present exactly from its fork on
  * (sources: Yellow Paper section 4.3; EIP-1559, EIP-4895, EIP-4844, EIP-4788, EIP-7685). A header
  * is hashed with the fields it has; whether its block should have more is told by the chain's real
- * blocks (verify/absent-fork-fields.ts). Chains whose headers differ have layouts of their own
+ * blocks (chains/absent-fork-fields.ts). Chains whose headers differ have layouts of their own
  * (header/layouts.ts).
  */
 

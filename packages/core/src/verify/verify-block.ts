@@ -16,12 +16,16 @@ import type { ChainInfo } from '../chains/chain-info.js';
 import {
   beforeByzantium,
   rootlessBeforeByzantium,
-  describeActivation,
   fieldsAheadOfFork,
   scheduledFields,
   type ScheduledField,
 } from '../chains/fork-schedule.js';
-import { absentForkFields, unknownForkFieldReason, type AbsentForkFields } from './absent-fork-fields.js';
+import {
+  absentForkFields,
+  lostForkFieldReason,
+  unknownForkFieldReason,
+  type AbsentForkFields,
+} from '../chains/absent-fork-fields.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
@@ -280,13 +284,12 @@ function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFiel
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
     problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);
   }
-  for (const lost of absent.lost) {
-    const why =
-      'from' in lost
-        ? `blocks of ${plan.chain!.name} have it from block ${lost.from.block} on at the latest, and this is block ${fields.number}`
-        : `${plan.chain!.name} block ${fields.number} is in ${lost.fork.fork} (from ${describeActivation(lost.fork)}), which has it`;
-    problems.add(`header.${lost.field}`, 'missing', `present: ${why}`);
-  }
+  for (const lost of absent.lost)
+    problems.add(
+      `header.${lost.field}`,
+      'missing',
+      `present: ${lostForkFieldReason(lost, plan.chain!.name, fields.number)}`,
+    );
 }
 
 /**

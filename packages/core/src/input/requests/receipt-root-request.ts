@@ -9,6 +9,7 @@ import {
 } from '../../chains/registry.js';
 import { claimFor, receiptKinds, type BlockShape } from '../../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { absentForkFields, lostForkFieldReason } from '../../chains/absent-fork-fields.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
 import { ETHEREUM_HEADER, type HeaderLayout } from '../../header/layouts.js';
@@ -288,13 +289,23 @@ function readHeader(
   }
 }
 
-/** Each fork field of `header_rlp` that its block's fork does not have, by the chain's schedule, as a problem. */
-function refuseAheadOfFork(chain: ChainInfo, layout: HeaderLayout, fields: BlockHeader, problems: Problems): void {
-  if (chain.forks === undefined) return;
+/**
+ * The fork fields of `header_rlp` that are not its block's, as problems, as `verify block` judges them: each its
+ * block's fork does not have (by the chain's schedule), and each it lacks that its block has (by the schedule, or where
+ * the chain has none, by its real blocks).
+ */
+function refuseForkFields(chain: ChainInfo, layout: HeaderLayout, fields: BlockHeader, problems: Problems): void {
   const at = { number: fields.number, timestamp: fields.timestamp };
-  const scheduled = scheduledFields(layout, chain.forks, at);
-  for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled, fields, at))
-    problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
+  const scheduled = chain.forks === undefined ? undefined : scheduledFields(layout, chain.forks, at);
+  if (chain.forks !== undefined)
+    for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled!, fields, at))
+      problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
+  for (const lost of absentForkFields(fields, layout, chain.headerFields, fields.number, scheduled).lost)
+    problems.add(
+      'header_rlp',
+      'missing',
+      `a header with ${lost.field}: ${lostForkFieldReason(lost, chain.name, fields.number)}`,
+    );
 }
 
 /**
@@ -368,7 +379,7 @@ export function parseReceiptRootRequest(
     problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
   if (verifiability?.status === 'verifiable' && header !== undefined)
-    refuseAheadOfFork(verifiability.chain, verifiability.header, header.fields, problems);
+    refuseForkFields(verifiability.chain, verifiability.header, header.fields, problems);
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;

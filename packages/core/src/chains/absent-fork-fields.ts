@@ -4,8 +4,9 @@
  * lost it: invalid input), or one of which no real block tells whether its block has it, so that a
  * hash that differs cannot be told from a header that lost the field.
  */
-import type { EvidenceBlock, ForkActivation, ForkFieldEvidence } from '../chains/chain-info.js';
-import type { ScheduledField } from '../chains/fork-schedule.js';
+import type { EvidenceBlock, ForkActivation, ForkFieldEvidence } from './chain-info.js';
+import { describeActivation, type ScheduledField } from './fork-schedule.js';
+import type { BlockHeader } from '../header/header-fields.js';
 import type { HeaderLayout } from '../header/layouts.js';
 
 /**
@@ -37,7 +38,7 @@ export interface AbsentForkFields {
  * // { lost: [{ field: 'requestsHash', from: { fixture: 'mainnet-22431084', block: 22431084 } }] }
  */
 export function absentForkFields(
-  fields: Readonly<Record<string, unknown>>,
+  fields: Readonly<Partial<BlockHeader>>,
   layout: HeaderLayout,
   evidence: Readonly<Record<string, ForkFieldEvidence>> | undefined,
   blockNumber: bigint | undefined,
@@ -77,4 +78,14 @@ export function unknownForkFieldReason(
     `the header has no ${field}, and no real block of ${chain} shows whether ${block} has it` +
     `${shown.length > 0 ? ` (${shown.join('; ')})` : ''}: a hash that differs cannot be told from a header that lost it`
   );
+}
+
+/**
+ * Why a header must have `lost`, for a problem's `expected`: its block's fork has it, or the chain's real blocks do from
+ * a block at or before this one.
+ */
+export function lostForkFieldReason(lost: LostForkField, chain: string, blockNumber: bigint | undefined): string {
+  return 'from' in lost
+    ? `blocks of ${chain} have it from block ${lost.from.block} on at the latest, and this is block ${blockNumber}`
+    : `${chain} block ${blockNumber} is in ${lost.fork.fork} (from ${describeActivation(lost.fork)}), which has it`;
 }
