@@ -572,6 +572,26 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     });
   });
 
+  it('stopped after a block the node gave without its hash: the advice starts at that block, which nothing links past (was: a start after it, linked to nothing)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const hashless = FROM + 3;
+    const { hash: _, ...header } = blocks.get(hashless)!.header;
+    blocks.set(hashless, { ...blocks.get(hashless)!, header });
+    const n = await start(blocks);
+    n.fault = (call) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === hashless + 1 ? { status: 404 } : undefined;
+    const result = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1']);
+    expect(result.status).toBe(2);
+    const lines = parseLines(result.stdout);
+    expect(lines.find((line) => line.block_number === hashless)).toMatchObject({ verdict: 'fail', block_hash: null });
+    const before = lines.find((line) => line.block_number === hashless - 1)!;
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^evm-integrity: stopped at block ${hashless + 1}: .*; continue later with --from ${hashless} --head-hash ${before.block_hash} and the other flags as before\n$`,
+      ),
+    );
+  });
+
   it('stopped at the first block: the advice keeps the --head-hash given', async () => {
     const n = await start();
     const head = `0x${'ab'.repeat(32)}`;

@@ -226,6 +226,16 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(blocksOf(events).find((e) => e.block_number === FROM + 7)!.reason).toMatch(/^parent_link: .* gave no hash/);
   });
 
+  it('a header without its number fails block_input, naming it (was: unreachable, stopping the audit)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const { number: _, ...header } = blocks.get(FROM + 6)!.header;
+    blocks.set(FROM + 6, { ...blocks.get(FROM + 6)!, header });
+    const n = await start(blocks);
+    const events = await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 6, verdict: 'fail', checks: ['block_input'] }]);
+    expect(blocksOf(events).find((e) => e.block_number === FROM + 6)!.failures[0]!.message).toContain('header.number');
+  });
+
   it('a missing receipt fails transaction_count only (incomplete receipts are not judged against the roots)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
     const block = blocks.get(FROM + 6)!; // 5 transactions

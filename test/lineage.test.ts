@@ -230,6 +230,15 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(failed(report)).toEqual([expected].flat());
   });
 
+  it("a Sync log's block_time altered fails log.block_time alone: the reserves, which rest on its position, still pass", async () => {
+    const bundle = buildBundle();
+    const log = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];
+    log.block_time = log.block_time.replace(/:(\d\d)\./, (_: string, s: string) => `:${s === '00' ? '01' : '00'}.`);
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual(['log.block_time']);
+    expect(statusOf(report, 'record.reserves')).toEqual(['pass']);
+  });
+
   it('a missing parent (the service answered 404) is reported', async () => {
     const bundle = buildBundle();
     const exchange = bundle.exchanges.find(

@@ -21,7 +21,7 @@ const idList = (record: JsonObject, name: string) => (record[name] ?? record[`_$
 export interface ArtifactLog {
   log: GenesisLog;
   subject: string;
-  /** Whether a check of the log itself failed (it is not in its block as the genesis says): what rests on it is skipped. */
+  /** Whether the log failed log.position (it is not in its block as the genesis says): what rests on it is skipped. */
   failed?: boolean;
 }
 

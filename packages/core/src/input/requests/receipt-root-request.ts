@@ -291,21 +291,29 @@ function readHeader(
 
 /**
  * The fork fields of `header_rlp` that are not its block's, as problems, as `verify block` judges them: each its
- * block's fork does not have (by the chain's schedule), and each it lacks that its block has (by the schedule, or where
- * the chain has none, by its real blocks).
+ * block's fork does not have (by the chain's schedule), and, where the era's block hash is claimed, each it lacks that
+ * its block has (by the schedule, or where the chain has none, by its real blocks).
  */
-function refuseForkFields(chain: ChainInfo, layout: HeaderLayout, fields: BlockHeader, problems: Problems): void {
+function refuseForkFields(
+  chain: ChainInfo,
+  layout: HeaderLayout,
+  fields: BlockHeader,
+  hashClaimed: boolean,
+  problems: Problems,
+): void {
   const at = { number: fields.number, timestamp: fields.timestamp };
   const scheduled = chain.forks === undefined ? undefined : scheduledFields(layout, chain.forks, at);
   if (chain.forks !== undefined)
     for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled!, fields, at))
       problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
-  for (const lost of absentForkFields(fields, layout, chain.headerFields, fields.number, scheduled).lost)
-    problems.add(
-      'header_rlp',
-      'missing',
-      `a header with ${lost.field}: ${lostForkFieldReason(lost, chain.name, fields.number)}`,
-    );
+  // As verify block: a missing field is named only where the era claims the block hash, which would need it.
+  if (hashClaimed)
+    for (const lost of absentForkFields(fields, layout, chain.headerFields, fields.number, scheduled).lost)
+      problems.add(
+        'header_rlp',
+        'missing',
+        `a header with ${lost.field}: ${lostForkFieldReason(lost, chain.name, fields.number)}`,
+      );
 }
 
 /**
@@ -379,7 +387,13 @@ export function parseReceiptRootRequest(
     problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
   if (verifiability?.status === 'verifiable' && header !== undefined)
-    refuseForkFields(verifiability.chain, verifiability.header, header.fields, problems);
+    refuseForkFields(
+      verifiability.chain,
+      verifiability.header,
+      header.fields,
+      verifiability.checks.block_hash.verified,
+      problems,
+    );
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;

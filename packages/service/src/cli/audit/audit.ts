@@ -235,8 +235,13 @@ function conclude(
   };
   const { out, from, headHash } = run.options;
   const next = total.next_block;
-  const link = next !== null && next > from ? run.tally.hashOf(next - 1) : headHash;
-  const advice = howToContinue(out, next, link);
+  // Where to start again, linked to the block before it: a block before it that gave no hash (a node's block without
+  // one, which failed block_input) is audited again, so that the block after it is judged as an unbroken run judges it
+  // (its parent link not verifiable), never linked to a hash that is not its parent's.
+  let start = next;
+  while (start !== null && start > from && run.tally.hashOf(start - 1) === null) start--;
+  const link = start !== null && start > from ? run.tally.hashOf(start - 1) : headHash;
+  const advice = howToContinue(out, start, link);
   if (interrupted) {
     io.stderr(`evm-integrity: interrupted before block ${next}; ${advice}\n`);
     return EXIT_INTERRUPTED;
