@@ -220,48 +220,46 @@ describe('ConnectionBounds', () => {
     const fake = { remoteAddress: address, destroyed: false, destroy: () => void (fake.destroyed = true) };
     return fake as unknown as Socket & { destroyed: boolean };
   };
-
-  it('closes an idle connection for a new one only once it has been idle for the grace, the oldest idle first', () => {
-    let now = 0;
+  /** Bounds with a grace of 1000 ms on a clock the test sets (`clock.now`), and the actions they took, in order. */
+  const boundsOnClock = (caps: { maxConnections: number; maxConnectionsPerAddress: number }) => {
+    const clock = { now: 0 };
     const closed: string[] = [];
     const bounds = new ConnectionBounds(
-      { maxConnections: 2, maxConnectionsPerAddress: 10 },
+      caps,
       (action) => closed.push(action),
       1000,
-      () => now,
+      () => clock.now,
     );
+    return { bounds, closed, clock };
+  };
+
+  it('closes an idle connection for a new one only once it has been idle for the grace, the oldest idle first', () => {
+    const { bounds, closed, clock } = boundsOnClock({ maxConnections: 2, maxConnectionsPerAddress: 10 });
     const [a, b, c, d] = [socket(), socket(), socket(), socket()];
     expect(bounds.accept(a)).toBe(true);
-    now = 10;
+    clock.now = 10;
     expect(bounds.accept(b)).toBe(true);
-    now = 999;
+    clock.now = 999;
     // a has been idle 999 ms: the new connection is refused, a kept.
     expect(bounds.accept(c)).toBe(false);
     expect([a.destroyed, c.destroyed, closed]).toEqual([false, true, ['refused']]);
-    now = 1000;
+    clock.now = 1000;
     // a (idle since 0) goes before b (idle since 10).
     expect(bounds.accept(d)).toBe(true);
     expect([a.destroyed, b.destroyed, closed]).toEqual([true, false, ['refused', 'evicted']]);
   });
 
   it('counts the grace from when a connection last became idle, and never closes a busy one', () => {
-    let now = 0;
-    const closed: string[] = [];
-    const bounds = new ConnectionBounds(
-      { maxConnections: 10, maxConnectionsPerAddress: 1 },
-      (action) => closed.push(action),
-      1000,
-      () => now,
-    );
+    const { bounds, closed, clock } = boundsOnClock({ maxConnections: 10, maxConnectionsPerAddress: 1 });
     const [a, b, c] = [socket(), socket(), socket()];
     bounds.accept(a);
     bounds.busy(a);
-    now = 5000;
+    clock.now = 5000;
     expect(bounds.accept(b)).toBe(false);
     bounds.idle(a);
-    now = 5999;
+    clock.now = 5999;
     expect(bounds.accept(b)).toBe(false);
-    now = 6000;
+    clock.now = 6000;
     expect(bounds.accept(c)).toBe(true);
     expect([a.destroyed, closed]).toEqual([true, ['refused', 'refused', 'evicted']]);
   });

@@ -3,6 +3,7 @@
  * `base`, `arbitrum-one`), and `--add-chain ID:RULES` adds a devnet to the registry for the run.
  */
 import { defaultRegistry, RULE_SET_NAMES, type ChainInfo, type RuleSetName } from 'evm-integrity';
+import { decodeJsonBody } from 'evm-integrity/api';
 import { chainIdValue } from './flags.js';
 import { InputError, UsageError } from './io/usage-error.js';
 import { inputName } from './io/read-input.js';
@@ -141,9 +142,6 @@ export function withChainId(
   return json;
 }
 
-/** `"chain_id": null`, as a member of a JSON object may be written. */
-const NULL_CHAIN_ID = /"chain_id"\s*:\s*null/g;
-
 /**
  * {@link withChainId} on a block's bytes, as `verify block` reads them: the member is written in before the others,
  * so that the rest of the bytes is verified as given. Bytes that are not a JSON object are left to the verifier.
@@ -163,16 +161,10 @@ export function bytesWithChainId(bytes: Uint8Array, chainId: number | undefined,
     return bytes;
   }
   if ('chain_id' in json) {
-    // A null chain_id: written over where the text holds it once and that is the object's own (not a member within,
-    // its own spelt with an escape), else the object written again with the chain.
-    const text = new TextDecoder().decode(bytes);
-    const nulls = [...text.matchAll(NULL_CHAIN_ID)];
-    const spliced =
-      nulls.length === 1
-        ? `${text.slice(0, nulls[0]!.index)}"chain_id":${chainId}${text.slice(nulls[0]!.index + nulls[0]![0].length)}`
-        : undefined;
-    const own = spliced !== undefined && (JSON.parse(spliced) as { chain_id?: unknown }).chain_id === chainId;
-    return new TextEncoder().encode(own ? spliced : JSON.stringify({ ...json, chain_id: chainId }));
+    // A null chain_id: the object written again with the chain, as the verifier reads it (decodeJsonBody); where that
+    // refuses it (a member given twice, which JSON.parse collapsed), the bytes are left for the verifier to refuse.
+    const read = decodeJsonBody(bytes);
+    return read.ok ? new TextEncoder().encode(JSON.stringify({ ...(read.value as object), chain_id: chainId })) : bytes;
   }
   const brace = bytes.indexOf(0x7b);
   const member = new TextEncoder().encode(`"chain_id":${chainId}${Object.keys(json).length > 0 ? ',' : ''}`);

@@ -432,21 +432,22 @@ export function parseReceiptRootRequest(
     }
   }
   // Before Byzantium a receipt's root is hashed: one that gives a status instead cannot be (as verify block says).
-  const rootless =
-    known.status === 'verifiable' && beforeByzantium(known.chain.forks, blockNumber)
-      ? positions.find((position, index) => index !== excluded?.index && receipts[position]!.root === undefined)
-      : undefined;
-  if (rootless !== undefined && known.status === 'verifiable')
-    return refuse({
-      status: 'not_verifiable',
-      chainId: known.chain.chainId,
-      chain: known.chain,
-      reason: rootlessBeforeByzantium(`transactions[${rootless}]`),
-      era: known.era,
-      firstVerifiableBlock: null,
-      check: 'receipts_root',
-      hint: "Send each receipt's post-state root (`root`), as go-ethereum gives it; reth gives none before Byzantium.",
-    });
+  if (known.status === 'verifiable' && beforeByzantium(known.chain.forks, blockNumber)) {
+    const rootless = positions.find(
+      (position, index) => index !== excluded?.index && receipts[position]!.root === undefined,
+    );
+    if (rootless !== undefined)
+      return refuse({
+        status: 'not_verifiable',
+        chainId: known.chain.chainId,
+        chain: known.chain,
+        reason: rootlessBeforeByzantium(`transactions[${rootless}]`),
+        era: known.era,
+        firstVerifiableBlock: null,
+        check: 'receipts_root',
+        hint: "Send each receipt's post-state root (`root`), as go-ethereum gives it; reth gives none before Byzantium.",
+      });
+  }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
   if (unverified !== null) return refuse(unverified);
   return ok({
