@@ -259,6 +259,52 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(comparable(replay.stdout)).toEqual(comparable(live.stdout));
   });
 
+  it('Ctrl-C, then the same command with --resume: --record holds every block of the range, and the replay audits them all (was: the resumed blocks alone)', async () => {
+    const n = await start();
+    n.delayMs = 15;
+    const [out, bundle] = [tempFile('recorded.ndjson'), tempFile('recorded.json.gz')];
+    const command = [...RANGE, '--rpc', n.url, '--out', out, '--record', bundle, '--batch', '1', '--concurrency', '1'];
+    const stopped = await run(command, (child) => whenLines(out, 5, () => child.kill('SIGINT')));
+    expect(stopped.status).toBe(130);
+    n.delayMs = 0;
+    const resumed = await run([...command, '--resume']);
+    expect(resumed.status).toBe(0);
+    await node!.close();
+    node = undefined;
+    const replay = await run([...RANGE, '--bundle', bundle]);
+    expect(replay.stderr).toBe('');
+    expect(parseLines(replay.stdout).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 } });
+  });
+
+  it('--resume with a --record file that is no recording of this chain: one line naming it, exit 2, the file kept', async () => {
+    const n = await start();
+    const out = tempFile('first.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', out, '--to', String(FROM + 1)])).status).toBe(0);
+    const notBundle = tempFile('not-a-bundle.json');
+    writeFileSync(notBundle, '{"header": {}');
+    const otherChain = tempFile('other-chain.json');
+    writeFileSync(
+      otherChain,
+      JSON.stringify({ exchanges: [], blocks: [{ ...loadFixture('mainnet-1000001'), chain_id: 10 }] }),
+    );
+    for (const [file, why] of [
+      [
+        notBundle,
+        /^evm-integrity: --record \S+not-a-bundle\.json cannot be read as a recording \(\S+ is not a JSON bundle: /,
+      ],
+      [
+        otherChain,
+        /^evm-integrity: --record \S+other-chain\.json holds blocks of chain 10, not 1; --resume adds to the recording it holds: give another file$/,
+      ],
+    ] as const) {
+      const before = readFileSync(file, 'utf8');
+      const refused = await run([...RANGE, '--rpc', n.url, '--out', out, '--record', file, '--resume']);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr.split('\n')[0]).toMatch(why);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    }
+  });
+
   it('--bundle with a block twice: an identical copy is audited once; an altered one is exit 2 naming both, no line', async () => {
     const blocks = Array.from({ length: TO - FROM + 1 }, (_, i) => loadFixture(`mainnet-${FROM + i}`));
     const copy = structuredClone(blocks[22]!); // block 1000023, which has logs

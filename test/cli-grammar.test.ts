@@ -290,6 +290,17 @@ describe('every command of the table', () => {
     );
   });
 
+  it("the overview's and every command's help fit a terminal of 80 columns", async () => {
+    const listed = /expected one of (.*)\n/.exec((await cli(['frobnicate'])).stderr)![1]!.split(', ');
+    expect(listed).toContain('accounts');
+    for (const command of ['', ...listed]) {
+      const page = await cli(command ? ['help', command] : ['--help']);
+      expect(page.code, command).toBe(0);
+      const wide = page.stdout.split('\n').filter((line) => line.length > 80);
+      expect(wide, `help ${command}`).toEqual([]);
+    }
+  });
+
   it('help help is the overview, as help --help is', async () => {
     const [help, helpHelp] = [await cli(['help', '--help']), await cli(['help', 'help'])];
     expect(helpHelp).toEqual({ ...help, code: 0 });

@@ -5,14 +5,19 @@
 import { RULE_SET_NAMES } from 'evm-integrity';
 
 export const VERIFY_USAGE = `Usage:
-  evm-integrity verify receipt-root [FILE|-]   body of POST /v1/evm/verify/receipt-root
-  evm-integrity verify logs-bloom [FILE|-]     body of POST /v1/evm/verify/logs-bloom
-  evm-integrity verify receipt-proof [FILE|-] [--block-hash H | --anchor-proof F --checkpoint R]
-                                               a receipt proof (prove receipt writes it)
-  evm-integrity verify block [FILE|-]…         JSON-RPC header + complete receipts of each block
-  evm-integrity verify logs-proof FILE|- (--head-hash H | --anchor-proof F --checkpoint R)
-                              [--chain C] [--out LOGS.ndjson]
-                                               a complete-log proof of a range (prove logs)
+  evm-integrity verify receipt-root [FILE|-]
+      the body of POST /v1/evm/verify/receipt-root
+  evm-integrity verify logs-bloom [FILE|-]
+      the body of POST /v1/evm/verify/logs-bloom
+  evm-integrity verify receipt-proof [FILE|-]
+                [--block-hash H | --anchor-proof F --checkpoint R]
+      a receipt proof (prove receipt writes it)
+  evm-integrity verify block [FILE|-]…
+      the JSON-RPC header and complete receipts of each block
+  evm-integrity verify logs-proof FILE|-
+                (--head-hash H | --anchor-proof F --checkpoint R)
+                [--chain C] [--out LOGS.ndjson]
+      a complete-log proof of a range (prove logs writes it)
   (each also takes [--chain C] [--add-chain ID:R]…)
 
 Options:
@@ -25,8 +30,8 @@ Options:
   --rules R     block: verify a block with rule set R (for blocks that name no
                 chain and no --chain, or a chain outside the registry)
                 rule sets: ${RULE_SET_NAMES.join(', ')}
-  --workers N   verify blocks on N worker threads (0: none, at most 256; default:
-                one per core once 8 MB of blocks are read)
+  --workers N   verify blocks on N worker threads (0: none, at most 256;
+                default: one per core once 8 MB of blocks are read)
   --verbose     say on stderr where the blocks were verified
   --evidence DIR  also stand on the blocks an operator vouched for in DIR
                 (evidence add/capture writes them; each admitted again)
@@ -46,7 +51,8 @@ files are still verified. Exit status (the highest of the blocks'): 0 verified,
 not verifiable, 3 a bug, 141 stdout closed early (… | head).
 verify receipt-proof prints the receipt the proof holds (JSON-RPC's conventions)
 and exits 0; a proof that does not hold is one line on stderr naming why and the
-proof node at fault, exit 1; a file that is not a proof names the member, exit 2.
+proof node at fault, exit 1; a file that is not a proof names the member,
+exit 2.
 verify logs-proof checks a proof written by prove logs as it streams in, from
 --head-hash H alone (the hash of the range's last block, from a source you
 trust); --chain C (an id or a name) refuses a proof of another chain, and
@@ -70,7 +76,8 @@ Options:
   --evidence-dir DIR  where evidence is kept (default: ./evidence)
   --vouched-by NAME   who vouches (default: USER@HOST of this command); shown in
                       reports and in a server's GET /v1/chains
-  --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url, ETH_RPC_URL)
+  --rpc URL         capture: your node's JSON-RPC URL (or --rpc-url,
+                    ETH_RPC_URL)
   --block N         capture: the block's number (decimal or 0x hex), or latest,
                     finalized, safe (asked of the node)
   --json            print what was admitted as JSON (list: one array)
@@ -89,8 +96,8 @@ file that cannot be read or is no block, a chain that is not built in or an era
 whose rules are not implemented.`;
 
 export const PROVE_USAGE = `Usage:
-  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty] [--chain C]
-                              [--add-chain ID:R]… [--evidence DIR]
+  evm-integrity prove receipt [FILE|-] --index N [--out P] [--pretty]
+                              [--chain C] [--add-chain ID:R]… [--evidence DIR]
   evm-integrity prove logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--out FILE]
                            [--concurrency K] [--add-chain ID:R]…
@@ -113,13 +120,13 @@ verified, 3 a bug.
 prove logs writes a complete-log proof: every log of blocks N..M that matches
 the filter (any of the --address, and topic0 any of the --topic0; every log
 without them), with what shows none is missing: each header, and the receipts
-of each block whose bloom may match. --chain C: a chain id or name (evm-integrity
-chains), or a devnet's id added with --add-chain ID:R; N and M: block numbers or latest, finalized, safe (asked of the node
-once). Blocks come from the node (--rpc, --rpc-url or ETH_RPC_URL; its
-eth_chainId must be --chain's), K fetched ahead (default 4). The proof goes to
---out FILE (whole or not at all) or to stdout (--out -, or none; not a
-terminal). stderr gets the counts and the head hash, the hash of block M a
-verifier needs:
+of each block whose bloom may match. --chain C: a chain id or name
+(evm-integrity chains), or a devnet's id added with --add-chain ID:R; N and M:
+block numbers or latest, finalized, safe (asked of the node once). Blocks come
+from the node (--rpc, --rpc-url or ETH_RPC_URL; its eth_chainId must be
+--chain's), K fetched ahead (default 4). The proof goes to --out FILE (whole or
+not at all) or to stdout (--out -, or none; not a terminal). stderr gets the
+counts and the head hash, the hash of block M a verifier needs:
   evm-integrity verify logs-proof FILE --head-hash H
 Exit status: 0 written, 2 bad flags, a node of another chain, a range that
 cannot be proven (one line saying why), or a node that fails or serves blocks
@@ -128,9 +135,9 @@ that make no proof (nothing is left at --out; on stdout, a proof cut short),
 
 export const ANCHOR_USAGE = `Usage:
   evm-integrity anchor verify FILE|- --checkpoint ROOT [--json]
-  evm-integrity anchor prove --checkpoint ROOT --block N [--block M]… --out FILE|-
-                             [--beacon URL] [--slot S]… [--concurrency K]
-                             [--era-dir DIR] [--rpc URL]
+  evm-integrity anchor prove --checkpoint ROOT --block N [--block M]…
+                             --out FILE|- [--beacon URL] [--slot S]…
+                             [--concurrency K] [--era-dir DIR] [--rpc URL]
                              [--light-client [--to-period P]]
 
 anchor verify checks an anchor proof file (docs/anchor.md) against ROOT, the
@@ -164,19 +171,20 @@ what they need. --light-client (with --beacon; --block then optional) adds,
 right after the head, ROOT's light-client bootstrap and one update a
 sync-committee period from ROOT's period to the node's latest (or to period
 P), each verified before it is kept: the file then proves each finalized
-header's execution block. Every answer is held to the root it must reach, and the file
-is verified before it is written, to FILE whole or not at all, or to stdout
-(--out -); stderr names each block proven.
+header's execution block. Every answer is held to the root it must reach, and
+the file is verified before it is written, to FILE whole or not at all, or to
+stdout (--out -); stderr names each block proven.
 Exit status: 0 written, 2 a bad flag, a node that fails or serves data that
-does not hash to its root (or a light-client step that does not verify), a
-node without the light-client routes, a block that cannot be proven (one line saying why;
-nothing is written), 3 a bug. Details: docs/cli.md, docs/anchor.md.`;
+does not hash to its root (or a light-client step that does not verify), a node
+without the light-client routes, a block that cannot be proven (one line saying
+why; nothing is written), 3 a bug. Details: docs/cli.md, docs/anchor.md.`;
 
 export const AUDIT_LOGS_USAGE = `Usage:
   evm-integrity audit-logs --chain C --rpc URL --from N --to M
                            [--address A]… [--topic0 T]… [--head-hash H]
                            [--proof FILE | --save-proof FILE]
-                           [--window W] [--concurrency K] [--add-chain ID:R]… [--json]
+                           [--window W] [--concurrency K] [--add-chain ID:R]…
+                           [--json]
 
 --chain C: a chain id or name (evm-integrity chains), or a devnet's id added
 with --add-chain ID:R. N and M: block numbers or
@@ -189,26 +197,30 @@ range, built from the node's blocks (kept with --save-proof FILE) or given with
 --proof FILE (of the same chain, range and filter). --head-hash H, the hash of
 block M from a source you trust, makes the range hang from it; without it the
 headers are the node's own word (or, with --proof, the proof file's, its head
-matched to the node's hash of block M). Prints one JSON line per log the node dropped,
-invented or altered, then a summary line (JSON lines; --json is accepted).
+matched to the node's hash of block M). Prints one JSON line per log the node
+dropped, invented or altered, then a summary line (JSON lines; --json is
+accepted).
 Exit status: 0 complete and exact, 1 a log dropped, invented or altered, the
 range not hanging from --head-hash, or --proof that does not hold, 2 no verdict
 (bad flags, a proof of another range, an unreachable node, a range that cannot
 be proven), 3 a bug. Details: docs/cli.md.`;
 
 export const REQUEST_USAGE = `Usage:
-  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain C] [--add-chain ID:R]…
-  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain C] [--add-chain ID:R]…
+  evm-integrity request receipt-root [FILE|-] [--pretty] [--chain C]
+                                    [--add-chain ID:R]…
+  evm-integrity request logs-bloom [FILE|-] [--pretty] [--chain C]
+                                   [--add-chain ID:R]…
 
-Prints the body of POST /v1/evm/verify/receipt-root (or logs-bloom) for a block in
-the JSON-RPC format verify block reads (chain_id, header, complete receipts), from
-FILE or standard input (- or no FILE). The receipt-root body carries the block's
-number, hash and header RLP when the header has them, so the server checks the
-header too. --chain C: the chain (an id or a name) of a block that names none.
---add-chain ID:R reads a devnet's block as verify does. The body is JSON (--json
-is accepted).
+Prints the body of POST /v1/evm/verify/receipt-root (or logs-bloom) for a block
+in the JSON-RPC format verify block reads (chain_id, header, complete receipts),
+from FILE or standard input (- or no FILE). The receipt-root body carries the
+block's number, hash and header RLP when the header has them, so the server
+checks the header too. --chain C: the chain (an id or a name) of a block that
+names none. --add-chain ID:R reads a devnet's block as verify does. The body is
+JSON (--json is accepted).
   evm-integrity request receipt-root block.json | curl -s --json @- \\
-    -H "Authorization: Bearer $KEY" http://127.0.0.1:8080/v1/evm/verify/receipt-root
+    -H "Authorization: Bearer $KEY" \\
+    http://127.0.0.1:8080/v1/evm/verify/receipt-root
 Exit status: 0 the body is printed, 2 a file that cannot be read, is not JSON or
 is not a block (one line naming it and the member at fault), 3 a bug, 141 stdout
 closed early (… | head).`;
@@ -222,37 +234,39 @@ can be verified (GET /v1/chains tells each era and the evidence it stands on).
 --json: one JSON array. Exit status: 0, 2 a bad flag.`;
 
 export const SERVE_USAGE = `Usage:
-  evm-integrity serve [--config FILE] [--host H] [--port P] [--store sqlite|postgres|memory] [--data-dir DIR]
+  evm-integrity serve [--config FILE] [--host H] [--port P]
+                      [--store sqlite|postgres|memory] [--data-dir DIR]
                       [--evidence DIR]
 
-Runs the verifier service (default http://127.0.0.1:8080, SQLite store in ./data;
---store postgres with database_url or DATABASE_URL shares one store among replicas).
-The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each member can also be
-set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too), which overrides the file, and
-each flag overrides only the member it names. The first start with no account
-creates one and prints its API key once; a later start on a store with accounts
-says how to make a key for a lost one. --evidence DIR (evidence_dir): stand on the
-blocks operators vouched for in DIR, each admitted again at start. SIGINT/SIGTERM stop it: requests in
-progress get shutdown_timeout_ms (10 s by default) to finish. Every setting:
-docs/service.md. Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration,
-flag or store, or a port in use, 3 a bug.`;
+Runs the verifier service (default http://127.0.0.1:8080, SQLite store in
+./data; --store postgres with database_url or DATABASE_URL shares one store
+among replicas). The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each
+member can also be set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too),
+which overrides the file, and each flag overrides only the member it names. The
+first start with no account creates one and prints its API key once; a later
+start on a store with accounts says how to make a key for a lost one. --evidence
+DIR (evidence_dir): stand on the blocks operators vouched for in DIR, each
+admitted again at start. SIGINT/SIGTERM stop it: requests in progress get
+shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.
+Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration, flag or store,
+or a port in use, 3 a bug.`;
 
 export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
-                                                [--config FILE] [--data-dir DIR]
-  evm-integrity keys create|list|revoke …       [--config FILE] [--data-dir DIR]`;
+                              [--config FILE] [--data-dir DIR]
+  evm-integrity keys create|list|revoke … [--config FILE] [--data-dir DIR]`;
 
 export const LINEAGE_USAGE = `Usage:
   evm-integrity lineage TRACING_ID --chain C (--bundle FILE | --service URL)
                         [--rpc URL] [--record FILE] [--json] [--workers N]
                         [--add-chain ID:R]…
 
-Audits a derived record's lineage: from a bundle (.json or .json.gz, offline), or
-from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with blocks from
---rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is given);
---record writes what was fetched as a bundle; --workers N computes the blocks'
-receipts roots on N worker threads. --chain C: a chain id (decimal or 0x hex) or
-name (evm-integrity chains), or a devnet's id added with --add-chain ID:R.
---json: the report as JSON (default: text).
+Audits a derived record's lineage: from a bundle (.json or .json.gz, offline),
+or from the live hosted service (API key in EVM_DATA_SERVICE_API_KEY) with
+blocks from --rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is
+given); --record writes what was fetched as a bundle; --workers N computes the
+blocks' receipts roots on N worker threads. --chain C: a chain id (decimal or 0x
+hex) or name (evm-integrity chains), or a devnet's id added with --add-chain
+ID:R. --json: the report as JSON (default: text).
 Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
 or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 
@@ -280,33 +294,34 @@ anchor proof proves from ROOT is an anchor (evm-integrity anchor verify); the
 summary's anchoring names ROOT. A file that proves no block of the range is
 refused (exit 1).
 
-Audits every block of N..M: its header hashes to its hash, it links to its parent
-(block N to --head-hash when given), its receipts reproduce receiptsRoot and
-logsBloom, and it has one receipt per transaction. Blocks come from a JSON-RPC
-node (--rpc), from the hosted service's /evm/rpc proxy (--service alone), or from
-a bundle written by --record (--bundle, offline). With --service URL (the key in
-EVM_DATA_SERVICE_API_KEY), the service's block and log records (datasets 0101,
-0103) are checked against the chain too; --bundle replays those checks when the
-recording had them. Prints one JSON line per block, a line per reorg seen, and a
-summary line (NDJSON; --json is accepted), to stdout or --out FILE; --resume
-continues the audit in FILE where it stopped (its lines kept up to the first
-whose digest does not hold, the blocks from there audited again). --concurrency K: requests to the node at once (default 4, at most
-64), each a batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and
-its receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks
-are fetched ahead. A
-node that refuses batches gets smaller ones, down to 1 (no batching: a block's
-two calls on two connections, K blocks ahead). --max-answer-mb S: the largest
-answer read from the node (default 32); a larger one is abandoned and its blocks
-are unreachable, with that reason.
+Audits every block of N..M: its header hashes to its hash, it links to its
+parent (block N to --head-hash when given), its receipts reproduce receiptsRoot
+and logsBloom, and it has one receipt per transaction. Blocks come from a
+JSON-RPC node (--rpc), from the hosted service's /evm/rpc proxy (--service
+alone), or from a bundle written by --record (--bundle, offline). With --service
+URL (the key in EVM_DATA_SERVICE_API_KEY), the service's block and log records
+(datasets 0101, 0103) are checked against the chain too; --bundle replays those
+checks when the recording had them. Prints one JSON line per block, a line per
+reorg seen, and a summary line (NDJSON; --json is accepted), to stdout or --out
+FILE; --resume continues the audit in FILE where it stopped (its lines kept up
+to the first whose digest does not hold, the blocks from there audited again).
+--concurrency K: requests to the node at once (default 4, at most 64), each a
+batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and its
+receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks are
+fetched ahead. A node that refuses batches gets smaller ones, down to 1 (no
+batching: a block's two calls on two connections, K blocks ahead).
+--max-answer-mb S: the largest answer read from the node (default 32); a larger
+one is abandoned and its blocks are unreachable, with that reason.
 --add-chain ID:R: chain ID, outside the registry (a devnet), follows rule set R
 (ethereum, optimism, arbitrum, scroll, polygon), and --chain ID names it;
-without it such a chain's blocks are not verifiable. --evidence DIR: also stand on the blocks an operator vouched
-for in DIR (evidence add/capture; not with --queue). --learn-evidence: each block
-the run is anchored at (--head-hash's, --anchor's, --tail-hash's) is tried as
-evidence for this run, its anchor the vouched hash (one stderr line each; not
-with --queue). --chunk-size N: blocks per request of the service's datasets
-(default 100; smaller for blocks with many logs; a replay needs the recording's).
-Progress on stderr when it is a terminal, unless --quiet.
+without it such a chain's blocks are not verifiable. --evidence DIR: also stand
+on the blocks an operator vouched for in DIR (evidence add/capture; not with
+--queue). --learn-evidence: each block the run is anchored at (--head-hash's,
+--anchor's, --tail-hash's) is tried as evidence for this run, its anchor the
+vouched hash (one stderr line each; not with --queue). --chunk-size N: blocks
+per request of the service's datasets (default 100; smaller for blocks with many
+logs; a replay needs the recording's). Progress on stderr when it is a terminal,
+unless --quiet.
 --queue postgres://…: the chunks are put on an audit queue in PostgreSQL for
 audit-worker processes, on any number of machines, instead of audited here; the
 audit's id is printed alone on the last line; each worker asks the node as this
@@ -327,11 +342,11 @@ export const AUDIT_WORKER_USAGE = `Usage:
 Audits chunks of the audits on the queue (postgres://…, as given to audit
 --queue) until stopped: N worker processes (default 1, at most 256), each
 holding K chunks at a time (default 3, at most 64): they fetch in turn, one
-while the one before is verified and stored, each as the audit's own --concurrency
-and --batch say. Run it on as many machines as wanted. SIGTERM or Ctrl-C
-finishes the chunks in hand (or hands them back after 30 s). A chunk whose worker
-dies is taken by another once its lease expires. --metrics-port P serves
-Prometheus metrics at http://127.0.0.1:P/metrics (chunks, blocks, failed
+while the one before is verified and stored, each as the audit's own
+--concurrency and --batch say. Run it on as many machines as wanted. SIGTERM or
+Ctrl-C finishes the chunks in hand (or hands them back after 30 s). A chunk
+whose worker dies is taken by another once its lease expires. --metrics-port P
+serves Prometheus metrics at http://127.0.0.1:P/metrics (chunks, blocks, failed
 checks; EVM_INTEGRITY_METRICS_TOKEN, when set, is required as a bearer key).
 Exit status: 0 stopped, 2 bad input or the queue cannot be opened.`;
 
@@ -341,15 +356,16 @@ export const AUDIT_STATUS_USAGE = `Usage:
 Where the audit ID stands: chunks done, running, queued, retrying and parked
 (with their reasons), links between chunks joined, blocks audited, blocks/s, ETA
 (none while a chunk is parked: the audit then cannot finish until it is enqueued
-again, and the line says so), and the failed blocks so far. --json: one JSON object.
+again, and the line says so), and the failed blocks so far. --json: one JSON
+object.
 Exit status: 0, 2 bad input, no such audit, or the queue cannot be opened.`;
 
 export const AUDIT_EXPORT_USAGE = `Usage:
   evm-integrity audit-export ID --queue URL [--out FILE]
 
-Writes the audit ID's NDJSON (--json is accepted), as evm-integrity audit writes it: the header line,
-one line per block and per reorg in block order, and the summary, to stdout or
-FILE (which must not exist).
+Writes the audit ID's NDJSON (--json is accepted), as evm-integrity audit writes
+it: the header line, one line per block and per reorg in block order, and the
+summary, to stdout or FILE (which must not exist).
 Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
 the audit not finished (the lines so far and a summary are written), bad input
 or no such audit.`;
@@ -358,24 +374,24 @@ export const OVERVIEW = `evm-integrity: offline proofs that EVM chain data is wh
 
 Usage:
   evm-integrity verify receipt-root|logs-bloom [FILE|-]   verify a request body
-  evm-integrity verify block [FILE|-]…                   verify whole blocks
-  evm-integrity verify receipt-proof [FILE|-]            verify a receipt proof
-  evm-integrity prove receipt FILE --index N [--out P]   prove one receipt
-  evm-integrity verify logs-proof FILE --head-hash H     verify a complete-log proof
-  evm-integrity anchor verify FILE --checkpoint ROOT     block hashes from a beacon checkpoint
-  evm-integrity prove logs --chain C --from N --to M …   prove a range's logs complete
-  evm-integrity audit-logs --chain C --from N --to M …   check a node's eth_getLogs
-  evm-integrity anchor prove --checkpoint R --block N …  prove blocks from a checkpoint
-  evm-integrity request receipt-root|logs-bloom [FILE|-]  a block as a request body
-  evm-integrity lineage TRACING_ID …                     audit a derived record
-  evm-integrity audit --chain C --from N --to M …        audit a range of blocks
-  evm-integrity audit … --queue URL                      enqueue it for workers
-  evm-integrity audit-worker --queue URL […]             audit queued chunks
-  evm-integrity audit-status ID --queue URL              a queued audit's state
-  evm-integrity audit-export ID --queue URL [--out F]    a queued audit's NDJSON
-  evm-integrity evidence add FILE --trusted-hash H       vouch for a block's rules
-  evm-integrity chains [--json]                          the chains and their names
-  evm-integrity serve […]                                run the verifier service
+  evm-integrity verify block [FILE|-]…                    verify whole blocks
+  evm-integrity verify receipt-proof [FILE|-]             verify a receipt proof
+  evm-integrity prove receipt FILE --index N [--out P]    prove one receipt
+  evm-integrity verify logs-proof FILE --head-hash H      verify a log proof
+  evm-integrity anchor verify FILE --checkpoint ROOT      verify an anchor proof
+  evm-integrity prove logs --chain C --from N --to M …    prove a range's logs
+  evm-integrity audit-logs --chain C --from N --to M …    check eth_getLogs
+  evm-integrity anchor prove --checkpoint R --block N …   prove blocks' hashes
+  evm-integrity request receipt-root|logs-bloom [FILE|-]  write a request body
+  evm-integrity lineage TRACING_ID …                      audit a derived record
+  evm-integrity audit --chain C --from N --to M …         audit blocks N..M
+  evm-integrity audit … --queue URL                       enqueue it for workers
+  evm-integrity audit-worker --queue URL […]              audit queued chunks
+  evm-integrity audit-status ID --queue URL               a queued audit's state
+  evm-integrity audit-export ID --queue URL [--out F]     a queued audit's lines
+  evm-integrity evidence add FILE --trusted-hash H        vouch for a block
+  evm-integrity chains [--json]                           list the chains
+  evm-integrity serve […]                                 serve the HTTP API
 ${ADMIN_SYNOPSIS}
   evm-integrity help [COMMAND]   a command's usage (also COMMAND --help)
   evm-integrity --version
@@ -389,4 +405,5 @@ verifiable, 3 a bug, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP), 141
 stdout closed early.
 
 Commands: verify, request, prove, lineage, anchor, audit, audit-logs,
-audit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys.`;
+audit-worker, audit-status, audit-export, evidence, chains, serve, accounts,
+keys.`;

@@ -21,25 +21,31 @@ import { UsageError } from '../io/usage-error.js';
 import { EXIT_FAULT } from '../exit.js';
 
 export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
-  evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N] [--rps N]
-                                [--endpoints a,b] [--chains 1,10]
+  evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N]
+                                [--rps N] [--endpoints a,b] [--chains 1,10]
       defaults: plan self-hosted, 1000000 CU per month, 25 requests per second,
       every endpoint (names such as verify/receipt-root) and every chain
   evm-integrity accounts list
-  evm-integrity accounts add-cu ID CU        add a CU package to the current period
-  evm-integrity accounts update ID [--name N] [--plan P] [--cu-limit N] [--rps N]
-                                [--endpoints a,b|all] [--chains 1,10|all]
+  evm-integrity accounts add-cu ID CU
+      add a CU package to the current period
+  evm-integrity accounts update ID [--name N] [--plan P] [--cu-limit N]
+                                [--rps N] [--endpoints a,b|all]
+                                [--chains 1,10|all]
       changes only what is given; the server applies it from the next request
-  evm-integrity accounts disable ID          revoke every key of the account (401 from
-                                             the next request); keys create enables it
-  evm-integrity accounts delete ID --yes     the account, its keys and usage, for good
-  evm-integrity keys create ACCOUNT_ID [--label L]   prints the new key once
-                                    (--account ID may name the account, here and in keys list)
+  evm-integrity accounts disable ID
+      revoke every key of the account (401 from the next request); keys create
+      enables it
+  evm-integrity accounts delete ID --yes
+      the account, its keys and usage, for good
+  evm-integrity keys create ACCOUNT_ID [--label L]
+      prints the new key once (--account ID may name the account, here and in
+      keys list)
   evm-integrity keys list [ACCOUNT_ID]
   evm-integrity keys revoke ID_OR_HINT
   --json   print JSON instead of text
-Each command works on an existing store: a --data-dir (or configuration) that holds
-none is refused, naming the directory; the server creates the store at its first start.
+Each command works on an existing store: a --data-dir (or configuration) that
+holds none is refused, naming the directory; the server creates the store at its
+first start.
 Exit status: 0 done, 2 bad input or refused (the reason on standard error), 3 a
 fault of the program, 141 stdout closed early (… | head).`;
 

@@ -1,12 +1,14 @@
-/** Where an audit's blocks come from, and what checks the hosted service's datasets against them. */
+/** Where an audit's blocks come from, what checks the hosted service's datasets against them, and what records both. */
+import { statSync } from 'node:fs';
 import { BundleSource, SourceError } from 'evm-integrity/audit';
+import { parseBundle, type Bundle } from 'evm-integrity/lineage';
 import {
+  BundleRecorder,
   nodeFetching,
   recordedServiceCrossCheck,
   RpcBlockSource,
   serviceBaseUrl,
   serviceCrossCheck,
-  type BundleRecorder,
 } from 'evm-integrity/node';
 import type { AuditFlags } from './audit-options.js';
 import { bundleFaultLine, readBundleFile } from '../io/bundle-file.js';
@@ -48,14 +50,45 @@ export function liveSources(
 
 /** A bundle's blocks, and its recorded dataset pages when the live audit had --service; a faulty bundle named. */
 export function recordedSources(file: string) {
-  const bundle = openBundle(file);
+  const bundle = checkedBundle(file, (json) => new BundleSource(json));
   return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
 }
 
-/** The bundle in `file`, checked; an InputError naming the file and the faulty member otherwise. */
-function openBundle(file: string): BundleSource {
+/** The base URL a recording names: the service's, or '' for a node alone. */
+export const recordingBaseUrl = (options: AuditFlags): string =>
+  options.service === undefined ? '' : serviceBaseUrl(options.service);
+
+/**
+ * What `--record FILE` records into. With `--resume`, the recording FILE already holds is taken up again: the resumed
+ * run fetches only the blocks from where its checkpoint stopped, and a recording of those alone would replace the
+ * blocks of the runs before. A FILE that is no bundle of this audit's chain and source is refused, naming it.
+ */
+export function auditRecorder(options: AuditFlags): BundleRecorder | undefined {
+  const { record, resume, chainId } = options;
+  if (record === undefined) return undefined;
+  const recorder = new BundleRecorder();
+  if (!resume || statSync(record, { throwIfNoEntry: false })?.isFile() !== true) return recorder;
+  const refuse = (why: string) =>
+    new InputError(`--record ${record} ${why}; --resume adds to the recording it holds: give another file`);
+  let recorded: Bundle;
   try {
-    return new BundleSource(readBundleFile(file));
+    recorded = checkedBundle(record, parseBundle);
+  } catch (error) {
+    if (error instanceof InputError) throw refuse(`cannot be read as a recording (${error.message})`);
+    throw error;
+  }
+  const other = recorded.blocks.find((block) => block.chain_id !== chainId);
+  if (other !== undefined) throw refuse(`holds blocks of chain ${other.chain_id}, not ${chainId}`);
+  recorded.exchanges.forEach((exchange) => recorder.addExchange(exchange));
+  recorded.blocks.forEach((block) => recorder.addBlock(block));
+  return recorder;
+}
+
+/** The bundle in `file`, checked by `read`; an InputError naming the file and the faulty member otherwise. */
+function checkedBundle<T>(file: string, read: (json: unknown) => T): T {
+  const json = readBundleFile(file);
+  try {
+    return read(json);
   } catch (error) {
     if (error instanceof SourceError) throw new InputError(bundleFaultLine(file, error));
     throw error;

@@ -11,7 +11,7 @@ import {
   type CrossCheck,
 } from 'evm-integrity/audit';
 import { admitEvidence, err, type OperatorEvidence } from 'evm-integrity';
-import { BundleRecorder, serviceBaseUrl, writeBundle } from 'evm-integrity/node';
+import { writeBundle, type BundleRecorder } from 'evm-integrity/node';
 import { resumeFrom, type AuditHeader } from './audit-checkpoint.js';
 import { auditHeader, hasTags, parse, rangeOf, resolveTags, type AuditOptions } from './audit-options.js';
 import {
@@ -23,7 +23,7 @@ import {
   statusOfVerdicts,
   type AuditOutput,
 } from './audit-output.js';
-import { fetchWindow, liveSources, recordedSources } from './audit-sources.js';
+import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
@@ -121,7 +121,7 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
       : (await import('../anchor/anchor-proof.js')).provenByAnchor(given.anchorProof, given.chainId);
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number, anchored);
-  const recorder = given.record === undefined ? undefined : new BundleRecorder();
+  const recorder = auditRecorder(given);
   const { source, crossCheck } =
     given.bundle === undefined ? liveSources(given, env, recorder, signal) : recordedSources(given.bundle);
   // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
@@ -260,7 +260,7 @@ function conclude(
  */
 async function saveRecording({ options, recorder }: PreparedAudit): Promise<void> {
   if (recorder === undefined) return;
-  const { exchanges, blocks } = recorder.toBundle(options.service === undefined ? '' : serviceBaseUrl(options.service));
+  const { exchanges, blocks } = recorder.toBundle(recordingBaseUrl(options));
   await writeBundle(options.record!, { exchanges, blocks }).catch((error: unknown) => {
     throw cannotWrite('--record', options.record!, error);
   });
