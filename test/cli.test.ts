@@ -318,7 +318,7 @@ describe('command-line conventions', () => {
   it.each([
     [
       ['help'],
-      /Commands: verify, request, prove, lineage, anchor, audit, audit-logs,\naudit-worker, audit-status, audit-export, evidence, chains, serve, accounts, keys/,
+      /Commands: verify, request, prove, lineage, anchor, audit, audit-logs,\naudit-worker, audit-status, audit-export, evidence, chains, serve,\naccounts, keys\./,
     ],
     [['help', 'verify'], /verify block \[FILE\|-\]…/],
     [['help', 'serve'], /evm-integrity serve \[--config FILE\]/],

@@ -405,5 +405,5 @@ verifiable, 3 a bug, 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP), 141
 stdout closed early.
 
 Commands: verify, request, prove, lineage, anchor, audit, audit-logs,
-audit-worker, audit-status, audit-export, evidence, chains, serve, accounts,
-keys.`;
+audit-worker, audit-status, audit-export, evidence, chains, serve,
+accounts, keys.`;
