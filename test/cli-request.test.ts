@@ -282,6 +282,23 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     });
   });
 
+  it('the real block in consensus fields alone (no transactionHash to tell the receipt apart): request logs-bloom refused, exit 2 (its body was different on the server: a user check)', async () => {
+    const fixture = loadFixture('polygon-pos-10000000');
+    const receipts = fixture.receipts.map(({ type, status, cumulativeGasUsed, logs }: Record<string, unknown>) => ({
+      type,
+      status,
+      cumulativeGasUsed,
+      logs,
+    }));
+    const bare = join(dir, 'polygon-consensus-fields.json');
+    writeFileSync(bare, JSON.stringify({ ...fixture, receipts }));
+    const made = await run(['request', 'logs-bloom', bare]);
+    expect({ code: made.code, stdout: made.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(made.stderr).toBe(
+      `evm-integrity: ${bare}: verify block cannot verify this block's logs bloom (not verifiable: no real block of this era in the project's fixtures has shown an untyped receipt that used no gas (a system transaction) yet, nor has an operator's evidence), and a logs-bloom body, a bare list of logs, would not show why\n`,
+    );
+  });
+
   it('a chain whose era claims the rule: the server leaves the receipt out and lists it, as verify block does', async () => {
     const json = withStateSync(TEST_CHAINS.polygon);
     const report = verifyBlock(json, { registry: testRegistry });

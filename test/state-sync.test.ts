@@ -296,6 +296,35 @@ describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows th
     expect((shown.body as any).excluded_receipts).toHaveLength(1);
   });
 
+  it('that block in consensus fields alone (no transactionHash): the receipt cannot be told apart, so neither the root nor the bloom is claimed (the bloom was different: a user check)', () => {
+    const fixture = loadFixture('polygon-pos-10000000');
+    const receipts = fixture.receipts.map(({ type, status, cumulativeGasUsed, logs }: Record<string, unknown>) => ({
+      type,
+      status,
+      cumulativeGasUsed,
+      logs,
+    }));
+    const result = verifyBlockOperation({ ...fixture, receipts });
+    expect(result.verdict).toBe('not_verifiable');
+    const checks = result.body as any;
+    for (const check of ['receipts_root', 'logs_bloom'])
+      expect(checks[check], check).toMatchObject({
+        matches: null,
+        reason: expect.stringContaining('an untyped receipt that used no gas'),
+      });
+    expect(checks.block_hash.matches).toBe(true);
+    // With gasUsed kept, the receipt is an ordinary one whose gas went back: refused, saying what it likely is.
+    const withGas = fixture.receipts.map(({ transactionHash: _hash, ...receipt }: Record<string, unknown>) => receipt);
+    const refused = verifyBlockOperation({ ...fixture, receipts: withGas });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain(
+      "is Bor's state-sync receipt, told apart by its transactionHash: give it",
+    );
+    // The receipt's logs are what the bloom would have been wrong about: without it, the bloom is claimed and holds.
+    const withoutIt = verifyBlockOperation({ ...fixture, receipts: receipts.slice(0, -1) });
+    expect((withoutIt.body as any).logs_bloom.matches).toBe(true);
+  });
+
   it('verify block: another block with the receipt appended is identical, the receipt listed as left out', () => {
     const result = verifyBlockOperation({ ...real, receipts: [...real.receipts, stateSyncRpc(derived)] });
     expect(result.verdict).toBe('identical');

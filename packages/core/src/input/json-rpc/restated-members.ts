@@ -162,6 +162,7 @@ function checkGasUsed(
   cumulative: bigint,
   previous: bigint,
   problems: Problems,
+  stateSyncHint = '',
 ): void {
   const step = cumulative - previous;
   if (step >= 0n) {
@@ -172,7 +173,7 @@ function checkGasUsed(
     problems.add(
       join(path(), 'gasUsed'),
       'conflict',
-      `${GAS_STEP}, which it repeats, but cumulativeGasUsed ${cumulative} is less than the previous receipt's ${previous}`,
+      `${GAS_STEP}, which it repeats, but cumulativeGasUsed ${cumulative} is less than the previous receipt's ${previous}${stateSyncHint}`,
     );
 }
 
@@ -237,6 +238,11 @@ export function checkRestatedMembers(
   };
   const seen = verifiability?.status === 'verifiable' ? new Map<string, number>() : undefined;
   const gasSteps = comparesGasUsed(verifiability);
+  // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
+  const stateSyncHint =
+    verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root'
+      ? " (a receipt with a cumulativeGasUsed of 0 after the block's transactions is Bor's state-sync receipt, told apart by its transactionHash: give it)"
+      : '';
   let logIndex = 0;
   // The previous receipt's cumulative gas, read only where a gasUsed asks for it (undefined: not read).
   let previous: bigint | undefined = 0n;
@@ -264,7 +270,8 @@ export function checkRestatedMembers(
       const cumulative = isAbsent(receipt.gasUsed) ? undefined : quantityValue(receipt.cumulativeGasUsed);
       if (cumulative !== undefined) {
         previous ??= cumulativeOf(receipts[positions[place - 1]!]);
-        if (previous !== undefined) checkGasUsed(receipt.gasUsed, path, cumulative, previous, problems);
+        const hint = cumulative === 0n && isAbsent(receipt.transactionHash) ? stateSyncHint : '';
+        if (previous !== undefined) checkGasUsed(receipt.gasUsed, path, cumulative, previous, problems, hint);
       }
       previous = cumulative;
     }

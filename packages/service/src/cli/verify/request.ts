@@ -78,9 +78,25 @@ function refuseExcludedReceipt(block: RpcBlock, file: string | undefined): void 
   );
 }
 
+/**
+ * A block holding a system transaction's receipt (no type, no gas) with logs, refused where verify block does not claim
+ * its bloom: whether those logs count is the chain's rule (Bor's state-sync receipt, not told apart without its
+ * transactionHash, counts none), and a bare list of logs cannot show the server which they are.
+ */
+function refuseUnclaimedSystemLogs(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+  const system = block.receipts.some((r) => r.type === 0 && r.cumulativeGasUsed === 0n && r.logs.length > 0);
+  if (!system) return;
+  const report = verifyRpcBlock(block, { registry });
+  if (!report.ok || report.value.logs_bloom.matches !== null) return;
+  throw new InputError(
+    `${inputName(file)}: verify block cannot verify this block's logs bloom (${report.value.logs_bloom.reason}), and a logs-bloom body, a bare list of logs, would not show why`,
+  );
+}
+
 /** The logs-bloom body of a block: its header's bloom and the logs of its receipts, in order. */
-function logsBloomRequest(block: RpcBlock, file: string | undefined): unknown {
+function logsBloomRequest(block: RpcBlock, file: string | undefined, registry: ChainRegistry): unknown {
   refuseExcludedReceipt(block, file);
+  refuseUnclaimedSystemLogs(block, registry, file);
   const { fields } = block.header;
   return logsBloomBody({
     expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
@@ -156,7 +172,7 @@ export function runRequest(argv: string[], io: CliIo): number {
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
   refuseWhatNoBodyCarries(block, registry, file);
-  const body = BUILDERS[what as BodyName](block, file);
+  const body = BUILDERS[what as BodyName](block, file, registry);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
   return 0;
 }
