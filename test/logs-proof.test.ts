@@ -24,6 +24,7 @@ import {
   verifyLogsProofBytes,
   type EthLog,
   type LogsProofRefusal,
+  type LogsRange,
 } from '../packages/core/src/proof/index.js';
 import {
   buildArtifact,
@@ -277,6 +278,19 @@ describe('refusals', () => {
   it('the proof of another chain than the one asked: chain-mismatch', () => {
     expect(refusalOf(artifact, headHash, 137)).toMatchObject({ reason: 'chain-mismatch' });
     expect(verifyLogsProofBytes(artifact, { headHash, chainId: 1 }).ok).toBe(true);
+  });
+
+  it("mainnet's blocks relabelled as Base's: header-invalid at the first block, naming the field its fork has, as verify block does (it held: a user check)", () => {
+    const preamble = decodePreamble(records[0]!.subarray(LOGS_PROOF_SIGNATURE.length)) as LogsRange;
+    const relabelled = edited(records, (r) => {
+      r[0] = concat([LOGS_PROOF_SIGNATURE, encodePreamble({ ...preamble, chainId: 8453 })]);
+      return r;
+    });
+    const refused = refusalOf(relabelled, headHash, 8453);
+    expect(refused).toMatchObject({ reason: 'header-invalid', block: 1_000_001 });
+    expect(refused.message).toBe(
+      'The header of block 1,000,001: expected a header with baseFeePerGas: Base block 1000001 is in Bedrock (from block 0), which has it.',
+    );
   });
 
   it('a record over the size limit is refused before it is buffered', () => {

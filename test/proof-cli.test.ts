@@ -253,6 +253,12 @@ describe('verify receipt-proof: bad input is exit 2, naming what is wrong', () =
     );
   });
 
+  it("a mainnet block's proof relabelled as Base's: header_rlp named with the field its fork has, as verify block names it (it verified: a user check)", () => {
+    expect(refuse('as-base.json', { ...proof, chain_id: 8453 })).toBe(
+      `evm-integrity: ${join(dir, 'as-base.json')}: not a receipt proof: header_rlp: expected a header with baseFeePerGas: Base block 47218 is in Bedrock (from block 0), which has it\n`,
+    );
+  });
+
   it('--block-hash that is not a hash', () => {
     const result = run(['verify', 'receipt-proof', writeProof('ok.json', proof), '--block-hash', '0x12']);
     expect(result.code).toBe(2);

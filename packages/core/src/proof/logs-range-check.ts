@@ -11,6 +11,7 @@ import {
   type Verifiability,
 } from '../chains/registry.js';
 import { EvmIntegrityError, InvalidHeaderError } from '../errors.js';
+import { forkFieldFaults } from '../chains/header-fork-fields.js';
 import { decodeHeaderItems, headerFromItems, headerItemsNumber, type HeaderItems } from '../header/header-decoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
@@ -237,6 +238,16 @@ export class LogsRangeCheck {
       if (!(error instanceof InvalidHeaderError)) throw error;
       return err(refusal('header-invalid', expected, `The header of block ${formatBlock(expected)}: ${error.message}`));
     }
+    // A header its chain's forks refuse is no block of the chain (another chain's, relabelled): as verify block says.
+    const [fault] = forkFieldFaults(era.chain, era.header, header, true);
+    if (fault !== undefined)
+      return err(
+        refusal(
+          'header-invalid',
+          expected,
+          `The header of block ${formatBlock(expected)}: expected ${fault.expected}.`,
+        ),
+      );
     if (this.#lastHash !== null && !bytesEqual(header.parentHash, this.#lastHash))
       return err(
         refusal(

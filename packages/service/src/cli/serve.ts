@@ -8,15 +8,26 @@ import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
  * then (a key is shown only when it is made), so it tells how to make another for a lost one,
- * with the command for this very store.
+ * with the command for this very store: the store flags `serve` was given (`--config`, `--store`),
+ * and a SQLite store's data directory. A store named only by the environment (`DATABASE_URL`)
+ * is the admin commands' too, in the same environment.
  */
-function lostKeyHint(accountIds: readonly string[], dataDir: string): string {
+function lostKeyHint(accountIds: readonly string[], storeFlags: readonly string[]): string {
   const account = accountIds.length === 1 ? accountIds[0]! : 'ACCOUNT_ID';
-  const where = ['--data-dir', dataDir];
+  const same = storeFlags.length > 0 ? `the same ${storeFlags.map(shellWord).join(' ')}` : 'the same environment';
   return (
     `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; its API keys were shown once, when made. ` +
-    `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], where)} (keys list and keys revoke take the same ${where.map(shellWord).join(' ')})\n`
+    `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], storeFlags)} (keys list and keys revoke take ${same})\n`
   );
+}
+
+/** The flags that name `serve`'s store to an admin command: its configuration file and store, a SQLite store's directory. */
+function storeFlagsOf(values: { config?: string; store?: string }, config: { store: string; dataDir: string }) {
+  return [
+    ...(values.config === undefined ? [] : ['--config', values.config]),
+    ...(values.store === undefined ? [] : ['--store', values.store]),
+    ...(config.store === 'sqlite' ? ['--data-dir', config.dataDir] : []),
+  ];
 }
 
 /** The accounts of a store a key can belong to (not the anonymous account of auth off). */
@@ -75,10 +86,11 @@ export async function runServe(argv: string[]): Promise<number> {
   const stop = stopSignal();
   try {
     const store = openStore(config);
-    // Accounts before this start: then no key is printed, and a lost one needs the hint.
-    const before = config.store === 'sqlite' && config.auth ? await keyedAccounts(store) : [];
+    // Accounts before this start: then no key is printed, and a lost one needs the hint. (The memory store starts
+    // empty.)
+    const before = config.store !== 'memory' && config.auth ? await keyedAccounts(store) : [];
     const server = await startServer(config, { logger, store });
-    if (before.length > 0) process.stderr.write(lostKeyHint(await keyedAccounts(store), config.dataDir));
+    if (before.length > 0) process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));
     const signal = await stop.signal;
     logger.info(
       { signal, shutdown_timeout_ms: config.shutdownTimeoutMs },

@@ -1,5 +1,9 @@
 import { uncheckable, type ChainRegistry, type NotVerifiable, type Verifiability } from '../../chains/registry.js';
-import { headerNumberIfAny } from '../../header/header-decoding.js';
+import { InvalidHeaderError } from '../../errors.js';
+import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
+import type { BlockHeader } from '../../header/header-fields.js';
+import type { HeaderLayout } from '../../header/layouts.js';
+import { forkFieldFaults } from '../../chains/header-fork-fields.js';
 import { err, ok, type Result } from '../../result.js';
 import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
@@ -106,10 +110,21 @@ export const RECEIPT_PROOF_BODY = object(
   { description: 'POST /v1/evm/verify/receipt-proof', expected: 'a JSON object' },
 );
 
+/** The header's fields in `layout`; undefined where it does not decode so. */
+function decodedOrUndefined(rlp: Uint8Array, layout: HeaderLayout): BlockHeader | undefined {
+  try {
+    return decodeHeader(rlp, layout);
+  } catch (error) {
+    if (error instanceof InvalidHeaderError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Validates a receipt proof document. Its era, from chain_id and the header's number, gives the
  * receipts' rules and the header's layout; an era that cannot be verified, or does not claim its
- * receipts root or block hash, is refused (422), as is a chain outside the registry.
+ * receipts root or block hash, is refused (422), as is a chain outside the registry; a header with a field its
+ * block's fork lacks, or without one it has, is 400 naming header_rlp.
  */
 export function parseReceiptProofRequest(
   body: unknown,
@@ -136,6 +151,14 @@ export function parseReceiptProofRequest(
   if (verifiability.status !== 'verifiable') return refuse(verifiability as NotVerifiable);
   const unclaimed = uncheckable(verifiability, 'receipts_root') ?? uncheckable(verifiability, 'block_hash');
   if (unclaimed !== null) return refuse(unclaimed);
+  // A header its chain's forks refuse is refused here as verify block and the receipt-root body refuse it: a proof of
+  // another chain's block, relabelled, is no proof of this chain's. One that does not decode is the proof's to answer.
+  const fields = decodedOrUndefined(values.header_rlp!, verifiability.header);
+  for (const { kind, expected } of fields === undefined
+    ? []
+    : forkFieldFaults(verifiability.chain, verifiability.header, fields, true))
+    problems.add('header_rlp', kind, expected);
+  if (!problems.empty) return err(problems.invalidInput());
   return ok({
     chainId: values.chain_id!,
     blockNumber: values.block_number!,

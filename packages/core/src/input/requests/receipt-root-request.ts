@@ -9,16 +9,11 @@ import {
 } from '../../chains/registry.js';
 import { claimFor, receiptKinds, type BlockShape } from '../../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
-import { absentForkFields, lostForkFieldReason } from '../../chains/absent-fork-fields.js';
+import { forkFieldFaults } from '../../chains/header-fork-fields.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
-import { ETHEREUM_HEADER, type HeaderLayout } from '../../header/layouts.js';
-import {
-  beforeByzantium,
-  fieldsAheadOfFork,
-  rootlessBeforeByzantium,
-  scheduledFields,
-} from '../../chains/fork-schedule.js';
+import { ETHEREUM_HEADER } from '../../header/layouts.js';
+import { beforeByzantium, rootlessBeforeByzantium } from '../../chains/fork-schedule.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { RuleSet } from '../../receipts/rules.js';
@@ -290,33 +285,6 @@ function readHeader(
 }
 
 /**
- * The fork fields of `header_rlp` that are not its block's, as problems, as `verify block` judges them: each its
- * block's fork does not have (by the chain's schedule), and, where the era's block hash is claimed, each it lacks that
- * its block has (by the schedule, or where the chain has none, by its real blocks).
- */
-function refuseForkFields(
-  chain: ChainInfo,
-  layout: HeaderLayout,
-  fields: BlockHeader,
-  hashClaimed: boolean,
-  problems: Problems,
-): void {
-  const at = { number: fields.number, timestamp: fields.timestamp };
-  const scheduled = chain.forks === undefined ? undefined : scheduledFields(layout, chain.forks, at);
-  if (chain.forks !== undefined)
-    for (const { field, why } of fieldsAheadOfFork(chain.name, chain.forks, scheduled!, fields, at))
-      problems.add('header_rlp', 'conflict', `a header without ${field}: ${why}`);
-  // As verify block: a missing field is named only where the era claims the block hash, which would need it.
-  if (hashClaimed)
-    for (const lost of absentForkFields(fields, layout, chain.headerFields, fields.number, scheduled).lost)
-      problems.add(
-        'header_rlp',
-        'missing',
-        `a header with ${lost.field}: ${lostForkFieldReason(lost, chain.name, fields.number)}`,
-      );
-}
-
-/**
  * The first check the body asks for that its era does not claim for receipts like its own: the
  * receipts root always, and with `header_rlp` the block hash and the bloom too (the answer's
  * header_verified and logs_bloom_matches_header). Null when every one is claimed.
@@ -387,13 +355,13 @@ export function parseReceiptRootRequest(
     problems.add(`transactions[${positions[stateSync.index]}].tx_hash`, 'conflict', stateSync.expected);
   const excluded = stateSync.kind === 'excluded' ? stateSync.excluded : undefined;
   if (verifiability?.status === 'verifiable' && header !== undefined)
-    refuseForkFields(
+    for (const { kind, expected } of forkFieldFaults(
       verifiability.chain,
       verifiability.header,
       header.fields,
       verifiability.checks.block_hash.verified,
-      problems,
-    );
+    ))
+      problems.add('header_rlp', kind, expected);
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;
