@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,5 +199,33 @@ describe('graceful shutdown', () => {
     expect((JSON.parse(res.text) as { data: Array<{ is_identical: boolean }> }).data[0]!.is_identical).toBe(true);
     await closed;
     await expect(fetch(`${own.url}/v1/health`)).rejects.toThrow();
+  });
+
+  it('a keep-alive request in progress at close() is answered Connection: close, so its client sends no next request on a connection about to close (one was lost unanswered: a user check)', async () => {
+    const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: capturingLogger().logger });
+    const body = JSON.stringify({
+      chain_id: 1,
+      receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      transactions: [],
+    });
+    const { port } = new URL(own.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // The headers and half the body: the request is in progress, its connection kept alive, when the server drains.
+    const head = `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    socket.write(head + body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = own.close();
+    socket.write(body.slice(10));
+    await ended;
+    await closed;
+    const [headers, answer] = received.split('\r\n\r\n');
+    expect(headers).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headers!.toLowerCase()).toContain('\r\nconnection: close');
+    expect(JSON.parse(answer!).data[0].is_identical).toBe(true);
   });
 });
