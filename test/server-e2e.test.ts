@@ -12,6 +12,7 @@ import { runAdminCommand } from '../packages/service/src/cli/admin/admin-store.j
 import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
 
@@ -161,6 +162,46 @@ describe('the service as a client sees it', () => {
     const after = await usage();
     expect(after.cu_used).toBe(before.cu_used);
     expect(after.cu_by_endpoint).toEqual(before.cu_by_endpoint);
+  });
+});
+
+describe('an account deleted while its request is in progress', () => {
+  it('the request is answered 401 (its key went with the account), as the next one is: not a 500 incident (a user check)', async () => {
+    const store = new MemoryStore({ reservationLeaseMs: 60_000 });
+    const logged = capturingLogger();
+    const own = await startServer(testConfig({ accounts: [auditorAccount(KEY, 'gone')] }), {
+      logger: logged.logger,
+      store,
+    });
+    const body = JSON.stringify({
+      chain_id: 1,
+      receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      transactions: [],
+    });
+    const { port } = new URL(own.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // Authenticated, its body half sent: the account is deleted before the request reserves its CU.
+    socket.write(
+      `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await store.deleteAccount('auditor');
+    socket.write(body.slice(10));
+    await ended;
+    await own.close();
+    const [headers, answer] = received.split('\r\n\r\n');
+    expect(headers).toMatch(/^HTTP\/1\.1 401 /);
+    expect(JSON.parse(answer!).error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      message: 'The API key is not known to this server: its account was deleted.',
+      details: { token_status: 'unknown' },
+    });
+    expect(logged.lines.filter((line) => line.msg === 'unhandled error')).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { Logger } from 'pino';
 import { ChainRegistry, type OperatorEvidence } from 'evm-integrity';
 import { CLIENT_CLOSED_REQUEST, clientLeft } from './connections/client.js';
@@ -9,7 +9,7 @@ import { docsUrlOf } from './openapi/docs-url.js';
 import { ENDPOINTS, type Endpoint } from '../endpoints/endpoints.js';
 import type { AppDeps, Env } from './env.js';
 import { withinAllowance } from './middleware/allowance.js';
-import { authenticate } from './middleware/authenticate.js';
+import { accountDeleted, authenticate } from './middleware/authenticate.js';
 import { entitled } from './middleware/entitled.js';
 import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
 import { requestLog } from './middleware/request-log.js';
@@ -80,14 +80,30 @@ export function createApp({
     withinAllowance(deps, endpoint),
   ];
 
+  /**
+   * The 401 of a request whose account was deleted while it was in progress (`accounts delete`): its key went with the
+   * account, so it is answered as the next request with that key will be, not as an incident. Undefined for any other
+   * error, and where the store cannot say the account is gone.
+   */
+  const accountDeletedMeanwhile = async (error: unknown, c: Context<Env>): Promise<ApiProblem | undefined> => {
+    const account = c.get('account');
+    if (!(error instanceof StoreError && error.code === 'STORE_NOT_FOUND') || account === undefined) return undefined;
+    const gone = await deps.store.getAccount(account.id).then(
+      (found) => found === undefined,
+      () => false,
+    );
+    return gone ? accountDeleted(c.req.header('authorization')) : undefined;
+  };
+
   const app = new Hono<Env>();
   if (metrics !== undefined) app.use('*', requestMetrics(metrics));
   app.use('*', requestLog(logger));
   app.use('*', corsHeaders(config.corsOrigins));
-  app.onError((error, c) => {
-    if (error instanceof ApiProblem) {
-      metrics?.refused(error.fields);
-      return sendError(c, deps.docsUrl(c), error.fields, error.headers);
+  app.onError(async (error, c) => {
+    const refusal = error instanceof ApiProblem ? error : await accountDeletedMeanwhile(error, c);
+    if (refusal !== undefined) {
+      metrics?.refused(refusal.fields);
+      return sendError(c, deps.docsUrl(c), refusal.fields, refusal.headers);
     }
     if (clientLeft(c)) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
     if (error instanceof StoreError && error.code === 'STORE_UNAVAILABLE') {

@@ -49,6 +49,10 @@ function unauthorized(header: string | undefined, status: TokenStatus, message: 
   );
 }
 
+/** The 401 of a request whose account was deleted while it was in progress: its key is unknown from then on. */
+export const accountDeleted = (header: string | undefined): ApiProblem =>
+  unauthorized(header, 'unknown', 'The API key is not known to this server: its account was deleted.');
+
 /**
  * Resolves the bearer key of the Authorization header to the account it belongs to and sets it on the context
  * (`c.get('account')`), or throws the 401 (missing, malformed, unknown or revoked key). With `auth` off, every request
