@@ -89,6 +89,28 @@ describe('PostgresStore', () => {
     await open(url).ping();
   });
 
+  it('a store started while another replica holds the migration lock waits for it past its statement timeout, then migrates (it exited at the timeout: a user check)', async () => {
+    const url = await database();
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [0x65766d69]);
+      const store = open(url, { statementTimeoutMs: 300 });
+      let settled = false;
+      const first = store.ping().finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(settled).toBe(false);
+      await other.query('SELECT pg_advisory_unlock($1)', [0x65766d69]);
+      await first;
+      const { rows } = await other.query<{ version: number }>(
+        'SELECT max(version)::integer AS version FROM schema_migrations',
+      );
+      expect(rows[0]!.version).toBe(PG_SCHEMA_VERSION);
+    } finally {
+      await other.end();
+    }
+  });
+
   it("holds past their lease are given back, and a reserve without room refused, while another transaction holds the account's lock: no request waits for it", async () => {
     const url = await database();
     // A statement that waited for the lock would be cancelled after a second: STORE_UNAVAILABLE, not an answer.

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const KEY = 'evmi_process-test-key-0123456789abcdefghijklmnop';
@@ -275,6 +276,39 @@ describe('serve: a key lost after the first start', () => {
     expect(made.status).toBe(0);
     const key = /evmi_[\w-]+/.exec(made.stdout)![0];
     expect((await usage(url, key)).status).toBe(200);
+  });
+});
+
+describe('serve on PostgreSQL: a key lost after the first start', () => {
+  let database: FreshDatabase | undefined;
+  afterAll(async () => database?.drop());
+
+  it('says so too, with the command for that store, which works in the same environment (it said nothing: a user check)', async () => {
+    database = await freshDatabase();
+    const env = { DATABASE_URL: database.url };
+    const flags = ['--store', 'postgres', '--host', '127.0.0.1', '--port', '0'];
+    const first = serve(flags, env);
+    await first.listening;
+    await first.printed(/Try, with KEY/);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = serve(flags, env);
+    const url = await second.listening;
+    await second.printed(/Lost one\?/);
+    expect(second.stderr()).toBe(
+      'This store already has account "local"; its API keys were shown once, when made. ' +
+        'Lost one? Make another: evm-integrity keys create local --store postgres (keys list and keys revoke take the same --store postgres)\n',
+    );
+    const made = spawnSync(process.execPath, [BIN, 'keys', 'create', 'local', '--store', 'postgres'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    });
+    expect(made.status, made.stderr).toBe(0);
+    const key = /evmi_[\w-]+/.exec(made.stdout)![0];
+    expect((await usage(url, key)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL schema of the account store, as versioned migrations. They run at start under a
  * session advisory lock, so replicas that start at once against one database migrate it once: the
- * first takes the lock and applies what is missing, each next one finds nothing left to do.
+ * first takes the lock and applies what is missing, each next one waits for it, however long, then finds nothing
+ * left to do.
  * `schema_migrations` records each version applied.
  *
  * The tables are sql-schema.ts's, as PostgreSQL writes them.
@@ -21,10 +22,27 @@ export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
 /** The advisory lock key the migrations hold ("evmi" in ASCII): one migrator at a time per database. */
 const MIGRATION_LOCK = 0x65766d69;
 
+/** How often a replica asks again for the lock another holds while it migrates. */
+const LOCK_POLL_MS = 250;
+
+/**
+ * Takes the migration lock, waiting as long as another replica holds it: asked again every LOCK_POLL_MS, so that no
+ * wait is one statement, which the pool's statement timeout would cut (a replica then exited while another migrated).
+ */
+async function takeLock(client: pg.PoolClient): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [
+      MIGRATION_LOCK,
+    ]);
+    if (rows[0]!.taken) return;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+  }
+}
+
 /** Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. */
 export async function migrate(pool: pg.Pool): Promise<void> {
   await holdClient(await connect(pool), async (client) => {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await takeLock(client);
     try {
       await client.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
