@@ -508,8 +508,16 @@ describe('failures: each reported as fail with a reason', () => {
     expectFail(without('decoded_output'), 'decoded_output', /^decoded_output is missing$/);
     expectFail({ ...good, decoded_name: 7 }, 'decoded_output', /decoded_name is number, expected a string/);
     expectFail({ ...good, output: 18 }, 'decoded_output', /output is number, expected a string/);
-    expectFail({ ...good, output: 'zz' }, 'decoded_output', /output is "zz", expected even-length hex/);
-    expectFail({ ...good, output: '012' }, 'decoded_output', /output is "012", expected even-length hex/);
+    expectFail(
+      { ...good, output: 'zz' },
+      'decoded_output',
+      /output is "zz", expected hex \(an even number of hex digits\)/,
+    );
+    expectFail(
+      { ...good, output: '012' },
+      'decoded_output',
+      /output is "012", expected hex \(an even number of hex digits\)/,
+    );
     expectFail({ ...good, decoded_output: null }, 'decoded_output', /decoded_output is null, not an exact/);
     expectFail(
       entry('getReserves', GET_RESERVES_OUTPUT, [1, 2, 3]),

@@ -133,6 +133,44 @@ describe('receipts that cannot be encoded', () => {
 describe('hex', () => {
   it('round-trips and rejects bad input with a named error', () => {
     expect(bytesToHex(hexToBytes('0xABcd'))).toBe('abcd');
-    expect(() => hexToBytes('0xabc', 'data')).toThrow(/data: expected even-length hex/);
+    expect(() => hexToBytes('0xabc', 'data')).toThrow(/data: expected hex \(an even number of the digits 0-9 and a-f/);
+    // Even-length, but not hex: the message says what hex is, not that the length is odd (a user check).
+    expect(() => hexToBytes('0xzz', 'data')).toThrow(
+      'data: expected hex (an even number of the digits 0-9 and a-f, in any case, with or without 0x), got "0xzz"',
+    );
+  });
+});
+
+describe('encodeReceipt refuses what has no consensus encoding, naming the field (a user check: they were a raw RangeError, or accepted)', () => {
+  const receipt = { type: 0, status: 1 as const, cumulativeGasUsed: 21_000n, logs: [] };
+  const log = { address: new Uint8Array(20), topics: [] as Uint8Array[], data: new Uint8Array(0) };
+  it.each([
+    [
+      'a negative cumulativeGasUsed',
+      { ...receipt, cumulativeGasUsed: -1n },
+      'cumulativeGasUsed',
+      'Receipt cumulativeGasUsed: expected a non-negative quantity, got -1.',
+    ],
+    [
+      'a log of 5 topics',
+      { ...receipt, logs: [{ ...log, topics: Array.from({ length: 5 }, () => new Uint8Array(32)) }] },
+      'logs[0].topics',
+      'logs[0].topics: expected at most 4 topics, got 5.',
+    ],
+    [
+      'a negative deposit nonce',
+      { ...receipt, type: 0x7e, depositNonce: -2n, depositReceiptVersion: 1n },
+      'depositNonce',
+      'Receipt depositNonce: expected a non-negative quantity, got -2.',
+    ],
+  ])('%s', (_name, bad, field, message) => {
+    let thrown: unknown;
+    try {
+      encodeReceipt(bad, { rules: RULE_SETS.optimism });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(InvalidReceiptError);
+    expect(thrown).toMatchObject({ code: 'RECEIPT_INVALID', message, details: { field } });
   });
 });

@@ -3,7 +3,7 @@
  * a JSON-RPC node) and the recording of what they answered into a bundle; the range audit's
  * cross-check of the hosted service's raw datasets (`serviceCrossCheck`); a complete-log proof
  * built from a node (`NodeLogsProof`) and a node's `eth_getLogs` checked against one
- * (`NodeLogsCheck`); how an output file is put in place (`outputFileKind`, `outputTarget`). Node 20 or newer
+ * (`NodeLogsCheck`); how an output file is put in place (`outputFileKind`, `outputTarget`). Node 22.12 or newer
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
 export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';

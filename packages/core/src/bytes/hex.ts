@@ -154,7 +154,10 @@ export function parseHex(hex: string): Uint8Array | null {
 /** Parses hex that must be valid; throws a plain error naming `what` otherwise. */
 export function hexToBytes(hex: string, what = 'hex string'): Uint8Array {
   const bytes = parseHex(hex);
-  if (bytes === null) throw new TypeError(`${what}: expected even-length hex, got ${JSON.stringify(hex.slice(0, 80))}`);
+  if (bytes === null)
+    throw new TypeError(
+      `${what}: expected hex (an even number of the digits 0-9 and a-f, in any case, with or without 0x), got ${JSON.stringify(hex.slice(0, 80))}`,
+    );
   return bytes;
 }
 

@@ -337,7 +337,8 @@ function checkOutput(entry: Record<string, unknown>, make: Make): FunctionResult
   const shape = stringMember(entry, 'decoded_name') ?? stringMember(entry, 'output');
   if (shape !== null) return make('fail', shape);
   const output = parseHex(entry.output as string);
-  if (output === null) return make('fail', `output is ${show(entry.output)}, expected even-length hex`);
+  if (output === null)
+    return make('fail', `output is ${show(entry.output)}, expected hex (an even number of hex digits)`);
   if (!('decoded_output' in entry) || entry.decoded_output === undefined)
     return make('fail', 'decoded_output is missing');
   const name = entry.decoded_name as string;

@@ -50,6 +50,19 @@ function outcomeBytes(receipt: Receipt): Uint8Array {
   });
 }
 
+/** The most topics a log has: the EVM's LOG0 to LOG4. */
+const MAX_TOPICS = 4;
+
+/** A quantity field's minimal big-endian bytes; a negative value has none. */
+function quantityOf(field: string, value: bigint): Uint8Array {
+  if (value < 0n)
+    throw new InvalidReceiptError(`Receipt ${field}: expected a non-negative quantity, got ${value}.`, {
+      field,
+      expected: 'a non-negative quantity',
+    });
+  return quantityBytes(value);
+}
+
 /** Payload bytes of `rlp([address, topics, data])`: cheap enough to compute in each pass rather than keep. */
 function logPayload(log: Log): number {
   return 21 + listLength(33 * log.topics.length) + stringLength(log.data);
@@ -74,14 +87,25 @@ export interface ReceiptPlan {
  */
 export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPlan {
   const outcome = outcomeBytes(receipt);
-  const gas = quantityBytes(receipt.cumulativeGasUsed);
+  const gas = quantityOf('cumulativeGasUsed', receipt.cumulativeGasUsed);
   const deposit =
     layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined
-      ? { nonce: quantityBytes(receipt.depositNonce ?? 0n), version: quantityBytes(receipt.depositReceiptVersion) }
+      ? {
+          nonce: quantityOf('depositNonce', receipt.depositNonce ?? 0n),
+          version: quantityOf('depositReceiptVersion', receipt.depositReceiptVersion),
+        }
       : undefined;
   const logs = receipt.logs;
   let logsPayload = 0;
-  for (let i = 0; i < logs.length; i++) logsPayload += listLength(logPayload(logs[i]!));
+  for (let i = 0; i < logs.length; i++) {
+    const topics = logs[i]!.topics.length;
+    if (topics > MAX_TOPICS)
+      throw new InvalidReceiptError(`logs[${i}].topics: expected at most ${MAX_TOPICS} topics, got ${topics}.`, {
+        field: `logs[${i}].topics`,
+        expected: `at most ${MAX_TOPICS} topics (LOG0 to LOG4)`,
+      });
+    logsPayload += listLength(logPayload(logs[i]!));
+  }
   let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
   if (deposit !== undefined) payload += stringLength(deposit.nonce) + stringLength(deposit.version);
   const typed = layout !== 'untyped';
