@@ -188,7 +188,25 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     ]);
     expect(result.status).toBe(2);
     expect(result.stderr).not.toMatch(/authentic/);
-    expect(result.stderr).toMatch(/network mainnet proves blocks of chain 1, not of chain 10/);
+    // OP Mainnet's schedule refuses the header first (block 22,162,263 of OP Mainnet would be legacy's).
+    expect(result.stderr).toMatch(/header_rlp: expected a header without baseFeePerGas: OP Mainnet block 22162263/);
+    // A devnet's, which has no schedule to refuse it by: the anchor's network refuses it.
+    const devnet = join(dir, 'receipt-22162263-chain-31337.json');
+    writeFileSync(devnet, JSON.stringify({ ...proof, chain_id: 31337 }));
+    const anchored = await cli([
+      'verify',
+      'receipt-proof',
+      devnet,
+      '--add-chain',
+      '31337:ethereum',
+      '--anchor-proof',
+      FILE,
+      '--checkpoint',
+      CHECKPOINT,
+    ]);
+    expect(anchored.status).toBe(2);
+    expect(anchored.stderr).not.toMatch(/authentic/);
+    expect(anchored.stderr).toMatch(/network mainnet proves blocks of chain 1, not of chain 31337/);
   });
 
   it('a proof that carries its own anchor member: refused, whoever checks gives the checkpoint; exit 2', async () => {

@@ -169,7 +169,8 @@ describe('verify logs-proof refuses what does not hold', () => {
     writeFileSync(join(dir, 'x.json'), '{"not":"a proof"}');
     const notProof = await run(['verify', 'logs-proof', join(dir, 'x.json'), '--head-hash', hashOf(THIRTY[29]!)]);
     expect(notProof.status).toBe(2);
-    expect(notProof.stderr).toMatch(/does not hold: malformed: The input is not a logs proof/);
+    // No verdict, worded as none (it said "the proof does not hold" with exit 2: a user check).
+    expect(notProof.stderr).toMatch(/x\.json: no verdict: malformed: The input is not a logs proof/);
     const missing = await run(['verify', 'logs-proof', join(dir, 'none.elp'), '--head-hash', hashOf(THIRTY[29]!)]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toContain('none.elp: cannot read it: no such file');

@@ -293,6 +293,17 @@ describe('refusals', () => {
     );
   });
 
+  it('a preamble whose last block is past 2^53-1 is refused saying so, not as a quantity that is not canonical (a user check)', () => {
+    const preamble = decodePreamble(records[0]!.subarray(LOGS_PROOF_SIGNATURE.length)) as LogsRange;
+    const huge = edited(records, (r) => {
+      r[0] = concat([LOGS_PROOF_SIGNATURE, encodePreamble({ ...preamble, toBlock: 2 ** 53 })]);
+      return r;
+    });
+    expect(refusalOf(huge, headHash).message).toContain("the preamble's last block is more than 2^53-1");
+    const padded = encode([1, 1, 1_000_001, Uint8Array.of(0, 1), [], []]);
+    expect(decodePreamble(padded)).toBe("the preamble's last block is not a canonical quantity");
+  });
+
   it('a record over the size limit is refused before it is buffered', () => {
     const verifier = new LogsProofVerifier({ headHash, maxRecordBytes: 1000 });
     expect(verifier.write(records[0]!).ok).toBe(true);

@@ -75,6 +75,12 @@ function safeQuantity(item: Item | undefined): number | null {
   return Number.isSafeInteger(value) ? value : null;
 }
 
+/** Why {@link safeQuantity} read no number: a canonical quantity past 2^53-1, or no canonical quantity. */
+function quantityFault(item: Item | undefined): string {
+  const canonical = isBytes(item) && item[0] !== 0;
+  return canonical ? 'is more than 2^53-1, the largest it can be' : 'is not a canonical quantity';
+}
+
 /** Decodes an RLP item, or says why it is none. */
 function decodeItem(bytes: Uint8Array): Item | string {
   try {
@@ -99,9 +105,9 @@ export function decodePreamble(bytes: Uint8Array): LogsRange | string {
     return `format version ${version ?? 'unreadable'} is not supported; this library reads version ${LOGS_PROOF_VERSION}`;
   if (item.length !== 6) return `the preamble has ${item.length} items, expected 6`;
   const [chainId, fromBlock, toBlock] = [item[1], item[2], item[3]].map(safeQuantity);
-  if (chainId === null || chainId === undefined) return 'the preamble chain id is not a canonical quantity';
-  if (fromBlock === null || fromBlock === undefined || toBlock === null || toBlock === undefined)
-    return 'the preamble block range is not two canonical quantities';
+  if (chainId === null || chainId === undefined) return `the preamble chain id ${quantityFault(item[1])}`;
+  if (fromBlock === null || fromBlock === undefined) return `the preamble's first block ${quantityFault(item[2])}`;
+  if (toBlock === null || toBlock === undefined) return `the preamble's last block ${quantityFault(item[3])}`;
   if (fromBlock > toBlock) return `the preamble range runs backwards (${fromBlock} to ${toBlock})`;
   const addresses = item[4];
   const topics = item[5];

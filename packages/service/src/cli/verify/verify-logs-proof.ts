@@ -67,8 +67,11 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
     });
     if (!verdict.ok) {
-      io.stderr(`evm-integrity: ${inputName(file)}: the proof does not hold: ${describeRefusal(verdict.error)}\n`);
-      return NO_VERDICT.has(verdict.error.reason) ? 2 : 1;
+      // No verdict (exit 2) is worded as none: the input is no proof, or its range cannot be proven.
+      const noVerdict = NO_VERDICT.has(verdict.error.reason);
+      const what = noVerdict ? 'no verdict' : 'the proof does not hold';
+      io.stderr(`evm-integrity: ${inputName(file)}: ${what}: ${describeRefusal(verdict.error)}\n`);
+      return noVerdict ? 2 : 1;
     }
     await spool.commit();
     io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value, registry)}\n`);
