@@ -86,11 +86,10 @@ export async function runServe(argv: string[]): Promise<number> {
   const stop = stopSignal();
   try {
     const store = openStore(config);
-    // Accounts before this start: then no key is printed, and a lost one needs the hint. (The memory store starts
-    // empty.)
-    const before = config.store !== 'memory' && config.auth ? await keyedAccounts(store) : [];
     const server = await startServer(config, { logger, store });
-    if (before.length > 0) process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));
+    // Accounts before this start: no key was printed, and a lost one needs the hint.
+    if (config.auth && server.storeHadAccounts)
+      process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));
     const signal = await stop.signal;
     logger.info(
       { signal, shutdown_timeout_ms: config.shutdownTimeoutMs },

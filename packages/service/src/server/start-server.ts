@@ -104,7 +104,13 @@ async function createOnce(store: Store, input: AccountInput & { id: string }, no
  * all, one local account whose key is returned to be printed once. Replicas that
  * start at once on one store may all run it: one of them makes each account.
  */
-export async function provision(store: Store, config: ServerConfig, now: Date): Promise<{ bootstrapKey?: string }> {
+export async function provision(
+  store: Store,
+  config: ServerConfig,
+  now: Date,
+): Promise<{ bootstrapKey?: string; hadAccounts: boolean }> {
+  // Accounts a key can belong to, before this start: then no key is printed, and a lost one needs the hint (serve).
+  const hadAccounts = (await store.listAccounts()).some((account) => account.id !== ANONYMOUS_ACCOUNT);
   for (const account of config.accounts) {
     await store.upsertAccount(
       {
@@ -134,16 +140,16 @@ export async function provision(store: Store, config: ServerConfig, now: Date): 
         now,
       );
     }
-    return {};
+    return { hadAccounts };
   }
-  if ((await store.listAccounts()).length > 0) return {};
+  if ((await store.listAccounts()).length > 0) return { hadAccounts };
   const account = await createOnce(
     store,
     { id: 'local', name: 'local', plan: 'self-hosted', cuLimit: 1_000_000, rateLimitRps: 25 },
     now,
   );
-  if (account === undefined) return {};
-  return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key };
+  if (account === undefined) return { hadAccounts };
+  return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key, hadAccounts };
 }
 
 /**
@@ -203,6 +209,8 @@ export interface RunningServer {
   port: number;
   /** The worker pool that verifies large bodies; absent when `poolWorkers` is 0. */
   pool?: VerifyPool;
+  /** Whether the store had accounts a key can belong to before this start (then no key was printed). */
+  storeHadAccounts: boolean;
   /**
    * Stops accepting, lets requests in progress finish for up to
    * `shutdownTimeoutMs`, closes the connections still open then, ends the pool's workers and
@@ -261,6 +269,7 @@ export async function startServer(
   const port = (server.address() as AddressInfo).port;
   const url = publicUrlOf({ ...config, port });
   let bootstrapKey: string | undefined;
+  let hadAccounts = false;
   let stopPruning = () => {};
   let pool: VerifyPool | undefined;
   let metrics: Metrics | undefined;
@@ -275,7 +284,7 @@ export async function startServer(
     // PostgreSQL's connections are few and shared: each account takes its turns at them (fairStore).
     if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize);
     // Only once bound: a start that cannot bind must not create a key it never shows.
-    ({ bootstrapKey } = await provision(store, config, new Date()));
+    ({ bootstrapKey, hadAccounts } = await provision(store, config, new Date()));
     // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
@@ -336,5 +345,5 @@ export async function startServer(
       await store.close();
     }
   };
-  return { url, port, ...(pool && { pool }), close: () => (closing ??= close()) };
+  return { url, port, ...(pool && { pool }), storeHadAccounts: hadAccounts, close: () => (closing ??= close()) };
 }

@@ -55,7 +55,15 @@ export function bodyNotAnObject(body: unknown): InvalidInput {
   };
 }
 
-/** The problems of a refused block, in one line: `header.nonce: present: …; receipts[0].type: …`. */
+/** How many problems {@link describeProblems} names before it counts the rest. */
+const DESCRIBED_PROBLEMS = 5;
+
+/**
+ * The problems of a refused block, in one line: the first few, and how many more (every problem of a block whose
+ * every log was off ran to tens of kilobytes): `header.nonce: expected present: …; receipts[0].type: expected …`.
+ */
 export function describeProblems(input: InvalidInput): string {
-  return input.problems.map((p) => `${p.name}: ${p.expected}`).join('; ');
+  const named = input.problems.slice(0, DESCRIBED_PROBLEMS).map((p) => `${p.name}: expected ${p.expected}`);
+  const more = input.count - named.length;
+  return `${named.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}`;
 }
