@@ -5,8 +5,8 @@
  * hashed field is refused as a conflict where it says another value.
  */
 import { describe, expect, it } from 'vitest';
-import { badRequest, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
-import { verifyBlock } from '../packages/core/src/index.js';
+import { badRequest, receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
+import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 type Json = Record<string, unknown>;
@@ -220,6 +220,43 @@ describe('dialects that once were refused or misjudged', () => {
     });
     expect(JSON.stringify(answer.body)).toMatch(
       /transactions\[9\] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed/,
+    );
+  });
+
+  // From Canyon on a deposit receipt hashes its nonce and version; a client that drops them leaves a root that cannot be
+  // rebuilt, which is no sign of tampering (a user check: the block was different).
+  it('an OP Mainnet block after Canyon whose deposits lack depositNonce and depositReceiptVersion is not verifiable, naming the receipt, by verify block and by the receipt-root body with its header', () => {
+    const stripped = (keep: 'none' | 'nonce') => {
+      const block = structuredClone(loadFixture('op-mainnet-154497277')) as unknown as Block;
+      for (const receipt of block.receipts) {
+        delete receipt['depositReceiptVersion'];
+        if (keep === 'none') delete receipt['depositNonce'];
+      }
+      return block;
+    };
+    for (const keep of ['none', 'nonce'] as const) {
+      const report = verifyBlock(stripped(keep));
+      expect(report.ok && report.value.verdict).toBe('not_verifiable');
+      expect(report.ok && report.value.receipts_root.reason).toBe(
+        'not verifiable: receipts[0] is a deposit without its depositNonce or depositReceiptVersion, and from Canyon on a deposit receipt hashes both',
+      );
+    }
+    const intact = verifyBlock(loadFixture('op-mainnet-154497277'));
+    expect(intact.ok && intact.value.verdict).toBe('identical');
+    // The body request receipt-root builds from the stripped block, with its header.
+    const read = readRpcBlock(stripped('none'), new Problems())!;
+    const body = receiptRootBody({
+      chainId: 10,
+      receiptRoot: read.header.fields.receiptsRoot!,
+      receipts: read.receipts,
+      blockNumber: Number(read.header.fields.number),
+      blockHash: read.header.hash!,
+      headerRlp: encodeHeader(read.header.complete!, read.header.layout),
+    });
+    const answer = verifyReceiptRootOperation(body);
+    expect(answer).toMatchObject({ status: 422, verdict: 'not_verifiable' });
+    expect(JSON.stringify(answer.body)).toContain(
+      'transactions[0] is a deposit without its depositNonce or depositReceiptVersion, and from Canyon on a deposit receipt hashes both',
     );
   });
 

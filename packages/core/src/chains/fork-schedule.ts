@@ -43,6 +43,29 @@ export function beforeByzantium(forks: readonly ForkActivation[] | undefined, nu
 export const rootlessBeforeByzantium = (where: string): string =>
   `${where} gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`;
 
+/**
+ * Whether a block comes at or after Canyon on a chain whose schedule names it: its deposit receipts then hash their
+ * nonce and version (op-geth gives every deposit receipt version 1 from Canyon on). False where the schedule does not
+ * name Canyon, or the header gives no number or timestamp.
+ */
+export function fromCanyon(
+  forks: readonly ForkActivation[] | undefined,
+  number: bigint | undefined,
+  timestamp: bigint | undefined,
+): boolean {
+  const canyon = forks?.find((fork) => fork.fork === 'Canyon');
+  return (
+    canyon !== undefined && number !== undefined && timestamp !== undefined && isActive(canyon, { number, timestamp })
+  );
+}
+
+/**
+ * Why a receipts root from Canyon on cannot be rebuilt when the deposit receipt `where` names lacks its nonce or its
+ * version: both are what such a receipt hashes, and a client that drops them leaves nothing to hash in their place.
+ */
+export const unversionedDepositFromCanyon = (where: string): string =>
+  `${where} is a deposit without its depositNonce or depositReceiptVersion, and from Canyon on a deposit receipt hashes both`;
+
 /** When a fork activates, as people write it: "block 12,965,000" or "timestamp 1681338455". */
 export const describeActivation = (fork: ForkActivation): string =>
   fork.block === undefined ? `timestamp ${fork.timestamp}` : `block ${fork.block.toLocaleString('en-US')}`;

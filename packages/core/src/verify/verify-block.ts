@@ -15,7 +15,9 @@ import { claimFor, receiptKinds } from '../chains/claims.js';
 import type { ChainInfo } from '../chains/chain-info.js';
 import {
   beforeByzantium,
+  fromCanyon,
   rootlessBeforeByzantium,
+  unversionedDepositFromCanyon,
   fieldsAheadOfFork,
   scheduledFields,
   type ScheduledField,
@@ -121,6 +123,8 @@ interface ReceiptsRead {
   readBloom: (i: number, out: Uint8Array) => boolean;
   /** The first receipt that gives a status and no post-state root (-1: none); asked only of a block before Byzantium. */
   firstWithStatus: () => number;
+  /** The first deposit receipt without its nonce or version, from Canyon on (-1: none). */
+  firstUnversionedDeposit: () => number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
 }
@@ -366,9 +370,17 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const streamed = streamRpcBlock(input, options);
   if (streamed !== undefined) {
     try {
-      const { outlines, hasLogs, firstWithStatus, receiptAt, readBloom, readRest } = streamed.receipts;
+      const { outlines, hasLogs, firstWithStatus, firstUnversionedDeposit, receiptAt, readBloom, readRest } =
+        streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
-      const read = { outlines, hasLogs, firstWithStatus: () => firstWithStatus, readBloom, commitment };
+      const read = {
+        outlines,
+        hasLogs,
+        firstWithStatus: () => firstWithStatus,
+        firstUnversionedDeposit: () => firstUnversionedDeposit,
+        readBloom,
+        commitment,
+      };
       const result = verifyReceipts(streamed, read, context, false);
       if (result.ok) {
         readRest();
@@ -424,6 +436,10 @@ function verifyReadBlock(
       readBloom,
       commitment,
       firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
+      firstUnversionedDeposit: () =>
+        receipts.findIndex(
+          (r) => r.type === 0x7e && (r.depositReceiptVersion === undefined || r.depositNonce === undefined),
+        ),
     },
     context,
     trial,
@@ -477,6 +493,11 @@ function verifyReceipts(
       verified: false,
       reason: rootlessBeforeByzantium(`receipts[${withStatus}]`),
     };
+  const unversioned = fromCanyon(chain?.forks, fields.number, fields.timestamp)
+    ? receipts.firstUnversionedDeposit()
+    : -1;
+  if (unversioned >= 0)
+    checks.receipts_root = { verified: false, reason: unversionedDepositFromCanyon(`receipts[${unversioned}]`) };
 
   const keccak = context.keccak ?? defaultKeccak256;
   // The receipts' own blooms are compared where the bloom's rule is verified, as the commitment computes each.

@@ -1,6 +1,6 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
-import { beforeByzantium } from '../../chains/fork-schedule.js';
+import { beforeByzantium, fromCanyon } from '../../chains/fork-schedule.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
@@ -528,6 +528,11 @@ export interface ReceiptStream {
    * (-1: none); -1 after Byzantium, where a status is what is hashed.
    */
   readonly firstWithStatus: number;
+  /**
+   * From Canyon on, on a chain whose schedule names it, the first deposit receipt without its nonce or version (-1:
+   * none); -1 before Canyon, where neither is hashed.
+   */
+  readonly firstUnversionedDeposit: number;
   /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
   readonly receiptAt: (i: number) => Receipt;
   /**
@@ -568,6 +573,9 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const chain = verifiability?.status === 'verifiable' ? verifiability.chain : undefined;
   const rootsHashed = beforeByzantium(chain?.forks, header.fields.number);
   let firstWithStatus = -1;
+  // From Canyon on a deposit hashes its nonce and version: one without them cannot be (verify-block).
+  const versionsHashed = fromCanyon(chain?.forks, header.fields.number, header.fields.timestamp);
+  let firstUnversionedDeposit = -1;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
   if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, verifiability, problems);
   if (!problems.empty) return undefined;
@@ -591,6 +599,8 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       ...(version !== undefined && { depositReceiptVersion: version }),
     };
     if (rootsHashed && firstWithStatus === -1 && hasNoRoot(receipt.root)) firstWithStatus = i;
+    const unversioned = type === 0x7en && (isAbsent(receipt.depositReceiptVersion) || isAbsent(receipt.depositNonce));
+    if (versionsHashed && firstUnversionedDeposit === -1 && unversioned) firstUnversionedDeposit = i;
     hasLogs ||= receiptLogs.length > 0;
   }
   const logs = new LogDecoder('json-rpc', slab);
@@ -618,6 +628,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       outlines,
       hasLogs,
       firstWithStatus,
+      firstUnversionedDeposit,
       receiptAt: (i) => decode(hashed[i]!),
       readBloom: (i, out) => readBloom(hashed[i]!, out),
       readRest: () => {

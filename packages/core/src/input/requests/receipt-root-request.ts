@@ -13,7 +13,12 @@ import { forkFieldFaults } from '../../chains/header-fork-fields.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
 import { ETHEREUM_HEADER } from '../../header/layouts.js';
-import { beforeByzantium, rootlessBeforeByzantium } from '../../chains/fork-schedule.js';
+import {
+  beforeByzantium,
+  fromCanyon,
+  rootlessBeforeByzantium,
+  unversionedDepositFromCanyon,
+} from '../../chains/fork-schedule.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { RuleSet } from '../../receipts/rules.js';
@@ -414,6 +419,27 @@ export function parseReceiptRootRequest(
         firstVerifiableBlock: null,
         check: 'receipts_root',
         hint: "Send each receipt's post-state root (`root`), as go-ethereum gives it; reth gives none before Byzantium.",
+      });
+  }
+  // From Canyon on a deposit hashes its nonce and version: one without them cannot be (as verify block says). Only the
+  // header tells the block's time, which Canyon is counted in.
+  const at = header?.fields;
+  if (known.status === 'verifiable' && fromCanyon(known.chain.forks, at?.number, at?.timestamp)) {
+    const unversioned = positions.find((position, index) => {
+      const receipt = receipts[position]!;
+      const deposit = index !== excluded?.index && receipt.type === 0x7e;
+      return deposit && (receipt.depositReceiptVersion === undefined || receipt.depositNonce === undefined);
+    });
+    if (unversioned !== undefined)
+      return refuse({
+        status: 'not_verifiable',
+        chainId: known.chain.chainId,
+        chain: known.chain,
+        reason: unversionedDepositFromCanyon(`transactions[${unversioned}]`),
+        era: known.era,
+        firstVerifiableBlock: null,
+        check: 'receipts_root',
+        hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them.",
       });
   }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
