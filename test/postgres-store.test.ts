@@ -9,7 +9,7 @@ import { PG_SCHEMA_VERSION } from '../packages/service/src/store/postgres/migrat
 import { PostgresStore, type PostgresStoreOptions } from '../packages/service/src/store/postgres/postgres-store.js';
 import { CONFLICT_ATTEMPTS } from '../packages/service/src/store/postgres/unavailable.js';
 import type { Reservation } from '../packages/service/src/store/store.js';
-import { StoreError } from '../packages/service/src/store/store-error.js';
+import { refersToMissingRow, StoreError } from '../packages/service/src/store/store-error.js';
 import { cuttingProxy } from './helpers/cutting-proxy.js';
 import { freshDatabase, privateCluster, type FreshDatabase } from './helpers/postgres.js';
 
@@ -87,6 +87,32 @@ describe('PostgresStore', () => {
     }
     // And a later start finds nothing to do.
     await open(url).ping();
+  });
+
+  it("deleteAccount while a request of the account adds a row (a logged request, not yet committed): the delete waits for it, deletes it too and succeeds (it failed the accounts' foreign key: a user check)", async () => {
+    const url = await database();
+    const store = open(url);
+    await store.createAccount(ACME, T0);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(
+        "INSERT INTO requests (request_id, account_id, endpoint, status, cu, period_start, at) VALUES ('late', 'acme', 'verify/receipt-root', 200, 1, '2024-01-01', '2024-01-31T10:00:00.000Z')",
+      );
+      const deleting = store.deleteAccount('acme');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('COMMIT');
+      expect(await deleting).toEqual({ keys: 0, requests: 1 });
+      expect(await store.getAccount('acme')).toBeUndefined();
+      // A row added once the account is gone is refused by its foreign key, which the server answers 401.
+      const late = await rejection(
+        other.query("INSERT INTO rate_windows (account_id, window_start, count) VALUES ('acme', 0, 1)"),
+      );
+      expect(refersToMissingRow(late)).toBe(true);
+    } finally {
+      await other.end();
+    }
   });
 
   it('a store started while another replica holds the migration lock waits for it past its statement timeout, then migrates (it exited at the timeout: a user check)', async () => {

@@ -22,7 +22,7 @@ import { infoRoutes } from './routes/info-routes.js';
 import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes, type VerifyGuards } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
-import { StoreError } from '../store/store-error.js';
+import { refersToMissingRow, StoreError } from '../store/store-error.js';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -87,7 +87,9 @@ export function createApp({
    */
   const accountDeletedMeanwhile = async (error: unknown, c: Context<Env>): Promise<ApiProblem | undefined> => {
     const account = c.get('account');
-    if (!(error instanceof StoreError && error.code === 'STORE_NOT_FOUND') || account === undefined) return undefined;
+    // The store names a missing account, or PostgreSQL refuses a row that refers to it (a hold, a rate window).
+    const missing = (error instanceof StoreError && error.code === 'STORE_NOT_FOUND') || refersToMissingRow(error);
+    if (!missing || account === undefined) return undefined;
     const gone = await deps.store.getAccount(account.id).then(
       (found) => found === undefined,
       () => false,

@@ -20,3 +20,13 @@ export function accountNotFound(id: string): StoreError {
     `no account ${JSON.stringify(id)} (evm-integrity accounts list shows the accounts)`,
   );
 }
+
+/**
+ * Whether a store refused a row for a reference to a row that is gone: PostgreSQL's foreign-key violation (SQLSTATE
+ * 23503), as when an account is deleted while one of its requests adds a hold or a rate window.
+ */
+export const refersToMissingRow = (error: unknown): boolean =>
+  (error as { code?: unknown } | null)?.code === FOREIGN_KEY_VIOLATION;
+
+/** PostgreSQL's SQLSTATE for a row still referenced, or referring to a row that is gone. */
+export const FOREIGN_KEY_VIOLATION = '23503';

@@ -23,11 +23,15 @@ import { RATE_WINDOW_MS } from '../periods.js';
 import type { AccountUsageRow, HoldRequest, HoldRow, PeriodRow, PeriodUsageRow, Rows } from '../storage.js';
 import type { Account, Entitlements, KeyRecord, RequestRecord, Reservation } from '../store.js';
 import * as table from '../table-rows.js';
+import { FOREIGN_KEY_VIOLATION } from '../store-error.js';
 
 /** Runs one statement (in the transaction it belongs to, if any); its rows. */
 export type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
 
 type AccountRow = table.AccountTableRow<Entitlements | null>;
+
+/** How many times deleteAccount deletes the rows its account's requests in progress add, before it gives up. */
+const DELETE_ATTEMPTS = 20;
 
 /** An account of the database, its entitlements stored as jsonb. */
 const toAccount = (row: AccountRow): Account => table.toAccount(row, (stored) => stored);
@@ -256,12 +260,24 @@ export class PostgresRows implements Rows {
       )[0]!.n;
     // Children first (foreign keys), in the lock order: the periods are locked before their endpoints' rows.
     const keys = await deleted('api_keys');
-    const requests = await deleted('requests');
-    await deleted('holds');
-    await this.q('SELECT 1 FROM usage_periods WHERE account_id = $1 FOR UPDATE', [id]);
-    for (const table of ['endpoint_usage', 'usage_periods', 'rate_windows']) await deleted(table);
-    await this.q('DELETE FROM accounts WHERE id = $1', [id]);
-    return { keys, requests };
+    let requests = 0;
+    // The account's requests in progress, authenticated before its keys went, may still add a row (a hold, a logged
+    // request, a rate window) before the account's row is deleted: that DELETE then fails its foreign key, and is
+    // taken back to the savepoint to delete them too. No new request comes in: the keys are gone.
+    for (let attempt = 1; ; attempt++) {
+      requests += await deleted('requests');
+      await deleted('holds');
+      await this.q('SELECT 1 FROM usage_periods WHERE account_id = $1 FOR UPDATE', [id]);
+      for (const table of ['endpoint_usage', 'usage_periods', 'rate_windows']) await deleted(table);
+      await this.q('SAVEPOINT account_rows');
+      try {
+        await this.q('DELETE FROM accounts WHERE id = $1', [id]);
+        return { keys, requests };
+      } catch (error) {
+        if (attempt >= DELETE_ATTEMPTS || (error as { code?: unknown }).code !== FOREIGN_KEY_VIOLATION) throw error;
+        await this.q('ROLLBACK TO SAVEPOINT account_rows');
+      }
+    }
   }
 
   async activeKeyCount(accountId: string): Promise<number> {
