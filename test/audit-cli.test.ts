@@ -276,6 +276,38 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(parseLines(replay.stdout).at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 } });
   });
 
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGHUP', 129],
+  ] as const)(
+    '%s stops it as Ctrl-C does: the line saying how to resume, the recording written, and the status the shell reports (it died, recording nothing: a user check)',
+    async (signal, status) => {
+      const n = await start();
+      n.delayMs = 15;
+      const [out, bundle] = [tempFile('stopped.ndjson'), tempFile('stopped.json')];
+      const command = [
+        ...RANGE,
+        '--rpc',
+        n.url,
+        '--out',
+        out,
+        '--record',
+        bundle,
+        '--batch',
+        '1',
+        '--concurrency',
+        '1',
+      ];
+      const stopped = await run(command, (child) => whenLines(out, 5, () => child.kill(signal)));
+      expect(stopped.status).toBe(status);
+      expect(stopped.stderr).toMatch(
+        /^evm-integrity: interrupted before block \d+; continue later with the same command and --resume\n$/,
+      );
+      const recorded = JSON.parse(readFileSync(bundle, 'utf8')) as { blocks: unknown[] };
+      expect(recorded.blocks.length).toBeGreaterThanOrEqual(4);
+    },
+  );
+
   it('--resume with a --record file that is no recording of this chain: one line naming it, exit 2, the file kept', async () => {
     const n = await start();
     const out = tempFile('first.ndjson');

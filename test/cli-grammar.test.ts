@@ -293,11 +293,14 @@ describe('every command of the table', () => {
   it("the overview's and every command's help fit a terminal of 80 columns", async () => {
     const listed = /expected one of (.*)\n/.exec((await cli(['frobnicate'])).stderr)![1]!.split(', ');
     expect(listed).toContain('accounts');
-    for (const command of ['', ...listed]) {
-      const page = await cli(command ? ['help', command] : ['--help']);
-      expect(page.code, command).toBe(0);
+    const subcommands = ['create', 'list', 'add-cu', 'update', 'disable', 'delete'].map((c) => ['accounts', c]);
+    subcommands.push(...['create', 'list', 'revoke'].map((c) => ['keys', c]));
+    const pages = [['--help'], ...listed.map((c) => ['help', c]), ...subcommands.map((c) => [...c, '--help'])];
+    for (const args of pages) {
+      const page = await cli(args);
+      expect(page.code, args.join(' ')).toBe(0);
       const wide = page.stdout.split('\n').filter((line) => line.length > 80);
-      expect(wide, `help ${command}`).toEqual([]);
+      expect(wide, args.join(' ')).toEqual([]);
     }
   });
 

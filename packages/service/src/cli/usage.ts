@@ -244,9 +244,9 @@ among replicas). The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each
 member can also be set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too),
 which overrides the file, and each flag overrides only the member it names. The
 first start with no account creates one and prints its API key once; a later
-start on a store with accounts says how to make a key for a lost one. --evidence
-DIR (evidence_dir): stand on the blocks operators vouched for in DIR, each
-admitted again at start. SIGINT/SIGTERM stop it: requests in progress get
+start on a store with accounts says how to make a key for a lost one.
+--evidence DIR (evidence_dir): stand on the blocks operators vouched for in DIR,
+each admitted again at start. SIGINT/SIGTERM stop it: requests in progress get
 shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.
 Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration, flag or store,
 or a port in use, 3 a bug.`;
@@ -331,9 +331,9 @@ stays the first run's, and a line says which of these flags differ. A chunk's
 lease lasts --chunk-timeout seconds (default 600); a node that fails is retried
 --chunk-retries times with backoff (default 4), then the chunk is parked.
 Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,
-bad input or a source unreachable past its retries, 3 a bug, 130
-interrupted (Ctrl-C; the message says how to resume), 141 stdout closed early
-(… | head). Details: docs/audit.md.`;
+bad input or a source unreachable past its retries, 3 a bug, 130 interrupted
+(Ctrl-C; 143 SIGTERM, 129 SIGHUP; the message says how to resume, and --record
+is written), 141 stdout closed early (… | head). Details: docs/audit.md.`;
 
 export const AUDIT_WORKER_USAGE = `Usage:
   evm-integrity audit-worker --queue URL [--concurrency K] [--workers N]

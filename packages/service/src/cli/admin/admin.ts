@@ -159,8 +159,24 @@ export function adminHelp(argv: readonly string[]): string | null {
   if (HELP.includes(group) || (command !== undefined && HELP.includes(command))) return ADMIN_USAGE;
   const spec = command === undefined ? undefined : commandSpec(group, command);
   if (spec !== undefined && rest.some((arg) => arg === '--help' || arg === '-h'))
-    return `usage: evm-integrity ${spec.synopsis}\n\n${ADMIN_USAGE}`;
+    return `${usageLine(spec.synopsis)}\n\n${ADMIN_USAGE}`;
   return null;
+}
+
+/**
+ * `usage: evm-integrity SYNOPSIS`, wrapped to 80 columns between its words and bracketed options, each further line
+ * indented under the command's first option, as the help pages are.
+ */
+function usageLine(synopsis: string): string {
+  const words = synopsis.match(/\[[^\]]*\]|\S+/g)!;
+  const head = `usage: evm-integrity ${words.slice(0, 2).join(' ')}`;
+  const lines = [head];
+  for (const word of words.slice(2)) {
+    const last = lines.length - 1;
+    if (lines[last]!.length + 1 + word.length <= 80) lines[last] += ` ${word}`;
+    else lines.push(`${' '.repeat(head.length)} ${word}`);
+  }
+  return lines.join('\n');
 }
 
 /** The line with no group: what to do. */

@@ -102,6 +102,10 @@ interface StartingPoint {
   dropped?: { line: number; why: string };
 }
 
+/** The signals that stop an audit between blocks, and the status a shell reports for each. */
+const STOP_SIGNALS_EXIT: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SIGTERM: 143, SIGHUP: 129 };
+const STOP_SIGNALS = Object.keys(STOP_SIGNALS_EXIT) as NodeJS.Signals[];
+
 const CHECKPOINT_HASH = "the hash of the checkpoint's last block (--resume)";
 
 const NO_TIME = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
@@ -292,8 +296,14 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     );
   const opened = openOutput(run.options.out, io.stdout);
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
-  const interrupt = () => controller.abort();
-  process.once('SIGINT', interrupt);
+  // SIGTERM and SIGHUP (a supervisor's stop, a closed terminal) stop it as Ctrl-C does, with what it fetched recorded;
+  // the status is the shell's for each signal.
+  let stoppedBy: NodeJS.Signals | undefined;
+  const interrupt = (signal: NodeJS.Signals) => {
+    stoppedBy ??= signal;
+    controller.abort();
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, interrupt);
   const { rules } = run.options;
   const { evidence } = await setupOf([], run.options.evidence);
   const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
@@ -305,13 +315,14 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     const lines = new ChainedLines(start.digest);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });
     const written = { out: output, lines, carried: start.carried };
-    return conclude(run, streamed, written, controller.signal.aborted, io);
+    const status = conclude(run, streamed, written, controller.signal.aborted, io);
+    return status === EXIT_INTERRUPTED && stoppedBy !== undefined ? STOP_SIGNALS_EXIT[stoppedBy]! : status;
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
     io.stderr(`evm-integrity: ${error.message}\n`);
     return 2;
   } finally {
-    process.removeListener('SIGINT', interrupt);
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, interrupt);
     output.close();
     await saveRecording(run);
   }
