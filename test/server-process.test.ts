@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -309,6 +310,31 @@ describe('serve on PostgreSQL: a key lost after the first start', () => {
     expect((await usage(url, key)).status).toBe(200);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+});
+
+describe('serve on PostgreSQL: stopped while it waits for another replica to migrate', () => {
+  let database: FreshDatabase | undefined;
+  afterAll(async () => database?.drop());
+
+  it('SIGTERM ends the wait and the start at once, exit 0 (it ran on until the lock was let go: a user check)', async () => {
+    database = await freshDatabase();
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock(1702260073)');
+      const waiting = serve(['--store', 'postgres', '--host', '127.0.0.1', '--port', '0'], {
+        DATABASE_URL: database.url,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // The lock is held until the test ends: without the fix the process would not exit before it times out.
+      waiting.child.kill('SIGTERM');
+      expect(await waiting.exited).toBe(0);
+      expect(waiting.stdout()).toContain('stopped while starting');
+      expect(waiting.stdout()).not.toContain('"msg":"listening"');
+    } finally {
+      await other.end();
+    }
   });
 });
 

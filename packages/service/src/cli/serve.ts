@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { type DestinationStream, pino } from 'pino';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
-import { openStore, startServer } from '../server/start-server.js';
+import { openStore, startServer, type RunningServer } from '../server/start-server.js';
+import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
 import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve-config.js';
 
@@ -82,11 +83,26 @@ export async function runServe(argv: string[]): Promise<number> {
   const config = loadConfig(values, process.env);
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime }, requestLogDestination());
   // Listened for from the start: a signal that comes while the server starts (as soon as the key
-  // is printed) stops it once it is up, gracefully, instead of killing the process.
+  // is printed) stops it once it is up, gracefully, instead of killing the process; one that comes
+  // while it waits for another replica's migration, however long, ends the wait and the start.
   const stop = stopSignal();
   try {
     const store = openStore(config);
-    const server = await startServer(config, { logger, store });
+    let starting = true;
+    let signalled: string | undefined;
+    void stop.signal.then((name) => {
+      signalled = name;
+      if (starting && store instanceof PostgresStore) store.stopWaiting();
+    });
+    let server: RunningServer;
+    try {
+      server = await startServer(config, { logger, store });
+    } catch (error) {
+      if (signalled === undefined) throw error;
+      logger.info({ signal: signalled }, 'stopped while starting');
+      return 0;
+    }
+    starting = false;
     // Accounts before this start: no key was printed, and a lost one needs the hint.
     if (config.auth && server.storeHadAccounts)
       process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));

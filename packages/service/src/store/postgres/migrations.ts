@@ -29,8 +29,10 @@ const LOCK_POLL_MS = 250;
  * Takes the migration lock, waiting as long as another replica holds it: asked again every LOCK_POLL_MS, so that no
  * wait is one statement, which the pool's statement timeout would cut (a replica then exited while another migrated).
  */
-async function takeLock(client: pg.PoolClient): Promise<void> {
+async function takeLock(client: pg.PoolClient, givenUp: () => boolean): Promise<void> {
   for (;;) {
+    if (givenUp())
+      throw new StoreError('STORE_UNAVAILABLE', "stopped while it waited for another replica's migration of the store");
     const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1) AS taken', [
       MIGRATION_LOCK,
     ]);
@@ -39,10 +41,13 @@ async function takeLock(client: pg.PoolClient): Promise<void> {
   }
 }
 
-/** Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. */
-export async function migrate(pool: pg.Pool): Promise<void> {
+/**
+ * Brings the database to PG_SCHEMA_VERSION; refuses one migrated by a newer program. A wait for another replica's
+ * migration ends once `givenUp` says so (the process is stopping).
+ */
+export async function migrate(pool: pg.Pool, givenUp: () => boolean = () => false): Promise<void> {
   await holdClient(await connect(pool), async (client) => {
-    await takeLock(client);
+    await takeLock(client, givenUp);
     try {
       await client.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',

@@ -51,6 +51,8 @@ class PostgresStorage implements Storage {
   readonly #pool: pg.Pool;
   readonly #rows: (q: Query) => Rows;
   #migrated: Promise<void> | undefined;
+  /** Set by stopWaiting: a wait for another replica's migration gives up. */
+  #givenUp = false;
 
   /** Makes the pool and the rows on it. */
   constructor(options: PostgresStoreOptions) {
@@ -73,7 +75,7 @@ class PostgresStorage implements Storage {
 
   /** Migrates once per store (again after a failed attempt, such as a database still starting). */
   async #ready(): Promise<void> {
-    this.#migrated ??= migrate(this.#pool).catch((error: unknown) => {
+    this.#migrated ??= migrate(this.#pool, () => this.#givenUp).catch((error: unknown) => {
       this.#migrated = undefined;
       throw storeFailure(error);
     });
@@ -130,7 +132,13 @@ class PostgresStorage implements Storage {
     await this.#query('SELECT 1');
   }
 
+  /** Ends a wait for another replica's migration: the operation that waits fails STORE_UNAVAILABLE. */
+  stopWaiting(): void {
+    this.#givenUp = true;
+  }
+
   async close(): Promise<void> {
+    this.#givenUp = true;
     if (!this.#pool.ended) await this.#pool.end();
   }
 }
@@ -143,8 +151,20 @@ class PostgresStorage implements Storage {
  */
 export class PostgresStore extends RulesStore {
   /** Makes the pool; nothing connects until the first operation, which migrates the schema first. */
+  readonly #storage: PostgresStorage;
+
   constructor(options: PostgresStoreOptions) {
     const leaseMs = leaseOf(options);
-    super(new PostgresStorage(options), leaseMs);
+    const storage = new PostgresStorage(options);
+    super(storage, leaseMs);
+    this.#storage = storage;
+  }
+
+  /**
+   * Ends a start that waits for another replica's migration (a signal to stop while it waits): the operation waiting
+   * fails STORE_UNAVAILABLE, and so does any after it.
+   */
+  stopWaiting(): void {
+    this.#storage.stopWaiting();
   }
 }
