@@ -242,6 +242,32 @@ describe('graceful shutdown', () => {
     await expect(fetch(`${own.url}/v1/health`)).rejects.toThrow();
   });
 
+  it('a request written on an idle keep-alive connection just after close() is answered, Connection: close: the connection is closed only once idle for its grace (it was closed at once, the request lost: a user re-check)', async () => {
+    const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: capturingLogger().logger });
+    const { port } = new URL(own.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const health = 'GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n';
+    socket.write(health);
+    await new Promise<void>((resolve) => {
+      const check = () => (received.includes('"status":"ok"') ? resolve() : setTimeout(check, 5));
+      check();
+    });
+    expect(received.toLowerCase()).toContain('connection: keep-alive');
+    received = '';
+    const closed = own.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write(health);
+    await ended;
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 200 /);
+    expect(received.toLowerCase()).toContain('\r\nconnection: close');
+  });
+
   it('a keep-alive request in progress at close() is answered Connection: close, so its client sends no next request on a connection about to close (one was lost unanswered: a user check)', async () => {
     const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: capturingLogger().logger });
     const body = JSON.stringify({
