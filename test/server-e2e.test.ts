@@ -165,6 +165,17 @@ describe('the service as a client sees it', () => {
   });
 });
 
+/** A raw connection to `url`'s server, once connected: what it has received so far, and when the server closed it. */
+async function rawClient(url: string) {
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { socket, ended, received: () => received };
+}
+
 describe('an account deleted while its request is in progress', () => {
   it('the request is answered 401 (its key went with the account), as the next one is: not a 500 incident (a user check)', async () => {
     const store = new MemoryStore({ reservationLeaseMs: 60_000 });
@@ -178,23 +189,17 @@ describe('an account deleted while its request is in progress', () => {
       receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
       transactions: [],
     });
-    const { port } = new URL(own.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const client = await rawClient(own.url);
     // Authenticated, its body half sent: the account is deleted before the request reserves its CU.
-    socket.write(
+    client.socket.write(
       `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
     await new Promise((resolve) => setTimeout(resolve, 100));
     await store.deleteAccount('auditor');
-    socket.write(body.slice(10));
-    await ended;
+    client.socket.write(body.slice(10));
+    await client.ended;
     await own.close();
-    const [headers, answer] = received.split('\r\n\r\n');
+    const [headers, answer] = client.received().split('\r\n\r\n');
     expect(headers).toMatch(/^HTTP\/1\.1 401 /);
     expect(JSON.parse(answer!).error).toMatchObject({
       code: 'UNAUTHORIZED',
@@ -244,28 +249,23 @@ describe('graceful shutdown', () => {
 
   it('a request written on an idle keep-alive connection just after close() is answered, Connection: close: the connection is closed only once idle for its grace (it was closed at once, the request lost: a user re-check)', async () => {
     const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: capturingLogger().logger });
-    const { port } = new URL(own.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const client = await rawClient(own.url);
     const health = 'GET /v1/health HTTP/1.1\r\nHost: localhost\r\n\r\n';
-    socket.write(health);
+    client.socket.write(health);
     await new Promise<void>((resolve) => {
-      const check = () => (received.includes('"status":"ok"') ? resolve() : setTimeout(check, 5));
+      const check = () => (client.received().includes('"status":"ok"') ? resolve() : setTimeout(check, 5));
       check();
     });
-    expect(received.toLowerCase()).toContain('connection: keep-alive');
-    received = '';
+    expect(client.received().toLowerCase()).toContain('connection: keep-alive');
+    const first = client.received().length;
     const closed = own.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    socket.write(health);
-    await ended;
+    client.socket.write(health);
+    await client.ended;
     await closed;
-    expect(received).toMatch(/^HTTP\/1\.1 200 /);
-    expect(received.toLowerCase()).toContain('\r\nconnection: close');
+    const second = client.received().slice(first);
+    expect(second).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second.toLowerCase()).toContain('\r\nconnection: close');
   });
 
   it('a keep-alive request in progress at close() is answered Connection: close, so its client sends no next request on a connection about to close (one was lost unanswered: a user check)', async () => {
@@ -275,22 +275,16 @@ describe('graceful shutdown', () => {
       receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
       transactions: [],
     });
-    const { port } = new URL(own.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const client = await rawClient(own.url);
     // The headers and half the body: the request is in progress, its connection kept alive, when the server drains.
     const head = `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-    socket.write(head + body.slice(0, 10));
+    client.socket.write(head + body.slice(0, 10));
     await new Promise((resolve) => setTimeout(resolve, 100));
     const closed = own.close();
-    socket.write(body.slice(10));
-    await ended;
+    client.socket.write(body.slice(10));
+    await client.ended;
     await closed;
-    const [headers, answer] = received.split('\r\n\r\n');
+    const [headers, answer] = client.received().split('\r\n\r\n');
     expect(headers).toMatch(/^HTTP\/1\.1 200 /);
     expect(headers!.toLowerCase()).toContain('\r\nconnection: close');
     expect(JSON.parse(answer!).data[0].is_identical).toBe(true);

@@ -42,5 +42,18 @@ export function loadFixture(name: string): FixtureBlock {
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as FixtureBlock;
 }
 
+/**
+ * A fixture whose receipts keep only their consensus fields (type, status or root, cumulativeGasUsed, logs), as a
+ * client that drops the rest sends them: no transactionHash, gasUsed or block members.
+ */
+export function consensusFieldsOnly(name: string): FixtureBlock {
+  const fixture = loadFixture(name);
+  const kept = ['type', 'status', 'root', 'cumulativeGasUsed', 'logs'];
+  const receipts = (fixture.receipts as Array<Record<string, unknown>>).map((receipt) =>
+    Object.fromEntries(Object.entries(receipt).filter(([member]) => kept.includes(member))),
+  );
+  return { ...fixture, receipts } as FixtureBlock;
+}
+
 /** Chain id of the generated hive chain, which no registry knows (a devnet). */
 export const HIVE_CHAIN_ID = 3503995874084926;

@@ -308,6 +308,51 @@ function uncheckedClaim(
 }
 
 /**
+ * Why the receipts root cannot be rebuilt, as verify block says it, where a receipt lacks what its era hashes: before
+ * Byzantium a receipt that gives a status and no root (reth's), from Canyon on a deposit without its nonce or version
+ * (only the header tells the block's time, which Canyon is counted in). Null where every receipt has it. `hashed` is
+ * each receipt of the root with its place in the body.
+ */
+function unrebuildableReceipt(
+  known: Extract<Verifiability, { status: 'verifiable' }>,
+  blockNumber: bigint | undefined,
+  header: BlockHeader | undefined,
+  hashed: ReadonlyArray<{ position: number; receipt: Receipt }>,
+): NotVerifiable | null {
+  const { chain } = known;
+  const rules = [
+    {
+      applies: beforeByzantium(chain.forks, blockNumber),
+      lacks: (receipt: Receipt) => receipt.root === undefined,
+      why: rootlessBeforeByzantium,
+      hint: "Send each receipt's post-state root (`root`), as go-ethereum gives it; reth gives none before Byzantium.",
+    },
+    {
+      applies: fromCanyon(chain.forks, header?.number, header?.timestamp),
+      lacks: (receipt: Receipt) =>
+        receipt.type === 0x7e && (receipt.depositReceiptVersion === undefined || receipt.depositNonce === undefined),
+      why: unversionedDepositFromCanyon,
+      hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them.",
+    },
+  ];
+  for (const { applies, lacks, why, hint } of rules) {
+    const lacking = applies ? hashed.find(({ receipt }) => lacks(receipt)) : undefined;
+    if (lacking !== undefined)
+      return {
+        status: 'not_verifiable',
+        chainId: chain.chainId,
+        chain,
+        reason: why(`transactions[${lacking.position}]`),
+        era: known.era,
+        firstVerifiableBlock: null,
+        check: 'receipts_root',
+        hint,
+      };
+  }
+  return null;
+}
+
+/**
  * Validates a receipt-root body against the spec and docs/api.md. The block's era
  * (from header_rlp's number, else block_number) picks the rules; Bor's state-sync
  * receipt is recognised by its tx_hash and left out. Returns the request, or every
@@ -404,43 +449,12 @@ export function parseReceiptRootRequest(
       });
     }
   }
-  // Before Byzantium a receipt's root is hashed: one that gives a status instead cannot be (as verify block says).
-  if (known.status === 'verifiable' && beforeByzantium(known.chain.forks, blockNumber)) {
-    const rootless = positions.find(
-      (position, index) => index !== excluded?.index && receipts[position]!.root === undefined,
-    );
-    if (rootless !== undefined)
-      return refuse({
-        status: 'not_verifiable',
-        chainId: known.chain.chainId,
-        chain: known.chain,
-        reason: rootlessBeforeByzantium(`transactions[${rootless}]`),
-        era: known.era,
-        firstVerifiableBlock: null,
-        check: 'receipts_root',
-        hint: "Send each receipt's post-state root (`root`), as go-ethereum gives it; reth gives none before Byzantium.",
-      });
-  }
-  // From Canyon on a deposit hashes its nonce and version: one without them cannot be (as verify block says). Only the
-  // header tells the block's time, which Canyon is counted in.
-  const at = header?.fields;
-  if (known.status === 'verifiable' && fromCanyon(known.chain.forks, at?.number, at?.timestamp)) {
-    const unversioned = positions.find((position, index) => {
-      const receipt = receipts[position]!;
-      const deposit = index !== excluded?.index && receipt.type === 0x7e;
-      return deposit && (receipt.depositReceiptVersion === undefined || receipt.depositNonce === undefined);
-    });
-    if (unversioned !== undefined)
-      return refuse({
-        status: 'not_verifiable',
-        chainId: known.chain.chainId,
-        chain: known.chain,
-        reason: unversionedDepositFromCanyon(`transactions[${unversioned}]`),
-        era: known.era,
-        firstVerifiableBlock: null,
-        check: 'receipts_root',
-        hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them.",
-      });
+  if (known.status === 'verifiable') {
+    const hashed = positions
+      .filter((_, index) => index !== excluded?.index)
+      .map((position) => ({ position, receipt: receipts[position]! }));
+    const unrebuildable = unrebuildableReceipt(known, blockNumber, header?.fields, hashed);
+    if (unrebuildable !== null) return refuse(unrebuildable);
   }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
   if (unverified !== null) return refuse(unverified);
