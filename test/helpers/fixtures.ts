@@ -49,10 +49,10 @@ export function loadFixture(name: string): FixtureBlock {
 export function consensusFieldsOnly(name: string): FixtureBlock {
   const fixture = loadFixture(name);
   const kept = ['type', 'status', 'root', 'cumulativeGasUsed', 'logs'];
-  const receipts = (fixture.receipts as Array<Record<string, unknown>>).map((receipt) =>
+  const receipts = fixture.receipts.map((receipt) =>
     Object.fromEntries(Object.entries(receipt).filter(([member]) => kept.includes(member))),
   );
-  return { ...fixture, receipts } as FixtureBlock;
+  return { ...fixture, receipts };
 }
 
 /** Chain id of the generated hive chain, which no registry knows (a devnet). */
