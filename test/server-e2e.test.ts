@@ -165,6 +165,9 @@ describe('the service as a client sees it', () => {
   });
 });
 
+/** The receipts root of a block without receipts. */
+const EMPTY_ROOT = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
 /** A raw connection to `url`'s server, once connected: what it has received so far, and when the server closed it. */
 async function rawClient(url: string) {
   const socket = connect(Number(new URL(url).port), '127.0.0.1');
@@ -186,7 +189,7 @@ describe('an account deleted while its request is in progress', () => {
     });
     const body = JSON.stringify({
       chain_id: 1,
-      receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      receipt_root: EMPTY_ROOT,
       transactions: [],
     });
     const client = await rawClient(own.url);
@@ -268,11 +271,32 @@ describe('graceful shutdown', () => {
     expect(second.toLowerCase()).toContain('\r\nconnection: close');
   });
 
+  it('requests pipelined behind one in progress at close(): each verified is answered, the last saying Connection: close; none is verified unanswered (they were charged and never answered: a user re-check)', async () => {
+    const logged = capturingLogger();
+    const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: logged.logger });
+    const body = JSON.stringify({ chain_id: 1, receipt_root: EMPTY_ROOT, transactions: [] });
+    const request = `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const client = await rawClient(own.url);
+    client.socket.write(request + body.slice(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = own.close();
+    client.socket.write(body.slice(10) + request + body + request + body);
+    await client.ended;
+    await closed;
+    const answers = client.received().match(/HTTP\/1\.1 200 /g) ?? [];
+    const verified = logged.lines.filter((line) => line.msg === 'request' && line.status === 200);
+    expect(answers.length).toBeGreaterThanOrEqual(1);
+    expect(verified).toHaveLength(answers.length);
+    // The connection closes after the last answer sent, which says so.
+    const lastHead = client.received().split('HTTP/1.1 200 ').at(-1)!.split('\r\n\r\n')[0]!;
+    expect(lastHead.toLowerCase()).toContain('\r\nconnection: close');
+  });
+
   it('a keep-alive request in progress at close() is answered Connection: close, so its client sends no next request on a connection about to close (one was lost unanswered: a user check)', async () => {
     const own = await startServer(testConfig({ store: 'memory', auth: false }), { logger: capturingLogger().logger });
     const body = JSON.stringify({
       chain_id: 1,
-      receipt_root: '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+      receipt_root: EMPTY_ROOT,
       transactions: [],
     });
     const client = await rawClient(own.url);

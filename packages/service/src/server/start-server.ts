@@ -249,7 +249,15 @@ export async function startServer(
   serveWithLimits(
     server,
     // An HTTP/1.0 request may have no Host: it is served (its links relative, docsUrlOf), not refused for it.
-    getRequestListener((request, env) => fetchHandler(request, env as HttpBindings), { hostname: 'localhost' }),
+    // A request pipelined behind an answer that closed its connection at shutdown is dropped unread: no answer of it
+    // could be sent, so it is neither verified nor charged.
+    getRequestListener(
+      (request, env) =>
+        shutDown.dropped((env as HttpBindings).incoming)
+          ? new Response(null, { status: 503 })
+          : fetchHandler(request, env as HttpBindings),
+      { hostname: 'localhost' },
+    ),
     { ...config, maxConnections },
     (reason, socket) => {
       if (reason !== 'stalled') return closedTold(reason);
@@ -331,7 +339,7 @@ export async function startServer(
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
-      const cut = await shutDown(config.shutdownTimeoutMs);
+      const cut = await shutDown.drain(config.shutdownTimeoutMs);
       if (cut > 0)
         options.logger.warn(
           { connections: cut, shutdown_timeout_ms: config.shutdownTimeoutMs },

@@ -17,57 +17,76 @@ export const DRAIN_IDLE_GRACE_MS = 250;
 /** How often the connections idle past their grace are looked for while the server drains. */
 const SWEEP_MS = 50;
 
+/** A server prepared for a shutdown ({@link drainable}). */
+export interface Drainable {
+  /**
+   * Stops accepting at once and drains: resolves, once every connection has closed, with the number cut at
+   * `deadlineMs` with a request in progress.
+   */
+  drain(deadlineMs: number): Promise<number>;
+  /**
+   * Whether a request is to be dropped unread: it came pipelined, while the server drains, behind an answer that has
+   * gone out saying `Connection: close`, so no answer of it could follow (HTTP/1.1: its client sends it again).
+   */
+  dropped(request: IncomingMessage): boolean;
+}
+
 /**
- * Prepares `server` for a shutdown with a deadline; returns the function that
- * shuts it down: it stops accepting at once, lets requests in progress finish,
- * each answered with `Connection: close` (so that its connection closes as the
- * response is sent), closes each connection once it has had no request in
- * progress for DRAIN_IDLE_GRACE_MS, and after `deadlineMs` closes every
- * connection still open, so one slow client cannot hold a shutdown past what a
- * supervisor waits before it kills the process. That function resolves with the
- * number of connections cut at the deadline with a request in progress; each is
- * destroyed with an error of code CUT_AT_SHUTDOWN.
+ * Prepares `server` for a shutdown with a deadline: {@link Drainable.drain} stops accepting at once, lets requests in
+ * progress finish, the last on each connection answered with `Connection: close` (so that the connection closes as it
+ * is sent; pipelined answers before it keep theirs, so that each is sent), closes each connection once it has had no
+ * request in progress for DRAIN_IDLE_GRACE_MS, and after `deadlineMs` closes every connection still open, so one slow
+ * client cannot hold a shutdown past what a supervisor waits before it kills the process. It resolves with the number
+ * of connections cut at the deadline with a request in progress; each is destroyed with an error of code
+ * CUT_AT_SHUTDOWN. Its 'request' listener runs before the server's own, which asks {@link Drainable.dropped} first.
  */
-export function drainable(server: Server): (deadlineMs: number) => Promise<number> {
+export function drainable(server: Server): Drainable {
   let draining = false;
-  // Each open connection: since when it has had no request in progress (undefined while one is), and how many are.
+  // Each open connection: since when it has had no request in progress (undefined while one is), and its responses
+  // not yet ended, in the order of their requests (pipelined ones are answered in that order).
   const idleSince = new Map<Socket, number | undefined>();
-  const inProgress = new Map<Socket, number>();
+  const responses = new Map<Socket, ServerResponse[]>();
+  const dropped = new WeakSet<IncomingMessage>();
   server.on('connection', (socket: Socket) => {
     idleSince.set(socket, performance.now());
+    responses.set(socket, []);
     socket.once('close', () => {
       idleSince.delete(socket);
-      inProgress.delete(socket);
+      responses.delete(socket);
     });
   });
-  // Responses whose headers may not be out yet: once the server drains, each says `Connection: close`, so that a
-  // keep-alive client sends its next request on a new connection (refused at once) instead of on this one, which is
-  // closed as the response ends.
-  const unsent = new Set<ServerResponse>();
-  const sayClose = (response: ServerResponse) => {
-    if (!response.headersSent) response.setHeader('Connection', 'close');
+  const saysClose = (response: ServerResponse) => response.getHeader('Connection') === 'close';
+  /** Moves `Connection: close` to the last response of `socket`, where the ones before it have not gone out. */
+  const closeAfterLast = (socket: Socket) => {
+    const pending = responses.get(socket) ?? [];
+    for (const response of pending.slice(0, -1))
+      if (!response.headersSent && saysClose(response)) response.removeHeader('Connection');
+    const last = pending.at(-1);
+    if (last !== undefined && !last.headersSent) last.setHeader('Connection', 'close');
   };
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
-    if (idleSince.has(socket)) {
-      inProgress.set(socket, (inProgress.get(socket) ?? 0) + 1);
-      idleSince.set(socket, undefined);
+    const pending = responses.get(socket);
+    if (pending === undefined) return;
+    const before = pending.at(-1);
+    if (draining && before !== undefined && before.headersSent && saysClose(before)) {
+      dropped.add(request);
+      return;
     }
-    if (draining) sayClose(response);
-    else unsent.add(response);
+    pending.push(response);
+    idleSince.set(socket, undefined);
+    if (draining) closeAfterLast(socket);
     response.once('close', () => {
-      unsent.delete(response);
-      if (!idleSince.has(socket)) return;
-      const left = inProgress.get(socket)! - 1;
-      inProgress.set(socket, left);
-      if (left === 0) idleSince.set(socket, performance.now());
+      const left = responses.get(socket);
+      if (left === undefined) return;
+      left.splice(left.indexOf(response), 1);
+      if (left.length === 0) idleSince.set(socket, performance.now());
     });
   });
-  return (deadlineMs) =>
-    new Promise((resolve, reject) => {
+  const drain = (deadlineMs: number) =>
+    new Promise<number>((resolve, reject) => {
       draining = true;
-      for (const response of unsent) sayClose(response);
-      unsent.clear();
+      for (const socket of responses.keys()) closeAfterLast(socket);
       let cut = 0;
       const sweep = setInterval(() => {
         const now = performance.now();
@@ -97,4 +116,5 @@ export function drainable(server: Server): (deadlineMs: number) => Promise<numbe
         else resolve(cut);
       });
     });
+  return { drain, dropped: (request) => dropped.has(request) };
 }
