@@ -107,11 +107,13 @@ export async function runServe(argv: string[]): Promise<number> {
     if (config.auth && server.storeHadAccounts)
       process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));
     const signal = await stop.signal;
+    // The listener is closed first, so that the line is true when it is read.
+    const closing = server.close();
     logger.info(
       { signal, shutdown_timeout_ms: config.shutdownTimeoutMs },
       'shutting down: finishing requests in progress',
     );
-    await server.close().catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
+    await closing.catch((error: unknown) => logger.error({ err: error }, 'shutdown failed'));
   } finally {
     stop.remove();
   }
