@@ -13,8 +13,11 @@ import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
+import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
+import type { Store } from '../packages/service/src/store/store.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
+import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-e2e-'));
 const KEY = 'evmi_e2e-test-key-0123456789abcdefghijklmnopqrstu';
@@ -179,9 +182,37 @@ async function rawClient(url: string) {
   return { socket, ended, received: () => received };
 }
 
-describe('an account deleted while its request is in progress', () => {
+const databases: FreshDatabase[] = [];
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+});
+
+/** The stores a deleted account's request runs on: the memory store, and PostgreSQL as replicas run it. */
+const DELETING_STORES: { name: string; open: () => Promise<Store> }[] = [
+  { name: 'the memory store', open: async () => new MemoryStore({ reservationLeaseMs: 60_000 }) },
+  {
+    name: 'PostgreSQL',
+    open: async () => {
+      const database = await freshDatabase();
+      databases.push(database);
+      return new PostgresStore({
+        databaseUrl: database.url,
+        poolSize: 4,
+        statementTimeoutMs: 5000,
+        connectTimeoutMs: 5000,
+      });
+    },
+  },
+];
+
+describe.each(DELETING_STORES)('an account deleted while its request is in progress, on $name', ({ open }) => {
   it('the request is answered 401 (its key went with the account), as the next one is: not a 500 incident (a user check)', async () => {
-    const store = new MemoryStore({ reservationLeaseMs: 60_000 });
+    const store = await open();
+    // The request is known to be authenticated once the store has answered for its key (a fixed pause raced it under load).
+    let authenticated!: () => void;
+    const wasAuthenticated = new Promise<void>((resolve) => (authenticated = resolve));
+    const authenticate = store.authenticate.bind(store);
+    store.authenticate = async (key) => authenticate(key).finally(authenticated);
     const logged = capturingLogger();
     const own = await startServer(testConfig({ accounts: [auditorAccount(KEY, 'gone')] }), {
       logger: logged.logger,
@@ -197,7 +228,7 @@ describe('an account deleted while its request is in progress', () => {
     client.socket.write(
       `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await wasAuthenticated;
     await store.deleteAccount('auditor');
     client.socket.write(body.slice(10));
     await client.ended;
