@@ -1244,6 +1244,39 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     });
   });
 
+  it("--resume refuses to mix an audit without the service's datasets and one with them: the header line says which it is (a resumed run passed where an uninterrupted one failed: a user check)", async () => {
+    const { node: n, service: s } = await both();
+    s.faults.push({ kind: 'alter_log', block: 1000023, txIndex: 2, logIndex: 1, field: 'data', value: 'ff' });
+    const out = tempFile('mixed.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', out])).status).toBe(0);
+    const withoutService = readFileSync(out, 'utf8').split('\n');
+    expect(JSON.parse(withoutService[0]!)).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
+    writeFileSync(out, `${withoutService.slice(0, 21).join('\n')}\n`); // the header and blocks 1000001-1000020
+    const resumed = await run(
+      [...RANGE, '--rpc', n.url, '--service', s.url, '--out', out, '--resume'],
+      undefined,
+      withKey,
+    );
+    expect(resumed.status).toBe(2);
+    expect(resumed.stderr).toContain(
+      `--resume: ${out} is the output of an audit without the service's datasets; resume it without --service (or a recording of one), or audit to another file`,
+    );
+    const full = tempFile('full.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--service', s.url, '--out', full], undefined, withKey)).status).toBe(
+      1,
+    );
+    const withService = readFileSync(full, 'utf8').split('\n');
+    expect(JSON.parse(withService[0]!)).toEqual({ audit: { chain_id: 1, from: FROM, to: TO, service_datasets: true } });
+    writeFileSync(full, `${withService.slice(0, 11).join('\n')}\n`);
+    const back = await run([...RANGE, '--rpc', n.url, '--out', full, '--resume']);
+    expect(back.status).toBe(2);
+    expect(back.stderr).toContain("is the output of an audit that cross-checked the service's datasets");
+    // Resumed as it was run, it ends as the uninterrupted run did.
+    expect(
+      (await run([...RANGE, '--rpc', n.url, '--service', s.url, '--out', full, '--resume'], undefined, withKey)).status,
+    ).toBe(1);
+  });
+
   it("without --rpc, the chain comes from the service's /evm/rpc proxy, with the key: the same lines", async () => {
     const { node: n, service: s } = await both();
     s.faults.push({ kind: 'alter_block', block: 1000005, field: 'receipt_root', value: '00'.repeat(32) });

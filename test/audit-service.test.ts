@@ -36,6 +36,20 @@ function truthOf(block: BlockJson): BlockTruth {
   return { chainId: block.chain_id, number: Number(block.header.number), block, report: report.value };
 }
 
+/**
+ * The truth of `block` as a source that altered one byte of its first log's data gives it: verified, its receipts root
+ * no longer the header's.
+ */
+function truthOfAltered(block: BlockJson): BlockTruth {
+  const receipts = structuredClone(block.receipts) as Array<{ logs: Array<{ data: string }> }>;
+  const log = receipts.find((receipt) => receipt.logs.length > 0)!.logs[0]!;
+  log.data = `${log.data.slice(0, -2)}${log.data.endsWith('ff') ? '00' : 'ff'}`;
+  const altered = { ...block, receipts } as BlockJson;
+  const report = verifyBlock(altered);
+  if (!report.ok) throw new Error('the altered block was refused');
+  return { chainId: block.chain_id, number: Number(block.header.number), block: altered, report: report.value };
+}
+
 /** `list` with item `i` replaced, or removed (the target library predates Array#with and #toSpliced). */
 const replaced = <T>(list: readonly T[], i: number, value: T): T[] => list.map((item, j) => (j === i ? value : item));
 const without = <T>(list: readonly T[], i: number): T[] => list.filter((_, j) => j !== i);
@@ -130,6 +144,12 @@ describe('the block record (0101) against the header', () => {
     expect(checkServiceBlock(truth, [wrong]).map((f) => f.check)).toEqual(['service_block._computed_receipt_root']);
     expect(checkServiceBlock({ ...truth, report: null }, [wrong])).toEqual([]);
   });
+
+  it("skips _computed_receipt_root when the source's receipts are refuted by their header's root: the service's right root is not blamed (a user check)", () => {
+    const refuted = truthOfAltered(truth.block);
+    expect(refuted.report!.receipts_root.matches).toBe(false);
+    expect(checkServiceBlock(refuted, [record])).toEqual([]);
+  });
 });
 
 describe('the log records (0103) against the receipts', () => {
@@ -137,6 +157,16 @@ describe('the log records (0103) against the receipts', () => {
   const records = logRecords(truth.block);
   const at = (tx: number, log: number) => records.findIndex((r) => r.tx_index === tx && r.log_index === log);
   const checks = (list: Json[]) => checkServiceLogs(truth, list).map((f) => f.check);
+
+  it("holds no record to receipts their header refutes (a log's data altered at the source): the block fails receipts_root, not the service (a user check)", () => {
+    const refuted = truthOfAltered(truth.block);
+    expect(refuted.report!.receipts_root.matches).toBe(false);
+    expect(checkServiceLogs(refuted, records)).toEqual([]);
+    // The same altered receipts, were they the truth, would blame the service's right record.
+    expect(checkServiceLogs({ ...refuted, report: truth.report }, records).map((f) => f.check)).toEqual([
+      'service_logs.altered',
+    ]);
+  });
 
   it('passes the records derived from the receipts, and fails none of a block without logs', () => {
     expect(records).toHaveLength(12);
@@ -555,6 +585,17 @@ describe('ServiceDatasets: reading the pages', () => {
     ).rejects.toThrow(
       /^the service's answer to raw\/logs 1-5 \(page 1\) is unusable: data\[1\]: expected a record with its block_number/,
     );
+  });
+
+  it('refuses a page whose count is not its number of records (a count of 0 over records and a cursor ended the paging: a user check)', async () => {
+    const { bodies, datasets } = scripted([
+      { data: [record(1)], cursor: 'c1', count: 0 },
+      { data: [record(2)], cursor: null, count: 1 },
+    ]);
+    await expect(datasets.records('logs', 1, 1, 5)).rejects.toThrow(
+      "the service's answer to raw/logs 1-5 (page 1) is unusable: count: expected the number of records on the page, 1, got 0",
+    );
+    expect(bodies).toHaveLength(1);
   });
 
   it('stops before the next page once the audit is aborted', async () => {

@@ -4,7 +4,7 @@
  * for the block, or more than one. Pure: the records are fetched elsewhere.
  */
 import { show } from '../json/show.js';
-import type { AuditFailure, BlockTruth } from './vocabulary.js';
+import { receiptsRefuted, type AuditFailure, type BlockTruth } from './vocabulary.js';
 import { hexText } from '../bytes/hex.js';
 import {
   differences,
@@ -39,8 +39,13 @@ const BLOCK_FIELDS: readonly BlockField[] = [
   { field: 'gas_limit', truth: (t) => jsonQuantity(t.block.header.gasLimit), canonical: integerText },
   { field: 'extra_data', truth: header('extraData'), canonical: hexText, alsoAccepted: first32Bytes },
   { field: 'timestamp_utc', truth: (t) => isoOfTimestamp(t.block.header.timestamp), canonical: instantText },
-  // The root our verification recomputed from the receipts; none when the block could not be verified.
-  { field: '_computed_receipt_root', truth: (t) => t.report?.receipts_root.computed ?? undefined, canonical: hexText },
+  // The root our verification recomputed from the receipts; none when the block could not be verified, or when that
+  // root is not the header's (the source's receipts are wrong, not the service's root).
+  {
+    field: '_computed_receipt_root',
+    truth: (t) => (receiptsRefuted(t) ? undefined : (t.report?.receipts_root.computed ?? undefined)),
+    canonical: hexText,
+  },
 ];
 
 /** The checks {@link checkServiceBlock} may report. */

@@ -66,9 +66,10 @@ function readPage(json: unknown, what: string): { records: JsonObject[]; cursor:
     throw unusable('cursor', "the next page's cursor (a string) or null", cursor);
   const countName = json.count !== undefined ? 'count' : 'page_count';
   const count = json[countName] ?? data.length;
-  if (!Number.isSafeInteger(count) || (count as number) < 0)
-    throw unusable(countName, 'the number of records on the page (a non-negative integer)', count);
-  return { records: data as JsonObject[], cursor, count: count as number };
+  // The count is the page's own number of records: one that says otherwise leaves the page's end unknown (a count
+  // of 0 under records and a cursor would end the paging there, the pages after it never read).
+  if (count !== data.length) throw unusable(countName, `the number of records on the page, ${data.length}`, count);
+  return { records: data as JsonObject[], cursor, count };
 }
 
 /**

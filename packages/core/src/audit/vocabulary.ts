@@ -39,6 +39,13 @@ export interface BlockTruth {
 }
 
 /**
+ * Whether the block's receipts are refuted by its own header: their recomputed root is not the header's. They are then
+ * no truth for anything derived from them (the service's log records, its recomputed root): the source gave wrong
+ * receipts, and the block fails `receipts_root` on its own.
+ */
+export const receiptsRefuted = (truth: BlockTruth): boolean => truth.report?.receipts_root.matches === false;
+
+/**
  * Checks another copy of a chunk of blocks against the chain's truth (the hosted service's
  * datasets). Called once per chunk, in block order; returns the failures of each block by number
  * (blocks without failures may be left out). Throws SourceError when its own source is unreachable

@@ -30,6 +30,11 @@ export interface AuditHeader {
     anchors?: Record<string, string>;
     /** The checkpoint an anchor proof proved the anchors from (`--anchor-proof`, `--checkpoint`). */
     checkpoint?: string;
+    /**
+     * The hosted service's datasets are cross-checked (`--service`, or a recording of such an audit): a run without
+     * them resumed with them, or the other way, would give verdicts of two kinds of audit in one file.
+     */
+    service_datasets?: true;
   };
 }
 
@@ -129,6 +134,17 @@ class LineOrder {
   }
 }
 
+/** Why `file`, whose first line holds `found`, is not the output of the audit `header` describes. */
+function anotherAudit(file: string, found: unknown, header: AuditHeader): string {
+  const { service_datasets: given, ...rest } = header.audit;
+  const { service_datasets: held, ...heldRest } = (found ?? {}) as AuditHeader['audit'];
+  if (given !== held && JSON.stringify(heldRest) === JSON.stringify(rest))
+    return held
+      ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
+      : `--resume: ${file} is the output of an audit without the service's datasets; resume it without --service (or a recording of one), or audit to another file`;
+  return `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
+}
+
 /**
  * Reads `file` as the output of the audit `header` describes, hands each line kept to `onEvent`
  * (header excluded), cuts the file after its last audited block, and says where to go on. The
@@ -167,10 +183,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
       }
       if (n === 1) {
         const found = (value as Partial<AuditHeader>).audit;
-        if (JSON.stringify(found) !== expected)
-          throw new InputError(
-            `--resume: ${file} is the output of another audit (${JSON.stringify(found ?? value)}), not of ${expected}`,
-          );
+        if (JSON.stringify(found) !== expected) throw new InputError(anotherAudit(file, found ?? value, header));
         cut = end;
         continue;
       }

@@ -323,14 +323,18 @@ export type AuditFlags = ReturnType<typeof parse>;
 /** The audit's options with its range and anchors in block numbers (tags resolved). */
 export type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & ReturnType<typeof rangeOf>;
 
-/** The first line of the output: the audit's chain, range and anchors, which a resume must match. */
-export function auditHeader(options: AuditOptions): AuditHeader {
+/**
+ * The first line of the output: the audit's chain, range and anchors, and whether the service's datasets are
+ * cross-checked, which a resume must match.
+ */
+export function auditHeader(options: AuditOptions, serviceDatasets: boolean): AuditHeader {
   const { chainId, from, to, headHash, anchors, checkpoint } = options;
   return {
     audit: {
       chain_id: chainId,
       from,
       to,
+      ...(serviceDatasets && { service_datasets: true }),
       ...(headHash !== undefined && { head_hash: headHash.toLowerCase() }),
       ...(anchors.size > 0 && { anchors: Object.fromEntries([...anchors].sort(([a], [b]) => a - b)) }),
       ...(checkpoint !== undefined && { checkpoint }),

@@ -147,7 +147,15 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
     ...(anchors && { anchors }),
     ...(options.checkpoint !== undefined && { checkpoint: options.checkpoint }),
   });
-  return { options, header: auditHeader(options), source, crossCheck, recorder, anchors, tally };
+  return {
+    options,
+    header: auditHeader(options, crossCheck !== undefined),
+    source,
+    crossCheck,
+    recorder,
+    anchors,
+    tally,
+  };
 }
 
 /** From the start of the range, or, with --resume, after the last block line of the file (its lines counted again). */
