@@ -244,6 +244,33 @@ describe.each(DELETING_STORES)('an account deleted while its request is in progr
   });
 });
 
+describe('requests pipelined behind a refusal', () => {
+  const pipelinedBody = JSON.stringify({ chain_id: 1, receipt_root: EMPTY_ROOT, transactions: [] });
+  const post = (key: string, path = '/v1/evm/verify/receipt-root', type = 'application/json') =>
+    `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${type}\r\nContent-Length: ${pipelinedBody.length}\r\n\r\n${pipelinedBody}`;
+  const lastPost = (key: string) => post(key).replace('HTTP/1.1\r\n', 'HTTP/1.1\r\nConnection: close\r\n');
+  const statusesOf = (text: string) => (text.match(/^HTTP\/1\.1 \d+/gm) ?? []).map((line) => Number(line.slice(9)));
+  const UNKNOWN_KEY = 'evmi_not-a-key-of-this-server-0123456789abcdefghij';
+
+  it('none is verified and charged without its answer, behind a 401, 404 or 415 that closes the connection (they were, their answers never sent: a user check)', async () => {
+    for (const refused of [
+      post(UNKNOWN_KEY),
+      post(KEY, '/v1/evm/verify/no-such-endpoint'),
+      post(KEY, '/v1/evm/verify/receipt-root', 'text/plain'),
+    ]) {
+      const before = (await usage()).cu_used as number;
+      const client = await rawClient(server.url);
+      client.socket.write(refused + post(KEY) + lastPost(KEY));
+      await client.ended;
+      const statuses = statusesOf(client.received());
+      expect(statuses[0]).toBeGreaterThanOrEqual(400);
+      const answered = statuses.slice(1);
+      expect(answered.every((status) => status === 200)).toBe(true);
+      expect((await usage()).cu_used).toBe(before + answered.length);
+    }
+  });
+});
+
 describe('graceful shutdown', () => {
   it('close() lets a request in progress finish, then refuses new connections', async () => {
     const own = await startServer(testConfig({ store: 'memory', auth: false, bodyLimitBytes: 64 * 1024 * 1024 }), {

@@ -249,8 +249,8 @@ export async function startServer(
   serveWithLimits(
     server,
     // An HTTP/1.0 request may have no Host: it is served (its links relative, docsUrlOf), not refused for it.
-    // A request pipelined behind an answer that closed its connection at shutdown is dropped unread: no answer of it
-    // could be sent, so it is neither verified nor charged.
+    // A request pipelined behind an answer that closed its connection (a refusal before its body, the last answer at
+    // shutdown) is dropped unread: no answer of it could be sent, so it is neither verified nor charged.
     getRequestListener(
       (request, env) =>
         shutDown.dropped((env as HttpBindings).incoming)

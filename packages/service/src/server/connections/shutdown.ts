@@ -25,8 +25,9 @@ export interface Drainable {
    */
   drain(deadlineMs: number): Promise<number>;
   /**
-   * Whether a request is to be dropped unread: it came pipelined, while the server drains, behind an answer that has
-   * gone out saying `Connection: close`, so no answer of it could follow (HTTP/1.1: its client sends it again).
+   * Whether a request is to be dropped unread: it came pipelined behind an answer that has gone out saying
+   * `Connection: close` (a refusal before its body was read, or the last answer while the server drains), so no answer
+   * of it could follow (HTTP/1.1: its client sends it again). Neither verified nor charged.
    */
   dropped(request: IncomingMessage): boolean;
 }
@@ -56,6 +57,9 @@ export function drainable(server: Server): Drainable {
     });
   });
   const saysClose = (response: ServerResponse) => response.getHeader('Connection') === 'close';
+  // An answer written with `Connection: close` in writeHead's own headers shows it only in shouldKeepAlive.
+  const closedBy = (response: ServerResponse) =>
+    response.headersSent && (saysClose(response) || !response.shouldKeepAlive);
   /** Moves `Connection: close` to the last response of `socket`, where the ones before it have not gone out. */
   const closeAfterLast = (socket: Socket) => {
     const pending = responses.get(socket) ?? [];
@@ -69,7 +73,7 @@ export function drainable(server: Server): Drainable {
     const pending = responses.get(socket);
     if (pending === undefined) return;
     const before = pending.at(-1);
-    if (draining && before !== undefined && before.headersSent && saysClose(before)) {
+    if ((before !== undefined && closedBy(before)) || socket.writableEnded) {
       dropped.add(request);
       return;
     }
