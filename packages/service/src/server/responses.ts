@@ -90,7 +90,8 @@ function declaredBytes(contentLength: string | undefined): number | null {
 /**
  * 413: the request body is over `body_limit_bytes` (or the endpoint's own limit). The limit here is
  * on what is sent, not (as the hosted service's) on the answer: `details.request_bytes` is the size
- * the request declared (null when it was sent in chunks: reading stopped past the limit),
+ * the request declared (null when it was sent in chunks: reading stopped past the limit), repeated as the spec's
+ * `estimated_response_bytes`,
  * `max_allowed_bytes` the limit, `recommended_actions` what to do in the endpoint's terms.
  */
 export const payloadTooLarge = (
@@ -107,6 +108,8 @@ export const payloadTooLarge = (
     retryable: false,
     details: {
       max_allowed_bytes: limitBytes,
+      // The spec's member, which a client of the hosted service reads: here the request's size (DECISIONS).
+      estimated_response_bytes: requestBytes,
       request_bytes: requestBytes,
       limit_applies_to: 'request_body',
       recommended_actions: actions,

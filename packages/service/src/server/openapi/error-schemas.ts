@@ -64,6 +64,11 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
     max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
     max_allowed_bytes: integer('413 PAYLOAD_TOO_LARGE: the body limit.'),
+    estimated_response_bytes: nullable(
+      integer(
+        "413 PAYLOAD_TOO_LARGE: the specification's member, here the size the request declared (as request_bytes); null when it was sent in chunks.",
+      ),
+    ),
     request_bytes: nullable(
       integer(
         '413 PAYLOAD_TOO_LARGE: the size the request declared (Content-Length); null when it was sent in chunks.',
