@@ -185,6 +185,20 @@ describe('request: inputs and mistakes', () => {
     );
   });
 
+  it('a header verify block refuses (a field it hashes missing): no body, one line naming the member, exit 2 (built without its header_rlp, the body passed a header altered besides: a user check)', async () => {
+    const block = loadFixture('mainnet-22869878');
+    const { nonce: _nonce, ...header } = block.header as Record<string, unknown>;
+    header.stateRoot = `0x${'11'.repeat(32)}`;
+    const file = join(dir, 'no-nonce.json');
+    writeFileSync(file, JSON.stringify({ ...block, header }));
+    for (const what of ['receipt-root', 'logs-bloom'])
+      expect(await run(['request', what, file])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${file}: not a block: header.nonce: expected present: the header hashes nonce into the block hash\n`,
+      });
+  });
+
   it("a receipt's own logsBloom, or a raw receipt, that is not what its fields make: no body (none carries either), one line naming it, exit 2", async () => {
     const withBloom = loadFixture('mainnet-22869878');
     (withBloom.receipts[0] as { logsBloom: string }).logsBloom = `0x${'ff'.repeat(256)}`;

@@ -25,6 +25,9 @@ import type { CliIo } from '../io/streams.js';
 import { notALine, parseInputJson } from '../io/json-input.js';
 import { addedChains, CHAIN_OPTIONS, chainValue, withChainId } from '../chain-flag.js';
 
+/** What verify block makes of the block: the body is built only of a block it does not refuse as input. */
+type BlockVerdict = ReturnType<typeof verifyRpcBlock>;
+
 /** The bodies this command builds, by the name of their endpoint. */
 const BUILDERS = {
   'receipt-root': receiptRootRequest,
@@ -83,10 +86,9 @@ function refuseExcludedReceipt(block: RpcBlock, file: string | undefined): void 
  * its bloom: whether those logs count is the chain's rule (Bor's state-sync receipt, not told apart without its
  * transactionHash, counts none), and a bare list of logs cannot show the server which they are.
  */
-function refuseUnclaimedSystemLogs(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+function refuseUnclaimedSystemLogs(block: RpcBlock, report: BlockVerdict, file: string | undefined): void {
   const system = block.receipts.some((r) => r.type === 0 && r.cumulativeGasUsed === 0n && r.logs.length > 0);
   if (!system) return;
-  const report = verifyRpcBlock(block, { registry });
   if (!report.ok || report.value.logs_bloom.matches !== null) return;
   throw new InputError(
     `${inputName(file)}: verify block cannot verify this block's logs bloom (${report.value.logs_bloom.reason}), and a logs-bloom body, a bare list of logs, would not show why`,
@@ -94,9 +96,9 @@ function refuseUnclaimedSystemLogs(block: RpcBlock, registry: ChainRegistry, fil
 }
 
 /** The logs-bloom body of a block: its header's bloom and the logs of its receipts, in order. */
-function logsBloomRequest(block: RpcBlock, file: string | undefined, registry: ChainRegistry): unknown {
+function logsBloomRequest(block: RpcBlock, file: string | undefined, report: BlockVerdict): unknown {
   refuseExcludedReceipt(block, file);
-  refuseUnclaimedSystemLogs(block, registry, file);
+  refuseUnclaimedSystemLogs(block, report, file);
   const { fields } = block.header;
   return logsBloomBody({
     expectedBloom: required(fields.logsBloom, file, 'header.logsBloom', 'it is the bloom the logs are checked against'),
@@ -112,9 +114,8 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined, registry: C
  * finds different. Told by verify block's own comparison; where they agree they are redundant, and leaving them out
  * loses nothing.
  */
-function refuseWhatNoBodyCarries(block: RpcBlock, registry: ChainRegistry, file: string | undefined): void {
+function refuseWhatNoBodyCarries(block: RpcBlock, report: BlockVerdict, file: string | undefined): void {
   if (block.receiptBlooms === undefined && block.rawReceipts === undefined) return;
-  const report = verifyRpcBlock(block, { registry });
   if (!report.ok) return;
   const { receipt_blooms: blooms, raw_receipts: raw } = report.value;
   const why = 'and no request body carries it; verify block reports the block different';
@@ -171,8 +172,15 @@ export function runRequest(argv: string[], io: CliIo): number {
   const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
-  refuseWhatNoBodyCarries(block, registry, file);
-  const body = BUILDERS[what as BodyName](block, file, registry);
+  const report = verifyRpcBlock(block, { registry });
+  // A block that claims its hash and that verify block refuses as input (a header without a field it hashes, or with
+  // one its fork lacks) is refused here too: built without its header_rlp, the body would echo that hash and be checked
+  // on its receipts alone, passing what is not the block. A header of the commitments alone, claiming no hash (geth's
+  // t8n output), still makes a body of its receipts.
+  if (!report.ok && report.error.kind === 'invalid' && block.header.hash !== undefined)
+    throw notABlock(file, report.error);
+  refuseWhatNoBodyCarries(block, report, file);
+  const body = BUILDERS[what as BodyName](block, file, report);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
   return 0;
 }
