@@ -17,6 +17,23 @@ const outcome = (input: unknown) => {
   if (result.ok) return result.value.verdict;
   return 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.reason]) : result.error;
 };
+/** A receipt-root body of a pre-Byzantium block, the receipts `withStatus` picks giving a status and no root (reth's). */
+const preByzantiumBody = (block: Block, withStatus: (index: number) => boolean) => ({
+  chain_id: 1,
+  block_number: Number(block.header['number']),
+  receipt_root: block.header['receiptsRoot'],
+  transactions: block.receipts.map((r, index) => ({
+    index,
+    ...(withStatus(index) ? { status: 1 } : { root: r['root'] }),
+    cumulative_gas_used: Number(r['cumulativeGasUsed']),
+    logs: (r['logs'] as Json[]).map((l) => ({
+      contract_address: l['address'],
+      topics: l['topics'],
+      data: l['data'],
+    })),
+  })),
+});
+
 /** A deep copy of a fixture block, changed by `edit`. */
 const variant = (name: string, edit: (block: Block) => void): Block => {
   const block = structuredClone(loadFixture(name)) as unknown as Block;
@@ -196,31 +213,48 @@ describe('dialects that once were refused or misjudged', () => {
   // be rebuilt either, so the answer is 422, naming the receipt, never a root that differs (found by a user check).
   it('a receipt-root body of a pre-Byzantium block with a status and no root is not verifiable, naming the receipt (was: different)', () => {
     const block = loadFixture('mainnet-1000010') as unknown as Block;
-    const body = (withStatus: number) => ({
-      chain_id: 1,
-      block_number: Number(block.header['number']),
-      receipt_root: block.header['receiptsRoot'],
-      transactions: block.receipts.map((r, index) => ({
-        index,
-        ...(index === withStatus ? { status: 1 } : { root: r['root'] }),
-        cumulative_gas_used: Number(r['cumulativeGasUsed']),
-        logs: (r['logs'] as Json[]).map((l) => ({
-          contract_address: l['address'],
-          topics: l['topics'],
-          data: l['data'],
-        })),
-      })),
-    });
-    expect(verifyReceiptRootOperation(body(-1))).toMatchObject({ status: 200, verdict: 'identical' });
-    const answer = verifyReceiptRootOperation(body(9));
+    const body = (withStatus: (index: number) => boolean) => preByzantiumBody(block, withStatus);
+    expect(verifyReceiptRootOperation(body(() => false))).toMatchObject({ status: 200, verdict: 'identical' });
+    const answer = verifyReceiptRootOperation(body(() => true));
     expect(answer).toMatchObject({
       status: 422,
       verdict: 'not_verifiable',
       body: { error: { code: 'CHAIN_NOT_SUPPORTED', details: { block_number: 1000010 } } },
     });
     expect(JSON.stringify(answer.body)).toMatch(
-      /transactions\[9\] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed/,
+      /transactions\[0\] gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed/,
     );
+  });
+
+  // A client's receipts of a block give a root on all or none: one receipt without it among others with it is no
+  // client's output, and read as a root that cannot be rebuilt it made an altered block not verifiable (a user check).
+  it('a pre-Byzantium block whose receipts mix roots and a status alone is refused as input, by verify block and the receipt-root body (it hid an altered log as not_verifiable)', () => {
+    const mixed = variant('mainnet-1000023', (b) => {
+      delete b.raw_receipts;
+      delete b.receipts[3]!['root'];
+      b.receipts[3]!['status'] = '0x1';
+      const log = (b.receipts[1]!['logs'] as Json[])[0]!;
+      log['data'] = `0x${'ff'.repeat(32)}`;
+    });
+    const report = verifyBlock(mixed);
+    expect(report.ok).toBe(false);
+    expect(!report.ok && report.error).toMatchObject({
+      kind: 'invalid',
+      problems: [
+        {
+          name: 'receipts[3].root',
+          reason: 'missing',
+          expected:
+            "its post-state root, as receipts[0] of the same block gives one: a client's receipts before Byzantium give a root on all or none",
+        },
+      ],
+    });
+    const block = loadFixture('mainnet-1000010') as unknown as Block;
+    const answer = verifyReceiptRootOperation(preByzantiumBody(block, (index) => index === 9));
+    expect(answer).toMatchObject({
+      status: 400,
+      body: { error: { details: { invalid_parameters: [{ name: 'transactions[9].root', reason: 'missing' }] } } },
+    });
   });
 
   // From Canyon on a deposit receipt hashes its nonce and version; a client that drops them leaves a root that cannot be

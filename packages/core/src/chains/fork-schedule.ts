@@ -44,6 +44,14 @@ export const rootlessBeforeByzantium = (where: string): string =>
   `${where} gives a status and no post-state root, and before Byzantium a receipt's root is what is hashed (reth's receipts give no root)`;
 
 /**
+ * What a receipt before Byzantium that gives a status and no root is expected to give, where the receipt `withRoot`
+ * names, of the same block, gives one: a client's receipts of a block give a root on all or on none (reth's), so a mix
+ * is refused as input rather than read as a root that cannot be rebuilt.
+ */
+export const mixedRoots = (withRoot: string): string =>
+  `its post-state root, as ${withRoot} of the same block gives one: a client's receipts before Byzantium give a root on all or none`;
+
+/**
  * Whether a block comes at or after Canyon on a chain whose schedule names it: its deposit receipts then hash their
  * nonce and version (op-geth gives every deposit receipt version 1 from Canyon on). False where the schedule does not
  * name Canyon, or the header gives no number or timestamp.

@@ -16,6 +16,7 @@ import type { ChainInfo } from '../chains/chain-info.js';
 import {
   beforeByzantium,
   fromCanyon,
+  mixedRoots,
   rootlessBeforeByzantium,
   unversionedDepositFromCanyon,
   fieldsAheadOfFork,
@@ -123,6 +124,8 @@ interface ReceiptsRead {
   readBloom: (i: number, out: Uint8Array) => boolean;
   /** The first receipt that gives a status and no post-state root (-1: none); asked only of a block before Byzantium. */
   firstWithStatus: () => number;
+  /** The first receipt that gives a post-state root (-1: none); asked only of a block before Byzantium. */
+  firstWithRoot: () => number;
   /** The first deposit receipt without its nonce or version, from Canyon on (-1: none). */
   firstUnversionedDeposit: () => number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
@@ -370,13 +373,22 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   const streamed = streamRpcBlock(input, options);
   if (streamed !== undefined) {
     try {
-      const { outlines, hasLogs, firstWithStatus, firstUnversionedDeposit, receiptAt, readBloom, readRest } =
-        streamed.receipts;
+      const {
+        outlines,
+        hasLogs,
+        firstWithStatus,
+        firstWithRoot,
+        firstUnversionedDeposit,
+        receiptAt,
+        readBloom,
+        readRest,
+      } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
       const read = {
         outlines,
         hasLogs,
         firstWithStatus: () => firstWithStatus,
+        firstWithRoot: () => firstWithRoot,
         firstUnversionedDeposit: () => firstUnversionedDeposit,
         readBloom,
         commitment,
@@ -436,6 +448,7 @@ function verifyReadBlock(
       readBloom,
       commitment,
       firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
+      firstWithRoot: () => receipts.findIndex((r) => r.root !== undefined),
       firstUnversionedDeposit: () =>
         receipts.findIndex(
           (r) => r.type === 0x7e && (r.depositReceiptVersion === undefined || r.depositNonce === undefined),
@@ -469,6 +482,10 @@ function verifyReceipts(
   // from its family: Celo's fee currency), nothing is guessed: the type is a kind no evidence shows.
   if (typesKnown(plan.value.checks.receipts_root))
     receipts.outlines.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
+  const withStatus = beforeByzantium(chain?.forks, fields.number) ? receipts.firstWithStatus() : -1;
+  // A client's receipts of one block give a root on every receipt or on none (reth's): a mix is no client's output.
+  const withRoot = withStatus >= 0 ? receipts.firstWithRoot() : -1;
+  if (withRoot >= 0) problems.add(`receipts[${withStatus}].root`, 'missing', mixedRoots(`receipts[${withRoot}]`));
   if (!problems.empty) return err(problems.invalidInput());
   const shape = {
     kinds: receiptKinds(receipts.outlines, block.excludedReceipts.length > 0),
@@ -487,7 +504,6 @@ function verifyReceipts(
       verified: false,
       reason: `receipts of type 0x${undefinedType.type.toString(16)}, which the ${rules.name} rule set does not define, are not encoded`,
     };
-  const withStatus = beforeByzantium(chain?.forks, fields.number) ? receipts.firstWithStatus() : -1;
   if (withStatus >= 0)
     checks.receipts_root = {
       verified: false,

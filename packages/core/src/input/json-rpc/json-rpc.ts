@@ -528,6 +528,8 @@ export interface ReceiptStream {
    * (-1: none); -1 after Byzantium, where a status is what is hashed.
    */
   readonly firstWithStatus: number;
+  /** Before Byzantium, as firstWithStatus, the first receipt that gives a post-state root (-1: none). */
+  readonly firstWithRoot: number;
   /**
    * From Canyon on, on a chain whose schedule names it, the first deposit receipt without its nonce or version (-1:
    * none); -1 before Canyon, where neither is hashed.
@@ -573,6 +575,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const chain = verifiability?.status === 'verifiable' ? verifiability.chain : undefined;
   const rootsHashed = beforeByzantium(chain?.forks, header.fields.number);
   let firstWithStatus = -1;
+  let firstWithRoot = -1;
   // From Canyon on a deposit hashes its nonce and version: one without them cannot be (verify-block).
   const versionsHashed = fromCanyon(chain?.forks, header.fields.number, header.fields.timestamp);
   let firstUnversionedDeposit = -1;
@@ -598,7 +601,8 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       cumulativeGasUsed,
       ...(version !== undefined && { depositReceiptVersion: version }),
     };
-    if (rootsHashed && firstWithStatus === -1 && hasNoRoot(receipt.root)) firstWithStatus = i;
+    if (rootsHashed && hasNoRoot(receipt.root)) firstWithStatus = firstWithStatus === -1 ? i : firstWithStatus;
+    else if (rootsHashed && firstWithRoot === -1) firstWithRoot = i;
     const unversioned = type === 0x7en && (isAbsent(receipt.depositReceiptVersion) || isAbsent(receipt.depositNonce));
     if (versionsHashed && firstUnversionedDeposit === -1 && unversioned) firstUnversionedDeposit = i;
     hasLogs ||= receiptLogs.length > 0;
@@ -628,6 +632,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       outlines,
       hasLogs,
       firstWithStatus,
+      firstWithRoot,
       firstUnversionedDeposit,
       receiptAt: (i) => decode(hashed[i]!),
       readBloom: (i, out) => readBloom(hashed[i]!, out),

@@ -16,6 +16,7 @@ import { ETHEREUM_HEADER } from '../../header/layouts.js';
 import {
   beforeByzantium,
   fromCanyon,
+  mixedRoots,
   rootlessBeforeByzantium,
   unversionedDepositFromCanyon,
 } from '../../chains/fork-schedule.js';
@@ -453,6 +454,20 @@ export function parseReceiptRootRequest(
     const hashed = positions
       .filter((_, index) => index !== excluded?.index)
       .map((position) => ({ position, receipt: receipts[position]! }));
+    if (beforeByzantium(known.chain.forks, blockNumber)) {
+      const withStatus = hashed.find(({ receipt }) => receipt.root === undefined);
+      const withRoot = hashed.find(({ receipt }) => receipt.root !== undefined);
+      if (withStatus !== undefined && withRoot !== undefined) {
+        const expected = mixedRoots(`transactions[${withRoot.position}]`);
+        return err({
+          kind: 'invalid',
+          problems: [
+            { name: `transactions[${withStatus.position}].root`, location: 'body', reason: 'missing', expected },
+          ],
+          count: 1,
+        });
+      }
+    }
     const unrebuildable = unrebuildableReceipt(known, blockNumber, header?.fields, hashed);
     if (unrebuildable !== null) return refuse(unrebuildable);
   }
