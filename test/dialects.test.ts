@@ -332,6 +332,25 @@ describe('messages of a refusal', () => {
     );
   });
 
+  it("a node's whole answer where its result was expected, and chainId for chain_id, are named as such (a user check: the messages did not say)", () => {
+    const expectedOf = (block: unknown) => {
+      const result = verifyBlock(block);
+      return !result.ok && 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.expected]) : result;
+    };
+    const block = loadFixture('mainnet-22869878') as unknown as Block;
+    const envelope = (result: unknown) => ({ jsonrpc: '2.0', id: 1, result });
+    expect(expectedOf({ ...block, receipts: envelope(block.receipts) })).toEqual([
+      ['receipts', 'an array of JSON-RPC receipts, got a JSON-RPC response (give its "result")'],
+    ]);
+    expect(expectedOf({ ...block, header: envelope(block.header) })).toEqual([
+      ['header', 'a JSON-RPC block header object, got a JSON-RPC response (give its "result")'],
+    ]);
+    const { chain_id: id, ...unnamed } = block as unknown as Record<string, unknown>;
+    expect(expectedOf({ ...unnamed, chainId: id })).toEqual([
+      ['chain_id', 'the chain\'s id as "chain_id" (the block gives "chainId")'],
+    ]);
+  });
+
   it('a 400 whose expectation ends with a period has one period (was: "got 4..")', () => {
     const expected = 'an RLP block header: Header field mixHash must be 32 bytes, got 4.';
     const body = badRequest([{ name: 'header_rlp', location: 'body', reason: 'invalid_format', expected }], 1);

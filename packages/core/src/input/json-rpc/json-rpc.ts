@@ -15,6 +15,8 @@ import { ReceiptNotPlainlyValid } from '../../errors.js';
 import { Slab } from '../../bytes/slab.js';
 import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
+  describe,
+  isJsonRpcResponse,
   isObject,
   join,
   quantityValue,
@@ -342,6 +344,10 @@ export function readRpcHeader(
 ): RpcHeader | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
   if (rpc === undefined) return undefined;
+  if (isJsonRpcResponse(rpc)) {
+    problems.add(path, 'invalid_format', `a JSON-RPC block header object, got ${describe(rpc)}`);
+    return undefined;
+  }
   const before = problems.count;
   const fields: Record<string, Uint8Array | bigint> = {};
   const otherMeanings = membersOfOtherMeaning(rules);
@@ -448,6 +454,9 @@ export interface RpcBlockHead {
 /** The head of `block` (an object in the fixtures' format), every problem of it named in `problems`. */
 export function readRpcBlockHead(block: JsonObject, problems: Problems, options: ReadRpcBlockOptions): RpcBlockHead {
   let chainId: number | null = null;
+  // The chain is named chain_id: a block naming it otherwise would be read as of no chain (not verifiable).
+  if (isAbsent(block.chain_id) && !isAbsent(block.chainId))
+    problems.add('chain_id', 'missing', 'the chain\'s id as "chain_id" (the block gives "chainId")');
   if (!isAbsent(block.chain_id)) {
     const id = readQuantity(block.chain_id, 'chain_id', problems, BigInt(Number.MAX_SAFE_INTEGER));
     if (id !== undefined) chainId = Number(id);

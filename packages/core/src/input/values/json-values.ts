@@ -30,11 +30,19 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string')
     return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'object')
+    return isJsonRpcResponse(value) ? 'a JSON-RPC response (give its "result")' : 'an object';
   if (typeof value === 'function') return 'a function';
   const primitive = value as number | boolean | bigint | symbol | undefined;
   return `${typeof value} ${String(primitive)}`;
 }
+
+/**
+ * Whether `value` is a whole JSON-RPC response (`{jsonrpc, id, result}`) where what it answers was expected: a node's
+ * answer saved as it came.
+ */
+export const isJsonRpcResponse = (value: object): boolean =>
+  'jsonrpc' in value && ('result' in value || 'error' in value);
 
 /** A missing value is reported as `missing` with what was expected; a wrong one also says what it was. */
 function wrongValue(path: string, problems: Problems, value: unknown, what: string): undefined {
