@@ -179,6 +179,40 @@ describe('verify logs-proof refuses what does not hold', () => {
     expect(badHash.stderr).toContain('--head-hash: "0x12" is not a block hash (2 hex digits)');
   });
 
+  it('--from/--to and --address/--topic0 refuse a proof of another range or filter: 1, range-mismatch, nothing written (a shorter range held with no log: a user check)', async () => {
+    await serve(THIRTY);
+    const { file } = await prove(THIRTY, { address: [BUSY_2016] });
+    const head = ['--head-hash', hashOf(THIRTY[29]!)];
+    const asked = await run([
+      'verify',
+      'logs-proof',
+      file,
+      ...head,
+      '--from',
+      '1000001',
+      '--to',
+      '1000030',
+      '--address',
+      BUSY_2016,
+    ]);
+    expect(asked.status).toBe(0);
+    expect(ndjson(asked.stdout.toString())).toEqual(expectedLogs(THIRTY, { address: [BUSY_2016] }));
+    const shorter = await run(['verify', 'logs-proof', file, ...head, '--from', '1000000', '--to', '1000030']);
+    expect(shorter.status).toBe(1);
+    expect(shorter.stdout.length).toBe(0);
+    expect(shorter.stderr).toContain(
+      'range-mismatch: The proof is of blocks 1,000,001 to 1,000,030, not of blocks 1,000,000 to 1,000,030 as asked.',
+    );
+    const other = await run(['verify', 'logs-proof', file, ...head, '--address', `0x${'11'.repeat(20)}`]);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain(`range-mismatch: The proof's filter is {"address":["${BUSY_2016}"],"topics":[]}`);
+    const anyLog = await run(['verify', 'logs-proof', file, ...head, '--topic0', `0x${'22'.repeat(32)}`]);
+    expect(anyLog.status).toBe(1);
+    const tag = await run(['verify', 'logs-proof', file, ...head, '--to', 'latest']);
+    expect(tag.status).toBe(2);
+    expect(tag.stderr).toContain('--to: "latest" is a tag, which names no block without a node; give the block number');
+  });
+
   it('--chain of another chain: 1, chain-mismatch', async () => {
     await serve(THIRTY);
     const { file } = await prove(THIRTY, { address: [BUSY_2016] });

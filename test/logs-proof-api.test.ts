@@ -188,6 +188,17 @@ describe('a proof that does not hold: 200, is_valid false, the reason and the bl
     expect(result.message).toMatch(/^Block 1,000,023's \d+ receipts do not make its receiptsRoot/);
   });
 
+  it('from_block and to_block, where sent, refuse a proof of another range: range-mismatch (a shorter range held: a user check)', async () => {
+    const asked = (from: number, to: number) =>
+      JSON.stringify({ chain_id: 1, head_hash: hex(headHash), proof: hex(artifact), from_block: from, to_block: to });
+    expect(await resultOf(await post(asked(1_000_001, 1_000_030)))).toMatchObject({ is_valid: true });
+    const result = await resultOf(await post(asked(1_000_000, 1_000_030)));
+    expect(result).toMatchObject({ is_valid: false, reason: 'range-mismatch', block: null, logs: null });
+    expect(result.message).toBe(
+      'The proof is of blocks 1,000,001 to 1,000,030, not of blocks 1,000,000 to 1,000,030 as asked.',
+    );
+  });
+
   it('a proof of another chain than chain_id: chain-mismatch', async () => {
     const result = await resultOf(await post(bodyOf(137, headHash, artifact)));
     expect(result).toMatchObject({ is_valid: false, reason: 'chain-mismatch', block: null, logs: null });

@@ -27,6 +27,7 @@ export type LogsProofMismatch = Exclude<LogsProofFault, 'malformed' | 'not-verif
  */
 export const LOGS_PROOF_MISMATCHES: Readonly<Record<LogsProofMismatch, string>> = {
   'chain-mismatch': 'the proof is of another chain than chain_id',
+  'range-mismatch': 'the proof is of another range than from_block and to_block ask for',
   'bad-record': 'a record is no record (not RLP, not a header and receipts) or over the size limit',
   'block-number': 'a record is not the block that comes next: a block missing, repeated or out of order',
   'header-invalid': "a header does not decode in its era's layout",
@@ -131,7 +132,13 @@ export function verifyLogsProofOperation(body: unknown, context: ReceiptRootCont
   // With an anchor, the head the proof ends at must be one of the blocks it proves.
   const headHash: Uint8Array | HeadCheck =
     'headHash' in request ? request.headHash : (block, hash, chain) => unprovenMessage(anchored!, block, hash, chain);
-  const verified = verifyLogsProofBytes(proof, { headHash, chainId, registry, keccak: context.keccak });
+  const verified = verifyLogsProofBytes(proof, {
+    headHash,
+    chainId,
+    registry,
+    keccak: context.keccak,
+    ...(request.expected && { expected: request.expected }),
+  });
   if (verified.ok) {
     const head = anchored?.proving(verified.value.summary.headHash);
     return answer(chainId, verified.value, head === undefined ? undefined : anchoringJson(anchored!, head));

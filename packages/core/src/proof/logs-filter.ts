@@ -1,5 +1,5 @@
 import { bloomBits, bloomHasBits } from '../bloom/bloom.js';
-import { bytesEqual } from '../bytes/hex.js';
+import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import type { Log } from '../receipts/receipt.js';
 
@@ -79,4 +79,19 @@ export function compileLogsFilter(filter: LogsFilter, options: HashOptions = {})
       log.topics.length >= filter.topics.length &&
       filter.topics.every((alternatives, i) => alternatives.length === 0 || anyEqual(alternatives, log.topics[i]!)),
   };
+}
+
+/**
+ * Whether two filters match the same logs: the same addresses and, at each position, the same alternatives, in any
+ * order (a filter's lists are sets: `eth_getLogs` reads them as alternatives).
+ *
+ * @example sameLogsFilter({ addresses: [a, b], topics: [] }, { addresses: [b, a], topics: [] }) // true
+ */
+export function sameLogsFilter(a: LogsFilter, b: LogsFilter): boolean {
+  const set = (list: readonly Uint8Array[]) => [...new Set(list.map((item) => bytesToHex(item)))].sort().join(',');
+  return (
+    set(a.addresses) === set(b.addresses) &&
+    a.topics.length === b.topics.length &&
+    a.topics.every((alternatives, i) => set(alternatives) === set(b.topics[i]!))
+  );
 }

@@ -1,7 +1,8 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { err, ok, type Result } from '../result.js';
 import type { EthLog } from './eth-log.js';
-import { logsFilterProblem } from './logs-filter.js';
+import { formatBlock } from '../chains/registry.js';
+import { logsFilterProblem, sameLogsFilter, type LogsFilter } from './logs-filter.js';
 import {
   decodePreamble,
   decodeRecord,
@@ -37,6 +38,12 @@ export interface LogsProofVerifyOptions extends LogsRangeOptions {
   chainId?: number;
   /** Bytes a record may take at most ({@link MAX_RECORD_BYTES} when absent). */
   maxRecordBytes?: number;
+  /**
+   * The range and filter the caller asked for, each where given: a proof of another is refused (`range-mismatch`).
+   * A proof holds for the range and filter it names, and its logs are all of those; without this, a proof of a shorter
+   * range or of another filter holds too, and only its summary says so.
+   */
+  expected?: { fromBlock?: number; toBlock?: number; filter?: LogsFilter };
 }
 
 /**
@@ -170,6 +177,8 @@ export class LogsProofVerifier {
         reason: 'chain-mismatch',
         message: `The proof is of chain ${range.chainId}, not of chain ${chainId}.`,
       });
+    const asked = askedFor(range, this.#options.expected);
+    if (asked !== null) return err({ reason: 'range-mismatch', message: asked });
     this.#check = new LogsRangeCheck(range, this.#options);
     return ok([]);
   }
@@ -185,6 +194,25 @@ export class LogsProofVerifier {
     return check.block(record.headerRlp, record.receipts);
   }
 }
+
+/** Why the proof's `range` is not the one `expected` asks for, in a sentence; null when it is (or nothing is asked). */
+function askedFor(range: LogsRange, expected: LogsProofVerifyOptions['expected']): string | null {
+  if (expected === undefined) return null;
+  const { fromBlock = range.fromBlock, toBlock = range.toBlock, filter } = expected;
+  const blocks = (from: number, to: number) => `blocks ${formatBlock(from)} to ${formatBlock(to)}`;
+  if (fromBlock !== range.fromBlock || toBlock !== range.toBlock)
+    return `The proof is of ${blocks(range.fromBlock, range.toBlock)}, not of ${blocks(fromBlock, toBlock)} as asked.`;
+  if (filter !== undefined && !sameLogsFilter(filter, range.filter))
+    return `The proof's filter is ${describeFilter(range.filter)}, not ${describeFilter(filter)} as asked.`;
+  return null;
+}
+
+/** A filter in the form of `eth_getLogs`, for a message. */
+const describeFilter = (filter: LogsFilter): string =>
+  JSON.stringify({
+    address: filter.addresses.map((a) => `0x${bytesToHex(a)}`),
+    topics: filter.topics.map((alternatives) => alternatives.map((t) => `0x${bytesToHex(t)}`)),
+  });
 
 /**
  * Verifies a logs proof from a stream of chunks (a file, a request body), handing the logs of each

@@ -29,6 +29,8 @@ export type LogsProofFault =
   | 'malformed'
   /** The proof covers another chain than the one asked for. */
   | 'chain-mismatch'
+  /** The proof covers another range or filter than the one asked for (`expected`). */
+  | 'range-mismatch'
   /** A record is no record (not RLP, not a header and receipts) or over the size limit. */
   | 'bad-record'
   /** A record is not the block that comes next: a block missing, repeated or out of order. */

@@ -16,6 +16,7 @@ export const VERIFY_USAGE = `Usage:
       the JSON-RPC header and complete receipts of each block
   evm-integrity verify logs-proof FILE|-
                 (--head-hash H | --anchor-proof F --checkpoint R)
+                [--from N] [--to M] [--address A]… [--topic0 T]…
                 [--chain C] [--out LOGS.ndjson]
       a complete-log proof of a range (prove logs writes it)
   (each also takes [--chain C] [--add-chain ID:R]…)
@@ -56,11 +57,14 @@ exit 2.
 verify logs-proof checks a proof written by prove logs as it streams in, from
 --head-hash H alone (the hash of the range's last block, from a source you
 trust); --chain C (an id or a name) refuses a proof of another chain, and
---add-chain ID:R checks a devnet's proof. When it
-holds, its logs go as NDJSON (eth_getLogs form, in order) to --out FILE or
-stdout, only then, and a summary to stderr. Exit status: 0 it holds, 1 it does
-not (the first fault named on stderr: reason, block, why), 2 not a proof, a file
-that cannot be read, a bad flag, or a range that cannot be proven.`;
+--add-chain ID:R checks a devnet's proof. A proof holds for the range and
+filter it names: --from N and --to M (block numbers), --address A and --topic0
+T (as prove logs takes them) refuse a proof of another range or filter
+(range-mismatch, exit 1). When it holds, its logs go as NDJSON (eth_getLogs
+form, in order) to --out FILE or stdout, only then, and a summary to stderr.
+Exit status: 0 it holds, 1 it does not (the first fault named on stderr:
+reason, block, why), 2 not a proof, a file that cannot be read, a bad flag, or
+a range that cannot be proven.`;
 
 export const EVIDENCE_USAGE = `Usage:
   evm-integrity evidence add FILE|- --trusted-hash H [--evidence-dir DIR]

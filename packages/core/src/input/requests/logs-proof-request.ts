@@ -14,6 +14,8 @@ type LogsProofRequestOf<Trust> = Trust & {
   chainId: number;
   /** The artifact's bytes, not yet read: the verifier reads and checks them. */
   proof: Uint8Array;
+  /** The range the caller asked for, where it says: a proof of another is refused (`range-mismatch`). */
+  expected?: { fromBlock?: number; toBlock?: number };
 };
 
 /** Why a logs-proof body is refused: invalid (400), or of a chain that cannot be verified at all (422). */
@@ -40,6 +42,24 @@ export const LOGS_PROOF_BODY = object(
       }),
     },
     anchor: { spec: ANCHOR_MEMBER, nullable: true },
+    from_block: {
+      spec: integer({
+        min: 0,
+        description:
+          "The range's first block you asked for: a proof of a range that starts elsewhere does not hold (range-mismatch). Optional: without it the answer's from_block says which range the proof covers.",
+        expected: 'a block number as a JSON integer',
+      }),
+      nullable: true,
+    },
+    to_block: {
+      spec: integer({
+        min: 0,
+        description:
+          "The range's last block you asked for: a proof of a range that ends elsewhere does not hold (range-mismatch). Optional, as from_block.",
+        expected: 'a block number as a JSON integer',
+      }),
+      nullable: true,
+    },
     proof: {
       spec: hex({
         description:
@@ -76,5 +96,9 @@ export function parseLogsProofRequest(
   if (verifiability.status === 'not_verifiable') return err({ kind: 'chain_not_supported', verifiability });
   const trust =
     values.anchor === undefined ? { headHash: values.head_hash! } : { anchor: anchorRequestOf(values.anchor)! };
-  return ok({ ...trust, chainId, proof: values.proof! });
+  const expected = {
+    ...(values.from_block != null && { fromBlock: values.from_block }),
+    ...(values.to_block != null && { toBlock: values.to_block }),
+  };
+  return ok({ ...trust, chainId, proof: values.proof!, ...(Object.keys(expected).length > 0 && { expected }) });
 }

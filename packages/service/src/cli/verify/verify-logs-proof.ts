@@ -4,8 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import { bytesToHex, ChainRegistry, hexToBytes } from 'evm-integrity';
-import { verifyLogsProof, type LogsProofRefusal } from 'evm-integrity/proof';
-import { hashValue } from '../flags.js';
+import { verifyLogsProof, type LogsProofRefusal, type LogsProofVerifyOptions } from 'evm-integrity/proof';
+import { addressValue, blockRef, hashValue, topicValue } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { inputName } from '../io/read-input.js';
 import { UsageError } from '../io/usage-error.js';
@@ -20,9 +20,46 @@ import { authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
 
+/** A block of the range asked for, given to `flag`: a number (no tag: there is no node to resolve one). */
+function askedBlock(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const block = blockRef(flag, value);
+  if (typeof block === 'string')
+    throw new UsageError(`${flag}: "${value}" is a tag, which names no block without a node; give the block number`);
+  return block;
+}
+
+/**
+ * The range and filter the flags ask the proof to be of (`--from`, `--to`; `--address`…, `--topic0`…, which together
+ * make the filter `prove logs` makes of them), or undefined when none is given.
+ */
+function expectedRange(values: {
+  from?: string;
+  to?: string;
+  address?: string[];
+  topic0?: string[];
+}): LogsProofVerifyOptions['expected'] {
+  const fromBlock = askedBlock('--from', values.from);
+  const toBlock = askedBlock('--to', values.to);
+  if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
+    throw new UsageError(`--to (${toBlock}) must not be before --from (${fromBlock})`);
+  const filtered = values.address !== undefined || values.topic0 !== undefined;
+  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
+  const filter = {
+    addresses: (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a))),
+    topics: topic0.length > 0 ? [topic0] : [],
+  };
+  const expected = {
+    ...(fromBlock !== undefined && { fromBlock }),
+    ...(toBlock !== undefined && { toBlock }),
+    ...(filtered && { filter }),
+  };
+  return Object.keys(expected).length > 0 ? expected : undefined;
+}
+
 /**
  * `verify logs-proof FILE|- (--head-hash H | --anchor-proof F --checkpoint R) [--chain C] [--add-chain ID:R]…
- * [--out LOGS.ndjson]`: exit 0 with the proven logs as NDJSON and a summary on stderr, 1 when the proof does not
+ * [--from N] [--to M] [--address A]… [--topic0 T]… [--out LOGS.ndjson]`: exit 0 with the proven logs as NDJSON and a summary on stderr, 1 when the proof does not
  * hold (its first fault named on stderr; with an anchor proof, also a head the anchor proof does not prove, or an
  * anchor proof refused), 2 when the input is no proof, cannot be read, or its range cannot be proven.
  */
@@ -34,6 +71,10 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       'head-hash': { type: 'string' },
       ...ANCHOR_OPTIONS,
       ...CHAIN_OPTIONS,
+      from: { type: 'string' },
+      to: { type: 'string' },
+      address: { type: 'string', multiple: true },
+      topic0: { type: 'string', multiple: true },
       out: { type: 'string' },
       // The logs are NDJSON with or without it.
       json: { type: 'boolean' },
@@ -58,12 +99,14 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       ? hexToBytes(hashValue('--head-hash', values['head-hash']!))
       : (block: number, hash: Uint8Array, chain: number) => anchored.unproven(block, hash, chain);
   const registry = new ChainRegistry(addedChains(values['add-chain']));
+  const expected = expectedRange(values);
   const spool = new TempFile(outputFile(values.out), '--out');
   try {
     const verdict = await verifyLogsProof(proofChunks(file), {
       headHash,
       registry,
       ...(chainId !== undefined && { chainId }),
+      ...(expected !== undefined && { expected }),
       onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
     });
     if (!verdict.ok) {
