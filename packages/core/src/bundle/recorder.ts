@@ -52,6 +52,16 @@ export class BundleRecorder implements ExchangeRecorder {
     upsert(this.blocks, this.blockAt, key, copy);
   }
 
+  /** How many of the blocks `from` to `to` of chain `chainId` the recording does not hold. */
+  missingBlocks(chainId: number, from: number, to: number): number {
+    const held = new Set<number>();
+    for (const block of this.blocks) {
+      const number = Number(block.header.number);
+      if (block.chain_id === chainId && number >= from && number <= to) held.add(number);
+    }
+    return Math.max(0, to - from + 1) - held.size;
+  }
+
   /** The bundle: `{base_url, exchanges, blocks}` (copies; recording may go on). */
   toBundle(baseUrl: string): RecordedBundle {
     return { base_url: baseUrl, exchanges: structuredClone(this.exchanges), blocks: structuredClone(this.blocks) };

@@ -302,6 +302,12 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     io.stderr(
       `evm-integrity: --resume: line ${start.dropped.line} of ${run.options.out} ${start.dropped.why}: the file is cut there, and the blocks from ${start.next} are audited again\n`,
     );
+  // A recording is written when the audit ends: one killed (SIGKILL, a crash) left none of the blocks its file holds.
+  const unrecorded = run.recorder?.missingBlocks(run.options.chainId, run.options.from, start.next - 1) ?? 0;
+  if (unrecorded > 0)
+    io.stderr(
+      `evm-integrity: --record ${run.options.record}: ${unrecorded} of the blocks before ${start.next}, audited before the audit was stopped without writing its recording (SIGKILL, a crash), are not in it and will not be; audit the range again without --resume to record it whole\n`,
+    );
   const opened = openOutput(run.options.out, io.stdout);
   const output = start.headerWritten ? opened : headedOutput(opened, `${formatHeaderLine(run.header)}\n`);
   // SIGTERM and SIGHUP (a supervisor's stop, a closed terminal) stop it as Ctrl-C does, with what it fetched recorded;
