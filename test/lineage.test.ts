@@ -12,9 +12,11 @@ import { walkLineage } from '../packages/core/src/lineage/walker.js';
 import {
   buildBundle,
   buildHeldBundle,
+  buildSyncBundle,
   forgeErc20Result,
   PAIR_RECORD,
   recordOf,
+  SYNC_RECORD,
   WETH_RECORD,
 } from './helpers/lineage-bundles.js';
 
@@ -310,6 +312,95 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.reason).toMatch(
       /^record\.reserves \(.*\): the pool's Sync in the genesis \(genesis\.logs\[\d\]\) comes after the record's position \(block 19426587, transaction 9, log 3\)/,
     );
+  });
+
+  describe("reserves are the pool's last Sync at or before the record, as its proven block shows", () => {
+    // Block 19426586: the pair's Sync at transaction 14 (log 2), again at 73 (log 3); the record stands at 73, log 4.
+    it('the Sync just before the record, in the genesis: pass', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 3],
+            [73, 4],
+          ],
+          [73, 3],
+        ),
+        SYNC_RECORD,
+      );
+      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    });
+
+    it('the reserves of the earlier Sync, the later one left out of the genesis: fail, naming it (a stale record passed)', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 4],
+          ],
+          [14, 2],
+        ),
+        SYNC_RECORD,
+      );
+      expect(failed(report)).toEqual(['record.reserves']);
+      expect(report.reason).toBe(
+        `record.reserves (${SYNC_RECORD}): the genesis omits the pool's last Sync at or before the record's position: block 19426586, transaction 73, log 3 (the genesis's last is genesis.logs[0], block 19426586, transaction 14, log 2)`,
+      );
+    });
+
+    it('the later Sync in the genesis, the reserves of the earlier: fail as differing from it', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 3],
+            [73, 4],
+          ],
+          [14, 2],
+        ),
+        SYNC_RECORD,
+      );
+      expect(failed(report)).toEqual(['record.reserves']);
+      expect(report.reason).toMatch(/differ from the Sync at genesis\.logs\[1\]/);
+    });
+
+    it("the record's block not proven: the reserves of its genesis's Sync are not verifiable, never a pass", async () => {
+      const bundle = buildSyncBundle(
+        [
+          [14, 2],
+          [73, 4],
+        ],
+        [14, 2],
+      );
+      bundle.blocks = [];
+      const report = await walk(bundle, SYNC_RECORD);
+      expect(statusOf(report, 'record.reserves')).toEqual(['skipped']);
+      expect(report.records[0]!.checks.find((c) => c.check === 'record.reserves')!.reason).toBe(
+        "the record's block 19426586 is not proven, so a later Sync of the pool before the record (block 19426586, transaction 73, log 4) cannot be ruled out",
+      );
+      expect(report.verdict).toBe('not_verifiable');
+    });
+
+    it('the Sync in an earlier block than the record: not verifiable (a Sync in between cannot be ruled out)', async () => {
+      // The record placed before transaction 14, whose block holds no Sync of the pool before it.
+      const bundle = buildSyncBundle(
+        [
+          [14, 2],
+          [73, 4],
+        ],
+        [14, 2],
+      );
+      const genesis = bundle.exchanges[1]!.response as any;
+      genesis.data.genesis.logs[0].block_number = 19426585;
+      Object.assign(recordOf(bundle, SYNC_RECORD), { tx_index: 13, log_index: 0 });
+      const report = await walk(bundle, SYNC_RECORD);
+      expect(failed(report)).toEqual([]);
+      expect(report.records[0]!.checks.find((c) => c.check === 'record.reserves')).toMatchObject({
+        status: 'skipped',
+        reason:
+          "the pool's Sync at genesis.logs[0] is in block 19426585, before the record's block 19426586: a later Sync in between cannot be ruled out",
+      });
+    });
   });
 
   it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {

@@ -9,6 +9,7 @@ import { oneValue } from './abi.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
+import type { Log } from '../receipts/receipt.js';
 
 type Json = JsonObject;
 
@@ -31,6 +32,11 @@ type Position = readonly [number, number, number];
 const notAfter = (a: Position, b: Position) =>
   a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
 const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_index, log.log_index];
+/** `block 1, transaction 2, log 3`, leaving out a member the record does not give (Infinity). */
+const placeText = ([block, tx, log]: Position) =>
+  [`block ${block}`, Number.isFinite(tx) && `transaction ${tx}`, Number.isFinite(log) && `log ${log}`]
+    .filter(Boolean)
+    .join(', ');
 /**
  * A record's optional position member: its integer, Infinity when absent (after every log of the block), null when
  * malformed.
@@ -86,15 +92,45 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Dat
   };
 }
 
+/** The receipts of the record's own block, where that block is proven (its receipts reproduce its roots). */
+export type ProvenReceipts = ReadonlyArray<{ logs: readonly Log[] }>;
+
+/** The last Sync of `pool` in a block's receipts at or before (tx, log): its place (and block-wide index) and reserves. */
+function lastSyncIn(receipts: ProvenReceipts, pool: string, tx: number, log: number) {
+  let found: { tx: number; log: number; blockWide: number; reserves: [bigint, bigint] | null } | undefined;
+  let blockWide = 0;
+  for (const [t, receipt] of receipts.entries()) {
+    for (const [i, l] of receipt.logs.entries()) {
+      const place = blockWide++;
+      if (t > tx || (t === tx && i > log)) return found;
+      if (l.topics[0] === undefined || bytesToHex(l.topics[0]) !== SYNC_TOPIC || bytesToHex(l.address) !== pool)
+        continue;
+      found = { tx: t, log: i, blockWide: place, reserves: syncReserves(l.data) };
+    }
+  }
+  return found;
+}
+
+/** The two reserves a Sync's data holds (two words), or null when it is not two words. */
+function syncReserves(data: Uint8Array): [bigint, bigint] | null {
+  if (data.length !== 64) return null;
+  return [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)];
+}
+
 /**
  * Uniswap-V2-style reserves (0301): the reserves of the last Sync event of the
  * record's own pool at or before its position, and of getReserves where present.
+ * That Sync is the last one only as the record's proven block shows it (`provenBlock`):
+ * a genesis that omits a later Sync of the pool in that block fails, and a Sync
+ * that no proven block shows to be the last (the record's block not proven, or
+ * the Sync in an earlier block) holds nothing.
  */
 export function reservesCheck(
   record: Json,
   logs: ReadonlyArray<{ log: GenesisLog; subject: string; failed?: boolean }>,
   decoded: Decoded,
   subject: string,
+  provenBlock?: ProvenReceipts,
 ): DatasetCheck {
   const unheld = (c: Check): DatasetCheck => ({ check: c, fields: {} });
   const reserves = record.reserves;
@@ -133,15 +169,30 @@ export function reservesCheck(
     return unheld(
       check('record.reserves', 'skipped', subject, `its Sync, ${last.subject}, is not in its block as given`),
     );
+  // The record's proven block shows which Sync of the pool is the last at or before the record: the genesis must hold
+  // that one (a stale Sync with a later one left out would show reserves the pool no longer had).
+  const onChain =
+    at === null || provenBlock === undefined || pool === null ? undefined : lastSyncIn(provenBlock, pool, at[1], at[2]);
+  if (
+    onChain !== undefined &&
+    !(
+      last !== undefined &&
+      last.log.block_number === at![0] &&
+      last.log.tx_index === onChain.tx &&
+      (last.log.log_index === onChain.log || last.log.log_index === onChain.blockWide)
+    )
+  )
+    return unheld(
+      check(
+        'record.reserves',
+        'fail',
+        subject,
+        `the genesis omits the pool's last Sync at or before the record's position: block ${at![0]}, transaction ${onChain.tx}, log ${onChain.log}${last === undefined ? '' : ` (the genesis's last is ${last.subject}, block ${last.log.block_number}, transaction ${last.log.tx_index}, log ${last.log.log_index})`}`,
+      ),
+    );
   const sources: Array<[string, [bigint, bigint]]> = [];
-  if (last !== undefined) {
-    const data = hexOf(last.log.data)!;
-    if (data.length === 64)
-      sources.push([
-        `the Sync at ${last.subject}`,
-        [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)],
-      ]);
-  }
+  const synced = last === undefined ? null : syncReserves(hexOf(last.log.data)!);
+  if (synced !== null) sources.push([`the Sync at ${last!.subject}`, synced]);
   const get = decoded('getReserves');
   if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
   if (sources.length === 0)
@@ -168,6 +219,18 @@ export function reservesCheck(
         'fail',
         subject,
         `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`,
+      ),
+    );
+  // They equal the genesis's Sync, but no proven block shows it to be the pool's last before the record.
+  if (synced !== null && onChain === undefined)
+    return unheld(
+      check(
+        'record.reserves',
+        'skipped',
+        subject,
+        provenBlock === undefined
+          ? `the record's block ${at![0]} is not proven, so a later Sync of the pool before the record (${placeText(at!)}) cannot be ruled out`
+          : `the pool's Sync at ${last!.subject} is in block ${last!.log.block_number}, before the record's block ${at![0]}: a later Sync in between cannot be ruled out`,
       ),
     );
   return {

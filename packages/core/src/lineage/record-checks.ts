@@ -6,7 +6,7 @@ import { instantOf } from '../input/values/instants.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
-import { erc20Check, reservesCheck, type DatasetCheck } from './cross-checks.js';
+import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
@@ -81,6 +81,8 @@ export interface RecordContext {
   chainId: number;
   /** The timestamp (seconds) of the record's block, when that block was proven; undefined otherwise. */
   blockTimestamp: number | undefined;
+  /** The receipts of the record's block, when that block was proven; undefined otherwise. */
+  blockReceipts?: ProvenReceipts;
 }
 
 /**
@@ -110,7 +112,7 @@ export function artifactAgreementChecks(
     dataset.id === '0201'
       ? erc20Check(record, decoded, tracingId)
       : dataset.id === '0301'
-        ? reservesCheck(record, logs, decoded, tracingId)
+        ? reservesCheck(record, logs, decoded, tracingId, context.blockReceipts)
         : {
             check: check(
               'record.cross_check',
