@@ -597,6 +597,66 @@ describe('a bundle giving one block or answer twice: identically is accepted, di
   });
 });
 
+/** The pair's record (exchange 0) with `change` made to it. */
+const pairRecordChanged = (change: (record: Json) => void) =>
+  changed((b) => change(b.exchanges[0].response.data.record));
+const SPELLED_TWICE: Array<[string, BadCase]> = [
+  [
+    'a parent listed only under _parent_tracing_ids beside an empty parent_tracing_ids',
+    bad(
+      pairRecordChanged((r) => (r.parent_tracing_ids = [])),
+      'bundle.exchanges[0].response.data.record._parent_tracing_ids',
+      'conflict',
+      /the same as parent_tracing_ids beside it \(parent_tracing_ids and _parent_tracing_ids are one member spelled two ways: given both, they must agree\), got \[".{36}"\] beside \[\]/,
+    ),
+  ],
+  [
+    'tracing_id beside another _tracing_id',
+    bad(
+      pairRecordChanged((r) => (r.tracing_id = 'bb'.repeat(18))),
+      'bundle.exchanges[0].response.data.record._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+  [
+    'genesis_tracing_ids beside other _genesis_tracing_ids',
+    bad(
+      pairRecordChanged((r) => (r.genesis_tracing_ids = [])),
+      'bundle.exchanges[0].response.data.record._genesis_tracing_ids',
+      'conflict',
+      /the same as genesis_tracing_ids beside it/,
+    ),
+  ],
+  [
+    "a request body's tracing_id beside another _tracing_id",
+    bad(
+      changed((b) => (b.exchanges[1].body.tracing_id = 'bb'.repeat(18))),
+      'bundle.exchanges[1].body._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+];
+
+describe('a member given in both spellings (name and legacy _name): differing is bad input naming both', () => {
+  it.each(SPELLED_TWICE)('%s: 400, exit 2', async (_name, c) => expectBadInput(c));
+
+  it('both spellings alike (ids in another case) are read as one: the parent is walked', async () => {
+    const bundle = pairRecordChanged((r) => {
+      r.tracing_id = r._tracing_id.toUpperCase();
+      r.genesis_tracing_ids = r._genesis_tracing_ids;
+      r.parent_tracing_ids = r._parent_tracing_ids.map((p: string) => p.toUpperCase());
+    });
+    const result = await viaOperation(JSON.stringify(bundle));
+    expect(result.status).toBe(200);
+    expect((result.body as Json).data[0].records.map((r: Json) => r.tracing_id)).toEqual([
+      PAIR_RECORD,
+      WETH_RECORD.toUpperCase(),
+    ]);
+  });
+});
+
 describe('hostile bundles are bad input, never a stack overflow, a 500 or a crash', () => {
   it.each(HOSTILE)('%s', async (_name, c) => expectBadInput(c));
 

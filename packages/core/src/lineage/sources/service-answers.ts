@@ -5,7 +5,7 @@
  * and the artifacts say is the walker's to check.
  */
 import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../../input/values/json-values.js';
-import { kindOf } from '../../json/show.js';
+import { kindOf, show } from '../../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
 import { err, ok, type Result } from '../../result.js';
 import type { ProblemReason } from '../../errors.js';
@@ -65,6 +65,33 @@ function inexactMember(object: unknown, path: string, members: readonly string[]
   return null;
 }
 
+/** Tracing ids, and lists of them, compared in any case. */
+const idText = (v: unknown): unknown =>
+  typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map(idText) : v;
+
+/**
+ * Where `object` gives `name` in both spellings, the plain one and the legacy `_name`, and they differ: the legacy
+ * member and what it should be. Reading either alone would let the other say what the walk never sees (a parent
+ * listed only under `_parent_tracing_ids` beside an empty `parent_tracing_ids` was never walked). Equal: null.
+ */
+export function spellingsDiffer(
+  object: Record<string, unknown>,
+  name: string,
+  path: string,
+): { path: string; expected: string; reason: ProblemReason } | null {
+  const legacy = object[`_${name}`];
+  if (object[name] === undefined || legacy === undefined) return null;
+  if (JSON.stringify(idText(object[name])) === JSON.stringify(idText(legacy))) return null;
+  return {
+    path: path === '' ? `_${name}` : `${path}._${name}`,
+    expected: `the same as ${name} beside it (${name} and _${name} are one member spelled two ways: given both, they must agree), got ${show(legacy, 60)} beside ${show(object[name], 60)}`,
+    reason: 'conflict',
+  };
+}
+
+/** The members a record may spell with a leading `_` (the service's legacy names). */
+const SPELLED_TWICE = ['tracing_id', 'genesis_tracing_ids', 'parent_tracing_ids'] as const;
+
 /** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
 function datasetOf(data: Record<string, unknown>): string | undefined {
   const dataset = data.dataset ?? '';
@@ -79,6 +106,10 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
   const dataset = datasetOf(data);
   if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
   if (!isObject(data.record)) return bad('data.record', 'the record (an object)', data.record);
+  for (const name of SPELLED_TWICE) {
+    const differ = spellingsDiffer(data.record, name, 'data.record');
+    if (differ !== null) return err(differ);
+  }
   return inexactMember(data.record, 'data.record', RECORD_INTEGERS) ?? ok({ dataset, record: data.record });
 }
 
