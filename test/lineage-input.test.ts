@@ -639,6 +639,22 @@ const SPELLED_TWICE: Array<[string, BadCase]> = [
   ],
 ];
 
+describe('a genesis page whose count its own lists contradict is bad input (a count of 0 ended paging early)', () => {
+  it.each([
+    ['count 0 beside the Sync, before a page holding getReserves', 1, 'count', 0, /got 0/],
+    [
+      'page_count 2 beside one getReserves',
+      2,
+      'page_count',
+      2,
+      /: 1 \(0 in data\.genesis\.logs, 1 in data\.genesis\.function_results\), got 2/,
+    ],
+  ] as const)('%s', async (_name, index, member, value, says) => {
+    const bundle = changed((b) => (b.exchanges[index].response[member] = value));
+    await expectBadInput(bad(bundle, `bundle.exchanges[${index}].response.${member}`, 'conflict', says));
+  });
+});
+
 describe('a member given in both spellings (name and legacy _name): differing is bad input naming both', () => {
   it.each(SPELLED_TWICE)('%s: 400, exit 2', async (_name, c) => expectBadInput(c));
 

@@ -137,6 +137,15 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const count = response[countName] ?? logs.length + functionResults.length;
   if (!Number.isSafeInteger(count) || (count as number) < 0)
     return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
+  // Paging stops at a page that counts 0: a count its own lists contradict would end it early (a later page, never
+  // read, held artifacts) or say the page holds what it does not.
+  const held = logs.length + functionResults.length;
+  if (count !== held)
+    return err({
+      path: countName,
+      expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
+      reason: 'conflict',
+    });
   return ok({ dataset, logs, functionResults, cursor, count: count as number });
 }
 
