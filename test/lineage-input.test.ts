@@ -280,7 +280,10 @@ NOT_BUNDLES.push(
   [
     "a genesis log's block_number beyond 2^53-1",
     bad(
-      JSON.stringify(good()).replace('"block_number":19426587,"tx_hash"', '"block_number":9007199254740993,"tx_hash"'),
+      JSON.stringify(good()).replace(
+        '"block_number":19426587,"tx_index"',
+        '"block_number":9007199254740993,"tx_index"',
+      ),
       'bundle.exchanges[1].response.data.genesis.logs[0].block_number',
       'invalid_format',
       /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9007199254740992/,

@@ -414,6 +414,56 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  describe("a genesis log's tx_hash is the hash the block gives its transaction", () => {
+    const hashOf = (i: number) => i.toString(16).padStart(64, '0');
+    /** The held bundle, its block listing transaction hashes (header.transactions), its Sync claiming `txHash`. */
+    const withHashes = (txHash: string, where: 'header' | 'receipts' = 'header') => {
+      const bundle = buildHeldBundle();
+      const block = bundle.blocks![0]! as any;
+      if (where === 'header')
+        block.header = {
+          ...block.header,
+          transactions: block.receipts.map((_: unknown, i: number) => `0x${hashOf(i)}`),
+        };
+      else block.receipts = block.receipts.map((r: any, i: number) => ({ ...r, transactionHash: `0x${hashOf(i)}` }));
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].tx_hash = txHash;
+      return bundle;
+    };
+
+    it.each(['header', 'receipts'] as const)('the hash the block gives (%s): pass', async (where) => {
+      const report = await walk(withHashes(hashOf(9), where));
+      expect(statusOf(report, 'log.tx_hash')).toEqual(['pass']);
+      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    });
+
+    it.each(['header', 'receipts'] as const)(
+      'another hash than the block gives (%s): fail, naming both',
+      async (where) => {
+        const report = await walk(withHashes('ab'.repeat(32), where));
+        expect(failed(report)).toEqual(['log.tx_hash']);
+        expect(report.reason).toBe(
+          `log.tx_hash (genesis.logs[0]): tx_hash ${'ab'.repeat(32)} is not the hash the block gives transaction 9, ${hashOf(9)}`,
+        );
+      },
+    );
+
+    it('a block that gives no transaction hashes: not verifiable, never a pass', async () => {
+      const bundle = buildHeldBundle();
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].tx_hash = 'ab'.repeat(32);
+      const report = await walk(bundle);
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        reason:
+          'log.tx_hash (genesis.logs[0]): not verifiable: the block gives no hash of transaction 9 (no receipt transactionHash, no header.transactions), so tx_hash cannot be compared',
+      });
+    });
+
+    it('a tx_hash that is not a 32-byte hash fails log.shape', async () => {
+      const report = await walk(withHashes('abab'));
+      expect(failed(report)).toContain('log.shape');
+    });
+  });
+
   it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {
     // The same lineage, as if on Arbitrum One: block 19,426,587 is in its classic era.
     const bundle = JSON.parse(JSON.stringify(buildBundle()).replaceAll('"chain_id":1,', '"chain_id":42161,')) as Bundle;
