@@ -219,12 +219,19 @@ function compareInteger(label: string, claimed: unknown, actual: bigint, form: '
   return n === actual ? null : `${label} is ${show(claimed)} but output decodes to ${shown}`;
 }
 
+/** The members of getReserves()'s decoded output, as the service names them. */
+const RESERVES_MEMBERS: readonly string[] = ['reserve0', 'reserve1', 'block_timestamp_last'];
+
 /** First difference between the service's `decoded_output` and our decoding, or null. */
 function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOutput): string | null {
   const kind = TABLE[name].kind;
   if (kind === 'reserves') {
     if (!isObject(claimed))
       return `decoded_output is ${typeName(claimed)}, expected an object with reserve0, reserve1, block_timestamp_last`;
+    // A member beside the three would be a value the output does not hold: `equals` means nothing more, nothing less.
+    const extra = Object.keys(claimed).find((member) => !RESERVES_MEMBERS.includes(member));
+    if (extra !== undefined)
+      return `decoded_output has a member ${show(extra)}, which getReserves() does not return (it returns ${RESERVES_MEMBERS.join(', ')})`;
     const a = actual as DecodedOutputs['getReserves'];
     return (
       compareInteger('decoded_output.reserve0', claimed.reserve0, BigInt(a.reserve0), 'string') ??
