@@ -346,12 +346,13 @@ const HOSTILE: Array<[string, BadCase]> = [
     ),
   ],
   [
+    // A faulty member is named before the nesting below it: reserves[0] is no integer.
     "a record's reserves nested 100k deep",
     bad(
       withDeep(deepRecord('reserves')),
-      /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/,
-      'out_of_range',
-      /levels of JSON nesting/,
+      'bundle.exchanges[0].response.data.record.reserves[0]',
+      'invalid_format',
+      /a non-negative integer: a JSON number, or a decimal string of digits, got \[\[\[/,
     ),
   ],
   [
@@ -656,6 +657,71 @@ describe('a genesis page whose count its own lists contradict is bad input (a co
     const bundle = changed((b) => (b.exchanges[index].response[member] = value));
     await expectBadInput(bad(bundle, `bundle.exchanges[${index}].response.${member}`, 'conflict', says));
   });
+});
+
+describe('integers the walk reads: a JSON number or a decimal string, one rule for every member', () => {
+  const held = () => buildHeldBundle() as unknown as Json;
+  const asStrings = (bundle: Json) => {
+    const record = bundle.exchanges[0].response.data.record;
+    for (const member of ['chain_id', 'block_number', 'tx_index', 'log_index']) record[member] = String(record[member]);
+    const log = bundle.exchanges[1].response.data.genesis.logs[0];
+    for (const member of ['block_number', 'tx_index', 'log_index']) log[member] = String(log[member]);
+    return bundle;
+  };
+
+  it("a record's and a genesis log's integers as decimal strings are read as the numbers: the same report", async () => {
+    const numbers = await viaOperation(JSON.stringify(held()));
+    const strings = await viaOperation(JSON.stringify(asStrings(held())));
+    expect(numbers.verdict).toBe('identical');
+    expect(strings).toEqual(numbers);
+  });
+
+  it("an ERC-20 record's decimals as a decimal string: the same report", async () => {
+    const bundle = good();
+    const weth = bundle.exchanges.find(
+      (e: Json) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD,
+    );
+    const before = await viaOperation(JSON.stringify(bundle), WETH_RECORD);
+    weth.response.data.record.decimals = '18';
+    expect(await viaOperation(JSON.stringify(bundle), WETH_RECORD)).toEqual(before);
+  });
+
+  const FORMS = /a non-negative integer: a JSON number, or a decimal string of digits, got /;
+  it.each([
+    ['record', 'block_number', '0x1286d1b'],
+    ['record', 'tx_index', '9.0'],
+    ['record', 'log_index', ' 4'],
+    ['record', 'chain_id', '+1'],
+    ['record', 'decimals', -1],
+    ['genesis log', 'tx_index', '0x9'],
+    ['genesis log', 'log_index', 4.5],
+  ] as const)("a %s's %s of %j is bad input naming it", async (where, member, value) => {
+    const bundle = held();
+    const path =
+      where === 'record' ? 'exchanges[0].response.data.record' : 'exchanges[1].response.data.genesis.logs[0]';
+    const object =
+      where === 'record' ? bundle.exchanges[0].response.data.record : bundle.exchanges[1].response.data.genesis.logs[0];
+    object[member] = value;
+    await expectBadInput(
+      bad(
+        bundle,
+        `bundle.${path}.${member}`,
+        'invalid_format',
+        new RegExp(`${FORMS.source}${JSON.stringify(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      ),
+    );
+  });
+
+  it.each(['0xcc3a5080dedbcda4ad89', '964438474543038460112265.0'])(
+    'reserves written %j (hex, a fraction) are bad input naming the item, no longer read as BigInt reads them',
+    async (written) => {
+      const bundle = held();
+      bundle.exchanges[0].response.data.record.reserves[0] = written;
+      await expectBadInput(
+        bad(bundle, 'bundle.exchanges[0].response.data.record.reserves[0]', 'invalid_format', FORMS),
+      );
+    },
+  );
 });
 
 describe('a member given in both spellings (name and legacy _name): differing is bad input naming both', () => {

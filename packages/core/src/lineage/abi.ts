@@ -12,6 +12,7 @@ import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './lineage-report.js';
 import { isObject } from '../input/values/json-values.js';
+import { exactInteger } from './integers.js';
 import { err, ok, type Result } from '../result.js';
 import { show } from '../json/show.js';
 
@@ -199,16 +200,6 @@ export interface FunctionResultCheck {
 }
 
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
-
-/**
- * Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no
- * exponent).
- */
-function exactInteger(v: unknown): bigint | null {
-  if (typeof v === 'string') return /^[0-9]+$/.test(v) ? BigInt(v) : null;
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
-  return null;
-}
 
 /** Null when `claimed` denotes `actual` exactly; else a reason naming `label` and both values. */
 function compareInteger(label: string, claimed: unknown, actual: bigint, form: 'string' | 'number'): string | null {

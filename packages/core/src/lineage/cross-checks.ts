@@ -6,6 +6,7 @@ import { bytesToHex, hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
+import { exactInteger, INTEGER_FORM } from './integers.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
@@ -204,13 +205,17 @@ export function reservesCheck(
         `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
       ),
     );
-  let claimed: [bigint, bigint];
-  try {
-    if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
-    claimed = [BigInt(String(reserves[0])), BigInt(String(reserves[1]))];
-  } catch {
-    return unheld(check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`));
-  }
+  const [r0, r1] = [exactInteger(reserves[0]), exactInteger(reserves[1])];
+  if (r0 === null || r1 === null)
+    return unheld(
+      check(
+        'record.reserves',
+        'fail',
+        subject,
+        `reserves[${r0 === null ? 0 : 1}] is ${show(reserves[r0 === null ? 0 : 1])}, not ${INTEGER_FORM}`,
+      ),
+    );
+  const claimed: [bigint, bigint] = [r0, r1];
   const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
   if (wrong !== undefined)
     return unheld(

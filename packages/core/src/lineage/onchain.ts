@@ -14,6 +14,7 @@ import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
+import { INTEGER_FORM } from './integers.js';
 import { SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';
@@ -40,7 +41,7 @@ export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
   if (!isObject(value)) return err('not an object');
   for (const member of ['block_number', 'tx_index', 'log_index'] as const) {
     if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0)
-      return err(`${member} is not a non-negative integer`);
+      return err(`${member} is ${show(value[member])}, not ${INTEGER_FORM}`);
   }
   if (hexOf(value.contract_address)?.length !== 20) return err('contract_address is not a 20-byte hex address');
   if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32))

@@ -11,6 +11,7 @@ import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
+import { INTEGER_FORM } from './integers.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 
@@ -175,11 +176,16 @@ function fieldsCheck(
       case 'address':
         return logs.some(({ log }) => sameHex(log.contract_address, value));
       case 'block_number':
-        return at(value);
       case 'tx_index':
-        return at(record.block_number, value);
       case 'log_index':
-        return at(record.block_number, record.tx_index, value);
+        // A position that is no integer claims no place a log could hold: say so, not that nothing checked holds it.
+        if (!Number.isSafeInteger(value) || (value as number) < 0)
+          return `${name} ${show(value)} is not ${INTEGER_FORM}`;
+        return name === 'block_number'
+          ? at(value)
+          : name === 'tx_index'
+            ? at(record.block_number, value)
+            : at(record.block_number, record.tx_index, value);
       case 'block_time': {
         const timestamp = context.blockTimestamp;
         // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
@@ -224,7 +230,12 @@ function fieldsCheck(
 function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
   if (recordBlock === undefined) return null;
   if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
-    return check('record.not_older', 'fail', tracingId, `block_number ${show(recordBlock)} is not a block number`);
+    return check(
+      'record.not_older',
+      'fail',
+      tracingId,
+      `block_number ${show(recordBlock)} is not a block number (${INTEGER_FORM})`,
+    );
   const newer = logs.find(({ log }) => log.block_number > recordBlock);
   return newer === undefined
     ? check('record.not_older', 'pass', tracingId, `block ${recordBlock} is at or after every artifact's block`)

@@ -6,6 +6,7 @@
  */
 import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../../input/values/json-values.js';
 import { kindOf, show } from '../../json/show.js';
+import { exactInteger, INTEGER_FORM, withNumbers } from '../integers.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
 import { err, ok, type Result } from '../../result.js';
 import type { ProblemReason } from '../../errors.js';
@@ -33,6 +34,8 @@ const bad = (path: string, expected: string, got: unknown) =>
 
 /** The members of a record the walk reads as integers (record-checks.ts, cross-checks.ts); `reserves` item by item. */
 const RECORD_INTEGERS = ['block_number', 'tx_index', 'log_index', 'decimals', 'reserves'] as const;
+/** The members of a record read as numbers (integers.ts): decimal strings become numbers, one form for every check. */
+const RECORD_NUMBERS = ['chain_id', 'block_number', 'tx_index', 'log_index', 'decimals'] as const;
 /** The members of a genesis log the walk reads as integers (onchain.ts). */
 const LOG_INTEGERS = ['block_number', 'tx_index', 'log_index'] as const;
 
@@ -61,6 +64,28 @@ function inexactMember(object: unknown, path: string, members: readonly string[]
     const found = inexactIn(object[member], `${path}.${member}`);
     if (found !== null)
       return bad(found.path, `an integer as a decimal string (${INEXACT_NUMBER} when read)`, found.got);
+  }
+  return null;
+}
+
+/**
+ * The first of `members` of `object` given in a form the walk does not read as an integer (integers.ts: a JSON number
+ * or a decimal string), `reserves` item by item where it is a list: refused, naming it, as the input's fault, rather
+ * than judged by a check that cannot read the claim. Absent or null claims nothing.
+ */
+function unreadMember(object: unknown, path: string, members: readonly string[]): Read<never> | null {
+  if (!isObject(object)) return null;
+  for (const member of members) {
+    const value = object[member];
+    if (value === undefined || value === null) continue;
+    const items: Array<[string, unknown]> =
+      member === 'reserves'
+        ? Array.isArray(value)
+          ? value.map((item, i) => [`${path}.${member}[${i}]`, item])
+          : []
+        : [[`${path}.${member}`, value]];
+    const wrong = items.find(([, item]) => exactInteger(item) === null);
+    if (wrong !== undefined) return err({ path: wrong[0], expected: `${INTEGER_FORM}, got ${show(wrong[1], 60)}` });
   }
   return null;
 }
@@ -110,7 +135,11 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
     const differ = spellingsDiffer(data.record, name, 'data.record');
     if (differ !== null) return err(differ);
   }
-  return inexactMember(data.record, 'data.record', RECORD_INTEGERS) ?? ok({ dataset, record: data.record });
+  return (
+    inexactMember(data.record, 'data.record', RECORD_INTEGERS) ??
+    unreadMember(data.record, 'data.record', [...RECORD_NUMBERS, 'reserves']) ??
+    ok({ dataset, record: withNumbers(data.record, RECORD_NUMBERS) })
+  );
 }
 
 /** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
@@ -146,7 +175,8 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
       expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
       reason: 'conflict',
     });
-  return ok({ dataset, logs, functionResults, cursor, count: count as number });
+  const read = logs.map((log) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
+  return ok({ dataset, logs: read, functionResults, cursor, count: count as number });
 }
 
 /** A raw/blocks answer (dataset 0101): its records by block number, and its first record whatever block it names. */
@@ -189,10 +219,11 @@ export function rawRecordFor(answer: RawBlocks, asked: readonly number[], n: num
   return answer.byNumber.get(n) ?? (asked.length === 1 && asked[0] === n ? answer.first : null);
 }
 
-/** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`). */
+/** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`), or a log position in a form not read. */
 function inexactArtifact(logs: readonly unknown[], functionResults: readonly unknown[]): Read<never> | null {
   for (const [i, log] of logs.entries()) {
-    const found = inexactMember(log, `data.genesis.logs[${i}]`, LOG_INTEGERS);
+    const path = `data.genesis.logs[${i}]`;
+    const found = inexactMember(log, path, LOG_INTEGERS) ?? unreadMember(log, path, LOG_INTEGERS);
     if (found !== null) return found;
   }
   for (const [i, result] of functionResults.entries()) {
