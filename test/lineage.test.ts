@@ -278,6 +278,33 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'record.reserves')).toEqual([]);
   });
 
+  it.each([null, undefined])(
+    'no dataset sent (%s): reported as none, not as an unknown dataset ""',
+    async (dataset) => {
+      const bundle = buildBundle();
+      answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.dataset = dataset;
+      const report = await walk(bundle);
+      expect(report.records[0]!.dataset).toBeNull();
+      expect(report.records[0]!.checks.filter((c) => c.status === 'skipped').map((c) => c.reason)).toEqual([
+        'the service sent no dataset (absent or null): generic checks only',
+        'a record of no dataset is not cross-checked: generic checks only',
+        expect.stringMatching(/^not verifiable: /),
+      ]);
+    },
+  );
+
+  it("ERC-20 results of another contract than the record's: said so, not that there are none", async () => {
+    const bundle = buildBundle();
+    for (const result of answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results)
+      result.contract = 'dac17f958d2ee523a2206206994597c13d831ec7';
+    const report = await walk(bundle, WETH_RECORD);
+    expect(report.records[0]!.checks.find((c) => c.check === 'record.erc20')).toMatchObject({
+      status: 'skipped',
+      reason:
+        'the name, symbol, decimals results are of another contract ("dac17f958d2ee523a2206206994597c13d831ec7"), not of the record\'s address "c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"',
+    });
+  });
+
   it('without blocks, log checks are skipped, never passed, and the lineage is not verifiable', async () => {
     const bundle = buildBundle();
     bundle.blocks = [];

@@ -16,6 +16,8 @@ type Json = JsonObject;
 
 /** Our decoding of the record's own function result of that name, or undefined when there is none that decodes. */
 export type Decoded = (name: string) => unknown;
+/** The contract of a function result of that name called on another contract than the record's; undefined if none. */
+export type Foreign = (name: string) => unknown;
 
 /**
  * A dataset check, and the record's fields it showed equal to an artifact, with what holds each: a genesis log (held
@@ -46,23 +48,28 @@ const positionMember = (v: unknown) =>
   v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null;
 
 /** ERC-20 (0201): name, symbol and decimals equal the decoded function results, which are all that hold them. */
-export function erc20Check(record: Json, decoded: Decoded, subject: string): DatasetCheck {
+export function erc20Check(record: Json, decoded: Decoded, subject: string, foreign: Foreign): DatasetCheck {
   const members = [
     ['name', decoded('name')],
     ['symbol', decoded('symbol')],
     ['decimals', decoded('decimals')],
   ] as const;
   const present = members.filter(([, v]) => v !== undefined);
-  if (present.length === 0)
+  if (present.length === 0) {
+    // Results of these names called on another contract say nothing of this token: say so, not that there are none.
+    const elsewhere = members.map(([m]) => [m, foreign(m)] as const).filter(([, contract]) => contract !== undefined);
     return {
       check: check(
         'record.erc20',
         'skipped',
         subject,
-        'no decodable name, symbol or decimals result among the artifacts',
+        elsewhere.length > 0
+          ? `the ${elsewhere.map(([m]) => m).join(', ')} ${elsewhere.length === 1 ? 'result is' : 'results are'} of another contract (${show(elsewhere[0]![1])}), not of the record's address ${show(record.address)}`
+          : 'no decodable name, symbol or decimals result among the artifacts',
       ),
       fields: {},
     };
+  }
   // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
   const valueOf = (v: unknown) => {
     const one = oneValue(v);

@@ -71,7 +71,14 @@ export function shapeChecks(
     checks.push(check('shape.dataset', 'pass', tracingId, `dataset ${id} (${DATASETS[id]})`));
   else
     checks.push(
-      check('shape.dataset', 'skipped', tracingId, `unknown dataset ${show(dataset.given)}: generic checks only`),
+      check(
+        'shape.dataset',
+        'skipped',
+        tracingId,
+        dataset.given === ''
+          ? 'the service sent no dataset (absent or null): generic checks only'
+          : `unknown dataset ${show(dataset.given)}: generic checks only`,
+      ),
     );
   return checks;
 }
@@ -100,10 +107,10 @@ export function artifactAgreementChecks(
   context: RecordContext,
 ): Check[] {
   const results = functionResults.filter(isObject);
+  const own = (r: JsonObject) => record.address === undefined || sameHex(r.contract, record.address);
+  const foreign = (name: string) => results.find((r) => r.decoded_name === name && !own(r))?.contract;
   const decoded = (name: string) => {
-    const result = results.find(
-      (r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)),
-    );
+    const result = results.find((r) => r.decoded_name === name && own(r));
     const bytes = result === undefined ? null : hexOf(result.output);
     if (bytes === null) return undefined;
     const out = decodeFunctionOutput(name, bytes);
@@ -111,7 +118,7 @@ export function artifactAgreementChecks(
   };
   const agreement: DatasetCheck =
     dataset.id === '0201'
-      ? erc20Check(record, decoded, tracingId)
+      ? erc20Check(record, decoded, tracingId, foreign)
       : dataset.id === '0301'
         ? reservesCheck(record, logs, decoded, tracingId, context.blockReceipts)
         : {
@@ -119,7 +126,7 @@ export function artifactAgreementChecks(
               'record.cross_check',
               'skipped',
               tracingId,
-              `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`,
+              `${dataset.shown === null ? 'a record of no dataset' : `dataset ${plain(dataset.shown)}`} is not cross-checked: generic checks only`,
             ),
             fields: {},
           };

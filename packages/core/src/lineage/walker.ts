@@ -76,7 +76,8 @@ class LineageWalk {
     }
     const { record } = answer;
     const id = datasetId(answer.dataset);
-    report.dataset = id ?? answer.dataset;
+    // No dataset sent (absent or null) is reported as null, not as an empty name.
+    report.dataset = id ?? (answer.dataset === '' ? null : answer.dataset);
     report.checks.push(...shapeChecks(tracingId, record, { id, given: answer.dataset }));
 
     const genesis = await source.genesis(chainId, tracingId);
