@@ -446,7 +446,7 @@ describe('lineage walker on bundles built from a real block', () => {
     /** The held bundle, its block listing transaction hashes (header.transactions), its Sync claiming `txHash`. */
     const withHashes = (txHash: string, where: 'header' | 'receipts' = 'header') => {
       const bundle = buildHeldBundle();
-      const block = bundle.blocks![0]! as any;
+      const block: any = bundle.blocks[0];
       if (where === 'header')
         block.header = {
           ...block.header,

@@ -12,7 +12,7 @@ import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './lineage-report.js';
 import { isObject } from '../input/values/json-values.js';
-import { exactInteger } from './integers.js';
+import { exactInteger } from './sources/integers.js';
 import { err, ok, type Result } from '../result.js';
 import { show } from '../json/show.js';
 

@@ -6,7 +6,7 @@ import { bytesToHex, hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
-import { exactInteger, INTEGER_FORM } from './integers.js';
+import { exactInteger, INTEGER_FORM } from './sources/integers.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';

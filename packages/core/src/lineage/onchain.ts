@@ -14,7 +14,7 @@ import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
-import { INTEGER_FORM } from './integers.js';
+import { INTEGER_FORM } from './sources/integers.js';
 import { SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';

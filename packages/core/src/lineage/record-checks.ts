@@ -11,7 +11,7 @@ import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
-import { INTEGER_FORM } from './integers.js';
+import { INTEGER_FORM } from './sources/integers.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 

@@ -6,7 +6,7 @@
  */
 import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../../input/values/json-values.js';
 import { kindOf, show } from '../../json/show.js';
-import { exactInteger, INTEGER_FORM, withNumbers } from '../integers.js';
+import { exactInteger, INTEGER_FORM, withNumbers } from './integers.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
 import { err, ok, type Result } from '../../result.js';
 import type { ProblemReason } from '../../errors.js';
@@ -175,8 +175,8 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
       expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
       reason: 'conflict',
     });
-  const read = logs.map((log) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
-  return ok({ dataset, logs: read, functionResults, cursor, count: count as number });
+  const read = logs.map((log: unknown) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
+  return ok({ dataset, logs: read, functionResults, cursor, count: held });
 }
 
 /** A raw/blocks answer (dataset 0101): its records by block number, and its first record whatever block it names. */
