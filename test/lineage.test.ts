@@ -305,6 +305,23 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  it("a library source's record with a tx_index that is no integer: record.fields fails naming it, not 'held by nothing'", async () => {
+    const bundle = buildHeldBundle();
+    const source = new BundleSource(bundle);
+    const own = {
+      record: async (chainId: number, tracingId: string) => {
+        const answer = (await source.record(chainId, tracingId))!;
+        return { ...answer, record: { ...answer.record, tx_index: '0x9' } };
+      },
+      genesis: (chainId: number, tracingId: string) => source.genesis(chainId, tracingId),
+    };
+    const report = await walkLineage({ chainId: 1, tracingId: PAIR_RECORD, source: own, blocks: source });
+    expect(failed(report)).toEqual(['record.fields']);
+    expect(report.reason).toBe(
+      `record.fields (${PAIR_RECORD}): tx_index "0x9" is not a non-negative integer: a JSON number, or a decimal string of digits`,
+    );
+  });
+
   it('without blocks, log checks are skipped, never passed, and the lineage is not verifiable', async () => {
     const bundle = buildBundle();
     bundle.blocks = [];

@@ -61,8 +61,11 @@ export interface BlockFacts {
   notVerifiable?: string;
   /** Every log of the block in order, with its transaction: for a block-wide `log_index`; built on first need. */
   blockWide?: Array<{ log: Log; tx: number }>;
-  /** Each transaction's hash as the block gives it (hex, lower case, no `0x`), by index; undefined where it gives none. */
-  txHashes: Array<string | undefined>;
+  /**
+   * Each transaction's hash as a proven block gives it (hex, lower case, no `0x`), by index; undefined where it gives
+   * none. Only a proven block's are read: a log's tx_hash is compared only where the log was found in it.
+   */
+  txHashes?: Array<string | undefined>;
 }
 
 /**
@@ -211,7 +214,7 @@ export async function checkBlock(
     const why =
       refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject, block.header.fields.number);
     return {
-      facts: { block, proven: false, notVerifiable: why, txHashes: transactionHashes(named) },
+      facts: { block, proven: false, notVerifiable: why },
       checks: [check('block.receipts_root', 'skipped', subject, `not verifiable: ${why}`)],
     };
   }
@@ -246,7 +249,7 @@ export async function checkBlock(
     facts: {
       block,
       proven,
-      txHashes: transactionHashes(named),
+      ...(proven && { txHashes: transactionHashes(named) }),
       ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }),
     },
     checks,
@@ -374,7 +377,7 @@ function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found:
       "the log is not shown in its block, so its transaction's hash proves nothing",
     );
   const given = rawHex(log.tx_hash)!;
-  const hash = facts.txHashes[log.tx_index];
+  const hash = facts.txHashes?.[log.tx_index];
   if (hash === undefined)
     return check(
       'log.tx_hash',

@@ -183,16 +183,14 @@ function fieldsCheck(
       case 'address':
         return logs.some(({ log }) => sameHex(log.contract_address, value));
       case 'block_number':
+        // One that is no block number fails record.not_older.
+        return at(value);
       case 'tx_index':
       case 'log_index':
         // A position that is no integer claims no place a log could hold: say so, not that nothing checked holds it.
         if (!Number.isSafeInteger(value) || (value as number) < 0)
           return `${name} ${show(value)} is not ${INTEGER_FORM}`;
-        return name === 'block_number'
-          ? at(value)
-          : name === 'tx_index'
-            ? at(record.block_number, value)
-            : at(record.block_number, record.tx_index, value);
+        return name === 'tx_index' ? at(record.block_number, value) : at(record.block_number, record.tx_index, value);
       case 'block_time': {
         const timestamp = context.blockTimestamp;
         // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
