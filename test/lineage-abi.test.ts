@@ -343,6 +343,12 @@ describe('failures: each reported as fail with a reason', () => {
       'decoded_output',
       /block_timestamp_last is missing/,
     );
+    // A member the output does not hold: equal means no more than the three.
+    expectFail(
+      entry('getReserves', GET_RESERVES_OUTPUT, { ...GET_RESERVES_DECODED, reserve2: '7' }),
+      'decoded_output',
+      /decoded_output has a member "reserve2", which getReserves\(\) does not return \(it returns reserve0, reserve1, block_timestamp_last\)/,
+    );
     expectFail(
       entry('name', WRAPPED_ETHER_OUTPUT, { value: 'Wrapped Ether ' }),
       'decoded_output',

@@ -280,7 +280,10 @@ NOT_BUNDLES.push(
   [
     "a genesis log's block_number beyond 2^53-1",
     bad(
-      JSON.stringify(good()).replace('"block_number":19426587,"tx_hash"', '"block_number":9007199254740993,"tx_hash"'),
+      JSON.stringify(good()).replace(
+        '"block_number":19426587,"tx_index"',
+        '"block_number":9007199254740993,"tx_index"',
+      ),
       'bundle.exchanges[1].response.data.genesis.logs[0].block_number',
       'invalid_format',
       /an integer as a decimal string \(JSON numbers above 2\^53-1 lose precision when read\), got the number 9007199254740992/,
@@ -343,12 +346,13 @@ const HOSTILE: Array<[string, BadCase]> = [
     ),
   ],
   [
+    // A faulty member is named before the nesting below it: reserves[0] is no integer.
     "a record's reserves nested 100k deep",
     bad(
       withDeep(deepRecord('reserves')),
-      /^bundle\.exchanges\[0\]\.response\.data\.record\.reserves/,
-      'out_of_range',
-      /levels of JSON nesting/,
+      'bundle.exchanges[0].response.data.record.reserves[0]',
+      'invalid_format',
+      /a non-negative integer: a JSON number, or a decimal string of digits, got \[\[\[/,
     ),
   ],
   [
@@ -594,6 +598,147 @@ describe('a bundle giving one block or answer twice: identically is accepted, di
     expect((await viaCli(JSON.stringify(twice))).code).toBe(0);
     twice.blocks[1] = alteredBlock();
     await expectBadInput(bad(twice, 'bundle.blocks[1]', 'conflict', /the same as blocks\[0\]/));
+  });
+});
+
+/** The pair's record (exchange 0) with `change` made to it. */
+const pairRecordChanged = (change: (record: Json) => void) =>
+  changed((b) => change(b.exchanges[0].response.data.record));
+const SPELLED_TWICE: Array<[string, BadCase]> = [
+  [
+    'a parent listed only under _parent_tracing_ids beside an empty parent_tracing_ids',
+    bad(
+      pairRecordChanged((r) => (r.parent_tracing_ids = [])),
+      'bundle.exchanges[0].response.data.record._parent_tracing_ids',
+      'conflict',
+      /the same as parent_tracing_ids beside it \(parent_tracing_ids and _parent_tracing_ids are one member spelled two ways: given both, they must agree\), got \[".{36}"\] beside \[\]/,
+    ),
+  ],
+  [
+    'tracing_id beside another _tracing_id',
+    bad(
+      pairRecordChanged((r) => (r.tracing_id = 'bb'.repeat(18))),
+      'bundle.exchanges[0].response.data.record._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+  [
+    'genesis_tracing_ids beside other _genesis_tracing_ids',
+    bad(
+      pairRecordChanged((r) => (r.genesis_tracing_ids = [])),
+      'bundle.exchanges[0].response.data.record._genesis_tracing_ids',
+      'conflict',
+      /the same as genesis_tracing_ids beside it/,
+    ),
+  ],
+  [
+    "a request body's tracing_id beside another _tracing_id",
+    bad(
+      changed((b) => (b.exchanges[1].body.tracing_id = 'bb'.repeat(18))),
+      'bundle.exchanges[1].body._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+];
+
+describe('a genesis page whose count its own lists contradict is bad input (a count of 0 ended paging early)', () => {
+  it.each([
+    ['count 0 beside the Sync, before a page holding getReserves', 1, 'count', 0, /got 0/],
+    [
+      'page_count 2 beside one getReserves',
+      2,
+      'page_count',
+      2,
+      /: 1 \(0 in data\.genesis\.logs, 1 in data\.genesis\.function_results\), got 2/,
+    ],
+  ] as const)('%s', async (_name, index, member, value, says) => {
+    const bundle = changed((b) => (b.exchanges[index].response[member] = value));
+    await expectBadInput(bad(bundle, `bundle.exchanges[${index}].response.${member}`, 'conflict', says));
+  });
+});
+
+describe('integers the walk reads: a JSON number or a decimal string, one rule for every member', () => {
+  const held = () => buildHeldBundle() as unknown as Json;
+  const asStrings = (bundle: Json) => {
+    const record = bundle.exchanges[0].response.data.record;
+    for (const member of ['chain_id', 'block_number', 'tx_index', 'log_index']) record[member] = String(record[member]);
+    const log = bundle.exchanges[1].response.data.genesis.logs[0];
+    for (const member of ['block_number', 'tx_index', 'log_index']) log[member] = String(log[member]);
+    return bundle;
+  };
+
+  it("a record's and a genesis log's integers as decimal strings are read as the numbers: the same report", async () => {
+    const numbers = await viaOperation(JSON.stringify(held()));
+    const strings = await viaOperation(JSON.stringify(asStrings(held())));
+    expect(numbers.verdict).toBe('identical');
+    expect(strings).toEqual(numbers);
+  });
+
+  it("an ERC-20 record's decimals as a decimal string: the same report", async () => {
+    const bundle = good();
+    const weth = bundle.exchanges.find(
+      (e: Json) => e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD,
+    );
+    const before = await viaOperation(JSON.stringify(bundle), WETH_RECORD);
+    weth.response.data.record.decimals = '18';
+    expect(await viaOperation(JSON.stringify(bundle), WETH_RECORD)).toEqual(before);
+  });
+
+  const FORMS = /a non-negative integer: a JSON number, or a decimal string of digits, got /;
+  it.each([
+    ['record', 'block_number', '0x1286d1b'],
+    ['record', 'tx_index', '9.0'],
+    ['record', 'log_index', ' 4'],
+    ['record', 'chain_id', '+1'],
+    ['record', 'decimals', -1],
+    ['genesis log', 'tx_index', '0x9'],
+    ['genesis log', 'log_index', 4.5],
+  ] as const)("a %s's %s of %j is bad input naming it", async (where, member, value) => {
+    const bundle = held();
+    const path =
+      where === 'record' ? 'exchanges[0].response.data.record' : 'exchanges[1].response.data.genesis.logs[0]';
+    const object =
+      where === 'record' ? bundle.exchanges[0].response.data.record : bundle.exchanges[1].response.data.genesis.logs[0];
+    object[member] = value;
+    await expectBadInput(
+      bad(
+        bundle,
+        `bundle.${path}.${member}`,
+        'invalid_format',
+        new RegExp(`${FORMS.source}${JSON.stringify(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+      ),
+    );
+  });
+
+  it.each(['0xcc3a5080dedbcda4ad89', '964438474543038460112265.0'])(
+    'reserves written %j (hex, a fraction) are bad input naming the item, no longer read as BigInt reads them',
+    async (written) => {
+      const bundle = held();
+      bundle.exchanges[0].response.data.record.reserves[0] = written;
+      await expectBadInput(
+        bad(bundle, 'bundle.exchanges[0].response.data.record.reserves[0]', 'invalid_format', FORMS),
+      );
+    },
+  );
+});
+
+describe('a member given in both spellings (name and legacy _name): differing is bad input naming both', () => {
+  it.each(SPELLED_TWICE)('%s: 400, exit 2', async (_name, c) => expectBadInput(c));
+
+  it('both spellings alike (ids in another case) are read as one: the parent is walked', async () => {
+    const bundle = pairRecordChanged((r) => {
+      r.tracing_id = r._tracing_id.toUpperCase();
+      r.genesis_tracing_ids = r._genesis_tracing_ids;
+      r.parent_tracing_ids = r._parent_tracing_ids.map((p: string) => p.toUpperCase());
+    });
+    const result = await viaOperation(JSON.stringify(bundle));
+    expect(result.status).toBe(200);
+    expect((result.body as Json).data[0].records.map((r: Json) => r.tracing_id)).toEqual([
+      PAIR_RECORD,
+      WETH_RECORD.toUpperCase(),
+    ]);
   });
 });
 

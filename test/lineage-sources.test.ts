@@ -302,6 +302,18 @@ describe('ServiceSource against a fake hosted service', () => {
     expect(service.received).toHaveLength(1);
   });
 
+  it('refuses a page whose count its own lists contradict: a count of 0 beside an artifact and a cursor ended paging', async () => {
+    service.faults.set(1, {
+      status: 200,
+      body: { ...genesisPage(TRACING, [genesisLog(0)], [], 'page-2', 'count'), count: 0 },
+    });
+    const error = await rejection(source().source.genesis(1, TRACING));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toMatch(
+      /count: expected the number of artifacts on the page: 1 \(1 in data\.genesis\.logs, 0 in data\.genesis\.function_results\), got 0/,
+    );
+  });
+
   it('refuses a genesis whose cursor repeats', async () => {
     const error = await rejection(source().source.genesis(1, LOOPING));
     expect(error).toBeInstanceOf(SourceError);

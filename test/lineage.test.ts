@@ -12,9 +12,11 @@ import { walkLineage } from '../packages/core/src/lineage/walker.js';
 import {
   buildBundle,
   buildHeldBundle,
+  buildSyncBundle,
   forgeErc20Result,
   PAIR_RECORD,
   recordOf,
+  SYNC_RECORD,
   WETH_RECORD,
 } from './helpers/lineage-bundles.js';
 
@@ -42,6 +44,21 @@ function answer(bundle: Bundle, path: string, tracingId: string): any {
     (e) =>
       e.path === path && (e.body.tracing_id ?? e.body._tracing_id) === tracingId && (e.body.cursor ?? null) === null,
   )!.response;
+}
+
+/**
+ * The genesis of `tracingId` without its logs: its function results on one page, counted (a page must count what it
+ * holds, and an empty one would end paging).
+ */
+function withoutGenesisLogs(bundle: Bundle, tracingId: string) {
+  const pages = bundle.exchanges.filter(
+    (e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId,
+  );
+  const results = pages.flatMap((e) => (e.response as any).data.genesis.function_results);
+  const first = pages.find((e) => (e.body.cursor ?? null) === null)!;
+  Object.assign(first.response as any, { cursor: null, count: results.length });
+  (first.response as any).data.genesis = { logs: [], function_results: results };
+  bundle.exchanges = bundle.exchanges.filter((e) => !pages.includes(e) || e === first);
 }
 
 describe('lineage walker on bundles built from a real block', () => {
@@ -261,6 +278,50 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(statusOf(report, 'record.reserves')).toEqual([]);
   });
 
+  it.each([null, undefined])(
+    'no dataset sent (%s): reported as none, not as an unknown dataset ""',
+    async (dataset) => {
+      const bundle = buildBundle();
+      answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.dataset = dataset;
+      const report = await walk(bundle);
+      expect(report.records[0]!.dataset).toBeNull();
+      expect(report.records[0]!.checks.filter((c) => c.status === 'skipped').map((c) => c.reason)).toEqual([
+        'the service sent no dataset (absent or null): generic checks only',
+        'a record of no dataset is not cross-checked: generic checks only',
+        expect.stringMatching(/^not verifiable: /),
+      ]);
+    },
+  );
+
+  it("ERC-20 results of another contract than the record's: said so, not that there are none", async () => {
+    const bundle = buildBundle();
+    for (const result of answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results)
+      result.contract = 'dac17f958d2ee523a2206206994597c13d831ec7';
+    const report = await walk(bundle, WETH_RECORD);
+    expect(report.records[0]!.checks.find((c) => c.check === 'record.erc20')).toMatchObject({
+      status: 'skipped',
+      reason:
+        'the name, symbol, decimals results are of another contract ("dac17f958d2ee523a2206206994597c13d831ec7"), not of the record\'s address "c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"',
+    });
+  });
+
+  it("a library source's record with a tx_index that is no integer: record.fields fails naming it, not 'held by nothing'", async () => {
+    const bundle = buildHeldBundle();
+    const source = new BundleSource(bundle);
+    const own = {
+      record: async (chainId: number, tracingId: string) => {
+        const answer = (await source.record(chainId, tracingId))!;
+        return { ...answer, record: { ...answer.record, tx_index: '0x9' } };
+      },
+      genesis: (chainId: number, tracingId: string) => source.genesis(chainId, tracingId),
+    };
+    const report = await walkLineage({ chainId: 1, tracingId: PAIR_RECORD, source: own, blocks: source });
+    expect(failed(report)).toEqual(['record.fields']);
+    expect(report.reason).toBe(
+      `record.fields (${PAIR_RECORD}): tx_index "0x9" is not a non-negative integer: a JSON number, or a decimal string of digits`,
+    );
+  });
+
   it('without blocks, log checks are skipped, never passed, and the lineage is not verifiable', async () => {
     const bundle = buildBundle();
     bundle.blocks = [];
@@ -275,11 +336,7 @@ describe('lineage walker on bundles built from a real block', () => {
 
   it('a lineage with no genesis log has no block checked on chain: not verifiable, never a pass', async () => {
     const bundle = buildBundle();
-    for (const tracingId of [PAIR_RECORD, WETH_RECORD])
-      for (const exchange of bundle.exchanges.filter(
-        (e) => e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === tracingId,
-      ))
-        (exchange.response as any).data.genesis.logs = [];
+    for (const tracingId of [PAIR_RECORD, WETH_RECORD]) withoutGenesisLogs(bundle, tracingId);
     // The records' block_number stays; no log holds any of it to the chain.
     const report = await walk(bundle);
     expect(statusOf(report, 'block.header_hash')).toEqual([]);
@@ -291,7 +348,7 @@ describe('lineage walker on bundles built from a real block', () => {
     // The Sync dropped from the record's genesis: its reserves then stand on getReserves, which is checked only
     // against itself, so made-up reserves with a getReserves made up to agree would pass the same way.
     const bundle = buildBundle();
-    answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs = [];
+    withoutGenesisLogs(bundle, PAIR_RECORD);
     const report = await walk(bundle);
     expect(failed(report)).toEqual([]);
     expect(statusOf(report, 'block.header_hash')).toEqual(['pass']); // the parent's
@@ -310,6 +367,145 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(report.reason).toMatch(
       /^record\.reserves \(.*\): the pool's Sync in the genesis \(genesis\.logs\[\d\]\) comes after the record's position \(block 19426587, transaction 9, log 3\)/,
     );
+  });
+
+  describe("reserves are the pool's last Sync at or before the record, as its proven block shows", () => {
+    // Block 19426586: the pair's Sync at transaction 14 (log 2), again at 73 (log 3); the record stands at 73, log 4.
+    it('the Sync just before the record, in the genesis: pass', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 3],
+            [73, 4],
+          ],
+          [73, 3],
+        ),
+        SYNC_RECORD,
+      );
+      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    });
+
+    it('the reserves of the earlier Sync, the later one left out of the genesis: fail, naming it (a stale record passed)', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 4],
+          ],
+          [14, 2],
+        ),
+        SYNC_RECORD,
+      );
+      expect(failed(report)).toEqual(['record.reserves']);
+      expect(report.reason).toBe(
+        `record.reserves (${SYNC_RECORD}): the genesis omits the pool's last Sync at or before the record's position: block 19426586, transaction 73, log 3 (the genesis's last is genesis.logs[0], block 19426586, transaction 14, log 2)`,
+      );
+    });
+
+    it('the later Sync in the genesis, the reserves of the earlier: fail as differing from it', async () => {
+      const report = await walk(
+        buildSyncBundle(
+          [
+            [14, 2],
+            [73, 3],
+            [73, 4],
+          ],
+          [14, 2],
+        ),
+        SYNC_RECORD,
+      );
+      expect(failed(report)).toEqual(['record.reserves']);
+      expect(report.reason).toMatch(/differ from the Sync at genesis\.logs\[1\]/);
+    });
+
+    it("the record's block not proven: the reserves of its genesis's Sync are not verifiable, never a pass", async () => {
+      const bundle = buildSyncBundle(
+        [
+          [14, 2],
+          [73, 4],
+        ],
+        [14, 2],
+      );
+      bundle.blocks = [];
+      const report = await walk(bundle, SYNC_RECORD);
+      expect(statusOf(report, 'record.reserves')).toEqual(['skipped']);
+      expect(report.records[0]!.checks.find((c) => c.check === 'record.reserves')!.reason).toBe(
+        "the record's block 19426586 is not proven, so a later Sync of the pool before the record (block 19426586, transaction 73, log 4) cannot be ruled out",
+      );
+      expect(report.verdict).toBe('not_verifiable');
+    });
+
+    it('the Sync in an earlier block than the record: not verifiable (a Sync in between cannot be ruled out)', async () => {
+      // The record placed before transaction 14, whose block holds no Sync of the pool before it.
+      const bundle = buildSyncBundle(
+        [
+          [14, 2],
+          [73, 4],
+        ],
+        [14, 2],
+      );
+      const genesis = bundle.exchanges[1]!.response as any;
+      genesis.data.genesis.logs[0].block_number = 19426585;
+      Object.assign(recordOf(bundle, SYNC_RECORD), { tx_index: 13, log_index: 0 });
+      const report = await walk(bundle, SYNC_RECORD);
+      expect(failed(report)).toEqual([]);
+      expect(report.records[0]!.checks.find((c) => c.check === 'record.reserves')).toMatchObject({
+        status: 'skipped',
+        reason:
+          "the pool's Sync at genesis.logs[0] is in block 19426585, before the record's block 19426586: a later Sync in between cannot be ruled out",
+      });
+    });
+  });
+
+  describe("a genesis log's tx_hash is the hash the block gives its transaction", () => {
+    const hashOf = (i: number) => i.toString(16).padStart(64, '0');
+    /** The held bundle, its block listing transaction hashes (header.transactions), its Sync claiming `txHash`. */
+    const withHashes = (txHash: string, where: 'header' | 'receipts' = 'header') => {
+      const bundle = buildHeldBundle();
+      const block: any = bundle.blocks[0];
+      if (where === 'header')
+        block.header = {
+          ...block.header,
+          transactions: block.receipts.map((_: unknown, i: number) => `0x${hashOf(i)}`),
+        };
+      else block.receipts = block.receipts.map((r: any, i: number) => ({ ...r, transactionHash: `0x${hashOf(i)}` }));
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].tx_hash = txHash;
+      return bundle;
+    };
+
+    it.each(['header', 'receipts'] as const)('the hash the block gives (%s): pass', async (where) => {
+      const report = await walk(withHashes(hashOf(9), where));
+      expect(statusOf(report, 'log.tx_hash')).toEqual(['pass']);
+      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    });
+
+    it.each(['header', 'receipts'] as const)(
+      'another hash than the block gives (%s): fail, naming both',
+      async (where) => {
+        const report = await walk(withHashes('ab'.repeat(32), where));
+        expect(failed(report)).toEqual(['log.tx_hash']);
+        expect(report.reason).toBe(
+          `log.tx_hash (genesis.logs[0]): tx_hash ${'ab'.repeat(32)} is not the hash the block gives transaction 9, ${hashOf(9)}`,
+        );
+      },
+    );
+
+    it('a block that gives no transaction hashes: not verifiable, never a pass', async () => {
+      const bundle = buildHeldBundle();
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0].tx_hash = 'ab'.repeat(32);
+      const report = await walk(bundle);
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        reason:
+          'log.tx_hash (genesis.logs[0]): not verifiable: the block gives no hash of transaction 9 (no receipt transactionHash, no header.transactions), so tx_hash cannot be compared',
+      });
+    });
+
+    it('a tx_hash that is not a 32-byte hash fails log.shape', async () => {
+      const report = await walk(withHashes('abab'));
+      expect(failed(report)).toContain('log.shape');
+    });
   });
 
   it('a block in an era that cannot be verified is skipped as not verifiable, never passed nor failed', async () => {

@@ -34,9 +34,9 @@ export function buildBundle(): Bundle {
   const blockTime = new Date(Number(fixture.header.timestamp) * 1000).toISOString();
   const genesisLog = (logIndex: number) => {
     const log = tx9.logs[logIndex]!;
+    // No tx_hash: the fixture block gives no transaction hashes, so one could not be compared (log.tx_hash).
     return {
       block_number: BLOCK,
-      tx_hash: 'ab'.repeat(32),
       tx_index: 9,
       log_index: logIndex,
       contract_address: strip(log.address),
@@ -241,4 +241,69 @@ export function forgeGetReserves(bundle: Bundle, reserve0: bigint, reserve1: big
   result.output = hexOut('getReserves', decoded);
   result.decoded_output = decoded;
   recordOf(bundle, PAIR_RECORD).reserves = [decoded.reserve0, decoded.reserve1];
+}
+
+/** The USDC/WETH pair of block 19426586, which emits a Sync in transaction 14 (log 2) and again in 73 (log 3). */
+export const USDC_WETH = 'b4e16d0168e52d35cacd2c6185b44281ec28c9dc';
+export const SYNC_RECORD = id('usdc-weth reserves record');
+
+/**
+ * A reserve snapshot of the USDC/WETH pair at transaction 73, log 4 of the real block 19426586 (no parent, no
+ * pool_uid): its genesis holds the logs of that block at `places` (transaction, log), its reserves are those of the
+ * Sync at `reservesOf`.
+ */
+export function buildSyncBundle(places: Array<[number, number]>, reservesOf: [number, number]): Bundle {
+  const fixture = loadFixture('mainnet-19426586');
+  const block = Number(fixture.header.number);
+  const blockTime = new Date(Number(fixture.header.timestamp) * 1000).toISOString();
+  const receipts = fixture.receipts as Array<{
+    transactionIndex: string;
+    logs: Array<{ address: string; topics: string[]; data: string }>;
+  }>;
+  const logAt = ([tx, index]: [number, number]) =>
+    receipts.find((r) => Number(r.transactionIndex) === tx)!.logs[index]!;
+  const data = strip(logAt(reservesOf).data);
+  const record = {
+    chain_id: 1,
+    address: USDC_WETH,
+    block_number: block,
+    block_time: blockTime,
+    tx_index: 73,
+    log_index: 4,
+    reserves: [BigInt(`0x${data.slice(0, 64)}`).toString(), BigInt(`0x${data.slice(64)}`).toString()],
+    tracing_id: SYNC_RECORD,
+    genesis_tracing_ids: [],
+    parent_tracing_ids: [],
+  };
+  const logs = places.map(([tx, index]) => {
+    const log = logAt([tx, index]);
+    return {
+      block_number: block,
+      tx_index: tx,
+      log_index: index,
+      contract_address: strip(log.address),
+      topics: log.topics.map(strip),
+      data: strip(log.data),
+      block_time: blockTime,
+    };
+  });
+  return {
+    exchanges: [
+      {
+        method: 'POST',
+        path: '/evm/lineage/record',
+        body: { chain_id: 1, tracing_id: SYNC_RECORD },
+        status: 200,
+        response: { chain_id: 1, data: { dataset: '0301', record } },
+      },
+      {
+        method: 'POST',
+        path: '/evm/lineage/genesis',
+        body: { chain_id: 1, tracing_id: SYNC_RECORD },
+        status: 200,
+        response: { chain_id: 1, data: { dataset: '0301', genesis: { logs } }, cursor: null },
+      },
+    ],
+    blocks: [{ chain_id: 1, header: fixture.header, receipts: fixture.receipts }],
+  };
 }

@@ -11,6 +11,7 @@ import {
   rawRecordFor,
   readRawBlocks,
   readRecordAnswer,
+  spellingsDiffer,
   type GenesisPage,
   type Read,
 } from '../lineage/sources/service-answers.js';
@@ -194,6 +195,13 @@ function readExchange(value: unknown, path: string, index: BundleIndex, versions
     return;
   }
 
+  const differ = spellingsDiffer(body, 'tracing_id', `${path}.body`);
+  if (differ !== null)
+    throw new SourceError(`${differ.path}: expected ${differ.expected}`, {
+      path: differ.path,
+      reason: differ.reason,
+      expected: differ.expected,
+    });
   const tracingMember = body.tracing_id !== undefined ? 'tracing_id' : '_tracing_id';
   const tracingId = body[tracingMember];
   if (typeof tracingId !== 'string')

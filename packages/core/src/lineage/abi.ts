@@ -12,6 +12,7 @@ import { bytesToHex, parseHex } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { CheckStatus } from './lineage-report.js';
 import { isObject } from '../input/values/json-values.js';
+import { exactInteger } from './sources/integers.js';
 import { err, ok, type Result } from '../result.js';
 import { show } from '../json/show.js';
 
@@ -200,16 +201,6 @@ export interface FunctionResultCheck {
 
 const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
-/**
- * Exact integer of a decimal string or a safe integer number; null for anything else (no rounding, no `0x`, no
- * exponent).
- */
-function exactInteger(v: unknown): bigint | null {
-  if (typeof v === 'string') return /^[0-9]+$/.test(v) ? BigInt(v) : null;
-  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : null;
-  return null;
-}
-
 /** Null when `claimed` denotes `actual` exactly; else a reason naming `label` and both values. */
 function compareInteger(label: string, claimed: unknown, actual: bigint, form: 'string' | 'number'): string | null {
   const shown = form === 'string' ? JSON.stringify(actual.toString()) : actual.toString();
@@ -219,12 +210,19 @@ function compareInteger(label: string, claimed: unknown, actual: bigint, form: '
   return n === actual ? null : `${label} is ${show(claimed)} but output decodes to ${shown}`;
 }
 
+/** The members of getReserves()'s decoded output, as the service names them. */
+const RESERVES_MEMBERS: readonly string[] = ['reserve0', 'reserve1', 'block_timestamp_last'];
+
 /** First difference between the service's `decoded_output` and our decoding, or null. */
 function compareDecoded(name: KnownFunction, claimed: unknown, actual: DecodedOutput): string | null {
   const kind = TABLE[name].kind;
   if (kind === 'reserves') {
     if (!isObject(claimed))
       return `decoded_output is ${typeName(claimed)}, expected an object with reserve0, reserve1, block_timestamp_last`;
+    // A member beside the three would be a value the output does not hold: `equals` means nothing more, nothing less.
+    const extra = Object.keys(claimed).find((member) => !RESERVES_MEMBERS.includes(member));
+    if (extra !== undefined)
+      return `decoded_output has a member ${show(extra)}, which getReserves() does not return (it returns ${RESERVES_MEMBERS.join(', ')})`;
     const a = actual as DecodedOutputs['getReserves'];
     return (
       compareInteger('decoded_output.reserve0', claimed.reserve0, BigInt(a.reserve0), 'string') ??

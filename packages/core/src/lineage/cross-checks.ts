@@ -6,14 +6,18 @@ import { bytesToHex, hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
+import { exactInteger, INTEGER_FORM } from './sources/integers.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
+import type { Log } from '../receipts/receipt.js';
 
 type Json = JsonObject;
 
 /** Our decoding of the record's own function result of that name, or undefined when there is none that decodes. */
 export type Decoded = (name: string) => unknown;
+/** The contract of a function result of that name called on another contract than the record's; undefined if none. */
+export type Foreign = (name: string) => unknown;
 
 /**
  * A dataset check, and the record's fields it showed equal to an artifact, with what holds each: a genesis log (held
@@ -31,6 +35,11 @@ type Position = readonly [number, number, number];
 const notAfter = (a: Position, b: Position) =>
   a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
 const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_index, log.log_index];
+/** `block 1, transaction 2, log 3`, leaving out a member the record does not give (Infinity). */
+const placeText = ([block, tx, log]: Position) =>
+  [`block ${block}`, Number.isFinite(tx) && `transaction ${tx}`, Number.isFinite(log) && `log ${log}`]
+    .filter(Boolean)
+    .join(', ');
 /**
  * A record's optional position member: its integer, Infinity when absent (after every log of the block), null when
  * malformed.
@@ -39,23 +48,28 @@ const positionMember = (v: unknown) =>
   v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null;
 
 /** ERC-20 (0201): name, symbol and decimals equal the decoded function results, which are all that hold them. */
-export function erc20Check(record: Json, decoded: Decoded, subject: string): DatasetCheck {
+export function erc20Check(record: Json, decoded: Decoded, subject: string, foreign: Foreign): DatasetCheck {
   const members = [
     ['name', decoded('name')],
     ['symbol', decoded('symbol')],
     ['decimals', decoded('decimals')],
   ] as const;
   const present = members.filter(([, v]) => v !== undefined);
-  if (present.length === 0)
+  if (present.length === 0) {
+    // Results of these names called on another contract say nothing of this token: say so, not that there are none.
+    const elsewhere = members.map(([m]) => [m, foreign(m)] as const).filter(([, contract]) => contract !== undefined);
     return {
       check: check(
         'record.erc20',
         'skipped',
         subject,
-        'no decodable name, symbol or decimals result among the artifacts',
+        elsewhere.length > 0
+          ? `the ${elsewhere.map(([m]) => m).join(', ')} ${elsewhere.length === 1 ? 'result is' : 'results are'} of another contract (${show(elsewhere[0]![1])}), not of the record's address ${show(record.address)}`
+          : 'no decodable name, symbol or decimals result among the artifacts',
       ),
       fields: {},
     };
+  }
   // The decoded results are one-value outputs: read by the same rule as the service's decoded_output.
   const valueOf = (v: unknown) => {
     const one = oneValue(v);
@@ -86,15 +100,45 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string): Dat
   };
 }
 
+/** The receipts of the record's own block, where that block is proven (its receipts reproduce its roots). */
+export type ProvenReceipts = ReadonlyArray<{ logs: readonly Log[] }>;
+
+/** The last Sync of `pool` in a block's receipts at or before (tx, log): its place (and block-wide index) and reserves. */
+function lastSyncIn(receipts: ProvenReceipts, pool: string, tx: number, log: number) {
+  let found: { tx: number; log: number; blockWide: number; reserves: [bigint, bigint] | null } | undefined;
+  let blockWide = 0;
+  for (const [t, receipt] of receipts.entries()) {
+    for (const [i, l] of receipt.logs.entries()) {
+      const place = blockWide++;
+      if (t > tx || (t === tx && i > log)) return found;
+      if (l.topics[0] === undefined || bytesToHex(l.topics[0]) !== SYNC_TOPIC || bytesToHex(l.address) !== pool)
+        continue;
+      found = { tx: t, log: i, blockWide: place, reserves: syncReserves(l.data) };
+    }
+  }
+  return found;
+}
+
+/** The two reserves a Sync's data holds (two words), or null when it is not two words. */
+function syncReserves(data: Uint8Array): [bigint, bigint] | null {
+  if (data.length !== 64) return null;
+  return [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)];
+}
+
 /**
  * Uniswap-V2-style reserves (0301): the reserves of the last Sync event of the
  * record's own pool at or before its position, and of getReserves where present.
+ * That Sync is the last one only as the record's proven block shows it (`provenBlock`):
+ * a genesis that omits a later Sync of the pool in that block fails, and a Sync
+ * that no proven block shows to be the last (the record's block not proven, or
+ * the Sync in an earlier block) holds nothing.
  */
 export function reservesCheck(
   record: Json,
   logs: ReadonlyArray<{ log: GenesisLog; subject: string; failed?: boolean }>,
   decoded: Decoded,
   subject: string,
+  provenBlock?: ProvenReceipts,
 ): DatasetCheck {
   const unheld = (c: Check): DatasetCheck => ({ check: c, fields: {} });
   const reserves = record.reserves;
@@ -133,15 +177,30 @@ export function reservesCheck(
     return unheld(
       check('record.reserves', 'skipped', subject, `its Sync, ${last.subject}, is not in its block as given`),
     );
+  // The record's proven block shows which Sync of the pool is the last at or before the record: the genesis must hold
+  // that one (a stale Sync with a later one left out would show reserves the pool no longer had).
+  const onChain =
+    at === null || provenBlock === undefined || pool === null ? undefined : lastSyncIn(provenBlock, pool, at[1], at[2]);
+  if (
+    onChain !== undefined &&
+    !(
+      last !== undefined &&
+      last.log.block_number === at![0] &&
+      last.log.tx_index === onChain.tx &&
+      (last.log.log_index === onChain.log || last.log.log_index === onChain.blockWide)
+    )
+  )
+    return unheld(
+      check(
+        'record.reserves',
+        'fail',
+        subject,
+        `the genesis omits the pool's last Sync at or before the record's position: block ${at![0]}, transaction ${onChain.tx}, log ${onChain.log}${last === undefined ? '' : ` (the genesis's last is ${last.subject}, block ${last.log.block_number}, transaction ${last.log.tx_index}, log ${last.log.log_index})`}`,
+      ),
+    );
   const sources: Array<[string, [bigint, bigint]]> = [];
-  if (last !== undefined) {
-    const data = hexOf(last.log.data)!;
-    if (data.length === 64)
-      sources.push([
-        `the Sync at ${last.subject}`,
-        [BigInt(`0x${bytesToHex(data.subarray(0, 32))}`), BigInt(`0x${bytesToHex(data.subarray(32))}`)],
-      ]);
-  }
+  const synced = last === undefined ? null : syncReserves(hexOf(last.log.data)!);
+  if (synced !== null) sources.push([`the Sync at ${last!.subject}`, synced]);
   const get = decoded('getReserves');
   if (isObject(get)) sources.push(['getReserves', [BigInt(String(get.reserve0)), BigInt(String(get.reserve1))]]);
   if (sources.length === 0)
@@ -153,13 +212,17 @@ export function reservesCheck(
         `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
       ),
     );
-  let claimed: [bigint, bigint];
-  try {
-    if (!reserves.every((r) => typeof r === 'string' || typeof r === 'number')) throw new RangeError('not an integer');
-    claimed = [BigInt(String(reserves[0])), BigInt(String(reserves[1]))];
-  } catch {
-    return unheld(check('record.reserves', 'fail', subject, `reserves ${show(reserves)} are not integers`));
-  }
+  const [r0, r1] = [exactInteger(reserves[0]), exactInteger(reserves[1])];
+  if (r0 === null || r1 === null)
+    return unheld(
+      check(
+        'record.reserves',
+        'fail',
+        subject,
+        `reserves[${r0 === null ? 0 : 1}] is ${show(reserves[r0 === null ? 0 : 1])}, not ${INTEGER_FORM}`,
+      ),
+    );
+  const claimed: [bigint, bigint] = [r0, r1];
   const wrong = sources.find(([, r]) => r[0] !== claimed[0] || r[1] !== claimed[1]);
   if (wrong !== undefined)
     return unheld(
@@ -168,6 +231,18 @@ export function reservesCheck(
         'fail',
         subject,
         `reserves [${claimed.join(', ')}] differ from ${wrong[0]}: [${wrong[1].join(', ')}]`,
+      ),
+    );
+  // They equal the genesis's Sync, but no proven block shows it to be the pool's last before the record.
+  if (synced !== null && onChain === undefined)
+    return unheld(
+      check(
+        'record.reserves',
+        'skipped',
+        subject,
+        provenBlock === undefined
+          ? `the record's block ${at![0]} is not proven, so a later Sync of the pool before the record (${placeText(at!)}) cannot be ruled out`
+          : `the pool's Sync at ${last!.subject} is in block ${last!.log.block_number}, before the record's block ${at![0]}: a later Sync in between cannot be ruled out`,
       ),
     );
   return {

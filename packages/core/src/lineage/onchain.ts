@@ -5,7 +5,7 @@
 import { instantOf } from '../input/values/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject } from '../input/values/json-values.js';
+import { isObject, quantityValue } from '../input/values/json-values.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems, type InvalidInput } from '../input/values/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
@@ -14,8 +14,9 @@ import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
+import { INTEGER_FORM } from './sources/integers.js';
 import { SourceError } from '../errors.js';
-import { type BlockSource } from '../sources/block-source.js';
+import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 
@@ -28,6 +29,8 @@ export interface GenesisLog {
   topics: string[];
   data: string;
   block_time?: unknown;
+  /** The hash of the log's transaction, where the genesis gives it (32-byte hex). */
+  tx_hash?: string | null;
 }
 
 /** The bytes of hex text (with or without `0x`); null when it is not hex text. */
@@ -38,12 +41,14 @@ export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
   if (!isObject(value)) return err('not an object');
   for (const member of ['block_number', 'tx_index', 'log_index'] as const) {
     if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0)
-      return err(`${member} is not a non-negative integer`);
+      return err(`${member} is ${show(value[member])}, not ${INTEGER_FORM}`);
   }
   if (hexOf(value.contract_address)?.length !== 20) return err('contract_address is not a 20-byte hex address');
   if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32))
     return err('topics is not an array of 32-byte hex topics');
   if (typeof value.data !== 'string' || hexOf(value.data) === null) return err('data is not hex');
+  if (value.tx_hash !== undefined && value.tx_hash !== null && hexOf(value.tx_hash)?.length !== 32)
+    return err('tx_hash is not a 32-byte hex transaction hash (or null)');
   return ok(value as unknown as GenesisLog);
 }
 
@@ -56,6 +61,30 @@ export interface BlockFacts {
   notVerifiable?: string;
   /** Every log of the block in order, with its transaction: for a block-wide `log_index`; built on first need. */
   blockWide?: Array<{ log: Log; tx: number }>;
+  /**
+   * Each transaction's hash as a proven block gives it (hex, lower case, no `0x`), by index; undefined where it gives
+   * none. Only a proven block's are read: a log's tx_hash is compared only where the log was found in it.
+   */
+  txHashes?: Array<string | undefined>;
+}
+
+/**
+ * Each transaction's hash as the block's JSON gives it, by transaction index: its receipt's `transactionHash` (at its
+ * `transactionIndex`, else its place in the list), else the header's `transactions[i]` (a hash or a transaction's
+ * `hash`). The block reader refused a block in which the two disagree.
+ */
+function transactionHashes(json: BlockJson): Array<string | undefined> {
+  const hashes: Array<string | undefined> = [];
+  const listed = isObject(json.header) && Array.isArray(json.header.transactions) ? json.header.transactions : [];
+  for (const [i, entry] of listed.entries()) hashes[i] = rawHex(isObject(entry) ? entry.hash : entry) ?? undefined;
+  const receipts = Array.isArray(json.receipts) ? json.receipts : [];
+  for (const [i, receipt] of receipts.entries()) {
+    if (!isObject(receipt)) continue;
+    const index = quantityValue(receipt.transactionIndex);
+    const hash = rawHex(receipt.transactionHash);
+    if (hash !== null) hashes[index === undefined ? i : Number(index)] = hash;
+  }
+  return hashes;
 }
 
 export interface BlockContext {
@@ -217,7 +246,12 @@ export async function checkBlock(
   const raw = await rawRecordCheck(n, subject, report, proven, context);
   if (raw !== null) checks.push(raw);
   return {
-    facts: { block, proven, ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }) },
+    facts: {
+      block,
+      proven,
+      ...(proven && { txHashes: transactionHashes(named) }),
+      ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }),
+    },
     checks,
   };
 }
@@ -249,7 +283,10 @@ export function checkLog(
     data: hexOf(log.data)!,
   };
   const position = positionCheck(log, bytes, subject, facts, warn);
-  const checks = [position, bloomCheck(bytes, subject, facts, position.status === 'pass')];
+  const found = position.status === 'pass';
+  const checks = [position, bloomCheck(bytes, subject, facts, found)];
+  const txHash = txHashCheck(log, subject, facts, found);
+  if (txHash !== null) checks.push(txHash);
   const time = blockTimeCheck(log, subject, facts);
   return time === null ? checks : [...checks, time];
 }
@@ -322,6 +359,39 @@ function bloomCheck(bytes: LogBytes, subject: string, facts: BlockFacts, found: 
         'fail',
         subject,
         `${missing === 0 ? 'its address' : `topic ${missing - 1}`} is not in the block bloom`,
+      );
+}
+
+/**
+ * Whether the log's `tx_hash` is the hash the block gives its transaction; null when the log gives none (it claims
+ * nothing). Skipped where the block gives no hash for it (a bundle recorded without them): the claim cannot be compared,
+ * so it is not verifiable, never passed.
+ */
+function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found: boolean): Check | null {
+  if (log.tx_hash === undefined || log.tx_hash === null) return null;
+  if (!found)
+    return check(
+      'log.tx_hash',
+      'skipped',
+      subject,
+      "the log is not shown in its block, so its transaction's hash proves nothing",
+    );
+  const given = rawHex(log.tx_hash)!;
+  const hash = facts.txHashes?.[log.tx_index];
+  if (hash === undefined)
+    return check(
+      'log.tx_hash',
+      'skipped',
+      subject,
+      `not verifiable: the block gives no hash of transaction ${log.tx_index} (no receipt transactionHash, no header.transactions), so tx_hash cannot be compared`,
+    );
+  return hash === given
+    ? check('log.tx_hash', 'pass', subject, `tx_hash is the hash the block gives transaction ${log.tx_index}`)
+    : check(
+        'log.tx_hash',
+        'fail',
+        subject,
+        `tx_hash ${given} is not the hash the block gives transaction ${log.tx_index}, ${hash}`,
       );
 }
 

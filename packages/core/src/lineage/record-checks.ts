@@ -6,11 +6,12 @@ import { instantOf } from '../input/values/instants.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
-import { erc20Check, reservesCheck, type DatasetCheck } from './cross-checks.js';
+import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
+import { INTEGER_FORM } from './sources/integers.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
 
@@ -70,7 +71,14 @@ export function shapeChecks(
     checks.push(check('shape.dataset', 'pass', tracingId, `dataset ${id} (${DATASETS[id]})`));
   else
     checks.push(
-      check('shape.dataset', 'skipped', tracingId, `unknown dataset ${show(dataset.given)}: generic checks only`),
+      check(
+        'shape.dataset',
+        'skipped',
+        tracingId,
+        dataset.given === ''
+          ? 'the service sent no dataset (absent or null): generic checks only'
+          : `unknown dataset ${show(dataset.given)}: generic checks only`,
+      ),
     );
   return checks;
 }
@@ -81,6 +89,8 @@ export interface RecordContext {
   chainId: number;
   /** The timestamp (seconds) of the record's block, when that block was proven; undefined otherwise. */
   blockTimestamp: number | undefined;
+  /** The receipts of the record's block, when that block was proven; undefined otherwise. */
+  blockReceipts?: ProvenReceipts;
 }
 
 /**
@@ -97,10 +107,10 @@ export function artifactAgreementChecks(
   context: RecordContext,
 ): Check[] {
   const results = functionResults.filter(isObject);
+  const own = (r: JsonObject) => record.address === undefined || sameHex(r.contract, record.address);
+  const foreign = (name: string) => results.find((r) => r.decoded_name === name && !own(r))?.contract;
   const decoded = (name: string) => {
-    const result = results.find(
-      (r) => r.decoded_name === name && (record.address === undefined || sameHex(r.contract, record.address)),
-    );
+    const result = results.find((r) => r.decoded_name === name && own(r));
     const bytes = result === undefined ? null : hexOf(result.output);
     if (bytes === null) return undefined;
     const out = decodeFunctionOutput(name, bytes);
@@ -108,15 +118,15 @@ export function artifactAgreementChecks(
   };
   const agreement: DatasetCheck =
     dataset.id === '0201'
-      ? erc20Check(record, decoded, tracingId)
+      ? erc20Check(record, decoded, tracingId, foreign)
       : dataset.id === '0301'
-        ? reservesCheck(record, logs, decoded, tracingId)
+        ? reservesCheck(record, logs, decoded, tracingId, context.blockReceipts)
         : {
             check: check(
               'record.cross_check',
               'skipped',
               tracingId,
-              `dataset ${plain(dataset.shown)} is not cross-checked: generic checks only`,
+              `${dataset.shown === null ? 'a record of no dataset' : `dataset ${plain(dataset.shown)}`} is not cross-checked: generic checks only`,
             ),
             fields: {},
           };
@@ -173,11 +183,14 @@ function fieldsCheck(
       case 'address':
         return logs.some(({ log }) => sameHex(log.contract_address, value));
       case 'block_number':
+        // One that is no block number fails record.not_older.
         return at(value);
       case 'tx_index':
-        return at(record.block_number, value);
       case 'log_index':
-        return at(record.block_number, record.tx_index, value);
+        // A position that is no integer claims no place a log could hold: say so, not that nothing checked holds it.
+        if (!Number.isSafeInteger(value) || (value as number) < 0)
+          return `${name} ${show(value)} is not ${INTEGER_FORM}`;
+        return name === 'tx_index' ? at(record.block_number, value) : at(record.block_number, record.tx_index, value);
       case 'block_time': {
         const timestamp = context.blockTimestamp;
         // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
@@ -222,7 +235,12 @@ function fieldsCheck(
 function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
   if (recordBlock === undefined) return null;
   if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
-    return check('record.not_older', 'fail', tracingId, `block_number ${show(recordBlock)} is not a block number`);
+    return check(
+      'record.not_older',
+      'fail',
+      tracingId,
+      `block_number ${show(recordBlock)} is not a block number (${INTEGER_FORM})`,
+    );
   const newer = logs.find(({ log }) => log.block_number > recordBlock);
   return newer === undefined
     ? check('record.not_older', 'pass', tracingId, `block ${recordBlock} is at or after every artifact's block`)

@@ -4,6 +4,7 @@ import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
 import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
+import type { ProvenReceipts } from './cross-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
 import { plain } from '../json/show.js';
 import type { BlockSource } from '../sources/block-source.js';
@@ -75,7 +76,8 @@ class LineageWalk {
     }
     const { record } = answer;
     const id = datasetId(answer.dataset);
-    report.dataset = id ?? answer.dataset;
+    // No dataset sent (absent or null) is reported as null, not as an empty name.
+    report.dataset = id ?? (answer.dataset === '' ? null : answer.dataset);
     report.checks.push(...shapeChecks(tracingId, record, { id, given: answer.dataset }));
 
     const genesis = await source.genesis(chainId, tracingId);
@@ -92,7 +94,7 @@ class LineageWalk {
         { id, shown: report.dataset },
         genesis?.functionResults ?? [],
         logs,
-        { chainId, blockTimestamp: await this.provenTimestamp(record.block_number, logs) },
+        { chainId, ...(await this.provenBlock(record.block_number, logs)) },
       ),
     );
     return { node: report, children: parentsOf(record) };
@@ -140,14 +142,21 @@ class LineageWalk {
   }
 
   /**
-   * The timestamp of the record's block when one of its genesis logs stands in it and the block is proven; a block
-   * no log of the record points into is not read for it.
+   * The timestamp and receipts of the record's block when one of its genesis logs stands in it and the block is proven;
+   * a block no log of the record points into is not read for it.
    */
-  private async provenTimestamp(blockNumber: unknown, logs: readonly ArtifactLog[]): Promise<number | undefined> {
-    if (!logs.some(({ log }) => log.block_number === blockNumber)) return undefined;
+  private async provenBlock(
+    blockNumber: unknown,
+    logs: readonly ArtifactLog[],
+  ): Promise<{ blockTimestamp: number | undefined; blockReceipts?: ProvenReceipts }> {
+    if (!logs.some(({ log }) => log.block_number === blockNumber)) return { blockTimestamp: undefined };
     const { facts } = await this.block(blockNumber as number);
-    const timestamp = facts?.proven === true ? facts.block.header.fields.timestamp : undefined;
-    return timestamp === undefined ? undefined : Number(timestamp);
+    if (facts?.proven !== true) return { blockTimestamp: undefined };
+    const { timestamp } = facts.block.header.fields;
+    return {
+      blockTimestamp: timestamp === undefined ? undefined : Number(timestamp),
+      blockReceipts: facts.block.receipts,
+    };
   }
 
   /** Block-level checks, once per block however many logs of however many records point into it. */

@@ -1,7 +1,8 @@
 /**
  * What a lineage walk asks of a source: the hosted service's lineage answers, from a recorded
  * bundle or the live service. Answers are kept as the service sent them (JSON), so that the
- * walker's shape checks see exactly what a client would.
+ * walker's shape checks see exactly what a client would; only the integers the checks read, when
+ * sent as decimal strings, are read as numbers (integers.ts), one form for every check.
  */
 
 /** `POST /evm/lineage/record` → `data`: `{dataset, record}`. */

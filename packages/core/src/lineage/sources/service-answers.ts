@@ -5,7 +5,8 @@
  * and the artifacts say is the walker's to check.
  */
 import { INEXACT_NUMBER, isInexactNumber, isObject, type JsonObject } from '../../input/values/json-values.js';
-import { kindOf } from '../../json/show.js';
+import { kindOf, show } from '../../json/show.js';
+import { exactInteger, INTEGER_FORM, withNumbers } from './integers.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../../json/versions.js';
 import { err, ok, type Result } from '../../result.js';
 import type { ProblemReason } from '../../errors.js';
@@ -33,6 +34,8 @@ const bad = (path: string, expected: string, got: unknown) =>
 
 /** The members of a record the walk reads as integers (record-checks.ts, cross-checks.ts); `reserves` item by item. */
 const RECORD_INTEGERS = ['block_number', 'tx_index', 'log_index', 'decimals', 'reserves'] as const;
+/** The members of a record read as numbers (integers.ts): decimal strings become numbers, one form for every check. */
+const RECORD_NUMBERS = ['chain_id', 'block_number', 'tx_index', 'log_index', 'decimals'] as const;
 /** The members of a genesis log the walk reads as integers (onchain.ts). */
 const LOG_INTEGERS = ['block_number', 'tx_index', 'log_index'] as const;
 
@@ -65,6 +68,55 @@ function inexactMember(object: unknown, path: string, members: readonly string[]
   return null;
 }
 
+/**
+ * The first of `members` of `object` given in a form the walk does not read as an integer (integers.ts: a JSON number
+ * or a decimal string), `reserves` item by item where it is a list: refused, naming it, as the input's fault, rather
+ * than judged by a check that cannot read the claim. Absent or null claims nothing.
+ */
+function unreadMember(object: unknown, path: string, members: readonly string[]): Read<never> | null {
+  if (!isObject(object)) return null;
+  for (const member of members) {
+    const value = object[member];
+    if (value === undefined || value === null) continue;
+    const items: Array<[string, unknown]> =
+      member === 'reserves'
+        ? Array.isArray(value)
+          ? value.map((item, i) => [`${path}.${member}[${i}]`, item])
+          : []
+        : [[`${path}.${member}`, value]];
+    const wrong = items.find(([, item]) => exactInteger(item) === null);
+    if (wrong !== undefined) return err({ path: wrong[0], expected: `${INTEGER_FORM}, got ${show(wrong[1], 60)}` });
+  }
+  return null;
+}
+
+/** Tracing ids, and lists of them, compared in any case. */
+const idText = (v: unknown): unknown =>
+  typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map(idText) : v;
+
+/**
+ * Where `object` gives `name` in both spellings, the plain one and the legacy `_name`, and they differ: the legacy
+ * member and what it should be. Reading either alone would let the other say what the walk never sees (a parent
+ * listed only under `_parent_tracing_ids` beside an empty `parent_tracing_ids` was never walked). Equal: null.
+ */
+export function spellingsDiffer(
+  object: Record<string, unknown>,
+  name: string,
+  path: string,
+): { path: string; expected: string; reason: ProblemReason } | null {
+  const legacy = object[`_${name}`];
+  if (object[name] === undefined || legacy === undefined) return null;
+  if (JSON.stringify(idText(object[name])) === JSON.stringify(idText(legacy))) return null;
+  return {
+    path: path === '' ? `_${name}` : `${path}._${name}`,
+    expected: `the same as ${name} beside it (${name} and _${name} are one member spelled two ways: given both, they must agree), got ${show(legacy, 60)} beside ${show(object[name], 60)}`,
+    reason: 'conflict',
+  };
+}
+
+/** The members a record may spell with a leading `_` (the service's legacy names). */
+const SPELLED_TWICE = ['tracing_id', 'genesis_tracing_ids', 'parent_tracing_ids'] as const;
+
 /** `dataset` as sent: an id or table name; absent or null is an unknown dataset (empty). */
 function datasetOf(data: Record<string, unknown>): string | undefined {
   const dataset = data.dataset ?? '';
@@ -79,7 +131,15 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
   const dataset = datasetOf(data);
   if (dataset === undefined) return bad('data.dataset', 'a dataset id or table name (a string)', data.dataset);
   if (!isObject(data.record)) return bad('data.record', 'the record (an object)', data.record);
-  return inexactMember(data.record, 'data.record', RECORD_INTEGERS) ?? ok({ dataset, record: data.record });
+  for (const name of SPELLED_TWICE) {
+    const differ = spellingsDiffer(data.record, name, 'data.record');
+    if (differ !== null) return err(differ);
+  }
+  return (
+    inexactMember(data.record, 'data.record', RECORD_INTEGERS) ??
+    unreadMember(data.record, 'data.record', [...RECORD_NUMBERS, 'reserves']) ??
+    ok({ dataset, record: withNumbers(data.record, RECORD_NUMBERS) })
+  );
 }
 
 /** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
@@ -106,7 +166,17 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const count = response[countName] ?? logs.length + functionResults.length;
   if (!Number.isSafeInteger(count) || (count as number) < 0)
     return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
-  return ok({ dataset, logs, functionResults, cursor, count: count as number });
+  // Paging stops at a page that counts 0: a count its own lists contradict would end it early (a later page, never
+  // read, held artifacts) or say the page holds what it does not.
+  const held = logs.length + functionResults.length;
+  if (count !== held)
+    return err({
+      path: countName,
+      expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
+      reason: 'conflict',
+    });
+  const read = logs.map((log: unknown) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
+  return ok({ dataset, logs: read, functionResults, cursor, count: held });
 }
 
 /** A raw/blocks answer (dataset 0101): its records by block number, and its first record whatever block it names. */
@@ -149,10 +219,11 @@ export function rawRecordFor(answer: RawBlocks, asked: readonly number[], n: num
   return answer.byNumber.get(n) ?? (asked.length === 1 && asked[0] === n ? answer.first : null);
 }
 
-/** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`). */
+/** The first genesis log or function result with an integer read inexactly (a function result's `decoded_output`), or a log position in a form not read. */
 function inexactArtifact(logs: readonly unknown[], functionResults: readonly unknown[]): Read<never> | null {
   for (const [i, log] of logs.entries()) {
-    const found = inexactMember(log, `data.genesis.logs[${i}]`, LOG_INTEGERS);
+    const path = `data.genesis.logs[${i}]`;
+    const found = inexactMember(log, path, LOG_INTEGERS) ?? unreadMember(log, path, LOG_INTEGERS);
     if (found !== null) return found;
   }
   for (const [i, result] of functionResults.entries()) {
