@@ -415,6 +415,23 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(new Map(blockLines(replay.stdout))).toEqual(new Map(blockLines(live.stdout)));
   });
 
+  it('a --bundle replay that stops at a block the recording lacks says the recording cannot go past it, not --resume (which would stop there again: a user check)', async () => {
+    const n = await start();
+    const bundle = tempFile('short.json');
+    expect((await run([...RANGE, '--rpc', n.url, '--record', bundle])).status).toBe(0);
+    const recorded = JSON.parse(readFileSync(bundle, 'utf8')) as { blocks: Array<{ header: { number: string } }> };
+    recorded.blocks = recorded.blocks.filter((block) => Number(block.header.number) !== FROM + 9);
+    writeFileSync(bundle, JSON.stringify(recorded));
+    const out = tempFile('short.ndjson');
+    const replay = await run([...RANGE, '--bundle', bundle, '--out', out]);
+    expect(replay.status).toBe(2);
+    expect(replay.stderr).toMatch(
+      new RegExp(
+        `^evm-integrity: stopped at block ${FROM + 9}: .*; the recording \\S+short\\.json cannot replay this audit past it \\(record it again from the live sources, with the same --chunk-size\\)\n$`,
+      ),
+    );
+  });
+
   it('a --bundle that is not a bundle, or whose block lacks chain_id: one line naming the file and the member', async () => {
     const notBundle = tempFile('block.json');
     writeFileSync(notBundle, JSON.stringify(loadFixture('mainnet-1000001')));

@@ -261,7 +261,12 @@ function conclude(
   output.out.write(`${output.lines.line({ summary: total })}\n`);
   if (total.verdicts.unreachable > 0) {
     const why = unreachable ?? 'the source is unreachable';
-    io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${advice}\n`);
+    // A recording lacks what it lacks: the same replay again would stop at the same block.
+    const then =
+      run.options.bundle === undefined
+        ? advice
+        : `the recording ${run.options.bundle} cannot replay this audit past it (record it again from the live sources, with the same --chunk-size)`;
+    io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${then}\n`);
     return 2;
   }
   return statusOfVerdicts(total, io.stderr);
