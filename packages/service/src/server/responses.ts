@@ -45,29 +45,30 @@ export const wrongContentType = (contentType: string) => {
   return invalidRequest(badRequest([problem], 1));
 };
 
-/** 404: no route has this path (with any method). */
-export const notFound = (method: string, path: string) =>
-  new ApiProblem({
-    code: 'NOT_FOUND',
-    http_status: 404,
-    message: `No endpoint ${method} ${path}.`,
-    hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
-    details: null,
-  });
-
-/** 405: the path is known, the method is not one of its `methods` (sent in `Allow`). */
-export const methodNotAllowed = (method: string, path: string, methods: readonly string[]) =>
-  new ApiProblem(
-    {
-      code: 'METHOD_NOT_ALLOWED',
-      http_status: 405,
-      message: `${path} does not answer ${method}; it answers ${methods.join(', ')}.`,
-      hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
-      retryable: false,
-      details: { method, allowed_methods: [...methods] },
-    },
-    { Allow: methods.join(', ') },
-  );
+/**
+ * 404: no route answers this method and path. On a known path (its `methods` given) the method is the problem: the
+ * message says which methods the path answers, sent in `details.allowed_methods` and `Allow` too (extensions: the
+ * spec's 404 has no details). DECISIONS: an unknown path or method is 404.
+ */
+export const notFound = (method: string, path: string, methods?: readonly string[]) =>
+  methods === undefined
+    ? new ApiProblem({
+        code: 'NOT_FOUND',
+        http_status: 404,
+        message: `No endpoint ${method} ${path}.`,
+        hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
+        details: null,
+      })
+    : new ApiProblem(
+        {
+          code: 'NOT_FOUND',
+          http_status: 404,
+          message: `No endpoint ${method} ${path}: ${path} answers ${methods.join(', ')}.`,
+          hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
+          details: { method, allowed_methods: [...methods] },
+        },
+        { Allow: methods.join(', ') },
+      );
 
 /** 415: a compressed body; the service reads plain JSON only, so it says so rather than "not valid JSON". */
 export const unsupportedEncoding = (encoding: string) =>

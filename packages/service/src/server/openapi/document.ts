@@ -34,11 +34,10 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     code: 'FORBIDDEN',
     when: "A valid key whose account's entitlements exclude the endpoint or the chain.",
   },
-  { status: 404, code: 'NOT_FOUND', when: 'No such path.' },
   {
-    status: 405,
-    code: 'METHOD_NOT_ALLOWED',
-    when: 'A known path with a method it does not answer; the Allow header lists those it does.',
+    status: 404,
+    code: 'NOT_FOUND',
+    when: 'No such path, or a method the path does not answer (then details.allowed_methods and the Allow header list those it does).',
   },
   {
     status: 413,
@@ -168,7 +167,7 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
         },
       },
       ...Object.fromEntries(
-        [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405))].map(([status, when]) => [
+        [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404))].map(([status, when]) => [
           String(status),
           errorResponse(
             when,

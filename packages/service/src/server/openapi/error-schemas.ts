@@ -30,7 +30,7 @@ const INVALID_PARAMETER_SCHEMA: JsonSchema = {
 export const ERROR_DETAILS_SCHEMA: JsonSchema = {
   type: 'object',
   description:
-    'Code-specific details (null for 404 and 503). Each member is sent only with the codes its description names; a client should read the members of the code it got.',
+    'Code-specific details (null for 503, and for a 404 of an unknown path). Each member is sent only with the codes its description names; a client should read the members of the code it got.',
   properties: {
     invalid_parameters: {
       type: 'array',
@@ -50,11 +50,11 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     required_plan: string('403 FORBIDDEN.'),
     your_plan: string("403 FORBIDDEN: the account's plan."),
     contact: string('403 FORBIDDEN.'),
-    method: string('405 METHOD_NOT_ALLOWED: the method sent.'),
+    method: string('404 NOT_FOUND on a known path: the method sent, which the path does not answer.'),
     allowed_methods: {
       type: 'array',
       items: { type: 'string' },
-      description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.',
+      description: '404 NOT_FOUND on a known path: the methods the path answers, as in Allow.',
     },
     framing_problem: {
       enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'syntax'],
