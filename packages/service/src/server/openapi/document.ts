@@ -52,7 +52,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 422,
     code: 'CHAIN_NOT_SUPPORTED',
-    when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block); or an anchor proof names a beacon network the anchor does not know.',
+    when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain_id, chain, block_number, reason, and for an era, the era, its first and last block, first_verifiable_block); or an anchor proof names a beacon network the anchor does not know (details: chain_id, reason).',
   },
   {
     status: 429,

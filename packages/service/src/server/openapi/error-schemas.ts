@@ -81,9 +81,11 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     recommended_actions: { type: 'array', items: { type: 'string' }, description: '413 PAYLOAD_TOO_LARGE.' },
     content_encoding: string('415 UNSUPPORTED_MEDIA_TYPE: the Content-Encoding sent.'),
     accepted_encodings: { type: 'array', items: { type: 'string' }, description: '415 UNSUPPORTED_MEDIA_TYPE.' },
-    chain_id: integer('422 CHAIN_NOT_SUPPORTED, a block in an era that cannot be verified: the chain.'),
-    chain: string("422 CHAIN_NOT_SUPPORTED (era): the chain's name."),
-    block_number: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): the block, when the body named it.')),
+    chain_id: nullable(
+      integer('422 CHAIN_NOT_SUPPORTED (every one): the chain; null only where the input named none.'),
+    ),
+    chain: nullable(string("422 CHAIN_NOT_SUPPORTED: the chain's name; null for a chain outside the registry.")),
+    block_number: nullable(integer('422 CHAIN_NOT_SUPPORTED: the block, when the body named it.')),
     era: string('422 CHAIN_NOT_SUPPORTED (era): the era the block is in.'),
     era_first_block: integer('422 CHAIN_NOT_SUPPORTED (era).'),
     era_last_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): null for the current era.')),
@@ -92,7 +94,7 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
         '422 CHAIN_NOT_SUPPORTED (era): the first block of the chain that can be verified; null when none after it can.',
       ),
     ),
-    reason: string('422 CHAIN_NOT_SUPPORTED (era): why the era cannot be verified.'),
+    reason: string('422 CHAIN_NOT_SUPPORTED (every one): why the chain, its era or the block cannot be verified.'),
     excluded_receipts: {
       type: 'array',
       items: EXCLUDED_RECEIPT_SCHEMA,
