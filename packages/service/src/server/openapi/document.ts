@@ -72,12 +72,12 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
-    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused), or the server holds as many request body bytes as it may (max_body_bytes_in_flight; the body is not read); retry after Retry-After seconds.',
+    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused for it), or the server holds as many request body bytes as it may (max_body_bytes_in_flight; the body is not read); retry after Retry-After seconds.',
   },
   {
     status: 503,
     code: 'STORE_UNAVAILABLE',
-    when: 'The account store (SQLite or PostgreSQL) cannot answer now: the request was neither answered nor charged; retry after Retry-After seconds. /ready answers it too while it lasts.',
+    when: 'The account store (SQLite or PostgreSQL) cannot answer now: the request was neither answered nor charged; retry after Retry-After seconds. /ready answers it too while the store cannot answer a read.',
   },
 ];
 
@@ -243,7 +243,8 @@ export function openApiDocument({
       operationId: 'health',
       tags: ['service'],
       summary: 'Liveness',
-      description: 'No key needed, never refused, never rate limited: a 200 means the process answers.',
+      description:
+        'No key needed, never refused for load, never rate limited: a 200 means the process answers. The connection bounds still apply: a new connection from an address at max_connections_per_address may be closed before it is read.',
       security: [],
       responses: { '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health), '408': TIMEOUT },
     },
@@ -254,7 +255,7 @@ export function openApiDocument({
       tags: ['service'],
       summary: 'Readiness',
       description:
-        'No key needed: 200 when the account store answers, 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. Liveness is /health.',
+        'No key needed: 200 when the account store answers a read (SELECT 1), 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. It checks no write: while another process holds an SQLite store\'s write lock, verify requests answer 503 and /ready 200. Liveness is /health.',
       security: [],
       responses: {
         '200': jsonResponse('The store answers.', READY_SCHEMA, INFO_EXAMPLES.ready),
