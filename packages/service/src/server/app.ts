@@ -12,6 +12,7 @@ import { withinAllowance } from './middleware/allowance.js';
 import { accountDeleted, authenticate } from './middleware/authenticate.js';
 import { entitled } from './middleware/entitled.js';
 import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
+import { requestHead } from './middleware/request-head.js';
 import { requestLog } from './middleware/request-log.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestMetrics } from './middleware/request-metrics.js';
@@ -101,6 +102,7 @@ export function createApp({
   if (metrics !== undefined) app.use('*', requestMetrics(metrics));
   app.use('*', requestLog(logger));
   app.use('*', corsHeaders(config.corsOrigins));
+  app.use('*', requestHead());
   app.onError(async (error, c) => {
     const refusal = error instanceof ApiProblem ? error : await accountDeletedMeanwhile(error, c);
     if (refusal !== undefined) {

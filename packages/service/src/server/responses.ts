@@ -70,6 +70,16 @@ export const notFound = (method: string, path: string, methods?: readonly string
         { Allow: methods.join(', ') },
       );
 
+/** 417: an `Expect` the server cannot meet; it knows `100-continue` only. */
+export const expectationFailed = (expect: string) =>
+  new ApiProblem({
+    code: 'EXPECTATION_FAILED',
+    http_status: 417,
+    message: `The request expects ${JSON.stringify(expect)}; this server meets no expectation but 100-continue.`,
+    hint: 'Send the request without an Expect header, or with Expect: 100-continue.',
+    details: { expect, accepted_expectations: ['100-continue'] },
+  });
+
 /** 415: a compressed body; the service reads plain JSON only, so it says so rather than "not valid JSON". */
 export const unsupportedEncoding = (encoding: string) =>
   new ApiProblem({
@@ -79,6 +89,20 @@ export const unsupportedEncoding = (encoding: string) =>
     hint: 'Send the body uncompressed, without a Content-Encoding header.',
     retryable: false,
     details: { content_encoding: encoding, accepted_encodings: ['identity'] },
+  });
+
+/**
+ * 415: a body sent with a transfer coding besides `chunked` (`gzip, chunked`). Node's parser undoes the chunking only,
+ * so the body would be read still coded: refused, naming the coding, rather than "not UTF-8" or read as it is.
+ */
+export const unsupportedTransferCoding = (transferEncoding: string) =>
+  new ApiProblem({
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    http_status: 415,
+    message: `The request body is sent with Transfer-Encoding ${JSON.stringify(transferEncoding)}; this server reads no transfer coding but chunked.`,
+    hint: 'Send the body uncompressed, with Content-Length or Transfer-Encoding: chunked alone.',
+    retryable: false,
+    details: { transfer_encoding: transferEncoding, accepted_transfer_codings: ['chunked'] },
   });
 
 /** The size a request declared in Content-Length; null when it sent none (chunked) or an unreadable one. */

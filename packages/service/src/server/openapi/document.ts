@@ -22,7 +22,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 400,
     code: 'MALFORMED_REQUEST',
-    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
+    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body, http2 for HTTP/2 with prior knowledge, or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
   },
   {
     status: 401,
@@ -37,7 +37,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 404,
     code: 'NOT_FOUND',
-    when: 'No such path, or a method the path does not answer (then details.allowed_methods and the Allow header list those it does).',
+    when: 'No such path, or a method the path does not answer (then details.allowed_methods and the Allow header list those it does); CONNECT too, answered by the connection, which is then closed.',
   },
   {
     status: 413,
@@ -47,7 +47,12 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 415,
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.',
+    when: 'A compressed body (a Content-Encoding other than identity, or a transfer coding besides chunked); send uncompressed JSON.',
+  },
+  {
+    status: 417,
+    code: 'EXPECTATION_FAILED',
+    when: 'An Expect header other than 100-continue (details.expect); send the request without it.',
   },
   {
     status: 422,
@@ -88,6 +93,8 @@ const ERROR_HEADERS: Record<number, HeaderComponent[]> = {
   401: ['XRequestId', 'WWWAuthenticate'],
   // Answered by the connection before a request was read: no request id, no account.
   431: [],
+  // Answered before the key is read.
+  417: ['XRequestId'],
   429: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
   503: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
 };
@@ -166,6 +173,7 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
           'application/json': { schema: endpoint.answerSchema, ...(examples && { examples: examples.response }) },
         },
       },
+      '408': TIMEOUT,
       ...Object.fromEntries(
         [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404))].map(([status, when]) => [
           String(status),
@@ -220,6 +228,7 @@ export function openApiDocument({
         '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage),
         '401': NO_KEY,
         '503': STORE_DOWN,
+        '408': TIMEOUT,
       },
     },
   };
@@ -235,6 +244,7 @@ export function openApiDocument({
         '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains),
         '401': NO_KEY,
         '503': STORE_DOWN,
+        '408': TIMEOUT,
       },
     },
   };

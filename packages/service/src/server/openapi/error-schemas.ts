@@ -57,9 +57,9 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
       description: '404 NOT_FOUND on a known path: the methods the path answers, as in Allow.',
     },
     framing_problem: {
-      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'syntax'],
+      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'http2', 'syntax'],
       description:
-        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, or anything else).',
+        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, HTTP/2 sent with prior knowledge, or anything else).',
     },
     parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
     max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
@@ -81,6 +81,20 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     recommended_actions: { type: 'array', items: { type: 'string' }, description: '413 PAYLOAD_TOO_LARGE.' },
     content_encoding: string('415 UNSUPPORTED_MEDIA_TYPE: the Content-Encoding sent.'),
     accepted_encodings: { type: 'array', items: { type: 'string' }, description: '415 UNSUPPORTED_MEDIA_TYPE.' },
+    transfer_encoding: string(
+      '415 UNSUPPORTED_MEDIA_TYPE: the Transfer-Encoding sent, when it names a coding besides chunked.',
+    ),
+    accepted_transfer_codings: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '415 UNSUPPORTED_MEDIA_TYPE (Transfer-Encoding).',
+    },
+    expect: string('417 EXPECTATION_FAILED: the Expect header sent.'),
+    accepted_expectations: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '417 EXPECTATION_FAILED: the expectations the server meets (100-continue).',
+    },
     chain_id: nullable(
       integer('422 CHAIN_NOT_SUPPORTED (every one): the chain; null only where the input named none.'),
     ),
