@@ -178,6 +178,17 @@ describe('what a refusal says', () => {
     }
   });
 
+  it('an empty Authorization header is missing, and provided_header says it was empty: "" (it said [redacted])', async () => {
+    for (const header of ['', '   ']) {
+      const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { Authorization: header });
+      expect(res.status).toBe(401);
+      expect(await errorOf(res)).toMatchObject({
+        message: 'No API key: the Authorization header is empty.',
+        details: { token_status: 'missing', provided_header: '' },
+      });
+    }
+  });
+
   it("413 reports the request size it refused and the limit, and the spec's estimated_response_bytes as that size (a client of the hosted service read undefined: a user check)", async () => {
     const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: 'x'.repeat(5000) });
     const res = await post('/v1/evm/verify/logs-bloom', body);

@@ -128,6 +128,21 @@ describe('receipt-root body: chain_id', () => {
       reason: 'out_of_range',
     }));
 
+  it.each([
+    ['chain_id', '{"chain_id":9007199254740993,"receipt_root":"%R","transactions":[]}'],
+    ['block_number', '{"chain_id":1,"block_number":100000000000000000000000000001,"receipt_root":"%R","transactions":[]}'],
+    ['block_number', '{"chain_id":1,"block_number":-100000000000000000000000000001,"receipt_root":"%R","transactions":[]}'],
+    [
+      'transactions[0].cumulative_gas_used',
+      '{"chain_id":1,"receipt_root":"%R","transactions":[{"index":0,"status":1,"cumulative_gas_used":100000000000000000000000000001}]}',
+    ],
+  ])('%s beyond 2^53-1 as a JSON number: refused saying so, never quoting the rounded value', (name, text) => {
+    const problem = only(verifyReceiptRootOperation(JSON.parse(text.replace('%R', EMPTY_ROOT))));
+    expect(problem).toMatchObject({ name, reason: 'out_of_range' });
+    expect(problem.expected).toMatch(/got a number (beyond |below -\()2\^53-1\)?$/);
+    expect(problem.expected).not.toMatch(/9007199254740992|e\+29/);
+  });
+
   it.each([999999, 123456789, 0])('outside the registry (%i): 422 CHAIN_NOT_SUPPORTED naming the chain', (id) => {
     const result = verifyReceiptRootOperation(body({ chain_id: id, block_number: 7 }));
     expect(result.status).toBe(422);

@@ -42,7 +42,7 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     expected_header: string('401 UNAUTHORIZED: Authorization: Bearer <API_KEY>.'),
     provided_header: nullable(
       string(
-        "401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; null when none was sent. Nothing of the credential.",
+        "401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; an empty string for an empty header, null when none was sent. Nothing of the credential.",
       ),
     ),
     token_status: { enum: ['missing', 'malformed', 'unknown', 'revoked'], description: '401 UNAUTHORIZED.' },
