@@ -139,7 +139,9 @@ describe('answers Node would give without the envelope get it', () => {
   });
 
   it('an Expect other than 100-continue: 417 EXPECTATION_FAILED naming it; 100-continue is met', async () => {
-    const { text } = await rawExchange('GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n');
+    const { text } = await rawExchange(
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
     const { head: answerHead, error } = envelopeOf(text);
     expect(answerHead).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
     expect(error).toMatchObject({

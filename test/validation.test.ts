@@ -130,8 +130,14 @@ describe('receipt-root body: chain_id', () => {
 
   it.each([
     ['chain_id', '{"chain_id":9007199254740993,"receipt_root":"%R","transactions":[]}'],
-    ['block_number', '{"chain_id":1,"block_number":100000000000000000000000000001,"receipt_root":"%R","transactions":[]}'],
-    ['block_number', '{"chain_id":1,"block_number":-100000000000000000000000000001,"receipt_root":"%R","transactions":[]}'],
+    [
+      'block_number',
+      '{"chain_id":1,"block_number":100000000000000000000000000001,"receipt_root":"%R","transactions":[]}',
+    ],
+    [
+      'block_number',
+      '{"chain_id":1,"block_number":-100000000000000000000000000001,"receipt_root":"%R","transactions":[]}',
+    ],
     [
       'transactions[0].cumulative_gas_used',
       '{"chain_id":1,"receipt_root":"%R","transactions":[{"index":0,"status":1,"cumulative_gas_used":100000000000000000000000000001}]}',

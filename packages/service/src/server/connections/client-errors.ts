@@ -11,12 +11,7 @@ import { docsUrlOf } from '../openapi/docs-url.js';
  * coding, or a line of it is not HTTP/1.1 at all.
  */
 type FramingProblem =
-  | 'incomplete_request'
-  | 'content_length'
-  | 'transfer_encoding'
-  | 'chunked_body'
-  | 'http2'
-  | 'syntax';
+  'incomplete_request' | 'content_length' | 'transfer_encoding' | 'chunked_body' | 'http2' | 'syntax';
 
 /** Node's parser errors (llhttp's `HPE_` codes) that name a framing problem other than `syntax`. */
 const PROBLEMS: Readonly<Record<string, FramingProblem>> = {
@@ -118,7 +113,8 @@ function answer(error: NodeJS.ErrnoException, socket: Socket, publicUrl: string 
   // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
   if (socket.writable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
     socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
-  else if (socket.writable && isParseError(error)) writeEnvelope(socket, problemOf(error), docsUrlOf(publicUrl, undefined));
+  else if (socket.writable && isParseError(error))
+    writeEnvelope(socket, problemOf(error), docsUrlOf(publicUrl, undefined));
   socket.destroy(error);
 }
 

@@ -265,7 +265,7 @@ export function openApiDocument({
       tags: ['service'],
       summary: 'Readiness',
       description:
-        'No key needed: 200 when the account store answers a read (SELECT 1), 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. It checks no write: while another process holds an SQLite store\'s write lock, verify requests answer 503 and /ready 200. Liveness is /health.',
+        "No key needed: 200 when the account store answers a read (SELECT 1), 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. It checks no write: while another process holds an SQLite store's write lock, verify requests answer 503 and /ready 200. Liveness is /health.",
       security: [],
       responses: {
         '200': jsonResponse('The store answers.', READY_SCHEMA, INFO_EXAMPLES.ready),
