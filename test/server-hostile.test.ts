@@ -126,8 +126,11 @@ describe('answers given before the body is read close the connection cleanly', (
 });
 
 describe('answers Node would give without the envelope get it', () => {
-  it('HTTP/1.1 without Host: 400 naming the Host header', async () => {
-    const { text } = await rawExchange('GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+  it.each([
+    ['without Host', ''],
+    ['with an empty Host', 'Host:\r\n'],
+  ])('HTTP/1.1 %s: 400 naming the Host header', async (_, host) => {
+    const { text } = await rawExchange(`GET /v1/health HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
     const { head: answerHead, error } = envelopeOf(text);
     expect(answerHead).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(answerHead.toLowerCase()).toContain('x-request-id:');

@@ -14,7 +14,8 @@ const CONTINUE = /^\s*100-continue\s*$/i;
 export function requestHead(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const incoming = c.env?.incoming;
-    if (incoming?.httpVersion === '1.1' && incoming.headers.host === undefined) {
+    // An empty Host is refused as a missing one, as Node's own check refused it.
+    if (incoming?.httpVersion === '1.1' && !incoming.headers.host) {
       const expected = 'a Host header: every HTTP/1.1 request names the host it is sent to (RFC 9112, section 3.2)';
       throw invalidRequest(badRequest([{ name: 'Host', location: 'header', reason: 'missing', expected }], 1));
     }
