@@ -180,7 +180,11 @@ describe('POST /v1/evm/verify/anchor', () => {
       proof: TEXT.replace('"mainnet"', '"nowhere"'),
     });
     expect(elsewhere.status).toBe(422);
-    expect(elsewhere.body.error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED' });
+    expect(elsewhere.body.error).toMatchObject({
+      code: 'CHAIN_NOT_SUPPORTED',
+      // The body named no chain: the file's own; details say so, and why.
+      details: { chain_id: null, reason: expect.stringMatching(/"nowhere"/) },
+    });
     expect(elsewhere.body.error.message).toMatch(/network "nowhere" is not one the anchor knows/);
   });
 

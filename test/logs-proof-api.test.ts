@@ -276,6 +276,7 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     expect(await errorOf(res)).toMatchObject({
       code: 'CHAIN_NOT_SUPPORTED',
       message: 'Chain 999999 is not in the chain registry.',
+      details: { chain_id: 999_999, chain: null, block_number: null },
     });
   });
 

@@ -143,6 +143,28 @@ describe('the OpenAPI document', () => {
       ]);
   });
 
+  it('declares 408 on every operation (a request cut off at its deadline), and on the verify endpoints every status they answer', async () => {
+    const { doc } = await served();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, any>))
+      for (const op of Object.values<any>(item)) expect([path, op.responses['408']]).toEqual([path, expect.anything()]);
+    // A POST to a verify path answers neither 404 (only another method on it does) nor 405 (never, DECISIONS).
+    expect(Object.keys(doc.paths['/evm/verify/logs-bloom'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '408',
+      '413',
+      '415',
+      '417',
+      '422',
+      '429',
+      '431',
+      '500',
+      '503',
+    ]);
+  });
+
   it('requires every member the answers always have: each example, the real answer, has no member left optional', async () => {
     const { doc } = await served();
     for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {

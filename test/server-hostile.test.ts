@@ -107,6 +107,80 @@ describe('answers given before the body is read close the connection cleanly', (
     expect(await cuUsed()).toBe(before);
     expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity' })).status).toBe(200);
   });
+
+  it('a transfer coding besides chunked: 415 naming it, never read as it came, and costs nothing', async () => {
+    const before = await cuUsed();
+    // Node's parser undoes only the chunking: a gzipped body was "not UTF-8", this one (JSON under a gzip claim) verified.
+    const { text, ended } = await rawExchange(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n${smallBody.length.toString(16)}\r\n${smallBody}\r\n0\r\n\r\n`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 415 Unsupported Media Type\r\n/);
+    expect(envelopeOf(text).error).toMatchObject({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: expect.stringContaining('Transfer-Encoding "gzip, chunked"'),
+      details: { transfer_encoding: 'gzip, chunked', accepted_transfer_codings: ['chunked'] },
+    });
+    expect(ended).toBe('end');
+    expect(await cuUsed()).toBe(before);
+  });
+});
+
+describe('answers Node would give without the envelope get it', () => {
+  it.each([
+    ['without Host', ''],
+    ['with an empty Host', 'Host:\r\n'],
+  ])('HTTP/1.1 %s: 400 naming the Host header', async (_, host) => {
+    const { text } = await rawExchange(`GET /v1/health HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+    const { head: answerHead, error } = envelopeOf(text);
+    expect(answerHead).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(answerHead.toLowerCase()).toContain('x-request-id:');
+    expect(error).toMatchObject({
+      code: 'BAD_REQUEST',
+      details: { invalid_parameters: [{ name: 'Host', location: 'header', reason: 'missing' }] },
+      docs_url: '/v1/docs#error-bad_request',
+    });
+  });
+
+  it('an Expect other than 100-continue: 417 EXPECTATION_FAILED naming it; 100-continue is met', async () => {
+    const { text } = await rawExchange(
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
+    const { head: answerHead, error } = envelopeOf(text);
+    expect(answerHead).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
+    expect(error).toMatchObject({
+      code: 'EXPECTATION_FAILED',
+      http_status: 417,
+      retryable: false,
+      details: { expect: 'foo', accepted_expectations: ['100-continue'] },
+      docs_url: 'http://x/v1/docs#error-expectation_failed',
+    });
+    const continued = await rawExchange(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${smallBody.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n${smallBody}`,
+    );
+    expect(continued.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('CONNECT: 404 NOT_FOUND as any method no route serves, then the connection is closed', async () => {
+    const { text, ended } = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const { head: answerHead, error } = envelopeOf(text);
+    expect(answerHead).toMatch(/^HTTP\/1\.1 404 Not Found\r\n/);
+    expect(answerHead).toContain('Connection: close');
+    // The Host of a CONNECT is where it wants to go: never a link's host.
+    expect(error).toMatchObject({ code: 'NOT_FOUND', details: null, docs_url: '/v1/docs#error-not_found' });
+    expect(ended).toBe('end');
+  });
+
+  it('HTTP/2 with prior knowledge: 400 saying HTTP/2 is not served, not the parser\'s "Pause on PRI/Upgrade"', async () => {
+    const { text, ended } = await rawExchange('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(envelopeOf(text).error).toMatchObject({
+      code: 'MALFORMED_REQUEST',
+      message: 'The request is HTTP/2 (its connection preface, PRI * HTTP/2.0); this server serves HTTP/1.1 only.',
+      hint: expect.stringContaining('HTTP/1.1'),
+      details: { framing_problem: 'http2', parser_error: 'HPE_PAUSED_H2_UPGRADE' },
+    });
+    expect(ended).toBe('end');
+  });
 });
 
 describe("bytes Node's HTTP parser refuses get the error envelope, then an orderly close", () => {

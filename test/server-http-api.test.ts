@@ -1,6 +1,6 @@
 /**
  * The HTTP surface around the endpoints, over real HTTP on loopback: `/`, methods a path does not
- * answer (405, OPTIONS, CORS), what a refusal says (401, 413, a wrong Content-Type, an exhausted CU
+ * answer (404 with Allow, OPTIONS, CORS), what a refusal says (401, 413, a wrong Content-Type, an exhausted CU
  * allowance), and bodies read by the one reader the CLI uses too.
  */
 import { spawnSync } from 'node:child_process';
@@ -79,21 +79,24 @@ describe('GET /', () => {
 });
 
 describe('a method a known path does not answer', () => {
-  it('is 405 with Allow and the envelope; an unknown path stays 404', async () => {
+  it('is 404 as an unknown path is (DECISIONS), naming the methods of the path in Allow and the envelope', async () => {
     const get = await fetch(`${server.url}/v1/evm/verify/receipt-root`);
-    expect(get.status).toBe(405);
+    expect(get.status).toBe(404);
     expect(get.headers.get('allow')).toBe('POST, OPTIONS');
     expect(await errorOf(get)).toMatchObject({
-      code: 'METHOD_NOT_ALLOWED',
-      http_status: 405,
+      code: 'NOT_FOUND',
+      http_status: 404,
       retryable: false,
+      message: 'No endpoint GET /v1/evm/verify/receipt-root: /v1/evm/verify/receipt-root answers POST, OPTIONS.',
       details: { method: 'GET', allowed_methods: ['POST', 'OPTIONS'] },
-      docs_url: `${server.url}/v1/docs#error-method_not_allowed`,
+      docs_url: `${server.url}/v1/docs#error-not_found`,
     });
     const del = await fetch(`${server.url}/health`, { method: 'DELETE' });
-    expect(del.status).toBe(405);
+    expect(del.status).toBe(404);
     expect(del.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
-    expect((await fetch(`${server.url}/v1/nothing`, { method: 'DELETE' })).status).toBe(404);
+    const unknown = await fetch(`${server.url}/v1/nothing`, { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+    expect(await errorOf(unknown)).toMatchObject({ code: 'NOT_FOUND', details: null });
   });
 
   it('OPTIONS on a known path is 204 with Allow, and without configured origins carries no CORS header', async () => {
@@ -175,6 +178,17 @@ describe('what a refusal says', () => {
     }
   });
 
+  it('an empty Authorization header is missing, and provided_header says it was empty: "" (it said [redacted])', async () => {
+    for (const header of ['', '   ']) {
+      const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { Authorization: header });
+      expect(res.status).toBe(401);
+      expect(await errorOf(res)).toMatchObject({
+        message: 'No API key: the Authorization header is empty.',
+        details: { token_status: 'missing', provided_header: '' },
+      });
+    }
+  });
+
   it("413 reports the request size it refused and the limit, and the spec's estimated_response_bytes as that size (a client of the hosted service read undefined: a user check)", async () => {
     const body = JSON.stringify({ expected_bloom: '00'.repeat(256), logs: [], pad: 'x'.repeat(5000) });
     const res = await post('/v1/evm/verify/logs-bloom', body);
@@ -233,7 +247,7 @@ describe('error details as the OpenAPI document declares them', () => {
       await post('/v1/evm/verify/logs-bloom', bloomBody, poor),
     ];
     const statuses = answers.map((res) => res.status);
-    expect(statuses).toEqual([400, 400, 401, 405, 413, 415, 422, expect.any(Number), 429]);
+    expect(statuses).toEqual([400, 400, 401, 404, 413, 415, 422, expect.any(Number), 429]);
     for (const res of answers) {
       const details = ((await res.json()) as { error?: { details: unknown } }).error?.details;
       for (const [member, value] of Object.entries((details ?? {}) as Record<string, unknown>)) {

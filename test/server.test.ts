@@ -259,22 +259,26 @@ describe('verify endpoints and compute units', () => {
     expect(((await type.json()) as any).error.details.invalid_parameters[0]).toMatchObject({ name: 'Content-Type' });
   });
 
-  it('unknown paths are 404, a known path with another method 405 with Allow, in the envelope', async () => {
+  it('unknown paths are 404, and so is a known path with another method (DECISIONS), with Allow, in the envelope', async () => {
     const s = await setup();
     const unknown = await s.get('/v1/evm/nothing');
     expect(unknown.status).toBe(404);
-    expect(((await unknown.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404 });
+    expect(unknown.headers.get('allow')).toBeNull();
+    expect(((await unknown.json()) as any).error).toMatchObject({ code: 'NOT_FOUND', http_status: 404, details: null });
     for (const [res, allow] of [
       [await s.get('/v1/evm/verify/receipt-root'), 'POST, OPTIONS'],
       [await s.post('/v1/usage', {}), 'GET, HEAD, OPTIONS'],
     ] as const) {
-      expect(res.status).toBe(405);
+      expect(res.status).toBe(404);
       expect(res.headers.get('allow')).toBe(allow);
-      expect(((await res.json()) as any).error).toMatchObject({
-        code: 'METHOD_NOT_ALLOWED',
-        http_status: 405,
+      const error = ((await res.json()) as any).error;
+      expect(error).toMatchObject({
+        code: 'NOT_FOUND',
+        http_status: 404,
         retryable: false,
+        details: { allowed_methods: allow.split(', ') },
       });
+      expect(error.message).toContain(`answers ${allow}`);
     }
   });
 

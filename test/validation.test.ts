@@ -128,16 +128,49 @@ describe('receipt-root body: chain_id', () => {
       reason: 'out_of_range',
     }));
 
-  it('outside the registry: 422 CHAIN_NOT_SUPPORTED', () => {
-    const result = verifyReceiptRootOperation(body({ chain_id: 999999 }));
-    expect(result.status).toBe(422);
-    expect((result.body as any).error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', http_status: 422, details: null });
+  it.each([
+    ['chain_id', '{"chain_id":9007199254740993,"receipt_root":"%R","transactions":[]}'],
+    [
+      'block_number',
+      '{"chain_id":1,"block_number":100000000000000000000000000001,"receipt_root":"%R","transactions":[]}',
+    ],
+    [
+      'block_number',
+      '{"chain_id":1,"block_number":-100000000000000000000000000001,"receipt_root":"%R","transactions":[]}',
+    ],
+    [
+      'transactions[0].cumulative_gas_used',
+      '{"chain_id":1,"receipt_root":"%R","transactions":[{"index":0,"status":1,"cumulative_gas_used":100000000000000000000000000001}]}',
+    ],
+  ])('%s beyond 2^53-1 as a JSON number: refused saying so, never quoting the rounded value', (name, text) => {
+    const problem = only(verifyReceiptRootOperation(JSON.parse(text.replace('%R', EMPTY_ROOT))));
+    expect(problem).toMatchObject({ name, reason: 'out_of_range' });
+    expect(problem.expected).toMatch(/got a number (beyond |below -\()2\^53-1\)?$/);
+    expect(problem.expected).not.toMatch(/9007199254740992|e\+29/);
   });
 
-  it('zkSync Era is known but not verifiable: 422 saying why', () => {
-    const result = verifyReceiptRootOperation(body({ chain_id: 324 }));
+  it.each([999999, 123456789, 0])('outside the registry (%i): 422 CHAIN_NOT_SUPPORTED naming the chain', (id) => {
+    const result = verifyReceiptRootOperation(body({ chain_id: id, block_number: 7 }));
     expect(result.status).toBe(422);
-    expect((result.body as any).error.message).toMatch(/zkSync Era.*Patricia/);
+    expect((result.body as any).error).toMatchObject({
+      code: 'CHAIN_NOT_SUPPORTED',
+      http_status: 422,
+      details: { chain_id: id, chain: null, block_number: 7, reason: `chain ${id} is not in the chain registry` },
+    });
+  });
+
+  it.each([
+    [324, /zkSync Era/],
+    [295, /Hedera/],
+    [999, /HyperEVM/],
+  ])('chain %i is known but not verifiable: 422 saying why, its details naming the chain', (id, name) => {
+    const result = verifyReceiptRootOperation(body({ chain_id: id }));
+    expect(result.status).toBe(422);
+    const error = (result.body as any).error;
+    expect(error.message).toMatch(name);
+    expect(error.message).toMatch(/Patricia|receipts root/);
+    expect(error.details).toMatchObject({ chain_id: id, chain: expect.stringMatching(name), block_number: null });
+    expect(error.details.reason).toEqual(expect.any(String));
   });
 });
 

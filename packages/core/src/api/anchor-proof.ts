@@ -84,7 +84,7 @@ export function readAnchor(
           http_status: 422,
           message: `The anchor proof's ${refusal.message}.`,
           hint: `Send an anchor proof of the request's chain, of a network the anchor knows: ${[...BEACON_NETWORKS.values()].map((network) => `${network.name} (chain ${network.executionChainId})`).join(', ')}.`,
-          details: null,
+          details: { chain_id: chainId, reason: refusal.message },
         },
         context,
       ),

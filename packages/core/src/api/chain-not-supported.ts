@@ -13,17 +13,32 @@ function evidenceCanHelp({ chain, era }: NotVerifiable): boolean {
   return era === null || chain.eras.find((e) => e.from === era.firstBlock)?.notVerifiable === undefined;
 }
 
+/**
+ * The details every 422 of a chain carries: the chain (its id, and its name when the registry knows it), the block when
+ * the body named it, and why it cannot be verified. Null members where the input named no chain.
+ */
+function chainDetails(
+  subject: NotVerifiable | null,
+  options: { blockNumber?: bigint },
+): { chain_id: number | null; chain: string | null; block_number: number | null; reason: string } {
+  return {
+    chain_id: subject?.chainId ?? null,
+    chain: subject?.chain?.name ?? null,
+    block_number: options.blockNumber === undefined ? null : Number(options.blockNumber),
+    reason: subject?.reason ?? 'the input names no chain_id',
+  };
+}
+
 /** The 422's details for a block of a chain's era: the chain, the era and its blocks, why, and what is verified. */
 function eraDetails(
   subject: NotVerifiable,
   options: { blockNumber?: bigint; excludedReceipts?: ExcludedReceiptResult[] },
 ): Record<string, unknown> {
-  const { chainId, chain, era, reason, firstVerifiableBlock } = subject;
+  const { era, firstVerifiableBlock } = subject;
   const excluded = options.excludedReceipts ?? [];
+  const { reason, ...chain } = chainDetails(subject, options);
   return {
-    chain_id: chainId,
-    chain: chain!.name,
-    block_number: options.blockNumber === undefined ? null : Number(options.blockNumber),
+    ...chain,
     era: era!.name,
     era_first_block: era!.firstBlock,
     era_last_block: era!.lastBlock,
@@ -36,8 +51,8 @@ function eraDetails(
 /**
  * The 422 CHAIN_NOT_SUPPORTED answer, for every way a block cannot be verified: its
  * input names no chain (`null`), a chain outside the registry, a chain none of whose
- * blocks can be verified, or a block in an era that cannot be. For an era, `details`
- * names the chain, the era and its blocks, and the first block that can be verified, and the receipts
+ * blocks can be verified, or a block in an era that cannot be. `details` always names the
+ * chain (`chain_id`, and `chain` when the registry knows it), the block and why; for an era, also the era and its blocks, and the first block that can be verified, and the receipts
  * sent that the era's rule leaves out of the root (`excluded_receipts`, when there are any).
  *
  * @example
@@ -51,7 +66,7 @@ export function chainNotSupported(
 ): OperationResult {
   let message: string;
   let hint: string;
-  let details: Record<string, unknown> | null = null;
+  let details: Record<string, unknown> = chainDetails(subject, options);
   if (subject === null || subject.chain === undefined) {
     message =
       subject === null
@@ -63,7 +78,7 @@ export function chainNotSupported(
     hint =
       subject.hint ??
       `${subject.chain.name} is verified where a block's receipts are of kinds its real blocks have shown; check that these are as the node gave them (a changed member can make a receipt look like another kind); else ${VOUCH.replace('of it', 'of it that holds them')}, or ${OWN_PROOFS}.`;
-    details = subject.era === null ? null : eraDetails(subject, options);
+    if (subject.era !== null) details = eraDetails(subject, options);
   } else if (subject.era === null || (subject.era.firstBlock === 0 && subject.era.lastBlock === null)) {
     message = describeNotVerifiable(subject);
     hint = evidenceCanHelp(subject)

@@ -76,8 +76,8 @@ function notAProof(refusal: LogsProofRefusal, context: OperationContext): Operat
   };
 }
 
-/** A block of the range that no proof can rest on: 422, with the registry's account of it. */
-function unprovable(refusal: LogsProofRefusal, context: OperationContext): OperationResult {
+/** A block of the range of chain `chainId` that no proof can rest on: 422, with the registry's account of it. */
+function unprovable(refusal: LogsProofRefusal, chainId: number, context: OperationContext): OperationResult {
   const { notVerifiable, block } = refusal;
   if (notVerifiable !== undefined)
     return chainNotSupported(notVerifiable, context, block === undefined ? {} : { blockNumber: BigInt(block) });
@@ -90,7 +90,7 @@ function unprovable(refusal: LogsProofRefusal, context: OperationContext): Opera
         http_status: 422,
         message: refusal.message,
         hint: 'GET /v1/chains tells which eras of the chain can be verified.',
-        details: null,
+        details: { chain_id: chainId, block_number: block ?? null, reason: refusal.message },
       },
       context,
     ),
@@ -145,7 +145,7 @@ export function verifyLogsProofOperation(body: unknown, context: ReceiptRootCont
   }
   const refusal = verified.error;
   if (refusal.reason === 'malformed') return notAProof(refusal, context);
-  if (refusal.reason === 'not-verifiable') return unprovable(refusal, context);
+  if (refusal.reason === 'not-verifiable') return unprovable(refusal, chainId, context);
   const sent = 'headHash' in request ? request.headHash : null;
   const { reason, block, message } = refusal;
   return answer(chainId, null, { reason, message, ...(block !== undefined && { block }) }, sent);

@@ -12,12 +12,13 @@ import { withinAllowance } from './middleware/allowance.js';
 import { accountDeleted, authenticate } from './middleware/authenticate.js';
 import { entitled } from './middleware/entitled.js';
 import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
+import { requestHead } from './middleware/request-head.js';
 import { requestLog } from './middleware/request-log.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
-import { ApiProblem, internalError, methodNotAllowed, notFound, sendError, storeUnavailable } from './responses.js';
+import { ApiProblem, internalError, notFound, sendError, storeUnavailable } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
 import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes, type VerifyGuards } from './routes/verify-routes.js';
@@ -101,6 +102,7 @@ export function createApp({
   if (metrics !== undefined) app.use('*', requestMetrics(metrics));
   app.use('*', requestLog(logger));
   app.use('*', corsHeaders(config.corsOrigins));
+  app.use('*', requestHead());
   app.onError(async (error, c) => {
     const refusal = error instanceof ApiProblem ? error : await accountDeletedMeanwhile(error, c);
     if (refusal !== undefined) {
@@ -125,14 +127,15 @@ export function createApp({
   app.route('/v1', routes);
   app.route('/', routes);
 
-  // No route for this method and path: OPTIONS or 405 on a known path, else 404 (also for a route
-  // of this method that has nothing to answer, such as docs/scalar.js when it was not built).
+  // No route for this method and path: OPTIONS on a known path, else 404, naming the path's methods when it is known
+  // (DECISIONS: an unknown path or method is 404); also for a route of this method that has nothing to answer, such
+  // as docs/scalar.js when it was not built.
   const byPath = methodsByPath(app.routes);
   app.notFound((c) => {
     const methods = byPath.get(c.req.path);
     if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
     const known = methods !== undefined && !methods.includes(c.req.method);
-    const problem = known ? methodNotAllowed(c.req.method, c.req.path, methods) : notFound(c.req.method, c.req.path);
+    const problem = notFound(c.req.method, c.req.path, known ? methods : undefined);
     return sendError(c, deps.docsUrl(c), problem.fields, problem.headers);
   });
   return app;

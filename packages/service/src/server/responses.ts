@@ -45,29 +45,40 @@ export const wrongContentType = (contentType: string) => {
   return invalidRequest(badRequest([problem], 1));
 };
 
-/** 404: no route has this path (with any method). */
-export const notFound = (method: string, path: string) =>
-  new ApiProblem({
-    code: 'NOT_FOUND',
-    http_status: 404,
-    message: `No endpoint ${method} ${path}.`,
-    hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
-    details: null,
-  });
+/**
+ * 404: no route answers this method and path. On a known path (its `methods` given) the method is the problem: the
+ * message says which methods the path answers, sent in `details.allowed_methods` and `Allow` too (extensions: the
+ * spec's 404 has no details). DECISIONS: an unknown path or method is 404.
+ */
+export const notFound = (method: string, path: string, methods?: readonly string[]) =>
+  methods === undefined
+    ? new ApiProblem({
+        code: 'NOT_FOUND',
+        http_status: 404,
+        message: `No endpoint ${method} ${path}.`,
+        hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
+        details: null,
+      })
+    : new ApiProblem(
+        {
+          code: 'NOT_FOUND',
+          http_status: 404,
+          message: `No endpoint ${method} ${path}: ${path} answers ${methods.join(', ')}.`,
+          hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
+          details: { method, allowed_methods: [...methods] },
+        },
+        { Allow: methods.join(', ') },
+      );
 
-/** 405: the path is known, the method is not one of its `methods` (sent in `Allow`). */
-export const methodNotAllowed = (method: string, path: string, methods: readonly string[]) =>
-  new ApiProblem(
-    {
-      code: 'METHOD_NOT_ALLOWED',
-      http_status: 405,
-      message: `${path} does not answer ${method}; it answers ${methods.join(', ')}.`,
-      hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
-      retryable: false,
-      details: { method, allowed_methods: [...methods] },
-    },
-    { Allow: methods.join(', ') },
-  );
+/** 417: an `Expect` the server cannot meet; it knows `100-continue` only. */
+export const expectationFailed = (expect: string) =>
+  new ApiProblem({
+    code: 'EXPECTATION_FAILED',
+    http_status: 417,
+    message: `The request expects ${JSON.stringify(expect)}; this server meets no expectation but 100-continue.`,
+    hint: 'Send the request without an Expect header, or with Expect: 100-continue.',
+    details: { expect, accepted_expectations: ['100-continue'] },
+  });
 
 /** 415: a compressed body; the service reads plain JSON only, so it says so rather than "not valid JSON". */
 export const unsupportedEncoding = (encoding: string) =>
@@ -78,6 +89,20 @@ export const unsupportedEncoding = (encoding: string) =>
     hint: 'Send the body uncompressed, without a Content-Encoding header.',
     retryable: false,
     details: { content_encoding: encoding, accepted_encodings: ['identity'] },
+  });
+
+/**
+ * 415: a body sent with a transfer coding besides `chunked` (`gzip, chunked`). Node's parser undoes the chunking only,
+ * so the body would be read still coded: refused, naming the coding, rather than "not UTF-8" or read as it is.
+ */
+export const unsupportedTransferCoding = (transferEncoding: string) =>
+  new ApiProblem({
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    http_status: 415,
+    message: `The request body is sent with Transfer-Encoding ${JSON.stringify(transferEncoding)}; this server reads no transfer coding but chunked.`,
+    hint: 'Send the body uncompressed, with Content-Length or Transfer-Encoding: chunked alone.',
+    retryable: false,
+    details: { transfer_encoding: transferEncoding, accepted_transfer_codings: ['chunked'] },
   });
 
 /** The size a request declared in Content-Length; null when it sent none (chunked) or an unreadable one. */

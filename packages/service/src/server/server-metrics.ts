@@ -9,7 +9,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { InFlightBounds } from './admission/in-flight-bounds.js';
 import type { ProblemFields } from './responses.js';
 
-/** The label of a request that no route of its method matched (404, 405, OPTIONS). */
+/** The label of a request that no route of its method matched (404, OPTIONS). */
 export const UNMATCHED = 'unmatched';
 
 /** Why a request was refused before its work, as `evm_integrity_admission_refusals_total` labels it. */

@@ -9,7 +9,7 @@ import { ANONYMOUS_ACCOUNT } from './env.js';
 import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './config/config.js';
 import { maxConnectionsFor, openFileLimit } from './connections/connection-bounds.js';
 import { serveWithLimits } from './connections/connections.js';
-import { answerClientErrors } from './connections/client-errors.js';
+import { answerClientErrors, answerConnect } from './connections/client-errors.js';
 import { rateLimitedLog } from './connections/rate-limited-log.js';
 import { startingAnswer } from './responses.js';
 import { docsUrlOf } from './openapi/docs-url.js';
@@ -168,6 +168,8 @@ function httpOptions(
     // Node enforces the two request deadlines on this period (30 s by default, a
     // client would overstay by up to that); at most 1 s late, or a quarter of the deadline.
     connectionsCheckingInterval: Math.min(1000, Math.ceil(config.headerTimeoutMs / 4)),
+    // An HTTP/1.1 request without Host reaches the app, which refuses it with the envelope (Node's own 400 is empty).
+    requireHostHeader: false,
   };
 }
 
@@ -233,6 +235,10 @@ export async function startServer(
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   answerClientErrors(server, config.publicUrl);
+  answerConnect(server, config.publicUrl);
+  // An Expect the server cannot meet reaches the app as any request, which answers 417 with the envelope (Node's own
+  // 417 is empty).
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
   const maxConnections = config.maxConnections ?? maxConnectionsFor(openFileLimit());
   // A flood of connections is told in one line a second, with how many were closed for each reason.
   const closedTold = rateLimitedLog((counts) =>

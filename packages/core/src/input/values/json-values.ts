@@ -24,6 +24,14 @@ export const isInexactNumber = (value: unknown): boolean => typeof value === 'nu
 /** Why an integer beyond 2^53-1 must be sent as a string, in the words of every message that refuses such a number. */
 export const INEXACT_NUMBER = 'JSON numbers above 2^53-1 lose precision';
 
+/**
+ * A number as a message quotes it. One beyond 2^53-1 is not the number written but the double it was rounded to
+ * (9007199254740993 reads as 9007199254740992, 100000000000000000000000000001 as 1e+29), and its text is gone with
+ * `JSON.parse`: the message says how far it is, never a value the client did not send.
+ */
+export const numberText = (value: number): string =>
+  !isInexactNumber(value) ? String(value) : value > 0 ? 'a number beyond 2^53-1' : 'a number below -(2^53-1)';
+
 /** A value as a message names it: its text when short, else its kind (`a string of 66 characters`, `an array`). */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -119,7 +127,7 @@ export function readInteger(
     return undefined;
   }
   if (value < min || value > max) {
-    problems.add(path, 'out_of_range', `${what}, got ${value}`);
+    problems.add(path, 'out_of_range', `${what}, got ${numberText(value)}`);
     return undefined;
   }
   return value;
@@ -189,9 +197,9 @@ export function readQuantity(value: unknown, path: string, problems: Problems, m
     problems.add(path, 'missing', expected);
   } else if (typeof value === 'number') {
     if (!Number.isInteger(value) || value < 0)
-      problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${value}`);
+      problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${numberText(value)}`);
     else if (isInexactNumber(value))
-      problems.add(path, 'out_of_range', `${expected}; ${INEXACT_NUMBER}, send a string, got ${value}`);
+      problems.add(path, 'out_of_range', `${expected}; ${INEXACT_NUMBER}, send a string, got ${numberText(value)}`);
     else problems.add(path, 'out_of_range', `${expected}, got ${value}`);
   } else if (typeof value === 'string' && (DECIMAL.test(value) || HEX_QUANTITY.test(value))) {
     problems.add(path, 'out_of_range', `${expected}, got ${value}`);

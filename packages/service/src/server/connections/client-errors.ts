@@ -1,8 +1,8 @@
-import { maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, maxHeaderSize, type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { errorEnvelope } from 'evm-integrity/api';
-import type { ProblemFields } from '../responses.js';
+import { notFound, type ProblemFields } from '../responses.js';
 import { docsUrlOf } from '../openapi/docs-url.js';
 
 /**
@@ -10,7 +10,8 @@ import { docsUrlOf } from '../openapi/docs-url.js';
  * the request was whole, its Content-Length or Transfer-Encoding cannot frame a body, its chunked body is not chunked
  * coding, or a line of it is not HTTP/1.1 at all.
  */
-type FramingProblem = 'incomplete_request' | 'content_length' | 'transfer_encoding' | 'chunked_body' | 'syntax';
+type FramingProblem =
+  'incomplete_request' | 'content_length' | 'transfer_encoding' | 'chunked_body' | 'http2' | 'syntax';
 
 /** Node's parser errors (llhttp's `HPE_` codes) that name a framing problem other than `syntax`. */
 const PROBLEMS: Readonly<Record<string, FramingProblem>> = {
@@ -20,6 +21,8 @@ const PROBLEMS: Readonly<Record<string, FramingProblem>> = {
   HPE_INVALID_TRANSFER_ENCODING: 'transfer_encoding',
   HPE_INVALID_CHUNK_SIZE: 'chunked_body',
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 'chunked_body',
+  // HTTP/2 with prior knowledge: its preface, `PRI * HTTP/2.0`.
+  HPE_PAUSED_H2_UPGRADE: 'http2',
 };
 
 /** A socket error of Node's HTTP parser: its `HPE_` code and llhttp's reason ("Duplicate Content-Length"). */
@@ -43,6 +46,15 @@ function problemOf(error: ParseError): ProblemFields {
       details: { max_header_bytes: maxHeaderSize },
     };
   const problem = PROBLEMS[error.code!] ?? 'syntax';
+  if (problem === 'http2')
+    return {
+      code: 'MALFORMED_REQUEST',
+      http_status: 400,
+      message: 'The request is HTTP/2 (its connection preface, PRI * HTTP/2.0); this server serves HTTP/1.1 only.',
+      hint: 'Send the request as HTTP/1.1 (curl --http1.1; no HTTP/2 prior knowledge).',
+      retryable: false,
+      details: { framing_problem: problem, parser_error: error.code },
+    };
   const message =
     problem === 'incomplete_request'
       ? 'The connection ended before the request was complete: its headers, or a body shorter than its Content-Length or its chunks declared.'
@@ -101,12 +113,28 @@ function answer(error: NodeJS.ErrnoException, socket: Socket, publicUrl: string 
   // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
   if (socket.writable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
     socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
-  else if (socket.writable && isParseError(error)) {
-    const fields = problemOf(error);
-    const body = JSON.stringify(errorEnvelope(fields, { docsUrl: docsUrlOf(publicUrl, undefined) }));
-    socket.write(
-      `HTTP/1.1 ${fields.http_status} ${STATUS_CODES[fields.http_status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  else if (socket.writable && isParseError(error))
+    writeEnvelope(socket, problemOf(error), docsUrlOf(publicUrl, undefined));
   socket.destroy(error);
+}
+
+/** Writes the error envelope of `fields` on `socket` as a whole answer that closes the connection. */
+function writeEnvelope(socket: Socket, fields: ProblemFields, docsUrl: string): void {
+  const body = JSON.stringify(errorEnvelope(fields, { docsUrl }));
+  socket.write(
+    `HTTP/1.1 ${fields.http_status} ${STATUS_CODES[fields.http_status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Answers `CONNECT` (which Node hands to a `connect` listener, or else closes without a word) as every method no route
+ * serves: 404 `NOT_FOUND` with the envelope (DECISIONS); the server is no proxy. The connection is closed after it.
+ */
+export function answerConnect(server: Server, publicUrl: string | null): void {
+  server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    // A CONNECT's Host names where it wants to go, not this server: the link is under `publicUrl` or relative.
+    const docsUrl = docsUrlOf(publicUrl, undefined);
+    if (socket.writable) writeEnvelope(socket, notFound('CONNECT', request.url ?? '').fields, docsUrl);
+    socket.end();
+  });
 }

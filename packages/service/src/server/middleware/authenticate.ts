@@ -13,9 +13,10 @@ type TokenStatus = 'missing' | 'malformed' | 'unknown' | 'revoked';
 /**
  * What the 401 says of the Authorization header it got: its scheme when it is a known one, and
  * nothing else, neither a character nor the length of the credential (which may belong to another
- * service).
+ * service); an empty header (or only spaces) holds no credential to redact: `""`.
  */
 function redact(header: string): string {
+  if (header.trim() === '') return '';
   const scheme = /^(Bearer|Basic|Token|Digest)(?:\s|$)/i.exec(header.trim())?.[1];
   return scheme === undefined ? '[redacted]' : `${scheme} [redacted]`;
 }
@@ -68,8 +69,8 @@ export function authenticate({ config, store }: Pick<AppDeps, 'config' | 'store'
       if (account === undefined) throw new Error('auth is off but the anonymous account is missing');
       return account;
     }
-    if (header === undefined || header.trim() === '')
-      throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
+    if (header === undefined) throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
+    if (header.trim() === '') throw unauthorized(header, 'missing', 'No API key: the Authorization header is empty.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
     if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
     const result = await store.authenticate(match[1]!);

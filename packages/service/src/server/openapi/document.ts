@@ -22,7 +22,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 400,
     code: 'MALFORMED_REQUEST',
-    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
+    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body, http2 for HTTP/2 with prior knowledge, or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
   },
   {
     status: 401,
@@ -34,11 +34,10 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     code: 'FORBIDDEN',
     when: "A valid key whose account's entitlements exclude the endpoint or the chain.",
   },
-  { status: 404, code: 'NOT_FOUND', when: 'No such path.' },
   {
-    status: 405,
-    code: 'METHOD_NOT_ALLOWED',
-    when: 'A known path with a method it does not answer; the Allow header lists those it does.',
+    status: 404,
+    code: 'NOT_FOUND',
+    when: 'No such path, or a method the path does not answer (then details.allowed_methods and the Allow header list those it does); CONNECT too, answered by the connection, which is then closed.',
   },
   {
     status: 413,
@@ -48,12 +47,17 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 415,
     code: 'UNSUPPORTED_MEDIA_TYPE',
-    when: 'A compressed body (Content-Encoding other than identity); send uncompressed JSON.',
+    when: 'A compressed body (a Content-Encoding other than identity, or a transfer coding besides chunked); send uncompressed JSON.',
+  },
+  {
+    status: 417,
+    code: 'EXPECTATION_FAILED',
+    when: 'An Expect header other than 100-continue (details.expect); send the request without it.',
   },
   {
     status: 422,
     code: 'CHAIN_NOT_SUPPORTED',
-    when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain, era, its first and last block, first_verifiable_block); or an anchor proof names a beacon network the anchor does not know.',
+    when: 'chain_id is not in the registry (GET /v1/chains), its receipts root is not a Patricia root, or the block is in an era of the chain that cannot be verified (details: chain_id, chain, block_number, reason, and for an era, the era, its first and last block, first_verifiable_block); or an anchor proof names a beacon network the anchor does not know (details: chain_id, reason).',
   },
   {
     status: 429,
@@ -73,12 +77,12 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 503,
     code: 'SERVICE_UNAVAILABLE',
-    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused), or the server holds as many request body bytes as it may (max_body_bytes_in_flight; the body is not read); retry after Retry-After seconds.',
+    when: 'Too many verify operations in progress (counted once a body is read; /health is never refused for it), or the server holds as many request body bytes as it may (max_body_bytes_in_flight; the body is not read); retry after Retry-After seconds.',
   },
   {
     status: 503,
     code: 'STORE_UNAVAILABLE',
-    when: 'The account store (SQLite or PostgreSQL) cannot answer now: the request was neither answered nor charged; retry after Retry-After seconds. /ready answers it too while it lasts.',
+    when: 'The account store (SQLite or PostgreSQL) cannot answer now: the request was neither answered nor charged; retry after Retry-After seconds. /ready answers it too while the store cannot answer a read.',
   },
 ];
 
@@ -89,6 +93,8 @@ const ERROR_HEADERS: Record<number, HeaderComponent[]> = {
   401: ['XRequestId', 'WWWAuthenticate'],
   // Answered by the connection before a request was read: no request id, no account.
   431: [],
+  // Answered before the key is read.
+  417: ['XRequestId'],
   429: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
   503: ['XRequestId', 'RetryAfter', 'XRateLimitLimit', 'XRateLimitRemaining'],
 };
@@ -167,8 +173,9 @@ function verifyOperation(endpoint: Endpoint, bodyLimitBytes: number, docsUrl: st
           'application/json': { schema: endpoint.answerSchema, ...(examples && { examples: examples.response }) },
         },
       },
+      '408': TIMEOUT,
       ...Object.fromEntries(
-        [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404 && e.status !== 405))].map(([status, when]) => [
+        [...errorsByStatus(ERROR_CODES.filter((e) => e.status !== 404))].map(([status, when]) => [
           String(status),
           errorResponse(
             when,
@@ -221,6 +228,7 @@ export function openApiDocument({
         '200': jsonResponse('Usage of the current billing period.', USAGE_SCHEMA, INFO_EXAMPLES.usage),
         '401': NO_KEY,
         '503': STORE_DOWN,
+        '408': TIMEOUT,
       },
     },
   };
@@ -236,6 +244,7 @@ export function openApiDocument({
         '200': jsonResponse('The chains.', CHAINS_SCHEMA, INFO_EXAMPLES.chains),
         '401': NO_KEY,
         '503': STORE_DOWN,
+        '408': TIMEOUT,
       },
     },
   };
@@ -244,7 +253,8 @@ export function openApiDocument({
       operationId: 'health',
       tags: ['service'],
       summary: 'Liveness',
-      description: 'No key needed, never refused, never rate limited: a 200 means the process answers.',
+      description:
+        'No key needed, never refused for load, never rate limited: a 200 means the process answers. The connection bounds still apply: a new connection from an address at max_connections_per_address may be closed before it is read.',
       security: [],
       responses: { '200': jsonResponse('Healthy.', HEALTH_SCHEMA, INFO_EXAMPLES.health), '408': TIMEOUT },
     },
@@ -255,7 +265,7 @@ export function openApiDocument({
       tags: ['service'],
       summary: 'Readiness',
       description:
-        'No key needed: 200 when the account store answers, 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. Liveness is /health.',
+        "No key needed: 200 when the account store answers a read (SELECT 1), 503 STORE_UNAVAILABLE (with Retry-After) while it cannot, so a load balancer sends requests elsewhere. It checks no write: while another process holds an SQLite store's write lock, verify requests answer 503 and /ready 200. Liveness is /health.",
       security: [],
       responses: {
         '200': jsonResponse('The store answers.', READY_SCHEMA, INFO_EXAMPLES.ready),

@@ -30,7 +30,7 @@ const INVALID_PARAMETER_SCHEMA: JsonSchema = {
 export const ERROR_DETAILS_SCHEMA: JsonSchema = {
   type: 'object',
   description:
-    'Code-specific details (null for 404 and 503). Each member is sent only with the codes its description names; a client should read the members of the code it got.',
+    'Code-specific details (null for 503, and for a 404 of an unknown path). Each member is sent only with the codes its description names; a client should read the members of the code it got.',
   properties: {
     invalid_parameters: {
       type: 'array',
@@ -42,7 +42,7 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     expected_header: string('401 UNAUTHORIZED: Authorization: Bearer <API_KEY>.'),
     provided_header: nullable(
       string(
-        "401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; null when none was sent. Nothing of the credential.",
+        "401 UNAUTHORIZED: the refused header's scheme when a known one, else [redacted]; an empty string for an empty header, null when none was sent. Nothing of the credential.",
       ),
     ),
     token_status: { enum: ['missing', 'malformed', 'unknown', 'revoked'], description: '401 UNAUTHORIZED.' },
@@ -50,16 +50,16 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     required_plan: string('403 FORBIDDEN.'),
     your_plan: string("403 FORBIDDEN: the account's plan."),
     contact: string('403 FORBIDDEN.'),
-    method: string('405 METHOD_NOT_ALLOWED: the method sent.'),
+    method: string('404 NOT_FOUND on a known path: the method sent, which the path does not answer.'),
     allowed_methods: {
       type: 'array',
       items: { type: 'string' },
-      description: '405 METHOD_NOT_ALLOWED: the methods of the path, as in Allow.',
+      description: '404 NOT_FOUND on a known path: the methods the path answers, as in Allow.',
     },
     framing_problem: {
-      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'syntax'],
+      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'http2', 'syntax'],
       description:
-        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, or anything else).',
+        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, HTTP/2 sent with prior knowledge, or anything else).',
     },
     parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
     max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
@@ -81,9 +81,25 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     recommended_actions: { type: 'array', items: { type: 'string' }, description: '413 PAYLOAD_TOO_LARGE.' },
     content_encoding: string('415 UNSUPPORTED_MEDIA_TYPE: the Content-Encoding sent.'),
     accepted_encodings: { type: 'array', items: { type: 'string' }, description: '415 UNSUPPORTED_MEDIA_TYPE.' },
-    chain_id: integer('422 CHAIN_NOT_SUPPORTED, a block in an era that cannot be verified: the chain.'),
-    chain: string("422 CHAIN_NOT_SUPPORTED (era): the chain's name."),
-    block_number: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): the block, when the body named it.')),
+    transfer_encoding: string(
+      '415 UNSUPPORTED_MEDIA_TYPE: the Transfer-Encoding sent, when it names a coding besides chunked.',
+    ),
+    accepted_transfer_codings: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '415 UNSUPPORTED_MEDIA_TYPE (Transfer-Encoding).',
+    },
+    expect: string('417 EXPECTATION_FAILED: the Expect header sent.'),
+    accepted_expectations: {
+      type: 'array',
+      items: { type: 'string' },
+      description: '417 EXPECTATION_FAILED: the expectations the server meets (100-continue).',
+    },
+    chain_id: nullable(
+      integer('422 CHAIN_NOT_SUPPORTED (every one): the chain; null only where the input named none.'),
+    ),
+    chain: nullable(string("422 CHAIN_NOT_SUPPORTED: the chain's name; null for a chain outside the registry.")),
+    block_number: nullable(integer('422 CHAIN_NOT_SUPPORTED: the block, when the body named it.')),
     era: string('422 CHAIN_NOT_SUPPORTED (era): the era the block is in.'),
     era_first_block: integer('422 CHAIN_NOT_SUPPORTED (era).'),
     era_last_block: nullable(integer('422 CHAIN_NOT_SUPPORTED (era): null for the current era.')),
@@ -92,7 +108,7 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
         '422 CHAIN_NOT_SUPPORTED (era): the first block of the chain that can be verified; null when none after it can.',
       ),
     ),
-    reason: string('422 CHAIN_NOT_SUPPORTED (era): why the era cannot be verified.'),
+    reason: string('422 CHAIN_NOT_SUPPORTED (every one): why the chain, its era or the block cannot be verified.'),
     excluded_receipts: {
       type: 'array',
       items: EXCLUDED_RECEIPT_SCHEMA,

@@ -20,6 +20,7 @@ import {
   invalidRequest,
   payloadTooLarge,
   unsupportedEncoding,
+  unsupportedTransferCoding,
   wrongContentType,
 } from '../responses.js';
 import type { ServerMetrics } from '../server-metrics.js';
@@ -132,11 +133,15 @@ class RequestHold {
 }
 
 /**
- * Refuses a body the server cannot read: compressed (415), or not declared JSON (400 naming the Content-Type header).
+ * Refuses a body the server cannot read: compressed, by Content-Encoding or by a transfer coding before `chunked`
+ * (`gzip, chunked`: Node's parser undoes only the chunking) (415), or not declared JSON (400 naming the Content-Type
+ * header).
  */
 function requirePlainJson(c: Context<Env>): void {
   const encoding = c.req.header('content-encoding');
   if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
+  const transfer = c.req.header('transfer-encoding');
+  if (transfer !== undefined && !/^\s*chunked\s*$/i.test(transfer)) throw unsupportedTransferCoding(transfer);
   const contentType = c.req.header('content-type') ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw wrongContentType(contentType);
 }
