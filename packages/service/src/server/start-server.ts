@@ -256,7 +256,8 @@ export async function startServer(
     server,
     // An HTTP/1.0 request may have no Host: it is served (its links relative, docsUrlOf), not refused for it.
     // A request pipelined behind an answer that closed its connection (a refusal before its body, the last answer at
-    // shutdown) is dropped unread: no answer of it could be sent, so it is neither verified nor charged.
+    // shutdown) is dropped unread: no answer of it could be sent, so it is neither verified nor charged (an answer
+    // written once a later request was read keeps the connection open for it: drainable).
     getRequestListener(
       (request, env) =>
         shutDown.dropped((env as HttpBindings).incoming)

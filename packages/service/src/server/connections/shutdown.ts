@@ -33,6 +33,29 @@ export interface Drainable {
 }
 
 /**
+ * Makes `response` keep its connection open, whatever `Connection: close` it is written with, when a later request on
+ * the connection has been read by then (one of `pending` after it): the parser reads a connection's requests in order,
+ * so this request's body was read whole (a refusal closes only to leave a body unread), and closing would leave the
+ * later request, verified and charged, without its answer. Decided as the head is written, so that a request read
+ * after it is one {@link Drainable.dropped} drops.
+ */
+function keepOpenForLater(response: ServerResponse, pending: readonly ServerResponse[], onClose: () => void): void {
+  const writeHead = response.writeHead.bind(response);
+  response.writeHead = ((...args: Parameters<typeof writeHead>) => {
+    const later = pending.indexOf(response) < pending.length - 1;
+    const headers = args.find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as
+      Record<string, unknown> | undefined;
+    const given = Object.keys(headers ?? {}).filter((name) => name.toLowerCase() === 'connection');
+    const closes = response.getHeader('Connection') === 'close' || given.some((name) => headers![name] === 'close');
+    if (closes && later) {
+      response.removeHeader('Connection');
+      for (const name of given) delete headers![name];
+    } else if (closes) onClose();
+    return writeHead(...args);
+  }) as typeof response.writeHead;
+}
+
+/**
  * Prepares `server` for a shutdown with a deadline: {@link Drainable.drain} stops accepting at once, lets requests in
  * progress finish, the last on each connection answered with `Connection: close` (so that the connection closes as it
  * is sent; pipelined answers before it keep theirs, so that each is sent), closes each connection once it has had no
@@ -48,6 +71,10 @@ export function drainable(server: Server): Drainable {
   const idleSince = new Map<Socket, number | undefined>();
   const responses = new Map<Socket, ServerResponse[]>();
   const dropped = new WeakSet<IncomingMessage>();
+  // The connections an answer has closed (its head written saying so): a request read on one after is dropped. The
+  // socket reads on for a while after such an answer (connections.ts drains what the client sent), and Node parses
+  // and hands on what it reads.
+  const closing = new WeakSet<Socket>();
   server.on('connection', (socket: Socket) => {
     idleSince.set(socket, performance.now());
     responses.set(socket, []);
@@ -57,9 +84,6 @@ export function drainable(server: Server): Drainable {
     });
   });
   const saysClose = (response: ServerResponse) => response.getHeader('Connection') === 'close';
-  // An answer written with `Connection: close` in writeHead's own headers shows it only in shouldKeepAlive.
-  const closedBy = (response: ServerResponse) =>
-    response.headersSent && (saysClose(response) || !response.shouldKeepAlive);
   /** Moves `Connection: close` to the last response of `socket`, where the ones before it have not gone out. */
   const closeAfterLast = (socket: Socket) => {
     const pending = responses.get(socket) ?? [];
@@ -72,12 +96,12 @@ export function drainable(server: Server): Drainable {
     const socket = request.socket;
     const pending = responses.get(socket);
     if (pending === undefined) return;
-    const before = pending.at(-1);
-    if ((before !== undefined && closedBy(before)) || socket.writableEnded) {
+    if (closing.has(socket) || socket.writableEnded) {
       dropped.add(request);
       return;
     }
     pending.push(response);
+    keepOpenForLater(response, pending, () => closing.add(socket));
     idleSince.set(socket, undefined);
     if (draining) closeAfterLast(socket);
     response.once('close', () => {
