@@ -9,6 +9,7 @@ import { auditBundle, bundleParameter, verifyLineageOperation } from '../package
 import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-source.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
+import { loadFixture } from './helpers/fixtures.js';
 import {
   buildBundle,
   buildHeldBundle,
@@ -401,6 +402,24 @@ describe('lineage walker on bundles built from a real block', () => {
       expect(report.reason).toBe(
         `record.reserves (${SYNC_RECORD}): the genesis omits the pool's last Sync at or before the record's position: block 19426586, transaction 73, log 3 (the genesis's last is genesis.logs[0], block 19426586, transaction 14, log 2)`,
       );
+    });
+
+    it("genesis logs numbered block-wide (JSON-RPC's logIndex), the record within its transaction: placed by where their block has them, pass (they were placed after the record and failed: a user re-check)", async () => {
+      const bundle = buildSyncBundle(
+        [
+          [14, 2],
+          [73, 3],
+          [73, 4],
+        ],
+        [73, 3],
+      );
+      const receipts = loadFixture('mainnet-19426586').receipts as Array<{ logs: unknown[] }>;
+      const before = (tx: number) => receipts.slice(0, tx).reduce((n, r) => n + r.logs.length, 0);
+      const genesis = bundle.exchanges[1]!.response as { data: { genesis: { logs: Array<Record<string, number>> } } };
+      for (const log of genesis.data.genesis.logs) log.log_index = before(log.tx_index!) + log.log_index!;
+      const report = await walk(bundle, SYNC_RECORD);
+      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+      expect(report.warnings).toHaveLength(3);
     });
 
     it('the later Sync in the genesis, the reserves of the earlier: fail as differing from it', async () => {

@@ -34,7 +34,8 @@ const SYNC_TOPIC = bytesToHex(defaultKeccak256(new TextEncoder().encode('Sync(ui
 type Position = readonly [number, number, number];
 const notAfter = (a: Position, b: Position) =>
   a[0] < b[0] || (a[0] === b[0] && (a[1] < b[1] || (a[1] === b[1] && a[2] <= b[2])));
-const positionOf = (log: GenesisLog): Position => [log.block_number, log.tx_index, log.log_index];
+/** Where a genesis log stands, its index counted within its transaction (`logIndex`: as its proven block shows it). */
+const positionOf = (log: GenesisLog, logIndex = log.log_index): Position => [log.block_number, log.tx_index, logIndex];
 /** `block 1, transaction 2, log 3`, leaving out a member the record does not give (Infinity). */
 const placeText = ([block, tx, log]: Position) =>
   [`block ${block}`, Number.isFinite(tx) && `transaction ${tx}`, Number.isFinite(log) && `log ${log}`]
@@ -103,17 +104,15 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string, fore
 /** The receipts of the record's own block, where that block is proven (its receipts reproduce its roots). */
 export type ProvenReceipts = ReadonlyArray<{ logs: readonly Log[] }>;
 
-/** The last Sync of `pool` in a block's receipts at or before (tx, log): its place (and block-wide index) and reserves. */
+/** The last Sync of `pool` in a block's receipts at or before (tx, log): its place and reserves. */
 function lastSyncIn(receipts: ProvenReceipts, pool: string, tx: number, log: number) {
-  let found: { tx: number; log: number; blockWide: number; reserves: [bigint, bigint] | null } | undefined;
-  let blockWide = 0;
+  let found: { tx: number; log: number; reserves: [bigint, bigint] | null } | undefined;
   for (const [t, receipt] of receipts.entries()) {
     for (const [i, l] of receipt.logs.entries()) {
-      const place = blockWide++;
       if (t > tx || (t === tx && i > log)) return found;
       if (l.topics[0] === undefined || bytesToHex(l.topics[0]) !== SYNC_TOPIC || bytesToHex(l.address) !== pool)
         continue;
-      found = { tx: t, log: i, blockWide: place, reserves: syncReserves(l.data) };
+      found = { tx: t, log: i, reserves: syncReserves(l.data) };
     }
   }
   return found;
@@ -135,7 +134,7 @@ function syncReserves(data: Uint8Array): [bigint, bigint] | null {
  */
 export function reservesCheck(
   record: Json,
-  logs: ReadonlyArray<{ log: GenesisLog; subject: string; failed?: boolean }>,
+  logs: ReadonlyArray<{ log: GenesisLog; subject: string; failed?: boolean; logIndex?: number }>,
   decoded: Decoded,
   subject: string,
   provenBlock?: ProvenReceipts,
@@ -155,10 +154,10 @@ export function reservesCheck(
   let last: (typeof logs)[number] | undefined;
   let later: (typeof logs)[number] | undefined;
   for (const entry of at === null ? [] : logs) {
-    const p = positionOf(entry.log);
+    const p = positionOf(entry.log, entry.logIndex);
     if (hexText(entry.log.topics[0]) !== SYNC_TOPIC || hexText(entry.log.contract_address) !== pool) continue;
     if (!notAfter(p, at!)) later ??= entry;
-    else if (last === undefined || notAfter(positionOf(last.log), p)) last = entry;
+    else if (last === undefined || notAfter(positionOf(last.log, last.logIndex), p)) last = entry;
   }
   // The record's own genesis has its pool's Sync only after it: no artifact shows the reserves at its position, and
   // getReserves alone would let a record placed before its Sync pass.
@@ -187,7 +186,7 @@ export function reservesCheck(
       last !== undefined &&
       last.log.block_number === at![0] &&
       last.log.tx_index === onChain.tx &&
-      (last.log.log_index === onChain.log || last.log.log_index === onChain.blockWide)
+      (last.logIndex ?? last.log.log_index) === onChain.log
     )
   )
     return unheld(

@@ -292,6 +292,26 @@ export function checkLog(
 }
 
 /**
+ * The index of `log` within its transaction as its proven block shows it: its `log_index`, or, where that is the
+ * block-wide position (JSON-RPC's `logIndex`, which log.position accepts with a warning), the index that position
+ * has within the transaction. Undefined where the block is not proven or does not hold the log there.
+ */
+export function logIndexInTransaction(log: GenesisLog, facts: BlockFacts): number | undefined {
+  if (!facts.proven || facts.notVerifiable !== undefined) return undefined;
+  const bytes: LogBytes = {
+    address: hexOf(log.contract_address)!,
+    topics: log.topics.map((t) => hexOf(t)!),
+    data: hexOf(log.data)!,
+  };
+  const logs = facts.block.receipts[log.tx_index]?.logs;
+  if (sameLog(logs?.[log.log_index], bytes)) return log.log_index;
+  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
+  const blockWide = facts.blockWide[log.log_index];
+  if (blockWide === undefined || blockWide.tx !== log.tx_index || !sameLog(blockWide.log, bytes)) return undefined;
+  return logs!.indexOf(blockWide.log);
+}
+
+/**
  * Whether the block holds this log where it says: at `log_index` within transaction `tx_index`,
  * or, with a warning, at that block-wide index (JSON-RPC's `logIndex`) in the same transaction.
  * Only a proven block's positions prove anything.

@@ -24,6 +24,11 @@ export interface ArtifactLog {
   subject: string;
   /** Whether the log failed log.position (it is not in its block as the genesis says): what rests on it is skipped. */
   failed?: boolean;
+  /**
+   * Its index within its transaction as its proven block shows it, where that differs from its `log_index` (a
+   * block-wide one), so that it is placed among the record's positions, which count within the transaction.
+   */
+  logIndex?: number;
 }
 
 /** The parent tracing ids a record names (legacy `_parent_tracing_ids` too); not ids are left out. */
@@ -170,10 +175,11 @@ function fieldsCheck(
   const wrong: string[] = [];
   const at = (block: unknown, tx?: unknown, index?: unknown) =>
     logs.some(
-      ({ log }) =>
+      ({ log, logIndex = log.log_index }) =>
         log.block_number === block &&
         (tx === undefined || log.tx_index === tx) &&
-        (index === undefined || log.log_index === index),
+        // Its place as the log's own block counts it (within the transaction), or as the genesis wrote it.
+        (index === undefined || logIndex === index || log.log_index === index),
     );
   // true: held; false: not held; a string: contradicted, and how.
   const judge = (name: string, value: unknown): boolean | string => {

@@ -2,7 +2,14 @@ import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
-import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
+import {
+  checkBlock,
+  checkLog,
+  logIndexInTransaction,
+  readGenesisLog,
+  type BlockContext,
+  type BlockFacts,
+} from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
 import type { ProvenReceipts } from './cross-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
@@ -130,6 +137,8 @@ class LineageWalk {
       else {
         const logChecks = checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning));
         entry.failed = logChecks.some((c) => c.check === 'log.position' && c.status === 'fail');
+        const inTransaction = logIndexInTransaction(log, block.facts);
+        if (inTransaction !== undefined && inTransaction !== log.log_index) entry.logIndex = inTransaction;
         checks.push(...logChecks);
       }
     }
