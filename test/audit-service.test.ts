@@ -168,6 +168,19 @@ describe('the log records (0103) against the receipts', () => {
     ]);
   });
 
+  it('holds no record to a block the source gave with a receipt missing from the middle (refused as input): block_input fails it, not the service (a user re-check)', () => {
+    const receipts = truth.block.receipts.filter((_, i) => i !== 2);
+    const block = { ...truth.block, receipts } as BlockJson;
+    const verified = verifyBlock(block);
+    expect(!verified.ok && verified.error.kind).toBe('invalid');
+    const refused: BlockTruth = { ...truth, block, report: null, refused: true };
+    expect(checkServiceLogs(refused, records)).toEqual([]);
+    // Held to those receipts, the service's right records were called extra.
+    expect(checkServiceLogs({ ...refused, refused: undefined }, records).map((f) => f.check)).toContain(
+      'service_logs.extra',
+    );
+  });
+
   it('passes the records derived from the receipts, and fails none of a block without logs', () => {
     expect(records).toHaveLength(12);
     expect(checkServiceLogs(truth, records)).toEqual([]);

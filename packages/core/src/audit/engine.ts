@@ -167,7 +167,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     this.audited++;
     return {
       audit,
-      truth: { chainId: this.options.chainId, number, block, report: verified.ok ? verified.value : null },
+      truth: {
+        chainId: this.options.chainId,
+        number,
+        block,
+        report: verified.ok ? verified.value : null,
+        ...(!verified.ok && verified.error.kind === 'invalid' && { refused: true }),
+      },
     };
   }
 

@@ -36,14 +36,17 @@ export interface BlockTruth {
   block: BlockJson;
   /** null when the block could not be verified at all (not verifiable, or refused as input). */
   report: BlockReport | null;
+  /** The source's block was refused as input (`block_input`: a receipt missing from the middle, say). */
+  refused?: true;
 }
 
 /**
- * Whether the block's receipts are refuted by its own header: their recomputed root is not the header's. They are then
- * no truth for anything derived from them (the service's log records, its recomputed root): the source gave wrong
- * receipts, and the block fails `receipts_root` on its own.
+ * Whether the block's receipts are refuted: their recomputed root is not the header's, or the block was refused as
+ * input. They are then no truth for anything derived from them (the service's log records, its recomputed root): the
+ * source gave wrong receipts, and the block fails `receipts_root` or `block_input` on its own.
  */
-export const receiptsRefuted = (truth: BlockTruth): boolean => truth.report?.receipts_root.matches === false;
+export const receiptsRefuted = (truth: BlockTruth): boolean =>
+  truth.refused === true || truth.report?.receipts_root.matches === false;
 
 /**
  * Checks another copy of a chunk of blocks against the chain's truth (the hosted service's
