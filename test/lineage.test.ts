@@ -248,6 +248,19 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(failed(report)).toEqual([expected].flat());
   });
 
+  it("the raw block record's block_number as a decimal string is the number, as audit --service reads it; another number still fails (a user re-check: the string failed)", async () => {
+    const as = (edit: (raw: { block_number: unknown }) => void) => {
+      const bundle = buildBundle();
+      edit(rawBlockRecord(bundle));
+      return walk(bundle);
+    };
+    const string = await as((raw) => (raw.block_number = String(raw.block_number)));
+    expect(statusOf(string, 'block.raw_record').every((status) => status === 'pass')).toBe(true);
+    expect(failed(string)).toEqual([]);
+    const other = await as((raw) => (raw.block_number = String(Number(raw.block_number) + 1)));
+    expect(failed(other)).toEqual(['block.raw_record']);
+  });
+
   it("a Sync log's block_time altered fails log.block_time alone: the reserves, which rest on its position, still pass", async () => {
     const bundle = buildBundle();
     const log = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];

@@ -14,7 +14,7 @@ import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
-import { INTEGER_FORM } from './sources/integers.js';
+import { exactInteger, INTEGER_FORM } from './sources/integers.js';
 import { SourceError } from '../errors.js';
 import { type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';
@@ -157,8 +157,8 @@ async function rawRecordCheck(
       'the block is not proven (a block check did not pass), so agreeing with it proves nothing',
     );
   const members: Array<[string, string | null, string]> = [
-    // A number, as the spec types it: a block number in a string is not the block's number restated.
-    ['block_number', raw.block_number === n ? String(n) : null, String(n)],
+    // Read by the lineage's one rule for integers (a decimal string is the number, as audit --service reads it).
+    ['block_number', exactInteger(raw.block_number) === BigInt(n) ? String(n) : null, String(n)],
     ['block_hash', rawHex(raw.block_hash), report.block_hash.computed!],
     ['receipt_root', rawHex(raw.receipt_root), report.receipts_root.computed!],
   ];
