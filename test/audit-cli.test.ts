@@ -1297,7 +1297,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     );
     expect(resumed.status).toBe(2);
     expect(resumed.stderr).toContain(
-      `--resume: ${out} is the output of an audit without the service's datasets; resume it without --service (or a recording of one), or audit to another file`,
+      `--resume: ${out} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`,
     );
     const full = tempFile('full.ndjson');
     expect((await run([...RANGE, '--rpc', n.url, '--service', s.url, '--out', full], undefined, withKey)).status).toBe(

@@ -141,7 +141,7 @@ function anotherAudit(file: string, found: unknown, header: AuditHeader): string
   if (given !== held && JSON.stringify(heldRest) === JSON.stringify(rest))
     return held
       ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
-      : `--resume: ${file} is the output of an audit without the service's datasets; resume it without --service (or a recording of one), or audit to another file`;
+      : `--resume: ${file} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`;
   return `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
 }
 
