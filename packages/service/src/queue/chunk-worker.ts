@@ -15,7 +15,7 @@ import type { Job, JobWithMetadata } from 'pg-boss';
 import { inlineBlockVerifier, type AuditVerdict } from 'evm-integrity/audit';
 import { nodeFetching, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditPlan } from './audit-plan.js';
-import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, queueFailure, type AuditQueue, type ChunkJob } from './audit-queue.js';
 import { auditChunk, WrongChainError, type ChunkAudit, type ChunkSource } from './chunk-audit.js';
 import { handBack, loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
 import { FetchTurns } from './fetch-turns.js';
@@ -27,7 +27,7 @@ export interface ChunkOutcome {
   first: number;
   last: number;
   /**
-   * done: lines stored; retried: the node failed, tried again later; parked: given up, with
+   * done: lines stored; retried: the node (or the queue's database) failed, tried again later; parked: given up, with
    * `reason`; superseded: no lines written, as the chunk was done (its links then judged), parked, sent back or taken
    * by another worker (this one outran its lease); handed_back: the worker stopped before the chunk was done, and put
    * it back on the queue without counting the attempt.
@@ -181,7 +181,7 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
             first: job!.data.first,
             last: job!.data.last,
             outcome: 'retried',
-            reason: (error as Error).message,
+            reason: queueFailure(error, queue),
           });
           throw error; // no look at once: a failing node or database is tried again at the polling pace
         }
