@@ -127,6 +127,24 @@ describe('audit --queue', () => {
   });
 });
 
+describe('audit --queue, its node', () => {
+  it('a node that cannot be asked its chain id: exit 2, one line naming it, nothing enqueued', async () => {
+    const gone = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    await gone.close(); // nothing listens at its URL now
+    const run = await runCli(['audit', ...RANGE, '--rpc', `${gone.url}/v3/key`, '--queue', db.url]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^evm-integrity: the audit is not enqueued: its node \(--rpc\) could not be asked its chain id: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ answered eth_chainId with a network error: connect ECONNREFUSED/,
+      ),
+    ]);
+    expect(run.stderr).not.toContain('/v3/key'); // a path may hold a provider's key
+    const [tables] = await query(db.url, "SELECT to_regclass('evm_integrity_audit.audits') AS audits");
+    expect(tables.audits).toBeNull(); // the queue was not even opened
+  });
+});
+
 describe('the queue tables', () => {
   it('migrate once when three connections open the queue at once, and opening it again changes nothing', async () => {
     const opened = await Promise.all([1, 2, 3].map(() => openAuditQueue(db.url, { poolSize: 1 })));
