@@ -26,6 +26,7 @@ import {
 } from '../packages/service/src/queue/chunk-results.js';
 import { auditLines, exportSnapshot } from '../packages/service/src/queue/audit-export.js';
 import { auditProgress } from '../packages/service/src/queue/audit-progress.js';
+import { runCli } from './helpers/audit-queue.js';
 
 /** Chunks [1, 9], [10, 19], [20, 29] and [30, 30]. */
 const PLAN: AuditPlan = {
@@ -159,6 +160,16 @@ describe('the audit queue, interleaved', () => {
       { name: CHUNK_QUEUE, state: 'failed' },
       { name: LOST_CHUNK_QUEUE, state: 'created' },
     ]);
+  });
+
+  it('audit-status gives the reason of a chunk retrying, as of one parked (--json and text)', async () => {
+    const job = { ...JOB_20, audit_id: id };
+    const hold = await markRunning(queue.pool, job, 'host-a:1');
+    const reason = 'the JSON-RPC node at http://127.0.0.1:9 answered with HTTP 503';
+    expect(await markUnfinished(queue.pool, job, hold!, 'retrying', reason)).toBe(true);
+    expect((await auditProgress(queue.pool, id))!.retrying).toEqual([{ first: 20, last: 29, attempts: 1, reason }]);
+    const text = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(text.stdout).toContain(`retrying: chunk 20-29 after 1 attempt: ${reason}\n`);
   });
 
   it('a job the join pass replaced is stale: its retry takes nothing, its loss parks nothing', async () => {
