@@ -77,6 +77,10 @@ describe('audit --queue', () => {
     expect(auditIdOf(second)).toBe(id);
     expect(second.stdout).toContain('0 put on the queue now');
     expect(second.stdout).not.toContain('enqueued before');
+    // The node's URL with a trailing slash after its host alone is the same node: the same audit.
+    const slash = await runCli(['audit', ...RANGE, '--rpc', `${node.url}/`, '--queue', db.url, '--chunk-size', '10']);
+    expect(auditIdOf(slash)).toBe(id);
+    expect(slash.stdout).toContain('0 put on the queue now');
     // Options of how it runs are not of its id: the same audit, whose plan keeps the first run's, as the line says.
     const third = await runCli([...args, '--chunk-timeout', '30', '--chunk-retries', '5']);
     expect(auditIdOf(third)).toBe(id);
