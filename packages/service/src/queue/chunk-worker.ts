@@ -7,8 +7,9 @@
  * parked with its reason. A worker that dies mid-chunk loses its lease when the chunk's timeout
  * expires, and pg-boss hands the chunk to another worker (past its retries, to the lost-chunk
  * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, at its
- * deadline, cuts their fetches short and hands them back (handBack: queued again, the attempt not counted). A worker writes a chunk's rows only while it still holds the chunk: one
- * that outran its lease finds it taken again and writes nothing (`superseded`).
+ * deadline, cuts their fetches short and hands them back (queued again, the attempt not counted).
+ * A worker writes a chunk's rows only while it still holds the chunk: one that outran its lease
+ * finds it taken again and writes nothing (`superseded`).
  */
 import { hostname } from 'node:os';
 import type { Job, JobWithMetadata } from 'pg-boss';
@@ -55,7 +56,8 @@ export interface ChunkWorkerOptions {
 export interface ChunkWorker {
   /**
    * Stops taking chunks; waits up to `timeoutMs` for those in hand, then cuts the rest short and hands them back to the
-   * queue. Resolves once no handler of this worker runs or will write (the queue may then be closed).
+   * queue. Resolves once its handlers have ended (the queue may then be closed), or, a hand-back stuck on the database
+   * past HAND_BACK_MS, once pg-boss has failed the jobs still in hand.
    */
   stop(timeoutMs: number): Promise<void>;
 }
