@@ -3,7 +3,7 @@
  * node: at the deadline the chunks in hand are cut short and handed back (queued, their attempt not counted, their
  * jobs sent again with the retries they had left), the stop returns at once with nothing left running, and another
  * worker process then audits them. The CLI keeps 30 s; the worker takes the deadline, here 1 s. Tests that spawn the
- * CLI use the built bundle.
+ * CLI use the built bundle. A worker in this process given no onOutcome audits its chunks too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
@@ -16,6 +16,18 @@ import type { AuditPlan } from '../packages/service/src/queue/audit-plan.js';
 
 const FROM = 1_000_001;
 const TO = 1_000_030;
+
+/** Chunks from 1000001, 1000010, 1000020 and 1000030; `rpc` is the test's node. */
+const PLAN: AuditPlan = {
+  chain_id: 1,
+  from: FROM,
+  to: TO,
+  rpc: '',
+  chunk_size: 10,
+  concurrency: 4,
+  chunk_timeout_s: 120,
+  chunk_retries: 2,
+};
 
 let db: FreshDatabase | undefined;
 let node: LoopbackNode | undefined;
@@ -38,6 +50,26 @@ async function chunks(queue: AuditQueue, id: string) {
   return rows as Array<{ first: number; state: string; attempts: number }>;
 }
 
+describe('a worker in this process', () => {
+  it('audits its chunks when given no onOutcome (it completed every job unaudited)', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const queue = await openAuditQueue(db.url);
+    queues.push(queue);
+    const { id } = await enqueueAudit(queue, { ...PLAN, rpc: node.url }, '{}');
+    const worker = await startChunkWorker(queue, { concurrency: 2 });
+    try {
+      await until(
+        'the chunks to be done',
+        async () => ((await chunks(queue, id)).every((c) => c.state === 'done') ? true : undefined),
+        20_000,
+      );
+    } finally {
+      await worker.stop(1000);
+    }
+  });
+});
+
 describe('audit-worker stopped past its deadline', () => {
   it('hands the chunks in hand back at the deadline, the attempt not counted, and stops at once', async () => {
     db = await freshDatabase();
@@ -45,17 +77,7 @@ describe('audit-worker stopped past its deadline', () => {
     node.delayMs = 20_000; // each answer outlasts the deadline
     const queue = await openAuditQueue(db.url);
     queues.push(queue);
-    const plan: AuditPlan = {
-      chain_id: 1,
-      from: FROM,
-      to: TO,
-      rpc: node.url,
-      chunk_size: 10,
-      concurrency: 4,
-      chunk_timeout_s: 120,
-      chunk_retries: 2,
-    };
-    const { id } = await enqueueAudit(queue, plan, '{}'); // chunks from 1000001, 1000010, 1000020 and 1000030
+    const { id } = await enqueueAudit(queue, { ...PLAN, rpc: node.url }, '{}');
     const outcomes: ChunkOutcome[] = [];
     const worker = await startChunkWorker(queue, { concurrency: 2, onOutcome: (o) => outcomes.push(o) });
     await until('two chunks in hand, asking the node', async () => {

@@ -176,7 +176,9 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
       async ([job]: JobWithMetadata<ChunkJob>[]) => {
         const context = await contextOf(job!.data.audit_id);
         try {
-          options.onOutcome?.(await runChunk(queue, context, job!, worker));
+          // Run whether or not it is told: `onOutcome?.(await …)` skips its argument when there is no onOutcome.
+          const outcome = await runChunk(queue, context, job!, worker);
+          options.onOutcome?.(outcome);
         } catch (error) {
           options.onOutcome?.({
             audit_id: job!.data.audit_id,
