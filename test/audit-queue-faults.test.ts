@@ -4,7 +4,10 @@
  * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
  * workers counted in one set of metrics; one stderr line for each kind of error of the outage), and SIGTERM with a chunk in hand (finished, exit 0).
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RpcBlockSource } from 'evm-integrity/node';
+import { queueFailure } from '../packages/service/src/queue/audit-queue.js';
 import { freshDatabase, privateCluster, type FreshDatabase, type PrivateCluster } from './helpers/postgres.js';
 import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
@@ -40,6 +43,23 @@ afterEach(async () => {
 });
 
 describe('audit queue faults', () => {
+  it("a chunk failed by the queue's database says so; one failed by its node names the node", async () => {
+    const closed = await startLoopbackNode(1, fixtureChain(FROM, FROM));
+    const nodeUrl = closed.url;
+    await closed.close(); // nothing listens there now
+    const pool = new pg.Pool({ connectionString: `postgres://postgres@${nodeUrl.slice('http://'.length)}/audits` });
+    const refused = await pool.query('SELECT 1').catch((error: unknown) => error);
+    await pool.end();
+    const server = `${nodeUrl.slice('http://'.length)}/audits`;
+    expect(queueFailure(refused, { server })).toMatch(
+      new RegExp(`^the queue's database at ${server}: connect ECONNREFUSED`),
+    );
+    const node = new RpcBlockSource({ url: nodeUrl, maxRetries: 0 });
+    const unreachable = await node.block(1, FROM).catch((error: unknown) => error);
+    expect(queueFailure(unreachable, { server })).toBe((unreachable as Error).message);
+    expect((unreachable as Error).message).toContain(nodeUrl);
+  });
+
   it('a node that stays unreachable: retried with backoff, then parked with its reason; enqueuing again hands it back', async () => {
     db = await freshDatabase();
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));

@@ -6,15 +6,27 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditSummary, BlockAudit, BlockJson, BlockSource } from 'evm-integrity/audit';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
-import { openAuditQueue, type AuditQueue } from '../packages/service/src/queue/audit-queue.js';
+import {
+  CHUNK_QUEUE,
+  LOST_CHUNK_QUEUE,
+  openAuditQueue,
+  type AuditQueue,
+} from '../packages/service/src/queue/audit-queue.js';
 import { enqueueAudit } from '../packages/service/src/queue/enqueue.js';
 import { joinAround } from '../packages/service/src/queue/join-pass.js';
 import type { AuditPlan } from '../packages/service/src/queue/audit-plan.js';
 import type { ChunkJob } from '../packages/service/src/queue/audit-queue.js';
 import type { ChunkAudit } from '../packages/service/src/queue/chunk-audit.js';
-import { markRunning, markUnfinished, parkLost, storeChunk } from '../packages/service/src/queue/chunk-results.js';
+import {
+  handBack,
+  markRunning,
+  markUnfinished,
+  parkLost,
+  storeChunk,
+} from '../packages/service/src/queue/chunk-results.js';
 import { auditLines, exportSnapshot } from '../packages/service/src/queue/audit-export.js';
 import { auditProgress } from '../packages/service/src/queue/audit-progress.js';
+import { runCli } from './helpers/audit-queue.js';
 
 /** Chunks [1, 9], [10, 19], [20, 29] and [30, 30]. */
 const PLAN: AuditPlan = {
@@ -108,6 +120,56 @@ describe('the audit queue, interleaved', () => {
     expect(await markRunning(queue.pool, job, 'host-c:3')).toBeNull();
     expect(await parkLost(queue.pool, job)).toBe(false);
     expect(await chunk(20)).toMatchObject({ state: 'done', attempts: 2, lines: 1 });
+  });
+
+  it("a stop's hand-back and the chunk's store race on its hold: the first wins, the other writes nothing", async () => {
+    const jobs = await queue.boss.fetch<ChunkJob>(CHUNK_QUEUE, { includeMetadata: true, batchSize: 4 });
+    const [ten, twenty] = [10, 20].map((first) => jobs.find((j) => j.data.first === first)!);
+    // Done as the deadline came: stored once, not handed back as well (its job is its handler's to complete).
+    const stored = await markRunning(queue.pool, twenty!.data, 'host-a:1');
+    expect(await storeChunk(queue.pool, PLAN, twenty!.data, stored!, chunkAudit(20, hash(29)))).toBe(true);
+    expect(await handBack(queue, twenty!, stored!)).toBe(false);
+    expect(await chunk(20)).toMatchObject({ state: 'done', attempts: 1, lines: 1 });
+    // Handed back first: queued, the attempt not counted, its job sent again; the late result writes nothing.
+    const cut = await markRunning(queue.pool, ten!.data, 'host-a:1');
+    expect(await handBack(queue, ten!, cut!)).toBe(true);
+    expect(await storeChunk(queue.pool, PLAN, ten!.data, cut!, chunkAudit(10, hash(19)))).toBe(false);
+    expect(await chunk(10)).toMatchObject({ state: 'queued', attempts: 0, lines: 0 });
+    const { rows } = await queue.pool.query(
+      `SELECT (data->>'first')::int AS first, state, retry_count FROM pgboss.job
+       WHERE (data->>'first')::int IN (10, 20) ORDER BY 1, state::text`,
+    );
+    expect(rows).toEqual([
+      { first: 10, state: 'completed', retry_count: 0 },
+      { first: 10, state: 'created', retry_count: 0 },
+      { first: 20, state: 'active', retry_count: 0 },
+    ]);
+  });
+
+  it('a chunk whose lease expired before its hand-back is left to pg-boss: its job is not sent again', async () => {
+    const [job] = await queue.boss.fetch<ChunkJob>(CHUNK_QUEUE, { includeMetadata: true });
+    const hold = await markRunning(queue.pool, job!.data, 'host-a:1');
+    await queue.boss.fail(CHUNK_QUEUE, job!.id); // as the supervisor fails an expired job
+    expect(await handBack(queue, job!, hold!)).toBe(false);
+    expect(await chunk(job!.data.first)).toMatchObject({ state: 'running', attempts: 1 });
+    const { rows } = await queue.pool.query(`SELECT name, state FROM pgboss.job WHERE data->>'first' = $1 ORDER BY 1`, [
+      String(job!.data.first),
+    ]);
+    // No job sent again: its last attempt failed, so it went to the lost chunks, whose worker parks it.
+    expect(rows).toEqual([
+      { name: CHUNK_QUEUE, state: 'failed' },
+      { name: LOST_CHUNK_QUEUE, state: 'created' },
+    ]);
+  });
+
+  it('audit-status gives the reason of a chunk retrying, as of one parked (--json and text)', async () => {
+    const job = { ...JOB_20, audit_id: id };
+    const hold = await markRunning(queue.pool, job, 'host-a:1');
+    const reason = 'the JSON-RPC node at http://127.0.0.1:9 answered with HTTP 503';
+    expect(await markUnfinished(queue.pool, job, hold!, 'retrying', reason)).toBe(true);
+    expect((await auditProgress(queue.pool, id))!.retrying).toEqual([{ first: 20, last: 29, attempts: 1, reason }]);
+    const text = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(text.stdout).toContain(`retrying: chunk 20-29 after 1 attempt: ${reason}\n`);
   });
 
   it('a job the join pass replaced is stale: its retry takes nothing, its loss parks nothing', async () => {

@@ -77,6 +77,10 @@ describe('audit --queue', () => {
     expect(auditIdOf(second)).toBe(id);
     expect(second.stdout).toContain('0 put on the queue now');
     expect(second.stdout).not.toContain('enqueued before');
+    // The node's URL with a trailing slash after its host alone is the same node: the same audit.
+    const slash = await runCli(['audit', ...RANGE, '--rpc', `${node.url}/`, '--queue', db.url, '--chunk-size', '10']);
+    expect(auditIdOf(slash)).toBe(id);
+    expect(slash.stdout).toContain('0 put on the queue now');
     // Options of how it runs are not of its id: the same audit, whose plan keeps the first run's, as the line says.
     const third = await runCli([...args, '--chunk-timeout', '30', '--chunk-retries', '5']);
     expect(auditIdOf(third)).toBe(id);
@@ -124,6 +128,24 @@ describe('audit --queue', () => {
     );
     const notPg = await runCli(['audit', ...RANGE, '--rpc', 'http://127.0.0.1:1', '--queue', 'http://x']);
     expect(notPg.stderr).toMatch(/--queue: "http:\/\/x" is not a PostgreSQL URL/);
+  });
+});
+
+describe('audit --queue, its node', () => {
+  it('a node that cannot be asked its chain id: exit 2, one line naming it, nothing enqueued', async () => {
+    const gone = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    await gone.close(); // nothing listens at its URL now
+    const run = await runCli(['audit', ...RANGE, '--rpc', `${gone.url}/v3/key`, '--queue', db.url]);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^evm-integrity: the audit is not enqueued: its node \(--rpc\) could not be asked its chain id: the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ answered eth_chainId with a network error: connect ECONNREFUSED/,
+      ),
+    ]);
+    expect(run.stderr).not.toContain('/v3/key'); // a path may hold a provider's key
+    const [tables] = await query(db.url, "SELECT to_regclass('evm_integrity_audit.audits') AS audits");
+    expect(tables.audits).toBeNull(); // the queue was not even opened
   });
 });
 

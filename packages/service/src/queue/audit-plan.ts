@@ -37,6 +37,21 @@ export interface ChunkRange {
 }
 
 /**
+ * The node's URL as the audit's id takes it: a URL whose path is the root alone is the same request with its trailing
+ * slash or without (`http://node:8545/` is `http://node:8545`), which is dropped; any other path is kept as given, as a
+ * server may route `/key` and `/key/` apart.
+ */
+function nodeOfId(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url; // refused before any plan is made
+  }
+  return parsed.pathname === '/' && parsed.search === '' && url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+/**
  * The audit's id: its chain and range, and a digest of what decides its lines (node, chunk size, anchors, rules). The
  * concurrency, batch, timeout and retries are left out: they change how it runs, not what it finds.
  */
@@ -45,7 +60,7 @@ export function auditIdOf(plan: AuditPlan): string {
     chain_id: plan.chain_id,
     from: plan.from,
     to: plan.to,
-    rpc: plan.rpc,
+    rpc: nodeOfId(plan.rpc),
     chunk_size: plan.chunk_size,
     head_hash: plan.head_hash ?? null,
     anchors: plan.anchors ?? {},

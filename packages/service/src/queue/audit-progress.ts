@@ -1,15 +1,15 @@
 /**
  * Where a distributed audit stands (`audit-status`): its chunks by state, the links joined, the
  * blocks audited and their rate, the ETA (none while a chunk is parked: the audit then waits for an
- * operator), the failures so far and the parked chunks' reasons; all
+ * operator), the failures so far and the reasons of the chunks retrying and parked; all
  * read from the audit tables.
  */
 import type pg from 'pg';
 import type { AuditPlan } from './audit-plan.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 
-/** A chunk given up, with why. */
-export interface ParkedChunk {
+/** A chunk given up (parked) or to be tried again (retrying), with why. */
+export interface UnfinishedChunk {
   first: number;
   last: number;
   attempts: number;
@@ -44,7 +44,9 @@ export interface AuditProgress {
   /** Every chunk done and every link joined: the export is the whole audit. */
   complete: boolean;
   failures: FailedBlock[];
-  parked: ParkedChunk[];
+  /** The chunks whose last attempt failed and that are to be tried again, with the failure. */
+  retrying: UnfinishedChunk[];
+  parked: UnfinishedChunk[];
 }
 
 /** The failed blocks listed at most (their count is in `verdicts`). */
@@ -106,11 +108,27 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
      ORDER BY block_number LIMIT $2`,
     [id, FAILURES_LISTED],
   );
-  const parked = await db.query(
-    `SELECT first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
-     WHERE audit_id = $1 AND state = 'parked' ORDER BY first_block`,
+  const unfinished = await db.query(
+    `SELECT state, first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
+     WHERE audit_id = $1 AND state IN ('retrying', 'parked') ORDER BY first_block`,
     [id],
   );
+  const rows = unfinished.rows as Array<{
+    state: string;
+    first_block: string;
+    last_block: string;
+    attempts: number;
+    reason: string | null;
+  }>;
+  const inState = (state: string): UnfinishedChunk[] =>
+    rows
+      .filter((r) => r.state === state)
+      .map((r) => ({
+        first: Number(r.first_block),
+        last: Number(r.last_block),
+        attempts: r.attempts,
+        reason: r.reason,
+      }));
   const total = plan.to - plan.from + 1;
   const rate = seconds > 0 ? audited / seconds : 0;
   return {
@@ -130,13 +148,7 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       block_number: Number(r.block_number),
       checks: r.checks,
     })),
-    parked: (
-      parked.rows as Array<{ first_block: string; last_block: string; attempts: number; reason: string | null }>
-    ).map((r) => ({
-      first: Number(r.first_block),
-      last: Number(r.last_block),
-      attempts: r.attempts,
-      reason: r.reason,
-    })),
+    retrying: inState('retrying'),
+    parked: inState('parked'),
   };
 }

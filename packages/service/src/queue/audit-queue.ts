@@ -49,7 +49,25 @@ export function serverOf(url: string): string {
 export interface AuditQueue {
   pool: pg.Pool;
   boss: PgBoss;
+  /** Its database, for messages ({@link serverOf}). */
+  server: string;
   close(): Promise<void>;
+}
+
+/** The messages of node-postgres (pg, pg-pool) for a connection lost, refused or closed. */
+const CONNECTION_LOST =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
+
+/**
+ * Why a chunk's job failed, for the operator: an error of PostgreSQL or of the connection to it names the queue's
+ * database, so that it does not read as the node's (a node's failures name the node).
+ */
+export function queueFailure(error: unknown, queue: Pick<AuditQueue, 'server'>): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const fromDatabase =
+    error instanceof pg.DatabaseError ||
+    (error instanceof Error && ('syscall' in error || CONNECTION_LOST.test(message)));
+  return fromDatabase ? `the queue's database at ${queue.server}: ${message}` : message;
 }
 
 /** What opening the queue is told: how often pg-boss looks for expired leases (workers), and where to say errors. */
@@ -85,6 +103,7 @@ export async function openAuditQueue(url: string, options: OpenQueueOptions = {}
     registerInstance: false,
   });
   boss.on('error', (error: Error) => onError(`queue: ${error.message}`));
+  const server = serverOf(url);
   try {
     await migrateAuditSchema(pool);
     await boss.start();
@@ -93,12 +112,12 @@ export async function openAuditQueue(url: string, options: OpenQueueOptions = {}
   } catch (error) {
     await boss.stop({ graceful: false }).catch(() => undefined);
     await pool.end().catch(() => undefined);
-    const server = serverOf(url);
     throw new AuditQueueError(`the audit queue at ${server} cannot be opened: ${(error as Error).message}`, { server });
   }
   return {
     pool,
     boss,
+    server,
     async close() {
       await boss.stop({ graceful: false, timeout: 1000 }).catch(() => undefined);
       await pool.end().catch(() => undefined);

@@ -30,6 +30,8 @@ export interface ChunkAudit {
   lastHash: string | null;
   /** Set when a block was unreachable past the source's retries: the chunk is to be tried again. */
   unreachable?: string;
+  /** Set when the worker's stop cut the chunk short before its last block: the chunk is to be handed back. */
+  stopped?: true;
 }
 
 /** The node of another chain: not an outage, so the chunk is parked at once rather than retried. */
@@ -47,6 +49,8 @@ export interface ChunkSource {
   /** Blocks fetched ahead of the audit: the plan's `nodeFetching(plan).window`, as one machine's audit. */
   window: number;
   verify: BlockVerifier | undefined;
+  /** The worker's stop at its deadline: cuts the chunk's fetches short (the source is given the same signal). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -59,7 +63,7 @@ export async function auditChunk(
   from: ChunkSource,
   asked?: () => void,
 ): Promise<ChunkAudit> {
-  const { source, window, verify } = from;
+  const { source, window, verify, signal } = from;
   let firstParentHash: string | null = null;
   const watched: BlockSource = {
     block: async (chainId, number) => {
@@ -83,6 +87,7 @@ export async function auditChunk(
     ...(job.first === plan.from && { anchorName: HEAD_HASH_NAME }),
     ...(anchors && { anchors }),
     ...(verify && { verify }),
+    ...(signal && { signal }),
   });
   const events: AuditEvent[] = [];
   try {
@@ -94,11 +99,14 @@ export async function auditChunk(
   const blocks = events.filter((e): e is BlockAudit => !isReorg(e));
   const unreachable = blocks.find((e) => e.verdict === 'unreachable');
   const last = blocks.filter((e) => e.block_number === job.last).at(-1);
+  // The engine writes no line for a block whose fetch the signal cut short: a chunk without its last line was stopped.
+  const stopped = signal?.aborted === true && last === undefined && unreachable === undefined;
   return {
     events,
     summary: audit.summary(),
     firstParentHash,
     lastHash: last?.block_hash ?? null,
     ...(unreachable && { unreachable: unreachable.reason ?? `block ${unreachable.block_number} is unreachable` }),
+    ...(stopped && { stopped: true as const }),
   };
 }

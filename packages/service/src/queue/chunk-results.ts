@@ -4,13 +4,15 @@
  * twice (a lease expired, a duplicate delivery, a re-audit after a reorg) leaves one set of lines.
  */
 import type pg from 'pg';
+import type { JobWithMetadata } from 'pg-boss';
 import { isReorg, type AuditReorg, type BlockAudit } from 'evm-integrity/audit';
 import type { AuditPlan } from './audit-plan.js';
-import type { ChunkJob } from './audit-queue.js';
+import { CHUNK_QUEUE, inTransaction, type AuditQueue, type ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 import type { ChunkAudit } from './chunk-audit.js';
 import { formatAuditLine } from './audit-lines.js';
 import { transaction } from '../postgres/transaction.js';
+import { sendChunkJobs } from './enqueue.js';
 
 /** The plan of audit `id`; a cache keeps it for the worker's next chunks of the same audit. */
 export async function loadPlan(pool: pg.Pool, id: string): Promise<AuditPlan | null> {
@@ -72,6 +74,41 @@ export async function markUnfinished(
     [...held(job, hold), state, reason],
   );
   return rowCount === 1;
+}
+
+/** Rolls back a hand-back whose job pg-boss failed meanwhile (its lease expired): that job is pg-boss's to retry. */
+class JobNotHeld extends Error {}
+
+/**
+ * The worker stopped before the chunk was done: the chunk goes back to the queue as it was before this attempt, in one
+ * transaction: `queued`, the attempt not counted, its job completed and sent again with the retries it had left (a
+ * stop is no failure of the chunk's). Whether it was handed back; false, with nothing written, when the hold was lost
+ * (the chunk done, or sent back by the join pass, or taken by another worker) or the job is no longer this worker's
+ * (its lease expired: pg-boss retries it, or it is parked as lost).
+ */
+export async function handBack(queue: AuditQueue, job: JobWithMetadata<ChunkJob>, hold: ChunkHold): Promise<boolean> {
+  try {
+    return await transaction(queue.pool, async (client) => {
+      // First, as it locks the row: a store of the same hold waits for this transaction and then finds it lost.
+      const { rowCount } = await client.query(
+        `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', attempts = attempts - 1 WHERE ${HELD}`,
+        held(job.data, hold),
+      );
+      if (rowCount !== 1) return false;
+      // Fenced to the attempt this worker fetched.
+      const db = inTransaction(client);
+      const completed = await queue.boss.complete(CHUNK_QUEUE, { id: job.id, retryCount: job.retryCount }, null, {
+        db,
+      });
+      if ((completed as { affected: number }).affected !== 1) throw new JobNotHeld(); // (its type leaves fields out)
+      const left = { chunk_timeout_s: job.expireInSeconds, chunk_retries: job.retryLimit - job.retryCount };
+      await sendChunkJobs(queue.boss, client, left, [job.data]);
+      return true;
+    });
+  } catch (error) {
+    if (error instanceof JobNotHeld) return false;
+    throw error;
+  }
 }
 
 /**

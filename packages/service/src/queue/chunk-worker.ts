@@ -6,18 +6,19 @@
  * answer fails the job, which pg-boss retries with backoff; past the plan's retries the chunk is
  * parked with its reason. A worker that dies mid-chunk loses its lease when the chunk's timeout
  * expires, and pg-boss hands the chunk to another worker (past its retries, to the lost-chunk
- * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, past its
- * deadline, hands them back. A worker writes a chunk's rows only while it still holds the chunk: one
- * that outran its lease finds it taken again and writes nothing (`superseded`).
+ * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, at its
+ * deadline, cuts their fetches short and hands them back (queued again, the attempt not counted).
+ * A worker writes a chunk's rows only while it still holds the chunk: one that outran its lease
+ * finds it taken again and writes nothing (`superseded`).
  */
 import { hostname } from 'node:os';
 import type { Job, JobWithMetadata } from 'pg-boss';
 import { inlineBlockVerifier, type AuditVerdict } from 'evm-integrity/audit';
 import { nodeFetching, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditPlan } from './audit-plan.js';
-import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, type AuditQueue, type ChunkJob } from './audit-queue.js';
-import { auditChunk, WrongChainError, type ChunkSource } from './chunk-audit.js';
-import { loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
+import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, queueFailure, type AuditQueue, type ChunkJob } from './audit-queue.js';
+import { auditChunk, WrongChainError, type ChunkAudit, type ChunkSource } from './chunk-audit.js';
+import { handBack, loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
 import { FetchTurns } from './fetch-turns.js';
 import { joinAround } from './join-pass.js';
 
@@ -27,11 +28,12 @@ export interface ChunkOutcome {
   first: number;
   last: number;
   /**
-   * done: lines stored; retried: the node failed, tried again later; parked: given up, with `reason`; superseded:
-   * no lines written, as the chunk was done (its links then judged), parked, sent back or taken by another worker (this
-   * one outran its lease).
+   * done: lines stored; retried: the node (or the queue's database) failed, tried again later; parked: given up, with
+   * `reason`; superseded: no lines written, as the chunk was done (its links then judged), parked, sent back or taken
+   * by another worker (this one outran its lease); handed_back: the worker stopped before the chunk was done, and put
+   * it back on the queue without counting the attempt.
    */
-  outcome: 'done' | 'retried' | 'parked' | 'superseded';
+  outcome: 'done' | 'retried' | 'parked' | 'superseded' | 'handed_back';
   verdicts?: Record<AuditVerdict, number>;
   failed_checks?: Record<string, number>;
   reason?: string;
@@ -52,8 +54,29 @@ export interface ChunkWorkerOptions {
 
 /** A running worker. */
 export interface ChunkWorker {
-  /** Stops taking chunks; waits up to `timeoutMs` for those in hand, then hands the rest back to the queue. */
+  /**
+   * Stops taking chunks; waits up to `timeoutMs` for those in hand, then cuts the rest short and hands them back to the
+   * queue. Resolves once its handlers have ended (the queue may then be closed), or, a hand-back stuck on the database
+   * past HAND_BACK_MS, once pg-boss has failed the jobs still in hand.
+   */
   stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * How long a stop waits, past its deadline, for the chunks it cut short to be handed back (a few queries each) before
+ * pg-boss fails what is still in hand: bounded by the pool's wait for a connection, as in an outage.
+ */
+const HAND_BACK_MS = 15_000;
+
+/** Resolves after `ms`, or at once when `done` settles first (its timer then cleared: no process kept alive). */
+async function within(done: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  try {
+    await Promise.race([done.then(() => undefined), elapsed]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** What a worker keeps per audit: its plan, and its node (one for the chunks in hand) and verifier. */
@@ -79,16 +102,24 @@ async function runChunk(
     await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
     return superseded;
   }
-  let result;
+  let result: ChunkAudit | undefined;
   const release = await worker.turns.take();
   try {
     result = await auditChunk(plan, data, context, release);
   } catch (error) {
-    if (!(error instanceof WrongChainError)) throw error;
-    if (!(await markUnfinished(queue.pool, data, hold, 'parked', error.message))) return superseded;
-    return { ...base, outcome: 'parked', reason: error.message };
+    if (error instanceof WrongChainError) {
+      if (!(await markUnfinished(queue.pool, data, hold, 'parked', error.message))) return superseded;
+      return { ...base, outcome: 'parked', reason: error.message };
+    }
+    if (context.signal?.aborted !== true) throw error; // else cut short by the stop: handed back below
   } finally {
     release(); // a chunk cut short never asked for its last block
+  }
+  // Cut short by the stop: handed back. A chunk whose last block was audited before the stop is stored as any other,
+  // never handed back as well: one path decides, with the hold.
+  if (result === undefined || result.stopped === true) {
+    if (!(await handBack(queue, job, hold))) return superseded;
+    return { ...base, outcome: 'handed_back' };
   }
   if (result.unreachable !== undefined) {
     const parked = job.retryCount >= job.retryLimit;
@@ -110,6 +141,9 @@ async function runChunk(
 /** Starts a worker on `queue`. */
 export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOptions): Promise<ChunkWorker> {
   const worker = { name: `${hostname()}:${process.pid}`, turns: new FetchTurns() };
+  // Aborted at the stop's deadline: the node's fetches of the chunks in hand end at once.
+  const stopping = new AbortController();
+  const { signal } = stopping;
   const contexts = new Map<string, Promise<AuditContext>>();
   const contextOf = (id: string): Promise<AuditContext> => {
     let context = contexts.get(id);
@@ -118,11 +152,12 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
         if (plan === null) throw new Error(`audit ${id} is not in the queue's tables`);
         // The node is asked as one machine's audit asks it: the plan's --concurrency and --batch, by the same rule.
         const { batch, connections, window } = nodeFetching(plan);
-        const source = new RpcBlockSource({ url: plan.rpc, keepMiscountedReceipts: true, batch, connections });
+        const source = new RpcBlockSource({ url: plan.rpc, keepMiscountedReceipts: true, batch, connections, signal });
         return {
           plan,
           source,
           window,
+          signal,
           verify: plan.rules === undefined ? undefined : inlineBlockVerifier({ rules: plan.rules }),
         };
       });
@@ -141,14 +176,16 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
       async ([job]: JobWithMetadata<ChunkJob>[]) => {
         const context = await contextOf(job!.data.audit_id);
         try {
-          options.onOutcome?.(await runChunk(queue, context, job!, worker));
+          // Run whether or not it is told: `onOutcome?.(await …)` skips its argument when there is no onOutcome.
+          const outcome = await runChunk(queue, context, job!, worker);
+          options.onOutcome?.(outcome);
         } catch (error) {
           options.onOutcome?.({
             audit_id: job!.data.audit_id,
             first: job!.data.first,
             last: job!.data.last,
             outcome: 'retried',
-            reason: (error as Error).message,
+            reason: queueFailure(error, queue),
           });
           throw error; // no look at once: a failing node or database is tried again at the polling pace
         }
@@ -178,7 +215,13 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
   );
   return {
     stop: async (timeoutMs) => {
-      await queue.boss.stop({ graceful: true, close: false, timeout: timeoutMs });
+      // No chunk is taken any more; each queue's pollers end once their handler has (offWork waits for it).
+      const settled = Promise.allSettled([queue.boss.offWork(CHUNK_QUEUE), queue.boss.offWork(LOST_CHUNK_QUEUE)]);
+      await within(settled, timeoutMs);
+      stopping.abort(new Error('the worker stopped'));
+      await within(settled, HAND_BACK_MS);
+      // What is still in hand (its hand-back stuck on the database) pg-boss fails, counting the attempt.
+      await queue.boss.stop({ graceful: false, close: false });
     },
   };
 }

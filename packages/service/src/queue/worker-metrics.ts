@@ -12,7 +12,8 @@ export function auditWorkerMetrics(registry: Registry): (outcome: ChunkOutcome) 
     name: 'evm_integrity_audit_chunks_total',
     help:
       'Chunk jobs by outcome: done (lines stored), retried (node unreachable, tried again later), parked (given up), ' +
-      'superseded (nothing written: the chunk was taken again or done since)',
+      'superseded (nothing written: the chunk was taken again or done since), handed_back (the worker stopped ' +
+      'before the chunk was done and put it back on the queue, the attempt not counted)',
     labelNames: ['outcome'],
     registers: [registry],
   });
@@ -28,7 +29,7 @@ export function auditWorkerMetrics(registry: Registry): (outcome: ChunkOutcome) 
     labelNames: ['check'],
     registers: [registry],
   });
-  for (const outcome of ['done', 'retried', 'parked', 'superseded']) chunks.inc({ outcome }, 0);
+  for (const outcome of ['done', 'retried', 'parked', 'superseded', 'handed_back']) chunks.inc({ outcome }, 0);
   return (outcome) => {
     chunks.inc({ outcome: outcome.outcome });
     for (const [verdict, n] of Object.entries(outcome.verdicts ?? {})) if (n > 0) blocks.inc({ verdict }, n);

@@ -36,10 +36,11 @@ function describe(p: AuditProgress): string {
   ];
   for (const f of p.failures) lines.push(`failed: block ${f.block_number} (${f.checks.join(', ')})`);
   if (verdicts.fail! > p.failures.length) lines.push(`… and ${verdicts.fail! - p.failures.length} more failed blocks`);
-  for (const c of p.parked)
-    lines.push(
-      `parked: chunk ${c.first}-${c.last} after ${c.attempts} attempt${c.attempts === 1 ? '' : 's'}: ${c.reason}`,
-    );
+  for (const [state, list] of [['retrying', p.retrying] as const, ['parked', p.parked] as const])
+    for (const c of list)
+      lines.push(
+        `${state}: chunk ${c.first}-${c.last} after ${c.attempts} attempt${c.attempts === 1 ? '' : 's'}: ${c.reason}`,
+      );
   return `${lines.join('\n')}\n`;
 }
 

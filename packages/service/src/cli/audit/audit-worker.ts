@@ -61,6 +61,8 @@ function describe(outcome: ChunkOutcome): string {
   }
   if (outcome.outcome === 'superseded')
     return `${chunk}: superseded, nothing written (taken again or done since this worker took it)`;
+  if (outcome.outcome === 'handed_back')
+    return `${chunk}: handed back to the queue, not done at the stop's deadline (the attempt is not counted)`;
   return `${chunk}: ${outcome.outcome === 'parked' ? 'parked' : 'to be retried'}: ${outcome.reason}`;
 }
 

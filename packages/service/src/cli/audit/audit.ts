@@ -25,6 +25,7 @@ import {
 } from './audit-output.js';
 import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
+import { InputError } from '../io/usage-error.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
@@ -131,10 +132,15 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
   // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
   // report. A range in numbers has the chain id asked with the first blocks' calls, a round trip less: the audit
   // then stops at the ChainMismatchError before its first line (runAudit), and the output file is made at that line.
-  // Tags are resolved, and an audit enqueued, only once the node is known to serve the chain.
+  // Tags are resolved, and an audit enqueued, only once the node is known to serve the chain; a node that cannot be
+  // asked is refused for the queue too, whose workers would fetch from it and park every chunk after its retries.
   if (numbered === undefined || given.queue !== undefined)
     await (source as BlockSource).checkChain?.(given.chainId).catch((error: unknown) => {
       if (error instanceof ChainMismatchError) throw error;
+      if (given.queue !== undefined)
+        throw new InputError(
+          `the audit is not enqueued: its node (--rpc) could not be asked its chain id: ${(error as Error).message}`,
+        );
     });
   // Tags (latest, finalized, safe) are resolved once, here: the audit and its header name numbers.
   const options: AuditOptions = {
