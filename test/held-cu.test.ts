@@ -8,9 +8,8 @@ import { pino } from 'pino';
 import { HELD_RETRY_AFTER_SECONDS } from '../packages/service/src/server/middleware/allowance.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
-import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
 import type { Reservation, Store } from '../packages/service/src/store/store.js';
-import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { postgresStoreOnFreshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
 
@@ -29,16 +28,7 @@ const STORES: { name: string; open: () => Promise<Store> }[] = [
   { name: 'MemoryStore', open: async () => new MemoryStore() },
   {
     name: 'PostgresStore',
-    open: async () => {
-      const database = await freshDatabase();
-      databases.push(database);
-      return new PostgresStore({
-        databaseUrl: database.url,
-        poolSize: 4,
-        statementTimeoutMs: 5000,
-        connectTimeoutMs: 5000,
-      });
-    },
+    open: () => postgresStoreOnFreshDatabase(databases),
   },
 ];
 

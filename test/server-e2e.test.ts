@@ -13,11 +13,10 @@ import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
-import { PostgresStore } from '../packages/service/src/store/postgres/postgres-store.js';
 import type { Store } from '../packages/service/src/store/store.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
-import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { postgresStoreOnFreshDatabase, type FreshDatabase } from './helpers/postgres.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-e2e-'));
 const KEY = 'evmi_e2e-test-key-0123456789abcdefghijklmnopqrstu';
@@ -192,16 +191,7 @@ const DELETING_STORES: { name: string; open: () => Promise<Store> }[] = [
   { name: 'the memory store', open: async () => new MemoryStore({ reservationLeaseMs: 60_000 }) },
   {
     name: 'PostgreSQL',
-    open: async () => {
-      const database = await freshDatabase();
-      databases.push(database);
-      return new PostgresStore({
-        databaseUrl: database.url,
-        poolSize: 4,
-        statementTimeoutMs: 5000,
-        connectTimeoutMs: 5000,
-      });
-    },
+    open: () => postgresStoreOnFreshDatabase(databases),
   },
 ];
 

@@ -11,7 +11,13 @@ import { PostgresStore } from '../packages/service/src/store/postgres/postgres-s
 import { StoreError } from '../packages/service/src/store/store-error.js';
 import { PENDING_RELEASE_RETRY_MS } from '../packages/service/src/server/admission/pending-releases.js';
 import type { RequestRecord, Reservation, SettleResult } from '../packages/service/src/store/store.js';
-import { freshDatabase, privateCluster, TEST_DATABASE_URL, type FreshDatabase } from './helpers/postgres.js';
+import {
+  freshDatabase,
+  postgresStoreOnFreshDatabase,
+  privateCluster,
+  TEST_DATABASE_URL,
+  type FreshDatabase,
+} from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
 
@@ -97,20 +103,7 @@ describe('a store that cannot answer', () => {
   // A lease of an hour: only the release tried again can give the CU back within the test's time.
   it.each([
     ['MemoryStore', async () => new MemoryStore({ reservationLeaseMs: HOUR_MS })],
-    [
-      'PostgresStore',
-      async () => {
-        const database = await freshDatabase();
-        databases.push(database);
-        return new PostgresStore({
-          databaseUrl: database.url,
-          poolSize: 4,
-          statementTimeoutMs: 5000,
-          connectTimeoutMs: 5000,
-          reservationLeaseMs: HOUR_MS,
-        });
-      },
-    ],
+    ['PostgresStore', () => postgresStoreOnFreshDatabase(databases, { reservationLeaseMs: HOUR_MS })],
   ])(
     '%s: a settle that fails is answered 503, and its CU come back once the store answers again, not when the lease runs out',
     async (_, open) => {

@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { PostgresStore, type PostgresStoreOptions } from '../../packages/service/src/store/postgres/postgres-store.js';
 
 /** The shared server's maintenance database URL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -58,6 +59,25 @@ export async function freshDatabase(baseUrl = TEST_DATABASE_URL): Promise<FreshD
     name,
     drop: () => adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
+}
+
+/**
+ * A PostgresStore on a {@link freshDatabase} of its own, at the tests' pool size and timeouts (`options` over them);
+ * the database is added to `databases`, which the caller drops after.
+ */
+export async function postgresStoreOnFreshDatabase(
+  databases: FreshDatabase[],
+  options: Partial<PostgresStoreOptions> = {},
+): Promise<PostgresStore> {
+  const database = await freshDatabase();
+  databases.push(database);
+  return new PostgresStore({
+    databaseUrl: database.url,
+    poolSize: 4,
+    statementTimeoutMs: 5000,
+    connectTimeoutMs: 5000,
+    ...options,
+  });
 }
 
 async function freePort(): Promise<number> {
