@@ -609,6 +609,10 @@ describe('ServiceDatasets: reading the pages', () => {
       "the service's answer to raw/logs 1-5 (page 1) is unusable: count: expected the number of records on the page, 1, got 0",
     );
     expect(bodies).toHaveLength(1);
+    // Under both names, each must say it (page_count 0 beside a right count was taken: a user re-check).
+    await expect(
+      scripted([{ data: [record(1)], cursor: 'c1', count: 1, page_count: 0 }]).datasets.records('logs', 1, 1, 5),
+    ).rejects.toThrow('page_count: expected the number of records on the page, 1, got 0');
   });
 
   it('stops before the next page once the audit is aborted', async () => {

@@ -442,6 +442,7 @@ const CONFLICTS: Array<[string, BadCase]> = [
         const again = structuredClone(b.exchanges[2]);
         again.response.cursor = null;
         again.response.count = 0;
+        delete again.response.page_count;
         again.response.data.genesis.function_results = [];
         b.exchanges.push(again);
       }),
@@ -657,6 +658,15 @@ describe('a genesis page whose count its own lists contradict is bad input (a co
     const bundle = changed((b) => (b.exchanges[index].response[member] = value));
     await expectBadInput(bad(bundle, `bundle.exchanges[${index}].response.${member}`, 'conflict', says));
   });
+
+  it('under both names, each must hold: page_count 0 beside a right count is bad input too (it was taken: a user re-check)', async () => {
+    const bundle = changed((b) => {
+      const page = b.exchanges[1].response;
+      page.page_count = 0;
+      page.count = page.data.genesis.logs.length + (page.data.genesis.function_results ?? []).length;
+    });
+    await expectBadInput(bad(bundle, 'bundle.exchanges[1].response.page_count', 'conflict', /got 0/));
+  });
 });
 
 describe('integers the walk reads: a JSON number or a decimal string, one rule for every member', () => {
@@ -730,7 +740,8 @@ describe('a member given in both spellings (name and legacy _name): differing is
   it('both spellings alike (ids in another case) are read as one: the parent is walked', async () => {
     const bundle = pairRecordChanged((r) => {
       r.tracing_id = r._tracing_id.toUpperCase();
-      r.genesis_tracing_ids = r._genesis_tracing_ids;
+      // A list of ids is a set: the same ids in another order agree (they were refused: a user re-check).
+      r.genesis_tracing_ids = [...r._genesis_tracing_ids].reverse();
       r.parent_tracing_ids = r._parent_tracing_ids.map((p: string) => p.toUpperCase());
     });
     const result = await viaOperation(JSON.stringify(bundle));

@@ -64,12 +64,15 @@ function readPage(json: unknown, what: string): { records: JsonObject[]; cursor:
   const cursor = json.cursor ?? null;
   if (cursor !== null && typeof cursor !== 'string')
     throw unusable('cursor', "the next page's cursor (a string) or null", cursor);
-  const countName = json.count !== undefined ? 'count' : 'page_count';
-  const count = json[countName] ?? data.length;
   // The count is the page's own number of records: one that says otherwise leaves the page's end unknown (a count
-  // of 0 under records and a cursor would end the paging there, the pages after it never read).
-  if (count !== data.length) throw unusable(countName, `the number of records on the page, ${data.length}`, count);
-  return { records: data as JsonObject[], cursor, count };
+  // of 0 under records and a cursor would end the paging there, the pages after it never read). Given under both
+  // names, each must say it.
+  for (const countName of ['count', 'page_count'] as const) {
+    const count = json[countName];
+    if (count !== undefined && count !== null && count !== data.length)
+      throw unusable(countName, `the number of records on the page, ${data.length}`, count);
+  }
+  return { records: data as JsonObject[], cursor, count: data.length };
 }
 
 /**

@@ -90,9 +90,9 @@ function unreadMember(object: unknown, path: string, members: readonly string[])
   return null;
 }
 
-/** Tracing ids, and lists of them, compared in any case. */
+/** Tracing ids, and lists of them, compared in any case and, a list being a set of ids, in any order. */
 const idText = (v: unknown): unknown =>
-  typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map(idText) : v;
+  typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((item) => JSON.stringify(idText(item))).sort() : v;
 
 /**
  * Where `object` gives `name` in both spellings, the plain one and the legacy `_name`, and they differ: the legacy
@@ -162,19 +162,21 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
     return bad('cursor', "the next page's cursor (a string) or null", cursor);
   const inexact = inexactArtifact(logs, functionResults);
   if (inexact !== null) return inexact;
-  const countName = response.count !== undefined ? 'count' : 'page_count';
-  const count = response[countName] ?? logs.length + functionResults.length;
-  if (!Number.isSafeInteger(count) || (count as number) < 0)
-    return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
   // Paging stops at a page that counts 0: a count its own lists contradict would end it early (a later page, never
-  // read, held artifacts) or say the page holds what it does not.
+  // read, held artifacts) or say the page holds what it does not. Given under both names, each must hold.
   const held = logs.length + functionResults.length;
-  if (count !== held)
-    return err({
-      path: countName,
-      expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
-      reason: 'conflict',
-    });
+  for (const countName of ['count', 'page_count'] as const) {
+    const count = response[countName];
+    if (count === undefined || count === null) continue;
+    if (!Number.isSafeInteger(count) || (count as number) < 0)
+      return bad(countName, 'the number of artifacts on the page (a non-negative integer)', count);
+    if (count !== held)
+      return err({
+        path: countName,
+        expected: `the number of artifacts on the page: ${held} (${logs.length} in data.genesis.logs, ${functionResults.length} in data.genesis.function_results), got ${count as number}`,
+        reason: 'conflict',
+      });
+  }
   const read = logs.map((log: unknown) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
   return ok({ dataset, logs: read, functionResults, cursor, count: held });
 }
