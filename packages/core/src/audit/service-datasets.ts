@@ -51,7 +51,7 @@ function recordedPages(bundle: BundleSource): RawPages {
 }
 
 /** One page of a raw dataset: `{chain_id, data: [records], cursor, count | page_count}`. */
-function readPage(json: unknown, what: string): { records: JsonObject[]; cursor: string | null; count: number } {
+function readPage(json: unknown, what: string): { records: JsonObject[]; cursor: string | null } {
   const unusable = (member: string, expected: string, value: unknown) =>
     new SourceError(
       `the service's answer to ${what} is unusable: ${member}: expected ${expected}, got ${show(value, 60)}`,
@@ -72,7 +72,7 @@ function readPage(json: unknown, what: string): { records: JsonObject[]; cursor:
     if (count !== undefined && count !== null && count !== data.length)
       throw unusable(countName, `the number of records on the page, ${data.length}`, count);
   }
-  return { records: data as JsonObject[], cursor, count: data.length };
+  return { records: data as JsonObject[], cursor };
 }
 
 /**
@@ -120,7 +120,7 @@ export class ServiceDatasets {
       };
       const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`);
       records.push(...read.records);
-      if (read.cursor === null || read.count === 0) return records;
+      if (read.cursor === null || read.records.length === 0) return records;
       if (seen.has(read.cursor))
         throw new SourceError(
           `the service gave cursor ${show(read.cursor, 60)} twice for raw/${dataset} ${from}-${to}: its pages loop`,

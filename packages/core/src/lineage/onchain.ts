@@ -270,39 +270,39 @@ const sameLog = (l: Log | undefined, want: LogBytes) =>
   l.topics.every((t, i) => bytesEqual(t, want.topics[i]!)) &&
   bytesEqual(l.data, want.data);
 
-/** Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning. */
+/**
+ * Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning.
+ * `logIndex` is where its proven block holds the log within its transaction (undefined where it does not, or the block
+ * is not proven), so that the log is placed among a record's positions, which count within the transaction.
+ */
 export function checkLog(
   log: GenesisLog,
   subject: string,
   facts: BlockFacts,
   warn: (warning: string) => void,
-): Check[] {
+): { checks: Check[]; logIndex: number | undefined } {
   const bytes: LogBytes = {
     address: hexOf(log.contract_address)!,
     topics: log.topics.map((t) => hexOf(t)!),
     data: hexOf(log.data)!,
   };
-  const position = positionCheck(log, bytes, subject, facts, warn);
+  const provable = facts.notVerifiable === undefined && facts.proven;
+  const logIndex = provable ? placeInTransaction(log, bytes, facts) : undefined;
+  const position = positionCheck(log, logIndex, subject, facts, warn);
   const found = position.status === 'pass';
   const checks = [position, bloomCheck(bytes, subject, facts, found)];
   const txHash = txHashCheck(log, subject, facts, found);
   if (txHash !== null) checks.push(txHash);
   const time = blockTimeCheck(log, subject, facts);
-  return time === null ? checks : [...checks, time];
+  return { checks: time === null ? checks : [...checks, time], logIndex };
 }
 
 /**
- * The index of `log` within its transaction as its proven block shows it: its `log_index`, or, where that is the
- * block-wide position (JSON-RPC's `logIndex`, which log.position accepts with a warning), the index that position
- * has within the transaction. Undefined where the block is not proven or does not hold the log there.
+ * Where the block holds this log within transaction `tx_index`: at its `log_index`, or at the place within the
+ * transaction of its `log_index` read as a block-wide position (JSON-RPC's `logIndex`); undefined where it is at
+ * neither.
  */
-export function logIndexInTransaction(log: GenesisLog, facts: BlockFacts): number | undefined {
-  if (!facts.proven || facts.notVerifiable !== undefined) return undefined;
-  const bytes: LogBytes = {
-    address: hexOf(log.contract_address)!,
-    topics: log.topics.map((t) => hexOf(t)!),
-    data: hexOf(log.data)!,
-  };
+function placeInTransaction(log: GenesisLog, bytes: LogBytes, facts: BlockFacts): number | undefined {
   const logs = facts.block.receipts[log.tx_index]?.logs;
   if (sameLog(logs?.[log.log_index], bytes)) return log.log_index;
   facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
@@ -312,13 +312,13 @@ export function logIndexInTransaction(log: GenesisLog, facts: BlockFacts): numbe
 }
 
 /**
- * Whether the block holds this log where it says: at `log_index` within transaction `tx_index`,
- * or, with a warning, at that block-wide index (JSON-RPC's `logIndex`) in the same transaction.
- * Only a proven block's positions prove anything.
+ * Whether the block holds this log where it says (`logIndex`, {@link placeInTransaction}): at `log_index` within
+ * transaction `tx_index`, or, with a warning, at that block-wide index in the same transaction. Only a proven block's
+ * positions prove anything.
  */
 function positionCheck(
   log: GenesisLog,
-  bytes: LogBytes,
+  logIndex: number | undefined,
   subject: string,
   facts: BlockFacts,
   warn: (warning: string) => void,
@@ -337,17 +337,14 @@ function positionCheck(
       subject,
       'the block is not proven (a block check failed), so positions in it prove nothing',
     );
-  const receipt = facts.block.receipts[log.tx_index];
-  if (sameLog(receipt?.logs[log.log_index], bytes))
+  if (logIndex === log.log_index)
     return check(
       'log.position',
       'pass',
       subject,
       `transaction ${log.tx_index}, log ${log.log_index} has this address, topics and data`,
     );
-  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
-  const blockWide = facts.blockWide[log.log_index];
-  if (blockWide !== undefined && blockWide.tx === log.tx_index && sameLog(blockWide.log, bytes)) {
+  if (logIndex !== undefined) {
     warn(
       `${subject}: log_index ${log.log_index} is the block-wide position (JSON-RPC logIndex), not the position within the transaction`,
     );
@@ -359,7 +356,7 @@ function positionCheck(
     );
   }
   const why =
-    receipt === undefined
+    facts.block.receipts[log.tx_index] === undefined
       ? `the block has no transaction ${log.tx_index}`
       : `transaction ${log.tx_index} has no log ${log.log_index} with this address, topics and data`;
   return check('log.position', 'fail', subject, why);

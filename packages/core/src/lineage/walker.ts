@@ -2,14 +2,7 @@ import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
-import {
-  checkBlock,
-  checkLog,
-  logIndexInTransaction,
-  readGenesisLog,
-  type BlockContext,
-  type BlockFacts,
-} from './onchain.js';
+import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
 import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
 import type { ProvenReceipts } from './cross-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
@@ -135,11 +128,10 @@ class LineageWalk {
       if (block.facts === null)
         checks.push(check('log.position', 'skipped', subject, `block ${log.block_number} is not available`));
       else {
-        const logChecks = checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning));
-        entry.failed = logChecks.some((c) => c.check === 'log.position' && c.status === 'fail');
-        const inTransaction = logIndexInTransaction(log, block.facts);
-        if (inTransaction !== undefined && inTransaction !== log.log_index) entry.logIndex = inTransaction;
-        checks.push(...logChecks);
+        const read = checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning));
+        entry.failed = read.checks.some((c) => c.check === 'log.position' && c.status === 'fail');
+        if (read.logIndex !== undefined && read.logIndex !== log.log_index) entry.logIndex = read.logIndex;
+        checks.push(...read.checks);
       }
     }
     for (const [i, value] of genesis.functionResults.entries()) {

@@ -61,7 +61,8 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
     merged.dataset ||= page.dataset;
     for (const log of page.logs) merged.logs.push(log);
     for (const result of page.functionResults) merged.functionResults.push(result);
-    if (page.cursor === null || page.count === 0) return merged;
+    // An empty page ends the paging too (its count, which must be its artifacts', says 0).
+    if (page.cursor === null || page.logs.length + page.functionResults.length === 0) return merged;
     if (seen.has(page.cursor))
       throw cursorError(
         at,

@@ -25,8 +25,6 @@ export interface GenesisPage {
   functionResults: unknown[];
   /** The next page's cursor; null on the last page. */
   cursor: string | null;
-  /** Artifacts on this page: `count` (or `page_count`) as sent, else the lists' lengths. */
-  count: number;
 }
 
 const bad = (path: string, expected: string, got: unknown) =>
@@ -178,7 +176,7 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
       });
   }
   const read = logs.map((log: unknown) => (isObject(log) ? withNumbers(log, LOG_INTEGERS) : log));
-  return ok({ dataset, logs: read, functionResults, cursor, count: held });
+  return ok({ dataset, logs: read, functionResults, cursor });
 }
 
 /** A raw/blocks answer (dataset 0101): its records by block number, and its first record whatever block it names. */

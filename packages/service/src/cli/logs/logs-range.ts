@@ -4,7 +4,7 @@
  */
 import { bytesToHex, ChainRegistry, defaultRegistry, hexToBytes } from 'evm-integrity';
 import { RpcBlockSource } from 'evm-integrity/node';
-import type { LogsProofSummary, LogsRange } from 'evm-integrity/proof';
+import type { LogsFilter, LogsProofSummary, LogsRange } from 'evm-integrity/proof';
 import {
   addressValue,
   MAX_CONCURRENCY,
@@ -48,6 +48,13 @@ function checkOrder(from: number, to: number, given: { fromBlock: BlockRef; toBl
     );
 }
 
+/** The filter `--address A`… and `--topic0 T`… make: any of the addresses, and any of the topics first. */
+export function filterOfFlags(values: { address?: string[]; topic0?: string[] }): LogsFilter {
+  const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
+  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
+  return { addresses, topics: topic0.length > 0 ? [topic0] : [] };
+}
+
 /** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
 export function logsRangeFlags(
   values: { [K in keyof typeof RANGE_OPTIONS]?: K extends 'address' | 'topic0' | 'add-chain' ? string[] : string },
@@ -62,10 +69,8 @@ export function logsRangeFlags(
   // A range in numbers is checked before the node is asked anything; one with a tag once the node has resolved it.
   if (typeof fromBlock === 'number' && typeof toBlock === 'number')
     checkOrder(fromBlock, toBlock, { fromBlock, toBlock });
-  const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
-  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
   return {
-    range: { chainId, fromBlock, toBlock, filter: { addresses, topics: topic0.length > 0 ? [topic0] : [] } },
+    range: { chainId, fromBlock, toBlock, filter: filterOfFlags(values) },
     rpc,
     concurrency: positiveValue('--concurrency', values.concurrency, 4, MAX_CONCURRENCY),
     registry,

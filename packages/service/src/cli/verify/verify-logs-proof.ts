@@ -5,12 +5,12 @@
 import { parseArgs } from 'node:util';
 import { bytesToHex, ChainRegistry, hexToBytes } from 'evm-integrity';
 import { verifyLogsProof, type LogsProofRefusal, type LogsProofVerifyOptions } from 'evm-integrity/proof';
-import { addressValue, blockRef, hashValue, topicValue } from '../flags.js';
+import { blockRef, hashValue } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { inputName } from '../io/read-input.js';
 import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
-import { describeSummary } from '../logs/logs-range.js';
+import { describeSummary, filterOfFlags } from '../logs/logs-range.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { outputFile, TempFile } from '../io/temp-output.js';
 import { anchoringJson } from 'evm-integrity/api';
@@ -44,15 +44,10 @@ function expectedRange(values: {
   if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
     throw new UsageError(`--to (${toBlock}) must not be before --from (${fromBlock})`);
   const filtered = values.address !== undefined || values.topic0 !== undefined;
-  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
-  const filter = {
-    addresses: (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a))),
-    topics: topic0.length > 0 ? [topic0] : [],
-  };
   const expected = {
     ...(fromBlock !== undefined && { fromBlock }),
     ...(toBlock !== undefined && { toBlock }),
-    ...(filtered && { filter }),
+    ...(filtered && { filter: filterOfFlags(values) }),
   };
   return Object.keys(expected).length > 0 ? expected : undefined;
 }
