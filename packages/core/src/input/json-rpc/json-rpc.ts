@@ -19,6 +19,7 @@ import {
   isJsonRpcResponse,
   isObject,
   join,
+  MAX_UINT256,
   quantityValue,
   readArray,
   readHex,
@@ -36,8 +37,6 @@ import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values
  * missing `type` meaning legacy. Members that repeat the block or a receipt (blockHash, gasUsed, …) are compared by
  * restated-members.ts; others are ignored.
  */
-
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
