@@ -379,7 +379,7 @@ function verdictOf(
  * @throws TypeError or RangeError naming the option for a context outside the contract: not an object, `rules` that
  * name no rule set, a `registry` that is not a ChainRegistry.
  * @example
- * const result = verifyBlock(JSON.parse(text))
+ * const result = verifyBlock(parseJson(text)) // parseJson, not JSON.parse: it refuses a member given twice
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
