@@ -3,6 +3,7 @@
  * blocks, with one fault injected at a time: each is found, and reported as the check that catches
  * it and no other.
  */
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   auditRange,
@@ -11,7 +12,7 @@ import {
   type BlockAudit,
   type CrossCheck,
 } from '../packages/core/src/audit/index.js';
-import { SourceError } from '../packages/core/src/errors.js';
+import { ChainMismatchError, SourceError } from '../packages/core/src/errors.js';
 import { type BlockJson, type BlockSource } from '../packages/core/src/sources/block-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
@@ -462,6 +463,99 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     }
     expect(blocksOf(events).map((e) => e.verdict)).toEqual(['pass', 'pass', 'pass']);
     expect(audit.summary()).toMatchObject({ blocks: 3, complete: false, next_block: FROM + 3 });
+  });
+});
+
+describe('auditRange: the block is the one asked for, whatever the source', () => {
+  /** Every consecutive mainnet fixture: 1,000,001 to 1,000,030 and 1,000,040 to 1,000,050. */
+  const real = new Map([...fixtureChain(FROM, TO), ...fixtureChain(1_000_040, 1_000_050)]);
+  /** A source with a bug of its own: from block `from`, asked for n, it gives the real block n + shift. */
+  const shifted = (shift: number, from: number): BlockSource => ({
+    async block(chainId, number) {
+      const b = real.get(number >= from ? number + shift : number);
+      return b === undefined ? null : { chain_id: chainId, header: b.header, receipts: b.receipts };
+    },
+  });
+
+  it('a source that answers block n with the real block n + 39 gets no pass: block n is unreachable, naming both numbers, and the audit stops (was: 11 passes, assurance consistent)', async () => {
+    const audit = auditRange({ source: shifted(39, FROM), chainId: 1, from: FROM, to: FROM + 10 });
+    const events = await collect(audit);
+    expect(events).toEqual([
+      {
+        block_number: FROM,
+        block_hash: null,
+        verdict: 'unreachable',
+        failures: [],
+        reason: `the source answered block ${FROM} with block ${FROM + 39} (its header.number)`,
+      },
+    ]);
+    expect(audit.summary()).toMatchObject({ verdicts: { pass: 0, unreachable: 1 }, complete: false, next_block: FROM });
+  });
+
+  it('for any shift and any block it starts at, the blocks before it pass and the first shifted one is unreachable, never a pass', async () => {
+    const available = [...real.keys()];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: FROM, max: TO - 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.constantFrom(...available),
+        async (from, offset, target) => {
+          const start = from + offset;
+          fc.pre(target !== start);
+          const events = await collect(
+            auditRange({ source: shifted(target - start, start), chainId: 1, from, to: from + 4 }),
+          );
+          expect(blocksOf(events).map((e) => e.verdict)).toEqual([
+            ...Array<string>(offset).fill('pass'),
+            'unreachable',
+          ]);
+          expect(blocksOf(events).at(-1)).toMatchObject({
+            block_number: start,
+            reason: `the source answered block ${start} with block ${target} (its header.number)`,
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a block that gives another chain's id stops the audit as a node of another chain does, before any line", async () => {
+    const source: BlockSource = {
+      async block(_chainId, number) {
+        const b = real.get(number)!;
+        return { chain_id: 5, header: b.header, receipts: b.receipts };
+      },
+    };
+    const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 2 });
+    await expect(collect(audit)).rejects.toThrow(
+      new ChainMismatchError(`the block source (its block ${FROM} gives chain_id 5)`, 5n, 1),
+    );
+    await expect(collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 2 }))).rejects.toBeInstanceOf(
+      ChainMismatchError,
+    );
+  });
+
+  it('a reorg followed back holds the block asked for again to its number too', async () => {
+    // Block FROM + 2 does not link; asked again, block FROM + 1 comes back as block FROM + 40.
+    const blocks = fixtureChain(FROM, FROM + 3);
+    const broken = blocks.get(FROM + 2)!;
+    blocks.set(FROM + 2, { ...broken, header: rehash({ ...broken.header, parentHash: `0x${'ab'.repeat(32)}` }) });
+    let asked = 0;
+    const source: BlockSource = {
+      async block(chainId, number) {
+        if (number === FROM + 1 && ++asked > 1) {
+          const other = real.get(FROM + 40)!;
+          return { chain_id: chainId, header: other.header, receipts: other.receipts };
+        }
+        const b = blocks.get(number)!;
+        return { chain_id: chainId, header: b.header, receipts: b.receipts };
+      },
+    };
+    const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 3 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 2, verdict: 'unreachable', checks: [] }]);
+    expect(blocksOf(events).at(-1)!.reason).toBe(
+      `the source answered block ${FROM + 1} with block ${FROM + 40} (its header.number)`,
+    );
   });
 });
 

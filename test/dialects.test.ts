@@ -4,9 +4,16 @@
  * block whose hashed fields a dialect leaves out is not verifiable rather than different, and a member that restates a
  * hashed field is refused as a conflict where it says another value.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { badRequest, receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
+import {
+  badRequest,
+  receiptRootBody,
+  verifyBlockBytes,
+  verifyReceiptRootOperation,
+} from '../packages/core/src/api/index.js';
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 type Json = Record<string, unknown>;
@@ -319,6 +326,64 @@ describe('dialects that once were refused or misjudged', () => {
       b.header['prevRandao'] = `0x${'66'.repeat(32)}`;
     });
     expect(outcome(block)).toEqual([['header.prevRandao', 'conflict']]);
+  });
+});
+
+describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
+  const hex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
+  const nonZero = (length: number) =>
+    fc.uint8Array({ minLength: length, maxLength: length }).filter((b) => b.some((byte) => byte !== 0));
+
+  it("erigon's zeros, and no member at all (Nethermind), are identical; anything else is refused naming the field (was: identical, a claim no hash covers)", () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000']) expect(outcome(loadFixture(name))).toBe('identical');
+    expect(outcome(loadFixture('gnosis-10226218'))).toBe('identical');
+    const altered = variant('gnosis-10000000', (b) => (b.header['nonce'] = '0xdeadbeef00000000'));
+    const result = verifyBlock(altered);
+    expect(!result.ok && 'problems' in result.error && result.error.problems).toEqual([
+      {
+        name: 'header.nonce',
+        location: 'body',
+        reason: 'out_of_range',
+        expected: 'zeros, as nodes give it: an aura header does not hash it, got 0xdeadbeef00000000',
+      },
+    ]);
+    fc.assert(
+      fc.property(
+        fc.constantFrom('gnosis-0', 'gnosis-10000000', 'gnosis-10226218'),
+        fc.oneof(
+          nonZero(8).map((v) => ['nonce', v] as const),
+          nonZero(32).map((v) => ['mixHash', v] as const),
+        ),
+        (name, [field, value]) => {
+          const block = variant(name, (b) => (b.header[field] = hex(value)));
+          expect(outcome(block)).toEqual([[`header.${field}`, 'out_of_range']]);
+          // The same block as bytes, as the CLI and the workers read it: invalid input, naming the field.
+          const answered = verifyBlockBytes(new TextEncoder().encode(JSON.stringify(block)));
+          expect(
+            !answered.ok && answered.error.kind === 'invalid' && answered.error.problems.map((p) => p.name),
+          ).toEqual([`header.${field}`]);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('the command line refuses it too, naming the field (exit 2), and verifies the block as its node gave it (exit 0)', async () => {
+    const altered = variant('gnosis-10000000', (b) => (b.header['nonce'] = '0xdeadbeef00000000'));
+    const refused = await runCliBytes(['verify', 'block', '-'], { input: Buffer.from(JSON.stringify(altered)) });
+    expect(refused.status).toBe(2);
+    expect(`${refused.stdout.toString()}${refused.stderr}`).toContain(
+      'header.nonce: expected zeros, as nodes give it: an aura header does not hash it, got 0xdeadbeef00000000',
+    );
+    const real = await runCliBytes(['verify', 'block', '-'], {
+      input: Buffer.from(JSON.stringify(loadFixture('gnosis-10000000'))),
+    });
+    expect(real.status).toBe(0);
+  });
+
+  it('after the merge Gnosis hashes mixHash and nonce as Ethereum does: a changed one is a mismatch, never this refusal', () => {
+    const block = variant('gnosis-30000000', (b) => (b.header['nonce'] = '0xdeadbeef00000000'));
+    expect(outcome(block)).toBe('different');
   });
 });
 

@@ -3,6 +3,7 @@
  * names the situation, thrown here by the real code paths that raise it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as root from '../packages/core/src/index.js';
 import * as api from '../packages/core/src/api/index.js';
@@ -14,6 +15,7 @@ import { UsageError } from '../packages/service/src/cli/io/usage-error.js';
 import { WrongChainError } from '../packages/service/src/queue/chunk-audit.js';
 import { AnchorProveError } from '../packages/service/src/cli/anchor/prove-error.js';
 import { fixtureChain, startLoopbackNode } from './helpers/loopback-rpc.js';
+import { loadFixture } from './helpers/fixtures.js';
 
 /** What `attempt` throws; fails the test when it returns. */
 function thrown(attempt: () => unknown): unknown {
@@ -210,5 +212,118 @@ describe('the error family', () => {
     const code: 'HEADER_INVALID' = (RAISED.InvalidHeaderError!.error() as root.InvalidHeaderError).code;
     const store: service.StoreErrorCode = ((await RAISED.StoreError!.error()) as service.StoreError).code;
     expect([code, store]).toEqual(['HEADER_INVALID', 'STORE_NOT_FOUND']);
+  });
+});
+
+describe('an argument outside a function\'s contract is a RangeError or TypeError naming it (docs/library.md "Results and errors")', () => {
+  const block = loadFixture('mainnet-1000001');
+  const names = root.RULE_SET_NAMES.join(', ');
+
+  it('verifyBlock: a rules option that names no rule set, listing the names (was: "reading \'layouts\'")', () => {
+    for (const rules of ['Ethereum', 'bogus', ''])
+      expect(() => root.verifyBlock(block, { rules: rules as root.RuleSetName })).toThrow(
+        new RangeError(`context.rules must name a rule set, one of ${names}; got ${JSON.stringify(rules)}`),
+      );
+    expect(() => root.verifyBlock(block, { rules: 1 as unknown as root.RuleSetName })).toThrow(
+      new TypeError(`context.rules must name a rule set, one of ${names}; got the number 1`),
+    );
+    fc.assert(
+      fc.property(
+        fc.string().filter((s) => !(root.RULE_SET_NAMES as string[]).includes(s)),
+        (rules) => {
+          expect(() => root.verifyBlock(block, { rules: rules as root.RuleSetName })).toThrow(RangeError);
+          expect(() => root.verifyRpcBlock({} as root.RpcBlock, { rules: rules as root.RuleSetName })).toThrow(
+            /^context\.rules must name a rule set/,
+          );
+        },
+      ),
+    );
+    // Every name is one.
+    for (const rules of root.RULE_SET_NAMES) expect(root.verifyBlock(block, { rules }).ok).toBe(true);
+  });
+
+  it('verifyBlock: a registry that is not a ChainRegistry, and a null context (was: "verifiability is not a function", "reading … of null")', () => {
+    expect(() => root.verifyBlock(block, { registry: {} as root.ChainRegistry })).toThrow(
+      new TypeError('context.registry must be a ChainRegistry, got an object'),
+    );
+    expect(() => root.verifyBlock(block, null as unknown as root.BlockVerifyContext)).toThrow(
+      new TypeError('context must be an object (or absent), got null'),
+    );
+    expect(root.verifyBlock(block, { registry: new root.ChainRegistry() }).ok).toBe(true);
+  });
+
+  it('ChainRegistry: a chain or era naming no rule set or header layout is refused when added, naming it (was: accepted, and a TypeError at the first block)', () => {
+    const chain = { chainId: 5_000_001, name: 'x', verifiable: true };
+    expect(() => new root.ChainRegistry([{ ...chain, rules: 'Ethereum' as root.RuleSetName }])).toThrow(
+      new RangeError(`extra[0].rules must name a rule set, one of ${names}; got "Ethereum"`),
+    );
+    const eras = [
+      { name: 'one', from: 0, rules: 'optimism' as const },
+      { name: 'two', from: 9, header: 'aur' },
+    ];
+    expect(() => new root.ChainRegistry([{ ...chain, rules: 'ethereum', eras } as unknown as root.ChainInfo])).toThrow(
+      new RangeError('extra[0].eras[1].header must name a header layout, one of ethereum, aura, avalanche; got "aur"'),
+    );
+    expect(
+      () => new root.ChainRegistry([{ ...chain, chainId: '5', rules: 'ethereum' } as unknown as root.ChainInfo]),
+    ).toThrow(new TypeError('extra[0].chainId must be a number, got a string'));
+    fc.assert(
+      fc.property(
+        fc.string().filter((s) => !(root.RULE_SET_NAMES as string[]).includes(s)),
+        (rules) => {
+          expect(() => new root.ChainRegistry([{ ...chain, rules: rules as root.RuleSetName }])).toThrow(
+            /^extra\[0\]\.rules must name a rule set/,
+          );
+        },
+      ),
+    );
+    const added = new root.ChainRegistry([{ ...chain, rules: 'optimism' }]);
+    expect(added.verifiability(5_000_001, 1)).toMatchObject({ status: 'verifiable', rules: root.RULE_SETS.optimism });
+  });
+
+  it('verifiability: a chain id that is not a number is a TypeError naming chainId (was: "chain 1 is not in the chain registry")', () => {
+    expect(() => root.defaultRegistry.verifiability('1' as unknown as number, 5)).toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    expect(() => root.defaultRegistry.verifiability(-1, 5)).toThrow(
+      new RangeError('chainId must be a non-negative integer, got -1'),
+    );
+    expect(() => root.defaultRegistry.verifiability(1.5, 5)).toThrow(RangeError);
+    expect(root.defaultRegistry.verifiability(1, 5).status).toBe('verifiable');
+  });
+
+  it('logsBloom and blockBloom: an address that is not 20 bytes or a topic not 32, naming the item (was: a bloom, silently)', () => {
+    const log = { address: new Uint8Array(20), topics: [new Uint8Array(32)], data: new Uint8Array(0) };
+    expect(() => root.logsBloom([{ address: new Uint8Array(3), topics: [], data: new Uint8Array(0) }])).toThrow(
+      new RangeError('logs[0].address must be 20 bytes, got 3'),
+    );
+    expect(() => root.logsBloom([log, { ...log, topics: [new Uint8Array(32), new Uint8Array(31)] }])).toThrow(
+      new RangeError('logs[1].topics[1] must be 32 bytes, got 31'),
+    );
+    expect(() =>
+      root.blockBloom([
+        { ...receipt, logs: [log] },
+        { ...receipt, logs: [{ ...log, address: new Uint8Array(21) }] },
+      ]),
+    ).toThrow(new RangeError('receipts[1].logs[0].address must be 20 bytes, got 21'));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 64 }).filter((n) => n !== 20),
+        fc.integer({ min: 0, max: 64 }).filter((n) => n !== 32),
+        (addressBytes, topicBytes) => {
+          expect(() => root.logsBloom([{ ...log, address: new Uint8Array(addressBytes) }])).toThrow(
+            /^logs\[0\]\.address/,
+          );
+          expect(() => root.logsBloom([{ ...log, topics: [new Uint8Array(topicBytes)] }])).toThrow(
+            /^logs\[0\]\.topics\[0\]/,
+          );
+        },
+      ),
+    );
+    // A receipt's encoding still names its own faulty log, as the receipt's.
+    expect(() => root.encodeReceipt({ ...receipt, logs: [{ ...log, address: new Uint8Array(3) }] })).toThrow(
+      root.InvalidReceiptError,
+    );
+    expect(root.logsBloom([log])).toEqual(root.blockBloom([{ ...receipt, logs: [log] }]));
   });
 });

@@ -1,5 +1,5 @@
 import { defaultKeccak256, transientKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
-import type { Log, Receipt } from '../receipts/receipt.js';
+import { ADDRESS_BYTES, TOPIC_BYTES, type Log, type Receipt } from '../receipts/receipt.js';
 
 /** Size of a logs bloom: 2048 bits. */
 export const BLOOM_BYTES = 256;
@@ -208,10 +208,35 @@ function grown<T extends Int32Array | Uint16Array>(array: T, length: number): T 
 const DIRECT_LOGS = 8;
 
 /**
+ * Holds each log's items to the sizes a log has (a 20-byte address, 32-byte topics): a RangeError naming the first
+ * that is not (`path` names the list). A bloom of other items is no log's, and would be returned as one.
+ */
+function checkLogItems(logs: readonly Log[], path: string): void {
+  logs.forEach((log, i) => {
+    if (log.address.length !== ADDRESS_BYTES)
+      throw new RangeError(`${path}[${i}].address must be ${ADDRESS_BYTES} bytes, got ${log.address.length}`);
+    log.topics.forEach((topic, j) => {
+      if (topic.length !== TOPIC_BYTES)
+        throw new RangeError(`${path}[${i}].topics[${j}] must be ${TOPIC_BYTES} bytes, got ${topic.length}`);
+    });
+  });
+}
+
+/**
  * Bloom of a list of logs, as a receipt carries it.
+ * @throws RangeError when an address is not 20 bytes or a topic not 32, naming it (`logs[0].address`).
  * @example logsBloom([]) // 256 zero bytes
  */
 export function logsBloom(logs: readonly Log[], options: HashOptions = {}): Uint8Array {
+  checkLogItems(logs, 'logs');
+  return bloomOfLogs(logs, options);
+}
+
+/**
+ * {@link logsBloom} of logs whose items are not checked here: a receipt's encoding checks them as it writes them, and
+ * names a faulty one as the receipt's (InvalidReceiptError).
+ */
+export function bloomOfLogs(logs: readonly Log[], options: HashOptions = {}): Uint8Array {
   const bloom = new Uint8Array(BLOOM_BYTES);
   if (logs.length <= DIRECT_LOGS) {
     const keccak = transientKeccak256(options.keccak ?? defaultKeccak256);
@@ -230,8 +255,12 @@ export function logsBloom(logs: readonly Log[], options: HashOptions = {}): Uint
   return bloom;
 }
 
-/** Block bloom: the OR of every receipt's logs bloom. */
+/**
+ * Block bloom: the OR of every receipt's logs bloom.
+ * @throws RangeError as {@link logsBloom}, naming the item (`receipts[2].logs[0].address`).
+ */
 export function blockBloom(receipts: readonly Receipt[], options: HashOptions = {}): Uint8Array {
+  receipts.forEach((receipt, i) => checkLogItems(receipt.logs, `receipts[${i}].logs`));
   const hasher = new BloomHasher(options.keccak);
   const bloom = new Uint8Array(BLOOM_BYTES);
   for (const receipt of receipts) for (const log of receipt.logs) hasher.addLog(bloom, log);

@@ -1,4 +1,5 @@
 import {
+  checkRuleSetName,
   POLYGON_BEFORE_STATE_SYNC_TRANSACTIONS,
   RULE_SETS,
   STATE_SYNC_TX_TYPE,
@@ -6,6 +7,7 @@ import {
 } from '../receipts/rules.js';
 import { ChainConflictError, EvidenceError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
+import { kindOf, show } from '../json/show.js';
 import { BUILTIN_CHAINS } from './builtin.js';
 import {
   CHECK_NAMES,
@@ -316,6 +318,31 @@ function vouchedFields(
   return fields;
 }
 
+/**
+ * Holds a chain added to a registry (`extra[i]`, named `path`) to what the registry reads of it: its id, and the rule
+ * sets and header layouts it and its eras name, so that a misspelt one is refused here, naming it, rather than failing
+ * at the first block verified.
+ */
+function checkAddedChain(chain: ChainInfo, path: string): void {
+  if (typeof chain !== 'object' || chain === null) throw new TypeError(`${path} must be a chain, got ${kindOf(chain)}`);
+  checkChainId(chain.chainId, `${path}.chainId`);
+  checkRuleSetName(chain.rules, `${path}.rules`);
+  chain.eras?.forEach((era, i) => {
+    if (era.rules !== undefined) checkRuleSetName(era.rules, `${path}.eras[${i}].rules`);
+    if (era.header !== undefined && !Object.hasOwn(HEADER_LAYOUTS, era.header))
+      throw new RangeError(
+        `${path}.eras[${i}].header must name a header layout, one of ${Object.keys(HEADER_LAYOUTS).join(', ')}; got ${show(era.header)}`,
+      );
+  });
+}
+
+/** Holds an argument to a chain id: a TypeError for another type than a number, a RangeError for another number. */
+function checkChainId(chainId: unknown, argument: string): asserts chainId is number {
+  if (typeof chainId !== 'number') throw new TypeError(`${argument} must be a number, got ${kindOf(chainId)}`);
+  if (!Number.isSafeInteger(chainId) || chainId < 0)
+    throw new RangeError(`${argument} must be a non-negative integer, got ${chainId}`);
+}
+
 /** Chain id → chain, with the rule set resolved. */
 export class ChainRegistry {
   readonly #chains = new Map<number, ChainInfo>();
@@ -325,12 +352,16 @@ export class ChainRegistry {
    * operators vouched for (`admitEvidence`), each added to its era. An extra chain with a built-in chain's id, or
    * given twice, is refused (ChainConflictError): replacing a built-in chain would drop its eras, and with them what
    * can be verified and how. Evidence of a chain that is not built in, or of an era that cannot be verified, is
-   * refused (EvidenceError).
+   * refused (EvidenceError). A chain whose id, rule set or era's rule set or header layout is none (`rules: 'Ethereum'`)
+   * is a TypeError or RangeError naming it (`extra[0].rules`).
    *
    * @example
    * new ChainRegistry([], { evidence: [admitted] }).verifiability(8453, 30_000_000)
    */
   constructor(extra: readonly ChainInfo[] = [], options: { evidence?: readonly OperatorEvidence[] } = {}) {
+    const given: unknown = extra;
+    if (!Array.isArray(given)) throw new TypeError(`extra must be an array of chains, got ${kindOf(given)}`);
+    extra.forEach((chain, i) => checkAddedChain(chain, `extra[${i}]`));
     for (const chain of BUILTIN_CHAINS) this.#chains.set(chain.chainId, chain);
     for (const chain of extra) {
       const known = this.#chains.get(chain.chainId);
@@ -386,13 +417,16 @@ export class ChainRegistry {
 
   /**
    * Whether block `blockNumber` of chain `chainId` can be verified, under which rules,
-   * and in which era; without a block number, a chain with eras answers `era_unknown`.
+   * and in which era; without a block number, a chain with eras answers `era_unknown`. A `chainId` that is not a
+   * non-negative integer is a TypeError or RangeError naming it.
    *
    * @example
    * defaultRegistry.verifiability(42161, 1_000).status // 'not_verifiable' (Arbitrum classic)
    * defaultRegistry.verifiability(42161, 22_207_817).status // 'verifiable'
    */
   verifiability(chainId: number, blockNumber?: number | bigint): Verifiability {
+    // A chain id of another type would be "not in the registry", and false: it was never looked up.
+    checkChainId(chainId, 'chainId');
     const chain = this.get(chainId);
     if (chain === undefined) {
       return {

@@ -14,6 +14,11 @@ export interface HeaderLayout {
   required: number;
   /** The seal's fields, which OpenEthereum and Nethermind also list RLP-encoded in `sealFields`, in that order. */
   seal: readonly [keyof BlockHeader, keyof BlockHeader];
+  /**
+   * Members a node gives beside the layout's fields, always as zeros, that the layout does not hash: any other value
+   * is a claim no hash covers and no client makes, refused rather than passed unchecked.
+   */
+  unhashedZeros?: readonly string[];
 }
 
 /** Ethereum's header, Frontier to Prague (and every chain that kept it). */
@@ -30,7 +35,8 @@ export const ETHEREUM_HEADER: HeaderLayout = {
  * follows them (Nethermind's HeaderDecoder, erigon's AuRa header encoding). Erigon names them
  * `auraStep` and `auraSeal` (and gives zero `mixHash` and `nonce`, which are not hashed);
  * Nethermind and OpenEthereum `step` and `signature`. A header with both names of a field must
- * give them the same value: a different one is refused, never one of them hashed.
+ * give them the same value: a different one is refused, never one of them hashed. A `mixHash` or `nonce` other than
+ * zeros is refused too: erigon's zeros are the only ones a client gives, and nothing hashes them.
  */
 export const AURA_HEADER: HeaderLayout = {
   name: 'aura',
@@ -42,6 +48,7 @@ export const AURA_HEADER: HeaderLayout = {
   ],
   required: 15,
   seal: ['auraStep', 'auraSeal'],
+  unhashedZeros: ['mixHash', 'nonce'],
 };
 
 /** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */

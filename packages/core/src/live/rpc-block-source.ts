@@ -307,7 +307,8 @@ export class RpcBlockSource implements BlockSource {
         `${this.where} answered eth_getBlockByNumber ${blockNumber} with something that is not a block`,
       );
     // A block without its number is the node's answer all the same: the verification fails it (block_input), where
-    // calling it unreachable would stop the audit on an answer no retry mends. Another number is another block.
+    // calling it unreachable would stop the audit on an answer no retry mends. Another number is another block: the
+    // audit's engine holds every source to that, and this names the call for it and for a lineage walk's blocks.
     if (block.number !== undefined && block.number !== null && quantity(block.number) !== BigInt(blockNumber))
       throw new SourceError(
         `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,

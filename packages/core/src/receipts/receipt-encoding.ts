@@ -1,6 +1,6 @@
 import { listLength, quantityBytes, stringLength, writeListHeader, writeString } from '../bytes/rlp-writer.js';
 import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
-import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
+import { bloomOfLogs, BLOOM_BYTES } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import { describeRuleSet, describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
 import type { Log, Receipt } from './receipt.js';
@@ -184,5 +184,5 @@ export interface EncodeReceiptOptions extends HashOptions {
  */
 export function encodeReceipt(receipt: Receipt, options: EncodeReceiptOptions = {}): Uint8Array {
   const layout = receiptLayout(receipt, options.rules ?? RULE_SETS.ethereum);
-  return encodeReceiptWithBloom(receipt, layout, logsBloom(receipt.logs, options));
+  return encodeReceiptWithBloom(receipt, layout, bloomOfLogs(receipt.logs, options));
 }

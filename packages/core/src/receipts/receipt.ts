@@ -1,3 +1,7 @@
+/** A log's address and topic sizes, in bytes. */
+export const ADDRESS_BYTES = 20;
+export const TOPIC_BYTES = 32;
+
 /** A log as consensus hashes it: emitting address, 0-4 topics, data. */
 export interface Log {
   /** 20 bytes. */

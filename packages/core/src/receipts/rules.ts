@@ -9,6 +9,8 @@
  * (0x7e L1 message with a plain body); bor (0x7f state-sync transaction).
  */
 
+import { kindOf, show } from '../json/show.js';
+
 /** Receipt body layouts. */
 export type ReceiptLayout =
   /** rlp([statusOrRoot, cumulativeGas, bloom, logs]) with no type byte. */
@@ -57,6 +59,18 @@ export const RULE_SETS: Readonly<Record<RuleSetName, RuleSet>> = {
 };
 
 export const RULE_SET_NAMES = Object.keys(RULE_SETS) as RuleSetName[];
+
+/**
+ * Holds an argument to the rule sets' names (`argument` names it in the message): a TypeError for a value that is not
+ * a string, a RangeError, listing the names, for one that names no rule set.
+ * @example
+ * checkRuleSetName('Ethereum', 'rules') // RangeError: rules must name a rule set, one of ethereum, …; got "Ethereum"
+ */
+export function checkRuleSetName(value: unknown, argument: string): asserts value is RuleSetName {
+  const expected = `${argument} must name a rule set, one of ${RULE_SET_NAMES.join(', ')}`;
+  if (typeof value !== 'string') throw new TypeError(`${expected}; got ${kindOf(value)}`);
+  if (!(RULE_SET_NAMES as string[]).includes(value)) throw new RangeError(`${expected}; got ${show(value)}`);
+}
 
 /**
  * Polygon PoS before its Madhugiri fork: Bor's state sync was not yet a 0x7f

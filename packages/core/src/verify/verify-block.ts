@@ -1,10 +1,10 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import {
+  ChainRegistry,
   CHECK_NAMES,
   defaultRegistry,
   describeEvidenceUsed,
   describeNotVerifiable,
-  type ChainRegistry,
   type CheckClaim,
   type CheckName,
   type EvidenceUsed,
@@ -41,7 +41,7 @@ import {
 } from '../input/json-rpc/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/values/problems.js';
 import { defaultKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
-import { RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
+import { checkRuleSetName, RULE_SET_NAMES, RULE_SETS, type RuleSet, type RuleSetName } from '../receipts/rules.js';
 import { checkType } from '../input/values/receipt-rules.js';
 import {
   receiptsCommitment,
@@ -54,11 +54,25 @@ import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 import { ReceiptNotPlainlyValid, UnknownReceiptTypeError } from '../errors.js';
+import { kindOf } from '../json/show.js';
 
 export interface BlockVerifyContext extends HashOptions {
   registry?: ChainRegistry;
   /** Rule set to use, for blocks of chains outside the registry or without a chain id. */
   rules?: RuleSetName;
+}
+
+/**
+ * Holds the context to the function's contract: an object whose `registry` is a ChainRegistry and whose `rules` name a
+ * rule set, where given; else a TypeError or RangeError naming the argument (a mistake in the calling code, which
+ * would otherwise fail deep inside, naming nothing).
+ */
+function checkContext(context: BlockVerifyContext): void {
+  if (typeof context !== 'object' || context === null)
+    throw new TypeError(`context must be an object (or absent), got ${kindOf(context)}`);
+  if (context.registry !== undefined && !(context.registry instanceof ChainRegistry))
+    throw new TypeError(`context.registry must be a ChainRegistry, got ${kindOf(context.registry)}`);
+  if (context.rules !== undefined) checkRuleSetName(context.rules, 'context.rules');
 }
 
 /** One commitment compared: what the block claims and what its data give. */
@@ -362,11 +376,14 @@ function verdictOf(
  * every check ran and matched. A header that lacks what a check needs is refused as input,
  * naming the field; a chain, or an era, that cannot be verified gets the verdict not_verifiable.
  *
+ * @throws TypeError or RangeError naming the option for a context outside the contract: not an object, `rules` that
+ * name no rule set, a `registry` that is not a ChainRegistry.
  * @example
- * const result = verifyBlock(JSON.parse(text))
+ * const result = verifyBlock(parseJson(text)) // parseJson, not JSON.parse: it refuses a member given twice
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  checkContext(context);
   const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak };
   // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
   // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
@@ -409,6 +426,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
 
 /** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
 export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  checkContext(context);
   return verifyReadBlock(block, context, false);
 }
 
@@ -420,6 +438,7 @@ export function verifyRpcBlockOnTrial(
   block: RpcBlock,
   context: BlockVerifyContext = {},
 ): Result<BlockReport, BlockRefusal> {
+  checkContext(context);
   // A chain outside the registry has no era to try: its checks would stand on --rules' word.
   const { rules: _named, ...registryOnly } = context;
   return verifyReadBlock(block, registryOnly, true);

@@ -13,12 +13,13 @@ import type { Log, Receipt } from '../../receipts/receipt.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import { ReceiptNotPlainlyValid } from '../../errors.js';
 import { Slab } from '../../bytes/slab.js';
-import { bytesEqual, hexByteLength, parseHexInto } from '../../bytes/hex.js';
+import { bytesEqual, bytesToHex, hexByteLength, parseHexInto } from '../../bytes/hex.js';
 import {
   describe,
   isJsonRpcResponse,
   isObject,
   join,
+  MAX_UINT256,
   quantityValue,
   readArray,
   readHex,
@@ -36,8 +37,6 @@ import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values
  * missing `type` meaning legacy. Members that repeat the block or a receipt (blockHash, gasUsed, …) are compared by
  * restated-members.ts; others are ignored.
  */
-
-const MAX_UINT256 = (1n << 256n) - 1n;
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
@@ -329,6 +328,21 @@ const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean
   typeof a === 'bigint' || typeof b === 'bigint' ? a === b : bytesEqual(a, b);
 
 /**
+ * A member the layout does not hash, which its nodes give as zeros (AuRa's `mixHash` and `nonce`, from erigon): where
+ * present, hex of zero bytes; any other value is a problem naming it, since no hash covers what it would claim.
+ */
+function checkUnhashedZeros(raw: unknown, path: string, layout: HeaderLayout, problems: Problems): void {
+  if (raw === undefined || raw === null) return;
+  const bytes = readHex(raw, path, problems);
+  if (bytes === undefined || bytes.every((byte) => byte === 0)) return;
+  problems.add(
+    path,
+    'out_of_range',
+    `zeros, as nodes give it: ${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header does not hash it, got 0x${bytesToHex(bytes)}`,
+  );
+}
+
+/**
  * Reads a JSON-RPC header object in a layout (Ethereum's by default). Absent fields are not
  * problems here (some sources give only `receiptsRoot` and `logsBloom`: what a check needs is
  * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
@@ -358,6 +372,8 @@ export function readRpcHeader(
   const hash =
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   checkSealFields(rpc.sealFields, fields, layout, join(path, 'sealFields'), problems);
+  for (const member of layout.unhashedZeros ?? [])
+    checkUnhashedZeros(rpc[member], join(path, member), layout, problems);
   if (problems.count !== before) return undefined;
   const { missing, gap } = headerShape(fields, layout);
   if (gap !== undefined) {

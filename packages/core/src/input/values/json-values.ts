@@ -15,6 +15,8 @@ export function isObject(value: unknown): value is JsonObject {
 
 export const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 export const MAX_UINT64 = (1n << 64n) - 1n;
+/** The largest quantity a header field holds (a block number is read up to it, as any header quantity). */
+export const MAX_UINT256 = (1n << 256n) - 1n;
 
 /**
  * Whether `value` is a JSON number beyond 2^53-1 (either sign): a JSON reader rounds it to the nearest double, so the

@@ -1,5 +1,5 @@
 import { Slab } from '../../bytes/slab.js';
-import type { Log } from '../../receipts/receipt.js';
+import { ADDRESS_BYTES, TOPIC_BYTES, type Log } from '../../receipts/receipt.js';
 import { isObject } from './json-values.js';
 import type { Spec } from './schema.js';
 
@@ -11,8 +11,7 @@ export interface LogValues {
 }
 
 /** The shape of a log, for the request schemas and the fast path alike. */
-export const ADDRESS_BYTES = 20;
-export const TOPIC_BYTES = 32;
+export { ADDRESS_BYTES, TOPIC_BYTES };
 export const MAX_TOPICS = 4;
 
 /**
