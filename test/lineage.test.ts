@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runLineage } from '../packages/service/src/cli/lineage.js';
 import { auditBundle, bundleParameter, verifyLineageOperation } from '../packages/core/src/api/lineage-operation.js';
 import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-source.js';
+import { ChainMismatchError, SourceError } from '../packages/core/src/errors.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -568,6 +569,21 @@ describe('lineage walker on bundles built from a real block', () => {
       name: 'bundle.blocks[0].receipts[0].type',
       reason: 'unknown_type',
     });
+  });
+
+  it("a block source of one's own answering with another block, or a block of another chain, is refused: its checks are never reported as the block asked for's", async () => {
+    const source = new BundleSource(buildBundle());
+    const other = loadFixture('mainnet-22869878');
+    const shifted = { block: async () => ({ chain_id: 1, header: other.header, receipts: other.receipts }) };
+    const walk = walkLineage({ chainId: 1, tracingId: PAIR_RECORD, source, blocks: shifted });
+    await expect(walk).rejects.toBeInstanceOf(SourceError);
+    await expect(walk).rejects.toThrow('the source answered block 19426587 with block 22869878 (its header.number)');
+    const relabelled = {
+      block: async (chainId: number, n: number) => ({ ...(await source.block(chainId, n))!, chain_id: 10 }),
+    };
+    await expect(
+      walkLineage({ chainId: 1, tracingId: PAIR_RECORD, source, blocks: relabelled }),
+    ).rejects.toBeInstanceOf(ChainMismatchError);
   });
 
   it('a chain outside the registry is not verified under a guessed rule set', async () => {

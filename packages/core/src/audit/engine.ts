@@ -5,8 +5,7 @@
  * links is told apart as a reorg or a broken link by asking the source again.
  */
 import { ChainMismatchError, SourceError } from '../errors.js';
-import { isObject, MAX_UINT256, quantityValue } from '../input/values/json-values.js';
-import { type BlockJson, type BlockSource } from '../sources/block-source.js';
+import { notTheBlockAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 import type { BlockRefusal, BlockReport } from '../verify/verify-block.js';
@@ -68,22 +67,14 @@ const inlineVerify = inlineBlockVerifier();
 
 /**
  * Why a fetch gave no block, or not the block asked for, for an `unreachable` verdict; a source of another chain stops
- * the audit (a mistake, not an outage). The block's own header number and chain are held to what was asked, whatever
- * the source: a block of another number, judged as the one asked for, would pair this number with another block's
- * hash. A number or chain id that does not read is left to the verification (block_input names it).
+ * the audit (a mistake, not an outage); so does a block of another chain, and one of another number is not the block
+ * asked for (notTheBlockAsked).
  */
 function unreachableReason(fetched: Fetched, number: number, chainId: number): string | null {
   if (!fetched.ok && fetched.error instanceof ChainMismatchError) throw fetched.error;
   if (!fetched.ok) return fetched.error instanceof Error ? fetched.error.message : String(fetched.error);
   if (fetched.block === null) return `the source does not have block ${number}`;
-  const served = quantityValue(fetched.block.chain_id, BigInt(Number.MAX_SAFE_INTEGER));
-  if (served !== undefined && served !== BigInt(chainId))
-    throw new ChainMismatchError(`the block source (its block ${number} gives chain_id ${served})`, served, chainId);
-  const header = fetched.block.header as unknown;
-  const given = isObject(header) ? quantityValue(header.number, MAX_UINT256) : undefined;
-  return given === undefined || given === BigInt(number)
-    ? null
-    : `the source answered block ${number} with block ${given} (its header.number)`;
+  return notTheBlockAsked(fetched.block, chainId, number);
 }
 
 /**

@@ -1,3 +1,6 @@
+import { ChainMismatchError } from '../errors.js';
+import { isObject, MAX_UINT256, quantityValue } from '../input/values/json-values.js';
+
 /** A block in the fixtures' JSON-RPC format: `{chain_id, header, receipts}` (see fixtures/README.md). */
 export type BlockJson = { chain_id: number; header: Record<string, unknown>; receipts: unknown[] } & Record<
   string,
@@ -17,4 +20,26 @@ export interface BlockSource {
    * Checks that the source serves chain `chainId` (a node's `eth_chainId`): ChainMismatchError when it serves another.
    */
   checkChain?(chainId: number): Promise<void>;
+}
+
+/**
+ * Holds a block a source gave to the chain and number asked for, whatever the source: a block of another number,
+ * judged as the one asked for, would pair that number with another block's hash. Returns why it is not the block
+ * asked for (its header.number is another), or null; throws ChainMismatchError when its chain_id names another chain.
+ * A number or chain id that does not read is left to the block's verification, which names it.
+ * @example notTheBlockAsked(await source.block(1, 1000001), 1, 1000001) // null, or 'the source answered block 1000001 with block 1000040 (its header.number)'
+ */
+export function notTheBlockAsked(block: BlockJson, chainId: number, blockNumber: number): string | null {
+  const served = quantityValue(block.chain_id, BigInt(Number.MAX_SAFE_INTEGER));
+  if (served !== undefined && served !== BigInt(chainId))
+    throw new ChainMismatchError(
+      `the block source (its block ${blockNumber} gives chain_id ${served})`,
+      served,
+      chainId,
+    );
+  const header = block.header as unknown;
+  const given = isObject(header) ? quantityValue(header.number, MAX_UINT256) : undefined;
+  return given === undefined || given === BigInt(blockNumber)
+    ? null
+    : `the source answered block ${blockNumber} with block ${given} (its header.number)`;
 }
