@@ -150,6 +150,58 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(new Set(numbers).size).toBe(numbers.length);
   });
 
+  it('a reorg across a --resume (the node switched chains while the audit was stopped) is followed back into the file, as an uninterrupted run follows it: the same lines, exit 0 (was: the first resumed block failed parent_link, a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    // Chain B forks at FROM+4 (other extraData), every block after it re-linked and re-hashed.
+    const fork = new Map<number, NodeBlock>();
+    let parent = String(blocks.get(FROM + 3)!.header.hash);
+    for (let b = FROM + 4; b <= TO; b++) {
+      const old = blocks.get(b)!;
+      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
+      fork.set(b, { ...old, header });
+      parent = String(header.hash);
+    }
+    const switchAt = (n: LoopbackNode) =>
+      (n.fault = (call) => {
+        if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6)
+          for (const [b, block] of fork) n.blocks.set(b, block);
+        return undefined;
+      });
+    // The uninterrupted run: the node switches to chain B when the audit asks for FROM+6.
+    const whole = tempFile('whole.ndjson');
+    switchAt(await start(fixtureChain(FROM, TO)));
+    expect(
+      (await run([...RANGE, '--rpc', node!.url, '--out', whole, '--concurrency', '1', '--batch', '1'])).status,
+    ).toBe(0);
+    await node!.close();
+    // A run stopped after FROM+5 on chain A: the header and its first six block lines; the node then switches.
+    const out = tempFile('stopped.ndjson');
+    const first = await start(fixtureChain(FROM, TO));
+    expect((await run([...RANGE, '--rpc', first.url, '--out', out])).status).toBe(0);
+    writeFileSync(out, `${readFileSync(out, 'utf8').split('\n').slice(0, 7).join('\n')}\n`);
+    switchAt(first);
+    const resumed = await run([
+      ...RANGE,
+      '--rpc',
+      first.url,
+      '--out',
+      out,
+      '--resume',
+      '--concurrency',
+      '1',
+      '--batch',
+      '1',
+    ]);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    const lines = comparable(readFileSync(out, 'utf8'));
+    expect(lines).toEqual(comparable(readFileSync(whole, 'utf8')));
+    expect(
+      lines.filter((l) => l.reorg !== undefined).map((l) => l.reorg.replaced.map((r: any) => r.block_number)),
+    ).toEqual([[FROM + 4, FROM + 5]]);
+    expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 30, fail: 0 }, reorgs: 1, complete: true });
+  });
+
   it('Ctrl-C stops cleanly: exit 130, a line saying how to resume, and --resume completes the audit', async () => {
     const n = await start();
     n.delayMs = 15; // a block a round trip (no batching, one block at a time): time to interrupt
@@ -810,19 +862,21 @@ describe('evm-integrity audit: the parent link of the first block of a run', () 
     ]);
   });
 
-  it('--resume: the first block resumed fails parent_link naming the checkpoint, a later one the block audited before it', async () => {
+  it('--resume: the first block resumed, linking to no block the node has, fails parent_link naming the checkpoint, the next one the block audited before it', async () => {
     const n = await start();
     const whole = tempFile('whole.ndjson');
     expect((await run([...RANGE, '--rpc', n.url, '--out', whole])).status).toBe(0);
-    const lines = readFileSync(whole, 'utf8').split('\n').slice(0, 6); // header, 5 blocks
-    const last = JSON.parse(lines[5]!) as Record<string, unknown>;
-    lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
-    const file = tempFile('relinked.ndjson');
-    writeFileSync(file, rechain(lines)); // the digests computed again: the link is what gives the edit away
+    const file = tempFile('stopped.ndjson');
+    writeFileSync(file, `${readFileSync(whole, 'utf8').split('\n').slice(0, 6).join('\n')}\n`); // header, 5 blocks
+    // The node's FROM+5 now links to no block: asked again, FROM+4 is the block the file holds, so the link is broken.
+    const broken = n.blocks.get(FROM + 5)!;
+    n.blocks.set(FROM + 5, { ...broken, header: rehash({ ...broken.header, parentHash: `0x${'55'.repeat(32)}` }) });
     expect((await run([...RANGE, '--rpc', n.url, '--out', file, '--resume'])).status).toBe(1);
     const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
     expect(failing.map((l) => [l.block_number, l.failures[0].message])).toEqual([
       [FROM + 5, "the parentHash is not the hash of the checkpoint's last block (--resume)"],
+      // FROM+6 names the block FROM+5 was before it was altered.
+      [FROM + 6, 'the parentHash is not the hash of the block audited before it'],
     ]);
   });
 });
@@ -1219,20 +1273,28 @@ describe('evm-integrity audit (in process)', () => {
     expect(Math.min(...fetched)).toBe(FROM + 12);
   });
 
-  it('--resume keeps the parent link: the first block resumed is checked against the hash of the last one in the file', async () => {
+  it("--resume takes no hash of the file on trust: a last hash edited (the digests computed again) is told at the first block resumed, which does not link to it, and the node's block is audited again", async () => {
     const n = await start();
     const whole = tempFile('whole.ndjson');
     expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', whole], io().io)).toBe(0);
     const lines = readFileSync(whole, 'utf8').split('\n').slice(0, 6); // header, 5 blocks
     const last = JSON.parse(lines[5]!) as Record<string, unknown>;
-    lines[5] = JSON.stringify({ ...last, block_hash: `0x${'55'.repeat(32)}` });
+    const forged = `0x${'55'.repeat(32)}`;
+    lines[5] = JSON.stringify({ ...last, block_hash: forged });
     const file = tempFile('relinked.ndjson');
     writeFileSync(file, rechain(lines)); // the digests computed again: the link is what gives the edit away
-    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(1);
-    const failing = parseLines(readFileSync(file, 'utf8')).filter((l) => l.verdict === 'fail');
-    expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([
-      [FROM + 5, ['parent_link']],
+    // As for a reorg across the restart (the node cannot tell the two apart): the block the node gives for FROM+4
+    // replaces the line, and is audited again; the summary counts the block by its new line.
+    expect(await main(['audit', ...RANGE, '--rpc', n.url, '--out', file, '--resume'], io().io)).toBe(0);
+    const written = parseLines(readFileSync(file, 'utf8'));
+    expect(written.filter((l) => l.reorg !== undefined).map((l) => l.reorg)).toEqual([
+      {
+        detected_at: FROM + 5,
+        depth: 1,
+        replaced: [{ block_number: FROM + 4, old_hash: forged, new_hash: last.block_hash }],
+      },
     ]);
+    expect(written.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30 }, reorgs: 1, complete: true });
   });
 
   it('--resume refuses the output of another audit', async () => {
@@ -1410,6 +1472,8 @@ describe('the --resume checkpoint read in chunks', () => {
       lastHash: hash(20_099),
       headerKept: true,
       digest: parseLines(kept).at(-1)!.digest,
+      // The last blocks' hashes, as many as a reorg met at the first block resumed is followed back into, and one.
+      hashes: new Map(Array.from({ length: 65 }, (_, i) => [20_035 + i, hash(20_035 + i)])),
     });
     expect(events).toHaveLength(20_000);
     expect(events.map((e) => (e as { block_number: number }).block_number)).toEqual(

@@ -142,6 +142,65 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(audit.summary()).toMatchObject({ blocks: 12, verdicts: { pass: 12 }, reorgs: 1, complete: true });
   });
 
+  it("a reorg met at a resumed run's first block is followed back into the earlier run's blocks (was: parent_link), and a block asked again with the hash audited ends the walk unlisted", async () => {
+    const blocks = fixtureChain(FROM, FROM + 11);
+    /** Chain B from FROM+4 on, re-linked and re-hashed; its FROM+4 links to `root`. */
+    const chainB = (root: string) => {
+      const fork = new Map<number, NodeBlock>();
+      let parent = root;
+      for (let b = FROM + 4; b <= FROM + 11; b++) {
+        const old = blocks.get(b)!;
+        const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
+        fork.set(b, { ...old, header });
+        parent = String(header.hash);
+      }
+      return fork;
+    };
+    const hashOfA = (b: number) => String(blocks.get(b)!.header.hash).toLowerCase();
+    const earlierRun = {
+      from: FROM,
+      anchor: undefined,
+      hashes: new Map(Array.from({ length: 6 }, (_, i) => [FROM + i, hashOfA(FROM + i)] as [number, string])),
+    };
+    const resume = async (fork: Map<number, NodeBlock>, earlier: typeof earlierRun | undefined) => {
+      const n = await start(new Map([...blocks, ...fork]));
+      const events = await collect(
+        auditRange({
+          source: rpc(n),
+          chainId: 1,
+          from: FROM + 6,
+          to: FROM + 11,
+          anchor: hashOfA(FROM + 5),
+          anchorName: "the hash of the checkpoint's last block (--resume)",
+          ...(earlier && { earlier }),
+        }),
+      );
+      await n.close();
+      node = undefined;
+      return { events, fork };
+    };
+    const replacedOf = (events: AuditEvent[]) => events.filter(isReorg).map((e) => e.reorg.replaced);
+    const newHash = (fork: Map<number, NodeBlock>, b: number) => String(fork.get(b)!.header.hash).toLowerCase();
+
+    const linked = await resume(chainB(String(blocks.get(FROM + 3)!.header.hash)), earlierRun);
+    expect(replacedOf(linked.events)).toEqual([
+      [FROM + 4, FROM + 5].map((b) => ({ block_number: b, old_hash: hashOfA(b), new_hash: newHash(linked.fork, b) })),
+    ]);
+    expect(blocksOf(linked.events).map((e) => [e.block_number, e.verdict])).toEqual(
+      Array.from({ length: 8 }, (_, i) => [FROM + 4 + i, 'pass']),
+    );
+    // Without the earlier run's blocks, the reorg cannot be told from a broken link there.
+    const alone = await resume(chainB(String(blocks.get(FROM + 3)!.header.hash)), undefined);
+    expect(notPassing(alone.events)).toEqual([{ block: FROM + 6, verdict: 'fail', checks: ['parent_link'] }]);
+
+    // Chain B's FROM+4 links to no block: FROM+3, asked again, is unchanged and is not listed; FROM+4 fails parent_link.
+    const broken = await resume(chainB(`0x${'11'.repeat(32)}`), earlierRun);
+    expect(replacedOf(broken.events)).toEqual([
+      [FROM + 4, FROM + 5].map((b) => ({ block_number: b, old_hash: hashOfA(b), new_hash: newHash(broken.fork, b) })),
+    ]);
+    expect(notPassing(broken.events)).toEqual([{ block: FROM + 4, verdict: 'fail', checks: ['parent_link'] }]);
+  });
+
   it("an altered receipt (a log of another address) fails receipts_root, logs_bloom and the receipt's own bloom, nothing else", async () => {
     const blocks = fixtureChain(1_000_021, 1_000_025);
     const block = blocks.get(1_000_023)!;

@@ -55,15 +55,34 @@ export interface AuditRangeOptions {
   /** Blocks of a chunk (default 100); chunks are aligned to multiples of it, so their ids do not depend on `from`. */
   chunkSize?: number;
   /**
-   * How many blocks back a reorg is followed (default 64); deeper, the first block that still does not link fails
+   * How many blocks back a reorg is followed (default {@link DEFAULT_MAX_REORG_DEPTH}, 64); deeper, the first block that still does not link fails
    * parent_link.
    */
   maxReorgDepth?: number;
+  /**
+   * The blocks an earlier run of this range audited, when this run goes on after them (a resumed audit): the range's
+   * first block `from`, the hash its parent had to have and how a failure names it, and the hashes of its last blocks
+   * (at least maxReorgDepth of them). A reorg met at this run's first block or after is followed back into them, as
+   * into the blocks this run audited; without them it could not be told from a broken link there.
+   */
+  earlier?: EarlierRun;
   /** A clock in milliseconds (default `performance.now`). */
   now?: () => number;
 }
 
+/** What {@link AuditRangeOptions.earlier} tells of the run a resumed audit goes on from. */
+export interface EarlierRun {
+  from: number;
+  anchor: string | null | undefined;
+  anchorName?: string;
+  /** Block number to hash, of the last blocks it audited (the last line of each). */
+  hashes: ReadonlyMap<number, string>;
+}
+
 const inlineVerify = inlineBlockVerifier();
+
+/** How many blocks back a reorg is followed unless {@link AuditRangeOptions.maxReorgDepth} says otherwise. */
+export const DEFAULT_MAX_REORG_DEPTH = 64;
 
 /**
  * Why a fetch gave no block, or not the block asked for, for an `unreachable` verdict; a source of another chain stops
@@ -87,8 +106,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   private readonly verify: BlockVerifier;
   private readonly chunkSize: number;
   private readonly maxReorgDepth: number;
-  /** Hashes of the blocks audited lately, for following a reorg back. */
-  private readonly recent = new Map<number, string>();
+  /** Hashes of the blocks audited lately (by an earlier run too), for following a reorg back. */
+  private readonly recent: Map<number, string>;
+  /** The first block of the range, which a reorg is never followed back past, with its parent's hash and name. */
+  private readonly floor: { from: number; anchor: string | null | undefined; anchorName: string | undefined };
   private audited = 0;
   private started = false;
   /**
@@ -112,7 +133,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     this.now = options.now ?? (() => performance.now());
     this.verify = options.verify ?? inlineVerify;
     this.chunkSize = Math.max(1, options.chunkSize ?? 100);
-    this.maxReorgDepth = Math.max(1, options.maxReorgDepth ?? 64);
+    this.maxReorgDepth = Math.max(1, options.maxReorgDepth ?? DEFAULT_MAX_REORG_DEPTH);
+    const { earlier } = options;
+    this.recent = new Map(earlier?.hashes);
+    this.floor =
+      earlier === undefined
+        ? { from, anchor: options.anchor, anchorName: options.anchorName }
+        : { from: earlier.from, anchor: earlier.anchor, anchorName: earlier.anchorName };
   }
 
   /** The summary of the lines so far and of this run's time. */
@@ -157,10 +184,17 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     this.verifying.delete(block);
     const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
     const anchor = this.options.anchors?.get(number);
-    // Block `from` links to the anchor the run was given, whatever reorg came before.
+    // The range's first block links to the anchor it was given, whatever reorg came before; this run's first, when an
+    // earlier run audited the blocks before it, to the last of them.
+    const name =
+      number === this.floor.from
+        ? this.floor.anchorName
+        : number === this.options.from
+          ? this.options.anchorName
+          : undefined;
     const audit = judgeBlock(number, block, verified, {
       expectedParent: parent,
-      ...(number === this.options.from && this.options.anchorName && { expectedParentName: this.options.anchorName }),
+      ...(name && { expectedParentName: name }),
       ...(anchor !== undefined && { anchor }),
     });
     const hash = hashOf(block);
@@ -182,19 +216,21 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   /**
    * Block `number` does not link to the block audited before it. Asks the source for that block
    * again: the same hash is a broken link (null); another is a reorg, followed back while the new
-   * blocks do not link to the ones audited, at most maxReorgDepth blocks and never before `from`.
+   * blocks do not link to the ones audited, at most maxReorgDepth blocks and never before the range's
+   * first block. A block asked again that has the hash audited ends the walk: it was not replaced, and the
+   * block after it, if its link is broken, fails parent_link.
    */
   private async followReorg(number: number, block: BlockJson): Promise<BlockJson[] | null> {
     const replacements: BlockJson[] = [];
     let child = block;
-    for (let n = number - 1; n >= this.options.from && replacements.length < this.maxReorgDepth; n--) {
+    for (let n = number - 1; n >= this.floor.from && replacements.length < this.maxReorgDepth; n--) {
       const audited = this.recent.get(n);
       if (audited === undefined || parentHashOf(child) === audited) break;
       const fetched = await this.timed('fetching_ms', () => settle(this.options.source, this.options.chainId, n));
       const reason = unreachableReason(fetched, n, this.options.chainId);
       if (reason !== null) throw new SourceError(reason);
       const now = (fetched as { block: BlockJson }).block;
-      if (n === number - 1 && hashOf(now) === audited) return null;
+      if (hashOf(now) === audited) return n === number - 1 ? null : replacements;
       replacements.unshift(now);
       child = now;
     }
@@ -249,7 +285,9 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       let reason = unreachableReason(fetched, number, chainId);
       const block = fetched.ok ? fetched.block : null;
       let replacements: BlockJson[] = [];
-      if (reason === null && typeof parent === 'string' && number > from && parentHashOf(block!) !== parent) {
+      // Block `from` is followed back too when an earlier run audited the blocks before it.
+      const linkedBack = number > from || this.recent.has(number - 1);
+      if (reason === null && typeof parent === 'string' && linkedBack && parentHashOf(block!) !== parent) {
         try {
           replacements = (await this.followReorg(number, block!)) ?? [];
         } catch (error) {
@@ -272,8 +310,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         }));
         yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
         parent =
-          first === from
-            ? (this.options.anchor?.toLowerCase() ?? this.options.anchor)
+          first === this.floor.from
+            ? (this.floor.anchor?.toLowerCase() ?? this.floor.anchor)
             : (this.recent.get(first - 1) ?? null);
         for (const [i, replacement] of replacements.entries()) {
           const { audit, truth } = await this.auditBlock(first + i, replacement, parent);

@@ -15,7 +15,7 @@
  * output of a chain's history (millions of lines, gigabytes) resumes in constant memory.
  */
 import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
-import type { AuditEvent, AuditReorg, BlockAudit } from 'evm-integrity/audit';
+import { DEFAULT_MAX_REORG_DEPTH, type AuditEvent, type AuditReorg, type BlockAudit } from 'evm-integrity/audit';
 import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
 import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
@@ -46,6 +46,11 @@ export interface Checkpoint {
    * audited.
    */
   lastHash?: string | null;
+  /**
+   * The hashes of the last blocks kept (the last line of each, those that gave one), as many as the engine follows a
+   * reorg back: a reorg met at block `next` is followed back into them, as within a run.
+   */
+  hashes: Map<number, string>;
   /** The file holds the header line, which the resumed audit must not write again. */
   headerKept: boolean;
   /** The digest of the last line kept (the header's when none is), which the next line's chains on from. */
@@ -158,7 +163,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
     fd = openSync(file, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return { next: header.audit.from, headerKept: false, digest: start };
+      return { next: header.audit.from, headerKept: false, digest: start, hashes: new Map() };
     throw new InputError(`--resume cannot read ${file}: ${readFailure(error)}`);
   }
   const expected = JSON.stringify(header.audit);
@@ -166,6 +171,7 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
   let cut = 0;
   let digest = start;
   let last: BlockAudit | undefined;
+  const hashes = new Map<number, string>();
   let dropped: Checkpoint['dropped'];
   // Reorg lines after the last audited block: kept only if an audited block follows.
   let pending: AuditEvent[] = [];
@@ -202,6 +208,10 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
         pending = [];
         onEvent(event);
         last = event;
+        hashes.delete(event.block_number);
+        if (event.block_hash !== null) hashes.set(event.block_number, event.block_hash);
+        // The block before the deepest one a reorg replaces is linked to: one more than the depth.
+        for (const [number] of hashes) if (hashes.size > DEFAULT_MAX_REORG_DEPTH + 1) hashes.delete(number);
         cut = end;
         digest = order.digest;
       } else pending.push(event);
@@ -210,7 +220,9 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
     closeSync(fd);
   }
   truncateSync(file, cut);
-  const kept = { headerKept: cut > 0, digest, ...(dropped && { dropped }) };
+  // A block past the last kept one is an old version, from before a reorg whose blocks were not all audited again.
+  for (const [number] of hashes) if (last === undefined || number > last.block_number) hashes.delete(number);
+  const kept = { headerKept: cut > 0, digest, hashes, ...(dropped && { dropped }) };
   if (last === undefined) return { next: header.audit.from, ...kept };
   return { next: last.block_number + 1, lastHash: last.block_hash, ...kept };
 }

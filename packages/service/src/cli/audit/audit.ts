@@ -9,6 +9,7 @@ import {
   type BlockSource,
   type BlockVerifier,
   type CrossCheck,
+  type EarlierRun,
 } from 'evm-integrity/audit';
 import { admitEvidence, err, type OperatorEvidence } from 'evm-integrity';
 import { writeBundle, type BundleRecorder } from 'evm-integrity/node';
@@ -95,6 +96,8 @@ interface StartingPoint {
   anchor: string | null | undefined;
   /** How parent_link names `anchor`: the first block of the run has no block audited before it. */
   anchorName: string;
+  /** With --resume, the blocks the file holds, which a reorg met at `next` is followed back into. */
+  earlier?: EarlierRun;
   headerWritten: boolean;
   /** The digest the next line chains on from. */
   digest: string;
@@ -183,6 +186,9 @@ function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint
     anchorName: resumed ? CHECKPOINT_HASH : HEAD_HASH_NAME,
     headerWritten: checkpoint.headerKept,
     digest: checkpoint.digest,
+    ...(resumed && {
+      earlier: { from: options.from, anchor: options.headHash, anchorName: HEAD_HASH_NAME, hashes: checkpoint.hashes },
+    }),
     carried: { blocks, verdicts },
     ...(checkpoint.dropped && { dropped: checkpoint.dropped }),
   };
@@ -210,6 +216,7 @@ async function streamAudit(
     signal: context.signal,
     now: monotonicMs,
     ...(start.anchor !== undefined && { anchor: start.anchor, anchorName: start.anchorName }),
+    ...(start.earlier && { earlier: start.earlier }),
     ...(run.anchors && { anchors: run.anchors }),
     ...(context.verify && { verify: context.verify }),
     ...(run.crossCheck && { crossCheck: run.crossCheck }),
