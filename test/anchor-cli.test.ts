@@ -347,6 +347,39 @@ describe('verify logs-proof --anchor-proof FILE --checkpoint ROOT', () => {
     expect(() => readFileSync(out)).toThrow();
   });
 
+  it('a proof of another chain: refused as one the anchor cannot verify, with or without --chain, naming both chains; exit 2', async () => {
+    // Mainnet's block 22,162,263 as a devnet's (its schedule is Ethereum's, so the header reads).
+    const devnet = await startLoopbackNode(31337, fixtureBlocks(['mainnet-22162263']));
+    const proof = join(dir, 'logs-22162263-chain-31337.elp');
+    const chain = ['--add-chain', '31337:ethereum'];
+    try {
+      const range = ['--from', '22162263', '--to', '22162263'];
+      const proved = await cli([
+        'prove',
+        'logs',
+        '--chain',
+        '31337',
+        ...chain,
+        '--rpc',
+        devnet.url,
+        ...range,
+        '--out',
+        proof,
+      ]);
+      expect(proved.status, proved.stderr).toBe(0);
+    } finally {
+      await devnet.close();
+    }
+    const anchored = ['verify', 'logs-proof', proof, ...chain, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT];
+    for (const named of [[], ['--chain', '31337']]) {
+      const result = await cli([...anchored, ...named]);
+      expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: '' });
+      expect(result.stderr).toBe(
+        `evm-integrity: ${FILE}: not an anchor proof the anchor can verify: line 1 (network): network mainnet proves blocks of chain 1, not of chain 31337\n`,
+      );
+    }
+  });
+
   it('another checkpoint: refused before the logs proof is read, exit 1', async () => {
     const result = await cli([
       'verify',
