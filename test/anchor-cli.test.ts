@@ -223,6 +223,26 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     }
   });
 
+  it('a document with its own expected_block_hash: never dropped; another --block-hash or --anchor-proof beside it is refused naming both, exit 2', async () => {
+    const own = join(dir, 'receipt-22162263-expected.json');
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    const expected = hashOf(22162263);
+    writeFileSync(own, JSON.stringify({ ...proof, expected_block_hash: expected.slice(2).toUpperCase() }));
+    const refusal = (flag: string) =>
+      `evm-integrity: ${own}: the document's expected_block_hash (${expected.slice(2).toUpperCase()}) and ${flag} both say which block hash to trust: give one (remove expected_block_hash from the document, or the flag)\n`;
+    const anchored = await cli(['verify', 'receipt-proof', own, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT]);
+    expect({ status: anchored.status, stdout: anchored.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(anchored.stderr).toBe(refusal('--anchor-proof'));
+    const other = `0x${'ab'.repeat(32)}`;
+    const overridden = await cli(['verify', 'receipt-proof', own, '--block-hash', other]);
+    expect({ status: overridden.status, stdout: overridden.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(overridden.stderr).toBe(refusal(`--block-hash ${other}`));
+    // The same hash drops nothing: the proof is checked against it.
+    const same = await cli(['verify', 'receipt-proof', own, '--block-hash', expected]);
+    expect(same.status, same.stderr).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ blockHash: expected });
+  });
+
   it('a block the file does not prove: refused, naming the block, its hash and the checkpoint; exit 1', async () => {
     // The file's first three lines prove 14,764,013 alone.
     const short = join(dir, 'short.jsonl');
