@@ -28,6 +28,15 @@ export class AnchoredHashes {
     return prefixedHex(this.verdict.checkpoint);
   }
 
+  /**
+   * The checkpoint `block` rests on (0x, lower case), or null for a block before the merge: the accumulator EIP-7643
+   * fixes proves it, and nothing checks the checkpoint the file's head names (a file of such records alone holds
+   * from any checkpoint).
+   */
+  checkpointOf(block: ProvenBlock): string | null {
+    return block.via === 'pre-merge' ? null : this.checkpoint;
+  }
+
   /** The blocks proven, in the file's order. */
   get blocks(): readonly ProvenBlock[] {
     return this.verdict.blocks;

@@ -376,7 +376,7 @@ export function verifyAnchorProof(text: string, checkpoint: Node): Result<Anchor
   const started = AnchorProofVerifier.start(text.slice(0, headEnd), checkpoint);
   if (!started.ok) return started;
   let line = 1;
-  for (let from = headEnd + 1; from < text.length; ) {
+  for (let from = headEnd + 1; from < text.length;) {
     const end = lineEnd(from);
     const pushed = started.value.push(text.slice(from, end), ++line);
     if (!pushed.ok) return pushed;

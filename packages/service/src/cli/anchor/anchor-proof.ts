@@ -10,6 +10,7 @@ import { hexToBytes } from 'evm-integrity';
 import { inputName } from '../io/read-input.js';
 import { InputError, RefusedError } from '../io/usage-error.js';
 import { readAnchorText, type AnchorProofFlags } from './anchor-flags.js';
+import { PRE_MERGE_BASIS } from './pre-merge-basis.js';
 
 /**
  * The hashes the anchor proof proves from the checkpoint, for blocks of chain `chainId` (null: the file's own, when
@@ -46,9 +47,14 @@ function refused(flags: AnchorProofFlags, refusal: AnchorRefusal): Error {
 
 /**
  * The line a command prints when an anchor proof roots its block: `authentic: block N (0x…, via, slot S) is proven from
- * checkpoint 0x… (mainnet)`. `blockHash` is hex without 0x, as answers give it.
+ * checkpoint 0x… (mainnet)`, or, before the merge, from the accumulator and not from the checkpoint, which nothing
+ * checked. `blockHash` is hex without 0x, as answers give it.
  */
 export function authenticLine(anchoring: AnchoringJson, blockHash: string): string {
   const slot = anchoring.slot === null ? '' : `, slot ${anchoring.slot}`;
-  return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
+  const basis =
+    anchoring.checkpoint === null
+      ? `${PRE_MERGE_BASIS.replace(/\)$/, `; ${anchoring.network})`)}, not from the checkpoint`
+      : `checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
+  return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from ${basis}`;
 }
