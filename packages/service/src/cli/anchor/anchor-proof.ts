@@ -10,7 +10,7 @@ import { hexToBytes } from 'evm-integrity';
 import { inputName } from '../io/read-input.js';
 import { InputError, RefusedError } from '../io/usage-error.js';
 import { readAnchorText, type AnchorProofFlags } from './anchor-flags.js';
-import { PRE_MERGE_BASIS } from './pre-merge-basis.js';
+import { preMergeBasis } from './pre-merge-basis.js';
 
 /**
  * The hashes the anchor proof proves from the checkpoint, for blocks of chain `chainId` (null: the file's own, when
@@ -54,7 +54,7 @@ export function authenticLine(anchoring: AnchoringJson, blockHash: string): stri
   const slot = anchoring.slot === null ? '' : `, slot ${anchoring.slot}`;
   const basis =
     anchoring.checkpoint === null
-      ? `${PRE_MERGE_BASIS.replace(/\)$/, `; ${anchoring.network})`)}, not from the checkpoint`
+      ? `${preMergeBasis(anchoring.network)}, not from the checkpoint`
       : `checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
   return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from ${basis}`;
 }

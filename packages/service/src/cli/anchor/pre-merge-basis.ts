@@ -3,4 +3,5 @@
  * library holds, and not the checkpoint, which nothing checks for such a block. Apart from anchor-proof.ts so that
  * `audit` names it without loading the anchor's code.
  */
-export const PRE_MERGE_BASIS = 'the pre-merge accumulator (EIP-7643, built in)';
+export const preMergeBasis = (network?: string): string =>
+  `the pre-merge accumulator (EIP-7643, built in${network === undefined ? '' : `; ${network}`})`;

@@ -9,7 +9,7 @@ import type { AnchoredHashes } from 'evm-integrity/anchor';
 import { bytesToHex } from 'evm-integrity';
 import { checkpointValue, readAnchorText } from './anchor-flags.js';
 import { provenByAnchor } from './anchor-proof.js';
-import { PRE_MERGE_BASIS } from './pre-merge-basis.js';
+import { preMergeBasis } from './pre-merge-basis.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { VERDICT_EXIT } from '../exit.js';
 import { inputName, readInput } from '../io/read-input.js';
@@ -64,5 +64,5 @@ function provenFrom(anchored: AnchoredHashes): string {
   const preMerge = anchored.blocks.filter((block) => anchored.checkpointOf(block) === null).length;
   if (preMerge === 0) return `${blocks} from checkpoint ${anchored.checkpoint} (${anchored.verdict.network})`;
   const fromCheckpoint = count - preMerge;
-  return `${blocks} (${anchored.verdict.network}): ${fromCheckpoint === 0 ? 'none' : fromCheckpoint} from checkpoint ${anchored.checkpoint}, ${preMerge} from ${PRE_MERGE_BASIS}`;
+  return `${blocks} (${anchored.verdict.network}): ${fromCheckpoint === 0 ? 'none' : fromCheckpoint} from checkpoint ${anchored.checkpoint}, ${preMerge} from ${preMergeBasis()}`;
 }

@@ -25,7 +25,7 @@ import {
 } from './audit-output.js';
 import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
-import { PRE_MERGE_BASIS } from '../anchor/pre-merge-basis.js';
+import { preMergeBasis } from '../anchor/pre-merge-basis.js';
 import { InputError } from '../io/usage-error.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
@@ -297,7 +297,7 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
 function anchoredLine({ anchors, from, headHash, checkpoint, anchorProof }: AuditOptions): string {
   const blocks = [...anchors.keys()].join(', ');
   const head = headHash === undefined ? '' : `; block ${from} must link to block ${from - 1}'s proven hash`;
-  const basis = checkpoint === undefined ? `${PRE_MERGE_BASIS}, not from the checkpoint` : `checkpoint ${checkpoint}`;
+  const basis = checkpoint === undefined ? `${preMergeBasis()}, not from the checkpoint` : `checkpoint ${checkpoint}`;
   return `--anchor-proof ${anchorProof!.file}: block${anchors.size === 1 ? '' : 's'} ${blocks} anchored from ${basis}${head}`;
 }
 
