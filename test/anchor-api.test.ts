@@ -216,7 +216,8 @@ describe('the anchor member of POST /v1/evm/verify/receipt-proof', () => {
     expect(result.receipt.blockHash).toBe(hashOf(number));
     expect(result.anchoring).toEqual({
       assurance: 'authentic',
-      checkpoint: bare(CHECKPOINT),
+      // Before the merge the block rests on the accumulator EIP-7643 fixes: the checkpoint proves nothing of it.
+      checkpoint: number === 14764013 ? null : bare(CHECKPOINT),
       network: 'mainnet',
       block_number: number,
       via: number === 14764013 ? 'pre-merge' : 'historical-summaries',
@@ -295,7 +296,11 @@ describe('the anchor member of POST /v1/evm/verify/logs-proof', () => {
         head_hash: bare(hashOf(number)),
         from_block: number,
         to_block: number,
-        anchoring: { assurance: 'authentic', checkpoint: bare(CHECKPOINT), block_number: number },
+        anchoring: {
+          assurance: 'authentic',
+          checkpoint: number === 14764013 ? null : bare(CHECKPOINT),
+          block_number: number,
+        },
       });
       expect(result.logs).toHaveLength(logs.length);
     },
@@ -336,6 +341,36 @@ describe('the anchor member of POST /v1/evm/verify/logs-proof', () => {
     const neither = await answerOf('logs-proof', { chain_id: 1, proof: logsProof(22162263) });
     expect(neither.status).toBe(400);
     expect(neither.body.error.details.invalid_parameters).toMatchObject([{ name: 'head_hash', reason: 'missing' }]);
+  });
+});
+
+describe('a pre-merge block, which rests on the accumulator and not on the checkpoint', () => {
+  // A file whose head names a made-up checkpoint: nothing checks that root but the records built on it.
+  const MADE_UP = `0x${'42'.repeat(32)}`;
+  const [head, checkpointHeader, preMerge, ...postMerge] = TEXT.trimEnd().split('\n');
+  const madeUpHead = head!.replace(bare(CHECKPOINT), bare(MADE_UP));
+
+  it('is authentic from a file that hangs from any checkpoint, and anchoring names no checkpoint', async () => {
+    const anchor = { checkpoint: MADE_UP, proof: `${madeUpHead}\n${preMerge}\n` };
+    const receipt = await resultOf('receipt-proof', { ...receiptProof(14764013), anchor });
+    const logs = await resultOf('logs-proof', { chain_id: 1, anchor, proof: logsProof(14764013) });
+    for (const result of [receipt, logs])
+      expect(result).toMatchObject({
+        is_valid: true,
+        anchoring: { assurance: 'authentic', checkpoint: null, network: 'mainnet', via: 'pre-merge', slot: null },
+      });
+  });
+
+  it('a file that mixes it with post-merge records under that checkpoint is refused at the first of them', async () => {
+    const proof = [madeUpHead, preMerge, checkpointHeader, ...postMerge].join('\n');
+    for (const number of [14764013, 22162263]) {
+      const result = await resultOf('receipt-proof', {
+        ...receiptProof(number),
+        anchor: { checkpoint: MADE_UP, proof },
+      });
+      expect(result).toMatchObject({ is_valid: false, reason: 'anchor-refused', anchoring: null, receipt: null });
+      expect(result.message).toMatch(/^The anchor proof is refused at line 3 \(untrusted-header\): /);
+    }
   });
 });
 

@@ -87,7 +87,7 @@ describe('anchor verify', () => {
     expect(rows[0]).toHaveLength(3); // before the merge: no slot
     expect(rows.find(([n]) => n === '22162263')!.slice(3)).toEqual(['slot', '11378687']);
     expect(result.stderr).toBe(
-      `evm-integrity: ${FILE}: the anchor proof holds: 7 blocks proven from checkpoint ${CHECKPOINT} (mainnet)\n`,
+      `evm-integrity: ${FILE}: the anchor proof holds: 7 blocks proven (mainnet): 6 from checkpoint ${CHECKPOINT}, 1 from the pre-merge accumulator (EIP-7643, built in)\n`,
     );
   });
 
@@ -165,12 +165,49 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     ]);
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ blockHash: hashOf(number), transactionIndex: '0x0' });
-    const via = number === 14764013 ? 'pre-merge' : 'historical-summaries, slot \\d+';
+    // Before the merge the block rests on the accumulator EIP-7643 fixes, not on the checkpoint.
+    const proven =
+      number === 14764013
+        ? 'pre-merge\\) is proven from the pre-merge accumulator \\(EIP-7643, built in; mainnet\\), not from the checkpoint'
+        : `historical-summaries, slot \\d+\\) is proven from checkpoint ${CHECKPOINT} \\(mainnet\\)`;
     expect(result.stderr).toMatch(
-      new RegExp(
-        `^evm-integrity: authentic: block ${number} \\(${hashOf(number)}, ${via}\\) is proven from checkpoint ${CHECKPOINT} \\(mainnet\\)\\n$`,
-      ),
+      new RegExp(`^evm-integrity: authentic: block ${number} \\(${hashOf(number)}, ${proven}\\n$`),
     );
+  });
+
+  it('a pre-merge block from a file that hangs from a made-up checkpoint: authentic from the accumulator, never said to be from that checkpoint', async () => {
+    const madeUp = `0x${'42'.repeat(32)}`;
+    const [head, checkpointHeader, preMerge, ...postMerge] = TEXT.trimEnd().split('\n');
+    const madeUpHead = head!.replace(CHECKPOINT.slice(2), madeUp.slice(2));
+    const file = join(dir, 'made-up-checkpoint.jsonl');
+    writeFileSync(file, `${madeUpHead}\n${preMerge}\n`);
+    const anchored = ['--anchor-proof', file, '--checkpoint', madeUp];
+    const receipt = await cli(['verify', 'receipt-proof', receiptProof(14764013), ...anchored]);
+    const logs = await cli([
+      'verify',
+      'logs-proof',
+      logsProof(14764013),
+      ...anchored,
+      '--out',
+      join(dir, 'made-up.ndjson'),
+    ]);
+    const authentic = `evm-integrity: authentic: block 14764013 (${hashOf(14764013)}, pre-merge) is proven from the pre-merge accumulator (EIP-7643, built in; mainnet), not from the checkpoint\n`;
+    expect(receipt.status, receipt.stderr).toBe(0);
+    expect(receipt.stderr).toBe(authentic);
+    expect(logs.status, logs.stderr).toBe(0);
+    expect(logs.stderr.split('\n').slice(1).join('\n')).toBe(authentic);
+    const listed = await cli(['anchor', 'verify', file, '--checkpoint', madeUp]);
+    expect(listed.status).toBe(0);
+    expect(listed.stderr).toBe(
+      `evm-integrity: ${file}: the anchor proof holds: 1 block proven (mainnet): none from checkpoint ${madeUp}, 1 from the pre-merge accumulator (EIP-7643, built in)\n`,
+    );
+    // Post-merge records under that checkpoint do not verify: the whole file is refused.
+    writeFileSync(file, [madeUpHead, preMerge, checkpointHeader, ...postMerge].join('\n'));
+    for (const number of [14764013, 22162263]) {
+      const mixed = await cli(['verify', 'receipt-proof', receiptProof(number), ...anchored]);
+      expect({ status: mixed.status, stdout: mixed.stdout }).toEqual({ status: 1, stdout: '' });
+      expect(mixed.stderr).toMatch(/\(anchor-refused\): The anchor proof is refused at line 3 \(untrusted-header\): /);
+    }
   });
 
   it('a mainnet proof relabelled as another chain: the mainnet anchor proves nothing of it; exit 2, never authentic', async () => {
@@ -221,6 +258,26 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
       );
       expect(result.stderr).not.toMatch(/authentic/);
     }
+  });
+
+  it('a document with its own expected_block_hash: never dropped; another --block-hash or --anchor-proof beside it is refused naming both, exit 2', async () => {
+    const own = join(dir, 'receipt-22162263-expected.json');
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    const expected = hashOf(22162263);
+    writeFileSync(own, JSON.stringify({ ...proof, expected_block_hash: expected.slice(2).toUpperCase() }));
+    const refusal = (flag: string) =>
+      `evm-integrity: ${own}: the document's expected_block_hash (${expected.slice(2).toUpperCase()}) and ${flag} both say which block hash to trust: give one (remove expected_block_hash from the document, or the flag)\n`;
+    const anchored = await cli(['verify', 'receipt-proof', own, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT]);
+    expect({ status: anchored.status, stdout: anchored.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(anchored.stderr).toBe(refusal('--anchor-proof'));
+    const other = `0x${'ab'.repeat(32)}`;
+    const overridden = await cli(['verify', 'receipt-proof', own, '--block-hash', other]);
+    expect({ status: overridden.status, stdout: overridden.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(overridden.stderr).toBe(refusal(`--block-hash ${other}`));
+    // The same hash drops nothing: the proof is checked against it.
+    const same = await cli(['verify', 'receipt-proof', own, '--block-hash', expected]);
+    expect(same.status, same.stderr).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ blockHash: expected });
   });
 
   it('a block the file does not prove: refused, naming the block, its hash and the checkpoint; exit 1', async () => {
@@ -311,7 +368,7 @@ describe('verify logs-proof --anchor-proof FILE --checkpoint ROOT', () => {
     expect(lines[0]).toMatch(/^evm-integrity: the proof holds: chain 1 /);
     expect(lines[1]).toMatch(
       new RegExp(
-        `^evm-integrity: authentic: block ${number} \\(${hashOf(number)}, .*\\) is proven from checkpoint ${CHECKPOINT} \\(mainnet\\)$`,
+        `^evm-integrity: authentic: block ${number} \\(${hashOf(number)}, .*\\) is proven from ${number === 14764013 ? 'the pre-merge accumulator \\(EIP-7643, built in; mainnet\\), not from the checkpoint' : `checkpoint ${CHECKPOINT} \\(mainnet\\)`}$`,
       ),
     );
     // Every log of the block, as its fixture's receipts hold them.
@@ -345,6 +402,39 @@ describe('verify logs-proof --anchor-proof FILE --checkpoint ROOT', () => {
       `evm-integrity: ${logsProof(17034870)}: the proof does not hold: head-mismatch at block 17034870: block 17034870's hash ${hashOf(17034870)} is not among the blocks the anchor proof proves from checkpoint ${CHECKPOINT}\n`,
     );
     expect(() => readFileSync(out)).toThrow();
+  });
+
+  it('a proof of another chain: refused as one the anchor cannot verify, with or without --chain, naming both chains; exit 2', async () => {
+    // Mainnet's block 22,162,263 as a devnet's (its schedule is Ethereum's, so the header reads).
+    const devnet = await startLoopbackNode(31337, fixtureBlocks(['mainnet-22162263']));
+    const proof = join(dir, 'logs-22162263-chain-31337.elp');
+    const chain = ['--add-chain', '31337:ethereum'];
+    try {
+      const range = ['--from', '22162263', '--to', '22162263'];
+      const proved = await cli([
+        'prove',
+        'logs',
+        '--chain',
+        '31337',
+        ...chain,
+        '--rpc',
+        devnet.url,
+        ...range,
+        '--out',
+        proof,
+      ]);
+      expect(proved.status, proved.stderr).toBe(0);
+    } finally {
+      await devnet.close();
+    }
+    const anchored = ['verify', 'logs-proof', proof, ...chain, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT];
+    for (const named of [[], ['--chain', '31337']]) {
+      const result = await cli([...anchored, ...named]);
+      expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: '' });
+      expect(result.stderr).toBe(
+        `evm-integrity: ${FILE}: not an anchor proof the anchor can verify: line 1 (network): network mainnet proves blocks of chain 1, not of chain 31337\n`,
+      );
+    }
   });
 
   it('another checkpoint: refused before the logs proof is read, exit 1', async () => {
@@ -433,6 +523,31 @@ describe('audit --anchor-proof FILE --checkpoint ROOT', () => {
     });
     expect(result.stderr).toBe(
       `evm-integrity: --anchor-proof ${FILE}: blocks 19426586, 19426587 anchored from checkpoint ${CHECKPOINT}\n`,
+    );
+  });
+
+  it('a pre-merge block anchored by a file that hangs from a made-up checkpoint: authentic from the accumulator, no checkpoint named', async () => {
+    const madeUp = `0x${'42'.repeat(32)}`;
+    const [head, , preMerge] = TEXT.trimEnd().split('\n');
+    const file = join(dir, 'made-up-checkpoint-audit.jsonl');
+    writeFileSync(file, `${head!.replace(CHECKPOINT.slice(2), madeUp.slice(2))}\n${preMerge}\n`);
+    const result = await cli([
+      'audit',
+      ...['--chain', 'mainnet', '--from', '14764013', '--to', '14764013'],
+      ...['--rpc', node.url, '--anchor-proof', file, '--checkpoint', madeUp],
+    ]);
+    expect(result.status, result.stderr).toBe(0);
+    const [header, , summary] = lines(result.stdout);
+    expect(header.audit).toEqual({
+      chain_id: 1,
+      from: 14764013,
+      to: 14764013,
+      anchors: { 14764013: hashOf(14764013) },
+    });
+    expect(summary.summary.anchoring).toMatchObject({ assurance: 'authentic', authenticated_blocks: 1 });
+    expect(summary.summary.anchoring).not.toHaveProperty('checkpoint');
+    expect(result.stderr).toBe(
+      `evm-integrity: --anchor-proof ${file}: block 14764013 anchored from the pre-merge accumulator (EIP-7643, built in), not from the checkpoint\n`,
     );
   });
 

@@ -113,13 +113,16 @@ export function provenBlockJson(block: ProvenBlock): ProvenBlockJson {
 }
 
 /**
- * What roots a proof's block when an anchor proof proves it: `assurance` authentic, the checkpoint, and how the
- * block's hash reached it. The receipt-proof and logs-proof results carry it as `anchoring`.
+ * What roots a proof's block when an anchor proof proves it: `assurance` authentic, the checkpoint (none before the
+ * merge), and how the block's hash reached it. The receipt-proof and logs-proof results carry it as `anchoring`.
  */
 export interface AnchoringJson {
   assurance: 'authentic';
-  /** The checkpoint root (hex, no 0x). */
-  checkpoint: string;
+  /**
+   * The checkpoint root (hex, no 0x); null for a block before the merge (`via` pre-merge), which rests on the
+   * accumulator EIP-7643 fixes and not on the checkpoint.
+   */
+  checkpoint: string | null;
   network: string;
   block_number: number;
   via: ProvenVia;
@@ -130,7 +133,7 @@ export interface AnchoringJson {
 export function anchoringJson(hashes: AnchoredHashes, block: ProvenBlock): AnchoringJson {
   return {
     assurance: 'authentic',
-    checkpoint: hashes.checkpoint.slice(2),
+    checkpoint: hashes.checkpointOf(block)?.slice(2) ?? null,
     network: hashes.verdict.network,
     block_number: Number(block.number),
     via: block.via,

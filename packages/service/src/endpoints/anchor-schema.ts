@@ -41,11 +41,16 @@ const PROVEN_BLOCK_SCHEMA: JsonSchema = {
 const ANCHORING_SCHEMA: JsonSchema = nullable({
   type: 'object',
   description:
-    "Extension: with anchor, when the proof holds: the checkpoint the anchor proof proves the block's hash from (the block is authentic, not only consistent). null without anchor, or when the proof does not hold.",
+    "Extension: with anchor, when the proof holds: what the anchor proof proves the block's hash from, the checkpoint or (before the merge) the pre-merge accumulator (the block is authentic, not only consistent). null without anchor, or when the proof does not hold.",
   required: ['assurance', 'checkpoint', 'network', 'block_number', 'via', 'slot'],
   properties: {
     assurance: { const: 'authentic' },
-    checkpoint: lowerHex(32, 'The checkpoint root, as sent.'),
+    checkpoint: nullable(
+      lowerHex(
+        32,
+        'The checkpoint root, as sent; null for a block before the merge (via pre-merge), which rests on the pre-merge accumulator (EIP-7643), not on the checkpoint.',
+      ),
+    ),
     network: { type: 'string', description: "The anchor proof's beacon network (mainnet)." },
     block_number: { type: 'integer', description: 'The block anchored.' },
     via: VIA,

@@ -28,6 +28,15 @@ export class AnchoredHashes {
     return prefixedHex(this.verdict.checkpoint);
   }
 
+  /**
+   * The checkpoint `block` rests on (0x, lower case), or null for a block before the merge: the accumulator EIP-7643
+   * fixes proves it, and nothing checks the checkpoint the file's head names (a file of such records alone holds
+   * from any checkpoint).
+   */
+  checkpointOf(block: ProvenBlock): string | null {
+    return block.via === 'pre-merge' ? null : this.checkpoint;
+  }
+
   /** The blocks proven, in the file's order. */
   get blocks(): readonly ProvenBlock[] {
     return this.verdict.blocks;
@@ -41,6 +50,21 @@ export class AnchoredHashes {
   /** The proven block numbered `number`; undefined when the file proves none. */
   at(number: number | bigint): ProvenBlock | undefined {
     return this.#byNumber.get(BigInt(number));
+  }
+
+  /**
+   * Why the file proves nothing of chain `chainId` (a `network` refusal naming both chains), or null when `chainId` is
+   * its network's chain: the one rule for a proof of another chain, whenever its chain becomes known.
+   * @example hashes.chainRefusal(10) // { line: 1, reason: 'network', message: 'network mainnet proves blocks of chain 1, not of chain 10' }
+   */
+  chainRefusal(chainId: number): AnchorRefusal | null {
+    const { network, chainId: own } = this.verdict;
+    if (chainId === own) return null;
+    return {
+      line: 1,
+      reason: 'network',
+      message: `network ${network} proves blocks of chain ${own}, not of chain ${chainId}`,
+    };
   }
 
   /**
@@ -59,7 +83,8 @@ export class AnchoredHashes {
 /**
  * Verifies an anchor proof file held as text against the trusted checkpoint root, and indexes what it proves, for
  * blocks of chain `chainId`: a file of another network's chain is refused (`network`), as its blocks are not that
- * chain's. `null` takes the file's own chain, for a caller that only lists what a file proves.
+ * chain's. `null` takes the file's own chain, for a caller that only lists what a file proves or learns the chain
+ * later (then {@link AnchoredHashes.chainRefusal} once it does).
  * @example
  * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
  * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
@@ -71,13 +96,9 @@ export function anchoredHashes(
 ): Result<AnchoredHashes, AnchorRefusal> {
   const verdict = verifyAnchorProof(text, checkpoint);
   if (!verdict.ok) return err(verdict.error);
-  if (chainId !== null && verdict.value.chainId !== chainId)
-    return err({
-      line: 1,
-      reason: 'network',
-      message: `network ${verdict.value.network} proves blocks of chain ${verdict.value.chainId}, not of chain ${chainId}`,
-    });
-  return ok(new AnchoredHashes(verdict.value));
+  const hashes = new AnchoredHashes(verdict.value);
+  const otherChain = chainId === null ? null : hashes.chainRefusal(chainId);
+  return otherChain === null ? ok(hashes) : err(otherChain);
 }
 
 /**

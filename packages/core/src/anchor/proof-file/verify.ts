@@ -367,13 +367,20 @@ export class AnchorProofVerifier {
  * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, prefixedHex(block.hash));
  */
 export function verifyAnchorProof(text: string, checkpoint: Node): Result<AnchorVerdict, AnchorRefusal> {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const started = AnchorProofVerifier.start(lines[0] ?? '', checkpoint);
+  // Line by line in place: an array of the lines would hold something for each one, blank ones too.
+  const lineEnd = (from: number): number => {
+    const end = text.indexOf('\n', from);
+    return end === -1 ? text.length : end;
+  };
+  const headEnd = lineEnd(0);
+  const started = AnchorProofVerifier.start(text.slice(0, headEnd), checkpoint);
   if (!started.ok) return started;
-  for (let i = 1; i < lines.length; i++) {
-    const pushed = started.value.push(lines[i]!, i + 1);
+  let line = 1;
+  for (let from = headEnd + 1; from < text.length;) {
+    const end = lineEnd(from);
+    const pushed = started.value.push(text.slice(from, end), ++line);
     if (!pushed.ok) return pushed;
+    from = end + 1;
   }
   return started.value.finish();
 }

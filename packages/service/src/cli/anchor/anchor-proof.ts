@@ -4,12 +4,13 @@
  * file that is no anchor proof is bad input (exit 2), one that does not verify a false verdict (exit 1). The flags and
  * the reading of the file: anchor-flags.ts.
  */
-import { anchoredHashes, describeAnchorRefusal, type AnchoredHashes } from 'evm-integrity/anchor';
+import { anchoredHashes, describeAnchorRefusal, type AnchoredHashes, type AnchorRefusal } from 'evm-integrity/anchor';
 import { anchorRefusalVerdict, type AnchoringJson } from 'evm-integrity/api';
 import { hexToBytes } from 'evm-integrity';
 import { inputName } from '../io/read-input.js';
 import { InputError, RefusedError } from '../io/usage-error.js';
 import { readAnchorText, type AnchorProofFlags } from './anchor-flags.js';
+import { preMergeBasis } from './pre-merge-basis.js';
 
 /**
  * The hashes the anchor proof proves from the checkpoint, for blocks of chain `chainId` (null: the file's own, when
@@ -24,18 +25,36 @@ export function provenByAnchor(
 ): AnchoredHashes {
   const proven = anchoredHashes(readAnchorText(flags.file, read), hexToBytes(flags.checkpoint), chainId);
   if (proven.ok) return proven.value;
-  const refusal = proven.error;
+  throw refused(flags, proven.error);
+}
+
+/**
+ * For a command that learns its chain from the proof it reads (`verify logs-proof` without --chain): the same refusal
+ * as {@link provenByAnchor} given that chain, once it is known.
+ */
+export function requireAnchorChain(flags: AnchorProofFlags, anchored: AnchoredHashes, chainId: number): void {
+  const refusal = anchored.chainRefusal(chainId);
+  if (refusal !== null) throw refused(flags, refusal);
+}
+
+/** The refusal of an anchor proof in one line: exit 1 when it does not verify, else exit 2. */
+function refused(flags: AnchorProofFlags, refusal: AnchorRefusal): Error {
   const name = inputName(flags.file);
   if (anchorRefusalVerdict(refusal.reason) === 'different')
-    throw new RefusedError(`${name}: the anchor proof is refused at ${describeAnchorRefusal(refusal)}`);
-  throw new InputError(`${name}: not an anchor proof the anchor can verify: ${describeAnchorRefusal(refusal)}`);
+    return new RefusedError(`${name}: the anchor proof is refused at ${describeAnchorRefusal(refusal)}`);
+  return new InputError(`${name}: not an anchor proof the anchor can verify: ${describeAnchorRefusal(refusal)}`);
 }
 
 /**
  * The line a command prints when an anchor proof roots its block: `authentic: block N (0x…, via, slot S) is proven from
- * checkpoint 0x… (mainnet)`. `blockHash` is hex without 0x, as answers give it.
+ * checkpoint 0x… (mainnet)`, or, before the merge, from the accumulator and not from the checkpoint, which nothing
+ * checked. `blockHash` is hex without 0x, as answers give it.
  */
 export function authenticLine(anchoring: AnchoringJson, blockHash: string): string {
   const slot = anchoring.slot === null ? '' : `, slot ${anchoring.slot}`;
-  return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
+  const basis =
+    anchoring.checkpoint === null
+      ? `${preMergeBasis(anchoring.network)}, not from the checkpoint`
+      : `checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
+  return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from ${basis}`;
 }

@@ -258,7 +258,13 @@ export function rangeOf(
   options: ReturnType<typeof parse>,
   number: (block: BlockRef) => number,
   anchored?: AnchoredHashes,
-): { from: number; to: number; anchors: Map<number, string>; headHash?: string; checkpoint?: string } {
+): {
+  from: number;
+  to: number;
+  anchors: Map<number, string>;
+  headHash?: string;
+  checkpoint?: string | undefined;
+} {
   const from = number(options.from);
   const to = number(options.to);
   const named = (flag: string, block: BlockRef) =>
@@ -278,7 +284,7 @@ function anchoredRange(
   file: string,
   from: number,
   to: number,
-): { anchors: Map<number, string>; headHash?: string; checkpoint: string } {
+): { anchors: Map<number, string>; headHash?: string; checkpoint: string | undefined } {
   const hex = (hash: Uint8Array) => `0x${bytesToHex(hash)}`;
   const within = anchored.blocks.filter((block) => block.number >= BigInt(from) && block.number <= BigInt(to));
   if (within.length === 0) {
@@ -289,10 +295,15 @@ function anchoredRange(
   }
   const anchors = new Map(within.map((block) => [Number(block.number), hex(block.hash)]));
   const parent = from > 0 ? anchored.at(from - 1) : undefined;
+  // The checkpoint is named only when a block rests on it (undefined also replaces the --checkpoint flag's value):
+  // pre-merge records rest on the accumulator alone.
+  const onCheckpoint = [...within, ...(parent === undefined ? [] : [parent])].some(
+    (block) => anchored.checkpointOf(block) !== null,
+  );
   return {
     anchors: new Map([...anchors].sort(([a], [b]) => a - b)),
     ...(parent !== undefined && { headHash: hex(parent.hash) }),
-    checkpoint: anchored.checkpoint,
+    checkpoint: onCheckpoint ? anchored.checkpoint : undefined,
   };
 }
 

@@ -26,6 +26,7 @@ import {
 } from './audit-output.js';
 import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
+import { preMergeBasis } from '../anchor/pre-merge-basis.js';
 import { InputError } from '../io/usage-error.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
@@ -296,11 +297,15 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
   });
 }
 
-/** What `--anchor-proof` anchors, said once at the start: the blocks of the range it proves, and the checkpoint. */
+/**
+ * What `--anchor-proof` anchors, said once at the start: the blocks of the range it proves, and the checkpoint, or the
+ * pre-merge accumulator when no block rests on the checkpoint.
+ */
 function anchoredLine({ anchors, from, headHash, checkpoint, anchorProof }: AuditOptions): string {
   const blocks = [...anchors.keys()].join(', ');
   const head = headHash === undefined ? '' : `; block ${from} must link to block ${from - 1}'s proven hash`;
-  return `--anchor-proof ${anchorProof!.file}: block${anchors.size === 1 ? '' : 's'} ${blocks} anchored from checkpoint ${checkpoint}${head}`;
+  const basis = checkpoint === undefined ? `${preMergeBasis()}, not from the checkpoint` : `checkpoint ${checkpoint}`;
+  return `--anchor-proof ${anchorProof!.file}: block${anchors.size === 1 ? '' : 's'} ${blocks} anchored from ${basis}${head}`;
 }
 
 /**
@@ -314,7 +319,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   const run = await prepareAudit(argv, io.env ?? process.env, controller.signal);
   if (run.options.queue !== undefined)
     return (await import('./audit-enqueue.js')).runEnqueue(run.options, run.header, io);
-  if (run.options.checkpoint !== undefined) io.stderr(`evm-integrity: ${anchoredLine(run.options)}\n`);
+  if (run.options.anchorProof !== undefined) io.stderr(`evm-integrity: ${anchoredLine(run.options)}\n`);
   const start = startingPoint(run);
   if (start.dropped)
     io.stderr(

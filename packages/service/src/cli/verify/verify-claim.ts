@@ -41,13 +41,37 @@ function doesNotHold({ reason, node, message }: ReceiptProofResult): string {
   return `the proof does not hold (${reason}${named}): ${message}`;
 }
 
-/** The body with what binds it: `expected_block_hash` (--block-hash) or `anchor` (--anchor-proof, --checkpoint). */
+/**
+ * The body with what binds it: `expected_block_hash` (--block-hash) or `anchor` (--anchor-proof, --checkpoint); a
+ * document's own expected_block_hash is the same hash by then (refuseSecondTrust).
+ */
 function bind(body: unknown, options: ClaimOptions): unknown {
   if (!isObject(body)) return body;
   if (options.blockHash !== undefined) return { ...body, expected_block_hash: options.blockHash };
   if (options.anchor !== undefined)
     return { ...body, anchor: { checkpoint: options.anchor.checkpoint, proof: options.anchor.proof } };
   return body;
+}
+
+/**
+ * A document's own `expected_block_hash` beside a flag that says which block hash to trust: never dropped. The same
+ * --block-hash drops nothing; another, or --anchor-proof (which proves the block it proves, not that hash), would
+ * replace it, so the pair is refused naming both.
+ */
+function refuseSecondTrust(body: unknown, file: string | undefined, options: ClaimOptions): void {
+  const own = isObject(body) ? body['expected_block_hash'] : undefined;
+  if (own === undefined || own === null) return;
+  const flag =
+    options.blockHash !== undefined
+      ? `--block-hash ${options.blockHash}`
+      : options.anchor !== undefined
+        ? '--anchor-proof'
+        : undefined;
+  if (flag === undefined) return;
+  if (typeof own === 'string' && `0x${own.replace(/^0[xX]/, '').toLowerCase()}` === options.blockHash) return;
+  throw new InputError(
+    `${inputName(file)}: the document's expected_block_hash (${typeof own === 'string' ? own : JSON.stringify(own)}) and ${flag} both say which block hash to trust: give one (remove expected_block_hash from the document, or the flag)`,
+  );
 }
 
 /** The line of a refused body: the anchor proof's file when the problem is the anchor's, else the proof's file. */
@@ -86,6 +110,7 @@ function runVerifyReceiptProof(
     throw new InputError(
       `${inputName(file)}: the receipt proof carries an anchor member: the checkpoint and its anchor proof must be yours (--anchor-proof FILE --checkpoint ROOT), not the proof's`,
     );
+  refuseSecondTrust(body, file, options);
   const result = verifyReceiptProofOperation(bind(body, options), context);
   if (result.status !== 200) {
     const { error } = result.body as { error: { message: string; details: unknown } };

@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { bytesToHex, ChainRegistry, hexToBytes } from 'evm-integrity';
-import { verifyLogsProof, type LogsProofRefusal, type LogsProofVerifyOptions } from 'evm-integrity/proof';
+import { LogsProofVerifier, type LogsProofRefusal, type LogsProofVerifyOptions } from 'evm-integrity/proof';
 import { blockRef, hashValue } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { inputName } from '../io/read-input.js';
@@ -15,7 +15,7 @@ import { describeRefusal, proofChunks } from '../logs/proof-file.js';
 import { outputFile, TempFile } from '../io/temp-output.js';
 import { anchoringJson } from 'evm-integrity/api';
 import { ANCHOR_OPTIONS, anchorProofFlags } from '../anchor/anchor-flags.js';
-import { authenticLine, provenByAnchor } from '../anchor/anchor-proof.js';
+import { authenticLine, provenByAnchor, requireAnchorChain } from '../anchor/anchor-proof.js';
 
 /** Refusals that are no verdict (exit 2): bytes that are no proof, or a range whose era cannot be proven. */
 const NO_VERDICT: ReadonlySet<LogsProofRefusal['reason']> = new Set(['malformed', 'not-verifiable']);
@@ -97,13 +97,24 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
   const expected = expectedRange(values);
   const spool = new TempFile(outputFile(values.out), '--out');
   try {
-    const verdict = await verifyLogsProof(proofChunks(file), {
+    const verifier = new LogsProofVerifier({
       headHash,
       registry,
       ...(chainId !== undefined && { chainId }),
       ...(expected !== undefined && { expected }),
-      onLogs: (logs) => spool.write(logs.map((log) => `${JSON.stringify(log)}\n`).join('')),
     });
+    // Without --chain, the preamble names the proof's chain: an anchor proof of another is refused then, as with --chain.
+    let chainKnown = chainId !== undefined || anchored === undefined;
+    for await (const chunk of proofChunks(file)) {
+      const step = verifier.write(chunk);
+      if (!chainKnown && verifier.range !== null) {
+        requireAnchorChain(anchorFlags!, anchored!, verifier.range.chainId);
+        chainKnown = true;
+      }
+      if (!step.ok) break;
+      if (step.value.length > 0) spool.write(step.value.map((log) => `${JSON.stringify(log)}\n`).join(''));
+    }
+    const verdict = verifier.end();
     if (!verdict.ok) {
       // No verdict (exit 2) is worded as none: the input is no proof, or its range cannot be proven.
       const noVerdict = NO_VERDICT.has(verdict.error.reason);
