@@ -166,7 +166,8 @@ describe('POST /v1/evm/verify/anchor', () => {
         name: 'proof',
         location: 'body',
         reason: 'invalid_format',
-        expected: 'an anchor proof file (line 1: $: not a JSON value)',
+        expected:
+          'an anchor proof file (line 1: $: not a JSON value; an anchor proof file is JSON Lines, one whole JSON object a line, as anchor prove writes it)',
       },
     ]);
     const empty = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: `${TEXT.split('\n')[0]}\n` });

@@ -395,7 +395,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     for (const [file, why] of [
       [
         notBundle,
-        /^evm-integrity: --record \S+not-a-bundle\.json cannot be read as a recording \(\S+ is not a JSON bundle: /,
+        /^evm-integrity: --record \S+not-a-bundle\.json cannot be read as a recording \(\S+: not JSON \(.* at line 1 column \d+\)\); --resume adds/,
       ],
       [
         otherChain,
@@ -493,7 +493,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const cases: Array<[string, string]> = [
       [
         notBundle,
-        "exchanges: expected the hosted service's recorded request/response pairs (an array) (this is a block, not a lineage bundle), got nothing",
+        "not an audit bundle (what audit --record writes): exchanges: expected the hosted service's recorded request/response pairs (an array) (this is a block, not a bundle), got nothing",
       ],
       [noChainId, "blocks[0].chain_id: expected the block's chain id (a positive integer), got nothing"],
     ];

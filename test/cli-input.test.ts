@@ -33,6 +33,10 @@ writeFileSync(notABlock, '[]');
 /** What `verify block FILE` prints on stdout for a good file alone. */
 const alone = (file: string) => run(['verify', 'block', file]).stdout;
 
+/** What a block read whole is, as every refusal of one names it. */
+const BLOCK_OBJECT =
+  'a block object {chain_id, header, receipts}: the "result" of eth_getBlockByNumber as header, of eth_getBlockReceipts as receipts';
+
 describe('verify block over many files', () => {
   it('a missing file and a file that is not JSON get one line each on stderr naming them; the other blocks are still verified; exit 2', () => {
     const { code, stdout, stderr } = run(['verify', 'block', GOOD[0]!, missing, notJson, GOOD[1]!]);
@@ -88,13 +92,40 @@ describe('verify block over many files', () => {
       writeFileSync(file, text!);
       const { code, stdout, stderr } = run(['verify', 'block', file]);
       expect(code).toBe(2);
-      const expected = `a block object with header and receipts, got ${got}`;
+      const expected = `${BLOCK_OBJECT}, got ${got}`;
       expect(JSON.parse(stdout).error.details.invalid_parameters).toEqual([
         { name: 'body', location: 'body', reason: 'invalid_format', expected },
       ]);
       expect(stderr).toBe(`evm-integrity: ${file}: Invalid parameter body: expected ${expected}.\n`);
     }
   });
+
+  it.each([
+    ['verify', 'block'],
+    ['request', 'receipt-root'],
+    ['prove', 'receipt', '--index', '0'],
+    ['evidence', 'add', '--trusted-hash', `0x${'00'.repeat(32)}`, '--evidence-dir', join(dir, 'evidence')],
+  ])(
+    "%s %s: a JSON-RPC response saved to a file is named as one (with the node's error), with the block expected",
+    (...command) => {
+      const cases: Array<[object, string]> = [
+        [
+          { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'header not found' } },
+          'a JSON-RPC error response (the node answered "header not found"), not an answer',
+        ],
+        [{ jsonrpc: '2.0', id: 1, result: { number: '0x1' } }, 'a JSON-RPC response (give its "result")'],
+      ];
+      for (const [response, got] of cases) {
+        const file = join(dir, 'response.json');
+        writeFileSync(file, JSON.stringify(response));
+        const { code, stderr } = run([...command, file]);
+        expect(code).toBe(2);
+        expect(stderr.split('\n').filter(Boolean)).toHaveLength(1);
+        expect(stderr).toContain(`body: expected ${BLOCK_OBJECT}, got ${got}`);
+        expect(stderr).not.toMatch(/receipts: expected/);
+      }
+    },
+  );
 
   it('a block with several faults: the first three named on stderr, each with what was expected', () => {
     const block = JSON.parse(readFileSync(GOOD[0]!, 'utf8'));

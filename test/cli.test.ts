@@ -192,7 +192,10 @@ describe('the evm-integrity binary', () => {
     [['verify', 'everything'], /cannot verify "everything"/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['verify', 'block'], /^evm-integrity: standard input: not JSON \(it is empty\)\n$/],
-    [['verify', 'block', 'x.json', '--rules', 'solana'], /--rules names rule set "solana"/],
+    [
+      ['verify', 'block', 'x.json', '--rules', 'solana'],
+      /^evm-integrity: --rules: "solana" names no rule set; use one of ethereum, /,
+    ],
     [
       ['verify', 'receipt-root', '--add-chain', 'abc'],
       /--add-chain: "abc" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum/,

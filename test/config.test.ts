@@ -191,11 +191,46 @@ describe('server configuration', () => {
     })();
     expect(refusal).not.toContain('secret@');
     expect(() => applyEnvironment(DEFAULT_CONFIG, { DATABASE_URL: 'mysql://u:secret@db/x' })).toThrow(
-      /^DATABASE_URL: expected a postgres:\/\/ URL, got another value \(not shown: it may be a secret\)/,
+      /^DATABASE_URL: expected a postgres:\/\/ URL, or null, got another value \(not shown: it may be a secret\)/,
     );
     expect(() => loadConfig({ config: join(dir, 'missing.json') }, {})).toThrow(/cannot read the configuration/);
     writeFileSync(file, '{ nope');
-    expect(() => loadConfig({ config: file }, {})).toThrow(/is not JSON/);
+    expect(() => loadConfig({ config: file }, {})).toThrow(
+      /^the configuration \S+config\.json: not JSON \(Expected property name or '\}' at line 1 column 3\)$/,
+    );
+  });
+
+  it("the file: null is every nullable member's default, public_url and database_url too", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-config-'));
+    const file = join(dir, 'config.json');
+    const nullable = Object.entries(DEFAULT_CONFIG).filter(([, value]) => value === null);
+    expect(nullable.map(([field]) => field)).toEqual(expect.arrayContaining(['publicUrl', 'databaseUrl']));
+    const members = Object.fromEntries(
+      nullable.map(([field]) => [field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), null]),
+    );
+    writeFileSync(file, JSON.stringify(members));
+    expect(loadConfig({ config: file }, {})).toEqual(DEFAULT_CONFIG);
+    // Over a value set before, null is the default again.
+    expect(
+      parseConfig(
+        { public_url: null, database_url: null },
+        parseConfig({ public_url: 'https://v.example.com', database_url: 'postgres://db/a' }),
+      ),
+    ).toMatchObject({ publicUrl: null, databaseUrl: null });
+    expect(() => parseConfig({ public_url: 'ftp://x' })).toThrow(
+      /^public_url: expected an http\(s\) origin such as https:\/\/verify\.example\.com, or null, got "ftp:\/\/x"$/,
+    );
+  });
+
+  it('the file: a UTF-8 byte order mark is allowed, and text that is not JSON is one line with its line and column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-config-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, '\uFEFF{"port": 9300}');
+    expect(loadConfig({ config: file }, {})).toMatchObject({ port: 9300 });
+    writeFileSync(file, 'hello\n');
+    expect(() => loadConfig({ config: file }, {})).toThrow(
+      /^the configuration \S+config\.json: not JSON \(Unexpected token 'h' at line 1 column 1\)$/,
+    );
   });
 
   it("a flag overrides only the member it names: the file's accounts and chains stay", () => {

@@ -112,14 +112,65 @@ describe('the repository documents itself', () => {
     expect(broken).toEqual([]);
   });
 
-  it('docs/*.md, which the service package ships alone, links to nothing outside docs/ by a relative path', () => {
-    const leaving = MARKDOWN.filter((page) => page.startsWith('docs/')).flatMap((page) =>
-      [...prose(read(page)).matchAll(/\]\(([^)\s]+)\)/g)]
+  it("README.md and docs/*.md link the repository's own files by relative paths, never by its URL", () => {
+    const away = MARKDOWN.flatMap((page) =>
+      [...prose(read(page)).matchAll(/\]\((https:\/\/github\.com\/evm-integrity\/evm-integrity\/[^)\s]*)\)/g)].map(
+        (m) => `${page}: ${m[1]}`,
+      ),
+    );
+    expect(away).toEqual([]);
+  });
+
+  it("the service package, which ships docs/ alone, has them link the repository's other files at its URL", () => {
+    const shipped = join(ROOT, 'packages/service/docs');
+    const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md'));
+    const leaving = pages.flatMap((page) =>
+      [...prose(readFileSync(join(shipped, page), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
         .map((m) => m[1]!)
-        .filter((target) => !/^[a-z][a-z+.-]*:/i.test(target) && target.startsWith('..'))
+        .filter((target) => target.startsWith('..'))
         .map((target) => `${page}: ${target}`),
     );
     expect(leaving).toEqual([]);
+    expect(readFileSync(join(shipped, 'cli.md'), 'utf8')).toContain(
+      '](https://github.com/evm-integrity/evm-integrity/blob/main/fixtures/README.md)',
+    );
+  });
+
+  it("--help and docs/cli.md agree: the overview names every command cli.md lists, each command's flags its section's", () => {
+    const help = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' }).stdout;
+    const cli = read('docs/cli.md');
+    const sectionOf = (heading: string) => cli.slice(cli.indexOf(`\n## ${heading}\n`)).split(/\n## /)[1]!;
+    /** A command's synopsis in cli.md: the first code block of its section. */
+    const synopsis = (heading: string) => /```\n([\s\S]*?)```/.exec(sectionOf(heading))![1]!;
+    const flags = (text: string) => [...new Set(text.match(/--[a-z][a-z-]*/g))].sort();
+    /** A command's flags as its --help gives them: the usage block, up to the first blank line. */
+    const usageFlags = (command: string) => flags(help(command, '--help').split('\n\n')[0]!);
+    /** The commands a line names (`verify receipt-root|logs-bloom`: `verify receipt-root`, `verify logs-bloom`). */
+    const commandsOf = (line: string) => {
+      const words: string[] = [];
+      for (const word of line.trim().split(/\s+/).slice(1)) {
+        if (words.length === 2 || !/^[a-z][a-z|-]*$/.test(word)) break;
+        words.push(word);
+      }
+      const [group, sub] = words;
+      if (group === undefined) return [];
+      return sub === undefined ? [group] : sub.split('|').map((one) => `${group} ${one}`);
+    };
+    const lines = (text: string) => text.split('\n').filter((line) => line.trim().startsWith('evm-integrity '));
+    const overview = new Set(
+      lines(help('--help'))
+        .flatMap(commandsOf)
+        .flatMap((c) => [c, c.split(' ')[0]!]),
+    );
+    const listed = lines(/```\n([\s\S]*?)```/.exec(cli)![1]!).flatMap(commandsOf);
+    expect(listed.filter((command) => !overview.has(command))).toEqual([]);
+    expect(usageFlags('lineage')).toEqual(flags(synopsis('lineage')));
+    expect(usageFlags('serve')).toEqual(flags(synopsis('serve')));
+    for (const flag of ['--config', '--store', '--data-dir']) {
+      for (const group of ['accounts', 'keys']) expect(help(group, '--help')).toContain(flag);
+      expect(help('--help')).toContain(`[${flag} `);
+      expect(sectionOf('Accounts and keys')).toContain(`\`${flag} `);
+    }
   });
 
   it('links from README.md into docs/ reach every reference page', () => {

@@ -104,7 +104,7 @@ const good = () => buildBundle() as unknown as Json;
 
 const NOT_BUNDLES: Array<[string, BadCase]> = [
   ['{}', bad({}, 'bundle.exchanges', 'missing', /the hosted service's recorded request\/response pairs \(an array\)/)],
-  ['a block fixture', bad(fixture, 'bundle.exchanges', 'missing', /this is a block, not a lineage bundle/)],
+  ['a block fixture', bad(fixture, 'bundle.exchanges', 'missing', /this is a block, not a bundle/)],
   [
     'a receipt-root request body',
     bad(
@@ -552,7 +552,7 @@ describe('a file or body that is not a lineage bundle is bad input: 400 naming t
     const cli = await viaCli('[]');
     expect(cli.code).toBe(2);
     expect(cli.stderr).toMatch(
-      /\.json: expected a lineage bundle: a JSON object \{base_url, exchanges, blocks\}, got an array/,
+      /\.json: not a lineage bundle \(what lineage --record writes\): expected a bundle: a JSON object \{base_url, exchanges, blocks\}, got an array/,
     );
   });
 

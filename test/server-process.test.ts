@@ -193,7 +193,7 @@ describe('serve: a start that cannot work says why in one line and exits 2', () 
     [
       'a --data-dir under a regular file',
       (dir: string) => ['--data-dir', join(dir, 'file', 'data')],
-      /^evm-integrity: data_dir: cannot create ".*\/file\/data": ENOTDIR: not a directory, mkdir .*\n$/,
+      /^evm-integrity: data_dir: cannot create ".*\/file\/data": a part of its path is a file; a directory was expected\n$/,
     ],
     [
       'a --host that is no host name',

@@ -284,11 +284,10 @@ function readBlock(value: unknown, path: string, index: BundleIndex, versions: F
  * beyond (LINEAGE_LIMITS: exchanges, blocks, JSON nesting).
  */
 export function readBundle(json: unknown): { bundle: Bundle; index: BundleIndex } {
-  if (!isObject(json)) throw bundleProblem('', 'a lineage bundle: a JSON object {base_url, exchanges, blocks}', json);
+  if (!isObject(json)) throw bundleProblem('', 'a bundle: a JSON object {base_url, exchanges, blocks}', json);
   const { exchanges, blocks = [] } = json;
   if (!Array.isArray(exchanges)) {
-    const what =
-      isObject(json.header) && Array.isArray(json.receipts) ? ' (this is a block, not a lineage bundle)' : '';
+    const what = isObject(json.header) && Array.isArray(json.receipts) ? ' (this is a block, not a bundle)' : '';
     throw bundleProblem(
       'exchanges',
       `the hosted service's recorded request/response pairs (an array)${what}`,

@@ -2,9 +2,9 @@
  * The chain flags every command reads the same way: `--chain` names a chain by its id or its name (`1`, `mainnet`,
  * `base`, `arbitrum-one`), and `--add-chain ID:RULES` adds a devnet to the registry for the run.
  */
-import { defaultRegistry, RULE_SET_NAMES, type ChainInfo, type RuleSetName } from 'evm-integrity';
+import { defaultRegistry, RULE_SET_NAMES, type ChainInfo } from 'evm-integrity';
 import { decodeJsonBody } from 'evm-integrity/api';
-import { chainIdValue } from './flags.js';
+import { chainIdValue, ruleSetName } from './flags.js';
 import { InputError, UsageError } from './io/usage-error.js';
 import { inputName } from './io/read-input.js';
 
@@ -80,15 +80,13 @@ function addedChain(value: string): ChainInfo {
     throw new UsageError(
       `--add-chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`,
     );
-  const rules = match[2]!;
-  if (!RULE_SET_NAMES.includes(rules as RuleSetName))
-    throw new UsageError(`--add-chain: "${value}" names no rule set; use one of ${RULE_SET_NAMES.join(', ')}`);
+  const rules = ruleSetName(match[2]!, '--add-chain', value);
   const builtIn = defaultRegistry.get(chainId);
   if (builtIn !== undefined)
     throw new UsageError(
       `--add-chain: "${value}" is chain ${chainId}, built in (${builtIn.name}); an added chain needs an id of its own`,
     );
-  return { chainId, name: `chain ${chainId}`, rules: rules as RuleSetName, verifiable: true };
+  return { chainId, name: `chain ${chainId}`, rules, verifiable: true };
 }
 
 /** Every `--add-chain` given, each checked, and each id given once (a UsageError naming the one given twice). */
@@ -101,10 +99,12 @@ export function addedChains(values: readonly string[] | undefined): ChainInfo[] 
 }
 
 /**
- * A refusal's message as the command line tells it: a chain outside the registry is followed by the flag that adds
- * it.
+ * A refusal's message as the command line tells it: an input that names no chain is followed by the flags that name
+ * it, a chain outside the registry by the flag that adds it.
  */
 export function withAddChainHint(message: string): string {
+  if (/names no chain_id/.test(message))
+    return `${message.replace(/\.$/, '')}: add "chain_id" to it, or give --chain C (an id or a name: evm-integrity chains); a devnet: --add-chain ID:RULES with --chain ID (verify block also takes --rules R)`;
   const chainId = /chain (\d+) is not in the chain registry/i.exec(message)?.[1];
   if (chainId === undefined) return message;
   return `${message.replace(/\.$/, '')}; a devnet is added with --add-chain ${chainId}:RULES (RULES one of ${RULE_SET_NAMES.join(', ')})`;
@@ -148,24 +148,18 @@ export function withChainId(
  */
 export function bytesWithChainId(bytes: Uint8Array, chainId: number | undefined, file: string): Uint8Array {
   if (chainId === undefined) return bytes;
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return bytes;
-  }
+  // Read as the verifier reads it (one byte order mark dropped); bytes it refuses are left for it to refuse.
+  const read = decodeJsonBody(bytes);
+  if (!read.ok) return bytes;
+  const json = read.value;
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return bytes;
   const named = namedChainId(json);
   if (named !== undefined) {
     if (Number(named) !== chainId) throw otherChain(file, named, chainId);
     return bytes;
   }
-  if ('chain_id' in json) {
-    // A null chain_id: the object written again with the chain, as the verifier reads it (decodeJsonBody); where that
-    // refuses it (a member given twice, which JSON.parse collapsed), the bytes are left for the verifier to refuse.
-    const read = decodeJsonBody(bytes);
-    return read.ok ? new TextEncoder().encode(JSON.stringify({ ...(read.value as object), chain_id: chainId })) : bytes;
-  }
+  // A null chain_id: the object written again with the chain.
+  if ('chain_id' in json) return new TextEncoder().encode(JSON.stringify({ ...json, chain_id: chainId }));
   const brace = bytes.indexOf(0x7b);
   const member = new TextEncoder().encode(`"chain_id":${chainId}${Object.keys(json).length > 0 ? ',' : ''}`);
   const out = new Uint8Array(bytes.length + member.length);

@@ -183,11 +183,13 @@ export function topicValue(flag: string, value: string): string {
   return fixedHex(flag, value, 32, 'a topic');
 }
 
-/** A rule set named on the command line (`verify block --rules`; `--add-chain ID:RULES` is read in chain-flag.ts). */
-export function ruleSetName(value: string, option: string): RuleSetName {
-  if (!RULE_SET_NAMES.includes(value as RuleSetName)) {
-    throw new UsageError(`${option} names rule set "${value}"; expected one of ${RULE_SET_NAMES.join(', ')}`);
-  }
+/**
+ * A rule set named on the command line: `verify block --rules R`, and the RULES of `--add-chain ID:RULES` (`given`, the
+ * flag's whole value, is what a refusal quotes).
+ */
+export function ruleSetName(value: string, option: string, given = value): RuleSetName {
+  if (!RULE_SET_NAMES.includes(value as RuleSetName))
+    throw new UsageError(`${option}: "${given}" names no rule set; use one of ${RULE_SET_NAMES.join(', ')}`);
   return value as RuleSetName;
 }
 

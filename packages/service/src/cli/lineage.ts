@@ -93,7 +93,7 @@ export async function runLineage(
         ...(verify && { verify }),
       });
       // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
-      if (!audit.ok) throw new SourceError(bundleFaultLine(values.bundle, audit.error));
+      if (!audit.ok) throw new SourceError(bundleFaultLine(values.bundle, audit.error, 'lineage'));
       report = audit.value;
     } else {
       const apiKey = serviceApiKey(env);

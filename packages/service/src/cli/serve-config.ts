@@ -7,6 +7,7 @@ import { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../
 import { applyEnvironment } from '../server/config/config-env.js';
 import { InputError, UsageError } from './io/usage-error.js';
 import { readFailure } from '../files/file-failures.js';
+import { parseInputJson } from './io/json-input.js';
 
 /**
  * The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then the environment (EVM_INTEGRITY_*
@@ -19,19 +20,13 @@ export function loadConfig(
   const file = values.config ?? env.EVM_INTEGRITY_CONFIG;
   let config = DEFAULT_CONFIG;
   if (file !== undefined && file !== '') {
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = readFileSync(file, 'utf8');
+      bytes = readFileSync(file);
     } catch (error) {
       throw new InputError(`cannot read the configuration ${file}: ${readFailure(error)}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new InputError(`the configuration ${file} is not JSON: ${(error as Error).message}`);
-    }
-    config = parseConfig(json);
+    config = parseConfig(parseInputJson(bytes, file, `the configuration ${file}`));
   }
   config = applyEnvironment(config, env);
   const flags: Record<string, unknown> = {};

@@ -256,8 +256,9 @@ Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration, flag or store,
 or a port in use, 3 a bug.`;
 
 export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
-                              [--config FILE] [--data-dir DIR]
-  evm-integrity keys create|list|revoke … [--config FILE] [--data-dir DIR]`;
+                              [--config FILE] [--store S] [--data-dir DIR]
+  evm-integrity keys create|list|revoke … [--config FILE] [--store S]
+                              [--data-dir DIR]`;
 
 export const LINEAGE_USAGE = `Usage:
   evm-integrity lineage TRACING_ID --chain C (--bundle FILE | --service URL)
@@ -394,6 +395,8 @@ Usage:
   evm-integrity audit-status ID --queue URL               a queued audit's state
   evm-integrity audit-export ID --queue URL [--out F]     a queued audit's lines
   evm-integrity evidence add FILE --trusted-hash H        vouch for a block
+  evm-integrity evidence capture --rpc URL --block N …    … read from a node
+  evm-integrity evidence list                             list the evidence
   evm-integrity chains [--json]                           list the chains
   evm-integrity serve […]                                 serve the HTTP API
 ${ADMIN_SYNOPSIS}

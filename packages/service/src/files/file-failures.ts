@@ -33,3 +33,14 @@ export function readFailure(error: unknown): string {
 export function writeFailure(error: unknown): string {
   return fileFailure(error, 'no such directory');
 }
+
+/**
+ * Why a directory could not be made, in a few words: a file where it should be (EEXIST, which alone would read as
+ * nothing wrong), or on its path.
+ */
+export function directoryFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EEXIST') return 'it is a file; a directory was expected';
+  if (code === 'ENOTDIR') return 'a part of its path is a file; a directory was expected';
+  return writeFailure(error);
+}

@@ -26,6 +26,7 @@ import { keepRequestLog } from './retention.js';
 import { drainable } from './connections/shutdown.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { DIRECTORY_MODE } from '../store/owner-only.js';
+import { directoryFailure } from '../files/file-failures.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Account, AccountInput, Store } from '../store/store.js';
@@ -83,7 +84,7 @@ export function openStore(
     // Here first, so that a directory that cannot be made is told as data_dir's fault; owner-only, as the store makes it.
     mkdirSync(config.dataDir, { recursive: true, mode: DIRECTORY_MODE });
   } catch (error) {
-    throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${(error as Error).message}`);
+    throw new ConfigError(`data_dir: cannot create ${JSON.stringify(config.dataDir)}: ${directoryFailure(error)}`);
   }
   return new SqliteStore(storeFile(config.dataDir), options);
 }

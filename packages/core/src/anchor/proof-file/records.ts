@@ -267,6 +267,10 @@ function recordAt(value: unknown): AnchorRecord {
   }
 }
 
+/** A line that is not JSON: the file's form named, since a pretty-printed JSON document (a block) fails here too. */
+const NOT_A_JSON_LINE =
+  'not a JSON value; an anchor proof file is JSON Lines, one whole JSON object a line, as anchor prove writes it';
+
 function parsedLine(text: string, line: number): Result<unknown, AnchorFormatProblem> {
   try {
     return ok(parseJson(text));
@@ -274,7 +278,7 @@ function parsedLine(text: string, line: number): Result<unknown, AnchorFormatPro
     // A member named twice could be read one way here and another way by the next reader of the file.
     if (error instanceof DuplicateMemberError)
       return err({ line, path: `$.${error.details.path}`, message: 'a member given twice in one object' });
-    return err({ line, path: '$', message: text.trim() === '' ? 'a blank line' : 'not a JSON value' });
+    return err({ line, path: '$', message: text.trim() === '' ? 'a blank line' : NOT_A_JSON_LINE });
   }
 }
 

@@ -493,6 +493,10 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   return { ...(typeof block.id === 'string' && { id: block.id }), chainId, verifiability, header };
 }
 
+/** What a block read whole is: what `verify block`, `prove receipt`, `request` and `evidence add` read from a file. */
+const BLOCK_OBJECT =
+  'a block object {chain_id, header, receipts}: the "result" of eth_getBlockByNumber as header, of eth_getBlockReceipts as receipts';
+
 /**
  * Reads a block in the fixtures' format, its header in the layout of its chain's era. On a chain whose rules leave a
  * returned
@@ -505,8 +509,13 @@ export function readRpcBlock(
   options: ReadRpcBlockOptions = {},
 ): RpcBlock | undefined {
   // The block is the whole body (a request, a file): its root is named as every endpoint names a body's.
-  const block = readObject(value, 'body', problems, 'a block object with header and receipts');
+  const block = readObject(value, 'body', problems, BLOCK_OBJECT);
   if (block === undefined) return undefined;
+  // A node's answer saved as it came: one problem that says so, not every member it lacks.
+  if (isJsonRpcResponse(block)) {
+    problems.add('body', 'invalid_format', `${BLOCK_OBJECT}, got ${describe(block)}`);
+    return undefined;
+  }
   const before = problems.count;
   const { id, chainId, verifiability, header } = readRpcBlockHead(block, problems, options);
   // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.

@@ -40,8 +40,7 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string')
     return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
-  if (typeof value === 'object')
-    return isJsonRpcResponse(value) ? 'a JSON-RPC response (give its "result")' : 'an object';
+  if (typeof value === 'object') return isJsonRpcResponse(value) ? jsonRpcResponseText(value) : 'an object';
   if (typeof value === 'function') return 'a function';
   const primitive = value as number | boolean | bigint | symbol | undefined;
   return `${typeof value} ${String(primitive)}`;
@@ -53,6 +52,19 @@ export function describe(value: unknown): string {
  */
 export const isJsonRpcResponse = (value: object): boolean =>
   'jsonrpc' in value && ('result' in value || 'error' in value);
+
+/**
+ * A JSON-RPC response as a message names it: an error response with the node's message (quoted, at most 200
+ * characters), else the response whose `result` was wanted.
+ */
+function jsonRpcResponseText(response: object): string {
+  const { error } = response as { error?: unknown };
+  if (error === undefined) return 'a JSON-RPC response (give its "result")';
+  const message = isObject(error) && typeof error.message === 'string' ? error.message : undefined;
+  if (message === undefined) return 'a JSON-RPC error response, not an answer';
+  const shown = message.length > 200 ? `${message.slice(0, 200)}…` : message;
+  return `a JSON-RPC error response (the node answered ${JSON.stringify(shown)}), not an answer`;
+}
 
 /** A missing value is reported as `missing` with what was expected; a wrong one also says what it was. */
 function wrongValue(path: string, problems: Problems, value: unknown, what: string): undefined {

@@ -20,7 +20,9 @@ import {
 import { UsageError } from '../io/usage-error.js';
 import { EXIT_FAULT } from '../exit.js';
 
-export const ADMIN_USAGE = `Accounts and API keys (the store of the server: same --config / --data-dir):
+export const ADMIN_USAGE = `Accounts and API keys, on the server's store: each command takes the flags
+that name it, as serve does: [--config FILE] [--store sqlite|postgres]
+[--data-dir DIR] (a PostgreSQL store's URL from database_url or DATABASE_URL).
   evm-integrity accounts create --name N [--id ID] [--plan P] [--cu-limit N]
                                 [--rps N] [--endpoints a,b] [--chains 1,10]
       defaults: plan self-hosted, 1000000 CU per month, 25 requests per second,

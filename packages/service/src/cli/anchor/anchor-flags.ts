@@ -5,7 +5,7 @@
  * loads none of the anchor's code.
  */
 import { hashValue } from '../flags.js';
-import { inputName, readInput } from '../io/read-input.js';
+import { inputName, notUtf8Message, readInput } from '../io/read-input.js';
 import { InputError, UsageError } from '../io/usage-error.js';
 
 /** The flags, as parseArgs reads them. */
@@ -62,8 +62,6 @@ export function readAnchorText(file: string, read: (file: string) => Uint8Array 
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError(
-      `${inputName(file)}: not UTF-8 text (an anchor proof is JSON Lines): it has bytes that are not UTF-8`,
-    );
+    throw new InputError(`${inputName(file)}: ${notUtf8Message(bytes, 'an anchor proof is JSON Lines')}`);
   }
 }

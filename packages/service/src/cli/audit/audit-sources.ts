@@ -90,7 +90,7 @@ function checkedBundle<T>(file: string, read: (json: unknown) => T): T {
   try {
     return read(json);
   } catch (error) {
-    if (error instanceof SourceError) throw new InputError(bundleFaultLine(file, error));
+    if (error instanceof SourceError) throw new InputError(bundleFaultLine(file, error, 'audit'));
     throw error;
   }
 }

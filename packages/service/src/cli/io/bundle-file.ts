@@ -1,17 +1,23 @@
 import { readFileSync } from 'node:fs';
 import type { SourceError } from 'evm-integrity/lineage';
-import { parseJson } from 'evm-integrity';
 import { InputError } from './usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
+import { parseInputJson } from './json-input.js';
 
 /**
  * A bundle's fault as one line naming the file, whichever command read it: `FILE: exchanges[3].status: expected …`
- * (the member's path and what was expected, as the endpoint's 400 names it), or `FILE: ` and the error's message.
+ * (the member's path and what was expected, as the endpoint's 400 names it), or `FILE: ` and the error's message (a
+ * limit). A fault of the document itself or of a top-level member (another kind of file) also names the bundle the
+ * command reads (one format, recorded by `audit --record` or `lineage --record`): `FILE: not an audit bundle (what
+ * audit --record writes): exchanges: expected …`.
  */
-export function bundleFaultLine(file: string, error: SourceError): string {
+export function bundleFaultLine(file: string, error: SourceError, command: 'audit' | 'lineage'): string {
   const problem = error.details.problem;
   if (problem === undefined) return `${file}: ${error.message}`;
-  return `${file}: ${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`;
+  const notABundle = /^\w*$/.test(problem.path)
+    ? `not ${command === 'audit' ? 'an' : 'a'} ${command} bundle (what ${command} --record writes): `
+    : '';
+  return `${file}: ${notABundle}${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`;
 }
 
 /** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by whoever reads it. */
@@ -22,11 +28,13 @@ export function readBundleFile(file: string): unknown {
   } catch (error) {
     throw new InputError(`cannot read the bundle ${file}: ${readFailure(error)}`);
   }
-  try {
-    // zlib loaded only for a compressed bundle: it costs every other CLI process 1.5 ms of its start.
-    const text = file.endsWith('.gz') ? process.getBuiltinModule('node:zlib').gunzipSync(bytes) : bytes;
-    return parseJson(text.toString('utf8'));
-  } catch (error) {
-    throw new InputError(`${file} is not a JSON bundle: ${(error as Error).message}`);
+  if (file.endsWith('.gz')) {
+    try {
+      // zlib loaded only for a compressed bundle: it costs every other CLI process 1.5 ms of its start.
+      bytes = process.getBuiltinModule('node:zlib').gunzipSync(bytes);
+    } catch (error) {
+      throw new InputError(`${file}: cannot be decompressed, as its name .gz asks: ${(error as Error).message}`);
+    }
   }
+  return parseInputJson(bytes, file);
 }

@@ -1,12 +1,13 @@
 /**
- * Request bodies and blocks read from the command line: parsed as the server parses a body (the
- * same function, so a byte order mark is read alike), and a text that is not JSON told in the
- * CLI's words, naming the file: `blocks.json: not JSON (Unexpected token } at line 3 column 1)`.
+ * Every JSON file the command line reads (blocks, request bodies, proofs, bundles, the configuration): parsed as the
+ * server parses a body (the same function, so a byte order mark is read alike), and a text that is not JSON told in
+ * the CLI's words, on one line naming the file: `blocks.json: not JSON (Unexpected token '}' at line 3 column 1)`.
  */
 import type { InvalidInput, Problem } from 'evm-integrity';
 import { decodeJsonBody, NOT_UTF8, TWO_BOMS, unreadableBodyReason } from 'evm-integrity/api';
 import { InputError } from './usage-error.js';
-import { inputName } from './read-input.js';
+import { inputName, notUtf8Message } from './read-input.js';
+import { jsonFaultOffset } from './json-fault.js';
 
 /** Line and column (1-based) of a character offset in `text`. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
@@ -15,17 +16,47 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 }
 
 /**
- * Why a text is not JSON: the parser's message with the line and column of the fault in place of
- * its character offset, e.g. `not JSON (Expected double-quoted property name at line 3 column 1)`.
+ * A character as a message names it: itself where it is visible, else its code point (`U+0007`, `U+FEFF`), so that
+ * a message never carries a control character, a line break or an invisible character of the input.
  */
-function notJsonMessage(text: string, parserMessage: string): string {
-  if (parserMessage === NOT_UTF8) return 'not UTF-8 text (a JSON text is UTF-8): it has bytes that are not UTF-8';
+function characterName(char: string): string {
+  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(char)
+    ? `'${char}'`
+    : `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** `text` with every character that is not visible or a plain space written as its code point. */
+const printable = (text: string) => text.replace(/[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, (char) => characterName(char));
+
+/**
+ * Why a text is not JSON, on one line: the parser's message with the line and column of the fault in place of its
+ * character offset, e.g. `not JSON (Expected double-quoted property name at line 3 column 1)`. Where the parser
+ * gives no offset (`Unexpected token 'h', "hello\n" is not valid JSON`, which also quotes the text), the fault is
+ * found in the text (json-fault.ts) and named, never quoted.
+ */
+function notJsonMessage(json: string, bytes: Uint8Array, parserMessage: string): string {
+  if (parserMessage === NOT_UTF8) return notUtf8Message(bytes, 'a JSON text is UTF-8');
   if (parserMessage === TWO_BOMS) return 'not JSON (it starts with two byte order marks, U+FEFF; one is allowed)';
-  if (text.trim() === '') return 'not JSON (it is empty)';
+  if (json.trim() === '') return 'not JSON (it is empty)';
   const at = /^(.*?)(?: in JSON)? at position (\d+)(?: \(line \d+ column \d+\))?$/s.exec(parserMessage);
-  if (at === null) return `not JSON (${parserMessage.replace(/ in JSON$/, '')})`;
-  const { line, column } = lineAndColumn(text, Number(at[2]));
-  return `not JSON (${at[1]} at line ${line} column ${column})`;
+  let what: string;
+  let offset: number | undefined;
+  if (at !== null) {
+    what = at[1]!;
+    offset = Number(at[2]);
+  } else {
+    offset = jsonFaultOffset(json);
+    what =
+      offset === undefined
+        ? parserMessage.replace(/ in JSON$/, '')
+        : offset === json.length
+          ? 'Unexpected end of JSON input'
+          : `Unexpected token ${characterName(String.fromCodePoint(json.codePointAt(offset)!))}`;
+  }
+  const place = offset === undefined ? undefined : lineAndColumn(json, offset);
+  const where = place === undefined ? '' : ` at line ${place.line} column ${place.column}`;
+  const html = /^\s*</.test(json) ? '; it looks like an HTML page, not JSON' : '';
+  return `not JSON (${printable(what)}${where}${html})`;
 }
 
 /**
@@ -36,23 +67,27 @@ export function notJsonLine(
   file: string | undefined,
   bytes: Uint8Array,
   problem: Problem | undefined,
+  name = inputName(file),
 ): string | undefined {
   const reason = problem === undefined ? undefined : unreadableBodyReason(problem);
   if (reason === undefined) return undefined;
-  // Decoded again only to place the fault by line and column in the message.
-  return `${inputName(file)}: ${notJsonMessage(new TextDecoder().decode(bytes), reason)}`;
+  // Decoded again only to place the fault by line and column in the message (as decodeJsonBody read it: without the
+  // one byte order mark it drops).
+  return `${printable(name)}: ${notJsonMessage(new TextDecoder().decode(bytes), bytes, reason)}`;
 }
 
 /**
- * A body's JSON value, read from its bytes as the server reads a body; an InputError naming the input when it is not
- * JSON, or naming the member an object gives twice (`proof.json: header.receiptsRoot is given twice in one object …`).
+ * A file's JSON value, read from its bytes as the server reads a body (one leading byte order mark dropped): every
+ * command reads a JSON file with it. An InputError naming the input (`name`: by default its path, or `standard input`)
+ * when it is not JSON, or naming the member an object gives twice (`proof.json: header.receiptsRoot: expected the
+ * member once …`).
  */
-export function parseInputJson(bytes: Uint8Array, file: string | undefined): unknown {
+export function parseInputJson(bytes: Uint8Array, file: string | undefined, name = inputName(file)): unknown {
   const parsed = decodeJsonBody(bytes);
   if (parsed.ok) return parsed.value;
   const problem = parsed.error;
   throw new InputError(
-    notJsonLine(file, bytes, problem) ?? `${inputName(file)}: ${problem.name}: expected ${problem.expected}`,
+    notJsonLine(file, bytes, problem, name) ?? `${name}: ${problem.name}: expected ${problem.expected}`,
   );
 }
 

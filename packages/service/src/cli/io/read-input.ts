@@ -19,3 +19,13 @@ export function readInput(file: string | undefined): Uint8Array {
     throw new InputError(`${inputName(file)}: cannot read it: ${readFailure(error)}`);
   }
 }
+
+/**
+ * Why bytes that are not UTF-8 are no input of the command, `why` saying what it reads (`a JSON text is UTF-8`):
+ * gzip-compressed bytes (1f 8b) are named as such, with the remedy, since that is all that is wrong with them.
+ */
+export function notUtf8Message(bytes: Uint8Array, why: string): string {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b
+    ? 'not UTF-8 text: it is gzip-compressed (it starts with the bytes 1f 8b); decompress it first (gunzip)'
+    : `not UTF-8 text (${why}): it has bytes that are not UTF-8`;
+}

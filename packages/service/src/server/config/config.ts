@@ -222,6 +222,8 @@ const isString = (v: unknown) => typeof v === 'string' && v.length > 0;
 const isPort = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
 const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
 const isPositive = (v: unknown) => Number.isSafeInteger(v) && (v as number) > 0;
+/** A nullable member's check: null (the member's default, whatever the default derives) or what `check` takes. */
+const orNull = (check: (v: unknown) => boolean) => (v: unknown) => v === null || check(v);
 
 /** An in-flight bound: a positive integer, or null for the one derived from the worker threads. */
 function inFlightBound(json: Json, name: string, fallback: number | null): number | null {
@@ -229,7 +231,7 @@ function inFlightBound(json: Json, name: string, fallback: number | null): numbe
     json,
     name,
     '',
-    (v) => v === null || isPositive(v),
+    orNull(isPositive),
     'a positive integer or null (derived from the worker threads)',
     fallback,
   );
@@ -452,7 +454,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'max_body_bytes_in_flight',
       '',
-      (v) => v === null || isPositive(v),
+      orNull(isPositive),
       'a positive number of bytes, or null (derived from memory)',
       base.maxBodyBytesInFlight,
     ),
@@ -461,8 +463,8 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'public_url',
       '',
-      (v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v),
-      'an http(s) origin such as https://verify.example.com',
+      orNull((v) => typeof v === 'string' && /^https?:\/\/[^/]+$/.test(v)),
+      'an http(s) origin such as https://verify.example.com, or null',
       base.publicUrl,
     ),
     maxInFlight: inFlightBound(json, 'max_in_flight', base.maxInFlight),
@@ -479,7 +481,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'pool_workers',
       '',
-      (v) => v === null || isCount(v),
+      orNull(isCount),
       'a number of threads (0: none) or null (one per core)',
       base.poolWorkers,
     ),
@@ -500,7 +502,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'evidence_dir',
       '',
-      (v) => v === null || (typeof v === 'string' && v !== ''),
+      orNull(isString),
       'a directory of evidence files (evidence add writes them), or null',
       base.evidenceDir,
     ),
@@ -542,8 +544,8 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'database_url',
       '',
-      (v) => typeof v === 'string' && POSTGRES_URL.test(v),
-      'a postgres:// URL',
+      orNull((v) => typeof v === 'string' && POSTGRES_URL.test(v)),
+      'a postgres:// URL, or null',
       base.databaseUrl,
     ),
     pgPoolSize: member(json, 'pg_pool_size', '', isPositive, 'a positive number of connections', base.pgPoolSize),
@@ -575,7 +577,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'metrics_port',
       '',
-      (v) => v === null || isPort(v),
+      orNull(isPort),
       'a port number 0-65535, or null (no metrics listener)',
       base.metricsPort,
     ),
@@ -584,7 +586,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
       json,
       'metrics_token',
       '',
-      (v) => v === null || isString(v),
+      orNull(isString),
       'a non-empty string, or null (no token)',
       base.metricsToken,
     ),
@@ -616,7 +618,7 @@ function readConnectionLimits(
       json,
       'max_connections',
       '',
-      (v) => v === null || isPositive(v),
+      orNull(isPositive),
       'a positive integer, or null (derived from the file-descriptor limit)',
       base.maxConnections,
     ),
