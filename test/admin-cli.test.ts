@@ -107,7 +107,18 @@ describe('accounts create', () => {
       [[], 'accounts create needs --name', 'accounts create'],
       [['--name', ''], 'accounts create needs --name', 'accounts create'],
       [['--name'], '--name needs a value', 'accounts create'],
-      [['--name', '--id', 'x'], '--name needs a value', 'accounts create'],
+      [
+        ['--name', '--id', 'x'],
+        '--name needs a value, and "--id" reads as a flag (to give it as the value: --name=--id)',
+        'accounts create',
+      ],
+      [
+        ['--name', 'X', '--cu-limit', '-3'],
+        '--cu-limit needs a non-negative integer, and "-3" reads as a flag (to give it as the value: --cu-limit=-3)',
+        'accounts create',
+      ],
+      [['--name', 'X', '--cu-limit=-3'], '--cu-limit must be a non-negative integer, got "-3"', 'accounts create'],
+      [['--name', 'X', '--rps'], '--rps needs a positive integer', 'accounts create'],
       [
         ['--name', 'X', '--cu-limit', 'lots'],
         '--cu-limit must be a non-negative integer, got "lots"',
@@ -237,7 +248,12 @@ describe('accounts add-cu', () => {
     );
     expectError(
       await run(store, ['accounts', 'add-cu', 'acme', '-5']),
-      'numbers must be non-negative integers, got -5',
+      'CU must be a positive integer, got "-5"',
+      'accounts add-cu',
+    );
+    expectError(
+      await run(store, ['accounts', 'add-cu', 'acme', '--json', '-5', '6']),
+      'CU must be a positive integer, got "-5"',
       'accounts add-cu',
     );
     expectError(
@@ -322,6 +338,16 @@ describe('accounts update', () => {
     expectError(
       await run(store, ['accounts', 'update', 'acme', '--rps', '0']),
       '--rps must be a positive integer, got "0"',
+      'accounts update',
+    );
+    expectError(
+      await run(store, ['accounts', 'update', 'acme', '--rps', '-1']),
+      '--rps needs a positive integer, and "-1" reads as a flag (to give it as the value: --rps=-1)',
+      'accounts update',
+    );
+    expectError(
+      await run(store, ['accounts', 'update', 'acme', '--rps=-1']),
+      '--rps must be a positive integer, got "-1"',
       'accounts update',
     );
     expectError(

@@ -65,6 +65,12 @@ describe('server configuration', () => {
     });
   });
 
+  it('max_body_bytes_in_flight: at least the largest body limit, which it may equal', () => {
+    expect(
+      parseConfig({ body_limit_bytes: 1000, logs_proof_body_limit_bytes: 5000, max_body_bytes_in_flight: 5000 }),
+    ).toMatchObject({ maxBodyBytesInFlight: 5000 });
+  });
+
   it('reads the example of docs/service.md', () => {
     const config = parseConfig({
       host: '0.0.0.0',
@@ -147,6 +153,14 @@ describe('server configuration', () => {
     [
       { header_timeout_ms: 5000, body_timeout_ms: 4000 },
       /^body_timeout_ms: expected at least header_timeout_ms \(5000\), got 4000/,
+    ],
+    [
+      { max_body_bytes_in_flight: 10 },
+      /^max_body_bytes_in_flight: expected at least the largest body limit \(body_limit_bytes, 33554432\), got 10: a body at that limit could never be read$/,
+    ],
+    [
+      { body_limit_bytes: 1000, logs_proof_body_limit_bytes: 5000, max_body_bytes_in_flight: 4999 },
+      /^max_body_bytes_in_flight: expected at least the largest body limit \(logs_proof_body_limit_bytes, 5000\), got 4999/,
     ],
     [
       { cors_origins: 'https://app.example.com' },
@@ -289,7 +303,7 @@ const FROM_ENVIRONMENT: Record<string, [text: string, expected: Partial<ServerCo
   send_timeout_ms: ['5000', { sendTimeoutMs: 5000 }],
   max_response_buffer_bytes: ['16384', { maxResponseBufferBytes: 16384 }],
   max_connections: ['500', { maxConnections: 500 }],
-  max_body_bytes_in_flight: ['1000000', { maxBodyBytesInFlight: 1_000_000 }],
+  max_body_bytes_in_flight: ['40000000', { maxBodyBytesInFlight: 40_000_000 }],
   max_connections_per_address: ['8', { maxConnectionsPerAddress: 8 }],
 };
 
@@ -370,6 +384,10 @@ describe('configuration from the environment', () => {
       { EVM_INTEGRITY_HEADER_TIMEOUT_MS: '50000' },
       /^body_timeout_ms: expected at least header_timeout_ms \(50000\), got 30000/,
     ],
+    [
+      { EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: '10' },
+      /^EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: expected at least the largest body limit \(body_limit_bytes, 33554432\), got 10/,
+    ],
   ])('%j is refused, naming the variable and what it expects', (env, message) => {
     expect(() => applyEnvironment(DEFAULT_CONFIG, env)).toThrow(ConfigError);
     expect(() => applyEnvironment(DEFAULT_CONFIG, env)).toThrow(message);
@@ -421,6 +439,18 @@ describe('configuration from the environment, as a process gets it', () => {
     expect(await served.exited).toBe(2);
     expect(served.stderr().trim()).toMatch(
       /^[^\n]*EVM_INTEGRITY_PROT: no such setting; did you mean EVM_INTEGRITY_PORT\?[^\n]*$/,
+    );
+  });
+
+  it('max_body_bytes_in_flight below the largest body limit (every verify request would be refused): one line naming it, exit 2', async () => {
+    const served = serveProcess(['--port', '0'], {
+      EVM_INTEGRITY_STORE: 'memory',
+      EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: '10',
+    });
+    running.push(served);
+    expect(await served.exited).toBe(2);
+    expect(served.stderr().trim()).toMatch(
+      /^[^\n]*EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: expected at least the largest body limit \(body_limit_bytes, 33554432\), got 10[^\n]*$/,
     );
   });
 

@@ -178,11 +178,10 @@ describe('docs/deploy.md', () => {
   it("the SQLite backup it gives, taken while the server runs, is owner-only and restores the store's accounts, keys and usage", async () => {
     const command = read('docs/deploy.md')
       .split('\n')
-      .find((line) => line.startsWith('umask 077 && node -e'));
+      .find((line) => line.startsWith('umask 077 && mkdir -p backups && node -e'));
     expect(command).toBeDefined();
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-backup-'));
     dirs.push(dir);
-    mkdirSync(join(dir, 'backups'));
     const key = 'evmi_backup-test-key-0123456789abcdefghijklmnop';
     const config = (dataDir: string, accounts: unknown[]) => {
       const file = join(dir, `config-${accounts.length}.json`);
@@ -218,6 +217,7 @@ describe('docs/deploy.md', () => {
     expect(await original.stop()).toBe(0);
 
     const backup = join(dir, 'backups', 'evm-integrity.sqlite');
+    expect(statSync(join(dir, 'backups')).mode & 0o777).toBe(0o700); // made by the command, under its umask
     expect(statSync(backup).mode & 0o777).toBe(0o600);
     mkdirSync(join(dir, 'restored'), { mode: 0o700 });
     copyFileSync(backup, join(dir, 'restored', 'evm-integrity.sqlite'));

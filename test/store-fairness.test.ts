@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { Turns } from '../packages/service/src/store/turns.js';
+import { WaitBudget } from '../packages/service/src/store/wait-budget.js';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
@@ -109,4 +110,18 @@ it('operations waiting take the freed connections in turn by account, oldest fir
   }
   await Promise.all(runs);
   expect(started).toEqual(['a1', 'a2', 'b1', 'a3']);
+});
+
+it('an operation that waits past its budget fails STORE_UNAVAILABLE, not run, and leaves its turn to the next', async () => {
+  const turns = new Turns(1, 1);
+  let release = () => {};
+  const first = turns.run('a', () => new Promise<void>((resolve) => (release = resolve)));
+  let ran = false;
+  const late = turns.run('a', async () => void (ran = true), new WaitBudget(20));
+  const next = turns.run('a', async () => 'next');
+  await expect(late).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+  release();
+  await first;
+  expect(await next).toBe('next');
+  expect(ran).toBe(false);
 });

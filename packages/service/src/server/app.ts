@@ -24,6 +24,7 @@ import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes, type VerifyGuards } from './routes/verify-routes.js';
 import type { Store } from '../store/store.js';
 import { refersToMissingRow, StoreError } from '../store/store-error.js';
+import { WaitBudget, withWaitBudget } from '../store/wait-budget.js';
 
 export interface AppOptions {
   config: ServerConfig;
@@ -103,6 +104,9 @@ export function createApp({
   app.use('*', requestLog(logger));
   app.use('*', corsHeaders(config.corsOrigins));
   app.use('*', requestHead());
+  // A request's waits for PostgreSQL's connections, over all its operations, add up to pg_connect_timeout_ms at most.
+  if (config.store === 'postgres')
+    app.use('*', (_, next) => withWaitBudget(new WaitBudget(config.pgConnectTimeoutMs), next));
   app.onError(async (error, c) => {
     const refusal = error instanceof ApiProblem ? error : await accountDeletedMeanwhile(error, c);
     if (refusal !== undefined) {

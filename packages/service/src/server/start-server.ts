@@ -298,7 +298,7 @@ export async function startServer(
     // With metrics on, every store operation is timed and its failures counted, in the same registry.
     if (metrics !== undefined) store = instrumentStore(opened, metrics.registry);
     // PostgreSQL's connections are few and shared: each account takes its turns at them (fairStore).
-    if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize);
+    if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize, config.pgConnectTimeoutMs);
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrapKey, hadAccounts } = await provision(store, config, new Date()));
     // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).

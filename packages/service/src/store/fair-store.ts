@@ -5,6 +5,7 @@
  */
 import type { Store } from './store.js';
 import { Turns } from './turns.js';
+import { currentWaitBudget, WaitBudget, withWaitBudget } from './wait-budget.js';
 
 /** The turns of keys not (yet) known to belong to an account: one owner, so a flood of unknown keys is one flood. */
 const UNKNOWN_KEY = 'unknown key';
@@ -22,17 +23,23 @@ const PER_ACCOUNT = 2;
  * `store`, its operations run at most `connections` at once (its pool of connections), one account's at most
  * PER_ACCOUNT of them and never all, so another account's operation finds one free; operations waiting take the
  * connections freed in turn by account, oldest first within one. A key's operation counts as its account's once
- * the key has authenticated.
+ * the key has authenticated. An operation's wait for its turn, and for a new connection, spends its request's
+ * WaitBudget (`connectTimeoutMs` in all), or one of its own outside a request: past it, STORE_UNAVAILABLE.
  *
  * @example
- * const store = fairStore(new PostgresStore({ ...options, poolSize: 10 }), 10);
+ * const store = fairStore(new PostgresStore({ ...options, poolSize: 10 }), 10, 5000);
  */
-export function fairStore(store: Store, connections: number): Store {
+export function fairStore(store: Store, connections: number, connectTimeoutMs: number): Store {
   const turns = new Turns(connections, Math.max(1, Math.min(PER_ACCOUNT, connections - 1)));
   /** The account of each key that authenticated: only valid keys, so as many as the operator made. */
   const accountOfKey = new Map<string, string>();
-  const service = <T>(work: () => Promise<T>) => turns.run(SERVICE, work);
-  const account = <T>(id: string, work: () => Promise<T>) => turns.run(ofAccount(id), work);
+  /** `work` in a turn of `owner`'s; the budget goes with it, for the wait for a new connection (PostgresStore). */
+  const run = <T>(owner: string, work: () => Promise<T>) => {
+    const budget = currentWaitBudget() ?? new WaitBudget(connectTimeoutMs);
+    return turns.run(owner, () => withWaitBudget(budget, work), budget);
+  };
+  const service = <T>(work: () => Promise<T>) => run(SERVICE, work);
+  const account = <T>(id: string, work: () => Promise<T>) => run(ofAccount(id), work);
   return {
     createAccount: (input, now) => service(() => store.createAccount(input, now)),
     upsertAccount: (input, now) => service(() => store.upsertAccount(input, now)),
@@ -46,9 +53,7 @@ export function fairStore(store: Store, connections: number): Store {
     deleteAccount: (accountId) => service(() => store.deleteAccount(accountId)),
     authenticate: async (key) => {
       const known = accountOfKey.get(key);
-      const result = await turns.run(known === undefined ? UNKNOWN_KEY : ofAccount(known), () =>
-        store.authenticate(key),
-      );
+      const result = await run(known === undefined ? UNKNOWN_KEY : ofAccount(known), () => store.authenticate(key));
       if (result.status !== 'unknown') accountOfKey.set(key, result.key.accountId);
       return result;
     },

@@ -1,7 +1,9 @@
+import type { WaitBudget } from './wait-budget.js';
+
 /**
  * Turns at a shared resource (the store's connections), fair between owners (accounts): at most `slots`
  * operations run at once, one owner's at most `perOwner` of them, and the operations that wait take the slots
- * freed in turn by owner, oldest first within an owner.
+ * freed in turn by owner, oldest first within an owner. An operation that waits past its budget leaves the queue.
  */
 export class Turns {
   #running = 0;
@@ -14,15 +16,42 @@ export class Turns {
     private readonly perOwner: number,
   ) {}
 
-  /** Runs `work` in a turn of `owner`'s: at once when a slot is free to it, else once one is handed to it. */
-  async run<T>(owner: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in a turn of `owner`'s: at once when a slot is free to it, else once one is handed to it; with `budget`,
+   * the wait spends it, and fails with `budget.exhausted()` (work not run) when no slot came within what was left.
+   */
+  async run<T>(owner: string, work: () => Promise<T>, budget?: WaitBudget): Promise<T> {
     if (this.#free(owner)) this.#take(owner);
-    else await new Promise<void>((start) => this.#queueOf(owner).push(start));
+    else if (budget === undefined) await this.#turn(owner);
+    else await budget.spend((leftMs) => this.#turn(owner, { afterMs: leftMs, error: () => budget.exhausted() }));
     try {
       return await work();
     } finally {
       this.#leave(owner);
     }
+  }
+
+  /**
+   * Resolves once a slot is handed to `owner`'s waiting operation (and taken for it); with `giveUp`, rejects with its
+   * error past its time instead, the operation out of the queue.
+   */
+  #turn(owner: string, giveUp?: { afterMs: number; error: () => Error }): Promise<void> {
+    return new Promise((start, fail) => {
+      const queue = this.#queueOf(owner);
+      // Cleared when a slot is handed over: from then on the operation runs, however late.
+      const timer =
+        giveUp &&
+        setTimeout(() => {
+          queue.splice(queue.indexOf(started), 1);
+          if (queue.length === 0) this.#waiting.delete(owner);
+          fail(giveUp.error());
+        }, giveUp.afterMs);
+      const started = () => {
+        clearTimeout(timer);
+        start();
+      };
+      queue.push(started);
+    });
   }
 
   #free(owner: string): boolean {

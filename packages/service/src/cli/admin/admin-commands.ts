@@ -35,15 +35,22 @@ export interface CommandInput {
   print: (value: unknown) => void;
 }
 
-/** A whole number written in decimal (underscores allowed as separators), at least `min`. */
-function parseInteger(what: string, text: string, min: number): number {
+/** The least value of each whole-number argument: a CU limit may be 0 (nothing metered is allowed). */
+const INTEGER_MINIMUM = { CU: 1, '--cu-limit': 0, '--rps': 1 } as const;
+type IntegerArgument = keyof typeof INTEGER_MINIMUM;
+
+/** What `what` takes, in words (`a positive integer`), when it is a whole-number argument; else undefined. */
+export function integerKind(what: string): string | undefined {
+  if (!Object.hasOwn(INTEGER_MINIMUM, what)) return undefined;
+  return INTEGER_MINIMUM[what as IntegerArgument] === 0 ? 'a non-negative integer' : 'a positive integer';
+}
+
+/** A whole number written in decimal (underscores allowed as separators), at least `what`'s least. */
+function parseInteger(what: IntegerArgument, text: string): number {
   const digits = text.replace(/_/g, '');
   const value = /^\d+$/.test(digits) ? Number(digits) : NaN;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(
-      `${what} must be ${min === 0 ? 'a non-negative' : 'a positive'} integer, got ${JSON.stringify(text)}`,
-    );
-  }
+  if (!Number.isSafeInteger(value) || value < INTEGER_MINIMUM[what])
+    throw new UsageError(`${what} must be ${integerKind(what)!}, got ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -102,8 +109,8 @@ export async function createAccount({
   maxArguments(0);
   const name = text('name');
   if (name === undefined || name.trim() === '') throw new UsageError('accounts create needs --name');
-  const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!, 0);
-  const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!, 1);
+  const cuLimit = text('cu-limit') === undefined ? DEFAULTS.cuLimit : parseInteger('--cu-limit', text('cu-limit')!);
+  const rps = text('rps') === undefined ? DEFAULTS.rps : parseInteger('--rps', text('rps')!);
   const endpoints = text('endpoints') === undefined ? undefined : endpointsOption(text('endpoints')!);
   const chains = text('chains') === undefined ? undefined : chainsOption(text('chains')!);
   const entitlements = entitlementsOf(endpoints, chains);
@@ -159,8 +166,8 @@ export async function updateAccount({
       id: account.id,
       name: given('name') ?? account.name,
       plan: given('plan') ?? account.plan,
-      cuLimit: given('cu-limit') === undefined ? account.cuLimit : parseInteger('--cu-limit', given('cu-limit')!, 0),
-      rateLimitRps: given('rps') === undefined ? account.rateLimitRps : parseInteger('--rps', given('rps')!, 1),
+      cuLimit: given('cu-limit') === undefined ? account.cuLimit : parseInteger('--cu-limit', given('cu-limit')!),
+      rateLimitRps: given('rps') === undefined ? account.rateLimitRps : parseInteger('--rps', given('rps')!),
       entitlements: entitlementsOf(endpoints, chains),
     },
     now(),
@@ -276,7 +283,7 @@ export async function listAccounts({ store, stdout, now, json, maxArguments, pri
 /** `accounts add-cu ID CU`: a CU package that raises this period's allowance. */
 export async function addCu({ store, stdout, now, json, argument, maxArguments, print }: CommandInput): Promise<void> {
   const id = argument(0, 'an account ID');
-  const cu = parseInteger('CU', argument(1, 'the number of CU to add'), 1);
+  const cu = parseInteger('CU', argument(1, 'the number of CU to add'));
   maxArguments(2);
   const usage = await store.addCu(id, cu, now());
   if (json) print({ account_id: id, added_cu: cu, usage: usageJson(usage) });

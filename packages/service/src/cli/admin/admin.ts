@@ -15,6 +15,7 @@ import {
   listKeys,
   revokeKey,
   updateAccount,
+  integerKind,
   type CommandInput,
 } from './admin-commands.js';
 import { UsageError } from '../io/usage-error.js';
@@ -114,19 +115,55 @@ const COMMANDS: Record<string, Record<string, CommandSpec>> = {
   },
 };
 
-function parseOptionError(error: unknown): UsageError {
+/**
+ * parseArgs' refusal in the CLI's words. A value that starts with '-' reads as a flag: say what the option needs and how
+ * to give such a value, as the other commands do.
+ */
+function parseOptionError(error: unknown, args: readonly string[]): UsageError {
   const { code, message } = error as { code?: string; message: string };
   const option = /'(-[^' ]*)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined) {
-    if (/^-\d/.test(option)) return new UsageError(`numbers must be non-negative integers, got ${option}`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option !== undefined)
     return new UsageError(`unknown option '${option}'`);
-  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option !== undefined) {
+    if (!/argument missing|ambiguous/.test(message)) return new UsageError(`${option} takes no value`);
+    const needs = `${option} needs ${integerKind(option) ?? 'a value'}`;
+    const next = /ambiguous/.test(message) ? args[args.indexOf(option) + 1] : undefined;
     return new UsageError(
-      /argument missing|ambiguous/.test(message) ? `${option} needs a value` : `${option} takes no value`,
+      next === undefined
+        ? needs
+        : `${needs}, and "${next}" reads as a flag (to give it as the value: ${option}=${next})`,
     );
   }
   return new UsageError(message.split('\n')[0]!);
+}
+
+/**
+ * `args` parsed by `options`. A negative number where an argument goes (`add-cu acme -5`; no flag is a digit) is kept
+ * among the positionals, in its place, rather than read as an unknown flag: the command judges it as any other value,
+ * naming the argument. One right after a flag that takes a value is left to parseArgs (parseOptionError says how to
+ * give it).
+ */
+function parseCommandArgs(args: readonly string[], options: OptionSpec) {
+  const takesValue = (arg: string | undefined) =>
+    arg !== undefined && /^--[^=]+$/.test(arg) && options[arg.slice(2)]?.type === 'string';
+  const end = args.indexOf('--');
+  const isNegative = (arg: string, i: number) =>
+    (end === -1 || i < end) && /^-\d/.test(arg) && !takesValue(args[i - 1]);
+  const kept = args.flatMap((arg, i) => (isNegative(arg, i) ? [] : [i]));
+  const parsed = parseArgs({
+    args: kept.map((i) => args[i]!),
+    options,
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
+  const placed = [
+    ...parsed.tokens.flatMap((token) =>
+      token.kind === 'positional' ? [[kept[token.index]!, token.value] as const] : [],
+    ),
+    ...args.flatMap((arg, i) => (isNegative(arg, i) ? [[i, arg] as const] : [])),
+  ];
+  return { values: parsed.values, positionals: placed.sort(([a], [b]) => a - b).map(([, value]) => value) };
 }
 
 const HELP = ['help', '--help', '-h'];
@@ -195,15 +232,9 @@ function commandLineOf(group: string, command: string | undefined, rest: string[
   const spec = commandSpec(group, command);
   if (spec === undefined) throw new UsageError(`unknown command "${group} ${command}"; expected one of ${names}`);
   try {
-    const parsed = parseArgs({
-      args: rest,
-      options: { ...COMMON, ...spec.options },
-      allowPositionals: true,
-      strict: true,
-    });
-    return { command, spec, parsed };
+    return { command, spec, parsed: parseCommandArgs(rest, { ...COMMON, ...spec.options }) };
   } catch (error) {
-    throw parseOptionError(error);
+    throw parseOptionError(error, rest);
   }
 }
 

@@ -6,6 +6,7 @@
 import { leaseExpired } from '../../store/leases.js';
 import { StoreError } from '../../store/store-error.js';
 import type { RequestRecord, Reservation, Store } from '../../store/store.js';
+import { apartFromRequests } from '../../store/wait-budget.js';
 
 /** How often the releases still pending are tried again. */
 export const PENDING_RELEASE_RETRY_MS = 1000;
@@ -35,8 +36,9 @@ export class PendingReleases {
 
   #schedule(): void {
     if (this.#timer !== undefined) return;
-    // Unref'd: a pending release never keeps a process from ending; its lease covers it.
-    this.#timer = setTimeout(() => void this.#retry(), PENDING_RELEASE_RETRY_MS).unref();
+    // Unref'd: a pending release never keeps a process from ending; its lease covers it. Apart from the request that
+    // left it: each try waits for a connection on a budget of its own, not on what is left of that request's.
+    this.#timer = apartFromRequests(() => setTimeout(() => void this.#retry(), PENDING_RELEASE_RETRY_MS).unref());
   }
 
   async #retry(): Promise<void> {

@@ -595,6 +595,14 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
   // One port cannot serve both listeners: told as a setting, not as the EADDRINUSE of the second bind.
   if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port)
     throw new ConfigError(`metrics_port: expected a port other than port (${config.port}), got ${config.metricsPort}`);
+  // A body at its endpoint's limit (every chunked body is counted at it) could never be taken: refused 503, forever.
+  const largestBody = Math.max(config.bodyLimitBytes, config.logsProofBodyLimitBytes);
+  if (config.maxBodyBytesInFlight !== null && config.maxBodyBytesInFlight < largestBody) {
+    const limit = largestBody === config.bodyLimitBytes ? 'body_limit_bytes' : 'logs_proof_body_limit_bytes';
+    throw new ConfigError(
+      `max_body_bytes_in_flight: expected at least the largest body limit (${limit}, ${largestBody}), got ${config.maxBodyBytesInFlight}: a body at that limit could never be read`,
+    );
+  }
   return config;
 }
 

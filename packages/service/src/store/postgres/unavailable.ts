@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { StoreError } from '../store-error.js';
+import { currentWaitBudget, within } from '../wait-budget.js';
 
 /**
  * SQLSTATE classes of a store that is down, restarting, overloaded or timed out: 08 connection
@@ -42,12 +43,17 @@ export function storeFailure(error: unknown): unknown {
  * A connection of `pool`. Whatever stops one being opened is STORE_UNAVAILABLE, nothing having run: refused, timed
  * out, too many connections, the server starting or shutting down, a database not accepting connections (55000, as
  * ALTER DATABASE … ALLOW_CONNECTIONS false), a password refused (28P01, as during a rotation). Those SQLSTATEs mean
- * something else after the connection is made, so they are told by when they come, not by their code.
+ * something else after the connection is made, so they are told by when they come, not by their code. The wait spends
+ * the request's WaitBudget, where there is one (fairStore): a connection opened past it is given back unused.
  */
 export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  const budget = currentWaitBudget();
+  const opening = pool.connect();
   try {
-    return await pool.connect();
+    if (budget === undefined) return await opening;
+    return await budget.spend((leftMs) => within(opening, leftMs, budget, (client) => client.release()));
   } catch (error) {
+    if (error instanceof StoreError) throw error;
     throw new StoreError(
       'STORE_UNAVAILABLE',
       `the PostgreSQL store cannot answer now: cannot connect: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
