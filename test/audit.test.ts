@@ -290,6 +290,91 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(blocksOf(events).find((e) => e.block_number === FROM + 7)!.reason).toMatch(/^parent_link: .* gave no hash/);
   });
 
+  /** The chain FROM..to with each receipt's blockHash and blockNumber, as every client sends them. */
+  function chainNamingBlocks(to: number): Map<number, NodeBlock> {
+    const blocks = fixtureChain(FROM, to);
+    for (const [b, block] of blocks) {
+      const { hash, number } = block.header;
+      blocks.set(b, {
+        ...block,
+        receipts: block.receipts.map((r) => ({ ...r, blockHash: hash, blockNumber: number })),
+      });
+    }
+    return blocks;
+  }
+  const asksOf = (n: LoopbackNode, method: string, b: number) =>
+    n.calls.filter((c) => c.method === method && Number(c.params[0]) === b).length;
+
+  it('receipts that name another block than the header fail, asked again first, never unreachable (was: "the chain reorganised, try again")', async () => {
+    const corruptions: Array<[string, (block: NodeBlock, next: NodeBlock) => NodeBlock]> = [
+      ["the next block's receipts", (block, next) => ({ ...block, receipts: next.receipts })],
+      ['a forged header hash', (block) => ({ ...block, header: { ...block.header, hash: `0x${'ab'.repeat(32)}` } })],
+      [
+        'a forged header, re-hashed',
+        (block) => ({
+          ...block,
+          header: rehash({ ...block.header, gasLimit: `0x${(Number(block.header.gasLimit) + 1).toString(16)}` }),
+        }),
+      ],
+    ];
+    for (const [name, corrupt] of corruptions) {
+      const blocks = chainNamingBlocks(FROM + 9);
+      blocks.set(FROM + 6, corrupt(blocks.get(FROM + 6)!, blocks.get(FROM + 7)!));
+      const n = await start(blocks);
+      const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 });
+      const events = await collect(audit);
+      // A forged hash also breaks the next block's link to it.
+      const next =
+        name === "the next block's receipts" ? [] : [{ block: FROM + 7, verdict: 'fail', checks: ['parent_link'] }];
+      expect(notPassing(events), name).toEqual([
+        { block: FROM + 6, verdict: 'fail', checks: ['block_input'] },
+        ...next,
+      ]);
+      const message = blocksOf(events).find((e) => e.block_number === FROM + 6)!.failures[0]!.message;
+      expect(message, name).toMatch(
+        /receipts\[0\]\.blockHash: expected 0x[0-9a-f…]+, the header's hash, which it repeats, got 0x/,
+      );
+      expect(audit.summary(), name).toMatchObject({ complete: true, verdicts: { unreachable: 0 } });
+      // The block was asked three times (the first ask and two more), header and receipts each time.
+      if (name === "the next block's receipts")
+        expect([asksOf(n, 'eth_getBlockByNumber', FROM + 6), asksOf(n, 'eth_getBlockReceipts', FROM + 6)]).toEqual([
+          3, 3,
+        ]);
+      await n.close();
+      node = undefined;
+    }
+  });
+
+  it('a reorg between the header and the receipts calls: the block is asked again and passes on the new branch (was: unreachable)', async () => {
+    const blocks = chainNamingBlocks(FROM + 9);
+    // The new branch replaces FROM+6 (its parent FROM+5) and relinks the blocks after it, as a reorg of depth 1 does.
+    const branch = new Map<number, NodeBlock>();
+    let parent = String(blocks.get(FROM + 5)!.header.hash);
+    for (let b = FROM + 6; b <= FROM + 9; b++) {
+      const old = blocks.get(b)!;
+      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 6 && { extraData: '0xabcdef' }) });
+      branch.set(b, { ...old, header, receipts: old.receipts.map((r) => ({ ...r, blockHash: header.hash })) });
+      parent = String(header.hash);
+    }
+    const n = await start(blocks);
+    // The node switches to the new branch between answering FROM+6's header and its receipts.
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 6)
+        for (const [b, block] of branch) n.blocks.set(b, block);
+      return undefined;
+    };
+    const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 });
+    const events = await collect(audit);
+    expect(notPassing(events)).toEqual([]);
+    expect(events.some(isReorg)).toBe(false);
+    expect(blocksOf(events).find((e) => e.block_number === FROM + 6)!.block_hash).toBe(
+      String(branch.get(FROM + 6)!.header.hash),
+    );
+    // One fetch more: the header and the receipts asked once again.
+    expect([asksOf(n, 'eth_getBlockByNumber', FROM + 6), asksOf(n, 'eth_getBlockReceipts', FROM + 6)]).toEqual([2, 2]);
+    expect(audit.summary().verdicts).toMatchObject({ pass: 10, unreachable: 0 });
+  });
+
   it('a header without its number fails block_input, naming it (was: unreachable, stopping the audit)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
     const { number: _, ...header } = blocks.get(FROM + 6)!.header;

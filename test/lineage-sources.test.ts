@@ -11,7 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bytesToHex, Problems, readRpcBlock, receiptsCommitment, RULE_SETS } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  defaultRegistry,
+  Problems,
+  readRpcBlock,
+  receiptsCommitment,
+  RULE_SETS,
+} from '../packages/core/src/index.js';
+import { checkBlock } from '../packages/core/src/lineage/onchain.js';
 import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { BundleRecorder } from '../packages/core/src/bundle/recorder.js';
@@ -917,9 +925,30 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     expect(error.message).not.toContain('secret-project-key');
   });
 
-  it('refuses receipts of another block (a reorg between the calls)', async () => {
+  it('asks receipts of another block again with the header, then hands them over for the lineage to refuse (was: "reorganised", thrown at once)', async () => {
     node.tamper = (r) => ({ ...r, blockHash: `0x${'12'.repeat(32)}` });
-    await expect(rpc().source.block(1, 19426587)).rejects.toThrow(/reorganised/);
+    const { source: s } = rpc();
+    const block = await s.block(1, 19426587);
+    expect(block!.receipts.every((r) => (r as Json).blockHash === `0x${'12'.repeat(32)}`)).toBe(true);
+    // The first ask and two more, header and receipts each time.
+    for (const method of ['eth_getBlockByNumber', 'eth_getBlockReceipts'])
+      expect(node.calls.filter((c) => c.method === method)).toHaveLength(3);
+    // A lineage walk reads the block as every source's: the receipts' blockHash is named, never checked as the block's.
+    const error = await rejection(
+      checkBlock(19426587, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
+    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toMatch(/^block 19426587 cannot be read: receipts\[0\]\.blockHash: expected 0x/);
+  });
+
+  it('goes on with a block whose receipts named another block once (a reorg between the calls): one more ask', async () => {
+    // The first answer's receipts are of the new branch; the node is consistent after.
+    const asks = () => node.calls.filter((c) => c.method === 'eth_getBlockReceipts').length;
+    node.tamper = (r) => (asks() === 1 ? { ...r, blockHash: `0x${'12'.repeat(32)}` } : r);
+    const block = await rpc().source.block(1, 19426587);
+    expect(block!.receipts).toEqual(loadFixture('mainnet-19426587').receipts);
+    for (const method of ['eth_getBlockByNumber', 'eth_getBlockReceipts'])
+      expect(node.calls.filter((c) => c.method === method)).toHaveLength(2);
   });
 
   it('refuses a receipt list that does not match the transactions', async () => {

@@ -82,6 +82,24 @@ const sameHash = (a: unknown, b: unknown) =>
   typeof a === 'string' && typeof b === 'string' && (a === b || a.toLowerCase() === b.toLowerCase());
 
 /**
+ * Whether a receipt's `blockHash` names another block than the header's `hash` (a header without its hash names
+ * none: the verification fails it, naming header.hash).
+ */
+function namesAnotherBlock(receipts: unknown[], block: Json): boolean {
+  if (block.hash === undefined || block.hash === null) return false;
+  return receipts.some(
+    (r) => isObject(r) && r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash),
+  );
+}
+
+/**
+ * Times a block whose receipts name another block is asked again, header and receipts. A reorg between the two calls
+ * settles by the next ask (a second covers a node that moves again meanwhile); receipts that name another block after
+ * that are the node's answer, not a race, and a retry would not mend them.
+ */
+const REASKS = 2;
+
+/**
  * One receipt more than the block lists transactions, and that receipt is Bor's state-sync
  * receipt (its transaction hash is keccak("matic-bor-receipt-" ‖ number ‖ hash)): nodes return it
  * from eth_getBlockReceipts without listing its transaction. Not a miscount; whether it belongs in
@@ -102,11 +120,11 @@ function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): b
  * (hashes only) for the header, `eth_getBlockReceipts` for the receipts, or,
  * when the node does not have that method, `eth_getTransactionReceipt` for
  * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
- * extra members such as `blockHash` included). The receipts must belong to the
- * block fetched (their `blockHash`, when they carry one, is the block's hash;
- * one per transaction), so a reorg between the calls is an error, not a
- * wrong block. Error messages name the node by origin only: a provider URL's
- * path often holds an API key.
+ * extra members such as `blockHash` included). Receipts whose `blockHash` names
+ * another block than the header are asked again with it (a reorg between the
+ * calls), else handed over for the verification to fail; others must be one per
+ * transaction, of its hash. Error messages name the node by origin only: a
+ * provider URL's path often holds an API key.
  * @example
  * const node = new RpcBlockSource({ url: 'http://127.0.0.1:8545' });
  * const block = await node.block(1, 19_000_000); // {chain_id, header, receipts} or null
@@ -216,7 +234,10 @@ export class RpcBlockSource implements BlockSource {
     return Number(n);
   }
 
-  /** A receipt list's checks: an array of objects, one per transaction, of this block. */
+  /**
+   * A receipt list's checks: an array of objects, one per transaction, of its hash. Receipts that name another block
+   * are returned as they are, without the other checks: {@link block} asks again, then hands them over.
+   */
   private checkReceipts(
     receipts: unknown,
     method: string,
@@ -228,6 +249,7 @@ export class RpcBlockSource implements BlockSource {
       throw new SourceError(
         `${this.where} answered ${method} for block ${n} with something that is not a list of receipts`,
       );
+    if (namesAnotherBlock(receipts, block)) return receipts;
     const miscounted =
       hashes !== undefined &&
       receipts.length !== hashes.length &&
@@ -238,13 +260,6 @@ export class RpcBlockSource implements BlockSource {
       );
     }
     receipts.forEach((r: Json, i) => {
-      // A block without its hash is no reorg: the verification fails it, naming header.hash (block_input).
-      const hashGiven = block.hash !== undefined && block.hash !== null;
-      if (hashGiven && r.blockHash !== undefined && r.blockHash !== null && !sameHash(r.blockHash, block.hash)) {
-        throw new SourceError(
-          `${this.where} gave receipts of block ${plain(r.blockHash)} for block ${n} (${plain(block.hash)}): the chain reorganised between the calls, try again`,
-        );
-      }
       // A receipt's place is its transactionIndex where it has one (a list need not be in that order, and verifying
       // the block orders it so); an index that is not a place in the block is for the verification to name.
       const index = quantity(r.transactionIndex);
@@ -330,7 +345,9 @@ export class RpcBlockSource implements BlockSource {
   /**
    * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
    * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be the
-   * block's (one per transaction, of its hash). `asked`: that eth_getBlockReceipts call, already made.
+   * block's (one per transaction, of its hash), or returned as they are when their `blockHash` names
+   * another block (a reader of the block refuses them, naming it). `asked`: that eth_getBlockReceipts
+   * call, already made.
    */
   async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
     const hashes = this.transactionHashes(block, blockNumber);
@@ -361,20 +378,38 @@ export class RpcBlockSource implements BlockSource {
   }
 
   /**
-   * Block `blockNumber`: its header and its receipts asked at once (one round trip, and one request
-   * when batched), the receipts then checked against the header.
+   * A block's header and its receipts asked at once (one round trip, and one request when batched);
+   * null when the node has no such block.
    */
-  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+  private async headerAndReceipts(
+    chainId: number,
+    blockNumber: number,
+  ): Promise<{ block: Json; receipts: unknown[] } | null> {
     // header() asks the chain id first (once), then the header; the receipts go with them (one batch
     // when batching), and no answer is used before the chain is known to be the one asked for.
-    requireBlockNumber(blockNumber);
     const header = this.header(chainId, blockNumber);
     const asked = this.blockReceipts ? this.call('eth_getBlockReceipts', [toQuantity(blockNumber)]) : undefined;
     asked?.catch(() => undefined); // seen by receiptsOf, or not wanted when the node has no such block
     const block = await header;
     if (block === null) return null;
+    return { block, receipts: await this.receiptsOf(block, blockNumber, asked) };
+  }
+
+  /**
+   * Block `blockNumber`: its header and its receipts, checked against the header. Receipts whose
+   * `blockHash` names another block are asked again with the header ({@link REASKS} times: a reorg
+   * between the calls); still so, the block is handed over as the node gave it, and verifying it fails
+   * (block_input names the receipts' blockHash): corruption is reported, not called unreachable.
+   */
+  async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
+    requireBlockNumber(blockNumber);
+    let fetched = await this.headerAndReceipts(chainId, blockNumber);
+    const ofAnotherBlock = () => fetched !== null && namesAnotherBlock(fetched.receipts, fetched.block);
+    for (let asked = 0; asked < REASKS && ofAnotherBlock(); asked++)
+      fetched = await this.headerAndReceipts(chainId, blockNumber);
+    if (fetched === null) return null;
+    const { block, receipts } = fetched;
     const hashes = this.transactionHashes(block, blockNumber);
-    const receipts = await this.receiptsOf(block, blockNumber, asked);
 
     // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
     const result: BlockJson = {
