@@ -16,7 +16,7 @@ import { ChainedLines, headerDigest } from '../packages/service/src/queue/audit-
 import { AuditTally, type AuditEvent } from '../packages/core/src/audit/index.js';
 import { statusOfVerdicts } from '../packages/service/src/cli/audit/audit-output.js';
 import { runAudit } from '../packages/service/src/cli/audit/audit.js';
-import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
+import { fixtureChain, forkOf, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { startLoopbackService, type LoopbackService } from './helpers/loopback-service.js';
 import { withTxHashes } from './helpers/synthetic-tx-hash.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -153,14 +153,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   it('a reorg across a --resume (the node switched chains while the audit was stopped) is followed back into the file, as an uninterrupted run follows it: the same lines, exit 0 (was: the first resumed block failed parent_link, a user check)', async () => {
     const blocks = fixtureChain(FROM, TO);
     // Chain B forks at FROM+4 (other extraData), every block after it re-linked and re-hashed.
-    const fork = new Map<number, NodeBlock>();
-    let parent = String(blocks.get(FROM + 3)!.header.hash);
-    for (let b = FROM + 4; b <= TO; b++) {
-      const old = blocks.get(b)!;
-      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
-      fork.set(b, { ...old, header });
-      parent = String(header.hash);
-    }
+    const fork = forkOf(blocks, FROM + 4);
     const switchAt = (n: LoopbackNode) =>
       (n.fault = (call) => {
         if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6)
@@ -434,14 +427,7 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     const blocks = fixtureChain(FROM, TO);
     // Chain B forks at FROM+4 (other extraData), every block after it re-linked and re-hashed; the node switches to it
     // when the audit asks for FROM+6, after FROM+4 and FROM+5 were fetched on chain A.
-    const fork = new Map<number, NodeBlock>();
-    let parent = String(blocks.get(FROM + 3)!.header.hash);
-    for (let b = FROM + 4; b <= TO; b++) {
-      const old = blocks.get(b)!;
-      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
-      fork.set(b, { ...old, header });
-      parent = String(header.hash);
-    }
+    const fork = forkOf(blocks, FROM + 4);
     const n = await start(blocks);
     n.fault = (call) => {
       if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6)

@@ -20,7 +20,14 @@ import { bytesToHex, Problems, readRpcBlock, verifyBlock } from '../packages/cor
 import { inlineBlockVerifier } from '../packages/core/src/verify/block-verifier.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
-import { fixtureChain, rehash, startLoopbackNode, type LoopbackNode, type NodeBlock } from './helpers/loopback-rpc.js';
+import {
+  fixtureChain,
+  forkOf,
+  rehash,
+  startLoopbackNode,
+  type LoopbackNode,
+  type NodeBlock,
+} from './helpers/loopback-rpc.js';
 import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
 
 const FROM = 1_000_001;
@@ -100,14 +107,7 @@ describe('auditRange over a JSON-RPC node', () => {
   it('a reorg mid-audit is reported with the blocks replaced, which are audited again on the new chain, never mixed', async () => {
     const blocks = fixtureChain(FROM, FROM + 11);
     // Chain B forks at FROM+4: another FROM+4 (other extraData) and every block after it re-linked and re-hashed.
-    const fork = new Map<number, NodeBlock>();
-    let parent = String(blocks.get(FROM + 3)!.header.hash);
-    for (let b = FROM + 4; b <= FROM + 11; b++) {
-      const old = blocks.get(b)!;
-      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
-      fork.set(b, { ...old, header });
-      parent = String(header.hash);
-    }
+    const fork = forkOf(blocks, FROM + 4);
     const oldHashes = new Map([...blocks].map(([b, block]) => [b, String(block.header.hash).toLowerCase()]));
     const n = await start(blocks);
     // The node switches to chain B when the audit asks for FROM+6: FROM+4 and FROM+5 were audited on chain A.
@@ -144,18 +144,8 @@ describe('auditRange over a JSON-RPC node', () => {
 
   it("a reorg met at a resumed run's first block is followed back into the earlier run's blocks (was: parent_link), and a block asked again with the hash audited ends the walk unlisted", async () => {
     const blocks = fixtureChain(FROM, FROM + 11);
-    /** Chain B from FROM+4 on, re-linked and re-hashed; its FROM+4 links to `root`. */
-    const chainB = (root: string) => {
-      const fork = new Map<number, NodeBlock>();
-      let parent = root;
-      for (let b = FROM + 4; b <= FROM + 11; b++) {
-        const old = blocks.get(b)!;
-        const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 4 && { extraData: '0xabcdef' }) });
-        fork.set(b, { ...old, header });
-        parent = String(header.hash);
-      }
-      return fork;
-    };
+    /** Chain B from FROM+4 on; its FROM+4 links to `root`. */
+    const chainB = (root: string) => forkOf(blocks, FROM + 4, root);
     const hashOfA = (b: number) => String(blocks.get(b)!.header.hash).toLowerCase();
     const earlierRun = {
       from: FROM,
@@ -348,14 +338,7 @@ describe('auditRange over a JSON-RPC node', () => {
   it('a reorg between the header and the receipts calls: the block is asked again and passes on the new branch (was: unreachable)', async () => {
     const blocks = chainNamingBlocks(FROM + 9);
     // The new branch replaces FROM+6 (its parent FROM+5) and relinks the blocks after it, as a reorg of depth 1 does.
-    const branch = new Map<number, NodeBlock>();
-    let parent = String(blocks.get(FROM + 5)!.header.hash);
-    for (let b = FROM + 6; b <= FROM + 9; b++) {
-      const old = blocks.get(b)!;
-      const header = rehash({ ...old.header, parentHash: parent, ...(b === FROM + 6 && { extraData: '0xabcdef' }) });
-      branch.set(b, { ...old, header, receipts: old.receipts.map((r) => ({ ...r, blockHash: header.hash })) });
-      parent = String(header.hash);
-    }
+    const branch = forkOf(blocks, FROM + 6);
     const n = await start(blocks);
     // The node switches to the new branch between answering FROM+6's header and its receipts.
     n.fault = (call) => {

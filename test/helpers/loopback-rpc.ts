@@ -115,6 +115,31 @@ export function rehash(header: Record<string, unknown>): Record<string, unknown>
   return { ...header, hash: `0x${bytesToHex(headerHash(read.complete))}` };
 }
 
+/**
+ * Another branch of `blocks` from block `first` on, as a reorg brings: its first block another (other extraData),
+ * linked to `parentHash` (by default the hash of the block before it), and every block after it re-linked and
+ * re-hashed. Receipts that name their block (`blockHash`) name the new one.
+ */
+export function forkOf(
+  blocks: ReadonlyMap<number, NodeBlock>,
+  first: number,
+  parentHash = String(blocks.get(first - 1)!.header.hash),
+): Map<number, NodeBlock> {
+  const fork = new Map<number, NodeBlock>();
+  let parent = parentHash;
+  const last = Math.max(...blocks.keys());
+  for (let b = first; b <= last; b++) {
+    const old = blocks.get(b)!;
+    const header = rehash({ ...old.header, parentHash: parent, ...(b === first && { extraData: '0xabcdef' }) });
+    const receipts = old.receipts.map((r) =>
+      typeof r === 'object' && r !== null && 'blockHash' in r ? { ...r, blockHash: header.hash } : r,
+    );
+    fork.set(b, { ...old, header, receipts });
+    parent = String(header.hash);
+  }
+  return fork;
+}
+
 interface JsonRpcBody {
   id: number;
   method: string;
