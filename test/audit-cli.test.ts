@@ -195,6 +195,26 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 30, fail: 0 }, reorgs: 1, complete: true });
   });
 
+  it("--resume after a block whose hash its header refuted: the node's right answer later is no reorg, the block's fail stands and the next block fails its link (a user re-check)", async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const honest = blocks.get(FROM + 5)!;
+    blocks.set(FROM + 5, { ...honest, header: { ...honest.header, hash: `0x${'ab'.repeat(32)}` } });
+    const n = await start(blocks);
+    const out = tempFile('forged.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', out])).status).toBe(1);
+    writeFileSync(out, `${readFileSync(out, 'utf8').split('\n').slice(0, 7).join('\n')}\n`); // header, 6 blocks
+    n.blocks.set(FROM + 5, honest);
+    expect((await run([...RANGE, '--rpc', n.url, '--out', out, '--resume'])).status).toBe(1);
+    const lines = parseLines(readFileSync(out, 'utf8'));
+    expect(lines.some((l) => l.reorg !== undefined)).toBe(false);
+    expect(
+      lines.filter((l) => l.verdict === 'fail').map((l) => [l.block_number, l.failures.map((f: any) => f.check)]),
+    ).toEqual([
+      [FROM + 5, ['header_hash']],
+      [FROM + 6, ['parent_link']],
+    ]);
+  });
+
   it('Ctrl-C stops cleanly: exit 130, a line saying how to resume, and --resume completes the audit', async () => {
     const n = await start();
     n.delayMs = 15; // a block a round trip (no batching, one block at a time): time to interrupt

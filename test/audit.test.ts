@@ -191,6 +191,45 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(notPassing(broken.events)).toEqual([{ block: FROM + 4, verdict: 'fail', checks: ['parent_link'] }]);
   });
 
+  it('a block whose hash its header refutes is no chain a reorg replaced: a node that forged it once and answers rightly after has the block fail, and the next its link (was: a reorg, both passing: a user re-check)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const honest = blocks.get(FROM + 5)!;
+    blocks.set(FROM + 5, { ...honest, header: { ...honest.header, hash: `0x${'ab'.repeat(32)}` } });
+    const n = await start(blocks);
+    // The node answers rightly from the time the audit asks for FROM+6.
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 6) n.blocks.set(FROM + 5, honest);
+      return undefined;
+    };
+    const events = await collect(
+      auditRange({
+        source: new RpcBlockSource({ url: n.url, keepMiscountedReceipts: true, sleep: instant, batch: 1 }),
+        chainId: 1,
+        from: FROM,
+        to: FROM + 9,
+        concurrency: 1,
+      }),
+    );
+    expect(events.some(isReorg)).toBe(false);
+    expect(notPassing(events)).toEqual([
+      { block: FROM + 5, verdict: 'fail', checks: ['header_hash'] },
+      { block: FROM + 6, verdict: 'fail', checks: ['parent_link'] },
+    ]);
+  });
+
+  it('a block source that leaves out chain_id, or gives null, answers for the chain asked: its blocks are verified as that chain\'s (was: not_verifiable, "not in the registry": a user re-check)', async () => {
+    for (const chainId of [undefined, null]) {
+      const source = {
+        block: async (_chain: number, n: number) => {
+          const { header, receipts, transactions } = loadFixture(`mainnet-${n}`) as unknown as BlockJson;
+          return { chain_id: chainId, header, receipts, ...(transactions !== undefined && { transactions }) } as never;
+        },
+      };
+      const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 2 }));
+      expect(blocksOf(events).map((e) => e.verdict)).toEqual(['pass', 'pass', 'pass']);
+    }
+  });
+
   it("an altered receipt (a log of another address) fails receipts_root, logs_bloom and the receipt's own bloom, nothing else", async () => {
     const blocks = fixtureChain(1_000_021, 1_000_025);
     const block = blocks.get(1_000_023)!;

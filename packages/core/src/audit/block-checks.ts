@@ -22,6 +22,17 @@ export function parentHashOf(block: BlockJson): string | null {
   return typeof block.header.parentHash === 'string' ? block.header.parentHash.toLowerCase() : null;
 }
 
+/**
+ * The hash a block's line names, when nothing in the line says it is false: null where the source gave none, where the
+ * header does not hash to it (`header_hash`), or where the block was refused as input (`block_input`: its hash never
+ * checked). Only such a hash is a block a reorg may have replaced: one that never was a block's is the source's error,
+ * whatever it answers later, and its line stands (the block after it fails parent_link).
+ */
+export function vouchedHash(audit: BlockAudit): string | null {
+  if (audit.block_hash === null) return null;
+  return audit.failures.some((f) => f.check === 'header_hash' || f.check === 'block_input') ? null : audit.block_hash;
+}
+
 /** A comparison of the report that failed, as an audit failure. */
 function comparisonFailure(check: string, what: string, comparison: Comparison): AuditFailure[] {
   if (comparison.matches !== false) return [];

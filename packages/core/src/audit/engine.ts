@@ -5,11 +5,11 @@
  * links is told apart as a reorg or a broken link by asking the source again.
  */
 import { ChainMismatchError, SourceError } from '../errors.js';
-import { notTheBlockAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
+import { notTheBlockAsked, withChainAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
 import type { BlockRefusal, BlockReport } from '../verify/verify-block.js';
-import { hashOf, judgeBlock, parentHashOf, type ExpectedParent } from './block-checks.js';
+import { hashOf, judgeBlock, parentHashOf, vouchedHash, type ExpectedParent } from './block-checks.js';
 import { Prefetcher, settle, type Fetched } from './prefetch.js';
 import {
   AuditTally,
@@ -106,6 +106,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   private readonly verify: BlockVerifier;
   private readonly chunkSize: number;
   private readonly maxReorgDepth: number;
+  /** The options' source, its blocks that name no chain named as the chain asked for (withChainAsked). */
+  private readonly source: BlockSource;
   /** Hashes of the blocks audited lately (by an earlier run too), for following a reorg back. */
   private readonly recent: Map<number, string>;
   /** The first block of the range, which a reorg is never followed back past, with its parent's hash and name. */
@@ -135,6 +137,12 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     this.chunkSize = Math.max(1, options.chunkSize ?? 100);
     this.maxReorgDepth = Math.max(1, options.maxReorgDepth ?? DEFAULT_MAX_REORG_DEPTH);
     const { earlier } = options;
+    this.source = {
+      block: async (chain, number) => {
+        const block = await options.source.block(chain, number);
+        return block === null ? null : withChainAsked(block, chain);
+      },
+    };
     this.recent = new Map(earlier?.hashes);
     this.floor =
       earlier === undefined
@@ -197,8 +205,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       ...(name && { expectedParentName: name }),
       ...(anchor !== undefined && { anchor }),
     });
-    const hash = hashOf(block);
+    // A hash the block's own checks refute is no earlier chain to follow a reorg back into.
+    const hash = vouchedHash(audit);
     if (hash !== null) this.recent.set(number, hash);
+    else this.recent.delete(number);
     this.recent.delete(number - this.maxReorgDepth - 1);
     this.audited++;
     return {
@@ -226,7 +236,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     for (let n = number - 1; n >= this.floor.from && replacements.length < this.maxReorgDepth; n--) {
       const audited = this.recent.get(n);
       if (audited === undefined || parentHashOf(child) === audited) break;
-      const fetched = await this.timed('fetching_ms', () => settle(this.options.source, this.options.chainId, n));
+      const fetched = await this.timed('fetching_ms', () => settle(this.source, this.options.chainId, n));
       const reason = unreachableReason(fetched, n, this.options.chainId);
       if (reason !== null) throw new SourceError(reason);
       const now = (fetched as { block: BlockJson }).block;
@@ -254,7 +264,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
 
   /** The lines of the audit; buffered per chunk when a cross-check must see the chunk first. */
   private async *events(): AsyncGenerator<AuditEvent> {
-    const { source, chainId, from, to, signal, crossCheck } = this.options;
+    const { source } = this;
+    const { chainId, from, to, signal, crossCheck } = this.options;
     const prefetcher = new Prefetcher(
       this.options.verify === undefined ? source : this.verifiedOnArrival(source),
       chainId,

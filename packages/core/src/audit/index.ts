@@ -6,7 +6,7 @@
  */
 export { auditRange, DEFAULT_MAX_REORG_DEPTH, RangeAudit, type AuditRangeOptions, type EarlierRun } from './engine.js';
 // A block's claimed hash and parent hash as the engine reads them: a job queue joins chunks by them.
-export { hashOf, parentHashOf } from './block-checks.js';
+export { hashOf, parentHashOf, vouchedHash } from './block-checks.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
 // What an audit is run with, from the rooms that hold it: the block sources' contract and errors, the offline
 // source, the block verifier (also exported by `evm-integrity/lineage`, which shares them).

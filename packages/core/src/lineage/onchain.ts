@@ -16,7 +16,7 @@ import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 import { exactInteger, INTEGER_FORM } from './sources/integers.js';
 import { SourceError } from '../errors.js';
-import { notTheBlockAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
+import { notTheBlockAsked, withChainAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
 import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 
@@ -204,7 +204,7 @@ export async function checkBlock(
   const wrong = notTheBlockAsked(json, context.chainId, n);
   if (wrong !== null) throw new SourceError(wrong);
   // The walk's chain applies to a bundle block that names none (for its eras and state-sync receipt).
-  const named = json.chain_id === undefined ? { ...json, chain_id: context.chainId } : json;
+  const named = withChainAsked(json, context.chainId);
   const problems = new Problems();
   const block = readRpcBlock(named, problems, { registry: context.registry });
   const where = () => context.blocks?.pathOf?.(context.chainId, n);

@@ -23,6 +23,14 @@ export interface BlockSource {
 }
 
 /**
+ * A block that names no chain (`chain_id` absent or null) as a block of the chain it was asked for: a source answers
+ * for the chain it is asked (a bundle's block, a store's record, may leave the chain out).
+ */
+export function withChainAsked(block: BlockJson, chainId: number): BlockJson {
+  return block.chain_id === undefined || block.chain_id === null ? { ...block, chain_id: chainId } : block;
+}
+
+/**
  * Holds a block a source gave to the chain and number asked for, whatever the source: a block of another number,
  * judged as the one asked for, would pair that number with another block's hash. Returns why it is not the block
  * asked for (its header.number is another), or null; throws ChainMismatchError when its chain_id names another chain.

@@ -15,7 +15,13 @@
  * output of a chain's history (millions of lines, gigabytes) resumes in constant memory.
  */
 import { closeSync, openSync, readSync, truncateSync } from 'node:fs';
-import { DEFAULT_MAX_REORG_DEPTH, type AuditEvent, type AuditReorg, type BlockAudit } from 'evm-integrity/audit';
+import {
+  DEFAULT_MAX_REORG_DEPTH,
+  vouchedHash,
+  type AuditEvent,
+  type AuditReorg,
+  type BlockAudit,
+} from 'evm-integrity/audit';
 import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
 import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
@@ -47,8 +53,8 @@ export interface Checkpoint {
    */
   lastHash?: string | null;
   /**
-   * The hashes of the last blocks kept (the last line of each, those that gave one), as many as the engine follows a
-   * reorg back: a reorg met at block `next` is followed back into them, as within a run.
+   * The hashes of the last blocks kept (the last line of each, where nothing in it refutes the hash: vouchedHash), as
+   * many as the engine follows a reorg back: a reorg met at block `next` is followed back into them, as within a run.
    */
   hashes: Map<number, string>;
   /** The file holds the header line, which the resumed audit must not write again. */
@@ -209,7 +215,8 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
         onEvent(event);
         last = event;
         hashes.delete(event.block_number);
-        if (event.block_hash !== null) hashes.set(event.block_number, event.block_hash);
+        const hash = vouchedHash(event);
+        if (hash !== null) hashes.set(event.block_number, hash);
         // The block before the deepest one a reorg replaces is linked to: one more than the depth.
         for (const [number] of hashes) if (hashes.size > DEFAULT_MAX_REORG_DEPTH + 1) hashes.delete(number);
         cut = end;
