@@ -191,6 +191,41 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(notPassing(broken.events)).toEqual([{ block: FROM + 4, verdict: 'fail', checks: ['parent_link'] }]);
   });
 
+  it("after a reorg that replaced the earlier run's last block, a resumed run's first block that still does not link names the block audited before it, not the checkpoint (a user re-check)", async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const hashOfA = (b: number) => String(blocks.get(b)!.header.hash).toLowerCase();
+    const old = blocks.get(FROM + 5)!;
+    const next = blocks.get(FROM + 6)!;
+    const n = await start(
+      new Map([
+        ...blocks,
+        [FROM + 5, { ...old, header: rehash({ ...old.header, extraData: '0xabcdef' }) }],
+        [FROM + 6, { ...next, header: rehash({ ...next.header, parentHash: `0x${'44'.repeat(32)}` }) }],
+      ]),
+    );
+    const events = await collect(
+      auditRange({
+        source: rpc(n),
+        chainId: 1,
+        from: FROM + 6,
+        to: FROM + 9,
+        anchor: hashOfA(FROM + 5),
+        anchorName: "the hash of the checkpoint's last block (--resume)",
+        earlier: {
+          from: FROM,
+          anchor: undefined,
+          hashes: new Map(Array.from({ length: 6 }, (_, i) => [FROM + i, hashOfA(FROM + i)] as [number, string])),
+        },
+      }),
+    );
+    expect(events.filter(isReorg).map((e) => e.reorg.replaced.map((r) => r.block_number))).toEqual([[FROM + 5]]);
+    const failing = blocksOf(events).filter((e) => e.verdict === 'fail');
+    expect(failing.map((e) => [e.block_number, e.failures.map((f) => f.message)])).toEqual([
+      [FROM + 6, ['the parentHash is not the hash of the block audited before it']],
+      [FROM + 7, ['the parentHash is not the hash of the block audited before it']],
+    ]);
+  });
+
   it('a block whose hash its header refutes is no chain a reorg replaced: a node that forged it once and answers rightly after has the block fail, and the next its link (was: a reorg, both passing: a user re-check)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
     const honest = blocks.get(FROM + 5)!;

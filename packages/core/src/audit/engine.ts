@@ -193,11 +193,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const verified = await this.timed('verifying_ms', () => started ?? this.verify(block));
     const anchor = this.options.anchors?.get(number);
     // The range's first block links to the anchor it was given, whatever reorg came before; this run's first, when an
-    // earlier run audited the blocks before it, to the last of them.
+    // earlier run audited the blocks before it, to the last of them, unless a reorg replaced that one: then to the
+    // block audited before it, as any other block.
+    const lower = (hash: string | null | undefined) => hash?.toLowerCase() ?? hash;
     const name =
       number === this.floor.from
         ? this.floor.anchorName
-        : number === this.options.from
+        : number === this.options.from && parent === lower(this.options.anchor)
           ? this.options.anchorName
           : undefined;
     const audit = judgeBlock(number, block, verified, {
