@@ -160,3 +160,37 @@ describe('a refusal says what was given and what was expected', () => {
     expect([rules.code, added.code]).toEqual([2, 2]);
   });
 });
+
+describe('a value the command line did not write is shown, never sent to the terminal as it is', () => {
+  const ESC = '\u001b[31m';
+  /** A control character other than the line break ending each line. */
+  const hasControl = (text: string) =>
+    [...text].some((char) => char !== '\n' && (char.codePointAt(0)! < 0x20 || char.codePointAt(0) === 0x7f));
+
+  it.each([
+    [['verify', 'block', BLOCK_FILE, `--bo${ESC}gus`], `unknown option '--boU+001B[31mgus'`],
+    [['verify', 'block', BLOCK_FILE, '--chain', `${ESC}x\u0007`], '--chain: "U+001B[31mxU+0007" is not a chain id'],
+    [[`${ESC}verify`], 'unknown command "U+001B[31mverify"'],
+  ])('%j: one line, its control characters as code points', (args, shown) => {
+    const result = run(args);
+    expect(result.code).toBe(2);
+    expect(hasControl(result.stderr)).toBe(false);
+    expect(result.stderr.split('\n')[0]).toContain(shown);
+  });
+
+  it('evidence list: a stored --vouched-by is shown with its control characters as code points', () => {
+    const evidence = join(dir, 'evidence-ctrl');
+    const hash = (JSON.parse(BLOCK_TEXT) as { header: { hash: string } }).header.hash;
+    const added = run(
+      ['evidence', 'add', BLOCK_FILE, '--trusted-hash', hash, '--vouched-by', `${ESC}evil\u0007`].concat([
+        '--evidence-dir',
+        evidence,
+      ]),
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const listed = run(['evidence', 'list', '--evidence-dir', evidence]);
+    expect(listed.code).toBe(0);
+    expect(hasControl(listed.stdout)).toBe(false);
+    expect(listed.stdout).toContain('vouched by U+001B[31mevilU+0007 at ');
+  });
+});

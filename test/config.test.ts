@@ -214,6 +214,71 @@ describe('server configuration', () => {
     );
   });
 
+  describe('members bounded by others are checked once, merged: file, environment and flags', () => {
+    const fileOf = (json: object) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'evm-integrity-config-')), 'config.json');
+      writeFileSync(file, JSON.stringify(json));
+      return file;
+    };
+    const small = fileOf({ max_body_bytes_in_flight: 1000 });
+
+    it('file + environment: the environment makes the file valid, or is named when it is out of bounds', () => {
+      const lowered = { EVM_INTEGRITY_BODY_LIMIT_BYTES: '1000', EVM_INTEGRITY_LOGS_PROOF_BODY_LIMIT_BYTES: '1000' };
+      expect(loadConfig({ config: small }, lowered)).toMatchObject({
+        maxBodyBytesInFlight: 1000,
+        bodyLimitBytes: 1000,
+        logsProofBodyLimitBytes: 1000,
+      });
+      expect(
+        loadConfig({ config: small }, { EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: '67108864' }).maxBodyBytesInFlight,
+      ).toBe(67108864);
+      // Only one limit lowered: the other binds, and the file's member is named as the file writes it.
+      expect(() => loadConfig({ config: small }, { EVM_INTEGRITY_BODY_LIMIT_BYTES: '1000' })).toThrow(
+        /^max_body_bytes_in_flight: expected at least the largest body limit \(logs_proof_body_limit_bytes, 33554432\), got 1000/,
+      );
+      const header = fileOf({ header_timeout_ms: 40000 });
+      expect(loadConfig({ config: header }, { EVM_INTEGRITY_BODY_TIMEOUT_MS: '60000' })).toMatchObject({
+        headerTimeoutMs: 40000,
+        bodyTimeoutMs: 60000,
+      });
+      expect(() => loadConfig({ config: header }, { EVM_INTEGRITY_BODY_TIMEOUT_MS: '35000' })).toThrow(
+        /^EVM_INTEGRITY_BODY_TIMEOUT_MS: expected at least header_timeout_ms \(40000\), got 35000/,
+      );
+    });
+
+    it("file + flag: a flag moves the port the file's metrics_port collided with", () => {
+      const file = fileOf({ port: 9000, metrics_port: 9000 });
+      expect(loadConfig({ config: file, port: '9001' }, {})).toMatchObject({ port: 9001, metricsPort: 9000 });
+      expect(() => loadConfig({ config: file }, {})).toThrow(
+        /^metrics_port: expected a port other than port \(9000\), got 9000$/,
+      );
+      expect(() => loadConfig({ config: fileOf({ metrics_port: 9002 }), port: '9002' }, {})).toThrow(
+        /^metrics_port: expected a port other than port \(9002\), got 9002$/,
+      );
+    });
+
+    it('environment alone: the variables agree with one another, or the one out of bounds is named', () => {
+      expect(
+        loadConfig(
+          {},
+          {
+            EVM_INTEGRITY_BODY_LIMIT_BYTES: '1000',
+            EVM_INTEGRITY_LOGS_PROOF_BODY_LIMIT_BYTES: '1000',
+            EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: '1000',
+          },
+        ).maxBodyBytesInFlight,
+      ).toBe(1000);
+      expect(() =>
+        loadConfig({}, { EVM_INTEGRITY_BODY_LIMIT_BYTES: '1000', EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: '1000' }),
+      ).toThrow(
+        /^EVM_INTEGRITY_MAX_BODY_BYTES_IN_FLIGHT: expected at least the largest body limit \(logs_proof_body_limit_bytes, 33554432\), got 1000/,
+      );
+      expect(() => loadConfig({}, { EVM_INTEGRITY_PORT: '9000', EVM_INTEGRITY_METRICS_PORT: '9000' })).toThrow(
+        /^EVM_INTEGRITY_METRICS_PORT: expected a port other than port \(9000\), got 9000$/,
+      );
+    });
+  });
+
   it("the file: null is every nullable member's default, public_url and database_url too", () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-config-'));
     const file = join(dir, 'config.json');

@@ -292,6 +292,56 @@ describe('an argument outside a function\'s contract is a RangeError or TypeErro
     expect(root.defaultRegistry.verifiability(1, 5).status).toBe('verifiable');
   });
 
+  it('ChainRegistry: eras that do not cover a chain from block 0 in block order are refused, naming extra[0].eras (was: a TypeError at the first block, or a block outside every era verified)', () => {
+    const chain = { chainId: 999_001, name: 'x', rules: 'ethereum' as const, verifiable: true };
+    const registry = (eras: unknown) => new root.ChainRegistry([{ ...chain, eras } as unknown as root.ChainInfo]);
+    expect(() => registry([])).toThrow(
+      new RangeError('extra[0].eras must hold at least one era, the first from block 0; got none (omit eras for none)'),
+    );
+    expect(() => registry([{ name: 'late', from: 5 }])).toThrow(
+      new RangeError('extra[0].eras[0].from must be 0: the eras must cover the chain from its first block; got 5'),
+    );
+    expect(() =>
+      registry([
+        { name: 'one', from: 0 },
+        { name: 'back', from: 0 },
+      ]),
+    ).toThrow(new RangeError('extra[0].eras[1].from must be after the era before (0): eras are in block order; got 0'));
+    expect(() =>
+      registry([
+        { name: 'one', from: 0 },
+        { name: 'two', from: '9' },
+      ]),
+    ).toThrow(new TypeError('extra[0].eras[1].from must be a number, got a string'));
+    expect(() => registry([{ name: 'one', from: -1 }])).toThrow(
+      new RangeError('extra[0].eras[0].from must be a block number (a non-negative integer), got -1'),
+    );
+    const covered = registry([
+      { name: 'one', from: 0 },
+      { name: 'two', from: 9 },
+    ]);
+    expect(covered.verifiability(999_001, 1)).toMatchObject({ status: 'verifiable', era: { name: 'one' } });
+    expect(covered.verifiability(999_001, 9)).toMatchObject({ status: 'verifiable', era: { name: 'two' } });
+  });
+
+  it('verifiability: a block number that is not a non-negative integer is a TypeError or RangeError naming blockNumber (was: verifiable)', () => {
+    expect(() => root.defaultRegistry.verifiability(1, -1)).toThrow(
+      new RangeError('blockNumber must be a non-negative integer, got -1'),
+    );
+    expect(() => root.defaultRegistry.verifiability(1, 1.5)).toThrow(
+      new RangeError('blockNumber must be a non-negative integer, got 1.5'),
+    );
+    expect(() => root.defaultRegistry.verifiability(1, -5n)).toThrow(
+      new RangeError('blockNumber must be a non-negative integer, got -5'),
+    );
+    expect(() => root.defaultRegistry.verifiability(1, '5' as unknown as number)).toThrow(
+      new TypeError('blockNumber must be a number or a bigint, got a string'),
+    );
+    // A header's number is a bigint, of any size a header can hold.
+    expect(root.defaultRegistry.verifiability(1, 5n).status).toBe('verifiable');
+    expect(root.defaultRegistry.verifiability(1, 2n ** 64n - 1n).status).toBe('verifiable');
+  });
+
   it('logsBloom and blockBloom: an address that is not 20 bytes or a topic not 32, naming the item (was: a bloom, silently)', () => {
     const log = { address: new Uint8Array(20), topics: [new Uint8Array(32)], data: new Uint8Array(0) };
     expect(() => root.logsBloom([{ address: new Uint8Array(3), topics: [], data: new Uint8Array(0) }])).toThrow(

@@ -327,6 +327,7 @@ function checkAddedChain(chain: ChainInfo, path: string): void {
   if (typeof chain !== 'object' || chain === null) throw new TypeError(`${path} must be a chain, got ${kindOf(chain)}`);
   checkChainId(chain.chainId, `${path}.chainId`);
   checkRuleSetName(chain.rules, `${path}.rules`);
+  if (chain.eras !== undefined) checkEraStarts(chain.eras, `${path}.eras`);
   chain.eras?.forEach((era, i) => {
     if (era.rules !== undefined) checkRuleSetName(era.rules, `${path}.eras[${i}].rules`);
     if (era.header !== undefined && !Object.hasOwn(HEADER_LAYOUTS, era.header))
@@ -334,6 +335,49 @@ function checkAddedChain(chain: ChainInfo, path: string): void {
         `${path}.eras[${i}].header must name a header layout, one of ${Object.keys(HEADER_LAYOUTS).join(', ')}; got ${show(era.header)}`,
       );
   });
+}
+
+/**
+ * Holds a chain's eras to what the lookup of a block's era reads: at least one, the first from block 0 (as every
+ * built-in chain's), each later one starting after the one before. Else a block would fall in no era, or in the wrong
+ * one, and be verified under rules no era declared for it.
+ */
+function checkEraStarts(eras: readonly Era[], path: string): void {
+  const given: unknown = eras;
+  if (!Array.isArray(given)) throw new TypeError(`${path} must be an array of eras, got ${kindOf(given)}`);
+  if (eras.length === 0)
+    throw new RangeError(`${path} must hold at least one era, the first from block 0; got none (omit eras for none)`);
+  eras.forEach((era, i) => {
+    const from: unknown = (era as Partial<Era> | null)?.from;
+    if (typeof from !== 'number') throw new TypeError(`${path}[${i}].from must be a number, got ${kindOf(from)}`);
+    if (!Number.isSafeInteger(from) || from < 0)
+      throw new RangeError(`${path}[${i}].from must be a block number (a non-negative integer), got ${from}`);
+  });
+  if (eras[0]!.from !== 0)
+    throw new RangeError(
+      `${path}[0].from must be 0: the eras must cover the chain from its first block; got ${eras[0]!.from}`,
+    );
+  eras.forEach((era, i) => {
+    if (i > 0 && era.from <= eras[i - 1]!.from)
+      throw new RangeError(
+        `${path}[${i}].from must be after the era before (${eras[i - 1]!.from}): eras are in block order; got ${era.from}`,
+      );
+  });
+}
+
+/**
+ * Holds a block number: a non-negative safe integer, or a non-negative bigint (a header's number); a TypeError for
+ * another type, a RangeError for another number. An era looked up for -1 or 1.5 would answer for a block that is none.
+ */
+function checkBlockNumber(blockNumber: unknown, argument: string): asserts blockNumber is number | bigint {
+  if (typeof blockNumber === 'bigint') {
+    if (blockNumber < 0n) throw new RangeError(`${argument} must be a non-negative integer, got ${blockNumber}`);
+    return;
+  }
+  if (typeof blockNumber !== 'number')
+    throw new TypeError(`${argument} must be a number or a bigint, got ${kindOf(blockNumber)}`);
+  if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
+    throw new RangeError(`${argument} must be a non-negative integer, got ${blockNumber}`);
 }
 
 /** Holds an argument to a chain id: a TypeError for another type than a number, a RangeError for another number. */
@@ -352,8 +396,9 @@ export class ChainRegistry {
    * operators vouched for (`admitEvidence`), each added to its era. An extra chain with a built-in chain's id, or
    * given twice, is refused (ChainConflictError): replacing a built-in chain would drop its eras, and with them what
    * can be verified and how. Evidence of a chain that is not built in, or of an era that cannot be verified, is
-   * refused (EvidenceError). A chain whose id, rule set or era's rule set or header layout is none (`rules: 'Ethereum'`)
-   * is a TypeError or RangeError naming it (`extra[0].rules`).
+   * refused (EvidenceError). A chain whose id, rule set or era's rule set or header layout is none (`rules: 'Ethereum'`),
+   * or whose eras do not cover it from block 0 in block order (`eras: []`), is a TypeError or RangeError naming it
+   * (`extra[0].rules`, `extra[0].eras`).
    *
    * @example
    * new ChainRegistry([], { evidence: [admitted] }).verifiability(8453, 30_000_000)
@@ -418,7 +463,8 @@ export class ChainRegistry {
   /**
    * Whether block `blockNumber` of chain `chainId` can be verified, under which rules,
    * and in which era; without a block number, a chain with eras answers `era_unknown`. A `chainId` that is not a
-   * non-negative integer is a TypeError or RangeError naming it.
+   * non-negative integer, or a `blockNumber` that is not a non-negative integer (a safe one, or a bigint), is a
+   * TypeError or RangeError naming it.
    *
    * @example
    * defaultRegistry.verifiability(42161, 1_000).status // 'not_verifiable' (Arbitrum classic)
@@ -427,6 +473,7 @@ export class ChainRegistry {
   verifiability(chainId: number, blockNumber?: number | bigint): Verifiability {
     // A chain id of another type would be "not in the registry", and false: it was never looked up.
     checkChainId(chainId, 'chainId');
+    if (blockNumber !== undefined) checkBlockNumber(blockNumber, 'blockNumber');
     const chain = this.get(chainId);
     if (chain === undefined) {
       return {

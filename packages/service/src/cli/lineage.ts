@@ -10,6 +10,7 @@ import { rpcUrlOf, serviceApiKey, workersOption } from './flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from './chain-flag.js';
 import { cannotWrite, checkWritable } from './io/writable.js';
 import { UsageError } from './io/usage-error.js';
+import { printable } from './io/printable.js';
 import { LINEAGE_EXIT } from './exit.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
@@ -114,7 +115,7 @@ export async function runLineage(
     }
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    io.stderr(`evm-integrity: ${error.message}\n`);
+    io.stderr(`evm-integrity: ${printable(error.message)}\n`);
     return 2;
   } finally {
     await pool?.terminate();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { EvmIntegrityError } from 'evm-integrity';
 import { InputError, RefusedError, UsageError } from './io/usage-error.js';
 import { processIo, type CliIo } from './io/streams.js';
+import { printable } from './io/printable.js';
 import {
   ANCHOR_USAGE,
   AUDIT_EXPORT_USAGE,
@@ -174,7 +175,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const command = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
     if (command === undefined) {
       io.stderr(
-        `evm-integrity: no command "${topic}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
+        `evm-integrity: no command "${printable(topic)}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
       );
       return 2;
     }
@@ -188,7 +189,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first]! : undefined;
   if (command === undefined) {
     io.stderr(
-      `evm-integrity: unknown command "${first}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
+      `evm-integrity: unknown command "${printable(first)}"; expected one of ${Object.keys(COMMANDS).join(', ')}\ntry 'evm-integrity --help'\n`,
     );
     return 2;
   }
@@ -203,27 +204,27 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const err = error as Error & { code?: string };
     // Evidence given that does not verify (an anchor proof): a false verdict, in one line.
     if (error instanceof RefusedError) {
-      io.stderr(`evm-integrity: ${err.message}\n`);
+      io.stderr(`evm-integrity: ${printable(err.message)}\n`);
       return VERDICT_EXIT.different;
     }
     // A file that cannot be read or is not JSON: the command line was right, so no usage text.
     if (error instanceof InputError) {
-      io.stderr(`evm-integrity: ${err.message}\n`);
+      io.stderr(`evm-integrity: ${printable(err.message)}\n`);
       return 2;
     }
     if (error instanceof UsageError || err.code?.startsWith('ERR_PARSE_ARGS')) {
       const message = error instanceof UsageError ? err.message : parseArgsMessage(err, first, rest);
       // One line and where the usage is: a whole usage text would bury the line that says what is wrong.
-      io.stderr(`evm-integrity: ${message}\ntry 'evm-integrity ${first} --help'\n`);
+      io.stderr(`evm-integrity: ${printable(message)}\ntry 'evm-integrity ${first} --help'\n`);
       return 2;
     }
     // Every error of the library is the operator's to fix: one line, exit 2.
     if (error instanceof EvmIntegrityError) {
-      io.stderr(`evm-integrity: ${err.message}\n`);
+      io.stderr(`evm-integrity: ${printable(err.message)}\n`);
       return 2;
     }
     io.stderr(
-      `evm-integrity: ${first} failed unexpectedly: ${String(err.message).split('\n')[0]} (this is a bug; please report it)\n`,
+      `evm-integrity: ${first} failed unexpectedly: ${printable(String(err.message).split('\n')[0]!)} (this is a bug; please report it)\n`,
     );
     return EXIT_FAULT;
   }

@@ -3,15 +3,16 @@
  * the same flags, file and environment.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../server/config/config.js';
-import { applyEnvironment } from '../server/config/config-env.js';
+import { checkConfig, ConfigError, DEFAULT_CONFIG, parseMembers, type ServerConfig } from '../server/config/config.js';
+import { environmentLayer } from '../server/config/config-env.js';
 import { InputError, UsageError } from './io/usage-error.js';
 import { readFailure } from '../files/file-failures.js';
 import { parseInputJson } from './io/json-input.js';
 
 /**
  * The configuration: defaults, then the file (--config or EVM_INTEGRITY_CONFIG), then the environment (EVM_INTEGRITY_*
- * and the aliases PORT, HOST), then flags; each overrides only the members it names.
+ * and the aliases PORT, HOST), then flags; each overrides only the members it names. Members are checked against one
+ * another once, merged: a layer may move the bound of a member another set.
  */
 export function loadConfig(
   values: { config?: string; host?: string; port?: string; store?: string; 'data-dir'?: string; evidence?: string },
@@ -26,21 +27,25 @@ export function loadConfig(
     } catch (error) {
       throw new InputError(`cannot read the configuration ${file}: ${readFailure(error)}`);
     }
-    config = parseConfig(parseInputJson(bytes, file, `the configuration ${file}`));
+    config = parseMembers(parseInputJson(bytes, file, `the configuration ${file}`));
   }
-  config = applyEnvironment(config, env);
+  const environment = environmentLayer(config, env);
+  config = environment.config;
   const flags: Record<string, unknown> = {};
   if (values.host !== undefined) flags.host = values.host;
   if (values.port !== undefined) flags.port = /^\d+$/.test(values.port) ? Number(values.port) : values.port;
   if (values.store !== undefined) flags.store = values.store;
   if (values['data-dir'] !== undefined) flags.data_dir = values['data-dir'];
   if (values.evidence !== undefined) flags.evidence_dir = values.evidence;
-  if (Object.keys(flags).length === 0) return config;
-  try {
-    return parseConfig(flags, config);
-  } catch (error) {
-    throw flagError(error);
+  if (Object.keys(flags).length > 0) {
+    try {
+      config = parseMembers(flags, config);
+    } catch (error) {
+      throw flagError(error);
+    }
   }
+  // A member out of bounds is named as the variable that set it, if one did (no flag sets a bounded member).
+  return checkConfig(config, (member) => environment.variableOfMember.get(member) ?? member);
 }
 
 /** The configuration member each flag sets. */

@@ -19,6 +19,7 @@ import {
   type CommandInput,
 } from './admin-commands.js';
 import { UsageError } from '../io/usage-error.js';
+import { printable } from '../io/printable.js';
 import { EXIT_FAULT } from '../exit.js';
 
 export const ADMIN_USAGE = `Accounts and API keys, on the server's store: each command takes the flags
@@ -246,7 +247,9 @@ function usageFailure(error: UsageError, group: string, command: string | undefi
       : Object.hasOwn(COMMANDS, group)
         ? group
         : undefined;
-  io.stderr(`evm-integrity: ${error.message}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`);
+  io.stderr(
+    `evm-integrity: ${printable(error.message)}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`,
+  );
   return 2;
 }
 
@@ -324,11 +327,11 @@ export async function runAdmin(
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(error, group, command, io);
     if (error instanceof EvmIntegrityError) {
-      io.stderr(`evm-integrity: ${refusalMessage(error as EvmIntegrityError<object, string>)}\n`);
+      io.stderr(`evm-integrity: ${printable(refusalMessage(error as EvmIntegrityError<object, string>))}\n`);
       return 2;
     }
     const message = error instanceof Error ? error.message : String(error);
-    io.stderr(`evm-integrity: ${group} ${command ?? ''} failed: ${message.split('\n')[0]}\n`);
+    io.stderr(`evm-integrity: ${group} ${command ?? ''} failed: ${printable(message.split('\n')[0]!)}\n`);
     return EXIT_FAULT;
   }
 }

@@ -28,6 +28,7 @@ import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBase
 import { cannotWrite } from '../io/writable.js';
 import { preMergeBasis } from '../anchor/pre-merge-basis.js';
 import { InputError } from '../io/usage-error.js';
+import { printable } from '../io/printable.js';
 import { ChainedLines, formatHeaderLine, headerDigest, HEAD_HASH_NAME } from '../../queue/audit-lines.js';
 import { registryOf, setupOf, type RegistrySetup } from '../../evidence/registry-setup.js';
 
@@ -356,7 +357,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     return status === EXIT_INTERRUPTED && stoppedBy !== undefined ? STOP_SIGNALS_EXIT[stoppedBy]! : status;
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    io.stderr(`evm-integrity: ${error.message}\n`);
+    io.stderr(`evm-integrity: ${printable(error.message)}\n`);
     return 2;
   } finally {
     for (const signal of STOP_SIGNALS) process.removeListener(signal, interrupt);

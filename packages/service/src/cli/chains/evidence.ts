@@ -14,6 +14,7 @@ import { InputError, UsageError } from '../io/usage-error.js';
 import { inputName, readInput } from '../io/read-input.js';
 import type { CliIo } from '../io/streams.js';
 import { parseInputJson } from '../io/json-input.js';
+import { printable } from '../io/printable.js';
 import { EVIDENCE_EXIT } from '../exit.js';
 
 /** Where evidence is kept when `--evidence-dir` is not given. */
@@ -126,8 +127,9 @@ export async function runEvidence(argv: string[], io: CliIo): Promise<number> {
       if (json) io.stdout(`${JSON.stringify(evidence.map((e) => evidenceJson(e, e.vouch.file)))}\n`);
       else
         for (const e of evidence)
+          // The directory may be someone else's: its names are shown, never written to the terminal as they are.
           io.stdout(
-            `${e.vouch.file}: chain ${e.chainId} block ${e.block}, ${e.vouch.blockHash}, vouched by ${e.vouch.vouchedBy} at ${e.vouch.vouchedAt}; receipts ${JSON.stringify(e.receipts)}, ${e.logs ? 'with' : 'without'} logs\n`,
+            `${printable(`${e.vouch.file}: chain ${e.chainId} block ${e.block}, ${e.vouch.blockHash}, vouched by ${e.vouch.vouchedBy} at ${e.vouch.vouchedAt}; receipts ${JSON.stringify(e.receipts)}, ${e.logs ? 'with' : 'without'} logs`)}\n`,
           );
       io.stderr(
         `evm-integrity: ${evidence.length} evidence file${evidence.length === 1 ? '' : 's'} in ${dir}, each admitted again\n`,

@@ -8,25 +8,13 @@ import { decodeJsonBody, NOT_UTF8, TWO_BOMS, unreadableBodyReason } from 'evm-in
 import { InputError } from './usage-error.js';
 import { inputName, notUtf8Message } from './read-input.js';
 import { jsonFaultOffset } from './json-fault.js';
+import { characterName, printable } from './printable.js';
 
 /** Line and column (1-based) of a character offset in `text`. */
 function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, offset).split('\n');
   return { line: before.length, column: before.at(-1)!.length + 1 };
 }
-
-/**
- * A character as a message names it: itself where it is visible, else its code point (`U+0007`, `U+FEFF`), so that
- * a message never carries a control character, a line break or an invisible character of the input.
- */
-function characterName(char: string): string {
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(char)
-    ? `'${char}'`
-    : `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
-/** `text` with every character that is not visible or a plain space written as its code point. */
-const printable = (text: string) => text.replace(/[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, (char) => characterName(char));
 
 /**
  * Why a text is not JSON, on one line: the parser's message with the line and column of the fault in place of its

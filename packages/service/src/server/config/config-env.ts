@@ -4,7 +4,7 @@
  * to the configuration can be set from the environment too. The names platforms assign (`PORT`,
  * `HOST`, `DATABASE_URL`) are aliases.
  */
-import { CONFIG_MEMBERS, ConfigError, DEFAULT_CONFIG, parseConfig, type ServerConfig } from './config.js';
+import { checkConfig, CONFIG_MEMBERS, ConfigError, DEFAULT_CONFIG, parseMembers, type ServerConfig } from './config.js';
 
 /** The variable of `member`: `EVM_INTEGRITY_` and the member in upper case. */
 export const variableOf = (member: string) => `EVM_INTEGRITY_${member.toUpperCase()}`;
@@ -43,7 +43,7 @@ export function environmentVariables(): EnvironmentVariable[] {
 /** True when `member` takes `text` as it is (a host, a path, a URL); else what the member expects. */
 function takesText(member: string, text: string): true | string {
   try {
-    parseConfig({ [member]: text }, DEFAULT_CONFIG);
+    parseMembers({ [member]: text }, DEFAULT_CONFIG);
     return true;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -106,15 +106,27 @@ function told(error: unknown, variableOfMember: ReadonlyMap<string, string>): un
 }
 
 /**
- * `config` with the members the environment sets over it. An empty variable is as if unset. A
- * member set by its variable and by an alias (EVM_INTEGRITY_PORT and PORT) to different values is
- * refused: neither is guessed to win; so is an `EVM_INTEGRITY_*` variable that names no member.
+ * `config` with the members the environment sets over it, checked together (checkConfig). An empty variable is as if
+ * unset. A member set by its variable and by an alias (EVM_INTEGRITY_PORT and PORT) to different values is refused:
+ * neither is guessed to win; so is an `EVM_INTEGRITY_*` variable that names no member.
  *
  * @example
  * applyEnvironment(DEFAULT_CONFIG, { EVM_INTEGRITY_METRICS_PORT: '9464', HOST: '0.0.0.0' })
  * // { ...DEFAULT_CONFIG, metricsPort: 9464, host: '0.0.0.0' }
  */
 export function applyEnvironment(config: ServerConfig, env: Record<string, string | undefined>): ServerConfig {
+  const layer = environmentLayer(config, env);
+  return checkConfig(layer.config, (member) => layer.variableOfMember.get(member) ?? member);
+}
+
+/**
+ * applyEnvironment before the members are checked against one another, and the variable that set each member, for
+ * the check to name it once later layers (flags) are merged too.
+ */
+export function environmentLayer(
+  config: ServerConfig,
+  env: Record<string, string | undefined>,
+): { config: ServerConfig; variableOfMember: ReadonlyMap<string, string> } {
   refuseUnknownVariables(env);
   const json: Record<string, unknown> = {};
   const variableOfMember = new Map<string, string>();
@@ -133,7 +145,7 @@ export function applyEnvironment(config: ServerConfig, env: Record<string, strin
     json[read.member] = valueOf(read, text);
   }
   try {
-    return parseConfig(json, config);
+    return { config: parseMembers(json, config), variableOfMember };
   } catch (error) {
     throw told(error, variableOfMember);
   }

@@ -405,6 +405,14 @@ export const CONFIG_MEMBERS: readonly string[] = [
  * in a security setting must not pass silently.
  */
 export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
+  return checkConfig(parseMembers(json, base));
+}
+
+/**
+ * parseConfig without the checks of one member against another (checkConfig): for a layer (file, environment, flags)
+ * whose members are checked together with the others' once all are merged.
+ */
+export function parseMembers(json: unknown, base: ServerConfig = DEFAULT_CONFIG): ServerConfig {
   if (!isObject(json)) throw new ConfigError('the configuration must be a JSON object');
   refuseUnknown(json, CONFIG_MEMBERS, '');
   const port = member(json, 'port', '', isPort, 'a port number 0-65535', base.port);
@@ -425,11 +433,7 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     'a positive number of milliseconds',
     base.bodyTimeoutMs,
   );
-  if (bodyTimeoutMs < headerTimeoutMs)
-    throw new ConfigError(
-      `body_timeout_ms: expected at least header_timeout_ms (${headerTimeoutMs}), got ${bodyTimeoutMs}: it bounds the whole request, headers included`,
-    );
-  const config: ServerConfig = {
+  return {
     host,
     port,
     store: member(
@@ -592,15 +596,29 @@ export function parseConfig(json: unknown, base: ServerConfig = DEFAULT_CONFIG):
     ),
     ...readConnectionLimits(json, base),
   };
+}
+
+/**
+ * `config` when its members agree with one another, else a ConfigError naming the member out of bounds as `nameOf`
+ * tells it (the variable or flag that set it) and the member that bounds it. Run once, on the merged configuration:
+ * a layer may set a member whose bound another layer moves.
+ */
+export function checkConfig(config: ServerConfig, nameOf: (member: string) => string = (m) => m): ServerConfig {
+  if (config.bodyTimeoutMs < config.headerTimeoutMs)
+    throw new ConfigError(
+      `${nameOf('body_timeout_ms')}: expected at least header_timeout_ms (${config.headerTimeoutMs}), got ${config.bodyTimeoutMs}: it bounds the whole request, headers included`,
+    );
   // One port cannot serve both listeners: told as a setting, not as the EADDRINUSE of the second bind.
   if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port)
-    throw new ConfigError(`metrics_port: expected a port other than port (${config.port}), got ${config.metricsPort}`);
+    throw new ConfigError(
+      `${nameOf('metrics_port')}: expected a port other than port (${config.port}), got ${config.metricsPort}`,
+    );
   // A body at its endpoint's limit (every chunked body is counted at it) could never be taken: refused 503, forever.
   const largestBody = Math.max(config.bodyLimitBytes, config.logsProofBodyLimitBytes);
   if (config.maxBodyBytesInFlight !== null && config.maxBodyBytesInFlight < largestBody) {
     const limit = largestBody === config.bodyLimitBytes ? 'body_limit_bytes' : 'logs_proof_body_limit_bytes';
     throw new ConfigError(
-      `max_body_bytes_in_flight: expected at least the largest body limit (${limit}, ${largestBody}), got ${config.maxBodyBytesInFlight}: a body at that limit could never be read`,
+      `${nameOf('max_body_bytes_in_flight')}: expected at least the largest body limit (${limit}, ${largestBody}), got ${config.maxBodyBytesInFlight}: a body at that limit could never be read`,
     );
   }
   return config;
