@@ -12,6 +12,14 @@ export function rateLimitedLog(
   let lastAt = -Infinity;
   let timer: NodeJS.Timeout | undefined;
   const flush = () => {
+    // A timer may fire a few milliseconds early by this clock (the event loop's time is read once an iteration, and
+    // may be stale when the timer is set): wait out the rest, so that lines are never closer than a period.
+    const early = lastAt + periodMs - performance.now();
+    if (early > 0) {
+      timer = setTimeout(flush, early);
+      timer.unref();
+      return;
+    }
     timer = undefined;
     lastAt = performance.now();
     const told = counts;
