@@ -5,12 +5,13 @@
  * statement timeout per request queued ahead. Stalled two ways: a row that every request writes locked by another
  * transaction, and a network pause between the server and PostgreSQL (a TCP proxy that stops passing bytes).
  */
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { postgresProxy } from './helpers/postgres-proxy.js';
 import { receiptBody } from './helpers/replica-process.js';
 import { testConfig } from './helpers/server.js';
 
@@ -115,8 +116,6 @@ it('a row every request writes is locked: each of the parallel requests is answe
 
 /** A TCP proxy to PostgreSQL that, paused, passes no byte either way (holding them) and answers no new connection. */
 async function pausingProxy(target: string) {
-  const to = new URL(target);
-  const sockets = new Set<Socket>();
   const held: (() => void)[] = [];
   let paused = false;
   /** Passes what `from` sends to `to`, or holds it while paused. */
@@ -125,28 +124,15 @@ async function pausingProxy(target: string) {
       if (paused) held.push(() => into.write(chunk));
       else into.write(chunk);
     });
-  const server = createServer((client) => {
-    const upstream = connect(Number(to.port || 5432), to.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
+  const proxy = await postgresProxy(target, (client, upstream) => {
     forward(client, upstream);
     forward(upstream, client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.port = String((server.address() as AddressInfo).port);
   return {
-    url: url.toString(),
+    ...proxy,
     pause: (on: boolean) => {
       paused = on;
       if (!on) for (const pass of held.splice(0)) pass();
-    },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

@@ -3,7 +3,7 @@
  * passes the server's next complete answer (up to and including its ReadyForQuery message) to the client and then
  * closes both sides, as a connection lost right after a statement committed. Everything else passes unchanged.
  */
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { postgresProxy } from './postgres-proxy.js';
 
 /** The proxy: `url` is `target` through it; `cutAfterNextAnswer()` arms it for the next answer on any connection. */
 export interface CuttingProxy {
@@ -16,16 +16,8 @@ export interface CuttingProxy {
 const READY_FOR_QUERY = 0x5a;
 
 export async function cuttingProxy(target: string): Promise<CuttingProxy> {
-  const to = new URL(target);
   let armed = false;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(to.port || 5432), to.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-      socket.on('error', () => undefined);
-    }
+  const proxy = await postgresProxy(target, (client, upstream) => {
     client.pipe(upstream);
     // The server's messages, framed (a type byte, then a length that counts itself), to find where an answer ends.
     let pending = Buffer.alloc(0);
@@ -50,19 +42,11 @@ export async function cuttingProxy(target: string): Promise<CuttingProxy> {
     upstream.on('close', () => client.destroy());
     client.on('close', () => upstream.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(target);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as AddressInfo).port);
   return {
-    url: url.toString(),
+    url: proxy.url,
     cutAfterNextAnswer: () => {
       armed = true;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
+    close: proxy.close,
   };
 }
