@@ -12,7 +12,7 @@ import {
   verifyBlockBytes,
   verifyReceiptRootOperation,
 } from '../packages/core/src/api/index.js';
-import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { AURA_HEADER, encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -384,6 +384,110 @@ describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
   it('after the merge Gnosis hashes mixHash and nonce as Ethereum does: a changed one is a mismatch, never this refusal', () => {
     const block = variant('gnosis-30000000', (b) => (b.header['nonce'] = '0xdeadbeef00000000'));
     expect(outcome(block)).toBe('different');
+  });
+});
+
+describe("Ethereum's fork fields that no AuRa header hashes", () => {
+  // Gnosis and Chiado left AuRa before Shanghai: an AuRa header hashes baseFeePerGas (London) and nothing after it.
+  const NEWER: Record<string, string> = {
+    withdrawalsRoot: `0x${'11'.repeat(32)}`,
+    blobGasUsed: '0x20000',
+    excessBlobGas: '0x0',
+    parentBeaconBlockRoot: `0x${'33'.repeat(32)}`,
+    requestsHash: `0x${'22'.repeat(32)}`,
+  };
+  const APPENDED_BY: Record<string, string> = {
+    withdrawalsRoot: 'Shanghai',
+    blobGasUsed: 'Cancun',
+    excessBlobGas: 'Cancun',
+    parentBeaconBlockRoot: 'Cancun',
+    requestsHash: 'Prague',
+  };
+  const refusal = (layout: string, field: string) =>
+    `absent: ${/^[aeiou]/.test(layout) ? 'an' : 'a'} ${layout} header does not hash ${field} (Ethereum's ${APPENDED_BY[field]} appended it, no fork of this layout did): no block hash covers it`;
+  // Real AuRa blocks in each dialect: erigon's (gnosis-0, gnosis-10000000), OpenEthereum's (gnosis-10226218), and
+  // Nethermind's after London, with baseFeePerGas (gnosis-25233552, a header alone).
+  const AURA = ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218', 'gnosis-25233552'];
+  const block = (name: string, edit: (block: Block) => void = () => {}) =>
+    variant(name, (b) => {
+      b.receipts ??= [];
+      edit(b);
+    });
+  const problemsOf = (input: unknown) => {
+    const result = verifyBlock(input);
+    return !result.ok && 'problems' in result.error ? result.error.problems : result;
+  };
+
+  it('real AuRa blocks, baseFeePerGas and all, keep verifying', () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218'])
+      expect(outcome(block(name))).toBe('identical');
+    const london = verifyBlock(block('gnosis-25233552'));
+    expect(london.ok && london.value.header_layout).toBe('aura');
+    expect(london.ok && london.value.block_hash.matches).toBe(true);
+  });
+
+  it('each, with any value or form, is refused naming it (was: identical, a claim no hash covers)', () => {
+    for (const name of AURA)
+      for (const [field, value] of Object.entries(NEWER))
+        for (const given of [value, 'zz', 12345]) {
+          const altered = block(name, (b) => (b.header[field] = given));
+          expect(problemsOf(altered), `${name} ${field}: ${given}`).toEqual([
+            { name: `header.${field}`, location: 'body', reason: 'conflict', expected: refusal('aura', field) },
+          ]);
+          // The same block as bytes, as the CLI and the workers read it.
+          const answered = verifyBlockBytes(new TextEncoder().encode(JSON.stringify(altered)));
+          expect(
+            !answered.ok && answered.error.kind === 'invalid' && answered.error.problems.map((p) => p.name),
+          ).toEqual([`header.${field}`]);
+        }
+    // All of them at once (the user's check): each is named.
+    const all = block('gnosis-10000000', (b) => Object.assign(b.header, NEWER));
+    expect(outcome(all)).toEqual(Object.keys(NEWER).map((field) => [`header.${field}`, 'conflict']));
+  });
+
+  it('absent as JSON-RPC says it, null, is absent: the block verifies', () => {
+    const nulls = block('gnosis-10226218', (b) => {
+      for (const field of Object.keys(NEWER)) b.header[field] = null;
+    });
+    expect(outcome(nulls)).toBe('identical');
+  });
+
+  it('the library will not hash one into an AuRa header either: encodeHeader throws naming it', () => {
+    const read = readRpcBlock(loadFixture('gnosis-10000000'), new Problems())!;
+    const complete = read.header.complete!;
+    expect(() => encodeHeader({ ...complete, requestsHash: new Uint8Array(32) }, AURA_HEADER)).toThrow(
+      `Header field requestsHash is present, but an aura header does not hash requestsHash (Ethereum's Prague appended it, no fork of this layout did): no block hash covers it.`,
+    );
+  });
+
+  it('the command line refuses it (exit 2), verify block and request receipt-root alike, naming the field', async () => {
+    const altered = block('gnosis-10000000', (b) => Object.assign(b.header, NEWER));
+    const input = Buffer.from(JSON.stringify(altered));
+    const verified = await runCliBytes(['verify', 'block', '-'], { input });
+    expect(verified.status).toBe(2);
+    expect(`${verified.stdout.toString()}${verified.stderr}`).toContain(
+      `header.withdrawalsRoot: expected ${refusal('aura', 'withdrawalsRoot')}`,
+    );
+    expect(verified.stdout.toString()).not.toContain('"verdict"');
+    const requested = await runCliBytes(['request', 'receipt-root', '-'], { input });
+    expect(requested.status).toBe(2);
+    expect(`${requested.stdout.toString()}${requested.stderr}`).toContain(
+      `header.withdrawalsRoot: expected ${refusal('aura', 'withdrawalsRoot')}`,
+    );
+  });
+
+  it('the Avalanche C-Chain hashes no withdrawalsRoot nor requestsHash either (coreth HeaderSerializable): refused', () => {
+    for (const field of ['withdrawalsRoot', 'requestsHash']) {
+      const altered = block('avalanche-fuji-58119344', (b) => (b.header[field] = NEWER[field]));
+      expect(problemsOf(altered)).toEqual([
+        { name: `header.${field}`, location: 'body', reason: 'conflict', expected: refusal('avalanche', field) },
+      ]);
+    }
+  });
+
+  it('after the merge Gnosis hashes withdrawalsRoot as Ethereum does: a changed one is a mismatch, never this refusal', () => {
+    const changed = block('gnosis-30000000', (b) => (b.header['withdrawalsRoot'] = NEWER['withdrawalsRoot']));
+    expect(outcome(changed)).toBe('different');
   });
 });
 

@@ -40,6 +40,7 @@ export {
   type HeaderLayout,
   type HeaderLayoutName,
   type HeaderShape,
+  type UnhashedField,
 } from './header/layouts.js';
 export { encodeHeader, headerHash } from './header/header-encoding.js';
 export { decodeHeader } from './header/header-decoding.js';

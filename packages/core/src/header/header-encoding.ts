@@ -7,9 +7,11 @@ import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from './layouts.js';
 
 /**
  * RLP of a block header in its layout (Ethereum's by default). Fork fields are taken while
- * present; a fork field after a missing one is an error, since no fork has such a header.
+ * present; a fork field after a missing one is an error, since no fork has such a header, and so is one of Ethereum's
+ * that the layout does not hash (an AuRa header's `withdrawalsRoot`), which the hash would leave uncovered.
  *
- * @throws InvalidHeaderError for a missing field, a gap in the fork fields or a wrong-size field.
+ * @throws InvalidHeaderError for a missing field, a field the layout does not hash, a gap in the fork fields or a
+ * wrong-size field.
  */
 export function encodeHeader(header: BlockHeader, layout: HeaderLayout = ETHEREUM_HEADER): Uint8Array {
   const shape = headerShape(header as unknown as Record<string, unknown>, layout);
@@ -20,6 +22,12 @@ export function encodeHeader(header: BlockHeader, layout: HeaderLayout = ETHEREU
       expected: layout.fields.find((f) => f.name === field)!.kind,
     });
   }
+  const [unhashed] = shape.unhashed;
+  if (unhashed !== undefined)
+    throw new InvalidHeaderError(`Header field ${unhashed.field} is present, but ${unhashed.why}.`, {
+      field: unhashed.field,
+      expected: 'absent',
+    });
   if (shape.gap !== undefined) {
     const { field, presentAfter } = shape.gap;
     throw new InvalidHeaderError(`Header field ${presentAfter} is present but ${field} is not.`, {

@@ -99,24 +99,54 @@ export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = 
   avalanche: AVALANCHE_HEADER,
 };
 
+/** "an aura header", "an avalanche header", "an ethereum header": a header of `layout`, for messages. */
+export const aHeaderOf = (layout: HeaderLayout): string =>
+  `${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header`;
+
+/** A fork field of Ethereum's header that no header of a layout hashes, given all the same. */
+export interface UnhashedField {
+  field: string;
+  /** Why it cannot be certified, for a message: `an aura header does not hash withdrawalsRoot (…): no block hash covers it`. */
+  why: string;
+}
+
 /** What keeps some fields from being a header of a layout. */
 export interface HeaderShape {
   /** Fields every header of the layout has that are absent. */
   missing: string[];
   /** A fork field that is absent while a later one is present: no fork has such a header. */
   gap?: { field: string; presentAfter: string };
+  /**
+   * Ethereum's fork fields that are present though the layout hashes none of them (Shanghai's and later ones in an AuRa
+   * header: Gnosis and Chiado left AuRa before Shanghai): a value there is a claim no block hash covers.
+   */
+  unhashed: UnhashedField[];
 }
 
-/** Checks which of a layout's fields are there: the required ones, and the fork fields without a gap. */
+// null is how JSON-RPC says a member is absent.
+const given = (value: unknown) => value !== undefined && value !== null;
+
+/**
+ * Checks which of a layout's fields are there: the required ones, the fork fields without a gap, and none of Ethereum's
+ * fork fields that the layout does not hash. `fields` may be a header's JSON members: a null one is absent.
+ * @example
+ * headerShape({ ...gnosis10000000, withdrawalsRoot: '0x11…' }, AURA_HEADER).unhashed[0].field // 'withdrawalsRoot'
+ */
 export function headerShape(fields: Readonly<Record<string, unknown>>, layout: HeaderLayout): HeaderShape {
-  const missing: string[] = [];
+  const shape: HeaderShape = { missing: [], unhashed: [] };
   let absentFork: string | undefined;
   for (const [i, field] of layout.fields.entries()) {
-    const present = fields[field.name] !== undefined;
+    const present = given(fields[field.name]);
     if (i < layout.required) {
-      if (!present) missing.push(field.name);
+      if (!present) shape.missing.push(field.name);
     } else if (!present) absentFork ??= field.name;
-    else if (absentFork !== undefined) return { missing, gap: { field: absentFork, presentAfter: field.name } };
+    else if (absentFork !== undefined) shape.gap ??= { field: absentFork, presentAfter: field.name };
   }
-  return { missing };
+  for (const { name, fork } of HEADER_FIELDS)
+    if (fork !== undefined && given(fields[name]) && !layout.fields.some((f) => f.name === name))
+      shape.unhashed.push({
+        field: name,
+        why: `${aHeaderOf(layout)} does not hash ${name} (Ethereum's ${fork} appended it, no fork of this layout did): no block hash covers it`,
+      });
+  return shape;
 }

@@ -30,7 +30,7 @@ import {
   type AbsentForkFields,
 } from '../chains/absent-fork-fields.js';
 import { encodeHeader } from '../header/header-encoding.js';
-import { ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
+import { aHeaderOf, ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
   readReceiptBloom,
   readRpcBlock,
@@ -299,8 +299,7 @@ function requireCommitments(block: BlockRead, plan: Plan, absent: AbsentForkFiel
       problems.add(`header.${name}`, 'missing', `the block's ${name}: a commitment the block is checked against`);
   }
   if (!plan.checks.block_hash.verified) return;
-  const header =
-    layout === ETHEREUM_HEADER ? 'the header' : `${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header`;
+  const header = layout === ETHEREUM_HEADER ? 'the header' : aHeaderOf(layout);
   for (const field of missing) {
     if (field === 'receiptsRoot' || field === 'logsBloom') continue;
     problems.add(`header.${field}`, 'missing', `present: ${header} hashes ${field} into the block hash`);

@@ -7,7 +7,7 @@ import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
 import { checkRestatedMembers } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
-import { ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
+import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { Log, Receipt } from '../../receipts/receipt.js';
 import type { RuleSetName } from '../../receipts/rules.js';
@@ -338,7 +338,7 @@ function checkUnhashedZeros(raw: unknown, path: string, layout: HeaderLayout, pr
   problems.add(
     path,
     'out_of_range',
-    `zeros, as nodes give it: ${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header does not hash it, got 0x${bytesToHex(bytes)}`,
+    `zeros, as nodes give it: ${aHeaderOf(layout)} does not hash it, got 0x${bytesToHex(bytes)}`,
   );
 }
 
@@ -375,15 +375,17 @@ export function readRpcHeader(
   for (const member of layout.unhashedZeros ?? [])
     checkUnhashedZeros(rpc[member], join(path, member), layout, problems);
   if (problems.count !== before) return undefined;
-  const { missing, gap } = headerShape(fields, layout);
-  if (gap !== undefined) {
+  // The members as given, the layout's fields as read under any of their names: a member the layout does not read
+  // (an AuRa header's withdrawalsRoot) is refused in any form, since no hash covers it.
+  const { missing, gap, unhashed } = headerShape({ ...rpc, ...fields }, layout);
+  for (const { field, why } of unhashed) problems.add(join(path, field), 'conflict', `absent: ${why}`);
+  if (gap !== undefined)
     problems.add(
       join(path, gap.field),
       'missing',
       `present, since ${gap.presentAfter} is: no fork has a header with ${gap.presentAfter} and without ${gap.field}`,
     );
-    return undefined;
-  }
+  if (problems.count !== before) return undefined;
   const header: RpcHeader = { layout, fields: fields, missing };
   if (hash !== undefined) header.hash = hash;
   if (missing.length === 0) header.complete = fields as unknown as BlockHeader;
