@@ -54,12 +54,29 @@ afterEach(async () => {
   await db.drop();
 });
 
-/** Marks chunk `first` done as a worker stores it, with its first parentHash and last hash. */
-async function done(first: number, firstParent: string, last: string, joined = false): Promise<void> {
-  await queue.pool.query(
+/**
+ * Marks chunk `first` done as a worker stores it, with its first parentHash and last hash, and its last block's line
+ * (a pass, unless `failures` say otherwise).
+ */
+async function done(
+  first: number,
+  firstParent: string,
+  last: string,
+  joined = false,
+  failures: BlockAudit['failures'] = [],
+): Promise<void> {
+  const { rows } = await queue.pool.query(
     `UPDATE evm_integrity_audit.chunks SET state = 'done', first_parent_hash = $3, last_hash = $4, joined = $5
-     WHERE audit_id = $1 AND first_block = $2`,
+     WHERE audit_id = $1 AND first_block = $2 RETURNING last_block`,
     [id, first, firstParent, last, joined],
+  );
+  const lastBlock = Number((rows[0] as { last_block: string }).last_block);
+  const verdict = failures.length === 0 ? 'pass' : 'fail';
+  const line = { block_number: lastBlock, block_hash: last, verdict, failures };
+  await queue.pool.query(
+    `INSERT INTO evm_integrity_audit.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
+     VALUES ($1, $2, 0, $3, $4, $5, $6)`,
+    [id, first, lastBlock, last, verdict, JSON.stringify(line)],
   );
 }
 
@@ -103,6 +120,23 @@ describe('the audit queue, interleaved', () => {
     // The node still gives block 19 the hash chunk 10 ended with: chunk 20 goes back, to be judged against it.
     expect(outcomes).toEqual(['waiting', 'broken_link']); // link 20 → 30 waits for chunk 30
     expect(await chunk(20)).toMatchObject({ state: 'queued', joined: false, anchored: true, anchor: hash(19) });
+  });
+
+  it('a link whose chunk before ends on a line refuting its hash is broken, the node not asked (it is no reorg)', async () => {
+    await done(1, hash(0), hash(9), true);
+    const forged = [{ check: 'header_hash', message: 'the hash of the header does not match', evidence: {} }];
+    await done(10, hash(9), hash(0xabab), false, forged);
+    await done(20, hash(19), hash(29)); // the right block 19's hash: the node would now answer another than 0xabab
+    const source: BlockSource = {
+      block() {
+        throw new Error('the node was asked for a block whose line refutes its hash');
+      },
+    };
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, source)).toEqual(['waiting', 'broken_link']); // 20 → 30 waits
+    expect(await chunk(10)).toMatchObject({ state: 'done' });
+    expect(await chunk(20)).toMatchObject({ state: 'queued', anchored: true, anchor: hash(0xabab) });
+    const { rows } = await queue.pool.query('SELECT count(*)::int AS n FROM evm_integrity_audit.reorgs');
+    expect(rows[0]).toEqual({ n: 0 });
   });
 
   it('a worker that outran its lease writes nothing once another took the chunk: its result, its retry, its park', async () => {

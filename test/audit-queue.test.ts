@@ -2,7 +2,8 @@
  * Audits over many workers (`audit --queue`, `audit-worker`, `audit-status`, `audit-export`), as
  * real processes against a loopback node and a real PostgreSQL: enqueuing is idempotent, the export
  * of a distributed audit with a worker SIGKILLed mid-chunk equals the single-machine audit, the
- * join pass fails a broken link across chunks and follows a reorg between chunks; an audit anchored by an anchor
+ * join pass fails a broken link across chunks and follows a reorg between chunks, but heals no block at a chunk's edge
+ * whose own line refutes it (a forged hash served once); an audit anchored by an anchor
  * proof exports authentic, naming its checkpoint, as on one machine.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -458,5 +459,65 @@ describe('audit-worker, audit-status, audit-export', () => {
     const short = await runCli(['audit-export', id, '--queue', db.url]);
     expect(short.status).toBe(2);
     expect(short.stderr).toMatch(/holds 29 of the range's 30 blocks, 0 unreachable: not a pass/);
+  }, 120_000);
+
+  // The node serves block 1000014, the last of chunk 1000010-1000014, wrong once, then the right block: the join pass
+  // asks it again and sees another hash, which is no reorg (the forged block's own line refutes its hash).
+  it.each([
+    ['a forged hash', (header: Record<string, unknown>) => ({ ...header, hash: `0x${'ab'.repeat(32)}` })],
+    ['no hash', (header: Record<string, unknown>) => ({ ...header, hash: undefined })],
+  ])(
+    'a block at the end of a chunk served once with %s: its line stands, as on one machine, not healed as a reorg',
+    async (_, forge) => {
+      const blocks = fixtureChain(FROM, TO);
+      node = await startLoopbackNode(1, blocks);
+      const real = blocks.get(1_000_014)!;
+      let asked = 0;
+      node.fault = (call) => {
+        if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf424e')
+          blocks.set(1_000_014, ++asked === 1 ? { ...real, header: forge(real.header) } : real);
+        return undefined;
+      };
+      const single = await runCli(['audit', ...RANGE, '--rpc', node.url, '--chunk-size', '5']);
+      expect(single.status).toBe(1);
+      asked = 0;
+      const args = [...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '5'];
+      const id = auditIdOf(await runCli(['audit', ...args]));
+      workers.push(startWorker(['--queue', db.url]));
+      const status = await untilComplete(id, db.url);
+      expect(status.verdicts).not.toMatchObject({ pass: 30 });
+      const exported = await runCli(['audit-export', id, '--queue', db.url]);
+      expect(exported.status).toBe(1);
+      expect(parseLines(exported.stdout).filter((l) => l.reorg !== undefined)).toEqual([]);
+      expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    },
+    120_000,
+  );
+
+  it('a block at the start of a chunk served once with a forged parentHash: its failing line stands, not audited again into a pass', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    node = await startLoopbackNode(1, blocks);
+    const real = blocks.get(1_000_015)!;
+    let asked = 0;
+    node.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf424f')
+        blocks.set(
+          1_000_015,
+          ++asked === 1 ? { ...real, header: { ...real.header, parentHash: `0x${'cd'.repeat(32)}` } } : real,
+        );
+      return undefined;
+    };
+    const args = [...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '5'];
+    const id = auditIdOf(await runCli(['audit', ...args]));
+    workers.push(startWorker(['--queue', db.url]));
+    await untilComplete(id, db.url);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    const lines = parseLines(exported.stdout);
+    expect(lines.filter((l) => l.reorg !== undefined)).toEqual([]);
+    const fifteenth = lines.filter((l) => l.block_number === 1_000_015);
+    expect(fifteenth).toHaveLength(1);
+    expect(fifteenth[0]!).toMatchObject({ verdict: 'fail', failures: [{ check: 'header_hash' }] });
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 29, fail: 1 }, complete: true });
   }, 120_000);
 });

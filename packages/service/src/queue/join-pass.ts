@@ -4,13 +4,22 @@
  * engine does within a range: the same hash is a broken link, and the chunk is audited again with
  * that hash as its anchor, so that the engine itself fails `parent_link` (the lines are a
  * single-machine audit's); another hash is a reorg between the chunks, written as a reorg line, and
- * both chunks are audited again on the new chain. Joins of one audit decide one at a time (a lock
- * on its row), so that two workers never judge the same link at once; the node is asked outside
- * that lock.
+ * both chunks are audited again on the new chain. A hash the previous chunk's last line refutes
+ * (vouchedHash, the rule the engine follows a reorg back by) is no block a reorg replaced: the link
+ * is broken, whatever the node would answer now; a chunk whose first line refutes its own block keeps
+ * that line, never audited again into a pass. Joins of one audit decide one at a time (a lock on its
+ * row), so that two workers never judge the same link at once; the node is asked outside that lock.
  */
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { hashOf, type AuditReorg, type BlockJson, type BlockSource } from 'evm-integrity/audit';
+import {
+  hashOf,
+  vouchedHash,
+  type AuditReorg,
+  type BlockAudit,
+  type BlockJson,
+  type BlockSource,
+} from 'evm-integrity/audit';
 import type { AuditPlan } from './audit-plan.js';
 import type { ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
@@ -31,6 +40,9 @@ interface ChunkRow {
   last_hash: string | null;
   joined: boolean;
   join_attempts: number;
+  /** The chunk's last line of its first block, and of its last block (null: none stored). */
+  first_line: BlockAudit | null;
+  last_line: BlockAudit | null;
 }
 
 /** What the join did to a link: nothing yet, joined, or chunks sent back to the queue (and whether it saw a reorg). */
@@ -63,6 +75,18 @@ async function requeue(
   await sendChunkJobs(boss, client, plan, [job]);
 }
 
+/**
+ * The hash the chunk's last line vouches for (vouchedHash): null when the line refutes its hash or gives none. Only such a
+ * hash is a block a reorg may have replaced; another never was a block's, as on one machine.
+ */
+const lastVouched = (row: ChunkRow): string | null => (row.last_line === null ? null : vouchedHash(row.last_line));
+
+/**
+ * Whether the chunk's first line refutes its own block (vouchedHash): the parentHash it gives is no evidence of a reorg
+ * or of a broken link, and the line fails already; audited again, the node could answer the right block and erase it.
+ */
+const firstRefuted = (row: ChunkRow): boolean => row.first_line !== null && vouchedHash(row.first_line) === null;
+
 /** Whether the link is judged already: the first parentHash (or the anchor the engine judged) is the previous last hash. */
 function linked(before: ChunkRow, after: ChunkRow): boolean {
   const expected = before.last_hash;
@@ -75,7 +99,8 @@ function linked(before: ChunkRow, after: ChunkRow): boolean {
  * whole first link. The chunk before's own first link (its `joined`, its first parentHash) is another link's, changed
  * by a join that never judges this one: counted here, it would leave this link waiting with nobody to decide it.
  */
-const snapshotBefore = (row: ChunkRow) => JSON.stringify([row.state, row.last_hash, row.anchored, row.anchor]);
+const snapshotBefore = (row: ChunkRow) =>
+  JSON.stringify([row.state, row.last_hash, lastVouched(row), row.anchored, row.anchor]);
 const snapshotAfter = (row: ChunkRow) =>
   JSON.stringify([
     row.state,
@@ -85,11 +110,13 @@ const snapshotAfter = (row: ChunkRow) =>
     row.first_parent_hash,
     row.last_hash,
     row.join_attempts,
+    firstRefuted(row),
   ]);
 
 /**
  * Decides a link that does not match, from `now` (the block before `after` as the node gives it now; undefined when
- * the link has mismatched too often to ask again): a broken link or a reorg between the chunks.
+ * the link has mismatched too often to ask again, or when the chunk before's last hash is not vouched for): a broken
+ * link or a reorg between the chunks.
  */
 async function decideMismatch(
   client: pg.PoolClient,
@@ -101,8 +128,9 @@ async function decideMismatch(
 ): Promise<JoinOutcome> {
   const expected = before.last_hash;
   const boundary = Number(after.first_block) - 1;
-  const nowHash = now === undefined || now === null ? expected : hashOf(now);
-  if (nowHash === expected) {
+  const old = lastVouched(before);
+  const nowHash = now === undefined || now === null ? old : hashOf(now);
+  if (old === null || nowHash === old) {
     await requeue(client, boss, plan, auditId, after, { hash: expected });
     return 'broken_link';
   }
@@ -110,7 +138,7 @@ async function decideMismatch(
     reorg: {
       detected_at: boundary + 1,
       depth: 1,
-      replaced: [{ block_number: boundary, old_hash: expected!, new_hash: nowHash }],
+      replaced: [{ block_number: boundary, old_hash: old, new_hash: nowHash }],
     },
   };
   // Before the previous chunk's new lines, as the engine writes a reorg line before the blocks it audits again.
@@ -132,8 +160,12 @@ async function lockAudit(client: pg.PoolClient, auditId: string): Promise<void> 
 
 /** The chunks from `first` to `last` block, in order. */
 async function chunksBetween(client: pg.PoolClient, auditId: string, first: number, last: number): Promise<ChunkRow[]> {
+  const lineOf = (block: string) =>
+    `(SELECT line FROM ${AUDIT_SCHEMA}.blocks b WHERE b.audit_id = c.audit_id AND b.chunk_first = c.first_block
+        AND b.block_number = c.${block} ORDER BY b.seq DESC LIMIT 1)`;
   const { rows } = await client.query(
-    `SELECT * FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 AND last_block >= $2 AND first_block <= $3
+    `SELECT c.*, ${lineOf('first_block')} AS first_line, ${lineOf('last_block')} AS last_line
+     FROM ${AUDIT_SCHEMA}.chunks c WHERE audit_id = $1 AND last_block >= $2 AND first_block <= $3
      ORDER BY first_block`,
     [auditId, first, last],
   );
@@ -165,7 +197,7 @@ export async function joinAround(
       const [before, after] = [chunks[i - 1]!, chunks[i]!];
       if (before.state !== 'done' || after.state !== 'done' || after.joined) {
         outcomes.push(after.joined ? 'joined' : 'waiting');
-      } else if (linked(before, after)) {
+      } else if (linked(before, after) || firstRefuted(after)) {
         await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
           auditId,
           after.first_block,
@@ -177,7 +209,8 @@ export async function joinAround(
   });
   for (const [before, after] of mismatched) {
     const boundary = Number(after.first_block) - 1;
-    const now = after.join_attempts >= MAX_JOIN_ATTEMPTS ? undefined : await source.block(plan.chain_id, boundary);
+    const ask = after.join_attempts < MAX_JOIN_ATTEMPTS && lastVouched(before) !== null;
+    const now = ask ? await source.block(plan.chain_id, boundary) : undefined;
     const outcome = await transaction(pool, async (client) => {
       await lockAudit(client, auditId);
       const [b, a] = await chunksBetween(client, auditId, boundary, boundary + 1);
