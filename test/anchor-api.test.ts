@@ -269,6 +269,17 @@ describe('the anchor member of POST /v1/evm/verify/receipt-proof', () => {
     ]);
   });
 
+  it('"anchor": null is absent (the proof holds, nothing anchors it); "anchor": {} is an anchor without its members: 400 naming both', async () => {
+    const nulled = await resultOf('receipt-proof', { ...receiptProof(17034870), anchor: null });
+    expect(nulled).toMatchObject({ is_valid: true, anchoring: null });
+    const empty = await answerOf('receipt-proof', { ...receiptProof(17034870), anchor: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details.invalid_parameters).toMatchObject([
+      { name: 'anchor.checkpoint', reason: 'missing' },
+      { name: 'anchor.proof', reason: 'missing' },
+    ]);
+  });
+
   it('the body limit counts the anchor proof: over it, 413', async () => {
     const padded = {
       ...receiptProof(17034870),

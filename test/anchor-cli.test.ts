@@ -260,6 +260,23 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     }
   });
 
+  it('"anchor": null claims nothing: read as absent, as the endpoint reads it; "anchor": {} is an anchor member, refused', async () => {
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    const nulled = join(dir, 'receipt-null-anchor.json');
+    writeFileSync(nulled, JSON.stringify({ ...proof, anchor: null }));
+    const plain = await cli(['verify', 'receipt-proof', nulled]);
+    expect({ status: plain.status, stderr: plain.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(plain.stdout)).toMatchObject({ blockHash: hashOf(22162263) });
+    const anchored = await cli(['verify', 'receipt-proof', nulled, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT]);
+    expect(anchored.status).toBe(0);
+    expect(anchored.stderr).toMatch(/authentic: block 22162263 /);
+    const empty = join(dir, 'receipt-empty-anchor.json');
+    writeFileSync(empty, JSON.stringify({ ...proof, anchor: {} }));
+    const refused = await cli(['verify', 'receipt-proof', empty]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/the receipt proof carries an anchor member/);
+  });
+
   it('a document with its own expected_block_hash: never dropped; another --block-hash or --anchor-proof beside it is refused naming both, exit 2', async () => {
     const own = join(dir, 'receipt-22162263-expected.json');
     const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));

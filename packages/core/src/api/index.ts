@@ -59,6 +59,7 @@ export {
   RECEIPT_PROOF_BODY,
   RECEIPT_PROOF_FORMAT,
   RECEIPT_PROOF_VERSION,
+  receiptProofGives,
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
 } from '../input/requests/receipt-proof-request.js';

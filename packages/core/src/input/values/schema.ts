@@ -170,6 +170,14 @@ const isAbsentMember = ({ nullable, absentWhen }: Member, raw: unknown) =>
   raw === undefined || (nullable === true && raw === null) || absentWhen?.(raw) === true;
 
 /**
+ * Whether `body` gives member `name` of `members` as `object(members)` reads it: present, and not a value that means
+ * absent (null where nullable). A value that is given may still be invalid (`{}` for an object with required members).
+ */
+export function givesMember(members: Members, body: unknown, name: string): boolean {
+  return isObject(body) && !isAbsentMember(members[name]!, body[name]);
+}
+
+/**
  * An object with declared members. Unknown members are ignored, except near-misses
  * of known ones (see checkMisspelledMembers). Reading yields the valid members'
  * values even when others have problems, so callers can still relate them (indexes).
