@@ -76,5 +76,6 @@ export {
   ANCHOR_BODY,
   ANCHOR_MEMBER,
   parseAnchorRequest,
+  type AnchorBodyRequest,
   type AnchorRequest,
 } from '../input/requests/anchor-request.js';

@@ -34,6 +34,8 @@ export interface Spec<T> {
    * valid body costs no path strings. Absent where there is no shortcut: `read` is used.
    */
   valid?(value: unknown): T | undefined;
+  /** Set on a member no value satisfies ({@link refused}): what its 400 expects, for it and a near-miss of its name. */
+  refusal?: string;
 }
 
 /**
@@ -106,6 +108,18 @@ export function quantity(description: string): Spec<bigint> {
 /** Any value, accepted and ignored (documented for forward compatibility). */
 export function ignored(description: string, schema: JsonSchema = {}): Spec<undefined> {
   return { schema: { ...schema, description }, read: () => undefined };
+}
+
+/**
+ * A member a body must not have, though a client may well send it (a filter where the proof carries its own): any
+ * value is refused naming the member, with `expected` saying why, as is a near-miss of its name. JSON Schema `not: {}`.
+ */
+export function refused(options: { description: string; expected: string }): Spec<never> {
+  return {
+    schema: { not: {}, description: options.description },
+    read: (_, path, problems) => void problems.add(path, 'invalid_format', options.expected),
+    refusal: options.expected,
+  };
 }
 
 /** An array of `item`; `maxItems` beyond which it is out of range. */
@@ -188,6 +202,12 @@ export function object<M extends Members>(
 ): Spec<ReadMembers<M>> {
   const names = Object.keys(members);
   const required = names.filter((name) => members[name]!.required);
+  const refusals = new Map(
+    names.flatMap((name) => {
+      const refusal = members[name]!.spec.refusal;
+      return refusal === undefined ? [] : [[name, refusal] as const];
+    }),
+  );
   const properties = Object.fromEntries(
     names.map((name) => {
       const { spec, nullable } = members[name]!;
@@ -198,7 +218,7 @@ export function object<M extends Members>(
     schema: { type: 'object', description: options.description, properties, required },
     read: (value, path, problems) => {
       if (!isObject(value)) return void readObject(value, path || 'body', problems, options.expected);
-      checkMisspelledMembers(value, path, names, problems);
+      checkMisspelledMembers(value, path, names, problems, refusals);
       const result: Record<string, unknown> = {};
       for (const name of names) {
         const { spec, required: isRequired } = members[name]!;
