@@ -91,6 +91,23 @@ describe('anchor verify', () => {
     );
   });
 
+  it('block lines repeated: each block listed and counted once, the repeats said; --json lists each block once', async () => {
+    const [head, header, ...blocks] = TEXT.trimEnd().split('\n');
+    const repeated = join(dir, 'repeated.jsonl');
+    writeFileSync(repeated, `${[head, header, ...blocks, ...blocks, ...blocks].join('\n')}\n`);
+    const result = await cli(['anchor', 'verify', repeated, '--checkpoint', CHECKPOINT]);
+    expect(result.status).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n');
+    expect(rows.map((row) => Number(row.trim().split(/\s+/)[0]))).toEqual(PROVEN.map(([number]) => number));
+    expect(result.stderr).toBe(
+      `evm-integrity: ${repeated}: the anchor proof holds: 7 blocks proven (mainnet): 6 from checkpoint ${CHECKPOINT}, 1 from the pre-merge accumulator (EIP-7643, built in); 14 lines prove a block again\n`,
+    );
+    const json = JSON.parse((await cli(['anchor', 'verify', repeated, '--checkpoint', CHECKPOINT, '--json'])).stdout);
+    expect(json.data[0].blocks.map((b: { block_number: number; line: number }) => b.block_number)).toEqual(
+      PROVEN.map(([number]) => number),
+    );
+  });
+
   it('reads standard input for -, and --json prints what POST /v1/evm/verify/anchor answers', async () => {
     const result = await cli(
       ['anchor', 'verify', '-', '--checkpoint', CHECKPOINT.slice(2).toUpperCase(), '--json'],
