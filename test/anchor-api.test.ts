@@ -189,6 +189,23 @@ describe('POST /v1/evm/verify/anchor', () => {
     expect(elsewhere.body.error.message).toMatch(/network "nowhere" is not one the anchor knows/);
   });
 
+  it("chain_id, where sent, must be the file's network's chain: another is 422 naming both, never valid for chain 1", async () => {
+    const optimism = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT, chain_id: 10 });
+    expect(optimism.status).toBe(422);
+    expect(optimism.body.error).toMatchObject({
+      code: 'CHAIN_NOT_SUPPORTED',
+      message: "The anchor proof's network mainnet proves blocks of chain 1, not of chain 10.",
+      details: { chain_id: 10 },
+    });
+    const mainnet = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT, chain_id: 1 });
+    expect(mainnet).toMatchObject({ status: 200, body: { chain_id: 1, data: [{ is_valid: true }] } });
+    const unnamed = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT, chain_id: null });
+    expect(unnamed).toMatchObject({ status: 200, body: { chain_id: 1 } });
+    const text = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT, chain_id: '1' });
+    expect(text.status).toBe(400);
+    expect(text.body.error.details.invalid_parameters).toMatchObject([{ name: 'chain_id' }]);
+  });
+
   it('costs 1 CU and 1 more per full MiB of body, on a 2xx only', async () => {
     const before = await spentOn('verify/anchor');
     expect((await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT })).status).toBe(200);
@@ -266,6 +283,17 @@ describe('the anchor member of POST /v1/evm/verify/receipt-proof', () => {
     const noCheckpoint = await answerOf('receipt-proof', { ...receiptProof(17034870), anchor: { proof: TEXT } });
     expect(noCheckpoint.body.error.details.invalid_parameters).toMatchObject([
       { name: 'anchor.checkpoint', reason: 'missing' },
+    ]);
+  });
+
+  it('"anchor": null is absent (the proof holds, nothing anchors it); "anchor": {} is an anchor without its members: 400 naming both', async () => {
+    const nulled = await resultOf('receipt-proof', { ...receiptProof(17034870), anchor: null });
+    expect(nulled).toMatchObject({ is_valid: true, anchoring: null });
+    const empty = await answerOf('receipt-proof', { ...receiptProof(17034870), anchor: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details.invalid_parameters).toMatchObject([
+      { name: 'anchor.checkpoint', reason: 'missing' },
+      { name: 'anchor.proof', reason: 'missing' },
     ]);
   });
 

@@ -91,6 +91,23 @@ describe('anchor verify', () => {
     );
   });
 
+  it('block lines repeated: each block listed and counted once, the repeats said; --json lists each block once', async () => {
+    const [head, header, ...blocks] = TEXT.trimEnd().split('\n');
+    const repeated = join(dir, 'repeated.jsonl');
+    writeFileSync(repeated, `${[head, header, ...blocks, ...blocks, ...blocks].join('\n')}\n`);
+    const result = await cli(['anchor', 'verify', repeated, '--checkpoint', CHECKPOINT]);
+    expect(result.status).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n');
+    expect(rows.map((row) => Number(row.trim().split(/\s+/)[0]))).toEqual(PROVEN.map(([number]) => number));
+    expect(result.stderr).toBe(
+      `evm-integrity: ${repeated}: the anchor proof holds: 7 blocks proven (mainnet): 6 from checkpoint ${CHECKPOINT}, 1 from the pre-merge accumulator (EIP-7643, built in); 14 lines prove a block again\n`,
+    );
+    const json = JSON.parse((await cli(['anchor', 'verify', repeated, '--checkpoint', CHECKPOINT, '--json'])).stdout);
+    expect(json.data[0].blocks.map((b: { block_number: number; line: number }) => b.block_number)).toEqual(
+      PROVEN.map(([number]) => number),
+    );
+  });
+
   it('reads standard input for -, and --json prints what POST /v1/evm/verify/anchor answers', async () => {
     const result = await cli(
       ['anchor', 'verify', '-', '--checkpoint', CHECKPOINT.slice(2).toUpperCase(), '--json'],
@@ -258,6 +275,23 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
       );
       expect(result.stderr).not.toMatch(/authentic/);
     }
+  });
+
+  it('"anchor": null claims nothing: read as absent, as the endpoint reads it; "anchor": {} is an anchor member, refused', async () => {
+    const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));
+    const nulled = join(dir, 'receipt-null-anchor.json');
+    writeFileSync(nulled, JSON.stringify({ ...proof, anchor: null }));
+    const plain = await cli(['verify', 'receipt-proof', nulled]);
+    expect({ status: plain.status, stderr: plain.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(plain.stdout)).toMatchObject({ blockHash: hashOf(22162263) });
+    const anchored = await cli(['verify', 'receipt-proof', nulled, '--anchor-proof', FILE, '--checkpoint', CHECKPOINT]);
+    expect(anchored.status).toBe(0);
+    expect(anchored.stderr).toMatch(/authentic: block 22162263 /);
+    const empty = join(dir, 'receipt-empty-anchor.json');
+    writeFileSync(empty, JSON.stringify({ ...proof, anchor: {} }));
+    const refused = await cli(['verify', 'receipt-proof', empty]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/the receipt proof carries an anchor member/);
   });
 
   it('a document with its own expected_block_hash: never dropped; another --block-hash or --anchor-proof beside it is refused naming both, exit 2', async () => {

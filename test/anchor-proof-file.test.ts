@@ -189,6 +189,24 @@ describe('the mainnet anchor proof file', () => {
     }
   });
 
+  it('a block proof’s slot and list index are JSON integers, as anchor prove writes them: a string is refused naming it', () => {
+    const block = JSON.parse(formatAnchorRecord(RECORDS[3]!));
+    const expected = 'expected a non-negative integer (a JSON number, as anchor prove writes it)';
+    const asString = { ...block, proof: { ...block.proof, slot: String(block.proof.slot) } };
+    expect(readAnchorRecord(JSON.stringify(asString), 5)).toEqual({
+      ok: false,
+      error: { line: 5, path: '$.proof.slot', message: expected },
+    });
+    const index = { ...block, proof: { ...block.proof, summary: { ...block.proof.summary, index: '1' } } };
+    expect(readAnchorRecord(JSON.stringify(index), 5)).toMatchObject({
+      ok: false,
+      error: { path: '$.proof.summary.index', message: expected },
+    });
+    // 6209538.0 is the JSON number 6209538 (JSON has one number type): read as the integer it is.
+    const text = JSON.stringify(block).replace(`"slot":${block.proof.slot}`, `"slot":${block.proof.slot}.0`);
+    expect(readAnchorRecord(text, 5)).toMatchObject({ ok: true, value: { proof: { slot: block.proof.slot } } });
+  });
+
   it('names the member a malformed line gets wrong', () => {
     const block = JSON.parse(formatAnchorRecord(RECORDS[3]!));
     block.proof.summary.branch.pop();

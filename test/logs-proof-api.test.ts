@@ -257,6 +257,26 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     );
   });
 
+  it("a filter sent with the proof (address, topics, filter, or a near name): 400 naming each, the filter being the proof's own", async () => {
+    // The proof is of every log: a filter the body names would be answered with logs of other contracts.
+    const contract = '0x' + '12'.repeat(20);
+    const sent = await problemsOf({
+      ...valid,
+      address: contract,
+      topics: [[TRANSFER]],
+      filter: { address: [contract] },
+    });
+    expect(sent.map((problem) => [problem.name, problem.reason])).toEqual([
+      ['address', 'invalid_format'],
+      ['topics', 'invalid_format'],
+      ['filter', 'invalid_format'],
+    ]);
+    for (const problem of sent) expect(problem.expected).toMatch(/no filter: the filter is the proof's own/);
+    const near = await problemsOf({ ...valid, addresses: [contract], topic0: [TRANSFER] });
+    expect(near.map((problem) => problem.name)).toEqual(['addresses', 'topic0']);
+    for (const problem of near) expect(problem.expected).toMatch(/no filter: the filter is the proof's own/);
+  });
+
   it('chain_id missing, head_hash short, proof missing: every problem named', async () => {
     expect(await problemsOf({ head_hash: '0xabcd' })).toEqual([
       { name: 'chain_id', location: 'body', reason: 'missing', expected: 'chain id as a JSON integer' },

@@ -404,6 +404,23 @@ describe('what cannot be proven', () => {
     expect(builder.unprovable(1000)).toMatch(/Arbitrum classic/);
   });
 
+  it.each([0, 61])(
+    'a proof whose preamble names chain %i, outside the registry: not-verifiable naming the chain, not a block',
+    (chainId) => {
+      const { artifact, headHash } = buildArtifact(rangeNames('mainnet', 1_000_001, 1_000_002), toFilter({}));
+      // The records after the preamble, kept; the preamble written again with another chain.
+      const { remainder } = decode(artifact.subarray(LOGS_PROOF_SIGNATURE.length), true);
+      const preamble = encodePreamble({ chainId, fromBlock: 1_000_001, toBlock: 1_000_002, filter: toFilter({}) });
+      const relabelled = concat([LOGS_PROOF_SIGNATURE, preamble, remainder]);
+      const refusal = refusalOf(relabelled, headHash);
+      expect(refusal).toMatchObject({
+        reason: 'not-verifiable',
+        message: `Chain ${chainId} is not in the chain registry.`,
+      });
+      expect(refusal.block).toBeUndefined();
+    },
+  );
+
   it('a verifier meeting such a block answers not-verifiable, naming the block', () => {
     // The artifact of a Polygon range, written by hand: the builder will not write one.
     const blocks = rangeNames('polygon-pos', 9_013_765, 9_013_766).map(readFixtureBlock);

@@ -342,6 +342,16 @@ describe('refusals', () => {
     });
   });
 
+  it('verifyLogProof: a logIndex that is no position (-1, 0.5, NaN) is a RangeError naming it, as verifyReceiptProof’s index', () => {
+    for (const logIndex of [-1, 0.5, Number.NaN])
+      expect(() => verifyLogProof(blockHash, { ...proof, logIndex })).toThrow(
+        new RangeError(`logIndex must be a non-negative integer, got ${logIndex}.`),
+      );
+    expect(() => verifyReceiptProof(header.receiptsRoot, -1, proof.receiptProof.proof)).toThrow(
+      new RangeError('index must be a non-negative integer, got -1.'),
+    );
+  });
+
   it('logProof refuses receipts that are not the header’s, and positions that are not there', () => {
     expect(() => logProof(header, block.receipts.slice(1), tx, 0)).toThrow(/not the header's receiptsRoot/);
     expect(() => logProof(header, block.receipts, block.receipts.length, 0)).toThrow(RangeError);

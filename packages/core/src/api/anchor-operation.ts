@@ -24,7 +24,7 @@ export interface AnchorResult {
  * with the library's `anchoredHashes`, and answers every execution block it proves from the checkpoint alone. A file
  * that does not verify is a 200 with `is_valid` false, the reason and the line, as the verify endpoints answer a
  * mismatch; text that is no anchor proof (a line that is not one, no record) is 400 naming `proof`; a network the
- * anchor does not know is 422.
+ * anchor does not know, or a `chain_id` sent that is not its network's chain, is 422.
  *
  * @example
  * verifyAnchorOperation({ checkpoint: '0x5ab5…8e82', proof: fileText }).body
@@ -35,7 +35,8 @@ export function verifyAnchorOperation(body: unknown, context: OperationContext =
   if (!parsed.ok)
     return { status: 400, verdict: 'invalid', body: badRequest(parsed.error.problems, parsed.error.count, context) };
   const request = parsed.value;
-  const read = readAnchor(request, 'proof', null, context);
+  // A chain the caller names is held to the file's network, as a proof's chain_id is: never answered for another.
+  const read = readAnchor(request, 'proof', request.chainId ?? null, context);
   if (read.kind === 'answer') return read.result;
   const proven = read.kind === 'proven' ? read.hashes : null;
   const refused = read.kind === 'refused' ? read : null;

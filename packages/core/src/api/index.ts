@@ -59,6 +59,7 @@ export {
   RECEIPT_PROOF_BODY,
   RECEIPT_PROOF_FORMAT,
   RECEIPT_PROOF_VERSION,
+  receiptProofGives,
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
 } from '../input/requests/receipt-proof-request.js';
@@ -75,5 +76,6 @@ export {
   ANCHOR_BODY,
   ANCHOR_MEMBER,
   parseAnchorRequest,
+  type AnchorBodyRequest,
   type AnchorRequest,
 } from '../input/requests/anchor-request.js';

@@ -154,6 +154,16 @@ export function describeSpan(span: EraSpan): string {
     : `blocks ${formatBlock(span.firstBlock)}-${formatBlock(span.lastBlock)}`;
 }
 
+/**
+ * Whether the cause is the chain rather than the block: a chain outside the registry, or one no block of which can be
+ * verified (no era, or one era for all its blocks). Then no block number is named as the cause.
+ */
+export function isChainWide(subject: NotVerifiable): boolean {
+  const { chain, era } = subject;
+  if (chain === undefined) return true;
+  return subject.check === undefined && (era === null || (era.firstBlock === 0 && era.lastBlock === null));
+}
+
 /** Why a block of a chain cannot be verified, in one sentence or two. */
 export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigint): string {
   const { chainId, chain, era, reason } = subject;
@@ -162,8 +172,8 @@ export function describeNotVerifiable(subject: NotVerifiable, blockNumber?: bigi
     const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
     return `${block} of ${chain.name} (chain ${chainId}) cannot be verified, although the chain can: ${reason}`;
   }
-  if (era === null || (era.firstBlock === 0 && era.lastBlock === null))
-    return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
+  // era === null is chain-wide too; said again for the compiler.
+  if (era === null || isChainWide(subject)) return `Chain ${chainId} (${chain.name}) cannot be verified: ${reason}`;
   const block = blockNumber === undefined ? 'This block' : `Block ${formatBlock(Number(blockNumber))}`;
   return `${block} of ${chain.name} (chain ${chainId}) is in its ${era.name} era (${describeSpan(era)}), which cannot be verified: ${reason}`;
 }

@@ -5,7 +5,7 @@ import type { BlockHeader } from '../header/header-fields.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyBlockReceiptProof, type BlockProofOptions } from './block-receipt-proof.js';
-import { receiptProof, type ReceiptProof } from './receipt-proof.js';
+import { checkPosition, receiptProof, type ReceiptProof } from './receipt-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
 /** A log's place in a block: the block's header, the proof of its receipt, and its position in the receipt. */
@@ -67,6 +67,7 @@ export function logProof(
  * to it, the receipt proof holds under the header's receiptsRoot, and the receipt has a log at
  * the position. Returns the log, or a refusal that says which part fails.
  *
+ * @throws RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index).
  * @example
  * const proven = verifyLogProof(blockHash, proof)
  * if (proven.ok) proven.value.log.topics[0]
@@ -77,6 +78,8 @@ export function verifyLogProof(
   proof: LogProof,
   options: LogProofOptions = {},
 ): Result<ProvenLog, ProofRefusal> {
+  // A position that is none (-1, 0.5, NaN) is the caller's mistake, not a log the receipt lacks.
+  checkPosition('logIndex', proof.logIndex);
   const proven = verifyBlockReceiptProof(blockHash, proof.headerRlp, proof.receiptProof, options);
   if (!proven.ok) return proven;
   const { index } = proof.receiptProof;

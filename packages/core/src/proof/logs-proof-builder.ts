@@ -91,7 +91,7 @@ export class LogsProofBuilder {
   block(header: BlockHeader, receipts?: readonly Receipt[]): Result<LogsProofBlock, LogsProofRefusal> {
     const number = this.#check.nextBlock;
     const era = this.#check.eraOf(number);
-    if (typeof era === 'string') return err({ reason: 'not-verifiable', block: number, message: era });
+    if (typeof era === 'string') return err(this.#check.notVerifiable(number)!);
     let headerRlp: Uint8Array;
     let encoded: Uint8Array[] | null = null;
     try {

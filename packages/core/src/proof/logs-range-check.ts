@@ -5,6 +5,7 @@ import {
   defaultRegistry,
   describeNotVerifiable,
   formatBlock,
+  isChainWide,
   uncheckable,
   type ChainRegistry,
   type NotVerifiable,
@@ -111,6 +112,12 @@ const unprovable = (notVerifiable: NotVerifiable, block: number): UnprovableEra 
   notVerifiable,
 });
 
+/** The refusal of block `block`, whose era is `era`: at the block, unless the chain is the cause. */
+const notVerifiableAt = (era: UnprovableEra, block: number): LogsProofRefusal => ({
+  ...refusal('not-verifiable', isChainWide(era.notVerifiable) ? undefined : block, era.message),
+  notVerifiable: era.notVerifiable,
+});
+
 /** The era of a block, when a range proof can rest on it: its hash, its bloom and (given its receipts) its root. */
 function provableEra(registry: ChainRegistry, chainId: number, block: number): ProvableEra | UnprovableEra {
   const era = registry.verifiability(chainId, block);
@@ -191,6 +198,15 @@ export class LogsRangeCheck {
     return era.status === 'verifiable' ? era : era.message;
   }
 
+  /**
+   * The `not-verifiable` refusal of a block a proof cannot rest on, or null when one can: it names the block, unless
+   * the cause is the chain (outside the registry, or none of its blocks verifiable).
+   */
+  notVerifiable(block: number): LogsProofRefusal | null {
+    const era = this.#eraAt(block);
+    return era.status === 'verifiable' ? null : notVerifiableAt(era, block);
+  }
+
   /** The era of a block, or why a proof cannot rest on it with the registry's account of it. */
   #eraAt(block: number): ProvableEra | UnprovableEra {
     const cached = this.#era;
@@ -231,8 +247,7 @@ export class LogsRangeCheck {
         ),
       );
     const era = this.#eraAt(expected);
-    if (era.status === 'unprovable')
-      return err({ ...refusal('not-verifiable', expected, era.message), notVerifiable: era.notVerifiable });
+    if (era.status === 'unprovable') return err(notVerifiableAt(era, expected));
     let header: BlockHeader;
     try {
       header = headerFromItems(items, era.header);

@@ -23,10 +23,13 @@ export interface ProvenReceipt {
   receipt: Receipt;
 }
 
-const checkIndex = (index: number) => {
-  if (!Number.isSafeInteger(index) || index < 0)
-    throw new RangeError(`index must be a non-negative integer, got ${index}.`);
+/** A position argument (`index`, `logIndex`) held to its contract: a non-negative integer, else a RangeError naming it. */
+export const checkPosition = (name: string, value: number): void => {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer, got ${value}.`);
 };
+
+const checkIndex = (index: number) => checkPosition('index', index);
 
 /**
  * The proof that receipt `index` is in the receipts trie of a block's complete receipt list, from

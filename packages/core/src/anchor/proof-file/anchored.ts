@@ -15,11 +15,16 @@ export class AnchoredHashes {
   readonly #byHash = new Map<string, ProvenBlock>();
   /** The proven blocks by number (a file may prove a number once: its hash is the chain's). */
   readonly #byNumber = new Map<bigint, ProvenBlock>();
+  /** Each block proven, once: at the first line that proves it. */
+  readonly #distinct: ProvenBlock[] = [];
 
   constructor(readonly verdict: AnchorVerdict) {
     for (const block of verdict.blocks) {
-      this.#byHash.set(bytesToHex(block.hash), block);
+      const hash = bytesToHex(block.hash);
+      if (this.#byHash.has(hash)) continue;
+      this.#byHash.set(hash, block);
       this.#byNumber.set(block.number, block);
+      this.#distinct.push(block);
     }
   }
 
@@ -37,9 +42,28 @@ export class AnchoredHashes {
     return block.via === 'pre-merge' ? null : this.checkpoint;
   }
 
-  /** The blocks proven, in the file's order. */
+  /**
+   * The blocks proven, each once (at the first line that proves it), in the file's order; `verdict.blocks` has a
+   * block for each line that proves one, repeats included.
+   */
   get blocks(): readonly ProvenBlock[] {
-    return this.verdict.blocks;
+    return this.#distinct;
+  }
+
+  /**
+   * What the file proves, counted the one way every summary counts it: distinct blocks, those resting on the
+   * checkpoint and those before the merge (on the accumulator, {@link checkpointOf} null), and the lines that prove a
+   * block an earlier line proved.
+   * @example hashes.tally() // { blocks: 7, fromCheckpoint: 6, preMerge: 1, repeats: 0 }
+   */
+  tally(): { blocks: number; fromCheckpoint: number; preMerge: number; repeats: number } {
+    const preMerge = this.#distinct.filter((block) => this.checkpointOf(block) === null).length;
+    return {
+      blocks: this.#distinct.length,
+      fromCheckpoint: this.#distinct.length - preMerge,
+      preMerge,
+      repeats: this.verdict.blocks.length - this.#distinct.length,
+    };
   }
 
   /** The proven block whose hash is `hash`; undefined when the file does not prove it. */

@@ -131,11 +131,14 @@ const branchAt =
     return value.map((node, i) => nodeAt(node, `${path}[${i}]`));
   };
 
+/**
+ * A block proof's slot or list index: a JSON integer, as anchor prove writes it (a string, as the Beacon API writes a
+ * slot, is what the format does not say: refused). 6209538.0 is the same JSON number as 6209538.
+ */
 const integerAt: Reader<number> = (value, path) => {
-  const number = typeof value === 'string' && /^(0|[1-9]\d*)$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 0)
-    throw mismatch(path, 'expected a non-negative integer');
-  return number;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw mismatch(path, 'expected a non-negative integer (a JSON number, as anchor prove writes it)');
+  return value;
 };
 
 const uint64At: Reader<bigint> = (value, path) => {

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from '../../result.js';
 import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
-import { hex, object, text } from '../values/schema.js';
+import { hex, integer, object, text } from '../values/schema.js';
 
 /** An anchor proof as a request carries it: the checkpoint the caller trusts, and the file's text. */
 export interface AnchorRequest {
@@ -33,10 +33,26 @@ const ANCHOR_MEMBERS = {
 } as const;
 
 /** The body of `POST /v1/evm/verify/anchor`. */
-export const ANCHOR_BODY = object(ANCHOR_MEMBERS, {
-  description: 'POST /v1/evm/verify/anchor',
-  expected: 'a JSON object',
-});
+export const ANCHOR_BODY = object(
+  {
+    ...ANCHOR_MEMBERS,
+    chain_id: {
+      spec: integer({
+        min: 0,
+        description:
+          "Optional: the chain you mean. A file whose network proves blocks of another chain is refused (422 naming both); without it, the file's own chain is answered.",
+        expected: 'chain id as a JSON integer',
+      }),
+      nullable: true,
+    },
+  },
+  { description: 'POST /v1/evm/verify/anchor', expected: 'a JSON object' },
+);
+
+/** A `POST /v1/evm/verify/anchor` body: the anchor proof, and the chain the caller means when it names one. */
+export interface AnchorBodyRequest extends AnchorRequest {
+  chainId?: number;
+}
 
 /**
  * The `anchor` member of the receipt-proof and logs-proof bodies: an anchor proof in place of the hash the caller
@@ -59,12 +75,12 @@ export function anchorRequestOf(
 
 /**
  * Validates a `POST /v1/evm/verify/anchor` body: each member's problem named (400). The file itself is the
- * verifier's to read, line by line.
+ * verifier's to read, line by line; whether its network's chain is `chain_id` too.
  */
-export function parseAnchorRequest(body: unknown): Result<AnchorRequest, InvalidInput> {
+export function parseAnchorRequest(body: unknown): Result<AnchorBodyRequest, InvalidInput> {
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
-  const values = ANCHOR_BODY.read(body, '', problems);
+  const values = ANCHOR_BODY.read(body, '', problems)!;
   if (!problems.empty) return err(problems.invalidInput());
-  return ok(anchorRequestOf(values)!);
+  return ok({ ...anchorRequestOf(values)!, ...(values.chain_id !== undefined && { chainId: values.chain_id }) });
 }

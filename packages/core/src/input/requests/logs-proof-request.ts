@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../result.js';
 import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
-import { hex, integer, object } from '../values/schema.js';
+import { hex, integer, object, refused } from '../values/schema.js';
 import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
 
 /** A validated `POST /v1/evm/verify/logs-proof` body: the head the range hangs from is a hash, or an anchor proof's. */
@@ -20,6 +20,18 @@ type LogsProofRequestOf<Trust> = Trust & {
 
 /** Why a logs-proof body is refused: invalid (400), or of a chain that cannot be verified at all (422). */
 export type LogsProofRequestRefusal = InvalidInput | UnsupportedChain;
+
+/**
+ * A filter member a client may send (as `eth_getLogs` takes `address` and `topics`, or as the answer's `filter`): the
+ * proof's filter is its own, fixed in its preamble, so one sent beside it would be ignored while the answer held logs of
+ * another filter. Refused instead.
+ */
+const FILTER_REFUSED = refused({
+  description:
+    "Refused: the filter is the proof's own (its preamble; the answer's filter). The endpoint takes no filter to hold the proof to.",
+  expected:
+    "no filter: the filter is the proof's own (the answer's filter names it); compare it with yours, or verify with the command line's --address and --topic0, which refuse another",
+});
 
 /** The logs-proof request body: the chain and head hash the caller trusts, and the artifact. */
 export const LOGS_PROOF_BODY = object(
@@ -68,6 +80,9 @@ export const LOGS_PROOF_BODY = object(
       }),
       required: true,
     },
+    address: { spec: FILTER_REFUSED, nullable: true },
+    topics: { spec: FILTER_REFUSED, nullable: true },
+    filter: { spec: FILTER_REFUSED, nullable: true },
   },
   { description: 'POST /v1/evm/verify/logs-proof', expected: 'a JSON object' },
 );

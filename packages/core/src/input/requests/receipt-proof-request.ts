@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../../result.js';
 import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import type { UnsupportedChain } from './receipt-root-request.js';
-import { arrayOf, hex, integer, object, type Spec } from '../values/schema.js';
+import { arrayOf, givesMember, hex, integer, object, type Spec } from '../values/schema.js';
 import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
 
 /** The `format` of a receipt proof document. */
@@ -52,63 +52,75 @@ function constant(value: string, description: string): Spec<string> {
 
 const hash = (description: string) => hex({ bytes: 32, description });
 
-/** The receipt proof document, which is also the request body of `POST /v1/evm/verify/receipt-proof`. */
-export const RECEIPT_PROOF_BODY = object(
-  {
-    format: { spec: constant(RECEIPT_PROOF_FORMAT, 'What the document is.'), required: true },
-    version: {
-      spec: integer({
-        min: RECEIPT_PROOF_VERSION,
-        max: RECEIPT_PROOF_VERSION,
-        description: 'Version of the document format.',
-        expected: `version ${RECEIPT_PROOF_VERSION} (the one this server reads)`,
-      }),
-      required: true,
-    },
-    chain_id: {
-      spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }),
-      required: true,
-    },
-    block_number: {
-      spec: integer({
-        min: 0,
-        description: "The block's number; must be header_rlp's.",
-        expected: 'block number as a JSON integer',
-      }),
-      required: true,
-    },
-    block_hash: { spec: hash('The hash of the block the proof is of: keccak of header_rlp.'), required: true },
-    header_rlp: {
-      spec: hex({
-        description: "The block header's RLP, in the layout of its chain's era.",
-        expected: 'the block header RLP as hex',
-      }),
-      required: true,
-    },
-    index: {
-      spec: integer({
-        min: 0,
-        description: "The receipt's transaction index: its key in the receipts trie.",
-        expected: 'zero-based transaction index (JSON integer)',
-      }),
-      required: true,
-    },
-    receipt_root: { spec: hash("The receipts root the proof starts from: the header's receiptsRoot."), required: true },
-    proof: {
-      spec: arrayOf(hex({ description: 'RLP of a trie node.', expected: 'a trie node RLP as hex' }), {
-        description: 'The trie nodes from the root to the leaf that holds the receipt, as eth_getProof gives them.',
-        expected: 'an array of trie node RLPs as hex',
-      }),
-      required: true,
-    },
-    expected_block_hash: {
-      spec: hash('The block hash you trust (from your own node): the proof must be of that block. Not with anchor.'),
-      nullable: true,
-    },
-    anchor: { spec: ANCHOR_MEMBER, nullable: true },
+/** The members of a receipt proof document. */
+const RECEIPT_PROOF_MEMBERS = {
+  format: { spec: constant(RECEIPT_PROOF_FORMAT, 'What the document is.'), required: true },
+  version: {
+    spec: integer({
+      min: RECEIPT_PROOF_VERSION,
+      max: RECEIPT_PROOF_VERSION,
+      description: 'Version of the document format.',
+      expected: `version ${RECEIPT_PROOF_VERSION} (the one this server reads)`,
+    }),
+    required: true,
   },
-  { description: 'POST /v1/evm/verify/receipt-proof', expected: 'a JSON object' },
-);
+  chain_id: {
+    spec: integer({ min: 0, description: 'Chain; one of GET /v1/chains.', expected: 'chain id as a JSON integer' }),
+    required: true,
+  },
+  block_number: {
+    spec: integer({
+      min: 0,
+      description: "The block's number; must be header_rlp's.",
+      expected: 'block number as a JSON integer',
+    }),
+    required: true,
+  },
+  block_hash: { spec: hash('The hash of the block the proof is of: keccak of header_rlp.'), required: true },
+  header_rlp: {
+    spec: hex({
+      description: "The block header's RLP, in the layout of its chain's era.",
+      expected: 'the block header RLP as hex',
+    }),
+    required: true,
+  },
+  index: {
+    spec: integer({
+      min: 0,
+      description: "The receipt's transaction index: its key in the receipts trie.",
+      expected: 'zero-based transaction index (JSON integer)',
+    }),
+    required: true,
+  },
+  receipt_root: { spec: hash("The receipts root the proof starts from: the header's receiptsRoot."), required: true },
+  proof: {
+    spec: arrayOf(hex({ description: 'RLP of a trie node.', expected: 'a trie node RLP as hex' }), {
+      description: 'The trie nodes from the root to the leaf that holds the receipt, as eth_getProof gives them.',
+      expected: 'an array of trie node RLPs as hex',
+    }),
+    required: true,
+  },
+  expected_block_hash: {
+    spec: hash('The block hash you trust (from your own node): the proof must be of that block. Not with anchor.'),
+    nullable: true,
+  },
+  anchor: { spec: ANCHOR_MEMBER, nullable: true },
+} as const;
+
+/** The receipt proof document, which is also the request body of `POST /v1/evm/verify/receipt-proof`. */
+export const RECEIPT_PROOF_BODY = object(RECEIPT_PROOF_MEMBERS, {
+  description: 'POST /v1/evm/verify/receipt-proof',
+  expected: 'a JSON object',
+});
+
+/**
+ * Whether a receipt proof document gives `expected_block_hash` or `anchor`, as the endpoint reads it: null claims
+ * nothing and is absent; `"anchor": {}` is given (an anchor without its members, which the endpoint refuses naming
+ * them). The command line asks it before binding a document to the hash or anchor proof of whoever checks.
+ */
+export function receiptProofGives(body: unknown, name: 'expected_block_hash' | 'anchor'): boolean {
+  return givesMember(RECEIPT_PROOF_MEMBERS, body, name);
+}
 
 /** The header's fields in `layout`; undefined where it does not decode so. */
 function decodedOrUndefined(rlp: Uint8Array, layout: HeaderLayout): BlockHeader | undefined {

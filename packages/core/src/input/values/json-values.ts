@@ -248,13 +248,15 @@ function editDistance(a: string, b: string): number {
 /**
  * Unknown members are ignored (forward compatibility), but one that looks like a
  * misspelling of a known member that is absent is reported rather than guessed at:
- * silently ignoring `typ: 2` would hash the receipt as legacy.
+ * silently ignoring `typ: 2` would hash the receipt as legacy. A near-miss of a refused
+ * member (`refusals`: its name, what its 400 expects) is refused as it is (`addresses` as `address`).
  */
 export function checkMisspelledMembers(
   obj: JsonObject,
   path: string,
   known: readonly string[],
   problems: Problems,
+  refusals: ReadonlyMap<string, string> = new Map(),
 ): void {
   for (const member of Object.keys(obj)) {
     if (known.includes(member)) continue;
@@ -262,13 +264,12 @@ export function checkMisspelledMembers(
     const near = known.find(
       (k) => !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))),
     );
-    if (near !== undefined) {
+    if (near !== undefined)
       problems.add(
         join(path, member),
         'invalid_format',
-        `a known member name; "${member}" is not one: did you mean "${near}"?`,
+        refusals.get(near) ?? `a known member name; "${member}" is not one: did you mean "${near}"?`,
       );
-    }
   }
 }
 

@@ -34,6 +34,8 @@ export interface Spec<T> {
    * valid body costs no path strings. Absent where there is no shortcut: `read` is used.
    */
   valid?(value: unknown): T | undefined;
+  /** Set on a member no value satisfies ({@link refused}): what its 400 expects, for it and a near-miss of its name. */
+  refusal?: string;
 }
 
 /**
@@ -108,6 +110,18 @@ export function ignored(description: string, schema: JsonSchema = {}): Spec<unde
   return { schema: { ...schema, description }, read: () => undefined };
 }
 
+/**
+ * A member a body must not have, though a client may well send it (a filter where the proof carries its own): any
+ * value is refused naming the member, with `expected` saying why, as is a near-miss of its name. JSON Schema `not: {}`.
+ */
+export function refused(options: { description: string; expected: string }): Spec<never> {
+  return {
+    schema: { not: {}, description: options.description },
+    read: (_, path, problems) => void problems.add(path, 'invalid_format', options.expected),
+    refusal: options.expected,
+  };
+}
+
 /** An array of `item`; `maxItems` beyond which it is out of range. */
 export function arrayOf<T>(
   item: Spec<T>,
@@ -170,6 +184,14 @@ const isAbsentMember = ({ nullable, absentWhen }: Member, raw: unknown) =>
   raw === undefined || (nullable === true && raw === null) || absentWhen?.(raw) === true;
 
 /**
+ * Whether `body` gives member `name` of `members` as `object(members)` reads it: present, and not a value that means
+ * absent (null where nullable). A value that is given may still be invalid (`{}` for an object with required members).
+ */
+export function givesMember(members: Members, body: unknown, name: string): boolean {
+  return isObject(body) && !isAbsentMember(members[name]!, body[name]);
+}
+
+/**
  * An object with declared members. Unknown members are ignored, except near-misses
  * of known ones (see checkMisspelledMembers). Reading yields the valid members'
  * values even when others have problems, so callers can still relate them (indexes).
@@ -180,6 +202,12 @@ export function object<M extends Members>(
 ): Spec<ReadMembers<M>> {
   const names = Object.keys(members);
   const required = names.filter((name) => members[name]!.required);
+  const refusals = new Map(
+    names.flatMap((name) => {
+      const refusal = members[name]!.spec.refusal;
+      return refusal === undefined ? [] : [[name, refusal] as const];
+    }),
+  );
   const properties = Object.fromEntries(
     names.map((name) => {
       const { spec, nullable } = members[name]!;
@@ -190,7 +218,7 @@ export function object<M extends Members>(
     schema: { type: 'object', description: options.description, properties, required },
     read: (value, path, problems) => {
       if (!isObject(value)) return void readObject(value, path || 'body', problems, options.expected);
-      checkMisspelledMembers(value, path, names, problems);
+      checkMisspelledMembers(value, path, names, problems, refusals);
       const result: Record<string, unknown> = {};
       for (const name of names) {
         const { spec, required: isRequired } = members[name]!;

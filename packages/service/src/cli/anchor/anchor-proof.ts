@@ -58,3 +58,23 @@ export function authenticLine(anchoring: AnchoringJson, blockHash: string): stri
       : `checkpoint 0x${anchoring.checkpoint} (${anchoring.network})`;
   return `authentic: block ${anchoring.block_number} (0x${blockHash}, ${anchoring.via}${slot}) is proven from ${basis}`;
 }
+
+/**
+ * How many blocks an anchor proof proves and from what, in the words `anchor verify` and `anchor prove` both end with
+ * (the core's {@link AnchoredHashes.tally}): the checkpoint, and for pre-merge records the accumulator, which does not
+ * rest on the checkpoint (a file of those alone holds whatever checkpoint its head names); lines that prove a block
+ * again are said, not counted.
+ * @example provenFrom(anchored) // '7 blocks proven (mainnet): 6 from checkpoint 0x5ab5…, 1 from the pre-merge accumulator (EIP-7643, built in)'
+ */
+export function provenFrom(anchored: AnchoredHashes): string {
+  const { blocks, fromCheckpoint, preMerge, repeats } = anchored.tally();
+  const proven = `${blocks} block${blocks === 1 ? '' : 's'} proven`;
+  const network = anchored.verdict.network;
+  const from =
+    preMerge === 0
+      ? `${proven} from checkpoint ${anchored.checkpoint} (${network})`
+      : `${proven} (${network}): ${fromCheckpoint === 0 ? 'none' : fromCheckpoint} from checkpoint ${anchored.checkpoint}, ${preMerge} from ${preMergeBasis()}`;
+  return repeats === 0
+    ? from
+    : `${from}; ${repeats} line${repeats === 1 ? '' : 's'} prove${repeats === 1 ? 's' : ''} a block again`;
+}

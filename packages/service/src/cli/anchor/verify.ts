@@ -5,11 +5,9 @@
  */
 import { parseArgs } from 'node:util';
 import { verifyAnchorOperation } from 'evm-integrity/api';
-import type { AnchoredHashes } from 'evm-integrity/anchor';
 import { bytesToHex } from 'evm-integrity';
 import { checkpointValue, readAnchorText } from './anchor-flags.js';
-import { provenByAnchor } from './anchor-proof.js';
-import { preMergeBasis } from './pre-merge-basis.js';
+import { provenByAnchor, provenFrom } from './anchor-proof.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { VERDICT_EXIT } from '../exit.js';
 import { inputName, readInput } from '../io/read-input.js';
@@ -52,17 +50,4 @@ export function runAnchorVerify(rest: string[], io: CliIo): number {
   }
   io.stderr(`evm-integrity: ${inputName(file)}: the anchor proof holds: ${provenFrom(anchored)}\n`);
   return VERDICT_EXIT.identical;
-}
-
-/**
- * How many blocks the file proves and from what: the checkpoint, and for pre-merge records the accumulator, which does
- * not rest on the checkpoint (a file of those alone holds whatever checkpoint its head names).
- */
-function provenFrom(anchored: AnchoredHashes): string {
-  const count = anchored.blocks.length;
-  const blocks = `${count} block${count === 1 ? '' : 's'} proven`;
-  const preMerge = anchored.blocks.filter((block) => anchored.checkpointOf(block) === null).length;
-  if (preMerge === 0) return `${blocks} from checkpoint ${anchored.checkpoint} (${anchored.verdict.network})`;
-  const fromCheckpoint = count - preMerge;
-  return `${blocks} (${anchored.verdict.network}): ${fromCheckpoint === 0 ? 'none' : fromCheckpoint} from checkpoint ${anchored.checkpoint}, ${preMerge} from ${preMergeBasis()}`;
 }

@@ -7,6 +7,7 @@ import {
   isObject,
   type OperationContext,
   type OperationResult,
+  receiptProofGives,
   type ReceiptProofResult,
   verifyLogsBloomOperation,
   verifyReceiptProofOperation,
@@ -59,8 +60,8 @@ function bind(body: unknown, options: ClaimOptions): unknown {
  * replace it, so the pair is refused naming both.
  */
 function refuseSecondTrust(body: unknown, file: string | undefined, options: ClaimOptions): void {
-  const own = isObject(body) ? body['expected_block_hash'] : undefined;
-  if (own === undefined || own === null) return;
+  if (!isObject(body) || !receiptProofGives(body, 'expected_block_hash')) return;
+  const own = body['expected_block_hash'];
   const flag =
     options.blockHash !== undefined
       ? `--block-hash ${options.blockHash}`
@@ -105,8 +106,8 @@ function runVerifyReceiptProof(
   io: CliIo,
 ): number {
   // What to trust comes from whoever checks, never from the proof: a document that names its own anchor could make
-  // any forged block authentic.
-  if (isObject(body) && body['anchor'] !== undefined)
+  // any forged block authentic. The endpoint's reading decides what names one ("anchor": null does not).
+  if (receiptProofGives(body, 'anchor'))
     throw new InputError(
       `${inputName(file)}: the receipt proof carries an anchor member: the checkpoint and its anchor proof must be yours (--anchor-proof FILE --checkpoint ROOT), not the proof's`,
     );
