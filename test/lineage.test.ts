@@ -373,6 +373,65 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  describe('every genesis tracing id the record lists is accounted for by an artifact delivered', () => {
+    const pageTwo = (bundle: Bundle) =>
+      bundle.exchanges.find((e) => e.path === '/evm/lineage/genesis' && e.body.cursor === 'page-2')!.response as any;
+
+    it('the held snapshot: its 2 ids, 2 artifacts delivered: pass', async () => {
+      const report = await walk(buildHeldBundle());
+      expect(report.records[0]!.checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
+        status: 'pass',
+        reason: 'the 2 genesis artifacts delivered account for the 2 genesis tracing ids the record lists',
+      });
+    });
+
+    it('page 2 delivered empty (1 artifact for 2 ids): not verifiable, naming what is missing (it passed: a user check)', async () => {
+      const bundle = buildHeldBundle();
+      Object.assign(pageTwo(bundle), { page_count: 0 });
+      pageTwo(bundle).data.genesis.function_results = [];
+      const report = await walk(bundle);
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: the record lists 2 genesis tracing ids, the source delivered 1 genesis artifact (1 missing)`,
+      });
+    });
+
+    it('artifacts that carry their ids: a listed id none carries is named; an id the record does not list fails', async () => {
+      const bundle = buildHeldBundle();
+      const [syncId, reservesId] = recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0]._tracing_id = syncId;
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = reservesId.toUpperCase();
+      expect(await walk(bundle)).toMatchObject({ verdict: 'pass' });
+
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = syncId;
+      expect((await walk(bundle)).reason).toBe(
+        `genesis.complete (${PAIR_RECORD}): genesis.function_results[0] carries the tracing id ${syncId} of an earlier artifact`,
+      );
+
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = 'ab'.repeat(18);
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'fail',
+        reason: `genesis.complete (${PAIR_RECORD}): genesis.function_results[0] carries the tracing id ${'ab'.repeat(18)}, which the record does not list among its genesis tracing ids`,
+      });
+
+      Object.assign(pageTwo(bundle), { page_count: 0 });
+      pageTwo(bundle).data.genesis.function_results = [];
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: no artifact delivered carries the genesis tracing id ${reservesId} the record lists`,
+      });
+    });
+
+    it('more artifacts delivered than the ids the record lists: fail', async () => {
+      const bundle = buildHeldBundle();
+      recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids.pop();
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'fail',
+        reason: `genesis.complete (${PAIR_RECORD}): the source delivered 2 genesis artifacts, more than the 1 genesis tracing id the record lists`,
+      });
+    });
+  });
+
   it("a reserves record placed before its own pool's Sync: not verifiable, never passed on getReserves alone", async () => {
     const bundle = buildBundle();
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record.log_index = 3;
@@ -694,14 +753,14 @@ describe('evm-integrity lineage (CLI)', () => {
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], streams)).toBe(0);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(15 passed, 0 failed, 0 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(16 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
 
   it('the committed real bundle exits 2: not verifiable, its fields held by no log named', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', committedFile], streams)).toBe(2);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(32 passed, 0 failed, 2 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(34 passed, 0 failed, 2 skipped\)/);
     expect(out.stdout).toMatch(/skip {2}record\.fields .* name, symbol, decimals rest only on function results/);
   });
 
