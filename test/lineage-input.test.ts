@@ -974,6 +974,33 @@ describe('over HTTP: the app, and the real server on loopback', () => {
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
   });
 
+  it('tracing_id and _tracing_id differing: 400 naming both, over loopback (one was taken silently: a user check); alike, in any case, read as one', async () => {
+    const send = (members: Json) =>
+      fetch(`${server.url}/v1/evm/verify/lineage`, {
+        ...request,
+        body: JSON.stringify({ chain_id: 1, ...members, bundle: buildHeldBundle() }),
+      });
+    for (const members of [
+      { tracing_id: PAIR_RECORD, _tracing_id: WETH_RECORD },
+      { _tracing_id: WETH_RECORD, tracing_id: PAIR_RECORD },
+    ]) {
+      const res = await send(members);
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as Json;
+      expect(json.error.details.invalid_parameters).toEqual([
+        {
+          name: '_tracing_id',
+          location: 'body',
+          reason: 'conflict',
+          expected: `the same as tracing_id beside it (tracing_id and _tracing_id are one member spelled two ways: given both, they must agree), got "${WETH_RECORD}" beside "${PAIR_RECORD}"`,
+        },
+      ]);
+    }
+    const alike = await send({ tracing_id: PAIR_RECORD, _tracing_id: PAIR_RECORD.toUpperCase() });
+    expect(alike.status).toBe(200);
+    expect(await alike.json()).toMatchObject({ data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
+  });
+
   it('a good bundle is still audited over loopback', async () => {
     const res = await fetch(`${server.url}/v1/evm/verify/lineage`, {
       ...request,

@@ -11,10 +11,10 @@ import {
   rawRecordFor,
   readRawBlocks,
   readRecordAnswer,
-  spellingsDiffer,
   type GenesisPage,
   type Read,
 } from '../lineage/sources/service-answers.js';
+import { spellingsDiffer } from '../input/values/spellings.js';
 import { LINEAGE_LIMITS, limitExceeded } from '../lineage/sources/input-limits.js';
 import { tooDeep } from '../json/depth.js';
 import { kindOf, plain } from '../json/show.js';
