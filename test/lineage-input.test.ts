@@ -212,7 +212,7 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
       { exchanges: [], blocks: [] },
       'bundle.exchanges',
       'missing',
-      /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/,
+      /answer to lineage\/record for tracing id 6de2\w+ on chain 1/,
     ),
   ],
   [
@@ -246,7 +246,7 @@ NOT_BUNDLES.push([
     parentNotAnswered,
     'bundle.exchanges',
     'missing',
-    new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`),
+    new RegExp(`answer to lineage/record for tracing id ${WETH_RECORD}`),
   ),
 ]);
 

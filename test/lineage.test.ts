@@ -750,6 +750,36 @@ describe('evm-integrity lineage (CLI)', () => {
   };
   const bundleFile = written('held.json', buildHeldBundle());
 
+  it.each([
+    ['a tracing id it does not hold', ['ab'.repeat(18), '--chain', '1'], `tracing id ${'ab'.repeat(18)} on chain 1`],
+    ['another chain', [PAIR_RECORD, '--chain', '137'], `tracing id ${PAIR_RECORD} on chain 137`],
+  ])(
+    'a request the real bundle holds no answer for (%s): exit 2 saying so, not that the file is no bundle (a user check)',
+    async (_name, args, request) => {
+      const { out, io: streams } = io();
+      expect(await runLineage([...args, '--bundle', committedFile], streams)).toBe(2);
+      expect(out.stderr).toBe(
+        `evm-integrity: ${committedFile}: the bundle has no answer to lineage/record for ${request}\n`,
+      );
+    },
+  );
+
+  it('a parent record removed from the bundle: exit 2 naming the parent the bundle has no answer for', async () => {
+    const bundle = buildBundle();
+    bundle.exchanges = bundle.exchanges.filter(
+      (e) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD),
+    );
+    const { out, io: streams } = io();
+    expect(
+      await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', written('no-parent.json', bundle)], streams),
+    ).toBe(2);
+    expect(out.stderr).toMatch(
+      new RegExp(
+        `no-parent\\.json: the bundle has no answer to lineage/record for tracing id ${WETH_RECORD} on chain 1\n$`,
+      ),
+    );
+  });
+
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], streams)).toBe(0);

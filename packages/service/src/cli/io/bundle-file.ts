@@ -9,11 +9,13 @@ import { parseInputJson } from './json-input.js';
  * (the member's path and what was expected, as the endpoint's 400 names it), or `FILE: ` and the error's message (a
  * limit). A fault of the document itself or of a top-level member (another kind of file) also names the bundle the
  * command reads (one format, recorded by `audit --record` or `lineage --record`): `FILE: not an audit bundle (what
- * audit --record writes): exchanges: expected …`.
+ * audit --record writes): exchanges: expected …`. A request the bundle holds no answer to is said as such (`FILE: the
+ * bundle has no answer to lineage/record for tracing id … on chain 137`): the file is a bundle, one recorded for
+ * another request.
  */
 export function bundleFaultLine(file: string, error: SourceError, command: 'audit' | 'lineage'): string {
   const problem = error.details.problem;
-  if (problem === undefined) return `${file}: ${error.message}`;
+  if (problem === undefined || problem.unanswered === true) return `${file}: ${error.message}`;
   const notABundle = /^\w*$/.test(problem.path)
     ? `not ${command === 'audit' ? 'an' : 'a'} ${command} bundle (what ${command} --record writes): `
     : '';
