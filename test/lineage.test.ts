@@ -816,6 +816,25 @@ describe('evm-integrity lineage (CLI)', () => {
     expect(pooled.out).toEqual(inline.out);
   });
 
+  it.each(['gzipped.json', 'gzipped.bundle', 'gzipped'])(
+    'a gzip-compressed bundle named %s is read: gzip is told by its first bytes, 1f 8b (it was refused: a user check)',
+    async (name) => {
+      const file = join(dir, name);
+      writeFileSync(file, gzipSync(JSON.stringify(buildHeldBundle())));
+      const { out, io: streams } = io();
+      expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], streams)).toBe(0);
+      expect(out.stderr).toBe('');
+    },
+  );
+
+  it('a file that starts as gzip but does not decompress: bad input naming it and why (exit 2)', async () => {
+    const file = join(dir, 'cut.json');
+    writeFileSync(file, gzipSync(JSON.stringify(buildHeldBundle())).subarray(0, 40));
+    await expect(runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], io().io)).rejects.toThrow(
+      `${file}: cannot be decompressed, as its first bytes (1f 8b, gzip) ask: unexpected end of file`,
+    );
+  });
+
   it('--json prints the report; a tampered gzip bundle exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-'));
     const bundle = buildBundle();
