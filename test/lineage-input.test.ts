@@ -124,7 +124,35 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
       { exchanges: [{ ...recordExchange(T), body: 'x' }] },
       'bundle.exchanges[0].body',
       'invalid_format',
-      /got a string/,
+      /an object\), got "x"/,
+    ),
+  ],
+  // The value given, quoted (it was "got a string": a user check), shortened, control characters escaped.
+  [
+    'a method that is neither POST nor GET',
+    bad(
+      { exchanges: [{ ...recordExchange(T), method: 'PUT' }] },
+      'bundle.exchanges[0].method',
+      'invalid_format',
+      /"POST" or "GET", got "PUT"/,
+    ),
+  ],
+  [
+    'a path without its leading slash',
+    bad(
+      { exchanges: [{ ...recordExchange(T), path: 'evm/lineage/record' }] },
+      'bundle.exchanges[0].path',
+      'invalid_format',
+      /such as "\/evm\/lineage\/record", got "evm\/lineage\/record"/,
+    ),
+  ],
+  [
+    'a long method with a control character',
+    bad(
+      { exchanges: [{ ...recordExchange(T), method: `P\u0007${'O'.repeat(500)}` }] },
+      'bundle.exchanges[0].method',
+      'invalid_format',
+      /got "P\\u0007O{40,60}\.\.\.(\n|$)/,
     ),
   ],
   [
