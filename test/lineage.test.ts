@@ -422,6 +422,14 @@ describe('lineage walker on bundles built from a real block', () => {
       });
     });
 
+    it('a record that gives no genesis id list at all: not listed (it claims no ids to account for)', async () => {
+      const bundle = buildHeldBundle();
+      delete recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;
+      const report = await walk(bundle);
+      expect(statusOf(report, 'genesis.complete')).toEqual([]);
+      expect(report.verdict).toBe('pass');
+    });
+
     it('more artifacts delivered than the ids the record lists: fail', async () => {
       const bundle = buildHeldBundle();
       recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids.pop();

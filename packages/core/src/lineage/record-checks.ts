@@ -100,10 +100,12 @@ const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
  * The artifacts delivered account for every genesis tracing id the record lists, one each: by the id an artifact
  * carries (`tracing_id` or `_tracing_id`, in any case), else by their number. A listed id nothing delivered accounts
  * for is not verifiable (an artifact left out of the genesis is one no check saw); an artifact carrying an id the
- * record does not list, or more artifacts than ids, contradicts the record. Null when the record lists no valid id list
- * (shape.id_lists judges it).
+ * record does not list, or more artifacts than ids, contradicts the record. Null when the record gives no id list, or
+ * one that is not a list of ids (shape.id_lists judges it).
  */
 export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
+  // A record that lists no genesis ids at all (neither spelling) claims none to account for.
+  if (record.genesis_tracing_ids === undefined && record._genesis_tracing_ids === undefined) return null;
   const listed = idList(record, 'genesis_tracing_ids');
   if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string' || !TRACING_ID.test(v))) return null;
   const ids = new Set((listed as string[]).map((id) => id.toLowerCase()));
