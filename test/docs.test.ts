@@ -350,6 +350,30 @@ describe('the repository documents itself', () => {
     }
   });
 
+  it("docs/anchor.md's anchor verify example prints what the tool prints, hashes in full (a line … stands for lines; the checkpoint was shown shortened: a user check)", () => {
+    const [, command, output] = /^```sh\n\$ (evm-integrity anchor verify [^\n]*)\n([\s\S]*?)^```/m.exec(
+      read('docs/anchor.md'),
+    )!;
+    const run = spawnSync(process.execPath, [BIN, ...command!.split(' ').slice(1)], {
+      cwd: join(ROOT, 'fixtures/anchor'),
+      encoding: 'utf8',
+    });
+    const shown = output!
+      .trimEnd()
+      .split(/^…$/m)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    expect(run.stdout + run.stderr.trimEnd()).toMatch(new RegExp(`^${shown.join('[\\s\\S]*?')}$`));
+  });
+
+  it('every paragraph of the docs that runs a benchmark from dist-bench/ says to build it first (a fresh clone has none)', () => {
+    for (const page of MARKDOWN) {
+      for (const paragraph of read(page).split(/\n\s*\n/)) {
+        if (/node [^`]*dist-bench\//.test(paragraph))
+          expect(paragraph, `${page}: ${paragraph.slice(0, 80)}`).toContain('npx tsc -p tsconfig.bench.json');
+      }
+    }
+  });
+
   it('docs/library.md lists every entry point of evm-integrity, and it and the README say how many', () => {
     const manifest = JSON.parse(read('packages/core/package.json')) as { name: string; exports: object };
     const entries = Object.keys(manifest.exports).map((key) =>

@@ -124,7 +124,35 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
       { exchanges: [{ ...recordExchange(T), body: 'x' }] },
       'bundle.exchanges[0].body',
       'invalid_format',
-      /got a string/,
+      /an object\), got "x"/,
+    ),
+  ],
+  // The value given, quoted (it was "got a string": a user check), shortened, control characters escaped.
+  [
+    'a method that is neither POST nor GET',
+    bad(
+      { exchanges: [{ ...recordExchange(T), method: 'PUT' }] },
+      'bundle.exchanges[0].method',
+      'invalid_format',
+      /"POST" or "GET", got "PUT"/,
+    ),
+  ],
+  [
+    'a path without its leading slash',
+    bad(
+      { exchanges: [{ ...recordExchange(T), path: 'evm/lineage/record' }] },
+      'bundle.exchanges[0].path',
+      'invalid_format',
+      /such as "\/evm\/lineage\/record", got "evm\/lineage\/record"/,
+    ),
+  ],
+  [
+    'a long method with a control character',
+    bad(
+      { exchanges: [{ ...recordExchange(T), method: `P\u0007${'O'.repeat(500)}` }] },
+      'bundle.exchanges[0].method',
+      'invalid_format',
+      /got "P\\u0007O{40,60}\.\.\.(\n|$)/,
     ),
   ],
   [
@@ -212,7 +240,7 @@ const NOT_BUNDLES: Array<[string, BadCase]> = [
       { exchanges: [], blocks: [] },
       'bundle.exchanges',
       'missing',
-      /an answer to lineage\/record for tracing id 6de2\w+ on chain 1/,
+      /answer to lineage\/record for tracing id 6de2\w+ on chain 1/,
     ),
   ],
   [
@@ -246,7 +274,7 @@ NOT_BUNDLES.push([
     parentNotAnswered,
     'bundle.exchanges',
     'missing',
-    new RegExp(`an answer to lineage/record for tracing id ${WETH_RECORD}`),
+    new RegExp(`answer to lineage/record for tracing id ${WETH_RECORD}`),
   ),
 ]);
 
@@ -972,6 +1000,33 @@ describe('over HTTP: the app, and the real server on loopback', () => {
     expect(res.status).toBe(400);
     expectNamed(parameterOf(await res.json()), c);
     expect((await fetch(`${server.url}/v1/health`)).status).toBe(200);
+  });
+
+  it('tracing_id and _tracing_id differing: 400 naming both, over loopback (one was taken silently: a user check); alike, in any case, read as one', async () => {
+    const send = (members: Json) =>
+      fetch(`${server.url}/v1/evm/verify/lineage`, {
+        ...request,
+        body: JSON.stringify({ chain_id: 1, ...members, bundle: buildHeldBundle() }),
+      });
+    for (const members of [
+      { tracing_id: PAIR_RECORD, _tracing_id: WETH_RECORD },
+      { _tracing_id: WETH_RECORD, tracing_id: PAIR_RECORD },
+    ]) {
+      const res = await send(members);
+      expect(res.status).toBe(400);
+      const json = (await res.json()) as Json;
+      expect(json.error.details.invalid_parameters).toEqual([
+        {
+          name: '_tracing_id',
+          location: 'body',
+          reason: 'conflict',
+          expected: `the same as tracing_id beside it (tracing_id and _tracing_id are one member spelled two ways: given both, they must agree), got "${WETH_RECORD}" beside "${PAIR_RECORD}"`,
+        },
+      ]);
+    }
+    const alike = await send({ tracing_id: PAIR_RECORD, _tracing_id: PAIR_RECORD.toUpperCase() });
+    expect(alike.status).toBe(200);
+    expect(await alike.json()).toMatchObject({ data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
   });
 
   it('a good bundle is still audited over loopback', async () => {

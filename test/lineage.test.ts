@@ -373,6 +373,73 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  describe('every genesis tracing id the record lists is accounted for by an artifact delivered', () => {
+    const pageTwo = (bundle: Bundle) =>
+      bundle.exchanges.find((e) => e.path === '/evm/lineage/genesis' && e.body.cursor === 'page-2')!.response as any;
+
+    it('the held snapshot: its 2 ids, 2 artifacts delivered: pass', async () => {
+      const report = await walk(buildHeldBundle());
+      expect(report.records[0]!.checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
+        status: 'pass',
+        reason: 'the 2 genesis artifacts delivered account for the 2 genesis tracing ids the record lists',
+      });
+    });
+
+    it('page 2 delivered empty (1 artifact for 2 ids): not verifiable, naming what is missing (it passed: a user check)', async () => {
+      const bundle = buildHeldBundle();
+      Object.assign(pageTwo(bundle), { page_count: 0 });
+      pageTwo(bundle).data.genesis.function_results = [];
+      const report = await walk(bundle);
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: the record lists 2 genesis tracing ids, the source delivered 1 genesis artifact (1 missing)`,
+      });
+    });
+
+    it('artifacts that carry their ids: a listed id none carries is named; an id the record does not list fails', async () => {
+      const bundle = buildHeldBundle();
+      const [syncId, reservesId] = recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;
+      answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0]._tracing_id = syncId;
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = reservesId.toUpperCase();
+      expect(await walk(bundle)).toMatchObject({ verdict: 'pass' });
+
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = syncId;
+      expect((await walk(bundle)).reason).toBe(
+        `genesis.complete (${PAIR_RECORD}): genesis.function_results[0] carries the tracing id ${syncId} of an earlier artifact`,
+      );
+
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = 'ab'.repeat(18);
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'fail',
+        reason: `genesis.complete (${PAIR_RECORD}): genesis.function_results[0] carries the tracing id ${'ab'.repeat(18)}, which the record does not list among its genesis tracing ids`,
+      });
+
+      Object.assign(pageTwo(bundle), { page_count: 0 });
+      pageTwo(bundle).data.genesis.function_results = [];
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: no artifact delivered carries the genesis tracing id ${reservesId} the record lists`,
+      });
+    });
+
+    it('a record that gives no genesis id list at all: not listed (it claims no ids to account for)', async () => {
+      const bundle = buildHeldBundle();
+      delete recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;
+      const report = await walk(bundle);
+      expect(statusOf(report, 'genesis.complete')).toEqual([]);
+      expect(report.verdict).toBe('pass');
+    });
+
+    it('more artifacts delivered, carrying no ids, than the ids the record lists: not verifiable', async () => {
+      const bundle = buildHeldBundle();
+      recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids.pop();
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: the source delivered 2 genesis artifacts, more than the 1 genesis tracing id the record lists, and none carries an id to tell which the record rests on`,
+      });
+    });
+  });
+
   it("a reserves record placed before its own pool's Sync: not verifiable, never passed on getReserves alone", async () => {
     const bundle = buildBundle();
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record.log_index = 3;
@@ -507,11 +574,22 @@ describe('lineage walker on bundles built from a real block', () => {
       return bundle;
     };
 
-    it.each(['header', 'receipts'] as const)('the hash the block gives (%s): pass', async (where) => {
-      const report = await walk(withHashes(hashOf(9), where));
-      expect(statusOf(report, 'log.tx_hash')).toEqual(['pass']);
-      expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
-    });
+    it.each(['header', 'receipts'] as const)(
+      "the hash the block gives (%s): pass, saying it is the source's word (not bound by the block hash)",
+      async (where) => {
+        const report = await walk(withHashes(hashOf(9), where));
+        expect(report.records[0]!.checks.filter((c) => c.check === 'log.tx_hash')).toEqual([
+          {
+            check: 'log.tx_hash',
+            status: 'pass',
+            subject: 'genesis.logs[0]',
+            reason:
+              "tx_hash is the hash the block's source gives transaction 9 (not bound by the block hash: the transactions root is not recomputed)",
+          },
+        ]);
+        expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+      },
+    );
 
     it.each(['header', 'receipts'] as const)(
       'another hash than the block gives (%s): fail, naming both',
@@ -691,17 +769,47 @@ describe('evm-integrity lineage (CLI)', () => {
   };
   const bundleFile = written('held.json', buildHeldBundle());
 
+  it.each([
+    ['a tracing id it does not hold', ['ab'.repeat(18), '--chain', '1'], `tracing id ${'ab'.repeat(18)} on chain 1`],
+    ['another chain', [PAIR_RECORD, '--chain', '137'], `tracing id ${PAIR_RECORD} on chain 137`],
+  ])(
+    'a request the real bundle holds no answer for (%s): exit 2 saying so, not that the file is no bundle (a user check)',
+    async (_name, args, request) => {
+      const { out, io: streams } = io();
+      expect(await runLineage([...args, '--bundle', committedFile], streams)).toBe(2);
+      expect(out.stderr).toBe(
+        `evm-integrity: ${committedFile}: the bundle has no answer to lineage/record for ${request}\n`,
+      );
+    },
+  );
+
+  it('a parent record removed from the bundle: exit 2 naming the parent the bundle has no answer for', async () => {
+    const bundle = buildBundle();
+    bundle.exchanges = bundle.exchanges.filter(
+      (e) => !(e.path === '/evm/lineage/record' && e.body.tracing_id === WETH_RECORD),
+    );
+    const { out, io: streams } = io();
+    expect(
+      await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', written('no-parent.json', bundle)], streams),
+    ).toBe(2);
+    expect(out.stderr).toMatch(
+      new RegExp(
+        `no-parent\\.json: the bundle has no answer to lineage/record for tracing id ${WETH_RECORD} on chain 1\n$`,
+      ),
+    );
+  });
+
   it('prints a table and exits 0 when every check passes', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', bundleFile], streams)).toBe(0);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(15 passed, 0 failed, 0 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(16 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
 
   it('the committed real bundle exits 2: not verifiable, its fields held by no log named', async () => {
     const { out, io: streams } = io();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', committedFile], streams)).toBe(2);
-    expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(32 passed, 0 failed, 2 skipped\)/);
+    expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(34 passed, 0 failed, 2 skipped\)/);
     expect(out.stdout).toMatch(/skip {2}record\.fields .* name, symbol, decimals rest only on function results/);
   });
 
@@ -725,6 +833,25 @@ describe('evm-integrity lineage (CLI)', () => {
       0,
     );
     expect(pooled.out).toEqual(inline.out);
+  });
+
+  it.each(['gzipped.json', 'gzipped.bundle', 'gzipped'])(
+    'a gzip-compressed bundle named %s is read: gzip is told by its first bytes, 1f 8b (it was refused: a user check)',
+    async (name) => {
+      const file = join(dir, name);
+      writeFileSync(file, gzipSync(JSON.stringify(buildHeldBundle())));
+      const { out, io: streams } = io();
+      expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], streams)).toBe(0);
+      expect(out.stderr).toBe('');
+    },
+  );
+
+  it('a file that starts as gzip but does not decompress: bad input naming it and why (exit 2)', async () => {
+    const file = join(dir, 'cut.json');
+    writeFileSync(file, gzipSync(JSON.stringify(buildHeldBundle())).subarray(0, 40));
+    await expect(runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], io().io)).rejects.toThrow(
+      `${file}: cannot be decompressed, as its first bytes (1f 8b, gzip) ask: unexpected end of file`,
+    );
   });
 
   it('--json prints the report; a tampered gzip bundle exits 1', async () => {

@@ -272,7 +272,8 @@ export function buildSyncBundle(places: Array<[number, number]>, reservesOf: [nu
     log_index: 4,
     reserves: [BigInt(`0x${data.slice(0, 64)}`).toString(), BigInt(`0x${data.slice(64)}`).toString()],
     tracing_id: SYNC_RECORD,
-    genesis_tracing_ids: [],
+    // One genesis id for each artifact, as the service lists them.
+    genesis_tracing_ids: places.map(([tx, index]) => id(`sync bundle log ${tx}/${index}`)),
     parent_tracing_ids: [],
   };
   const logs = places.map(([tx, index]) => {

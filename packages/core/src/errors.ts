@@ -117,6 +117,11 @@ export interface InputProblem {
   path: string;
   reason: ProblemReason;
   expected: string;
+  /**
+   * Set when the input is well formed but holds no answer to a request the audit made (a tracing id or chain it did
+   * not record): what it lacks, not a fault of its format.
+   */
+  unanswered?: true;
 }
 
 /**

@@ -119,7 +119,7 @@ const LINEAGE_MEMBERS = object(
 
 /**
  * `POST /v1/evm/verify/lineage` (extension): body `{chain_id, tracing_id, bundle}`. The record is
- * named by `tracing_id` or by its legacy spelling `_tracing_id` (`tracing_id` wins when both are sent).
+ * named by `tracing_id` or by its legacy spelling `_tracing_id`; both sent must agree (else 400 `conflict`).
  */
 export const LINEAGE_BODY: typeof LINEAGE_MEMBERS = {
   ...LINEAGE_MEMBERS,

@@ -21,6 +21,7 @@ const noAnswer = (what: string, hint = '') =>
     path: 'exchanges',
     reason: 'missing',
     expected: `an answer to ${what}`,
+    unanswered: true,
   });
 
 /** A lookup as a promise, as a live source answers: what it throws becomes the rejection. */

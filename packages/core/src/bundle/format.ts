@@ -11,13 +11,13 @@ import {
   rawRecordFor,
   readRawBlocks,
   readRecordAnswer,
-  spellingsDiffer,
   type GenesisPage,
   type Read,
 } from '../lineage/sources/service-answers.js';
+import { spellingsDiffer } from '../input/values/spellings.js';
 import { LINEAGE_LIMITS, limitExceeded } from '../lineage/sources/input-limits.js';
 import { tooDeep } from '../json/depth.js';
-import { kindOf, plain } from '../json/show.js';
+import { kindOf, plain, show } from '../json/show.js';
 import { checkVersion, sameVersionExpected, type FirstVersions } from '../json/versions.js';
 import { SourceError } from '../errors.js';
 import { type BlockJson } from '../sources/block-source.js';
@@ -71,7 +71,8 @@ const RAW_LOGS = '/evm/raw/logs';
 
 /** The error for a bundle's member: its path, what was expected there and what it was instead. */
 export function bundleProblem(path: string, expected: string, got: unknown): SourceError {
-  const full = `${expected}, got ${kindOf(got)}`;
+  // A string is quoted (shortened, its control characters escaped): `got "PUT"` says what is wrong, `a string` not.
+  const full = `${expected}, got ${typeof got === 'string' ? show(got, 60) : kindOf(got)}`;
   return new SourceError(`${path === '' ? 'the bundle' : path}: expected ${full}`, {
     path,
     reason: got === undefined ? 'missing' : 'invalid_format',

@@ -88,6 +88,83 @@ export function shapeChecks(
   return checks;
 }
 
+/** The genesis artifacts a source delivered for a record, as the walk collected them. */
+export interface DeliveredGenesis {
+  logs: readonly unknown[];
+  functionResults: readonly unknown[];
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * The artifacts delivered account for every genesis tracing id the record lists, one each: by the id an artifact
+ * carries (`tracing_id` or `_tracing_id`, in any case), else by their number. A listed id nothing delivered accounts
+ * for is not verifiable (an artifact left out of the genesis is one no check saw); an artifact carrying an id the
+ * record does not list contradicts the record; more artifacts than ids, carrying none, is not verifiable. Null when the record gives no id list, or
+ * one that is not a list of ids (shape.id_lists judges it).
+ */
+export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
+  // A record that lists no genesis ids at all (neither spelling) claims none to account for.
+  if (record.genesis_tracing_ids === undefined && record._genesis_tracing_ids === undefined) return null;
+  const listed = idList(record, 'genesis_tracing_ids');
+  if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string' || !TRACING_ID.test(v))) return null;
+  const ids = new Set((listed as string[]).map((id) => id.toLowerCase()));
+  const artifacts = [
+    ...genesis.logs.map((value, i) => ({ value, subject: `genesis.logs[${i}]` })),
+    ...genesis.functionResults.map((value, i) => ({ value, subject: `genesis.function_results[${i}]` })),
+  ];
+  const carried = new Set<string>();
+  let uncarried = 0;
+  for (const { value, subject } of artifacts) {
+    const own = isObject(value) ? (value.tracing_id ?? value._tracing_id) : undefined;
+    if (own === undefined || own === null) {
+      uncarried++;
+      continue;
+    }
+    const id = typeof own === 'string' ? own.toLowerCase() : null;
+    if (id === null || !ids.has(id))
+      return check(
+        'genesis.complete',
+        'fail',
+        tracingId,
+        `${subject} carries the tracing id ${plain(own)}, which the record does not list among its genesis tracing ids`,
+      );
+    if (carried.has(id))
+      return check(
+        'genesis.complete',
+        'fail',
+        tracingId,
+        `${subject} carries the tracing id ${id} of an earlier artifact`,
+      );
+    carried.add(id);
+  }
+  const missing = [...ids].filter((id) => !carried.has(id));
+  if (missing.length > uncarried)
+    return check(
+      'genesis.complete',
+      'skipped',
+      tracingId,
+      uncarried === 0 && carried.size > 0
+        ? `not verifiable: no artifact delivered carries the genesis tracing ${missing.length === 1 ? 'id' : 'ids'} ${missing.join(', ')} the record lists`
+        : `not verifiable: the record lists ${count(ids.size, 'genesis tracing id')}, the source delivered ${count(artifacts.length, 'genesis artifact')} (${missing.length - uncarried} missing)`,
+    );
+  // More artifacts without ids than ids to account for: which ones the record rests on cannot be told, and the
+  // service's genesis answer is not known to be one artifact an id, so this is no contradiction to fail on.
+  if (missing.length < uncarried)
+    return check(
+      'genesis.complete',
+      'skipped',
+      tracingId,
+      `not verifiable: the source delivered ${count(artifacts.length, 'genesis artifact')}, more than the ${count(ids.size, 'genesis tracing id')} the record lists, and none carries an id to tell which the record rests on`,
+    );
+  return check(
+    'genesis.complete',
+    'pass',
+    tracingId,
+    `the ${count(artifacts.length, 'genesis artifact')} delivered account for the ${count(ids.size, 'genesis tracing id')} the record lists`,
+  );
+}
+
 /** What the walk knows beside the record and its artifacts, for its fields. */
 export interface RecordContext {
   /** The chain audited. */

@@ -3,7 +3,13 @@ import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
 import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
-import { artifactAgreementChecks, parentsOf, shapeChecks, type ArtifactLog } from './record-checks.js';
+import {
+  artifactAgreementChecks,
+  genesisCompleteCheck,
+  parentsOf,
+  shapeChecks,
+  type ArtifactLog,
+} from './record-checks.js';
 import type { ProvenReceipts } from './cross-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
 import { plain } from '../json/show.js';
@@ -97,6 +103,9 @@ class LineageWalk {
         { chainId, ...(await this.provenBlock(record.block_number, logs)) },
       ),
     );
+    // Last, so that what the artifacts delivered show is reported first; an artifact left out is seen all the same.
+    const complete = genesis === null ? null : genesisCompleteCheck(tracingId, record, genesis);
+    if (complete !== null) report.checks.push(complete);
     return { node: report, children: parentsOf(record) };
   }
 

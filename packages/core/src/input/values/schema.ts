@@ -14,6 +14,7 @@ import {
   readString,
 } from './json-values.js';
 import type { Problems } from './problems.js';
+import { spellingsDiffer } from './spellings.js';
 
 /**
  * Request schemas that both validate and document: each declaration carries its
@@ -195,6 +196,9 @@ export function givesMember(members: Members, body: unknown, name: string): bool
  * An object with declared members. Unknown members are ignored, except near-misses
  * of known ones (see checkMisspelledMembers). Reading yields the valid members'
  * values even when others have problems, so callers can still relate them (indexes).
+ * A member declared in both spellings, `name` and the legacy `_name`, is one member: given both
+ * (each valid), they must agree, else a `conflict` naming `_name` and `name` (spellings.ts), never
+ * resolved by taking either.
  */
 export function object<M extends Members>(
   members: M,
@@ -208,6 +212,7 @@ export function object<M extends Members>(
       return refusal === undefined ? [] : [[name, refusal] as const];
     }),
   );
+  const spelledTwice = names.filter((name) => Object.hasOwn(members, `_${name}`));
   const properties = Object.fromEntries(
     names.map((name) => {
       const { spec, nullable } = members[name]!;
@@ -230,6 +235,11 @@ export function object<M extends Members>(
         const read = readChild(spec, raw, path, name, problems);
         if (read !== undefined) result[name] = read;
       }
+      for (const name of spelledTwice) {
+        if (result[name] === undefined || result[`_${name}`] === undefined) continue;
+        const differ = spellingsDiffer(value, name, path);
+        if (differ !== null) problems.add(differ.path, differ.reason, differ.expected);
+      }
       return result as ReadMembers<M>;
     },
     valid: (value) => {
@@ -248,6 +258,8 @@ export function object<M extends Members>(
         if (read === undefined) return undefined;
         result[name] = read;
       }
+      // Two spellings that differ: `read` names them.
+      if (spelledTwice.some((name) => spellingsDiffer(value, name, '') !== null)) return undefined;
       return result as ReadMembers<M>;
     },
   };

@@ -11,6 +11,7 @@ import { checkVersion, sameVersionExpected, type FirstVersions } from '../../jso
 import { err, ok, type Result } from '../../result.js';
 import type { ProblemReason } from '../../errors.js';
 import type { RecordAnswer } from './lineage-source.js';
+import { spellingsDiffer } from '../../input/values/spellings.js';
 
 /**
  * The answer, or the member (a path relative to the response) that is not what the spec says, and why when it is
@@ -86,30 +87,6 @@ function unreadMember(object: unknown, path: string, members: readonly string[])
     if (wrong !== undefined) return err({ path: wrong[0], expected: `${INTEGER_FORM}, got ${show(wrong[1], 60)}` });
   }
   return null;
-}
-
-/** Tracing ids, and lists of them, compared in any case and, a list being a set of ids, in any order. */
-const idText = (v: unknown): unknown =>
-  typeof v === 'string' ? v.toLowerCase() : Array.isArray(v) ? v.map((item) => JSON.stringify(idText(item))).sort() : v;
-
-/**
- * Where `object` gives `name` in both spellings, the plain one and the legacy `_name`, and they differ: the legacy
- * member and what it should be. Reading either alone would let the other say what the walk never sees (a parent
- * listed only under `_parent_tracing_ids` beside an empty `parent_tracing_ids` was never walked). Equal: null.
- */
-export function spellingsDiffer(
-  object: Record<string, unknown>,
-  name: string,
-  path: string,
-): { path: string; expected: string; reason: ProblemReason } | null {
-  const legacy = object[`_${name}`];
-  if (object[name] === undefined || legacy === undefined) return null;
-  if (JSON.stringify(idText(object[name])) === JSON.stringify(idText(legacy))) return null;
-  return {
-    path: path === '' ? `_${name}` : `${path}._${name}`,
-    expected: `the same as ${name} beside it (${name} and _${name} are one member spelled two ways: given both, they must agree), got ${show(legacy, 60)} beside ${show(object[name], 60)}`,
-    reason: 'conflict',
-  };
 }
 
 /** The members a record may spell with a leading `_` (the service's legacy names). */

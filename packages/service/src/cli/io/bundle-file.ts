@@ -9,18 +9,24 @@ import { parseInputJson } from './json-input.js';
  * (the member's path and what was expected, as the endpoint's 400 names it), or `FILE: ` and the error's message (a
  * limit). A fault of the document itself or of a top-level member (another kind of file) also names the bundle the
  * command reads (one format, recorded by `audit --record` or `lineage --record`): `FILE: not an audit bundle (what
- * audit --record writes): exchanges: expected …`.
+ * audit --record writes): exchanges: expected …`. A request the bundle holds no answer to is said as such (`FILE: the
+ * bundle has no answer to lineage/record for tracing id … on chain 137`): the file is a bundle, one recorded for
+ * another request.
  */
 export function bundleFaultLine(file: string, error: SourceError, command: 'audit' | 'lineage'): string {
   const problem = error.details.problem;
-  if (problem === undefined) return `${file}: ${error.message}`;
+  if (problem === undefined || problem.unanswered === true) return `${file}: ${error.message}`;
   const notABundle = /^\w*$/.test(problem.path)
     ? `not ${command === 'audit' ? 'an' : 'a'} ${command} bundle (what ${command} --record writes): `
     : '';
   return `${file}: ${notABundle}${problem.path === '' ? '' : `${problem.path}: `}expected ${problem.expected}`;
 }
 
-/** A bundle file's JSON, plain or gzip-compressed (`.gz`); its shape is checked by whoever reads it. */
+/**
+ * A bundle file's JSON, plain or gzip-compressed; its shape is checked by whoever reads it. Gzip is told by the first
+ * bytes (1f 8b, which no JSON text starts with), whatever the name: `.gz` is what `--record` writes, not what a copy
+ * must keep.
+ */
 export function readBundleFile(file: string): unknown {
   let bytes: Buffer;
   try {
@@ -28,12 +34,14 @@ export function readBundleFile(file: string): unknown {
   } catch (error) {
     throw new InputError(`cannot read the bundle ${file}: ${readFailure(error)}`);
   }
-  if (file.endsWith('.gz')) {
+  const gzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  if (gzip || file.endsWith('.gz')) {
     try {
       // zlib loaded only for a compressed bundle: it costs every other CLI process 1.5 ms of its start.
       bytes = process.getBuiltinModule('node:zlib').gunzipSync(bytes);
     } catch (error) {
-      throw new InputError(`${file}: cannot be decompressed, as its name .gz asks: ${(error as Error).message}`);
+      const asks = gzip ? 'its first bytes (1f 8b, gzip)' : 'its name .gz';
+      throw new InputError(`${file}: cannot be decompressed, as ${asks} ask: ${(error as Error).message}`);
     }
   }
   return parseInputJson(bytes, file);

@@ -249,7 +249,7 @@ const LINEAGE_RESPONSE = {
       reason:
         'block.available (block 19426587): the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
       summary: {
-        pass: 17,
+        pass: 19,
         fail: 0,
         skipped: 7,
       },
@@ -320,6 +320,12 @@ const LINEAGE_RESPONSE = {
               status: 'skipped',
               subject: '6de20aaa369add444ef78f3be513ba51ecc2',
               reason: 'not verifiable: nothing checked holds pool_uid, exchange_id, block_time, reserves to the chain',
+            },
+            {
+              check: 'genesis.complete',
+              status: 'pass',
+              subject: '6de20aaa369add444ef78f3be513ba51ecc2',
+              reason: 'the 2 genesis artifacts delivered account for the 2 genesis tracing ids the record lists',
             },
           ],
         },
@@ -412,6 +418,12 @@ const LINEAGE_RESPONSE = {
               subject: '94b362611582c6404400973604faca81bc51',
               reason:
                 "not verifiable: name, symbol, decimals rest only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt); nothing checked holds block_time to the chain",
+            },
+            {
+              check: 'genesis.complete',
+              status: 'pass',
+              subject: '94b362611582c6404400973604faca81bc51',
+              reason: 'the 4 genesis artifacts delivered account for the 4 genesis tracing ids the record lists',
             },
           ],
         },
