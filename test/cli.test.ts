@@ -125,6 +125,61 @@ describe('the evm-integrity binary', () => {
     );
   });
 
+  it('a block whose header lists or counts other transactions than its receipts: verify block, request receipt-root and prove receipt refuse it, naming the member and the counts, exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-transaction-count-'));
+    const FAKE = `0x${'ab'.repeat(32)}`;
+    const write = (name: string, base: string, change: (header: Record<string, any>) => void) => {
+      const block = loadFixture(base) as unknown as { header: Record<string, any> };
+      change(block.header);
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(block));
+      return file;
+    };
+    const cases = [
+      [write('genesis', 'mainnet-0', (h) => (h.transactions = [FAKE])), 'header.transactions', 0, '1 transactions'],
+      [
+        write('appended', 'mainnet-19433903', (h) => h.transactions.push(FAKE)),
+        'header.transactions',
+        172,
+        '173 transactions',
+      ],
+      [
+        write('removed', 'mainnet-19433903', (h) => h.transactions.pop()),
+        'header.transactions',
+        172,
+        '171 transactions',
+      ],
+      [
+        write(
+          'objects',
+          'mainnet-19433903',
+          (h) => (h.transactions = [...h.transactions, FAKE].map((hash) => ({ hash }))),
+        ),
+        'header.transactions',
+        172,
+        '173 transactions',
+      ],
+      [write('count', 'hoodi-411443', (h) => (h.transactionCount = 2)), 'header.transactionCount', 1, '2'],
+    ] as const;
+    for (const [file, member, n, got] of cases) {
+      const expected = `${member}: expected ${n} transactions, one for each of the block's ${n} receipts (a header and receipts of one block), got ${got}`;
+      const verified = run(['verify', 'block', file]);
+      expect(verified.code, file).toBe(2);
+      expect(JSON.parse(verified.stdout).error.details.invalid_parameters).toEqual([
+        { name: member, location: 'body', reason: 'conflict', expected: expected.slice(`${member}: expected `.length) },
+      ]);
+      expect(run(['request', 'receipt-root', file])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${file}: not a block: ${expected}\n`,
+      });
+      const proof = join(dir, 'proof.json');
+      expect(run(['prove', 'receipt', file, '--index', '0', '--out', proof])).toMatchObject({ code: 2, stdout: '' });
+      expect(existsSync(proof)).toBe(false);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   describe('verify block FILE FILE…: many blocks, on the worker pool', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-blocks-'));
     const different = join(dir, 'different.json');

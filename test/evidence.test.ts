@@ -13,7 +13,14 @@ import {
 } from '../packages/core/src/chains/registry.js';
 import { receiptKinds } from '../packages/core/src/chains/claims.js';
 import { ChainRegistry, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
-import { fixtureNames, headerNames, loadFixture, unverifiableNames, type FixtureBlock } from './helpers/fixtures.js';
+import {
+  asBlock,
+  fixtureNames,
+  headerNames,
+  loadFixture,
+  unverifiableNames,
+  type FixtureBlock,
+} from './helpers/fixtures.js';
 
 const withoutJson = (name: string) => name.replace(/\.json$/, '');
 const blocks = fixtureNames.map(withoutJson);
@@ -21,7 +28,7 @@ const headers = headerNames.map(withoutJson);
 
 /** A fixture verified as `verify block` does; a header alone, with no receipts. */
 function verified(fixture: FixtureBlock) {
-  const result = verifyBlock({ ...fixture, receipts: fixture.receipts ?? [] });
+  const result = verifyBlock(asBlock(fixture));
   if (!result.ok) throw new Error(`${fixture.id}: ${JSON.stringify(result.error)}`);
   return result.value;
 }

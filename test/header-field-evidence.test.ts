@@ -12,7 +12,7 @@ import { BUILTIN_CHAINS } from '../packages/core/src/chains/registry.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
 import { absentForkFields } from '../packages/core/src/chains/absent-fork-fields.js';
 import { verifyBlock } from '../packages/core/src/index.js';
-import { fixtureNames, headerNames, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
+import { asBlock, fixtureNames, headerNames, loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { startLoopbackNode, fixtureBlocks } from './helpers/loopback-rpc.js';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
@@ -25,16 +25,18 @@ const real = [...fixtureNames, ...headerNames]
 const chainOf = (f: FixtureBlock) => BUILTIN_CHAINS.find((c) => c.chainId === f.chain_id);
 /** The fork fields of the layout `verify block` hashes the fixture's header in. */
 const forkFieldsOf = (f: FixtureBlock) => {
-  const verified = verifyBlock({ ...f, receipts: f.receipts ?? [] });
+  const verified = verifyBlock(asBlock(f));
   if (!verified.ok || verified.value.block_hash.matches !== true) return [];
   const layout = HEADER_LAYOUTS[verified.value.header_layout];
   return layout.fields.slice(layout.required).map((field) => field.name);
 };
-const without = (f: FixtureBlock, fields: string[]) => ({
-  ...f,
-  receipts: f.receipts ?? [],
-  header: Object.fromEntries(Object.entries(f.header).filter(([name]) => !fields.includes(name))),
-});
+const without = (f: FixtureBlock, fields: string[]) => {
+  const block = asBlock(f);
+  return {
+    ...block,
+    header: Object.fromEntries(Object.entries(block.header).filter(([name]) => !fields.includes(name))),
+  };
+};
 
 describe('packages/core/src/chains/header-field-evidence.ts is generated from fixtures/', () => {
   it('is byte for byte what scripts/gen-header-fields.ts emits (run `npm run gen:header-fields` after adding a fixture)', () => {

@@ -649,6 +649,22 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
+  it("a block whose header lists a transaction more than it has receipts is bad input naming header.transactions (the receipts are not the block's)", async () => {
+    const bundle = buildBundle();
+    const block = bundle.blocks[0]! as { header: Record<string, unknown>; receipts: unknown[] };
+    block.header.transactions = Array.from(
+      { length: block.receipts.length + 1 },
+      (_, i) => `0x${i.toString(16).padStart(64, '0')}`,
+    );
+    const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+    expect(audit.ok).toBe(false);
+    expect(!audit.ok && bundleParameter(audit.error)).toMatchObject({
+      name: 'bundle.blocks[0].header.transactions',
+      reason: 'conflict',
+      expected: expect.stringContaining(`got ${block.receipts.length + 1} transactions`),
+    });
+  });
+
   it("a block source of one's own answering with another block, or a block of another chain, is refused: its checks are never reported as the block asked for's", async () => {
     const source = new BundleSource(buildBundle());
     const other = loadFixture('mainnet-22869878');

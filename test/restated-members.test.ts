@@ -5,7 +5,16 @@
  * reported identical, whichever reader reads it.
  */
 import { describe, expect, it } from 'vitest';
-import { defaultRegistry, verifyBlock } from '../packages/core/src/index.js';
+import {
+  borStateSyncTxHash,
+  bytesToHex,
+  defaultRegistry,
+  hexToBytes,
+  Problems,
+  readRpcBlock,
+  verifyBlock,
+} from '../packages/core/src/index.js';
+import { proveReceipt } from '../packages/core/src/api/index.js';
 import { GAS_USED_SHOWN } from '../packages/core/src/input/json-rpc/restated-members.js';
 import { fixtureNames, loadFixture, unverifiableNames } from './helpers/fixtures.js';
 
@@ -323,5 +332,203 @@ describe("a receipt's timestamp (Hoodi's node gives one)", () => {
         `${Number(hoodi.header.timestamp)}, the header's timestamp, which it repeats, got 1`,
       ],
     ]);
+  });
+});
+
+describe("the header's transactions and transactionCount against the block's receipts", () => {
+  const FAKE = `0x${'ab'.repeat(32)}`;
+  const genesis = loadFixture('mainnet-0') as Json;
+  const mainnet = loadFixture('mainnet-19433903') as Json;
+  const hoodi = loadFixture('hoodi-411443') as Json;
+  const objects = (b: Json) => (b.header.transactions = b.header.transactions.map((hash: string) => ({ hash })));
+  const listed = (n: number, got: number, more = '') =>
+    `${n} transactions, one for each of the block's ${n} receipts${more} (a header and receipts of one block), got ${got} transactions`;
+  /** The one problem of a block whose header lists `got` transactions beside its `n` receipts. */
+  const miscounted = (n: number, got: number, more = '') => [['header.transactions', 'conflict', listed(n, got, more)]];
+
+  it('every real block that lists or counts its transactions lists one for each receipt', () => {
+    const real = [...fixtureNames, ...unverifiableNames].map((name) => {
+      const block: Json = loadFixture(name);
+      return { name, block };
+    });
+    const withList = real.filter(({ block }) => Array.isArray(block.header.transactions));
+    expect(withList.length).toBeGreaterThanOrEqual(30);
+    for (const { name, block } of withList) {
+      expect(block.header.transactions.length, name).toBe(block.receipts.length);
+      if (block.header.transactionCount !== undefined)
+        expect(Number(block.header.transactionCount), name).toBe(block.receipts.length);
+    }
+  });
+
+  it.each([
+    [
+      'Ethereum genesis, one transaction listed and no receipt',
+      genesis,
+      (b: Json) => (b.header.transactions = [FAKE]),
+      0,
+      1,
+    ],
+    ['mainnet 19433903, a hash appended', mainnet, (b: Json) => b.header.transactions.push(FAKE), 172, 173],
+    [
+      "mainnet 19433903, the last hash removed (its receipt's transaction listed nowhere)",
+      mainnet,
+      (b: Json) => b.header.transactions.pop(),
+      172,
+      171,
+    ],
+    [
+      'mainnet 19433903 as transaction objects, one appended',
+      mainnet,
+      (b: Json) => {
+        objects(b);
+        b.header.transactions.push({ hash: FAKE });
+      },
+      172,
+      173,
+    ],
+    [
+      'mainnet 14764013 (receipts without transactionHash), a hash appended',
+      loadFixture('mainnet-14764013') as Json,
+      (b: Json) => b.header.transactions.push(FAKE),
+      19,
+      20,
+    ],
+    [
+      'mainnet 14764013, a hash removed',
+      loadFixture('mainnet-14764013') as Json,
+      (b: Json) => b.header.transactions.pop(),
+      19,
+      18,
+    ],
+    [
+      'Polygon PoS 2233682, as objects, one appended',
+      loadFixture('polygon-pos-2233682') as Json,
+      (b: Json) => {
+        objects(b);
+        b.header.transactions.push({ hash: FAKE });
+      },
+      5,
+      6,
+    ],
+    ['Hoodi 411443, a hash appended', hoodi, (b: Json) => b.header.transactions.push(FAKE), 1, 2],
+  ] as const)('%s: refused, naming header.transactions and both counts', (_, base, change, n, got) => {
+    expect(problemsOf(base)).toBe('identical');
+    const block = altered(change, base);
+    // (On Polygon PoS before Madhugiri the message says too where Bor's state-sync transaction may stand.)
+    expect(problemsOf(block)).toEqual([
+      [
+        'header.transactions',
+        'conflict',
+        expect.stringMatching(
+          new RegExp(`^${n} transactions, one for each of the block's ${n} receipts.*, got ${got} transactions$`),
+        ),
+      ],
+    ]);
+    // The whole-block reader, which the request builders, prove receipt and lineage read with, refuses it too.
+    const problems = new Problems();
+    expect(readRpcBlock(block, problems)).toBeUndefined();
+    expect(problems.list.map((p) => p.name)).toEqual(['header.transactions']);
+    expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+  });
+
+  it('the same transactions listed otherwise (objects, upper-case hex, in a list out of order) are the same block', () => {
+    expect(problemsOf(altered(objects, mainnet))).toBe('identical');
+    expect(problemsOf(altered((b) => b.receipts.reverse(), mainnet))).toBe('identical');
+  });
+
+  it('header.transactions that is not a list is named as such', () => {
+    expect(problemsOf(altered((b) => (b.header.transactions = '0x1'), hoodi))).toEqual([
+      ['header.transactions', 'invalid_format', `an array of the block's transactions (hashes or objects), got "0x1"`],
+    ]);
+    expect(problemsOf(altered((b) => (b.header.transactions = null), hoodi))).toBe('identical');
+  });
+
+  it("Hoodi's transactionCount (Otterscan's) must count the block's receipts: another is refused, naming it", () => {
+    expect(hoodi.header.transactionCount).toBe(1);
+    for (const count of [1, '0x1', '1', null])
+      expect(problemsOf(altered((b) => (b.header.transactionCount = count), hoodi)), String(count)).toBe('identical');
+    for (const [count, read] of [
+      [2, 2],
+      ['0x2', 2],
+      [0, 0],
+      ['0x0', 0],
+    ] as const)
+      expect(problemsOf(altered((b) => (b.header.transactionCount = count), hoodi))).toEqual([
+        [
+          'header.transactionCount',
+          'conflict',
+          `1 transactions, one for each of the block's 1 receipts (a header and receipts of one block), got ${read}`,
+        ],
+      ]);
+    expect(problemsOf(altered((b) => (b.header.transactionCount = 'two'), hoodi))).toEqual([
+      ['header.transactionCount', 'invalid_format', expect.stringContaining('got "two"')],
+    ]);
+  });
+
+  describe("Polygon PoS before Madhugiri: Bor's state-sync transaction, listed or not, and its receipt, returned or not", () => {
+    const polygon = loadFixture('polygon-pos-10000000') as Json;
+    const hashes: string[] = polygon.receipts.map((r: Json) => r.transactionHash);
+    const derived = `0x${bytesToHex(borStateSyncTxHash(BigInt(polygon.header.number), hexToBytes(polygon.header.hash)))}`;
+    const stateSync = ", or 5 without Bor's state-sync transaction, whose receipt (receipts[5]) is not in the root";
+
+    it('the real block holds the state-sync receipt last, under its derived hash', () => {
+      expect(hashes[5]).toBe(derived);
+      expect(verifyBlock(polygon)).toMatchObject({ ok: true, value: { verdict: 'identical', transaction_count: 5 } });
+    });
+
+    it.each([
+      ['listed with its receipt (Bor from v1.3.2)', (b: Json) => (b.header.transactions = hashes)],
+      ['not listed, its receipt returned', (b: Json) => (b.header.transactions = hashes.slice(0, 5))],
+      [
+        'listed, as objects, its receipt not returned (Bor before v1.3.2)',
+        (b: Json) => {
+          b.header.transactions = hashes.map((hash) => ({ hash }));
+          b.receipts.pop();
+        },
+      ],
+      ['counted or not by transactionCount', (b: Json) => (b.header.transactionCount = '0x5')],
+      ['counted by transactionCount', (b: Json) => (b.header.transactionCount = 6)],
+    ])('%s: identical', (_, change) => {
+      expect(problemsOf(altered(change, polygon))).toBe('identical');
+    });
+
+    it('any other difference is refused: one more or one less, or another transaction in its place', () => {
+      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, FAKE]), polygon))).toEqual(
+        miscounted(6, 7, stateSync),
+      );
+      expect(problemsOf(altered((b) => (b.header.transactions = hashes.slice(0, 4)), polygon))).toEqual(
+        miscounted(6, 4, stateSync),
+      );
+      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, derived]), polygon))).toEqual(
+        miscounted(6, 7, stateSync),
+      );
+      const fake = altered((b) => {
+        b.header.transactions = [...hashes.slice(0, 5), FAKE];
+        b.receipts.pop();
+      }, polygon);
+      expect(problemsOf(fake)).toEqual(
+        miscounted(
+          5,
+          6,
+          `, or 6 with Bor's state-sync transaction last (${derived}), whose receipt is not in the root`,
+        ),
+      );
+      expect(problemsOf(altered((b) => (b.header.transactionCount = 7), polygon))).toEqual([
+        [
+          'header.transactionCount',
+          'conflict',
+          `6 transactions, one for each of the block's 6 receipts${stateSync} (a header and receipts of one block), got 7`,
+        ],
+      ]);
+    });
+
+    it('after Madhugiri, or on another chain, the derived hash is no transaction left out of a list', () => {
+      const ethereum = altered((b) => {
+        b.chain_id = 1;
+        b.header.transactions = hashes;
+        b.receipts.pop();
+      }, polygon);
+      expect(problemsOf(ethereum)).toContainEqual(['header.transactions', 'conflict', listed(5, 6)]);
+    });
   });
 });

@@ -66,8 +66,13 @@ const stateSyncRpc = (transactionHash: string, transactionIndex = fixture.receip
   cumulativeGasUsed: '0x0',
   logs: STATE_SYNC_LOGS,
 });
+/** The block with the receipt appended, its transaction listed last, as Bor lists it from v1.3.2. */
 const withStateSync = (transactionHash = derived) => ({
   ...fixture,
+  header: {
+    ...fixture.header,
+    transactions: [...(fixture.header.transactions as unknown as string[]), transactionHash],
+  },
   receipts: [...fixture.receipts, stateSyncRpc(transactionHash)],
 });
 
@@ -107,6 +112,23 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
       logs_bloom: { matches: false },
       excluded_receipts: [],
     });
+  });
+
+  it("a receipt more than the block lists, under another hash than Bor's derived one, is refused: its transaction is listed nowhere", () => {
+    const other = `0x${'ab'.repeat(32)}`;
+    const result = verifyBlockOperation({ ...withStateSync(other), header: fixture.header }, context);
+    expect(result.status).toBe(400);
+    expect((result.body as any).error.details.invalid_parameters).toEqual([
+      {
+        name: 'header.transactions',
+        location: 'body',
+        reason: 'conflict',
+        expected:
+          "5 transactions, one for each of the block's 5 receipts (a header and receipts of one block), got 4 transactions",
+      },
+    ]);
+    // Under Bor's derived hash, it is the state-sync receipt, which a node need not list.
+    expect(verifyBlockOperation({ ...withStateSync(), header: fixture.header }, context).verdict).toBe('identical');
   });
 
   it('readRpcBlock, as the lineage walker calls it, leaves it out too', () => {

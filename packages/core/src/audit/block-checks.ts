@@ -5,7 +5,8 @@
  * ran and passed.
  */
 import type { EvidenceKind } from '../chains/chain-info.js';
-import { describeProblems } from '../input/values/problems.js';
+import { TRANSACTION_COUNT_MEMBERS } from '../input/json-rpc/restated-members.js';
+import { describeProblems, type InvalidInput } from '../input/values/problems.js';
 import type { BlockJson } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import type { BlockRefusal, BlockReport, Comparison } from '../verify/verify-block.js';
@@ -62,6 +63,11 @@ function transactionCountFailure(block: BlockJson, excluded: number): AuditFailu
     },
   ];
 }
+
+/** Whether every problem of a refused block is its header's list or count of transactions against its receipts. */
+const onlyCountProblems = (refusal: InvalidInput): boolean =>
+  refusal.count === refusal.problems.length &&
+  refusal.problems.every((p) => p.reason === 'conflict' && TRANSACTION_COUNT_MEMBERS.includes(p.name));
 
 /**
  * What a block's parentHash must be: the hash of the block audited before it (or the head anchor),
@@ -161,6 +167,9 @@ export function judgeBlock(
         reason: `the chain is not in the registry: ${refusal.hint}`,
       };
     }
+    // The source's count of transactions failed, and the reader refused the block for that alone (its header lists
+    // or counts another number than the receipts): transaction_count says it, and the header is not in doubt.
+    if (countFailures.length > 0 && onlyCountProblems(refusal)) return { ...base, verdict: 'fail', failures };
     failures.push({
       check: 'block_input',
       message: `the source gave a block that cannot be read: ${describeProblems(refusal)}`,

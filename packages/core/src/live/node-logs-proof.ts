@@ -6,7 +6,7 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, formatBlock, type ChainRegistry } from '../chains/registry.js';
 import type { BlockHeader } from '../header/header-fields.js';
-import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
+import { readRpcBlock, readRpcBlockHead } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems } from '../input/values/problems.js';
 import type { JsonObject } from '../input/values/json-values.js';
 import { LogsProofBuilder, type LogsProofBlock } from '../proof/logs-proof-builder.js';
@@ -121,24 +121,36 @@ export class NodeLogsProof {
     const { chainId } = this.range;
     const header = await this.#source.header(chainId, number);
     if (header === null) throw new SourceError(`the node has no block ${formatBlock(number)}`);
-    const headerOnly = this.#read(header, [], number);
-    if (!this.#builder.needsReceipts(headerOnly.header)) return { ...headerOnly, receipts: undefined };
+    const headerOnly = this.#read(header, undefined, number);
+    if (!this.#builder.needsReceipts(headerOnly.header)) return headerOnly;
     return this.#read(header, await this.#source.receiptsOf(header, number), number);
   }
 
-  /** The node's block read as every source's block is read (its era's header layout, its receipts). */
-  #read(header: JsonObject, receipts: unknown[], number: number): FetchedBlock & { receipts: Receipt[] } {
+  /**
+   * The node's block read as every source's block is read (its era's header layout, its receipts); without `receipts`,
+   * its header alone, as a block's head is read (its list of transactions then names receipts not fetched).
+   */
+  #read(header: JsonObject, receipts: unknown[] | undefined, number: number): FetchedBlock {
     const problems = new Problems();
-    const block = readRpcBlock({ chain_id: this.range.chainId, header, receipts }, problems, {
-      registry: this.#registry,
-    });
-    const complete = block?.header.complete;
-    if (block === undefined || complete === undefined) {
-      const why =
-        block === undefined ? describeProblems(problems.invalidInput()) : `it lacks ${block.header.missing.join(', ')}`;
-      throw new SourceError(`the node's block ${formatBlock(number)} cannot be read: ${why}`);
-    }
-    return { number, header: complete, hash: block.header.hash, receipts: block.receipts };
+    const input = { chain_id: this.range.chainId, header, receipts };
+    const options = { registry: this.#registry };
+    const block =
+      receipts === undefined ? readRpcBlockHead(input, problems, options) : readRpcBlock(input, problems, options);
+    const read = block?.header;
+    if (!problems.empty || read === undefined)
+      throw new SourceError(
+        `the node's block ${formatBlock(number)} cannot be read: ${describeProblems(problems.invalidInput())}`,
+      );
+    if (read.complete === undefined)
+      throw new SourceError(
+        `the node's block ${formatBlock(number)} cannot be read: it lacks ${read.missing.join(', ')}`,
+      );
+    return {
+      number,
+      header: read.complete,
+      hash: read.hash,
+      receipts: block && 'receipts' in block ? block.receipts : undefined,
+    };
   }
 
   /** The block's record, checked by the builder, and its hash checked against the node's. */

@@ -1,10 +1,10 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
-import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
 import { beforeByzantium, fromCanyon } from '../../chains/fork-schedule.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
-import { checkRestatedMembers } from './restated-members.js';
+import { checkRestatedMembers, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
 import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
@@ -423,6 +423,33 @@ export interface ReadRpcBlockOptions extends HashOptions {
   registry?: ChainRegistry;
 }
 
+/** The block's hash: the header's `hash` as given, else its complete header's; undefined when it has neither. */
+const blockHashOf = (header: RpcHeader, options: ReadRpcBlockOptions): Uint8Array | undefined =>
+  header.hash ??
+  (header.complete === undefined
+    ? undefined
+    : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
+
+/**
+ * What the block's reader found of Bor's state sync, for the checks of the members that repeat the block: the receipt
+ * left out of the root, and (asked for once at most) the derived hash of the state-sync transaction, in an era whose
+ * state sync stands outside the root, where the block's number and hash are known.
+ */
+function stateSyncFacts(
+  verifiability: Verifiability | undefined,
+  header: RpcHeader,
+  excluded: ExcludedReceipt | undefined,
+  options: ReadRpcBlockOptions,
+): StateSyncFacts {
+  const txHash = () => {
+    const { number } = header.fields;
+    if (verifiability?.status !== 'verifiable' || verifiability.stateSync !== 'receipt-outside-root') return undefined;
+    const hash = blockHashOf(header, options);
+    return number === undefined || hash === undefined ? undefined : borStateSyncTxHash(number, hash, options);
+  };
+  return { excluded: excluded?.index, txHash };
+}
+
 /**
  * On Polygon PoS before Madhugiri, the receipt whose transactionHash is Bor's
  * state-sync hash of this block: it is not part of the root and is left out.
@@ -440,11 +467,7 @@ function stateSyncReceipt(
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return undefined;
   }
-  const hash =
-    header.hash ??
-    (header.complete === undefined
-      ? undefined
-      : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
+  const hash = blockHashOf(header, options);
   const outcome = stateSyncOutcome(verifiability, { number: header.fields.number, hash }, list.txHashes, options);
   if (outcome.kind === 'needs_block_hash') problems.add('header.hash', 'missing', outcome.expected);
   if (outcome.kind === 'misplaced')
@@ -532,7 +555,14 @@ export function readRpcBlock(
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
   const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
   if (problems.count === before)
-    checkRestatedMembers(block, header, list.positions, excluded?.index, verifiability, problems);
+    checkRestatedMembers(
+      block,
+      header,
+      list.positions,
+      stateSyncFacts(verifiability, header, excluded, options),
+      verifiability,
+      problems,
+    );
   if (problems.count !== before) return undefined;
   const inRoot = (_: unknown, index: number) => index !== excluded?.index;
   return {
@@ -616,7 +646,15 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const versionsHashed = fromCanyon(chain?.forks, header.fields.number, header.fields.timestamp);
   let firstUnversionedDeposit = -1;
   const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
-  if (problems.empty) checkRestatedMembers(value, header, order.positions, excluded?.index, verifiability, problems);
+  if (problems.empty)
+    checkRestatedMembers(
+      value,
+      header,
+      order.positions,
+      stateSyncFacts(verifiability, header, excluded, options),
+      verifiability,
+      problems,
+    );
   if (!problems.empty) return undefined;
   const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
   // Type and gas are read here and again when the receipt is decoded, by the reader readRpcBlock uses: one reader of a

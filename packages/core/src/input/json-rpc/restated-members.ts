@@ -1,18 +1,27 @@
 /**
  * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
  * `blockHash`, `blockNumber`, `transactionHash`, `timestamp`, `gasUsed` and (Nitro) `l1BlockNumber`; a log's `blockHash`, `blockNumber`,
- * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`. None is hashed, so nothing else checks them, and a consumer reads them
+ * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` and
+ * `transactionCount`, which list and count the transactions the receipts are of. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
  * the receipts' decoding (which stays as fast as it was), called by the reader of a whole block and by the one that
  * streams its receipts, so that both give one answer.
  */
-import { bytesToHex } from '../../bytes/hex.js';
 import { nitroL1BlockNumber } from './arbitrum-header.js';
 import type { Verifiability } from '../../chains/registry.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import type { RuleSetName } from '../../receipts/rules.js';
-import { describe, isObject, join, quantityValue, readHex, type JsonObject } from '../values/json-values.js';
+import { bytesToHex, sameHex } from '../../bytes/hex.js';
+import {
+  describe,
+  isObject,
+  join,
+  quantityValue,
+  readHex,
+  readQuantity,
+  type JsonObject,
+} from '../values/json-values.js';
 import type { Problems } from '../values/problems.js';
 import {
   compareHash,
@@ -125,6 +134,69 @@ function checkListedTransaction(
   compareHash(receipt.transactionHash, join(path(), 'transactionHash'), { of: listed as string, what }, problems);
 }
 
+/** What the block's reader found of Bor's state sync, which a node may leave out of one of the block's two lists. */
+export interface StateSyncFacts {
+  /** The place of the receipt left out of the root (Bor's state-sync receipt); undefined when there is none. */
+  excluded: number | undefined;
+  /**
+   * Bor's derived transaction hash of the block, in an era whose state sync stands outside the root and where the
+   * block's hash is known; undefined otherwise. Asked only of a block that lists a transaction more than it has receipts.
+   */
+  txHash: () => Uint8Array | undefined;
+}
+
+/** The members of a header that list or count the block's transactions, each refused where it is not its receipts'. */
+export const TRANSACTION_COUNT_MEMBERS: readonly string[] = ['header.transactions', 'header.transactionCount'];
+
+/** The hash of a listed transaction (a hash, or an object's `hash`), as given. */
+const listedHash = (entry: unknown): unknown => (isObject(entry) ? entry.hash : entry);
+
+/**
+ * The header's `transactions` (hashes or objects) and Otterscan's `transactionCount`, where given (not null), must list
+ * and count the transactions the block's receipts (at `positions`) are of: one for each. Bor's state sync is the one transaction
+ * a node may leave out of one list: a node that does not list it returns its receipt all the same (`excluded`, left
+ * out of the root), and Bor before v1.3.2 listed it without returning its receipt from eth_getBlockReceipts (the last
+ * listed hash is then its derived one). A block whose lists differ otherwise is not one block: its receipts may not be
+ * the ones its header commits to, so it is refused before a root is compared.
+ */
+function checkTransactionCount(
+  header: JsonObject,
+  positions: readonly number[],
+  stateSync: StateSyncFacts,
+  problems: Problems,
+): void {
+  const { transactions, transactionCount } = header;
+  const receipts = positions.length;
+  const counts = [receipts];
+  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
+  if (stateSync.excluded !== undefined) {
+    counts.push(receipts - 1);
+    expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${positions[stateSync.excluded]}]) is not in the root`;
+  } else if (Array.isArray(transactions) && transactions.length > receipts) {
+    // Its state-sync transaction listed, its receipt not returned: the one transaction more, last.
+    const derived = stateSync.txHash();
+    if (derived !== undefined) {
+      const hash = `0x${bytesToHex(derived)}`;
+      if (transactions.length === receipts + 1 && sameHex(listedHash(transactions[receipts]), hash))
+        counts.push(receipts + 1);
+      expected += `, or ${receipts + 1} with Bor's state-sync transaction last (${hash}), whose receipt is not in the root`;
+    }
+  }
+  const refuse = (path: string, got: string) =>
+    problems.add(path, 'conflict', `${expected} (a header and receipts of one block), got ${got}`);
+  if (Array.isArray(transactions)) {
+    if (!counts.includes(transactions.length)) refuse('header.transactions', `${transactions.length} transactions`);
+  } else if (!isAbsent(transactions))
+    problems.add(
+      'header.transactions',
+      'invalid_format',
+      `an array of the block's transactions (hashes or objects), got ${describe(transactions)}`,
+    );
+  if (isAbsent(transactionCount)) return;
+  const count = readQuantity(transactionCount, 'header.transactionCount', problems, BigInt(Number.MAX_SAFE_INTEGER));
+  if (count !== undefined && !counts.includes(Number(count))) refuse('header.transactionCount', `${count}`);
+}
+
 /**
  * The rule sets whose nodes give a receipt's `gasUsed` as its step in `cumulativeGasUsed` (go-ethereum and its forks
  * derive it so), each shown by a real block of a chain that follows it: Hoodi (ethereum), OP Mainnet with deposits
@@ -207,8 +279,9 @@ function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, nu
 
 /**
  * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
- * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value. The
- * logs of the receipt left out of the root (`excluded`, its place: Bor's state-sync receipt) are not held to their
+ * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value, and
+ * the header's list and count of transactions against the receipts ({@link checkTransactionCount}). The
+ * logs of the receipt left out of the root (`stateSync.excluded`, its place: Bor's state-sync receipt) are not held to their
  * `logIndex`: nothing commits to that receipt, so nothing in it is verified. On a block of a verifiable era (`verifiability`), each
  * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
@@ -219,11 +292,13 @@ export function checkRestatedMembers(
   block: JsonObject,
   header: { hash?: Uint8Array; fields: Partial<BlockHeader> },
   positions: readonly number[],
-  excluded: number | undefined,
+  stateSync: StateSyncFacts,
   verifiability: Verifiability | undefined,
   problems: Problems,
 ): void {
   const receipts = block.receipts as unknown[];
+  const { excluded } = stateSync;
+  checkTransactionCount(block.header as JsonObject, positions, stateSync, problems);
   const facts: BlockFacts = {
     hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
     number: repeated(quantity(header.fields.number), "the header's number"),
