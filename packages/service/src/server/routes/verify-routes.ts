@@ -281,7 +281,7 @@ export function verifyRoutes(
       return (signal) =>
         runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal, account.id);
     }
-    const read = readRequestBody(bytes, chains, docsUrl);
+    const read = readRequestBody(endpoint, bytes, chains, docsUrl);
     if (read.kind === 'invalid') throw invalidRequest(read.envelope);
     if (read.kind === 'forbidden') throw forbidden(account, `chain ${read.chainId}`);
     return async () => answerOf(await endpoint.operation(read.value, { registry, docsUrl }));
