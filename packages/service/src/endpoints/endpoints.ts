@@ -36,7 +36,10 @@ export interface Endpoint {
   path: string;
   /** CU of a request answered 2xx (with `cuPerMiB`, its least). */
   cu: number;
-  /** CU added per full MiB of the request body, for work that grows with the body (a logs proof); absent: none. */
+  /**
+   * CU added per full MiB of the request body, for work that grows with the body (a logs proof's range, an anchor
+   * proof's blocks); absent: none.
+   */
   cuPerMiB?: number;
   /**
    * Whether a body, whatever its size, is verified on a worker thread (when the server has them): one whose work does

@@ -227,7 +227,7 @@ function clientGone(c: Context<Env>, hold: RequestHold): Response {
  * and the allowance at the CU its Content-Length declares), and finds a place free, or waits for one with its
  * body unread (Admission: refused 503 when the wait is full or too long); then its body is read, and
  * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
- * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
+ * others took them meanwhile) and reserve its CU (`cuOf`: an endpoint's `cuPerMiB` grows them with the body), so a
  * slow upload holds neither. Each endpoint's body limit is
  * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more, or one its endpoint `verifiesOnPool` (an anchor
  * proof's light-client steps), is then read and verified on a worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
