@@ -167,6 +167,7 @@ describe('answers Node would give without the envelope get it', () => {
     expect(answerHead).toContain('Connection: close');
     // The Host of a CONNECT is where it wants to go: never a link's host.
     expect(error).toMatchObject({ code: 'NOT_FOUND', details: null, docs_url: '/v1/docs#error-not_found' });
+    expect(error.hint).toMatch(/^This server is no proxy/);
     expect(ended).toBe('end');
   });
 
