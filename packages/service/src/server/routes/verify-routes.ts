@@ -11,6 +11,7 @@ import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { allowanceProblem } from '../middleware/allowance.js';
+import { inviteBody } from '../middleware/request-head.js';
 import { forbidden } from '../middleware/entitled.js';
 import { answerOf, type VerifyOutcome } from '../../endpoints/verify-outcome.js';
 import { runOnPool } from '../../workers/verify-pool.js';
@@ -155,6 +156,7 @@ function requirePlainJson(c: Context<Env>): void {
  * the event loop's collector (bench/health.bench.ts).
  */
 async function readBody(c: Context<Env>, declared: number | undefined): Promise<Uint8Array<ArrayBuffer>> {
+  inviteBody(c);
   const incoming = c.env?.incoming;
   let bytes: Uint8Array<ArrayBuffer>;
   if (declared === undefined) bytes = new Uint8Array(await c.req.arrayBuffer());
