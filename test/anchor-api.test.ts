@@ -15,12 +15,18 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToHex } from '../packages/core/src/index.js';
 import { proveReceipt, verifyReceiptProofOperation } from '../packages/core/src/api/index.js';
+import { ELECTRA_CHECKPOINT } from './helpers/anchor-files.js';
 import { buildArtifact } from './helpers/logs-proofs.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { runs } from './helpers/runs.js';
 import { serveProcess, type ServeProcess } from './helpers/serve-process.js';
 
 const TEXT = readFileSync(new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url), 'utf8');
+/** Light-client steps across the Electra fork, from ELECTRA_CHECKPOINT. */
+const LIGHT_CLIENT_TEXT = readFileSync(
+  new URL('../fixtures/anchor/mainnet-light-client-1421-1422.jsonl', import.meta.url),
+  'utf8',
+);
 const CHECKPOINT = '0x5ab5b37414ebe99dc2c1e1e325bca79b8f659a4f0af21afdea4b38e646508e82';
 const OTHER_CHECKPOINT = `0x${'11'.repeat(32)}`;
 /** One block of each era: before the merge, the first of Capella, one of Deneb. */
@@ -29,6 +35,8 @@ const ERAS = [14764013, 17034870, 22162263] as const;
 const PRE_MERGE_ONLY = TEXT.split('\n').slice(0, 3).join('\n');
 const MIB = 1024 * 1024;
 const KEY = 'evmi_anchor-api-auditor-0123456789abcdefghijklmnop';
+/** The key of an account entitled to OP Mainnet (chain 10) alone. */
+const OP_ONLY_KEY = 'evmi_anchor-api-op-only-0123456789abcdefghijklmnop';
 
 const bare = (hash: string) => hash.slice(2);
 const hashOf = (number: number) => loadFixture(`mainnet-${number}`).header['hash'] as string;
@@ -63,6 +71,14 @@ beforeAll(async () => {
       logs_proof_body_limit_bytes: 2 * MIB,
       accounts: [
         { id: 'auditor', plan: 'pro', cu_limit: 100_000, rate_limit_rps: 10_000, keys: [{ label: 'test', key: KEY }] },
+        {
+          id: 'op-only',
+          plan: 'pro',
+          cu_limit: 100_000,
+          rate_limit_rps: 10_000,
+          entitlements: { chains: [10] },
+          keys: [{ label: 'test', key: OP_ONLY_KEY }],
+        },
       ],
     }),
   );
@@ -75,16 +91,16 @@ afterAll(async () => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-const post = (path: string, body: unknown) =>
+const post = (path: string, body: unknown, key = KEY) =>
   fetch(`${url}/v1/evm/verify/${path}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}` },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
 /** The status and body of an answer. */
-async function answerOf(path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await post(path, body);
+async function answerOf(path: string, body: unknown, key = KEY): Promise<{ status: number; body: any }> {
+  const res = await post(path, body, key);
   return { status: res.status, body: await res.json() };
 }
 
@@ -97,8 +113,8 @@ async function resultOf(path: string, body: unknown): Promise<any> {
 }
 
 /** The CU the account has spent on an endpoint. */
-async function spentOn(endpoint: string): Promise<number> {
-  const res = await fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } });
+async function spentOn(endpoint: string, key = KEY): Promise<number> {
+  const res = await fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
   return ((await res.json()) as { cu_by_endpoint: Record<string, number> }).cu_by_endpoint[endpoint] ?? 0;
 }
 
@@ -204,6 +220,28 @@ describe('POST /v1/evm/verify/anchor', () => {
     const text = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT, chain_id: '1' });
     expect(text.status).toBe(400);
     expect(text.body.error.details.invalid_parameters).toMatchObject([{ name: 'chain_id' }]);
+  });
+
+  it("is 403 for an account not entitled to the file's chain, on the event loop and on a worker, and charges nothing", async () => {
+    const files = [
+      { checkpoint: CHECKPOINT, proof: TEXT },
+      // Light-client steps are verified on a worker whatever the body's size.
+      { checkpoint: `0x${bytesToHex(ELECTRA_CHECKPOINT)}`, proof: LIGHT_CLIENT_TEXT },
+    ];
+    for (const file of files) {
+      const refused = await answerOf('anchor', file, OP_ONLY_KEY);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({
+        code: 'FORBIDDEN',
+        message: "This account's entitlements do not include chain 1.",
+      });
+    }
+    expect(await spentOn('verify/anchor', OP_ONLY_KEY)).toBe(0);
+    // A network the anchor does not know names no chain: the operation's 422, as for any account.
+    const elsewhere = { checkpoint: CHECKPOINT, proof: TEXT.replace('"mainnet"', '"nowhere"') };
+    expect((await answerOf('anchor', elsewhere, OP_ONLY_KEY)).status).toBe(422);
+    // The entitled account is served the same files.
+    for (const file of files) expect((await resultOf('anchor', file)).is_valid).toBe(true);
   });
 
   it('costs 1 CU and 1 more per full MiB of body, on a 2xx only', async () => {

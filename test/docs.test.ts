@@ -15,6 +15,7 @@ import {
 } from '../packages/core/src/chains/registry.js';
 import { LINEAGE_LIMITS } from '../packages/core/src/lineage/sources/input-limits.js';
 import { DEFAULT_CONFIG, parseConfig } from '../packages/service/src/server/config/config.js';
+import { ENDPOINTS } from '../packages/service/src/endpoints/endpoints.js';
 
 /**
  * The repository documents itself: nothing points at files users never get, every relative
@@ -298,6 +299,30 @@ describe('the repository documents itself', () => {
     expect(rows.map(([, name, value]) => [name, value])).toEqual(
       Object.entries(LINEAGE_LIMITS).map(([name, value]) => [`\`${name}\``, formatBlock(value)]),
     );
+  });
+
+  it("docs/api.md's routes and docs/service.md's metering give each verify endpoint's CU as ENDPOINTS declares them", () => {
+    const routes = tableAfter(
+      read('docs/api.md'),
+      "- Errors are the hosted service's envelope; each code is explained in [errors.md](errors.md).",
+    );
+    expect(routes.filter(([route]) => route!.startsWith('`POST')).map(([route, , cu]) => [route, cu])).toEqual(
+      ENDPOINTS.map((endpoint) => [
+        `\`POST /v1${endpoint.path}\``,
+        endpoint.cuPerMiB === undefined
+          ? `${endpoint.cu}`
+          : `${endpoint.cu}, plus ${endpoint.cuPerMiB} per full MiB of body`,
+      ]),
+    );
+    const service = read('docs/service.md');
+    const metering = service.slice(service.indexOf('\nEach verify request costs ')).split('\n\n')[0]!;
+    expect(new Set(ENDPOINTS.map((endpoint) => endpoint.cu))).toEqual(new Set([1]));
+    expect(metering).toMatch(/^\nEach verify request costs 1 CU when answered 2xx;/);
+    // The endpoints it names as charged by the MiB, each 1 CU a MiB.
+    expect([...metering.matchAll(/`(verify\/[a-z-]+)`/g)].map(([, name]) => name)).toEqual(
+      ENDPOINTS.filter((endpoint) => endpoint.cuPerMiB !== undefined).map((endpoint) => endpoint.name),
+    );
+    expect(new Set(ENDPOINTS.map((endpoint) => endpoint.cuPerMiB ?? 1))).toEqual(new Set([1]));
   });
 
   it('docs/service.md lists every configuration member with its default', () => {

@@ -63,6 +63,31 @@ function rawExchange(bytes: string, halfClose = false): Promise<{ text: string; 
   });
 }
 
+/**
+ * A verify request sent as a client that holds its body back for `Expect: 100-continue`: the head alone, then `body`
+ * only once `100 Continue` has come, first. What came back by the close, and whether the body was sent.
+ */
+function continuedExchange(headers: Record<string, string>, body: string): Promise<{ text: string; sent: boolean }> {
+  const head = Object.entries({ Host: 'x', ...headers, Expect: '100-continue', Connection: 'close' })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return new Promise((resolve) => {
+    const socket: Socket = connect(server.port, '127.0.0.1');
+    let text = '';
+    let sent = false;
+    socket.on('data', (chunk) => {
+      text += chunk.toString('latin1');
+      if (!sent && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        sent = true;
+        socket.write(body);
+      }
+    });
+    socket.on('end', () => resolve({ text, sent }));
+    socket.on('error', () => resolve({ text, sent }));
+    socket.write(`POST /v1/evm/verify/logs-bloom HTTP/1.1\r\n${head}\r\n`);
+  });
+}
+
 /** The error envelope of a raw answer, and its status line and headers. */
 function envelopeOf(text: string): { head: string; error: any } {
   const split = text.indexOf('\r\n\r\n');
@@ -160,6 +185,49 @@ describe('answers Node would give without the envelope get it', () => {
     expect(continued.text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
   });
 
+  it.each([
+    ['a key no account has', { Authorization: 'Bearer evmi_nobody-0123456789abcdefghijklmnopqrstuvwxyz' }, 401],
+    ['a Content-Type that is not JSON', { 'Content-Type': 'text/plain' }, 400],
+    ['a Content-Length over the body limit', { 'Content-Length': String(2_600_000) }, 413],
+  ])(
+    'Expect: 100-continue with %s: the refusal comes first, no 100 Continue, no body sent',
+    async (_, given, status) => {
+      const before = await cuUsed();
+      const headers = {
+        Authorization: `Bearer ${KEY}`,
+        'Content-Type': 'application/json',
+        'Content-Length': String(smallBody.length),
+        ...given,
+      };
+      const { text, sent } = await continuedExchange(headers, smallBody);
+      expect(text.slice(0, 40)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(text).not.toContain('100 Continue');
+      expect(sent).toBe(false);
+      expect(await cuUsed()).toBe(before);
+    },
+  );
+
+  it('Expect: 100-continue with a head that passes every check: 100 Continue, then the body is read and answered', async () => {
+    const before = await cuUsed();
+    const headers = {
+      Authorization: `Bearer ${KEY}`,
+      'Content-Type': 'application/json',
+      'Content-Length': String(smallBody.length),
+    };
+    const { text, sent } = await continuedExchange(headers, smallBody);
+    expect(sent).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    expect(await cuUsed()).toBe(before + 1);
+  });
+
+  it('Expect: 100-continue on a request that announces no body: 100 Continue at once, and the connection kept', async () => {
+    const { text } = await rawExchange(
+      'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\nGET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    expect(text.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+  });
+
   it('CONNECT: 404 NOT_FOUND as any method no route serves, then the connection is closed', async () => {
     const { text, ended } = await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
     const { head: answerHead, error } = envelopeOf(text);
@@ -167,6 +235,7 @@ describe('answers Node would give without the envelope get it', () => {
     expect(answerHead).toContain('Connection: close');
     // The Host of a CONNECT is where it wants to go: never a link's host.
     expect(error).toMatchObject({ code: 'NOT_FOUND', details: null, docs_url: '/v1/docs#error-not_found' });
+    expect(error.hint).toMatch(/^This server is no proxy/);
     expect(ended).toBe('end');
   });
 

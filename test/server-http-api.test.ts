@@ -4,7 +4,7 @@
  * allowance), and bodies read by the one reader the CLI uses too.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,26 @@ describe('a method a known path does not answer', () => {
     const unknown = await fetch(`${server.url}/v1/nothing`, { method: 'DELETE' });
     expect(unknown.status).toBe(404);
     expect(await errorOf(unknown)).toMatchObject({ code: 'NOT_FOUND', details: null });
+  });
+
+  it("an unknown path's hint names every path a GET answers, as the routes and docs/errors.md have them", async () => {
+    const gets = ['/v1/health', '/v1/ready', '/v1/openapi.json', '/v1/docs', '/v1/usage', '/v1/chains'];
+    for (const path of ['/v1/nothing', '/nothing']) {
+      const unknown = await fetch(`${server.url}${path}`);
+      expect(unknown.status).toBe(404);
+      expect((await errorOf(unknown)).hint).toBe(
+        `Endpoints are listed at GET /v1/openapi.json; every endpoint but GET ${gets.slice(0, -1).join(', ')} and ${gets.at(-1)} is a POST with a JSON body.`,
+      );
+    }
+    for (const path of gets) {
+      const res = await fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${KEY}` } });
+      expect(res.status, path).toBe(200);
+      await res.body?.cancel();
+    }
+    const errors = readFileSync(new URL('../docs/errors.md', import.meta.url), 'utf8');
+    const section = errors.slice(errors.indexOf('## 404 NOT_FOUND')).split('\n## ')[0]!.replace(/\s+/g, ' ');
+    const listed = /body; (.*) are the others/.exec(section)![1]!;
+    expect([...listed.matchAll(/`(?:GET )?(\/v1\/[^`]+)`/g)].map(([, path]) => path).sort()).toEqual([...gets].sort());
   });
 
   it('OPTIONS on a known path is 204 with Allow, and without configured origins carries no CORS header', async () => {

@@ -1,5 +1,7 @@
+import { beaconNetwork, readAnchorHead } from '../anchor/index.js';
 import { bytesToHex } from '../bytes/hex.js';
 import { parseAnchorRequest } from '../input/requests/anchor-request.js';
+import { isObject } from '../input/values/json-values.js';
 import { provenBlockJson, readAnchor, type AnchorMismatch, type ProvenBlockJson } from './anchor-proof.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
 
@@ -59,4 +61,22 @@ export function verifyAnchorOperation(body: unknown, context: OperationContext =
       count: 1,
     },
   };
+}
+
+/**
+ * The execution chain a `POST /v1/evm/verify/anchor` body is about, known before the file is verified: the chain of
+ * the network its proof's first line names (mainnet: 1), the only chain whose blocks the file can prove. Undefined
+ * when the body or that line names no network the anchor knows, which the operation answers (400 or 422). A server
+ * checks an account's chain entitlements with it, as it checks the other endpoints' `chain_id`.
+ *
+ * @example
+ * anchorChainOf({ checkpoint: '0x5ab5…8e82', proof: fileText }) // 1
+ */
+export function anchorChainOf(body: unknown): number | undefined {
+  const proof = isObject(body) ? body['proof'] : undefined;
+  if (typeof proof !== 'string') return undefined;
+  // The head line alone, as the verifier reads it: the rest of the file may be megabytes.
+  const end = proof.indexOf('\n');
+  const head = readAnchorHead(end === -1 ? proof : proof.slice(0, end));
+  return head.ok ? beaconNetwork(head.value.network)?.executionChainId : undefined;
 }

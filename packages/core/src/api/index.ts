@@ -63,7 +63,7 @@ export {
   type ReceiptProofRefusal,
   type ReceiptProofRequest,
 } from '../input/requests/receipt-proof-request.js';
-export { verifyAnchorOperation, type AnchorResult } from './anchor-operation.js';
+export { anchorChainOf, verifyAnchorOperation, type AnchorResult } from './anchor-operation.js';
 export {
   ANCHOR_MISMATCHES,
   anchoringJson,

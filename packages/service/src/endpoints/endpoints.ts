@@ -21,7 +21,13 @@ import {
   verifyAnswer,
 } from './result-schemas.js';
 import { LOGS_PROOF_RESULT_SCHEMA } from './logs-proof-schema.js';
-import { ANCHOR_BODY, LOGS_PROOF_BODY, verifyAnchorOperation, verifyLogsProofOperation } from 'evm-integrity/api';
+import {
+  ANCHOR_BODY,
+  anchorChainOf,
+  LOGS_PROOF_BODY,
+  verifyAnchorOperation,
+  verifyLogsProofOperation,
+} from 'evm-integrity/api';
 import { ANCHOR_RESULT_SCHEMA, withAnchoring } from './anchor-schema.js';
 
 /** A metered endpoint: its name (for entitlements and usage), cost and operation. */
@@ -30,13 +36,21 @@ export interface Endpoint {
   path: string;
   /** CU of a request answered 2xx (with `cuPerMiB`, its least). */
   cu: number;
-  /** CU added per full MiB of the request body, for work that grows with the body (a logs proof); absent: none. */
+  /**
+   * CU added per full MiB of the request body, for work that grows with the body (a logs proof's range, an anchor
+   * proof's blocks); absent: none.
+   */
   cuPerMiB?: number;
   /**
    * Whether a body, whatever its size, is verified on a worker thread (when the server has them): one whose work does
    * not follow its size, as an anchor proof's light-client steps (a BLS check, and a new committee's 512 keys, each).
    */
   verifiesOnPool?: (body: Uint8Array) => boolean;
+  /**
+   * The chain a body is about, which the account must be entitled to (403 before the work); absent: the body's
+   * `chain_id`. Undefined when the body names none: the operation answers that.
+   */
+  chainOf?: (body: unknown) => number | undefined;
   /** The configuration member that is the endpoint's own body limit; absent: `body_limit_bytes`. */
   bodyLimit?: 'logsProofBodyLimitBytes';
   /** What a 413 of the endpoint recommends (`details.recommended_actions`); absent: the receipt endpoints' advice. */
@@ -202,6 +216,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cu: 1,
     cuPerMiB: 1,
     verifiesOnPool: carriesLightClientSteps,
+    // The body names no chain_id: the file's network is its chain.
+    chainOf: anchorChainOf,
     oversizeActions: [ANCHOR_OVERSIZE, 'Split the blocks over several files, each with its beacon-header record.'],
     summary:
       'Extension: verify an anchor proof file from a beacon-chain checkpoint you trust, and answer every execution block hash it proves.',

@@ -11,14 +11,14 @@ import type { AppDeps, Env } from './env.js';
 import { withinAllowance } from './middleware/allowance.js';
 import { accountDeleted, authenticate } from './middleware/authenticate.js';
 import { entitled } from './middleware/entitled.js';
-import { answerOptions, corsHeaders, methodsByPath } from './middleware/methods.js';
+import { answerOptions, corsHeaders, getPaths, methodsByPath } from './middleware/methods.js';
 import { requestHead } from './middleware/request-head.js';
 import { requestLog } from './middleware/request-log.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestMetrics } from './middleware/request-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import type { VerifyPool } from '../workers/verify-pool.js';
-import { ApiProblem, internalError, notFound, sendError, storeUnavailable } from './responses.js';
+import { ApiProblem, internalError, notFound, sendError, storeUnavailable, unknownPathHint } from './responses.js';
 import { infoRoutes } from './routes/info-routes.js';
 import type { ServerMetrics } from './server-metrics.js';
 import { verifyRoutes, type VerifyGuards } from './routes/verify-routes.js';
@@ -135,11 +135,13 @@ export function createApp({
   // (DECISIONS: an unknown path or method is 404); also for a route of this method that has nothing to answer, such
   // as docs/scalar.js when it was not built.
   const byPath = methodsByPath(app.routes);
+  // The routes' own GET paths, so that the hint cannot leave out one added later.
+  const hint = unknownPathHint(getPaths(routes.routes).map((path) => `/v1${path}`));
   app.notFound((c) => {
     const methods = byPath.get(c.req.path);
     if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
     const known = methods !== undefined && !methods.includes(c.req.method);
-    const problem = notFound(c.req.method, c.req.path, known ? methods : undefined);
+    const problem = notFound(c.req.method, c.req.path, known ? { methods } : { hint });
     return sendError(c, deps.docsUrl(c), problem.fields, problem.headers);
   });
   return app;

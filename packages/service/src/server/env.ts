@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { ChainRegistry } from 'evm-integrity';
@@ -13,11 +13,12 @@ export const ANONYMOUS_ACCOUNT = 'anonymous';
 /**
  * What a request carries through the middleware: its id, and its account once authenticated; and, served by Node's
  * HTTP server (the adaptor's bindings), the request as Node parsed it, whose body a route may read without the web
- * stream the adaptor would wrap it in (absent under `app.request`).
+ * stream the adaptor would wrap it in, and its response, which may send `100 Continue` first (both absent under
+ * `app.request`).
  */
 export type Env = {
   Variables: { requestId: string; account?: Account; bodyRead?: boolean };
-  Bindings: { incoming?: IncomingMessage };
+  Bindings: { incoming?: IncomingMessage; outgoing?: ServerResponse };
 };
 
 /** What the routes and middleware of one app share. */

@@ -46,28 +46,38 @@ export const wrongContentType = (contentType: string) => {
 };
 
 /**
- * 404: no route answers this method and path. On a known path (its `methods` given) the method is the problem: the
- * message says which methods the path answers, sent in `details.allowed_methods` and `Allow` too (extensions: the
- * spec's 404 has no details). DECISIONS: an unknown path or method is 404.
+ * The hint of a 404 for a path no route has: where the endpoints are listed, and the paths a GET answers (`gets`, from
+ * the route table: methods.ts's getPaths), every other endpoint being a POST.
  */
-export const notFound = (method: string, path: string, methods?: readonly string[]) =>
-  methods === undefined
+export function unknownPathHint(gets: readonly string[]): string {
+  const listed = gets.length > 1 ? `${gets.slice(0, -1).join(', ')} and ${gets.at(-1)}` : gets.join('');
+  return `Endpoints are listed at GET /v1/openapi.json; every endpoint but GET ${listed} is a POST with a JSON body.`;
+}
+
+/**
+ * 404: no route answers this method and path. On a known path (`known.methods`: the methods it answers) the method is
+ * the problem: the message says which methods the path answers, sent in `details.allowed_methods` and `Allow` too
+ * (extensions: the spec's 404 has no details); on an unknown one, `known.hint` says where to look. DECISIONS: an
+ * unknown path or method is 404.
+ */
+export const notFound = (method: string, path: string, known: { methods: readonly string[] } | { hint: string }) =>
+  'hint' in known
     ? new ApiProblem({
         code: 'NOT_FOUND',
         http_status: 404,
         message: `No endpoint ${method} ${path}.`,
-        hint: 'Endpoints are listed at GET /v1/openapi.json; every endpoint but GET /usage, /health and /chains is a POST with a JSON body.',
+        hint: known.hint,
         details: null,
       })
     : new ApiProblem(
         {
           code: 'NOT_FOUND',
           http_status: 404,
-          message: `No endpoint ${method} ${path}: ${path} answers ${methods.join(', ')}.`,
-          hint: `Send ${methods[0]} ${path}; the Allow header lists the methods of this path.`,
-          details: { method, allowed_methods: [...methods] },
+          message: `No endpoint ${method} ${path}: ${path} answers ${known.methods.join(', ')}.`,
+          hint: `Send ${known.methods[0]} ${path}; the Allow header lists the methods of this path.`,
+          details: { method, allowed_methods: [...known.methods] },
         },
-        { Allow: methods.join(', ') },
+        { Allow: known.methods.join(', ') },
       );
 
 /** 417: an `Expect` the server cannot meet; it knows `100-continue` only. */

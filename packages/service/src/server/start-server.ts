@@ -10,6 +10,7 @@ import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './confi
 import { maxConnectionsFor, openFileLimit } from './connections/connection-bounds.js';
 import { serveWithLimits } from './connections/connections.js';
 import { answerClientErrors, answerConnect } from './connections/client-errors.js';
+import { holdContinue } from './middleware/request-head.js';
 import { rateLimitedLog } from './connections/rate-limited-log.js';
 import { startingAnswer } from './responses.js';
 import { docsUrlOf } from './openapi/docs-url.js';
@@ -240,6 +241,8 @@ export async function startServer(
   // An Expect the server cannot meet reaches the app as any request, which answers 417 with the envelope (Node's own
   // 417 is empty).
   server.on('checkExpectation', (request, response) => server.emit('request', request, response));
+  // `Expect: 100-continue` reaches the app with its `100 Continue` held until the head has passed every check.
+  server.on('checkContinue', holdContinue(server));
   const maxConnections = config.maxConnections ?? maxConnectionsFor(openFileLimit());
   // A flood of connections is told in one line a second, with how many were closed for each reason.
   const closedTold = rateLimitedLog((counts) =>

@@ -21,7 +21,7 @@ export interface VerifyJob {
 export async function runVerifyJob(job: VerifyJob, registry: ChainRegistry): Promise<VerifyOutcome> {
   const endpoint = ENDPOINTS.find((e) => e.name === job.endpoint);
   if (endpoint === undefined) throw new Error(`no endpoint ${JSON.stringify(job.endpoint)}`);
-  const body = readRequestBody(job.bytes, job.chains, job.docsUrl);
+  const body = readRequestBody(endpoint, job.bytes, job.chains, job.docsUrl);
   if (body.kind === 'forbidden') return body;
   if (body.kind === 'invalid') return { kind: 'answer', status: 400, json: JSON.stringify(body.envelope) };
   return answerOf(await endpoint.operation(body.value, { registry, docsUrl: job.docsUrl }));

@@ -126,6 +126,9 @@ function writeEnvelope(socket: Socket, fields: ProblemFields, docsUrl: string): 
   );
 }
 
+/** The hint of a CONNECT's 404: the server answers its own paths only. */
+const NO_PROXY = 'This server is no proxy: it answers its own endpoints, listed at GET /v1/openapi.json.';
+
 /**
  * Answers `CONNECT` (which Node hands to a `connect` listener, or else closes without a word) as every method no route
  * serves: 404 `NOT_FOUND` with the envelope (DECISIONS); the server is no proxy. The connection is closed after it.
@@ -134,7 +137,8 @@ export function answerConnect(server: Server, publicUrl: string | null): void {
   server.on('connect', (request: IncomingMessage, socket: Socket) => {
     // A CONNECT's Host names where it wants to go, not this server: the link is under `publicUrl` or relative.
     const docsUrl = docsUrlOf(publicUrl, undefined);
-    if (socket.writable) writeEnvelope(socket, notFound('CONNECT', request.url ?? '').fields, docsUrl);
+    const problem = notFound('CONNECT', request.url ?? '', { hint: NO_PROXY });
+    if (socket.writable) writeEnvelope(socket, problem.fields, docsUrl);
     socket.end();
   });
 }

@@ -78,6 +78,9 @@ export async function readPendingCloses(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Whether the request announces a body (a length above 0, or chunks). */
-export const hasBody = (request: Request) =>
-  request.headers.has('transfer-encoding') || Number(request.headers.get('content-length') ?? 0) > 0;
+/**
+ * Whether a request announces a body (a length above 0, or chunks), by `header`, its value of a header (absent: null or
+ * undefined): a web request's `headers.get`, or Node's headers.
+ */
+export const hasBody = (header: (name: 'content-length' | 'transfer-encoding') => string | null | undefined) =>
+  (header('transfer-encoding') ?? undefined) !== undefined || Number(header('content-length') ?? 0) > 0;

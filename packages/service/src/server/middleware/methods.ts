@@ -24,6 +24,15 @@ export function methodsByPath(routes: ReadonlyArray<{ method: string; path: stri
   return new Map([...byPath].map(([path, methods]) => [path, [...methods, 'OPTIONS']]));
 }
 
+/**
+ * The paths of a route table that a GET answers, in the order they are declared, as a 404 names them: less the root (a
+ * redirect to the reference page) and a path below another of them (the reference page's scripts, below `/docs`).
+ */
+export function getPaths(routes: ReadonlyArray<{ method: string; path: string }>): string[] {
+  const gets = [...new Set(routes.filter((route) => route.method === 'GET' && route.path !== '/').map((r) => r.path))];
+  return gets.filter((path) => !gets.some((other) => path.startsWith(`${other}/`)));
+}
+
 /** Whether a browser script on `origin` may call this server: it is listed in `cors_origins`, or `*` is. */
 const originAllowed = (origin: string | undefined, allowed: readonly string[]): origin is string =>
   origin !== undefined && (allowed.includes('*') || allowed.includes(origin));

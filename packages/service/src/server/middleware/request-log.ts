@@ -21,7 +21,7 @@ export function requestLog(logger: Logger): MiddlewareHandler<Env> {
       await next();
       // An answer given without reading the body (401, 413, 415…) closes the connection: the
       // rest of the body would otherwise be read as the next request, or the socket cut under it.
-      if (hasBody(c.req.raw) && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
+      if (hasBody((name) => c.req.header(name)) && !c.get('bodyRead')) c.res.headers.set('Connection', 'close');
     } finally {
       const line = {
         request_id: requestId,

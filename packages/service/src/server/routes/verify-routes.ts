@@ -11,6 +11,7 @@ import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
 import type { AppDeps, Env } from '../env.js';
 import { allowanceProblem } from '../middleware/allowance.js';
+import { inviteBody } from '../middleware/request-head.js';
 import { forbidden } from '../middleware/entitled.js';
 import { answerOf, type VerifyOutcome } from '../../endpoints/verify-outcome.js';
 import { runOnPool } from '../../workers/verify-pool.js';
@@ -155,6 +156,7 @@ function requirePlainJson(c: Context<Env>): void {
  * the event loop's collector (bench/health.bench.ts).
  */
 async function readBody(c: Context<Env>, declared: number | undefined): Promise<Uint8Array<ArrayBuffer>> {
+  inviteBody(c);
   const incoming = c.env?.incoming;
   let bytes: Uint8Array<ArrayBuffer>;
   if (declared === undefined) bytes = new Uint8Array(await c.req.arrayBuffer());
@@ -227,7 +229,7 @@ function clientGone(c: Context<Env>, hold: RequestHold): Response {
  * and the allowance at the CU its Content-Length declares), and finds a place free, or waits for one with its
  * body unread (Admission: refused 503 when the wait is full or too long); then its body is read, and
  * only then does it take a place (`max_in_flight`, `max_in_flight_per_account`; waiting again if
- * others took them meanwhile) and reserve its CU (`cuOf`: a logs proof's grow with its body), so a
+ * others took them meanwhile) and reserve its CU (`cuOf`: an endpoint's `cuPerMiB` grows them with the body), so a
  * slow upload holds neither. Each endpoint's body limit is
  * `bodyLimitOf` its own. A body of `pool_threshold_bytes` or more, or one its endpoint `verifiesOnPool` (an anchor
  * proof's light-client steps), is then read and verified on a worker thread, a smaller one on the event loop. A 2xx answer keeps the CU; anything else, or a
@@ -281,7 +283,7 @@ export function verifyRoutes(
       return (signal) =>
         runOnPool(pool, { kind: 'endpoint', endpoint: endpoint.name, bytes, chains, docsUrl }, signal, account.id);
     }
-    const read = readRequestBody(bytes, chains, docsUrl);
+    const read = readRequestBody(endpoint, bytes, chains, docsUrl);
     if (read.kind === 'invalid') throw invalidRequest(read.envelope);
     if (read.kind === 'forbidden') throw forbidden(account, `chain ${read.chainId}`);
     return async () => answerOf(await endpoint.operation(read.value, { registry, docsUrl }));
