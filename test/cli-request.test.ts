@@ -329,3 +329,145 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     });
   });
 });
+
+/**
+ * A root that differs is a mismatch (200 is_identical false, exit 1) only where nothing the server assumed may explain
+ * it; else the answer asks for what it needs (a user check found each as a false verdict, or tampering hidden as 422).
+ */
+describe('a root that differs is asserted only where the computation assumed nothing that may not hold', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cli-request-doubt-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const context = { docsUrl: '' };
+  /** The body `request receipt-root` makes of a fixture (or of `block`, a changed one). */
+  const requestBody = async (name: string, block?: unknown) => {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(block ?? loadFixture(name)));
+    const made = await run(['request', 'receipt-root', file]);
+    expect(made.stderr).toBe('');
+    return JSON.parse(made.stdout);
+  };
+  /** A body in the hosted specification's members only: no type, no header_rlp. */
+  const specOnly = (body: any, top: string[] = ['chain_id', 'block_number', 'block_hash', 'receipt_root']): any => ({
+    ...Object.fromEntries(top.filter((member) => body[member] !== undefined).map((member) => [member, body[member]])),
+    transactions: body.transactions.map((t: any) => ({
+      index: t.index,
+      ...(t.root === undefined ? { status: t.status } : { root: t.root }),
+      cumulative_gas_used: t.cumulative_gas_used,
+      logs: t.logs,
+    })),
+  });
+  /** The server's answer to `body`, which must be the library's, and the CLI's exit status on it. */
+  const answered = async (body: unknown) => {
+    const text = JSON.stringify(body);
+    const answer = await post('receipt-root', text);
+    const expected = verifyReceiptRootOperation(body, { ...context, docsUrl: `${server.url}/v1/docs` });
+    expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
+    const cli = await run(['verify', 'receipt-root', '-'], text);
+    return { status: answer.status, json: answer.json, exit: cli.code };
+  };
+
+  it.each(['mainnet-19426587', 'mainnet-22869878', 'base-2000000'])(
+    '%s in the hosted spec members (no type): 422 asking for each type, not a root that differs (was: 200 is_identical false, exit 1)',
+    async (name) => {
+      const body = specOnly(await requestBody(name));
+      for (const sent of [body, { ...body, block_number: undefined, block_hash: undefined }]) {
+        if (name.startsWith('mainnet') && sent.block_number === undefined) continue; // before Byzantium: below
+        const answer = await answered(sent);
+        expect(answer).toMatchObject({ status: 422, exit: 2, json: { error: { code: 'CHAIN_NOT_SUPPORTED' } } });
+        expect(answer.json.error.message).toContain('no transaction gives its type');
+        expect(answer.json.error.hint).toContain("Send each transaction's `type`");
+      }
+    },
+  );
+
+  it('without types, a root that matches stays identical, a block before Berlin that differs stays different, and with types an altered receipt is different', async () => {
+    // Before Berlin every transaction is legacy: the default is right there.
+    const preBerlin = specOnly(await requestBody('mainnet-7000000'));
+    expect(await answered(preBerlin)).toMatchObject({ status: 200, exit: 0, json: { data: [{ is_identical: true }] } });
+    const altered = structuredClone(preBerlin);
+    altered.transactions[0].status = 1 - altered.transactions[0].status;
+    expect(await answered(altered)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+    // After Berlin, a body that gives its types (request always does, 0 too) asserts the difference.
+    const typed = await requestBody('mainnet-19426587');
+    expect(typed.transactions.every((t: any) => typeof t.type === 'number')).toBe(true);
+    typed.transactions[0].status = 1 - typed.transactions[0].status;
+    expect(await answered(typed)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+    // Without types, altered receipts are never identical either.
+    const stripped = specOnly(typed);
+    expect((await answered(stripped)).status).toBe(422);
+  });
+
+  it("mainnet-1000010's receipts as reth gives them (status, no root) without block_number: 400 naming block_number (was: 200 is_identical false); with it, 422", async () => {
+    const body = specOnly(await requestBody('mainnet-1000010'), ['chain_id', 'receipt_root']);
+    body.transactions = body.transactions.map(({ root: _root, ...t }: any) => ({ ...t, status: 1 }));
+    const answer = await answered(body);
+    expect(answer).toMatchObject({
+      status: 400,
+      exit: 2,
+      json: {
+        error: { code: 'BAD_REQUEST', details: { invalid_parameters: [{ name: 'block_number', reason: 'missing' }] } },
+      },
+    });
+    expect(answer.json.error.message).toContain('before Byzantium (block 4,370,000)');
+    expect(await answered({ ...body, block_number: 1000010 })).toMatchObject({ status: 422, exit: 2 });
+    // A block after Byzantium sent so verifies: the status is what it hashes, and a root that matches is no doubt.
+    const later = specOnly(await requestBody('mainnet-7000000'), ['chain_id', 'receipt_root']);
+    expect(await answered(later)).toMatchObject({ status: 200, exit: 0, json: { data: [{ is_identical: true }] } });
+  });
+
+  describe('polygon-pos-10000000 (its Bor state-sync receipt, unrecognised once the header changes)', () => {
+    const name = 'polygon-pos-10000000';
+    const flip = (hex: string, at: number) =>
+      hex.slice(0, at) + (Number.parseInt(hex[at]!, 16) ^ 1).toString(16) + hex.slice(at + 1);
+    const bump = (quantity: string) => `0x${(BigInt(quantity) + 1n).toString(16)}`;
+    const header = (edit: (h: Record<string, string>) => void) => {
+      const block = structuredClone(loadFixture(name)) as any;
+      edit(block.header);
+      return block;
+    };
+
+    it.each<[string, (h: Record<string, string>) => void]>([
+      ['receiptsRoot', (h) => (h['receiptsRoot'] = flip(h['receiptsRoot']!, 9))],
+      ['logsBloom', (h) => (h['logsBloom'] = flip(h['logsBloom']!, 11))],
+      ['timestamp', (h) => (h['timestamp'] = bump(h['timestamp']!))],
+      ['gasUsed', (h) => (h['gasUsed'] = bump(h['gasUsed']!))],
+    ])(
+      'its header altered (%s): verify block, the server and request | verify receipt-root all say different (was: 422 blaming the receipts)',
+      async (field, edit) => {
+        const block = header(edit);
+        const file = join(dir, `${name}-${field}.json`);
+        writeFileSync(file, JSON.stringify(block));
+        expect((await run(['verify', 'block', file])).code).toBe(1);
+        const body = await requestBody(`${name}-${field}`, block);
+        const answer = await answered(body);
+        expect(answer).toMatchObject({ status: 200, exit: 1, json: { data: [{ header_verified: false }] } });
+        expect(answer.json.data[0].unproven_receipt).toMatchObject({
+          index: 5,
+          reason: expect.stringContaining('header_rlp does not verify'),
+        });
+        if (field === 'receiptsRoot') expect(answer.json.data[0].is_identical).toBe(false);
+      },
+    );
+
+    it('any byte of header_rlp altered: different, not 422', async () => {
+      const body = await requestBody(name);
+      for (const at of [10, 100, 300, 1000, body.header_rlp.length - 4]) {
+        const answer = await answered({ ...body, header_rlp: flip(body.header_rlp, at) });
+        expect(answer.status === 400 || (answer.status === 200 && answer.exit === 1), `byte ${at}`).toBe(true);
+      }
+    });
+
+    it('without its header: unaltered, still 422 (nothing tells the receipt); a receipt altered, different whatever the receipt is', async () => {
+      const body = await requestBody(name);
+      const bare = { ...body, header_rlp: undefined, block_hash: flip(body.block_hash, 3) };
+      expect(await answered(bare)).toMatchObject({ status: 422, exit: 2 });
+      const altered = structuredClone(bare);
+      altered.transactions[0].status = 1 - altered.transactions[0].status;
+      const answer = await answered(altered);
+      expect(answer).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+      expect(answer.json.data[0].unproven_receipt.reason).toContain(
+        "in the root or left out as Bor's state-sync receipt, the root differs from receipt_root",
+      );
+    });
+  });
+});

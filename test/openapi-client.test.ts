@@ -40,7 +40,7 @@ const named = problems.map((p) => \`\${p.location}:\${p.name}:\${p.reason}\`);
 const code: string | undefined = bad.error?.error.code;
 
 const exclusive = await client.POST('/evm/verify/receipt-root', {
-  body: { chain_id: 1, receipt_root: '00'.repeat(32), transactions: [{ index: 0, status: 1, cumulative_gas_used: 21000, logs: [] }] },
+  body: { chain_id: 1, block_number: 20000000, receipt_root: '00'.repeat(32), transactions: [{ index: 0, type: 2, status: 1, cumulative_gas_used: 21000, logs: [] }] },
 });
 const computed: string | undefined = exclusive.data?.data[0]?.computed_receipt_root;
 

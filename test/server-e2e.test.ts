@@ -93,8 +93,13 @@ describe('every fixture block verified over HTTP', () => {
       if (header !== undefined) expect(result.header_verified).toBe(true);
 
       const altered = { ...body, receipt_root: body.receipt_root.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
-      const bad = ((await (await call('/v1/evm/verify/receipt-root', { body: altered })).json()) as any).data[0];
-      expect(bad.is_identical).toBe(false);
+      const answer = await call('/v1/evm/verify/receipt-root', { body: altered });
+      const bad = (await answer.json()) as any;
+      // Without a number (geth's t8n output, read by mainnet's rules) the block may be before Byzantium, where its
+      // receipts would hash a root, not their status: the differing root is asked about, never identical.
+      if (header === undefined && answer.status === 400)
+        expect(bad.error.details.invalid_parameters[0]).toMatchObject({ name: 'block_number', reason: 'missing' });
+      else expect(bad.data[0].is_identical).toBe(false);
     },
   );
 });

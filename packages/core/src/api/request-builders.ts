@@ -5,7 +5,7 @@ import type { Log, Receipt } from '../receipts/receipt.js';
 /** One `transactions[]` entry of a receipt-root body. */
 interface ReceiptRootTransaction {
   index: number;
-  type?: number;
+  type: number;
   status?: number;
   root?: string;
   cumulative_gas_used: number | string;
@@ -43,7 +43,8 @@ function logJson(log: Log): { contract_address: string; topics: string[]; data: 
 function transactionJson(receipt: Receipt, index: number, txHash: Uint8Array | undefined): ReceiptRootTransaction {
   return {
     index,
-    ...(receipt.type !== 0 && { type: receipt.type }),
+    // Type 0 too: a body that gives no type is read as one that left the types out (docs/api.md).
+    type: receipt.type,
     ...(receipt.root !== undefined ? { root: bytesToHex(receipt.root) } : { status: receipt.status ?? 0 }),
     cumulative_gas_used: quantityJson(receipt.cumulativeGasUsed),
     logs: receipt.logs.map(logJson),

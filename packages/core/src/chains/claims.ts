@@ -17,6 +17,10 @@ const ETHEREUM_TYPES = new Set([0, 1, 2, 3, 4]);
 /** A receipt of no type that used no gas: a system transaction, which no Ethereum transaction can be. */
 const SYSTEM = 'untyped-without-gas';
 
+/** Whether a receipt is of the kind {@link SYSTEM}: untyped, and no gas used up to it. */
+export const isSystemReceipt = (receipt: Pick<Receipt, 'type' | 'cumulativeGasUsed'>): boolean =>
+  receipt.type === 0 && receipt.cumulativeGasUsed === 0n;
+
 /** The OP-stack deposit type, whose receipts hash their nonce and version from Canyon on. */
 const DEPOSIT_TYPE = 0x7e;
 
@@ -25,7 +29,7 @@ const DEPOSIT_TYPE = 0x7e;
  * receipt with its Canyon version is a kind apart: it hashes two more fields than one without.
  */
 function kindOf(receipt: Pick<Receipt, 'type' | 'cumulativeGasUsed' | 'depositReceiptVersion'>): ReceiptKind {
-  if (receipt.type === 0 && receipt.cumulativeGasUsed === 0n) return SYSTEM;
+  if (isSystemReceipt(receipt)) return SYSTEM;
   if (receipt.type === DEPOSIT_TYPE && receipt.depositReceiptVersion !== undefined) return 'deposit-versioned';
   return ETHEREUM_TYPES.has(receipt.type) ? 'ethereum' : receipt.type;
 }

@@ -37,6 +37,35 @@ export function beforeByzantium(forks: readonly ForkActivation[] | undefined, nu
 }
 
 /**
+ * The Byzantium activation of a chain whose schedule names it after its first block: a block without a known number
+ * may then be before it, where a receipt hashes its post-state root. Undefined where no block of the chain is.
+ */
+export function byzantiumAfterGenesis(forks: readonly ForkActivation[] | undefined): ForkActivation | undefined {
+  const byzantium = forks?.find((fork) => fork.fork === 'Byzantium');
+  return byzantium?.block !== undefined && byzantium.block > 0 ? byzantium : undefined;
+}
+
+/**
+ * Where a chain's typed transactions (EIP-2718) begin, by its schedule: Berlin on Ethereum's chains, Bedrock on an
+ * OP-stack chain (whose legacy l2geth blocks had none). Undefined where the schedule names neither (or there is none).
+ */
+export function typedTransactionsFrom(forks: readonly ForkActivation[] | undefined): ForkActivation | undefined {
+  return forks?.find((fork) => (fork.fork === 'Berlin' || fork.fork === 'Bedrock') && fork.block !== undefined);
+}
+
+/**
+ * Whether block `number` may hold typed transactions: it is not known to come before where its chain's schedule starts
+ * them (without a number, or a schedule that tells, it may).
+ */
+export function mayHoldTypedTransactions(
+  forks: readonly ForkActivation[] | undefined,
+  number: bigint | undefined,
+): boolean {
+  const from = typedTransactionsFrom(forks);
+  return from === undefined || number === undefined || number >= BigInt(from.block!);
+}
+
+/**
  * Why a receipts root before Byzantium cannot be rebuilt when the receipt `where` names gives a status and no
  * post-state root, as reth's receipts of those blocks do: the root is what such a receipt hashes.
  */

@@ -83,6 +83,13 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
         "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
       items: EXCLUDED_RECEIPT_SCHEMA,
     },
+    unproven_receipt: {
+      type: 'object',
+      description:
+        "Present only where the verdict holds whatever one receipt is whose kind the era has not shown (an untyped receipt that used no gas, last: maybe Bor's state-sync receipt, unrecognised): its index, and why the verdict does not rest on it.",
+      required: ['index', 'reason'],
+      properties: { index: { type: 'integer' }, reason: { type: 'string' } },
+    },
   },
 };
 

@@ -4,10 +4,11 @@ import {
   type ChainInfo,
   type ChainRegistry,
   type CheckName,
+  type EraSpan,
   type NotVerifiable,
   type Verifiability,
 } from '../../chains/registry.js';
-import { claimFor, receiptKinds, type BlockShape } from '../../chains/claims.js';
+import { claimFor, isSystemReceipt, receiptKinds, type BlockShape } from '../../chains/claims.js';
 import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
 import { forkFieldFaults } from '../../chains/header-fork-fields.js';
 import { InvalidHeaderError } from '../../errors.js';
@@ -37,6 +38,8 @@ export interface ReceiptRootRequest {
   chain: ChainInfo;
   /** The rule set of the block's era. */
   rules: RuleSet;
+  /** The block's era, as a 422 names it; null where the block number is unknown or the chain has no eras. */
+  era: EraSpan | null;
   receiptRoot: Uint8Array;
   blockNumber?: number;
   blockHash?: Uint8Array;
@@ -46,6 +49,14 @@ export interface ReceiptRootRequest {
   receipts: Receipt[];
   /** Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt). */
   excluded: ExcludedReceipt[];
+  /** Whether any transaction gives its `type`: where none does, every one was read as type 0. */
+  typesGiven: boolean;
+  /**
+   * Where the era does not claim the receipts as sent only for one that may be Bor's state-sync receipt left
+   * unrecognised: the 422 to answer unless every reading of it gives the same verdict, and where it is among
+   * `receipts` (the last) and in the body.
+   */
+  undecided?: { refusal: UnsupportedChain; suspect: { index: number; position: number } };
 }
 
 /** A body for a chain, or an era of one, that cannot be verified (422, not 400). */
@@ -354,6 +365,24 @@ function unrebuildableReceipt(
 }
 
 /**
+ * Whether the last of `hashed` may be Bor's state-sync receipt that its tx_hash did not name (the block's hash, which
+ * derives it, is wrong or unknown): the era leaves that receipt out of the root, it is untyped and used no gas, as no
+ * transaction in the root can, and without it every check the body asks for is claimed. Its two readings, in the root
+ * and left out, are then what the receipts can mean.
+ */
+function stateSyncSuspect(
+  known: Extract<Verifiability, { status: 'verifiable' }>,
+  withHeader: boolean,
+  hashed: readonly Receipt[],
+): boolean {
+  const last = hashed.at(-1);
+  if (known.stateSync !== 'receipt-outside-root' || last === undefined || !isSystemReceipt(last)) return false;
+  const others = hashed.slice(0, -1);
+  const shape = { kinds: receiptKinds(others, true), hasLogs: others.some((r) => r.logs.length > 0) };
+  return uncheckedClaim(known, withHeader, shape) === null;
+}
+
+/**
  * Validates a receipt-root body against the spec and docs/api.md. The block's era
  * (from header_rlp's number, else block_number) picks the rules; Bor's state-sync
  * receipt is recognised by its tx_hash and left out. Returns the request, or every
@@ -416,13 +445,13 @@ export function parseReceiptRootRequest(
 
   if (!problems.empty) return err(problems.invalidInput());
   const known = verifiability!;
-  const refuse = (subject: NotVerifiable) =>
-    err({
-      kind: 'chain_not_supported',
-      verifiability: subject,
-      ...(blockNumber !== undefined && { blockNumber }),
-      ...(excluded !== undefined && { excluded: [excluded] }),
-    } as const);
+  const unsupported = (subject: NotVerifiable): UnsupportedChain => ({
+    kind: 'chain_not_supported',
+    verifiability: subject,
+    ...(blockNumber !== undefined && { blockNumber }),
+    ...(excluded !== undefined && { excluded: [excluded] }),
+  });
+  const refuse = (subject: NotVerifiable) => err(unsupported(subject));
   if (known.status === 'not_verifiable') return refuse(known);
   const hashed = positions.filter((_, index) => index !== excluded?.index).map((position) => receipts[position]!);
   const shape = { kinds: receiptKinds(hashed, excluded !== undefined), hasLogs: hashed.some((r) => r.logs.length > 0) };
@@ -472,11 +501,24 @@ export function parseReceiptRootRequest(
     if (unrebuildable !== null) return refuse(unrebuildable);
   }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
-  if (unverified !== null) return refuse(unverified);
+  const suspect =
+    unverified !== null &&
+    known.status === 'verifiable' &&
+    excluded === undefined &&
+    stateSyncSuspect(known, header !== undefined, hashed);
+  if (unverified !== null && !suspect) return refuse(unverified);
   return ok({
     chainId: values.chain_id!,
     chain: known.chain,
     rules: rules!,
+    era: known.status === 'verifiable' ? known.era : null,
+    typesGiven: entries.some((entry) => entry.raw.type !== undefined),
+    ...(suspect && {
+      undecided: {
+        refusal: unsupported(unverified),
+        suspect: { index: hashed.length - 1, position: positions[hashed.length - 1]! },
+      },
+    }),
     receiptRoot: values.receipt_root!,
     receipts: hashed,
     excluded: excluded === undefined ? [] : [excluded],
