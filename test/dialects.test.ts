@@ -410,7 +410,11 @@ describe("Ethereum's fork fields that no AuRa header hashes", () => {
   const AURA = ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218', 'gnosis-25233552'];
   const block = (name: string, edit: (block: Block) => void = () => {}) =>
     variant(name, (b) => {
-      b.receipts ??= [];
+      // A header alone is given no receipts, and so no list of transactions, which would name receipts it lacks.
+      if (b.receipts === undefined) {
+        b.receipts = [];
+        delete b.header['transactions'];
+      }
       edit(b);
     });
   const problemsOf = (input: unknown) => {
