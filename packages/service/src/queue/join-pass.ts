@@ -120,14 +120,14 @@ const snapshotAfter = (row: ChunkRow) =>
 
 /**
  * The hashes the done chunks' lines vouch for (vouchedHash), of the blocks up to `boundary` a reorg may be followed back
- * into: each block's last line, as the engine keeps the hashes of the blocks it audited.
+ * into and of the block before them: each block's last line, as the engine keeps the hashes of the blocks it audited.
  */
 async function storedHashes(client: pg.PoolClient, auditId: string, boundary: number): Promise<Map<number, string>> {
   const { rows } = await client.query(
     `SELECT b.block_number, b.line FROM ${AUDIT_SCHEMA}.blocks b
      JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = b.audit_id AND c.first_block = b.chunk_first AND c.state = 'done'
      WHERE b.audit_id = $1 AND b.block_number BETWEEN $2 AND $3 ORDER BY b.chunk_first, b.seq`,
-    [auditId, boundary - DEFAULT_MAX_REORG_DEPTH + 1, boundary],
+    [auditId, boundary - DEFAULT_MAX_REORG_DEPTH, boundary],
   );
   const hashes = new Map<number, string>();
   for (const row of rows as Array<{ block_number: string; line: BlockAudit }>) {
