@@ -110,11 +110,11 @@ describe('the audit queue, interleaved', () => {
     const source: BlockSource = {
       async block(_chain, number) {
         expect(number).toBe(19);
-        before = await joinAround(queue.pool, queue.boss, PLAN, id, 1, source);
+        before = await joinAround(queue.pool, queue.boss, PLAN, id, 1, { source });
         return { header: { number: '0x13', hash: hash(19) }, receipts: [] } as unknown as BlockJson;
       },
     };
-    const outcomes = await joinAround(queue.pool, queue.boss, PLAN, id, 20, source);
+    const outcomes = await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source });
     expect(before).toEqual(['joined']);
     expect(await chunk(10)).toMatchObject({ state: 'done', joined: true });
     // The node still gives block 19 the hash chunk 10 ended with: chunk 20 goes back, to be judged against it.
@@ -132,11 +132,23 @@ describe('the audit queue, interleaved', () => {
         throw new Error('the node was asked for a block whose line refutes its hash');
       },
     };
-    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, source)).toEqual(['waiting', 'broken_link']); // 20 → 30 waits
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).toEqual(['waiting', 'broken_link']); // 20 → 30 waits
     expect(await chunk(10)).toMatchObject({ state: 'done' });
     expect(await chunk(20)).toMatchObject({ state: 'queued', anchored: true, anchor: hash(0xabab) });
     const { rows } = await queue.pool.query('SELECT count(*)::int AS n FROM evm_integrity_audit.reorgs');
     expect(rows[0]).toEqual({ n: 0 });
+  });
+
+  it('a link whose block before the node no longer gives is left unjudged, as one machine calls it unreachable: no broken link', async () => {
+    await done(1, hash(0), hash(9), true);
+    await done(10, hash(9), hash(19));
+    await done(20, `0x${'44'.repeat(32)}`, hash(29));
+    const source: BlockSource = { block: async () => null };
+    await expect(joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).rejects.toThrow(
+      'the source does not have block 19',
+    );
+    // Judged again by the job's retry, once the node answers; never a parent_link failure it did not see.
+    expect(await chunk(20)).toMatchObject({ state: 'done', joined: false, anchored: false, join_attempts: 0 });
   });
 
   it('a worker that outran its lease writes nothing once another took the chunk: its result, its retry, its park', async () => {
@@ -213,7 +225,7 @@ describe('the audit queue, interleaved', () => {
     const node: BlockSource = {
       block: async () => ({ header: { number: '0x13', hash: hash(19) }, receipts: [] }) as unknown as BlockJson,
     };
-    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, node)).toContain('broken_link');
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source: node })).toContain('broken_link');
     const old = { ...JOB_20, audit_id: id };
     expect(await chunk(20)).toMatchObject({ state: 'queued', join_attempts: 1 });
     expect(await markRunning(queue.pool, old, 'host-a:1')).toBeNull();

@@ -376,7 +376,7 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect(status.verdicts).toEqual({ pass: 30, fail: 0, not_verifiable: 0, unreachable: 0 });
   });
 
-  it('a reorg between two chunks: both are audited again on the new chain, and the export has a reorg line', async () => {
+  it('a reorg between two chunks: a reorg line, then the block it replaced audited again, as on one machine', async () => {
     const blocks = fixtureChain(FROM, TO);
     node = await startLoopbackNode(1, blocks);
     const enqueued = await runCli([
@@ -423,9 +423,15 @@ describe('audit-worker, audit-status, audit-export', () => {
       depth: 1,
       replaced: [{ block_number: 1_000_029, old_hash: old29, new_hash: new29.hash }],
     });
+    // Block 1000029 on the old chain, the reorg line, block 1000029 on the new chain, then block 1000030.
     const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
-    expect(numbers).toEqual(Array.from({ length: 30 }, (_, i) => FROM + i));
-    expect(lines.find((l) => l.block_number === 1_000_029)!.block_hash).toBe(new29.hash);
+    expect(numbers).toEqual([...Array.from({ length: 29 }, (_, i) => FROM + i), 1_000_029, 1_000_030]);
+    expect(lines.slice(-5, -1).map((l) => l.block_hash ?? 'reorg')).toEqual([
+      old29,
+      'reorg',
+      new29.hash,
+      blocks.get(1_000_030)!.header.hash,
+    ]);
     expect(lines.at(-1)!.summary).toMatchObject({
       blocks: 30,
       verdicts: { pass: 30, fail: 0 },
@@ -493,6 +499,62 @@ describe('audit-worker, audit-status, audit-export', () => {
     },
     120_000,
   );
+
+  // Chunk 1000010-1000014: the node serves block 1000012 once with a forged hash (its line and 1000013's fail) and block
+  // 1000014 once as another block on the real 1000013; asked again, the real 1000014, to which 1000015 links.
+  it('a reorg between two chunks replaces only the block it replaced: the failing lines before it stand, as on one machine', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    node = await startLoopbackNode(1, blocks);
+    const twelfth = blocks.get(1_000_012)!;
+    const fourteenth = blocks.get(1_000_014)!;
+    const asked = new Map<string, number>();
+    node.fault = (call) => {
+      if (call.method !== 'eth_getBlockByNumber') return undefined;
+      const tag = call.params[0] as string;
+      const count = (asked.get(tag) ?? 0) + 1;
+      asked.set(tag, count);
+      if (tag === '0xf424c')
+        blocks.set(
+          1_000_012,
+          count === 1 ? { ...twelfth, header: { ...twelfth.header, hash: `0x${'ab'.repeat(32)}` } } : twelfth,
+        );
+      if (tag === '0xf424e')
+        blocks.set(
+          1_000_014,
+          count === 1 ? { ...fourteenth, header: rehash({ ...fourteenth.header, extraData: '0x01' }) } : fourteenth,
+        );
+      return undefined;
+    };
+    const single = await runCli(['audit', ...RANGE, '--rpc', node.url, '--chunk-size', '5']);
+    expect(single.status).toBe(1);
+    asked.clear();
+    const args = [...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '5'];
+    const id = auditIdOf(await runCli(['audit', ...args]));
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await untilComplete(id, db.url);
+    expect(status.verdicts).toEqual({ pass: 28, fail: 2, not_verifiable: 0, unreachable: 0 });
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    const lines = parseLines(exported.stdout);
+    expect(lines.filter((l) => l.reorg !== undefined).map((l) => l.reorg)).toEqual([
+      {
+        detected_at: 1_000_015,
+        depth: 1,
+        replaced: [
+          {
+            block_number: 1_000_014,
+            old_hash: rehash({ ...fourteenth.header, extraData: '0x01' }).hash,
+            new_hash: fourteenth.header.hash,
+          },
+        ],
+      },
+    ]);
+    expect(lines.filter((l) => l.verdict === 'fail').map((l) => [l.block_number, l.failures[0].check])).toEqual([
+      [1_000_012, 'header_hash'],
+      [1_000_013, 'parent_link'],
+    ]);
+  }, 120_000);
 
   it('a block at the start of a chunk served once with a forged parentHash: its failing line stands, not audited again into a pass', async () => {
     const blocks = fixtureChain(FROM, TO);

@@ -226,27 +226,64 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   }
 
   /**
-   * Block `number` does not link to the block audited before it. Asks the source for that block
-   * again: the same hash is a broken link (null); another is a reorg, followed back while the new
-   * blocks do not link to the ones audited, at most maxReorgDepth blocks and never before the range's
-   * first block. A block asked again that has the hash audited ends the walk: it was not replaced, and the
-   * block after it, if its link is broken, fails parent_link.
+   * Block `number`, whose parentHash is `parentHash`, does not link to the block audited before it. Asks the source for
+   * that block again: the same hash is a broken link (null); another is a reorg, followed back while the new blocks do
+   * not link to the ones audited, at most maxReorgDepth blocks and never before the range's first block. A block asked
+   * again that has the hash audited ends the walk: it was not replaced, and the block after it, if its link is broken,
+   * fails parent_link.
    */
-  private async followReorg(number: number, block: BlockJson): Promise<BlockJson[] | null> {
+  private async followReorg(number: number, parentHash: string | null): Promise<BlockJson[] | null> {
     const replacements: BlockJson[] = [];
-    let child = block;
+    let linksTo = parentHash;
     for (let n = number - 1; n >= this.floor.from && replacements.length < this.maxReorgDepth; n--) {
       const audited = this.recent.get(n);
-      if (audited === undefined || parentHashOf(child) === audited) break;
+      if (audited === undefined || linksTo === audited) break;
       const fetched = await this.timed('fetching_ms', () => settle(this.source, this.options.chainId, n));
       const reason = unreachableReason(fetched, n, this.options.chainId);
       if (reason !== null) throw new SourceError(reason);
       const now = (fetched as { block: BlockJson }).block;
       if (hashOf(now) === audited) return n === number - 1 ? null : replacements;
       replacements.unshift(now);
-      child = now;
+      linksTo = parentHashOf(now);
     }
     return replacements;
+  }
+
+  /**
+   * The reorg line for the blocks before `number` that `replacements` replaced, and those blocks audited again; the
+   * hash the block `number` must then link to.
+   */
+  private async replaceBlocks(
+    number: number,
+    replacements: BlockJson[],
+  ): Promise<{ lines: Array<{ event: AuditEvent; truth?: BlockTruth }>; parent: ExpectedParent }> {
+    const first = number - replacements.length;
+    const replaced: ReplacedBlock[] = replacements.map((b, i) => ({
+      block_number: first + i,
+      old_hash: this.recent.get(first + i)!,
+      new_hash: hashOf(b),
+    }));
+    const lines: Array<{ event: AuditEvent; truth?: BlockTruth }> = [
+      { event: { reorg: { detected_at: number, depth: replaced.length, replaced } } },
+    ];
+    let parent: ExpectedParent =
+      first === this.floor.from
+        ? (this.floor.anchor?.toLowerCase() ?? this.floor.anchor)
+        : (this.recent.get(first - 1) ?? null);
+    for (const [i, replacement] of replacements.entries()) {
+      const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
+      parent = audit.block_hash;
+      lines.push({ event: audit, truth });
+    }
+    return { lines, parent };
+  }
+
+  /** See {@link auditReorgBack}. */
+  static async reorgBack(options: ReorgBackOptions): Promise<AuditEvent[]> {
+    const run = new RangeAudit({ ...options, from: options.at, to: options.at });
+    const replacements = await run.followReorg(options.at, options.parentHash);
+    if (replacements === null || replacements.length === 0) return [];
+    return (await run.replaceBlocks(options.at, replacements)).lines.map((l) => l.event);
   }
 
   /** The source, with each block's verification started when it arrives. */
@@ -302,7 +339,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       const linkedBack = number > from || this.recent.has(number - 1);
       if (reason === null && typeof parent === 'string' && linkedBack && parentHashOf(block!) !== parent) {
         try {
-          replacements = (await this.followReorg(number, block!)) ?? [];
+          replacements = (await this.followReorg(number, parentHashOf(block!))) ?? [];
         } catch (error) {
           reason = (error as Error).message;
         }
@@ -315,22 +352,9 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         break;
       }
       if (replacements.length > 0) {
-        const first = number - replacements.length;
-        const replaced: ReplacedBlock[] = replacements.map((b, i) => ({
-          block_number: first + i,
-          old_hash: this.recent.get(first + i)!,
-          new_hash: hashOf(b),
-        }));
-        yield* await emit({ reorg: { detected_at: number, depth: replaced.length, replaced } });
-        parent =
-          first === this.floor.from
-            ? (this.floor.anchor?.toLowerCase() ?? this.floor.anchor)
-            : (this.recent.get(first - 1) ?? null);
-        for (const [i, replacement] of replacements.entries()) {
-          const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
-          parent = audit.block_hash;
-          yield* await emit(audit, truth);
-        }
+        const replaced = await this.replaceBlocks(number, replacements);
+        for (const { event, truth } of replaced.lines) yield* await emit(event, truth);
+        parent = replaced.parent;
       }
       const { audit, truth } = await this.auditBlock(number, block!, parent);
       parent = audit.block_hash;
@@ -372,6 +396,31 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     }
     return true;
   }
+}
+
+/**
+ * What {@link auditReorgBack} is given: an audit's options without its range (its blocks audited so far are `earlier`),
+ * and the block whose parentHash does not link to the last of them.
+ */
+export interface ReorgBackOptions extends Omit<
+  AuditRangeOptions,
+  'from' | 'to' | 'anchor' | 'anchorName' | 'crossCheck' | 'signal' | 'earlier'
+> {
+  earlier: EarlierRun;
+  /** The block that does not link, and the parentHash it was audited with. */
+  at: number;
+  parentHash: string | null;
+}
+
+/**
+ * The lines {@link auditRange} writes when block `at` does not link to the block audited before it, for a job queue
+ * that audited the blocks on both sides apart: the reorg line and the blocks it replaced audited again, by the same
+ * walk back (a block asked again unchanged ends it; a block whose line refutes its own hash is never followed into).
+ * None when it is no reorg (a broken link: block `at` then fails parent_link). Throws SourceError when the source cannot
+ * give a block asked again, where auditRange writes block `at` unreachable.
+ */
+export function auditReorgBack(options: ReorgBackOptions): Promise<AuditEvent[]> {
+  return RangeAudit.reorgBack(options);
 }
 
 /**

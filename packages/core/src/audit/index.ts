@@ -4,7 +4,15 @@
  * and a summary; a `CrossCheck` checks another copy of the data (the hosted service's datasets)
  * chunk by chunk. Pure; the network sources are in `evm-integrity/node`.
  */
-export { auditRange, DEFAULT_MAX_REORG_DEPTH, RangeAudit, type AuditRangeOptions, type EarlierRun } from './engine.js';
+export {
+  auditRange,
+  auditReorgBack,
+  DEFAULT_MAX_REORG_DEPTH,
+  RangeAudit,
+  type AuditRangeOptions,
+  type EarlierRun,
+  type ReorgBackOptions,
+} from './engine.js';
 // A block's claimed hash and parent hash as the engine reads them: a job queue joins chunks by them.
 export { hashOf, parentHashOf, vouchedHash } from './block-checks.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';

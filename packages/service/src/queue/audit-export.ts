@@ -1,7 +1,7 @@
 /**
  * The lines of a distributed audit, in the order a single-machine audit writes them: its header,
  * then chunk by chunk (in block order) each chunk's lines in the order its worker wrote them, a
- * reorg seen between two chunks before the lines of the chunk audited again. Read a batch of
+ * reorg the join pass saw between two chunks after the lines of the chunk before. Read a batch of
  * chunks at a time, so that an audit of millions of blocks exports in bounded memory. Each reader
  * takes a pool or one connection: an export reads them all in one snapshot (`exportSnapshot`).
  */

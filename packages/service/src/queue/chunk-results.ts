@@ -1,7 +1,7 @@
 /**
  * A chunk's rows: taken by a worker, retried, parked, or done with its lines. A result is written
  * whole in one transaction, replacing the lines of any earlier run of the chunk: running a chunk
- * twice (a lease expired, a duplicate delivery, a re-audit after a reorg) leaves one set of lines.
+ * twice (a lease expired, a duplicate delivery, a re-audit after a broken link) leaves one set of lines.
  */
 import type pg from 'pg';
 import type { JobWithMetadata } from 'pg-boss';
@@ -148,7 +148,7 @@ export async function storeChunk(
     );
     if (rowCount !== 1) return false;
     await client.query(`DELETE FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2`, key);
-    await client.query(`DELETE FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2 AND seq >= 0`, key);
+    await client.query(`DELETE FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2`, key);
     await client.query(
       `INSERT INTO ${AUDIT_SCHEMA}.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
        SELECT $1, $2, * FROM unnest($3::int[], $4::bigint[], $5::text[], $6::text[], $7::json[])`,

@@ -91,7 +91,7 @@ async function runChunk(
   job: JobWithMetadata<ChunkJob>,
   worker: { name: string; turns: FetchTurns },
 ): Promise<ChunkOutcome> {
-  const { plan, source } = context;
+  const { plan } = context;
   const data = job.data;
   const base = { audit_id: data.audit_id, first: data.first, last: data.last };
   const superseded: ChunkOutcome = { ...base, outcome: 'superseded' };
@@ -99,7 +99,7 @@ async function runChunk(
   if (hold === null) {
     // Done, maybe by a worker that died between storing it and joining it (this is its job's retry): its links are
     // judged here, else nobody would. Joining is idempotent; a chunk not done leaves its links waiting.
-    await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+    await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, context);
     return superseded;
   }
   let result: ChunkAudit | undefined;
@@ -129,7 +129,7 @@ async function runChunk(
     throw new Error(result.unreachable);
   }
   if (!(await storeChunk(queue.pool, plan, data, hold, result))) return superseded;
-  await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+  await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, context);
   return {
     ...base,
     outcome: 'done',
@@ -208,8 +208,8 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
         });
       else {
         // Done (or sent back) meanwhile: done by a worker that died before joining it, its links are judged here.
-        const { plan, source } = await contextOf(data.audit_id);
-        await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, source);
+        const context = await contextOf(data.audit_id);
+        await joinAround(queue.pool, queue.boss, context.plan, data.audit_id, data.first, context);
       }
     },
   );

@@ -1,33 +1,37 @@
 /**
  * The join pass of docs/audit.md, run by the worker that finished a chunk: each chunk's first
- * parentHash against the previous chunk's last hash. A mismatch is asked again of the node, as the
- * engine does within a range: the same hash is a broken link, and the chunk is audited again with
- * that hash as its anchor, so that the engine itself fails `parent_link` (the lines are a
- * single-machine audit's); another hash is a reorg between the chunks, written as a reorg line, and
- * both chunks are audited again on the new chain. A hash the previous chunk's last line refutes
- * (vouchedHash, the rule the engine follows a reorg back by) is no block a reorg replaced: the link
- * is broken, whatever the node would answer now; a chunk whose first line refutes its own block keeps
- * that line, never audited again into a pass. Joins of one audit decide one at a time (a lock on its
+ * parentHash against the previous chunk's last hash. A mismatch is followed back as the engine
+ * follows it within a range, by the engine's own walk (auditReorgBack) over the lines stored before
+ * the link: the blocks the node now gives another hash are a reorg, written as one machine writes
+ * it (a reorg line, then those blocks audited again, after the chunk before's lines), and every
+ * other stored line stands, a failing one too; no block replaced is a broken link, and the chunk is
+ * audited again with that hash as its anchor, so that the engine itself fails `parent_link` (the
+ * lines are a single-machine audit's). A chunk whose first line refutes its own block keeps that
+ * line, never audited again into a pass. Joins of one audit decide one at a time (a lock on its
  * row), so that two workers never judge the same link at once; the node is asked outside that lock.
  */
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import {
-  hashOf,
+  auditReorgBack,
+  AuditTally,
+  DEFAULT_MAX_REORG_DEPTH,
+  isReorg,
   vouchedHash,
-  type AuditReorg,
+  type AuditEvent,
+  type AuditSummary,
   type BlockAudit,
-  type BlockJson,
   type BlockSource,
+  type BlockVerifier,
 } from 'evm-integrity/audit';
-import type { AuditPlan } from './audit-plan.js';
+import { anchorsWithin, type AuditPlan } from './audit-plan.js';
 import type { ChunkJob } from './audit-queue.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
-import { formatAuditLine } from './audit-lines.js';
+import { formatAuditLine, HEAD_HASH_NAME } from './audit-lines.js';
 import { transaction } from '../postgres/transaction.js';
 import { sendChunkJobs } from './enqueue.js';
 
-/** After this many mismatches of one link, the chunk is audited with the anchor at once (a chain that keeps moving). */
+/** After this many mismatches of one link, the chunk is audited with the anchor at once, the node not asked again. */
 const MAX_JOIN_ATTEMPTS = 3;
 
 interface ChunkRow {
@@ -40,12 +44,13 @@ interface ChunkRow {
   last_hash: string | null;
   joined: boolean;
   join_attempts: number;
+  summary: unknown;
   /** The chunk's last line of its first block, and of its last block (null: none stored). */
   first_line: BlockAudit | null;
   last_line: BlockAudit | null;
 }
 
-/** What the join did to a link: nothing yet, joined, or chunks sent back to the queue (and whether it saw a reorg). */
+/** What the join did to a link: nothing yet, joined, a broken link (the chunk after sent back), or a reorg followed back. */
 export type JoinOutcome = 'waiting' | 'joined' | 'broken_link' | 'reorg';
 
 /** Sends chunk `row` back to the queue, its first link to be judged against `anchor` when given. */
@@ -114,9 +119,79 @@ const snapshotAfter = (row: ChunkRow) =>
   ]);
 
 /**
- * Decides a link that does not match, from `now` (the block before `after` as the node gives it now; undefined when
- * the link has mismatched too often to ask again, or when the chunk before's last hash is not vouched for): a broken
- * link or a reorg between the chunks.
+ * The hashes the done chunks' lines vouch for (vouchedHash), of the blocks up to `boundary` a reorg may be followed back
+ * into and of the block before them: each block's last line, as the engine keeps the hashes of the blocks it audited.
+ */
+async function storedHashes(client: pg.PoolClient, auditId: string, boundary: number): Promise<Map<number, string>> {
+  const { rows } = await client.query(
+    `SELECT b.block_number, b.line FROM ${AUDIT_SCHEMA}.blocks b
+     JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = b.audit_id AND c.first_block = b.chunk_first AND c.state = 'done'
+     WHERE b.audit_id = $1 AND b.block_number BETWEEN $2 AND $3 ORDER BY b.chunk_first, b.seq`,
+    [auditId, boundary - DEFAULT_MAX_REORG_DEPTH, boundary],
+  );
+  const hashes = new Map<number, string>();
+  for (const row of rows as Array<{ block_number: string; line: BlockAudit }>) {
+    const hash = vouchedHash(row.line);
+    if (hash === null) hashes.delete(Number(row.block_number));
+    else hashes.set(Number(row.block_number), hash);
+  }
+  return hashes;
+}
+
+/**
+ * Writes a reorg's lines after the lines of chunk `before` (where one machine writes them: after the blocks it audited
+ * up to the link), counts them in its summary as the engine's tally does, and gives each chunk whose last block they
+ * replaced its new last hash.
+ */
+async function storeReorg(
+  client: pg.PoolClient,
+  plan: AuditPlan,
+  auditId: string,
+  before: ChunkRow,
+  lines: AuditEvent[],
+): Promise<void> {
+  const key = [auditId, before.first_block];
+  const { rows } = await client.query(
+    `SELECT seq, line FROM (
+       SELECT seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
+       UNION ALL SELECT seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
+     ) l ORDER BY seq`,
+    key,
+  );
+  const stored = rows as Array<{ seq: number; line: AuditEvent }>;
+  let seq = (stored.at(-1)?.seq ?? -1) + 1;
+  const tally = new AuditTally(plan.chain_id, Number(before.first_block), Number(before.last_block));
+  for (const { line } of stored) tally.add(line);
+  for (const event of lines) {
+    tally.add(event);
+    if (isReorg(event))
+      await client.query(
+        `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line) VALUES ($1, $2, $3, $4, $5)`,
+        [...key, seq++, event.reorg.detected_at, formatAuditLine(event)],
+      );
+    else {
+      await client.query(
+        `INSERT INTO ${AUDIT_SCHEMA}.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [...key, seq++, event.block_number, event.block_hash, event.verdict, formatAuditLine(event)],
+      );
+      await client.query(
+        `UPDATE ${AUDIT_SCHEMA}.chunks SET last_hash = $3 WHERE audit_id = $1 AND last_block = $2 AND state = 'done'`,
+        [auditId, event.block_number, event.block_hash],
+      );
+    }
+  }
+  const { verdicts, failed_checks, reorgs } = tally.summary({ ...(before.summary as AuditSummary).timings }, 0);
+  await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET summary = $3 WHERE audit_id = $1 AND first_block = $2`, [
+    ...key,
+    JSON.stringify({ verdicts, failed_checks, reorgs, timings: (before.summary as AuditSummary).timings }),
+  ]);
+}
+
+/**
+ * Decides a link that does not match, from `reorg` (the engine's lines for the blocks the node replaced before the
+ * link; none when it replaced none, or when it was not asked): a reorg, its lines stored, or a broken link. After a
+ * reorg the link is judged against the new hash, as the engine judges the block after the blocks it audited again.
  */
 async function decideMismatch(
   client: pg.PoolClient,
@@ -124,32 +199,21 @@ async function decideMismatch(
   plan: AuditPlan,
   auditId: string,
   [before, after]: [ChunkRow, ChunkRow],
-  now: BlockJson | null | undefined,
+  reorg: AuditEvent[],
 ): Promise<JoinOutcome> {
-  const expected = before.last_hash;
-  const boundary = Number(after.first_block) - 1;
-  const old = lastVouched(before);
-  const nowHash = now === undefined || now === null ? old : hashOf(now);
-  if (old === null || nowHash === old) {
-    await requeue(client, boss, plan, auditId, after, { hash: expected });
+  if (reorg.length === 0) {
+    await requeue(client, boss, plan, auditId, after, { hash: before.last_hash });
     return 'broken_link';
   }
-  const reorg: AuditReorg = {
-    reorg: {
-      detected_at: boundary + 1,
-      depth: 1,
-      replaced: [{ block_number: boundary, old_hash: old, new_hash: nowHash }],
-    },
-  };
-  // Before the previous chunk's new lines, as the engine writes a reorg line before the blocks it audits again.
-  await client.query(
-    `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line)
-     SELECT $1, $2, coalesce(min(seq) FILTER (WHERE seq < 0), 0) - 1, $3, $4
-     FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2`,
-    [auditId, before.first_block, boundary + 1, formatAuditLine(reorg)],
-  );
-  await requeue(client, boss, plan, auditId, before, undefined);
-  await requeue(client, boss, plan, auditId, after, undefined);
+  await storeReorg(client, plan, auditId, before, reorg);
+  const boundary = Number(after.first_block) - 1;
+  const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
+  if (after.first_parent_hash === now.block_hash)
+    await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
+      auditId,
+      after.first_block,
+    ]);
+  else await requeue(client, boss, plan, auditId, after, { hash: now.block_hash });
   return 'reorg';
 }
 
@@ -183,7 +247,7 @@ export async function joinAround(
   plan: AuditPlan,
   auditId: string,
   first: number,
-  source: BlockSource,
+  node: { source: BlockSource; verify?: BlockVerifier | undefined },
 ): Promise<JoinOutcome[]> {
   const outcomes: JoinOutcome[] = [];
   const mismatched = await transaction(pool, async (client) => {
@@ -192,7 +256,7 @@ export async function joinAround(
     const me = chunks.find((c) => Number(c.first_block) === first);
     if (me !== undefined)
       chunks.push(...(await chunksBetween(client, auditId, Number(me.last_block) + 1, Number(me.last_block) + 1)));
-    const pairs: Array<[ChunkRow, ChunkRow]> = [];
+    const pairs: Array<[ChunkRow, ChunkRow, Map<number, string>]> = [];
     for (let i = 1; i < chunks.length; i++) {
       const [before, after] = [chunks[i - 1]!, chunks[i]!];
       if (before.state !== 'done' || after.state !== 'done' || after.joined) {
@@ -203,14 +267,32 @@ export async function joinAround(
           after.first_block,
         ]);
         outcomes.push('joined');
-      } else pairs.push([before, after]);
+      } else pairs.push([before, after, await storedHashes(client, auditId, Number(after.first_block) - 1)]);
     }
     return pairs;
   });
-  for (const [before, after] of mismatched) {
+  for (const [before, after, hashes] of mismatched) {
     const boundary = Number(after.first_block) - 1;
-    const ask = after.join_attempts < MAX_JOIN_ATTEMPTS && lastVouched(before) !== null;
-    const now = ask ? await source.block(plan.chain_id, boundary) : undefined;
+    const anchors = anchorsWithin(plan, { first: plan.from, last: boundary });
+    // The engine's walk back from the link, over the blocks stored before it: a SourceError (the node could not give a
+    // block asked again, where one machine writes the block unreachable) fails the job, which is retried with backoff.
+    const reorg =
+      after.join_attempts < MAX_JOIN_ATTEMPTS
+        ? await auditReorgBack({
+            source: node.source,
+            chainId: plan.chain_id,
+            ...(node.verify && { verify: node.verify }),
+            earlier: {
+              from: plan.from,
+              anchor: plan.head_hash,
+              anchorName: HEAD_HASH_NAME,
+              hashes,
+            },
+            ...(anchors && { anchors }),
+            at: boundary + 1,
+            parentHash: after.first_parent_hash,
+          })
+        : [];
     const outcome = await transaction(pool, async (client) => {
       await lockAudit(client, auditId);
       const [b, a] = await chunksBetween(client, auditId, boundary, boundary + 1);
@@ -221,10 +303,9 @@ export async function joinAround(
         snapshotAfter(a) !== snapshotAfter(after)
       )
         return 'waiting';
-      return decideMismatch(client, boss, plan, auditId, [b, a], now);
+      return decideMismatch(client, boss, plan, auditId, [b, a], reorg);
     });
     outcomes.push(outcome);
-    if (outcome === 'reorg') break; // the chunks beside it go back to the queue: nothing more to judge now
   }
   return outcomes;
 }
