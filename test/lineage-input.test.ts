@@ -662,6 +662,34 @@ const SPELLED_TWICE: Array<[string, BadCase]> = [
     ),
   ],
   [
+    "a genesis function result's tracing_id beside another _tracing_id (one was used silently: a user re-check)",
+    bad(
+      changed((b) =>
+        Object.assign(b.exchanges[2].response.data.genesis.function_results[0], {
+          tracing_id: 'f1c0'.repeat(9),
+          _tracing_id: '29bd'.repeat(9),
+        }),
+      ),
+      'bundle.exchanges[2].response.data.genesis.function_results[0]._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+  [
+    "a genesis log's tracing_id beside another _tracing_id",
+    bad(
+      changed((b) =>
+        Object.assign(b.exchanges[1].response.data.genesis.logs[0], {
+          tracing_id: 'f1c0'.repeat(9),
+          _tracing_id: '29bd'.repeat(9),
+        }),
+      ),
+      'bundle.exchanges[1].response.data.genesis.logs[0]._tracing_id',
+      'conflict',
+      /the same as tracing_id beside it/,
+    ),
+  ],
+  [
     "a request body's tracing_id beside another _tracing_id",
     bad(
       changed((b) => (b.exchanges[1].body.tracing_id = 'bb'.repeat(18))),

@@ -422,6 +422,62 @@ describe('lineage walker on bundles built from a real block', () => {
       });
     });
 
+    it('a copy of the Sync log in place of getReserves accounts for no second id (it passed, 2 for 2: a user re-check)', async () => {
+      const bundle = buildHeldBundle();
+      const sync = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];
+      pageTwo(bundle).data.genesis.function_results = [structuredClone(sync)];
+      const report = await walk(bundle);
+      expect(report.records[0]!.checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
+        status: 'skipped',
+        reason:
+          'not verifiable: the record lists 2 genesis tracing ids, the source delivered 2 genesis artifacts, of which 1 counts (1 missing); genesis.function_results[0] is the same artifact as genesis.logs[0]',
+      });
+    });
+
+    it('a log among the function results is no function result: it accounts for no id', async () => {
+      const bundle = buildHeldBundle();
+      const sync = structuredClone(answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0]);
+      sync.log_index += 1;
+      pageTwo(bundle).data.genesis.function_results = [sync];
+      const report = await walk(bundle);
+      expect(report.records[0]!.checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
+        status: 'skipped',
+        reason:
+          'not verifiable: the record lists 2 genesis tracing ids, the source delivered 2 genesis artifacts, of which 1 counts (1 missing); genesis.function_results[0] is not a function result (contract is missing)',
+      });
+    });
+
+    it('one artifact carrying the id, another carrying none: the message says which (it said none carries one)', async () => {
+      const bundle = buildHeldBundle();
+      const [syncId, reservesId] = recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;
+      recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids = [reservesId];
+      pageTwo(bundle).data.genesis.function_results[0].tracing_id = reservesId;
+      expect(syncId).toBeDefined();
+      expect((await walk(bundle)).reason).toBe(
+        `genesis.complete (${PAIR_RECORD}): not verifiable: 1 genesis artifact delivered carries no id, more than the 0 genesis tracing ids the record lists that no artifact carries, so which the record rests on cannot be told`,
+      );
+    });
+
+    it('the decimals result replaced by a copy of symbol: decimals is checked by nothing, and both checks say so', async () => {
+      const bundle = buildBundle();
+      const results = answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results;
+      const symbol = results.find((r: any) => r.decoded_name === 'symbol');
+      results[results.findIndex((r: any) => r.decoded_name === 'decimals')] = structuredClone(symbol);
+      const report = await walk(bundle, WETH_RECORD);
+      const checks = report.records[0]!.checks;
+      expect(checks.find((c) => c.check === 'record.erc20')).toMatchObject({
+        status: 'skipped',
+        reason:
+          "not verifiable: no decodable decimals result of the record's address among the artifacts (name, symbol equal the decoded function results)",
+      });
+      expect(checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
+        status: 'skipped',
+        reason: expect.stringMatching(
+          /of which 3 count \(1 missing\); genesis\.function_results\[\d\] is the same artifact as genesis\.function_results\[\d\]$/,
+        ),
+      });
+    });
+
     it('a record that gives no genesis id list at all: not listed (it claims no ids to account for)', async () => {
       const bundle = buildHeldBundle();
       delete recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids;

@@ -282,6 +282,16 @@ function stringMember(entry: Record<string, unknown>, key: string): string | nul
       : `${key} is ${typeName(v)}, expected a string`;
 }
 
+/** The member that keeps `value` from having a function result's shape (`contract`, `selector`, `decoded_name`, `output`, strings), or null. */
+export function functionResultShapeProblem(value: unknown): string | null {
+  if (!isObject(value)) return `it is ${typeName(value)}, expected an object`;
+  for (const key of ['contract', 'selector', 'decoded_name', 'output']) {
+    const problem = stringMember(value, key);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
 /**
  * Checks one genesis function result (spec "Genesis artifacts") for self-consistency.
  * Two checks, always in this order:

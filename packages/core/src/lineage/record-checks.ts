@@ -4,13 +4,14 @@
  */
 import { instantOf } from '../input/values/instants.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
-import { decodeFunctionOutput } from './abi.js';
+import { decodeFunctionOutput, functionResultShapeProblem } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
-import { hexOf, type GenesisLog } from './onchain.js';
+import { hexOf, readGenesisLog, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
+import { sameJson } from '../json/versions.js';
 import { INTEGER_FORM } from './sources/integers.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
@@ -96,12 +97,40 @@ export interface DeliveredGenesis {
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
+/** An artifact without the ids it carries: two that are equal so are one artifact, whatever ids they carry. */
+function contentOf(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const { tracing_id: _id, _tracing_id: _legacy, ...content } = value;
+  return content;
+}
+
+/**
+ * Why a delivered artifact accounts for no id: it repeats an earlier one (the same content, ids aside), or it is not
+ * of its list's kind (a log in `function_results`); null when it counts.
+ */
+function uncounted(
+  artifact: { value: unknown; subject: string; kind: 'log' | 'function result' },
+  earlier: ReadonlyArray<{ value: unknown; subject: string }>,
+): string | null {
+  const same = earlier.find((e) => sameJson(contentOf(e.value), contentOf(artifact.value)));
+  if (same !== undefined) return `${artifact.subject} is the same artifact as ${same.subject}`;
+  const problem =
+    artifact.kind === 'log'
+      ? readGenesisLog(artifact.value).ok
+        ? null
+        : 'it is not a genesis log'
+      : functionResultShapeProblem(artifact.value);
+  return problem === null ? null : `${artifact.subject} is not a ${artifact.kind} (${problem})`;
+}
+
 /**
  * The artifacts delivered account for every genesis tracing id the record lists, one each: by the id an artifact
- * carries (`tracing_id` or `_tracing_id`, in any case), else by their number. A listed id nothing delivered accounts
- * for is not verifiable (an artifact left out of the genesis is one no check saw); an artifact carrying an id the
- * record does not list contradicts the record; more artifacts than ids, carrying none, is not verifiable. Null when the record gives no id list, or
- * one that is not a list of ids (shape.id_lists judges it).
+ * carries (`tracing_id` or `_tracing_id`, in any case), else by their number. Only distinct artifacts of their list's
+ * kind count: a copy of another, or a log among the function results, stands in for no missing one. A listed id
+ * nothing delivered accounts for is not verifiable (an artifact left out of the genesis is one no check saw); an
+ * artifact carrying an id the record does not list contradicts the record; more artifacts carrying no id than ids they
+ * could stand for is not verifiable. Null when the record gives no id list, or one that is not a list of ids
+ * (shape.id_lists judges it).
  */
 export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
   // A record that lists no genesis ids at all (neither spelling) claims none to account for.
@@ -110,25 +139,37 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
   if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string' || !TRACING_ID.test(v))) return null;
   const ids = new Set((listed as string[]).map((id) => id.toLowerCase()));
   const artifacts = [
-    ...genesis.logs.map((value, i) => ({ value, subject: `genesis.logs[${i}]` })),
-    ...genesis.functionResults.map((value, i) => ({ value, subject: `genesis.function_results[${i}]` })),
+    ...genesis.logs.map((value, i) => ({ value, subject: `genesis.logs[${i}]`, kind: 'log' as const })),
+    ...genesis.functionResults.map((value, i) => ({
+      value,
+      subject: `genesis.function_results[${i}]`,
+      kind: 'function result' as const,
+    })),
   ];
   const carried = new Set<string>();
+  const notCounted: string[] = [];
   let uncarried = 0;
-  for (const { value, subject } of artifacts) {
+  for (const [i, artifact] of artifacts.entries()) {
+    const { value, subject } = artifact;
+    // The readers refused an artifact whose two spellings differ (service-answers.ts): either is its id.
     const own = isObject(value) ? (value.tracing_id ?? value._tracing_id) : undefined;
-    if (own === undefined || own === null) {
-      uncarried++;
-      continue;
-    }
-    const id = typeof own === 'string' ? own.toLowerCase() : null;
-    if (id === null || !ids.has(id))
+    const id = own === undefined || own === null ? undefined : typeof own === 'string' ? own.toLowerCase() : null;
+    if (id === null || (id !== undefined && !ids.has(id)))
       return check(
         'genesis.complete',
         'fail',
         tracingId,
         `${subject} carries the tracing id ${plain(own)}, which the record does not list among its genesis tracing ids`,
       );
+    const why = uncounted(artifact, artifacts.slice(0, i));
+    if (why !== null) {
+      notCounted.push(why);
+      continue;
+    }
+    if (id === undefined) {
+      uncarried++;
+      continue;
+    }
     if (carried.has(id))
       return check(
         'genesis.complete',
@@ -138,24 +179,40 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
       );
     carried.add(id);
   }
+  const counted = artifacts.length - notCounted.length;
+  // What was delivered and does not count, named beside the count of artifacts.
+  const aside = notCounted.length === 0 ? '' : `; ${notCounted.join('; ')}`;
+  const delivered =
+    count(artifacts.length, 'genesis artifact') +
+    (notCounted.length === 0 ? '' : `, of which ${counted} ${counted === 1 ? 'counts' : 'count'}`);
   const missing = [...ids].filter((id) => !carried.has(id));
   if (missing.length > uncarried)
     return check(
       'genesis.complete',
       'skipped',
       tracingId,
-      uncarried === 0 && carried.size > 0
+      uncarried === 0 && carried.size > 0 && notCounted.length === 0
         ? `not verifiable: no artifact delivered carries the genesis tracing ${missing.length === 1 ? 'id' : 'ids'} ${missing.join(', ')} the record lists`
-        : `not verifiable: the record lists ${count(ids.size, 'genesis tracing id')}, the source delivered ${count(artifacts.length, 'genesis artifact')} (${missing.length - uncarried} missing)`,
+        : `not verifiable: the record lists ${count(ids.size, 'genesis tracing id')}, the source delivered ${delivered} (${missing.length - uncarried} missing)${aside}`,
     );
-  // More artifacts without ids than ids to account for: which ones the record rests on cannot be told, and the
+  // More artifacts without ids than ids left to account for: which ones the record rests on cannot be told, and the
   // service's genesis answer is not known to be one artifact an id, so this is no contradiction to fail on.
   if (missing.length < uncarried)
     return check(
       'genesis.complete',
       'skipped',
       tracingId,
-      `not verifiable: the source delivered ${count(artifacts.length, 'genesis artifact')}, more than the ${count(ids.size, 'genesis tracing id')} the record lists, and none carries an id to tell which the record rests on`,
+      carried.size === 0
+        ? `not verifiable: the source delivered ${delivered}, more than the ${count(ids.size, 'genesis tracing id')} the record lists, and none carries an id to tell which the record rests on${aside}`
+        : `not verifiable: ${count(uncarried, 'genesis artifact')} delivered ${uncarried === 1 ? 'carries' : 'carry'} no id, more than the ${count(missing.length, 'genesis tracing id')} the record lists that no artifact carries, so which the record rests on cannot be told${aside}`,
+    );
+  // Every id accounted for, beside a copy or an artifact out of place: what it stood for cannot be told.
+  if (notCounted.length > 0)
+    return check(
+      'genesis.complete',
+      'skipped',
+      tracingId,
+      `not verifiable: the source delivered ${delivered}, for the ${count(ids.size, 'genesis tracing id')} the record lists${aside}`,
     );
   return check(
     'genesis.complete',

@@ -135,6 +135,15 @@ export function readGenesisPage(response: unknown): Read<GenesisPage> {
   const cursor = response.cursor ?? null;
   if (cursor !== null && typeof cursor !== 'string')
     return bad('cursor', "the next page's cursor (a string) or null", cursor);
+  // An artifact's own id in both spellings, disagreeing, would account for either id unseen (genesis.complete).
+  for (const [list, name] of [
+    [logs, 'logs'],
+    [functionResults, 'function_results'],
+  ] as const)
+    for (const [i, artifact] of list.entries()) {
+      const differ = isObject(artifact) ? spellingsDiffer(artifact, 'tracing_id', `data.genesis.${name}[${i}]`) : null;
+      if (differ !== null) return err(differ);
+    }
   const inexact = inexactArtifact(logs, functionResults);
   if (inexact !== null) return inexact;
   // Paging stops at a page that counts 0: a count its own lists contradict would end it early (a later page, never
