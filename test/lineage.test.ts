@@ -10,6 +10,7 @@ import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-so
 import { ChainMismatchError, SourceError } from '../packages/core/src/errors.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
+import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import {
   buildBundle,
@@ -895,6 +896,23 @@ describe('evm-integrity lineage (CLI)', () => {
       verdict: 'not_verifiable',
       reason: expect.stringContaining('name, symbol, decimals rest only on function results'),
     });
+  });
+
+  it('a dataset carrying terminal escapes is printed as code points by the built CLI (it could overwrite the verdict with a fake PASS: a user re-check)', async () => {
+    const bundle = buildHeldBundle();
+    const forged = '0301\u001b[s\u001b[H\u001b[2K\u001b[32mlineage … : PASS\u001b[0m\u001b[u';
+    for (const e of bundle.exchanges.filter((e) => e.path.startsWith('/evm/lineage/')))
+      (e.response as any).data.dataset = forged;
+    const file = written('escapes.json', bundle);
+    const run = await runCliBytes(['lineage', PAIR_RECORD, '--chain', '1', '--bundle', file]);
+    const stdout = run.stdout.toString();
+    expect(run.status).toBe(2);
+    expect(stdout).toContain(
+      `record ${PAIR_RECORD} (dataset 0301U+001B[sU+001B[HU+001B[2KU+001B[32mlineage … : PASSU+001B[0mU+001B[u)`,
+    );
+    expect(stdout).toMatch(/dataset "?0301U\+001B\[s.* is not cross-checked/);
+    // Nothing but printable characters, spaces and the line breaks between lines.
+    expect(stdout).not.toMatch(/[^\p{L}\p{M}\p{N}\p{P}\p{S} \n]/u);
   });
 
   it('--workers 1: the block checks on a worker thread, the same table', async () => {

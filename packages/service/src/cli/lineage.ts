@@ -17,21 +17,32 @@ const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
 /** A pass is 0, a failure 1; not verifiable is no verdict (2), as for `verify block`. */
 
-/** The report as a readable table: one line a check, grouped by record. */
+/**
+ * The report as a readable table: one line a check, grouped by record. Every text the sources gave (ids, datasets,
+ * subjects, reasons, warnings) is made printable: a control character in a bundle's dataset could drive the terminal and
+ * overwrite the verdict.
+ */
 export function formatReport(report: LineageReport): string {
   const { pass, fail, skipped } = report.summary;
   const lines = [
-    `lineage ${report.tracing_id} on chain ${report.chain_id}: ${VERDICT[report.verdict]} (${pass} passed, ${fail} failed, ${skipped} skipped)`,
+    `lineage ${printable(report.tracing_id)} on chain ${report.chain_id}: ${VERDICT[report.verdict]} (${pass} passed, ${fail} failed, ${skipped} skipped)`,
   ];
-  if (report.reason !== null) lines.push(`${report.verdict === 'fail' ? 'first failure' : 'why'}: ${report.reason}`);
+  if (report.reason !== null)
+    lines.push(`${report.verdict === 'fail' ? 'first failure' : 'why'}: ${printable(report.reason)}`);
   for (const record of report.records) {
-    lines.push('', `record ${record.tracing_id} (dataset ${record.dataset ?? 'unknown'})`);
-    const width = Math.max(...record.checks.map((c) => c.check.length), 10);
-    const subjectWidth = Math.max(...record.checks.map((c) => c.subject.length), 10);
-    for (const c of record.checks)
-      lines.push(`  ${MARK[c.status]}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
+    lines.push('', `record ${printable(record.tracing_id)} (dataset ${printable(record.dataset ?? 'unknown')})`);
+    const checks = record.checks.map((c) => ({
+      mark: MARK[c.status],
+      check: printable(c.check),
+      subject: printable(c.subject),
+      reason: printable(c.reason),
+    }));
+    const width = Math.max(...checks.map((c) => c.check.length), 10);
+    const subjectWidth = Math.max(...checks.map((c) => c.subject.length), 10);
+    for (const c of checks)
+      lines.push(`  ${c.mark}  ${c.check.padEnd(width)}  ${c.subject.padEnd(subjectWidth)}  ${c.reason}`);
   }
-  for (const warning of report.warnings) lines.push(`warning: ${warning}`);
+  for (const warning of report.warnings) lines.push(`warning: ${printable(warning)}`);
   return `${lines.join('\n')}\n`;
 }
 
