@@ -944,6 +944,31 @@ describe('evm-integrity lineage (CLI)', () => {
     );
   });
 
+  it('a plain JSON bundle named .json.gz is read as JSON, whatever its name (it was refused: a user re-check)', async () => {
+    const file = join(dir, 'plain.json.gz');
+    writeFileSync(file, JSON.stringify(buildHeldBundle()));
+    const { out, io: streams } = io();
+    expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], streams)).toBe(0);
+    expect(out.stderr).toBe('');
+  });
+
+  it('gzip data followed by other bytes is refused naming them; more members or zero padding are read', async () => {
+    const gzipped = gzipSync(JSON.stringify(buildHeldBundle()));
+    const file = join(dir, 'trailing.json.gz');
+    writeFileSync(file, Buffer.concat([gzipped, Buffer.from('xyz')]));
+    await expect(runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], io().io)).rejects.toThrow(
+      `${file}: bytes follow its gzip data that are neither another gzip member nor zero padding (gunzip ignores them as trailing garbage; a bundle is read whole)`,
+    );
+    const text = JSON.stringify(buildHeldBundle());
+    for (const bytes of [
+      Buffer.concat([gzipped, Buffer.alloc(8)]),
+      Buffer.concat([gzipSync(text.slice(0, 100)), gzipSync(text.slice(100))]),
+    ]) {
+      writeFileSync(file, bytes);
+      expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file], io().io)).toBe(0);
+    }
+  });
+
   it('--json prints the report; a tampered gzip bundle exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'evm-integrity-lineage-'));
     const bundle = buildBundle();

@@ -25,7 +25,9 @@ export function bundleFaultLine(file: string, error: SourceError, command: 'audi
 /**
  * A bundle file's JSON, plain or gzip-compressed; its shape is checked by whoever reads it. Gzip is told by the first
  * bytes (1f 8b, which no JSON text starts with), whatever the name: `.gz` is what `--record` writes, not what a copy
- * must keep.
+ * must keep, and a plain bundle named `.json.gz` is read as JSON. Gzip members may follow one another (read as one
+ * text, as gunzip does) and zero padding may end the file; other bytes after the gzip data are refused, named, where
+ * gunzip ignores them as trailing garbage: a bundle is read whole or not at all.
  */
 export function readBundleFile(file: string): unknown {
   let bytes: Buffer;
@@ -34,14 +36,18 @@ export function readBundleFile(file: string): unknown {
   } catch (error) {
     throw new InputError(`cannot read the bundle ${file}: ${readFailure(error)}`);
   }
-  const gzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
-  if (gzip || file.endsWith('.gz')) {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
       // zlib loaded only for a compressed bundle: it costs every other CLI process 1.5 ms of its start.
       bytes = process.getBuiltinModule('node:zlib').gunzipSync(bytes);
     } catch (error) {
-      const asks = gzip ? 'its first bytes (1f 8b, gzip)' : 'its name .gz';
-      throw new InputError(`${file}: cannot be decompressed, as ${asks} ask: ${(error as Error).message}`);
+      // The first member's header was told by its first bytes: a header not gzip's is one of bytes after the gzip data.
+      const trailing = (error as Error).message === 'incorrect header check';
+      throw new InputError(
+        trailing
+          ? `${file}: bytes follow its gzip data that are neither another gzip member nor zero padding (gunzip ignores them as trailing garbage; a bundle is read whole)`
+          : `${file}: cannot be decompressed, as its first bytes (1f 8b, gzip) ask: ${(error as Error).message}`,
+      );
     }
   }
   return parseInputJson(bytes, file);
