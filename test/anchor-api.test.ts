@@ -148,6 +148,15 @@ describe('POST /v1/evm/verify/anchor', () => {
     ]);
   });
 
+  it('blank lines before the first line are skipped, as between records; lines keep their numbers (line 1 was refused as blank: a user re-check)', async () => {
+    const { status, body } = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: `\n  \r\n${TEXT}` });
+    expect(status).toBe(200);
+    expect(body.data[0]).toMatchObject({ is_valid: true, line: null });
+    expect(body.data[0].blocks[0]).toMatchObject({ block_number: 14764013, line: 5 });
+    const other = await answerOf('anchor', { checkpoint: OTHER_CHECKPOINT, proof: `\n${TEXT}` });
+    expect(other.body.data[0]).toMatchObject({ is_valid: false, reason: 'checkpoint', line: 2 });
+  });
+
   it('another checkpoint: a 200 false verdict at line 1, nothing proven', async () => {
     const { status, body } = await answerOf('anchor', { checkpoint: OTHER_CHECKPOINT, proof: TEXT });
     expect(status).toBe(200);

@@ -121,6 +121,15 @@ describe('anchor verify', () => {
     );
   });
 
+  it('a file that starts with blank lines verifies, as docs/anchor.md says (it was refused at line 1: a user re-check)', async () => {
+    const spaced = join(dir, 'spaced.jsonl');
+    writeFileSync(spaced, `\n\n${TEXT}`);
+    const result = await cli(['anchor', 'verify', spaced, '--checkpoint', CHECKPOINT]);
+    expect(result.status, result.stderr).toBe(0);
+    const refused = await cli(['anchor', 'verify', spaced, '--checkpoint', OTHER_CHECKPOINT]);
+    expect(refused.stderr).toMatch(/refused at line 3 \(checkpoint\)/);
+  });
+
   it('another checkpoint: refused at line 1, exit 1', async () => {
     const result = await cli(['anchor', 'verify', FILE, '--checkpoint', OTHER_CHECKPOINT]);
     expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 1, stdout: '' });

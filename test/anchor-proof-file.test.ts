@@ -115,6 +115,17 @@ describe('the mainnet anchor proof file', () => {
     expect(verifyAnchorProof(sepolia, MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'network' } });
   });
 
+  it('skips blank lines before the first line too, which is then the first with text', () => {
+    const verdict = verifyAnchorProof(`\n \n${TEXT}`, MAINNET_CHECKPOINT);
+    expect(verdict.ok && verdict.value.blocks.map((b) => b.line)).toEqual(
+      TEXT.split('\n').flatMap((line, i) => (/"kind":"block"|"kind":"pre-merge"/.test(line) ? [i + 3] : [])),
+    );
+    expect(verifyAnchorProof(`\n${TEXT.replace('"mainnet"', '"nowhere"')}`, MAINNET_CHECKPOINT)).toMatchObject({
+      ok: false,
+      error: { reason: 'network', line: 2 },
+    });
+  });
+
   it('skips blank lines, a trailing one and one between records', () => {
     const lines = TEXT.trimEnd().split('\n');
     const spaced = [lines[0], lines[1], '', '   ', ...lines.slice(2), '', ''].join('\n');

@@ -114,20 +114,23 @@ export class AnchorProofVerifier {
     this.#trusted.set(prefixedHex(checkpoint), undefined);
   }
 
-  /** A verifier for the file whose first line is `headLine`, when it hangs from `checkpoint`. */
-  static start(headLine: string, checkpoint: Node): Result<AnchorProofVerifier, AnchorRefusal> {
+  /**
+   * A verifier for the file whose first line that is not blank is `headLine`, line `line` (1 unless blank lines come
+   * before it), when it hangs from `checkpoint`.
+   */
+  static start(headLine: string, checkpoint: Node, line = 1): Result<AnchorProofVerifier, AnchorRefusal> {
     const head = readAnchorHead(headLine);
-    if (!head.ok) return err({ line: 1, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
+    if (!head.ok) return err({ line, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
     const network = beaconNetwork(head.value.network);
     if (network === undefined)
       return err({
-        line: 1,
+        line,
         reason: 'network',
         message: `network "${head.value.network}" is not one the anchor knows (${[...BEACON_NETWORKS.keys()].join(', ')})`,
       });
     if (!bytesEqual(head.value.checkpoint, checkpoint))
       return err({
-        line: 1,
+        line,
         reason: 'checkpoint',
         message: `the file hangs from checkpoint ${prefixedHex(head.value.checkpoint)}, not the trusted ${prefixedHex(checkpoint)}`,
       });
@@ -372,10 +375,17 @@ export function verifyAnchorProof(text: string, checkpoint: Node): Result<Anchor
     const end = text.indexOf('\n', from);
     return end === -1 ? text.length : end;
   };
-  const headEnd = lineEnd(0);
-  const started = AnchorProofVerifier.start(text.slice(0, headEnd), checkpoint);
-  if (!started.ok) return started;
+  // Blank lines are skipped wherever they stand, before the head line too: the head is the first line with text.
   let line = 1;
+  let headStart = 0;
+  let headEnd = lineEnd(0);
+  while (headEnd < text.length && text.slice(headStart, headEnd).trim() === '') {
+    headStart = headEnd + 1;
+    headEnd = lineEnd(headStart);
+    line++;
+  }
+  const started = AnchorProofVerifier.start(text.slice(headStart, headEnd), checkpoint, line);
+  if (!started.ok) return started;
   for (let from = headEnd + 1; from < text.length;) {
     const end = lineEnd(from);
     const pushed = started.value.push(text.slice(from, end), ++line);
