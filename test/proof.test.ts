@@ -352,6 +352,23 @@ describe('refusals', () => {
     );
   });
 
+  it('a position of another type is named by its type, and one beyond 2^53 - 1 as not safe (both read "got 4": a user re-check)', () => {
+    const cases: Array<[unknown, string]> = [
+      ['4', 'must be a non-negative integer (a number), got the string "4".'],
+      [4n, 'must be a non-negative integer (a number), got the bigint 4n.'],
+      [null, 'must be a non-negative integer (a number), got null.'],
+      [2 ** 53, 'must be a non-negative safe integer (at most 2^53 - 1), got 9007199254740992.'],
+    ];
+    for (const [logIndex, says] of cases) {
+      expect(() => verifyLogProof(blockHash, { ...proof, logIndex: logIndex as number })).toThrow(
+        new RangeError(`logIndex ${says}`),
+      );
+      expect(() => verifyReceiptProof(header.receiptsRoot, logIndex as number, proof.receiptProof.proof)).toThrow(
+        new RangeError(`index ${says}`),
+      );
+    }
+  });
+
   it('logProof refuses receipts that are not the header’s, and positions that are not there', () => {
     expect(() => logProof(header, block.receipts.slice(1), tx, 0)).toThrow(/not the header's receiptsRoot/);
     expect(() => logProof(header, block.receipts, block.receipts.length, 0)).toThrow(RangeError);

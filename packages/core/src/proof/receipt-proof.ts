@@ -1,4 +1,5 @@
 import { EvmIntegrityError } from '../errors.js';
+import { kindOf, show } from '../json/show.js';
 import { decodeReceipt } from '../receipts/receipt-decoding.js';
 import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
 import type { Receipt } from '../receipts/receipt.js';
@@ -23,10 +24,21 @@ export interface ProvenReceipt {
   receipt: Receipt;
 }
 
-/** A position argument (`index`, `logIndex`) held to its contract: a non-negative integer, else a RangeError naming it. */
+/**
+ * A position argument (`index`, `logIndex`) held to its contract: a non-negative safe integer (a number), else a
+ * RangeError naming it and what was given: another type by its type (`got the string "4"`, a string and a number
+ * print alike), an integer beyond 2^53 - 1 as not safe.
+ */
 export const checkPosition = (name: string, value: number): void => {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`${name} must be a non-negative integer, got ${value}.`);
+  if (Number.isSafeInteger(value) && value >= 0) return;
+  const given: unknown = value;
+  if (typeof given !== 'number')
+    throw new RangeError(
+      `${name} must be a non-negative integer (a number), got ${typeof given === 'string' || typeof given === 'bigint' ? `the ${typeof given} ${show(given, 60)}` : kindOf(given)}.`,
+    );
+  if (Number.isInteger(given) && given > 0)
+    throw new RangeError(`${name} must be a non-negative safe integer (at most 2^53 - 1), got ${given}.`);
+  throw new RangeError(`${name} must be a non-negative integer, got ${given}.`);
 };
 
 const checkIndex = (index: number) => checkPosition('index', index);
