@@ -11,7 +11,6 @@ import { DATASETS } from './datasets.js';
 import { hexOf, readGenesisLog, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
-import { sameJson } from '../json/versions.js';
 import { INTEGER_FORM } from './sources/integers.js';
 
 const TRACING_ID = /^[0-9a-fA-F]{36}$/;
@@ -97,23 +96,38 @@ export interface DeliveredGenesis {
 
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-/** An artifact without the ids it carries: two that are equal so are one artifact, whatever ids they carry. */
-function contentOf(value: unknown): unknown {
-  if (!isObject(value)) return value;
-  const { tracing_id: _id, _tracing_id: _legacy, ...content } = value;
-  return content;
+/**
+ * An artifact's content as one text, its ids aside and members in any order: two artifacts of one text are one
+ * artifact, whatever ids they carry. A text, so that a genesis of many artifacts is compared in one pass, not pairwise.
+ * (Inputs are depth-limited when read: LINEAGE_LIMITS.jsonDepth.)
+ */
+function contentKey(value: unknown): string {
+  const content = isObject(value) ? { ...value, tracing_id: undefined, _tracing_id: undefined } : value;
+  return (
+    JSON.stringify(content, (_name, v: unknown) =>
+      isObject(v)
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, v[k]]),
+          )
+        : v,
+    ) ?? 'undefined'
+  );
 }
 
 /**
- * Why a delivered artifact accounts for no id: it repeats an earlier one (the same content, ids aside), or it is not
- * of its list's kind (a log in `function_results`); null when it counts.
+ * Why a delivered artifact accounts for no id: it repeats an earlier one (`seen`: the first artifact of each content),
+ * or it is not of its list's kind (a log in `function_results`); null when it counts.
  */
 function uncounted(
   artifact: { value: unknown; subject: string; kind: 'log' | 'function result' },
-  earlier: ReadonlyArray<{ value: unknown; subject: string }>,
+  seen: Map<string, string>,
 ): string | null {
-  const same = earlier.find((e) => sameJson(contentOf(e.value), contentOf(artifact.value)));
-  if (same !== undefined) return `${artifact.subject} is the same artifact as ${same.subject}`;
+  const key = contentKey(artifact.value);
+  const same = seen.get(key);
+  if (same !== undefined) return `${artifact.subject} is the same artifact as ${same}`;
+  seen.set(key, artifact.subject);
   const problem =
     artifact.kind === 'log'
       ? readGenesisLog(artifact.value).ok
@@ -149,7 +163,8 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
   const carried = new Set<string>();
   const notCounted: string[] = [];
   let uncarried = 0;
-  for (const [i, artifact] of artifacts.entries()) {
+  const seen = new Map<string, string>();
+  for (const artifact of artifacts) {
     const { value, subject } = artifact;
     // The readers refused an artifact whose two spellings differ (service-answers.ts): either is its id.
     const own = isObject(value) ? (value.tracing_id ?? value._tracing_id) : undefined;
@@ -161,7 +176,7 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
         tracingId,
         `${subject} carries the tracing id ${plain(own)}, which the record does not list among its genesis tracing ids`,
       );
-    const why = uncounted(artifact, artifacts.slice(0, i));
+    const why = uncounted(artifact, seen);
     if (why !== null) {
       notCounted.push(why);
       continue;
