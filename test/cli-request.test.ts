@@ -415,6 +415,82 @@ describe('a root that differs is asserted only where the computation assumed not
     expect(await answered(later)).toMatchObject({ status: 200, exit: 0, json: { data: [{ is_identical: true }] } });
   });
 
+  /** Every mainnet fixture whose receipts give a post-state root (a block before Byzantium, as geth gives it). */
+  const withRoots = fixtureNames
+    .map((file) => file.replace(/\.json$/, ''))
+    .filter((name) => name.startsWith('mainnet-') && loadFixture(name).receipts.some((r: any) => r.root != null));
+
+  it('receipts that give a post-state root, without block_number or types: the root that differs is different (was: 422 "the block may be from Berlin on")', async () => {
+    expect(withRoots).toEqual(expect.arrayContaining(['mainnet-1000010', 'mainnet-990016', 'mainnet-47218']));
+    // A post-state root dates the block before Byzantium, so before Berlin: no transaction can be typed.
+    const bare = (body: any) => specOnly(body, ['chain_id', 'receipt_root']);
+    const body = bare(await requestBody('mainnet-1000010'));
+    expect(await answered(body)).toMatchObject({ status: 200, exit: 0, json: { data: [{ is_identical: true }] } });
+    const altered = structuredClone(body);
+    altered.transactions[0].cumulative_gas_used += 1;
+    expect(await answered(altered)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+    for (const name of withRoots) {
+      const made = await runHere(['request', 'receipt-root', join(FIXTURES_DIR, `${name}.json`)]);
+      const sent = bare(JSON.parse(made.stdout));
+      const verdict = (b: unknown) => verifyReceiptRootOperation(b, context);
+      expect(verdict(sent), name).toMatchObject({ status: 200, verdict: 'identical' });
+      sent.transactions[0].cumulative_gas_used = Number(sent.transactions[0].cumulative_gas_used) + 1;
+      expect(verdict(sent), name).toMatchObject({ status: 200, verdict: 'different' });
+    }
+  });
+
+  describe('mainnet-17034870 from a source that gives no type (was: request wrote type 0, so verify receipt-root and verify block said different)', () => {
+    const untyped = (edit?: (block: any) => void) => {
+      const block = structuredClone(loadFixture('mainnet-17034870')) as any;
+      for (const receipt of block.receipts) delete receipt.type;
+      edit?.(block);
+      return block;
+    };
+    const alterLog = (block: any) => {
+      const receipt = block.receipts.find((r: any) => r.logs.length > 0);
+      receipt.logs[0].data += '00';
+    };
+
+    it.each<[string, ((block: any) => void) | undefined]>([
+      ['as sent', undefined],
+      ['a log altered', alterLog],
+    ])(
+      '%s: request writes no type, the server asks for the types (422), verify block says not_verifiable naming them',
+      async (variant, edit) => {
+        const block = untyped(edit);
+        const body = await requestBody(`mainnet-17034870-untyped-${variant.replace(/ /g, '-')}`, block);
+        expect(body.transactions.some((t: any) => 'type' in t)).toBe(false);
+        const answer = await answered(body);
+        expect(answer).toMatchObject({ status: 422, exit: 2, json: { error: { code: 'CHAIN_NOT_SUPPORTED' } } });
+        expect(answer.json.error.message).toContain('no transaction gives its type');
+        const file = join(dir, `mainnet-17034870-untyped-${variant.replace(/ /g, '-')}.json`);
+        const verified = await run(['verify', 'block', file]);
+        expect(verified.code).toBe(2);
+        const report = JSON.parse(verified.stdout);
+        expect(report).toMatchObject({ verdict: 'not_verifiable', receipts_root: { matches: null } });
+        expect(report.receipts_root.reason).toContain('no receipt gives its type');
+        expect(report.receipts_root.reason).toContain('from Berlin (block 12,244,000) on');
+      },
+    );
+
+    it('where the era shows no typed transaction, or a receipt gives its type, the receipts altered stay different', async () => {
+      // mainnet-7000000 is before Berlin: each receipt read as legacy is right.
+      const before = structuredClone(loadFixture('mainnet-7000000')) as any;
+      for (const receipt of before.receipts) delete receipt.type;
+      before.receipts[0].status = before.receipts[0].status === '0x1' ? '0x0' : '0x1';
+      const file = join(dir, 'mainnet-7000000-untyped-altered.json');
+      writeFileSync(file, JSON.stringify(before));
+      expect((await run(['verify', 'block', file])).code).toBe(1);
+      // The source gives types: request writes each, 0 too, and a log altered is different.
+      const typed = structuredClone(loadFixture('mainnet-17034870')) as any;
+      alterLog(typed);
+      const body = await requestBody('mainnet-17034870-typed-altered', typed);
+      expect(body.transactions.every((t: any) => typeof t.type === 'number')).toBe(true);
+      expect(await answered(body)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+      expect((await run(['verify', 'block', join(dir, 'mainnet-17034870-typed-altered.json')])).code).toBe(1);
+    });
+  });
+
   describe('polygon-pos-10000000 (its Bor state-sync receipt, unrecognised once the header changes)', () => {
     const name = 'polygon-pos-10000000';
     const flip = (hex: string, at: number) =>

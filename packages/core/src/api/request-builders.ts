@@ -5,7 +5,7 @@ import type { Log, Receipt } from '../receipts/receipt.js';
 /** One `transactions[]` entry of a receipt-root body. */
 interface ReceiptRootTransaction {
   index: number;
-  type: number;
+  type?: number;
   status?: number;
   root?: string;
   cumulative_gas_used: number | string;
@@ -40,11 +40,18 @@ function logJson(log: Log): { contract_address: string; topics: string[]; data: 
   };
 }
 
-function transactionJson(receipt: Receipt, index: number, txHash: Uint8Array | undefined): ReceiptRootTransaction {
+function transactionJson(
+  receipt: Receipt,
+  index: number,
+  txHash: Uint8Array | undefined,
+  typesGiven: boolean,
+): ReceiptRootTransaction {
   return {
     index,
-    // Type 0 too: a body that gives no type is read as one that left the types out (docs/api.md).
-    type: receipt.type,
+    // Type 0 too: a body that gives no type is read as one that left the types out (docs/api.md). None where the
+    // source gave none: a 0 written for it would claim what the source did not, and the server's rule for untyped
+    // receipts would not apply.
+    ...(typesGiven && { type: receipt.type }),
     ...(receipt.root !== undefined ? { root: bytesToHex(receipt.root) } : { status: receipt.status ?? 0 }),
     cumulative_gas_used: quantityJson(receipt.cumulativeGasUsed),
     logs: receipt.logs.map(logJson),
@@ -89,6 +96,11 @@ export function receiptRootBody(input: {
   blockNumber?: number;
   blockHash?: Uint8Array;
   headerRlp?: Uint8Array;
+  /**
+   * Whether the source gave the receipts' types (RpcBlock.typesGiven): each receipt's `type` is written where it did
+   * (true when absent), none where it gave none.
+   */
+  typesGiven?: boolean;
 }): ReceiptRootBody {
   return {
     chain_id: input.chainId,
@@ -97,7 +109,7 @@ export function receiptRootBody(input: {
     ...(input.blockHash !== undefined && { block_hash: bytesToHex(input.blockHash) }),
     ...(input.headerRlp !== undefined && { header_rlp: bytesToHex(input.headerRlp) }),
     transactions: everyReceipt(input.receipts, input.excludedReceipts ?? []).map(({ receipt, txHash }, index) =>
-      transactionJson(receipt, index, txHash),
+      transactionJson(receipt, index, txHash, input.typesGiven ?? true),
     ),
   };
 }

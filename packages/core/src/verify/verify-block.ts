@@ -29,6 +29,7 @@ import {
   unknownForkFieldReason,
   type AbsentForkFields,
 } from '../chains/absent-fork-fields.js';
+import { untypedDoubt, untypedRootReason } from '../chains/untyped-receipts.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import { aHeaderOf, ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
@@ -140,6 +141,8 @@ interface ReceiptsRead {
   firstWithStatus: () => number;
   /** The first receipt that gives a post-state root (-1: none); asked only of a block before Byzantium. */
   firstWithRoot: () => number;
+  /** Whether any receipt gives a post-state root, whatever the block's era. */
+  rootGiven: () => boolean;
   /** The first deposit receipt without its nonce or version, from Canyon on (-1: none). */
   firstUnversionedDeposit: () => number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
@@ -336,6 +339,31 @@ const typesKnown = (claim: CheckClaim): boolean =>
     claim.registry !== undefined ||
     claim.evidence.some((e) => e.operator === undefined));
 
+/**
+ * The receipts root's comparison as not verifiable where it differs but the types read may be why: no receipt gives
+ * its type and the block may hold typed transactions (chains/untyped-receipts.ts, the receipt-root operation's rule
+ * too). Undefined where the difference stands: so too where the source's raw receipts match our encodings, which shows
+ * the types read right.
+ */
+function untypedRootDoubt(
+  block: BlockRead,
+  receipts: ReceiptsRead,
+  chain: ChainInfo | undefined,
+  root: Comparison,
+  raw: BlockReport['raw_receipts'],
+): Comparison | undefined {
+  if (root.matches !== false || raw?.matches === true) return undefined;
+  const doubt = untypedDoubt({
+    chain: { name: chain?.name ?? 'this chain', forks: chain?.forks },
+    number: block.header.fields.number,
+    typesGiven: block.typesGiven,
+    rootGiven: receipts.rootGiven(),
+  });
+  if (doubt === undefined) return undefined;
+  const reason = untypedRootReason(doubt, 'receipt', "the header's receiptsRoot");
+  return { expected: root.expected, computed: null, matches: null, reason: `not verifiable: ${reason}` };
+}
+
 /** The source's raw consensus receipts against our encodings of them (kept when the block has raw receipts). */
 function rawReceiptsComparison(block: BlockRead, encoded: Uint8Array[] | undefined): BlockReport['raw_receipts'] {
   if (block.rawReceipts === undefined || encoded === undefined) return null;
@@ -394,6 +422,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         hasLogs,
         firstWithStatus,
         firstWithRoot,
+        rootGiven,
         firstUnversionedDeposit,
         receiptAt,
         readBloom,
@@ -405,6 +434,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         hasLogs,
         firstWithStatus: () => firstWithStatus,
         firstWithRoot: () => firstWithRoot,
+        rootGiven: () => rootGiven,
         firstUnversionedDeposit: () => firstUnversionedDeposit,
         readBloom,
         commitment,
@@ -467,6 +497,7 @@ function verifyReadBlock(
       commitment,
       firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
       firstWithRoot: () => receipts.findIndex((r) => r.root !== undefined),
+      rootGiven: () => receipts.some((r) => r.root !== undefined),
       firstUnversionedDeposit: () =>
         receipts.findIndex(
           (r) => r.type === 0x7e && (r.depositReceiptVersion === undefined || r.depositNonce === undefined),
@@ -548,7 +579,13 @@ function verifyReceipts(
       fields.number,
     ),
   };
-  const raw = checks.receipts_root.verified ? rawReceiptsComparison(block, committed().encodedReceipts) : null;
+  let raw = checks.receipts_root.verified ? rawReceiptsComparison(block, committed().encodedReceipts) : null;
+  const doubt = untypedRootDoubt(block, receipts, chain, comparisons.receipts_root, raw);
+  if (doubt !== undefined) {
+    comparisons.receipts_root = doubt;
+    // Our encodings rest on the types read too.
+    raw = null;
+  }
   const receiptBlooms = blooms?.comparison() ?? null;
   const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms);
   return ok({

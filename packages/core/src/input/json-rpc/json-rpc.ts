@@ -40,6 +40,9 @@ import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
+/** Whether any receipt of a block's `list`, as sent, gives its type (RpcBlock.typesGiven). */
+const givesType = (list: readonly unknown[]) => list.some((receipt) => isObject(receipt) && !isAbsent(receipt.type));
+
 /** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
 const receiptType = (value: Record<string, unknown>) => (isAbsent(value.type) ? 0n : quantityValue(value.type, 255n));
 
@@ -409,6 +412,11 @@ export interface RpcBlock {
   receipts: Receipt[];
   /** Receipts the source returned that its chain leaves out of the root (Bor's state-sync receipt). */
   excludedReceipts: ExcludedRpcReceipt[];
+  /**
+   * Whether any receipt the source sent (one left out of the root too) gives its `type`: where none does, each was read
+   * as legacy, which a block that may hold typed transactions does not show (chains/untyped-receipts.ts).
+   */
+  typesGiven: boolean;
   /** Consensus encodings as the source gave them, when it did. */
   rawReceipts?: Uint8Array[];
   /**
@@ -571,6 +579,7 @@ export function readRpcBlock(
     header,
     receipts: list.receipts.filter(inRoot),
     excludedReceipts: excluded === undefined ? [] : [{ ...excluded, receipt: list.receipts[excluded.index]! }],
+    typesGiven: givesType(block.receipts as unknown[]),
     ...(rawReceipts !== undefined && { rawReceipts }),
     ...(list.blooms !== undefined && { receiptBlooms: list.blooms.filter(inRoot) }),
   };
@@ -596,6 +605,8 @@ export interface ReceiptStream {
   readonly firstWithStatus: number;
   /** Before Byzantium, as firstWithStatus, the first receipt that gives a post-state root (-1: none). */
   readonly firstWithRoot: number;
+  /** Whether any gives a post-state root, whatever the block's era (its number may be unknown). */
+  readonly rootGiven: boolean;
   /**
    * From Canyon on, on a chain whose schedule names it, the first deposit receipt without its nonce or version (-1:
    * none); -1 before Canyon, where neither is hashed.
@@ -642,6 +653,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const rootsHashed = beforeByzantium(chain?.forks, header.fields.number);
   let firstWithStatus = -1;
   let firstWithRoot = -1;
+  let rootGiven = false;
   // From Canyon on a deposit hashes its nonce and version: one without them cannot be (verify-block).
   const versionsHashed = fromCanyon(chain?.forks, header.fields.number, header.fields.timestamp);
   let firstUnversionedDeposit = -1;
@@ -675,6 +687,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       cumulativeGasUsed,
       ...(version !== undefined && { depositReceiptVersion: version }),
     };
+    rootGiven ||= !hasNoRoot(receipt.root);
     if (rootsHashed && hasNoRoot(receipt.root)) firstWithStatus = firstWithStatus === -1 ? i : firstWithStatus;
     else if (rootsHashed && firstWithRoot === -1) firstWithRoot = i;
     const unversioned = type === 0x7en && (isAbsent(receipt.depositReceiptVersion) || isAbsent(receipt.depositNonce));
@@ -702,11 +715,13 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     chainId,
     header,
     excludedReceipts: excluded === undefined ? [] : [excluded],
+    typesGiven: givesType(list),
     receipts: {
       outlines,
       hasLogs,
       firstWithStatus,
       firstWithRoot,
+      rootGiven,
       firstUnversionedDeposit,
       receiptAt: (i) => decode(hashed[i]!),
       readBloom: (i, out) => readBloom(hashed[i]!, out),

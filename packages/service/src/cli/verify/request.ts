@@ -63,6 +63,7 @@ function receiptRootRequest(block: RpcBlock, file: string | undefined): unknown 
     ),
     receipts: block.receipts,
     excludedReceipts: block.excludedReceipts,
+    typesGiven: block.typesGiven,
     ...(fields.number !== undefined && { blockNumber: Number(fields.number) }),
     ...(hash !== undefined && { blockHash: hash }),
     ...(complete !== undefined && { headerRlp: encodeHeader(complete, layout) }),
