@@ -376,7 +376,7 @@ export function verifyRoutes(
           endpoint,
           cu,
           c.get('requestId'),
-          (usage) => allowanceProblem(account, usage, cu, now),
+          (usage) => allowanceProblem(account, usage, endpoint, cu, now),
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.
