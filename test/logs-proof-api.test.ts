@@ -277,6 +277,15 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     for (const problem of near) expect(problem.expected).toMatch(/no filter: the filter is the proof's own/);
   });
 
+  it("a block chosen by hash as eth_getLogs does (blockHash, block_hash, or a near name): 400 naming each, the blocks being the proof's own", async () => {
+    // A proof of any range would hold beside it: the block it names would be ignored.
+    for (const member of ['blockHash', 'block_hash', 'BlockHash']) {
+      const problems = await problemsOf({ ...valid, [member]: '0x00' });
+      expect(problems.map((problem) => [problem.name, problem.reason])).toEqual([[member, 'invalid_format']]);
+      expect(problems[0]!.expected).toMatch(/^no block hash: the blocks are the proof's own range/);
+    }
+  });
+
   it('chain_id missing, head_hash short, proof missing: every problem named', async () => {
     expect(await problemsOf({ head_hash: '0xabcd' })).toEqual([
       { name: 'chain_id', location: 'body', reason: 'missing', expected: 'chain id as a JSON integer' },

@@ -99,6 +99,28 @@ describe('a refusal that does not depend on the body is answered before it is re
     expect((await post(POOR_KEY, 'logs-proof', '{}')).status).toBe(400);
   });
 
+  it('a request that costs more than the CU left is told its own cost and what is left, not that the allowance is used up', async () => {
+    const text = await declareHugeBody('/v1/evm/verify/anchor', POOR_KEY);
+    const error = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error;
+    expect(error).toMatchObject({
+      code: 'RATE_LIMIT_EXCEEDED',
+      retryable: false,
+      details: { limit_scope: 'cu_allowance', cu_limit: 5, cu_used: 0 },
+    });
+    expect(error.message).toMatch(
+      /^This request costs 33 CU \(1 \+ 1 per full MiB of its body\), more than the 5 CU left of the account's compute-unit allowance \(5 CU\) until \S+; retrying it before then gets the same answer\.$/,
+    );
+    expect(error.message).not.toContain('used up');
+  });
+
+  it('an allowance used up: says so, and what the request costs', async () => {
+    const text = await declareHugeBody('/v1/evm/verify/logs-bloom', BROKE_KEY);
+    const error = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error;
+    expect(error.message).toMatch(
+      /^The account's compute-unit allowance \(0 CU\) is used up until \S+: this request costs 1 CU; retrying it before then gets the same answer\.$/,
+    );
+  });
+
   it('no place free (max_in_flight): 503 with the body unsent', async () => {
     const full = await startServer(
       testConfig({ host: '127.0.0.1', maxInFlight: 0, accounts: [auditorAccount(KEY, 'admission')] }),

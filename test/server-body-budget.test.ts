@@ -59,6 +59,18 @@ const post = () =>
     body: BODY,
   });
 
+/** `text` as one chunk of a chunked body. */
+const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+
+/** A POST of BODY in chunks, as one whose size the client does not know (a stream). */
+const postChunked = () =>
+  fetch(`${server.url}/v1/evm/verify/logs-bloom`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+    body: new Blob([BODY]).stream(),
+    duplex: 'half',
+  });
+
 describe('max_body_bytes_in_flight', () => {
   it('refuses 503 a body beyond the bytes held, and serves it once they are given back', async () => {
     const held = await started();
@@ -75,6 +87,22 @@ describe('max_body_bytes_in_flight', () => {
     held.socket.write(BODY);
     await held.next(/HTTP\/1\.1 200 /);
     expect((await post()).status).toBe(200);
+  });
+
+  it('budgets a chunked body at its limit before reading it: a second one is refused 503 while the first is read', async () => {
+    const socket = connect(server.port, '127.0.0.1');
+    sockets.push(socket);
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    // A chunked body's size is not known before its end: it holds its 65,536-byte limit while its first chunk waits.
+    socket.write(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunk(BODY.slice(0, 100))}`,
+    );
+    await expect.poll(async () => (await postChunked()).status).toBe(503);
+    socket.write(`${chunk(BODY.slice(100))}0\r\n\r\n`);
+    await expect.poll(() => text).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await postChunked()).status).toBe(200);
   });
 
   it('gives back the bytes of a body whose client leaves halfway through it', async () => {

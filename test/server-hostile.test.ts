@@ -3,6 +3,7 @@
  * compressed bodies on keep-alive connections, clients that leave before the answer,
  * foreign credentials, and operations that hold every slot.
  */
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +88,9 @@ function continuedExchange(headers: Record<string, string>, body: string): Promi
     socket.write(`POST /v1/evm/verify/logs-bloom HTTP/1.1\r\n${head}\r\n`);
   });
 }
+
+/** `body` as one chunk and the last chunk (Transfer-Encoding: chunked). */
+const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
 
 /** The error envelope of a raw answer, and its status line and headers. */
 function envelopeOf(text: string): { head: string; error: any } {
@@ -226,6 +230,98 @@ describe('answers Node would give without the envelope get it', () => {
     );
     expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
     expect(text.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+  });
+
+  it('Expect: 100-continue with a chunked body: 100 Continue once the head passes, then the body is read and answered', async () => {
+    const before = await cuUsed();
+    const headers = {
+      Authorization: `Bearer ${KEY}`,
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+    };
+    const { text, sent } = await continuedExchange(headers, chunked(smallBody));
+    expect(sent).toBe(true);
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+    expect(await cuUsed()).toBe(before + 1);
+  });
+
+  it.each([
+    ['a key no account has', { Authorization: 'Bearer evmi_nobody-0123456789abcdefghijklmnopqrstuvwxyz' }, 401],
+    ['a Content-Type that is not JSON', { 'Content-Type': 'text/plain' }, 400],
+    ['Content-Encoding: gzip', { 'Content-Encoding': 'gzip' }, 415],
+  ])(
+    'Expect: 100-continue with a chunked body and %s: the refusal comes first, no 100 Continue, no body sent',
+    async (_, given, status) => {
+      const headers = {
+        Authorization: `Bearer ${KEY}`,
+        'Content-Type': 'application/json',
+        'Transfer-Encoding': 'chunked',
+        ...given,
+      };
+      const { text, sent } = await continuedExchange(headers, chunked(smallBody));
+      expect(text.slice(0, 40)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(text).not.toContain('100 Continue');
+      expect(sent).toBe(false);
+    },
+  );
+
+  it.each([
+    ['a Content-Type that is not JSON', 'Content-Type: text/plain', 400],
+    ['Content-Encoding: gzip', 'Content-Type: application/json\r\nContent-Encoding: gzip', 415],
+  ])('a chunked body with %s is refused before its last chunk comes', async (_, header, status) => {
+    // The body's first chunk only: an answer can come only from the head.
+    const { text } = await rawExchange(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n${header}\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"exp\r\n`,
+    );
+    expect(text.slice(0, 40)).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(text.toLowerCase()).toContain('connection: close');
+  });
+
+  it("Node's HTTP client, sending a chunked body on 'continue': 100 Continue, then 200", async () => {
+    const { status, continued, body } = await new Promise<{ status: number; continued: boolean; body: string }>(
+      (resolve, reject) => {
+        let continued = false;
+        const request = httpRequest(`${server.url}/v1/evm/verify/logs-bloom`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${KEY}`,
+            'Content-Type': 'application/json',
+            'Transfer-Encoding': 'chunked',
+            Expect: '100-continue',
+          },
+        });
+        request.on('continue', () => {
+          continued = true;
+          request.end(smallBody);
+        });
+        request.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, continued, body }));
+        });
+        request.on('error', reject);
+        request.flushHeaders();
+      },
+    );
+    expect(continued).toBe(true);
+    expect(status).toBe(200);
+    expect(JSON.parse(body)).toMatchObject({ data: [{ is_identical: true }] });
+  });
+
+  it('a chunked body over the body limit: 413 once its bytes pass the limit, without waiting for its end', async () => {
+    const before = await cuUsed();
+    // 100 KiB in chunks past the 64 KiB limit, and no last chunk: the 413 comes as the limit is passed.
+    const { text, ended } = await rawExchange(
+      `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${`2800\r\n${'x'.repeat(0x2800)}\r\n`.repeat(10)}`,
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain('connection: close');
+    expect(envelopeOf(text).error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { request_bytes: null, max_allowed_bytes: 64 * 1024 },
+    });
+    expect(ended).toBe('end');
+    expect(await cuUsed()).toBe(before);
   });
 
   it('CONNECT: 404 NOT_FOUND as any method no route serves, then the connection is closed', async () => {

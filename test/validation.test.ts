@@ -7,6 +7,7 @@ import {
   type OperationResult,
   verifyBlockOperation,
 } from '../packages/core/src/api/index.js';
+import { ANCHOR_BODY } from '../packages/core/src/input/requests/anchor-request.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
 
@@ -157,6 +158,21 @@ describe('receipt-root body: chain_id', () => {
     expect(problem).toMatchObject({ name, reason: 'out_of_range' });
     expect(problem.expected).toMatch(/got a number (beyond |below -\()2\^53-1\)?$/);
     expect(problem.expected).not.toMatch(/9007199254740992|e\+29/);
+  });
+
+  it('a negative chain_id: out_of_range saying the least chain id, in a receipt-root body and an anchor body', () => {
+    const expected = 'chain id as a JSON integer, at least 0, got -1';
+    expect(only(verifyReceiptRootOperation(body({ chain_id: -1 })))).toMatchObject({
+      name: 'chain_id',
+      reason: 'out_of_range',
+      expected,
+    });
+    const problems = new Problems();
+    ANCHOR_BODY.read({ chain_id: -1 }, '', problems);
+    expect(problems.list.find((problem) => problem.name === 'chain_id')).toMatchObject({
+      reason: 'out_of_range',
+      expected,
+    });
   });
 
   it.each([999999, 123456789, 0])('outside the registry (%i): 422 CHAIN_NOT_SUPPORTED naming the chain', (id) => {

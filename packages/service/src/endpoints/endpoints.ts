@@ -246,5 +246,13 @@ export function cuOf(endpoint: Pick<Endpoint, 'cu' | 'cuPerMiB'>, bodyBytes: num
   return endpoint.cu + (endpoint.cuPerMiB ?? 0) * Math.floor(bodyBytes / MIB);
 }
 
+/**
+ * How `endpoint`'s CU are counted, for a message beside a request's cost: `1 + 1 per full MiB of its body`; undefined
+ * when every request costs the same (`cuOf`'s rule, in words).
+ */
+export function cuRuleOf(endpoint: Pick<Endpoint, 'cu' | 'cuPerMiB'>): string | undefined {
+  return endpoint.cuPerMiB === undefined ? undefined : `${endpoint.cu} + ${endpoint.cuPerMiB} per full MiB of its body`;
+}
+
 /** The endpoints' names, as entitlements list them (`verify/receipt-root`): a name not here would refuse everything. */
 export const ENDPOINT_NAMES: readonly string[] = ENDPOINTS.map((endpoint) => endpoint.name);

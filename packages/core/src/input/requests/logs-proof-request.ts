@@ -33,6 +33,17 @@ const FILTER_REFUSED = refused({
     "no filter: the filter is the proof's own (the answer's filter names it); compare it with yours, or verify with the command line's --address and --topic0, which refuse another",
 });
 
+/**
+ * A block chosen by its hash, as `eth_getLogs` takes `blockHash` instead of a range: the proof's blocks are its own
+ * range, so a hash sent beside it would be ignored while the answer held another block's logs. Refused instead.
+ */
+const BLOCK_HASH_REFUSED = refused({
+  description:
+    "Refused: the blocks are the proof's own range (its preamble; the answer's from_block and to_block). The endpoint takes no block hash to hold the proof to.",
+  expected:
+    "no block hash: the blocks are the proof's own range, hanging from head_hash (or anchor); send from_block and to_block to hold it to the range you asked for",
+});
+
 /** The logs-proof request body: the chain and head hash the caller trusts, and the artifact. */
 export const LOGS_PROOF_BODY = object(
   {
@@ -83,6 +94,8 @@ export const LOGS_PROOF_BODY = object(
     address: { spec: FILTER_REFUSED, nullable: true },
     topics: { spec: FILTER_REFUSED, nullable: true },
     filter: { spec: FILTER_REFUSED, nullable: true },
+    blockHash: { spec: BLOCK_HASH_REFUSED, nullable: true },
+    block_hash: { spec: BLOCK_HASH_REFUSED, nullable: true },
   },
   { description: 'POST /v1/evm/verify/logs-proof', expected: 'a JSON object' },
 );

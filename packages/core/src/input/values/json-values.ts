@@ -141,7 +141,9 @@ export function readInteger(
     return undefined;
   }
   if (value < min || value > max) {
-    problems.add(path, 'out_of_range', `${what}, got ${numberText(value)}`);
+    // `what` names the kind (a JSON integer); the bound it is outside is what is wrong.
+    const bound = value < min ? `at least ${min}` : `at most ${max === MAX_SAFE ? '2^53-1' : max}`;
+    problems.add(path, 'out_of_range', `${what}, ${bound}, got ${numberText(value)}`);
     return undefined;
   }
   return value;

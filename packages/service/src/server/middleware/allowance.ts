@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
+import { cuOf, cuRuleOf, type Endpoint } from '../../endpoints/endpoints.js';
 import type { AppDeps, Env } from '../env.js';
 import { ApiProblem } from '../responses.js';
 import { allowanceUsedUp, cuAllowance, cuRemaining, exceedsAllowance } from '../../store/periods.js';
@@ -16,19 +16,27 @@ const secondsUntilReset = (usage: Usage, now: () => Date) =>
   Math.max(1, Math.ceil((Date.parse(usage.periodEnd) - now().getTime()) / 1000));
 
 /**
- * The 429 of an account whose CU allowance is used up, from its usage. Waiting a few seconds does
- * not cure it: `retryable` is false, and the details say what does (an operator adds CU, or the
- * period resets at `cu_reset_at`, which `Retry-After` counts down to, as the spec has it).
+ * The 429 of a request of `cu` CU that the CU not charged cannot pay for: none left (the allowance is used up), or
+ * fewer than the request costs (a smaller body, of an endpoint charged by the MiB, may fit). Waiting a few seconds does
+ * not cure it: `retryable` is false, and the details say what does (an operator adds CU, or the period resets at
+ * `cu_reset_at`, which `Retry-After` counts down to, as the spec has it).
  */
-function usedUpProblem(account: Account, usage: Usage, now: () => Date): ApiProblem {
+function usedUpProblem(account: Account, usage: Usage, endpoint: Endpoint, cu: number, now: () => Date): ApiProblem {
   const retryAfter = secondsUntilReset(usage, now);
   const allowance = cuAllowance(usage);
+  const left = cuRemaining(usage);
+  const rule = cuRuleOf(endpoint);
+  const cost = `${cu} CU${rule === undefined ? '' : ` (${rule})`}`;
+  const message =
+    left === 0
+      ? `The account's compute-unit allowance (${allowance} CU) is used up until ${usage.periodEnd}: this request costs ${cost}; retrying it before then gets the same answer.`
+      : `This request costs ${cost}, more than the ${left} CU left of the account's compute-unit allowance (${allowance} CU) until ${usage.periodEnd}; retrying it before then gets the same answer.`;
   return new ApiProblem(
     {
       code: 'RATE_LIMIT_EXCEEDED',
       http_status: 429,
-      message: `The account's compute-unit allowance (${allowance} CU) is used up until ${usage.periodEnd}; retrying before then gets the same answer.`,
-      hint: 'Do not retry on a timer: have the operator add CU (evm-integrity accounts add-cu), or send again after cu_reset_at.',
+      message,
+      hint: `Do not retry on a timer: have the operator add CU (evm-integrity accounts add-cu), or send again after cu_reset_at${left > 0 && rule !== undefined ? `; a request of ${left} CU or fewer (a smaller body) fits now` : ''}.`,
       severity: 'warning',
       retryable: false,
       details: {
@@ -84,12 +92,18 @@ function heldProblem(account: Account, usage: Usage, now: () => Date): ApiProble
 }
 
 /**
- * The 429 of a request of `cu` CU that the allowance cannot pay now (exceedsAllowance): used up (not retryable)
- * when the CU charged alone leave no room, else held by requests in progress (retryable at once). `now` is the app's
- * clock, for the seconds until the period resets.
+ * The 429 of a request to `endpoint` of `cu` CU that the allowance cannot pay now (exceedsAllowance): not retryable
+ * when the CU charged alone leave no room for it, else held by requests in progress (retryable at once). `now` is the
+ * app's clock, for the seconds until the period resets.
  */
-export const allowanceProblem = (account: Account, usage: Usage, cu: number, now: () => Date): ApiProblem =>
-  allowanceUsedUp(usage, cu) ? usedUpProblem(account, usage, now) : heldProblem(account, usage, now);
+export const allowanceProblem = (
+  account: Account,
+  usage: Usage,
+  endpoint: Endpoint,
+  cu: number,
+  now: () => Date,
+): ApiProblem =>
+  allowanceUsedUp(usage, cu) ? usedUpProblem(account, usage, endpoint, cu, now) : heldProblem(account, usage, now);
 
 /**
  * Refuses (429), before its body is read, a request that the account's CU allowance cannot pay for: at the CU of the
@@ -109,7 +123,7 @@ export function withinAllowance(
     const declared = Number(c.req.header('content-length'));
     const cu = Number.isSafeInteger(declared) && declared >= 0 ? cuOf(endpoint, declared) : endpoint.cu;
     const usage = await store.usage(account.id, now());
-    if (exceedsAllowance(usage, cu)) throw allowanceProblem(account, usage, cu, now);
+    if (exceedsAllowance(usage, cu)) throw allowanceProblem(account, usage, endpoint, cu, now);
     await next();
   };
 }

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream';
 import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { Admission } from '../admission/admission.js';
 import { BodyBudget, maxBodyBytesFor } from '../admission/body-budget.js';
 import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses, serverEnded } from '../connections/client.js';
@@ -148,52 +147,105 @@ function requirePlainJson(c: Context<Env>): void {
 }
 
 /**
- * The body's bytes, marked read (so the connection may be kept alive). A declared length is read
- * into one buffer of that length, so a large body costs one allocation, not its chunks and their
- * concatenation; `declared` is that length (the body limit has held the body to it). Served by
- * Node's HTTP server, the chunks are copied from its request as they come: the web stream the
- * adaptor would make of it copies each chunk once more on the event loop, and leaves garbage for
- * the event loop's collector (bench/health.bench.ts).
+ * A body's bytes as they come, up to `limit`. A declared length is read into one buffer of that length, so a large
+ * body costs one allocation, not its chunks and their concatenation; a chunked body's chunks are kept and joined once
+ * it has ended.
  */
-async function readBody(c: Context<Env>, declared: number | undefined): Promise<Uint8Array<ArrayBuffer>> {
-  inviteBody(c);
-  const incoming = c.env?.incoming;
-  let bytes: Uint8Array<ArrayBuffer>;
-  if (declared === undefined) bytes = new Uint8Array(await c.req.arrayBuffer());
-  else if (incoming !== undefined) bytes = await readInto(incoming, new Uint8Array(declared));
-  else {
-    const body = c.req.raw.body;
-    bytes = new Uint8Array(declared);
-    let at = 0;
-    if (body !== null) {
-      const reader = (body as ReadableStream<Uint8Array>).getReader();
-      for (let read = await reader.read(); !read.done; read = await reader.read()) {
-        bytes.set(read.value.subarray(0, Math.max(0, declared - at)), at);
-        at += read.value.byteLength;
-      }
-    }
-    if (at !== declared) bytes = bytes.subarray(0, Math.min(at, declared));
+class BodyBytes {
+  readonly #buffer: Uint8Array<ArrayBuffer> | undefined;
+  readonly #chunks: Uint8Array[] = [];
+  #at = 0;
+
+  constructor(
+    declared: number | undefined,
+    private readonly limit: number,
+  ) {
+    if (declared !== undefined) this.#buffer = new Uint8Array(declared);
   }
-  c.set('bodyRead', true);
-  return bytes;
+
+  /** Takes `chunk`; false once the body has gone past its limit (the chunk is then dropped). */
+  add(chunk: Uint8Array): boolean {
+    const at = this.#at;
+    this.#at += chunk.byteLength;
+    if (this.#at > this.limit) return false;
+    if (this.#buffer === undefined) this.#chunks.push(chunk);
+    // A web request's stream (readStream) may run past its declared length: the rest is dropped.
+    else if (at < this.#buffer.byteLength) this.#buffer.set(chunk.subarray(0, this.#buffer.byteLength - at), at);
+    return true;
+  }
+
+  /** The bytes taken: in a buffer of their own, which release() may free (never a view of Node's shared pool). */
+  bytes(): Uint8Array<ArrayBuffer> {
+    if (this.#buffer !== undefined)
+      return this.#at === this.#buffer.byteLength
+        ? this.#buffer
+        : this.#buffer.subarray(0, Math.min(this.#at, this.#buffer.byteLength));
+    const bytes = new Uint8Array(this.#at);
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return bytes;
+  }
 }
 
 /**
- * `incoming`'s body copied into `bytes` chunk by chunk; the part of `bytes` it filled. It rejects when the request
- * ends before its body does (the client gone: `finished` reports the premature close).
+ * The body's bytes, marked read (so the connection may be kept alive); undefined, the rest left unread, once it goes
+ * past `limit` (a chunked body, whose size only its end tells). `declared` is its Content-Length (the head's check has
+ * held it to `limit`). This is the one place a body is read, and only once the head has passed every check: a client
+ * that waits for `100 Continue` is sent it here. Served by Node's HTTP server, the chunks are taken from its request
+ * as they come: the web stream the adaptor would make of it copies each chunk once more on the event loop, and leaves
+ * garbage for the event loop's collector (bench/health.bench.ts).
  */
-function readInto(incoming: IncomingMessage, bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+async function readBody(
+  c: Context<Env>,
+  declared: number | undefined,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  inviteBody(c);
+  const body = new BodyBytes(declared, limit);
+  const incoming = c.env?.incoming;
+  const whole = incoming !== undefined ? await readFrom(incoming, body) : await readStream(c.req.raw.body, body);
+  if (!whole) return undefined;
+  c.set('bodyRead', true);
+  return body.bytes();
+}
+
+/**
+ * Reads `incoming`'s body into `body`: true once it has ended, false as soon as it goes past its limit (the rest is
+ * left unread). It rejects when the request ends before its body does (the client gone: `finished` reports the
+ * premature close).
+ */
+function readFrom(incoming: IncomingMessage, body: BodyBytes): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    let at = 0;
-    incoming.on('data', (chunk: Buffer) => {
-      bytes.set(chunk.subarray(0, Math.max(0, bytes.byteLength - at)), at);
-      at += chunk.byteLength;
-    });
+    let over = false;
+    const take = (chunk: Buffer) => {
+      if (body.add(chunk)) return;
+      over = true;
+      incoming.off('data', take);
+      incoming.pause();
+      resolve(false);
+    };
+    incoming.on('data', take);
     finished(incoming, (error) => {
+      if (over) return;
       if (error !== undefined && error !== null) reject(error);
-      else resolve(at === bytes.byteLength ? bytes : bytes.subarray(0, Math.min(at, bytes.byteLength)));
+      else resolve(true);
     });
   });
+}
+
+/** Reads a web request's body (no Node request under it) into `body`, as readFrom does. */
+async function readStream(stream: ReadableStream<Uint8Array> | null, body: BodyBytes): Promise<boolean> {
+  if (stream === null) return true;
+  const reader = stream.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    if (body.add(read.value)) continue;
+    await reader.cancel();
+    return false;
+  }
+  return true;
 }
 
 /** The body's length as its `Content-Length` declares it; undefined when it declares none (chunked). */
@@ -247,24 +299,9 @@ export function verifyRoutes(
   const bodies = new BodyBudget(
     config.maxBodyBytesInFlight ?? maxBodyBytesFor(Math.max(config.bodyLimitBytes, config.logsProofBodyLimitBytes)),
   );
-  /**
-   * The endpoint's body limit: its own member of the configuration, else `body_limit_bytes`. A body of a declared
-   * length is judged by it alone, without touching the request's body, which would make the adaptor wrap it in a web
-   * stream (readBody reads Node's request instead); a chunked one is counted as it is read (Hono's bodyLimit).
-   */
-  const limitOf = (endpoint: Endpoint): MiddlewareHandler<Env> => {
-    const maxSize = bodyLimitOf(config, endpoint);
-    const refuse = (c: Context<Env>): never => {
-      throw payloadTooLarge(maxSize, c.req.header('content-length'), endpoint.oversizeActions);
-    };
-    const counted = bodyLimit({ maxSize, onError: refuse });
-    return async (c, next) => {
-      const declared = declaredLength(c);
-      if (declared === undefined) return counted(c, next);
-      if (declared > maxSize) refuse(c);
-      await next();
-    };
-  };
+  /** 413: a body over `endpoint`'s limit (`bodyLimitOf`), by its Content-Length or, chunked, as it is read. */
+  const tooLarge = (c: Context<Env>, endpoint: Endpoint): ApiProblem =>
+    payloadTooLarge(bodyLimitOf(config, endpoint), c.req.header('content-length'), endpoint.oversizeActions);
 
   /**
    * What verifying `bytes` takes. A small body is read here, so a malformed one is answered (400,
@@ -316,17 +353,21 @@ export function verifyRoutes(
 
   const routes = new Hono<Env>();
   for (const endpoint of endpoints) {
-    routes.post(endpoint.path, ...guards(endpoint), limitOf(endpoint), async (c) => {
+    routes.post(endpoint.path, ...guards(endpoint), async (c) => {
       const account = c.get('account')!;
-      requirePlainJson(c);
-      // Every refusal that the headers decide comes before the body is read; these are the last.
-      await admission.place(account.id, c.req.raw.signal);
+      const limit = bodyLimitOf(config, endpoint);
       const declared = declaredLength(c);
-      const budgeted = declared ?? bodyLimitOf(config, endpoint);
+      // Every refusal that the headers decide comes before the body is read; a place is the last.
+      if (declared !== undefined && declared > limit) throw tooLarge(c, endpoint);
+      requirePlainJson(c);
+      await admission.place(account.id, c.req.raw.signal);
+      // A chunked body is budgeted at its limit, the most it may be.
+      const budgeted = declared ?? limit;
       bodies.take(budgeted);
       let bytes: Uint8Array<ArrayBuffer> | undefined;
       try {
-        bytes = await readBody(c, declared);
+        bytes = await readBody(c, declared, limit);
+        if (bytes === undefined) throw tooLarge(c, endpoint);
         const verify = prepare(endpoint, account, bytes, deps.docsUrl(c));
         const cu = cuOf(endpoint, bytes.byteLength);
         const hold = new RequestHold(
@@ -335,7 +376,7 @@ export function verifyRoutes(
           endpoint,
           cu,
           c.get('requestId'),
-          (usage) => allowanceProblem(account, usage, cu, now),
+          (usage) => allowanceProblem(account, usage, endpoint, cu, now),
         );
         try {
           // The CU are taken before the work, atomically across every process on the store.
