@@ -4,6 +4,9 @@
  * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
  * workers counted in one set of metrics; one stderr line for each kind of error of the outage), and SIGTERM with a chunk in hand (finished, exit 0).
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcBlockSource } from 'evm-integrity/node';
@@ -90,7 +93,7 @@ describe('audit queue faults', () => {
     expect(done.verdicts).toMatchObject({ pass: 5 });
   }, 120_000);
 
-  it('a link whose join the node cannot answer: retried, then parked with its reason; enqueuing again joins it', async () => {
+  it('a link whose join the node cannot answer: retried, then parked with its reason; the export is resumable only up to it; enqueuing again joins it', async () => {
     db = await freshDatabase();
     const blocks = fixtureChain(FROM, 1_000_009);
     node = await startLoopbackNode(1, blocks);
@@ -131,6 +134,21 @@ describe('audit queue faults', () => {
     expect(status).toMatchObject({ complete: false, needs_operator: true, eta_seconds: null, joined: 1 });
     const human = await runCli(['audit-status', id, '--queue', db.url]);
     expect(human.stdout).toMatch(/parked: chunk 1000005-1000009 after \d+ attempts: .*block 1000004/);
+
+    // The export holds the judged lines only: its summary is not complete, and a resume audits again from the link.
+    const dir = mkdtempSync(join(tmpdir(), 'audit-queue-'));
+    const file = join(dir, 'export.ndjson');
+    const exported = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
+    expect(exported.status).toBe(2);
+    const lines = parseLines(readFileSync(file, 'utf8'));
+    expect(lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number)).toEqual([
+      1_000_001, 1_000_002, 1_000_003, 1_000_004,
+    ]);
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: 1_000_005 });
+    const resumed = await runCli([...args, '--out', file, '--resume']);
+    expect(resumed.status).toBe(2);
+    const after = parseLines(readFileSync(file, 'utf8'));
+    expect(after.find((l) => l.block_number === 1_000_005)).toMatchObject({ verdict: 'unreachable' });
 
     blocks.set(1_000_004, fork.get(1_000_004)!); // the node recovers: enqueuing again hands the link back
     const again = await runCli([...args, '--queue', db.url, '--chunk-size', '5', '--chunk-retries', '2']);

@@ -281,6 +281,11 @@ describe('the audit queue, interleaved', () => {
         chunkAudit(first, hash(first + 9)),
       );
     }
+    // Their links judged (an export holds only the chunks whose link is joined).
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET joined = true WHERE audit_id = $1 AND first_block IN (10, 20)`,
+      [id],
+    );
     const last = { audit_id: id, first: 30, last: 30, generation: 0 };
     const hold = (await markRunning(queue.pool, last, 'host-a:1'))!;
     const read = await exportSnapshot(queue.pool, async (db) => {
