@@ -4,12 +4,15 @@
  * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
  * workers counted in one set of metrics; one stderr line for each kind of error of the outage), and SIGTERM with a chunk in hand (finished, exit 0).
  */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RpcBlockSource } from 'evm-integrity/node';
 import { queueFailure } from '../packages/service/src/queue/audit-queue.js';
 import { freshDatabase, privateCluster, type FreshDatabase, type PrivateCluster } from './helpers/postgres.js';
-import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import { fixtureChain, forkOf, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import {
   killWorkers,
   auditIdOf,
@@ -89,6 +92,73 @@ describe('audit queue faults', () => {
     const done = await untilComplete(id, db.url);
     expect(done.verdicts).toMatchObject({ pass: 5 });
   }, 120_000);
+
+  it('a link whose join the node cannot answer: retried, then parked with its reason; the export is resumable only up to it; enqueuing again joins it', async () => {
+    db = await freshDatabase();
+    const blocks = fixtureChain(FROM, 1_000_009);
+    node = await startLoopbackNode(1, blocks);
+    const args = ['audit', '--chain', '1', '--from', String(FROM), '--to', '1000009', '--rpc', node.url];
+    const enqueued = await runCli([...args, '--queue', db.url, '--chunk-size', '5', '--chunk-retries', '2']);
+    const id = auditIdOf(enqueued);
+    // Block 1000005 is held back (503) until the chunk before it is done on the old chain; then the node reorgs at
+    // block 1000004 and, asked it again by the join, has no block 1000004 (null) until it recovers.
+    let released = false;
+    node.fault = (call) => (!released && call.params[0] === '0xf4245' ? { status: 503 } : undefined);
+    // One chunk in hand: the first chunk's calls are never in a batch with the held block's (a batch's fault is all of it).
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    await until('the first chunk to be done', async () => {
+      const rows = await query(
+        db!.url,
+        "SELECT 1 FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = $2 AND state = 'done'",
+        [id, FROM],
+      );
+      return rows.length > 0 || undefined;
+    });
+    const fork = forkOf(blocks, 1_000_004);
+    for (const [n, block] of fork) if (n > 1_000_004) blocks.set(n, block);
+    blocks.delete(1_000_004);
+    released = true;
+
+    const status = await until('the link to be parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.parked === 1 ? s : undefined;
+    });
+    expect(status.parked).toEqual([
+      {
+        first: 1_000_005,
+        last: 1_000_009,
+        attempts: expect.any(Number),
+        reason: expect.stringMatching(/link to block 1000004 .*does not have block 1000004/),
+      },
+    ]);
+    expect(status).toMatchObject({ complete: false, needs_operator: true, eta_seconds: null, joined: 1 });
+    const human = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(human.stdout).toMatch(/parked: chunk 1000005-1000009 after \d+ attempts: .*block 1000004/);
+
+    // The export holds the judged lines only: its summary is not complete, and a resume audits again from the link.
+    const dir = mkdtempSync(join(tmpdir(), 'audit-queue-'));
+    const file = join(dir, 'export.ndjson');
+    const exported = await runCli(['audit-export', id, '--queue', db.url, '--out', file]);
+    expect(exported.status).toBe(2);
+    const lines = parseLines(readFileSync(file, 'utf8'));
+    expect(lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number)).toEqual([
+      1_000_001, 1_000_002, 1_000_003, 1_000_004,
+    ]);
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: 1_000_005 });
+    const resumed = await runCli([...args, '--out', file, '--resume']);
+    expect(resumed.status).toBe(2);
+    const after = parseLines(readFileSync(file, 'utf8'));
+    expect(after.find((l) => l.block_number === 1_000_005)).toMatchObject({ verdict: 'unreachable' });
+
+    blocks.set(1_000_004, fork.get(1_000_004)!); // the node recovers: enqueuing again hands the link back
+    const again = await runCli([...args, '--queue', db.url, '--chunk-size', '5', '--chunk-retries', '2']);
+    expect(again.stdout).toContain('1 put on the queue now');
+    const done = await untilComplete(id, db.url);
+    expect(done).toMatchObject({ joined: 2, parked: [], verdicts: { pass: 9 } });
+    const final = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(final.status).toBe(0);
+    expect(parseLines(final.stdout).filter((l) => l.reorg !== undefined)).toHaveLength(1);
+  }, 150_000);
 
   it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
     db = await freshDatabase();

@@ -144,11 +144,31 @@ describe('the audit queue, interleaved', () => {
     await done(10, hash(9), hash(19));
     await done(20, `0x${'44'.repeat(32)}`, hash(29));
     const source: BlockSource = { block: async () => null };
-    await expect(joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).rejects.toThrow(
-      'the source does not have block 19',
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).toEqual(['waiting', 'retrying']);
+    // The chunk after is retrying with the reason, sent again to be audited and joined once the node answers; never a
+    // parent_link failure it did not see.
+    expect(await chunk(20)).toMatchObject({ state: 'retrying', joined: false, anchored: false, join_attempts: 0 });
+    const { rows } = await queue.pool.query(
+      'SELECT reason FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = 20',
+      [id],
     );
-    // Judged again by the job's retry, once the node answers; never a parent_link failure it did not see.
-    expect(await chunk(20)).toMatchObject({ state: 'done', joined: false, anchored: false, join_attempts: 0 });
+    expect(rows[0]).toEqual({
+      reason: 'its link to block 19 could not be judged: the source does not have block 19',
+    });
+    const jobs = await queue.pool.query(
+      `SELECT data FROM pgboss.job WHERE name = $1 AND (data->>'first')::int = 20 AND start_after > now()`,
+      [CHUNK_QUEUE],
+    );
+    expect(jobs.rows.map((r) => (r as { data: unknown }).data)).toEqual([
+      { audit_id: id, first: 20, last: 29, generation: 0 },
+    ]);
+    // Past the plan's retries (its attempts): parked with the reason, for an operator to enqueue the audit again.
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET state = 'done', attempts = 1 WHERE audit_id = $1 AND first_block = 20`,
+      [id],
+    );
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).toEqual(['waiting', 'parked']);
+    expect(await chunk(20)).toMatchObject({ state: 'parked', joined: false, join_attempts: 0 });
   });
 
   it('a worker that outran its lease writes nothing once another took the chunk: its result, its retry, its park', async () => {
@@ -261,6 +281,11 @@ describe('the audit queue, interleaved', () => {
         chunkAudit(first, hash(first + 9)),
       );
     }
+    // Their links judged (an export holds only the chunks whose link is joined).
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET joined = true WHERE audit_id = $1 AND first_block IN (10, 20)`,
+      [id],
+    );
     const last = { audit_id: id, first: 30, last: 30, generation: 0 };
     const hold = (await markRunning(queue.pool, last, 'host-a:1'))!;
     const read = await exportSnapshot(queue.pool, async (db) => {

@@ -64,27 +64,32 @@ export async function storedAudit(db: pg.Pool | pg.PoolClient, id: string): Prom
   };
 }
 
-/** The text of each line of audit `id` after its header, in order. */
+/**
+ * The text of each line of audit `id` after its header, in order: the lines of the chunks done whose first link is
+ * judged. A chunk not done, or whose link to the chunk before is not judged yet, is a gap, as on one machine's output
+ * cut at that block: the summary says where the audit stands (not complete, its next block), and `audit --resume`,
+ * which keeps the lines only up to a gap, audits again from there.
+ */
 export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): AsyncGenerator<string> {
   let after = -1;
   for (;;) {
     const chunks = await db.query(
-      `SELECT first_block, last_block FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 AND first_block > $2
+      `SELECT first_block, last_block FROM ${AUDIT_SCHEMA}.chunks
+       WHERE audit_id = $1 AND first_block > $2 AND state = 'done' AND joined
        ORDER BY first_block LIMIT $3`,
       [id, after, BATCH],
     );
     if (chunks.rows.length === 0) return;
-    const first = Number((chunks.rows[0] as { first_block: string }).first_block);
-    const last = Number((chunks.rows.at(-1) as { first_block: string }).first_block);
+    const firsts = (chunks.rows as Array<{ first_block: string }>).map((r) => r.first_block);
     const lines = await db.query(
       `SELECT line::text AS line FROM (
-         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first BETWEEN $2 AND $3
+         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
          UNION ALL
-         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first BETWEEN $2 AND $3
+         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
        ) l ORDER BY chunk_first, seq`,
-      [id, first, last],
+      [id, firsts],
     );
     for (const row of lines.rows as Array<{ line: string }>) yield row.line;
-    after = last;
+    after = Number(firsts.at(-1));
   }
 }

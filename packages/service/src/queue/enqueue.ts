@@ -28,12 +28,13 @@ export interface Enqueued {
   plan: AuditPlan;
 }
 
-/** Sends chunk jobs inside the transaction of `client`, with the plan's lease and retries. */
+/** Sends chunk jobs inside the transaction of `client`, with the plan's lease and retries, after `delaySeconds` if given. */
 export async function sendChunkJobs(
   boss: PgBoss,
   client: pg.PoolClient,
   plan: Pick<AuditPlan, 'chunk_timeout_s' | 'chunk_retries'>,
   jobs: readonly ChunkJob[],
+  delaySeconds?: number,
 ): Promise<void> {
   if (jobs.length === 0) return;
   await boss.insert(
@@ -45,6 +46,7 @@ export async function sendChunkJobs(
       retryDelay: 1,
       retryBackoff: true,
       retryDelayMax: 60,
+      ...(delaySeconds !== undefined && { startAfter: delaySeconds }),
     })),
     { db: inTransaction(client) },
   );

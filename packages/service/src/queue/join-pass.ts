@@ -8,7 +8,10 @@
  * audited again with that hash as its anchor, so that the engine itself fails `parent_link` (the
  * lines are a single-machine audit's). A chunk whose first line refutes its own block keeps that
  * line, never audited again into a pass. Joins of one audit decide one at a time (a lock on its
- * row), so that two workers never judge the same link at once; the node is asked outside that lock.
+ * row), so that two workers never judge the same link at once; the node is asked outside that lock. A link the
+ * node cannot help judge (asked again, it gives no block, or no answer) stays unjudged: the chunk after it is
+ * retrying, to be audited and joined again, and past the plan's retries parked with that reason, as a chunk whose
+ * node stays unreachable is (enqueuing the audit again hands it back).
  */
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -44,14 +47,19 @@ interface ChunkRow {
   last_hash: string | null;
   joined: boolean;
   join_attempts: number;
+  /** Times a worker took the chunk since it was enqueued (or handed back by enqueuing again). */
+  attempts: number;
   summary: unknown;
   /** The chunk's last line of its first block, and of its last block (null: none stored). */
   first_line: BlockAudit | null;
   last_line: BlockAudit | null;
 }
 
-/** What the join did to a link: nothing yet, joined, a broken link (the chunk after sent back), or a reorg followed back. */
-export type JoinOutcome = 'waiting' | 'joined' | 'broken_link' | 'reorg';
+/**
+ * What the join did to a link: nothing yet, joined, a broken link (the chunk after sent back), a reorg followed back,
+ * or not judged as the node could not be asked (the chunk after retrying, or parked past the plan's retries).
+ */
+export type JoinOutcome = 'waiting' | 'joined' | 'broken_link' | 'reorg' | 'retrying' | 'parked';
 
 /** Sends chunk `row` back to the queue, its first link to be judged against `anchor` when given. */
 async function requeue(
@@ -217,6 +225,38 @@ async function decideMismatch(
   return 'reorg';
 }
 
+/**
+ * Leaves a link unjudged for `reason` (the node failed the walk back from it): the chunk after it is retrying, sent
+ * again after a backoff to be audited and joined again, or, past the plan's retries, parked with the reason, as
+ * `markUnfinished` leaves a chunk whose node is unreachable. Its lines are kept but no longer counted (not done).
+ */
+async function retryLink(
+  client: pg.PoolClient,
+  boss: PgBoss,
+  plan: AuditPlan,
+  auditId: string,
+  row: ChunkRow,
+  reason: string,
+): Promise<JoinOutcome> {
+  // Each take of the chunk is an attempt (markRunning), as each retry of a chunk job is: its retries are the plan's.
+  const state = row.attempts > plan.chunk_retries ? 'parked' : 'retrying';
+  await client.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $3, reason = $4, finished_at = now() WHERE audit_id = $1 AND first_block = $2`,
+    [auditId, row.first_block, state, reason],
+  );
+  if (state === 'parked') return state;
+  const job: ChunkJob = {
+    audit_id: auditId,
+    first: Number(row.first_block),
+    last: Number(row.last_block),
+    ...(row.anchored && { anchor: row.anchor }),
+    generation: row.join_attempts,
+  };
+  // The backoff of a chunk job's retries (retryDelay 1 s, doubled, at most 60 s).
+  await sendChunkJobs(boss, client, plan, [job], Math.min(60, 2 ** Math.max(0, row.attempts - 1)));
+  return state;
+}
+
 /** Takes the audit's join lock (its row), for the transaction of `client`. */
 async function lockAudit(client: pg.PoolClient, auditId: string): Promise<void> {
   await client.query(`SELECT 1 FROM ${AUDIT_SCHEMA}.audits WHERE id = $1 FOR UPDATE`, [auditId]);
@@ -247,7 +287,7 @@ export async function joinAround(
   plan: AuditPlan,
   auditId: string,
   first: number,
-  node: { source: BlockSource; verify?: BlockVerifier | undefined },
+  node: { source: BlockSource; verify?: BlockVerifier | undefined; signal?: AbortSignal | undefined },
 ): Promise<JoinOutcome[]> {
   const outcomes: JoinOutcome[] = [];
   const mismatched = await transaction(pool, async (client) => {
@@ -274,25 +314,31 @@ export async function joinAround(
   for (const [before, after, hashes] of mismatched) {
     const boundary = Number(after.first_block) - 1;
     const anchors = anchorsWithin(plan, { first: plan.from, last: boundary });
-    // The engine's walk back from the link, over the blocks stored before it: a SourceError (the node could not give a
-    // block asked again, where one machine writes the block unreachable) fails the job, which is retried with backoff.
-    const reorg =
-      after.join_attempts < MAX_JOIN_ATTEMPTS
-        ? await auditReorgBack({
-            source: node.source,
-            chainId: plan.chain_id,
-            ...(node.verify && { verify: node.verify }),
-            earlier: {
-              from: plan.from,
-              anchor: plan.head_hash,
-              anchorName: HEAD_HASH_NAME,
-              hashes,
-            },
-            ...(anchors && { anchors }),
-            at: boundary + 1,
-            parentHash: after.first_parent_hash,
-          })
-        : [];
+    // The engine's walk back from the link, over the blocks stored before it. A SourceError (the node could not give a
+    // block asked again, where one machine writes the block unreachable) leaves the link unjudged: retryLink.
+    let reorg: AuditEvent[] | { unjudged: string };
+    try {
+      reorg =
+        after.join_attempts < MAX_JOIN_ATTEMPTS
+          ? await auditReorgBack({
+              source: node.source,
+              chainId: plan.chain_id,
+              ...(node.verify && { verify: node.verify }),
+              earlier: {
+                from: plan.from,
+                anchor: plan.head_hash,
+                anchorName: HEAD_HASH_NAME,
+                hashes,
+              },
+              ...(anchors && { anchors }),
+              at: boundary + 1,
+              parentHash: after.first_parent_hash,
+            })
+          : [];
+    } catch (error) {
+      if (node.signal?.aborted === true) throw error; // the worker stopped: its job is pg-boss's to retry
+      reorg = { unjudged: `its link to block ${boundary} could not be judged: ${(error as Error).message}` };
+    }
     const outcome = await transaction(pool, async (client) => {
       await lockAudit(client, auditId);
       const [b, a] = await chunksBetween(client, auditId, boundary, boundary + 1);
@@ -303,6 +349,7 @@ export async function joinAround(
         snapshotAfter(a) !== snapshotAfter(after)
       )
         return 'waiting';
+      if ('unjudged' in reorg) return retryLink(client, boss, plan, auditId, a, reorg.unjudged);
       return decideMismatch(client, boss, plan, auditId, [b, a], reorg);
     });
     outcomes.push(outcome);
