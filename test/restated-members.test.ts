@@ -522,6 +522,38 @@ describe("the header's transactions and transactionCount against the block's rec
       ]);
     });
 
+    it("a header's list and its transactionCount, and the source's transaction_count, say one number: the list's length (was: each held to the receipts alone)", () => {
+      const countOf = (length: number, got: number, path = 'header.transactionCount') => [
+        [
+          path,
+          'conflict',
+          `${length}, the length of header.transactions (one block has one number of transactions), got ${got}`,
+        ],
+      ];
+      const unlisted = (b: Json) => (b.header.transactions = hashes.slice(0, 5));
+      const listedNoReceipt = (b: Json) => {
+        b.header.transactions = hashes;
+        b.receipts.pop();
+      };
+      expect(problemsOf(altered((b) => (unlisted(b), (b.header.transactionCount = 6)), polygon))).toEqual(
+        countOf(5, 6),
+      );
+      expect(problemsOf(altered((b) => (listedNoReceipt(b), (b.header.transactionCount = 5)), polygon))).toEqual(
+        countOf(6, 5),
+      );
+      expect(problemsOf(altered((b) => (unlisted(b), (b.transaction_count = 6)), polygon))).toEqual(
+        countOf(5, 6, 'transaction_count'),
+      );
+      expect(problemsOf(altered((b) => (unlisted(b), (b.transaction_count = 5)), polygon))).toBe('identical');
+      expect(problemsOf(altered((b) => (b.transaction_count = 4), polygon))).toEqual([
+        [
+          'transaction_count',
+          'conflict',
+          `6 transactions, one for each of the block's 6 receipts${stateSync} (a header and receipts of one block), got 4`,
+        ],
+      ]);
+    });
+
     it('after Madhugiri, or on another chain, the derived hash is no transaction left out of a list', () => {
       const ethereum = altered((b) => {
         b.chain_id = 1;

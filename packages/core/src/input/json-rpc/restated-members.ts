@@ -145,56 +145,102 @@ export interface StateSyncFacts {
   txHash: () => Uint8Array | undefined;
 }
 
-/** The members of a header that list or count the block's transactions, each refused where it is not its receipts'. */
-export const TRANSACTION_COUNT_MEMBERS: readonly string[] = ['header.transactions', 'header.transactionCount'];
+/**
+ * The members that list or count the block's transactions, each refused where it is not its receipts': the header's
+ * `transactions` and `transactionCount`, and the `transaction_count` an audit's source gives with the block.
+ */
+export const TRANSACTION_COUNT_MEMBERS: readonly string[] = [
+  'header.transactions',
+  'header.transactionCount',
+  'transaction_count',
+];
 
 /** The hash of a listed transaction (a hash, or an object's `hash`), as given. */
 const listedHash = (entry: unknown): unknown => (isObject(entry) ? entry.hash : entry);
 
+/** The numbers of transactions a block may list, by its receipts, and how a refusal says so. */
+export interface TransactionCounts {
+  counts: number[];
+  expected: string;
+}
+
 /**
- * The header's `transactions` (hashes or objects) and Otterscan's `transactionCount`, where given (not null), must list
- * and count the transactions the block's receipts (at `positions`) are of: one for each. Bor's state sync is the one transaction
- * a node may leave out of one list: a node that does not list it returns its receipt all the same (`excluded`, left
- * out of the root), and Bor before v1.3.2 listed it without returning its receipt from eth_getBlockReceipts (the last
- * listed hash is then its derived one). A block whose lists differ otherwise is not one block: its receipts may not be
- * the ones its header commits to, so it is refused before a root is compared.
+ * The numbers of transactions a block of `receipts` receipts may list: one for each receipt. Bor's state sync is the one
+ * transaction a node may leave out of one of its two lists: a node that does not list it returns its receipt all the
+ * same (`excluded`: that receipt's position in the list, found by its derived hash), and Bor before v1.3.2 listed it
+ * without returning its receipt from eth_getBlockReceipts (`listed`, the block's transactions, then has it last under its
+ * derived hash, `derived`, asked only then). The one rule of the reader of a block, and so of the audit's
+ * `transaction_count`, and of the JSON-RPC source that keeps a block's receipts with its header.
+ */
+export function transactionCounts(
+  receipts: number,
+  excluded: number | undefined,
+  listed: unknown,
+  derived: () => string | undefined,
+): TransactionCounts {
+  const counts = [receipts];
+  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
+  if (excluded !== undefined) {
+    counts.push(receipts - 1);
+    expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${excluded}]) is not in the root`;
+  } else if (Array.isArray(listed) && listed.length > receipts) {
+    // Its state-sync transaction listed, its receipt not returned: the one transaction more, last.
+    const hash = derived();
+    if (hash !== undefined) {
+      if (listed.length === receipts + 1 && sameHex(listedHash(listed[receipts]), hash)) counts.push(receipts + 1);
+      expected += `, or ${receipts + 1} with Bor's state-sync transaction last (${hash}), whose receipt is not in the root`;
+    }
+  }
+  return { counts, expected };
+}
+
+/**
+ * The header's `transactions` (hashes or objects), Otterscan's `transactionCount` and the source's `transaction_count`
+ * (the audit's), where given (not null), must list and count the transactions the block's receipts (at `positions`) are
+ * of ({@link transactionCounts}), and, where more than one is given, say one number: the list's length. A block whose
+ * lists differ otherwise is not one block: its receipts may not be the ones its header commits to, so it is refused
+ * before a root is compared.
  */
 function checkTransactionCount(
+  block: JsonObject,
   header: JsonObject,
   positions: readonly number[],
   stateSync: StateSyncFacts,
   problems: Problems,
 ): void {
   const { transactions, transactionCount } = header;
-  const receipts = positions.length;
-  const counts = [receipts];
-  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
-  if (stateSync.excluded !== undefined) {
-    counts.push(receipts - 1);
-    expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${positions[stateSync.excluded]}]) is not in the root`;
-  } else if (Array.isArray(transactions) && transactions.length > receipts) {
-    // Its state-sync transaction listed, its receipt not returned: the one transaction more, last.
-    const derived = stateSync.txHash();
-    if (derived !== undefined) {
-      const hash = `0x${bytesToHex(derived)}`;
-      if (transactions.length === receipts + 1 && sameHex(listedHash(transactions[receipts]), hash))
-        counts.push(receipts + 1);
-      expected += `, or ${receipts + 1} with Bor's state-sync transaction last (${hash}), whose receipt is not in the root`;
-    }
-  }
+  const derived = () => {
+    const hash = stateSync.txHash();
+    return hash === undefined ? undefined : `0x${bytesToHex(hash)}`;
+  };
+  const excluded = stateSync.excluded === undefined ? undefined : positions[stateSync.excluded];
+  const { counts, expected } = transactionCounts(positions.length, excluded, transactions, derived);
   const refuse = (path: string, got: string) =>
     problems.add(path, 'conflict', `${expected} (a header and receipts of one block), got ${got}`);
+  let listed: number | undefined;
   if (Array.isArray(transactions)) {
-    if (!counts.includes(transactions.length)) refuse('header.transactions', `${transactions.length} transactions`);
+    if (counts.includes(transactions.length)) listed = transactions.length;
+    else refuse('header.transactions', `${transactions.length} transactions`);
   } else if (!isAbsent(transactions))
     problems.add(
       'header.transactions',
       'invalid_format',
       `an array of the block's transactions (hashes or objects), got ${describe(transactions)}`,
     );
-  if (isAbsent(transactionCount)) return;
-  const count = readQuantity(transactionCount, 'header.transactionCount', problems, BigInt(Number.MAX_SAFE_INTEGER));
-  if (count !== undefined && !counts.includes(Number(count))) refuse('header.transactionCount', `${count}`);
+  const checkCount = (value: unknown, path: string) => {
+    if (isAbsent(value)) return;
+    const count = readQuantity(value, path, problems, BigInt(Number.MAX_SAFE_INTEGER));
+    if (count === undefined) return;
+    if (!counts.includes(Number(count))) refuse(path, `${count}`);
+    else if (listed !== undefined && Number(count) !== listed)
+      problems.add(
+        path,
+        'conflict',
+        `${listed}, the length of header.transactions (one block has one number of transactions), got ${count}`,
+      );
+  };
+  checkCount(transactionCount, 'header.transactionCount');
+  checkCount(block.transaction_count, 'transaction_count');
 }
 
 /**
@@ -298,7 +344,7 @@ export function checkRestatedMembers(
 ): void {
   const receipts = block.receipts as unknown[];
   const { excluded } = stateSync;
-  checkTransactionCount(block.header as JsonObject, positions, stateSync, problems);
+  checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
   const facts: BlockFacts = {
     hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
     number: repeated(quantity(header.fields.number), "the header's number"),
