@@ -465,6 +465,70 @@ describe("the header's transactions and transactionCount against the block's rec
     ]);
   });
 
+  describe("receipts without transactionHash (the fixtures' format): the list is read and repeated all the same", () => {
+    const noHashes = (b: Json) => {
+      for (const r of b.receipts) {
+        delete r.transactionHash;
+        for (const log of r.logs) delete log.transactionHash;
+      }
+    };
+    const early = loadFixture('mainnet-47218') as Json; // 2 transactions
+    const withLog = loadFixture('mainnet-1000026') as Json;
+
+    it('each entry must be a 32-byte hash, or an object with one (was: any value passed)', () => {
+      for (const [entry, path, got] of [
+        ['zz', 'header.transactions[3]', 'got non-hex characters'],
+        [null, 'header.transactions[3]', 'got null'],
+        [{}, 'header.transactions[3].hash', 'missing'],
+        [{ hash: '0x12' }, 'header.transactions[3].hash', 'got 1 bytes'],
+      ] as const) {
+        const block = altered((b) => (noHashes(b), (b.header.transactions[3] = entry)), mainnet);
+        const problems = problemsOf(block) as unknown[][];
+        expect(problems, JSON.stringify(entry)).toHaveLength(1);
+        expect(problems[0]!.slice(0, 1)).toEqual([path]);
+        expect(String(problems[0]![2]) + String(problems[0]![1]), JSON.stringify(entry)).toContain(
+          got === 'missing' ? 'missing' : got,
+        );
+        expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+      }
+    });
+
+    it('no hash is listed twice (was: mainnet 47218 listing its first transaction twice was identical)', () => {
+      const first = early.header.transactions[0] as string;
+      const block = altered((b) => (noHashes(b), (b.header.transactions = [first, first])), early);
+      expect(problemsOf(block)).toEqual([
+        [
+          'header.transactions[1]',
+          'conflict',
+          `a transaction hash the block lists once (one transaction is in a block once), got ${first}, which header.transactions[0] has`,
+        ],
+      ]);
+      expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+    });
+
+    it("a log's transactionHash must be the hash listed at its transaction's place (was: any hash passed)", () => {
+      const place = withLog.receipts.findIndex((r: Json) => r.logs.length > 0); // 1
+      const list = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
+      const listedHash = list[place]!;
+      const other = `0x${'cc'.repeat(32)}`;
+      const listing = (b: Json) => (noHashes(b), (b.header.transactions = list));
+      const block = altered((b) => {
+        listing(b);
+        b.receipts[place].logs[0].transactionHash = other;
+      }, withLog);
+      expect(problemsOf(block)).toEqual([
+        [
+          `receipts[${place}].logs[0].transactionHash`,
+          'conflict',
+          `${listedHash}, the block's transactions[${place}], which it repeats, got ${other}`,
+        ],
+      ]);
+      expect(
+        problemsOf(altered((b) => (listing(b), (b.receipts[place].logs[0].transactionHash = listedHash)), withLog)),
+      ).toBe('identical');
+    });
+  });
+
   describe("Polygon PoS before Madhugiri: Bor's state-sync transaction, listed or not, and its receipt, returned or not", () => {
     const polygon = loadFixture('polygon-pos-10000000') as Json;
     const hashes: string[] = polygon.receipts.map((r: Json) => r.transactionHash);
@@ -499,9 +563,14 @@ describe("the header's transactions and transactionCount against the block's rec
       expect(problemsOf(altered((b) => (b.header.transactions = hashes.slice(0, 4)), polygon))).toEqual(
         miscounted(6, 4, stateSync),
       );
-      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, derived]), polygon))).toEqual(
-        miscounted(6, 7, stateSync),
-      );
+      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, derived]), polygon))).toEqual([
+        ...miscounted(6, 7, stateSync),
+        [
+          'header.transactions[6]',
+          'conflict',
+          `a transaction hash the block lists once (one transaction is in a block once), got ${derived}, which header.transactions[5] has`,
+        ],
+      ]);
       const fake = altered((b) => {
         b.header.transactions = [...hashes.slice(0, 5), FAKE];
         b.receipts.pop();

@@ -82,10 +82,13 @@ function logIsPlain(
   );
 }
 
-/** What a receipt's logs repeat of it: its `transactionHash` (where a string) and its `place` in the block. */
-const receiptFacts = (transactionHash: unknown, place: number): ReceiptFacts => ({
+/**
+ * What a receipt's logs repeat of it: its `transactionHash` (where a string; else the hash the block lists at its place,
+ * `listed`) and its `place` in the block.
+ */
+const receiptFacts = (transactionHash: unknown, listed: Repeated<string> | undefined, place: number): ReceiptFacts => ({
   transactionHash:
-    typeof transactionHash === 'string' ? { of: transactionHash, what: "its receipt's transactionHash" } : undefined,
+    typeof transactionHash === 'string' ? { of: transactionHash, what: "its receipt's transactionHash" } : listed,
   transactionIndex: { of: quantity(place)!, what: "its receipt's place among the block's transactions" },
 });
 
@@ -110,28 +113,72 @@ function checkLog(
   checkNotRemoved(log.removed, join(path, 'removed'), problems);
 }
 
+/** Where the block's list names its transaction at `place`: the entry, or an object's `hash`. */
+const listedPath = (entry: unknown, place: number) =>
+  isObject(entry) ? `header.transactions[${place}].hash` : `header.transactions[${place}]`;
+
+/** A transaction hash as a node writes it, told without reading it. */
+const PLAIN_HASH = /^0x[0-9a-fA-F]{64}$/;
+
 /**
- * The `transactionHash` (already read) of the receipt at `path()` (built only to name a problem) must be the
- * transaction the block lists at its `place` (`header.transactions`, hashes or objects), where it lists one; a malformed
- * listed hash is named where it is compared.
+ * The hashes of the header's `transactions` (hashes, or objects with a `hash`), each read as a 32-byte hash, or named
+ * where it is not one (undefined at its place); undefined where the header lists none. On a block of a verifiable era
+ * (`unique`) no hash is listed twice, the second named: one transaction is listed once (Hedera's relay, which cannot
+ * be verified, lists one more than once).
+ */
+function readListedHashes(
+  transactions: unknown,
+  unique: boolean,
+  problems: Problems,
+): (string | undefined)[] | undefined {
+  if (!Array.isArray(transactions)) return undefined;
+  const seen = unique ? new Map<string, number>() : undefined;
+  return transactions.map((entry: unknown, place) => {
+    const hash = listedHash(entry);
+    if (typeof hash !== 'string' || !PLAIN_HASH.test(hash)) {
+      if (readHex(hash, listedPath(entry, place), problems, 32) === undefined) return undefined;
+    }
+    const key = (hash as string).toLowerCase().replace(/^0x/, '');
+    const first = seen?.get(key);
+    if (first === undefined) seen?.set(key, place);
+    else
+      problems.add(
+        listedPath(entry, place),
+        'conflict',
+        `a transaction hash the block lists once (one transaction is in a block once), got ${hash as string}, which ${listedPath(transactions[first], first)} has`,
+      );
+    return hash as string;
+  });
+}
+
+/**
+ * The hash the block lists at `place` (read by {@link readListedHashes}), as what a receipt or a log there repeats;
+ * undefined where it lists none, or names one that is not a hash.
+ */
+function listedAt(
+  transactions: unknown,
+  hashes: readonly (string | undefined)[] | undefined,
+  place: number,
+): Repeated<string> | undefined {
+  const hash = hashes?.[place];
+  if (hash === undefined) return undefined;
+  const entry: unknown = (transactions as unknown[])[place];
+  return { of: hash, what: `the block's ${listedPath(entry, place).slice('header.'.length)}` };
+}
+
+/**
+ * The `transactionHash` of the receipt at `path()` (built only to name a problem) must be the transaction the block
+ * lists at its place (`listed`), where it lists one.
  */
 function checkListedTransaction(
   receipt: JsonObject,
   path: () => string,
-  header: JsonObject,
-  place: number,
+  listed: Repeated<string> | undefined,
   problems: Problems,
 ): void {
-  const { transactions } = header;
-  if (isAbsent(receipt.transactionHash) || !Array.isArray(transactions) || place >= transactions.length) return;
-  const entry: unknown = transactions[place];
-  const listed = isObject(entry) ? entry.hash : entry;
   // The common case, the very string, is told before any path is built.
-  if (listed === receipt.transactionHash) return;
-  const listedPath = isObject(entry) ? `header.transactions[${place}].hash` : `header.transactions[${place}]`;
-  if (readHex(listed, listedPath, problems, 32) === undefined) return;
-  const what = `the block's ${listedPath.slice('header.'.length)}`;
-  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), { of: listed as string, what }, problems);
+  if (listed === undefined || isAbsent(receipt.transactionHash) || listed.of === receipt.transactionHash) return;
+  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), listed, problems);
 }
 
 /** What the block's reader found of Bor's state sync, which a node may leave out of one of the block's two lists. */
@@ -344,7 +391,9 @@ export function checkRestatedMembers(
 ): void {
   const receipts = block.receipts as unknown[];
   const { excluded } = stateSync;
+  const { transactions } = block.header as JsonObject;
   checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
+  const listedHashes = readListedHashes(transactions, verifiability?.status === 'verifiable', problems);
   const facts: BlockFacts = {
     hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
     number: repeated(quantity(header.fields.number), "the header's number"),
@@ -380,7 +429,8 @@ export function checkRestatedMembers(
     if (!plainQuantity(receipt.l1BlockNumber, facts.l1BlockNumber?.of.plain ?? -1))
       compareQuantity(receipt.l1BlockNumber, join(path(), 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
-    checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
+    const listed = listedAt(transactions, listedHashes, place);
+    checkListedTransaction(receipt, path, listed, problems);
     // A hash the block's list already refused is not named twice.
     if (seen !== undefined) {
       if (problems.count === before) checkFirstReceipt(receipt.transactionHash, positions[place]!, seen, problems);
@@ -396,14 +446,21 @@ export function checkRestatedMembers(
       }
       previous = cumulative;
     }
-    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : undefined;
+    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listed?.of;
     const logs = receipt.logs;
     if (!Array.isArray(logs)) continue;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
       const at = place === excluded ? -1 : logIndex;
       if (isObject(log) && !logIsPlain(log, facts, transactionHash, place, at))
-        checkLog(log, `${path()}.logs[${i}]`, facts, receiptFacts(receipt.transactionHash, place), at, problems);
+        checkLog(
+          log,
+          `${path()}.logs[${i}]`,
+          facts,
+          receiptFacts(receipt.transactionHash, listed, place),
+          at,
+          problems,
+        );
     }
   }
 }
