@@ -172,6 +172,12 @@ describe('the evm-integrity binary', () => {
         ),
         'header.transactionCount',
       ],
+      [
+        write('object', 'mainnet-19433903', (b) => {
+          b.header.transactions[3] = { hash: b.header.transactions[3], blockHash: `0x${'22'.repeat(32)}` };
+        }),
+        'header.transactions[3].blockHash',
+      ],
     ] as const;
     for (const [file, member] of cases) {
       const verified = run(['verify', 'block', file]);

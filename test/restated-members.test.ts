@@ -529,6 +529,50 @@ describe("the header's transactions and transactionCount against the block's rec
     });
   });
 
+  it("a listed transaction object's blockHash, blockNumber and transactionIndex repeat the block: another value is refused, naming it (was: identical)", () => {
+    const hash = mainnet.header.hash as string;
+    const asObjects = (members: (i: number) => Json) => (b: Json) =>
+      (b.header.transactions = b.header.transactions.map((h: string, i: number) => ({ hash: h, ...members(i) })));
+    const plain = (i: number) => ({
+      blockHash: hash,
+      blockNumber: mainnet.header.number,
+      transactionIndex: `0x${i.toString(16)}`,
+    });
+    expect(problemsOf(altered(asObjects(plain), mainnet))).toBe('identical');
+    expect(
+      problemsOf(
+        altered(
+          asObjects(() => ({ blockHash: null, blockNumber: null, transactionIndex: null })),
+          mainnet,
+        ),
+      ),
+    ).toBe('identical');
+    const wrong = altered(
+      asObjects((i) => ({ blockHash: `0x${'22'.repeat(32)}`, blockNumber: '0x1', transactionIndex: i + 7 })),
+      mainnet,
+    );
+    const problems = problemsOf(wrong) as unknown[][];
+    expect(problems.length).toBeGreaterThanOrEqual(3);
+    expect(problems.slice(0, 3)).toEqual([
+      [
+        'header.transactions[0].blockHash',
+        'conflict',
+        `${hash}, the header's hash, which it repeats, got 0x${'22'.repeat(32)}`,
+      ],
+      [
+        'header.transactions[0].blockNumber',
+        'conflict',
+        `${BigInt(mainnet.header.number)}, the header's number, which it repeats, got 1`,
+      ],
+      [
+        'header.transactions[0].transactionIndex',
+        'conflict',
+        "0, its place in the block's list of transactions, which it repeats, got 7",
+      ],
+    ]);
+    expect(proveReceipt(wrong, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+  });
+
   describe("Polygon PoS before Madhugiri: Bor's state-sync transaction, listed or not, and its receipt, returned or not", () => {
     const polygon = loadFixture('polygon-pos-10000000') as Json;
     const hashes: string[] = polygon.receipts.map((r: Json) => r.transactionHash);

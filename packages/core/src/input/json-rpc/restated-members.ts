@@ -82,6 +82,31 @@ function logIsPlain(
   );
 }
 
+const LISTED_PLACE = "its place in the block's list of transactions";
+
+/**
+ * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
+ * its `blockHash` and `blockNumber` (the header's), and its `transactionIndex` (its place in the list), null being absent.
+ */
+function checkListedObject(entry: JsonObject, place: number, block: BlockFacts, problems: Problems): void {
+  // The common case, as a node writes it, is told before any path is built.
+  if (
+    plainHash(entry.blockHash, block.hash) &&
+    plainQuantity(entry.blockNumber, block.number?.of.plain ?? -1) &&
+    plainQuantity(entry.transactionIndex, place)
+  )
+    return;
+  const path = `header.transactions[${place}]`;
+  compareHash(entry.blockHash, join(path, 'blockHash'), block.hash, problems);
+  compareQuantity(entry.blockNumber, join(path, 'blockNumber'), block.number, problems);
+  compareQuantity(
+    entry.transactionIndex,
+    join(path, 'transactionIndex'),
+    repeated(quantity(place), LISTED_PLACE),
+    problems,
+  );
+}
+
 /**
  * What a receipt's logs repeat of it: its `transactionHash` (where a string; else the hash the block lists at its place,
  * `listed`) and its `place` in the block.
@@ -406,6 +431,10 @@ export function checkRestatedMembers(
         ),
       }),
   };
+  if (Array.isArray(transactions))
+    transactions.forEach((entry: unknown, place) => {
+      if (isObject(entry)) checkListedObject(entry, place, facts, problems);
+    });
   const seen = verifiability?.status === 'verifiable' ? new Map<string, number>() : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
