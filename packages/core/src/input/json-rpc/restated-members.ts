@@ -1,7 +1,8 @@
 /**
  * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
  * `blockHash`, `blockNumber`, `transactionHash`, `timestamp`, `gasUsed` and (Nitro) `l1BlockNumber`; a log's `blockHash`, `blockNumber`,
- * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` and
+ * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` (each
+ * a hash listed once, an object's `blockHash`, `blockNumber` and `transactionIndex` the block's and its place) and
  * `transactionCount`, which list and count the transactions the receipts are of. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
