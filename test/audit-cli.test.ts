@@ -547,6 +547,32 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(wrong.stderr).toMatch(/^evm-integrity: --add-chain: "\d+:bitcoin" names no rule set; use one of ethereum/);
   });
 
+  it('Bor before v1.3.2 (its state-sync transaction listed last, its receipt not returned) passes, as the reader and prove receipt accept it (was: transaction_count failed); another hash listed last fails transaction_count', async () => {
+    const polygon = loadFixture('polygon-pos-10000000'); // 6 receipts, Bor's state-sync receipt last
+    const number = Number(polygon.header.number);
+    const listed = polygon.receipts.map((r) => r.transactionHash as string);
+    const served = (transactionHashes: string[]) =>
+      startLoopbackNode(
+        137,
+        new Map([[number, { header: polygon.header, receipts: polygon.receipts.slice(0, 5), transactionHashes }]]),
+      );
+    const range = ['--chain', '137', '--from', String(number), '--to', String(number)];
+    node = await served(listed);
+    const bor = await run([...range, '--rpc', node.url]);
+    expect([bor.status, parseLines(bor.stdout)[1]]).toEqual([
+      0,
+      expect.objectContaining({ verdict: 'pass', failures: [] }),
+    ]);
+    await node.close();
+    node = await served([...listed.slice(0, 5), `0x${'ab'.repeat(32)}`]);
+    const other = await run([...range, '--rpc', node.url]);
+    expect(other.status).toBe(1);
+    expect(parseLines(other.stdout)[1]).toMatchObject({
+      verdict: 'fail',
+      failures: [{ check: 'transaction_count', evidence: { transactions: 6, receipts: 5 } }],
+    });
+  });
+
   it('--out - is standard output, as without --out; --record - and --resume with it are refused', async () => {
     const n = await start();
     const dashed = await run([...RANGE, '--rpc', n.url, '--out', '-']);

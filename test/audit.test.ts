@@ -832,4 +832,24 @@ describe('RpcBlockSource and the transaction count', () => {
     const kept = await rpc(n).block(1, FROM + 6);
     expect([kept?.transaction_count, kept?.receipts.length]).toEqual([5, 4]);
   });
+
+  it("keeps, by default too, a Polygon PoS block that lists Bor's state-sync transaction last without returning its receipt (Bor before v1.3.2), by the reader's rule (was: refused as miscounted)", async () => {
+    const polygon = loadFixture('polygon-pos-10000000'); // Bor's state-sync receipt last
+    const number = Number(polygon.header.number);
+    const hashes = polygon.receipts.map((r) => r.transactionHash as string);
+    const served = (transactionHashes: string[]) =>
+      startLoopbackNode(
+        137,
+        new Map([[number, { header: polygon.header, receipts: polygon.receipts.slice(0, 5), transactionHashes }]]),
+      );
+    node = await served(hashes);
+    const block = await new RpcBlockSource({ url: node.url, sleep: instant }).block(137, number);
+    expect([block?.transaction_count, block?.receipts.length]).toEqual([6, 5]);
+    expect(verifyBlock(block)).toMatchObject({ ok: true, value: { verdict: 'identical' } });
+    await node.close();
+    node = await served([...hashes.slice(0, 5), `0x${'ab'.repeat(32)}`]);
+    await expect(new RpcBlockSource({ url: node.url, sleep: instant }).block(137, number)).rejects.toThrow(
+      /gave 5 receipts for block 10000000, which has 6 transactions/,
+    );
+  });
 });

@@ -125,6 +125,74 @@ describe('the evm-integrity binary', () => {
     );
   });
 
+  it("a header's list that is not the receipts' transactions, though they name none, or that says two numbers: verify block and prove receipt refuse it, naming the member, exit 2 (was: identical, a proof written)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-listed-'));
+    // The receipts without their transactionHash, as in the fixtures' format (`bare`).
+    const write = (name: string, base: string, change: (block: Record<string, any>) => void, bare = true) => {
+      const block = loadFixture(base) as unknown as Record<string, any>;
+      if (bare)
+        for (const r of block.receipts) {
+          delete r.transactionHash;
+          for (const log of r.logs) delete log.transactionHash;
+        }
+      change(block);
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(block));
+      return file;
+    };
+    const cases = [
+      [
+        write(
+          'twice',
+          'mainnet-47218',
+          (b) => (b.header.transactions = [b.header.transactions[0], b.header.transactions[0]]),
+        ),
+        'header.transactions[1]',
+      ],
+      [write('zz', 'mainnet-19433903', (b) => (b.header.transactions[5] = 'zz')), 'header.transactions[5]'],
+      [write('null', 'mainnet-19433903', (b) => (b.header.transactions[5] = null)), 'header.transactions[5]'],
+      [write('empty', 'mainnet-19433903', (b) => (b.header.transactions[5] = {})), 'header.transactions[5].hash'],
+      [
+        write('log', 'mainnet-1000026', (b) => {
+          b.header.transactions = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
+          b.receipts[1].logs[0].transactionHash = `0x${'cc'.repeat(32)}`;
+        }),
+        'receipts[1].logs[0].transactionHash',
+      ],
+      [
+        // Bor's state-sync transaction not listed, and counted.
+        write(
+          'two-numbers',
+          'polygon-pos-10000000',
+          (b) => {
+            b.header.transactions = b.receipts.slice(0, 5).map((r: Record<string, unknown>) => r.transactionHash);
+            b.header.transactionCount = 6;
+          },
+          false,
+        ),
+        'header.transactionCount',
+      ],
+      [
+        write('object', 'mainnet-19433903', (b) => {
+          b.header.transactions[3] = { hash: b.header.transactions[3], blockHash: `0x${'22'.repeat(32)}` };
+        }),
+        'header.transactions[3].blockHash',
+      ],
+    ] as const;
+    for (const [file, member] of cases) {
+      const verified = run(['verify', 'block', file]);
+      expect(verified.code, file).toBe(2);
+      expect(
+        (JSON.parse(verified.stdout).error.details.invalid_parameters as Array<{ name: string }>).map((p) => p.name),
+        file,
+      ).toEqual([member]);
+      const proof = join(dir, 'proof.json');
+      expect(run(['prove', 'receipt', file, '--index', '0', '--out', proof])).toMatchObject({ code: 2, stdout: '' });
+      expect(existsSync(proof)).toBe(false);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a block whose header lists or counts other transactions than its receipts: verify block, request receipt-root and prove receipt refuse it, naming the member and the counts, exit 2', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cli-transaction-count-'));
     const FAKE = `0x${'ab'.repeat(32)}`;

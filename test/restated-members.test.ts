@@ -465,6 +465,114 @@ describe("the header's transactions and transactionCount against the block's rec
     ]);
   });
 
+  describe("receipts without transactionHash (the fixtures' format): the list is read and repeated all the same", () => {
+    const noHashes = (b: Json) => {
+      for (const r of b.receipts) {
+        delete r.transactionHash;
+        for (const log of r.logs) delete log.transactionHash;
+      }
+    };
+    const early = loadFixture('mainnet-47218') as Json; // 2 transactions
+    const withLog = loadFixture('mainnet-1000026') as Json;
+
+    it('each entry must be a 32-byte hash, or an object with one (was: any value passed)', () => {
+      for (const [entry, path, got] of [
+        ['zz', 'header.transactions[3]', 'got non-hex characters'],
+        [null, 'header.transactions[3]', 'got null'],
+        [{}, 'header.transactions[3].hash', 'missing'],
+        [{ hash: '0x12' }, 'header.transactions[3].hash', 'got 1 bytes'],
+      ] as const) {
+        const block = altered((b) => (noHashes(b), (b.header.transactions[3] = entry)), mainnet);
+        const problems = problemsOf(block) as unknown[][];
+        expect(problems, JSON.stringify(entry)).toHaveLength(1);
+        expect(problems[0]!.slice(0, 1)).toEqual([path]);
+        expect(String(problems[0]![2]) + String(problems[0]![1]), JSON.stringify(entry)).toContain(
+          got === 'missing' ? 'missing' : got,
+        );
+        expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+      }
+    });
+
+    it('no hash is listed twice (was: mainnet 47218 listing its first transaction twice was identical)', () => {
+      const first = early.header.transactions[0] as string;
+      const block = altered((b) => (noHashes(b), (b.header.transactions = [first, first])), early);
+      expect(problemsOf(block)).toEqual([
+        [
+          'header.transactions[1]',
+          'conflict',
+          `a transaction hash the block lists once (one transaction is in a block once), got ${first}, which header.transactions[0] has`,
+        ],
+      ]);
+      expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+    });
+
+    it("a log's transactionHash must be the hash listed at its transaction's place (was: any hash passed)", () => {
+      const place = withLog.receipts.findIndex((r: Json) => r.logs.length > 0); // 1
+      const list = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
+      const listedHash = list[place]!;
+      const other = `0x${'cc'.repeat(32)}`;
+      const listing = (b: Json) => (noHashes(b), (b.header.transactions = list));
+      const block = altered((b) => {
+        listing(b);
+        b.receipts[place].logs[0].transactionHash = other;
+      }, withLog);
+      expect(problemsOf(block)).toEqual([
+        [
+          `receipts[${place}].logs[0].transactionHash`,
+          'conflict',
+          `${listedHash}, the block's transactions[${place}], which it repeats, got ${other}`,
+        ],
+      ]);
+      expect(
+        problemsOf(altered((b) => (listing(b), (b.receipts[place].logs[0].transactionHash = listedHash)), withLog)),
+      ).toBe('identical');
+    });
+  });
+
+  it("a listed transaction object's blockHash, blockNumber and transactionIndex repeat the block: another value is refused, naming it (was: identical)", () => {
+    const hash = mainnet.header.hash as string;
+    const asObjects = (members: (i: number) => Json) => (b: Json) =>
+      (b.header.transactions = b.header.transactions.map((h: string, i: number) => ({ hash: h, ...members(i) })));
+    const plain = (i: number) => ({
+      blockHash: hash,
+      blockNumber: mainnet.header.number,
+      transactionIndex: `0x${i.toString(16)}`,
+    });
+    expect(problemsOf(altered(asObjects(plain), mainnet))).toBe('identical');
+    expect(
+      problemsOf(
+        altered(
+          asObjects(() => ({ blockHash: null, blockNumber: null, transactionIndex: null })),
+          mainnet,
+        ),
+      ),
+    ).toBe('identical');
+    const wrong = altered(
+      asObjects((i) => ({ blockHash: `0x${'22'.repeat(32)}`, blockNumber: '0x1', transactionIndex: i + 7 })),
+      mainnet,
+    );
+    const problems = problemsOf(wrong) as unknown[][];
+    expect(problems.length).toBeGreaterThanOrEqual(3);
+    expect(problems.slice(0, 3)).toEqual([
+      [
+        'header.transactions[0].blockHash',
+        'conflict',
+        `${hash}, the header's hash, which it repeats, got 0x${'22'.repeat(32)}`,
+      ],
+      [
+        'header.transactions[0].blockNumber',
+        'conflict',
+        `${BigInt(mainnet.header.number)}, the header's number, which it repeats, got 1`,
+      ],
+      [
+        'header.transactions[0].transactionIndex',
+        'conflict',
+        "0, its place in the block's list of transactions, which it repeats, got 7",
+      ],
+    ]);
+    expect(proveReceipt(wrong, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+  });
+
   describe("Polygon PoS before Madhugiri: Bor's state-sync transaction, listed or not, and its receipt, returned or not", () => {
     const polygon = loadFixture('polygon-pos-10000000') as Json;
     const hashes: string[] = polygon.receipts.map((r: Json) => r.transactionHash);
@@ -499,9 +607,14 @@ describe("the header's transactions and transactionCount against the block's rec
       expect(problemsOf(altered((b) => (b.header.transactions = hashes.slice(0, 4)), polygon))).toEqual(
         miscounted(6, 4, stateSync),
       );
-      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, derived]), polygon))).toEqual(
-        miscounted(6, 7, stateSync),
-      );
+      expect(problemsOf(altered((b) => (b.header.transactions = [...hashes, derived]), polygon))).toEqual([
+        ...miscounted(6, 7, stateSync),
+        [
+          'header.transactions[6]',
+          'conflict',
+          `a transaction hash the block lists once (one transaction is in a block once), got ${derived}, which header.transactions[5] has`,
+        ],
+      ]);
       const fake = altered((b) => {
         b.header.transactions = [...hashes.slice(0, 5), FAKE];
         b.receipts.pop();
@@ -518,6 +631,38 @@ describe("the header's transactions and transactionCount against the block's rec
           'header.transactionCount',
           'conflict',
           `6 transactions, one for each of the block's 6 receipts${stateSync} (a header and receipts of one block), got 7`,
+        ],
+      ]);
+    });
+
+    it("a header's list and its transactionCount, and the source's transaction_count, say one number: the list's length (was: each held to the receipts alone)", () => {
+      const countOf = (length: number, got: number, path = 'header.transactionCount') => [
+        [
+          path,
+          'conflict',
+          `${length}, the length of header.transactions (one block has one number of transactions), got ${got}`,
+        ],
+      ];
+      const unlisted = (b: Json) => (b.header.transactions = hashes.slice(0, 5));
+      const listedNoReceipt = (b: Json) => {
+        b.header.transactions = hashes;
+        b.receipts.pop();
+      };
+      expect(problemsOf(altered((b) => (unlisted(b), (b.header.transactionCount = 6)), polygon))).toEqual(
+        countOf(5, 6),
+      );
+      expect(problemsOf(altered((b) => (listedNoReceipt(b), (b.header.transactionCount = 5)), polygon))).toEqual(
+        countOf(6, 5),
+      );
+      expect(problemsOf(altered((b) => (unlisted(b), (b.transaction_count = 6)), polygon))).toEqual(
+        countOf(5, 6, 'transaction_count'),
+      );
+      expect(problemsOf(altered((b) => (unlisted(b), (b.transaction_count = 5)), polygon))).toBe('identical');
+      expect(problemsOf(altered((b) => (b.transaction_count = 4), polygon))).toEqual([
+        [
+          'transaction_count',
+          'conflict',
+          `6 transactions, one for each of the block's 6 receipts${stateSync} (a header and receipts of one block), got 4`,
         ],
       ]);
     });

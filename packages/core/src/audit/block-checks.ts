@@ -46,28 +46,33 @@ function comparisonFailure(check: string, what: string, comparison: Comparison):
   ];
 }
 
-/**
- * The receipt count against the transaction count, when the source gave the latter. A receipt the
- * chain leaves out of the root (Bor's state-sync receipt before Madhugiri, `excluded`) has no
- * transaction in some nodes' block lists and one in others': both counts hold.
- */
-function transactionCountFailure(block: BlockJson, excluded: number): AuditFailure[] {
-  const transactions = block.transaction_count;
-  const receipts = block.receipts.length;
-  if (typeof transactions !== 'number' || transactions === receipts || transactions === receipts - excluded) return [];
-  return [
-    {
-      check: 'transaction_count',
-      message: `the block has ${transactions} transactions but the source gave ${receipts} receipts (receipts_root and logs_bloom not judged: the receipts are incomplete)`,
-      evidence: { transactions, receipts },
-    },
-  ];
-}
-
-/** Whether every problem of a refused block is its header's list or count of transactions against its receipts. */
+/** Whether every problem of a refused block is its list or count of transactions against its receipts. */
 const onlyCountProblems = (refusal: InvalidInput): boolean =>
   refusal.count === refusal.problems.length &&
   refusal.problems.every((p) => p.reason === 'conflict' && TRANSACTION_COUNT_MEMBERS.includes(p.name));
+
+/** The number of transactions the source says the block has: its `transaction_count`, else its header's list's. */
+function sourceCount(block: BlockJson): unknown {
+  if (block.transaction_count !== undefined) return block.transaction_count;
+  const { transactions, transactionCount } = block.header;
+  return Array.isArray(transactions) ? transactions.length : transactionCount;
+}
+
+/**
+ * The transaction count against the receipts: failed where the block's reader refused the block for its list or count of
+ * transactions alone, by the one rule it holds them to (restated-members' `transactionCounts`, which knows Bor's
+ * state-sync transaction), so that an audit and a verification of the same block cannot disagree.
+ */
+function transactionCountFailure(block: BlockJson, verified: Result<BlockReport, BlockRefusal>): AuditFailure[] {
+  if (verified.ok || verified.error.kind === 'chain_not_supported' || !onlyCountProblems(verified.error)) return [];
+  return [
+    {
+      check: 'transaction_count',
+      message: `the block's transactions do not match its receipts: ${describeProblems(verified.error)} (receipts_root and logs_bloom not judged: the receipts are incomplete)`,
+      evidence: { transactions: sourceCount(block), receipts: block.receipts.length },
+    },
+  ];
+}
 
 /**
  * What a block's parentHash must be: the hash of the block audited before it (or the head anchor),
@@ -148,7 +153,7 @@ export function judgeBlock(
   verified: Result<BlockReport, BlockRefusal>,
   links: BlockLinks,
 ): BlockAudit {
-  const countFailures = transactionCountFailure(block, verified.ok ? verified.value.excluded_receipts.length : 0);
+  const countFailures = transactionCountFailure(block, verified);
   const failures = [
     ...parentLinkFailure(block, links.expectedParent, links.expectedParentName),
     ...anchorFailure(block, links.anchor),
@@ -167,9 +172,9 @@ export function judgeBlock(
         reason: `the chain is not in the registry: ${refusal.hint}`,
       };
     }
-    // The source's count of transactions failed, and the reader refused the block for that alone (its header lists
-    // or counts another number than the receipts): transaction_count says it, and the header is not in doubt.
-    if (countFailures.length > 0 && onlyCountProblems(refusal)) return { ...base, verdict: 'fail', failures };
+    // The reader refused the block for its count of transactions alone: transaction_count says it, and the header is
+    // not in doubt.
+    if (countFailures.length > 0) return { ...base, verdict: 'fail', failures };
     failures.push({
       check: 'block_input',
       message: `the source gave a block that cannot be read: ${describeProblems(refusal)}`,
@@ -181,24 +186,21 @@ export function judgeBlock(
   const weakest = weakestEvidence(report);
   const base = { ...named, ...(weakest !== undefined && { evidence_kind: weakest }) };
   failures.push(...comparisonFailure('header_hash', 'the hash of the header', report.block_hash));
-  // Incomplete receipts cannot reproduce the commitments: transaction_count alone says what is wrong.
-  if (countFailures.length === 0) {
-    failures.push(...comparisonFailure('receipts_root', 'the receipts root', report.receipts_root));
-    failures.push(...comparisonFailure('logs_bloom', 'the logs bloom', report.logs_bloom));
-    if (report.raw_receipts !== null && !report.raw_receipts.matches) {
-      failures.push({
-        check: 'raw_receipts',
-        message: "the source's consensus receipts differ from their encoding",
-        evidence: { ...report.raw_receipts },
-      });
-    }
-    if (report.receipt_blooms !== null && !report.receipt_blooms.matches) {
-      failures.push({
-        check: 'receipt_blooms',
-        message: "a receipt's own logsBloom, as the source gave it, is not the bloom of its logs",
-        evidence: { ...report.receipt_blooms },
-      });
-    }
+  failures.push(...comparisonFailure('receipts_root', 'the receipts root', report.receipts_root));
+  failures.push(...comparisonFailure('logs_bloom', 'the logs bloom', report.logs_bloom));
+  if (report.raw_receipts !== null && !report.raw_receipts.matches) {
+    failures.push({
+      check: 'raw_receipts',
+      message: "the source's consensus receipts differ from their encoding",
+      evidence: { ...report.raw_receipts },
+    });
+  }
+  if (report.receipt_blooms !== null && !report.receipt_blooms.matches) {
+    failures.push({
+      check: 'receipt_blooms',
+      message: "a receipt's own logsBloom, as the source gave it, is not the bloom of its logs",
+      evidence: { ...report.receipt_blooms },
+    });
   }
   if (failures.length > 0) return { ...base, verdict: 'fail', failures };
   if (report.verdict !== 'identical')

@@ -3,6 +3,7 @@ import type { BlockJson, BlockSource } from '../sources/block-source.js';
 import { ChainMismatchError, JsonRpcError, SourceError } from '../errors.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
+import { transactionCounts } from '../input/json-rpc/restated-members.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
@@ -99,20 +100,28 @@ function namesAnotherBlock(receipts: unknown[], block: Json): boolean {
  */
 const REASKS = 2;
 
-/**
- * One receipt more than the block lists transactions, and that receipt is Bor's state-sync
- * receipt (its transaction hash is keccak("matic-bor-receipt-" ‖ number ‖ hash)): nodes return it
- * from eth_getBlockReceipts without listing its transaction. Not a miscount; whether it belongs in
- * the root is the era's to say (verifyBlock).
- */
-function isUnlistedStateSync(receipts: Json[], hashes: string[], block: Json): boolean {
-  if (receipts.length !== hashes.length + 1) return false;
+/** Bor's derived hash of the block's state-sync transaction, where the block's number and hash are given. */
+function stateSyncHash(block: Json): string | undefined {
   const number = quantity(block.number);
   const blockHash =
     typeof block.hash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(block.hash) ? hexToBytes(block.hash) : undefined;
-  const last = receipts[receipts.length - 1]!.transactionHash;
-  if (number === undefined || blockHash === undefined || typeof last !== 'string') return false;
-  return sameHash(last, `0x${bytesToHex(borStateSyncTxHash(number, blockHash))}`);
+  if (number === undefined || blockHash === undefined) return undefined;
+  return `0x${bytesToHex(borStateSyncTxHash(number, blockHash))}`;
+}
+
+/**
+ * Whether the block lists a number of transactions its receipts allow, by the reader's one rule
+ * ({@link transactionCounts}): one per receipt, or Bor's state sync listed by one and not the other (its receipt last,
+ * under its derived hash, not listed; or listed last without its receipt). Whether that receipt belongs in the root is
+ * the era's to say (verifyBlock).
+ */
+function countsItsReceipts(receipts: Json[], block: Json, hashes: string[]): boolean {
+  // The common case, without a hash computed.
+  if (receipts.length === hashes.length) return true;
+  const last = receipts.length - 1;
+  const derived = () => stateSyncHash(block);
+  const excluded = last >= 0 && sameHash(receipts[last]!.transactionHash, derived()) ? last : undefined;
+  return transactionCounts(receipts.length, excluded, block.transactions, derived).counts.includes(hashes.length);
 }
 
 /**
@@ -250,10 +259,7 @@ export class RpcBlockSource implements BlockSource {
         `${this.where} answered ${method} for block ${n} with something that is not a list of receipts`,
       );
     if (namesAnotherBlock(receipts, block)) return receipts;
-    const miscounted =
-      hashes !== undefined &&
-      receipts.length !== hashes.length &&
-      !isUnlistedStateSync(receipts as Json[], hashes, block);
+    const miscounted = hashes !== undefined && !countsItsReceipts(receipts as Json[], block, hashes);
     if (miscounted && !this.keepMiscountedReceipts) {
       throw new SourceError(
         `${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`,
@@ -264,7 +270,7 @@ export class RpcBlockSource implements BlockSource {
       // the block orders it so); an index that is not a place in the block is for the verification to name.
       const index = quantity(r.transactionIndex);
       const at = index === undefined ? i : Number(index);
-      // The unlisted state-sync receipt, last, has no listed hash to match.
+      // The unlisted state-sync receipt, last, has no listed hash to match; a listed one has no receipt.
       const listed = hashes !== undefined && !miscounted && at < hashes.length;
       if (
         listed &&

@@ -1,7 +1,8 @@
 /**
  * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
  * `blockHash`, `blockNumber`, `transactionHash`, `timestamp`, `gasUsed` and (Nitro) `l1BlockNumber`; a log's `blockHash`, `blockNumber`,
- * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` and
+ * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` (each
+ * a hash listed once, an object's `blockHash`, `blockNumber` and `transactionIndex` the block's and its place) and
  * `transactionCount`, which list and count the transactions the receipts are of. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
@@ -82,10 +83,38 @@ function logIsPlain(
   );
 }
 
-/** What a receipt's logs repeat of it: its `transactionHash` (where a string) and its `place` in the block. */
-const receiptFacts = (transactionHash: unknown, place: number): ReceiptFacts => ({
+const LISTED_PLACE = "its place in the block's list of transactions";
+
+/**
+ * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
+ * its `blockHash` and `blockNumber` (the header's), and its `transactionIndex` (its place in the list), null being absent.
+ */
+function checkListedObject(entry: JsonObject, place: number, block: BlockFacts, problems: Problems): void {
+  // The common case, as a node writes it, is told before any path is built.
+  if (
+    plainHash(entry.blockHash, block.hash) &&
+    plainQuantity(entry.blockNumber, block.number?.of.plain ?? -1) &&
+    plainQuantity(entry.transactionIndex, place)
+  )
+    return;
+  const path = `header.transactions[${place}]`;
+  compareHash(entry.blockHash, join(path, 'blockHash'), block.hash, problems);
+  compareQuantity(entry.blockNumber, join(path, 'blockNumber'), block.number, problems);
+  compareQuantity(
+    entry.transactionIndex,
+    join(path, 'transactionIndex'),
+    repeated(quantity(place), LISTED_PLACE),
+    problems,
+  );
+}
+
+/**
+ * What a receipt's logs repeat of it: its `transactionHash` (where a string; else the hash the block lists at its place,
+ * `listed`) and its `place` in the block.
+ */
+const receiptFacts = (transactionHash: unknown, listed: Repeated<string> | undefined, place: number): ReceiptFacts => ({
   transactionHash:
-    typeof transactionHash === 'string' ? { of: transactionHash, what: "its receipt's transactionHash" } : undefined,
+    typeof transactionHash === 'string' ? { of: transactionHash, what: "its receipt's transactionHash" } : listed,
   transactionIndex: { of: quantity(place)!, what: "its receipt's place among the block's transactions" },
 });
 
@@ -110,28 +139,72 @@ function checkLog(
   checkNotRemoved(log.removed, join(path, 'removed'), problems);
 }
 
+/** Where the block's list names its transaction at `place`: the entry, or an object's `hash`. */
+const listedPath = (entry: unknown, place: number) =>
+  isObject(entry) ? `header.transactions[${place}].hash` : `header.transactions[${place}]`;
+
+/** A transaction hash as a node writes it, told without reading it. */
+const PLAIN_HASH = /^0x[0-9a-fA-F]{64}$/;
+
 /**
- * The `transactionHash` (already read) of the receipt at `path()` (built only to name a problem) must be the
- * transaction the block lists at its `place` (`header.transactions`, hashes or objects), where it lists one; a malformed
- * listed hash is named where it is compared.
+ * The hashes of the header's `transactions` (hashes, or objects with a `hash`), each read as a 32-byte hash, or named
+ * where it is not one (undefined at its place); undefined where the header lists none. On a block of a verifiable era
+ * (`unique`) no hash is listed twice, the second named: one transaction is listed once (Hedera's relay, which cannot
+ * be verified, lists one more than once).
+ */
+function readListedHashes(
+  transactions: unknown,
+  unique: boolean,
+  problems: Problems,
+): (string | undefined)[] | undefined {
+  if (!Array.isArray(transactions)) return undefined;
+  const seen = unique ? new Map<string, number>() : undefined;
+  return transactions.map((entry: unknown, place) => {
+    const hash = listedHash(entry);
+    if (typeof hash !== 'string' || !PLAIN_HASH.test(hash)) {
+      if (readHex(hash, listedPath(entry, place), problems, 32) === undefined) return undefined;
+    }
+    const key = (hash as string).toLowerCase().replace(/^0x/, '');
+    const first = seen?.get(key);
+    if (first === undefined) seen?.set(key, place);
+    else
+      problems.add(
+        listedPath(entry, place),
+        'conflict',
+        `a transaction hash the block lists once (one transaction is in a block once), got ${hash as string}, which ${listedPath(transactions[first], first)} has`,
+      );
+    return hash as string;
+  });
+}
+
+/**
+ * The hash the block lists at `place` (read by {@link readListedHashes}), as what a receipt or a log there repeats;
+ * undefined where it lists none, or names one that is not a hash.
+ */
+function listedAt(
+  transactions: unknown,
+  hashes: readonly (string | undefined)[] | undefined,
+  place: number,
+): Repeated<string> | undefined {
+  const hash = hashes?.[place];
+  if (hash === undefined) return undefined;
+  const entry: unknown = (transactions as unknown[])[place];
+  return { of: hash, what: `the block's ${listedPath(entry, place).slice('header.'.length)}` };
+}
+
+/**
+ * The `transactionHash` of the receipt at `path()` (built only to name a problem) must be the transaction the block
+ * lists at its place (`listed`), where it lists one.
  */
 function checkListedTransaction(
   receipt: JsonObject,
   path: () => string,
-  header: JsonObject,
-  place: number,
+  listed: Repeated<string> | undefined,
   problems: Problems,
 ): void {
-  const { transactions } = header;
-  if (isAbsent(receipt.transactionHash) || !Array.isArray(transactions) || place >= transactions.length) return;
-  const entry: unknown = transactions[place];
-  const listed = isObject(entry) ? entry.hash : entry;
   // The common case, the very string, is told before any path is built.
-  if (listed === receipt.transactionHash) return;
-  const listedPath = isObject(entry) ? `header.transactions[${place}].hash` : `header.transactions[${place}]`;
-  if (readHex(listed, listedPath, problems, 32) === undefined) return;
-  const what = `the block's ${listedPath.slice('header.'.length)}`;
-  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), { of: listed as string, what }, problems);
+  if (listed === undefined || isAbsent(receipt.transactionHash) || listed.of === receipt.transactionHash) return;
+  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), listed, problems);
 }
 
 /** What the block's reader found of Bor's state sync, which a node may leave out of one of the block's two lists. */
@@ -145,56 +218,102 @@ export interface StateSyncFacts {
   txHash: () => Uint8Array | undefined;
 }
 
-/** The members of a header that list or count the block's transactions, each refused where it is not its receipts'. */
-export const TRANSACTION_COUNT_MEMBERS: readonly string[] = ['header.transactions', 'header.transactionCount'];
+/**
+ * The members that list or count the block's transactions, each refused where it is not its receipts': the header's
+ * `transactions` and `transactionCount`, and the `transaction_count` an audit's source gives with the block.
+ */
+export const TRANSACTION_COUNT_MEMBERS: readonly string[] = [
+  'header.transactions',
+  'header.transactionCount',
+  'transaction_count',
+];
 
 /** The hash of a listed transaction (a hash, or an object's `hash`), as given. */
 const listedHash = (entry: unknown): unknown => (isObject(entry) ? entry.hash : entry);
 
+/** The numbers of transactions a block may list, by its receipts, and how a refusal says so. */
+export interface TransactionCounts {
+  counts: number[];
+  expected: string;
+}
+
 /**
- * The header's `transactions` (hashes or objects) and Otterscan's `transactionCount`, where given (not null), must list
- * and count the transactions the block's receipts (at `positions`) are of: one for each. Bor's state sync is the one transaction
- * a node may leave out of one list: a node that does not list it returns its receipt all the same (`excluded`, left
- * out of the root), and Bor before v1.3.2 listed it without returning its receipt from eth_getBlockReceipts (the last
- * listed hash is then its derived one). A block whose lists differ otherwise is not one block: its receipts may not be
- * the ones its header commits to, so it is refused before a root is compared.
+ * The numbers of transactions a block of `receipts` receipts may list: one for each receipt. Bor's state sync is the one
+ * transaction a node may leave out of one of its two lists: a node that does not list it returns its receipt all the
+ * same (`excluded`: that receipt's position in the list, found by its derived hash), and Bor before v1.3.2 listed it
+ * without returning its receipt from eth_getBlockReceipts (`listed`, the block's transactions, then has it last under its
+ * derived hash, `derived`, asked only then). The one rule of the reader of a block, and so of the audit's
+ * `transaction_count`, and of the JSON-RPC source that keeps a block's receipts with its header.
+ */
+export function transactionCounts(
+  receipts: number,
+  excluded: number | undefined,
+  listed: unknown,
+  derived: () => string | undefined,
+): TransactionCounts {
+  const counts = [receipts];
+  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
+  if (excluded !== undefined) {
+    counts.push(receipts - 1);
+    expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${excluded}]) is not in the root`;
+  } else if (Array.isArray(listed) && listed.length > receipts) {
+    // Its state-sync transaction listed, its receipt not returned: the one transaction more, last.
+    const hash = derived();
+    if (hash !== undefined) {
+      if (listed.length === receipts + 1 && sameHex(listedHash(listed[receipts]), hash)) counts.push(receipts + 1);
+      expected += `, or ${receipts + 1} with Bor's state-sync transaction last (${hash}), whose receipt is not in the root`;
+    }
+  }
+  return { counts, expected };
+}
+
+/**
+ * The header's `transactions` (hashes or objects), Otterscan's `transactionCount` and the source's `transaction_count`
+ * (the audit's), where given (not null), must list and count the transactions the block's receipts (at `positions`) are
+ * of ({@link transactionCounts}), and, where more than one is given, say one number: the list's length. A block whose
+ * lists differ otherwise is not one block: its receipts may not be the ones its header commits to, so it is refused
+ * before a root is compared.
  */
 function checkTransactionCount(
+  block: JsonObject,
   header: JsonObject,
   positions: readonly number[],
   stateSync: StateSyncFacts,
   problems: Problems,
 ): void {
   const { transactions, transactionCount } = header;
-  const receipts = positions.length;
-  const counts = [receipts];
-  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
-  if (stateSync.excluded !== undefined) {
-    counts.push(receipts - 1);
-    expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${positions[stateSync.excluded]}]) is not in the root`;
-  } else if (Array.isArray(transactions) && transactions.length > receipts) {
-    // Its state-sync transaction listed, its receipt not returned: the one transaction more, last.
-    const derived = stateSync.txHash();
-    if (derived !== undefined) {
-      const hash = `0x${bytesToHex(derived)}`;
-      if (transactions.length === receipts + 1 && sameHex(listedHash(transactions[receipts]), hash))
-        counts.push(receipts + 1);
-      expected += `, or ${receipts + 1} with Bor's state-sync transaction last (${hash}), whose receipt is not in the root`;
-    }
-  }
+  const derived = () => {
+    const hash = stateSync.txHash();
+    return hash === undefined ? undefined : `0x${bytesToHex(hash)}`;
+  };
+  const excluded = stateSync.excluded === undefined ? undefined : positions[stateSync.excluded];
+  const { counts, expected } = transactionCounts(positions.length, excluded, transactions, derived);
   const refuse = (path: string, got: string) =>
     problems.add(path, 'conflict', `${expected} (a header and receipts of one block), got ${got}`);
+  let listed: number | undefined;
   if (Array.isArray(transactions)) {
-    if (!counts.includes(transactions.length)) refuse('header.transactions', `${transactions.length} transactions`);
+    if (counts.includes(transactions.length)) listed = transactions.length;
+    else refuse('header.transactions', `${transactions.length} transactions`);
   } else if (!isAbsent(transactions))
     problems.add(
       'header.transactions',
       'invalid_format',
       `an array of the block's transactions (hashes or objects), got ${describe(transactions)}`,
     );
-  if (isAbsent(transactionCount)) return;
-  const count = readQuantity(transactionCount, 'header.transactionCount', problems, BigInt(Number.MAX_SAFE_INTEGER));
-  if (count !== undefined && !counts.includes(Number(count))) refuse('header.transactionCount', `${count}`);
+  const checkCount = (value: unknown, path: string) => {
+    if (isAbsent(value)) return;
+    const count = readQuantity(value, path, problems, BigInt(Number.MAX_SAFE_INTEGER));
+    if (count === undefined) return;
+    if (!counts.includes(Number(count))) refuse(path, `${count}`);
+    else if (listed !== undefined && Number(count) !== listed)
+      problems.add(
+        path,
+        'conflict',
+        `${listed}, the length of header.transactions (one block has one number of transactions), got ${count}`,
+      );
+  };
+  checkCount(transactionCount, 'header.transactionCount');
+  checkCount(block.transaction_count, 'transaction_count');
 }
 
 /**
@@ -298,7 +417,9 @@ export function checkRestatedMembers(
 ): void {
   const receipts = block.receipts as unknown[];
   const { excluded } = stateSync;
-  checkTransactionCount(block.header as JsonObject, positions, stateSync, problems);
+  const { transactions } = block.header as JsonObject;
+  checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
+  const listedHashes = readListedHashes(transactions, verifiability?.status === 'verifiable', problems);
   const facts: BlockFacts = {
     hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
     number: repeated(quantity(header.fields.number), "the header's number"),
@@ -311,6 +432,10 @@ export function checkRestatedMembers(
         ),
       }),
   };
+  if (Array.isArray(transactions))
+    transactions.forEach((entry: unknown, place) => {
+      if (isObject(entry)) checkListedObject(entry, place, facts, problems);
+    });
   const seen = verifiability?.status === 'verifiable' ? new Map<string, number>() : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
@@ -334,7 +459,8 @@ export function checkRestatedMembers(
     if (!plainQuantity(receipt.l1BlockNumber, facts.l1BlockNumber?.of.plain ?? -1))
       compareQuantity(receipt.l1BlockNumber, join(path(), 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
-    checkListedTransaction(receipt, path, block.header as JsonObject, place, problems);
+    const listed = listedAt(transactions, listedHashes, place);
+    checkListedTransaction(receipt, path, listed, problems);
     // A hash the block's list already refused is not named twice.
     if (seen !== undefined) {
       if (problems.count === before) checkFirstReceipt(receipt.transactionHash, positions[place]!, seen, problems);
@@ -350,14 +476,21 @@ export function checkRestatedMembers(
       }
       previous = cumulative;
     }
-    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : undefined;
+    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listed?.of;
     const logs = receipt.logs;
     if (!Array.isArray(logs)) continue;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
       const at = place === excluded ? -1 : logIndex;
       if (isObject(log) && !logIsPlain(log, facts, transactionHash, place, at))
-        checkLog(log, `${path()}.logs[${i}]`, facts, receiptFacts(receipt.transactionHash, place), at, problems);
+        checkLog(
+          log,
+          `${path()}.logs[${i}]`,
+          facts,
+          receiptFacts(receipt.transactionHash, listed, place),
+          at,
+          problems,
+        );
     }
   }
 }
