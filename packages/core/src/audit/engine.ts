@@ -96,6 +96,9 @@ function unreachableReason(fetched: Fetched, number: number, chainId: number): s
   return notTheBlockAsked(fetched.block, chainId, number);
 }
 
+/** A hash as the audit compares it, lower case; null or undefined as given. */
+const lowerHash = <T extends string | null | undefined>(hash: T): T => (hash?.toLowerCase() ?? hash) as T;
+
 /**
  * A run of {@link auditRange}: iterate it for the lines; `summary()` once it is done (or at any point, for progress).
  */
@@ -195,11 +198,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     // The range's first block links to the anchor it was given, whatever reorg came before; this run's first, when an
     // earlier run audited the blocks before it, to the last of them, unless a reorg replaced that one: then to the
     // block audited before it, as any other block.
-    const lower = (hash: string | null | undefined) => hash?.toLowerCase() ?? hash;
     const name =
       number === this.floor.from
         ? this.floor.anchorName
-        : number === this.options.from && parent === lower(this.options.anchor)
+        : number === this.options.from && parent === lowerHash(this.options.anchor)
           ? this.options.anchorName
           : undefined;
     const audit = judgeBlock(number, block, verified, {
@@ -267,9 +269,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       { event: { reorg: { detected_at: number, depth: replaced.length, replaced } } },
     ];
     let parent: ExpectedParent =
-      first === this.floor.from
-        ? (this.floor.anchor?.toLowerCase() ?? this.floor.anchor)
-        : (this.recent.get(first - 1) ?? null);
+      first === this.floor.from ? lowerHash(this.floor.anchor) : (this.recent.get(first - 1) ?? null);
     for (const [i, replacement] of replacements.entries()) {
       const { audit, truth } = await this.auditBlock(first + i, replacement, parent);
       parent = audit.block_hash;
@@ -312,7 +312,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       to,
       Math.max(1, this.options.concurrency ?? 4),
     );
-    let parent: ExpectedParent = this.options.anchor?.toLowerCase() ?? this.options.anchor;
+    let parent: ExpectedParent = lowerHash(this.options.anchor);
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
     let crossCheckReached = true;
     /** The chunk's lines, cross-checked first when there is a cross-check. */
