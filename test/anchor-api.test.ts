@@ -157,6 +157,29 @@ describe('POST /v1/evm/verify/anchor', () => {
     expect(other.body.data[0]).toMatchObject({ is_valid: false, reason: 'checkpoint', line: 2 });
   });
 
+  it('a file that starts with a byte order mark (U+FEFF) verifies, as the CLI reads it; the account is held to its chain all the same (a user check: 400 "not a JSON value")', async () => {
+    const bom = `\uFEFF${TEXT}`;
+    const plain = await resultOf('anchor', { checkpoint: CHECKPOINT, proof: TEXT });
+    expect(await resultOf('anchor', { checkpoint: CHECKPOINT, proof: bom })).toEqual(plain);
+    const proof = await resultOf('receipt-proof', {
+      ...receiptProof(22162263),
+      anchor: { checkpoint: CHECKPOINT, proof: bom },
+    });
+    expect(proof).toMatchObject({ is_valid: true, anchoring: { assurance: 'authentic', network: 'mainnet' } });
+    // The chain an account is held to is read from the head as the verifier finds it: after the mark, after blank lines.
+    for (const text of [bom, `\n\n${TEXT}`, `\uFEFF\n\n${TEXT}`]) {
+      const refused = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: text }, OP_ONLY_KEY);
+      expect(refused.status).toBe(403);
+    }
+    const two = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: `\uFEFF${bom}` });
+    expect(two.status).toBe(400);
+    expect(two.body.error.details.invalid_parameters[0]).toMatchObject({
+      name: 'proof',
+      expected:
+        'an anchor proof file (line 1: $: a byte order mark (U+FEFF): one is allowed, at the very start of the file)',
+    });
+  });
+
   it('another checkpoint: a 200 false verdict at line 1, nothing proven', async () => {
     const { status, body } = await answerOf('anchor', { checkpoint: OTHER_CHECKPOINT, proof: TEXT });
     expect(status).toBe(200);

@@ -130,6 +130,21 @@ describe('anchor verify', () => {
     expect(refused.stderr).toMatch(/refused at line 3 \(checkpoint\)/);
   });
 
+  it('a byte order mark (U+FEFF) before the first line: read by the core, as the library and the service read it; two are refused naming it, exit 2', async () => {
+    const bom = join(dir, 'bom.jsonl');
+    writeFileSync(bom, `\uFEFF${TEXT}`);
+    const result = await cli(['anchor', 'verify', bom, '--checkpoint', CHECKPOINT]);
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe((await cli(['anchor', 'verify', FILE, '--checkpoint', CHECKPOINT])).stdout);
+    const two = join(dir, 'two-boms.jsonl');
+    writeFileSync(two, `\uFEFF\uFEFF${TEXT}`);
+    const refused = await cli(['anchor', 'verify', two, '--checkpoint', CHECKPOINT]);
+    expect({ status: refused.status, stderr: refused.stderr }).toEqual({
+      status: 2,
+      stderr: `evm-integrity: ${two}: not an anchor proof the anchor can verify: line 1 (format): $: a byte order mark (U+FEFF): one is allowed, at the very start of the file\n`,
+    });
+  });
+
   it('another checkpoint: refused at line 1, exit 1', async () => {
     const result = await cli(['anchor', 'verify', FILE, '--checkpoint', OTHER_CHECKPOINT]);
     expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 1, stdout: '' });

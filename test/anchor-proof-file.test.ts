@@ -21,6 +21,7 @@ import {
   listEntryBranch,
   MAINNET,
   formatAnchorRecord,
+  readAnchorFileHead,
   readAnchorRecord,
   verifyAnchorProof,
   type AnchorRecord,
@@ -123,6 +124,31 @@ describe('the mainnet anchor proof file', () => {
     expect(verifyAnchorProof(`\n${TEXT.replace('"mainnet"', '"nowhere"')}`, MAINNET_CHECKPOINT)).toMatchObject({
       ok: false,
       error: { reason: 'network', line: 2 },
+    });
+  });
+
+  it('accepts one leading byte order mark (U+FEFF), as the CLI read a file with one; two are refused naming it (a user check: the library and the endpoints refused one as "not a JSON value")', () => {
+    const verdict = verifyAnchorProof(`\uFEFF${TEXT}`, MAINNET_CHECKPOINT);
+    const plain = verifyAnchorProof(TEXT, MAINNET_CHECKPOINT);
+    expect(verdict.ok && plain.ok && verdict.value.blocks).toEqual(plain.ok && plain.value.blocks);
+    expect(anchoredHashes(`\uFEFF${TEXT}`, MAINNET_CHECKPOINT, 1)).toMatchObject({ ok: true });
+    // Before blank lines too: the mark is the file's, not its first line's.
+    expect(verifyAnchorProof(`\uFEFF\n${TEXT}`, MAINNET_CHECKPOINT)).toMatchObject({ ok: true });
+    expect(readAnchorFileHead(`\uFEFF\n\n${TEXT}`)).toMatchObject({
+      line: 3,
+      head: { ok: true, value: { network: 'mainnet' } },
+    });
+    const message = 'a byte order mark (U+FEFF): one is allowed, at the very start of the file';
+    expect(verifyAnchorProof(`\uFEFF\uFEFF${TEXT}`, MAINNET_CHECKPOINT)).toEqual({
+      ok: false,
+      error: { line: 1, reason: 'format', message: `$: ${message}` },
+    });
+    // Anywhere else a line is no JSON value, and is told so.
+    const lines = TEXT.split('\n');
+    lines[2] = `\uFEFF${lines[2]}`;
+    expect(verifyAnchorProof(lines.join('\n'), MAINNET_CHECKPOINT)).toEqual({
+      ok: false,
+      error: { line: 3, reason: 'format', message: `$: ${message}` },
     });
   });
 

@@ -5,6 +5,7 @@
  */
 export {
   AnchorProofVerifier,
+  readAnchorFileHead,
   verifyAnchorProof,
   type AnchorRefusal,
   type AnchorRefusalReason,

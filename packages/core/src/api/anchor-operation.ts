@@ -1,4 +1,4 @@
-import { beaconNetwork, readAnchorHead } from '../anchor/index.js';
+import { beaconNetwork, readAnchorFileHead } from '../anchor/index.js';
 import { bytesToHex } from '../bytes/hex.js';
 import { parseAnchorRequest } from '../input/requests/anchor-request.js';
 import { isObject } from '../input/values/json-values.js';
@@ -75,8 +75,8 @@ export function verifyAnchorOperation(body: unknown, context: OperationContext =
 export function anchorChainOf(body: unknown): number | undefined {
   const proof = isObject(body) ? body['proof'] : undefined;
   if (typeof proof !== 'string') return undefined;
-  // The head line alone, as the verifier reads it: the rest of the file may be megabytes.
-  const end = proof.indexOf('\n');
-  const head = readAnchorHead(end === -1 ? proof : proof.slice(0, end));
+  // The head line alone, found as the verifier finds it (after a byte order mark, after blank lines): the rest of the
+  // file may be megabytes, and a head found otherwise would let a file the verifier reads go unchecked here.
+  const { head } = readAnchorFileHead(proof);
   return head.ok ? beaconNetwork(head.value.network)?.executionChainId : undefined;
 }

@@ -274,7 +274,11 @@ function recordAt(value: unknown): AnchorRecord {
 const NOT_A_JSON_LINE =
   'not a JSON value; an anchor proof file is JSON Lines, one whole JSON object a line, as anchor prove writes it';
 
+/** A line that starts with a byte order mark: the reader of a whole file skips one before its text, and no other. */
+const BYTE_ORDER_MARK_HERE = 'a byte order mark (U+FEFF): one is allowed, at the very start of the file';
+
 function parsedLine(text: string, line: number): Result<unknown, AnchorFormatProblem> {
+  if (text.charCodeAt(0) === 0xfeff) return err({ line, path: '$', message: BYTE_ORDER_MARK_HERE });
   try {
     return ok(parseJson(text));
   } catch (error) {

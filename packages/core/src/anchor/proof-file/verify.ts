@@ -23,6 +23,8 @@ import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof
 import {
   readAnchorHead,
   readAnchorRecord,
+  type AnchorFormatProblem,
+  type AnchorProofHead,
   type AnchorRecord,
   type BeaconHeaderRecord,
   type BlockRecord,
@@ -88,6 +90,17 @@ function lengthOf(chunk: Node): number {
   return view.getUint32(0, true) + view.getUint32(4, true) * 2 ** 32;
 }
 
+/** U+FEFF, the byte order mark an editor may write before a file's text. */
+const BYTE_ORDER_MARK = 0xfeff;
+
+/**
+ * A line that carries nothing: white space alone, but never a byte order mark, which `trim` takes for white space: one
+ * is allowed only before the file's text, and a line of one is refused as the reader names it.
+ */
+function isBlankLine(text: string): boolean {
+  return text.trim() === '' && !text.includes('\uFEFF');
+}
+
 /**
  * Streaming verification: `start` with the file's first line and the checkpoint the caller trusts,
  * `push` each later line, then `finish`. After a refusal every call returns it.
@@ -141,7 +154,7 @@ export class AnchorProofVerifier {
   push(text: string, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
     if (this.#refusal) return err(this.#refusal);
     // Blank lines carry nothing: JSON Lines tools leave one at the end, people between records.
-    if (text.trim() === '') return ok(undefined);
+    if (isBlankLine(text)) return ok(undefined);
     const record = readAnchorRecord(text, line);
     const outcome = record.ok
       ? this.#apply(record.value, line)
@@ -364,7 +377,44 @@ export class AnchorProofVerifier {
 }
 
 /**
- * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root.
+ * Where a file's head is in its text: the first line with text, line `line` (blank lines before it keep their
+ * numbers), from `start` to `end`. One leading byte order mark is the file's encoding, not its text: it is skipped, as
+ * every JSON file the command line and the service read may start with one; a second is left to the head's reader,
+ * which names it.
+ */
+function headSpan(text: string): { start: number; end: number; line: number } {
+  const lineEnd = (from: number): number => {
+    const end = text.indexOf('\n', from);
+    return end === -1 ? text.length : end;
+  };
+  let line = 1;
+  let start = text.charCodeAt(0) === BYTE_ORDER_MARK ? 1 : 0;
+  let end = lineEnd(start);
+  // Blank lines are skipped wherever they stand, before the head line too: the head is the first line with text.
+  while (end < text.length && isBlankLine(text.slice(start, end))) {
+    start = end + 1;
+    end = lineEnd(start);
+    line++;
+  }
+  return { start, end, line };
+}
+
+/**
+ * The head of a whole file held as text, found as {@link verifyAnchorProof} finds it (after one byte order mark and
+ * any blank lines), and its line: what a caller reads before verifying anything, such as the network and so the chain.
+ * @example readAnchorFileHead(text) // { line: 1, head: { ok: true, value: { network: 'mainnet', checkpoint } } }
+ */
+export function readAnchorFileHead(text: string): {
+  line: number;
+  head: Result<AnchorProofHead, AnchorFormatProblem>;
+} {
+  const { start, end, line } = headSpan(text);
+  return { line, head: readAnchorHead(text.slice(start, end)) };
+}
+
+/**
+ * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root. The text may start with one
+ * byte order mark (U+FEFF), as a file an editor saved.
  * @example
  * const verdict = verifyAnchorProof(readFileSync('proof.jsonl', 'utf8'), hexToBytes(checkpoint));
  * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, prefixedHex(block.hash));
@@ -375,18 +425,11 @@ export function verifyAnchorProof(text: string, checkpoint: Node): Result<Anchor
     const end = text.indexOf('\n', from);
     return end === -1 ? text.length : end;
   };
-  // Blank lines are skipped wherever they stand, before the head line too: the head is the first line with text.
-  let line = 1;
-  let headStart = 0;
-  let headEnd = lineEnd(0);
-  while (headEnd < text.length && text.slice(headStart, headEnd).trim() === '') {
-    headStart = headEnd + 1;
-    headEnd = lineEnd(headStart);
-    line++;
-  }
-  const started = AnchorProofVerifier.start(text.slice(headStart, headEnd), checkpoint, line);
+  const head = headSpan(text);
+  let line = head.line;
+  const started = AnchorProofVerifier.start(text.slice(head.start, head.end), checkpoint, line);
   if (!started.ok) return started;
-  for (let from = headEnd + 1; from < text.length;) {
+  for (let from = head.end + 1; from < text.length;) {
     const end = lineEnd(from);
     const pushed = started.value.push(text.slice(from, end), ++line);
     if (!pushed.ok) return pushed;

@@ -59,7 +59,8 @@ export function readAnchorText(file: string, read: (file: string) => Uint8Array 
       `${inputName(file)}: ${bytes.byteLength.toLocaleString('en')} bytes, more than the ${MAX_TEXT_BYTES.toLocaleString('en')} the command line reads as one anchor proof: split its blocks over several files`,
     );
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // A byte order mark is kept: the core's reader skips one before the file's text, as the library and the service do.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch (error) {
     if (error instanceof InputError) throw error;
     throw new InputError(`${inputName(file)}: ${notUtf8Message(bytes, 'an anchor proof is JSON Lines')}`);
