@@ -336,6 +336,20 @@ describe('the anchor member of POST /v1/evm/verify/receipt-proof', () => {
     expect(result.message).toMatch(/^The anchor proof is refused at line 1 \(checkpoint\): /);
   });
 
+  it('a mainnet file relabelled sepolia, for a chain-1 proof: 422 naming both chains, before the file is verified (a user check: 200 anchor-refused)', async () => {
+    const sepolia = TEXT.replace('"network":"mainnet"', '"network":"sepolia"');
+    const message = "The anchor proof's network sepolia proves blocks of chain 11155111, not of chain 1.";
+    const proof = await answerOf('receipt-proof', {
+      ...receiptProof(22162263),
+      anchor: { checkpoint: CHECKPOINT, proof: sepolia },
+    });
+    expect(proof.status).toBe(422);
+    expect(proof.body.error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', message, details: { chain_id: 1 } });
+    const anchor = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: sepolia, chain_id: 1 });
+    expect(anchor.status).toBe(422);
+    expect(anchor.body.error).toMatchObject({ code: 'CHAIN_NOT_SUPPORTED', message });
+  });
+
   it('with expected_block_hash too: 400 conflict naming anchor; a file that is no anchor proof: 400 naming anchor.proof', async () => {
     const both = await answerOf('receipt-proof', {
       ...receiptProof(17034870),

@@ -287,6 +287,21 @@ describe('verify receipt-proof --anchor-proof FILE --checkpoint ROOT', () => {
     expect(anchored.stderr).toMatch(/network mainnet proves blocks of chain 1, not of chain 31337/);
   });
 
+  it('a mainnet anchor file relabelled sepolia, for a chain-1 proof: refused by its chain, naming both, exit 2 (a user check: exit 1 at line 2, state-branch)', async () => {
+    const sepolia = join(dir, 'relabelled-sepolia.jsonl');
+    writeFileSync(sepolia, TEXT.replace('"network":"mainnet"', '"network":"sepolia"'));
+    const args = ['verify', 'receipt-proof', receiptProof(22162263), '--anchor-proof', sepolia];
+    const result = await cli([...args, '--checkpoint', CHECKPOINT]);
+    expect({ status: result.status, stdout: result.stdout }).toEqual({ status: 2, stdout: '' });
+    // Told as the service's 422 tells it, the command printing the endpoint's answer.
+    expect(result.stderr).toBe(
+      `evm-integrity: ${sepolia}: The anchor proof's network sepolia proves blocks of chain 11155111, not of chain 1.\n`,
+    );
+    // The chain is told before the checkpoint, as no record is read for a chain the file cannot prove.
+    const elsewhere = await cli([...args, '--checkpoint', OTHER_CHECKPOINT]);
+    expect({ status: elsewhere.status, stderr: elsewhere.stderr }).toEqual({ status: 2, stderr: result.stderr });
+  });
+
   it('a proof that carries its own anchor member: refused, whoever checks gives the checkpoint; exit 2', async () => {
     const embedded = join(dir, 'receipt-embedded-anchor.json');
     const proof = JSON.parse(readFileSync(receiptProof(22162263), 'utf8'));

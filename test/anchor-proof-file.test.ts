@@ -213,6 +213,26 @@ describe('the mainnet anchor proof file', () => {
     });
   });
 
+  it('refuses a file of another chain by its first line, before any record is verified (a user check: a mainnet file relabelled sepolia was refused at line 2, state-branch)', () => {
+    const sepolia = TEXT.replace('"network":"mainnet"', '"network":"sepolia"');
+    expect(sepolia).not.toBe(TEXT);
+    expect(anchoredHashes(sepolia, MAINNET_CHECKPOINT, 1)).toEqual({
+      ok: false,
+      error: { line: 1, reason: 'network', message: 'network sepolia proves blocks of chain 11155111, not of chain 1' },
+    });
+    // Another checkpoint too: the chain is told first, and the head's own line is named.
+    expect(anchoredHashes(`\n${sepolia}`, hexToBytes(`0x${'11'.repeat(32)}`), 1)).toMatchObject({
+      ok: false,
+      error: { line: 2, reason: 'network', message: 'network sepolia proves blocks of chain 11155111, not of chain 1' },
+    });
+    // Its own chain, or none named: the file is verified, and a mainnet file named sepolia does not verify.
+    for (const chainId of [11155111, null])
+      expect(anchoredHashes(sepolia, MAINNET_CHECKPOINT, chainId)).toMatchObject({
+        ok: false,
+        error: { line: 2, reason: 'state-branch' },
+      });
+  });
+
   it('refuses a pre-merge block on any network but mainnet: the accumulator is mainnet’s', () => {
     for (const network of ['sepolia', 'holesky', 'hoodi']) {
       const other = [

@@ -7,7 +7,14 @@
 import { bytesToHex, prefixedHex } from '../../bytes/hex.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
-import { verifyAnchorProof, type AnchorRefusal, type AnchorVerdict, type ProvenBlock } from './verify.js';
+import { beaconNetwork, type BeaconNetwork } from '../networks.js';
+import {
+  readAnchorFileHead,
+  verifyAnchorProof,
+  type AnchorRefusal,
+  type AnchorVerdict,
+  type ProvenBlock,
+} from './verify.js';
 
 /** The execution block hashes an anchor proof proves from its checkpoint. */
 export class AnchoredHashes {
@@ -83,12 +90,7 @@ export class AnchoredHashes {
    */
   chainRefusal(chainId: number): AnchorRefusal | null {
     const { network, chainId: own } = this.verdict;
-    if (chainId === own) return null;
-    return {
-      line: 1,
-      reason: 'network',
-      message: `network ${network} proves blocks of chain ${own}, not of chain ${chainId}`,
-    };
+    return otherChain({ name: network, executionChainId: own }, chainId, 1);
   }
 
   /**
@@ -107,8 +109,8 @@ export class AnchoredHashes {
 /**
  * Verifies an anchor proof file held as text against the trusted checkpoint root, and indexes what it proves, for
  * blocks of chain `chainId`: a file of another network's chain is refused (`network`), as its blocks are not that
- * chain's. `null` takes the file's own chain, for a caller that only lists what a file proves or learns the chain
- * later (then {@link AnchoredHashes.chainRefusal} once it does).
+ * chain's, by its first line alone, before any record is verified. `null` takes the file's own chain, for a caller
+ * that only lists what a file proves or learns the chain later (then {@link AnchoredHashes.chainRefusal} once it does).
  * @example
  * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
  * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
@@ -118,11 +120,33 @@ export function anchoredHashes(
   checkpoint: Node,
   chainId: number | null,
 ): Result<AnchoredHashes, AnchorRefusal> {
+  if (chainId !== null) {
+    // The chain first, from the head alone: a file of another chain proves nothing of this one, however its records
+    // fare, so no record is verified (and none refused) for it. A head that does not read is the verifier's to refuse.
+    const { head, line } = readAnchorFileHead(text);
+    const network = head.ok ? beaconNetwork(head.value.network) : undefined;
+    const refusal = network === undefined ? null : otherChain(network, chainId, line);
+    if (refusal !== null) return err(refusal);
+  }
   const verdict = verifyAnchorProof(text, checkpoint);
-  if (!verdict.ok) return err(verdict.error);
-  const hashes = new AnchoredHashes(verdict.value);
-  const otherChain = chainId === null ? null : hashes.chainRefusal(chainId);
-  return otherChain === null ? ok(hashes) : err(otherChain);
+  return verdict.ok ? ok(new AnchoredHashes(verdict.value)) : err(verdict.error);
+}
+
+/**
+ * Why a file of `network`, whose head is line `line`, proves nothing of chain `chainId` (naming both chains), or null
+ * when `chainId` is its network's chain: the one rule for a proof of another chain, whenever its chain becomes known.
+ */
+function otherChain(
+  network: Pick<BeaconNetwork, 'name' | 'executionChainId'>,
+  chainId: number,
+  line: number,
+): AnchorRefusal | null {
+  if (chainId === network.executionChainId) return null;
+  return {
+    line,
+    reason: 'network',
+    message: `network ${network.name} proves blocks of chain ${network.executionChainId}, not of chain ${chainId}`,
+  };
 }
 
 /**
