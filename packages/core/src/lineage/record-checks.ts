@@ -2,13 +2,12 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
-import { instantOf } from '../input/values/instants.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput, functionResultShapeProblem } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
-import { hexOf, readGenesisLog, type GenesisLog } from './onchain.js';
+import { claims, hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
 import { INTEGER_FORM } from './sources/integers.js';
@@ -322,6 +321,7 @@ function fieldsCheck(
   const onFunctionResults: string[] = [];
   const unchecked: string[] = [];
   const wrong: string[] = [];
+  const unread: string[] = [];
   const at = (block: unknown, tx?: unknown, index?: unknown) =>
     logs.some(
       ({ log, logIndex = log.log_index }) =>
@@ -330,8 +330,8 @@ function fieldsCheck(
         // Its place as the log's own block counts it (within the transaction), or as the genesis wrote it.
         (index === undefined || logIndex === index || log.log_index === index),
     );
-  // true: held; false: not held; a string: contradicted, and how.
-  const judge = (name: string, value: unknown): boolean | string => {
+  // true: held; false: not held; a string: contradicted, and how; unread: not read as what it claims, and why.
+  const judge = (name: string, value: unknown): boolean | string | { unread: string } => {
     switch (name) {
       case 'chain_id':
         return value === context.chainId || `chain_id is ${show(value)}, not the chain audited (${context.chainId})`;
@@ -347,12 +347,13 @@ function fieldsCheck(
           return `${name} ${show(value)} is not ${INTEGER_FORM}`;
         return name === 'tx_index' ? at(record.block_number, value) : at(record.block_number, record.tx_index, value);
       case 'block_time': {
+        // Read as a genesis log's is: a value that is no time is said to be so, not "held by nothing checked".
+        const read = readBlockTime(value);
+        if (!read.ok) return { unread: read.error };
         const timestamp = context.blockTimestamp;
-        // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
-        const instant = instantOf(value);
-        if (timestamp === undefined || instant === null) return false;
+        if (timestamp === undefined) return false;
         return (
-          instant === BigInt(timestamp) * 1_000_000_000n ||
+          read.value === timestampInstant(timestamp) ||
           `block_time ${show(value)} is not the timestamp of block ${show(record.block_number)} (${new Date(timestamp * 1000).toISOString()})`
         );
       }
@@ -361,15 +362,17 @@ function fieldsCheck(
     }
   };
   for (const [name, value] of Object.entries(record)) {
-    if (value === null || BOOKKEEPING.has(name)) continue;
+    if (!claims(value) || BOOKKEEPING.has(name)) continue;
     const judged = judge(name, value);
     if (typeof judged === 'string') wrong.push(judged);
+    else if (typeof judged === 'object') unread.push(judged.unread);
     else if (judged) held.push(name);
     else if (compared[name] === 'function_result') onFunctionResults.push(name);
     else unchecked.push(name);
   }
   if (wrong.length > 0) return check('record.fields', 'fail', tracingId, wrong.join('; '));
   const why = [
+    ...unread,
     onFunctionResults.length > 0 &&
       `${onFunctionResults.join(', ')} ${onFunctionResults.length === 1 ? 'rests' : 'rest'} only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt)`,
     unchecked.length > 0 && `nothing checked holds ${unchecked.join(', ')} to the chain`,
@@ -384,11 +387,11 @@ function fieldsCheck(
 }
 
 /**
- * The record's block is not older than any artifact's; null when the record gives no `block_number` (it claims no
- * block).
+ * The record's block is not older than any artifact's; null when the record gives no `block_number` (absent or null: it
+ * claims no block).
  */
 function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
-  if (recordBlock === undefined) return null;
+  if (!claims(recordBlock)) return null;
   if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
     return check(
       'record.not_older',

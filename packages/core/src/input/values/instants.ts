@@ -3,6 +3,10 @@
  * whatever the machine's own zone). One reader for the raw-dataset audit and the lineage walker.
  */
 
+/** What {@link instantOf} reads, for messages (docs/lineage.md, "What holds a field", lists the same). */
+export const INSTANT_FORM =
+  'an ISO 8601 date and time, YYYY-MM-DDThh:mm:ss (T, t or a space between), with or without a fraction of up to 9 digits after a point, with a zone (Z, ±hh:mm or ±hhmm) or none (UTC)';
+
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
 
 /**
