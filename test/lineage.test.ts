@@ -867,6 +867,25 @@ describe('a null member claims nothing, as if left out; a block_time is read one
     expect(report).toEqual(await walk(absent));
   });
 
+  it.each([
+    [PAIR_RECORD, '_tracing_id'],
+    [PAIR_RECORD, '_genesis_tracing_ids'],
+    [PAIR_RECORD, 'tx_index'],
+    [PAIR_RECORD, 'address'],
+    [WETH_RECORD, 'address'],
+  ])(
+    "record %s's %s null: the same report as without it (null failed shape.tracing_id, left genesis.complete or a log_index unverifiable, or made the record's own results another contract's)",
+    async (tracingId, member) => {
+      const nulled = passingCommitted();
+      recordOf(nulled, tracingId)[member] = null;
+      const absent = passingCommitted();
+      delete recordOf(absent, tracingId)[member];
+      const report = await walk(nulled, tracingId);
+      expect(failed(report)).toEqual([]);
+      expect(report).toEqual(await walk(absent, tracingId));
+    },
+  );
+
   it.each(['1710338135', 1710338135, '+002024-03-13T13:55:35Z', '2024-03-13T13:55:35,000Z'])(
     'a block_time of %j, the right instant in a form not read as a time: not verifiable saying so, on the record and on a genesis log alike (the log failed, the record was "held by nothing")',
     async (written) => {

@@ -46,7 +46,7 @@ export function shapeChecks(
   const own = tracingIdOf(record);
   if (!TRACING_ID.test(tracingId))
     checks.push(check('shape.tracing_id', 'fail', tracingId, 'a tracing id is 36 hex characters (18 bytes)'));
-  else if (own === undefined)
+  else if (!claims(own))
     checks.push(check('shape.tracing_id', 'skipped', tracingId, 'the record carries no tracing_id'));
   else if (typeof own !== 'string' || own.toLowerCase() !== tracingId.toLowerCase())
     checks.push(check('shape.tracing_id', 'fail', tracingId, `the record's tracing id is ${show(own)}`));
@@ -56,7 +56,7 @@ export function shapeChecks(
         'shape.tracing_id',
         'pass',
         tracingId,
-        `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`,
+        `36 hex characters, matching the record${!claims(record.tracing_id) ? ' (legacy _tracing_id)' : ''}`,
       ),
     );
 
@@ -146,8 +146,8 @@ function uncounted(
  * (shape.id_lists judges it).
  */
 export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
-  // A record that lists no genesis ids at all (neither spelling) claims none to account for.
-  if (record.genesis_tracing_ids === undefined && record._genesis_tracing_ids === undefined) return null;
+  // A record that lists no genesis ids at all (neither spelling, or null) claims none to account for.
+  if (!claims(record.genesis_tracing_ids) && !claims(record._genesis_tracing_ids)) return null;
   const listed = idList(record, 'genesis_tracing_ids');
   if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string' || !TRACING_ID.test(v))) return null;
   const ids = new Set((listed as string[]).map((id) => id.toLowerCase()));
@@ -167,7 +167,7 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
     const { value, subject } = artifact;
     // The readers refused an artifact whose two spellings differ (service-answers.ts): either is its id.
     const own = isObject(value) ? (value.tracing_id ?? value._tracing_id) : undefined;
-    const id = own === undefined || own === null ? undefined : typeof own === 'string' ? own.toLowerCase() : null;
+    const id = !claims(own) ? undefined : typeof own === 'string' ? own.toLowerCase() : null;
     if (id === null || (id !== undefined && !ids.has(id)))
       return check(
         'genesis.complete',
@@ -260,7 +260,8 @@ export function artifactAgreementChecks(
   context: RecordContext,
 ): Check[] {
   const results = functionResults.filter(isObject);
-  const own = (r: JsonObject) => record.address === undefined || sameHex(r.contract, record.address);
+  // A record that gives no address (absent or null) claims none: every result counts as its own.
+  const own = (r: JsonObject) => !claims(record.address) || sameHex(r.contract, record.address);
   const foreign = (name: string) => results.find((r) => r.decoded_name === name && !own(r))?.contract;
   const decoded = (name: string) => {
     const result = results.find((r) => r.decoded_name === name && own(r));
@@ -322,13 +323,14 @@ function fieldsCheck(
   const unchecked: string[] = [];
   const wrong: string[] = [];
   const unread: string[] = [];
+  // A tx_index or log_index not given (absent or null) narrows nothing.
   const at = (block: unknown, tx?: unknown, index?: unknown) =>
     logs.some(
       ({ log, logIndex = log.log_index }) =>
         log.block_number === block &&
-        (tx === undefined || log.tx_index === tx) &&
+        (!claims(tx) || log.tx_index === tx) &&
         // Its place as the log's own block counts it (within the transaction), or as the genesis wrote it.
-        (index === undefined || logIndex === index || log.log_index === index),
+        (!claims(index) || logIndex === index || log.log_index === index),
     );
   // true: held; false: not held; a string: contradicted, and how; unread: not read as what it claims, and why.
   const judge = (name: string, value: unknown): boolean | string | { unread: string } => {
