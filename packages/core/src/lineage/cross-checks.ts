@@ -3,11 +3,11 @@
  * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
  */
 import { bytesToHex, hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/values/json-values.js';
+import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
 import { exactInteger, INTEGER_FORM } from './sources/integers.js';
-import { claims, hexOf, type GenesisLog } from './onchain.js';
+import { hexOf, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 import type { Log } from '../receipts/receipt.js';

@@ -5,7 +5,7 @@
 import { INSTANT_FORM, instantOf } from '../input/values/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject, quantityValue } from '../input/values/json-values.js';
+import { claims, isObject, quantityValue } from '../input/values/json-values.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems, type InvalidInput } from '../input/values/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
@@ -32,13 +32,6 @@ export interface GenesisLog {
   /** The hash of the log's transaction, where the genesis gives it (32-byte hex). */
   tx_hash?: string | null;
 }
-
-/**
- * Whether a member of a record or genesis artifact claims anything: absent or null claims nothing (docs/lineage.md), so
- * a check of it is not listed, and a check that reads it reads it as not given. One rule, so that null and absent are
- * never judged two ways.
- */
-export const claims = (value: unknown): boolean => value !== undefined && value !== null;
 
 /**
  * A `block_time` as a time, to the nanosecond, or why it cannot be read: the one reading of a genesis log's

@@ -2,12 +2,12 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
-import { isObject, type JsonObject } from '../input/values/json-values.js';
+import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput, functionResultShapeProblem } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
-import { claims, hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
+import { hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
 import { INTEGER_FORM } from './sources/integers.js';
