@@ -97,6 +97,21 @@ describe('the block record (0101) against the header', () => {
     expect(instantOf('2024-03-13T13:55:35.5Z')! - instantOf('2024-03-13T13:55:35Z')!).toBe(500_000_000n);
   });
 
+  it('reads no instant off the calendar or the clock as another one (2024-02-30 was read as March 1, 24:00:00 as the next day)', () => {
+    for (const form of [
+      '2024-02-30T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2024-04-31T00:00:00Z',
+      '2024-03-12T24:00:00Z',
+      '2024-03-12 24:00:00.000+09:00',
+    ])
+      expect(instantOf(form), form).toBeNull();
+    // The days that are on the calendar, and the last second of a day, are read.
+    expect(instantOf('2024-02-29T23:59:59Z')).toBe(BigInt(Date.UTC(2024, 1, 29, 23, 59, 59)) * 1_000_000n);
+    expect(instantOf('2024-03-13T22:55:35+09:00')).toBe(instantOf('2024-03-13T13:55:35Z'));
+    expect(instantOf('2024-03-13T14:25:35+0030')).toBe(instantOf('2024-03-13T13:55:35Z'));
+  });
+
   it('reports no record, or two, as service_block.present alone', () => {
     expect(checkServiceBlock(truth, []).map((f) => f.check)).toEqual(['service_block.present']);
     expect(checkServiceBlock(truth, [record, { ...record, miner: '0x00' }]).map((f) => f.check)).toEqual([

@@ -809,6 +809,34 @@ describe('a member given in both spellings (name and legacy _name): differing is
   });
 });
 
+describe('a spelling given as null beside the other claims nothing: read as the other alone (it was a conflict)', () => {
+  it.each([
+    ["a record's tracing_id", (b: Json) => (b.exchanges[0].response.data.record.tracing_id = null)],
+    ["a record's parent_tracing_ids", (b: Json) => (b.exchanges[0].response.data.record.parent_tracing_ids = null)],
+    ["a record's genesis_tracing_ids", (b: Json) => (b.exchanges[0].response.data.record.genesis_tracing_ids = null)],
+    [
+      "a genesis function result's tracing_id",
+      (b: Json) => (b.exchanges[2].response.data.genesis.function_results[0].tracing_id = null),
+    ],
+    ["a request body's tracing_id", (b: Json) => (b.exchanges[1].body.tracing_id = null)],
+  ])('%s null beside its _ spelling: the same report, by the endpoint and the CLI', async (_name, nulled) => {
+    // The function result carries its id in the legacy spelling alone, so that the null one stands beside it.
+    const alone = changed(
+      (b) => (b.exchanges[2].response.data.genesis.function_results[0]._tracing_id = '29bd'.repeat(9)),
+    );
+    const both = structuredClone(alone);
+    nulled(both);
+    const expected = await viaOperation(JSON.stringify(alone));
+    expect(expected.status).toBe(200);
+    expect(await viaOperation(JSON.stringify(both))).toEqual(expected);
+    const [cli, cliAlone] = [
+      await viaCli(JSON.stringify(both), ['--json']),
+      await viaCli(JSON.stringify(alone), ['--json']),
+    ];
+    expect([cli.code, cli.stdout, cli.stderr]).toEqual([cliAlone.code, cliAlone.stdout, cliAlone.stderr]);
+  });
+});
+
 describe('hostile bundles are bad input, never a stack overflow, a 500 or a crash', () => {
   it.each(HOSTILE)('%s', async (_name, c) => expectBadInput(c));
 

@@ -10,6 +10,7 @@ import { BundleSource, type Bundle } from '../packages/core/src/bundle/bundle-so
 import { ChainMismatchError, SourceError } from '../packages/core/src/errors.js';
 import type { LineageReport } from '../packages/core/src/lineage/lineage-report.js';
 import { walkLineage } from '../packages/core/src/lineage/walker.js';
+import { INSTANT_FORM } from '../packages/core/src/input/values/instants.js';
 import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import {
@@ -825,6 +826,93 @@ describe('the committed example bundle', () => {
   });
 });
 
+const COMMITTED = new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url);
+
+/**
+ * The committed real bundle made to pass, as a user check made it: the fields nothing holds (`pool_uid`,
+ * `exchange_id`) null, which claims nothing, and the parent (whose ERC-20 fields rest on function results) left out.
+ */
+function passingCommitted(): Bundle {
+  const bundle = JSON.parse(readFileSync(COMMITTED, 'utf8')) as Bundle;
+  Object.assign(recordOf(bundle, PAIR_RECORD), { pool_uid: null, exchange_id: null, _parent_tracing_ids: [] });
+  return bundle;
+}
+/** The committed bundle's Sync log, genesis.logs[0] of the pair's record (mutable). */
+const syncLog = (bundle: Bundle) => answer(bundle, '/evm/lineage/genesis', PAIR_RECORD).data.genesis.logs[0];
+
+describe('a null member claims nothing, as if left out; a block_time is read one way (user checks on the committed bundle)', () => {
+  it('the committed bundle, its fields held by nothing null and its parent left out, passes', async () => {
+    expect(await walk(passingCommitted())).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+  });
+
+  it('a genesis log\'s block_time null: log.block_time not listed and the lineage passes, as without it (it failed "block_time null is not the header timestamp")', async () => {
+    const nulled = passingCommitted();
+    syncLog(nulled).block_time = null;
+    const absent = passingCommitted();
+    delete syncLog(absent).block_time;
+    const report = await walk(nulled);
+    expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    expect(statusOf(report, 'log.block_time')).toEqual([]);
+    expect(report).toEqual(await walk(absent));
+  });
+
+  it('a record\'s block_number null: record.not_older not listed, the same report as without it (it failed "block_number null is not a block number")', async () => {
+    const nulled = passingCommitted();
+    recordOf(nulled, PAIR_RECORD).block_number = null;
+    const absent = passingCommitted();
+    delete recordOf(absent, PAIR_RECORD).block_number;
+    const report = await walk(nulled);
+    expect(failed(report)).toEqual([]);
+    expect(statusOf(report, 'record.not_older')).toEqual([]);
+    expect(report).toEqual(await walk(absent));
+  });
+
+  it.each([
+    [PAIR_RECORD, '_tracing_id'],
+    [PAIR_RECORD, '_genesis_tracing_ids'],
+    [PAIR_RECORD, 'tx_index'],
+    [PAIR_RECORD, 'address'],
+    [WETH_RECORD, 'address'],
+  ])(
+    "record %s's %s null: the same report as without it (null failed shape.tracing_id, left genesis.complete or a log_index unverifiable, or made the record's own results another contract's)",
+    async (tracingId, member) => {
+      const nulled = passingCommitted();
+      recordOf(nulled, tracingId)[member] = null;
+      const absent = passingCommitted();
+      delete recordOf(absent, tracingId)[member];
+      const report = await walk(nulled, tracingId);
+      expect(failed(report)).toEqual([]);
+      expect(report).toEqual(await walk(absent, tracingId));
+    },
+  );
+
+  it.each(['1710338135', 1710338135, '+002024-03-13T13:55:35Z', '2024-03-13T13:55:35,000Z'])(
+    'a block_time of %j, the right instant in a form not read as a time: not verifiable saying so, on the record and on a genesis log alike (the log failed, the record was "held by nothing")',
+    async (written) => {
+      const why = `not verifiable: block_time ${JSON.stringify(written)} could not be read as a time (expected ${INSTANT_FORM})`;
+      const onRecord = passingCommitted();
+      recordOf(onRecord, PAIR_RECORD).block_time = written;
+      const record = await walk(onRecord);
+      expect(record).toMatchObject({ verdict: 'not_verifiable', summary: { fail: 0, skipped: 1 } });
+      expect(record.reason).toBe(`record.fields (${PAIR_RECORD}): ${why}`);
+      const onLog = passingCommitted();
+      syncLog(onLog).block_time = written;
+      const log = await walk(onLog);
+      expect(log).toMatchObject({ verdict: 'not_verifiable', summary: { fail: 0, skipped: 1 } });
+      expect(log.reason).toBe(`log.block_time (genesis.logs[0]): ${why}`);
+    },
+  );
+
+  it('a block_time that is read but names another instant still fails, on the record and on a genesis log', async () => {
+    const onRecord = passingCommitted();
+    recordOf(onRecord, PAIR_RECORD).block_time = '2024-03-13T13:55:36Z';
+    expect(failed(await walk(onRecord))).toEqual(['record.fields']);
+    const onLog = passingCommitted();
+    syncLog(onLog).block_time = '2024-03-13T13:55:36Z';
+    expect(failed(await walk(onLog))).toEqual(['log.block_time']);
+  });
+});
+
 describe('evm-integrity lineage (CLI)', () => {
   const io = () => {
     const out = { stdout: '', stderr: '' };
@@ -884,6 +972,41 @@ describe('evm-integrity lineage (CLI)', () => {
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', committedFile], streams)).toBe(2);
     expect(out.stdout).toMatch(/^lineage .* on chain 1: NOT VERIFIABLE \(34 passed, 0 failed, 2 skipped\)/);
     expect(out.stdout).toMatch(/skip {2}record\.fields .* name, symbol, decimals rest only on function results/);
+  });
+
+  it('a null member claims nothing, as if left out; a block_time not read as a time is not verifiable, on the record and a genesis log alike (user checks on the committed bundle)', async () => {
+    const run = async (name: string, edit: (bundle: Bundle) => void) => {
+      const bundle = passingCommitted();
+      edit(bundle);
+      const { out, io: streams } = io();
+      const code = await runLineage(
+        [PAIR_RECORD, '--chain', '1', '--bundle', written(name, bundle), '--json'],
+        streams,
+      );
+      return { code, report: JSON.parse(out.stdout) as LineageReport };
+    };
+    // It exited 1: "block_time null is not the header timestamp".
+    expect(await run('log-time-null.json', (b) => (syncLog(b).block_time = null))).toMatchObject({
+      code: 0,
+      report: { verdict: 'pass' },
+    });
+    // It exited 1: "block_number null is not a block number"; now as without it.
+    const nulled = await run('block-null.json', (b) => (recordOf(b, PAIR_RECORD).block_number = null));
+    const absent = await run('block-absent.json', (b) => delete recordOf(b, PAIR_RECORD).block_number);
+    expect(nulled).toEqual(absent);
+    expect(nulled.report.summary.fail).toBe(0);
+    // It exited 1 for the log, and said "nothing checked holds block_time" for the record.
+    const why = `not verifiable: block_time "1710338135" could not be read as a time (expected ${INSTANT_FORM})`;
+    expect(await run('log-time-seconds.json', (b) => (syncLog(b).block_time = '1710338135'))).toMatchObject({
+      code: 2,
+      report: { verdict: 'not_verifiable', reason: `log.block_time (genesis.logs[0]): ${why}` },
+    });
+    expect(
+      await run('record-time-seconds.json', (b) => (recordOf(b, PAIR_RECORD).block_time = '1710338135')),
+    ).toMatchObject({
+      code: 2,
+      report: { verdict: 'not_verifiable', reason: `record.fields (${PAIR_RECORD}): ${why}` },
+    });
   });
 
   it("WETH's name() forged as Fake Ether with the record to match exits 2, not 0", async () => {

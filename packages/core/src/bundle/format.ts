@@ -5,7 +5,7 @@
  * indexed by what identifies its request, so that each lookup of the walk is O(1). A request or
  * block given twice must be given identically (json/versions.ts).
  */
-import { isObject, type JsonObject } from '../input/values/json-values.js';
+import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
 import {
   readGenesisPage,
   rawRecordFor,
@@ -203,7 +203,8 @@ function readExchange(value: unknown, path: string, index: BundleIndex, versions
       reason: differ.reason,
       expected: differ.expected,
     });
-  const tracingMember = body.tracing_id !== undefined ? 'tracing_id' : '_tracing_id';
+  // One spelling given as null claims nothing: the other is the tracing id (as spellingsDiffer reads them).
+  const tracingMember = claims(body.tracing_id) || !claims(body._tracing_id) ? 'tracing_id' : '_tracing_id';
   const tracingId = body[tracingMember];
   if (typeof tracingId !== 'string')
     throw bundleProblem(

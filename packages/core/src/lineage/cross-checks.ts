@@ -3,7 +3,7 @@
  * ERC-20 tokens (0201) and Uniswap-V2-style reserves (0301).
  */
 import { bytesToHex, hexText } from '../bytes/hex.js';
-import { isObject, type JsonObject } from '../input/values/json-values.js';
+import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { oneValue } from './abi.js';
 import { exactInteger, INTEGER_FORM } from './sources/integers.js';
@@ -45,8 +45,7 @@ const placeText = ([block, tx, log]: Position) =>
  * A record's optional position member: its integer, Infinity when absent (after every log of the block), null when
  * malformed.
  */
-const positionMember = (v: unknown) =>
-  v === undefined || v === null ? Infinity : Number.isSafeInteger(v) ? (v as number) : null;
+const positionMember = (v: unknown) => (!claims(v) ? Infinity : Number.isSafeInteger(v) ? (v as number) : null);
 
 /** ERC-20 (0201): name, symbol and decimals equal the decoded function results, which are all that hold them. */
 export function erc20Check(record: Json, decoded: Decoded, subject: string, foreign: Foreign): DatasetCheck {
@@ -92,7 +91,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string, fore
     };
   const agree = `${present.map(([m]) => m).join(', ')} ${present.length === 1 ? 'equals the decoded function result' : 'equal the decoded function results'}`;
   // A member the record gives that no result holds is checked by nothing: say so, not pass on the others.
-  const unheld = members.filter(([m, v]) => v === undefined && record[m] !== undefined && record[m] !== null);
+  const unheld = members.filter(([m, v]) => v === undefined && claims(record[m]));
   return {
     check:
       unheld.length === 0

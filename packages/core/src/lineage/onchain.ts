@@ -2,10 +2,10 @@
  * The on-chain checks of a lineage: a genesis log's block (header hash, receipts roots, bloom),
  * once per block, and the log itself in that block (position and content, bloom, block time).
  */
-import { instantOf } from '../input/values/instants.js';
+import { INSTANT_FORM, instantOf } from '../input/values/instants.js';
 import { bytesEqual, bytesToHex, parseHex } from '../bytes/hex.js';
 import { bloomContains } from '../bloom/bloom.js';
-import { isObject, quantityValue } from '../input/values/json-values.js';
+import { claims, isObject, quantityValue } from '../input/values/json-values.js';
 import { readRpcBlock, type RpcBlock } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems, type InvalidInput } from '../input/values/problems.js';
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
@@ -33,6 +33,21 @@ export interface GenesisLog {
   tx_hash?: string | null;
 }
 
+/**
+ * A `block_time` as a time, to the nanosecond, or why it cannot be read: the one reading of a genesis log's
+ * (`log.block_time`) and a record's (`record.fields`), by the service's instants' reader. A value not read is no claim
+ * this tool can judge, true or false: not verifiable, never a pass nor a fail.
+ */
+export function readBlockTime(value: unknown): Result<bigint, string> {
+  const instant = instantOf(value);
+  return instant === null
+    ? err(`block_time ${show(value)} could not be read as a time (expected ${INSTANT_FORM})`)
+    : ok(instant);
+}
+
+/** A header's `timestamp` (seconds) as an instant in nanoseconds, as {@link readBlockTime} reads a `block_time`. */
+export const timestampInstant = (seconds: bigint | number): bigint => BigInt(seconds) * 1_000_000_000n;
+
 /** The bytes of hex text (with or without `0x`); null when it is not hex text. */
 export const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null);
 
@@ -47,7 +62,7 @@ export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
   if (!Array.isArray(value.topics) || value.topics.some((t) => hexOf(t)?.length !== 32))
     return err('topics is not an array of 32-byte hex topics');
   if (typeof value.data !== 'string' || hexOf(value.data) === null) return err('data is not hex');
-  if (value.tx_hash !== undefined && value.tx_hash !== null && hexOf(value.tx_hash)?.length !== 32)
+  if (claims(value.tx_hash) && hexOf(value.tx_hash)?.length !== 32)
     return err('tx_hash is not a 32-byte hex transaction hash (or null)');
   return ok(value as unknown as GenesisLog);
 }
@@ -388,7 +403,7 @@ function bloomCheck(bytes: LogBytes, subject: string, facts: BlockFacts, found: 
  * so it is not verifiable, never passed.
  */
 function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found: boolean): Check | null {
-  if (log.tx_hash === undefined || log.tx_hash === null) return null;
+  if (!claims(log.tx_hash)) return null;
   if (!found)
     return check(
       'log.tx_hash',
@@ -421,14 +436,19 @@ function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found:
       );
 }
 
-/** Whether the log's `block_time` is the header's timestamp; null when the log gives none (it claims nothing). */
+/**
+ * Whether the log's `block_time` is the header's timestamp; null when the log gives none (absent or null: it claims
+ * nothing). Skipped as not verifiable when it cannot be read as a time ({@link readBlockTime}).
+ */
 function blockTimeCheck(log: GenesisLog, subject: string, facts: BlockFacts): Check | null {
-  if (log.block_time === undefined) return null;
+  if (!claims(log.block_time)) return null;
+  const read = readBlockTime(log.block_time);
+  if (!read.ok) return check('log.block_time', 'skipped', subject, `not verifiable: ${read.error}`);
   const timestamp = facts.block.header.fields.timestamp;
   if (timestamp === undefined) return check('log.block_time', 'skipped', subject, 'the header has no timestamp');
   const expected = new Date(Number(timestamp) * 1000).toISOString();
   // The service's instants, zone or none (UTC), whatever the machine's own zone.
-  return instantOf(log.block_time) === BigInt(timestamp) * 1_000_000_000n
+  return read.value === timestampInstant(timestamp)
     ? check('log.block_time', 'pass', subject, `block_time is the header timestamp ${expected}`)
     : check(
         'log.block_time',

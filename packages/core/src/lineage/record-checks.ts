@@ -2,13 +2,12 @@
  * The checks of one record that need nothing but the record and its artifacts: its shape, and
  * the record against what its function results and logs say. Pure.
  */
-import { instantOf } from '../input/values/instants.js';
-import { isObject, type JsonObject } from '../input/values/json-values.js';
+import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
 import { decodeFunctionOutput, functionResultShapeProblem } from './abi.js';
 import { sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
-import { hexOf, readGenesisLog, type GenesisLog } from './onchain.js';
+import { hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
 import { INTEGER_FORM } from './sources/integers.js';
@@ -47,7 +46,7 @@ export function shapeChecks(
   const own = tracingIdOf(record);
   if (!TRACING_ID.test(tracingId))
     checks.push(check('shape.tracing_id', 'fail', tracingId, 'a tracing id is 36 hex characters (18 bytes)'));
-  else if (own === undefined)
+  else if (!claims(own))
     checks.push(check('shape.tracing_id', 'skipped', tracingId, 'the record carries no tracing_id'));
   else if (typeof own !== 'string' || own.toLowerCase() !== tracingId.toLowerCase())
     checks.push(check('shape.tracing_id', 'fail', tracingId, `the record's tracing id is ${show(own)}`));
@@ -57,7 +56,7 @@ export function shapeChecks(
         'shape.tracing_id',
         'pass',
         tracingId,
-        `36 hex characters, matching the record${record.tracing_id === undefined ? ' (legacy _tracing_id)' : ''}`,
+        `36 hex characters, matching the record${!claims(record.tracing_id) ? ' (legacy _tracing_id)' : ''}`,
       ),
     );
 
@@ -147,8 +146,8 @@ function uncounted(
  * (shape.id_lists judges it).
  */
 export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
-  // A record that lists no genesis ids at all (neither spelling) claims none to account for.
-  if (record.genesis_tracing_ids === undefined && record._genesis_tracing_ids === undefined) return null;
+  // A record that lists no genesis ids at all (neither spelling, or null) claims none to account for.
+  if (!claims(record.genesis_tracing_ids) && !claims(record._genesis_tracing_ids)) return null;
   const listed = idList(record, 'genesis_tracing_ids');
   if (!Array.isArray(listed) || listed.some((v) => typeof v !== 'string' || !TRACING_ID.test(v))) return null;
   const ids = new Set((listed as string[]).map((id) => id.toLowerCase()));
@@ -168,7 +167,7 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
     const { value, subject } = artifact;
     // The readers refused an artifact whose two spellings differ (service-answers.ts): either is its id.
     const own = isObject(value) ? (value.tracing_id ?? value._tracing_id) : undefined;
-    const id = own === undefined || own === null ? undefined : typeof own === 'string' ? own.toLowerCase() : null;
+    const id = !claims(own) ? undefined : typeof own === 'string' ? own.toLowerCase() : null;
     if (id === null || (id !== undefined && !ids.has(id)))
       return check(
         'genesis.complete',
@@ -261,7 +260,8 @@ export function artifactAgreementChecks(
   context: RecordContext,
 ): Check[] {
   const results = functionResults.filter(isObject);
-  const own = (r: JsonObject) => record.address === undefined || sameHex(r.contract, record.address);
+  // A record that gives no address (absent or null) claims none: every result counts as its own.
+  const own = (r: JsonObject) => !claims(record.address) || sameHex(r.contract, record.address);
   const foreign = (name: string) => results.find((r) => r.decoded_name === name && !own(r))?.contract;
   const decoded = (name: string) => {
     const result = results.find((r) => r.decoded_name === name && own(r));
@@ -322,16 +322,18 @@ function fieldsCheck(
   const onFunctionResults: string[] = [];
   const unchecked: string[] = [];
   const wrong: string[] = [];
+  const unread: string[] = [];
+  // A tx_index or log_index not given (absent or null) narrows nothing.
   const at = (block: unknown, tx?: unknown, index?: unknown) =>
     logs.some(
       ({ log, logIndex = log.log_index }) =>
         log.block_number === block &&
-        (tx === undefined || log.tx_index === tx) &&
+        (!claims(tx) || log.tx_index === tx) &&
         // Its place as the log's own block counts it (within the transaction), or as the genesis wrote it.
-        (index === undefined || logIndex === index || log.log_index === index),
+        (!claims(index) || logIndex === index || log.log_index === index),
     );
-  // true: held; false: not held; a string: contradicted, and how.
-  const judge = (name: string, value: unknown): boolean | string => {
+  // true: held; false: not held; a string: contradicted, and how; unread: not read as what it claims, and why.
+  const judge = (name: string, value: unknown): boolean | string | { unread: string } => {
     switch (name) {
       case 'chain_id':
         return value === context.chainId || `chain_id is ${show(value)}, not the chain audited (${context.chainId})`;
@@ -347,12 +349,13 @@ function fieldsCheck(
           return `${name} ${show(value)} is not ${INTEGER_FORM}`;
         return name === 'tx_index' ? at(record.block_number, value) : at(record.block_number, record.tx_index, value);
       case 'block_time': {
+        // Read as a genesis log's is: a value that is no time is said to be so, not "held by nothing checked".
+        const read = readBlockTime(value);
+        if (!read.ok) return { unread: read.error };
         const timestamp = context.blockTimestamp;
-        // The service's instants, zone or none (UTC), read as the raw-dataset audit reads them; one not read holds nothing.
-        const instant = instantOf(value);
-        if (timestamp === undefined || instant === null) return false;
+        if (timestamp === undefined) return false;
         return (
-          instant === BigInt(timestamp) * 1_000_000_000n ||
+          read.value === timestampInstant(timestamp) ||
           `block_time ${show(value)} is not the timestamp of block ${show(record.block_number)} (${new Date(timestamp * 1000).toISOString()})`
         );
       }
@@ -361,15 +364,17 @@ function fieldsCheck(
     }
   };
   for (const [name, value] of Object.entries(record)) {
-    if (value === null || BOOKKEEPING.has(name)) continue;
+    if (!claims(value) || BOOKKEEPING.has(name)) continue;
     const judged = judge(name, value);
     if (typeof judged === 'string') wrong.push(judged);
+    else if (typeof judged === 'object') unread.push(judged.unread);
     else if (judged) held.push(name);
     else if (compared[name] === 'function_result') onFunctionResults.push(name);
     else unchecked.push(name);
   }
   if (wrong.length > 0) return check('record.fields', 'fail', tracingId, wrong.join('; '));
   const why = [
+    ...unread,
     onFunctionResults.length > 0 &&
       `${onFunctionResults.join(', ')} ${onFunctionResults.length === 1 ? 'rests' : 'rest'} only on function results, which cannot be verified offline (a contract call's output is in no block header or receipt)`,
     unchecked.length > 0 && `nothing checked holds ${unchecked.join(', ')} to the chain`,
@@ -384,11 +389,11 @@ function fieldsCheck(
 }
 
 /**
- * The record's block is not older than any artifact's; null when the record gives no `block_number` (it claims no
- * block).
+ * The record's block is not older than any artifact's; null when the record gives no `block_number` (absent or null: it
+ * claims no block).
  */
 function notOlderCheck(tracingId: string, recordBlock: unknown, logs: readonly ArtifactLog[]): Check | null {
-  if (recordBlock === undefined) return null;
+  if (!claims(recordBlock)) return null;
   if (typeof recordBlock !== 'number' || !Number.isSafeInteger(recordBlock) || recordBlock < 0)
     return check(
       'record.not_older',

@@ -8,6 +8,13 @@ import type { Problems } from './problems.js';
 
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * Whether a member of the service's answers claims anything: absent or null claims nothing (docs/lineage.md), so a
+ * check of it is not listed, and whatever reads it reads it as not given. One rule, so that null and absent are never
+ * judged two ways (a lineage's checks, a member spelled two ways).
+ */
+export const claims = (value: unknown): boolean => value !== undefined && value !== null;
+
 /** Whether a value is a JSON object (not null, not an array). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

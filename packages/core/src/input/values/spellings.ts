@@ -4,6 +4,7 @@
  */
 import type { ProblemReason } from '../../errors.js';
 import { show } from '../../json/show.js';
+import { claims } from './json-values.js';
 
 /** Tracing ids, and lists of them, compared in any case and, a list being a set of ids, in any order. */
 const idText = (v: unknown): unknown =>
@@ -12,7 +13,8 @@ const idText = (v: unknown): unknown =>
 /**
  * Where `object` gives `name` in both spellings, the plain one and the legacy `_name`, and they differ: the legacy
  * member and what it should be. Reading either alone would let the other say what the walk never sees (a parent
- * listed only under `_parent_tracing_ids` beside an empty `parent_tracing_ids` was never walked). Equal: null.
+ * listed only under `_parent_tracing_ids` beside an empty `parent_tracing_ids` was never walked). Equal, or one not
+ * given (absent or null): null.
  */
 export function spellingsDiffer(
   object: Record<string, unknown>,
@@ -20,7 +22,8 @@ export function spellingsDiffer(
   path: string,
 ): { path: string; expected: string; reason: ProblemReason } | null {
   const legacy = object[`_${name}`];
-  if (object[name] === undefined || legacy === undefined) return null;
+  // A spelling given as null says nothing (it claims nothing), so it contradicts nothing.
+  if (!claims(object[name]) || !claims(legacy)) return null;
   if (JSON.stringify(idText(object[name])) === JSON.stringify(idText(legacy))) return null;
   return {
     path: path === '' ? `_${name}` : `${path}._${name}`,
