@@ -57,6 +57,30 @@ export function clientLeft(c: Context): boolean {
 }
 
 /**
+ * Resolves once this request's answer is the one its connection sends next, or the connection has closed. Node answers
+ * a connection's pipelined requests in order: the answer of one behind others is held until theirs are written, and
+ * goes with the connection if it closes first (the client's close, the parser refusing later bytes, a deadline). A
+ * request is charged only on its turn (verify-routes), so none is charged for an answer that was never written.
+ */
+export function itsTurn(c: Context): Promise<void> {
+  const env = c.env as Partial<HttpBindings> | undefined;
+  const outgoing = env?.outgoing;
+  const socket = env?.incoming?.socket;
+  // `socket`: Node assigns a response its connection's socket when it is next (node:_http_server), with 'socket'.
+  if (outgoing === undefined || socket === undefined || outgoing.socket !== null || socket.destroyed)
+    return Promise.resolve();
+  return new Promise((resolve) => {
+    const next = () => {
+      outgoing.off('socket', next);
+      socket.off('close', next);
+      resolve();
+    };
+    outgoing.once('socket', next);
+    socket.once('close', next);
+  });
+}
+
+/**
  * Whether the client of this request is known to have gone, without asking it (clientLeft asks): for the request log
  * and the metrics, which tell what the route saw and decided (charged or not) and so add no `100 Continue` of their
  * own to a client that half-closed.
