@@ -123,10 +123,8 @@ export function answerClientErrors(server: Server, publicUrl: string | null, dea
     refused.add(socket);
     const answer = () => {
       // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
-      if (socket.writable && socket._httpMessage?.headersSent !== true) {
-        if (problem.http_status === 408) socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
-        else writeEnvelope(socket, problem, docsUrlOf(publicUrl, undefined));
-      }
+      if (socket.writable && socket._httpMessage?.headersSent !== true)
+        writeEnvelope(socket, problem, docsUrlOf(publicUrl, undefined));
       socket.destroy(error);
     };
     // A request not yet whole is the one refused (or cut off): only the whole ones ahead of it are owed an answer.

@@ -18,7 +18,7 @@ export interface ServerEnded {
 
 /**
  * Whether the server itself ended this request's connection, and how, from the error its socket was destroyed with:
- * Node cut it off at its deadline (`body_timeout_ms`), answering `408 Request Timeout`; Node's parser refused its bytes,
+ * Node cut it off at its deadline (`body_timeout_ms`), answered 408 `REQUEST_TIMEOUT` (answerClientErrors); Node's parser refused its bytes,
  * answered 400 or 431 (answerClientErrors); or the shutdown deadline cut it, unanswered. Such a request is no client's
  * leaving, though its socket is gone as when one leaves; undefined for any other.
  */
