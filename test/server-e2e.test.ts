@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../packages/service/src/cli/admin/admin-store.js';
 import { ChainRegistry, encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
-import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { openStore, startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { MemoryStore } from '../packages/service/src/store/memory-store.js';
 import type { Store } from '../packages/service/src/store/store.js';
 import { fixtureNames, HIVE_CHAIN_ID, loadFixture } from './helpers/fixtures.js';
 import { capturingLogger, testConfig, auditorAccount } from './helpers/server.js';
-import { postgresStoreOnFreshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { freshDatabase, postgresStoreOnFreshDatabase, type FreshDatabase } from './helpers/postgres.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-e2e-'));
 const KEY = 'evmi_e2e-test-key-0123456789abcdefghijklmnopqrstu';
@@ -271,6 +271,110 @@ describe('requests pipelined behind a refusal', () => {
     }
   });
 });
+
+/** A store each on a server of its own, as a deployment configures it: SQLite in a data directory, or PostgreSQL. */
+const CHARGING_STORES: { name: string; configure: () => Promise<Partial<Parameters<typeof testConfig>[0]>> }[] = [
+  { name: 'SQLite', configure: async () => ({ store: 'sqlite', dataDir: mkdtempSync(join(dataDir, 'pipelined-')) }) },
+  {
+    name: 'PostgreSQL',
+    configure: async () => {
+      const database = await freshDatabase();
+      databases.push(database);
+      return { store: 'postgres', databaseUrl: database.url, pgPoolSize: 4 };
+    },
+  },
+];
+
+describe.each(CHARGING_STORES)(
+  'whole requests pipelined ahead of bytes the parser refuses, on $name',
+  ({ configure }) => {
+    const body = JSON.stringify({ chain_id: 1, receipt_root: EMPTY_ROOT, transactions: [] });
+    const post = (id: string) =>
+      `POST /v1/evm/verify/receipt-root HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    /** Each answer's status and X-Request-Id (none for the connection's envelope), in the order they came. */
+    const answersOf = (text: string) =>
+      [...text.matchAll(/HTTP\/1\.1 (\d{3}) [^\r]*\r\n((?:[^\r]+\r\n)*)/g)].map(
+        ([, status, head]) => `${status}${/^x-request-id: (\S+)/im.exec(head!)?.[1] ?? ''}`,
+      );
+    let own: RunningServer;
+    let logged: ReturnType<typeof capturingLogger>;
+    /** The request whose settle waits, once it has begun, until `open` resolves. */
+    let held: { requestId: string; began: () => void; open: Promise<void> } | undefined;
+    beforeAll(async () => {
+      logged = capturingLogger();
+      const config = testConfig({ ...(await configure()), accounts: [auditorAccount(KEY, 'pipelined')] });
+      const store = openStore(config);
+      const settle = store.settle.bind(store);
+      store.settle = async (reservation, request, now) => {
+        if (request.requestId === held?.requestId) {
+          held.began();
+          await held.open;
+        }
+        return settle(reservation, request, now);
+      };
+      own = await startServer(config, { logger: logged.logger, store });
+    });
+    afterAll(() => own?.close());
+    const usageNow = async () =>
+      (await (await fetch(`${own.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+        cu_used: number;
+        cu_held: number;
+      };
+    const cuUsed = async () => (await usageNow()).cu_used;
+
+    it('an answer pipelined behind one still being charged is charged only on its turn: its connection closed first, it is given back, never charged unwritten (on PostgreSQL such answers were charged: a user check)', async () => {
+      const before = await cuUsed();
+      let began!: () => void;
+      const settling = new Promise<void>((resolve) => (began = resolve));
+      let open!: () => void;
+      held = { requestId: 'g1', began, open: new Promise<void>((resolve) => (open = resolve)) };
+      const client = await rawClient(own.url);
+      client.socket.write(post('g1') + post('g2'));
+      await settling;
+      // Both have their CU: g1's held while it is charged, g2's held until its turn (had it been charged, in cu_used).
+      await expect
+        .poll(async () => {
+          const usage = await usageNow();
+          return usage.cu_used - before + usage.cu_held;
+        })
+        .toBe(2);
+      client.socket.destroy();
+      await expect.poll(() => logged.lines.find((line) => line.request_id === 'g2')).toMatchObject({ status: 499 });
+      open();
+      await expect.poll(() => logged.lines.find((line) => line.request_id === 'g1')).toBeDefined();
+      held = undefined;
+      // g1's charge had begun before its client left; g2, whose answer never went, is given back.
+      expect(await usageNow()).toMatchObject({ cu_used: before + 1, cu_held: 0 });
+    });
+
+    it.each([
+      ['a line that is not HTTP', 'GARBAGE\r\n\r\n', 400],
+      [
+        'two different Content-Lengths',
+        `GET /v1/health HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`,
+        400,
+      ],
+      ['headers over the limit', `GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+    ])(
+      '%s, in one write behind three: each of the three is answered 200 in turn, then the envelope, and exactly those are charged (two were dropped unanswered, and on PostgreSQL charged: a user check)',
+      async (_, refused, status) => {
+        const before = await cuUsed();
+        const client = await rawClient(own.url);
+        client.socket.write(post('r1') + post('r2') + post('r3') + refused);
+        await client.ended;
+        expect(answersOf(client.received())).toEqual(['200r1', '200r2', '200r3', String(status)]);
+        expect(client.received()).toMatch(/"code":"(MALFORMED_REQUEST|REQUEST_HEADER_FIELDS_TOO_LARGE)"[^]*$/);
+        expect(await cuUsed()).toBe(before + 3);
+        const served = logged.lines.filter((line) => ['r1', 'r2', 'r3'].includes(line.request_id as string));
+        expect(served.slice(-3).map((line) => [line.request_id, line.status])).toEqual([
+          ['r1', 200],
+          ['r2', 200],
+          ['r3', 200],
+        ]);
+      },
+    );
+  },
+);
 
 describe('graceful shutdown', () => {
   it('close() lets a request in progress finish, then refuses new connections', async () => {

@@ -447,6 +447,65 @@ describe("bytes Node's HTTP parser refuses get the error envelope, then an order
   });
 });
 
+describe('a request that does not arrive in time: 408 REQUEST_TIMEOUT with the envelope', () => {
+  const deadlines = { headerTimeoutMs: 300, bodyTimeoutMs: 600 };
+  let slow: RunningServer;
+  beforeAll(async () => {
+    slow = await startServer(testConfig({ host: '127.0.0.1', ...deadlines, accounts: [auditorAccount(KEY, 'slow')] }), {
+      logger: capturingLogger().logger,
+    });
+  });
+  afterAll(() => slow?.close());
+
+  /** Writes `bytes`, then one more byte of a header every 50 ms, until the server closes the connection. */
+  function trickle(bytes: string): Promise<string> {
+    return new Promise((resolve) => {
+      const socket: Socket = connect(slow.port, '127.0.0.1');
+      let text = '';
+      const drip = setInterval(() => socket.write('a'), 50);
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('close', () => {
+        clearInterval(drip);
+        resolve(text);
+      });
+      socket.on('error', () => undefined);
+      socket.write(bytes);
+    });
+  }
+
+  /** The 408's head and envelope, as every error of the service has it (it was a bare status line: a user check). */
+  const expectTimeout = (text: string) => {
+    const { head, error } = envelopeOf(text);
+    expect(head).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(head).toContain('Content-Type: application/json');
+    expect(head).toContain(`Content-Length: ${Buffer.byteLength(text.slice(head.length + 4))}`);
+    expect(head).toContain('Connection: close');
+    expect(error).toEqual({
+      code: 'REQUEST_TIMEOUT',
+      http_status: 408,
+      message:
+        'The request did not arrive in time: its headers within 300 ms (header_timeout_ms), or all of it within 600 ms (body_timeout_ms), of its first byte.',
+      hint: expect.stringContaining('Send the request at once'),
+      severity: 'error',
+      retryable: true,
+      details: { header_timeout_ms: 300, body_timeout_ms: 600 },
+      docs_url: '/v1/docs#error-request_timeout',
+    });
+  };
+
+  it('headers trickled past header_timeout_ms', async () => {
+    expectTimeout(await trickle('GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: '));
+  });
+
+  it('behind a whole request of the same connection: that one is answered first, then the 408', async () => {
+    const whole = `POST /v1/evm/verify/logs-bloom HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${smallBody.length}\r\n\r\n${smallBody}`;
+    const text = await trickle(`${whole}GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: `);
+    const second = text.indexOf('HTTP/1.1 408 ');
+    expect(text.slice(0, second)).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*"is_identical":true/);
+    expectTimeout(text.slice(second));
+  });
+});
+
 describe('401 to a foreign credential', () => {
   it.each([
     ['a key of another service', 'Bearer sk_live_51HxQ2eKJ8sZ7yTtQpLmN0vWc'],

@@ -236,7 +236,7 @@ export async function startServer(
   const server = createServer(httpOptions(config));
   // A client that half-closes after its request (shutdown(SHUT_WR)) still gets its answer.
   (server as typeof server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
-  answerClientErrors(server, config.publicUrl);
+  answerClientErrors(server, config.publicUrl, config);
   answerConnect(server, config.publicUrl);
   // An Expect the server cannot meet reaches the app as any request, which answers 417 with the envelope (Node's own
   // 417 is empty).

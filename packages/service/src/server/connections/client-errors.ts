@@ -77,45 +77,88 @@ export function malformedStatus(error: NodeJS.ErrnoException | null | undefined)
   return isParseError(error) ? problemOf(error).http_status : undefined;
 }
 
-/** A response Node's server has in progress on a socket (node:_http_server), and its request. */
+/** A response Node's server has in progress on a socket (node:_http_server). */
 interface InProgress extends Writable {
   headersSent: boolean;
-  req?: { complete: boolean };
 }
+
+/** A response of a request Node's server has parsed: its request is whole once its body has all been read. */
+interface Owed extends Writable {
+  req: { complete: boolean };
+}
+
+/** Calls `then` once `response` is written whole (finish), or can no longer be (close: its connection went). */
+const onAnswered = (response: Owed, then: () => void) => {
+  response.once('finish', then);
+  response.once('close', then);
+};
 
 /**
  * Answers the connections whose bytes Node's HTTP parser refuses (a conflicting Content-Length, a chunked body that is
  * not, a body cut short by the end of the connection, headers over `maxHeaderSize`, …) with the service's error
  * envelope instead of Node's empty `400` or `431`: `MALFORMED_REQUEST` naming what was wrong, or
- * `REQUEST_HEADER_FIELDS_TOO_LARGE`. As Node does, only while the socket is writable and no answer has begun on it (an
- * answer half sent must not be corrupted), and the socket is then destroyed with the error, which the request log
- * reads. Bytes refused after a whole request of the same connection (a pipelined request behind it) are a later
- * request's: the one in progress is answered first, then the envelope. The headers were not read, so `docs_url` is
- * under `publicUrl` or relative. A request timed out at its deadline keeps Node's own `408 Request Timeout`; any other
- * error (a reset, a shutdown's cut) is not answered.
+ * `REQUEST_HEADER_FIELDS_TOO_LARGE`; and the request Node cuts off at its deadline with `408 REQUEST_TIMEOUT`, not its
+ * bare `408`. The socket is then destroyed with the error, which the request log reads. Bytes refused, or a request cut
+ * off, behind whole requests of the same connection (pipelined ones ahead of it) are a later request's: Node has
+ * parsed those and answers them in order, so the envelope waits until every one of them is answered (destroying the
+ * socket sooner dropped them, verified and perhaps charged). As Node does, the envelope is written only while the
+ * socket is writable and no answer has begun on it (an answer half sent must not be corrupted). The headers were not
+ * read, so `docs_url` is under `publicUrl` or relative. Any other error (a reset, a shutdown's cut) is not answered.
  */
-export function answerClientErrors(server: Server, publicUrl: string | null): void {
+export function answerClientErrors(server: Server, publicUrl: string | null, deadlines: Deadlines): void {
+  // Each connection's requests parsed and not yet answered, in the order Node parsed (and answers) them.
+  const owed = new WeakMap<Socket, Set<Owed>>();
+  server.on('request', (request: IncomingMessage, response: Owed) => {
+    let responses = owed.get(request.socket);
+    if (responses === undefined) owed.set(request.socket, (responses = new Set()));
+    responses.add(response);
+    onAnswered(response, () => responses.delete(response));
+  });
+  // Once refused, the parser refuses every later read of the connection again: it is answered once.
+  const refused = new WeakSet<Socket>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket & { _httpMessage?: InProgress | null }) => {
-    // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
-    const inProgress = socket._httpMessage ?? undefined;
-    if (isParseError(error) && inProgress?.req?.complete === true && !inProgress.writableFinished) {
-      // Its request was whole: the parser refused the next one. Once its answer is written, this one's is.
-      inProgress.once('finish', () => answer(error, socket, publicUrl));
-      return;
-    }
-    if (inProgress?.headersSent !== true) answer(error, socket, publicUrl);
-    else socket.destroy(error); // an answer half sent must not be corrupted
+    const problem = problemOfError(error, deadlines);
+    if (problem === undefined) return void socket.destroy(error);
+    if (refused.has(socket)) return;
+    refused.add(socket);
+    const answer = () => {
+      // `_httpMessage`: the response Node's server has in progress on the socket (node:_http_server), as its own check.
+      if (socket.writable && socket._httpMessage?.headersSent !== true)
+        writeEnvelope(socket, problem, docsUrlOf(publicUrl, undefined));
+      socket.destroy(error);
+    };
+    // A request not yet whole is the one refused (or cut off): only the whole ones ahead of it are owed an answer.
+    const ahead = [...(owed.get(socket) ?? [])].filter((response) => response.req.complete);
+    // With none, at once: before anything else is written on the socket (a `100 Continue` to a client that ended its side).
+    if (ahead.length === 0) answer();
+    else
+      void Promise.all(ahead.map((response) => new Promise<void>((resolve) => onAnswered(response, resolve)))).then(
+        answer,
+      );
   });
 }
 
-/** Writes the answer to `error` on `socket` (nothing for an error that has none), then destroys it with `error`. */
-function answer(error: NodeJS.ErrnoException, socket: Socket, publicUrl: string | null): void {
-  // With a listener, Node writes nothing itself: its 408 is written here, byte for byte.
-  if (socket.writable && error.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-    socket.write(`HTTP/1.1 408 ${STATUS_CODES[408]}\r\nConnection: close\r\n\r\n`);
-  else if (socket.writable && isParseError(error))
-    writeEnvelope(socket, problemOf(error), docsUrlOf(publicUrl, undefined));
-  socket.destroy(error);
+/** The deadlines of a request's arrival (ServerConfig's), which a 408 names. */
+export interface Deadlines {
+  headerTimeoutMs: number;
+  bodyTimeoutMs: number;
+}
+
+/**
+ * The error envelope's members for a request Node's server ends with `error`: refused by its parser, or cut off at a
+ * deadline; undefined for any other error of a socket (a reset), which has no answer.
+ */
+function problemOfError(error: NodeJS.ErrnoException, deadlines: Deadlines): ProblemFields | undefined {
+  if (isParseError(error)) return problemOf(error);
+  if (error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') return undefined;
+  return {
+    code: 'REQUEST_TIMEOUT',
+    http_status: 408,
+    message: `The request did not arrive in time: its headers within ${deadlines.headerTimeoutMs} ms (header_timeout_ms), or all of it within ${deadlines.bodyTimeoutMs} ms (body_timeout_ms), of its first byte.`,
+    hint: 'Send the request at once, as soon as it is begun: a client that pauses mid-request, or a link too slow for the body, is cut off. Sent again without the pause, it is answered.',
+    retryable: true,
+    details: { header_timeout_ms: deadlines.headerTimeoutMs, body_timeout_ms: deadlines.bodyTimeoutMs },
+  };
 }
 
 /** Writes the error envelope of `fields` on `socket` as a whole answer that closes the connection. */

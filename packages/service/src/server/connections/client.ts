@@ -18,7 +18,7 @@ export interface ServerEnded {
 
 /**
  * Whether the server itself ended this request's connection, and how, from the error its socket was destroyed with:
- * Node cut it off at its deadline (`body_timeout_ms`), answering `408 Request Timeout`; Node's parser refused its bytes,
+ * Node cut it off at its deadline (`body_timeout_ms`), answered 408 `REQUEST_TIMEOUT` (answerClientErrors); Node's parser refused its bytes,
  * answered 400 or 431 (answerClientErrors); or the shutdown deadline cut it, unanswered. Such a request is no client's
  * leaving, though its socket is gone as when one leaves; undefined for any other.
  */
@@ -54,6 +54,30 @@ export function clientLeft(c: Context): boolean {
   const socket = env?.incoming?.socket;
   if (socket?.readableEnded && !socket.destroyed && env?.outgoing !== undefined) askClient(env.outgoing);
   return seenGone(c);
+}
+
+/**
+ * Resolves once this request's answer is the one its connection sends next, or the connection has closed. Node answers
+ * a connection's pipelined requests in order: the answer of one behind others is held until theirs are written, and
+ * goes with the connection if it closes first (the client's close, the parser refusing later bytes, a deadline). A
+ * request is charged only on its turn (verify-routes), so none is charged for an answer that was never written.
+ */
+export function itsTurn(c: Context): Promise<void> {
+  const env = c.env as Partial<HttpBindings> | undefined;
+  const outgoing = env?.outgoing;
+  const socket = env?.incoming?.socket;
+  // `socket`: Node assigns a response its connection's socket when it is next (node:_http_server), with 'socket'.
+  if (outgoing === undefined || socket === undefined || outgoing.socket !== null || socket.destroyed)
+    return Promise.resolve();
+  return new Promise((resolve) => {
+    const next = () => {
+      outgoing.off('socket', next);
+      socket.off('close', next);
+      resolve();
+    };
+    outgoing.once('socket', next);
+    socket.once('close', next);
+  });
 }
 
 /**

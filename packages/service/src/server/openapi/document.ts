@@ -40,6 +40,11 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
     when: 'No such path, or a method the path does not answer (then details.allowed_methods and the Allow header list those it does); CONNECT too, answered by the connection, which is then closed.',
   },
   {
+    status: 408,
+    code: 'REQUEST_TIMEOUT',
+    when: 'The request did not arrive in time: its headers within header_timeout_ms, or all of it within body_timeout_ms (details: both, in milliseconds). Sent by the connection without X-Request-Id, and the connection is closed; retryable, sent without the pause.',
+  },
+  {
     status: 413,
     code: 'PAYLOAD_TOO_LARGE',
     when: "The request body (details.request_bytes) is over the server's limit (details.max_allowed_bytes).",
@@ -117,11 +122,11 @@ const STORE_DOWN = errorResponse('The store cannot answer now; see #error-store_
   'RetryAfter',
 ]);
 
-/** Sent by Node's HTTP server, not the app, to any request whose headers or body came too slowly: no body. */
-const TIMEOUT = {
-  description:
-    'The request did not arrive within header_timeout_ms / body_timeout_ms; no body, the connection is closed.',
-};
+/** Sent by the connection, not the app, to any request whose headers or body came too slowly; see #error-request_timeout. */
+const TIMEOUT = errorResponse(
+  'The request did not arrive within header_timeout_ms / body_timeout_ms; the connection is closed after it. See #error-request_timeout.',
+  [],
+);
 
 /** The groups of operations, in the order the reference shows them. */
 const TAGS = [

@@ -63,6 +63,10 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
     },
     parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
     max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
+    header_timeout_ms: integer(
+      "408 REQUEST_TIMEOUT: the server's deadline for a request's headers, from its first byte.",
+    ),
+    body_timeout_ms: integer("408 REQUEST_TIMEOUT: the server's deadline for a whole request, from its first byte."),
     max_allowed_bytes: integer('413 PAYLOAD_TOO_LARGE: the body limit.'),
     estimated_response_bytes: nullable(
       integer(

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
 import { Admission } from '../admission/admission.js';
 import { BodyBudget, maxBodyBytesFor } from '../admission/body-budget.js';
-import { CLIENT_CLOSED_REQUEST, clientLeft, readPendingCloses, serverEnded } from '../connections/client.js';
+import { CLIENT_CLOSED_REQUEST, clientLeft, itsTurn, readPendingCloses, serverEnded } from '../connections/client.js';
 import { cuOf, type Endpoint } from '../../endpoints/endpoints.js';
 import { bodyLimitOf } from '../config/config.js';
 import { inFlightBoundsOf } from '../admission/in-flight-bounds.js';
@@ -84,6 +84,12 @@ class RequestHold {
     this.#reservation = held.value.reservation;
   }
 
+  /** Gives the place back (once): the work is done, or failed. */
+  leave(): void {
+    if (this.#entered) this.deps.admission.leave(this.account.id);
+    this.#entered = false;
+  }
+
   /**
    * Gives the place back, and settles (2xx) or releases the CU, logging the request with its status. A 2xx is
    * settled before it is sent: when the settle is refused (the lease ran out, its CU went back and the allowance has
@@ -92,8 +98,7 @@ class RequestHold {
    * goes out unpaid.
    */
   async end(): Promise<void> {
-    if (this.#entered) this.deps.admission.leave(this.account.id);
-    this.#entered = false;
+    this.leave();
     const reservation = this.#reservation;
     this.#reservation = undefined;
     if (reservation === undefined) return;
@@ -345,6 +350,10 @@ export function verifyRoutes(
       hold.status = 403;
       throw forbidden(account, `chain ${outcome.chainId}`);
     }
+    // The work is done: its place goes back now. Its CU are charged only on its turn to be written (a pipelined answer
+    // waits for those ahead of it): one whose connection closes first is given back, never charged unwritten.
+    hold.leave();
+    await itsTurn(c);
     await readPendingCloses();
     if (clientLeft(c)) return clientGone(c, hold);
     hold.status = outcome.status;
