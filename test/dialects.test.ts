@@ -353,6 +353,7 @@ describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
         fc.oneof(
           nonZero(8).map((v) => ['nonce', v] as const),
           nonZero(32).map((v) => ['mixHash', v] as const),
+          nonZero(32).map((v) => ['prevRandao', v] as const),
         ),
         (name, [field, value]) => {
           const block = variant(name, (b) => (b.header[field] = hex(value)));
@@ -366,6 +367,24 @@ describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('prevRandao, mixHash by another name, is held to the same zeros, and each is read at its size (was: prevRandao never read, a 31-byte mixHash or 9-byte nonce of zeros identical)', () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218']) {
+      const zeros = variant(name, (b) => (b.header['prevRandao'] = `0x${'00'.repeat(32)}`));
+      expect(outcome(zeros)).toBe('identical');
+      const claimed = variant(name, (b) => (b.header['prevRandao'] = `0x${'11'.repeat(32)}`));
+      expect(outcome(claimed)).toEqual([['header.prevRandao', 'out_of_range']]);
+      for (const [field, bytes] of [
+        ['mixHash', 31],
+        ['prevRandao', 33],
+        ['nonce', 9],
+        ['nonce', 7],
+      ] as const) {
+        const malformed = variant(name, (b) => (b.header[field] = `0x${'00'.repeat(bytes)}`));
+        expect(outcome(malformed)).toEqual([[`header.${field}`, 'invalid_format']]);
+      }
+    }
   });
 
   it('the command line refuses it too, naming the field (exit 2), and verifies the block as its node gave it (exit 0)', async () => {

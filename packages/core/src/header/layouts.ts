@@ -15,10 +15,11 @@ export interface HeaderLayout {
   /** The seal's fields, which OpenEthereum and Nethermind also list RLP-encoded in `sealFields`, in that order. */
   seal: readonly [keyof BlockHeader, keyof BlockHeader];
   /**
-   * Members a node gives beside the layout's fields, always as zeros, that the layout does not hash: any other value
-   * is a claim no hash covers and no client makes, refused rather than passed unchecked.
+   * Fields a node gives beside the layout's, always as zeros, that the layout does not hash: under any of their names
+   * (`prevRandao` for `mixHash`), zeros of the field's size; any other value is a claim no hash covers and no client
+   * makes, refused rather than passed unchecked.
    */
-  unhashedZeros?: readonly string[];
+  unhashedZeros?: readonly HeaderFieldSpec[];
 }
 
 /** Ethereum's header, Frontier to Prague (and every chain that kept it). */
@@ -48,7 +49,8 @@ export const AURA_HEADER: HeaderLayout = {
   ],
   required: 15,
   seal: ['auraStep', 'auraSeal'],
-  unhashedZeros: ['mixHash', 'nonce'],
+  // Ethereum's mixHash (alias prevRandao) and nonce.
+  unhashedZeros: HEADER_FIELDS.slice(13, 15),
 };
 
 /** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */

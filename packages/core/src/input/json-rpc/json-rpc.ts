@@ -331,18 +331,30 @@ const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean
   typeof a === 'bigint' || typeof b === 'bigint' ? a === b : bytesEqual(a, b);
 
 /**
- * A member the layout does not hash, which its nodes give as zeros (AuRa's `mixHash` and `nonce`, from erigon): where
- * present, hex of zero bytes; any other value is a problem naming it, since no hash covers what it would claim.
+ * A field the layout does not hash, which its nodes give as zeros (AuRa's `mixHash` and `nonce`, from erigon): under
+ * each of its names where present, hex of the field's size (as any layout that hashes it reads it), all zero bytes;
+ * any other value is a problem naming the member, since no hash covers what it would claim.
  */
-function checkUnhashedZeros(raw: unknown, path: string, layout: HeaderLayout, problems: Problems): void {
-  if (raw === undefined || raw === null) return;
-  const bytes = readHex(raw, path, problems);
-  if (bytes === undefined || bytes.every((byte) => byte === 0)) return;
-  problems.add(
-    path,
-    'out_of_range',
-    `zeros, as nodes give it: ${aHeaderOf(layout)} does not hash it, got 0x${bytesToHex(bytes)}`,
-  );
+function checkUnhashedZeros(
+  rpc: Readonly<Record<string, unknown>>,
+  field: HeaderFieldSpec,
+  path: string,
+  layout: HeaderLayout,
+  problems: Problems,
+): void {
+  const size = field.kind === 'quantity' || field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind];
+  for (const member of [field.name, ...(field.aliases ?? [])]) {
+    const raw = rpc[member];
+    if (raw === undefined || raw === null) continue;
+    const memberPath = join(path, member);
+    const bytes = readHex(raw, memberPath, problems, size);
+    if (bytes === undefined || bytes.every((byte) => byte === 0)) continue;
+    problems.add(
+      memberPath,
+      'out_of_range',
+      `zeros, as nodes give it: ${aHeaderOf(layout)} does not hash it, got 0x${bytesToHex(bytes)}`,
+    );
+  }
 }
 
 /**
@@ -375,8 +387,7 @@ export function readRpcHeader(
   const hash =
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   checkSealFields(rpc.sealFields, fields, layout, join(path, 'sealFields'), problems);
-  for (const member of layout.unhashedZeros ?? [])
-    checkUnhashedZeros(rpc[member], join(path, member), layout, problems);
+  for (const field of layout.unhashedZeros ?? []) checkUnhashedZeros(rpc, field, path, layout, problems);
   if (problems.count !== before) return undefined;
   // The members as given, the layout's fields as read under any of their names: a member the layout does not read
   // (an AuRa header's withdrawalsRoot) is refused in any form, since no hash covers it.
