@@ -301,6 +301,28 @@ describe('dialects that once were refused or misjudged', () => {
     );
   });
 
+  // op-geth and op-reth give depositNonce and depositReceiptVersion on deposit receipts (0x7e) alone (no fixture has them
+  // on another type), and no other receipt's encoding holds them: given there, they are a claim no hash covers.
+  it('depositNonce or depositReceiptVersion on a receipt that is no deposit is refused naming it, as the receipt-root body refuses deposit_nonce (was: identical)', async () => {
+    const cases = [
+      ['base-2000000', 1, { depositNonce: '0x99', depositReceiptVersion: '0x1' }, 'depositNonce'],
+      ['op-mainnet-154497277', 2, { depositReceiptVersion: '0x1' }, 'depositReceiptVersion'],
+      ['mainnet-22869878', 0, { depositNonce: '0x99' }, 'depositNonce'],
+    ] as const;
+    for (const [name, index, members, named] of cases) {
+      const block = variant(name, (b) => Object.assign(b.receipts[index]!, members));
+      expect(outcome(block)).toEqual([[`receipts[${index}].${named}`, 'conflict']]);
+      const refused = await runCliBytes(['verify', 'block', '-'], { input: Buffer.from(JSON.stringify(block)) });
+      expect(refused.status).toBe(2);
+      expect(`${refused.stdout.toString()}${refused.stderr}`).toContain(
+        `receipts[${index}].${named}: expected absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)`,
+      );
+    }
+    // The real deposit receipts, nonce and version and all, keep verifying.
+    for (const name of ['op-mainnet-154497277', 'base-goerli-12399126', 'base-2000000'])
+      expect(outcome(loadFixture(name))).toBe('identical');
+  });
+
   // Nitro's receipt l1BlockNumber is DeserializeHeaderExtraInformation(header).L1BlockNumber (OffchainLabs/go-ethereum
   // internal/ethapi/api.go), as the header's l1BlockNumber is, which arbitrum-header.ts already compares.
   it('a Nitro receipt l1BlockNumber that contradicts mixHash is a conflict', () => {
