@@ -536,6 +536,82 @@ describe("Ethereum's fork fields that no AuRa header hashes", () => {
   });
 });
 
+describe("members another layout hashes, or Nitro adds, in a header that hashes none of them (no fixture's header has one)", () => {
+  const AURA = {
+    auraStep: '0x12f3fe3f',
+    auraSeal: `0x${'ab'.repeat(65)}`,
+    step: '317980223',
+    signature: `0x${'ab'.repeat(65)}`,
+  };
+  const AVALANCHE = {
+    extDataHash: `0x${'11'.repeat(32)}`,
+    extDataGasUsed: '0x0',
+    blockGasCost: '0x0',
+    blockExtraData: '0x',
+  };
+  const NITRO = { sendRoot: `0x${'22'.repeat(32)}`, sendCount: '0x1', l1BlockNumber: '0x2' };
+  /** The real block (a header alone given no receipts), with `members` added to its header. */
+  const withMembers = (name: string, members: Record<string, string>) =>
+    variant(name, (b) => {
+      if (b.receipts === undefined) {
+        b.receipts = [];
+        delete b.header['transactions'];
+      }
+      Object.assign(b.header, members);
+    });
+  const why = (layout: string, member: string, other: string, how = 'does') =>
+    `absent: ${/^[aeiou]/.test(layout) ? 'an' : 'a'} ${layout} header does not hash ${member} (${/^[aeiou]/.test(other) ? 'an' : 'a'} ${other} header ${how}): no block hash covers it`;
+
+  it("AuRa's seal, Avalanche's fields and Nitro's members in an Ethereum header, Avalanche's in an AuRa one, AuRa's in an Avalanche one: each refused naming it (was: identical)", () => {
+    const cases: Array<[string, Record<string, string>, string, string]> = [
+      ['gnosis-30000000', AURA, 'ethereum', 'aura'],
+      ['mainnet-22869878', AURA, 'ethereum', 'aura'],
+      ['mainnet-22869878', AVALANCHE, 'ethereum', 'avalanche'],
+      ['gnosis-10000000', AVALANCHE, 'aura', 'avalanche'],
+      ['avalanche-fuji-58119344', AURA, 'avalanche', 'aura'],
+    ];
+    for (const [name, members, layout, other] of cases)
+      for (const [member, value] of Object.entries(members)) {
+        const block = withMembers(name, { [member]: value });
+        const result = verifyBlock(block);
+        const how = member === 'blockExtraData' ? 'covers it through one of its fields' : 'does';
+        expect(!result.ok && 'problems' in result.error && result.error.problems, `${name} ${member}`).toEqual([
+          { name: `header.${member}`, location: 'body', reason: 'conflict', expected: why(layout, member, other, how) },
+        ]);
+      }
+    for (const [member, value] of Object.entries(NITRO))
+      expect(outcome(withMembers('mainnet-22869878', { [member]: value }))).toEqual([[`header.${member}`, 'conflict']]);
+    const result = verifyBlock(withMembers('base-2000000', { sendRoot: NITRO.sendRoot }));
+    expect(!result.ok && 'problems' in result.error && result.error.problems[0]!.expected).toBe(
+      "absent: an optimism chain's header does not carry sendRoot (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it",
+    );
+  });
+
+  it('where they are hashed or read they verify: the real AuRa, Avalanche and Nitro headers, and Nitro members on a chain outside the registry named arbitrum', () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218', 'arbitrum-one-150000000'])
+      expect(outcome(loadFixture(name))).toBe('identical');
+    const fuji = verifyBlock(withMembers('avalanche-fuji-58119344', {}));
+    expect(fuji.ok && fuji.value.block_hash.matches).toBe(true);
+    const orbit = { ...structuredClone(loadFixture('arbitrum-one-150000000')), chain_id: 424242 };
+    const named = verifyBlock(orbit, { rules: 'arbitrum' });
+    expect(named.ok && named.value.verdict).toBe('identical');
+  });
+
+  it('the command line refuses them (exit 2), verify block and request receipt-root alike, naming the member', async () => {
+    const input = Buffer.from(JSON.stringify(withMembers('gnosis-30000000', { auraStep: AURA.auraStep })));
+    for (const args of [
+      ['verify', 'block', '-'],
+      ['request', 'receipt-root', '-'],
+    ]) {
+      const answer = await runCliBytes(args, { input });
+      expect(answer.status).toBe(2);
+      expect(`${answer.stdout.toString()}${answer.stderr}`).toContain(
+        `header.auraStep: expected ${why('ethereum', 'auraStep', 'aura')}`,
+      );
+    }
+  });
+});
+
 describe('messages of a refusal', () => {
   it('an AuRa header missing a hashed field is "an aura header" (was: "a aura header")', () => {
     const block = variant('gnosis-10000000', (b) => delete b.header['auraStep']);

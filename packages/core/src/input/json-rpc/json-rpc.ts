@@ -3,7 +3,7 @@ import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../.
 import { beforeByzantium, fromCanyon } from '../../chains/fork-schedule.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
-import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
+import { checkArbitrumHeaderInfo, refuseNitroMembers } from './arbitrum-header.js';
 import { checkRestatedMembers, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
@@ -561,6 +561,10 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   const header = readRpcHeader(block.header, 'header', problems, layout, rules);
   if (header !== undefined && verifiability?.status === 'verifiable' && verifiability.rules.name === 'arbitrum')
     checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
+  // Nitro's members on a chain of other rules claim what no hash covers. Not where the rules are unknown: a chain
+  // outside the registry may be an Arbitrum chain verified on --rules' word, which its reader is not told.
+  if (header !== undefined && rules !== undefined && rules !== 'arbitrum')
+    refuseNitroMembers(block.header, rules, 'header', problems);
   return {
     ...(typeof block.id === 'string' && { id: block.id }),
     chainId,
