@@ -219,7 +219,36 @@ describe('request: inputs and mistakes', () => {
           stdout: '',
           stderr: `evm-integrity: ${file}: ${line}, ${why}\n`,
         });
+      // Without its hash (a header verify block refuses), and as geth's t8n gives it (the commitments alone, on a
+      // devnet): the receipts are verified alone, their own claims too (was: a body, and verify receipt-root identical).
+      const { hash: _hash, ...unhashed } = block.header as Record<string, unknown>;
+      const { receiptsRoot, logsBloom } = unhashed;
+      const { chain_id: _chain, ...t8n } = { ...block, header: { receiptsRoot, logsBloom } };
+      for (const [variant, content, args] of [
+        ['nohash', { ...block, header: unhashed }, []],
+        ['t8n', t8n, ['--add-chain', '424242:ethereum', '--chain', '424242']],
+      ] as const) {
+        const other = join(dir, `${variant}-${name}`);
+        writeFileSync(other, JSON.stringify(content));
+        for (const endpoint of ['receipt-root', 'logs-bloom'])
+          expect(await run(['request', endpoint, other, ...args])).toEqual({
+            code: 2,
+            stdout: '',
+            stderr: `evm-integrity: ${other}: ${line}, ${why}\n`,
+          });
+      }
     }
+  });
+
+  it('a header without its hash whose receipts are what their own claims say: a body, verified identical', async () => {
+    const block = loadFixture('mainnet-15040641');
+    const { hash: _hash, ...header } = block.header as Record<string, unknown>;
+    const file = join(dir, 'nohash-whole.json');
+    writeFileSync(file, JSON.stringify({ ...block, header }));
+    const body = await run(['request', 'receipt-root', file]);
+    expect(body.code).toBe(0);
+    const verified = await run(['verify', 'receipt-root'], body.stdout);
+    expect(JSON.parse(verified.stdout).data[0]).toMatchObject({ is_identical: true });
   });
 
   it.each([

@@ -301,6 +301,28 @@ describe('dialects that once were refused or misjudged', () => {
     );
   });
 
+  // op-geth and op-reth give depositNonce and depositReceiptVersion on deposit receipts (0x7e) alone (no fixture has them
+  // on another type), and no other receipt's encoding holds them: given there, they are a claim no hash covers.
+  it('depositNonce or depositReceiptVersion on a receipt that is no deposit is refused naming it, as the receipt-root body refuses deposit_nonce (was: identical)', async () => {
+    const cases = [
+      ['base-2000000', 1, { depositNonce: '0x99', depositReceiptVersion: '0x1' }, 'depositNonce'],
+      ['op-mainnet-154497277', 2, { depositReceiptVersion: '0x1' }, 'depositReceiptVersion'],
+      ['mainnet-22869878', 0, { depositNonce: '0x99' }, 'depositNonce'],
+    ] as const;
+    for (const [name, index, members, named] of cases) {
+      const block = variant(name, (b) => Object.assign(b.receipts[index]!, members));
+      expect(outcome(block)).toEqual([[`receipts[${index}].${named}`, 'conflict']]);
+      const refused = await runCliBytes(['verify', 'block', '-'], { input: Buffer.from(JSON.stringify(block)) });
+      expect(refused.status).toBe(2);
+      expect(`${refused.stdout.toString()}${refused.stderr}`).toContain(
+        `receipts[${index}].${named}: expected absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)`,
+      );
+    }
+    // The real deposit receipts, nonce and version and all, keep verifying.
+    for (const name of ['op-mainnet-154497277', 'base-goerli-12399126', 'base-2000000'])
+      expect(outcome(loadFixture(name))).toBe('identical');
+  });
+
   // Nitro's receipt l1BlockNumber is DeserializeHeaderExtraInformation(header).L1BlockNumber (OffchainLabs/go-ethereum
   // internal/ethapi/api.go), as the header's l1BlockNumber is, which arbitrum-header.ts already compares.
   it('a Nitro receipt l1BlockNumber that contradicts mixHash is a conflict', () => {
@@ -353,6 +375,7 @@ describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
         fc.oneof(
           nonZero(8).map((v) => ['nonce', v] as const),
           nonZero(32).map((v) => ['mixHash', v] as const),
+          nonZero(32).map((v) => ['prevRandao', v] as const),
         ),
         (name, [field, value]) => {
           const block = variant(name, (b) => (b.header[field] = hex(value)));
@@ -366,6 +389,24 @@ describe("AuRa's mixHash and nonce, which no AuRa header hashes", () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('prevRandao, mixHash by another name, is held to the same zeros, and each is read at its size (was: prevRandao never read, a 31-byte mixHash or 9-byte nonce of zeros identical)', () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218']) {
+      const zeros = variant(name, (b) => (b.header['prevRandao'] = `0x${'00'.repeat(32)}`));
+      expect(outcome(zeros)).toBe('identical');
+      const claimed = variant(name, (b) => (b.header['prevRandao'] = `0x${'11'.repeat(32)}`));
+      expect(outcome(claimed)).toEqual([['header.prevRandao', 'out_of_range']]);
+      for (const [field, bytes] of [
+        ['mixHash', 31],
+        ['prevRandao', 33],
+        ['nonce', 9],
+        ['nonce', 7],
+      ] as const) {
+        const malformed = variant(name, (b) => (b.header[field] = `0x${'00'.repeat(bytes)}`));
+        expect(outcome(malformed)).toEqual([[`header.${field}`, 'invalid_format']]);
+      }
+    }
   });
 
   it('the command line refuses it too, naming the field (exit 2), and verifies the block as its node gave it (exit 0)', async () => {
@@ -492,6 +533,82 @@ describe("Ethereum's fork fields that no AuRa header hashes", () => {
   it('after the merge Gnosis hashes withdrawalsRoot as Ethereum does: a changed one is a mismatch, never this refusal', () => {
     const changed = block('gnosis-30000000', (b) => (b.header['withdrawalsRoot'] = NEWER['withdrawalsRoot']));
     expect(outcome(changed)).toBe('different');
+  });
+});
+
+describe("members another layout hashes, or Nitro adds, in a header that hashes none of them (no fixture's header has one)", () => {
+  const AURA = {
+    auraStep: '0x12f3fe3f',
+    auraSeal: `0x${'ab'.repeat(65)}`,
+    step: '317980223',
+    signature: `0x${'ab'.repeat(65)}`,
+  };
+  const AVALANCHE = {
+    extDataHash: `0x${'11'.repeat(32)}`,
+    extDataGasUsed: '0x0',
+    blockGasCost: '0x0',
+    blockExtraData: '0x',
+  };
+  const NITRO = { sendRoot: `0x${'22'.repeat(32)}`, sendCount: '0x1', l1BlockNumber: '0x2' };
+  /** The real block (a header alone given no receipts), with `members` added to its header. */
+  const withMembers = (name: string, members: Record<string, string>) =>
+    variant(name, (b) => {
+      if (b.receipts === undefined) {
+        b.receipts = [];
+        delete b.header['transactions'];
+      }
+      Object.assign(b.header, members);
+    });
+  const why = (layout: string, member: string, other: string, how = 'does') =>
+    `absent: ${/^[aeiou]/.test(layout) ? 'an' : 'a'} ${layout} header does not hash ${member} (${/^[aeiou]/.test(other) ? 'an' : 'a'} ${other} header ${how}): no block hash covers it`;
+
+  it("AuRa's seal, Avalanche's fields and Nitro's members in an Ethereum header, Avalanche's in an AuRa one, AuRa's in an Avalanche one: each refused naming it (was: identical)", () => {
+    const cases: Array<[string, Record<string, string>, string, string]> = [
+      ['gnosis-30000000', AURA, 'ethereum', 'aura'],
+      ['mainnet-22869878', AURA, 'ethereum', 'aura'],
+      ['mainnet-22869878', AVALANCHE, 'ethereum', 'avalanche'],
+      ['gnosis-10000000', AVALANCHE, 'aura', 'avalanche'],
+      ['avalanche-fuji-58119344', AURA, 'avalanche', 'aura'],
+    ];
+    for (const [name, members, layout, other] of cases)
+      for (const [member, value] of Object.entries(members)) {
+        const block = withMembers(name, { [member]: value });
+        const result = verifyBlock(block);
+        const how = member === 'blockExtraData' ? 'covers it through one of its fields' : 'does';
+        expect(!result.ok && 'problems' in result.error && result.error.problems, `${name} ${member}`).toEqual([
+          { name: `header.${member}`, location: 'body', reason: 'conflict', expected: why(layout, member, other, how) },
+        ]);
+      }
+    for (const [member, value] of Object.entries(NITRO))
+      expect(outcome(withMembers('mainnet-22869878', { [member]: value }))).toEqual([[`header.${member}`, 'conflict']]);
+    const result = verifyBlock(withMembers('base-2000000', { sendRoot: NITRO.sendRoot }));
+    expect(!result.ok && 'problems' in result.error && result.error.problems[0]!.expected).toBe(
+      "absent: an optimism chain's header does not carry sendRoot (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it",
+    );
+  });
+
+  it('where they are hashed or read they verify: the real AuRa, Avalanche and Nitro headers, and Nitro members on a chain outside the registry named arbitrum', () => {
+    for (const name of ['gnosis-0', 'gnosis-10000000', 'gnosis-10226218', 'arbitrum-one-150000000'])
+      expect(outcome(loadFixture(name))).toBe('identical');
+    const fuji = verifyBlock(withMembers('avalanche-fuji-58119344', {}));
+    expect(fuji.ok && fuji.value.block_hash.matches).toBe(true);
+    const orbit = { ...structuredClone(loadFixture('arbitrum-one-150000000')), chain_id: 424242 };
+    const named = verifyBlock(orbit, { rules: 'arbitrum' });
+    expect(named.ok && named.value.verdict).toBe('identical');
+  });
+
+  it('the command line refuses them (exit 2), verify block and request receipt-root alike, naming the member', async () => {
+    const input = Buffer.from(JSON.stringify(withMembers('gnosis-30000000', { auraStep: AURA.auraStep })));
+    for (const args of [
+      ['verify', 'block', '-'],
+      ['request', 'receipt-root', '-'],
+    ]) {
+      const answer = await runCliBytes(args, { input });
+      expect(answer.status).toBe(2);
+      expect(`${answer.stdout.toString()}${answer.stderr}`).toContain(
+        `header.auraStep: expected ${why('ethereum', 'auraStep', 'aura')}`,
+      );
+    }
   });
 });
 

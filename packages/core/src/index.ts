@@ -94,6 +94,7 @@ export {
 export {
   verifyBlock,
   verifyRpcBlock,
+  verifyRpcBlockReceipts,
   type BlockRefusal,
   type BlockReport,
   type BlockVerifyContext,

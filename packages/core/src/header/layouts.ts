@@ -15,10 +15,16 @@ export interface HeaderLayout {
   /** The seal's fields, which OpenEthereum and Nethermind also list RLP-encoded in `sealFields`, in that order. */
   seal: readonly [keyof BlockHeader, keyof BlockHeader];
   /**
-   * Members a node gives beside the layout's fields, always as zeros, that the layout does not hash: any other value
-   * is a claim no hash covers and no client makes, refused rather than passed unchecked.
+   * Fields a node gives beside the layout's, always as zeros, that the layout does not hash: under any of their names
+   * (`prevRandao` for `mixHash`), zeros of the field's size; any other value is a claim no hash covers and no client
+   * makes, refused rather than passed unchecked.
    */
-  unhashedZeros?: readonly string[];
+  unhashedZeros?: readonly HeaderFieldSpec[];
+  /**
+   * Members its nodes give beside its fields that its hash covers through one of them (Avalanche's `blockExtraData`,
+   * the atomic transactions `extDataHash` commits to): read on this layout, a claim no hash covers on another.
+   */
+  carried?: readonly string[];
 }
 
 /** Ethereum's header, Frontier to Prague (and every chain that kept it). */
@@ -48,7 +54,8 @@ export const AURA_HEADER: HeaderLayout = {
   ],
   required: 15,
   seal: ['auraStep', 'auraSeal'],
-  unhashedZeros: ['mixHash', 'nonce'],
+  // Ethereum's mixHash (alias prevRandao) and nonce.
+  unhashedZeros: HEADER_FIELDS.slice(13, 15),
 };
 
 /** A fork field of the Avalanche C-Chain's header, appended by an upgrade. */
@@ -91,6 +98,7 @@ export const AVALANCHE_HEADER: HeaderLayout = {
   ],
   required: 16,
   seal: ['mixHash', 'nonce'],
+  carried: ['blockExtraData'],
 };
 
 export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = {
@@ -103,7 +111,7 @@ export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = 
 export const aHeaderOf = (layout: HeaderLayout): string =>
   `${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header`;
 
-/** A fork field of Ethereum's header that no header of a layout hashes, given all the same. */
+/** A field of another layout's header (an Ethereum fork field, AuRa's seal, Avalanche's) that a layout does not hash. */
 export interface UnhashedField {
   field: string;
   /** Why it cannot be certified, for a message: `an aura header does not hash withdrawalsRoot (…): no block hash covers it`. */
@@ -117,8 +125,9 @@ export interface HeaderShape {
   /** A fork field that is absent while a later one is present: no fork has such a header. */
   gap?: { field: string; presentAfter: string };
   /**
-   * Ethereum's fork fields that are present though the layout hashes none of them (Shanghai's and later ones in an AuRa
-   * header: Gnosis and Chiado left AuRa before Shanghai): a value there is a claim no block hash covers.
+   * Fields of another layout that are present though this one hashes none of them (Shanghai's and later ones in an AuRa
+   * header: Gnosis and Chiado left AuRa before Shanghai; AuRa's seal or Avalanche's fields in an Ethereum header): a
+   * value there is a claim no block hash covers.
    */
   unhashed: UnhashedField[];
 }
@@ -126,9 +135,21 @@ export interface HeaderShape {
 // null is how JSON-RPC says a member is absent.
 const given = (value: unknown) => value !== undefined && value !== null;
 
+/** A field's names: its own and its aliases. */
+const namesOf = (field: HeaderFieldSpec): readonly string[] => [field.name, ...(field.aliases ?? [])];
+
+/** The members a header of `layout` is read under: its fields and unhashed zeros by any name, and what it carries. */
+const membersRead = (layout: HeaderLayout): ReadonlySet<string> =>
+  new Set([...[...layout.fields, ...(layout.unhashedZeros ?? [])].flatMap(namesOf), ...(layout.carried ?? [])]);
+
+/** Ethereum's members: its fork fields are told apart by the fork that appended them (headerShape). */
+const ETHEREUM_MEMBERS = membersRead(ETHEREUM_HEADER);
+
 /**
- * Checks which of a layout's fields are there: the required ones, the fork fields without a gap, and none of Ethereum's
- * fork fields that the layout does not hash. `fields` may be a header's JSON members: a null one is absent.
+ * Checks which of a layout's fields are there: the required ones, the fork fields without a gap, and none of another
+ * layout's fields (Ethereum's fork fields, AuRa's seal, Avalanche's own) that the layout does not hash, under any of
+ * their names. No real header gives one (every fixture's header, of each layout, checked). `fields` may be a header's
+ * JSON members: a null one is absent.
  * @example
  * headerShape({ ...gnosis10000000, withdrawalsRoot: '0x11…' }, AURA_HEADER).unhashed[0].field // 'withdrawalsRoot'
  */
@@ -148,5 +169,17 @@ export function headerShape(fields: Readonly<Record<string, unknown>>, layout: H
         field: name,
         why: `${aHeaderOf(layout)} does not hash ${name} (Ethereum's ${fork} appended it, no fork of this layout did): no block hash covers it`,
       });
+  const read = membersRead(layout);
+  for (const other of [AURA_HEADER, AVALANCHE_HEADER]) {
+    if (other === layout) continue;
+    for (const member of [...other.fields.flatMap(namesOf), ...(other.carried ?? [])])
+      if (given(fields[member]) && !read.has(member) && !ETHEREUM_MEMBERS.has(member)) {
+        const how = other.carried?.includes(member) ? 'covers it through one of its fields' : 'does';
+        shape.unhashed.push({
+          field: member,
+          why: `${aHeaderOf(layout)} does not hash ${member} (${aHeaderOf(other)} ${how}): no block hash covers it`,
+        });
+      }
+  }
   return shape;
 }

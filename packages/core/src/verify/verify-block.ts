@@ -460,6 +460,22 @@ export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}
 }
 
 /**
+ * {@link verifyRpcBlock} of the block's receipts alone, for a header that claims no hash (geth's t8n output, the
+ * commitments alone): nothing is required of the header, the block hash is not checked (not verifiable), and the
+ * receipts are compared with the commitments it gives and with the source's own claims about them, each receipt's
+ * `logsBloom` and the `raw_receipts`, by the same rules and comparisons as verifyBlock's. A commitment the header
+ * lacks compares as not matching. What `request` reads, so that a block whose receipts' own claims differ gets no body
+ * whether or not its header can be hashed.
+ */
+export function verifyRpcBlockReceipts(
+  block: RpcBlock,
+  context: BlockVerifyContext = {},
+): Result<BlockReport, BlockRefusal> {
+  checkContext(context);
+  return verifyReadBlock(block, context, false, 'receipts');
+}
+
+/**
  * {@link verifyRpcBlock} with every check of the block's era run, whatever evidence it has: whether a block an operator
  * vouches for reproduces under its chain's rules (`admitEvidence`). Never a verdict on its own.
  */
@@ -477,6 +493,7 @@ function verifyReadBlock(
   block: RpcBlock,
   context: BlockVerifyContext,
   trial: boolean,
+  scope: Scope = 'block',
 ): Result<BlockReport, BlockRefusal> {
   const { receipts } = block;
   // The encodings are kept only to be compared with the source's raw receipts: a million of them held
@@ -505,8 +522,15 @@ function verifyReadBlock(
     },
     context,
     trial,
+    scope,
   );
 }
+
+/**
+ * What of a block is verified: the whole block, its header required whole where its hash is checked; or its receipts
+ * alone, beside a header that claims no hash (verifyRpcBlockReceipts).
+ */
+type Scope = 'block' | 'receipts';
 
 /** The report of `block` whose receipts are `receipts`, or why it is refused. */
 function verifyReceipts(
@@ -514,6 +538,7 @@ function verifyReceipts(
   receipts: ReceiptsRead,
   context: BlockVerifyContext,
   trial: boolean,
+  scope: Scope = 'block',
 ): Result<BlockReport, BlockRefusal> {
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
@@ -523,9 +548,10 @@ function verifyReceipts(
   const plan = planFor(block, verifiability, context, problems, trial);
   if (!plan.ok) return 'kind' in plan.error ? err(plan.error) : ok(notVerifiableReport(block, count, plan.error));
   const { rules, layout, era, chain } = plan.value;
-  const scheduled = scheduleOf(block, plan.value, problems);
+  // The header's fields are what its hash covers: with the receipts alone, nothing is asked of them.
+  const scheduled = scope === 'block' ? scheduleOf(block, plan.value, problems) : undefined;
   const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
-  requireCommitments(block, plan.value, absent, problems);
+  if (scope === 'block') requireCommitments(block, plan.value, absent, problems);
   // A type the rules do not know is bad input where the receipts are to be hashed under rules a real block of the chain
   // or its family showed; where they are not, or where only an operator's blocks show them (a chain that may deviate
   // from its family: Celo's fee currency), nothing is guessed: the type is a kind no evidence shows.
@@ -543,6 +569,7 @@ function verifyReceipts(
   const checks = Object.fromEntries(
     CHECK_NAMES.map((check) => [check, claimFor(check, plan.value.checks[check], shape)]),
   ) as Record<CheckName, CheckClaim>;
+  if (scope === 'receipts') checks.block_hash = { verified: false, reason: 'the receipts alone were verified' };
   // A type the rule set does not define, where it is not invalid input (typesKnown): no receipt is encoded, and the
   // bloom, computed with the root, is not either.
   const undefinedType = typesKnown(plan.value.checks.receipts_root)

@@ -7,6 +7,7 @@
  * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
  */
 import { bytesToHex } from '../../bytes/hex.js';
+import type { RuleSetName } from '../../receipts/rules.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import { isObject, join } from '../values/json-values.js';
 import { compareHash, compareQuantity, quantity } from './repeated-values.js';
@@ -61,4 +62,26 @@ export function checkArbitrumHeaderInfo(
   ] as const;
   for (const [name, offset, what] of counts)
     compareQuantity(json[name], join(path, name), { of: quantity(uint64At(fields.mixHash!, offset))!, what }, problems);
+}
+
+/** The members a Nitro node adds to a header's JSON, each repeating a hashed field. */
+const NITRO_MEMBERS = ['sendRoot', 'sendCount', 'l1BlockNumber'] as const;
+
+/**
+ * Each of Nitro's members (`sendRoot`, `sendCount`, `l1BlockNumber`) in the JSON of a header of a chain whose rules
+ * (`rules`) are not Arbitrum's: no node of such a chain gives one (no fixture does), and no block hash covers what it
+ * would claim, so a present one is a `conflict` problem at its path.
+ * @example
+ * refuseNitroMembers({ ...mainnetHeader, sendRoot: '0x11…' }, 'ethereum', 'header', problems)
+ * // header.sendRoot: expected absent: an ethereum chain's header does not carry sendRoot (…): no block hash covers it
+ */
+export function refuseNitroMembers(json: unknown, rules: RuleSetName, path: string, problems: Problems): void {
+  if (!isObject(json)) return;
+  for (const member of NITRO_MEMBERS)
+    if (json[member] !== undefined && json[member] !== null)
+      problems.add(
+        join(path, member),
+        'conflict',
+        `absent: ${/^[aeiou]/.test(rules) ? 'an' : 'a'} ${rules} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
+      );
 }

@@ -3,14 +3,14 @@ import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../.
 import { beforeByzantium, fromCanyon } from '../../chains/fork-schedule.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
-import { checkArbitrumHeaderInfo } from './arbitrum-header.js';
+import { checkArbitrumHeaderInfo, refuseNitroMembers } from './arbitrum-header.js';
 import { checkRestatedMembers, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
 import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
 import type { Log, Receipt } from '../../receipts/receipt.js';
-import type { RuleSetName } from '../../receipts/rules.js';
+import { RULE_SETS, type RuleSet, type RuleSetName } from '../../receipts/rules.js';
 import { ReceiptNotPlainlyValid } from '../../errors.js';
 import { Slab } from '../../bytes/slab.js';
 import { bytesEqual, bytesToHex, hexByteLength, parseHexInto } from '../../bytes/hex.js';
@@ -29,7 +29,15 @@ import {
 } from '../values/json-values.js';
 import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
 import { Problems } from '../values/problems.js';
-import { checkOutcome, hasNoRoot, orderByIndex, outcomeProblem } from '../values/receipt-rules.js';
+import {
+  checkDepositMembers,
+  checkOutcome,
+  hasNoRoot,
+  orderByIndex,
+  outcomeProblem,
+  strayDepositMember,
+  type DepositMembers,
+} from '../values/receipt-rules.js';
 
 /**
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
@@ -46,19 +54,26 @@ const givesType = (list: readonly unknown[]) => list.some((receipt) => isObject(
 /** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
 const receiptType = (value: Record<string, unknown>) => (isAbsent(value.type) ? 0n : quantityValue(value.type, 255n));
 
+/** The deposit members a JSON-RPC receipt gives (null is absent). */
+const depositMembers = (value: Record<string, unknown>): DepositMembers => ({
+  ...(!isAbsent(value.depositNonce) && { nonce: 'depositNonce' }),
+  ...(!isAbsent(value.depositReceiptVersion) && { version: 'depositReceiptVersion' }),
+});
+
 /**
  * The receipt `value` when it is plainly valid, read without a path or a problem built (the common
  * case, and what a node returns), its bytes views into the decoder's slab; else undefined, and
  * {@link readReceipt} names the problems. It gives exactly what `readReceipt` gives without a problem.
  */
-function validReceipt(value: unknown, slab: Slab, logs: LogDecoder): Receipt | undefined {
+function validReceipt(value: unknown, slab: Slab, logs: LogDecoder, rules?: RuleSet): Receipt | undefined {
   if (!isObject(value)) return undefined;
   const type = receiptType(value);
   const hasStatus = !isAbsent(value.status);
   const hasRoot = !hasNoRoot(value.root);
   if (
     type === undefined ||
-    outcomeProblem({ type: Number(type), hasStatus, hasRoot, rootBesideStatus: true }) !== undefined
+    outcomeProblem({ type: Number(type), hasStatus, hasRoot, rootBesideStatus: true }) !== undefined ||
+    strayDepositMember(Number(type), depositMembers(value), rules) !== undefined
   )
     return undefined;
   let outcome: Pick<Receipt, 'status' | 'root'>;
@@ -124,8 +139,11 @@ export function readRpcReceipt(value: unknown, path: string, problems: Problems)
   return validReceipt(value, slab, new LogDecoder('json-rpc', slab)) ?? readReceipt(value, path, problems);
 }
 
-/** A receipt read member by member, every problem named at its path: the reader of what is not plainly valid. */
-function readReceipt(value: unknown, path: string, problems: Problems): Receipt | undefined {
+/**
+ * A receipt read member by member, every problem named at its path: the reader of what is not plainly valid. `rules`:
+ * its chain's, where known (which type is a deposit).
+ */
+function readReceipt(value: unknown, path: string, problems: Problems, rules?: RuleSet): Receipt | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
@@ -151,6 +169,7 @@ function readReceipt(value: unknown, path: string, problems: Problems): Receipt 
     isAbsent(rpc[member]) ? undefined : readQuantity(rpc[member], join(path, member), problems);
   const depositNonce = optional('depositNonce');
   const depositReceiptVersion = optional('depositReceiptVersion');
+  if (type !== undefined) checkDepositMembers(Number(type), depositMembers(rpc), rules, path, problems);
   if (problems.count !== before) return undefined;
   return {
     type: Number(type),
@@ -226,9 +245,15 @@ function readReceiptOrder(
 
 /**
  * A block's receipts, each read by the fast path and, where that refuses it, by the one that names
- * its problems; their bytes are views into `slab`.
+ * its problems; their bytes are views into `slab`. `rules`: the block's chain's, where known.
  */
-function readRpcReceiptList(value: unknown, path: string, problems: Problems, slab: Slab): RpcReceiptList | undefined {
+function readRpcReceiptList(
+  value: unknown,
+  path: string,
+  problems: Problems,
+  slab: Slab,
+  rules?: RuleSet,
+): RpcReceiptList | undefined {
   const list = readArray(value, path, problems, 'an array of JSON-RPC receipts');
   if (list === undefined) return undefined;
   const before = problems.count;
@@ -237,7 +262,7 @@ function readRpcReceiptList(value: unknown, path: string, problems: Problems, sl
   const receipts = new Array<Receipt | undefined>(n);
   // Every receipt first: the order the problems are listed in.
   for (let i = 0; i < n; i++)
-    receipts[i] = validReceipt(list[i], slab, logs) ?? readReceipt(list[i], `${path}[${i}]`, problems);
+    receipts[i] = validReceipt(list[i], slab, logs, rules) ?? readReceipt(list[i], `${path}[${i}]`, problems, rules);
   const blooms = readReceiptBlooms(list, path, problems);
   const order = readReceiptOrder(list, path, problems, slab, { keepHashes: true, before });
   if (order === undefined) return undefined;
@@ -331,18 +356,30 @@ const sameFieldValue = (a: Uint8Array | bigint, b: Uint8Array | bigint): boolean
   typeof a === 'bigint' || typeof b === 'bigint' ? a === b : bytesEqual(a, b);
 
 /**
- * A member the layout does not hash, which its nodes give as zeros (AuRa's `mixHash` and `nonce`, from erigon): where
- * present, hex of zero bytes; any other value is a problem naming it, since no hash covers what it would claim.
+ * A field the layout does not hash, which its nodes give as zeros (AuRa's `mixHash` and `nonce`, from erigon): under
+ * each of its names where present, hex of the field's size (as any layout that hashes it reads it), all zero bytes;
+ * any other value is a problem naming the member, since no hash covers what it would claim.
  */
-function checkUnhashedZeros(raw: unknown, path: string, layout: HeaderLayout, problems: Problems): void {
-  if (raw === undefined || raw === null) return;
-  const bytes = readHex(raw, path, problems);
-  if (bytes === undefined || bytes.every((byte) => byte === 0)) return;
-  problems.add(
-    path,
-    'out_of_range',
-    `zeros, as nodes give it: ${aHeaderOf(layout)} does not hash it, got 0x${bytesToHex(bytes)}`,
-  );
+function checkUnhashedZeros(
+  rpc: Readonly<Record<string, unknown>>,
+  field: HeaderFieldSpec,
+  path: string,
+  layout: HeaderLayout,
+  problems: Problems,
+): void {
+  const size = field.kind === 'quantity' || field.kind === 'bytes' ? undefined : FIXED_SIZES[field.kind];
+  for (const member of [field.name, ...(field.aliases ?? [])]) {
+    const raw = rpc[member];
+    if (raw === undefined || raw === null) continue;
+    const memberPath = join(path, member);
+    const bytes = readHex(raw, memberPath, problems, size);
+    if (bytes === undefined || bytes.every((byte) => byte === 0)) continue;
+    problems.add(
+      memberPath,
+      'out_of_range',
+      `zeros, as nodes give it: ${aHeaderOf(layout)} does not hash it, got 0x${bytesToHex(bytes)}`,
+    );
+  }
 }
 
 /**
@@ -375,8 +412,7 @@ export function readRpcHeader(
   const hash =
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   checkSealFields(rpc.sealFields, fields, layout, join(path, 'sealFields'), problems);
-  for (const member of layout.unhashedZeros ?? [])
-    checkUnhashedZeros(rpc[member], join(path, member), layout, problems);
+  for (const field of layout.unhashedZeros ?? []) checkUnhashedZeros(rpc, field, path, layout, problems);
   if (problems.count !== before) return undefined;
   // The members as given, the layout's fields as read under any of their names: a member the layout does not read
   // (an AuRa header's withdrawalsRoot) is refused in any form, since no hash covers it.
@@ -498,6 +534,8 @@ export interface RpcBlockHead {
   verifiability: Verifiability | undefined;
   /** undefined when it has a problem, which is named. */
   header: RpcHeader | undefined;
+  /** The rule set of its era where it can be verified, else its chain's (its clients' dialect is the same). */
+  rules?: RuleSetName;
 }
 
 /** The head of `block` (an object in the fixtures' format), every problem of it named in `problems`. */
@@ -523,7 +561,17 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   const header = readRpcHeader(block.header, 'header', problems, layout, rules);
   if (header !== undefined && verifiability?.status === 'verifiable' && verifiability.rules.name === 'arbitrum')
     checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
-  return { ...(typeof block.id === 'string' && { id: block.id }), chainId, verifiability, header };
+  // Nitro's members on a chain of other rules claim what no hash covers. Not where the rules are unknown: a chain
+  // outside the registry may be an Arbitrum chain verified on --rules' word, which its reader is not told.
+  if (header !== undefined && rules !== undefined && rules !== 'arbitrum')
+    refuseNitroMembers(block.header, rules, 'header', problems);
+  return {
+    ...(typeof block.id === 'string' && { id: block.id }),
+    chainId,
+    verifiability,
+    header,
+    ...(rules !== undefined && { rules }),
+  };
 }
 
 /** What a block read whole is: what `verify block`, `prove receipt`, `request` and `evidence add` read from a file. */
@@ -550,10 +598,10 @@ export function readRpcBlock(
     return undefined;
   }
   const before = problems.count;
-  const { id, chainId, verifiability, header } = readRpcBlockHead(block, problems, options);
+  const { id, chainId, verifiability, header, rules } = readRpcBlockHead(block, problems, options);
   // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.
   const slab = new Slab();
-  const list = readRpcReceiptList(block.receipts, 'receipts', problems, slab);
+  const list = readRpcReceiptList(block.receipts, 'receipts', problems, slab, rules && RULE_SETS[rules]);
   let rawReceipts: Uint8Array[] | undefined;
   if (!isAbsent(block.raw_receipts)) {
     const rawList = readArray(block.raw_receipts, 'raw_receipts', problems, 'an array of hex consensus receipts');
@@ -641,7 +689,8 @@ export interface StreamedRpcBlock extends Omit<RpcBlock, 'receipts' | 'rawReceip
 export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}): StreamedRpcBlock | undefined {
   if (!isObject(value) || !isAbsent(value.raw_receipts) || !Array.isArray(value.receipts)) return undefined;
   const problems = new Problems();
-  const { id, chainId, verifiability, header } = readRpcBlockHead(value, problems, options);
+  const { id, chainId, verifiability, header, rules } = readRpcBlockHead(value, problems, options);
+  const ruleSet = rules && RULE_SETS[rules];
   const list: unknown[] = value.receipts;
   const slab = new Slab();
   // The hashes are kept only where the state-sync rule reads them: a million views held cost what the receipts did.
@@ -698,7 +747,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const decoded = new Uint8Array(list.length);
   const decode = (position: number) => {
     decoded[position] = 1;
-    const receipt = validReceipt(list[position], slab, logs);
+    const receipt = validReceipt(list[position], slab, logs, ruleSet);
     if (receipt === undefined) throw new ReceiptNotPlainlyValid(`receipts[${position}]`);
     return receipt;
   };

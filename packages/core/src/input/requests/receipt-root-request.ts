@@ -29,7 +29,7 @@ import { err, ok, type Result } from '../../result.js';
 import { isObject, join, readArray } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
-import { checkOutcome, checkType, hasNoRoot, orderByIndex } from '../values/receipt-rules.js';
+import { checkDepositMembers, checkOutcome, checkType, hasNoRoot, orderByIndex } from '../values/receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from '../values/schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
@@ -70,9 +70,6 @@ export interface UnsupportedChain {
 
 /** Why a receipt-root body is refused: invalid (400), or valid for a chain or era that cannot be verified (422). */
 export type ReceiptRootRefusal = InvalidInput | UnsupportedChain;
-
-/** The deposit type of the OP stack. */
-const OP_DEPOSIT = 0x7e;
 
 const address = hex({ bytes: ADDRESS_BYTES, description: 'Emitting contract, 20 bytes.' });
 const topics = arrayOf(hex({ bytes: TOPIC_BYTES, description: 'A topic, 32 bytes.' }), {
@@ -244,22 +241,16 @@ function toReceipt(
   checkOutcome({ type, hasStatus, hasRoot, rootBesideStatus: false }, path, problems);
   const hasNonce = raw.deposit_nonce !== undefined;
   const hasVersion = raw.deposit_receipt_version !== undefined;
-  if (hasNonce || hasVersion) {
-    const isDeposit = type === OP_DEPOSIT && (rules === undefined || rules.layouts.get(OP_DEPOSIT) === 'op-deposit');
-    if (!isDeposit) {
-      problems.add(
-        join(path, hasNonce ? 'deposit_nonce' : 'deposit_receipt_version'),
-        'conflict',
-        'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)',
-      );
-    } else if (hasVersion && !hasNonce) {
-      problems.add(
-        join(path, 'deposit_nonce'),
-        'missing',
-        'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)',
-      );
-    }
-  }
+  const given = {
+    ...(hasNonce && { nonce: 'deposit_nonce' }),
+    ...(hasVersion && { version: 'deposit_receipt_version' }),
+  };
+  if (!checkDepositMembers(type, given, rules, path, problems) && hasVersion && !hasNonce)
+    problems.add(
+      join(path, 'deposit_nonce'),
+      'missing',
+      'the deposit nonce, which is hashed together with deposit_receipt_version (Canyon)',
+    );
   if (problems.count !== before || type === undefined || tx.cumulative_gas_used === undefined) return undefined;
   if (hasStatus ? tx.status === undefined : tx.root === undefined) return undefined;
   if (

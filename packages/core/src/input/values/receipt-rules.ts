@@ -71,6 +71,58 @@ export function checkOutcome(outcome: ReceiptOutcome, path: string, problems: Pr
   if (problem !== undefined) problems.add(join(path, problem.member), problem.reason, problem.expected);
 }
 
+/** The OP stack's deposit receipt type: the one receipt whose nonce and version a consensus encoding holds. */
+const OP_DEPOSIT = 0x7e;
+
+/** The deposit members a receipt gives, as each reader spells them. */
+export interface DepositMembers {
+  /** The nonce's member (`depositNonce`, `deposit_nonce`), where given. */
+  nonce?: string;
+  /** The version's member (`depositReceiptVersion`, `deposit_receipt_version`), where given. */
+  version?: string;
+}
+
+/**
+ * The deposit member a receipt gives where it is no OP-stack deposit receipt (type 0x7e, which `rules`, when known,
+ * hash as a deposit): op-geth and op-reth give `depositNonce` and `depositReceiptVersion` on deposit receipts alone,
+ * and no other receipt's encoding holds them, so a value there is a claim no hash covers. The nonce's where both are
+ * given; undefined where the rule holds.
+ */
+export function strayDepositMember(
+  type: number | undefined,
+  given: DepositMembers,
+  rules: RuleSet | undefined,
+): string | undefined {
+  const member = given.nonce ?? given.version;
+  if (member === undefined) return undefined;
+  if (type === OP_DEPOSIT && (rules === undefined || rules.layouts.get(OP_DEPOSIT) === 'op-deposit')) return undefined;
+  return member;
+}
+
+/**
+ * The deposit rule ({@link strayDepositMember}) of the receipt at `path`, its problem added to `problems`: true where
+ * it is broken.
+ *
+ * @example
+ * checkDepositMembers(2, { nonce: 'depositNonce' }, undefined, 'receipts[1]', problems) // true: receipts[1].depositNonce
+ */
+export function checkDepositMembers(
+  type: number | undefined,
+  given: DepositMembers,
+  rules: RuleSet | undefined,
+  path: string,
+  problems: Problems,
+): boolean {
+  const member = strayDepositMember(type, given, rules);
+  if (member === undefined) return false;
+  problems.add(
+    join(path, member),
+    'conflict',
+    'absent: deposit fields belong only to OP-stack deposit receipts (type 126 = 0x7e)',
+  );
+  return true;
+}
+
 /**
  * A type the rule set knows, reported at `path` (the member itself, e.g. `transactions[3].type`);
  * `path` may be a function, called only to report, where a block's receipts would otherwise each

@@ -17,6 +17,7 @@ import {
   type InvalidInput,
   type RpcBlock,
   verifyRpcBlock,
+  verifyRpcBlockReceipts,
 } from 'evm-integrity';
 import { logsBloomBody, receiptRootBody } from 'evm-integrity/api';
 import { InputError, UsageError } from '../io/usage-error.js';
@@ -173,13 +174,13 @@ export function runRequest(argv: string[], io: CliIo): number {
   const registry = new ChainRegistry(addedChains(values['add-chain']));
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const block = readBlock((io.read ?? readInput)(file), file, registry, chainId);
-  const report = verifyRpcBlock(block, { registry });
   // A block that claims its hash and that verify block refuses as input (a header without a field it hashes, or with
   // one its fork lacks) is refused here too: built without its header_rlp, the body would echo that hash and be checked
   // on its receipts alone, passing what is not the block. A header of the commitments alone, claiming no hash (geth's
-  // t8n output), still makes a body of its receipts.
-  if (!report.ok && report.error.kind === 'invalid' && block.header.hash !== undefined)
-    throw notABlock(file, report.error);
+  // t8n output), still makes a body of its receipts, verified alone: their own claims (blooms, raw receipts) too.
+  const claimsHash = block.header.hash !== undefined;
+  const report = (claimsHash ? verifyRpcBlock : verifyRpcBlockReceipts)(block, { registry });
+  if (!report.ok && report.error.kind === 'invalid' && claimsHash) throw notABlock(file, report.error);
   refuseWhatNoBodyCarries(block, report, file);
   const body = BUILDERS[what as BodyName](block, file, report);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
