@@ -409,6 +409,44 @@ describe('auditRange over a JSON-RPC node', () => {
     }
   });
 
+  it("receipts whose transactionHash names another transaction than the block's at its place fail block_input, naming the member, asked again first, never unreachable (was: unreachable, the audit stopped there: a user check)", async () => {
+    const corruptions: Array<[string, (receipts: Array<Record<string, unknown>>) => Array<Record<string, unknown>>]> = [
+      [
+        'another hash',
+        (receipts) => receipts.map((r, i) => (i === 0 ? { ...r, transactionHash: `0x${'33'.repeat(32)}` } : r)),
+      ],
+      [
+        'two hashes swapped',
+        (receipts) => receipts.map((r, i) => (i < 2 ? { ...r, transactionHash: receipts[1 - i]!.transactionHash } : r)),
+      ],
+    ];
+    for (const [name, corrupt] of corruptions) {
+      const blocks = chainNamingBlocks(FROM + 9);
+      const block = blocks.get(FROM + 6)!; // 5 transactions
+      const receipts = block.receipts.map((r, i) => ({ ...r, transactionHash: syntheticTxHash(1, FROM + 6, i) }));
+      blocks.set(FROM + 6, {
+        ...block,
+        receipts: corrupt(receipts),
+        transactionHashes: receipts.map((r) => r.transactionHash),
+      });
+      const n = await start(blocks);
+      const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 });
+      const events = await collect(audit);
+      expect(notPassing(events), name).toEqual([{ block: FROM + 6, verdict: 'fail', checks: ['block_input'] }]);
+      const message = blocksOf(events).find((e) => e.block_number === FROM + 6)!.failures[0]!.message;
+      expect(message, name).toMatch(
+        /receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x/,
+      );
+      expect(audit.summary(), name).toMatchObject({ complete: true, verdicts: { pass: 9, fail: 1, unreachable: 0 } });
+      // Asked three times (a race with a reorg, where receipts give no blockHash, is told only by their hashes).
+      expect([asksOf(n, 'eth_getBlockByNumber', FROM + 6), asksOf(n, 'eth_getBlockReceipts', FROM + 6)]).toEqual([
+        3, 3,
+      ]);
+      await n.close();
+      node = undefined;
+    }
+  });
+
   it('a reorg between the header and the receipts calls: the block is asked again and passes on the new branch (was: unreachable)', async () => {
     const blocks = chainNamingBlocks(FROM + 9);
     // The new branch replaces FROM+6 (its parent FROM+5) and relinks the blocks after it, as a reorg of depth 1 does.
