@@ -193,6 +193,12 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
       lines.filter((l) => l.reorg !== undefined).map((l) => l.reorg.replaced.map((r: any) => r.block_number)),
     ).toEqual([[FROM + 4, FROM + 5]]);
     expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 30, fail: 0 }, reorgs: 1, complete: true });
+    // Carried over: the file's blocks the summary still counts by their line there, not the two the reorg replaced
+    // (was: all six).
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary.carried_over).toEqual({
+      blocks: 4,
+      verdicts: { pass: 4, fail: 0, not_verifiable: 0, unreachable: 0 },
+    });
   });
 
   it("--resume after a block whose hash its header refuted: the node's right answer later is no reorg, the block's fail stands and the next block fails its link (a user re-check)", async () => {

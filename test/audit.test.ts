@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   auditRange,
+  AuditTally,
   isReorg,
   type AuditEvent,
   type BlockAudit,
@@ -889,5 +890,33 @@ describe('RpcBlockSource and the transaction count', () => {
     await expect(new RpcBlockSource({ url: node.url, sleep: instant }).block(137, number)).rejects.toThrow(
       /gave 5 receipts for block 10000000, which has 6 transactions/,
     );
+  });
+});
+
+describe('AuditTally: what a resumed audit carried over', () => {
+  const line = (block: number, verdict: 'pass' | 'fail', hash = 'a'): BlockAudit => ({
+    block_number: block,
+    block_hash: `0x${hash.repeat(64)}`,
+    verdict,
+    failures: verdict === 'fail' ? [{ check: 'receipts_root', message: 'differs', evidence: {} }] : [],
+  });
+  it("counts the file's lines the summary still counts: a block a reorg audits again is this run's, by its new line (was: counted once as carried, whatever replaced it: a user check)", () => {
+    const tally = new AuditTally(1, 1, 6);
+    for (const b of [1, 2, 3, 4]) tally.carry(line(b, b === 4 ? 'fail' : 'pass'));
+    expect(tally.carriedOver()).toEqual({
+      blocks: 4,
+      verdicts: { pass: 3, fail: 1, not_verifiable: 0, unreachable: 0 },
+    });
+    // This run meets a reorg that replaced blocks 3 and 4, audits them again on the new chain, then goes on.
+    tally.add({ reorg: { detected_at: 5, depth: 2, replaced: [] } });
+    for (const b of [3, 4, 5, 6]) tally.add(line(b, 'pass', 'b'));
+    expect(tally.summary({ elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 }, 4)).toMatchObject({
+      blocks: 6,
+      verdicts: { pass: 6, fail: 0 },
+    });
+    expect(tally.carriedOver()).toEqual({
+      blocks: 2,
+      verdicts: { pass: 2, fail: 0, not_verifiable: 0, unreachable: 0 },
+    });
   });
 });
