@@ -334,9 +334,11 @@ export class RpcBlockSource implements BlockSource {
     // A block without its number is the node's answer all the same: the verification fails it (block_input), where
     // calling it unreachable would stop the audit on an answer no retry mends. Another number is another block: the
     // audit's engine holds every source to that, and this names the call for it and for a lineage walk's blocks.
-    if (block.number !== undefined && block.number !== null && quantity(block.number) !== BigInt(blockNumber))
+    const number = block.number === undefined || block.number === null ? undefined : quantity(block.number);
+    if (block.number !== undefined && block.number !== null && number !== BigInt(blockNumber))
+      // In decimal, as the block asked for is named; a number that is no quantity as the node gave it.
       throw new SourceError(
-        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${number ?? plain(block.number)}`,
       );
     return block;
   }

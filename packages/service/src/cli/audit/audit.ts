@@ -273,7 +273,8 @@ function conclude(
   }
   output.out.write(`${output.lines.line({ summary: total })}\n`);
   if (total.verdicts.unreachable > 0) {
-    const why = unreachable ?? 'the source is unreachable';
+    // A source's words (a node's error message, a number it gave) drive no terminal.
+    const why = printable(unreachable ?? 'the source is unreachable');
     // A recording lacks what it lacks: the same replay again would stop at the same block.
     const then =
       run.options.bundle === undefined
