@@ -51,7 +51,10 @@ export const isReorg = (event: AuditEvent): event is AuditReorg => 'reorg' in ev
 /** Wall time of the run, and where it went (the rest is the engine itself and the consumer). */
 export interface AuditTimings {
   elapsed_ms: number;
-  /** Waiting for the source (fetches overlap; this is the time the audit waited for them). */
+  /**
+   * Waiting for the source (fetches overlap; this is the time the audit waited for them). A queue's export sums its
+   * chunks', which overlap in time: there it may exceed `elapsed_ms`.
+   */
   fetching_ms: number;
   /** Decoding and verifying blocks (`verify`). */
   verifying_ms: number;
@@ -76,7 +79,7 @@ export interface AuditSummary {
   next_block: number | null;
   /** Blocks audited by this run per second of its wall time. */
   blocks_per_second: number;
-  /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1). */
+  /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1: a timing over `elapsed_ms`, capped at 1). */
   time_share: { fetching: number; verifying: number; cross_checking: number };
   timings: AuditTimings;
   /** The range's anchors and the blocks they prove: without one, passing blocks are consistent, not authentic. */
