@@ -193,6 +193,12 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
       lines.filter((l) => l.reorg !== undefined).map((l) => l.reorg.replaced.map((r: any) => r.block_number)),
     ).toEqual([[FROM + 4, FROM + 5]]);
     expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 30, fail: 0 }, reorgs: 1, complete: true });
+    // Carried over: the file's blocks the summary still counts by their line there, not the two the reorg replaced
+    // (was: all six).
+    expect(parseLines(readFileSync(out, 'utf8')).at(-1)!.summary.carried_over).toEqual({
+      blocks: 4,
+      verdicts: { pass: 4, fail: 0, not_verifiable: 0, unreachable: 0 },
+    });
   });
 
   it("--resume after a block whose hash its header refuted: the node's right answer later is no reorg, the block's fail stands and the next block fails its link (a user re-check)", async () => {
@@ -770,6 +776,30 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
       complete: true,
       verdicts: { pass: TO - stuck + 1 },
     });
+  });
+
+  it('a node answering with another block: the number it gave in decimal, as the docs show it (was: 0xf424d); a number that is no quantity as given, made printable on stderr', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const asked = FROM + 11;
+    blocks.set(asked, blocks.get(asked + 1)!);
+    const n = await start(blocks);
+    const result = await run([...RANGE, '--rpc', n.url]);
+    expect(result.status).toBe(2);
+    const said = `the JSON-RPC node at ${n.url} answered eth_getBlockByNumber ${asked} with block ${asked + 1}`;
+    expect(parseLines(result.stdout).find((l) => l.block_number === asked)).toMatchObject({
+      verdict: 'unreachable',
+      reason: said,
+    });
+    expect(result.stderr).toMatch(new RegExp(`^evm-integrity: stopped at block ${asked}: ${said}; continue later`));
+
+    blocks.set(asked, { ...blocks.get(asked)!, header: { ...blocks.get(asked)!.header, number: '0x\u001b[2J' } });
+    const forged = await run([...RANGE, '--rpc', n.url]);
+    expect(forged.status).toBe(2);
+    expect(parseLines(forged.stdout).find((l) => l.block_number === asked)!.reason).toBe(
+      `the JSON-RPC node at ${n.url} answered eth_getBlockByNumber ${asked} with block 0x\u001b[2J`,
+    );
+    expect(forged.stderr).toContain(`answered eth_getBlockByNumber ${asked} with block 0xU+001B[2J; continue later`);
+    expect(forged.stderr).not.toContain('\u001b');
   });
 
   it('stopped after a block the node gave without its hash: the advice starts at that block, which nothing links past (was: a start after it, linked to nothing)', async () => {

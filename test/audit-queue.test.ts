@@ -556,6 +556,34 @@ describe('audit-worker, audit-status, audit-export', () => {
     ]);
   }, 120_000);
 
+  it("a receipt naming another transaction than the block's at its place fails block_input on one machine and on the queue alike, and both go on (was: unreachable, the audit stopped there and the chunk was parked: a user check)", async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const block = blocks.get(1_000_002)!;
+    const listed = block.receipts.map((_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`);
+    blocks.set(1_000_002, {
+      ...block,
+      transactionHashes: listed,
+      receipts: block.receipts.map((r, i) => ({ ...r, transactionHash: i === 0 ? `0x${'33'.repeat(32)}` : listed[i] })),
+    });
+    node = await startLoopbackNode(1, blocks);
+    const single = await runCli(['audit', ...RANGE, '--rpc', node.url, '--chunk-size', '5']);
+    expect(single.status).toBe(1);
+    const id = auditIdOf(await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '5']));
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await untilComplete(id, db.url);
+    expect(status.verdicts).toEqual({ pass: 29, fail: 1, not_verifiable: 0, unreachable: 0 });
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    const failing = parseLines(exported.stdout).filter((l) => l.verdict === 'fail');
+    expect(failing.map((l) => [l.block_number, l.failures.map((f: { check: string }) => f.check)])).toEqual([
+      [1_000_002, ['block_input']],
+    ]);
+    expect(failing[0]!.failures[0].message).toMatch(
+      /: receipts\[0\]\.transactionHash: expected 0x0{63}1, the block's transactions\[0\], which it repeats, got 0x3333/,
+    );
+  }, 120_000);
+
   it('a block at the start of a chunk served once with a forged parentHash: its failing line stands, not audited again into a pass', async () => {
     const blocks = fixtureChain(FROM, TO);
     node = await startLoopbackNode(1, blocks);

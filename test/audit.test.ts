@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   auditRange,
+  AuditTally,
   isReorg,
   type AuditEvent,
   type BlockAudit,
@@ -404,6 +405,44 @@ describe('auditRange over a JSON-RPC node', () => {
         expect([asksOf(n, 'eth_getBlockByNumber', FROM + 6), asksOf(n, 'eth_getBlockReceipts', FROM + 6)]).toEqual([
           3, 3,
         ]);
+      await n.close();
+      node = undefined;
+    }
+  });
+
+  it("receipts whose transactionHash names another transaction than the block's at its place fail block_input, naming the member, asked again first, never unreachable (was: unreachable, the audit stopped there: a user check)", async () => {
+    const corruptions: Array<[string, (receipts: Array<Record<string, unknown>>) => Array<Record<string, unknown>>]> = [
+      [
+        'another hash',
+        (receipts) => receipts.map((r, i) => (i === 0 ? { ...r, transactionHash: `0x${'33'.repeat(32)}` } : r)),
+      ],
+      [
+        'two hashes swapped',
+        (receipts) => receipts.map((r, i) => (i < 2 ? { ...r, transactionHash: receipts[1 - i]!.transactionHash } : r)),
+      ],
+    ];
+    for (const [name, corrupt] of corruptions) {
+      const blocks = chainNamingBlocks(FROM + 9);
+      const block = blocks.get(FROM + 6)!; // 5 transactions
+      const receipts = block.receipts.map((r, i) => ({ ...r, transactionHash: syntheticTxHash(1, FROM + 6, i) }));
+      blocks.set(FROM + 6, {
+        ...block,
+        receipts: corrupt(receipts),
+        transactionHashes: receipts.map((r) => r.transactionHash),
+      });
+      const n = await start(blocks);
+      const audit = auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM + 9 });
+      const events = await collect(audit);
+      expect(notPassing(events), name).toEqual([{ block: FROM + 6, verdict: 'fail', checks: ['block_input'] }]);
+      const message = blocksOf(events).find((e) => e.block_number === FROM + 6)!.failures[0]!.message;
+      expect(message, name).toMatch(
+        /receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x/,
+      );
+      expect(audit.summary(), name).toMatchObject({ complete: true, verdicts: { pass: 9, fail: 1, unreachable: 0 } });
+      // Asked three times (a race with a reorg, where receipts give no blockHash, is told only by their hashes).
+      expect([asksOf(n, 'eth_getBlockByNumber', FROM + 6), asksOf(n, 'eth_getBlockReceipts', FROM + 6)]).toEqual([
+        3, 3,
+      ]);
       await n.close();
       node = undefined;
     }
@@ -851,5 +890,33 @@ describe('RpcBlockSource and the transaction count', () => {
     await expect(new RpcBlockSource({ url: node.url, sleep: instant }).block(137, number)).rejects.toThrow(
       /gave 5 receipts for block 10000000, which has 6 transactions/,
     );
+  });
+});
+
+describe('AuditTally: what a resumed audit carried over', () => {
+  const line = (block: number, verdict: 'pass' | 'fail', hash = 'a'): BlockAudit => ({
+    block_number: block,
+    block_hash: `0x${hash.repeat(64)}`,
+    verdict,
+    failures: verdict === 'fail' ? [{ check: 'receipts_root', message: 'differs', evidence: {} }] : [],
+  });
+  it("counts the file's lines the summary still counts: a block a reorg audits again is this run's, by its new line (was: counted once as carried, whatever replaced it: a user check)", () => {
+    const tally = new AuditTally(1, 1, 6);
+    for (const b of [1, 2, 3, 4]) tally.carry(line(b, b === 4 ? 'fail' : 'pass'));
+    expect(tally.carriedOver()).toEqual({
+      blocks: 4,
+      verdicts: { pass: 3, fail: 1, not_verifiable: 0, unreachable: 0 },
+    });
+    // This run meets a reorg that replaced blocks 3 and 4, audits them again on the new chain, then goes on.
+    tally.add({ reorg: { detected_at: 5, depth: 2, replaced: [] } });
+    for (const b of [3, 4, 5, 6]) tally.add(line(b, 'pass', 'b'));
+    expect(tally.summary({ elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 }, 4)).toMatchObject({
+      blocks: 6,
+      verdicts: { pass: 6, fail: 0 },
+    });
+    expect(tally.carriedOver()).toEqual({
+      blocks: 2,
+      verdicts: { pass: 2, fail: 0, not_verifiable: 0, unreachable: 0 },
+    });
   });
 });

@@ -951,10 +951,24 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       expect(node.calls.filter((c) => c.method === method)).toHaveLength(2);
   });
 
-  it('refuses a receipt list that does not match the transactions', async () => {
-    node.tamper = (r) => ({ ...r, transactionHash: `0x${'34'.repeat(32)}` });
-    await expect(rpc().source.block(1, 19433903)).rejects.toThrow(/receipt 0 of block 19433903 for transaction 0x3434/);
-  });
+  it.each(['eth_getBlockReceipts', 'eth_getTransactionReceipt'])(
+    'receipts of other transactions than the block lists (%s): asked again, then handed over for the lineage to refuse, naming the member (was: refused by the source)',
+    async (method) => {
+      if (method === 'eth_getTransactionReceipt') node.blockReceipts = { code: -32601, message: 'Method not found' };
+      node.tamper = (r) => ({ ...r, transactionHash: `0x${'34'.repeat(32)}` });
+      const { source: s } = rpc();
+      const block = await s.block(1, 19433903);
+      expect(block!.receipts.every((r) => (r as Json).transactionHash === `0x${'34'.repeat(32)}`)).toBe(true);
+      expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+      const error = await rejection(
+        checkBlock(19433903, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
+      );
+      expect(error).toBeInstanceOf(SourceError);
+      expect(error.message).toMatch(
+        /^block 19433903 cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
+      );
+    },
+  );
 
   it('reads Retry-After as an HTTP date too, as the service source does (one retry rule)', async () => {
     const at = new Date(Date.now() + 8_000).toUTCString();

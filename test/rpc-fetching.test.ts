@@ -108,18 +108,20 @@ describe('batches', () => {
     expect(verdicts(blocks)).toEqual(allPass);
   });
 
-  it('a receipt for another transaction than the one at its place: unreachable, naming both', async () => {
+  it('a receipt for another transaction than the one at its place: block_input fails, naming both, and the audit goes on (was: unreachable)', async () => {
     const node = await start();
     const block = node.blocks.get(FROM + 22)!; // 7 transactions
     block.receipts = named(FROM + 22, block.receipts);
     block.transactionHashes = block.receipts.map((r, i) =>
       i === 2 ? `0x${'ab'.repeat(32)}` : (r.transactionHash as string),
     );
-    const { blocks } = await audit(source(node.url), 32);
-    expect(blocks[22]).toMatchObject({ block_number: FROM + 22, verdict: 'unreachable' });
-    expect((blocks[22] as { reason: string }).reason).toMatch(
-      /for transaction 0x[0-9a-f]{64}, not 0x(ab){32}, the transaction at its place 2$/,
+    const { blocks, summary } = await audit(source(node.url), 32);
+    expect(blocks[22]).toMatchObject({ block_number: FROM + 22, verdict: 'fail' });
+    expect(blocks[22]!.failures.map((f) => f.check)).toEqual(['block_input']);
+    expect(blocks[22]!.failures[0]!.message).toMatch(
+      /receipts\[2\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[2\], which it repeats, got 0x/,
     );
+    expect(summary).toMatchObject({ complete: true, verdicts: { pass: 29, fail: 1 } });
   });
 
   it('an altered block still fails', async () => {

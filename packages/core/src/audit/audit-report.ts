@@ -51,7 +51,10 @@ export const isReorg = (event: AuditEvent): event is AuditReorg => 'reorg' in ev
 /** Wall time of the run, and where it went (the rest is the engine itself and the consumer). */
 export interface AuditTimings {
   elapsed_ms: number;
-  /** Waiting for the source (fetches overlap; this is the time the audit waited for them). */
+  /**
+   * Waiting for the source (fetches overlap; this is the time the audit waited for them). A queue's export sums its
+   * chunks', which overlap in time: there it may exceed `elapsed_ms`.
+   */
   fetching_ms: number;
   /** Decoding and verifying blocks (`verify`). */
   verifying_ms: number;
@@ -76,14 +79,15 @@ export interface AuditSummary {
   next_block: number | null;
   /** Blocks audited by this run per second of its wall time. */
   blocks_per_second: number;
-  /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1). */
+  /** Shares of this run's wall time: fetching, verifying, cross_checking (0..1: a timing over `elapsed_ms`, capped at 1). */
   time_share: { fetching: number; verifying: number; cross_checking: number };
   timings: AuditTimings;
   /** The range's anchors and the blocks they prove: without one, passing blocks are consistent, not authentic. */
   anchoring: AnchoringSummary;
   /**
    * On a resumed audit, the verdicts of `blocks` and `verdicts` taken from the checkpoint file rather than checked by
-   * this run (the rest were); absent when the audit did not resume.
+   * this run (the rest were): a block of the file that this run audited again (after a reorg) is this run's. Absent
+   * when the audit did not resume.
    */
   carried_over?: { blocks: number; verdicts: Record<AuditVerdict, number> };
 }
@@ -97,6 +101,14 @@ const SUPERSEDE_WINDOW = 1024;
  */
 export class AuditTally {
   private readonly verdicts: Record<AuditVerdict, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
+  /** Of {@link verdicts}, those still counted by a line an earlier run wrote ({@link carry}). */
+  private readonly carriedVerdicts: Record<AuditVerdict, number> = {
+    pass: 0,
+    fail: 0,
+    not_verifiable: 0,
+    unreachable: 0,
+  };
+  private readonly carriedLines = new WeakSet<BlockAudit>();
   private readonly failedChecks: Record<AuditCheckName, number> = {};
   private readonly recent = new Map<number, BlockAudit>();
   private reorgs = 0;
@@ -122,6 +134,7 @@ export class AuditTally {
 
   private count(audit: BlockAudit, sign: 1 | -1): void {
     this.verdicts[audit.verdict] += sign;
+    if (this.carriedLines.has(audit)) this.carriedVerdicts[audit.verdict] += sign;
     for (const check of new Set(audit.failures.map((f) => f.check)))
       this.failedChecks[check] = (this.failedChecks[check] ?? 0) + sign;
   }
@@ -139,6 +152,21 @@ export class AuditTally {
     this.highest = Math.max(this.highest, event.block_number);
     this.recent.delete(this.highest - SUPERSEDE_WINDOW);
     this.cover(event);
+  }
+
+  /**
+   * Adds a line an earlier run wrote (the file a resumed audit goes on with): counted as {@link add} counts it, and as
+   * carried over for as long as it is its block's last line (a reorg this run meets may audit the block again).
+   */
+  carry(event: AuditEvent): void {
+    if (!isReorg(event)) this.carriedLines.add(event);
+    this.add(event);
+  }
+
+  /** The blocks, and their verdicts, that the summary counts by a line {@link carry} added: a resume's `carried_over`. */
+  carriedOver(): NonNullable<AuditSummary['carried_over']> {
+    const verdicts = { ...this.carriedVerdicts };
+    return { blocks: Object.values(verdicts).reduce((a, b) => a + b, 0), verdicts };
   }
 
   /**

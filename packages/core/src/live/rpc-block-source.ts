@@ -94,8 +94,28 @@ function namesAnotherBlock(receipts: unknown[], block: Json): boolean {
 }
 
 /**
- * Times a block whose receipts name another block is asked again, header and receipts. A reorg between the two calls
- * settles by the next ask (a second covers a node that moves again meanwhile); receipts that name another block after
+ * Whether a receipt's `transactionHash` names another transaction than the one the block lists at its place (its
+ * `transactionIndex` where it has one: a list need not be in that order), for a block whose receipts count its
+ * transactions: receipts of another block, where they do not name it (no `blockHash`), are told by this alone. The
+ * unlisted state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name (block_input).
+ */
+function namesAnotherTransaction(receipts: unknown[], block: Json, hashes: string[] | undefined): boolean {
+  if (hashes === undefined || !countsItsReceipts(receipts as Json[], block, hashes)) return false;
+  return (receipts as Json[]).some((r, i) => {
+    const index = quantity(r.transactionIndex);
+    const at = index === undefined ? i : Number(index);
+    return (
+      at < hashes.length &&
+      r.transactionHash !== undefined &&
+      r.transactionHash !== null &&
+      !sameHash(r.transactionHash, hashes[at])
+    );
+  });
+}
+
+/**
+ * Times a block whose receipts name another block (or other transactions) is asked again, header and receipts. A reorg
+ * between the two calls settles by the next ask (a second covers a node that moves again meanwhile); receipts that name another block after
  * that are the node's answer, not a race, and a retry would not mend them.
  */
 const REASKS = 2;
@@ -130,9 +150,10 @@ function countsItsReceipts(receipts: Json[], block: Json, hashes: string[]): boo
  * when the node does not have that method, `eth_getTransactionReceipt` for
  * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
  * extra members such as `blockHash` included). Receipts whose `blockHash` names
- * another block than the header are asked again with it (a reorg between the
- * calls), else handed over for the verification to fail; others must be one per
- * transaction, of its hash. Error messages name the node by origin only: a
+ * another block than the header (by `blockHash`, or by `transactionHash` where they
+ * name other transactions) are asked again with it (a reorg between the calls),
+ * else handed over for the verification to fail; others must be one per
+ * transaction (whether each names its own is the verification's to judge). Error messages name the node by origin only: a
  * provider URL's path often holds an API key.
  * @example
  * const node = new RpcBlockSource({ url: 'http://127.0.0.1:8545' });
@@ -244,8 +265,9 @@ export class RpcBlockSource implements BlockSource {
   }
 
   /**
-   * A receipt list's checks: an array of objects, one per transaction, of its hash. Receipts that name another block
-   * are returned as they are, without the other checks: {@link block} asks again, then hands them over.
+   * A receipt list's checks: an array of objects, one per transaction (by the reader's count). Receipts that name
+   * another block are returned as they are, without the count: {@link block} asks again, then hands them over. Whether
+   * each names its transaction is the reader's to judge (block_input), as for every member that repeats the block.
    */
   private checkReceipts(
     receipts: unknown,
@@ -265,24 +287,6 @@ export class RpcBlockSource implements BlockSource {
         `${this.where} gave ${receipts.length} receipts for block ${n}, which has ${hashes.length} transactions`,
       );
     }
-    receipts.forEach((r: Json, i) => {
-      // A receipt's place is its transactionIndex where it has one (a list need not be in that order, and verifying
-      // the block orders it so); an index that is not a place in the block is for the verification to name.
-      const index = quantity(r.transactionIndex);
-      const at = index === undefined ? i : Number(index);
-      // The unlisted state-sync receipt, last, has no listed hash to match; a listed one has no receipt.
-      const listed = hashes !== undefined && !miscounted && at < hashes.length;
-      if (
-        listed &&
-        r.transactionHash !== undefined &&
-        r.transactionHash !== null &&
-        !sameHash(r.transactionHash, hashes[at])
-      ) {
-        throw new SourceError(
-          `${this.where} gave receipt ${i} of block ${n} for transaction ${plain(r.transactionHash)}, not ${hashes[at]}, the transaction at its place ${at}`,
-        );
-      }
-    });
     return receipts;
   }
 
@@ -330,9 +334,11 @@ export class RpcBlockSource implements BlockSource {
     // A block without its number is the node's answer all the same: the verification fails it (block_input), where
     // calling it unreachable would stop the audit on an answer no retry mends. Another number is another block: the
     // audit's engine holds every source to that, and this names the call for it and for a lineage walk's blocks.
-    if (block.number !== undefined && block.number !== null && quantity(block.number) !== BigInt(blockNumber))
+    const number = block.number === undefined || block.number === null ? undefined : quantity(block.number);
+    if (block.number !== undefined && block.number !== null && number !== BigInt(blockNumber))
+      // In decimal, as the block asked for is named; a number that is no quantity as the node gave it.
       throw new SourceError(
-        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${plain(block.number)}`,
+        `${this.where} answered eth_getBlockByNumber ${blockNumber} with block ${number ?? plain(block.number)}`,
       );
     return block;
   }
@@ -350,9 +356,10 @@ export class RpcBlockSource implements BlockSource {
 
   /**
    * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
-   * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be the
-   * block's (one per transaction, of its hash), or returned as they are when their `blockHash` names
-   * another block (a reader of the block refuses them, naming it). `asked`: that eth_getBlockReceipts
+   * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be one
+   * per transaction, or returned as they are when their `blockHash` names another block (a reader of
+   * the block refuses them, naming it, as it does a receipt whose `transactionHash` is not its
+   * transaction's). `asked`: that eth_getBlockReceipts
    * call, already made.
    */
   async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
@@ -403,14 +410,18 @@ export class RpcBlockSource implements BlockSource {
 
   /**
    * Block `blockNumber`: its header and its receipts, checked against the header. Receipts whose
-   * `blockHash` names another block are asked again with the header ({@link REASKS} times: a reorg
-   * between the calls); still so, the block is handed over as the node gave it, and verifying it fails
-   * (block_input names the receipts' blockHash): corruption is reported, not called unreachable.
+   * `blockHash` names another block, or whose `transactionHash` another transaction than the header's at
+   * its place, are asked again with the header ({@link REASKS} times: a reorg between the calls); still
+   * so, the block is handed over as the node gave it, and verifying it fails (block_input names the
+   * member): corruption is reported, not called unreachable.
    */
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
     requireBlockNumber(blockNumber);
     let fetched = await this.headerAndReceipts(chainId, blockNumber);
-    const ofAnotherBlock = () => fetched !== null && namesAnotherBlock(fetched.receipts, fetched.block);
+    const ofAnotherBlock = () =>
+      fetched !== null &&
+      (namesAnotherBlock(fetched.receipts, fetched.block) ||
+        namesAnotherTransaction(fetched.receipts, fetched.block, this.transactionHashes(fetched.block, blockNumber)));
     for (let asked = 0; asked < REASKS && ofAnotherBlock(); asked++)
       fetched = await this.headerAndReceipts(chainId, blockNumber);
     if (fetched === null) return null;

@@ -29,7 +29,10 @@ const BATCH = 50;
 export interface StoredAudit {
   plan: AuditPlan;
   header: string;
-  /** Summed over its chunks (fetching, verifying); elapsed is from the first chunk started to the last finished. */
+  /**
+   * Summed over its chunks (fetching, verifying), which overlap in time: the sums may exceed elapsed, which is from the
+   * first chunk started to the last finished.
+   */
   timings: AuditTimings;
 }
 
@@ -65,10 +68,10 @@ export async function storedAudit(db: pg.Pool | pg.PoolClient, id: string): Prom
 }
 
 /**
- * The text of each line of audit `id` after its header, in order: the lines of the chunks done whose first link is
- * judged. A chunk not done, or whose link to the chunk before is not judged yet, is a gap, as on one machine's output
- * cut at that block: the summary says where the audit stands (not complete, its next block), and `audit --resume`,
- * which keeps the lines only up to a gap, audits again from there.
+ * The text of each line of audit `id` after its header, in order: the lines of every chunk done whose first link is
+ * judged, those after a gap too. A chunk not done, or whose link to the chunk before is not judged yet, is a gap (no
+ * line for its blocks): the summary says where the audit stands (not complete, its next block the gap's first), and
+ * `audit --resume`, which keeps the lines only up to a gap, audits again from there.
  */
 export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): AsyncGenerator<string> {
   let after = -1;

@@ -103,8 +103,7 @@ interface StartingPoint {
   headerWritten: boolean;
   /** The digest the next line chains on from. */
   digest: string;
-  /** With --resume, the verdicts taken from the file; and the first line not taken on trust, cut off with the rest. */
-  carried?: NonNullable<AuditSummary['carried_over']>;
+  /** With --resume, the first line not taken on trust, cut off with the rest. */
   dropped?: { line: number; why: string };
 }
 
@@ -179,9 +178,8 @@ function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint
       headerWritten: false,
       digest: headerDigest(header),
     };
-  const checkpoint = resumeFrom(options.out!, header, (event) => tally.add(event));
+  const checkpoint = resumeFrom(options.out!, header, (event) => tally.carry(event));
   const resumed = checkpoint.next > options.from;
-  const { blocks, verdicts } = tally.summary(NO_TIME, 0);
   return {
     next: checkpoint.next,
     anchor: resumed ? checkpoint.lastHash : options.headHash,
@@ -191,7 +189,6 @@ function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint
     ...(resumed && {
       earlier: { from: options.from, anchor: options.headHash, anchorName: HEAD_HASH_NAME, hashes: checkpoint.hashes },
     }),
-    carried: { blocks, verdicts },
     ...(checkpoint.dropped && { dropped: checkpoint.dropped }),
   };
 }
@@ -250,7 +247,7 @@ async function streamAudit(
 function conclude(
   run: PreparedAudit,
   streamed: { summary: AuditSummary | undefined; unreachable: string | undefined },
-  output: { out: AuditOutput; lines: ChainedLines; carried: StartingPoint['carried'] },
+  output: { out: AuditOutput; lines: ChainedLines },
   interrupted: boolean,
   io: AuditIo,
 ): number {
@@ -258,7 +255,8 @@ function conclude(
   const timings = summary?.timings ?? NO_TIME;
   const total = {
     ...run.tally.summary(timings, summary === undefined ? 0 : summary.blocks),
-    ...(output.carried && { carried_over: output.carried }),
+    // What the summary still counts from the file: a block a reorg had this run audit again is this run's.
+    ...(run.options.resume && { carried_over: run.tally.carriedOver() }),
   };
   const { out, from, headHash } = run.options;
   const next = total.next_block;
@@ -275,7 +273,8 @@ function conclude(
   }
   output.out.write(`${output.lines.line({ summary: total })}\n`);
   if (total.verdicts.unreachable > 0) {
-    const why = unreachable ?? 'the source is unreachable';
+    // A source's words (a node's error message, a number it gave) drive no terminal.
+    const why = printable(unreachable ?? 'the source is unreachable');
     // A recording lacks what it lacks: the same replay again would stop at the same block.
     const then =
       run.options.bundle === undefined
@@ -352,7 +351,7 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   try {
     const lines = new ChainedLines(start.digest);
     const streamed = await streamAudit(run, start, output, { verify, signal: controller.signal, io, lines });
-    const written = { out: output, lines, carried: start.carried };
+    const written = { out: output, lines };
     const status = conclude(run, streamed, written, controller.signal.aborted, io);
     return status === EXIT_INTERRUPTED && stoppedBy !== undefined ? STOP_SIGNALS_EXIT[stoppedBy]! : status;
   } catch (error) {
