@@ -138,6 +138,15 @@ describe('the mainnet anchor proof file', () => {
       line: 3,
       head: { ok: true, value: { network: 'mainnet' } },
     });
+    // A head that cannot be read names the file's line, not the head's own (it said line 1 for line 2: a user re-check).
+    expect(readAnchorFileHead('\n\uFEFF{"anchor_proof":1}')).toMatchObject({
+      line: 2,
+      head: { ok: false, error: { line: 2, path: '$' } },
+    });
+    expect(readAnchorFileHead('\n\n  \n{"anchor_proof":1}')).toMatchObject({
+      line: 4,
+      head: { ok: false, error: { line: 4, path: '$.network' } },
+    });
     const message = 'a byte order mark (U+FEFF): one is allowed, at the very start of the file';
     expect(verifyAnchorProof(`\uFEFF\uFEFF${TEXT}`, MAINNET_CHECKPOINT)).toEqual({
       ok: false,

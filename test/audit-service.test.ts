@@ -83,9 +83,16 @@ describe('the block record (0101) against the header', () => {
     const iso = String(record.timestamp_utc).replace(/(\.000)?Z$/, '');
     for (const form of [iso, `${iso}Z`, `${iso}.000Z`, `${iso}.000000+00:00`, iso.replace('T', ' ')])
       expect(checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
+    // PostgreSQL's text for a timestamptz, a zone of hours alone (ISO 8601's ±hh): it failed as another instant.
+    for (const form of [`${iso.replace('T', ' ')}+00`, `${iso}.000000+00`, `${iso}-00`])
+      expect(checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
     for (const form of [
       `${iso}.001Z`,
       `${iso}+01:00`,
+      `${iso}+01`,
+      `${iso}+24`,
+      `${iso}+0`,
+      `${iso}+000`,
       `${iso}.0000001Z`,
       'yesterday',
       Number(truth.block.header.timestamp),
@@ -110,6 +117,11 @@ describe('the block record (0101) against the header', () => {
     expect(instantOf('2024-02-29T23:59:59Z')).toBe(BigInt(Date.UTC(2024, 1, 29, 23, 59, 59)) * 1_000_000n);
     expect(instantOf('2024-03-13T22:55:35+09:00')).toBe(instantOf('2024-03-13T13:55:35Z'));
     expect(instantOf('2024-03-13T14:25:35+0030')).toBe(instantOf('2024-03-13T13:55:35Z'));
+    expect(instantOf('2024-03-13T22:55:35+09')).toBe(instantOf('2024-03-13T13:55:35Z'));
+    expect(instantOf('2024-03-13 04:55:35.000000-09')).toBe(instantOf('2024-03-13T13:55:35Z'));
+    // Offsets that do not exist are none.
+    for (const form of ['2024-03-13T13:55:35+24', '2024-03-13T13:55:35+23:60', '2024-03-13T13:55:35+00:'])
+      expect(instantOf(form), form).toBeNull();
   });
 
   it('reports no record, or two, as service_block.present alone', () => {

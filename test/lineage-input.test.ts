@@ -1085,6 +1085,38 @@ describe('over HTTP: the app, and the real server on loopback', () => {
     expect(await alike.json()).toMatchObject({ data: [{ verdict: 'pass', tracing_id: PAIR_RECORD }] });
   });
 
+  it('one spelling of the tracing id null says nothing, over loopback: the other is the tracing id (it was 400 naming the null one: a user re-check); both null or left out is 400 missing', async () => {
+    const send = (members: Json) =>
+      fetch(`${server.url}/v1/evm/verify/lineage`, {
+        ...request,
+        body: JSON.stringify({ chain_id: 1, ...members, bundle: buildHeldBundle() }),
+      });
+    for (const members of [
+      { tracing_id: null, _tracing_id: PAIR_RECORD },
+      { tracing_id: PAIR_RECORD, _tracing_id: null },
+      { _tracing_id: null, tracing_id: PAIR_RECORD.toUpperCase() },
+    ]) {
+      const res = await send(members);
+      expect(res.status).toBe(200);
+      const [report] = ((await res.json()) as Json).data;
+      expect(report).toMatchObject({ verdict: 'pass' });
+      expect(report.tracing_id.toLowerCase()).toBe(PAIR_RECORD);
+    }
+    for (const members of [{ tracing_id: null, _tracing_id: null }, { tracing_id: null }, {}]) {
+      const res = await send(members);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as Json).error.details.invalid_parameters).toEqual([
+        { name: 'tracing_id', location: 'body', reason: 'missing', expected: 'a tracing id of 36 hex characters' },
+      ]);
+    }
+    // A spelling that is given is read: one not a tracing id is still refused, naming it.
+    const wrong = await send({ tracing_id: 7, _tracing_id: PAIR_RECORD });
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as Json).error.details.invalid_parameters).toMatchObject([
+      { name: 'tracing_id', reason: 'invalid_format' },
+    ]);
+  });
+
   it('a good bundle is still audited over loopback', async () => {
     const res = await fetch(`${server.url}/v1/evm/verify/lineage`, {
       ...request,

@@ -125,7 +125,14 @@ describe('lineage walker on bundles built from a real block', () => {
     });
   });
 
-  it.each(['2024-03-13T13:55:35', '2024-03-13 13:55:35.000', '2024-03-13T22:55:35+09:00'])(
+  it.each([
+    '2024-03-13T13:55:35',
+    '2024-03-13 13:55:35.000',
+    '2024-03-13T22:55:35+09:00',
+    // PostgreSQL's text for a timestamptz, a zone of hours alone (ISO 8601's ±hh): it was not read as a time.
+    '2024-03-13 13:55:35+00',
+    '2024-03-13T22:55:35.000000+09',
+  ])(
     "a block_time written without a zone (UTC) or with an offset is the same instant, whatever the machine's zone: %s",
     async (written) => {
       const bundle = buildHeldBundle();
@@ -475,7 +482,7 @@ describe('lineage walker on bundles built from a real block', () => {
       expect(checks.find((c) => c.check === 'genesis.complete')).toMatchObject({
         status: 'skipped',
         reason: expect.stringMatching(
-          /of which 3 count \(1 missing\); genesis\.function_results\[\d\] is the same artifact as genesis\.function_results\[\d\]$/,
+          /of which 3 count \(1 missing\); genesis\.function_results\[\d\] is the same artifact as genesis\.function_results\[\d\] \(the call of 95d89b41 on c02aaa39b223fe8d0a0e5c4f27ead9083c756cc2\)$/,
         ),
       });
     });
@@ -886,7 +893,7 @@ describe('a null member claims nothing, as if left out; a block_time is read one
     },
   );
 
-  it.each(['1710338135', 1710338135, '+002024-03-13T13:55:35Z', '2024-03-13T13:55:35,000Z'])(
+  it.each(['1710338135', 1710338135, '+002024-03-13T13:55:35Z', '2024-03-13T13:55:35,000Z', '2024-03-13T13:55:35+24'])(
     'a block_time of %j, the right instant in a form not read as a time: not verifiable saying so, on the record and on a genesis log alike (the log failed, the record was "held by nothing")',
     async (written) => {
       const why = `not verifiable: block_time ${JSON.stringify(written)} could not be read as a time (expected ${INSTANT_FORM})`;
@@ -911,6 +918,94 @@ describe('a null member claims nothing, as if left out; a block_time is read one
     syncLog(onLog).block_time = '2024-03-13T13:55:36Z';
     expect(failed(await walk(onLog))).toEqual(['log.block_time']);
   });
+});
+
+/**
+ * The committed bundle with its getReserves page dropped and its Sync log delivered twice, the copy edited: 2 artifacts
+ * for the record's 2 genesis ids, one of them standing in for the one left out.
+ */
+function syncTwiceCommitted(edit: (copy: any) => void): Bundle {
+  const bundle = passingCommitted();
+  const first = answer(bundle, '/evm/lineage/genesis', PAIR_RECORD);
+  const copy = structuredClone(first.data.genesis.logs[0]);
+  edit(copy);
+  first.data.genesis.logs.push(copy);
+  Object.assign(first, { cursor: null, count: 2 });
+  bundle.exchanges = bundle.exchanges.filter((e) => !(e.path === '/evm/lineage/genesis' && e.body.cursor === 'page-2'));
+  return bundle;
+}
+const SYNC_AT = '(the log of block 19426587, transaction 9, log 4)';
+const syncTwiceReason = (same: string) =>
+  `genesis.complete (${PAIR_RECORD}): not verifiable: the record lists 2 genesis tracing ids, the source delivered 2 genesis artifacts, of which 1 counts (1 missing); genesis.logs[1] is the same artifact as genesis.logs[0]${same}`;
+const SYNC_COPIES: Array<[string, (copy: any) => void]> = [
+  ['tx_hash null', (copy) => (copy.tx_hash = null)],
+  ['block_time null', (copy) => (copy.block_time = null)],
+  ['block_time spelled …:35Z', (copy) => (copy.block_time = '2024-03-13T13:55:35Z')],
+  ['_tracing_id null', (copy) => (copy._tracing_id = null)],
+  ['address 0x-prefixed in upper case', (copy) => (copy.contract_address = `0x${copy.contract_address.toUpperCase()}`)],
+  [
+    'topics and data 0x-prefixed in upper case',
+    (copy) => {
+      copy.topics = copy.topics.map((t: string) => `0x${t.toUpperCase()}`);
+      copy.data = `0X${copy.data.toUpperCase()}`;
+    },
+  ],
+  // Transaction 9's log 4 is the block's 15th: JSON-RPC's logIndex 14.
+  ['a block-wide log_index', (copy) => (copy.log_index = 14)],
+];
+
+describe('genesis.complete: a copy of one artifact, however spelled, stands in for no other (it passed: a user re-check)', () => {
+  it('the Sync log twice in place of getReserves, the copy identical: not verifiable, naming the copy', async () => {
+    expect(await walk(syncTwiceCommitted(() => {}))).toMatchObject({
+      verdict: 'not_verifiable',
+      reason: syncTwiceReason(` ${SYNC_AT}`),
+    });
+  });
+
+  it.each(SYNC_COPIES)(
+    'the Sync log twice in place of getReserves, the copy with %s: not verifiable, naming the copy and the log',
+    async (_name, edit) => {
+      const report = await walk(syncTwiceCommitted(edit));
+      expect(report).toMatchObject({ verdict: 'not_verifiable', reason: syncTwiceReason(` ${SYNC_AT}`) });
+      expect(report.summary.fail).toBe(0);
+    },
+  );
+
+  it('its block not given: a copy is told by its block, address, topics and data', async () => {
+    const bundle = syncTwiceCommitted((copy) => (copy.contract_address = `0x${copy.contract_address.toUpperCase()}`));
+    bundle.blocks = [];
+    const log = syncLog(bundle);
+    expect((await walk(bundle)).records[0]!.checks.find((c) => c.check === 'genesis.complete')!.reason).toMatch(
+      `genesis.logs[1] is the same artifact as genesis.logs[0] (the log of block 19426587 by ${log.contract_address} with topics ${log.topics[0]} and data ${log.data})`,
+    );
+  });
+
+  it.each([
+    ['an extra null member', (copy: any) => (copy.extra = null)],
+    [
+      'contract and selector 0x-prefixed in upper case',
+      (copy: any) => {
+        copy.contract = `0x${copy.contract.toUpperCase()}`;
+        copy.selector = '0x0902F1AC';
+      },
+    ],
+  ])(
+    'getReserves twice for a third id, the copy with %s: not verifiable, naming the copy and the call',
+    async (_name, edit) => {
+      const bundle = passingCommitted();
+      recordOf(bundle, PAIR_RECORD)._genesis_tracing_ids.push('aa'.repeat(18));
+      const page = bundle.exchanges.find((e) => e.path === '/evm/lineage/genesis' && e.body.cursor === 'page-2')!
+        .response as any;
+      const copy = structuredClone(page.data.genesis.function_results[0]);
+      edit(copy);
+      page.data.genesis.function_results.push(copy);
+      page.page_count = 2;
+      expect(await walk(bundle)).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: `genesis.complete (${PAIR_RECORD}): not verifiable: the record lists 3 genesis tracing ids, the source delivered 3 genesis artifacts, of which 2 count (1 missing); genesis.function_results[1] is the same artifact as genesis.function_results[0] (the call of 0902f1ac on 515d459555f8c1fcf2791ded819b73b60a80b8e3)`,
+      });
+    },
+  );
 });
 
 describe('evm-integrity lineage (CLI)', () => {
@@ -966,6 +1061,19 @@ describe('evm-integrity lineage (CLI)', () => {
     expect(out.stdout).toMatch(/^lineage .* on chain 1: PASS \(16 passed, 0 failed, 0 skipped\)/);
     expect(out.stdout).toMatch(/PASS {2}record\.reserves/);
   });
+
+  it.each(SYNC_COPIES)(
+    'the Sync log twice in place of getReserves, the copy with %s: exit 2, not verifiable naming the copy',
+    async (name, edit) => {
+      const { out, io: streams } = io();
+      const file = written(`sync-twice-${name.replace(/\W+/g, '-')}.json`, syncTwiceCommitted(edit));
+      expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', file, '--json'], streams)).toBe(2);
+      expect(JSON.parse(out.stdout)).toMatchObject({
+        verdict: 'not_verifiable',
+        reason: syncTwiceReason(` ${SYNC_AT}`),
+      });
+    },
+  );
 
   it('the committed real bundle exits 2: not verifiable, its fields held by no log named', async () => {
     const { out, io: streams } = io();

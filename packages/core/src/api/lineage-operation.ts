@@ -1,5 +1,5 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { isObject } from '../input/values/json-values.js';
+import { claims, isObject } from '../input/values/json-values.js';
 import { bodyNotAnObject, Problems, type Problem } from '../input/values/problems.js';
 import { ignored, integer, object, type Spec } from '../input/values/schema.js';
 import { BundleSource } from '../bundle/bundle-source.js';
@@ -119,7 +119,8 @@ const LINEAGE_MEMBERS = object(
 
 /**
  * `POST /v1/evm/verify/lineage` (extension): body `{chain_id, tracing_id, bundle}`. The record is
- * named by `tracing_id` or by its legacy spelling `_tracing_id`; both sent must agree (else 400 `conflict`).
+ * named by `tracing_id` or by its legacy spelling `_tracing_id`; both sent must agree (else 400 `conflict`), one sent
+ * as null says nothing.
  */
 export const LINEAGE_BODY: typeof LINEAGE_MEMBERS = {
   ...LINEAGE_MEMBERS,
@@ -187,7 +188,8 @@ export async function verifyLineageOperation(
   const problems = new Problems();
   const values = LINEAGE_BODY.read(body, '', problems)!;
   const id = values.tracing_id ?? values._tracing_id;
-  if (id === undefined && body.tracing_id === undefined && body._tracing_id === undefined)
+  // Neither spelling given (absent or null: a null spelling says nothing), not one given and refused.
+  if (id === undefined && !claims(body.tracing_id) && !claims(body._tracing_id))
     problems.add('tracing_id', 'missing', 'a tracing id of 36 hex characters');
   if (!problems.empty)
     return { status: 400, verdict: 'invalid', body: badRequest(problems.list, problems.count, context) };

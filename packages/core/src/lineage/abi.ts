@@ -293,6 +293,19 @@ export function functionResultShapeProblem(value: unknown): string | null {
 }
 
 /**
+ * The call a function result was read as: its `contract` (20-byte address) and `selector` (4 bytes), as hex in lower
+ * case without `0x`; null when either cannot be read so (`function_result.selector` fails it). The known functions take
+ * no arguments, and a result names no block: two results of one call are one artifact (`genesis.complete`).
+ */
+export function functionCallOf(value: unknown): { contract: string; selector: string } | null {
+  if (!isObject(value) || typeof value.contract !== 'string' || typeof value.selector !== 'string') return null;
+  const contract = parseHex(value.contract);
+  const selector = parseHex(value.selector);
+  if (contract?.length !== 20 || selector?.length !== 4) return null;
+  return { contract: bytesToHex(contract), selector: bytesToHex(selector) };
+}
+
+/**
  * Checks one genesis function result (spec "Genesis artifacts") for self-consistency.
  * Two checks, always in this order:
  * - `function_result.selector`: `contract` is an address and `selector` is `decoded_name`'s.

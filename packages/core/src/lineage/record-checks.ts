@@ -3,8 +3,8 @@
  * the record against what its function results and logs say. Pure.
  */
 import { claims, isObject, type JsonObject } from '../input/values/json-values.js';
-import { decodeFunctionOutput, functionResultShapeProblem } from './abi.js';
-import { sameHex } from '../bytes/hex.js';
+import { decodeFunctionOutput, functionCallOf, functionResultShapeProblem } from './abi.js';
+import { bytesToHex, sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
 import { DATASETS } from './datasets.js';
 import { hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
@@ -24,8 +24,9 @@ export interface ArtifactLog {
   /** Whether the log failed log.position (it is not in its block as the genesis says): what rests on it is skipped. */
   failed?: boolean;
   /**
-   * Its index within its transaction as its proven block shows it, where that differs from its `log_index` (a
-   * block-wide one), so that it is placed among the record's positions, which count within the transaction.
+   * Its index within its transaction where its proven block holds it (undefined where that is not shown), which a
+   * block-wide `log_index` differs from: it places the log among the record's positions, which count within the
+   * transaction, and tells two copies of one log apart from two logs (`genesis.complete`).
    */
   logIndex?: number;
 }
@@ -96,9 +97,8 @@ export interface DeliveredGenesis {
 const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
- * An artifact's content as one text, its ids aside and members in any order: two artifacts of one text are one
- * artifact, whatever ids they carry. A text, so that a genesis of many artifacts is compared in one pass, not pairwise.
- * (Inputs are depth-limited when read: LINEAGE_LIMITS.jsonDepth.)
+ * An artifact's content as one text, its ids aside and members in any order. A text, so that a genesis of many
+ * artifacts is compared in one pass, not pairwise. (Inputs are depth-limited when read: LINEAGE_LIMITS.jsonDepth.)
  */
 function contentKey(value: unknown): string {
   const content = isObject(value) ? { ...value, tracing_id: undefined, _tracing_id: undefined } : value;
@@ -115,18 +115,49 @@ function contentKey(value: unknown): string {
   );
 }
 
+const hexText = (v: unknown) => bytesToHex(hexOf(v)!);
+
 /**
- * Why a delivered artifact accounts for no id: it repeats an earlier one (`seen`: the first artifact of each content),
- * or it is not of its list's kind (a log in `function_results`); null when it counts.
+ * What an artifact was read as, the on-chain thing it stands for, as one text: a log at its place in its block as its
+ * proven block holds it (`logIndex`, counted within the transaction, however the genesis counted it), else (its place
+ * not shown) the log its block, address, topics and data make; a function result by its call ({@link functionCallOf}).
+ * So a copy with members added as null, a `tx_hash` or `block_time` of its own, hex in another case or with `0x`, or a
+ * block-wide `log_index`, is the same artifact. Undefined for what is not read as its kind (its content alone then).
+ */
+function identityOf(
+  artifact: { value: unknown; kind: 'log' | 'function result' },
+  read: ArtifactLog | undefined,
+): string | undefined {
+  if (artifact.kind === 'function result') {
+    const call = functionCallOf(artifact.value);
+    return call === null ? undefined : `the call of ${call.selector} on ${call.contract}`;
+  }
+  if (read === undefined) return undefined;
+  const { log, logIndex } = read;
+  if (logIndex !== undefined)
+    return `the log of block ${log.block_number}, transaction ${log.tx_index}, log ${logIndex}`;
+  const topics = log.topics.map(hexText).join(',');
+  return `the log of block ${log.block_number} by ${hexText(log.contract_address)} with topics ${topics} and data ${hexText(log.data)}`;
+}
+
+/**
+ * Why a delivered artifact accounts for no id: it is an earlier one again (`seen`: the first artifact of each identity
+ * and of each content), or it is not of its list's kind (a log in `function_results`); null when it counts.
  */
 function uncounted(
   artifact: { value: unknown; subject: string; kind: 'log' | 'function result' },
+  read: ArtifactLog | undefined,
   seen: Map<string, string>,
 ): string | null {
-  const key = contentKey(artifact.value);
-  const same = seen.get(key);
-  if (same !== undefined) return `${artifact.subject} is the same artifact as ${same}`;
-  seen.set(key, artifact.subject);
+  const identity = identityOf(artifact, read);
+  // Identical content is one artifact whatever it was read as (a copy of a log among the function results).
+  const keys = [`content ${contentKey(artifact.value)}`, ...(identity === undefined ? [] : [identity])];
+  for (const key of keys) {
+    const same = seen.get(key);
+    if (same !== undefined)
+      return `${artifact.subject} is the same artifact as ${same}${identity === undefined ? '' : ` (${identity})`}`;
+  }
+  for (const key of keys) seen.set(key, artifact.subject);
   const problem =
     artifact.kind === 'log'
       ? readGenesisLog(artifact.value).ok
@@ -139,13 +170,19 @@ function uncounted(
 /**
  * The artifacts delivered account for every genesis tracing id the record lists, one each: by the id an artifact
  * carries (`tracing_id` or `_tracing_id`, in any case), else by their number. Only distinct artifacts of their list's
- * kind count: a copy of another, or a log among the function results, stands in for no missing one. A listed id
+ * kind count: a copy of another (the same on-chain thing, however spelled: {@link identityOf}), or a log among the
+ * function results, stands in for no missing one; `read` are the genesis logs as the walk read them. A listed id
  * nothing delivered accounts for is not verifiable (an artifact left out of the genesis is one no check saw); an
  * artifact carrying an id the record does not list contradicts the record; more artifacts carrying no id than ids they
  * could stand for is not verifiable. Null when the record gives no id list, or one that is not a list of ids
  * (shape.id_lists judges it).
  */
-export function genesisCompleteCheck(tracingId: string, record: JsonObject, genesis: DeliveredGenesis): Check | null {
+export function genesisCompleteCheck(
+  tracingId: string,
+  record: JsonObject,
+  genesis: DeliveredGenesis,
+  read: readonly ArtifactLog[] = [],
+): Check | null {
   // A record that lists no genesis ids at all (neither spelling, or null) claims none to account for.
   if (!claims(record.genesis_tracing_ids) && !claims(record._genesis_tracing_ids)) return null;
   const listed = idList(record, 'genesis_tracing_ids');
@@ -163,6 +200,7 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
   const notCounted: string[] = [];
   let uncarried = 0;
   const seen = new Map<string, string>();
+  const readLogs = new Map(read.map((entry) => [entry.subject, entry]));
   for (const artifact of artifacts) {
     const { value, subject } = artifact;
     // The readers refused an artifact whose two spellings differ (service-answers.ts): either is its id.
@@ -175,7 +213,7 @@ export function genesisCompleteCheck(tracingId: string, record: JsonObject, gene
         tracingId,
         `${subject} carries the tracing id ${plain(own)}, which the record does not list among its genesis tracing ids`,
       );
-    const why = uncounted(artifact, seen);
+    const why = uncounted(artifact, readLogs.get(subject), seen);
     if (why !== null) {
       notCounted.push(why);
       continue;

@@ -298,11 +298,14 @@ function reading<T>(line: number, read: () => T): Result<T, AnchorFormatProblem>
   }
 }
 
-/** The first line of an anchor proof file, or what is wrong with it. */
-export function readAnchorHead(text: string): Result<AnchorProofHead, AnchorFormatProblem> {
-  const parsed = parsedLine(text, 1);
+/**
+ * The head of an anchor proof file, its first line with text, or what is wrong with it; `line` is the file's line it
+ * stands on (1 unless blank lines come before it), which a problem names.
+ */
+export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, AnchorFormatProblem> {
+  const parsed = parsedLine(text, line);
   if (!parsed.ok) return parsed;
-  return reading(1, () => {
+  return reading(line, () => {
     const head = objectAt(parsed.value, '$');
     if (head['anchor_proof'] !== ANCHOR_PROOF_VERSION)
       throw mismatch('$.anchor_proof', `expected ${ANCHOR_PROOF_VERSION}: not an anchor proof file of this version`);

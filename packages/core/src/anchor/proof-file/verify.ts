@@ -132,7 +132,7 @@ export class AnchorProofVerifier {
    * before it), when it hangs from `checkpoint`.
    */
   static start(headLine: string, checkpoint: Node, line = 1): Result<AnchorProofVerifier, AnchorRefusal> {
-    const head = readAnchorHead(headLine);
+    const head = readAnchorHead(headLine, line);
     if (!head.ok) return err({ line, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
     const network = beaconNetwork(head.value.network);
     if (network === undefined)
@@ -409,7 +409,8 @@ export function readAnchorFileHead(text: string): {
   head: Result<AnchorProofHead, AnchorFormatProblem>;
 } {
   const { start, end, line } = headSpan(text);
-  return { line, head: readAnchorHead(text.slice(start, end)) };
+  // A problem names the file's line, blank lines before the head counted.
+  return { line, head: readAnchorHead(text.slice(start, end), line) };
 }
 
 /**

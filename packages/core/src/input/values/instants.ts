@@ -5,9 +5,11 @@
 
 /** What {@link instantOf} reads, for messages (docs/lineage.md, "How a `block_time` is read", lists the same). */
 export const INSTANT_FORM =
-  'an ISO 8601 date and time, YYYY-MM-DDThh:mm:ss (T, t or a space between), with or without a fraction of up to 9 digits after a point, with a zone (Z, ±hh:mm or ±hhmm) or none (UTC), on the calendar and the clock';
+  'an ISO 8601 date and time, YYYY-MM-DDThh:mm:ss (T, t or a space between), with or without a fraction of up to 9 digits after a point, with a zone (Z, ±hh:mm, ±hhmm or ±hh) or none (UTC), on the calendar and the clock';
 
-const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:?\d{2})?$/;
+// A zone of hours alone (ISO 8601's ±hh) is PostgreSQL's text for a timestamptz: `2024-03-13 13:55:35+00`.
+const ISO_INSTANT =
+  /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-]\d{2})(?::?(\d{2}))?)?$/;
 
 /**
  * Nanoseconds since the epoch of an ISO 8601 instant, or null when `value` is not one. Exact to
@@ -18,10 +20,11 @@ export function instantOf(value: unknown): bigint | null {
   if (typeof value !== 'string') return null;
   const match = ISO_INSTANT.exec(value.trim());
   if (match === null) return null;
-  const [, date, time, fraction = '', zone = 'Z'] = match;
+  const [, date, time, fraction = '', , hours, minutes = '00'] = match;
   const local = Date.parse(`${date}T${time}Z`);
   if (Number.isNaN(local) || new Date(local).toISOString().slice(0, 19) !== `${date}T${time}`) return null;
-  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  // No zone, or Z, is UTC; an offset beyond ±23:59 is none (Date.parse refuses it).
+  const offset = hours === undefined ? 'Z' : `${hours}:${minutes}`;
   const ms = Date.parse(`${date}T${time}${offset}`);
   return Number.isNaN(ms) ? null : BigInt(ms) * 1_000_000n + BigInt(fraction.padEnd(9, '0'));
 }

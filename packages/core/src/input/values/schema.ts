@@ -185,11 +185,22 @@ const isAbsentMember = ({ nullable, absentWhen }: Member, raw: unknown) =>
   raw === undefined || (nullable === true && raw === null) || absentWhen?.(raw) === true;
 
 /**
+ * Whether `raw`, member `name` of `members`, means it is absent: as {@link isAbsentMember}, or null in a member declared
+ * in both spellings (`name` and the legacy `_name`): a spelling given as null says nothing (spellings.ts,
+ * docs/lineage.md), and the other is the member.
+ */
+const isAbsentIn = (members: Members, name: string, raw: unknown) =>
+  isAbsentMember(members[name]!, raw) ||
+  (raw === null &&
+    (Object.hasOwn(members, `_${name}`) || (name.startsWith('_') && Object.hasOwn(members, name.slice(1)))));
+
+/**
  * Whether `body` gives member `name` of `members` as `object(members)` reads it: present, and not a value that means
- * absent (null where nullable). A value that is given may still be invalid (`{}` for an object with required members).
+ * absent (null where nullable, or in a member spelled two ways). A value that is given may still be invalid (`{}` for
+ * an object with required members).
  */
 export function givesMember(members: Members, body: unknown, name: string): boolean {
-  return isObject(body) && !isAbsentMember(members[name]!, body[name]);
+  return isObject(body) && !isAbsentIn(members, name, body[name]);
 }
 
 /**
@@ -198,7 +209,7 @@ export function givesMember(members: Members, body: unknown, name: string): bool
  * values even when others have problems, so callers can still relate them (indexes).
  * A member declared in both spellings, `name` and the legacy `_name`, is one member: given both
  * (each valid), they must agree, else a `conflict` naming `_name` and `name` (spellings.ts), never
- * resolved by taking either.
+ * resolved by taking either; one given as null says nothing, as if left out.
  */
 export function object<M extends Members>(
   members: M,
@@ -213,10 +224,12 @@ export function object<M extends Members>(
     }),
   );
   const spelledTwice = names.filter((name) => Object.hasOwn(members, `_${name}`));
+  const oneOfTwo = new Set(spelledTwice.flatMap((name) => [name, `_${name}`]));
+  const absent = (name: string, raw: unknown) => isAbsentIn(members, name, raw);
   const properties = Object.fromEntries(
     names.map((name) => {
       const { spec, nullable } = members[name]!;
-      return [name, nullable ? { anyOf: [spec.schema, { type: 'null' }] } : spec.schema];
+      return [name, nullable || oneOfTwo.has(name) ? { anyOf: [spec.schema, { type: 'null' }] } : spec.schema];
     }),
   );
   return {
@@ -228,7 +241,7 @@ export function object<M extends Members>(
       for (const name of names) {
         const { spec, required: isRequired } = members[name]!;
         const raw = value[name];
-        if (isAbsentMember(members[name]!, raw)) {
+        if (absent(name, raw)) {
           if (isRequired) spec.read(undefined, join(path, name), problems);
           continue;
         }
@@ -250,7 +263,7 @@ export function object<M extends Members>(
       for (const name of names) {
         const { spec, required: isRequired } = members[name]!;
         const raw = value[name];
-        if (isAbsentMember(members[name]!, raw)) {
+        if (absent(name, raw)) {
           if (isRequired) return undefined;
           continue;
         }
