@@ -145,6 +145,38 @@ const membersRead = (layout: HeaderLayout): ReadonlySet<string> =>
 /** Ethereum's members: its fork fields are told apart by the fork that appended them (headerShape). */
 const ETHEREUM_MEMBERS = membersRead(ETHEREUM_HEADER);
 
+/** Per layout, the members of the other layouts that it does not read, each with why: made once, not for every header. */
+const FOREIGN_MEMBERS = new WeakMap<HeaderLayout, readonly UnhashedMember[]>();
+
+/** A member of another layout's header that a layout does not read, and why no block hash covers it there. */
+interface UnhashedMember {
+  member: string;
+  why: string;
+}
+
+/** The members of AuRa's and Avalanche's headers (by any name) that `layout` does not read, nor Ethereum's. */
+function foreignMembers(layout: HeaderLayout): readonly UnhashedMember[] {
+  let members = FOREIGN_MEMBERS.get(layout);
+  if (members === undefined) {
+    const read = membersRead(layout);
+    members = [AURA_HEADER, AVALANCHE_HEADER]
+      .filter((other) => other !== layout)
+      .flatMap((other) =>
+        [...other.fields.flatMap(namesOf), ...(other.carried ?? [])]
+          .filter((member) => !read.has(member) && !ETHEREUM_MEMBERS.has(member))
+          .map((member) => {
+            const how = other.carried?.includes(member) ? 'covers it through one of its fields' : 'does';
+            return {
+              member,
+              why: `${aHeaderOf(layout)} does not hash ${member} (${aHeaderOf(other)} ${how}): no block hash covers it`,
+            };
+          }),
+      );
+    FOREIGN_MEMBERS.set(layout, members);
+  }
+  return members;
+}
+
 /**
  * Checks which of a layout's fields are there: the required ones, the fork fields without a gap, and none of another
  * layout's fields (Ethereum's fork fields, AuRa's seal, Avalanche's own) that the layout does not hash, under any of
@@ -169,17 +201,7 @@ export function headerShape(fields: Readonly<Record<string, unknown>>, layout: H
         field: name,
         why: `${aHeaderOf(layout)} does not hash ${name} (Ethereum's ${fork} appended it, no fork of this layout did): no block hash covers it`,
       });
-  const read = membersRead(layout);
-  for (const other of [AURA_HEADER, AVALANCHE_HEADER]) {
-    if (other === layout) continue;
-    for (const member of [...other.fields.flatMap(namesOf), ...(other.carried ?? [])])
-      if (given(fields[member]) && !read.has(member) && !ETHEREUM_MEMBERS.has(member)) {
-        const how = other.carried?.includes(member) ? 'covers it through one of its fields' : 'does';
-        shape.unhashed.push({
-          field: member,
-          why: `${aHeaderOf(layout)} does not hash ${member} (${aHeaderOf(other)} ${how}): no block hash covers it`,
-        });
-      }
-  }
+  for (const { member, why } of foreignMembers(layout))
+    if (given(fields[member])) shape.unhashed.push({ field: member, why });
   return shape;
 }
