@@ -677,3 +677,82 @@ describe("the header's transactions and transactionCount against the block's rec
     });
   });
 });
+
+describe('a header that claims no hash (geth t8n output, or its hash member removed)', () => {
+  const base = loadFixture('base-2000000') as Json;
+  const OTHER = `0x${'11'.repeat(32)}`;
+  const { hash: HASHED, ...unhashed } = base.header;
+  const noHash = { ...structuredClone(base), header: unhashed };
+  const t8n = {
+    ...structuredClone(base),
+    header: { receiptsRoot: base.header.receiptsRoot, logsBloom: base.header.logsBloom },
+  };
+  /** What readRpcBlock refuses of `block`: each problem's path, kind and expected. */
+  const refused = (block: Json) => {
+    const problems = new Problems();
+    const read = readRpcBlock(block, problems);
+    return read === undefined ? problems.invalidInput().problems.map((p) => [p.name, p.reason, p.expected]) : [];
+  };
+
+  it('the real block, read without its hash or as the commitments alone: nothing refused', () => {
+    expect(refused(noHash)).toEqual([]);
+    expect(refused(t8n)).toEqual([]);
+  });
+
+  it("its header hashable (every field given): a receipt's or a log's blockHash is held to the hash of its fields, which verifyBlock computes (was: not compared, and request | verify receipt-root identical)", () => {
+    expect(refused(altered((b) => (b.receipts[0].blockHash = OTHER), noHash))).toEqual([
+      [
+        'receipts[0].blockHash',
+        'conflict',
+        `${HASHED}, the hash of the header's fields (it gives no hash), which it repeats, got ${OTHER}`,
+      ],
+    ]);
+    expect(refused(altered((b) => (b.receipts[4].logs[2].blockHash = OTHER), noHash))).toEqual([
+      [
+        'receipts[4].logs[2].blockHash',
+        'conflict',
+        `${HASHED}, the hash of the header's fields (it gives no hash), which it repeats, got ${OTHER}`,
+      ],
+    ]);
+    // Every member naming one other block, consistently, is not that block either.
+    const allOther = altered((b) => {
+      for (const r of b.receipts) {
+        r.blockHash = OTHER;
+        for (const l of r.logs) l.blockHash = OTHER;
+      }
+    }, noHash);
+    expect(refused(allOther)[0]).toEqual([
+      'receipts[0].blockHash',
+      'conflict',
+      `${HASHED}, the hash of the header's fields (it gives no hash), which it repeats, got ${OTHER}`,
+    ]);
+  });
+
+  it('its header not hashable (the commitments alone): the receipts and logs must name one block, the first given the reference (was: a receipt of block 1 among those of 2000000 passed)', () => {
+    const mixed = altered((b) => {
+      b.receipts[3].blockHash = OTHER;
+      b.receipts[3].blockNumber = '0x1';
+      for (const l of b.receipts[3].logs) Object.assign(l, { blockHash: OTHER, blockNumber: '0x1' });
+    }, t8n);
+    const problems = refused(mixed);
+    expect(problems.slice(0, 2)).toEqual([
+      [
+        'receipts[3].blockHash',
+        'conflict',
+        `${HASHED}, receipts[0].blockHash, the first block hash the block's members give (its header gives none), which it repeats, got ${OTHER}`,
+      ],
+      [
+        'receipts[3].blockNumber',
+        'conflict',
+        "2000000, receipts[0].blockNumber, the first block number the block's members give (its header gives none), which it repeats, got 1",
+      ],
+    ]);
+    // The first receipt other: the rest are named against it.
+    const first = altered((b) => (b.receipts[0].blockHash = OTHER), t8n);
+    expect(refused(first)[0]).toEqual([
+      'receipts[1].blockHash',
+      'conflict',
+      `${OTHER}, receipts[0].blockHash, the first block hash the block's members give (its header gives none), which it repeats, got ${HASHED}`,
+    ]);
+  });
+});

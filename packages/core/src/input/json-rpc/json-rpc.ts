@@ -1,10 +1,11 @@
 import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
 import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
-import { beforeByzantium, fromCanyon } from '../../chains/fork-schedule.js';
+import { beforeByzantium, fromCanyon, scheduledFields } from '../../chains/fork-schedule.js';
+import { absentForkFields } from '../../chains/absent-fork-fields.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo, refuseNitroMembers } from './arbitrum-header.js';
-import { checkRestatedMembers, type StateSyncFacts } from './restated-members.js';
+import { checkRestatedMembers, type RestatedHeader, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
 import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
@@ -477,6 +478,31 @@ const blockHashOf = (header: RpcHeader, options: ReadRpcBlockOptions): Uint8Arra
     : (options.keccak ?? defaultKeccak256)(encodeHeader(header.complete, header.layout)));
 
 /**
+ * The header as the members that repeat the block (a receipt's, a log's, a listed transaction's `blockHash`) are
+ * compared with it: as read, where it gives its `hash`; for a header that claims none, with the hash of its fields
+ * (`hashComputed`), where its chain's block hash rule is verified and the header has every field verifyBlock would
+ * hash: every field its layout requires, and no fork field absent that its block has or may have (absentForkFields,
+ * verifyBlock's rule). Else with no hash: the members are then held to one another (restated-members.ts).
+ */
+function restatedHeader(
+  header: RpcHeader,
+  verifiability: Verifiability | undefined,
+  options: ReadRpcBlockOptions,
+): RestatedHeader {
+  if (header.hash !== undefined || header.complete === undefined) return header;
+  if (verifiability?.status !== 'verifiable' || !verifiability.checks.block_hash.verified) return header;
+  const { chain } = verifiability;
+  const { number, timestamp } = header.fields;
+  const scheduled =
+    chain.forks === undefined || number === undefined || timestamp === undefined
+      ? undefined
+      : scheduledFields(header.layout, chain.forks, { number, timestamp });
+  const absent = absentForkFields(header.fields, header.layout, chain.headerFields, number, scheduled);
+  if (absent.lost.length > 0 || absent.unknown !== undefined) return header;
+  return { ...header, hash: blockHashOf(header, options), hashComputed: true };
+}
+
+/**
  * What the block's reader found of Bor's state sync, for the checks of the members that repeat the block: the receipt
  * left out of the root, and (asked for once at most) the derived hash of the state-sync transaction, in an era whose
  * state sync stands outside the root, where the block's number and hash are known.
@@ -615,7 +641,7 @@ export function readRpcBlock(
   if (problems.count === before)
     checkRestatedMembers(
       block,
-      header,
+      restatedHeader(header, verifiability, options),
       list.positions,
       stateSyncFacts(verifiability, header, excluded, options),
       verifiability,
@@ -712,7 +738,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   if (problems.empty)
     checkRestatedMembers(
       value,
-      header,
+      restatedHeader(header, verifiability, options),
       order.positions,
       stateSyncFacts(verifiability, header, excluded, options),
       verifiability,

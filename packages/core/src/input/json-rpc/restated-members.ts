@@ -46,6 +46,30 @@ interface BlockFacts {
   l1BlockNumber?: Repeated<Quantity>;
 }
 
+/** The header as its repeating members are compared with it (json-rpc.ts' restatedHeader). */
+export interface RestatedHeader {
+  /** The header's `hash`, or where it claims none and can be hashed, the hash of its fields (`hashComputed`). */
+  hash?: Uint8Array;
+  hashComputed?: boolean;
+  fields: Partial<BlockHeader>;
+}
+
+/**
+ * Where the header gives no hash (or no number) to compare with, the first `blockHash` (or `blockNumber`) a member of
+ * the block gives (at `path`) becomes what the others repeat: members of one block name one block. Undefined where that
+ * member is not a hash (or quantity), named as a problem; the next given is tried.
+ */
+function firstGiven(block: BlockFacts, key: 'hash' | 'number', given: unknown, path: string, problems: Problems): void {
+  if (block[key] !== undefined || isAbsent(given)) return;
+  const what = `${path}, the first block ${key} the block's members give (its header gives none)`;
+  if (key === 'hash') {
+    if (readHex(given, path, problems, 32) !== undefined) block.hash = { of: given as string, what };
+  } else {
+    const number = readQuantity(given, path, problems);
+    if (number !== undefined) block.number = repeated(quantity(number), what);
+  }
+}
+
 /** What a receipt's logs repeat of it. */
 interface ReceiptFacts {
   transactionHash?: Repeated<string>;
@@ -98,6 +122,8 @@ function checkListedObject(entry: JsonObject, place: number, block: BlockFacts, 
   )
     return;
   const path = `header.transactions[${place}]`;
+  firstGiven(block, 'hash', entry.blockHash, join(path, 'blockHash'), problems);
+  firstGiven(block, 'number', entry.blockNumber, join(path, 'blockNumber'), problems);
   compareHash(entry.blockHash, join(path, 'blockHash'), block.hash, problems);
   compareQuantity(entry.blockNumber, join(path, 'blockNumber'), block.number, problems);
   compareQuantity(
@@ -129,6 +155,8 @@ function checkLog(
   logIndex: number,
   problems: Problems,
 ): void {
+  firstGiven(block, 'hash', log.blockHash, join(path, 'blockHash'), problems);
+  firstGiven(block, 'number', log.blockNumber, join(path, 'blockNumber'), problems);
   compareHash(log.blockHash, join(path, 'blockHash'), block.hash, problems);
   compareQuantity(log.blockNumber, join(path, 'blockNumber'), block.number, problems);
   compareQuantity(log.blockTimestamp, join(path, 'blockTimestamp'), block.timestamp, problems);
@@ -409,7 +437,7 @@ function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, nu
  */
 export function checkRestatedMembers(
   block: JsonObject,
-  header: { hash?: Uint8Array; fields: Partial<BlockHeader> },
+  header: RestatedHeader,
   positions: readonly number[],
   stateSync: StateSyncFacts,
   verifiability: Verifiability | undefined,
@@ -421,7 +449,10 @@ export function checkRestatedMembers(
   checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
   const listedHashes = readListedHashes(transactions, verifiability?.status === 'verifiable', problems);
   const facts: BlockFacts = {
-    hash: repeated(header.hash && `0x${bytesToHex(header.hash)}`, "the header's hash"),
+    hash: repeated(
+      header.hash && `0x${bytesToHex(header.hash)}`,
+      header.hashComputed === true ? "the hash of the header's fields (it gives no hash)" : "the header's hash",
+    ),
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
     ...(verifiability?.status === 'verifiable' &&
@@ -452,10 +483,14 @@ export function checkRestatedMembers(
     // Paths are built only for a member that is not as a node writes it (a string per member and receipt was most of
     // this check's allocation); each compare below would return at once on such a member.
     const path = () => `receipts[${positions[place]}]`;
-    if (!plainHash(receipt.blockHash, facts.hash))
+    if (!plainHash(receipt.blockHash, facts.hash)) {
+      firstGiven(facts, 'hash', receipt.blockHash, join(path(), 'blockHash'), problems);
       compareHash(receipt.blockHash, join(path(), 'blockHash'), facts.hash, problems);
-    if (!plainQuantity(receipt.blockNumber, facts.number?.of.plain ?? -1))
+    }
+    if (!plainQuantity(receipt.blockNumber, facts.number?.of.plain ?? -1)) {
+      firstGiven(facts, 'number', receipt.blockNumber, join(path(), 'blockNumber'), problems);
       compareQuantity(receipt.blockNumber, join(path(), 'blockNumber'), facts.number, problems);
+    }
     if (!plainQuantity(receipt.l1BlockNumber, facts.l1BlockNumber?.of.plain ?? -1))
       compareQuantity(receipt.l1BlockNumber, join(path(), 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
