@@ -251,6 +251,95 @@ describe('request: inputs and mistakes', () => {
     expect(JSON.parse(verified.stdout).data[0]).toMatchObject({ is_identical: true });
   });
 
+  it('a header claim the body does not carry, found false: no body, one line naming it, exit 2; the body that carries it says different (was: header.logsBloom of zeros under a header of the commitments alone, request | verify receipt-root identical)', async () => {
+    const block = loadFixture('mainnet-14764013') as Record<string, any>;
+    const { receiptsRoot, logsBloom } = block.header;
+    const zeros = `0x${'00'.repeat(256)}`;
+    const otherRoot = `0x${'22'.repeat(32)}`;
+    const why = 'verify block reports the block different';
+    const cases = [
+      // The header's bloom: a receipt-root body without header_rlp does not carry it; a logs-bloom body does.
+      [
+        'bloom',
+        { receiptsRoot, logsBloom: zeros },
+        'receipt-root',
+        `header.logsBloom is not the bloom of the block's logs (they give another bloom), and a receipt-root body without header_rlp (the header lacks fields it hashes) does not carry it; ${why}`,
+        'logs-bloom',
+      ],
+      // The header's root: a logs-bloom body does not carry it; a receipt-root body does.
+      [
+        'root',
+        { receiptsRoot: otherRoot, logsBloom },
+        'logs-bloom',
+        `header.receiptsRoot is not the root of the block's receipts (they give ${receiptsRoot}), and a logs-bloom body does not carry it; ${why}`,
+        'receipt-root',
+      ],
+    ] as const;
+    for (const [name, header, refusedBody, line, carried] of cases) {
+      const file = join(dir, `claim-${name}.json`);
+      writeFileSync(file, JSON.stringify({ ...block, header }));
+      expect(await run(['request', refusedBody, file])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${file}: ${line}\n`,
+      });
+      const body = await run(['request', carried, file]);
+      expect(body.code).toBe(0);
+      const verified = await run(['verify', carried], body.stdout);
+      expect(verified.code).toBe(1);
+      expect(JSON.parse(verified.stdout).data[0]).toMatchObject(
+        carried === 'logs-bloom' ? { is_identical: false } : { is_identical: false, logs_bloom_matches_header: null },
+      );
+    }
+    // A header with its hash whose root is altered: a logs-bloom body carries neither the root nor the hash.
+    const hashed = join(dir, 'claim-root-hashed.json');
+    writeFileSync(hashed, JSON.stringify({ ...block, header: { ...block.header, receiptsRoot: otherRoot } }));
+    expect(await run(['request', 'logs-bloom', hashed])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${hashed}: header.receiptsRoot is not the root of the block's receipts (they give ${receiptsRoot}), and a logs-bloom body does not carry it; ${why}\n`,
+    });
+    // The real block as the commitments alone: both bodies built, both identical.
+    const real = join(dir, 'claim-real.json');
+    writeFileSync(real, JSON.stringify({ ...block, header: { receiptsRoot, logsBloom } }));
+    for (const endpoint of ['receipt-root', 'logs-bloom']) {
+      const body = await run(['request', endpoint, real]);
+      expect(body.code).toBe(0);
+      expect((await run(['verify', endpoint], body.stdout)).code).toBe(0);
+    }
+  });
+
+  it('receipts or logs that name another block than a header without its hash: no body, one line naming it, exit 2 (was: request | verify receipt-root identical, header_verified true)', async () => {
+    const block = loadFixture('base-2000000') as Record<string, any>;
+    const { hash, ...unhashed } = block.header;
+    const other = `0x${'11'.repeat(32)}`;
+    // Its header whole: the receipts repeat the hash of its fields.
+    const named: Record<string, any> = structuredClone({ ...block, header: unhashed });
+    named.receipts[0].blockHash = other;
+    const namedFile = join(dir, 'nohash-other-block.json');
+    writeFileSync(namedFile, JSON.stringify(named));
+    // The commitments alone: the receipts and logs must name one block.
+    const mixed: Record<string, any> = structuredClone({
+      ...block,
+      header: { receiptsRoot: unhashed.receiptsRoot, logsBloom: unhashed.logsBloom },
+    });
+    mixed.receipts[3].blockHash = other;
+    const mixedFile = join(dir, 'commitments-mixed-blocks.json');
+    writeFileSync(mixedFile, JSON.stringify(mixed));
+    for (const endpoint of ['receipt-root', 'logs-bloom']) {
+      expect(await run(['request', endpoint, namedFile])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${namedFile}: not a block: receipts[0].blockHash: expected ${hash}, the hash of the header's fields (it gives no hash), which it repeats, got ${other}\n`,
+      });
+      expect(await run(['request', endpoint, mixedFile])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `evm-integrity: ${mixedFile}: not a block: receipts[3].blockHash: expected ${hash}, receipts[0].blockHash, the first block hash the block's members give (its header gives none), which it repeats, got ${other}\n`,
+      });
+    }
+  });
+
   it.each([
     [['request'], 'request needs which body to build: receipt-root or logs-bloom'],
     [['request', 'block'], 'cannot build a "block" body: expected receipt-root or logs-bloom'],

@@ -5,7 +5,7 @@
  * the library's builders (receiptRootBody, logsBloomBody): no second copy of either rule. Every
  * receipt the block sent is in the body (a receipt-root body carries one its chain leaves out of the
  * root by its tx_hash), or no body is built (a logs-bloom body cannot carry one); so is none for a
- * block whose receipts' own blooms or raw encodings, which no body carries, are not what the fields make.
+ * block with a claim its verification finds false that the body does not carry (refuseWhatNoBodyCarries).
  */
 import { parseArgs } from 'node:util';
 import {
@@ -110,27 +110,82 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined, report: Blo
   });
 }
 
+/** A claim of the block that its verification checks: the header's three commitments, and the receipts' own. */
+type Claim = 'receipts_root' | 'logs_bloom' | 'block_hash' | 'receipt_blooms' | 'raw_receipts';
+
 /**
- * A block whose receipts' own `logsBloom`, or whose `raw_receipts`, are not what its receipts' fields make, refused:
- * no body carries either (the server recomputes both from the fields), so the body would pass what `verify block`
- * finds different. Told by verify block's own comparison; where they agree they are redundant, and leaving them out
- * loses nothing.
+ * The claims a body carries, by the body: the server checks these again. A receipt-root body carries the root, and
+ * with header_rlp (a header with every field) the header's bloom and hash; a logs-bloom body, the bloom alone. No body
+ * carries the receipts' own blooms or raw encodings (the server recomputes both from the fields).
  */
-function refuseWhatNoBodyCarries(block: RpcBlock, report: BlockVerdict, file: string | undefined): void {
-  if (block.receiptBlooms === undefined && block.rawReceipts === undefined) return;
+const CARRIED: Record<BodyName, (block: RpcBlock) => readonly Claim[]> = {
+  'receipt-root': (block) =>
+    block.header.complete === undefined ? ['receipts_root'] : ['receipts_root', 'logs_bloom', 'block_hash'],
+  'logs-bloom': () => ['logs_bloom'],
+};
+
+/** The claims the report finds false, each with the line that names it, in the order they are named. */
+function falseClaims(block: RpcBlock, report: Extract<BlockVerdict, { ok: true }>['value']): [Claim, string][] {
+  const { receipt_blooms: blooms, raw_receipts: raw } = report;
+  // A commitment the header does not give is no claim (verifyRpcBlockReceipts compares it as not matching).
+  const fails = (c: { expected: string | null; matches: boolean | null }) => c.expected !== null && c.matches === false;
+  const found: [Claim, string | false][] = [
+    [
+      'receipt_blooms',
+      blooms?.matches === false &&
+        `the logsBloom of the receipt of transaction ${blooms.first_mismatch} is not the bloom of its logs`,
+    ],
+    [
+      'raw_receipts',
+      raw?.matches === false &&
+        (raw.first_mismatch === null
+          ? `raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block`
+          : `raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}`),
+    ],
+    [
+      'receipts_root',
+      fails(report.receipts_root) &&
+        `header.receiptsRoot is not the root of the block's receipts (they give 0x${report.receipts_root.computed})`,
+    ],
+    [
+      'logs_bloom',
+      fails(report.logs_bloom) && "header.logsBloom is not the bloom of the block's logs (they give another bloom)",
+    ],
+    [
+      'block_hash',
+      fails(report.block_hash) &&
+        `header.hash is not the hash of the header's fields (they give 0x${report.block_hash.computed})`,
+    ],
+  ];
+  return found.filter((entry): entry is [Claim, string] => entry[1] !== false);
+}
+
+/**
+ * A block with a claim that its verification finds false (verify block's report, or verifyRpcBlockReceipts' for a
+ * header that claims no hash) and that the body does not carry, refused: the server would not check it, so the body
+ * would pass what the block's verification finds different. One rule for every claim and body: the receipts' own blooms
+ * and raw encodings, which no body carries; the header's bloom and hash, which a receipt-root body without header_rlp
+ * does not carry; the header's root and hash, which a logs-bloom body does not. A claim that holds is redundant, and
+ * leaving it out loses nothing.
+ */
+function refuseWhatNoBodyCarries(
+  what: BodyName,
+  block: RpcBlock,
+  report: BlockVerdict,
+  file: string | undefined,
+): void {
   if (!report.ok) return;
-  const { receipt_blooms: blooms, raw_receipts: raw } = report.value;
-  const why = 'and no request body carries it; verify block reports the block different';
-  if (blooms?.matches === false)
-    throw new InputError(
-      `${inputName(file)}: the logsBloom of the receipt of transaction ${blooms.first_mismatch} is not the bloom of its logs, ${why}`,
-    );
-  if (raw?.matches === false)
-    throw new InputError(
-      raw.first_mismatch === null
-        ? `${inputName(file)}: raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block, ${why}`
-        : `${inputName(file)}: raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}, ${why}`,
-    );
+  const carried = CARRIED[what](block);
+  const uncarried = falseClaims(block, report.value).find(([claim]) => !carried.includes(claim));
+  if (uncarried === undefined) return;
+  const [claim, line] = uncarried;
+  const body =
+    claim === 'receipt_blooms' || claim === 'raw_receipts'
+      ? 'no request body carries it'
+      : what === 'receipt-root'
+        ? 'a receipt-root body without header_rlp (the header lacks fields it hashes) does not carry it'
+        : 'a logs-bloom body does not carry it';
+  throw new InputError(`${inputName(file)}: ${line}, and ${body}; verify block reports the block different`);
 }
 
 /** The one line that says why a file is not a block: its first problem's path and what was expected there. */
@@ -177,11 +232,12 @@ export function runRequest(argv: string[], io: CliIo): number {
   // A block that claims its hash and that verify block refuses as input (a header without a field it hashes, or with
   // one its fork lacks) is refused here too: built without its header_rlp, the body would echo that hash and be checked
   // on its receipts alone, passing what is not the block. A header of the commitments alone, claiming no hash (geth's
-  // t8n output), still makes a body of its receipts, verified alone: their own claims (blooms, raw receipts) too.
+  // t8n output), still makes a body of its receipts, verified alone: the header's commitments and the receipts' own
+  // claims (blooms, raw receipts) too, each refused where found false and not carried (refuseWhatNoBodyCarries).
   const claimsHash = block.header.hash !== undefined;
   const report = (claimsHash ? verifyRpcBlock : verifyRpcBlockReceipts)(block, { registry });
   if (!report.ok && report.error.kind === 'invalid' && claimsHash) throw notABlock(file, report.error);
-  refuseWhatNoBodyCarries(block, report, file);
+  refuseWhatNoBodyCarries(what as BodyName, block, report, file);
   const body = BUILDERS[what as BodyName](block, file, report);
   io.stdout(`${JSON.stringify(body, null, values.pretty ? 2 : undefined)}\n`);
   return 0;
