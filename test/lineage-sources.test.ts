@@ -938,7 +938,12 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       checkBlock(19426587, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
     );
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/^block 19426587 cannot be read: receipts\[0\]\.blockHash: expected 0x/);
+    // Named as the node's block: it has no place in the input (was: "block 19426587 cannot be read", whose source?).
+    expect(error.message).toMatch(
+      new RegExp(
+        `^block 19426587 of the JSON-RPC node at ${node.origin} cannot be read: receipts\\[0\\]\\.blockHash: expected 0x`,
+      ),
+    );
   });
 
   it('goes on with a block whose receipts named another block once (a reorg between the calls): one more ask', async () => {
@@ -965,7 +970,7 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       );
       expect(error).toBeInstanceOf(SourceError);
       expect(error.message).toMatch(
-        /^block 19433903 cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
+        /^block 19433903 of the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
       );
     },
   );

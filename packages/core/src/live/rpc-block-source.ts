@@ -205,6 +205,11 @@ export class RpcBlockSource implements BlockSource {
     this.keepMiscountedReceipts = options.keepMiscountedReceipts ?? false;
   }
 
+  /** The node by origin, for messages about a block it gave (`the JSON-RPC node at http://127.0.0.1:8545`). */
+  get name(): string {
+    return this.where;
+  }
+
   /** The JSON-RPC calls per HTTP request now: the option, or less once the node refused a batch. */
   get batchSize(): number {
     return this.transport.batchSize;
