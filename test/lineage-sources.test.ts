@@ -975,6 +975,39 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     },
   );
 
+  it("eth_getTransactionReceipt answering another transaction's receipt once (tx 3's for tx 4's hash): asked again, the block as the node then gives it (was: handed over, block_input on a duplicate transactionIndex)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
+    let wrong = 0;
+    // Tx 3's own receipt, right in itself (its hash, its transactionIndex), answered to the ask for tx 4's.
+    node.tamper = (r) => (r.transactionHash === fourth.transactionHash && wrong++ === 0 ? structuredClone(third) : r);
+    const block = await rpc().source.block(1, 19433903);
+    expect(block!.receipts).toEqual(fixture.receipts);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(2);
+    expect(node.calls.filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(2 * 172);
+
+    // Every time: asked three times, then handed over for the reader to refuse.
+    node.calls = [];
+    node.tamper = (r) => (r.transactionHash === fourth.transactionHash ? structuredClone(third) : r);
+    const { source: s } = rpc();
+    expect((await s.block(1, 19433903))!.receipts[4]).toEqual(third);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+  });
+
+  it('receipts without a transactionHash whose logs name another transaction, once: asked again, the block as the node then gives it (was: handed over at once)', async () => {
+    const fixture = loadFixture('mainnet-19426587');
+    expect(fixture.receipts.every((r) => (r as Json).transactionHash === undefined)).toBe(true);
+    const asks = () => node.calls.filter((c) => c.method === 'eth_getBlockReceipts').length;
+    const other = `0x${'33'.repeat(32)}`;
+    node.tamper = (r) =>
+      asks() === 1 ? { ...r, logs: (r.logs as Json[]).map((l) => ({ ...l, transactionHash: other })) } : r;
+    const block = await rpc().source.block(1, 19426587);
+    expect(block!.receipts).toEqual(fixture.receipts);
+    for (const method of ['eth_getBlockByNumber', 'eth_getBlockReceipts'])
+      expect(node.calls.filter((c) => c.method === method)).toHaveLength(2);
+  });
+
   it('reads Retry-After as an HTTP date too, as the service source does (one retry rule)', async () => {
     const at = new Date(Date.now() + 8_000).toUTCString();
     node.faults.set(1, {
