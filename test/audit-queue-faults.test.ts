@@ -1,7 +1,7 @@
 /**
  * Faults of the audit queue, with real processes, a real PostgreSQL and a loopback node: a node
  * that stays unreachable (retried with backoff, then parked with its reason; a second enqueue hands
- * the chunk back), PostgreSQL restarted under running workers (they reconnect and finish; forked
+ * the chunk back; a chunk parked between done chunks leaves it and the chunk after it out of the export), PostgreSQL restarted under running workers (they reconnect and finish; forked
  * workers counted in one set of metrics; one stderr line for each kind of error of the outage), and SIGTERM with a chunk in hand (finished, exit 0).
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -159,6 +159,43 @@ describe('audit queue faults', () => {
     expect(final.status).toBe(0);
     expect(parseLines(final.stdout).filter((l) => l.reorg !== undefined)).toHaveLength(1);
   }, 150_000);
+
+  it('a chunk parked between done chunks: the export leaves it and the chunk after it (whose link cannot be judged) out, and counts only what it writes', async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    // Every call for blocks 1000010-1000019 is refused (no retry): that chunk is parked on its first attempt.
+    const parked = (n: number) => n >= 1_000_010 && n <= 1_000_019;
+    node.callError = (call) =>
+      typeof call.params[0] === 'string' && parked(Number(call.params[0]))
+        ? { code: -32000, message: 'internal error' }
+        : undefined;
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
+    const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    const status = await until('three chunks done and one parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
+    });
+    // Chunks 1000001-1000009, 1000020-1000029 and 1000030 are done; 1000020-1000029's link to the parked chunk is not
+    // judged. audit-status counts every done chunk's blocks; the export only the joined chunks' lines.
+    expect(status).toMatchObject({ joined: 2, blocks: { total: 30, audited: 20 }, verdicts: { pass: 20 } });
+    expect(status.parked).toEqual([{ first: 1_000_010, last: 1_000_019, attempts: 1, reason: expect.any(String) }]);
+
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(2);
+    expect(exported.stderr).toMatch(/is not finished \(3 of 4 chunks done, 2 links joined, 1 parked\)/);
+    const lines = parseLines(exported.stdout);
+    expect(lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number)).toEqual([
+      ...Array.from({ length: 9 }, (_, i) => FROM + i),
+      1_000_030,
+    ]);
+    expect(lines.at(-1)!.summary).toMatchObject({
+      blocks: 10,
+      verdicts: { pass: 10 },
+      complete: false,
+      next_block: 1_000_010,
+    });
+  }, 120_000);
 
   it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
     db = await freshDatabase();

@@ -253,6 +253,34 @@ describe('auditRange over a JSON-RPC node', () => {
     ]);
   });
 
+  it('a reorg walk that stops at a block whose line refutes its hash (block_input): the block after it, audited again, is not_verifiable, never a pass (as docs/audit.md says)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    // FROM+4 fails block_input (a header without logsBloom): its hash is given but never checked.
+    const { logsBloom: _, ...unread } = blocks.get(FROM + 4)!.header;
+    blocks.set(FROM + 4, { ...blocks.get(FROM + 4)!, header: unread });
+    const fork = forkOf(blocks, FROM + 5);
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    // The chain reorganises from FROM+5 on once FROM+6 is first asked for (FROM+5 was asked before it, on the old one).
+    source.block = async (chainId, n) => {
+      if (n === FROM + 6 && blocks.get(n) !== fork.get(n)) for (const [b, block] of fork) blocks.set(b, block);
+      return asked(chainId, n);
+    };
+    const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 }));
+    const reorg = events.find(isReorg)!;
+    expect(reorg.reorg).toMatchObject({ detected_at: FROM + 6, depth: 1 });
+    // The walk does not go into FROM+4: FROM+5's new line cannot have its link checked.
+    expect(notPassing(events)).toEqual([
+      { block: FROM + 4, verdict: 'fail', checks: ['block_input'] },
+      { block: FROM + 5, verdict: 'not_verifiable', checks: [] },
+    ]);
+    const again = blocksOf(events).filter((e) => e.block_number === FROM + 5);
+    expect(again.map((e) => e.verdict)).toEqual(['pass', 'not_verifiable']);
+    expect(again[1]!.reason).toBe(
+      'parent_link: the block before it gave no hash, so its parent link cannot be checked',
+    );
+  });
+
   it('a block source that leaves out chain_id, or gives null, answers for the chain asked: its blocks are verified as that chain\'s (was: not_verifiable, "not in the registry": a user re-check)', async () => {
     for (const chainId of [undefined, null]) {
       const source = {

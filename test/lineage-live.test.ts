@@ -1,9 +1,10 @@
 /**
  * The CLI against a live (fake, loopback) hosted service and JSON-RPC node:
  * `lineage --service URL --rpc URL --record FILE`, then the recorded bundle
- * replayed offline with `--bundle FILE` gives the same report.
+ * replayed offline with `--bundle FILE` gives the same report; with `--bundle FILE --rpc URL`, a fault of the node's
+ * is told as the node's, not the bundle's.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,8 @@ const service = createServer(async (req, res) => {
 /** The fixture's receipts carry no transaction hashes; the node gives them stand-ins, consistently. */
 const txHashes = fixture.receipts.map((_, i) => `0x${i.toString(16).padStart(64, '0')}`);
 const receipts = fixture.receipts.map((r, i) => ({ ...r, transactionHash: txHashes[i] }));
+/** Changes each receipt the node gives (a faulty node); none by default. */
+let tamper: ((receipt: Json) => Json) | undefined;
 
 /** A JSON-RPC node that knows the fixture block. */
 const node = createServer(async (req, res) => {
@@ -62,7 +65,7 @@ const node = createServer(async (req, res) => {
       case 'eth_getBlockByNumber':
         return call.params[0] === fixture.header.number ? { ...fixture.header, transactions: txHashes } : null;
       case 'eth_getBlockReceipts':
-        return call.params[0] === fixture.header.number ? receipts : null;
+        return call.params[0] === fixture.header.number ? receipts.map((r) => tamper?.(r) ?? r) : null;
       default:
         return undefined;
     }
@@ -121,5 +124,38 @@ describe('lineage against a live service and node, recorded and replayed', () =>
     const offline = capture();
     expect(await runLineage([PAIR_RECORD, '--chain', '1', '--bundle', recorded, '--json'], offline.io, {})).toBe(0);
     expect(JSON.parse(offline.out.stdout)).toEqual(report);
+  });
+
+  it("--bundle with --rpc: a block the node gives that cannot be read, or a node that cannot be reached, is told as the node's, not the bundle's (was: named the bundle file)", async () => {
+    const file = join(dir, 'pair.bundle.json');
+    writeFileSync(file, JSON.stringify(bundle));
+    const args = [PAIR_RECORD, '--chain', '1', '--bundle', file, '--json'];
+    const ok = capture();
+    expect(await runLineage([...args, '--rpc', urlOf(node)], ok.io, {})).toBe(0);
+    expect(ok.out.stderr).toBe('');
+
+    tamper = (r) => ({ ...r, blockHash: `0x${'22'.repeat(32)}` });
+    try {
+      const bad = capture();
+      expect(await runLineage([...args, '--rpc', urlOf(node)], bad.io, {})).toBe(2);
+      expect(bad.out.stderr).toMatch(
+        new RegExp(
+          `^evm-integrity: block 19426587 of the JSON-RPC node at ${urlOf(node)} cannot be read: receipts\\[0\\]\\.blockHash: expected 0x`,
+        ),
+      );
+      expect(bad.out.stderr).not.toContain(file);
+    } finally {
+      tamper = undefined;
+    }
+
+    // A node that cannot be reached: its own message, without the bundle's name.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = urlOf(closed);
+    await new Promise((resolve) => closed.close(resolve));
+    const down = capture();
+    expect(await runLineage([...args, '--rpc', gone], down.io, {})).toBe(2);
+    expect(down.out.stderr).toMatch(new RegExp(`^evm-integrity: the JSON-RPC node at ${gone} answered .*ECONNREFUSED`));
+    expect(down.out.stderr).not.toContain(file);
   });
 });

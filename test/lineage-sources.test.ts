@@ -938,7 +938,12 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       checkBlock(19426587, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
     );
     expect(error).toBeInstanceOf(SourceError);
-    expect(error.message).toMatch(/^block 19426587 cannot be read: receipts\[0\]\.blockHash: expected 0x/);
+    // Named as the node's block: it has no place in the input (was: "block 19426587 cannot be read", whose source?).
+    expect(error.message).toMatch(
+      new RegExp(
+        `^block 19426587 of the JSON-RPC node at ${node.origin} cannot be read: receipts\\[0\\]\\.blockHash: expected 0x`,
+      ),
+    );
   });
 
   it('goes on with a block whose receipts named another block once (a reorg between the calls): one more ask', async () => {
@@ -965,10 +970,43 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       );
       expect(error).toBeInstanceOf(SourceError);
       expect(error.message).toMatch(
-        /^block 19433903 cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
+        /^block 19433903 of the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
       );
     },
   );
+
+  it("eth_getTransactionReceipt answering another transaction's receipt once (tx 3's for tx 4's hash): asked again, the block as the node then gives it (was: handed over, block_input on a duplicate transactionIndex)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
+    let wrong = 0;
+    // Tx 3's own receipt, right in itself (its hash, its transactionIndex), answered to the ask for tx 4's.
+    node.tamper = (r) => (r.transactionHash === fourth.transactionHash && wrong++ === 0 ? structuredClone(third) : r);
+    const block = await rpc().source.block(1, 19433903);
+    expect(block!.receipts).toEqual(fixture.receipts);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(2);
+    expect(node.calls.filter((c) => c.method === 'eth_getTransactionReceipt')).toHaveLength(2 * 172);
+
+    // Every time: asked three times, then handed over for the reader to refuse.
+    node.calls = [];
+    node.tamper = (r) => (r.transactionHash === fourth.transactionHash ? structuredClone(third) : r);
+    const { source: s } = rpc();
+    expect((await s.block(1, 19433903))!.receipts[4]).toEqual(third);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+  });
+
+  it('receipts without a transactionHash whose logs name another transaction, once: asked again, the block as the node then gives it (was: handed over at once)', async () => {
+    const fixture = loadFixture('mainnet-19426587');
+    expect(fixture.receipts.every((r) => (r as Json).transactionHash === undefined)).toBe(true);
+    const asks = () => node.calls.filter((c) => c.method === 'eth_getBlockReceipts').length;
+    const other = `0x${'33'.repeat(32)}`;
+    node.tamper = (r) =>
+      asks() === 1 ? { ...r, logs: (r.logs as Json[]).map((l) => ({ ...l, transactionHash: other })) } : r;
+    const block = await rpc().source.block(1, 19426587);
+    expect(block!.receipts).toEqual(fixture.receipts);
+    for (const method of ['eth_getBlockByNumber', 'eth_getBlockReceipts'])
+      expect(node.calls.filter((c) => c.method === method)).toHaveLength(2);
+  });
 
   it('reads Retry-After as an HTTP date too, as the service source does (one retry rule)', async () => {
     const at = new Date(Date.now() + 8_000).toUTCString();

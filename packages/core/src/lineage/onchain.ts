@@ -113,16 +113,23 @@ export interface BlockContext {
 }
 
 /**
- * A block the source gave that cannot be read is bad input, never a check's failure: a
- * SourceError naming the member (in a bundle, `blocks[i].header.baseFeePerGas`), the endpoint's 400.
+ * A block the source gave that cannot be read is bad input, never a check's failure: a SourceError naming the member
+ * where the block has a place in the input (in a bundle, `blocks[i].header.baseFeePerGas`: the endpoint's 400), else
+ * naming the source that gave it (`block 19426587 of the JSON-RPC node at …`), whose failure it is, not the input's
+ * (no `problem`: `lineage --bundle F --rpc URL` then blames the node, not the bundle).
  */
-function unreadableBlock(n: number, refusal: InvalidInput, where: string | undefined): SourceError {
+function unreadableBlock(n: number, refusal: InvalidInput, context: BlockContext): SourceError {
   const first = refusal.problems[0]!;
-  const path = where === undefined ? undefined : `${where}.${first.name}`;
-  const message = `block ${n} cannot be read: ${describeProblems(refusal)}`;
-  return path === undefined
-    ? new SourceError(message)
-    : new SourceError(message, { path, reason: first.reason, expected: first.expected });
+  const where = context.blocks?.pathOf?.(context.chainId, n);
+  const problems = describeProblems(refusal);
+  if (where === undefined)
+    return new SourceError(`block ${n} of ${context.blocks?.name ?? 'the block source'} cannot be read: ${problems}`);
+  const path = `${where}.${first.name}`;
+  return new SourceError(`block ${n} cannot be read: ${problems}`, {
+    path,
+    reason: first.reason,
+    expected: first.expected,
+  });
 }
 
 /**
@@ -222,13 +229,12 @@ export async function checkBlock(
   const named = withChainAsked(json, context.chainId);
   const problems = new Problems();
   const block = readRpcBlock(named, problems, { registry: context.registry });
-  const where = () => context.blocks?.pathOf?.(context.chainId, n);
-  if (block === undefined) throw unreadableBlock(n, problems.invalidInput(), where());
+  if (block === undefined) throw unreadableBlock(n, problems.invalidInput(), context);
   const verified =
     context.verify === undefined ? verifyRpcBlock(block, { registry: context.registry }) : await context.verify(named);
   if (!verified.ok) {
     const refusal = verified.error;
-    if (refusal.kind === 'invalid') throw unreadableBlock(n, refusal, where());
+    if (refusal.kind === 'invalid') throw unreadableBlock(n, refusal, context);
     const why =
       refusal.subject === null ? refusal.hint : describeNotVerifiable(refusal.subject, block.header.fields.number);
     return {

@@ -94,22 +94,35 @@ function namesAnotherBlock(receipts: unknown[], block: Json): boolean {
 }
 
 /**
- * Whether a receipt's `transactionHash` names another transaction than the one the block lists at its place (its
- * `transactionIndex` where it has one: a list need not be in that order), for a block whose receipts count its
- * transactions: receipts of another block, where they do not name it (no `blockHash`), are told by this alone. The
- * unlisted state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name (block_input).
+ * The transaction a receipt names: its `transactionHash`, else each of its logs' (which repeat it); none given, none.
  */
-function namesAnotherTransaction(receipts: unknown[], block: Json, hashes: string[] | undefined): boolean {
+function namedTransactions(receipt: Json): unknown[] {
+  if (receipt.transactionHash !== undefined && receipt.transactionHash !== null) return [receipt.transactionHash];
+  if (!Array.isArray(receipt.logs)) return [];
+  return receipt.logs
+    .filter(isObject)
+    .flatMap((log) => (log.transactionHash === undefined || log.transactionHash === null ? [] : [log.transactionHash]));
+}
+
+/**
+ * Whether a receipt names (by its `transactionHash`, else its logs') another transaction than the one it answers: with
+ * `eth_getTransactionReceipt` (`byTransaction`), the one asked for, at its place in the list whatever its
+ * `transactionIndex` says; with `eth_getBlockReceipts`, the one the block lists at its place (its `transactionIndex`
+ * where it has one: a list need not be in that order). Only for a block whose receipts count its transactions:
+ * receipts of another block, where they do not name it (no `blockHash`), are told by this alone. The unlisted
+ * state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name (block_input).
+ */
+function namesAnotherTransaction(
+  receipts: unknown[],
+  block: Json,
+  hashes: string[] | undefined,
+  byTransaction: boolean,
+): boolean {
   if (hashes === undefined || !countsItsReceipts(receipts as Json[], block, hashes)) return false;
   return (receipts as Json[]).some((r, i) => {
-    const index = quantity(r.transactionIndex);
+    const index = byTransaction ? undefined : quantity(r.transactionIndex);
     const at = index === undefined ? i : Number(index);
-    return (
-      at < hashes.length &&
-      r.transactionHash !== undefined &&
-      r.transactionHash !== null &&
-      !sameHash(r.transactionHash, hashes[at])
-    );
+    return at < hashes.length && namedTransactions(r).some((hash) => !sameHash(hash, hashes[at]));
   });
 }
 
@@ -150,8 +163,9 @@ function countsItsReceipts(receipts: Json[], block: Json, hashes: string[]): boo
  * when the node does not have that method, `eth_getTransactionReceipt` for
  * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
  * extra members such as `blockHash` included). Receipts whose `blockHash` names
- * another block than the header (by `blockHash`, or by `transactionHash` where they
- * name other transactions) are asked again with it (a reorg between the calls),
+ * another block than the header (by `blockHash`, or by `transactionHash`, else their logs', where they
+ * name other transactions than the block lists or than the one asked for) are asked again with it (a reorg between
+ * the calls, a one-off wrong answer),
  * else handed over for the verification to fail; others must be one per
  * transaction (whether each names its own is the verification's to judge). Error messages name the node by origin only: a
  * provider URL's path often holds an API key.
@@ -203,6 +217,11 @@ export class RpcBlockSource implements BlockSource {
     this.checkChainId = options.checkChainId ?? true;
     this.concurrency = Math.max(1, options.concurrency ?? 8);
     this.keepMiscountedReceipts = options.keepMiscountedReceipts ?? false;
+  }
+
+  /** The node by origin, for messages about a block it gave (`the JSON-RPC node at http://127.0.0.1:8545`). */
+  get name(): string {
+    return this.where;
   }
 
   /** The JSON-RPC calls per HTTP request now: the option, or less once the node refused a batch. */
@@ -363,6 +382,15 @@ export class RpcBlockSource implements BlockSource {
    * call, already made.
    */
   async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
+    return (await this.receiptsAnswered(block, blockNumber, asked)).receipts;
+  }
+
+  /** {@link receiptsOf}, and whether they were asked one transaction at a time (eth_getTransactionReceipt). */
+  private async receiptsAnswered(
+    block: Json,
+    blockNumber: number,
+    asked?: Promise<unknown>,
+  ): Promise<{ receipts: unknown[]; byTransaction: boolean }> {
     const hashes = this.transactionHashes(block, blockNumber);
     if (this.blockReceipts) {
       try {
@@ -371,7 +399,8 @@ export class RpcBlockSource implements BlockSource {
           throw new SourceError(
             `${this.where} has block ${blockNumber} but no receipts for it (eth_getBlockReceipts answered null)`,
           );
-        return this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
+        const receipts = this.checkReceipts(result, 'eth_getBlockReceipts', block, hashes, blockNumber);
+        return { receipts, byTransaction: false };
       } catch (error) {
         if (!isUnsupported(error)) throw error;
         this.blockReceipts = false;
@@ -381,13 +410,14 @@ export class RpcBlockSource implements BlockSource {
       throw new SourceError(
         `${this.where} has no eth_getBlockReceipts and its block ${blockNumber} lists no transactions`,
       );
-    return this.checkReceipts(
+    const receipts = this.checkReceipts(
       await this.receiptsByTransaction(hashes, blockNumber),
       'eth_getTransactionReceipt',
       block,
       hashes,
       blockNumber,
     );
+    return { receipts, byTransaction: true };
   }
 
   /**
@@ -397,7 +427,7 @@ export class RpcBlockSource implements BlockSource {
   private async headerAndReceipts(
     chainId: number,
     blockNumber: number,
-  ): Promise<{ block: Json; receipts: unknown[] } | null> {
+  ): Promise<{ block: Json; receipts: unknown[]; byTransaction: boolean } | null> {
     // header() asks the chain id first (once), then the header; the receipts go with them (one batch
     // when batching), and no answer is used before the chain is known to be the one asked for.
     const header = this.header(chainId, blockNumber);
@@ -405,13 +435,14 @@ export class RpcBlockSource implements BlockSource {
     asked?.catch(() => undefined); // seen by receiptsOf, or not wanted when the node has no such block
     const block = await header;
     if (block === null) return null;
-    return { block, receipts: await this.receiptsOf(block, blockNumber, asked) };
+    return { block, ...(await this.receiptsAnswered(block, blockNumber, asked)) };
   }
 
   /**
    * Block `blockNumber`: its header and its receipts, checked against the header. Receipts whose
-   * `blockHash` names another block, or whose `transactionHash` another transaction than the header's at
-   * its place, are asked again with the header ({@link REASKS} times: a reorg between the calls); still
+   * `blockHash` names another block, or whose `transactionHash` (else their logs') another transaction than the
+   * header's at its place or than the one asked for ({@link namesAnotherTransaction}), are asked again with the header
+   * ({@link REASKS} times: a reorg between the calls, or a one-off wrong answer); still
    * so, the block is handed over as the node gave it, and verifying it fails (block_input names the
    * member): corruption is reported, not called unreachable.
    */
@@ -421,7 +452,12 @@ export class RpcBlockSource implements BlockSource {
     const ofAnotherBlock = () =>
       fetched !== null &&
       (namesAnotherBlock(fetched.receipts, fetched.block) ||
-        namesAnotherTransaction(fetched.receipts, fetched.block, this.transactionHashes(fetched.block, blockNumber)));
+        namesAnotherTransaction(
+          fetched.receipts,
+          fetched.block,
+          this.transactionHashes(fetched.block, blockNumber),
+          fetched.byTransaction,
+        ));
     for (let asked = 0; asked < REASKS && ofAnotherBlock(); asked++)
       fetched = await this.headerAndReceipts(chainId, blockNumber);
     if (fetched === null) return null;

@@ -17,6 +17,11 @@ export interface BlockSource {
    */
   pathOf?(chainId: number, blockNumber: number): string | undefined;
   /**
+   * Who gives the blocks, for messages about a block it gave that has no place in the input (no `pathOf`): `the
+   * JSON-RPC node at http://127.0.0.1:8545`. Absent: `the block source`.
+   */
+  readonly name?: string;
+  /**
    * Checks that the source serves chain `chainId` (a node's `eth_chainId`): ChainMismatchError when it serves another.
    */
   checkChain?(chainId: number): Promise<void>;

@@ -104,8 +104,13 @@ export async function runLineage(
         ...(rpc && { blocks: rpc }),
         ...(verify && { verify }),
       });
-      // A fault of the bundle is told as the endpoint's 400 tells it: the member's path and what was expected.
-      if (!audit.ok) throw new SourceError(bundleFaultLine(values.bundle, audit.error, 'lineage'));
+      // A fault of the bundle (`details.problem`: a member, a limit, an answer it lacks) is told as the endpoint's 400
+      // tells it, naming the file, the member's path and what was expected. One without is a failure of the node --rpc
+      // names (it cannot be reached, or gave a block that cannot be read), whose message names the node.
+      if (!audit.ok)
+        throw rpc !== undefined && audit.error.details.problem === undefined
+          ? audit.error
+          : new SourceError(bundleFaultLine(values.bundle, audit.error, 'lineage'));
       report = audit.value;
     } else {
       const apiKey = serviceApiKey(env);

@@ -69,9 +69,11 @@ export async function storedAudit(db: pg.Pool | pg.PoolClient, id: string): Prom
 
 /**
  * The text of each line of audit `id` after its header, in order: the lines of every chunk done whose first link is
- * judged, those after a gap too. A chunk not done, or whose link to the chunk before is not judged yet, is a gap (no
- * line for its blocks): the summary says where the audit stands (not complete, its next block the gap's first), and
- * `audit --resume`, which keeps the lines only up to a gap, audits again from there.
+ * joined, those after a gap too. A chunk not done, or whose link to the chunk before is not judged yet, is a gap (no
+ * line for its blocks); so is the done chunk right after a chunk not done, whose link cannot be judged before that
+ * chunk is. The summary counts these lines only (audit-status counts every done chunk) and says where the audit stands
+ * (not complete, its next block the first gap's first), and `audit --resume`, which keeps the lines only up to a gap,
+ * audits again from there.
  */
 export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): AsyncGenerator<string> {
   let after = -1;
