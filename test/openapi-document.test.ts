@@ -129,6 +129,14 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(receiptRoot['401'].headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
   });
 
+  it('declares no headers on 408 and 431, which the connection sends before any request was read (a verify 408 declared the request id and rate-limit ones: a user re-check)', async () => {
+    const { doc } = await served();
+    for (const [path, item] of Object.entries(doc.paths as Record<string, any>))
+      for (const op of Object.values<any>(item))
+        for (const status of ['408', '431'].filter((code) => op.responses[code] !== undefined))
+          expect([path, status, Object.keys(op.responses[status].headers)]).toEqual([path, status, []]);
+  });
+
   it('declares 503 with Retry-After on every operation that reads the store: those that take a key, and /ready', async () => {
     const { doc } = await served();
     const operations = Object.entries(doc.paths as Record<string, any>).flatMap(([path, item]) =>

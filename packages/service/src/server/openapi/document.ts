@@ -96,7 +96,8 @@ const ERROR_REF = { $ref: '#/components/schemas/ErrorEnvelope' };
 /** The headers of each error status of a verify endpoint (the rate-limit ones once the request passed the key). */
 const ERROR_HEADERS: Record<number, HeaderComponent[]> = {
   401: ['XRequestId', 'WWWAuthenticate'],
-  // Answered by the connection before a request was read: no request id, no account.
+  // Answered by the connection, without a request read whole: no request id, no account.
+  408: [],
   431: [],
   // Answered before the key is read.
   417: ['XRequestId'],
