@@ -317,6 +317,36 @@ describe('lineage walker on bundles built from a real block', () => {
     },
   );
 
+  it.each([null, undefined])(
+    'an ERC-20 record whose name is %s beside a name() result: the name claims nothing, the others are compared',
+    async (name) => {
+      const bundle = buildBundle();
+      const record = answer(bundle, '/evm/lineage/record', WETH_RECORD).data.record;
+      if (name === undefined) delete record.name;
+      else record.name = name;
+      const erc20 = (await walk(bundle, WETH_RECORD)).records[0]!.checks.find((c) => c.check === 'record.erc20');
+      expect(erc20).toMatchObject({ status: 'pass', reason: 'symbol, decimals equal the decoded function results' });
+      // A name the record does give, and wrong, still fails.
+      record.name = 'Wrapped Bitcoin';
+      const wrong = (await walk(bundle, WETH_RECORD)).records[0]!.checks.find((c) => c.check === 'record.erc20');
+      expect(wrong).toMatchObject({ status: 'fail', reason: expect.stringMatching(/^name is "Wrapped Bitcoin" but/) });
+    },
+  );
+
+  it('an ERC-20 record that gives none of name, symbol and decimals: skipped, saying so, never failed', async () => {
+    const bundle = buildBundle();
+    const record = answer(bundle, '/evm/lineage/record', WETH_RECORD).data.record;
+    record.name = null;
+    delete record.symbol;
+    record.decimals = null;
+    const erc20 = (await walk(bundle, WETH_RECORD)).records[0]!.checks.find((c) => c.check === 'record.erc20');
+    expect(erc20).toMatchObject({
+      status: 'skipped',
+      reason:
+        'the record gives none of name, symbol, decimals (absent or null: it claims nothing), which the function results hold',
+    });
+  });
+
   it("ERC-20 results of another contract than the record's: said so, not that there are none", async () => {
     const bundle = buildBundle();
     for (const result of answer(bundle, '/evm/lineage/genesis', WETH_RECORD).data.genesis.function_results)

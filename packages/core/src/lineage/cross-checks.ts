@@ -76,7 +76,19 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string, fore
     return one.ok ? one.value.value : undefined;
   };
   const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-  const wrong = present.find(
+  // A member the record leaves out or gives as null claims nothing (lineage.md): only what it claims is compared.
+  const compared = present.filter(([member]) => claims(record[member]));
+  if (compared.length === 0)
+    return {
+      check: check(
+        'record.erc20',
+        'skipped',
+        subject,
+        `the record gives none of ${present.map(([m]) => m).join(', ')} (absent or null: it claims nothing), which the function results hold`,
+      ),
+      fields: {},
+    };
+  const wrong = compared.find(
     ([member, v]) => text(record[member]) === undefined || text(valueOf(v)) !== text(record[member]),
   );
   if (wrong !== undefined)
@@ -89,7 +101,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string, fore
       ),
       fields: {},
     };
-  const agree = `${present.map(([m]) => m).join(', ')} ${present.length === 1 ? 'equals the decoded function result' : 'equal the decoded function results'}`;
+  const agree = `${compared.map(([m]) => m).join(', ')} ${compared.length === 1 ? 'equals the decoded function result' : 'equal the decoded function results'}`;
   // A member the record gives that no result holds is checked by nothing: say so, not pass on the others.
   const unheld = members.filter(([m, v]) => v === undefined && claims(record[m]));
   return {
@@ -102,7 +114,7 @@ export function erc20Check(record: Json, decoded: Decoded, subject: string, fore
             subject,
             `not verifiable: no decodable ${unheld.map(([m]) => m).join(', ')} result of the record's address among the artifacts (${agree})`,
           ),
-    fields: Object.fromEntries(present.map(([m]) => [m, 'function_result'])),
+    fields: Object.fromEntries(compared.map(([m]) => [m, 'function_result'])),
   };
 }
 
