@@ -185,7 +185,12 @@ function refuseWhatNoBodyCarries(
       : what === 'receipt-root'
         ? 'a receipt-root body without header_rlp (the header lacks fields it hashes) does not carry it'
         : 'a logs-bloom body does not carry it';
-  throw new InputError(`${inputName(file)}: ${line}, and ${body}; verify block reports the block different`);
+  // verify block refuses a header that claims no hash: what finds the claim false there is its receipts' verification.
+  const verdict =
+    block.header.hash === undefined
+      ? 'its receipts, verified alone (the header claims no hash), are different'
+      : 'verify block reports the block different';
+  throw new InputError(`${inputName(file)}: ${line}, and ${body}; ${verdict}`);
 }
 
 /** The one line that says why a file is not a block: its first problem's path and what was expected there. */
