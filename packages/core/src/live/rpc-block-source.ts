@@ -128,8 +128,8 @@ function namesAnotherTransaction(
 
 /**
  * Times a block whose receipts name another block (or other transactions) is asked again, header and receipts. A reorg
- * between the two calls settles by the next ask (a second covers a node that moves again meanwhile); receipts that name another block after
- * that are the node's answer, not a race, and a retry would not mend them.
+ * between the two calls settles by the next ask (a second covers a node that moves again meanwhile); receipts that
+ * name another block after that are the node's answer, not a race, and a retry would not mend them.
  */
 const REASKS = 2;
 
@@ -162,13 +162,11 @@ function countsItsReceipts(receipts: Json[], block: Json, hashes: string[]): boo
  * (hashes only) for the header, `eth_getBlockReceipts` for the receipts, or,
  * when the node does not have that method, `eth_getTransactionReceipt` for
  * each transaction. Answers are kept as the node sent them (0x hex, camelCase,
- * extra members such as `blockHash` included). Receipts whose `blockHash` names
- * another block than the header (by `blockHash`, or by `transactionHash`, else their logs', where they
- * name other transactions than the block lists or than the one asked for) are asked again with it (a reorg between
- * the calls, a one-off wrong answer),
- * else handed over for the verification to fail; others must be one per
- * transaction (whether each names its own is the verification's to judge). Error messages name the node by origin only: a
- * provider URL's path often holds an API key.
+ * extra members such as `blockHash` included). Receipts that name another block than the header (by
+ * `blockHash`), or other transactions than the block lists or than the one asked for (by `transactionHash`, else
+ * their logs'), are asked again with it (a reorg between the calls, a one-off wrong answer), else handed over for
+ * the verification to fail; others must be one per transaction (whether each names its own is the verification's
+ * to judge). Error messages name the node by origin only: a provider URL's path often holds an API key.
  * @example
  * const node = new RpcBlockSource({ url: 'http://127.0.0.1:8545' });
  * const block = await node.block(1, 19_000_000); // {chain_id, header, receipts} or null
