@@ -108,8 +108,10 @@ export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = 
 };
 
 /** "an aura header", "an avalanche header", "an ethereum header": a header of `layout`, for messages. */
-export const aHeaderOf = (layout: HeaderLayout): string =>
-  `${/^[aeiou]/.test(layout.name) ? 'an' : 'a'} ${layout.name} header`;
+export const aHeaderOf = (layout: HeaderLayout): string => `${withArticle(layout.name)} header`;
+
+/** `word` after its indefinite article: `an aura`, `a polygon`. */
+export const withArticle = (word: string): string => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
 
 /** A field of another layout's header (an Ethereum fork field, AuRa's seal, Avalanche's) that a layout does not hash. */
 export interface UnhashedField {

@@ -160,7 +160,8 @@ function uncounted(
   for (const key of keys) seen.set(key, artifact.subject);
   const problem =
     artifact.kind === 'log'
-      ? readGenesisLog(artifact.value).ok
+      ? // A log the walk read (`read`) is one; only one it did not is read here.
+        read !== undefined || readGenesisLog(artifact.value).ok
         ? null
         : 'it is not a genesis log'
       : functionResultShapeProblem(artifact.value);

@@ -7,6 +7,7 @@
  * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
  */
 import { bytesToHex } from '../../bytes/hex.js';
+import { withArticle } from '../../header/layouts.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import { isObject, join } from '../values/json-values.js';
@@ -82,6 +83,6 @@ export function refuseNitroMembers(json: unknown, rules: RuleSetName, path: stri
       problems.add(
         join(path, member),
         'conflict',
-        `absent: ${/^[aeiou]/.test(rules) ? 'an' : 'a'} ${rules} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
+        `absent: ${withArticle(rules)} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
       );
 }
