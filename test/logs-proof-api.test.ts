@@ -286,6 +286,26 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     }
   });
 
+  it('a member in a second spelling beside it (fromBlock beside from_block): 400 naming it, neither claim guessed at', async () => {
+    // The proof holds from_block's range; fromBlock asks for another, which reading either alone would answer or miss.
+    const both = { ...valid, from_block: 1_000_025, fromBlock: 1_000_000, to_block: 1_000_026, ToBlock: 1_000_026 };
+    const problems = await problemsOf(both);
+    expect(problems.map((problem) => [problem.name, problem.reason])).toEqual([
+      ['fromBlock', 'invalid_format'],
+      ['ToBlock', 'invalid_format'],
+    ]);
+    expect(problems[0]!.expected).toBe(
+      'one spelling of each member: "fromBlock" is "from_block" spelled another way, and "from_block" is given too; give one',
+    );
+    // A spelling given as null claims nothing, yet the other is still a second spelling of it: named, never read.
+    const nulled = await problemsOf({ ...valid, from_block: null, fromBlock: 1_000_000 });
+    expect(nulled.map((problem) => problem.name)).toEqual(['fromBlock']);
+    // A member that is no spelling of a known one is still ignored (forward compatibility).
+    expect((await resultOf(await post(JSON.stringify({ ...valid, from_block: 1_000_025, note: 1 })))).is_valid).toBe(
+      true,
+    );
+  });
+
   it('chain_id missing, head_hash short, proof missing: every problem named', async () => {
     expect(await problemsOf({ head_hash: '0xabcd' })).toEqual([
       { name: 'chain_id', location: 'body', reason: 'missing', expected: 'chain id as a JSON integer' },

@@ -50,10 +50,18 @@ const isHex = (value: unknown, bytes?: number) =>
   typeof value === 'string' &&
   /^(0[xX])?([0-9a-fA-F]{2})*$/.test(value) &&
   (bytes === undefined || value.replace(/^0[xX]/, '').length === 2 * bytes);
+const LOG_MEMBERS = ['contract_address', 'topics', 'data'];
+const spelling = (name: string) => name.toLowerCase().replaceAll('_', '').replaceAll('-', '');
+/** Whether a member not of `LOG_MEMBERS` is one of them spelled another way (`Data` beside `data`): two claims. */
+const spelledTwice = (value: object) =>
+  Object.keys(value).some(
+    (name) => !LOG_MEMBERS.includes(name) && LOG_MEMBERS.some((known) => spelling(known) === spelling(name)),
+  );
 const isValidLog = (value: unknown): boolean => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const { contract_address, topics, data } = value as Record<string, unknown>;
   return (
+    !spelledTwice(value) &&
     isHex(contract_address, 20) &&
     Array.isArray(topics) &&
     topics.length <= 4 &&
@@ -80,9 +88,7 @@ function agrees<T>(spec: Spec<T>, value: unknown, isValid: boolean, hasUnknownMe
 }
 
 const unknownMember = (value: unknown) =>
-  typeof value === 'object' &&
-  value !== null &&
-  Object.keys(value).some((k) => !['contract_address', 'topics', 'data'].includes(k));
+  typeof value === 'object' && value !== null && Object.keys(value).some((k) => !LOG_MEMBERS.includes(k));
 
 describe('request readers: the fast path agrees with the slow path', () => {
   it(`on logs and lists of logs (one buffer per list), valid and not (${runs(1000)} runs)`, () => {

@@ -110,6 +110,26 @@ describe('receipt-root body: the body itself', () => {
     expect(list).toContainEqual(expect.objectContaining({ name: 'receipt_root', reason: 'missing' }));
   });
 
+  it('a known member given in a second spelling beside it is reported, neither read', () => {
+    const other = 'ff'.repeat(32);
+    const list = problems(
+      verifyReceiptRootOperation(
+        body({ ...CURRENT_ERA, receiptRoot: other, transactions: [tx({ cumulativeGasUsed: 1 })] }),
+      ),
+    );
+    expect(list.map((p) => [p.name, p.reason])).toEqual([
+      ['receiptRoot', 'invalid_format'],
+      ['transactions[0].cumulativeGasUsed', 'invalid_format'],
+    ]);
+    expect(list[0]!.expected).toBe(
+      'one spelling of each member: "receiptRoot" is "receipt_root" spelled another way, and "receipt_root" is given too; give one',
+    );
+  });
+
+  it('a near-miss beside the member it resembles is an extra member, ignored', () => {
+    expect(verifyReceiptRootOperation(body({ recipt_root: 'ff'.repeat(32) })).status).toBe(200);
+  });
+
   it('camelCase from JSON-RPC habits is caught too', () => {
     const list = problems(
       verifyReceiptRootOperation(body({ transactions: [{ index: 0, status: 1, cumulativeGasUsed: 1, logs: [] }] })),

@@ -257,8 +257,11 @@ function editDistance(a: string, b: string): number {
 /**
  * Unknown members are ignored (forward compatibility), but one that looks like a
  * misspelling of a known member that is absent is reported rather than guessed at:
- * silently ignoring `typ: 2` would hash the receipt as legacy. A near-miss of a refused
- * member (`refusals`: its name, what its 400 expects) is refused as it is (`addresses` as `address`).
+ * silently ignoring `typ: 2` would hash the receipt as legacy. One that is a known member
+ * spelled another way (case, `_` and `-` aside) is reported even beside it: `fromBlock: 5`
+ * beside `from_block: 1` is two claims of one member, and reading either would ignore the
+ * other. A near-miss of a refused member (`refusals`: its name, what its 400 expects) is
+ * refused as it is (`addresses` as `address`).
  */
 export function checkMisspelledMembers(
   obj: JsonObject,
@@ -270,15 +273,19 @@ export function checkMisspelledMembers(
   for (const member of Object.keys(obj)) {
     if (known.includes(member)) continue;
     const l = loose(member);
-    const near = known.find(
-      (k) => !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))),
-    );
-    if (near !== undefined)
-      problems.add(
-        join(path, member),
-        'invalid_format',
-        refusals.get(near) ?? `a known member name; "${member}" is not one: did you mean "${near}"?`,
+    const spelled = known.find((k) => k in obj && loose(k) === l);
+    const near =
+      spelled ??
+      known.find(
+        (k) =>
+          !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))),
       );
+    if (near === undefined) continue;
+    const why =
+      spelled === undefined
+        ? `a known member name; "${member}" is not one: did you mean "${near}"?`
+        : `one spelling of each member: "${member}" is "${near}" spelled another way, and "${near}" is given too; give one`;
+    problems.add(join(path, member), 'invalid_format', refusals.get(near) ?? why);
   }
 }
 
