@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
+import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 
 const fixture = loadFixture('arbitrum-one-150000000');
@@ -51,5 +52,74 @@ describe('Arbitrum One: the header information members', () => {
   it('absent or null members are not asked for (not every node gives them)', () => {
     const { sendRoot: _r, sendCount: _c, ...rest } = fixture.header;
     expect(problemsOf({ ...fixture, header: { ...rest, l1BlockNumber: null } })).toBe('identical');
+  });
+});
+
+describe('a chain outside the registry: the members under the rules the caller names', () => {
+  const OUTSIDE = 424242;
+  const orbit = (over: Record<string, unknown> = {}) => ({ ...withHeader(over), chain_id: OUTSIDE });
+  const under = (input: unknown, rules: 'arbitrum' | 'ethereum') => {
+    const result = verifyBlock(input, { rules });
+    if (result.ok) return result.value.verdict;
+    return 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.reason, p.expected]) : result.error;
+  };
+
+  it('the real block relabelled, verified under arbitrum rules, is identical', () => {
+    expect(under(orbit(), 'arbitrum')).toBe('identical');
+  });
+
+  it.each([
+    ['sendRoot', `0x${'4cb7dd12349a993663fbdb2ff9a9dd458df4a0a0087c5946f29f26df0086b588'}`],
+    ['sendCount', '0x17a28'],
+    ['l1BlockNumber', '0x11b3fb4'],
+  ])('%s altered, under arbitrum rules: a conflict named at its path, as on Arbitrum One', (member, value) => {
+    expect(under(orbit({ [member]: value }), 'arbitrum')).toEqual(problemsOf(withHeader({ [member]: value })));
+  });
+
+  it("a receipt's l1BlockNumber altered, under arbitrum rules: a conflict with the header's, as on Arbitrum One", () => {
+    const receipts = fixture.receipts.map((r, i) => (i === 0 ? { ...r, l1BlockNumber: '0x1' } : r));
+    expect(under({ ...orbit(), receipts }, 'arbitrum')).toEqual([
+      [
+        'receipts[0].l1BlockNumber',
+        'conflict',
+        "18562995, the header's l1BlockNumber (bytes 8 to 16 of mixHash), which it repeats, got 1",
+      ],
+    ]);
+  });
+
+  it('under other rules the members are refused, as on a chain of the registry', () => {
+    const mainnet = { ...loadFixture('mainnet-22869878'), chain_id: OUTSIDE };
+    const header = { ...mainnet.header, sendRoot: fixture.header['extraData'] };
+    expect(under({ ...mainnet, header }, 'ethereum')).toEqual([
+      [
+        'header.sendRoot',
+        'conflict',
+        "absent: an ethereum chain's header does not carry sendRoot (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it",
+      ],
+    ]);
+  });
+
+  it('with no rules named the block is not verified at all', () => {
+    const result = verifyBlock(orbit({ sendRoot: `0x${'11'.repeat(32)}` }));
+    expect(!result.ok && result.error.kind).toBe('chain_not_supported');
+  });
+
+  it('the command line: verify block --rules arbitrum refuses the altered member (exit 2) and passes the real block', async () => {
+    const altered = await runCliBytes(['verify', 'block', '-', '--rules', 'arbitrum'], {
+      input: Buffer.from(JSON.stringify(orbit({ sendCount: '0x17a28' }))),
+    });
+    expect(altered.status).toBe(2);
+    expect(`${altered.stdout.toString()}${altered.stderr}`).toContain(
+      'header.sendCount: expected 96807, the first 8 bytes of mixHash, which it repeats, got 96808',
+    );
+    const real = await runCliBytes(['verify', 'block', '-', '--rules', 'arbitrum'], {
+      input: Buffer.from(JSON.stringify(orbit())),
+    });
+    expect(real.status).toBe(0);
+    expect(JSON.parse(real.stdout.toString())).toMatchObject({
+      chain_id: OUTSIDE,
+      rules: 'arbitrum',
+      verdict: 'identical',
+    });
   });
 });

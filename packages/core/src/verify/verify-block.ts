@@ -411,7 +411,7 @@ function verdictOf(
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
   checkContext(context);
-  const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak };
+  const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak, rules: context.rules };
   // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
   // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
   const streamed = streamRpcBlock(input, options);
@@ -453,7 +453,10 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
   return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, false);
 }
 
-/** {@link verifyBlock} of a block already read (with the same registry), for callers that keep the block. */
+/**
+ * {@link verifyBlock} of a block already read (with the same registry, and the same `rules` for a chain outside it: its
+ * reader reads the block's dialect under them), for callers that keep the block.
+ */
 export function verifyRpcBlock(block: RpcBlock, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
   checkContext(context);
   return verifyReadBlock(block, context, false);

@@ -468,6 +468,11 @@ export interface RpcBlock {
 export interface ReadRpcBlockOptions extends HashOptions {
   /** Chains whose rules say which receipts a block leaves out; the built-in registry when absent. */
   registry?: ChainRegistry;
+  /**
+   * The rule set the block is verified under where its chain is outside the registry or not named (verifyBlock's
+   * `rules`, `--rules`): its dialect is read as theirs. The registry's rules stand for a chain it knows.
+   */
+  rules?: RuleSetName;
 }
 
 /** The block's hash: the header's `hash` as given, else its complete header's; undefined when it has neither. */
@@ -562,7 +567,10 @@ export interface RpcBlockHead {
   verifiability: Verifiability | undefined;
   /** undefined when it has a problem, which is named. */
   header: RpcHeader | undefined;
-  /** The rule set of its era where it can be verified, else its chain's (its clients' dialect is the same). */
+  /**
+   * The rule set of its era where it can be verified, else its chain's (its clients' dialect is the same); for a chain
+   * outside the registry, or none named, the one the caller verifies it under (`options.rules`), where given.
+   */
   rules?: RuleSetName;
 }
 
@@ -579,20 +587,20 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   const verifiability =
     chainId === null ? undefined : (options.registry ?? defaultRegistry).verifiability(chainId, numberOf(block.header));
   const layout = verifiability?.status === 'verifiable' ? verifiability.header : ETHEREUM_HEADER;
-  // The era's rules where it can be verified, else the chain's: its clients' dialect is the same.
+  // The era's rules where it can be verified, else the chain's: its clients' dialect is the same. A chain outside the
+  // registry is verified under the caller's rules (verifyBlock's planFor), so its dialect is read as theirs.
   const rules =
     verifiability?.status === 'verifiable'
       ? verifiability.rules.name
-      : verifiability !== undefined && 'chain' in verifiability
-        ? verifiability.chain?.rules
-        : undefined;
+      : verifiability !== undefined && 'chain' in verifiability && verifiability.chain !== undefined
+        ? verifiability.chain.rules
+        : options.rules;
   const header = readRpcHeader(block.header, 'header', problems, layout, rules);
-  if (header !== undefined && verifiability?.status === 'verifiable' && verifiability.rules.name === 'arbitrum')
+  // Nitro's members repeat fields its header hashes: held to them under Arbitrum's rules, refused under others (they
+  // claim what no hash covers). Where no rules are known the block is not verified at all (chain_not_supported).
+  if (header !== undefined && rules === 'arbitrum')
     checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
-  // Nitro's members on a chain of other rules claim what no hash covers. Not where the rules are unknown: a chain
-  // outside the registry may be an Arbitrum chain verified on --rules' word, which its reader is not told.
-  if (header !== undefined && rules !== undefined && rules !== 'arbitrum')
-    refuseNitroMembers(block.header, rules, 'header', problems);
+  else if (header !== undefined && rules !== undefined) refuseNitroMembers(block.header, rules, 'header', problems);
   return {
     ...(typeof block.id === 'string' && { id: block.id }),
     chainId,
@@ -645,6 +653,7 @@ export function readRpcBlock(
       list.positions,
       stateSyncFacts(verifiability, header, excluded, options),
       verifiability,
+      rules,
       problems,
     );
   if (problems.count !== before) return undefined;
@@ -742,6 +751,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       order.positions,
       stateSyncFacts(verifiability, header, excluded, options),
       verifiability,
+      rules,
       problems,
     );
   if (!problems.empty) return undefined;

@@ -432,8 +432,9 @@ function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, nu
  * `logIndex`: nothing commits to that receipt, so nothing in it is verified. On a block of a verifiable era (`verifiability`), each
  * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
- * ({@link GAS_USED_SHOWN}). Called once the block's other problems are none, so every `transactionHash` of a receipt is
- * a hash.
+ * ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
+ * outside it), each receipt's `l1BlockNumber` must be the header's. Called once the block's other problems are none, so
+ * every `transactionHash` of a receipt is a hash.
  */
 export function checkRestatedMembers(
   block: JsonObject,
@@ -441,6 +442,7 @@ export function checkRestatedMembers(
   positions: readonly number[],
   stateSync: StateSyncFacts,
   verifiability: Verifiability | undefined,
+  rules: RuleSetName | undefined,
   problems: Problems,
 ): void {
   const receipts = block.receipts as unknown[];
@@ -455,13 +457,12 @@ export function checkRestatedMembers(
     ),
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
-    ...(verifiability?.status === 'verifiable' &&
-      verifiability.rules.name === 'arbitrum' && {
-        l1BlockNumber: repeated(
-          quantity(nitroL1BlockNumber(header.fields)),
-          "the header's l1BlockNumber (bytes 8 to 16 of mixHash)",
-        ),
-      }),
+    ...(rules === 'arbitrum' && {
+      l1BlockNumber: repeated(
+        quantity(nitroL1BlockNumber(header.fields)),
+        "the header's l1BlockNumber (bytes 8 to 16 of mixHash)",
+      ),
+    }),
   };
   if (Array.isArray(transactions))
     transactions.forEach((entry: unknown, place) => {
