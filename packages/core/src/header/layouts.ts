@@ -22,7 +22,8 @@ export interface HeaderLayout {
   unhashedZeros?: readonly HeaderFieldSpec[];
   /**
    * Members its nodes give beside its fields that its hash covers through one of them (Avalanche's `blockExtraData`,
-   * the atomic transactions `extDataHash` commits to): read on this layout, a claim no hash covers on another.
+   * the atomic transactions `extDataHash` commits to): checked against that field on this layout (avalanche-extdata.ts),
+   * a claim no hash covers on another.
    */
   carried?: readonly string[];
 }

@@ -7,6 +7,7 @@ import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../heade
 import { checkArbitrumHeaderInfo, refuseNitroMembers } from './arbitrum-header.js';
 import { checkRestatedMembers, type RestatedHeader, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
+import { checkBlockExtraData } from './avalanche-extdata.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
 import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
 import { defaultKeccak256, type HashOptions } from '../../keccak/keccak.js';
@@ -390,7 +391,9 @@ function checkUnhashedZeros(
  * problems here (some sources give only `receiptsRoot` and `logsBloom`: what a check needs is
  * the check's to ask); malformed ones are, and so is a gap in the fork fields (a later fork's
  * field present, an earlier one's absent), which no fork's header has. `rules`: the rule set of the
- * header's chain, whose clients may fill a member with another meaning (membersOfOtherMeaning).
+ * header's chain, whose clients may fill a member with another meaning (membersOfOtherMeaning). A member its layout
+ * carries is checked against the field that covers it (Avalanche's blockExtraData, avalanche-extdata.ts), hashed with
+ * `options.keccak`.
  */
 export function readRpcHeader(
   value: unknown,
@@ -398,6 +401,7 @@ export function readRpcHeader(
   problems: Problems,
   layout: HeaderLayout = ETHEREUM_HEADER,
   rules?: RuleSetName,
+  options: HashOptions = {},
 ): RpcHeader | undefined {
   const rpc = readObject(value, path, problems, 'a JSON-RPC block header object');
   if (rpc === undefined) return undefined;
@@ -416,6 +420,8 @@ export function readRpcHeader(
     rpc.hash === undefined || rpc.hash === null ? undefined : readHex(rpc.hash, join(path, 'hash'), problems, 32);
   checkSealFields(rpc.sealFields, fields, layout, join(path, 'sealFields'), problems);
   for (const field of layout.unhashedZeros ?? []) checkUnhashedZeros(rpc, field, path, layout, problems);
+  const extDataHash = fields.extDataHash as Uint8Array | undefined;
+  checkBlockExtraData(rpc, extDataHash, path, layout, problems, options.keccak ?? defaultKeccak256);
   if (problems.count !== before) return undefined;
   // The members as given, the layout's fields as read under any of their names: a member the layout does not read
   // (an AuRa header's withdrawalsRoot) is refused in any form, since no hash covers it.
@@ -595,7 +601,7 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
       : verifiability !== undefined && 'chain' in verifiability && verifiability.chain !== undefined
         ? verifiability.chain.rules
         : options.rules;
-  const header = readRpcHeader(block.header, 'header', problems, layout, rules);
+  const header = readRpcHeader(block.header, 'header', problems, layout, rules, options);
   // Nitro's members repeat fields its header hashes: held to them under Arbitrum's rules, refused under others (they
   // claim what no hash covers). Where no rules are known the block is not verified at all (chain_not_supported).
   if (header !== undefined && rules === 'arbitrum')
