@@ -13,7 +13,14 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { openAuditQueue } from '../packages/service/src/queue/audit-queue.js';
-import { fixtureBlocks, fixtureChain, rehash, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
+import {
+  fixtureBlocks,
+  fixtureChain,
+  forkOf,
+  rehash,
+  startLoopbackNode,
+  type LoopbackNode,
+} from './helpers/loopback-rpc.js';
 import {
   killWorkers,
   auditIdOf,
@@ -465,6 +472,50 @@ describe('audit-worker, audit-status, audit-export', () => {
     const short = await runCli(['audit-export', id, '--queue', db.url]);
     expect(short.status).toBe(2);
     expect(short.stderr).toMatch(/holds 29 of the range's 30 blocks, 0 unreachable: not a pass/);
+  }, 120_000);
+
+  // Chunks of 5: the reorg at the last link (block 1000030, a chunk of its own) replaces blocks 1000023-1000029, back
+  // into chunk 1000020-1000024, and its lines are stored after chunk 1000025-1000029's. On the old branch block 1000023
+  // fails (a logsBloom its receipts do not give); on the new one it passes.
+  it('a reorg between two chunks deeper than the chunk before: audit-status counts each replaced block once, by its last line, as the export does', async () => {
+    const real = fixtureChain(FROM, TO);
+    const blocks = new Map(real);
+    const bad = real.get(1_000_023)!;
+    const badBloom = new Map(real).set(1_000_023, {
+      ...bad,
+      header: { ...bad.header, logsBloom: `0x${'ff'.repeat(256)}` },
+    });
+    for (const [n, block] of forkOf(badBloom, 1_000_023)) blocks.set(n, block);
+    node = await startLoopbackNode(1, blocks);
+    const id = auditIdOf(await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '5']));
+    // Block 1000030 is held back (503) until every other chunk is done on the old branch; then the node reorgs.
+    let released = false;
+    node.fault = (call) => (!released && call.params[0] === '0xf425e' ? { status: 503 } : undefined);
+    // One chunk in hand: no other chunk's calls share a batch with the held block's (a batch's fault is all of it).
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    const before = await until('every chunk but the last to be done', async () => {
+      const s = await statusOf(id, db.url);
+      return s.chunks.done === s.chunks.total - 1 ? s : undefined;
+    });
+    expect(before.verdicts).toEqual({ pass: 28, fail: 1, not_verifiable: 0, unreachable: 0 });
+    for (let n = 1_000_023; n <= TO; n++) blocks.set(n, real.get(n)!);
+    released = true;
+
+    await untilComplete(id, db.url);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status, exported.stderr).toBe(0);
+    const lines = parseLines(exported.stdout);
+    expect(lines.filter((l) => l.reorg !== undefined).map((l) => [l.reorg.detected_at, l.reorg.depth])).toEqual([
+      [1_000_030, 7],
+    ]);
+    expect(lines.filter((l) => l.block_number === 1_000_023).map((l) => l.verdict)).toEqual(['fail', 'pass']);
+    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 }, complete: true });
+    const status = await statusOf(id, db.url);
+    expect(status.verdicts).toEqual(lines.at(-1)!.summary.verdicts);
+    expect(status.failures).toEqual([]);
+    const human = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(human.stdout).toContain('verdicts: 30 pass, 0 fail, 0 not verifiable\n');
+    expect(human.stdout).not.toContain('failed:');
   }, 120_000);
 
   // The node serves block 1000014, the last of chunk 1000010-1000014, wrong once, then the right block: the join pass

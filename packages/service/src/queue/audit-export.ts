@@ -86,15 +86,23 @@ export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): Asyn
     );
     if (chunks.rows.length === 0) return;
     const firsts = (chunks.rows as Array<{ first_block: string }>).map((r) => r.first_block);
-    const lines = await db.query(
-      `SELECT line::text AS line FROM (
-         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
-         UNION ALL
-         SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
-       ) l ORDER BY chunk_first, seq`,
-      [id, firsts],
-    );
-    for (const row of lines.rows as Array<{ line: string }>) yield row.line;
+    yield* await linesOfChunks(db, id, firsts);
     after = Number(firsts.at(-1));
   }
+}
+
+/**
+ * The text of each line of the chunks of audit `id` starting at `firsts`, in the export's order: chunk by chunk (in
+ * block order), each chunk's lines in the order they were stored, a reorg the join pass saw after the chunk before's.
+ */
+export async function linesOfChunks(db: pg.Pool | pg.PoolClient, id: string, firsts: string[]): Promise<string[]> {
+  const lines = await db.query(
+    `SELECT line::text AS line FROM (
+       SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
+       UNION ALL
+       SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = ANY($2::bigint[])
+     ) l ORDER BY chunk_first, seq`,
+    [id, firsts],
+  );
+  return (lines.rows as Array<{ line: string }>).map((row) => row.line);
 }

@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type { AuditPlan } from './audit-plan.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
+import { crossingChunks, doneVerdicts } from './audit-verdicts.js';
 
 /** A chunk given up (parked) or to be tried again (retrying), with why. */
 export interface UnfinishedChunk {
@@ -32,6 +33,7 @@ export interface AuditProgress {
   /** Links between chunks judged (the first chunk's counts as joined). */
   joined: number;
   blocks: { total: number; audited: number };
+  /** Each block of the done chunks once, by its last line, as the export's summary counts it. */
   verdicts: Record<string, number>;
   blocks_per_second: number;
   /** Seconds left at that rate (null: no rate yet, nothing left, or `needs_operator`). */
@@ -90,23 +92,22 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       seconds = row.seconds ?? 0;
     }
   }
-  // Each block once, by its last line: a chunk's summary counts so (AuditTally), where its lines hold a block twice
-  // when the node reorganised within the chunk (31 verdicts for 30 blocks, in a user check, counted line by line).
-  const verdicts: Record<string, number> = { pass: 0, fail: 0, not_verifiable: 0, unreachable: 0 };
-  const counted = await db.query(
-    `SELECT v.key AS verdict, sum(v.value::int)::int AS n
-     FROM ${AUDIT_SCHEMA}.chunks c, json_each_text(c.summary->'verdicts') v
-     WHERE c.audit_id = $1 AND c.state = 'done' GROUP BY v.key`,
-    [id],
-  );
-  for (const row of counted.rows as Array<{ verdict: string; n: number }>) verdicts[row.verdict] = row.n;
+  // Each block once, by its last line, as the export's summary counts it (31 verdicts for 30 blocks, in a user check,
+  // counted line by line where the node reorganised within a chunk; a block replaced in an earlier chunk, by both).
+  const crossing = await crossingChunks(db, id);
+  const verdicts = await doneVerdicts(db, plan, id, crossing.touched);
+  // A failing line is the block's last unless the same chunk has a later one, or a chunk after it holds a reorg that
+  // audited the block again (crossingChunks).
   const failed = await db.query(
     `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
      FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail'
        AND NOT EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
          AND later.chunk_first = b.chunk_first AND later.block_number = b.block_number AND later.seq > b.seq)
+       AND NOT EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
+         AND later.chunk_first = ANY($3::bigint[]) AND later.chunk_first > b.chunk_first
+         AND later.block_number = b.block_number)
      ORDER BY block_number LIMIT $2`,
-    [id, FAILURES_LISTED],
+    [id, FAILURES_LISTED, crossing.holders],
   );
   const unfinished = await db.query(
     `SELECT state, first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
