@@ -811,13 +811,38 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     n.fault = (call) =>
       call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === hashless + 1 ? { status: 404 } : undefined;
     const result = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1']);
-    expect(result.status).toBe(2);
+    expect(result.status).toBe(1); // the hashless block's fail is not hidden behind the stop
     const lines = parseLines(result.stdout);
     expect(lines.find((line) => line.block_number === hashless)).toMatchObject({ verdict: 'fail', block_hash: null });
     const before = lines.find((line) => line.block_number === hashless - 1)!;
     expect(result.stderr).toMatch(
       new RegExp(
         `^evm-integrity: stopped at block ${hashless + 1}: .*; continue later with --from ${hashless} --head-hash ${before.block_hash} and the other flags as before\n$`,
+      ),
+    );
+  });
+
+  it('a block fails, then the node stops answering: exit 1, the fail not hidden behind the stop, the stop still said with how to resume (was: exit 2)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const forged = FROM + 2;
+    blocks.set(forged, {
+      ...blocks.get(forged)!,
+      header: rehash({ ...blocks.get(forged)!.header, parentHash: `0x${'44'.repeat(32)}` }),
+    });
+    const n = await start(blocks);
+    const stuck = FROM + 6;
+    n.fault = (call) =>
+      call.method === 'eth_getBlockReceipts' && Number(call.params[0]) >= stuck ? { status: 404 } : undefined;
+    const result = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1']);
+    expect(result.status).toBe(1);
+    const lines = parseLines(result.stdout);
+    expect(lines.find((line) => line.block_number === forged)).toMatchObject({ verdict: 'fail' });
+    expect(lines.find((line) => line.block_number === stuck)).toMatchObject({ verdict: 'unreachable' });
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: false, next_block: stuck, verdicts: { unreachable: 1 } });
+    const before = lines.find((line) => line.block_number === stuck - 1)!;
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^evm-integrity: stopped at block ${stuck}: .*; continue later with --from ${stuck} --head-hash ${before.block_hash} and the other flags as before\\n$`,
       ),
     );
   });
@@ -1586,6 +1611,22 @@ describe('the --resume checkpoint read in chunks', () => {
     const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
     expect(statusOfVerdicts(tally.summary(timings, 2), (text) => void (stderr += text))).toBe(2);
     expect(stderr).toBe("evm-integrity: 1 of the range's 3 blocks have no verdict: not a pass\n");
+  });
+
+  it('an audit stopped short (a later block unreachable or refused): 1 when a block before failed, else 2; where it stopped is said either way', () => {
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    const stopped = 'stopped at block 102: the node is down; continue later with --from 102';
+    for (const [verdict, status] of [
+      ['fail', 1],
+      ['pass', 2],
+    ] as const) {
+      const tally = new AuditTally(1, 100, 104);
+      tally.add({ block_number: 100, block_hash: null, verdict: 'pass', failures: [] });
+      tally.add({ block_number: 101, block_hash: null, verdict, failures: [] });
+      let stderr = '';
+      expect(statusOfVerdicts(tally.summary(timings, 2), (text) => void (stderr += text), stopped)).toBe(status);
+      expect(stderr).toBe(`evm-integrity: ${stopped}\n`);
+    }
   });
 
   it('the next block is the first without a verdict, past which the blocks after a gap do not move it (was: from + the blocks audited)', () => {

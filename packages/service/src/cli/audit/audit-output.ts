@@ -90,12 +90,16 @@ export function progress(tally: AuditTally, total: number, stderr: (text: string
 }
 
 /**
- * The exit status the verdicts of a whole audit make: 1 a block fails; 2 a block of the range has no verdict, or one is
- * not verifiable, and none fails (one line on stderr counts them: a block that could not be verified is no pass); else
- * 0: every block of the range has its verdict, and passed.
+ * The exit status the verdicts of a whole audit make, however it ended: 1 a block fails, also where the audit then
+ * stopped short of its range (a finding is never hidden behind "could not finish"); 2 the audit stopped (`stopped`: where
+ * and why, and how to go on, said on stderr whatever the status), a block of the range has no verdict, or one is not
+ * verifiable, and none fails (one line on stderr counts them: a block that could not be verified is no pass); else 0:
+ * every block of the range has its verdict, and passed.
  */
-export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void): number {
+export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void, stopped?: string): number {
+  if (stopped !== undefined) stderr(`evm-integrity: ${stopped}\n`);
   if (total.verdicts.fail > 0) return 1;
+  if (stopped !== undefined) return 2;
   if (!total.complete) {
     const range = total.to - total.from + 1;
     stderr(`evm-integrity: ${range - total.blocks} of the range's ${range} blocks have no verdict: not a pass\n`);

@@ -242,7 +242,8 @@ async function streamAudit(
 }
 
 /**
- * The summary line and the exit status: 1 a block failed, 2 a block was unreachable, 130 interrupted (no summary line).
+ * The summary line and the exit status: 1 a block failed (also where a later block was unreachable), 2 a block was
+ * unreachable, 130 interrupted (no summary line).
  */
 function conclude(
   run: PreparedAudit,
@@ -272,18 +273,15 @@ function conclude(
     return EXIT_INTERRUPTED;
   }
   output.out.write(`${output.lines.line({ summary: total })}\n`);
-  if (total.verdicts.unreachable > 0) {
-    // A source's words (a node's error message, a number it gave) drive no terminal.
-    const why = printable(unreachable ?? 'the source is unreachable');
-    // A recording lacks what it lacks: the same replay again would stop at the same block.
-    const then =
-      run.options.bundle === undefined
-        ? advice
-        : `the recording ${run.options.bundle} cannot replay this audit past it (record it again from the live sources, with the same --chunk-size)`;
-    io.stderr(`evm-integrity: stopped at block ${next}: ${why}; ${then}\n`);
-    return 2;
-  }
-  return statusOfVerdicts(total, io.stderr);
+  if (total.verdicts.unreachable === 0) return statusOfVerdicts(total, io.stderr);
+  // A source's words (a node's error message, a number it gave) drive no terminal.
+  const why = printable(unreachable ?? 'the source is unreachable');
+  // A recording lacks what it lacks: the same replay again would stop at the same block.
+  const then =
+    run.options.bundle === undefined
+      ? advice
+      : `the recording ${run.options.bundle} cannot replay this audit past it (record it again from the live sources, with the same --chunk-size)`;
+  return statusOfVerdicts(total, io.stderr, `stopped at block ${next}: ${why}; ${then}`);
 }
 
 /**
@@ -309,8 +307,8 @@ function anchoredLine({ anchors, from, headHash, checkpoint, anchorProof }: Audi
 }
 
 /**
- * `audit …`: exit 0 every block passes, 1 a block fails, 2 a block not verifiable (and none failed), bad input or an
- * unreachable source, 130 interrupted.
+ * `audit …`: exit 0 every block passes, 1 a block fails (however the audit then ended, but for an interrupt), 2 a block
+ * not verifiable, bad input or an unreachable source (and none failed), 130 interrupted.
  */
 export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   // Ctrl-C aborts it: the audit stops between blocks, and the sources abandon their requests in flight and their waits
@@ -356,8 +354,9 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
     return status === EXIT_INTERRUPTED && stoppedBy !== undefined ? STOP_SIGNALS_EXIT[stoppedBy]! : status;
   } catch (error) {
     if (!(error instanceof SourceError)) throw error;
-    io.stderr(`evm-integrity: ${printable(error.message)}\n`);
-    return 2;
+    // A later block refused (one of another chain) stops the audit without its summary: a block that failed before it
+    // still makes the status 1.
+    return statusOfVerdicts(run.tally.summary(NO_TIME, 0), io.stderr, printable(error.message));
   } finally {
     for (const signal of STOP_SIGNALS) process.removeListener(signal, interrupt);
     output.close();
