@@ -4,7 +4,7 @@
  * member altered is a conflict named at its path, never a block reported identical.
  */
 import { describe, expect, it } from 'vitest';
-import { verifyBlock } from '../packages/core/src/index.js';
+import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { runCliBytes } from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -121,5 +121,129 @@ describe('a chain outside the registry: the members under the rules the caller n
       rules: 'arbitrum',
       verdict: 'identical',
     });
+  });
+});
+
+// Nitro's node fills these members from DeserializeHeaderExtraInformation (OffchainLabs/go-ethereum core/types/
+// arb_types.go), which returns an empty HeaderInfo for a header without its information (here: difficulty 0, a 25-byte
+// extraData); internal/ethapi/api.go writes them, and each receipt's l1BlockNumber, from it: zeros.
+describe('a header that carries no Nitro header information, under arbitrum rules: the members are zeros', () => {
+  const mainnet = loadFixture('mainnet-19426587');
+  const claims = { sendRoot: `0x${'11'.repeat(32)}`, sendCount: '0x5', l1BlockNumber: '0x7' };
+  const block = (chainId: number, header: Record<string, unknown>, receiptL1: string | undefined) => ({
+    ...mainnet,
+    chain_id: chainId,
+    header: { ...mainnet.header, ...header },
+    receipts: mainnet.receipts.map((r) => (receiptL1 === undefined ? r : { ...r, l1BlockNumber: receiptL1 })),
+  });
+  const why =
+    'what a Nitro node reports for a header that carries no Nitro header information (its extraData is 25 bytes, not 32), which it repeats';
+  const outcome = (input: unknown, rules?: 'arbitrum') => {
+    const result = verifyBlock(input, rules === undefined ? {} : { rules });
+    if (result.ok) return result.value.verdict;
+    return 'problems' in result.error ? result.error.problems.map((p) => [p.name, p.reason, p.expected]) : result.error;
+  };
+  const headerConflicts = [
+    ['header.sendRoot', 'conflict', `0x${'00'.repeat(32)}, ${why}, got 0x${'11'.repeat(32)}`],
+    ['header.sendCount', 'conflict', `0, ${why}, got 5`],
+    ['header.l1BlockNumber', 'conflict', `0, ${why}, got 7`],
+  ];
+
+  it.each([
+    ['a chain outside the registry, --rules arbitrum', 999999, 'arbitrum' as const],
+    ['Arbitrum Nova (the registry)', 42170, undefined],
+  ])('%s: non-zero members are conflicts naming each, not identical', (_, chainId, rules) => {
+    expect(outcome(block(chainId, claims, '0x1'), rules)).toEqual(headerConflicts);
+  });
+
+  it.each([
+    ['a chain outside the registry, --rules arbitrum', 999999, 'arbitrum' as const],
+    ['Arbitrum Nova (the registry)', 42170, undefined],
+  ])("%s: a receipt's non-zero l1BlockNumber is a conflict with the zero a node reports", (_, chainId, rules) => {
+    expect(outcome(block(chainId, {}, '0x1'), rules)).toEqual(
+      mainnet.receipts.map((_r, i) => [
+        `receipts[${i}].l1BlockNumber`,
+        'conflict',
+        `0, the header's l1BlockNumber, ${why}, got 1`,
+      ]),
+    );
+  });
+
+  it('zeros, as a node reports them, are identical', () => {
+    const zeros = { sendRoot: `0x${'00'.repeat(32)}`, sendCount: '0x0', l1BlockNumber: '0x0' };
+    expect(outcome(block(999999, zeros, '0x0'), 'arbitrum')).toBe('identical');
+    expect(outcome(block(42170, zeros, '0x0'))).toBe('identical');
+  });
+
+  it('the command line: verify block --rules arbitrum refuses the members (exit 2)', async () => {
+    const run = await runCliBytes(['verify', 'block', '-', '--rules', 'arbitrum'], {
+      input: Buffer.from(JSON.stringify(block(999999, claims, '0x1'))),
+    });
+    expect(run.status).toBe(2);
+    expect(`${run.stdout.toString()}${run.stderr}`).toContain(`header.sendCount: expected 0, ${why}, got 5`);
+  });
+});
+
+describe('request, on a chain whose rules are unknown: Nitro members are refused, not carried unchecked', () => {
+  const OUTSIDE = 424242;
+  const relabelled = (over: Record<string, unknown> = {}) => ({ ...withHeader(over), chain_id: OUTSIDE });
+  const altered = relabelled({ sendRoot: `0x${'11'.repeat(32)}`, sendCount: '0x5', l1BlockNumber: '0x7' });
+  const request = (what: string, input: unknown, ...flags: string[]) =>
+    runCliBytes(['request', what, '-', ...flags], { input: Buffer.from(JSON.stringify(input)) });
+
+  it.each(['receipt-root', 'logs-bloom'])(
+    'request %s: no body, one line naming the member and --add-chain, exit 2',
+    async (what) => {
+      const run = await request(what, altered);
+      expect(run.stdout.toString()).toBe('');
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(
+        `header.sendRoot: expected absent: chain ${OUTSIDE}'s rules are unknown, so what sendRoot claims cannot be checked (name them: --add-chain ${OUTSIDE}:arbitrum)`,
+      );
+    },
+  );
+
+  it("a receipt's l1BlockNumber alone is refused likewise", async () => {
+    const { sendRoot: _r, sendCount: _c, l1BlockNumber: _l, ...header } = fixture.header;
+    const run = await request('receipt-root', { ...fixture, chain_id: OUTSIDE, header });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(`receipts[0].l1BlockNumber: expected absent: chain ${OUTSIDE}'s rules are unknown`);
+  });
+
+  it('with --add-chain ID:arbitrum the altered block is refused as a conflict and the real one makes a body', async () => {
+    const refused = await request('receipt-root', altered, '--add-chain', `${OUTSIDE}:arbitrum`);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('header.sendRoot: expected 0x4cb7');
+    const made = await request('receipt-root', relabelled(), '--add-chain', `${OUTSIDE}:arbitrum`);
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    expect(JSON.parse(made.stdout.toString())).toMatchObject({ chain_id: OUTSIDE });
+  });
+
+  it('a block of an unknown chain without them still makes a body', async () => {
+    const run = await request('receipt-root', { ...loadFixture('mainnet-22869878'), chain_id: OUTSIDE });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+  });
+
+  it("verify block's answer is unchanged: the chain is not supported (422), before any member is read", async () => {
+    const result = verifyBlock(altered);
+    expect(!result.ok && result.error.kind).toBe('chain_not_supported');
+    const run = await runCliBytes(['verify', 'block', '-'], { input: Buffer.from(JSON.stringify(altered)) });
+    expect(run.status).toBe(2);
+    expect(run.stdout.toString()).toContain('CHAIN_NOT_SUPPORTED');
+  });
+
+  it('the library: readRpcBlock refuses them where asked to (refuseUnchecked), and leaves them otherwise', () => {
+    const asked = new Problems();
+    expect(readRpcBlock(altered, asked, { refuseUnchecked: true })).toBeUndefined();
+    expect(asked.invalidInput().problems.map((p) => p.name)).toEqual([
+      'header.sendRoot',
+      'header.sendCount',
+      'header.l1BlockNumber',
+      ...fixture.receipts.map((_r, i) => `receipts[${i}].l1BlockNumber`),
+    ]);
+    const left = new Problems();
+    expect(readRpcBlock(altered, left)).toBeDefined();
   });
 });

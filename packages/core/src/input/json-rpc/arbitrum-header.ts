@@ -2,48 +2,86 @@
  * The members an Arbitrum Nitro node adds to a header's JSON: values its hashed fields carry
  * (OffchainLabs/go-ethereum, core/types/arb_types.go, DeserializeHeaderExtraInformation):
  * `sendRoot` is `extraData`, `sendCount` the first 8 bytes of `mixHash` and `l1BlockNumber` the
- * next 8, big-endian. They are not hashed, so nothing else checks them: a member that says another
- * value than the field it repeats gives two versions of one fact, refused as a conflict, as two
- * names of one header field are (json-rpc.ts). Shown by Arbitrum One block 150,000,000.
+ * next 8, big-endian; zeros for a header that does not carry that information. They are not hashed,
+ * so nothing else checks them: a member that says another value than the node would gives two
+ * versions of one fact, refused as a conflict, as two names of one header field are (json-rpc.ts).
+ * Shown by Arbitrum One block 150,000,000.
  */
 import { bytesToHex } from '../../bytes/hex.js';
 import { withArticle } from '../../header/layouts.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import type { BlockHeader } from '../../header/header-fields.js';
-import { isObject, join } from '../values/json-values.js';
-import { compareHash, compareQuantity, quantity } from './repeated-values.js';
+import { isObject, join, type JsonObject } from '../values/json-values.js';
+import { compareHash, compareQuantity, quantity, repeated, type Quantity, type Repeated } from './repeated-values.js';
 import type { Problems } from '../values/problems.js';
 
 /** The 8-byte big-endian integer at `offset` of `bytes`. */
 const uint64At = (bytes: Uint8Array, offset: number) =>
   new DataView(bytes.buffer, bytes.byteOffset + offset, 8).getBigUint64(0);
 
-/**
- * Whether Nitro encodes its header information in the header: a base fee, a 32-byte extraData and
- * difficulty 1 (the condition of DeserializeHeaderExtraInformation; the genesis and blocks
- * imported from the classic chain have none, and their members are zeros no real block here shows).
- */
-function carriesHeaderInfo(fields: Partial<BlockHeader>): boolean {
-  return (
-    fields.baseFeePerGas !== undefined &&
-    fields.baseFeePerGas > 0n &&
-    fields.extraData?.length === 32 &&
-    fields.difficulty === 1n &&
-    fields.mixHash !== undefined
-  );
+/** What a Nitro node reports as a header's members; `none` says why they are zeros, absent where the header has them. */
+interface NitroReport {
+  sendRoot: Uint8Array;
+  sendCount: bigint;
+  l1BlockNumber: bigint;
+  none?: string;
 }
 
 /**
- * The L1 block number a Nitro header carries (bytes 8 to 16 of mixHash), which its receipts' `l1BlockNumber` repeat;
- * undefined for a header that carries no header information.
+ * Why the header carries no Nitro header information, by the condition of DeserializeHeaderExtraInformation (a base
+ * fee, a 32-byte extraData and difficulty 1); undefined when it carries it, or when a field that decides is not given
+ * and none given decides.
  */
-export function nitroL1BlockNumber(fields: Partial<BlockHeader>): bigint | undefined {
-  return carriesHeaderInfo(fields) ? uint64At(fields.mixHash!, 8) : undefined;
+function whyNoHeaderInfo(fields: Partial<BlockHeader>): string | undefined {
+  if (fields.extraData !== undefined && fields.extraData.length !== 32)
+    return `its extraData is ${fields.extraData.length} bytes, not 32`;
+  if (fields.difficulty !== undefined && fields.difficulty !== 1n)
+    return `its difficulty is ${fields.difficulty}, not 1`;
+  // A fork field absent is absent (the header is hashed without it): Nitro's BaseFee nil.
+  if (fields.baseFeePerGas === undefined) return 'it has no baseFeePerGas';
+  return undefined;
+}
+
+/**
+ * What a Nitro node reports as the header's `sendRoot`, `sendCount` and `l1BlockNumber`, and as each receipt's
+ * `l1BlockNumber`. OffchainLabs/go-ethereum internal/ethapi/api.go (fillArbitrumNitroHeaderInfo; the receipt's fields
+ * in its marshalling) writes them from core/types/arb_types.go's DeserializeHeaderExtraInformation: `extraData`, the
+ * first 8 bytes of `mixHash` and the next 8, big-endian, for a header that carries Nitro's header information; an empty
+ * HeaderInfo, zeros, for one that does not (the genesis, blocks imported from the classic chain, any other header).
+ * Undefined where the fields cannot tell: a decisive field not given, a header that carries it without mixHash, or a
+ * base fee of 0, on which nodes differ (before OffchainLabs/go-ethereum 61ab3402, June 2025, such a header carried no
+ * information; since, it does).
+ */
+function nitroReport(fields: Partial<BlockHeader>): NitroReport | undefined {
+  const none = whyNoHeaderInfo(fields);
+  if (none !== undefined) return { sendRoot: new Uint8Array(32), sendCount: 0n, l1BlockNumber: 0n, none };
+  const { extraData, difficulty, baseFeePerGas, mixHash } = fields;
+  if (extraData === undefined || difficulty === undefined || baseFeePerGas === 0n || mixHash === undefined)
+    return undefined;
+  return { sendRoot: extraData, sendCount: uint64At(mixHash, 0), l1BlockNumber: uint64At(mixHash, 8) };
+}
+
+/** How a message names the zeros a node reports for a header without Nitro's header information, and why. */
+const zeros = (none: string) =>
+  `what a Nitro node reports for a header that carries no Nitro header information (${none})`;
+
+/**
+ * What each receipt's `l1BlockNumber` repeats: what a Nitro node reports as the header's (nitroReport); undefined
+ * where that cannot be told.
+ */
+export function nitroL1BlockNumber(fields: Partial<BlockHeader>): Repeated<Quantity> | undefined {
+  const report = nitroReport(fields);
+  if (report === undefined) return undefined;
+  const what =
+    report.none === undefined
+      ? "the header's l1BlockNumber (bytes 8 to 16 of mixHash)"
+      : `the header's l1BlockNumber, ${zeros(report.none)}`;
+  return repeated(quantity(report.l1BlockNumber), what);
 }
 
 /**
  * Each of `sendRoot`, `sendCount` and `l1BlockNumber` in the header's JSON (`json`, read at `path`) that is present
- * must say what its hashed field says; a different one is a `conflict` problem at its path.
+ * must say what a Nitro node reports of the header (nitroReport); a different one is a `conflict` problem at its path.
  * @example
  * checkArbitrumHeaderInfo({ ...header, sendCount: '0x1' }, fields, 'header', problems)
  * // header.sendCount: expected 96807, the first 8 bytes of mixHash, which it repeats, got 1
@@ -54,15 +92,17 @@ export function checkArbitrumHeaderInfo(
   path: string,
   problems: Problems,
 ): void {
-  if (!isObject(json) || !carriesHeaderInfo(fields)) return;
-  const extraData = `0x${bytesToHex(fields.extraData!)}`;
-  compareHash(json.sendRoot, join(path, 'sendRoot'), { of: extraData, what: "the header's extraData" }, problems);
+  const report = nitroReport(fields);
+  if (!isObject(json) || report === undefined) return;
+  const named = (what: string) => (report.none === undefined ? what : zeros(report.none));
+  const sendRoot = { of: `0x${bytesToHex(report.sendRoot)}`, what: named("the header's extraData") };
+  compareHash(json.sendRoot, join(path, 'sendRoot'), sendRoot, problems);
   const counts = [
-    ['sendCount', 0, 'the first 8 bytes of mixHash'],
-    ['l1BlockNumber', 8, 'bytes 8 to 16 of mixHash'],
+    ['sendCount', report.sendCount, 'the first 8 bytes of mixHash'],
+    ['l1BlockNumber', report.l1BlockNumber, 'bytes 8 to 16 of mixHash'],
   ] as const;
-  for (const [name, offset, what] of counts)
-    compareQuantity(json[name], join(path, name), { of: quantity(uint64At(fields.mixHash!, offset))!, what }, problems);
+  for (const [name, value, what] of counts)
+    compareQuantity(json[name], join(path, name), { of: quantity(value)!, what: named(what) }, problems);
 }
 
 /** The members a Nitro node adds to a header's JSON, each repeating a hashed field. */
@@ -85,4 +125,30 @@ export function refuseNitroMembers(json: unknown, rules: RuleSetName, path: stri
         'conflict',
         `absent: ${withArticle(rules)} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
       );
+}
+
+/**
+ * Nitro's members of a block whose chain's rules are unknown (outside the registry, none named: `chainId`), the
+ * header's and each receipt's `l1BlockNumber`: only Arbitrum's rules can check them (and others refuse them), so a
+ * present one is a `conflict` problem at its path that says how to name the rules. For a reader that makes something
+ * of the block other than its verification, which refuses such a chain before any member counts (request's bodies).
+ * @example
+ * refuseUncheckedNitroMembers({ chain_id: 424242, header: { ...header, sendRoot: '0x11…' }, receipts }, 424242, problems)
+ * // header.sendRoot: expected absent: chain 424242's rules are unknown, so what sendRoot claims cannot be checked (…)
+ */
+export function refuseUncheckedNitroMembers(block: JsonObject, chainId: number | null, problems: Problems): void {
+  const id = chainId ?? 'ID';
+  const refuse = (json: unknown, members: readonly string[], path: string) => {
+    if (!isObject(json)) return;
+    for (const member of members)
+      if (json[member] !== undefined && json[member] !== null)
+        problems.add(
+          join(path, member),
+          'conflict',
+          `absent: ${chainId === null ? "the block's chain" : `chain ${chainId}`}'s rules are unknown, so what ${member} claims cannot be checked (name them: --add-chain ${id}:arbitrum)`,
+        );
+  };
+  refuse(block.header, NITRO_MEMBERS, 'header');
+  if (Array.isArray(block.receipts))
+    block.receipts.forEach((receipt: unknown, i) => refuse(receipt, ['l1BlockNumber'], `receipts[${i}]`));
 }

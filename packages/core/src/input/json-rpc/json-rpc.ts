@@ -4,7 +4,7 @@ import { beforeByzantium, fromCanyon, scheduledFields } from '../../chains/fork-
 import { absentForkFields } from '../../chains/absent-fork-fields.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
-import { checkArbitrumHeaderInfo, refuseNitroMembers } from './arbitrum-header.js';
+import { checkArbitrumHeaderInfo, refuseNitroMembers, refuseUncheckedNitroMembers } from './arbitrum-header.js';
 import { checkRestatedMembers, type RestatedHeader, type StateSyncFacts } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { checkBlockExtraData } from './avalanche-extdata.js';
@@ -479,6 +479,12 @@ export interface ReadRpcBlockOptions extends HashOptions {
    * `rules`, `--rules`): its dialect is read as theirs. The registry's rules stand for a chain it knows.
    */
   rules?: RuleSetName;
+  /**
+   * Where the block's rules are unknown (a chain outside the registry, no `rules`), refuse the members only those rules
+   * could check (Nitro's) rather than leave them: for a reader that makes something of the block that a server would
+   * take without them (request's bodies). Verifying the block needs none: it refuses such a chain (chain_not_supported).
+   */
+  refuseUnchecked?: boolean;
 }
 
 /** The block's hash: the header's `hash` as given, else its complete header's; undefined when it has neither. */
@@ -603,10 +609,13 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
         : options.rules;
   const header = readRpcHeader(block.header, 'header', problems, layout, rules, options);
   // Nitro's members repeat fields its header hashes: held to them under Arbitrum's rules, refused under others (they
-  // claim what no hash covers). Where no rules are known the block is not verified at all (chain_not_supported).
+  // claim what no hash covers). Where no rules are known the block is not verified at all (chain_not_supported), so
+  // they count only for a reader that asks (refuseUnchecked): it refuses them, as nothing can check them.
   if (header !== undefined && rules === 'arbitrum')
     checkArbitrumHeaderInfo(block.header, header.fields, 'header', problems);
   else if (header !== undefined && rules !== undefined) refuseNitroMembers(block.header, rules, 'header', problems);
+  else if (rules === undefined && options.refuseUnchecked === true)
+    refuseUncheckedNitroMembers(block, chainId, problems);
   return {
     ...(typeof block.id === 'string' && { id: block.id }),
     chainId,

@@ -205,7 +205,10 @@ function readBlock(
   chainId: number | undefined,
 ): RpcBlock {
   const problems = new Problems();
-  const block = readRpcBlock(withChainId(parseInputJson(bytes, file), chainId, file), problems, { registry });
+  // A chain whose rules are unknown makes a body its block's verification would refuse (chain_not_supported): what only
+  // those rules can check (Nitro's members) is refused, not carried unchecked to a server that knows them.
+  const input = withChainId(parseInputJson(bytes, file), chainId, file);
+  const block = readRpcBlock(input, problems, { registry, refuseUnchecked: true });
   if (block === undefined) throw notABlock(file, problems.invalidInput());
   return block;
 }
