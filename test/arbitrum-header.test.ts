@@ -247,3 +247,44 @@ describe('request, on a chain whose rules are unknown: Nitro members are refused
     expect(readRpcBlock(altered, left)).toBeDefined();
   });
 });
+
+describe('a header whose base fee is 0, on which Nitro nodes differ: either answer holds, no other', () => {
+  // Before OffchainLabs/go-ethereum 61ab3402 such a header carried no information (zeros); since, its fields' values.
+  // The base fee changed, the block's hash no longer matches: the members are judged before it, as problems.
+  const zeroFee = (over: Record<string, unknown>, receiptL1?: string) => ({
+    ...fixture,
+    header: { ...fixture.header, baseFeePerGas: '0x0', ...over },
+    receipts: fixture.receipts.map((r) => (receiptL1 === undefined ? r : { ...r, l1BlockNumber: receiptL1 })),
+  });
+  const zeros = { sendRoot: `0x${'00'.repeat(32)}`, sendCount: '0x0', l1BlockNumber: '0x0' };
+
+  it("the decoded values (a node since 61ab3402) are read, and the block's hash is what differs", () => {
+    expect(problemsOf(zeroFee({}))).toBe('different');
+  });
+
+  it('zeros throughout (a node before it) are read likewise', () => {
+    expect(problemsOf(zeroFee(zeros, '0x0'))).toBe('different');
+  });
+
+  it('any other value is a conflict named at its path', () => {
+    expect(problemsOf(zeroFee({ sendCount: '0x5' }))).toEqual([
+      ['header.sendCount', 'conflict', '96807, the first 8 bytes of mixHash, which it repeats, got 5'],
+    ]);
+  });
+
+  it("a receipt's l1BlockNumber is held to the answer its header's members give", () => {
+    const [first] = problemsOf(zeroFee(zeros, '0x11b3fb3')) as string[][];
+    expect(first).toEqual([
+      'receipts[0].l1BlockNumber',
+      'conflict',
+      expect.stringContaining("0, the header's l1BlockNumber, what a Nitro node reports"),
+    ]);
+    expect(problemsOf(zeroFee({}, '0x0'))).toEqual(
+      fixture.receipts.map((_r, i) => [
+        `receipts[${i}].l1BlockNumber`,
+        'conflict',
+        "18562995, the header's l1BlockNumber (bytes 8 to 16 of mixHash), which it repeats, got 0",
+      ]),
+    );
+  });
+});

@@ -19,6 +19,9 @@ import type { Problems } from '../values/problems.js';
 const uint64At = (bytes: Uint8Array, offset: number) =>
   new DataView(bytes.buffer, bytes.byteOffset + offset, 8).getBigUint64(0);
 
+/** The members a Nitro node adds to a header's JSON, each repeating a hashed field. */
+const NITRO_MEMBERS = ['sendRoot', 'sendCount', 'l1BlockNumber'] as const;
+
 /** What a Nitro node reports as a header's members; `none` says why they are zeros, absent where the header has them. */
 interface NitroReport {
   sendRoot: Uint8Array;
@@ -48,18 +51,28 @@ function whyNoHeaderInfo(fields: Partial<BlockHeader>): string | undefined {
  * in its marshalling) writes them from core/types/arb_types.go's DeserializeHeaderExtraInformation: `extraData`, the
  * first 8 bytes of `mixHash` and the next 8, big-endian, for a header that carries Nitro's header information; an empty
  * HeaderInfo, zeros, for one that does not (the genesis, blocks imported from the classic chain, any other header).
- * Undefined where the fields cannot tell: a decisive field not given, a header that carries it without mixHash, or a
- * base fee of 0, on which nodes differ (before OffchainLabs/go-ethereum 61ab3402, June 2025, such a header carried no
- * information; since, it does).
+ * A base fee of 0 is read both ways, as nodes differ (before OffchainLabs/go-ethereum 61ab3402, June 2025, such a header
+ * carried no information; since, it does): zeros where the header's JSON (`json`) gives each of its members as zero or
+ * not at all, else the decoded values, so that either node's answer holds and no other does. Undefined where the fields
+ * cannot tell: a decisive field not given, or a header that carries it without mixHash.
  */
-function nitroReport(fields: Partial<BlockHeader>): NitroReport | undefined {
-  const none = whyNoHeaderInfo(fields);
+function nitroReport(fields: Partial<BlockHeader>, json: JsonObject): NitroReport | undefined {
+  const none = whyNoHeaderInfo(fields) ?? (fields.baseFeePerGas === 0n && allZero(json) ? BASE_FEE_ZERO : undefined);
   if (none !== undefined) return { sendRoot: new Uint8Array(32), sendCount: 0n, l1BlockNumber: 0n, none };
-  const { extraData, difficulty, baseFeePerGas, mixHash } = fields;
-  if (extraData === undefined || difficulty === undefined || baseFeePerGas === 0n || mixHash === undefined)
-    return undefined;
+  const { extraData, difficulty, mixHash } = fields;
+  if (extraData === undefined || difficulty === undefined || mixHash === undefined) return undefined;
   return { sendRoot: extraData, sendCount: uint64At(mixHash, 0), l1BlockNumber: uint64At(mixHash, 8) };
 }
+
+/** Why a header whose base fee is 0 may carry no Nitro header information: the nodes before 61ab3402 read it so. */
+const BASE_FEE_ZERO = 'its base fee is 0, which nodes before OffchainLabs/go-ethereum 61ab3402 read as none';
+
+/** Whether each of Nitro's members in a header's JSON is zero (in a node's spelling or a number) or absent. */
+const allZero = (json: JsonObject) =>
+  NITRO_MEMBERS.every((member) => {
+    const value = json[member];
+    return value === undefined || value === null || value === 0 || (typeof value === 'string' && /^0x0+$/.test(value));
+  });
 
 /** How a message names the zeros a node reports for a header without Nitro's header information, and why. */
 const zeros = (none: string) =>
@@ -69,8 +82,8 @@ const zeros = (none: string) =>
  * What each receipt's `l1BlockNumber` repeats: what a Nitro node reports as the header's (nitroReport); undefined
  * where that cannot be told.
  */
-export function nitroL1BlockNumber(fields: Partial<BlockHeader>): Repeated<Quantity> | undefined {
-  const report = nitroReport(fields);
+export function nitroL1BlockNumber(fields: Partial<BlockHeader>, json: JsonObject): Repeated<Quantity> | undefined {
+  const report = nitroReport(fields, json);
   if (report === undefined) return undefined;
   const what =
     report.none === undefined
@@ -92,8 +105,9 @@ export function checkArbitrumHeaderInfo(
   path: string,
   problems: Problems,
 ): void {
-  const report = nitroReport(fields);
-  if (!isObject(json) || report === undefined) return;
+  if (!isObject(json)) return;
+  const report = nitroReport(fields, json);
+  if (report === undefined) return;
   const named = (what: string) => (report.none === undefined ? what : zeros(report.none));
   const sendRoot = { of: `0x${bytesToHex(report.sendRoot)}`, what: named("the header's extraData") };
   compareHash(json.sendRoot, join(path, 'sendRoot'), sendRoot, problems);
@@ -104,9 +118,6 @@ export function checkArbitrumHeaderInfo(
   for (const [name, value, what] of counts)
     compareQuantity(json[name], join(path, name), { of: quantity(value)!, what: named(what) }, problems);
 }
-
-/** The members a Nitro node adds to a header's JSON, each repeating a hashed field. */
-const NITRO_MEMBERS = ['sendRoot', 'sendCount', 'l1BlockNumber'] as const;
 
 /**
  * Each of Nitro's members (`sendRoot`, `sendCount`, `l1BlockNumber`) in the JSON of a header of a chain whose rules

@@ -457,7 +457,7 @@ export function checkRestatedMembers(
     ),
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
-    ...(rules === 'arbitrum' && { l1BlockNumber: nitroL1BlockNumber(header.fields) }),
+    ...(rules === 'arbitrum' && { l1BlockNumber: nitroL1BlockNumber(header.fields, block.header as JsonObject) }),
   };
   if (Array.isArray(transactions))
     transactions.forEach((entry: unknown, place) => {
