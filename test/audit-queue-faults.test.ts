@@ -197,6 +197,32 @@ describe('audit queue faults', () => {
     });
   }, 120_000);
 
+  it('a block that fails beside a parked chunk: the export exits 1, the fail not hidden behind "not finished" (was: 2)', async () => {
+    db = await freshDatabase();
+    const blocks = fixtureChain(FROM, TO);
+    const block = blocks.get(1_000_002)!;
+    blocks.set(1_000_002, { ...block, header: { ...block.header, receiptsRoot: `0x${'ab'.repeat(32)}` } });
+    node = await startLoopbackNode(1, blocks);
+    const parked = (n: number) => n >= 1_000_010 && n <= 1_000_019;
+    node.callError = (call) =>
+      typeof call.params[0] === 'string' && parked(Number(call.params[0]))
+        ? { code: -32000, message: 'internal error' }
+        : undefined;
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
+    const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    await until('three chunks done and one parked', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
+    });
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    expect(exported.stderr).toMatch(/is not finished \(3 of 4 chunks done, 2 links joined, 1 parked\)/);
+    const lines = parseLines(exported.stdout);
+    expect(lines.filter((l) => l.verdict === 'fail').map((l) => l.block_number)).toEqual([1_000_002]);
+    expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 9, fail: 1 }, complete: false });
+  }, 120_000);
+
   it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
     db = await freshDatabase();
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));

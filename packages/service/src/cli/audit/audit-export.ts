@@ -78,20 +78,20 @@ async function exportAudit(
     write(lines.line({ summary: total }));
     await file?.commit();
     const progress = await auditProgress(db, id);
-    if (!progress!.complete) {
-      io.stderr(
-        `evm-integrity: audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status\n`,
+    if (!progress!.complete)
+      return statusOfVerdicts(
+        total,
+        io.stderr,
+        `audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status`,
       );
-      return 2;
-    }
     // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
     const range = plan.to - plan.from + 1;
-    if (total.blocks < range || total.verdicts.unreachable > 0) {
-      io.stderr(
-        `evm-integrity: audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass\n`,
+    if (total.blocks < range || total.verdicts.unreachable > 0)
+      return statusOfVerdicts(
+        total,
+        io.stderr,
+        `audit ${id} holds ${total.blocks} of the range's ${range} blocks, ${total.verdicts.unreachable} unreachable: not a pass`,
       );
-      return 2;
-    }
     return statusOfVerdicts(total, io.stderr);
   } finally {
     file?.remove();
