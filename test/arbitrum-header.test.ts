@@ -288,3 +288,16 @@ describe('a header whose base fee is 0, on which Nitro nodes differ: either answ
     );
   });
 });
+
+describe('a Nitro header that lost its base fee', () => {
+  it('is refused naming baseFeePerGas, not each member as differing from zeros', () => {
+    const { baseFeePerGas: _fee, ...header } = fixture.header;
+    expect(problemsOf({ ...fixture, header })).toEqual([
+      [
+        'header.baseFeePerGas',
+        'missing',
+        'present: a Nitro header has a base fee, and its sendRoot, sendCount and l1BlockNumber, not zero here, are information only a header with one carries',
+      ],
+    ]);
+  });
+});

@@ -74,6 +74,14 @@ const allZero = (json: JsonObject) =>
     return value === undefined || value === null || value === 0 || (typeof value === 'string' && /^0x0+$/.test(value));
   });
 
+/**
+ * Whether a header that Nitro would read but for its missing base fee (a 32-byte extraData, difficulty 1) gives members
+ * that are not zero: the base fee is then what the JSON lost (every Nitro header has one), named as such rather than
+ * each member as differing from the zeros such a header would carry.
+ */
+const lostBaseFee = (fields: Partial<BlockHeader>, json: JsonObject) =>
+  fields.baseFeePerGas === undefined && fields.extraData?.length === 32 && fields.difficulty === 1n && !allZero(json);
+
 /** How a message names the zeros a node reports for a header without Nitro's header information, and why. */
 const zeros = (none: string) =>
   `what a Nitro node reports for a header that carries no Nitro header information (${none})`;
@@ -106,6 +114,14 @@ export function checkArbitrumHeaderInfo(
   problems: Problems,
 ): void {
   if (!isObject(json)) return;
+  if (lostBaseFee(fields, json)) {
+    problems.add(
+      join(path, 'baseFeePerGas'),
+      'missing',
+      'present: a Nitro header has a base fee, and its sendRoot, sendCount and l1BlockNumber, not zero here, are information only a header with one carries',
+    );
+    return;
+  }
   const report = nitroReport(fields, json);
   if (report === undefined) return;
   const named = (what: string) => (report.none === undefined ? what : zeros(report.none));
