@@ -518,6 +518,90 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect(human.stdout).not.toContain('failed:');
   }, 120_000);
 
+  // Chunks of 4 (1000001-1000003, then 1000004-1000007, …, 1000028-1000030). The node serves branch A, forked at
+  // 1000017, on which blocks 1000021 and 1000026 fail (a logsBloom their receipts do not give), and holds back blocks
+  // 1000016 and 1000028 (503). It moves to branch B, forked at 1000018, and lets 1000028 through: the join pass follows
+  // the reorg back to 1000020 (chunk 1000016-1000019 is not done), its lines stored after chunk 1000024-1000027's.
+  // Then 1000016 comes through, on branch B: chunk 1000020-1000023's first block is now branch B's, which links to it.
+  // A user check: that link was judged by branch A's block, sent chunks 1000020-1000023 and 1000024-1000027 back as
+  // broken links, and their audits again deleted the reorg line and branch A's lines, failing ones too.
+  it('a reorg between two chunks, then the chunk before it done: the old lines, the reorg line and the new lines stand', async () => {
+    const real = fixtureChain(FROM, TO);
+    const badBloom = new Map(real);
+    for (const n of [1_000_021, 1_000_026]) {
+      const block = real.get(n)!;
+      badBloom.set(n, { ...block, header: { ...block.header, logsBloom: `0x${'ff'.repeat(256)}` } });
+    }
+    const branchA = forkOf(badBloom, 1_000_017);
+    const branchB = forkOf(real, 1_000_018);
+    const blocks = new Map(real);
+    for (const [n, block] of branchA) blocks.set(n, block);
+    node = await startLoopbackNode(1, blocks);
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '4'];
+    const id = auditIdOf(await runCli([...args, '--chunk-retries', '10']));
+    const held = new Set(['0xf4250', '0xf425c']); // blocks 1000016 and 1000028
+    node.fault = (call) => (held.has(call.params[0] as string) ? { status: 503 } : undefined);
+    // One chunk in hand: no other chunk's calls share a batch with a held block's (a batch's fault is all of it).
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    await until('every chunk but the two held back to be done', async () => {
+      const s = await statusOf(id, db.url);
+      return s.chunks.done === s.chunks.total - 2 || undefined;
+    });
+    blocks.set(1_000_017, real.get(1_000_017)!);
+    for (const [n, block] of branchB) blocks.set(n, block);
+    held.delete('0xf425c');
+    await until('the link to chunk 1000028-1000030 to be joined', async () => {
+      const rows = await query(
+        db.url,
+        'SELECT 1 FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = 1000028 AND joined',
+        [id],
+      );
+      return rows.length > 0 || undefined;
+    });
+    const reorgsOf = (lines: Array<Record<string, any>>) =>
+      lines.filter((l) => l.reorg !== undefined).map((l) => [l.reorg.detected_at, l.reorg.depth]);
+    const hashOf = (branch: Map<number, { header: Record<string, unknown> }>, n: number) => branch.get(n)!.header.hash;
+    const early = parseLines((await runCli(['audit-export', id, '--queue', db.url])).stdout);
+    expect(reorgsOf(early)).toEqual([[1_000_028, 8]]);
+    expect(early.find((l) => l.block_number === 1_000_026)).toMatchObject({
+      block_hash: hashOf(branchA, 1_000_026),
+      verdict: 'fail',
+    });
+    held.delete('0xf4250');
+
+    await untilComplete(id, db.url, 150_000);
+    const lines = parseLines((await runCli(['audit-export', id, '--queue', db.url])).stdout);
+    expect(reorgsOf(lines)).toEqual([[1_000_028, 8]]);
+    // Blocks 1000020-1000027 on branch A (1000021 and 1000026 failing), the reorg line, the same blocks on branch B.
+    const at = lines.findIndex((l) => l.reorg !== undefined);
+    const replaced = Array.from({ length: 8 }, (_, i) => 1_000_020 + i);
+    expect(lines.slice(at - 8, at).map((l) => [l.block_number, l.block_hash, l.verdict])).toEqual(
+      replaced.map((n) => [n, hashOf(branchA, n), [1_000_021, 1_000_026].includes(n) ? 'fail' : 'pass']),
+    );
+    expect(lines.slice(at + 1, at + 9).map((l) => [l.block_number, l.block_hash])).toEqual(
+      replaced.map((n) => [n, hashOf(branchB, n)]),
+    );
+    // Each reorg line's old hashes name lines the export holds before it, its new hashes lines after it.
+    for (const [i, line] of lines.entries())
+      for (const r of line.reorg?.replaced ?? []) {
+        expect(lines.slice(0, i).some((l) => l.block_number === r.block_number && l.block_hash === r.old_hash)).toBe(
+          true,
+        );
+        expect(lines.slice(i).some((l) => l.block_number === r.block_number && l.block_hash === r.new_hash)).toBe(true);
+      }
+    const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
+    expect(numbers).toEqual([...Array.from({ length: 27 }, (_, i) => FROM + i), ...replaced, 1_000_028, 1_000_029, TO]);
+    const summary = lines.at(-1)!.summary;
+    // Block 1000020 on branch B was audited again before block 1000019 had a line: not_verifiable, as documented.
+    expect(summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 29, fail: 0, not_verifiable: 1, unreachable: 0 },
+      reorgs: 1,
+      complete: true,
+    });
+    expect((await statusOf(id, db.url)).verdicts).toEqual(summary.verdicts);
+  }, 240_000);
+
   // The node serves block 1000014, the last of chunk 1000010-1000014, wrong once, then the right block: the join pass
   // asks it again and sees another hash, which is no reorg (the forged block's own line refutes its hash).
   it.each([

@@ -20,6 +20,7 @@ import {
   AuditTally,
   DEFAULT_MAX_REORG_DEPTH,
   isReorg,
+  parentHashOf,
   vouchedHash,
   type AuditEvent,
   type AuditSummary,
@@ -146,10 +147,24 @@ async function storedHashes(client: pg.PoolClient, auditId: string, boundary: nu
   return hashes;
 }
 
+/** The parentHash of each block the walk back was given, by number: what the blocks a reorg brings link to. */
+type WalkParents = Map<number, string | null>;
+
+/** `source`, noting in `parents` the parentHash of each block it gives. */
+function notingParents(source: BlockSource, parents: WalkParents): BlockSource {
+  return {
+    block: async (chainId, number) => {
+      const block = await source.block(chainId, number);
+      if (block !== null) parents.set(number, parentHashOf(block));
+      return block;
+    },
+  };
+}
+
 /**
  * Writes a reorg's lines after the lines of chunk `before` (where one machine writes them: after the blocks it audited
  * up to the link), counts them in its summary as the engine's tally does, and gives each chunk whose last block they
- * replaced its new last hash.
+ * replaced its new last hash, and each whose first block they replaced that block's parentHash (from `parents`).
  */
 async function storeReorg(
   client: pg.PoolClient,
@@ -157,6 +172,7 @@ async function storeReorg(
   auditId: string,
   before: ChunkRow,
   lines: AuditEvent[],
+  parents: WalkParents,
 ): Promise<void> {
   const key = [auditId, before.first_block];
   const { rows } = await client.query(
@@ -187,6 +203,14 @@ async function storeReorg(
         `UPDATE ${AUDIT_SCHEMA}.chunks SET last_hash = $3 WHERE audit_id = $1 AND last_block = $2 AND state = 'done'`,
         [auditId, event.block_number, event.block_hash],
       );
+      // Its link to the chunk before is the new block's from now on, as the block's last line is: judged by the chunk's
+      // own first block, a chain the reorg replaced, it would be a broken link, and the chunk audited again would lose
+      // the lines this reorg line names (the first chunk's link is the engine's, to the head hash).
+      await client.query(
+        `UPDATE ${AUDIT_SCHEMA}.chunks SET first_parent_hash = $3, anchored = false, anchor = NULL
+         WHERE audit_id = $1 AND first_block = $2 AND first_block <> $4 AND state = 'done'`,
+        [auditId, event.block_number, parents.get(event.block_number) ?? null, plan.from],
+      );
     }
   }
   const { verdicts, failed_checks, reorgs } = tally.summary({ ...(before.summary as AuditSummary).timings }, 0);
@@ -198,8 +222,9 @@ async function storeReorg(
 
 /**
  * Decides a link that does not match, from `reorg` (the engine's lines for the blocks the node replaced before the
- * link; none when it replaced none, or when it was not asked): a reorg, its lines stored, or a broken link. After a
- * reorg the link is judged against the new hash, as the engine judges the block after the blocks it audited again.
+ * link; none when it replaced none, or when it was not asked; `parents`, what the walk's blocks link to): a reorg, its
+ * lines stored, or a broken link. After a reorg the link is judged against the new hash, as the engine judges the block
+ * after the blocks it audited again.
  */
 async function decideMismatch(
   client: pg.PoolClient,
@@ -208,12 +233,13 @@ async function decideMismatch(
   auditId: string,
   [before, after]: [ChunkRow, ChunkRow],
   reorg: AuditEvent[],
+  parents: WalkParents,
 ): Promise<JoinOutcome> {
   if (reorg.length === 0) {
     await requeue(client, boss, plan, auditId, after, { hash: before.last_hash });
     return 'broken_link';
   }
-  await storeReorg(client, plan, auditId, before, reorg);
+  await storeReorg(client, plan, auditId, before, reorg, parents);
   const boundary = Number(after.first_block) - 1;
   const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
   if (after.first_parent_hash === now.block_hash)
@@ -317,11 +343,12 @@ export async function joinAround(
     // The engine's walk back from the link, over the blocks stored before it. A SourceError (the node could not give a
     // block asked again, where one machine writes the block unreachable) leaves the link unjudged: retryLink.
     let reorg: AuditEvent[] | { unjudged: string };
+    const parents: WalkParents = new Map();
     try {
       reorg =
         after.join_attempts < MAX_JOIN_ATTEMPTS
           ? await auditReorgBack({
-              source: node.source,
+              source: notingParents(node.source, parents),
               chainId: plan.chain_id,
               ...(node.verify && { verify: node.verify }),
               earlier: {
@@ -350,7 +377,7 @@ export async function joinAround(
       )
         return 'waiting';
       if ('unjudged' in reorg) return retryLink(client, boss, plan, auditId, a, reorg.unjudged);
-      return decideMismatch(client, boss, plan, auditId, [b, a], reorg);
+      return decideMismatch(client, boss, plan, auditId, [b, a], reorg, parents);
     });
     outcomes.push(outcome);
   }
