@@ -20,7 +20,7 @@ const uint64At = (bytes: Uint8Array, offset: number) =>
   new DataView(bytes.buffer, bytes.byteOffset + offset, 8).getBigUint64(0);
 
 /** The members a Nitro node adds to a header's JSON, each repeating a hashed field. */
-const NITRO_MEMBERS = ['sendRoot', 'sendCount', 'l1BlockNumber'] as const;
+export const NITRO_MEMBERS = ['sendRoot', 'sendCount', 'l1BlockNumber'] as const;
 
 /** What a Nitro node reports as a header's members; `none` says why they are zeros, absent where the header has them. */
 interface NitroReport {

@@ -29,8 +29,9 @@ import {
   readQuantity,
   type JsonObject,
 } from '../values/json-values.js';
-import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
+import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, RPC_LOG_SPELLINGS, TOPIC_BYTES } from '../values/log-list.js';
 import { Problems } from '../values/problems.js';
+import { BLOCK_SPELLINGS, HEADER_SPELLINGS, RECEIPT_SPELLINGS } from './rpc-members.js';
 import {
   checkDepositMembers,
   checkOutcome,
@@ -45,7 +46,8 @@ import {
  * Adapters from JSON-RPC objects (`eth_getBlockReceipts`, `eth_getBlockByNumber`):
  * 0x quantities, camelCase, `root` instead of `status` before Byzantium, and a
  * missing `type` meaning legacy. Members that repeat the block or a receipt (blockHash, gasUsed, …) are compared by
- * restated-members.ts; others are ignored.
+ * restated-members.ts; a member given beside another spelling of one read (rpc-members.ts) is refused; others are
+ * ignored.
  */
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
@@ -68,7 +70,7 @@ const depositMembers = (value: Record<string, unknown>): DepositMembers => ({
  * {@link readReceipt} names the problems. It gives exactly what `readReceipt` gives without a problem.
  */
 function validReceipt(value: unknown, slab: Slab, logs: LogDecoder, rules?: RuleSet): Receipt | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isObject(value) || !RECEIPT_SPELLINGS.none(value)) return undefined;
   const type = receiptType(value);
   const hasStatus = !isAbsent(value.status);
   const hasRoot = !hasNoRoot(value.root);
@@ -115,6 +117,7 @@ function validReceipt(value: unknown, slab: Slab, logs: LogDecoder, rules?: Rule
 function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
   const log = readObject(value, path, problems, 'a log object with address, topics and data');
   if (log === undefined) return undefined;
+  RPC_LOG_SPELLINGS.check(log, path, problems);
   const address = readHex(log.address, join(path, 'address'), problems, ADDRESS_BYTES);
   const topicList = readArray(log.topics, join(path, 'topics'), problems, 'an array of 32-byte topics');
   if (topicList !== undefined && topicList.length > MAX_TOPICS)
@@ -151,6 +154,7 @@ function readReceipt(value: unknown, path: string, problems: Problems, rules?: R
   const rpc = readObject(value, path, problems, 'a JSON-RPC receipt object');
   if (rpc === undefined) return undefined;
   const before = problems.count;
+  RECEIPT_SPELLINGS.check(rpc, path, problems);
   const type = isAbsent(rpc.type) ? 0n : readQuantity(rpc.type, join(path, 'type'), problems, 255n);
   const hasStatus = !isAbsent(rpc.status);
   const hasRoot = !hasNoRoot(rpc.root);
@@ -410,6 +414,7 @@ export function readRpcHeader(
     return undefined;
   }
   const before = problems.count;
+  HEADER_SPELLINGS.check(rpc, path, problems);
   const fields: Record<string, Uint8Array | bigint> = {};
   const otherMeanings = membersOfOtherMeaning(rules);
   for (const field of layout.fields) {
@@ -589,6 +594,7 @@ export interface RpcBlockHead {
 /** The head of `block` (an object in the fixtures' format), every problem of it named in `problems`. */
 export function readRpcBlockHead(block: JsonObject, problems: Problems, options: ReadRpcBlockOptions): RpcBlockHead {
   let chainId: number | null = null;
+  BLOCK_SPELLINGS.check(block, '', problems);
   // The chain is named chain_id: a block naming it otherwise would be read as of no chain (not verifiable).
   if (isAbsent(block.chain_id) && !isAbsent(block.chainId))
     problems.add('chain_id', 'missing', 'the chain\'s id as "chain_id" (the block gives "chainId")');

@@ -237,6 +237,42 @@ function loose(name: string): string {
   return name.toLowerCase().replace(/[_-]/g, '');
 }
 
+/** A list of known members' names, as {@link spelledBeside} looks them up. */
+interface KnownNames {
+  names: ReadonlySet<string>;
+  /** The names of each loose spelling. */
+  byLoose: ReadonlyMap<string, readonly string[]>;
+}
+
+/** Each list of known members' names, built once a list (the lists are constants). */
+const KNOWN_NAMES = new WeakMap<readonly string[], KnownNames>();
+
+function knownNames(known: readonly string[]): KnownNames {
+  let names = KNOWN_NAMES.get(known);
+  if (names === undefined) {
+    const byLoose = new Map<string, string[]>();
+    for (const k of known) byLoose.set(loose(k), [...(byLoose.get(loose(k)) ?? []), k]);
+    KNOWN_NAMES.set(known, (names = { names: new Set(known), byLoose }));
+  }
+  return names;
+}
+
+/**
+ * The known member that `member` of `obj` spells another way (case, `_` and `-` aside) where `obj` gives that one too,
+ * null included: two claims of one member, and reading either would ignore the other. Undefined for a known member
+ * itself and for one that spells none `obj` gives. The one rule of a request body's members (checkMisspelledMembers)
+ * and of a JSON-RPC block's (second-spellings.ts).
+ */
+export function spelledBeside(obj: JsonObject, member: string, known: readonly string[]): string | undefined {
+  const { names, byLoose } = knownNames(known);
+  if (names.has(member)) return undefined;
+  return byLoose.get(loose(member))?.find((k) => k in obj);
+}
+
+/** What a second spelling `member` of the known member `known` is refused with. */
+export const oneSpelling = (member: string, known: string): string =>
+  `one spelling of each member: "${member}" is "${known}" spelled another way, and "${known}" is given too; give one`;
+
 /** Edit distance with adjacent transpositions (optimal string alignment), capped for speed. */
 function editDistance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 2) return 3;
@@ -273,7 +309,7 @@ export function checkMisspelledMembers(
   for (const member of Object.keys(obj)) {
     if (known.includes(member)) continue;
     const l = loose(member);
-    const spelled = known.find((k) => k in obj && loose(k) === l);
+    const spelled = spelledBeside(obj, member, known);
     const near =
       spelled ??
       known.find(
@@ -284,7 +320,7 @@ export function checkMisspelledMembers(
     const why =
       spelled === undefined
         ? `a known member name; "${member}" is not one: did you mean "${near}"?`
-        : `one spelling of each member: "${member}" is "${near}" spelled another way, and "${near}" is given too; give one`;
+        : oneSpelling(member, near);
     problems.add(join(path, member), 'invalid_format', refusals.get(near) ?? why);
   }
 }

@@ -1,6 +1,7 @@
 import { Slab } from '../../bytes/slab.js';
 import { ADDRESS_BYTES, TOPIC_BYTES, type Log } from '../../receipts/receipt.js';
 import { isObject } from './json-values.js';
+import { SecondSpellings } from './second-spellings.js';
 import type { Spec } from './schema.js';
 
 /** A log of the verify endpoints as read: its members decoded. */
@@ -17,9 +18,26 @@ export const MAX_TOPICS = 4;
 /**
  * Where logs come from, which says how they are spelled: a request body's (`contract_address`; a
  * member it does not know goes to the schema's reader, which reports near-misses of its names) or a
- * JSON-RPC node's (`address`; blockHash, logIndex and the other members are ignored).
+ * JSON-RPC node's (`address`; members that spell none the reader reads are ignored).
  */
 export type LogSource = 'request' | 'json-rpc';
+
+/**
+ * A JSON-RPC log's second spellings, of the members its block's reader reads: its consensus fields, and those that
+ * repeat its block and receipt (restated-members.ts).
+ */
+export const RPC_LOG_SPELLINGS = new SecondSpellings([
+  'address',
+  'topics',
+  'data',
+  'blockHash',
+  'blockNumber',
+  'blockTimestamp',
+  'transactionHash',
+  'transactionIndex',
+  'logIndex',
+  'removed',
+]);
 
 /** Places in a log whose previous text is remembered: the address, then topics 0-3. */
 const PLACES = 1 + MAX_TOPICS;
@@ -41,7 +59,6 @@ export class LogDecoder {
   /** The text and bytes of the previous log's item at each place. */
   readonly #lastText = new Array<unknown>(PLACES).fill(undefined);
   readonly #lastBytes = new Array<Uint8Array | undefined>(PLACES).fill(undefined);
-
   constructor(source: LogSource, slab: Slab = new Slab()) {
     this.#rpc = source === 'json-rpc';
     this.#slab = slab;
@@ -64,7 +81,7 @@ export class LogDecoder {
     if (!this.#rpc) {
       for (const member in value)
         if (member !== 'contract_address' && member !== 'topics' && member !== 'data') return undefined;
-    }
+    } else if (!RPC_LOG_SPELLINGS.none(value)) return undefined;
     const address = this.#item(this.#rpc ? value.address : value.contract_address, 0, ADDRESS_BYTES);
     const list = value.topics;
     if (address === undefined || !Array.isArray(list) || list.length > MAX_TOPICS) return undefined;

@@ -1,0 +1,57 @@
+/**
+ * The second spellings of the members the JSON-RPC block reader reads, of each object of a block (a log's: log-list.ts'
+ * RPC_LOG_SPELLINGS): a member given beside another spelling of one of them is refused; every other member a node adds
+ * is ignored.
+ */
+import { HEADER_LAYOUTS } from '../../header/layouts.js';
+import { NITRO_MEMBERS } from './arbitrum-header.js';
+import { SecondSpellings } from '../values/second-spellings.js';
+
+/** The block object's, of its parts and the audit source's count of its transactions (restated-members.ts). */
+export const BLOCK_SPELLINGS = new SecondSpellings([
+  'id',
+  'chain_id',
+  'header',
+  'receipts',
+  'raw_receipts',
+  'transaction_count',
+]);
+
+/**
+ * A header's, of its members in any layout: each field under its name and its aliases (`prevRandao`), the zeros a
+ * layout does not hash, what a layout carries (`blockExtraData`), `hash`, `sealFields`, the transactions it lists and
+ * counts, and Nitro's members. A layout's own reader refuses what it does not take; this list only tells a second
+ * spelling.
+ */
+export const HEADER_SPELLINGS = new SecondSpellings([
+  ...new Set([
+    ...Object.values(HEADER_LAYOUTS).flatMap((layout) => [
+      ...[...layout.fields, ...(layout.unhashedZeros ?? [])].flatMap((field) => [field.name, ...(field.aliases ?? [])]),
+      ...(layout.carried ?? []),
+    ]),
+    'hash',
+    'sealFields',
+    'transactions',
+    'transactionCount',
+    ...NITRO_MEMBERS,
+  ]),
+]);
+
+/** A receipt's, of its consensus fields, its bloom and the members that repeat the block (restated-members.ts). */
+export const RECEIPT_SPELLINGS = new SecondSpellings([
+  'type',
+  'status',
+  'root',
+  'cumulativeGasUsed',
+  'logs',
+  'logsBloom',
+  'depositNonce',
+  'depositReceiptVersion',
+  'transactionHash',
+  'transactionIndex',
+  'blockHash',
+  'blockNumber',
+  'timestamp',
+  'gasUsed',
+  'l1BlockNumber',
+]);

@@ -1,0 +1,92 @@
+/**
+ * A JSON-RPC block's member given beside another spelling of its name (case, `_` and `-` aside) is two claims of one
+ * member: the reader read one and ignored the other, so a block could pass over a claim that contradicts it. It is
+ * refused at its path, by the rule a request body's members follow (json-values.ts), whichever reader reads the block;
+ * members that spell no member the reader reads, and a header field's aliases, are read as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { loadFixture } from './helpers/fixtures.js';
+
+type Json = Record<string, any>;
+const mainnet = loadFixture('mainnet-22869878') as Json;
+/** A block as a node gives it: its receipts and logs repeat the block (logIndex, blockHash, …). */
+const op = loadFixture('op-mainnet-154497277') as Json;
+
+function altered(base: Json, change: (block: Json) => void): Json {
+  const block = structuredClone(base);
+  change(block);
+  return block;
+}
+
+/** The problems of `block` as verifyBlock names them (the streamed reader first), and readRpcBlock's. */
+function problemsOf(block: Json): { verify: unknown; read: unknown } {
+  const result = verifyBlock(block);
+  const verify = result.ok
+    ? result.value.verdict
+    : 'problems' in result.error
+      ? result.error.problems.map((p) => [p.name, p.reason, p.expected])
+      : result.error;
+  const problems = new Problems();
+  const read =
+    readRpcBlock(block, problems) === undefined ? problems.list.map((p) => [p.name, p.reason, p.expected]) : 'read';
+  return { verify, read };
+}
+
+const twice = (member: string, known: string) =>
+  `one spelling of each member: "${member}" is "${known}" spelled another way, and "${known}" is given too; give one`;
+
+describe("a JSON-RPC block's member given in two spellings", () => {
+  const first = mainnet.receipts.findIndex((r: Json) => r.logs.length > 0);
+  const opFirst = op.receipts.findIndex((r: Json) => r.logs.length > 0);
+  it.each([
+    ['chainId', 'chain_id', mainnet, (b: Json) => (b.chainId = 10)],
+    ['header.ReceiptsRoot', 'receiptsRoot', mainnet, (b: Json) => (b.header.ReceiptsRoot = `0x${'11'.repeat(32)}`)],
+    ['header.base_fee_per_gas', 'baseFeePerGas', mainnet, (b: Json) => (b.header.base_fee_per_gas = '0x1')],
+    ['receipts[3].Status', 'status', mainnet, (b: Json) => (b.receipts[3].Status = '0x0')],
+    [
+      'receipts[3].cumulative-gas-used',
+      'cumulativeGasUsed',
+      mainnet,
+      (b: Json) => (b.receipts[3]['cumulative-gas-used'] = '0x1'),
+    ],
+    [`receipts[${first}].logs[0].Data`, 'data', mainnet, (b: Json) => (b.receipts[first].logs[0].Data = '0x00')],
+    [
+      `receipts[${opFirst}].logs[0].log_index`,
+      'logIndex',
+      op,
+      (b: Json) => (b.receipts[opFirst].logs[0].log_index = '0x7'),
+    ],
+    [
+      `receipts[${opFirst}].TransactionHash`,
+      'transactionHash',
+      op,
+      (b: Json) => (b.receipts[opFirst].TransactionHash = `0x${'22'.repeat(32)}`),
+    ],
+  ])('%s beside %s is refused at its path, by both readers', (path, known, base, change) => {
+    const member = path.slice(path.lastIndexOf('.') + 1);
+    const expected = [[path, 'invalid_format', twice(member, known)]];
+    expect(problemsOf(altered(base, change))).toEqual({ verify: expected, read: expected });
+  });
+
+  it('is refused beside the member even where that member is null, as in a request body', () => {
+    const block = altered(mainnet, (b) => {
+      b.receipts[3].logsBloom = null;
+      b.receipts[3].logs_bloom = `0x${'00'.repeat(256)}`;
+    });
+    const expected = [['receipts[3].logs_bloom', 'invalid_format', twice('logs_bloom', 'logsBloom')]];
+    expect(problemsOf(block)).toEqual({ verify: expected, read: expected });
+  });
+
+  it("a member that spells none the reader reads, and a header field's alias, are read as before", () => {
+    const block = altered(op, (b) => {
+      b.extra = 1;
+      b.header.prevRandao = b.header.mixHash;
+      b.header.totalDifficulty = '0x0';
+      b.receipts[opFirst].effective_gas_price = '0x1';
+      b.receipts[opFirst].logs[0].Extra = true;
+    });
+    expect(problemsOf(block)).toEqual({ verify: 'identical', read: 'read' });
+    expect(problemsOf(mainnet)).toEqual({ verify: 'identical', read: 'read' });
+  });
+});
