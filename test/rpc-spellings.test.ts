@@ -4,9 +4,13 @@
  * refused at its path, by the rule a request body's members follow (json-values.ts), whichever reader reads the block;
  * members that spell no member the reader reads, and a header field's aliases, are read as before.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { runs } from './helpers/runs.js';
+import { spelledBeside } from '../packages/core/src/input/values/json-values.js';
+import { SecondSpellings } from '../packages/core/src/input/values/second-spellings.js';
 
 type Json = Record<string, any>;
 const mainnet = loadFixture('mainnet-22869878') as Json;
@@ -88,5 +92,28 @@ describe("a JSON-RPC block's member given in two spellings", () => {
     });
     expect(problemsOf(block)).toEqual({ verify: 'identical', read: 'read' });
     expect(problemsOf(mainnet)).toEqual({ verify: 'identical', read: 'read' });
+  });
+});
+
+describe("SecondSpellings' shortcut over the shapes it has seen", () => {
+  // The shortcut compares an object's names with the last shapes found plain, and keeps names that spell no known
+  // member: in any sequence of objects it must say what looking at each object alone says.
+  const KNOWN = ['status', 'logs', 'transactionHash', 'cumulativeGasUsed'];
+  const NAMES = [...KNOWN, 'Status', 'transaction_hash', 'blobGasUsed', 'blobGasPrice', 'extra', 'LOGS'];
+  const objectArb = fc
+    .uniqueArray(fc.constantFrom(...NAMES), { maxLength: NAMES.length })
+    .map((names) => Object.fromEntries(names.map((name) => [name, 1])));
+
+  it('says of each object of a sequence what a check of that object alone says', () => {
+    fc.assert(
+      fc.property(fc.array(objectArb, { maxLength: 40 }), (objects) => {
+        const spellings = new SecondSpellings(KNOWN);
+        for (const obj of objects) {
+          const alone = Object.keys(obj).every((member) => spelledBeside(obj, member, KNOWN) === undefined);
+          expect(spellings.none(obj)).toBe(alone);
+        }
+      }),
+      { numRuns: runs(300) },
+    );
   });
 });

@@ -269,6 +269,15 @@ export function spelledBeside(obj: JsonObject, member: string, known: readonly s
   return byLoose.get(loose(member))?.find((k) => k in obj);
 }
 
+/**
+ * Whether `member` can be a second spelling in some object ({@link spelledBeside}): not a known member itself, and
+ * spelling one of them another way. One that cannot is never one, whatever else its object gives.
+ */
+export function spellsAnother(member: string, known: readonly string[]): boolean {
+  const { names, byLoose } = knownNames(known);
+  return !names.has(member) && byLoose.has(loose(member));
+}
+
 /** What a second spelling `member` of the known member `known` is refused with. */
 export const oneSpelling = (member: string, known: string): string =>
   `one spelling of each member: "${member}" is "${known}" spelled another way, and "${known}" is given too; give one`;

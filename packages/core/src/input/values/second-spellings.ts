@@ -4,8 +4,18 @@
  * are otherwise ignored: nodes add members, but `Status` beside `status` is two claims of one member, and reading one
  * would pass over the other.
  */
-import { join, oneSpelling, spelledBeside, type JsonObject } from './json-values.js';
+import { join, oneSpelling, spelledBeside, spellsAnother, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
+
+/** The most names an instance keeps as spelling no known member: more than any node's objects give. */
+const MAX_NAMES = 256;
+
+/** Whether `obj`'s members are `names`, in order: pointer compares, the names being interned. */
+function hasNames(obj: JsonObject, names: readonly string[]): boolean {
+  let i = 0;
+  for (const member in obj) if (member !== names[i++]) return false;
+  return i === names.length;
+}
 
 /**
  * The second spellings of one kind of object's members (`known`: those its reader reads), for a reader that meets
@@ -16,8 +26,19 @@ import type { Problems } from './problems.js';
  */
 export class SecondSpellings {
   readonly #known: readonly string[];
-  /** The members, in order, of the last object found to give no second spelling. */
+  /**
+   * The members, in order, of the last two objects of other names found to give no second spelling, the later first: a
+   * block's receipts come in two shapes where some are a blob transaction's (two members more), and its logs where a
+   * node gives some a member more.
+   */
   #plain: readonly string[] = [];
+  #plainBefore: readonly string[] = [];
+  /**
+   * Names seen that spell no known member another way ({@link spellsAnother}): told again by a lookup, not by lowering
+   * their case, where a block's objects of one kind come in a few shapes (a blob transaction's receipt has two members
+   * more). Emptied past {@link MAX_NAMES}: names come from the input, and an instance serves every block read.
+   */
+  readonly #harmless = new Set<string>();
 
   constructor(known: readonly string[]) {
     this.#known = known;
@@ -25,17 +46,26 @@ export class SecondSpellings {
 
   /** Whether `obj` gives no member beside another spelling of it ({@link check} names those). */
   none(obj: JsonObject): boolean {
-    // The names of the last plain object compared here, not in a method of their own: this runs for every log.
-    const plain = this.#plain;
-    let i = 0;
-    for (const member in obj) if (member !== plain[i++]) return this.#lookedUp(obj);
-    return i === plain.length || this.#lookedUp(obj);
+    if (hasNames(obj, this.#plain)) return true;
+    if (!hasNames(obj, this.#plainBefore)) return this.#lookedUp(obj);
+    [this.#plain, this.#plainBefore] = [this.#plainBefore, this.#plain];
+    return true;
   }
 
   /** {@link none} for an object of other names than the last plain one: each name looked up, and kept when plain. */
   #lookedUp(obj: JsonObject): boolean {
     const members = Object.keys(obj);
-    for (const member of members) if (spelledBeside(obj, member, this.#known) !== undefined) return false;
+    const harmless = this.#harmless;
+    for (const member of members) {
+      if (harmless.has(member)) continue;
+      if (spellsAnother(member, this.#known)) {
+        if (spelledBeside(obj, member, this.#known) !== undefined) return false;
+        continue;
+      }
+      if (harmless.size >= MAX_NAMES) harmless.clear();
+      harmless.add(member);
+    }
+    this.#plainBefore = this.#plain;
     this.#plain = members;
     return true;
   }
