@@ -26,7 +26,8 @@ import { runs } from './helpers/runs.js';
 /** The whole reader's answer: what verifyBlock answered before it read receipts one at a time. */
 function wholeAnswer(input: unknown, context: BlockVerifyContext = {}) {
   const problems = new Problems();
-  const block = readRpcBlock(input, problems, { registry: context.registry });
+  // Read as verifyBlock reads it: with the registry, and the rules a chain outside it is verified under.
+  const block = readRpcBlock(input, problems, { registry: context.registry, rules: context.rules });
   return block === undefined ? err(problems.invalidInput()) : verifyRpcBlock(block, context);
 }
 
