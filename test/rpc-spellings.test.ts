@@ -117,3 +117,36 @@ describe("SecondSpellings' shortcut over the shapes it has seen", () => {
     );
   });
 });
+
+describe("a header's listed transaction objects", () => {
+  // A node that lists its transactions whole (eth_getBlockByNumber with true) gives each as an object, whose `hash` the
+  // receipts' transactionHash is held to: a second spelling beside it is two claims of the transaction's hash.
+  const withObjects = (extra: (i: number) => Json = () => ({})) =>
+    altered(mainnet, (block) => {
+      block.header.transactions = block.receipts.map((r: Json, i: number) => ({
+        hash: r.transactionHash ?? `0x${(i + 1).toString(16).padStart(64, '0')}`,
+        blockHash: block.header.hash,
+        blockNumber: block.header.number,
+        transactionIndex: `0x${i.toString(16)}`,
+        from: `0x${'11'.repeat(20)}`,
+        input: '0x',
+        chainId: '0x1',
+        ...extra(i),
+      }));
+    });
+
+  it('read whole as a node gives them: identical', () => {
+    expect(problemsOf(withObjects()).verify).toBe('identical');
+  });
+
+  it('`Hash` beside `hash` is refused at its path', () => {
+    const block = withObjects((i) => (i === 2 ? { Hash: `0x${'22'.repeat(32)}` } : {}));
+    expect(problemsOf(block).verify).toEqual([
+      [
+        'header.transactions[2].Hash',
+        'invalid_format',
+        'one spelling of each member: "Hash" is "hash" spelled another way, and "hash" is given too; give one',
+      ],
+    ]);
+  });
+});

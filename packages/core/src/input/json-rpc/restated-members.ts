@@ -10,6 +10,7 @@
  * streams its receipts, so that both give one answer.
  */
 import { nitroL1BlockNumber } from './arbitrum-header.js';
+import { LISTED_TRANSACTION_SPELLINGS } from './rpc-members.js';
 import type { Verifiability } from '../../chains/registry.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import type { RuleSetName } from '../../receipts/rules.js';
@@ -111,9 +112,11 @@ const LISTED_PLACE = "its place in the block's list of transactions";
 
 /**
  * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
- * its `blockHash` and `blockNumber` (the header's), and its `transactionIndex` (its place in the list), null being absent.
+ * its `blockHash` and `blockNumber` (the header's), and its `transactionIndex` (its place in the list), null being absent;
+ * and each given beside a second spelling of one it reads (its `hash` too: Hash beside hash), as in a receipt.
  */
 function checkListedObject(entry: JsonObject, place: number, block: BlockFacts, problems: Problems): void {
+  LISTED_TRANSACTION_SPELLINGS.check(entry, `header.transactions[${place}]`, problems);
   // The common case, as a node writes it, is told before any path is built.
   if (
     plainHash(entry.blockHash, block.hash) &&

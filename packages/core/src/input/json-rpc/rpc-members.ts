@@ -55,3 +55,11 @@ export const RECEIPT_SPELLINGS = new SecondSpellings([
   'gasUsed',
   'l1BlockNumber',
 ]);
+
+/** A transaction object the header lists: the members that name it and repeat the block (restated-members.ts). */
+export const LISTED_TRANSACTION_SPELLINGS = new SecondSpellings([
+  'hash',
+  'blockHash',
+  'blockNumber',
+  'transactionIndex',
+]);
