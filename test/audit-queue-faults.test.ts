@@ -45,6 +45,29 @@ afterEach(async () => {
   cluster = undefined;
 });
 
+/**
+ * An audit of the range in chunks of 10 on a fresh queue, from a node that refuses every call for blocks
+ * 1000010-1000019 (no retry), so that chunk is parked on its first attempt; one worker. Its id and status once the
+ * three other chunks are done, and the queue's URL.
+ */
+async function auditParkingTheSecondChunk(blocks: Parameters<typeof startLoopbackNode>[1]) {
+  db = await freshDatabase();
+  node = await startLoopbackNode(1, blocks);
+  const parked = (n: number) => n >= 1_000_010 && n <= 1_000_019;
+  node.callError = (call) =>
+    typeof call.params[0] === 'string' && parked(Number(call.params[0]))
+      ? { code: -32000, message: 'internal error' }
+      : undefined;
+  const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
+  const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
+  workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+  const status = await until('three chunks done and one parked', async () => {
+    const s = await statusOf(id, db!.url);
+    return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
+  });
+  return { id, status, queue: db.url };
+}
+
 describe('audit queue faults', () => {
   it("a chunk failed by the queue's database says so; one failed by its node names the node", async () => {
     const closed = await startLoopbackNode(1, fixtureChain(FROM, FROM));
@@ -161,27 +184,13 @@ describe('audit queue faults', () => {
   }, 150_000);
 
   it('a chunk parked between done chunks: the export leaves it and the chunk after it (whose link cannot be judged) out, and counts only what it writes', async () => {
-    db = await freshDatabase();
-    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
-    // Every call for blocks 1000010-1000019 is refused (no retry): that chunk is parked on its first attempt.
-    const parked = (n: number) => n >= 1_000_010 && n <= 1_000_019;
-    node.callError = (call) =>
-      typeof call.params[0] === 'string' && parked(Number(call.params[0]))
-        ? { code: -32000, message: 'internal error' }
-        : undefined;
-    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
-    const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
-    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
-    const status = await until('three chunks done and one parked', async () => {
-      const s = await statusOf(id, db!.url);
-      return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
-    });
+    const { id, status, queue } = await auditParkingTheSecondChunk(fixtureChain(FROM, TO));
     // Chunks 1000001-1000009, 1000020-1000029 and 1000030 are done; 1000020-1000029's link to the parked chunk is not
     // judged. audit-status counts every done chunk's blocks; the export only the joined chunks' lines.
     expect(status).toMatchObject({ joined: 2, blocks: { total: 30, audited: 20 }, verdicts: { pass: 20 } });
     expect(status.parked).toEqual([{ first: 1_000_010, last: 1_000_019, attempts: 1, reason: expect.any(String) }]);
 
-    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    const exported = await runCli(['audit-export', id, '--queue', queue]);
     expect(exported.status).toBe(2);
     expect(exported.stderr).toMatch(/is not finished \(3 of 4 chunks done, 2 links joined, 1 parked\)/);
     const lines = parseLines(exported.stdout);
@@ -198,24 +207,11 @@ describe('audit queue faults', () => {
   }, 120_000);
 
   it('a block that fails beside a parked chunk: the export exits 1, the fail not hidden behind "not finished" (was: 2)', async () => {
-    db = await freshDatabase();
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(1_000_002)!;
     blocks.set(1_000_002, { ...block, header: { ...block.header, receiptsRoot: `0x${'ab'.repeat(32)}` } });
-    node = await startLoopbackNode(1, blocks);
-    const parked = (n: number) => n >= 1_000_010 && n <= 1_000_019;
-    node.callError = (call) =>
-      typeof call.params[0] === 'string' && parked(Number(call.params[0]))
-        ? { code: -32000, message: 'internal error' }
-        : undefined;
-    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
-    const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
-    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
-    await until('three chunks done and one parked', async () => {
-      const s = await statusOf(id, db!.url);
-      return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
-    });
-    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    const { id, queue } = await auditParkingTheSecondChunk(blocks);
+    const exported = await runCli(['audit-export', id, '--queue', queue]);
     expect(exported.status).toBe(1);
     expect(exported.stderr).toMatch(/is not finished \(3 of 4 chunks done, 2 links joined, 1 parked\)/);
     const lines = parseLines(exported.stdout);

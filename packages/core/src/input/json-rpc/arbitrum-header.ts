@@ -11,7 +11,7 @@ import { bytesToHex } from '../../bytes/hex.js';
 import { withArticle } from '../../header/layouts.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import type { BlockHeader } from '../../header/header-fields.js';
-import { isObject, join, type JsonObject } from '../values/json-values.js';
+import { claims, isObject, join, type JsonObject } from '../values/json-values.js';
 import { compareHash, compareQuantity, quantity, repeated, type Quantity, type Repeated } from './repeated-values.js';
 import type { Problems } from '../values/problems.js';
 
@@ -71,7 +71,7 @@ const BASE_FEE_ZERO = 'its base fee is 0, which nodes before OffchainLabs/go-eth
 const allZero = (json: JsonObject) =>
   NITRO_MEMBERS.every((member) => {
     const value = json[member];
-    return value === undefined || value === null || value === 0 || (typeof value === 'string' && /^0x0+$/.test(value));
+    return !claims(value) || value === 0 || (typeof value === 'string' && /^0x0+$/.test(value));
   });
 
 /**
@@ -144,14 +144,14 @@ export function checkArbitrumHeaderInfo(
  * // header.sendRoot: expected absent: an ethereum chain's header does not carry sendRoot (…): no block hash covers it
  */
 export function refuseNitroMembers(json: unknown, rules: RuleSetName, path: string, problems: Problems): void {
-  if (!isObject(json)) return;
-  for (const member of NITRO_MEMBERS)
-    if (json[member] !== undefined && json[member] !== null)
-      problems.add(
-        join(path, member),
-        'conflict',
-        `absent: ${withArticle(rules)} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
-      );
+  refuseGiven(
+    json,
+    NITRO_MEMBERS,
+    path,
+    (member) =>
+      `absent: ${withArticle(rules)} chain's header does not carry ${member} (Arbitrum Nitro's does, repeating a field it hashes): no block hash covers it`,
+    problems,
+  );
 }
 
 /**
@@ -164,18 +164,24 @@ export function refuseNitroMembers(json: unknown, rules: RuleSetName, path: stri
  * // header.sendRoot: expected absent: chain 424242's rules are unknown, so what sendRoot claims cannot be checked (…)
  */
 export function refuseUncheckedNitroMembers(block: JsonObject, chainId: number | null, problems: Problems): void {
-  const id = chainId ?? 'ID';
-  const refuse = (json: unknown, members: readonly string[], path: string) => {
-    if (!isObject(json)) return;
-    for (const member of members)
-      if (json[member] !== undefined && json[member] !== null)
-        problems.add(
-          join(path, member),
-          'conflict',
-          `absent: ${chainId === null ? "the block's chain" : `chain ${chainId}`}'s rules are unknown, so what ${member} claims cannot be checked (name them: --add-chain ${id}:arbitrum)`,
-        );
-  };
-  refuse(block.header, NITRO_MEMBERS, 'header');
+  const chain = chainId === null ? "the block's chain" : `chain ${chainId}`;
+  const why = (member: string) =>
+    `absent: ${chain}'s rules are unknown, so what ${member} claims cannot be checked (name them: --add-chain ${chainId ?? 'ID'}:arbitrum)`;
+  refuseGiven(block.header, NITRO_MEMBERS, 'header', why, problems);
   if (Array.isArray(block.receipts))
-    block.receipts.forEach((receipt: unknown, i) => refuse(receipt, ['l1BlockNumber'], `receipts[${i}]`));
+    block.receipts.forEach((receipt: unknown, i) =>
+      refuseGiven(receipt, ['l1BlockNumber'], `receipts[${i}]`, why, problems),
+    );
+}
+
+/** Each of `members` that `json` (read at `path`) gives, null being absent, as a `conflict` problem saying `why`. */
+function refuseGiven(
+  json: unknown,
+  members: readonly string[],
+  path: string,
+  why: (member: string) => string,
+  problems: Problems,
+): void {
+  if (!isObject(json)) return;
+  for (const member of members) if (claims(json[member])) problems.add(join(path, member), 'conflict', why(member));
 }

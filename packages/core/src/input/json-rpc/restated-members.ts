@@ -43,7 +43,10 @@ interface BlockFacts {
   hash?: Repeated<string>;
   number?: Repeated<Quantity>;
   timestamp?: Repeated<Quantity>;
-  /** Arbitrum: what a Nitro node reports as the header's l1BlockNumber (bytes 8 to 16 of mixHash, or 0), which its receipts repeat. */
+  /**
+   * Arbitrum: what a Nitro node reports as the header's l1BlockNumber (bytes 8 to 16 of mixHash, or 0), which its
+   * receipts repeat.
+   */
   l1BlockNumber?: Repeated<Quantity>;
 }
 
@@ -436,8 +439,8 @@ function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, nu
  * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
  * ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
- * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber). Called once the block's other problems are none, so
- * every `transactionHash` of a receipt is a hash.
+ * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
+ * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
  */
 export function checkRestatedMembers(
   block: JsonObject,
