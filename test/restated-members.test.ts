@@ -321,6 +321,102 @@ describe("the members of a block's receipts that repeat the receipts", () => {
   });
 });
 
+describe("a log's transactionHash where neither its receipt nor the header names the transaction (the fixtures' format)", () => {
+  // mainnet 19426587 as the fixture keeps it: no receipt or log gives a transactionHash, the header lists none;
+  // receipts[0] has two logs, receipts[1] one.
+  const compact = loadFixture('mainnet-19426587') as Json;
+  const [A, B] = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];
+  const noneOther = 'a transaction hash no other receipt of the block has (one transaction has one receipt)';
+
+  it('the real block gives none: identical; its logs naming one transaction a receipt are identical too', () => {
+    expect(problemsOf(compact)).toBe('identical');
+    const named = altered((b) => {
+      b.receipts[0].logs[0].transactionHash = A;
+      b.receipts[0].logs[1].transactionHash = A.toUpperCase().replace('0X', '0x');
+      b.receipts[1].transactionHash = B;
+      b.receipts[1].logs[0].transactionHash = B.slice(2);
+    }, compact);
+    expect(problemsOf(named)).toBe('identical');
+  });
+
+  it.each([
+    ['zz', '32-byte hex string (64 hex characters), got non-hex characters'],
+    [true, '32-byte hex string (64 hex characters), got boolean true'],
+    ['0x12', '32-byte hex string (64 hex characters), got 1 bytes'],
+  ])('a transactionHash %j is invalid_format, named (was: identical)', (given, expected) => {
+    const block = altered((b) => (b.receipts[0].logs[0].transactionHash = given), compact);
+    expect(problemsOf(block)).toEqual([['receipts[0].logs[0].transactionHash', 'invalid_format', expected]]);
+    expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+  });
+
+  it('the logs of one receipt name one transaction: the first given is what the others repeat (was: identical)', () => {
+    const block = altered((b) => {
+      b.receipts[0].logs[0].transactionHash = A;
+      b.receipts[0].logs[1].transactionHash = B;
+    }, compact);
+    expect(problemsOf(block)).toEqual([
+      [
+        'receipts[0].logs[1].transactionHash',
+        'conflict',
+        `${A}, receipts[0].logs[0].transactionHash, the first transaction hash its receipt's logs give (its receipt and the header give none), which it repeats, got ${B}`,
+      ],
+    ]);
+  });
+
+  it('the logs of two receipts name two transactions: the second named (was: identical)', () => {
+    const block = altered((b) => {
+      b.receipts[0].logs[1].transactionHash = A;
+      b.receipts[1].logs[0].transactionHash = A.slice(2).toUpperCase();
+    }, compact);
+    expect(problemsOf(block)).toEqual([
+      [
+        'receipts[1].logs[0].transactionHash',
+        'conflict',
+        `${noneOther}, got ${A.slice(2).toUpperCase()}, which receipts[0].logs[1].transactionHash has`,
+      ],
+    ]);
+  });
+
+  it("a log naming another receipt's transaction, and a receipt naming another receipt's logs', is named (was: identical)", () => {
+    const cross = altered((b) => {
+      b.receipts[0].transactionHash = A;
+      b.receipts[1].logs[0].transactionHash = A;
+    }, compact);
+    expect(problemsOf(cross)).toEqual([
+      [
+        'receipts[1].logs[0].transactionHash',
+        'conflict',
+        `${noneOther}, got ${A}, which receipts[0].transactionHash has`,
+      ],
+    ]);
+    const reverse = altered((b) => {
+      b.receipts[0].logs[0].transactionHash = A;
+      b.receipts[1].transactionHash = A;
+    }, compact);
+    expect(problemsOf(reverse)).toEqual([
+      [
+        'receipts[1].transactionHash',
+        'conflict',
+        `${noneOther}, got ${A}, which receipts[0].logs[0].transactionHash has`,
+      ],
+    ]);
+  });
+
+  it("a chain that is not verifiable is not refused for its logs' duplicates, as for its receipts'", () => {
+    const cronos = altered((b) => {
+      for (const r of b.receipts) {
+        delete r.transactionHash;
+        for (const l of r.logs) delete l.transactionHash;
+      }
+      delete b.header.transactions;
+      const [first, second] = b.receipts.filter((r: Json) => r.logs.length > 0);
+      first.logs[0].transactionHash = A;
+      second.logs[0].transactionHash = A;
+    }, loadFixture('cronos-6542'));
+    expect(problemsOf(cronos)).toBe('not_verifiable');
+  });
+});
+
 describe("a receipt's timestamp (Hoodi's node gives one)", () => {
   const hoodi = loadFixture('hoodi-411443') as Json;
   it("is the header's timestamp on the real block, and another is a conflict naming it", () => {

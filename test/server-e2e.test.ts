@@ -104,6 +104,32 @@ describe('every fixture block verified over HTTP', () => {
   );
 });
 
+describe('a receipt-root body that gives two receipts one tx_hash, over HTTP', () => {
+  it('is 400 conflict naming the second, as verify block refuses one transactionHash on two receipts (was: 200 identical)', async () => {
+    const block = readRpcBlock(loadFixture('mainnet-19433903'), new Problems())!;
+    const header = block.header.complete!;
+    const body = receiptRootBody({
+      chainId: 1,
+      receiptRoot: header.receiptsRoot,
+      receipts: block.receipts,
+      headerRlp: encodeHeader(header),
+    });
+    const hash = 'ab'.repeat(32);
+    body.transactions[0]!.tx_hash = hash;
+    body.transactions[1]!.tx_hash = `0x${hash.toUpperCase()}`;
+    const res = await call('/v1/evm/verify/receipt-root', { body });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error.details.invalid_parameters).toEqual([
+      {
+        name: 'transactions[1].tx_hash',
+        location: 'body',
+        reason: 'conflict',
+        expected: `a transaction hash no other receipt of the block has (one transaction has one receipt), got 0x${hash.toUpperCase()}, which transactions[0].tx_hash has`,
+      },
+    ]);
+  });
+});
+
 describe('the service as a client sees it', () => {
   it('GET /v1/usage moves by exactly one CU per verification', async () => {
     const before = (await usage()).cu_used;

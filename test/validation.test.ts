@@ -518,6 +518,42 @@ describe('receipt-root body: header_rlp binds the root to a block', () => {
   });
 });
 
+describe('receipt-root body: tx_hash names one transaction each, as verify block holds transactionHash', () => {
+  const fixture = loadFixture('mainnet-19433903');
+  const block = readRpcBlock(fixture, new Problems())!;
+  const header = block.header.complete!;
+  const request = (hashes: Record<number, string>) => {
+    const body = receiptRootBody({
+      chainId: 1,
+      receiptRoot: header.receiptsRoot,
+      receipts: block.receipts,
+      headerRlp: encodeHeader(header),
+    });
+    for (const [index, hash] of Object.entries(hashes)) body.transactions[Number(index)]!.tx_hash = hash;
+    return body;
+  };
+  const A = `0x${'ab'.repeat(32)}`;
+
+  it('the real block with a hash of its own for each named receipt: identical', () => {
+    const result = verifyReceiptRootOperation(request({ 0: A, 1: 'cd'.repeat(32) }));
+    expect(result.status).toBe(200);
+    expect((result.body as any).data[0].is_identical).toBe(true);
+  });
+
+  it('two receipts with one tx_hash (in any case, with or without 0x): 400 conflict naming the second (was: identical)', () => {
+    const second = A.slice(2).toUpperCase();
+    // In index order, whatever the order of the list.
+    const body = request({ 0: A, 5: second });
+    body.transactions.reverse();
+    expect(only(verifyReceiptRootOperation(body))).toEqual({
+      name: `transactions[${body.transactions.length - 1 - 5}].tx_hash`,
+      location: 'body',
+      reason: 'conflict',
+      expected: `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${second}, which transactions[${body.transactions.length - 1}].tx_hash has`,
+    });
+  });
+});
+
 describe('logs-bloom body', () => {
   const fixture = loadFixture('mainnet-19426587');
   const logs = fixture.receipts.flatMap((r) =>

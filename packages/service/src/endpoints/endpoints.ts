@@ -83,7 +83,7 @@ function receiptRootRequestSchema(): JsonSchema {
     properties: Record<string, JsonSchema & { items: JsonSchema }>;
   };
   const transactions = schema.properties.transactions!;
-  transactions.description = `${textOf(transactions.description)} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root.`;
+  transactions.description = `${textOf(transactions.description)} Checked across the list: the indexes are exactly 0..n-1, each once (a missing or repeated one is 400 naming it); each type must be one of the chain's rule set (GET /v1/chains, rules; any other is 400 unknown_type); deposit_nonce and deposit_receipt_version belong to 0x7e deposits of OP-stack chains only, and deposit_receipt_version needs deposit_nonce; tx_hash names Polygon's state-sync receipt before Madhugiri, which is left out of the root, and is one receipt's (another receipt's is 400 conflict).`;
   transactions.items.oneOf = [
     {
       title: 'Receipt with status',

@@ -10,6 +10,7 @@
  * streams its receipts, so that both give one answer.
  */
 import { nitroL1BlockNumber } from './arbitrum-header.js';
+import { TransactionHashes } from '../values/receipt-rules.js';
 import { LISTED_TRANSACTION_SPELLINGS } from './rpc-members.js';
 import type { Verifiability } from '../../chains/registry.js';
 import type { BlockHeader } from '../../header/header-fields.js';
@@ -151,6 +152,19 @@ const receiptFacts = (transactionHash: unknown, listed: Repeated<string> | undef
 });
 
 const LOG_INDEX = "its position among the block's logs, counted from 0 in transaction order";
+
+/**
+ * Where neither a receipt nor the header names its transaction, the first `transactionHash` its logs give (at `path`)
+ * is what its other logs repeat and the hash the receipt is known by; undefined where that member is absent, or not a
+ * hash (named as a problem): the next given is tried.
+ */
+function firstLogTransaction(given: unknown, path: string, problems: Problems): Repeated<string> | undefined {
+  if (isAbsent(given) || readHex(given, path, problems, 32) === undefined) return undefined;
+  return {
+    of: given as string,
+    what: `${path}, the first transaction hash its receipt's logs give (its receipt and the header give none)`,
+  };
+}
 
 /** Names each member of `log` (at `path`) that does not say what it repeats. */
 function checkLog(
@@ -412,32 +426,13 @@ const cumulativeOf = (receipt: unknown) => (isObject(receipt) ? quantityValue(re
 const transactionHashPath = (position: number) => `receipts[${position}].transactionHash`;
 
 /**
- * Names the `transactionHash` of the receipt at `position` of the block's list when an earlier receipt of the block has
- * it (`seen`: each hash, in lower case, and the position of the receipt that has it): one transaction has one receipt.
- */
-function checkFirstReceipt(hash: unknown, position: number, seen: Map<string, number>, problems: Problems): void {
-  if (typeof hash !== 'string') return;
-  // A hash is read with or without its 0x, in either case: the key is its digits alone.
-  const lower = hash.toLowerCase();
-  const key = lower.startsWith('0x') ? lower.slice(2) : lower;
-  const first = seen.get(key);
-  if (first === undefined) seen.set(key, position);
-  else
-    problems.add(
-      transactionHashPath(position),
-      'conflict',
-      `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${hash}, which ${transactionHashPath(first)} has`,
-    );
-}
-
-/**
  * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
  * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value, and
  * the header's list and count of transactions against the receipts ({@link checkTransactionCount}). The
  * logs of the receipt left out of the root (`stateSync.excluded`, its place: Bor's state-sync receipt) are not held to their
  * `logIndex`: nothing commits to that receipt, so nothing in it is verified. On a block of a verifiable era (`verifiability`), each
- * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
- * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
+ * receipt's transaction hash (its `transactionHash`, else its logs') must be its own (Hedera's relay, which cannot be
+ * verified, lists one transaction more than once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
  * ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
  * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
  * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
@@ -469,7 +464,7 @@ export function checkRestatedMembers(
     transactions.forEach((entry: unknown, place) => {
       if (isObject(entry)) checkListedObject(entry, place, facts, problems);
     });
-  const seen = verifiability?.status === 'verifiable' ? new Map<string, number>() : undefined;
+  const seen = verifiability?.status === 'verifiable' ? new TransactionHashes(transactionHashPath) : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
   const stateSyncHint =
@@ -500,7 +495,8 @@ export function checkRestatedMembers(
     checkListedTransaction(receipt, path, listed, problems);
     // A hash the block's list already refused is not named twice.
     if (seen !== undefined) {
-      if (problems.count === before) checkFirstReceipt(receipt.transactionHash, positions[place]!, seen, problems);
+      if (problems.count === before && typeof receipt.transactionHash === 'string')
+        seen.add(receipt.transactionHash, positions[place]!, problems);
       if (!plainQuantity(receipt.timestamp, facts.timestamp?.of.plain ?? -1))
         compareQuantity(receipt.timestamp, join(path(), 'timestamp'), facts.timestamp, problems);
     }
@@ -513,21 +509,25 @@ export function checkRestatedMembers(
       }
       previous = cumulative;
     }
-    const transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listed?.of;
+    let transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listed?.of;
     const logs = receipt.logs;
     if (!Array.isArray(logs)) continue;
+    // Built at the first log not as a node writes it.
+    let repeatedOfReceipt: ReceiptFacts | undefined;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
       const at = place === excluded ? -1 : logIndex;
-      if (isObject(log) && !logIsPlain(log, facts, transactionHash, place, at))
-        checkLog(
-          log,
-          `${path()}.logs[${i}]`,
-          facts,
-          receiptFacts(receipt.transactionHash, listed, place),
-          at,
-          problems,
-        );
+      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, at)) continue;
+      const logPath = `${path()}.logs[${i}]`;
+      repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listed, place);
+      if (repeatedOfReceipt.transactionHash === undefined) {
+        const hashPath = join(logPath, 'transactionHash');
+        repeatedOfReceipt.transactionHash = firstLogTransaction(log.transactionHash, hashPath, problems);
+        transactionHash = repeatedOfReceipt.transactionHash?.of;
+        // The receipt is known by its logs' hash: one transaction has one receipt, whoever names it.
+        if (transactionHash !== undefined) seen?.add(transactionHash, hashPath, problems);
+      }
+      checkLog(log, logPath, facts, repeatedOfReceipt, at, problems);
     }
   }
 }

@@ -29,7 +29,14 @@ import { err, ok, type Result } from '../../result.js';
 import { isObject, join, readArray } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import { ADDRESS_BYTES, logList, MAX_TOPICS, TOPIC_BYTES } from '../values/log-list.js';
-import { checkDepositMembers, checkOutcome, checkType, hasNoRoot, orderByIndex } from '../values/receipt-rules.js';
+import {
+  checkDepositMembers,
+  checkOutcome,
+  checkType,
+  hasNoRoot,
+  orderByIndex,
+  TransactionHashes,
+} from '../values/receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from '../values/schema.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
@@ -158,7 +165,7 @@ const RECEIPT_MEMBERS = {
     spec: hex({
       bytes: 32,
       description:
-        "Extension: the receipt's transaction hash; lets Polygon PoS recognise Bor's state-sync receipt, which is outside the root before Madhugiri.",
+        "Extension: the receipt's transaction hash, another receipt's being 400 conflict (one transaction has one receipt); lets Polygon PoS recognise Bor's state-sync receipt, which is outside the root before Madhugiri.",
     }),
     nullable: true,
   },
@@ -415,6 +422,14 @@ export function parseReceiptRootRequest(
   );
 
   const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
+  // One transaction has one receipt, in index order, as `verify block` holds its receipts' transactionHash; not on a
+  // chain that cannot be verified, as there.
+  if (verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown') {
+    const named = new TransactionHashes((position) => `transactions[${position}].tx_hash`);
+    for (const position of positions)
+      if (position !== undefined && entries[position]?.values?.tx_hash !== undefined)
+        named.add(entries[position].raw.tx_hash as string, position, problems);
+  }
   const stateSync = stateSyncOutcome(
     verifiability,
     { number: blockNumber, hash: header?.hash ?? values.block_hash },

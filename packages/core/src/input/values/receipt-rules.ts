@@ -182,3 +182,37 @@ export function orderByIndex(
   }
   return positions;
 }
+
+/**
+ * The transaction hashes a block's receipts are known by, the same rule whether they come from a request body
+ * (`transactions[].tx_hash`) or from a JSON-RPC node (`receipts[].transactionHash`, else its logs'): one transaction
+ * has one receipt, so a second receipt known by a hash (with or without its 0x, in either case) is a `conflict`
+ * naming it and the first. Each hash is kept with where it was given: a receipt's position, its member named by
+ * `memberPath` only on a problem (a path string per receipt was most of a large block's check), or the path of another
+ * member that gives it.
+ */
+export class TransactionHashes {
+  readonly #firstAt = new Map<string, number | string>();
+  readonly #memberPath: (position: number) => string;
+
+  constructor(memberPath: (position: number) => string) {
+    this.#memberPath = memberPath;
+  }
+
+  /** Names `hash`, read as a hash and given at `at`, where an earlier receipt is known by it; else keeps it. */
+  add(hash: string, at: number | string, problems: Problems): void {
+    const lower = hash.toLowerCase();
+    const key = lower.startsWith('0x') ? lower.slice(2) : lower;
+    const first = this.#firstAt.get(key);
+    if (first === undefined) {
+      this.#firstAt.set(key, at);
+      return;
+    }
+    const where = (given: number | string) => (typeof given === 'number' ? this.#memberPath(given) : given);
+    problems.add(
+      where(at),
+      'conflict',
+      `a transaction hash no other receipt of the block has (one transaction has one receipt), got ${hash}, which ${where(first)} has`,
+    );
+  }
+}
