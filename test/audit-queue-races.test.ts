@@ -1,7 +1,7 @@
 /**
  * The audit queue's rows on real PostgreSQL, in the interleavings the worker tests meet only by chance: a link whose
- * node question is answered while another worker joins the link before it is still decided, never left waiting with
- * both chunks done; a worker that outran its lease, or whose job the join pass replaced, writes nothing.
+ * node question is answered while another worker joins the link before it, or stores a reorg that changes the link, is
+ * still decided, never left waiting with both chunks done; a worker that outran its lease, or whose job the join pass replaced, writes nothing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditSummary, BlockAudit, BlockJson, BlockSource } from 'evm-integrity/audit';
@@ -80,6 +80,44 @@ async function done(
   );
 }
 
+/**
+ * Marks chunk `first` done as a worker stores it, with a passing line for each of its blocks, hashed by `hashOf`, and
+ * its first parentHash `firstParent`.
+ */
+async function doneWithLines(
+  first: number,
+  firstParent: string,
+  hashOf: (n: number) => string,
+  joined = false,
+): Promise<void> {
+  const { rows } = await queue.pool.query(
+    `SELECT last_block::int AS last FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = $2`,
+    [id, first],
+  );
+  const last = (rows[0] as { last: number }).last;
+  await queue.pool.query(
+    `UPDATE evm_integrity_audit.chunks SET state = 'done', first_parent_hash = $3, last_hash = $4, joined = $5,
+       summary = $6
+     WHERE audit_id = $1 AND first_block = $2`,
+    [
+      id,
+      first,
+      firstParent,
+      hashOf(last),
+      joined,
+      JSON.stringify({ verdicts: {}, failed_checks: {}, reorgs: 0, timings: {} }),
+    ],
+  );
+  for (let n = first; n <= last; n++) {
+    const line = { block_number: n, block_hash: hashOf(n), verdict: 'pass', failures: [] };
+    await queue.pool.query(
+      `INSERT INTO evm_integrity_audit.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
+       VALUES ($1, $2, $3, $4, $5, 'pass', $6)`,
+      [id, first, n - first, n, hashOf(n), JSON.stringify(line)],
+    );
+  }
+}
+
 async function chunk(first: number): Promise<Record<string, unknown>> {
   const { rows } = await queue.pool.query(
     `SELECT state, joined, anchored, anchor, attempts, worker, last_hash, join_attempts,
@@ -120,6 +158,69 @@ describe('the audit queue, interleaved', () => {
     // The node still gives block 19 the hash chunk 10 ended with: chunk 20 goes back, to be judged against it.
     expect(outcomes).toEqual(['waiting', 'broken_link']); // link 20 → 30 waits for chunk 30
     expect(await chunk(20)).toMatchObject({ state: 'queued', joined: false, anchored: true, anchor: hash(19) });
+  });
+
+  // Chunk 20 was stored on chain N (its link 19 → 20 does not match chain O's block 19), chunk 30 on chain M. While the
+  // join of chunk 20 asks the node for block 19, the join of chunk 30 follows M's reorg back to block 19 (the node gives
+  // M's blocks 19-29): its lines give chunk 10 a new last hash and chunk 20 a new first link, M's, which link. The
+  // first join's decision then stands back (its snapshot changed); a user check: nobody judged link 19 → 20 again, and
+  // it stayed unjoined with both chunks done, the audit never complete.
+  it('a link whose chunks a reorg stored by another join changes while it is decided is judged again by that join', async () => {
+    const chainN = (n: number) => hash(0x1000 + n);
+    const chainM = (n: number) => hash(0x2000 + n);
+    await done(1, hash(0), hash(9), true);
+    await doneWithLines(10, hash(9), hash, true);
+    await doneWithLines(20, chainN(19), chainN);
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET state = 'done', first_parent_hash = $2, last_hash = $3
+       WHERE audit_id = $1 AND first_block = 30`,
+      [id, chainM(29), chainM(30)],
+    );
+    const blockOf = (n: number) =>
+      ({
+        header: {
+          number: `0x${n.toString(16)}`,
+          hash: n >= 19 ? chainM(n) : hash(n),
+          parentHash: n >= 20 ? chainM(n - 1) : hash(n - 1),
+        },
+        receipts: [],
+      }) as unknown as BlockJson;
+    const nodeOnM: BlockSource = { block: async (_chain, n) => blockOf(n) };
+    // Chunk 30 is still running when chunk 20's join begins: that join judges link 19 → 20 alone.
+    await queue.pool.query(
+      `UPDATE evm_integrity_audit.chunks SET state = 'running' WHERE audit_id = $1 AND first_block = 30`,
+      [id],
+    );
+    let other: Awaited<ReturnType<typeof joinAround>> | undefined;
+    const asked: number[] = [];
+    const source: BlockSource = {
+      async block(chain, n) {
+        asked.push(n);
+        if (other === undefined) {
+          await queue.pool.query(
+            `UPDATE evm_integrity_audit.chunks SET state = 'done' WHERE audit_id = $1 AND first_block = 30`,
+            [id],
+          );
+          other = await joinAround(queue.pool, queue.boss, PLAN, id, 30, { source: nodeOnM });
+        }
+        return nodeOnM.block(chain, n);
+      },
+    };
+    const outcomes = await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source });
+    expect(asked).toEqual([19]);
+    expect(other).toEqual(['reorg']);
+    expect(outcomes).toEqual(['waiting', 'waiting']); // its decision stood back; link 20 → 30 waited for chunk 30
+    const { rows } = await queue.pool.query(
+      `SELECT first_block::int AS first, state, joined, first_parent_hash, last_hash FROM evm_integrity_audit.chunks
+       WHERE audit_id = $1 ORDER BY first_block`,
+      [id],
+    );
+    expect(rows).toEqual([
+      { first: 1, state: 'done', joined: true, first_parent_hash: hash(0), last_hash: hash(9) },
+      { first: 10, state: 'done', joined: true, first_parent_hash: hash(9), last_hash: chainM(19) },
+      { first: 20, state: 'done', joined: true, first_parent_hash: chainM(19), last_hash: chainM(29) },
+      { first: 30, state: 'done', joined: true, first_parent_hash: chainM(29), last_hash: chainM(30) },
+    ]);
   });
 
   it('a link whose chunk before ends on a line refuting its hash is broken, the node not asked (it is no reorg)', async () => {

@@ -20,6 +20,7 @@ import {
   rehash,
   startLoopbackNode,
   type LoopbackNode,
+  type NodeBlock,
 } from './helpers/loopback-rpc.js';
 import {
   killWorkers,
@@ -163,8 +164,8 @@ describe('the queue tables', () => {
     await Promise.all(opened.map((q) => q.close()));
     const again = await openAuditQueue(db.url, { poolSize: 1 });
     await again.close();
-    const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations');
-    expect(versions).toEqual([{ version: 1 }]);
+    const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations ORDER BY version');
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
     const tables = await query(
       db.url,
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'evm_integrity_audit' ORDER BY 1",
@@ -518,14 +519,28 @@ describe('audit-worker, audit-status, audit-export', () => {
     expect(human.stdout).not.toContain('failed:');
   }, 120_000);
 
+  /** The lines' reorgs, as [detected_at, depth]. */
+  const reorgsOf = (lines: Array<Record<string, any>>) =>
+    lines.filter((l) => l.reorg !== undefined).map((l) => [l.reorg.detected_at, l.reorg.depth]);
+  const hashOf = (branch: Map<number, { header: Record<string, unknown> }>, n: number) => branch.get(n)!.header.hash;
+
+  /** Each reorg line's old hashes name lines the export holds before it, its new hashes lines after it. */
+  function expectReorgsBetweenTheirLines(lines: Array<Record<string, any>>): void {
+    for (const [i, line] of lines.entries())
+      for (const r of line.reorg?.replaced ?? []) {
+        expect(lines.slice(0, i).some((l) => l.block_number === r.block_number && l.block_hash === r.old_hash)).toBe(
+          true,
+        );
+        expect(lines.slice(i).some((l) => l.block_number === r.block_number && l.block_hash === r.new_hash)).toBe(true);
+      }
+  }
+
   // Chunks of 4 (1000001-1000003, then 1000004-1000007, …, 1000028-1000030). The node serves branch A, forked at
   // 1000017, on which blocks 1000021 and 1000026 fail (a logsBloom their receipts do not give), and holds back blocks
   // 1000016 and 1000028 (503). It moves to branch B, forked at 1000018, and lets 1000028 through: the join pass follows
   // the reorg back to 1000020 (chunk 1000016-1000019 is not done), its lines stored after chunk 1000024-1000027's.
-  // Then 1000016 comes through, on branch B: chunk 1000020-1000023's first block is now branch B's, which links to it.
-  // A user check: that link was judged by branch A's block, sent chunks 1000020-1000023 and 1000024-1000027 back as
-  // broken links, and their audits again deleted the reorg line and branch A's lines, failing ones too.
-  it('a reorg between two chunks, then the chunk before it done: the old lines, the reorg line and the new lines stand', async () => {
+  // Block 1000016 is still held back (`held`) when this returns.
+  async function reorgOverHeldChunk() {
     const real = fixtureChain(FROM, TO);
     const badBloom = new Map(real);
     for (const n of [1_000_021, 1_000_026]) {
@@ -536,11 +551,12 @@ describe('audit-worker, audit-status, audit-export', () => {
     const branchB = forkOf(real, 1_000_018);
     const blocks = new Map(real);
     for (const [n, block] of branchA) blocks.set(n, block);
-    node = await startLoopbackNode(1, blocks);
-    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '4'];
+    const loopback = await startLoopbackNode(1, blocks);
+    node = loopback;
+    const args = ['audit', ...RANGE, '--rpc', loopback.url, '--queue', db.url, '--chunk-size', '4'];
     const id = auditIdOf(await runCli([...args, '--chunk-retries', '10']));
     const held = new Set(['0xf4250', '0xf425c']); // blocks 1000016 and 1000028
-    node.fault = (call) => (held.has(call.params[0] as string) ? { status: 503 } : undefined);
+    loopback.fault = (call) => (held.has(call.params[0] as string) ? { status: 503 } : undefined);
     // One chunk in hand: no other chunk's calls share a batch with a held block's (a batch's fault is all of it).
     workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
     await until('every chunk but the two held back to be done', async () => {
@@ -558,49 +574,128 @@ describe('audit-worker, audit-status, audit-export', () => {
       );
       return rows.length > 0 || undefined;
     });
-    const reorgsOf = (lines: Array<Record<string, any>>) =>
-      lines.filter((l) => l.reorg !== undefined).map((l) => [l.reorg.detected_at, l.reorg.depth]);
-    const hashOf = (branch: Map<number, { header: Record<string, unknown> }>, n: number) => branch.get(n)!.header.hash;
     const early = parseLines((await runCli(['audit-export', id, '--queue', db.url])).stdout);
     expect(reorgsOf(early)).toEqual([[1_000_028, 8]]);
     expect(early.find((l) => l.block_number === 1_000_026)).toMatchObject({
       block_hash: hashOf(branchA, 1_000_026),
       verdict: 'fail',
     });
-    held.delete('0xf4250');
+    return { id, node: loopback, blocks, held, real, branchA, branchB };
+  }
 
-    await untilComplete(id, db.url, 150_000);
-    const lines = parseLines((await runCli(['audit-export', id, '--queue', db.url])).stdout);
-    expect(reorgsOf(lines)).toEqual([[1_000_028, 8]]);
-    // Blocks 1000020-1000027 on branch A (1000021 and 1000026 failing), the reorg line, the same blocks on branch B.
-    const at = lines.findIndex((l) => l.reorg !== undefined);
-    const replaced = Array.from({ length: 8 }, (_, i) => 1_000_020 + i);
+  /** Blocks 1000020-1000027 of the first reorg. */
+  const REPLACED = Array.from({ length: 8 }, (_, i) => 1_000_020 + i);
+
+  /** Blocks 1000020-1000027 on branch A (1000021 and 1000026 failing), the reorg line, the same blocks on branch B. */
+  function expectFirstReorgStands(
+    lines: Array<Record<string, any>>,
+    { branchA, branchB }: { branchA: Map<number, NodeBlock>; branchB: Map<number, NodeBlock> },
+  ): void {
+    const at = lines.findIndex((l) => l.reorg?.detected_at === 1_000_028);
     expect(lines.slice(at - 8, at).map((l) => [l.block_number, l.block_hash, l.verdict])).toEqual(
-      replaced.map((n) => [n, hashOf(branchA, n), [1_000_021, 1_000_026].includes(n) ? 'fail' : 'pass']),
+      REPLACED.map((n) => [n, hashOf(branchA, n), [1_000_021, 1_000_026].includes(n) ? 'fail' : 'pass']),
     );
     expect(lines.slice(at + 1, at + 9).map((l) => [l.block_number, l.block_hash])).toEqual(
-      replaced.map((n) => [n, hashOf(branchB, n)]),
+      REPLACED.map((n) => [n, hashOf(branchB, n)]),
     );
-    // Each reorg line's old hashes name lines the export holds before it, its new hashes lines after it.
-    for (const [i, line] of lines.entries())
-      for (const r of line.reorg?.replaced ?? []) {
-        expect(lines.slice(0, i).some((l) => l.block_number === r.block_number && l.block_hash === r.old_hash)).toBe(
-          true,
-        );
-        expect(lines.slice(i).some((l) => l.block_number === r.block_number && l.block_hash === r.new_hash)).toBe(true);
-      }
+    expectReorgsBetweenTheirLines(lines);
+  }
+
+  // Then 1000016 comes through, on branch B: chunk 1000020-1000023's first block is now branch B's, which links to it.
+  // A user check: that link was judged by branch A's block, sent chunks 1000020-1000023 and 1000024-1000027 back as
+  // broken links, and their audits again deleted the reorg line and branch A's lines, failing ones too.
+  it('a reorg between two chunks, then the chunk before it done: the old lines, the reorg line and the new lines stand', async () => {
+    const run = await reorgOverHeldChunk();
+    run.held.delete('0xf4250');
+
+    await untilComplete(run.id, db.url, 150_000);
+    const exported = await runCli(['audit-export', run.id, '--queue', db.url]);
+    const lines = parseLines(exported.stdout);
+    expect(reorgsOf(lines)).toEqual([[1_000_028, 8]]);
+    expectFirstReorgStands(lines, run);
     const numbers = lines.filter((l) => l.block_number !== undefined).map((l) => l.block_number);
-    expect(numbers).toEqual([...Array.from({ length: 27 }, (_, i) => FROM + i), ...replaced, 1_000_028, 1_000_029, TO]);
+    expect(numbers).toEqual([...Array.from({ length: 27 }, (_, i) => FROM + i), ...REPLACED, 1_000_028, 1_000_029, TO]);
     const summary = lines.at(-1)!.summary;
-    // Block 1000020 on branch B was audited again before block 1000019 had a line: not_verifiable, as documented.
+    // Block 1000020 on branch B was audited again before block 1000019 had a line; once chunk 1000016-1000019 is done
+    // and its link joined, its parent link is judged against block 1000019, as one machine judges it: a pass (was:
+    // not_verifiable, and the export's exit 2, on a valid chain).
+    expect(lines.filter((l) => l.block_number === 1_000_020).map((l) => l.verdict)).toEqual(['pass', 'pass']);
     expect(summary).toMatchObject({
       blocks: 30,
-      verdicts: { pass: 29, fail: 0, not_verifiable: 1, unreachable: 0 },
+      verdicts: { pass: 30, fail: 0, not_verifiable: 0, unreachable: 0 },
       reorgs: 1,
       complete: true,
     });
-    expect((await statusOf(id, db.url)).verdicts).toEqual(summary.verdicts);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect((await statusOf(run.id, db.url)).verdicts).toEqual(summary.verdicts);
   }, 240_000);
+
+  // Then 1000016 comes through with block 1000019 on a third chain, C (forked from branch B at 1000019). Asked again by
+  // the join of link 1000019 → 1000020, the node still gives C's block (a broken link: branch B's block 1000020, the
+  // last line of that block, fails parent_link, as on one machine), or branch B's (a second reorg, below the link:
+  // C's block 1000019, the reorg line, B's block 1000019, and block 1000020 then links). A user check: the link was
+  // a broken one either way, chunks 1000020-1000023 and 1000024-1000027 were audited again from the new anchor, and
+  // the first reorg's lines, branch A's failing ones too, were lost.
+  it.each([
+    ['still gives it', 'C'],
+    ['gives branch B again', 'B'],
+  ] as const)(
+    'a reorg between two chunks, then the chunk before it done on a third chain, and the node %s: every line stands',
+    async (_, asked19) => {
+      const run = await reorgOverHeldChunk();
+      const branchC = forkOf(new Map([...run.real, ...run.branchB]), 1_000_019);
+      if (asked19 === 'C') for (const [n, block] of branchC) run.blocks.set(n, block);
+      let asks = 0;
+      const holding = run.node.fault;
+      run.node.fault = (call, index) => {
+        if (asked19 === 'B' && call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf4253')
+          run.blocks.set(1_000_019, ++asks === 1 ? branchC.get(1_000_019)! : run.branchB.get(1_000_019)!);
+        return holding?.(call, index);
+      };
+      run.held.delete('0xf4250');
+
+      await untilComplete(run.id, db.url, 150_000);
+      const exported = await runCli(['audit-export', run.id, '--queue', db.url]);
+      const lines = parseLines(exported.stdout);
+      expectFirstReorgStands(lines, run);
+      const last20 = lines.filter((l) => l.block_number === 1_000_020).at(-1)!;
+      expect(last20.block_hash).toBe(hashOf(run.branchB, 1_000_020));
+      const summary = lines.at(-1)!.summary;
+      if (asked19 === 'C') {
+        expect(reorgsOf(lines)).toEqual([[1_000_028, 8]]);
+        expect(lines.find((l) => l.block_number === 1_000_019)!.block_hash).toBe(hashOf(branchC, 1_000_019));
+        expect(last20).toMatchObject({
+          verdict: 'fail',
+          failures: [
+            {
+              check: 'parent_link',
+              evidence: { expected: hashOf(branchC, 1_000_019), found: hashOf(run.branchB, 1_000_019) },
+            },
+          ],
+        });
+        expect(summary).toMatchObject({ blocks: 30, verdicts: { pass: 29, fail: 1, not_verifiable: 0 }, reorgs: 1 });
+        expect(exported.status, exported.stderr).toBe(1);
+      } else {
+        expect(reorgsOf(lines)).toEqual([
+          [1_000_020, 1],
+          [1_000_028, 8],
+        ]);
+        // Block 1000019 on chain C, the reorg line, block 1000019 on branch B: after chunk 1000016-1000019's lines.
+        const at = lines.findIndex((l) => l.reorg?.detected_at === 1_000_020);
+        expect(lines.slice(at - 1, at + 2).map((l) => l.block_hash ?? 'reorg')).toEqual([
+          hashOf(branchC, 1_000_019),
+          'reorg',
+          hashOf(run.branchB, 1_000_019),
+        ]);
+        expect(last20.verdict).toBe('pass');
+        expect(summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0, not_verifiable: 0 }, reorgs: 2 });
+        expect(exported.status, exported.stderr).toBe(0);
+      }
+      expect(summary.complete).toBe(true);
+      expect((await statusOf(run.id, db.url)).verdicts).toEqual(summary.verdicts);
+    },
+    240_000,
+  );
 
   // The node serves block 1000014, the last of chunk 1000010-1000014, wrong once, then the right block: the join pass
   // asks it again and sees another hash, which is no reorg (the forged block's own line refutes its hash).

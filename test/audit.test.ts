@@ -9,6 +9,7 @@ import {
   auditRange,
   AuditTally,
   isReorg,
+  linkParent,
   type AuditEvent,
   type BlockAudit,
   type CrossCheck,
@@ -93,6 +94,28 @@ describe('auditRange over a JSON-RPC node', () => {
       expected: `0x${'11'.repeat(32)}`,
       found: parentOfFirst.toLowerCase(),
     });
+  });
+
+  it("a line judged without the block before it, linked later (linkParent, as the queue links a reorg's first block), is the line judged with it", async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const first = blocks.get(FROM)!;
+    const parent = String(first.header.parentHash).toLowerCase();
+    const other = `0x${'11'.repeat(32)}`;
+    const failedChecks: string[][] = [];
+    // The block as it is, and with a logs bloom its receipts do not give (failures of its own besides the link).
+    for (const header of [first.header, { ...first.header, logsBloom: `0x${'ff'.repeat(256)}` }]) {
+      const n = await start(new Map(blocks).set(FROM, { ...first, header }));
+      const judged = async (anchor: string | null) =>
+        blocksOf(await collect(auditRange({ source: rpc(n), chainId: 1, from: FROM, to: FROM, anchor })))[0]!;
+      const unlinked = await judged(null);
+      expect(linkParent(unlinked, parent, null)).toEqual(unlinked);
+      expect(linkParent(unlinked, parent, parent)).toEqual(await judged(parent));
+      const broken = await judged(other);
+      expect(linkParent(unlinked, parent, other)).toEqual(broken);
+      failedChecks.push(broken.failures.map((f) => f.check));
+      await n.close();
+    }
+    expect(failedChecks).toEqual([['parent_link'], ['parent_link', 'header_hash', 'logs_bloom']]);
   });
 
   it('a broken parent link (a self-consistent header whose parent is not the block before) fails parent_link only', async () => {

@@ -84,24 +84,31 @@ export type ExpectedParent = string | null | undefined;
 /** What a block's parentHash must be, as parent_link names it when nothing says otherwise. */
 const AUDITED_BEFORE = 'the hash of the block audited before it';
 
+/** Why a block whose own checks pass is `not_verifiable` when the block before it gave no hash. */
+const PARENT_UNKNOWN = 'parent_link: the block before it gave no hash, so its parent link cannot be checked';
+
 /**
- * The parent link: the block's parentHash against the hash audited before it (or the anchor, named `expectedName`).
+ * A block's line judged by its own checks (as judgeBlock judges it when the block before it gave no hash), linked to
+ * what its parentHash must be: the line judgeBlock writes for that block with `expectedParent`. A job queue that audited
+ * a block before the block before it had a line links it so once it has, by this one rule.
  */
-export function parentLinkFailure(
-  block: BlockJson,
+export function linkParent(
+  line: BlockAudit,
+  parentHash: string | null,
   expectedParent: ExpectedParent,
   expectedName = AUDITED_BEFORE,
-): AuditFailure[] {
-  if (expectedParent === undefined || expectedParent === null) return [];
-  const found = parentHashOf(block);
-  if (found === expectedParent.toLowerCase()) return [];
-  return [
-    {
+): BlockAudit {
+  if (expectedParent === null) return line;
+  const { reason, ...judged } = line;
+  if (expectedParent !== undefined && parentHash !== expectedParent.toLowerCase()) {
+    const failure: AuditFailure = {
       check: 'parent_link',
       message: `the parentHash is not ${expectedName}`,
-      evidence: { expected: expectedParent.toLowerCase(), found },
-    },
-  ];
+      evidence: { expected: expectedParent.toLowerCase(), found: parentHash },
+    };
+    return { ...judged, verdict: 'fail', failures: [failure, ...line.failures] };
+  }
+  return reason === PARENT_UNKNOWN ? { ...judged, verdict: 'pass' } : line;
 }
 
 /** An anchor of the range (`--anchor N:HASH`, `--tail-hash`): the block's hash must be the one given. */
@@ -153,12 +160,19 @@ export function judgeBlock(
   verified: Result<BlockReport, BlockRefusal>,
   links: BlockLinks,
 ): BlockAudit {
+  const line = judgeOwnChecks(number, block, verified, links.anchor);
+  return linkParent(line, parentHashOf(block), links.expectedParent, links.expectedParentName);
+}
+
+/** A block judged by every check but its parent link, as though the block before it gave no hash. */
+function judgeOwnChecks(
+  number: number,
+  block: BlockJson,
+  verified: Result<BlockReport, BlockRefusal>,
+  anchor: string | undefined,
+): BlockAudit {
   const countFailures = transactionCountFailure(block, verified);
-  const failures = [
-    ...parentLinkFailure(block, links.expectedParent, links.expectedParentName),
-    ...anchorFailure(block, links.anchor),
-    ...countFailures,
-  ];
+  const failures = [...anchorFailure(block, anchor), ...countFailures];
   const named = { block_number: number, block_hash: hashOf(block) };
   if (!verified.ok) {
     const base = named;
@@ -205,12 +219,5 @@ export function judgeBlock(
   if (failures.length > 0) return { ...base, verdict: 'fail', failures };
   if (report.verdict !== 'identical')
     return { ...base, verdict: 'not_verifiable', failures, reason: report.reason ?? 'not verifiable' };
-  if (links.expectedParent === null)
-    return {
-      ...base,
-      verdict: 'not_verifiable',
-      failures,
-      reason: 'parent_link: the block before it gave no hash, so its parent link cannot be checked',
-    };
-  return { ...base, verdict: 'pass', failures };
+  return { ...base, verdict: 'not_verifiable', failures, reason: PARENT_UNKNOWN };
 }

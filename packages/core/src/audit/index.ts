@@ -13,8 +13,8 @@ export {
   type EarlierRun,
   type ReorgBackOptions,
 } from './engine.js';
-// A block's claimed hash and parent hash as the engine reads them: a job queue joins chunks by them.
-export { hashOf, parentHashOf, vouchedHash } from './block-checks.js';
+// A block's claimed hash and parent hash as the engine reads them, and its parent link: a job queue joins chunks by them.
+export { hashOf, linkParent, parentHashOf, vouchedHash, type ExpectedParent } from './block-checks.js';
 export type { Anchoring, AnchoringSummary, Assurance } from './anchors.js';
 // What an audit is run with, from the rooms that hold it: the block sources' contract and errors, the offline
 // source, the block verifier (also exported by `evm-integrity/lineage`, which shares them).

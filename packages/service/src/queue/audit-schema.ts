@@ -75,8 +75,22 @@ CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.migrations (
 INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (1) ON CONFLICT DO NOTHING;
 `;
 
+/**
+ * Version 2. A line the join pass stored for a chunk's first block that a reorg audited again before the block before it
+ * had a line (that chunk not done) was judged without its parent link: `awaits_link` marks it, `parent_hash` is the
+ * block's parentHash, and the join of the link before it links the line (linkParent), as one machine judges it.
+ */
+const VERSION_2 = `
+ALTER TABLE ${AUDIT_SCHEMA}.blocks ADD COLUMN IF NOT EXISTS awaits_link boolean NOT NULL DEFAULT false;
+ALTER TABLE ${AUDIT_SCHEMA}.blocks ADD COLUMN IF NOT EXISTS parent_hash text;
+INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (2) ON CONFLICT DO NOTHING;
+`;
+
 /** The migrations in order; each runs once, whole, inside the lock. */
-const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [[1, VERSION_1]];
+const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [
+  [1, VERSION_1],
+  [2, VERSION_2],
+];
 
 /** Creates or upgrades the audit tables; safe to run from many processes at once, and again. */
 export async function migrateAuditSchema(pool: pg.Pool): Promise<void> {

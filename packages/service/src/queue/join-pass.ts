@@ -7,7 +7,9 @@
  * other stored line stands, a failing one too; no block replaced is a broken link, and the chunk is
  * audited again with that hash as its anchor, so that the engine itself fails `parent_link` (the
  * lines are a single-machine audit's). A chunk whose first line refutes its own block keeps that
- * line, never audited again into a pass. Joins of one audit decide one at a time (a lock on its
+ * line, never audited again into a pass. A reorg's first block audited again before the chunk before it was done
+ * awaits its link, which the join of that chunk judges (linkParent), as one machine judges it with the block before in
+ * hand: that chunk is never audited again, so no line of the reorg is lost. Joins of one audit decide one at a time (a lock on its
  * row), so that two workers never judge the same link at once; the node is asked outside that lock. A link the
  * node cannot help judge (asked again, it gives no block, or no answer) stays unjudged: the chunk after it is
  * retrying, to be audited and joined again, and past the plan's retries parked with that reason, as a chunk whose
@@ -20,6 +22,7 @@ import {
   AuditTally,
   DEFAULT_MAX_REORG_DEPTH,
   isReorg,
+  linkParent,
   parentHashOf,
   vouchedHash,
   type AuditEvent,
@@ -107,6 +110,10 @@ function linked(before: ChunkRow, after: ChunkRow): boolean {
   return after.anchored ? after.anchor === expected : expected !== null && after.first_parent_hash === expected;
 }
 
+/** Whether a line awaiting its link (its chunk's first block's, from a reorg) links to the chunk before's last hash. */
+const linkedBy = (before: ChunkRow, awaiting: AwaitingLine): boolean =>
+  before.last_hash !== null && awaiting.parent_hash === before.last_hash;
+
 /**
  * What a link's decision reads of its two chunks; unchanged since, the decision still stands. Only what the link itself
  * depends on: the chunk before's state and last hash (and its anchor, should a reorg send it back), the chunk after's
@@ -162,9 +169,81 @@ function notingParents(source: BlockSource, parents: WalkParents): BlockSource {
 }
 
 /**
+ * The line of the block `number` that stands last (the export's order), when it awaits its link to the block before it:
+ * a chunk's first block that a reorg audited again while the chunk before was not done (storeReorg).
+ */
+interface AwaitingLine {
+  chunk_first: string;
+  seq: number;
+  line: BlockAudit;
+  /** The block's parentHash. */
+  parent_hash: string | null;
+}
+
+/** The last line of block `number` among the done chunks', when it awaits its link (null: it does not). */
+async function awaitingLine(client: pg.PoolClient, auditId: string, number: string): Promise<AwaitingLine | null> {
+  const { rows } = await client.query(
+    `SELECT b.chunk_first, b.seq, b.line, b.awaits_link, b.parent_hash FROM ${AUDIT_SCHEMA}.blocks b
+     JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = b.audit_id AND c.first_block = b.chunk_first AND c.state = 'done'
+     WHERE b.audit_id = $1 AND b.block_number = $2 ORDER BY b.chunk_first DESC, b.seq DESC LIMIT 1`,
+    [auditId, number],
+  );
+  const last = rows[0] as (AwaitingLine & { awaits_link: boolean }) | undefined;
+  return last?.awaits_link === true ? last : null;
+}
+
+/** Counts chunk `first`'s stored lines in its summary again, as the engine's tally does (its timings kept). */
+async function retally(client: pg.PoolClient, plan: AuditPlan, auditId: string, first: string): Promise<void> {
+  const key = [auditId, first];
+  const { rows } = await client.query(
+    `SELECT line FROM (
+       SELECT seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
+       UNION ALL SELECT seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
+     ) l ORDER BY seq`,
+    key,
+  );
+  const chunk = await client.query(
+    `SELECT last_block, summary FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 AND first_block = $2`,
+    key,
+  );
+  const { last_block, summary } = chunk.rows[0] as { last_block: string; summary: AuditSummary };
+  const tally = new AuditTally(plan.chain_id, Number(first), Number(last_block));
+  for (const { line } of rows as Array<{ line: AuditEvent }>) tally.add(line);
+  const { verdicts, failed_checks, reorgs } = tally.summary({ ...summary.timings }, 0);
+  await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET summary = $3 WHERE audit_id = $1 AND first_block = $2`, [
+    ...key,
+    JSON.stringify({ verdicts, failed_checks, reorgs, timings: summary.timings }),
+  ]);
+}
+
+/**
+ * Links a line that awaited its link to the block before it, now judged: against `expected`, the hash that block's line
+ * stands for (linkParent), as one machine judges it with that block in hand; its chunk's summary counts it so.
+ */
+async function linkAwaiting(
+  client: pg.PoolClient,
+  plan: AuditPlan,
+  auditId: string,
+  awaiting: AwaitingLine,
+  expected: string | null,
+): Promise<void> {
+  const line = linkParent(awaiting.line, awaiting.parent_hash, expected);
+  await client.query(
+    `UPDATE ${AUDIT_SCHEMA}.blocks SET line = $4, verdict = $5, awaits_link = false, parent_hash = NULL
+     WHERE audit_id = $1 AND chunk_first = $2 AND seq = $3`,
+    [auditId, awaiting.chunk_first, awaiting.seq, formatAuditLine(line), line.verdict],
+  );
+  await retally(client, plan, auditId, awaiting.chunk_first);
+}
+
+/**
  * Writes a reorg's lines after the lines of chunk `before` (where one machine writes them: after the blocks it audited
  * up to the link), counts them in its summary as the engine's tally does, and gives each chunk whose last block they
- * replaced its new last hash, and each whose first block they replaced that block's parentHash (from `parents`).
+ * replaced its new last hash, and each whose first block they replaced that block's parentHash (from `parents`). The
+ * walk went over `hashes`: where it stopped at a chunk not done, the first block it audited again is a chunk's first
+ * judged without its parent link, and awaits the join of that link (awaits_link). The first blocks of the chunks whose
+ * first link it changed: their links are the joining worker's to judge again, as a concurrent decision on them stands
+ * back (its snapshot changed).
  */
 async function storeReorg(
   client: pg.PoolClient,
@@ -173,58 +252,77 @@ async function storeReorg(
   before: ChunkRow,
   lines: AuditEvent[],
   parents: WalkParents,
-): Promise<void> {
+  hashes: ReadonlyMap<number, string>,
+): Promise<string[]> {
   const key = [auditId, before.first_block];
   const { rows } = await client.query(
-    `SELECT seq, line FROM (
-       SELECT seq, line FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
-       UNION ALL SELECT seq, line FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
-     ) l ORDER BY seq`,
+    `SELECT coalesce(max(seq), -1) AS last FROM (
+       SELECT seq FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
+       UNION ALL SELECT seq FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
+     ) l`,
     key,
   );
-  const stored = rows as Array<{ seq: number; line: AuditEvent }>;
-  let seq = (stored.at(-1)?.seq ?? -1) + 1;
-  const tally = new AuditTally(plan.chain_id, Number(before.first_block), Number(before.last_block));
-  for (const { line } of stored) tally.add(line);
+  let seq = (rows[0] as { last: number }).last + 1;
+  const relinked: string[] = [];
   for (const event of lines) {
-    tally.add(event);
-    if (isReorg(event))
+    if (isReorg(event)) {
       await client.query(
         `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line) VALUES ($1, $2, $3, $4, $5)`,
         [...key, seq++, event.reorg.detected_at, formatAuditLine(event)],
       );
-    else {
-      await client.query(
-        `INSERT INTO ${AUDIT_SCHEMA}.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [...key, seq++, event.block_number, event.block_hash, event.verdict, formatAuditLine(event)],
-      );
-      await client.query(
-        `UPDATE ${AUDIT_SCHEMA}.chunks SET last_hash = $3 WHERE audit_id = $1 AND last_block = $2 AND state = 'done'`,
-        [auditId, event.block_number, event.block_hash],
-      );
-      // Its link to the chunk before is the new block's from now on, as the block's last line is: judged by the chunk's
-      // own first block, a chain the reorg replaced, it would be a broken link, and the chunk audited again would lose
-      // the lines this reorg line names (the first chunk's link is the engine's, to the head hash).
-      await client.query(
-        `UPDATE ${AUDIT_SCHEMA}.chunks SET first_parent_hash = $3, anchored = false, anchor = NULL
-         WHERE audit_id = $1 AND first_block = $2 AND first_block <> $4 AND state = 'done'`,
-        [auditId, event.block_number, parents.get(event.block_number) ?? null, plan.from],
-      );
+      continue;
     }
+    const number = event.block_number;
+    const parentHash = parents.get(number) ?? null;
+    await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks SET last_hash = $3 WHERE audit_id = $1 AND last_block = $2 AND state = 'done'`,
+      [auditId, number, event.block_hash],
+    );
+    // Its link to the chunk before is the new block's from now on, as the block's last line is: judged by the chunk's
+    // own first block, a chain the reorg replaced, it would be a broken link, and the chunk audited again would lose
+    // the lines this reorg line names (the first chunk's link is the engine's, to the head hash). A first block judged
+    // without the block before it unjoins the link, to be judged when that chunk is done.
+    const awaits = number !== plan.from && !hashes.has(number - 1);
+    const changed = await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks SET first_parent_hash = $3, anchored = false, anchor = NULL,
+         joined = joined AND NOT $5
+       WHERE audit_id = $1 AND first_block = $2 AND first_block <> $4 AND state = 'done' RETURNING first_block`,
+      [auditId, number, parentHash, plan.from, awaits],
+    );
+    relinked.push(...(changed.rows as Array<{ first_block: string }>).map((r) => r.first_block));
+    await client.query(
+      `INSERT INTO ${AUDIT_SCHEMA}.blocks
+         (audit_id, chunk_first, seq, block_number, block_hash, verdict, line, awaits_link, parent_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        ...key,
+        seq++,
+        number,
+        event.block_hash,
+        event.verdict,
+        formatAuditLine(event),
+        awaits && changed.rowCount === 1,
+        awaits && changed.rowCount === 1 ? parentHash : null,
+      ],
+    );
   }
-  const { verdicts, failed_checks, reorgs } = tally.summary({ ...(before.summary as AuditSummary).timings }, 0);
-  await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET summary = $3 WHERE audit_id = $1 AND first_block = $2`, [
-    ...key,
-    JSON.stringify({ verdicts, failed_checks, reorgs, timings: (before.summary as AuditSummary).timings }),
-  ]);
+  await retally(client, plan, auditId, before.first_block);
+  return relinked;
+}
+
+/** What a link's decision came to, and the chunks whose first link it changed besides (to be joined again). */
+interface Decision {
+  outcome: JoinOutcome;
+  relinked: string[];
 }
 
 /**
  * Decides a link that does not match, from `reorg` (the engine's lines for the blocks the node replaced before the
- * link; none when it replaced none, or when it was not asked; `parents`, what the walk's blocks link to): a reorg, its
- * lines stored, or a broken link. After a reorg the link is judged against the new hash, as the engine judges the block
- * after the blocks it audited again.
+ * link; none when it replaced none, or when it was not asked; `parents`, what the walk's blocks link to, over `hashes`):
+ * a reorg, its lines stored, or a broken link. After a reorg the link is judged against the new hash, as the engine
+ * judges the block after the blocks it audited again. Where the chunk after's first block stands by a line that awaits
+ * its link (`awaiting`), that line is linked, as one machine links it, and the chunk is never audited again: its lines
+ * and those of the reorg that wrote it stand.
  */
 async function decideMismatch(
   client: pg.PoolClient,
@@ -232,23 +330,34 @@ async function decideMismatch(
   plan: AuditPlan,
   auditId: string,
   [before, after]: [ChunkRow, ChunkRow],
-  reorg: AuditEvent[],
-  parents: WalkParents,
-): Promise<JoinOutcome> {
-  if (reorg.length === 0) {
-    await requeue(client, boss, plan, auditId, after, { hash: before.last_hash });
-    return 'broken_link';
-  }
-  await storeReorg(client, plan, auditId, before, reorg, parents);
-  const boundary = Number(after.first_block) - 1;
-  const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
-  if (after.first_parent_hash === now.block_hash)
-    await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
+  awaiting: AwaitingLine | null,
+  walk: { reorg: AuditEvent[]; parents: WalkParents; hashes: ReadonlyMap<number, string> },
+): Promise<Decision> {
+  const { reorg, parents, hashes } = walk;
+  const join = () =>
+    client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
       auditId,
       after.first_block,
     ]);
+  if (reorg.length === 0) {
+    if (awaiting === null) {
+      await requeue(client, boss, plan, auditId, after, { hash: before.last_hash });
+      return { outcome: 'broken_link', relinked: [] };
+    }
+    // As the engine judges the first block a reorg audited again: against the hash the block before vouches for.
+    await linkAwaiting(client, plan, auditId, awaiting, lastVouched(before));
+    await join();
+    return { outcome: 'broken_link', relinked: [] };
+  }
+  const relinked = await storeReorg(client, plan, auditId, before, reorg, parents, hashes);
+  const boundary = Number(after.first_block) - 1;
+  const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
+  if (awaiting !== null) {
+    await linkAwaiting(client, plan, auditId, awaiting, now.block_hash);
+    await join();
+  } else if (after.first_parent_hash === now.block_hash) await join();
   else await requeue(client, boss, plan, auditId, after, { hash: now.block_hash });
-  return 'reorg';
+  return { outcome: 'reorg', relinked: relinked.filter((first) => first !== after.first_block) };
 }
 
 /**
@@ -305,7 +414,8 @@ async function chunksBetween(client: pg.PoolClient, auditId: string, first: numb
 /**
  * Joins the chunk starting at `first` to the chunks beside it, where both are done; what each link came to. A link that
  * does not match is decided after asking the node, outside the lock (a slow node holds back no other join), and only
- * if neither chunk changed meanwhile (else the join of the worker that changed it decides).
+ * if neither chunk changed meanwhile (else the join of the worker that changed it decides). A reorg stored here that
+ * changed other chunks' first links makes their links this worker's to judge: it joins around them too.
  */
 export async function joinAround(
   pool: pg.Pool,
@@ -322,22 +432,38 @@ export async function joinAround(
     const me = chunks.find((c) => Number(c.first_block) === first);
     if (me !== undefined)
       chunks.push(...(await chunksBetween(client, auditId, Number(me.last_block) + 1, Number(me.last_block) + 1)));
-    const pairs: Array<[ChunkRow, ChunkRow, Map<number, string>]> = [];
+    const pairs: Array<{
+      before: ChunkRow;
+      after: ChunkRow;
+      awaiting: AwaitingLine | null;
+      hashes: Map<number, string>;
+    }> = [];
     for (let i = 1; i < chunks.length; i++) {
       const [before, after] = [chunks[i - 1]!, chunks[i]!];
       if (before.state !== 'done' || after.state !== 'done' || after.joined) {
         outcomes.push(after.joined ? 'joined' : 'waiting');
-      } else if (linked(before, after) || firstRefuted(after)) {
+        continue;
+      }
+      const awaiting = await awaitingLine(client, auditId, after.first_block);
+      if (awaiting === null ? linked(before, after) || firstRefuted(after) : linkedBy(before, awaiting)) {
+        if (awaiting !== null) await linkAwaiting(client, plan, auditId, awaiting, lastVouched(before));
         await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
           auditId,
           after.first_block,
         ]);
         outcomes.push('joined');
-      } else pairs.push([before, after, await storedHashes(client, auditId, Number(after.first_block) - 1)]);
+      } else
+        pairs.push({
+          before,
+          after,
+          awaiting,
+          hashes: await storedHashes(client, auditId, Number(after.first_block) - 1),
+        });
     }
     return pairs;
   });
-  for (const [before, after, hashes] of mismatched) {
+  const relinked = new Set<string>();
+  for (const { before, after, awaiting, hashes } of mismatched) {
     const boundary = Number(after.first_block) - 1;
     const anchors = anchorsWithin(plan, { first: plan.from, last: boundary });
     // The engine's walk back from the link, over the blocks stored before it. A SourceError (the node could not give a
@@ -359,27 +485,31 @@ export async function joinAround(
               },
               ...(anchors && { anchors }),
               at: boundary + 1,
-              parentHash: after.first_parent_hash,
+              parentHash: awaiting === null ? after.first_parent_hash : awaiting.parent_hash,
             })
           : [];
     } catch (error) {
       if (node.signal?.aborted === true) throw error; // the worker stopped: its job is pg-boss's to retry
       reorg = { unjudged: `its link to block ${boundary} could not be judged: ${(error as Error).message}` };
     }
-    const outcome = await transaction(pool, async (client) => {
+    const decision = await transaction(pool, async (client): Promise<Decision> => {
       await lockAudit(client, auditId);
       const [b, a] = await chunksBetween(client, auditId, boundary, boundary + 1);
       if (
         b === undefined ||
         a === undefined ||
         snapshotBefore(b) !== snapshotBefore(before) ||
-        snapshotAfter(a) !== snapshotAfter(after)
+        snapshotAfter(a) !== snapshotAfter(after) ||
+        JSON.stringify(await awaitingLine(client, auditId, a.first_block)) !== JSON.stringify(awaiting)
       )
-        return 'waiting';
-      if ('unjudged' in reorg) return retryLink(client, boss, plan, auditId, a, reorg.unjudged);
-      return decideMismatch(client, boss, plan, auditId, [b, a], reorg, parents);
+        return { outcome: 'waiting', relinked: [] };
+      if ('unjudged' in reorg)
+        return { outcome: await retryLink(client, boss, plan, auditId, a, reorg.unjudged), relinked: [] };
+      return decideMismatch(client, boss, plan, auditId, [b, a], awaiting, { reorg, parents, hashes });
     });
-    outcomes.push(outcome);
+    outcomes.push(decision.outcome);
+    for (const chunk of decision.relinked) relinked.add(chunk);
   }
+  for (const chunk of relinked) await joinAround(pool, boss, plan, auditId, Number(chunk), node);
   return outcomes;
 }
