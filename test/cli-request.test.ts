@@ -405,6 +405,33 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     expect({ status: answer.status, body: answer.json }).toEqual({ status: expected.status, body: expected.body });
   });
 
+  it("the real block's state-sync receipt of a type its era has not (0x55): verify block and request refuse it, exit 2, naming it as verify receipt-root names it in the body (was: identical, and a body verify receipt-root refused: a user check)", async () => {
+    const typed = structuredClone(loadFixture('polygon-pos-10000000')) as { receipts: Array<Record<string, unknown>> };
+    typed.receipts[5]!.type = '0x55';
+    const typedFile = join(dir, 'polygon-state-sync-type-0x55.json');
+    writeFileSync(typedFile, JSON.stringify(typed));
+    const why =
+      'expected a receipt type of the polygon rule set before state sync became a 0x7f transaction (Madhugiri): 0, 1, 2, 4; got 85';
+    const verified = await run(['verify', 'block', typedFile]);
+    expect({ code: verified.code, stderr: verified.stderr }).toEqual({
+      code: 2,
+      stderr: `evm-integrity: ${typedFile}: Invalid parameter receipts[5].type: ${why}.\n`,
+    });
+    expect(await run(['request', 'receipt-root', typedFile])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `evm-integrity: ${typedFile}: not a block: receipts[5].type: ${why}\n`,
+    });
+    // The body of the real block, its state-sync receipt given that type: the endpoint names the same receipt and type.
+    const body = JSON.parse(
+      (await run(['request', 'receipt-root', join(FIXTURES_DIR, 'polygon-pos-10000000.json')])).stdout,
+    );
+    body.transactions[5].type = 0x55;
+    const endpoint = await run(['verify', 'receipt-root'], JSON.stringify(body));
+    expect(endpoint.code).toBe(2);
+    expect(JSON.parse(endpoint.stdout).error.message).toBe(`Invalid parameter transactions[5].type: ${why}.`);
+  });
+
   it('request logs-bloom: refused in one line naming the receipt, exit 2 (a logs-bloom body cannot carry it)', async () => {
     const txHash = JSON.parse((await run(['verify', 'block', file])).stdout).excluded_receipts[0].tx_hash;
     expect(await run(['request', 'logs-bloom', file])).toEqual({

@@ -4,8 +4,9 @@
  * bloom; it is recognised by its derived transaction hash and left out. From
  * Madhugiri on it is a 0x7f transaction whose receipt is in the root.
  *
- * No real block with its state-sync receipt is in the fixtures, so the built-in Polygon PoS does
- * not claim a block that holds one (last describe). The rule itself is tested on a chain with
+ * A real block with its state-sync receipt (polygon-pos-10000000) shows the built-in Polygon PoS
+ * the rule, and, altered, that the receipt is read as every receipt is (the last describes). The
+ * rule itself is also tested on a chain with
  * Polygon's rules and eras added as an operator adds one, with a state-sync receipt added to a
  * real block (polygon-pos-9013760, a sprint start, when Bor commits state syncs): its
  * transaction hash derived from the block's own number and hash, its logs those of a deposit
@@ -362,6 +363,89 @@ describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows th
     const result = verifyReceiptRootOperation({ ...base, transactions: [...base.transactions, entry] });
     expect(result.status).toBe(200);
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, excluded_receipts: expectedExclusion });
+  });
+});
+
+describe("the real block's state-sync receipt (polygon-pos-10000000), read as every receipt of the block is: only the root and the bloom leave it out (was: nothing in it read but its form, a user check)", () => {
+  const NAME = 'polygon-pos-10000000';
+  const STATE_SYNC = 5;
+  /** The real block with its state-sync receipt changed. */
+  const withStateSyncReceipt = (change: (receipt: Record<string, any>) => void) => {
+    const block = structuredClone(loadFixture(NAME)) as Record<string, any>;
+    change(block.receipts[STATE_SYNC]);
+    return block;
+  };
+  const refusalOf = (result: OperationResult) => {
+    expect(result.status).toBe(400);
+    return (result.body as any).error.details.invalid_parameters;
+  };
+  /** The receipt-root body `request receipt-root` builds of a block: the block as verify block reads it, into the builder. */
+  const requestBody = (json: unknown) => {
+    const read = readRpcBlock(json, new Problems())!;
+    return receiptRootBody({
+      chainId: 137,
+      receiptRoot: read.header.fields.receiptsRoot!,
+      receipts: read.receipts,
+      excludedReceipts: read.excludedReceipts,
+      blockNumber: Number(read.header.fields.number),
+      blockHash: read.header.hash!,
+    });
+  };
+
+  it("as Bor returns it: type 0, its logsBloom the bloom of its logs, its logs numbered after the block's; its bloom compared as every receipt's is", () => {
+    const real = loadFixture(NAME);
+    const receipt = real.receipts[STATE_SYNC]!;
+    expect(receipt).toMatchObject({ type: '0x0', cumulativeGasUsed: '0x0', gasUsed: '0x0' });
+    const logsBefore = real.receipts.slice(0, STATE_SYNC).reduce((n, r) => n + (r.logs as unknown[]).length, 0);
+    expect((receipt.logs as Array<{ logIndex: string }>)[0]!.logIndex).toBe(`0x${logsBefore.toString(16)}`);
+    expect(verifyBlockOperation(real).body).toMatchObject({
+      verdict: 'identical',
+      excluded_receipts: [{ index: STATE_SYNC }],
+      receipt_blooms: { count: 6, matches: true, first_mismatch: null },
+    });
+  });
+
+  it.each(['0x55', '0x7f'])(
+    'of type %s, which Polygon PoS has not before Madhugiri: 400 unknown_type naming it, as the receipt-root endpoint refuses the body request would build of it',
+    (type) => {
+      const block = withStateSyncReceipt((receipt) => (receipt.type = type));
+      const refused = refusalOf(verifyBlockOperation(block));
+      expect(refused).toEqual([
+        {
+          name: `receipts[${STATE_SYNC}].type`,
+          location: 'body',
+          reason: 'unknown_type',
+          expected: expect.stringContaining(`got ${Number(type)}`),
+        },
+      ]);
+      const [endpoint] = refusalOf(verifyReceiptRootOperation(requestBody(block)));
+      expect(endpoint).toEqual({ ...refused[0], name: `transactions[${STATE_SYNC}].type` });
+    },
+  );
+
+  it("its logsBloom not the bloom of its logs (all 0xff): different, receipt_blooms naming it, the root and the block's bloom still matching", () => {
+    const block = withStateSyncReceipt((receipt) => (receipt.logsBloom = `0x${'ff'.repeat(256)}`));
+    expect(verifyBlockOperation(block).body).toMatchObject({
+      verdict: 'different',
+      reason: 'does not match: receipt_blooms',
+      receipts_root: { matches: true },
+      logs_bloom: { matches: true },
+      receipt_blooms: { count: 6, matches: false, first_mismatch: STATE_SYNC },
+    });
+  });
+
+  it('the user check (logsBloom all 0xff, gasUsed and logIndex "zz"): 400 naming each malformed member', () => {
+    const block = withStateSyncReceipt((receipt) => {
+      receipt.logsBloom = `0x${'ff'.repeat(256)}`;
+      receipt.gasUsed = 'zz';
+      receipt.logs[0].logIndex = 'zz';
+    });
+    expect(
+      refusalOf(verifyBlockOperation(block)).map((p: { name: string; reason: string }) => [p.name, p.reason]),
+    ).toEqual([
+      [`receipts[${STATE_SYNC}].gasUsed`, 'invalid_format'],
+      [`receipts[${STATE_SYNC}].logs[0].logIndex`, 'invalid_format'],
+    ]);
   });
 });
 

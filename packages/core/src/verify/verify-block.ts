@@ -51,7 +51,8 @@ import {
   type CommitmentOptions,
   type ReceiptsCommitment,
 } from '../receipts/root.js';
-import { BLOOM_BYTES } from '../bloom/bloom.js';
+import type { Receipt } from '../receipts/receipt.js';
+import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
 import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 import { ReceiptNotPlainlyValid, UnknownReceiptTypeError } from '../errors.js';
@@ -135,8 +136,13 @@ interface ReceiptsRead {
   /** The type and gas of each: the rules and the claims read these before any receipt is hashed. */
   outlines: readonly ReceiptOutline[];
   hasLogs: boolean;
-  /** Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`: false when it gave none. */
+  /**
+   * Reads receipt `i`'s own `logsBloom`, as the source gave it, into `out`, `i` counting the receipts in the root, then
+   * those left out of it: false when it gave none.
+   */
   readBloom: (i: number, out: Uint8Array) => boolean;
+  /** The receipts left out of the root (Bor's state-sync receipt), which come after those in it. */
+  leftOut: () => readonly Receipt[];
   /** The first receipt that gives a status and no post-state root (-1: none); asked only of a block before Byzantium. */
   firstWithStatus: () => number;
   /** The first receipt that gives a post-state root (-1: none); asked only of a block before Byzantium. */
@@ -426,6 +432,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         firstUnversionedDeposit,
         receiptAt,
         readBloom,
+        leftOut,
         readRest,
       } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
@@ -437,6 +444,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         rootGiven: () => rootGiven,
         firstUnversionedDeposit: () => firstUnversionedDeposit,
         readBloom,
+        leftOut,
         commitment,
       };
       const result = verifyReceipts(streamed, read, context, false);
@@ -503,7 +511,7 @@ function verifyReadBlock(
   // at once made the collector run a full collection of the caller's whole heap.
   const commitment = (hashing: Hashing) =>
     block.rawReceipts === undefined ? receiptsRootAndBloom(receipts, hashing) : receiptsCommitment(receipts, hashing);
-  // The blooms were read as 256 bytes of hex (readRpcBlock names any other as a problem).
+  // The blooms were read as 256 bytes of hex (readRpcBlock names any other as a problem), those left out of the root last.
   const readBloom = (i: number, out: Uint8Array) => {
     const bloom = block.receiptBlooms?.[i];
     return bloom !== undefined && readReceiptBloom(bloom, out);
@@ -514,6 +522,7 @@ function verifyReadBlock(
       outlines: receipts,
       hasLogs: receipts.some((r) => r.logs.length > 0),
       readBloom,
+      leftOut: () => block.excludedReceipts.map((excluded) => excluded.receipt),
       commitment,
       firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
       firstWithRoot: () => receipts.findIndex((r) => r.root !== undefined),
@@ -555,11 +564,18 @@ function verifyReceipts(
   const scheduled = scope === 'block' ? scheduleOf(block, plan.value, problems) : undefined;
   const absent = absentForkFields(fields, layout, chain?.headerFields, fields.number, scheduled);
   if (scope === 'block') requireCommitments(block, plan.value, absent, problems);
+  // The receipts left out of the root (Bor's state-sync receipt) are read as every receipt is, their type and their own
+  // bloom too: only the root and the block's bloom leave them out.
+  const leftOut = receipts.leftOut();
   // A type the rules do not know is bad input where the receipts are to be hashed under rules a real block of the chain
   // or its family showed; where they are not, or where only an operator's blocks show them (a chain that may deviate
   // from its family: Celo's fee currency), nothing is guessed: the type is a kind no evidence shows.
-  if (typesKnown(plan.value.checks.receipts_root))
-    receipts.outlines.forEach((receipt, i) => checkType(receipt.type, rules, () => `receipts[${i}].type`, problems));
+  if (typesKnown(plan.value.checks.receipts_root)) {
+    const checkTypeAt = (receipt: ReceiptOutline, i: number) =>
+      checkType(receipt.type, rules, () => `receipts[${i}].type`, problems);
+    receipts.outlines.forEach(checkTypeAt);
+    leftOut.forEach((receipt, i) => checkTypeAt(receipt, count + i));
+  }
   const withStatus = beforeByzantium(chain?.forks, fields.number) ? receipts.firstWithStatus() : -1;
   // A client's receipts of one block give a root on every receipt or on none (reth's): a mix is no client's output.
   const withRoot = withStatus >= 0 ? receipts.firstWithRoot() : -1;
@@ -616,6 +632,8 @@ function verifyReceipts(
     // Our encodings rest on the types read too.
     raw = null;
   }
+  // The commitment saw the blooms of the receipts in the root; those left out of it give theirs too.
+  leftOut.forEach((receipt, i) => blooms?.observe(count + i, logsBloom(receipt.logs, { keccak })));
   const receiptBlooms = blooms?.comparison() ?? null;
   const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms);
   return ok({

@@ -470,8 +470,9 @@ export interface RpcBlock {
   /** Consensus encodings as the source gave them, when it did. */
   rawReceipts?: Uint8Array[];
   /**
-   * Each receipt's own `logsBloom` as the source gave it (256 bytes of hex), for `receipts` in transaction order,
-   * undefined where it gave none; absent when no receipt had one.
+   * Each receipt's own `logsBloom` as the source gave it (256 bytes of hex), in transaction order: those of `receipts`,
+   * then that of the receipt left out of the root (last, where the block has one: stateSyncOutcome); undefined where it
+   * gave none; absent when no receipt had one.
    */
   receiptBlooms?: Array<string | undefined>;
 }
@@ -687,7 +688,7 @@ export function readRpcBlock(
     excludedReceipts: excluded === undefined ? [] : [{ ...excluded, receipt: list.receipts[excluded.index]! }],
     typesGiven: givesType(block.receipts as unknown[]),
     ...(rawReceipts !== undefined && { rawReceipts }),
-    ...(list.blooms !== undefined && { receiptBlooms: list.blooms.filter(inRoot) }),
+    ...(list.blooms !== undefined && { receiptBlooms: list.blooms }),
   };
 }
 
@@ -721,10 +722,15 @@ export interface ReceiptStream {
   /** Receipt `i`, decoded afresh; throws ReceiptNotPlainlyValid. */
   readonly receiptAt: (i: number) => Receipt;
   /**
-   * Reads receipt `i`'s own `logsBloom` into `out` (256 bytes): false when it has none; throws ReceiptNotPlainlyValid
-   * when it is not 256 bytes of hex.
+   * Reads receipt `i`'s own `logsBloom` into `out` (256 bytes), `i` counting the receipts in the root, then the one left
+   * out of it (`leftOut`): false when it has none; throws ReceiptNotPlainlyValid when it is not 256 bytes of hex.
    */
   readonly readBloom: (i: number, out: Uint8Array) => boolean;
+  /**
+   * The receipts left out of the root (Bor's state-sync receipt), decoded afresh: read as every receipt is, though
+   * neither the root nor the block's bloom holds them; throws ReceiptNotPlainlyValid.
+   */
+  readonly leftOut: () => Receipt[];
   /**
    * Decodes every receipt of the block that has not been, and reads every `logsBloom` not read (the receipt left out of
    * the root's too), as readRpcBlock reads them all; throws ReceiptNotPlainlyValid.
@@ -777,6 +783,8 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
     );
   if (!problems.empty) return undefined;
   const hashed = excluded === undefined ? order.positions : order.positions.filter((_, i) => i !== excluded.index);
+  // The receipt left out is the last (stateSyncOutcome): the positions of those in the root, then its.
+  const leftOut = excluded === undefined ? [] : [order.positions[excluded.index]!];
   // Type and gas are read here and again when the receipt is decoded, by the reader readRpcBlock uses: one reader of a
   // receipt, for a bigint more a receipt.
   const outlines = new Array<ReceiptOutline>(hashed.length);
@@ -832,7 +840,8 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       rootGiven,
       firstUnversionedDeposit,
       receiptAt: (i) => decode(hashed[i]!),
-      readBloom: (i, out) => readBloom(hashed[i]!, out),
+      readBloom: (i, out) => readBloom(i < hashed.length ? hashed[i]! : leftOut[i - hashed.length]!, out),
+      leftOut: () => leftOut.map((position) => decode(position)),
       readRest: () => {
         const scratch = new Uint8Array(FIXED_SIZES.bloom);
         for (let position = 0; position < list.length; position++) {

@@ -91,8 +91,8 @@ function checkNotRemoved(removed: unknown, path: string, problems: Problems): vo
 
 /**
  * Whether `log` repeats its block and its receipt (`transactionHash`, read from the receipt, at place `place`) as a
- * node writes them, its `logIndex` being `logIndex` (-1: not checked): told without a path, a value or the receipt's
- * facts built, so that the common log costs string compares.
+ * node writes them, its `logIndex` being `logIndex`: told without a path, a value or the receipt's facts built, so that
+ * the common log costs string compares.
  */
 function logIsPlain(
   log: JsonObject,
@@ -107,7 +107,7 @@ function logIsPlain(
     plainQuantity(log.blockTimestamp, block.timestamp?.of.plain ?? -1) &&
     (isAbsent(log.transactionHash) || log.transactionHash === transactionHash) &&
     plainQuantity(log.transactionIndex, place) &&
-    (logIndex === -1 || plainQuantity(log.logIndex, logIndex)) &&
+    plainQuantity(log.logIndex, logIndex) &&
     (isAbsent(log.removed) || log.removed === false)
   );
 }
@@ -182,8 +182,7 @@ function checkLog(
   compareQuantity(log.blockTimestamp, join(path, 'blockTimestamp'), block.timestamp, problems);
   compareHash(log.transactionHash, join(path, 'transactionHash'), receipt.transactionHash, problems);
   compareQuantity(log.transactionIndex, join(path, 'transactionIndex'), receipt.transactionIndex, problems);
-  if (logIndex !== -1)
-    compareQuantity(log.logIndex, join(path, 'logIndex'), repeated(quantity(logIndex), LOG_INDEX), problems);
+  compareQuantity(log.logIndex, join(path, 'logIndex'), repeated(quantity(logIndex), LOG_INDEX), problems);
   checkNotRemoved(log.removed, join(path, 'removed'), problems);
 }
 
@@ -387,19 +386,22 @@ const comparesGasUsed = (verifiability: Verifiability | undefined): boolean =>
   verifiability?.status === 'verifiable' && GAS_USED_SHOWN.has(verifiability.rules.name);
 
 const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
+/** What Bor's state-sync receipt's `gasUsed` repeats: it stands outside the block's gas (the real block's is 0 of 0). */
+const STATE_SYNC_GAS = "its cumulativeGasUsed (Bor's state-sync receipt counts its own gas, outside the block's)";
 /** The largest quantity compared as a number (a {@link Quantity}'s `plain`). */
 const MAX_PLAIN = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * The `gasUsed` of the receipt at `path()` (built only to name a problem), where given, must be its step in
- * `cumulativeGasUsed`: `cumulative` minus `previous` (the last receipt's, 0 for the first). Both were read as
- * quantities.
+ * `cumulativeGasUsed`: `cumulative` minus `previous` (the last receipt's, 0 for the first and for Bor's state-sync
+ * receipt; `what` says which). Both were read as quantities.
  */
 function checkGasUsed(
   gasUsed: unknown,
   path: () => string,
   cumulative: bigint,
   previous: bigint,
+  what: string,
   problems: Problems,
   stateSyncHint = '',
 ): void {
@@ -407,7 +409,7 @@ function checkGasUsed(
   if (step >= 0n) {
     // The common case told as compareQuantity tells it, before its path and value are built.
     if (step <= MAX_PLAIN && plainQuantity(gasUsed, Number(step))) return;
-    compareQuantity(gasUsed, join(path(), 'gasUsed'), { of: quantity(step)!, what: GAS_STEP }, problems);
+    compareQuantity(gasUsed, join(path(), 'gasUsed'), { of: quantity(step)!, what }, problems);
   } else
     problems.add(
       join(path(), 'gasUsed'),
@@ -428,11 +430,11 @@ const transactionHashPath = (position: number) => `receipts[${position}].transac
 /**
  * Checks the members of the block's receipts (`block.receipts`, at the list `positions` in transaction order) and of
  * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value, and
- * the header's list and count of transactions against the receipts ({@link checkTransactionCount}). The
- * logs of the receipt left out of the root (`stateSync.excluded`, its place: Bor's state-sync receipt) are not held to their
- * `logIndex`: nothing commits to that receipt, so nothing in it is verified. On a block of a verifiable era (`verifiability`), each
- * receipt's transaction hash (its `transactionHash`, else its logs') must be its own (Hedera's relay, which cannot be
- * verified, lists one transaction more than once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
+ * the header's list and count of transactions against the receipts ({@link checkTransactionCount}). The receipt left
+ * out of the root (`stateSync.excluded`, its place: Bor's state-sync receipt) is held to them as every receipt is, its
+ * logs numbered after the block's, its gas counted from 0 (see below). On a block of a verifiable era (`verifiability`), each
+ * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
+ * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
  * ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
  * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
  * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
@@ -500,12 +502,16 @@ export function checkRestatedMembers(
       if (!plainQuantity(receipt.timestamp, facts.timestamp?.of.plain ?? -1))
         compareQuantity(receipt.timestamp, join(path(), 'timestamp'), facts.timestamp, problems);
     }
-    if (gasSteps && place !== excluded) {
+    if (gasSteps) {
+      // Bor's state-sync receipt is outside the block's gas: its step is from 0, not from the last transaction's.
+      const stateSyncGas = place === excluded;
+      if (stateSyncGas) previous = 0n;
       const cumulative = isAbsent(receipt.gasUsed) ? undefined : quantityValue(receipt.cumulativeGasUsed);
       if (cumulative !== undefined) {
         previous ??= cumulativeOf(receipts[positions[place - 1]!]);
         const hint = cumulative === 0n && isAbsent(receipt.transactionHash) ? stateSyncHint : '';
-        if (previous !== undefined) checkGasUsed(receipt.gasUsed, path, cumulative, previous, problems, hint);
+        const what = stateSyncGas ? STATE_SYNC_GAS : GAS_STEP;
+        if (previous !== undefined) checkGasUsed(receipt.gasUsed, path, cumulative, previous, what, problems, hint);
       }
       previous = cumulative;
     }
@@ -516,8 +522,7 @@ export function checkRestatedMembers(
     let repeatedOfReceipt: ReceiptFacts | undefined;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
-      const at = place === excluded ? -1 : logIndex;
-      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, at)) continue;
+      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, logIndex)) continue;
       const logPath = `${path()}.logs[${i}]`;
       repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listed, place);
       if (repeatedOfReceipt.transactionHash === undefined) {
@@ -527,7 +532,7 @@ export function checkRestatedMembers(
         // The receipt is known by its logs' hash: one transaction has one receipt, whoever names it.
         if (transactionHash !== undefined) seen?.add(transactionHash, hashPath, problems);
       }
-      checkLog(log, logPath, facts, repeatedOfReceipt, at, problems);
+      checkLog(log, logPath, facts, repeatedOfReceipt, logIndex, problems);
     }
   }
 }
