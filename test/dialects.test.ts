@@ -637,7 +637,7 @@ describe('messages of a refusal', () => {
     ]);
     const { chain_id: id, ...unnamed } = block as unknown as Record<string, unknown>;
     expect(expectedOf({ ...unnamed, chainId: id })).toEqual([
-      ['chain_id', 'the chain\'s id as "chain_id" (the block gives "chainId")'],
+      ['chainId', 'a known member name; "chainId" is not one: did you mean "chain_id"?'],
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
- * The second spellings of the members the JSON-RPC block reader reads, of each object of a block (a log's: log-list.ts'
- * RPC_LOG_SPELLINGS): a member given beside another spelling of one of them is refused; every other member a node adds
- * is ignored.
+ * The other spellings of the members the JSON-RPC block reader reads, of each object of a block (a log's: log-list.ts'
+ * RPC_LOG_SPELLINGS): a member that is one of them spelled another way is refused, beside it or not; every other member
+ * a node adds is ignored.
  */
 import { HEADER_LAYOUTS } from '../../header/layouts.js';
 import { NITRO_MEMBERS } from './arbitrum-header.js';

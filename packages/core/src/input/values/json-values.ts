@@ -237,7 +237,7 @@ function loose(name: string): string {
   return name.toLowerCase().replace(/[_-]/g, '');
 }
 
-/** A list of known members' names, as {@link spelledBeside} looks them up. */
+/** A list of known members' names, as {@link spelledAnotherWay} looks them up. */
 interface KnownNames {
   names: ReadonlySet<string>;
   /** The names of each loose spelling. */
@@ -258,20 +258,22 @@ function knownNames(known: readonly string[]): KnownNames {
 }
 
 /**
- * The known member that `member` of `obj` spells another way (case, `_` and `-` aside) where `obj` gives that one too,
- * null included: two claims of one member, and reading either would ignore the other. Undefined for a known member
- * itself and for one that spells none `obj` gives. The one rule of a request body's members (checkMisspelledMembers)
- * and of a JSON-RPC block's (second-spellings.ts).
+ * The known member that `member` of `obj` spells another way (case, `_` and `-` aside): one `obj` gives too, null
+ * included, where there is one (two claims of one member, and reading either would ignore the other), else the one
+ * `obj` lacks (a claim of it that reading would pass over). Undefined for a known member itself and for one that spells
+ * none. The one rule of a request body's members (checkMisspelledMembers) and of a JSON-RPC block's
+ * (second-spellings.ts); {@link spellingRefusal} says which.
  */
-export function spelledBeside(obj: JsonObject, member: string, known: readonly string[]): string | undefined {
+export function spelledAnotherWay(obj: JsonObject, member: string, known: readonly string[]): string | undefined {
   const { names, byLoose } = knownNames(known);
   if (names.has(member)) return undefined;
-  return byLoose.get(loose(member))?.find((k) => k in obj);
+  const spellings = byLoose.get(loose(member));
+  return spellings?.find((k) => k in obj) ?? spellings?.[0];
 }
 
 /**
- * Whether `member` can be a second spelling in some object ({@link spelledBeside}): not a known member itself, and
- * spelling one of them another way. One that cannot is never one, whatever else its object gives.
+ * Whether `member` is refused in any object ({@link spelledAnotherWay}): not a known member itself, and spelling one of
+ * them another way. One that is not is never refused for its spelling, whatever else its object gives.
  */
 export function spellsAnother(member: string, known: readonly string[]): boolean {
   const { names, byLoose } = knownNames(known);
@@ -279,8 +281,16 @@ export function spellsAnother(member: string, known: readonly string[]): boolean
 }
 
 /** What a second spelling `member` of the known member `known` is refused with. */
-export const oneSpelling = (member: string, known: string): string =>
+const oneSpelling = (member: string, known: string): string =>
   `one spelling of each member: "${member}" is "${known}" spelled another way, and "${known}" is given too; give one`;
+
+/** What `member`, a near-miss of the known member `near` that its object lacks, is refused with. */
+const didYouMean = (member: string, near: string): string =>
+  `a known member name; "${member}" is not one: did you mean "${near}"?`;
+
+/** What `member` of `obj`, spelling the known member `known` another way ({@link spelledAnotherWay}), is refused with. */
+export const spellingRefusal = (obj: JsonObject, member: string, known: string): string =>
+  known in obj ? oneSpelling(member, known) : didYouMean(member, known);
 
 /** Edit distance with adjacent transpositions (optimal string alignment), capped for speed. */
 function editDistance(a: string, b: string): number {
@@ -317,20 +327,20 @@ export function checkMisspelledMembers(
 ): void {
   for (const member of Object.keys(obj)) {
     if (known.includes(member)) continue;
-    const l = loose(member);
-    const spelled = spelledBeside(obj, member, known);
-    const near =
-      spelled ??
-      known.find(
-        (k) =>
-          !(k in obj) && (loose(k) === l || (l.length >= 4 && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1))),
+    const spelled = spelledAnotherWay(obj, member, known);
+    if (spelled !== undefined) {
+      problems.add(
+        join(path, member),
+        'invalid_format',
+        refusals.get(spelled) ?? spellingRefusal(obj, member, spelled),
       );
-    if (near === undefined) continue;
-    const why =
-      spelled === undefined
-        ? `a known member name; "${member}" is not one: did you mean "${near}"?`
-        : oneSpelling(member, near);
-    problems.add(join(path, member), 'invalid_format', refusals.get(near) ?? why);
+      continue;
+    }
+    const l = loose(member);
+    if (l.length < 4) continue;
+    const near = known.find((k) => !(k in obj) && editDistance(l, loose(k)) <= (l.length >= 8 ? 2 : 1));
+    if (near !== undefined)
+      problems.add(join(path, member), 'invalid_format', refusals.get(near) ?? didYouMean(member, near));
   }
 }
 

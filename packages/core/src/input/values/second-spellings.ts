@@ -1,10 +1,11 @@
 /**
- * A member given beside another spelling of a member the reader reads (json-values.ts' spelledBeside: case, `_` and
- * `-` aside), in objects a reader takes whole from another program (a node's JSON-RPC block), where unknown members
- * are otherwise ignored: nodes add members, but `Status` beside `status` is two claims of one member, and reading one
- * would pass over the other.
+ * A member that is a member the reader reads spelled another way (json-values.ts' spelledAnotherWay: case, `_` and `-`
+ * aside), in objects a reader takes whole from another program (a node's JSON-RPC block), where unknown members are
+ * otherwise ignored: nodes add members, but `Status` beside `status` is two claims of one member, and `Status` without
+ * it a claim that reading `status` would pass over. Near-misses by edits are not refused here: a node's own members
+ * may be a letter from one the reader reads.
  */
-import { join, oneSpelling, spelledBeside, spellsAnother, type JsonObject } from './json-values.js';
+import { join, spelledAnotherWay, spellingRefusal, spellsAnother, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
 
 /** The most names an instance keeps as spelling no known member: more than any node's objects give. */
@@ -44,7 +45,7 @@ export class SecondSpellings {
     this.#known = known;
   }
 
-  /** Whether `obj` gives no member beside another spelling of it ({@link check} names those). */
+  /** Whether `obj` gives no member that is a known one spelled another way ({@link check} names those). */
   none(obj: JsonObject): boolean {
     if (hasNames(obj, this.#plain)) return true;
     if (!hasNames(obj, this.#plainBefore)) return this.#lookedUp(obj);
@@ -52,16 +53,16 @@ export class SecondSpellings {
     return true;
   }
 
-  /** {@link none} for an object of other names than the last plain one: each name looked up, and kept when plain. */
+  /**
+   * {@link none} for an object of other names than the last plain ones: each name looked up, and kept when harmless. A
+   * name is refused or not whatever else its object gives, so the names alone answer.
+   */
   #lookedUp(obj: JsonObject): boolean {
     const members = Object.keys(obj);
     const harmless = this.#harmless;
     for (const member of members) {
       if (harmless.has(member)) continue;
-      if (spellsAnother(member, this.#known)) {
-        if (spelledBeside(obj, member, this.#known) !== undefined) return false;
-        continue;
-      }
+      if (spellsAnother(member, this.#known)) return false;
       if (harmless.size >= MAX_NAMES) harmless.clear();
       harmless.add(member);
     }
@@ -70,12 +71,13 @@ export class SecondSpellings {
     return true;
   }
 
-  /** Names each member of `obj` (at `path`) given beside another spelling of it, as a problem. */
+  /** Names each member of `obj` (at `path`) that is a known one spelled another way, as a problem. */
   check(obj: JsonObject, path: string, problems: Problems): void {
     if (this.none(obj)) return;
     for (const member of Object.keys(obj)) {
-      const spelled = spelledBeside(obj, member, this.#known);
-      if (spelled !== undefined) problems.add(join(path, member), 'invalid_format', oneSpelling(member, spelled));
+      const spelled = spelledAnotherWay(obj, member, this.#known);
+      if (spelled !== undefined)
+        problems.add(join(path, member), 'invalid_format', spellingRefusal(obj, member, spelled));
     }
   }
 }
