@@ -1458,6 +1458,38 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
       .filter((l) => l.verdict === 'fail')
       .map((l) => ({ block: l.block_number, checks: (l.failures as Array<{ check: string }>).map((f) => f.check) }));
 
+  it('a block that failed, then replaced by a reorg onto a chain the node and the service agree on: exit 1, the summary and stderr name it (was: exit 0, a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const fork = forkOf(blocks, FROM + 23);
+    const real = blocks.get(FROM + 24)!;
+    const receipts = real.receipts.map((r, i) =>
+      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+    );
+    blocks.set(FROM + 24, { ...real, receipts });
+    const n = await start(blocks);
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
+        for (const [b, block] of fork) n.blocks.set(b, block);
+      return undefined;
+    };
+    // The service holds the chain the audit goes on with: its datasets are no finding here.
+    const served = [...new Map([...fixtureChain(FROM, TO), ...fork]).values()].map((b) =>
+      withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }),
+    );
+    service = await startLoopbackService({ blocks: served, apiKey: KEY, rpcUrl: n.url });
+    const args = [...RANGE, '--rpc', n.url, '--service', service.url, '--concurrency', '1', '--batch', '1'];
+    const result = await run(args, undefined, withKey);
+    expect(result.stderr).toBe(
+      `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${String(real.header.hash)} (receipts_root)\n`,
+    );
+    expect(result.status).toBe(1);
+    expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 30, fail: 0 },
+      reorgs: 1,
+      replaced_failures: { blocks: 1 },
+    });
+  });
+
   it('passes a faithful service; a dropped log record fails that block with service_logs.missing and nothing else (exit 1)', async () => {
     const { node: n, service: s } = await both();
     const clean = await run([...RANGE, '--rpc', n.url, '--service', s.url], undefined, withKey);
