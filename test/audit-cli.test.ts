@@ -201,6 +201,48 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     });
   });
 
+  it('a block that failed, then replaced by a reorg onto a chain that passes: exit 1, the summary and stderr name it, and so does --resume on the file (was: exit 0, fail: 0, a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    // Chain B forks at FROM+23, every block after it re-linked and re-hashed: self-consistent, every block passes.
+    const fork = forkOf(blocks, FROM + 23);
+    // Chain A's FROM+24, as served first: its receipt's cumulativeGasUsed altered, the header (and hash) the real one's.
+    const real = blocks.get(FROM + 24)!;
+    const receipts = real.receipts.map((r, i) =>
+      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+    );
+    blocks.set(FROM + 24, { ...real, receipts });
+    const n = await start(blocks);
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
+        for (const [b, block] of fork) n.blocks.set(b, block);
+      return undefined;
+    };
+    const out = tempFile('replaced.ndjson');
+    const result = await run([...RANGE, '--rpc', n.url, '--out', out, '--concurrency', '1', '--batch', '1']);
+    const hash = String(real.header.hash);
+    const named = `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${hash} (receipts_root)\n`;
+    expect(result.stderr).toBe(named);
+    expect(result.status).toBe(1);
+    const lines = parseLines(readFileSync(out, 'utf8'));
+    expect(lines.filter((l) => l.verdict === 'fail').map((l) => [l.block_number, l.block_hash])).toEqual([
+      [FROM + 24, hash],
+    ]);
+    expect(lines.filter((l) => l.reorg !== undefined)).toHaveLength(1);
+    expect(lines.at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 30, fail: 0 },
+      reorgs: 1,
+      complete: true,
+      replaced_failures: {
+        blocks: 1,
+        listed: [{ block_number: FROM + 24, block_hash: hash, checks: ['receipts_root'] }],
+      },
+    });
+    // The file's lines carried over count as this run's did.
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume']);
+    expect(resumed.stderr).toBe(named);
+    expect(resumed.status).toBe(1);
+  });
+
   it("--resume after a block whose hash its header refuted: the node's right answer later is no reorg, the block's fail stands and the next block fails its link (a user re-check)", async () => {
     const blocks = fixtureChain(FROM, TO);
     const honest = blocks.get(FROM + 5)!;
@@ -1415,6 +1457,38 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     parseLines(text)
       .filter((l) => l.verdict === 'fail')
       .map((l) => ({ block: l.block_number, checks: (l.failures as Array<{ check: string }>).map((f) => f.check) }));
+
+  it('a block that failed, then replaced by a reorg onto a chain the node and the service agree on: exit 1, the summary and stderr name it (was: exit 0, a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const fork = forkOf(blocks, FROM + 23);
+    const real = blocks.get(FROM + 24)!;
+    const receipts = real.receipts.map((r, i) =>
+      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+    );
+    blocks.set(FROM + 24, { ...real, receipts });
+    const n = await start(blocks);
+    n.fault = (call) => {
+      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
+        for (const [b, block] of fork) n.blocks.set(b, block);
+      return undefined;
+    };
+    // The service holds the chain the audit goes on with: its datasets are no finding here.
+    const served = [...new Map([...fixtureChain(FROM, TO), ...fork]).values()].map((b) =>
+      withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }),
+    );
+    service = await startLoopbackService({ blocks: served, apiKey: KEY, rpcUrl: n.url });
+    const args = [...RANGE, '--rpc', n.url, '--service', service.url, '--concurrency', '1', '--batch', '1'];
+    const result = await run(args, undefined, withKey);
+    expect(result.stderr).toBe(
+      `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${String(real.header.hash)} (receipts_root)\n`,
+    );
+    expect(result.status).toBe(1);
+    expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 30, fail: 0 },
+      reorgs: 1,
+      replaced_failures: { blocks: 1 },
+    });
+  });
 
   it('passes a faithful service; a dropped log record fails that block with service_logs.missing and nothing else (exit 1)', async () => {
     const { node: n, service: s } = await both();

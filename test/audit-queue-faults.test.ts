@@ -219,6 +219,37 @@ describe('audit queue faults', () => {
     expect(lines.at(-1)!.summary).toMatchObject({ verdicts: { pass: 9, fail: 1 }, complete: false });
   }, 120_000);
 
+  it('a block that fails in a done chunk whose link to a parked chunk is not judged: the export exits 1, naming it, though its lines are held out (was: 2, fail: 0, a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    // Its receipt's cumulativeGasUsed altered, the header (and hash) the real one's: it fails receipts_root alone.
+    const block = blocks.get(1_000_023)!;
+    const receipts = block.receipts.map((r, i) =>
+      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+    );
+    blocks.set(1_000_023, { ...block, receipts });
+    const { id, status, queue } = await auditParkingTheSecondChunk(blocks);
+    expect(status.failures).toEqual([{ block_number: 1_000_023, checks: ['receipts_root'] }]);
+    const exported = await runCli(['audit-export', id, '--queue', queue]);
+    const named = `block 1000023 ${String(block.header.hash)} (receipts_root)`;
+    expect(exported.stderr.split('\n')).toEqual([
+      expect.stringMatching(/is not finished \(3 of 4 chunks done, 2 links joined, 1 parked\)/),
+      `evm-integrity: 1 block failed a check in chunks done whose link to the chunk before is not judged yet, so their lines are not in the export: ${named}`,
+      '',
+    ]);
+    expect(exported.status).toBe(1);
+    const lines = parseLines(exported.stdout);
+    expect(lines.some((l) => l.block_number === 1_000_023)).toBe(false);
+    expect(lines.at(-1)!.summary).toMatchObject({
+      blocks: 10,
+      verdicts: { pass: 10, fail: 0 },
+      complete: false,
+      held_out_failures: {
+        blocks: 1,
+        listed: [{ block_number: 1_000_023, block_hash: block.header.hash, checks: ['receipts_root'] }],
+      },
+    });
+  }, 120_000);
+
   it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {
     db = await freshDatabase();
     node = await startLoopbackNode(1, fixtureChain(FROM, TO));

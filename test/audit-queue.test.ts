@@ -504,19 +504,33 @@ describe('audit-worker, audit-status, audit-export', () => {
 
     await untilComplete(id, db.url);
     const exported = await runCli(['audit-export', id, '--queue', db.url]);
-    expect(exported.status, exported.stderr).toBe(0);
+    // Block 1000023's failing line on the old branch is a finding, whatever replaced it (was: exit 0, a user check).
+    const oldHash = String(forkOf(badBloom, 1_000_023).get(1_000_023)!.header.hash);
+    expect(exported.stderr).toBe(
+      `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block 1000023 ${oldHash} (logs_bloom)\n`,
+    );
+    expect(exported.status).toBe(1);
     const lines = parseLines(exported.stdout);
     expect(lines.filter((l) => l.reorg !== undefined).map((l) => [l.reorg.detected_at, l.reorg.depth])).toEqual([
       [1_000_030, 7],
     ]);
     expect(lines.filter((l) => l.block_number === 1_000_023).map((l) => l.verdict)).toEqual(['fail', 'pass']);
-    expect(lines.at(-1)!.summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 }, complete: true });
+    expect(lines.at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 30, fail: 0 },
+      complete: true,
+      replaced_failures: {
+        blocks: 1,
+        listed: [{ block_number: 1_000_023, block_hash: oldHash, checks: ['logs_bloom'] }],
+      },
+    });
     const status = await statusOf(id, db.url);
     expect(status.verdicts).toEqual(lines.at(-1)!.summary.verdicts);
     expect(status.failures).toEqual([]);
+    expect(status.replaced_failures).toEqual(lines.at(-1)!.summary.replaced_failures);
     const human = await runCli(['audit-status', id, '--queue', db.url]);
     expect(human.stdout).toContain('verdicts: 30 pass, 0 fail, 0 not verifiable\n');
-    expect(human.stdout).not.toContain('failed:');
+    expect(human.stdout).toContain(`failed, then replaced by a reorg: block 1000023 ${oldHash} (logs_bloom)\n`);
   }, 120_000);
 
   /** The lines' reorgs, as [detected_at, depth]. */

@@ -970,4 +970,23 @@ describe('AuditTally: what a resumed audit carried over', () => {
       verdicts: { pass: 2, fail: 0, not_verifiable: 0, unreachable: 0 },
     });
   });
+
+  it('names the blocks whose failing line a reorg replaced, each block once, beside the counts by last line (was: nowhere, the finding hidden: a user check)', () => {
+    const tally = new AuditTally(1, 1, 6);
+    for (const b of [1, 2, 3, 4, 5]) tally.add(line(b, b === 4 ? 'fail' : 'pass'));
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    expect(tally.summary(timings, 5).replaced_failures).toBeUndefined();
+    // Two reorgs replace block 4: on the second chain it fails again, on the third it passes.
+    tally.add({ reorg: { detected_at: 5, depth: 2, replaced: [] } });
+    for (const b of [3, 4]) tally.add(line(b, b === 4 ? 'fail' : 'pass', 'b'));
+    tally.add({ reorg: { detected_at: 5, depth: 1, replaced: [] } });
+    for (const b of [4, 5, 6]) tally.add(line(b, 'pass', 'c'));
+    expect(tally.summary(timings, 8)).toMatchObject({
+      verdicts: { pass: 6, fail: 0 },
+      replaced_failures: {
+        blocks: 1,
+        listed: [{ block_number: 4, block_hash: `0x${'a'.repeat(64)}`, checks: ['receipts_root'] }],
+      },
+    });
+  });
 });

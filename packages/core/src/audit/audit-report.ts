@@ -48,6 +48,23 @@ export type AuditEvent = BlockAudit | AuditReorg;
 /** Whether a line of the audit is a reorg (else it is a block's line). */
 export const isReorg = (event: AuditEvent): event is AuditReorg => 'reorg' in event;
 
+/** A block's failing line, named: the block, the hash it was audited by, and the checks it failed. */
+export interface FailedLine {
+  block_number: number;
+  block_hash: string | null;
+  checks: AuditCheckName[];
+}
+
+/** Failing lines that the per-block counts (`verdicts`) leave out: how many blocks, and the first of them. */
+export interface UncountedFailures {
+  blocks: number;
+  /** At most {@link FAILED_LINES_LISTED}: a tally's in the order it met them, a queue's by block number. */
+  listed: FailedLine[];
+}
+
+/** How many blocks {@link UncountedFailures} names at most: a hostile node can make them many. */
+export const FAILED_LINES_LISTED = 20;
+
 /** Wall time of the run, and where it went (the rest is the engine itself and the consumer). */
 export interface AuditTimings {
   elapsed_ms: number;
@@ -90,6 +107,11 @@ export interface AuditSummary {
    * when the audit did not resume.
    */
   carried_over?: { blocks: number; verdicts: Record<AuditVerdict, number> };
+  /**
+   * Blocks whose failing line a reorg then replaced: `verdicts` counts each block by its last line, but what the node
+   * served first failed all the same, and a finding is never hidden (the CLI's exit status is 1). Absent when none.
+   */
+  replaced_failures?: UncountedFailures;
 }
 
 /** How far back a reorg may supersede a block's verdict; older verdicts are final and kept only as counts. */
@@ -111,6 +133,9 @@ export class AuditTally {
   private readonly carriedLines = new WeakSet<BlockAudit>();
   private readonly failedChecks: Record<AuditCheckName, number> = {};
   private readonly recent = new Map<number, BlockAudit>();
+  private readonly replacedFailures: UncountedFailures = { blocks: 0, listed: [] };
+  /** The blocks within the last {@link SUPERSEDE_WINDOW} counted in {@link replacedFailures}: each block once. */
+  private readonly replacedFailed = new Set<number>();
   private reorgs = 0;
   private highest: number;
   /**
@@ -146,12 +171,29 @@ export class AuditTally {
       return;
     }
     const earlier = this.recent.get(event.block_number);
-    if (earlier !== undefined) this.count(earlier, -1);
+    if (earlier !== undefined) {
+      this.count(earlier, -1);
+      if (earlier.verdict === 'fail') this.replaceFailing(earlier);
+    }
     this.count(event, 1);
     this.recent.set(event.block_number, event);
     this.highest = Math.max(this.highest, event.block_number);
     this.recent.delete(this.highest - SUPERSEDE_WINDOW);
+    this.replacedFailed.delete(this.highest - SUPERSEDE_WINDOW);
     this.cover(event);
+  }
+
+  /** Counts a failing line a later line of its block supersedes, once for its block, as {@link replacedFailures}. */
+  private replaceFailing(line: BlockAudit): void {
+    if (this.replacedFailed.has(line.block_number)) return;
+    this.replacedFailed.add(line.block_number);
+    this.replacedFailures.blocks++;
+    if (this.replacedFailures.listed.length < FAILED_LINES_LISTED)
+      this.replacedFailures.listed.push({
+        block_number: line.block_number,
+        block_hash: line.block_hash,
+        checks: [...new Set(line.failures.map((f) => f.check))],
+      });
   }
 
   /**
@@ -227,6 +269,9 @@ export class AuditTally {
       },
       timings,
       anchoring: this.anchors.summary(),
+      ...(this.replacedFailures.blocks > 0 && {
+        replaced_failures: { blocks: this.replacedFailures.blocks, listed: [...this.replacedFailures.listed] },
+      }),
     };
   }
 }

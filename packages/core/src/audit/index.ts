@@ -24,8 +24,11 @@ export { ChainMismatchError, SourceError } from '../errors.js';
 export { BundleSource } from '../bundle/bundle-source.js';
 export {
   AuditTally,
+  FAILED_LINES_LISTED,
   isReorg,
   type AuditEvent,
+  type FailedLine,
+  type UncountedFailures,
   type AuditReorg,
   type AuditSummary,
   type AuditTimings,

@@ -5,6 +5,7 @@
  * read from the audit tables.
  */
 import type pg from 'pg';
+import { FAILED_LINES_LISTED, type UncountedFailures } from 'evm-integrity/audit';
 import type { AuditPlan } from './audit-plan.js';
 import { AUDIT_SCHEMA } from './audit-schema.js';
 import { crossingChunks, doneVerdicts } from './audit-verdicts.js';
@@ -46,13 +47,15 @@ export interface AuditProgress {
   /** Every chunk done and every link joined: the export is the whole audit. */
   complete: boolean;
   failures: FailedBlock[];
+  /**
+   * The blocks whose failing line a reorg then replaced (not in `verdicts` nor `failures`, which count the last line),
+   * as the export's summary names them; absent when none.
+   */
+  replaced_failures?: UncountedFailures;
   /** The chunks whose last attempt failed and that are to be tried again, with the failure. */
   retrying: UnfinishedChunk[];
   parked: UnfinishedChunk[];
 }
-
-/** The failed blocks listed at most (their count is in `verdicts`). */
-const FAILURES_LISTED = 20;
 
 /**
  * The lines of audit `$1`'s chunks that are done: a chunk parked, or sent back to be audited again, keeps its earlier
@@ -60,6 +63,54 @@ const FAILURES_LISTED = 20;
  */
 const OF_DONE_CHUNKS = `JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = b.audit_id AND c.first_block = b.chunk_first
   WHERE b.audit_id = $1 AND c.state = 'done'`;
+
+/**
+ * A line `b` that is not its block's last: the same chunk has a later one, or a chunk after it holds a reorg that
+ * audited the block again (`$3`, the holders of crossingChunks).
+ */
+const SUPERSEDED = `(EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
+      AND later.chunk_first = b.chunk_first AND later.block_number = b.block_number AND later.seq > b.seq)
+    OR EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
+      AND later.chunk_first = ANY($3::bigint[]) AND later.chunk_first > b.chunk_first
+      AND later.block_number = b.block_number))`;
+
+/** A line's failed checks, each once, in the order the line gives them. */
+const CHECKS = `array(SELECT e.v->>'check' FROM json_array_elements(b.line->'failures') WITH ORDINALITY e(v, i)
+  GROUP BY e.v->>'check' ORDER BY min(e.i))`;
+
+/**
+ * The failing lines of audit `id`'s done chunks that `which` selects (SQL over the line `b` and its chunk `c`, given
+ * `params` from `$3` on), each block once by its first such line: how many blocks, and the first
+ * {@link FAILED_LINES_LISTED} by block number; undefined when none.
+ */
+async function failingLines(
+  db: pg.Pool | pg.PoolClient,
+  id: string,
+  which: string,
+  params: unknown[] = [],
+): Promise<UncountedFailures | undefined> {
+  const { rows } = await db.query(
+    `SELECT block_number, block_hash, checks, count(*) OVER ()::int AS blocks FROM (
+       SELECT DISTINCT ON (b.block_number) b.block_number, b.block_hash, ${CHECKS} AS checks
+       FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND b.verdict = 'fail' AND ${which}
+       ORDER BY b.block_number, b.chunk_first, b.seq) f
+     ORDER BY block_number LIMIT $2`,
+    [id, FAILED_LINES_LISTED, ...params],
+  );
+  const lines = rows as Array<{ block_number: string; block_hash: string | null; checks: string[]; blocks: number }>;
+  if (lines.length === 0) return undefined;
+  return {
+    blocks: lines[0]!.blocks,
+    listed: lines.map((l) => ({ block_number: Number(l.block_number), block_hash: l.block_hash, checks: l.checks })),
+  };
+}
+
+/**
+ * The failing lines the export holds out (`auditLines`): those of chunks done whose link to the chunk before is not
+ * judged yet. A finding all the same: audit-status lists them, and the export's exit status is 1.
+ */
+export const heldOutFailures = (db: pg.Pool | pg.PoolClient, id: string): Promise<UncountedFailures | undefined> =>
+  failingLines(db, id, 'NOT c.joined');
 
 /** The progress of audit `id`; null when there is no such audit. */
 export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Promise<AuditProgress | null> {
@@ -96,19 +147,14 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
   // counted line by line where the node reorganised within a chunk; a block replaced in an earlier chunk, by both).
   const crossing = await crossingChunks(db, id);
   const verdicts = await doneVerdicts(db, plan, id, crossing.touched);
-  // A failing line is the block's last unless the same chunk has a later one, or a chunk after it holds a reorg that
-  // audited the block again (crossingChunks).
   const failed = await db.query(
     `SELECT block_number, array(SELECT f->>'check' FROM json_array_elements(line->'failures') f) AS checks
-     FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail'
-       AND NOT EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
-         AND later.chunk_first = b.chunk_first AND later.block_number = b.block_number AND later.seq > b.seq)
-       AND NOT EXISTS (SELECT 1 FROM ${AUDIT_SCHEMA}.blocks later WHERE later.audit_id = b.audit_id
-         AND later.chunk_first = ANY($3::bigint[]) AND later.chunk_first > b.chunk_first
-         AND later.block_number = b.block_number)
+     FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND verdict = 'fail' AND NOT ${SUPERSEDED}
      ORDER BY block_number LIMIT $2`,
-    [id, FAILURES_LISTED, crossing.holders],
+    [id, FAILED_LINES_LISTED, crossing.holders],
   );
+  // A failing line a reorg replaced is a finding all the same, as the export's summary names it.
+  const replaced = await failingLines(db, id, SUPERSEDED, [crossing.holders]);
   const unfinished = await db.query(
     `SELECT state, first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
      WHERE audit_id = $1 AND state IN ('retrying', 'parked') ORDER BY first_block`,
@@ -149,6 +195,7 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       block_number: Number(r.block_number),
       checks: r.checks,
     })),
+    ...(replaced && { replaced_failures: replaced }),
     retrying: inState('retrying'),
     parked: inState('parked'),
   };

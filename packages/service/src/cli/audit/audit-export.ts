@@ -9,10 +9,10 @@ import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import type { AuditHeader } from './audit-checkpoint.js';
 import { auditLines, exportSnapshot, storedAudit } from '../../queue/audit-export.js';
-import { auditProgress } from '../../queue/audit-progress.js';
+import { auditProgress, heldOutFailures } from '../../queue/audit-progress.js';
 import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
-import { statusOfVerdicts } from './audit-output.js';
+import { statusOfVerdicts, type WrittenSummary } from './audit-output.js';
 import { auditIdAndQueue } from './queue-args.js';
 import { checkWritable } from '../io/writable.js';
 import { InputError } from '../io/usage-error.js';
@@ -74,7 +74,12 @@ async function exportAudit(
       tally.add(event);
       write(lines.line(event));
     }
-    const total = tally.summary(stored.timings, tally.blocks);
+    // The lines of a chunk whose link is not judged are held out, but a block failing there is a finding all the same.
+    const heldOut = await heldOutFailures(db, id);
+    const total: WrittenSummary = {
+      ...tally.summary(stored.timings, tally.blocks),
+      ...(heldOut && { held_out_failures: heldOut }),
+    };
     write(lines.line({ summary: total }));
     await file?.commit();
     const progress = await auditProgress(db, id);

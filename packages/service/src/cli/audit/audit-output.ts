@@ -1,7 +1,8 @@
 /** Where an audit's lines go, how it shows progress, and how to continue one that stopped. */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
-import type { AuditSummary, AuditTally } from 'evm-integrity/audit';
+import type { AuditSummary, AuditTally, UncountedFailures } from 'evm-integrity/audit';
 import { monotonicMs } from '../clock.js';
+import { printable } from '../io/printable.js';
 import { cannotWrite, checkWritable } from '../io/writable.js';
 import { InputError } from '../io/usage-error.js';
 
@@ -90,15 +91,44 @@ export function progress(tally: AuditTally, total: number, stderr: (text: string
 }
 
 /**
- * The exit status the verdicts of a whole audit make, however it ended: 1 a block fails, also where the audit then
- * stopped short of its range (a finding is never hidden behind "could not finish"); 2 the audit stopped (`stopped`: where
- * and why, and how to go on, said on stderr whatever the status), a block of the range has no verdict, or one is not
- * verifiable, and none fails (one line on stderr counts them: a block that could not be verified is no pass); else 0:
- * every block of the range has its verdict, and passed.
+ * An audit's summary as written: a distributed audit's export adds the failing lines it holds out (those of chunks done
+ * whose link to the chunk before is not judged yet).
  */
-export function statusOfVerdicts(total: AuditSummary, stderr: (text: string) => void, stopped?: string): number {
+export type WrittenSummary = AuditSummary & { held_out_failures?: UncountedFailures };
+
+/** `block 1000025 0x57a2… (receipts_root), …`, and how many more than those listed. */
+function namedFailures({ blocks, listed }: UncountedFailures): string {
+  // A hash is the source's word: it drives no terminal.
+  const named = listed.map(
+    (l) => `block ${l.block_number} ${printable(l.block_hash ?? '(no hash)')} (${l.checks.join(', ')})`,
+  );
+  const more = blocks - listed.length;
+  return `${named.join(', ')}${more > 0 ? `, and ${more} more` : ''}`;
+}
+
+const blocksFailed = (n: number) => `${n} block${n === 1 ? '' : 's'} failed a check`;
+
+/**
+ * The exit status the verdicts of a whole audit make, however it ended: 1 a block fails, by its last line, by a line a
+ * reorg then replaced, or by a line an export holds out (each of the last two named in a line on stderr), also where the
+ * audit then stopped short of its range (a finding is never hidden behind "could not finish", nor behind a reorg); 2 the
+ * audit stopped (`stopped`: where and why, and how to go on, said on stderr whatever the status), a block of the range
+ * has no verdict, or one is not verifiable, and none fails (one line on stderr counts them: a block that could not be
+ * verified is no pass); else 0: every block of the range has its verdict, and passed.
+ */
+export function statusOfVerdicts(total: WrittenSummary, stderr: (text: string) => void, stopped?: string): number {
   if (stopped !== undefined) stderr(`evm-integrity: ${stopped}\n`);
-  if (total.verdicts.fail > 0) return 1;
+  const replaced = total.replaced_failures;
+  if (replaced !== undefined)
+    stderr(
+      `evm-integrity: ${blocksFailed(replaced.blocks)} on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): ${namedFailures(replaced)}\n`,
+    );
+  const heldOut = total.held_out_failures;
+  if (heldOut !== undefined)
+    stderr(
+      `evm-integrity: ${blocksFailed(heldOut.blocks)} in chunks done whose link to the chunk before is not judged yet, so their lines are not in the export: ${namedFailures(heldOut)}\n`,
+    );
+  if (total.verdicts.fail > 0 || replaced !== undefined || heldOut !== undefined) return 1;
   if (stopped !== undefined) return 2;
   if (!total.complete) {
     const range = total.to - total.from + 1;

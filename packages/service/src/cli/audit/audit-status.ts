@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { auditProgress, type AuditProgress } from '../../queue/audit-progress.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { InputError } from '../io/usage-error.js';
+import { printable } from '../io/printable.js';
 import { auditIdAndQueue } from './queue-args.js';
 
 /** `12.5 s`, `3 min 20 s`, `2 h 5 min`. */
@@ -36,6 +37,14 @@ function describe(p: AuditProgress): string {
   ];
   for (const f of p.failures) lines.push(`failed: block ${f.block_number} (${f.checks.join(', ')})`);
   if (verdicts.fail! > p.failures.length) lines.push(`… and ${verdicts.fail! - p.failures.length} more failed blocks`);
+  // A block's failing line that a reorg replaced: not in the verdicts (each block by its last line), a finding still.
+  const replaced = p.replaced_failures;
+  for (const f of replaced?.listed ?? [])
+    lines.push(
+      `failed, then replaced by a reorg: block ${f.block_number} ${printable(f.block_hash ?? '(no hash)')} (${f.checks.join(', ')})`,
+    );
+  if (replaced !== undefined && replaced.blocks > replaced.listed.length)
+    lines.push(`… and ${replaced.blocks - replaced.listed.length} more failed blocks a reorg replaced`);
   for (const [state, list] of [['retrying', p.retrying] as const, ['parked', p.parked] as const])
     for (const c of list)
       lines.push(
