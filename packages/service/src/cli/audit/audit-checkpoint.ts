@@ -22,14 +22,23 @@ import {
   type AuditReorg,
   type BlockAudit,
 } from 'evm-integrity/audit';
+import type { RuleSetName } from 'evm-integrity';
 import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
 import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
 
-/** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
+/**
+ * The first line of an audit's output: which audit the lines belong to (chain, range, the anchors given), and what
+ * its verdicts were made under.
+ */
 export interface AuditHeader {
   audit: {
     chain_id: number;
+    /**
+     * A chain outside the registry: the rule set `--add-chain` gives it (null: none, its blocks not verifiable). Absent
+     * for a registry chain, whose rules are the registry's.
+     */
+    rules?: RuleSetName | null;
     from: number;
     to: number;
     head_hash?: string;
@@ -145,15 +154,28 @@ class LineOrder {
   }
 }
 
+/** How a refusal names the rule set of an added chain: the `--add-chain` that gave it, or none. */
+const underRules = (chainId: number, rules: RuleSetName | null | undefined) =>
+  rules == null ? 'without --add-chain' : `under --add-chain ${chainId}:${rules}`;
+
 /** Why `file`, whose first line holds `found`, is not the output of the audit `header` describes. */
 function anotherAudit(file: string, found: unknown, header: AuditHeader): string {
-  const { service_datasets: given, ...rest } = header.audit;
-  const { service_datasets: held, ...heldRest } = (found ?? {}) as AuditHeader['audit'];
-  if (given !== held && JSON.stringify(heldRest) === JSON.stringify(rest))
-    return held
-      ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
-      : `--resume: ${file} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`;
-  return `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
+  const { service_datasets: given, rules, ...rest } = header.audit;
+  const held = (found ?? {}) as AuditHeader['audit'];
+  const { service_datasets: heldDatasets, rules: heldRules, ...heldRest } = held;
+  const another = `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
+  if (JSON.stringify(heldRest) !== JSON.stringify(rest)) return another;
+  // Verdicts made under two rule sets in one file would be counted as one audit's.
+  if (rules !== undefined && !('rules' in held))
+    return `--resume: ${file} was written by an earlier version, whose header line does not record the rule set of chain ${rest.chain_id} (--add-chain), so the rules its verdicts were made under are unknown: audit the range to another file`;
+  if (heldRules !== rules) {
+    const wanted = heldRules === null ? 'give no --add-chain' : `give --add-chain ${rest.chain_id}:${heldRules}`;
+    return `--resume: ${file} was audited ${underRules(rest.chain_id, heldRules)}, not ${underRules(rest.chain_id, rules)} as this run is: ${wanted} to resume it, or audit to another file`;
+  }
+  if (heldDatasets === given) return another;
+  return heldDatasets
+    ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
+    : `--resume: ${file} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`;
 }
 
 /**

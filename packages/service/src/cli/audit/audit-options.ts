@@ -33,7 +33,7 @@ import { RefusedError } from '../io/usage-error.js';
 import { inputName } from '../io/read-input.js';
 import { outputFile, refuseStandardOutput } from '../io/temp-output.js';
 import type { AnchoredHashes } from 'evm-integrity/anchor';
-import { bytesToHex } from 'evm-integrity';
+import { bytesToHex, defaultRegistry } from 'evm-integrity';
 
 const MIB = 1024 * 1024;
 
@@ -335,14 +335,17 @@ export type AuditFlags = ReturnType<typeof parse>;
 export type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & ReturnType<typeof rangeOf>;
 
 /**
- * The first line of the output: the audit's chain, range and anchors, and whether the service's datasets are
- * cross-checked, which a resume must match.
+ * The first line of the output: the audit's chain (with the rule set --add-chain gives one outside the registry),
+ * range and anchors, and whether the service's datasets are cross-checked, which a resume must match.
  */
 export function auditHeader(options: AuditOptions, serviceDatasets: boolean): AuditHeader {
   const { chainId, from, to, headHash, anchors, checkpoint } = options;
+  // A registry chain's rules are the registry's, which no flag changes: its header is as earlier versions wrote it.
+  const added = defaultRegistry.get(chainId) === undefined;
   return {
     audit: {
       chain_id: chainId,
+      ...(added && { rules: options.rules ?? null }),
       from,
       to,
       ...(serviceDatasets && { service_datasets: true }),
