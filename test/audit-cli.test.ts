@@ -1138,6 +1138,78 @@ describe('--resume takes no line of the file on trust (a real checkpoint, edited
   });
 });
 
+describe('--resume under the rules the file was audited under (a chain outside the registry, --add-chain: a user check)', () => {
+  const DEVNET = 999_999;
+  const DEVNET_RANGE = ['--chain', String(DEVNET), '--from', String(FROM), '--to', String(TO)];
+  const added = (rules: string) => ['--add-chain', `${DEVNET}:${rules}`];
+
+  /** The devnet's whole audit under `rules`, and a file of it cut after its first ten blocks, as a stopped run leaves it. */
+  async function checkpointUnder(rules: string[]): Promise<{ n: LoopbackNode; whole: string; file: string }> {
+    node = await startLoopbackNode(DEVNET, fixtureChain(FROM, TO));
+    const whole = (await run([...DEVNET_RANGE, '--rpc', node.url, ...rules])).stdout;
+    const file = tempFile('devnet.ndjson');
+    writeFileSync(file, `${whole.split('\n').slice(0, 11).join('\n')}\n`);
+    return { n: node, whole, file };
+  }
+
+  /** A resume that is refused before anything is asked: exit 2, one line, nothing written, the file as it was. */
+  async function refused(n: LoopbackNode, file: string, rules: string[]): Promise<string> {
+    const before = readFileSync(file, 'utf8');
+    const requests = n.requests;
+    const result = await run([...DEVNET_RANGE, '--rpc', n.url, '--out', file, '--resume', ...rules]);
+    expect(result.status).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(n.requests).toBe(requests);
+    return result.stderr;
+  }
+
+  it('the header line records the rule set (null without --add-chain), and the same rules resume to the lines of an uninterrupted run', async () => {
+    const { n, whole, file } = await checkpointUnder(added('ethereum'));
+    expect(parseLines(whole)[0]).toEqual({ audit: { chain_id: DEVNET, rules: 'ethereum', from: FROM, to: TO } });
+    const resumed = await run([...DEVNET_RANGE, '--rpc', n.url, '--out', file, '--resume', ...added('ethereum')]);
+    expect([resumed.status, resumed.stderr]).toEqual([0, '']);
+    expect(comparable(readFileSync(file, 'utf8'))).toEqual(comparable(whole));
+    const unnamed = await run([...DEVNET_RANGE, '--rpc', n.url]);
+    expect(parseLines(unnamed.stdout)[0]).toEqual({ audit: { chain_id: DEVNET, rules: null, from: FROM, to: TO } });
+  });
+
+  it('a resume under another rule set, or none, is refused naming --add-chain and both (exit 2, the file kept, nothing asked)', async () => {
+    const { n, file } = await checkpointUnder(added('ethereum'));
+    expect(await refused(n, file, added('optimism'))).toBe(
+      `evm-integrity: --resume: ${file} was audited under --add-chain ${DEVNET}:ethereum, not under --add-chain ${DEVNET}:optimism as this run is: give --add-chain ${DEVNET}:ethereum to resume it, or audit to another file\n`,
+    );
+    expect(await refused(n, file, [])).toBe(
+      `evm-integrity: --resume: ${file} was audited under --add-chain ${DEVNET}:ethereum, not without --add-chain as this run is: give --add-chain ${DEVNET}:ethereum to resume it, or audit to another file\n`,
+    );
+    await node!.close();
+    const unnamed = await checkpointUnder([]);
+    expect(await refused(unnamed.n, unnamed.file, added('ethereum'))).toBe(
+      `evm-integrity: --resume: ${unnamed.file} was audited without --add-chain, not under --add-chain ${DEVNET}:ethereum as this run is: give no --add-chain to resume it, or audit to another file\n`,
+    );
+  });
+
+  it("a file of an earlier version (its header without the rule set): refused for a chain outside the registry, whose rules it cannot tell; a registry chain's resumes", async () => {
+    const { n, file } = await checkpointUnder(added('ethereum'));
+    const [header, ...rest] = readFileSync(file, 'utf8').trim().split('\n');
+    const { rules: _rules, ...earlier } = (JSON.parse(header!) as { audit: Record<string, unknown> }).audit;
+    writeFileSync(file, rechain([JSON.stringify({ audit: earlier }), ...rest]));
+    const unknown = `evm-integrity: --resume: ${file} was written by an earlier version, whose header line does not record the rule set of chain ${DEVNET} (--add-chain), so the rules its verdicts were made under are unknown: audit the range to another file\n`;
+    expect(await refused(n, file, added('ethereum'))).toBe(unknown);
+    expect(await refused(n, file, [])).toBe(unknown);
+    // A registry chain's header is as an earlier version wrote it: its rules are the registry's, and it resumes.
+    await node!.close();
+    const mainnet = await start();
+    const whole = (await run([...RANGE, '--rpc', mainnet.url])).stdout;
+    const registryFile = tempFile('mainnet.ndjson');
+    writeFileSync(registryFile, `${whole.split('\n').slice(0, 11).join('\n')}\n`);
+    expect(parseLines(whole)[0]).toEqual({ audit: { chain_id: 1, from: FROM, to: TO } });
+    const resumed = await run([...RANGE, '--rpc', mainnet.url, '--out', registryFile, '--resume']);
+    expect([resumed.status, resumed.stderr]).toEqual([0, '']);
+    expect(comparable(readFileSync(registryFile, 'utf8'))).toEqual(comparable(whole));
+  });
+});
+
 describe('evm-integrity audit: blocks as cast users write them', () => {
   const first = loadFixture(`mainnet-${FROM}`);
   const last = loadFixture(`mainnet-${TO}`);

@@ -565,6 +565,45 @@ describe('serve and audit stand on an evidence directory', () => {
     expect(queued.stderr).toMatch(/--evidence is for an audit on this machine: queue workers do not take evidence yet/);
   });
 
+  it('audit --resume stands on the evidence the file was audited on: the header records it, and other evidence, or none, is refused naming both (a user check)', async () => {
+    const args = auditArgs();
+    const file = join(mkdtempSync(join(tmpdir(), 'evidence-resume-')), 'audit.ndjson');
+    expect((await runCliBytes([...args, '--evidence', dir, '--out', file])).status).toBe(0);
+    const header = JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!);
+    expect(header.audit.evidence).toEqual({ '23887160': hashOf(block) });
+    const kept = readFileSync(file, 'utf8');
+    const resume = (...flags: string[]) => runCliBytes([...args, '--out', file, '--resume', ...flags]);
+    const without = await resume();
+    expect([without.status, without.stderr]).toEqual([
+      2,
+      `evm-integrity: --resume: ${file} was audited with --evidence of blocks {"23887160":"${hashOf(block)}"}, not without --evidence as this run is: give the same evidence to resume it, or audit to another file\n`,
+    ]);
+    // A directory without this chain's blocks changes no verdict of it: as none.
+    const empty = mkdtempSync(join(tmpdir(), 'evidence-none-'));
+    expect((await resume('--evidence', empty)).stderr).toBe(without.stderr);
+    expect(readFileSync(file, 'utf8')).toBe(kept);
+    const same = await resume('--evidence', dir);
+    expect([same.status, same.stderr]).toEqual([0, '']);
+    // A file audited without it (its block not_verifiable), or by an earlier version, which did not record it.
+    const plainFile = join(mkdtempSync(join(tmpdir(), 'evidence-resume-')), 'audit.ndjson');
+    expect((await runCliBytes([...args, '--out', plainFile])).status).toBe(2);
+    const added = await runCliBytes([...args, '--out', plainFile, '--resume', '--evidence', dir]);
+    expect([added.status, added.stderr]).toEqual([
+      2,
+      `evm-integrity: --resume: ${plainFile} was audited without --evidence, not with --evidence of blocks {"23887160":"${hashOf(block)}"} as this run is (or written by an earlier version, whose header line did not record it): leave out --evidence (or its blocks of chain ${AMOY}) to resume it, or audit to another file\n`,
+    ]);
+
+    const learnedFile = join(mkdtempSync(join(tmpdir(), 'evidence-resume-')), 'audit.ndjson');
+    const anchored = [...args, '--tail-hash', hashOf(block), '--out', learnedFile];
+    expect((await runCliBytes([...anchored, '--learn-evidence'])).status).toBe(0);
+    const unlearned = await runCliBytes([...anchored, '--resume']);
+    expect([unlearned.status, unlearned.stderr]).toEqual([
+      2,
+      `evm-integrity: --resume: ${learnedFile} was audited with --learn-evidence, not without it as this run is: give --learn-evidence to resume it, or audit to another file\n`,
+    ]);
+    expect((await runCliBytes([...anchored, '--resume', '--learn-evidence'])).status).toBe(0);
+  });
+
   it('audit --learn-evidence: the --tail-hash block is learned and the range passes; a wrong anchor is not learned', async () => {
     const args = auditArgs();
     const learned = await runCliBytes([...args, '--tail-hash', hashOf(block), '--learn-evidence']);

@@ -22,14 +22,23 @@ import {
   type AuditReorg,
   type BlockAudit,
 } from 'evm-integrity/audit';
+import type { RuleSetName } from 'evm-integrity';
 import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
 import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
 
-/** The first line of an audit's output: which audit the lines belong to (chain, range, and the anchors given). */
+/**
+ * The first line of an audit's output: which audit the lines belong to (chain, range, the anchors given), and what
+ * its verdicts were made under.
+ */
 export interface AuditHeader {
   audit: {
     chain_id: number;
+    /**
+     * A chain outside the registry: the rule set `--add-chain` gives it (null: none, its blocks not verifiable). Absent
+     * for a registry chain, whose rules are the registry's.
+     */
+    rules?: RuleSetName | null;
     from: number;
     to: number;
     head_hash?: string;
@@ -41,6 +50,10 @@ export interface AuditHeader {
      * them resumed with them, or the other way, would give verdicts of two kinds of audit in one file.
      */
     service_datasets?: true;
+    /** The blocks of this chain operators vouched for (`--evidence`), by number: their hashes. */
+    evidence?: Record<string, string>;
+    /** Evidence learned from the anchors (`--learn-evidence`), which the anchors above decide. */
+    learn_evidence?: true;
   };
 }
 
@@ -145,15 +158,56 @@ class LineOrder {
   }
 }
 
-/** Why `file`, whose first line holds `found`, is not the output of the audit `header` describes. */
+/** How a refusal names the rule set of an added chain: the `--add-chain` that gave it, or none. */
+const underRules = (chainId: number, rules: RuleSetName | null | undefined) =>
+  rules == null ? 'without --add-chain' : `under --add-chain ${chainId}:${rules}`;
+
+/** How a refusal names the evidence an audit stood on. */
+const withEvidence = (evidence: Record<string, string> | undefined) =>
+  evidence === undefined ? 'without --evidence' : `with --evidence of blocks ${JSON.stringify(evidence)}`;
+
+/** A file whose header lacks a member may be of a version whose header did not record it. */
+const OR_EARLIER = ' (or written by an earlier version, whose header line did not record it)';
+
+/**
+ * Why `file`, whose first line holds `found`, is not the output of the audit `header` describes. Where only what the
+ * verdicts were made under differs (rules, evidence, datasets), the refusal names the flag and both: a resume under
+ * other ones would count verdicts of two audits as one.
+ */
 function anotherAudit(file: string, found: unknown, header: AuditHeader): string {
-  const { service_datasets: given, ...rest } = header.audit;
-  const { service_datasets: held, ...heldRest } = (found ?? {}) as AuditHeader['audit'];
-  if (given !== held && JSON.stringify(heldRest) === JSON.stringify(rest))
-    return held
-      ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
-      : `--resume: ${file} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`;
-  return `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
+  const { service_datasets: datasets, rules, evidence, learn_evidence: learn, ...rest } = header.audit;
+  const held = (found ?? {}) as AuditHeader['audit'];
+  const {
+    service_datasets: heldDatasets,
+    rules: heldRules,
+    evidence: heldEvidence,
+    learn_evidence: heldLearn,
+    ...heldRest
+  } = held;
+  const another = `--resume: ${file} is the output of another audit (${JSON.stringify(found)}), not of ${JSON.stringify(header.audit)}`;
+  if (JSON.stringify(heldRest) !== JSON.stringify(rest)) return another;
+  const chainId = rest.chain_id;
+  if (rules !== undefined && !('rules' in held))
+    return `--resume: ${file} was written by an earlier version, whose header line does not record the rule set of chain ${chainId} (--add-chain), so the rules its verdicts were made under are unknown: audit the range to another file`;
+  if (heldRules !== rules) {
+    const wanted = heldRules === null ? 'give no --add-chain' : `give --add-chain ${chainId}:${heldRules}`;
+    return `--resume: ${file} was audited ${underRules(chainId, heldRules)}, not ${underRules(chainId, rules)} as this run is: ${wanted} to resume it, or audit to another file`;
+  }
+  if (JSON.stringify(heldEvidence) !== JSON.stringify(evidence)) {
+    const wanted =
+      heldEvidence === undefined
+        ? `leave out --evidence (or its blocks of chain ${chainId})`
+        : 'give the same evidence';
+    return `--resume: ${file} was audited ${withEvidence(heldEvidence)}, not ${withEvidence(evidence)} as this run is${heldEvidence === undefined ? OR_EARLIER : ''}: ${wanted} to resume it, or audit to another file`;
+  }
+  if (heldLearn !== learn)
+    return heldLearn
+      ? `--resume: ${file} was audited with --learn-evidence, not without it as this run is: give --learn-evidence to resume it, or audit to another file`
+      : `--resume: ${file} was audited without --learn-evidence, not with it as this run is${OR_EARLIER}: leave out --learn-evidence to resume it, or audit to another file`;
+  if (heldDatasets === datasets) return another;
+  return heldDatasets
+    ? `--resume: ${file} is the output of an audit that cross-checked the service's datasets (--service, or a recording of one); resume it with them`
+    : `--resume: ${file} is the output of an audit without the service's datasets, or of one written before the header line said so (an earlier version); resume it as it was run, or audit to another file`;
 }
 
 /**

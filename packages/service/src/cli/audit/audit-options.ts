@@ -33,7 +33,7 @@ import { RefusedError } from '../io/usage-error.js';
 import { inputName } from '../io/read-input.js';
 import { outputFile, refuseStandardOutput } from '../io/temp-output.js';
 import type { AnchoredHashes } from 'evm-integrity/anchor';
-import { bytesToHex } from 'evm-integrity';
+import { bytesToHex, defaultRegistry, type OperatorEvidence } from 'evm-integrity';
 
 const MIB = 1024 * 1024;
 
@@ -335,20 +335,36 @@ export type AuditFlags = ReturnType<typeof parse>;
 export type AuditOptions = Omit<ReturnType<typeof parse>, 'from' | 'to'> & ReturnType<typeof rangeOf>;
 
 /**
- * The first line of the output: the audit's chain, range and anchors, and whether the service's datasets are
- * cross-checked, which a resume must match.
+ * The first line of the output: the audit's chain (with the rule set --add-chain gives one outside the registry),
+ * range and anchors, and what else its verdicts stand on (the service's datasets cross-checked, operators' evidence),
+ * which a resume must match.
  */
-export function auditHeader(options: AuditOptions, serviceDatasets: boolean): AuditHeader {
+export function auditHeader(
+  options: AuditOptions,
+  serviceDatasets: boolean,
+  evidence: readonly OperatorEvidence[],
+): AuditHeader {
   const { chainId, from, to, headHash, anchors, checkpoint } = options;
+  // A registry chain's rules are the registry's, which no flag changes: its header is as earlier versions wrote it.
+  const added = defaultRegistry.get(chainId) === undefined;
+  // Evidence is the block a hash names (its admission checked the block against it): the hashes say which. Evidence of
+  // another chain changes no verdict of this one.
+  const vouched = evidence
+    .filter((e) => e.chainId === chainId)
+    .map((e) => [e.block, e.vouch.blockHash.toLowerCase()] as const)
+    .sort(([a], [b]) => a - b);
   return {
     audit: {
       chain_id: chainId,
+      ...(added && { rules: options.rules ?? null }),
       from,
       to,
       ...(serviceDatasets && { service_datasets: true }),
       ...(headHash !== undefined && { head_hash: headHash.toLowerCase() }),
       ...(anchors.size > 0 && { anchors: Object.fromEntries([...anchors].sort(([a], [b]) => a - b)) }),
       ...(checkpoint !== undefined && { checkpoint }),
+      ...(vouched.length > 0 && { evidence: Object.fromEntries(vouched) }),
+      ...(options['learn-evidence'] && { learn_evidence: true }),
     },
   };
 }

@@ -48,6 +48,8 @@ interface AuditIo {
 interface PreparedAudit {
   options: AuditOptions;
   header: AuditHeader;
+  /** The blocks operators vouched for (`--evidence DIR`), read before the header line, which records them. */
+  evidence: readonly OperatorEvidence[];
   source: BlockSource;
   crossCheck: CrossCheck | undefined;
   recorder: BundleRecorder | undefined;
@@ -157,9 +159,11 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
     ...(anchors && { anchors }),
     ...(options.checkpoint !== undefined && { checkpoint: options.checkpoint }),
   });
+  const { evidence } = await setupOf([], options.evidence);
   return {
     options,
-    header: auditHeader(options, crossCheck !== undefined),
+    header: auditHeader(options, crossCheck !== undefined, evidence),
+    evidence,
     source,
     crossCheck,
     recorder,
@@ -340,9 +344,8 @@ export async function runAudit(argv: string[], io: AuditIo): Promise<number> {
   };
   for (const signal of STOP_SIGNALS) process.once(signal, interrupt);
   const { rules } = run.options;
-  const { evidence } = await setupOf([], run.options.evidence);
-  const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, evidence, io) : [];
-  const setup: RegistrySetup = { chains: [], evidence: [...evidence, ...learned] };
+  const learned = run.options['learn-evidence'] ? await learnFromAnchors(run, run.evidence, io) : [];
+  const setup: RegistrySetup = { chains: [], evidence: [...run.evidence, ...learned] };
   // The blocks of a chain outside the registry are verified by the rule set --add-chain gives it.
   const inline = rules === undefined && setup.evidence.length === 0;
   const verify = inline ? undefined : inlineBlockVerifier({ rules, registry: registryOf(setup) });
