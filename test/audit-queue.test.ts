@@ -613,6 +613,15 @@ describe('audit-worker, audit-status, audit-export', () => {
       REPLACED.map((n) => [n, hashOf(branchB, n)]),
     );
     expectReorgsBetweenTheirLines(lines);
+    // Branch A's failing lines, replaced by the reorg, are findings all the same: the summary names them, exit 1.
+    expect(lines.at(-1)!.summary.replaced_failures).toEqual({
+      blocks: 2,
+      listed: [1_000_021, 1_000_026].map((n) => ({
+        block_number: n,
+        block_hash: hashOf(branchA, n),
+        checks: ['logs_bloom'],
+      })),
+    });
   }
 
   // Then 1000016 comes through, on branch B: chunk 1000020-1000023's first block is now branch B's, which links to it.
@@ -640,7 +649,7 @@ describe('audit-worker, audit-status, audit-export', () => {
       reorgs: 1,
       complete: true,
     });
-    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.status, exported.stderr).toBe(1);
     expect((await statusOf(run.id, db.url)).verdicts).toEqual(summary.verdicts);
   }, 240_000);
 
@@ -703,7 +712,7 @@ describe('audit-worker, audit-status, audit-export', () => {
         ]);
         expect(last20.verdict).toBe('pass');
         expect(summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0, not_verifiable: 0 }, reorgs: 2 });
-        expect(exported.status, exported.stderr).toBe(0);
+        expect(exported.status, exported.stderr).toBe(1);
       }
       expect(summary.complete).toBe(true);
       expect((await statusOf(run.id, db.url)).verdicts).toEqual(summary.verdicts);
