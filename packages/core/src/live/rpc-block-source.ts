@@ -3,7 +3,8 @@ import type { BlockJson, BlockSource } from '../sources/block-source.js';
 import { ChainMismatchError, JsonRpcError, SourceError } from '../errors.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
-import { transactionCounts } from '../input/json-rpc/restated-members.js';
+import { checkReceiptsAsked, transactionCounts } from '../input/json-rpc/restated-members.js';
+import { Problems } from '../input/values/problems.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
@@ -107,10 +108,11 @@ function namedTransactions(receipt: Json): unknown[] {
 /**
  * Whether a receipt names (by its `transactionHash`, else its logs') another transaction than the one it answers: with
  * `eth_getTransactionReceipt` (`byTransaction`), the one asked for, at its place in the list whatever its
- * `transactionIndex` says; with `eth_getBlockReceipts`, the one the block lists at its place (its `transactionIndex`
- * where it has one: a list need not be in that order). Only for a block whose receipts count its transactions:
- * receipts of another block, where they do not name it (no `blockHash`), are told by this alone. The unlisted
- * state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name (block_input).
+ * `transactionIndex` says (the readers' rule, checkReceiptsAsked); with `eth_getBlockReceipts`, the one the block lists
+ * at its place (its `transactionIndex` where it has one: a list need not be in that order). Only for a block whose
+ * receipts count its transactions: receipts of another block, where they do not name it (no `blockHash`), are told by
+ * this alone. The unlisted state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name
+ * (block_input).
  */
 function namesAnotherTransaction(
   receipts: unknown[],
@@ -119,8 +121,13 @@ function namesAnotherTransaction(
   byTransaction: boolean,
 ): boolean {
   if (hashes === undefined || !countsItsReceipts(receipts as Json[], block, hashes)) return false;
+  if (byTransaction) {
+    const problems = new Problems();
+    checkReceiptsAsked(receipts, hashes, problems);
+    return !problems.empty;
+  }
   return (receipts as Json[]).some((r, i) => {
-    const index = byTransaction ? undefined : quantity(r.transactionIndex);
+    const index = quantity(r.transactionIndex);
     const at = index === undefined ? i : Number(index);
     return at < hashes.length && namedTransactions(r).some((hash) => !sameHash(hash, hashes[at]));
   });
@@ -442,7 +449,8 @@ export class RpcBlockSource implements BlockSource {
    * header's at its place or than the one asked for ({@link namesAnotherTransaction}), are asked again with the header
    * ({@link REASKS} times: a reorg between the calls, or a one-off wrong answer); still
    * so, the block is handed over as the node gave it, and verifying it fails (block_input names the
-   * member): corruption is reported, not called unreachable.
+   * member): corruption is reported, not called unreachable. Receipts asked one transaction at a time say so
+   * (`receipts_by_transaction`), so that each is held to the transaction it was asked for.
    */
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
     requireBlockNumber(blockNumber);
@@ -459,15 +467,18 @@ export class RpcBlockSource implements BlockSource {
     for (let asked = 0; asked < REASKS && ofAnotherBlock(); asked++)
       fetched = await this.headerAndReceipts(chainId, blockNumber);
     if (fetched === null) return null;
-    const { block, receipts } = fetched;
+    const { block, receipts, byTransaction } = fetched;
     const hashes = this.transactionHashes(block, blockNumber);
 
-    // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
+    // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check; and how
+    // the receipts were asked, for the readers to hold each to the transaction it was asked for (placed by its own
+    // transactionIndex, another transaction's receipt can make a list the block could have).
     const result: BlockJson = {
       chain_id: chainId,
       header: block,
       receipts,
       ...(hashes !== undefined && { transaction_count: hashes.length }),
+      ...(byTransaction && { receipts_by_transaction: true }),
     };
     this.recorder?.addBlock(result);
     return result;
