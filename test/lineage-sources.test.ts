@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   bytesToHex,
+  hexToBytes,
   defaultRegistry,
   Problems,
   readRpcBlock,
@@ -24,6 +25,7 @@ import { auditRange } from '../packages/core/src/audit/engine.js';
 import type { BlockAudit } from '../packages/core/src/audit/audit-report.js';
 import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
+import { NodeLogsProof } from '../packages/core/src/live/node-logs-proof.js';
 import { BundleRecorder } from '../packages/core/src/bundle/recorder.js';
 import { ServiceSource } from '../packages/core/src/live/service-source.js';
 import { writeBundle } from '../packages/core/src/bundle/write-bundle.js';
@@ -1046,6 +1048,38 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       expect(failures.map((f) => f.check)).toEqual(['block_input']);
       expect(failures[0]!.message).toMatch(refusal);
     }
+  });
+
+  it("a logs proof from the node (prove logs --rpc) over receipts answered for each other's transactions: a SourceError naming the receipt and both hashes (was: proven from them)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
+    node.tamper = (r) =>
+      r.transactionHash === third.transactionHash
+        ? structuredClone(fourth)
+        : r.transactionHash === fourth.transactionHash
+          ? structuredClone(third)
+          : r;
+    const address = hexToBytes(
+      String((fixture.receipts.find((r) => (r as Json).logs.length > 0) as Json).logs[0].address),
+    );
+    const proof = new NodeLogsProof(rpc().source, {
+      chainId: 1,
+      fromBlock: 19433903,
+      toBlock: 19433903,
+      filter: { addresses: [address], topics: [] },
+    });
+    expect(proof.unprovable()).toBeNull();
+    const error = await rejection(
+      (async () => {
+        for await (const block of proof.blocks()) void block;
+      })(),
+    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect(node.calls.filter((c) => c.method === 'eth_getTransactionReceipt').length).toBeGreaterThan(0);
+    expect(error.message).toContain(
+      `receipts[3].transactionHash: expected ${third.transactionHash}, the block's transactions[3], for which the source asked this receipt (receipts_by_transaction), got ${fourth.transactionHash}`,
+    );
   });
 
   it('a block that says its receipts were asked one transaction at a time holds receipts_by_transaction to a boolean', () => {

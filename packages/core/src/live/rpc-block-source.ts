@@ -48,6 +48,15 @@ export interface RpcBlockSourceOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A block's receipts as a node gave them, as members of the block: with `receipts_by_transaction` where they were asked
+ * one transaction at a time (`eth_getTransactionReceipt`), each answering the transaction the header lists at its place.
+ */
+export interface BlockReceipts {
+  receipts: unknown[];
+  receipts_by_transaction?: true;
+}
+
 /** A node that does not have the method: -32601, or a message saying so (providers differ). */
 const UNSUPPORTED =
   /method not found|not supported|unsupported|does not exist|not available|not implemented|unknown method/i;
@@ -379,15 +388,18 @@ export class RpcBlockSource implements BlockSource {
   }
 
   /**
-   * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
-   * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be one
+   * The receipts of a block whose header {@link header} fetched, as members of its block: `eth_getBlockReceipts`, or one
+   * `eth_getTransactionReceipt` per transaction when the node does not have it (then `receipts_by_transaction`, for the
+   * reader to hold each to the transaction asked for); checked to be one
    * per transaction, or returned as they are when their `blockHash` names another block (a reader of
    * the block refuses them, naming it, as it does a receipt whose `transactionHash` is not its
    * transaction's). `asked`: that eth_getBlockReceipts
    * call, already made.
+   * @example { chain_id: 1, header, ...(await node.receiptsOf(header, 19_000_000)) } // a block to read (readRpcBlock)
    */
-  async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
-    return (await this.receiptsAnswered(block, blockNumber, asked)).receipts;
+  async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<BlockReceipts> {
+    const { receipts, byTransaction } = await this.receiptsAnswered(block, blockNumber, asked);
+    return { receipts, ...(byTransaction && { receipts_by_transaction: true }) };
   }
 
   /** {@link receiptsOf}, and whether they were asked one transaction at a time (eth_getTransactionReceipt). */
@@ -478,7 +490,7 @@ export class RpcBlockSource implements BlockSource {
       header: block,
       receipts,
       ...(hashes !== undefined && { transaction_count: hashes.length }),
-      ...(byTransaction && { receipts_by_transaction: true }),
+      ...(byTransaction && { receipts_by_transaction: true as const }),
     };
     this.recorder?.addBlock(result);
     return result;
