@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   bytesToHex,
+  hexToBytes,
   defaultRegistry,
   Problems,
   readRpcBlock,
@@ -20,8 +21,11 @@ import {
   RULE_SETS,
 } from '../packages/core/src/index.js';
 import { checkBlock } from '../packages/core/src/lineage/onchain.js';
+import { auditRange } from '../packages/core/src/audit/engine.js';
+import type { BlockAudit } from '../packages/core/src/audit/audit-report.js';
 import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
+import { NodeLogsProof } from '../packages/core/src/live/node-logs-proof.js';
 import { BundleRecorder } from '../packages/core/src/bundle/recorder.js';
 import { ServiceSource } from '../packages/core/src/live/service-source.js';
 import { writeBundle } from '../packages/core/src/bundle/write-bundle.js';
@@ -969,8 +973,15 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
         checkBlock(19433903, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
       );
       expect(error).toBeInstanceOf(SourceError);
+      // Asked one transaction at a time, each is named as the answer for the transaction asked for.
+      const what =
+        method === 'eth_getTransactionReceipt'
+          ? 'for which the source asked this receipt \\(receipts_by_transaction\\)'
+          : 'which it repeats';
       expect(error.message).toMatch(
-        /^block 19433903 of the JSON-RPC node at http:\/\/127\.0\.0\.1:\d+ cannot be read: receipts\[0\]\.transactionHash: expected 0x[0-9a-f…]+, the block's transactions\[0\], which it repeats, got 0x3434/,
+        new RegExp(
+          `^block 19433903 of the JSON-RPC node at http://127\\.0\\.0\\.1:\\d+ cannot be read: receipts\\[0\\]\\.transactionHash: expected 0x[0-9a-f]+, the block's transactions\\[0\\], ${what}, got 0x3434`,
+        ),
       );
     },
   );
@@ -993,6 +1004,96 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     const { source: s } = rpc();
     expect((await s.block(1, 19433903))!.receipts[4]).toEqual(third);
     expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+  });
+
+  it("eth_getTransactionReceipt answering tx 3's receipt for tx 4 and tx 4's for tx 3, every time: asked three times, then the block fails block_input naming the receipt and both hashes, from the node and from its recording, in a lineage walk and an audit (was: a pass, the list read in its transactionIndex order)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
+    // Each is right in itself (its hash, its transactionIndex): together they are a list the block could have.
+    node.tamper = (r) =>
+      r.transactionHash === third.transactionHash
+        ? structuredClone(fourth)
+        : r.transactionHash === fourth.transactionHash
+          ? structuredClone(third)
+          : r;
+    const recorder = new BundleRecorder();
+    const { source: s } = rpc({ recorder });
+    const block = await s.block(1, 19433903);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+    // The block as the node gave it, with how its receipts were asked: receipts[i] for the block's transactions[i].
+    expect(block!.receipts[3]).toEqual(fourth);
+    expect(block!.receipts_by_transaction).toBe(true);
+    const refusal = new RegExp(
+      `receipts\\[3\\]\\.transactionHash: expected ${third.transactionHash}, the block's transactions\\[3\\], for which the source asked this receipt \\(receipts_by_transaction\\), got ${fourth.transactionHash}`,
+    );
+    const problems = new Problems();
+    expect(readRpcBlock(block, problems)).toBeUndefined();
+    expect(problems.list.map((p) => p.name)).toEqual(['receipts[3].transactionHash', 'receipts[4].transactionHash']);
+
+    // A lineage walk (lineage --rpc) refuses it, naming the node.
+    const walked = await rejection(
+      checkBlock(19433903, { chainId: 1, registry: defaultRegistry, source: undefined as never, blocks: s }),
+    );
+    expect(walked.message).toMatch(refusal);
+
+    // An audit fails it (block_input), from the node and from the bundle it recorded: never a pass.
+    const bundled = new BundleSource({ exchanges: [], blocks: recorder.toBundle('x').blocks });
+    for (const source of [rpc().source, bundled]) {
+      const lines = [];
+      for await (const line of auditRange({ source, chainId: 1, from: 19433903, to: 19433903 })) lines.push(line);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ block_number: 19433903, verdict: 'fail' });
+      const { failures } = lines[0] as BlockAudit;
+      expect(failures.map((f) => f.check)).toEqual(['block_input']);
+      expect(failures[0]!.message).toMatch(refusal);
+    }
+  });
+
+  it("a logs proof from the node (prove logs --rpc) over receipts answered for each other's transactions: a SourceError naming the receipt and both hashes (was: proven from them)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
+    node.tamper = (r) =>
+      r.transactionHash === third.transactionHash
+        ? structuredClone(fourth)
+        : r.transactionHash === fourth.transactionHash
+          ? structuredClone(third)
+          : r;
+    const address = hexToBytes(
+      String((fixture.receipts.find((r) => (r as Json).logs.length > 0) as Json).logs[0].address),
+    );
+    const proof = new NodeLogsProof(rpc().source, {
+      chainId: 1,
+      fromBlock: 19433903,
+      toBlock: 19433903,
+      filter: { addresses: [address], topics: [] },
+    });
+    expect(proof.unprovable()).toBeNull();
+    const error = await rejection(
+      (async () => {
+        for await (const block of proof.blocks()) void block;
+      })(),
+    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect(node.calls.filter((c) => c.method === 'eth_getTransactionReceipt').length).toBeGreaterThan(0);
+    expect(error.message).toContain(
+      `receipts[3].transactionHash: expected ${third.transactionHash}, the block's transactions[3], for which the source asked this receipt (receipts_by_transaction), got ${fourth.transactionHash}`,
+    );
+  });
+
+  it('a block that says its receipts were asked one transaction at a time holds receipts_by_transaction to a boolean', () => {
+    const fixture = loadFixture('mainnet-19433903');
+    for (const [given, names] of [
+      [true, []],
+      [false, []],
+      [null, []],
+      ['yes', ['receipts_by_transaction']],
+    ] as const) {
+      const problems = new Problems();
+      readRpcBlock({ ...fixture, receipts_by_transaction: given }, problems);
+      expect(problems.list.map((p) => p.name)).toEqual(names);
+    }
   });
 
   it('receipts without a transactionHash whose logs name another transaction, once: asked again, the block as the node then gives it (was: handed over at once)', async () => {

@@ -208,11 +208,13 @@ describe('batches', () => {
     node.dropFromBatch = (call) => call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;
     const { blocks, summary } = await audit(source(node.url, { batch: 16 }), 8);
     expect(verdicts(blocks)).toEqual(['pass', 'pass', 'unreachable']);
-    expect(blocks[2]!.reason).toMatch(/answered a batch of \d+ calls .* without an answer to eth_getBlockReceipts/);
+    expect(blocks[2]!.reason).toMatch(
+      /answered a batch of \d+ calls .* without an answer to eth_getBlockReceipts for block 1000003 \(id \d+\)/,
+    );
     expect(summary).toMatchObject({ complete: false, next_block: FROM + 2 });
   });
 
-  it('a call the batch answers twice, differently: neither answer is taken, the block is unreachable, naming it', async () => {
+  it('a call the batch answers twice, differently: neither answer is taken, the block is unreachable, naming it and its block (was: the call alone)', async () => {
     const node = await start();
     const twice = (call: { method: string; params: unknown[] }) =>
       call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 2;
@@ -220,7 +222,7 @@ describe('batches', () => {
     const { blocks } = await audit(source(node.url, { batch: 16 }), 8);
     expect(verdicts(blocks)).toEqual(['pass', 'pass', 'unreachable']);
     expect(blocks[2]!.reason).toMatch(
-      /answered a batch of \d+ calls .* with two different answers to eth_getBlockReceipts \(id \d+\)/,
+      /answered a batch of \d+ calls .* with two different answers to eth_getBlockReceipts for block 1000003 \(id \d+\)/,
     );
     // The same answer twice is one answer.
     const again = await start();
@@ -243,6 +245,24 @@ describe('an answer naming a member twice', () => {
     );
     expect(node.calls.filter(receiptsOf)).toHaveLength(1);
   });
+
+  it.each([false, true])(
+    "in a batch's answer to one block's call (answers reversed: %s): the message names that block, whatever block the audit stops at (was: the batch's place alone, [8].result…)",
+    async (reversed) => {
+      const node = await start();
+      node.reverseBatches = reversed;
+      node.rawAnswer = (call, id) =>
+        call.method === 'eth_getBlockReceipts' && Number(call.params[0]) === FROM + 3
+          ? `{"jsonrpc":"2.0","id":${id},"result":[{"logs":[{"data":"0x","data":"0x01"}]}]}`
+          : undefined;
+      const { blocks } = await audit(source(node.url, { batch: 16 }), 8);
+      // The batch cannot be read: its first block stops the audit, and the message names the block at fault.
+      expect(verdicts(blocks)).toEqual(['unreachable']);
+      expect(blocks[0]!.reason).toMatch(
+        /answered a batch of 16 calls .* JSON naming \[\d+\]\.result\[0\]\.logs\[0\]\.data twice in one object, in its answer to eth_getBlockReceipts for block 1000004:/,
+      );
+    },
+  );
 });
 
 describe('connections', () => {

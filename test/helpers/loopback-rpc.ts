@@ -82,6 +82,8 @@ export interface LoopbackNode {
    * (RFC 1951) sent as `Content-Encoding: deflate`, as some servers and proxies send it; null for none.
    */
   compression: 'gzip' | 'deflate' | 'deflate-raw' | 'br' | null;
+  /** Answers such a call in a batch with this text, as it stands (JSON a parser may refuse): `id` is the call's. */
+  rawAnswer: ((call: RpcCall, id: number) => string | undefined) | undefined;
   /** Answers a call with a JSON-RPC error object instead of its result (alone or in a batch). */
   callError: ((call: RpcCall, index: number) => { code: number; message: string } | undefined) | undefined;
   close(): Promise<void>;
@@ -228,6 +230,7 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
     reverseBatches: false,
     dropFromBatch: undefined,
     answerTwice: undefined,
+    rawAnswer: undefined,
     callError: undefined,
     compression: null,
     close: async () => undefined,
@@ -276,15 +279,21 @@ export async function startLoopbackNode(chainId: number, blocks: Map<number, Nod
         })),
       };
     const answers: unknown[] = [];
+    // Answers given as text, each in place of the one answer it stands for.
+    const raw: string[] = [];
     for (const body of bodies) {
       const answered = answerCall(body);
       if (!('json' in answered)) return answered;
       const call = { method: body.method, params: body.params ?? [] };
-      if (node.dropFromBatch?.(call) !== true) answers.push(answered.json);
+      const text = node.rawAnswer?.(call, body.id);
+      if (text !== undefined) answers.push(`@raw${raw.push(text) - 1}`);
+      else if (node.dropFromBatch?.(call) !== true) answers.push(answered.json);
       const second = node.answerTwice?.(call);
       if (second !== undefined) answers.push({ jsonrpc: '2.0', id: body.id, result: second });
     }
-    return { json: node.reverseBatches ? answers.reverse() : answers };
+    const json = node.reverseBatches ? answers.reverse() : answers;
+    if (raw.length === 0) return { json };
+    return { status: 200, text: JSON.stringify(json).replace(/"@raw(\d+)"/g, (_, i: string) => raw[Number(i)]!) };
   };
   const server: Server = createServer(async (req, res) => {
     node.requests++;

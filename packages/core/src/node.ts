@@ -7,7 +7,12 @@
  * (fetch, node:fs). The verifier service and the CLI are the `@evm-integrity/service` package.
  */
 export { ServiceSource, type ServiceSourceOptions } from './live/service-source.js';
-export { RpcBlockSource, type RpcBlockSourceOptions, type RpcLogsFilter } from './live/rpc-block-source.js';
+export {
+  RpcBlockSource,
+  type BlockReceipts,
+  type RpcBlockSourceOptions,
+  type RpcLogsFilter,
+} from './live/rpc-block-source.js';
 export { DEFAULT_BATCH } from './live/json-rpc-transport.js';
 export { DEFAULT_CONCURRENCY, nodeFetching, type NodeFetching } from './live/node-fetching.js';
 export { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES } from './live/http-client.js';

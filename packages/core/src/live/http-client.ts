@@ -17,6 +17,15 @@ import { parseJsonMeasured } from '../json/parse-json.js';
 import { AnswerTooLargeError, DuplicateMemberError, SourceError } from '../errors.js';
 import { fetchTransport, pooledTransport, type RawAnswer, type Transport } from './http-transport.js';
 
+/** `text` parsed by JSON.parse (the last copy of a member named twice taken); undefined when it is not JSON. */
+function lenientParse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An answer: its status, its body parsed as JSON (undefined when it is not JSON), and its Retry-After in seconds. */
 export interface HttpAnswer {
   status: number;
@@ -191,7 +200,7 @@ export class HttpClient {
     | { networkError: unknown }
     | { undecodable: string }
     | { tooLarge: true }
-    | { duplicate: DuplicateMemberError; status: number }
+    | { duplicate: DuplicateMemberError; status: number; lenient: unknown }
   > {
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(this.timeoutMs);
@@ -217,7 +226,9 @@ export class HttpClient {
         // An answer naming a member twice is refused below, naming the member: neither copy is taken.
         if (body !== '') ({ value: json, depth } = parseJsonMeasured(body));
       } catch (error) {
-        if (error instanceof DuplicateMemberError) return { duplicate: error, status: answer.status };
+        // Read again the lenient way, only to tell whose part of the answer it is (a batch's call): never taken.
+        if (error instanceof DuplicateMemberError)
+          return { duplicate: error, status: answer.status, lenient: lenientParse(body) };
         json = undefined;
       }
       return {
@@ -240,7 +251,15 @@ export class HttpClient {
     url: string,
     text: string,
     headers: Record<string, string>,
-    label: { who: string; what: string },
+    label: {
+      who: string;
+      what: string;
+      /**
+       * Whose the member named twice (at `path`, in `answer` read leniently) is, for the message: `its answer to
+       * eth_getBlockReceipts for block 1000023`; undefined when it cannot be told.
+       */
+      partOf?: (path: string, answer: unknown) => string | undefined;
+    },
     judge: (answer: HttpAnswer) => AnswerVerdict,
   ): Promise<HttpAnswer> {
     const { who, what } = label;
@@ -259,8 +278,10 @@ export class HttpClient {
         );
       } else if ('duplicate' in outcome) {
         // Not a transient fault: the node would answer alike again, and neither copy may be taken.
+        const { path } = outcome.duplicate.details;
+        const part = label.partOf?.(path, outcome.lenient);
         throw new SourceError(
-          `${who} answered ${what} with HTTP ${outcome.status} and JSON naming ${outcome.duplicate.details.path} twice in one object: JSON parsers differ on which copy counts, so neither is taken`,
+          `${who} answered ${what} with HTTP ${outcome.status} and JSON naming ${path} twice in one object${part === undefined ? '' : `, in ${part}`}: JSON parsers differ on which copy counts, so neither is taken`,
         );
       } else if ('networkError' in outcome || 'undecodable' in outcome) {
         // A body not valid under its encoding is retried as a network error is: a proxy may have mangled it.

@@ -36,6 +36,18 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/**
+ * A call as messages name it: its method, and the block (a quantity or tag) or transaction (a hash) its first parameter
+ * asks for (`eth_getBlockReceipts for block 1000023`): a batch's many calls name blocks apart.
+ */
+function callName(method: string, params: unknown[]): string {
+  const first = params[0];
+  if (typeof first !== 'string') return method;
+  if (/^0x[0-9a-fA-F]{64}$/.test(first)) return `${method} for transaction ${first}`;
+  if (/^0x[0-9a-fA-F]{1,16}$/.test(first)) return `${method} for block ${BigInt(first)}`;
+  return /^(latest|finalized|safe|earliest|pending)$/.test(first) ? `${method} for block "${first}"` : method;
+}
+
 /** A node's refusal of a batch as a whole, or of a call for being in one (providers word it differently). */
 const BATCH_REFUSED = /batch|response (is |size )?too (large|big)/i;
 
@@ -45,6 +57,19 @@ export function rpcErrorOf(error: JsonObject): { code: number | undefined; messa
     code: typeof error.code === 'number' ? error.code : undefined,
     message: typeof error.message === 'string' ? error.message : show(error),
   };
+}
+
+/**
+ * The call of a batch whose answer holds `path` (`[8].result[1].logs[0].data`: the answer at place 8, whatever call it
+ * answers), by that answer's id in `answer` read leniently: `its answer to eth_getBlockReceipts for block 1000023`;
+ * undefined where the id cannot be told (it is the member named twice, or names no call of the batch).
+ */
+function answerOf(calls: Pending[], ids: number[], path: string, answer: unknown): string | undefined {
+  const place = /^\[(\d+)\](.*)$/.exec(path);
+  if (place === null || /^\.id\b/.test(place[2]!) || !Array.isArray(answer)) return undefined;
+  const element: unknown = answer[Number(place[1])];
+  const at = isObject(element) ? ids.indexOf(element.id as number) : -1;
+  return at === -1 ? undefined : `its answer to ${callName(calls[at]!.method, calls[at]!.params)}`;
 }
 
 /** What a {@link JsonRpcTransport} sends through, to where, and its rules. */
@@ -136,7 +161,11 @@ export class JsonRpcTransport {
         this.options.url,
         JSON.stringify(single ? bodies[0] : bodies),
         this.options.headers,
-        { who: this.options.where, what },
+        {
+          who: this.options.where,
+          what,
+          partOf: single ? undefined : (path, json) => answerOf(calls, ids, path, json),
+        },
         (a) => (single ? this.judgeSingle(calls[0]!.method, a.status, a.json) : this.judgeBatch(a.status, a.json)),
       ));
     } catch (error) {
@@ -173,13 +202,15 @@ export class JsonRpcTransport {
       if (answeredTwice.has(ids[i]))
         return c.reject(
           new SourceError(
-            `${this.options.where} answered ${what} with two different answers to ${c.method} (id ${ids[i]})`,
+            `${this.options.where} answered ${what} with two different answers to ${callName(c.method, c.params)} (id ${ids[i]})`,
           ),
         );
       if (element === undefined && batchRefused) return again.push(c);
       if (element === undefined)
         return c.reject(
-          new SourceError(`${this.options.where} answered ${what} without an answer to ${c.method} (id ${ids[i]})`),
+          new SourceError(
+            `${this.options.where} answered ${what} without an answer to ${callName(c.method, c.params)} (id ${ids[i]})`,
+          ),
         );
       if (isObject(element.error)) {
         const { code, message } = rpcErrorOf(element.error);

@@ -15,7 +15,7 @@ import type { LogsRange } from '../proof/logs-proof-format.js';
 import type { LogsProofSummary } from '../proof/logs-range-check.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { SourceError } from '../errors.js';
-import type { RpcBlockSource, RpcLogsFilter } from './rpc-block-source.js';
+import type { BlockReceipts, RpcBlockSource, RpcLogsFilter } from './rpc-block-source.js';
 
 /** One block of the proof: its number, its record and matching logs. */
 export interface NodeProofBlock extends LogsProofBlock {
@@ -130,9 +130,9 @@ export class NodeLogsProof {
    * The node's block read as every source's block is read (its era's header layout, its receipts); without `receipts`,
    * its header alone, as a block's head is read (its list of transactions then names receipts not fetched).
    */
-  #read(header: JsonObject, receipts: unknown[] | undefined, number: number): FetchedBlock {
+  #read(header: JsonObject, receipts: BlockReceipts | undefined, number: number): FetchedBlock {
     const problems = new Problems();
-    const input = { chain_id: this.range.chainId, header, receipts };
+    const input = { chain_id: this.range.chainId, header, ...receipts };
     const options = { registry: this.#registry };
     const block =
       receipts === undefined ? readRpcBlockHead(input, problems, options) : readRpcBlock(input, problems, options);

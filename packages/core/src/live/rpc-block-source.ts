@@ -3,7 +3,8 @@ import type { BlockJson, BlockSource } from '../sources/block-source.js';
 import { ChainMismatchError, JsonRpcError, SourceError } from '../errors.js';
 import { bytesToHex, hexToBytes } from '../bytes/hex.js';
 import { borStateSyncTxHash } from '../chains/state-sync.js';
-import { transactionCounts } from '../input/json-rpc/restated-members.js';
+import { checkReceiptsAsked, transactionCounts } from '../input/json-rpc/restated-members.js';
+import { Problems } from '../input/values/problems.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
 import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
@@ -45,6 +46,15 @@ export interface RpcBlockSourceOptions {
   headers?: Record<string, string>;
   /** Abandons every call once aborted, in flight or waiting (see the HTTP client's `signal`). */
   signal?: AbortSignal;
+}
+
+/**
+ * A block's receipts as a node gave them, as members of the block: with `receipts_by_transaction` where they were asked
+ * one transaction at a time (`eth_getTransactionReceipt`), each answering the transaction the header lists at its place.
+ */
+export interface BlockReceipts {
+  receipts: unknown[];
+  receipts_by_transaction?: true;
 }
 
 /** A node that does not have the method: -32601, or a message saying so (providers differ). */
@@ -107,10 +117,11 @@ function namedTransactions(receipt: Json): unknown[] {
 /**
  * Whether a receipt names (by its `transactionHash`, else its logs') another transaction than the one it answers: with
  * `eth_getTransactionReceipt` (`byTransaction`), the one asked for, at its place in the list whatever its
- * `transactionIndex` says; with `eth_getBlockReceipts`, the one the block lists at its place (its `transactionIndex`
- * where it has one: a list need not be in that order). Only for a block whose receipts count its transactions:
- * receipts of another block, where they do not name it (no `blockHash`), are told by this alone. The unlisted
- * state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name (block_input).
+ * `transactionIndex` says (the readers' rule, checkReceiptsAsked); with `eth_getBlockReceipts`, the one the block lists
+ * at its place (its `transactionIndex` where it has one: a list need not be in that order). Only for a block whose
+ * receipts count its transactions: receipts of another block, where they do not name it (no `blockHash`), are told by
+ * this alone. The unlisted state-sync receipt, last, has no listed hash to match. A conflict is the reader's to name
+ * (block_input).
  */
 function namesAnotherTransaction(
   receipts: unknown[],
@@ -119,8 +130,13 @@ function namesAnotherTransaction(
   byTransaction: boolean,
 ): boolean {
   if (hashes === undefined || !countsItsReceipts(receipts as Json[], block, hashes)) return false;
+  if (byTransaction) {
+    const problems = new Problems();
+    checkReceiptsAsked(receipts, hashes, problems);
+    return !problems.empty;
+  }
   return (receipts as Json[]).some((r, i) => {
-    const index = byTransaction ? undefined : quantity(r.transactionIndex);
+    const index = quantity(r.transactionIndex);
     const at = index === undefined ? i : Number(index);
     return at < hashes.length && namedTransactions(r).some((hash) => !sameHash(hash, hashes[at]));
   });
@@ -372,15 +388,18 @@ export class RpcBlockSource implements BlockSource {
   }
 
   /**
-   * The receipts of a block whose header {@link header} fetched: `eth_getBlockReceipts`, or one
-   * `eth_getTransactionReceipt` per transaction when the node does not have it; checked to be one
+   * The receipts of a block whose header {@link header} fetched, as members of its block: `eth_getBlockReceipts`, or one
+   * `eth_getTransactionReceipt` per transaction when the node does not have it (then `receipts_by_transaction`, for the
+   * reader to hold each to the transaction asked for); checked to be one
    * per transaction, or returned as they are when their `blockHash` names another block (a reader of
    * the block refuses them, naming it, as it does a receipt whose `transactionHash` is not its
    * transaction's). `asked`: that eth_getBlockReceipts
    * call, already made.
+   * @example { chain_id: 1, header, ...(await node.receiptsOf(header, 19_000_000)) } // a block to read (readRpcBlock)
    */
-  async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<unknown[]> {
-    return (await this.receiptsAnswered(block, blockNumber, asked)).receipts;
+  async receiptsOf(block: Json, blockNumber: number, asked?: Promise<unknown>): Promise<BlockReceipts> {
+    const { receipts, byTransaction } = await this.receiptsAnswered(block, blockNumber, asked);
+    return { receipts, ...(byTransaction && { receipts_by_transaction: true }) };
   }
 
   /** {@link receiptsOf}, and whether they were asked one transaction at a time (eth_getTransactionReceipt). */
@@ -442,7 +461,8 @@ export class RpcBlockSource implements BlockSource {
    * header's at its place or than the one asked for ({@link namesAnotherTransaction}), are asked again with the header
    * ({@link REASKS} times: a reorg between the calls, or a one-off wrong answer); still
    * so, the block is handed over as the node gave it, and verifying it fails (block_input names the
-   * member): corruption is reported, not called unreachable.
+   * member): corruption is reported, not called unreachable. Receipts asked one transaction at a time say so
+   * (`receipts_by_transaction`), so that each is held to the transaction it was asked for.
    */
   async block(chainId: number, blockNumber: number): Promise<BlockJson | null> {
     requireBlockNumber(blockNumber);
@@ -459,15 +479,18 @@ export class RpcBlockSource implements BlockSource {
     for (let asked = 0; asked < REASKS && ofAnotherBlock(); asked++)
       fetched = await this.headerAndReceipts(chainId, blockNumber);
     if (fetched === null) return null;
-    const { block, receipts } = fetched;
+    const { block, receipts, byTransaction } = fetched;
     const hashes = this.transactionHashes(block, blockNumber);
 
-    // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check.
+    // The count travels with the block (and into a recorded bundle) for the audit's transaction_count check; and how
+    // the receipts were asked, for the readers to hold each to the transaction it was asked for (placed by its own
+    // transactionIndex, another transaction's receipt can make a list the block could have).
     const result: BlockJson = {
       chain_id: chainId,
       header: block,
       receipts,
       ...(hashes !== undefined && { transaction_count: hashes.length }),
+      ...(byTransaction && { receipts_by_transaction: true as const }),
     };
     this.recorder?.addBlock(result);
     return result;

@@ -5,7 +5,12 @@ import { absentForkFields } from '../../chains/absent-fork-fields.js';
 import { encodeHeader } from '../../header/header-encoding.js';
 import { FIXED_SIZES, type BlockHeader, type HeaderFieldSpec } from '../../header/header-fields.js';
 import { checkArbitrumHeaderInfo, refuseNitroMembers, refuseUncheckedNitroMembers } from './arbitrum-header.js';
-import { checkRestatedMembers, type RestatedHeader, type StateSyncFacts } from './restated-members.js';
+import {
+  checkReceiptsByTransaction,
+  checkRestatedMembers,
+  type RestatedHeader,
+  type StateSyncFacts,
+} from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
 import { checkBlockExtraData } from './avalanche-extdata.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
@@ -655,6 +660,7 @@ export function readRpcBlock(
   }
   const before = problems.count;
   const { id, chainId, verifiability, header, rules } = readRpcBlockHead(block, problems, options);
+  checkReceiptsByTransaction(block, problems);
   // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.
   const slab = new Slab();
   const list = readRpcReceiptList(block.receipts, 'receipts', problems, slab, rules && RULE_SETS[rules]);
@@ -752,6 +758,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   if (!isObject(value) || !isAbsent(value.raw_receipts) || !Array.isArray(value.receipts)) return undefined;
   const problems = new Problems();
   const { id, chainId, verifiability, header, rules } = readRpcBlockHead(value, problems, options);
+  checkReceiptsByTransaction(value, problems);
   const ruleSet = rules && RULE_SETS[rules];
   const list: unknown[] = value.receipts;
   const slab = new Slab();

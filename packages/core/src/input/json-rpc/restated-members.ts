@@ -265,6 +265,55 @@ export interface StateSyncFacts {
   txHash: () => Uint8Array | undefined;
 }
 
+/** A 32-byte hash as text, with or without its 0x: one that is not is named by the reader of its member. */
+const HASH_TEXT = /^(0x)?[0-9a-fA-F]{64}$/;
+
+/**
+ * The receipts of a block its source asked one transaction at a time (the block's `receipts_by_transaction`: a node's
+ * `eth_getTransactionReceipt` for each hash the header lists, in order): `receipts[i]` is the answer for
+ * `transactions[i]`, and must name it (its `transactionHash`, else each of its logs'), whatever its `transactionIndex`
+ * says. Placed by that index, tx 4's receipt answered for tx 3 and tx 3's for tx 4 make a list the block could have,
+ * and would pass: the node's answers were to other transactions all the same. Each conflict is named at the
+ * receipt's member, with both hashes. The one rule of the block's readers and of the JSON-RPC source, which asks such
+ * receipts again before it hands them over.
+ */
+export function checkReceiptsAsked(receipts: unknown, transactions: unknown, problems: Problems): void {
+  if (!Array.isArray(receipts) || !Array.isArray(transactions)) return;
+  const count = Math.min(receipts.length, transactions.length);
+  for (let i = 0; i < count; i++) {
+    const receipt: unknown = receipts[i];
+    const asked = listedHash(transactions[i]);
+    if (!isObject(receipt) || typeof asked !== 'string' || !HASH_TEXT.test(asked)) continue;
+    const named = isAbsent(receipt.transactionHash)
+      ? (Array.isArray(receipt.logs) ? receipt.logs : []).map((log: unknown, j) => ({
+          path: `receipts[${i}].logs[${j}].transactionHash`,
+          hash: isObject(log) ? log.transactionHash : undefined,
+        }))
+      : [{ path: `receipts[${i}].transactionHash`, hash: receipt.transactionHash }];
+    for (const { path, hash } of named)
+      if (typeof hash === 'string' && HASH_TEXT.test(hash) && !sameHex(hash, asked))
+        problems.add(
+          path,
+          'conflict',
+          `${asked}, the block's ${listedPath(transactions[i], i).slice('header.'.length)}, for which the source asked this receipt (receipts_by_transaction), got ${hash}`,
+        );
+  }
+}
+
+/**
+ * The block's `receipts_by_transaction`, a boolean where given (not null): where true, its receipts are held to the
+ * transactions they were asked for ({@link checkReceiptsAsked}).
+ */
+export function checkReceiptsByTransaction(block: JsonObject, problems: Problems): void {
+  const given = block.receipts_by_transaction;
+  if (isAbsent(given) || given === false) return;
+  if (given !== true) {
+    problems.add('receipts_by_transaction', 'invalid_format', `true or false, got ${describe(given)}`);
+    return;
+  }
+  if (isObject(block.header)) checkReceiptsAsked(block.receipts, block.header.transactions, problems);
+}
+
 /**
  * The members that list or count the block's transactions, each refused where it is not its receipts': the header's
  * `transactions` and `transactionCount`, and the `transaction_count` an audit's source gives with the block.

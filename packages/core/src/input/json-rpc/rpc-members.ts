@@ -7,7 +7,10 @@ import { HEADER_LAYOUTS } from '../../header/layouts.js';
 import { NITRO_MEMBERS } from './arbitrum-header.js';
 import { SecondSpellings } from '../values/second-spellings.js';
 
-/** The block object's, of its parts and the audit source's count of its transactions (restated-members.ts). */
+/**
+ * The block object's, of its parts, the audit source's count of its transactions and how it asked the receipts
+ * (restated-members.ts).
+ */
 export const BLOCK_SPELLINGS = new SecondSpellings([
   'id',
   'chain_id',
@@ -15,6 +18,7 @@ export const BLOCK_SPELLINGS = new SecondSpellings([
   'receipts',
   'raw_receipts',
   'transaction_count',
+  'receipts_by_transaction',
 ]);
 
 /**
