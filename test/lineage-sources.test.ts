@@ -1029,7 +1029,12 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
     );
     const problems = new Problems();
     expect(readRpcBlock(block, problems)).toBeUndefined();
-    expect(problems.list.map((p) => p.name)).toEqual(['receipts[3].transactionHash', 'receipts[4].transactionHash']);
+    expect(problems.list.map((p) => p.name)).toEqual([
+      'receipts[3].transactionHash',
+      'receipts[3].transactionIndex',
+      'receipts[4].transactionHash',
+      'receipts[4].transactionIndex',
+    ]);
 
     // A lineage walk (lineage --rpc) refuses it, naming the node.
     const walked = await rejection(
@@ -1048,6 +1053,37 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
       expect(failures.map((f) => f.check)).toEqual(['block_input']);
       expect(failures[0]!.message).toMatch(refusal);
     }
+  });
+
+  it("receipts that name no transaction (no transactionHash, no logs) answered for each other's transactions, every time: the block fails block_input by their transactionIndex, never a pass (a user check: each placed by its own index, the two made the block's list)", async () => {
+    node.blockReceipts = { code: -32601, message: 'Method not found' };
+    const fixture = loadFixture('mainnet-19433903');
+    // Receipts 8 and 10 have no logs; with their transactionHash left out, only their place tells them apart.
+    const [eighth, tenth] = [fixture.receipts[8] as Json, fixture.receipts[10] as Json];
+    const nameless = (r: Json) => {
+      const { transactionHash: _, ...rest } = r;
+      return rest;
+    };
+    node.tamper = (r) =>
+      r.transactionHash === eighth.transactionHash
+        ? nameless(tenth)
+        : r.transactionHash === tenth.transactionHash
+          ? nameless(eighth)
+          : r;
+    const source = rpc().source;
+    const block = await source.block(1, 19433903);
+    expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
+    const problems = new Problems();
+    expect(readRpcBlock(block, problems)).toBeUndefined();
+    expect(problems.list.map((p) => `${p.name}: expected ${p.expected}`)).toEqual([
+      "receipts[8].transactionIndex: expected 8, the place of the block's transactions[8], for which the source asked this receipt (receipts_by_transaction), got 10",
+      "receipts[10].transactionIndex: expected 10, the place of the block's transactions[10], for which the source asked this receipt (receipts_by_transaction), got 8",
+    ]);
+    const lines = [];
+    for await (const line of auditRange({ source: rpc().source, chainId: 1, from: 19433903, to: 19433903 }))
+      lines.push(line);
+    expect(lines).toMatchObject([{ block_number: 19433903, verdict: 'fail' }]);
+    expect((lines[0] as BlockAudit).failures.map((f) => f.check)).toEqual(['block_input']);
   });
 
   it("a logs proof from the node (prove logs --rpc) over receipts answered for each other's transactions: a SourceError naming the receipt and both hashes (was: proven from them)", async () => {

@@ -271,11 +271,12 @@ const HASH_TEXT = /^(0x)?[0-9a-fA-F]{64}$/;
 /**
  * The receipts of a block its source asked one transaction at a time (the block's `receipts_by_transaction`: a node's
  * `eth_getTransactionReceipt` for each hash the header lists, in order): `receipts[i]` is the answer for
- * `transactions[i]`, and must name it (its `transactionHash`, else each of its logs'), whatever its `transactionIndex`
- * says. Placed by that index, tx 4's receipt answered for tx 3 and tx 3's for tx 4 make a list the block could have,
- * and would pass: the node's answers were to other transactions all the same. Each conflict is named at the
- * receipt's member, with both hashes. The one rule of the block's readers and of the JSON-RPC source, which asks such
- * receipts again before it hands them over.
+ * `transactions[i]`, and must name it (its `transactionHash`, else each of its logs') and its place (its
+ * `transactionIndex`, i). Placed by that index, tx 4's receipt answered for tx 3 and tx 3's for tx 4 make a list the
+ * block could have, and would pass: the node's answers were to other transactions all the same; a receipt that names
+ * no hash (none of its own, no logs) is told by its index alone. Each conflict is named at the receipt's member, with
+ * both values. The one rule of the block's readers and of the JSON-RPC source, which asks such receipts again before
+ * it hands them over.
  */
 export function checkReceiptsAsked(receipts: unknown, transactions: unknown, problems: Problems): void {
   if (!Array.isArray(receipts) || !Array.isArray(transactions)) return;
@@ -290,13 +291,14 @@ export function checkReceiptsAsked(receipts: unknown, transactions: unknown, pro
           hash: isObject(log) ? log.transactionHash : undefined,
         }))
       : [{ path: `receipts[${i}].transactionHash`, hash: receipt.transactionHash }];
+    const askedFor = `the block's ${listedPath(transactions[i], i).slice('header.'.length)}, for which the source asked this receipt (receipts_by_transaction)`;
     for (const { path, hash } of named)
       if (typeof hash === 'string' && HASH_TEXT.test(hash) && !sameHex(hash, asked))
-        problems.add(
-          path,
-          'conflict',
-          `${asked}, the block's ${listedPath(transactions[i], i).slice('header.'.length)}, for which the source asked this receipt (receipts_by_transaction), got ${hash}`,
-        );
+        problems.add(path, 'conflict', `${asked}, ${askedFor}, got ${hash}`);
+    // A malformed index is the receipt reader's to name.
+    const index = quantityValue(receipt.transactionIndex);
+    if (index !== undefined && index !== BigInt(i))
+      problems.add(`receipts[${i}].transactionIndex`, 'conflict', `${i}, the place of ${askedFor}, got ${index}`);
   }
 }
 
