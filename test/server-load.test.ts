@@ -4,14 +4,18 @@
  * account's burst of large bodies beside another account's request.
  */
 import { readFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Problems, readRpcBlock } from '../packages/core/src/index.js';
+import { bytesToHex, Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SCALAR_BUNDLE } from '../packages/service/src/server/scalar-bundle.js';
 import { DEFAULT_CONFIG, parseConfig, type ServerConfig } from '../packages/service/src/server/config/config.js';
+import { serveWithLimits } from '../packages/service/src/server/connections/connections.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { buildArtifact, rangeNames, toFilter } from './helpers/logs-proofs.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 
 const KEY = 'evmi_load-test-key-auditor-0123456789abcdefghijklm';
@@ -128,6 +132,113 @@ describe('a client that never reads its answer', () => {
     expect(head.toLowerCase()).toContain(`content-length: ${bundle.byteLength}`);
     expect(bytes.subarray(split + 4).equals(bundle)).toBe(true);
     expect(log.lines.filter((l) => String(l.msg).startsWith('send deadline'))).toEqual([]);
+  });
+});
+
+/**
+ * Reads `socket` as a slow client does: nothing for `waitMs` after the first bytes, then `everyBytes` at a time with a
+ * pause of `pauseMs` after each.
+ */
+function readPaced(socket: Socket, pace: { waitMs: number; everyBytes: number; pauseMs: number }): void {
+  let taken = 0;
+  let first = true;
+  socket.on('data', (chunk: Buffer) => {
+    taken += chunk.byteLength;
+    const pause = first ? pace.waitMs : taken >= pace.everyBytes ? pace.pauseMs : 0;
+    first = false;
+    if (pause === 0) return;
+    taken = 0;
+    socket.pause();
+    setTimeout(() => socket.resume(), pause);
+  });
+}
+
+/** The head and body of the one answer in `bytes`. */
+function split(bytes: Buffer): { head: string; body: Buffer } {
+  const end = bytes.indexOf('\r\n\r\n');
+  return { head: bytes.subarray(0, end).toString('latin1'), body: bytes.subarray(end + 4) };
+}
+
+describe('a client that takes a large answer computed whole slowly', () => {
+  // Every log of the Merge pair: a 3.2 MB proof (4 CU) whose answer, 5.5 MB, is more than the socket buffers hold.
+  const merge = buildArtifact(rangeNames('mainnet', 15_537_393, 15_537_394), toFilter({}));
+  const mergeBody = JSON.stringify({
+    chain_id: 1,
+    head_hash: `0x${bytesToHex(merge.headHash)}`,
+    proof: `0x${bytesToHex(merge.artifact)}`,
+  });
+  const usedCu = async (url: string) =>
+    (
+      (await (await fetch(`${url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as {
+        cu_used: number;
+      }
+    ).cu_used;
+
+  it('a client that waits a while after its first bytes, then reads, gets its verify answer whole, charged once, as one that reads at once', async () => {
+    const { port, url } = await start({ sendTimeoutMs: 1000 });
+    const fast = await fetch(`${url}/v1/evm/verify/logs-proof`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
+      body: mergeBody,
+    });
+    const expected = Buffer.from(await fast.arrayBuffer());
+    expect(fast.status).toBe(200);
+    expect(expected.byteLength).toBeGreaterThan(5_000_000);
+    const cuBefore = await usedCu(url);
+
+    const socket = open(port);
+    const answer = received(socket);
+    socket.write(
+      `POST /v1/evm/verify/logs-proof HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(mergeBody)}\r\nConnection: close\r\n\r\n${mergeBody}`,
+    );
+    // Cut at the deadline's first check, 0.4 to 0.9 s after its request with send_timeout_ms 30000 (a user check).
+    readPaced(socket, { waitMs: 400, everyBytes: Infinity, pauseMs: 0 });
+    const { head, body } = split((await answer).bytes);
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).toContain(`content-length: ${expected.byteLength}`);
+    expect(body.equals(expected)).toBe(true);
+    expect(log.lines.filter((l) => String(l.msg).startsWith('send deadline'))).toEqual([]);
+    expect((await usedCu(url)) - cuBefore).toBe(4);
+  });
+
+  it('one read steadily, for longer than send_timeout_ms after the kernel has taken what it holds, is sent whole', async () => {
+    // 16 MB, far more than the socket buffers hold (a few MB), in the adaptor's one `end`, as a verify answer is; a
+    // surrogate pair across each 64 KiB boundary, where a cut between its halves would spoil it.
+    const answer = `${'a'.repeat(65_535)}\u{1F600}`.repeat(244);
+    const server = createServer({ highWaterMark: 65_536 });
+    const closed: string[] = [];
+    serveWithLimits(
+      server,
+      getRequestListener(() => new Response(answer, { headers: { 'Content-Type': 'text/plain; charset=utf-8' } })),
+      {
+        maxConnections: 8,
+        maxConnectionsPerAddress: 8,
+        headerTimeoutMs: 5000,
+        maxInFlightPerConnection: 1,
+        sendTimeoutMs: 2000,
+        maxResponseBufferBytes: 65_536,
+      },
+      (reason) => closed.push(reason),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = open((server.address() as AddressInfo).port);
+      const whole = received(socket);
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      // At most 3.2 MB/s: some 5 s in all; taken whole by the kernel only once it had taken the last byte, the answer
+      // showed no progress for more than the deadline, and was cut.
+      readPaced(socket, { waitMs: 0, everyBytes: 131_072, pauseMs: 40 });
+      const { head, body } = split((await whole).bytes);
+      const bytes = Buffer.from(answer);
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(head.toLowerCase()).toContain(`content-length: ${bytes.byteLength}`);
+      expect(body.equals(bytes)).toBe(true);
+      expect(closed).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
 

@@ -280,6 +280,41 @@ describe('serve: a key lost after the first start', () => {
   });
 });
 
+describe('serve: a restart on a store whose accounts the configuration gives', () => {
+  /** Starts `serve` with `args` and stops it: its standard error once it is up. */
+  async function startAndStop(args: string[]): Promise<string> {
+    const served = serve([...args, '--host', '127.0.0.1', '--port', '0']);
+    // The hint is written once the server is up, before the signal is awaited.
+    await served.listening;
+    served.child.kill('SIGTERM');
+    expect(await served.exited).toBe(0);
+    return served.stderr();
+  }
+  const configured = { accounts: [{ id: 'acme', keys: [{ label: 'ci', key: KEY }] }] };
+
+  it('says their keys come from the configuration, never that they were shown (they never were: a user check)', async () => {
+    const dataDir = tempDir();
+    const file = configFile({ data_dir: dataDir, ...configured });
+    expect(await startAndStop(['--config', file])).toBe('');
+    const flags = `--config ${file} --data-dir ${dataDir}`;
+    expect(await startAndStop(['--config', file])).toBe(
+      'This store already has account "acme"; its API keys come from the configuration (accounts[].keys), or were ' +
+        `shown once when made by keys create. Lost one? Make another: evm-integrity keys create acme ${flags} ` +
+        `(keys list and keys revoke take the same ${flags})\n`,
+    );
+  });
+
+  it("beside an account made by the first start, tells the configuration's from the one shown when made", async () => {
+    const dataDir = tempDir();
+    expect(await startAndStop(['--data-dir', dataDir])).toMatch(/First start: created account "local"/);
+    const stderr = await startAndStop(['--config', configFile(configured), '--data-dir', dataDir]);
+    expect(stderr).toContain(
+      "the API keys of acme come from the configuration (accounts[].keys); the others' were shown once, when made. ",
+    );
+    expect(stderr).toMatch(/^This store already has accounts \((acme, local|local, acme)\); /);
+  });
+});
+
 describe('serve on PostgreSQL: a key lost after the first start', () => {
   let database: FreshDatabase | undefined;
   afterAll(async () => database?.drop());

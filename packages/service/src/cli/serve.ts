@@ -8,18 +8,32 @@ import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve
 
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
- * then (a key is shown only when it is made), so it tells how to make another for a lost one,
- * with the command for this very store: the store flags `serve` was given (`--config`, `--store`),
- * and a SQLite store's data directory. A store named only by the environment (`DATABASE_URL`)
- * is the admin commands' too, in the same environment.
+ * then (a key is shown only when it is made), so it tells where the keys came from (the configuration's
+ * `accounts[].keys` for the accounts it names, shown once when made for the others) and how to
+ * make another for a lost one, with the command for this very store: the store flags `serve` was
+ * given (`--config`, `--store`), and a SQLite store's data directory. A store named only by the
+ * environment (`DATABASE_URL`) is the admin commands' too, in the same environment.
  */
-function lostKeyHint(accountIds: readonly string[], storeFlags: readonly string[]): string {
+function lostKeyHint(
+  accountIds: readonly string[],
+  configuredIds: ReadonlySet<string>,
+  storeFlags: readonly string[],
+): string {
   const account = accountIds.length === 1 ? accountIds[0]! : 'ACCOUNT_ID';
   const same = storeFlags.length > 0 ? `the same ${storeFlags.map(shellWord).join(' ')}` : 'the same environment';
   return (
-    `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; its API keys were shown once, when made. ` +
+    `This store already has ${accountIds.length === 1 ? `account "${accountIds[0]}"` : `accounts (${accountIds.join(', ')})`}; ${keysOrigin(accountIds, configuredIds)}. ` +
     `Lost one? Make another: ${sameStoreCommand(['keys', 'create', account], storeFlags)} (keys list and keys revoke take ${same})\n`
   );
+}
+
+/** Where the keys of the store's accounts came from: the configuration (its file or the environment) for those it names. */
+function keysOrigin(accountIds: readonly string[], configuredIds: ReadonlySet<string>): string {
+  const configured = accountIds.filter((id) => configuredIds.has(id));
+  if (configured.length === 0) return 'its API keys were shown once, when made';
+  if (configured.length === accountIds.length)
+    return 'its API keys come from the configuration (accounts[].keys), or were shown once when made by keys create';
+  return `the API keys of ${configured.join(', ')} come from the configuration (accounts[].keys); the others' were shown once, when made`;
 }
 
 /** The flags that name `serve`'s store to an admin command: its configuration file and store, a SQLite store's directory. */
@@ -105,7 +119,13 @@ export async function runServe(argv: string[]): Promise<number> {
     starting = false;
     // Accounts before this start: no key was printed, and a lost one needs the hint.
     if (config.auth && server.storeHadAccounts)
-      process.stderr.write(lostKeyHint(await keyedAccounts(store), storeFlagsOf(values, config)));
+      process.stderr.write(
+        lostKeyHint(
+          await keyedAccounts(store),
+          new Set(config.accounts.map((a) => a.id)),
+          storeFlagsOf(values, config),
+        ),
+      );
     const signal = await stop.signal;
     // The listener is closed first, so that the line is true when it is read.
     const closing = server.close();

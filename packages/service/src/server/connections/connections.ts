@@ -25,6 +25,8 @@ export interface ConnectionLimits extends ConnectionCaps {
   maxInFlightPerConnection: number;
   /** Milliseconds a connection may leave output unsent without taking any of it before it is closed. */
   sendTimeoutMs: number;
+  /** Bytes of an answer computed whole handed to the socket at a time (endInPieces); a string's UTF-16 code units. */
+  maxResponseBufferBytes: number;
 }
 
 /**
@@ -44,6 +46,45 @@ interface HttpSocket extends Socket {
   parser?: { pause(): void; resume(): void } | null;
 }
 
+/**
+ * Makes `response.end(answer)`, for an answer computed whole (a verify result: the adaptor ends the response with it),
+ * write it `pieceBytes` at a time, each once the socket has taken the one before ('drain'), and end with the last, as
+ * a streamed answer is written. Handed to the socket in one piece, an answer stays whole in its `writableLength` until
+ * the kernel has taken its last byte, so a client reading it steadily showed no progress (Connection.stalled) and one
+ * that took longer than the send deadline to read it was cut. The head is written already (writeHead, with the
+ * answer's length), so the bytes sent are the same. A string is cut every `pieceBytes` UTF-16 code units, never inside
+ * a surrogate pair, and each piece is encoded as it is written: no copy of the whole answer is made at once.
+ */
+function endInPieces(response: ServerResponse, pieceBytes: number): void {
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  response.end = ((answer?: unknown, ...rest: unknown[]) => {
+    // An encoding (rest[0] a string) could be one whose characters a cut would split (hex, base64): left whole.
+    if (
+      !response.headersSent ||
+      typeof rest[0] === 'string' ||
+      !(typeof answer === 'string' || answer instanceof Uint8Array) ||
+      answer.length <= pieceBytes
+    )
+      return end(answer, ...rest);
+    let at = 0;
+    const writeOn = (): void => {
+      for (;;) {
+        let to = Math.min(at + pieceBytes, answer.length);
+        if (typeof answer === 'string' && isHighSurrogate(answer.charCodeAt(to - 1))) to--;
+        const piece = typeof answer === 'string' ? answer.slice(at, to) : answer.subarray(at, to);
+        at = to;
+        if (at === answer.length) return void end(piece, ...rest);
+        // Once the connection is closed no 'drain' comes, and the rest is dropped with the response.
+        if (!response.write(piece)) return void response.once('drain', writeOn);
+      }
+    };
+    writeOn();
+    return response;
+  }) as ServerResponse['end'];
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
 /** One connection: its requests in progress, the ones parsed behind them, and the progress of its output. */
 class Connection {
   /** Its requests' responses being worked on or sent, oldest (the one on the socket) first. */
@@ -54,9 +95,9 @@ class Connection {
   latest: IncomingMessage | undefined;
   #held = false;
   #lingering = false;
-  /** Output bytes the client had taken when last seen moving, and when that was. */
+  /** Output bytes the client had taken when last seen moving, and when that was (at first, its accept). */
   #taken = 0;
-  #movedAt = 0;
+  #movedAt = performance.now();
 
   constructor(
     readonly socket: HttpSocket,
@@ -183,6 +224,7 @@ export function serveWithLimits(
   });
 
   const start = (connection: Connection, request: IncomingMessage, response: ServerResponse) => {
+    endInPieces(response, limits.maxResponseBufferBytes);
     connection.answering.push(response);
     connection.latest = request;
     response.once('close', () => {
