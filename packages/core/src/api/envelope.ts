@@ -52,6 +52,9 @@ export interface InvalidParameter extends Omit<Problem, 'location'> {
   location: 'body' | 'header';
 }
 
+/** `text` ended as a sentence: its own `?` kept (a "did you mean"), else one full stop. */
+const sentence = (text: string) => (text.endsWith('?') ? text : `${text.replace(/\.$/, '')}.`);
+
 /** 400 listing every invalid parameter (up to 100 of `count`). */
 export function badRequest(
   problems: readonly InvalidParameter[],
@@ -61,7 +64,7 @@ export function badRequest(
   const first = problems[0];
   const message =
     count === 1 && first !== undefined
-      ? `Invalid parameter ${first.name}: expected ${first.expected.replace(/\.$/, '')}.`
+      ? `Invalid parameter ${first.name}: expected ${sentence(first.expected)}`
       : `${count} invalid parameters${count > problems.length ? ` (the first ${problems.length} are listed)` : ''}.`;
   return errorEnvelope(
     {
