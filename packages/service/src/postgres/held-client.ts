@@ -25,8 +25,19 @@ export async function holdClient<T>(
   client.on('error', drop);
   try {
     return await use(client, drop);
+  } catch (error) {
+    // A statement the server ended the session with (a FATAL error: an administrator's pg_terminate_backend, a
+    // shutdown) fails before the connection's end is heard: given back as sound, the loss would come to the pool.
+    if (endsSession(error)) drop(error as Error);
+    throw error;
   } finally {
     client.off('error', drop);
     client.release(broken);
   }
 }
+
+/** Whether `error` is the server's word that it ended the session (severity FATAL or PANIC): the connection is lost. */
+const endsSession = (error: unknown): boolean =>
+  typeof error === 'object' &&
+  error !== null &&
+  ['FATAL', 'PANIC'].includes((error as { severity?: unknown }).severity as string);
