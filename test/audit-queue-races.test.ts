@@ -25,7 +25,7 @@ import {
   storeChunk,
 } from '../packages/service/src/queue/chunk-results.js';
 import { auditLines, exportSnapshot } from '../packages/service/src/queue/audit-export.js';
-import { auditProgress } from '../packages/service/src/queue/audit-progress.js';
+import { auditProgress, heldOutFailures } from '../packages/service/src/queue/audit-progress.js';
 import { runCli } from './helpers/audit-queue.js';
 
 /** Chunks [1, 9], [10, 19], [20, 29] and [30, 30]. */
@@ -240,21 +240,23 @@ describe('the audit queue, interleaved', () => {
     expect(rows[0]).toEqual({ n: 0 });
   });
 
-  it('a link whose block before the node no longer gives is left unjudged, as one machine calls it unreachable: no broken link', async () => {
+  it('a link whose block before the node no longer gives is left unjudged, as one machine calls it unreachable: no broken link, and the chunk after keeps its lines', async () => {
     await done(1, hash(0), hash(9), true);
     await done(10, hash(9), hash(19));
-    await done(20, `0x${'44'.repeat(32)}`, hash(29));
+    const failing = [{ check: 'receipts_root', message: 'the receipts do not hash to receiptsRoot', evidence: {} }];
+    await done(20, `0x${'44'.repeat(32)}`, hash(29), false, failing);
     const source: BlockSource = { block: async () => null };
     expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).toEqual(['waiting', 'retrying']);
-    // The chunk after is retrying with the reason, sent again to be audited and joined once the node answers; never a
-    // parent_link failure it did not see.
-    expect(await chunk(20)).toMatchObject({ state: 'retrying', joined: false, anchored: false, join_attempts: 0 });
-    const { rows } = await queue.pool.query(
-      'SELECT reason FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = 20',
-      [id],
-    );
-    expect(rows[0]).toEqual({
-      reason: 'its link to block 19 could not be judged: the source does not have block 19',
+    // Only the link is tried again: the chunk after stays done with its lines (a user check: it was audited again,
+    // and its failing line, and a reorg's lines, deleted), its link retrying with the reason, never a parent_link
+    // failure it did not see.
+    const reason = 'its link to block 19 could not be judged: the source does not have block 19';
+    expect(await chunk(20)).toMatchObject({
+      state: 'done',
+      joined: false,
+      anchored: false,
+      join_attempts: 0,
+      lines: 1,
     });
     const jobs = await queue.pool.query(
       `SELECT data FROM pgboss.job WHERE name = $1 AND (data->>'first')::int = 20 AND start_after > now()`,
@@ -263,13 +265,43 @@ describe('the audit queue, interleaved', () => {
     expect(jobs.rows.map((r) => (r as { data: unknown }).data)).toEqual([
       { audit_id: id, first: 20, last: 29, generation: 0 },
     ]);
-    // Past the plan's retries (its attempts): parked with the reason, for an operator to enqueue the audit again.
-    await queue.pool.query(
-      `UPDATE evm_integrity_audit.chunks SET state = 'done', attempts = 1 WHERE audit_id = $1 AND first_block = 20`,
-      [id],
-    );
+    // Meanwhile its failing line is a finding: audit-status lists it and the chunk retrying, the export names it among
+    // the lines it holds out (exit 1).
+    const retrying = (await auditProgress(queue.pool, id))!;
+    expect(retrying.failures).toEqual([{ block_number: 29, checks: ['receipts_root'] }]);
+    expect(retrying.retrying).toEqual([{ first: 20, last: 29, attempts: 1, reason }]);
+    expect(retrying.needs_operator).toBe(false);
+    expect(await heldOutFailures(queue.pool, id)).toEqual({
+      blocks: 1,
+      listed: [{ block_number: 29, block_hash: hash(29), checks: ['receipts_root'] }],
+    });
+    // The retry's job finds the chunk done and joins it (markRunning takes no chunk done); past the plan's retries
+    // (its attempts): parked with the reason, its lines still counted, for an operator to enqueue the audit again.
+    expect(await markRunning(queue.pool, { audit_id: id, first: 20, last: 29, generation: 0 }, 'host-a:1')).toBeNull();
     expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source })).toEqual(['waiting', 'parked']);
-    expect(await chunk(20)).toMatchObject({ state: 'parked', joined: false, join_attempts: 0 });
+    expect(await chunk(20)).toMatchObject({ state: 'done', joined: false, join_attempts: 0, lines: 1 });
+    const parked = (await auditProgress(queue.pool, id))!;
+    expect(parked).toMatchObject({ needs_operator: true, complete: false, retrying: [], eta_seconds: null });
+    expect(parked.parked).toEqual([{ first: 20, last: 29, attempts: 2, reason }]);
+    expect(parked.failures).toEqual([{ block_number: 29, checks: ['receipts_root'] }]);
+    expect((await runCli(['audit-status', id, '--queue', db.url])).stdout).toContain(
+      `no ETA: 1 chunk parked, the audit cannot finish until it is enqueued again`,
+    );
+    // Enqueuing again hands the link back, not the chunk: retrying, its job sent, and judged once the node answers
+    // (here the block 19 stored: a broken link, the chunk audited again against it, as any).
+    expect((await enqueueAudit(queue, PLAN, '{}')).queued).toBe(1);
+    expect(await chunk(20)).toMatchObject({ state: 'done', lines: 1 });
+    expect((await auditProgress(queue.pool, id))!.retrying).toEqual([{ first: 20, last: 29, attempts: 0, reason }]);
+    const answering: BlockSource = {
+      block: async () => ({ header: { number: '0x13', hash: hash(19) }, receipts: [] }) as unknown as BlockJson,
+    };
+    expect(await joinAround(queue.pool, queue.boss, PLAN, id, 20, { source: answering })).toEqual([
+      'waiting',
+      'broken_link',
+    ]);
+    expect(await chunk(20)).toMatchObject({ state: 'queued', anchored: true, anchor: hash(19) });
+    const after = (await auditProgress(queue.pool, id))!;
+    expect(after).toMatchObject({ retrying: [], parked: [], needs_operator: false });
   });
 
   it('a worker that outran its lease writes nothing once another took the chunk: its result, its retry, its park', async () => {

@@ -165,7 +165,7 @@ describe('the queue tables', () => {
     const again = await openAuditQueue(db.url, { poolSize: 1 });
     await again.close();
     const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations ORDER BY version');
-    expect(versions).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     const tables = await query(
       db.url,
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'evm_integrity_audit' ORDER BY 1",
@@ -719,6 +719,61 @@ describe('audit-worker, audit-status, audit-export', () => {
     },
     240_000,
   );
+
+  // As above, the node asked again for block 1000019 by the join gives no block (until the link is seen retrying), then
+  // branch B's. A user check: the chunk after the link was audited again, its lines deleted with the reorg's, branch
+  // A's failing ones too; meanwhile audit-status showed no failure and the export exited 2; at the end it exited 0.
+  it('a reorg between two chunks, then the chunk before it done on a third chain, and the node gives no block when asked again, then branch B: only the link is retried, every line stands', async () => {
+    const run = await reorgOverHeldChunk();
+    const branchC = forkOf(new Map([...run.real, ...run.branchB]), 1_000_019);
+    let asks = 0;
+    let answering = false;
+    const holding = run.node.fault;
+    run.node.fault = (call, index) => {
+      if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf4253') {
+        if (++asks === 1) run.blocks.set(1_000_019, branchC.get(1_000_019)!);
+        else if (answering) run.blocks.set(1_000_019, run.branchB.get(1_000_019)!);
+        else run.blocks.delete(1_000_019);
+      }
+      return holding?.(call, index);
+    };
+    run.held.delete('0xf4250');
+    const retrying = await until('the link to chunk 1000020-1000023 to be retrying', async () => {
+      const s = await statusOf(run.id, db.url);
+      return s.retrying.some((c: { first: number }) => c.first === 1_000_020) ? s : undefined;
+    });
+    expect(retrying.retrying[0].reason).toMatch(/^its link to block 1000019 could not be judged: /);
+    // Branch A's failing lines are findings meanwhile: listed by audit-status, and the export's exit status is 1.
+    expect(retrying.replaced_failures.listed.map((f: { block_number: number }) => f.block_number)).toEqual([
+      1_000_021, 1_000_026,
+    ]);
+    const failing21 = `block 1000021 ${String(hashOf(run.branchA, 1_000_021))} (logs_bloom)`;
+    const meanwhile = await runCli(['audit-export', run.id, '--queue', db.url]);
+    expect(meanwhile.stderr).toContain(failing21);
+    expect(meanwhile.status).toBe(1);
+    answering = true;
+
+    await untilComplete(run.id, db.url, 150_000);
+    const exported = await runCli(['audit-export', run.id, '--queue', db.url]);
+    const lines = parseLines(exported.stdout);
+    expectFirstReorgStands(lines, run);
+    expect(reorgsOf(lines)).toEqual([
+      [1_000_020, 1],
+      [1_000_028, 8],
+    ]);
+    expect(lines.filter((l) => l.block_number === 1_000_020).at(-1)).toMatchObject({
+      block_hash: hashOf(run.branchB, 1_000_020),
+      verdict: 'pass',
+    });
+    expect(lines.at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      verdicts: { pass: 30, fail: 0, not_verifiable: 0 },
+      reorgs: 2,
+      complete: true,
+    });
+    expect(exported.stderr).toContain(failing21);
+    expect(exported.status).toBe(1);
+  }, 240_000);
 
   // The node serves block 1000014, the last of chunk 1000010-1000014, wrong once, then the right block: the join pass
   // asks it again and sees another hash, which is no reorg (the forged block's own line refutes its hash).

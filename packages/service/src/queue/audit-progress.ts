@@ -40,8 +40,8 @@ export interface AuditProgress {
   /** Seconds left at that rate (null: no rate yet, nothing left, or `needs_operator`). */
   eta_seconds: number | null;
   /**
-   * A chunk is parked: no worker takes it again, so the audit cannot finish until an operator enqueues it again (which
-   * hands its parked chunks back); there is no ETA to give.
+   * A chunk, or a link, is parked: no worker tries it again, so the audit cannot finish until an operator enqueues it
+   * again (which hands them back); there is no ETA to give.
    */
   needs_operator: boolean;
   /** Every chunk done and every link joined: the export is the whole audit. */
@@ -52,8 +52,12 @@ export interface AuditProgress {
    * as the export's summary names them; absent when none.
    */
   replaced_failures?: UncountedFailures;
-  /** The chunks whose last attempt failed and that are to be tried again, with the failure. */
+  /**
+   * The chunks whose last attempt failed and that are to be tried again, with the failure; and the chunks done whose
+   * link to the chunk before could not be judged, tried again alone (their lines stand, counted as a done chunk's).
+   */
   retrying: UnfinishedChunk[];
+  /** As `retrying`, given up past the plan's retries: to be handed back by enqueuing the audit again. */
   parked: UnfinishedChunk[];
 }
 
@@ -156,8 +160,10 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
   // A failing line a reorg replaced is a finding all the same, as the export's summary names it.
   const replaced = await failingLines(db, id, SUPERSEDED, [crossing.holders]);
   const unfinished = await db.query(
-    `SELECT state, first_block, last_block, attempts, reason FROM ${AUDIT_SCHEMA}.chunks
-     WHERE audit_id = $1 AND state IN ('retrying', 'parked') ORDER BY first_block`,
+    `SELECT coalesce(link_unjudged, state) AS state, first_block, last_block, attempts, reason
+     FROM ${AUDIT_SCHEMA}.chunks
+     WHERE audit_id = $1 AND (state IN ('retrying', 'parked') OR state = 'done' AND link_unjudged IS NOT NULL)
+     ORDER BY first_block`,
     [id],
   );
   const rows = unfinished.rows as Array<{
@@ -178,6 +184,7 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       }));
   const total = plan.to - plan.from + 1;
   const rate = seconds > 0 ? audited / seconds : 0;
+  const parked = inState('parked');
   return {
     id,
     chain_id: plan.chain_id,
@@ -188,8 +195,8 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
     blocks: { total, audited },
     verdicts,
     blocks_per_second: rate,
-    eta_seconds: rate > 0 && audited < total && chunks.parked === 0 ? Math.ceil((total - audited) / rate) : null,
-    needs_operator: chunks.parked > 0,
+    eta_seconds: rate > 0 && audited < total && parked.length === 0 ? Math.ceil((total - audited) / rate) : null,
+    needs_operator: parked.length > 0,
     complete: chunks.done === chunks.total && joined === chunks.total,
     failures: (failed.rows as Array<{ block_number: string; checks: string[] }>).map((r) => ({
       block_number: Number(r.block_number),
@@ -197,6 +204,6 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
     })),
     ...(replaced && { replaced_failures: replaced }),
     retrying: inState('retrying'),
-    parked: inState('parked'),
+    parked,
   };
 }

@@ -86,10 +86,22 @@ ALTER TABLE ${AUDIT_SCHEMA}.blocks ADD COLUMN IF NOT EXISTS parent_hash text;
 INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (2) ON CONFLICT DO NOTHING;
 `;
 
+/**
+ * Version 3. A done chunk whose link to the chunk before could not be judged (the node failed the join's walk back)
+ * keeps its lines, and only the link is tried again: `link_unjudged` is `retrying` or, past the plan's retries,
+ * `parked` (null: no such link), `reason` says why.
+ */
+const VERSION_3 = `
+ALTER TABLE ${AUDIT_SCHEMA}.chunks ADD COLUMN IF NOT EXISTS link_unjudged text
+  CHECK (link_unjudged IN ('retrying', 'parked'));
+INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (3) ON CONFLICT DO NOTHING;
+`;
+
 /** The migrations in order; each runs once, whole, inside the lock. */
 const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [
   [1, VERSION_1],
   [2, VERSION_2],
+  [3, VERSION_3],
 ];
 
 /** Creates or upgrades the audit tables; safe to run from many processes at once, and again. */

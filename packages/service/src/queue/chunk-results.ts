@@ -133,7 +133,7 @@ export async function storeChunk(
     // First, as it locks the row: a hold taken meanwhile by another worker waits for this transaction, or wins.
     const { rowCount } = await client.query(
       `UPDATE ${AUDIT_SCHEMA}.chunks
-       SET state = 'done', reason = NULL, first_parent_hash = $6, last_hash = $7, summary = $8, finished_at = now(),
+       SET state = 'done', reason = NULL, link_unjudged = NULL, first_parent_hash = $6, last_hash = $7, summary = $8, finished_at = now(),
            anchored = $9, anchor = $10, joined = (first_block = $11)
        WHERE ${HELD}`,
       [

@@ -1,7 +1,8 @@
 /**
  * Enqueuing an audit: its row, one row per chunk, and one job per new chunk, in one transaction, so
  * that a crash leaves either all or nothing and a second run for the same audit adds nothing (the
- * chunk rows' primary key). A second run does hand parked chunks back to the queue.
+ * chunk rows' primary key). A second run does hand parked chunks back to the queue, and parked links (a done chunk
+ * whose link the node could not help judge) back to the join, the chunk's lines kept.
  */
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -79,7 +80,18 @@ export async function enqueueAudit(queue: AuditQueue, plan: AuditPlan, header: s
        WHERE audit_id = $1 AND state = 'parked' RETURNING first_block, last_block, anchor, anchored, join_attempts`,
       [id],
     );
-    const rows = [...(inserted.rows as ChunkRow[]), ...(parked.rows as ChunkRow[])];
+    // Only the link is tried again: the chunk's job finds it done and joins it (its lines stand).
+    const parkedLinks = await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.chunks SET link_unjudged = 'retrying', attempts = 0
+       WHERE audit_id = $1 AND state = 'done' AND link_unjudged = 'parked'
+       RETURNING first_block, last_block, anchor, anchored, join_attempts`,
+      [id],
+    );
+    const rows = [
+      ...(inserted.rows as ChunkRow[]),
+      ...(parked.rows as ChunkRow[]),
+      ...(parkedLinks.rows as ChunkRow[]),
+    ];
     const jobs: ChunkJob[] = rows.map((row) => {
       const first = Number(row.first_block);
       const anchored = row.anchored === true || (first === plan.from && head !== undefined);

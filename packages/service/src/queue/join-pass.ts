@@ -11,9 +11,10 @@
  * awaits its link, which the join of that chunk judges (linkParent), as one machine judges it with the block before in
  * hand: that chunk is never audited again, so no line of the reorg is lost. Joins of one audit decide one at a time (a lock on its
  * row), so that two workers never judge the same link at once; the node is asked outside that lock. A link the
- * node cannot help judge (asked again, it gives no block, or no answer) stays unjudged: the chunk after it is
- * retrying, to be audited and joined again, and past the plan's retries parked with that reason, as a chunk whose
- * node stays unreachable is (enqueuing the audit again hands it back).
+ * node cannot help judge (asked again, it gives no block, or no answer) stays unjudged, and only the link is tried
+ * again: the chunk after it stays done with its lines (a failing one, a reorg's, stand and count meanwhile), its link
+ * retrying, and past the plan's retries parked with that reason, as a chunk whose node stays unreachable is (enqueuing
+ * the audit again hands it back).
  */
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -61,7 +62,7 @@ interface ChunkRow {
 
 /**
  * What the join did to a link: nothing yet, joined, a broken link (the chunk after sent back), a reorg followed back,
- * or not judged as the node could not be asked (the chunk after retrying, or parked past the plan's retries).
+ * or not judged as the node could not be asked (the link retrying, or parked past the plan's retries; its chunks done).
  */
 export type JoinOutcome = 'waiting' | 'joined' | 'broken_link' | 'reorg' | 'retrying' | 'parked';
 
@@ -77,8 +78,8 @@ async function requeue(
   const anchored = anchor !== undefined || (row.anchored && Number(row.first_block) === plan.from);
   const hash = anchor !== undefined ? anchor.hash : anchored ? row.anchor : null;
   const { rows } = await client.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', joined = false, anchored = $3, anchor = $4,
-       join_attempts = join_attempts + 1
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = 'queued', joined = false, link_unjudged = NULL, anchored = $3,
+       anchor = $4, join_attempts = join_attempts + 1
      WHERE audit_id = $1 AND first_block = $2 RETURNING join_attempts`,
     [auditId, row.first_block, anchored, hash],
   );
@@ -90,6 +91,15 @@ async function requeue(
     generation: (rows[0] as { join_attempts: number }).join_attempts,
   };
   await sendChunkJobs(boss, client, plan, [job]);
+}
+
+/** Joins chunk `first`'s link to the chunk before: judged, so no longer retried. */
+async function markJoined(client: pg.PoolClient, auditId: string, first: string): Promise<void> {
+  await client.query(
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true, link_unjudged = NULL, reason = NULL
+     WHERE audit_id = $1 AND first_block = $2`,
+    [auditId, first],
+  );
 }
 
 /**
@@ -334,11 +344,7 @@ async function decideMismatch(
   walk: { reorg: AuditEvent[]; parents: WalkParents; hashes: ReadonlyMap<number, string> },
 ): Promise<Decision> {
   const { reorg, parents, hashes } = walk;
-  const join = () =>
-    client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
-      auditId,
-      after.first_block,
-    ]);
+  const join = () => markJoined(client, auditId, after.first_block);
   if (reorg.length === 0) {
     if (awaiting === null) {
       await requeue(client, boss, plan, auditId, after, { hash: before.last_hash });
@@ -361,9 +367,10 @@ async function decideMismatch(
 }
 
 /**
- * Leaves a link unjudged for `reason` (the node failed the walk back from it): the chunk after it is retrying, sent
- * again after a backoff to be audited and joined again, or, past the plan's retries, parked with the reason, as
- * `markUnfinished` leaves a chunk whose node is unreachable. Its lines are kept but no longer counted (not done).
+ * Leaves a link unjudged for `reason` (the node failed the walk back from it), as `markUnfinished` leaves a chunk whose
+ * node is unreachable: retrying, judged again after a backoff, or, past the plan's retries, parked with the reason. Only
+ * the link: the chunk after it stays done, its lines kept and counted (audited again, the node's blocks then would
+ * replace them, a failing line and a reorg's too, where one machine keeps every line it wrote).
  */
 async function retryLink(
   client: pg.PoolClient,
@@ -373,13 +380,15 @@ async function retryLink(
   row: ChunkRow,
   reason: string,
 ): Promise<JoinOutcome> {
-  // Each take of the chunk is an attempt (markRunning), as each retry of a chunk job is: its retries are the plan's.
+  // Each take of the chunk, and each try of its link, is an attempt: its retries are the plan's.
   const state = row.attempts > plan.chunk_retries ? 'parked' : 'retrying';
   await client.query(
-    `UPDATE ${AUDIT_SCHEMA}.chunks SET state = $3, reason = $4, finished_at = now() WHERE audit_id = $1 AND first_block = $2`,
+    `UPDATE ${AUDIT_SCHEMA}.chunks SET link_unjudged = $3, reason = $4, attempts = attempts + 1
+     WHERE audit_id = $1 AND first_block = $2`,
     [auditId, row.first_block, state, reason],
   );
   if (state === 'parked') return state;
+  // Its job finds the chunk done, so takes nothing and joins it (runChunk), the link judged again.
   const job: ChunkJob = {
     audit_id: auditId,
     first: Number(row.first_block),
@@ -447,10 +456,7 @@ export async function joinAround(
       const awaiting = await awaitingLine(client, auditId, after.first_block);
       if (awaiting === null ? linked(before, after) || firstRefuted(after) : linkedBy(before, awaiting)) {
         if (awaiting !== null) await linkAwaiting(client, plan, auditId, awaiting, lastVouched(before));
-        await client.query(`UPDATE ${AUDIT_SCHEMA}.chunks SET joined = true WHERE audit_id = $1 AND first_block = $2`, [
-          auditId,
-          after.first_block,
-        ]);
+        await markJoined(client, auditId, after.first_block);
         outcomes.push('joined');
       } else
         pairs.push({

@@ -87,7 +87,7 @@ async function exportAudit(
       return statusOfVerdicts(
         total,
         io.stderr,
-        `audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.chunks.parked} parked); see audit-status`,
+        `audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.parked.length} parked); see audit-status`,
       );
     // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
     const range = plan.to - plan.from + 1;

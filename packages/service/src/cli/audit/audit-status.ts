@@ -19,7 +19,7 @@ function duration(seconds: number): string {
  */
 function eta(p: AuditProgress): string {
   if (p.needs_operator) {
-    const parked = p.chunks.parked === 1 ? '1 chunk parked' : `${p.chunks.parked} chunks parked`;
+    const parked = p.parked.length === 1 ? '1 chunk parked' : `${p.parked.length} chunks parked`;
     return `no ETA: ${parked}, the audit cannot finish until it is enqueued again (audit … --queue, the same flags), which hands them back`;
   }
   if (p.eta_seconds !== null) return `ETA ${duration(p.eta_seconds)}`;
