@@ -35,6 +35,28 @@ async function start(blocks = fixtureChain(FROM, TO)): Promise<LoopbackNode> {
   node = await startLoopbackNode(1, blocks);
   return node;
 }
+
+/**
+ * A node that serves chain A's FROM+24 with its first receipt's cumulativeGasUsed altered (the header, and hash, the
+ * real one's), then, once FROM+26 is asked, chain B: forked at FROM+23, every block after it re-linked and re-hashed,
+ * self-consistent, every block passing. The failing block is replaced by a reorg.
+ */
+async function failThenReorg(): Promise<{ fork: ReturnType<typeof forkOf>; n: LoopbackNode; failed: string }> {
+  const blocks = fixtureChain(FROM, TO);
+  const fork = forkOf(blocks, FROM + 23);
+  const real = blocks.get(FROM + 24)!;
+  const receipts = real.receipts.map((r, i) =>
+    i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+  );
+  blocks.set(FROM + 24, { ...real, receipts });
+  const n = await start(blocks);
+  n.fault = (call) => {
+    if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
+      for (const [b, block] of fork) n.blocks.set(b, block);
+    return undefined;
+  };
+  return { fork, n, failed: String(real.header.hash) };
+}
 const tempFile = (name: string) => join(mkdtempSync(join(tmpdir(), 'audit-cli-')), name);
 
 interface Run {
@@ -202,24 +224,9 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
   });
 
   it('a block that failed, then replaced by a reorg onto a chain that passes: exit 1, the summary and stderr name it, and so does --resume on the file (was: exit 0, fail: 0, a user check)', async () => {
-    const blocks = fixtureChain(FROM, TO);
-    // Chain B forks at FROM+23, every block after it re-linked and re-hashed: self-consistent, every block passes.
-    const fork = forkOf(blocks, FROM + 23);
-    // Chain A's FROM+24, as served first: its receipt's cumulativeGasUsed altered, the header (and hash) the real one's.
-    const real = blocks.get(FROM + 24)!;
-    const receipts = real.receipts.map((r, i) =>
-      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
-    );
-    blocks.set(FROM + 24, { ...real, receipts });
-    const n = await start(blocks);
-    n.fault = (call) => {
-      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
-        for (const [b, block] of fork) n.blocks.set(b, block);
-      return undefined;
-    };
+    const { n, failed: hash } = await failThenReorg();
     const out = tempFile('replaced.ndjson');
     const result = await run([...RANGE, '--rpc', n.url, '--out', out, '--concurrency', '1', '--batch', '1']);
-    const hash = String(real.header.hash);
     const named = `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${hash} (receipts_root)\n`;
     expect(result.stderr).toBe(named);
     expect(result.status).toBe(1);
@@ -1531,19 +1538,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
       .map((l) => ({ block: l.block_number, checks: (l.failures as Array<{ check: string }>).map((f) => f.check) }));
 
   it('a block that failed, then replaced by a reorg onto a chain the node and the service agree on: exit 1, the summary and stderr name it (was: exit 0, a user check)', async () => {
-    const blocks = fixtureChain(FROM, TO);
-    const fork = forkOf(blocks, FROM + 23);
-    const real = blocks.get(FROM + 24)!;
-    const receipts = real.receipts.map((r, i) =>
-      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
-    );
-    blocks.set(FROM + 24, { ...real, receipts });
-    const n = await start(blocks);
-    n.fault = (call) => {
-      if (call.method === 'eth_getBlockByNumber' && Number(call.params[0]) === FROM + 26)
-        for (const [b, block] of fork) n.blocks.set(b, block);
-      return undefined;
-    };
+    const { fork, n, failed } = await failThenReorg();
     // The service holds the chain the audit goes on with: its datasets are no finding here.
     const served = [...new Map([...fixtureChain(FROM, TO), ...fork]).values()].map((b) =>
       withTxHashes({ chain_id: 1, header: b.header, receipts: b.receipts }),
@@ -1552,7 +1547,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     const args = [...RANGE, '--rpc', n.url, '--service', service.url, '--concurrency', '1', '--batch', '1'];
     const result = await run(args, undefined, withKey);
     expect(result.stderr).toBe(
-      `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${String(real.header.hash)} (receipts_root)\n`,
+      `evm-integrity: 1 block failed a check on a chain that a reorg then replaced (the failing lines are in the output, before their reorg line; the summary's verdicts count each block by its last line): block ${FROM + 24} ${failed} (receipts_root)\n`,
     );
     expect(result.status).toBe(1);
     expect(parseLines(result.stdout).at(-1)!.summary).toMatchObject({

@@ -836,6 +836,23 @@ const rpc = (options: { recorder?: BundleRecorder } = {}) => {
 };
 const header = (name: string) => loadFixture(name).header;
 
+/**
+ * The node without eth_getBlockReceipts, answering the ask for receipt `i` of mainnet-19433903 with receipt `j` and
+ * the ask for `j` with `i`, every time, each as `given` makes it (as it is, by default): the fixture and the two.
+ */
+function swapReceipts(i: number, j: number, given: (receipt: Json) => Json = structuredClone) {
+  node.blockReceipts = { code: -32601, message: 'Method not found' };
+  const fixture = loadFixture('mainnet-19433903');
+  const [first, second] = [fixture.receipts[i] as Json, fixture.receipts[j] as Json];
+  node.tamper = (r) =>
+    r.transactionHash === first.transactionHash
+      ? given(second)
+      : r.transactionHash === second.transactionHash
+        ? given(first)
+        : r;
+  return { fixture, first, second };
+}
+
 describe('RpcBlockSource against a fake JSON-RPC node', () => {
   it('reads a block with eth_getBlockByNumber and eth_getBlockReceipts, in the fixtures format', async () => {
     const recorder = new BundleRecorder();
@@ -1007,16 +1024,8 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
   });
 
   it("eth_getTransactionReceipt answering tx 3's receipt for tx 4 and tx 4's for tx 3, every time: asked three times, then the block fails block_input naming the receipt and both hashes, from the node and from its recording, in a lineage walk and an audit (was: a pass, the list read in its transactionIndex order)", async () => {
-    node.blockReceipts = { code: -32601, message: 'Method not found' };
-    const fixture = loadFixture('mainnet-19433903');
-    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
     // Each is right in itself (its hash, its transactionIndex): together they are a list the block could have.
-    node.tamper = (r) =>
-      r.transactionHash === third.transactionHash
-        ? structuredClone(fourth)
-        : r.transactionHash === fourth.transactionHash
-          ? structuredClone(third)
-          : r;
+    const { first: third, second: fourth } = swapReceipts(3, 4);
     const recorder = new BundleRecorder();
     const { source: s } = rpc({ recorder });
     const block = await s.block(1, 19433903);
@@ -1056,20 +1065,8 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
   });
 
   it("receipts that name no transaction (no transactionHash, no logs) answered for each other's transactions, every time: the block fails block_input by their transactionIndex, never a pass (a user check: each placed by its own index, the two made the block's list)", async () => {
-    node.blockReceipts = { code: -32601, message: 'Method not found' };
-    const fixture = loadFixture('mainnet-19433903');
     // Receipts 8 and 10 have no logs; with their transactionHash left out, only their place tells them apart.
-    const [eighth, tenth] = [fixture.receipts[8] as Json, fixture.receipts[10] as Json];
-    const nameless = (r: Json) => {
-      const { transactionHash: _, ...rest } = r;
-      return rest;
-    };
-    node.tamper = (r) =>
-      r.transactionHash === eighth.transactionHash
-        ? nameless(tenth)
-        : r.transactionHash === tenth.transactionHash
-          ? nameless(eighth)
-          : r;
+    swapReceipts(8, 10, ({ transactionHash: _, ...rest }: Json) => rest);
     const source = rpc().source;
     const block = await source.block(1, 19433903);
     expect(node.calls.filter((c) => c.method === 'eth_getBlockByNumber')).toHaveLength(3);
@@ -1087,15 +1084,7 @@ describe('RpcBlockSource against a fake JSON-RPC node', () => {
   });
 
   it("a logs proof from the node (prove logs --rpc) over receipts answered for each other's transactions: a SourceError naming the receipt and both hashes (was: proven from them)", async () => {
-    node.blockReceipts = { code: -32601, message: 'Method not found' };
-    const fixture = loadFixture('mainnet-19433903');
-    const [third, fourth] = [fixture.receipts[3] as Json, fixture.receipts[4] as Json];
-    node.tamper = (r) =>
-      r.transactionHash === third.transactionHash
-        ? structuredClone(fourth)
-        : r.transactionHash === fourth.transactionHash
-          ? structuredClone(third)
-          : r;
+    const { fixture, first: third, second: fourth } = swapReceipts(3, 4);
     const address = hexToBytes(
       String((fixture.receipts.find((r) => (r as Json).logs.length > 0) as Json).logs[0].address),
     );
