@@ -274,7 +274,7 @@ export async function startServer(
       if (reason !== 'stalled') return closedTold(reason);
       options.logger.info(
         { remote_address: socket.remoteAddress, send_timeout_ms: config.sendTimeoutMs },
-        'send deadline: closed a connection whose client took none of its answer',
+        'send deadline: closed a connection whose client took none of its answer for send_timeout_ms',
       );
     },
   );

@@ -29,9 +29,15 @@ function eta(p: AuditProgress): string {
 /** The progress in a few lines for a person. */
 function describe(p: AuditProgress): string {
   const { chunks, blocks, verdicts } = p;
+  // The retrying and parked lists hold links too: a done chunk whose link the node could not help judge.
+  const links = { retrying: p.retrying.length - chunks.retrying, parked: p.parked.length - chunks.parked };
+  const unjudged =
+    links.retrying + links.parked > 0
+      ? ` (of the links not joined, ${links.retrying} retrying and ${links.parked} parked)`
+      : '';
   const lines = [
     `audit ${p.id}: chain ${p.chain_id}, blocks ${p.from}-${p.to}${p.complete ? ', complete' : ''}`,
-    `chunks: ${chunks.done} done, ${chunks.running} running, ${chunks.queued} queued, ${chunks.retrying} retrying, ${chunks.parked} parked, of ${chunks.total}; ${p.joined} of ${chunks.total} links joined`,
+    `chunks: ${chunks.done} done, ${chunks.running} running, ${chunks.queued} queued, ${chunks.retrying} retrying, ${chunks.parked} parked, of ${chunks.total}; ${p.joined} of ${chunks.total} links joined${unjudged}`,
     `blocks: ${blocks.audited} of ${blocks.total} audited, ${p.blocks_per_second.toFixed(1)} blocks/s, ${eta(p)}`,
     `verdicts: ${verdicts.pass} pass, ${verdicts.fail} fail, ${verdicts.not_verifiable} not verifiable`,
   ];
