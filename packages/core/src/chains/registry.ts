@@ -74,16 +74,6 @@ export function evidenceKindOf(claim: Extract<CheckClaim, { verified: true }>): 
   return claim.registry === undefined ? 'shipped' : 'registry';
 }
 
-/**
- * Whether real blocks show what the nodes of `verifiability`'s chain and era restate: a verifiable era whose claims
- * stand on evidence. A chain that cannot be verified, or is verified on the configuration's word alone (`--add-chain`,
- * `--rules`), has no block that shows how its nodes write them (Hedera's relay lists one transaction twice), so its
- * repeated transaction hashes, receipt timestamps and gas steps are not compared (docs/chains.md).
- */
-export const shownByRealBlocks = (verifiability: Verifiability | undefined): boolean =>
-  verifiability?.status === 'verifiable' &&
-  Object.values(verifiability.checks).some((claim) => claim.verified && claim.evidence !== 'configured');
-
 /** An era with its block range spelled out. */
 export interface EraSpan {
   name: string;

@@ -12,7 +12,7 @@
 import { nitroL1BlockNumber } from './arbitrum-header.js';
 import { TransactionHashes } from '../values/receipt-rules.js';
 import { LISTED_TRANSACTION_SPELLINGS } from './rpc-members.js';
-import { shownByRealBlocks, type Verifiability } from '../../chains/registry.js';
+import type { Verifiability } from '../../chains/registry.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import { bytesToHex, sameHex } from '../../bytes/hex.js';
@@ -429,13 +429,12 @@ export const GAS_USED_SHOWN: ReadonlySet<RuleSetName> = new Set<RuleSetName>([
 ]);
 
 /**
- * Whether the receipts' `gasUsed` is compared on a block of `verifiability`: one real blocks show
- * ({@link shownByRealBlocks}), of a rule set a real block shows gas steps of.
+ * Whether the receipts' `gasUsed` is compared on a block of `verifiability`: a verifiable era whose rule set a real block
+ * shows. A chain that cannot be verified, or is verified on `--rules`' word alone, has no block that shows how its
+ * nodes count gas.
  */
 const comparesGasUsed = (verifiability: Verifiability | undefined): boolean =>
-  verifiability?.status === 'verifiable' &&
-  shownByRealBlocks(verifiability) &&
-  GAS_USED_SHOWN.has(verifiability.rules.name);
+  verifiability?.status === 'verifiable' && GAS_USED_SHOWN.has(verifiability.rules.name);
 
 const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
 /** What Bor's state-sync receipt's `gasUsed` repeats: it stands outside the block's gas (the real block's is 0 of 0). */
@@ -504,8 +503,7 @@ export function checkRestatedMembers(
   const { excluded } = stateSync;
   const { transactions } = block.header as JsonObject;
   checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
-  const shown = shownByRealBlocks(verifiability);
-  const listedHashes = readListedHashes(transactions, shown, problems);
+  const listedHashes = readListedHashes(transactions, verifiability?.status === 'verifiable', problems);
   const facts: BlockFacts = {
     hash: repeated(
       header.hash && `0x${bytesToHex(header.hash)}`,
@@ -519,7 +517,7 @@ export function checkRestatedMembers(
     transactions.forEach((entry: unknown, place) => {
       if (isObject(entry)) checkListedObject(entry, place, facts, problems);
     });
-  const seen = shown ? new TransactionHashes(transactionHashPath) : undefined;
+  const seen = verifiability?.status === 'verifiable' ? new TransactionHashes(transactionHashPath) : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
   const stateSyncHint =

@@ -1,6 +1,5 @@
 import {
   eraChangesHashing,
-  shownByRealBlocks,
   uncheckable,
   type ChainInfo,
   type ChainRegistry,
@@ -424,8 +423,8 @@ export function parseReceiptRootRequest(
 
   const txHashes = positions.map((position) => entries[position]?.values?.tx_hash);
   // One transaction has one receipt, in index order, as `verify block` holds its receipts' transactionHash; not on a
-  // chain that cannot be verified or is verified on the configuration's word alone, as there.
-  if (shownByRealBlocks(verifiability) || verifiability?.status === 'era_unknown') {
+  // chain that cannot be verified, as there.
+  if (verifiability?.status === 'verifiable' || verifiability?.status === 'era_unknown') {
     const named = new TransactionHashes((position) => `transactions[${position}].tx_hash`);
     for (const position of positions)
       if (position !== undefined && entries[position]?.values?.tx_hash !== undefined)
