@@ -99,6 +99,8 @@ export function receiptBody(): string {
 export interface LoadTally {
   statuses: Record<string, number>;
   retryAfter: Record<string, number>;
+  /** The error envelope's `code` of each answer that was not a 2xx, counted. */
+  codes: Record<string, number>;
   /** Requests that got no HTTP answer (connection refused or cut). */
   failed: number;
 }
@@ -112,7 +114,7 @@ export async function load(
   body: string,
   options: { clients: number; stop?: Promise<unknown>; total?: number; key?: string },
 ): Promise<LoadTally> {
-  const tally: LoadTally = { statuses: {}, retryAfter: {}, failed: 0 };
+  const tally: LoadTally = { statuses: {}, retryAfter: {}, codes: {}, failed: 0 };
   let stopped = false;
   void options.stop?.then(() => (stopped = true));
   let sent = 0;
@@ -125,8 +127,12 @@ export async function load(
           headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${options.key ?? PROCESS_KEY}` },
           body,
         });
-        await res.arrayBuffer();
+        const text = await res.text();
         const status = String(res.status);
+        if (!res.ok) {
+          const code = String((JSON.parse(text) as { error?: { code?: unknown } }).error?.code);
+          tally.codes[code] = (tally.codes[code] ?? 0) + 1;
+        }
         tally.statuses[status] = (tally.statuses[status] ?? 0) + 1;
         if (res.headers.get('retry-after') !== null) tally.retryAfter[status] = (tally.retryAfter[status] ?? 0) + 1;
       } catch {
