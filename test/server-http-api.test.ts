@@ -186,6 +186,42 @@ describe('what a refusal says', () => {
       expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(200);
   });
 
+  it('a charset other than UTF-8 is a 400 naming it and what is accepted, and costs nothing (was: read as UTF-8)', async () => {
+    const usage = async () =>
+      ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as any)
+        .cu_used as number;
+    const before = await usage();
+    for (const [type, charset] of [
+      ['application/json; charset=utf-16', 'utf-16'],
+      ['application/json;charset=UTF-16LE', 'UTF-16LE'],
+      ['application/json; charset="iso-8859-1"', 'iso-8859-1'],
+      ['application/json; charset=utf-8; charset=us-ascii', 'us-ascii'],
+    ]) {
+      // ASCII bytes, the same in every one of these charsets: read as UTF-8, the body was answered 200 and charged.
+      const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type! });
+      expect(res.status, type).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe('BAD_REQUEST');
+      expect(error.details.invalid_parameters).toEqual([
+        {
+          name: 'Content-Type',
+          location: 'header',
+          reason: 'invalid_format',
+          expected: `charset utf-8 (or utf8, in any case, or none: a body is read as UTF-8), got charset ${JSON.stringify(charset)}`,
+        },
+      ]);
+      expect(error.message).toContain(charset);
+    }
+    expect(await usage()).toBe(before);
+    for (const type of [
+      'application/json; charset=utf8',
+      'application/json; charset=UTF8',
+      'application/json; charset="utf-8"',
+      'application/json; Charset=Utf-8',
+    ])
+      expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(200);
+  });
+
   it('a 401 tells the scheme of the refused header and nothing of its credential, not even its length (the whole member is the scheme)', async () => {
     for (const [header, shown] of [
       ['Bearer evmi_not-a-key-of-this-server-000000000000000', 'Bearer [redacted]'],

@@ -46,6 +46,20 @@ export const wrongContentType = (contentType: string) => {
 };
 
 /**
+ * 400 naming the `Content-Type` header (location `header`): a charset other than UTF-8 (`utf-8` or `utf8`, in any
+ * case), which the body would not be read in.
+ */
+export const unsupportedCharset = (charset: string) => {
+  const problem = {
+    name: 'Content-Type',
+    location: 'header',
+    reason: 'invalid_format',
+    expected: `charset utf-8 (or utf8, in any case, or none: a body is read as UTF-8), got charset ${JSON.stringify(charset)}`,
+  } as const;
+  return invalidRequest(badRequest([problem], 1));
+};
+
+/**
  * The hint of a 404 for a path no route has: where the endpoints are listed, and the paths a GET answers (`gets`, from
  * the route table: methods.ts's getPaths), every other endpoint being a POST.
  */
