@@ -168,11 +168,7 @@ function declaredBytes(contentLength: string | undefined): number | null {
  * `estimated_response_bytes`,
  * `max_allowed_bytes` the limit, `recommended_actions` what to do in the endpoint's terms.
  */
-export const payloadTooLarge = (
-  limitBytes: number,
-  contentLength: string | undefined,
-  actions: readonly string[] = ['Send fewer transactions per request.', 'Verify one block per request.'],
-) => {
+export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined, actions: readonly string[]) => {
   const requestBytes = declaredBytes(contentLength);
   return new ApiProblem({
     code: 'PAYLOAD_TOO_LARGE',
