@@ -41,7 +41,7 @@ async function oversize(path: string, chunked: boolean): Promise<{ status: numbe
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` },
     body,
     ...(chunked && { duplex: 'half' }),
-  } as RequestInit);
+  });
   return { status: res.status, details: ((await res.json()) as any).error.details };
 }
 

@@ -58,7 +58,7 @@ function validBodies(): Record<string, Record<string, unknown>> {
   const logs = receipts.flatMap((r) => r.logs);
   const { artifact, headHash } = buildArtifact(THIRTY.slice(0, 2), toFilter({}));
   return {
-    'receipt-root': receiptRootBody({ chainId: 1, receiptRoot: header.fields.receiptsRoot!, receipts }),
+    'receipt-root': { ...receiptRootBody({ chainId: 1, receiptRoot: header.fields.receiptsRoot!, receipts }) },
     'logs-bloom': logsBloomBody({ expectedBloom: header.fields.logsBloom!, logs }),
     'receipt-proof': { ...receiptProof() },
     lineage: { chain_id: 1, tracing_id: PAIR_RECORD, bundle: buildBundle() },
@@ -127,7 +127,7 @@ describe('a binding member an endpoint does not take', () => {
   });
 
   it("listed beside the body's other problems, each once", async () => {
-    const { receipt_root: _, ...body } = validBodies()['receipt-root'];
+    const { receipt_root: _, ...body } = validBodies()['receipt-root']!;
     const answer = await post('receipt-root', { ...body, checkpoint: HASH, trusted_hash: HASH });
     expect(answer.status).toBe(400);
     expect(answer.body.error.details.invalid_parameters.map((p: { name: string }) => p.name).sort()).toEqual([
