@@ -186,6 +186,85 @@ describe('what a refusal says', () => {
       expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(200);
   });
 
+  it('a charset other than UTF-8 is a 400 naming it and what is accepted, and costs nothing (was: read as UTF-8)', async () => {
+    const usage = async () =>
+      ((await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as any)
+        .cu_used as number;
+    const before = await usage();
+    for (const [type, charset] of [
+      ['application/json; charset=utf-16', 'utf-16'],
+      ['application/json;charset=UTF-16LE', 'UTF-16LE'],
+      ['application/json; charset="iso-8859-1"', 'iso-8859-1'],
+      ['application/json; charset=utf-8; charset=us-ascii', 'us-ascii'],
+    ]) {
+      // ASCII bytes, the same in every one of these charsets: read as UTF-8, the body was answered 200 and charged.
+      const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type! });
+      expect(res.status, type).toBe(400);
+      const error = await errorOf(res);
+      expect(error.code).toBe('BAD_REQUEST');
+      expect(error.details.invalid_parameters).toEqual([
+        {
+          name: 'Content-Type',
+          location: 'header',
+          reason: 'invalid_format',
+          expected: `charset utf-8 (or utf8, in any case, or none: a body is read as UTF-8), got charset ${JSON.stringify(charset)}`,
+        },
+      ]);
+      expect(error.message).toContain(charset);
+    }
+    expect(await usage()).toBe(before);
+    for (const type of [
+      'application/json; charset=utf8',
+      'application/json; charset=UTF8',
+      'application/json; charset="utf-8"',
+      'application/json; Charset=Utf-8',
+    ])
+      expect((await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Type': type })).status, type).toBe(200);
+  });
+
+  it('integers are read by value: 1.0, 1e0 and 10e-1 are 1, -0 is 0, echoed plainly; 0.5 and -1 are 400 (docs/api.md)', async () => {
+    const bloom = `"expected_bloom": "${'00'.repeat(256)}", "logs": []`;
+    for (const [written, read] of [
+      ['1.0', 1],
+      ['1e0', 1],
+      ['10e-1', 1],
+      ['-0', 0],
+      ['-0.0', 0],
+    ] as const) {
+      const res = await post(
+        '/v1/evm/verify/logs-bloom',
+        `{"chain_id": ${written}, "block_number": ${written}, ${bloom}}`,
+      );
+      expect(res.status, written).toBe(200);
+      const text = await res.text();
+      expect(text, written).toContain(`"chain_id":${read},"block_number":${read},`);
+    }
+    for (const written of ['0.5', '-1']) {
+      const res = await post('/v1/evm/verify/logs-bloom', `{"chain_id": ${written}, ${bloom}}`);
+      expect(res.status, written).toBe(400);
+      expect((await errorOf(res)).details.invalid_parameters[0].name).toBe('chain_id');
+    }
+  });
+
+  it('a compressed body is a 415 naming the encoding sent and accepted_encodings (docs/api.md)', async () => {
+    const res = await post('/v1/evm/verify/logs-bloom', bloomBody, { 'Content-Encoding': 'gzip' });
+    expect(res.status).toBe(415);
+    expect((await errorOf(res)).details).toEqual({ content_encoding: 'gzip', accepted_encodings: ['identity'] });
+  });
+
+  it('cu_remaining is cu_limit - cu_used: a 2xx takes its CU off, a 4xx nothing (docs/api.md)', async () => {
+    const usage = async () =>
+      (await (await fetch(`${server.url}/v1/usage`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as any;
+    const before = await usage();
+    expect(before.cu_remaining).toBe(before.cu_limit - before.cu_used);
+    expect((await post('/v1/evm/verify/logs-bloom', '{"logs": []}')).status).toBe(400);
+    expect((await usage()).cu_remaining).toBe(before.cu_remaining);
+    expect((await post('/v1/evm/verify/logs-bloom', bloomBody)).status).toBe(200);
+    const after = await usage();
+    expect(after.cu_remaining).toBe(before.cu_remaining - 1);
+    expect(after.cu_remaining).toBe(after.cu_limit - after.cu_used);
+  });
+
   it('a 401 tells the scheme of the refused header and nothing of its credential, not even its length (the whole member is the scheme)', async () => {
     for (const [header, shown] of [
       ['Bearer evmi_not-a-key-of-this-server-000000000000000', 'Bearer [redacted]'],

@@ -10,6 +10,7 @@ import { walkLineage } from '../lineage/walker.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
+import { refuseUntakenMembers } from '../input/requests/untaken-members.js';
 
 const tracingId: Spec<string> = {
   schema: {
@@ -187,6 +188,7 @@ export async function verifyLineageOperation(
     return { status: 400, verdict: 'invalid', body: badRequest(bodyNotAnObject(body).problems, 1, context) };
   const problems = new Problems();
   const values = LINEAGE_BODY.read(body, '', problems)!;
+  refuseUntakenMembers(body, 'lineage', problems);
   const id = values.tracing_id ?? values._tracing_id;
   // Neither spelling given (absent or null: a null spelling says nothing), not one given and refused.
   if (id === undefined && !claims(body.tracing_id) && !claims(body._tracing_id))

@@ -53,8 +53,11 @@ export interface Endpoint {
   chainOf?: (body: unknown) => number | undefined;
   /** The configuration member that is the endpoint's own body limit; absent: `body_limit_bytes`. */
   bodyLimit?: 'logsProofBodyLimitBytes';
-  /** What a 413 of the endpoint recommends (`details.recommended_actions`); absent: the receipt endpoints' advice. */
-  oversizeActions?: readonly string[];
+  /**
+   * What a 413 of the endpoint recommends (`details.recommended_actions`), in the terms of what its body holds: each
+   * endpoint says its own, so none is told to send fewer of what it does not carry.
+   */
+  oversizeActions: readonly string[];
   summary: string;
   /** JSON Schema of the request body: the same declaration that validates it. */
   requestSchema: JsonSchema;
@@ -136,6 +139,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'verify/receipt-root',
     path: '/evm/verify/receipt-root',
     cu: 1,
+    oversizeActions: [
+      "Send each receipt's members the root hashes only (index, type, status or root, cumulative_gas_used, logs): a node's other members are ignored, yet count against the limit.",
+      'A block whose receipts are larger than the limit needs a server with a larger body_limit_bytes, or the command line (evm-integrity verify receipt-root FILE), which reads the body from a file without a body limit.',
+    ],
     summary: 'Recompute the receipts root of a complete receipt list and compare it with receipt_root.',
     requestSchema: receiptRootRequestSchema(),
     answerSchema: verifyAnswer(RECEIPT_ROOT_RESULT_SCHEMA, { type: 'integer' }, { cursor: { type: 'null' } }),
@@ -145,6 +152,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'verify/logs-bloom',
     path: '/evm/verify/logs-bloom',
     cu: 1,
+    oversizeActions: [
+      "Send each log's contract_address and topics only: its data is not in the bloom, and is not read.",
+      "Logs whose addresses and topics are larger than the limit need a server with a larger body_limit_bytes: the bloom is of all of a block's logs, so they cannot be split over requests.",
+    ],
     summary: 'Fold logs into the 2048-bit bloom and compare it with expected_bloom.',
     requestSchema: LOGS_BLOOM_BODY.schema,
     answerSchema: verifyAnswer(
@@ -182,6 +193,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     name: 'verify/lineage',
     path: '/evm/verify/lineage',
     cu: 1,
+    oversizeActions: [
+      'Send a bundle of this lineage alone: the exchanges of the paths its walk reads and the blocks they name (exchanges of other paths are ignored, but still sent).',
+      'Audit a larger bundle with the command line (evm-integrity lineage --bundle FILE), which reads it from a file, without a body limit.',
+    ],
     summary: "Extension: audit a derived record's lineage against a bundle of the hosted service's answers and blocks.",
     requestSchema: LINEAGE_BODY.schema,
     answerSchema: verifyAnswer(LINEAGE_RESULT_SCHEMA, { type: 'integer' }),

@@ -41,6 +41,12 @@ export interface AppOptions {
 }
 
 /**
+ * A URL's request target (its path and query, as `GET /path?q HTTP/1.1` carries them): the request's own where no Node
+ * request lies under it (`app.request` in a test), whose target the router has not decoded.
+ */
+const requestTarget = (url: string) => url.slice(url.indexOf('/', url.indexOf('//') + 2));
+
+/**
  * The verifier service: the spec's verify endpoints, health, usage and chains,
  * with bearer keys, compute units, per-account rate limits and the error envelope.
  * Every route is served with and without the `/v1` prefix.
@@ -141,7 +147,10 @@ export function createApp({
     const methods = byPath.get(c.req.path);
     if (methods !== undefined && c.req.method === 'OPTIONS') return answerOptions(c, methods, config.corsOrigins);
     const known = methods !== undefined && !methods.includes(c.req.method);
-    const problem = notFound(c.req.method, c.req.path, known ? { methods } : { hint });
+    // An unknown path is echoed as sent (Node's request target), not as the router decoded it.
+    const problem = known
+      ? notFound(c.req.method, c.req.path, { methods })
+      : notFound(c.req.method, c.env?.incoming?.url ?? requestTarget(c.req.url), { hint });
     return sendError(c, deps.docsUrl(c), problem.fields, problem.headers);
   });
   return app;

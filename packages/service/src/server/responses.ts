@@ -46,6 +46,20 @@ export const wrongContentType = (contentType: string) => {
 };
 
 /**
+ * 400 naming the `Content-Type` header (location `header`): a charset other than UTF-8 (`utf-8` or `utf8`, in any
+ * case), which the body would not be read in.
+ */
+export const unsupportedCharset = (charset: string) => {
+  const problem = {
+    name: 'Content-Type',
+    location: 'header',
+    reason: 'invalid_format',
+    expected: `charset utf-8 (or utf8, in any case, or none: a body is read as UTF-8), got charset ${JSON.stringify(charset)}`,
+  } as const;
+  return invalidRequest(badRequest([problem], 1));
+};
+
+/**
  * The hint of a 404 for a path no route has: where the endpoints are listed, and the paths a GET answers (`gets`, from
  * the route table: methods.ts's getPaths), every other endpoint being a POST.
  */
@@ -54,18 +68,43 @@ export function unknownPathHint(gets: readonly string[]): string {
   return `Endpoints are listed at GET /v1/openapi.json; every endpoint but GET ${listed} is a POST with a JSON body.`;
 }
 
+/** The most characters of an unknown path a 404 echoes: a path may be kilobytes long. */
+const SHOWN_PATH_CHARS = 200;
+
+/**
+ * A character a path may carry as it is (RFC 3986: unreserved, sub-delims, `:`, `@`, `/`, and `%` of an escape); any
+ * other is percent-encoded when shown.
+ */
+const NOT_IN_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu;
+
+/**
+ * An unknown path as a 404 echoes it: as the client sent it (still percent-encoded: `%0A` is not decoded into a line
+ * break, nor `%2F` into a `/` the client did not write), without its query, its first {@link SHOWN_PATH_CHARS}
+ * characters and how long it was, with any character a path cannot carry as it is (a quote, `<`, `\\`, a control, one
+ * beyond ASCII) percent-encoded, so the message holds nothing a log, a terminal or a page would read as markup.
+ */
+export function shownPath(target: string): string {
+  const path = target.split('?', 1)[0]!;
+  const escape = (text: string) =>
+    text.replace(NOT_IN_PATH, (ch) =>
+      Array.from(Buffer.from(ch, 'utf8'), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+    );
+  if (path.length <= SHOWN_PATH_CHARS) return escape(path);
+  return `${escape(path.slice(0, SHOWN_PATH_CHARS))}… (${path.length} characters; the first ${SHOWN_PATH_CHARS} shown)`;
+}
+
 /**
  * 404: no route answers this method and path. On a known path (`known.methods`: the methods it answers) the method is
  * the problem: the message says which methods the path answers, sent in `details.allowed_methods` and `Allow` too
- * (extensions: the spec's 404 has no details); on an unknown one, `known.hint` says where to look. DECISIONS: an
- * unknown path or method is 404.
+ * (extensions: the spec's 404 has no details); on an unknown one, `known.hint` says where to look, and `path` is the
+ * request target as sent, shown by {@link shownPath}. DECISIONS: an unknown path or method is 404.
  */
 export const notFound = (method: string, path: string, known: { methods: readonly string[] } | { hint: string }) =>
   'hint' in known
     ? new ApiProblem({
         code: 'NOT_FOUND',
         http_status: 404,
-        message: `No endpoint ${method} ${path}.`,
+        message: `No endpoint ${method} ${shownPath(path)}.`,
         hint: known.hint,
         details: null,
       })
@@ -129,11 +168,7 @@ function declaredBytes(contentLength: string | undefined): number | null {
  * `estimated_response_bytes`,
  * `max_allowed_bytes` the limit, `recommended_actions` what to do in the endpoint's terms.
  */
-export const payloadTooLarge = (
-  limitBytes: number,
-  contentLength: string | undefined,
-  actions: readonly string[] = ['Send fewer transactions per request.', 'Verify one block per request.'],
-) => {
+export const payloadTooLarge = (limitBytes: number, contentLength: string | undefined, actions: readonly string[]) => {
   const requestBytes = declaredBytes(contentLength);
   return new ApiProblem({
     code: 'PAYLOAD_TOO_LARGE',

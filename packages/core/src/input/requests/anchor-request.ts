@@ -2,6 +2,7 @@ import { err, ok, type Result } from '../../result.js';
 import { isObject } from '../values/json-values.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import { hex, integer, object, text } from '../values/schema.js';
+import { refuseUntakenMembers } from './untaken-members.js';
 
 /** An anchor proof as a request carries it: the checkpoint the caller trusts, and the file's text. */
 export interface AnchorRequest {
@@ -81,6 +82,7 @@ export function parseAnchorRequest(body: unknown): Result<AnchorBodyRequest, Inv
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = ANCHOR_BODY.read(body, '', problems)!;
+  refuseUntakenMembers(body, 'anchor', problems);
   if (!problems.empty) return err(problems.invalidInput());
   return ok({ ...anchorRequestOf(values)!, ...(values.chain_id !== undefined && { chainId: values.chain_id }) });
 }

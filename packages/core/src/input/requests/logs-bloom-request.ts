@@ -5,6 +5,7 @@ import { err, ok, type Result } from '../../result.js';
 import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems.js';
 import { BLOOM_LOG } from './receipt-root-request.js';
 import { arrayOf, hex, ignored, integer, object } from '../values/schema.js';
+import { refuseUntakenMembers } from './untaken-members.js';
 
 /** A validated `POST /v1/evm/verify/logs-bloom` body. */
 export interface LogsBloomRequest {
@@ -51,6 +52,7 @@ export function parseLogsBloomRequest(body: unknown): Result<LogsBloomRequest, I
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = LOGS_BLOOM_BODY.read(body, '', problems)!;
+  refuseUntakenMembers(body, 'logs-bloom', problems);
   if (!problems.empty) return err(problems.invalidInput());
   return ok({
     chainId: values.chain_id ?? null,

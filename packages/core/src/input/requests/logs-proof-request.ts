@@ -5,6 +5,7 @@ import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems
 import type { UnsupportedChain } from './receipt-root-request.js';
 import { hex, integer, object, refused } from '../values/schema.js';
 import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
+import { refuseUntakenMembers } from './untaken-members.js';
 
 /** A validated `POST /v1/evm/verify/logs-proof` body: the head the range hangs from is a hash, or an anchor proof's. */
 export type LogsProofRequest = LogsProofRequestOf<{ headHash: Uint8Array } | { anchor: AnchorRequest }>;
@@ -117,6 +118,7 @@ export function parseLogsProofRequest(
   // Without either (an invalid anchor is named already): the hash is what is missing.
   if (values.head_hash === undefined && values.anchor === undefined && problems.empty)
     problems.add('head_hash', 'missing', "the hash of the range's last block (32-byte hex), or anchor");
+  refuseUntakenMembers(body, 'logs-proof', problems);
   if (!problems.empty) return err(problems.invalidInput());
   const chainId = values.chain_id!;
   const verifiability = registry.verifiability(chainId);

@@ -10,6 +10,7 @@ import { bodyNotAnObject, Problems, type InvalidInput } from '../values/problems
 import type { UnsupportedChain } from './receipt-root-request.js';
 import { arrayOf, givesMember, hex, integer, object, type Spec } from '../values/schema.js';
 import { ANCHOR_MEMBER, anchorRequestOf, type AnchorRequest } from './anchor-request.js';
+import { refuseUntakenMembers } from './untaken-members.js';
 
 /** The `format` of a receipt proof document. */
 export const RECEIPT_PROOF_FORMAT = 'evm-integrity/receipt-proof';
@@ -145,6 +146,7 @@ export function parseReceiptProofRequest(
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_PROOF_BODY.read(body, '', problems)!;
+  refuseUntakenMembers(body, 'receipt-proof', problems);
   if (!problems.empty) return err(problems.invalidInput());
   if (values.expected_block_hash !== undefined && values.anchor !== undefined) {
     problems.add('anchor', 'conflict', 'expected_block_hash or anchor, not both: each says which block hash to trust');

@@ -38,6 +38,7 @@ import {
   TransactionHashes,
 } from '../values/receipt-rules.js';
 import { arrayOf, hex, ignored, integer, object, quantity, type ReadMembers, type Spec } from '../values/schema.js';
+import { refuseUntakenMembers } from './untaken-members.js';
 
 /** A validated `POST /v1/evm/verify/receipt-root` body. */
 export interface ReceiptRootRequest {
@@ -395,6 +396,7 @@ export function parseReceiptRootRequest(
   if (!isObject(body)) return err(bodyNotAnObject(body));
   const problems = new Problems();
   const values = RECEIPT_ROOT_BODY.read(body, '', problems)!;
+  refuseUntakenMembers(body, 'receipt-root', problems);
   const header = readHeader(values.header_rlp, values.chain_id, registry, problems, options);
   const blockNumber =
     header?.fields.number ?? (values.block_number === undefined ? undefined : BigInt(values.block_number));

@@ -19,6 +19,7 @@ import {
   type ApiProblem,
   invalidRequest,
   payloadTooLarge,
+  unsupportedCharset,
   unsupportedEncoding,
   unsupportedTransferCoding,
   wrongContentType,
@@ -38,6 +39,21 @@ export type VerifyGuards = readonly [
 
 /** `application/json`, with parameters (`; charset=utf-8`) or none: not `application/json-seq`, a list, or a `+json` type. */
 const JSON_MEDIA_TYPE = /^\s*application\/json\s*(;.*)?$/i;
+
+/** A `charset` parameter of a Content-Type, quoted or not: `; charset=utf-8`, `;Charset="UTF-8"`. */
+const CHARSET_PARAMETER = /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/gi;
+
+/** UTF-8's names: a body is read as UTF-8 (json-body.ts), and JSON is UTF-8 (RFC 8259). */
+const UTF8 = /^utf-?8$/i;
+
+/** The first charset `contentType` names that is not UTF-8; undefined when it names none, or UTF-8 only. */
+function foreignCharset(contentType: string): string | undefined {
+  for (const [, quoted, bare] of contentType.matchAll(CHARSET_PARAMETER)) {
+    const charset = quoted ?? bare ?? '';
+    if (!UTF8.test(charset)) return charset;
+  }
+  return undefined;
+}
 
 /**
  * The work of one verify request once its body is read: run inline or on a worker, aborted by `signal` while it waits.
@@ -139,8 +155,8 @@ class RequestHold {
 
 /**
  * Refuses a body the server cannot read: compressed, by Content-Encoding or by a transfer coding before `chunked`
- * (`gzip, chunked`: Node's parser undoes only the chunking) (415), or not declared JSON (400 naming the Content-Type
- * header).
+ * (`gzip, chunked`: Node's parser undoes only the chunking) (415), not declared JSON, or declared in a charset other
+ * than UTF-8 (400 naming the Content-Type header). Each before the body is read, so none costs CU.
  */
 function requirePlainJson(c: Context<Env>): void {
   const encoding = c.req.header('content-encoding');
@@ -149,6 +165,10 @@ function requirePlainJson(c: Context<Env>): void {
   if (transfer !== undefined && !/^\s*chunked\s*$/i.test(transfer)) throw unsupportedTransferCoding(transfer);
   const contentType = c.req.header('content-type') ?? '';
   if (!JSON_MEDIA_TYPE.test(contentType)) throw wrongContentType(contentType);
+  // A body in another charset would be read as UTF-8 all the same: a UTF-16 body refused as "not UTF-8", or one in
+  // Latin-1 read as other text than was meant.
+  const charset = foreignCharset(contentType);
+  if (charset !== undefined) throw unsupportedCharset(charset);
 }
 
 /**

@@ -1,0 +1,75 @@
+/**
+ * The 404 of a path no route has, over real HTTP on loopback (raw requests, so the path goes as written, never
+ * normalised by a client): its message echoes the path as sent, still percent-encoded, never decoded into a line break
+ * or another character the client did not write; at most its first 200 characters; escaped where a character is not
+ * printable ASCII; without the query, which may carry what is not the server's to repeat.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shownPath } from '../packages/service/src/server/responses.js';
+import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
+import { capturingLogger, testConfig } from './helpers/server.js';
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer(testConfig({ host: '127.0.0.1' }), { logger: capturingLogger().logger });
+});
+afterAll(() => server?.close());
+
+/** The status and error envelope of `GET target` sent as written, on a connection of its own. */
+function get(target: string): Promise<{ status: number; error: any }> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect(server.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => {
+      const [head, body] = Buffer.concat(chunks).toString('utf8').split('\r\n\r\n');
+      resolve({ status: Number(head!.split(' ')[1]), error: JSON.parse(body!).error });
+    });
+    socket.on('error', reject);
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('404 of an unknown path', () => {
+  it('echoes the path as sent: percent-encoded, not decoded into a line break (was: decoded)', async () => {
+    const { status, error } = await get('/v1/no%2Fsuch%0Apath');
+    expect(status).toBe(404);
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toBe('No endpoint GET /v1/no%2Fsuch%0Apath.');
+  });
+
+  it('echoes bytes a decoder would turn into other characters as they were sent (was: decoded into U+202E, a right-to-left override)', async () => {
+    const { error } = await get('/v1/%E2%80%AEx');
+    expect(error.message).toBe('No endpoint GET /v1/%E2%80%AEx.');
+  });
+
+  it('echoes at most the first 200 characters of a long path, and says how long it was (was: all of it)', async () => {
+    const path = `/v1/${'a'.repeat(4996)}`;
+    const { status, error } = await get(path);
+    expect(status).toBe(404);
+    expect(error.message).toBe(`No endpoint GET ${path.slice(0, 200)}… (5000 characters; the first 200 shown).`);
+  });
+
+  it('escapes what a path cannot carry as it is, which a client sent unencoded (was: echoed as it came)', async () => {
+    const { error } = await get('/v1/a"b<c>`{d}|^');
+    expect(error.message).toBe('No endpoint GET /v1/a%22b%3Cc%3E%60%7Bd%7D%7C%5E.');
+  });
+
+  it('escapes a control or a character beyond ASCII, which Node refuses but a request made in process may carry', () => {
+    expect(shownPath('/v1/a\nb\u202ec\\d')).toBe('/v1/a%0Ab%E2%80%AEc%5Cd');
+  });
+
+  it('leaves the query out', async () => {
+    const { error } = await get('/v1/nothing?key=secret');
+    expect(error.message).toBe('No endpoint GET /v1/nothing.');
+  });
+
+  it('a known path asked with another method still names the path its route answers', async () => {
+    const { error } = await get('/v1/evm/verify/receipt-root');
+    expect(error.message).toBe(
+      'No endpoint GET /v1/evm/verify/receipt-root: /v1/evm/verify/receipt-root answers POST, OPTIONS.',
+    );
+  });
+});
