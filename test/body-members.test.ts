@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { encode } from '@ethereumjs/rlp';
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, hexToBytes, verifyBlock } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  hexToBytes,
+  Problems,
+  readRpcBlock,
+  verifyBlock,
+  verifyRpcBlockReceipts,
+} from '../packages/core/src/index.js';
 import { judgeBlock } from '../packages/core/src/audit/block-checks.js';
 import { withdrawalsRoot, type Withdrawal } from '../packages/core/src/header/body-roots.js';
 import { fixtureNames, loadFixture } from './helpers/fixtures.js';
@@ -141,6 +148,22 @@ describe("a block's withdrawals, under its header's withdrawalsRoot (EIP-4895)",
     const problems = outcomeOf(block) as string[][];
     expect(problems.map((p) => p[0])).toContain('header.withdrawalsRoot');
     expect(problems.map((p) => p[0])).not.toContain('header.withdrawals');
+    // The receipts verified alone ask nothing of the header's fields but this: the withdrawals need their root.
+    const shanghai = altered('mainnet-17034870', (b) => {
+      b.header.withdrawals = [MADE_UP];
+      delete b.header.withdrawalsRoot;
+    });
+    const read = readRpcBlock(shanghai, new Problems())!;
+    const receiptsAlone = verifyRpcBlockReceipts(read);
+    expect(!receiptsAlone.ok && 'problems' in receiptsAlone.error && receiptsAlone.error.problems).toEqual([
+      {
+        name: 'header.withdrawalsRoot',
+        location: 'body',
+        reason: 'missing',
+        expected:
+          "present: the header commits to the block's withdrawals in it, and blocks of Ethereum Mainnet have it from block 17034870 on at the latest, and this is block 17034870",
+      },
+    ]);
   });
 
   it('on an OP Stack chain, whose withdrawalsRoot is the message passer’s storage root, a withdrawal is refused', () => {

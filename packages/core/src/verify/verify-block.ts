@@ -439,7 +439,7 @@ function withdrawalsComparison(
     problems.add(
       path,
       'missing',
-      `present: the block lists withdrawals, which it commits to, and ${lostForkFieldReason(lost, chain ?? 'this chain', fields.number)}`,
+      `present: the header commits to the block's withdrawals in it, and ${lostForkFieldReason(lost, chain ?? 'this chain', fields.number)}`,
     );
   return null;
 }
