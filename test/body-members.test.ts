@@ -179,6 +179,9 @@ describe("a block's withdrawals, under its header's withdrawalsRoot (EIP-4895)",
   it('a withdrawal that is not one is invalid input naming its member', () => {
     const block = altered('gnosis-30000000', (b) => (b.header.withdrawals[2].address = '0x12'));
     expect(outcomeOf(block)).toEqual([['header.withdrawals[2].address', 'invalid_format', expect.any(String)]]);
+    // One spelling of each member: a second is a claim read over.
+    const twice = altered('gnosis-30000000', (b) => (b.header.withdrawals[0].Amount = '0x1'));
+    expect(outcomeOf(twice)).toEqual([['header.withdrawals[0].Amount', 'invalid_format', expect.any(String)]]);
     expect(outcomeOf(altered('gnosis-30000000', (b) => (b.header.withdrawals = {})))).toEqual([
       ['header.withdrawals', 'invalid_format', expect.any(String)],
     ]);

@@ -17,6 +17,7 @@ import {
 } from '../values/json-values.js';
 import { ADDRESS_BYTES } from '../values/log-list.js';
 import type { Problems } from '../values/problems.js';
+import { WITHDRAWAL_SPELLINGS } from './rpc-members.js';
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
 
@@ -37,6 +38,7 @@ export function readWithdrawals(header: JsonObject, path: string, problems: Prob
     const at = `${listPath}[${i}]`;
     const w = readObject(value, at, problems, 'a withdrawal {index, validatorIndex, address, amount}');
     if (w === undefined) return undefined;
+    WITHDRAWAL_SPELLINGS.check(w, at, problems);
     const index = readQuantity(w.index, join(at, 'index'), problems);
     const validatorIndex = readQuantity(w.validatorIndex, join(at, 'validatorIndex'), problems);
     const address = readHex(w.address, join(at, 'address'), problems, ADDRESS_BYTES);

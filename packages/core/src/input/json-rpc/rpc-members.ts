@@ -62,6 +62,9 @@ export const RECEIPT_SPELLINGS = new SecondSpellings([
   'l1BlockNumber',
 ]);
 
+/** A withdrawal the header lists (body-lists.ts). */
+export const WITHDRAWAL_SPELLINGS = new SecondSpellings(['index', 'validatorIndex', 'address', 'amount']);
+
 /** A transaction object the header lists: the members that name it and repeat the block (restated-members.ts). */
 export const LISTED_TRANSACTION_SPELLINGS = new SecondSpellings([
   'hash',
