@@ -240,6 +240,23 @@ describe('request: inputs and mistakes', () => {
     }
   });
 
+  it('a withdrawal made up in a block: no body (none carries the withdrawals), one line naming it, exit 2', async () => {
+    const block = loadFixture('mainnet-22869878') as Record<string, any>;
+    block.header.withdrawals = [
+      { index: '0x1', validatorIndex: '0x2', address: `0x${'ab'.repeat(20)}`, amount: '0x3b9aca00' },
+    ];
+    const file = join(dir, 'withdrawal.json');
+    writeFileSync(file, JSON.stringify(block));
+    expect(JSON.parse((await run(['verify', 'block', file])).stdout).reason).toBe('does not match: withdrawals');
+    for (const endpoint of ['receipt-root', 'logs-bloom']) {
+      const { code, stdout, stderr } = await run(['request', endpoint, file]);
+      expect([code, stdout]).toEqual([2, '']);
+      expect(stderr).toMatch(
+        /^evm-integrity: .*withdrawal\.json: header\.withdrawals do not hash to header\.withdrawalsRoot \(they give 0x[0-9a-f]{64}\), and no request body carries it; verify block reports the block different\n$/,
+      );
+    }
+  });
+
   it('a header without its hash whose receipts are what their own claims say: a body, verified identical', async () => {
     const block = loadFixture('mainnet-15040641');
     const { hash: _hash, ...header } = block.header as Record<string, unknown>;

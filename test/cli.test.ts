@@ -103,6 +103,30 @@ describe('the evm-integrity binary', () => {
     });
   });
 
+  it('verify block FILE with a withdrawal made up: different (exit 1) under a withdrawalsRoot, refused (exit 2) without one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-withdrawals-'));
+    const withdrawal = { index: '0x1', validatorIndex: '0x2', address: `0x${'ab'.repeat(20)}`, amount: '0x3b9aca00' };
+    const write = (name: string, header: Record<string, unknown>) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify({ ...loadFixture(name), header }));
+      return file;
+    };
+    const shanghai = write('mainnet-22869878', { ...fixture.header, withdrawals: [withdrawal] });
+    const different = run(['verify', 'block', shanghai]);
+    expect(different.code).toBe(1);
+    expect(JSON.parse(different.stdout)).toMatchObject({
+      verdict: 'different',
+      reason: 'does not match: withdrawals',
+      withdrawals: { count: 1, expected: fixture.header.withdrawalsRoot!.slice(2), matches: false },
+    });
+    const merge = loadFixture('mainnet-15537394');
+    const refused = run(['verify', 'block', write('mainnet-15537394', { ...merge.header, withdrawals: [withdrawal] })]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('header.withdrawals: expected absent or empty: the header has no withdrawalsRoot');
+    const gnosis = run(['verify', 'block', 'fixtures/blocks/gnosis-30000000.json']);
+    expect([gnosis.code, JSON.parse(gnosis.stdout).withdrawals?.matches]).toEqual([0, true]);
+  });
+
   it('verify block FILE whose logs repeat another block, or say they were removed: bad input naming each, exit 2', () => {
     const op = loadFixture('op-mainnet-154497277');
     const receipts = structuredClone(op.receipts) as Array<{ logs: Array<Record<string, unknown>> }>;

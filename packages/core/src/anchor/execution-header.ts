@@ -7,12 +7,11 @@
  * Capella, the withdrawals' ordered tries; from Electra, the EIP-7685 hash of the requests). The
  * header counts only when its keccak hash is the payload's own `block_hash`: anything else is refused.
  */
-import { encode } from '@ethereumjs/rlp';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
-import { quantityBytes } from '../bytes/rlp-writer.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
+import { NO_UNCLES_HASH, withdrawalsRoot as rootOfWithdrawals } from '../header/body-roots.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { err, ok, type Result } from '../result.js';
 import { orderedTrieRoot } from '../trie/ordered-trie.js';
@@ -25,9 +24,6 @@ import {
 import type { Node } from './merkle-branch.js';
 import { isAtLeast } from './networks.js';
 import { containerParts, fieldIndex, listParts, type SszType } from './ssz-schema.js';
-
-/** keccak256(rlp([])): the ommers hash of every header since the merge (EIP-3675). */
-const EMPTY_OMMERS_HASH = defaultKeccak256(Uint8Array.of(0xc0));
 
 /** A proof-of-stake header's nonce: eight zero bytes (EIP-3675). */
 const ZERO_NONCE = new Uint8Array(8);
@@ -79,18 +75,16 @@ function listField(type: SszType & { kind: 'container' }, name: string): SszType
   return field;
 }
 
-/** The withdrawals root (EIP-4895): the ordered trie of each withdrawal's RLP `[index, validator_index, address, amount]`. */
+/** The withdrawals root (EIP-4895) of a payload's SSZ `withdrawals`. */
 function withdrawalsRoot(block: BeaconBlockParts, withdrawals: Uint8Array): Node {
-  const values = listParts(listField(executionPayloadType(block.fork), 'withdrawals'), withdrawals).map((entry) =>
+  const list = listParts(listField(executionPayloadType(block.fork), 'withdrawals'), withdrawals).map((entry) => ({
     // Withdrawal { index: uint64, validator_index: uint64, address: Bytes20, amount: uint64 (Gwei) }: 44 bytes.
-    encode([
-      quantityBytes(leUint(entry.subarray(0, 8))),
-      quantityBytes(leUint(entry.subarray(8, 16))),
-      entry.subarray(16, 36),
-      quantityBytes(leUint(entry.subarray(36, 44))),
-    ]),
-  );
-  return orderedTrieRoot(values);
+    index: leUint(entry.subarray(0, 8)),
+    validatorIndex: leUint(entry.subarray(8, 16)),
+    address: entry.subarray(16, 36),
+    amount: leUint(entry.subarray(36, 44)),
+  }));
+  return rootOfWithdrawals(list);
 }
 
 /**
@@ -128,7 +122,7 @@ export function executionHeaderOf(block: BeaconBlockParts): Result<ExecutionHead
   const transactions = listParts(listField(payloadType, 'transactions'), field('transactions'));
   const fields: BlockHeader = {
     parentHash: field('parent_hash'),
-    sha3Uncles: EMPTY_OMMERS_HASH,
+    sha3Uncles: NO_UNCLES_HASH,
     miner: field('fee_recipient'),
     stateRoot: field('state_root'),
     transactionsRoot: orderedTrieRoot(transactions),

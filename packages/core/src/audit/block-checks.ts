@@ -1,6 +1,6 @@
 /**
  * The chain's own checks of one block, from its verification and its neighbours: `header_hash`,
- * `receipts_root`, `logs_bloom`, `raw_receipts`, `receipt_blooms` (from `verifyBlock`), `parent_link`, `anchor`
+ * `receipts_root`, `logs_bloom`, `raw_receipts`, `receipt_blooms`, `withdrawals` (from `verifyBlock`), `parent_link`, `anchor`
  * and `transaction_count`; and the verdict they make. A block passes only when every one of them
  * ran and passed.
  */
@@ -214,6 +214,13 @@ function judgeOwnChecks(
       check: 'receipt_blooms',
       message: "a receipt's own logsBloom, as the source gave it, is not the bloom of its logs",
       evidence: { ...report.receipt_blooms },
+    });
+  }
+  if (report.withdrawals !== null && !report.withdrawals.matches) {
+    failures.push({
+      check: 'withdrawals',
+      message: "the root of the withdrawals the block lists is not its header's withdrawalsRoot",
+      evidence: { ...report.withdrawals },
     });
   }
   if (failures.length > 0) return { ...base, verdict: 'fail', failures };

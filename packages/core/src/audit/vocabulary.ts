@@ -9,7 +9,7 @@ import type { BlockReport } from '../verify/verify-block.js';
 
 /**
  * The name of a check. The chain's own: `header_hash`, `parent_link`, `receipts_root`,
- * `logs_bloom`, `transaction_count`. The hosted service's block record (dataset 0101):
+ * `logs_bloom`, `raw_receipts`, `receipt_blooms`, `withdrawals`, `transaction_count`. The hosted service's block record (dataset 0101):
  * `service_block.<field>` (`service_block.block_hash`, `service_block.receipt_root`,
  * `service_block._computed_receipt_root`, …, and `service_block.present`); its log records
  * (dataset 0103): `service_logs.missing`, `service_logs.extra`, `service_logs.altered`.

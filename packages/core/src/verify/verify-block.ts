@@ -31,6 +31,8 @@ import {
 } from '../chains/absent-fork-fields.js';
 import { untypedDoubt, untypedRootReason } from '../chains/untyped-receipts.js';
 import { encodeHeader } from '../header/header-encoding.js';
+import { withdrawalsRoot } from '../header/body-roots.js';
+import { counted } from '../input/json-rpc/body-lists.js';
 import { aHeaderOf, ETHEREUM_HEADER, type HeaderLayout, type HeaderLayoutName } from '../header/layouts.js';
 import {
   readReceiptBloom,
@@ -114,6 +116,12 @@ export interface BlockReport {
    * for the block's chain and era.
    */
   receipt_blooms: { count: number; matches: boolean; first_mismatch: number | null } | null;
+  /**
+   * The withdrawals the header object lists (`withdrawals`, EIP-4895), where it lists any, against its
+   * `withdrawalsRoot`: `count` listed, the root `expected` (the header's) and `computed` (of the list). Null where the
+   * list is absent or empty (some clients send [] on blocks without withdrawals), or the chain is not verified.
+   */
+  withdrawals: { count: number; expected: string; computed: string; matches: boolean } | null;
   /** Receipts the source returned that the chain leaves out of the root (Bor's state-sync receipt). */
   excluded_receipts: ExcludedReceiptResult[];
   /** The verdict is identical. */
@@ -238,6 +246,7 @@ function notVerifiableReport(block: BlockRead, count: number, subject: NotVerifi
     block_hash: skipped(block.header.hash),
     raw_receipts: null,
     receipt_blooms: null,
+    withdrawals: null,
     excluded_receipts: [],
     is_identical: false,
     verdict: 'not_verifiable',
@@ -382,15 +391,70 @@ function rawReceiptsComparison(block: BlockRead, encoded: Uint8Array[] | undefin
   };
 }
 
+/**
+ * The block's withdrawals against its header's withdrawalsRoot (EIP-4895), where it lists any: null for an absent or
+ * empty list. A list no root can cover is a problem: on an OP Stack chain (`rules` optimism), whose withdrawalsRoot is
+ * the L2ToL1MessagePasser's storage root, not a list's; beside a header without withdrawalsRoot, named as the field
+ * the header lost where its fork has it (`absent`, `chain`), else as the list (before Shanghai, or a chain without it).
+ */
+function withdrawalsComparison(
+  block: BlockRead,
+  rules: RuleSet,
+  absent: AbsentForkFields,
+  chain: string | undefined,
+  problems: Problems,
+  keccak: Keccak256,
+): BlockReport['withdrawals'] {
+  const { withdrawals, fields } = block.header;
+  if (withdrawals === undefined || withdrawals.length === 0) return null;
+  const got = `got ${counted(withdrawals.length, 'withdrawal')}`;
+  if (rules.name === 'optimism') {
+    problems.add(
+      'header.withdrawals',
+      'conflict',
+      `absent or empty: an OP Stack block has no withdrawals (its header's withdrawalsRoot is the storage root of the L2ToL1MessagePasser, not a root of a list), ${got}`,
+    );
+    return null;
+  }
+  const root = fields.withdrawalsRoot;
+  if (root !== undefined) {
+    const computed = withdrawalsRoot(withdrawals, { keccak });
+    return {
+      count: withdrawals.length,
+      expected: hex(root)!,
+      computed: hex(computed)!,
+      matches: bytesEqual(root, computed),
+    };
+  }
+  const lost = absent.lost.find((field) => field.field === 'withdrawalsRoot');
+  const path = 'header.withdrawalsRoot';
+  if (lost === undefined)
+    problems.add(
+      'header.withdrawals',
+      'conflict',
+      `absent or empty: the header has no withdrawalsRoot, which would commit to the block's withdrawals (a block before Shanghai, or of a chain without it, has none), ${got}`,
+    );
+  // requireCommitments names it already where the block hash is checked.
+  else if (!problems.list.some((problem) => problem.name === path))
+    problems.add(
+      path,
+      'missing',
+      `present: the header commits to the block's withdrawals in it, and ${lostForkFieldReason(lost, chain ?? 'this chain', fields.number)}`,
+    );
+  return null;
+}
+
 /** The verdict of the comparisons: a failed one is different; else one that did not run is not verifiable. */
 function verdictOf(
   comparisons: Record<CheckName, Comparison>,
   raw: BlockReport['raw_receipts'],
   blooms: BlockReport['receipt_blooms'],
+  withdrawals: BlockReport['withdrawals'],
 ): Pick<BlockReport, 'verdict' | 'reason'> {
   const failed: string[] = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
   if (raw?.matches === false) failed.push('raw_receipts');
   if (blooms?.matches === false) failed.push('receipt_blooms');
+  if (withdrawals?.matches === false) failed.push('withdrawals');
   if (failed.length > 0) return { verdict: 'different', reason: `does not match: ${failed.join(', ')}` };
   const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null);
   if (skipped.length > 0)
@@ -403,8 +467,8 @@ function verdictOf(
 
 /**
  * Verifies a block given as JSON-RPC header + complete receipts (the fixtures' format): receipts
- * root and block bloom against the header, the header against its hash, and each receipt's
- * encoding against the source's raw receipts. Each check runs only where its rule is verified
+ * root and block bloom against the header, the header against its hash, each receipt's
+ * encoding against the source's raw receipts, and the withdrawals it lists against the header's root. Each check runs only where its rule is verified
  * for the block's chain and era (the registry's evidence); the verdict is `identical` only when
  * every check ran and matched. A header that lacks what a check needs is refused as input,
  * naming the field; a chain, or an era, that cannot be verified gets the verdict not_verifiable.
@@ -580,6 +644,8 @@ function verifyReceipts(
   // A client's receipts of one block give a root on every receipt or on none (reth's): a mix is no client's output.
   const withRoot = withStatus >= 0 ? receipts.firstWithRoot() : -1;
   if (withRoot >= 0) problems.add(`receipts[${withStatus}].root`, 'missing', mixedRoots(`receipts[${withRoot}]`));
+  const keccak = context.keccak ?? defaultKeccak256;
+  const withdrawals = withdrawalsComparison(block, rules, absent, chain?.name, problems, keccak);
   if (!problems.empty) return err(problems.invalidInput());
   const shape = {
     kinds: receiptKinds(receipts.outlines, block.excludedReceipts.length > 0),
@@ -610,7 +676,6 @@ function verifyReceipts(
   if (unversioned >= 0)
     checks.receipts_root = { verified: false, reason: unversionedDepositFromCanyon(`receipts[${unversioned}]`) };
 
-  const keccak = context.keccak ?? defaultKeccak256;
   // The receipts' own blooms are compared where the bloom's rule is verified, as the commitment computes each.
   const blooms = checks.logs_bloom.verified ? new ReceiptBloomCheck(receipts.readBloom) : undefined;
   let commitment: ReturnType<ReceiptsRead['commitment']> | undefined;
@@ -635,7 +700,7 @@ function verifyReceipts(
   // The commitment saw the blooms of the receipts in the root; those left out of it give theirs too.
   leftOut.forEach((receipt, i) => blooms?.observe(count + i, logsBloom(receipt.logs, { keccak })));
   const receiptBlooms = blooms?.comparison() ?? null;
-  const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms);
+  const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms, withdrawals);
   return ok({
     id: block.id ?? null,
     chain_id: block.chainId,
@@ -647,6 +712,7 @@ function verifyReceipts(
     ...comparisons,
     raw_receipts: raw,
     receipt_blooms: receiptBlooms,
+    withdrawals,
     excluded_receipts: block.excludedReceipts.map(excludedReceiptResult),
     is_identical: verdict === 'identical',
     verdict,

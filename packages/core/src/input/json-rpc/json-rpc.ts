@@ -12,6 +12,8 @@ import {
   type StateSyncFacts,
 } from './restated-members.js';
 import { checkSealFields } from './seal-fields.js';
+import { checkUncles, readWithdrawals } from './body-lists.js';
+import type { Withdrawal } from '../../header/body-roots.js';
 import { checkBlockExtraData } from './avalanche-extdata.js';
 import { membersOfOtherMeaning } from './header-dialects.js';
 import { aHeaderOf, ETHEREUM_HEADER, headerShape, type HeaderLayout } from '../../header/layouts.js';
@@ -322,6 +324,11 @@ export interface RpcHeader {
   complete?: BlockHeader;
   /** Required fields that are absent (why `complete` is missing). */
   missing: string[];
+  /**
+   * The block's withdrawals, as the header object of a block lists them (eth_getBlockByNumber's `withdrawals`; body-lists.ts):
+   * absent where it lists none. Compared with `withdrawalsRoot` when the block is verified.
+   */
+  withdrawals?: Withdrawal[];
 }
 
 /**
@@ -618,6 +625,12 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
         ? verifiability.chain.rules
         : options.rules;
   const header = readRpcHeader(block.header, 'header', problems, layout, rules, options);
+  // The body's lists the header commits to: none is passed unread (body-lists.ts).
+  if (header !== undefined) {
+    const withdrawals = readWithdrawals(block.header as JsonObject, 'header', problems);
+    if (withdrawals !== undefined) header.withdrawals = withdrawals;
+    checkUncles(block.header as JsonObject, header.fields.sha3Uncles, 'header', problems);
+  }
   // Nitro's members repeat fields its header hashes: held to them under Arbitrum's rules, refused under others (they
   // claim what no hash covers). Where no rules are known the block is not verified at all (chain_not_supported), so
   // they count only for a reader that asks (refuseUnchecked): it refuses them, as nothing can check them.

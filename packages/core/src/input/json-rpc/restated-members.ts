@@ -1,8 +1,10 @@
 /**
  * The members a node adds to a block's receipts and logs that repeat what the block or its receipts say: a receipt's
  * `blockHash`, `blockNumber`, `transactionHash`, `timestamp`, `gasUsed` and (Nitro) `l1BlockNumber`; a log's `blockHash`, `blockNumber`,
- * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex` and `removed`; the header's `transactions` (each
- * a hash listed once, an object's `blockHash`, `blockNumber` and `transactionIndex` the block's and its place) and
+ * `blockTimestamp`, `transactionHash`, `transactionIndex`, `logIndex`, `transactionLogIndex` (OpenEthereum's, its place
+ * in its receipt), `removed` and `type` (OpenEthereum's and Nethermind's `"mined"`); the header's `transactions` (each
+ * a hash listed once, an object's `blockHash`, `blockNumber` and `transactionIndex` the block's and its place, its `type`
+ * its receipt's) and
  * `transactionCount`, which list and count the transactions the receipts are of. None is hashed, so nothing else checks them, and a consumer reads them
  * from a block found identical: one that says another value gives two versions of one fact, refused as a `conflict`,
  * as Arbitrum's header members that repeat hashed fields are (arbitrum-header.ts). One pass over the JSON, apart from
@@ -90,9 +92,20 @@ function checkNotRemoved(removed: unknown, path: string, problems: Problems): vo
 }
 
 /**
+ * A log of a block's receipts is mined: its `type` (at `path`; OpenEthereum's and Nethermind's `"mined"`, or
+ * `"pending"` for a log not yet in a block) is absent or "mined".
+ */
+function checkMined(type: unknown, path: string, problems: Problems): void {
+  if (isAbsent(type) || type === 'mined') return;
+  if (type === 'pending')
+    problems.add(path, 'conflict', '"mined" or absent: a log of the receipts of a block is mined, got "pending"');
+  else problems.add(path, 'invalid_format', `"mined" or absent: a log of a block is mined, got ${describe(type)}`);
+}
+
+/**
  * Whether `log` repeats its block and its receipt (`transactionHash`, read from the receipt, at place `place`) as a
- * node writes them, its `logIndex` being `logIndex`: told without a path, a value or the receipt's facts built, so that
- * the common log costs string compares.
+ * node writes them, its `logIndex` being `logIndex` and its place among its receipt's logs `inReceipt`: told without a
+ * path, a value or the receipt's facts built, so that the common log costs string compares.
  */
 function logIsPlain(
   log: JsonObject,
@@ -100,6 +113,7 @@ function logIsPlain(
   transactionHash: string | undefined,
   place: number,
   logIndex: number,
+  inReceipt: number,
 ): boolean {
   return (
     plainHash(log.blockHash, block.hash) &&
@@ -108,27 +122,64 @@ function logIsPlain(
     (isAbsent(log.transactionHash) || log.transactionHash === transactionHash) &&
     plainQuantity(log.transactionIndex, place) &&
     plainQuantity(log.logIndex, logIndex) &&
-    (isAbsent(log.removed) || log.removed === false)
+    plainQuantity(log.transactionLogIndex, inReceipt) &&
+    (isAbsent(log.removed) || log.removed === false) &&
+    (isAbsent(log.type) || log.type === 'mined')
   );
 }
 
 const LISTED_PLACE = "its place in the block's list of transactions";
 
 /**
- * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
- * its `blockHash` and `blockNumber` (the header's), and its `transactionIndex` (its place in the list), null being absent;
- * and each given beside a second spelling of one it reads (its `hash` too: Hash beside hash), as in a receipt.
+ * The receipt of a listed transaction: its `type` as given, where it is `position` in the block's receipts, and whether
+ * any receipt of the block gives its type (`typesGiven`: asked only where this one gives none).
  */
-function checkListedObject(entry: JsonObject, place: number, block: BlockFacts, problems: Problems): void {
+interface ListedReceipt {
+  type: unknown;
+  position: number;
+  typesGiven: () => boolean;
+}
+
+/**
+ * The `type` of a listed transaction object (at `path`), where given, must be its receipt's: a receipt's type is its
+ * transaction's. A receipt that gives none is legacy where the block's other receipts give theirs; where none does,
+ * the types were left out (chains/untyped-receipts.ts), and nothing is compared.
+ */
+function checkListedType(type: unknown, path: string, receipt: ListedReceipt, problems: Problems): void {
+  const given = !isAbsent(receipt.type);
+  if (!given && !receipt.typesGiven()) return;
+  const receiptType = given ? quantityValue(receipt.type, 255n) : 0n;
+  const what = given
+    ? `the type of its receipt (receipts[${receipt.position}].type)`
+    : `the type of its receipt (receipts[${receipt.position}], legacy: it gives none)`;
+  compareQuantity(type, path, repeated(quantity(receiptType), what), problems);
+}
+
+/**
+ * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
+ * its `blockHash` and `blockNumber` (the header's), its `transactionIndex` (its place in the list), and its `type` (its
+ * receipt's, where the block has one at its place), null being absent; and each given beside a second spelling of one
+ * it reads (its `hash` too: Hash beside hash), as in a receipt.
+ */
+function checkListedObject(
+  entry: JsonObject,
+  place: number,
+  block: BlockFacts,
+  receipt: ListedReceipt | undefined,
+  problems: Problems,
+): void {
   LISTED_TRANSACTION_SPELLINGS.check(entry, `header.transactions[${place}]`, problems);
   // The common case, as a node writes it, is told before any path is built.
   if (
     plainHash(entry.blockHash, block.hash) &&
     plainQuantity(entry.blockNumber, block.number?.of.plain ?? -1) &&
-    plainQuantity(entry.transactionIndex, place)
+    plainQuantity(entry.transactionIndex, place) &&
+    (isAbsent(entry.type) || receipt === undefined || entry.type === receipt.type)
   )
     return;
   const path = `header.transactions[${place}]`;
+  if (!isAbsent(entry.type) && receipt !== undefined)
+    checkListedType(entry.type, join(path, 'type'), receipt, problems);
   firstGiven(block, 'hash', entry.blockHash, join(path, 'blockHash'), problems);
   firstGiven(block, 'number', entry.blockNumber, join(path, 'blockNumber'), problems);
   compareHash(entry.blockHash, join(path, 'blockHash'), block.hash, problems);
@@ -152,6 +203,7 @@ const receiptFacts = (transactionHash: unknown, listed: Repeated<string> | undef
 });
 
 const LOG_INDEX = "its position among the block's logs, counted from 0 in transaction order";
+const TRANSACTION_LOG_INDEX = "its position among its receipt's logs, counted from 0";
 
 /**
  * Where neither a receipt nor the header names its transaction, the first `transactionHash` its logs give (at `path`)
@@ -166,13 +218,14 @@ function firstLogTransaction(given: unknown, path: string, problems: Problems): 
   };
 }
 
-/** Names each member of `log` (at `path`) that does not say what it repeats. */
+/** Names each member of `log` (at `path`, `inReceipt` its place among its receipt's logs) that does not say what it repeats. */
 function checkLog(
   log: JsonObject,
   path: string,
   block: BlockFacts,
   receipt: ReceiptFacts,
   logIndex: number,
+  inReceipt: number,
   problems: Problems,
 ): void {
   firstGiven(block, 'hash', log.blockHash, join(path, 'blockHash'), problems);
@@ -183,7 +236,14 @@ function checkLog(
   compareHash(log.transactionHash, join(path, 'transactionHash'), receipt.transactionHash, problems);
   compareQuantity(log.transactionIndex, join(path, 'transactionIndex'), receipt.transactionIndex, problems);
   compareQuantity(log.logIndex, join(path, 'logIndex'), repeated(quantity(logIndex), LOG_INDEX), problems);
+  compareQuantity(
+    log.transactionLogIndex,
+    join(path, 'transactionLogIndex'),
+    repeated(quantity(inReceipt), TRANSACTION_LOG_INDEX),
+    problems,
+  );
   checkNotRemoved(log.removed, join(path, 'removed'), problems);
+  checkMined(log.type, join(path, 'type'), problems);
 }
 
 /** Where the block's list names its transaction at `place`: the entry, or an object's `hash`. */
@@ -513,10 +573,21 @@ export function checkRestatedMembers(
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
     ...(rules === 'arbitrum' && { l1BlockNumber: nitroL1BlockNumber(header.fields, block.header as JsonObject) }),
   };
-  if (Array.isArray(transactions))
+  if (Array.isArray(transactions)) {
+    let typesGiven: boolean | undefined;
+    const anyTyped = () => (typesGiven ??= receipts.some((r) => isObject(r) && !isAbsent(r.type)));
     transactions.forEach((entry: unknown, place) => {
-      if (isObject(entry)) checkListedObject(entry, place, facts, problems);
+      if (!isObject(entry)) return;
+      // Its receipt, where the block has one at its place (Bor's state-sync transaction may be listed without one).
+      const position = positions[place];
+      const receipt: unknown = position === undefined ? undefined : receipts[position];
+      const listed =
+        position !== undefined && isObject(receipt)
+          ? { type: receipt.type, position, typesGiven: anyTyped }
+          : undefined;
+      checkListedObject(entry, place, facts, listed, problems);
     });
+  }
   const seen = verifiability?.status === 'verifiable' ? new TransactionHashes(transactionHashPath) : undefined;
   const gasSteps = comparesGasUsed(verifiability);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
@@ -573,7 +644,7 @@ export function checkRestatedMembers(
     let repeatedOfReceipt: ReceiptFacts | undefined;
     for (let i = 0; i < logs.length; i++, logIndex++) {
       const log: unknown = logs[i];
-      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, logIndex)) continue;
+      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, logIndex, i)) continue;
       const logPath = `${path()}.logs[${i}]`;
       repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listed, place);
       if (repeatedOfReceipt.transactionHash === undefined) {
@@ -583,7 +654,7 @@ export function checkRestatedMembers(
         // The receipt is known by its logs' hash: one transaction has one receipt, whoever names it.
         if (transactionHash !== undefined) seen?.add(transactionHash, hashPath, problems);
       }
-      checkLog(log, logPath, facts, repeatedOfReceipt, logIndex, problems);
+      checkLog(log, logPath, facts, repeatedOfReceipt, logIndex, i, problems);
     }
   }
 }

@@ -24,7 +24,7 @@ export const BLOCK_SPELLINGS = new SecondSpellings([
 /**
  * A header's, of its members in any layout: each field under its name and its aliases (`prevRandao`), the zeros a
  * layout does not hash, what a layout carries (`blockExtraData`), `hash`, `sealFields`, the transactions it lists and
- * counts, and Nitro's members. A layout's own reader refuses what it does not take; this list only tells a second
+ * counts, the withdrawals and uncles it lists (body-lists.ts), and Nitro's members. A layout's own reader refuses what it does not take; this list only tells a second
  * spelling.
  */
 export const HEADER_SPELLINGS = new SecondSpellings([
@@ -37,6 +37,8 @@ export const HEADER_SPELLINGS = new SecondSpellings([
     'sealFields',
     'transactions',
     'transactionCount',
+    'withdrawals',
+    'uncles',
     ...NITRO_MEMBERS,
   ]),
 ]);
@@ -59,6 +61,9 @@ export const RECEIPT_SPELLINGS = new SecondSpellings([
   'gasUsed',
   'l1BlockNumber',
 ]);
+
+/** A withdrawal the header lists (body-lists.ts). */
+export const WITHDRAWAL_SPELLINGS = new SecondSpellings(['index', 'validatorIndex', 'address', 'amount']);
 
 /** A transaction object the header lists: the members that name it and repeat the block (restated-members.ts). */
 export const LISTED_TRANSACTION_SPELLINGS = new SecondSpellings([

@@ -110,8 +110,8 @@ function logsBloomRequest(block: RpcBlock, file: string | undefined, report: Blo
   });
 }
 
-/** A claim of the block that its verification checks: the header's three commitments, and the receipts' own. */
-type Claim = 'receipts_root' | 'logs_bloom' | 'block_hash' | 'receipt_blooms' | 'raw_receipts';
+/** A claim of the block that its verification checks: the header's three commitments, the receipts' own, and the withdrawals. */
+type Claim = 'receipts_root' | 'logs_bloom' | 'block_hash' | 'receipt_blooms' | 'raw_receipts' | 'withdrawals';
 
 /**
  * The claims a body carries, by the body: the server checks these again. A receipt-root body carries the root, and
@@ -126,7 +126,7 @@ const CARRIED: Record<BodyName, (block: RpcBlock) => readonly Claim[]> = {
 
 /** The claims the report finds false, each with the line that names it, in the order they are named. */
 function falseClaims(block: RpcBlock, report: Extract<BlockVerdict, { ok: true }>['value']): [Claim, string][] {
-  const { receipt_blooms: blooms, raw_receipts: raw } = report;
+  const { receipt_blooms: blooms, raw_receipts: raw, withdrawals } = report;
   // A commitment the header does not give is no claim (verifyRpcBlockReceipts compares it as not matching).
   const fails = (c: { expected: string | null; matches: boolean | null }) => c.expected !== null && c.matches === false;
   const found: [Claim, string | false][] = [
@@ -141,6 +141,11 @@ function falseClaims(block: RpcBlock, report: Extract<BlockVerdict, { ok: true }
         (raw.first_mismatch === null
           ? `raw_receipts holds ${raw.count} receipts, not one for each of the ${block.receipts.length} receipts of the block`
           : `raw_receipts[${raw.first_mismatch}] is not the consensus encoding of the receipt of transaction ${raw.first_mismatch}`),
+    ],
+    [
+      'withdrawals',
+      withdrawals?.matches === false &&
+        `header.withdrawals do not hash to header.withdrawalsRoot (they give 0x${withdrawals.computed})`,
     ],
     [
       'receipts_root',
@@ -163,7 +168,7 @@ function falseClaims(block: RpcBlock, report: Extract<BlockVerdict, { ok: true }
 /**
  * A block with a claim that its verification finds false (verify block's report, or verifyRpcBlockReceipts' for a
  * header that claims no hash) and that the body does not carry, refused: the server would not check it, so the body
- * would pass what the block's verification finds different. One rule for every claim and body: the receipts' own blooms
+ * would pass what the block's verification finds different. One rule for every claim and body: the withdrawals, the receipts' own blooms
  * and raw encodings, which no body carries; the header's bloom and hash, which a receipt-root body without header_rlp
  * does not carry; the header's root and hash, which a logs-bloom body does not. A claim that holds is redundant, and
  * leaving it out loses nothing.
@@ -180,7 +185,7 @@ function refuseWhatNoBodyCarries(
   if (uncarried === undefined) return;
   const [claim, line] = uncarried;
   const body =
-    claim === 'receipt_blooms' || claim === 'raw_receipts'
+    claim === 'receipt_blooms' || claim === 'raw_receipts' || claim === 'withdrawals'
       ? 'no request body carries it'
       : what === 'receipt-root'
         ? 'a receipt-root body without header_rlp (the header lacks fields it hashes) does not carry it'
