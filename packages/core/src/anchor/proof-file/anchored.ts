@@ -95,14 +95,19 @@ export class AnchoredHashes {
 
   /**
    * Why block `number` of chain `chainId` with hash `hash` is not anchored, or null when the file proves exactly that
-   * block: a block of another chain than the file's network's never is.
+   * block, the number with the hash: a proven hash under another number is not (a hash names one block, and the caller
+   * takes the number as the block's), nor is a block of another chain than the file's network's.
    * @example hashes.unproven(19426587, hash, 1) // null, or "block 19426587's hash 0x… is not among the blocks …"
    */
   unproven(number: number | bigint, hash: Uint8Array, chainId: number): string | null {
     if (chainId !== this.verdict.chainId)
       return `block ${number} is of chain ${chainId}, and the anchor proof proves blocks of ${this.verdict.network} (chain ${this.verdict.chainId})`;
-    if (this.proving(hash) !== undefined) return null;
-    return `block ${number}'s hash ${prefixedHex(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+    const proven = this.#byHash.get(bytesToHex(hash));
+    if (proven === undefined)
+      return `block ${number}'s hash ${prefixedHex(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+    if (proven.number !== BigInt(number))
+      return `block ${number}'s hash ${prefixedHex(hash)} is the hash of block ${proven.number}, as the anchor proof proves it, not of block ${number}`;
+    return null;
   }
 }
 
@@ -113,7 +118,7 @@ export class AnchoredHashes {
  * that only lists what a file proves or learns the chain later (then {@link AnchoredHashes.chainRefusal} once it does).
  * @example
  * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
- * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
+ * if (anchored.ok) anchored.value.unproven(header.number, blockHash, 1); // null: block hash proven from the checkpoint
  */
 export function anchoredHashes(
   text: string,
