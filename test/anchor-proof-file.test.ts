@@ -222,6 +222,22 @@ describe('the mainnet anchor proof file', () => {
     });
   });
 
+  it('anchors a hash as the block it proves and no other: a proven hash asked about as another number is not anchored (was: "proven")', () => {
+    const hashes = anchoredHashes(TEXT, MAINNET_CHECKPOINT, 1);
+    if (!hashes.ok) throw new Error(hashes.error.message);
+    const [pre, post] = [hashes.value.blocks[0]!, hashes.value.blocks[1]!];
+    expect(hashes.value.unproven(post.number, post.hash, 1)).toBeNull();
+    expect(hashes.value.unproven(Number(post.number), post.hash, 1)).toBeNull();
+    // Its hash under the neighbour's number, and under the other proven block's number: each is refused, naming both.
+    for (const number of [post.number + 1n, post.number - 1n, pre.number])
+      expect(hashes.value.unproven(number, post.hash, 1)).toBe(
+        `block ${number}'s hash 0x${bytesToHex(post.hash)} is the hash of block ${post.number}, as the anchor proof proves it, not of block ${number}`,
+      );
+    expect(hashes.value.unproven(post.number, pre.hash, 1)).toMatch(
+      /is the hash of block 14764013, as the anchor proof proves it, not of block 17034870$/,
+    );
+  });
+
   it('refuses a file of another chain by its first line, before any record is verified (a user check: a mainnet file relabelled sepolia was refused at line 2, state-branch)', () => {
     const sepolia = TEXT.replace('"network":"mainnet"', '"network":"sepolia"');
     expect(sepolia).not.toBe(TEXT);

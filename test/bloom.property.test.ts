@@ -98,7 +98,7 @@ describe('logs bloom properties', () => {
     fc.assert(
       fc.property(fc.array(log, { minLength: 100, maxLength: 400 }), (logs) => {
         const repeated = [...logs, ...logs.slice(0, 50)];
-        // The cache itself: blockBloom holds a log's items to a log's sizes, and bloomBits hashes items of any length.
+        // The cache itself: blockBloom and bloomBits hold items to a log's sizes, and the cache takes any length.
         const bloom = new Uint8Array(BLOOM_BYTES);
         const hasher = new BloomHasher();
         for (const log of repeated) hasher.addLog(bloom, log);

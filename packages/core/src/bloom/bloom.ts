@@ -1,3 +1,4 @@
+import { checkBytes, isBytesOf } from '../bytes/check-bytes.js';
 import { defaultKeccak256, transientKeccak256, type HashOptions, type Keccak256 } from '../keccak/keccak.js';
 import { ADDRESS_BYTES, TOPIC_BYTES, type Log, type Receipt } from '../receipts/receipt.js';
 
@@ -208,23 +209,26 @@ function grown<T extends Int32Array | Uint16Array>(array: T, length: number): T 
 const DIRECT_LOGS = 8;
 
 /**
- * Holds each log's items to the sizes a log has (a 20-byte address, 32-byte topics): a RangeError naming the first
- * that is not (`path` names the list). A bloom of other items is no log's, and would be returned as one.
+ * Holds each log's items to the bytes a log has (a 20-byte address, 32-byte topics): a TypeError or RangeError naming
+ * the first that is not (`path` names the list). A bloom of other items is no log's, and would be returned as one.
  */
 function checkLogItems(logs: readonly Log[], path: string): void {
+  // Each item tested first, its name made only for one that fails: a block's logs are tens of thousands of items.
   logs.forEach((log, i) => {
-    if (log.address.length !== ADDRESS_BYTES)
-      throw new RangeError(`${path}[${i}].address must be ${ADDRESS_BYTES} bytes, got ${log.address.length}`);
+    if (!isBytesOf(log.address, ADDRESS_BYTES)) checkBytes(log.address, `${path}[${i}].address`, ADDRESS_BYTES);
     log.topics.forEach((topic, j) => {
-      if (topic.length !== TOPIC_BYTES)
-        throw new RangeError(`${path}[${i}].topics[${j}] must be ${TOPIC_BYTES} bytes, got ${topic.length}`);
+      if (!isBytesOf(topic, TOPIC_BYTES)) checkBytes(topic, `${path}[${i}].topics[${j}]`, TOPIC_BYTES);
     });
   });
 }
 
+/** The sizes an item of a bloom has: a log's address or one of its topics. */
+const ITEM_BYTES = [ADDRESS_BYTES, TOPIC_BYTES] as const;
+
 /**
  * Bloom of a list of logs, as a receipt carries it.
- * @throws RangeError when an address is not 20 bytes or a topic not 32, naming it (`logs[0].address`).
+ * @throws TypeError when an address or topic is not a Uint8Array (hex text), RangeError when an address is not 20
+ * bytes or a topic not 32, naming it (`logs[0].address`).
  * @example logsBloom([]) // 256 zero bytes
  */
 export function logsBloom(logs: readonly Log[], options: HashOptions = {}): Uint8Array {
@@ -257,7 +261,7 @@ export function bloomOfLogs(logs: readonly Log[], options: HashOptions = {}): Ui
 
 /**
  * Block bloom: the OR of every receipt's logs bloom.
- * @throws RangeError as {@link logsBloom}, naming the item (`receipts[2].logs[0].address`).
+ * @throws TypeError or RangeError as {@link logsBloom}, naming the item (`receipts[2].logs[0].address`).
  */
 export function blockBloom(receipts: readonly Receipt[], options: HashOptions = {}): Uint8Array {
   receipts.forEach((receipt, i) => checkLogItems(receipt.logs, `receipts[${i}].logs`));
@@ -270,14 +274,24 @@ export function blockBloom(receipts: readonly Receipt[], options: HashOptions = 
 /**
  * The three bloom bits of an item (an address or a topic), to test many blooms for one item
  * without hashing it again (a range proof tests every header of a range against its filter).
+ * @throws TypeError when `item` is not a Uint8Array (hex text), RangeError when it is neither 20 bytes nor 32.
  * @example bloomHasBits(header.logsBloom, bloomBits(address)) // false: no log of `address`
  */
 export function bloomBits(item: Uint8Array, options: HashOptions = {}): Uint16Array {
+  checkBytes(item, 'item', ITEM_BYTES);
+  return itemBits(item, options);
+}
+
+/** {@link bloomBits} of an item already held to its contract. */
+function itemBits(item: Uint8Array, options: HashOptions): Uint16Array {
   const hash = transientKeccak256(options.keccak ?? defaultKeccak256)(item);
   return Uint16Array.of(bloomBit(hash, 0), bloomBit(hash, 1), bloomBit(hash, 2));
 }
 
-/** Whether every bit of `bits` (from {@link bloomBits}) is set in `bloom`. */
+/**
+ * Whether every bit of `bits` (from {@link bloomBits}) is set in `bloom`. Not checked here: a range check calls it for
+ * every header of the range, each bloom a decoded header's 256 bytes.
+ */
 export function bloomHasBits(bloom: Uint8Array, bits: Uint16Array): boolean {
   for (const bit of bits) if ((bloom[BLOOM_BYTES - 1 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
   return true;
@@ -286,8 +300,12 @@ export function bloomHasBits(bloom: Uint8Array, bits: Uint16Array): boolean {
 /**
  * Whether `item` (an address or a topic) may be in `bloom`: false means certainly
  * absent, true means present or a false positive.
+ * @throws TypeError when `bloom` or `item` is not a Uint8Array (hex text among others: its characters are no bytes),
+ * RangeError when `bloom` is not 256 bytes or `item` neither 20 nor 32, naming it.
+ * @example bloomContains(header.logsBloom, hexToBytes('0xdac17f958d2ee523a2206206994597c13d831ec7')) // true or false
  */
 export function bloomContains(bloom: Uint8Array, item: Uint8Array, options: HashOptions = {}): boolean {
-  if (bloom.length !== BLOOM_BYTES) throw new RangeError(`bloom must be ${BLOOM_BYTES} bytes, got ${bloom.length}`);
-  return bloomHasBits(bloom, bloomBits(item, options));
+  checkBytes(bloom, 'bloom', BLOOM_BYTES);
+  checkBytes(item, 'item', ITEM_BYTES);
+  return bloomHasBits(bloom, itemBits(item, options));
 }

@@ -1,3 +1,4 @@
+import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { InvalidHeaderError } from '../errors.js';
 import { decodeHeader } from '../header/header-decoding.js';
@@ -6,7 +7,13 @@ import { ETHEREUM_HEADER, type HeaderLayout } from '../header/layouts.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyReceiptProof, type ProvenReceipt, type ReceiptProof } from './receipt-proof.js';
+import {
+  checkProofOptions,
+  checkReceiptProof,
+  receiptUnderRoot,
+  type ProvenReceipt,
+  type ReceiptProof,
+} from './receipt-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
 /** Options of the proofs bound to a block: the receipts' rule set and the header's layout (Ethereum's when absent). */
@@ -25,6 +32,9 @@ export interface ProvenBlockReceipt extends ProvenReceipt {
  * hashes to it, the proof's root is the header's receiptsRoot, and the proof holds under it.
  * Returns the receipt with its header, or a refusal that says which part fails.
  *
+ * @throws TypeError when `blockHash`, `headerRlp`, `proof.receiptsRoot` or a node of `proof.proof` is not a Uint8Array
+ * (hex text among others), or `options.rules` not a rule set object; RangeError when a hash or root is not 32 bytes,
+ * and, once the header holds, for `proof.index` as {@link verifyReceiptProof}.
  * @example
  * const proven = verifyBlockReceiptProof(blockHash, headerRlp, receiptProof(receipts, 3), { rules })
  * if (proven.ok) proven.value.receipt.status
@@ -35,6 +45,20 @@ export function verifyBlockReceiptProof(
   headerRlp: Uint8Array,
   proof: ReceiptProof,
   options: BlockProofOptions = {},
+): Result<ProvenBlockReceipt, ProofRefusal> {
+  checkBytes(blockHash, 'blockHash', HASH_BYTES);
+  checkBytes(headerRlp, 'headerRlp');
+  checkReceiptProof(proof, 'proof');
+  checkProofOptions(options);
+  return receiptInBlock(blockHash, headerRlp, proof, options);
+}
+
+/** {@link verifyBlockReceiptProof} of arguments already held to their contract. */
+export function receiptInBlock(
+  blockHash: Uint8Array,
+  headerRlp: Uint8Array,
+  proof: ReceiptProof,
+  options: BlockProofOptions,
 ): Result<ProvenBlockReceipt, ProofRefusal> {
   const keccak = options.keccak ?? defaultKeccak256;
   if (!bytesEqual(keccak(headerRlp), blockHash))
@@ -54,7 +78,7 @@ export function verifyBlockReceiptProof(
       reason: 'root-mismatch',
       message: `The receipt proof's root is not the header's receiptsRoot 0x${bytesToHex(header.receiptsRoot)}.`,
     });
-  const proven = verifyReceiptProof(header.receiptsRoot, proof.index, proof.proof, options);
+  const proven = receiptUnderRoot(header.receiptsRoot, proof.index, proof.proof, options);
   if (!proven.ok) return proven;
   return ok({ ...proven.value, transactionIndex: proof.index, header });
 }

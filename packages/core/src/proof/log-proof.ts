@@ -1,11 +1,18 @@
+import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { InvalidReceiptError } from '../errors.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyBlockReceiptProof, type BlockProofOptions } from './block-receipt-proof.js';
-import { checkPosition, receiptProof, type ReceiptProof } from './receipt-proof.js';
+import { receiptInBlock, type BlockProofOptions } from './block-receipt-proof.js';
+import {
+  checkPosition,
+  checkProofOptions,
+  checkReceiptProof,
+  receiptProof,
+  type ReceiptProof,
+} from './receipt-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
 /** A log's place in a block: the block's header, the proof of its receipt, and its position in the receipt. */
@@ -34,7 +41,9 @@ export interface ProvenLog {
 /**
  * The proof that log `logIndex` of transaction `txIndex` is in the block whose header is `header`.
  *
- * @throws RangeError for a position that is not there; InvalidReceiptError when the receipts are not the header's (their root is not its receiptsRoot).
+ * @throws RangeError for a position that is not there; TypeError or RangeError naming `header.receiptsRoot` when it is
+ * not 32 bytes (hex text), TypeError naming `options.rules` when it is not a rule set object; InvalidReceiptError when
+ * the receipts are not the header's (their root is not its receiptsRoot).
  * @example
  * const proof = logProof(header, receipts, 12, 0, { rules: RULE_SETS.ethereum })
  * verifyLogProof(blockHash, proof).ok // true
@@ -46,6 +55,8 @@ export function logProof(
   logIndex: number,
   options: LogProofOptions = {},
 ): LogProof {
+  checkBytes(header.receiptsRoot, 'header.receiptsRoot', HASH_BYTES);
+  checkProofOptions(options);
   const logs = receipts[txIndex]?.logs;
   if (logs === undefined)
     throw new RangeError(`txIndex must be a position of the ${receipts.length} receipts, got ${txIndex}.`);
@@ -67,7 +78,9 @@ export function logProof(
  * to it, the receipt proof holds under the header's receiptsRoot, and the receipt has a log at
  * the position. Returns the log, or a refusal that says which part fails.
  *
- * @throws RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index).
+ * @throws RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index);
+ * TypeError or RangeError, as {@link verifyBlockReceiptProof}, naming `blockHash`, `proof.headerRlp` or the part of
+ * `proof.receiptProof` that is not bytes of its size, or `options.rules`.
  * @example
  * const proven = verifyLogProof(blockHash, proof)
  * if (proven.ok) proven.value.log.topics[0]
@@ -80,7 +93,11 @@ export function verifyLogProof(
 ): Result<ProvenLog, ProofRefusal> {
   // A position that is none (-1, 0.5, NaN) is the caller's mistake, not a log the receipt lacks.
   checkPosition('logIndex', proof.logIndex);
-  const proven = verifyBlockReceiptProof(blockHash, proof.headerRlp, proof.receiptProof, options);
+  checkBytes(blockHash, 'blockHash', HASH_BYTES);
+  checkBytes(proof.headerRlp, 'proof.headerRlp');
+  checkReceiptProof(proof.receiptProof, 'proof.receiptProof');
+  checkProofOptions(options);
+  const proven = receiptInBlock(blockHash, proof.headerRlp, proof.receiptProof, options);
   if (!proven.ok) return proven;
   const { index } = proof.receiptProof;
   const { receipt } = proven.value;

@@ -11,6 +11,7 @@
  * the blocks whose bloom may match the filter.
  */
 import { decode, encode, type NestedUint8Array } from '@ethereumjs/rlp';
+import { isBytes } from '../bytes/check-bytes.js';
 import { quantityBytes } from '../bytes/rlp-writer.js';
 import type { LogsFilter } from './logs-filter.js';
 import { readRlp, rlpItem, rlpLengthText } from '../bytes/rlp-reader.js';
@@ -64,8 +65,6 @@ export interface LogsProofRecord {
 }
 
 type Item = Uint8Array | NestedUint8Array;
-
-const isBytes = (item: Item | undefined): item is Uint8Array => item instanceof Uint8Array;
 
 /** A quantity of at most 2^53 - 1, canonical (no leading zero), or null. */
 function safeQuantity(item: Item | undefined): number | null {

@@ -1,3 +1,4 @@
+import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { err, ok, type Result } from '../result.js';
 import type { EthLog } from './eth-log.js';
@@ -68,9 +69,12 @@ export class LogsProofVerifier {
   #check: LogsRangeCheck | null = null;
   #refusal: LogsProofRefusal | null = null;
 
+  /**
+   * @throws TypeError when `options.headHash` is neither a {@link HeadCheck} nor a Uint8Array (hex text among others),
+   * RangeError when it is not 32 bytes.
+   */
   constructor(options: LogsProofVerifyOptions) {
-    if (typeof options.headHash !== 'function' && options.headHash.length !== 32)
-      throw new RangeError(`headHash must be 32 bytes, got ${options.headHash.length}.`);
+    if (typeof options.headHash !== 'function') checkBytes(options.headHash, 'headHash', HASH_BYTES);
     this.#options = options;
     this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
   }
@@ -80,8 +84,12 @@ export class LogsProofVerifier {
     return this.#check?.range ?? null;
   }
 
-  /** Reads a chunk: the matching logs of the blocks it completes, or the first fault (and that fault from then on). */
+  /**
+   * Reads a chunk: the matching logs of the blocks it completes, or the first fault (and that fault from then on).
+   * @throws TypeError when `chunk` is not a Uint8Array (a string, of hex or of text, among others).
+   */
   write(chunk: Uint8Array): Result<EthLog[], LogsProofRefusal> {
+    checkBytes(chunk, 'chunk');
     if (this.#refusal !== null) return err(this.#refusal);
     this.#reader.push(chunk);
     const logs: EthLog[] = [];
@@ -217,7 +225,8 @@ const describeFilter = (filter: LogsFilter): string =>
 /**
  * Verifies a logs proof from a stream of chunks (a file, a request body), handing the logs of each
  * block to `onLogs` as they are proven in their blocks; the range is whole and hangs from the head
- * hash only when the result is ok, so `onLogs` keeps them aside until then.
+ * hash only when the result is ok, so `onLogs` keeps them aside until then. A chunk that is not a Uint8Array, or a head
+ * hash that is not 32 bytes, throws as {@link LogsProofVerifier} does.
  *
  * @example
  * const verdict = await verifyLogsProof(createReadStream('usdt.elp'), { headHash, onLogs: (logs) => out.push(...logs) })
@@ -238,12 +247,15 @@ export async function verifyLogsProof(
 
 /**
  * Verifies a logs proof held whole in memory: the summary and every matching log, or the first fault.
+ * @throws TypeError when `artifact` or `options.headHash` is not a Uint8Array (hex text among others), RangeError when
+ * the head hash is not 32 bytes.
  * @example verifyLogsProofBytes(artifact, { headHash }).ok
  */
 export function verifyLogsProofBytes(
   artifact: Uint8Array,
   options: LogsProofVerifyOptions,
 ): Result<{ summary: LogsProofSummary; logs: EthLog[] }, LogsProofRefusal> {
+  checkBytes(artifact, 'artifact');
   const verifier = new LogsProofVerifier(options);
   const logs = verifier.write(artifact);
   if (!logs.ok) return logs;

@@ -1,8 +1,10 @@
+import { checkBytes, checkBytesList, HASH_BYTES } from '../bytes/check-bytes.js';
 import { EvmIntegrityError } from '../errors.js';
 import { kindOf, show } from '../json/show.js';
 import { decodeReceipt } from '../receipts/receipt-decoding.js';
 import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
 import type { Receipt } from '../receipts/receipt.js';
+import { checkRuleSet } from '../receipts/rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { err, ok, type Result } from '../result.js';
 import { indexKey, orderedTrieProofs } from '../trie/ordered-trie.js';
@@ -43,11 +45,25 @@ export const checkPosition = (name: string, value: number): void => {
 
 const checkIndex = (index: number) => checkPosition('index', index);
 
+/** Holds a proof function's options to their contract: `rules`, where given, a rule set object. */
+export const checkProofOptions = (options: EncodeReceiptOptions): void => {
+  if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
+};
+
+/**
+ * Holds a receipt proof argument (`name`) to its contract: a 32-byte `receiptsRoot` and a list of nodes, each bytes
+ * (its `index` is checked where it is walked, once its header holds).
+ */
+export const checkReceiptProof = (proof: ReceiptProof, name: string): void => {
+  checkBytes(proof.receiptsRoot, `${name}.receiptsRoot`, HASH_BYTES);
+  checkBytesList(proof.proof, `${name}.proof`);
+};
+
 /**
  * The proof that receipt `index` is in the receipts trie of a block's complete receipt list, from
  * the same encoding and trie that compute the block's receipts root.
  *
- * @throws RangeError when `index` is not a position of `receipts`; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
+ * @throws RangeError when `index` is not a position of `receipts`; TypeError when `options.rules` is not a rule set object; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
  * @example
  * const { receiptsRoot, proof } = receiptProof(receipts, 3, { rules: RULE_SETS.optimism })
  * verifyReceiptProof(receiptsRoot, 3, proof, { rules: RULE_SETS.optimism }).ok // true
@@ -65,7 +81,7 @@ export function receiptProof(
  * from one encoding and one trie build: proving all the receipts of a block costs about what one
  * proof does.
  *
- * @throws RangeError when an index is not a position of `receipts`; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
+ * @throws RangeError when an index is not a position of `receipts`; TypeError when `options.rules` is not a rule set object; UnknownReceiptTypeError, InvalidReceiptError as {@link receiptsCommitment}.
  * @example
  * const proofs = receiptProofs(receipts) // proofs[i].index === i
  */
@@ -75,6 +91,7 @@ export function receiptProofs(
   options: EncodeReceiptOptions = {},
 ): ReceiptProof[] {
   indexes.forEach(checkIndex);
+  checkProofOptions(options);
   const { encodedReceipts } = receiptsCommitment(receipts, options);
   const { root, proofs } = orderedTrieProofs(encodedReceipts, indexes, options);
   return indexes.map((index, i) => ({ receiptsRoot: root, index, proof: proofs[i]! }));
@@ -85,7 +102,8 @@ export function receiptProofs(
  * the receipt, or a refusal naming the node that fails and why. The receipt is read under
  * `options.rules` (Ethereum's when absent), which must know its type.
  *
- * @throws RangeError when `index` is not a non-negative integer.
+ * @throws TypeError when `root` or a node of `proof` is not a Uint8Array (hex text among others), or `options.rules`
+ * not a rule set object; RangeError when `root` is not 32 bytes or `index` not a non-negative integer.
  * @example
  * const proven = verifyReceiptProof(header.receiptsRoot, 3, proof)
  * if (proven.ok) proven.value.receipt.logs
@@ -96,6 +114,19 @@ export function verifyReceiptProof(
   index: number,
   proof: readonly Uint8Array[],
   options: EncodeReceiptOptions = {},
+): Result<ProvenReceipt, ProofRefusal> {
+  checkBytes(root, 'root', HASH_BYTES);
+  checkBytesList(proof, 'proof');
+  checkProofOptions(options);
+  return receiptUnderRoot(root, index, proof, options);
+}
+
+/** {@link verifyReceiptProof} of a root, proof and options already held to their contract (its `index` is held here). */
+export function receiptUnderRoot(
+  root: Uint8Array,
+  index: number,
+  proof: readonly Uint8Array[],
+  options: EncodeReceiptOptions,
 ): Result<ProvenReceipt, ProofRefusal> {
   checkIndex(index);
   const walked = walkTrieProof(root, indexKey(index), proof, options);

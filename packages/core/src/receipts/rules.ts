@@ -73,6 +73,33 @@ export function checkRuleSetName(value: unknown, argument: string): asserts valu
 }
 
 /**
+ * Holds an argument to a rule set object (`RULE_SETS.optimism`, or an era's variant the registry gives), where a
+ * function takes one (`options.rules`): a name in its place, or anything else without a rule set's `layouts`, is a
+ * TypeError naming the argument and the object to pass (all of them, for a name of none); an object whose `name` names
+ * no rule set is refused as {@link checkRuleSetName} refuses it (`options.rules.name`).
+ * @example
+ * checkRuleSet('optimism', 'options.rules') // TypeError: options.rules must be a rule set object (RULE_SETS.optimism), got the string "optimism"
+ */
+export function checkRuleSet(value: unknown, argument: string): asserts value is RuleSet {
+  const object =
+    typeof value === 'object' && value !== null ? (value as Partial<Record<keyof RuleSet, unknown>>) : null;
+  if (object?.layouts instanceof Map) return checkRuleSetName(object.name, `${argument}.name`);
+  const name = typeof value === 'string' ? value : object?.name;
+  const known = typeof name === 'string' && (RULE_SET_NAMES as string[]).includes(name);
+  // The list of every rule set holds commas: a semicolon sets what was given apart from it.
+  const expected = known
+    ? `a rule set object (RULE_SETS.${name}),`
+    : `a rule set object, one of ${RULE_SET_NAMES.map((n) => `RULE_SETS.${n}`).join(', ')};`;
+  const got =
+    typeof value === 'string'
+      ? `the string ${show(value)}${known ? '' : ', which names none'}`
+      : object !== null && !Array.isArray(value)
+        ? 'an object without its layouts'
+        : kindOf(value);
+  throw new TypeError(`${argument} must be ${expected} got ${got}`);
+}
+
+/**
  * Polygon PoS before its Madhugiri fork: Bor's state sync was not yet a 0x7f
  * transaction (its receipt stood outside the receipts root), so 0x7f is no type of
  * that era (bor PR #1726, PIP-74).

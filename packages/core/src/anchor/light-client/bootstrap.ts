@@ -4,6 +4,7 @@
  * sync committee it hands over is the `current_sync_committee` of that header's state, at generalized index
  * 54 before Electra and 86 from it (by the header's fork).
  */
+import { checkBytes, HASH_BYTES } from '../../bytes/check-bytes.js';
 import { bytesEqual } from '../../bytes/hex.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
@@ -21,16 +22,19 @@ import type { LightClientState } from './state.js';
  * The light-client state `bootstrap` establishes under the trusted `checkpointRoot` (a beacon block root) on
  * `network`, or why not. No signature is involved: the checkpoint is the trust; the committee's keys are decoded
  * only when the first update is checked.
+ * @throws TypeError when `checkpointRoot` is not a Uint8Array (hex text among others), RangeError when it is not 32
+ * bytes: a root the caller holds wrong is no bootstrap's fault.
  */
 export function verifyBootstrap(
   network: BeaconNetwork,
   checkpointRoot: Node,
   bootstrap: LightClientBootstrap,
 ): Result<LightClientState, LightClientRefusal> {
+  checkBytes(checkpointRoot, 'checkpointRoot', HASH_BYTES);
   const { header } = bootstrap;
   const problem = beaconHeaderProblem(header, 'bootstrap');
   if (problem !== undefined) return err(problem);
-  if (checkpointRoot.length !== 32 || !bytesEqual(beaconBlockHeaderRoot(header.beacon), checkpointRoot))
+  if (!bytesEqual(beaconBlockHeaderRoot(header.beacon), checkpointRoot))
     return err({
       kind: 'checkpoint',
       message: "the bootstrap's beacon header does not hash to the checkpoint root",

@@ -4,6 +4,7 @@
  * sentence that refuses a hash the file does not prove. The command line and the service read an anchor proof
  * through this alone, so a block is anchored, or refused, in the same words everywhere.
  */
+import { checkBytes, HASH_BYTES } from '../../bytes/check-bytes.js';
 import { bytesToHex, prefixedHex } from '../../bytes/hex.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
@@ -73,8 +74,12 @@ export class AnchoredHashes {
     };
   }
 
-  /** The proven block whose hash is `hash`; undefined when the file does not prove it. */
+  /**
+   * The proven block whose hash is `hash`; undefined when the file does not prove it.
+   * @throws TypeError when `hash` is not a Uint8Array (hex text among others), RangeError when it is not 32 bytes.
+   */
   proving(hash: Uint8Array): ProvenBlock | undefined {
+    checkBytes(hash, 'hash', HASH_BYTES);
     return this.#byHash.get(bytesToHex(hash));
   }
 
@@ -95,14 +100,21 @@ export class AnchoredHashes {
 
   /**
    * Why block `number` of chain `chainId` with hash `hash` is not anchored, or null when the file proves exactly that
-   * block: a block of another chain than the file's network's never is.
+   * block, the number with the hash: a proven hash under another number is not (a hash names one block, and the caller
+   * takes the number as the block's), nor is a block of another chain than the file's network's.
+   * @throws TypeError when `hash` is not a Uint8Array, RangeError when it is not 32 bytes.
    * @example hashes.unproven(19426587, hash, 1) // null, or "block 19426587's hash 0x… is not among the blocks …"
    */
   unproven(number: number | bigint, hash: Uint8Array, chainId: number): string | null {
+    checkBytes(hash, 'hash', HASH_BYTES);
     if (chainId !== this.verdict.chainId)
       return `block ${number} is of chain ${chainId}, and the anchor proof proves blocks of ${this.verdict.network} (chain ${this.verdict.chainId})`;
-    if (this.proving(hash) !== undefined) return null;
-    return `block ${number}'s hash ${prefixedHex(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+    const proven = this.#byHash.get(bytesToHex(hash));
+    if (proven === undefined)
+      return `block ${number}'s hash ${prefixedHex(hash)} is not among the blocks the anchor proof proves from checkpoint ${this.checkpoint}`;
+    if (proven.number !== BigInt(number))
+      return `block ${number}'s hash ${prefixedHex(hash)} is the hash of block ${proven.number}, as the anchor proof proves it, not of block ${number}`;
+    return null;
   }
 }
 
@@ -113,13 +125,16 @@ export class AnchoredHashes {
  * that only lists what a file proves or learns the chain later (then {@link AnchoredHashes.chainRefusal} once it does).
  * @example
  * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
- * if (anchored.ok) anchored.value.unproven(header.number, blockHash); // null: block hash proven from the checkpoint
+ * if (anchored.ok) anchored.value.unproven(header.number, blockHash, 1); // null: block hash proven from the checkpoint
+ * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, as {@link verifyAnchorProof}.
  */
 export function anchoredHashes(
   text: string,
   checkpoint: Node,
   chainId: number | null,
 ): Result<AnchoredHashes, AnchorRefusal> {
+  // The trusted root first: a root the caller holds wrong is its mistake, thrown before anything of the file is judged.
+  checkBytes(checkpoint, 'checkpoint', HASH_BYTES);
   if (chainId !== null) {
     // The chain first, from the head alone: a file of another chain proves nothing of this one, however its records
     // fare, so no record is verified (and none refused) for it. A head that does not read is the verifier's to refuse.

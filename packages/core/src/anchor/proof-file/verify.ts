@@ -4,6 +4,7 @@
  * the first record that does not refuses the whole file, naming its line. A verdict lists every
  * execution block the file proves; nothing in it rests on a hash the file merely states.
  */
+import { checkBytes, HASH_BYTES } from '../../bytes/check-bytes.js';
 import { bytesEqual, prefixedHex } from '../../bytes/hex.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader } from '../../header/header-decoding.js';
@@ -130,8 +131,11 @@ export class AnchorProofVerifier {
   /**
    * A verifier for the file whose first line that is not blank is `headLine`, line `line` (1 unless blank lines come
    * before it), when it hangs from `checkpoint`.
+   * @throws TypeError when `checkpoint` is not a Uint8Array (hex text among others), RangeError when it is not 32 bytes:
+   * a root the caller holds wrong is no file's fault, and is not refused as one.
    */
   static start(headLine: string, checkpoint: Node, line = 1): Result<AnchorProofVerifier, AnchorRefusal> {
+    checkBytes(checkpoint, 'checkpoint', HASH_BYTES);
     const head = readAnchorHead(headLine, line);
     if (!head.ok) return err({ line, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
     const network = beaconNetwork(head.value.network);
@@ -416,6 +420,7 @@ export function readAnchorFileHead(text: string): {
 /**
  * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root. The text may start with one
  * byte order mark (U+FEFF), as a file an editor saved.
+ * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, as {@link AnchorProofVerifier.start}.
  * @example
  * const verdict = verifyAnchorProof(readFileSync('proof.jsonl', 'utf8'), hexToBytes(checkpoint));
  * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, prefixedHex(block.hash));
