@@ -8,6 +8,7 @@ import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { PAIR_RECORD } from './helpers/lineage-bundles.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -537,5 +538,42 @@ describe('command-line conventions', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a chain id with a leading zero is refused, never read as another number (was: --chain 010 read as chain 10)', () => {
+  const BLOCK = 'fixtures/blocks/mainnet-1000001.json';
+  const NODE = ['--rpc', 'http://127.0.0.1:1'];
+  /** Every command that takes --chain, the chain given last. */
+  const COMMANDS: string[][] = [
+    ['verify', 'block', BLOCK, '--chain'],
+    ['verify', 'receipt-root', BLOCK, '--chain'],
+    ['verify', 'logs-proof', 'x.elp', '--head-hash', `0x${'ab'.repeat(32)}`, '--chain'],
+    ['prove', 'receipt', BLOCK, '--index', '0', '--chain'],
+    ['prove', 'logs', ...NODE, '--from', '1', '--to', '2', '--chain'],
+    ['request', 'receipt-root', BLOCK, '--chain'],
+    ['lineage', PAIR_RECORD, '--bundle', 'x.json', '--chain'],
+    ['audit', ...NODE, '--from', '1', '--to', '2', '--chain'],
+    ['audit-logs', ...NODE, '--from', '1', '--to', '2', '--chain'],
+  ];
+
+  it.each(COMMANDS)('%s %s: --chain 010 is one line naming the flag and the value, exit 2', (...args) => {
+    const result = run([...args, '010']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr.split('\n')[0]).toBe(
+      'evm-integrity: --chain: "010" is not a chain id: it has a leading zero; write it without one (10), or in 0x hex',
+    );
+  });
+
+  it('--add-chain 010:ethereum is refused the same way; 10, 0xa and 0x0a stay chain 10', () => {
+    const added = run(['verify', 'block', BLOCK, '--add-chain', '010:ethereum']);
+    expect(added).toMatchObject({ code: 2, stdout: '' });
+    expect(added.stderr.split('\n')[0]).toBe(
+      'evm-integrity: --add-chain: "010" is not a chain id: it has a leading zero; write it without one (10), or in 0x hex',
+    );
+    for (const chain of ['10', '0xa', '0x0a'])
+      expect(run(['verify', 'block', BLOCK, '--chain', chain]).stderr).toMatch(
+        /names chain_id 1, not the --chain 10 given/,
+      );
   });
 });
