@@ -273,14 +273,44 @@ describe('the evm-integrity binary', () => {
       ).toEqual(['identical', 'identical', 'different', 'identical']);
       expect(code).toBe(1);
       // Four jobs on two idle workers: each worker took one at once, so both threads did work.
-      expect(stderr).toBe('evm-integrity: 0 blocks verified inline, 4 on 2 worker threads\n');
+      expect(stderr).toBe(
+        'evm-integrity: 4 files: 3 identical, 1 different, 0 refused\nevm-integrity: 0 blocks verified inline, 4 on 2 worker threads\n',
+      );
     });
 
     it('by default, blocks that do not pay for starting the workers stay on the main thread', () => {
       const { code, stdout, stderr } = run(['verify', 'block', ...files, '--verbose']);
       expect(stdout).toBe(oneByOne());
       expect(code).toBe(1);
-      expect(stderr).toBe('evm-integrity: 4 blocks verified inline, 0 on 0 worker threads\n');
+      expect(stderr).toBe(
+        'evm-integrity: 4 files: 3 identical, 1 different, 0 refused\nevm-integrity: 4 blocks verified inline, 0 on 0 worker threads\n',
+      );
+    });
+    it('a block that differs is exit 1 whatever the other files gave (was: 2, a refused file hiding it), with a count line on stderr', () => {
+      const notJson = join(dir, 'not-json.json');
+      writeFileSync(notJson, '{');
+      // hive-generated-3 is of a devnet outside the registry: not verifiable (422) without its rule set.
+      const unknown = 'fixtures/blocks/hive-generated-3.json';
+      for (const order of [
+        [notJson, different, files[0]!, unknown],
+        [files[0]!, unknown, different, notJson],
+      ]) {
+        const { code, stderr } = run(['verify', 'block', ...order]);
+        expect(code).toBe(1);
+        expect(stderr.split('\n').at(-2)).toBe(
+          'evm-integrity: 4 files: 1 identical, 1 different, 1 refused, 1 not verifiable',
+        );
+      }
+      const refused = run(['verify', 'block', files[0]!, notJson]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.split('\n').at(-2)).toBe('evm-integrity: 2 files: 1 identical, 0 different, 1 refused');
+      const identical = run(['verify', 'block', files[0]!, files[1]!]);
+      expect(identical).toMatchObject({
+        code: 0,
+        stderr: 'evm-integrity: 2 files: 2 identical, 0 different, 0 refused\n',
+      });
+      // One file alone: its answer, and no count.
+      expect(run(['verify', 'block', files[0]!])).toMatchObject({ code: 0, stderr: '' });
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
   });
