@@ -998,7 +998,7 @@ describe('anchoring after a reorg that replaced a failing block', () => {
     // (its hash still holds, so the reorg is followed back into it): it fails receipts_root, then chain B replaces it.
     const fork = forkOf(blocks, FROM + 14);
     const honest = blocks.get(FROM + 14)!;
-    const receipts = structuredClone(honest.receipts) as Array<Record<string, unknown>>;
+    const receipts = structuredClone(honest.receipts);
     receipts[0]!.root = `0x${'33'.repeat(32)}`;
     blocks.set(FROM + 14, { ...honest, receipts });
     const source = memorySource(blocks);

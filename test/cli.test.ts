@@ -328,6 +328,47 @@ describe('the evm-integrity binary', () => {
     expect(JSON.parse(stdout).raw_receipts).toEqual({ count: 3, matches: true, first_mismatch: null });
   });
 
+  describe("verify block --rules R holds the block to what R's nodes restate, as --add-chain ID:R does (was: identical under --rules alone)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-rules-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    /** Hoodi 411443 (whose node gives a receipt's timestamp and gasUsed), relabelled to chain 99998 or to none. */
+    const write = (name: string, change: (block: Record<string, any>) => void, chainId?: number) => {
+      const block = structuredClone(loadFixture('hoodi-411443')) as Record<string, any>;
+      if (chainId === undefined) delete block.chain_id;
+      else block.chain_id = chainId;
+      change(block);
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(block));
+      return file;
+    };
+    it.each([
+      ['timestamp', (b: Record<string, any>) => (b.receipts[0].timestamp = '0x1')],
+      ['gasUsed', (b: Record<string, any>) => (b.receipts[0].gasUsed = '0x1')],
+    ])("a receipt's %s of 0x1 is refused, naming it, under --rules ethereum as under --add-chain", (member, change) => {
+      const devnet = write(`devnet-${member}`, change, 99998);
+      const unnamed = write(`unnamed-${member}`, change);
+      for (const args of [
+        [devnet, '--add-chain', '99998:ethereum'],
+        [devnet, '--rules', 'ethereum'],
+        [unnamed, '--rules', 'ethereum'],
+      ]) {
+        const { code, stdout, stderr } = run(['verify', 'block', ...args]);
+        expect(code).toBe(2);
+        expect(JSON.parse(stdout).error.details.invalid_parameters.map((p: { name: string }) => p.name)).toEqual([
+          `receipts[0].${member}`,
+        ]);
+        expect(stderr).toMatch(new RegExp(`Invalid parameter receipts\\[0\\]\\.${member}: expected `));
+      }
+    });
+    it('the real block, relabelled or unnamed, is identical under --rules ethereum', () => {
+      for (const file of [write('devnet', () => undefined, 99998), write('unnamed', () => undefined)]) {
+        const { code, stdout } = run(['verify', 'block', file, '--rules', 'ethereum']);
+        expect(code).toBe(0);
+        expect(JSON.parse(stdout)).toMatchObject({ rules: 'ethereum', verdict: 'identical' });
+      }
+    });
+  });
+
   it('verify block on a block without chain id: --rules names the rule set', () => {
     const { chain_id: _named, ...unnamed } = loadFixture('mainnet-22869878');
     const file = join(mkdtempSync(join(tmpdir(), 'cli-unnamed-')), 'block.json');
