@@ -990,3 +990,56 @@ describe('AuditTally: what a resumed audit carried over', () => {
     });
   });
 });
+
+describe('anchoring after a reorg that replaced a failing block', () => {
+  it('an anchor at the last block proves the blocks before the replaced one again: the run of passing blocks is kept within the supersede window (was: [[FROM+14, TO]], partly_authentic: a user check)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    // Chain B forks at FROM+14 from the honest chain; on chain A, FROM+14's first receipt has another post-state root
+    // (its hash still holds, so the reorg is followed back into it): it fails receipts_root, then chain B replaces it.
+    const fork = forkOf(blocks, FROM + 14);
+    const honest = blocks.get(FROM + 14)!;
+    const receipts = structuredClone(honest.receipts);
+    receipts[0]!.root = `0x${'33'.repeat(32)}`;
+    blocks.set(FROM + 14, { ...honest, receipts });
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    source.block = async (chainId, n) => {
+      if (n === FROM + 15 && blocks.get(n) !== fork.get(n)) for (const [b, block] of fork) blocks.set(b, block);
+      return asked(chainId, n);
+    };
+    const anchors = new Map([[TO, String(fork.get(TO)!.header.hash)]]);
+    const audit = auditRange({ source, chainId: 1, from: FROM, to: TO, concurrency: 1, anchors });
+    const events = await collect(audit);
+    expect(events.filter(isReorg).map((e) => e.reorg.replaced.map((r) => r.block_number))).toEqual([[FROM + 14]]);
+    const first = blocksOf(events).find((e) => e.block_number === FROM + 14)!;
+    expect(first.verdict).toBe('fail');
+    expect(audit.summary()).toMatchObject({
+      verdicts: { pass: 30, fail: 0 },
+      anchoring: { authenticated: [[FROM, TO]], authenticated_blocks: 30, assurance: 'authentic' },
+    });
+  });
+
+  it('AuditTally: a reorg at a failing block links the blocks after it back to the run before it', () => {
+    const line = (block: number, verdict: 'pass' | 'fail', hash: string): BlockAudit => ({
+      block_number: block,
+      block_hash: `0x${hash.repeat(64)}`,
+      verdict,
+      failures: verdict === 'fail' ? [{ check: 'receipts_root', message: 'differs', evidence: {} }] : [],
+    });
+    const tally = new AuditTally(1, 1, 8, { anchors: new Map([[8, `0x${'b'.repeat(64)}`]]) });
+    for (const b of [1, 2, 3, 4, 5]) tally.add(line(b, b === 4 ? 'fail' : 'pass', 'a'));
+    tally.add({
+      reorg: {
+        detected_at: 6,
+        depth: 2,
+        replaced: [
+          { block_number: 4, old_hash: `0x${'a'.repeat(64)}`, new_hash: `0x${'b'.repeat(64)}` },
+          { block_number: 5, old_hash: `0x${'a'.repeat(64)}`, new_hash: `0x${'b'.repeat(64)}` },
+        ],
+      },
+    });
+    for (const b of [4, 5, 6, 7, 8]) tally.add(line(b, 'pass', 'b'));
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    expect(tally.summary(timings, 10).anchoring).toMatchObject({ authenticated: [[1, 8]], assurance: 'authentic' });
+  });
+});

@@ -8,6 +8,7 @@ import { Problems, readRpcBlock } from '../packages/core/src/index.js';
 import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
+import { PAIR_RECORD } from './helpers/lineage-bundles.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -296,14 +297,44 @@ describe('the evm-integrity binary', () => {
       ).toEqual(['identical', 'identical', 'different', 'identical']);
       expect(code).toBe(1);
       // Four jobs on two idle workers: each worker took one at once, so both threads did work.
-      expect(stderr).toBe('evm-integrity: 0 blocks verified inline, 4 on 2 worker threads\n');
+      expect(stderr).toBe(
+        'evm-integrity: 4 files: 3 identical, 1 different, 0 refused\nevm-integrity: 0 blocks verified inline, 4 on 2 worker threads\n',
+      );
     });
 
     it('by default, blocks that do not pay for starting the workers stay on the main thread', () => {
       const { code, stdout, stderr } = run(['verify', 'block', ...files, '--verbose']);
       expect(stdout).toBe(oneByOne());
       expect(code).toBe(1);
-      expect(stderr).toBe('evm-integrity: 4 blocks verified inline, 0 on 0 worker threads\n');
+      expect(stderr).toBe(
+        'evm-integrity: 4 files: 3 identical, 1 different, 0 refused\nevm-integrity: 4 blocks verified inline, 0 on 0 worker threads\n',
+      );
+    });
+    it('a block that differs is exit 1 whatever the other files gave (was: 2, a refused file hiding it), with a count line on stderr', () => {
+      const notJson = join(dir, 'not-json.json');
+      writeFileSync(notJson, '{');
+      // hive-generated-3 is of a devnet outside the registry: not verifiable (422) without its rule set.
+      const unknown = 'fixtures/blocks/hive-generated-3.json';
+      for (const order of [
+        [notJson, different, files[0]!, unknown],
+        [files[0]!, unknown, different, notJson],
+      ]) {
+        const { code, stderr } = run(['verify', 'block', ...order]);
+        expect(code).toBe(1);
+        expect(stderr.split('\n').at(-2)).toBe(
+          'evm-integrity: 4 files: 1 identical, 1 different, 1 refused, 1 not verifiable',
+        );
+      }
+      const refused = run(['verify', 'block', files[0]!, notJson]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.split('\n').at(-2)).toBe('evm-integrity: 2 files: 1 identical, 0 different, 1 refused');
+      const identical = run(['verify', 'block', files[0]!, files[1]!]);
+      expect(identical).toMatchObject({
+        code: 0,
+        stderr: 'evm-integrity: 2 files: 2 identical, 0 different, 0 refused\n',
+      });
+      // One file alone: its answer, and no count.
+      expect(run(['verify', 'block', files[0]!])).toMatchObject({ code: 0, stderr: '' });
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
   });
@@ -319,6 +350,47 @@ describe('the evm-integrity binary', () => {
     ]);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).raw_receipts).toEqual({ count: 3, matches: true, first_mismatch: null });
+  });
+
+  describe("verify block --rules R holds the block to what R's nodes restate, as --add-chain ID:R does (was: identical under --rules alone)", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-rules-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    /** Hoodi 411443 (whose node gives a receipt's timestamp and gasUsed), relabelled to chain 99998 or to none. */
+    const write = (name: string, change: (block: Record<string, any>) => void, chainId?: number) => {
+      const block = structuredClone(loadFixture('hoodi-411443')) as Record<string, any>;
+      if (chainId === undefined) delete block.chain_id;
+      else block.chain_id = chainId;
+      change(block);
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(block));
+      return file;
+    };
+    it.each([
+      ['timestamp', (b: Record<string, any>) => (b.receipts[0].timestamp = '0x1')],
+      ['gasUsed', (b: Record<string, any>) => (b.receipts[0].gasUsed = '0x1')],
+    ])("a receipt's %s of 0x1 is refused, naming it, under --rules ethereum as under --add-chain", (member, change) => {
+      const devnet = write(`devnet-${member}`, change, 99998);
+      const unnamed = write(`unnamed-${member}`, change);
+      for (const args of [
+        [devnet, '--add-chain', '99998:ethereum'],
+        [devnet, '--rules', 'ethereum'],
+        [unnamed, '--rules', 'ethereum'],
+      ]) {
+        const { code, stdout, stderr } = run(['verify', 'block', ...args]);
+        expect(code).toBe(2);
+        expect(JSON.parse(stdout).error.details.invalid_parameters.map((p: { name: string }) => p.name)).toEqual([
+          `receipts[0].${member}`,
+        ]);
+        expect(stderr).toMatch(new RegExp(`Invalid parameter receipts\\[0\\]\\.${member}: expected `));
+      }
+    });
+    it('the real block, relabelled or unnamed, is identical under --rules ethereum', () => {
+      for (const file of [write('devnet', () => undefined, 99998), write('unnamed', () => undefined)]) {
+        const { code, stdout } = run(['verify', 'block', file, '--rules', 'ethereum']);
+        expect(code).toBe(0);
+        expect(JSON.parse(stdout)).toMatchObject({ rules: 'ethereum', verdict: 'identical' });
+      }
+    });
   });
 
   it('verify block on a block without chain id: --rules names the rule set', () => {
@@ -561,5 +633,42 @@ describe('command-line conventions', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a chain id with a leading zero is refused, never read as another number (was: --chain 010 read as chain 10)', () => {
+  const BLOCK = 'fixtures/blocks/mainnet-1000001.json';
+  const NODE = ['--rpc', 'http://127.0.0.1:1'];
+  /** Every command that takes --chain, the chain given last. */
+  const COMMANDS: string[][] = [
+    ['verify', 'block', BLOCK, '--chain'],
+    ['verify', 'receipt-root', BLOCK, '--chain'],
+    ['verify', 'logs-proof', 'x.elp', '--head-hash', `0x${'ab'.repeat(32)}`, '--chain'],
+    ['prove', 'receipt', BLOCK, '--index', '0', '--chain'],
+    ['prove', 'logs', ...NODE, '--from', '1', '--to', '2', '--chain'],
+    ['request', 'receipt-root', BLOCK, '--chain'],
+    ['lineage', PAIR_RECORD, '--bundle', 'x.json', '--chain'],
+    ['audit', ...NODE, '--from', '1', '--to', '2', '--chain'],
+    ['audit-logs', ...NODE, '--from', '1', '--to', '2', '--chain'],
+  ];
+
+  it.each(COMMANDS)('%s %s: --chain 010 is one line naming the flag and the value, exit 2', (...args) => {
+    const result = run([...args, '010']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr.split('\n')[0]).toBe(
+      'evm-integrity: --chain: "010" is not a chain id: it has a leading zero; write it without one (10), or in 0x hex',
+    );
+  });
+
+  it('--add-chain 010:ethereum is refused the same way; 10, 0xa and 0x0a stay chain 10', () => {
+    const added = run(['verify', 'block', BLOCK, '--add-chain', '010:ethereum']);
+    expect(added).toMatchObject({ code: 2, stdout: '' });
+    expect(added.stderr.split('\n')[0]).toBe(
+      'evm-integrity: --add-chain: "010" is not a chain id: it has a leading zero; write it without one (10), or in 0x hex',
+    );
+    for (const chain of ['10', '0xa', '0x0a'])
+      expect(run(['verify', 'block', BLOCK, '--chain', chain]).stderr).toMatch(
+        /names chain_id 1, not the --chain 10 given/,
+      );
   });
 });

@@ -10,7 +10,7 @@
  * commitments, and links to the one before), not authentic: a node could serve a whole forged
  * chain that is consistent in itself.
  */
-import type { AuditVerdict } from './vocabulary.js';
+import { SUPERSEDE_WINDOW, type AuditVerdict } from './vocabulary.js';
 
 /** What the tally reads of an audit's line: a block's number, hash and verdict, or the blocks a reorg replaced. */
 type Line =
@@ -52,6 +52,12 @@ export class AnchorTally {
   /** First block of the current run of passing, linked blocks; null when the last block did not pass. */
   private runStart: number | null = null;
   private last: number | null = null;
+  /**
+   * For each of the last {@link SUPERSEDE_WINDOW} blocks, the first block of the run of passing, linked blocks it ends
+   * (null: it did not pass). A reorg from block N on goes on from N - 1's run: the new block N links to N - 1, so an
+   * anchor after it proves the blocks before N again, though a line it replaced had broken the run.
+   */
+  private readonly runStarts = new Map<number, number | null>();
   private readonly reached = new Map<number, boolean>();
   private proven: Array<[number, number]> = [];
 
@@ -75,14 +81,12 @@ export class AnchorTally {
     const n = audit.block_number;
     const anchor = this.anchors.get(n);
     if (anchor !== undefined) this.reached.set(n, audit.block_hash === anchor.toLowerCase());
-    if (audit.verdict !== 'pass') {
-      this.runStart = null;
-      this.last = n;
-      return;
-    }
-    if (this.runStart === null || this.last !== n - 1) this.runStart = n;
+    if (audit.verdict !== 'pass') this.runStart = null;
+    else if (this.runStart === null || this.last !== n - 1) this.runStart = n;
     this.last = n;
-    if (anchor !== undefined) this.prove(this.runStart, n);
+    this.runStarts.set(n, this.runStart);
+    this.runStarts.delete(n - SUPERSEDE_WINDOW);
+    if (anchor !== undefined && this.runStart !== null) this.prove(this.runStart, n);
   }
 
   private prove(first: number, last: number): void {
@@ -91,11 +95,15 @@ export class AnchorTally {
     else this.proven.push([first, last]);
   }
 
-  /** A reorg from block `first` on: what was proven from there is taken back; the blocks before it stay linked. */
+  /**
+   * A reorg from block `first` on: what was proven from there is taken back; the blocks before it stay linked, and the
+   * run goes on from the one block `first - 1` ends (none where it failed, or is older than the window).
+   */
   private takeBack(first: number): void {
     this.proven = this.proven.filter(([a]) => a < first).map(([a, b]) => [a, Math.min(b, first - 1)]);
     for (const n of this.reached.keys()) if (n >= first) this.reached.delete(n);
-    if (this.runStart !== null && this.runStart >= first) this.runStart = null;
+    for (const n of this.runStarts.keys()) if (n >= first) this.runStarts.delete(n);
+    this.runStart = this.runStarts.get(first - 1) ?? null;
     this.last = first - 1;
   }
 

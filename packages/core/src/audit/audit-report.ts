@@ -5,7 +5,7 @@
  */
 import type { EvidenceKind } from '../chains/chain-info.js';
 import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
-import type { AuditCheckName, AuditFailure, AuditVerdict } from './vocabulary.js';
+import { SUPERSEDE_WINDOW, type AuditCheckName, type AuditFailure, type AuditVerdict } from './vocabulary.js';
 
 /**
  * One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or
@@ -113,9 +113,6 @@ export interface AuditSummary {
    */
   replaced_failures?: UncountedFailures;
 }
-
-/** How far back a reorg may supersede a block's verdict; older verdicts are final and kept only as counts. */
-const SUPERSEDE_WINDOW = 1024;
 
 /**
  * Sums audit lines into a summary. Only the last verdict of each block counts: a verdict that a

@@ -29,6 +29,12 @@ export interface AuditFailure {
  */
 export type AuditVerdict = 'pass' | 'fail' | 'not_verifiable' | 'unreachable';
 
+/**
+ * How far back a reorg may supersede a block's verdict: older verdicts are final. What a tally keeps of each block (its
+ * last line, the run of passing blocks it ends) is kept for the last this many blocks.
+ */
+export const SUPERSEDE_WINDOW = 1024;
+
 /** The chain's truth about one block, as a cross-check receives it: the block as fetched and its verification. */
 export interface BlockTruth {
   chainId: number;

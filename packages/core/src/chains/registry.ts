@@ -4,6 +4,7 @@ import {
   RULE_SETS,
   STATE_SYNC_TX_TYPE,
   type RuleSet,
+  type RuleSetName,
 } from '../receipts/rules.js';
 import { ChainConflictError, EvidenceError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
@@ -72,6 +73,30 @@ export function evidenceKindOf(claim: Extract<CheckClaim, { verified: true }>): 
   if (claim.evidence === 'configured') return 'configured';
   if (claim.evidence.some((e) => e.operator !== undefined)) return 'operator';
   return claim.registry === undefined ? 'shipped' : 'registry';
+}
+
+/**
+ * Whether `verifiability` is of a block whose chain the registry does not know, or that names none (undefined): such a
+ * block is verified under the caller's rule set (verifyBlock's `rules`, `--rules`) where one is given.
+ */
+export const outsideRegistry = (
+  verifiability: Verifiability | undefined,
+): verifiability is undefined | (NotVerifiable & { chain?: undefined }) =>
+  verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined);
+
+/**
+ * The rule set a block of `verifiability` is verified under, whose nodes' members that repeat the block (a receipt's
+ * `timestamp`, its `gasUsed` step, one transaction hash a receipt) it is held to (docs/chains.md): its verifiable era's
+ * (a built-in chain, or one added with its rule set); for a chain outside the registry, or a block that names none,
+ * `rules`, the one the caller names (`--rules`), where given, as it is then verified under them; none for a chain or era
+ * that cannot be verified, which no block shows how its nodes write them (Hedera's relay lists one transaction twice).
+ */
+export function verifiedUnder(
+  verifiability: Verifiability | undefined,
+  rules: RuleSetName | undefined,
+): RuleSetName | undefined {
+  if (verifiability?.status === 'verifiable') return verifiability.rules.name;
+  return outsideRegistry(verifiability) ? rules : undefined;
 }
 
 /** An era with its block range spelled out. */

@@ -5,6 +5,7 @@ import {
   defaultRegistry,
   describeEvidenceUsed,
   describeNotVerifiable,
+  outsideRegistry,
   type CheckClaim,
   type CheckName,
   type EvidenceUsed,
@@ -278,7 +279,7 @@ function planFor(
   problems: Problems,
   trial: boolean,
 ): Result<Plan, BlockRefusal | NotVerifiable> {
-  if (verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined)) {
+  if (outsideRegistry(verifiability)) {
     if (context.rules === undefined) {
       return err({
         kind: 'chain_not_supported',

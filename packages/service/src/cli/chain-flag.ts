@@ -4,7 +4,7 @@
  */
 import { defaultRegistry, RULE_SET_NAMES, type ChainInfo } from 'evm-integrity';
 import { decodeJsonBody } from 'evm-integrity/api';
-import { chainIdValue, ruleSetName } from './flags.js';
+import { chainIdValue, refuseLeadingZero, ruleSetName } from './flags.js';
 import { InputError, UsageError } from './io/usage-error.js';
 import { inputName } from './io/read-input.js';
 
@@ -80,6 +80,7 @@ function addedChain(value: string): ChainInfo {
     throw new UsageError(
       `--add-chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`,
     );
+  refuseLeadingZero('--add-chain', match[1]!, chainId);
   const rules = ruleSetName(match[2]!, '--add-chain', value);
   const builtIn = defaultRegistry.get(chainId);
   if (builtIn !== undefined)

@@ -9,6 +9,16 @@ import type { EvidenceRefusal } from 'evm-integrity';
 /** `verify`'s and `prove receipt`'s verdicts (the endpoint's `verdict`), as exit statuses. */
 export const VERDICT_EXIT = { identical: 0, different: 1, invalid: 2, not_verifiable: 2 } as const;
 
+/**
+ * The exit status of many verdicts together (`verify block FILE…`'s files, an audit's blocks): 1 when any is a finding
+ * (a false claim, a failed check), whatever the others gave, so that a finding is never hidden behind an input that gave
+ * no verdict; else 2 when any gave none (refused, not verifiable, not reached); else 0.
+ */
+export function exitOfVerdicts(count: { findings: number; withoutVerdict: number }): number {
+  if (count.findings > 0) return VERDICT_EXIT.different;
+  return count.withoutVerdict > 0 ? VERDICT_EXIT.not_verifiable : VERDICT_EXIT.identical;
+}
+
 /** `evidence add|capture`'s refusal: 1 for a block that does not reproduce (a verdict), 2 for input that cannot be tried. */
 export const EVIDENCE_EXIT: Record<EvidenceRefusal['kind'], number> = { not_reproduced: 1, invalid: 2, cannot_try: 2 };
 

@@ -73,11 +73,26 @@ export function hashValue(flag: string, value: string, what = 'a block hash'): s
   return `0x${hex.toLowerCase()}`;
 }
 
-/** A chain id given to `flag`: a positive whole number, decimal or 0x hex (a chain's name: chainValue, chain-flag.ts). */
+/**
+ * Refuses chain id `id` (`n`, as read) given to `flag` in decimal with a leading zero (`010`): tools differ on what it
+ * is (10, or octal 8), so it is never read as either. In 0x hex a leading zero is no doubt (`0x0a`).
+ */
+export function refuseLeadingZero(flag: string, id: string, n: number): void {
+  if (/^0[0-9_]/.test(id))
+    throw new UsageError(
+      `${flag}: "${id}" is not a chain id: it has a leading zero; write it without one (${n}), or in 0x hex`,
+    );
+}
+
+/**
+ * A chain id given to `flag`: a positive whole number, decimal (no leading zero) or 0x hex (a chain's name: chainValue,
+ * chain-flag.ts).
+ */
 export function chainIdValue(flag: string, value: string): number {
   const n = exactNumber(flag, value);
   if (n === undefined || n < 1)
     throw new UsageError(`${flag}: "${value}" is not a chain id; use a positive number, or a chain's name (mainnet)`);
+  refuseLeadingZero(flag, value, n);
   return n;
 }
 

@@ -47,9 +47,10 @@ Options:
 Prints the JSON the HTTP endpoint would answer (FILE, or standard input for - or
 no FILE), one line a block in argument order. A file that cannot be read or is
 not JSON, and a block refused, get a line on stderr naming the file; the other
-files are still verified. Exit status (the highest of the blocks'): 0 verified,
-1 a claim of the input is false (a root, a header or a bloom), 2 bad input or
-not verifiable, 3 a bug, 141 stdout closed early (… | head).
+files are still verified, and a last line on stderr counts what they gave.
+Exit status: 1 a claim of a block is false (a root, a header or a bloom),
+whatever the other files gave; else 2 bad input or not verifiable; else 0
+verified; 3 a bug, 141 stdout closed early (… | head).
 verify receipt-proof prints the receipt the proof holds (JSON-RPC's conventions)
 and exits 0; a proof that does not hold is one line on stderr naming why and the
 proof node at fault, exit 1; a file that is not a proof names the member,

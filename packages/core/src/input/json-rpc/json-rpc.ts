@@ -1,4 +1,4 @@
-import { defaultRegistry, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
+import { defaultRegistry, verifiedUnder, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
 import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
 import { beforeByzantium, fromCanyon, scheduledFields } from '../../chains/fork-schedule.js';
 import { absentForkFields } from '../../chains/absent-fork-fields.js';
@@ -554,7 +554,8 @@ function stateSyncFacts(
     const hash = blockHashOf(header, options);
     return number === undefined || hash === undefined ? undefined : borStateSyncTxHash(number, hash, options);
   };
-  return { excluded: excluded?.index, txHash };
+  const outsideRoot = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
+  return { excluded: excluded?.index, txHash, outsideRoot };
 }
 
 /**
@@ -602,6 +603,11 @@ export interface RpcBlockHead {
    * outside the registry, or none named, the one the caller verifies it under (`options.rules`), where given.
    */
   rules?: RuleSetName;
+  /**
+   * The rule set whose nodes' members that repeat the block it is held to (verifiedUnder): its verifiable era's, or for a
+   * chain outside the registry the one the caller verifies it under; absent for a chain or era that cannot be verified.
+   */
+  heldTo?: RuleSetName;
 }
 
 /** The head of `block` (an object in the fixtures' format), every problem of it named in `problems`. */
@@ -639,12 +645,14 @@ export function readRpcBlockHead(block: JsonObject, problems: Problems, options:
   else if (header !== undefined && rules !== undefined) refuseNitroMembers(block.header, rules, 'header', problems);
   else if (rules === undefined && options.refuseUnchecked === true)
     refuseUncheckedNitroMembers(block, chainId, problems);
+  const heldTo = verifiedUnder(verifiability, options.rules);
   return {
     ...(typeof block.id === 'string' && { id: block.id }),
     chainId,
     verifiability,
     header,
     ...(rules !== undefined && { rules }),
+    ...(heldTo !== undefined && { heldTo }),
   };
 }
 
@@ -672,7 +680,7 @@ export function readRpcBlock(
     return undefined;
   }
   const before = problems.count;
-  const { id, chainId, verifiability, header, rules } = readRpcBlockHead(block, problems, options);
+  const { id, chainId, verifiability, header, rules, heldTo } = readRpcBlockHead(block, problems, options);
   checkReceiptsByTransaction(block, problems);
   // The block's bytes (addresses, topics, data, hashes, raw receipts) are views into one slab.
   const slab = new Slab();
@@ -691,7 +699,7 @@ export function readRpcBlock(
       restatedHeader(header, verifiability, options),
       list.positions,
       stateSyncFacts(verifiability, header, excluded, options),
-      verifiability,
+      heldTo,
       rules,
       problems,
     );
@@ -770,7 +778,7 @@ export interface StreamedRpcBlock extends Omit<RpcBlock, 'receipts' | 'rawReceip
 export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}): StreamedRpcBlock | undefined {
   if (!isObject(value) || !isAbsent(value.raw_receipts) || !Array.isArray(value.receipts)) return undefined;
   const problems = new Problems();
-  const { id, chainId, verifiability, header, rules } = readRpcBlockHead(value, problems, options);
+  const { id, chainId, verifiability, header, rules, heldTo } = readRpcBlockHead(value, problems, options);
   checkReceiptsByTransaction(value, problems);
   const ruleSet = rules && RULE_SETS[rules];
   const list: unknown[] = value.receipts;
@@ -795,7 +803,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       restatedHeader(header, verifiability, options),
       order.positions,
       stateSyncFacts(verifiability, header, excluded, options),
-      verifiability,
+      heldTo,
       rules,
       problems,
     );

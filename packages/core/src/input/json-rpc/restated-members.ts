@@ -14,7 +14,6 @@
 import { nitroL1BlockNumber } from './arbitrum-header.js';
 import { TransactionHashes } from '../values/receipt-rules.js';
 import { LISTED_TRANSACTION_SPELLINGS } from './rpc-members.js';
-import type { Verifiability } from '../../chains/registry.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import type { RuleSetName } from '../../receipts/rules.js';
 import { bytesToHex, sameHex } from '../../bytes/hex.js';
@@ -255,8 +254,8 @@ const PLAIN_HASH = /^0x[0-9a-fA-F]{64}$/;
 
 /**
  * The hashes of the header's `transactions` (hashes, or objects with a `hash`), each read as a 32-byte hash, or named
- * where it is not one (undefined at its place); undefined where the header lists none. On a block of a verifiable era
- * (`unique`) no hash is listed twice, the second named: one transaction is listed once (Hedera's relay, which cannot
+ * where it is not one (undefined at its place); undefined where the header lists none. On a block held to what its
+ * rule set's nodes restate (`unique`) no hash is listed twice, the second named: one transaction is listed once (Hedera's relay, which cannot
  * be verified, lists one more than once).
  */
 function readListedHashes(
@@ -323,6 +322,8 @@ export interface StateSyncFacts {
    * block's hash is known; undefined otherwise. Asked only of a block that lists a transaction more than it has receipts.
    */
   txHash: () => Uint8Array | undefined;
+  /** Whether the era's state sync stands outside the root (Bor's receipt then counts its own gas). */
+  outsideRoot: boolean;
 }
 
 /** A 32-byte hash as text, with or without its 0x: one that is not is named by the reader of its member. */
@@ -489,12 +490,12 @@ export const GAS_USED_SHOWN: ReadonlySet<RuleSetName> = new Set<RuleSetName>([
 ]);
 
 /**
- * Whether the receipts' `gasUsed` is compared on a block of `verifiability`: a verifiable era whose rule set a real block
- * shows. A chain that cannot be verified, or is verified on `--rules`' word alone, has no block that shows how its
- * nodes count gas.
+ * Whether the receipts' `gasUsed` is compared on a block held to what the nodes of rule set `heldTo` restate: one a
+ * real block shows gas steps of. A chain that cannot be verified (no `heldTo`) has no block that shows how its nodes
+ * count gas.
  */
-const comparesGasUsed = (verifiability: Verifiability | undefined): boolean =>
-  verifiability?.status === 'verifiable' && GAS_USED_SHOWN.has(verifiability.rules.name);
+const comparesGasUsed = (heldTo: RuleSetName | undefined): boolean =>
+  heldTo !== undefined && GAS_USED_SHOWN.has(heldTo);
 
 const GAS_STEP = "its cumulativeGasUsed minus the previous receipt's";
 /** What Bor's state-sync receipt's `gasUsed` repeats: it stands outside the block's gas (the real block's is 0 of 0). */
@@ -543,10 +544,11 @@ const transactionHashPath = (position: number) => `receipts[${position}].transac
  * their logs that repeat the block (`header`, read from `block.header`), each named where it says another value, and
  * the header's list and count of transactions against the receipts ({@link checkTransactionCount}). The receipt left
  * out of the root (`stateSync.excluded`, its place: Bor's state-sync receipt) is held to them as every receipt is, its
- * logs numbered after the block's, its gas counted from 0 (see below). On a block of a verifiable era (`verifiability`), each
+ * logs numbered after the block's, its gas counted from 0 (see below). On a block held to what the nodes of rule set
+ * `heldTo` restate (verifiedUnder: its verifiable era's, or the caller's `--rules` for a chain outside the registry), each
  * receipt's `transactionHash` must be its own (Hedera's relay, which cannot be verified, lists one transaction more than
- * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a real block of its rule set shows it
- * ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
+ * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a
+ * real block of its rule set shows it ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
  * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
  * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
  */
@@ -555,7 +557,7 @@ export function checkRestatedMembers(
   header: RestatedHeader,
   positions: readonly number[],
   stateSync: StateSyncFacts,
-  verifiability: Verifiability | undefined,
+  heldTo: RuleSetName | undefined,
   rules: RuleSetName | undefined,
   problems: Problems,
 ): void {
@@ -563,7 +565,7 @@ export function checkRestatedMembers(
   const { excluded } = stateSync;
   const { transactions } = block.header as JsonObject;
   checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
-  const listedHashes = readListedHashes(transactions, verifiability?.status === 'verifiable', problems);
+  const listedHashes = readListedHashes(transactions, heldTo !== undefined, problems);
   const facts: BlockFacts = {
     hash: repeated(
       header.hash && `0x${bytesToHex(header.hash)}`,
@@ -588,13 +590,12 @@ export function checkRestatedMembers(
       checkListedObject(entry, place, facts, listed, problems);
     });
   }
-  const seen = verifiability?.status === 'verifiable' ? new TransactionHashes(transactionHashPath) : undefined;
-  const gasSteps = comparesGasUsed(verifiability);
+  const seen = heldTo !== undefined ? new TransactionHashes(transactionHashPath) : undefined;
+  const gasSteps = comparesGasUsed(heldTo);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
-  const stateSyncHint =
-    verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root'
-      ? " (a receipt with a cumulativeGasUsed of 0 after the block's transactions is Bor's state-sync receipt, told apart by its transactionHash: give it)"
-      : '';
+  const stateSyncHint = stateSync.outsideRoot
+    ? " (a receipt with a cumulativeGasUsed of 0 after the block's transactions is Bor's state-sync receipt, told apart by its transactionHash: give it)"
+    : '';
   let logIndex = 0;
   // The previous receipt's cumulative gas, read only where a gasUsed asks for it (undefined: not read).
   let previous: bigint | undefined = 0n;

@@ -2,6 +2,7 @@
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import type { AuditSummary, AuditTally, UncountedFailures } from 'evm-integrity/audit';
 import { monotonicMs } from '../clock.js';
+import { exitOfVerdicts } from '../exit.js';
 import { printable } from '../io/printable.js';
 import { cannotWrite, checkWritable } from '../io/writable.js';
 import { InputError } from '../io/usage-error.js';
@@ -128,19 +129,20 @@ export function statusOfVerdicts(total: WrittenSummary, stderr: (text: string) =
     stderr(
       `evm-integrity: ${blocksFailed(heldOut.blocks)} in chunks done whose link to the chunk before is not judged yet, so their lines are not in the export: ${namedFailures(heldOut)}\n`,
     );
-  if (total.verdicts.fail > 0 || replaced !== undefined || heldOut !== undefined) return 1;
-  if (stopped !== undefined) return 2;
-  if (!total.complete) {
+  const findings = total.verdicts.fail + (replaced?.blocks ?? 0) + (heldOut?.blocks ?? 0);
+  // Each block of the range with neither pass nor fail (not verifiable, unreachable, not reached), and a stop.
+  const withoutVerdict =
+    total.to - total.from + 1 - total.verdicts.pass - total.verdicts.fail + (stopped === undefined ? 0 : 1);
+  // Where nothing failed, why the audit is no pass (a stop has said so already).
+  if (findings === 0 && stopped === undefined) {
     const range = total.to - total.from + 1;
-    stderr(`evm-integrity: ${range - total.blocks} of the range's ${range} blocks have no verdict: not a pass\n`);
-    return 2;
+    const unverified = total.verdicts.not_verifiable;
+    if (!total.complete)
+      stderr(`evm-integrity: ${range - total.blocks} of the range's ${range} blocks have no verdict: not a pass\n`);
+    else if (unverified > 0)
+      stderr(
+        `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
+      );
   }
-  const unverified = total.verdicts.not_verifiable;
-  if (unverified > 0) {
-    stderr(
-      `evm-integrity: ${unverified} of ${total.blocks} blocks could not be verified (verdict not_verifiable; each line says why)\n`,
-    );
-    return 2;
-  }
-  return 0;
+  return exitOfVerdicts({ findings, withoutVerdict });
 }

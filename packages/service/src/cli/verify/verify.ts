@@ -5,7 +5,7 @@ import { inputName, readInput } from '../io/read-input.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
-import { VERDICT_EXIT } from '../exit.js';
+import { exitOfVerdicts } from '../exit.js';
 import { hashValue, ruleSetName, workersOption } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue, withAddChainHint, withChainId } from '../chain-flag.js';
 import { parseInputJson } from '../io/json-input.js';
@@ -36,30 +36,46 @@ function refusalLine(answer: FileAnswer): string | undefined {
   return `${inputName(answer.file)}: ${error.message.replace(/\.$/, '')}: ${named.join('; ')}${more}`;
 }
 
+/** What `verify block FILE…`'s files gave: a verdict, or none (refused as input, or not verifiable). */
+const COUNTED = ['identical', 'different', 'refused', 'not verifiable'] as const;
+
+/** The count line of `verify block FILE…`: each kind of answer, "not verifiable" only where a file gave it. */
+function countLine(counts: Record<(typeof COUNTED)[number], number>): string {
+  const files = COUNTED.reduce((sum, kind) => sum + counts[kind], 0);
+  const kinds = COUNTED.filter((kind) => kind !== 'not verifiable' || counts[kind] > 0);
+  return `${files} files: ${kinds.map((kind) => `${counts[kind]} ${kind}`).join(', ')}`;
+}
+
 /**
  * `verify block FILE…`: one answer a block on stdout, in argument order; a file that cannot be read
- * or is not JSON, and a block refused, also get one line on stderr naming the file. The exit status
- * is the highest of them.
+ * or is not JSON, and a block refused, also get one line on stderr naming the file. With several files, a last line on
+ * stderr counts what they gave, and the exit status is the many verdicts' (exitOfVerdicts): 1 when a block differs,
+ * whatever the others gave.
  */
 async function runVerifyBlocks(
   run: BlockFiles,
   io: CliIo,
   options: { pretty: boolean; verbose: boolean },
 ): Promise<number> {
-  let status: number = VERDICT_EXIT.identical;
+  const counts = { identical: 0, different: 0, refused: 0, 'not verifiable': 0 };
   const where = await verifyBlockFiles(run, (answer) => {
     if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
     const refusal = refusalLine(answer);
     if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
-    status = Math.max(status, 'result' in answer ? VERDICT_EXIT[answer.result.verdict] : VERDICT_EXIT.invalid);
+    const verdict = 'result' in answer ? answer.result.verdict : 'invalid';
+    counts[verdict === 'invalid' ? 'refused' : verdict === 'not_verifiable' ? 'not verifiable' : verdict]++;
   });
+  if (run.files.length > 1) io.stderr(`evm-integrity: ${countLine(counts)}\n`);
   if (options.verbose) {
     const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
     io.stderr(
       `evm-integrity: ${count(where.inline, 'block')} verified inline, ${where.pooled} on ${count(where.threads.size, 'worker thread')}\n`,
     );
   }
-  return status;
+  return exitOfVerdicts({
+    findings: counts.different,
+    withoutVerdict: counts.refused + counts['not verifiable'],
+  });
 }
 
 /**
