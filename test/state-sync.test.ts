@@ -21,6 +21,7 @@ import { bytesToHex, commitmentsHold, encodeHeader, Problems, readRpcBlock } fro
 import { receiptRootBody, verifyReceiptRootOperation, type OperationResult } from '../packages/core/src/api/index.js';
 import { receiptsRootAndBloom } from '../packages/core/src/receipts/root.js';
 import { RULE_SETS } from '../packages/core/src/receipts/rules.js';
+import { checkBlock, checkLog } from '../packages/core/src/lineage/onchain.js';
 import { consensusFieldsOnly, loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, TEST_MADHUGIRI, testRegistry } from './helpers/test-chains.js';
 
@@ -609,5 +610,47 @@ describe("Polygon's rules where no era says where the state-sync receipt stands 
     });
     const neither = verifyReceiptRootOperation({ ...made, receipt_root: 'ab'.repeat(32) }, { registry: added });
     expect(neither).toMatchObject({ status: 200, verdict: 'different' });
+  });
+});
+
+describe('lineage on a block holding the state-sync receipt (polygon-pos-10000000)', () => {
+  const NAME = 'polygon-pos-10000000';
+  const json = loadFixture(NAME) as Record<string, any>;
+  const number = Number(json.header.number);
+  const blocks = { block: async (_: number, n: number) => (n === number ? (json as never) : null) };
+  const context = { chainId: 137, registry: defaultRegistry, source: {} as never, blocks };
+  const genesisOf = (tx: number, at: number) => {
+    const log = json.receipts[tx].logs[at];
+    return {
+      block_number: number,
+      tx_index: tx,
+      log_index: at,
+      contract_address: log.address,
+      topics: log.topics,
+      data: log.data,
+    };
+  };
+
+  it("the block's commitments match: though not_verifiable for its state-sync receipt, proven for the other receipts' logs", async () => {
+    const { facts, checks } = await checkBlock(number, context);
+    expect(checks.map((c) => c.status)).toEqual(['pass', 'pass', 'pass']);
+    expect(facts).toMatchObject({ proven: true });
+    expect(facts!.notVerifiable).toBeUndefined();
+    const tx = json.receipts.findIndex((r: any, i: number) => i < 5 && r.logs.length > 0);
+    const { checks: logChecks } = checkLog(genesisOf(tx, 0), 'genesis.logs[0]', facts!, () => {});
+    expect(logChecks.map((c) => [c.check, c.status])).toEqual([
+      ['log.position', 'pass'],
+      ['log.bloom', 'pass'],
+    ]);
+  });
+
+  it("a genesis log of the state-sync receipt's index: skipped as not verifiable, naming the receipt (was: fail, the block has no transaction 5)", async () => {
+    const { facts } = await checkBlock(number, context);
+    const { checks } = checkLog(genesisOf(5, 0), 'genesis.logs[0]', facts!, () => {});
+    expect(checks.map((c) => [c.check, c.status])).toEqual([
+      ['log.position', 'skipped'],
+      ['log.bloom', 'skipped'],
+    ]);
+    expect(checks[0]!.reason).toMatch(/^not verifiable: the receipt at index 5 \(transaction hash 0x[0-9a-f]{64}\)/);
   });
 });
