@@ -17,7 +17,14 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { ChainRegistry, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
-import { bytesToHex, commitmentsHold, encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  commitmentsHold,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  verifyRpcBlock,
+} from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRootOperation, type OperationResult } from '../packages/core/src/api/index.js';
 import { receiptsRootAndBloom } from '../packages/core/src/receipts/root.js';
 import { RULE_SETS } from '../packages/core/src/receipts/rules.js';
@@ -568,6 +575,9 @@ describe("Polygon's rules where no era says where the state-sync receipt stands 
         /the receipt at index 5 \(transaction hash 0x[0-9a-f]{64}\): Bor's state-sync receipt, .*with it left out$/,
       );
       expect(commitmentsHold(report)).toBe(true);
+      // The block read whole (as with raw receipts, or by a caller that keeps it) is answered alike.
+      const read = readRpcBlock(make(), new Problems(), context)!;
+      expect(verifyRpcBlock(read, context)).toEqual({ ok: true, value: report });
     },
   );
 
