@@ -109,7 +109,7 @@ export function stateSyncOutcome(
   const reason =
     placement === 'outside-root'
       ? `Bor's state-sync receipt: in ${describeSpan(era!)} (${era!.name}) it is in neither the receipts root nor the logs bloom, and no hash of the block commits to it.`
-      : "Bor's state-sync receipt: under Polygon's rules on a chain none of whose eras says where it stands (left out of the receipts root and the logs bloom, as before Madhugiri, or in them), its placement is unknown, so the root and the bloom are computed both ways.";
+      : "Bor's state-sync receipt: under Polygon's rules, no era of this chain says whether it is left out of the receipts root and the logs bloom (as before Madhugiri) or in them: its placement is unknown.";
   return { kind: 'excluded', excluded: { index, txHash: derived, reason, placement } };
 }
 
@@ -141,11 +141,9 @@ export function excludedReceiptsReason(excluded: readonly ExcludedReceipt[], inR
     .map((r) => `the receipt at index ${r.index} (transaction hash 0x${bytesToHex(r.txHash)})`)
     .join(', ');
   const unknown = excluded.some((r) => r.placement === 'unknown');
-  const placed = !unknown
-    ? ''
-    : inRoot
-      ? "; its placement is unknown under Polygon's rules, and the receipts give the header's root with it in the root"
-      : "; its placement is unknown under Polygon's rules, and the receipts give the header's root and bloom with it left out";
+  const placed = unknown
+    ? `; its placement unknown, the header's root is given with it ${inRoot ? 'in' : 'left out'}`
+    : '';
   return `${named}: Bor's state-sync receipt, which neither the receipts root nor the logs bloom nor the block hash commits to: its logs (deposits through the bridge), status, gas and type are the node's word${placed}`;
 }
 
