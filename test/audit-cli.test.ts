@@ -1577,7 +1577,7 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     const number = Number(polygon.header.number);
     node = await startLoopbackNode(137, new Map([[number, { header: polygon.header, receipts: polygon.receipts }]]));
     service = await startLoopbackService({
-      blocks: [{ chain_id: 137, header: polygon.header, receipts: polygon.receipts } as never],
+      blocks: [{ chain_id: 137, header: polygon.header, receipts: polygon.receipts }],
       apiKey: KEY,
       rpcUrl: node.url,
     });
