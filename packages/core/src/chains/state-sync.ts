@@ -141,9 +141,10 @@ export function excludedReceiptsReason(excluded: readonly ExcludedReceipt[], inR
     .map((r) => `the receipt at index ${r.index} (transaction hash 0x${bytesToHex(r.txHash)})`)
     .join(', ');
   const unknown = excluded.some((r) => r.placement === 'unknown');
-  const placed = unknown
-    ? `; its placement unknown, the header's root is given with it ${inRoot ? 'in' : 'left out'}`
-    : '';
+  // The root matched one of two readings, with it in: no era of the chain says that reading is the chain's own.
+  if (unknown && inRoot)
+    return `${named}: Bor's state-sync receipt, its placement unknown: the header's root is given with it in the root, a reading no era of the chain says is its own`;
+  const placed = unknown ? "; its placement unknown, the header's root is given with it left out" : '';
   return `${named}: Bor's state-sync receipt, which neither the receipts root nor the logs bloom nor the block hash commits to: its logs (deposits through the bridge), status, gas and type are the node's word${placed}`;
 }
 
