@@ -1572,6 +1572,32 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     });
   });
 
+  it("Polygon PoS (polygon-pos-10000000): a service without the records of Bor's state-sync receipt's logs fails no service_logs check (was: service_logs.missing, exit 1); the block is not_verifiable, naming the receipt (exit 2); another log dropped still fails", async () => {
+    const polygon = loadFixture('polygon-pos-10000000');
+    const number = Number(polygon.header.number);
+    node = await startLoopbackNode(137, new Map([[number, { header: polygon.header, receipts: polygon.receipts }]]));
+    service = await startLoopbackService({
+      blocks: [{ chain_id: 137, header: polygon.header, receipts: polygon.receipts }],
+      apiKey: KEY,
+      rpcUrl: node.url,
+    });
+    const args = ['--chain', '137', '--from', String(number), '--to', String(number), '--rpc', node.url];
+    const stateSyncLogs = (polygon.receipts[5]!.logs as unknown[]).length;
+    for (let logIndex = 0; logIndex < stateSyncLogs; logIndex++)
+      service.faults.push({ kind: 'drop_log', block: number, txIndex: 5, logIndex });
+    const result = await run([...args, '--service', service.url], undefined, withKey);
+    expect(result.status).toBe(2);
+    expect(parseLines(result.stdout)[1]).toMatchObject({
+      verdict: 'not_verifiable',
+      failures: [],
+      reason: expect.stringContaining('excluded_receipts: the receipt at index 5'),
+    });
+    service.faults.push({ kind: 'drop_log', block: number, txIndex: 0, logIndex: 0 });
+    const dropped = await run([...args, '--service', service.url], undefined, withKey);
+    expect(dropped.status).toBe(1);
+    expect(failedLines(dropped.stdout)).toEqual([{ block: number, checks: ['service_logs.missing'] }]);
+  });
+
   it("--resume refuses to mix an audit without the service's datasets and one with them: the header line says which it is (a resumed run passed where an uninterrupted one failed: a user check)", async () => {
     const { node: n, service: s } = await both();
     s.faults.push({ kind: 'alter_log', block: 1000023, txIndex: 2, logIndex: 1, field: 'data', value: 'ff' });

@@ -179,6 +179,32 @@ describe('the block record (0101) against the header', () => {
   });
 });
 
+describe("the log records (0103) of Bor's state-sync receipt (polygon-pos-10000000), which no commitment covers", () => {
+  const truth = truthOf(loadFixture('polygon-pos-10000000') as unknown as BlockJson);
+  const records = logRecords(truth.block);
+  const STATE_SYNC = 5;
+  const ofStateSync = (record: Json) => record.tx_index === STATE_SYNC;
+
+  it("neither required nor refuted: records of its logs left out, or altered, fail no check (was: service_logs.missing); the other receipts' records are still held to them", () => {
+    expect(truth.report!.excluded_receipts.map((r) => r.index)).toEqual([STATE_SYNC]);
+    expect(records.filter(ofStateSync).length).toBeGreaterThan(0);
+    expect(checkServiceLogs(truth, records)).toEqual([]);
+    expect(
+      checkServiceLogs(
+        truth,
+        records.filter((r) => !ofStateSync(r)),
+      ),
+    ).toEqual([]);
+    const altered = records.map((r) => (ofStateSync(r) ? { ...r, data: '00' } : r));
+    expect(checkServiceLogs(truth, altered)).toEqual([]);
+    const other = records.findIndex((r) => !ofStateSync(r));
+    expect(checkServiceLogs(truth, without(records, other)).map((f) => f.check)).toEqual(['service_logs.missing']);
+    expect(
+      checkServiceLogs(truth, replaced(records, other, { ...records[other]!, data: '00' })).map((f) => f.check),
+    ).toEqual(['service_logs.altered']);
+  });
+});
+
 describe('the log records (0103) against the receipts', () => {
   const truth = oldTruths[22]!; // 1000023: transactions 1, 2, 3 with 4 logs each
   const records = logRecords(truth.block);

@@ -396,12 +396,15 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
   const file = join(dir, 'polygon-state-sync.json');
   writeFileSync(file, JSON.stringify(withStateSync(137)));
 
-  it('built-in Polygon PoS (polygon-pos-10000000 shows the rule): the body carries the receipt by its tx_hash; verify receipt-root and the server leave it out, naming it, as verify block does', async () => {
+  it('built-in Polygon PoS (polygon-pos-10000000 shows the rule): the body carries the receipt by its tx_hash; verify receipt-root and the server leave it out, naming it, as verify block does; each not_verifiable, exit 2, as no commitment covers it (was: identical, exit 0)', async () => {
     const block = await run(['verify', 'block', file]);
-    expect(block.code).toBe(0);
+    expect(block.code).toBe(2);
     const report = JSON.parse(block.stdout);
-    expect(report.verdict).toBe('identical');
+    expect(report).toMatchObject({ verdict: 'not_verifiable', receipts_root: { matches: true } });
     expect(report.excluded_receipts).toHaveLength(1);
+    expect(report.reason).toContain(
+      `the receipt at index 4 (transaction hash 0x${report.excluded_receipts[0].tx_hash})`,
+    );
 
     const made = await run(['request', 'receipt-root', file]);
     expect(made.code).toBe(0);
@@ -410,7 +413,7 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     expect(body.transactions[4]).toMatchObject({ index: 4, tx_hash: report.excluded_receipts[0].tx_hash });
 
     const verified = await run(['verify', 'receipt-root'], made.stdout);
-    expect(verified.code).toBe(0);
+    expect(verified.code).toBe(2);
     expect(JSON.parse(verified.stdout).data[0]).toMatchObject({
       is_identical: true,
       excluded_receipts: report.excluded_receipts,
@@ -454,7 +457,7 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     expect(await run(['request', 'logs-bloom', file])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `evm-integrity: ${file}: the receipt of transaction 4 (0x${txHash}) is left out of the logs bloom (Bor's state-sync receipt: in blocks 0-80,084,799 (Bor before Madhugiri) it is in neither the receipts root nor the logs bloom), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it\n`,
+      stderr: `evm-integrity: ${file}: the receipt of transaction 4 (0x${txHash}) is left out of the logs bloom (Bor's state-sync receipt: in blocks 0-80,084,799 (Bor before Madhugiri) it is in neither the receipts root nor the logs bloom, and no hash of the block commits to it), and a logs-bloom body cannot carry it; request receipt-root carries it, verify block reports it\n`,
     });
   });
 
@@ -468,10 +471,50 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     );
   });
 
+  it('the real block (polygon-pos-10000000), by the real process: verify block and verify receipt-root exit 2, the server answers 200 not_verifiable naming the receipt; another receipt altered: exit 1; under --rules polygon and --add-chain ID:polygon, where its placement is unknown: exit 2, altered exit 1 (was: 0, and 1 or 2 there)', async () => {
+    const real = join(FIXTURES_DIR, 'polygon-pos-10000000.json');
+    expect((await run(['verify', 'block', real])).code).toBe(2);
+    const made = await run(['request', 'receipt-root', real]);
+    expect(made.code).toBe(0);
+    const verified = await run(['verify', 'receipt-root'], made.stdout);
+    expect(verified.code).toBe(2);
+    expect(JSON.parse(verified.stdout).data[0]).toMatchObject({
+      is_identical: true,
+      excluded_receipts: [{ index: 5 }],
+    });
+    const answer = await post('receipt-root', made.stdout);
+    expect(answer.status).toBe(200);
+    expect(answer.json.data[0]).toMatchObject({ is_identical: true, excluded_receipts: [{ index: 5 }] });
+
+    const block = structuredClone(loadFixture('polygon-pos-10000000')) as Record<string, any>;
+    const other = structuredClone(block);
+    other.receipts[2].status = other.receipts[2].status === '0x1' ? '0x0' : '0x1';
+    const otherFile = join(dir, 'polygon-other-receipt-altered.json');
+    writeFileSync(otherFile, JSON.stringify(other));
+    expect((await run(['verify', 'block', otherFile])).code).toBe(1);
+
+    const { chain_id: _id, ...unnamed } = block;
+    const unnamedFile = join(dir, 'polygon-unnamed.json');
+    writeFileSync(unnamedFile, JSON.stringify(unnamed));
+    const added = join(dir, 'polygon-added.json');
+    writeFileSync(added, JSON.stringify({ ...block, chain_id: 31337137 }));
+    const { chain_id: _otherId, ...otherUnnamed } = other;
+    const otherUnnamedFile = join(dir, 'polygon-other-unnamed.json');
+    writeFileSync(otherUnnamedFile, JSON.stringify(otherUnnamed));
+    const otherAdded = join(dir, 'polygon-other-added.json');
+    writeFileSync(otherAdded, JSON.stringify({ ...other, chain_id: 31337137 }));
+    const rules = await run(['verify', 'block', '--rules', 'polygon', unnamedFile]);
+    expect(rules.code).toBe(2);
+    expect(JSON.parse(rules.stdout)).toMatchObject({ verdict: 'not_verifiable', excluded_receipts: [{ index: 5 }] });
+    expect((await run(['verify', 'block', '--add-chain', '31337137:polygon', added])).code).toBe(2);
+    expect((await run(['verify', 'block', '--rules', 'polygon', otherUnnamedFile])).code).toBe(1);
+    expect((await run(['verify', 'block', '--add-chain', '31337137:polygon', otherAdded])).code).toBe(1);
+  });
+
   it('a chain whose era claims the rule: the server leaves the receipt out and lists it, as verify block does', async () => {
     const json = withStateSync(TEST_CHAINS.polygon);
     const report = verifyBlock(json, { registry: testRegistry });
-    expect(report).toMatchObject({ ok: true, value: { verdict: 'identical', transaction_count: 4 } });
+    expect(report).toMatchObject({ ok: true, value: { verdict: 'not_verifiable', transaction_count: 4 } });
     // The body request builds: the block as verify block reads it, into the library's builder.
     const block = readRpcBlock(json, new Problems(), { registry: testRegistry })!;
     const body = receiptRootBody({

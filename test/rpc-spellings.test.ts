@@ -97,14 +97,18 @@ describe("a JSON-RPC block's member given in two spellings", () => {
   });
 
   it.each([
-    'arbitrum-one-150000000',
-    'hoodi-411443',
-    'gnosis-10226218',
-    'polygon-pos-10000000',
-    'base-goerli-12399126',
-  ])("%s, with every member its node gave (Nitro's, Nethermind's AuRa seal, OP's fees), is read as before", (name) => {
-    expect(problemsOf(loadFixture(name) as Json)).toEqual({ verify: 'identical', read: 'read' });
-  });
+    ['arbitrum-one-150000000', 'identical'],
+    ['hoodi-411443', 'identical'],
+    ['gnosis-10226218', 'identical'],
+    // Bor's state-sync receipt, which no commitment covers.
+    ['polygon-pos-10000000', 'not_verifiable'],
+    ['base-goerli-12399126', 'identical'],
+  ])(
+    "%s, with every member its node gave (Nitro's, Nethermind's AuRa seal, OP's fees), is read as before (%s)",
+    (name, verify) => {
+      expect(problemsOf(loadFixture(name) as Json)).toEqual({ verify, read: 'read' });
+    },
+  );
 });
 
 describe("a JSON-RPC block's member spelled another way, without the member", () => {

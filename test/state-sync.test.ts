@@ -17,8 +17,18 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
 import { ChainRegistry, defaultRegistry } from '../packages/core/src/chains/registry.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
-import { bytesToHex, encodeHeader, Problems, readRpcBlock } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  commitmentsHold,
+  encodeHeader,
+  Problems,
+  readRpcBlock,
+  verifyRpcBlock,
+} from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRootOperation, type OperationResult } from '../packages/core/src/api/index.js';
+import { receiptsRootAndBloom } from '../packages/core/src/receipts/root.js';
+import { RULE_SETS } from '../packages/core/src/receipts/rules.js';
+import { checkBlock, checkLog } from '../packages/core/src/lineage/onchain.js';
 import { consensusFieldsOnly, loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, TEST_MADHUGIRI, testRegistry } from './helpers/test-chains.js';
 
@@ -93,9 +103,9 @@ describe("Bor's state-sync tx hash", () => {
 });
 
 describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
-  it('a block with its state-sync receipt verifies: the receipt is left out of root and bloom, and listed', () => {
+  it('a block with its state-sync receipt: the receipt is left out of root and bloom, and listed; not_verifiable, as no commitment covers it (was: identical)', () => {
     const result = verifyBlockOperation(withStateSync(), context);
-    expect(result.verdict).toBe('identical');
+    expect(result.verdict).toBe('not_verifiable');
     expect(result.body).toMatchObject({
       transaction_count: 4,
       receipts_root: { matches: true },
@@ -129,7 +139,9 @@ describe('JSON-RPC blocks (verify block, lineage blocks)', () => {
       },
     ]);
     // Under Bor's derived hash, it is the state-sync receipt, which a node need not list.
-    expect(verifyBlockOperation({ ...withStateSync(), header: fixture.header }, context).verdict).toBe('identical');
+    expect(verifyBlockOperation({ ...withStateSync(), header: fixture.header }, context).verdict).toBe(
+      'not_verifiable',
+    );
   });
 
   it('readRpcBlock, as the lineage walker calls it, leaves it out too', () => {
@@ -213,9 +225,9 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
     return (result.body as any).error.details.invalid_parameters;
   };
 
-  it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others', () => {
+  it('the state-sync receipt named by its tx_hash is left out and listed in excluded_receipts; transaction_count counts the others; is_identical the root alone, the verdict not_verifiable (was: identical)', () => {
     const result = verifyReceiptRootOperation(body(), context);
-    expect(result.verdict).toBe('identical');
+    expect(result).toMatchObject({ status: 200, verdict: 'not_verifiable' });
     expect((result.body as any).data[0]).toMatchObject({
       is_identical: true,
       transaction_count: 4,
@@ -313,10 +325,71 @@ describe('receipt-root bodies: transactions[].tx_hash', () => {
 });
 
 describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows the state-sync receipt left out', () => {
-  it('that block: identical, the receipt listed as left out', () => {
+  it('that block: not_verifiable (was: identical), the receipt named by index and hash as no commitment covers it, every commitment of the others matching', () => {
     const shown = verifyBlockOperation(loadFixture('polygon-pos-10000000'));
-    expect(shown.verdict).toBe('identical');
-    expect((shown.body as any).excluded_receipts).toHaveLength(1);
+    expect(shown.verdict).toBe('not_verifiable');
+    const report = shown.body as any;
+    expect(report).toMatchObject({
+      is_identical: false,
+      receipts_root: { matches: true },
+      logs_bloom: { matches: true },
+      block_hash: { matches: true },
+      excluded_receipts: [{ index: 5 }],
+    });
+    expect(report.reason).toBe(
+      `excluded_receipts: the receipt at index 5 (transaction hash 0x${report.excluded_receipts[0].tx_hash}): Bor's state-sync receipt, which neither the receipts root nor the logs bloom nor the block hash commits to: its logs (deposits through the bridge), status, gas and type are the node's word`,
+    );
+    expect(commitmentsHold(report)).toBe(true);
+  });
+
+  /** polygon-pos-10000000 changed by `change`. */
+  const altered = (change: (block: Record<string, any>) => void) => {
+    const block = structuredClone(loadFixture('polygon-pos-10000000')) as Record<string, any>;
+    change(block);
+    return block;
+  };
+  const STATE_SYNC_AT = 5;
+  it.each<[string, (receipt: Record<string, any>) => void]>([
+    ['status 0', (r) => (r.status = '0x0')],
+    ['type 2', (r) => (r.type = '0x2')],
+    ['gas 21000', (r) => ((r.cumulativeGasUsed = '0x5208'), (r.gasUsed = '0x5208'))],
+    ["its log's data", (r) => (r.logs[0].data = `0x${'00'.repeat(31)}01`)],
+    ['no logs', (r) => ((r.logs = []), (r.logsBloom = `0x${'00'.repeat(256)}`))],
+  ])('its state-sync receipt altered (%s): never identical, no commitment covers it (was: identical)', (_, change) => {
+    const result = verifyBlockOperation(altered((b) => change(b.receipts[STATE_SYNC_AT])));
+    expect(result.status).toBe(200);
+    expect(result.verdict).toBe('not_verifiable');
+    expect((result.body as any).reason).toContain('the receipt at index 5');
+  });
+
+  it('another receipt altered: different, the root of the others not the header one', () => {
+    const result = verifyBlockOperation(
+      altered((b) => (b.receipts[2].status = b.receipts[2].status === '0x1' ? '0x0' : '0x1')),
+    );
+    expect(result.verdict).toBe('different');
+    expect((result.body as any).receipts_root.matches).toBe(false);
+    expect(commitmentsHold(result.body as any)).toBe(false);
+  });
+
+  it('its receipt-root body (request receipt-root): is_identical true (the root alone), verdict not_verifiable naming the receipt; another receipt altered: different', () => {
+    const read = readRpcBlock(loadFixture('polygon-pos-10000000'), new Problems())!;
+    const made = receiptRootBody({
+      chainId: 137,
+      receiptRoot: read.header.fields.receiptsRoot!,
+      receipts: read.receipts,
+      excludedReceipts: read.excludedReceipts,
+      blockNumber: Number(read.header.fields.number),
+      blockHash: read.header.hash!,
+    });
+    const result = verifyReceiptRootOperation(made);
+    expect(result).toMatchObject({ status: 200, verdict: 'not_verifiable' });
+    expect((result.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      excluded_receipts: [{ index: 5, tx_hash: bytesToHex(read.excludedReceipts[0]!.txHash) }],
+    });
+    const other = structuredClone(made);
+    other.transactions[1]!.status = other.transactions[1]!.status === 1 ? 0 : 1;
+    expect(verifyReceiptRootOperation(other)).toMatchObject({ status: 200, verdict: 'different' });
   });
 
   it('that block in consensus fields alone (no transactionHash): the receipt cannot be told apart, so neither the root nor the bloom is claimed (the bloom was different: a user check)', () => {
@@ -343,15 +416,15 @@ describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows th
     expect((withoutIt.body as any).logs_bloom.matches).toBe(true);
   });
 
-  it('verify block: another block with the receipt appended is identical, the receipt listed as left out', () => {
+  it('verify block: another block with the receipt appended is not_verifiable (was: identical), the receipt listed as left out', () => {
     const result = verifyBlockOperation({ ...real, receipts: [...real.receipts, stateSyncRpc(derived)] });
-    expect(result.verdict).toBe('identical');
+    expect(result.verdict).toBe('not_verifiable');
     expect((result.body as any).excluded_receipts).toEqual(
       expectedExclusion.map((e) => ({ ...e, reason: expect.stringContaining('Bor before Madhugiri') })),
     );
   });
 
-  it('a receipt-root body holding it: identical, naming it as verify block does', () => {
+  it('a receipt-root body holding it: the root identical, the verdict not_verifiable, naming it as verify block does', () => {
     const base = receiptRootBody({
       chainId: 137,
       receiptRoot: block.header.fields.receiptsRoot!,
@@ -361,7 +434,7 @@ describe('the built-in Polygon PoS: a real block (polygon-pos-10000000) shows th
     });
     const entry = { index: 4, status: 1, cumulative_gas_used: 0, logs: [], tx_hash: derived };
     const result = verifyReceiptRootOperation({ ...base, transactions: [...base.transactions, entry] });
-    expect(result.status).toBe(200);
+    expect(result).toMatchObject({ status: 200, verdict: 'not_verifiable' });
     expect((result.body as any).data[0]).toMatchObject({ is_identical: true, excluded_receipts: expectedExclusion });
   });
 });
@@ -399,7 +472,7 @@ describe("the real block's state-sync receipt (polygon-pos-10000000), read as ev
     const logsBefore = real.receipts.slice(0, STATE_SYNC).reduce((n, r) => n + (r.logs as unknown[]).length, 0);
     expect((receipt.logs as Array<{ logIndex: string }>)[0]!.logIndex).toBe(`0x${logsBefore.toString(16)}`);
     expect(verifyBlockOperation(real).body).toMatchObject({
-      verdict: 'identical',
+      verdict: 'not_verifiable',
       excluded_receipts: [{ index: STATE_SYNC }],
       receipt_blooms: { count: 6, matches: true, first_mismatch: null },
     });
@@ -466,4 +539,128 @@ describe('Polygon eras', () => {
       });
     },
   );
+});
+
+describe("Polygon's rules where no era says where the state-sync receipt stands (--rules polygon, --add-chain ID:polygon): set aside, the root and bloom computed with it left out and in", () => {
+  const NAME = 'polygon-pos-10000000';
+  const ADDED = 31_337_137;
+  const added = new ChainRegistry([
+    { chainId: ADDED, name: 'a Polygon-like devnet', rules: 'polygon', verifiable: true },
+  ]);
+  /** The real block as a chain outside the registry (no chain_id) or the added chain. */
+  const unnamed = () => {
+    const { chain_id: _id, ...block } = structuredClone(loadFixture(NAME)) as Record<string, any>;
+    return block;
+  };
+  const onAdded = () => ({ ...structuredClone(loadFixture(NAME)), chain_id: ADDED }) as Record<string, any>;
+  const cases: Array<[string, () => Record<string, any>, Parameters<typeof verifyBlockOperation>[1]]> = [
+    ['--rules polygon', unnamed, { rules: 'polygon' }],
+    ['--add-chain ID:polygon', onAdded, { registry: added }],
+  ];
+
+  it.each(cases)(
+    '%s: the real block matches with the receipt left out: not_verifiable naming it, its placement unknown (was: different)',
+    (_, make, context) => {
+      const result = verifyBlockOperation(make(), context);
+      expect(result.status).toBe(200);
+      const report = result.body as any;
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        transaction_count: 5,
+        receipts_root: { matches: true },
+        logs_bloom: { matches: true },
+        excluded_receipts: [{ index: 5, reason: expect.stringContaining('its placement is unknown') }],
+      });
+      expect(report.reason).toMatch(
+        /the receipt at index 5 \(transaction hash 0x[0-9a-f]{64}\): Bor's state-sync receipt, .*with it left out$/,
+      );
+      expect(commitmentsHold(report)).toBe(true);
+      // The block read whole (as with raw receipts, or by a caller that keeps it) is answered alike.
+      const read = readRpcBlock(make(), new Problems(), context)!;
+      expect(verifyRpcBlock(read, context)).toEqual({ ok: true, value: report });
+    },
+  );
+
+  it.each(cases)('%s: another receipt altered: the root differs both ways: different, exit 1', (_, make, context) => {
+    const block = make();
+    block.receipts[0].status = block.receipts[0].status === '0x1' ? '0x0' : '0x1';
+    expect(verifyBlockOperation(block, context)).toMatchObject({
+      verdict: 'different',
+      body: { receipts_root: { matches: false } },
+    });
+  });
+
+  it('receipt-root on the added chain: the root with the receipt left out, or with it in, is not_verifiable naming it; a root neither gives is different', () => {
+    const read = readRpcBlock(onAdded(), new Problems(), { registry: added })!;
+    expect(read.excludedReceipts).toHaveLength(1);
+    const made = receiptRootBody({
+      chainId: ADDED,
+      receiptRoot: read.header.fields.receiptsRoot!,
+      receipts: read.receipts,
+      excludedReceipts: read.excludedReceipts,
+      blockNumber: Number(read.header.fields.number),
+      blockHash: read.header.hash!,
+    });
+    const leftOut = verifyReceiptRootOperation(made, { registry: added });
+    expect(leftOut).toMatchObject({ status: 200, verdict: 'not_verifiable' });
+    expect((leftOut.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      transaction_count: 5,
+      excluded_receipts: [{ index: 5 }],
+    });
+    // The root of all six receipts, as a chain that hashes the receipt would claim.
+    const inRoot = receiptsRootAndBloom([...read.receipts, read.excludedReceipts[0]!.receipt], {
+      rules: RULE_SETS.polygon,
+    }).receiptsRoot;
+    const withIt = verifyReceiptRootOperation({ ...made, receipt_root: bytesToHex(inRoot) }, { registry: added });
+    expect(withIt).toMatchObject({ status: 200, verdict: 'not_verifiable' });
+    expect((withIt.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      computed_receipt_root: bytesToHex(inRoot),
+    });
+    const neither = verifyReceiptRootOperation({ ...made, receipt_root: 'ab'.repeat(32) }, { registry: added });
+    expect(neither).toMatchObject({ status: 200, verdict: 'different' });
+  });
+});
+
+describe('lineage on a block holding the state-sync receipt (polygon-pos-10000000)', () => {
+  const NAME = 'polygon-pos-10000000';
+  const json = loadFixture(NAME) as Record<string, any>;
+  const number = Number(json.header.number);
+  const blocks = { block: async (_: number, n: number) => (n === number ? (json as never) : null) };
+  const context = { chainId: 137, registry: defaultRegistry, source: {} as never, blocks };
+  const genesisOf = (tx: number, at: number) => {
+    const log = json.receipts[tx].logs[at];
+    return {
+      block_number: number,
+      tx_index: tx,
+      log_index: at,
+      contract_address: log.address,
+      topics: log.topics,
+      data: log.data,
+    };
+  };
+
+  it("the block's commitments match: though not_verifiable for its state-sync receipt, proven for the other receipts' logs", async () => {
+    const { facts, checks } = await checkBlock(number, context);
+    expect(checks.map((c) => c.status)).toEqual(['pass', 'pass', 'pass']);
+    expect(facts).toMatchObject({ proven: true });
+    expect(facts!.notVerifiable).toBeUndefined();
+    const tx = json.receipts.findIndex((r: any, i: number) => i < 5 && r.logs.length > 0);
+    const { checks: logChecks } = checkLog(genesisOf(tx, 0), 'genesis.logs[0]', facts!, () => {});
+    expect(logChecks.map((c) => [c.check, c.status])).toEqual([
+      ['log.position', 'pass'],
+      ['log.bloom', 'pass'],
+    ]);
+  });
+
+  it("a genesis log of the state-sync receipt's index: skipped as not verifiable, naming the receipt (was: fail, the block has no transaction 5)", async () => {
+    const { facts } = await checkBlock(number, context);
+    const { checks } = checkLog(genesisOf(5, 0), 'genesis.logs[0]', facts!, () => {});
+    expect(checks.map((c) => [c.check, c.status])).toEqual([
+      ['log.position', 'skipped'],
+      ['log.bloom', 'skipped'],
+    ]);
+    expect(checks[0]!.reason).toMatch(/^not verifiable: the receipt at index 5 \(transaction hash 0x[0-9a-f]{64}\)/);
+  });
 });

@@ -93,6 +93,7 @@ export {
 
 export {
   verifyBlock,
+  commitmentsHold,
   verifyRpcBlock,
   verifyRpcBlockReceipts,
   type BlockRefusal,

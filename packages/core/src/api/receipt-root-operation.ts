@@ -1,6 +1,6 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
-import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
+import { excludedReceiptResult, placedReading, type ExcludedReceiptResult } from '../chains/state-sync.js';
 import {
   parseReceiptRootRequest,
   type ReceiptRootRefusal,
@@ -74,20 +74,20 @@ function decidedReading(
 ): { shown: Reading; reason: string } | null {
   const { position } = request.undecided!.suspect;
   const receipt = `transactions[${position}] is an untyped receipt that used no gas, a kind no real block of this era has shown, and may be Bor's state-sync receipt, which nothing names for this block (a tx_hash, where given, is not the one its hash derives)`;
-  const [inRoot, leftOut] = readings;
-  const matching = readings.find((r) => bytesEqual(r.receiptsRoot, request.receiptRoot));
-  const differsEitherWay = matching === undefined && rootDoubt(request) === null;
+  const leftOut = readings[1];
+  const placed = placedReading(readings, request.receiptRoot);
+  const differsEitherWay = !placed.matches && rootDoubt(request) === null;
   if (!differsEitherWay && headerVerified !== false) return null;
   const root = differsEitherWay
     ? "in the root or left out as Bor's state-sync receipt, the root differs from receipt_root"
-    : matching === undefined
+    : !placed.matches
       ? undefined
-      : `${matching === leftOut ? "left out as Bor's state-sync receipt" : 'in the root'}, the receipts give receipt_root`;
+      : `${placed.reading === leftOut ? "left out as Bor's state-sync receipt" : 'in the root'}, the receipts give receipt_root`;
   const header =
     headerVerified === false
       ? 'header_rlp does not verify (header_verified false), whatever the receipt is'
       : undefined;
-  return { shown: matching ?? inRoot, reason: [receipt, root, header].filter((part) => part !== undefined).join('; ') };
+  return { shown: placed.reading, reason: [receipt, root, header].filter((part) => part !== undefined).join('; ') };
 }
 
 /**
@@ -97,7 +97,8 @@ function decidedReading(
  * claim holds: the root, and with `header_rlp` the header and its bloom. A chain or era
  * that cannot be verified is 422, and so is a root that differs where a member the body
  * left out (a transaction's `type`) may be why; one that may differ for the block's era
- * alone is 400 asking for `block_number`. Pure: body in, status and body out.
+ * alone is 400 asking for `block_number`. A body holding Bor's state-sync receipt (named in `excluded_receipts`) is
+ * at best 'not_verifiable': no commitment covers that receipt. Pure: body in, status and body out.
  *
  * @example
  * verifyReceiptRootOperation({ chain_id: 1, receipt_root: '56e8…b421', transactions: [] })
@@ -119,9 +120,14 @@ export function verifyReceiptRootOperation(body: unknown, context: ReceiptRootCo
   const bloomOf = (r: Reading) => (header === undefined ? null : bytesEqual(header.fields.logsBloom, r.logsBloom));
 
   const asSent = reading(request.receipts, request, context);
-  let shown = asSent;
+  // A receipt set aside whose placement is unknown (Polygon's rules on an added chain): the root with it left out, and
+  // with it in.
+  const unplaced = request.excluded.filter((r) => r.placement === 'unknown').map((r) => r.receipt);
+  const readings: [Reading, ...Reading[]] =
+    unplaced.length === 0 ? [asSent] : [asSent, reading([...request.receipts, ...unplaced], request, context)];
+  let shown = placedReading(readings, request.receiptRoot).reading;
   let unproven: ReceiptRootResult['unproven_receipt'];
-  let bloomMatches = bloomOf(asSent);
+  let bloomMatches = bloomOf(shown);
   if (request.undecided !== undefined) {
     const leftOut = reading(request.receipts.slice(0, -1), request, context);
     const decided = decidedReading(request, [asSent, leftOut], headerVerified);
@@ -152,11 +158,12 @@ export function verifyReceiptRootOperation(body: unknown, context: ReceiptRootCo
     excluded_receipts: request.excluded.map(excludedReceiptResult),
     ...(unproven !== undefined && { unproven_receipt: unproven }),
   };
-  // is_identical compares the root only (the spec); the verdict covers every claim the body made.
+  // is_identical compares the root only (the spec); the verdict covers every claim the body made, and no claim covers a
+  // receipt set aside (Bor's state-sync receipt): where every claim holds, the block is not proven for it.
   const everyClaimHolds = isIdentical && headerVerified !== false && bloomMatches !== false;
   return {
     status: 200,
-    verdict: everyClaimHolds ? 'identical' : 'different',
+    verdict: !everyClaimHolds ? 'different' : request.excluded.length > 0 ? 'not_verifiable' : 'identical',
     body: { chain_id: request.chainId, data: [result], cursor: null, count: 1 },
   };
 }

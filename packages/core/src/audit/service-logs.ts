@@ -151,12 +151,18 @@ class MovedRecords {
  * closest to the log is taken. A log left without a record is then matched to a left-over record
  * with the same content, as a record whose place was altered. Then each fault is reported by one
  * check only: a log still without a record is missing, a record still without a log is extra, a
- * matched record that differs is altered (the fields, expected and found).
+ * matched record that differs is altered (the fields, expected and found). The records at the place of a receipt the
+ * block's commitments leave out (`excluded_receipts`: Bor's state-sync receipt) are passed over, as are its logs.
  */
 export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
   // Receipts their header refutes are no truth to hold the records to: the block fails receipts_root instead.
   if (receiptsRefuted(truth)) return [];
-  const byPlace = groupBy(records, placeOf);
+  // A receipt no commitment covers (Bor's state-sync receipt) is no truth either: the records of its logs are neither
+  // required nor refuted.
+  const setAside = new Set((truth.report?.excluded_receipts ?? []).map((receipt) => receipt.index));
+  const held =
+    setAside.size === 0 ? records : records.filter((record) => !setAside.has(integerOf(record.tx_index) ?? -1));
+  const byPlace = groupBy(held, placeOf);
   // A record without a usable place can only be matched by its content.
   const leftOver: JsonObject[] = byPlace.get(null) ?? [];
   byPlace.delete(null);
@@ -164,6 +170,7 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
   const altered: Array<{ tx_index: number; log_index: number; fields: Record<string, FieldDifference> }> = [];
   const unmatched: ChainLog[] = [];
   for (const log of chainLogs(truth)) {
+    if (setAside.has(log.tx_index)) continue;
     const candidates = byPlace.get(`${log.tx_index}:${log.log_index}`) ?? [];
     byPlace.delete(`${log.tx_index}:${log.log_index}`);
     if (candidates.length === 0) {

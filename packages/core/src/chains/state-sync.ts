@@ -1,5 +1,6 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
+import type { RuleSetName } from '../receipts/rules.js';
 import { describeSpan, type Verifiability } from './registry.js';
 
 /**
@@ -24,11 +25,37 @@ export function borStateSyncTxHash(blockNumber: bigint, blockHash: Uint8Array, o
   return (options.keccak ?? defaultKeccak256)(key);
 }
 
-/** A receipt that was sent but is not part of the block's commitments. */
+/**
+ * Where a block's state-sync receipt stands: out of the root and the bloom (a Polygon era before Madhugiri), or unknown
+ * (Polygon's rules on a chain no era of which says: an added chain, `--rules polygon`), where the root and the bloom
+ * are computed both with it left out and with it in ({@link placedReading}).
+ */
+export type StateSyncPlacement = 'outside-root' | 'unknown';
+
+/**
+ * The placement of Bor's state-sync receipt in a block of `verifiability` verified under `rules` (the caller's rule
+ * set, for a chain outside the registry or none named); undefined where the block has no such receipt to set aside.
+ */
+export function stateSyncPlacement(
+  verifiability: Verifiability | undefined,
+  rules?: RuleSetName,
+): StateSyncPlacement | undefined {
+  if (verifiability?.status === 'verifiable') {
+    if (verifiability.stateSync === 'receipt-outside-root') return 'outside-root';
+    return verifiability.stateSync === null && verifiability.rules.name === 'polygon' ? 'unknown' : undefined;
+  }
+  // A chain the registry does not know (or none named), verified on the caller's word for its rules.
+  const unknownChain =
+    verifiability === undefined || (verifiability.status === 'not_verifiable' && verifiability.chain === undefined);
+  return unknownChain && rules === 'polygon' ? 'unknown' : undefined;
+}
+
+/** A receipt that was sent but is not part of the block's commitments (or, placement unknown, may not be). */
 export interface ExcludedReceipt {
   index: number;
   txHash: Uint8Array;
   reason: string;
+  placement: StateSyncPlacement;
 }
 
 /** What a block's state-sync rule makes of its receipts. */
@@ -42,22 +69,30 @@ export type StateSyncOutcome =
   | { kind: 'needs_block_hash'; expected: string };
 
 /**
- * Applies a block's state-sync rule to the transaction hashes of its receipts, in
- * index order: in a Polygon era whose state sync stands outside the root, the
- * receipt carrying Bor's derived hash of the block is left out.
+ * Applies a block's state-sync rule to the transaction hashes of its receipts, in index order: in a Polygon era whose
+ * state sync stands outside the root, the receipt carrying Bor's derived hash of the block is left out; under Polygon's
+ * rules where no era says where it stands (`rules`: the caller's rule set, for a chain outside the registry), it is set
+ * aside, its placement unknown.
  */
 export function stateSyncOutcome(
   verifiability: Verifiability | undefined,
   block: { number?: bigint; hash?: Uint8Array | undefined },
   txHashes: ReadonlyArray<Uint8Array | undefined>,
-  options: HashOptions = {},
+  options: HashOptions & { rules?: RuleSetName } = {},
 ): StateSyncOutcome {
-  if (verifiability?.status !== 'verifiable' || verifiability.stateSync !== 'receipt-outside-root')
-    return { kind: 'none' };
+  const placement = stateSyncPlacement(verifiability, options.rules);
+  if (placement === undefined) return { kind: 'none' };
   if (txHashes.every((hash) => hash === undefined)) return { kind: 'none' };
-  const era = verifiability.era!;
+  const known = verifiability?.status === 'verifiable' ? verifiability : undefined;
+  const era = known?.era ?? null;
+  const where =
+    placement === 'outside-root' && era !== null
+      ? `in ${known!.chain.name} ${describeSpan(era)} (${era.name})`
+      : "under Polygon's rules";
+  // Placement unknown: without the block's number and hash the receipt cannot be told apart, and is hashed.
+  if (placement === 'unknown' && (block.hash === undefined || block.number === undefined)) return { kind: 'none' };
   if (block.hash === undefined) {
-    const expected = `the block hash: in ${verifiability.chain.name} ${describeSpan(era)} (${era.name}) it derives the transaction hash of Bor's state-sync receipt, which is left out of the root`;
+    const expected = `the block hash: ${where} it derives the transaction hash of Bor's state-sync receipt, which is left out of the root`;
     return { kind: 'needs_block_hash', expected };
   }
   const derived = borStateSyncTxHash(block.number!, block.hash, options);
@@ -71,8 +106,46 @@ export function stateSyncOutcome(
       expected: `Bor's state-sync receipt after every transaction of the block, at index ${last}; its transaction hash is on index ${index}`,
     };
   }
-  const reason = `Bor's state-sync receipt: in ${describeSpan(era)} (${era.name}) it is in neither the receipts root nor the logs bloom.`;
-  return { kind: 'excluded', excluded: { index, txHash: derived, reason } };
+  const reason =
+    placement === 'outside-root'
+      ? `Bor's state-sync receipt: in ${describeSpan(era!)} (${era!.name}) it is in neither the receipts root nor the logs bloom, and no hash of the block commits to it.`
+      : "Bor's state-sync receipt: under Polygon's rules, no era of this chain says whether it is left out of the receipts root and the logs bloom (as before Madhugiri) or in them: its placement is unknown.";
+  return { kind: 'excluded', excluded: { index, txHash: derived, reason, placement } };
+}
+
+/** One reading of a block's receipts: the root and the bloom they give. */
+export interface ReceiptsReading {
+  receiptsRoot: Uint8Array;
+  logsBloom: Uint8Array;
+}
+
+/**
+ * The root with a receipt in or left out, the one rule for it (verifyBlock and the receipt-root operation): of
+ * `readings`, in the caller's order, the one whose root is `claimed`, else the first; `matches` whether one's is.
+ */
+export function placedReading<R extends ReceiptsReading>(
+  readings: readonly [R, ...R[]],
+  claimed: Uint8Array | undefined,
+): { reading: R; matches: boolean } {
+  const matching = claimed === undefined ? undefined : readings.find((r) => bytesEqual(r.receiptsRoot, claimed));
+  return { reading: matching ?? readings[0], matches: matching !== undefined };
+}
+
+/**
+ * Why a block whose commitments hold is still not proven where receipts were set aside (Bor's state-sync receipt): no
+ * hash it carries covers what they say, so their logs, status, gas and type (and whether the block has them at all) are
+ * the node's word. `inRoot`: of receipts whose placement is unknown, whether the root matched with them in it.
+ */
+export function excludedReceiptsReason(excluded: readonly ExcludedReceipt[], inRoot = false): string {
+  const named = excluded
+    .map((r) => `the receipt at index ${r.index} (transaction hash 0x${bytesToHex(r.txHash)})`)
+    .join(', ');
+  const unknown = excluded.some((r) => r.placement === 'unknown');
+  // The root matched one of two readings, with it in: no era of the chain says that reading is the chain's own.
+  if (unknown && inRoot)
+    return `${named}: Bor's state-sync receipt, its placement unknown: the header's root is given with it in the root, a reading no era of the chain says is its own`;
+  const placed = unknown ? "; its placement unknown, the header's root is given with it left out" : '';
+  return `${named}: Bor's state-sync receipt, which neither the receipts root nor the logs bloom nor the block hash commits to: its logs (deposits through the bridge), status, gas and type are the node's word${placed}`;
 }
 
 /** A receipt left out of the root, as answered. */

@@ -11,7 +11,8 @@ import { describeProblems, Problems, type InvalidInput } from '../input/values/p
 import { describeNotVerifiable, type ChainRegistry } from '../chains/registry.js';
 import type { Log } from '../receipts/receipt.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
+import { commitmentsHold, verifyRpcBlock, type BlockReport, type Comparison } from '../verify/verify-block.js';
+import { excludedReceiptsReason } from '../chains/state-sync.js';
 import { check, type Check } from './lineage-report.js';
 import { show } from '../json/show.js';
 import { exactInteger, INTEGER_FORM } from './sources/integers.js';
@@ -266,7 +267,8 @@ export async function checkBlock(
       "the receipts' logs give",
     ),
   ];
-  const proven = checks.every((c) => c.status === 'pass') && report.verdict === 'identical';
+  // A block not verifiable only for receipts no commitment covers (Bor's state-sync receipt) is proven for the others.
+  const proven = checks.every((c) => c.status === 'pass') && commitmentsHold(report);
   const raw = await rawRecordCheck(n, subject, report, proven, context);
   if (raw !== null) checks.push(raw);
   return {
@@ -274,7 +276,7 @@ export async function checkBlock(
       block,
       proven,
       ...(proven && { txHashes: transactionHashes(named) }),
-      ...(report.verdict === 'not_verifiable' && { notVerifiable: report.reason! }),
+      ...(report.verdict === 'not_verifiable' && !proven && { notVerifiable: report.reason! }),
     },
     checks,
   };
@@ -311,6 +313,14 @@ export function checkLog(
     data: hexOf(log.data)!,
   };
   const provable = facts.notVerifiable === undefined && facts.proven;
+  // A log of a receipt set aside (Bor's state-sync receipt): no commitment of its proven block covers it.
+  const setAside = provable ? facts.block.excludedReceipts.find((r) => r.index === log.tx_index) : undefined;
+  if (setAside !== undefined) {
+    const why = `not verifiable: ${excludedReceiptsReason([setAside])}`;
+    const checks = [check('log.position', 'skipped', subject, why), check('log.bloom', 'skipped', subject, why)];
+    const time = blockTimeCheck(log, subject, facts);
+    return { checks: time === null ? checks : [...checks, time], logIndex: undefined };
+  }
   const logIndex = provable ? placeInTransaction(log, bytes, facts) : undefined;
   const position = positionCheck(log, logIndex, subject, facts, warn);
   const found = position.status === 'pass';

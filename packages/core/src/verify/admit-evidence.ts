@@ -15,7 +15,7 @@ import type { Vouch } from '../chains/chain-info.js';
 import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems } from '../input/values/problems.js';
 import { err, ok, type Result } from '../result.js';
-import { verifyRpcBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
+import { commitmentsHold, verifyRpcBlockOnTrial, type BlockVerifyContext } from './verify-block.js';
 
 /**
  * Why a block was not admitted as evidence, in one sentence, and of which kind: `invalid`, input that is no block;
@@ -87,7 +87,8 @@ export function admitEvidence(
       'not_reproduced',
       `it does not reproduce under the ${report.rules} rules of its era (${report.era}): ${report.reason}`,
     );
-  if (report.verdict === 'not_verifiable') return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
+  // A block holding Bor's state-sync receipt is not proven for that receipt, but reproduces: its commitments hold.
+  if (!commitmentsHold(report)) return refuse('cannot_try', `the block cannot be tried: ${report.reason}`);
   const { layout, fields } = read.header;
   const forkFields = layout.fields.slice(layout.required).map(({ name }) => name);
   return ok({

@@ -56,7 +56,14 @@ import {
 } from '../receipts/root.js';
 import type { Receipt } from '../receipts/receipt.js';
 import { BLOOM_BYTES, logsBloom } from '../bloom/bloom.js';
-import { excludedReceiptResult, type ExcludedReceiptResult } from '../chains/state-sync.js';
+import {
+  excludedReceiptResult,
+  excludedReceiptsReason,
+  placedReading,
+  type ExcludedReceipt,
+  type ExcludedReceiptResult,
+  type ReceiptsReading,
+} from '../chains/state-sync.js';
 import { err, ok, type Result } from '../result.js';
 import { ReceiptNotPlainlyValid, UnknownReceiptTypeError } from '../errors.js';
 import { kindOf } from '../json/show.js';
@@ -130,7 +137,8 @@ export interface BlockReport {
   /**
    * identical: every check ran and matched. different: a check that ran does not match.
    * not_verifiable: no check failed, but one did not run (its rule is not verified for the
-   * block's chain or era), so the block is not proven.
+   * block's chain or era), or the block holds a receipt no commitment covers (`excluded_receipts`,
+   * Bor's state-sync receipt), so the block is not proven.
    */
   verdict: 'identical' | 'different' | 'not_verifiable';
   /** Why the verdict is not identical; null when it is. */
@@ -162,6 +170,8 @@ interface ReceiptsRead {
   firstUnversionedDeposit: () => number;
   /** Their root and bloom, with their encodings where the block has raw receipts to compare them with. */
   commitment(hashing: Hashing): Partial<ReceiptsCommitment> & Omit<ReceiptsCommitment, 'encodedReceipts'>;
+  /** The root and bloom of every receipt, those left out of the root after the others (a placement unknown). */
+  commitmentWithLeftOut(hashing: Hashing): ReceiptsReading;
 }
 
 /** How a block's receipts are hashed: its rule set and the Keccak, and who sees each receipt's bloom. */
@@ -445,25 +455,45 @@ function withdrawalsComparison(
   return null;
 }
 
-/** The verdict of the comparisons: a failed one is different; else one that did not run is not verifiable. */
+/**
+ * The verdict of the comparisons: a failed one is different; else one that did not run, or a receipt set aside that no
+ * commitment covers (`excluded`: Bor's state-sync receipt; `inRoot`: the root matched with it in), is not verifiable.
+ */
 function verdictOf(
   comparisons: Record<CheckName, Comparison>,
   raw: BlockReport['raw_receipts'],
   blooms: BlockReport['receipt_blooms'],
   withdrawals: BlockReport['withdrawals'],
+  excluded: readonly ExcludedReceipt[],
+  inRoot: boolean,
 ): Pick<BlockReport, 'verdict' | 'reason'> {
   const failed: string[] = CHECK_NAMES.filter((name) => comparisons[name].matches === false);
   if (raw?.matches === false) failed.push('raw_receipts');
   if (blooms?.matches === false) failed.push('receipt_blooms');
   if (withdrawals?.matches === false) failed.push('withdrawals');
   if (failed.length > 0) return { verdict: 'different', reason: `does not match: ${failed.join(', ')}` };
-  const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null);
-  if (skipped.length > 0)
-    return {
-      verdict: 'not_verifiable',
-      reason: skipped.map((name) => `${name}: ${comparisons[name].reason}`).join('; '),
-    };
+  const skipped = CHECK_NAMES.filter((name) => comparisons[name].matches === null).map(
+    (name) => `${name}: ${comparisons[name].reason}`,
+  );
+  if (excluded.length > 0) skipped.push(`excluded_receipts: ${excludedReceiptsReason(excluded, inRoot)}`);
+  if (skipped.length > 0) return { verdict: 'not_verifiable', reason: skipped.join('; ') };
   return { verdict: 'identical', reason: null };
+}
+
+/**
+ * Whether a report's commitments all hold, its verdict `identical`, or `not_verifiable` only for receipts set aside
+ * (Bor's state-sync receipt): then what the other receipts say is proven, the receipts set aside are not. For the
+ * walkers that rest on a block's receipts (lineage, evidence).
+ */
+export function commitmentsHold(report: BlockReport): boolean {
+  if (report.verdict === 'identical') return true;
+  return (
+    report.verdict === 'not_verifiable' &&
+    report.excluded_receipts.length > 0 &&
+    CHECK_NAMES.every((name) => report[name].matches === true) &&
+    report.raw_receipts?.matches !== false &&
+    report.receipt_blooms?.matches !== false
+  );
 }
 
 /**
@@ -501,6 +531,11 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         readRest,
       } = streamed.receipts;
       const commitment = (hashing: Hashing) => receiptsRootAndBloomOf(outlines.length, receiptAt, hashing);
+      const commitmentWithLeftOut = (hashing: Hashing) => {
+        const count = outlines.length;
+        const out = leftOut();
+        return receiptsRootAndBloomOf(count + out.length, (i) => (i < count ? receiptAt(i) : out[i - count]!), hashing);
+      };
       const read = {
         outlines,
         hasLogs,
@@ -511,6 +546,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
         readBloom,
         leftOut,
         commitment,
+        commitmentWithLeftOut,
       };
       const result = verifyReceipts(streamed, read, context, false);
       if (result.ok) {
@@ -589,6 +625,8 @@ function verifyReadBlock(
       readBloom,
       leftOut: () => block.excludedReceipts.map((excluded) => excluded.receipt),
       commitment,
+      commitmentWithLeftOut: (hashing) =>
+        receiptsRootAndBloom([...receipts, ...block.excludedReceipts.map((excluded) => excluded.receipt)], hashing),
       firstWithStatus: () => receipts.findIndex((r) => r.root === undefined),
       firstWithRoot: () => receipts.findIndex((r) => r.root !== undefined),
       rootGiven: () => receipts.some((r) => r.root !== undefined),
@@ -681,9 +719,18 @@ function verifyReceipts(
   const blooms = checks.logs_bloom.verified ? new ReceiptBloomCheck(receipts.readBloom) : undefined;
   let commitment: ReturnType<ReceiptsRead['commitment']> | undefined;
   const committed = () => (commitment ??= receipts.commitment({ rules, keccak, onReceiptBloom: blooms?.observe }));
+  // A receipt set aside whose placement is unknown (Polygon's rules, no era saying): the root and bloom with it left
+  // out, and with it in, the reading whose root is the header's compared.
+  const unplaced = block.excludedReceipts.some((excluded) => excluded.placement === 'unknown');
+  let placed: ReceiptsReading | undefined;
+  const reading = () =>
+    (placed ??= placedReading<ReceiptsReading>(
+      unplaced ? [committed(), receipts.commitmentWithLeftOut({ rules, keccak })] : [committed()],
+      fields.receiptsRoot,
+    ).reading);
   const comparisons: Record<CheckName, Comparison> = {
-    receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => committed().receiptsRoot),
-    logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => committed().logsBloom),
+    receipts_root: compare(checks.receipts_root, fields.receiptsRoot, () => reading().receiptsRoot),
+    logs_bloom: compare(checks.logs_bloom, fields.logsBloom, () => reading().logsBloom),
     block_hash: blockHashComparison(
       compare(checks.block_hash, block.header.hash, () => keccak(encodeHeader(block.header.complete!, layout))),
       absent,
@@ -701,7 +748,8 @@ function verifyReceipts(
   // The commitment saw the blooms of the receipts in the root; those left out of it give theirs too.
   leftOut.forEach((receipt, i) => blooms?.observe(count + i, logsBloom(receipt.logs, { keccak })));
   const receiptBlooms = blooms?.comparison() ?? null;
-  const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms, withdrawals);
+  const inRoot = placed !== undefined && placed !== commitment;
+  const { verdict, reason } = verdictOf(comparisons, raw, receiptBlooms, withdrawals, block.excludedReceipts, inRoot);
   return ok({
     id: block.id ?? null,
     chain_id: block.chainId,

@@ -80,7 +80,7 @@ export const RECEIPT_ROOT_RESULT_SCHEMA: JsonSchema = {
     excluded_receipts: {
       type: 'array',
       description:
-        "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none.",
+        "Receipts sent that the chain's rules leave out of the root and the bloom (Polygon PoS before Madhugiri: Bor's state-sync receipt, recognised by its tx_hash); empty when none. No commitment covers them: where there are any, the verdict is at best not_verifiable, is_identical still the root's comparison alone.",
       items: EXCLUDED_RECEIPT_SCHEMA,
     },
     unproven_receipt: {

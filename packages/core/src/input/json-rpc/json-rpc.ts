@@ -1,5 +1,10 @@
 import { defaultRegistry, verifiedUnder, type ChainRegistry, type Verifiability } from '../../chains/registry.js';
-import { borStateSyncTxHash, stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import {
+  borStateSyncTxHash,
+  stateSyncOutcome,
+  stateSyncPlacement,
+  type ExcludedReceipt,
+} from '../../chains/state-sync.js';
 import { beforeByzantium, fromCanyon, scheduledFields } from '../../chains/fork-schedule.js';
 import { absentForkFields } from '../../chains/absent-fork-fields.js';
 import { encodeHeader } from '../../header/header-encoding.js';
@@ -550,7 +555,7 @@ function stateSyncFacts(
 ): StateSyncFacts {
   const txHash = () => {
     const { number } = header.fields;
-    if (verifiability?.status !== 'verifiable' || verifiability.stateSync !== 'receipt-outside-root') return undefined;
+    if (stateSyncPlacement(verifiability, options.rules) === undefined) return undefined;
     const hash = blockHashOf(header, options);
     return number === undefined || hash === undefined ? undefined : borStateSyncTxHash(number, hash, options);
   };
@@ -560,7 +565,8 @@ function stateSyncFacts(
 
 /**
  * On Polygon PoS before Madhugiri, the receipt whose transactionHash is Bor's
- * state-sync hash of this block: it is not part of the root and is left out.
+ * state-sync hash of this block: it is not part of the root and is left out; under
+ * Polygon's rules where no era says where it stands, it is set aside (stateSyncOutcome).
  */
 function stateSyncReceipt(
   verifiability: Verifiability | undefined,
@@ -569,9 +575,9 @@ function stateSyncReceipt(
   problems: Problems,
   options: ReadRpcBlockOptions,
 ): ExcludedReceipt | undefined {
-  if (verifiability === undefined || list.txHashes.every((hash) => hash === undefined)) return undefined;
+  if (list.txHashes.every((hash) => hash === undefined)) return undefined;
   // Receipts that name their transactions may hold the state-sync receipt, which only the era tells apart.
-  if (verifiability.status === 'era_unknown') {
+  if (verifiability?.status === 'era_unknown') {
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return undefined;
   }
@@ -784,7 +790,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   const list: unknown[] = value.receipts;
   const slab = new Slab();
   // The hashes are kept only where the state-sync rule reads them: a million views held cost what the receipts did.
-  const keepHashes = verifiability?.status === 'verifiable' && verifiability.stateSync === 'receipt-outside-root';
+  const keepHashes = stateSyncPlacement(verifiability, options.rules) !== undefined;
   const order = readReceiptOrder(list, 'receipts', problems, slab, { keepHashes, before: 0 });
   if (order === undefined || header === undefined || !problems.empty) return undefined;
   // Before Byzantium a receipt's root is hashed: one that gives a status instead cannot be (verify-block).

@@ -55,8 +55,11 @@ export interface ReceiptRootRequest {
   header?: { fields: BlockHeader; hash: Uint8Array };
   /** The receipts hashed into the root, ordered by `index`. */
   receipts: Receipt[];
-  /** Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt). */
-  excluded: ExcludedReceipt[];
+  /**
+   * Receipts sent that the chain's rules leave out of the root (Bor's state-sync receipt), or set aside where its
+   * placement is unknown (an added chain under Polygon's rules), each with the receipt as read.
+   */
+  excluded: Array<ExcludedReceipt & { receipt: Receipt }>;
   /** Whether any transaction gives its `type`: where none does, every one was read as type 0. */
   typesGiven: boolean;
   /**
@@ -529,7 +532,7 @@ export function parseReceiptRootRequest(
     }),
     receiptRoot: values.receipt_root!,
     receipts: hashed,
-    excluded: excluded === undefined ? [] : [excluded],
+    excluded: excluded === undefined ? [] : [{ ...excluded, receipt: receipts[positions[excluded.index]!]! }],
     ...(values.block_number !== undefined && { blockNumber: values.block_number }),
     ...(values.block_hash !== undefined && { blockHash: values.block_hash }),
     ...(header !== undefined && { header }),
