@@ -129,6 +129,15 @@ describe("a JSON-RPC block's member spelled another way, without the member", ()
       (b: Json) => (b.receipts[0]['Logs-Bloom'] = `0x${'ff'.repeat(256)}`),
     ],
     [`receipts[${first}].logs[0].Removed`, 'removed', mainnet, (b: Json) => (b.receipts[first].logs[0].Removed = true)],
+    // A user check: the members read since (a log's `type` and `transactionLogIndex`), spelled another way, were
+    // passed over (identical, exit 0) where the member itself is refused.
+    [`receipts[${first}].logs[0].Type`, 'type', mainnet, (b: Json) => (b.receipts[first].logs[0].Type = 'pending')],
+    [
+      `receipts[${first}].logs[0].transaction_log_index`,
+      'transactionLogIndex',
+      mainnet,
+      (b: Json) => (b.receipts[first].logs[0].transaction_log_index = '0x7'),
+    ],
   ])("%s without %s is refused at its path, by both readers, as a request body's is", (path, known, base, change) => {
     const member = path.slice(path.lastIndexOf('.') + 1);
     const expected = [[path, 'invalid_format', didYouMean(member, known)]];
@@ -224,6 +233,17 @@ describe("a header's listed transaction objects", () => {
 
   it('read whole as a node gives them: identical', () => {
     expect(problemsOf(withObjects()).verify).toBe('identical');
+  });
+
+  it('`Type` beside `type`, or alone, is refused at its path (a user check: passed over, identical)', () => {
+    const beside = withObjects((i) => (i === 2 ? { type: mainnet.receipts[2].type, Type: '0x0' } : {}));
+    expect(problemsOf(beside).verify).toEqual([
+      ['header.transactions[2].Type', 'invalid_format', twice('Type', 'type')],
+    ]);
+    const alone = withObjects((i) => (i === 2 ? { TYPE: '0x7e' } : {}));
+    expect(problemsOf(alone).verify).toEqual([
+      ['header.transactions[2].TYPE', 'invalid_format', didYouMean('TYPE', 'type')],
+    ]);
   });
 
   it('`Hash` beside `hash` is refused at its path', () => {

@@ -65,10 +65,11 @@ export const RECEIPT_SPELLINGS = new SecondSpellings([
 /** A withdrawal the header lists (body-lists.ts). */
 export const WITHDRAWAL_SPELLINGS = new SecondSpellings(['index', 'validatorIndex', 'address', 'amount']);
 
-/** A transaction object the header lists: the members that name it and repeat the block (restated-members.ts). */
+/** A transaction object the header lists: the members that name it, repeat the block and its receipt's type (restated-members.ts). */
 export const LISTED_TRANSACTION_SPELLINGS = new SecondSpellings([
   'hash',
   'blockHash',
   'blockNumber',
   'transactionIndex',
+  'type',
 ]);

@@ -23,8 +23,8 @@ export const MAX_TOPICS = 4;
 export type LogSource = 'request' | 'json-rpc';
 
 /**
- * A JSON-RPC log's second spellings, of the members its block's reader reads: its consensus fields, and those that
- * repeat its block and receipt (restated-members.ts).
+ * A JSON-RPC log's second spellings, of the members its block's reader reads: its consensus fields, those that
+ * repeat its block and receipt (restated-members.ts), and OpenEthereum's `type` and `transactionLogIndex`.
  */
 export const RPC_LOG_SPELLINGS = new SecondSpellings([
   'address',
@@ -37,6 +37,8 @@ export const RPC_LOG_SPELLINGS = new SecondSpellings([
   'transactionIndex',
   'logIndex',
   'removed',
+  'type',
+  'transactionLogIndex',
 ]);
 
 /** Places in a log whose previous text is remembered: the address, then topics 0-3. */
