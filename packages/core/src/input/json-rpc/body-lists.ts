@@ -20,6 +20,8 @@ import type { Problems } from '../values/problems.js';
 import { WITHDRAWAL_SPELLINGS } from './rpc-members.js';
 
 const isAbsent = (value: unknown) => value === undefined || value === null;
+/** An uncle's hash, as `uncles` lists it. */
+const HASH_BYTES = 32;
 
 /** `n` things named `what`, for a message: `1 uncle`, `2 uncles`. */
 export const counted = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -51,8 +53,8 @@ export function readWithdrawals(header: JsonObject, path: string, problems: Prob
 }
 
 /**
- * The header object's `uncles` (at `path`), where given: an array, and empty where the header's `sha3Uncles` is the hash
- * of no uncles; a list beside any other hash names uncles that hash, which is not checked here (the block hash covers
+ * The header object's `uncles` (at `path`), where given: an array of 32-byte hashes, and empty where the header's
+ * `sha3Uncles` is the hash of no uncles; a list beside any other hash names uncles that hash, which is not checked here (the block hash covers
  * `sha3Uncles`, not the list).
  */
 export function checkUncles(
@@ -68,6 +70,10 @@ export function checkUncles(
     problems.add(unclesPath, 'invalid_format', `an array of the uncles' hashes, got ${describe(uncles)}`);
     return;
   }
+  // Each a hash, as every node lists them: a list the block hash does not cover is still read, never passed unread.
+  uncles.forEach((uncle: unknown, i) =>
+    readHex(uncle, `${unclesPath}[${i}]`, problems, HASH_BYTES, "an uncle's 32-byte hash"),
+  );
   if (uncles.length > 0 && sha3Uncles !== undefined && bytesEqual(sha3Uncles, NO_UNCLES_HASH))
     problems.add(
       unclesPath,
