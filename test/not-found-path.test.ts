@@ -124,6 +124,15 @@ describe('404 of an unknown path', () => {
     expect(error.message).toBe(`No endpoint GET ${path.slice(0, 200)}… (5000 characters; the first 200 shown).`);
   });
 
+  it('cuts a long path before a percent-escape the 200th character would split, and says so (was: `…aaa%E…`)', async () => {
+    const path = `/v1/${'a'.repeat(194)}%E2%80%AE`;
+    const { error } = await get(path);
+    expect(error.message).toBe(`No endpoint GET ${path.slice(0, 198)}… (207 characters; the first 198 shown).`);
+    // An escape ending on the 200th character is shown whole; one begun on it is left out whole.
+    expect(shownPath(`/v1/${'a'.repeat(193)}%E2%80%AE`)).toMatch(/a%E2… \(206 characters; the first 200 shown\)$/);
+    expect(shownPath(`/v1/${'a'.repeat(195)}%E2%80%AE`)).toMatch(/a… \(208 characters; the first 199 shown\)$/);
+  });
+
   it('escapes what a path cannot carry as it is, which a client sent unencoded (was: echoed as it came)', async () => {
     const { error } = await get('/v1/a"b<c>`{d}|^');
     expect(error.message).toBe('No endpoint GET /v1/a%22b%3Cc%3E%60%7Bd%7D%7C%5E.');
