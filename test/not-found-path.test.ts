@@ -11,9 +11,10 @@ import { startServer, type RunningServer } from '../packages/service/src/server/
 import { capturingLogger, testConfig } from './helpers/server.js';
 
 let server: RunningServer;
+const log = capturingLogger();
 
 beforeAll(async () => {
-  server = await startServer(testConfig({ host: '127.0.0.1' }), { logger: capturingLogger().logger });
+  server = await startServer(testConfig({ host: '127.0.0.1' }), { logger: log.logger });
 });
 afterAll(() => server?.close());
 
@@ -32,7 +33,78 @@ function get(target: string): Promise<{ status: number; error: any }> {
   });
 }
 
+/** An answer read off a connection: its status, headers (names in lower case) and body. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The answers to `GET target` for each of `targets`, sent as written one after another on one connection (the last with
+ * `Connection: close`), read until the server ends the connection.
+ */
+function exchange(...targets: string[]): Promise<Answer[]> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect(server.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => {
+      const answers: Answer[] = [];
+      let rest = Buffer.concat(chunks).toString('latin1');
+      while (rest.length > 0) {
+        const end = rest.indexOf('\r\n\r\n');
+        const [statusLine, ...lines] = rest.slice(0, end).split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((line) => [
+            line.slice(0, line.indexOf(':')).toLowerCase(),
+            line.slice(line.indexOf(':') + 1).trim(),
+          ]),
+        );
+        const length = Number(headers['content-length'] ?? 0);
+        const body = Buffer.from(rest.slice(end + 4, end + 4 + length), 'latin1').toString('utf8');
+        answers.push({ status: Number(statusLine!.split(' ')[1]), headers, body });
+        rest = rest.slice(end + 4 + length);
+      }
+      resolve(answers);
+    });
+    socket.on('error', reject);
+    socket.write(
+      targets
+        .map(
+          (target, i) =>
+            `GET ${target} HTTP/1.1\r\nHost: x\r\n${i === targets.length - 1 ? 'Connection: close\r\n' : ''}\r\n`,
+        )
+        .join(''),
+    );
+  });
+}
+
 describe('404 of an unknown path', () => {
+  it.each(['/v1/a\\b', '/v1/usage\\', '/\\'])(
+    'answers a raw backslash in the path (%s) as any unknown path: the envelope, the backslash echoed encoded, logged, the connection kept (was: an empty 400)',
+    async (target) => {
+      const [answer, next] = await exchange(target, '/v1/health');
+      expect(answer!.status).toBe(404);
+      expect(answer!.headers['content-type']).toMatch(/^application\/json/);
+      const requestId = answer!.headers['x-request-id'];
+      expect(requestId).toBeDefined();
+      const { error } = JSON.parse(answer!.body);
+      expect(error.code).toBe('NOT_FOUND');
+      expect(error.message).toBe(`No endpoint GET ${target.replaceAll('\\', '%5C')}.`);
+      expect(answer!.headers['connection']).not.toBe('close');
+      // The connection stays open for the next request, as after any 404.
+      expect(next!.status).toBe(200);
+      expect(log.lines.find((line) => line.request_id === requestId)).toMatchObject({ status: 404, method: 'GET' });
+    },
+  );
+
+  it('keeps a backslash in the query, which is no part of the path a route matches', async () => {
+    const [answer] = await exchange('/v1/nothing?q=a\\b');
+    expect(answer!.status).toBe(404);
+    expect(JSON.parse(answer!.body).error.message).toBe('No endpoint GET /v1/nothing.');
+  });
+
   it('echoes the path as sent: percent-encoded, not decoded into a line break (was: decoded)', async () => {
     const { status, error } = await get('/v1/no%2Fsuch%0Apath');
     expect(status).toBe(404);
@@ -50,6 +122,15 @@ describe('404 of an unknown path', () => {
     const { status, error } = await get(path);
     expect(status).toBe(404);
     expect(error.message).toBe(`No endpoint GET ${path.slice(0, 200)}… (5000 characters; the first 200 shown).`);
+  });
+
+  it('cuts a long path before a percent-escape the 200th character would split, and says so (was: `…aaa%E…`)', async () => {
+    const path = `/v1/${'a'.repeat(194)}%E2%80%AE`;
+    const { error } = await get(path);
+    expect(error.message).toBe(`No endpoint GET ${path.slice(0, 198)}… (207 characters; the first 198 shown).`);
+    // An escape ending on the 200th character is shown whole; one begun on it is left out whole.
+    expect(shownPath(`/v1/${'a'.repeat(193)}%E2%80%AE`)).toMatch(/a%E2… \(206 characters; the first 200 shown\)$/);
+    expect(shownPath(`/v1/${'a'.repeat(195)}%E2%80%AE`)).toMatch(/a… \(208 characters; the first 199 shown\)$/);
   });
 
   it('escapes what a path cannot carry as it is, which a client sent unencoded (was: echoed as it came)', async () => {

@@ -80,8 +80,9 @@ const NOT_IN_PATH = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu;
 /**
  * An unknown path as a 404 echoes it: as the client sent it (still percent-encoded: `%0A` is not decoded into a line
  * break, nor `%2F` into a `/` the client did not write), without its query, its first {@link SHOWN_PATH_CHARS}
- * characters and how long it was, with any character a path cannot carry as it is (a quote, `<`, `\\`, a control, one
- * beyond ASCII) percent-encoded, so the message holds nothing a log, a terminal or a page would read as markup.
+ * characters (one or two fewer where the cut would split a `%XX` escape) and how long it was, with any character a
+ * path cannot carry as it is (a quote, `<`, `\\`, a control, one beyond ASCII) percent-encoded, so the message holds
+ * nothing a log, a terminal or a page would read as markup.
  */
 export function shownPath(target: string): string {
   const path = target.split('?', 1)[0]!;
@@ -90,7 +91,9 @@ export function shownPath(target: string): string {
       Array.from(Buffer.from(ch, 'utf8'), (byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
     );
   if (path.length <= SHOWN_PATH_CHARS) return escape(path);
-  return `${escape(path.slice(0, SHOWN_PATH_CHARS))}… (${path.length} characters; the first ${SHOWN_PATH_CHARS} shown)`;
+  // Never inside a %XX escape: one the cut would split (its `%`, or `%` and one digit, last) is left out whole.
+  const shown = path.slice(0, SHOWN_PATH_CHARS).replace(/%[0-9A-Fa-f]?$/u, '');
+  return `${escape(shown)}… (${path.length} characters; the first ${shown.length} shown)`;
 }
 
 /**

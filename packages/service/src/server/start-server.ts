@@ -10,6 +10,7 @@ import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './confi
 import { maxConnectionsFor, openFileLimit } from './connections/connection-bounds.js';
 import { serveWithLimits } from './connections/connections.js';
 import { answerClientErrors, answerConnect } from './connections/client-errors.js';
+import { withBackslashesEncoded } from './connections/request-target.js';
 import { holdContinue } from './middleware/request-head.js';
 import { rateLimitedLog } from './connections/rate-limited-log.js';
 import { startingAnswer } from './responses.js';
@@ -262,12 +263,15 @@ export async function startServer(
     // A request pipelined behind an answer that closed its connection (a refusal before its body, the last answer at
     // shutdown) is dropped unread: no answer of it could be sent, so it is neither verified nor charged (an answer
     // written once a later request was read keeps the connection open for it: drainable).
-    getRequestListener(
-      (request, env) =>
-        shutDown.dropped((env as HttpBindings).incoming)
-          ? new Response(null, { status: 503 })
-          : fetchHandler(request, env as HttpBindings),
-      { hostname: 'localhost' },
+    // A raw `\` in a path, which the adaptor refuses with an empty 400, is answered as any unknown path.
+    withBackslashesEncoded(
+      getRequestListener(
+        (request, env) =>
+          shutDown.dropped((env as HttpBindings).incoming)
+            ? new Response(null, { status: 503 })
+            : fetchHandler(request, env as HttpBindings),
+        { hostname: 'localhost' },
+      ),
     ),
     { ...config, maxConnections },
     (reason, socket) => {
