@@ -1,0 +1,117 @@
+/**
+ * The public proof, logs-proof and anchor entry points hold their arguments that are not bytes to their contract where
+ * they are entered, on real blocks (mainnet 1,000,001-1,000,030) and the real anchor proof file: a chain id, a block
+ * number, a position, a header layout, a rule set object, a filter or the file's text of another type is a TypeError
+ * or RangeError naming the argument and what it must be, never a refusal that contradicts itself ("The proof is of
+ * chain 1, not of chain 1") nor JavaScript's own error from deep inside ("text.charCodeAt is not a function").
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { verifyLogsProof, verifyLogsProofBytes } from '../packages/core/src/proof/index.js';
+import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
+import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
+import { buildArtifact, readFixtureBlock, THIRTY } from './helpers/logs-proofs.js';
+
+/** Mainnet block 1,000,023: logs in its first transactions. */
+const block = readFixtureBlock('mainnet-1000023');
+const receipts = block.receipts;
+const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
+const address = receipts[txIndex]!.logs[0]!.address;
+const ANCHOR_TEXT = readFileSync(
+  new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url),
+  'utf8',
+);
+/** An argument given as another type than its signature's, as JavaScript callers and `as any` give it. */
+const as = <T>(value: unknown) => value as T;
+
+describe('a chain id', () => {
+  const { artifact, headHash } = buildArtifact(THIRTY, { addresses: [address], topics: [] });
+
+  it('verifyLogsProofBytes and verifyLogsProof: options.chainId of another type is a TypeError naming it (was: chain-mismatch, "The proof is of chain 1, not of chain 1.")', async () => {
+    expect(verifyLogsProofBytes(artifact, { headHash, chainId: 1 }).ok).toBe(true);
+    expect(verifyLogsProofBytes(artifact, { headHash, chainId: undefined }).ok).toBe(true);
+    for (const [chainId, got] of [
+      ['1', 'a string'],
+      [1n, 'a bigint'],
+      [null, 'null'],
+    ] as const) {
+      const named = new TypeError(`options.chainId must be a number, got ${got}`);
+      expect(() => verifyLogsProofBytes(artifact, { headHash, chainId: as(chainId) })).toThrow(named);
+      await expect(verifyLogsProof([artifact], { headHash, chainId: as(chainId) })).rejects.toThrow(named);
+    }
+    expect(() => verifyLogsProofBytes(artifact, { headHash, chainId: 1.5 })).toThrow(
+      new RangeError('options.chainId must be a non-negative integer, got 1.5'),
+    );
+  });
+
+  it('anchoredHashes: a chain id of another type is a TypeError naming chainId (was: "network mainnet proves blocks of chain 1, not of chain 1")', () => {
+    expect(anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1).ok).toBe(true);
+    expect(anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, null).ok).toBe(true);
+    expect(() => anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, as('1'))).toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    expect(() => anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, as(1n))).toThrow(
+      new TypeError('chainId must be a number, got a bigint'),
+    );
+  });
+
+  it('AnchoredHashes.unproven: a chain id of another type, or none, is a TypeError naming chainId (was: "block N is of chain 1, and the anchor proof proves blocks of mainnet (chain 1)")', () => {
+    const hashes = anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1);
+    if (!hashes.ok) throw new Error(hashes.error.message);
+    const proven = hashes.value.blocks[1]!;
+    expect(hashes.value.unproven(proven.number, proven.hash, 1)).toBeNull();
+    expect(() => hashes.value.unproven(proven.number, proven.hash, as('1'))).toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    expect(() => hashes.value.unproven(proven.number, proven.hash, as(undefined))).toThrow(
+      new TypeError('chainId must be a number, got nothing'),
+    );
+  });
+});
+
+describe("a proven block's number", () => {
+  const hashes = anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1);
+  if (!hashes.ok) throw new Error(hashes.error.message);
+  const anchored = hashes.value;
+  const proven = anchored.blocks[1]!;
+
+  it('AnchoredHashes.at and unproven take a number or a bigint, as their signature says', () => {
+    expect(anchored.at(Number(proven.number))).toBe(proven);
+    expect(anchored.at(proven.number)).toBe(proven);
+    expect(anchored.unproven(Number(proven.number), proven.hash, 1)).toBeNull();
+    expect(anchored.unproven(proven.number, proven.hash, 1)).toBeNull();
+  });
+
+  it('AnchoredHashes.at and unproven: a number of another type, or none, is a TypeError naming number (was: "Cannot convert undefined to a BigInt", a string taken)', () => {
+    for (const [number, got] of [
+      [undefined, 'nothing'],
+      [null, 'null'],
+      [true, 'the boolean true'],
+      [String(proven.number), 'a string'],
+      [`0x${proven.number.toString(16)}`, 'a string'],
+    ] as const) {
+      const named = new TypeError(`number must be a number or a bigint, got ${got}`);
+      expect(() => anchored.at(as(number))).toThrow(named);
+      expect(() => anchored.unproven(as(number), proven.hash, 1)).toThrow(named);
+    }
+  });
+
+  it('AnchoredHashes.at and unproven: a number that is no block number is a RangeError naming number (was: "The number 1.5 cannot be converted to a BigInt", -1 answered)', () => {
+    for (const number of [-1, 1.5, Number.NaN, -1n]) {
+      const named = new RangeError(`number must be a non-negative integer, got ${number}`);
+      expect(() => anchored.at(number)).toThrow(named);
+      expect(() => anchored.unproven(number, proven.hash, 1)).toThrow(named);
+    }
+  });
+});
+
+describe("the anchor proof file's text", () => {
+  it('verifyAnchorProof and anchoredHashes: bytes in place of the text are a TypeError naming text (was: "text.charCodeAt is not a function")', () => {
+    const named = new TypeError("text must be a string (the file's text, read as UTF-8), got a Uint8Array");
+    const bytes = Buffer.from(ANCHOR_TEXT);
+    expect(() => verifyAnchorProof(as(bytes), MAINNET_CHECKPOINT)).toThrow(named);
+    expect(() => verifyAnchorProof(as(new Uint8Array(bytes)), MAINNET_CHECKPOINT)).toThrow(named);
+    expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, 1)).toThrow(named);
+    expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, null)).toThrow(named);
+  });
+});
