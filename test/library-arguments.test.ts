@@ -7,15 +7,29 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifyLogsProof, verifyLogsProofBytes } from '../packages/core/src/proof/index.js';
+import { defaultKeccak256, RULE_SETS, type HeaderLayout } from '../packages/core/src/index.js';
+import {
+  logProof,
+  LogsProofBuilder,
+  receiptProof,
+  verifyBlockReceiptProof,
+  verifyLogProof,
+  verifyLogsProof,
+  verifyLogsProofBytes,
+  verifyReceiptProof,
+} from '../packages/core/src/proof/index.js';
 import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
 import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
 import { buildArtifact, readFixtureBlock, THIRTY } from './helpers/logs-proofs.js';
 
 /** Mainnet block 1,000,023: logs in its first transactions. */
 const block = readFixtureBlock('mainnet-1000023');
+const header = block.header.complete!;
 const receipts = block.receipts;
 const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
+const proof = receiptProof(receipts, txIndex);
+const headerRlp = logProof(header, receipts, txIndex, 0).headerRlp;
+const blockHash = defaultKeccak256(headerRlp);
 const address = receipts[txIndex]!.logs[0]!.address;
 const ANCHOR_TEXT = readFileSync(
   new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url),
@@ -102,6 +116,81 @@ describe("a proven block's number", () => {
       expect(() => anchored.at(number)).toThrow(named);
       expect(() => anchored.unproven(number, proven.hash, 1)).toThrow(named);
     }
+  });
+});
+
+describe('proof options and positions', () => {
+  it('verifyBlockReceiptProof, verifyLogProof and logProof: options.layout that is no layout object is a TypeError naming it (was: "Cannot read properties of undefined")', () => {
+    expect(verifyBlockReceiptProof(blockHash, headerRlp, proof, { layout: as<HeaderLayout>(undefined) }).ok).toBe(true);
+    const log = logProof(header, receipts, txIndex, 0);
+    for (const [layout, message] of [
+      ['ethereum', 'a header layout object (ETHEREUM_HEADER), got the string "ethereum"'],
+      [
+        'Ethereum',
+        'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got the string "Ethereum", which names none',
+      ],
+      [
+        {},
+        'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got an object without its fields',
+      ],
+      [{ name: 'aura' }, 'a header layout object (AURA_HEADER), got an object without its fields'],
+      [42, 'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got the number 42'],
+    ] as const) {
+      const named = new TypeError(`options.layout must be ${message}`);
+      expect(() => verifyBlockReceiptProof(blockHash, headerRlp, proof, { layout: as(layout) })).toThrow(named);
+      expect(() => verifyLogProof(blockHash, log, { layout: as(layout) })).toThrow(named);
+      expect(() => logProof(header, receipts, txIndex, 0, { layout: as(layout) })).toThrow(named);
+    }
+  });
+
+  it('verifyReceiptProof: a rule set object whose name names none is the RangeError naming options.rules.name (was: a TypeError, "an object without its layouts")', () => {
+    expect(() => verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: as({ name: 'foo' }) })).toThrow(
+      new RangeError(
+        'options.rules.name must name a rule set, one of ethereum, optimism, arbitrum, scroll, polygon; got "foo"',
+      ),
+    );
+    // A name of a rule set, in an object without its layouts, still names the object to pass.
+    expect(() =>
+      verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: as({ name: 'ethereum' }) }),
+    ).toThrow(
+      new TypeError('options.rules must be a rule set object (RULE_SETS.ethereum), got an object without its layouts'),
+    );
+    expect(verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: RULE_SETS.ethereum }).ok).toBe(true);
+  });
+
+  it('logProof: a txIndex or logIndex of another type is named, not blamed on logIndex (was: "logIndex must be a position of the 4 logs of receipt 1, got 1")', () => {
+    expect(logProof(header, receipts, txIndex, 0).logIndex).toBe(0);
+    expect(() => logProof(header, receipts, as(String(txIndex)), 0)).toThrow(
+      new RangeError(`txIndex must be a non-negative integer (a number), got the string "${txIndex}".`),
+    );
+    expect(() => logProof(header, receipts, txIndex, as('0'))).toThrow(
+      new RangeError('logIndex must be a non-negative integer (a number), got the string "0".'),
+    );
+    expect(() => logProof(header, receipts, -1, 0)).toThrow(
+      new RangeError('txIndex must be a non-negative integer, got -1.'),
+    );
+    expect(() => logProof(header, receipts, receipts.length, 0)).toThrow(
+      new RangeError(`txIndex must be a position of the ${receipts.length} receipts, got ${receipts.length}.`),
+    );
+  });
+});
+
+describe('a logs filter', () => {
+  const range = { chainId: 1, fromBlock: 1_000_001, toBlock: 1_000_030 };
+
+  it('LogsProofBuilder: a filter without topics is a TypeError naming filter.topics (was: "Cannot read properties of undefined")', () => {
+    expect(() => new LogsProofBuilder({ ...range, filter: { addresses: [address], topics: [] } })).not.toThrow();
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ addresses: [address] }) })).toThrow(
+      new TypeError(
+        'filter.topics must be an array of topic positions, each an array of 32-byte Uint8Arrays ([] for any topics), got nothing',
+      ),
+    );
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ topics: [] }) })).toThrow(
+      new TypeError('filter.addresses must be an array of Uint8Arrays, got nothing'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ addresses: [address], topics: ['0xddf2'] }) })).toThrow(
+      new TypeError('filter.topics[0] must be an array of Uint8Arrays, got a string'),
+    );
   });
 });
 
