@@ -9,6 +9,7 @@ import {
 import { ChainConflictError, EvidenceError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { kindOf, show } from '../json/show.js';
+import { checkBlockNumber, checkChainId } from './chain-arguments.js';
 import { BUILTIN_CHAINS } from './builtin.js';
 import {
   CHECK_NAMES,
@@ -398,28 +399,6 @@ function checkEraStarts(eras: readonly Era[], path: string): void {
         `${path}[${i}].from must be after the era before (${eras[i - 1]!.from}): eras are in block order; got ${era.from}`,
       );
   });
-}
-
-/**
- * Holds a block number: a non-negative safe integer, or a non-negative bigint (a header's number); a TypeError for
- * another type, a RangeError for another number. An era looked up for -1 or 1.5 would answer for a block that is none.
- */
-function checkBlockNumber(blockNumber: unknown, argument: string): asserts blockNumber is number | bigint {
-  if (typeof blockNumber === 'bigint') {
-    if (blockNumber < 0n) throw new RangeError(`${argument} must be a non-negative integer, got ${blockNumber}`);
-    return;
-  }
-  if (typeof blockNumber !== 'number')
-    throw new TypeError(`${argument} must be a number or a bigint, got ${kindOf(blockNumber)}`);
-  if (!Number.isSafeInteger(blockNumber) || blockNumber < 0)
-    throw new RangeError(`${argument} must be a non-negative integer, got ${blockNumber}`);
-}
-
-/** Holds an argument to a chain id: a TypeError for another type than a number, a RangeError for another number. */
-function checkChainId(chainId: unknown, argument: string): asserts chainId is number {
-  if (typeof chainId !== 'number') throw new TypeError(`${argument} must be a number, got ${kindOf(chainId)}`);
-  if (!Number.isSafeInteger(chainId) || chainId < 0)
-    throw new RangeError(`${argument} must be a non-negative integer, got ${chainId}`);
 }
 
 /** Chain id → chain, with the rule set resolved. */

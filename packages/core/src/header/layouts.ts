@@ -1,3 +1,4 @@
+import { kindOf, show } from '../json/show.js';
 import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type BlockHeader, type HeaderFieldSpec } from './header-fields.js';
 
 /** The header layouts the verifier knows. */
@@ -107,6 +108,33 @@ export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = 
   aura: AURA_HEADER,
   avalanche: AVALANCHE_HEADER,
 };
+
+/**
+ * Holds an argument to a header layout object (`ETHEREUM_HEADER`, or the `header` that `verifiability` gives), where a
+ * function takes one (`options.layout`), as {@link checkRuleSet} holds a rule set: a name in its place, or anything
+ * without a layout's `fields`, is a TypeError naming the argument and the object to pass (all of them, for a name of
+ * none), never JavaScript's own error where the header is first read.
+ * @example
+ * checkHeaderLayout('ethereum', 'options.layout') // TypeError: options.layout must be a header layout object (ETHEREUM_HEADER), got the string "ethereum"
+ */
+export function checkHeaderLayout(value: unknown, argument: string): asserts value is HeaderLayout {
+  const object =
+    typeof value === 'object' && value !== null ? (value as Partial<Record<keyof HeaderLayout, unknown>>) : null;
+  if (Array.isArray(object?.fields)) return;
+  const name = typeof value === 'string' ? value : object?.name;
+  const known = typeof name === 'string' && Object.hasOwn(HEADER_LAYOUTS, name);
+  const constant = (layout: string) => `${layout.toUpperCase()}_HEADER`;
+  const expected = known
+    ? `a header layout object (${constant(name)}),`
+    : `a header layout object, one of ${Object.keys(HEADER_LAYOUTS).map(constant).join(', ')};`;
+  const got =
+    typeof value === 'string'
+      ? `the string ${show(value)}${known ? '' : ', which names none'}`
+      : object !== null && !Array.isArray(value)
+        ? 'an object without its fields'
+        : kindOf(value);
+  throw new TypeError(`${argument} must be ${expected} got ${got}`);
+}
 
 /** "an aura header", "an avalanche header", "an ethereum header": a header of `layout`, for messages. */
 export const aHeaderOf = (layout: HeaderLayout): string => `${withArticle(layout.name)} header`;

@@ -33,7 +33,8 @@ export interface ProvenBlockReceipt extends ProvenReceipt {
  * Returns the receipt with its header, or a refusal that says which part fails.
  *
  * @throws TypeError when `blockHash`, `headerRlp`, `proof.receiptsRoot` or a node of `proof.proof` is not a Uint8Array
- * (hex text among others), or `options.rules` not a rule set object; RangeError when a hash or root is not 32 bytes,
+ * (hex text among others), `options.rules` not a rule set object, or `options.layout` not a header layout object;
+ * RangeError when a hash or root is not 32 bytes,
  * and, once the header holds, for `proof.index` as {@link verifyReceiptProof}.
  * @example
  * const proven = verifyBlockReceiptProof(blockHash, headerRlp, receiptProof(receipts, 3), { rules })

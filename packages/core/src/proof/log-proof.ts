@@ -41,8 +41,9 @@ export interface ProvenLog {
 /**
  * The proof that log `logIndex` of transaction `txIndex` is in the block whose header is `header`.
  *
- * @throws RangeError for a position that is not there; TypeError or RangeError naming `header.receiptsRoot` when it is
- * not 32 bytes (hex text), TypeError naming `options.rules` when it is not a rule set object; InvalidReceiptError when
+ * @throws RangeError naming `txIndex` or `logIndex` when it is not a non-negative integer (a number) or not there;
+ * TypeError or RangeError naming `header.receiptsRoot` when it is not 32 bytes (hex text), TypeError naming
+ * `options.rules` or `options.layout` when it is not a rule set or header layout object; InvalidReceiptError when
  * the receipts are not the header's (their root is not its receiptsRoot).
  * @example
  * const proof = logProof(header, receipts, 12, 0, { rules: RULE_SETS.ethereum })
@@ -57,10 +58,14 @@ export function logProof(
 ): LogProof {
   checkBytes(header.receiptsRoot, 'header.receiptsRoot', HASH_BYTES);
   checkProofOptions(options);
+  // Each position by its own name first: a string '1' indexes the receipts as JavaScript reads it, and was blamed on
+  // logIndex.
+  checkPosition('txIndex', txIndex);
+  checkPosition('logIndex', logIndex);
   const logs = receipts[txIndex]?.logs;
   if (logs === undefined)
     throw new RangeError(`txIndex must be a position of the ${receipts.length} receipts, got ${txIndex}.`);
-  if (!Number.isSafeInteger(logIndex) || logIndex < 0 || logIndex >= logs.length)
+  if (logIndex >= logs.length)
     throw new RangeError(
       `logIndex must be a position of the ${logs.length} logs of receipt ${txIndex}, got ${logIndex}.`,
     );
@@ -80,7 +85,7 @@ export function logProof(
  *
  * @throws RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index);
  * TypeError or RangeError, as {@link verifyBlockReceiptProof}, naming `blockHash`, `proof.headerRlp` or the part of
- * `proof.receiptProof` that is not bytes of its size, or `options.rules`.
+ * `proof.receiptProof` that is not bytes of its size, or `options.rules` or `options.layout`.
  * @example
  * const proven = verifyLogProof(blockHash, proof)
  * if (proven.ok) proven.value.log.topics[0]

@@ -1,5 +1,7 @@
 import { bloomBits, bloomHasBits } from '../bloom/bloom.js';
+import { checkBytesList } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
+import { kindOf } from '../json/show.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import type { Log } from '../receipts/receipt.js';
 
@@ -43,6 +45,25 @@ export function logsFilterProblem(filter: LogsFilter): string | null {
   return null;
 }
 
+/**
+ * Holds a filter argument (`name`) to its shape: an object whose `addresses` is a list of bytes and whose `topics` is a
+ * list of positions, each a list of bytes (both members required, `[]` for any). A filter that leaves a member out is a
+ * TypeError naming it, not JavaScript's own error where it is first read; the items' sizes are
+ * {@link logsFilterProblem}'s to judge.
+ * @example checkLogsFilter({ addresses: [usdt] }, 'filter') // TypeError: filter.topics must be an array of topic positions, …
+ */
+export function checkLogsFilter(filter: unknown, name: string): asserts filter is LogsFilter {
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter))
+    throw new TypeError(`${name} must be an object with addresses and topics, got ${kindOf(filter)}`);
+  const { addresses, topics } = filter as Partial<Record<keyof LogsFilter, unknown>>;
+  checkBytesList(addresses, `${name}.addresses`);
+  if (!Array.isArray(topics))
+    throw new TypeError(
+      `${name}.topics must be an array of topic positions, each an array of 32-byte Uint8Arrays ([] for any topics), got ${kindOf(topics)}`,
+    );
+  topics.forEach((alternatives, i) => checkBytesList(alternatives, `${name}.topics[${i}]`));
+}
+
 /** A filter made ready to test many blooms and logs: every item's bloom bits computed once. */
 export interface CompiledLogsFilter {
   filter: LogsFilter;
@@ -60,12 +81,14 @@ const anyEqual = (items: readonly Uint8Array[], item: Uint8Array) => items.some(
 /**
  * Compiles a filter (checked by {@link logsFilterProblem}) for {@link CompiledLogsFilter}'s tests.
  *
- * @throws RangeError when the filter is not one, naming the member.
+ * @throws TypeError naming the member when the filter lacks one or an item is not bytes ({@link checkLogsFilter});
+ * RangeError when the filter is not one, naming the member.
  * @example
  * const filter = compileLogsFilter({ addresses: [usdt], topics: [[transferTopic]] })
  * filter.mayMatch(header.logsBloom) // false: no USDT Transfer in this block
  */
 export function compileLogsFilter(filter: LogsFilter, options: HashOptions = {}): CompiledLogsFilter {
+  checkLogsFilter(filter, 'filter');
   const problem = logsFilterProblem(filter);
   if (problem !== null) throw new RangeError(`filter.${problem}.`);
   const bits = (items: readonly Uint8Array[]) => items.map((item) => bloomBits(item, options));

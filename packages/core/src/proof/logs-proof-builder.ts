@@ -45,7 +45,10 @@ export class LogsProofBuilder {
   readonly #check: LogsRangeCheck;
   readonly #keccak: Keccak256;
 
-  /** @throws RangeError when the range runs backwards or its filter is not one. */
+  /**
+   * @throws RangeError when the range runs backwards or its filter is not one; TypeError naming the filter's member
+   * that is missing or not a list of bytes (`filter.topics`).
+   */
   constructor(range: LogsRange, options: LogsRangeOptions = {}) {
     const { fromBlock, toBlock } = range;
     if (!Number.isSafeInteger(fromBlock) || !Number.isSafeInteger(toBlock) || fromBlock < 0 || fromBlock > toBlock)

@@ -2,6 +2,7 @@ import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { err, ok, type Result } from '../result.js';
 import type { EthLog } from './eth-log.js';
+import { checkChainId } from '../chains/chain-arguments.js';
 import { formatBlock } from '../chains/registry.js';
 import { logsFilterProblem, sameLogsFilter, type LogsFilter } from './logs-filter.js';
 import {
@@ -71,10 +72,12 @@ export class LogsProofVerifier {
 
   /**
    * @throws TypeError when `options.headHash` is neither a {@link HeadCheck} nor a Uint8Array (hex text among others),
-   * RangeError when it is not 32 bytes.
+   * RangeError when it is not 32 bytes; TypeError or RangeError naming `options.chainId`, where given, when it is not a
+   * chain id (a non-negative integer): a `'1'` would be "chain 1, not chain 1".
    */
   constructor(options: LogsProofVerifyOptions) {
     if (typeof options.headHash !== 'function') checkBytes(options.headHash, 'headHash', HASH_BYTES);
+    if (options.chainId !== undefined) checkChainId(options.chainId, 'options.chainId');
     this.#options = options;
     this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
   }
@@ -226,7 +229,7 @@ const describeFilter = (filter: LogsFilter): string =>
  * Verifies a logs proof from a stream of chunks (a file, a request body), handing the logs of each
  * block to `onLogs` as they are proven in their blocks; the range is whole and hangs from the head
  * hash only when the result is ok, so `onLogs` keeps them aside until then. A chunk that is not a Uint8Array, or a head
- * hash that is not 32 bytes, throws as {@link LogsProofVerifier} does.
+ * hash that is not 32 bytes, or a chain id that is none, throws as {@link LogsProofVerifier} does.
  *
  * @example
  * const verdict = await verifyLogsProof(createReadStream('usdt.elp'), { headHash, onLogs: (logs) => out.push(...logs) })
@@ -248,7 +251,7 @@ export async function verifyLogsProof(
 /**
  * Verifies a logs proof held whole in memory: the summary and every matching log, or the first fault.
  * @throws TypeError when `artifact` or `options.headHash` is not a Uint8Array (hex text among others), RangeError when
- * the head hash is not 32 bytes.
+ * the head hash is not 32 bytes; TypeError or RangeError naming `options.chainId` as {@link LogsProofVerifier}.
  * @example verifyLogsProofBytes(artifact, { headHash }).ok
  */
 export function verifyLogsProofBytes(

@@ -1,5 +1,6 @@
 import { checkBytes, checkBytesList, HASH_BYTES } from '../bytes/check-bytes.js';
 import { EvmIntegrityError } from '../errors.js';
+import { checkHeaderLayout, type HeaderLayout } from '../header/layouts.js';
 import { kindOf, show } from '../json/show.js';
 import { decodeReceipt } from '../receipts/receipt-decoding.js';
 import type { EncodeReceiptOptions } from '../receipts/receipt-encoding.js';
@@ -45,9 +46,13 @@ export const checkPosition = (name: string, value: number): void => {
 
 const checkIndex = (index: number) => checkPosition('index', index);
 
-/** Holds a proof function's options to their contract: `rules`, where given, a rule set object. */
-export const checkProofOptions = (options: EncodeReceiptOptions): void => {
+/**
+ * Holds a proof function's options to their contract: `rules`, where given, a rule set object; `layout` (of the proofs
+ * bound to a block), where given, a header layout object.
+ */
+export const checkProofOptions = (options: EncodeReceiptOptions & { layout?: HeaderLayout }): void => {
   if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
+  if (options.layout !== undefined) checkHeaderLayout(options.layout, 'options.layout');
 };
 
 /**

@@ -76,7 +76,7 @@ export function checkRuleSetName(value: unknown, argument: string): asserts valu
  * Holds an argument to a rule set object (`RULE_SETS.optimism`, or an era's variant the registry gives), where a
  * function takes one (`options.rules`): a name in its place, or anything else without a rule set's `layouts`, is a
  * TypeError naming the argument and the object to pass (all of them, for a name of none); an object whose `name` names
- * no rule set is refused as {@link checkRuleSetName} refuses it (`options.rules.name`).
+ * no rule set, with its layouts or without, is refused as {@link checkRuleSetName} refuses it (`options.rules.name`).
  * @example
  * checkRuleSet('optimism', 'options.rules') // TypeError: options.rules must be a rule set object (RULE_SETS.optimism), got the string "optimism"
  */
@@ -86,6 +86,9 @@ export function checkRuleSet(value: unknown, argument: string): asserts value is
   if (object?.layouts instanceof Map) return checkRuleSetName(object.name, `${argument}.name`);
   const name = typeof value === 'string' ? value : object?.name;
   const known = typeof name === 'string' && (RULE_SET_NAMES as string[]).includes(name);
+  // An object whose name names none is refused for that name, layouts or not: no object to pass would be the right one.
+  if (typeof name === 'string' && !known && object !== null && !Array.isArray(value))
+    return checkRuleSetName(name, `${argument}.name`);
   // The list of every rule set holds commas: a semicolon sets what was given apart from it.
   const expected = known
     ? `a rule set object (RULE_SETS.${name}),`

@@ -6,10 +6,12 @@
  */
 import { checkBytes, HASH_BYTES } from '../../bytes/check-bytes.js';
 import { bytesToHex, prefixedHex } from '../../bytes/hex.js';
+import { checkBlockNumber, checkChainId } from '../../chains/chain-arguments.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
 import { beaconNetwork, type BeaconNetwork } from '../networks.js';
 import {
+  checkAnchorText,
   readAnchorFileHead,
   verifyAnchorProof,
   type AnchorRefusal,
@@ -83,17 +85,24 @@ export class AnchoredHashes {
     return this.#byHash.get(bytesToHex(hash));
   }
 
-  /** The proven block numbered `number`; undefined when the file proves none. */
+  /**
+   * The proven block numbered `number`; undefined when the file proves none.
+   * @throws TypeError naming `number` when it is neither a number nor a bigint (a string among others), RangeError when
+   * it is no block number (-1, 1.5, NaN).
+   */
   at(number: number | bigint): ProvenBlock | undefined {
+    checkBlockNumber(number, 'number');
     return this.#byNumber.get(BigInt(number));
   }
 
   /**
    * Why the file proves nothing of chain `chainId` (a `network` refusal naming both chains), or null when `chainId` is
    * its network's chain: the one rule for a proof of another chain, whenever its chain becomes known.
+   * @throws TypeError or RangeError naming `chainId` when it is no chain id (a `'1'` would be "chain 1, not of chain 1").
    * @example hashes.chainRefusal(10) // { line: 1, reason: 'network', message: 'network mainnet proves blocks of chain 1, not of chain 10' }
    */
   chainRefusal(chainId: number): AnchorRefusal | null {
+    checkChainId(chainId, 'chainId');
     const { network, chainId: own } = this.verdict;
     return otherChain({ name: network, executionChainId: own }, chainId, 1);
   }
@@ -102,11 +111,14 @@ export class AnchoredHashes {
    * Why block `number` of chain `chainId` with hash `hash` is not anchored, or null when the file proves exactly that
    * block, the number with the hash: a proven hash under another number is not (a hash names one block, and the caller
    * takes the number as the block's), nor is a block of another chain than the file's network's.
-   * @throws TypeError when `hash` is not a Uint8Array, RangeError when it is not 32 bytes.
+   * @throws TypeError when `hash` is not a Uint8Array, RangeError when it is not 32 bytes; TypeError or RangeError naming
+   * `number` when it is no block number (as {@link at}), or `chainId` when it is no chain id (a `'1'`, or none).
    * @example hashes.unproven(19426587, hash, 1) // null, or "block 19426587's hash 0x… is not among the blocks …"
    */
   unproven(number: number | bigint, hash: Uint8Array, chainId: number): string | null {
+    checkBlockNumber(number, 'number');
     checkBytes(hash, 'hash', HASH_BYTES);
+    checkChainId(chainId, 'chainId');
     if (chainId !== this.verdict.chainId)
       return `block ${number} is of chain ${chainId}, and the anchor proof proves blocks of ${this.verdict.network} (chain ${this.verdict.chainId})`;
     const proven = this.#byHash.get(bytesToHex(hash));
@@ -126,7 +138,8 @@ export class AnchoredHashes {
  * @example
  * const anchored = anchoredHashes(readFileSync('anchor.jsonl', 'utf8'), hexToBytes(checkpoint), 1);
  * if (anchored.ok) anchored.value.unproven(header.number, blockHash, 1); // null: block hash proven from the checkpoint
- * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, as {@link verifyAnchorProof}.
+ * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, or `text` when it is not a string, as
+ * {@link verifyAnchorProof}; TypeError or RangeError naming `chainId` when it is neither null nor a chain id (a `'1'`).
  */
 export function anchoredHashes(
   text: string,
@@ -135,7 +148,9 @@ export function anchoredHashes(
 ): Result<AnchoredHashes, AnchorRefusal> {
   // The trusted root first: a root the caller holds wrong is its mistake, thrown before anything of the file is judged.
   checkBytes(checkpoint, 'checkpoint', HASH_BYTES);
+  checkAnchorText(text);
   if (chainId !== null) {
+    checkChainId(chainId, 'chainId');
     // The chain first, from the head alone: a file of another chain proves nothing of this one, however its records
     // fare, so no record is verified (and none refused) for it. A head that does not read is the verifier's to refuse.
     const { head, line } = readAnchorFileHead(text);

@@ -4,12 +4,13 @@
  * the first record that does not refuses the whole file, naming its line. A verdict lists every
  * execution block the file proves; nothing in it rests on a hash the file merely states.
  */
-import { checkBytes, HASH_BYTES } from '../../bytes/check-bytes.js';
+import { checkBytes, HASH_BYTES, isBytes } from '../../bytes/check-bytes.js';
 import { bytesEqual, prefixedHex } from '../../bytes/hex.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader } from '../../header/header-decoding.js';
 import { defaultKeccak256 } from '../../keccak/keccak.js';
 import { err, ok, type Result } from '../../result.js';
+import { kindOf } from '../../json/show.js';
 import { epochOf, trustEpochRoot, verifyPreMergeHeader } from '../accumulator.js';
 import { blockHashGindex, historicalEntryOf, verifyPostMergeBlock } from '../beacon-block-proof.js';
 import { isValidBranch, parentOf, type Node } from '../merkle-branch.js';
@@ -418,14 +419,27 @@ export function readAnchorFileHead(text: string): {
 }
 
 /**
+ * Holds the text of an anchor proof file to a string: the file's bytes in its place (a Buffer `readFileSync` gave
+ * without an encoding) are a TypeError naming `text`, not JavaScript's own error from deep in the reader.
+ */
+export function checkAnchorText(text: unknown): asserts text is string {
+  if (typeof text !== 'string')
+    throw new TypeError(
+      `text must be a string (the file's text, read as UTF-8), got ${isBytes(text) ? 'a Uint8Array' : kindOf(text)}`,
+    );
+}
+
+/**
  * Verifies a whole anchor proof file held as text against the trusted `checkpoint` root. The text may start with one
  * byte order mark (U+FEFF), as a file an editor saved.
- * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, as {@link AnchorProofVerifier.start}.
+ * @throws TypeError or RangeError naming `checkpoint` when it is not 32 bytes, as {@link AnchorProofVerifier.start};
+ * TypeError naming `text` when it is not a string (the file's bytes among others).
  * @example
  * const verdict = verifyAnchorProof(readFileSync('proof.jsonl', 'utf8'), hexToBytes(checkpoint));
  * if (verdict.ok) for (const block of verdict.value.blocks) console.log(block.number, prefixedHex(block.hash));
  */
 export function verifyAnchorProof(text: string, checkpoint: Node): Result<AnchorVerdict, AnchorRefusal> {
+  checkAnchorText(text);
   // Line by line in place: an array of the lines would hold something for each one, blank ones too.
   const lineEnd = (from: number): number => {
     const end = text.indexOf('\n', from);

@@ -1,0 +1,206 @@
+/**
+ * The public proof, logs-proof and anchor entry points hold their arguments that are not bytes to their contract where
+ * they are entered, on real blocks (mainnet 1,000,001-1,000,030) and the real anchor proof file: a chain id, a block
+ * number, a position, a header layout, a rule set object, a filter or the file's text of another type is a TypeError
+ * or RangeError naming the argument and what it must be, never a refusal that contradicts itself ("The proof is of
+ * chain 1, not of chain 1") nor JavaScript's own error from deep inside ("text.charCodeAt is not a function").
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { defaultKeccak256, RULE_SETS, type HeaderLayout } from '../packages/core/src/index.js';
+import {
+  logProof,
+  LogsProofBuilder,
+  receiptProof,
+  verifyBlockReceiptProof,
+  verifyLogProof,
+  verifyLogsProof,
+  verifyLogsProofBytes,
+  verifyReceiptProof,
+} from '../packages/core/src/proof/index.js';
+import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
+import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
+import { buildArtifact, readFixtureBlock, THIRTY } from './helpers/logs-proofs.js';
+
+/** Mainnet block 1,000,023: logs in its first transactions. */
+const block = readFixtureBlock('mainnet-1000023');
+const header = block.header.complete!;
+const receipts = block.receipts;
+const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
+const proof = receiptProof(receipts, txIndex);
+const headerRlp = logProof(header, receipts, txIndex, 0).headerRlp;
+const blockHash = defaultKeccak256(headerRlp);
+const address = receipts[txIndex]!.logs[0]!.address;
+const ANCHOR_TEXT = readFileSync(
+  new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url),
+  'utf8',
+);
+/** An argument given as another type than its signature's, as JavaScript callers and `as any` give it. */
+const as = <T>(value: unknown) => value as T;
+
+describe('a chain id', () => {
+  const { artifact, headHash } = buildArtifact(THIRTY, { addresses: [address], topics: [] });
+
+  it('verifyLogsProofBytes and verifyLogsProof: options.chainId of another type is a TypeError naming it (was: chain-mismatch, "The proof is of chain 1, not of chain 1.")', async () => {
+    expect(verifyLogsProofBytes(artifact, { headHash, chainId: 1 }).ok).toBe(true);
+    expect(verifyLogsProofBytes(artifact, { headHash, chainId: undefined }).ok).toBe(true);
+    for (const [chainId, got] of [
+      ['1', 'a string'],
+      [1n, 'a bigint'],
+      [null, 'null'],
+    ] as const) {
+      const named = new TypeError(`options.chainId must be a number, got ${got}`);
+      expect(() => verifyLogsProofBytes(artifact, { headHash, chainId: as(chainId) })).toThrow(named);
+      await expect(verifyLogsProof([artifact], { headHash, chainId: as(chainId) })).rejects.toThrow(named);
+    }
+    expect(() => verifyLogsProofBytes(artifact, { headHash, chainId: 1.5 })).toThrow(
+      new RangeError('options.chainId must be a non-negative integer, got 1.5'),
+    );
+  });
+
+  it('anchoredHashes: a chain id of another type is a TypeError naming chainId (was: "network mainnet proves blocks of chain 1, not of chain 1")', () => {
+    expect(anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1).ok).toBe(true);
+    expect(anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, null).ok).toBe(true);
+    expect(() => anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, as('1'))).toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    expect(() => anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, as(1n))).toThrow(
+      new TypeError('chainId must be a number, got a bigint'),
+    );
+  });
+
+  it('AnchoredHashes.unproven: a chain id of another type, or none, is a TypeError naming chainId (was: "block N is of chain 1, and the anchor proof proves blocks of mainnet (chain 1)")', () => {
+    const hashes = anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1);
+    if (!hashes.ok) throw new Error(hashes.error.message);
+    const proven = hashes.value.blocks[1]!;
+    expect(hashes.value.unproven(proven.number, proven.hash, 1)).toBeNull();
+    expect(() => hashes.value.unproven(proven.number, proven.hash, as('1'))).toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    expect(() => hashes.value.unproven(proven.number, proven.hash, as(undefined))).toThrow(
+      new TypeError('chainId must be a number, got nothing'),
+    );
+  });
+});
+
+describe("a proven block's number", () => {
+  const hashes = anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1);
+  if (!hashes.ok) throw new Error(hashes.error.message);
+  const anchored = hashes.value;
+  const proven = anchored.blocks[1]!;
+
+  it('AnchoredHashes.at and unproven take a number or a bigint, as their signature says', () => {
+    expect(anchored.at(Number(proven.number))).toBe(proven);
+    expect(anchored.at(proven.number)).toBe(proven);
+    expect(anchored.unproven(Number(proven.number), proven.hash, 1)).toBeNull();
+    expect(anchored.unproven(proven.number, proven.hash, 1)).toBeNull();
+  });
+
+  it('AnchoredHashes.at and unproven: a number of another type, or none, is a TypeError naming number (was: "Cannot convert undefined to a BigInt", a string taken)', () => {
+    for (const [number, got] of [
+      [undefined, 'nothing'],
+      [null, 'null'],
+      [true, 'the boolean true'],
+      [String(proven.number), 'a string'],
+      [`0x${proven.number.toString(16)}`, 'a string'],
+    ] as const) {
+      const named = new TypeError(`number must be a number or a bigint, got ${got}`);
+      expect(() => anchored.at(as(number))).toThrow(named);
+      expect(() => anchored.unproven(as(number), proven.hash, 1)).toThrow(named);
+    }
+  });
+
+  it('AnchoredHashes.at and unproven: a number that is no block number is a RangeError naming number (was: "The number 1.5 cannot be converted to a BigInt", -1 answered)', () => {
+    for (const number of [-1, 1.5, Number.NaN, -1n]) {
+      const named = new RangeError(`number must be a non-negative integer, got ${number}`);
+      expect(() => anchored.at(number)).toThrow(named);
+      expect(() => anchored.unproven(number, proven.hash, 1)).toThrow(named);
+    }
+  });
+});
+
+describe('proof options and positions', () => {
+  it('verifyBlockReceiptProof, verifyLogProof and logProof: options.layout that is no layout object is a TypeError naming it (was: "Cannot read properties of undefined")', () => {
+    expect(verifyBlockReceiptProof(blockHash, headerRlp, proof, { layout: as<HeaderLayout>(undefined) }).ok).toBe(true);
+    const log = logProof(header, receipts, txIndex, 0);
+    for (const [layout, message] of [
+      ['ethereum', 'a header layout object (ETHEREUM_HEADER), got the string "ethereum"'],
+      [
+        'Ethereum',
+        'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got the string "Ethereum", which names none',
+      ],
+      [
+        {},
+        'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got an object without its fields',
+      ],
+      [{ name: 'aura' }, 'a header layout object (AURA_HEADER), got an object without its fields'],
+      [42, 'a header layout object, one of ETHEREUM_HEADER, AURA_HEADER, AVALANCHE_HEADER; got the number 42'],
+    ] as const) {
+      const named = new TypeError(`options.layout must be ${message}`);
+      expect(() => verifyBlockReceiptProof(blockHash, headerRlp, proof, { layout: as(layout) })).toThrow(named);
+      expect(() => verifyLogProof(blockHash, log, { layout: as(layout) })).toThrow(named);
+      expect(() => logProof(header, receipts, txIndex, 0, { layout: as(layout) })).toThrow(named);
+    }
+  });
+
+  it('verifyReceiptProof: a rule set object whose name names none is the RangeError naming options.rules.name (was: a TypeError, "an object without its layouts")', () => {
+    expect(() => verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: as({ name: 'foo' }) })).toThrow(
+      new RangeError(
+        'options.rules.name must name a rule set, one of ethereum, optimism, arbitrum, scroll, polygon; got "foo"',
+      ),
+    );
+    // A name of a rule set, in an object without its layouts, still names the object to pass.
+    expect(() =>
+      verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: as({ name: 'ethereum' }) }),
+    ).toThrow(
+      new TypeError('options.rules must be a rule set object (RULE_SETS.ethereum), got an object without its layouts'),
+    );
+    expect(verifyReceiptProof(header.receiptsRoot, txIndex, proof.proof, { rules: RULE_SETS.ethereum }).ok).toBe(true);
+  });
+
+  it('logProof: a txIndex or logIndex of another type is named, not blamed on logIndex (was: "logIndex must be a position of the 4 logs of receipt 1, got 1")', () => {
+    expect(logProof(header, receipts, txIndex, 0).logIndex).toBe(0);
+    expect(() => logProof(header, receipts, as(String(txIndex)), 0)).toThrow(
+      new RangeError(`txIndex must be a non-negative integer (a number), got the string "${txIndex}".`),
+    );
+    expect(() => logProof(header, receipts, txIndex, as('0'))).toThrow(
+      new RangeError('logIndex must be a non-negative integer (a number), got the string "0".'),
+    );
+    expect(() => logProof(header, receipts, -1, 0)).toThrow(
+      new RangeError('txIndex must be a non-negative integer, got -1.'),
+    );
+    expect(() => logProof(header, receipts, receipts.length, 0)).toThrow(
+      new RangeError(`txIndex must be a position of the ${receipts.length} receipts, got ${receipts.length}.`),
+    );
+  });
+});
+
+describe('a logs filter', () => {
+  const range = { chainId: 1, fromBlock: 1_000_001, toBlock: 1_000_030 };
+
+  it('LogsProofBuilder: a filter without topics is a TypeError naming filter.topics (was: "Cannot read properties of undefined")', () => {
+    expect(() => new LogsProofBuilder({ ...range, filter: { addresses: [address], topics: [] } })).not.toThrow();
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ addresses: [address] }) })).toThrow(
+      new TypeError(
+        'filter.topics must be an array of topic positions, each an array of 32-byte Uint8Arrays ([] for any topics), got nothing',
+      ),
+    );
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ topics: [] }) })).toThrow(
+      new TypeError('filter.addresses must be an array of Uint8Arrays, got nothing'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, filter: as({ addresses: [address], topics: ['0xddf2'] }) })).toThrow(
+      new TypeError('filter.topics[0] must be an array of Uint8Arrays, got a string'),
+    );
+  });
+});
+
+describe("the anchor proof file's text", () => {
+  it('verifyAnchorProof and anchoredHashes: bytes in place of the text are a TypeError naming text (was: "text.charCodeAt is not a function")', () => {
+    const named = new TypeError("text must be a string (the file's text, read as UTF-8), got a Uint8Array");
+    const bytes = Buffer.from(ANCHOR_TEXT);
+    expect(() => verifyAnchorProof(as(bytes), MAINNET_CHECKPOINT)).toThrow(named);
+    expect(() => verifyAnchorProof(as(new Uint8Array(bytes)), MAINNET_CHECKPOINT)).toThrow(named);
+    expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, 1)).toThrow(named);
+    expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, null)).toThrow(named);
+  });
+});
