@@ -35,6 +35,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const DEVNET = { chainId: HIVE_CHAIN_ID, name: 'hive devnet', rules: 'ethereum' as const, verifiable: true };
 const registry = new ChainRegistry([DEVNET]);
+/** A chain added under Polygon's rules, as `--add-chain 99999:polygon` and a server's `chains` add it: no era places Bor's state-sync receipt. */
+const POLYGON_LIKE = { chainId: 99999, name: 'chain 99999', rules: 'polygon' as const, verifiable: true };
 
 /** Runs the built CLI as a process, with standard input when given. */
 function run(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -64,7 +66,7 @@ beforeAll(async () => {
       store: 'memory',
       auth: false,
       host: '127.0.0.1',
-      chains: [DEVNET, testRegistry.get(TEST_CHAINS.polygon)!],
+      chains: [DEVNET, testRegistry.get(TEST_CHAINS.polygon)!, POLYGON_LIKE],
       bodyLimitBytes: 64 * 1024 * 1024,
     }),
     {
@@ -509,6 +511,63 @@ describe("request on a block holding Bor's state-sync receipt: the answer verify
     expect((await run(['verify', 'block', '--add-chain', '31337137:polygon', added])).code).toBe(2);
     expect((await run(['verify', 'block', '--rules', 'polygon', otherUnnamedFile])).code).toBe(1);
     expect((await run(['verify', 'block', '--add-chain', '31337137:polygon', otherAdded])).code).toBe(1);
+  });
+
+  it("the real block (polygon-pos-10000000) in the compact form (no chain, no transactionHash on receipts and logs, no gasUsed), by the real process: under --rules polygon and --add-chain 99999:polygon its last receipt has the state-sync receipt's shape: exit 2 naming it, another receipt altered exit 1; its receipt-root body without the receipt's tx_hash: exit 2 and 200 over HTTP, without a block hash: 400 naming block_hash (was: different, exit 1: a user check)", async () => {
+    const {
+      chain_id: _id,
+      chain: _chain,
+      ...block
+    } = structuredClone(loadFixture('polygon-pos-10000000')) as Record<string, any>;
+    block.receipts = block.receipts.map(({ transactionHash: _h, gasUsed: _g, ...receipt }: Record<string, any>) => ({
+      ...receipt,
+      logs: receipt.logs.map(({ transactionHash: _t, ...log }: Record<string, unknown>) => log),
+    }));
+    const compact = join(dir, 'polygon-compact.json');
+    writeFileSync(compact, JSON.stringify(block));
+    const other = structuredClone(block);
+    other.receipts[1].status = other.receipts[1].status === '0x1' ? '0x0' : '0x1';
+    const otherFile = join(dir, 'polygon-compact-other-altered.json');
+    writeFileSync(otherFile, JSON.stringify(other));
+    const added = ['--add-chain', '99999:polygon', '--chain', '99999'];
+    for (const how of [['--rules', 'polygon'], added]) {
+      const verified = await run(['verify', 'block', ...how, compact]);
+      expect(verified.code, how.join(' ')).toBe(2);
+      expect(JSON.parse(verified.stdout)).toMatchObject({
+        verdict: 'not_verifiable',
+        receipts_root: { matches: true },
+        logs_bloom: { matches: true },
+        excluded_receipts: [{ index: 5, reason: expect.stringContaining('by its shape') }],
+      });
+      expect((await run(['verify', 'block', ...how, otherFile])).code, how.join(' ')).toBe(1);
+    }
+    // On the built-in chain the era has not shown such a receipt in the root: not verifiable, as before.
+    expect((await run(['verify', 'block', '--chain', '137', compact])).code).toBe(2);
+
+    const made = await run(['request', 'receipt-root', join(FIXTURES_DIR, 'polygon-pos-10000000.json')]);
+    const { chain_id: _bodyChain, ...body } = JSON.parse(made.stdout);
+    const unnamed = structuredClone(body);
+    delete unnamed.transactions[5].tx_hash;
+    const endpoint = await run(['verify', 'receipt-root', ...added], JSON.stringify(unnamed));
+    expect(endpoint.code).toBe(2);
+    expect(JSON.parse(endpoint.stdout).data[0]).toMatchObject({
+      is_identical: true,
+      excluded_receipts: [{ index: 5 }],
+    });
+    const answer = await post('receipt-root', JSON.stringify({ ...unnamed, chain_id: 99999 }));
+    expect(answer.status).toBe(200);
+    expect(answer.json.data[0]).toMatchObject({ is_identical: true, excluded_receipts: [{ index: 5 }] });
+    const altered = structuredClone(unnamed);
+    altered.transactions[1].status = altered.transactions[1].status === 1 ? 0 : 1;
+    expect((await run(['verify', 'receipt-root', ...added], JSON.stringify(altered))).code).toBe(1);
+    for (const sent of [unnamed, body]) {
+      const { block_hash: _hash, header_rlp: _rlp, ...hashless } = sent;
+      const refused = await run(['verify', 'receipt-root', ...added], JSON.stringify(hashless));
+      expect(refused.code).toBe(2);
+      expect(JSON.parse(refused.stdout).error.details.invalid_parameters).toMatchObject([{ name: 'block_hash' }]);
+      const overHttp = await post('receipt-root', JSON.stringify({ ...hashless, chain_id: 99999 }));
+      expect(overHttp.status).toBe(400);
+    }
   });
 
   it('a chain whose era claims the rule: the server leaves the receipt out and lists it, as verify block does', async () => {

@@ -621,6 +621,100 @@ describe("Polygon's rules where no era says where the state-sync receipt stands 
     const neither = verifyReceiptRootOperation({ ...made, receipt_root: 'ab'.repeat(32) }, { registry: added });
     expect(neither).toMatchObject({ status: 200, verdict: 'different' });
   });
+
+  /** `make`'s block in the compact form the docs accept: no transactionHash on receipts and logs, no gasUsed. */
+  const compact = (make: () => Record<string, any>) => () => {
+    const block = make();
+    block.receipts = block.receipts.map(({ transactionHash: _h, gasUsed: _g, ...receipt }: Record<string, any>) => ({
+      ...receipt,
+      logs: receipt.logs.map(({ transactionHash: _t, ...log }: Record<string, unknown>) => log),
+    }));
+    return block;
+  };
+
+  it.each(cases)(
+    "%s, the compact form (no transactionHash, no gasUsed): the last receipt, untyped and of no gas after the block's, has the state-sync receipt's shape: set aside, not_verifiable naming it (was: different, a user check)",
+    (_, make, context) => {
+      const result = verifyBlockOperation(compact(make)(), context);
+      expect(result.status).toBe(200);
+      const report = result.body as any;
+      expect(report).toMatchObject({
+        verdict: 'not_verifiable',
+        transaction_count: 5,
+        receipts_root: { matches: true },
+        logs_bloom: { matches: true },
+        block_hash: { matches: true },
+        excluded_receipts: [{ index: 5, reason: expect.stringContaining('by its shape') }],
+      });
+      // Under the hash Bor derives for the block, which the full form names.
+      const full = verifyBlockOperation(make(), context).body as any;
+      expect(report.excluded_receipts[0].tx_hash).toBe(full.excluded_receipts[0].tx_hash);
+      const read = readRpcBlock(compact(make)(), new Problems(), context)!;
+      expect(verifyRpcBlock(read, context)).toEqual({ ok: true, value: report });
+    },
+  );
+
+  it.each(cases)('%s, the compact form, another receipt altered: different both ways', (_, make, context) => {
+    const block = compact(make)();
+    block.receipts[1].status = block.receipts[1].status === '0x1' ? '0x0' : '0x1';
+    expect(verifyBlockOperation(block, context)).toMatchObject({
+      verdict: 'different',
+      body: { receipts_root: { matches: false } },
+    });
+  });
+
+  it.each(cases)(
+    '%s, the compact form without the header hash it derives from (and an incomplete header): refused naming header.hash',
+    (_, make, context) => {
+      const block = compact(make)();
+      delete block.header.hash;
+      delete block.header.mixHash;
+      const result = verifyBlockOperation(block, context);
+      expect(result.status).toBe(400);
+      expect((result.body as any).error.details.invalid_parameters).toEqual([
+        {
+          name: 'header.hash',
+          location: 'body',
+          reason: 'missing',
+          expected:
+            "the block hash: under Polygon's rules the last receipt, untyped and of no gas after the block's gas, has the shape of Bor's state-sync receipt, which may be left out of the root; the block hash derives its transaction hash",
+        },
+      ]);
+    },
+  );
+
+  it("receipt-root on the added chain, the state-sync receipt's tx_hash left out: set aside by its shape, not_verifiable; without a block hash to derive it from, 400 naming block_hash (was: is_identical false)", () => {
+    const read = readRpcBlock(onAdded(), new Problems(), { registry: added })!;
+    const made = receiptRootBody({
+      chainId: ADDED,
+      receiptRoot: read.header.fields.receiptsRoot!,
+      receipts: read.receipts,
+      excludedReceipts: read.excludedReceipts,
+      blockNumber: Number(read.header.fields.number),
+      blockHash: read.header.hash!,
+    });
+    const unnamed = structuredClone(made) as Record<string, any>;
+    delete unnamed.transactions[5].tx_hash;
+    const answer = verifyReceiptRootOperation(unnamed, { registry: added });
+    expect(answer).toMatchObject({ status: 200, verdict: 'not_verifiable' });
+    expect((answer.body as any).data[0]).toMatchObject({
+      is_identical: true,
+      transaction_count: 5,
+      excluded_receipts: [{ index: 5, tx_hash: bytesToHex(read.excludedReceipts[0]!.txHash) }],
+    });
+    const altered = structuredClone(unnamed);
+    altered.transactions[1].status = altered.transactions[1].status === 1 ? 0 : 1;
+    expect(verifyReceiptRootOperation(altered, { registry: added })).toMatchObject({
+      status: 200,
+      verdict: 'different',
+    });
+    for (const body of [unnamed, made]) {
+      const { block_hash: _hash, ...hashless } = body;
+      const refused = verifyReceiptRootOperation(hashless, { registry: added });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain('block_hash');
+    }
+  });
 });
 
 describe('lineage on a block holding the state-sync receipt (polygon-pos-10000000)', () => {

@@ -1,6 +1,8 @@
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
+import type { Receipt } from '../receipts/receipt.js';
 import type { RuleSetName } from '../receipts/rules.js';
+import { isSystemReceipt } from './claims.js';
 import { describeSpan, type Verifiability } from './registry.js';
 
 /**
@@ -60,57 +62,86 @@ export interface ExcludedReceipt {
 
 /** What a block's state-sync rule makes of its receipts. */
 export type StateSyncOutcome =
-  /** Nothing is left out: another era or chain, or no receipt names its transaction. */
+  /** Nothing is left out: another era or chain, or no receipt names its transaction (nor, placed nowhere, has its shape). */
   | { kind: 'none' }
   | { kind: 'excluded'; excluded: ExcludedReceipt }
   /** The state-sync receipt is there, but not after every transaction, where bor puts it. */
   | { kind: 'misplaced'; index: number; expected: string }
-  /** Receipts name their transactions, but the block hash that derives the state-sync hash is unknown. */
+  /**
+   * Receipts name their transactions (or, placed nowhere, the last has the state-sync receipt's shape), but the block
+   * hash (or number) that derives the state-sync hash is unknown.
+   */
   | { kind: 'needs_block_hash'; expected: string };
+
+/**
+ * Whether the last of a block's receipts (in transaction order) has the shape of Bor's state-sync receipt: untyped and
+ * of no gas (isSystemReceipt, the kind the built-in Polygon eras have not shown in the root), after receipts that used
+ * gas. Cumulative gas never falls within a block, so no receipt in the root can be it.
+ */
+export function stateSyncShaped(
+  receipts: ReadonlyArray<Pick<Receipt, 'type' | 'cumulativeGasUsed'> | undefined>,
+): boolean {
+  const last = receipts.at(-1);
+  const before = receipts.at(-2);
+  return last !== undefined && before !== undefined && isSystemReceipt(last) && before.cumulativeGasUsed > 0n;
+}
 
 /**
  * Applies a block's state-sync rule to the transaction hashes of its receipts, in index order: in a Polygon era whose
  * state sync stands outside the root, the receipt carrying Bor's derived hash of the block is left out; under Polygon's
  * rules where no era says where it stands (`rules`: the caller's rule set, for a chain outside the registry), it is set
- * aside, its placement unknown.
+ * aside, its placement unknown, and so is a last receipt no transaction hash names but of its shape (`shaped`:
+ * {@link stateSyncShaped}), which no receipt in the root can have: its two readings are then what the receipts can mean.
  */
 export function stateSyncOutcome(
   verifiability: Verifiability | undefined,
   block: { number?: bigint; hash?: Uint8Array | undefined },
   txHashes: ReadonlyArray<Uint8Array | undefined>,
-  options: HashOptions & { rules?: RuleSetName } = {},
+  options: HashOptions & { rules?: RuleSetName; shaped?: boolean } = {},
 ): StateSyncOutcome {
   const placement = stateSyncPlacement(verifiability, options.rules);
   if (placement === undefined) return { kind: 'none' };
-  if (txHashes.every((hash) => hash === undefined)) return { kind: 'none' };
+  // Where its placement is known, the receipt is told apart by its hash alone (a receipt of its shape is then a kind
+  // the era claims or not: chains/claims.ts).
+  const byShape = placement === 'unknown' && options.shaped === true;
+  if (!byShape && txHashes.every((hash) => hash === undefined)) return { kind: 'none' };
   const known = verifiability?.status === 'verifiable' ? verifiability : undefined;
   const era = known?.era ?? null;
   const where =
     placement === 'outside-root' && era !== null
       ? `in ${known!.chain.name} ${describeSpan(era)} (${era.name})`
       : "under Polygon's rules";
-  // Placement unknown: without the block's number and hash the receipt cannot be told apart, and is hashed.
-  if (placement === 'unknown' && (block.hash === undefined || block.number === undefined)) return { kind: 'none' };
-  if (block.hash === undefined) {
-    const expected = `the block hash: ${where} it derives the transaction hash of Bor's state-sync receipt, which is left out of the root`;
+  // Placement unknown: without the block's number and hash a receipt named by its hash cannot be told apart, and is
+  // hashed; one of the state-sync receipt's shape is not, as no receipt in the root can have it.
+  if (placement === 'unknown' && !byShape && (block.hash === undefined || block.number === undefined))
+    return { kind: 'none' };
+  if (block.hash === undefined || block.number === undefined) {
+    const what = block.number === undefined ? 'the block number and hash' : 'the block hash';
+    const expected = byShape
+      ? `${what}: ${where} the last receipt, untyped and of no gas after the block's gas, has the shape of Bor's state-sync receipt, which may be left out of the root; the block hash derives its transaction hash`
+      : `${what}: ${where} it derives the transaction hash of Bor's state-sync receipt, which is left out of the root`;
     return { kind: 'needs_block_hash', expected };
   }
-  const derived = borStateSyncTxHash(block.number!, block.hash, options);
-  const index = txHashes.findIndex((hash) => hash !== undefined && bytesEqual(hash, derived));
-  if (index === -1) return { kind: 'none' };
+  const derived = borStateSyncTxHash(block.number, block.hash, options);
+  const named = txHashes.findIndex((hash) => hash !== undefined && bytesEqual(hash, derived));
   const last = txHashes.length - 1;
-  if (index !== last) {
+  if (named === -1 && !byShape) return { kind: 'none' };
+  if (named !== -1 && named !== last) {
     return {
       kind: 'misplaced',
-      index,
-      expected: `Bor's state-sync receipt after every transaction of the block, at index ${last}; its transaction hash is on index ${index}`,
+      index: named,
+      expected: `Bor's state-sync receipt after every transaction of the block, at index ${last}; its transaction hash is on index ${named}`,
     };
   }
+  const unplaced =
+    named === -1
+      ? `Bor's state-sync receipt by its shape: the last receipt, untyped, its cumulativeGasUsed 0 after the block's gas, which no receipt in the root can be, and no transaction hash names it as the one Bor derives for the block, under which it is listed. Under Polygon's rules, no era of this chain says whether it is left out of the receipts root and the logs bloom (as before Madhugiri) or in them: its placement is unknown.`
+      : "Bor's state-sync receipt: under Polygon's rules, no era of this chain says whether it is left out of the receipts root and the logs bloom (as before Madhugiri) or in them: its placement is unknown.";
   const reason =
     placement === 'outside-root'
       ? `Bor's state-sync receipt: in ${describeSpan(era!)} (${era!.name}) it is in neither the receipts root nor the logs bloom, and no hash of the block commits to it.`
-      : "Bor's state-sync receipt: under Polygon's rules, no era of this chain says whether it is left out of the receipts root and the logs bloom (as before Madhugiri) or in them: its placement is unknown.";
-  return { kind: 'excluded', excluded: { index, txHash: derived, reason, placement } };
+      : unplaced;
+  return { kind: 'excluded', excluded: { index: last, txHash: derived, reason, placement } };
 }
 
 /** One reading of a block's receipts: the root and the bloom they give. */

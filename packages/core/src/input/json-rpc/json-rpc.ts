@@ -3,6 +3,7 @@ import {
   borStateSyncTxHash,
   stateSyncOutcome,
   stateSyncPlacement,
+  stateSyncShaped,
   type ExcludedReceipt,
 } from '../../chains/state-sync.js';
 import { beforeByzantium, fromCanyon, scheduledFields } from '../../chains/fork-schedule.js';
@@ -69,6 +70,17 @@ const givesType = (list: readonly unknown[]) => list.some((receipt) => isObject(
 
 /** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
 const receiptType = (value: Record<string, unknown>) => (isAbsent(value.type) ? 0n : quantityValue(value.type, 255n));
+
+/**
+ * A JSON-RPC receipt's type and cumulative gas as it stands, before it is decoded (the streamed reader's state-sync
+ * shape); undefined where either is not a quantity, which its reader names.
+ */
+function outlineOf(value: unknown): Pick<Receipt, 'type' | 'cumulativeGasUsed'> | undefined {
+  if (!isObject(value)) return undefined;
+  const type = receiptType(value);
+  const cumulativeGasUsed = quantityValue(value.cumulativeGasUsed);
+  return type === undefined || cumulativeGasUsed === undefined ? undefined : { type: Number(type), cumulativeGasUsed };
+}
 
 /** The deposit members a JSON-RPC receipt gives (null is absent). */
 const depositMembers = (value: Record<string, unknown>): DepositMembers => ({
@@ -572,17 +584,20 @@ function stateSyncReceipt(
   verifiability: Verifiability | undefined,
   header: RpcHeader,
   list: ReceiptOrder,
+  shaped: boolean,
   problems: Problems,
   options: ReadRpcBlockOptions,
 ): ExcludedReceipt | undefined {
-  if (list.txHashes.every((hash) => hash === undefined)) return undefined;
+  const named = list.txHashes.some((hash) => hash !== undefined);
+  if (!named && !shaped) return undefined;
   // Receipts that name their transactions may hold the state-sync receipt, which only the era tells apart.
-  if (verifiability?.status === 'era_unknown') {
+  if (named && verifiability?.status === 'era_unknown') {
     problems.add('header.number', 'missing', `the block number: ${verifiability.why}`);
     return undefined;
   }
   const hash = blockHashOf(header, options);
-  const outcome = stateSyncOutcome(verifiability, { number: header.fields.number, hash }, list.txHashes, options);
+  const block = { number: header.fields.number, hash };
+  const outcome = stateSyncOutcome(verifiability, block, list.txHashes, { ...options, shaped });
   if (outcome.kind === 'needs_block_hash') problems.add('header.hash', 'missing', outcome.expected);
   if (outcome.kind === 'misplaced')
     problems.add(`receipts[${list.positions[outcome.index]}].transactionHash`, 'conflict', outcome.expected);
@@ -698,7 +713,7 @@ export function readRpcBlock(
     if (raw.every((r) => r !== undefined)) rawReceipts = raw;
   }
   if (problems.count !== before || header === undefined || list === undefined) return undefined;
-  const excluded = stateSyncReceipt(verifiability, header, list, problems, options);
+  const excluded = stateSyncReceipt(verifiability, header, list, stateSyncShaped(list.receipts), problems, options);
   if (problems.count === before)
     checkRestatedMembers(
       block,
@@ -802,7 +817,8 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
   // From Canyon on a deposit hashes its nonce and version: one without them cannot be (verify-block).
   const versionsHashed = fromCanyon(chain?.forks, header.fields.number, header.fields.timestamp);
   let firstUnversionedDeposit = -1;
-  const excluded = stateSyncReceipt(verifiability, header, order, problems, options);
+  const shaped = stateSyncShaped(order.positions.slice(-2).map((position) => outlineOf(list[position])));
+  const excluded = stateSyncReceipt(verifiability, header, order, shaped, problems, options);
   if (problems.empty)
     checkRestatedMembers(
       value,

@@ -9,7 +9,7 @@ import {
   type Verifiability,
 } from '../../chains/registry.js';
 import { claimFor, isSystemReceipt, receiptKinds, type BlockShape } from '../../chains/claims.js';
-import { stateSyncOutcome, type ExcludedReceipt } from '../../chains/state-sync.js';
+import { stateSyncOutcome, stateSyncShaped, type ExcludedReceipt } from '../../chains/state-sync.js';
 import { forkFieldFaults } from '../../chains/header-fork-fields.js';
 import { InvalidHeaderError } from '../../errors.js';
 import { decodeHeader, headerNumberIfAny } from '../../header/header-decoding.js';
@@ -439,7 +439,7 @@ export function parseReceiptRootRequest(
     verifiability,
     { number: blockNumber, hash: header?.hash ?? values.block_hash },
     txHashes,
-    options,
+    { ...options, shaped: stateSyncShaped(positions.map((position) => receipts[position])) },
   );
   if (stateSync.kind === 'needs_block_hash') problems.add('block_hash', 'missing', stateSync.expected);
   if (stateSync.kind === 'misplaced')
