@@ -1,4 +1,4 @@
-import { kindOf, show } from '../json/show.js';
+import { exportedObjectError } from '../json/show.js';
 import { HEADER_FIELDS, FRONTIER_FIELD_COUNT, type BlockHeader, type HeaderFieldSpec } from './header-fields.js';
 
 /** The header layouts the verifier knows. */
@@ -118,22 +118,13 @@ export const HEADER_LAYOUTS: Readonly<Record<HeaderLayoutName, HeaderLayout>> = 
  * checkHeaderLayout('ethereum', 'options.layout') // TypeError: options.layout must be a header layout object (ETHEREUM_HEADER), got the string "ethereum"
  */
 export function checkHeaderLayout(value: unknown, argument: string): asserts value is HeaderLayout {
-  const object =
-    typeof value === 'object' && value !== null ? (value as Partial<Record<keyof HeaderLayout, unknown>>) : null;
-  if (Array.isArray(object?.fields)) return;
-  const name = typeof value === 'string' ? value : object?.name;
-  const known = typeof name === 'string' && Object.hasOwn(HEADER_LAYOUTS, name);
-  const constant = (layout: string) => `${layout.toUpperCase()}_HEADER`;
-  const expected = known
-    ? `a header layout object (${constant(name)}),`
-    : `a header layout object, one of ${Object.keys(HEADER_LAYOUTS).map(constant).join(', ')};`;
-  const got =
-    typeof value === 'string'
-      ? `the string ${show(value)}${known ? '' : ', which names none'}`
-      : object !== null && !Array.isArray(value)
-        ? 'an object without its fields'
-        : kindOf(value);
-  throw new TypeError(`${argument} must be ${expected} got ${got}`);
+  if (typeof value === 'object' && value !== null && Array.isArray((value as Partial<HeaderLayout>).fields)) return;
+  throw exportedObjectError(value, argument, {
+    kind: 'header layout',
+    part: 'fields',
+    names: Object.keys(HEADER_LAYOUTS),
+    constant: (layout) => `${layout.toUpperCase()}_HEADER`,
+  });
 }
 
 /** "an aura header", "an avalanche header", "an ethereum header": a header of `layout`, for messages. */

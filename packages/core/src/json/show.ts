@@ -40,3 +40,33 @@ export function plain(value: unknown, max = 120): string {
   if (typeof value !== 'string') return show(value, max);
   return value.length > max ? `${value.slice(0, max - 3)}...` : value;
 }
+
+/**
+ * The TypeError for `value` given as `argument` where one of the library's exported objects of a `kind` is expected
+ * (a header layout, a rule set): the object named by `constant` where `value` names one (`name` known), else all of
+ * `names`; what was given told apart from it, a name as a string, or an object without its `part`.
+ * @example
+ * exportedObjectError('optimism', 'options.rules', { kind: 'rule set', part: 'layouts', names: ['optimism'], constant: (n) => `RULE_SETS.${n}` })
+ * // TypeError: options.rules must be a rule set object (RULE_SETS.optimism), got the string "optimism"
+ */
+export function exportedObjectError(
+  value: unknown,
+  argument: string,
+  spec: { kind: string; part: string; names: readonly string[]; constant: (name: string) => string },
+): TypeError {
+  const object =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { name?: unknown }) : null;
+  const name = typeof value === 'string' ? value : object?.name;
+  const known = typeof name === 'string' && spec.names.includes(name);
+  // The list of every object holds commas: a semicolon sets what was given apart from it.
+  const expected = known
+    ? `a ${spec.kind} object (${spec.constant(name)}),`
+    : `a ${spec.kind} object, one of ${spec.names.map(spec.constant).join(', ')};`;
+  const got =
+    typeof value === 'string'
+      ? `the string ${show(value)}${known ? '' : ', which names none'}`
+      : object !== null
+        ? `an object without its ${spec.part}`
+        : kindOf(value);
+  return new TypeError(`${argument} must be ${expected} got ${got}`);
+}

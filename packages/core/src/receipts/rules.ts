@@ -9,7 +9,7 @@
  * (0x7e L1 message with a plain body); bor (0x7f state-sync transaction).
  */
 
-import { kindOf, show } from '../json/show.js';
+import { exportedObjectError, kindOf, show } from '../json/show.js';
 
 /** Receipt body layouts. */
 export type ReceiptLayout =
@@ -84,22 +84,16 @@ export function checkRuleSet(value: unknown, argument: string): asserts value is
   const object =
     typeof value === 'object' && value !== null ? (value as Partial<Record<keyof RuleSet, unknown>>) : null;
   if (object?.layouts instanceof Map) return checkRuleSetName(object.name, `${argument}.name`);
-  const name = typeof value === 'string' ? value : object?.name;
-  const known = typeof name === 'string' && (RULE_SET_NAMES as string[]).includes(name);
   // An object whose name names none is refused for that name, layouts or not: no object to pass would be the right one.
-  if (typeof name === 'string' && !known && object !== null && !Array.isArray(value))
+  const name = object?.name;
+  if (typeof name === 'string' && !(RULE_SET_NAMES as string[]).includes(name) && !Array.isArray(value))
     return checkRuleSetName(name, `${argument}.name`);
-  // The list of every rule set holds commas: a semicolon sets what was given apart from it.
-  const expected = known
-    ? `a rule set object (RULE_SETS.${name}),`
-    : `a rule set object, one of ${RULE_SET_NAMES.map((n) => `RULE_SETS.${n}`).join(', ')};`;
-  const got =
-    typeof value === 'string'
-      ? `the string ${show(value)}${known ? '' : ', which names none'}`
-      : object !== null && !Array.isArray(value)
-        ? 'an object without its layouts'
-        : kindOf(value);
-  throw new TypeError(`${argument} must be ${expected} got ${got}`);
+  throw exportedObjectError(value, argument, {
+    kind: 'rule set',
+    part: 'layouts',
+    names: RULE_SET_NAMES,
+    constant: (rules) => `RULE_SETS.${rules}`,
+  });
 }
 
 /**
