@@ -7,14 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  blockBloom,
-  bloomContains,
-  bytesToHex,
-  defaultKeccak256,
-  logsBloom,
-  RULE_SETS,
-} from '../packages/core/src/index.js';
+import { blockBloom, bloomContains, bytesToHex, logsBloom, RULE_SETS } from '../packages/core/src/index.js';
 import { bloomBits } from '../packages/core/src/bloom/bloom.js';
 import {
   logProof,
@@ -36,16 +29,9 @@ import {
 } from '../packages/core/src/anchor/index.js';
 import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
 import { colibriBootstrap } from './helpers/light-client-vectors.js';
-import { BUSY_2016, buildArtifact, readFixtureBlock, TRANSFER } from './helpers/logs-proofs.js';
+import { BUSY_2016, buildArtifact, provenBlock1000023, readFixtureBlock, TRANSFER } from './helpers/logs-proofs.js';
 
-/** Mainnet block 1,000,023: 9 logs of BUSY_2016, in transaction 0 and on. */
-const block = readFixtureBlock('mainnet-1000023');
-const header = block.header.complete!;
-const receipts = block.receipts;
-const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
-const proof = receiptProof(receipts, txIndex);
-const headerRlp = logProof(header, receipts, txIndex, 0).headerRlp;
-const blockHash = defaultKeccak256(headerRlp);
+const { header, receipts, txIndex, proof, headerRlp, blockHash } = provenBlock1000023();
 const hex = (bytes: Uint8Array) => `0x${bytesToHex(bytes)}`;
 /** What a hex string in place of bytes is told. */
 const TEXT = 'got a string';

@@ -7,11 +7,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { defaultKeccak256, RULE_SETS, type HeaderLayout } from '../packages/core/src/index.js';
+import { RULE_SETS, type HeaderLayout } from '../packages/core/src/index.js';
 import {
   logProof,
   LogsProofBuilder,
-  receiptProof,
   verifyBlockReceiptProof,
   verifyLogProof,
   verifyLogsProof,
@@ -20,16 +19,9 @@ import {
 } from '../packages/core/src/proof/index.js';
 import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
 import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
-import { buildArtifact, readFixtureBlock, THIRTY } from './helpers/logs-proofs.js';
+import { buildArtifact, provenBlock1000023, THIRTY } from './helpers/logs-proofs.js';
 
-/** Mainnet block 1,000,023: logs in its first transactions. */
-const block = readFixtureBlock('mainnet-1000023');
-const header = block.header.complete!;
-const receipts = block.receipts;
-const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
-const proof = receiptProof(receipts, txIndex);
-const headerRlp = logProof(header, receipts, txIndex, 0).headerRlp;
-const blockHash = defaultKeccak256(headerRlp);
+const { header, receipts, txIndex, proof, headerRlp, blockHash } = provenBlock1000023();
 const address = receipts[txIndex]!.logs[0]!.address;
 const ANCHOR_TEXT = readFileSync(
   new URL('../fixtures/anchor/mainnet-checkpoint-11635710.jsonl', import.meta.url),

@@ -3,8 +3,20 @@
  * here from the fixtures' JSON alone (an oracle independent of the library's matching).
  */
 import { expect } from 'vitest';
-import { Problems, readRpcBlock, type ChainRegistry, type RpcBlock } from '../../packages/core/src/index.js';
-import { LogsProofBuilder, type EthLog, type LogsFilter } from '../../packages/core/src/proof/index.js';
+import {
+  defaultKeccak256,
+  Problems,
+  readRpcBlock,
+  type ChainRegistry,
+  type RpcBlock,
+} from '../../packages/core/src/index.js';
+import {
+  logProof,
+  LogsProofBuilder,
+  receiptProof,
+  type EthLog,
+  type LogsFilter,
+} from '../../packages/core/src/proof/index.js';
 import { loadFixture } from './fixtures.js';
 
 /** A fixture block read as a source gives it. */
@@ -16,6 +28,27 @@ export function readFixtureBlock(name: string): RpcBlock {
 }
 
 /** The fixture names of blocks `from` to `to` of a group (`mainnet`, …). */
+/**
+ * Mainnet block 1,000,023 (9 logs of BUSY_2016, from its first transaction with logs on) and what the proof entry points'
+ * argument tests give them: the receipt proof of that first transaction, the header's RLP and the block hash.
+ */
+export function provenBlock1000023() {
+  const block = readFixtureBlock('mainnet-1000023');
+  const header = block.header.complete!;
+  const receipts = block.receipts;
+  const txIndex = receipts.findIndex((receipt) => receipt.logs.length > 0);
+  const headerRlp = logProof(header, receipts, txIndex, 0).headerRlp;
+  return {
+    block,
+    header,
+    receipts,
+    txIndex,
+    proof: receiptProof(receipts, txIndex),
+    headerRlp,
+    blockHash: defaultKeccak256(headerRlp),
+  };
+}
+
 export const rangeNames = (group: string, from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => `${group}-${from + i}`);
 
