@@ -172,20 +172,28 @@ describe('max_connections', () => {
 
 /**
  * A client in a process of its own: once it has said "ready", it opens a connection, writes a whole request on it and
- * opens BURST connections more; it prints what the first connection received before it closed.
+ * opens BURST connections more; it prints what the first connection received before it closed. It holds the burst
+ * open until the server has closed one of them (or 10 s have passed), so that the burst is still there when the server
+ * takes it up, however late that is on a loaded machine: a client gone first leaves nothing to refuse.
  */
 const BURST_CLIENT = `
 const net = require('node:net');
 process.stdout.write('ready\\n');
+let answer;
+let burstClosed = 0;
+const done = () => process.stdout.write(answer || '(closed without an answer)', () => process.exit(0));
+const doneOnceBoth = () => answer !== undefined && burstClosed > 0 && done();
 setTimeout(() => {
   const sender = net.connect(Number(process.env.PORT), '127.0.0.1', () => {
     sender.write(process.env.REQUEST);
-    for (let i = 0; i < Number(process.env.BURST); i++) net.connect(Number(process.env.PORT), '127.0.0.1').on('error', () => {});
+    for (let i = 0; i < Number(process.env.BURST); i++)
+      net.connect(Number(process.env.PORT), '127.0.0.1').on('error', () => {}).on('close', () => (burstClosed++, doneOnceBoth()));
   });
   let text = '';
   sender.on('data', (chunk) => (text += chunk));
   sender.on('error', () => {});
-  sender.on('close', () => process.stdout.write(text || '(closed without an answer)', () => process.exit(0)));
+  sender.on('close', () => ((answer = text), doneOnceBoth()));
+  setTimeout(() => ((answer ??= ''), done()), 10_000);
 }, 200);
 `;
 
