@@ -1050,3 +1050,64 @@ describe('anchoring after a reorg that replaced a failing block', () => {
     expect(tally.summary(timings, 10).anchoring).toMatchObject({ authenticated: [[1, 8]], assurance: 'authentic' });
   });
 });
+
+describe("auditRange: a library user's source that answers what is no block", () => {
+  /** Real blocks FROM..FROM+3, block FROM+2 answered as `answer`. */
+  const answering = (answer: unknown): BlockSource => {
+    const blocks = fixtureChain(FROM, FROM + 3);
+    return {
+      block: async (chainId, number) => {
+        if (number === FROM + 2) return answer as BlockJson;
+        const b = blocks.get(number)!;
+        return { chain_id: chainId, header: b.header, receipts: b.receipts };
+      },
+    };
+  };
+  const lines = async (answer: unknown) =>
+    blocksOf(await collect(auditRange({ source: answering(answer), chainId: 1, from: FROM, to: FROM + 3 }))).map(
+      (e) => ({ block: e.block_number, verdict: e.verdict, checks: e.failures.map((f) => f.check), reason: e.reason }),
+    );
+
+  it('a block without a header object fails block_input, naming the header (was: a TypeError out of the audit, "reading \'parentHash\'")', async () => {
+    for (const header of [null, 'x', undefined]) {
+      const [first, second, third, fourth] = await lines({ chain_id: 1, header, receipts: [] });
+      expect([first!.verdict, second!.verdict]).toEqual(['pass', 'pass']);
+      expect(third).toMatchObject({ block: FROM + 2, verdict: 'fail' });
+      expect(third!.checks).toContain('block_input');
+      // The block gave no hash, so the next one's link cannot be checked: not verifiable, never a pass.
+      expect(fourth).toMatchObject({ block: FROM + 3, verdict: 'not_verifiable' });
+    }
+  });
+
+  it('an answer that is no object is unreachable, saying what was answered (was: "Cannot read properties of undefined")', async () => {
+    for (const [answer, said] of [
+      [undefined, 'nothing'],
+      ['x', 'a string'],
+      [5, 'the number 5'],
+    ] as const) {
+      const audited = await lines(answer);
+      expect(audited.map((l) => l.verdict)).toEqual(['pass', 'pass', 'unreachable']);
+      expect(audited[2]!.reason).toBe(`the source answered block ${FROM + 2} with ${said}, not a block object`);
+    }
+  });
+
+  it('chainId, from and to of another type than a number are a TypeError naming them (was: a SourceError, "from must be a block number …, got 1000001", and chainId "1" taken)', () => {
+    const source = answering(null);
+    const named = (name: string) => new TypeError(`${name} must be a number, got a string`);
+    expect(() => auditRange({ source, chainId: '1' as unknown as number, from: FROM, to: TO })).toThrow(
+      named('chainId'),
+    );
+    expect(() => auditRange({ source, chainId: 1, from: String(FROM) as unknown as number, to: TO })).toThrow(
+      named('from'),
+    );
+    expect(() => auditRange({ source, chainId: 1, from: FROM, to: String(TO) as unknown as number })).toThrow(
+      named('to'),
+    );
+    expect(() => auditRange({ source, chainId: 1, from: -1, to: TO })).toThrow(
+      new RangeError('from must be a non-negative integer, got -1'),
+    );
+    expect(() => auditRange({ source, chainId: 1, from: TO, to: FROM })).toThrow(
+      new RangeError(`to must be a block number at or after from (${TO}), got ${FROM}`),
+    );
+  });
+});

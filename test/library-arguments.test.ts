@@ -18,6 +18,11 @@ import {
   verifyReceiptProof,
 } from '../packages/core/src/proof/index.js';
 import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
+import { decodeReceipt } from '../packages/core/src/proof/index.js';
+import { proveReceipt } from '../packages/core/src/api/index.js';
+import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
+import { walkLineage } from '../packages/core/src/lineage/walker.js';
+import { encodeReceipt } from '../packages/core/src/index.js';
 import { MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
 import { buildArtifact, provenBlock1000023, THIRTY } from './helpers/logs-proofs.js';
 
@@ -194,5 +199,79 @@ describe("the anchor proof file's text", () => {
     expect(() => verifyAnchorProof(as(new Uint8Array(bytes)), MAINNET_CHECKPOINT)).toThrow(named);
     expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, 1)).toThrow(named);
     expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, null)).toThrow(named);
+  });
+});
+
+describe('a receipt encoding and its rules', () => {
+  it('decodeReceipt: hex text in place of the bytes is a TypeError naming encoded, a rule set name one naming options.rules (was: "Receipt type 0 is not known to the ethereum rule set (known: 0, 1, 2, 3, 4)", "reading \'get\'")', () => {
+    const encoded = encodeReceipt(receipts[txIndex]!, { rules: RULE_SETS.ethereum });
+    expect(decodeReceipt(encoded, { rules: RULE_SETS.ethereum })).toEqual(receipts[txIndex]);
+    for (const [given, got] of [
+      [`0x${Buffer.from(encoded).toString('hex')}`, 'a string'],
+      ['0x00', 'a string'],
+      [null, 'null'],
+    ] as const)
+      expect(() => decodeReceipt(as(given), { rules: RULE_SETS.ethereum })).toThrow(
+        new TypeError(`encoded must be a Uint8Array, got ${got}`),
+      );
+    expect(() => decodeReceipt(encoded, { rules: as('ethereum') })).toThrow(
+      new TypeError('options.rules must be a rule set object (RULE_SETS.ethereum), got the string "ethereum"'),
+    );
+  });
+});
+
+describe('a receipt index to prove', () => {
+  const block = JSON.parse(readFileSync(new URL('../fixtures/blocks/mainnet-1000023.json', import.meta.url), 'utf8'));
+
+  it('proveReceipt: an index that is no non-negative integer number is a RangeError naming index (was: "no receipt at index 0" in a block of 7)', () => {
+    expect(proveReceipt(block, 0).ok).toBe(true);
+    expect(proveReceipt(block, 7)).toMatchObject({ ok: false, error: { kind: 'index_out_of_range' } });
+    expect(() => proveReceipt(block, as('0'))).toThrow(
+      new RangeError('index must be a non-negative integer (a number), got the string "0".'),
+    );
+    expect(() => proveReceipt(block, -1)).toThrow(new RangeError('index must be a non-negative integer, got -1.'));
+    expect(() => proveReceipt(block, 1.5)).toThrow(new RangeError('index must be a non-negative integer, got 1.5.'));
+  });
+});
+
+describe("a logs proof builder's range", () => {
+  const filter = { addresses: [address], topics: [] };
+
+  it('LogsProofBuilder: chainId, fromBlock or toBlock of another type is a TypeError naming it where the builder is made (was: taken, and "Cannot convert undefined to a BigInt" or "chainId must be a number" at a later call; "got 1000001 and 1000002" for a string)', () => {
+    const range = { chainId: 1, fromBlock: 1_000_001, toBlock: 1_000_002, filter };
+    expect(() => new LogsProofBuilder(range)).not.toThrow();
+    expect(() => new LogsProofBuilder({ ...range, chainId: as('1') })).toThrow(
+      new TypeError('range.chainId must be a number, got a string'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, chainId: as(undefined) })).toThrow(
+      new TypeError('range.chainId must be a number, got nothing'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, chainId: -1 })).toThrow(
+      new RangeError('range.chainId must be a non-negative integer, got -1'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, fromBlock: as('1000001') })).toThrow(
+      new TypeError('range.fromBlock must be a number, got a string'),
+    );
+    expect(() => new LogsProofBuilder({ ...range, toBlock: as(1_000_002n) })).toThrow(
+      new TypeError('range.toBlock must be a number, got a bigint'),
+    );
+  });
+});
+
+describe("a lineage walk's chain", () => {
+  const bundle = JSON.parse(
+    readFileSync(new URL('../fixtures/lineage/pair-reserves-19426587.bundle.json', import.meta.url), 'utf8'),
+  );
+
+  it('walkLineage: a chainId or tracingId of another type is a TypeError naming it (was: "the bundle has no answer to lineage/record … on chain 1")', async () => {
+    const source = new BundleSource(bundle);
+    const tracingId = bundle.exchanges[0].body.tracing_id as string;
+    expect((await walkLineage({ chainId: 1, tracingId, source, blocks: source })).chain_id).toBe(1);
+    await expect(walkLineage({ chainId: as('1'), tracingId, source, blocks: source })).rejects.toThrow(
+      new TypeError('chainId must be a number, got a string'),
+    );
+    await expect(walkLineage({ chainId: 1, tracingId: as(7), source, blocks: source })).rejects.toThrow(
+      new TypeError('tracingId must be a string, got the number 7'),
+    );
   });
 });

@@ -443,7 +443,7 @@ describe('filters', () => {
       /^topics\[1\]: the last position must name a topic/,
     );
     expect(() => new LogsProofBuilder({ chainId: 1, fromBlock: 5, toBlock: 4, filter: toFilter({}) })).toThrow(
-      /fromBlock ≤ toBlock/,
+      /range.fromBlock must be at most range.toBlock/,
     );
   });
 

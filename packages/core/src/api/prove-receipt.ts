@@ -4,7 +4,7 @@ import { encodeHeader } from '../header/header-encoding.js';
 import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
 import { Problems, type InvalidInput } from '../input/values/problems.js';
 import { RECEIPT_PROOF_FORMAT, RECEIPT_PROOF_VERSION } from '../input/requests/receipt-proof-request.js';
-import { receiptProof } from '../proof/receipt-proof.js';
+import { checkPosition, receiptProof } from '../proof/receipt-proof.js';
 import { err, ok, type Result } from '../result.js';
 import { verifyRpcBlock, type BlockVerifyContext } from '../verify/verify-block.js';
 
@@ -51,6 +51,8 @@ function outOfRange(index: number, count: number, excluded: number): string {
  * must give the header's receiptsRoot and its header its hash, each a check the era claims, so a
  * proof is never made of data that is not the block's.
  *
+ * @throws RangeError naming `index` where it is not a non-negative integer given as a number (`'3'`, -1, 1.5): an
+ * integer past the block's receipts is the refusal `index_out_of_range`.
  * @example
  * const proof = proveReceipt(JSON.parse(blockText), 3)
  * if (proof.ok) JSON.stringify(proof.value) // the document the receipt-proof endpoint checks
@@ -60,6 +62,7 @@ export function proveReceipt(
   index: number,
   context: Omit<BlockVerifyContext, 'rules'> = {},
 ): Result<ReceiptProofDocument, ProveRefusal> {
+  checkPosition('index', index);
   const problems = new Problems();
   const registry = context.registry ?? defaultRegistry;
   const block = readRpcBlock(input, problems, { registry, keccak: context.keccak });
@@ -94,7 +97,7 @@ export function proveReceipt(
   }
   // The report's checks ran, so the era is verifiable.
   if (verifiability.status !== 'verifiable') throw new Error('a block checked in an era that is not verifiable');
-  if (!Number.isSafeInteger(index) || index < 0 || index >= block.receipts.length)
+  if (index >= block.receipts.length)
     return err({
       kind: 'index_out_of_range',
       message: outOfRange(index, block.receipts.length, block.excludedReceipts.length),

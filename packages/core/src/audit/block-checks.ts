@@ -8,19 +8,29 @@ import type { EvidenceKind } from '../chains/chain-info.js';
 import { TRANSACTION_COUNT_MEMBERS } from '../input/json-rpc/restated-members.js';
 import { describeProblems, type InvalidInput } from '../input/values/problems.js';
 import type { BlockJson } from '../sources/block-source.js';
+import { isObject } from '../input/values/json-values.js';
 import type { Result } from '../result.js';
 import type { BlockRefusal, BlockReport, Comparison } from '../verify/verify-block.js';
 import type { BlockAudit } from './audit-report.js';
 import type { AuditFailure } from './vocabulary.js';
 
+/**
+ * A member of a block's header as the source gave it; undefined where the header is no object (a source of the
+ * library's user may give anything: the block's verification names it, `block_input`).
+ */
+const headerMember = (block: BlockJson, name: string): unknown =>
+  isObject(block.header) ? block.header[name] : undefined;
+
 /** The claimed hash of a block as the source gave it, lower case; null when it gave none. */
 export function hashOf(block: BlockJson): string | null {
-  return typeof block.header.hash === 'string' ? block.header.hash.toLowerCase() : null;
+  const hash = headerMember(block, 'hash');
+  return typeof hash === 'string' ? hash.toLowerCase() : null;
 }
 
 /** The claimed parent hash of a block, lower case; null when it gave none. */
 export function parentHashOf(block: BlockJson): string | null {
-  return typeof block.header.parentHash === 'string' ? block.header.parentHash.toLowerCase() : null;
+  const parentHash = headerMember(block, 'parentHash');
+  return typeof parentHash === 'string' ? parentHash.toLowerCase() : null;
 }
 
 /**
@@ -54,7 +64,8 @@ const onlyCountProblems = (refusal: InvalidInput): boolean =>
 /** The number of transactions the source says the block has: its `transaction_count`, else its header's list's. */
 function sourceCount(block: BlockJson): unknown {
   if (block.transaction_count !== undefined) return block.transaction_count;
-  const { transactions, transactionCount } = block.header;
+  const transactions = headerMember(block, 'transactions');
+  const transactionCount = headerMember(block, 'transactionCount');
   return Array.isArray(transactions) ? transactions.length : transactionCount;
 }
 

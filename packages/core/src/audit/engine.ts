@@ -5,6 +5,7 @@
  * links is told apart as a reorg or a broken link by asking the source again.
  */
 import { ChainMismatchError, SourceError } from '../errors.js';
+import { checkChainId, checkWholeNumber } from '../chains/chain-arguments.js';
 import { notTheBlockAsked, withChainAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
@@ -127,10 +128,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
 
   constructor(private readonly options: AuditRangeOptions) {
     const { chainId, from, to } = options;
-    if (!Number.isSafeInteger(from) || from < 0)
-      throw new SourceError(`from must be a block number (a non-negative integer), got ${from}`);
-    if (!Number.isSafeInteger(to) || to < from)
-      throw new SourceError(`to must be a block number at or after from (${from}), got ${to}`);
+    checkChainId(chainId, 'chainId');
+    checkWholeNumber(from, 'from');
+    checkWholeNumber(to, 'to');
+    if (to < from) throw new RangeError(`to must be a block number at or after from (${from}), got ${to}`);
     this.tally = new AuditTally(chainId, from, to, {
       head: options.anchor ?? null,
       ...(options.anchors && { anchors: options.anchors }),
@@ -426,6 +427,8 @@ export function auditReorgBack(options: ReorgBackOptions): Promise<AuditEvent[]>
 /**
  * Audits blocks `from`..`to` of a chain from `source`.
  *
+ * @throws TypeError or RangeError naming `chainId`, `from` or `to` where it is not a non-negative integer given as a
+ * number (or `to` is before `from`).
  * @example
  * const audit = auditRange({ source: new RpcBlockSource({ url, keepMiscountedReceipts: true }), chainId: 1, from: 1_000_001, to: 1_000_030 })
  * for await (const line of audit) console.log(JSON.stringify(line))

@@ -24,12 +24,22 @@ export function checkBlockNumber(blockNumber: unknown, argument: string): assert
 }
 
 /**
+ * Holds argument `argument` to a non-negative safe integer given as a number: a chain id, or a block number where only a
+ * number is taken (a range audit's `from` and `to`).
+ * @throws TypeError for another type than a number (`'1'`, `1n`, null); RangeError for another number (-1, 1.5, NaN).
+ * @example checkWholeNumber('1000001', 'from') // TypeError: from must be a number, got a string
+ */
+export function checkWholeNumber(value: unknown, argument: string): asserts value is number {
+  if (typeof value !== 'number') throw new TypeError(`${argument} must be a number, got ${kindOf(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${argument} must be a non-negative integer, got ${value}`);
+}
+
+/**
  * Holds argument `argument` to a chain id: a non-negative safe integer.
  * @throws TypeError for another type than a number (`'1'`, `1n`, null); RangeError for another number.
  * @example checkChainId('1', 'options.chainId') // TypeError: options.chainId must be a number, got a string
  */
 export function checkChainId(chainId: unknown, argument: string): asserts chainId is number {
-  if (typeof chainId !== 'number') throw new TypeError(`${argument} must be a number, got ${kindOf(chainId)}`);
-  if (!Number.isSafeInteger(chainId) || chainId < 0)
-    throw new RangeError(`${argument} must be a non-negative integer, got ${chainId}`);
+  checkWholeNumber(chainId, argument);
 }

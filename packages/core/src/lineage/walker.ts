@@ -12,7 +12,8 @@ import {
 } from './record-checks.js';
 import type { ProvenReceipts } from './cross-checks.js';
 import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
-import { plain } from '../json/show.js';
+import { kindOf, plain } from '../json/show.js';
+import { checkChainId } from '../chains/chain-arguments.js';
 import type { BlockSource } from '../sources/block-source.js';
 import type { GenesisAnswer, LineageSource } from './sources/lineage-source.js';
 import { depthFirst } from './traversal.js';
@@ -196,12 +197,18 @@ class LineageWalk {
  * stack. Beyond LINEAGE_LIMITS (records, parent depth, artifacts) it stops with a
  * SourceError naming the limit: never a partial verdict.
  *
+ * @throws TypeError or RangeError naming `chainId` where it is not a non-negative integer given as a number, and
+ * TypeError naming `tracingId` where it is not a string: looked up as they are, they would be a record or chain the
+ * source has not, which they are not.
  * @example
  * const source = new BundleSource(bundle)
  * const report = await walkLineage({ chainId: 1, tracingId, source, blocks: source })
  * report.verdict // 'pass' | 'fail' | 'not_verifiable'
  */
 export async function walkLineage(options: WalkOptions): Promise<LineageReport> {
+  checkChainId(options.chainId, 'chainId');
+  if (typeof options.tracingId !== 'string')
+    throw new TypeError(`tracingId must be a string, got ${kindOf(options.tracingId)}`);
   const walk = new LineageWalk(options);
   await depthFirst<RecordReport>(options.tracingId, {
     visit: (tracingId, child, depth) => walk.audit(tracingId, child, depth),

@@ -1,3 +1,4 @@
+import { checkChainId, checkWholeNumber } from '../chains/chain-arguments.js';
 import { EvmIntegrityError } from '../errors.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
@@ -46,15 +47,17 @@ export class LogsProofBuilder {
   readonly #keccak: Keccak256;
 
   /**
-   * @throws RangeError when the range runs backwards or its filter is not one; TypeError naming the filter's member
-   * that is missing or not a list of bytes (`filter.topics`).
+   * @throws TypeError or RangeError naming `range.chainId`, `range.fromBlock` or `range.toBlock` where it is not a
+   * non-negative integer given as a number; RangeError when the range runs backwards or its filter is not one;
+   * TypeError naming the filter's member that is missing or not a list of bytes (`filter.topics`).
    */
   constructor(range: LogsRange, options: LogsRangeOptions = {}) {
-    const { fromBlock, toBlock } = range;
-    if (!Number.isSafeInteger(fromBlock) || !Number.isSafeInteger(toBlock) || fromBlock < 0 || fromBlock > toBlock)
-      throw new RangeError(
-        `fromBlock and toBlock must be block numbers, fromBlock ≤ toBlock; got ${fromBlock} and ${toBlock}.`,
-      );
+    const { chainId, fromBlock, toBlock } = range;
+    checkChainId(chainId, 'range.chainId');
+    checkWholeNumber(fromBlock, 'range.fromBlock');
+    checkWholeNumber(toBlock, 'range.toBlock');
+    if (fromBlock > toBlock)
+      throw new RangeError(`range.fromBlock must be at most range.toBlock; got ${fromBlock} and ${toBlock}.`);
     this.#keccak = options.keccak ?? defaultKeccak256;
     this.#check = new LogsRangeCheck(range, { ...options, keccak: this.#keccak });
   }

@@ -3,7 +3,8 @@ import { readRlp, readRlpItem, rlpItem, type RlpItem } from '../bytes/rlp-reader
 import { InvalidReceiptError } from '../errors.js';
 import { BLOOM_BYTES } from '../bloom/bloom.js';
 import { encodeReceipt, receiptLayout, type EncodeReceiptOptions } from './receipt-encoding.js';
-import { RULE_SETS } from './rules.js';
+import { checkRuleSet, RULE_SETS } from './rules.js';
+import { checkBytes } from '../bytes/check-bytes.js';
 import type { Log, Receipt } from './receipt.js';
 
 const invalid = (field: string, expected: string, got: string) =>
@@ -66,11 +67,16 @@ class Fields {
  * back to exactly these bytes, so the bloom is its logs' and every integer is canonical. An
  * untyped encoding reads as type 0 (Arbitrum's 0x78 is hashed untyped, so it reads back as 0).
  *
- * @throws InvalidReceiptError when the bytes are no receipt, UnknownReceiptTypeError for a type the rules do not know.
+ * @throws TypeError naming `encoded` when it is not a Uint8Array (hex text among others), or `options.rules` when it
+ * is not a rule set object; InvalidReceiptError when the bytes are no receipt, UnknownReceiptTypeError for a type the
+ * rules do not know.
  * @example
  * decodeReceipt(encodeReceipt(receipt)) // a receipt equal to `receipt`
  */
 export function decodeReceipt(encoded: Uint8Array, options: EncodeReceiptOptions = {}): Receipt {
+  // Held here, where the library's user enters, not in decodeReceiptWithBloom, which a range's check calls per receipt.
+  checkBytes(encoded, 'encoded');
+  if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
   return decodeReceiptWithBloom(encoded, options).receipt;
 }
 

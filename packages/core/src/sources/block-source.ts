@@ -1,5 +1,6 @@
 import { ChainMismatchError } from '../errors.js';
 import { isObject, MAX_UINT256, quantityValue } from '../input/values/json-values.js';
+import { kindOf } from '../json/show.js';
 
 /** A block in the fixtures' JSON-RPC format: `{chain_id, header, receipts}` (see fixtures/README.md). */
 export type BlockJson = { chain_id: number; header: Record<string, unknown>; receipts: unknown[] } & Record<
@@ -32,6 +33,7 @@ export interface BlockSource {
  * for the chain it is asked (a bundle's block, a store's record, may leave the chain out).
  */
 export function withChainAsked(block: BlockJson, chainId: number): BlockJson {
+  if (!isObject(block)) return block; // no block: notTheBlockAsked names it
   return block.chain_id === undefined || block.chain_id === null ? { ...block, chain_id: chainId } : block;
 }
 
@@ -39,10 +41,13 @@ export function withChainAsked(block: BlockJson, chainId: number): BlockJson {
  * Holds a block a source gave to the chain and number asked for, whatever the source: a block of another number,
  * judged as the one asked for, would pair that number with another block's hash. Returns why it is not the block
  * asked for (its header.number is another), or null; throws ChainMismatchError when its chain_id names another chain.
- * A number or chain id that does not read is left to the block's verification, which names it.
+ * A number or chain id that does not read is left to the block's verification, which names it; an answer that is no
+ * object (undefined, a string) is no block.
  * @example notTheBlockAsked(await source.block(1, 1000001), 1, 1000001) // null, or 'the source answered block 1000001 with block 1000040 (its header.number)'
  */
 export function notTheBlockAsked(block: BlockJson, chainId: number, blockNumber: number): string | null {
+  // A source of the library's user may answer anything; a block is an object (null is "does not have it").
+  if (!isObject(block)) return `the source answered block ${blockNumber} with ${kindOf(block)}, not a block object`;
   const served = quantityValue(block.chain_id, BigInt(Number.MAX_SAFE_INTEGER));
   if (served !== undefined && served !== BigInt(chainId))
     throw new ChainMismatchError(
