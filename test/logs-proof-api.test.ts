@@ -277,6 +277,29 @@ describe('what is not a request (400) or cannot be verified (422)', () => {
     for (const problem of near) expect(problem.expected).toMatch(/no filter: the filter is the proof's own/);
   });
 
+  it("a log's address as this API's bodies name it (contract_address, in any spelling) or a block number: 400 naming each, not ignored beside a proof of every log (a user check)", async () => {
+    // The proof of mainnet 1,000,001–1,000,030 with no filter holds the logs of several contracts: a body narrowing it
+    // to one contract, or to block 1,000,029, was answered is_valid true with all of them.
+    const all = buildArtifact(THIRTY, toFilter({}));
+    const wide = { chain_id: 1, head_hash: hex(all.headHash), proof: hex(all.artifact) };
+    const answered = await resultOf(await post(JSON.stringify(wide)));
+    expect(answered).toMatchObject({ is_valid: true, from_block: 1_000_001, to_block: 1_000_030 });
+    expect(new Set(answered.logs.map((log: { address: string }) => log.address)).size).toBeGreaterThan(1);
+    for (const member of ['contract_address', 'contractAddress', 'ContractAddress', 'contract_addresses']) {
+      const problems = await problemsOf({ ...wide, [member]: BUSY_2016 });
+      expect(problems.map((problem) => [problem.name, problem.reason])).toEqual([[member, 'invalid_format']]);
+      expect(problems[0]!.expected).toMatch(/^no filter: the filter is the proof's own/);
+    }
+    for (const member of ['block_number', 'blockNumber']) {
+      const problems = await problemsOf({ ...wide, [member]: 1_000_029 });
+      expect(problems.map((problem) => [problem.name, problem.reason])).toEqual([[member, 'invalid_format']]);
+      expect(problems[0]!.expected).toMatch(/^no block number: the blocks are the proof's own range/);
+    }
+    // Null claims nothing, as for every refused member; a member that narrows nothing is still ignored.
+    const ignored = { ...wide, contract_address: null, block_number: null, note: 'mine' };
+    expect((await resultOf(await post(JSON.stringify(ignored)))).is_valid).toBe(true);
+  });
+
   it("a block chosen by hash as eth_getLogs does (blockHash, block_hash, or a near name): 400 naming each, the blocks being the proof's own", async () => {
     // A proof of any range would hold beside it: the block it names would be ignored.
     for (const member of ['blockHash', 'block_hash', 'BlockHash']) {

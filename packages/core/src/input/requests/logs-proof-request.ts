@@ -23,9 +23,9 @@ type LogsProofRequestOf<Trust> = Trust & {
 export type LogsProofRequestRefusal = InvalidInput | UnsupportedChain;
 
 /**
- * A filter member a client may send (as `eth_getLogs` takes `address` and `topics`, or as the answer's `filter`): the
- * proof's filter is its own, fixed in its preamble, so one sent beside it would be ignored while the answer held logs of
- * another filter. Refused instead.
+ * A filter member a client may send (as `eth_getLogs` takes `address` and `topics`, as the answer's `filter`, or a log's
+ * address as the receipt-root and logs-bloom bodies name it, `contract_address`): the proof's filter is its own, fixed in
+ * its preamble, so one sent beside it would be ignored while the answer held logs of another filter. Refused instead.
  */
 const FILTER_REFUSED = refused({
   description:
@@ -35,15 +35,17 @@ const FILTER_REFUSED = refused({
 });
 
 /**
- * A block chosen by its hash, as `eth_getLogs` takes `blockHash` instead of a range: the proof's blocks are its own
- * range, so a hash sent beside it would be ignored while the answer held another block's logs. Refused instead.
+ * A block chosen by its `what` (`hash`, as `eth_getLogs` takes `blockHash` instead of a range; `number`, as the
+ * receipt-proof and logs-bloom bodies name one): the proof's blocks are its own range, so one sent beside it would be
+ * ignored while the answer held the logs of other blocks. Refused instead.
  */
-const BLOCK_HASH_REFUSED = refused({
-  description:
-    "Refused: the blocks are the proof's own range (its preamble; the answer's from_block and to_block). The endpoint takes no block hash to hold the proof to.",
-  expected:
-    "no block hash: the blocks are the proof's own range, hanging from head_hash (or anchor); send from_block and to_block to hold it to the range you asked for",
-});
+const blockRefused = (what: 'hash' | 'number') =>
+  refused({
+    description: `Refused: the blocks are the proof's own range (its preamble; the answer's from_block and to_block). The endpoint takes no block ${what} to hold the proof to.`,
+    expected: `no block ${what}: the blocks are the proof's own range, hanging from head_hash (or anchor); send from_block and to_block to hold it to the range you asked for`,
+  });
+const BLOCK_HASH_REFUSED = blockRefused('hash');
+const BLOCK_NUMBER_REFUSED = blockRefused('number');
 
 /** The logs-proof request body: the chain and head hash the caller trusts, and the artifact. */
 export const LOGS_PROOF_BODY = object(
@@ -95,8 +97,11 @@ export const LOGS_PROOF_BODY = object(
     address: { spec: FILTER_REFUSED, nullable: true },
     topics: { spec: FILTER_REFUSED, nullable: true },
     filter: { spec: FILTER_REFUSED, nullable: true },
+    // Its other spellings (contractAddress) and near-misses (contract_addresses) are refused as it is.
+    contract_address: { spec: FILTER_REFUSED, nullable: true },
     blockHash: { spec: BLOCK_HASH_REFUSED, nullable: true },
     block_hash: { spec: BLOCK_HASH_REFUSED, nullable: true },
+    block_number: { spec: BLOCK_NUMBER_REFUSED, nullable: true },
   },
   { description: 'POST /v1/evm/verify/logs-proof', expected: 'a JSON object' },
 );
