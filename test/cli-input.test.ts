@@ -4,13 +4,15 @@
  * others still verified), standard input with `-` or no FILE, and text that is not JSON told in
  * the CLI's words for every `verify` command.
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeOutputEarly } from './helpers/pipe.js';
+import { buildArtifact } from './helpers/logs-proofs.js';
+import { bytesToHex } from '../packages/core/src/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -249,5 +251,104 @@ describe('a reader that stops early', () => {
     const files = Array.from({ length: 40 }, () => GOOD[1]!);
     const result = await closeOutputEarly(BIN, ['verify', 'block', ...files], { cwd: ROOT });
     expect(result).toEqual({ status: 141, stderr: '' });
+  });
+});
+
+/**
+ * Runs the built CLI with its standard output in `out` and its standard error a pipe whose reader has gone (`2>&1
+ * >out | true`): the exit status and what reached `out`.
+ */
+function runWithStderrClosed(args: string[], out: string): Promise<{ status: number | null; stdout: string }> {
+  const fd = openSync(out, 'w');
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'] });
+  closeSync(fd);
+  // Closed before the process has started (tens of milliseconds): its every write to stderr fails (EPIPE).
+  child.stderr!.destroy();
+  return new Promise((resolve) => {
+    child.on('close', (status) => resolve({ status, stdout: readFileSync(out, 'utf8') }));
+  });
+}
+
+describe('a standard error whose reader has gone', () => {
+  const out = join(dir, 'stderr-closed.ndjson');
+
+  it('verify block over identical blocks: exit 0 and every line on stdout, as with stderr read', async () => {
+    expect(await runWithStderrClosed(['verify', 'block', GOOD[0]!, GOOD[1]!], out)).toEqual({
+      status: 0,
+      stdout: alone(GOOD[0]!) + alone(GOOD[1]!),
+    });
+  });
+
+  it('verify block --verbose over one identical block: exit 0', async () => {
+    expect(await runWithStderrClosed(['verify', 'block', GOOD[0]!, '--verbose'], out)).toEqual({
+      status: 0,
+      stdout: alone(GOOD[0]!),
+    });
+  });
+
+  it('a refused block: exit 2, its verdict, never 1', async () => {
+    const { status } = await runWithStderrClosed(['verify', 'block', notABlock], out);
+    expect(status).toBe(2);
+  });
+});
+
+/**
+ * Runs the built CLI with its standard output a regular file that cannot grow (RLIMIT_FSIZE 0, SIGXFSZ ignored, so
+ * that every write fails with EFBIG, as on a full disk): the exit status and what it said on standard error.
+ */
+function runWithStdoutTooLarge(args: string[], out: string) {
+  const result = spawnSync(
+    'bash',
+    ['-c', 'trap "" XFSZ; ulimit -f 0; exec "$0" "$@" > "$OUT"', process.execPath, BIN, ...args],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, OUT: out } },
+  );
+  return { code: result.status, stderr: result.stderr };
+}
+
+describe('a standard output that cannot be written', () => {
+  const out = join(dir, 'too-large.json');
+  const body = join(dir, 'body.json');
+  writeFileSync(body, run(['request', 'receipt-root', GOOD[0]!]).stdout);
+  const TOO_LARGE = {
+    code: 2,
+    stderr: 'evm-integrity: standard output: cannot write it: EFBIG: file too large, write\n',
+  };
+
+  it.each([
+    ['verify block FILE', ['verify', 'block', GOOD[0]!]],
+    ['verify block FILE FILE', ['verify', 'block', GOOD[0]!, GOOD[1]!]],
+    ['verify receipt-root', ['verify', 'receipt-root', body]],
+    ['request receipt-root', ['request', 'receipt-root', GOOD[0]!]],
+    ['prove receipt', ['prove', 'receipt', GOOD[0]!, '--index', '0']],
+  ])('%s: one line naming standard output and why, exit 2, no stack trace', (_name, args) => {
+    expect(runWithStdoutTooLarge(args, out)).toEqual(TOO_LARGE);
+  });
+
+  // A logs proof of mainnet 1,000,023: verify logs-proof writes its logs whole, then copies them to stdout (a stream).
+  const { artifact, headHash } = buildArtifact(['mainnet-1000023'], { addresses: [], topics: [] });
+  const proof = join(dir, 'logs.proof');
+  writeFileSync(proof, artifact);
+
+  it.runIf(existsSync('/dev/full')).each([
+    ['verify block FILE FILE', ['verify', 'block', GOOD[0]!, GOOD[1]!]],
+    [
+      'verify logs-proof (copied from its temporary file)',
+      ['verify', 'logs-proof', proof, '--head-hash', bytesToHex(headHash)],
+    ],
+  ])('%s onto /dev/full: no space left on the device, exit 2', (_name, args) => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const result = spawnSync(process.execPath, [BIN, ...args], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', fd, 'pipe'],
+      });
+      expect({ code: result.status, stderr: result.stderr }).toEqual({
+        code: 2,
+        stderr: 'evm-integrity: standard output: cannot write it: no space left on the device\n',
+      });
+    } finally {
+      closeSync(fd);
+    }
   });
 });

@@ -31,5 +31,11 @@ export const EXIT_FAULT = 3;
 /** After Ctrl-C, as a shell reports a process stopped by SIGINT. */
 export const EXIT_INTERRUPTED = 130;
 
+/**
+ * When standard output cannot be written (a full disk, a file size limit): as for an `--out` FILE that cannot be
+ * written, no verdict, since none reached its reader.
+ */
+export const EXIT_OUTPUT_FAILED = 2;
+
 /** When the reader of standard output stops early (`… | head`), as a shell reports a process killed by SIGPIPE. */
 export const EXIT_PIPE_CLOSED = 141;

@@ -5,6 +5,7 @@ import { openStore, startServer, type RunningServer } from '../server/start-serv
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
 import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve-config.js';
+import { processIo } from './io/streams.js';
 
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
@@ -69,7 +70,7 @@ function requestLogDestination(): DestinationStream {
   destination.on('drop', () => {
     if (performance.now() - toldAt < 1000) return;
     toldAt = performance.now();
-    process.stderr.write('evm-integrity serve: standard output is not being read; log lines dropped\n');
+    processIo.stderr('evm-integrity serve: standard output is not being read; log lines dropped\n');
   });
   return destination;
 }
@@ -110,7 +111,7 @@ export async function runServe(argv: string[]): Promise<number> {
     });
     let server: RunningServer;
     try {
-      server = await startServer(config, { logger, store });
+      server = await startServer(config, { logger, store, print: processIo.stderr });
     } catch (error) {
       if (signalled === undefined) throw error;
       logger.info({ signal: signalled }, 'stopped while starting');
@@ -119,7 +120,7 @@ export async function runServe(argv: string[]): Promise<number> {
     starting = false;
     // Accounts before this start: no key was printed, and a lost one needs the hint.
     if (config.auth && server.storeHadAccounts)
-      process.stderr.write(
+      processIo.stderr(
         lostKeyHint(
           await keyedAccounts(store),
           new Set(config.accounts.map((a) => a.id)),

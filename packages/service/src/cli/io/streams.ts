@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
-import { EXIT_PIPE_CLOSED } from '../exit.js';
+import { EXIT_OUTPUT_FAILED, EXIT_PIPE_CLOSED } from '../exit.js';
+import { writeFailure } from '../../files/file-failures.js';
 
 /** Streams the CLI writes to, so tests can run it in-process. */
 export interface CliIo {
@@ -9,47 +10,58 @@ export interface CliIo {
   read?: (file: string | undefined) => Uint8Array;
 }
 
-let stdoutStreamInUse = false;
-
 /**
- * process.stdout, ending the process as SIGPIPE would (status 141, nothing more printed, no stack trace) when its reader
- * closes the pipe. Made on first use only: the stream loads Node's stream code, and for a pipe its network code, about
- * 2 ms of a `verify block` process that prints one line; {@link processIo} writes without it while it can.
+ * Standard output (fd 1) or standard error (2). `write` writes straight to the descriptor, as process.stdout and
+ * process.stderr themselves do for files, pipes and terminals on POSIX, until `stream` is in use: then through it, so
+ * that the output stays in order. The stream is made on first use only: it loads Node's stream code, and for a pipe its
+ * network code, about 2 ms of a `verify block` process that prints one line. A full non-blocking pipe (EAGAIN) is left
+ * to the stream, which waits on it; every other failed write, the direct one's or the stream's, is `failed`'s.
  */
-export function stdoutStream(): NodeJS.WriteStream {
-  if (!stdoutStreamInUse) {
-    stdoutStreamInUse = true;
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
-      throw error;
-    });
-  }
-  return process.stdout;
+function standardStream(fd: 1 | 2, failed: (error: NodeJS.ErrnoException) => void) {
+  let made: NodeJS.WriteStream | undefined;
+  const stream = (): NodeJS.WriteStream => {
+    if (made === undefined) {
+      made = fd === 1 ? process.stdout : process.stderr;
+      made.on('error', failed);
+    }
+    return made;
+  };
+  const write = (text: string): void => {
+    if (made !== undefined) {
+      made.write(text);
+      return;
+    }
+    const bytes = Buffer.from(text);
+    let written = 0;
+    try {
+      while (written < bytes.length) written += writeSync(fd, bytes, written);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EAGAIN') stream().write(bytes.subarray(written));
+      else failed(error as NodeJS.ErrnoException);
+    }
+  };
+  return { stream, write };
 }
 
 /**
- * Writes to standard output: straight to its file descriptor, as process.stdout itself does for files, pipes and
- * terminals on POSIX, until process.stdout is in use (then through it, so that the output stays in order); also through
- * it from where a write fails other than on a closed pipe.
+ * A write to standard output that failed ends the process, every command alike, without a stack trace: as SIGPIPE
+ * would (status 141, nothing more printed) when its reader closed it; else (a full disk, a file size limit) with one
+ * line naming it and why, and the status of an output that cannot be written, never a verdict's: the answers did not
+ * reach their reader.
  */
-function writeStdoutText(text: string): void {
-  if (stdoutStreamInUse) {
-    stdoutStream().write(text);
-    return;
-  }
-  const bytes = Buffer.from(text);
-  let written = 0;
-  try {
-    while (written < bytes.length) written += writeSync(1, bytes, written);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
-    // The rest is the stream's, as it was before: it waits on a full non-blocking pipe (EAGAIN), drops what is
-    // written to a closed descriptor (EBADF), and emits any other error.
-    stdoutStream().write(bytes.subarray(written));
-  }
-}
+const stdout = standardStream(1, (error) => {
+  if (error.code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
+  stderr.write(`evm-integrity: standard output: cannot write it: ${writeFailure(error)}\n`);
+  process.exit(EXIT_OUTPUT_FAILED);
+});
 
-export const processIo: CliIo = {
-  stdout: writeStdoutText,
-  stderr: (text) => process.stderr.write(text),
-};
+/**
+ * A write to standard error that fails (its reader gone: `2>&1 >out | true`; a full disk) loses only the diagnostics
+ * it carried: neither the answers on standard output nor the exit status their verdicts give change.
+ */
+const stderr = standardStream(2, () => {});
+
+/** process.stdout, ending the process as a write to standard output that fails does (see {@link processIo}). */
+export const stdoutStream = stdout.stream;
+
+export const processIo: CliIo = { stdout: stdout.write, stderr: stderr.write };

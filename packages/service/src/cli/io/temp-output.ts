@@ -11,13 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
 import { cannotWrite } from './writable.js';
 import { InputError, UsageError } from './usage-error.js';
-import { stdoutStream } from './streams.js';
+import { processIo, stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
 
 /**
  * The temporary files open now: removed when a signal stops the process, and as the process ends however it ends: a
- * reader that closes standard output while a file is copied to it ends the process at once (process.exit, see
- * stdoutStream), and `finally` blocks do not run then.
+ * write to standard output that fails while a file is copied to it (its reader gone, a full disk) ends the process at
+ * once (process.exit, see stdoutStream), and `finally` blocks do not run then.
  */
 const temporary = new Set<TempFile>();
 
@@ -34,7 +34,7 @@ function onStopped(signal: NodeJS.Signals): void {
   removeAll();
   const what = signal === 'SIGINT' ? 'interrupted' : `stopped by ${signal}`;
   // Once a copy to its destination has begun, part of the output is there, or all of it, if the last write was taken.
-  process.stderr.write(`evm-integrity: ${what}; ${begun ? 'the output may be incomplete' : 'nothing was written'}\n`);
+  processIo.stderr(`evm-integrity: ${what}; ${begun ? 'the output may be incomplete' : 'nothing was written'}\n`);
   // process.exit joins the thread pool's threads, and a write into a FIFO whose reader does not read holds one of them
   // until it does: with a copy under way, the signal (its handlers gone with the files) is raised again and ends the
   // process at once, as a shell then reports it (128 + its number).
@@ -51,9 +51,10 @@ export function refuseStandardOutput(flag: string, value: string | undefined, ho
 }
 
 /**
- * Resolves once all that was written to standard output has reached it. A reader that closed it ends the process
- * instead (see stdoutStream), so that nothing is said of output that did not arrive: a write still pending calls back
- * once done, and a write that failed has its error emitted on a later tick, before this resolves.
+ * Resolves once all that was written to standard output has reached it. A write that failed (a reader that closed it,
+ * a full disk) ends the process instead (see stdoutStream), so that nothing is said of output that did not arrive: a
+ * write still pending calls back once done, and a write that failed has its error emitted on a later tick, before
+ * this resolves.
  */
 function stdoutDelivered(): Promise<void> {
   const stdout = stdoutStream();
