@@ -660,11 +660,11 @@ describe('a chain id with a leading zero is refused, never read as another numbe
     );
   });
 
-  it('--add-chain 010:ethereum is refused the same way; 10, 0xa and 0x0a stay chain 10', () => {
+  it('--add-chain 010:ethereum is refused the same way, offered no hex, which its ID does not take (was: "or in 0x hex"); 10, 0xa and 0x0a stay chain 10', () => {
     const added = run(['verify', 'block', BLOCK, '--add-chain', '010:ethereum']);
     expect(added).toMatchObject({ code: 2, stdout: '' });
     expect(added.stderr.split('\n')[0]).toBe(
-      'evm-integrity: --add-chain: "010" is not a chain id: it has a leading zero; write it without one (10), or in 0x hex',
+      'evm-integrity: --add-chain: "010" is not a chain id: it has a leading zero; write it without one (10)',
     );
     for (const chain of ['10', '0xa', '0x0a'])
       expect(run(['verify', 'block', BLOCK, '--chain', chain]).stderr).toMatch(

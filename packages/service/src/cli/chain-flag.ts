@@ -80,7 +80,7 @@ function addedChain(value: string): ChainInfo {
     throw new UsageError(
       `--add-chain: "${value}" is not ID:RULES; use a chain id and a rule set, such as 31337:ethereum`,
     );
-  refuseLeadingZero('--add-chain', match[1]!, chainId);
+  refuseLeadingZero('--add-chain', match[1]!, chainId, false);
   const rules = ruleSetName(match[2]!, '--add-chain', value);
   const builtIn = defaultRegistry.get(chainId);
   if (builtIn !== undefined)

@@ -75,12 +75,13 @@ export function hashValue(flag: string, value: string, what = 'a block hash'): s
 
 /**
  * Refuses chain id `id` (`n`, as read) given to `flag` in decimal with a leading zero (`010`): tools differ on what it
- * is (10, or octal 8), so it is never read as either. In 0x hex a leading zero is no doubt (`0x0a`).
+ * is (10, or octal 8), so it is never read as either. In 0x hex a leading zero is no doubt (`0x0a`), and the message
+ * offers hex where `flag` takes it (`--chain`, not `--add-chain`'s ID).
  */
-export function refuseLeadingZero(flag: string, id: string, n: number): void {
+export function refuseLeadingZero(flag: string, id: string, n: number, takesHex = true): void {
   if (/^0[0-9_]/.test(id))
     throw new UsageError(
-      `${flag}: "${id}" is not a chain id: it has a leading zero; write it without one (${n}), or in 0x hex`,
+      `${flag}: "${id}" is not a chain id: it has a leading zero; write it without one (${n})${takesHex ? ', or in 0x hex' : ''}`,
     );
 }
 
