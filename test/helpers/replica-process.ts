@@ -80,12 +80,18 @@ export function processConfig(cuLimit: number, extra: Record<string, unknown>): 
   };
 }
 
-/** A valid receipt-root body (1 CU): the receipts of the first Ethereum mainnet fixture block. */
-export function receiptBody(): string {
+/**
+ * A valid receipt-root body (1 CU): the receipts of fixture block `name`, by default the first Ethereum mainnet
+ * fixture block with receipts.
+ */
+export function receiptBody(name?: string): string {
   const registry = new ChainRegistry([]);
-  const block = fixtureNames
-    .map((name) => readRpcBlock(loadFixture(name), new Problems(), { registry })!)
-    .find((b) => b.chainId === 1 && b.receipts.length > 0)!;
+  const block =
+    name === undefined
+      ? fixtureNames
+          .map((fixture) => readRpcBlock(loadFixture(fixture), new Problems(), { registry })!)
+          .find((b) => b.chainId === 1 && b.receipts.length > 0)!
+      : readRpcBlock(loadFixture(name), new Problems(), { registry })!;
   return JSON.stringify(
     receiptRootBody({
       chainId: block.chainId ?? 1,
