@@ -311,7 +311,8 @@ describe('a standard output that cannot be written', () => {
   writeFileSync(body, run(['request', 'receipt-root', GOOD[0]!]).stdout);
   const TOO_LARGE = {
     code: 2,
-    stderr: 'evm-integrity: standard output: cannot write it: EFBIG: file too large, write\n',
+    stderr:
+      'evm-integrity: standard output: cannot write it: the file is larger than this process may write (ulimit -f)\n',
   };
 
   it.each([

@@ -22,7 +22,8 @@ import {
   type RuleSetName,
   type Vouch,
 } from '../packages/core/src/index.js';
-import { runCliBytes } from './helpers/cli-process.js';
+import { BIN, runCliBytes } from './helpers/cli-process.js';
+import { spawnSync } from 'node:child_process';
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
@@ -345,6 +346,34 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
     // On worker threads, the same registry.
     const pooled = await runCliBytes(['verify', 'block', '--workers', '1', '--evidence', evidence, real]);
     expect(JSON.parse(pooled.stdout.toString()).verdict).toBe('identical');
+  });
+
+  it('add that cannot write its file (a file size limit) is one line, exit 2, and leaves no temporary file (was: a 0-byte .tmp left in the directory; a user check)', () => {
+    const evidence = join(dir, 'too-large');
+    mkdirSync(evidence);
+    const block = amoyBlock();
+    const result = spawnSync(
+      'bash',
+      [
+        '-c',
+        'trap "" XFSZ; ulimit -f 0; exec "$0" "$@"',
+        process.execPath,
+        BIN,
+        'evidence',
+        'add',
+        write('limited.json', block),
+        '--trusted-hash',
+        hashOf(block),
+        '--evidence-dir',
+        evidence,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      `evm-integrity: evidence directory ${evidence}: cannot write ${join(evidence, '80002-23887160.json')}: the file is larger than this process may write (ulimit -f)\n`,
+    );
+    expect(readdirSync(evidence)).toEqual([]);
   });
 
   it('capture reads ETH_RPC_URL; add of input that is no block is exit 2; a block kept again is said to replace its file', async () => {

@@ -3,7 +3,7 @@
  * Every file is admitted again when the directory is read, so a file whose block no longer reproduces stops the run
  * with its name and reason: an evidence directory never counts for less, or more, than the operator thinks.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   ChainRegistry,
@@ -74,14 +74,16 @@ export function writeEvidence(dir: string, record: EvidenceRecord): { path: stri
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new EvidenceDirError(`evidence directory ${dir}: it is not a directory`, { path: dir });
   const path = join(dir, evidenceFileName(record.chain_id, record.block_number));
+  const temporary = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true });
     const replaced = existsSync(path);
-    const temporary = `${path}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(record, null, 2)}\n`);
     renameSync(temporary, path);
     return { path, replaced };
   } catch (error) {
+    // Not at all: no part of the record is left beside the directory's files.
+    rmSync(temporary, { force: true });
     throw new EvidenceDirError(`evidence directory ${dir}: cannot write ${path}: ${writeFailure(error)}`, {
       path: dir,
     });

@@ -15,6 +15,8 @@ export const FILE_FAILURES = {
   EROFS: 'the file system is read-only',
   EIO: 'an input/output error',
   ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  EFBIG: 'the file is larger than this process may write (ulimit -f)',
   EEXIST: 'it exists',
 } as const satisfies Readonly<Record<string, string>>;
 
