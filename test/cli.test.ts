@@ -439,6 +439,35 @@ describe('the evm-integrity binary', () => {
     expect(stdout).toBe('');
   });
 
+  it('accounts and keys on a store file that cannot be written (a file size limit) say so, naming it: exit 2, not a fault (was: "keys create failed: disk I/O error", exit 3; a user check)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+    const file = join(dataDir, 'evm-integrity.sqlite');
+    // Held open, as by a running server: its write-ahead log is there, so the command opens the store and fails at
+    // its first write.
+    const held = new SqliteStore(file);
+    try {
+      expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
+      for (const args of [
+        ['keys', 'create', 'acme', '--label', 'x'],
+        ['accounts', 'create', '--name', 'Other'],
+      ]) {
+        const result = spawnSync(
+          'bash',
+          ['-c', 'trap "" XFSZ; ulimit -f 0; exec "$0" "$@"', process.execPath, BIN, ...args, '--data-dir', dataDir],
+          { cwd: ROOT, encoding: 'utf8' },
+        );
+        expect(result.status).toBe(2);
+        expect(result.stderr).toMatch(
+          new RegExp(`^evm-integrity: the store ${file} cannot be written \\(SQLITE_IOERR_\\w+\\): disk I/O error\\n$`),
+        );
+      }
+      expect((await held.listAccounts()).map((account) => account.id)).toEqual(['acme']);
+    } finally {
+      await held.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('accounts and keys work on the data directory the server uses', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
     await new SqliteStore(join(dataDir, 'evm-integrity.sqlite')).close(); // the store the server makes at its first start

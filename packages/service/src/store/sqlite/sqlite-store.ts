@@ -20,6 +20,12 @@ import { SqliteRows } from './sqlite-rows.js';
 const BUSY_TIMEOUT_MS = 5000;
 
 /**
+ * SQLite's result codes (with their extended codes: SQLITE_IOERR_WRITE…) of a file that cannot be written: I/O failed
+ * (a file size limit, a disk error), the disk is full, the file or its directory is read-only or cannot be opened.
+ */
+const UNWRITABLE = ['SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_CANTOPEN'];
+
+/**
  * Runs `step` again while SQLite answers SQLITE_BUSY, for up to BUSY_TIMEOUT_MS. Switching a new
  * file to WAL needs an exclusive lock, and when several processes open the same new store at once
  * SQLite refuses some of them at once, without calling the busy handler (it would deadlock): seen
@@ -102,17 +108,24 @@ class SqliteBackend implements SerialBackend {
   }
 
   /**
-   * Runs `step`, which takes the write lock. Another process holding it past the busy timeout is STORE_UNAVAILABLE:
-   * the request may be retried, it is no fault of this one.
+   * Runs `step`, which takes the write lock and writes. Another process holding the lock past the busy timeout, or a
+   * file that cannot be written (a full disk, a file size limit, a read-only file), is STORE_UNAVAILABLE naming the
+   * file: the request may be retried once the operator has seen to it; it is no fault of this one nor of the program.
    */
   #busy<T>(step: () => T): T {
     try {
       return step();
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY')
+      const code = String((error as { code?: unknown }).code);
+      if (code === 'SQLITE_BUSY')
         throw new StoreError(
           'STORE_UNAVAILABLE',
           `the store ${this.#file} stayed locked by another process: ${(error as Error).message}`,
+        );
+      if (UNWRITABLE.some((prefix) => code.startsWith(prefix)))
+        throw new StoreError(
+          'STORE_UNAVAILABLE',
+          `the store ${this.#file} cannot be written (${code}): ${(error as Error).message}`,
         );
       throw error;
     }
