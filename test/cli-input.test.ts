@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeOutputEarly } from './helpers/pipe.js';
 import { buildArtifact } from './helpers/logs-proofs.js';
 import { bytesToHex } from '../packages/core/src/index.js';
+import { runWithoutFileSpace } from './helpers/cli-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -297,12 +298,8 @@ describe('a standard error whose reader has gone', () => {
  * that every write fails with EFBIG, as on a full disk): the exit status and what it said on standard error.
  */
 function runWithStdoutTooLarge(args: string[], out: string) {
-  const result = spawnSync(
-    'bash',
-    ['-c', 'trap "" XFSZ; ulimit -f 0; exec "$0" "$@" > "$OUT"', process.execPath, BIN, ...args],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, OUT: out } },
-  );
-  return { code: result.status, stderr: result.stderr };
+  const { status, stderr } = runWithoutFileSpace(args, { cwd: ROOT, stdoutFile: out });
+  return { code: status, stderr };
 }
 
 describe('a standard output that cannot be written', () => {

@@ -9,6 +9,7 @@ import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { PAIR_RECORD } from './helpers/lineage-bundles.js';
+import { runWithoutFileSpace } from './helpers/cli-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -451,11 +452,7 @@ describe('the evm-integrity binary', () => {
         ['keys', 'create', 'acme', '--label', 'x'],
         ['accounts', 'create', '--name', 'Other'],
       ]) {
-        const result = spawnSync(
-          'bash',
-          ['-c', 'trap "" XFSZ; ulimit -f 0; exec "$0" "$@"', process.execPath, BIN, ...args, '--data-dir', dataDir],
-          { cwd: ROOT, encoding: 'utf8' },
-        );
+        const result = runWithoutFileSpace([...args, '--data-dir', dataDir], { cwd: ROOT });
         expect(result.status).toBe(2);
         expect(result.stderr).toMatch(
           new RegExp(`^evm-integrity: the store ${file} cannot be written \\(SQLITE_IOERR_\\w+\\): disk I/O error\\n$`),

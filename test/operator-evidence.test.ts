@@ -22,8 +22,7 @@ import {
   type RuleSetName,
   type Vouch,
 } from '../packages/core/src/index.js';
-import { BIN, runCliBytes } from './helpers/cli-process.js';
-import { spawnSync } from 'node:child_process';
+import { runCliBytes, runWithoutFileSpace } from './helpers/cli-process.js';
 import { forge, type Alteration } from './helpers/forge.js';
 import { loadFixture, type FixtureBlock } from './helpers/fixtures.js';
 import { startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
@@ -352,23 +351,15 @@ describe('evidence add, capture and list, and --evidence, as processes', () => {
     const evidence = join(dir, 'too-large');
     mkdirSync(evidence);
     const block = amoyBlock();
-    const result = spawnSync(
-      'bash',
-      [
-        '-c',
-        'trap "" XFSZ; ulimit -f 0; exec "$0" "$@"',
-        process.execPath,
-        BIN,
-        'evidence',
-        'add',
-        write('limited.json', block),
-        '--trusted-hash',
-        hashOf(block),
-        '--evidence-dir',
-        evidence,
-      ],
-      { encoding: 'utf8' },
-    );
+    const result = runWithoutFileSpace([
+      'evidence',
+      'add',
+      write('limited.json', block),
+      '--trusted-hash',
+      hashOf(block),
+      '--evidence-dir',
+      evidence,
+    ]);
     expect(result.status).toBe(2);
     expect(result.stderr).toBe(
       `evm-integrity: evidence directory ${evidence}: cannot write ${join(evidence, '80002-23887160.json')}: the file is larger than this process may write (ulimit -f)\n`,

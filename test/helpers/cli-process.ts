@@ -2,7 +2,7 @@
  * The built CLI run as a process to its end, asynchronously (a loopback node answering it may live in the test's
  * process), its stdout kept as bytes: for the commands whose output is binary or written to special files.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -51,3 +51,25 @@ export function madeDashFile(): boolean {
 /** The temporary files the CLI left in `dir` (a TMPDIR of the test's own; Node keeps its compile cache there too). */
 export const temporaryFilesIn = (dir: string): string[] =>
   readdirSync(dir).filter((name) => name.startsWith('.evm-integrity'));
+
+/**
+ * Runs `evm-integrity ARGS` where no file can grow (RLIMIT_FSIZE 0, SIGXFSZ ignored, so that every write to a file fails
+ * with EFBIG, as on a full disk), its standard output the file `stdoutFile` where given (else a pipe, as its standard
+ * error always is): its exit status and what it said on standard error.
+ */
+export function runWithoutFileSpace(
+  args: string[],
+  options: { cwd?: string; stdoutFile?: string } = {},
+): { status: number | null; stderr: string } {
+  const redirect = options.stdoutFile === undefined ? '' : ' > "$OUT"';
+  const result = spawnSync(
+    'bash',
+    ['-c', `trap "" XFSZ; ulimit -f 0; exec "$0" "$@"${redirect}`, process.execPath, BIN, ...args],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, OUT: options.stdoutFile ?? '' },
+      ...(options.cwd !== undefined && { cwd: options.cwd }),
+    },
+  );
+  return { status: result.status, stderr: result.stderr };
+}

@@ -80,15 +80,15 @@ class SqliteBackend implements SerialBackend {
   atomically<T>(access: Access, operation: () => T): T {
     return access === 'read'
       ? (this.#runner.deferred(operation) as T)
-      : this.#busy(() => this.#runner.immediate(operation) as T);
+      : this.#writing(() => this.#runner.immediate(operation) as T);
   }
 
   begin(): void {
-    this.#busy(() => this.db.exec('BEGIN IMMEDIATE'));
+    this.#writing(() => this.db.exec('BEGIN IMMEDIATE'));
   }
 
   commit(): void {
-    this.#busy(() => this.db.exec('COMMIT'));
+    this.#writing(() => this.db.exec('COMMIT'));
   }
 
   rollback(): void {
@@ -112,7 +112,7 @@ class SqliteBackend implements SerialBackend {
    * file that cannot be written (a full disk, a file size limit, a read-only file), is STORE_UNAVAILABLE naming the
    * file: the request may be retried once the operator has seen to it; it is no fault of this one nor of the program.
    */
-  #busy<T>(step: () => T): T {
+  #writing<T>(step: () => T): T {
     try {
       return step();
     } catch (error) {
