@@ -447,6 +447,38 @@ describe("bytes Node's HTTP parser refuses get the error envelope, then an order
   });
 });
 
+describe('a request whose Host or target cannot be read as a URL: 400 MALFORMED_REQUEST with the envelope', () => {
+  const then = `GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+  it.each([
+    ['a Host with a space', 'GET /v1/health HTTP/1.1\r\nHost: a b\r\n\r\n'],
+    ['a Host with a path', 'GET /v1/health HTTP/1.1\r\nHost: a/b\r\n\r\n'],
+    ['a Host with a port past 65535', 'GET /v1/health HTTP/1.1\r\nHost: x:99999\r\n\r\n'],
+    ['an absolute target that is no URL', 'GET http://[x/v1/health HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['the asterisk target', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('%s: the envelope, not an empty 400, and the connection serves the next request', async (_, bytes) => {
+    const logged = log.lines.length;
+    const { text } = await rawExchange(bytes + then);
+    const [first, second] = text.split(/(?=HTTP\/1\.1 )/);
+    const { head, error } = envelopeOf(first!);
+    expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(error).toEqual({
+      code: 'MALFORMED_REQUEST',
+      http_status: 400,
+      message: expect.stringMatching(/^The request's target or its Host header cannot be read as a URL: /),
+      hint: expect.stringContaining('Host: host[:port]'),
+      severity: 'error',
+      retryable: false,
+      details: { framing_problem: 'request_target' },
+      docs_url: '/v1/docs#error-malformed_request',
+    });
+    expect(second).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(log.lines.slice(logged)).toContainEqual(
+      expect.objectContaining({ msg: expect.stringMatching(/^request unreadable/), status: 400 }),
+    );
+  });
+});
+
 describe('a request that does not arrive in time: 408 REQUEST_TIMEOUT with the envelope', () => {
   const deadlines = { headerTimeoutMs: 300, bodyTimeoutMs: 600 };
   let slow: RunningServer;

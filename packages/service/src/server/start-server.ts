@@ -10,7 +10,7 @@ import { ConfigError, localUrlOf, publicUrlOf, type ServerConfig } from './confi
 import { maxConnectionsFor, openFileLimit } from './connections/connection-bounds.js';
 import { serveWithLimits } from './connections/connections.js';
 import { answerClientErrors, answerConnect } from './connections/client-errors.js';
-import { withBackslashesEncoded } from './connections/request-target.js';
+import { answerUnreadable, withBackslashesEncoded } from './connections/request-target.js';
 import { holdContinue } from './middleware/request-head.js';
 import { rateLimitedLog } from './connections/rate-limited-log.js';
 import { startingAnswer } from './responses.js';
@@ -270,7 +270,8 @@ export async function startServer(
           shutDown.dropped((env as HttpBindings).incoming)
             ? new Response(null, { status: 503 })
             : fetchHandler(request, env as HttpBindings),
-        { hostname: 'localhost' },
+        // A target or Host that is no URL: the envelope, not the adaptor's empty 400.
+        { hostname: 'localhost', errorHandler: answerUnreadable(config.publicUrl, options.logger) },
       ),
     ),
     { ...config, maxConnections },

@@ -22,7 +22,7 @@ export const ERROR_CODES: ReadonlyArray<{ status: number; code: string; when: st
   {
     status: 400,
     code: 'MALFORMED_REQUEST',
-    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body, http2 for HTTP/2 with prior knowledge, or syntax; details.parser_error). Sent without X-Request-Id, and the connection is closed.",
+    when: "Bytes that are not an HTTP/1.1 request, refused by the server's HTTP parser before any route (details.framing_problem: incomplete_request, content_length, transfer_encoding, chunked_body, http2 for HTTP/2 with prior knowledge, or syntax; details.parser_error; the connection is closed), or a request whose target or Host header cannot be read as a URL (request_target; the connection is kept). Sent without X-Request-Id.",
   },
   {
     status: 401,

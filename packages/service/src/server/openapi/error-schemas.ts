@@ -57,9 +57,17 @@ export const ERROR_DETAILS_SCHEMA: JsonSchema = {
       description: '404 NOT_FOUND on a known path: the methods the path answers, as in Allow.',
     },
     framing_problem: {
-      enum: ['incomplete_request', 'content_length', 'transfer_encoding', 'chunked_body', 'http2', 'syntax'],
+      enum: [
+        'incomplete_request',
+        'content_length',
+        'transfer_encoding',
+        'chunked_body',
+        'http2',
+        'request_target',
+        'syntax',
+      ],
       description:
-        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, HTTP/2 sent with prior knowledge, or anything else).',
+        '400 MALFORMED_REQUEST: what of the HTTP framing was wrong (the connection ended before the request was complete, its Content-Length, its Transfer-Encoding, its chunked body, HTTP/2 sent with prior knowledge, a target or Host that is no URL, or anything else).',
     },
     parser_error: string("400 MALFORMED_REQUEST: the code of Node's HTTP parser (HPE_…)."),
     max_header_bytes: integer('431 REQUEST_HEADER_FIELDS_TOO_LARGE: the limit on the request line and headers.'),
