@@ -7,6 +7,7 @@ import type { LineageReport } from '../lineage/lineage-report.js';
 import { SourceError } from '../errors.js';
 import { type BlockSource } from '../sources/block-source.js';
 import { walkLineage } from '../lineage/walker.js';
+import type { BlockAnchors } from '../lineage/onchain.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 import { err, ok, type Result } from '../result.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
@@ -143,6 +144,8 @@ export async function auditBundle(input: {
   registry?: ChainRegistry;
   /** Verifies the blocks' receipts elsewhere (a pool of worker threads); absent, on this thread. */
   verify?: BlockVerifier;
+  /** The hashes an anchor proof proves, which the blocks are held to (walkLineage's `anchors`). */
+  anchors?: BlockAnchors;
 }): Promise<BundleAudit> {
   try {
     const source = new BundleSource(input.bundle);
@@ -153,6 +156,7 @@ export async function auditBundle(input: {
       blocks: input.blocks ?? source,
       registry: input.registry ?? defaultRegistry,
       ...(input.verify && { verify: input.verify }),
+      ...(input.anchors && { anchors: input.anchors }),
     });
     return ok(report);
   } catch (error) {

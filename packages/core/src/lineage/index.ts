@@ -6,7 +6,8 @@
  */
 export { walkLineage, type WalkOptions } from './walker.js';
 export { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
-export type { Check, CheckStatus, LineageReport, RecordReport } from './lineage-report.js';
+export type { Check, CheckStatus, LineageAssurance, LineageReport, RecordReport } from './lineage-report.js';
+export type { BlockAnchors } from './onchain.js';
 export { BundleSource, parseBundle, type Bundle } from '../bundle/bundle-source.js';
 export { ChainMismatchError, SourceError, type InputProblem } from '../errors.js';
 export { type BlockJson, type BlockSource } from '../sources/block-source.js';

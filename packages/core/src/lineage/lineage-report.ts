@@ -32,6 +32,13 @@ export interface LineageReport {
    * Why the verdict is not `pass`: the first failed or skipped check, or that no block was checked; null for a pass.
    */
   reason: string | null;
+  /**
+   * What the blocks of the genesis logs are, beside the verdict: `authentic` when an anchor proof proves the hash of
+   * every block checked on chain (they are the chain's), `partly_authentic` when it proves some, `consistent` when it
+   * proves none or none was given: each block hashes to its hash and reproduces its commitments, but its hash is the
+   * source's word (a bundle's, a node's), and a source could give a forged block consistent in itself.
+   */
+  assurance: LineageAssurance;
   summary: { pass: number; fail: number; skipped: number };
   /** Warnings that do not fail a check, e.g. a block-wide log_index. */
   warnings: string[];
@@ -65,4 +72,22 @@ export function lineageVerdict(records: readonly RecordReport[]): Pick<LineageRe
       reason: `no block was checked on chain for record ${unheld.tracing_id}: it has no genesis log whose block could be verified, so nothing it claims is held to the chain`,
     };
   return { verdict: 'pass', reason: null };
+}
+
+/** How far the blocks of a lineage are the chain's ({@link LineageReport.assurance}). */
+export type LineageAssurance = 'authentic' | 'partly_authentic' | 'consistent';
+
+/**
+ * The assurance of a lineage's records: of the blocks checked on chain (`block.header_hash` passed), how many an anchor
+ * proof proved (`block.anchor` passed).
+ */
+export function lineageAssurance(records: readonly RecordReport[]): LineageAssurance {
+  const blocks = (name: string) =>
+    new Set(
+      records.flatMap((r) => r.checks.filter((c) => c.check === name && c.status === 'pass').map((c) => c.subject)),
+    );
+  const checked = blocks('block.header_hash');
+  const anchored = [...blocks('block.anchor')].filter((subject) => checked.has(subject)).length;
+  if (anchored === 0) return 'consistent';
+  return anchored === checked.size ? 'authentic' : 'partly_authentic';
 }

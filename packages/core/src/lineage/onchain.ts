@@ -111,6 +111,19 @@ export interface BlockContext {
   blocks?: BlockSource;
   /** Verifies the block elsewhere (a pool of worker threads); absent, it is verified here. */
   verify?: BlockVerifier;
+  /** The hashes an anchor proof proves, which a block's hash must be where the proof proves its number. */
+  anchors?: BlockAnchors;
+}
+
+/**
+ * What the walk asks of the hashes an anchor proof proves (the anchor's `AnchoredHashes` gives it, its SHA-256 and BLS
+ * code left out of a walk that has none): the block proven at a number, the checkpoint, and whether the proof is of
+ * another chain.
+ */
+export interface BlockAnchors {
+  at(number: number): { readonly hash: Uint8Array; readonly via: string } | undefined;
+  readonly checkpoint: string;
+  chainRefusal(chainId: number): { readonly message: string } | null;
 }
 
 /**
@@ -267,6 +280,8 @@ export async function checkBlock(
       "the receipts' logs give",
     ),
   ];
+  const anchor = anchorCheck(n, subject, report, context);
+  if (anchor !== null) checks.push(anchor);
   // A block not verifiable only for receipts no commitment covers (Bor's state-sync receipt) is proven for the others.
   const proven = checks.every((c) => c.status === 'pass') && commitmentsHold(report);
   const raw = await rawRecordCheck(n, subject, report, proven, context);
@@ -280,6 +295,26 @@ export async function checkBlock(
     },
     checks,
   };
+}
+
+/**
+ * `block.anchor`, where an anchor proof was given and proves block `n`: passes when the block's hash is the one proven
+ * (the block is the chain's), fails when it is another (the block is not the chain's, however consistent in itself);
+ * null where no proof was given or it proves no block `n` (the block stays the source's word: the report's assurance).
+ */
+function anchorCheck(n: number, subject: string, report: BlockReport, context: BlockContext): Check | null {
+  const proven = context.anchors?.at(n);
+  if (proven === undefined || !report.block_hash.matches) return null;
+  const via = proven.via === 'pre-merge' ? 'the pre-merge accumulator' : `checkpoint ${context.anchors!.checkpoint}`;
+  const hash = bytesToHex(proven.hash);
+  return report.block_hash.computed === hash
+    ? check('block.anchor', 'pass', subject, `the anchor proof proves the block's hash 0x${hash} from ${via}`)
+    : check(
+        'block.anchor',
+        'fail',
+        subject,
+        `the block is not the chain's: its hash is 0x${report.block_hash.computed}, the anchor proof proves 0x${hash} from ${via}`,
+      );
 }
 
 /** A log's bytes as the block holds them: its address, topics and data. */

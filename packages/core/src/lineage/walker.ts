@@ -2,7 +2,14 @@ import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
 import { datasetId } from './datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
-import { checkBlock, checkLog, readGenesisLog, type BlockContext, type BlockFacts } from './onchain.js';
+import {
+  checkBlock,
+  checkLog,
+  readGenesisLog,
+  type BlockAnchors,
+  type BlockContext,
+  type BlockFacts,
+} from './onchain.js';
 import {
   artifactAgreementChecks,
   genesisCompleteCheck,
@@ -11,7 +18,14 @@ import {
   type ArtifactLog,
 } from './record-checks.js';
 import type { ProvenReceipts } from './cross-checks.js';
-import { check, lineageVerdict, type Check, type LineageReport, type RecordReport } from './lineage-report.js';
+import {
+  check,
+  lineageAssurance,
+  lineageVerdict,
+  type Check,
+  type LineageReport,
+  type RecordReport,
+} from './lineage-report.js';
 import { kindOf, plain } from '../json/show.js';
 import { checkChainId } from '../chains/chain-arguments.js';
 import type { BlockSource } from '../sources/block-source.js';
@@ -28,6 +42,11 @@ export interface WalkOptions {
   registry?: ChainRegistry;
   /** Verifies the blocks' receipts elsewhere (a pool of worker threads); absent, on this thread. */
   verify?: BlockVerifier;
+  /**
+   * Hashes an anchor proof proves (`anchoredHashes`): a block it proves is checked against them (`block.anchor`), and
+   * the report's `assurance` says how many of the blocks they prove. Absent, every block is the source's word.
+   */
+  anchors?: BlockAnchors;
 }
 
 /**
@@ -50,8 +69,15 @@ class LineageWalk {
 
   constructor(private readonly options: WalkOptions) {
     const registry = options.registry ?? defaultRegistry;
-    const { chainId, source, blocks, verify } = options;
-    this.context = { chainId, registry, source, ...(blocks && { blocks }), ...(verify && { verify }) };
+    const { chainId, source, blocks, verify, anchors } = options;
+    this.context = {
+      chainId,
+      registry,
+      source,
+      ...(blocks && { blocks }),
+      ...(verify && { verify }),
+      ...(anchors && { anchors }),
+    };
     this.lineage = `the lineage of ${plain(options.tracingId)}`;
   }
 
@@ -199,7 +225,7 @@ class LineageWalk {
  *
  * @throws TypeError or RangeError naming `chainId` where it is not a non-negative integer given as a number, and
  * TypeError naming `tracingId` where it is not a string: looked up as they are, they would be a record or chain the
- * source has not, which they are not.
+ * source has not, which they are not. RangeError naming `anchors` where they prove blocks of another chain.
  * @example
  * const source = new BundleSource(bundle)
  * const report = await walkLineage({ chainId: 1, tracingId, source, blocks: source })
@@ -209,6 +235,9 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
   checkChainId(options.chainId, 'chainId');
   if (typeof options.tracingId !== 'string')
     throw new TypeError(`tracingId must be a string, got ${kindOf(options.tracingId)}`);
+  // Hashes of another chain would hold this chain's blocks to blocks they are not.
+  const otherChain = options.anchors?.chainRefusal(options.chainId);
+  if (otherChain != null) throw new RangeError(`anchors: ${otherChain.message}`);
   const walk = new LineageWalk(options);
   await depthFirst<RecordReport>(options.tracingId, {
     visit: (tracingId, child, depth) => walk.audit(tracingId, child, depth),
@@ -223,6 +252,7 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
     chain_id: options.chainId,
     tracing_id: options.tracingId,
     ...lineageVerdict(walk.records),
+    assurance: lineageAssurance(walk.records),
     summary: { pass: count('pass'), fail: count('fail'), skipped: count('skipped') },
     warnings: walk.warnings,
     records: walk.records,

@@ -10,12 +10,21 @@ import { rpcUrlOf, serviceApiKey, workersOption } from './flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from './chain-flag.js';
 import { cannotWrite, checkWritable } from './io/writable.js';
 import { UsageError } from './io/usage-error.js';
+import { ANCHOR_OPTIONS, anchorProofFlags } from './anchor/anchor-flags.js';
+import { provenByAnchor } from './anchor/anchor-proof.js';
 import { printable } from './io/printable.js';
 import { LINEAGE_EXIT } from './exit.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skipped: 'skip' } as const;
 const VERDICT = { pass: 'PASS', fail: 'FAIL', not_verifiable: 'NOT VERIFIABLE' } as const;
 /** A pass is 0, a failure 1; not verifiable is no verdict (2), as for `verify block`. */
+/** What each assurance says of the blocks, on the report's second line. */
+const ASSURANCE = {
+  authentic: 'the anchor proof proves every block checked on chain',
+  partly_authentic: "the anchor proof proves some of the blocks checked on chain; the others are the source's word",
+  consistent:
+    "each block checked on chain is consistent in itself, but its hash is the source's word: give --anchor-proof FILE --checkpoint ROOT to prove it the chain's",
+} as const;
 
 /**
  * The report as a readable table: one line a check, grouped by record. Every text the sources gave (ids, datasets,
@@ -29,6 +38,7 @@ export function formatReport(report: LineageReport): string {
   ];
   if (report.reason !== null)
     lines.push(`${report.verdict === 'fail' ? 'first failure' : 'why'}: ${printable(report.reason)}`);
+  lines.push(`blocks: ${report.assurance.replace('_', ' ')}: ${ASSURANCE[report.assurance]}`);
   for (const record of report.records) {
     lines.push('', `record ${printable(record.tracing_id)} (dataset ${printable(record.dataset ?? 'unknown')})`);
     const checks = record.checks.map((c) => ({
@@ -67,6 +77,7 @@ export async function runLineage(
       record: { type: 'string' },
       json: { type: 'boolean' },
       workers: { type: 'string' },
+      ...ANCHOR_OPTIONS,
     },
   });
   const [tracingId, ...extra] = positionals;
@@ -84,6 +95,10 @@ export async function runLineage(
   if (values.record !== undefined) checkWritable('--record', values.record);
   // ETH_RPC_URL names the node only for a live audit: a bundle's own blocks are not replaced unasked.
   const rpcUrl = rpcUrlOf(values, values.service === undefined ? {} : env);
+
+  // Verified before the walk: a proof that does not verify is refused (exit 1), one that is none is bad input (exit 2).
+  const anchorFlags = anchorProofFlags(values, {});
+  const anchors = anchorFlags === undefined ? undefined : provenByAnchor(anchorFlags, chainId);
 
   const workers = workersOption(values.workers) ?? 0;
   // The block checks on worker threads when asked (--workers N); inline by default.
@@ -103,6 +118,7 @@ export async function runLineage(
         bundle: json,
         ...(rpc && { blocks: rpc }),
         ...(verify && { verify }),
+        ...(anchors && { anchors }),
       });
       // A fault of the bundle (`details.problem`: a member, a limit, an answer it lacks) is told as the endpoint's 400
       // tells it, naming the file, the member's path and what was expected. One without is a failure of the node --rpc
@@ -123,6 +139,7 @@ export async function runLineage(
         source: service,
         ...(rpc && { blocks: rpc }),
         ...(verify && { verify }),
+        ...(anchors && { anchors }),
       });
       if (recorder !== undefined && values.record !== undefined)
         await writeBundle(values.record, recorder.toBundle(service.baseUrl)).catch((error: unknown) => {

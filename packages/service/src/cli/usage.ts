@@ -264,6 +264,7 @@ export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|updat
 export const LINEAGE_USAGE = `Usage:
   evm-integrity lineage TRACING_ID --chain C (--bundle FILE | --service URL)
                         [--rpc URL] [--record FILE] [--json] [--workers N]
+                        [--anchor-proof FILE --checkpoint ROOT]
                         [--add-chain ID:R]…
 
 Audits a derived record's lineage: from a bundle (.json or .json.gz, offline),
@@ -272,7 +273,11 @@ blocks from --rpc (alias --rpc-url; with --service, ETH_RPC_URL when neither is
 given); --record writes what was fetched as a bundle; --workers N computes the
 blocks' receipts roots on N worker threads. --chain C: a chain id (decimal or 0x
 hex) or name (evm-integrity chains), or a devnet's id added with --add-chain
-ID:R. --json: the report as JSON (default: text).
+ID:R. --json: the report as JSON (default: text). A pass says the blocks are
+consistent in themselves; --anchor-proof FILE --checkpoint ROOT proves their
+hashes the chain's (anchor prove writes the file): a block it proves with
+another hash fails block.anchor, and the report's assurance says how many it
+proves (authentic, partly_authentic, consistent).
 Exit status: 0 every check passes, 1 a check fails, 2 bad input, not verifiable
 or an unreachable source, 3 a bug, 141 stdout closed early (… | head).`;
 

@@ -187,7 +187,7 @@ export const RECEIPT_PROOF_RESULT_SCHEMA: JsonSchema = {
 /** `data[0]` of a lineage answer: the walker's report. */
 export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['chain_id', 'tracing_id', 'verdict', 'reason', 'summary', 'warnings', 'records'],
+  required: ['chain_id', 'tracing_id', 'verdict', 'reason', 'assurance', 'summary', 'warnings', 'records'],
   properties: {
     chain_id: { type: 'integer' },
     tracing_id: { type: 'string' },
@@ -200,6 +200,11 @@ export const LINEAGE_RESULT_SCHEMA: JsonSchema = {
       type: 'string',
       description: 'Why the verdict is not pass: the first failed or skipped check; null for a pass.',
     }),
+    assurance: {
+      enum: ['authentic', 'partly_authentic', 'consistent'],
+      description:
+        "What the blocks checked on chain are: consistent here, as the endpoint takes no anchor proof (each block is consistent in itself, and its hash is the bundle's word: a forged block consistent in itself passes); the command line's lineage --anchor-proof makes them authentic.",
+    },
     summary: {
       type: 'object',
       required: ['pass', 'fail', 'skipped'],

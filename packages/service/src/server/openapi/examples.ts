@@ -248,6 +248,7 @@ const LINEAGE_RESPONSE = {
       verdict: 'not_verifiable',
       reason:
         'block.available (block 19426587): the source has no such block (give a bundle with blocks, or a block source: the blocks option, --rpc on the command line)',
+      assurance: 'consistent',
       summary: {
         pass: 19,
         fail: 0,
