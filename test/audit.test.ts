@@ -1026,6 +1026,20 @@ describe('anchoring after a reorg that replaced a failing block', () => {
     });
   });
 
+  it("AuditTally: an anchor at a block the audit could not fetch has not been reached: matches null, not false (was: false, read as another block: a user check)", () => {
+    const anchors = new Map([
+      [1, `0x${'a'.repeat(64)}`],
+      [2, `0x${'b'.repeat(64)}`],
+    ]);
+    const tally = new AuditTally(1, 1, 2, { anchors });
+    tally.add({ block_number: 1, block_hash: null, verdict: 'unreachable', failures: [], reason: 'HTTP 503' });
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    expect(tally.summary(timings, 1).anchoring?.anchors).toEqual([
+      { block_number: 1, hash: `0x${'a'.repeat(64)}`, matches: null },
+      { block_number: 2, hash: `0x${'b'.repeat(64)}`, matches: null },
+    ]);
+  });
+
   it('AuditTally: a reorg at a failing block links the blocks after it back to the run before it', () => {
     const line = (block: number, verdict: 'pass' | 'fail', hash: string): BlockAudit => ({
       block_number: block,
