@@ -499,6 +499,37 @@ describe('keys create', () => {
   });
 });
 
+describe('keys create whose key standard output does not take', () => {
+  beforeEach(createAcme);
+
+  /** `keys create acme` whose standard output fails with EFBIG: the exit status and standard error. */
+  async function unshown() {
+    let stderr = '';
+    const tryStdout = async () => Object.assign(new Error('write EFBIG'), { code: 'EFBIG' });
+    const io = {
+      stdout: () => {},
+      stderr: (t: string) => (stderr += t),
+      storeFlags: ['--data-dir', './data'],
+      tryStdout,
+    };
+    const code = await runAdmin(['keys', 'create', 'acme'], io, store, () => NOW);
+    return { code, stderr };
+  }
+
+  it('a revoke that fails too: says so, with the command that revokes it (the real processes: cli.test.ts)', async () => {
+    store.revokeKey = async () => {
+      throw new Error('database is locked');
+    };
+    const result = await unshown();
+    const [key] = await store.listKeys('acme');
+    expect(result).toEqual({
+      code: 2,
+      stderr: `evm-integrity: the new key ${key!.id} of account acme could not be shown (standard output: cannot write it: the file is larger than this process may write (ulimit -f)), and revoking it failed (database is locked); revoke it: evm-integrity keys revoke ${key!.id} --data-dir ./data\n`,
+    });
+    expect(key!.revokedAt).toBeNull();
+  });
+});
+
 describe('keys create --account ID', () => {
   it('names the account as ACCOUNT_ID does; both given must agree', async () => {
     await createAcme();

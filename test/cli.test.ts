@@ -9,7 +9,8 @@ import { receiptRootBody } from '../packages/core/src/api/index.js';
 import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { PAIR_RECORD } from './helpers/lineage-bundles.js';
-import { runWithoutFileSpace } from './helpers/cli-process.js';
+import { runWithoutFileSpace, withFullOutput } from './helpers/cli-process.js';
+import { runWithOutputGone } from './helpers/pipe.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -504,6 +505,55 @@ describe('the evm-integrity binary', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it.each([
+    ['its reader gone (`keys create … | true`)', 141, 'gone', 'its reader has gone'],
+    [
+      'a file it cannot grow (ulimit -f), --json',
+      2,
+      'full',
+      'the file is larger than this process may write (ulimit -f)',
+    ],
+  ] as const)(
+    'keys create whose standard output cannot be written, %s: the key is revoked, said on stderr, exit %i (it stayed active, shown nowhere: a user check)',
+    async (_, status, how, why) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+      const file = join(dataDir, 'evm-integrity.sqlite');
+      await new SqliteStore(file).close(); // the store the server makes at its first start
+      const keysOfAcme = async () => {
+        const store = new SqliteStore(file);
+        try {
+          return await store.listKeys('acme');
+        } finally {
+          await store.close();
+        }
+      };
+      try {
+        expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
+        const args = ['keys', 'create', 'acme', ...(how === 'full' ? ['--json'] : []), '--data-dir', dataDir];
+        const result =
+          how === 'gone'
+            ? await runWithOutputGone(BIN, args)
+            : spawnSync(...withFullOutput(1, join(dataDir, 'out.json'), args), { encoding: 'utf8' });
+        const [unshown, ...others] = await keysOfAcme();
+        expect(others).toEqual([]);
+        expect({ status: result.status, stderr: result.stderr }).toEqual({
+          status,
+          stderr: `evm-integrity: the new key ${unshown!.id} of account acme could not be shown (standard output: cannot write it: ${why}), so it was revoked: nobody has it; create another where standard output can be written\n`,
+        });
+        expect(unshown!.revokedAt).not.toBeNull();
+        // Standard output written: the key shown, and active.
+        const shown = run(['keys', 'create', 'acme', '--data-dir', dataDir]);
+        expect(shown).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Created key /), stderr: '' });
+        expect((await keysOfAcme()).map((key) => [key.id === unshown!.id, key.revokedAt === null])).toEqual([
+          [true, false],
+          [false, true],
+        ]);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it.each([
     [['accounts', 'list'], 'flag'],

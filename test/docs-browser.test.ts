@@ -200,7 +200,7 @@ describe('GET /v1/docs in a real browser', () => {
   const measuring = () => (layout ??= measureLayout(`${server.url}/v1/docs`));
 
   beforeAll(async () => {
-    server = await startServer(testConfig(), { logger: capturingLogger().logger, print: () => {} });
+    server = await startServer(testConfig(), { logger: capturingLogger().logger, print: async () => undefined });
     served = await (await fetch(`${server.url}/v1/docs`)).text();
   });
   afterAll(() => server?.close());

@@ -3,14 +3,21 @@
  * JSON-RPC node serving real fixture blocks. The logs a verified proof releases, and the node's
  * eth_getLogs, are computed by the test from the fixtures' JSON alone (helpers/logs-proofs.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureBlocks, fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
 import { expectedLogs, rangeNames, type HexFilter, BUSY_2016, THIRTY, TRANSFER } from './helpers/logs-proofs.js';
-import { BIN, runCliBytes, temporaryFilesIn, type Run } from './helpers/cli-process.js';
+import {
+  BIN,
+  runCliBytes,
+  runWithoutFileSpace,
+  temporaryFilesIn,
+  withFullOutput,
+  type Run,
+} from './helpers/cli-process.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { closeOutputEarly } from './helpers/pipe.js';
 import { makeFifo } from './helpers/special-files.js';
@@ -219,6 +226,72 @@ describe('verify logs-proof refuses what does not hold', () => {
     const result = await run(['verify', 'logs-proof', file, '--head-hash', hashOf(THIRTY[29]!), '--chain', '10']);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('chain-mismatch: The proof is of chain 1, not of chain 10.');
+  });
+});
+
+describe('verify logs-proof under a file size limit (ulimit -f), which holds its temporary file too', () => {
+  const LIMIT = 'the file is larger than this process may write (ulimit -f)';
+  type Where = 'file' | 'full' | 'pipe' | 'out';
+
+  /**
+   * `verify logs-proof FILE --head-hash HASH` under a file size limit: no file can grow (`file`: standard output a file;
+   * `pipe`: a pipe, which the limit does not hold; `out`: `--out FILE`), or only standard output, a file at the limit
+   * (`full`).
+   */
+  function verifyUnderLimit(file: string, hash: string, where: Where): { status: number | null; stderr: string } {
+    const out = join(tempDir(), 'logs.ndjson');
+    const args = ['verify', 'logs-proof', file, '--head-hash', hash];
+    if (where === 'full') {
+      const { status, stderr } = spawnSync(...withFullOutput(1, out, args), { encoding: 'utf8' });
+      return { status, stderr };
+    }
+    if (where === 'out') return runWithoutFileSpace([...args, '--out', out]);
+    return runWithoutFileSpace(args, where === 'file' ? { stdoutFile: out } : {});
+  }
+
+  it.each([
+    ['standard output a file', 'file'],
+    ['standard output a file at the limit, the temporary file with room', 'full'],
+    ['standard output a pipe', 'pipe'],
+    ['--out FILE', 'out'],
+  ] as const)(
+    // Where the temporary file could not grow, this was 2, naming it (a user check).
+    '%s, a proof that fails at the head only: 1, head-mismatch, as without the limit',
+    async (_, where) => {
+      await serve(THIRTY);
+      const { file } = await prove(THIRTY, {});
+      const result = verifyUnderLimit(file, hashOf(THIRTY[28]!), where);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toMatch(
+        /^evm-integrity: \S+: the proof does not hold: head-mismatch at block 1000030: [^\n]+\n$/,
+      );
+    },
+  );
+
+  it.each([
+    ['a file', 'file'],
+    ['a file at the limit, the temporary file with room', 'full'],
+  ] as const)(
+    // Where the temporary file could not grow either, it was named (a user check).
+    'a proof that holds, standard output %s: 2, naming standard output, as every command does',
+    async (_, where) => {
+      await serve(THIRTY);
+      const { file } = await prove(THIRTY, {});
+      expect(verifyUnderLimit(file, hashOf(THIRTY[29]!), where)).toEqual({
+        status: 2,
+        stderr: `evm-integrity: standard output: cannot write it: ${LIMIT}\n`,
+      });
+    },
+  );
+
+  it('a proof that holds, standard output a pipe: 2, naming the temporary file, which alone the limit holds', async () => {
+    await serve(THIRTY);
+    const { file } = await prove(THIRTY, {});
+    const result = verifyUnderLimit(file, hashOf(THIRTY[29]!), 'pipe');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(
+      /^evm-integrity: \S+\/\.evm-integrity\.\d+\.[0-9a-f]+\.tmp, where standard output's output waits until it is whole: cannot write it: the file is larger than this process may write \(ulimit -f\) \(TMPDIR names another directory\)\n$/,
+    );
   });
 });
 

@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
+import { withFullOutput } from './helpers/cli-process.js';
+import { SqliteStore } from '../packages/service/src/store/sqlite/sqlite-store.js';
 
 const BIN = fileURLToPath(new URL('../packages/service/bin/evm-integrity.js', import.meta.url));
 const KEY = 'evmi_process-test-key-0123456789abcdefghijklmnop';
@@ -235,6 +237,65 @@ describe("serve: the first start's API key", () => {
     expect(keys).toHaveLength(1);
     expect((await usage(url, keys[0]!)).status).toBe(200);
   });
+});
+
+describe('serve: a first start whose API key standard error does not take', () => {
+  /**
+   * `command ARGS` (a `serve` whose standard error cannot be written; its standard error closed before it has started,
+   * when `stderrGone`), in the environment `serve` gets: its exit status and standard output.
+   */
+  function run(
+    command: string,
+    args: string[],
+    stderrGone: boolean,
+  ): Promise<{ status: number | null; stdout: string }> {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const name of ['PORT', 'HOST', 'EVM_INTEGRITY_CONFIG', 'MALLOC_MMAP_THRESHOLD_']) delete env[name];
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    if (stderrGone) child.stderr.destroy();
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+    return new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout })));
+  }
+
+  it.each([
+    ['its reader gone (`serve 2>&1 >log | true`)', 'gone', 'its reader has gone'],
+    ['a file it cannot grow (ulimit -f)', 'full', 'the file is larger than this process may write (ulimit -f)'],
+  ] as const)(
+    '%s: the key revoked and its account removed, told on stdout, exit 2; the next start makes both and shows the key (it stayed active, shown nowhere: a user check)',
+    async (_, how, why) => {
+      const dataDir = tempDir();
+      const args = ['serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '47761'];
+      const first =
+        how === 'gone'
+          ? await run(process.execPath, [BIN, ...args], true)
+          : await run(...withFullOutput(2, join(dataDir, 'stderr.log'), args), false);
+      expect(first.status).toBe(2);
+      const told = first.stdout.split('\n').find((line) => line.includes('first start'));
+      expect(JSON.parse(told!)).toMatchObject({
+        level: 50,
+        account: 'local',
+        why: `standard error: cannot write it: ${why}`,
+        msg: 'first start: its API key could not be shown, so it was revoked and account "local" removed: the next start makes both again, and shows the key; stopped',
+      });
+      expect(first.stdout).not.toMatch(/evmi_/);
+      const store = new SqliteStore(join(dataDir, 'evm-integrity.sqlite'));
+      try {
+        expect([await store.listAccounts(), await store.listKeys()]).toEqual([[], []]);
+      } finally {
+        await store.close();
+      }
+
+      const next = serve(args.slice(1));
+      const url = await next.listening;
+      await next.printed(/Try, with KEY/);
+      const key = /evmi_[\w-]+/.exec(next.stderr())![0];
+      expect((await usage(url, key)).status).toBe(200);
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+    },
+  );
 });
 
 describe('serve: what the first start prints', () => {

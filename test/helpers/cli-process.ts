@@ -3,7 +3,7 @@
  * process), its stdout kept as bytes: for the commands whose output is binary or written to special files.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../packages/service/bin/evm-integrity.js', import.meta.url));
@@ -72,4 +72,18 @@ export function runWithoutFileSpace(
     },
   );
   return { status: result.status, stderr: result.stderr };
+}
+
+/** The file size limit, in KiB, of {@link withFullOutput}: room for the files a command writes beside, a store's. */
+const FULL_OUTPUT_LIMIT_KIB = 4096;
+
+/**
+ * `evm-integrity ARGS` under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored), its standard output (fd 1) or standard
+ * error (fd 2) appended to `file`, made here already at that limit: every write to it fails with EFBIG, as on a full
+ * disk, while the other files the command writes (a store) have room to grow. The command and its arguments, to spawn.
+ */
+export function withFullOutput(fd: 1 | 2, file: string, args: string[]): [string, string[]] {
+  writeFileSync(file, Buffer.alloc(FULL_OUTPUT_LIMIT_KIB * 1024));
+  const script = `file=$1; shift; trap "" XFSZ; ulimit -f ${FULL_OUTPUT_LIMIT_KIB}; exec "$0" "$@" ${fd}>>"$file"`;
+  return ['bash', ['-c', script, process.execPath, file, BIN, ...args]];
 }

@@ -21,3 +21,18 @@ export function closeOutputEarly(
     child.on('close', (status) => resolve({ status, stderr }));
   });
 }
+
+/**
+ * Runs the CLI as `… | true` does once `true` has gone: standard output a pipe closed before the process has started
+ * (tens of milliseconds), so that its every write there fails (EPIPE). The exit status and what it said on standard
+ * error.
+ */
+export function runWithOutputGone(bin: string, args: string[]): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (status) => resolve({ status, stderr }));
+  });
+}

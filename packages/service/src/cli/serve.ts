@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { type DestinationStream, pino } from 'pino';
 import { ANONYMOUS_ACCOUNT } from '../server/env.js';
-import { openStore, startServer, type RunningServer } from '../server/start-server.js';
+import { KeyNotShownError, openStore, startServer, type RunningServer } from '../server/start-server.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { Store } from '../store/store.js';
 import { CONFIG_OPTIONS, loadConfig, sameStoreCommand, shellWord } from './serve-config.js';
-import { processIo } from './io/streams.js';
+import { outputFailure, processIo, tryStderr } from './io/streams.js';
+import { EXIT_OUTPUT_FAILED } from './exit.js';
 
 /**
  * What `serve` says once when it starts on a store that already has accounts: no key is printed
@@ -75,6 +76,12 @@ function requestLogDestination(): DestinationStream {
   return destination;
 }
 
+/** Writes the first start's key to standard error: why it could not be, in words, or undefined once written. */
+async function showOnce(text: string): Promise<string | undefined> {
+  const failure = await tryStderr(text);
+  return failure && outputFailure('standard error', failure);
+}
+
 /** The first SIGINT or SIGTERM, as a promise; `remove` stops listening. */
 function stopSignal(): { signal: Promise<string>; remove: () => void } {
   let remove = () => {};
@@ -111,8 +118,10 @@ export async function runServe(argv: string[]): Promise<number> {
     });
     let server: RunningServer;
     try {
-      server = await startServer(config, { logger, store, print: processIo.stderr });
+      server = await startServer(config, { logger, store, print: showOnce });
     } catch (error) {
+      // Told in the log, on standard output: standard error is what could not be written.
+      if (error instanceof KeyNotShownError) return EXIT_OUTPUT_FAILED;
       if (signalled === undefined) throw error;
       logger.info({ signal: signalled }, 'stopped while starting');
       return 0;

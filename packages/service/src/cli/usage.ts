@@ -248,13 +248,16 @@ Runs the verifier service (default http://127.0.0.1:8080, SQLite store in
 among replicas). The configuration file (or EVM_INTEGRITY_CONFIG) is JSON; each
 member can also be set as EVM_INTEGRITY_<MEMBER> (PORT, HOST, DATABASE_URL too),
 which overrides the file, and each flag overrides only the member it names. The
-first start with no account creates one and prints its API key once; a later
-start on a store with accounts says how to make a key for a lost one.
+first start with no account creates one and prints its API key once, on
+standard error: a key it cannot write there is revoked and the account
+removed, the log says so, and it stops (2), so that the next start makes both
+again. A later start on a store with accounts says how to make a key for a
+lost one.
 --evidence DIR (evidence_dir): stand on the blocks operators vouched for in DIR,
 each admitted again at start. SIGINT/SIGTERM stop it: requests in progress get
 shutdown_timeout_ms (10 s by default) to finish. Every setting: docs/service.md.
 Exit status: 0 stopped by SIGINT/SIGTERM, 2 a bad configuration, flag or store,
-or a port in use, 3 a bug.`;
+a port in use, or a first start's key that could not be shown, 3 a bug.`;
 
 export const ADMIN_SYNOPSIS = `  evm-integrity accounts create|list|add-cu|update|disable|delete …
                               [--config FILE] [--store S] [--data-dir DIR]

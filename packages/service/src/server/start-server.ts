@@ -31,7 +31,7 @@ import { DIRECTORY_MODE } from '../store/owner-only.js';
 import { directoryFailure } from '../files/file-failures.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../store/postgres/postgres-store.js';
-import type { Account, AccountInput, Store } from '../store/store.js';
+import type { Account, AccountInput, KeyRecord, Store } from '../store/store.js';
 import { StoreError } from '../store/store-error.js';
 
 /**
@@ -111,7 +111,7 @@ export async function provision(
   store: Store,
   config: ServerConfig,
   now: Date,
-): Promise<{ bootstrapKey?: string; hadAccounts: boolean }> {
+): Promise<{ bootstrap?: { key: string; record: KeyRecord }; hadAccounts: boolean }> {
   // Accounts a key can belong to, before this start: then no key is printed, and a lost one needs the hint (serve).
   const hadAccounts = (await store.listAccounts()).some((account) => account.id !== ANONYMOUS_ACCOUNT);
   for (const account of config.accounts) {
@@ -152,7 +152,24 @@ export async function provision(
     now,
   );
   if (account === undefined) return { hadAccounts };
-  return { bootstrapKey: (await store.createKey(account.id, 'bootstrap', now)).key, hadAccounts };
+  return { bootstrap: await store.createKey(account.id, 'bootstrap', now), hadAccounts };
+}
+
+/**
+ * Takes back the first start's key, which could not be shown: revoked, then its account removed when it holds no other
+ * key (none made since by `keys create`), so that the next start finds a store without accounts again and makes both
+ * again, showing the key. Whether the account went.
+ */
+async function withdrawBootstrap(store: Store, record: KeyRecord, now: Date): Promise<boolean> {
+  await store.revokeKey(record.id, now);
+  if ((await store.listKeys(record.accountId)).some((key) => key.id !== record.id)) return false;
+  await store.deleteAccount(record.accountId);
+  return true;
+}
+
+/** A first start whose key could not be shown: the key withdrawn (the log says so), the server stopped. */
+export class KeyNotShownError extends Error {
+  override name = 'KeyNotShownError';
 }
 
 /**
@@ -224,10 +241,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Writes `text` to standard error: why it could not be, or undefined once written. */
+const toStderr = (text: string) =>
+  new Promise<string | undefined>((resolve) => process.stderr.write(text, (error) => resolve(error?.message)));
+
 /** Starts the service on `config.host:config.port` (port 0: any free port). */
 export async function startServer(
   config: ServerConfig,
-  options: { logger: Logger; store?: Store; print?: (text: string) => void },
+  options: {
+    logger: Logger;
+    store?: Store;
+    /**
+     * Shows the first start's key, once: resolves with why it could not be, in words (standard error's, by default).
+     * Then the key is withdrawn (withdrawBootstrap), the log says so, and the start fails with a KeyNotShownError.
+     */
+    print?: (text: string) => Promise<string | undefined>;
+  },
 ): Promise<RunningServer> {
   const opened = options.store ?? openStore(config);
   let store = opened;
@@ -292,7 +321,7 @@ export async function startServer(
   }
   const port = (server.address() as AddressInfo).port;
   const url = publicUrlOf({ ...config, port });
-  let bootstrapKey: string | undefined;
+  let bootstrap: { key: string; record: KeyRecord } | undefined;
   let hadAccounts = false;
   let stopPruning = () => {};
   let pool: VerifyPool | undefined;
@@ -308,7 +337,7 @@ export async function startServer(
     // PostgreSQL's connections are few and shared: each account takes its turns at them (fairStore).
     if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize, config.pgConnectTimeoutMs);
     // Only once bound: a start that cannot bind must not create a key it never shows.
-    ({ bootstrapKey, hadAccounts } = await provision(store, config, new Date()));
+    ({ bootstrap, hadAccounts } = await provision(store, config, new Date()));
     // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
@@ -347,11 +376,6 @@ export async function startServer(
     },
     'listening',
   );
-  if (bootstrapKey !== undefined) {
-    (options.print ?? ((t) => process.stderr.write(t)))(
-      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrapKey}\n\nTry, with KEY set to it: curl -s ${localUrlOf({ ...config, port })}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
-    );
-  }
   let closing: Promise<void> | undefined;
   const close = async () => {
     try {
@@ -369,5 +393,31 @@ export async function startServer(
       await store.close();
     }
   };
+  if (bootstrap !== undefined) {
+    const unshown = await (options.print ?? toStderr)(
+      `\nFirst start: created account "local" with this API key. It is shown once; keep it:\n\n  ${bootstrap.key}\n\nTry, with KEY set to it: curl -s ${localUrlOf({ ...config, port })}/v1/usage -H "Authorization: Bearer $KEY"\n\n`,
+    );
+    if (unshown !== undefined) {
+      const { id, accountId } = bootstrap.record;
+      const said = { account: accountId, key_id: id, why: unshown };
+      try {
+        const accountGone = await withdrawBootstrap(store, bootstrap.record, new Date());
+        const outcome = accountGone
+          ? `and account "${accountId}" removed: the next start makes both again, and shows the key`
+          : `(account "${accountId}" keeps the keys made since)`;
+        options.logger.error(
+          said,
+          `first start: its API key could not be shown, so it was revoked ${outcome}; stopped`,
+        );
+      } catch (error) {
+        options.logger.error(
+          { ...said, err: error },
+          `first start: its API key could not be shown, and revoking it failed: revoke it with keys revoke ${id}; stopped`,
+        );
+      }
+      await close();
+      throw new KeyNotShownError(`the first start's API key could not be shown (${unshown})`);
+    }
+  }
   return { url, port, ...(pool && { pool }), storeHadAccounts: hadAccounts, close: () => (closing ??= close()) };
 }

@@ -10,6 +10,8 @@ import { accountJson, describeAccount, entitlementText, hintText, keyJson, table
 import { UsageError } from '../io/usage-error.js';
 import { sameStoreCommand } from '../serve-config.js';
 import { chainValue } from '../chain-flag.js';
+import { outputFailedExit, outputFailure } from '../io/streams.js';
+import { printable } from '../io/printable.js';
 
 const DEFAULTS = { plan: 'self-hosted', cuLimit: 1_000_000, rps: 25, label: 'default' } as const;
 
@@ -18,6 +20,8 @@ export interface CommandInput {
   store: Store;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Writes to standard output, resolving with why it could not (see CliIo's), where `stdout` would end the process. */
+  tryStdout: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
   /** The store's flags as given (`--data-dir DIR`, `--config FILE`), which a hint's command repeats. */
   storeFlags: readonly string[];
   now: () => Date;
@@ -307,20 +311,39 @@ function accountArgument(
   return required ? argument(0, 'an ACCOUNT_ID (or --account ID)') : positionals[0];
 }
 
-/** `keys create ACCOUNT_ID` (or `--account ID`): a new key, shown once; only its SHA-256 is stored. */
-export async function createKey(input: CommandInput): Promise<void> {
-  const { store, stdout, stderr, now, json, text, print } = input;
+/**
+ * `keys create ACCOUNT_ID` (or `--account ID`): a new key, shown once; only its SHA-256 is stored. A key standard output
+ * did not take is revoked, said on standard error, with the status of an output that cannot be written: nobody saw it,
+ * and active it would only hold one of the account's slots.
+ */
+export async function createKey(input: CommandInput): Promise<number | void> {
+  const { store, tryStdout, stderr, storeFlags, now, json, text } = input;
   const accountId = accountArgument(input, true)!;
   const { key, record } = await store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
   const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
-  if (json) {
-    print({ ...keyJson(record), key });
-    stderr(`${warning}\n`);
-  } else {
-    stdout(
-      `Created key ${record.id} for account ${record.accountId} (label ${JSON.stringify(record.label)}):\n\n  ${key}\n\n${warning}\nUse it as: Authorization: Bearer <key>\n`,
-    );
+  const failure = await tryStdout(
+    json
+      ? `${JSON.stringify({ ...keyJson(record), key }, null, 2)}\n`
+      : `Created key ${record.id} for account ${record.accountId} (label ${JSON.stringify(record.label)}):\n\n  ${key}\n\n${warning}\nUse it as: Authorization: Bearer <key>\n`,
+  );
+  if (failure === undefined) {
+    if (json) stderr(`${warning}\n`);
+    return;
   }
+  const unshown = `the new key ${record.id} of account ${record.accountId} could not be shown (${outputFailure('standard output', failure)})`;
+  try {
+    await store.revokeKey(record.id, now());
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+    stderr(
+      `evm-integrity: ${unshown}, and revoking it failed (${printable(why)}); revoke it: ${sameStoreCommand(['keys', 'revoke', record.id], storeFlags)}\n`,
+    );
+    return outputFailedExit(failure);
+  }
+  stderr(
+    `evm-integrity: ${unshown}, so it was revoked: nobody has it; create another where standard output can be written\n`,
+  );
+  return outputFailedExit(failure);
 }
 
 /** `keys list [ACCOUNT_ID]` (or `--account ID`): keys by hint and label, never the key or its hash. */

@@ -5,6 +5,7 @@ import { variableOf } from '../../server/config/config-env.js';
 import { openStore, storeFile } from '../../server/start-server.js';
 import type { Store } from '../../store/store.js';
 import { InputError, UsageError } from '../io/usage-error.js';
+import type { CliIo } from '../io/streams.js';
 import { CONFIG_OPTIONS, loadConfig, shellWord } from '../serve-config.js';
 import { adminCommandLineError, runAdmin } from './admin.js';
 
@@ -28,10 +29,7 @@ function requireStore(dataDir: string, from: 'flag' | 'environment' | 'config' |
 }
 
 /** `accounts …` and `keys …` on the store the server uses (same --config / --data-dir). */
-export async function runAdminCommand(
-  argv: string[],
-  io: { stdout(t: string): void; stderr(t: string): void },
-): Promise<number> {
+export async function runAdminCommand(argv: string[], io: CliIo): Promise<number> {
   const storeArgs: string[] = [];
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {

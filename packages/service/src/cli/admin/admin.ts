@@ -43,7 +43,8 @@ that name it, as serve does: [--config FILE] [--store sqlite|postgres]
       the account, its keys and usage, for good
   evm-integrity keys create ACCOUNT_ID [--label L]
       prints the new key once (--account ID may name the account, here and in
-      keys list)
+      keys list); a key standard output does not take is revoked, said on
+      standard error, exit 141 or 2
   evm-integrity keys list [ACCOUNT_ID]
   evm-integrity keys revoke ID_OR_HINT
   --json   print JSON instead of text
@@ -58,17 +59,19 @@ export interface AdminIo {
   stderr: (text: string) => void;
   /** The store's flags as given (`--data-dir DIR`, `--config FILE`), which a hint's command repeats. */
   storeFlags?: readonly string[];
+  /** Standard output for a key shown once, telling whether it was written (CliIo's); absent, `stdout`, taken as written. */
+  tryStdout?: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
 
 const COMMON: OptionSpec = { json: { type: 'boolean' } };
 
-/** A command: its synopsis, its options, and what it does. */
+/** A command: its synopsis, its options, and what it does (an exit status other than 0 when it says so). */
 interface CommandSpec {
   synopsis: string;
   options: OptionSpec;
-  run(input: CommandInput): Promise<void>;
+  run(input: CommandInput): Promise<number | void>;
 }
 
 const COMMANDS: Record<string, Record<string, CommandSpec>> = {
@@ -309,10 +312,16 @@ export async function runAdmin(
     };
     const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
-    await spec.run({
+    const status = await spec.run({
       store,
       stdout: (t) => io.stdout(t),
       stderr: (t) => io.stderr(t),
+      tryStdout:
+        io.tryStdout ??
+        ((t) => {
+          io.stdout(t);
+          return Promise.resolve(undefined);
+        }),
       storeFlags: io.storeFlags ?? [],
       now,
       json,
@@ -323,7 +332,7 @@ export async function runAdmin(
       maxArguments,
       print,
     });
-    return 0;
+    return status ?? 0;
   } catch (error) {
     if (error instanceof UsageError) return usageFailure(error, group, command, io);
     if (error instanceof EvmIntegrityError) {

@@ -8,21 +8,40 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Reads the bytes of FILE or standard input. */
   read?: (file: string | undefined) => Uint8Array;
+  /**
+   * Writes to standard output what must not be lost unseen (a key shown once), resolving once it is written whole, or
+   * with why it could not be, where `stdout` would end the process: the command withdraws it first. Absent, `stdout`.
+   */
+  tryStdout?: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
 }
+
+/** Why standard output or error could not be written, in the words of every command: `standard output: cannot write it: …`. */
+export function outputFailure(stream: 'standard output' | 'standard error', error: NodeJS.ErrnoException): string {
+  return `${stream}: cannot write it: ${error.code === 'EPIPE' ? 'its reader has gone' : writeFailure(error)}`;
+}
+
+/** The exit status of a command whose standard output could not be written: as the process ends for `error`. */
+export const outputFailedExit = (error: NodeJS.ErrnoException): number =>
+  error.code === 'EPIPE' ? EXIT_PIPE_CLOSED : EXIT_OUTPUT_FAILED;
 
 /**
  * Standard output (fd 1) or standard error (2). `write` writes straight to the descriptor, as process.stdout and
  * process.stderr themselves do for files, pipes and terminals on POSIX, until `stream` is in use: then through it, so
  * that the output stays in order. The stream is made on first use only: it loads Node's stream code, and for a pipe its
  * network code, about 2 ms of a `verify block` process that prints one line. A full non-blocking pipe (EAGAIN) is left
- * to the stream, which waits on it; every other failed write, the direct one's or the stream's, is `failed`'s.
+ * to the stream, which waits on it; every other failed write, the direct one's or the stream's, is `failed`'s, but
+ * that of `tryWrite`, which hands it to its caller instead.
  */
 function standardStream(fd: 1 | 2, failed: (error: NodeJS.ErrnoException) => void) {
   let made: NodeJS.WriteStream | undefined;
+  // Set once a write of tryWrite's failed through the stream, whose error event follows: its caller has it.
+  let handedOver = false;
   const stream = (): NodeJS.WriteStream => {
     if (made === undefined) {
       made = fd === 1 ? process.stdout : process.stderr;
-      made.on('error', failed);
+      made.on('error', (error: NodeJS.ErrnoException) => {
+        if (!handedOver) failed(error);
+      });
     }
     return made;
   };
@@ -40,7 +59,24 @@ function standardStream(fd: 1 | 2, failed: (error: NodeJS.ErrnoException) => voi
       else failed(error as NodeJS.ErrnoException);
     }
   };
-  return { stream, write };
+  const tryWrite = (text: string): Promise<NodeJS.ErrnoException | undefined> => {
+    let rest = Buffer.from(text);
+    if (made === undefined) {
+      try {
+        while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+        return Promise.resolve(undefined);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return Promise.resolve(error as NodeJS.ErrnoException);
+      }
+    }
+    return new Promise((resolve) =>
+      stream().write(rest, (error) => {
+        handedOver ||= Boolean(error);
+        resolve(error ?? undefined);
+      }),
+    );
+  };
+  return { stream, write, tryWrite };
 }
 
 /**
@@ -50,9 +86,8 @@ function standardStream(fd: 1 | 2, failed: (error: NodeJS.ErrnoException) => voi
  * reach their reader.
  */
 const stdout = standardStream(1, (error) => {
-  if (error.code === 'EPIPE') process.exit(EXIT_PIPE_CLOSED);
-  stderr.write(`evm-integrity: standard output: cannot write it: ${writeFailure(error)}\n`);
-  process.exit(EXIT_OUTPUT_FAILED);
+  if (error.code !== 'EPIPE') stderr.write(`evm-integrity: ${outputFailure('standard output', error)}\n`);
+  process.exit(outputFailedExit(error));
 });
 
 /**
@@ -64,4 +99,7 @@ const stderr = standardStream(2, () => {});
 /** process.stdout, ending the process as a write to standard output that fails does (see {@link processIo}). */
 export const stdoutStream = stdout.stream;
 
-export const processIo: CliIo = { stdout: stdout.write, stderr: stderr.write };
+/** Writes `text` to standard error, resolving with why it could not be written (see {@link CliIo.tryStdout}). */
+export const tryStderr = stderr.tryWrite;
+
+export const processIo: CliIo = { stdout: stdout.write, stderr: stderr.write, tryStdout: stdout.tryWrite };

@@ -4,14 +4,14 @@
  * to standard output; removed on failure and when the process is stopped (Ctrl-C, SIGTERM, SIGHUP), so that nothing
  * half-written is ever left behind or read as a result. A directory is refused before any work.
  */
-import { closeSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { outputFileKind, outputTarget } from 'evm-integrity/node';
 import { cannotWrite } from './writable.js';
 import { InputError, UsageError } from './usage-error.js';
-import { processIo, stdoutStream } from './streams.js';
+import { outputFailure, processIo, stdoutStream } from './streams.js';
 import { writeFailure } from '../../files/file-failures.js';
 
 /**
@@ -40,6 +40,15 @@ function onStopped(signal: NodeJS.Signals): void {
   // process at once, as a shell then reports it (128 + its number).
   if (begun) process.kill(process.pid, signal);
   else process.exit(128 + constants.signals[signal]);
+}
+
+/** Whether the descriptor `fd` is open on a regular file. */
+function isFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The file an output flag names: undefined for standard output, which `-` names, as it does for an input. */
@@ -189,9 +198,15 @@ export class TempFile {
     this.#forget();
   }
 
-  /** The error of a write that failed: naming the flag and its file, or the temporary file in place of stdout. */
+  /**
+   * The error of a write that failed: naming the flag and its file; in place of standard output, standard output where
+   * it is a file under the file size limit the temporary file met (EFBIG), which would hold it at the same size, else
+   * the temporary file.
+   */
   #cannotWrite(error: unknown, temporaryPath: string): InputError {
     if (this.destination !== undefined) return cannotWrite(this.flag, this.destination, error);
+    if ((error as NodeJS.ErrnoException).code === 'EFBIG' && isFile(1))
+      return new InputError(outputFailure('standard output', error as NodeJS.ErrnoException));
     return new InputError(
       `${temporaryPath}, where standard output's output waits until it is whole: cannot write it: ${writeFailure(error)} (TMPDIR names another directory)`,
     );

@@ -8,7 +8,7 @@ import { LogsProofVerifier, type LogsProofRefusal, type LogsProofVerifyOptions }
 import { blockRef, hashValue } from '../flags.js';
 import { addedChains, CHAIN_OPTIONS, chainValue } from '../chain-flag.js';
 import { inputName } from '../io/read-input.js';
-import { UsageError } from '../io/usage-error.js';
+import { InputError, UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
 import { describeSummary, filterOfFlags } from '../logs/logs-range.js';
 import { describeRefusal, proofChunks } from '../logs/proof-file.js';
@@ -105,6 +105,9 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
     });
     // Without --chain, the preamble names the proof's chain: an anchor proof of another is refused then, as with --chain.
     let chainKnown = chainId !== undefined || anchored === undefined;
+    // Logs the temporary file could not take (a full disk, a file size limit) stop only the logs: the proof is still
+    // checked to its end, since one that does not hold is a verdict with nothing to write. Told only if it holds.
+    let unspooled: InputError | undefined;
     for await (const chunk of proofChunks(file)) {
       const step = verifier.write(chunk);
       if (!chainKnown && verifier.range !== null) {
@@ -112,7 +115,13 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
         chainKnown = true;
       }
       if (!step.ok) break;
-      if (step.value.length > 0) spool.write(step.value.map((log) => `${JSON.stringify(log)}\n`).join(''));
+      if (step.value.length === 0 || unspooled !== undefined) continue;
+      try {
+        spool.write(step.value.map((log) => `${JSON.stringify(log)}\n`).join(''));
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        unspooled = error;
+      }
     }
     const verdict = verifier.end();
     if (!verdict.ok) {
@@ -122,6 +131,7 @@ export async function runVerifyLogsProof(argv: string[], io: CliIo): Promise<num
       io.stderr(`evm-integrity: ${inputName(file)}: ${what}: ${describeRefusal(verdict.error)}\n`);
       return noVerdict ? 2 : 1;
     }
+    if (unspooled !== undefined) throw unspooled;
     await spool.commit();
     io.stderr(`evm-integrity: the proof holds: ${describeSummary(verdict.value, registry)}\n`);
     const head = anchored?.proving(verdict.value.headHash);
