@@ -556,6 +556,18 @@ describe('serviceCrossCheck against a loopback hosted service', () => {
     expect(named(failures)).toEqual([`${'block' in fault ? fault.block : ''}: ${check}`]);
   });
 
+  it("refuses pages that name another chain than the one asked, naming both: never checked as this chain's (a chain-1 audit passed on chain 137's pages: a user check)", async () => {
+    service.faults = [{ kind: 'answer_chain', chainId: 137 }];
+    await expect(crossCheck().checkChunk(oldTruths)).rejects.toThrow(
+      /^the service's answer to raw\/(blocks|logs) 1000001-1000030 \(page 1\) is unusable: chain_id: expected chain 1, the chain asked for \(the request's chain_id\): an answer for another chain is not this chain's, got 137$/,
+    );
+    // A page that names no chain claims nothing; chain 1 in a form integers are read in is chain 1.
+    for (const chainId of [null, '1', '0x1']) {
+      service.faults = [{ kind: 'answer_chain', chainId }];
+      expect(await crossCheck().checkChunk(oldTruths)).toEqual(new Map());
+    }
+  });
+
   it('waits what a 429 asks (Retry-After), then reads on', async () => {
     service.faults = [{ kind: 'rate_limit', requests: 2, retryAfterSeconds: 7 }];
     expect(await crossCheck().checkChunk(newTruths)).toEqual(new Map());

@@ -274,4 +274,32 @@ describe("a lineage walk's chain", () => {
       new TypeError('tracingId must be a string, got the number 7'),
     );
   });
+
+  it('walkLineage: a source or blocks that is no source is a TypeError naming it (was: "Cannot read properties of undefined (reading \'record\')")', async () => {
+    const source = new BundleSource(bundle);
+    const tracingId = bundle.exchanges[0].body.tracing_id as string;
+    for (const [given, got] of [
+      [undefined, 'nothing'],
+      [null, 'null'],
+      [{ record: () => null }, 'an object'],
+      ['bundle.json', 'a string'],
+    ] as const)
+      await expect(walkLineage({ chainId: 1, tracingId, source: as(given), blocks: source })).rejects.toThrow(
+        new TypeError(
+          `source must be a lineage source (an object with record and genesis methods, such as a BundleSource), got ${got}`,
+        ),
+      );
+    for (const [given, got] of [
+      [null, 'null'],
+      [{}, 'an object'],
+      [5, 'the number 5'],
+    ] as const)
+      await expect(walkLineage({ chainId: 1, tracingId, source, blocks: as(given) })).rejects.toThrow(
+        new TypeError(
+          `blocks must be a block source (an object with a block method, such as a BundleSource), or absent, got ${got}`,
+        ),
+      );
+    // Absent blocks: the walk runs, its block checks skipped.
+    expect((await walkLineage({ chainId: 1, tracingId, source })).verdict).toBe('not_verifiable');
+  });
 });

@@ -552,6 +552,48 @@ describe('ServiceSource against a fake hosted service', () => {
     expect(() => new ServiceSource({ baseUrl: 'not a url', apiKey: KEY })).toThrow(SourceError);
   });
 
+  it.each([
+    ['lineage/record', (s: ServiceSource) => s.record(1, TRACING)],
+    ['lineage/genesis', (s: ServiceSource) => s.genesis(1, TRACING)],
+  ] as const)(
+    "refuses a %s answer that names another chain than the one asked, naming both (it was taken as chain 1's: a user check)",
+    async (_what, ask) => {
+      const exchange = SERVED.find((e) => e.path.endsWith(_what) && (e.body.cursor ?? null) === null)!;
+      service.faults.set(1, { status: 200, body: { ...(exchange.response as Json), chain_id: 137 } });
+      const error = await rejection(ask(source().source));
+      expect(error).toBeInstanceOf(SourceError);
+      expect(error.message).toMatch(
+        new RegExp(
+          `^the service's answer to ${_what} ${TRACING} is unusable: chain_id: expected chain 1, the chain asked for .*, got 137$`,
+        ),
+      );
+    },
+  );
+
+  it("reads an answer that names no chain (chain_id absent or null), or the chain asked as a decimal string, as the chain asked's", async () => {
+    const exchange = SERVED.find((e) => e.path === '/evm/lineage/record')!;
+    const { chain_id: _, ...unnamed } = exchange.response as Json;
+    for (const [n, body] of [unnamed, { ...unnamed, chain_id: null }, { ...unnamed, chain_id: '1' }].entries())
+      service.faults.set(n + 1, { status: 200, body });
+    const { source: s } = source();
+    for (let n = 0; n < 3; n++) expect(await s.record(1, TRACING)).toEqual({ dataset: TABLE, record: RECORD });
+  });
+
+  it('refuses a genesis whose pages name two datasets, naming both pages (a later page of another dataset was merged)', async () => {
+    service.faults.set(2, {
+      status: 200,
+      body: {
+        ...genesisPage(TRACING, [genesisLog(1)], [], null, 'count'),
+        data: { dataset: '0201', genesis: { logs: [genesisLog(1)] } },
+      },
+    });
+    const error = await rejection(source().source.genesis(1, TRACING));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error.message).toBe(
+      `the service's answer to lineage/genesis ${TRACING} (page 2) names dataset "0201", not the dataset "0301" of the service's answer to lineage/genesis ${TRACING}: the pages of one genesis are of one dataset`,
+    );
+  });
+
   it('refuses a 200 without a data object', async () => {
     service.faults.set(1, { status: 200, body: { chain_id: 1 } });
     await expect(source().source.record(1, TRACING)).rejects.toThrow(

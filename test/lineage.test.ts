@@ -294,7 +294,10 @@ describe('lineage walker on bundles built from a real block', () => {
 
   it('an unknown dataset gets the generic checks only, reported as not cross-checked, never passed', async () => {
     const bundle = buildBundle();
-    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.dataset = '9999';
+    // Record and genesis alike: a genesis of another dataset than its record's fails shape.dataset.
+    for (const e of bundle.exchanges)
+      if (e.path.startsWith('/evm/lineage/') && (e.body.tracing_id ?? e.body._tracing_id) === PAIR_RECORD)
+        (e.response as any).data.dataset = '9999';
     const report = await walk(bundle);
     expect(statusOf(report, 'shape.dataset')[0]).toBe('skipped');
     const cross = report.records[0]!.checks.find((c) => c.check === 'record.cross_check')!;
@@ -904,6 +907,82 @@ describe('a null member claims nothing, as if left out; a block_time is read one
     expect(report).toEqual(await walk(absent));
   });
 
+  it('a genesis log\'s tx_index null: located by its log_index in the one transaction holding it there, and the lineage passes as with it (it failed log.shape "tx_index is null")', async () => {
+    const nulled = passingCommitted();
+    syncLog(nulled).tx_index = null;
+    const report = await walk(nulled);
+    expect(report).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    expect(report.records[0]!.checks.find((c) => c.check === 'log.position')).toEqual({
+      check: 'log.position',
+      status: 'pass',
+      subject: 'genesis.logs[0]',
+      reason:
+        'tx_index is null: transaction 9, log 4 has this address, topics and data, the only log of the block at index 4 that has them',
+    });
+    // Transaction 9's log 4 is the block's 15th: a block-wide log_index 14 locates it too, with the warning.
+    syncLog(nulled).log_index = 14;
+    const blockWide = await walk(nulled);
+    expect(blockWide).toMatchObject({ verdict: 'pass', summary: { fail: 0, skipped: 0 } });
+    expect(blockWide.warnings).toEqual([
+      'genesis.logs[0]: log_index 14 is the block-wide position (JSON-RPC logIndex), not the position within the transaction',
+    ]);
+  });
+
+  it("a genesis log's tx_index null, its data altered: log.position fails, never a pass for a log whose place was not shown", async () => {
+    const nulled = passingCommitted();
+    const log = syncLog(nulled);
+    log.tx_index = null;
+    log.data = `${log.data.slice(0, -1)}${log.data.endsWith('0') ? '1' : '0'}`;
+    const report = await walk(nulled);
+    expect(report.verdict).toBe('fail');
+    expect(report.records[0]!.checks.find((c) => c.check === 'log.position')).toMatchObject({
+      status: 'fail',
+      reason:
+        'tx_index is null, and no transaction of the block has this address, topics and data at log 4 (within it, or block-wide)',
+    });
+  });
+
+  it("a genesis log's tx_index null where two transactions of its block hold it at its log_index (block 19426586: transactions 92 and 93, log 0): not verifiable naming both, never a pass", async () => {
+    const bundle = buildSyncBundle(
+      [
+        [73, 3],
+        [92, 0],
+      ],
+      [73, 3],
+    );
+    (bundle.exchanges[1]!.response as any).data.genesis.logs[1].tx_index = null;
+    const report = await walk(bundle, SYNC_RECORD);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.summary.fail).toBe(0);
+    expect(report.records[0]!.checks.filter((c) => c.subject === 'genesis.logs[1]').slice(0, 1)).toEqual([
+      {
+        check: 'log.position',
+        status: 'skipped',
+        subject: 'genesis.logs[1]',
+        reason:
+          'not verifiable: tx_index is null, and transactions 92, 93 of the block have this address, topics and data at log 0: which one is meant cannot be told',
+      },
+    ]);
+    // Given, the same log is checked where it says.
+    (bundle.exchanges[1]!.response as any).data.genesis.logs[1].tx_index = 93;
+    expect(statusOf(await walk(bundle, SYNC_RECORD), 'log.position')).toEqual(['pass', 'pass']);
+  });
+
+  it("a genesis log's block_number null: its block is not known, so log.position is skipped as not verifiable, never a pass (it failed log.shape)", async () => {
+    const nulled = passingCommitted();
+    syncLog(nulled).block_number = null;
+    const report = await walk(nulled);
+    expect(report.verdict).toBe('not_verifiable');
+    expect(report.summary.fail).toBe(0);
+    expect(report.records[0]!.checks.find((c) => c.check === 'log.position')).toEqual({
+      check: 'log.position',
+      status: 'skipped',
+      subject: 'genesis.logs[0]',
+      reason: "not verifiable: block_number is null, so the log's block is not known and its place cannot be checked",
+    });
+    expect(statusOf(report, 'log.shape')).toEqual([]);
+  });
+
   it.each([
     [PAIR_RECORD, '_tracing_id'],
     [PAIR_RECORD, '_genesis_tracing_ids'],
@@ -947,6 +1026,91 @@ describe('a null member claims nothing, as if left out; a block_time is read one
     const onLog = passingCommitted();
     syncLog(onLog).block_time = '2024-03-13T13:55:36Z';
     expect(failed(await walk(onLog))).toEqual(['log.block_time']);
+  });
+});
+
+/** The committed, passing bundle with the pair's genesis pages (both) naming `dataset`. */
+function genesisOfDataset(dataset: string): Bundle {
+  const bundle = passingCommitted();
+  for (const e of bundle.exchanges)
+    if (e.path === '/evm/lineage/genesis' && (e.body.tracing_id ?? e.body._tracing_id) === PAIR_RECORD)
+      (e.response as any).data.dataset = dataset;
+  return bundle;
+}
+
+describe("an answer that names another chain, or a genesis of another dataset, is not taken as this record's (both passed: a user check)", () => {
+  it.each([
+    ['the record answer', 0],
+    ['a genesis page', 1],
+    ['the raw block record answer', 5],
+  ])(
+    '%s naming chain 137 in a chain-1 walk: bad input naming its chain_id and the chain asked',
+    async (_what, index) => {
+      const bundle = passingCommitted();
+      (bundle.exchanges[index]!.response as any).chain_id = 137;
+      const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+      expect(audit.ok).toBe(false);
+      const error = (audit as { error: SourceError }).error;
+      expect(error.message).toBe(
+        `exchanges[${index}].response.chain_id: expected chain 1, the chain asked for (the request's chain_id): an answer for another chain is not this chain's, got 137`,
+      );
+      expect(bundleParameter(error)).toMatchObject({
+        name: `bundle.exchanges[${index}].response.chain_id`,
+        reason: 'conflict',
+      });
+    },
+  );
+
+  it('an answer that names no chain (absent or null) claims nothing, and chain 1 as a decimal string is chain 1: the same report', async () => {
+    const passing = await walk(passingCommitted());
+    expect(passing.verdict).toBe('pass');
+    for (const value of [undefined, null, '1']) {
+      const bundle = passingCommitted();
+      for (const e of bundle.exchanges) (e.response as any).chain_id = value;
+      expect(await walk(bundle)).toEqual(passing);
+    }
+  });
+
+  it('a chain_id that is not read as a chain (0x1, a fraction) is bad input naming it, not taken for chain 1', async () => {
+    for (const value of ['0x1', 1.5]) {
+      const bundle = passingCommitted();
+      (bundle.exchanges[0]!.response as any).chain_id = value;
+      const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+      expect(audit.ok).toBe(false);
+      expect((audit as { error: SourceError }).error.message).toMatch(
+        /^exchanges\[0\]\.response\.chain_id: expected chain 1/,
+      );
+    }
+  });
+
+  it('a genesis of dataset 0201 under a 0301 record: shape.dataset fails naming both', async () => {
+    const report = await walk(genesisOfDataset('0201'));
+    expect(report.verdict).toBe('fail');
+    expect(failed(report)).toEqual(['shape.dataset']);
+    expect(report.reason).toBe(
+      `shape.dataset (${PAIR_RECORD}): the genesis answer names dataset 0201 (svc_evm.b0201_erc20_tokens_v1), not the record's 0301: a genesis of another dataset is not this record's`,
+    );
+  });
+
+  it("a genesis naming the same dataset by its table name, or none, is the record's: the same report", async () => {
+    const passing = await walk(passingCommitted());
+    expect(await walk(genesisOfDataset('svc_evm.b0301_liquidity_pools_reserves_v1'))).toEqual(passing);
+    expect(await walk(genesisOfDataset(null as unknown as string))).toEqual(passing);
+  });
+
+  it('one page of the genesis naming dataset 0201, the other 0301: bad input naming both pages', async () => {
+    const bundle = passingCommitted();
+    (bundle.exchanges[1]!.response as any).data.dataset = '0201';
+    const audit = await auditBundle({ chainId: 1, tracingId: PAIR_RECORD, bundle });
+    expect(audit.ok).toBe(false);
+    const error = (audit as { error: SourceError }).error;
+    expect(error.message).toBe(
+      'exchanges[2].response.data.dataset: expected the dataset of the earlier pages of this genesis, "0201" (exchanges[1].response.data.dataset): the pages of one genesis are of one dataset, got "0301"',
+    );
+    expect(bundleParameter(error)).toMatchObject({
+      name: 'bundle.exchanges[2].response.data.dataset',
+      reason: 'conflict',
+    });
   });
 });
 
@@ -1054,6 +1218,17 @@ describe('evm-integrity lineage (CLI)', () => {
     return file;
   };
   const bundleFile = written('held.json', buildHeldBundle());
+
+  it('--bundle \'\' is refused naming --bundle and that a file path was expected (it said "cannot read the bundle : no such file")', async () => {
+    const { out, io: streams } = io();
+    await expect(runLineage([PAIR_RECORD, '--chain', '1', '--bundle', ''], streams)).rejects.toThrow(
+      '--bundle: the path is empty; give a file name',
+    );
+    expect(out.stdout).toBe('');
+    const cli = await runCliBytes(['lineage', PAIR_RECORD, '--chain', '1', '--bundle', '']);
+    expect(cli.status).toBe(2);
+    expect(cli.stderr).toBe('evm-integrity: --bundle: the path is empty; give a file name\n');
+  });
 
   it.each([
     ['a tracing id it does not hold', ['ab'.repeat(18), '--chain', '1'], `tracing id ${'ab'.repeat(18)} on chain 1`],

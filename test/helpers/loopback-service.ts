@@ -24,7 +24,9 @@ export type ServiceFault =
   /** The next `requests` requests are answered 429 with `Retry-After: retryAfterSeconds`. */
   | { kind: 'rate_limit'; requests: number; retryAfterSeconds: number }
   /** The next `requests` requests are never answered. */
-  | { kind: 'hang'; requests: number };
+  | { kind: 'hang'; requests: number }
+  /** Every page names `chainId` as its chain_id, whichever chain was asked. */
+  | { kind: 'answer_chain'; chainId: unknown };
 
 export interface LoopbackService {
   /** The base URL, ending with `/v1`. */
@@ -182,8 +184,9 @@ export async function startLoopbackService(options: {
     const offset = typeof body.cursor === 'string' ? Number(body.cursor.replace('after-', '')) : 0;
     const page = selected.slice(offset, offset + Math.min(pageSize, body.limit as number));
     const next = offset + page.length < selected.length ? `after-${offset + page.length}` : null;
+    const named = service.faults.find((f) => f.kind === 'answer_chain');
     send(res, 200, {
-      chain_id: body.chain_id,
+      chain_id: named === undefined ? body.chain_id : named.chainId,
       data: page,
       cursor: next,
       [dataset === 'blocks' ? 'count' : 'page_count']: page.length,

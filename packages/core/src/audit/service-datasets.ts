@@ -50,13 +50,22 @@ function recordedPages(bundle: BundleSource): RawPages {
     );
 }
 
-/** One page of a raw dataset: `{chain_id, data: [records], cursor, count | page_count}`. */
-function readPage(json: unknown, what: string): { records: JsonObject[]; cursor: string | null } {
+/** One page of a raw dataset for chain `chainId`: `{chain_id, data: [records], cursor, count | page_count}`. */
+function readPage(json: unknown, what: string, chainId: number): { records: JsonObject[]; cursor: string | null } {
   const unusable = (member: string, expected: string, value: unknown) =>
     new SourceError(
       `the service's answer to ${what} is unusable: ${member}: expected ${expected}, got ${show(value, 60)}`,
     );
   if (!isObject(json)) throw unusable('the body', 'a JSON object {chain_id, data, cursor, count}', json);
+  // A page that names another chain holds that chain's records: held to this chain's blocks, they would be reported as
+  // this chain's. One that names none claims nothing.
+  const named = json.chain_id ?? null;
+  if (named !== null && integerOf(named) !== chainId)
+    throw unusable(
+      'chain_id',
+      `chain ${chainId}, the chain asked for (the request's chain_id): an answer for another chain is not this chain's`,
+      integerOf(named) ?? named,
+    );
   const { data } = json;
   if (!Array.isArray(data)) throw unusable('data', 'an array of records', data);
   const bad = data.findIndex((record) => !isObject(record) || integerOf(record.block_number) === null);
@@ -118,7 +127,7 @@ export class ServiceDatasets {
         limit: this.pageLimit,
         ...(cursor !== null && { cursor }),
       };
-      const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`);
+      const read = readPage(await this.pages(path, body), `raw/${dataset} ${from}-${to} (page ${page})`, chainId);
       records.push(...read.records);
       if (read.cursor === null || read.records.length === 0) return records;
       if (seen.has(read.cursor))

@@ -111,9 +111,14 @@ function isFirstVersion(versions: FirstVersions, key: string, path: string, valu
 const answerOf = (exchange: Exchange) => ({ status: exchange.status, response: exchange.response });
 
 /** A recorded answer's content when its status is 200, else null; a malformed 200 is the bundle's fault. */
-function contentOf<T>(exchange: Exchange, path: string, read: (response: unknown) => Read<T>): T | null {
+function contentOf<T>(
+  exchange: Exchange,
+  path: string,
+  read: (response: unknown, chainId: number) => Read<T>,
+): T | null {
   if (exchange.status !== 200) return null;
-  const result = read(exchange.response);
+  // readExchange checked the chain asked for before any answer is read.
+  const result = read(exchange.response, exchange.body.chain_id as number);
   if (result.ok) return result.value;
   const { path: member, expected, reason = 'invalid_format' } = result.error;
   const at = member === '' ? `${path}.response` : `${path}.response.${member}`;

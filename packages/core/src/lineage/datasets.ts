@@ -43,3 +43,8 @@ export function datasetId(dataset: string): string | null {
 }
 
 const BY_TABLE = new Map(Object.entries(DATASETS).map(([id, table]) => [table, id]));
+
+/** Whether two datasets as sent (an id or a table name) are one: by their ids where read, else as sent. */
+export function sameDataset(a: string, b: string): boolean {
+  return (datasetId(a) ?? a) === (datasetId(b) ?? b);
+}

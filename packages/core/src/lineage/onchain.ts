@@ -21,7 +21,7 @@ import { notTheBlockAsked, withChainAsked, type BlockJson, type BlockSource } fr
 import { type LineageSource } from './sources/lineage-source.js';
 import type { BlockVerifier } from '../verify/block-verifier.js';
 
-/** A genesis log as the service sends it (spec "Genesis artifacts"). */
+/** A genesis log as the service sends it (spec "Genesis artifacts"), its place in the chain given. */
 export interface GenesisLog {
   block_number: number;
   tx_index: number;
@@ -32,6 +32,20 @@ export interface GenesisLog {
   block_time?: unknown;
   /** The hash of the log's transaction, where the genesis gives it (32-byte hex). */
   tx_hash?: string | null;
+}
+
+/**
+ * A genesis log as read: its `block_number` or `tx_index` may be null, which claims nothing (a log of no block in
+ * particular cannot be found; one of no transaction in particular is looked for by its `log_index`: {@link checkLog}).
+ */
+export type GivenLog = Omit<GenesisLog, 'block_number' | 'tx_index'> & {
+  block_number: number | null;
+  tx_index: number | null;
+};
+
+/** The log with its place given (a block and a transaction); undefined where either is null. */
+export function placedLog(log: GivenLog): GenesisLog | undefined {
+  return log.block_number === null || log.tx_index === null ? undefined : (log as GenesisLog);
 }
 
 /**
@@ -52,10 +66,14 @@ export const timestampInstant = (seconds: bigint | number): bigint => BigInt(sec
 /** The bytes of hex text (with or without `0x`); null when it is not hex text. */
 export const hexOf = (v: unknown) => (typeof v === 'string' ? parseHex(v) : null);
 
-/** Reads a genesis log's members: the log, or the problem, naming the member. */
-export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
+/**
+ * Reads a genesis log's members: the log, or the problem, naming the member. A `block_number` or `tx_index` given as
+ * null claims nothing, and is read as null ({@link GivenLog}).
+ */
+export function readGenesisLog(value: unknown): Result<GivenLog, string> {
   if (!isObject(value)) return err('not an object');
   for (const member of ['block_number', 'tx_index', 'log_index'] as const) {
+    if (member !== 'log_index' && value[member] === null) continue;
     if (!Number.isSafeInteger(value[member]) || (value[member] as number) < 0)
       return err(`${member} is ${show(value[member])}, not ${INTEGER_FORM}`);
   }
@@ -65,7 +83,7 @@ export function readGenesisLog(value: unknown): Result<GenesisLog, string> {
   if (typeof value.data !== 'string' || hexOf(value.data) === null) return err('data is not hex');
   if (claims(value.tx_hash) && hexOf(value.tx_hash)?.length !== 32)
     return err('tx_hash is not a 32-byte hex transaction hash (or null)');
-  return ok(value as unknown as GenesisLog);
+  return ok(value as unknown as GivenLog);
 }
 
 /** Verified facts about one block, computed once however many logs point into it. */
@@ -331,22 +349,37 @@ const sameLog = (l: Log | undefined, want: LogBytes) =>
   l.topics.every((t, i) => bytesEqual(t, want.topics[i]!)) &&
   bytesEqual(l.data, want.data);
 
+/** What {@link checkLog} found of a log. */
+export interface LogChecked {
+  checks: Check[];
+  /**
+   * Where its proven block holds the log within its transaction (undefined where it does not, or the block is not
+   * proven), so that the log is placed among a record's positions, which count within the transaction.
+   */
+  logIndex: number | undefined;
+  /** The log with its place: its transaction as given, or, given as null, as its block shows it; undefined where not shown. */
+  placed: GenesisLog | undefined;
+}
+
 /**
- * Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning.
- * `logIndex` is where its proven block holds the log within its transaction (undefined where it does not, or the block
- * is not proven), so that the log is placed among a record's positions, which count within the transaction.
+ * Per-log checks: position and content, bloom, block time. A block-wide `log_index` is located with a warning. A log
+ * whose `tx_index` is null is located by its `log_index` where the block holds it there unambiguously (in one
+ * transaction, within it or block-wide), then checked there; held nowhere it fails `log.position`, at several places
+ * it is not verifiable: never a pass for a log whose place was not shown.
  */
 export function checkLog(
-  log: GenesisLog,
+  given: GivenLog & { block_number: number },
   subject: string,
   facts: BlockFacts,
   warn: (warning: string) => void,
-): { checks: Check[]; logIndex: number | undefined } {
+): LogChecked {
   const bytes: LogBytes = {
-    address: hexOf(log.contract_address)!,
-    topics: log.topics.map((t) => hexOf(t)!),
-    data: hexOf(log.data)!,
+    address: hexOf(given.contract_address)!,
+    topics: given.topics.map((t) => hexOf(t)!),
+    data: hexOf(given.data)!,
   };
+  const log = placedLog(given);
+  if (log === undefined) return checkUnindexedLog(given, bytes, subject, facts, warn);
   const provable = facts.notVerifiable === undefined && facts.proven;
   // A log of a receipt set aside (Bor's state-sync receipt): no commitment of its proven block covers it.
   const setAside = provable ? facts.block.excludedReceipts.find((r) => r.index === log.tx_index) : undefined;
@@ -354,7 +387,7 @@ export function checkLog(
     const why = `not verifiable: ${excludedReceiptsReason([setAside])}`;
     const checks = [check('log.position', 'skipped', subject, why), check('log.bloom', 'skipped', subject, why)];
     const time = blockTimeCheck(log, subject, facts);
-    return { checks: time === null ? checks : [...checks, time], logIndex: undefined };
+    return { checks: time === null ? checks : [...checks, time], logIndex: undefined, placed: log };
   }
   const logIndex = provable ? placeInTransaction(log, bytes, facts) : undefined;
   const position = positionCheck(log, logIndex, subject, facts, warn);
@@ -363,7 +396,78 @@ export function checkLog(
   const txHash = txHashCheck(log, subject, facts, found);
   if (txHash !== null) checks.push(txHash);
   const time = blockTimeCheck(log, subject, facts);
-  return { checks: time === null ? checks : [...checks, time], logIndex };
+  return { checks: time === null ? checks : [...checks, time], logIndex, placed: log };
+}
+
+/**
+ * The checks of a log whose `tx_index` is null ({@link checkLog}): those of the log at the transaction its proven block
+ * holds it in, where {@link locateUnindexed} finds one, `log.position` saying so; else `log.position` failed or
+ * skipped, and what rests on the log's place skipped.
+ */
+function checkUnindexedLog(
+  given: GivenLog & { block_number: number },
+  bytes: LogBytes,
+  subject: string,
+  facts: BlockFacts,
+  warn: (warning: string) => void,
+): LogChecked {
+  const located = facts.notVerifiable === undefined && facts.proven ? locateUnindexed(given, bytes, facts) : undefined;
+  if (typeof located === 'number') {
+    const checked = checkLog({ ...given, tx_index: located }, subject, facts, warn);
+    const [position, ...rest] = checked.checks;
+    const only =
+      position!.status === 'pass' ? `, the only log of the block at index ${given.log_index} that has them` : '';
+    return { ...checked, checks: [{ ...position!, reason: `tx_index is null: ${position!.reason}${only}` }, ...rest] };
+  }
+  const position =
+    located === undefined
+      ? unprovenPosition(subject, facts)!
+      : check('log.position', located.status, subject, located.reason);
+  const checks = [position, bloomCheck(bytes, subject, facts, false)];
+  const txHash = txHashCheck(given, subject, facts, false);
+  if (txHash !== null) checks.push(txHash);
+  const time = blockTimeCheck(given, subject, facts);
+  return { checks: time === null ? checks : [...checks, time], logIndex: undefined, placed: undefined };
+}
+
+/**
+ * The transaction of a proven block holding a log whose `tx_index` is null at its `log_index`, within the transaction or
+ * block-wide (JSON-RPC's `logIndex`), where exactly one log of the block is there with its address, topics and data;
+ * else why it cannot be placed: held at no such place fails, held at several is not verifiable (which one is meant
+ * cannot be told).
+ */
+function locateUnindexed(
+  log: GivenLog,
+  bytes: LogBytes,
+  facts: BlockFacts,
+): number | { status: 'fail' | 'skipped'; reason: string } {
+  const at = new Map<Log, number>();
+  for (const [tx, receipt] of facts.block.receipts.entries()) {
+    const candidate = receipt.logs[log.log_index];
+    if (candidate !== undefined && sameLog(candidate, bytes)) at.set(candidate, tx);
+  }
+  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
+  const wide = facts.blockWide[log.log_index];
+  if (wide !== undefined && sameLog(wide.log, bytes)) at.set(wide.log, wide.tx);
+  const txs = [...at.values()];
+  if (txs.length === 1) return txs[0]!;
+  const what = `this address, topics and data at log ${log.log_index}`;
+  if (txs.length > 1)
+    return {
+      status: 'skipped',
+      reason: `not verifiable: tx_index is null, and transactions ${txs.join(', ')} of the block have ${what}: which one is meant cannot be told`,
+    };
+  // A receipt set aside (Bor's state-sync receipt) is covered by no commitment: the log may be one of its.
+  const aside = facts.block.excludedReceipts;
+  return aside.length > 0
+    ? {
+        status: 'skipped',
+        reason: `not verifiable: tx_index is null, and no receipt the block's commitments cover has ${what}; ${excludedReceiptsReason(aside)}`,
+      }
+    : {
+        status: 'fail',
+        reason: `tx_index is null, and no transaction of the block has ${what} (within it, or block-wide)`,
+      };
 }
 
 /**
@@ -380,18 +484,8 @@ function placeInTransaction(log: GenesisLog, bytes: LogBytes, facts: BlockFacts)
   return logs!.indexOf(blockWide.log);
 }
 
-/**
- * Whether the block holds this log where it says (`logIndex`, {@link placeInTransaction}): at `log_index` within
- * transaction `tx_index`, or, with a warning, at that block-wide index in the same transaction. Only a proven block's
- * positions prove anything.
- */
-function positionCheck(
-  log: GenesisLog,
-  logIndex: number | undefined,
-  subject: string,
-  facts: BlockFacts,
-  warn: (warning: string) => void,
-): Check {
+/** `log.position` skipped where the block is not proven (positions in it prove nothing); null where it is. */
+function unprovenPosition(subject: string, facts: BlockFacts): Check | null {
   if (facts.notVerifiable !== undefined)
     return check(
       'log.position',
@@ -406,6 +500,23 @@ function positionCheck(
       subject,
       'the block is not proven (a block check failed), so positions in it prove nothing',
     );
+  return null;
+}
+
+/**
+ * Whether the block holds this log where it says (`logIndex`, {@link placeInTransaction}): at `log_index` within
+ * transaction `tx_index`, or, with a warning, at that block-wide index in the same transaction. Only a proven block's
+ * positions prove anything.
+ */
+function positionCheck(
+  log: GenesisLog,
+  logIndex: number | undefined,
+  subject: string,
+  facts: BlockFacts,
+  warn: (warning: string) => void,
+): Check {
+  const unproven = unprovenPosition(subject, facts);
+  if (unproven !== null) return unproven;
   if (logIndex === log.log_index)
     return check(
       'log.position',
@@ -453,9 +564,10 @@ function bloomCheck(bytes: LogBytes, subject: string, facts: BlockFacts, found: 
  * nothing). Skipped where the block gives no hash for it (a bundle recorded without them): the claim cannot be compared,
  * so it is not verifiable, never passed.
  */
-function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found: boolean): Check | null {
+function txHashCheck(log: GivenLog, subject: string, facts: BlockFacts, found: boolean): Check | null {
   if (!claims(log.tx_hash)) return null;
-  if (!found)
+  // A log found in its block has its transaction (a null tx_index located).
+  if (!found || log.tx_index === null)
     return check(
       'log.tx_hash',
       'skipped',
@@ -491,7 +603,7 @@ function txHashCheck(log: GenesisLog, subject: string, facts: BlockFacts, found:
  * Whether the log's `block_time` is the header's timestamp; null when the log gives none (absent or null: it claims
  * nothing). Skipped as not verifiable when it cannot be read as a time ({@link readBlockTime}).
  */
-function blockTimeCheck(log: GenesisLog, subject: string, facts: BlockFacts): Check | null {
+function blockTimeCheck(log: Pick<GivenLog, 'block_time'>, subject: string, facts: BlockFacts): Check | null {
   if (!claims(log.block_time)) return null;
   const read = readBlockTime(log.block_time);
   if (!read.ok) return check('log.block_time', 'skipped', subject, `not verifiable: ${read.error}`);

@@ -6,7 +6,7 @@ import { claims, isObject, type JsonObject } from '../input/values/json-values.j
 import { decodeFunctionOutput, functionCallOf, functionResultShapeProblem } from './abi.js';
 import { bytesToHex, sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
-import { DATASETS } from './datasets.js';
+import { DATASETS, datasetId, sameDataset } from './datasets.js';
 import { hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';
@@ -37,11 +37,20 @@ export function parentsOf(record: JsonObject): string[] {
   return Array.isArray(parents) ? parents.filter((p): p is string => typeof p === 'string') : [];
 }
 
-/** The record's tracing id, its id lists and its dataset. */
+/** A dataset as sent, for messages: its id and table where it is known (`0201 (svc_evm.b0201_…)`), else as sent. */
+function datasetName(dataset: string): string {
+  const id = datasetId(dataset);
+  return id !== null && DATASETS[id] !== undefined ? `${id} (${DATASETS[id]})` : show(dataset);
+}
+
+/**
+ * The record's tracing id, its id lists and its dataset: known, and the one its genesis answer names (`genesis`, as
+ * sent; empty or absent names none).
+ */
 export function shapeChecks(
   tracingId: string,
   record: JsonObject,
-  dataset: { id: string | null; given: unknown },
+  dataset: { id: string | null; given: string; genesis?: string },
 ): Check[] {
   const checks: Check[] = [];
   const own = tracingIdOf(record);
@@ -71,8 +80,18 @@ export function shapeChecks(
       : check('shape.id_lists', 'fail', tracingId, `${badList[0]} is not a list of 36-hex tracing ids`),
   );
 
-  const { id } = dataset;
-  if (id !== null && DATASETS[id] !== undefined)
+  const { id, given, genesis = '' } = dataset;
+  // A genesis answer of another dataset is another record's: its artifacts are not this record's to rest on.
+  if (given !== '' && genesis !== '' && !sameDataset(given, genesis))
+    checks.push(
+      check(
+        'shape.dataset',
+        'fail',
+        tracingId,
+        `the genesis answer names dataset ${datasetName(genesis)}, not the record's ${id ?? show(given)}: a genesis of another dataset is not this record's`,
+      ),
+    );
+  else if (id !== null && DATASETS[id] !== undefined)
     checks.push(check('shape.dataset', 'pass', tracingId, `dataset ${id} (${DATASETS[id]})`));
   else
     checks.push(
@@ -80,9 +99,9 @@ export function shapeChecks(
         'shape.dataset',
         'skipped',
         tracingId,
-        dataset.given === ''
+        given === ''
           ? 'the service sent no dataset (absent or null): generic checks only'
-          : `unknown dataset ${show(dataset.given)}: generic checks only`,
+          : `unknown dataset ${show(given)}: generic checks only`,
       ),
     );
   return checks;

@@ -5,6 +5,7 @@ import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
 import {
   checkBlock,
   checkLog,
+  placedLog,
   readGenesisLog,
   type BlockAnchors,
   type BlockContext,
@@ -111,9 +112,14 @@ class LineageWalk {
     const id = datasetId(answer.dataset);
     // No dataset sent (absent or null) is reported as null, not as an empty name.
     report.dataset = id ?? (answer.dataset === '' ? null : answer.dataset);
-    report.checks.push(...shapeChecks(tracingId, record, { id, given: answer.dataset }));
-
     const genesis = await source.genesis(chainId, tracingId);
+    report.checks.push(
+      ...shapeChecks(tracingId, record, {
+        id,
+        given: answer.dataset,
+        ...(genesis !== null && { genesis: genesis.dataset }),
+      }),
+    );
     const logs: ArtifactLog[] = [];
     if (genesis === null)
       report.checks.push(
@@ -154,19 +160,39 @@ class LineageWalk {
         continue;
       }
       const log = read.value;
-      const entry: ArtifactLog = { log, subject };
-      logs.push(entry);
-      const block = await this.block(log.block_number);
-      if (!blocksReported.has(log.block_number)) {
-        blocksReported.add(log.block_number);
+      const n = log.block_number;
+      if (n === null) {
+        checks.push(
+          check(
+            'log.position',
+            'skipped',
+            subject,
+            "not verifiable: block_number is null, so the log's block is not known and its place cannot be checked",
+          ),
+        );
+        continue;
+      }
+      const block = await this.block(n);
+      if (!blocksReported.has(n)) {
+        blocksReported.add(n);
         checks.push(...block.checks);
       }
-      if (block.facts === null)
-        checks.push(check('log.position', 'skipped', subject, `block ${log.block_number} is not available`));
-      else {
-        const read = checkLog(log, subject, block.facts, (warning) => this.warnings.push(warning));
-        entry.failed = read.checks.some((c) => c.check === 'log.position' && c.status === 'fail');
-        if (read.logIndex !== undefined) entry.logIndex = read.logIndex;
+      // What rests on a log's place (the record's fields, its reserves) reads only logs placed in a transaction.
+      if (block.facts === null) {
+        const placed = placedLog(log);
+        if (placed !== undefined) logs.push({ log: placed, subject });
+        checks.push(check('log.position', 'skipped', subject, `block ${n} is not available`));
+      } else {
+        const read = checkLog({ ...log, block_number: n }, subject, block.facts, (warning) =>
+          this.warnings.push(warning),
+        );
+        if (read.placed !== undefined)
+          logs.push({
+            log: read.placed,
+            subject,
+            failed: read.checks.some((c) => c.check === 'log.position' && c.status === 'fail'),
+            ...(read.logIndex !== undefined && { logIndex: read.logIndex }),
+          });
         checks.push(...read.checks);
       }
     }
@@ -209,6 +235,12 @@ class LineageWalk {
   }
 }
 
+/** Whether `value` is an object with each of `methods` as a function. */
+const hasMethods = (value: unknown, ...methods: string[]) =>
+  typeof value === 'object' &&
+  value !== null &&
+  methods.every((name) => typeof (value as Record<string, unknown>)[name] === 'function');
+
 /**
  * Walks a derived record's lineage: checks the record's shape, that every
  * genesis log is on chain (in a block whose receipts reproduce its roots and
@@ -225,7 +257,9 @@ class LineageWalk {
  *
  * @throws TypeError or RangeError naming `chainId` where it is not a non-negative integer given as a number, and
  * TypeError naming `tracingId` where it is not a string: looked up as they are, they would be a record or chain the
- * source has not, which they are not. RangeError naming `anchors` where they prove blocks of another chain.
+ * source has not, which they are not. TypeError naming `source` where it is no lineage source (`record` and `genesis`
+ * methods), and `blocks` where it is given and no block source (a `block` method). RangeError naming `anchors` where
+ * they prove blocks of another chain.
  * @example
  * const source = new BundleSource(bundle)
  * const report = await walkLineage({ chainId: 1, tracingId, source, blocks: source })
@@ -235,6 +269,16 @@ export async function walkLineage(options: WalkOptions): Promise<LineageReport> 
   checkChainId(options.chainId, 'chainId');
   if (typeof options.tracingId !== 'string')
     throw new TypeError(`tracingId must be a string, got ${kindOf(options.tracingId)}`);
+  // Checked here, not met as a property read of undefined deep in the walk.
+  const { source, blocks } = options as { source: unknown; blocks: unknown };
+  if (!hasMethods(source, 'record', 'genesis'))
+    throw new TypeError(
+      `source must be a lineage source (an object with record and genesis methods, such as a BundleSource), got ${kindOf(source)}`,
+    );
+  if (blocks !== undefined && !hasMethods(blocks, 'block'))
+    throw new TypeError(
+      `blocks must be a block source (an object with a block method, such as a BundleSource), or absent, got ${kindOf(blocks)}`,
+    );
   // Hashes of another chain would hold this chain's blocks to blocks they are not.
   const otherChain = options.anchors?.chainRefusal(options.chainId);
   if (otherChain != null) throw new RangeError(`anchors: ${otherChain.message}`);

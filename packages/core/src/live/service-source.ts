@@ -45,8 +45,13 @@ export class ServiceSource implements LineageSource {
   }
 
   /** The content of a 200 answer, read by the rule every source shares; a SourceError naming the member otherwise. */
-  private contentOf<T>(answer: HttpAnswer, what: string, read: (response: unknown) => Read<T>): T {
-    const result = read(answer.json);
+  private contentOf<T>(
+    answer: HttpAnswer,
+    what: string,
+    chainId: number,
+    read: (response: unknown, chainId: number) => Read<T>,
+  ): T {
+    const result = read(answer.json, chainId);
     if (!result.ok)
       throw new SourceError(
         `the service's answer to ${what} is unusable: ${result.error.path || 'the body'}: expected ${result.error.expected}`,
@@ -58,7 +63,7 @@ export class ServiceSource implements LineageSource {
     const answer = await this.request('/evm/lineage/record', { chain_id: chainId, tracing_id: tracingId }, true);
     return answer.status === 404
       ? null
-      : this.contentOf(answer, `lineage/record ${plain(tracingId)}`, readRecordAnswer);
+      : this.contentOf(answer, `lineage/record ${plain(tracingId)}`, chainId, readRecordAnswer);
   }
 
   async genesis(chainId: number, tracingId: string): Promise<GenesisAnswer | null> {
@@ -72,13 +77,17 @@ export class ServiceSource implements LineageSource {
       const answer = await this.request('/evm/lineage/genesis', body, true);
       if (answer.status === 404) return null;
       const what = `lineage/genesis ${plain(tracingId)}${pageIndex === 0 ? '' : ` (page ${pageIndex + 1})`}`;
-      return { page: this.contentOf(answer, what, readGenesisPage), where: `the service's answer to ${what}` };
+      return { page: this.contentOf(answer, what, chainId, readGenesisPage), where: `the service's answer to ${what}` };
     });
   }
 
   async rawBlock(chainId: number, blockNumber: number): Promise<Record<string, unknown> | null> {
     const answer = await this.request('/evm/raw/blocks', { chain_id: chainId, block_numbers: [blockNumber] }, true);
     if (answer.status === 404 || !isObject(answer.json)) return null;
-    return rawRecordFor(this.contentOf(answer, `raw/blocks ${blockNumber}`, readRawBlocks), [blockNumber], blockNumber);
+    return rawRecordFor(
+      this.contentOf(answer, `raw/blocks ${blockNumber}`, chainId, readRawBlocks),
+      [blockNumber],
+      blockNumber,
+    );
   }
 }

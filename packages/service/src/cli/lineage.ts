@@ -110,7 +110,7 @@ export async function runLineage(
   try {
     if (values.bundle !== undefined) {
       // The same code path as POST /v1/evm/verify/lineage: the same bundle gives the same answer.
-      const json = readBundleFile(values.bundle);
+      const json = readBundleFile(values.bundle, '--bundle');
       const rpc = rpcUrl === undefined ? undefined : new RpcBlockSource({ url: rpcUrl });
       const audit = await auditBundle({
         chainId,

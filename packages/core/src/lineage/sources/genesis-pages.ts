@@ -8,6 +8,7 @@ import { LINEAGE_LIMITS, limitExceeded } from './input-limits.js';
 import { plain, show } from '../../json/show.js';
 import { SourceError } from '../../errors.js';
 import { type GenesisAnswer } from './lineage-source.js';
+import { sameDataset } from '../datasets.js';
 
 /** A page as a source found it, with how messages name it (`exchanges[3].response`, `the service's page 2 of …`). */
 export interface PageAt {
@@ -30,6 +31,8 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
   const subject = `the genesis of ${plain(tracingId)}`;
   const seen = new Set<string>();
   let previous: PageAt | null = null;
+  /** The first page that named a dataset: the genesis is of that one. */
+  let datasetAt: PageAt | null = null;
   for (let pageIndex = 0; ; pageIndex++) {
     if (pageIndex === LINEAGE_LIMITS.genesisPages)
       throw limitExceeded(
@@ -58,7 +61,12 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
         at.bundlePath === undefined ? '' : `${at.bundlePath}.data.genesis`,
       );
     }
-    merged.dataset ||= page.dataset;
+    if (page.dataset !== '') {
+      if (datasetAt === null) {
+        merged.dataset = page.dataset;
+        datasetAt = at;
+      } else if (!sameDataset(page.dataset, merged.dataset)) throw otherDataset(at, datasetAt);
+    }
     for (const log of page.logs) merged.logs.push(log);
     for (const result of page.functionResults) merged.functionResults.push(result);
     // An empty page ends the paging too (its count, which must be its artifacts', says 0).
@@ -72,6 +80,22 @@ export async function collectGenesis(tracingId: string, fetchPage: FetchPage): P
     seen.add(page.cursor);
     previous = at;
   }
+}
+
+/**
+ * A page that names another dataset than an earlier page of its genesis (`first`): which one the genesis is of cannot be
+ * told, and merged, the later page's artifacts would be taken as the first's dataset's.
+ */
+function otherDataset(at: PageAt, first: PageAt): SourceError {
+  const given = show(at.page.dataset);
+  const earlier = show(first.page.dataset);
+  if (at.bundlePath === undefined || first.bundlePath === undefined)
+    return new SourceError(
+      `${at.where} names dataset ${given}, not the dataset ${earlier} of ${first.where}: the pages of one genesis are of one dataset`,
+    );
+  const path = `${at.bundlePath}.data.dataset`;
+  const expected = `the dataset of the earlier pages of this genesis, ${earlier} (${first.bundlePath}.data.dataset): the pages of one genesis are of one dataset, got ${given}`;
+  return new SourceError(`${path}: expected ${expected}`, { path, reason: 'conflict', expected });
 }
 
 /** A page's cursor that cannot be followed: in a bundle, the cursor member named as what is wrong. */

@@ -98,9 +98,37 @@ function datasetOf(data: Record<string, unknown>): string | undefined {
   return typeof dataset === 'string' ? dataset : undefined;
 }
 
-/** `{chain_id, data: {dataset, record}}`. */
-export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
+/** What a request's chain is, for messages: the answer's `chain_id` must be it. */
+const CHAIN_ASKED = "the chain asked for (the request's chain_id)";
+
+/**
+ * An answer's `chain_id` that names another chain than `chainId`, the one asked for (`conflict`), or that is not read as
+ * a chain (integers.ts); null when it is the chain asked, or absent or null (an answer that names no chain claims
+ * nothing). An answer for another chain is not this chain's: judged as this one's, its record or artifacts would be
+ * reported as this chain's.
+ */
+function otherChain(response: JsonObject, chainId: number): Read<never> | null {
+  const named = response.chain_id;
+  if (named === undefined || named === null) return null;
+  const n = exactInteger(named);
+  if (n === null)
+    return err({
+      path: 'chain_id',
+      expected: `chain ${chainId}, ${CHAIN_ASKED}, as ${INTEGER_FORM}, got ${show(named, 60)}`,
+    });
+  if (n === BigInt(chainId)) return null;
+  return err({
+    path: 'chain_id',
+    expected: `chain ${chainId}, ${CHAIN_ASKED}: an answer for another chain is not this chain's, got ${n}`,
+    reason: 'conflict',
+  });
+}
+
+/** `{chain_id, data: {dataset, record}}`, an answer for chain `chainId`. */
+export function readRecordAnswer(response: unknown, chainId: number): Read<RecordAnswer> {
   if (!isObject(response)) return bad('', 'a JSON object {chain_id, data}', response);
+  const chain = otherChain(response, chainId);
+  if (chain !== null) return chain;
   const data = response.data;
   if (!isObject(data)) return bad('data', 'an object {dataset, record}', data);
   const dataset = datasetOf(data);
@@ -117,9 +145,11 @@ export function readRecordAnswer(response: unknown): Read<RecordAnswer> {
   );
 }
 
-/** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`. */
-export function readGenesisPage(response: unknown): Read<GenesisPage> {
+/** `{chain_id, data: {dataset, _tracing_id, genesis: {logs, function_results}}, cursor, count}`, for chain `chainId`. */
+export function readGenesisPage(response: unknown, chainId: number): Read<GenesisPage> {
   if (!isObject(response)) return bad('', 'a JSON object {chain_id, data, cursor, count}', response);
+  const chain = otherChain(response, chainId);
+  if (chain !== null) return chain;
   const data = response.data;
   if (!isObject(data)) return bad('data', 'an object {dataset, genesis}', data);
   const dataset = datasetOf(data);
@@ -172,11 +202,13 @@ export interface RawBlocks {
 }
 
 /**
- * `{chain_id, data: [raw block records]}` (dataset 0101): the records by block number (an entry that is no object with
+ * `{chain_id, data: [raw block records]}` (dataset 0101), an answer for chain `chainId`: the records by block number (an entry that is no object with
  * an integer `block_number` is left out of them) and the first record. A block listed twice must be listed identically
  * (json/versions.ts).
  */
-export function readRawBlocks(response: unknown): Read<RawBlocks> {
+export function readRawBlocks(response: unknown, chainId: number): Read<RawBlocks> {
+  const chain = isObject(response) ? otherChain(response, chainId) : null;
+  if (chain !== null) return chain;
   const data = isObject(response) ? response.data : undefined;
   if (!Array.isArray(data)) return bad('data', 'the raw block records (an array)', data);
   const versions: FirstVersions = new Map();

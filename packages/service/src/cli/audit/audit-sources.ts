@@ -50,7 +50,7 @@ export function liveSources(
 
 /** A bundle's blocks, and its recorded dataset pages when the live audit had --service; a faulty bundle named. */
 export function recordedSources(file: string) {
-  const bundle = checkedBundle(file, (json) => new BundleSource(json));
+  const bundle = checkedBundle(file, '--bundle', (json) => new BundleSource(json));
   return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
 }
 
@@ -72,7 +72,7 @@ export function auditRecorder(options: AuditFlags): BundleRecorder | undefined {
     new InputError(`--record ${record} ${why}; --resume adds to the recording it holds: give another file`);
   let recorded: Bundle;
   try {
-    recorded = checkedBundle(record, parseBundle);
+    recorded = checkedBundle(record, '--record', parseBundle);
   } catch (error) {
     if (error instanceof InputError) throw refuse(`cannot be read as a recording (${error.message})`);
     throw error;
@@ -84,9 +84,9 @@ export function auditRecorder(options: AuditFlags): BundleRecorder | undefined {
   return recorder;
 }
 
-/** The bundle in `file`, checked by `read`; an InputError naming the file and the faulty member otherwise. */
-function checkedBundle<T>(file: string, read: (json: unknown) => T): T {
-  const json = readBundleFile(file);
+/** The bundle in `file` (given to `flag`), checked by `read`; an InputError naming the file and the faulty member otherwise. */
+function checkedBundle<T>(file: string, flag: string, read: (json: unknown) => T): T {
+  const json = readBundleFile(file, flag);
   try {
     return read(json);
   } catch (error) {

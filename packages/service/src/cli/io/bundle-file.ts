@@ -23,13 +23,15 @@ export function bundleFaultLine(file: string, error: SourceError, command: 'audi
 }
 
 /**
- * A bundle file's JSON, plain or gzip-compressed; its shape is checked by whoever reads it. Gzip is told by the first
+ * A bundle file's JSON (`file`, given to `flag`), plain or gzip-compressed; its shape is checked by whoever reads it. Gzip is told by the first
  * bytes (1f 8b, which no JSON text starts with), whatever the name: `.gz` is what `--record` writes, not what a copy
  * must keep, and a plain bundle named `.json.gz` is read as JSON. Gzip members may follow one another (read as one
  * text, as gunzip does) and zero padding may end the file; other bytes after the gzip data are refused, named, where
  * gunzip ignores them as trailing garbage: a bundle is read whole or not at all.
  */
-export function readBundleFile(file: string): unknown {
+export function readBundleFile(file: string, flag: string): unknown {
+  // Else told as a file not found under no name at all.
+  if (file === '') throw new InputError(`${flag}: the path is empty; give a file name`);
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
