@@ -1026,7 +1026,7 @@ describe('anchoring after a reorg that replaced a failing block', () => {
     });
   });
 
-  it("AuditTally: an anchor at a block the audit could not fetch has not been reached: matches null, not false (was: false, read as another block: a user check)", () => {
+  it('AuditTally: an anchor at a block the audit could not fetch has not been reached: matches null, not false (was: false, read as another block: a user check)', () => {
     const anchors = new Map([
       [1, `0x${'a'.repeat(64)}`],
       [2, `0x${'b'.repeat(64)}`],

@@ -81,7 +81,8 @@ export class AnchorTally {
     const n = audit.block_number;
     const anchor = this.anchors.get(n);
     // A block the source gave no hash for (unreachable) is no block to compare: its anchor is not reached.
-    if (anchor !== undefined && audit.block_hash !== null) this.reached.set(n, audit.block_hash === anchor.toLowerCase());
+    if (anchor !== undefined && audit.block_hash !== null)
+      this.reached.set(n, audit.block_hash === anchor.toLowerCase());
     if (audit.verdict !== 'pass') this.runStart = null;
     else if (this.runStart === null || this.last !== n - 1) this.runStart = n;
     this.last = n;

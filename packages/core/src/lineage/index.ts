@@ -22,5 +22,5 @@ export {
   type FunctionResultCheck,
   type KnownFunction,
 } from './abi.js';
-export { datasetId, DATASETS } from './datasets.js';
+export { datasetId, DATASETS } from './sources/datasets.js';
 export { LINEAGE_LIMITS, type LineageLimit } from './sources/input-limits.js';

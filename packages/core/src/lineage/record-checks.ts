@@ -6,7 +6,7 @@ import { claims, isObject, type JsonObject } from '../input/values/json-values.j
 import { decodeFunctionOutput, functionCallOf, functionResultShapeProblem } from './abi.js';
 import { bytesToHex, sameHex } from '../bytes/hex.js';
 import { erc20Check, reservesCheck, type DatasetCheck, type ProvenReceipts } from './cross-checks.js';
-import { DATASETS, datasetId, sameDataset } from './datasets.js';
+import { DATASETS, datasetId, sameDataset } from './sources/datasets.js';
 import { hexOf, readBlockTime, readGenesisLog, timestampInstant, type GenesisLog } from './onchain.js';
 import { check, type Check } from './lineage-report.js';
 import { plain, show } from '../json/show.js';

@@ -1,6 +1,6 @@
 import { defaultRegistry, type ChainRegistry } from '../chains/registry.js';
 import { checkFunctionResult } from './abi.js';
-import { datasetId } from './datasets.js';
+import { datasetId } from './sources/datasets.js';
 import { LINEAGE_LIMITS, limitExceeded } from './sources/input-limits.js';
 import {
   checkBlock,

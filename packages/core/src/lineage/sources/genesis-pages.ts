@@ -8,7 +8,7 @@ import { LINEAGE_LIMITS, limitExceeded } from './input-limits.js';
 import { plain, show } from '../../json/show.js';
 import { SourceError } from '../../errors.js';
 import { type GenesisAnswer } from './lineage-source.js';
-import { sameDataset } from '../datasets.js';
+import { sameDataset } from './datasets.js';
 
 /** A page as a source found it, with how messages name it (`exchanges[3].response`, `the service's page 2 of …`). */
 export interface PageAt {
