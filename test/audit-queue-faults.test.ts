@@ -68,6 +68,28 @@ async function auditParkingTheSecondChunk(blocks: Parameters<typeof startLoopbac
   return { id, status, queue: db.url };
 }
 
+/**
+ * The range's blocks, block 1000012's receipts altered (its header and hash the real one's: it fails receipts_root
+ * alone), the original to serve once the test has its attempt fail; and how its failing line is named.
+ */
+function servedAlteredOnce() {
+  const blocks = fixtureChain(FROM, TO);
+  const original = blocks.get(1_000_012)!;
+  const receipts = original.receipts.map((r, i) =>
+    i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+  );
+  blocks.set(1_000_012, { ...original, receipts });
+  const hash = String(original.header.hash);
+  return {
+    blocks,
+    altered: { original },
+    named: {
+      text: `block 1000012 ${hash} (receipts_root)`,
+      summary: { blocks: 1, listed: [{ block_number: 1_000_012, block_hash: hash, checks: ['receipts_root'] }] },
+    },
+  };
+}
+
 describe('audit queue faults', () => {
   it("a chunk failed by the queue's database says so; one failed by its node names the node", async () => {
     const closed = await startLoopbackNode(1, fixtureChain(FROM, FROM));
@@ -250,6 +272,105 @@ describe('audit queue faults', () => {
         listed: [{ block_number: 1_000_023, block_hash: block.header.hash, checks: ['receipts_root'] }],
       },
     });
+  }, 120_000);
+
+  it('a block served altered once, its chunk then failed by the node and audited again clean: the failing line stays a finding, the export exits 1 naming it, as one machine (was: pass, exit 0, a user check)', async () => {
+    db = await freshDatabase();
+    const { blocks, altered, named } = servedAlteredOnce();
+    node = await startLoopbackNode(1, blocks);
+    // Block 1000018 answers 503 past the client's retries: the attempt that judged 1000012 fails, and is retried.
+    let down = true;
+    node.fault = (call) => (down && call.params[0] === '0xf4252' ? { status: 503 } : undefined);
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10', '--batch', '2'];
+    const id = auditIdOf(await runCli([...args, '--concurrency', '1']));
+    const worker = startWorker(['--queue', db.url, '--concurrency', '1']);
+    workers.push(worker);
+    await until('the chunk of 1000012 to be retrying', async () => {
+      const rows = await query(
+        db!.url,
+        "SELECT 1 FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = 1000010 AND state = 'retrying'",
+        [id],
+      );
+      return rows.length > 0 || undefined;
+    });
+    blocks.set(1_000_012, altered.original); // from now on the node serves every block as it is
+    down = false;
+    const done = await untilComplete(id, db.url);
+    expect(done.verdicts).toMatchObject({ pass: 30, fail: 0 });
+    expect(done.retried_failures).toEqual(named.summary);
+    const human = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(human.stdout).toContain(`failed in an attempt of its chunk that was not stored: ${named.text}`);
+    expect(worker.stderr()).toMatch(
+      new RegExp(
+        `chunk 1000010-1000019 of ${id}: to be retried: .*503.*; 1 failing line kept as a finding: ${named.text.replace(/[()]/g, '\\$&')}`,
+      ),
+    );
+
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.stderr).toContain(
+      `evm-integrity: 1 block failed a check in an attempt of its chunk that was not stored (the node failed later in the chunk, the worker was killed or stopped, or the chunk was audited again), so the failing line is not in the export: ${named.text}`,
+    );
+    expect(exported.status).toBe(1);
+    expect(parseLines(exported.stdout).at(-1)!.summary).toMatchObject({
+      verdicts: { pass: 30, fail: 0 },
+      complete: true,
+      retried_failures: named.summary,
+    });
+  }, 120_000);
+
+  it('a worker SIGKILLed after judging a failing line: the line is kept in the queue, and the retry that audits the block clean does not hide it', async () => {
+    db = await freshDatabase();
+    const { blocks, altered, named } = servedAlteredOnce();
+    node = await startLoopbackNode(1, blocks);
+    let hanging = true; // block 1000018 is never answered: the attempt stays in hand until the kill
+    node.fault = (call) => (hanging && call.params[0] === '0xf4252' ? { hang: true } : undefined);
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10', '--batch', '2'];
+    const id = auditIdOf(await runCli([...args, '--concurrency', '1', '--chunk-timeout', '3']));
+    const victim = startWorker(['--queue', db.url, '--concurrency', '1']);
+    workers.push(victim);
+    const seen = await until('the failing line of 1000012 to be kept', async () => {
+      const s = await statusOf(id, db!.url);
+      return s.retried_failures !== undefined ? s : undefined;
+    });
+    expect(seen.retried_failures).toEqual(named.summary);
+    victim.child.kill('SIGKILL');
+    await victim.ended;
+    blocks.set(1_000_012, altered.original);
+    hanging = false;
+    workers.push(startWorker(['--queue', db.url]));
+    const done = await untilComplete(id, db.url);
+    expect(done.verdicts).toMatchObject({ pass: 30, fail: 0 });
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status).toBe(1);
+    expect(parseLines(exported.stdout).at(-1)!.summary).toMatchObject({ retried_failures: named.summary });
+  }, 120_000);
+
+  it("a done chunk whose link is not joined, its blocks audited again in a later chunk's reorg lines: the export says not finished, and so does its summary (was: complete true, next_block null)", async () => {
+    db = await freshDatabase();
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
+    const id = auditIdOf(await runCli(args));
+    workers.push(startWorker(['--queue', db.url]));
+    await untilComplete(id, db.url);
+    await killWorkers(workers);
+    // As a race under SIGKILL and SIGTERM once left it: 1000010-1000019 done, its link never joined, and its blocks
+    // audited again by a deep reorg's walk stored among the lines of the chunk after it.
+    await query(
+      db.url,
+      'UPDATE evm_integrity_audit.chunks SET joined = false WHERE audit_id = $1 AND first_block = 1000010',
+      [id],
+    );
+    await query(
+      db.url,
+      `INSERT INTO evm_integrity_audit.blocks (audit_id, chunk_first, seq, block_number, block_hash, verdict, line)
+       SELECT audit_id, 1000020, seq + 100, block_number, block_hash, verdict, line FROM evm_integrity_audit.blocks
+       WHERE audit_id = $1 AND chunk_first = 1000010`,
+      [id],
+    );
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.stderr).toMatch(/is not finished \(4 of 4 chunks done, 3 links joined, 0 parked\)/);
+    expect(exported.status).toBe(2);
+    expect(parseLines(exported.stdout).at(-1)!.summary).toMatchObject({ complete: false, next_block: 1_000_010 });
   }, 120_000);
 
   it('a chunk whose worker dies on its last attempt: parked once its lease expires, not left running', async () => {

@@ -2,13 +2,14 @@
  * A worker stopped while its chunks outlast the stop's deadline (a slow node), on a real PostgreSQL and a loopback
  * node: at the deadline the chunks in hand are cut short and handed back (queued, their attempt not counted, their
  * jobs sent again with the retries they had left), the stop returns at once with nothing left running, and another
- * worker process then audits them. The CLI keeps 30 s; the worker takes the deadline, here 1 s. Tests that spawn the
- * CLI use the built bundle. A worker in this process given no onOutcome audits its chunks too.
+ * worker process then audits them; a failing line a chunk handed back had judged stays a finding. The CLI keeps 30 s;
+ * the worker takes the deadline, here 1 s. Tests that spawn the CLI use the built bundle. A worker in this process given no onOutcome audits its chunks too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from './helpers/postgres.js';
 import { fixtureChain, startLoopbackNode, type LoopbackNode } from './helpers/loopback-rpc.js';
-import { query, startWorker, stopWorker, until } from './helpers/audit-queue.js';
+import { query, startWorker, stopWorker, until, untilComplete } from './helpers/audit-queue.js';
+import { retriedFailures } from '../packages/service/src/queue/audit-progress.js';
 import { CHUNK_QUEUE, openAuditQueue, type AuditQueue } from '../packages/service/src/queue/audit-queue.js';
 import { enqueueAudit } from '../packages/service/src/queue/enqueue.js';
 import { startChunkWorker, type ChunkOutcome } from '../packages/service/src/queue/chunk-worker.js';
@@ -115,6 +116,45 @@ describe('audit-worker stopped past its deadline', () => {
       expect((await query(db.url, 'SELECT attempts FROM evm_integrity_audit.chunks')).map((c) => c.attempts)).toEqual([
         1, 1, 1, 1,
       ]);
+    } finally {
+      await stopWorker(next);
+    }
+  }, 60_000);
+
+  it('a chunk handed back keeps the failing line it judged: audited again clean, the block is still named as failed', async () => {
+    db = await freshDatabase();
+    const blocks = fixtureChain(FROM, TO);
+    const original = blocks.get(1_000_012)!;
+    // Its receipt's cumulativeGasUsed altered, the header (and hash) the real one's: it fails receipts_root alone.
+    const receipts = original.receipts.map((r, i) =>
+      i === 0 ? { ...(r as Record<string, string>), cumulativeGasUsed: '0x1' } : r,
+    );
+    blocks.set(1_000_012, { ...original, receipts });
+    node = await startLoopbackNode(1, blocks);
+    let hanging = true; // block 1000018 is not answered: its chunk is in hand at the stop's deadline
+    node.fault = (call) => (hanging && call.params[0] === '0xf4252' ? { hang: true } : undefined);
+    const queue = await openAuditQueue(db.url);
+    queues.push(queue);
+    const { id } = await enqueueAudit(queue, { ...PLAN, rpc: node.url, concurrency: 1, batch: 2 }, '{}');
+    const outcomes: ChunkOutcome[] = [];
+    const worker = await startChunkWorker(queue, { concurrency: 1, onOutcome: (o) => outcomes.push(o) });
+    await until('the failing line of 1000012 to be kept', async () => retriedFailures(queue.pool, id));
+    await worker.stop(1000);
+    const hash = String(original.header.hash);
+    const named = { blocks: 1, listed: [{ block_number: 1_000_012, block_hash: hash, checks: ['receipts_root'] }] };
+    expect(outcomes.find((o) => o.first === 1_000_010)).toMatchObject({
+      outcome: 'handed_back',
+      kept_failures: named,
+    });
+    await queue.close();
+    queues.splice(0);
+
+    blocks.set(1_000_012, original);
+    hanging = false;
+    const next = startWorker(['--queue', db.url]);
+    try {
+      const done = await untilComplete(id, db.url);
+      expect(done).toMatchObject({ verdicts: { pass: 30, fail: 0 }, retried_failures: named });
     } finally {
       await stopWorker(next);
     }

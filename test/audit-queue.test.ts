@@ -165,12 +165,19 @@ describe('the queue tables', () => {
     const again = await openAuditQueue(db.url, { poolSize: 1 });
     await again.close();
     const versions = await query(db.url, 'SELECT version FROM evm_integrity_audit.migrations ORDER BY version');
-    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     const tables = await query(
       db.url,
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'evm_integrity_audit' ORDER BY 1",
     );
-    expect(tables.map((t) => t.table_name)).toEqual(['audits', 'blocks', 'chunks', 'migrations', 'reorgs']);
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'attempt_failures',
+      'audits',
+      'blocks',
+      'chunks',
+      'migrations',
+      'reorgs',
+    ]);
   });
 
   it('an audit id the queue does not hold: exit 2, one line', async () => {

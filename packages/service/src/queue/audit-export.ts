@@ -92,6 +92,20 @@ export async function* auditLines(db: pg.Pool | pg.PoolClient, id: string): Asyn
 }
 
 /**
+ * The first block of the first chunk whose lines {@link auditLines} holds out (not done, or its link not joined): where
+ * the audit is to go on from. Null when there is none: the export is the whole audit, as audit-status's `complete`.
+ */
+export async function firstGap(db: pg.Pool | pg.PoolClient, id: string): Promise<number | null> {
+  const { rows } = await db.query(
+    `SELECT min(first_block)::text AS first FROM ${AUDIT_SCHEMA}.chunks
+     WHERE audit_id = $1 AND NOT (state = 'done' AND joined)`,
+    [id],
+  );
+  const { first } = rows[0] as { first: string | null };
+  return first === null ? null : Number(first);
+}
+
+/**
  * The text of each line of the chunks of audit `id` starting at `firsts`, in the export's order: chunk by chunk (in
  * block order), each chunk's lines in the order they were stored, a reorg the join pass saw after the chunk before's.
  */

@@ -53,6 +53,12 @@ export interface AuditProgress {
    */
   replaced_failures?: UncountedFailures;
   /**
+   * The blocks whose failing line an attempt of their chunk judged, and that no done chunk's stored line fails as it
+   * did (the attempt was not stored: the chunk audited again, or not yet), as the export's summary names them; absent
+   * when none.
+   */
+  retried_failures?: UncountedFailures;
+  /**
    * The chunks whose last attempt failed and that are to be tried again, with the failure; and the chunks done whose
    * link to the chunk before could not be judged, tried again alone (their lines stand, counted as a done chunk's).
    */
@@ -83,21 +89,19 @@ const CHECKS = `array(SELECT e.v->>'check' FROM json_array_elements(b.line->'fai
   GROUP BY e.v->>'check' ORDER BY min(e.i))`;
 
 /**
- * The failing lines of audit `id`'s done chunks that `which` selects (SQL over the line `b` and its chunk `c`, given
- * `params` from `$3` on), each block once by its first such line: how many blocks, and the first
+ * The failing lines `selected` gives (SQL from FROM on, a line `b` of audit `$1`, ordered by block number and then which
+ * line of a block counts; `params` from `$3` on), each block once by its first such line: how many blocks, and the first
  * {@link FAILED_LINES_LISTED} by block number; undefined when none.
  */
 async function failingLines(
   db: pg.Pool | pg.PoolClient,
   id: string,
-  which: string,
+  selected: string,
   params: unknown[] = [],
 ): Promise<UncountedFailures | undefined> {
   const { rows } = await db.query(
     `SELECT block_number, block_hash, checks, count(*) OVER ()::int AS blocks FROM (
-       SELECT DISTINCT ON (b.block_number) b.block_number, b.block_hash, ${CHECKS} AS checks
-       FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND b.verdict = 'fail' AND ${which}
-       ORDER BY b.block_number, b.chunk_first, b.seq) f
+       SELECT DISTINCT ON (b.block_number) b.block_number, b.block_hash, ${CHECKS} AS checks ${selected}) f
      ORDER BY block_number LIMIT $2`,
     [id, FAILED_LINES_LISTED, ...params],
   );
@@ -109,12 +113,35 @@ async function failingLines(
   };
 }
 
+/** The failing lines of audit `$1`'s done chunks that `which` selects (SQL over the line `b` and its chunk `c`). */
+const doneFailing = (which: string) =>
+  `FROM ${AUDIT_SCHEMA}.blocks b ${OF_DONE_CHUNKS} AND b.verdict = 'fail' AND ${which}
+   ORDER BY b.block_number, b.chunk_first, b.seq`;
+
 /**
  * The failing lines the export holds out (`auditLines`): those of chunks done whose link to the chunk before is not
  * judged yet. A finding all the same: audit-status lists them, and the export's exit status is 1.
  */
 export const heldOutFailures = (db: pg.Pool | pg.PoolClient, id: string): Promise<UncountedFailures | undefined> =>
-  failingLines(db, id, 'NOT c.joined');
+  failingLines(db, id, doneFailing('NOT c.joined'));
+
+/**
+ * The failing lines an attempt of a chunk judged (attempt_failures) that no done chunk's stored line fails at the same
+ * block and hash: the attempt was not stored (its node failed later in the chunk, its worker was stopped or killed, the
+ * join pass sent the chunk back), and the chunk audited again (or not yet) says otherwise. One machine's output keeps
+ * such a line; a finding all the same: audit-status lists them, and the export names them and exits 1.
+ */
+export const retriedFailures = (db: pg.Pool | pg.PoolClient, id: string): Promise<UncountedFailures | undefined> =>
+  failingLines(
+    db,
+    id,
+    `FROM ${AUDIT_SCHEMA}.attempt_failures b WHERE b.audit_id = $1 AND NOT EXISTS (
+       SELECT 1 FROM ${AUDIT_SCHEMA}.blocks s
+       JOIN ${AUDIT_SCHEMA}.chunks c ON c.audit_id = s.audit_id AND c.first_block = s.chunk_first AND c.state = 'done'
+       WHERE s.audit_id = b.audit_id AND s.block_number = b.block_number AND s.verdict = 'fail'
+         AND s.block_hash IS NOT DISTINCT FROM b.block_hash)
+     ORDER BY b.block_number, b.kept_at`,
+  );
 
 /** The progress of audit `id`; null when there is no such audit. */
 export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Promise<AuditProgress | null> {
@@ -158,7 +185,8 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
     [id, FAILED_LINES_LISTED, crossing.holders],
   );
   // A failing line a reorg replaced is a finding all the same, as the export's summary names it.
-  const replaced = await failingLines(db, id, SUPERSEDED, [crossing.holders]);
+  const replaced = await failingLines(db, id, doneFailing(SUPERSEDED), [crossing.holders]);
+  const retried = await retriedFailures(db, id);
   const unfinished = await db.query(
     `SELECT coalesce(link_unjudged, state) AS state, first_block, last_block, attempts, reason
      FROM ${AUDIT_SCHEMA}.chunks
@@ -203,6 +231,7 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
       checks: r.checks,
     })),
     ...(replaced && { replaced_failures: replaced }),
+    ...(retried && { retried_failures: retried }),
     retrying: inState('retrying'),
     parked,
   };

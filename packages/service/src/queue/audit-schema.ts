@@ -97,11 +97,33 @@ ALTER TABLE ${AUDIT_SCHEMA}.chunks ADD COLUMN IF NOT EXISTS link_unjudged text
 INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (3) ON CONFLICT DO NOTHING;
 `;
 
+/**
+ * Version 4. The failing lines an attempt of a chunk judged, kept as it judges them (while it holds the chunk), so that
+ * an attempt that is not stored (its node failed later in the chunk, its worker was killed or stopped, the join pass
+ * sent it back) does not take its findings with it: the chunk audited again may be served the block unaltered. Each
+ * block and hash once per chunk, the first line kept.
+ */
+const VERSION_4 = `
+CREATE TABLE IF NOT EXISTS ${AUDIT_SCHEMA}.attempt_failures (
+  audit_id text NOT NULL,
+  chunk_first bigint NOT NULL,
+  block_number bigint NOT NULL,
+  block_hash text,
+  line json NOT NULL,
+  kept_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+  FOREIGN KEY (audit_id, chunk_first) REFERENCES ${AUDIT_SCHEMA}.chunks (audit_id, first_block)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS attempt_failures_once
+  ON ${AUDIT_SCHEMA}.attempt_failures (audit_id, chunk_first, block_number, coalesce(block_hash, ''));
+INSERT INTO ${AUDIT_SCHEMA}.migrations (version) VALUES (4) ON CONFLICT DO NOTHING;
+`;
+
 /** The migrations in order; each runs once, whole, inside the lock. */
 const MIGRATIONS: ReadonlyArray<readonly [number, string]> = [
   [1, VERSION_1],
   [2, VERSION_2],
   [3, VERSION_3],
+  [4, VERSION_4],
 ];
 
 /** Creates or upgrades the audit tables; safe to run from many processes at once, and again. */

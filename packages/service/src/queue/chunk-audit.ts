@@ -55,13 +55,15 @@ export interface ChunkSource {
 
 /**
  * Audits the chunk of `job` from `source`, its first block linked to the job's anchor when it has one; `asked`, when
- * given, is called once the chunk's last block has been asked for (the next chunk may start fetching).
+ * given, is called once the chunk's last block has been asked for (the next chunk may start fetching), and `failed`
+ * with each failing block line as it is judged, awaited before the next line.
  */
 export async function auditChunk(
   plan: AuditPlan,
   job: ChunkJob,
   from: ChunkSource,
   asked?: () => void,
+  failed?: (line: BlockAudit) => Promise<void>,
 ): Promise<ChunkAudit> {
   const { source, window, verify, signal } = from;
   let firstParentHash: string | null = null;
@@ -91,7 +93,10 @@ export async function auditChunk(
   });
   const events: AuditEvent[] = [];
   try {
-    for await (const event of audit) events.push(event);
+    for await (const event of audit) {
+      events.push(event);
+      if (failed !== undefined && !isReorg(event) && event.verdict === 'fail') await failed(event);
+    }
   } catch (error) {
     if (error instanceof ChainMismatchError) throw new WrongChainError(error.message);
     throw error;

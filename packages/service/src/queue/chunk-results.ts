@@ -2,6 +2,7 @@
  * A chunk's rows: taken by a worker, retried, parked, or done with its lines. A result is written
  * whole in one transaction, replacing the lines of any earlier run of the chunk: running a chunk
  * twice (a lease expired, a duplicate delivery, a re-audit after a broken link) leaves one set of lines.
+ * The failing lines of every attempt are kept apart, as judged (keepFailingLine): findings all the same.
  */
 import type pg from 'pg';
 import type { JobWithMetadata } from 'pg-boss';
@@ -74,6 +75,29 @@ export async function markUnfinished(
     [...held(job, hold), state, reason],
   );
   return rowCount === 1;
+}
+
+/**
+ * Keeps a failing line the attempt of `hold` judged (attempt_failures), at once, so that it stays a finding whatever
+ * becomes of the attempt: not stored (its node failed later in the chunk, its worker was stopped or killed), the chunk
+ * audited again may be served the block unaltered, where one machine's output keeps the line. Each block and hash once
+ * per chunk. Whether the hold held (false, with nothing written, when it was lost).
+ */
+export async function keepFailingLine(
+  pool: pg.Pool,
+  job: ChunkJob,
+  hold: ChunkHold,
+  line: BlockAudit,
+): Promise<boolean> {
+  const { rows } = await pool.query(
+    `WITH held AS (SELECT 1 FROM ${AUDIT_SCHEMA}.chunks WHERE ${HELD}),
+     kept AS (
+       INSERT INTO ${AUDIT_SCHEMA}.attempt_failures (audit_id, chunk_first, block_number, block_hash, line)
+       SELECT $1, $2, $6, $7, $8 FROM held ON CONFLICT DO NOTHING)
+     SELECT count(*)::int AS held FROM held`,
+    [...held(job, hold), line.block_number, line.block_hash, formatAuditLine(line)],
+  );
+  return (rows[0] as { held: number }).held === 1;
 }
 
 /** Rolls back a hand-back whose job pg-boss failed meanwhile (its lease expired): that job is pg-boss's to retry. */

@@ -9,16 +9,31 @@
  * queue, whose jobs a worker parks); a graceful stop finishes the chunks in hand or, at its
  * deadline, cuts their fetches short and hands them back (queued again, the attempt not counted).
  * A worker writes a chunk's rows only while it still holds the chunk: one that outran its lease
- * finds it taken again and writes nothing (`superseded`).
+ * finds it taken again and writes nothing (`superseded`). Each failing line is kept as it is judged
+ * (keepFailingLine), so that an attempt not stored, or killed, leaves its findings behind.
  */
 import { hostname } from 'node:os';
 import type { Job, JobWithMetadata } from 'pg-boss';
-import { inlineBlockVerifier, type AuditVerdict } from 'evm-integrity/audit';
+import {
+  FAILED_LINES_LISTED,
+  inlineBlockVerifier,
+  type AuditVerdict,
+  type BlockAudit,
+  type UncountedFailures,
+} from 'evm-integrity/audit';
 import { nodeFetching, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditPlan } from './audit-plan.js';
 import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, queueFailure, type AuditQueue, type ChunkJob } from './audit-queue.js';
 import { auditChunk, WrongChainError, type ChunkAudit, type ChunkSource } from './chunk-audit.js';
-import { handBack, loadPlan, markRunning, markUnfinished, parkLost, storeChunk } from './chunk-results.js';
+import {
+  handBack,
+  keepFailingLine,
+  loadPlan,
+  markRunning,
+  markUnfinished,
+  parkLost,
+  storeChunk,
+} from './chunk-results.js';
 import { FetchTurns } from './fetch-turns.js';
 import { joinAround } from './join-pass.js';
 
@@ -37,6 +52,11 @@ export interface ChunkOutcome {
   verdicts?: Record<AuditVerdict, number>;
   failed_checks?: Record<string, number>;
   reason?: string;
+  /**
+   * An attempt not stored (retried, parked, handed_back, superseded): the failing lines it judged, kept in the queue as
+   * findings all the same (the first {@link FAILED_LINES_LISTED} named); absent when none.
+   */
+  kept_failures?: UncountedFailures;
 }
 
 /**
@@ -84,7 +104,10 @@ interface AuditContext extends ChunkSource {
   plan: AuditPlan;
 }
 
-/** Audits one chunk job to its outcome; throws to have pg-boss retry it. */
+/**
+ * Audits one chunk job to its outcome (`retried`: its handler throws, for pg-boss to try it again); throws when the
+ * queue's database fails it.
+ */
 async function runChunk(
   queue: AuditQueue,
   context: AuditContext,
@@ -102,14 +125,29 @@ async function runChunk(
     await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, context);
     return superseded;
   }
+  // Each failing line is kept as it is judged: an attempt that is not stored, or is killed, keeps its findings.
+  const kept: UncountedFailures = { blocks: 0, listed: [] };
+  const keep = async (line: BlockAudit) => {
+    if (!(await keepFailingLine(queue.pool, data, hold, line))) return;
+    kept.blocks++;
+    if (kept.listed.length < FAILED_LINES_LISTED)
+      kept.listed.push({
+        block_number: line.block_number,
+        block_hash: line.block_hash,
+        checks: [...new Set(line.failures.map((f) => f.check))],
+      });
+  };
+  /** An outcome of the attempt without its lines stored: with the failing lines it kept. */
+  const unstored = (outcome: ChunkOutcome): ChunkOutcome =>
+    kept.blocks === 0 ? outcome : { ...outcome, kept_failures: kept };
   let result: ChunkAudit | undefined;
   const release = await worker.turns.take();
   try {
-    result = await auditChunk(plan, data, context, release);
+    result = await auditChunk(plan, data, context, release, keep);
   } catch (error) {
     if (error instanceof WrongChainError) {
-      if (!(await markUnfinished(queue.pool, data, hold, 'parked', error.message))) return superseded;
-      return { ...base, outcome: 'parked', reason: error.message };
+      if (!(await markUnfinished(queue.pool, data, hold, 'parked', error.message))) return unstored(superseded);
+      return unstored({ ...base, outcome: 'parked', reason: error.message });
     }
     if (context.signal?.aborted !== true) throw error; // else cut short by the stop: handed back below
   } finally {
@@ -118,17 +156,16 @@ async function runChunk(
   // Cut short by the stop: handed back. A chunk whose last block was audited before the stop is stored as any other,
   // never handed back as well: one path decides, with the hold.
   if (result === undefined || result.stopped === true) {
-    if (!(await handBack(queue, job, hold))) return superseded;
-    return { ...base, outcome: 'handed_back' };
+    if (!(await handBack(queue, job, hold))) return unstored(superseded);
+    return unstored({ ...base, outcome: 'handed_back' });
   }
   if (result.unreachable !== undefined) {
     const parked = job.retryCount >= job.retryLimit;
     if (!(await markUnfinished(queue.pool, data, hold, parked ? 'parked' : 'retrying', result.unreachable)))
-      return superseded;
-    if (parked) return { ...base, outcome: 'parked', reason: result.unreachable };
-    throw new Error(result.unreachable);
+      return unstored(superseded);
+    return unstored({ ...base, outcome: parked ? 'parked' : 'retried', reason: result.unreachable });
   }
-  if (!(await storeChunk(queue.pool, plan, data, hold, result))) return superseded;
+  if (!(await storeChunk(queue.pool, plan, data, hold, result))) return unstored(superseded);
   await joinAround(queue.pool, queue.boss, plan, data.audit_id, data.first, context);
   return {
     ...base,
@@ -175,10 +212,9 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
       { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: 0.5 },
       async ([job]: JobWithMetadata<ChunkJob>[]) => {
         const context = await contextOf(job!.data.audit_id);
+        let outcome: ChunkOutcome;
         try {
-          // Run whether or not it is told: `onOutcome?.(await …)` skips its argument when there is no onOutcome.
-          const outcome = await runChunk(queue, context, job!, worker);
-          options.onOutcome?.(outcome);
+          outcome = await runChunk(queue, context, job!, worker);
         } catch (error) {
           options.onOutcome?.({
             audit_id: job!.data.audit_id,
@@ -189,6 +225,8 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
           });
           throw error; // no look at once: a failing node or database is tried again at the polling pace
         }
+        options.onOutcome?.(outcome);
+        if (outcome.outcome === 'retried') throw new Error(outcome.reason); // pg-boss tries it again, with backoff
         if (poller.id !== undefined) queue.boss.notifyWorker(poller.id);
       },
     );

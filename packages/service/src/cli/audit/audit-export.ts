@@ -8,8 +8,8 @@ import type pg from 'pg';
 import { parseArgs } from 'node:util';
 import { AuditTally, type AuditEvent } from 'evm-integrity/audit';
 import type { AuditHeader } from './audit-checkpoint.js';
-import { auditLines, exportSnapshot, storedAudit } from '../../queue/audit-export.js';
-import { auditProgress, heldOutFailures } from '../../queue/audit-progress.js';
+import { auditLines, exportSnapshot, firstGap, storedAudit } from '../../queue/audit-export.js';
+import { auditProgress, heldOutFailures, retriedFailures } from '../../queue/audit-progress.js';
 import { ChainedLines, headerDigest } from '../../queue/audit-lines.js';
 import { openAuditQueue, serverOf } from '../../queue/audit-queue.js';
 import { statusOfVerdicts, type WrittenSummary } from './audit-output.js';
@@ -74,21 +74,32 @@ async function exportAudit(
       tally.add(event);
       write(lines.line(event));
     }
-    // The lines of a chunk whose link is not judged are held out, but a block failing there is a finding all the same.
+    // The lines of a chunk whose link is not judged are held out, but a block failing there is a finding all the same;
+    // so is a failing line of an attempt not stored, which one machine's output keeps.
     const heldOut = await heldOutFailures(db, id);
+    const retried = await retriedFailures(db, id);
+    const summary = tally.summary(stored.timings, tally.blocks);
+    // Unfinished while a chunk is held out, though other chunks' lines (a deep reorg's) may give its blocks a verdict.
+    const gap = await firstGap(db, id);
     const total: WrittenSummary = {
-      ...tally.summary(stored.timings, tally.blocks),
+      ...summary,
+      ...(gap !== null && {
+        complete: false,
+        next_block: summary.next_block === null ? gap : Math.min(summary.next_block, gap),
+      }),
       ...(heldOut && { held_out_failures: heldOut }),
+      ...(retried && { retried_failures: retried }),
     };
     write(lines.line({ summary: total }));
     await file?.commit();
-    const progress = await auditProgress(db, id);
-    if (!progress!.complete)
+    if (gap !== null) {
+      const progress = await auditProgress(db, id);
       return statusOfVerdicts(
         total,
         io.stderr,
         `audit ${id} is not finished (${progress!.chunks.done} of ${progress!.chunks.total} chunks done, ${progress!.joined} links joined, ${progress!.parked.length} parked); see audit-status`,
       );
+    }
     // Never a pass over a range some of whose blocks the tables do not hold, or that a node never answered.
     const range = plan.to - plan.from + 1;
     if (total.blocks < range || total.verdicts.unreachable > 0)

@@ -93,12 +93,15 @@ export function progress(tally: AuditTally, total: number, stderr: (text: string
 
 /**
  * An audit's summary as written: a distributed audit's export adds the failing lines it holds out (those of chunks done
- * whose link to the chunk before is not judged yet).
+ * whose link to the chunk before is not judged yet), and those of attempts of a chunk that were not stored.
  */
-export type WrittenSummary = AuditSummary & { held_out_failures?: UncountedFailures };
+export type WrittenSummary = AuditSummary & {
+  held_out_failures?: UncountedFailures;
+  retried_failures?: UncountedFailures;
+};
 
 /** `block 1000025 0x57a2… (receipts_root), …`, and how many more than those listed. */
-function namedFailures({ blocks, listed }: UncountedFailures): string {
+export function namedFailures({ blocks, listed }: UncountedFailures): string {
   // A hash is the source's word: it drives no terminal.
   const named = listed.map(
     (l) => `block ${l.block_number} ${printable(l.block_hash ?? '(no hash)')} (${l.checks.join(', ')})`,
@@ -111,7 +114,8 @@ const blocksFailed = (n: number) => `${n} block${n === 1 ? '' : 's'} failed a ch
 
 /**
  * The exit status the verdicts of a whole audit make, however it ended: 1 a block fails, by its last line, by a line a
- * reorg then replaced, or by a line an export holds out (each of the last two named in a line on stderr), also where the
+ * reorg then replaced, by a line an export holds out, or by a line of an attempt not stored (each of the last three named
+ * in a line on stderr), also where the
  * audit then stopped short of its range (a finding is never hidden behind "could not finish", nor behind a reorg); 2 the
  * audit stopped (`stopped`: where and why, and how to go on, said on stderr whatever the status), a block of the range
  * has no verdict, or one is not verifiable, and none fails (one line on stderr counts them: a block that could not be
@@ -129,7 +133,12 @@ export function statusOfVerdicts(total: WrittenSummary, stderr: (text: string) =
     stderr(
       `evm-integrity: ${blocksFailed(heldOut.blocks)} in chunks done whose link to the chunk before is not judged yet, so their lines are not in the export: ${namedFailures(heldOut)}\n`,
     );
-  const findings = total.verdicts.fail + (replaced?.blocks ?? 0) + (heldOut?.blocks ?? 0);
+  const retried = total.retried_failures;
+  if (retried !== undefined)
+    stderr(
+      `evm-integrity: ${blocksFailed(retried.blocks)} in an attempt of its chunk that was not stored (the node failed later in the chunk, the worker was killed or stopped, or the chunk was audited again), so the failing line is not in the export: ${namedFailures(retried)}\n`,
+    );
+  const findings = total.verdicts.fail + (replaced?.blocks ?? 0) + (heldOut?.blocks ?? 0) + (retried?.blocks ?? 0);
   // Each block of the range with neither pass nor fail (not verifiable, unreachable, not reached), and a stop.
   const withoutVerdict =
     total.to - total.from + 1 - total.verdicts.pass - total.verdicts.fail + (stopped === undefined ? 0 : 1);

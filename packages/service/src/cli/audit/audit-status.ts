@@ -51,6 +51,14 @@ function describe(p: AuditProgress): string {
     );
   if (replaced !== undefined && replaced.blocks > replaced.listed.length)
     lines.push(`… and ${replaced.blocks - replaced.listed.length} more failed blocks a reorg replaced`);
+  // A failing line of an attempt not stored: not in the verdicts (the chunk's stored lines), a finding still.
+  const retried = p.retried_failures;
+  for (const f of retried?.listed ?? [])
+    lines.push(
+      `failed in an attempt of its chunk that was not stored: block ${f.block_number} ${printable(f.block_hash ?? '(no hash)')} (${f.checks.join(', ')})`,
+    );
+  if (retried !== undefined && retried.blocks > retried.listed.length)
+    lines.push(`… and ${retried.blocks - retried.listed.length} more failed blocks of attempts not stored`);
   for (const [state, list] of [['retrying', p.retrying] as const, ['parked', p.parked] as const])
     for (const c of list)
       lines.push(

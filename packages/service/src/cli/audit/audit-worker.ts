@@ -13,6 +13,7 @@ import { outageLines } from '../../queue/outage-lines.js';
 import { auditWorkerMetrics } from '../../queue/worker-metrics.js';
 import { MAX_CONCURRENCY, MAX_WORKERS, positiveValue, queueUrl, wholeValue } from '../flags.js';
 import { UsageError } from '../io/usage-error.js';
+import { namedFailures } from './audit-output.js';
 
 /** Set in the environment of the processes `--workers N` forks: they send their outcomes to the parent. */
 const CHILD_ENV = 'EVM_INTEGRITY_AUDIT_WORKER_CHILD';
@@ -59,11 +60,17 @@ function describe(outcome: ChunkOutcome): string {
     const v = outcome.verdicts!;
     return `${chunk}: done (${v.pass} pass, ${v.fail} fail, ${v.not_verifiable} not verifiable)`;
   }
+  // An attempt not stored: the failing lines it judged stay findings (the export names them), said here as they were.
+  const kept = outcome.kept_failures;
+  const findings =
+    kept === undefined
+      ? ''
+      : `; ${kept.blocks} failing line${kept.blocks === 1 ? '' : 's'} kept as a finding: ${namedFailures(kept)}`;
   if (outcome.outcome === 'superseded')
-    return `${chunk}: superseded, nothing written (taken again or done since this worker took it)`;
+    return `${chunk}: superseded, nothing written (taken again or done since this worker took it)${findings}`;
   if (outcome.outcome === 'handed_back')
-    return `${chunk}: handed back to the queue, not done at the stop's deadline (the attempt is not counted)`;
-  return `${chunk}: ${outcome.outcome === 'parked' ? 'parked' : 'to be retried'}: ${outcome.reason}`;
+    return `${chunk}: handed back to the queue, not done at the stop's deadline (the attempt is not counted)${findings}`;
+  return `${chunk}: ${outcome.outcome === 'parked' ? 'parked' : 'to be retried'}: ${outcome.reason}${findings}`;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
