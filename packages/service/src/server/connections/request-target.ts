@@ -49,7 +49,7 @@ export function answerUnreadable(publicUrl: string | null, logger: UnreadableLog
         code: 'MALFORMED_REQUEST',
         http_status: 400,
         message: `The request's target or its Host header cannot be read as a URL: ${error.message}.`,
-        hint: 'Send a path beginning with / (or an absolute http URL) as the target, and Host: host[:port], a DNS name, an IPv4 address or a bracketed IPv6 address with a port of 1 to 65535.',
+        hint: 'Send a path beginning with / (or an absolute http URL) as the target, and Host: host[:port], a DNS name, an IPv4 address or an IPv6 address in brackets, with a port of 1 to 65535.',
         retryable: false,
         details: { framing_problem: 'request_target' },
       };
