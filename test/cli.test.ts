@@ -556,6 +556,41 @@ describe('the evm-integrity binary', () => {
   );
 
   it.each([
+    ['closed (`>&-`: Node gives it /dev/null)', '>&-'],
+    ['/dev/null', '>/dev/null'],
+  ])(
+    'keys create whose standard output is %s: refused before any key is made, exit 2 (a key was made active and shown to nobody, exit 0: a user check)',
+    async (_, redirect) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'evm-integrity-cli-'));
+      const file = join(dataDir, 'evm-integrity.sqlite');
+      await new SqliteStore(file).close();
+      try {
+        expect(run(['accounts', 'create', '--name', 'Acme', '--id', 'acme', '--data-dir', dataDir]).code).toBe(0);
+        const result = spawnSync(
+          'bash',
+          ['-c', `"$0" "$1" keys create acme --data-dir "$2" ${redirect}`, process.execPath, BIN, dataDir],
+          {
+            encoding: 'utf8',
+          },
+        );
+        expect({ status: result.status, stderr: result.stderr }).toEqual({
+          status: 2,
+          stderr:
+            'evm-integrity: keys create: standard output is /dev/null, where a key shown once is seen by nobody: run it where standard output is a terminal, a file or a pipe; no key was made\n',
+        });
+        const store = new SqliteStore(file);
+        try {
+          expect(await store.listKeys('acme')).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+
+  it.each([
     [['accounts', 'list'], 'flag'],
     [['keys', 'create', 'local'], 'flag'],
     [['accounts', 'create', '--name', 'Acme'], 'flag'],

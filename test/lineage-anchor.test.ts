@@ -126,7 +126,7 @@ describe('lineage --anchor-proof FILE --checkpoint ROOT, as a user runs it', () 
     const { status, stdout } = await lineage(file('forged.json', JSON.stringify(forgedBundle().bundle)));
     expect(status).toBe(0);
     expect(stdout.toString()).toMatch(
-      /: PASS \(\d+ passed, 0 failed, 0 skipped\)\nblocks: consistent: each block checked on chain is consistent in itself, but its hash is the source's word: give --anchor-proof FILE --checkpoint ROOT to prove it the chain's\n/,
+      /: PASS \(\d+ passed, 0 failed, 0 skipped\)\nblocks: consistent: each block checked on chain is consistent in itself, but its hash is the source's word: no anchor proof proves it the chain's \(--anchor-proof FILE --checkpoint ROOT\)\n/,
     );
   });
 
@@ -139,6 +139,9 @@ describe('lineage --anchor-proof FILE --checkpoint ROOT, as a user runs it', () 
       checkpoint,
     );
     expect(forged.status).toBe(1);
+    expect(forged.stdout.toString()).toContain(
+      "\nblocks: consistent: each block checked on chain is consistent in itself, but its hash is the source's word: no anchor proof proves it the chain's",
+    );
     expect(forged.stdout.toString()).toMatch(
       /: FAIL .*\nfirst failure: block\.anchor \(block 19426587\): the block is not the chain's/,
     );
@@ -152,6 +155,20 @@ describe('lineage --anchor-proof FILE --checkpoint ROOT, as a user runs it', () 
     );
     expect(real.status).toBe(0);
     expect(JSON.parse(real.stdout.toString())).toMatchObject({ verdict: 'pass', assurance: 'authentic' });
+  });
+
+  it("an empty --anchor-proof path: one line naming the flag, exit 2 (was: ': cannot read it: no such file')", async () => {
+    const { status, stderr } = await lineage(
+      file('real3.json', JSON.stringify(buildHeldBundle())),
+      '--anchor-proof',
+      '',
+      '--checkpoint',
+      checkpoint,
+    );
+    expect({ status, stderr: stderr.toString() }).toEqual({
+      status: 2,
+      stderr: 'evm-integrity: --anchor-proof: the path is empty; give a file name\n',
+    });
   });
 
   it('a checkpoint the proof does not hang from: refused before the walk, exit 1', async () => {

@@ -23,7 +23,7 @@ const ASSURANCE = {
   authentic: 'the anchor proof proves every block checked on chain',
   partly_authentic: "the anchor proof proves some of the blocks checked on chain; the others are the source's word",
   consistent:
-    "each block checked on chain is consistent in itself, but its hash is the source's word: give --anchor-proof FILE --checkpoint ROOT to prove it the chain's",
+    "each block checked on chain is consistent in itself, but its hash is the source's word: no anchor proof proves it the chain's (--anchor-proof FILE --checkpoint ROOT)",
 } as const;
 
 /**

@@ -7,7 +7,7 @@ import { cuAllowance, cuRemaining } from '../../store/periods.js';
 import { accountNotFound } from '../../store/store-error.js';
 import { type Entitlements, type Store } from '../../store/store.js';
 import { accountJson, describeAccount, entitlementText, hintText, keyJson, table, usageJson } from './admin-format.js';
-import { UsageError } from '../io/usage-error.js';
+import { InputError, UsageError } from '../io/usage-error.js';
 import { sameStoreCommand } from '../serve-config.js';
 import { chainValue } from '../chain-flag.js';
 import { outputFailedExit, outputFailure } from '../io/streams.js';
@@ -22,6 +22,8 @@ export interface CommandInput {
   stderr: (text: string) => void;
   /** Writes to standard output, resolving with why it could not (see CliIo's), where `stdout` would end the process. */
   tryStdout: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
+  /** Whether standard output is the null device, where a key shown once is seen by nobody. */
+  stdoutIsNull: () => boolean;
   /** The store's flags as given (`--data-dir DIR`, `--config FILE`), which a hint's command repeats. */
   storeFlags: readonly string[];
   now: () => Date;
@@ -319,6 +321,11 @@ function accountArgument(
 export async function createKey(input: CommandInput): Promise<number | void> {
   const { store, tryStdout, stderr, storeFlags, now, json, text } = input;
   const accountId = accountArgument(input, true)!;
+  // Written there, the key would be taken whole and seen by nobody: no write fails to tell it.
+  if (input.stdoutIsNull())
+    throw new InputError(
+      'keys create: standard output is /dev/null, where a key shown once is seen by nobody: run it where standard output is a terminal, a file or a pipe; no key was made',
+    );
   const { key, record } = await store.createKey(accountId, text('label') ?? DEFAULTS.label, now());
   const warning = 'This key will not be shown again: store it now (an environment variable or a secret manager).';
   const failure = await tryStdout(

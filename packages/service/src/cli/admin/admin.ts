@@ -18,7 +18,7 @@ import {
   integerKind,
   type CommandInput,
 } from './admin-commands.js';
-import { UsageError } from '../io/usage-error.js';
+import { InputError, UsageError } from '../io/usage-error.js';
 import { printable } from '../io/printable.js';
 import { EXIT_FAULT } from '../exit.js';
 
@@ -61,6 +61,8 @@ export interface AdminIo {
   storeFlags?: readonly string[];
   /** Standard output for a key shown once, telling whether it was written (CliIo's); absent, `stdout`, taken as written. */
   tryStdout?: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
+  /** Whether standard output is the null device (CliIo's); absent, it is not. */
+  stdoutIsNull?: () => boolean;
 }
 
 type OptionSpec = Record<string, { type: 'string' | 'boolean' }>;
@@ -242,14 +244,19 @@ function commandLineOf(group: string, command: string | undefined, rest: string[
   }
 }
 
-/** A mistake in the command line: one line and where the help is, as on every command; exit 2. */
+/**
+ * A mistake in the command line: one line and where the help is, as on every command; exit 2. An InputError (the command
+ * line was right, what it names was not) is the line alone, as `main` tells it.
+ */
 function usageFailure(error: UsageError, group: string, command: string | undefined, io: AdminIo): number {
   const topic =
-    command !== undefined && commandSpec(group, command) !== undefined
-      ? `${group} ${command}`
-      : Object.hasOwn(COMMANDS, group)
-        ? group
-        : undefined;
+    error instanceof InputError
+      ? undefined
+      : command !== undefined && commandSpec(group, command) !== undefined
+        ? `${group} ${command}`
+        : Object.hasOwn(COMMANDS, group)
+          ? group
+          : undefined;
   io.stderr(
     `evm-integrity: ${printable(error.message)}\n${topic === undefined ? '' : `try 'evm-integrity ${topic} --help'\n`}`,
   );
@@ -322,6 +329,7 @@ export async function runAdmin(
           io.stdout(t);
           return Promise.resolve(undefined);
         }),
+      stdoutIsNull: io.stdoutIsNull ?? (() => false),
       storeFlags: io.storeFlags ?? [],
       now,
       json,

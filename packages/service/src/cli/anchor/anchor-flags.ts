@@ -41,6 +41,7 @@ export function anchorProofFlags(
     throw new UsageError(
       '--anchor-proof FILE needs --checkpoint ROOT: the root of a finalized beacon block you trust, which the file hangs from',
     );
+  if (file === '') throw new InputError('--anchor-proof: the path is empty; give a file name');
   const clash = Object.keys(trusted).find((flag) => trusted[flag] !== undefined);
   if (clash !== undefined)
     throw new UsageError(`--anchor-proof proves the hash that ${clash} gives: give one of them, not both`);

@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { EXIT_OUTPUT_FAILED, EXIT_PIPE_CLOSED } from '../exit.js';
 import { writeFailure } from '../../files/file-failures.js';
 
@@ -13,11 +13,27 @@ export interface CliIo {
    * with why it could not be, where `stdout` would end the process: the command withdraws it first. Absent, `stdout`.
    */
   tryStdout?: (text: string) => Promise<NodeJS.ErrnoException | undefined>;
+  /** Whether standard output is the null device ({@link isNullDevice}); absent, it is not. */
+  stdoutIsNull?: () => boolean;
 }
 
 /** Why standard output or error could not be written, in the words of every command: `standard output: cannot write it: …`. */
 export function outputFailure(stream: 'standard output' | 'standard error', error: NodeJS.ErrnoException): string {
   return `${stream}: cannot write it: ${error.code === 'EPIPE' ? 'its reader has gone' : writeFailure(error)}`;
+}
+
+/**
+ * Whether standard output (1) or error (2) is the null device, where everything written is seen by nobody: sent there
+ * (`>/dev/null`), or closed (`>&-`), which Node's start fills with it. For what must not be shown to nobody (a key shown
+ * once); false where it cannot be told (no /dev/null, a descriptor that cannot be read).
+ */
+export function isNullDevice(fd: 1 | 2): boolean {
+  try {
+    const [own, nul] = [fstatSync(fd), statSync('/dev/null')];
+    return own.isCharacterDevice() && own.rdev === nul.rdev;
+  } catch {
+    return false;
+  }
 }
 
 /** The exit status of a command whose standard output could not be written: as the process ends for `error`. */
@@ -102,4 +118,9 @@ export const stdoutStream = stdout.stream;
 /** Writes `text` to standard error, resolving with why it could not be written (see {@link CliIo.tryStdout}). */
 export const tryStderr = stderr.tryWrite;
 
-export const processIo: CliIo = { stdout: stdout.write, stderr: stderr.write, tryStdout: stdout.tryWrite };
+export const processIo: CliIo = {
+  stdout: stdout.write,
+  stderr: stderr.write,
+  tryStdout: stdout.tryWrite,
+  stdoutIsNull: () => isNullDevice(1),
+};
