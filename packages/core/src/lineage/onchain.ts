@@ -446,8 +446,7 @@ function locateUnindexed(
     const candidate = receipt.logs[log.log_index];
     if (candidate !== undefined && sameLog(candidate, bytes)) at.set(candidate, tx);
   }
-  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
-  const wide = facts.blockWide[log.log_index];
+  const wide = blockWideLogs(facts)[log.log_index];
   if (wide !== undefined && sameLog(wide.log, bytes)) at.set(wide.log, wide.tx);
   const txs = [...at.values()];
   if (txs.length === 1) return txs[0]!;
@@ -470,6 +469,10 @@ function locateUnindexed(
       };
 }
 
+/** Every log of the block in order, with its transaction (JSON-RPC's `logIndex` is a place in it): built on first need. */
+const blockWideLogs = (facts: BlockFacts) =>
+  (facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx }))));
+
 /**
  * Where the block holds this log within transaction `tx_index`: at its `log_index`, or at the place within the
  * transaction of its `log_index` read as a block-wide position (JSON-RPC's `logIndex`); undefined where it is at
@@ -478,8 +481,7 @@ function locateUnindexed(
 function placeInTransaction(log: GenesisLog, bytes: LogBytes, facts: BlockFacts): number | undefined {
   const logs = facts.block.receipts[log.tx_index]?.logs;
   if (sameLog(logs?.[log.log_index], bytes)) return log.log_index;
-  facts.blockWide ??= facts.block.receipts.flatMap((r, tx) => r.logs.map((l) => ({ log: l, tx })));
-  const blockWide = facts.blockWide[log.log_index];
+  const blockWide = blockWideLogs(facts)[log.log_index];
   if (blockWide === undefined || blockWide.tx !== log.tx_index || !sameLog(blockWide.log, bytes)) return undefined;
   return logs!.indexOf(blockWide.log);
 }
