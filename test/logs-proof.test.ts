@@ -270,6 +270,24 @@ describe('refusals', () => {
       expect(refusalOf(bytes, headHash)).toMatchObject(expected);
     });
 
+  it("bytes after the last block: the message names where the proof's last block ends, whole or in chunks alike (it gave the chunk's count: a user check)", () => {
+    const tail = artifact.subarray(artifact.length - 5000);
+    const longer = concat([artifact, tail]);
+    const message = `Data follows the range's last block, whose record ends at byte ${artifact.length.toLocaleString('en-US')} of the proof.`;
+    expect(refusalOf(longer, headHash)).toEqual({ reason: 'trailing-data', message });
+    for (const size of [1000, 4096, 65536]) {
+      const verifier = new LogsProofVerifier({ headHash });
+      let refusal: LogsProofRefusal | undefined;
+      for (let at = 0; at < longer.length && refusal === undefined; at += size) {
+        const step = verifier.write(longer.subarray(at, at + size));
+        if (!step.ok) refusal = step.error;
+      }
+      const ended = verifier.end();
+      expect(ended.ok ? undefined : ended.error, `chunks of ${size}`).toEqual({ reason: 'trailing-data', message });
+      if (refusal !== undefined) expect(refusal).toEqual(ended.ok ? undefined : ended.error);
+    }
+  });
+
   it('another head hash: head-mismatch at the last block', () => {
     const other = readFixtureBlock('mainnet-1000029').header.hash!;
     expect(refusalOf(artifact, other)).toMatchObject({ reason: 'head-mismatch', block: 1_000_030 });

@@ -760,6 +760,54 @@ describe("the header's transactions and transactionCount against the block's rec
     expect(proveReceipt(wrong, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
   });
 
+  it("a listed transaction object's chainId names the block's chain: another chain's is refused, naming it (was: a mainnet block relabelled chain 137 was identical)", () => {
+    const withChainIds = (ids: (i: number) => unknown) => (b: Json) =>
+      (b.header.transactions = b.header.transactions.map((h: string, i: number) => ({ hash: h, chainId: ids(i) })));
+    // As a node writes it, by value in any spelling; 0 (or null) is no chain: an unprotected legacy transaction's.
+    expect(
+      problemsOf(
+        altered(
+          withChainIds(() => '0x1'),
+          mainnet,
+        ),
+      ),
+    ).toBe('identical');
+    expect(
+      problemsOf(
+        altered(
+          withChainIds((i) => (i === 0 ? '0x0' : i === 1 ? null : 1)),
+          mainnet,
+        ),
+      ),
+    ).toBe('identical');
+    // The block relabelled as Polygon PoS's: its transactions still name chain 1.
+    const relabelled = altered((b) => {
+      withChainIds(() => '0x1')(b);
+      b.chain_id = 137;
+    }, mainnet);
+    expect((problemsOf(relabelled) as unknown[][])[0]).toEqual([
+      'header.transactions[0].chainId',
+      'conflict',
+      "137, the block's chain_id, which it repeats, got 1",
+    ]);
+    // One transaction of another chain in a chain 1 block.
+    const stray = altered(
+      withChainIds((i) => (i === 2 ? '0x89' : '0x1')),
+      mainnet,
+    );
+    expect(problemsOf(stray)).toEqual([
+      ['header.transactions[2].chainId', 'conflict', "1, the block's chain_id, which it repeats, got 137"],
+    ]);
+    expect(
+      problemsOf(
+        altered(
+          withChainIds((i) => (i === 0 ? 'one' : '0x1')),
+          mainnet,
+        ),
+      ),
+    ).toEqual([['header.transactions[0].chainId', 'invalid_format', expect.stringContaining('"one"')]]);
+  });
+
   describe("Polygon PoS before Madhugiri: Bor's state-sync transaction, listed or not, and its receipt, returned or not", () => {
     const polygon = loadFixture('polygon-pos-10000000') as Json;
     const hashes: string[] = polygon.receipts.map((r: Json) => r.transactionHash);

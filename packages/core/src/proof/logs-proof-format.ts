@@ -138,6 +138,7 @@ export function decodeRecord(bytes: Uint8Array): LogsProofRecord | string {
 export class ItemReader {
   #chunks: Uint8Array[] = [];
   #buffered = 0;
+  #handedOut = 0;
   readonly #maxItemBytes: number;
 
   constructor(maxItemBytes = MAX_RECORD_BYTES) {
@@ -147,6 +148,11 @@ export class ItemReader {
   /** Bytes received and not yet handed out. */
   get buffered(): number {
     return this.#buffered;
+  }
+
+  /** Bytes handed out: where in the stream the next item begins. */
+  get handedOut(): number {
+    return this.#handedOut;
   }
 
   push(chunk: Uint8Array): void {
@@ -206,6 +212,7 @@ export class ItemReader {
 
   #drop(n: number): void {
     this.#buffered -= n;
+    this.#handedOut += n;
     while (n > 0) {
       const head = this.#chunks[0]!;
       if (head.length > n) {

@@ -125,7 +125,7 @@ export class LogsProofVerifier {
       const block = this.#check.nextBlock;
       return fail(
         block > this.#check.range.toBlock
-          ? { reason: 'trailing-data', message: `${this.#reader.buffered} bytes follow the range's last block.` }
+          ? this.#trailingData()
           : { reason: 'blocks-missing', block, message: `The record of block ${block} is cut short.` },
       );
     }
@@ -145,6 +145,17 @@ export class LogsProofVerifier {
       : `Block ${block} hashes to 0x${bytesToHex(hash)}, not to the head hash 0x${bytesToHex(trusted)}.`;
   }
 
+  /**
+   * The refusal of bytes after the range's last block, named by where that block's record ends: how many follow is
+   * known only once the input has ended, and a stream is refused at its first chunk past it.
+   */
+  #trailingData(): LogsProofRefusal {
+    return {
+      reason: 'trailing-data',
+      message: `Data follows the range's last block, whose record ends at byte ${this.#reader.handedOut.toLocaleString('en-US')} of the proof.`,
+    };
+  }
+
   /** The next item's outcome: null when more bytes are needed. */
   #step(): Result<EthLog[], LogsProofRefusal> | null {
     if (!this.#signed) {
@@ -159,8 +170,7 @@ export class LogsProofVerifier {
     }
     const check = this.#check;
     if (this.#reader.buffered === 0) return null;
-    if (check !== null && check.nextBlock > check.range.toBlock)
-      return err({ reason: 'trailing-data', message: `${this.#reader.buffered} bytes follow the range's last block.` });
+    if (check !== null && check.nextBlock > check.range.toBlock) return err(this.#trailingData());
     const item = this.#reader.nextItem();
     if (item === null) return null;
     if (typeof item === 'string')

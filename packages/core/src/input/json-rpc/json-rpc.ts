@@ -722,6 +722,7 @@ export function readRpcBlock(
       stateSyncFacts(verifiability, header, excluded, options),
       heldTo,
       rules,
+      chainId,
       problems,
     );
   if (problems.count !== before) return undefined;
@@ -827,6 +828,7 @@ export function streamRpcBlock(value: unknown, options: ReadRpcBlockOptions = {}
       stateSyncFacts(verifiability, header, excluded, options),
       heldTo,
       rules,
+      chainId,
       problems,
     );
   if (!problems.empty) return undefined;

@@ -50,6 +50,8 @@ interface BlockFacts {
    * receipts repeat.
    */
   l1BlockNumber?: Repeated<Quantity>;
+  /** The block's `chain_id`, which a listed transaction object's `chainId` names (0 naming none). */
+  chainId?: Repeated<Quantity>;
 }
 
 /** The header as its repeating members are compared with it (json-rpc.ts' restatedHeader). */
@@ -155,10 +157,27 @@ function checkListedType(type: unknown, path: string, receipt: ListedReceipt, pr
 }
 
 /**
+ * The `chainId` of a listed transaction object (at `path`), where given and not 0, must be the block's chain: a block
+ * whose transactions name chain 1 is not Polygon's, whatever its `chain_id` says (no header field names the chain, so
+ * nothing hashed tells them apart). 0 names no chain: some clients write it for a legacy transaction signed without one.
+ */
+function checkListedChainId(
+  given: unknown,
+  path: string,
+  chainId: Repeated<Quantity> | undefined,
+  problems: Problems,
+): void {
+  if (chainId === undefined || isAbsent(given)) return;
+  const read = readQuantity(given, path, problems);
+  if (read !== undefined && read !== 0n && read !== chainId.of.value)
+    problems.add(path, 'conflict', `${chainId.of.value}, ${chainId.what}, which it repeats, got ${read}`);
+}
+
+/**
  * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
- * its `blockHash` and `blockNumber` (the header's), its `transactionIndex` (its place in the list), and its `type` (its
- * receipt's, where the block has one at its place), null being absent; and each given beside a second spelling of one
- * it reads (its `hash` too: Hash beside hash), as in a receipt.
+ * its `blockHash` and `blockNumber` (the header's), its `transactionIndex` (its place in the list), its `type` (its
+ * receipt's, where the block has one at its place) and its `chainId` (the block's, see checkListedChainId), null being
+ * absent; and each given beside a second spelling of one it reads (its `hash` too: Hash beside hash), as in a receipt.
  */
 function checkListedObject(
   entry: JsonObject,
@@ -173,10 +192,12 @@ function checkListedObject(
     plainHash(entry.blockHash, block.hash) &&
     plainQuantity(entry.blockNumber, block.number?.of.plain ?? -1) &&
     plainQuantity(entry.transactionIndex, place) &&
-    (isAbsent(entry.type) || receipt === undefined || entry.type === receipt.type)
+    (isAbsent(entry.type) || receipt === undefined || entry.type === receipt.type) &&
+    plainQuantity(entry.chainId, block.chainId?.of.plain ?? -1)
   )
     return;
   const path = `header.transactions[${place}]`;
+  checkListedChainId(entry.chainId, join(path, 'chainId'), block.chainId, problems);
   if (!isAbsent(entry.type) && receipt !== undefined)
     checkListedType(entry.type, join(path, 'type'), receipt, problems);
   firstGiven(block, 'hash', entry.blockHash, join(path, 'blockHash'), problems);
@@ -550,6 +571,7 @@ const transactionHashPath = (position: number) => `receipts[${position}].transac
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a
  * real block of its rule set shows it ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
  * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
+ * A listed transaction object's `chainId`, where given and not 0, must be the block's `chain_id` (`chainId`), where known.
  * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
  */
 export function checkRestatedMembers(
@@ -559,6 +581,7 @@ export function checkRestatedMembers(
   stateSync: StateSyncFacts,
   heldTo: RuleSetName | undefined,
   rules: RuleSetName | undefined,
+  chainId: number | null,
   problems: Problems,
 ): void {
   const receipts = block.receipts as unknown[];
@@ -574,6 +597,7 @@ export function checkRestatedMembers(
     number: repeated(quantity(header.fields.number), "the header's number"),
     timestamp: repeated(quantity(header.fields.timestamp), "the header's timestamp"),
     ...(rules === 'arbitrum' && { l1BlockNumber: nitroL1BlockNumber(header.fields, block.header as JsonObject) }),
+    ...(chainId !== null && { chainId: repeated(quantity(chainId), "the block's chain_id") }),
   };
   if (Array.isArray(transactions)) {
     let typesGiven: boolean | undefined;

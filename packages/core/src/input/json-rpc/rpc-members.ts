@@ -72,4 +72,5 @@ export const LISTED_TRANSACTION_SPELLINGS = new SecondSpellings([
   'blockNumber',
   'transactionIndex',
   'type',
+  'chainId',
 ]);

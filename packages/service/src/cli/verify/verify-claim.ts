@@ -122,7 +122,17 @@ function runVerifyReceiptProof(
   if (proven.receipt !== null) io.stdout(`${JSON.stringify(proven.receipt, null, options.pretty ? 2 : undefined)}\n`);
   else io.stderr(`evm-integrity: ${inputName(file)}: ${doesNotHold(proven)}\n`);
   if (proven.anchoring !== null) io.stderr(`evm-integrity: ${authenticLine(proven.anchoring, proven.block_hash)}\n`);
+  else if (proven.receipt !== null && options.blockHash === undefined)
+    io.stderr(`evm-integrity: ${unboundLine(proven)}\n`);
   return EXIT[result.verdict];
+}
+
+/**
+ * What a proof that holds bound to no hash shows, as audit-logs says of headers that are a node's word: the receipt is
+ * in the block whose hash the proof states, which may be anyone's block.
+ */
+function unboundLine({ block_hash: hash, block_number: number }: ReceiptProofResult): string {
+  return `consistent: the proof holds under the block hash it states (0x${hash}, block ${number}), with no --block-hash or --anchor-proof: this shows the receipt is in that block, not that the block is the chain's; give --block-hash, the hash of block ${number} from a source you trust, or --anchor-proof`;
 }
 
 /**
