@@ -304,6 +304,74 @@ describe('auditRange over a JSON-RPC node', () => {
     );
   });
 
+  it('a block fetched ahead from a chain the node then left (or a side block it gave once) is asked again, not failed parent_link, where the block before it is unchanged (was: parent_link, exit 1, on an honest node: a user check)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const fork = forkOf(blocks, FROM + 5);
+    // The node is on `now` for every answer but the first of FROM+6, which is of `once`: fetched ahead before a reorg
+    // (the old chain's, the node now on the new one), or a side block given once (the node back on its chain).
+    for (const [now, once] of [
+      [new Map([...blocks, ...fork]), blocks],
+      [blocks, fork],
+    ] as const) {
+      const source = memorySource(now);
+      const asked = source.block.bind(source);
+      let first = true;
+      source.block = async (chainId, n) => {
+        if (n !== FROM + 6 || !first) return asked(chainId, n);
+        first = false;
+        return memorySource(once).block(chainId, n);
+      };
+      const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 9 });
+      const events = await collect(audit);
+      expect(notPassing(events)).toEqual([]);
+      expect(events.some(isReorg)).toBe(false);
+      expect(blocksOf(events).map((e) => [e.block_number, e.block_hash])).toEqual(
+        [...now].map(([b, block]) => [b, String(block.header.hash).toLowerCase()]),
+      );
+      expect(audit.summary()).toMatchObject({ blocks: 10, verdicts: { pass: 10 }, reorgs: 0, complete: true });
+    }
+  });
+
+  it('a block asked again with the same hash still does not link: parent_link, the block asked for twice', async () => {
+    const blocks = fixtureChain(FROM, FROM + 5);
+    blocks.set(FROM + 3, {
+      ...blocks.get(FROM + 3)!,
+      header: rehash({ ...blocks.get(FROM + 3)!.header, parentHash: `0x${'ab'.repeat(32)}` }),
+    });
+    const asks = new Map<number, number>();
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    source.block = async (chainId, n) => (asks.set(n, (asks.get(n) ?? 0) + 1), asked(chainId, n));
+    const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 2 + 1 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 3, verdict: 'fail', checks: ['parent_link'] }]);
+    expect([asks.get(FROM + 2), asks.get(FROM + 3)]).toEqual([2, 2]);
+  });
+
+  it('a reorg walk stopped by a block the source cannot give again names that block unreachable, so that the audit goes on from it, linked to the block before it (was: the block where the walk began, linked to a hash it had just failed to link to: a user check)', async () => {
+    const blocks = fixtureChain(FROM, FROM + 9);
+    const fork = forkOf(blocks, FROM + 5);
+    const asks = new Map<number, number>();
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    // The chain reorganises from FROM+5 on once FROM+6 is asked for; asked again, FROM+5 gives an error.
+    source.block = async (chainId, n) => {
+      asks.set(n, (asks.get(n) ?? 0) + 1);
+      if (n === FROM + 6) for (const [b, block] of fork) blocks.set(b, block);
+      if (n === FROM + 5 && asks.get(n) === 2) throw new SourceError('the node answered 503');
+      return asked(chainId, n);
+    };
+    const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 });
+    const events = await collect(audit);
+    expect(blocksOf(events).at(-1)).toEqual({
+      block_number: FROM + 5,
+      block_hash: null,
+      verdict: 'unreachable',
+      failures: [],
+      reason: 'the node answered 503',
+    });
+    expect(audit.summary()).toMatchObject({ verdicts: { pass: 5, unreachable: 1 }, next_block: FROM + 5 });
+  });
+
   it('a block source that leaves out chain_id, or gives null, answers for the chain asked: its blocks are verified as that chain\'s (was: not_verifiable, "not in the registry": a user re-check)', async () => {
     for (const chainId of [undefined, null]) {
       const source = {
@@ -843,7 +911,8 @@ describe('auditRange: the block is the one asked for, whatever the source', () =
       },
     };
     const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 3 }));
-    expect(notPassing(events)).toEqual([{ block: FROM + 2, verdict: 'unreachable', checks: [] }]);
+    // The line names the block the source did not give again: the audit goes on from it.
+    expect(notPassing(events)).toEqual([{ block: FROM + 1, verdict: 'unreachable', checks: [] }]);
     expect(blocksOf(events).at(-1)!.reason).toBe(
       `the source answered block ${FROM + 1} with block ${FROM + 40} (its header.number)`,
     );

@@ -3,6 +3,7 @@
  * their answer, that pipeline without waiting, that half-close after their request, and one
  * account's burst of large bodies beside another account's request.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -255,6 +256,44 @@ describe('a client that pipelines its requests', () => {
     const { bytes } = await answers;
     // Without the bound, the 20 are read and queued at once and all beyond 5 are refused.
     expect(statuses(bytes.toString('latin1'))).toEqual(Array<number>(20).fill(200));
+  });
+
+  it("takes turns with other connections: a health check is answered while a keyless client's 1,000 pipelined requests for the OpenAPI document are still being answered (was: after all of them, 7 to 14 s: a user check)", async () => {
+    const { port, url } = await start({});
+    const pipelined = 1000;
+    // The flooding client in a process of its own, reading as fast as it can, as a real client does: one in this
+    // process would be held by the same event loop as the server. It says "flooding" once two answers are in, and how
+    // many it has when its standard input closes.
+    const flood = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const s = require('node:net').connect(${port}, '127.0.0.1');
+         let answered = 0, told = false;
+         s.on('data', (chunk) => {
+           answered += chunk.toString('latin1').split('HTTP/1.1 200 ').length - 1;
+           if (answered >= 2 && !told) { told = true; process.stdout.write('flooding\\n'); }
+         });
+         s.write('GET /v1/openapi.json HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n'.repeat(${pipelined}));
+         process.stdin.on('end', () => { process.stdout.write(answered + '\\n'); process.exit(0); });
+         process.stdin.resume();`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let out = '';
+    flood.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const exited = new Promise((resolve) => flood.once('exit', resolve));
+    try {
+      while (!out.includes('flooding\n')) await new Promise((resolve) => setTimeout(resolve, 5));
+      const health = await fetch(`${url}/v1/health`);
+      expect(health.status).toBe(200);
+      flood.stdin.end();
+      await exited;
+    } finally {
+      flood.kill();
+    }
+    // Answered between the flood's answers, not behind them all.
+    expect(Number(out.split('\n')[1])).toBeLessThan(pipelined / 2);
   });
 });
 
