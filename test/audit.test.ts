@@ -347,6 +347,22 @@ describe('auditRange over a JSON-RPC node', () => {
     expect([asks.get(FROM + 2), asks.get(FROM + 3)]).toEqual([2, 2]);
   });
 
+  it('a block served once with a forged parentHash under its own hash, and rightly when asked again, fails: the answer judged is the first, never healed by the second', async () => {
+    const blocks = fixtureChain(FROM, FROM + 5);
+    const honest = blocks.get(FROM + 3)!;
+    const forged = { ...honest, header: { ...honest.header, parentHash: `0x${'ab'.repeat(32)}` } };
+    let first = true;
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    source.block = async (chainId, n) => {
+      if (n !== FROM + 3 || !first) return asked(chainId, n);
+      first = false;
+      return memorySource(new Map([[n, forged]])).block(chainId, n);
+    };
+    const events = await collect(auditRange({ source, chainId: 1, from: FROM, to: FROM + 5 }));
+    expect(notPassing(events)).toEqual([{ block: FROM + 3, verdict: 'fail', checks: ['parent_link', 'header_hash'] }]);
+  });
+
   it('a reorg walk stopped by a block the source cannot give again names that block unreachable, so that the audit goes on from it, linked to the block before it (was: the block where the walk began, linked to a hash it had just failed to link to: a user check)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
     const fork = forkOf(blocks, FROM + 5);

@@ -272,7 +272,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
    * replaced, followed back ({@link followReorg}), and the block to audit at `number`. Where the block before it is
    * unchanged, `block` itself may be the stale one (fetched ahead of a reorg the node then made, or a side block it gave
    * once): asked again, another hash is the block to audit, its own link judged in turn; the same hash is a broken link,
-   * which the block then fails (parent_link).
+   * which the block as first given then fails (parent_link).
    */
   private async judgeLink(
     number: number,
@@ -282,7 +282,9 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const replacements = await this.followReorg(number, parentHashOf(block));
     if (replacements !== null) return { replacements, block };
     const again = await this.askAgain(number);
-    if (hashOf(again) === hashOf(block) || parentHashOf(again) === parent) return { replacements: [], block: again };
+    // The same hash: the first answer is judged, never healed by the second (a node that forged it once).
+    if (hashOf(again) === hashOf(block)) return { replacements: [], block };
+    if (parentHashOf(again) === parent) return { replacements: [], block: again };
     return { replacements: (await this.followReorg(number, parentHashOf(again))) ?? [], block: again };
   }
 
