@@ -780,6 +780,32 @@ describe("the header's transactions and transactionCount against the block's rec
         ),
       ),
     ).toBe('identical');
+    // Past the largest chain id a signature can carry (EIP-2294) it names none either: go-ethereum's for a legacy
+    // transaction of v 0 (its TestRPCMarshalBlock), as OP Mainnet's pre-Bedrock deposits are (was refused: a re-check).
+    for (const none of ['0x7fffffffffffffee', '0x7fffffffffffffef', '0xffffffffffffffff'])
+      expect(
+        problemsOf(
+          altered(
+            withChainIds((i) => (i === 3 ? none : '0x1')),
+            mainnet,
+          ),
+        ),
+        none,
+      ).toBe('identical');
+    expect(
+      problemsOf(
+        altered(
+          withChainIds((i) => (i === 3 ? '0x7fffffffffffffdb' : '0x1')),
+          mainnet,
+        ),
+      ),
+    ).toEqual([
+      [
+        'header.transactions[3].chainId',
+        'conflict',
+        "1, the block's chain_id, which it repeats, got 9223372036854775771",
+      ],
+    ]);
     // The block relabelled as Polygon PoS's: its transactions still name chain 1.
     const relabelled = altered((b) => {
       withChainIds(() => '0x1')(b);

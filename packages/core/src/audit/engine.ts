@@ -97,16 +97,6 @@ function unreachableReason(fetched: Fetched, number: number, chainId: number): s
   return notTheBlockAsked(fetched.block, chainId, number);
 }
 
-/** A block the source could not give again while a parent link was judged: where an audit that stopped goes on from. */
-class AskedAgainError extends SourceError {
-  constructor(
-    message: string,
-    readonly block: number,
-  ) {
-    super(message);
-  }
-}
-
 /** A hash as the audit compares it, lower case; null or undefined as given. */
 const lowerHash = <T extends string | null | undefined>(hash: T): T => (hash?.toLowerCase() ?? hash) as T;
 
@@ -259,11 +249,11 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     return replacements;
   }
 
-  /** Block `number` asked of the source again; an AskedAgainError naming it where the source cannot give it. */
+  /** Block `number` asked of the source again; a SourceError saying why where the source cannot give it. */
   private async askAgain(number: number): Promise<BlockJson> {
     const fetched = await this.timed('fetching_ms', () => settle(this.source, this.options.chainId, number));
     const reason = unreachableReason(fetched, number, this.options.chainId);
-    if (reason !== null) throw new AskedAgainError(reason, number);
+    if (reason !== null) throw new SourceError(reason);
     return (fetched as { block: BlockJson }).block;
   }
 
@@ -271,8 +261,10 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
    * Block `number` (`block`, fetched ahead) does not link to the block audited before it (`parent`): the blocks a reorg
    * replaced, followed back ({@link followReorg}), and the block to audit at `number`. Where the block before it is
    * unchanged, `block` itself may be the stale one (fetched ahead of a reorg the node then made, or a side block it gave
-   * once): asked again, another hash is the block to audit, its own link judged in turn; the same hash is a broken link,
-   * which the block as first given then fails (parent_link).
+   * once): asked again, another hash is the block to audit, its own link judged in turn. The same hash asks the block
+   * before it once more (the node may have gone back meanwhile from a side chain it was on at the first question): another
+   * hash there is a reorg, followed back; the same again is a broken link, which the block as first given fails
+   * (parent_link).
    */
   private async judgeLink(
     number: number,
@@ -283,7 +275,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     if (replacements !== null) return { replacements, block };
     const again = await this.askAgain(number);
     // The same hash: the first answer is judged, never healed by the second (a node that forged it once).
-    if (hashOf(again) === hashOf(block)) return { replacements: [], block };
+    if (hashOf(again) === hashOf(block))
+      return { replacements: (await this.followReorg(number, parentHashOf(block))) ?? [], block };
     if (parentHashOf(again) === parent) return { replacements: [], block: again };
     return { replacements: (await this.followReorg(number, parentHashOf(again))) ?? [], block: again };
   }
@@ -372,8 +365,6 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       let reason = unreachableReason(fetched, number, chainId);
       let block = fetched.ok ? fetched.block : null;
       let replacements: BlockJson[] = [];
-      // The block whose line says the source could not give it: where an audit that stops goes on from.
-      let unreachable = number;
       // Block `from` is followed back too when an earlier run audited the blocks before it.
       const linkedBack = number > from || this.recent.has(number - 1);
       if (reason === null && typeof parent === 'string' && linkedBack && parentHashOf(block!) !== parent) {
@@ -381,21 +372,13 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
           ({ replacements, block } = await this.judgeLink(number, block!, parent));
         } catch (error) {
           reason = (error as Error).message;
-          // A block before this one asked again (a reorg followed back) and not given: nothing after it is sure.
-          if (error instanceof AskedAgainError) unreachable = error.block;
         }
       }
       if (reason !== null) {
         // A fetch the signal cut short is no fault of the source: no line for the block.
         if (signal?.aborted) break;
         yield* await flush();
-        yield* await emit({
-          block_number: unreachable,
-          block_hash: null,
-          verdict: 'unreachable',
-          failures: [],
-          reason,
-        });
+        yield* await emit({ block_number: number, block_hash: null, verdict: 'unreachable', failures: [], reason });
         break;
       }
       if (replacements.length > 0) {

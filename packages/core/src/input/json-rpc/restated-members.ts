@@ -157,9 +157,17 @@ function checkListedType(type: unknown, path: string, receipt: ListedReceipt, pr
 }
 
 /**
- * The `chainId` of a listed transaction object (at `path`), where given and not 0, must be the block's chain: a block
- * whose transactions name chain 1 is not Polygon's, whatever its `chain_id` says (no header field names the chain, so
- * nothing hashed tells them apart). 0 names no chain: some clients write it for a legacy transaction signed without one.
+ * The largest chain id that signatures can carry (EIP-2294: floor(MAX_UINT64 / 2) - 36). Above it a `chainId` is no
+ * chain's: go-ethereum derives 0x7fffffffffffffee from the v of 0 of a legacy transaction that carries none (its
+ * TestRPCMarshalBlock's expected output; OP Mainnet's pre-Bedrock deposits are such transactions).
+ */
+const MAX_CHAIN_ID = 0x7fffffffffffffdbn;
+
+/**
+ * The `chainId` of a listed transaction object (at `path`), where it names a chain, must be the block's: a block whose
+ * transactions name chain 1 is not Polygon's, whatever its `chain_id` says (no header field names the chain, so
+ * nothing hashed tells them apart). 0 names none (some clients write it for a legacy transaction signed without one),
+ * nor does a value past {@link MAX_CHAIN_ID}.
  */
 function checkListedChainId(
   given: unknown,
@@ -169,7 +177,7 @@ function checkListedChainId(
 ): void {
   if (chainId === undefined || isAbsent(given)) return;
   const read = readQuantity(given, path, problems);
-  if (read !== undefined && read !== 0n && read !== chainId.of.value)
+  if (read !== undefined && read !== 0n && read <= MAX_CHAIN_ID && read !== chainId.of.value)
     problems.add(path, 'conflict', `${chainId.of.value}, ${chainId.what}, which it repeats, got ${read}`);
 }
 
