@@ -164,27 +164,17 @@ function checkListedType(type: unknown, path: string, receipt: ListedReceipt, pr
 const MAX_CHAIN_ID = 0x7fffffffffffffdbn;
 
 /**
- * The `chainId` of a listed transaction object (at `path`), where it names a chain, must be the block's: a block whose
- * transactions name chain 1 is not Polygon's, whatever its `chain_id` says (no header field names the chain, so
- * nothing hashed tells them apart). 0 names none (some clients write it for a legacy transaction signed without one),
- * nor does a value past {@link MAX_CHAIN_ID}.
+ * Whether a listed transaction's `chainId` names no chain: 0 (some clients write it for a legacy transaction signed
+ * without one), or a value past {@link MAX_CHAIN_ID}. Any other must be the block's: a block whose transactions name
+ * chain 1 is not Polygon's, whatever its `chain_id` says (no header field names the chain, so nothing hashed tells them
+ * apart).
  */
-function checkListedChainId(
-  given: unknown,
-  path: string,
-  chainId: Repeated<Quantity> | undefined,
-  problems: Problems,
-): void {
-  if (chainId === undefined || isAbsent(given)) return;
-  const read = readQuantity(given, path, problems);
-  if (read !== undefined && read !== 0n && read <= MAX_CHAIN_ID && read !== chainId.of.value)
-    problems.add(path, 'conflict', `${chainId.of.value}, ${chainId.what}, which it repeats, got ${read}`);
-}
+const namesNoChain = (chainId: bigint) => chainId === 0n || chainId > MAX_CHAIN_ID;
 
 /**
  * Names each member of the transaction object the block lists at `place` that repeats the block and says another value:
  * its `blockHash` and `blockNumber` (the header's), its `transactionIndex` (its place in the list), its `type` (its
- * receipt's, where the block has one at its place) and its `chainId` (the block's, see checkListedChainId), null being
+ * receipt's, where the block has one at its place) and its `chainId` (the block's, see namesNoChain), null being
  * absent; and each given beside a second spelling of one it reads (its `hash` too: Hash beside hash), as in a receipt.
  */
 function checkListedObject(
@@ -205,7 +195,7 @@ function checkListedObject(
   )
     return;
   const path = `header.transactions[${place}]`;
-  checkListedChainId(entry.chainId, join(path, 'chainId'), block.chainId, problems);
+  compareQuantity(entry.chainId, join(path, 'chainId'), block.chainId, problems, namesNoChain);
   if (!isAbsent(entry.type) && receipt !== undefined)
     checkListedType(entry.type, join(path, 'type'), receipt, problems);
   firstGiven(block, 'hash', entry.blockHash, join(path, 'blockHash'), problems);
@@ -579,7 +569,7 @@ const transactionHashPath = (position: number) => `receipts[${position}].transac
  * once), its `timestamp` (Hoodi's node gives one) the header's, and its `gasUsed` its step in `cumulativeGasUsed` where a
  * real block of its rule set shows it ({@link GAS_USED_SHOWN}). Under Arbitrum's `rules` (the block head's: the registry's, or the caller's for a chain
  * outside it), each receipt's `l1BlockNumber` must be the header's, as a Nitro node reports it (nitroL1BlockNumber).
- * A listed transaction object's `chainId`, where given and not 0, must be the block's `chain_id` (`chainId`), where known.
+ * A listed transaction object's `chainId`, where it names a chain (namesNoChain), must be the block's `chain_id` (`chainId`).
  * Called once the block's other problems are none, so every `transactionHash` of a receipt is a hash.
  */
 export function checkRestatedMembers(
