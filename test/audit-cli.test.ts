@@ -827,6 +827,37 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     });
   });
 
+  it('stopped while a reorg was followed back (the node failed the block asked again): the advice starts where the reorg may have begun, and followed, completes the range on the new chain (was: --from the block that did not link, linked to the old chain: parent_link, exit 1)', async () => {
+    const blocks = fixtureChain(FROM, TO);
+    const fork = forkOf(blocks, FROM + 4);
+    const n = await start(blocks);
+    let switched = false;
+    n.fault = (call) => {
+      if (call.method !== 'eth_getBlockByNumber') return undefined;
+      const asked = Number(call.params[0]);
+      if (asked === FROM + 6 && !switched) {
+        switched = true;
+        for (const [b, block] of fork) n.blocks.set(b, block);
+      } else if (asked === FROM + 5 && switched) return { status: 404 };
+      return undefined;
+    };
+    const result = await run([...RANGE, '--rpc', n.url, '--batch', '1', '--concurrency', '1']);
+    expect(result.status).toBe(2);
+    expect(parseLines(result.stdout).find((l) => l.block_number === FROM + 6)).toMatchObject({
+      verdict: 'unreachable',
+    });
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `; continue later with --from ${FROM} and the other flags as before \\(the source failed while a reorg met at block ${FROM + 6} was followed back: the blocks audited from ${FROM} on may be the old chain's\\)\\n$`,
+      ),
+    );
+    n.fault = undefined;
+    const resumed = await run([...RANGE, '--rpc', n.url]);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.status).toBe(0);
+    expect(parseLines(resumed.stdout).at(-1)!.summary).toMatchObject({ complete: true, verdicts: { pass: 30 } });
+  });
+
   it('a node answering with another block: the number it gave in decimal, as the docs show it (was: 0xf424d); a number that is no quantity as given, made printable on stderr', async () => {
     const blocks = fixtureChain(FROM, TO);
     const asked = FROM + 11;

@@ -370,6 +370,42 @@ describe('auditRange over a JSON-RPC node', () => {
     expect(audit.summary()).toMatchObject({ blocks: 10, verdicts: { pass: 10 }, reorgs: 1, complete: true });
   });
 
+  it('a source that fails while a reorg is followed back: the audit stops with the block that did not link unreachable, and unsettledFrom names the first block the reorg may have replaced (maxReorgDepth back); null on a run that did not stop so', async () => {
+    const blocks = fixtureChain(FROM, FROM + 11);
+    const fork = forkOf(blocks, FROM + 7);
+    const asks = new Map<number, number>();
+    const source = memorySource(blocks);
+    const asked = source.block.bind(source);
+    // Chain B from the first question of FROM+9 on; FROM+8, asked again by the walk, cannot be given.
+    source.block = async (chainId, n) => {
+      const ask = (asks.get(n) ?? 0) + 1;
+      asks.set(n, ask);
+      if (n === FROM + 8 && ask > 1) throw new SourceError('the node is down');
+      return n >= FROM + 9 || (n >= FROM + 7 && (asks.get(FROM + 9) ?? 0) > 0)
+        ? memorySource(fork).block(chainId, n)
+        : asked(chainId, n);
+    };
+    const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 11, concurrency: 1, maxReorgDepth: 3 });
+    const events = await collect(audit);
+    expect(events.at(-1)).toMatchObject({ block_number: FROM + 9, verdict: 'unreachable', reason: 'the node is down' });
+    expect(audit.unsettledFrom()).toBe(FROM + 6);
+    // Linked to the block before it, which no reorg this deep replaced, a run from there passes on chain B.
+    const again = auditRange({
+      source: memorySource(new Map([...blocks, ...fork])),
+      chainId: 1,
+      from: FROM + 6,
+      to: FROM + 11,
+      anchor: String(blocks.get(FROM + 5)!.header.hash),
+    });
+    expect(notPassing(await collect(again))).toEqual([]);
+    expect(again.unsettledFrom()).toBeNull();
+    // Never before the range's first block.
+    asks.clear();
+    const short = auditRange({ source, chainId: 1, from: FROM + 8, to: FROM + 11, concurrency: 1, maxReorgDepth: 3 });
+    expect((await collect(short)).at(-1)).toMatchObject({ block_number: FROM + 9, verdict: 'unreachable' });
+    expect(short.unsettledFrom()).toBe(FROM + 8);
+  });
+
   it('a block served once with a forged parentHash under its own hash, and rightly when asked again, fails: the answer judged is the first, never healed by the second', async () => {
     const blocks = fixtureChain(FROM, FROM + 5);
     const honest = blocks.get(FROM + 3)!;

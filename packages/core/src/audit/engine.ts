@@ -118,6 +118,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   private readonly floor: { from: number; anchor: string | null | undefined; anchorName: string | undefined };
   private audited = 0;
   private started = false;
+  /** See {@link unsettledFrom}. */
+  private unsettled: number | null = null;
   /**
    * With an injected verifier (a worker pool), each block's verification is started as soon as the
    * block arrives, so that the blocks of the fetch window verify in parallel while the audit judges
@@ -157,6 +159,17 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   /** The summary of the lines so far and of this run's time. */
   summary(): AuditSummary {
     return this.tally.summary({ ...this.timings }, this.audited);
+  }
+
+  /**
+   * Where the audit stopped while it was following a reorg back (the source could not give a block it asked again):
+   * the first block whose line the reorg may have replaced, `maxReorgDepth` blocks before the block that did not link
+   * (never before the range's first block). A run that goes on from this one without its hashes (`earlier`) must start
+   * there, linked to the block before it: linked to the last block audited, which the reorg may have replaced, the
+   * new chain's block fails `parent_link`. Null when the audit did not stop so.
+   */
+  unsettledFrom(): number | null {
+    return this.unsettled;
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<AuditEvent, AuditSummary, undefined> {
@@ -372,6 +385,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
           ({ replacements, block } = await this.judgeLink(number, block!, parent));
         } catch (error) {
           reason = (error as Error).message;
+          this.unsettled = Math.max(this.floor.from, number - this.maxReorgDepth);
         }
       }
       if (reason !== null) {

@@ -197,6 +197,13 @@ function startingPoint({ options, header, tally }: PreparedAudit): StartingPoint
   };
 }
 
+/** How a run of the engine ended: its summary, why it stopped at an unreachable block, and RangeAudit.unsettledFrom. */
+interface Streamed {
+  summary: AuditSummary | undefined;
+  unreachable: string | undefined;
+  unsettledFrom: number | null;
+}
+
 /**
  * Audits the blocks from `start.next`, writing a line for each; the engine's summary and why it stopped when a block
  * was unreachable.
@@ -206,9 +213,9 @@ async function streamAudit(
   start: StartingPoint,
   output: AuditOutput,
   context: { verify: BlockVerifier | undefined; signal: AbortSignal; io: AuditIo; lines: ChainedLines },
-): Promise<{ summary: AuditSummary | undefined; unreachable: string | undefined }> {
+): Promise<Streamed> {
   const { options, tally } = run;
-  if (start.next > options.to) return { summary: undefined, unreachable: undefined };
+  if (start.next > options.to) return { summary: undefined, unreachable: undefined, unsettledFrom: null };
   const audit = auditRange({
     source: run.source,
     chainId: options.chainId,
@@ -242,7 +249,7 @@ async function streamAudit(
   } finally {
     stopProgress?.();
   }
-  return { summary: audit.summary(), unreachable };
+  return { summary: audit.summary(), unreachable, unsettledFrom: audit.unsettledFrom() };
 }
 
 /**
@@ -251,12 +258,12 @@ async function streamAudit(
  */
 function conclude(
   run: PreparedAudit,
-  streamed: { summary: AuditSummary | undefined; unreachable: string | undefined },
+  streamed: Streamed,
   output: { out: AuditOutput; lines: ChainedLines },
   interrupted: boolean,
   io: AuditIo,
 ): number {
-  const { summary, unreachable } = streamed;
+  const { summary, unreachable, unsettledFrom } = streamed;
   const timings = summary?.timings ?? NO_TIME;
   const total = {
     ...run.tally.summary(timings, summary === undefined ? 0 : summary.blocks),
@@ -268,10 +275,17 @@ function conclude(
   // Where to start again, linked to the block before it: a block before it that gave no hash (a node's block without
   // one, which failed block_input) is audited again, so that the block after it is judged as an unbroken run judges it
   // (its parent link not verifiable), never linked to a hash that is not its parent's.
-  let start = next;
+  // Without a file to resume, where the source failed while a reorg was followed back: from the first block the
+  // reorg may have replaced, as the engine says, linked to the block before it (the last block audited may be the old
+  // chain's, and the new chain's next block would fail parent_link). --resume follows the reorg into the file instead.
+  const unsettled = out === undefined && next !== null && unsettledFrom !== null && unsettledFrom < next;
+  let start = unsettled ? unsettledFrom : next;
   while (start !== null && start > from && run.tally.hashOf(start - 1) === null) start--;
   const link = start !== null && start > from ? run.tally.hashOf(start - 1) : headHash;
-  const advice = howToContinue(out, start, link);
+  const backedOff = unsettled
+    ? ` (the source failed while a reorg met at block ${next} was followed back: the blocks audited from ${start} on may be the old chain's)`
+    : '';
+  const advice = `${howToContinue(out, start, link)}${backedOff}`;
   if (interrupted) {
     io.stderr(`evm-integrity: interrupted before block ${next}; ${advice}\n`);
     return EXIT_INTERRUPTED;
