@@ -7,11 +7,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
-import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from '../packages/core/src/audit/service-block.js';
+import {
+  checkServiceBlock,
+  SERVICE_BLOCK_CHECKS,
+  uncheckedServiceBlock,
+} from '../packages/core/src/audit/service-block.js';
 import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/service-datasets.js';
-import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
+import { checkServiceLogs, uncheckedServiceLogs } from '../packages/core/src/audit/service-logs.js';
 import { instantOf } from '../packages/core/src/input/values/instants.js';
-import type { AuditFailure, BlockTruth } from '../packages/core/src/audit/vocabulary.js';
+import type { BlockTruth, CrossCheckFindings } from '../packages/core/src/audit/vocabulary.js';
 import { SourceError } from '../packages/core/src/errors.js';
 import { type BlockJson } from '../packages/core/src/sources/block-source.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -62,8 +66,11 @@ const newTruths = NEW.map(truthOf);
 const KEY = 'test-key';
 
 /** The checks named in a chunk's failures, as `block: check`. */
-const named = (failures: Map<number, AuditFailure[]>) =>
-  [...failures].flatMap(([n, list]) => list.map((f) => `${n}: ${f.check}`));
+const named = (findings: Map<number, CrossCheckFindings>) =>
+  [...findings].flatMap(([n, { failures, unchecked }]) => [
+    ...failures.map((f) => `${n}: ${f.check}`),
+    ...unchecked.map((why) => `${n}: unchecked: ${why}`),
+  ]);
 
 describe('the block record (0101) against the header', () => {
   const truth = newTruths[1]!;
@@ -164,6 +171,23 @@ describe('the block record (0101) against the header', () => {
       expect(checkServiceBlock(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual([
         'service_block.extra_data',
       ]);
+  });
+
+  it("holds the record's own chain_id, where it gives one, to the audit's chain (was: passed on chain 137: a user check)", () => {
+    expect(checkServiceBlock(truth, [{ ...record, chain_id: 1 }])).toEqual([]);
+    expect(checkServiceBlock(truth, [{ ...record, chain_id: 137 }]).map((f) => f.check)).toEqual([
+      'service_block.chain_id',
+    ]);
+    expect(uncheckedServiceBlock(truth, [record])).toEqual([]);
+  });
+
+  it('says what the record claims that the block gives no value for: a block that otherwise passes is not verifiable', () => {
+    const noExtra = { ...truth, block: { ...truth.block, header: { ...truth.block.header, extraData: undefined } } };
+    expect(checkServiceBlock(noExtra, [record])).toEqual([]);
+    expect(uncheckedServiceBlock(noExtra, [record])).toEqual([
+      "service_block.extra_data: the service's extra_data cannot be checked, as the block gives no value for it",
+    ]);
+    expect(uncheckedServiceBlock(noExtra, [{ ...record, extra_data: null }])).toEqual([]);
   });
 
   it('skips _computed_receipt_root when the block was not verified (no recomputed root)', () => {
@@ -309,12 +333,49 @@ describe('the log records (0103) against the receipts', () => {
       ).toEqual(['service_logs.altered']);
   });
 
-  it('skips tx_hash when the block gives no transaction hashes (the fixtures as published), never failing on it', () => {
+  it('skips tx_hash when the block gives no transaction hashes (the fixtures as published), never failing on it, and says it is unchecked (was: the block passed, any tx_hash forged: a user check)', () => {
     const bare = loadFixture('mainnet-1000023');
     const truthWithout = truthOf({ chain_id: 1, header: bare.header, receipts: bare.receipts });
     const otherHashes = records.map((r) => ({ ...r, tx_hash: 'ab'.repeat(32) }));
     expect(checkServiceLogs(truthWithout, otherHashes)).toEqual([]);
+    const unchecked = [
+      "service_logs: the records' tx_hash cannot be checked, as the block gives no value for it (neither its receipts' transactionHash nor its transactions)",
+    ];
+    expect(uncheckedServiceLogs(truthWithout, otherHashes)).toEqual(unchecked);
+    expect(uncheckedServiceLogs(truthWithout, records)).toEqual(unchecked);
+    // Records that claim no hash claim nothing unchecked; with the hashes, every claim is checked.
+    expect(
+      uncheckedServiceLogs(
+        truthWithout,
+        records.map((r) => ({ ...r, tx_hash: null })),
+      ),
+    ).toEqual([]);
+    expect(uncheckedServiceLogs(truth, records)).toEqual([]);
     expect(checkServiceLogs(truth, otherHashes).map((f) => f.check)).toEqual(['service_logs.altered']);
+  });
+
+  it("holds a record's own chain_id, where it gives one, to the audit's chain (was: every record of chain 137 passed a chain-1 audit: a user check)", () => {
+    expect(
+      checkServiceLogs(
+        truth,
+        records.map((r) => ({ ...r, chain_id: 1 })),
+      ),
+    ).toEqual([]);
+    expect(
+      checkServiceLogs(
+        truth,
+        records.map((r) => ({ ...r, chain_id: '0x1' })),
+      ),
+    ).toEqual([]);
+    const other = checkServiceLogs(truth, replaced(records, 2, { ...records[2]!, chain_id: 137 }));
+    expect(other.map((f) => f.check)).toEqual(['service_logs.altered']);
+    expect(other[0]!.evidence.logs).toEqual([
+      {
+        tx_index: records[2]!.tx_index,
+        log_index: records[2]!.log_index,
+        fields: { chain_id: { expected: 1, found: 137 } },
+      },
+    ]);
   });
 
   it('takes the transaction hash from the block when the receipts lack it', () => {

@@ -750,10 +750,19 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
       async checkChunk(truths) {
         seen.push(truths.map((t) => t.number));
         expect(truths.every((t) => t.report?.verdict === 'identical')).toBe(true);
-        const failures = new Map();
+        const findings = new Map();
         if (truths.some((t) => t.number === FROM + 11))
-          failures.set(FROM + 11, [{ check: 'service_block.present', message: 'no record', evidence: {} }]);
-        return failures;
+          findings.set(FROM + 11, {
+            failures: [{ check: 'service_block.present', message: 'no record', evidence: {} }],
+            unchecked: [],
+          });
+        // A claim the chain cannot check makes a passing block not verifiable, never a failing one.
+        if (truths.some((t) => t.number === FROM + 12))
+          findings.set(FROM + 12, {
+            failures: [],
+            unchecked: ["service_logs: the records' tx_hash cannot be checked"],
+          });
+        return findings;
       },
     };
     const events = await collect(
@@ -771,7 +780,13 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
       Array.from({ length: 10 }, (_, i) => FROM + 9 + i), // 1000010..1000019
       Array.from({ length: 5 }, (_, i) => FROM + 19 + i), // 1000020..1000024
     ]);
-    expect(notPassing(events)).toEqual([{ block: FROM + 11, verdict: 'fail', checks: ['service_block.present'] }]);
+    expect(notPassing(events)).toEqual([
+      { block: FROM + 11, verdict: 'fail', checks: ['service_block.present'] },
+      { block: FROM + 12, verdict: 'not_verifiable', checks: [] },
+    ]);
+    expect(blocksOf(events).find((e) => e.block_number === FROM + 12)!.reason).toBe(
+      "service_logs: the records' tx_hash cannot be checked",
+    );
   });
 
   it('a cross-check whose source is unreachable makes its chunk unreachable and stops the audit there', async () => {

@@ -20,7 +20,7 @@ import {
   type BlockAudit,
   type ReplacedBlock,
 } from './audit-report.js';
-import type { BlockTruth, CrossCheck } from './vocabulary.js';
+import type { BlockTruth, CrossCheck, CrossCheckFindings } from './vocabulary.js';
 
 export interface AuditRangeOptions {
   source: BlockSource;
@@ -409,7 +409,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
   }
 
   /**
-   * Runs the cross-check over the chunk's latest audit of each block and adds its failures. When
+   * Runs the cross-check over the chunk's latest audit of each block and adds its failures; a block that passed, of
+   * which the other copy says what the chain cannot check, is not verifiable. When
    * its source is unreachable, the chunk's blocks are unreachable and the audit stops (false), as
    * for an unreachable block source, so that a resume starts again at this chunk.
    */
@@ -422,7 +423,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       if (truth !== undefined) latest.set(truth.number, { event: event as BlockAudit, truth });
     const truths = [...latest.values()].map((l) => l.truth);
     if (truths.length === 0) return true;
-    let found: Map<number, BlockAudit['failures']>;
+    let found: Map<number, CrossCheckFindings>;
     try {
       found = await this.timed('cross_checking_ms', () => crossCheck.checkChunk(truths, this.options.signal));
     } catch (error) {
@@ -431,12 +432,18 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
         Object.assign(event, { verdict: 'unreachable', reason: error.message, failures: [] });
       return false;
     }
-    for (const [number, failures] of found) {
+    for (const [number, { failures, unchecked }] of found) {
       const entry = latest.get(number);
-      if (entry === undefined || failures.length === 0) continue;
-      entry.event.failures.push(...failures);
-      entry.event.verdict = 'fail';
-      delete entry.event.reason;
+      if (entry === undefined) continue;
+      if (failures.length > 0) {
+        entry.event.failures.push(...failures);
+        entry.event.verdict = 'fail';
+        delete entry.event.reason;
+      } else if (unchecked.length > 0 && entry.event.verdict === 'pass') {
+        // A pass covers every claim of the other copy: one the chain cannot check makes the block not verifiable.
+        entry.event.verdict = 'not_verifiable';
+        entry.event.reason = unchecked.join('; ');
+      }
     }
     return true;
   }

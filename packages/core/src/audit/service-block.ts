@@ -9,6 +9,7 @@ import { hexText } from '../bytes/hex.js';
 import {
   differences,
   failure,
+  unchecked,
   instantText,
   integerText,
   isoOfTimestamp,
@@ -46,7 +47,14 @@ const BLOCK_FIELDS: readonly BlockField[] = [
     truth: (t) => (receiptsRefuted(t) ? undefined : (t.report?.receipts_root.computed ?? undefined)),
     canonical: hexText,
   },
+  // Not a field of the dataset: a record that names a chain must name the audit's (its page's chain_id is checked
+  // when it is read).
+  { field: 'chain_id', truth: (t) => t.chainId, canonical: integerText, whereGiven: true },
 ];
+
+/** The chain's value of each field of the block record (undefined where the block gives none). */
+const chainValues = (truth: BlockTruth) =>
+  Object.fromEntries(BLOCK_FIELDS.map((rule) => [rule.field, rule.truth(truth)]));
 
 /** The checks {@link checkServiceBlock} may report. */
 export const SERVICE_BLOCK_CHECKS: readonly string[] = [
@@ -68,17 +76,29 @@ export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Reco
         : `the service has ${records.length} block records for block ${truth.number}`;
     return [failure('service_block.present', message, { block_number: truth.number, records: records.length })];
   }
-  const chain = Object.fromEntries(BLOCK_FIELDS.map((rule) => [rule.field, rule.truth(truth)]));
-  return Object.entries(differences(records[0]!, chain, BLOCK_FIELDS)).map(([field, { expected, found }]) =>
-    failure(
-      `service_block.${field}`,
-      `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`,
-      {
-        block_number: truth.number,
-        field,
-        expected,
-        found,
-      },
-    ),
+  return Object.entries(differences(records[0]!, chainValues(truth), BLOCK_FIELDS)).map(
+    ([field, { expected, found }]) =>
+      failure(
+        `service_block.${field}`,
+        `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`,
+        {
+          block_number: truth.number,
+          field,
+          expected,
+          found,
+        },
+      ),
+  );
+}
+
+/**
+ * What a block's record says that the chain gives no value to check (a header field the block lacks, a recomputed root
+ * where the block was not verified), each a sentence: a block that otherwise passes is then not verifiable. None where
+ * there is not exactly one record (service_block.present fails).
+ */
+export function uncheckedServiceBlock(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): string[] {
+  if (records.length !== 1) return [];
+  return unchecked(records[0]!, chainValues(truth), BLOCK_FIELDS).map(
+    (field) => `service_block.${field}: the service's ${field} cannot be checked, as the block gives no value for it`,
   );
 }

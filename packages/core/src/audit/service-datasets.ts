@@ -10,10 +10,10 @@ import { ServiceClient, type ServiceClientOptions } from '../live/service-client
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import { show } from '../json/show.js';
 import { SourceError } from '../errors.js';
-import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
-import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
+import { checkServiceBlock, SERVICE_BLOCK_CHECKS, uncheckedServiceBlock } from './service-block.js';
+import { checkServiceLogs, SERVICE_LOGS_CHECKS, uncheckedServiceLogs } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';
-import type { AuditFailure, BlockTruth, CrossCheck } from './vocabulary.js';
+import type { BlockTruth, CrossCheck, CrossCheckFindings } from './vocabulary.js';
 
 /** The raw datasets the audit reads: block records (0101) and log records (0103). */
 export type RawDataset = 'blocks' | 'logs';
@@ -174,9 +174,9 @@ export function recordedServiceCrossCheck(bundle: BundleSource): CrossCheck {
 function datasetsCrossCheck(datasets: ServiceDatasets): CrossCheck {
   return {
     checks: [...SERVICE_BLOCK_CHECKS, ...SERVICE_LOGS_CHECKS],
-    async checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, AuditFailure[]>> {
-      const failures = new Map<number, AuditFailure[]>();
-      if (truths.length === 0) return failures;
+    async checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, CrossCheckFindings>> {
+      const findings = new Map<number, CrossCheckFindings>();
+      if (truths.length === 0) return findings;
       const from = truths.reduce((least, t) => Math.min(least, t.number), Infinity);
       const to = truths.reduce((most, t) => Math.max(most, t.number), -Infinity);
       const chainId = truths[0]!.chainId;
@@ -185,13 +185,13 @@ function datasetsCrossCheck(datasets: ServiceDatasets): CrossCheck {
         datasets.records('logs', chainId, from, to, signal).then(byBlock),
       ]);
       for (const truth of truths) {
-        const found = [
-          ...checkServiceBlock(truth, blocks.get(truth.number) ?? []),
-          ...checkServiceLogs(truth, logs.get(truth.number) ?? []),
-        ];
-        if (found.length > 0) failures.set(truth.number, found);
+        const blockRecords = blocks.get(truth.number) ?? [];
+        const logRecords = logs.get(truth.number) ?? [];
+        const failures = [...checkServiceBlock(truth, blockRecords), ...checkServiceLogs(truth, logRecords)];
+        const unchecked = [...uncheckedServiceBlock(truth, blockRecords), ...uncheckedServiceLogs(truth, logRecords)];
+        if (failures.length > 0 || unchecked.length > 0) findings.set(truth.number, { failures, unchecked });
       }
-      return failures;
+      return findings;
     },
   };
 }

@@ -11,6 +11,7 @@ import { receiptsRefuted, type AuditFailure, type BlockTruth } from './vocabular
 import {
   differences,
   failure,
+  unchecked,
   groupBy,
   hexListText,
   hexOrNoneText,
@@ -38,6 +39,8 @@ const CONTENT: readonly FieldRule[] = [
   { field: 'data', canonical: hexText },
   { field: 'block_hash', canonical: hexText },
   { field: 'block_time', canonical: instantText },
+  // Not a field of the dataset: a record that names a chain must name the audit's.
+  { field: 'chain_id', canonical: integerText, whereGiven: true },
 ];
 const PLACE: readonly FieldRule[] = [
   { field: 'tx_index', canonical: integerText },
@@ -84,6 +87,7 @@ function chainLogs(truth: BlockTruth): ChainLog[] {
         data: log.data,
         block_hash: header.hash ?? undefined,
         block_time: blockTime,
+        chain_id: truth.chainId,
       };
       return { tx_index: txIndex, log_index: logIndex, expected };
     });
@@ -123,7 +127,8 @@ class MovedRecords {
 
   /** The first record not yet taken whose content is the log's, taken; undefined when none. */
   take(expected: JsonObject): JsonObject | undefined {
-    const fields = CONTENT.filter((rule) => expected[rule.field] !== undefined);
+    // A member the record need not give is no part of its content: a record moved with a wrong one is still found.
+    const fields = CONTENT.filter((rule) => expected[rule.field] !== undefined && !rule.whereGiven);
     const signature = fields.map((rule) => rule.field).join(',');
     let index = this.byKey.get(signature);
     if (index === undefined) {
@@ -146,6 +151,17 @@ class MovedRecords {
 }
 
 /**
+ * The records held to the block's logs: all but those at the place of a receipt no commitment covers (Bor's state-sync
+ * receipt, in `excluded_receipts`), which is no truth: the records of its logs are neither required nor refuted.
+ */
+function heldRecords(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>) {
+  const setAside = new Set((truth.report?.excluded_receipts ?? []).map((receipt) => receipt.index));
+  const held =
+    setAside.size === 0 ? records : records.filter((record) => !setAside.has(integerOf(record.tx_index) ?? -1));
+  return { setAside, held };
+}
+
+/**
  * The failures of a block's log records (those of its number) against its receipts' logs, at most
  * one per check. Records are matched to logs by place; of several records at one place, the one
  * closest to the log is taken. A log left without a record is then matched to a left-over record
@@ -157,11 +173,7 @@ class MovedRecords {
 export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
   // Receipts their header refutes are no truth to hold the records to: the block fails receipts_root instead.
   if (receiptsRefuted(truth)) return [];
-  // A receipt no commitment covers (Bor's state-sync receipt) is no truth either: the records of its logs are neither
-  // required nor refuted.
-  const setAside = new Set((truth.report?.excluded_receipts ?? []).map((receipt) => receipt.index));
-  const held =
-    setAside.size === 0 ? records : records.filter((record) => !setAside.has(integerOf(record.tx_index) ?? -1));
+  const { setAside, held } = heldRecords(truth, records);
   const byPlace = groupBy(held, placeOf);
   // A record without a usable place can only be matched by its content.
   const leftOver: JsonObject[] = byPlace.get(null) ?? [];
@@ -232,4 +244,24 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
       ),
     );
   return failures;
+}
+
+/**
+ * What a block's log records say that its receipts give no value to check, each a sentence: their `tx_hash` where the
+ * block gives no transaction hash for the receipt at their place (a block recorded without them). A block that otherwise
+ * passes is then not verifiable. None where the receipts are refuted (no truth at all: the block fails on its own).
+ */
+export function uncheckedServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): string[] {
+  if (receiptsRefuted(truth)) return [];
+  const expectedAt = new Map(chainLogs(truth).map((log) => [`${log.tx_index}:${log.log_index}`, log.expected]));
+  const fields = new Set<string>();
+  for (const record of heldRecords(truth, records).held) {
+    const expected = expectedAt.get(placeOf(record) ?? '');
+    // A record at no log's place is extra, a failure.
+    if (expected !== undefined) for (const field of unchecked(record, expected, CONTENT)) fields.add(field);
+  }
+  return [...fields].map(
+    (field) =>
+      `service_logs: the records' ${field} cannot be checked, as the block gives no value for it${field === 'tx_hash' ? " (neither its receipts' transactionHash nor its transactions)" : ''}`,
+  );
 }

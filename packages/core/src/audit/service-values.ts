@@ -26,7 +26,15 @@ export interface FieldRule {
    * Another form of the chain's value that the dataset may hold instead, by the dataset's definition (undefined: none).
    */
   alsoAccepted?: (expected: unknown) => unknown;
+  /**
+   * Compared only where the record gives it (not absent or null): a member the dataset does not define, such as a
+   * record's own `chain_id`, which a record that says it still claims.
+   */
+  whereGiven?: true;
 }
+
+/** A record's member that says nothing: absent or null. */
+const isAbsent = (value: unknown) => value === undefined || value === null;
 
 /** Whether a record's value equals the chain's under `rule` (or the other form the rule accepts). */
 export function same(rule: FieldRule, found: unknown, expected: unknown): boolean {
@@ -82,7 +90,7 @@ export function jsonQuantity(value: unknown): number | string | undefined {
 
 /**
  * The differences of `record` from the chain's `expected` values, field by field; a field the chain has no value for is
- * skipped.
+ * skipped (what the record says there is {@link unchecked}), as is a `whereGiven` field the record does not give.
  */
 export function differences(
   record: JsonObject,
@@ -92,10 +100,21 @@ export function differences(
   const found: Record<string, FieldDifference> = {};
   for (const rule of rules) {
     const truth = expected[rule.field];
-    if (truth !== undefined && !same(rule, record[rule.field], truth))
+    if (truth === undefined || (rule.whereGiven && isAbsent(record[rule.field]))) continue;
+    if (!same(rule, record[rule.field], truth))
       found[rule.field] = { expected: truth, found: record[rule.field] ?? null };
   }
   return found;
+}
+
+/**
+ * The fields `record` gives a value for (not absent or null) where the chain has none to compare it with: claims a
+ * pass would not cover.
+ */
+export function unchecked(record: JsonObject, expected: JsonObject, rules: readonly FieldRule[]): string[] {
+  return rules
+    .filter((rule) => expected[rule.field] === undefined && !isAbsent(record[rule.field]))
+    .map((rule) => rule.field);
 }
 
 /** The failure of a check, with its evidence. */

@@ -54,14 +54,26 @@ export interface BlockTruth {
 export const receiptsRefuted = (truth: BlockTruth): boolean =>
   truth.refused === true || truth.report?.receipts_root.matches === false;
 
+/** What a cross-check found of one block. */
+export interface CrossCheckFindings {
+  /** The checks that failed: the block fails. */
+  failures: AuditFailure[];
+  /**
+   * What the other copy says that the chain gives no value to check (a log record's `tx_hash` where the block gives no
+   * transaction hashes), each a sentence saying so: a block that otherwise passes is then `not_verifiable`, never a
+   * pass that does not cover it.
+   */
+  unchecked: string[];
+}
+
 /**
  * Checks another copy of a chunk of blocks against the chain's truth (the hosted service's
- * datasets). Called once per chunk, in block order; returns the failures of each block by number
- * (blocks without failures may be left out). Throws SourceError when its own source is unreachable
+ * datasets). Called once per chunk, in block order; returns what it found of each block by number
+ * (blocks with nothing found may be left out). Throws SourceError when its own source is unreachable
  * past its retries.
  */
 export interface CrossCheck {
   /** The checks it may report, for the summary and the docs. */
   readonly checks: readonly AuditCheckName[];
-  checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, AuditFailure[]>>;
+  checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, CrossCheckFindings>>;
 }
