@@ -761,6 +761,36 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(n.requests).toBe(0);
   });
 
+  it("--resume on a file without a newline that is not the start of this audit's header: refused, the file kept (was: cut to nothing and overwritten, exit 0: a user check); a torn header of this audit is cut and the audit runs", async () => {
+    const n = await start();
+    const dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+    const header = `{"audit":{"chain_id":1,"from":${FROM},"to":${TO}}}`;
+    const kept = {
+      'bundle.json': JSON.stringify(loadFixture('mainnet-1000001')),
+      'text.txt': 'notes, no newline',
+      'list.json': '[1,2,3]',
+      'other-audit.ndjson': '{"audit":{"chain_id":1,"from":5,"to":6}}',
+    };
+    for (const [name, text] of Object.entries(kept)) {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      const refused = await run([...RANGE, '--rpc', n.url, '--out', file, '--resume']);
+      expect(refused.status, name).toBe(2);
+      expect(refused.stderr, name).toBe(
+        `evm-integrity: --resume: ${file} holds no whole line, and what it holds is not the start of this audit's header line; is it the output of an audit?\n`,
+      );
+      expect(readFileSync(file, 'utf8'), name).toBe(text);
+    }
+    expect(n.requests).toBe(0);
+    const torn = join(dir, 'torn.ndjson');
+    writeFileSync(torn, header.slice(0, 20));
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', torn, '--resume']);
+    expect(resumed.status).toBe(0);
+    const lines = parseLines(readFileSync(torn, 'utf8'));
+    expect(lines[0]).toEqual(JSON.parse(header));
+    expect(lines.at(-1)!.summary).toMatchObject({ complete: true, verdicts: { pass: 30 } });
+  });
+
   it('--out a device (/dev/null) is written to without --resume: it is no file of an earlier audit', async () => {
     const n = await start();
     const result = await run([...RANGE, '--rpc', n.url, '--out', '/dev/null']);

@@ -23,7 +23,7 @@ import {
   type BlockAudit,
 } from 'evm-integrity/audit';
 import type { RuleSetName } from 'evm-integrity';
-import { headerDigest, lineDigest } from '../../queue/audit-lines.js';
+import { formatHeaderLine, headerDigest, lineDigest } from '../../queue/audit-lines.js';
 import { InputError } from '../io/usage-error.js';
 import { readFailure } from '../../files/file-failures.js';
 
@@ -85,10 +85,10 @@ const isBlockLine = (line: unknown): line is BlockAudit =>
   typeof line === 'object' && line !== null && 'block_number' in line && 'verdict' in line;
 
 /**
- * Each complete line of `fd` (without its newline) and the byte offset just after it; a last line without a newline is
- * left out.
+ * Each complete line of `fd` (without its newline) and the byte offset just after it, then a last line without a
+ * newline (a torn one) as its bytes alone.
  */
-function* linesOf(fd: number): Generator<{ text: string; end: number }> {
+function* linesOf(fd: number): Generator<{ text: string; end: number } | { torn: Buffer }> {
   const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let carry = Buffer.alloc(0);
   let offset = 0; // of carry's first byte in the file
@@ -102,6 +102,7 @@ function* linesOf(fd: number): Generator<{ text: string; end: number }> {
     carry = Buffer.from(bytes.subarray(start)); // a copy: the chunk is reused
     offset += start;
   }
+  if (carry.length > 0) yield { torn: carry };
 }
 
 /**
@@ -237,8 +238,18 @@ export function resumeFrom(file: string, header: AuditHeader, onEvent: (event: A
   let pending: AuditEvent[] = [];
   try {
     let n = 0;
-    for (const { text, end } of linesOf(fd)) {
+    for (const line of linesOf(fd)) {
       n++;
+      if ('torn' in line) {
+        // A torn header is cut as any torn line; text that is not the start of this audit's header is no output of it
+        // (a file of another kind ends without a newline), and is kept.
+        if (n === 1 && !line.torn.equals(Buffer.from(formatHeaderLine(header)).subarray(0, line.torn.length)))
+          throw new InputError(
+            `--resume: ${file} holds no whole line, and what it holds is not the start of this audit's header line; is it the output of an audit?`,
+          );
+        break;
+      }
+      const { text, end } = line;
       let value: unknown;
       try {
         value = JSON.parse(text);
