@@ -823,6 +823,12 @@ describe('lineage walker on bundles built from a real block', () => {
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._genesis_tracing_ids = ['xyz'];
     expect(failed(await walk(bundle))).toEqual(['shape.id_lists']);
   });
+
+  it('a parent id that is no tracing id is not asked for: the record fails shape.id_lists (was: the walk stopped, the bundle having no answer for it, exit 2: a user check)', async () => {
+    const bundle = buildBundle();
+    answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._parent_tracing_ids = ['xyz'];
+    expect(failed(await walk(bundle))).toEqual(['shape.id_lists']);
+  });
 });
 
 describe('POST /v1/evm/verify/lineage operation', () => {

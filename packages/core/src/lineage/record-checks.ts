@@ -34,7 +34,8 @@ export interface ArtifactLog {
 /** The parent tracing ids a record names (legacy `_parent_tracing_ids` too); not ids are left out. */
 export function parentsOf(record: JsonObject): string[] {
   const parents = idList(record, 'parent_tracing_ids');
-  return Array.isArray(parents) ? parents.filter((p): p is string => typeof p === 'string') : [];
+  // One that is no tracing id names no record to ask for: shape.id_lists fails the record instead.
+  return Array.isArray(parents) ? parents.filter((p): p is string => typeof p === 'string' && TRACING_ID.test(p)) : [];
 }
 
 /** A dataset as sent, for messages: its id and table where it is known (`0201 (svc_evm.b0201_…)`), else as sent. */
