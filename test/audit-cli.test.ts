@@ -1743,6 +1743,24 @@ describe("evm-integrity audit --service (the hosted service's raw datasets, agai
     expect(mismatched.stderr).toMatch(/a replay needs the recording's chunkSize, --chunk-size on the command line/);
   });
 
+  it('a replay of a recording that lacks a block: the chunk before it says the recording holds the whole chunk, not that the chunk size may differ (a user check)', async () => {
+    const { node: n, service: s } = await both();
+    const bundle = tempFile('cut.json');
+    expect(
+      (await run([...RANGE, '--rpc', n.url, '--service', s.url, '--record', bundle], undefined, withKey)).status,
+    ).toBe(0);
+    const recorded = JSON.parse(readFileSync(bundle, 'utf8')) as { blocks: Array<{ header: { number: string } }> };
+    recorded.blocks = recorded.blocks.filter((b) => Number(b.header.number) !== TO);
+    writeFileSync(bundle, JSON.stringify(recorded));
+    const replay = await run([...RANGE, '--bundle', bundle]);
+    expect(replay.status).toBe(2);
+    const lines = parseLines(replay.stdout);
+    expect(lines.find((l) => l.block_number === FROM)!.reason).toBe(
+      `the bundle has no answer to evm/raw/blocks for blocks ${FROM}-${TO - 1} on chain 1 (the recording has it for blocks ${FROM}-${TO}: the replay asked for that chunk only up to block ${TO - 1}, as it does where it could not get block ${TO}, or where its --to or --chunk-size are not the recording's)`,
+    );
+    expect(lines.find((l) => l.block_number === TO)).toMatchObject({ verdict: 'unreachable' });
+  });
+
   it('--service without EVM_DATA_SERVICE_API_KEY: exit 2 naming the variable, and no --out file', async () => {
     const { service: s } = await both();
     const out = tempFile('never.ndjson');

@@ -94,15 +94,30 @@ export class BundleSource implements LineageSource, BlockSource {
    * audit's `--service` cross-check recorded it. A page the bundle lacks, or one recorded as refused,
    * is a SourceError: the replay cannot check what the live audit did not see.
    */
+  /**
+   * Why the bundle has no page for a range: a chunk cut short (the recording holds the same dataset from the same block
+   * to a later one: the replay could not get the block after `to`, or its range or chunk size differ), else what a
+   * replay needs to ask for the ranges recorded.
+   */
+  private whyNoPage(path: string, chainId: number, from: number, to: number): string {
+    for (const key of this.index.rawPages.keys()) {
+      const [recordedPath, recordedChain, recordedFrom, recordedTo] = JSON.parse(key) as [
+        string,
+        number,
+        number,
+        number,
+      ];
+      if (recordedPath === path && recordedChain === chainId && recordedFrom === from && recordedTo > to)
+        return ` (the recording has it for blocks ${from}-${recordedTo}: the replay asked for that chunk only up to block ${to}, as it does where it could not get block ${to + 1}, or where its --to or --chunk-size are not the recording's)`;
+    }
+    return " (a replay needs the recording's chunkSize, --chunk-size on the command line, and a recording with the service's cross-check, --service)";
+  }
+
   rawPage(path: string, chainId: number, from: number, to: number, cursor: string | null): Promise<unknown> {
     return settled(() => {
       const recorded = this.index.rawPages.get(rawPageKey(path, chainId, from, to, cursor));
       const what = `${path.slice(1)} for blocks ${from}-${to} on chain ${chainId}${cursor === null ? '' : ` after cursor ${plain(cursor)}`}`;
-      if (recorded === undefined)
-        throw noAnswer(
-          what,
-          " (a replay needs the recording's chunkSize, --chunk-size on the command line, and a recording with the service's cross-check, --service)",
-        );
+      if (recorded === undefined) throw noAnswer(what, this.whyNoPage(path, chainId, from, to));
       if (recorded.answer === null)
         throw bundleProblem(`${recorded.path}.status`, `200: the audit needs the answer to ${what}`, recorded.status);
       return recorded.answer;
