@@ -269,6 +269,11 @@ describe('lineage walker on bundles built from a real block', () => {
     expect(failed(string)).toEqual([]);
     const other = await as((raw) => (raw.block_number = String(Number(raw.block_number) + 1)));
     expect(failed(other)).toEqual(['block.raw_record']);
+    // One without its block_number gives none, said so (was: "its block_number is undefined": a user check).
+    const none = await as((raw) => delete raw.block_number);
+    const check = none.records.flatMap((r) => r.checks).find((c) => c.check === 'block.raw_record')!;
+    expect(check.status).toBe('fail');
+    expect(check.reason).toMatch(/^it gives no block_number, where the block's is \d+$/);
   });
 
   it("a Sync log's block_time altered fails log.block_time alone: the reserves, which rest on its position, still pass", async () => {
@@ -278,6 +283,18 @@ describe('lineage walker on bundles built from a real block', () => {
     const report = await walk(bundle);
     expect(failed(report)).toEqual(['log.block_time']);
     expect(statusOf(report, 'record.reserves')).toEqual(['pass']);
+  });
+
+  it("a getReserves result of another contract than the record's pool is said beside the reserves' verdict, never counted (was: left out unsaid: a user check)", async () => {
+    const bundle = buildBundle();
+    const result = (bundle.exchanges.find((e) => e.body.cursor === 'page-2')!.response as any).data.genesis
+      .function_results[0];
+    result.contract = '0x' + '11'.repeat(20);
+    const reserves = (await walk(bundle)).records[0]!.checks.find((c) => c.check === 'record.reserves')!;
+    expect(reserves.status).toBe('pass');
+    expect(reserves.reason).toMatch(
+      /^reserves equal the Sync at genesis\.logs\[\d+\] \(the getReserves result is of another contract, "(0x)?1{40}", not of the record's address "[0-9a-fx]+"\)$/,
+    );
   });
 
   it('a missing parent (the service answered 404) is reported', async () => {

@@ -155,8 +155,15 @@ export function reservesCheck(
   decoded: Decoded,
   subject: string,
   provenBlock?: ProvenReceipts,
+  foreign: Foreign = () => undefined,
 ): DatasetCheck {
   const unheld = (c: Check): DatasetCheck => ({ check: c, fields: {} });
+  // A getReserves result called on another contract says nothing of this pool: said, never counted.
+  const elsewhere = foreign('getReserves');
+  const notOwn =
+    elsewhere === undefined
+      ? ''
+      : ` (the getReserves result is of another contract, ${show(elsewhere)}, not of the record's address ${show(record.address)})`;
   const reserves = record.reserves;
   if (!Array.isArray(reserves) || reserves.length !== 2)
     return unheld(check('record.reserves', 'skipped', subject, 'not a two-token reserves record'));
@@ -225,7 +232,7 @@ export function reservesCheck(
         'record.reserves',
         'skipped',
         subject,
-        `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result`,
+        `no Sync log of pool ${show(pool)} at or before the record, and no getReserves result of it${notOwn}`,
       ),
     );
   const [r0, r1] = [exactInteger(reserves[0]), exactInteger(reserves[1])];
@@ -262,7 +269,12 @@ export function reservesCheck(
       ),
     );
   return {
-    check: check('record.reserves', 'pass', subject, `reserves equal ${sources.map(([s]) => s).join(' and ')}`),
+    check: check(
+      'record.reserves',
+      'pass',
+      subject,
+      `reserves equal ${sources.map(([s]) => s).join(' and ')}${notOwn}`,
+    ),
     // Without a Sync that gives them (two words of data), getReserves alone holds them.
     fields: { reserves: sources[0]![0] === 'getReserves' ? 'function_result' : 'log' },
   };

@@ -222,7 +222,13 @@ async function rawRecordCheck(
       'block.raw_record',
       'fail',
       subject,
-      wrong.map(([name, , block]) => `its ${name} is ${show(raw[name])}, not the block's ${block}`).join('; '),
+      wrong
+        .map(([name, , block]) =>
+          raw[name] === undefined || raw[name] === null
+            ? `it gives no ${name}, where the block's is ${block}`
+            : `its ${name} is ${show(raw[name])}, not the block's ${block}`,
+        )
+        .join('; '),
     );
   return check(
     'block.raw_record',

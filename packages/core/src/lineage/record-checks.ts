@@ -333,7 +333,7 @@ export function artifactAgreementChecks(
     dataset.id === '0201'
       ? erc20Check(record, decoded, tracingId, foreign)
       : dataset.id === '0301'
-        ? reservesCheck(record, logs, decoded, tracingId, context.blockReceipts)
+        ? reservesCheck(record, logs, decoded, tracingId, context.blockReceipts, foreign)
         : {
             check: check(
               'record.cross_check',
