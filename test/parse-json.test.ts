@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateMemberError } from '../packages/core/src/errors.js';
 import { parseJson, parseJsonMeasured } from '../packages/core/src/json/parse-json.js';
 import { tooDeep } from '../packages/core/src/json/depth.js';
-import { decodeJsonBody } from '../packages/core/src/api/json-body.js';
+import { decodeJsonBody, parseJsonBody } from '../packages/core/src/api/json-body.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -175,5 +175,32 @@ describe('where JSON enters', () => {
     expect(error.details.invalid_parameters).toEqual([
       expect.objectContaining({ name: 'receipt_root', reason: 'duplicate' }),
     ]);
+  });
+});
+
+describe('a body that opens far more arrays and objects than any request (a user check: 30 MB of nested arrays held a worker 13 s, for free)', () => {
+  const nested = (n: number) => `{"chain_id":1,"x":${'['.repeat(n)}${']'.repeat(n)}}`;
+  const refusal = (limit: string, characters: string) => ({
+    name: 'body',
+    location: 'body',
+    reason: 'out_of_range',
+    expected: `at most one array or object per 16 characters, past the first 100,000: a request's data opens far fewer (a block's receipts one per 35 at their densest), and reading more costs seconds; the body opens more than ${limit} in its ${characters} characters`,
+  });
+  const read = (text: string) => parseJsonBody(text);
+
+  it('refused before it is parsed: dense past the first 100,000, nested or flat', () => {
+    expect(read(nested(100_001))).toEqual({ ok: false, error: refusal('100,000', '200,021') });
+    const flat = `{"x":[${Array(2_000_000).fill('[]').join(',')}]}`;
+    expect(read(flat)).toEqual({ ok: false, error: refusal('375,000', '6,000,007') });
+    expect(read(nested(15_000_000))).toEqual({ ok: false, error: refusal('1,875,001', '30,000,019') });
+  });
+
+  it('read as before under the bound: 100,000 nested, and real blocks however large', () => {
+    expect(read(nested(100_000 - 1)).ok).toBe(true);
+    // The densest real data: logs without topics or data, one array or object per 35 characters or more.
+    const logs = Array.from({ length: 300_000 }, () => ({ address: `0x${'ab'.repeat(20)}`, topics: [], data: '0x' }));
+    expect(read(JSON.stringify({ logs })).ok).toBe(true);
+    for (const name of ['mainnet-15537394', 'mainnet-22869878'])
+      expect(read(JSON.stringify(loadFixture(name))).ok, name).toBe(true);
   });
 });
