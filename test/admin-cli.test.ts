@@ -578,11 +578,11 @@ describe('keys list', () => {
     const all = await run(store, ['keys', 'list']);
     expect(all.code).toBe(0);
     expect(all.stdout.split('\n')).toEqual([
-      `ID${' '.repeat(14)}  ACCOUNT  HINT                LABEL   STATUS                            CREATED`,
-      `${a.record.id}  acme     ${a.record.hint}…           ci      active                            ${NOW.toISOString()}`,
-      `${b.record.id}  acme     ${b.record.hint}…           laptop  revoked 2024-02-01T00:00:00.000Z  ${NOW.toISOString()}`,
-      `${c.record.id}  beta     ${c.record.hint}…           prod    active                            ${NOW.toISOString()}`,
-      `${hashed.id}  beta     (imported by hash)  vault   active                            ${NOW.toISOString()}`,
+      `ID${' '.repeat(14)}  ACCOUNT  HINT       LABEL   STATUS                            CREATED`,
+      `${a.record.id}  acme     ${a.record.hint}…  ci      active                            ${NOW.toISOString()}`,
+      `${b.record.id}  acme     ${b.record.hint}…  laptop  revoked 2024-02-01T00:00:00.000Z  ${NOW.toISOString()}`,
+      `${c.record.id}  beta     ${c.record.hint}…  prod    active                            ${NOW.toISOString()}`,
+      `${hashed.id}  beta     (no hint)  vault   active                            ${NOW.toISOString()}`,
       '',
     ]);
     const json = JSON.parse((await run(store, ['keys', 'list', 'acme', '--json'])).stdout);

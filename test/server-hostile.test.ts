@@ -135,6 +135,13 @@ describe('answers given before the body is read close the connection cleanly', (
     });
     expect(await cuUsed()).toBe(before);
     expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity' })).status).toBe(200);
+    // A list whose members name no coding but identity is an uncompressed body (was: 415 for an empty header: a user
+    // check); one that names a coding among them is not.
+    for (const none of ['', ' ', 'identity, ', ', Identity'])
+      expect((await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': none })).status, none).toBe(200);
+    const listed = await post('/v1/evm/verify/logs-bloom', smallBody, { 'Content-Encoding': 'identity, gzip' });
+    expect(listed.status).toBe(415);
+    expect(((await listed.json()) as any).error.details).toMatchObject({ content_encoding: 'identity, gzip' });
   });
 
   it('a transfer coding besides chunked: 415 naming it, never read as it came, and costs nothing', async () => {

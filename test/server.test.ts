@@ -178,6 +178,22 @@ describe('authentication (401)', () => {
     expect(error.docs_url).toMatch(/\/v1\/docs#error-unauthorized$/);
   });
 
+  it('two Authorization headers (joined with a comma on their way in) are malformed, said to be given twice (was: "not Bearer <API_KEY>": a user check)', async () => {
+    const s = await setup();
+    const res = await s.app.request('/v1/evm/verify/receipt-root', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer wrong, Bearer ${s.key}` },
+      body: JSON.stringify(goodBody),
+    });
+    expect(res.status).toBe(401);
+    const text = await res.text();
+    expect(JSON.parse(text).error).toMatchObject({
+      message: 'The Authorization header is given more than once: send one, "Bearer <API_KEY>".',
+      details: { token_status: 'malformed', provided_header: 'Bearer [redacted]' },
+    });
+    expect(text).not.toContain(s.key);
+  });
+
   it('a revoked key gets 401 revoked on its next request, and the header is redacted', async () => {
     const s = await setup();
     expect((await s.post('/v1/evm/verify/receipt-root', goodBody)).status).toBe(200);

@@ -41,7 +41,8 @@ export const keyJson = (k: KeyRecord) => ({
 });
 
 /** How a key is shown in text: its first characters, or that it was imported by its hash. */
-export const hintText = (k: KeyRecord) => (k.hint === '' ? '(imported by hash)' : `${k.hint}…`);
+/** A key's hint as lists show it; none for a key imported by its hash, or shorter than 32 characters (keys.ts). */
+export const hintText = (k: KeyRecord) => (k.hint === '' ? '(no hint)' : `${k.hint}…`);
 
 /** Left-aligned columns, two spaces apart. */
 export function table(header: string[], rows: string[][]): string {

@@ -72,6 +72,13 @@ export function authenticate({ config, store }: Pick<AppDeps, 'config' | 'store'
     if (header === undefined) throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
     if (header.trim() === '') throw unauthorized(header, 'missing', 'No API key: the Authorization header is empty.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
+    // Headers given twice reach the app joined with a comma (the Fetch API's rule): say so, not that the form is wrong.
+    if (match === null && /^Bearer +[^\s,]+(\s*,\s*Bearer +[^\s,]+)+$/i.test(header.trim()))
+      throw unauthorized(
+        header,
+        'malformed',
+        'The Authorization header is given more than once: send one, "Bearer <API_KEY>".',
+      );
     if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
     const result = await store.authenticate(match[1]!);
     if (result.status === 'unknown') throw unauthorized(header, 'unknown', 'The API key is not known to this server.');

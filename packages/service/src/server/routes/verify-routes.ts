@@ -160,7 +160,9 @@ class RequestHold {
  */
 function requirePlainJson(c: Context<Env>): void {
   const encoding = c.req.header('content-encoding');
-  if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw unsupportedEncoding(encoding);
+  // A list (RFC 9110, 5.6.1): its empty members name no coding, so an empty header is an uncompressed body.
+  const codings = encoding?.split(',').map((coding) => coding.trim()) ?? [];
+  if (codings.some((coding) => coding !== '' && !/^identity$/i.test(coding))) throw unsupportedEncoding(encoding!);
   const transfer = c.req.header('transfer-encoding');
   if (transfer !== undefined && !/^\s*chunked\s*$/i.test(transfer)) throw unsupportedTransferCoding(transfer);
   const contentType = c.req.header('content-type') ?? '';
