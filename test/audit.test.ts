@@ -350,17 +350,12 @@ describe('auditRange over a JSON-RPC node', () => {
 
   it('a node back from a side chain between the questions: the block before is asked once more, and the side blocks audited are a reorg (was: parent_link, exit 1, on an honest node: a user re-check)', async () => {
     const blocks = fixtureChain(FROM, FROM + 9);
-    const side = forkOf(blocks, FROM + 5);
-    const asks = new Map<number, number>();
-    const source = memorySource(blocks);
-    const asked = source.block.bind(source);
     // On the side chain for the first question of FROM+5 and the first two of FROM+6, back on its chain after.
-    source.block = async (chainId, n) => {
-      const ask = (asks.get(n) ?? 0) + 1;
-      asks.set(n, ask);
-      const onSide = (n === FROM + 5 && ask === 1) || (n === FROM + 6 && ask <= 2);
-      return onSide ? memorySource(side).block(chainId, n) : asked(chainId, n);
-    };
+    const { source } = twoChains(
+      blocks,
+      forkOf(blocks, FROM + 5),
+      (n, ask) => (n === FROM + 5 && ask === 1) || (n === FROM + 6 && ask <= 2),
+    );
     const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 9, concurrency: 1 });
     const events = await collect(audit);
     expect(events.filter(isReorg).map((e) => e.reorg.replaced.map((r) => r.block_number))).toEqual([
@@ -373,18 +368,11 @@ describe('auditRange over a JSON-RPC node', () => {
   it('a source that fails while a reorg is followed back: the audit stops with the block that did not link unreachable, and unsettledFrom names the first block the reorg may have replaced (maxReorgDepth back); null on a run that did not stop so', async () => {
     const blocks = fixtureChain(FROM, FROM + 11);
     const fork = forkOf(blocks, FROM + 7);
-    const asks = new Map<number, number>();
-    const source = memorySource(blocks);
-    const asked = source.block.bind(source);
     // Chain B from the first question of FROM+9 on; FROM+8, asked again by the walk, cannot be given.
-    source.block = async (chainId, n) => {
-      const ask = (asks.get(n) ?? 0) + 1;
-      asks.set(n, ask);
+    const { source, asks } = twoChains(blocks, fork, (n, ask, asked) => {
       if (n === FROM + 8 && ask > 1) throw new SourceError('the node is down');
-      return n >= FROM + 9 || (n >= FROM + 7 && (asks.get(FROM + 9) ?? 0) > 0)
-        ? memorySource(fork).block(chainId, n)
-        : asked(chainId, n);
-    };
+      return n >= FROM + 9 || (n >= FROM + 7 && (asked.get(FROM + 9) ?? 0) > 0);
+    });
     const audit = auditRange({ source, chainId: 1, from: FROM, to: FROM + 11, concurrency: 1, maxReorgDepth: 3 });
     const events = await collect(audit);
     expect(events.at(-1)).toMatchObject({ block_number: FROM + 9, verdict: 'unreachable', reason: 'the node is down' });
@@ -716,6 +704,27 @@ describe('auditRange over a JSON-RPC node', () => {
 });
 
 /** Blocks from memory, counting the fetches started. */
+/**
+ * A source of `blocks` that answers from `fork` where `onFork` says so, given the block, how many times it was asked (this
+ * time included) and the questions of every block so far (`asks`, which it returns).
+ */
+function twoChains(
+  blocks: Map<number, NodeBlock>,
+  fork: Map<number, NodeBlock>,
+  onFork: (n: number, ask: number, asks: ReadonlyMap<number, number>) => boolean,
+): { source: BlockSource; asks: Map<number, number> } {
+  const asks = new Map<number, number>();
+  const [main, other] = [memorySource(blocks), memorySource(fork)];
+  const source: BlockSource = {
+    block: async (chainId, n) => {
+      const ask = (asks.get(n) ?? 0) + 1;
+      asks.set(n, ask);
+      return (onFork(n, ask, asks) ? other : main).block(chainId, n);
+    },
+  };
+  return { source, asks };
+}
+
 function memorySource(blocks: Map<number, NodeBlock>): BlockSource & { started: number } {
   const source = {
     started: 0,
