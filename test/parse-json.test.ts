@@ -184,20 +184,20 @@ describe('a body that opens far more arrays and objects than any request (a user
     name: 'body',
     location: 'body',
     reason: 'out_of_range',
-    expected: `at most one array or object per 16 characters, past the first 100,000: a request's data opens far fewer (a block's receipts one per 35 at their densest), and reading more costs seconds; the body opens more than ${limit} in its ${characters} characters`,
+    expected: `at most one array or object per 32 characters, past the first 250,000: a request's data opens far fewer (a block's receipts one per 40 at their densest), and reading more costs seconds; the body opens more than ${limit} in its ${characters} characters`,
   });
   const read = (text: string) => parseJsonBody(text);
 
-  it('refused before it is parsed: dense past the first 100,000, nested or flat', () => {
-    expect(read(nested(100_001))).toEqual({ ok: false, error: refusal('100,000', '200,021') });
+  it('refused before it is parsed: dense past the first 250,000, nested or flat', () => {
+    expect(read(nested(250_001))).toEqual({ ok: false, error: refusal('250,000', '500,021') });
     const flat = `{"x":[${Array(2_000_000).fill('[]').join(',')}]}`;
-    expect(read(flat)).toEqual({ ok: false, error: refusal('375,000', '6,000,007') });
-    expect(read(nested(15_000_000))).toEqual({ ok: false, error: refusal('1,875,001', '30,000,019') });
+    expect(read(flat)).toEqual({ ok: false, error: refusal('250,000', '6,000,007') });
+    expect(read(nested(15_000_000))).toEqual({ ok: false, error: refusal('937,500', '30,000,019') });
   });
 
-  it('read as before under the bound: 100,000 nested, and real blocks however large', () => {
-    expect(read(nested(100_000 - 1)).ok).toBe(true);
-    // The densest real data: logs without topics or data, one array or object per 35 characters or more.
+  it('read as before under the bound: 250,000 nested, and real blocks however large', () => {
+    expect(read(nested(250_000 - 1)).ok).toBe(true);
+    // The densest real data: logs without topics or data, one array or object per 40 characters.
     const logs = Array.from({ length: 300_000 }, () => ({ address: `0x${'ab'.repeat(20)}`, topics: [], data: '0x' }));
     expect(read(JSON.stringify({ logs })).ok).toBe(true);
     for (const name of ['mainnet-15537394', 'mainnet-22869878'])
