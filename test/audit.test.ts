@@ -1138,6 +1138,33 @@ describe('AuditTally: what a resumed audit carried over', () => {
       },
     });
   });
+
+  it("does not name a replaced block's cross-check failures: the other copy, read after the reorg, may hold the block that replaced it, which the new line holds it to (was: exit 1 on a service that was right: a user re-check)", () => {
+    const timings = { elapsed_ms: 0, fetching_ms: 0, verifying_ms: 0, cross_checking_ms: 0 };
+    const crossChecked = (block: number, checks: string[], hash = 'a'): BlockAudit => ({
+      ...line(block, 'fail', hash),
+      failures: checks.map((check) => ({ check, message: 'differs', evidence: {} })),
+    });
+    const tally = new AuditTally(1, 1, 3);
+    tally.add(crossChecked(1, ['service_block.block_hash', 'service_logs.altered']));
+    tally.add(crossChecked(2, ['receipts_root', 'service_block.block_hash']));
+    tally.add({ reorg: { detected_at: 3, depth: 2, replaced: [] } });
+    for (const b of [1, 2, 3]) tally.add(line(b, 'pass', 'b'));
+    expect(tally.summary(timings, 5)).toMatchObject({
+      verdicts: { pass: 3, fail: 0 },
+      replaced_failures: {
+        blocks: 1,
+        listed: [{ block_number: 2, block_hash: `0x${'a'.repeat(64)}`, checks: ['receipts_root'] }],
+      },
+    });
+    // Superseded by a line of the same block (the same hash), its cross-check's failure is a finding still.
+    const same = new AuditTally(1, 1, 1);
+    same.add(crossChecked(1, ['service_block.block_hash']));
+    same.add(line(1, 'pass'));
+    expect(same.summary(timings, 2).replaced_failures).toMatchObject({
+      listed: [{ block_number: 1, checks: ['service_block.block_hash'] }],
+    });
+  });
 });
 
 describe('anchoring after a reorg that replaced a failing block', () => {

@@ -5,7 +5,13 @@
  */
 import type { EvidenceKind } from '../chains/chain-info.js';
 import { AnchorTally, type Anchoring, type AnchoringSummary } from './anchors.js';
-import { SUPERSEDE_WINDOW, type AuditCheckName, type AuditFailure, type AuditVerdict } from './vocabulary.js';
+import {
+  isCrossCheck,
+  SUPERSEDE_WINDOW,
+  type AuditCheckName,
+  type AuditFailure,
+  type AuditVerdict,
+} from './vocabulary.js';
 
 /**
  * One block's audit: its verdict, the failed checks with their evidence, and why when it is not verifiable or
@@ -170,7 +176,7 @@ export class AuditTally {
     const earlier = this.recent.get(event.block_number);
     if (earlier !== undefined) {
       this.count(earlier, -1);
-      if (earlier.verdict === 'fail') this.replaceFailing(earlier);
+      if (earlier.verdict === 'fail') this.replaceFailing(earlier, event);
     }
     this.count(event, 1);
     this.recent.set(event.block_number, event);
@@ -180,16 +186,22 @@ export class AuditTally {
     this.cover(event);
   }
 
-  /** Counts a failing line a later line of its block supersedes, once for its block, as {@link replacedFailures}. */
-  private replaceFailing(line: BlockAudit): void {
-    if (this.replacedFailed.has(line.block_number)) return;
+  /**
+   * Counts a failing line that `by`, a later line of its block, supersedes, once for its block, as
+   * {@link replacedFailures}. Not its cross-checks' failures where `by` is of another block (a reorg replaced it): the
+   * other copy, read after the reorg, may hold the block that replaced it, and `by` holds the copy to that block.
+   */
+  private replaceFailing(line: BlockAudit, by: BlockAudit): void {
+    const replaced = line.block_hash?.toLowerCase() !== by.block_hash?.toLowerCase();
+    const failures = replaced ? line.failures.filter((f) => !isCrossCheck(f.check)) : line.failures;
+    if (failures.length === 0 || this.replacedFailed.has(line.block_number)) return;
     this.replacedFailed.add(line.block_number);
     this.replacedFailures.blocks++;
     if (this.replacedFailures.listed.length < FAILED_LINES_LISTED)
       this.replacedFailures.listed.push({
         block_number: line.block_number,
         block_hash: line.block_hash,
-        checks: [...new Set(line.failures.map((f) => f.check))],
+        checks: [...new Set(failures.map((f) => f.check))],
       });
   }
 

@@ -43,6 +43,7 @@ export type {
   CrossCheck,
   CrossCheckFindings,
 } from './vocabulary.js';
+export { isCrossCheck } from './vocabulary.js';
 // The hosted service's raw-dataset checks of one block (pure); `serviceCrossCheck` in `evm-integrity/node` fetches
 // their records.
 export { checkServiceBlock, SERVICE_BLOCK_CHECKS, uncheckedServiceBlock } from './service-block.js';

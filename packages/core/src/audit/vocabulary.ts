@@ -16,6 +16,12 @@ import type { BlockReport } from '../verify/verify-block.js';
  */
 export type AuditCheckName = string;
 
+/**
+ * Whether a check is a cross-check's (another copy of the chain's data held to the chain): named `copy.check`, with a
+ * dot, where the chain's own checks are single words.
+ */
+export const isCrossCheck = (check: AuditCheckName): boolean => check.includes('.');
+
 /** One failed check, with what shows it (expected and found values, the record, the log's position). */
 export interface AuditFailure {
   check: AuditCheckName;
@@ -73,7 +79,7 @@ export interface CrossCheckFindings {
  * past its retries.
  */
 export interface CrossCheck {
-  /** The checks it may report, for the summary and the docs. */
+  /** The checks it may report, for the summary and the docs: each named `copy.check` ({@link isCrossCheck}). */
   readonly checks: readonly AuditCheckName[];
   checkChunk(truths: readonly BlockTruth[], signal?: AbortSignal): Promise<Map<number, CrossCheckFindings>>;
 }
