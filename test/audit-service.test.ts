@@ -339,10 +339,22 @@ describe('the log records (0103) against the receipts', () => {
     const otherHashes = records.map((r) => ({ ...r, tx_hash: 'ab'.repeat(32) }));
     expect(checkServiceLogs(truthWithout, otherHashes)).toEqual([]);
     const unchecked = [
-      "service_logs: the records' tx_hash cannot be checked, as the block gives no value for it (neither its receipts' transactionHash nor its transactions)",
+      "service_logs: the tx_hash of the records of transactions 1, 2, 3 cannot be checked, as the block gives no hash for them (no receipt's transactionHash, no entry in its transactions)",
     ];
     expect(uncheckedServiceLogs(truthWithout, otherHashes)).toEqual(unchecked);
     expect(uncheckedServiceLogs(truthWithout, records)).toEqual(unchecked);
+    // Named by transaction: only the one whose hash the block lacks.
+    const oneMissing = {
+      ...truth,
+      block: {
+        ...truth.block,
+        header: { ...truth.block.header, transactions: undefined },
+        receipts: truth.block.receipts.map((r, i) => (i === 2 ? { ...(r as Json), transactionHash: undefined } : r)),
+      },
+    };
+    expect(uncheckedServiceLogs(oneMissing, records)).toEqual([
+      "service_logs: the tx_hash of the records of transaction 2 cannot be checked, as the block gives no hash for it (no receipt's transactionHash, no entry in its transactions)",
+    ]);
     // Records that claim no hash claim nothing unchecked; with the hashes, every claim is checked.
     expect(
       uncheckedServiceLogs(

@@ -844,7 +844,12 @@ describe('lineage walker on bundles built from a real block', () => {
   it('a parent id that is no tracing id is not asked for: the record fails shape.id_lists (was: the walk stopped, the bundle having no answer for it, exit 2: a user check)', async () => {
     const bundle = buildBundle();
     answer(bundle, '/evm/lineage/record', PAIR_RECORD).data.record._parent_tracing_ids = ['xyz'];
-    expect(failed(await walk(bundle))).toEqual(['shape.id_lists']);
+    const report = await walk(bundle);
+    expect(failed(report)).toEqual(['shape.id_lists']);
+    // Named as given, with its entry that is none.
+    expect(report.records[0]!.checks.find((c) => c.check === 'shape.id_lists')!.reason).toBe(
+      '_parent_tracing_ids[0] is "xyz", not a 36-hex tracing id',
+    );
   });
 });
 

@@ -253,15 +253,20 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
  */
 export function uncheckedServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): string[] {
   if (receiptsRefuted(truth)) return [];
-  const expectedAt = new Map(chainLogs(truth).map((log) => [`${log.tx_index}:${log.log_index}`, log.expected]));
-  const fields = new Set<string>();
+  const expectedAt = new Map(chainLogs(truth).map((log) => [`${log.tx_index}:${log.log_index}`, log]));
+  // Per field the records claim unchecked, the transactions whose records claim it.
+  const claimed = new Map<string, Set<number>>();
   for (const record of heldRecords(truth, records).held) {
-    const expected = expectedAt.get(placeOf(record) ?? '');
+    const log = expectedAt.get(placeOf(record) ?? '');
     // A record at no log's place is extra, a failure.
-    if (expected !== undefined) for (const field of unchecked(record, expected, CONTENT)) fields.add(field);
+    if (log !== undefined)
+      for (const field of unchecked(record, log.expected, CONTENT))
+        claimed.set(field, (claimed.get(field) ?? new Set()).add(log.tx_index));
   }
-  return [...fields].map(
-    (field) =>
-      `service_logs: the records' ${field} cannot be checked, as the block gives no value for it${field === 'tx_hash' ? " (neither its receipts' transactionHash nor its transactions)" : ''}`,
-  );
+  return [...claimed].map(([field, txs]) => {
+    const which = `transaction${txs.size === 1 ? '' : 's'} ${listed([...txs], String)}`;
+    return field === 'tx_hash'
+      ? `service_logs: the tx_hash of the records of ${which} cannot be checked, as the block gives no hash for ${txs.size === 1 ? 'it' : 'them'} (no receipt's transactionHash, no entry in its transactions)`
+      : `service_logs: the ${field} of the records of ${which} cannot be checked, as the block gives no value for it`;
+  });
 }

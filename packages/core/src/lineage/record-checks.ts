@@ -31,6 +31,18 @@ export interface ArtifactLog {
   logIndex?: number;
 }
 
+/**
+ * Why the record's list `name` (or its legacy `_` spelling, as given) is no list of tracing ids, naming the member and
+ * its first entry that is none; undefined where it is one (or absent).
+ */
+function notIdList(record: JsonObject, name: string): string | undefined {
+  const spelled = record[name] !== undefined && record[name] !== null ? name : `_${name}`;
+  const list = idList(record, name);
+  if (!Array.isArray(list)) return `${spelled} is ${show(list)}, not a list of 36-hex tracing ids`;
+  const bad = list.findIndex((v) => typeof v !== 'string' || !TRACING_ID.test(v));
+  return bad === -1 ? undefined : `${spelled}[${bad}] is ${show(list[bad])}, not a 36-hex tracing id`;
+}
+
 /** The parent tracing ids a record names (legacy `_parent_tracing_ids` too); not ids are left out. */
 export function parentsOf(record: JsonObject): string[] {
   const parents = idList(record, 'parent_tracing_ids');
@@ -71,14 +83,11 @@ export function shapeChecks(
       ),
     );
 
-  const lists = ['genesis_tracing_ids', 'parent_tracing_ids'].map((name) => [name, idList(record, name)] as const);
-  const badList = lists.find(
-    ([, list]) => !Array.isArray(list) || list.some((v) => typeof v !== 'string' || !TRACING_ID.test(v)),
-  );
+  const badList = ['genesis_tracing_ids', 'parent_tracing_ids'].map((name) => notIdList(record, name)).find(Boolean);
   checks.push(
     badList === undefined
       ? check('shape.id_lists', 'pass', tracingId, 'genesis and parent ids are lists of 36-hex tracing ids')
-      : check('shape.id_lists', 'fail', tracingId, `${badList[0]} is not a list of 36-hex tracing ids`),
+      : check('shape.id_lists', 'fail', tracingId, badList),
   );
 
   const { id, given, genesis = '' } = dataset;
