@@ -68,7 +68,8 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
     });
   }
   const limit = Math.max(FREE_CONTAINERS, Math.floor(json.length / BYTES_PER_CONTAINER));
-  if (opensMoreThan(json, limit))
+  // A text opens at most one array or object a character: a shorter one is not counted (most bodies).
+  if (json.length > limit && opensMoreThan(json, limit))
     return err({
       name: 'body',
       location: 'body',
