@@ -178,26 +178,38 @@ describe('where JSON enters', () => {
   });
 });
 
-describe('a body that opens far more arrays and objects than any request (a user check: 30 MB of nested arrays held a worker 13 s, for free)', () => {
+describe('a body that holds far more arrays, objects, values or members than any request (a user check: 30 MB of nested arrays held a worker 13 s, an object of 2.5 million members 36 s, for free)', () => {
   const nested = (n: number) => `{"chain_id":1,"x":${'['.repeat(n)}${']'.repeat(n)}}`;
-  const refusal = (limit: string, characters: string) => ({
+  const refusal = (what: string, free: string, characters: number, limit: string, length: string) => ({
     name: 'body',
     location: 'body',
     reason: 'out_of_range',
-    expected: `at most one array or object per 32 characters, past the first 250,000: a request's data opens far fewer (a block's receipts one per 40 at their densest), and reading more costs seconds; the body opens more than ${limit} in its ${characters} characters`,
+    expected: `at most one of the ${what} per ${characters} characters, past the first ${free}: a request's data holds far fewer, and reading more costs seconds; the body holds more than ${limit} in its ${length} characters`,
   });
+  const containers = (limit: string, length: string) =>
+    refusal('arrays and objects it opens', '250,000', 32, limit, length);
+  const members = (limit: string, length: string) =>
+    refusal('commas and colons (values and members)', '2,000,000', 12, limit, length);
   const read = (text: string) => parseJsonBody(text);
 
-  it('refused before it is parsed: dense past the first 250,000, nested or flat', () => {
-    expect(read(nested(250_001))).toEqual({ ok: false, error: refusal('250,000', '500,021') });
+  it('refused before it is parsed: dense past the first 250,000 arrays and objects, nested or flat', () => {
+    expect(read(nested(250_001))).toEqual({ ok: false, error: containers('250,000', '500,021') });
     const flat = `{"x":[${Array(2_000_000).fill('[]').join(',')}]}`;
-    expect(read(flat)).toEqual({ ok: false, error: refusal('250,000', '6,000,007') });
-    expect(read(nested(15_000_000))).toEqual({ ok: false, error: refusal('937,500', '30,000,019') });
+    expect(read(flat)).toEqual({ ok: false, error: containers('250,000', '6,000,007') });
+    expect(read(nested(15_000_000))).toEqual({ ok: false, error: containers('937,500', '30,000,019') });
   });
 
-  it('read as before under the bound: 250,000 nested, and real blocks however large', () => {
+  it('refused before it is parsed: dense past the first two million values and members, in one object or an array', () => {
+    const object = `{"chain_id":1,${Array.from({ length: 2_500_000 }, (_, i) => `"k${i}":0`).join(',')}}`;
+    expect(read(object)).toEqual({ ok: false, error: members('2,615,742', '31,388,904') });
+    const numbers = `{"x":[${Array(2_100_000).fill('0').join(',')}]}`;
+    expect(read(numbers)).toEqual({ ok: false, error: members('2,000,000', '4,200,007') });
+  });
+
+  it('read as before under the bounds: 250,000 nested, two million numbers, and real blocks however large', () => {
     expect(read(nested(250_000 - 1)).ok).toBe(true);
-    // The densest real data: logs without topics or data, one array or object per 40 characters.
+    expect(read(`{"x":[${Array(1_999_000).fill('0').join(',')}]}`).ok).toBe(true);
+    // The densest real data: logs without topics or data, an array or object per 40 characters, a comma or colon per 13.5.
     const logs = Array.from({ length: 300_000 }, () => ({ address: `0x${'ab'.repeat(20)}`, topics: [], data: '0x' }));
     expect(read(JSON.stringify({ logs })).ok).toBe(true);
     for (const name of ['mainnet-15537394', 'mainnet-22869878'])

@@ -192,6 +192,25 @@ describe('authentication (401)', () => {
       details: { token_status: 'malformed', provided_header: 'Bearer [redacted]' },
     });
     expect(text).not.toContain(s.key);
+    // A second header that is empty or of another scheme, in either order, is said so too (was: "not known" for the
+    // valid key followed by an empty header: a user re-check).
+    for (const joined of [
+      `Bearer ${s.key},`,
+      `Bearer ${s.key}, Basic abc`,
+      `Basic abc, Bearer ${s.key}`,
+      `, Bearer ${s.key}`,
+    ]) {
+      const again = await s.app.request('/v1/evm/verify/receipt-root', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: joined },
+        body: JSON.stringify(goodBody),
+      });
+      expect(again.status, joined).toBe(401);
+      expect(((await again.json()) as any).error, joined).toMatchObject({
+        message: 'The Authorization header is given more than once: send one, "Bearer <API_KEY>".',
+        details: { token_status: 'malformed' },
+      });
+    }
   });
 
   it('a revoked key gets 401 revoked on its next request, and the header is redacted', async () => {

@@ -19,24 +19,42 @@ const DUPLICATE_MEMBER =
   'the member once in its object; it is given twice, and JSON parsers differ on which copy counts (JSON.parse takes the last, others the first)';
 
 /**
- * How many arrays and objects a body may open (`[` and `{` anywhere in it, strings too) past which each must come with
- * at least {@link BYTES_PER_CONTAINER} bytes: JSON.parse and the walks after it spend about a microsecond on each
- * (0.7 s for a million nested, where 30 MB of them took a worker 13 s), and a request's real data opens far fewer. A
- * block's receipts open one per 175 bytes (mainnet 15537394), one per 40 at the densest (logs without topics or data);
- * the first quarter of a million is free, so that a bundle's own limits (nesting, artifacts) name what exceeds them.
+ * What a body may hold before it is parsed, counted natively (indexOf: a tenth of JSON.parse's time on a real block):
+ * past `free` of the marks, each must come with at least `characters` characters. JSON.parse and the walks after it
+ * spend about a microsecond on each array and object (30 MB of nested arrays took a worker 13 s) and on each member
+ * and value (an object of 2.5 million members, 36 s), and a request's real data holds far fewer: a block's receipts
+ * open an array or object per 160 to 190 characters and write a comma or colon per 31 to 86 (mainnet 15537394,
+ * 15040641, 22869878, 19426587), logs without topics or data one per 40 and one per 13.5. The first quarter of a
+ * million arrays and objects, and two million commas and colons, are free, so that a bundle's own limits (nesting,
+ * artifacts, exchanges) name what exceeds them.
  */
-const FREE_CONTAINERS = 250_000;
-const BYTES_PER_CONTAINER = 32;
+const BUDGETS = [
+  { marks: ['[', '{'], what: 'arrays and objects it opens', free: 250_000, characters: 32 },
+  { marks: [',', ':'], what: 'commas and colons (values and members)', free: 2_000_000, characters: 12 },
+] as const;
 
-/**
- * Whether `text` opens more arrays and objects (`[` and `{`, counted natively with indexOf: a tenth of JSON.parse's
- * time on a real block) than `limit`; counting stops there.
- */
-function opensMoreThan(text: string, limit: number): boolean {
+/** Whether `text` holds more of `marks` than `limit`; counting stops there. */
+function holdsMoreThan(text: string, marks: readonly string[], limit: number): boolean {
   let count = 0;
-  for (const open of ['[', '{'])
-    for (let at = text.indexOf(open); at !== -1; at = text.indexOf(open, at + 1)) if (++count > limit) return true;
+  for (const mark of marks)
+    for (let at = text.indexOf(mark); at !== -1; at = text.indexOf(mark, at + 1)) if (++count > limit) return true;
   return false;
+}
+
+/** The problem of a body that holds far more than any request's data ({@link BUDGETS}); undefined for one that does not. */
+function overBudget(json: string): Problem | undefined {
+  for (const { marks, what, free, characters } of BUDGETS) {
+    const limit = Math.max(free, Math.floor(json.length / characters));
+    // A text holds at most one mark a character: a shorter one is not counted (most bodies).
+    if (json.length > limit && holdsMoreThan(json, marks, limit))
+      return {
+        name: 'body',
+        location: 'body',
+        reason: 'out_of_range',
+        expected: `at most one of the ${what} per ${characters} characters, past the first ${free.toLocaleString('en-US')}: a request's data holds far fewer, and reading more costs seconds; the body holds more than ${limit.toLocaleString('en-US')} in its ${json.length.toLocaleString('en-US')} characters`,
+      };
+  }
+  return undefined;
 }
 
 /**
@@ -53,8 +71,8 @@ export function unreadableBodyReason(problem: Problem): string | undefined {
 
 /**
  * Parses a request body's JSON text: the value, or the one problem that says why it is not JSON, or that it names a
- * member twice in one object (json/parse-json.ts), or that it opens far more arrays and objects than any request's
- * data (before it is parsed: {@link FREE_CONTAINERS}). One leading byte order mark is dropped (an editor may write
+ * member twice in one object (json/parse-json.ts), or that it holds far more arrays, objects, values or members than
+ * any request's data (before it is parsed: {@link BUDGETS}). One leading byte order mark is dropped (an editor may write
  * one); a second is not JSON.
  */
 export function parseJsonBody(text: string): Result<unknown, Problem> {
@@ -67,15 +85,8 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
       expected: TWO_BOMS,
     });
   }
-  const limit = Math.max(FREE_CONTAINERS, Math.floor(json.length / BYTES_PER_CONTAINER));
-  // A text opens at most one array or object a character: a shorter one is not counted (most bodies).
-  if (json.length > limit && opensMoreThan(json, limit))
-    return err({
-      name: 'body',
-      location: 'body',
-      reason: 'out_of_range',
-      expected: `at most one array or object per ${BYTES_PER_CONTAINER} characters, past the first ${FREE_CONTAINERS.toLocaleString('en-US')}: a request's data opens far fewer (a block's receipts one per 40 at their densest), and reading more costs seconds; the body opens more than ${limit.toLocaleString('en-US')} in its ${json.length.toLocaleString('en-US')} characters`,
-    });
+  const over = overBudget(json);
+  if (over !== undefined) return err(over);
   try {
     return ok(parseJson(json));
   } catch (error) {

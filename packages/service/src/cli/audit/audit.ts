@@ -283,7 +283,7 @@ function conclude(
   while (start !== null && start > from && run.tally.hashOf(start - 1) === null) start--;
   const link = start !== null && start > from ? run.tally.hashOf(start - 1) : headHash;
   const backedOff = unsettled
-    ? ` (a reorg met at block ${next} was being followed back when the audit stopped: the blocks audited from ${start} on may be the old chain's)`
+    ? ` (a reorg was being followed back when the audit stopped: the blocks audited from ${start} on may be the old chain's)`
     : '';
   const advice = `${howToContinue(out, start, link)}${backedOff}`;
   // The summary's next_block is where to go on, as the advice says.

@@ -72,15 +72,18 @@ export function authenticate({ config, store }: Pick<AppDeps, 'config' | 'store'
     if (header === undefined) throw unauthorized(header, 'missing', 'No API key: the Authorization header is missing.');
     if (header.trim() === '') throw unauthorized(header, 'missing', 'No API key: the Authorization header is empty.');
     const match = /^Bearer +(\S+)$/i.exec(header.trim());
-    // Headers given twice reach the app joined with a comma (the Fetch API's rule): say so, not that the form is wrong.
-    if (match === null && /^Bearer +[^\s,]+(\s*,\s*Bearer +[^\s,]+)+$/i.test(header.trim()))
+    // Headers given twice reach the app joined by a comma (the Fetch API's rule): said so, not that the form or the key
+    // is wrong, unless the whole value is a key (a configuration's key may hold a comma).
+    const twice = header.includes(',');
+    const givenTwice = 'The Authorization header is given more than once: send one, "Bearer <API_KEY>".';
+    if (match === null)
       throw unauthorized(
         header,
         'malformed',
-        'The Authorization header is given more than once: send one, "Bearer <API_KEY>".',
+        twice ? givenTwice : 'The Authorization header is not "Bearer <API_KEY>".',
       );
-    if (match === null) throw unauthorized(header, 'malformed', 'The Authorization header is not "Bearer <API_KEY>".');
     const result = await store.authenticate(match[1]!);
+    if (result.status === 'unknown' && twice) throw unauthorized(header, 'malformed', givenTwice);
     if (result.status === 'unknown') throw unauthorized(header, 'unknown', 'The API key is not known to this server.');
     if (result.status === 'revoked') throw unauthorized(header, 'revoked', 'The API key was revoked.');
     return result.account;
