@@ -7,13 +7,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyBlock } from '../packages/core/src/index.js';
-import {
-  checkServiceBlock,
-  SERVICE_BLOCK_CHECKS,
-  uncheckedServiceBlock,
-} from '../packages/core/src/audit/service-block.js';
+import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from '../packages/core/src/audit/service-block.js';
 import { serviceCrossCheck, ServiceDatasets } from '../packages/core/src/audit/service-datasets.js';
-import { checkServiceLogs, uncheckedServiceLogs } from '../packages/core/src/audit/service-logs.js';
+import { checkServiceLogs } from '../packages/core/src/audit/service-logs.js';
 import { instantOf } from '../packages/core/src/input/values/instants.js';
 import type { BlockTruth, CrossCheckFindings } from '../packages/core/src/audit/vocabulary.js';
 import { SourceError } from '../packages/core/src/errors.js';
@@ -30,6 +26,12 @@ import { withTxHashes } from './helpers/synthetic-tx-hash.js';
 import { runs } from './helpers/runs.js';
 
 type Json = Record<string, unknown>;
+
+/** The two halves of a block's findings, each checked on its own below. */
+const blockFailures = (truth: BlockTruth, records: readonly Json[]) => checkServiceBlock(truth, records).failures;
+const blockUnchecked = (truth: BlockTruth, records: readonly Json[]) => checkServiceBlock(truth, records).unchecked;
+const logFailures = (truth: BlockTruth, records: readonly Json[]) => checkServiceLogs(truth, records).failures;
+const logUnchecked = (truth: BlockTruth, records: readonly Json[]) => checkServiceLogs(truth, records).unchecked;
 
 /**
  * The chain's truth of a block as the range engine hands it over: the block as a node gives it, and its verification.
@@ -77,22 +79,22 @@ describe('the block record (0101) against the header', () => {
   const record = blockRecord(truth.block);
 
   it('passes the record derived from the header, hex with or without 0x, in any case', () => {
-    expect(checkServiceBlock(truth, [record])).toEqual([]);
+    expect(blockFailures(truth, [record])).toEqual([]);
     const respelled = {
       ...record,
       block_hash: `0x${String(record.block_hash).toUpperCase()}`,
       miner: String(record.miner).slice(2),
     };
-    expect(checkServiceBlock(truth, [respelled])).toEqual([]);
+    expect(blockFailures(truth, [respelled])).toEqual([]);
   });
 
   it('accepts the instant in ISO forms with or without millis and zone, and no other instant', () => {
     const iso = String(record.timestamp_utc).replace(/(\.000)?Z$/, '');
     for (const form of [iso, `${iso}Z`, `${iso}.000Z`, `${iso}.000000+00:00`, iso.replace('T', ' ')])
-      expect(checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
+      expect(blockFailures(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
     // PostgreSQL's text for a timestamptz, a zone of hours alone (ISO 8601's ±hh): it failed as another instant.
     for (const form of [`${iso.replace('T', ' ')}+00`, `${iso}.000000+00`, `${iso}-00`])
-      expect(checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
+      expect(blockFailures(truth, [{ ...record, timestamp_utc: form }]), form).toEqual([]);
     for (const form of [
       `${iso}.001Z`,
       `${iso}+01:00`,
@@ -105,7 +107,7 @@ describe('the block record (0101) against the header', () => {
       Number(truth.block.header.timestamp),
     ])
       expect(
-        checkServiceBlock(truth, [{ ...record, timestamp_utc: form }]).map((f) => f.check),
+        blockFailures(truth, [{ ...record, timestamp_utc: form }]).map((f) => f.check),
         String(form),
       ).toEqual(['service_block.timestamp_utc']);
     expect(instantOf('2024-03-13T13:55:35.5Z')! - instantOf('2024-03-13T13:55:35Z')!).toBe(500_000_000n);
@@ -132,15 +134,15 @@ describe('the block record (0101) against the header', () => {
   });
 
   it('reports no record, or two, as service_block.present alone', () => {
-    expect(checkServiceBlock(truth, []).map((f) => f.check)).toEqual(['service_block.present']);
-    expect(checkServiceBlock(truth, [record, { ...record, miner: '0x00' }]).map((f) => f.check)).toEqual([
+    expect(blockFailures(truth, []).map((f) => f.check)).toEqual(['service_block.present']);
+    expect(blockFailures(truth, [record, { ...record, miner: '0x00' }]).map((f) => f.check)).toEqual([
       'service_block.present',
     ]);
   });
 
   it('reports a field the record lacks, with the chain value as expected', () => {
     const { gas_limit: _, ...lacking } = record;
-    expect(checkServiceBlock(truth, [lacking])).toEqual([
+    expect(blockFailures(truth, [lacking])).toEqual([
       expect.objectContaining({
         check: 'service_block.gas_limit',
         evidence: { block_number: truth.number, field: 'gas_limit', expected: 30_000_000, found: null },
@@ -154,7 +156,7 @@ describe('the block record (0101) against the header', () => {
     expect((extra.length - 2) / 2).toBeGreaterThan(32);
     const polygonRecord = blockRecord(polygon.block);
     const check = (value: unknown) =>
-      checkServiceBlock(polygon, [{ ...polygonRecord, extra_data: value }]).map((f) => f.check);
+      blockFailures(polygon, [{ ...polygonRecord, extra_data: value }]).map((f) => f.check);
     expect(check(extra)).toEqual([]);
     expect(check(extra.slice(0, 66))).toEqual([]);
     expect(check(extra.slice(2, 66))).toEqual([]);
@@ -168,38 +170,38 @@ describe('the block record (0101) against the header', () => {
     // A header of at most 32 bytes must be matched whole.
     const short = String(truth.block.header.extraData);
     if (short.length > 4)
-      expect(checkServiceBlock(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual([
+      expect(blockFailures(truth, [{ ...record, extra_data: short.slice(0, -2) }]).map((f) => f.check)).toEqual([
         'service_block.extra_data',
       ]);
   });
 
   it("holds the record's own chain_id, where it gives one, to the audit's chain (was: passed on chain 137: a user check)", () => {
-    expect(checkServiceBlock(truth, [{ ...record, chain_id: 1 }])).toEqual([]);
-    expect(checkServiceBlock(truth, [{ ...record, chain_id: 137 }]).map((f) => f.check)).toEqual([
+    expect(blockFailures(truth, [{ ...record, chain_id: 1 }])).toEqual([]);
+    expect(blockFailures(truth, [{ ...record, chain_id: 137 }]).map((f) => f.check)).toEqual([
       'service_block.chain_id',
     ]);
-    expect(uncheckedServiceBlock(truth, [record])).toEqual([]);
+    expect(blockUnchecked(truth, [record])).toEqual([]);
   });
 
   it('says what the record claims that the block gives no value for: a block that otherwise passes is not verifiable', () => {
     const noExtra = { ...truth, block: { ...truth.block, header: { ...truth.block.header, extraData: undefined } } };
-    expect(checkServiceBlock(noExtra, [record])).toEqual([]);
-    expect(uncheckedServiceBlock(noExtra, [record])).toEqual([
+    expect(blockFailures(noExtra, [record])).toEqual([]);
+    expect(blockUnchecked(noExtra, [record])).toEqual([
       "service_block.extra_data: the service's extra_data cannot be checked, as the block gives no value for it",
     ]);
-    expect(uncheckedServiceBlock(noExtra, [{ ...record, extra_data: null }])).toEqual([]);
+    expect(blockUnchecked(noExtra, [{ ...record, extra_data: null }])).toEqual([]);
   });
 
   it('skips _computed_receipt_root when the block was not verified (no recomputed root)', () => {
     const wrong = { ...record, _computed_receipt_root: '00'.repeat(32) };
-    expect(checkServiceBlock(truth, [wrong]).map((f) => f.check)).toEqual(['service_block._computed_receipt_root']);
-    expect(checkServiceBlock({ ...truth, report: null }, [wrong])).toEqual([]);
+    expect(blockFailures(truth, [wrong]).map((f) => f.check)).toEqual(['service_block._computed_receipt_root']);
+    expect(blockFailures({ ...truth, report: null }, [wrong])).toEqual([]);
   });
 
   it("skips _computed_receipt_root when the source's receipts are refuted by their header's root: the service's right root is not blamed (a user check)", () => {
     const refuted = truthOfAltered(truth.block);
     expect(refuted.report!.receipts_root.matches).toBe(false);
-    expect(checkServiceBlock(refuted, [record])).toEqual([]);
+    expect(blockFailures(refuted, [record])).toEqual([]);
   });
 });
 
@@ -212,19 +214,19 @@ describe("the log records (0103) of Bor's state-sync receipt (polygon-pos-100000
   it("neither required nor refuted: records of its logs left out, or altered, fail no check (was: service_logs.missing); the other receipts' records are still held to them", () => {
     expect(truth.report!.excluded_receipts.map((r) => r.index)).toEqual([STATE_SYNC]);
     expect(records.filter(ofStateSync).length).toBeGreaterThan(0);
-    expect(checkServiceLogs(truth, records)).toEqual([]);
+    expect(logFailures(truth, records)).toEqual([]);
     expect(
-      checkServiceLogs(
+      logFailures(
         truth,
         records.filter((r) => !ofStateSync(r)),
       ),
     ).toEqual([]);
     const altered = records.map((r) => (ofStateSync(r) ? { ...r, data: '00' } : r));
-    expect(checkServiceLogs(truth, altered)).toEqual([]);
+    expect(logFailures(truth, altered)).toEqual([]);
     const other = records.findIndex((r) => !ofStateSync(r));
-    expect(checkServiceLogs(truth, without(records, other)).map((f) => f.check)).toEqual(['service_logs.missing']);
+    expect(logFailures(truth, without(records, other)).map((f) => f.check)).toEqual(['service_logs.missing']);
     expect(
-      checkServiceLogs(truth, replaced(records, other, { ...records[other]!, data: '00' })).map((f) => f.check),
+      logFailures(truth, replaced(records, other, { ...records[other]!, data: '00' })).map((f) => f.check),
     ).toEqual(['service_logs.altered']);
   });
 });
@@ -233,14 +235,14 @@ describe('the log records (0103) against the receipts', () => {
   const truth = oldTruths[22]!; // 1000023: transactions 1, 2, 3 with 4 logs each
   const records = logRecords(truth.block);
   const at = (tx: number, log: number) => records.findIndex((r) => r.tx_index === tx && r.log_index === log);
-  const checks = (list: Json[]) => checkServiceLogs(truth, list).map((f) => f.check);
+  const checks = (list: Json[]) => logFailures(truth, list).map((f) => f.check);
 
   it("holds no record to receipts their header refutes (a log's data altered at the source): the block fails receipts_root, not the service (a user check)", () => {
     const refuted = truthOfAltered(truth.block);
     expect(refuted.report!.receipts_root.matches).toBe(false);
-    expect(checkServiceLogs(refuted, records)).toEqual([]);
+    expect(logFailures(refuted, records)).toEqual([]);
     // The same altered receipts, were they the truth, would blame the service's right record.
-    expect(checkServiceLogs({ ...refuted, report: truth.report }, records).map((f) => f.check)).toEqual([
+    expect(logFailures({ ...refuted, report: truth.report }, records).map((f) => f.check)).toEqual([
       'service_logs.altered',
     ]);
   });
@@ -251,21 +253,21 @@ describe('the log records (0103) against the receipts', () => {
     const verified = verifyBlock(block);
     expect(!verified.ok && verified.error.kind).toBe('invalid');
     const refused: BlockTruth = { ...truth, block, report: null, refused: true };
-    expect(checkServiceLogs(refused, records)).toEqual([]);
+    expect(logFailures(refused, records)).toEqual([]);
     // Held to those receipts, the service's right records were called extra.
-    expect(checkServiceLogs({ ...refused, refused: undefined }, records).map((f) => f.check)).toContain(
+    expect(logFailures({ ...refused, refused: undefined }, records).map((f) => f.check)).toContain(
       'service_logs.extra',
     );
   });
 
   it('passes the records derived from the receipts, and fails none of a block without logs', () => {
     expect(records).toHaveLength(12);
-    expect(checkServiceLogs(truth, records)).toEqual([]);
-    expect(checkServiceLogs(oldTruths[0]!, [])).toEqual([]);
+    expect(logFailures(truth, records)).toEqual([]);
+    expect(logFailures(oldTruths[0]!, [])).toEqual([]);
   });
 
   it('reports a dropped record as missing, with its place and the log it should hold', () => {
-    const failures = checkServiceLogs(truth, without(records, at(2, 1)));
+    const failures = logFailures(truth, without(records, at(2, 1)));
     expect(failures.map((f) => f.check)).toEqual(['service_logs.missing']);
     expect(failures[0]!.evidence.logs).toEqual([expect.objectContaining({ tx_index: 2, log_index: 1 })]);
   });
@@ -277,7 +279,7 @@ describe('the log records (0103) against the receipts', () => {
 
   it('reports a changed record as altered, naming the field, expected and found', () => {
     const changed = replaced(records, at(3, 2), { ...records[at(3, 2)]!, data: 'ff' });
-    const failures = checkServiceLogs(truth, changed);
+    const failures = logFailures(truth, changed);
     expect(failures.map((f) => f.check)).toEqual(['service_logs.altered']);
     expect(failures[0]!.evidence.logs).toEqual([
       { tx_index: 3, log_index: 2, fields: { data: { expected: expect.stringMatching(/^0x/), found: 'ff' } } },
@@ -286,7 +288,7 @@ describe('the log records (0103) against the receipts', () => {
 
   it('reports a record moved to another place (tx_index, log_index changed) as altered, not missing and extra', () => {
     const moved = replaced(records, at(2, 0), { ...records[at(2, 0)]!, log_index: 1 });
-    const failures = checkServiceLogs(truth, moved);
+    const failures = logFailures(truth, moved);
     expect(failures.map((f) => f.check)).toEqual(['service_logs.altered']);
     expect(failures[0]!.evidence.logs).toEqual([
       { tx_index: 2, log_index: 0, fields: { log_index: { expected: 0, found: 1 } } },
@@ -301,9 +303,9 @@ describe('the log records (0103) against the receipts', () => {
       const all = logRecords(big.block);
       const moved = all.map((r) => ({ ...r, tx_index: (r.tx_index as number) + 1000 }));
       const replaced = moved.map((r) => ({ ...r, data: 'ff' }));
-      expect(checkServiceLogs(big, all)).toEqual([]);
-      expect(checkServiceLogs(big, moved).map((f) => f.check)).toEqual(['service_logs.altered']);
-      const failures = checkServiceLogs(big, replaced);
+      expect(logFailures(big, all)).toEqual([]);
+      expect(logFailures(big, moved).map((f) => f.check)).toEqual(['service_logs.altered']);
+      const failures = logFailures(big, replaced);
       expect(
         failures
           .map((f) => [f.check, (f.evidence.logs ?? f.evidence.records) as unknown[]])
@@ -325,10 +327,10 @@ describe('the log records (0103) against the receipts', () => {
     const others = all.filter((r) => r !== record);
     expect(record.topic_zero).toBeNull();
     for (const topic_zero of [null, undefined])
-      expect(checkServiceLogs(anonymous, [...others, { ...record, topic_zero }])).toEqual([]);
+      expect(logFailures(anonymous, [...others, { ...record, topic_zero }])).toEqual([]);
     for (const topic_zero of ['none', '', '0x'])
       expect(
-        checkServiceLogs(anonymous, [...others, { ...record, topic_zero }]).map((f) => f.check),
+        logFailures(anonymous, [...others, { ...record, topic_zero }]).map((f) => f.check),
         topic_zero,
       ).toEqual(['service_logs.altered']);
   });
@@ -337,12 +339,12 @@ describe('the log records (0103) against the receipts', () => {
     const bare = loadFixture('mainnet-1000023');
     const truthWithout = truthOf({ chain_id: 1, header: bare.header, receipts: bare.receipts });
     const otherHashes = records.map((r) => ({ ...r, tx_hash: 'ab'.repeat(32) }));
-    expect(checkServiceLogs(truthWithout, otherHashes)).toEqual([]);
+    expect(logFailures(truthWithout, otherHashes)).toEqual([]);
     const unchecked = [
       "service_logs: the tx_hash of the records of transactions 1, 2, 3 cannot be checked, as the block gives no hash for them (no receipt's transactionHash, no entry in its transactions)",
     ];
-    expect(uncheckedServiceLogs(truthWithout, otherHashes)).toEqual(unchecked);
-    expect(uncheckedServiceLogs(truthWithout, records)).toEqual(unchecked);
+    expect(logUnchecked(truthWithout, otherHashes)).toEqual(unchecked);
+    expect(logUnchecked(truthWithout, records)).toEqual(unchecked);
     // Named by transaction: only the one whose hash the block lacks.
     const oneMissing = {
       ...truth,
@@ -352,34 +354,34 @@ describe('the log records (0103) against the receipts', () => {
         receipts: truth.block.receipts.map((r, i) => (i === 2 ? { ...(r as Json), transactionHash: undefined } : r)),
       },
     };
-    expect(uncheckedServiceLogs(oneMissing, records)).toEqual([
+    expect(logUnchecked(oneMissing, records)).toEqual([
       "service_logs: the tx_hash of the records of transaction 2 cannot be checked, as the block gives no hash for it (no receipt's transactionHash, no entry in its transactions)",
     ]);
     // Records that claim no hash claim nothing unchecked; with the hashes, every claim is checked.
     expect(
-      uncheckedServiceLogs(
+      logUnchecked(
         truthWithout,
         records.map((r) => ({ ...r, tx_hash: null })),
       ),
     ).toEqual([]);
-    expect(uncheckedServiceLogs(truth, records)).toEqual([]);
-    expect(checkServiceLogs(truth, otherHashes).map((f) => f.check)).toEqual(['service_logs.altered']);
+    expect(logUnchecked(truth, records)).toEqual([]);
+    expect(logFailures(truth, otherHashes).map((f) => f.check)).toEqual(['service_logs.altered']);
   });
 
   it("holds a record's own chain_id, where it gives one, to the audit's chain (was: every record of chain 137 passed a chain-1 audit: a user check)", () => {
     expect(
-      checkServiceLogs(
+      logFailures(
         truth,
         records.map((r) => ({ ...r, chain_id: 1 })),
       ),
     ).toEqual([]);
     expect(
-      checkServiceLogs(
+      logFailures(
         truth,
         records.map((r) => ({ ...r, chain_id: '0x1' })),
       ),
     ).toEqual([]);
-    const other = checkServiceLogs(truth, replaced(records, 2, { ...records[2]!, chain_id: 137 }));
+    const other = logFailures(truth, replaced(records, 2, { ...records[2]!, chain_id: 137 }));
     expect(other.map((f) => f.check)).toEqual(['service_logs.altered']);
     expect(other[0]!.evidence.logs).toEqual([
       {
@@ -393,11 +395,9 @@ describe('the log records (0103) against the receipts', () => {
   it('takes the transaction hash from the block when the receipts lack it', () => {
     const receipts = truth.block.receipts.map((r) => ({ ...(r as Json), transactionHash: undefined }));
     const fromBlock = { ...truth, block: { ...truth.block, receipts } };
-    expect(checkServiceLogs(fromBlock, records)).toEqual([]);
+    expect(logFailures(fromBlock, records)).toEqual([]);
     expect(
-      checkServiceLogs(fromBlock, replaced(records, 0, { ...records[0]!, tx_hash: 'ab'.repeat(32) })).map(
-        (f) => f.check,
-      ),
+      logFailures(fromBlock, replaced(records, 0, { ...records[0]!, tx_hash: 'ab'.repeat(32) })).map((f) => f.check),
     ).toEqual(['service_logs.altered']);
   });
 });
@@ -492,8 +492,8 @@ function mutations(truth: BlockTruth): fc.Arbitrary<Mutation> {
 describe('property: single changes of a block’s records', () => {
   const truths = [newTruths[1]!, oldTruths[22]!, oldTruths[9]!, oldTruths[0]!];
   const failuresOf = (truth: BlockTruth, blocks: readonly Json[], logs: readonly Json[]) => [
-    ...checkServiceBlock(truth, blocks),
-    ...checkServiceLogs(truth, logs),
+    ...blockFailures(truth, blocks),
+    ...logFailures(truth, logs),
   ];
 
   it('any single change of any record is caught by exactly one check, the one that names it', () => {

@@ -46,5 +46,5 @@ export type {
 export { isCrossCheck } from './vocabulary.js';
 // The hosted service's raw-dataset checks of one block (pure); `serviceCrossCheck` in `evm-integrity/node` fetches
 // their records.
-export { checkServiceBlock, SERVICE_BLOCK_CHECKS, uncheckedServiceBlock } from './service-block.js';
-export { checkServiceLogs, SERVICE_LOGS_CHECKS, uncheckedServiceLogs } from './service-logs.js';
+export { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
+export { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';

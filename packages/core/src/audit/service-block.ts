@@ -4,7 +4,7 @@
  * for the block, or more than one. Pure: the records are fetched elsewhere.
  */
 import { show } from '../json/show.js';
-import { receiptsRefuted, type AuditFailure, type BlockTruth } from './vocabulary.js';
+import { receiptsRefuted, type BlockTruth, type CrossCheckFindings } from './vocabulary.js';
 import { hexText } from '../bytes/hex.js';
 import {
   differences,
@@ -63,42 +63,37 @@ export const SERVICE_BLOCK_CHECKS: readonly string[] = [
 ];
 
 /**
- * The failures of a block's records (those of its number) against its truth: `present` alone
- * when there is not exactly one record, else one failure per field that differs. A field the
- * chain gives no value for (a header without `extraData`, a block not verified) is skipped;
- * a field the record lacks differs.
+ * What a block's records (those of its number) show against its truth. Its failures: `present` alone when there is not
+ * exactly one record, else one failure per field that differs; a field the record lacks differs. Its unchecked claims:
+ * the fields the record gives where the chain gives no value to check (a header without `extraData`, a block not
+ * verified), each a sentence, which make a block that otherwise passes not verifiable.
  */
-export function checkServiceBlock(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
+export function checkServiceBlock(
+  truth: BlockTruth,
+  records: ReadonlyArray<Record<string, unknown>>,
+): CrossCheckFindings {
   if (records.length !== 1) {
     const message =
       records.length === 0
         ? `the service has no block record for block ${truth.number}`
         : `the service has ${records.length} block records for block ${truth.number}`;
-    return [failure('service_block.present', message, { block_number: truth.number, records: records.length })];
+    return {
+      failures: [failure('service_block.present', message, { block_number: truth.number, records: records.length })],
+      unchecked: [],
+    };
   }
-  return Object.entries(differences(records[0]!, chainValues(truth), BLOCK_FIELDS)).map(
-    ([field, { expected, found }]) =>
+  const record = records[0]!;
+  const expected = chainValues(truth);
+  return {
+    failures: Object.entries(differences(record, expected, BLOCK_FIELDS)).map(([field, { expected, found }]) =>
       failure(
         `service_block.${field}`,
         `block ${truth.number}: the service's ${field} is ${show(found)}, the chain's ${show(expected)}`,
-        {
-          block_number: truth.number,
-          field,
-          expected,
-          found,
-        },
+        { block_number: truth.number, field, expected, found },
       ),
-  );
-}
-
-/**
- * What a block's record says that the chain gives no value to check (a header field the block lacks, a recomputed root
- * where the block was not verified), each a sentence: a block that otherwise passes is then not verifiable. None where
- * there is not exactly one record (service_block.present fails).
- */
-export function uncheckedServiceBlock(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): string[] {
-  if (records.length !== 1) return [];
-  return unchecked(records[0]!, chainValues(truth), BLOCK_FIELDS).map(
-    (field) => `service_block.${field}: the service's ${field} cannot be checked, as the block gives no value for it`,
-  );
+    ),
+    unchecked: unchecked(record, expected, BLOCK_FIELDS).map(
+      (field) => `service_block.${field}: the service's ${field} cannot be checked, as the block gives no value for it`,
+    ),
+  };
 }

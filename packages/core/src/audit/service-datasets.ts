@@ -10,8 +10,8 @@ import { ServiceClient, type ServiceClientOptions } from '../live/service-client
 import type { ExchangeRecorder } from '../sources/exchange.js';
 import { show } from '../json/show.js';
 import { SourceError } from '../errors.js';
-import { checkServiceBlock, SERVICE_BLOCK_CHECKS, uncheckedServiceBlock } from './service-block.js';
-import { checkServiceLogs, SERVICE_LOGS_CHECKS, uncheckedServiceLogs } from './service-logs.js';
+import { checkServiceBlock, SERVICE_BLOCK_CHECKS } from './service-block.js';
+import { checkServiceLogs, SERVICE_LOGS_CHECKS } from './service-logs.js';
 import { groupBy, integerOf } from './service-values.js';
 import type { BlockTruth, CrossCheck, CrossCheckFindings } from './vocabulary.js';
 
@@ -185,10 +185,10 @@ function datasetsCrossCheck(datasets: ServiceDatasets): CrossCheck {
         datasets.records('logs', chainId, from, to, signal).then(byBlock),
       ]);
       for (const truth of truths) {
-        const blockRecords = blocks.get(truth.number) ?? [];
-        const logRecords = logs.get(truth.number) ?? [];
-        const failures = [...checkServiceBlock(truth, blockRecords), ...checkServiceLogs(truth, logRecords)];
-        const unchecked = [...uncheckedServiceBlock(truth, blockRecords), ...uncheckedServiceLogs(truth, logRecords)];
+        const block = checkServiceBlock(truth, blocks.get(truth.number) ?? []);
+        const log = checkServiceLogs(truth, logs.get(truth.number) ?? []);
+        const failures = [...block.failures, ...log.failures];
+        const unchecked = [...block.unchecked, ...log.unchecked];
         if (failures.length > 0 || unchecked.length > 0) findings.set(truth.number, { failures, unchecked });
       }
       return findings;

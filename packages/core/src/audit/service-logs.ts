@@ -7,7 +7,7 @@
 import { hexText } from '../bytes/hex.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { show } from '../json/show.js';
-import { receiptsRefuted, type AuditFailure, type BlockTruth } from './vocabulary.js';
+import { receiptsRefuted, type AuditFailure, type BlockTruth, type CrossCheckFindings } from './vocabulary.js';
 import {
   differences,
   failure,
@@ -162,18 +162,35 @@ function heldRecords(truth: BlockTruth, records: ReadonlyArray<Record<string, un
 }
 
 /**
- * The failures of a block's log records (those of its number) against its receipts' logs, at most
- * one per check. Records are matched to logs by place; of several records at one place, the one
- * closest to the log is taken. A log left without a record is then matched to a left-over record
- * with the same content, as a record whose place was altered. Then each fault is reported by one
- * check only: a log still without a record is missing, a record still without a log is extra, a
- * matched record that differs is altered (the fields, expected and found). The records at the place of a receipt the
- * block's commitments leave out (`excluded_receipts`: Bor's state-sync receipt) are passed over, as are its logs.
+ * What a block's log records (those of its number) show against its receipts' logs. Its failures, at most one per
+ * check: records are matched to logs by place; of several records at one place, the one closest to the log is taken. A
+ * log left without a record is then matched to a left-over record with the same content, as a record whose place was
+ * altered. Then each fault is reported by one check only: a log still without a record is missing, a record still
+ * without a log is extra, a matched record that differs is altered (the fields, expected and found). The records at the
+ * place of a receipt the block's commitments leave out (`excluded_receipts`: Bor's state-sync receipt) are passed over,
+ * as are its logs. Its unchecked claims, each a sentence: what the records at a log's place say that the receipts give
+ * no value to check (their `tx_hash` where the block gives no transaction hash for that receipt), which make a block
+ * that otherwise passes not verifiable. Nothing where the receipts are refuted (no truth at all: the block fails on its
+ * own).
  */
-export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): AuditFailure[] {
+export function checkServiceLogs(
+  truth: BlockTruth,
+  records: ReadonlyArray<Record<string, unknown>>,
+): CrossCheckFindings {
   // Receipts their header refutes are no truth to hold the records to: the block fails receipts_root instead.
-  if (receiptsRefuted(truth)) return [];
+  if (receiptsRefuted(truth)) return { failures: [], unchecked: [] };
+  const logs = chainLogs(truth);
   const { setAside, held } = heldRecords(truth, records);
+  return { failures: logFailures(truth.number, logs, setAside, held), unchecked: uncheckedClaims(logs, held) };
+}
+
+/** The missing, extra and altered records of block `block`'s `logs` ({@link checkServiceLogs}). */
+function logFailures(
+  block: number,
+  logs: readonly ChainLog[],
+  setAside: ReadonlySet<number>,
+  held: ReadonlyArray<Record<string, unknown>>,
+): AuditFailure[] {
   const byPlace = groupBy(held, placeOf);
   // A record without a usable place can only be matched by its content.
   const leftOver: JsonObject[] = byPlace.get(null) ?? [];
@@ -181,7 +198,7 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
 
   const altered: Array<{ tx_index: number; log_index: number; fields: Record<string, FieldDifference> }> = [];
   const unmatched: ChainLog[] = [];
-  for (const log of chainLogs(truth)) {
+  for (const log of logs) {
     if (setAside.has(log.tx_index)) continue;
     const candidates = byPlace.get(`${log.tx_index}:${log.log_index}`) ?? [];
     byPlace.delete(`${log.tx_index}:${log.log_index}`);
@@ -211,7 +228,6 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
   }
   const extra = moved.rest();
 
-  const block = truth.number;
   const failures: AuditFailure[] = [];
   if (missing.length > 0)
     failures.push(
@@ -246,17 +262,12 @@ export function checkServiceLogs(truth: BlockTruth, records: ReadonlyArray<Recor
   return failures;
 }
 
-/**
- * What a block's log records say that its receipts give no value to check, each a sentence: their `tx_hash` where the
- * block gives no transaction hash for the receipt at their place (a block recorded without them). A block that otherwise
- * passes is then not verifiable. None where the receipts are refuted (no truth at all: the block fails on its own).
- */
-export function uncheckedServiceLogs(truth: BlockTruth, records: ReadonlyArray<Record<string, unknown>>): string[] {
-  if (receiptsRefuted(truth)) return [];
-  const expectedAt = new Map(chainLogs(truth).map((log) => [`${log.tx_index}:${log.log_index}`, log]));
+/** What the `held` records at a log's place claim that the block gives no value to check ({@link checkServiceLogs}). */
+function uncheckedClaims(logs: readonly ChainLog[], held: ReadonlyArray<Record<string, unknown>>): string[] {
+  const expectedAt = new Map(logs.map((log) => [`${log.tx_index}:${log.log_index}`, log]));
   // Per field the records claim unchecked, the transactions whose records claim it.
   const claimed = new Map<string, Set<number>>();
-  for (const record of heldRecords(truth, records).held) {
+  for (const record of held) {
     const log = expectedAt.get(placeOf(record) ?? '');
     // A record at no log's place is extra, a failure.
     if (log !== undefined)
