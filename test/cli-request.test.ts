@@ -753,6 +753,19 @@ describe('a root that differs is asserted only where the computation assumed not
       expect(await answered(body)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
       expect((await run(['verify', 'block', join(dir, 'mainnet-17034870-typed-altered.json')])).code).toBe(1);
     });
+
+    it('no receipt at all (a source that answers [] for a block with transactions) is different, not a doubt of types left out (was: verify block said not_verifiable where the server said different)', async () => {
+      const block = untyped((b) => {
+        b.receipts = [];
+        delete b.header.transactions;
+      });
+      const body = await requestBody('mainnet-17034870-no-receipts', block);
+      expect(body.transactions).toEqual([]);
+      expect(await answered(body)).toMatchObject({ status: 200, exit: 1, json: { data: [{ is_identical: false }] } });
+      const verified = await run(['verify', 'block', join(dir, 'mainnet-17034870-no-receipts.json')]);
+      expect(verified.code).toBe(1);
+      expect(JSON.parse(verified.stdout)).toMatchObject({ verdict: 'different', receipts_root: { matches: false } });
+    });
   });
 
   describe('polygon-pos-10000000 (its Bor state-sync receipt, unrecognised once the header changes)', () => {

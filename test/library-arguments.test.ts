@@ -13,6 +13,7 @@ import {
   LogsProofBuilder,
   verifyBlockReceiptProof,
   verifyLogProof,
+  LogsProofVerifier,
   verifyLogsProof,
   verifyLogsProofBytes,
   verifyReceiptProof,
@@ -80,6 +81,53 @@ describe('a chain id', () => {
   });
 });
 
+describe("a logs proof verifier's options, and its end", () => {
+  const { artifact, headHash } = buildArtifact(THIRTY, { addresses: [address], topics: [] });
+
+  it('no options at all is a TypeError naming options (was: "Cannot read properties of undefined (reading \'headHash\')": a user check)', async () => {
+    const named = new TypeError("options must be an object with the head's hash (headHash), got nothing");
+    expect(() => verifyLogsProofBytes(artifact, as(undefined))).toThrow(named);
+    await expect(verifyLogsProof([artifact], as(undefined))).rejects.toThrow(named);
+    expect(() => new LogsProofVerifier(as(null))).toThrow(
+      new TypeError("options must be an object with the head's hash (headHash), got null"),
+    );
+  });
+
+  it('options.maxRecordBytes that is no positive integer is a TypeError or RangeError naming it (was: NaN verified with no limit, -1 refused the proof as "over the limit of -1 bytes": a user check)', () => {
+    expect(verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: 1 << 20 }).ok).toBe(true);
+    expect(verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: undefined }).ok).toBe(true);
+    for (const [limit, got] of [
+      ['100', 'a string'],
+      [10n, 'a bigint'],
+      [null, 'null'],
+    ] as const)
+      expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: as(limit) })).toThrow(
+        new TypeError(`options.maxRecordBytes must be a number, got ${got}`),
+      );
+    for (const limit of [Number.NaN, -1, 0.5, Infinity])
+      expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: limit })).toThrow(
+        new RangeError(`options.maxRecordBytes must be a non-negative integer, got ${limit}`),
+      );
+    expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: 0 })).toThrow(
+      new RangeError('options.maxRecordBytes must be at least 1, got 0'),
+    );
+  });
+
+  it('end() says the same however often it is asked, and a chunk after it throws (was: taken, and a second end() said trailing-data of a proof that had held: a user check)', () => {
+    const verifier = new LogsProofVerifier({ headHash });
+    expect(verifier.write(artifact).ok).toBe(true);
+    const first = verifier.end();
+    expect(first.ok).toBe(true);
+    expect(() => verifier.write(artifact)).toThrow(/write after end\(\)/);
+    expect(verifier.end()).toBe(first);
+    const cut = new LogsProofVerifier({ headHash });
+    cut.write(artifact.subarray(0, artifact.length - 1));
+    const refused = cut.end();
+    expect(refused).toMatchObject({ ok: false, error: { reason: 'blocks-missing' } });
+    expect(cut.end()).toBe(refused);
+  });
+});
+
 describe("a proven block's number", () => {
   const hashes = anchoredHashes(ANCHOR_TEXT, MAINNET_CHECKPOINT, 1);
   if (!hashes.ok) throw new Error(hashes.error.message);
@@ -138,6 +186,17 @@ describe('proof options and positions', () => {
       expect(() => verifyLogProof(blockHash, log, { layout: as(layout) })).toThrow(named);
       expect(() => logProof(header, receipts, txIndex, 0, { layout: as(layout) })).toThrow(named);
     }
+  });
+
+  it('verifyLogProof: a proof that is no object, or lacks its receipt proof, is a TypeError naming it (was: "Cannot read properties of null (reading \'logIndex\')": a user check)', () => {
+    const log = logProof(header, receipts, txIndex, 0);
+    expect(verifyLogProof(blockHash, log).ok).toBe(true);
+    expect(() => verifyLogProof(blockHash, as(null))).toThrow(
+      new TypeError('proof must be a log proof {headerRlp, receiptProof, logIndex}, got null'),
+    );
+    expect(() => verifyLogProof(blockHash, { ...log, receiptProof: as(undefined) })).toThrow(
+      new TypeError('proof.receiptProof must be a receipt proof {index, receiptsRoot, proof}, got nothing'),
+    );
   });
 
   it('verifyReceiptProof: a rule set object whose name names none is the RangeError naming options.rules.name (was: a TypeError, "an object without its layouts")', () => {

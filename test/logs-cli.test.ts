@@ -453,6 +453,27 @@ describe('prove logs refuses', () => {
     const noNode = await run(['prove', 'logs', '--chain', '1', '--from', '1', '--to', '2']);
     expect(noNode.status).toBe(2);
     expect(noNode.stderr).toContain('give the node: --rpc URL');
+    // A value given twice was carried into the proof, its summary saying "address A or A" (a user check).
+    const range = ['--chain', '1', '--rpc', 'http://127.0.0.1:1', '--from', '1', '--to', '2'];
+    const upper = TRANSFER.slice(2).toUpperCase();
+    for (const [flag, first, second, said] of [
+      ['--address', BUSY_2016, BUSY_2016, `--address ${BUSY_2016} is given twice: give each value once`],
+      ['--topic0', TRANSFER, upper, `--topic0 ${upper} is given twice (as ${TRANSFER} too): give each value once`],
+    ]) {
+      const twice = await run([
+        'prove',
+        'logs',
+        ...range,
+        flag!,
+        first!,
+        flag!,
+        second!,
+        '--out',
+        join(tempDir(), 'x.elp'),
+      ]);
+      expect(twice.status, flag).toBe(2);
+      expect(twice.stderr).toContain(said);
+    }
   });
 });
 

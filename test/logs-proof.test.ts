@@ -322,6 +322,15 @@ describe('refusals', () => {
     expect(decodePreamble(padded)).toBe("the preamble's last block is not a canonical quantity");
   });
 
+  it('a preamble whose version is written with a leading zero says so (was: "format version unreadable is not supported": a user check)', () => {
+    expect(decodePreamble(encode([Uint8Array.of(0, 1), 1, 1_000_001, 1_000_002, [], []]))).toBe(
+      "the preamble's format version is not a canonical quantity",
+    );
+    expect(decodePreamble(encode([2, 1, 1_000_001, 1_000_002, [], []]))).toBe(
+      'format version 2 is not supported; this library reads version 1',
+    );
+  });
+
   it('a record over the size limit is refused before it is buffered', () => {
     const verifier = new LogsProofVerifier({ headHash, maxRecordBytes: 1000 });
     expect(verifier.write(records[0]!).ok).toBe(true);

@@ -374,6 +374,15 @@ describe('refusals', () => {
     expect(() => logProof(header, block.receipts, block.receipts.length, 0)).toThrow(RangeError);
     expect(() => logProof(header, block.receipts, tx, block.receipts[tx]!.logs.length)).toThrow(RangeError);
     expect(() => receiptProof(block.receipts, -1)).toThrow(RangeError);
+    expect(() => receiptProof(block.receipts, block.receipts.length)).toThrow(
+      new RangeError(
+        `index must be a position of the ${block.receipts.length} values (0 to ${block.receipts.length - 1}), got ${block.receipts.length}.`,
+      ),
+    );
+    // Was "(0 to -1)": a user check.
+    expect(() => receiptProof([], 0)).toThrow(
+      new RangeError('index must be a position of the values, and there are none: no proof of an empty trie, got 0.'),
+    );
   });
 
   it('decodeReceipt refuses bytes that are no canonical receipt', () => {

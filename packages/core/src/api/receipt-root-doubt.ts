@@ -18,7 +18,6 @@ import type { ReceiptRootRefusal, ReceiptRootRequest } from '../input/requests/r
  */
 export function rootDoubt(request: ReceiptRootRequest): ReceiptRootRefusal | null {
   const { chain, receipts } = request;
-  if (receipts.length === 0) return null;
   const number =
     request.header?.fields.number ?? (request.blockNumber === undefined ? undefined : BigInt(request.blockNumber));
   // A typed transaction dates the block after Berlin, so after Byzantium too.
@@ -28,6 +27,7 @@ export function rootDoubt(request: ReceiptRootRequest): ReceiptRootRefusal | nul
   const doubt = untypedDoubt({
     chain,
     number,
+    count: receipts.length,
     typesGiven: request.typesGiven,
     rootGiven: receipts.some((receipt) => receipt.root !== undefined),
   });

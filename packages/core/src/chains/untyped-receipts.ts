@@ -12,6 +12,8 @@ export interface UntypedReceipts {
   chain: { name: string; forks?: readonly ForkActivation[] };
   /** The block's number, where known. */
   number: bigint | undefined;
+  /** How many receipts the root is computed from: of none, no type was left out, and the root computed is certain. */
+  count: number;
   /** Whether any receipt the source sent (one left out of the root too) gives its type. */
   typesGiven: boolean;
   /** Whether any receipt gives a post-state root: that dates the block before Byzantium, so before typed transactions. */
@@ -27,19 +29,25 @@ export interface UntypedDoubt {
 }
 
 /**
- * Why a receipts root computed from receipts read as legacy may differ for their types alone: none gives its type, and
- * the block may hold typed transactions (its chain's schedule starts them at or before it, or nothing tells). Undefined
- * where the types read are right: a receipt gives a type (so each that does not is legacy), the block comes before
- * typed transactions by its number, or a receipt gives a post-state root (before Byzantium, which every chain's typed
- * transactions follow: EIP-2718 came at Berlin).
+ * Why a receipts root computed from receipts read as legacy may differ for their types alone: there are some, none gives
+ * its type, and the block may hold typed transactions (its chain's schedule starts them at or before it, or nothing
+ * tells). Undefined where the types read are right: there is no receipt, a receipt gives a type (so each that does not
+ * is legacy), the block comes before typed transactions by its number, or a receipt gives a post-state root (before
+ * Byzantium, which every chain's typed transactions follow: EIP-2718 came at Berlin).
  *
  * @example
- * untypedDoubt({ chain: mainnet, number: 17034870n, typesGiven: false, rootGiven: false })
+ * untypedDoubt({ chain: mainnet, number: 17034870n, count: 3, typesGiven: false, rootGiven: false })
  * // { where: 'the block is from Berlin (block 12,244,000) on, where transactions may be typed' }
  */
 export function untypedDoubt(receipts: UntypedReceipts): UntypedDoubt | undefined {
   const { chain, number } = receipts;
-  if (receipts.typesGiven || receipts.rootGiven || !mayHoldTypedTransactions(chain.forks, number)) return undefined;
+  if (
+    receipts.count === 0 ||
+    receipts.typesGiven ||
+    receipts.rootGiven ||
+    !mayHoldTypedTransactions(chain.forks, number)
+  )
+    return undefined;
   const typed = typedTransactionsFrom(chain.forks);
   if (typed === undefined) return { where: `${chain.name}'s blocks may hold typed transactions` };
   const maybeBefore = number === undefined && typed.block! > 0;

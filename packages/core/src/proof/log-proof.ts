@@ -1,6 +1,7 @@
 import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { InvalidReceiptError } from '../errors.js';
+import { kindOf } from '../json/show.js';
 import { encodeHeader } from '../header/header-encoding.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import type { Log, Receipt } from '../receipts/receipt.js';
@@ -83,7 +84,7 @@ export function logProof(
  * to it, the receipt proof holds under the header's receiptsRoot, and the receipt has a log at
  * the position. Returns the log, or a refusal that says which part fails.
  *
- * @throws RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index);
+ * @throws TypeError when `proof` is not an object; RangeError when `proof.logIndex` is not a non-negative integer (as `verifyReceiptProof` for its index);
  * TypeError or RangeError, as {@link verifyBlockReceiptProof}, naming `blockHash`, `proof.headerRlp` or the part of
  * `proof.receiptProof` that is not bytes of its size, or `options.rules` or `options.layout`.
  * @example
@@ -96,6 +97,9 @@ export function verifyLogProof(
   proof: LogProof,
   options: LogProofOptions = {},
 ): Result<ProvenLog, ProofRefusal> {
+  const given: unknown = proof;
+  if (typeof given !== 'object' || given === null)
+    throw new TypeError(`proof must be a log proof {headerRlp, receiptProof, logIndex}, got ${kindOf(given)}`);
   // A position that is none (-1, 0.5, NaN) is the caller's mistake, not a log the receipt lacks.
   checkPosition('logIndex', proof.logIndex);
   checkBytes(blockHash, 'blockHash', HASH_BYTES);

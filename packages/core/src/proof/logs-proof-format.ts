@@ -100,8 +100,9 @@ export function decodePreamble(bytes: Uint8Array): LogsRange | string {
   if (typeof item === 'string') return `the preamble is ${item}`;
   if (!Array.isArray(item) || item.length === 0) return 'the preamble is not a list';
   const version = safeQuantity(item[0]);
+  if (version === null || version === undefined) return `the preamble's format version ${quantityFault(item[0])}`;
   if (version !== LOGS_PROOF_VERSION)
-    return `format version ${version ?? 'unreadable'} is not supported; this library reads version ${LOGS_PROOF_VERSION}`;
+    return `format version ${version} is not supported; this library reads version ${LOGS_PROOF_VERSION}`;
   if (item.length !== 6) return `the preamble has ${item.length} items, expected 6`;
   const [chainId, fromBlock, toBlock] = [item[1], item[2], item[3]].map(safeQuantity);
   if (chainId === null || chainId === undefined) return `the preamble chain id ${quantityFault(item[1])}`;

@@ -2,7 +2,8 @@ import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { err, ok, type Result } from '../result.js';
 import type { EthLog } from './eth-log.js';
-import { checkChainId } from '../chains/chain-arguments.js';
+import { checkChainId, checkWholeNumber } from '../chains/chain-arguments.js';
+import { kindOf } from '../json/show.js';
 import { formatBlock } from '../chains/registry.js';
 import { logsFilterProblem, sameLogsFilter, type LogsFilter } from './logs-filter.js';
 import {
@@ -69,15 +70,26 @@ export class LogsProofVerifier {
   #signed = false;
   #check: LogsRangeCheck | null = null;
   #refusal: LogsProofRefusal | null = null;
+  /** What {@link end} answered: a verifier reads one proof, and says the same of it however often it is asked. */
+  #ended: Result<LogsProofSummary, LogsProofRefusal> | null = null;
 
   /**
-   * @throws TypeError when `options.headHash` is neither a {@link HeadCheck} nor a Uint8Array (hex text among others),
-   * RangeError when it is not 32 bytes; TypeError or RangeError naming `options.chainId`, where given, when it is not a
-   * chain id (a non-negative integer): a `'1'` would be "chain 1, not chain 1".
+   * @throws TypeError when `options` is not an object, or `options.headHash` is neither a {@link HeadCheck} nor a
+   * Uint8Array (hex text among others), RangeError when it is not 32 bytes; TypeError or RangeError naming
+   * `options.chainId`, where given, when it is not a chain id (a non-negative integer): a `'1'` would be "chain 1, not
+   * chain 1"; and naming `options.maxRecordBytes`, where given, when it is not a positive integer (a limit that is none
+   * is the caller's mistake, not the proof's).
    */
   constructor(options: LogsProofVerifyOptions) {
+    const given: unknown = options;
+    if (typeof given !== 'object' || given === null)
+      throw new TypeError(`options must be an object with the head's hash (headHash), got ${kindOf(given)}`);
     if (typeof options.headHash !== 'function') checkBytes(options.headHash, 'headHash', HASH_BYTES);
     if (options.chainId !== undefined) checkChainId(options.chainId, 'options.chainId');
+    if (options.maxRecordBytes !== undefined) {
+      checkWholeNumber(options.maxRecordBytes, 'options.maxRecordBytes');
+      if (options.maxRecordBytes === 0) throw new RangeError('options.maxRecordBytes must be at least 1, got 0');
+    }
     this.#options = options;
     this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
   }
@@ -89,10 +101,13 @@ export class LogsProofVerifier {
 
   /**
    * Reads a chunk: the matching logs of the blocks it completes, or the first fault (and that fault from then on).
-   * @throws TypeError when `chunk` is not a Uint8Array (a string, of hex or of text, among others).
+   * @throws TypeError when `chunk` is not a Uint8Array (a string, of hex or of text, among others); Error after
+   * {@link end}, whose answer a later chunk would contradict.
    */
   write(chunk: Uint8Array): Result<EthLog[], LogsProofRefusal> {
     checkBytes(chunk, 'chunk');
+    if (this.#ended !== null)
+      throw new Error('write after end(): a LogsProofVerifier reads one proof, and it has ended; make another');
     if (this.#refusal !== null) return err(this.#refusal);
     this.#reader.push(chunk);
     const logs: EthLog[] = [];
@@ -107,8 +122,13 @@ export class LogsProofVerifier {
     }
   }
 
-  /** After the last chunk: the summary when the proof holds, else its first fault. */
+  /** After the last chunk: the summary when the proof holds, else its first fault; the same answer when asked again. */
   end(): Result<LogsProofSummary, LogsProofRefusal> {
+    this.#ended ??= this.#conclude();
+    return this.#ended;
+  }
+
+  #conclude(): Result<LogsProofSummary, LogsProofRefusal> {
     if (this.#refusal !== null) return err(this.#refusal);
     const fail = (refusal: LogsProofRefusal) => {
       this.#refusal = refusal;

@@ -56,10 +56,13 @@ export const checkProofOptions = (options: EncodeReceiptOptions & { layout?: Hea
 };
 
 /**
- * Holds a receipt proof argument (`name`) to its contract: a 32-byte `receiptsRoot` and a list of nodes, each bytes
+ * Holds a receipt proof argument (`name`) to its contract: an object, a 32-byte `receiptsRoot` and a list of nodes, each bytes
  * (its `index` is checked where it is walked, once its header holds).
  */
 export const checkReceiptProof = (proof: ReceiptProof, name: string): void => {
+  const given: unknown = proof;
+  if (typeof given !== 'object' || given === null)
+    throw new TypeError(`${name} must be a receipt proof {index, receiptsRoot, proof}, got ${kindOf(given)}`);
   checkBytes(proof.receiptsRoot, `${name}.receiptsRoot`, HASH_BYTES);
   checkBytesList(proof.proof, `${name}.proof`);
 };

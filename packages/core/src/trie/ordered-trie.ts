@@ -285,7 +285,9 @@ export function orderedTrieProofs(
   for (const index of indexes)
     if (!Number.isSafeInteger(index) || index < 0 || index >= values.length)
       throw new RangeError(
-        `index must be a position of the ${values.length} values (0 to ${values.length - 1}), got ${index}.`,
+        values.length === 0
+          ? `index must be a position of the values, and there are none: no proof of an empty trie, got ${index}.`
+          : `index must be a position of the ${values.length} values (0 to ${values.length - 1}), got ${index}.`,
       );
   if (values.length === 0) return { root: EMPTY_TRIE_ROOT.slice(), proofs: [] };
   const keccak = options.keccak ?? defaultKeccak256;

@@ -382,6 +382,7 @@ function untypedRootDoubt(
   const doubt = untypedDoubt({
     chain: { name: chain?.name ?? 'this chain', forks: chain?.forks },
     number: block.header.fields.number,
+    count: receipts.outlines.length,
     typesGiven: block.typesGiven,
     rootGiven: receipts.rootGiven(),
   });

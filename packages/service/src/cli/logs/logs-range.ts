@@ -48,11 +48,29 @@ function checkOrder(from: number, to: number, given: { fromBlock: BlockRef; toBl
     );
 }
 
-/** The filter `--address A`… and `--topic0 T`… make: any of the addresses, and any of the topics first. */
+/**
+ * The filter `--address A`… and `--topic0 T`… make: any of the addresses, and any of the topics first. A value given
+ * twice (in any case, with or without 0x: each is read to lowercase 0x hex) is a UsageError: it would be carried into the proof and its summary twice.
+ */
 export function filterOfFlags(values: { address?: string[]; topic0?: string[] }): LogsFilter {
-  const addresses = (values.address ?? []).map((a) => hexToBytes(addressValue('--address', a)));
-  const topic0 = (values.topic0 ?? []).map((t) => hexToBytes(topicValue('--topic0', t)));
+  const addresses = onceEach('--address', values.address ?? [], addressValue);
+  const topic0 = onceEach('--topic0', values.topic0 ?? [], topicValue);
   return { addresses, topics: topic0.length > 0 ? [topic0] : [] };
+}
+
+/** The values of a repeated flag as bytes, each read by `read`; one given twice is a UsageError naming both. */
+function onceEach(flag: string, given: string[], read: (flag: string, value: string) => string): Uint8Array[] {
+  const seen = new Map<string, string>();
+  return given.map((value) => {
+    const hex = read(flag, value);
+    const before = seen.get(hex);
+    if (before !== undefined)
+      throw new UsageError(
+        `${flag} ${value} is given twice${before === value ? '' : ` (as ${before} too)`}: give each value once`,
+      );
+    seen.set(hex, value);
+    return hexToBytes(hex);
+  });
 }
 
 /** Reads and checks `--chain`, the node, `--from`/`--to` and the filter (`--address`…, `--topic0`…). */
