@@ -31,7 +31,16 @@ import { beaconBlockBodyType } from '../packages/core/src/anchor/beacon-block.js
 import { bytes32Vector, vectorRoot } from '../packages/core/src/anchor/ssz.js';
 import { containerParts, fieldIndex } from '../packages/core/src/anchor/ssz-schema.js';
 import { bytesToHex, encodeHeader, hexToBytes, Problems, readRpcHeader } from '../packages/core/src/index.js';
+import {
+  accumulatorRoot,
+  epochOf,
+  epochRecordBranch,
+  MERGE_BLOCK,
+  verifyPreMergeHeader,
+} from '../packages/core/src/anchor/accumulator.js';
+import { defaultKeccak256 } from '../packages/core/src/keccak/keccak.js';
 import { checkpointSummaries, MAINNET_CHECKPOINT } from './helpers/anchor-files.js';
+import { contentValueOf, headerWithProof } from './helpers/portal-vectors.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { runs } from './helpers/runs.js';
 
@@ -188,6 +197,41 @@ describe('the checkpoint’s own block', () => {
 });
 
 describe('blocks before the merge, through their epoch record', () => {
+  it('the last epoch, 1896, which the merge ended after 5,362 blocks: its record is read, and proves its last block as the Portal proof of block 15,537,393 does (was: refused, "an epoch record is 8192 header records": a user check)', () => {
+    const last = MERGE_BLOCK - 1;
+    const { header, proof } = headerWithProof(
+      contentValueOf(new URL('portal/headers_with_proof/15537393.yaml', ANCHOR).pathname),
+    );
+    const portal = Array.from({ length: 15 }, (_, i) => proof.subarray(i * 32, i * 32 + 32));
+    // The real record is not in the fixtures: one of the same count, block 15,537,393's entry the real one (its hash,
+    // and its total difficulty, the Portal proof's first node), the others made up.
+    const ssz = new Uint8Array(5362 * 64);
+    for (let i = 0; i < ssz.length; i++) ssz[i] = (i * 131 + 7) & 0xff;
+    ssz.set(defaultKeccak256(header), 5361 * 64);
+    ssz.set(portal[0]!, 5361 * 64 + 32);
+    const record = readEpochRecord(ssz);
+    expect(record.blockHashes).toHaveLength(5362);
+    expect(epochOf(last)).toBe(1896);
+    const branch = epochRecordBranch(record, last);
+    // The length its proofs mix in, 5,362, as the Portal proof's last node.
+    expect(hex(branch[14]!)).toBe(hex(portal[14]!));
+    expect(hex(branch[0]!)).toBe(hex(portal[0]!));
+    // The shipped accumulator with epoch 1896's root this record's (its SSZ: two offsets, then the epochs' roots), held
+    // to the root that makes: the record the prover builds verifies under it.
+    const shipped = read('portal/accumulator/historical_hashes_accumulator.ssz');
+    const changed = Uint8Array.from(shipped);
+    changed.set(record.root, 8 + 1896 * 32);
+    const epochs = [...accumulator().epochs];
+    epochs[1896] = record.root;
+    const trusted = value(readAccumulator(changed, accumulatorRoot(epochs)));
+    const built = value(preMergeBlockRecord(header, record, trusted));
+    expect(built).toMatchObject({ kind: 'block', proof: { era: 'pre-merge' } });
+    expect(verifyPreMergeHeader({ header }, branch, trusted)).toEqual({
+      ok: true,
+      value: { blockHash: defaultKeccak256(header), blockNumber: last },
+    });
+  });
+
   it('epoch record 122 hashes to the accumulator’s root of epoch 122 (the accumulator checked against EIP-7643)', () => {
     expect(readEpochRecord(EPOCH_122).root).toEqual(accumulator().epochs[122]);
   });
@@ -220,7 +264,15 @@ describe('blocks before the merge, through their epoch record', () => {
       ok: false,
       error: "the epoch record is not epoch 122's: its root is not the accumulator's",
     });
-    expect(() => readEpochRecord(EPOCH_122.subarray(64))).toThrow(SszShapeError);
+    // 8191 records are an epoch record (the last epoch's is short), but not epoch 122's: its count is in its root.
+    expect(
+      preMergeBlockRecord(fixtureHeader(1000010).rlp, readEpochRecord(EPOCH_122.subarray(64)), accumulator()),
+    ).toEqual({
+      ok: false,
+      error: "the epoch record is not epoch 122's: its root is not the accumulator's",
+    });
+    for (const bytes of [EPOCH_122.subarray(1), new Uint8Array(0), new Uint8Array(EPOCH_122.length + 64)])
+      expect(() => readEpochRecord(bytes), `${bytes.length} bytes`).toThrow(SszShapeError);
     expect(preMergeBlockRecord(fixtureHeader(22431084).rlp, record, accumulator())).toEqual({
       ok: false,
       error: 'block 22431084 is at or after the merge (15537394): no epoch record holds it',

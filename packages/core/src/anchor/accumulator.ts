@@ -202,14 +202,16 @@ export interface EpochRecord {
 
 /**
  * An `EpochRecord` from its SSZ (`List[HeaderRecord, 8192]`: 64 bytes a record, back to back), as the
- * Portal Network publishes them (`epoch-record-00122.ssz` in ethereum/portal-spec-tests); every epoch the
- * frozen accumulator holds is complete, 8192 records.
- * @throws SszShapeError when the bytes are not 8192 records.
+ * Portal Network publishes them (`epoch-record-00122.ssz` in ethereum/portal-spec-tests): 8192 records for
+ * every epoch but the last, epoch 1896, which the merge ended after 5,362 (blocks 15,532,032 to 15,537,393; the
+ * length its proofs mix in). Its root mixes in the records' count, so a record cut short is not the accumulator's.
+ * @throws SszShapeError when the bytes are not 1 to 8192 records.
  */
 export function readEpochRecord(ssz: Uint8Array): EpochRecord {
-  if (ssz.length !== EPOCH_SIZE * HEADER_RECORD_BYTES)
+  const count = ssz.length / HEADER_RECORD_BYTES;
+  if (!Number.isInteger(count) || count < 1 || count > EPOCH_SIZE)
     throw new SszShapeError(
-      `an epoch record is ${EPOCH_SIZE} header records of ${HEADER_RECORD_BYTES} bytes (${EPOCH_SIZE * HEADER_RECORD_BYTES}), not ${ssz.length} bytes`,
+      `an epoch record is 1 to ${EPOCH_SIZE} header records of ${HEADER_RECORD_BYTES} bytes (${EPOCH_SIZE * HEADER_RECORD_BYTES} for a whole epoch), not ${ssz.length} bytes`,
     );
   const blockHashes: Node[] = [];
   const totalDifficulties: Node[] = [];
@@ -222,7 +224,7 @@ export function readEpochRecord(ssz: Uint8Array): EpochRecord {
     totalDifficulties.push(totalDifficulty);
     leaves.push(parentOf(blockHash, totalDifficulty));
   }
-  const root = mixInLength(merkleize(leaves, Math.log2(EPOCH_SIZE)), EPOCH_SIZE);
+  const root = mixInLength(merkleize(leaves, Math.log2(EPOCH_SIZE)), count);
   return { blockHashes, totalDifficulties, leaves, root };
 }
 

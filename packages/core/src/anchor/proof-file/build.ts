@@ -180,7 +180,9 @@ export function preMergeBlockRecord(
   if (epochRoot === undefined || !bytesEqual(record.root, epochRoot))
     return err(`the epoch record is not epoch ${epoch}'s: its root is not the accumulator's`);
   const hash = defaultKeccak256(header);
-  const held = record.blockHashes[blockNumber % EPOCH_SIZE]!;
+  const held = record.blockHashes[blockNumber % EPOCH_SIZE];
+  if (held === undefined)
+    return err(`epoch record ${epoch} holds ${record.blockHashes.length} blocks, none of them block ${blockNumber}`);
   if (!bytesEqual(hash, held))
     return err(
       `the header of block ${blockNumber} hashes to ${prefixedHex(hash)}, but epoch record ${epoch} holds ${prefixedHex(held)}`,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { encodeHeader, Problems, readRpcHeader } from 'evm-integrity';
 import {
   EPOCH_SIZE,
+  MERGE_BLOCK,
   preMergeBlockRecord,
   readAccumulator,
   readEpochRecord,
@@ -54,9 +55,10 @@ export function readEpochRecordFile(dir: string, epoch: number): EpochRecord {
     bytes = readFileSync(file);
   } catch (error) {
     const first = epoch * EPOCH_SIZE;
+    const last = Math.min(first + EPOCH_SIZE, MERGE_BLOCK) - 1;
     const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new InputError(
-      `--era-dir: ${file}: ${why} (the epoch record of blocks ${first.toLocaleString('en-US')} to ${(first + EPOCH_SIZE - 1).toLocaleString('en-US')})`,
+      `--era-dir: ${file}: ${why} (the epoch record of blocks ${first.toLocaleString('en-US')} to ${last.toLocaleString('en-US')})`,
     );
   }
   try {
