@@ -11,6 +11,7 @@ import {
   isReorg,
   linkParent,
   type AuditEvent,
+  type AuditRangeOptions,
   type BlockAudit,
   type CrossCheck,
 } from '../packages/core/src/audit/index.js';
@@ -18,7 +19,7 @@ import { ChainMismatchError, SourceError } from '../packages/core/src/errors.js'
 import { type BlockJson, type BlockSource } from '../packages/core/src/sources/block-source.js';
 import { RpcBlockSource } from '../packages/core/src/live/rpc-block-source.js';
 import { borStateSyncTxHash } from '../packages/core/src/chains/state-sync.js';
-import { bytesToHex, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
+import { bytesToHex, hexToBytes, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { inlineBlockVerifier } from '../packages/core/src/verify/block-verifier.js';
 import { loadFixture } from './helpers/fixtures.js';
 import { TEST_CHAINS, testRegistry } from './helpers/test-chains.js';
@@ -55,6 +56,8 @@ async function collect(audit: AsyncIterable<AuditEvent>): Promise<AuditEvent[]> 
 }
 const blocksOf = (events: AuditEvent[]) => events.filter((e): e is BlockAudit => !isReorg(e));
 /** Every block's number with the checks it failed, for the blocks that did not pass. */
+/** An argument given as another type than its signature's, as JavaScript callers and `as any` give it. */
+const as = <T>(value: unknown) => value as T;
 const notPassing = (events: AuditEvent[]) =>
   blocksOf(events)
     .filter((e) => e.verdict !== 'pass')
@@ -94,6 +97,52 @@ describe('auditRange over a JSON-RPC node', () => {
       expected: `0x${'11'.repeat(32)}`,
       found: parentOfFirst.toLowerCase(),
     });
+  });
+
+  it('hashes in any case, with or without 0x, hold blocks as the CLI does; one of another type, or an anchor of no block of the range, is named (was: the right hash without 0x failed the block, anchor or parent_link; a key "1000030" was dropped: a user check)', async () => {
+    const n = await start();
+    const parentOfFirst = String(n.blocks.get(FROM)!.header.parentHash);
+    const tail = String(n.blocks.get(FROM + 4)!.header.hash);
+    const bare = (hash: string) => hash.slice(2).toUpperCase();
+    const audit = auditRange({
+      source: rpc(n),
+      chainId: 1,
+      from: FROM,
+      to: FROM + 4,
+      anchor: bare(parentOfFirst),
+      anchors: new Map([[FROM + 4, bare(tail)]]),
+    });
+    expect(notPassing(await collect(audit))).toEqual([]);
+    expect(audit.summary().anchoring).toMatchObject({ authenticated: [[FROM, FROM + 4]], assurance: 'authentic' });
+    const range = { source: rpc(n), chainId: 1, from: FROM, to: FROM + 4 };
+    const refused: Array<[Partial<AuditRangeOptions>, Error]> = [
+      [
+        { anchor: as(hexToBytes(parentOfFirst)) },
+        new TypeError('anchor must be a block hash as hex text (64 hex digits, with or without 0x), got a Uint8Array'),
+      ],
+      [
+        { anchor: '0x1234' },
+        new RangeError('anchor must be a block hash (64 hex digits, with or without 0x), got "0x1234"'),
+      ],
+      [
+        { anchors: as({ [FROM + 4]: tail }) },
+        new TypeError('anchors must be a Map of block numbers to their hashes, got an object'),
+      ],
+      [
+        { anchors: as(new Map([[String(FROM + 4), tail]])) },
+        new TypeError(`anchors must be keyed by block numbers (numbers), got the key "${FROM + 4}" (a string)`),
+      ],
+      [
+        { anchors: new Map([[FROM + 5, tail]]) },
+        new RangeError(`anchors: block ${FROM + 5} is no block of the range ${FROM} to ${FROM + 4}`),
+      ],
+      [
+        { anchors: new Map([[FROM + 4, 'junk']]) },
+        new RangeError(`anchors[${FROM + 4}] must be a block hash (64 hex digits, with or without 0x), got "junk"`),
+      ],
+    ];
+    for (const [options, error] of refused) expect(() => auditRange({ ...range, ...options })).toThrow(error);
+    await n.close();
   });
 
   it("a line judged without the block before it, linked later (linkParent, as the queue links a reorg's first block), is the line judged with it", async () => {

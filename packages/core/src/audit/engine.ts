@@ -6,6 +6,7 @@
  */
 import { ChainMismatchError, SourceError } from '../errors.js';
 import { checkChainId, checkWholeNumber } from '../chains/chain-arguments.js';
+import { auditAnchors, auditHash } from './audit-arguments.js';
 import { notTheBlockAsked, withChainAsked, type BlockJson, type BlockSource } from '../sources/block-source.js';
 import type { Result } from '../result.js';
 import { inlineBlockVerifier, type BlockVerifier } from '../verify/block-verifier.js';
@@ -128,12 +129,23 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
    */
   private readonly verifying = new WeakMap<BlockJson, Promise<Result<BlockReport, BlockRefusal>>>();
 
-  constructor(private readonly options: AuditRangeOptions) {
-    const { chainId, from, to } = options;
+  private readonly options: AuditRangeOptions;
+
+  /**
+   * @throws TypeError or RangeError naming `chainId`, `from`, `to`, `anchor` or `anchors` where one is not what its
+   * type says (a hash is text, with or without `0x`).
+   */
+  constructor(given: AuditRangeOptions) {
+    const { chainId, from, to } = given;
     checkChainId(chainId, 'chainId');
     checkWholeNumber(from, 'from');
     checkWholeNumber(to, 'to');
     if (to < from) throw new RangeError(`to must be a block number at or after from (${from}), got ${to}`);
+    const options = (this.options = {
+      ...given,
+      ...(given.anchor !== undefined && given.anchor !== null && { anchor: auditHash(given.anchor, 'anchor') }),
+      ...(given.anchors !== undefined && { anchors: auditAnchors(given.anchors, from, to) }),
+    });
     this.tally = new AuditTally(chainId, from, to, {
       head: options.anchor ?? null,
       ...(options.anchors && { anchors: options.anchors }),

@@ -25,12 +25,16 @@ function render(value: unknown, depth: number): string {
 }
 
 /**
- * What a value is, for "expected …, got …": `an array`, `the number 42`, `a string`, `null`, … (`nothing` when absent).
+ * What a value is, for "expected …, got …": `an array`, `the number 42`, `a string`, `null`, `a Uint8Array`, `a Map`, …
+ * (`nothing` when absent).
  */
 export function kindOf(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  // Bytes where text is expected (or the reverse) are the common mistake: named, not "an object".
+  if (ArrayBuffer.isView(value)) return `a ${value.constructor.name}`;
+  if (value instanceof Map) return 'a Map';
   if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${String(value)}`;
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
