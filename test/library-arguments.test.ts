@@ -7,7 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULE_SETS, type HeaderLayout } from '../packages/core/src/index.js';
+import {
+  bytesToHex,
+  receiptsCommitment,
+  receiptsRoot,
+  RULE_SETS,
+  type HeaderLayout,
+  type RuleSet,
+} from '../packages/core/src/index.js';
 import {
   logProof,
   LogsProofBuilder,
@@ -262,6 +269,16 @@ describe("the anchor proof file's text", () => {
 });
 
 describe('a receipt encoding and its rules', () => {
+  it('receiptsRoot, receiptsCommitment and encodeReceipt: a rule set by its name is a TypeError naming options.rules (was: "Cannot read properties of undefined (reading \'get\')", and an empty list taken: a user check)', () => {
+    const named = /^options\.rules must be a rule set object \(RULE_SETS\.optimism\), got the string "optimism"/;
+    const rules = as<RuleSet>('optimism');
+    expect(() => receiptsRoot(receipts, { rules })).toThrow(named);
+    expect(() => receiptsRoot([], { rules })).toThrow(named);
+    expect(() => receiptsCommitment(receipts, { rules })).toThrow(named);
+    expect(() => encodeReceipt(receipts[txIndex]!, { rules })).toThrow(named);
+    expect(bytesToHex(receiptsRoot(receipts, { rules: RULE_SETS.ethereum }))).toBe(bytesToHex(header.receiptsRoot));
+  });
+
   it('decodeReceipt: hex text in place of the bytes is a TypeError naming encoded, a rule set name one naming options.rules (was: "Receipt type 0 is not known to the ethereum rule set (known: 0, 1, 2, 3, 4)", "reading \'get\'")', () => {
     const encoded = encodeReceipt(receipts[txIndex]!, { rules: RULE_SETS.ethereum });
     expect(decodeReceipt(encoded, { rules: RULE_SETS.ethereum })).toEqual(receipts[txIndex]);

@@ -267,7 +267,8 @@ const describeFilter = (filter: LogsFilter): string =>
  */
 export async function verifyLogsProof(
   source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  options: LogsProofVerifyOptions & { onLogs?: (logs: EthLog[]) => void | Promise<void> },
+  // What onLogs returns is awaited, and nothing else: `(logs) => out.push(...logs)`, a number, is as welcome as a promise.
+  options: LogsProofVerifyOptions & { onLogs?: (logs: EthLog[]) => unknown },
 ): Promise<Result<LogsProofSummary, LogsProofRefusal>> {
   const verifier = new LogsProofVerifier(options);
   for await (const chunk of source) {

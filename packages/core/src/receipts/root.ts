@@ -8,7 +8,7 @@ import {
   type EncodeReceiptOptions,
   type ReceiptPlan,
 } from './receipt-encoding.js';
-import { RULE_SETS, type RuleSet } from './rules.js';
+import { checkRuleSet, RULE_SETS, type RuleSet } from './rules.js';
 import type { Receipt } from './receipt.js';
 
 /** What a block commits to about its receipts. */
@@ -48,6 +48,7 @@ class ReceiptWriter {
   readonly #onReceiptBloom: CommitmentOptions['onReceiptBloom'];
 
   constructor(options: CommitmentOptions, keccak: Keccak256) {
+    if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
     this.#rules = options.rules ?? RULE_SETS.ethereum;
     this.#hasher = new BloomHasher(keccak);
     this.#onReceiptBloom = options.onReceiptBloom;
@@ -79,7 +80,8 @@ class ReceiptWriter {
  * Receipts root and block bloom of a block's complete receipt list (position i is
  * transaction i), with each receipt's encoding.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  * @example
  * const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules: RULE_SETS.optimism })
  */
@@ -109,7 +111,8 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Commit
  * hashed at once. Holding every encoding (700 bytes a receipt, most of it the bloom) made a million
  * receipts trigger a full collection of the caller's whole heap on its own.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  */
 export function receiptsRootAndBloom(
   receipts: readonly Receipt[],
@@ -122,7 +125,8 @@ export function receiptsRootAndBloom(
  * {@link receiptsRootAndBloom} of `count` receipts given one at a time: `receiptAt(i)` is asked for each once, when
  * the trie takes its leaf, so that the caller need not hold them all decoded.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know.
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  */
 export function receiptsRootAndBloomOf(
   count: number,

@@ -107,7 +107,9 @@ function isBlankLine(text: string): boolean {
  * Streaming verification: `start` with the file's first line and the checkpoint the caller trusts,
  * `push` each later line, then `finish`. After a refusal every call returns it.
  * @example
- * const verifier = AnchorProofVerifier.start(lines[0], checkpoint);
+ * const started = AnchorProofVerifier.start(lines[0], checkpoint);
+ * if (!started.ok) throw new Error(started.error.message);
+ * const verifier = started.value;
  * for (const [i, line] of lines.slice(1).entries()) verifier.push(line, i + 2);
  * const verdict = verifier.finish();
  */
