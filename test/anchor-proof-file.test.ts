@@ -116,6 +116,20 @@ describe('the mainnet anchor proof file', () => {
     expect(verifyAnchorProof(sepolia, MAINNET_CHECKPOINT)).toMatchObject({ ok: false, error: { reason: 'network' } });
   });
 
+  it('refuses a file of nothing, or of blank lines alone, as empty at line 1 (was: "line 4 (format): $: a blank line" of a file of three newlines: a user check)', () => {
+    const said = 'the file is empty (blank lines alone, or nothing): it has no head line and no records';
+    for (const text of ['', '\n\n\n', ' \r\n\t', '\uFEFF']) {
+      expect(verifyAnchorProof(text, MAINNET_CHECKPOINT), JSON.stringify(text)).toEqual({
+        ok: false,
+        error: { line: 1, reason: 'empty', message: said },
+      });
+      expect(readAnchorFileHead(text)).toEqual({
+        line: 1,
+        head: { ok: false, error: { line: 1, path: '$', message: said } },
+      });
+    }
+  });
+
   it('skips blank lines before the first line too, which is then the first with text', () => {
     const verdict = verifyAnchorProof(`\n \n${TEXT}`, MAINNET_CHECKPOINT);
     expect(verdict.ok && verdict.value.blocks.map((b) => b.line)).toEqual(

@@ -383,6 +383,9 @@ export class AnchorProofVerifier {
   }
 }
 
+/** What a file of no text, or of blank lines alone, is refused with: there is no line to name but the first. */
+const EMPTY_FILE = 'the file is empty (blank lines alone, or nothing): it has no head line and no records';
+
 /**
  * Where a file's head is in its text: the first line with text, line `line` (blank lines before it keep their
  * numbers), from `start` to `end`. One leading byte order mark is the file's encoding, not its text: it is skipped, as
@@ -416,6 +419,7 @@ export function readAnchorFileHead(text: string): {
   head: Result<AnchorProofHead, AnchorFormatProblem>;
 } {
   const { start, end, line } = headSpan(text);
+  if (isBlankLine(text.slice(start, end))) return { line: 1, head: err({ line: 1, path: '$', message: EMPTY_FILE }) };
   // A problem names the file's line, blank lines before the head counted.
   return { line, head: readAnchorHead(text.slice(start, end), line) };
 }
@@ -448,6 +452,7 @@ export function verifyAnchorProof(text: string, checkpoint: Node): Result<Anchor
     return end === -1 ? text.length : end;
   };
   const head = headSpan(text);
+  if (isBlankLine(text.slice(head.start, head.end))) return err({ line: 1, reason: 'empty', message: EMPTY_FILE });
   let line = head.line;
   const started = AnchorProofVerifier.start(text.slice(head.start, head.end), checkpoint, line);
   if (!started.ok) return started;
