@@ -130,6 +130,50 @@ describe('the mainnet anchor proof file', () => {
     }
   });
 
+  it('refuses a member the format does not have, or one spelled another way, naming it (was: taken, the claim unread: a user check)', () => {
+    const lines = TEXT.split('\n');
+    const edit = (at: number, change: (line: Record<string, any>) => void) => {
+      const copy = [...lines];
+      const line = JSON.parse(copy[at]!);
+      change(line);
+      copy[at] = JSON.stringify(line);
+      return verifyAnchorProof(copy.join('\n'), MAINNET_CHECKPOINT);
+    };
+    const block = lines.findIndex((line) => line.includes('"kind":"block"'));
+    const header = lines.findIndex((line) => line.includes('"kind":"beacon-header"'));
+    const cases: Array<[number, (line: Record<string, any>) => void, string, string]> = [
+      [
+        0,
+        (l) => (l.blocks = []),
+        '$.blocks',
+        'a member this part of an anchor proof file does not have (its members: anchor_proof, network, checkpoint)',
+      ],
+      [
+        block,
+        (l) => (l.block_hash = `0x${'00'.repeat(32)}`),
+        '$.block_hash',
+        'a member this part of an anchor proof file does not have (its members: kind, header, proof)',
+      ],
+      [
+        block,
+        (l) => (l.proof.Era = l.proof.era),
+        '$.proof.Era',
+        'one spelling of each member: "Era" is "era" spelled another way, and "era" is given too; give one',
+      ],
+      [
+        header,
+        (l) => (l.header.Slot = 1),
+        '$.header.Slot',
+        'one spelling of each member: "Slot" is "slot" spelled another way, and "slot" is given too; give one',
+      ],
+    ];
+    for (const [line, change, path, message] of cases)
+      expect(edit(line, change), path).toEqual({
+        ok: false,
+        error: { line: line + 1, reason: 'format', message: `${path}: ${message}` },
+      });
+  });
+
   it('skips blank lines before the first line too, which is then the first with text', () => {
     const verdict = verifyAnchorProof(`\n \n${TEXT}`, MAINNET_CHECKPOINT);
     expect(verdict.ok && verdict.value.blocks.map((b) => b.line)).toEqual(

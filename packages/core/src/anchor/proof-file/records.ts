@@ -8,6 +8,7 @@
  */
 import { parseHex } from '../../bytes/hex.js';
 import { AnchorFormatError, DuplicateMemberError } from '../../errors.js';
+import { spelledAnotherWay, spellingRefusal } from '../../json/member-names.js';
 import { parseJson } from '../../json/parse-json.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
@@ -111,6 +112,35 @@ const objectAt = (value: unknown, path: string): Record<string, unknown> => {
   return value as Record<string, unknown>;
 };
 
+/** The members of each part of the format (constants: the spelling rule keeps its tables by list). */
+const BEACON_HEADER_MEMBERS = ['slot', 'proposer_index', 'parent_root', 'state_root', 'body_root'];
+const STATE_FIELD_MEMBERS = ['root', 'branch'];
+const PRE_MERGE_MEMBERS = ['era', 'branch', 'epoch_root', 'epoch_branch'];
+const SUMMARY_MEMBERS = ['index', 'block_summary_root', 'state_summary_root', 'branch'];
+const BATCH_MEMBERS = ['index', 'root', 'branch'];
+const BEACON_HEADER_RECORD_MEMBERS = ['kind', 'header', 'historical_summaries', 'historical_roots'];
+const LIGHT_CLIENT_RECORD_MEMBERS = ['kind', 'fork', 'ssz'];
+const BLOCK_RECORD_MEMBERS = ['kind', 'header', 'proof'];
+const HEAD_MEMBERS = ['anchor_proof', 'network', 'checkpoint'];
+
+/**
+ * Holds `object` (at `path`) to the members its part of the format has: any other is a claim no check would read (a
+ * block record's `block_hash` beside its header), so it is refused, named, as one spelled another way (`Slot` for
+ * `slot`) is.
+ */
+function onlyMembers(object: Record<string, unknown>, path: string, names: readonly string[]): void {
+  for (const name of Object.keys(object)) {
+    if (names.includes(name)) continue;
+    const known = spelledAnotherWay(object, name, names);
+    throw mismatch(
+      `${path}.${name}`,
+      known === undefined
+        ? `a member this part of an anchor proof file does not have (its members: ${names.join(', ')})`
+        : spellingRefusal(object, name, known),
+    );
+  }
+}
+
 const hexAt =
   (length?: number): Reader<Uint8Array> =>
   (value, path) => {
@@ -158,6 +188,7 @@ function optional<T>(object: Record<string, unknown>, name: string, path: string
 
 const beaconHeaderAt: Reader<BeaconBlockHeader> = (value, path) => {
   const header = objectAt(value, path);
+  onlyMembers(header, path, BEACON_HEADER_MEMBERS);
   return {
     slot: member(header, 'slot', path, uint64At),
     proposerIndex: member(header, 'proposer_index', path, uint64At),
@@ -170,6 +201,7 @@ const beaconHeaderAt: Reader<BeaconBlockHeader> = (value, path) => {
 /** State fields sit 5 levels under a state root to Deneb and 6 from Electra. */
 const stateFieldAt: Reader<StateField> = (value, path) => {
   const field = objectAt(value, path);
+  onlyMembers(field, path, STATE_FIELD_MEMBERS);
   return { root: member(field, 'root', path, nodeAt), branch: member(field, 'branch', path, branchAt(5, 6)) };
 };
 
@@ -177,6 +209,11 @@ const stateFieldAt: Reader<StateField> = (value, path) => {
 const executionBranchAt = branchAt(11, 12);
 /** List entries of `historical_summaries` and `historical_roots`: 24 levels, then the length. */
 const listBranchAt = branchAt(25);
+
+/** The members of every post-merge proof, beside `era`: the slot, the beacon block root, the execution hash's branch. */
+const IN_BEACON_BLOCK = ['era', 'slot', 'beacon_block_root', 'execution_branch'];
+const SUMMARIES_PROOF_MEMBERS = [...IN_BEACON_BLOCK, 'block_roots_branch', 'summary'];
+const ROOTS_PROOF_MEMBERS = [...IN_BEACON_BLOCK, 'block_roots_branch', 'batch'];
 
 /** What every post-merge proof holds: the slot, the beacon block root, and the execution hash's branch to it. */
 function inBeaconBlock(
@@ -195,6 +232,7 @@ function blockProofAt(value: unknown, path: string): BlockProof {
   const era = proof['era'];
   switch (era) {
     case 'pre-merge':
+      onlyMembers(proof, path, PRE_MERGE_MEMBERS);
       return {
         era,
         branch: member(proof, 'branch', path, branchAt(15)),
@@ -202,9 +240,12 @@ function blockProofAt(value: unknown, path: string): BlockProof {
         epochBranch: member(proof, 'epoch_branch', path, branchAt(13)),
       };
     case 'beacon-block':
+      onlyMembers(proof, path, IN_BEACON_BLOCK);
       return { era, ...inBeaconBlock(proof, path) };
     case 'historical-summaries': {
+      onlyMembers(proof, path, SUMMARIES_PROOF_MEMBERS);
       const summary = objectAt(proof['summary'], `${path}.summary`);
+      onlyMembers(summary, `${path}.summary`, SUMMARY_MEMBERS);
       return {
         era,
         ...inBeaconBlock(proof, path),
@@ -218,7 +259,9 @@ function blockProofAt(value: unknown, path: string): BlockProof {
       };
     }
     case 'historical-roots': {
+      onlyMembers(proof, path, ROOTS_PROOF_MEMBERS);
       const batch = objectAt(proof['batch'], `${path}.batch`);
+      onlyMembers(batch, `${path}.batch`, BATCH_MEMBERS);
       return {
         era,
         ...inBeaconBlock(proof, path),
@@ -242,6 +285,7 @@ function recordAt(value: unknown): AnchorRecord {
   const record = objectAt(value, '$');
   switch (record['kind']) {
     case 'beacon-header': {
+      onlyMembers(record, '$', BEACON_HEADER_RECORD_MEMBERS);
       const historicalSummaries = optional(record, 'historical_summaries', '$', stateFieldAt);
       const historicalRoots = optional(record, 'historical_roots', '$', stateFieldAt);
       return {
@@ -253,6 +297,7 @@ function recordAt(value: unknown): AnchorRecord {
     }
     case 'bootstrap':
     case 'update': {
+      onlyMembers(record, '$', LIGHT_CLIENT_RECORD_MEMBERS);
       const fork = member(record, 'fork', '$', (forkValue, path) => {
         if (typeof forkValue !== 'string' || forkValue === '') throw mismatch(path, 'expected a fork name');
         return forkValue;
@@ -260,6 +305,7 @@ function recordAt(value: unknown): AnchorRecord {
       return { kind: record['kind'], fork, ssz: member(record, 'ssz', '$', hexAt()) };
     }
     case 'block':
+      onlyMembers(record, '$', BLOCK_RECORD_MEMBERS);
       return {
         kind: 'block',
         header: member(record, 'header', '$', hexAt()),
@@ -307,6 +353,7 @@ export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, 
   if (!parsed.ok) return parsed;
   return reading(line, () => {
     const head = objectAt(parsed.value, '$');
+    onlyMembers(head, '$', HEAD_MEMBERS);
     if (head['anchor_proof'] !== ANCHOR_PROOF_VERSION)
       throw mismatch('$.anchor_proof', `expected ${ANCHOR_PROOF_VERSION}: not an anchor proof file of this version`);
     const network = member(head, 'network', '$', (value, path) => {

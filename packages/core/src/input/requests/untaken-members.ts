@@ -4,7 +4,8 @@
  * these, ignored, leaves the client believing the answer was bound to it: a receipt proof sent with a `checkpoint` would
  * be answered is_valid true against nothing but its own block hash.
  */
-import { claims, spelledAnotherWay, type JsonObject } from '../values/json-values.js';
+import { spelledAnotherWay } from '../../json/member-names.js';
+import { claims, type JsonObject } from '../values/json-values.js';
 import type { Problems } from '../values/problems.js';
 
 /** A verify endpoint whose body the core reads, by its path under `/v1/evm/verify/`. */

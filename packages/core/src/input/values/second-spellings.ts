@@ -5,7 +5,8 @@
  * it a claim that reading `status` would pass over. Near-misses by edits are not refused here: a node's own members
  * may be a letter from one the reader reads.
  */
-import { join, spelledAnotherWay, spellingRefusal, spellsAnother, type JsonObject } from './json-values.js';
+import { spelledAnotherWay, spellingRefusal, spellsAnother } from '../../json/member-names.js';
+import { join, type JsonObject } from './json-values.js';
 import type { Problems } from './problems.js';
 
 /** The most names an instance keeps as spelling no known member: more than any node's objects give. */
