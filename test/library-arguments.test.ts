@@ -25,7 +25,15 @@ import {
   verifyLogsProofBytes,
   verifyReceiptProof,
 } from '../packages/core/src/proof/index.js';
-import { anchoredHashes, verifyAnchorProof } from '../packages/core/src/anchor/index.js';
+import {
+  AnchorProofVerifier,
+  anchoredHashes,
+  executionHeaderOf,
+  MAINNET,
+  readAnchorRecord,
+  readSignedBeaconBlock,
+  verifyAnchorProof,
+} from '../packages/core/src/anchor/index.js';
 import { decodeReceipt } from '../packages/core/src/proof/index.js';
 import { proveReceipt } from '../packages/core/src/api/index.js';
 import { BundleSource } from '../packages/core/src/bundle/bundle-source.js';
@@ -265,6 +273,31 @@ describe("the anchor proof file's text", () => {
     expect(() => verifyAnchorProof(as(new Uint8Array(bytes)), MAINNET_CHECKPOINT)).toThrow(named);
     expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, 1)).toThrow(named);
     expect(() => anchoredHashes(as(bytes), MAINNET_CHECKPOINT, null)).toThrow(named);
+  });
+});
+
+describe("the anchor's lower-level readers", () => {
+  it('a line, a network or a beacon block of another type is a TypeError naming it (was: "reading \'charCodeAt\'", "reading \'length\'", "a undefined block has no execution payload": a user check)', () => {
+    expect(() => AnchorProofVerifier.start(as(null), MAINNET_CHECKPOINT)).toThrow(
+      new TypeError('headLine must be a string (a line of the file), got null'),
+    );
+    expect(() => readAnchorRecord(as(null), 2)).toThrow(
+      new TypeError('text must be a string (a line of the file), got null'),
+    );
+    const started = AnchorProofVerifier.start(ANCHOR_TEXT.split('\n')[0]!, MAINNET_CHECKPOINT);
+    if (!started.ok) throw new Error(started.error.message);
+    expect(() => started.value.push(as(undefined), 2)).toThrow(
+      new TypeError('text must be a string (a line of the file), got nothing'),
+    );
+    expect(() => readSignedBeaconBlock(as(new Uint8Array(200)), as(undefined))).toThrow(
+      new TypeError('network must be a beacon network (MAINNET, SEPOLIA, HOLESKY, HOODI), got a Uint8Array'),
+    );
+    expect(() => readSignedBeaconBlock(MAINNET, as('0x00'))).toThrow(
+      new TypeError('signed must be a Uint8Array, got a string'),
+    );
+    expect(() => executionHeaderOf(as({}))).toThrow(
+      new TypeError('block must be a beacon block as readSignedBeaconBlock reads it, got an object'),
+    );
   });
 });
 

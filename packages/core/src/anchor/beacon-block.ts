@@ -3,7 +3,9 @@
  * preset), and the two things the anchor takes from one: its `BeaconBlockHeader` (the body reduced to
  * its root) and the branch from the block root down to `body.execution_payload.block_hash`.
  */
+import { checkBytes } from '../bytes/check-bytes.js';
 import { SszShapeError } from '../errors.js';
+import { kindOf } from '../json/show.js';
 import type { Node } from './merkle-branch.js';
 import { forkAtSlot, isAtLeast, type BeaconNetwork, type Fork } from './networks.js';
 import type { BeaconBlockHeader } from './ssz.js';
@@ -179,6 +181,10 @@ function leUint64(data: Uint8Array, at: number): bigint {
  * the fork is the one `network` schedules at the block's slot.
  */
 export function readSignedBeaconBlock(network: BeaconNetwork, signed: Uint8Array): BeaconBlockParts {
+  const given: unknown = network;
+  if (typeof given !== 'object' || given === null || !('forkEpochs' in given))
+    throw new TypeError(`network must be a beacon network (MAINNET, SEPOLIA, HOLESKY, HOODI), got ${kindOf(given)}`);
+  checkBytes(signed, 'signed');
   if (signed.length < MESSAGE_AT + BODY_OFFSET_AT + 4) throw new SszShapeError('too short for a signed beacon block');
   const view = new DataView(signed.buffer, signed.byteOffset, signed.length);
   if (view.getUint32(0, true) !== MESSAGE_AT) throw new SszShapeError('not a signed beacon block: its first offset');

@@ -10,6 +10,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { encodeHeader } from '../header/header-encoding.js';
+import { kindOf } from '../json/show.js';
 import type { BlockHeader } from '../header/header-fields.js';
 import { NO_UNCLES_HASH, withdrawalsRoot as rootOfWithdrawals } from '../header/body-roots.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
@@ -116,6 +117,9 @@ function requestsHash(block: BeaconBlockParts): Node {
  * @throws SszShapeError when the body is not the SSZ of its fork's `BeaconBlockBody`.
  */
 export function executionHeaderOf(block: BeaconBlockParts): Result<ExecutionHeader, string> {
+  const given: unknown = block;
+  if (typeof given !== 'object' || given === null || !('fork' in given) || !('body' in given))
+    throw new TypeError(`block must be a beacon block as readSignedBeaconBlock reads it, got ${kindOf(given)}`);
   const parts = payloadParts(block);
   const field = (name: string) => part(parts, name);
   const payloadType = executionPayloadType(block.fork);

@@ -10,6 +10,7 @@ import { parseHex } from '../../bytes/hex.js';
 import { AnchorFormatError, DuplicateMemberError } from '../../errors.js';
 import { spelledAnotherWay, spellingRefusal } from '../../json/member-names.js';
 import { parseJson } from '../../json/parse-json.js';
+import { kindOf } from '../../json/show.js';
 import { err, ok, type Result } from '../../result.js';
 import type { Node } from '../merkle-branch.js';
 import type { BeaconBlockHeader } from '../ssz.js';
@@ -344,11 +345,18 @@ function reading<T>(line: number, read: () => T): Result<T, AnchorFormatProblem>
   }
 }
 
+/** Holds a line of an anchor proof file (`name`) to a string: a TypeError naming it, not an error from the reader. */
+export function checkLineText(text: unknown, name: string): asserts text is string {
+  if (typeof text !== 'string')
+    throw new TypeError(`${name} must be a string (a line of the file), got ${kindOf(text)}`);
+}
+
 /**
  * The head of an anchor proof file, its first line with text, or what is wrong with it; `line` is the file's line it
  * stands on (1 unless blank lines come before it), which a problem names.
  */
 export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, AnchorFormatProblem> {
+  checkLineText(text, 'text');
   const parsed = parsedLine(text, line);
   if (!parsed.ok) return parsed;
   return reading(line, () => {
@@ -366,6 +374,7 @@ export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, 
 
 /** One record line (`line` counts from 1, the head being line 1), or what is wrong with it. */
 export function readAnchorRecord(text: string, line: number): Result<AnchorRecord, AnchorFormatProblem> {
+  checkLineText(text, 'text');
   const parsed = parsedLine(text, line);
   if (!parsed.ok) return parsed;
   return reading(line, () => recordAt(parsed.value));

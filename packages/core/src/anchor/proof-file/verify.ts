@@ -23,6 +23,7 @@ import { BEACON_NETWORKS, beaconNetwork, forkAtSlot, MAINNET, slotTimestamp, typ
 import { beaconBlockHeaderRoot, type BeaconBlockHeader } from '../ssz.js';
 import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof.js';
 import {
+  checkLineText,
   readAnchorHead,
   readAnchorRecord,
   type AnchorFormatProblem,
@@ -138,6 +139,7 @@ export class AnchorProofVerifier {
    * a root the caller holds wrong is no file's fault, and is not refused as one.
    */
   static start(headLine: string, checkpoint: Node, line = 1): Result<AnchorProofVerifier, AnchorRefusal> {
+    checkLineText(headLine, 'headLine');
     checkBytes(checkpoint, 'checkpoint', HASH_BYTES);
     const head = readAnchorHead(headLine, line);
     if (!head.ok) return err({ line, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
@@ -157,8 +159,12 @@ export class AnchorProofVerifier {
     return ok(new AnchorProofVerifier(network, checkpoint));
   }
 
-  /** Verifies one record line; a proven block is returned as it is proven. */
+  /**
+   * Verifies one record line; a proven block is returned as it is proven.
+   * @throws TypeError naming `text` when it is not a string.
+   */
   push(text: string, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
+    checkLineText(text, 'text');
     if (this.#refusal) return err(this.#refusal);
     // Blank lines carry nothing: JSON Lines tools leave one at the end, people between records.
     if (isBlankLine(text)) return ok(undefined);
