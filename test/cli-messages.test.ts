@@ -159,6 +159,24 @@ describe('a refusal says what was given and what was expected', () => {
     expect(added.stderr.split('\n')[0]).toBe(`evm-integrity: --add-chain: "31337:nosuch" ${names}`);
     expect([rules.code, added.code]).toEqual([2, 2]);
   });
+
+  it("--rules the block does not take is said, not passed over (was: exit 0 in silence, the registry's rules applied: a user check)", () => {
+    // A block naming a chain of the registry is verified by that chain's rules: a line on stderr says --rules was not.
+    const named = run(['verify', 'block', BLOCK_FILE, '--rules', 'optimism']);
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout)).toMatchObject({ chain_id: 1, rules: 'ethereum', verdict: 'identical' });
+    expect(named.stderr).toBe(
+      `evm-integrity: ${BLOCK_FILE}: --rules optimism not applied: chain 1 is in the registry, and its blocks are verified by its own rules (ethereum)\n`,
+    );
+    // The same rules as the chain's: nothing to say.
+    expect(run(['verify', 'block', BLOCK_FILE, '--rules', 'ethereum']).stderr).toBe('');
+    // --chain naming a chain of the registry beside other rules contradicts itself.
+    const chained = run(['verify', 'block', BLOCK_FILE, '--chain', '1', '--rules', 'optimism']);
+    expect(chained.code).toBe(2);
+    expect(chained.stderr.split('\n')[0]).toBe(
+      'evm-integrity: --rules optimism is for a block whose chain is outside the registry; --chain 1 is Ethereum Mainnet, verified by its own rules (ethereum): drop --rules',
+    );
+  });
 });
 
 describe('a value the command line did not write is shown, never sent to the terminal as it is', () => {

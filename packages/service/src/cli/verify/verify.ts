@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
-import { ChainRegistry, type Problem } from 'evm-integrity';
+import { ChainRegistry, type BlockReport, type Problem, type RuleSetName } from 'evm-integrity';
 import { inputName, readInput } from '../io/read-input.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { UsageError } from '../io/usage-error.js';
@@ -47,6 +47,17 @@ function countLine(counts: Record<(typeof COUNTED)[number], number>): string {
 }
 
 /**
+ * Where `--rules` was given and the block was verified by other rules (its chain is in the registry, and has its own):
+ * the line saying so, so that a flag the block did not take is not passed over in silence.
+ */
+function rulesNotApplied(answer: FileAnswer, rules: RuleSetName | undefined): string | undefined {
+  if (rules === undefined || !('result' in answer) || answer.result.status !== 200) return undefined;
+  const report = answer.result.body as BlockReport;
+  if (report.rules === rules) return undefined;
+  return `${answer.file}: --rules ${rules} not applied: chain ${report.chain_id} is in the registry, and its blocks are verified by its own rules (${report.rules})`;
+}
+
+/**
  * `verify block FILE…`: one answer a block on stdout, in argument order; a file that cannot be read
  * or is not JSON, and a block refused, also get one line on stderr naming the file. With several files, a last line on
  * stderr counts what they gave, and the exit status is the many verdicts' (exitOfVerdicts): 1 when a block differs,
@@ -60,6 +71,8 @@ async function runVerifyBlocks(
   const counts = { identical: 0, different: 0, refused: 0, 'not verifiable': 0 };
   const where = await verifyBlockFiles(run, (answer) => {
     if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
+    const notApplied = rulesNotApplied(answer, run.rules);
+    if (notApplied !== undefined) io.stderr(`evm-integrity: ${notApplied}\n`);
     const refusal = refusalLine(answer);
     if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
     const verdict = 'result' in answer ? answer.result.verdict : 'invalid';
@@ -132,6 +145,12 @@ function verifyWith(
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
   const workers = workersOption(values.workers);
   const registry = new ChainRegistry(chains, { evidence: setup.evidence });
+  const named = chainId === undefined ? undefined : registry.get(chainId);
+  // --rules is for a chain outside the registry: one in it is verified by its own, which another --rules contradicts.
+  if (rules !== undefined && named !== undefined && named.rules !== rules)
+    throw new UsageError(
+      `--rules ${rules} is for a block whose chain is outside the registry; --chain ${chainId} is ${named.name}, verified by its own rules (${named.rules}): drop --rules`,
+    );
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
   const body = () => withChainId(parseInputJson(read(file), file), chainId, file, 'body');
