@@ -303,6 +303,30 @@ describe('refusals', () => {
     if (!bound.ok) expect(bound.error.message).toMatch(/nests deeper than 32 levels/);
   });
 
+  it('the proof of another index is refused saying which index its nodes prove (was: only a node whose hash did not match: a user check)', () => {
+    const count = block.receipts.length; // 307
+    const all = receiptProofs(block.receipts, [0, 1, 127, 128, 129, count - 1]);
+    for (const proven of all)
+      for (const asked of [0, 1, 127, 128, 129, count - 1, count + 5]) {
+        const verdict = verifyReceiptProof(header.receiptsRoot, asked, proven.proof);
+        if (asked === proven.index) {
+          expect(verdict.ok).toBe(true);
+          continue;
+        }
+        expect(verdict.ok, `${proven.index} as ${asked}`).toBe(false);
+        if (!verdict.ok)
+          expect(verdict.error.message, `${proven.index} as ${asked}`).toContain(
+            ` Its nodes link as the proof of index ${proven.index}, not of index ${asked} (index).`,
+          );
+      }
+    // A node altered: the nodes link as no proof, and the refusal says nothing of another index.
+    const altered = nodes.map((node, i) =>
+      i === nodes.length - 1 ? Uint8Array.from(node, (b, j) => (j === 40 ? b ^ 1 : b)) : node,
+    );
+    const refused = verifyReceiptProof(header.receiptsRoot, tx, altered);
+    expect(refused.ok ? '' : refused.error.message).not.toContain('Its nodes link');
+  });
+
   it('an index absent from the block is refused: on the path where its slot is empty, else at the node it needs', () => {
     // Three receipts: keys 0x80, 0x01, 0x02, so the root branch's slot 2 (key 0x20, index 32) is empty.
     const small = receiptProof(block.receipts.slice(0, 3), 1);

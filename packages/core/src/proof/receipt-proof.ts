@@ -1,4 +1,5 @@
 import { checkBytes, checkBytesList, HASH_BYTES } from '../bytes/check-bytes.js';
+import { bytesEqual } from '../bytes/hex.js';
 import { EvmIntegrityError } from '../errors.js';
 import { checkHeaderLayout, type HeaderLayout } from '../header/layouts.js';
 import { kindOf, show } from '../json/show.js';
@@ -9,7 +10,7 @@ import { checkRuleSet } from '../receipts/rules.js';
 import { receiptsCommitment } from '../receipts/root.js';
 import { err, ok, type Result } from '../result.js';
 import { indexKey, orderedTrieProofs } from '../trie/ordered-trie.js';
-import { walkTrieProof } from '../trie/trie-proof.js';
+import { trieProofKey, walkTrieProof } from '../trie/trie-proof.js';
 import type { ProofRefusal } from './refusal.js';
 
 /** A receipt's place in its block's receipts trie: the root, the position and the nodes from the root to the leaf. */
@@ -129,6 +130,22 @@ export function verifyReceiptProof(
   return receiptUnderRoot(root, index, proof, options);
 }
 
+/**
+ * Where a proof that fails for `index` is, node by node, the proof of another index (an `index` given wrong, or the
+ * proof of another receipt): a sentence saying which, for the refusal; else nothing.
+ */
+function ofAnotherIndex(proof: readonly Uint8Array[], index: number, options: EncodeReceiptOptions): string {
+  const key = trieProofKey(proof, options);
+  if (key === undefined) return '';
+  // The key rlp(n): one byte under 0x80 for n itself, else 0x80 + its length and n's bytes (none for 0), big-endian;
+  // a key that is no canonical rlp(n) is none of a receipt.
+  const single = key.length === 1 && key[0]! < 0x80;
+  let proven = single ? key[0]! : 0;
+  if (!single) for (const byte of key.subarray(1)) proven = proven * 256 + byte;
+  if (!Number.isSafeInteger(proven) || proven === index || !bytesEqual(indexKey(proven), key)) return '';
+  return ` Its nodes link as the proof of index ${proven}, not of index ${index} (index).`;
+}
+
 /** {@link verifyReceiptProof} of a root, proof and options already held to their contract (its `index` is held here). */
 export function receiptUnderRoot(
   root: Uint8Array,
@@ -138,7 +155,8 @@ export function receiptUnderRoot(
 ): Result<ProvenReceipt, ProofRefusal> {
   checkIndex(index);
   const walked = walkTrieProof(root, indexKey(index), proof, options);
-  if (!walked.ok) return walked;
+  if (!walked.ok)
+    return err({ ...walked.error, message: walked.error.message + ofAnotherIndex(proof, index, options) });
   try {
     return ok({ encoded: walked.value, receipt: decodeReceipt(walked.value, options) });
   } catch (error) {

@@ -1,3 +1,4 @@
+import { decode } from '@ethereumjs/rlp';
 import { bytesEqual } from '../bytes/hex.js';
 import { readRlp, readRlpItem, rlpItem } from '../bytes/rlp-reader.js';
 import { defaultKeccak256, type HashOptions } from '../keccak/keccak.js';
@@ -168,4 +169,49 @@ export function walkTrieProof(
     end = ends[1]!;
     reference = lists[1] === 1 ? undefined : bytes.subarray(start, end);
   }
+}
+
+/**
+ * The key whose path a proof's nodes follow, each node the one its parent names by hash, down to a leaf at the last
+ * node; undefined where they follow none so (a node that is no trie node, one its parent does not name, one embedded in
+ * its parent, a proof without its leaf). Not a check (the nodes are not held to a root): what a refusal of
+ * {@link walkTrieProof} can add, where the proof holds another key than the one asked for.
+ *
+ * @example
+ * trieProofKey(receiptProof(receipts, 128).proof) // Uint8Array [0x81, 0x80]: rlp(128)
+ */
+export function trieProofKey(proof: readonly Uint8Array[], options: HashOptions = {}): Uint8Array | undefined {
+  const keccak = options.keccak ?? defaultKeccak256;
+  const nibbles: number[] = [];
+  for (let at = 0; at < proof.length; at++) {
+    let node: unknown;
+    try {
+      // Read in place first: @ethereumjs/rlp's decoder recurses, and a node nested thousands deep would overflow it.
+      readRlp(proof[at]!, rlpItem());
+      node = decode(proof[at]!);
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(node) || !node.every((part) => part instanceof Uint8Array)) return undefined;
+    const parts = node as Uint8Array[];
+    const child = proof[at + 1];
+    if (parts.length === BRANCH_ITEMS) {
+      if (child === undefined) return undefined;
+      const hash = keccak(child);
+      const slot = parts.findIndex((part, i) => i < 16 && bytesEqual(part, hash));
+      if (slot === -1) return undefined;
+      nibbles.push(slot);
+      continue;
+    }
+    const path = parts[0];
+    if (parts.length !== 2 || path === undefined || path.length === 0 || path[0]! >> 4 > 3) return undefined;
+    if (path[0]! & 0x10) nibbles.push(path[0]! & 15);
+    for (const byte of path.subarray(1)) nibbles.push(byte >> 4, byte & 15);
+    if (path[0]! >> 4 >= 2) {
+      if (at !== proof.length - 1 || nibbles.length % 2 !== 0) return undefined;
+      return Uint8Array.from({ length: nibbles.length / 2 }, (_, i) => (nibbles[2 * i]! << 4) | nibbles[2 * i + 1]!);
+    }
+    if (child === undefined || !bytesEqual(parts[1]!, keccak(child))) return undefined;
+  }
+  return undefined;
 }
