@@ -165,7 +165,11 @@ describe('POST /v1/evm/verify/anchor', () => {
       ...receiptProof(22162263),
       anchor: { checkpoint: CHECKPOINT, proof: bom },
     });
-    expect(proof).toMatchObject({ is_valid: true, anchoring: { assurance: 'authentic', network: 'mainnet' } });
+    expect(proof).toMatchObject({
+      is_valid: true,
+      anchoring: { assurance: 'authentic', network: 'mainnet' },
+      block_hash_held_to: 'anchor',
+    });
     // The chain an account is held to is read from the head as the verifier finds it: after the mark, after blank lines.
     for (const text of [bom, `\n\n${TEXT}`, `\uFEFF\n\n${TEXT}`]) {
       const refused = await answerOf('anchor', { checkpoint: CHECKPOINT, proof: text }, OP_ONLY_KEY);
@@ -372,7 +376,7 @@ describe('the anchor member of POST /v1/evm/verify/receipt-proof', () => {
 
   it('"anchor": null is absent (the proof holds, nothing anchors it); "anchor": {} is an anchor without its members: 400 naming both', async () => {
     const nulled = await resultOf('receipt-proof', { ...receiptProof(17034870), anchor: null });
-    expect(nulled).toMatchObject({ is_valid: true, anchoring: null });
+    expect(nulled).toMatchObject({ is_valid: true, anchoring: null, block_hash_held_to: null });
     const empty = await answerOf('receipt-proof', { ...receiptProof(17034870), anchor: {} });
     expect(empty.status).toBe(400);
     expect(empty.body.error.details.invalid_parameters).toMatchObject([

@@ -116,6 +116,18 @@ describe('POST /v1/evm/verify/receipt-proof', () => {
     expect(bound.body.data[0].is_valid).toBe(true);
   });
 
+  it('says what block_hash was held to: the expected_block_hash sent, or nothing, a trust member misnamed among them (was: a misnamed one answered as any valid proof: a user check)', async () => {
+    const proof = proofOf('mainnet-19433903', 7);
+    const bound = await post({ ...proof, expected_block_hash: proof.block_hash });
+    expect(bound.body.data[0]).toMatchObject({ is_valid: true, block_hash_held_to: 'expected_block_hash' });
+    expect((await post(proof)).body.data[0]).toMatchObject({ is_valid: true, block_hash_held_to: null });
+    for (const misnamed of ['trusted_block_hash', 'expected_hash'])
+      expect((await post({ ...proof, [misnamed]: 'ab'.repeat(32) })).body.data[0], misnamed).toMatchObject({
+        is_valid: true,
+        block_hash_held_to: null,
+      });
+  });
+
   it('a malformed proof: 400 naming each member at fault', async () => {
     const proof = proofOf('mainnet-3000026', 0);
     const { index: _, ...withoutIndex } = proof;

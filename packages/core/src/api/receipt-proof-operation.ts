@@ -52,6 +52,12 @@ export interface ReceiptProofResult {
   receipt: RpcReceiptJson | null;
   /** With `anchor`, when the proof holds: the checkpoint that proves the block's hash. Else null. */
   anchoring: AnchoringJson | null;
+  /**
+   * What `block_hash` was held to: the `expected_block_hash` sent, or the `anchor`'s proven hashes; null where the body
+   * sent neither (a trust member misnamed among them), so that the block hash is the document's own word: a proof that
+   * holds then shows the receipt is in that block, not that the block is the chain's.
+   */
+  block_hash_held_to: 'expected_block_hash' | 'anchor' | null;
 }
 
 /**
@@ -198,6 +204,8 @@ function answer(
     transaction_index: request.index,
     receipt: proven?.receipt ?? null,
     anchoring: anchoring ?? null,
+    block_hash_held_to:
+      request.anchor !== undefined ? 'anchor' : request.expectedBlockHash !== undefined ? 'expected_block_hash' : null,
   };
   return {
     status: 200,

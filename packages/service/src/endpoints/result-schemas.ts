@@ -149,7 +149,17 @@ function provenReceipt(title: string, outcome: 'status' | 'root', description: s
 /** `data[0]` of a receipt-proof answer: whether the proof holds, why not, and the receipt it proves. */
 export const RECEIPT_PROOF_RESULT_SCHEMA: JsonSchema = {
   type: 'object',
-  required: ['is_valid', 'reason', 'node', 'message', 'block_number', 'block_hash', 'transaction_index', 'receipt'],
+  required: [
+    'is_valid',
+    'reason',
+    'node',
+    'message',
+    'block_number',
+    'block_hash',
+    'transaction_index',
+    'receipt',
+    'block_hash_held_to',
+  ],
   properties: {
     is_valid: {
       type: 'boolean',
@@ -180,6 +190,11 @@ export const RECEIPT_PROOF_RESULT_SCHEMA: JsonSchema = {
         provenReceipt('Receipt with status', 'status', 'Byzantium and later: 0x1 success, 0x0 revert.'),
         provenReceipt('Receipt with root', 'root', 'Before Byzantium: the post-state root.'),
       ],
+    }),
+    block_hash_held_to: nullable({
+      enum: ['expected_block_hash', 'anchor'],
+      description:
+        "Extension: what block_hash was held to: the expected_block_hash sent, or the anchor's proven hashes; null when the body sent neither (a trust member misnamed is ignored like any unknown member), so that block_hash is the document's own word: a proof that holds then shows the receipt is in that block, not that the block is the chain's.",
     }),
   },
 };

@@ -122,7 +122,7 @@ function runVerifyReceiptProof(
   if (proven.receipt !== null) io.stdout(`${JSON.stringify(proven.receipt, null, options.pretty ? 2 : undefined)}\n`);
   else io.stderr(`evm-integrity: ${inputName(file)}: ${doesNotHold(proven)}\n`);
   if (proven.anchoring !== null) io.stderr(`evm-integrity: ${authenticLine(proven.anchoring, proven.block_hash)}\n`);
-  else if (proven.receipt !== null && options.blockHash === undefined)
+  else if (proven.receipt !== null && proven.block_hash_held_to === null)
     io.stderr(`evm-integrity: ${unboundLine(proven)}\n`);
   return EXIT[result.verdict];
 }

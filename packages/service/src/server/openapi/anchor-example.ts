@@ -128,6 +128,7 @@ export const ANCHORED_RECEIPT_PROOF_EXAMPLE = {
             via: 'historical-summaries',
             slot: 8626176,
           },
+          block_hash_held_to: 'anchor',
         },
       ],
       cursor: null,

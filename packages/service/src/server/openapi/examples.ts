@@ -526,6 +526,8 @@ export const VERIFY_EXAMPLES: Record<string, { request: Examples; response: Exam
               transaction_index: 0,
               receipt: PROVEN_RECEIPT,
               anchoring: null,
+              // The document sends no expected_block_hash: its block hash is its own word.
+              block_hash_held_to: null,
             },
           ],
           cursor: null,
