@@ -188,12 +188,12 @@ export function trieProofKey(proof: readonly Uint8Array[], options: HashOptions 
     try {
       // Read in place first: @ethereumjs/rlp's decoder recurses, and a node nested thousands deep would overflow it.
       readRlp(proof[at]!, rlpItem());
-      node = decode(proof[at]!);
+      node = decode(proof[at]);
     } catch {
       return undefined;
     }
     if (!Array.isArray(node) || !node.every((part) => part instanceof Uint8Array)) return undefined;
-    const parts = node as Uint8Array[];
+    const parts: Uint8Array[] = node;
     const child = proof[at + 1];
     if (parts.length === BRANCH_ITEMS) {
       if (child === undefined) return undefined;
