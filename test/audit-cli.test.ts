@@ -172,6 +172,26 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
     expect(new Set(numbers).size).toBe(numbers.length);
   });
 
+  it('--resume past an --anchor it already passed: the file equals an uninterrupted run (was: exit 3, "anchors: block 1000005 is no block of the range 1000011 to 1000030": a user re-check)', async () => {
+    const n = await start();
+    const anchor = [
+      '--anchor',
+      `${FROM + 4}:${String(n.blocks.get(FROM + 4)!.header.hash)
+        .slice(2)
+        .toUpperCase()}`,
+    ];
+    const whole = tempFile('anchored-whole.ndjson');
+    expect((await run([...RANGE, '--rpc', n.url, '--out', whole, ...anchor])).status).toBe(0);
+    const text = readFileSync(whole, 'utf8');
+    // Stopped after block FROM+9: the header line and ten blocks.
+    const out = tempFile('anchored-cut.ndjson');
+    writeFileSync(out, `${text.split('\n').slice(0, 11).join('\n')}\n`);
+    const resumed = await run([...RANGE, '--rpc', n.url, '--out', out, '--resume', ...anchor]);
+    expect(resumed.stderr).not.toContain('this is a bug');
+    expect(resumed.status).toBe(0);
+    expect(comparable(readFileSync(out, 'utf8'))).toEqual(comparable(text));
+  });
+
   it('a reorg across a --resume (the node switched chains while the audit was stopped) is followed back into the file, as an uninterrupted run follows it: the same lines, exit 0 (was: the first resumed block failed parent_link, a user check)', async () => {
     const blocks = fixtureChain(FROM, TO);
     // Chain B forks at FROM+4 (other extraData), every block after it re-linked and re-hashed.

@@ -176,6 +176,14 @@ describe('a refusal says what was given and what was expected', () => {
     expect(chained.stderr.split('\n')[0]).toBe(
       'evm-integrity: --rules optimism is for a block whose chain is outside the registry; --chain 1 is Ethereum Mainnet, verified by its own rules (ethereum): drop --rules',
     );
+    // The other verify commands read their chain's rules from the registry: --rules there was taken and ignored.
+    for (const what of ['receipt-root', 'logs-bloom', 'receipt-proof']) {
+      const other = run(['verify', what, BLOCK_FILE, '--rules', 'polygon', '--chain', '1']);
+      expect(other.code, what).toBe(2);
+      expect(other.stderr.split('\n')[0]).toBe(
+        `evm-integrity: --rules is for verify block only: verify ${what} reads its chain's rules from the registry (--add-chain ID:RULES for a chain outside it)`,
+      );
+    }
   });
 });
 

@@ -30,7 +30,11 @@ import {
   anchoredHashes,
   executionHeaderOf,
   MAINNET,
+  preMergeBlockRecord,
+  readAccumulator,
+  readAnchorFileHead,
   readAnchorRecord,
+  readEpochRecord,
   readSignedBeaconBlock,
   verifyAnchorProof,
 } from '../packages/core/src/anchor/index.js';
@@ -119,12 +123,13 @@ describe("a logs proof verifier's options, and its end", () => {
       expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: as(limit) })).toThrow(
         new TypeError(`options.maxRecordBytes must be a number, got ${got}`),
       );
-    for (const limit of [Number.NaN, -1, 0.5, Infinity])
+    for (const limit of [Number.NaN, -1, 0, 0.5, Infinity])
       expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: limit })).toThrow(
-        new RangeError(`options.maxRecordBytes must be a non-negative integer, got ${limit}`),
+        new RangeError(`options.maxRecordBytes must be a positive integer, got ${limit}`),
       );
-    expect(() => verifyLogsProofBytes(artifact, { headHash, maxRecordBytes: 0 })).toThrow(
-      new RangeError('options.maxRecordBytes must be at least 1, got 0'),
+    // onLogs that is no function was taken, and threw from inside only once a block had logs (a user re-check).
+    expect(() => verifyLogsProofBytes(artifact, { headHash, onLogs: as(5) } as never)).toThrow(
+      new TypeError("options.onLogs must be a function, given each block's logs, got the number 5"),
     );
   });
 
@@ -298,6 +303,26 @@ describe("the anchor's lower-level readers", () => {
     expect(() => executionHeaderOf(as({}))).toThrow(
       new TypeError('block must be a beacon block as readSignedBeaconBlock reads it, got an object'),
     );
+    // A user re-check: the line's number, the readers of the files beside, and a file's bytes for its text.
+    const head = ANCHOR_TEXT.split('\n')[0]!;
+    expect(() => AnchorProofVerifier.start(head, MAINNET_CHECKPOINT, 0)).toThrow(
+      new RangeError('line must be a line number, 1 or more, got 0'),
+    );
+    expect(() => started.value.push('{}', as('2'))).toThrow(
+      new TypeError("line must be a number (the line's, from 1), got a string"),
+    );
+    expect(() => started.value.push('', as(undefined))).toThrow(
+      new TypeError("line must be a number (the line's, from 1), got nothing"),
+    );
+    expect(() => readAnchorRecord('{}', -3)).toThrow(new RangeError('line must be a line number, 1 or more, got -3'));
+    expect(() => readAnchorFileHead(as(Buffer.from(ANCHOR_TEXT)))).toThrow(
+      new TypeError("text must be a string (the file's text, read as UTF-8), got a Uint8Array"),
+    );
+    expect(() => readEpochRecord(as(null))).toThrow(new TypeError('ssz must be a Uint8Array, got null'));
+    expect(() => readAccumulator(as('abc'))).toThrow(new TypeError('ssz must be a Uint8Array, got a string'));
+    expect(() => preMergeBlockRecord(new Uint8Array(1), as(null), as(null))).toThrow(
+      new TypeError('record must be an epoch record as readEpochRecord reads it, got null'),
+    );
   });
 });
 
@@ -310,6 +335,13 @@ describe('a receipt encoding and its rules', () => {
     expect(() => receiptsCommitment(receipts, { rules })).toThrow(named);
     expect(() => encodeReceipt(receipts[txIndex]!, { rules })).toThrow(named);
     expect(bytesToHex(receiptsRoot(receipts, { rules: RULE_SETS.ethereum }))).toBe(bytesToHex(header.receiptsRoot));
+    // The options themselves: null threw from inside, a rule set in their place was read as none (a user re-check).
+    expect(() => receiptsRoot(receipts, as(null))).toThrow(
+      new TypeError('options must be an object ({ rules, keccak }) or absent, got null'),
+    );
+    expect(() => receiptsCommitment(receipts, as(RULE_SETS.optimism))).toThrow(
+      new TypeError('options must be { rules, keccak }, got a rule set: give it as { rules: RULE_SETS.optimism }'),
+    );
   });
 
   it('decodeReceipt: hex text in place of the bytes is a TypeError naming encoded, a rule set name one naming options.rules (was: "Receipt type 0 is not known to the ethereum rule set (known: 0, 1, 2, 3, 4)", "reading \'get\'")', () => {

@@ -319,6 +319,13 @@ describe('refusals', () => {
             ` Its nodes link as the proof of index ${proven.index}, not of index ${asked} (index).`,
           );
       }
+    // Another block's proof of index 3, asked for 5 under this root: its nodes prove index 3 of that block only, so
+    // nothing is said of an index (was: "… as the proof of index 3", which then failed as 3: a user re-check).
+    const other = readBlock('mainnet-15573637');
+    const foreign = receiptProof(other.receipts, 3).proof;
+    const misled = verifyReceiptProof(header.receiptsRoot, 5, foreign);
+    expect(misled).toMatchObject({ ok: false, error: { reason: 'hash-mismatch', node: 0 } });
+    expect(misled.ok ? '' : misled.error.message).toBe('Proof node 0: its hash is not the root.');
     // A node altered: the nodes link as no proof, and the refusal says nothing of another index.
     const altered = nodes.map((node, i) =>
       i === nodes.length - 1 ? Uint8Array.from(node, (b, j) => (j === 40 ? b ^ 1 : b)) : node,

@@ -10,6 +10,7 @@
  * its epoch record's root and stops there, so the verifier holds the epoch record roots themselves
  * (the frozen accumulator), checked once against the root EIP-7643 fixes.
  */
+import { checkBytes } from '../bytes/check-bytes.js';
 import { bytesEqual, hexToBytes } from '../bytes/hex.js';
 import { defaultKeccak256 } from '../keccak/keccak.js';
 import { headerNumberIfAny } from '../header/header-decoding.js';
@@ -61,11 +62,14 @@ export function accumulatorRoot(epochs: readonly Node[]): Node {
 /**
  * The epoch record roots of a frozen accumulator's SSZ (two 4-byte offsets, the roots, an empty
  * `current_epoch`), when it hashes to `root`: the Portal vectors' `historical_hashes_accumulator.ssz`.
+ * @throws TypeError naming `ssz` or `root` when it is not a Uint8Array (`root` of 32 bytes, else a RangeError).
  */
 export function readAccumulator(
   ssz: Uint8Array,
   root: Node = HISTORICAL_HASHES_ACCUMULATOR_ROOT,
 ): Result<TrustedEpochRoots, string> {
+  checkBytes(ssz, 'ssz');
+  checkBytes(root, 'root', 32);
   if (ssz.length < 8) return err('an accumulator is at least its two offsets');
   const view = new DataView(ssz.buffer, ssz.byteOffset, ssz.byteLength);
   const epochsAt = view.getUint32(0, true);
@@ -205,9 +209,10 @@ export interface EpochRecord {
  * Portal Network publishes them (`epoch-record-00122.ssz` in ethereum/portal-spec-tests): 8192 records for
  * every epoch but the last, epoch 1896, which the merge ended after 5,362 (blocks 15,532,032 to 15,537,393; the
  * length its proofs mix in). Its root mixes in the records' count, so a record cut short is not the accumulator's.
- * @throws SszShapeError when the bytes are not 1 to 8192 records.
+ * @throws TypeError naming `ssz` when it is not a Uint8Array; SszShapeError when the bytes are not 1 to 8192 records.
  */
 export function readEpochRecord(ssz: Uint8Array): EpochRecord {
+  checkBytes(ssz, 'ssz');
   const count = ssz.length / HEADER_RECORD_BYTES;
   if (!Number.isInteger(count) || count < 1 || count > EPOCH_SIZE)
     throw new SszShapeError(

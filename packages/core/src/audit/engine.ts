@@ -144,7 +144,8 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const options = (this.options = {
       ...given,
       ...(given.anchor !== undefined && given.anchor !== null && { anchor: auditHash(given.anchor, 'anchor') }),
-      ...(given.anchors !== undefined && { anchors: auditAnchors(given.anchors, from, to) }),
+      // A resumed run's range began at the earlier run's first block: an anchor it passed is of the range still.
+      ...(given.anchors !== undefined && { anchors: auditAnchors(given.anchors, given.earlier?.from ?? from, to) }),
     });
     this.tally = new AuditTally(chainId, from, to, {
       head: options.anchor ?? null,

@@ -2,7 +2,7 @@ import { checkBytes, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual, bytesToHex } from '../bytes/hex.js';
 import { err, ok, type Result } from '../result.js';
 import type { EthLog } from './eth-log.js';
-import { checkChainId, checkWholeNumber } from '../chains/chain-arguments.js';
+import { checkChainId } from '../chains/chain-arguments.js';
 import { kindOf } from '../json/show.js';
 import { formatBlock } from '../chains/registry.js';
 import { logsFilterProblem, sameLogsFilter, type LogsFilter } from './logs-filter.js';
@@ -77,8 +77,8 @@ export class LogsProofVerifier {
    * @throws TypeError when `options` is not an object, or `options.headHash` is neither a {@link HeadCheck} nor a
    * Uint8Array (hex text among others), RangeError when it is not 32 bytes; TypeError or RangeError naming
    * `options.chainId`, where given, when it is not a chain id (a non-negative integer): a `'1'` would be "chain 1, not
-   * chain 1"; and naming `options.maxRecordBytes`, where given, when it is not a positive integer (a limit that is none
-   * is the caller's mistake, not the proof's).
+   * chain 1"; naming `options.maxRecordBytes`, where given, when it is not a positive integer (a limit that is none is
+   * the caller's mistake, not the proof's); TypeError naming `options.onLogs` (verifyLogsProof's) when it is no function.
    */
   constructor(options: LogsProofVerifyOptions) {
     const given: unknown = options;
@@ -86,10 +86,16 @@ export class LogsProofVerifier {
       throw new TypeError(`options must be an object with the head's hash (headHash), got ${kindOf(given)}`);
     if (typeof options.headHash !== 'function') checkBytes(options.headHash, 'headHash', HASH_BYTES);
     if (options.chainId !== undefined) checkChainId(options.chainId, 'options.chainId');
-    if (options.maxRecordBytes !== undefined) {
-      checkWholeNumber(options.maxRecordBytes, 'options.maxRecordBytes');
-      if (options.maxRecordBytes === 0) throw new RangeError('options.maxRecordBytes must be at least 1, got 0');
+    const limit: unknown = options.maxRecordBytes;
+    if (limit !== undefined) {
+      if (typeof limit !== 'number')
+        throw new TypeError(`options.maxRecordBytes must be a number, got ${kindOf(limit)}`);
+      if (!Number.isSafeInteger(limit) || limit < 1)
+        throw new RangeError(`options.maxRecordBytes must be a positive integer, got ${limit}`);
     }
+    const onLogs: unknown = (options as { onLogs?: unknown }).onLogs;
+    if (onLogs !== undefined && typeof onLogs !== 'function')
+      throw new TypeError(`options.onLogs must be a function, given each block's logs, got ${kindOf(onLogs)}`);
     this.#options = options;
     this.#reader = new ItemReader(options.maxRecordBytes ?? MAX_RECORD_BYTES);
   }

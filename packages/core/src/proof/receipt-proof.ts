@@ -1,5 +1,6 @@
 import { checkBytes, checkBytesList, HASH_BYTES } from '../bytes/check-bytes.js';
 import { bytesEqual } from '../bytes/hex.js';
+import { defaultKeccak256 } from '../keccak/keccak.js';
 import { EvmIntegrityError } from '../errors.js';
 import { checkHeaderLayout, type HeaderLayout } from '../header/layouts.js';
 import { kindOf, show } from '../json/show.js';
@@ -131,10 +132,18 @@ export function verifyReceiptProof(
 }
 
 /**
- * Where a proof that fails for `index` is, node by node, the proof of another index (an `index` given wrong, or the
- * proof of another receipt): a sentence saying which, for the refusal; else nothing.
+ * Where a proof that fails for `index` is, node by node from `root`, the proof of another index (an `index` given
+ * wrong, or the proof of another receipt of the block): a sentence saying which, for the refusal; else nothing. Nodes
+ * under another root are no proof of any index of this one: nothing is said of them.
  */
-function ofAnotherIndex(proof: readonly Uint8Array[], index: number, options: EncodeReceiptOptions): string {
+function ofAnotherIndex(
+  root: Uint8Array,
+  proof: readonly Uint8Array[],
+  index: number,
+  options: EncodeReceiptOptions,
+): string {
+  const first = proof[0];
+  if (first === undefined || !bytesEqual((options.keccak ?? defaultKeccak256)(first), root)) return '';
   const key = trieProofKey(proof, options);
   if (key === undefined) return '';
   // The key rlp(n): one byte under 0x80 for n itself, else 0x80 + its length and n's bytes (none for 0), big-endian;
@@ -156,7 +165,7 @@ export function receiptUnderRoot(
   checkIndex(index);
   const walked = walkTrieProof(root, indexKey(index), proof, options);
   if (!walked.ok)
-    return err({ ...walked.error, message: walked.error.message + ofAnotherIndex(proof, index, options) });
+    return err({ ...walked.error, message: walked.error.message + ofAnotherIndex(root, proof, index, options) });
   try {
     return ok({ encoded: walked.value, receipt: decodeReceipt(walked.value, options) });
   } catch (error) {

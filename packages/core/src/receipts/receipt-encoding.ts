@@ -2,7 +2,14 @@ import { listLength, quantityBytes, stringLength, writeListHeader, writeString }
 import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
 import { bloomOfLogs, BLOOM_BYTES } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
-import { checkRuleSet, describeRuleSet, describeTypes, RULE_SETS, type ReceiptLayout, type RuleSet } from './rules.js';
+import {
+  checkReceiptOptions,
+  describeRuleSet,
+  describeTypes,
+  RULE_SETS,
+  type ReceiptLayout,
+  type RuleSet,
+} from './rules.js';
 import type { Log, Receipt } from './receipt.js';
 
 const STATUS_SUCCESS = Uint8Array.of(1);
@@ -178,14 +185,15 @@ export interface EncodeReceiptOptions extends HashOptions {
  * Consensus encoding of a receipt: `rlp([...])` for legacy receipts,
  * `type || rlp([...])` for typed ones, as hashed into the receipts trie.
  *
- * @throws TypeError or RangeError naming `options.rules` when it is not a rule set object (`RULE_SETS.optimism`, not
+ * @throws TypeError naming `options` when it is null or a rule set in its place; TypeError or RangeError naming
+ * `options.rules` when it is not a rule set object (`RULE_SETS.optimism`, not
  * `'optimism'`).
  * @example
  * encodeReceipt({ type: 2, status: 1, cumulativeGasUsed: 21000n, logs: [] })
  * // Uint8Array [0x02, 0xf9, 0x01, 0x09, 0x01, 0x82, 0x52, 0x08, 0xb9, 0x01, 0x00, …]
  */
 export function encodeReceipt(receipt: Receipt, options: EncodeReceiptOptions = {}): Uint8Array {
-  if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
+  checkReceiptOptions(options);
   const layout = receiptLayout(receipt, options.rules ?? RULE_SETS.ethereum);
   return encodeReceiptWithBloom(receipt, layout, bloomOfLogs(receipt.logs, options));
 }

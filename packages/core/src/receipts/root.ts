@@ -8,7 +8,7 @@ import {
   type EncodeReceiptOptions,
   type ReceiptPlan,
 } from './receipt-encoding.js';
-import { checkRuleSet, RULE_SETS, type RuleSet } from './rules.js';
+import { checkReceiptOptions, RULE_SETS, type RuleSet } from './rules.js';
 import type { Receipt } from './receipt.js';
 
 /** What a block commits to about its receipts. */
@@ -48,7 +48,6 @@ class ReceiptWriter {
   readonly #onReceiptBloom: CommitmentOptions['onReceiptBloom'];
 
   constructor(options: CommitmentOptions, keccak: Keccak256) {
-    if (options.rules !== undefined) checkRuleSet(options.rules, 'options.rules');
     this.#rules = options.rules ?? RULE_SETS.ethereum;
     this.#hasher = new BloomHasher(keccak);
     this.#onReceiptBloom = options.onReceiptBloom;
@@ -80,12 +79,14 @@ class ReceiptWriter {
  * Receipts root and block bloom of a block's complete receipt list (position i is
  * transaction i), with each receipt's encoding.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError naming `options` (null, or a
+ * rule set in its place: `{ rules: RULE_SETS.optimism }` is what to give), TypeError or RangeError naming `options.rules`
  * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  * @example
  * const { receiptsRoot, logsBloom } = receiptsCommitment(receipts, { rules: RULE_SETS.optimism })
  */
 export function receiptsCommitment(receipts: readonly Receipt[], options: CommitmentOptions = {}): ReceiptsCommitment {
+  checkReceiptOptions(options);
   const keccak = options.keccak ?? defaultKeccak256;
   const writer = new ReceiptWriter(options, keccak);
   // Every encoding is written into one buffer, each with room in front for its trie leaf's
@@ -111,7 +112,8 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Commit
  * hashed at once. Holding every encoding (700 bytes a receipt, most of it the bloom) made a million
  * receipts trigger a full collection of the caller's whole heap on its own.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError naming `options` (null, or a
+ * rule set in its place: `{ rules: RULE_SETS.optimism }` is what to give), TypeError or RangeError naming `options.rules`
  * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  */
 export function receiptsRootAndBloom(
@@ -125,7 +127,8 @@ export function receiptsRootAndBloom(
  * {@link receiptsRootAndBloom} of `count` receipts given one at a time: `receiptAt(i)` is asked for each once, when
  * the trie takes its leaf, so that the caller need not hold them all decoded.
  *
- * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError or RangeError naming `options.rules`
+ * @throws UnknownReceiptTypeError for a type the rule set does not know; TypeError naming `options` (null, or a
+ * rule set in its place: `{ rules: RULE_SETS.optimism }` is what to give), TypeError or RangeError naming `options.rules`
  * when it is not a rule set object (a rule set's name among others: `RULE_SETS.optimism`, not `'optimism'`).
  */
 export function receiptsRootAndBloomOf(
@@ -133,6 +136,7 @@ export function receiptsRootAndBloomOf(
   receiptAt: (index: number) => Receipt,
   options: CommitmentOptions = {},
 ): Omit<ReceiptsCommitment, 'encodedReceipts'> {
+  checkReceiptOptions(options);
   const keccak = options.keccak ?? defaultKeccak256;
   const writer = new ReceiptWriter(options, keccak);
   // Each receipt is measured and written when the trie asks for it (in its keys' order: 1..127, 0,

@@ -97,6 +97,23 @@ export function checkRuleSet(value: unknown, argument: string): asserts value is
 }
 
 /**
+ * Holds the options of a function that encodes receipts (`{ rules, keccak }`) to an object, absent or not, and its
+ * `rules` as {@link checkRuleSet}: null is a TypeError naming `options`, and so is a rule set given in their place
+ * (`receiptsRoot(receipts, RULE_SETS.optimism)`), which would be read as no options, so under Ethereum's rules.
+ * @example checkReceiptOptions(RULE_SETS.optimism) // TypeError: options must be { rules, keccak } …
+ */
+export function checkReceiptOptions(options: unknown): void {
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError(`options must be an object ({ rules, keccak }) or absent, got ${kindOf(options)}`);
+  if ((options as Partial<RuleSet>).layouts instanceof Map)
+    throw new TypeError(
+      `options must be { rules, keccak }, got a rule set: give it as { rules: RULE_SETS.${String((options as Partial<RuleSet>).name)} }`,
+    );
+  const { rules } = options as { rules?: unknown };
+  if (rules !== undefined) checkRuleSet(rules, 'options.rules');
+}
+
+/**
  * Polygon PoS before its Madhugiri fork: Bor's state sync was not yet a 0x7f
  * transaction (its receipt stood outside the receipts root), so 0x7f is no type of
  * that era (bor PR #1726, PIP-74).

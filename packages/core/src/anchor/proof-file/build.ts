@@ -5,8 +5,10 @@
  * match, never a file that fails later. The network's data is fetched by the caller (the CLI's `anchor
  * prove`); nothing here does I/O.
  */
+import { checkBytes } from '../../bytes/check-bytes.js';
 import { bytesEqual, prefixedHex } from '../../bytes/hex.js';
 import { headerNumberIfAny } from '../../header/header-decoding.js';
+import { kindOf } from '../../json/show.js';
 import { defaultKeccak256 } from '../../keccak/keccak.js';
 import { err, ok, type Result } from '../../result.js';
 import {
@@ -170,6 +172,10 @@ export function preMergeBlockRecord(
   record: EpochRecord,
   accumulator: TrustedEpochRoots,
 ): Result<BlockRecord, string> {
+  checkBytes(header, 'header');
+  const given: unknown = record;
+  if (typeof given !== 'object' || given === null || !('blockHashes' in given))
+    throw new TypeError(`record must be an epoch record as readEpochRecord reads it, got ${kindOf(given)}`);
   const number = headerNumberIfAny(header);
   if (number === undefined) return err('the header is not a block header RLP');
   const blockNumber = Number(number);

@@ -345,10 +345,16 @@ function reading<T>(line: number, read: () => T): Result<T, AnchorFormatProblem>
   }
 }
 
-/** Holds a line of an anchor proof file (`name`) to a string: a TypeError naming it, not an error from the reader. */
-export function checkLineText(text: unknown, name: string): asserts text is string {
+/**
+ * Holds a line of an anchor proof file (`name`) to a string, and its number `line` to a line number (1 or more, as a
+ * refusal names it): a TypeError or RangeError naming either, not an error from the reader nor a refusal of line -3.
+ */
+export function checkLine(text: unknown, name: string, line: unknown): asserts text is string {
   if (typeof text !== 'string')
     throw new TypeError(`${name} must be a string (a line of the file), got ${kindOf(text)}`);
+  if (typeof line !== 'number') throw new TypeError(`line must be a number (the line's, from 1), got ${kindOf(line)}`);
+  if (!Number.isSafeInteger(line) || line < 1)
+    throw new RangeError(`line must be a line number, 1 or more, got ${line}`);
 }
 
 /**
@@ -356,7 +362,7 @@ export function checkLineText(text: unknown, name: string): asserts text is stri
  * stands on (1 unless blank lines come before it), which a problem names.
  */
 export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, AnchorFormatProblem> {
-  checkLineText(text, 'text');
+  checkLine(text, 'text', line);
   const parsed = parsedLine(text, line);
   if (!parsed.ok) return parsed;
   return reading(line, () => {
@@ -374,7 +380,7 @@ export function readAnchorHead(text: string, line = 1): Result<AnchorProofHead, 
 
 /** One record line (`line` counts from 1, the head being line 1), or what is wrong with it. */
 export function readAnchorRecord(text: string, line: number): Result<AnchorRecord, AnchorFormatProblem> {
-  checkLineText(text, 'text');
+  checkLine(text, 'text', line);
   const parsed = parsedLine(text, line);
   if (!parsed.ok) return parsed;
   return reading(line, () => recordAt(parsed.value));

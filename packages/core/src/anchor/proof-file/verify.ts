@@ -23,7 +23,7 @@ import { BEACON_NETWORKS, beaconNetwork, forkAtSlot, MAINNET, slotTimestamp, typ
 import { beaconBlockHeaderRoot, type BeaconBlockHeader } from '../ssz.js';
 import { historicalRootsGindex, historicalSummariesGindex } from '../state-proof.js';
 import {
-  checkLineText,
+  checkLine,
   readAnchorHead,
   readAnchorRecord,
   type AnchorFormatProblem,
@@ -136,10 +136,11 @@ export class AnchorProofVerifier {
    * A verifier for the file whose first line that is not blank is `headLine`, line `line` (1 unless blank lines come
    * before it), when it hangs from `checkpoint`.
    * @throws TypeError when `checkpoint` is not a Uint8Array (hex text among others), RangeError when it is not 32 bytes:
-   * a root the caller holds wrong is no file's fault, and is not refused as one.
+   * a root the caller holds wrong is no file's fault, and is not refused as one; TypeError naming `headLine` when it is
+   * not a string, TypeError or RangeError naming `line` when it is no line number (1 or more).
    */
   static start(headLine: string, checkpoint: Node, line = 1): Result<AnchorProofVerifier, AnchorRefusal> {
-    checkLineText(headLine, 'headLine');
+    checkLine(headLine, 'headLine', line);
     checkBytes(checkpoint, 'checkpoint', HASH_BYTES);
     const head = readAnchorHead(headLine, line);
     if (!head.ok) return err({ line, reason: 'format', message: `${head.error.path}: ${head.error.message}` });
@@ -161,10 +162,11 @@ export class AnchorProofVerifier {
 
   /**
    * Verifies one record line; a proven block is returned as it is proven.
-   * @throws TypeError naming `text` when it is not a string.
+   * @throws TypeError naming `text` when it is not a string, TypeError or RangeError naming `line` when it is no line
+   * number (1 or more).
    */
   push(text: string, line: number): Result<ProvenBlock | undefined, AnchorRefusal> {
-    checkLineText(text, 'text');
+    checkLine(text, 'text', line);
     if (this.#refusal) return err(this.#refusal);
     // Blank lines carry nothing: JSON Lines tools leave one at the end, people between records.
     if (isBlankLine(text)) return ok(undefined);
@@ -424,6 +426,7 @@ export function readAnchorFileHead(text: string): {
   line: number;
   head: Result<AnchorProofHead, AnchorFormatProblem>;
 } {
+  checkAnchorText(text);
   const { start, end, line } = headSpan(text);
   if (isBlankLine(text.slice(start, end))) return { line: 1, head: err({ line: 1, path: '$', message: EMPTY_FILE }) };
   // A problem names the file's line, blank lines before the head counted.

@@ -140,6 +140,10 @@ function verifyWith(
     throw new UsageError('standard input holds the receipt proof: give --anchor-proof a FILE');
   if (files.length > 1 && what !== 'block')
     throw new UsageError(`unexpected argument "${files[1]}": verify ${what} reads one FILE`);
+  if (values.rules !== undefined && what !== 'block')
+    throw new UsageError(
+      `--rules is for verify block only: verify ${what} reads its chain's rules from the registry (--add-chain ID:RULES for a chain outside it)`,
+    );
   const rules = values.rules === undefined ? undefined : ruleSetName(values.rules, '--rules');
   // The chain of a block (or body) that names none.
   const chainId = values.chain === undefined ? undefined : chainValue('--chain', values.chain);
