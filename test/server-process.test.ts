@@ -237,6 +237,21 @@ describe("serve: the first start's API key", () => {
     expect(keys).toHaveLength(1);
     expect((await usage(url, keys[0]!)).status).toBe(200);
   });
+
+  it('with an evidence directory that is none: exit 2 and no key made; the next start makes the key and prints it once (was: a key left active that no one saw, and "its API keys were shown once": a user check)', async () => {
+    const dataDir = tempDir();
+    const missing = join(tempDir(), 'no-such-evidence');
+    const first = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', '--evidence', missing]);
+    expect(await refused(first)).toBe(2);
+    expect(first.stderr()).toContain(missing);
+    expect(first.stdout()).not.toMatch(/evmi_/);
+    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    const url = await second.listening;
+    await second.printed(/Try, with KEY/);
+    const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
+    expect(keys).toHaveLength(1);
+    expect((await usage(url, keys[0]!)).status).toBe(200);
+  });
 });
 
 describe('serve: a first start whose API key standard error does not take', () => {

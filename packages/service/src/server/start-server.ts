@@ -336,13 +336,14 @@ export async function startServer(
     if (metrics !== undefined) store = instrumentStore(opened, metrics.registry);
     // PostgreSQL's connections are few and shared: each account takes its turns at them (fairStore).
     if (config.store === 'postgres') store = fairStore(store, config.pgPoolSize, config.pgConnectTimeoutMs);
+    // The evidence directory is read before any key is made: a start it fails must not leave a key it never shows.
+    const setup = await setupOf(config.chains, config.evidenceDir ?? undefined);
     // Only once bound: a start that cannot bind must not create a key it never shows.
     ({ bootstrap, hadAccounts } = await provision(store, config, new Date()));
     // CU a crashed process left held come back now when their lease has run out (later ones on the next reserve).
     const swept = await store.sweepExpiredHolds(new Date());
     if (swept > 0) options.logger.info({ holds: swept }, 'gave back CU held past their lease');
     stopPruning = await keepRequestLog(store, config.requestRetentionDays, options.logger);
-    const setup = await setupOf(config.chains, config.evidenceDir ?? undefined);
     if (config.poolWorkers !== 0)
       pool = createVerifyPool(config.poolWorkers, setup, REPLACE_WORKER_AFTER_BYTES, POOL_NICE);
     fetchHandler = createApp({
@@ -358,6 +359,8 @@ export async function startServer(
     await pool?.terminate();
     await metrics?.listener.close();
     server.close();
+    // A key made by a start that then failed was never shown: taken back, as one that could not be printed is.
+    if (bootstrap !== undefined) await withdrawBootstrap(store, bootstrap.record, new Date()).catch(() => false);
     await store.close();
     throw error;
   }
