@@ -29,6 +29,26 @@ beforeEach(() => {
 
 const createAcme = () => run(store, ['accounts', 'create', '--name', 'Acme', '--id', 'acme']);
 
+describe("a name, plan or label is the user's text", () => {
+  it('is shown with its control characters as code points, never sent to the terminal as it is (it was: a user check)', async () => {
+    const memory = new MemoryStore();
+    const hasControl = (text: string) =>
+      [...text].some((char) => char !== '\n' && (char.codePointAt(0)! < 0x20 || char.codePointAt(0) === 0x7f));
+    const created = await run(memory, ['accounts', 'create', '--name', 'ev\u001b[31mil', '--id', 'evil']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain('Created account evil (evU+001B[31mil)');
+    const updated = await run(memory, ['accounts', 'update', 'evil', '--plan', 'p\u001b]0;x\u0007']);
+    expect(updated.code, updated.stderr).toBe(0);
+    const key = await run(memory, ['keys', 'create', 'evil', '--label', 'a\u0007b']);
+    expect(key.code, key.stderr).toBe(0);
+    const accounts = await run(memory, ['accounts', 'list']);
+    const keys = await run(memory, ['keys', 'list']);
+    for (const shown of [created, updated, accounts, keys]) expect(hasControl(shown.stdout + shown.stderr)).toBe(false);
+    expect(accounts.stdout).toContain('pU+001B]0;xU+0007');
+    expect(keys.stdout).toContain('aU+0007b');
+  });
+});
+
 describe('accounts create', () => {
   it('creates with the defaults and describes the account', async () => {
     const result = await createAcme();

@@ -219,4 +219,23 @@ describe('a value the command line did not write is shown, never sent to the ter
     expect(hasControl(listed.stdout)).toBe(false);
     expect(listed.stdout).toContain('vouched by U+001B[31mevilU+0007 at ');
   });
+
+  it("verify block's lines of a file show its name's as code points (they were sent as they are: a user check)", () => {
+    const missing = run(['verify', 'block', join(dir, `x${ESC}.json`)]);
+    expect(missing.code).toBe(2);
+    expect(hasControl(missing.stderr)).toBe(false);
+    expect(missing.stderr).toContain('xU+001B[31m.json: cannot read it');
+    const named = join(dir, `blk${ESC}.json`);
+    writeFileSync(named, BLOCK_TEXT);
+    const otherChain = run(['verify', 'block', named, '--chain', '10']);
+    expect(otherChain.code).toBe(2);
+    expect(hasControl(otherChain.stderr)).toBe(false);
+    expect(otherChain.stderr).toContain('blkU+001B[31m.json');
+    // An empty path named nothing (was: "evm-integrity: : cannot read it": a user check).
+    const empty = run(['verify', 'block', '']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.split('\n')[0]).toBe(
+      'evm-integrity: the path is empty ""; give a file name, or - for standard input',
+    );
+  });
 });

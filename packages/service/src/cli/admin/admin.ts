@@ -19,7 +19,7 @@ import {
   type CommandInput,
 } from './admin-commands.js';
 import { InputError, UsageError } from '../io/usage-error.js';
-import { printable } from '../io/printable.js';
+import { printable, printableLines } from '../io/printable.js';
 import { EXIT_FAULT } from '../exit.js';
 
 export const ADMIN_USAGE = `Accounts and API keys, on the server's store: each command takes the flags
@@ -321,8 +321,9 @@ export async function runAdmin(
 
     const status = await spec.run({
       store,
-      stdout: (t) => io.stdout(t),
-      stderr: (t) => io.stderr(t),
+      // Names, plans and labels are the user's text: shown, never sent to the terminal as they are.
+      stdout: (t) => io.stdout(printableLines(t)),
+      stderr: (t) => io.stderr(printableLines(t)),
       tryStdout:
         io.tryStdout ??
         ((t) => {

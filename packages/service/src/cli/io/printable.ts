@@ -20,3 +20,9 @@ export function characterName(char: string): string {
  */
 export const printable = (text: string) =>
   text.replace(/[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu, (char) => characterName(char));
+
+/**
+ * {@link printable} of each line of a text of several (a table, a report), its line breaks kept.
+ * @example printableLines('name: a\u0007b\n') // 'name: aU+0007b\n'
+ */
+export const printableLines = (text: string) => text.split('\n').map(printable).join('\n');

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { readFailure } from '../../files/file-failures.js';
 import { InputError } from './usage-error.js';
 
-/** How messages name an input: its path, or `standard input` for `-` or no file. */
+/** How messages name an input: its path, or `standard input` for `-` or no file, or an empty path as such. */
 export function inputName(file: string | undefined): string {
-  return file === undefined || file === '-' ? 'standard input' : file;
+  return file === undefined || file === '-' ? 'standard input' : file === '' ? 'the empty path ""' : file;
 }
 
 /**
@@ -12,6 +12,7 @@ export function inputName(file: string | undefined): string {
  * (`decodeJsonBody`); an InputError naming the file when it cannot be read.
  */
 export function readInput(file: string | undefined): Uint8Array {
+  if (file === '') throw new InputError('the path is empty ""; give a file name, or - for standard input');
   const source = file === undefined || file === '-' ? 0 : file;
   try {
     return readFileSync(source);

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { OperationContext } from 'evm-integrity/api';
 import { ChainRegistry, type BlockReport, type Problem, type RuleSetName } from 'evm-integrity';
 import { inputName, readInput } from '../io/read-input.js';
+import { printable } from '../io/printable.js';
 import { LOCAL_DOCS_URL } from '../error-docs.js';
 import { UsageError } from '../io/usage-error.js';
 import type { CliIo } from '../io/streams.js';
@@ -71,10 +72,11 @@ async function runVerifyBlocks(
   const counts = { identical: 0, different: 0, refused: 0, 'not verifiable': 0 };
   const where = await verifyBlockFiles(run, (answer) => {
     if ('result' in answer) io.stdout(`${JSON.stringify(answer.result.body, null, options.pretty ? 2 : undefined)}\n`);
+    // A file's name is the user's text: shown, never sent to the terminal as it is.
     const notApplied = rulesNotApplied(answer, run.rules);
-    if (notApplied !== undefined) io.stderr(`evm-integrity: ${notApplied}\n`);
+    if (notApplied !== undefined) io.stderr(`evm-integrity: ${printable(notApplied)}\n`);
     const refusal = refusalLine(answer);
-    if (refusal !== undefined) io.stderr(`evm-integrity: ${refusal}\n`);
+    if (refusal !== undefined) io.stderr(`evm-integrity: ${printable(refusal)}\n`);
     const verdict = 'result' in answer ? answer.result.verdict : 'invalid';
     counts[verdict === 'invalid' ? 'refused' : verdict === 'not_verifiable' ? 'not verifiable' : verdict]++;
   });
