@@ -176,6 +176,14 @@ describe('a refusal says what was given and what was expected', () => {
     expect(chained.stderr.split('\n')[0]).toBe(
       'evm-integrity: --rules optimism is for a block whose chain is outside the registry; --chain 1 is Ethereum Mainnet, verified by its own rules (ethereum): drop --rules',
     );
+    // A receipt proof is named a proof, not a body (a user check).
+    const proofFile = join(dir, 'proof-of-0.json');
+    expect(run(['prove', 'receipt', BLOCK_FILE, '--index', '0', '--out', proofFile]).code).toBe(0);
+    const otherChain = run(['verify', 'receipt-proof', proofFile, '--chain', '10']);
+    expect(otherChain.code).toBe(2);
+    expect(otherChain.stderr.split('\n')[0]).toBe(
+      `evm-integrity: ${proofFile}: the proof names chain_id 1, not the --chain 10 given`,
+    );
     // The other verify commands read their chain's rules from the registry: --rules there was taken and ignored.
     for (const what of ['receipt-root', 'logs-bloom', 'receipt-proof']) {
       const other = run(['verify', what, BLOCK_FILE, '--rules', 'polygon', '--chain', '1']);

@@ -134,7 +134,7 @@ export function withChainId(
   json: unknown,
   chainId: number | undefined,
   file: string | undefined,
-  what: 'block' | 'body' = 'block',
+  what: 'block' | 'body' | 'proof' = 'block',
 ): unknown {
   if (chainId === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return json;
   const named = namedChainId(json);

@@ -61,7 +61,7 @@ const RECEIPT_PROOF_MEMBERS = {
       min: RECEIPT_PROOF_VERSION,
       max: RECEIPT_PROOF_VERSION,
       description: 'Version of the document format.',
-      expected: `version ${RECEIPT_PROOF_VERSION} (the one this server reads)`,
+      expected: `version ${RECEIPT_PROOF_VERSION} (the one this version of evm-integrity reads)`,
     }),
     required: true,
   },

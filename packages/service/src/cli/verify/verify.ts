@@ -159,7 +159,8 @@ function verifyWith(
     );
   const context: OperationContext = { docsUrl: LOCAL_DOCS_URL };
   const read = io.read ?? readInput;
-  const body = () => withChainId(parseInputJson(read(file), file), chainId, file, 'body');
+  const body = () =>
+    withChainId(parseInputJson(read(file), file), chainId, file, what === 'receipt-proof' ? 'proof' : 'body');
   const pretty = values.pretty ?? false;
   switch (what) {
     case 'block': {
