@@ -217,6 +217,16 @@ describe('serve: a start that cannot work says why in one line and exits 2', () 
 });
 
 describe("serve: the first start's API key", () => {
+  /** A start on `dataDir` after one that failed: it makes the key, prints it once, and the key is accepted. */
+  async function nextStartShowsOneKey(dataDir: string): Promise<void> {
+    const next = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
+    const url = await next.listening;
+    await next.printed(/Try, with KEY/);
+    const keys = `${next.stdout()}${next.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
+    expect(keys).toHaveLength(1);
+    expect((await usage(url, keys[0]!)).status).toBe(200);
+  }
+
   it('on a busy port: exit 2 and no key made; the next start on a free port makes the key and prints it once', async () => {
     const dataDir = tempDir();
     const occupant = createServer();
@@ -230,12 +240,7 @@ describe("serve: the first start's API key", () => {
       occupant.close();
     }
 
-    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
-    const url = await second.listening;
-    await second.printed(/Try, with KEY/);
-    const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
-    expect(keys).toHaveLength(1);
-    expect((await usage(url, keys[0]!)).status).toBe(200);
+    await nextStartShowsOneKey(dataDir);
   });
 
   it('with an evidence directory that is none: exit 2 and no key made; the next start makes the key and prints it once (was: a key left active that no one saw, and "its API keys were shown once": a user check)', async () => {
@@ -245,12 +250,7 @@ describe("serve: the first start's API key", () => {
     expect(await refused(first)).toBe(2);
     expect(first.stderr()).toContain(missing);
     expect(first.stdout()).not.toMatch(/evmi_/);
-    const second = serve(['--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0']);
-    const url = await second.listening;
-    await second.printed(/Try, with KEY/);
-    const keys = `${second.stdout()}${second.stderr()}`.match(/evmi_[\w-]+/g) ?? [];
-    expect(keys).toHaveLength(1);
-    expect((await usage(url, keys[0]!)).status).toBe(200);
+    await nextStartShowsOneKey(dataDir);
   });
 });
 

@@ -98,7 +98,7 @@ function unreachableReason(fetched: Fetched, number: number, chainId: number): s
   return notTheBlockAsked(fetched.block, chainId, number);
 }
 
-/** A hash as the audit compares it, lower case; null or undefined as given. */
+/** An earlier run's hash as the audit compares it, lower case as `anchor` is read; null or undefined as given. */
 const lowerHash = <T extends string | null | undefined>(hash: T): T => (hash?.toLowerCase() ?? hash) as T;
 
 /**
@@ -228,7 +228,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
     const name =
       number === this.floor.from
         ? this.floor.anchorName
-        : number === this.options.from && parent === lowerHash(this.options.anchor)
+        : number === this.options.from && parent === this.options.anchor
           ? this.options.anchorName
           : undefined;
     const audit = judgeBlock(number, block, verified, {
@@ -368,7 +368,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       to,
       Math.max(1, this.options.concurrency ?? 4),
     );
-    let parent: ExpectedParent = lowerHash(this.options.anchor);
+    let parent: ExpectedParent = this.options.anchor;
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];
     let crossCheckReached = true;
     /** The chunk's lines, cross-checked first when there is a cross-check. */

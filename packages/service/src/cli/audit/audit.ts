@@ -227,7 +227,7 @@ async function streamAudit(
     now: monotonicMs,
     ...(start.anchor !== undefined && { anchor: start.anchor, anchorName: start.anchorName }),
     ...(start.earlier && { earlier: start.earlier }),
-    ...(run.anchors && { anchors: anchorsFrom(run.anchors, start.next) }),
+    ...(run.anchors && { anchors: run.anchors }),
     ...(context.verify && { verify: context.verify }),
     ...(run.crossCheck && { crossCheck: run.crossCheck }),
   });
@@ -314,10 +314,6 @@ async function saveRecording({ options, recorder }: PreparedAudit): Promise<void
     throw cannotWrite('--record', options.record!, error);
   });
 }
-
-/** The anchors at or after block `next`, where a resumed run starts: the run's own tally holds those it passed. */
-const anchorsFrom = (anchors: ReadonlyMap<number, string>, next: number): Map<number, string> =>
-  new Map([...anchors].filter(([block]) => block >= next));
 
 /**
  * What `--anchor-proof` anchors, said once at the start: the blocks of the range it proves, and the checkpoint, or the
