@@ -1,6 +1,6 @@
 /**
- * A block as a node returns it, from its JSON text to the verdict: `verifyBlock(JSON.parse(text))`,
- * the text being the fixture's chain id, header and receipts as compact JSON (the members the
+ * A block as a node returns it, from its JSON text to the verdict: `verifyBlockText(text)` (the library's way from a
+ * block's text, which the CLI's `verify block` and the service's workers take through verifyBlockBytes), the text being the fixture's chain id, header and receipts as compact JSON (the members the
  * fixtures keep), and again with every member a node's receipts and logs carry (node-answer.ts), against the receipt-root operation on the same block's request text (parseJsonBody +
  * verifyReceiptRootOperation, the body built by timing.ts's receiptRootText) and against the strongest
  * JavaScript peer (bench/json-rpc-peer.ts), on five large fixture blocks; the three are
@@ -21,7 +21,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseJsonBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
+import { parseJsonBody, verifyBlockText, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import {
   bytesToHex,
   defaultKeccak256,
@@ -140,7 +140,7 @@ for (const name of BLOCKS) {
   const request = receiptRootText(block, receipts);
   const full = fullNodeAnswer(fixture);
   const verifyText = (json: string) => {
-    const report = verifyBlock(JSON.parse(json));
+    const report = verifyBlockText(json);
     if (!report.ok || report.value.verdict !== 'identical')
       throw new Error(`${name}: verifyBlock did not find it identical`);
   };
@@ -152,7 +152,7 @@ for (const name of BLOCKS) {
       throw new Error(`${name}: the receipt-root operation did not find it identical`);
   };
   const oursWithRaw = () => {
-    const report = verifyBlock(JSON.parse(withRaw!));
+    const report = verifyBlockText(withRaw!);
     if (!report.ok || report.value.verdict !== 'identical' || report.value.raw_receipts?.matches !== true)
       throw new Error(`${name}: verifyBlock did not find it and its raw receipts identical`);
   };

@@ -162,6 +162,7 @@ describe('the error family', () => {
       code: 'RECEIPT_NOT_PLAINLY_VALID',
       details: { path: 'receipts[3]' },
     });
+    expect(new errors.NotReadFromTape()).toMatchObject({ name: 'NotReadFromTape', code: 'NOT_READ_FROM_TAPE' });
     expect(new errors.AnswerTooLargeError('too large', 1024)).toMatchObject({ code: 'SOURCE_FAILED', maxBytes: 1024 });
     expect(new errors.JsonRpcError('refused', -32601, 'method not found')).toMatchObject({ code: 'SOURCE_FAILED' });
     expect(new errors.RlpShapeError('no bytes')).toMatchObject({

@@ -1,6 +1,6 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { describe, expect, it } from 'vitest';
-import { sleb, uleb } from '../packages/core/src/keccak/wasm-emitter.js';
+import { sleb, uleb } from '../packages/core/src/wasm/emitter.js';
 import { pseudoRandomBytes as bytes } from './helpers/bytes.js';
 import {
   createWasmKeccak256,

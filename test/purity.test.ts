@@ -60,7 +60,7 @@ function reachable(entry: string): { files: Set<string>; external: Set<string> }
 
 /** The layers, bottom first: a module may import from its own layer and those below, never above. */
 const LAYERS: ReadonlyArray<readonly [string, RegExp]> = [
-  ['foundation', /^(bytes\/|json\/|errors\.ts$|result\.ts$)/],
+  ['foundation', /^(bytes\/|json\/|wasm\/|errors\.ts$|result\.ts$)/],
   ['keccak', /^keccak\//],
   ['receipt types', /^receipts\/receipt\.ts$/],
   ['trie, bloom, header', /^(trie|bloom|header)\//],

@@ -159,10 +159,12 @@ describe('a Host that is not a valid host[:port] is never echoed: the link is re
     expect(docsUrlRule(null, host)).toBe('/v1/docs');
   });
 
-  it('two Host headers: neither is chosen', async () => {
-    expect(await docsUrlOf(wildcard, 'Host: a.example.com\r\nHost: b.example.com\r\n')).toBe(
-      '/v1/docs#error-not_found',
+  it('two Host headers: neither is chosen, and the request is refused (RFC 9112)', async () => {
+    const { status, json } = await exchange(
+      wildcard,
+      'GET /v1/no-such-path HTTP/1.1\r\nHost: a.example.com\r\nHost: b.example.com\r\n',
     );
+    expect([status, json.error.docs_url]).toEqual([400, '/v1/docs#error-bad_request']);
   });
 
   it('HTTP/1.0 without Host is answered, with the relative link', async () => {

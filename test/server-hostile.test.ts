@@ -177,6 +177,21 @@ describe('answers Node would give without the envelope get it', () => {
     });
   });
 
+  it.each([
+    ['HTTP/1.1', 'Host: a.example\r\nHost: b.example\r\n'],
+    ['HTTP/1.1, the same host twice', 'Host: a.example\r\nhost: a.example\r\n'],
+    ['HTTP/1.0', 'Host: a.example\r\nHOST: b.example\r\n'],
+  ])('%s with two Host headers: 400 naming the Host header, a duplicate', async (version, hosts) => {
+    const http = version.slice(0, 8);
+    const { text } = await rawExchange(`GET /v1/health ${http}\r\n${hosts}Connection: close\r\n\r\n`);
+    const { head: answerHead, error } = envelopeOf(text);
+    expect(answerHead).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(error).toMatchObject({
+      code: 'BAD_REQUEST',
+      details: { invalid_parameters: [{ name: 'Host', location: 'header', reason: 'duplicate' }] },
+    });
+  });
+
   it('an Expect other than 100-continue: 417 EXPECTATION_FAILED naming it; 100-continue is met', async () => {
     const { text } = await rawExchange(
       'GET /v1/health HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',

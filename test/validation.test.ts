@@ -173,6 +173,11 @@ describe('receipt-root body: chain_id', () => {
       'transactions[0].cumulative_gas_used',
       '{"chain_id":1,"receipt_root":"%R","transactions":[{"index":0,"status":1,"cumulative_gas_used":100000000000000000000000000001}]}',
     ],
+    ['chain_id', '{"chain_id":1e400,"receipt_root":"%R","transactions":[]}'],
+    [
+      'transactions[0].cumulative_gas_used',
+      '{"chain_id":1,"receipt_root":"%R","transactions":[{"index":0,"status":1,"cumulative_gas_used":1e400}]}',
+    ],
   ])('%s beyond 2^53-1 as a JSON number: refused saying so, never quoting the rounded value', (name, text) => {
     const problem = only(verifyReceiptRootOperation(JSON.parse(text.replace('%R', EMPTY_ROOT))));
     expect(problem).toMatchObject({ name, reason: 'out_of_range' });

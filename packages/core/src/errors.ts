@@ -20,6 +20,7 @@ export type EvmIntegrityErrorCode =
   | 'SOURCE_INPUT_INVALID'
   | 'SOURCE_CHAIN_MISMATCH'
   | 'RECEIPT_NOT_PLAINLY_VALID'
+  | 'NOT_READ_FROM_TAPE'
   | 'SSZ_INVALID'
   | 'ANCHOR_FORMAT'
   | 'LIGHT_CLIENT_INVALID'
@@ -103,6 +104,20 @@ export class ReceiptNotPlainlyValid extends EvmIntegrityError<{ path: string }> 
   override readonly code = 'RECEIPT_NOT_PLAINLY_VALID';
   constructor(path: string) {
     super(path, { path });
+  }
+}
+
+/**
+ * Thrown by a reader of the JSON scanner's tape (json/scan/tape-value.ts) where a value cannot be built as `JSON.parse`
+ * builds it: an object that names a member twice (JSON.parse keeps the last, the library refuses it) or a member named
+ * `__proto__` (an own member for JSON.parse, the prototype for an assignment). Caught inside verifyBlockText, which
+ * then parses the text and names the problem; never reaches a caller.
+ */
+export class NotReadFromTape extends EvmIntegrityError<object> {
+  override name = 'NotReadFromTape';
+  override readonly code = 'NOT_READ_FROM_TAPE';
+  constructor() {
+    super('read this text with JSON.parse', {});
   }
 }
 

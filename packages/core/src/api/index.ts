@@ -33,7 +33,7 @@ export {
   type LogsProofRequest,
   type LogsProofRequestRefusal,
 } from '../input/requests/logs-proof-request.js';
-export { blockAnswer, verifyBlockBytes, verifyBlockOperation } from './block-operation.js';
+export { blockAnswer, verifyBlockBytes, verifyBlockOperation, verifyBlockText } from './block-operation.js';
 export { auditBundle, LINEAGE_BODY, verifyLineageOperation, type BundleAudit } from './lineage-operation.js';
 export { logsBloomBody, receiptRootBody, type ExcludedReceiptInput, type ReceiptRootBody } from './request-builders.js';
 export {

@@ -76,6 +76,16 @@ export function unreadableBodyReason(problem: Problem): string | undefined {
  * one); a second is not JSON.
  */
 export function parseJsonBody(text: string): Result<unknown, Problem> {
+  const json = jsonBodyText(text);
+  return json.ok ? parseJsonText(json.value) : json;
+}
+
+/**
+ * The JSON a body's text holds, before it is parsed: its one leading byte order mark dropped; the problem of a second,
+ * or of a text over its {@link BUDGETS}. {@link parseJsonBody}'s first step, for a reader that reads the text in
+ * another way first (verifyBlockText).
+ */
+export function jsonBodyText(text: string): Result<string, Problem> {
   const json = text.charCodeAt(0) === BOM ? text.slice(1) : text;
   if (json.charCodeAt(0) === BOM) {
     return err({
@@ -86,7 +96,11 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
     });
   }
   const over = overBudget(json);
-  if (over !== undefined) return err(over);
+  return over === undefined ? ok(json) : err(over);
+}
+
+/** {@link parseJsonBody}'s second step: `json`, as jsonBodyText gives it, parsed; or the problem of its text. */
+export function parseJsonText(json: string): Result<unknown, Problem> {
   try {
     return ok(parseJson(json));
   } catch (error) {
@@ -111,9 +125,14 @@ export function parseJsonBody(text: string): Result<unknown, Problem> {
  * decodeJsonBody(new Uint8Array([0x7b, 0xff, 0x7d]))       // err({ name: 'body', reason: 'invalid_format', expected: 'UTF-8 text …' })
  */
 export function decodeJsonBody(bytes: Uint8Array): Result<unknown, Problem> {
-  let text: string;
+  const text = decodeBodyText(bytes);
+  return text.ok ? parseJsonBody(text.value) : text;
+}
+
+/** A body's bytes as text: strict UTF-8, or the problem of bytes that are not. {@link decodeJsonBody}'s first step. */
+export function decodeBodyText(bytes: Uint8Array): Result<string, Problem> {
   try {
-    text = utf8.decode(bytes);
+    return ok(utf8.decode(bytes));
   } catch {
     return err({
       name: 'body',
@@ -122,5 +141,4 @@ export function decodeJsonBody(bytes: Uint8Array): Result<unknown, Problem> {
       expected: NOT_UTF8,
     });
   }
-  return parseJsonBody(text);
 }

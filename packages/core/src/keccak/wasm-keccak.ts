@@ -8,7 +8,7 @@
  * permutation an order of magnitude cheaper (see bench/keccak.bench.ts).
  *
  * The module is not a binary asset: it is generated here, from the Keccak
- * specification (FIPS 202), by our own small emitter (./wasm-emitter.ts), and
+ * specification (FIPS 202), by our own small emitter (../wasm/emitter.ts), and
  * compiled synchronously: at about 1 KiB it is well under the 4 KiB that
  * browsers allow for synchronous compilation on the main thread. Its bytes with
  * the default options are kept in ./wasm-module.ts (written by
@@ -31,7 +31,7 @@
  * memory, and NOTs shared between chi lanes.
  */
 import { bComplements, COMPLEMENTED, lane, PI_SRC, RATE, RC, ROT } from './keccak-tables.js';
-import { Code, emitModule, I32, I64, type ValType } from './wasm-emitter.js';
+import { Code, emitModule, I32, I64, type ValType } from '../wasm/emitter.js';
 import { KECCAK_MODULE } from './wasm-module.js';
 
 const RATE_LANES = RATE / 8;

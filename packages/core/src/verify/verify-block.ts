@@ -512,11 +512,33 @@ export function commitmentsHold(report: BlockReport): boolean {
  * if (result.ok) result.value.verdict // 'identical' | 'different' | 'not_verifiable'
  */
 export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): Result<BlockReport, BlockRefusal> {
+  const streamed = verifyBlockStreamed(input, context);
+  if (streamed !== undefined) return streamed;
+  const problems = new Problems();
+  const block = readRpcBlock(input, problems, readOptions(context));
+  return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, false);
+}
+
+/** What the block readers take of a verification's context. */
+const readOptions = (context: BlockVerifyContext) => ({
+  registry: context.registry ?? defaultRegistry,
+  keccak: context.keccak,
+  rules: context.rules,
+});
+
+/**
+ * {@link verifyBlock}'s first way, for a block without raw receipts: its receipts decoded one at a time as they are
+ * hashed. Only a report is taken from it: undefined where it finds anything wrong, or cannot take the block, and the
+ * caller reads the block whole (verifyBlock), which refuses it as readRpcBlock does. For a caller that holds the block
+ * in another form first (api/block-operation.ts, a block read off the JSON scanner's tape), then reads it whole.
+ * @throws as verifyBlock does, for a context outside the contract.
+ */
+export function verifyBlockStreamed(
+  input: unknown,
+  context: BlockVerifyContext = {},
+): Result<BlockReport, BlockRefusal> | undefined {
   checkContext(context);
-  const options = { registry: context.registry ?? defaultRegistry, keccak: context.keccak, rules: context.rules };
-  // A block without raw receipts is verified with its receipts decoded one at a time as they are hashed. Only a report
-  // is taken from that path: anything it finds wrong, the block is read whole, and refused as readRpcBlock refuses it.
-  const streamed = streamRpcBlock(input, options);
+  const streamed = streamRpcBlock(input, readOptions(context));
   if (streamed !== undefined) {
     try {
       const {
@@ -558,9 +580,7 @@ export function verifyBlock(input: unknown, context: BlockVerifyContext = {}): R
       if (!(error instanceof ReceiptNotPlainlyValid || error instanceof UnknownReceiptTypeError)) throw error;
     }
   }
-  const problems = new Problems();
-  const block = readRpcBlock(input, problems, options);
-  return block === undefined ? err(problems.invalidInput()) : verifyReadBlock(block, context, false);
+  return undefined;
 }
 
 /**

@@ -144,7 +144,8 @@ export function readInteger(
     problems.add(path, 'missing', what);
     return undefined;
   }
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
+  // A number past the doubles (1e400) reads as an infinity: an integer too large, not a fraction.
+  if (typeof value !== 'number' || !(Number.isInteger(value) || Math.abs(value) === Infinity)) {
     problems.add(path, 'invalid_format', `${what}, got ${describe(value)}`);
     return undefined;
   }
@@ -220,7 +221,7 @@ export function readQuantity(value: unknown, path: string, problems: Problems, m
   if (value === undefined) {
     problems.add(path, 'missing', expected);
   } else if (typeof value === 'number') {
-    if (!Number.isInteger(value) || value < 0)
+    if (!(Number.isInteger(value) || value === Infinity) || value < 0)
       problems.add(path, value < 0 ? 'out_of_range' : 'invalid_format', `${expected}, got ${numberText(value)}`);
     else if (isInexactNumber(value))
       problems.add(path, 'out_of_range', `${expected}; ${INEXACT_NUMBER}, send a string, got ${numberText(value)}`);

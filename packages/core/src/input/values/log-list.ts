@@ -1,4 +1,6 @@
 import { Slab } from '../../bytes/slab.js';
+import { TOKEN } from '../../json/scan/scan-layout.js';
+import type { TapeReader } from '../../json/scan/tape-value.js';
 import { ADDRESS_BYTES, TOPIC_BYTES, type Log } from '../../receipts/receipt.js';
 import { isObject } from './json-values.js';
 import { SecondSpellings } from './second-spellings.js';
@@ -79,6 +81,8 @@ export class LogDecoder {
   }
 
   #log(value: unknown): Log | undefined {
+    if (value instanceof TapeLog)
+      return this.#rpc && RPC_LOG_SPELLINGS.none(value) ? TapeLog.decode(value, this.#tapeItem) : undefined;
     if (!isObject(value)) return undefined;
     if (!this.#rpc) {
       for (const member in value)
@@ -104,7 +108,85 @@ export class LogDecoder {
     if (bytes === undefined) return undefined;
     this.#lastText[place] = text;
     this.#lastBytes[place] = bytes;
+    this.#lastAt[place] = -1;
     return bytes;
+  }
+
+  /** Where in its tape's bytes the previous log's item at each place lies, when it was read off a tape (else -1). */
+  readonly #lastAt = new Array<number>(PLACES).fill(-1);
+  #lastTape: Uint8Array | undefined;
+
+  /**
+   * The item at `place` of a log read off a tape, `size` bytes at `at` of the tape's `bytes`: the previous log's view
+   * there when its bytes are the same, as #item does for text (the bloom then takes it without a lookup).
+   */
+  readonly #tapeItem = (bytes: Uint8Array, at: number, size: number, place: number): Uint8Array => {
+    const last = this.#lastAt[place]!;
+    if (last !== -1 && this.#lastTape === bytes && sameRange(bytes, at, last, size)) return this.#lastBytes[place]!;
+    const view = bytes.subarray(at, at + size);
+    this.#lastTape = bytes;
+    this.#lastAt[place] = at;
+    this.#lastBytes[place] = view;
+    this.#lastText[place] = undefined;
+    return view;
+  };
+}
+
+/** A log's item at `place` (0 the address, then the topics): `size` bytes at `at` of a tape's `bytes`, as a view. */
+type TapeItem = (bytes: Uint8Array, at: number, size: number, place: number) => Uint8Array;
+
+/** Whether `bytes` holds the same `size` bytes at `a` and at `b`. */
+function sameRange(bytes: Uint8Array, a: number, b: number, size: number): boolean {
+  for (let i = 0; i < size; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
+}
+
+/**
+ * A JSON-RPC log left on the tape its block's text was scanned into (input/json-rpc/tape-block.ts): its address and
+ * data `0x` strings of hex digits and its topics an array, those three read off the tape, where the scanner decoded
+ * their hex; its other members, such as those a node adds (restated-members.ts), are its own, as JSON.parse gives
+ * them, for their readers. {@link LogDecoder} reads it by the rule it reads a log's text by.
+ */
+export class TapeLog {
+  /** The log's other members. */
+  [member: string]: unknown;
+  readonly #tape: TapeReader;
+  /** The tokens of its address, its topics' array and its data. */
+  readonly #address: number;
+  readonly #topics: number;
+  readonly #data: number;
+  constructor(tape: TapeReader, address: number, topics: number, data: number) {
+    this.#tape = tape;
+    this.#address = address;
+    this.#topics = topics;
+    this.#data = data;
+  }
+
+  /**
+   * `log` when it is plainly valid: an address of 20 bytes, at most 4 topics of 32, data of whole bytes. Static, so that
+   * a member of the log's own cannot stand in its place.
+   */
+  static decode(log: TapeLog, item: TapeItem): Log | undefined {
+    const tape = log.#tape;
+    const address = TapeLog.#item(tape, log.#address, ADDRESS_BYTES, 0, item);
+    const count = tape.operand(log.#topics, 3);
+    if (address === undefined || count > MAX_TOPICS) return undefined;
+    const topics = new Array<Uint8Array>(count);
+    for (let t = 0, token = log.#topics + 1; t < count; t++, token = tape.after(token)) {
+      const topic = TapeLog.#item(tape, token, TOPIC_BYTES, 1 + t, item);
+      if (topic === undefined) return undefined;
+      topics[t] = topic;
+    }
+    const digits = tape.operand(log.#data, 2);
+    if (digits % 2 !== 0) return undefined;
+    const at = tape.operand(log.#data, 3);
+    return { address, topics, data: tape.bytes.subarray(at, at + digits / 2) };
+  }
+
+  /** The bytes of token `token`, an item at `place` of the log (`item`); undefined where it is not hex of `size` bytes. */
+  static #item(tape: TapeReader, token: number, size: number, place: number, item: TapeItem): Uint8Array | undefined {
+    if (tape.kind(token) !== TOKEN.hex || tape.operand(token, 2) !== 2 * size) return undefined;
+    return item(tape.bytes, tape.operand(token, 3), size, place);
   }
 }
 

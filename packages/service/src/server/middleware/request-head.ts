@@ -11,7 +11,8 @@ const CONTINUE = /^\s*100-continue\s*$/i;
 /**
  * Refuses, with the error envelope, the request heads Node's HTTP server would answer itself with an empty body (it is
  * told to pass them on, start-server.ts): an HTTP/1.1 request without `Host` (400 naming the header, as RFC 9112
- * requires), and an `Expect` other than `100-continue` (417).
+ * requires), and an `Expect` other than `100-continue` (417); and one that Node would answer, keeping the first of its
+ * two `Host` headers (400: the RFC has it refused).
  */
 export function requestHead(): MiddlewareHandler<Env> {
   return async (c, next) => {
@@ -21,10 +22,22 @@ export function requestHead(): MiddlewareHandler<Env> {
       const expected = 'a Host header: every HTTP/1.1 request names the host it is sent to (RFC 9112, section 3.2)';
       throw invalidRequest(badRequest([{ name: 'Host', location: 'header', reason: 'missing', expected }], 1));
     }
+    // Node keeps the first of two Host headers: RFC 9112 has the server refuse such a request, whatever its version.
+    if (incoming !== undefined && hostLines(incoming.rawHeaders) > 1) {
+      const expected = 'one Host header: a request names the one host it is sent to (RFC 9112, section 3.2)';
+      throw invalidRequest(badRequest([{ name: 'Host', location: 'header', reason: 'duplicate', expected }], 1));
+    }
     const expect = c.req.header('expect');
     if (expect !== undefined && !CONTINUE.test(expect)) throw expectationFailed(expect);
     await next();
   };
+}
+
+/** How many `Host` header lines Node's raw headers (name, value, name, value, …) hold. */
+function hostLines(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') count++;
+  return count;
 }
 
 /** Whether `incoming` announces a body (Node's headers). */

@@ -1,9 +1,10 @@
 /**
  * A minimal WebAssembly binary writer, written from the WebAssembly core
  * specification (binary format, chapter 5): LEB128 integers, the handful of
- * sections a single-function module needs, and only the opcodes our Keccak
- * module uses. It exists so that the WASM Keccak-256 is generated from readable
- * TypeScript at load time: no assembler, no toolchain, no binary blob.
+ * sections our modules need, and only the opcodes they use: the Keccak-256
+ * (keccak/wasm-keccak.ts) and the JSON scanner (json/scan/scan-module.ts). It
+ * exists so that both are generated from readable TypeScript: no assembler, no
+ * toolchain, no binary blob.
  */
 
 /** Value types (spec 5.3.1). */
@@ -69,15 +70,58 @@ export class Code {
     return this.op(opcode, ...uleb(alignLog2), ...uleb(offset));
   }
 
+  /**
+   * The labels of the open blocks, loops and ifs, innermost last: a branch names its target, and the relative depth the
+   * binary wants is counted here, so that no depth is counted by hand (undefined: a construct opened without a name).
+   */
+  private readonly labels: Array<string | undefined> = [];
+
+  /** The relative depth of `target`: a depth as given, or the innermost open construct of that name. */
+  private depth(target: number | string): number {
+    if (typeof target === 'number') return target;
+    const index = this.labels.lastIndexOf(target);
+    if (index === -1) throw new Error(`no open block, loop or if named ${target}`);
+    return this.labels.length - 1 - index;
+  }
+
   // Control (spec 5.4.1); the block type is always empty (0x40).
-  loop(): this {
+  block(label?: string): this {
+    this.labels.push(label);
+    return this.op(0x02, 0x40);
+  }
+  loop(label?: string): this {
+    this.labels.push(label);
     return this.op(0x03, 0x40);
   }
+  /** if, taking the i32 on the stack. */
+  if(label?: string): this {
+    this.labels.push(label);
+    return this.op(0x04, 0x40);
+  }
+  else(): this {
+    return this.op(0x05);
+  }
   end(): this {
+    this.labels.pop();
     return this.op(0x0b);
   }
-  brIf(depth: number): this {
-    return this.op(0x0d, ...uleb(depth));
+  br(target: number | string): this {
+    return this.op(0x0c, ...uleb(this.depth(target)));
+  }
+  brIf(target: number | string): this {
+    return this.op(0x0d, ...uleb(this.depth(target)));
+  }
+  /** br_table: the i32 on the stack picks `targets[i]`, `fallback` where it is out of their range. */
+  brTable(targets: ReadonlyArray<number | string>, fallback: number | string): this {
+    return this.op(
+      0x0e,
+      ...uleb(targets.length),
+      ...targets.flatMap((t) => uleb(this.depth(t))),
+      ...uleb(this.depth(fallback)),
+    );
+  }
+  return(): this {
+    return this.op(0x0f);
   }
 
   // Variables (spec 5.4.4).
@@ -95,11 +139,24 @@ export class Code {
   i64Load(offset = 0, alignLog2 = 3): this {
     return this.mem(0x29, offset, alignLog2);
   }
+  i32Load(offset = 0, alignLog2 = 2): this {
+    return this.mem(0x28, offset, alignLog2);
+  }
   i32Load8U(offset = 0): this {
     return this.mem(0x2d, offset, 0);
   }
+  i32Load16U(offset = 0): this {
+    return this.mem(0x2f, offset, 0);
+  }
+  i32Store(offset = 0, alignLog2 = 2): this {
+    return this.mem(0x36, offset, alignLog2);
+  }
   i64Store(offset = 0, alignLog2 = 3): this {
     return this.mem(0x37, offset, alignLog2);
+  }
+  /** i64.store32: the low 32 bits of an i64. */
+  i64Store32(offset = 0, alignLog2 = 2): this {
+    return this.mem(0x3e, offset, alignLog2);
   }
   i32Store8(offset = 0): this {
     return this.mem(0x3a, offset, 0);
@@ -119,8 +176,23 @@ export class Code {
   i64Const(v: bigint): this {
     return this.op(0x42, ...sleb(BigInt.asIntN(64, v)));
   }
+  i32Eqz(): this {
+    return this.op(0x45);
+  }
+  i32Eq(): this {
+    return this.op(0x46);
+  }
   i32Ne(): this {
     return this.op(0x47);
+  }
+  i32LtU(): this {
+    return this.op(0x49);
+  }
+  i32GtU(): this {
+    return this.op(0x4b);
+  }
+  i32GeU(): this {
+    return this.op(0x4f);
   }
   i32Add(): this {
     return this.op(0x6a);
@@ -131,8 +203,26 @@ export class Code {
   i32RemU(): this {
     return this.op(0x70);
   }
+  i32And(): this {
+    return this.op(0x71);
+  }
   i32Or(): this {
     return this.op(0x72);
+  }
+  i32Shl(): this {
+    return this.op(0x74);
+  }
+  i32ShrU(): this {
+    return this.op(0x76);
+  }
+  i64Eq(): this {
+    return this.op(0x51);
+  }
+  i64Add(): this {
+    return this.op(0x7c);
+  }
+  i64Mul(): this {
+    return this.op(0x7e);
   }
   i64And(): this {
     return this.op(0x83);
@@ -142,6 +232,12 @@ export class Code {
   }
   i64Xor(): this {
     return this.op(0x85);
+  }
+  i64Shl(): this {
+    return this.op(0x86);
+  }
+  i64ShrU(): this {
+    return this.op(0x88);
   }
   i64Rotl(): this {
     return this.op(0x89);

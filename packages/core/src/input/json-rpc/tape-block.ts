@@ -1,0 +1,97 @@
+/**
+ * A block's JSON text read off the WebAssembly scanner's tape (json/scan/) into the value `JSON.parse` would give, but
+ * for its logs' address, topics and data: where they are hex, they stay on the tape (a {@link TapeLog}), their bytes
+ * already decoded there, where `JSON.parse` would make a string of each and the reader decode them again. Everything
+ * else is built as `JSON.parse` builds it, so that the block's readers (json-rpc.ts, restated-members.ts) read it by
+ * their own rules, and a log on the tape is read by the rule a log's text is (LogDecoder). It exists for speed: on a
+ * modern block the logs' hex is most of the text.
+ */
+import { TOKEN, scanJson } from '../../json/scan/json-tape.js';
+import { NotReadFromTape } from '../../errors.js';
+import { TapeReader } from '../../json/scan/tape-value.js';
+import { TapeLog } from '../values/log-list.js';
+import type { JsonObject } from '../values/json-values.js';
+
+/**
+ * The block `text` holds, its logs' hex left on the tape; undefined where the scanner does not read the text (see
+ * json/scan/json-tape.ts), where an object in it names a member twice, or where it is not an object or holds
+ * `raw_receipts` (read whole: the streamed reader does not take them). The caller then reads the text with
+ * `JSON.parse` and the readers that name its problems.
+ * @example
+ * const block = tapeBlock(text)
+ * if (block !== undefined) streamRpcBlock(block) // its logs decoded from the tape when the trie asks for them
+ */
+export function tapeBlock(text: string): JsonObject | undefined {
+  const tape = scanJson(text);
+  if (tape === undefined) return undefined;
+  const reader = new TapeReader(tape);
+  if (reader.kind(0) !== TOKEN.objectStart) return undefined;
+  const block: JsonObject = {};
+  try {
+    reader.members(0, (name, value) => {
+      block[name] = name === 'receipts' ? listOf(reader, value, receiptOf) : reader.value(value);
+    });
+  } catch (error) {
+    if (error instanceof NotReadFromTape) return undefined;
+    throw error;
+  }
+  return block.raw_receipts === undefined || block.raw_receipts === null ? block : undefined;
+}
+
+/** The array at token `i`, each object in it built by `objectOf`; another value as JSON.parse gives it. */
+function listOf(reader: TapeReader, i: number, objectOf: (reader: TapeReader, i: number) => unknown): unknown {
+  if (reader.kind(i) !== TOKEN.arrayStart) return reader.value(i);
+  const list = new Array<unknown>(reader.operand(i, 3));
+  for (let k = 0, j = i + 1; k < list.length; k++, j = reader.after(j))
+    list[k] = reader.kind(j) === TOKEN.objectStart ? objectOf(reader, j) : reader.value(j);
+  return list;
+}
+
+/** The receipt at token `i`, its logs as {@link logOf} leaves them. */
+function receiptOf(reader: TapeReader, i: number): JsonObject {
+  const receipt: JsonObject = {};
+  reader.members(i, (name, value) => {
+    receipt[name] = name === 'logs' ? listOf(reader, value, logOf) : reader.value(value);
+  });
+  return receipt;
+}
+
+/**
+ * The log at token `i`: where its address and data are hex and its topics an array, those three left on the tape and
+ * its other members built; else built whole.
+ */
+function logOf(reader: TapeReader, i: number): unknown {
+  let [address, topics, data] = [-1, -1, -1];
+  // Its other members, name then token: read as the log's own once it is known to stay on the tape.
+  let others: Array<string | number> | undefined;
+  const count = reader.operand(i, 3);
+  for (let m = 0, j = i + 1; m < count; m++, j = reader.after(j + 1)) {
+    const name = reader.name(j);
+    if (name === 'address' && address === -1) address = j + 1;
+    else if (name === 'topics' && topics === -1) topics = j + 1;
+    else if (name === 'data' && data === -1) data = j + 1;
+    else (others ??= []).push(name, j + 1);
+  }
+  const onTape =
+    address !== -1 &&
+    reader.kind(address) === TOKEN.hex &&
+    topics !== -1 &&
+    reader.kind(topics) === TOKEN.arrayStart &&
+    data !== -1 &&
+    reader.kind(data) === TOKEN.hex;
+  if (!onTape || count > MANY_MEMBERS) return reader.value(i);
+  const log = new TapeLog(reader, address, topics, data);
+  if (others !== undefined)
+    for (let k = 0; k < others.length; k += 2) {
+      const name = others[k] as string;
+      // A name given twice (address, topics and data among them: their second copy is here) goes to JSON.parse.
+      if (name === '__proto__' || Object.hasOwn(log, name) || THREE.has(name)) throw new NotReadFromTape();
+      log[name] = reader.value(others[k + 1] as number);
+    }
+  return log;
+}
+
+/** The members of a log that stay on the tape. */
+const THREE = new Set(['address', 'topics', 'data']);
+/** A log of more members than this is built whole, its names checked as any object's (a node's logs have 12 at most). */
+const MANY_MEMBERS = 32;

@@ -1,0 +1,164 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseJsonBody, verifyBlockBytes, verifyBlockText } from '../packages/core/src/api/index.js';
+import { verifyBlockTextFrom } from '../packages/core/src/api/block-operation.js';
+import { tapeBlock } from '../packages/core/src/input/json-rpc/tape-block.js';
+import { TapeLog } from '../packages/core/src/input/values/log-list.js';
+import { verifyBlock, verifyBlockStreamed, type BlockVerifyContext } from '../packages/core/src/verify/verify-block.js';
+import { fullNodeAnswer } from '../bench/node-answer.js';
+import { fixtureNames, loadFixture } from './helpers/fixtures.js';
+import { runs } from './helpers/runs.js';
+
+/**
+ * A block verified from its JSON text (verifyBlockText: the scanner's tape, its plain logs left on it) against the
+ * same text parsed and verified (parseJsonBody, then verifyBlock), its oracle: the same report or refusal, on every
+ * fixture block as written, compact and as a node answers, and on texts changed where the tape's reading differs from
+ * JSON.parse's (the logs, their hex, a member named twice).
+ */
+
+/** The answer of the path the tape replaces. */
+function parsedAnswer(text: string, context?: BlockVerifyContext) {
+  const parsed = parseJsonBody(text);
+  return parsed.ok
+    ? verifyBlock(parsed.value, context)
+    : { ok: false, error: { kind: 'invalid', problems: [parsed.error], count: 1 } };
+}
+
+/** The text's answer off the tape, whatever its length, is the parsed text's. */
+function expectAsParsed(text: string, context: BlockVerifyContext = {}): void {
+  expect(verifyBlockTextFrom(text, context, 0)).toEqual(parsedAnswer(text, context));
+}
+
+/** Whether the text's report comes off the tape (not from a second reading of the text), and its logs with it. */
+function fromTape(text: string): boolean {
+  const block = tapeBlock(text);
+  return block !== undefined && verifyBlockStreamed(block) !== undefined;
+}
+
+const BIG = ['mainnet-15537394', 'mainnet-22869878', 'mainnet-15573637'];
+
+describe('a block verified from its JSON text', () => {
+  it('gives the parsed text’s answer on every fixture block, as written and compact, off the tape where parsed would', () => {
+    for (const name of fixtureNames) {
+      const fixture = loadFixture(name);
+      const compact = JSON.stringify(fixture);
+      for (const text of [JSON.stringify(fixture, null, 2), compact]) expectAsParsed(text);
+      // The tape's block takes the streamed way wherever the parsed one does (a block with raw receipts does not).
+      expect([name, fromTape(compact)]).toEqual([name, verifyBlockStreamed(JSON.parse(compact)) !== undefined]);
+    }
+  });
+
+  it.each(BIG)('reads %s’s logs off the tape, as written and as a node answers them', (name) => {
+    const fixture = loadFixture(name);
+    const compact = JSON.stringify({ chain_id: fixture.chain_id, header: fixture.header, receipts: fixture.receipts });
+    const logs = (text: string) => (tapeBlock(text)!.receipts as Array<{ logs: unknown[] }>).flatMap((r) => r.logs);
+    expect(logs(compact).every((log) => log instanceof TapeLog)).toBe(true);
+    expect(fromTape(compact)).toBe(true);
+    expectAsParsed(compact);
+    const answer = fullNodeAnswer(fixture);
+    expect(logs(answer).every((log) => log instanceof TapeLog && log.blockHash === fixture.header.hash)).toBe(true);
+    expect(fromTape(answer)).toBe(true);
+    expectAsParsed(answer);
+  });
+
+  it('gives bytes the answer their text gets, and refuses bytes that are not UTF-8 as before', () => {
+    const text = JSON.stringify(loadFixture('mainnet-22869878'));
+    expect(verifyBlockBytes(new TextEncoder().encode(text))).toEqual(parsedAnswer(text));
+    expect(verifyBlockBytes(Uint8Array.of(0x7b, 0xff, 0x7d))).toMatchObject({
+      ok: false,
+      error: { kind: 'invalid', problems: [{ name: 'body', reason: 'invalid_format' }] },
+    });
+  });
+
+  it('finds an altered log different, off the tape', () => {
+    const fixture = loadFixture('mainnet-22869878');
+    const receipt = fixture.receipts.find((r) => (r.logs as unknown[]).length > 0)! as {
+      logs: Array<{ data: string }>;
+    };
+    receipt.logs[0]!.data = receipt.logs[0]!.data.replace(/.$/, (d) => (d === '0' ? '1' : '0'));
+    const text = JSON.stringify(fixture);
+    expect(fromTape(text)).toBe(true);
+    const result = verifyBlockText(text);
+    expect(text.length).toBeGreaterThan(64 * 1024);
+    expect(result.ok && result.value.verdict).toBe('different');
+    expectAsParsed(text);
+  });
+
+  /** One change of a receipt's logs, at the text, where the tape's reading and JSON.parse's could part. */
+  const LOG_CHANGES: Record<string, (log: Record<string, unknown>) => void> = {
+    'data of an odd count of digits': (log) => (log.data = `${log.data as string}0`),
+    'data empty': (log) => (log.data = '0x'),
+    'data without 0x': (log) => (log.data = (log.data as string).slice(2)),
+    'data 0X': (log) => (log.data = `0X${(log.data as string).slice(2)}`),
+    'data in capitals': (log) => (log.data = `0x${(log.data as string).slice(2).toUpperCase()}`),
+    'data not hex': (log) => (log.data = '0xzz'),
+    'data a number': (log) => (log.data = 7),
+    'data absent': (log) => delete log.data,
+    'data null': (log) => (log.data = null),
+    'an address of 19 bytes': (log) => (log.address = (log.address as string).slice(0, -2)),
+    'an address of 21 bytes': (log) => (log.address = `${log.address as string}00`),
+    'an address in capitals': (log) => (log.address = `0x${(log.address as string).slice(2).toUpperCase()}`),
+    'five topics': (log) =>
+      (log.topics = [...(log.topics as string[]), ...Array(5).fill(`0x${'11'.repeat(32)}`)].slice(0, 5)),
+    'no topics': (log) => (log.topics = []),
+    'a topic of 31 bytes': (log) => (log.topics = [`0x${'11'.repeat(31)}`]),
+    'a topic a number': (log) => (log.topics = [1]),
+    'topics an object': (log) => (log.topics = {}),
+    'topics absent': (log) => delete log.topics,
+    'a member a node adds': (log) => (log.removed = false),
+    'a member a node adds, in conflict': (log) => (log.removed = true),
+    'a member of another spelling': (log) => (log.Address = log.address),
+    'an unknown member': (log) => (log.note = 'x'),
+    'a member named __proto__': (log) => Object.defineProperty(log, '__proto__', { value: {}, enumerable: true }),
+    'a member named decode': (log) => (log.decode = 1),
+    'a member named constructor': (log) => (log['constructor'] = 'x'),
+  };
+
+  it.each(Object.keys(LOG_CHANGES))('gives the parsed text’s answer on a log with %s', (change) => {
+    for (const name of ['mainnet-22869878', 'mainnet-1000023']) {
+      const fixture = loadFixture(name);
+      const logs = fixture.receipts.flatMap((r) => r.logs as Array<Record<string, unknown>>);
+      LOG_CHANGES[change]!(logs[logs.length >> 1]!);
+      expectAsParsed(JSON.stringify(fixture));
+    }
+  });
+
+  it('gives the parsed text’s answer on a member named twice, in a log, a receipt or the block', () => {
+    const text = JSON.stringify(loadFixture('mainnet-22869878'));
+    const twice = [
+      text.replace('"data":', '"data":"0x","data":'),
+      text.replace('"address":', '"address":"0x00","address":'),
+      text.replace('"cumulativeGasUsed":', '"cumulativeGasUsed":"0x1","cumulativeGasUsed":'),
+      text.replace('"receipts":', '"receipts":[],"receipts":'),
+    ];
+    for (const changed of twice) {
+      expect(changed).not.toBe(text);
+      expect(verifyBlockTextFrom(changed, {}, 0)).toMatchObject({
+        ok: false,
+        error: { problems: [{ reason: 'duplicate' }] },
+      });
+      expectAsParsed(changed);
+    }
+  });
+
+  it('gives the parsed text’s answer on texts changed a character at a time', () => {
+    const texts = ['mainnet-1000023', 'mainnet-3000026', 'base-2000000'].map((name) =>
+      JSON.stringify(loadFixture(name)),
+    );
+    const alphabet = fc.constantFrom(...'{}[],:"0123456789abcdefxX \\'.split(''));
+    fc.assert(
+      fc.property(fc.nat(texts.length - 1), fc.nat(), fc.nat(2), alphabet, (which, at, how, char) => {
+        const text = texts[which]!;
+        const i = at % text.length;
+        const changed =
+          how === 0
+            ? text.slice(0, i) + char + text.slice(i)
+            : how === 1
+              ? text.slice(0, i) + text.slice(i + 1)
+              : text.slice(0, i) + char + text.slice(i + 1);
+        expectAsParsed(changed);
+      }),
+      { numRuns: runs(300) },
+    );
+  });
+});
