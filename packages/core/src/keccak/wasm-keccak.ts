@@ -33,6 +33,7 @@
 import { bComplements, COMPLEMENTED, lane, PI_SRC, RATE, RC, ROT } from './keccak-tables.js';
 import { Code, emitModule, I32, I64, type ValType } from '../wasm/emitter.js';
 import { KECCAK_MODULE } from './wasm-module.js';
+import { webAssembly, type WasmMemory } from '../wasm/wasm-api.js';
 
 const RATE_LANES = RATE / 8;
 /** Memory layout: round constants, the digest, then the input (plus padding room). */
@@ -191,16 +192,6 @@ export function keccakModuleBytes(options: KeccakModuleOptions = {}): Uint8Array
   });
 }
 
-/** The part of the WebAssembly JS API we use (lib "dom" is not in our tsconfig). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-
 /** keccak256(""), to check an instance before trusting it. */
 const EMPTY_DIGEST = 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 
@@ -213,7 +204,7 @@ interface WasmHashers {
 
 /** The hashers of a fresh instance of the module; undefined as {@link createWasmKeccak256} says. */
 function instantiate(options?: KeccakModuleOptions): WasmHashers | undefined {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  const wasm = webAssembly();
   if (wasm === undefined) return undefined;
   try {
     const bytes = options === undefined ? KECCAK_MODULE : keccakModuleBytes(options);

@@ -6,6 +6,7 @@
  */
 import { LAYOUT, MAX_SCAN_DEPTH, TAPE_FULL, TOKEN, TOKEN_WORDS } from './scan-layout.js';
 import { SCANNER_MODULE, SCANNER_TABLES } from './scan-wasm.js';
+import { webAssembly, type WasmMemory } from '../../wasm/wasm-api.js';
 
 export { MAX_SCAN_DEPTH, TOKEN, TOKEN_WORDS };
 
@@ -24,15 +25,6 @@ export interface JsonTape {
   readonly bytes: Uint8Array;
 }
 
-/** The part of the WebAssembly JS API used (lib "dom" is not in our tsconfig). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-interface WasmMemory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
 type Scan = (text: number, length: number, tape: number, capacity: number, arena: number) => number;
 
 interface Scanner {
@@ -54,7 +46,7 @@ let scanner: Scanner | null | undefined;
 const fromBase64 = (text: string) => Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 
 function instantiate(): Scanner | null {
-  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  const wasm = webAssembly();
   // The tape is read as 32-bit words of the host's order; WebAssembly's are little-endian.
   if (wasm === undefined || new Uint8Array(Uint32Array.of(1).buffer)[0] !== 1) return null;
   try {
