@@ -1,13 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_SCAN_DEPTH,
-  scanJson,
-  TOKEN,
-  TOKEN_WORDS,
-  type JsonTape,
-} from '../packages/core/src/json/scan/json-tape.js';
+import { scanJson, type JsonTape } from '../packages/core/src/json/scan/json-tape.js';
+import { MAX_SCAN_DEPTH, TOKEN, TOKEN_WORDS } from '../packages/core/src/json/scan/scan-layout.js';
 import { generateScanWasm } from '../scripts/gen-scanner.js';
 import { runs } from './helpers/runs.js';
 

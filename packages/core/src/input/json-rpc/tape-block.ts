@@ -6,7 +6,8 @@
  * their own rules, and a log on the tape is read by the rule a log's text is (LogDecoder). It exists for speed: on a
  * modern block the logs' hex is most of the text.
  */
-import { TOKEN, scanJson } from '../../json/scan/json-tape.js';
+import { scanJson } from '../../json/scan/json-tape.js';
+import { TOKEN } from '../../json/scan/scan-layout.js';
 import { NotReadFromTape } from '../../errors.js';
 import { TapeReader } from '../../json/scan/tape-value.js';
 import { TapeLog } from '../values/log-list.js';
@@ -26,16 +27,17 @@ export function tapeBlock(text: string): JsonObject | undefined {
   if (tape === undefined) return undefined;
   const reader = new TapeReader(tape);
   if (reader.kind(0) !== TOKEN.objectStart) return undefined;
-  const block: JsonObject = {};
+  // Asked before the receipts are built: such a block is parsed and read whole all the same.
+  const raw = reader.member(0, 'raw_receipts');
+  if (raw !== -1 && reader.kind(raw) !== TOKEN.null) return undefined;
   try {
-    reader.members(0, (name, value) => {
-      block[name] = name === 'receipts' ? listOf(reader, value, receiptOf) : reader.value(value);
-    });
+    return reader.object(0, (value, name) =>
+      name === 'receipts' ? listOf(reader, value, receiptOf) : reader.value(value),
+    );
   } catch (error) {
     if (error instanceof NotReadFromTape) return undefined;
     throw error;
   }
-  return block.raw_receipts === undefined || block.raw_receipts === null ? block : undefined;
 }
 
 /** The array at token `i`, each object in it built by `objectOf`; another value as JSON.parse gives it. */
@@ -49,11 +51,7 @@ function listOf(reader: TapeReader, i: number, objectOf: (reader: TapeReader, i:
 
 /** The receipt at token `i`, its logs as {@link logOf} leaves them. */
 function receiptOf(reader: TapeReader, i: number): JsonObject {
-  const receipt: JsonObject = {};
-  reader.members(i, (name, value) => {
-    receipt[name] = name === 'logs' ? listOf(reader, value, logOf) : reader.value(value);
-  });
-  return receipt;
+  return reader.object(i, (value, name) => (name === 'logs' ? listOf(reader, value, logOf) : reader.value(value)));
 }
 
 /**
@@ -79,7 +77,7 @@ function logOf(reader: TapeReader, i: number): unknown {
     reader.kind(topics) === TOKEN.arrayStart &&
     data !== -1 &&
     reader.kind(data) === TOKEN.hex;
-  if (!onTape || count > MANY_MEMBERS) return reader.value(i);
+  if (!onTape) return reader.value(i);
   const log = new TapeLog(reader, address, topics, data);
   if (others !== undefined)
     for (let k = 0; k < others.length; k += 2) {
@@ -93,5 +91,3 @@ function logOf(reader: TapeReader, i: number): unknown {
 
 /** The members of a log that stay on the tape. */
 const THREE = new Set(['address', 'topics', 'data']);
-/** A log of more members than this is built whole, its names checked as any object's (a node's logs have 12 at most). */
-const MANY_MEMBERS = 32;

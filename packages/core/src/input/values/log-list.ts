@@ -63,6 +63,9 @@ export class LogDecoder {
   /** The text and bytes of the previous log's item at each place. */
   readonly #lastText = new Array<unknown>(PLACES).fill(undefined);
   readonly #lastBytes = new Array<Uint8Array | undefined>(PLACES).fill(undefined);
+  /** Where in its tape's bytes the previous log's item at each place lies, when it was read off a tape (else -1). */
+  readonly #lastAt = new Array<number>(PLACES).fill(-1);
+  #lastTape: Uint8Array | undefined;
   constructor(source: LogSource, slab: Slab = new Slab()) {
     this.#rpc = source === 'json-rpc';
     this.#slab = slab;
@@ -111,10 +114,6 @@ export class LogDecoder {
     this.#lastAt[place] = -1;
     return bytes;
   }
-
-  /** Where in its tape's bytes the previous log's item at each place lies, when it was read off a tape (else -1). */
-  readonly #lastAt = new Array<number>(PLACES).fill(-1);
-  #lastTape: Uint8Array | undefined;
 
   /**
    * The item at `place` of a log read off a tape, `size` bytes at `at` of the tape's `bytes`: the previous log's view

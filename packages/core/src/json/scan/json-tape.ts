@@ -4,14 +4,12 @@
  * read a text (not JSON, an escape, a byte above 0x7f, too deep, no WebAssembly), {@link scanJson} answers undefined
  * and its caller reads the text with `JSON.parse`, as before: the scanner adds a way in, not a second set of rules.
  */
-import { LAYOUT, MAX_SCAN_DEPTH, TAPE_FULL, TOKEN, TOKEN_WORDS } from './scan-layout.js';
+import { LAYOUT, TAPE_FULL, TOKEN_WORDS } from './scan-layout.js';
 import { SCANNER_MODULE, SCANNER_TABLES } from './scan-wasm.js';
 import { webAssembly, type WasmMemory } from '../../wasm/wasm-api.js';
 
-export { MAX_SCAN_DEPTH, TOKEN, TOKEN_WORDS };
-
 /**
- * A scanned text. Token `i` is `words[TOKEN_WORDS * i]` (its kind, one of {@link TOKEN}) and the operands after it;
+ * A scanned text. Token `i` is `words[TOKEN_WORDS * i]` (its kind, one of scan-layout.ts' TOKEN) and the operands after it;
  * offsets into the text count its characters (it is ASCII), offsets into `bytes` its bytes.
  */
 export interface JsonTape {

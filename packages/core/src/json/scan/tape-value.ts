@@ -6,19 +6,6 @@ import { NotReadFromTape } from '../../errors.js';
 import type { JsonTape } from './json-tape.js';
 import { TOKEN, TOKEN_WORDS } from './scan-layout.js';
 
-/** Members an object may have for its names to be searched in a list: a set costs more below it. */
-const SMALL_OBJECT = 32;
-
-/** A set of names with an array's two methods. */
-class NameSet extends Set<string> {
-  includes(name: string): boolean {
-    return this.has(name);
-  }
-  push(name: string): void {
-    this.add(name);
-  }
-}
-
 /** A tape with the reads its walkers make. */
 export class TapeReader {
   readonly text: string;
@@ -80,30 +67,30 @@ export class TapeReader {
         for (let k = 0, j = i + 1; k < array.length; k++, j = this.after(j)) array[k] = this.value(j);
         return array;
       }
-      default: {
-        const object: Record<string, unknown> = {};
-        this.members(i, (name, j) => {
-          object[name] = this.value(j);
-        });
-        return object;
-      }
+      default:
+        return this.object(i, (j) => this.value(j));
     }
   }
 
   /**
-   * Calls `read` with each member of the object that starts at token `i`, in the text's order: its name and the token
-   * its value starts at. Throws NotReadFromTape for a name given twice or `__proto__`, before `read` sees it.
+   * The object that starts at token `i`, each member's value `valueOf` the token it starts at, in the text's order.
+   * Throws NotReadFromTape for a name given twice or `__proto__`.
    */
-  members(i: number, read: (name: string, value: number) => void): void {
+  object(i: number, valueOf: (token: number, name: string) => unknown): Record<string, unknown> {
+    const object: Record<string, unknown> = {};
     const count = this.operand(i, 3);
-    // The names so far: a list searched for the few members of a receipt or a log, a set past that.
-    const seen: { includes(name: string): boolean; push(name: string): unknown } =
-      count <= SMALL_OBJECT ? [] : new NameSet();
     for (let m = 0, j = i + 1; m < count; m++, j = this.after(j + 1)) {
       const name = this.name(j);
-      if (name === '__proto__' || seen.includes(name)) throw new NotReadFromTape();
-      seen.push(name);
-      read(name, j + 1);
+      if (name === '__proto__' || Object.hasOwn(object, name)) throw new NotReadFromTape();
+      object[name] = valueOf(j + 1, name);
     }
+    return object;
+  }
+
+  /** The token of the value of the member `name` of the object at token `i`; -1 where it has none. */
+  member(i: number, name: string): number {
+    const count = this.operand(i, 3);
+    for (let m = 0, j = i + 1; m < count; m++, j = this.after(j + 1)) if (this.name(j) === name) return j + 1;
+    return -1;
   }
 }

@@ -22,8 +22,8 @@ export function requestHead(): MiddlewareHandler<Env> {
       const expected = 'a Host header: every HTTP/1.1 request names the host it is sent to (RFC 9112, section 3.2)';
       throw invalidRequest(badRequest([{ name: 'Host', location: 'header', reason: 'missing', expected }], 1));
     }
-    // Node keeps the first of two Host headers: RFC 9112 has the server refuse such a request, whatever its version.
-    if (incoming !== undefined && hostLines(incoming.rawHeaders) > 1) {
+    // Node's headers keep the first of two Hosts (headersDistinct all): RFC 9112 has such a request refused, any version.
+    if ((incoming?.headersDistinct.host?.length ?? 0) > 1) {
       const expected = 'one Host header: a request names the one host it is sent to (RFC 9112, section 3.2)';
       throw invalidRequest(badRequest([{ name: 'Host', location: 'header', reason: 'duplicate', expected }], 1));
     }
@@ -31,13 +31,6 @@ export function requestHead(): MiddlewareHandler<Env> {
     if (expect !== undefined && !CONTINUE.test(expect)) throw expectationFailed(expect);
     await next();
   };
-}
-
-/** How many `Host` header lines Node's raw headers (name, value, name, value, …) hold. */
-function hostLines(raw: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') count++;
-  return count;
 }
 
 /** Whether `incoming` announces a body (Node's headers). */
