@@ -84,7 +84,9 @@ describe('audit --queue', () => {
     const second = await runCli(args);
     expect(second.status).toBe(0);
     expect(auditIdOf(second)).toBe(id);
-    expect(second.stdout).toContain('0 put on the queue now');
+    expect(second.stdout).toContain(
+      '0 put on the queue now\nthis audit is not finished (0 of 4 chunks done): its workers go on with it (audit-status tells where it stands)\n',
+    );
     expect(second.stdout).not.toContain('enqueued before');
     // The node's URL with a trailing slash after its host alone is the same node: the same audit.
     const slash = await runCli(['audit', ...RANGE, '--rpc', `${node.url}/`, '--queue', db.url, '--chunk-size', '10']);
@@ -109,6 +111,13 @@ describe('audit --queue', () => {
     ]);
     const jobs = await query(db.url, "SELECT count(*)::int AS n FROM pgboss.job WHERE data->>'audit_id' = $1", [id]);
     expect(jobs[0].n).toBe(4);
+    // Before any chunk ran, no link is joined: the first chunk's, to the head hash, is judged when that chunk runs (a
+    // user check read "1 of 4 links joined" here).
+    const waiting = await runCli(['audit-status', id, '--queue', db.url]);
+    expect(waiting.stdout).toContain(
+      'chunks: 0 done, 0 running, 4 queued, 0 retrying, 0 parked, of 4; 0 of 4 links joined',
+    );
+    expect(await statusOf(id, db.url)).toMatchObject({ joined: 0, complete: false });
     // Another chunk size is another audit.
     const other = await runCli([...args.slice(0, -1), '15']);
     expect(auditIdOf(other)).not.toBe(id);
@@ -282,6 +291,14 @@ describe('audit-worker, audit-status, audit-export', () => {
       'chunks: 4 done, 0 running, 0 queued, 0 retrying, 0 parked, of 4; 4 of 4 links joined',
     );
     expect(human.stdout).toContain('failed: block 1000020 (parent_link)');
+    // Enqueued again once complete: nothing audited again, and said so (a user check took "0 put on the queue now" for
+    // a second run).
+    const again = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10']);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain(
+      '0 put on the queue now\nthis audit is complete (every chunk done, every link joined): nothing is audited again, its lines are those of its run (audit-export writes them)\n',
+    );
+    expect(auditIdOf(again)).toBe(id);
     const failed = await query(
       db.url,
       "SELECT block_number FROM evm_integrity_audit.blocks WHERE audit_id = $1 AND verdict = 'fail' ORDER BY 1",

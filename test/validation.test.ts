@@ -6,6 +6,7 @@ import {
   verifyReceiptRootOperation,
   type OperationResult,
   verifyBlockOperation,
+  verifyBlockText,
 } from '../packages/core/src/api/index.js';
 import { ANCHOR_BODY } from '../packages/core/src/input/requests/anchor-request.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -183,6 +184,27 @@ describe('receipt-root body: chain_id', () => {
     expect(problem).toMatchObject({ name, reason: 'out_of_range' });
     expect(problem.expected).toMatch(/got a number (beyond |below -\()2\^53-1\)?$/);
     expect(problem.expected).not.toMatch(/9007199254740992|e\+29/);
+  });
+
+  // A user check: `verify block` of a file that was one number of 70,000 digits said "got number Infinity".
+  it.each([
+    ['a number of 70,001 digits', '1' + '0'.repeat(70_000), 'a number beyond 2^53-1'],
+    ['-1e400', '-1e400', 'a number below -(2^53-1)'],
+    ['2^53+1', '9007199254740993', 'a number beyond 2^53-1'],
+    ['a header of 1e400', '{"chain_id":1,"header":1e400,"receipts":[]}', 'a number beyond 2^53-1'],
+  ])('a block body holding %s where an object is expected: named by how far it is', (_, text, got) => {
+    const result = verifyBlockText(text);
+    expect(result.ok).toBe(false);
+    const problem = !result.ok && result.error.kind === 'invalid' ? result.error.problems[0]! : undefined;
+    expect(problem?.reason).toBe('invalid_format');
+    expect(problem?.expected.endsWith(`, got ${got}`)).toBe(true);
+    expect(problem?.expected).not.toMatch(/Infinity|9007199254740992/);
+  });
+  it('a receipt-root body whose transactions are a number beyond the doubles: named by how far it is', () => {
+    const text = `{"chain_id":1,"receipt_root":"${EMPTY_ROOT}","transactions":1e400}`;
+    const problem = only(verifyReceiptRootOperation(JSON.parse(text)));
+    expect(problem).toMatchObject({ name: 'transactions', reason: 'invalid_format' });
+    expect(problem.expected.endsWith(', got a number beyond 2^53-1')).toBe(true);
   });
 
   it('a negative chain_id: out_of_range saying the least chain id, in a receipt-root body and an anchor body', () => {

@@ -31,7 +31,10 @@ export interface AuditProgress {
   from: number;
   to: number;
   chunks: { total: number; queued: number; running: number; retrying: number; done: number; parked: number };
-  /** Links between chunks judged (the first chunk's counts as joined). */
+  /**
+   * Links between done chunks judged. The first chunk's, to the head hash, is the engine's to judge: it counts once that
+   * chunk is done (before any chunk ran, "1 of 4 links joined" said one was).
+   */
   joined: number;
   blocks: { total: number; audited: number };
   /** Each block of the done chunks once, by its last line, as the export's summary counts it. */
@@ -150,7 +153,7 @@ export async function auditProgress(db: pg.Pool | pg.PoolClient, id: string): Pr
   const plan = (audit.rows[0] as { plan: AuditPlan }).plan;
   const states = await db.query(
     `SELECT state, count(*)::int AS chunks, sum(last_block - first_block + 1)::bigint AS blocks,
-            count(*) FILTER (WHERE joined)::int AS joined,
+            count(*) FILTER (WHERE joined AND state = 'done')::int AS joined,
             extract(epoch FROM max(finished_at) - min(started_at))::float AS seconds
      FROM ${AUDIT_SCHEMA}.chunks WHERE audit_id = $1 GROUP BY state`,
     [id],

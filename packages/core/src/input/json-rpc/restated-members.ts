@@ -430,7 +430,11 @@ export function transactionCounts(
   derived: () => string | undefined,
 ): TransactionCounts {
   const counts = [receipts];
-  let expected = `${receipts} transactions, one for each of the block's ${receipts} receipts`;
+  // No receipt at all is most often receipts left out (a node's empty answer): said so, not "one for each of 0".
+  let expected =
+    receipts === 0
+      ? `0 transactions, as its receipts are none: a block's transactions are verified with their receipts (eth_getBlockReceipts's result), which this block does not give`
+      : `${receipts} transactions, one for each of the block's ${receipts} receipts`;
   if (excluded !== undefined) {
     counts.push(receipts - 1);
     expected += `, or ${receipts - 1} without Bor's state-sync transaction, whose receipt (receipts[${excluded}]) is not in the root`;
@@ -467,7 +471,11 @@ function checkTransactionCount(
   const excluded = stateSync.excluded === undefined ? undefined : positions[stateSync.excluded];
   const { counts, expected } = transactionCounts(positions.length, excluded, transactions, derived);
   const refuse = (path: string, got: string) =>
-    problems.add(path, 'conflict', `${expected} (a header and receipts of one block), got ${got}`);
+    problems.add(
+      path,
+      'conflict',
+      `${expected}${positions.length > 0 ? ' (a header and receipts of one block)' : ''}, got ${got}`,
+    );
   let listed: number | undefined;
   if (Array.isArray(transactions)) {
     if (counts.includes(transactions.length)) listed = transactions.length;

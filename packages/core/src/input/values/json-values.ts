@@ -50,6 +50,8 @@ export function describe(value: unknown): string {
     return value.length > 24 ? `a string of ${value.length} characters` : JSON.stringify(value);
   if (typeof value === 'object') return isJsonRpcResponse(value) ? jsonRpcResponseText(value) : 'an object';
   if (typeof value === 'function') return 'a function';
+  // A number past 2^53-1 is named by how far it is (numberText), never by the double it was rounded to (Infinity).
+  if (isInexactNumber(value)) return numberText(value as number);
   const primitive = value as number | boolean | bigint | symbol | undefined;
   return `${typeof value} ${String(primitive)}`;
 }

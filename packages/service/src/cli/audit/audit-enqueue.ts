@@ -4,7 +4,8 @@
  * no chunk (it hands parked chunks back to the queue).
  */
 import type { AuditPlan } from '../../queue/audit-plan.js';
-import { openAuditQueue } from '../../queue/audit-queue.js';
+import { auditProgress } from '../../queue/audit-progress.js';
+import { openAuditQueue, type AuditQueue } from '../../queue/audit-queue.js';
 import { enqueueAudit } from '../../queue/enqueue.js';
 import { formatHeaderLine } from '../../queue/audit-lines.js';
 import type { AuditHeader } from './audit-checkpoint.js';
@@ -20,6 +21,19 @@ const RUN_OPTIONS: ReadonlyArray<readonly ['concurrency' | 'batch' | 'chunk_time
   ['chunk_timeout_s', '--chunk-timeout'],
   ['chunk_retries', '--chunk-retries'],
 ];
+
+/**
+ * Where an audit enqueued before stands, when enqueuing it again put nothing on the queue: a complete one's verdicts are
+ * those of its first run (a user check read "0 put on the queue now" and took the audit for one run again).
+ */
+async function standing(queue: AuditQueue, id: string): Promise<string> {
+  const progress = await auditProgress(queue.pool, id);
+  if (progress?.complete === true)
+    return 'this audit is complete (every chunk done, every link joined): nothing is audited again, its lines are those of its run (audit-export writes them)';
+  const done = progress === null ? 0 : progress.chunks.done;
+  const total = progress === null ? 0 : progress.chunks.total;
+  return `this audit is not finished (${done} of ${total} chunks done): its workers go on with it (audit-status tells where it stands)`;
+}
 
 /** Enqueues the audit of `options` (whose first line is `header`); exit 0. */
 export async function runEnqueue(
@@ -47,6 +61,7 @@ export async function runEnqueue(
     io.stdout(
       `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n`,
     );
+    if (queued === 0) io.stdout(`${await standing(queue, id)}\n`);
     const differing = RUN_OPTIONS.filter(([key]) => (kept[key] ?? null) !== (plan[key] ?? null));
     if (differing.length > 0)
       io.stdout(
