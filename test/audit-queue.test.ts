@@ -85,7 +85,7 @@ describe('audit --queue', () => {
     expect(second.status).toBe(0);
     expect(auditIdOf(second)).toBe(id);
     expect(second.stdout).toContain(
-      '0 put on the queue now\nthis audit is not finished (0 of 4 chunks done): its workers go on with it (audit-status tells where it stands)\n',
+      '0 put on the queue now\nthis audit is not finished (0 of 4 chunks done, the others on the queue for audit-worker): audit-status tells where it stands\n',
     );
     expect(second.stdout).not.toContain('enqueued before');
     // The node's URL with a trailing slash after its host alone is the same node: the same audit.

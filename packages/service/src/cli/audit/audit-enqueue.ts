@@ -30,9 +30,8 @@ async function standing(queue: AuditQueue, id: string): Promise<string> {
   const progress = await auditProgress(queue.pool, id);
   if (progress?.complete === true)
     return 'this audit is complete (every chunk done, every link joined): nothing is audited again, its lines are those of its run (audit-export writes them)';
-  const done = progress === null ? 0 : progress.chunks.done;
-  const total = progress === null ? 0 : progress.chunks.total;
-  return `this audit is not finished (${done} of ${total} chunks done): its workers go on with it (audit-status tells where it stands)`;
+  const { done, total } = progress?.chunks ?? { done: 0, total: 0 };
+  return `this audit is not finished (${done} of ${total} chunks done, the others on the queue for audit-worker): audit-status tells where it stands`;
 }
 
 /** Enqueues the audit of `options` (whose first line is `header`); exit 0. */
