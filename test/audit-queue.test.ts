@@ -888,6 +888,110 @@ describe('audit-worker, audit-status, audit-export', () => {
     ]);
   }, 120_000);
 
+  // The node moves to a branch forked at 1000012 when block 1000021 is first asked, block 1000020 served before on the
+  // old chain. Chunk 1000020-1000029 follows the reorg back to its first block (1000020), the join pass on into chunk
+  // 1000010-1000019 (1000012-1000019). A user check: the join wrote a second reorg line (detected at 1000020, the new
+  // 1000012-1000019) after chunk 1000010-1000019's lines, the old block 1000020 then standing after new-chain lines.
+  it('a reorg within a chunk that replaced its first block, followed on back into the chunk before: one reorg line, as on one machine', async () => {
+    const real = fixtureChain(FROM, TO);
+    const fork = forkOf(real, 1_000_012);
+    /** A node serving `blocks` that moves to the fork when block 1000021 is first asked, holding `held` back (503). */
+    const switching = (blocks: Map<number, NodeBlock>, loopback: LoopbackNode, held = new Set<string>()) => {
+      loopback.fault = (call) => {
+        if (held.has(call.params[0] as string)) return { status: 503 };
+        if (call.method === 'eth_getBlockByNumber' && call.params[0] === '0xf4255' && blocks.get(TO) === real.get(TO))
+          for (const [n, block] of fork) blocks.set(n, block);
+        return undefined;
+      };
+      return held;
+    };
+    const fetching = ['--concurrency', '1', '--batch', '2'];
+    const alone = new Map(real);
+    node = await startLoopbackNode(1, alone);
+    switching(alone, node);
+    const single = await runCli(['audit', ...RANGE, '--rpc', node.url, ...fetching]);
+    expect(single.status, single.stderr).toBe(0);
+    await node.close();
+
+    const blocks = new Map(real);
+    node = await startLoopbackNode(1, blocks);
+    // Block 1000020 is held back until chunk 1000010-1000019 is done on the old chain, block 1000030 until chunk
+    // 1000020-1000029 is done: every chunk after the reorg's is audited on the new chain, as on one machine.
+    const held = switching(blocks, node, new Set(['0xf4254', '0xf425e']));
+    const args = [
+      ...RANGE,
+      '--rpc',
+      node.url,
+      ...fetching,
+      '--queue',
+      db.url,
+      '--chunk-size',
+      '10',
+      '--chunk-retries',
+      '10',
+    ];
+    const id = auditIdOf(await runCli(['audit', ...args]));
+    // One chunk in hand: no other chunk's calls share a batch with a held block's (a batch's fault is all of it).
+    workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
+    for (const [first, block] of [
+      [1_000_010, '0xf4254'],
+      [1_000_020, '0xf425e'],
+    ] as const) {
+      await until(`chunk ${first} to be done`, async () => {
+        const rows = await query(
+          db.url,
+          'SELECT state FROM evm_integrity_audit.chunks WHERE audit_id = $1 AND first_block = $2',
+          [id, first],
+        );
+        return rows[0]?.state === 'done' || undefined;
+      });
+      held.delete(block);
+    }
+
+    await untilComplete(id, db.url);
+    const exported = await runCli(['audit-export', id, '--queue', db.url]);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(comparable(exported.stdout)).toEqual(comparable(single.stdout));
+    const lines = parseLines(exported.stdout);
+    const replaced = Array.from({ length: 9 }, (_, i) => 1_000_012 + i);
+    expect(lines.filter((l) => l.reorg !== undefined).map((l) => l.reorg)).toEqual([
+      {
+        detected_at: 1_000_021,
+        depth: 9,
+        replaced: replaced.map((n) => ({ block_number: n, old_hash: hashOf(real, n), new_hash: hashOf(fork, n) })),
+      },
+    ]);
+    // The old blocks to 1000020, the reorg line, the new blocks from 1000012 on.
+    expect(lines.slice(1, -1).map((l) => l.block_hash ?? 'reorg')).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => hashOf(real, FROM + i)),
+      'reorg',
+      ...Array.from({ length: 19 }, (_, i) => hashOf(fork, 1_000_012 + i)),
+    ]);
+    const summary = lines.at(-1)!.summary;
+    expect(summary).toMatchObject({ blocks: 30, verdicts: { pass: 30, fail: 0 }, reorgs: 1, complete: true });
+    expect((await statusOf(id, db.url)).verdicts).toEqual(summary.verdicts);
+    const [chunks] = await query(
+      db.url,
+      "SELECT sum((summary->>'reorgs')::int)::int AS reorgs FROM evm_integrity_audit.chunks WHERE audit_id = $1",
+      [id],
+    );
+    expect(chunks.reorgs).toBe(1);
+    // The export is a checkpoint one machine resumes: nothing is audited again, its lines stand, counted as they are.
+    const file = join(mkdtempSync(join(tmpdir(), 'audit-queue-')), 'audit.ndjson');
+    writeFileSync(file, exported.stdout);
+    const resumed = await runCli(['audit', ...RANGE, '--rpc', node.url, '--out', file, '--resume']);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    const kept = comparable(readFileSync(file, 'utf8'));
+    expect(kept.slice(0, -1)).toEqual(comparable(exported.stdout).slice(0, -1));
+    expect(kept.at(-1)!.summary).toMatchObject({
+      blocks: 30,
+      verdicts: summary.verdicts,
+      reorgs: 1,
+      complete: true,
+      carried_over: { blocks: 30 },
+    });
+  }, 120_000);
+
   it("a receipt naming another transaction than the block's at its place fails block_input on one machine and on the queue alike, and both go on (was: unreachable, the audit stopped there and the chunk was parked: a user check)", async () => {
     const blocks = fixtureChain(FROM, TO);
     const block = blocks.get(1_000_002)!;

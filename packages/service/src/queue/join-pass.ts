@@ -27,6 +27,7 @@ import {
   parentHashOf,
   vouchedHash,
   type AuditEvent,
+  type AuditReorg,
   type AuditSummary,
   type BlockAudit,
   type BlockSource,
@@ -246,6 +247,27 @@ async function linkAwaiting(
   await retally(client, plan, auditId, awaiting.chunk_first);
 }
 
+/** A reorg line a chunk's engine wrote, where its walk back stopped at the chunk's first block. */
+interface FirstBlockReorg {
+  chunk_first: string;
+  seq: number;
+  line: AuditReorg;
+}
+
+/**
+ * The reorg line of chunk `first` right before the line its first block stands by (its last): the engine followed the
+ * reorg back to the chunk's first block, and no further (null: none).
+ */
+async function firstBlockReorg(client: pg.PoolClient, auditId: string, first: string): Promise<FirstBlockReorg | null> {
+  const { rows } = await client.query(
+    `SELECT chunk_first, seq, line FROM ${AUDIT_SCHEMA}.reorgs
+     WHERE audit_id = $1 AND chunk_first = $2 AND seq + 1 = (SELECT max(seq) FROM ${AUDIT_SCHEMA}.blocks
+       WHERE audit_id = $1 AND chunk_first = $2 AND block_number = $2)`,
+    [auditId, first],
+  );
+  return (rows[0] as FirstBlockReorg | undefined) ?? null;
+}
+
 /**
  * Writes a reorg's lines after the lines of chunk `before` (where one machine writes them: after the blocks it audited
  * up to the link), counts them in its summary as the engine's tally does, and gives each chunk whose last block they
@@ -253,7 +275,10 @@ async function linkAwaiting(
  * walk went over `hashes`: where it stopped at a chunk not done, the first block it audited again is a chunk's first
  * judged without its parent link, and awaits the join of that link (awaits_link). The first blocks of the chunks whose
  * first link it changed: their links are the joining worker's to judge again, as a concurrent decision on them stands
- * back (its snapshot changed).
+ * back (its snapshot changed). Where the chunk after's engine stopped its own walk back at that chunk's first block
+ * (`into`), this walk goes on with it, and one machine writes one reorg: its line is that one, naming the blocks
+ * replaced before it too, and those blocks audited again go right after it, before the chunk's new first block (a
+ * second reorg line after the chunk before's lines put the old first block after new-chain lines: a user check).
  */
 async function storeReorg(
   client: pg.PoolClient,
@@ -263,23 +288,53 @@ async function storeReorg(
   lines: AuditEvent[],
   parents: WalkParents,
   hashes: ReadonlyMap<number, string>,
+  into: FirstBlockReorg | null,
 ): Promise<string[]> {
-  const key = [auditId, before.first_block];
-  const { rows } = await client.query(
-    `SELECT coalesce(max(seq), -1) AS last FROM (
-       SELECT seq FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
-       UNION ALL SELECT seq FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
-     ) l`,
-    key,
-  );
-  let seq = (rows[0] as { last: number }).last + 1;
+  const chunk = into?.chunk_first ?? before.first_block;
+  const key = [auditId, chunk];
+  let seq: number;
+  if (into === null) {
+    const { rows } = await client.query(
+      `SELECT coalesce(max(seq), -1) AS last FROM (
+         SELECT seq FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
+         UNION ALL SELECT seq FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
+       ) l`,
+      key,
+    );
+    seq = (rows[0] as { last: number }).last + 1;
+  } else {
+    // Room after the reorg line for the blocks audited again: the later lines moved on, through negative places, as the
+    // key (seq) is unique at each row's update.
+    const room = lines.filter((event) => !isReorg(event)).length;
+    for (const table of ['blocks', 'reorgs']) {
+      await client.query(
+        `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -(seq + $3) WHERE audit_id = $1 AND chunk_first = $2 AND seq > $4`,
+        [...key, room, into.seq],
+      );
+      await client.query(
+        `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -seq WHERE audit_id = $1 AND chunk_first = $2 AND seq < 0`,
+        key,
+      );
+    }
+    seq = into.seq + 1;
+  }
   const relinked: string[] = [];
   for (const event of lines) {
     if (isReorg(event)) {
-      await client.query(
-        `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line) VALUES ($1, $2, $3, $4, $5)`,
-        [...key, seq++, event.reorg.detected_at, formatAuditLine(event)],
-      );
+      if (into === null)
+        await client.query(
+          `INSERT INTO ${AUDIT_SCHEMA}.reorgs (audit_id, chunk_first, seq, detected_at, line) VALUES ($1, $2, $3, $4, $5)`,
+          [...key, seq++, event.reorg.detected_at, formatAuditLine(event)],
+        );
+      else {
+        const { detected_at, replaced } = into.line.reorg;
+        const merged = [...event.reorg.replaced, ...replaced];
+        const line: AuditReorg = { reorg: { detected_at, depth: merged.length, replaced: merged } };
+        await client.query(
+          `UPDATE ${AUDIT_SCHEMA}.reorgs SET line = $4 WHERE audit_id = $1 AND chunk_first = $2 AND seq = $3`,
+          [...key, into.seq, formatAuditLine(line)],
+        );
+      }
       continue;
     }
     const number = event.block_number;
@@ -316,7 +371,7 @@ async function storeReorg(
       ],
     );
   }
-  await retally(client, plan, auditId, before.first_block);
+  await retally(client, plan, auditId, chunk);
   return relinked;
 }
 
@@ -332,7 +387,8 @@ interface Decision {
  * a reorg, its lines stored, or a broken link. After a reorg the link is judged against the new hash, as the engine
  * judges the block after the blocks it audited again. Where the chunk after's first block stands by a line that awaits
  * its link (`awaiting`), that line is linked, as one machine links it, and the chunk is never audited again: its lines
- * and those of the reorg that wrote it stand.
+ * and those of the reorg that wrote it stand. Where it stands by a line its own engine audited again after a reorg line,
+ * the walk back is that reorg's, followed on (storeReorg).
  */
 async function decideMismatch(
   client: pg.PoolClient,
@@ -355,9 +411,15 @@ async function decideMismatch(
     await join();
     return { outcome: 'broken_link', relinked: [] };
   }
-  const relinked = await storeReorg(client, plan, auditId, before, reorg, parents, hashes);
   const boundary = Number(after.first_block) - 1;
   const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
+  // The chunk after's own reorg line, when its walk back stopped at its first block, which links to the walk's: the
+  // chunk stands (joined), and the reorg is one.
+  const into =
+    awaiting === null && after.first_parent_hash === now.block_hash
+      ? await firstBlockReorg(client, auditId, after.first_block)
+      : null;
+  const relinked = await storeReorg(client, plan, auditId, before, reorg, parents, hashes, into);
   if (awaiting !== null) {
     await linkAwaiting(client, plan, auditId, awaiting, now.block_hash);
     await join();
