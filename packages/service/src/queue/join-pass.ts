@@ -414,9 +414,11 @@ async function decideMismatch(
   const boundary = Number(after.first_block) - 1;
   const now = reorg.filter((e): e is BlockAudit => !isReorg(e) && e.block_number === boundary).at(-1)!;
   // The chunk after's own reorg line, when its walk back stopped at its first block, which links to the walk's: the
-  // chunk stands (joined), and the reorg is one.
+  // chunk stands (joined), and the reorg is one. Only once the chunk before's own link is judged (joined): its lines
+  // then stand for good, where one audited again would drop the old lines the merged line names as replaced, and keep
+  // its new blocks twice (the chunk's and its own).
   const into =
-    awaiting === null && after.first_parent_hash === now.block_hash
+    awaiting === null && before.joined && after.first_parent_hash === now.block_hash
       ? await firstBlockReorg(client, auditId, after.first_block)
       : null;
   const relinked = await storeReorg(client, plan, auditId, before, reorg, parents, hashes, into);
