@@ -192,7 +192,7 @@ describe("a block's uncles, under its header's sha3Uncles", () => {
   it('each listed uncle is a 32-byte hash, beside any sha3Uncles (a user check: `["0x12"]` was read as a list of uncles)', () => {
     const withUncles = altered('mainnet-1000015', (b) => (b.header.uncles = ['0x12', `0x${'ab'.repeat(32)}`]));
     expect(outcomeOf(withUncles)).toEqual([
-      ['header.uncles[0]', 'invalid_format', "an uncle's 32-byte hash, got 1 bytes"],
+      ['header.uncles[0]', 'invalid_format', "an uncle's 32-byte hash, got 1 byte"],
     ]);
     expect(outcomeOf(altered('mainnet-1000015', (b) => (b.header.uncles = [`0x${'ab'.repeat(32)}`])))).toBe(
       'identical',

@@ -301,6 +301,49 @@ describe('dialects that once were refused or misjudged', () => {
     );
   });
 
+  // Without header_rlp the block's time is unknown: a root rebuilt without the deposits' nonce and version (as before
+  // Canyon) that differs may be those members, never a mismatch; one that matches is the block's (a user check: a correct
+  // OP Mainnet body without them was answered is_identical false, exit 1).
+  it('a receipt-root body without header_rlp whose deposits lack depositNonce or depositReceiptVersion: 422 where the root differs (after Canyon), identical where it matches (before)', () => {
+    const bodyOf = (name: string, strip: 'both' | 'version' | 'none') => {
+      const read = readRpcBlock(loadFixture(name), new Problems())!;
+      const receipts = read.receipts.map((receipt) => {
+        const copy = { ...receipt };
+        if (strip !== 'none') delete copy.depositReceiptVersion;
+        if (strip === 'both') delete copy.depositNonce;
+        return copy;
+      });
+      return receiptRootBody({
+        chainId: Number(read.chainId),
+        receiptRoot: read.header.fields.receiptsRoot!,
+        receipts,
+        blockNumber: Number(read.header.fields.number),
+      });
+    };
+    for (const strip of ['both', 'version'] as const) {
+      const answer = verifyReceiptRootOperation(bodyOf('op-mainnet-154497277', strip));
+      expect(answer).toMatchObject({ status: 422, verdict: 'not_verifiable' });
+      expect(JSON.stringify(answer.body)).toContain(
+        "transactions[0] is a deposit without its depositNonce or depositReceiptVersion, and from Canyon on a deposit receipt hashes both; without header_rlp the block's time, which Canyon is counted in, is unknown",
+      );
+    }
+    expect(verifyReceiptRootOperation(bodyOf('op-mainnet-154497277', 'none'))).toMatchObject({
+      status: 200,
+      verdict: 'identical',
+    });
+    // Base 2000000 is before Canyon: its deposits hash neither, and the root rebuilt so is the block's.
+    expect(verifyReceiptRootOperation(bodyOf('base-2000000', 'both'))).toMatchObject({
+      status: 200,
+      verdict: 'identical',
+    });
+    // A receipt changed is still told apart where the deposits give both members.
+    const changed = bodyOf('op-mainnet-154497277', 'none') as unknown as {
+      transactions: Array<Record<string, unknown>>;
+    };
+    changed.transactions[1]!.status = changed.transactions[1]!.status === 1 ? 0 : 1;
+    expect(verifyReceiptRootOperation(changed)).toMatchObject({ status: 200, verdict: 'different' });
+  });
+
   // op-geth and op-reth give depositNonce and depositReceiptVersion on deposit receipts (0x7e) alone (no fixture has them
   // on another type), and no other receipt's encoding holds them: given there, they are a claim no hash covers.
   it('depositNonce or depositReceiptVersion on a receipt that is no deposit is refused naming it, as the receipt-root body refuses deposit_nonce (was: identical)', async () => {

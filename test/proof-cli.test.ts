@@ -318,6 +318,45 @@ describe('prove receipt refuses what it cannot prove', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  // A user check: both were proved (exit 0), where verify block calls them different.
+  it.each([
+    [
+      'a receipt whose own logsBloom is not its logs',
+      'mainnet-22869878',
+      5,
+      (block: Record<string, any>) => (block.receipts[5].logsBloom = `0x${'00'.repeat(256)}`),
+      'does not match: receipt_blooms',
+    ],
+    [
+      'a raw receipt changed',
+      'mainnet-1000002',
+      1,
+      (block: Record<string, any>) => (block.raw_receipts[1] = `${block.raw_receipts[1].slice(0, -2)}00`),
+      'does not match: raw_receipts',
+    ],
+  ])(
+    'a block whose other data differ from its commitments (%s): exit 1, and no file written',
+    (_, name, index, change, reason) => {
+      const fixture = structuredClone(loadFixture(name)) as Record<string, any>;
+      change(fixture);
+      const out = join(dir, 'never.json');
+      const result = run([
+        'prove',
+        'receipt',
+        writeProof(`${name}-other.json`, fixture),
+        '--index',
+        String(index),
+        '--out',
+        out,
+      ]);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(`The block ${reason} (verify block names the mismatch); no proof is made`);
+      expect(existsSync(out)).toBe(false);
+      // As written, the block is proved.
+      expect(run(['prove', 'receipt', fixtureFile(name), '--index', String(index)]).code).toBe(0);
+    },
+  );
+
   it('an --out that cannot be written: exit 2, and nothing left beside it', () => {
     const out = join(dir, 'no-such-dir', 'proof.json');
     const result = run(['prove', 'receipt', fixtureFile('mainnet-3000026'), '--index', '0', '--out', out]);

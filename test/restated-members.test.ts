@@ -433,7 +433,7 @@ describe("a log's transactionHash where neither its receipt nor the header names
   it.each([
     ['zz', '32-byte hex string (64 hex characters), got non-hex characters'],
     [true, '32-byte hex string (64 hex characters), got boolean true'],
-    ['0x12', '32-byte hex string (64 hex characters), got 1 bytes'],
+    ['0x12', '32-byte hex string (64 hex characters), got 1 byte'],
   ])('a transactionHash %j is invalid_format, named (was: identical)', (given, expected) => {
     const block = altered((b) => (b.receipts[0].logs[0].transactionHash = given), compact);
     expect(problemsOf(block)).toEqual([['receipts[0].logs[0].transactionHash', 'invalid_format', expected]]);
@@ -670,7 +670,7 @@ describe("the header's transactions and transactionCount against the block's rec
         ['zz', 'header.transactions[3]', 'got non-hex characters'],
         [null, 'header.transactions[3]', 'got null'],
         [{}, 'header.transactions[3].hash', 'missing'],
-        [{ hash: '0x12' }, 'header.transactions[3].hash', 'got 1 bytes'],
+        [{ hash: '0x12' }, 'header.transactions[3].hash', 'got 1 byte'],
       ] as const) {
         const block = altered((b) => (noHashes(b), (b.header.transactions[3] = entry)), mainnet);
         const problems = problemsOf(block) as unknown[][];

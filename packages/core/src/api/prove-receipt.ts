@@ -48,8 +48,9 @@ function outOfRange(index: number, count: number, excluded: number): string {
 /**
  * The proof document of receipt `index` of a block in the fixtures' format (`readRpcBlock`), for
  * its chain's era in the registry. The block is verified first (`verifyRpcBlock`): its receipts
- * must give the header's receiptsRoot and its header its hash, each a check the era claims, so a
- * proof is never made of data that is not the block's.
+ * must give the header's receiptsRoot and its header its hash, each a check the era claims, and nothing it gives may
+ * differ from its commitments (the report's verdict not `different`), so a proof is never made of data that is not
+ * the block's.
  *
  * @throws RangeError naming `index` where it is not a non-negative integer given as a number (`'3'`, -1, 1.5): an
  * integer past the block's receipts is the refusal `index_out_of_range`.
@@ -95,6 +96,14 @@ export function proveReceipt(
         message: `The block's ${check} does not match: it claims 0x${comparison.expected}, its data give 0x${comparison.computed}; no proof is made of data that is not the block's.`,
       });
   }
+  // The block's other data against their commitments too (its logs bloom, a receipt's own bloom, its raw receipts, its
+  // withdrawals): the receipts' fields make the proof, but a block that differs anywhere is not the block's data (a user
+  // check had a proof of a block whose receipt gave another bloom, which verify block calls different).
+  if (report.value.verdict === 'different')
+    return err({
+      kind: 'different',
+      message: `The block ${report.value.reason} (verify block names the mismatch); no proof is made of data that is not the block's.`,
+    });
   // The report's checks ran, so the era is verifiable.
   if (verifiability.status !== 'verifiable') throw new Error('a block checked in an era that is not verifiable');
   if (index >= block.receipts.length)

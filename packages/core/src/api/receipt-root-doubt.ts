@@ -3,7 +3,7 @@
  * and the block may be one where that default is wrong. The difference may then be the member left out, not the
  * receipts, so the answer asks for it rather than asserting a mismatch.
  */
-import { byzantiumAfterGenesis, describeActivation } from '../chains/fork-schedule.js';
+import { byzantiumAfterGenesis, describeActivation, unversionedDepositFromCanyon } from '../chains/fork-schedule.js';
 import { untypedDoubt, untypedRootReason } from '../chains/untyped-receipts.js';
 import type { ReceiptRootRefusal, ReceiptRootRequest } from '../input/requests/receipt-root-request.js';
 
@@ -11,7 +11,8 @@ import type { ReceiptRootRefusal, ReceiptRootRequest } from '../input/requests/r
  * Why the root computed from `request` may differ from `receipt_root` for a default the server assumed, as the refusal
  * to answer: without the block's number (on a chain whose blocks before Byzantium hash a post-state root) untyped
  * receipts that give a status are 400 naming `block_number`; where the types read as 0 may be wrong (untypedDoubt, the rule
- * `verify block` applies too), 422 naming the types. Null where the difference can only be the receipts'.
+ * `verify block` applies too), 422 naming the types; where a deposit lacks its nonce or version and no `header_rlp`
+ * dates the block against Canyon, 422 naming the deposit. Null where the difference can only be the receipts'.
  *
  * @example
  * rootDoubt(mainnetBodyWithoutTypes) // { kind: 'chain_not_supported', verifiability: { check: 'receipts_root', … } }
@@ -41,7 +42,7 @@ export function rootDoubt(request: ReceiptRootRequest): ReceiptRootRefusal | nul
       count: 1,
     };
   }
-  if (doubt === undefined) return null;
+  if (doubt === undefined) return request.undatedDeposit === undefined ? null : undatedDepositDoubt(request);
   const before =
     doubt.before === undefined ? '' : ` A block before ${doubt.before.fork} holds none: send its block_number.`;
   return {
@@ -57,6 +58,31 @@ export function rootDoubt(request: ReceiptRootRequest): ReceiptRootRefusal | nul
       firstVerifiableBlock: null,
       check: 'receipts_root',
       hint: `Send each transaction's \`type\` (its EIP-2718 type, as eth_getTransactionReceipt gives it; 0 for a legacy transaction), the extension of docs/api.md: the hosted specification's body has none.${before}`,
+    },
+  };
+}
+
+/**
+ * The refusal of a root that differs where a deposit lacks its nonce or version and the block's time is unknown: the root
+ * was rebuilt as before Canyon, and from Canyon on the members left out are hashed, so the difference may be theirs (a
+ * user check: a correct OP Mainnet body without them was answered is_identical false).
+ */
+function undatedDepositDoubt(request: ReceiptRootRequest): ReceiptRootRefusal {
+  const { chain } = request;
+  const number = request.blockNumber === undefined ? undefined : BigInt(request.blockNumber);
+  return {
+    kind: 'chain_not_supported',
+    ...(number !== undefined && { blockNumber: number }),
+    ...(request.excluded.length > 0 && { excluded: request.excluded }),
+    verifiability: {
+      status: 'not_verifiable',
+      chainId: chain.chainId,
+      chain,
+      reason: `${unversionedDepositFromCanyon(`transactions[${request.undatedDeposit}]`)}; without header_rlp the block's time, which Canyon is counted in, is unknown, and the root rebuilt as before Canyon differs from receipt_root`,
+      era: request.era,
+      firstVerifiableBlock: null,
+      check: 'receipts_root',
+      hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them, or the block's `header_rlp`.",
     },
   };
 }

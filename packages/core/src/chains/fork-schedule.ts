@@ -4,6 +4,7 @@
  */
 import type { BlockHeader } from '../header/header-fields.js';
 import type { HeaderLayout } from '../header/layouts.js';
+import type { Receipt } from '../receipts/receipt.js';
 import type { ForkActivation } from './chain-info.js';
 
 /** Where a block is: its number and timestamp, as its header gives them. */
@@ -95,6 +96,14 @@ export function fromCanyon(
     canyon !== undefined && number !== undefined && timestamp !== undefined && isActive(canyon, { number, timestamp })
   );
 }
+
+/** Whether a chain's schedule names Canyon: from it on, a deposit receipt hashes its nonce and version. */
+export const namesCanyon = (forks: readonly ForkActivation[] | undefined): boolean =>
+  forks?.some((fork) => fork.fork === 'Canyon') === true;
+
+/** Whether `receipt` is an OP-stack deposit (0x7e) without its nonce or its version, which it hashes from Canyon on. */
+export const isUnversionedDeposit = (receipt: Receipt): boolean =>
+  receipt.type === 0x7e && (receipt.depositReceiptVersion === undefined || receipt.depositNonce === undefined);
 
 /**
  * Why a receipts root from Canyon on cannot be rebuilt when the deposit receipt `where` names lacks its nonce or its

@@ -17,7 +17,9 @@ import { ETHEREUM_HEADER } from '../../header/layouts.js';
 import {
   beforeByzantium,
   fromCanyon,
+  isUnversionedDeposit,
   mixedRoots,
+  namesCanyon,
   rootlessBeforeByzantium,
   unversionedDepositFromCanyon,
 } from '../../chains/fork-schedule.js';
@@ -62,6 +64,12 @@ export interface ReceiptRootRequest {
   excluded: Array<ExcludedReceipt & { receipt: Receipt }>;
   /** Whether any transaction gives its `type`: where none does, every one was read as type 0. */
   typesGiven: boolean;
+  /**
+   * Where the block's time is unknown (no `header_rlp`) on a chain whose Canyon makes a deposit receipt hash its nonce and
+   * version, the body position of the first deposit that lacks either: its root is rebuilt as before Canyon, so one
+   * that differs may be the members left out, not the receipts (rootDoubt).
+   */
+  undatedDeposit?: number;
   /**
    * Where the era does not claim the receipts as sent only for one that may be Bor's state-sync receipt left
    * unrecognised: the 422 to answer unless every reading of it gives the same verdict, and where it is among
@@ -343,8 +351,7 @@ function unrebuildableReceipt(
     },
     {
       applies: fromCanyon(chain.forks, header?.number, header?.timestamp),
-      lacks: (receipt: Receipt) =>
-        receipt.type === 0x7e && (receipt.depositReceiptVersion === undefined || receipt.depositNonce === undefined),
+      lacks: isUnversionedDeposit,
       why: unversionedDepositFromCanyon,
       hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them.",
     },
@@ -490,6 +497,7 @@ export function parseReceiptRootRequest(
       });
     }
   }
+  let undatedDeposit: number | undefined;
   if (known.status === 'verifiable') {
     const hashed = positions
       .filter((_, index) => index !== excluded?.index)
@@ -510,6 +518,8 @@ export function parseReceiptRootRequest(
     }
     const unrebuildable = unrebuildableReceipt(known, blockNumber, header?.fields, hashed);
     if (unrebuildable !== null) return refuse(unrebuildable);
+    if (header === undefined && namesCanyon(known.chain.forks))
+      undatedDeposit = hashed.find(({ receipt }) => isUnversionedDeposit(receipt))?.position;
   }
   const unverified = known.status === 'verifiable' ? uncheckedClaim(known, header !== undefined, shape) : null;
   const suspect =
@@ -524,6 +534,7 @@ export function parseReceiptRootRequest(
     rules: rules!,
     era: known.status === 'verifiable' ? known.era : null,
     typesGiven: entries.some((entry) => entry.raw.type !== undefined),
+    ...(undatedDeposit !== undefined && { undatedDeposit }),
     ...(suspect && {
       undecided: {
         refusal: unsupported(unverified),

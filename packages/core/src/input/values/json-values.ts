@@ -128,7 +128,7 @@ export function readHex(
     const why = /^[0-9a-fA-F]*$/.test(digits) ? `odd length (${digits.length} hex characters)` : 'non-hex characters';
     problems.add(path, 'invalid_format', `${expected}, got ${why}`);
   } else {
-    problems.add(path, 'invalid_format', `${expected}, got ${bytes.length} bytes`);
+    problems.add(path, 'invalid_format', `${expected}, got ${bytes.length} byte${bytes.length === 1 ? '' : 's'}`);
   }
   return undefined;
 }
