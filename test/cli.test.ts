@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +59,23 @@ describe('the evm-integrity binary', () => {
       );
     },
   );
+
+  // A user check: while the checkout was rebuilt, the command printed Node's stack trace and exited 1 ("a claim is false").
+  it('a build that cannot be loaded: one line, exit 3 (a fault of the program), no stack trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cli-unbuilt-'));
+    mkdirSync(join(dir, 'bin'));
+    copyFileSync(BIN, join(dir, 'bin', 'evm-integrity.js'));
+    const result = spawnSync(process.execPath, [join(dir, 'bin', 'evm-integrity.js'), 'verify', 'block', '-'], {
+      input: JSON.stringify(fixture),
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^evm-integrity: its code could not be loaded \(.*main\.js.*\): install or build it again\n$/,
+    );
+    rmSync(dir, { recursive: true });
+  });
 
   it('verify receipt-root from standard input: exit 0 and the endpoint JSON on stdout', () => {
     const { code, stdout } = run(['verify', 'receipt-root', '-'], JSON.stringify(goodBody));

@@ -76,7 +76,16 @@ if (restart !== undefined) {
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off. A directory that cannot be written only leaves it off.
 // (process.getBuiltinModule, not an import: see scripts/bundle-cli.mjs.)
 process.getBuiltinModule('node:module').enableCompileCache();
-const { main } = await import('../dist/cli-bundle/main.js');
+let main;
+try {
+  ({ main } = await import('../dist/cli-bundle/main.js'));
+} catch (error) {
+  // A build that is missing or half written (dist/ removed, or rebuilt as the command started) gives no verdict: one
+  // line and the status of a fault of the program (3), where Node's stack trace exits 1, which says a claim is false.
+  const why = String(error instanceof Error ? error.message : error).split('\n')[0];
+  process.stderr.write(`evm-integrity: its code could not be loaded (${why}): install or build it again\n`);
+  process.exit(3);
+}
 
 // A reader that stops early (`… | head`) ends the process as SIGPIPE would: see stdoutStream in
 // src/cli/io/streams.ts. process.stdout is not touched here: making it costs a one-line command 2 ms.
