@@ -42,34 +42,35 @@ export function rootDoubt(request: ReceiptRootRequest): ReceiptRootRefusal | nul
       count: 1,
     };
   }
-  if (doubt === undefined) return request.undatedDeposit === undefined ? null : undatedDepositDoubt(request);
+  if (doubt === undefined)
+    return request.undatedDeposit === undefined
+      ? null
+      : // The root was rebuilt as before Canyon; from Canyon on the members left out are hashed, so the difference may
+        // be theirs (a user check: a correct OP Mainnet body without them was answered is_identical false).
+        unjudged(
+          request,
+          number,
+          `${unversionedDepositFromCanyon(`transactions[${request.undatedDeposit}]`)}; without header_rlp the block's time, which Canyon is counted in, is unknown, and the root rebuilt as before Canyon differs from receipt_root`,
+          "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them, or the block's `header_rlp`.",
+        );
   const before =
     doubt.before === undefined ? '' : ` A block before ${doubt.before.fork} holds none: send its block_number.`;
-  return {
-    kind: 'chain_not_supported',
-    ...(number !== undefined && { blockNumber: number }),
-    ...(request.excluded.length > 0 && { excluded: request.excluded }),
-    verifiability: {
-      status: 'not_verifiable',
-      chainId: chain.chainId,
-      chain,
-      reason: untypedRootReason(doubt, 'transaction', 'receipt_root'),
-      era: request.era,
-      firstVerifiableBlock: null,
-      check: 'receipts_root',
-      hint: `Send each transaction's \`type\` (its EIP-2718 type, as eth_getTransactionReceipt gives it; 0 for a legacy transaction), the extension of docs/api.md: the hosted specification's body has none.${before}`,
-    },
-  };
+  return unjudged(
+    request,
+    number,
+    untypedRootReason(doubt, 'transaction', 'receipt_root'),
+    `Send each transaction's \`type\` (its EIP-2718 type, as eth_getTransactionReceipt gives it; 0 for a legacy transaction), the extension of docs/api.md: the hosted specification's body has none.${before}`,
+  );
 }
 
-/**
- * The refusal of a root that differs where a deposit lacks its nonce or version and the block's time is unknown: the root
- * was rebuilt as before Canyon, and from Canyon on the members left out are hashed, so the difference may be theirs (a
- * user check: a correct OP Mainnet body without them was answered is_identical false).
- */
-function undatedDepositDoubt(request: ReceiptRootRequest): ReceiptRootRefusal {
+/** The 422 of a receipts root that differs for `reason`, something the body left out, and `hint` asking for it. */
+function unjudged(
+  request: ReceiptRootRequest,
+  number: bigint | undefined,
+  reason: string,
+  hint: string,
+): ReceiptRootRefusal {
   const { chain } = request;
-  const number = request.blockNumber === undefined ? undefined : BigInt(request.blockNumber);
   return {
     kind: 'chain_not_supported',
     ...(number !== undefined && { blockNumber: number }),
@@ -78,11 +79,11 @@ function undatedDepositDoubt(request: ReceiptRootRequest): ReceiptRootRefusal {
       status: 'not_verifiable',
       chainId: chain.chainId,
       chain,
-      reason: `${unversionedDepositFromCanyon(`transactions[${request.undatedDeposit}]`)}; without header_rlp the block's time, which Canyon is counted in, is unknown, and the root rebuilt as before Canyon differs from receipt_root`,
+      reason,
       era: request.era,
       firstVerifiableBlock: null,
       check: 'receipts_root',
-      hint: "Send each deposit's `deposit_nonce` and `deposit_receipt_version`, as op-geth's receipts give them, or the block's `header_rlp`.",
+      hint,
     },
   };
 }
