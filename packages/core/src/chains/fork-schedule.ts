@@ -81,6 +81,9 @@ export const rootlessBeforeByzantium = (where: string): string =>
 export const mixedRoots = (withRoot: string): string =>
   `its post-state root, as ${withRoot} of the same block gives one: a client's receipts before Byzantium give a root on all or none`;
 
+/** Canyon in a chain's schedule, where it names it. */
+const canyonOf = (forks: readonly ForkActivation[] | undefined) => forks?.find((fork) => fork.fork === 'Canyon');
+
 /**
  * Whether a block comes at or after Canyon on a chain whose schedule names it: its deposit receipts then hash their
  * nonce and version (op-geth gives every deposit receipt version 1 from Canyon on). False where the schedule does not
@@ -91,15 +94,14 @@ export function fromCanyon(
   number: bigint | undefined,
   timestamp: bigint | undefined,
 ): boolean {
-  const canyon = forks?.find((fork) => fork.fork === 'Canyon');
+  const canyon = canyonOf(forks);
   return (
     canyon !== undefined && number !== undefined && timestamp !== undefined && isActive(canyon, { number, timestamp })
   );
 }
 
 /** Whether a chain's schedule names Canyon: from it on, a deposit receipt hashes its nonce and version. */
-export const namesCanyon = (forks: readonly ForkActivation[] | undefined): boolean =>
-  forks?.some((fork) => fork.fork === 'Canyon') === true;
+export const namesCanyon = (forks: readonly ForkActivation[] | undefined): boolean => canyonOf(forks) !== undefined;
 
 /** Whether `receipt` is an OP-stack deposit (0x7e) without its nonce or its version, which it hashes from Canyon on. */
 export const isUnversionedDeposit = (receipt: Receipt): boolean =>

@@ -269,6 +269,40 @@ async function firstBlockReorg(client: pg.PoolClient, auditId: string, first: st
 }
 
 /**
+ * Where in chunk `key` (audit id, first block) storeReorg writes its lines: after the chunk's lines, or, merging into the
+ * chunk's reorg line `into`, right after it, the later lines moved on by the `room` its blocks take (through negative
+ * places, as the key (seq) is unique at each row's update).
+ */
+async function firstPlace(
+  client: pg.PoolClient,
+  key: string[],
+  into: FirstBlockReorg | null,
+  room: number,
+): Promise<number> {
+  if (into === null) {
+    const { rows } = await client.query(
+      `SELECT coalesce(max(seq), -1) AS last FROM (
+         SELECT seq FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
+         UNION ALL SELECT seq FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
+       ) l`,
+      key,
+    );
+    return (rows[0] as { last: number }).last + 1;
+  }
+  for (const table of ['blocks', 'reorgs']) {
+    await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -(seq + $3) WHERE audit_id = $1 AND chunk_first = $2 AND seq > $4`,
+      [...key, room, into.seq],
+    );
+    await client.query(
+      `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -seq WHERE audit_id = $1 AND chunk_first = $2 AND seq < 0`,
+      key,
+    );
+  }
+  return into.seq + 1;
+}
+
+/**
  * Writes a reorg's lines after the lines of chunk `before` (where one machine writes them: after the blocks it audited
  * up to the link), counts them in its summary as the engine's tally does, and gives each chunk whose last block they
  * replaced its new last hash, and each whose first block they replaced that block's parentHash (from `parents`). The
@@ -292,32 +326,7 @@ async function storeReorg(
 ): Promise<string[]> {
   const chunk = into?.chunk_first ?? before.first_block;
   const key = [auditId, chunk];
-  let seq: number;
-  if (into === null) {
-    const { rows } = await client.query(
-      `SELECT coalesce(max(seq), -1) AS last FROM (
-         SELECT seq FROM ${AUDIT_SCHEMA}.blocks WHERE audit_id = $1 AND chunk_first = $2
-         UNION ALL SELECT seq FROM ${AUDIT_SCHEMA}.reorgs WHERE audit_id = $1 AND chunk_first = $2
-       ) l`,
-      key,
-    );
-    seq = (rows[0] as { last: number }).last + 1;
-  } else {
-    // Room after the reorg line for the blocks audited again: the later lines moved on, through negative places, as the
-    // key (seq) is unique at each row's update.
-    const room = lines.filter((event) => !isReorg(event)).length;
-    for (const table of ['blocks', 'reorgs']) {
-      await client.query(
-        `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -(seq + $3) WHERE audit_id = $1 AND chunk_first = $2 AND seq > $4`,
-        [...key, room, into.seq],
-      );
-      await client.query(
-        `UPDATE ${AUDIT_SCHEMA}.${table} SET seq = -seq WHERE audit_id = $1 AND chunk_first = $2 AND seq < 0`,
-        key,
-      );
-    }
-    seq = into.seq + 1;
-  }
+  let seq = await firstPlace(client, key, into, lines.filter((event) => !isReorg(event)).length);
   const relinked: string[] = [];
   for (const event of lines) {
     if (isReorg(event)) {
