@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BUILTIN_CHAINS } from '../packages/core/src/chains/builtin.js';
+import { BUILTIN_CHAINS } from '../packages/core/src/chains/builtin-list.js';
 import type { EvidenceBlock, ForkFieldEvidence } from '../packages/core/src/chains/chain-info.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
 
@@ -92,11 +92,12 @@ export function generateHeaderFieldEvidence(root: string): string {
     '/**',
     " * For each built-in chain with real blocks in the project's fixtures (fixtures/blocks, fixtures/headers), by chain",
     ' * id: each field a fork appended to its header layouts, the highest of those blocks without it and the lowest with it.',
+    " * A chain's fields are made when its chain is (builtin.ts, builtinChain).",
     ' */',
-    'export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<string, ForkFieldEvidence>>>> = {',
+    'export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, () => Readonly<Record<string, ForkFieldEvidence>>>> = {',
   ];
   for (const [chainId, fields] of Object.entries(headerFieldEvidence(root))) {
-    lines.push(`  ${chainId}: {`);
+    lines.push(`  ${chainId}: () => ({`);
     for (const [field, { absentThrough, presentFrom }] of Object.entries(fields)) {
       const members = [
         absentThrough && `absentThrough: ${block(absentThrough)}`,
@@ -104,7 +105,7 @@ export function generateHeaderFieldEvidence(root: string): string {
       ].filter(Boolean);
       lines.push(`    ${field}: {`, ...members.map((m) => `      ${m},`), '    },');
     }
-    lines.push('  },');
+    lines.push('  }),');
   }
   lines.push('};', '');
   return lines.join('\n');

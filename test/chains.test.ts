@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runVerify } from '../packages/service/src/cli/verify/verify.js';
 import { ChainRegistry, describeChain, defaultRegistry } from '../packages/core/src/chains/registry.js';
+import { BUILTIN_CHAIN_IDS, builtinChain } from '../packages/core/src/chains/builtin.js';
+import { BUILTIN_CHAINS } from '../packages/core/src/index.js';
 import { encodeHeader, Problems, readRpcBlock, verifyBlock } from '../packages/core/src/index.js';
 import { receiptRootBody, verifyReceiptRootOperation } from '../packages/core/src/api/index.js';
 import { createApp } from '../packages/service/src/server/app.js';
@@ -539,6 +541,27 @@ describe('the service answers a classic block 422 with the era', () => {
     } finally {
       await server?.close();
     }
+  });
+});
+
+describe('the built-in chains, each made at its first lookup', () => {
+  it('each id is given once, and its chain carries it, the same object at every lookup', () => {
+    expect(new Set(BUILTIN_CHAIN_IDS).size).toBe(BUILTIN_CHAIN_IDS.length);
+    for (const chainId of BUILTIN_CHAIN_IDS) {
+      const chain = builtinChain(chainId);
+      expect(chain?.chainId).toBe(chainId);
+      expect(builtinChain(chainId)).toBe(chain);
+    }
+    expect(builtinChain(31337)).toBeUndefined();
+  });
+
+  it('the exported list and the registry hold the same chains', () => {
+    expect(BUILTIN_CHAINS.map((chain) => chain.chainId)).toEqual(BUILTIN_CHAIN_IDS);
+    expect(defaultRegistry.list()).toEqual([...BUILTIN_CHAINS].sort((a, b) => a.chainId - b.chainId));
+    const devnet = { chainId: 31337, name: 'devnet', rules: 'ethereum', verifiable: true } as const;
+    expect(new ChainRegistry([devnet]).list().map((chain) => chain.chainId)).toEqual(
+      [...BUILTIN_CHAIN_IDS, 31337].sort((a, b) => a - b),
+    );
   });
 });
 

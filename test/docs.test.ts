@@ -3,8 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_CHAINS } from '../packages/core/src/index.js';
 import {
-  BUILTIN_CHAINS,
   CHECK_NAMES,
   defaultRegistry,
   describeChain,

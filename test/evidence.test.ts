@@ -4,8 +4,8 @@
  * era: a claimed check matches, and a real block never gets `different`.
  */
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_CHAINS } from '../packages/core/src/index.js';
 import {
-  BUILTIN_CHAINS,
   CHECK_NAMES,
   defaultRegistry,
   type CheckName,

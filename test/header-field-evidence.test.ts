@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { generateHeaderFieldEvidence } from '../scripts/gen-header-fields.js';
-import { BUILTIN_CHAINS } from '../packages/core/src/chains/registry.js';
+import { BUILTIN_CHAINS } from '../packages/core/src/index.js';
 import { HEADER_LAYOUTS } from '../packages/core/src/header/layouts.js';
 import { absentForkFields } from '../packages/core/src/chains/absent-fork-fields.js';
 import { verifyBlock } from '../packages/core/src/index.js';

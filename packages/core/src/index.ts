@@ -45,8 +45,8 @@ export {
 export { encodeHeader, headerHash } from './header/header-encoding.js';
 export { decodeHeader } from './header/header-decoding.js';
 
+export { BUILTIN_CHAINS } from './chains/builtin-list.js';
 export {
-  BUILTIN_CHAINS,
   ChainRegistry,
   defaultRegistry,
   describeChain,

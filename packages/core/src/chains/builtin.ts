@@ -258,13 +258,11 @@ function gnosisEras(merge: number, aura: EraEvidence, merged: EraEvidence): read
 
 /** An OP-stack chain whose blocks follow Bedrock's rules from genesis, with what shows them. */
 const opStack = (
-  chainId: number,
   name: string,
   evidence: EraEvidence,
   forks?: readonly ForkActivation[],
   registry?: RegistryEntry,
-): ChainInfo => ({
-  chainId,
+): ChainBody => ({
   name,
   rules: 'optimism',
   verifiable: true,
@@ -273,35 +271,37 @@ const opStack = (
 });
 
 /** A standard OP-stack chain from genesis with no real block of its own: its registry entry and fork schedule. */
-const standardOpStack = (
-  chainId: number,
-  name: string,
-  config: string,
-  level: 1 | 2,
-  hardforks: Record<string, number>,
-): ChainInfo =>
-  opStack(chainId, name, unshown(NO_REAL_BLOCK), opStackForks(0, hardforks), superchainEntry(config, level));
+const standardOpStack = (name: string, config: string, level: 1 | 2, hardforks: Record<string, number>): ChainBody =>
+  opStack(name, unshown(NO_REAL_BLOCK), opStackForks(0, hardforks), superchainEntry(config, level));
 
 /** A chain whose blocks cannot be verified, and why. */
-const notVerifiable = (chainId: number, name: string, reason: string): ChainInfo => ({
-  chainId,
+const notVerifiable = (name: string, reason: string): ChainBody => ({
   name,
   rules: 'ethereum',
   verifiable: false,
   reason,
 });
 
-const CHAINS: readonly ChainInfo[] = [
-  {
-    chainId: 1,
+/** A chain's entry but for its id, which its row of {@link CHAINS} gives. */
+type ChainBody = Omit<ChainInfo, 'chainId'>;
+
+/** A row of {@link CHAINS}: a chain's id, and how its entry is made at its first lookup. */
+const chain = (chainId: number, make: () => ChainBody) => [chainId, make] as const;
+
+/**
+ * The built-in chains, each made at its first lookup ({@link builtinChain}): a process that verifies a block asks for
+ * one chain. Made all at load, with the header-field evidence and the registry's families, they took about 3.5 ms of
+ * a `verify block` process and some 100 KB of V8's young generation (docs/speed.md, "The command line").
+ */
+const CHAINS: readonly ReturnType<typeof chain>[] = [
+  chain(1, () => ({
     name: 'Ethereum Mainnet',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks(MAINNET),
     forks: MAINNET_FORKS,
-  },
-  {
-    chainId: 11155111,
+  })),
+  chain(11155111, () => ({
     name: 'Sepolia',
     rules: 'ethereum',
     verifiable: true,
@@ -317,9 +317,8 @@ const CHAINS: readonly ChainInfo[] = [
         BPO2: 1_761_607_008,
       },
     ),
-  },
-  {
-    chainId: 17000,
+  })),
+  chain(17000, () => ({
     name: 'Holesky',
     rules: 'ethereum',
     verifiable: true,
@@ -335,9 +334,8 @@ const CHAINS: readonly ChainInfo[] = [
         BPO2: 1_760_389_824,
       },
     ),
-  },
-  {
-    chainId: 560048,
+  })),
+  chain(560048, () => ({
     name: 'Hoodi',
     rules: 'ethereum',
     verifiable: true,
@@ -350,9 +348,8 @@ const CHAINS: readonly ChainInfo[] = [
       { London: 0, Paris: 0 },
       { Shanghai: 0, Cancun: 0, Prague: 1_742_999_832, Osaka: 1_761_677_592, BPO1: 1_762_365_720, BPO2: 1_762_955_544 },
     ),
-  },
-  {
-    chainId: 100,
+  })),
+  chain(100, () => ({
     name: 'Gnosis',
     rules: 'ethereum',
     verifiable: true,
@@ -365,45 +362,44 @@ const CHAINS: readonly ChainInfo[] = [
       },
       { ...emptyBlock('gnosis-30000000'), block_hash: [header('gnosis-25349537'), header('gnosis-30000000')] },
     ),
-  },
-  {
-    chainId: 10200,
+  })),
+  chain(10200, () => ({
     name: 'Gnosis Chiado',
     rules: 'ethereum',
     verifiable: true,
     eras: gnosisEras(680_930, unshown(NO_REAL_BLOCK), unshown(NO_REAL_BLOCK)),
-  },
-  {
-    chainId: 56,
+  })),
+  chain(56, () => ({
     name: 'BNB Smart Chain',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks(emptyBlock('bsc-26803')),
-  },
-  {
-    chainId: 97,
+  })),
+  chain(97, () => ({
     name: 'BNB Smart Chain Testnet',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks({ block_hash: [header('bsc-testnet-45944645')], ...noReceipts(NO_RECEIPTS) }),
-  },
-  { chainId: 137, name: 'Polygon PoS', rules: 'polygon', verifiable: true, eras: polygonEras(80_084_800, POLYGON_BOR) },
-  {
-    chainId: 80002,
+  })),
+  chain(137, () => ({
+    name: 'Polygon PoS',
+    rules: 'polygon',
+    verifiable: true,
+    eras: polygonEras(80_084_800, POLYGON_BOR),
+  })),
+  chain(80002, () => ({
     name: 'Polygon Amoy',
     rules: 'polygon',
     verifiable: true,
     eras: polygonEras(28_899_616, unshown(NO_REAL_BLOCK)),
-  },
-  {
-    chainId: 43114,
+  })),
+  chain(43114, () => ({
     name: 'Avalanche C-Chain',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks({ block_hash: NO_REAL_BLOCK, ...noReceipts(HELICON) }, { header: 'avalanche' }),
-  },
-  {
-    chainId: 43113,
+  })),
+  chain(43113, () => ({
     name: 'Avalanche Fuji C-Chain',
     rules: 'ethereum',
     verifiable: true,
@@ -411,17 +407,15 @@ const CHAINS: readonly ChainInfo[] = [
       { block_hash: [header('avalanche-fuji-58119344')], ...noReceipts(HELICON) },
       { header: 'avalanche' },
     ),
-  },
-  { chainId: 59144, name: 'Linea', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  {
-    chainId: 59141,
+  })),
+  chain(59144, () => ({ name: 'Linea', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) })),
+  chain(59141, () => ({
     name: 'Linea Sepolia',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK)),
-  },
-  {
-    chainId: 10,
+  })),
+  chain(10, () => ({
     name: 'OP Mainnet',
     rules: 'optimism',
     verifiable: true,
@@ -452,142 +446,179 @@ const CHAINS: readonly ChainInfo[] = [
       },
     ],
     forks: opStackForks(105_235_063, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }, 'legacy (l2geth)'),
-  },
-  opStack(
-    8453,
-    'Base',
-    {
-      block_hash: [header('base-81636'), header('base-2000000'), header('base-11723284')],
-      receipts_root: [receipts('base-81636', 0x7e, 'ethereum'), receipts('base-2000000', 0x7e, 'ethereum')],
-      logs_bloom: [bloom('base-81636', false), bloom('base-2000000', true)],
-    },
-    opStackForks(0, SUPERCHAIN_MAINNET),
-    superchainEntry('mainnet/base', 1, SUPERCHAIN_WITH_BASE),
+  })),
+  chain(8453, () =>
+    opStack(
+      'Base',
+      {
+        block_hash: [header('base-81636'), header('base-2000000'), header('base-11723284')],
+        receipts_root: [receipts('base-81636', 0x7e, 'ethereum'), receipts('base-2000000', 0x7e, 'ethereum')],
+        logs_bloom: [bloom('base-81636', false), bloom('base-2000000', true)],
+      },
+      opStackForks(0, SUPERCHAIN_MAINNET),
+      superchainEntry('mainnet/base', 1, SUPERCHAIN_WITH_BASE),
+    ),
   ),
-  opStack(84531, 'Base Goerli', {
-    block_hash: ['base-goerli-100', 'base-goerli-7542', 'base-goerli-1041847', 'base-goerli-12399126'].map(header),
-    receipts_root: [
-      // Deposits before Regolith (no nonce given), then with Canyon's nonce and version.
-      receipts('base-goerli-100', 0x7e),
-      receipts('base-goerli-7542', 0x7e, 'ethereum'),
-      receipts('base-goerli-1041847', 0x7e, 'ethereum'),
-      receipts('base-goerli-12399126', 'deposit-versioned', 'ethereum'),
-    ],
-    logs_bloom: [bloom('base-goerli-100', false), bloom('base-goerli-1041847', true)],
-  }),
-  standardOpStack(7777777, 'Zora', 'mainnet/zora', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
-  standardOpStack(11155420, 'OP Sepolia', 'sepolia/op', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
-  opStack(
-    84532,
-    'Base Sepolia',
-    { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) },
-    opStackForks(0, SUPERCHAIN_SEPOLIA),
-    superchainEntry('sepolia/base', 1, SUPERCHAIN_WITH_BASE),
+  chain(84531, () =>
+    opStack('Base Goerli', {
+      block_hash: ['base-goerli-100', 'base-goerli-7542', 'base-goerli-1041847', 'base-goerli-12399126'].map(header),
+      receipts_root: [
+        // Deposits before Regolith (no nonce given), then with Canyon's nonce and version.
+        receipts('base-goerli-100', 0x7e),
+        receipts('base-goerli-7542', 0x7e, 'ethereum'),
+        receipts('base-goerli-1041847', 0x7e, 'ethereum'),
+        receipts('base-goerli-12399126', 'deposit-versioned', 'ethereum'),
+      ],
+      logs_bloom: [bloom('base-goerli-100', false), bloom('base-goerli-1041847', true)],
+    }),
   ),
-  standardOpStack(130, 'Unichain', 'mainnet/unichain', 1, {
-    ...FROM_GRANITE,
-    Holocene: 1_736_445_601,
-    Isthmus: 1_746_806_401,
-    Jovian: 1_764_691_201,
-    Karst: 1_783_526_401,
-  }),
-  standardOpStack(480, 'World Chain', 'mainnet/worldchain', 1, {
-    Canyon: 0,
-    Delta: 0,
-    Ecotone: 0,
-    Fjord: 1_721_826_000,
-    Granite: 1_727_780_400,
-    Holocene: 1_738_238_400,
-    Isthmus: 1_764_072_000,
-    Jovian: 1_777_593_600,
-  }),
-  standardOpStack(57073, 'Ink', 'mainnet/ink', 1, {
-    ...FROM_GRANITE,
-    Holocene: 1_742_396_400,
-    Isthmus: 1_746_806_401,
-    Jovian: 1_764_691_201,
-    Karst: 1_783_526_401,
-  }),
-  standardOpStack(34443, 'Mode', 'mainnet/mode', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
-  standardOpStack(1868, 'Soneium', 'mainnet/soneium', 1, {
-    ...FROM_GRANITE,
-    Holocene: 1_738_573_200,
-    Isthmus: 1_746_806_401,
-    Jovian: 1_764_691_201,
-    Karst: 1_783_526_401,
-  }),
-  standardOpStack(183, 'Ethernity', 'mainnet/ethernity', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
-  standardOpStack(1135, 'Lisk', 'mainnet/lisk', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
-  standardOpStack(1750, 'Metal L2', 'mainnet/metal', 1, {
-    ...FROM_ECOTONE,
-    Fjord: 1_720_627_201,
-    Granite: 1_726_070_401,
-    Holocene: 1_736_445_601,
-    Isthmus: 1_746_806_401,
-    Jovian: 1_764_691_201,
-    Karst: 1_783_526_401,
-  }),
-  standardOpStack(8008, 'Polynomial', 'mainnet/polynomial', 1, {
-    ...FROM_ECOTONE,
-    Fjord: 1_720_627_201,
-    Granite: 1_726_070_401,
-    Holocene: 1_736_445_601,
-    Isthmus: 1_746_806_401,
-  }),
-  standardOpStack(360, 'Shape', 'mainnet/shape', 1, { ...FROM_ECOTONE, Fjord: 0, Granite: 1_727_370_000 }),
-  standardOpStack(5330, 'Superseed', 'mainnet/sseed', 1, {
-    ...FROM_ECOTONE,
-    Fjord: 0,
-    Granite: 1_726_185_601,
-    Holocene: 1_736_445_601,
-    Isthmus: 1_746_806_401,
-  }),
-  standardOpStack(763373, 'Ink Sepolia', 'sepolia/ink', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
-  standardOpStack(4202, 'Lisk Sepolia', 'sepolia/lisk', 1, {
-    ...SUPERCHAIN_SEPOLIA,
-    Canyon: 1_705_312_994,
-    Delta: 1_705_312_994,
-    Karst: 1_781_712_001,
-  }),
-  standardOpStack(1740, 'Metal L2 Testnet', 'sepolia/metal', 1, {
-    ...SUPERCHAIN_SEPOLIA,
-    Canyon: 1_708_129_622,
-    Delta: 1_708_385_400,
-    Karst: 1_781_712_001,
-  }),
-  standardOpStack(919, 'Mode Testnet', 'sepolia/mode', 1, {
-    ...SUPERCHAIN_SEPOLIA,
-    Canyon: 1_703_203_200,
-    Delta: 1_703_203_200,
-    Karst: 1_781_712_001,
-  }),
-  standardOpStack(16481, 'Pivotal Sepolia', 'sepolia/pivotal', 1, FROM_ECOTONE),
-  standardOpStack(11011, 'Shape Sepolia', 'sepolia/shape', 1, {
-    ...FROM_ECOTONE,
-    Fjord: 1_721_732_400,
-    Granite: 1_727_197_200,
-  }),
-  standardOpStack(1946, 'Soneium Minato', 'sepolia/soneium-minato', 1, {
-    ...FROM_ECOTONE,
-    Fjord: 1_730_106_000,
-    Granite: 1_730_106_000,
-    Holocene: 1_734_685_200,
-    Isthmus: 1_744_905_600,
-    Jovian: 1_763_568_001,
-    Karst: 1_781_712_001,
-  }),
-  standardOpStack(1301, 'Unichain Sepolia', 'sepolia/unichain', 1, {
-    ...FROM_GRANITE,
-    Holocene: 1_734_559_200,
-    Isthmus: 1_744_905_600,
-    Jovian: 1_763_568_001,
-    Karst: 1_781_712_001,
-  }),
-  standardOpStack(999999999, 'Zora Sepolia', 'sepolia/zora', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
-  opStack(81457, 'Blast', unshown(NO_REAL_BLOCK)),
-  opStack(5000, 'Mantle', { block_hash: NO_REAL_BLOCK, ...noReceipts(MANTLE) }),
-  {
-    chainId: 420,
+  chain(7777777, () => standardOpStack('Zora', 'mainnet/zora', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
+  chain(11155420, () =>
+    standardOpStack('OP Sepolia', 'sepolia/op', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
+  ),
+  chain(84532, () =>
+    opStack(
+      'Base Sepolia',
+      { block_hash: [header('base-sepolia-42348318')], ...noReceipts(NO_RECEIPTS) },
+      opStackForks(0, SUPERCHAIN_SEPOLIA),
+      superchainEntry('sepolia/base', 1, SUPERCHAIN_WITH_BASE),
+    ),
+  ),
+  chain(130, () =>
+    standardOpStack('Unichain', 'mainnet/unichain', 1, {
+      ...FROM_GRANITE,
+      Holocene: 1_736_445_601,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  chain(480, () =>
+    standardOpStack('World Chain', 'mainnet/worldchain', 1, {
+      Canyon: 0,
+      Delta: 0,
+      Ecotone: 0,
+      Fjord: 1_721_826_000,
+      Granite: 1_727_780_400,
+      Holocene: 1_738_238_400,
+      Isthmus: 1_764_072_000,
+      Jovian: 1_777_593_600,
+    }),
+  ),
+  chain(57073, () =>
+    standardOpStack('Ink', 'mainnet/ink', 1, {
+      ...FROM_GRANITE,
+      Holocene: 1_742_396_400,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  chain(34443, () => standardOpStack('Mode', 'mainnet/mode', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
+  chain(1868, () =>
+    standardOpStack('Soneium', 'mainnet/soneium', 1, {
+      ...FROM_GRANITE,
+      Holocene: 1_738_573_200,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  chain(183, () =>
+    standardOpStack('Ethernity', 'mainnet/ethernity', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 }),
+  ),
+  chain(1135, () => standardOpStack('Lisk', 'mainnet/lisk', 1, { ...SUPERCHAIN_MAINNET, Karst: 1_783_526_401 })),
+  chain(1750, () =>
+    standardOpStack('Metal L2', 'mainnet/metal', 1, {
+      ...FROM_ECOTONE,
+      Fjord: 1_720_627_201,
+      Granite: 1_726_070_401,
+      Holocene: 1_736_445_601,
+      Isthmus: 1_746_806_401,
+      Jovian: 1_764_691_201,
+      Karst: 1_783_526_401,
+    }),
+  ),
+  chain(8008, () =>
+    standardOpStack('Polynomial', 'mainnet/polynomial', 1, {
+      ...FROM_ECOTONE,
+      Fjord: 1_720_627_201,
+      Granite: 1_726_070_401,
+      Holocene: 1_736_445_601,
+      Isthmus: 1_746_806_401,
+    }),
+  ),
+  chain(360, () => standardOpStack('Shape', 'mainnet/shape', 1, { ...FROM_ECOTONE, Fjord: 0, Granite: 1_727_370_000 })),
+  chain(5330, () =>
+    standardOpStack('Superseed', 'mainnet/sseed', 1, {
+      ...FROM_ECOTONE,
+      Fjord: 0,
+      Granite: 1_726_185_601,
+      Holocene: 1_736_445_601,
+      Isthmus: 1_746_806_401,
+    }),
+  ),
+  chain(763373, () =>
+    standardOpStack('Ink Sepolia', 'sepolia/ink', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
+  ),
+  chain(4202, () =>
+    standardOpStack('Lisk Sepolia', 'sepolia/lisk', 1, {
+      ...SUPERCHAIN_SEPOLIA,
+      Canyon: 1_705_312_994,
+      Delta: 1_705_312_994,
+      Karst: 1_781_712_001,
+    }),
+  ),
+  chain(1740, () =>
+    standardOpStack('Metal L2 Testnet', 'sepolia/metal', 1, {
+      ...SUPERCHAIN_SEPOLIA,
+      Canyon: 1_708_129_622,
+      Delta: 1_708_385_400,
+      Karst: 1_781_712_001,
+    }),
+  ),
+  chain(919, () =>
+    standardOpStack('Mode Testnet', 'sepolia/mode', 1, {
+      ...SUPERCHAIN_SEPOLIA,
+      Canyon: 1_703_203_200,
+      Delta: 1_703_203_200,
+      Karst: 1_781_712_001,
+    }),
+  ),
+  chain(16481, () => standardOpStack('Pivotal Sepolia', 'sepolia/pivotal', 1, FROM_ECOTONE)),
+  chain(11011, () =>
+    standardOpStack('Shape Sepolia', 'sepolia/shape', 1, {
+      ...FROM_ECOTONE,
+      Fjord: 1_721_732_400,
+      Granite: 1_727_197_200,
+    }),
+  ),
+  chain(1946, () =>
+    standardOpStack('Soneium Minato', 'sepolia/soneium-minato', 1, {
+      ...FROM_ECOTONE,
+      Fjord: 1_730_106_000,
+      Granite: 1_730_106_000,
+      Holocene: 1_734_685_200,
+      Isthmus: 1_744_905_600,
+      Jovian: 1_763_568_001,
+      Karst: 1_781_712_001,
+    }),
+  ),
+  chain(1301, () =>
+    standardOpStack('Unichain Sepolia', 'sepolia/unichain', 1, {
+      ...FROM_GRANITE,
+      Holocene: 1_734_559_200,
+      Isthmus: 1_744_905_600,
+      Jovian: 1_763_568_001,
+      Karst: 1_781_712_001,
+    }),
+  ),
+  chain(999999999, () =>
+    standardOpStack('Zora Sepolia', 'sepolia/zora', 1, { ...SUPERCHAIN_SEPOLIA, Karst: 1_781_712_001 }),
+  ),
+  chain(81457, () => opStack('Blast', unshown(NO_REAL_BLOCK))),
+  chain(5000, () => opStack('Mantle', { block_hash: NO_REAL_BLOCK, ...noReceipts(MANTLE) })),
+  chain(420, () => ({
     name: 'OP Goerli',
     rules: 'optimism',
     verifiable: true,
@@ -595,9 +626,8 @@ const CHAINS: readonly ChainInfo[] = [
       { name: 'legacy (pre-Bedrock)', from: 0, notVerifiable: OP_GOERLI_LEGACY },
       { name: 'Bedrock', from: 4_061_224, evidence: emptyBlock('op-goerli-4061224') },
     ],
-  },
-  {
-    chainId: 42220,
+  })),
+  chain(42220, () => ({
     name: 'Celo',
     rules: 'optimism',
     verifiable: true,
@@ -617,17 +647,15 @@ const CHAINS: readonly ChainInfo[] = [
       { ...FROM_GRANITE, Holocene: 1_752_073_200, Isthmus: 1_752_073_200 },
       'Celo L1 (Istanbul BFT)',
     ),
-  },
+  })),
   // superchain_level 2 in the superchain registry, but Celo's fee currency deviates from the family: unclaimed.
-  {
-    chainId: 11142220,
+  chain(11142220, () => ({
     name: 'Celo Sepolia',
     rules: 'optimism',
     verifiable: true,
     eras: allBlocks({ block_hash: NO_REAL_BLOCK, ...noReceipts(CELO_FEE_CURRENCY) }),
-  },
-  {
-    chainId: 42161,
+  })),
+  chain(42161, () => ({
     name: 'Arbitrum One',
     rules: 'arbitrum',
     verifiable: true,
@@ -644,31 +672,27 @@ const CHAINS: readonly ChainInfo[] = [
         },
       },
     ],
-  },
+  })),
   // Nitro from genesis: one era each.
-  {
-    chainId: 42170,
+  chain(42170, () => ({
     name: 'Arbitrum Nova',
     rules: 'arbitrum',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('nova') }),
-  },
-  {
-    chainId: 421613,
+  })),
+  chain(421613, () => ({
     name: 'Arbitrum Goerli',
     rules: 'arbitrum',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('goerli-rollup') }),
-  },
-  {
-    chainId: 421614,
+  })),
+  chain(421614, () => ({
     name: 'Arbitrum Sepolia',
     rules: 'arbitrum',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK), { registry: nitroEntry('sepolia-rollup') }),
-  },
-  {
-    chainId: 534352,
+  })),
+  chain(534352, () => ({
     name: 'Scroll',
     rules: 'scroll',
     verifiable: true,
@@ -676,69 +700,105 @@ const CHAINS: readonly ChainInfo[] = [
       ...emptyBlock('scroll-0'),
       block_hash: ['scroll-0', 'scroll-5224657', 'scroll-8708232'].map(header),
     }),
-  },
-  {
-    chainId: 534351,
+  })),
+  chain(534351, () => ({
     name: 'Scroll Sepolia',
     rules: 'scroll',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK)),
-  },
-  { chainId: 999, name: 'HyperEVM', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  { chainId: 80094, name: 'Berachain', rules: 'ethereum', verifiable: true, eras: allBlocks(unshown(NO_REAL_BLOCK)) },
-  {
-    chainId: 146,
+  })),
+  chain(999, () => ({
+    name: 'HyperEVM',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  })),
+  chain(80094, () => ({
+    name: 'Berachain',
+    rules: 'ethereum',
+    verifiable: true,
+    eras: allBlocks(unshown(NO_REAL_BLOCK)),
+  })),
+  chain(146, () => ({
     name: 'Sonic',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks({ block_hash: [header('sonic-18701401')], ...noReceipts(NO_RECEIPTS) }),
-  },
-  {
-    chainId: 57054,
+  })),
+  chain(57054, () => ({
     name: 'Sonic Blaze Testnet',
     rules: 'ethereum',
     verifiable: true,
     eras: allBlocks(unshown(NO_REAL_BLOCK)),
-  },
-  notVerifiable(
-    324,
-    'zkSync Era',
-    'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.',
+  })),
+  chain(324, () =>
+    notVerifiable(
+      'zkSync Era',
+      'zkSync Era blocks carry no Patricia receipts root; its receipts are proven through the zk rollup instead.',
+    ),
   ),
-  notVerifiable(
-    295,
-    'Hedera',
-    "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts.",
+  chain(295, () =>
+    notVerifiable(
+      'Hedera',
+      "Hedera's JSON-RPC relay synthesises block headers; their receiptsRoot is not a Patricia root of the receipts.",
+    ),
   ),
-  notVerifiable(
-    250,
-    'Fantom Opera',
-    "Opera's block hash is the id of the event (Atropos) that decided the block, not keccak of an RLP header (Fantom-foundation/go-opera evmcore/dummy_block.go).",
+  chain(250, () =>
+    notVerifiable(
+      'Fantom Opera',
+      "Opera's block hash is the id of the event (Atropos) that decided the block, not keccak of an RLP header (Fantom-foundation/go-opera evmcore/dummy_block.go).",
+    ),
   ),
-  notVerifiable(
-    25,
-    'Cronos',
-    "Cronos (Ethermint) answers with the CometBFT block hash, not keccak of an RLP header, and a receiptsRoot that is the empty trie's whatever the block's receipts (crypto-org-chain/ethermint rpc/types/utils.go; real blocks 6,542 and 10,000 in the project's fixtures show both).",
+  chain(25, () =>
+    notVerifiable(
+      'Cronos',
+      "Cronos (Ethermint) answers with the CometBFT block hash, not keccak of an RLP header, and a receiptsRoot that is the empty trie's whatever the block's receipts (crypto-org-chain/ethermint rpc/types/utils.go; real blocks 6,542 and 10,000 in the project's fixtures show both).",
+    ),
   ),
-  notVerifiable(
-    1284,
-    'Moonbeam',
-    'Moonbeam (Frontier) hashes an Ethereum header its JSON-RPC answer does not give back: the timestamp it answers is the hashed one divided by 1,000, and baseFeePerGas is not hashed (polkadot-evm/frontier client/rpc/src/eth/mod.rs).',
+  chain(1284, () =>
+    notVerifiable(
+      'Moonbeam',
+      'Moonbeam (Frontier) hashes an Ethereum header its JSON-RPC answer does not give back: the timestamp it answers is the hashed one divided by 1,000, and baseFeePerGas is not hashed (polkadot-evm/frontier client/rpc/src/eth/mod.rs).',
+    ),
   ),
-  notVerifiable(
-    4217,
-    'Tempo',
-    "Tempo's block hash is keccak of its own header, an RLP list that wraps Ethereum's with fields of its own (tempoxyz/tempo crates/primitives/src/header.rs; real block 20,660,166 in the project's fixtures).",
+  chain(4217, () =>
+    notVerifiable(
+      'Tempo',
+      "Tempo's block hash is keccak of its own header, an RLP list that wraps Ethereum's with fields of its own (tempoxyz/tempo crates/primitives/src/header.rs; real block 20,660,166 in the project's fixtures).",
+    ),
   ),
-  notVerifiable(
-    964,
-    'Bittensor EVM',
-    "Bittensor's EVM (Frontier, in opentensor/subtensor) answers headers without mixHash (real testnet block 6,646,068 in the project's fixtures), so the hashed header cannot be rebuilt from them.",
+  chain(964, () =>
+    notVerifiable(
+      'Bittensor EVM',
+      "Bittensor's EVM (Frontier, in opentensor/subtensor) answers headers without mixHash (real testnet block 6,646,068 in the project's fixtures), so the hashed header cannot be rebuilt from them.",
+    ),
   ),
 ];
 
-/** The built-in chains, each with what its real blocks show of its header's fork fields. */
-export const BUILTIN_CHAINS: readonly ChainInfo[] = CHAINS.map((chain) => {
-  const headerFields = HEADER_FIELD_EVIDENCE[chain.chainId];
-  return headerFields === undefined ? chain : { ...chain, headerFields };
-});
+const MAKERS: ReadonlyMap<number, () => ChainBody> = new Map(CHAINS);
+const MADE = new Map<number, ChainInfo>();
+
+/** The ids of the built-in chains, in the table's order. */
+export const BUILTIN_CHAIN_IDS: readonly number[] = CHAINS.map(([chainId]) => chainId);
+
+/**
+ * The built-in chain of this id, with what its real blocks show of its header's fork fields; undefined for an id that
+ * is not built in. Made at the first lookup, the same object after.
+ *
+ * @example
+ * builtinChain(8453)?.name // 'Base'
+ */
+export function builtinChain(chainId: number): ChainInfo | undefined {
+  let made = MADE.get(chainId);
+  if (made === undefined) {
+    const make = MAKERS.get(chainId);
+    if (make === undefined) return undefined;
+    const headerFields = HEADER_FIELD_EVIDENCE[chainId]?.();
+    made = { chainId, ...make(), ...(headerFields && { headerFields }) };
+    MADE.set(chainId, made);
+  }
+  return made;
+}
+
+/** Every built-in chain, in the table's order. */
+export const builtinChains = (): readonly ChainInfo[] => BUILTIN_CHAIN_IDS.map((chainId) => builtinChain(chainId)!);

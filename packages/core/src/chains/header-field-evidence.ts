@@ -4,9 +4,10 @@ import type { ForkFieldEvidence } from './chain-info.js';
 /**
  * For each built-in chain with real blocks in the project's fixtures (fixtures/blocks, fixtures/headers), by chain
  * id: each field a fork appended to its header layouts, the highest of those blocks without it and the lowest with it.
+ * A chain's fields are made when its chain is (builtin.ts, builtinChain).
  */
-export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<string, ForkFieldEvidence>>>> = {
-  1: {
+export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, () => Readonly<Record<string, ForkFieldEvidence>>>> = {
+  1: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'mainnet-7000000', block: 7000000 },
       presentFrom: { fixture: 'mainnet-14764013', block: 14764013 },
@@ -31,8 +32,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
       absentThrough: { fixture: 'mainnet-22431083', block: 22431083 },
       presentFrom: { fixture: 'mainnet-22431084', block: 22431084 },
     },
-  },
-  10: {
+  }),
+  10: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'op-mainnet-103110422', block: 103110422 },
       presentFrom: { fixture: 'op-mainnet-105235063', block: 105235063 },
@@ -57,8 +58,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
       absentThrough: { fixture: 'op-mainnet-105237730', block: 105237730 },
       presentFrom: { fixture: 'op-mainnet-154497277', block: 154497277 },
     },
-  },
-  56: {
+  }),
+  56: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'bsc-26803', block: 26803 },
     },
@@ -77,8 +78,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'bsc-26803', block: 26803 },
     },
-  },
-  97: {
+  }),
+  97: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'bsc-testnet-45944645', block: 45944645 },
     },
@@ -97,8 +98,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'bsc-testnet-45944645', block: 45944645 },
     },
-  },
-  100: {
+  }),
+  100: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'gnosis-10226218', block: 10226218 },
       presentFrom: { fixture: 'gnosis-25233552', block: 25233552 },
@@ -119,8 +120,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'gnosis-30000000', block: 30000000 },
     },
-  },
-  137: {
+  }),
+  137: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'polygon-pos-10000000', block: 10000000 },
       presentFrom: { fixture: 'polygon-pos-23887160', block: 23887160 },
@@ -140,8 +141,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'polygon-pos-23887160', block: 23887160 },
     },
-  },
-  146: {
+  }),
+  146: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'sonic-18701401', block: 18701401 },
     },
@@ -160,8 +161,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'sonic-18701401', block: 18701401 },
     },
-  },
-  420: {
+  }),
+  420: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'op-goerli-4061224', block: 4061224 },
     },
@@ -180,8 +181,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'op-goerli-4061224', block: 4061224 },
     },
-  },
-  8453: {
+  }),
+  8453: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'base-81636', block: 81636 },
     },
@@ -201,8 +202,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'base-11723284', block: 11723284 },
     },
-  },
-  17000: {
+  }),
+  17000: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'holesky-1', block: 1 },
     },
@@ -221,8 +222,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'holesky-2', block: 2 },
     },
-  },
-  42161: {
+  }),
+  42161: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'arbitrum-one-150000000', block: 150000000 },
     },
@@ -241,8 +242,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'arbitrum-one-150000000', block: 150000000 },
     },
-  },
-  42220: {
+  }),
+  42220: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'celo-31056500', block: 31056500 },
     },
@@ -261,8 +262,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'celo-31056500', block: 31056500 },
     },
-  },
-  43113: {
+  }),
+  43113: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'avalanche-fuji-58119344', block: 58119344 },
     },
@@ -305,8 +306,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     settledExcess: {
       presentFrom: { fixture: 'avalanche-fuji-58119344', block: 58119344 },
     },
-  },
-  84531: {
+  }),
+  84531: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'base-goerli-100', block: 100 },
     },
@@ -326,8 +327,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'base-goerli-12399126', block: 12399126 },
     },
-  },
-  84532: {
+  }),
+  84532: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'base-sepolia-42348318', block: 42348318 },
     },
@@ -346,8 +347,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       presentFrom: { fixture: 'base-sepolia-42348318', block: 42348318 },
     },
-  },
-  534352: {
+  }),
+  534352: () => ({
     baseFeePerGas: {
       absentThrough: { fixture: 'scroll-5224657', block: 5224657 },
       presentFrom: { fixture: 'scroll-8708232', block: 8708232 },
@@ -367,8 +368,8 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       absentThrough: { fixture: 'scroll-8708232', block: 8708232 },
     },
-  },
-  560048: {
+  }),
+  560048: () => ({
     baseFeePerGas: {
       presentFrom: { fixture: 'hoodi-411443', block: 411443 },
     },
@@ -387,5 +388,5 @@ export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, Readonly<Record<stri
     requestsHash: {
       presentFrom: { fixture: 'hoodi-411443', block: 411443 },
     },
-  },
+  }),
 };

@@ -10,7 +10,7 @@ import { ChainConflictError, EvidenceError } from '../errors.js';
 import { HEADER_LAYOUTS, type HeaderLayout } from '../header/layouts.js';
 import { kindOf, show } from '../json/show.js';
 import { checkBlockNumber, checkChainId } from './chain-arguments.js';
-import { BUILTIN_CHAINS } from './builtin.js';
+import { BUILTIN_CHAIN_IDS, builtinChain, builtinChains } from './builtin.js';
 import {
   CHECK_NAMES,
   type ChainInfo,
@@ -26,7 +26,7 @@ import {
   type Vouch,
 } from './chain-info.js';
 
-export { BUILTIN_CHAINS, CHECK_NAMES };
+export { CHECK_NAMES };
 export type {
   ChainInfo,
   CheckName,
@@ -221,23 +221,27 @@ const familyOf = (chain: ChainInfo, era: Era) => {
 
 /**
  * The shipped blocks of each rule set's family, per check: the evidence of every built-in era that stands on blocks of
- * its own. A chain a registry declares standard borrows them for the kinds they show.
+ * its own. A chain a registry declares standard borrows them for the kinds they show. Made at the first call, as it
+ * makes every built-in chain.
  */
-const FAMILY_EVIDENCE: ReadonlyMap<string, Record<CheckName, EvidenceBlock[]>> = (() => {
-  const families = new Map<string, Record<CheckName, EvidenceBlock[]>>();
-  for (const chain of BUILTIN_CHAINS)
+function familyEvidence(): ReadonlyMap<string, Record<CheckName, EvidenceBlock[]>> {
+  if (families !== undefined) return families;
+  const made = new Map<string, Record<CheckName, EvidenceBlock[]>>();
+  for (const chain of builtinChains())
     for (const era of chain.eras ?? []) {
       if (era.notVerifiable !== undefined || era.evidence === undefined) continue;
       const name = familyOf(chain, era);
-      const family = families.get(name) ?? { block_hash: [], receipts_root: [], logs_bloom: [] };
-      families.set(name, family);
+      const family = made.get(name) ?? { block_hash: [], receipts_root: [], logs_bloom: [] };
+      made.set(name, family);
       for (const check of CHECK_NAMES) {
         const blocks = era.evidence[check];
         if (typeof blocks !== 'string') family[check].push(...blocks);
       }
     }
-  return families;
-})();
+  return (families = made);
+}
+
+let families: ReadonlyMap<string, Record<CheckName, EvidenceBlock[]>> | undefined;
 
 /**
  * Each check of an era: claimed on its own blocks (shipped, then the operator's), on its registry entry with the
@@ -267,7 +271,7 @@ function claimsOf(chain: ChainInfo, era: Era, evidenceOf: EraEvidence): Record<C
     // A block that reproduced under the era's rules shows all three checks.
     const evidence = [...(typeof own === 'string' ? [] : own), ...(era.vouched ?? [])];
     // The family's blocks beside the era's own: an era that is its family alone borrows nothing.
-    const borrowed = era.registry === undefined ? [] : (FAMILY_EVIDENCE.get(familyOf(chain, era))?.[check] ?? []);
+    const borrowed = era.registry === undefined ? [] : (familyEvidence().get(familyOf(chain, era))?.[check] ?? []);
     const family = borrowed.filter((e) => typeof own === 'string' || !own.includes(e));
     if (family.length > 0) return { verified: true, evidence, registry: { entry: era.registry!, evidence: family } };
     if (evidence.length > 0) return { verified: true, evidence };
@@ -403,6 +407,7 @@ function checkEraStarts(eras: readonly Era[], path: string): void {
 
 /** Chain id → chain, with the rule set resolved. */
 export class ChainRegistry {
+  /** The chains added (`extra`) and the built-in chains an operator's blocks were added to; the others are built in. */
   readonly #chains = new Map<number, ChainInfo>();
 
   /**
@@ -421,13 +426,13 @@ export class ChainRegistry {
     const given: unknown = extra;
     if (!Array.isArray(given)) throw new TypeError(`extra must be an array of chains, got ${kindOf(given)}`);
     extra.forEach((chain, i) => checkAddedChain(chain, `extra[${i}]`));
-    for (const chain of BUILTIN_CHAINS) this.#chains.set(chain.chainId, chain);
     for (const chain of extra) {
-      const known = this.#chains.get(chain.chainId);
-      if (known !== undefined) {
-        const what = BUILTIN_CHAINS.includes(known)
-          ? `is built in (${known.name}, rules ${known.rules}${known.eras ? ', with its eras' : ''})`
-          : 'is given twice';
+      const builtIn = builtinChain(chain.chainId);
+      if (builtIn !== undefined || this.#chains.has(chain.chainId)) {
+        const what =
+          builtIn === undefined
+            ? 'is given twice'
+            : `is built in (${builtIn.name}, rules ${builtIn.rules}${builtIn.eras ? ', with its eras' : ''})`;
         throw new ChainConflictError(`chain ${chain.chainId} ${what}: an added chain needs an id of its own`, {
           chainId: chain.chainId,
         });
@@ -440,7 +445,7 @@ export class ChainRegistry {
   /** Adds an operator's block to its era of a built-in chain (a copy of the chain: the built-in one is shared). */
   #vouch(evidence: OperatorEvidence): void {
     const { chainId, block, vouch } = evidence;
-    const chain = this.#chains.get(chainId);
+    const chain = this.get(chainId);
     const details = { file: vouch.file, chainId, block };
     const eras = chain?.eras;
     if (chain === undefined || eras === undefined || !chain.verifiable)
@@ -466,7 +471,7 @@ export class ChainRegistry {
   }
 
   get(chainId: number): ChainInfo | undefined {
-    return this.#chains.get(chainId);
+    return this.#chains.get(chainId) ?? builtinChain(chainId);
   }
 
   /** Rule set of a known chain. */
@@ -537,7 +542,8 @@ export class ChainRegistry {
   }
 
   list(): ChainInfo[] {
-    return [...this.#chains.values()].sort((a, b) => a.chainId - b.chainId);
+    const ids = new Set([...BUILTIN_CHAIN_IDS, ...this.#chains.keys()]);
+    return [...ids].sort((a, b) => a - b).map((chainId) => this.get(chainId)!);
   }
 }
 

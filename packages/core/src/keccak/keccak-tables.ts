@@ -16,7 +16,9 @@ export const ROT: readonly number[] = (() => {
   const rot = new Array<number>(25).fill(0);
   for (let t = 0, x = 1, y = 0; t < 24; t++) {
     rot[lane(x, y)] = (((t + 1) * (t + 2)) / 2) % 64;
-    [x, y] = [y, (2 * x + 3 * y) % 5];
+    const nextY = (2 * x + 3 * y) % 5;
+    x = y;
+    y = nextY;
   }
   return rot;
 })();
@@ -31,8 +33,11 @@ export const PI_SRC: readonly number[] = (() => {
   return src;
 })();
 
-/** Round constants of iota, from the rc(t) LFSR (FIPS 202 algorithms 5 and 6). */
-export const RC: readonly bigint[] = (() => {
+/**
+ * Round constants of iota, from the rc(t) LFSR (FIPS 202 algorithms 5 and 6), each as its low and high 32 bits
+ * (unsigned). A constant's bits sit at 2^j - 1: 0, 1, 3, 7, 15 and 31 in the low word, 63 in the high one.
+ */
+export const RC: readonly (readonly [low: number, high: number])[] = (() => {
   let r = 1;
   const bits: number[] = [];
   for (let t = 0; t < 7 * 24; t++) {
@@ -40,36 +45,41 @@ export const RC: readonly bigint[] = (() => {
     r <<= 1;
     if (r & 0x100) r ^= 0x171;
   }
-  const rc: bigint[] = [];
+  const rc: [number, number][] = [];
   for (let i = 0; i < 24; i++) {
-    let v = 0n;
-    for (let j = 0; j < 7; j++) if (bits[7 * i + j]) v |= 1n << BigInt(2 ** j - 1);
-    rc.push(v);
+    let low = 0;
+    for (let j = 0; j < 6; j++) if (bits[7 * i + j]) low |= 1 << ((1 << j) - 1);
+    rc.push([low >>> 0, bits[7 * i + 6] ? 0x8000_0000 : 0]);
   }
   return rc;
 })();
 
 /**
- * A 64-bit value in the bit-interleaved form of 32-bit implementations (Keccak
- * implementation overview, section 2.1): [the even-numbered bits, the odd-numbered
- * bits], each packed into an int32. A 64-bit rotation then becomes two 32-bit ones.
+ * A 64-bit value, as its low and high 32 bits, in the bit-interleaved form of 32-bit implementations (Keccak
+ * implementation overview, section 2.1): [the even-numbered bits, the odd-numbered bits], each packed into an int32.
+ * A 64-bit rotation then becomes two 32-bit ones.
  */
-export function interleave(value: bigint): [even: number, odd: number] {
-  // Two 32-bit halves as numbers first: bit operations on bigints cost this table ~0.3 ms at every load.
-  const halves = [Number(value & 0xffff_ffffn), Number((value >> 32n) & 0xffff_ffffn)];
-  let even = 0;
-  let odd = 0;
-  for (let i = 0; i < 32; i++) {
-    const half = halves[i >> 4]!;
-    const bit = 2 * (i & 15);
-    even |= ((half >>> bit) & 1) << i;
-    odd |= ((half >>> (bit + 1)) & 1) << i;
-  }
-  return [even, odd];
+export function interleave(halves: readonly [low: number, high: number]): [even: number, odd: number] {
+  const [low, high] = halves;
+  return [
+    everyOtherBit(low, 0) | (everyOtherBit(high, 0) << 16),
+    everyOtherBit(low, 1) | (everyOtherBit(high, 1) << 16),
+  ];
+}
+
+/** The 16 bits of a 32-bit word at `first`, `first` + 2, `first` + 4, …, packed. */
+function everyOtherBit(word: number, first: 0 | 1): number {
+  let packed = 0;
+  for (let i = 0; i < 16; i++) packed |= ((word >> (2 * i + first)) & 1) << i;
+  return packed;
 }
 
 /** The round constants bit-interleaved, [even, odd] word per round, for the JavaScript Keccak. */
-export const RC_INTERLEAVED: Int32Array = Int32Array.from(RC.flatMap((rc) => interleave(rc)));
+export const RC_INTERLEAVED: Int32Array = (() => {
+  const words = new Int32Array(2 * RC.length);
+  RC.forEach((rc, i) => words.set(interleave(rc), 2 * i));
+  return words;
+})();
 
 /**
  * Lanes stored complemented, the "lane complementing" transform (Keccak

@@ -212,7 +212,10 @@ function instantiate(options?: KeccakModuleOptions): WasmHashers | undefined {
     const memory = instance.exports['memory'] as WasmMemory;
     const hash = instance.exports['hash'] as (ptr: number, len: number) => void;
     const rc = new DataView(memory.buffer);
-    RC.forEach((v, i) => rc.setBigUint64(RC_OFF + 8 * i, v, true));
+    RC.forEach(([low, high], i) => {
+      rc.setUint32(RC_OFF + 8 * i, low, true);
+      rc.setUint32(RC_OFF + 8 * i + 4, high, true);
+    });
     // Cached views of the memory: growth replaces memory.buffer, and then the views.
     let mem = new Uint8Array(memory.buffer);
     let digest = mem.subarray(OUT_OFF, OUT_OFF + 32);

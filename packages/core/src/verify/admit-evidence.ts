@@ -4,13 +4,8 @@
  * So a block that does shows how its chain, in its era, encodes the kinds of receipts it holds.
  */
 import { receiptKinds } from '../chains/claims.js';
-import {
-  BUILTIN_CHAINS,
-  CHECK_NAMES,
-  defaultRegistry,
-  describeNotVerifiable,
-  type OperatorEvidence,
-} from '../chains/registry.js';
+import { builtinChain } from '../chains/builtin.js';
+import { CHECK_NAMES, defaultRegistry, describeNotVerifiable, type OperatorEvidence } from '../chains/registry.js';
 import type { Vouch } from '../chains/chain-info.js';
 import { readRpcBlock } from '../input/json-rpc/json-rpc.js';
 import { describeProblems, Problems } from '../input/values/problems.js';
@@ -63,7 +58,7 @@ export function admitEvidence(
   const report = tried.value;
   const chainId = report.chain_id;
   if (chainId === null) return refuse('invalid', 'the block names no chain (chain_id)');
-  if (!BUILTIN_CHAINS.some((chain) => chain.chainId === chainId))
+  if (builtinChain(chainId) === undefined)
     return refuse(
       'cannot_try',
       `chain ${chainId} is not built in: evidence counts only for built-in chains (an added chain's checks are on its configuration's word)`,

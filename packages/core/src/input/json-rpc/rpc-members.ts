@@ -27,21 +27,31 @@ export const BLOCK_SPELLINGS = new SecondSpellings([
  * counts, the withdrawals and uncles it lists (body-lists.ts), and Nitro's members. A layout's own reader refuses what it does not take; this list only tells a second
  * spelling.
  */
-export const HEADER_SPELLINGS = new SecondSpellings([
-  ...new Set([
-    ...Object.values(HEADER_LAYOUTS).flatMap((layout) => [
-      ...[...layout.fields, ...(layout.unhashedZeros ?? [])].flatMap((field) => [field.name, ...(field.aliases ?? [])]),
-      ...(layout.carried ?? []),
-    ]),
-    'hash',
-    'sealFields',
-    'transactions',
-    'transactionCount',
-    'withdrawals',
-    'uncles',
-    ...NITRO_MEMBERS,
-  ]),
-]);
+export const HEADER_SPELLINGS = new SecondSpellings(
+  (() => {
+    // Gathered in one set, not spread from arrays made for each field: this runs at every load.
+    const names = new Set<string>();
+    for (const layout of Object.values(HEADER_LAYOUTS)) {
+      for (const fields of [layout.fields, layout.unhashedZeros ?? []])
+        for (const field of fields) {
+          names.add(field.name);
+          for (const alias of field.aliases ?? []) names.add(alias);
+        }
+      for (const name of layout.carried ?? []) names.add(name);
+    }
+    for (const name of [
+      'hash',
+      'sealFields',
+      'transactions',
+      'transactionCount',
+      'withdrawals',
+      'uncles',
+      ...NITRO_MEMBERS,
+    ])
+      names.add(name);
+    return [...names];
+  })(),
+);
 
 /** A receipt's, of its consensus fields, its bloom and the members that repeat the block (restated-members.ts). */
 export const RECEIPT_SPELLINGS = new SecondSpellings([
