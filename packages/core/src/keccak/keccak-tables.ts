@@ -3,6 +3,9 @@
  * specification (FIPS 202, section 3.2) rather than copied as constants. The
  * WebAssembly module (./wasm-keccak.ts) and the generator of the JavaScript one
  * (scripts/gen-keccak.ts, which writes ./fast-keccak.ts) both build on them.
+ * They are derived at every load, so written without bigints, destructuring or
+ * spread: each allocates in V8's interpreter, where a process's first code runs
+ * (docs/speed.md, "The chain table made one chain at a time").
  */
 
 /** Rate of Keccak-256 in bytes: 1600 - 2 * 256 bits. */
