@@ -63,7 +63,8 @@ export const RC: readonly (readonly [low: number, high: number])[] = (() => {
  * A 64-bit rotation then becomes two 32-bit ones.
  */
 export function interleave(halves: readonly [low: number, high: number]): [even: number, odd: number] {
-  const [low, high] = halves;
+  const low = halves[0];
+  const high = halves[1];
   return [
     everyOtherBit(low, 0) | (everyOtherBit(high, 0) << 16),
     everyOtherBit(low, 1) | (everyOtherBit(high, 1) << 16),
