@@ -4,6 +4,7 @@ import { parseJsonBody, verifyBlockBytes, verifyBlockText } from '../packages/co
 import { verifyBlockTextFrom } from '../packages/core/src/api/block-operation.js';
 import { tapeBlock } from '../packages/core/src/input/json-rpc/tape-block.js';
 import { TapeLog } from '../packages/core/src/input/values/log-list.js';
+import { TapeHex } from '../packages/core/src/input/values/tape-hex.js';
 import { verifyBlock, verifyBlockStreamed, type BlockVerifyContext } from '../packages/core/src/verify/verify-block.js';
 import { fullNodeAnswer } from '../bench/node-answer.js';
 import { fixtureNames, loadFixture } from './helpers/fixtures.js';
@@ -13,7 +14,7 @@ import { runs } from './helpers/runs.js';
  * A block verified from its JSON text (verifyBlockText: the scanner's tape, its plain logs left on it) against the
  * same text parsed and verified (parseJsonBody, then verifyBlock), its oracle: the same report or refusal, on every
  * fixture block as written, compact and as a node answers, and on texts changed where the tape's reading differs from
- * JSON.parse's (the logs, their hex, a member named twice).
+ * JSON.parse's (the logs, their hex, a receipt's own bloom, a member named twice).
  */
 
 /** The answer of the path the tape replaces. */
@@ -120,6 +121,50 @@ describe('a block verified from its JSON text', () => {
       const logs = fixture.receipts.flatMap((r) => r.logs as Array<Record<string, unknown>>);
       LOG_CHANGES[change]!(logs[logs.length >> 1]!);
       expectAsParsed(JSON.stringify(fixture));
+    }
+  });
+
+  it('reads a node’s receipts’ own blooms off the tape', () => {
+    const answer = fullNodeAnswer(loadFixture('mainnet-22869878'));
+    const receipts = tapeBlock(answer)!.receipts as Array<{ logsBloom: unknown }>;
+    expect(receipts.length).toBeGreaterThan(0);
+    expect(receipts.every((receipt) => receipt.logsBloom instanceof TapeHex)).toBe(true);
+    const report = verifyBlockStreamed(tapeBlock(answer)!);
+    expect(report?.ok && report.value.receipt_blooms).toEqual({
+      count: receipts.length,
+      matches: true,
+      first_mismatch: null,
+    });
+  });
+
+  /** One change of a receipt's own bloom, at the text, where the tape's reading and JSON.parse's could part. */
+  const BLOOM_CHANGES: Record<string, (bloom: string) => unknown> = {
+    'a digit changed': (bloom) => bloom.replace(/.$/, (d) => (d === '0' ? '1' : '0')),
+    'a digit fewer': (bloom) => bloom.slice(0, -1),
+    'a digit more': (bloom) => `${bloom}0`,
+    'a byte fewer': (bloom) => bloom.slice(0, -2),
+    'a byte more': (bloom) => `${bloom}00`,
+    'no 0x': (bloom) => bloom.slice(2),
+    '0X': (bloom) => `0X${bloom.slice(2)}`,
+    'in capitals': (bloom) => `0x${bloom.slice(2).toUpperCase()}`,
+    'a character not hex': (bloom) => bloom.replace(/.$/, 'g'),
+    'empty hex': () => '0x',
+    'a number': () => 7,
+    null: () => null,
+    'an object': () => ({}),
+  };
+
+  it.each(Object.keys(BLOOM_CHANGES))('gives the parsed text’s answer on a receipt’s own bloom with %s', (change) => {
+    const answer = JSON.parse(fullNodeAnswer(loadFixture('mainnet-22869878'))) as {
+      receipts: Array<{ logsBloom: string; logs: unknown[] }>;
+    };
+    // A receipt with logs (its bloom not all zeros), and the last, whose bloom the trie takes last.
+    for (const receipt of [answer.receipts.find((r) => r.logs.length > 0)!, answer.receipts.at(-1)!]) {
+      const changed = structuredClone(answer);
+      changed.receipts[answer.receipts.indexOf(receipt)]!.logsBloom = BLOOM_CHANGES[change]!(
+        receipt.logsBloom,
+      ) as string;
+      expectAsParsed(JSON.stringify(changed));
     }
   });
 

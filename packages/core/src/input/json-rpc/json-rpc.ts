@@ -44,6 +44,7 @@ import {
 } from '../values/json-values.js';
 import { ADDRESS_BYTES, LogDecoder, MAX_TOPICS, RPC_LOG_SPELLINGS, TOPIC_BYTES } from '../values/log-list.js';
 import { Problems } from '../values/problems.js';
+import { TapeHex } from '../values/tape-hex.js';
 import { BLOCK_SPELLINGS, HEADER_SPELLINGS, RECEIPT_SPELLINGS } from './rpc-members.js';
 import {
   checkDepositMembers,
@@ -157,10 +158,15 @@ function readRpcLog(value: unknown, path: string, problems: Problems): Log | und
 
 /**
  * Reads a receipt's own `logsBloom` member, as its source gave it, into `out` (256 bytes): false when it is not 256
- * bytes of hex. A node's receipt carries the bloom of its logs, a field of its consensus encoding; the bloom itself is
- * computed from the logs, and this one compared with it.
+ * bytes of hex (a {@link TapeHex} of 256 bytes is such a string, read off the tape). A node's receipt carries the bloom of
+ * its logs, a field of its consensus encoding; the bloom itself is computed from the logs, and this one compared with it.
  */
 export function readReceiptBloom(value: unknown, out: Uint8Array): boolean {
+  if (value instanceof TapeHex) {
+    const bytes = value.bytesOf(FIXED_SIZES.bloom);
+    if (bytes !== undefined) out.set(bytes);
+    return bytes !== undefined;
+  }
   return typeof value === 'string' && hexByteLength(value) === FIXED_SIZES.bloom && parseHexInto(value, out, 0);
 }
 

@@ -1,16 +1,18 @@
 /**
  * A block's JSON text read off the WebAssembly scanner's tape (json/scan/) into the value `JSON.parse` would give, but
- * for its logs' address, topics and data: where they are hex, they stay on the tape (a {@link TapeLog}), their bytes
- * already decoded there, where `JSON.parse` would make a string of each and the reader decode them again. Everything
- * else is built as `JSON.parse` builds it, so that the block's readers (json-rpc.ts, restated-members.ts) read it by
- * their own rules, and a log on the tape is read by the rule a log's text is (LogDecoder). It exists for speed: on a
- * modern block the logs' hex is most of the text.
+ * for its logs' address, topics and data and its receipts' own `logsBloom`: where they are hex, they stay on the tape
+ * (a {@link TapeLog}, a {@link TapeHex}), their bytes already decoded there, where `JSON.parse` would make a string of
+ * each and the reader decode them again. Everything else is built as `JSON.parse` builds it, so that the block's
+ * readers (json-rpc.ts, restated-members.ts) read it by their own rules; a log on the tape is read by the rule a log's
+ * text is (LogDecoder), a bloom by the rule a bloom's (readReceiptBloom). It exists for speed: on a modern block the
+ * logs' hex is most of the text, and a node's receipts restate a bloom of 512 digits each.
  */
 import { scanJson } from '../../json/scan/json-tape.js';
 import { TOKEN } from '../../json/scan/scan-layout.js';
 import { NotReadFromTape } from '../../errors.js';
 import { TapeReader } from '../../json/scan/tape-value.js';
 import { TapeLog } from '../values/log-list.js';
+import { TapeHex } from '../values/tape-hex.js';
 import type { JsonObject } from '../values/json-values.js';
 
 /**
@@ -49,9 +51,15 @@ function listOf(reader: TapeReader, i: number, objectOf: (reader: TapeReader, i:
   return list;
 }
 
-/** The receipt at token `i`, its logs as {@link logOf} leaves them. */
+/** The receipt at token `i`, its logs as {@link logOf} leaves them, its own `logsBloom` on the tape where it is hex. */
 function receiptOf(reader: TapeReader, i: number): JsonObject {
-  return reader.object(i, (value, name) => (name === 'logs' ? listOf(reader, value, logOf) : reader.value(value)));
+  return reader.object(i, (value, name) =>
+    name === 'logs'
+      ? listOf(reader, value, logOf)
+      : name === 'logsBloom' && reader.kind(value) === TOKEN.hex
+        ? new TapeHex(reader, value)
+        : reader.value(value),
+  );
 }
 
 /**
