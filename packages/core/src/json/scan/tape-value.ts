@@ -6,12 +6,23 @@ import { NotReadFromTape } from '../../errors.js';
 import type { JsonTape } from './json-tape.js';
 import { TOKEN, TOKEN_WORDS } from './scan-layout.js';
 
+/** Slots of a reader's table of member names (a power of two). */
+const NAME_SLOTS = 256;
+
+/**
+ * `name` as V8 keeps a property's name: the key an object literal was given. Objects made with it then take it as it is,
+ * where a name sliced from the text is looked up in V8's table of names at each object it is set on.
+ */
+const internalized = (name: string): string => Object.keys({ [name]: 0 })[0]!;
+
 /** A tape with the reads its walkers make. */
 export class TapeReader {
   readonly text: string;
   readonly words: Uint32Array;
   /** The bytes of the tape's hex strings. */
   readonly bytes: Uint8Array;
+  /** Member names seen, by a hash of their length and ends: a block's objects repeat a few dozen names. */
+  readonly #names = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
   constructor(tape: JsonTape) {
     this.text = tape.text;
     this.words = tape.words;
@@ -34,10 +45,21 @@ export class TapeReader {
     return kind === TOKEN.objectStart || kind === TOKEN.arrayStart ? this.operand(i, 1) + 1 : i + 1;
   }
 
-  /** The name of the member whose name is token `i`. */
+  /**
+   * The name of the member whose name is token `i`. A name read before is given again, the very string (as JSON.parse
+   * does): a node's answer repeats a few dozen names in every receipt and log, and a fresh one for each object took
+   * 7 to 8% of verifying such a text (docs/speed.md).
+   */
   name(i: number): string {
     const at = this.operand(i, 1);
-    return this.text.slice(at, at + this.operand(i, 2));
+    const length = this.operand(i, 2);
+    const text = this.text;
+    const slot = (length * 31 + text.charCodeAt(at) * 7 + text.charCodeAt(at + length - 1)) & (NAME_SLOTS - 1);
+    const seen = this.#names[slot];
+    if (seen !== undefined && seen.length === length && text.startsWith(seen, at)) return seen;
+    const name = internalized(text.slice(at, at + length));
+    this.#names[slot] = name;
+    return name;
   }
 
   /** The value that starts at token `i`, as JSON.parse gives it; throws NotReadFromTape (see it). */
