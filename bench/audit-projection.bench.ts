@@ -31,30 +31,18 @@ const LATENCIES_MS = [0, 50];
 /** Rounds of each measurement, interleaved across the eras; the median is kept. */
 const ROUNDS = Number(process.env.PROJECTION_ROUNDS ?? 3);
 
-/**
- * An era of mainnet: its first block and the fork that starts it in the chain table; an era without fixture blocks
- * takes the rate of the era named, for the reason given.
- */
+/** An era of mainnet: its first block and the fork that starts it in the chain table. */
 interface Era {
   name: string;
   first: number;
   fork: string;
-  borrowed?: { rateOf: string; why: string };
 }
 
 const ERAS: readonly Era[] = [
   { name: 'Frontier', first: 0, fork: 'Frontier' },
   { name: 'Homestead to Spurious Dragon', first: 1_150_000, fork: 'Homestead' },
   { name: 'Byzantium', first: 4_370_000, fork: 'Byzantium' },
-  {
-    name: 'Petersburg to Berlin',
-    first: 7_280_000,
-    fork: 'Petersburg',
-    borrowed: {
-      rateOf: 'London',
-      why: 'no fixture block; blocks no larger than London’s (gas limit 8M to 12.5M, then 15M target)',
-    },
-  },
+  { name: 'Petersburg to Berlin', first: 7_280_000, fork: 'Petersburg' },
   { name: 'London', first: 12_965_000, fork: 'London' },
   { name: 'Paris', first: 15_537_394, fork: 'Paris' },
   { name: 'Shanghai', first: 17_034_870, fork: 'Shanghai' },
@@ -205,10 +193,8 @@ async function main() {
   const fixtures = ERAS.map((_, i) => sampleOf(i));
   const ranges = ERAS.map((era, i) => {
     const names = fixtures[i]!.map((n) => `mainnet-${n}`);
-    if (names.length === 0) {
-      if (era.borrowed === undefined) throw new Error(`${era.name}: no fixture block, and no era's rate to take`);
-      return undefined;
-    }
+    if (names.length === 0)
+      throw new Error(`${era.name}: no fixture block (fixtures/blocks/mainnet-N.json, N in the era)`);
     const once = eraRange(names, Math.max(1, era.first), names.length);
     return eraRange(names, once.from, blocksFor(once.receiptsPerBlock));
   });
@@ -217,21 +203,14 @@ async function main() {
   for (let round = 0; round < ROUNDS; round++)
     for (const [l, latency] of LATENCIES_MS.entries())
       for (const [i, range] of ranges.entries()) {
-        if (range === undefined) continue;
         node.latencyMs = latency;
         node.range = range;
         samples[i]![l]!.push(await auditOnce(node, range));
       }
   await node.close();
 
-  /** The median of each figure of era `i` at latency `l`; an era without blocks of its own takes another's. */
+  /** The median of each figure of era `i` at latency `l`. */
   const measured = (i: number, l: number): Measured => {
-    const borrowed = ERAS[i]!.borrowed;
-    if (ranges[i] === undefined && borrowed !== undefined)
-      return measured(
-        ERAS.findIndex((e) => e.name === borrowed.rateOf),
-        l,
-      );
     const of = (figure: keyof Measured) => median(samples[i]![l]!.map((s) => s[figure]));
     return {
       rate: of('rate'),
@@ -268,18 +247,14 @@ async function main() {
       const hours = (seconds / WORKERS / 3600).toFixed(2);
       return ` | ${pad(rate.toFixed(0), 11)} ${pad(cores.toFixed(2), 5)} ${pad(cpuMs.toFixed(1), 6)} ${pad(hours, 5)}`;
     });
-    const range = ranges[i];
+    const range = ranges[i]!;
     const share = `${((100 * blocks) / CHAIN_BLOCKS).toFixed(1)}%`;
-    const count = range === undefined ? `(${era.borrowed?.rateOf})` : `${range.to - range.from + 1}`;
-    const sample = fixtures[i]!.length === 0 ? '' : fixtures[i]!.length;
-    const receipts = range === undefined ? '' : range.receiptsPerBlock.toFixed(0);
     console.log(
-      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(share, 6)} ${pad(sample, 8)} ${pad(count, 5)} ` +
-        `${pad(receipts, 6)}${cells.join('')}`,
+      `  ${era.name.padEnd(28)} ${pad(era.first.toLocaleString('en-US'), 11)} ${pad(share, 6)} ` +
+        `${pad(fixtures[i]!.length, 8)} ${pad(range.to - range.from + 1, 5)} ` +
+        `${pad(range.receiptsPerBlock.toFixed(0), 6)}${cells.join('')}`,
     );
   }
-  for (const [i, era] of ERAS.entries())
-    if (ranges[i] === undefined) console.log(`  ${era.name}: ${era.borrowed?.rateOf}'s rate (${era.borrowed?.why})`);
   for (const [l, latency] of LATENCIES_MS.entries()) {
     const { seconds, fromStartSeconds, cpu, requests } = totals[l]!;
     const hours = seconds / WORKERS / 3600;

@@ -43,8 +43,8 @@ async function cli(args: string[], body: unknown): Promise<{ code: number; json:
 }
 
 describe('every fixture block reproduces its header', () => {
-  it('has all 125 fixture blocks', () => {
-    expect(fixtureNames).toHaveLength(125);
+  it('has all 127 fixture blocks', () => {
+    expect(fixtureNames).toHaveLength(127);
   });
 
   describe.each(fixtureNames)('%s', (name) => {

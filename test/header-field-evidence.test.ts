@@ -70,7 +70,7 @@ describe('packages/core/src/chains/header-field-evidence.ts is generated from fi
     expect(
       Object.fromEntries(Object.entries(mainnet).map(([f, e]) => [f, [e.absentThrough?.block, e.presentFrom?.block]])),
     ).toEqual({
-      baseFeePerGas: [7_000_000, 14_764_013],
+      baseFeePerGas: [12_000_000, 14_764_013],
       withdrawalsRoot: [17_034_869, 17_034_870],
       blobGasUsed: [19_426_586, 19_426_587],
       excessBlobGas: [19_426_586, 19_426_587],
@@ -155,8 +155,8 @@ describe('a header whose block no real block tells about', () => {
   it('a block before a field is shown absent, or a chain with no evidence of it: absentForkFields tells them apart', () => {
     const mainnet = BUILTIN_CHAINS.find((c) => c.chainId === 1)!.headerFields;
     const layout = HEADER_LAYOUTS.ethereum;
-    expect(absentForkFields({}, layout, mainnet, 7_000_000n)).toEqual({ lost: [] });
-    expect(absentForkFields({}, layout, mainnet, 7_000_001n).unknown?.field).toBe('baseFeePerGas');
+    expect(absentForkFields({}, layout, mainnet, 12_000_000n)).toEqual({ lost: [] });
+    expect(absentForkFields({}, layout, mainnet, 12_000_001n).unknown?.field).toBe('baseFeePerGas');
     expect(absentForkFields({ baseFeePerGas: 1n }, layout, mainnet, 17_034_869n)).toEqual({ lost: [] });
     expect(absentForkFields({ baseFeePerGas: 1n }, layout, mainnet, 17_034_870n)).toEqual({
       lost: [{ field: 'withdrawalsRoot', from: { fixture: 'mainnet-17034870', block: 17_034_870 } }],

@@ -9,7 +9,7 @@ import type { ForkFieldEvidence } from './chain-info.js';
 export const HEADER_FIELD_EVIDENCE: Readonly<Record<number, () => Readonly<Record<string, ForkFieldEvidence>>>> = {
   1: () => ({
     baseFeePerGas: {
-      absentThrough: { fixture: 'mainnet-7000000', block: 7000000 },
+      absentThrough: { fixture: 'mainnet-12000000', block: 12000000 },
       presentFrom: { fixture: 'mainnet-14764013', block: 14764013 },
     },
     withdrawalsRoot: {
