@@ -16,7 +16,9 @@ const HELD_PIECE = 16 * 1024;
 /**
  * The bytes of `pieces` in one array, or null as soon as they pass `cap` bytes (the rest is not read). `declared`, a
  * length the sender announced, sizes the array the pieces are copied into as they come (at most 4 MiB; a body that
- * outgrows it is gathered as one without a length). Memory: at most about twice the bytes read.
+ * outgrows it is gathered as one without a length). Memory: at most about twice the bytes read. A piece must not be
+ * written to once it is given (a large one is held until the end); Node's sockets, its decompressors and `fetch` never
+ * write again to a piece they have given.
  * @example
  * await collectBytes((async function* () { yield Uint8Array.of(1); yield Uint8Array.of(2, 3) })(), 8) // Uint8Array [1, 2, 3]
  */
