@@ -52,10 +52,8 @@ class Gathered {
   /** The block small pieces are copied into, and how much of it they fill. */
   #block: Uint8Array<ArrayBuffer> | undefined;
   #used = 0;
-  #length = 0;
 
   add(piece: Uint8Array): void {
-    this.#length += piece.byteLength;
     if (piece.byteLength >= HELD_PIECE && 2 * piece.byteLength >= piece.buffer.byteLength) {
       this.#close();
       this.#parts.push(piece);
@@ -82,7 +80,7 @@ class Gathered {
 
   joined(): Uint8Array<ArrayBuffer> {
     this.#close();
-    const joined = new Uint8Array(this.#length);
+    const joined = new Uint8Array(this.#parts.reduce((length, part) => length + part.byteLength, 0));
     let at = 0;
     for (const part of this.#parts) {
       joined.set(part, at);

@@ -1,5 +1,4 @@
 import { Slab } from '../../bytes/slab.js';
-import { TOKEN } from '../../json/scan/scan-layout.js';
 import type { TapeReader } from '../../json/scan/tape-value.js';
 import { ADDRESS_BYTES, TOPIC_BYTES, type Log } from '../../receipts/receipt.js';
 import { isObject } from './json-values.js';
@@ -184,8 +183,8 @@ export class TapeLog {
 
   /** The bytes of token `token`, an item at `place` of the log (`item`); undefined where it is not hex of `size` bytes. */
   static #item(tape: TapeReader, token: number, size: number, place: number, item: TapeItem): Uint8Array | undefined {
-    if (tape.kind(token) !== TOKEN.hex || tape.operand(token, 2) !== 2 * size) return undefined;
-    return item(tape.bytes, tape.operand(token, 3), size, place);
+    const at = tape.hexAt(token, size);
+    return at === -1 ? undefined : item(tape.bytes, at, size, place);
   }
 }
 

@@ -21,8 +21,7 @@ export class TapeHex {
 
   /** Its bytes, a view into the tape's, where its digits spell exactly `size` bytes; else undefined. */
   bytesOf(size: number): Uint8Array | undefined {
-    if (this.#tape.operand(this.#token, 2) !== 2 * size) return undefined;
-    const at = this.#tape.operand(this.#token, 3);
-    return this.#tape.bytes.subarray(at, at + size);
+    const at = this.#tape.hexAt(this.#token, size);
+    return at === -1 ? undefined : this.#tape.bytes.subarray(at, at + size);
   }
 }

@@ -62,6 +62,11 @@ export class TapeReader {
     return name;
   }
 
+  /** Where token `i`'s bytes start in {@link bytes}, where it is a hex string of exactly `size` bytes; else -1. */
+  hexAt(i: number, size: number): number {
+    return this.kind(i) === TOKEN.hex && this.operand(i, 2) === 2 * size ? this.operand(i, 3) : -1;
+  }
+
   /** The value that starts at token `i`, as JSON.parse gives it; throws NotReadFromTape (see it). */
   value(i: number): unknown {
     const text = this.text;
