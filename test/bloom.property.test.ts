@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockBloom,
   bloomContains,
+  defaultKeccak256,
   logsBloom,
   receiptsCommitment,
   RULE_SETS,
@@ -61,6 +62,42 @@ describe('logs bloom properties', () => {
     expect(commitment.logsBloom).toEqual(expected);
     expect(blockBloom(receipts)).toEqual(expected);
     expect(logsBloom(logs)).toEqual(expected);
+  });
+
+  it(`block after block, each commitment taking the hasher the last one gave back, large and small in turn, every bloom is the oracle's (${runs(100)} runs)`, () => {
+    const block = fc.array(receiptArb(RULE_SETS.ethereum), { maxLength: 30 });
+    fc.assert(
+      fc.property(fc.array(block, { minLength: 2, maxLength: 6 }), (blocks) => {
+        for (const receipts of [...blocks, ...blocks.reverse()]) {
+          const expected = oracleBloom(receipts.flatMap((r) => r.logs));
+          expect(receiptsCommitment(receipts).logsBloom).toEqual(expected);
+        }
+      }),
+      { numRuns: runs(100) },
+    );
+    // A hasher given back is emptied when borrowed: a block of one item after one of 3,000 holds one entry, not 3,001.
+    const many = Array.from({ length: 1_000 }, (_, i) => ({
+      address: Uint8Array.from({ length: 20 }, (_, j) => (j < 2 ? i >> (8 * j) : 1)),
+      topics: [Uint8Array.from({ length: 32 }, (_, j) => (j < 2 ? i >> (8 * j) : 2))],
+      data: new Uint8Array(0),
+    }));
+    const big = BloomHasher.borrow();
+    const bloom = new Uint8Array(BLOOM_BYTES);
+    for (const log of many) big.addLog(bloom, log);
+    big.giveBack();
+    const next = BloomHasher.borrow();
+    expect(next).toBe(big);
+    expect(next.size).toBe(0);
+    const one = new Uint8Array(BLOOM_BYTES);
+    next.addLog(one, { address: many[0]!.address, topics: [], data: new Uint8Array(0) });
+    expect(next.size).toBe(1);
+    expect(one).toEqual(oracleBloom([{ address: many[0]!.address, topics: [], data: new Uint8Array(0) }]));
+    next.giveBack();
+    // Another Keccak is not the default's: its hasher is its own, and not kept.
+    const other = BloomHasher.borrow((data) => defaultKeccak256(data));
+    expect(other).not.toBe(next);
+    other.giveBack();
+    expect(BloomHasher.borrow()).toBe(next);
   });
 
   it('the block bloom is the OR of the receipt blooms and matches receiptsCommitment', () => {

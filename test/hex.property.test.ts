@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesEqual, parseHex } from '../packages/core/src/index.js';
-import { parseHexInto } from '../packages/core/src/bytes/hex.js';
+import { bytesEqual, bytesToHex, parseHex } from '../packages/core/src/index.js';
+import { hexKey, parseHexInto } from '../packages/core/src/bytes/hex.js';
 import { Slab } from '../packages/core/src/bytes/slab.js';
 import { runs } from './helpers/runs.js';
 
@@ -157,6 +157,38 @@ describe('bytesEqual', () => {
       fc.property(pair, ([a, b, equal]) => {
         expect(bytesEqual(a, b)).toBe(equal);
         if (b.length > 0) expect(bytesEqual(a, b.subarray(1))).toBe(false);
+      }),
+      { numRuns: runs(1000) },
+    );
+  });
+});
+
+describe('hexKey', () => {
+  it('keeps a node\'s spelling as it is: the very text, "0x" and lower case', () => {
+    expect(hexKey('0xab01')).toBe('0xab01');
+    expect(hexKey('AB01')).toBe('0xab01');
+    expect(hexKey('0XaB01')).toBe('0xab01');
+    expect(hexKey('')).toBe('0x');
+  });
+
+  it(`gives two hex texts one key exactly when they are the same bytes (${runs(1000)} runs)`, () => {
+    const spelled = fc
+      .tuple(
+        fc.uint8Array({ maxLength: 8 }),
+        fc.constantFrom('0x', '0X', ''),
+        fc.array(fc.boolean(), { maxLength: 16 }),
+      )
+      .map(([bytes, prefix, upper]) => ({
+        bytes,
+        text:
+          prefix +
+          [...bytesToHex(bytes)]
+            .map((digit, i) => (upper[i % Math.max(upper.length, 1)] ? digit.toUpperCase() : digit))
+            .join(''),
+      }));
+    fc.assert(
+      fc.property(spelled, spelled, (a, b) => {
+        expect(hexKey(a.text) === hexKey(b.text)).toBe(bytesEqual(a.bytes, b.bytes));
       }),
       { numRuns: runs(1000) },
     );

@@ -696,6 +696,21 @@ describe("the header's transactions and transactionCount against the block's rec
       expect(proveReceipt(block, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
     });
 
+    it('a hash listed twice is found in whatever spelling of hex the second copy takes', () => {
+      const first = early.header.transactions[0] as string;
+      const digits = first.slice(2);
+      for (const second of [`0x${digits.toUpperCase()}`, `0X${digits}`, digits, digits.toUpperCase()]) {
+        const block = altered((b) => (noHashes(b), (b.header.transactions = [first, second])), early);
+        expect(problemsOf(block), second).toEqual([
+          [
+            'header.transactions[1]',
+            'conflict',
+            `a transaction hash the block lists once (one transaction is in a block once), got ${second}, which header.transactions[0] has`,
+          ],
+        ]);
+      }
+    });
+
     it("a log's transactionHash must be the hash listed at its transaction's place (was: any hash passed)", () => {
       const place = withLog.receipts.findIndex((r: Json) => r.logs.length > 0); // 1
       const list = [`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`];

@@ -85,6 +85,17 @@ export function hexText(value: unknown): string | null {
   return typeof value === 'string' ? strip0x(value).toLowerCase() : null;
 }
 
+/**
+ * Hex text as one key whatever its spelling (with `0x`, `0X` or neither; any case): lower case, with `0x`. Where the text
+ * is as nodes write it (lower case, `0x`), that is the text itself, no prefix cut off: a block's sets of transaction
+ * hashes take one a receipt.
+ * @example hexKey('AB') // '0xab'
+ */
+export function hexKey(hex: string): string {
+  const lowered = hex.toLowerCase();
+  return prefixLength(lowered) === 2 ? lowered : `0x${lowered}`;
+}
+
 /** Whether two values are the same hex text (see {@link hexText}); false when either is not text. */
 export function sameHex(a: unknown, b: unknown): boolean {
   const left = hexText(a);

@@ -49,7 +49,7 @@ class ReceiptWriter {
 
   constructor(options: CommitmentOptions, keccak: Keccak256) {
     this.#rules = options.rules ?? RULE_SETS.ethereum;
-    this.#hasher = new BloomHasher(keccak);
+    this.#hasher = BloomHasher.borrow(keccak);
     this.#onReceiptBloom = options.onReceiptBloom;
   }
 
@@ -72,6 +72,11 @@ class ReceiptWriter {
     for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
     const start = offset + LEAF_HEADROOM;
     return out.subarray(start, writeReceipt(out, start, receipt, plan, bloom));
+  }
+
+  /** Ends the writing: the bloom's hasher goes to the next block's writer. */
+  done(): void {
+    this.#hasher.giveBack();
   }
 }
 
@@ -99,6 +104,7 @@ export function receiptsCommitment(receipts: readonly Receipt[], options: Commit
     offset = encoded.byteOffset + encoded.length;
     return encoded;
   });
+  writer.done();
   return {
     receiptsRoot: orderedTrieRootInPlace(encodedReceipts, { keccak }),
     logsBloom: writer.logsBloom,
@@ -154,6 +160,7 @@ export function receiptsRootAndBloomOf(
     },
     { keccak },
   );
+  writer.done();
   return { receiptsRoot, logsBloom: writer.logsBloom };
 }
 

@@ -16,7 +16,7 @@ import { TransactionHashes } from '../values/receipt-rules.js';
 import { LISTED_TRANSACTION_SPELLINGS } from './rpc-members.js';
 import type { BlockHeader } from '../../header/header-fields.js';
 import type { RuleSetName } from '../../receipts/rules.js';
-import { bytesToHex, sameHex } from '../../bytes/hex.js';
+import { bytesToHex, hexKey, sameHex } from '../../bytes/hex.js';
 import {
   describe,
   isObject,
@@ -289,7 +289,7 @@ function readListedHashes(
     if (typeof hash !== 'string' || !PLAIN_HASH.test(hash)) {
       if (readHex(hash, listedPath(entry, place), problems, 32) === undefined) return undefined;
     }
-    const key = (hash as string).toLowerCase().replace(/^0x/, '');
+    const key = hexKey(hash as string);
     const first = seen?.get(key);
     if (first === undefined) seen?.set(key, place);
     else

@@ -4,6 +4,7 @@
  * (`receipts[]`: `status`, `root`, `transactionIndex`). Each reader spells the members its
  * own way; the rules and their messages are these.
  */
+import { hexKey } from '../../bytes/hex.js';
 import { expectedReceiptType, type RuleSet } from '../../receipts/rules.js';
 import { join } from './json-values.js';
 import type { Problems } from './problems.js';
@@ -201,8 +202,7 @@ export class TransactionHashes {
 
   /** Names `hash`, read as a hash and given at `at`, where an earlier receipt is known by it; else keeps it. */
   add(hash: string, at: number | string, problems: Problems): void {
-    const lower = hash.toLowerCase();
-    const key = lower.startsWith('0x') ? lower.slice(2) : lower;
+    const key = hexKey(hash);
     const first = this.#firstAt.get(key);
     if (first === undefined) {
       this.#firstAt.set(key, at);
