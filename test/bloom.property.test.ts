@@ -75,7 +75,7 @@ describe('logs bloom properties', () => {
       }),
       { numRuns: runs(100) },
     );
-    // A hasher given back is emptied when borrowed: a block of one item after one of 3,000 holds one entry, not 3,001.
+    // A hasher given back is emptied when borrowed: a block of one item after one of 2,000 holds one entry, not 2,001.
     const many = Array.from({ length: 1_000 }, (_, i) => ({
       address: Uint8Array.from({ length: 20 }, (_, j) => (j < 2 ? i >> (8 * j) : 1)),
       topics: [Uint8Array.from({ length: 32 }, (_, j) => (j < 2 ? i >> (8 * j) : 2))],
