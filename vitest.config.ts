@@ -23,6 +23,8 @@ export default defineConfig({
     // fast-check's default case count as test/helpers/runs.ts gives every count (a share per push, all under FULL=1);
     // byte arrays compared as bytes.
     setupFiles: ['test/helpers/fast-check-setup.ts', 'test/helpers/bytes-equality.ts'],
+    // The run's temporary files in one directory of its own, removed at its end.
+    globalSetup: ['test/helpers/temp-root.ts'],
     // Property tests against the @ethereumjs/mpt oracle build tries of up to 600 receipts.
     testTimeout: 300_000,
     // Clean-up hooks close stores and drop test databases: each DROP DATABASE waits for a checkpoint, which on a
