@@ -801,6 +801,28 @@ describe('auditRange: concurrency, chunks, the verifier, stopping', () => {
     expect(source.started).toBe(30);
   });
 
+  it('a window given as a function is asked at each block: it grows and shrinks as it says, never past it', async () => {
+    const source = memorySource(fixtureChain(FROM, TO));
+    let consumed = 0;
+    const window = () => (consumed < 10 ? 2 : consumed < 20 ? 8 : 1);
+    const ahead: number[] = [];
+    for await (const event of auditRange({ source, chainId: 1, from: FROM, to: TO, concurrency: window })) {
+      expect(event).toBeDefined();
+      ahead.push(source.started - consumed);
+      consumed++;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    // Blocks started and not yet consumed, at each line: at most the window asked when the block was taken; a window
+    // that shrank leaves the fetches already started, which drain one by one down to the one block it asks for.
+    expect(ahead.slice(0, 10).every((a) => a <= 2)).toBe(true);
+    expect(Math.max(...ahead.slice(10, 20))).toBe(8);
+    const after = ahead.slice(20);
+    expect(after[0]).toBeGreaterThan(4);
+    expect(after).toEqual([...after].sort((a, b) => b - a));
+    expect(after.slice(-2)).toEqual([1, 1]);
+    expect(source.started).toBe(30);
+  });
+
   it('calls the cross-check once per chunk (aligned to the chunk size), in order, and adds its failures to the block', async () => {
     const seen: number[][] = [];
     const crossCheck: CrossCheck = {

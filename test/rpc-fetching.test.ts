@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, constants as zlibConstants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditRange } from '../packages/core/src/audit/engine.js';
 import { isReorg, type AuditEvent, type BlockAudit } from '../packages/core/src/audit/audit-report.js';
@@ -17,8 +18,22 @@ import { HttpClient, MAX_ANSWER_BYTES } from '../packages/core/src/live/http-cli
 import { pooledTransport } from '../packages/core/src/live/http-transport.js';
 import { RpcBlockSource, type RpcBlockSourceOptions } from '../packages/core/src/live/rpc-block-source.js';
 import { nodeFetching } from '../packages/core/src/live/node-fetching.js';
+import {
+  DEFAULT_BATCH,
+  JsonRpcTransport,
+  MAX_SIZED_BATCH,
+  SIZED_ANSWER_CHARS,
+  sizedBatch,
+} from '../packages/core/src/live/json-rpc-transport.js';
 import { runAudit } from '../packages/service/src/cli/audit/audit.js';
-import { fixtureChain, startLoopbackNode, type BatchRefusal, type LoopbackNode } from './helpers/loopback-rpc.js';
+import {
+  fixtureChain,
+  rehash,
+  startLoopbackNode,
+  type BatchRefusal,
+  type LoopbackNode,
+  type NodeBlock,
+} from './helpers/loopback-rpc.js';
 import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
 import { loadFixture } from './helpers/fixtures.js';
 
@@ -54,13 +69,27 @@ async function listening(server: Server): Promise<string> {
 const source = (url: string, options: Partial<RpcBlockSourceOptions> = {}) =>
   new RpcBlockSource({ url, keepMiscountedReceipts: true, sleep: instant, ...options });
 
-async function audit(s: RpcBlockSource, window: number, to = TO) {
+async function audit(s: RpcBlockSource, window: number | (() => number), to = TO) {
   const run = auditRange({ source: s, chainId: 1, from: FROM, to, concurrency: window });
   const events: AuditEvent[] = [];
   for await (const event of run) events.push(event);
   return { blocks: events.filter((e): e is BlockAudit => !isReorg(e)), summary: run.summary() };
 }
 const verdicts = (blocks: BlockAudit[]) => blocks.map((b) => b.verdict);
+
+/** `count` blocks from `from`: the fixture blocks FROM..TO over and over, renumbered, linked and re-hashed. */
+function loopedChain(from: number, count: number): Map<number, NodeBlock> {
+  const fixtures = fixtureChain(FROM, TO);
+  const blocks = new Map<number, NodeBlock>();
+  let parentHash = String(fixtures.get(FROM)!.header.parentHash);
+  for (let n = from; n < from + count; n++) {
+    const fixture = fixtures.get(FROM + ((n - from) % fixtures.size))!;
+    const header = rehash({ ...fixture.header, number: `0x${n.toString(16)}`, parentHash });
+    parentHash = String(header.hash);
+    blocks.set(n, { header, receipts: fixture.receipts });
+  }
+  return blocks;
+}
 /** Block `n`'s receipts, each naming its transaction (the fixtures' of 2016 do not). */
 const named = (n: number, receipts: Array<Record<string, unknown>>) =>
   receipts.map((r, i) => ({ ...r, transactionHash: `0x${(n * 1000 + i).toString(16).padStart(64, '0')}` }));
@@ -68,10 +97,97 @@ const allPass = Array.from({ length: TO - FROM + 1 }, () => 'pass');
 
 describe('nodeFetching, the one rule of audit and of the queue workers', () => {
   it('K requests of B calls, K × B/2 blocks ahead; without batching, a block on two connections, K blocks ahead', () => {
-    expect(nodeFetching({})).toEqual({ batch: 16, connections: 4, window: 32 });
-    expect(nodeFetching({ concurrency: 2, batch: 6 })).toEqual({ batch: 6, connections: 2, window: 6 });
-    expect(nodeFetching({ concurrency: 3, batch: 1 })).toEqual({ batch: 1, connections: 6, window: 3 });
-    expect(nodeFetching({ concurrency: 5, batch: 3 })).toEqual({ batch: 3, connections: 5, window: 5 });
+    const settings = (given: Parameters<typeof nodeFetching>[0], batchNow: number) => {
+      const { batch, connections, window } = nodeFetching(given);
+      return { batch, connections, window: window(batchNow) };
+    };
+    expect(settings({}, 16)).toEqual({ batch: undefined, connections: 4, window: 32 });
+    expect(settings({}, 100)).toEqual({ batch: undefined, connections: 4, window: 200 });
+    expect(settings({ concurrency: 2, batch: 6 }, 6)).toEqual({ batch: 6, connections: 2, window: 6 });
+    expect(settings({ concurrency: 3, batch: 1 }, 1)).toEqual({ batch: 1, connections: 6, window: 3 });
+    expect(settings({ concurrency: 5, batch: 3 }, 3)).toEqual({ batch: 3, connections: 5, window: 5 });
+  });
+});
+
+describe('batches sized by their answers (no --batch)', () => {
+  it('sizedBatch: as many calls as SIZED_ANSWER_CHARS holds, never under 16 (or the ceiling) nor over the ceiling', () => {
+    expect(sizedBatch(2_000, MAX_SIZED_BATCH)).toBe(100); // a block of 2016: 2 KB a call
+    expect(sizedBatch(60_000, MAX_SIZED_BATCH)).toBe(69); // Byzantium's fixture block
+    expect(sizedBatch(250_000, MAX_SIZED_BATCH)).toBe(DEFAULT_BATCH); // a modern mainnet block
+    expect(sizedBatch(2_000, 25)).toBe(25); // a node that refused 50
+    expect(sizedBatch(250_000, 4)).toBe(4);
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1e9, noNaN: true }), fc.integer({ min: 1, max: 1000 }), (chars, ceiling) => {
+        const batch = sizedBatch(chars, ceiling);
+        const fits = Math.floor(SIZED_ANSWER_CHARS / Math.max(1, chars));
+        expect(batch).toBeLessThanOrEqual(ceiling);
+        expect(batch).toBeGreaterThanOrEqual(Math.min(DEFAULT_BATCH, ceiling));
+        // Within its bounds, the batch is the one whose answer fits: one call more would pass SIZED_ANSWER_CHARS.
+        if (batch > DEFAULT_BATCH && batch < ceiling) expect(batch).toBe(fits);
+        expect(sizedBatch(chars * 2, ceiling)).toBeLessThanOrEqual(batch);
+      }),
+    );
+  });
+
+  it('small blocks: requests grow to 100 calls and the window with them, every block passes', async () => {
+    const node = await startLoopbackNode(1, loopedChain(FROM, 400));
+    closing.push(() => node.close());
+    const s = source(node.url);
+    const { window } = nodeFetching({});
+    const { blocks } = await audit(s, () => window(s.batchSize), FROM + 399);
+    expect(blocks).toHaveLength(400);
+    expect(blocks.every((b) => b.verdict === 'pass')).toBe(true);
+    expect(s.batchSize).toBe(MAX_SIZED_BATCH);
+    // 800 calls and the chain id: at 16 calls a request, 51 requests.
+    expect(node.calls).toHaveLength(801);
+    expect(node.requests).toBeLessThanOrEqual(16);
+  });
+
+  it('answers of 300 KB a call: requests stay at 16 calls', async () => {
+    const pad = 'a'.repeat(300_000);
+    const requests: number[] = [];
+    const url = await listening(
+      createServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => (body += d.toString()));
+        req.on('end', () => {
+          const calls = JSON.parse(body) as Array<{ id: number }>;
+          requests.push(calls.length);
+          res.end(JSON.stringify(calls.map(({ id }) => ({ jsonrpc: '2.0', id, result: pad }))));
+        });
+      }),
+    );
+    const transport = new JsonRpcTransport({
+      client: new HttpClient({ maxConnections: 2, maxRetries: 0 }),
+      url,
+      headers: {},
+      where: 'the node',
+      batch: 'sized',
+      connections: 2,
+      isRateLimit: () => false,
+      maxRetries: 0,
+      sleep: instant,
+    });
+    const ask = (count: number) =>
+      Promise.all(Array.from({ length: count }, () => transport.call('eth_getBlockReceipts', ['0x1'])));
+    await ask(16);
+    expect(transport.batchSize).toBe(DEFAULT_BATCH);
+    const answers = await ask(64);
+    expect(answers.every((a) => a.result === pad)).toBe(true);
+    expect(requests).toEqual([16, 16, 16, 16, 16]);
+  });
+
+  it("a node refusing batches over 40 calls (Erigon's words): the batch grows, is halved to 25 and kept, every block passes", async () => {
+    const node = await startLoopbackNode(1, loopedChain(FROM, 400));
+    closing.push(() => node.close());
+    node.batchRefusal = 'first-call-error';
+    node.maxBatch = 40;
+    const s = source(node.url);
+    const { window } = nodeFetching({});
+    const { blocks } = await audit(s, () => window(s.batchSize), FROM + 399);
+    expect(blocks.every((b) => b.verdict === 'pass')).toBe(true);
+    expect(blocks).toHaveLength(400);
+    expect(s.batchSize).toBe(25); // 100 → 50 → 25
   });
 });
 

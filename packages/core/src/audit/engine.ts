@@ -29,8 +29,11 @@ export interface AuditRangeOptions {
   /** First and last block of the range, inclusive. */
   from: number;
   to: number;
-  /** Blocks fetched at once and held ahead of the audit (default 4). */
-  concurrency?: number;
+  /**
+   * Blocks fetched at once and held ahead of the audit (default 4); a function is asked again as blocks are taken (a
+   * node's window, which follows its batches' size: nodeFetching).
+   */
+  concurrency?: number | (() => number);
   /**
    * Stops the audit between blocks, or at a block whose fetch it cuts short (a source given the same signal), without
    * a line for that block; the events so far are complete, the summary says where it stopped.
@@ -366,7 +369,7 @@ export class RangeAudit implements AsyncIterable<AuditEvent> {
       chainId,
       from,
       to,
-      Math.max(1, this.options.concurrency ?? 4),
+      this.options.concurrency ?? 4,
     );
     let parent: ExpectedParent = this.options.anchor;
     let chunk: Array<{ event: AuditEvent; truth?: BlockTruth }> = [];

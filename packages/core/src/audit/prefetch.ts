@@ -1,6 +1,6 @@
 /**
- * Fetches the blocks of a range ahead of the audit, at most `window` at a time: the block being
- * audited and those after it. A block is fetched only when the consumer asks for one within the
+ * Fetches the blocks of a range ahead of the audit, at most `window` at a time (a number, or a function asked at each
+ * block taken): the block being audited and those after it. A block is fetched only when the consumer asks for one within the
  * window of it, so a slow consumer holds back the fetching (backpressure) and memory stays bounded.
  */
 import type { BlockJson, BlockSource } from '../sources/block-source.js';
@@ -32,15 +32,19 @@ export class Prefetcher {
     private readonly chainId: number,
     from: number,
     private readonly to: number,
-    private readonly window: number,
+    private readonly window: number | (() => number),
   ) {
     this.next = from;
   }
 
-  /** The outcome of block `number`'s fetch; starts the fetches of the window that begins at it. */
+  /**
+   * The outcome of block `number`'s fetch; starts the fetches of the window that begins at it (at least 1 block; a
+   * window that shrank leaves the fetches already started).
+   */
   take(number: number): Promise<Fetched> {
     this.next = Math.max(this.next, number);
-    while (this.next <= Math.min(this.to, number + this.window - 1)) {
+    const window = Math.max(1, typeof this.window === 'number' ? this.window : this.window());
+    while (this.next <= Math.min(this.to, number + window - 1)) {
       this.pending.set(this.next, settle(this.source, this.chainId, this.next));
       this.next++;
     }

@@ -31,6 +31,8 @@ export interface HttpAnswer {
   status: number;
   json: unknown;
   retryAfterSeconds: number | undefined;
+  /** The body's length in characters (its bytes, for JSON in ASCII): what sizes a node's batches. */
+  length: number;
 }
 
 /** What a source makes of an answer. */
@@ -236,6 +238,7 @@ export class HttpClient {
         json,
         depth,
         retryAfterSeconds: retryAfterSeconds(answer.header('retry-after'), Date.now()),
+        length: body.length,
       };
     } catch (error) {
       // The stream cut by the time limit fails as "aborted": the limit is the reason.

@@ -1,7 +1,8 @@
 /**
  * JSON-RPC calls to one node, batched: the calls made while a request is being prepared go out
  * together, up to `batch` calls per HTTP request (a JSON array), at most `connections` requests in
- * flight. Answers are matched to calls by id, in whatever order they come; a call the batch did not
+ * flight. Batches `'sized'` by their answers hold as many calls as an answer of about 4 MiB does,
+ * from 16 to 100. Answers are matched to calls by id, in whatever order they come; a call the batch did not
  * answer fails alone. A node that refuses batches (an HTTP 4xx but those of CLIENT_REFUSED, a
  * single error object for the whole array, or "batch … too large / not supported" per call or for
  * the first call alone) or
@@ -14,8 +15,34 @@ import { sameJson } from '../json/versions.js';
 import { AnswerTooLargeError, SourceError } from '../errors.js';
 import { type AnswerVerdict, type HttpClient } from './http-client.js';
 
-/** JSON-RPC calls per HTTP request by default: 8 blocks (a header and its receipts each), see docs/audit.md. */
+/**
+ * JSON-RPC calls per HTTP request that batches sized by their answers start at and never go under: 8 blocks (a header
+ * and its receipts each), see docs/audit.md.
+ */
 export const DEFAULT_BATCH = 16;
+
+/** The most calls a batch sized by its answers holds: Erigon refuses more by default (`--rpc.batch.limit`). */
+export const MAX_SIZED_BATCH = 100;
+
+/**
+ * The answer a batch sized by its answers aims at, in characters: about what 16 calls for modern mainnet blocks weigh
+ * (some 250 KB a call). Calls for blocks before Byzantium weigh 2 KB, and 16 of them a request held an audit against
+ * a node 50 ms away to some 600 blocks a second, where its CPU allows 3,000.
+ */
+export const SIZED_ANSWER_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The calls of a batch sized by its answers, where a call's answer is `charsPerCall` long and the node takes at most
+ * `ceiling` calls a request: as many as an answer of SIZED_ANSWER_CHARS holds, from DEFAULT_BATCH (or the ceiling, if
+ * lower) to the ceiling.
+ * @example
+ * sizedBatch(2_000, 100) // 100: blocks of 2016
+ * sizedBatch(250_000, 100) // 16: modern mainnet blocks
+ */
+export function sizedBatch(charsPerCall: number, ceiling: number): number {
+  const fits = Math.floor(SIZED_ANSWER_CHARS / Math.max(1, charsPerCall));
+  return Math.max(Math.min(DEFAULT_BATCH, ceiling), Math.min(ceiling, fits));
+}
 
 /**
  * HTTP statuses by which a node refuses the client (its key, its plan or credit, its URL), whatever the request: a batch
@@ -79,8 +106,11 @@ export interface JsonRpcTransportOptions {
   headers: Record<string, string>;
   /** The node, by origin, for messages. */
   where: string;
-  /** Calls per request at most (1: no batching). */
-  batch: number;
+  /**
+   * Calls per request at most (1: no batching), or `'sized'`: as many as an answer of {@link SIZED_ANSWER_CHARS} holds
+   * by the answers so far, from {@link DEFAULT_BATCH} to {@link MAX_SIZED_BATCH}.
+   */
+  batch: number | 'sized';
   /** Requests in flight at once (the HTTP client's bound of connections should be as large). */
   connections: number;
   /** Whether an error answer to this call is a rate limit to wait for (the source's rule). */
@@ -102,14 +132,20 @@ export class JsonRpcTransport {
   private scheduled = false;
   private inFlight = 0;
   private nextId = 1;
-  /** Calls per request now: halved each time the node refuses a batch. */
+  /** Calls per request now: sized by the answers, and at most the ceiling. */
   private batch: number;
+  /** Calls per request at most: halved each time the node refuses a batch. */
+  private ceiling: number;
+  /** The mean length of an answer to one call so far, where batches are sized by their answers. */
+  private charsPerCall: number | undefined;
 
   constructor(private readonly options: JsonRpcTransportOptions) {
-    this.batch = Math.max(1, Math.floor(options.batch));
+    const { batch } = options;
+    this.ceiling = batch === 'sized' ? MAX_SIZED_BATCH : Math.max(1, Math.floor(batch));
+    this.batch = batch === 'sized' ? DEFAULT_BATCH : this.ceiling;
   }
 
-  /** The calls per request now (after any refusals). */
+  /** The calls per request now (sized by the answers, after any refusals). */
   get batchSize(): number {
     return this.batch;
   }
@@ -156,8 +192,13 @@ export class JsonRpcTransport {
       : `a batch of ${calls.length} calls (${[...new Set(calls.map((c) => c.method))].join(', ')})`;
     let answer: unknown;
     let status: number;
+    let length: number;
     try {
-      ({ json: answer, status } = await this.options.client.post(
+      ({
+        json: answer,
+        status,
+        length,
+      } = await this.options.client.post(
         this.options.url,
         JSON.stringify(single ? bodies[0] : bodies),
         this.options.headers,
@@ -229,7 +270,9 @@ export class JsonRpcTransport {
       }
       c.resolve(element);
     });
+    // A refusal's answer is short, and says nothing of the answers' size.
     if (again.length > 0) this.refused(again);
+    else if (this.options.batch === 'sized') this.resize(calls.length, length);
     if (limited.length > 0) {
       const waitMs = Math.min(500 * 2 ** (Math.max(...limited.map((c) => c.limited)) - 1), 60_000);
       // Waited for outside the request's turn: the other calls keep going.
@@ -237,9 +280,20 @@ export class JsonRpcTransport {
     }
   }
 
-  /** Calls of a refused batch: the batch size halved (at least 1), and the calls sent again. */
+  /**
+   * The next batches' size after an answer of `length` characters to `calls` calls: sizedBatch at the mean length of a
+   * call's answer, the last batch's weighed as much as all before it, so that the size follows a range from small
+   * blocks to large.
+   */
+  private resize(calls: number, length: number): void {
+    const perCall = length / calls;
+    this.charsPerCall = this.charsPerCall === undefined ? perCall : (this.charsPerCall + perCall) / 2;
+    this.batch = sizedBatch(this.charsPerCall, this.ceiling);
+  }
+
+  /** Calls of a refused batch: the batch size halved (at least 1) and kept as the ceiling, and the calls sent again. */
   private refused(calls: Pending[]): void {
-    this.batch = Math.max(1, Math.min(this.batch, Math.floor(calls.length / 2)));
+    this.ceiling = this.batch = Math.max(1, Math.min(this.batch, Math.floor(calls.length / 2)));
     this.enqueue(calls);
   }
 

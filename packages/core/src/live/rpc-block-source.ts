@@ -7,7 +7,7 @@ import { checkReceiptsAsked, transactionCounts } from '../input/json-rpc/restate
 import { Problems } from '../input/values/problems.js';
 import { isObject, type JsonObject } from '../input/values/json-values.js';
 import { HttpClient, pause } from './http-client.js';
-import { DEFAULT_BATCH, JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
+import { JsonRpcTransport, rpcErrorOf } from './json-rpc-transport.js';
 import { plain, show } from '../json/show.js';
 
 type Json = JsonObject;
@@ -28,8 +28,9 @@ export interface RpcBlockSourceOptions {
   /** One call's time limit, its whole answer read included, default 60 000 ms. */
   timeoutMs?: number;
   /**
-   * JSON-RPC calls per HTTP request (a batch), default {@link DEFAULT_BATCH}; 1 sends each call
-   * alone. Halved, for the rest of the run, each time the node refuses a batch.
+   * JSON-RPC calls per HTTP request (a batch); 1 sends each call alone. By default as many as an answer of about 4 MiB
+   * holds by the answers so far, from 16 to 100 (JsonRpcTransport's DEFAULT_BATCH, MAX_SIZED_BATCH). Halved, and
+   * kept at most that for the rest of the run, each time the node refuses a batch.
    */
   batch?: number;
   /** HTTP requests in flight at once, and so the keep-alive connections to the node (default 4). */
@@ -218,7 +219,7 @@ export class RpcBlockSource implements BlockSource {
       url: options.url,
       headers: { ...options.headers },
       where: this.where,
-      batch: options.batch ?? DEFAULT_BATCH,
+      batch: options.batch ?? 'sized',
       connections,
       maxRetries,
       sleep: options.sleep ?? ((ms) => pause(ms, options.signal)),
@@ -238,7 +239,7 @@ export class RpcBlockSource implements BlockSource {
     return this.where;
   }
 
-  /** The JSON-RPC calls per HTTP request now: the option, or less once the node refused a batch. */
+  /** The JSON-RPC calls per HTTP request now: the option or the answers' size, or less once the node refused a batch. */
   get batchSize(): number {
     return this.transport.batchSize;
   }

@@ -320,10 +320,12 @@ reorg seen, and a summary line (NDJSON; --json is accepted), to stdout or --out
 FILE; --resume continues the audit in FILE where it stopped (its lines kept up
 to the first whose digest does not hold, the blocks from there audited again).
 --concurrency K: requests to the node at once (default 4, at most 64), each a
-batch of --batch B JSON-RPC calls (default 16: 8 blocks, a header and its
-receipts each; at most 1000), on K kept-alive connections; K x B/2 blocks are
-fetched ahead. A node that refuses batches gets smaller ones, down to 1 (no
-batching: a block's two calls on two connections, K blocks ahead).
+batch of --batch B JSON-RPC calls (a block is two, its header and its receipts;
+at most 1000), on K kept-alive connections; K x B/2 blocks are fetched ahead.
+Without --batch, a batch holds as many calls as an answer of about 4 MiB does
+by the answers so far, from 16 (modern blocks) to 100 (small ones). A node that
+refuses batches gets smaller ones, down to 1 (no batching: a block's two calls
+on two connections, K blocks ahead).
 --max-answer-mb S: the largest answer read from the node (default 32); a larger
 one is abandoned and its blocks are unreachable, with that reason.
 --add-chain ID:R: chain ID, outside the registry (a devnet), follows rule set R

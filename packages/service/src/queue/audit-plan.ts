@@ -16,7 +16,10 @@ export interface AuditPlan {
   chunk_size: number;
   /** HTTP requests a worker has in flight to the node at once (`--concurrency`), as one machine's audit. */
   concurrency: number;
-  /** JSON-RPC calls per request (`--batch`); absent in a plan enqueued before it was kept: the default. */
+  /**
+   * JSON-RPC calls per request (`--batch`); absent when not given (sized by the answers, as one machine's audit does).
+   * Plans enqueued before 2026-12-04 hold 16 where it was not given, the default then.
+   */
   batch?: number;
   /** The hash block `from` must link to (`--head-hash`). */
   head_hash?: string;

@@ -189,11 +189,17 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
         if (plan === null) throw new Error(`audit ${id} is not in the queue's tables`);
         // The node is asked as one machine's audit asks it: the plan's --concurrency and --batch, by the same rule.
         const { batch, connections, window } = nodeFetching(plan);
-        const source = new RpcBlockSource({ url: plan.rpc, keepMiscountedReceipts: true, batch, connections, signal });
+        const source = new RpcBlockSource({
+          url: plan.rpc,
+          keepMiscountedReceipts: true,
+          ...(batch !== undefined && { batch }),
+          connections,
+          signal,
+        });
         return {
           plan,
           source,
-          window,
+          window: () => window(source.batchSize),
           signal,
           verify: plan.rules === undefined ? undefined : inlineBlockVerifier({ rules: plan.rules }),
         };

@@ -5,13 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { BlockSource } from 'evm-integrity/audit';
-import {
-  DEFAULT_BATCH,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_ANSWER_BYTES,
-  MAX_ANSWER_BYTES,
-  RpcBlockSource,
-} from 'evm-integrity/node';
+import { DEFAULT_CONCURRENCY, DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES, RpcBlockSource } from 'evm-integrity/node';
 import type { AuditHeader } from './audit-checkpoint.js';
 import {
   blockRef,
@@ -178,7 +172,8 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw new UsageError('--resume needs --out FILE (the file is the checkpoint)');
   refuseStandardOutput('--record', values.record, "the audit's lines");
   const concurrency = positiveValue('--concurrency', values.concurrency, DEFAULT_CONCURRENCY, MAX_CONCURRENCY);
-  const batch = positiveValue('--batch', values.batch, DEFAULT_BATCH, MAX_BATCH);
+  // Not given, the source sizes its batches by the answers (RpcBlockSourceOptions.batch).
+  const batch = values.batch === undefined ? undefined : positiveValue('--batch', values.batch, 1, MAX_BATCH);
   const maxAnswerMb = positiveValue(
     '--max-answer-mb',
     values['max-answer-mb'],

@@ -15,20 +15,11 @@ import { bundleFaultLine, readBundleFile } from '../io/bundle-file.js';
 import { InputError } from '../io/usage-error.js';
 import { serviceApiKey } from '../flags.js';
 
-/** How a node is asked: `--batch` calls per request and `--concurrency` requests at once (nodeFetching, as a queue worker). */
-function fetching(options: AuditFlags) {
-  const { batch, connections } = nodeFetching(options);
-  return { batch, connections, maxAnswerBytes: options.maxAnswerBytes };
-}
-
-/** The blocks fetched ahead of the audit: from a node, as nodeFetching says; from a bundle, `--concurrency`. */
-export function fetchWindow(options: AuditFlags): number {
-  return options.bundle === undefined ? nodeFetching(options).window : options.concurrency;
-}
-
 /**
  * The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is
- * given. Their requests, in flight or waiting to be retried, are abandoned once `signal` aborts (Ctrl-C).
+ * given. Their requests, in flight or waiting to be retried, are abandoned once `signal` aborts (Ctrl-C). The node is
+ * asked `--batch` calls a request (else as many as the answers' size allows) and `--concurrency` requests at once, with
+ * the blocks ahead that fill them: nodeFetching, as a queue worker asks.
  */
 export function liveSources(
   options: AuditFlags,
@@ -36,22 +27,42 @@ export function liveSources(
   recorder: BundleRecorder | undefined,
   signal: AbortSignal,
 ) {
+  const { batch, connections, window } = nodeFetching(options);
   const recording = recorder && { recorder };
-  const node = { keepMiscountedReceipts: true, ...fetching(options), ...recording, signal };
-  if (options.service === undefined) return { source: new RpcBlockSource({ url: options.rpc!, ...node }) };
-  const apiKey = serviceApiKey(env);
-  const crossCheck = serviceCrossCheck({ url: options.service, apiKey, ...recording, signal });
+  const node = {
+    keepMiscountedReceipts: true,
+    ...(batch !== undefined && { batch }),
+    connections,
+    maxAnswerBytes: options.maxAnswerBytes,
+    ...recording,
+    signal,
+  };
+  const apiKey = options.service === undefined ? undefined : serviceApiKey(env);
   const rpc =
-    options.rpc === undefined
-      ? { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } }
-      : { url: options.rpc };
-  return { source: new RpcBlockSource({ ...rpc, ...node }), crossCheck };
+    options.service === undefined || options.rpc !== undefined
+      ? { url: options.rpc! }
+      : { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } };
+  const source = new RpcBlockSource({ ...rpc, ...node });
+  return {
+    source,
+    window: () => window(source.batchSize),
+    ...(options.service !== undefined && {
+      crossCheck: serviceCrossCheck({ url: options.service, apiKey: apiKey!, ...recording, signal }),
+    }),
+  };
 }
 
-/** A bundle's blocks, and its recorded dataset pages when the live audit had --service; a faulty bundle named. */
-export function recordedSources(file: string) {
+/**
+ * A bundle's blocks, `window` of them read ahead (`--concurrency`), and its recorded dataset pages when the live audit
+ * had --service; a faulty bundle named.
+ */
+export function recordedSources(file: string, window: number) {
   const bundle = checkedBundle(file, '--bundle', (json) => new BundleSource(json));
-  return { source: bundle, ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }) };
+  return {
+    source: bundle,
+    window: () => window,
+    ...(bundle.hasRawPages && { crossCheck: recordedServiceCrossCheck(bundle) }),
+  };
 }
 
 /** The base URL a recording names: the service's, or '' for a node alone. */

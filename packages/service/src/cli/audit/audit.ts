@@ -24,7 +24,7 @@ import {
   statusOfVerdicts,
   type AuditOutput,
 } from './audit-output.js';
-import { auditRecorder, fetchWindow, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
+import { auditRecorder, liveSources, recordedSources, recordingBaseUrl } from './audit-sources.js';
 import { cannotWrite } from '../io/writable.js';
 import { preMergeBasis } from '../anchor/pre-merge-basis.js';
 import { InputError } from '../io/usage-error.js';
@@ -51,6 +51,8 @@ interface PreparedAudit {
   /** The blocks operators vouched for (`--evidence DIR`), read before the header line, which records them. */
   evidence: readonly OperatorEvidence[];
   source: BlockSource;
+  /** Blocks fetched ahead of the audit now (audit-sources). */
+  window: () => number;
   crossCheck: CrossCheck | undefined;
   recorder: BundleRecorder | undefined;
   anchors: Map<number, string> | undefined;
@@ -133,8 +135,10 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
   // A range given in numbers is checked before any source is asked anything.
   const numbered = hasTags(given) ? undefined : rangeOf(given, (block) => block as number, anchored);
   const recorder = auditRecorder(given);
-  const { source, crossCheck } =
-    given.bundle === undefined ? liveSources(given, env, recorder, signal) : recordedSources(given.bundle);
+  const { source, window, crossCheck } =
+    given.bundle === undefined
+      ? liveSources(given, env, recorder, signal)
+      : recordedSources(given.bundle, given.concurrency);
   // A node of another chain is a mistake, told in one line (exit 2); one that cannot be reached is the audit's to
   // report. A range in numbers has the chain id asked with the first blocks' calls, a round trip less: the audit
   // then stops at the ChainMismatchError before its first line (runAudit), and the output file is made at that line.
@@ -165,6 +169,7 @@ async function prepareAudit(argv: string[], env: NodeJS.ProcessEnv, signal: Abor
     header: auditHeader(options, crossCheck !== undefined, evidence),
     evidence,
     source,
+    window,
     crossCheck,
     recorder,
     anchors,
@@ -221,7 +226,7 @@ async function streamAudit(
     chainId: options.chainId,
     from: start.next,
     to: options.to,
-    concurrency: fetchWindow(options),
+    concurrency: run.window,
     chunkSize: options.chunkSize,
     signal: context.signal,
     now: monotonicMs,
