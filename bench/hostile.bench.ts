@@ -2,8 +2,10 @@
  * The service under a hostile client's load (issue 16), the server in its own process as an
  * operator runs it (`evm-integrity serve`, memory store), clients on loopback:
  *
- * 1. 1,000 connections fetch `/v1/docs/scalar.js` and never read: `/v1/health` p50/p99 meanwhile,
- *    and the server's RSS (peak, and once `send_timeout_ms` has passed).
+ * 1. 1,000 connections fetch `/v1/docs/scalar.js` and never read, 250 from each of 127.0.0.2 to 127.0.0.5 (under
+ *    `max_connections_per_address`, 256: from one address, past it, the server refuses that address's new
+ *    connections, `/v1/health`'s among them): `/v1/health` p50/p99 meanwhile, from 127.0.0.1, and the server's RSS
+ *    (peak, and once `send_timeout_ms` has passed).
  * 2. One account pipelines 2,000 requests on each of 20 connections and never reads: health and a
  *    second account's p50/p99 meanwhile (sequential requests; a request unanswered in 15 s counts as
  *    15 s).
@@ -21,7 +23,7 @@
  * 7. 32 invalid 30 MB bodies at once (400): the server's RSS idle, at its peak, and 5 s and 30 s after.
  *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
- * the code before a change); `HOSTILE_ONLY` runs one section: `refused` the fourth, `small` the fifth,
+ * the code before a change); `HOSTILE_ONLY` runs one section: `readers` the first, `refused` the fourth, `small` the fifth,
  * `silent` the sixth, `bodies` the seventh.
  */
 import { spawn } from 'node:child_process';
@@ -137,8 +139,9 @@ const post = (url: string, key: string, path: string, body: string): RequestInit
 });
 
 const sockets: Socket[] = [];
-const rawSocket = (port: number) => {
-  const socket = connect(port, '127.0.0.1');
+/** A connection to the server on loopback, from `localAddress` (any of 127.0.0.0/8 on Linux). */
+const rawSocket = (port: number, localAddress = '127.0.0.1') => {
+  const socket = connect({ port, host: '127.0.0.1', localAddress });
   socket.on('error', () => undefined);
   sockets.push(socket);
   return socket;
@@ -148,7 +151,7 @@ async function slowReaders(): Promise<void> {
   const server = await serve();
   const idleRss = server.rssMb();
   for (let i = 0; i < 1000; i++) {
-    const socket = rawSocket(server.port);
+    const socket = rawSocket(server.port, `127.0.0.${2 + (i % 4)}`);
     socket.write('GET /v1/docs/scalar.js HTTP/1.1\r\nHost: x\r\n\r\n');
     socket.pause();
   }
@@ -409,6 +412,10 @@ async function largeInvalidBodies(): Promise<void> {
 }
 
 console.log(`server: ${BIN}`);
+if (process.env.HOSTILE_ONLY === 'readers') {
+  await slowReaders();
+  process.exit(0);
+}
 if (process.env.HOSTILE_ONLY === 'refused') {
   await refusedBodies();
   await smallFlood();
