@@ -17,6 +17,7 @@ import {
   fixtureBlocks,
   fixtureChain,
   forkOf,
+  loopedChain,
   rehash,
   startLoopbackNode,
   type LoopbackNode,
@@ -381,6 +382,24 @@ describe('audit-worker, audit-status, audit-export', () => {
     // 60 calls (a header and receipts a block) in batches of at most 6: 10 requests at least. With the default batch
     // (16) over the window of 2 requests (6 blocks ahead), they would go in about 5.
     expect(node.requests - before).toBeGreaterThanOrEqual(10);
+    expect((await stopWorker(workers[0]!)).status).toBe(0);
+  }, 120_000);
+
+  it('a worker at its defaults sizes its batches by the answers, as audit does: more than 16 calls a request on small blocks', async () => {
+    node = await startLoopbackNode(1, loopedChain(FROM, 400));
+    const range = ['--chain', '1', '--from', String(FROM), '--to', String(FROM + 399)];
+    const id = auditIdOf(await runCli(['audit', ...range, '--rpc', node.url, '--queue', db.url]));
+    const [row] = await query(db.url, 'SELECT plan FROM evm_integrity_audit.audits WHERE id = $1', [id]);
+    expect(row.plan).not.toHaveProperty('batch');
+    const before = { requests: node.requests, calls: node.calls.length };
+    workers.push(startWorker(['--queue', db.url]));
+    const status = await untilComplete(id, db.url);
+    expect(status.verdicts).toMatchObject({ pass: 400 });
+    // 800 calls at least (a header and receipts a block): at 16 a request, 50 requests or more; sized, more than 32 a
+    // request on average (100 once the first answers are in).
+    const calls = node.calls.length - before.calls;
+    expect(calls).toBeGreaterThanOrEqual(800);
+    expect(node.requests - before.requests).toBeLessThan(calls / 32);
     expect((await stopWorker(workers[0]!)).status).toBe(0);
   }, 120_000);
 

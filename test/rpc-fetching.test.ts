@@ -28,11 +28,10 @@ import {
 import { runAudit } from '../packages/service/src/cli/audit/audit.js';
 import {
   fixtureChain,
-  rehash,
+  loopedChain,
   startLoopbackNode,
   type BatchRefusal,
   type LoopbackNode,
-  type NodeBlock,
 } from './helpers/loopback-rpc.js';
 import { syntheticTxHash } from './helpers/synthetic-tx-hash.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -77,19 +76,6 @@ async function audit(s: RpcBlockSource, window: number | (() => number), to = TO
 }
 const verdicts = (blocks: BlockAudit[]) => blocks.map((b) => b.verdict);
 
-/** `count` blocks from `from`: the fixture blocks FROM..TO over and over, renumbered, linked and re-hashed. */
-function loopedChain(from: number, count: number): Map<number, NodeBlock> {
-  const fixtures = fixtureChain(FROM, TO);
-  const blocks = new Map<number, NodeBlock>();
-  let parentHash = String(fixtures.get(FROM)!.header.parentHash);
-  for (let n = from; n < from + count; n++) {
-    const fixture = fixtures.get(FROM + ((n - from) % fixtures.size))!;
-    const header = rehash({ ...fixture.header, number: `0x${n.toString(16)}`, parentHash });
-    parentHash = String(header.hash);
-    blocks.set(n, { header, receipts: fixture.receipts });
-  }
-  return blocks;
-}
 /** Block `n`'s receipts, each naming its transaction (the fixtures' of 2016 do not). */
 const named = (n: number, receipts: Array<Record<string, unknown>>) =>
   receipts.map((r, i) => ({ ...r, transactionHash: `0x${(n * 1000 + i).toString(16).padStart(64, '0')}` }));

@@ -109,6 +109,23 @@ export function fixtureChain(from: number, to: number): Map<number, NodeBlock> {
   return blocks;
 }
 
+/**
+ * `count` blocks from `from`: the 30 consecutive fixture blocks 1000001..1000030 over and over, renumbered, linked by
+ * their parent hashes and re-hashed, so that every block passes: a range longer than the fixtures.
+ */
+export function loopedChain(from: number, count: number): Map<number, NodeBlock> {
+  const fixtures = fixtureChain(1_000_001, 1_000_030);
+  const blocks = new Map<number, NodeBlock>();
+  let parentHash = String(fixtures.get(1_000_001)!.header.parentHash);
+  for (let n = from; n < from + count; n++) {
+    const fixture = fixtures.get(1_000_001 + ((n - from) % fixtures.size))!;
+    const header = rehash({ ...fixture.header, number: `0x${n.toString(16)}`, parentHash });
+    parentHash = String(header.hash);
+    blocks.set(n, { header, receipts: fixture.receipts });
+  }
+  return blocks;
+}
+
 /** A header with its `hash` recomputed from its fields: a block a node could really serve. */
 export function rehash(header: Record<string, unknown>): Record<string, unknown> {
   const problems = new Problems();
