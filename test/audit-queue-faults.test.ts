@@ -61,9 +61,11 @@ async function auditParkingTheSecondChunk(blocks: Parameters<typeof startLoopbac
   const args = ['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '10'];
   const id = auditIdOf(await runCli([...args, '--chunk-retries', '0', '--batch', '2']));
   workers.push(startWorker(['--queue', db.url, '--concurrency', '1']));
-  const status = await until('three chunks done and one parked', async () => {
+  // The last chunk's link is joined by the join pass its worker runs after storing it: waited for too, or the status
+  // may be read between the two (joined 1, seen once on a loaded CI).
+  const status = await until('three chunks done, one parked and the last one joined', async () => {
     const s = await statusOf(id, db!.url);
-    return s.chunks.done === 3 && s.chunks.parked === 1 ? s : undefined;
+    return s.chunks.done === 3 && s.chunks.parked === 1 && s.joined === 2 ? s : undefined;
   });
   return { id, status, queue: db.url };
 }
