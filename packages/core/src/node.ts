@@ -14,7 +14,7 @@ export {
   type RpcLogsFilter,
 } from './live/rpc-block-source.js';
 export { DEFAULT_BATCH, MAX_SIZED_BATCH } from './live/json-rpc-transport.js';
-export { DEFAULT_CONCURRENCY, nodeFetching, type NodeFetching } from './live/node-fetching.js';
+export { DEFAULT_CONCURRENCY, nodeFetching, nodeSource, type NodeFetching } from './live/node-fetching.js';
 export { DEFAULT_MAX_ANSWER_BYTES, MAX_ANSWER_BYTES } from './live/http-client.js';
 export {
   NodeLogsProof,

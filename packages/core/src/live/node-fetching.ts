@@ -5,6 +5,8 @@
  * ahead fill every request in flight (a block is two calls, its header and its receipts).
  */
 
+import { RpcBlockSource, type RpcBlockSourceOptions } from './rpc-block-source.js';
+
 /** HTTP requests in flight at once by default (`--concurrency`): 4 requests of 8 blocks or more, see docs/audit.md. */
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -37,4 +39,20 @@ export function nodeFetching(given: { concurrency?: number; batch?: number }): N
     connections: batch === 1 ? 2 * concurrency : concurrency,
     window: (batchNow) => concurrency * Math.max(1, Math.floor(batchNow / 2)),
   };
+}
+
+/**
+ * The node source of a range audit asked by `given` (nodeFetching), with `options` for the rest, and the blocks to fetch
+ * ahead of it now (`AuditRangeOptions.concurrency`), which follow its batches' size: `audit`'s and a queue worker's.
+ * @example
+ * const { source, window } = nodeSource({}, { url, keepMiscountedReceipts: true });
+ * auditRange({ source, concurrency: window, chainId: 1, from, to });
+ */
+export function nodeSource(
+  given: { concurrency?: number; batch?: number },
+  options: Omit<RpcBlockSourceOptions, 'batch' | 'connections'>,
+): { source: RpcBlockSource; window: () => number } {
+  const { batch, connections, window } = nodeFetching(given);
+  const source = new RpcBlockSource({ ...options, batch, connections });
+  return { source, window: () => window(source.batchSize) };
 }

@@ -46,7 +46,7 @@ export class WrongChainError extends EvmIntegrityError<Record<string, never>, Se
 /** Where a worker's chunks of one audit come from and how they are verified. */
 export interface ChunkSource {
   source: BlockSource;
-  /** Blocks fetched ahead of the audit now: the plan's `nodeFetching(plan).window`, as one machine's audit. */
+  /** Blocks fetched ahead of the audit now: the plan's `nodeSource(plan, …).window`, as one machine's audit. */
   window: () => number;
   verify: BlockVerifier | undefined;
   /** The worker's stop at its deadline: cuts the chunk's fetches short (the source is given the same signal). */

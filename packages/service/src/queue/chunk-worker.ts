@@ -21,7 +21,7 @@ import {
   type BlockAudit,
   type UncountedFailures,
 } from 'evm-integrity/audit';
-import { nodeFetching, RpcBlockSource } from 'evm-integrity/node';
+import { nodeSource } from 'evm-integrity/node';
 import type { AuditPlan } from './audit-plan.js';
 import { CHUNK_QUEUE, LOST_CHUNK_QUEUE, queueFailure, type AuditQueue, type ChunkJob } from './audit-queue.js';
 import { auditChunk, WrongChainError, type ChunkAudit, type ChunkSource } from './chunk-audit.js';
@@ -188,18 +188,11 @@ export async function startChunkWorker(queue: AuditQueue, options: ChunkWorkerOp
       context = loadPlan(queue.pool, id).then((plan) => {
         if (plan === null) throw new Error(`audit ${id} is not in the queue's tables`);
         // The node is asked as one machine's audit asks it: the plan's --concurrency and --batch, by the same rule.
-        const { batch, connections, window } = nodeFetching(plan);
-        const source = new RpcBlockSource({
-          url: plan.rpc,
-          keepMiscountedReceipts: true,
-          ...(batch !== undefined && { batch }),
-          connections,
-          signal,
-        });
+        const { source, window } = nodeSource(plan, { url: plan.rpc, keepMiscountedReceipts: true, signal });
         return {
           plan,
           source,
-          window: () => window(source.batchSize),
+          window,
           signal,
           verify: plan.rules === undefined ? undefined : inlineBlockVerifier({ rules: plan.rules }),
         };

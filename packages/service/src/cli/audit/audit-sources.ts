@@ -4,9 +4,8 @@ import { BundleSource, SourceError } from 'evm-integrity/audit';
 import { parseBundle, type Bundle } from 'evm-integrity/lineage';
 import {
   BundleRecorder,
-  nodeFetching,
+  nodeSource,
   recordedServiceCrossCheck,
-  RpcBlockSource,
   serviceBaseUrl,
   serviceCrossCheck,
 } from 'evm-integrity/node';
@@ -19,7 +18,7 @@ import { serviceApiKey } from '../flags.js';
  * The live sources: blocks from --rpc, else from the service's JSON-RPC proxy; the service's datasets when --service is
  * given. Their requests, in flight or waiting to be retried, are abandoned once `signal` aborts (Ctrl-C). The node is
  * asked `--batch` calls a request (else as many as the answers' size allows) and `--concurrency` requests at once, with
- * the blocks ahead that fill them: nodeFetching, as a queue worker asks.
+ * the blocks ahead that fill them: nodeSource, as a queue worker asks.
  */
 export function liveSources(
   options: AuditFlags,
@@ -27,25 +26,17 @@ export function liveSources(
   recorder: BundleRecorder | undefined,
   signal: AbortSignal,
 ) {
-  const { batch, connections, window } = nodeFetching(options);
   const recording = recorder && { recorder };
-  const node = {
-    keepMiscountedReceipts: true,
-    ...(batch !== undefined && { batch }),
-    connections,
-    maxAnswerBytes: options.maxAnswerBytes,
-    ...recording,
-    signal,
-  };
   const apiKey = options.service === undefined ? undefined : serviceApiKey(env);
   const rpc =
     options.service === undefined || options.rpc !== undefined
       ? { url: options.rpc! }
       : { url: `${serviceBaseUrl(options.service)}/evm/rpc`, headers: { Authorization: `Bearer ${apiKey}` } };
-  const source = new RpcBlockSource({ ...rpc, ...node });
+  const node = { keepMiscountedReceipts: true, maxAnswerBytes: options.maxAnswerBytes, ...recording, signal };
+  const { source, window } = nodeSource(options, { ...rpc, ...node });
   return {
     source,
-    window: () => window(source.batchSize),
+    window,
     ...(options.service !== undefined && {
       crossCheck: serviceCrossCheck({ url: options.service, apiKey: apiKey!, ...recording, signal }),
     }),
