@@ -21,10 +21,13 @@
  * 6. 1,100 connections that never send a byte, the server started with `ulimit -n 1024`: `/v1/health`
  *    (a new connection each) answered meanwhile, and how long until the server closed them.
  * 7. 32 invalid 30 MB bodies at once (400): the server's RSS idle, at its peak, and 5 s and 30 s after.
+ * 8. Receipts written against the bloom's table: a receipt root of 8,000 logs whose 32,000 topics are alike in all
+ *    but three bytes, those the table's key once left out (so that each lookup compared with every topic before it),
+ *    against as many topics that differ where that key looked: how long each takes to be answered.
  *
  * Run: `node bench/hostile.bench.ts [path/to/bin/evm-integrity.js]` (another checkout's binary measures
  * the code before a change); `HOSTILE_ONLY` runs one section: `readers` the first, `refused` the fourth, `small` the fifth,
- * `silent` the sixth, `bodies` the seventh.
+ * `silent` the sixth, `bodies` the seventh, `keys` the eighth.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -411,6 +414,43 @@ async function largeInvalidBodies(): Promise<void> {
   server.stop();
 }
 
+/**
+ * A receipt-root body of one receipt of 8,000 logs, 4 topics each, topic `n` numbered in bytes 5 to 7 (`alike`: every
+ * other byte 7s, as the table's key once read only bytes 0-3, 14-17 and 28-31) or in bytes 0 to 2 and 31 (`distinct`).
+ */
+function topicsBody(alike: boolean): string {
+  const logs = Array.from({ length: 8_000 }, (_, i) => ({
+    address: new Uint8Array(20).fill(i & 1),
+    topics: Array.from({ length: 4 }, (_, j) => {
+      const n = 4 * i + j;
+      const topic = new Uint8Array(32).fill(alike ? 7 : 0);
+      const at = alike ? [5, 6, 7] : [0, 1, 2];
+      at.forEach((place, k) => (topic[place] = (n >> (8 * k)) & 255));
+      if (!alike) topic[31] = n & 255;
+      return topic;
+    }),
+    data: new Uint8Array(0),
+  }));
+  const receipts = [{ type: 2, status: 1 as const, cumulativeGasUsed: 21_000n, logs }];
+  return JSON.stringify(receiptRootBody({ chainId: 1, receiptRoot: new Uint8Array(32), receipts }));
+}
+
+async function tableKeys(): Promise<void> {
+  const server = await serve();
+  const bodies = { alike: topicsBody(true), distinct: topicsBody(false) };
+  const times: Record<keyof typeof bodies, number[]> = { alike: [], distinct: [] };
+  for (let round = 0; round < 5; round++)
+    for (const kind of ['alike', 'distinct'] as const) {
+      const { url, ...init } = post(server.url, KEY_A, 'receipt-root', bodies[kind]);
+      times[kind].push(await timed(url, init));
+    }
+  const [alike, distinct] = [quantile(times.alike, 0.5), quantile(times.distinct, 0.5)];
+  console.log(
+    `a receipt root of 32,000 topics (${(bodies.alike.length / 1e6).toFixed(1)} MB) alike where the bloom table's key once looked: ${ms(alike)}, against ${ms(distinct)} for distinct ones (medians of 5): ${(alike / distinct).toFixed(2)}x, target <= 2x: ${alike <= 2 * distinct ? 'met' : 'NOT met'}`,
+  );
+  server.stop();
+}
+
 console.log(`server: ${BIN}`);
 if (process.env.HOSTILE_ONLY === 'readers') {
   await slowReaders();
@@ -429,6 +469,10 @@ if (process.env.HOSTILE_ONLY === 'silent') {
   await silentSockets();
   process.exit(0);
 }
+if (process.env.HOSTILE_ONLY === 'keys') {
+  await tableKeys();
+  process.exit(0);
+}
 if (process.env.HOSTILE_ONLY === 'bodies') {
   await largeInvalidBodies();
   process.exit(0);
@@ -440,3 +484,4 @@ await refusedBodies();
 await smallFlood();
 await silentSockets();
 await largeInvalidBodies();
+await tableKeys();
