@@ -996,6 +996,14 @@ describe('evm-integrity audit (a process against a loopback node)', () => {
  * node holds the request), then interrupted.
  */
 async function argumentsWhileAsking(nodeArgs: string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  return (await processWhileAsking(nodeArgs, env)).args;
+}
+
+/** {@link argumentsWhileAsking}, and the environment the process runs with (what glibc read at its start). */
+async function processWhileAsking(
+  nodeArgs: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ args: string[]; environment: Map<string, string> }> {
   const n = await start();
   n.fault = () => ({ hang: true });
   const child = spawn(process.execPath, [...nodeArgs, BIN, 'audit', ...RANGE, '--rpc', n.url], {
@@ -1014,9 +1022,15 @@ async function argumentsWhileAsking(nodeArgs: string[], env: NodeJS.ProcessEnv =
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   const args = readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').split('\0').slice(0, -1);
+  const environment = new Map(
+    readFileSync(`/proc/${child.pid}/environ`, 'latin1')
+      .split('\0')
+      .filter((entry) => entry.includes('='))
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
   child.kill('SIGINT');
   await closed;
-  return args;
+  return { args, environment };
 }
 
 describe.runIf(process.platform === 'linux' && typeof process.execve === 'function')(
@@ -1033,6 +1047,33 @@ describe.runIf(process.platform === 'linux' && typeof process.execve === 'functi
       await node!.close();
       const env = { ...process.env, NODE_OPTIONS: '--max-semi-space-size=8' };
       expect(semiSpace(await argumentsWhileAsking([], env))).toEqual([]);
+    });
+
+    it("glibc's allocator kept from handing back what answers took (MALLOC_MMAP_THRESHOLD_ 32 MiB, MALLOC_TRIM_THRESHOLD_ 256 MiB), in the same process; either of the user's own keeps both as the user has them", async () => {
+      const allocator = (environment: Map<string, string>) => [
+        environment.get('MALLOC_MMAP_THRESHOLD_'),
+        environment.get('MALLOC_TRIM_THRESHOLD_'),
+      ];
+      const plain = { ...process.env };
+      delete plain.MALLOC_MMAP_THRESHOLD_;
+      delete plain.MALLOC_TRIM_THRESHOLD_;
+      const set = await processWhileAsking([], plain);
+      expect(allocator(set.environment)).toEqual(['33554432', '268435456']);
+      expect(set.args.slice(set.args.indexOf(BIN))).toEqual([BIN, 'audit', ...RANGE, '--rpc', node!.url]);
+      await node!.close();
+      const own = await processWhileAsking([], { ...plain, MALLOC_TRIM_THRESHOLD_: '1048576' });
+      expect(allocator(own.environment)).toEqual([undefined, '1048576']);
+      await node!.close();
+      // With a semi-space size of the user's own, started again for the allocator alone, the size kept.
+      const sized = await processWhileAsking(['--max-semi-space-size=4'], plain);
+      expect(allocator(sized.environment)).toEqual(['33554432', '268435456']);
+      expect(sized.args.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=4']);
+      await node!.close();
+      // From --env-file, after glibc read the environment: started again with it, so glibc reads it.
+      const envFile = tempFile('.env');
+      writeFileSync(envFile, 'MALLOC_MMAP_THRESHOLD_=65536\n');
+      const fromFile = await processWhileAsking([`--env-file=${envFile}`], plain);
+      expect(allocator(fromFile.environment)).toEqual(['65536', undefined]);
     });
 
     it("not started again where V8 would refuse the size beside the user's (--max-heap-size with an old-space size) nor where Node forbids it (the permission model): it runs on", async () => {
