@@ -19,15 +19,12 @@ function bloomBit(hash: Uint8Array, pair: number): number {
 }
 
 /**
- * This process's secret for the table's keys (a random word, from the host's `crypto` where it has one). Items chosen
- * to share a key must be chosen knowing it: a block's author cannot write them in advance.
+ * This process's secret for the table's keys: items chosen to share a key must be chosen knowing it, which a block's
+ * author writing them in advance does not. From `Math.random`, which V8 seeds from the system's entropy in each process
+ * and thread. The host's `crypto`, the stronger source, took a process about 9 ms to load, where `verify block` of a
+ * small block takes some 50 in all; and no more is needed, since items that share keys cost a Keccak each (MAX_PROBES).
  */
-const KEY_SECRET = secretWord();
-
-function secretWord(): number {
-  const crypto = (globalThis as { crypto?: { getRandomValues(array: Int32Array): Int32Array } }).crypto;
-  return crypto === undefined ? (Math.random() * 2 ** 32) | 0 : crypto.getRandomValues(new Int32Array(1))[0]!;
-}
+const KEY_SECRET = (Math.random() * 2 ** 32) | 0;
 
 /**
  * The hash-table key of `item`, its words (see itemWord) written to `words` as they are read, for its comparisons and
