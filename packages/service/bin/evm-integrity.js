@@ -70,15 +70,17 @@ function restartSettings() {
 }
 
 // Whether the environment the process started with (which glibc read) sets `name` to a value that is not empty
-// (glibc reads an empty one as 0).
+// (glibc reads an empty one as 0). That environment is read once, at the first call.
+let startedEnvironment;
 function startedWith(name) {
-  let started;
-  try {
-    started = process.getBuiltinModule('node:fs').readFileSync('/proc/self/environ', 'latin1').split('\0');
-  } catch {
-    started = Object.entries(process.env).map(([key, value]) => `${key}=${value}`);
+  if (startedEnvironment === undefined) {
+    try {
+      startedEnvironment = process.getBuiltinModule('node:fs').readFileSync('/proc/self/environ', 'latin1').split('\0');
+    } catch {
+      startedEnvironment = Object.entries(process.env).map(([key, value]) => `${key}=${value}`);
+    }
   }
-  return started.some((entry) => entry.startsWith(`${name}=`) && entry.length > name.length + 1);
+  return startedEnvironment.some((entry) => entry.startsWith(`${name}=`) && entry.length > name.length + 1);
 }
 const restart = typeof process.execve === 'function' ? restartSettings() : undefined;
 if (restart !== undefined) {
