@@ -124,6 +124,65 @@ describe('audit --queue', () => {
     expect(auditIdOf(other)).not.toBe(id);
   });
 
+  it('chunks by 500 without --chunk-size, and goes on with the same audit enqueued before under another size', async () => {
+    node = await startLoopbackNode(1, fixtureChain(FROM, TO));
+    const wide = [
+      'audit',
+      '--chain',
+      '1',
+      '--from',
+      '1000001',
+      '--to',
+      '1002030',
+      '--rpc',
+      node.url,
+      '--queue',
+      db.url,
+    ];
+    const first = await runCli(wide);
+    expect(first.status).toBe(0);
+    expect(first.stdout).toContain(
+      '5 chunks (at most 500 blocks each, aligned to multiples of 500), 5 put on the queue now',
+    );
+    expect(first.stdout).not.toContain('enqueued before');
+    const chunks = await query(
+      db.url,
+      'SELECT first_block, last_block FROM evm_integrity_audit.chunks WHERE audit_id = $1 ORDER BY 1',
+      [auditIdOf(first)],
+    );
+    expect(chunks.map((c) => [Number(c.first_block), Number(c.last_block)])).toEqual([
+      [1_000_001, 1_000_499],
+      [1_000_500, 1_000_999],
+      [1_001_000, 1_001_499],
+      [1_001_500, 1_001_999],
+      [1_002_000, 1_002_030],
+    ]);
+    // An audit enqueued with chunks of 100 (the default until 2026-12-04): enqueued again without the flag, it is that
+    // audit, not a second one of the same blocks.
+    const older = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '100']);
+    expect(older.status).toBe(0);
+    const again = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url]);
+    expect(again.status).toBe(0);
+    expect(auditIdOf(again)).toBe(auditIdOf(older));
+    expect(again.stdout).toContain(
+      '1 chunks (at most 100 blocks each, aligned to multiples of 100), 0 put on the queue now\n',
+    );
+    expect(again.stdout).toContain(
+      'enqueued before with --chunk-size 100: this is that audit (give --chunk-size to enqueue another)\n',
+    );
+    // Another node, or another range, is another audit: the queue's default, nothing said.
+    const otherNode = await runCli(['audit', ...RANGE, '--rpc', `${node.url}/other`, '--queue', db.url]);
+    expect(auditIdOf(otherNode)).not.toBe(auditIdOf(older));
+    expect(otherNode.stdout).toContain('(at most 500 blocks each');
+    expect(otherNode.stdout).not.toContain('enqueued before');
+    // Given, the flag is the audit's: 500 is another audit than the one of 100, and from then on the default's own.
+    const given = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url, '--chunk-size', '500']);
+    expect(auditIdOf(given)).not.toBe(auditIdOf(older));
+    const last = await runCli(['audit', ...RANGE, '--rpc', node.url, '--queue', db.url]);
+    expect(auditIdOf(last)).toBe(auditIdOf(given));
+    expect(last.stdout).not.toContain('enqueued before');
+  });
+
   it('refuses flags of a run on this machine, and a URL that is not PostgreSQL', async () => {
     const noRpc = await runCli(['audit', ...RANGE, '--queue', db.url]);
     expect(noRpc.status).toBe(2);

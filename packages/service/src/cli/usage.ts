@@ -343,7 +343,9 @@ audit-worker processes, on any number of machines, instead of audited here; the
 audit's id is printed alone on the last line; each worker asks the node as this
 command would (--concurrency, --batch). The same audit enqueued again has
 the same id and adds nothing (parked chunks go back to the queue); its plan
-stays the first run's, and a line says which of these flags differ. A chunk's
+stays the first run's, and a line says which of these flags differ. Its chunks
+hold --chunk-size blocks (default 500; not given, the same audit enqueued
+before under another size is that audit). A chunk's
 lease lasts --chunk-timeout seconds (default 600); a node that fails is retried
 --chunk-retries times with backoff (default 4), then the chunk is parked.
 Exit status: 0 every block passes, 1 a block fails, 2 a block not verifiable,

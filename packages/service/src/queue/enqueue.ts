@@ -29,6 +29,24 @@ export interface Enqueued {
   plan: AuditPlan;
 }
 
+/**
+ * The chunk size of the audit `plan` is but for its chunk size, when one is in the queue and none of `plan`'s own size
+ * is (the latest enqueued where several are): enqueuing without `--chunk-size` goes on with it, as with its other
+ * options, rather than start the same audit a second time (one enqueued before the queue's default grew from 100).
+ */
+export async function enqueuedChunkSize(queue: AuditQueue, plan: AuditPlan): Promise<number | undefined> {
+  const { rows } = await queue.pool.query(
+    `SELECT id, chunk_size FROM ${AUDIT_SCHEMA}.audits WHERE chain_id = $1 AND from_block = $2 AND to_block = $3
+     ORDER BY created_at DESC`,
+    [plan.chain_id, plan.from, plan.to],
+  );
+  const same = (rows as Array<{ id: string; chunk_size: number }>).filter(
+    (row) => row.id === auditIdOf({ ...plan, chunk_size: row.chunk_size }),
+  );
+  if (same.length === 0 || same.some((row) => row.chunk_size === plan.chunk_size)) return undefined;
+  return same[0]!.chunk_size;
+}
+
 /** Sends chunk jobs inside the transaction of `client`, with the plan's lease and retries, after `delaySeconds` if given. */
 export async function sendChunkJobs(
   boss: PgBoss,

@@ -3,10 +3,10 @@
  * printed alone on the last line of stdout. The same audit enqueued again finds the same id and adds
  * no chunk (it hands parked chunks back to the queue).
  */
-import type { AuditPlan } from '../../queue/audit-plan.js';
+import { DEFAULT_QUEUE_CHUNK_SIZE, type AuditPlan } from '../../queue/audit-plan.js';
 import { auditProgress } from '../../queue/audit-progress.js';
 import { openAuditQueue, type AuditQueue } from '../../queue/audit-queue.js';
-import { enqueueAudit } from '../../queue/enqueue.js';
+import { enqueueAudit, enqueuedChunkSize } from '../../queue/enqueue.js';
 import { formatHeaderLine } from '../../queue/audit-lines.js';
 import type { AuditHeader } from './audit-checkpoint.js';
 import type { AuditOptions } from './audit-options.js';
@@ -40,12 +40,13 @@ export async function runEnqueue(
   header: AuditHeader,
   io: { stdout: (text: string) => void; stderr: (text: string) => void },
 ): Promise<number> {
+  const chunkSizeGiven = options['chunk-size'] !== undefined;
   const plan: AuditPlan = {
     chain_id: options.chainId,
     from: options.from,
     to: options.to,
     rpc: options.rpc!,
-    chunk_size: options.chunkSize,
+    chunk_size: chunkSizeGiven ? options.chunkSize : DEFAULT_QUEUE_CHUNK_SIZE,
     concurrency: options.concurrency,
     batch: options.batch,
     ...(options.headHash !== undefined && { head_hash: options.headHash.toLowerCase() }),
@@ -56,11 +57,18 @@ export async function runEnqueue(
   };
   const queue = await openAuditQueue(options.queue!, { poolSize: 1 });
   try {
+    // Not given, the chunk size of this audit enqueued before under another (an older default) is kept: the same audit.
+    const sizeBefore = chunkSizeGiven ? undefined : await enqueuedChunkSize(queue, plan);
+    if (sizeBefore !== undefined) plan.chunk_size = sizeBefore;
     const { id, chunks, queued, plan: kept } = await enqueueAudit(queue, plan, formatHeaderLine(header));
     io.stdout(
       `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n`,
     );
     if (queued === 0) io.stdout(`${await standing(queue, id)}\n`);
+    if (sizeBefore !== undefined)
+      io.stdout(
+        `enqueued before with --chunk-size ${sizeBefore}: this is that audit (give --chunk-size to enqueue another)\n`,
+      );
     const differing = RUN_OPTIONS.filter(([key]) => (kept[key] ?? null) !== (plan[key] ?? null));
     if (differing.length > 0)
       io.stdout(

@@ -196,6 +196,7 @@ export function parse(argv: string[], env: NodeJS.ProcessEnv) {
     throw new UsageError(
       '--learn-evidence needs an anchor to learn from: --head-hash, --anchor N:HASH, --tail-hash (each a hash you trust) or --anchor-proof',
     );
+  // With --queue, not given, the queue's own default applies (runEnqueue).
   const chunkSize = positiveValue('--chunk-size', values['chunk-size'], 100);
   return {
     ...values,
