@@ -165,7 +165,7 @@ describe('audit --queue', () => {
     expect(again.status).toBe(0);
     expect(auditIdOf(again)).toBe(auditIdOf(older));
     expect(again.stdout).toContain(
-      '1 chunks (at most 100 blocks each, aligned to multiples of 100), 0 put on the queue now\n',
+      '1 chunk (at most 100 blocks each, aligned to multiples of 100), 0 put on the queue now\n',
     );
     expect(again.stdout).toContain(
       'enqueued before with --chunk-size 100: this is that audit (give --chunk-size to enqueue another)\n',

@@ -62,7 +62,7 @@ export async function runEnqueue(
     if (sizeBefore !== undefined) plan.chunk_size = sizeBefore;
     const { id, chunks, queued, plan: kept } = await enqueueAudit(queue, plan, formatHeaderLine(header));
     io.stdout(
-      `audit ${id}: ${chunks} chunks (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n`,
+      `audit ${id}: ${chunks} ${chunks === 1 ? 'chunk' : 'chunks'} (at most ${plan.chunk_size} blocks each, aligned to multiples of ${plan.chunk_size}), ${queued} put on the queue now\n`,
     );
     if (queued === 0) io.stdout(`${await standing(queue, id)}\n`);
     if (sizeBefore !== undefined)
