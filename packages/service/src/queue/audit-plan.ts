@@ -36,8 +36,9 @@ export interface AuditPlan {
 /**
  * Blocks a chunk of the queue holds when `--chunk-size` is not given (one machine's audit chunks by 100, its service
  * cross-check's unit). Each chunk costs a worker about 19 queries (taken, stored, joined; about 6 ms of its CPU on a
- * 2-core machine): at 100 blocks of the small early blocks, audited at thousands a second, that was a sixth of a
- * worker's time; at 500 it is within the noise, and a chunk of modern blocks still takes seconds, far inside its lease.
+ * 2-core machine): at 100 blocks of the small early blocks, audited at thousands a second, that was a tenth to a fifth
+ * of a worker's speed; at 500 it is within the noise, and a chunk of modern blocks still takes seconds, far inside its
+ * lease.
  */
 export const DEFAULT_QUEUE_CHUNK_SIZE = 500;
 

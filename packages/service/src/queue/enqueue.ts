@@ -30,9 +30,10 @@ export interface Enqueued {
 }
 
 /**
- * The chunk size of the audit `plan` is but for its chunk size, when one is in the queue and none of `plan`'s own size
- * is (the latest enqueued where several are): enqueuing without `--chunk-size` goes on with it, as with its other
- * options, rather than start the same audit a second time (one enqueued before the queue's default grew from 100).
+ * The chunk size of an audit in the queue that differs from `plan` in its chunk size alone (the latest enqueued where
+ * several do); undefined when there is none, or when `plan` itself, at its own size, is in the queue. Enqueuing without
+ * `--chunk-size` goes on with that audit rather than start the same one a second time (one enqueued before the queue's
+ * default grew from 100).
  */
 export async function enqueuedChunkSize(queue: AuditQueue, plan: AuditPlan): Promise<number | undefined> {
   const { rows } = await queue.pool.query(
