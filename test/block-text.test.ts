@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { parseJsonBody, verifyBlockBytes, verifyBlockText } from '../packages/core/src/api/index.js';
 import { verifyBlockTextFrom } from '../packages/core/src/api/block-operation.js';
 import { tapeBlock } from '../packages/core/src/input/json-rpc/tape-block.js';
-import { TapeLog } from '../packages/core/src/input/values/log-list.js';
+import { logMembers } from '../packages/core/src/input/values/log-list.js';
+import { TapeLog } from '../packages/core/src/input/json-rpc/tape-log.js';
 import { TapeHex } from '../packages/core/src/input/values/tape-hex.js';
 import { verifyBlock, verifyBlockStreamed, type BlockVerifyContext } from '../packages/core/src/verify/verify-block.js';
 import { fullNodeAnswer } from '../bench/node-answer.js';
@@ -57,9 +58,74 @@ describe('a block verified from its JSON text', () => {
     expect(fromTape(compact)).toBe(true);
     expectAsParsed(compact);
     const answer = fullNodeAnswer(fixture);
-    expect(logs(answer).every((log) => log instanceof TapeLog && log.blockHash === fixture.header.hash)).toBe(true);
+    // A node's log restates its block: on the tape, and built only where a reader asks for it.
+    const tapeLogs = logs(answer);
+    expect(tapeLogs.every((log) => log instanceof TapeLog && TapeLog.reading.names(log).includes('blockHash'))).toBe(
+      true,
+    );
+    expect(tapeLogs.every((log) => !Object.hasOwn(log as object, 'blockHash'))).toBe(true);
+    expect(tapeLogs.every((log) => logMembers(log as TapeLog).blockHash === fixture.header.hash)).toBe(true);
     expect(fromTape(answer)).toBe(true);
     expectAsParsed(answer);
+  });
+
+  /**
+   * One change of a node's log, at the text, to a member it restates (compared on the tape where it is as a node writes
+   * it, built and read by the parsed way's rules where not).
+   */
+  const NODE_LOG_CHANGES: Record<string, (log: Record<string, unknown>) => void> = {
+    'blockHash another hash': (log) => (log.blockHash = `0x${'ab'.repeat(32)}`),
+    'blockHash in capitals': (log) => (log.blockHash = `0x${(log.blockHash as string).slice(2).toUpperCase()}`),
+    'blockHash null': (log) => (log.blockHash = null),
+    'blockHash a number': (log) => (log.blockHash = 1),
+    'blockNumber one more': (log) => (log.blockNumber = `0x${(BigInt(log.blockNumber as string) + 1n).toString(16)}`),
+    'blockNumber a JSON number': (log) => (log.blockNumber = Number(log.blockNumber)),
+    'blockNumber with a leading zero': (log) => (log.blockNumber = `0x0${(log.blockNumber as string).slice(2)}`),
+    'blockNumber in capitals': (log) => (log.blockNumber = (log.blockNumber as string).toUpperCase()),
+    'blockNumber not hex': (log) => (log.blockNumber = '0xzz'),
+    'a blockTimestamp': (log) => (log.blockTimestamp = '0x1'),
+    'transactionHash another hash': (log) => (log.transactionHash = `0x${'cd'.repeat(32)}`),
+    'transactionHash absent': (log) => delete log.transactionHash,
+    'transactionIndex another': (log) => (log.transactionIndex = '0x7777'),
+    'logIndex one more': (log) => (log.logIndex = `0x${(BigInt(log.logIndex as string) + 1n).toString(16)}`),
+    'logIndex a JSON number': (log) => (log.logIndex = Number(log.logIndex)),
+    'logIndex given twice': (log) => (log.logIndex_twice = true),
+    'a transactionLogIndex': (log) => (log.transactionLogIndex = '0x5'),
+    'removed true': (log) => (log.removed = true),
+    'removed null': (log) => (log.removed = null),
+    'removed a string': (log) => (log.removed = 'false'),
+    'type mined': (log) => (log.type = 'mined'),
+    'type pending': (log) => (log.type = 'pending'),
+    'blockHash of another spelling': (log) => (log.BlockHash = log.blockHash),
+    'an unknown member, an object': (log) => (log.note = { blockHash: 1 }),
+  };
+
+  it.each(Object.keys(NODE_LOG_CHANGES))('gives the parsed text’s answer on a node’s log with %s', (change) => {
+    for (const name of ['mainnet-22869878', 'mainnet-1000023']) {
+      const answer = JSON.parse(fullNodeAnswer(loadFixture(name)));
+      const logs = (answer.receipts as Array<{ logs: Array<Record<string, unknown>> }>).flatMap((r) => r.logs);
+      expect(logs.length).toBeGreaterThan(0);
+      NODE_LOG_CHANGES[change]!(logs[logs.length >> 1]!);
+      const text = JSON.stringify(answer).replace('"logIndex_twice":true', '"logIndex":"0x0"');
+      expect(text).not.toBe(fullNodeAnswer(loadFixture(name)));
+      expectAsParsed(text);
+    }
+  });
+
+  it('gives the parsed text’s answer where receipts asked by transaction are known by their logs’ hash', () => {
+    const answer = JSON.parse(fullNodeAnswer(loadFixture('mainnet-22869878')));
+    answer.receipts_by_transaction = true;
+    answer.header.transactions = (answer.receipts as Array<{ transactionHash: string }>).map((r) => r.transactionHash);
+    const receipt = (answer.receipts as Array<Record<string, unknown> & { logs: Array<Record<string, unknown>> }>).find(
+      (r) => r.logs.length > 0,
+    )!;
+    delete receipt.transactionHash;
+    expectAsParsed(JSON.stringify(answer));
+    // Its logs naming another transaction than the one asked: a conflict, found off the tape as parsed.
+    for (const log of receipt.logs) log.transactionHash = `0x${'ef'.repeat(32)}`;
+    const text = JSON.stringify(answer);
+    expect(verifyBlockTextFrom(text, {}, 0)).toMatchObject({ ok: false, error: { kind: 'invalid' } });
+    expectAsParsed(text);
   });
 
   it('gives bytes the answer their text gets, and refuses bytes that are not UTF-8 as before', () => {
@@ -187,9 +253,11 @@ describe('a block verified from its JSON text', () => {
   });
 
   it('gives the parsed text’s answer on texts changed a character at a time', () => {
-    const texts = ['mainnet-1000023', 'mainnet-3000026', 'base-2000000'].map((name) =>
-      JSON.stringify(loadFixture(name)),
-    );
+    const texts = [
+      ...['mainnet-1000023', 'mainnet-3000026', 'base-2000000'].map((name) => JSON.stringify(loadFixture(name))),
+      // A node's answer: its logs' restated members are compared on the tape.
+      fullNodeAnswer(loadFixture('mainnet-1000023')),
+    ];
     const alphabet = fc.constantFrom(...'{}[],:"0123456789abcdefxX \\'.split(''));
     fc.assert(
       fc.property(fc.nat(texts.length - 1), fc.nat(), fc.nat(2), alphabet, (which, at, how, char) => {

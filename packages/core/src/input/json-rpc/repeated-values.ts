@@ -17,14 +17,21 @@ const HEX_DIGITS = '0123456789abcdef';
  */
 function isPlainQuantity(value: unknown, n: number): boolean {
   if (typeof value === 'number') return value === n;
-  if (typeof value !== 'string' || value.length < 3 || value.charCodeAt(0) !== 48 || value.charCodeAt(1) !== 120)
-    return false;
+  return typeof value === 'string' && plainQuantityText(value, 0, value.length, n);
+}
+
+/**
+ * Whether the characters of `text` from `start` to `end` spell `n` as a node writes a quantity (`0x`, lower-case
+ * digits, no leading zero): {@link isPlainQuantity} of a string, also of one left on a scanner's tape.
+ */
+export function plainQuantityText(text: string, start: number, end: number, n: number): boolean {
+  if (end - start < 3 || text.charCodeAt(start) !== 48 || text.charCodeAt(start + 1) !== 120) return false;
   let rest = n;
-  for (let i = value.length - 1; i >= 2; i--) {
-    if (value.charCodeAt(i) !== HEX_DIGITS.charCodeAt(rest % 16)) return false;
+  for (let i = end - 1; i >= start + 2; i--) {
+    if (text.charCodeAt(i) !== HEX_DIGITS.charCodeAt(rest % 16)) return false;
     rest = Math.floor(rest / 16);
   }
-  return rest === 0 && (value.length === 3 || value.charCodeAt(2) !== 48);
+  return rest === 0 && (end - start === 3 || text.charCodeAt(start + 2) !== 48);
 }
 
 /** A quantity of the block, and the number the common case compares with (-1, never matched, beyond 2^53-1). */

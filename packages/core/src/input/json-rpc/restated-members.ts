@@ -27,6 +27,7 @@ import {
   type JsonObject,
 } from '../values/json-values.js';
 import type { Problems } from '../values/problems.js';
+import { logMembers, onTape, type LogRestates } from '../values/log-list.js';
 import {
   compareHash,
   compareQuantity,
@@ -368,7 +369,7 @@ export function checkReceiptsAsked(receipts: unknown, transactions: unknown, pro
     const named = isAbsent(receipt.transactionHash)
       ? (Array.isArray(receipt.logs) ? receipt.logs : []).map((log: unknown, j) => ({
           path: `receipts[${i}].logs[${j}].transactionHash`,
-          hash: isObject(log) ? log.transactionHash : undefined,
+          hash: isObject(log) ? logMembers(log).transactionHash : undefined,
         }))
       : [{ path: `receipts[${i}].transactionHash`, hash: receipt.transactionHash }];
     const askedFor = `the block's ${listedPath(transactions[i], i).slice('header.'.length)}, for which the source asked this receipt (receipts_by_transaction)`;
@@ -627,6 +628,16 @@ export function checkRestatedMembers(
     ? " (a receipt with a cumulativeGasUsed of 0 after the block's transactions is Bor's state-sync receipt, told apart by its transactionHash: give it)"
     : '';
   let logIndex = 0;
+  // What the log at hand restates, for a log left on the tape: one object, its members set for each such log.
+  const restates: LogRestates = {
+    blockHash: undefined,
+    blockNumber: -1,
+    blockTimestamp: -1,
+    transactionHash: undefined,
+    transactionIndex: -1,
+    logIndex: -1,
+    transactionLogIndex: -1,
+  };
   // The previous receipt's cumulative gas, read only where a gasUsed asks for it (undefined: not read).
   let previous: bigint | undefined = 0n;
   for (let place = 0; place < positions.length; place++) {
@@ -674,8 +685,21 @@ export function checkRestatedMembers(
     // Built at the first log not as a node writes it.
     let repeatedOfReceipt: ReceiptFacts | undefined;
     for (let i = 0; i < logs.length; i++, logIndex++) {
-      const log: unknown = logs[i];
-      if (!isObject(log) || logIsPlain(log, facts, transactionHash, place, logIndex, i)) continue;
+      const given: unknown = logs[i];
+      if (!isObject(given)) continue;
+      const tape = onTape(given);
+      if (tape !== undefined) {
+        restates.blockHash = facts.hash?.of;
+        restates.blockNumber = facts.number?.of.plain ?? -1;
+        restates.blockTimestamp = facts.timestamp?.of.plain ?? -1;
+        restates.transactionHash = transactionHash;
+        restates.transactionIndex = place;
+        restates.logIndex = logIndex;
+        restates.transactionLogIndex = i;
+        if (tape.isPlain(given, restates)) continue;
+      }
+      const log = logMembers(given);
+      if (logIsPlain(log, facts, transactionHash, place, logIndex, i)) continue;
       const logPath = `${path()}.logs[${i}]`;
       repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listed, place);
       if (repeatedOfReceipt.transactionHash === undefined) {

@@ -1,17 +1,18 @@
 /**
  * A block's JSON text read off the WebAssembly scanner's tape (json/scan/) into the value `JSON.parse` would give, but
- * for its logs' address, topics and data and its receipts' own `logsBloom`: where they are hex, they stay on the tape
- * (a {@link TapeLog}, a {@link TapeHex}), their bytes already decoded there, where `JSON.parse` would make a string of
- * each and the reader decode them again. Everything else is built as `JSON.parse` builds it, so that the block's
- * readers (json-rpc.ts, restated-members.ts) read it by their own rules; a log on the tape is read by the rule a log's
- * text is (LogDecoder), a bloom by the rule a bloom's (readReceiptBloom). It exists for speed: on a modern block the
- * logs' hex is most of the text, and a node's receipts restate a bloom of 512 digits each.
+ * for its logs and its receipts' own `logsBloom`: where they are hex, they stay on the tape (a {@link TapeLog}, a
+ * {@link TapeHex}), their bytes already decoded there, where `JSON.parse` would make a string of each and the reader
+ * decode them again, and so do a log's other members, built only where a reader asks for them (logMembers).
+ * Everything else is built as `JSON.parse` builds it, so that the block's readers (json-rpc.ts, restated-members.ts)
+ * read it by their own rules; a log on the tape is read by the rule a log's text is (LogDecoder), a bloom by the rule a
+ * bloom's (readReceiptBloom). It exists for speed: on a modern block the logs' hex is most of the text, a node's
+ * receipts restate a bloom of 512 digits each, and its logs their block and transaction.
  */
 import { scanJson } from '../../json/scan/json-tape.js';
 import { TOKEN } from '../../json/scan/scan-layout.js';
 import { NotReadFromTape } from '../../errors.js';
 import { TapeReader } from '../../json/scan/tape-value.js';
-import { TapeLog } from '../values/log-list.js';
+import { TapeLog } from './tape-log.js';
 import { TapeHex } from '../values/tape-hex.js';
 import type { JsonObject } from '../values/json-values.js';
 
@@ -63,20 +64,25 @@ function receiptOf(reader: TapeReader, i: number): JsonObject {
 }
 
 /**
- * The log at token `i`: where its address and data are hex and its topics an array, those three left on the tape and
- * its other members built; else built whole.
+ * The log at token `i`: where its address and data are hex and its topics an array, a {@link TapeLog} (its other members
+ * left on the tape too, their names and tokens kept); else built whole.
  */
 function logOf(reader: TapeReader, i: number): unknown {
   let [address, topics, data] = [-1, -1, -1];
-  // Its other members, name then token: read as the log's own once it is known to stay on the tape.
-  let others: Array<string | number> | undefined;
+  let names: string[] | undefined;
+  let values: number[] | undefined;
   const count = reader.operand(i, 3);
   for (let m = 0, j = i + 1; m < count; m++, j = reader.after(j + 1)) {
     const name = reader.name(j);
-    if (name === 'address' && address === -1) address = j + 1;
-    else if (name === 'topics' && topics === -1) topics = j + 1;
-    else if (name === 'data' && data === -1) data = j + 1;
-    else (others ??= []).push(name, j + 1);
+    // A name given twice goes to JSON.parse, as reader.object sends it (a second address, topics or data among them).
+    if (name === 'address') address = address === -1 ? j + 1 : twice();
+    else if (name === 'topics') topics = topics === -1 ? j + 1 : twice();
+    else if (name === 'data') data = data === -1 ? j + 1 : twice();
+    else {
+      if (name === '__proto__') twice();
+      (names ??= []).push(name);
+      (values ??= []).push(j + 1);
+    }
   }
   const onTape =
     address !== -1 &&
@@ -86,16 +92,19 @@ function logOf(reader: TapeReader, i: number): unknown {
     data !== -1 &&
     reader.kind(data) === TOKEN.hex;
   if (!onTape) return reader.value(i);
-  const log = new TapeLog(reader, address, topics, data);
-  if (others !== undefined)
-    for (let k = 0; k < others.length; k += 2) {
-      const name = others[k] as string;
-      // A name given twice (address, topics and data among them: their second copy is here) goes to JSON.parse.
-      if (name === '__proto__' || Object.hasOwn(log, name) || THREE.has(name)) throw new NotReadFromTape();
-      log[name] = reader.value(others[k + 1] as number);
-    }
-  return log;
+  if (names !== undefined && givenTwice(names)) twice();
+  return new TapeLog(reader, address, topics, data, names, values);
 }
 
-/** The members of a log that stay on the tape. */
-const THREE = new Set(['address', 'topics', 'data']);
+/** Refuses a log that names a member twice (or `__proto__`): the text is then parsed, and the duplicate named. */
+function twice(): never {
+  throw new NotReadFromTape();
+}
+
+/** Whether a name is given twice in `names` (each the very string the reader keeps for it: compared as pointers). */
+function givenTwice(names: readonly string[]): boolean {
+  // A node's log adds under ten; a text may hold thousands, which a Set tells in linear time.
+  if (names.length > 16) return new Set(names).size !== names.length;
+  for (let a = 1; a < names.length; a++) for (let b = 0; b < a; b++) if (names[a] === names[b]) return true;
+  return false;
+}

@@ -83,9 +83,12 @@ export class LogDecoder {
   }
 
   #log(value: unknown): Log | undefined {
-    if (value instanceof TapeLog)
-      return this.#rpc && RPC_LOG_SPELLINGS.none(value) ? TapeLog.decode(value, this.#tapeItem) : undefined;
     if (!isObject(value)) return undefined;
+    const tape = onTape(value);
+    if (tape !== undefined)
+      return this.#rpc && RPC_LOG_SPELLINGS.noneNamed(tape.names(value))
+        ? tape.decode(value, this.#tapeItem)
+        : undefined;
     if (!this.#rpc) {
       for (const member in value)
         if (member !== 'contract_address' && member !== 'topics' && member !== 'data') return undefined;
@@ -118,10 +121,13 @@ export class LogDecoder {
    * The item at `place` of a log read off a tape, `size` bytes at `at` of the tape's `bytes`: the previous log's view
    * there when its bytes are the same, as #item does for text (the bloom then takes it without a lookup).
    */
-  readonly #tapeItem = (bytes: Uint8Array, at: number, size: number, place: number): Uint8Array => {
+  readonly #tapeItem = (tape: TapeReader, at: number, size: number, place: number): Uint8Array => {
     const last = this.#lastAt[place]!;
-    if (last !== -1 && this.#lastTape === bytes && sameRange(bytes, at, last, size)) return this.#lastBytes[place]!;
-    const view = bytes.subarray(at, at + size);
+    const bytes = tape.bytes;
+    if (last !== -1 && this.#lastTape === bytes && sameRange(tape.byteView, at, last, size))
+      return this.#lastBytes[place]!;
+    // A view made by its constructor, not `subarray` (which looks up the array's species): about half the cost.
+    const view = new Uint8Array(bytes.buffer, bytes.byteOffset + at, size);
     this.#lastTape = bytes;
     this.#lastAt[place] = at;
     this.#lastBytes[place] = view;
@@ -130,63 +136,70 @@ export class LogDecoder {
   };
 }
 
-/** A log's item at `place` (0 the address, then the topics): `size` bytes at `at` of a tape's `bytes`, as a view. */
-type TapeItem = (bytes: Uint8Array, at: number, size: number, place: number) => Uint8Array;
+/** A log's item at `place` (0 the address, then the topics): `size` bytes at `at` of a tape's bytes, as a view. */
+export type TapeItem = (tape: TapeReader, at: number, size: number, place: number) => Uint8Array;
 
-/** Whether `bytes` holds the same `size` bytes at `a` and at `b`. */
-function sameRange(bytes: Uint8Array, a: number, b: number, size: number): boolean {
-  for (let i = 0; i < size; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+/**
+ * Whether `view` holds the same `size` bytes at `a` and at `b`: a word at a time, from their ends, where the topics
+ * that hold an address (12 zero bytes, then the address) differ. Byte by byte from the start, it was the busiest line
+ * of verifying a block's text.
+ */
+function sameRange(view: DataView, a: number, b: number, size: number): boolean {
+  let i = size;
+  for (; i >= 4; i -= 4) if (view.getInt32(a + i - 4) !== view.getInt32(b + i - 4)) return false;
+  for (; i > 0; i--) if (view.getUint8(a + i - 1) !== view.getUint8(b + i - 1)) return false;
   return true;
 }
 
 /**
- * A JSON-RPC log left on the tape its block's text was scanned into (input/json-rpc/tape-block.ts): its address and
- * data `0x` strings of hex digits and its topics an array, those three read off the tape, where the scanner decoded
- * their hex; its other members, such as those a node adds (restated-members.ts), are its own, as JSON.parse gives
- * them, for their readers. {@link LogDecoder} reads it by the rule it reads a log's text by.
+ * What a log of a block restates (restated-members.ts): its block's hash (as the block gives it; undefined where none is
+ * known) and its block's number and timestamp (-1 where none is known or past 2^53-1), its transaction's hash (undefined
+ * where none is known) and place, its place among the block's logs and among its receipt's.
  */
-export class TapeLog {
-  /** The log's other members. */
-  [member: string]: unknown;
-  readonly #tape: TapeReader;
-  /** The tokens of its address, its topics' array and its data. */
-  readonly #address: number;
-  readonly #topics: number;
-  readonly #data: number;
-  constructor(tape: TapeReader, address: number, topics: number, data: number) {
-    this.#tape = tape;
-    this.#address = address;
-    this.#topics = topics;
-    this.#data = data;
-  }
-
-  /**
-   * `log` when it is plainly valid: an address of 20 bytes, at most 4 topics of 32, data of whole bytes. Static, so that
-   * a member of the log's own cannot stand in its place.
-   */
-  static decode(log: TapeLog, item: TapeItem): Log | undefined {
-    const tape = log.#tape;
-    const address = TapeLog.#item(tape, log.#address, ADDRESS_BYTES, 0, item);
-    const count = tape.operand(log.#topics, 3);
-    if (address === undefined || count > MAX_TOPICS) return undefined;
-    const topics = new Array<Uint8Array>(count);
-    for (let t = 0, token = log.#topics + 1; t < count; t++, token = tape.after(token)) {
-      const topic = TapeLog.#item(tape, token, TOPIC_BYTES, 1 + t, item);
-      if (topic === undefined) return undefined;
-      topics[t] = topic;
-    }
-    const digits = tape.operand(log.#data, 2);
-    if (digits % 2 !== 0) return undefined;
-    const at = tape.operand(log.#data, 3);
-    return { address, topics, data: tape.bytes.subarray(at, at + digits / 2) };
-  }
-
-  /** The bytes of token `token`, an item at `place` of the log (`item`); undefined where it is not hex of `size` bytes. */
-  static #item(tape: TapeReader, token: number, size: number, place: number, item: TapeItem): Uint8Array | undefined {
-    const at = tape.hexAt(token, size);
-    return at === -1 ? undefined : item(tape.bytes, at, size, place);
-  }
+export interface LogRestates {
+  blockHash: string | undefined;
+  blockNumber: number;
+  blockTimestamp: number;
+  transactionHash: string | undefined;
+  transactionIndex: number;
+  logIndex: number;
+  transactionLogIndex: number;
 }
+
+/**
+ * The key under which a JSON-RPC log left on the scanner's tape (input/json-rpc/tape-log.ts) gives its readers: a
+ * symbol, so that no member of the log's JSON can stand in its place. The readers of a block meet such a log through
+ * {@link onTape} and never import it: a reader of parsed JSON (`verifyBlock`, the browser's bundle) carries none of the
+ * tape's code.
+ */
+export const ON_TAPE: unique symbol = Symbol('a JSON-RPC log left on the tape');
+
+/** How a log left on the tape is read; each takes the log. */
+export interface LogOnTape {
+  /** The names of its members other than its address, topics and data, in the text's order. */
+  names(log: object): readonly string[];
+  /** The log, when it is plainly valid (an address of 20 bytes, at most 4 topics of 32, data of whole bytes). */
+  decode(log: object, item: TapeItem): Log | undefined;
+  /**
+   * Whether it repeats what `restates` says as a node writes it, told where its members lie, none built: true only where
+   * restated-members.ts' logIsPlain would say so of its members built; false where it cannot tell.
+   */
+  isPlain(log: object, restates: LogRestates): boolean;
+  /** The log with its other members built as JSON.parse builds them, as its own (once): see {@link logMembers}. */
+  build<T extends object>(log: T): T;
+}
+
+/** How `value` is read where it is a log left on the tape; undefined for any other value. */
+export const onTape = (value: object): LogOnTape | undefined => (value as { [ON_TAPE]?: LogOnTape })[ON_TAPE];
+
+/**
+ * A JSON-RPC log's members as values, for a reader that reads them by name: a log left on the tape has its other members
+ * built (once), any other value is as it is. Every reader of a log's members but the plain check on the tape goes
+ * through it: such a log's members are not its own until then.
+ * @example
+ * const hash = isObject(log) ? logMembers(log).transactionHash : undefined
+ */
+export const logMembers = <T extends object>(log: T): T => onTape(log)?.build(log) ?? log;
 
 /** Bytes that hex `value` would take, at most (its length over 2), or 0 when it is not text. */
 const textBytes = (value: unknown) => (typeof value === 'string' ? value.length >> 1 : 0);

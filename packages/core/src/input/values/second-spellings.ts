@@ -19,6 +19,13 @@ function hasNames(obj: JsonObject, names: readonly string[]): boolean {
   return i === names.length;
 }
 
+/** Whether `names` are `plain`, in order: pointer compares, as in {@link hasNames}. */
+function sameNames(names: readonly string[], plain: readonly string[]): boolean {
+  if (names.length !== plain.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== plain[i]) return false;
+  return true;
+}
+
 /**
  * The second spellings of one kind of object's members (`known`: those its reader reads), for a reader that meets
  * thousands of such objects. The answer depends on the members' names alone, and the objects of a block (and of the
@@ -49,17 +56,24 @@ export class SecondSpellings {
   /** Whether `obj` gives no member that is a known one spelled another way ({@link check} names those). */
   none(obj: JsonObject): boolean {
     if (hasNames(obj, this.#plain)) return true;
-    if (!hasNames(obj, this.#plainBefore)) return this.#lookedUp(obj);
+    if (!hasNames(obj, this.#plainBefore)) return this.#lookedUp(Object.keys(obj));
+    [this.#plain, this.#plainBefore] = [this.#plainBefore, this.#plain];
+    return true;
+  }
+
+  /** {@link none} for an object whose members' names are `names`, in order (a log left on a tape: log-list.ts). */
+  noneNamed(names: readonly string[]): boolean {
+    if (sameNames(names, this.#plain)) return true;
+    if (!sameNames(names, this.#plainBefore)) return this.#lookedUp(names);
     [this.#plain, this.#plainBefore] = [this.#plainBefore, this.#plain];
     return true;
   }
 
   /**
-   * {@link none} for an object of other names than the last plain ones: each name looked up, and kept when harmless. A
-   * name is refused or not whatever else its object gives, so the names alone answer.
+   * {@link none} for an object of other names than the last plain ones, `members`: each name looked up, and kept when
+   * harmless. A name is refused or not whatever else its object gives, so the names alone answer.
    */
-  #lookedUp(obj: JsonObject): boolean {
-    const members = Object.keys(obj);
+  #lookedUp(members: readonly string[]): boolean {
     const harmless = this.#harmless;
     for (const member of members) {
       if (harmless.has(member)) continue;

@@ -21,12 +21,15 @@ export class TapeReader {
   readonly words: Uint32Array;
   /** The bytes of the tape's hex strings. */
   readonly bytes: Uint8Array;
+  /** {@link bytes}, read a word at a time. */
+  readonly byteView: DataView;
   /** Member names seen, by a hash of their length and ends: a block's objects repeat a few dozen names. */
   readonly #names = new Array<string | undefined>(NAME_SLOTS).fill(undefined);
   constructor(tape: JsonTape) {
     this.text = tape.text;
     this.words = tape.words;
     this.bytes = tape.bytes;
+    this.byteView = new DataView(tape.bytes.buffer, tape.bytes.byteOffset, tape.bytes.byteLength);
   }
 
   /** Token `i`'s kind, one of {@link TOKEN}. */
@@ -65,6 +68,30 @@ export class TapeReader {
   /** Where token `i`'s bytes start in {@link bytes}, where it is a hex string of exactly `size` bytes; else -1. */
   hexAt(i: number, size: number): number {
     return this.kind(i) === TOKEN.hex && this.operand(i, 2) === 2 * size ? this.operand(i, 3) : -1;
+  }
+
+  /**
+   * Where the characters of token `i` start in the text, where it is a string (its `0x` counted, for hex); -1 for
+   * another value. The scanner reads no escape, so they are the string's own.
+   */
+  stringAt(i: number): number {
+    const kind = this.kind(i);
+    return kind === TOKEN.string ? this.operand(i, 1) : kind === TOKEN.hex ? this.operand(i, 1) - 2 : -1;
+  }
+
+  /** The characters of token `i`, a string ({@link stringAt}). */
+  stringLength(i: number): number {
+    return this.operand(i, 2) + (this.kind(i) === TOKEN.hex ? 2 : 0);
+  }
+
+  /** Whether token `i` is the string `expected`, as JSON.parse would give it. */
+  isString(i: number, expected: string | undefined): boolean {
+    const at = this.stringAt(i);
+    if (at === -1 || expected === undefined) return false;
+    const length = this.stringLength(i);
+    // A slice of a long text is a view of it (nothing copied), and `===` compares natively: `startsWith(expected, at)`
+    // cost twice as much on a node's answer, whose every log restates two hashes.
+    return length === expected.length && this.text.slice(at, at + length) === expected;
   }
 
   /** The value that starts at token `i`, as JSON.parse gives it; throws NotReadFromTape (see it). */
