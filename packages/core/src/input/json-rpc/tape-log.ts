@@ -47,11 +47,11 @@ export class TapeLog {
     names: (log) => (log as TapeLog).#names,
     decode: (log, item) => TapeLog.#decode(log as TapeLog, item),
     isPlain: (log, restates) => TapeLog.#isPlain(log as TapeLog, restates),
-    build: (log) => TapeLog.#build(log as unknown as TapeLog) as unknown as typeof log,
+    build: (log) => TapeLog.#build(log as TapeLog),
   };
 
   static #isPlain(log: TapeLog, restates: LogRestates): boolean {
-    return log.#names.length === 0 || logIsPlainOnTape(log.#tape, log.#names, log.#values, restates);
+    return logIsPlainOnTape(log.#tape, log.#names, log.#values, restates);
   }
 
   static #build(log: TapeLog): TapeLog {
@@ -74,9 +74,7 @@ export class TapeLog {
     }
     const digits = tape.operand(log.#data, 2);
     if (digits % 2 !== 0) return undefined;
-    const at = tape.operand(log.#data, 3);
-    const bytes = tape.bytes;
-    return { address, topics, data: new Uint8Array(bytes.buffer, bytes.byteOffset + at, digits / 2) };
+    return { address, topics, data: tape.view(tape.operand(log.#data, 3), digits / 2) };
   }
 
   /** The bytes of token `token`, an item at `place` of the log (`item`); undefined where it is not hex of `size` bytes. */

@@ -126,8 +126,7 @@ export class LogDecoder {
     const bytes = tape.bytes;
     if (last !== -1 && this.#lastTape === bytes && sameRange(tape.byteView, at, last, size))
       return this.#lastBytes[place]!;
-    // A view made by its constructor, not `subarray` (which looks up the array's species): about half the cost.
-    const view = new Uint8Array(bytes.buffer, bytes.byteOffset + at, size);
+    const view = tape.view(at, size);
     this.#lastTape = bytes;
     this.#lastAt[place] = at;
     this.#lastBytes[place] = view;
@@ -186,7 +185,7 @@ export interface LogOnTape {
    */
   isPlain(log: object, restates: LogRestates): boolean;
   /** The log with its other members built as JSON.parse builds them, as its own (once): see {@link logMembers}. */
-  build<T extends object>(log: T): T;
+  build(log: object): object;
 }
 
 /** How `value` is read where it is a log left on the tape; undefined for any other value. */
@@ -199,7 +198,7 @@ export const onTape = (value: object): LogOnTape | undefined => (value as { [ON_
  * @example
  * const hash = isObject(log) ? logMembers(log).transactionHash : undefined
  */
-export const logMembers = <T extends object>(log: T): T => onTape(log)?.build(log) ?? log;
+export const logMembers = <T extends object>(log: T): T => (onTape(log)?.build(log) as T | undefined) ?? log;
 
 /** Bytes that hex `value` would take, at most (its length over 2), or 0 when it is not text. */
 const textBytes = (value: unknown) => (typeof value === 'string' ? value.length >> 1 : 0);

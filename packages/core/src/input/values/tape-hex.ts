@@ -22,6 +22,6 @@ export class TapeHex {
   /** Its bytes, a view into the tape's, where its digits spell exactly `size` bytes; else undefined. */
   bytesOf(size: number): Uint8Array | undefined {
     const at = this.#tape.hexAt(this.#token, size);
-    return at === -1 ? undefined : this.#tape.bytes.subarray(at, at + size);
+    return at === -1 ? undefined : this.#tape.view(at, size);
   }
 }

@@ -71,6 +71,15 @@ export class TapeReader {
   }
 
   /**
+   * A view of `length` of {@link bytes} from `at`, made by its constructor: `subarray`, which looks up the array's
+   * species, costs about twice as much, and a block's logs take a view for each item.
+   */
+  view(at: number, length: number): Uint8Array {
+    const bytes = this.bytes;
+    return new Uint8Array(bytes.buffer, bytes.byteOffset + at, length);
+  }
+
+  /**
    * Where the characters of token `i` start in the text, where it is a string (its `0x` counted, for hex); -1 for
    * another value. The scanner reads no escape, so they are the string's own.
    */
@@ -98,13 +107,10 @@ export class TapeReader {
   value(i: number): unknown {
     const text = this.text;
     switch (this.kind(i)) {
-      case TOKEN.string: {
-        const at = this.operand(i, 1);
-        return text.slice(at, at + this.operand(i, 2));
-      }
+      case TOKEN.string:
       case TOKEN.hex: {
-        const at = this.operand(i, 1) - 2; // with its 0x
-        return text.slice(at, at + 2 + this.operand(i, 2));
+        const at = this.stringAt(i);
+        return text.slice(at, at + this.stringLength(i));
       }
       case TOKEN.number: {
         const at = this.operand(i, 1);
