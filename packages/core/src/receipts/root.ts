@@ -44,6 +44,8 @@ class ReceiptWriter {
   // One scratch bloom for every receipt: the encoding copies it, so none is allocated per receipt.
   readonly #bloomWords = new Int32Array(BLOOM_BYTES / 4);
   readonly #bloom = new Uint8Array(this.#bloomWords.buffer);
+  /** Whether the scratch bloom holds a bit: the last receipt written had logs. */
+  #bloomSet = false;
 
   readonly #onReceiptBloom: CommitmentOptions['onReceiptBloom'];
 
@@ -64,12 +66,17 @@ class ReceiptWriter {
    */
   write(index: number, receipt: Receipt, plan: ReceiptPlan, out: Uint8Array, offset: number): Uint8Array {
     const bloom = this.#bloom;
-    bloom.fill(0);
-    for (const log of receipt.logs) this.#hasher.addLog(bloom, log);
+    const logs = receipt.logs;
+    // A third of a modern block's receipts have no logs: their bloom is empty, cleared once and OR-ed into nothing.
+    if (this.#bloomSet) bloom.fill(0);
+    this.#bloomSet = logs.length > 0;
+    for (let i = 0; i < logs.length; i++) this.#hasher.addLog(bloom, logs[i]!);
     this.#onReceiptBloom?.(index, bloom);
-    const blockWords = this.#blockWords;
-    const bloomWords = this.#bloomWords;
-    for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
+    if (this.#bloomSet) {
+      const blockWords = this.#blockWords;
+      const bloomWords = this.#bloomWords;
+      for (let w = 0; w < blockWords.length; w++) blockWords[w]! |= bloomWords[w]!;
+    }
     const start = offset + LEAF_HEADROOM;
     return out.subarray(start, writeReceipt(out, start, receipt, plan, bloom));
   }
