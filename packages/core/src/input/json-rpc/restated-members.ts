@@ -271,6 +271,8 @@ const listedPath = (entry: unknown, place: number) =>
 
 /** A transaction hash as a node writes it, told without reading it. */
 const PLAIN_HASH = /^0x[0-9a-fA-F]{64}$/;
+/** A hash as most nodes write it, lower case: its own key (hexKey), no lowered copy made. */
+const LOWER_HASH = /^0x[0-9a-f]{64}$/;
 
 /**
  * The hashes of the header's `transactions` (hashes, or objects with a `hash`), each read as a 32-byte hash, or named
@@ -287,12 +289,14 @@ function readListedHashes(
   const seen = unique ? new Map<string, number>() : undefined;
   return transactions.map((entry: unknown, place) => {
     const hash = listedHash(entry);
-    if (typeof hash !== 'string' || !PLAIN_HASH.test(hash)) {
+    const lower = typeof hash === 'string' && LOWER_HASH.test(hash);
+    if (!lower && (typeof hash !== 'string' || !PLAIN_HASH.test(hash))) {
       if (readHex(hash, listedPath(entry, place), problems, 32) === undefined) return undefined;
     }
-    const key = hexKey(hash as string);
-    const first = seen?.get(key);
-    if (first === undefined) seen?.set(key, place);
+    if (seen === undefined) return hash as string;
+    const key = lower ? hash : hexKey(hash as string);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, place);
     else
       problems.add(
         listedPath(entry, place),
@@ -316,21 +320,6 @@ function listedAt(
   if (hash === undefined) return undefined;
   const entry: unknown = (transactions as unknown[])[place];
   return { of: hash, what: `the block's ${listedPath(entry, place).slice('header.'.length)}` };
-}
-
-/**
- * The `transactionHash` of the receipt at `path()` (built only to name a problem) must be the transaction the block
- * lists at its place (`listed`), where it lists one.
- */
-function checkListedTransaction(
-  receipt: JsonObject,
-  path: () => string,
-  listed: Repeated<string> | undefined,
-  problems: Problems,
-): void {
-  // The common case, the very string, is told before any path is built.
-  if (listed === undefined || isAbsent(receipt.transactionHash) || listed.of === receipt.transactionHash) return;
-  compareHash(receipt.transactionHash, join(path(), 'transactionHash'), listed, problems);
 }
 
 /** What the block's reader found of Bor's state sync, which a node may leave out of one of the block's two lists. */
@@ -595,7 +584,12 @@ export function checkRestatedMembers(
   const { excluded } = stateSync;
   const { transactions } = block.header as JsonObject;
   checkTransactionCount(block, block.header as JsonObject, positions, stateSync, problems);
+  const listedBefore = problems.count;
   const listedHashes = readListedHashes(transactions, heldTo !== undefined, problems);
+  // A block that lists each receipt's transaction, each hash once, needs no set of its receipts' hashes: a receipt
+  // whose transactionHash is not the one listed at its place is named below, so no two can be known by one hash.
+  const eachListedOnce =
+    listedHashes !== undefined && problems.count === listedBefore && listedHashes.length === positions.length;
   const facts: BlockFacts = {
     hash: repeated(
       header.hash && `0x${bytesToHex(header.hash)}`,
@@ -621,7 +615,7 @@ export function checkRestatedMembers(
       checkListedObject(entry, place, facts, listed, problems);
     });
   }
-  const seen = heldTo !== undefined ? new TransactionHashes(transactionHashPath) : undefined;
+  const seen = heldTo !== undefined && !eachListedOnce ? new TransactionHashes(transactionHashPath) : undefined;
   const gasSteps = comparesGasUsed(heldTo);
   // Bor's state-sync receipt, outside the block's gas, is told apart by its transaction hash alone.
   const stateSyncHint = stateSync.outsideRoot
@@ -657,11 +651,15 @@ export function checkRestatedMembers(
     if (!plainQuantity(receipt.l1BlockNumber, facts.l1BlockNumber?.of.plain ?? -1))
       compareQuantity(receipt.l1BlockNumber, join(path(), 'l1BlockNumber'), facts.l1BlockNumber, problems);
     const before = problems.count;
-    const listed = listedAt(transactions, listedHashes, place);
-    checkListedTransaction(receipt, path, listed, problems);
-    // A hash the block's list already refused is not named twice.
-    if (seen !== undefined) {
-      if (problems.count === before && typeof receipt.transactionHash === 'string')
+    // Its transactionHash must be the one the block lists at its place; the very string is told before any path is built.
+    const listedHash = listedHashes?.[place];
+    if (listedHash !== undefined && !isAbsent(receipt.transactionHash) && listedHash !== receipt.transactionHash) {
+      const listed = listedAt(transactions, listedHashes, place);
+      compareHash(receipt.transactionHash, join(path(), 'transactionHash'), listed, problems);
+    }
+    if (heldTo !== undefined) {
+      // A hash the block's list already refused is not named twice.
+      if (seen !== undefined && problems.count === before && typeof receipt.transactionHash === 'string')
         seen.add(receipt.transactionHash, positions[place]!, problems);
       if (!plainQuantity(receipt.timestamp, facts.timestamp?.of.plain ?? -1))
         compareQuantity(receipt.timestamp, join(path(), 'timestamp'), facts.timestamp, problems);
@@ -679,7 +677,7 @@ export function checkRestatedMembers(
       }
       previous = cumulative;
     }
-    let transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listed?.of;
+    let transactionHash = typeof receipt.transactionHash === 'string' ? receipt.transactionHash : listedHash;
     const logs = receipt.logs;
     if (!Array.isArray(logs)) continue;
     // Built at the first log not as a node writes it.
@@ -701,7 +699,7 @@ export function checkRestatedMembers(
       const log = logMembers(given);
       if (logIsPlain(log, facts, transactionHash, place, logIndex, i)) continue;
       const logPath = `${path()}.logs[${i}]`;
-      repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listed, place);
+      repeatedOfReceipt ??= receiptFacts(receipt.transactionHash, listedAt(transactions, listedHashes, place), place);
       if (repeatedOfReceipt.transactionHash === undefined) {
         const hashPath = join(logPath, 'transactionHash');
         repeatedOfReceipt.transactionHash = firstLogTransaction(log.transactionHash, hashPath, problems);
