@@ -41,7 +41,8 @@ function rebuild(tape: JsonTape): unknown {
             check(word(i, 0) === TOKEN.key, `token ${i} is not a member's name`);
             const name = text.slice(word(i, 1), word(i, 1) + word(i, 2));
             i++;
-            (out as Record<string, unknown>)[name] = value();
+            // Defined, not set: a member named __proto__ is JSON.parse's own member, as here.
+            Object.defineProperty(out, name, { value: value(), enumerable: true, writable: true, configurable: true });
           } else (out as unknown[]).push(value());
           count++;
         }
@@ -110,6 +111,17 @@ function expectAsJsonParse(text: string): void {
   if (!readable(text, value)) return void expect(tape).toBeUndefined();
   expect(tape).toBeDefined();
   expect(rebuild(tape!)).toEqual(value);
+  expect(tape!.marks).toEqual(marksOf(text));
+}
+
+/** The marks a body's budget counts in `text`, in strings or not, counted a character at a time (the scanner's oracle). */
+function marksOf(text: string) {
+  let [brackets, separators] = [0, 0];
+  for (const char of text) {
+    if (char === '[' || char === '{') brackets++;
+    if (char === ',' || char === ':') separators++;
+  }
+  return { brackets, separators };
 }
 
 describe('the JSON scanner', () => {
@@ -247,7 +259,7 @@ describe('the JSON scanner', () => {
         fc.oneof(
           fc.constantFrom(hex, hex.replace(/^0x0/, '0x'), hex.toUpperCase().replace('0X', '0x')),
           fc
-            .tuple(fc.nat(), fc.constantFrom(...'/:@G`gx .'))
+            .tuple(fc.nat(), fc.constantFrom(...'/:@G`gx .,[{'))
             .map(
               ([at, char]) => hex.slice(0, 2 + (at % (hex.length - 1))) + char + hex.slice(2 + (at % (hex.length - 1))),
             ),

@@ -13,6 +13,7 @@ import { DuplicateMemberError } from '../packages/core/src/errors.js';
 import { parseJson, parseJsonMeasured } from '../packages/core/src/json/parse-json.js';
 import { tooDeep } from '../packages/core/src/json/depth.js';
 import { decodeJsonBody, parseJsonBody } from '../packages/core/src/api/json-body.js';
+import { verifyBlockText } from '../packages/core/src/api/block-operation.js';
 import { startServer, type RunningServer } from '../packages/service/src/server/start-server.js';
 import { auditorAccount, capturingLogger, testConfig } from './helpers/server.js';
 import { loadFixture } from './helpers/fixtures.js';
@@ -204,6 +205,22 @@ describe('a body that holds far more arrays, objects, values or members than any
     expect(read(object)).toEqual({ ok: false, error: members('2,615,742', '31,388,904') });
     const numbers = `{"x":[${Array(2_100_000).fill('0').join(',')}]}`;
     expect(read(numbers)).toEqual({ ok: false, error: members('2,000,000', '4,200,007') });
+  });
+
+  it('refused alike by verifyBlockText, whose scanner counts the marks as it reads (a text too deep for it counted apart)', () => {
+    const refusedWith = (problem: unknown) => ({ ok: false, error: { kind: 'invalid', problems: [problem], count: 1 } });
+    const flat = `{"x":[${Array(2_000_000).fill('[]').join(',')}]}`;
+    expect(verifyBlockText(flat)).toEqual(refusedWith(containers('250,000', '6,000,007')));
+    // The marks in strings count as those outside them.
+    const inStrings = `{"x":"${'['.repeat(300_000)}"}`;
+    expect(read(inStrings)).toEqual({ ok: false, error: containers('250,000', '300,008') });
+    expect(verifyBlockText(inStrings)).toEqual(refusedWith(containers('250,000', '300,008')));
+    const numbers = `{"x":[${Array(2_100_000).fill('0').join(',')}]}`;
+    expect(verifyBlockText(numbers)).toEqual(refusedWith(members('2,000,000', '4,200,007')));
+    expect(verifyBlockText(nested(250_001))).toEqual(refusedWith(containers('250,000', '500,021')));
+    // Under the bounds, a text is read: a block's problems, not the body's.
+    const under = verifyBlockText(`{"x":[${Array(1_999_000).fill('0').join(',')}]}`);
+    expect(under.ok || under.error.kind !== 'invalid' || under.error.problems[0]!.name).not.toBe('body');
   });
 
   it('read as before under the bounds: 250,000 nested, two million numbers, and real blocks however large', () => {

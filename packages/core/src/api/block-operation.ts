@@ -10,7 +10,8 @@ import {
 } from '../verify/verify-block.js';
 import { chainNotSupported } from './chain-not-supported.js';
 import { badRequest, type OperationContext, type OperationResult } from './envelope.js';
-import { decodeBodyText, jsonBodyText, parseJsonText } from './json-body.js';
+import { scanJson } from '../json/scan/json-tape.js';
+import { bomless, decodeBodyText, overBudget, parseJsonText } from './json-body.js';
 
 /**
  * `verify block` as an operation: the core's report as the body of a 200, or its refusal as the
@@ -70,9 +71,14 @@ export function verifyBlockTextFrom(
   context: BlockVerifyContext,
   tapeFrom: number,
 ): Result<BlockReport, BlockRefusal> {
-  const json = jsonBodyText(text);
+  const json = bomless(text);
   if (!json.ok) return refused(json.error);
-  const block = json.value.length < tapeFrom ? undefined : tapeBlock(json.value);
+  // Scanned before the body's budget is asked: the scanner counts its marks as it reads (json-body.ts' MarkCounts), and
+  // reads any text in one linear pass, refusing nesting past its depth.
+  const tape = json.value.length < tapeFrom ? undefined : scanJson(json.value);
+  const over = overBudget(json.value, tape?.marks);
+  if (over !== undefined) return refused(over);
+  const block = tape === undefined ? undefined : tapeBlock(tape);
   const streamed = block === undefined ? undefined : verifyBlockStreamed(block, context);
   if (streamed !== undefined) return streamed;
   const parsed = parseJsonText(json.value);

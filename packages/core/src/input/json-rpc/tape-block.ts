@@ -8,7 +8,7 @@
  * bloom's (readReceiptBloom). It exists for speed: on a modern block the logs' hex is most of the text, a node's
  * receipts restate a bloom of 512 digits each, and its logs their block and transaction.
  */
-import { scanJson } from '../../json/scan/json-tape.js';
+import type { JsonTape } from '../../json/scan/json-tape.js';
 import { TOKEN } from '../../json/scan/scan-layout.js';
 import { NotReadFromTape } from '../../errors.js';
 import { TapeReader } from '../../json/scan/tape-value.js';
@@ -17,17 +17,16 @@ import { TapeHex } from '../values/tape-hex.js';
 import type { JsonObject } from '../values/json-values.js';
 
 /**
- * The block `text` holds, its logs' hex left on the tape; undefined where the scanner does not read the text (see
- * json/scan/json-tape.ts), where an object in it names a member twice, or where it is not an object or holds
- * `raw_receipts` (read whole: the streamed reader does not take them). The caller then reads the text with
- * `JSON.parse` and the readers that name its problems.
+ * The block a scanned text holds (`tape`: scanJson's, json/scan/json-tape.ts), its logs' hex left on the tape; undefined
+ * where an object in it names a member twice, or where it is not an object or holds `raw_receipts` (read whole: the
+ * streamed reader does not take them). The caller then reads the text with `JSON.parse` and the readers that name its
+ * problems.
  * @example
- * const block = tapeBlock(text)
+ * const tape = scanJson(text)
+ * const block = tape && tapeBlock(tape)
  * if (block !== undefined) streamRpcBlock(block) // its logs decoded from the tape when the trie asks for them
  */
-export function tapeBlock(text: string): JsonObject | undefined {
-  const tape = scanJson(text);
-  if (tape === undefined) return undefined;
+export function tapeBlock(tape: JsonTape): JsonObject | undefined {
   const reader = new TapeReader(tape);
   if (reader.kind(0) !== TOKEN.objectStart) return undefined;
   // Asked before the receipts are built: such a block is parsed and read whole all the same.

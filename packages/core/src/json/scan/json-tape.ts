@@ -21,6 +21,8 @@ export interface JsonTape {
   readonly count: number;
   /** The bytes of every hex string, decoded, each at its token's arena offset. */
   readonly bytes: Uint8Array;
+  /** How many `[` and `{` the text holds, and how many `,` and `:`, in strings or not: what a body's budget counts. */
+  readonly marks: { readonly brackets: number; readonly separators: number };
 }
 
 type Scan = (text: number, length: number, tape: number, capacity: number, arena: number) => number;
@@ -103,11 +105,12 @@ export function scanJson(text: string): JsonTape | undefined {
   if (count <= 0) return undefined;
   const bytes = new Uint8Array(memory.buffer);
   const arena = arenaAfter(capacity);
-  const arenaLength = new Uint32Array(memory.buffer, LAYOUT.arenaLength, 1)[0]!;
+  const [arenaLength, brackets, separators] = new Uint32Array(memory.buffer, LAYOUT.arenaLength, 3);
   return {
     text,
     words: new Uint32Array(bytes.slice(tape, tape + count * TOKEN_WORDS * 4).buffer),
     count,
-    bytes: bytes.slice(arena, arena + arenaLength),
+    bytes: bytes.slice(arena, arena + arenaLength!),
+    marks: { brackets: brackets!, separators: separators! },
   };
 }

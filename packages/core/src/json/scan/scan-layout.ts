@@ -45,6 +45,8 @@ export const LAYOUT = {
   tokenClass: 512,
   /** Where a successful scan leaves the count of arena bytes it wrote. */
   arenaLength: 768,
+  /** Where a successful scan leaves the text's count of `[` and `{`, then of `,` and `:` (in strings or not). */
+  marks: 772,
   /** One entry of 16 bytes an open object or array: its start's token index, its count so far, its kind. */
   stack: 1024,
   /** The first byte the caller lays out (text, tape, arena). */

@@ -17,8 +17,11 @@ import { LAYOUT, TAPE_FULL, TOKEN, TOKEN_WORDS } from './scan-layout.js';
 
 const TOKEN_BYTES = TOKEN_WORDS * 4;
 
-/** A byte's class inside a string. */
-const STRING_CLASS = { hexDigit: 0, other: 1, quote: 2, refused: 3 } as const;
+/**
+ * A byte's class inside a string: the marks a body's budget counts (api/json-body.ts) apart, `[` and `{`, then `,` and
+ * `:`, so that the scanner counts those a string holds, as it counts those outside one.
+ */
+const STRING_CLASS = { hexDigit: 0, other: 1, bracket: 2, separator: 3, quote: 4, refused: 5 } as const;
 /** A byte's class where a token may start: the order of the dispatch below. */
 const TOKEN_CLASS = {
   refused: 0,
@@ -48,9 +51,13 @@ export function scanTables(): Uint8Array {
       ? STRING_CLASS.hexDigit
       : byte === code('"')
         ? STRING_CLASS.quote
-        : byte >= 0x20 && byte < 0x80 && byte !== code('\\')
-          ? STRING_CLASS.other
-          : STRING_CLASS.refused;
+        : byte === code('[') || byte === code('{')
+          ? STRING_CLASS.bracket
+          : byte === code(',') || byte === code(':')
+            ? STRING_CLASS.separator
+            : byte >= 0x20 && byte < 0x80 && byte !== code('\\')
+              ? STRING_CLASS.other
+              : STRING_CLASS.refused;
     tables[LAYOUT.nibble + byte] = isHexDigit(byte) ? parseInt(String.fromCharCode(byte), 16) : 0;
   }
   const starts: Array<[string, number]> = [
@@ -105,6 +112,8 @@ export function scanModuleBytes(): Uint8Array {
   const [P, END, T, TAPE_END, A, SP, EXPECTED, C, S, Q, HEX_START, X] = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
   /** Eight characters of a string, loaded as one i64. */
   const W = 17;
+  /** The text's `[` and `{`, and its `,` and `:`, in strings or not: what a body's budget counts. */
+  const [BRACKETS, SEPARATORS] = [18, 19];
   const c = new Code();
 
   /** Pushes whether all eight bytes of W (each below 0x80: the text is ASCII) are hex digits (see SWAR). */
@@ -205,6 +214,7 @@ export function scanModuleBytes(): Uint8Array {
     c.get(SP).i32Const(0).i32Store(4);
     c.get(SP).i32Const(kind).i32Store(8);
     advance(SP, 16);
+    advance(BRACKETS, 1);
     emit(
       kind,
       () => c.i32Const(0),
@@ -248,6 +258,7 @@ export function scanModuleBytes(): Uint8Array {
 
   c.end(); // comma
   c.get(EXPECTED).i32Const(EXPECT.afterValue).i32Ne().brIf('fail');
+  advance(SEPARATORS, 1);
   c.get(SP).i32Const(LAYOUT.stack).i32Eq().brIf('fail'); // a comma after the top value
   c.get(SP).i32Const(16).i32Sub().tee(X).get(X).i32Load(4).i32Const(1).i32Add().i32Store(4);
   c.get(X).i32Load(8).i32Const(TOKEN.objectStart).i32Eq().if();
@@ -260,6 +271,7 @@ export function scanModuleBytes(): Uint8Array {
 
   c.end(); // colon
   c.get(EXPECTED).i32Const(EXPECT.colon).i32Ne().brIf('fail');
+  advance(SEPARATORS, 1);
   expect(EXPECT.value);
   advance(P, 1);
   c.br('main');
@@ -329,6 +341,13 @@ export function scanModuleBytes(): Uint8Array {
   c.end(); // plain: a name, or a value that is not hex, read from Q on
   c.loop('chars');
   c.get(Q).i32Load8U().i32Load8U(LAYOUT.stringClass).tee(C).i32Const(STRING_CLASS.quote).i32LtU().if();
+  c.get(C).i32Const(STRING_CLASS.bracket).i32GeU().if();
+  c.get(C).i32Const(STRING_CLASS.bracket).i32Eq().if();
+  advance(BRACKETS, 1);
+  c.else();
+  advance(SEPARATORS, 1);
+  c.end();
+  c.end();
   advance(Q, 1);
   c.br('chars').end();
   c.end();
@@ -392,6 +411,8 @@ export function scanModuleBytes(): Uint8Array {
   c.end(); // done: one value read, nothing left open
   c.get(SP).i32Const(LAYOUT.stack).i32Eq().get(EXPECTED).i32Const(EXPECT.afterValue).i32Eq().i32And().if();
   c.i32Const(LAYOUT.arenaLength).get(A).get(ARENA).i32Sub().i32Store(0);
+  c.i32Const(LAYOUT.marks).get(BRACKETS).i32Store(0);
+  c.i32Const(LAYOUT.marks).get(SEPARATORS).i32Store(4);
   tokenIndex();
   c.return().end();
   c.end(); // fail
@@ -402,7 +423,7 @@ export function scanModuleBytes(): Uint8Array {
       {
         params: [I32, I32, I32, I32, I32],
         results: [I32],
-        locals: [...Array<ValType>(12).fill(I32), I64],
+        locals: [...Array<ValType>(12).fill(I32), I64, I32, I32],
         code: c,
         export: 'scan',
       },
