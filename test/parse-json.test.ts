@@ -208,7 +208,10 @@ describe('a body that holds far more arrays, objects, values or members than any
   });
 
   it('refused alike by verifyBlockText, whose scanner counts the marks as it reads (a text too deep for it counted apart)', () => {
-    const refusedWith = (problem: unknown) => ({ ok: false, error: { kind: 'invalid', problems: [problem], count: 1 } });
+    const refusedWith = (problem: unknown) => ({
+      ok: false,
+      error: { kind: 'invalid', problems: [problem], count: 1 },
+    });
     const flat = `{"x":[${Array(2_000_000).fill('[]').join(',')}]}`;
     expect(verifyBlockText(flat)).toEqual(refusedWith(containers('250,000', '6,000,007')));
     // The marks in strings count as those outside them.
