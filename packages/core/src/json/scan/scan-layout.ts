@@ -35,7 +35,10 @@ export const TOKEN_WORDS = 4;
  */
 export const MAX_SCAN_DEPTH = 64;
 
-/** The memory's layout: three tables of 256 bytes, the arena's length when a scan ends, the stack, then the caller's. */
+/**
+ * The memory's layout: three tables of 256 bytes, the arena's length and the marks' counts when a scan ends, the stack,
+ * then the caller's.
+ */
 export const LAYOUT = {
   /** A byte's class inside a string (scan-module.ts' STRING_CLASS). */
   stringClass: 0,

@@ -1,7 +1,8 @@
 /**
  * The JSON scanner in WebAssembly: one pass over a JSON text's bytes that checks the grammar (RFC 8259: objects,
- * arrays, strings, numbers, literals, whitespace), writes one token a value, member name and bracket to a tape, and
- * decodes every `"0x…"` string whose digits are all hex into one arena of bytes. It exists for speed: `JSON.parse`
+ * arrays, strings, numbers, literals, whitespace), writes one token a value, member name and bracket to a tape,
+ * decodes every `"0x…"` string whose digits are all hex into one arena of bytes, and counts the marks a body's budget
+ * counts (api/json-body.ts: `[` and `{`, `,` and `:`, in strings or not). It exists for speed: `JSON.parse`
  * builds an object and a string for everything a block holds, where a reader of the block's hex wants its bytes, and a
  * scanner in JavaScript, one character code at a time, was measured slower than `JSON.parse` itself (docs/speed.md, "A
  * block from a node's JSON text").
