@@ -71,11 +71,8 @@ const isAbsent = (value: unknown) => value === undefined || value === null;
 const givesType = (list: readonly unknown[]) => list.some((receipt) => isObject(receipt) && !isAbsent(receipt.type));
 
 /** A JSON-RPC receipt's type, 0 (legacy) when it has none; undefined when it is not a type. */
-function receiptType(value: Record<string, unknown>): number | undefined {
-  if (isAbsent(value.type)) return 0;
-  const type = smallQuantityValue(value.type, 255);
-  return type === -1 ? undefined : type;
-}
+const receiptType = (value: Record<string, unknown>) =>
+  isAbsent(value.type) ? 0 : smallQuantityValue(value.type, 255);
 
 /**
  * A JSON-RPC receipt's type and cumulative gas as it stands, before it is decoded (the streamed reader's state-sync
@@ -120,35 +117,27 @@ function validReceipt(
   )
     return undefined;
   // A status beside a root must still be one (outcomeProblem: the root is what is hashed).
-  const status = hasStatus ? smallQuantityValue(value.status, 1) : -1;
-  if (hasStatus && status === -1) return undefined;
+  const status = hasStatus ? smallQuantityValue(value.status, 1) : undefined;
+  if (hasStatus && status === undefined) return undefined;
   const root = hasRoot ? slab.hex(value.root, 32) : undefined;
   if (hasRoot && root === undefined) return undefined;
   const cumulativeGasUsed = outline === undefined ? quantityValue(value.cumulativeGasUsed) : outline.cumulativeGasUsed;
   const decoded = logs.decode(value.logs ?? []);
   if (cumulativeGasUsed === undefined || decoded === undefined) return undefined;
-  // The common receipt, built whole: spreading its optional members cost a tenth of reading it.
-  if (isAbsent(value.depositNonce) && isAbsent(value.depositReceiptVersion))
-    return root === undefined
+  // Built as one literal, a deposit's members set after: spreading the optional members cost a tenth of reading it.
+  const receipt: Receipt =
+    root === undefined
       ? { type, status: status as 0 | 1, cumulativeGasUsed, logs: decoded }
       : { type, root, cumulativeGasUsed, logs: decoded };
-  const depositNonce = isAbsent(value.depositNonce) ? undefined : quantityValue(value.depositNonce);
-  const depositReceiptVersion = isAbsent(value.depositReceiptVersion)
-    ? undefined
-    : quantityValue(value.depositReceiptVersion);
-  if (
-    (depositNonce === undefined && !isAbsent(value.depositNonce)) ||
-    (depositReceiptVersion === undefined && !isAbsent(value.depositReceiptVersion))
-  )
-    return undefined;
-  return {
-    type,
-    ...(root === undefined ? { status: status as 0 | 1 } : { root }),
-    cumulativeGasUsed,
-    logs: decoded,
-    ...(depositNonce !== undefined && { depositNonce }),
-    ...(depositReceiptVersion !== undefined && { depositReceiptVersion }),
-  };
+  if (!isAbsent(value.depositNonce)) {
+    receipt.depositNonce = quantityValue(value.depositNonce);
+    if (receipt.depositNonce === undefined) return undefined;
+  }
+  if (!isAbsent(value.depositReceiptVersion)) {
+    receipt.depositReceiptVersion = quantityValue(value.depositReceiptVersion);
+    if (receipt.depositReceiptVersion === undefined) return undefined;
+  }
+  return receipt;
 }
 
 function readRpcLog(value: unknown, path: string, problems: Problems): Log | undefined {
@@ -278,9 +267,9 @@ function readReceiptOrder(
     const index = member(i, 'transactionIndex');
     if (isAbsent(index)) continue;
     withIndex++;
-    const read = smallQuantityValue(index, Number.MAX_SAFE_INTEGER);
-    if (read !== -1) indexes[i] = read;
-    else readQuantity(index, `${path}[${i}].transactionIndex`, problems, MAX_INDEX);
+    indexes[i] = smallQuantityValue(index, Number.MAX_SAFE_INTEGER);
+    // The problem of an index that is not one.
+    if (indexes[i] === undefined) readQuantity(index, `${path}[${i}].transactionIndex`, problems, MAX_INDEX);
   }
   if (problems.count !== options.before) return undefined;
   if (withIndex === 0) return { txHashes, positions: list.map((_, i) => i), inListOrder: true };

@@ -271,8 +271,6 @@ const listedPath = (entry: unknown, place: number) =>
 
 /** A transaction hash as a node writes it, told without reading it. */
 const PLAIN_HASH = /^0x[0-9a-fA-F]{64}$/;
-/** A hash as most nodes write it, lower case: its own key (hexKey), no lowered copy made. */
-const LOWER_HASH = /^0x[0-9a-f]{64}$/;
 
 /**
  * The hashes of the header's `transactions` (hashes, or objects with a `hash`), each read as a 32-byte hash, or named
@@ -289,12 +287,11 @@ function readListedHashes(
   const seen = unique ? new Map<string, number>() : undefined;
   return transactions.map((entry: unknown, place) => {
     const hash = listedHash(entry);
-    const lower = typeof hash === 'string' && LOWER_HASH.test(hash);
-    if (!lower && (typeof hash !== 'string' || !PLAIN_HASH.test(hash))) {
+    if (typeof hash !== 'string' || !PLAIN_HASH.test(hash)) {
       if (readHex(hash, listedPath(entry, place), problems, 32) === undefined) return undefined;
     }
     if (seen === undefined) return hash as string;
-    const key = lower ? hash : hexKey(hash as string);
+    const key = hexKey(hash as string);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, place);
     else

@@ -187,14 +187,14 @@ function shortHexQuantity(text: string): number {
 }
 
 /**
- * The quantity `value` stands for when it is a valid one up to `max` (at most 2^53-1), as a number; else -1. What
- * {@link quantityValue} reads, without a BigInt for the short hex a node writes: a receipt's type, status and index.
+ * The quantity `value` stands for when it is a valid one up to `max` (at most 2^53-1), as a number; else undefined.
+ * What {@link quantityValue} reads, without a BigInt for the short hex a node writes: a receipt's type, status and index.
  */
-export function smallQuantityValue(value: unknown, max: number): number {
+export function smallQuantityValue(value: unknown, max: number): number | undefined {
   const short = typeof value === 'string' ? shortHexQuantity(value) : -1;
-  if (short >= 0) return short <= max ? short : -1;
+  if (short >= 0) return short <= max ? short : undefined;
   const quantity = quantityValue(value, BigInt(max));
-  return quantity === undefined ? -1 : Number(quantity);
+  return quantity === undefined ? undefined : Number(quantity);
 }
 
 /** The quantity `value` stands for when it is a valid one up to `max` (see {@link readQuantity}), else undefined. */
