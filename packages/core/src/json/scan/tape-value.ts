@@ -65,6 +65,11 @@ export class TapeReader {
     return name;
   }
 
+  /** Whether the member name at token `i` is `name`, told by its characters: no string made or looked up. */
+  isName(i: number, name: string): boolean {
+    return this.operand(i, 2) === name.length && this.text.startsWith(name, this.operand(i, 1));
+  }
+
   /** Where token `i`'s bytes start in {@link bytes}, where it is a hex string of exactly `size` bytes; else -1. */
   hexAt(i: number, size: number): number {
     return this.kind(i) === TOKEN.hex && this.operand(i, 2) === 2 * size ? this.operand(i, 3) : -1;
