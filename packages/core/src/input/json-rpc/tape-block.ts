@@ -34,7 +34,7 @@ export function tapeBlock(tape: JsonTape): JsonObject | undefined {
   if (raw !== -1 && reader.kind(raw) !== TOKEN.null) return undefined;
   try {
     const logOf = logReader();
-    const receiptOf = (reader: TapeReader, i: number) => receiptWith(reader, i, logOf);
+    const receiptOf = (tapeReader: TapeReader, i: number) => receiptWith(tapeReader, i, logOf);
     return reader.object(0, (value, name) =>
       name === 'receipts' ? listOf(reader, value, receiptOf) : reader.value(value),
     );
@@ -86,7 +86,7 @@ function logReader(): (reader: TapeReader, i: number) => unknown {
   return (reader, i) => {
     const count = reader.operand(i, 3);
     const shape =
-      previous !== undefined && sameNames(reader, i, count, previous.names) ? previous : shapeOf(reader, i, count);
+      previous !== undefined && membersNamed(reader, i, count, previous.names) ? previous : shapeOf(reader, i, count);
     previous = shape;
     let [address, topics, data] = [-1, -1, -1];
     const values = shape.others.length === 0 ? undefined : new Array<number>(shape.others.length);
@@ -103,12 +103,14 @@ function logReader(): (reader: TapeReader, i: number) => unknown {
       data !== -1 &&
       reader.kind(data) === TOKEN.hex;
     if (!onTape) return reader.value(i);
-    return new TapeLog(reader, address, topics, data, values && shape.others, values);
+    return values === undefined
+      ? new TapeLog(reader, address, topics, data)
+      : new TapeLog(reader, address, topics, data, shape.others, values);
   };
 }
 
 /** Whether the `count` members of the object at token `i` are named `names`, in that order. */
-function sameNames(reader: TapeReader, i: number, count: number, names: readonly string[]): boolean {
+function membersNamed(reader: TapeReader, i: number, count: number, names: readonly string[]): boolean {
   if (count !== names.length) return false;
   for (let m = 0, j = i + 1; m < count; m++, j = reader.after(j + 1)) if (!reader.isName(j, names[m]!)) return false;
   return true;
