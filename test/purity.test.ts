@@ -223,6 +223,16 @@ describe('the entry points', () => {
     expect(paths.filter((p) => /^(api|lineage|server|cli)\//.test(p))).toEqual([]);
   });
 
+  it.each(Object.keys(CORE_ENTRIES))(
+    '%s carries no WebAssembly generator: its modules are loaded as the scripts wrote their bytes',
+    (entry) => {
+      const generators = ['wasm/emitter.ts', 'keccak/keccak-module.ts', 'json/scan/scan-module.ts'];
+      const paths = [...reachable(CORE_ENTRIES[entry]!).files].map(pathOf);
+      expect(paths).toContain('keccak/wasm-keccak.ts');
+      expect(paths.filter((p) => generators.includes(p))).toEqual([]);
+    },
+  );
+
   it('evm-integrity/node holds the network sources: Node built-ins only, no server package', () => {
     const { external } = reachable(resolve(CORE, 'node.ts'));
     expect([...external]).toEqual(expect.arrayContaining(['node:http', 'node:https', 'node:fs/promises']));
