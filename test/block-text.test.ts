@@ -303,6 +303,56 @@ describe('a block verified from its JSON text', () => {
     }
   });
 
+  it('gives the parsed text’s answer on a block whose header, receipt or log has a member set, removed or renamed', () => {
+    const answers = ['mainnet-1000023', 'mainnet-3000026', 'mainnet-19426587', 'base-2000000'].flatMap((name) => [
+      fullNodeAnswer(loadFixture(name)),
+      JSON.stringify({
+        chain_id: loadFixture(name).chain_id,
+        header: loadFixture(name).header,
+        receipts: loadFixture(name).receipts,
+      }),
+    ]);
+    // Values of every kind a member may be given, right or wrong for it: quantities, hashes, addresses, hex of other
+    // sizes and cases, and what no member takes.
+    const value = fc.constantFrom<unknown>(
+      ...[null, 0, 1, -1, 1.5, true, '', '0x', '0x0', '0x1', '0x00', '0X1', '0xg', '1', 'abc', [], {}, ['0x1']],
+      ...['a', 'A'].flatMap((digit) => [`0x${digit.repeat(40)}`, `0x${digit.repeat(64)}`, `0x${digit.repeat(63)}`]),
+      `0x${'0'.repeat(512)}`,
+    );
+    const change = fc.record({
+      which: fc.nat(answers.length - 1),
+      place: fc.constantFrom('header', 'receipt', 'log'),
+      index: fc.nat(),
+      member: fc.nat(),
+      how: fc.constantFrom('set', 'remove', 'rename', 'add'),
+      value,
+      added: fc.constantFrom('status', 'root', 'type', 'logsBloom', 'transactionHash', 'blockHash', 'logIndex', 'foo'),
+    });
+    fc.assert(
+      fc.property(change, ({ which, place, index, member, how, value, added }) => {
+        const block = JSON.parse(answers[which]!) as {
+          header: Record<string, unknown>;
+          receipts: Array<Record<string, unknown> & { logs: Array<Record<string, unknown>> }>;
+        };
+        const receipt = block.receipts[index % block.receipts.length]!;
+        const target =
+          place === 'header'
+            ? block.header
+            : place === 'log' && receipt.logs.length > 0
+              ? receipt.logs[index % receipt.logs.length]!
+              : receipt;
+        const names = Object.keys(target);
+        const name = names[member % names.length]!;
+        if (how === 'set') target[name] = value;
+        else if (how === 'remove') delete target[name];
+        else if (how === 'rename') [target[`${name}s`], target[name]] = [target[name], undefined];
+        else target[added] = value;
+        expectAsParsed(JSON.stringify(block));
+      }),
+      { numRuns: runs(500) },
+    );
+  });
+
   it('gives the parsed text’s answer on texts changed a character at a time', () => {
     const texts = [
       ...['mainnet-1000023', 'mainnet-3000026', 'base-2000000'].map((name) => JSON.stringify(loadFixture(name))),
