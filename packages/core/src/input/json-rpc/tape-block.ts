@@ -33,8 +33,7 @@ export function tapeBlock(tape: JsonTape): JsonObject | undefined {
   const raw = reader.member(0, 'raw_receipts');
   if (raw !== -1 && reader.kind(raw) !== TOKEN.null) return undefined;
   try {
-    const logOf = logReader();
-    const receiptOf = (tapeReader: TapeReader, i: number) => receiptWith(tapeReader, i, logOf);
+    const receiptOf = receiptReader(reader, logReader());
     return reader.object(0, (value, name) =>
       name === 'receipts' ? listOf(reader, value, receiptOf) : reader.value(value),
     );
@@ -53,15 +52,21 @@ function listOf(reader: TapeReader, i: number, objectOf: (reader: TapeReader, i:
   return list;
 }
 
-/** The receipt at token `i`, its logs as `logOf` leaves them (logReader), its own `logsBloom` on the tape where it is hex. */
-function receiptWith(reader: TapeReader, i: number, logOf: (reader: TapeReader, i: number) => unknown): JsonObject {
-  return reader.object(i, (value, name) =>
+/**
+ * The reader of a block's receipts: the receipt at token `i`, its logs as `logOf` leaves them (logReader), its own
+ * `logsBloom` on the tape where it is hex. Its reader of members is made once a block, not once a receipt.
+ */
+function receiptReader(
+  reader: TapeReader,
+  logOf: (reader: TapeReader, i: number) => unknown,
+): (reader: TapeReader, i: number) => JsonObject {
+  const memberOf = (value: number, name: string): unknown =>
     name === 'logs'
       ? listOf(reader, value, logOf)
       : name === 'logsBloom' && reader.kind(value) === TOKEN.hex
         ? new TapeHex(reader, value)
-        : reader.value(value),
-  );
+        : reader.value(value);
+  return (_, i) => reader.object(i, memberOf);
 }
 
 /** A log's member names, in the text's order, and where its address, topics and data are among them. */
@@ -88,7 +93,9 @@ function logReader(): (reader: TapeReader, i: number) => unknown {
     const shape =
       previous !== undefined && membersNamed(reader, i, count, previous.names) ? previous : shapeOf(reader, i, count);
     previous = shape;
-    let [address, topics, data] = [-1, -1, -1];
+    let address = -1;
+    let topics = -1;
+    let data = -1;
     const values = shape.others.length === 0 ? undefined : new Array<number>(shape.others.length);
     for (let m = 0, o = 0, j = i + 1; m < count; m++, j = reader.after(j + 1))
       if (m === shape.address) address = j + 1;
@@ -120,7 +127,9 @@ function membersNamed(reader: TapeReader, i: number, count: number, names: reado
 function shapeOf(reader: TapeReader, i: number, count: number): LogShape {
   const names = new Array<string>(count);
   const others: string[] = [];
-  let [address, topics, data] = [-1, -1, -1];
+  let address = -1;
+  let topics = -1;
+  let data = -1;
   for (let m = 0, j = i + 1; m < count; m++, j = reader.after(j + 1)) {
     const name = (names[m] = reader.name(j));
     // A name given twice goes to JSON.parse, as reader.object sends it (a second address, topics or data among them).
