@@ -62,22 +62,53 @@ export function writeString(buf: Uint8Array, offset: number, bytes: Uint8Array):
 const EMPTY = new Uint8Array(0);
 
 /**
+ * Bytes of the canonical big-endian form of a non-negative integer (see {@link quantityBytes}): 0 for 0.
+ * @example quantityLength(1024n) // 2
+ */
+export function quantityLength(value: bigint): number {
+  if (value < 0n) throw new RangeError(`quantity must be non-negative, got ${value}`);
+  if (value <= 0xffffffffn) {
+    const n = Number(value);
+    return n > 0xffffff ? 4 : n > 0xffff ? 3 : n > 0xff ? 2 : n > 0 ? 1 : 0;
+  }
+  let length = 4;
+  for (let rest = value >> 32n; rest > 0n; rest >>= 8n) length++;
+  return length;
+}
+
+/** Writes the `length` ({@link quantityLength}) canonical bytes of `value` at `offset`; returns the offset after them. */
+function writeQuantityBytes(buf: Uint8Array, offset: number, value: bigint, length: number): number {
+  if (length <= 4) {
+    for (let i = offset + length - 1, v = Number(value); i >= offset; i--, v >>>= 8) buf[i] = v & 0xff;
+  } else {
+    for (let i = offset + length - 1, v = value; i >= offset; i--, v >>= 8n) buf[i] = Number(v & 0xffn);
+  }
+  return offset + length;
+}
+
+/**
  * Canonical big-endian bytes of a non-negative integer: no leading zeros, 0 is empty.
  * @example quantityBytes(1024n) // Uint8Array [0x04, 0x00]
  */
 export function quantityBytes(value: bigint): Uint8Array {
-  if (value === 0n) return EMPTY;
-  if (value < 0n) throw new RangeError(`quantity must be non-negative, got ${value}`);
-  if (value <= 0xffffffffn) {
-    const n = Number(value);
-    const len = n > 0xffffff ? 4 : n > 0xffff ? 3 : n > 0xff ? 2 : 1;
-    const out = new Uint8Array(len);
-    for (let i = len - 1, v = n; i >= 0; i--, v >>>= 8) out[i] = v & 0xff;
-    return out;
-  }
-  let hex = value.toString(16);
-  if (hex.length & 1) hex = '0' + hex;
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(i * 2, 2), 16);
+  const length = quantityLength(value);
+  if (length === 0) return EMPTY;
+  const out = new Uint8Array(length);
+  writeQuantityBytes(out, 0, value, length);
   return out;
+}
+
+/** Encoded size of the RLP string of `value`'s canonical bytes (`length` of them: {@link quantityLength}). */
+export function quantityStringLength(value: bigint, length: number): number {
+  if (length === 1 && value < 0x80n) return 1;
+  return length + (length < 56 ? 1 : longHeaderLength(length));
+}
+
+/**
+ * Writes `value`'s canonical bytes (`length` of them: {@link quantityLength}) as an RLP string, with no array made for
+ * them (a receipt's cumulative gas, on the hot path); returns the offset after it.
+ */
+export function writeQuantityString(buf: Uint8Array, offset: number, value: bigint, length: number): number {
+  const start = length === 1 && value < 0x80n ? offset : writeStringHeader(buf, offset, length);
+  return writeQuantityBytes(buf, start, value, length);
 }

@@ -1,4 +1,12 @@
-import { listLength, quantityBytes, stringLength, writeListHeader, writeString } from '../bytes/rlp-writer.js';
+import {
+  listLength,
+  quantityLength,
+  quantityStringLength,
+  stringLength,
+  writeListHeader,
+  writeQuantityString,
+  writeString,
+} from '../bytes/rlp-writer.js';
 import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
 import { bloomOfLogs, BLOOM_BYTES } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
@@ -60,15 +68,26 @@ function outcomeBytes(receipt: Receipt): Uint8Array {
 /** The most topics a log has: the EVM's LOG0 to LOG4. */
 const MAX_TOPICS = 4;
 
-/** A quantity field's minimal big-endian bytes; a negative value has none. */
-function quantityOf(field: string, value: bigint): Uint8Array {
+/**
+ * The length of a quantity field's minimal big-endian bytes, which the encoding writes straight from the value (no array
+ * made for them); a negative value has none.
+ */
+function quantityOf(field: string, value: bigint): number {
   if (value < 0n)
     throw new InvalidReceiptError(`Receipt ${field}: expected a non-negative quantity, got ${value}.`, {
       field,
       expected: 'a non-negative quantity',
     });
-  return quantityBytes(value);
+  return quantityLength(value);
 }
+
+/** A quantity field, with the length of its bytes: {@link quantityOf}. */
+interface Quantity {
+  value: bigint;
+  length: number;
+}
+
+const depositQuantity = (field: string, value: bigint): Quantity => ({ value, length: quantityOf(field, value) });
 
 /** Payload bytes of `rlp([address, topics, data])`: cheap enough to compute in each pass rather than keep. */
 function logPayload(log: Log): number {
@@ -79,9 +98,11 @@ function logPayload(log: Log): number {
 export interface ReceiptPlan {
   typed: boolean;
   outcome: Uint8Array;
-  gas: Uint8Array;
+  /** The cumulative gas and the length of its bytes (not an object of its own: a plan is made for every receipt). */
+  gas: bigint;
+  gasLength: number;
   /** The deposit nonce and version, when they are hashed. */
-  deposit: { nonce: Uint8Array; version: Uint8Array } | undefined;
+  deposit: { nonce: Quantity; version: Quantity } | undefined;
   logsPayload: number;
   payload: number;
   /** Bytes of the whole encoding. */
@@ -94,12 +115,13 @@ export interface ReceiptPlan {
  */
 export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPlan {
   const outcome = outcomeBytes(receipt);
-  const gas = quantityOf('cumulativeGasUsed', receipt.cumulativeGasUsed);
+  const gas = receipt.cumulativeGasUsed;
+  const gasLength = quantityOf('cumulativeGasUsed', gas);
   const deposit =
     layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined
       ? {
-          nonce: quantityOf('depositNonce', receipt.depositNonce ?? 0n),
-          version: quantityOf('depositReceiptVersion', receipt.depositReceiptVersion),
+          nonce: depositQuantity('depositNonce', receipt.depositNonce ?? 0n),
+          version: depositQuantity('depositReceiptVersion', receipt.depositReceiptVersion),
         }
       : undefined;
   const logs = receipt.logs;
@@ -113,10 +135,14 @@ export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPla
       });
     logsPayload += listLength(logPayload(logs[i]!));
   }
-  let payload = stringLength(outcome) + stringLength(gas) + 3 + BLOOM_BYTES + listLength(logsPayload);
-  if (deposit !== undefined) payload += stringLength(deposit.nonce) + stringLength(deposit.version);
+  let payload =
+    stringLength(outcome) + quantityStringLength(gas, gasLength) + 3 + BLOOM_BYTES + listLength(logsPayload);
+  if (deposit !== undefined)
+    payload +=
+      quantityStringLength(deposit.nonce.value, deposit.nonce.length) +
+      quantityStringLength(deposit.version.value, deposit.version.length);
   const typed = layout !== 'untyped';
-  return { typed, outcome, gas, deposit, logsPayload, payload, size: (typed ? 1 : 0) + listLength(payload) };
+  return { typed, outcome, gas, gasLength, deposit, logsPayload, payload, size: (typed ? 1 : 0) + listLength(payload) };
 }
 
 /**
@@ -134,7 +160,7 @@ export function writeReceipt(
   if (plan.typed) out[o++] = receipt.type;
   o = writeListHeader(out, o, plan.payload);
   o = writeString(out, o, plan.outcome);
-  o = writeString(out, o, plan.gas);
+  o = writeQuantityString(out, o, plan.gas, plan.gasLength);
   o = writeString(out, o, bloom);
   o = writeListHeader(out, o, plan.logsPayload);
   const logs = receipt.logs;
@@ -155,8 +181,9 @@ export function writeReceipt(
     o = writeString(out, o, log.data);
   }
   if (plan.deposit !== undefined) {
-    o = writeString(out, o, plan.deposit.nonce);
-    o = writeString(out, o, plan.deposit.version);
+    const { nonce, version } = plan.deposit;
+    o = writeQuantityString(out, o, nonce.value, nonce.length);
+    o = writeQuantityString(out, o, version.value, version.length);
   }
   return o;
 }

@@ -8,14 +8,28 @@ export const EMPTY_TRIE_ROOT = Uint8Array.from(
 
 /** RLP of a non-negative integer, as the trie key of list position `index`. */
 export function indexKey(index: number): Uint8Array {
-  if (index === 0) return Uint8Array.of(0x80);
-  if (index < 0x80) return Uint8Array.of(index);
+  const key = new Uint8Array(INDEX_KEY_BYTES);
+  return key.slice(0, writeIndexKey(index, key));
+}
+
+/** Bytes a key rlp(i) has at most: a header byte and the 7 bytes of a safe integer. */
+const INDEX_KEY_BYTES = 8;
+
+/** Writes the key rlp(`index`) (see {@link indexKey}) at the start of `out`; returns its length. */
+function writeIndexKey(index: number, out: Uint8Array): number {
+  if (index === 0) {
+    out[0] = 0x80;
+    return 1;
+  }
+  if (index < 0x80) {
+    out[0] = index;
+    return 1;
+  }
   let length = 0;
   for (let n = index; n > 0; n = Math.floor(n / 256)) length++;
-  const key = new Uint8Array(1 + length);
-  key[0] = 0x80 + length;
-  for (let i = length, n = index; i > 0; i--, n = Math.floor(n / 256)) key[i] = n & 0xff;
-  return key;
+  out[0] = 0x80 + length;
+  for (let i = length, n = index; i > 0; i--, n = Math.floor(n / 256)) out[i] = n & 0xff;
+  return 1 + length;
 }
 
 /**
@@ -40,16 +54,16 @@ export function toNibbles(key: Uint8Array): Uint8Array {
   return nibbles;
 }
 
-/** Writes the nibbles of `key` (see {@link toNibbles}) into `out` at `offset`. */
-function writeNibbles(key: Uint8Array, out: Uint8Array, offset: number): void {
-  for (let i = 0; i < key.length; i++) {
+/** Writes the nibbles of `key`'s first `length` bytes (see {@link toNibbles}) into `out` at `offset`. */
+function writeNibbles(key: Uint8Array, out: Uint8Array, offset: number, length = key.length): void {
+  for (let i = 0; i < length; i++) {
     out[offset + 2 * i] = key[i]! >> 4;
     out[offset + 2 * i + 1] = key[i]! & 15;
   }
 }
 
-/** Nibbles a key rlp(i) has at most: a header byte and the 7 bytes of a safe integer. */
-const KEY_NIBBLES = 16;
+/** Nibbles a key rlp(i) has at most. */
+const KEY_NIBBLES = 2 * INDEX_KEY_BYTES;
 
 /**
  * The nibbles of the keys rlp(i) of positions in `order`, key after key in one array (key p at
@@ -64,10 +78,12 @@ class KeyNibbles {
   constructor(order: readonly number[]) {
     this.nibbles = new Uint8Array(order.length * KEY_NIBBLES);
     this.lengths = new Uint8Array(order.length);
+    // One scratch array for every key: an array of its own for each was an object a receipt for the collector.
+    const key = new Uint8Array(INDEX_KEY_BYTES);
     for (let p = 0; p < order.length; p++) {
-      const key = indexKey(order[p]!);
-      writeNibbles(key, this.nibbles, p * KEY_NIBBLES);
-      this.lengths[p] = 2 * key.length;
+      const length = writeIndexKey(order[p]!, key);
+      writeNibbles(key, this.nibbles, p * KEY_NIBBLES, length);
+      this.lengths[p] = 2 * length;
     }
   }
 
@@ -77,17 +93,36 @@ class KeyNibbles {
   }
 }
 
-/** Hex-prefix encoding (Yellow Paper, appendix C) of `nibbles[from..to)`. */
-function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
+/** Bytes of the hex-prefix encoding (Yellow Paper, appendix C) of `count` nibbles. */
+const hexPrefixLength = (count: number) => (count >> 1) + 1;
+
+/**
+ * Encoded size of the RLP string of a hex-prefix path of `count` nibbles: a path of one byte is its own encoding (its
+ * flag nibble is at most 3, so the byte is below 0x80).
+ */
+const pathStringLength = (count: number) => (count < 2 ? 1 : 1 + hexPrefixLength(count));
+
+/**
+ * Writes the hex-prefix encoding of `nibbles[from..to)` as an RLP string into `out` at `offset`, where it is a node's
+ * path (no array made for it, where one was made for every leaf); returns the offset after it.
+ */
+function writePath(
+  out: Uint8Array,
+  offset: number,
+  nibbles: Uint8Array,
+  from: number,
+  to: number,
+  leaf: boolean,
+): number {
   const length = to - from;
   const odd = length & 1;
-  const out = new Uint8Array((length >> 1) + 1);
+  const bytes = hexPrefixLength(length);
+  let o = bytes === 1 ? offset : writeStringHeader(out, offset, bytes);
   const flag = (leaf ? 2 : 0) + odd;
   let n = from;
-  if (odd) out[0] = (flag << 4) | nibbles[n++]!;
-  else out[0] = flag << 4;
-  for (let i = 1; i < out.length; i++, n += 2) out[i] = (nibbles[n]! << 4) | nibbles[n + 1]!;
-  return out;
+  out[o++] = odd ? (flag << 4) | nibbles[n++]! : flag << 4;
+  for (let i = 1; i < bytes; i++, n += 2) out[o++] = (nibbles[n]! << 4) | nibbles[n + 1]!;
+  return o;
 }
 
 /**
@@ -148,31 +183,30 @@ class OrderedTrieBuilder {
     return this.branch(lo, hi, depth);
   }
 
-  /** The hex-prefix path of key `p` from nibble `from` to `to`. */
-  private path(p: number, from: number, to: number, leaf: boolean): Uint8Array {
-    return hexPrefix(this.keys.nibbles, p * KEY_NIBBLES + from, p * KEY_NIBBLES + to, leaf);
+  /** Writes the hex-prefix path of key `p` from nibble `from` to `to` into `out` at `offset` (see writePath). */
+  private writePath(out: Uint8Array, offset: number, p: number, from: number, to: number, leaf: boolean): number {
+    return writePath(out, offset, this.keys.nibbles, p * KEY_NIBBLES + from, p * KEY_NIBBLES + to, leaf);
   }
 
   private leaf(p: number, depth: number, value: Uint8Array): Uint8Array {
-    const path = this.path(p, depth, this.keys.lengths[p]!, true);
-    const payload = stringLength(path) + stringLength(value);
+    const to = this.keys.lengths[p]!;
+    const payload = pathStringLength(to - depth) + stringLength(value);
     // A value with a string header (every receipt) gets its leaf's headers written in front of it: no copy.
     if (this.inPlace && stringLength(value) > value.length) {
       const size = listLength(payload);
       const out = new Uint8Array(value.buffer, value.byteOffset + value.length - size, size);
-      writeStringHeader(out, writeString(out, writeListHeader(out, 0, payload), path), value.length);
+      writeStringHeader(out, this.writePath(out, writeListHeader(out, 0, payload), p, depth, to, true), value.length);
       return out;
     }
     const out = new Uint8Array(listLength(payload));
-    writeString(out, writeString(out, writeListHeader(out, 0, payload), path), value);
+    writeString(out, this.writePath(out, writeListHeader(out, 0, payload), p, depth, to, true), value);
     return out;
   }
 
   private extension(p: number, depth: number, shared: number, child: NodeRef): Uint8Array {
-    const path = this.path(p, depth, shared, false);
-    const payload = stringLength(path) + refSize(child);
+    const payload = pathStringLength(shared - depth) + refSize(child);
     const out = new Uint8Array(listLength(payload));
-    writeRef(out, writeString(out, writeListHeader(out, 0, payload), path), child);
+    writeRef(out, this.writePath(out, writeListHeader(out, 0, payload), p, depth, shared, false), child);
     return out;
   }
 
