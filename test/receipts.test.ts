@@ -141,15 +141,55 @@ describe('hex', () => {
   });
 });
 
+describe("a JavaScript caller's safe integer where a quantity's bigint is typed", () => {
+  it("is taken as its value, the encoding the same as the bigint's", () => {
+    for (const gas of [0, 21_000, 5e9, Number.MAX_SAFE_INTEGER]) {
+      const asNumber = { type: 2, status: 1 as const, cumulativeGasUsed: gas as unknown as bigint, logs: [] };
+      expect(encodeReceipt(asNumber)).toEqual(encodeReceipt({ ...asNumber, cumulativeGasUsed: BigInt(gas) }));
+    }
+    const deposit = { type: 0x7e, status: 1 as const, cumulativeGasUsed: 1n, logs: [] };
+    expect(
+      encodeReceipt(
+        { ...deposit, depositNonce: 7 as unknown as bigint, depositReceiptVersion: 1 as unknown as bigint },
+        {
+          rules: RULE_SETS.optimism,
+        },
+      ),
+    ).toEqual(
+      encodeReceipt({ ...deposit, depositNonce: 7n, depositReceiptVersion: 1n }, { rules: RULE_SETS.optimism }),
+    );
+  });
+});
+
 describe('encodeReceipt refuses what has no consensus encoding, naming the field (a user check: they were a raw RangeError, or accepted)', () => {
   const receipt = { type: 0, status: 1 as const, cumulativeGasUsed: 21_000n, logs: [] };
   const log = { address: new Uint8Array(20), topics: [] as Uint8Array[], data: new Uint8Array(0) };
-  it.each([
+  /** Quantities of no integer it can take exactly: encoded by a guess (1.5 as 1, null as a zero byte) or a bare TypeError. */
+  const notIntegers: Array<[unknown, string]> = [
+    [1.5, 'the number 1.5'],
+    [2 ** 60, `the number ${2 ** 60}`],
+    ['0x10', 'a string'],
+    [null, 'null'],
+    [undefined, 'nothing'],
+  ];
+  it.each<[string, Receipt, string, string]>([
     [
       'a negative cumulativeGasUsed',
       { ...receipt, cumulativeGasUsed: -1n },
       'cumulativeGasUsed',
       'Receipt cumulativeGasUsed: expected a non-negative quantity, got -1.',
+    ],
+    ...notIntegers.map(([gas, got]): [string, Receipt, string, string] => [
+      `a cumulativeGasUsed of no integer it can take exactly (${got})`,
+      { ...receipt, cumulativeGasUsed: gas as bigint },
+      'cumulativeGasUsed',
+      `Receipt cumulativeGasUsed: expected a non-negative quantity (a bigint), got ${got}.`,
+    ]),
+    [
+      'a deposit version that is a string',
+      { ...receipt, type: 0x7e, depositNonce: 2n, depositReceiptVersion: '1' as unknown as bigint },
+      'depositReceiptVersion',
+      'Receipt depositReceiptVersion: expected a non-negative quantity (a bigint), got a string.',
     ],
     [
       'a log of 5 topics',

@@ -8,6 +8,7 @@ import {
   writeString,
 } from '../bytes/rlp-writer.js';
 import { InvalidReceiptError, UnknownReceiptTypeError } from '../errors.js';
+import { kindOf } from '../json/show.js';
 import { bloomOfLogs, BLOOM_BYTES } from '../bloom/bloom.js';
 import type { HashOptions } from '../keccak/keccak.js';
 import {
@@ -69,25 +70,35 @@ function outcomeBytes(receipt: Receipt): Uint8Array {
 const MAX_TOPICS = 4;
 
 /**
- * The length of a quantity field's minimal big-endian bytes, which the encoding writes straight from the value (no array
- * made for them); a negative value has none.
+ * A quantity field as the bigint the encoding writes: a bigint, or a JavaScript caller's safe integer (exact, so taken
+ * as its value). Anything else is refused, naming the field: a fraction, a number past 2^53-1, a string or null had been
+ * encoded by a guess (1.5 as 1, null as a zero byte) or thrown as a bare TypeError; and so is a negative value.
  */
-function quantityOf(field: string, value: bigint): number {
-  if (value < 0n)
+function quantityOf(field: string, value: bigint): bigint {
+  const quantity = typeof value === 'bigint' ? value : Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  if (quantity === undefined)
+    throw new InvalidReceiptError(
+      `Receipt ${field}: expected a non-negative quantity (a bigint), got ${kindOf(value)}.`,
+      { field, expected: 'a non-negative quantity (a bigint)' },
+    );
+  if (quantity < 0n)
     throw new InvalidReceiptError(`Receipt ${field}: expected a non-negative quantity, got ${value}.`, {
       field,
       expected: 'a non-negative quantity',
     });
-  return quantityLength(value);
+  return quantity;
 }
 
-/** A quantity field, with the length of its bytes: {@link quantityOf}. */
+/** A quantity field (see {@link quantityOf}), with the length of its bytes. */
 interface Quantity {
   value: bigint;
   length: number;
 }
 
-const depositQuantity = (field: string, value: bigint): Quantity => ({ value, length: quantityOf(field, value) });
+function depositQuantity(field: string, value: bigint): Quantity {
+  const quantity = quantityOf(field, value);
+  return { value: quantity, length: quantityLength(quantity) };
+}
 
 /** Payload bytes of `rlp([address, topics, data])`: cheap enough to compute in each pass rather than keep. */
 function logPayload(log: Log): number {
@@ -115,8 +126,9 @@ export interface ReceiptPlan {
  */
 export function planReceipt(receipt: Receipt, layout: ReceiptLayout): ReceiptPlan {
   const outcome = outcomeBytes(receipt);
-  const gas = receipt.cumulativeGasUsed;
-  const gasLength = quantityOf('cumulativeGasUsed', gas);
+  // The gas's bytes are written straight from its value (writeReceipt): no array is made for them.
+  const gas = quantityOf('cumulativeGasUsed', receipt.cumulativeGasUsed);
+  const gasLength = quantityLength(gas);
   const deposit =
     layout === 'op-deposit' && receipt.depositReceiptVersion !== undefined
       ? {
