@@ -95,6 +95,7 @@ interface Quantity {
   length: number;
 }
 
+/** A deposit's nonce or version as the encoding writes it (see {@link quantityOf}). */
 function depositQuantity(field: string, value: bigint): Quantity {
   const quantity = quantityOf(field, value);
   return { value: quantity, length: quantityLength(quantity) };
